@@ -1,0 +1,1137 @@
+/* topo.c - the machine as hwloc describes it: allowed PUs, caches, classes of
+ * PU pairs, placement plans, and a separate bind step for the real system.
+ *
+ * Everything a placement needs is computed once in topo_open(): for each PU
+ * (by hwloc logical index) the logical index of its core, L2, L3, NUMA node
+ * and package. Classifying a pair is then a handful of int compares, so that
+ * finding (or proving absent) a pair class on a 1024-PU machine is an O(n^2)
+ * loop over int arrays, a few milliseconds (METHOD 2).
+ */
+#include "topo.h"
+#include "common.h"
+
+#include <limits.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum topo_source {
+	SRC_SYSTEM,
+	SRC_SYNTHETIC,
+	SRC_XML,
+};
+
+struct topo {
+	hwloc_topology_t h;
+	enum topo_source source;
+	bool thissystem;
+	char *desc;		/* synthetic string or XML path */
+
+	int npu;		/* all PUs of the topology */
+	int *pu_os;		/* [logical] -> OS index */
+	/* [logical] -> logical index of the ancestor, -1 if none (see classify) */
+	int *core_id;
+	int *l2_id;
+	int *l3_id;
+	int *numa_id;
+	int *pkg_id;
+
+	int max_os;
+	int *os_to_log;		/* [0..max_os] -> logical index or -1 */
+
+	hwloc_bitmap_t allowed;	/* OS indexes */
+	int nallowed;
+	int *allowed_log;	/* allowed PUs, logical order */
+
+	size_t cache_size[6];	/* [level], data or unified, above the first allowed PU */
+	unsigned line;
+	bool smt;
+	int smt_ways;		/* most PUs in one core */
+	int ncores;
+	int npkg;
+	int nnuma;
+};
+
+static const char *const class_names[PAIR__COUNT] = {
+	[PAIR_SMT] = "smt",
+	[PAIR_L2] = "l2",
+	[PAIR_L3] = "l3",
+	[PAIR_NUMA] = "numa",
+	[PAIR_PACKAGE] = "package",
+	[PAIR_CROSS] = "cross",
+};
+
+static const hwloc_obj_type_t cache_types[6] = {
+	[1] = HWLOC_OBJ_L1CACHE,
+	[2] = HWLOC_OBJ_L2CACHE,
+	[3] = HWLOC_OBJ_L3CACHE,
+	[4] = HWLOC_OBJ_L4CACHE,
+	[5] = HWLOC_OBJ_L5CACHE,
+};
+
+const char *topo_pair_class_name(enum pair_class c)
+{
+	if ((unsigned)c >= PAIR__COUNT)
+		return "?";
+	return class_names[c];
+}
+
+int topo_pair_class_parse(const char *s, enum pair_class *out)
+{
+	for (int c = 0; c < PAIR__COUNT; c++) {
+		if (s && !strcmp(s, class_names[c])) {
+			*out = c;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static bool is_data_cache(hwloc_obj_t o)
+{
+	return hwloc_obj_type_is_dcache(o->type) &&
+	       o->attr->cache.type != HWLOC_OBJ_CACHE_INSTRUCTION;
+}
+
+static const char *source_name(enum topo_source s)
+{
+	switch (s) {
+	case SRC_SYSTEM:
+		return "system";
+	case SRC_SYNTHETIC:
+		return "synthetic";
+	case SRC_XML:
+		return "xml";
+	}
+	return "?";
+}
+
+static int load_hwloc(struct topo *t, const char *synthetic, const char *xml)
+{
+	int err;
+
+	if (hwloc_topology_init(&t->h)) {
+		err = -errno;
+		pr_err("topology: hwloc_topology_init failed: %s", strerror(errno));
+		t->h = NULL;
+		return err;
+	}
+	if (synthetic) {
+		t->source = SRC_SYNTHETIC;
+		if (hwloc_topology_set_synthetic(t->h, synthetic)) {
+			pr_err("topology: bad synthetic description '%s' (example: 'pack:2 numa:2 l3:2 core:4 pu:2')",
+			       synthetic);
+			return -EINVAL;
+		}
+	} else if (xml) {
+		t->source = SRC_XML;
+		if (access(xml, R_OK)) {
+			err = -errno;
+			pr_err("topology: cannot read XML file '%s': %s (export one with 'lstopo FILE.xml')",
+			       xml, strerror(errno));
+			return err;
+		}
+		if (hwloc_topology_set_xml(t->h, xml)) {
+			pr_err("topology: '%s' is not an hwloc XML topology (export one with 'lstopo FILE.xml')",
+			       xml);
+			return -EINVAL;
+		}
+	} else {
+		t->source = SRC_SYSTEM;
+		/* Keep the PUs that cgroups forbid in the description; the
+		 * allowed set is computed apart (see topo_open). */
+		hwloc_topology_set_flags(t->h, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
+	}
+	errno = 0;
+	if (hwloc_topology_load(t->h)) {
+		err = errno ? -errno : -EINVAL;
+		if (t->source == SRC_SYSTEM)
+			pr_err("topology: hwloc cannot load this system's topology: %s", strerror(-err));
+		else
+			pr_err("topology: hwloc cannot load %s topology '%s' (check it with 'lstopo-no-graphics -i')",
+			       source_name(t->source), synthetic ? synthetic : xml);
+		return err == -ENOENT ? -EINVAL : err;
+	}
+	/* HWLOC_XMLFILE or HWLOC_SYNTHETIC in the environment can replace
+	 * this system: hwloc says so, and then we must not bind. */
+	t->thissystem = t->source == SRC_SYSTEM && hwloc_topology_is_thissystem(t->h);
+	return 0;
+}
+
+/* The PUs this process may run on: cgroups (hwloc's allowed set) and the
+ * process binding (taskset, sched_setaffinity by a parent). */
+static int compute_allowed(struct topo *t)
+{
+	hwloc_const_cpuset_t hw_allowed = hwloc_topology_get_allowed_cpuset(t->h);
+	hwloc_bitmap_t bind;
+
+	t->allowed = hwloc_bitmap_dup(hw_allowed);
+	if (!t->allowed)
+		return -ENOMEM;
+	if (!t->thissystem)
+		return 0;
+	bind = hwloc_bitmap_alloc();
+	if (!bind)
+		return -ENOMEM;
+	if (!hwloc_get_cpubind(t->h, bind, HWLOC_CPUBIND_PROCESS)) {
+		hwloc_bitmap_and(bind, bind, hw_allowed);
+		if (!hwloc_bitmap_iszero(bind))
+			hwloc_bitmap_copy(t->allowed, bind);
+	}
+	hwloc_bitmap_free(bind);
+	return 0;
+}
+
+static int compute_ids(struct topo *t)
+{
+	hwloc_obj_t pu, o;
+	int i;
+
+	t->npu = hwloc_get_nbobjs_by_type(t->h, HWLOC_OBJ_PU);
+	if (t->npu <= 0) {
+		pr_err("topology: hwloc found no PU in the topology");
+		return -EINVAL;
+	}
+	t->pu_os = calloc(t->npu, sizeof(int));
+	t->core_id = calloc(t->npu, sizeof(int));
+	t->l2_id = calloc(t->npu, sizeof(int));
+	t->l3_id = calloc(t->npu, sizeof(int));
+	t->numa_id = calloc(t->npu, sizeof(int));
+	t->pkg_id = calloc(t->npu, sizeof(int));
+	t->allowed_log = calloc(t->npu, sizeof(int));
+	if (!t->pu_os || !t->core_id || !t->l2_id || !t->l3_id || !t->numa_id || !t->pkg_id ||
+	    !t->allowed_log)
+		return -ENOMEM;
+
+	t->npkg = hwloc_get_nbobjs_by_type(t->h, HWLOC_OBJ_PACKAGE);
+	t->ncores = hwloc_get_nbobjs_by_type(t->h, HWLOC_OBJ_CORE);
+	t->nnuma = hwloc_get_nbobjs_by_type(t->h, HWLOC_OBJ_NUMANODE);
+
+	t->max_os = 0;
+	for (i = 0; i < t->npu; i++) {
+		pu = hwloc_get_obj_by_type(t->h, HWLOC_OBJ_PU, i);
+		t->pu_os[i] = (int)pu->os_index;
+		if ((int)pu->os_index > t->max_os)
+			t->max_os = (int)pu->os_index;
+		t->core_id[i] = t->l2_id[i] = t->l3_id[i] = t->numa_id[i] = -1;
+		/* A machine without Package objects is one package. */
+		t->pkg_id[i] = t->npkg ? -1 : 0;
+		for (o = pu->parent; o; o = o->parent) {
+			if (o->type == HWLOC_OBJ_CORE && t->core_id[i] < 0)
+				t->core_id[i] = (int)o->logical_index;
+			else if (o->type == HWLOC_OBJ_L2CACHE && is_data_cache(o) && t->l2_id[i] < 0)
+				t->l2_id[i] = (int)o->logical_index;
+			else if (o->type == HWLOC_OBJ_L3CACHE && is_data_cache(o) && t->l3_id[i] < 0)
+				t->l3_id[i] = (int)o->logical_index;
+			else if (o->type == HWLOC_OBJ_PACKAGE && t->pkg_id[i] < 0)
+				t->pkg_id[i] = (int)o->logical_index;
+		}
+	}
+	t->smt_ways = 1;
+	o = NULL;
+	while ((o = hwloc_get_next_obj_by_type(t->h, HWLOC_OBJ_CORE, o)))
+		if (hwloc_bitmap_weight(o->cpuset) > t->smt_ways)
+			t->smt_ways = hwloc_bitmap_weight(o->cpuset);
+	t->smt = t->smt_ways > 1;
+
+	t->os_to_log = malloc(((size_t)t->max_os + 1) * sizeof(int));
+	if (!t->os_to_log)
+		return -ENOMEM;
+	for (i = 0; i <= t->max_os; i++)
+		t->os_to_log[i] = -1;
+	for (i = 0; i < t->npu; i++)
+		t->os_to_log[t->pu_os[i]] = i;
+
+	/* hwloc 2 hangs NUMA nodes as memory children: the local node of a PU
+	 * is the first node (logical order) whose cpuset contains it. */
+	o = NULL;
+	while ((o = hwloc_get_next_obj_by_type(t->h, HWLOC_OBJ_NUMANODE, o))) {
+		unsigned os;
+
+		hwloc_bitmap_foreach_begin(os, o->cpuset) {
+			int l = os <= (unsigned)t->max_os ? t->os_to_log[os] : -1;
+
+			if (l >= 0 && t->numa_id[l] < 0)
+				t->numa_id[l] = (int)o->logical_index;
+		} hwloc_bitmap_foreach_end();
+	}
+
+	t->nallowed = 0;
+	for (i = 0; i < t->npu; i++)
+		if (hwloc_bitmap_isset(t->allowed, t->pu_os[i]))
+			t->allowed_log[t->nallowed++] = i;
+	if (!t->nallowed) {
+		pr_err("topology: no PU of the topology is allowed to this process");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void compute_caches(struct topo *t)
+{
+	hwloc_obj_t pu = hwloc_get_obj_by_type(t->h, HWLOC_OBJ_PU, t->allowed_log[0]);
+
+	for (hwloc_obj_t o = pu->parent; o; o = o->parent) {
+		if (!is_data_cache(o))
+			continue;
+		unsigned level = o->attr->cache.depth;
+
+		if (level >= 1 && level <= 5 && !t->cache_size[level]) {
+			t->cache_size[level] = (size_t)o->attr->cache.size;
+			if (level == 1)
+				t->line = o->attr->cache.linesize;
+		}
+	}
+	/* hwloc may not know the line size (synthetic, some VMs). */
+	if (!t->line)
+		t->line = 64;
+}
+
+int topo_open(struct topo **out, const char *synthetic, const char *xml)
+{
+	struct topo *t;
+	int err;
+
+	*out = NULL;
+	if (synthetic && xml) {
+		pr_err("topology: give a synthetic description or an XML file, not both");
+		return -EINVAL;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	if (synthetic) {
+		t->desc = strdup(synthetic);
+	} else if (xml) {
+		t->desc = strdup(xml);
+	}
+	if ((synthetic || xml) && !t->desc) {
+		err = -ENOMEM;
+		goto out_err;
+	}
+	err = load_hwloc(t, synthetic, xml);
+	if (err)
+		goto out_err;
+	err = compute_allowed(t);
+	if (err)
+		goto out_nomem;
+	err = compute_ids(t);
+	if (err)
+		goto out_nomem;
+	compute_caches(t);
+	*out = t;
+	return 0;
+
+out_nomem:
+	if (err == -ENOMEM)
+		pr_err("topology: out of memory");
+out_err:
+	topo_close(t);
+	return err;
+}
+
+void topo_close(struct topo *t)
+{
+	if (!t)
+		return;
+	if (t->h)
+		hwloc_topology_destroy(t->h);
+	hwloc_bitmap_free(t->allowed);
+	free(t->desc);
+	free(t->pu_os);
+	free(t->core_id);
+	free(t->l2_id);
+	free(t->l3_id);
+	free(t->numa_id);
+	free(t->pkg_id);
+	free(t->os_to_log);
+	free(t->allowed_log);
+	free(t);
+}
+
+hwloc_topology_t topo_hwloc(struct topo *t)
+{
+	return t->h;
+}
+
+bool topo_is_thissystem(const struct topo *t)
+{
+	return t->thissystem;
+}
+
+int topo_allowed_count(const struct topo *t)
+{
+	return t->nallowed;
+}
+
+int topo_allowed_os(const struct topo *t, int i)
+{
+	if (i < 0 || i >= t->nallowed)
+		return -1;
+	return t->pu_os[t->allowed_log[i]];
+}
+
+int topo_logical_of_os(const struct topo *t, int os_index)
+{
+	if (os_index < 0 || os_index > t->max_os)
+		return -1;
+	return t->os_to_log[os_index];
+}
+
+bool topo_os_allowed(const struct topo *t, int os_index)
+{
+	return topo_logical_of_os(t, os_index) >= 0 && hwloc_bitmap_isset(t->allowed, os_index);
+}
+
+size_t topo_cache_size(const struct topo *t, int level)
+{
+	if (level < 1 || level > 5)
+		return 0;
+	return t->cache_size[level];
+}
+
+unsigned topo_line_size(const struct topo *t)
+{
+	return t->line;
+}
+
+size_t topo_llc_size(const struct topo *t)
+{
+	for (int level = 5; level >= 1; level--)
+		if (t->cache_size[level])
+			return t->cache_size[level];
+	return 0;
+}
+
+int topo_numa_count(const struct topo *t)
+{
+	return t->nnuma;
+}
+
+/* -1 means "no such object above this PU": it shares nothing. */
+static bool same(const int *id, int a, int b)
+{
+	return id[a] >= 0 && id[a] == id[b];
+}
+
+static enum pair_class classify_log(const struct topo *t, int a, int b)
+{
+	if (a == b || same(t->core_id, a, b))
+		return PAIR_SMT;
+	if (same(t->l2_id, a, b))
+		return PAIR_L2;
+	if (same(t->l3_id, a, b))
+		return PAIR_L3;
+	if (same(t->numa_id, a, b))
+		return PAIR_NUMA;
+	if (same(t->pkg_id, a, b))
+		return PAIR_PACKAGE;
+	return PAIR_CROSS;
+}
+
+/* A PU with itself is as close as it gets (smt); an OS index that is not a
+ * PU of the topology shares nothing (cross). */
+enum pair_class topo_classify(const struct topo *t, int os_a, int os_b)
+{
+	int a = topo_logical_of_os(t, os_a);
+	int b = topo_logical_of_os(t, os_b);
+
+	if (a < 0 || b < 0)
+		return PAIR_CROSS;
+	return classify_log(t, a, b);
+}
+
+/* First pair (i < j in allowed order) of class c, as allowed-list indexes. */
+static int find_pair_idx(const struct topo *t, enum pair_class c, int *ia, int *ib)
+{
+	for (int i = 0; i < t->nallowed; i++) {
+		int a = t->allowed_log[i];
+
+		for (int j = i + 1; j < t->nallowed; j++) {
+			if (classify_log(t, a, t->allowed_log[j]) == c) {
+				*ia = i;
+				*ib = j;
+				return 0;
+			}
+		}
+	}
+	return -ENOENT;
+}
+
+int topo_find_pair(const struct topo *t, enum pair_class c, int *os_a, int *os_b)
+{
+	int i, j;
+
+	if ((unsigned)c >= PAIR__COUNT || find_pair_idx(t, c, &i, &j))
+		return -ENOENT;
+	*os_a = topo_allowed_os(t, i);
+	*os_b = topo_allowed_os(t, j);
+	return 0;
+}
+
+static void classes_present(const struct topo *t, char *buf, size_t len)
+{
+	size_t n = 0;
+	int i, j;
+
+	buf[0] = 0;
+	for (int c = 0; c < PAIR__COUNT; c++) {
+		if (find_pair_idx(t, c, &i, &j))
+			continue;
+		n += snprintf(buf + n, n < len ? len - n : 0, "%s%s", n ? ", " : "",
+			      class_names[c]);
+	}
+	if (!n)
+		snprintf(buf, len, "none, a single PU is allowed");
+}
+
+static void allowed_str(const struct topo *t, char *buf, size_t len)
+{
+	hwloc_bitmap_list_snprintf(buf, len, t->allowed);
+}
+
+/* Thread 0 and 1 form the first pair of class c; threads 2.. are further PUs
+ * of the same class relative to thread 0, so that every thread talks to
+ * thread 0 over the same distance. Thread 0 is the first PU (allowed order)
+ * that has enough partners. */
+static int plan_class(const struct topo *t, enum pair_class c, int n, int *os_out)
+{
+	char present[128];
+	int i, j, best = 0;
+
+	if (find_pair_idx(t, c, &i, &j)) {
+		classes_present(t, present, sizeof(present));
+		pr_err("placement: no PU pair of class '%s' on this machine (classes present: %s)",
+		       class_names[c], present);
+		return -ENOENT;
+	}
+	for (i = 0; i < t->nallowed; i++) {
+		int a = t->allowed_log[i], k = 1;
+
+		for (j = 0; j < t->nallowed && k < n; j++)
+			if (j != i && classify_log(t, a, t->allowed_log[j]) == c)
+				k++;
+		if (k >= n) {
+			os_out[0] = t->pu_os[a];
+			k = 1;
+			for (j = 0; j < t->nallowed && k < n; j++)
+				if (j != i && classify_log(t, a, t->allowed_log[j]) == c)
+					os_out[k++] = t->pu_os[t->allowed_log[j]];
+			return 0;
+		}
+		if (k > best)
+			best = k;
+	}
+	pr_err("placement: not enough PUs of class '%s' for %d threads (at most %d threads here; use fewer threads or another placement)",
+	       class_names[c], n, best);
+	return -ENOENT;
+}
+
+/* The grouping keys of 'spread', outermost first. A missing object (-1) is
+ * one group: it does not split anything. */
+static int spread_key(const struct topo *t, int level, int l)
+{
+	switch (level) {
+	case 0:
+		return t->pkg_id[l];
+	case 1:
+		return t->numa_id[l];
+	case 2:
+		return t->l3_id[l];
+	case 3:
+		return t->l2_id[l];
+	default:
+		return t->core_id[l];
+	}
+}
+
+#define SPREAD_LEVELS 5
+
+/* Order the PUs in[0..n) (logical indexes, logical order) so that
+ * consecutive ones are as far apart as possible: split by the key of this
+ * level, order each group one level down, then take one PU of each group in
+ * turn. Below the core level, the PUs of a core stay in logical order, so the
+ * first PU of every core comes before any second SMT sibling. */
+static int spread_order(const struct topo *t, const int *in, int n, int level, int *out)
+{
+	int *keys, *start, *size, *grouped, *ordered, *fill;
+	int ng = 0, i, g, k, r, err = 0;
+
+	if (level == SPREAD_LEVELS || n <= 1) {
+		memcpy(out, in, n * sizeof(int));
+		return 0;
+	}
+	keys = calloc(n, sizeof(int));
+	start = calloc(n, sizeof(int));
+	size = calloc(n, sizeof(int));
+	fill = calloc(n, sizeof(int));
+	grouped = calloc(n, sizeof(int));
+	ordered = calloc(n, sizeof(int));
+	if (!keys || !start || !size || !fill || !grouped || !ordered) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		int key = spread_key(t, level, in[i]);
+
+		for (g = 0; g < ng && keys[g] != key; g++)
+			;
+		if (g == ng)
+			keys[ng++] = key;
+		size[g]++;
+	}
+	for (g = 1; g < ng; g++)
+		start[g] = start[g - 1] + size[g - 1];
+	for (i = 0; i < n; i++) {
+		int key = spread_key(t, level, in[i]);
+
+		for (g = 0; keys[g] != key; g++)
+			;
+		grouped[start[g] + fill[g]++] = in[i];
+	}
+	for (g = 0; g < ng; g++) {
+		err = spread_order(t, grouped + start[g], size[g], level + 1, ordered + start[g]);
+		if (err)
+			goto out;
+	}
+	for (k = 0, r = 0; k < n; r++)
+		for (g = 0; g < ng; g++)
+			if (r < size[g])
+				out[k++] = ordered[start[g] + r];
+out:
+	free(keys);
+	free(start);
+	free(size);
+	free(fill);
+	free(grouped);
+	free(ordered);
+	return err;
+}
+
+static int plan_spread(const struct topo *t, int n, int *os_out)
+{
+	int *order = calloc(t->nallowed, sizeof(int));
+	int err;
+
+	if (!order)
+		return -ENOMEM;
+	err = spread_order(t, t->allowed_log, t->nallowed, 0, order);
+	if (!err)
+		for (int i = 0; i < n; i++)
+			os_out[i] = t->pu_os[order[i]];
+	free(order);
+	if (err)
+		pr_err("placement: out of memory");
+	return err;
+}
+
+static int plan_list(const struct topo *t, const char *list, int n, int *os_out)
+{
+	int *cpus = calloc(t->nallowed, sizeof(int));
+	int count;
+
+	if (!cpus)
+		return -ENOMEM;
+	count = topo_parse_cpulist(t, "placement", list, cpus, t->nallowed);
+	if (count >= 0 && count < n) {
+		pr_err("placement: list '%s' names %d CPU%s for %d threads (give at least %d)",
+		       list, count, count == 1 ? "" : "s", n, n);
+		count = -EINVAL;
+	}
+	if (count >= 0)
+		memcpy(os_out, cpus, n * sizeof(int));
+	free(cpus);
+	return count < 0 ? count : 0;
+}
+
+int topo_plan(const struct topo *t, const char *spec, int nthreads, int *os_out)
+{
+	enum pair_class c;
+	char allowed[256];
+
+	if (!spec) {
+		pr_err("placement: none given (expected smt|l2|l3|numa|package|cross|spread|list:CPUS)");
+		return -EINVAL;
+	}
+	if (nthreads < 1) {
+		pr_err("placement: %d threads (expected at least 1)", nthreads);
+		return -EINVAL;
+	}
+	if (nthreads > t->nallowed) {
+		allowed_str(t, allowed, sizeof(allowed));
+		pr_err("placement: %d threads but only %d PU%s allowed (%s); use at most %d threads",
+		       nthreads, t->nallowed, t->nallowed == 1 ? " is" : "s are", allowed,
+		       t->nallowed);
+		return -EINVAL;
+	}
+	if (!topo_pair_class_parse(spec, &c))
+		return plan_class(t, c, nthreads, os_out);
+	if (!strcmp(spec, "spread"))
+		return plan_spread(t, nthreads, os_out);
+	if (!strncmp(spec, "list:", 5))
+		return plan_list(t, spec + 5, nthreads, os_out);
+	pr_err("placement: unknown placement '%s' (expected smt|l2|l3|numa|package|cross|spread|list:CPUS)",
+	       spec);
+	return -EINVAL;
+}
+
+/* A decimal CPU number at *p, without sign or spaces; advances *p.
+ * -ERANGE when it does not fit an int. */
+static int parse_cpu(const char **p, int *out)
+{
+	long v = 0;
+
+	if (**p < '0' || **p > '9')
+		return -EINVAL;
+	while (**p >= '0' && **p <= '9') {
+		v = v * 10 + (**p - '0');
+		if (v > INT_MAX)
+			return -ERANGE;
+		(*p)++;
+	}
+	*out = (int)v;
+	return 0;
+}
+
+int topo_parse_cpulist(const struct topo *t, const char *what, const char *s,
+		       int *out, int max)
+{
+	char allowed[256];
+	hwloc_bitmap_t seen;
+	const char *p = s;
+	int count = 0, err = -EINVAL;
+
+	if (!s || !*s) {
+		pr_err("%s: empty CPU list (expected OS indexes like '0,2-4')", what);
+		return -EINVAL;
+	}
+	seen = hwloc_bitmap_alloc();
+	if (!seen)
+		return -ENOMEM;
+	allowed_str(t, allowed, sizeof(allowed));
+	for (;;) {
+		const char *tok = p;
+		int lo, hi, e;
+
+		e = parse_cpu(&p, &lo);
+		hi = lo;
+		if (!e && *p == '-') {
+			p++;
+			e = parse_cpu(&p, &hi);
+		}
+		if (e == -ERANGE) {
+			pr_err("%s: CPU number too large in CPU list '%s' (expected OS indexes like '0,2-4')",
+			       what, s);
+			goto out;
+		}
+		if (e)
+			goto bad_syntax;
+		if (hi < lo) {
+			pr_err("%s: reversed range '%.*s' in CPU list '%s' (write %d-%d)",
+			       what, (int)(p - tok), tok, s, hi, lo);
+			goto out;
+		}
+		if (*p != ',' && *p)
+			goto bad_syntax;
+		for (int cpu = lo; cpu <= hi; cpu++) {
+			if (!topo_os_allowed(t, cpu)) {
+				if (t->thissystem)
+					pr_err("%s: CPU %d is not in the allowed cpuset %s (see taskset/cgroups)",
+					       what, cpu, allowed);
+				else
+					pr_err("%s: CPU %d is not a PU of this %s topology (PUs: %s)",
+					       what, cpu, source_name(t->source), allowed);
+				goto out;
+			}
+			if (hwloc_bitmap_isset(seen, cpu)) {
+				pr_err("%s: CPU %d appears twice in CPU list '%s' (name each CPU once)",
+				       what, cpu, s);
+				goto out;
+			}
+			if (count >= max) {
+				pr_err("%s: CPU list '%s' names more than %d CPUs", what, s, max);
+				goto out;
+			}
+			hwloc_bitmap_set(seen, cpu);
+			out[count++] = cpu;
+		}
+		if (!*p)
+			break;
+		p++;
+	}
+	err = count;
+	goto out;
+
+bad_syntax:
+	pr_err("%s: malformed CPU list '%s' at '%s' (expected OS indexes like '0,2-4')",
+	       what, s, *p ? p : "end");
+out:
+	hwloc_bitmap_free(seen);
+	return err;
+}
+
+int topo_bind_thread(struct topo *t, int os_index)
+{
+	char allowed[256];
+	hwloc_bitmap_t set;
+	int cpu = -1, err = 0;
+
+	if (!t->thissystem) {
+		if (t->source == SRC_SYSTEM)
+			pr_err("bind: cannot bind to PU %d: HWLOC_XMLFILE or HWLOC_SYNTHETIC replaced this system's topology (unset them)",
+			       os_index);
+		else
+			pr_err("bind: cannot bind to PU %d: the topology comes from %s '%s', not this system",
+			       os_index, source_name(t->source), t->desc);
+		return -ENOTSUP;
+	}
+	if (!topo_os_allowed(t, os_index)) {
+		allowed_str(t, allowed, sizeof(allowed));
+		pr_err("bind: CPU %d is not in the allowed cpuset %s (see taskset/cgroups)",
+		       os_index, allowed);
+		return -EINVAL;
+	}
+	set = hwloc_bitmap_alloc();
+	if (!set)
+		return -ENOMEM;
+	hwloc_bitmap_only(set, os_index);
+	if (hwloc_set_cpubind(t->h, set, HWLOC_CPUBIND_THREAD | HWLOC_CPUBIND_STRICT)) {
+		err = errno ? -errno : -EIO;
+		pr_err("bind: cannot bind this thread to CPU %d: %s", os_index, strerror(-err));
+		goto out;
+	}
+	/* The kernel migrates a thread that changes its own affinity before
+	 * returning; yield a few times in case it has not yet. */
+	for (int i = 0; i < 100; i++) {
+		cpu = sched_getcpu();
+		if (cpu == os_index)
+			goto out;
+		sched_yield();
+	}
+	pr_err("bind: thread bound to CPU %d still runs on CPU %d (sched_getcpu); results would be misattributed",
+	       os_index, cpu);
+	err = -EIO;
+out:
+	hwloc_bitmap_free(set);
+	return err;
+}
+
+int topo_bind_memory(struct topo *t, void *addr, size_t len, int node)
+{
+	hwloc_obj_t o;
+	int err;
+
+	if (!t->thissystem) {
+		pr_err("bind: cannot bind memory to NUMA node %d: the topology is %s, not this system",
+		       node, source_name(t->source));
+		return -ENOTSUP;
+	}
+	o = node >= 0 ? hwloc_get_obj_by_type(t->h, HWLOC_OBJ_NUMANODE, node) : NULL;
+	if (!o) {
+		pr_err("bind: NUMA node %d does not exist (expected 0..%d)", node, t->nnuma - 1);
+		return -EINVAL;
+	}
+	if (hwloc_set_area_membind(t->h, addr, len, o->nodeset, HWLOC_MEMBIND_BIND,
+				   HWLOC_MEMBIND_STRICT | HWLOC_MEMBIND_BYNODESET)) {
+		err = errno ? -errno : -EIO;
+		if (err == -ENOSYS || err == -EXDEV)
+			err = -ENOTSUP;
+		pr_err("bind: cannot bind %zu bytes to NUMA node %d: %s", len, node,
+		       strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+/* "48 KiB", "1 MiB", "1.25 MiB". */
+static void fmt_size(char *buf, size_t len, uint64_t v)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	unsigned u = 0;
+	double d = (double)v;
+
+	while (d >= 1024 && u + 1 < ARRAY_SIZE(units)) {
+		d /= 1024;
+		u++;
+	}
+	if (d == (double)(uint64_t)d)
+		snprintf(buf, len, "%.0f %s", d, units[u]);
+	else
+		snprintf(buf, len, "%.3g %s", d, units[u]);
+}
+
+/* Instances of one cache level that look the same; a hybrid CPU has more
+ * than one group per level. */
+struct cache_group {
+	int level;
+	bool unified;
+	uint64_t size;
+	unsigned line;
+	int pus;		/* PUs per instance */
+	int count;		/* instances */
+	hwloc_obj_t first;
+};
+
+#define MAX_CACHE_GROUPS 32
+
+static int cache_groups(const struct topo *t, struct cache_group *g, int max)
+{
+	int ng = 0;
+
+	for (int level = 1; level <= 5; level++) {
+		hwloc_obj_t o = NULL;
+
+		while ((o = hwloc_get_next_obj_by_type(t->h, cache_types[level], o))) {
+			struct cache_group k = {
+				.level = level,
+				.unified = o->attr->cache.type == HWLOC_OBJ_CACHE_UNIFIED,
+				.size = o->attr->cache.size,
+				.line = o->attr->cache.linesize,
+				.pus = hwloc_bitmap_weight(o->cpuset),
+				.count = 1,
+				.first = o,
+			};
+			int i;
+
+			if (!is_data_cache(o))
+				continue;
+			for (i = 0; i < ng; i++)
+				if (g[i].level == k.level && g[i].unified == k.unified &&
+				    g[i].size == k.size && g[i].line == k.line && g[i].pus == k.pus)
+					break;
+			if (i < ng)
+				g[i].count++;
+			else if (ng < max)
+				g[ng++] = k;
+		}
+	}
+	return ng;
+}
+
+static bool same_cache_group(const struct cache_group *g, hwloc_obj_t o)
+{
+	return o->attr->cache.size == g->size && o->attr->cache.linesize == g->line &&
+	       (o->attr->cache.type == HWLOC_OBJ_CACHE_UNIFIED) == g->unified &&
+	       hwloc_bitmap_weight(o->cpuset) == g->pus;
+}
+
+#define MAX_LISTED 16
+
+/* "0-1 | 2-3 | ... (30 more)": the cpusets of the objects of one type. */
+static void print_sets(FILE *f, const struct topo *t, hwloc_obj_type_t type,
+		       const struct cache_group *g)
+{
+	hwloc_obj_t o = NULL;
+	char buf[256];
+	int n = 0;
+
+	while ((o = hwloc_get_next_obj_by_type(t->h, type, o))) {
+		if (g && !same_cache_group(g, o))
+			continue;
+		if (n < MAX_LISTED) {
+			hwloc_bitmap_list_snprintf(buf, sizeof(buf), o->cpuset);
+			fprintf(f, "%s%s", n ? " | " : "", buf);
+		}
+		n++;
+	}
+	if (n > MAX_LISTED)
+		fprintf(f, " | ... (%d more)", n - MAX_LISTED);
+}
+
+static const char *plural(int n)
+{
+	return n == 1 ? "" : "s";
+}
+
+void topo_print(const struct topo *t, FILE *f)
+{
+	struct cache_group groups[MAX_CACHE_GROUPS];
+	char buf[256], size[32];
+	hwloc_obj_t o;
+	bool identity = true;
+	int ng, i;
+
+	if (t->source == SRC_SYSTEM)
+		fprintf(f, "topology: this system%s (hwloc %s)\n",
+			t->thissystem ? "" : " as replaced by HWLOC_XMLFILE/HWLOC_SYNTHETIC (no binding)",
+			HWLOC_VERSION);
+	else
+		fprintf(f, "topology: %s '%s' (not this system: placement only, no binding)\n",
+			source_name(t->source), t->desc);
+
+	fprintf(f, "packages: %d\n", t->npkg);
+	o = NULL;
+	while ((o = hwloc_get_next_obj_by_type(t->h, HWLOC_OBJ_PACKAGE, o))) {
+		hwloc_bitmap_list_snprintf(buf, sizeof(buf), o->cpuset);
+		fprintf(f, "  package L#%u: PUs %s\n", o->logical_index, buf);
+	}
+	fprintf(f, "NUMA nodes: %d\n", t->nnuma);
+	o = NULL;
+	while ((o = hwloc_get_next_obj_by_type(t->h, HWLOC_OBJ_NUMANODE, o))) {
+		hwloc_bitmap_list_snprintf(buf, sizeof(buf), o->cpuset);
+		fmt_size(size, sizeof(size), o->attr->numanode.local_memory);
+		fprintf(f, "  node L#%u P#%u (%s): PUs %s\n", o->logical_index, o->os_index,
+			size, buf);
+	}
+	fprintf(f, "cores: %d\n", t->ncores);
+
+	for (i = 0; i < t->npu; i++)
+		if (t->pu_os[i] != i)
+			identity = false;
+	if (identity) {
+		fprintf(f, "PUs: %d (logical index = OS index)\n", t->npu);
+	} else {
+		fprintf(f, "PUs: %d (L#logical:P#os)", t->npu);
+		for (i = 0; i < t->npu; i++)
+			fprintf(f, "%s%d:%d", i % 16 ? " " : "\n  ", i, t->pu_os[i]);
+		fputc('\n', f);
+	}
+
+	ng = cache_groups(t, groups, MAX_CACHE_GROUPS);
+	fprintf(f, "caches (data and unified):%s\n", ng ? "" : " none known");
+	for (i = 0; i < ng; i++) {
+		const struct cache_group *g = &groups[i];
+
+		fmt_size(size, sizeof(size), g->size);
+		fprintf(f, "  L%d%s %s line %u B x%d: PUs ", g->level, g->unified ? "" : "d",
+			size, g->line, g->count);
+		print_sets(f, t, cache_types[g->level], g);
+		fputc('\n', f);
+	}
+
+	if (t->smt) {
+		fprintf(f, "SMT siblings: ");
+		print_sets(f, t, HWLOC_OBJ_CORE, NULL);
+		fputc('\n', f);
+	} else {
+		fprintf(f, "SMT: no SMT\n");
+	}
+
+	allowed_str(t, buf, sizeof(buf));
+	fprintf(f, "allowed: %s (%d of %d PUs)\n", buf, t->nallowed, t->npu);
+
+	fprintf(f, "pair classes (OS indexes, among allowed PUs):\n");
+	for (int c = 0; c < PAIR__COUNT; c++) {
+		int a, b;
+
+		if (topo_find_pair(t, c, &a, &b))
+			fprintf(f, "  %-8s absent\n", class_names[c]);
+		else
+			fprintf(f, "  %-8s %d,%d\n", class_names[c], a, b);
+	}
+}
+
+/* json_object_set_new() that remembers a failure. */
+static void jset(json_t *obj, const char *key, json_t *v, bool *ok)
+{
+	if (!v || json_object_set_new(obj, key, v))
+		*ok = false;
+}
+
+json_t *topo_to_json(const struct topo *t)
+{
+	struct cache_group groups[MAX_CACHE_GROUPS];
+	json_t *root = json_object(), *pus = json_array(), *caches = json_array();
+	json_t *classes = json_object();
+	char buf[256];
+	bool ok = root && pus && caches && classes;
+	int ng;
+
+	if (!ok)
+		goto out_err;
+	jset(root, "source", json_string(source_name(t->source)), &ok);
+	if (t->desc)
+		jset(root, "description", json_string(t->desc), &ok);
+	jset(root, "thissystem", json_boolean(t->thissystem), &ok);
+	jset(root, "packages", json_integer(t->npkg), &ok);
+	jset(root, "numa_nodes", json_integer(t->nnuma), &ok);
+	jset(root, "cores", json_integer(t->ncores), &ok);
+
+	for (int i = 0; i < t->npu; i++) {
+		json_t *pu = json_object();
+
+		if (!pu || json_array_append_new(pus, pu)) {
+			ok = false;
+			break;
+		}
+		jset(pu, "logical", json_integer(i), &ok);
+		jset(pu, "os", json_integer(t->pu_os[i]), &ok);
+		jset(pu, "core", json_integer(t->core_id[i]), &ok);
+		jset(pu, "package", json_integer(t->pkg_id[i]), &ok);
+		jset(pu, "numa", json_integer(t->numa_id[i]), &ok);
+		jset(pu, "allowed", json_boolean(hwloc_bitmap_isset(t->allowed, t->pu_os[i])), &ok);
+	}
+	jset(root, "pus", pus, &ok);
+	pus = NULL;
+
+	ng = cache_groups(t, groups, MAX_CACHE_GROUPS);
+	for (int i = 0; i < ng; i++) {
+		json_t *c = json_object();
+
+		if (!c || json_array_append_new(caches, c)) {
+			ok = false;
+			break;
+		}
+		jset(c, "level", json_integer(groups[i].level), &ok);
+		jset(c, "type", json_string(groups[i].unified ? "unified" : "data"), &ok);
+		jset(c, "size", json_integer((json_int_t)groups[i].size), &ok);
+		jset(c, "line", json_integer(groups[i].line), &ok);
+		jset(c, "count", json_integer(groups[i].count), &ok);
+		jset(c, "pus_per_instance", json_integer(groups[i].pus), &ok);
+	}
+	jset(root, "caches", caches, &ok);
+	caches = NULL;
+	jset(root, "line_size", json_integer(t->line), &ok);
+	jset(root, "smt", json_boolean(t->smt), &ok);
+	allowed_str(t, buf, sizeof(buf));
+	jset(root, "allowed", json_string(buf), &ok);
+
+	for (int c = 0; c < PAIR__COUNT; c++) {
+		json_t *e = json_object();
+		int a, b;
+
+		if (!e) {
+			ok = false;
+			break;
+		}
+		if (topo_find_pair(t, c, &a, &b)) {
+			jset(e, "present", json_false(), &ok);
+		} else {
+			jset(e, "present", json_true(), &ok);
+			jset(e, "example", json_pack("[ii]", a, b), &ok);
+		}
+		jset(classes, class_names[c], e, &ok);
+	}
+	jset(root, "pair_classes", classes, &ok);
+	classes = NULL;
+	if (ok)
+		return root;
+out_err:
+	pr_err("topology: out of memory building the JSON description");
+	json_decref(root);
+	json_decref(pus);
+	json_decref(caches);
+	json_decref(classes);
+	return NULL;
+}
+
+void topo_summary(const struct topo *t, char *buf, size_t len)
+{
+	char allowed[128];
+	size_t n;
+
+	n = snprintf(buf, len, "%d package%s, %d NUMA node%s, %d core%s, %d PU%s, ",
+		     t->npkg, plural(t->npkg), t->nnuma, plural(t->nnuma), t->ncores,
+		     plural(t->ncores), t->npu, plural(t->npu));
+	if (n >= len)
+		return;
+	if (t->smt)
+		n += snprintf(buf + n, len - n, "%d-way SMT", t->smt_ways);
+	else
+		n += snprintf(buf + n, len - n, "no SMT");
+	if (n < len && t->nallowed != t->npu) {
+		allowed_str(t, allowed, sizeof(allowed));
+		snprintf(buf + n, len - n, ", %d allowed (%s)", t->nallowed, allowed);
+	}
+}

@@ -1,0 +1,108 @@
+/* baseline.c - reference loops: the empty probe (what N/2N leaves of the loop
+ * itself), the add and imul chains that check the cycle conversion, an L1
+ * load chase and plain stores. */
+#include "probes.h"
+
+#include <string.h>
+
+/* The loop with no op: one empty asm per iteration stops the compiler from
+ * deleting it. Its per-"op" residual is reported as the method's floor. */
+static __attribute__((noinline)) void k_empty(struct probe_ctx *ctx, uint64_t iters)
+{
+	for (uint64_t i = 0; i < iters; i++)
+		asm volatile("" ::: "memory");
+}
+
+static __attribute__((noinline)) void k_add_chain(struct probe_ctx *ctx, uint64_t iters)
+{
+	arch_add_chain(iters);
+}
+
+static __attribute__((noinline)) void k_imul_chain(struct probe_ctx *ctx, uint64_t iters)
+{
+	arch_mul_chain(iters);
+}
+
+/* Ring of TPUT_LINES lines, each pointing to the next: a chase that stays in L1. */
+static int setup_ring(struct probe_ctx *ctx)
+{
+	char *p = ctx->mem;
+
+	for (int i = 0; i < TPUT_LINES; i++)
+		*(char **)(p + i * CACHE_LINE_BYTES) = p + ((i + 1) % TPUT_LINES) * CACHE_LINE_BYTES;
+	return 0;
+}
+
+/* latency: p = *p, each load's address is the previous load's value. */
+#define OP_CHASE(i) q = (char *)arch_load(q);
+PROBE_KERNEL(k_load_lat, char *q = p, OP_CHASE, PROBE_SINK(q))
+/* throughput: independent loads of TPUT_LINES lines. */
+#define OP_LOAD_T(i) arch_load(TPUT_ADDR(p, i));
+PROBE_KERNEL(k_load_tput, , OP_LOAD_T, )
+
+#define OP_STORE_L(i) arch_store(p, v);
+PROBE_KERNEL(k_store_lat, uint64_t v = ctx->scratch, OP_STORE_L, )
+#define OP_STORE_T(i) arch_store(TPUT_ADDR(p, i), v);
+PROBE_KERNEL(k_store_tput, uint64_t v = ctx->scratch, OP_STORE_T, )
+
+static int verify_ring(void)
+{
+	char buf[TPUT_LINES * CACHE_LINE_BYTES] __attribute__((aligned(64)));
+	struct probe_ctx c = { .mem = buf, .mem_size = sizeof(buf) };
+	char *q = buf;
+
+	setup_ring(&c);
+	for (int i = 0; i < TPUT_LINES; i++)
+		q = (char *)arch_load(q);
+	return q == buf ? 0 : -1;
+}
+
+static int verify_store(void)
+{
+	uint64_t w = 0;
+
+	arch_store(&w, 0x1234);
+	return arch_load(&w) == 0x1234 ? 0 : -1;
+}
+
+const struct probe probe_empty = {
+	.name = "empty", .family = "baseline", .atomicity = ATOMICITY_BASELINE,
+	.insn = "(none: loop only)", .kernel = "-",
+	.desc = "the timed loop with no op: the residual the method leaves",
+	.in_default = true,
+	.run = { [MODE_LATENCY] = k_empty },
+};
+
+const struct probe probe_add_chain = {
+	.name = "add_chain", .family = "baseline", .atomicity = ATOMICITY_BASELINE,
+	.insn = "add %reg,%reg (dependent, addend from a register)", .kernel = "-",
+	.desc = "1-cycle dependent adds: checks the TSC-to-cycle conversion (1.00)",
+	.in_default = true,
+	.run = { [MODE_LATENCY] = k_add_chain },
+};
+
+const struct probe probe_imul_chain = {
+	.name = "imul_chain", .family = "baseline", .atomicity = ATOMICITY_BASELINE,
+	.insn = "imul %reg,%reg (dependent)", .kernel = "-",
+	.desc = "dependent multiplies: an independent check of the conversion (3.00 on x86-64)",
+	.in_default = true,
+	.run = { [MODE_LATENCY] = k_imul_chain },
+};
+
+const struct probe probe_load_chase = {
+	.name = "load_chase", .family = "baseline", .atomicity = ATOMICITY_BASELINE,
+	.insn = ARCH_INSN_LOAD, .kernel = "READ_ONCE",
+	.desc = "L1 load: pointer chase (latency) and independent loads (throughput)",
+	.in_default = true,
+	.run = { [MODE_LATENCY] = k_load_lat, [MODE_THROUGHPUT] = k_load_tput },
+	.setup = setup_ring, .verify = verify_ring,
+};
+
+const struct probe probe_store = {
+	.name = "store", .family = "baseline", .atomicity = ATOMICITY_BASELINE,
+	.insn = ARCH_INSN_STORE, .kernel = "WRITE_ONCE",
+	.desc = "plain store: same word (latency form) and independent lines (throughput)",
+	.in_default = true,
+	.run = { [MODE_LATENCY] = k_store_lat, [MODE_THROUGHPUT] = k_store_tput },
+	.verify = verify_store,
+};

@@ -1,0 +1,284 @@
+/* bitops.c - set_bit, clear_bit, test_and_set_bit and their non-atomic twins
+ * (kernel include/asm-generic/bitops, arch/x86/include/asm/bitops.h).
+ *
+ * Latency form: every op hits the same word, so each waits for the previous
+ * op's store (the memory dependency of a tight bit loop). Throughput form:
+ * one word on each of TPUT_LINES hot lines, cycled, so ops are independent.
+ * Twins are generated from the same template and differ only in the op.
+ */
+#include "probes.h"
+
+#include <string.h>
+
+#define BIT_IMM 0x02	/* constant nr 1: `orb $2` as the kernel emits for set_bit(1, p) */
+
+/* Variable bit number kept in a register, masked to the word (METHOD 1). */
+#define NR_DECL uint64_t nr = ctx->scratch & 63
+
+#define OP_SB_L(i) arch_set_bit_imm(p, BIT_IMM);
+#define OP_SB_T(i) arch_set_bit_imm(TPUT_ADDR(p, i), BIT_IMM);
+#define OP_SBNL_L(i) arch_set_bit_imm_nl(p, BIT_IMM);
+#define OP_SBNL_T(i) arch_set_bit_imm_nl(TPUT_ADDR(p, i), BIT_IMM);
+PROBE_KERNEL(k_set_bit_lat, , OP_SB_L, )
+PROBE_KERNEL(k_set_bit_tput, , OP_SB_T, )
+PROBE_KERNEL(k___set_bit_lat, , OP_SBNL_L, )
+PROBE_KERNEL(k___set_bit_tput, , OP_SBNL_T, )
+
+#if ARCH_HAS_DS_PREFIX
+#define OP_SBDS_L(i) arch_set_bit_imm_ds(p, BIT_IMM);
+#define OP_SBDS_T(i) arch_set_bit_imm_ds(TPUT_ADDR(p, i), BIT_IMM);
+PROBE_KERNEL(k_set_bit_ds_lat, , OP_SBDS_L, )
+PROBE_KERNEL(k_set_bit_ds_tput, , OP_SBDS_T, )
+#endif
+
+#define OP_SBV_L(i) arch_set_bit_var(nr, p);
+#define OP_SBV_T(i) arch_set_bit_var(nr, TPUT_ADDR(p, i));
+#define OP_SBVNL_L(i) arch_set_bit_var_nl(nr, p);
+#define OP_SBVNL_T(i) arch_set_bit_var_nl(nr, TPUT_ADDR(p, i));
+PROBE_KERNEL(k_set_bit_var_lat, NR_DECL, OP_SBV_L, )
+PROBE_KERNEL(k_set_bit_var_tput, NR_DECL, OP_SBV_T, )
+PROBE_KERNEL(k___set_bit_var_lat, NR_DECL, OP_SBVNL_L, )
+PROBE_KERNEL(k___set_bit_var_tput, NR_DECL, OP_SBVNL_T, )
+
+#define MASK_DECL uint64_t m = 1ull << (ctx->scratch & 63)
+#define OP_OR_L(i) arch_or_word(p, m);
+#define OP_OR_T(i) arch_or_word(TPUT_ADDR(p, i), m);
+#define OP_ORNL_L(i) arch_or_word_nl(p, m);
+#define OP_ORNL_T(i) arch_or_word_nl(TPUT_ADDR(p, i), m);
+PROBE_KERNEL(k_or_word_lat, MASK_DECL, OP_OR_L, )
+PROBE_KERNEL(k_or_word_tput, MASK_DECL, OP_OR_T, )
+PROBE_KERNEL(k___or_word_lat, MASK_DECL, OP_ORNL_L, )
+PROBE_KERNEL(k___or_word_tput, MASK_DECL, OP_ORNL_T, )
+
+#define OP_CB_L(i) arch_clear_bit_imm(p, BIT_IMM);
+#define OP_CB_T(i) arch_clear_bit_imm(TPUT_ADDR(p, i), BIT_IMM);
+#define OP_CBNL_L(i) arch_clear_bit_imm_nl(p, BIT_IMM);
+#define OP_CBNL_T(i) arch_clear_bit_imm_nl(TPUT_ADDR(p, i), BIT_IMM);
+PROBE_KERNEL(k_clear_bit_lat, , OP_CB_L, )
+PROBE_KERNEL(k_clear_bit_tput, , OP_CB_T, )
+PROBE_KERNEL(k___clear_bit_lat, , OP_CBNL_L, )
+PROBE_KERNEL(k___clear_bit_tput, , OP_CBNL_T, )
+
+#define OP_CBV_L(i) arch_clear_bit_var(nr, p);
+#define OP_CBV_T(i) arch_clear_bit_var(nr, TPUT_ADDR(p, i));
+#define OP_CBVNL_L(i) arch_clear_bit_var_nl(nr, p);
+#define OP_CBVNL_T(i) arch_clear_bit_var_nl(nr, TPUT_ADDR(p, i));
+PROBE_KERNEL(k_clear_bit_var_lat, NR_DECL, OP_CBV_L, )
+PROBE_KERNEL(k_clear_bit_var_tput, NR_DECL, OP_CBV_T, )
+PROBE_KERNEL(k___clear_bit_var_lat, NR_DECL, OP_CBVNL_L, )
+PROBE_KERNEL(k___clear_bit_var_tput, NR_DECL, OP_CBVNL_T, )
+
+/* test_and_set_bit: the returned bit is consumed (OR-ed into acc), as a
+ * caller testing it would. */
+#define OP_TSB_L(i) acc |= arch_test_and_set_bit(nr, p);
+#define OP_TSB_T(i) acc |= arch_test_and_set_bit(nr, TPUT_ADDR(p, i));
+#define OP_TSBNL_L(i) acc |= arch_test_and_set_bit_nl(nr, p);
+#define OP_TSBNL_T(i) acc |= arch_test_and_set_bit_nl(nr, TPUT_ADDR(p, i));
+#define TSB_DECL NR_DECL; bool acc = false
+PROBE_KERNEL(k_test_and_set_bit_lat, TSB_DECL, OP_TSB_L, PROBE_SINK(acc))
+PROBE_KERNEL(k_test_and_set_bit_tput, TSB_DECL, OP_TSB_T, PROBE_SINK(acc))
+PROBE_KERNEL(k___test_and_set_bit_lat, TSB_DECL, OP_TSBNL_L, PROBE_SINK(acc))
+PROBE_KERNEL(k___test_and_set_bit_tput, TSB_DECL, OP_TSBNL_T, PROBE_SINK(acc))
+
+/* Variable-nr kernels read their bit number from scratch. */
+static int setup_nr(struct probe_ctx *ctx)
+{
+	ctx->scratch = 5;
+	return 0;
+}
+
+/* ---- semantics ------------------------------------------------------- */
+
+static int check_word(uint64_t got, uint64_t want)
+{
+	return got == want ? 0 : -1;
+}
+
+static int verify_set_bit(void)
+{
+	uint64_t w = 0x10;
+
+	arch_set_bit_imm(&w, BIT_IMM);
+	return check_word(w, 0x12);
+}
+
+static int verify___set_bit(void)
+{
+	uint64_t w = 0x10;
+
+	arch_set_bit_imm_nl(&w, BIT_IMM);
+	return check_word(w, 0x12);
+}
+
+static int verify_set_bit_ds(void)
+{
+#if ARCH_HAS_DS_PREFIX
+	uint64_t w = 0x10;
+
+	arch_set_bit_imm_ds(&w, BIT_IMM);
+	return check_word(w, 0x12);
+#else
+	return 0;
+#endif
+}
+
+/* Bit 63 and the masking rule: only the addressed word changes. */
+static int verify_var(void (*op)(uint64_t, volatile void *), int set)
+{
+	uint64_t w[2] = { set ? 0 : ~0ull, set ? 0 : ~0ull };
+
+	op(63, &w[0]);
+	op(5, &w[0]);
+	if (set)
+		return check_word(w[0], (1ull << 63) | (1ull << 5)) | check_word(w[1], 0);
+	return check_word(w[0], ~((1ull << 63) | (1ull << 5))) | check_word(w[1], ~0ull);
+}
+
+static int verify_set_bit_var(void) { return verify_var(arch_set_bit_var, 1); }
+static int verify___set_bit_var(void) { return verify_var(arch_set_bit_var_nl, 1); }
+static int verify_clear_bit_var(void) { return verify_var(arch_clear_bit_var, 0); }
+static int verify___clear_bit_var(void) { return verify_var(arch_clear_bit_var_nl, 0); }
+
+static int verify_or_word(void)
+{
+	uint64_t w = 1;
+
+	arch_or_word(&w, 1ull << 40);
+	return check_word(w, 1 | (1ull << 40));
+}
+
+static int verify___or_word(void)
+{
+	uint64_t w = 1;
+
+	arch_or_word_nl(&w, 1ull << 40);
+	return check_word(w, 1 | (1ull << 40));
+}
+
+static int verify_clear_bit(void)
+{
+	uint64_t w = 0xff;
+
+	arch_clear_bit_imm(&w, BIT_IMM);
+	return check_word(w, 0xfd);
+}
+
+static int verify___clear_bit(void)
+{
+	uint64_t w = 0xff;
+
+	arch_clear_bit_imm_nl(&w, BIT_IMM);
+	return check_word(w, 0xfd);
+}
+
+static int verify_tas(bool (*op)(uint64_t, volatile void *))
+{
+	uint64_t w = 0;
+	bool first = op(7, &w), second = op(7, &w);
+
+	return (!first && second && w == (1ull << 7)) ? 0 : -1;
+}
+
+static int verify_test_and_set_bit(void) { return verify_tas(arch_test_and_set_bit); }
+static int verify___test_and_set_bit(void) { return verify_tas(arch_test_and_set_bit_nl); }
+
+#define KERNELS(id) .run = { [MODE_LATENCY] = k_##id##_lat, [MODE_THROUGHPUT] = k_##id##_tput }
+
+const struct probe probe_set_bit = {
+	.name = "set_bit", .twin = "__set_bit", .family = "bitops",
+	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_SET_BIT_IMM,
+	.kernel = "set_bit(const nr)", .desc = "atomic bit set, constant bit number",
+	.in_default = true, KERNELS(set_bit), .verify = verify_set_bit,
+};
+
+const struct probe probe___set_bit = {
+	.name = "__set_bit", .twin = "set_bit", .family = "bitops",
+	.atomicity = ATOMICITY_NONATOMIC, .insn = ARCH_INSN_SET_BIT_IMM_NL,
+	.kernel = "__set_bit(const nr)", .desc = "non-atomic bit set, constant bit number",
+	.in_default = true, KERNELS(__set_bit), .verify = verify___set_bit,
+};
+
+const struct probe probe_set_bit_ds = {
+	.name = "set_bit_ds", .twin = "set_bit", .family = "bitops",
+	.atomicity = ATOMICITY_LOCAL,
+#if ARCH_HAS_DS_PREFIX
+	.insn = ARCH_INSN_SET_BIT_IMM_DS, KERNELS(set_bit_ds),
+#else
+	.insn = "-", .unsupported = "no lock-prefix patching on this architecture",
+#endif
+	.kernel = "set_bit on a UP-booted kernel (lock patched to ds)",
+	.desc = "the lock prefix replaced by ds, as a uniprocessor kernel runs it",
+	.verify = verify_set_bit_ds,
+};
+
+const struct probe probe_set_bit_var = {
+	.name = "set_bit_var", .twin = "__set_bit_var", .family = "bitops",
+	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_SET_BIT_VAR,
+	.kernel = "set_bit(variable nr)", .desc = "atomic bit set, bit number in a register",
+	.in_default = true, KERNELS(set_bit_var), .setup = setup_nr, .verify = verify_set_bit_var,
+};
+
+const struct probe probe___set_bit_var = {
+	.name = "__set_bit_var", .twin = "set_bit_var", .family = "bitops",
+	.atomicity = ATOMICITY_NONATOMIC, .insn = ARCH_INSN_SET_BIT_VAR_NL,
+	.kernel = "__set_bit(variable nr)", .desc = "non-atomic bit set, bit number in a register",
+	.in_default = true, KERNELS(__set_bit_var), .setup = setup_nr, .verify = verify___set_bit_var,
+};
+
+const struct probe probe_or_word = {
+	.name = "or_word", .twin = "__or_word", .family = "bitops",
+	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_OR_WORD,
+	.kernel = "atomic_long_or", .desc = "atomic word OR with a mask in a register",
+	KERNELS(or_word), .setup = setup_nr, .verify = verify_or_word,
+};
+
+const struct probe probe___or_word = {
+	.name = "__or_word", .twin = "or_word", .family = "bitops",
+	.atomicity = ATOMICITY_NONATOMIC, .insn = ARCH_INSN_OR_WORD_NL,
+	.kernel = "C `word |= mask`", .desc = "what the compiler emits for C |= (timed in asm)",
+	.in_default = true, KERNELS(__or_word), .setup = setup_nr, .verify = verify___or_word,
+};
+
+const struct probe probe_clear_bit = {
+	.name = "clear_bit", .twin = "__clear_bit", .family = "bitops",
+	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_CLEAR_BIT_IMM,
+	.kernel = "clear_bit(const nr)", .desc = "atomic bit clear, constant bit number",
+	.in_default = true, KERNELS(clear_bit), .verify = verify_clear_bit,
+};
+
+const struct probe probe___clear_bit = {
+	.name = "__clear_bit", .twin = "clear_bit", .family = "bitops",
+	.atomicity = ATOMICITY_NONATOMIC, .insn = ARCH_INSN_CLEAR_BIT_IMM_NL,
+	.kernel = "__clear_bit(const nr)", .desc = "non-atomic bit clear, constant bit number",
+	.in_default = true, KERNELS(__clear_bit), .verify = verify___clear_bit,
+};
+
+const struct probe probe_clear_bit_var = {
+	.name = "clear_bit_var", .twin = "__clear_bit_var", .family = "bitops",
+	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_CLEAR_BIT_VAR,
+	.kernel = "clear_bit(variable nr)", .desc = "atomic bit clear, bit number in a register",
+	KERNELS(clear_bit_var), .setup = setup_nr, .verify = verify_clear_bit_var,
+};
+
+const struct probe probe___clear_bit_var = {
+	.name = "__clear_bit_var", .twin = "clear_bit_var", .family = "bitops",
+	.atomicity = ATOMICITY_NONATOMIC, .insn = ARCH_INSN_CLEAR_BIT_VAR_NL,
+	.kernel = "__clear_bit(variable nr)", .desc = "non-atomic bit clear, bit number in a register",
+	KERNELS(__clear_bit_var), .setup = setup_nr, .verify = verify___clear_bit_var,
+};
+
+const struct probe probe_test_and_set_bit = {
+	.name = "test_and_set_bit", .twin = "__test_and_set_bit", .family = "bitops",
+	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_TEST_AND_SET_BIT,
+	.kernel = "test_and_set_bit", .desc = "atomic, fully ordered, returns the old bit",
+	.in_default = true, KERNELS(test_and_set_bit), .setup = setup_nr,
+	.verify = verify_test_and_set_bit,
+};
+
+const struct probe probe___test_and_set_bit = {
+	.name = "__test_and_set_bit", .twin = "test_and_set_bit", .family = "bitops",
+	.atomicity = ATOMICITY_NONATOMIC, .insn = ARCH_INSN_TEST_AND_SET_BIT_NL,
+	.kernel = "__test_and_set_bit", .desc = "non-atomic, returns the old bit",
+	.in_default = true, KERNELS(__test_and_set_bit), .setup = setup_nr,
+	.verify = verify___test_and_set_bit,
+};

@@ -1,0 +1,303 @@
+/* cmpxchg.c - compare-and-exchange and the other value-returning RMWs, each
+ * beside its unlocked (local-only or non-atomic) twin.
+ *
+ * Latency form: the same word every op, and the returned value feeds the
+ * next op (through the accumulator register), so every op waits for the
+ * previous one. Throughput form: one word on each of TPUT_LINES hot lines.
+ * cmpxchg always succeeds here (expected == stored value), so each op writes.
+ */
+#include "probes.h"
+
+#include <string.h>
+
+/* cmpxchg / cmpxchg_local: a stays in the accumulator ("+a"), every word is
+ * 0 and a is 0, so each op succeeds and stores 0. */
+#define CX_DECL uint64_t a = ctx->scratch
+#define OP_CX_L(i) a = arch_cmpxchg(p, a, a);
+#define OP_CX_T(i) a = arch_cmpxchg(TPUT_ADDR(p, i), a, a);
+#define OP_CXNL_L(i) a = arch_cmpxchg_nl(p, a, a);
+#define OP_CXNL_T(i) a = arch_cmpxchg_nl(TPUT_ADDR(p, i), a, a);
+PROBE_KERNEL(k_cmpxchg_lat, CX_DECL, OP_CX_L, PROBE_SINK(a))
+PROBE_KERNEL(k_cmpxchg_tput, CX_DECL, OP_CX_T, PROBE_SINK(a))
+PROBE_KERNEL(k_cmpxchg_local_lat, CX_DECL, OP_CXNL_L, PROBE_SINK(a))
+PROBE_KERNEL(k_cmpxchg_local_tput, CX_DECL, OP_CXNL_T, PROBE_SINK(a))
+
+/* try_cmpxchg: the success flag is consumed, as a retry loop would. */
+#define TCX_DECL uint64_t a = ctx->scratch; bool ok = true
+#define OP_TCX_L(i) ok &= arch_try_cmpxchg(p, &a, a);
+#define OP_TCX_T(i) ok &= arch_try_cmpxchg(TPUT_ADDR(p, i), &a, a);
+#define OP_TCXNL_L(i) ok &= arch_try_cmpxchg_nl(p, &a, a);
+#define OP_TCXNL_T(i) ok &= arch_try_cmpxchg_nl(TPUT_ADDR(p, i), &a, a);
+PROBE_KERNEL(k_try_cmpxchg_lat, TCX_DECL, OP_TCX_L, PROBE_SINK(ok))
+PROBE_KERNEL(k_try_cmpxchg_tput, TCX_DECL, OP_TCX_T, PROBE_SINK(ok))
+PROBE_KERNEL(k_try_cmpxchg_local_lat, TCX_DECL, OP_TCXNL_L, PROBE_SINK(ok))
+PROBE_KERNEL(k_try_cmpxchg_local_tput, TCX_DECL, OP_TCXNL_T, PROBE_SINK(ok))
+
+/* xchg: the old value comes back into v and is the next op's operand. */
+#define XCH_DECL uint64_t v = ctx->scratch
+#define OP_XCH_L(i) v = arch_xchg(p, v);
+#define OP_XCH_T(i) v = arch_xchg(TPUT_ADDR(p, i), v);
+#define OP_XCHNL_L(i) v = arch_xchg_nl(p, v);
+#define OP_XCHNL_T(i) v = arch_xchg_nl(TPUT_ADDR(p, i), v);
+PROBE_KERNEL(k_xchg_lat, XCH_DECL, OP_XCH_L, PROBE_SINK(v))
+PROBE_KERNEL(k_xchg_tput, XCH_DECL, OP_XCH_T, PROBE_SINK(v))
+PROBE_KERNEL(k___xchg_lat, XCH_DECL, OP_XCHNL_L, PROBE_SINK(v))
+PROBE_KERNEL(k___xchg_tput, XCH_DECL, OP_XCHNL_T, PROBE_SINK(v))
+
+/* xadd: v receives the old value and is added next time. */
+#define OP_XADD_L(i) v = arch_xadd(p, v);
+#define OP_XADD_T(i) v = arch_xadd(TPUT_ADDR(p, i), v);
+#define OP_XADDNL_L(i) v = arch_xadd_nl(p, v);
+#define OP_XADDNL_T(i) v = arch_xadd_nl(TPUT_ADDR(p, i), v);
+PROBE_KERNEL(k_atomic_add_return_lat, XCH_DECL, OP_XADD_L, PROBE_SINK(v))
+PROBE_KERNEL(k_atomic_add_return_tput, XCH_DECL, OP_XADD_T, PROBE_SINK(v))
+PROBE_KERNEL(k_xadd_local_lat, XCH_DECL, OP_XADDNL_L, PROBE_SINK(v))
+PROBE_KERNEL(k_xadd_local_tput, XCH_DECL, OP_XADDNL_T, PROBE_SINK(v))
+
+#define OP_INC_L(i) arch_inc(p);
+#define OP_INC_T(i) arch_inc(TPUT_ADDR(p, i));
+#define OP_INCNL_L(i) arch_inc_nl(p);
+#define OP_INCNL_T(i) arch_inc_nl(TPUT_ADDR(p, i));
+PROBE_KERNEL(k_atomic_inc_lat, , OP_INC_L, )
+PROBE_KERNEL(k_atomic_inc_tput, , OP_INC_T, )
+PROBE_KERNEL(k_local_inc_lat, , OP_INCNL_L, )
+PROBE_KERNEL(k_local_inc_tput, , OP_INCNL_T, )
+
+#if ARCH_HAS_CMPXCHG128
+/* 16-byte pairs: o is {0, 0} and every pair is {0, 0}: always succeeds. */
+#define CX16_DECL uint64_t o[2] = { 0, 0 }; bool ok = true
+#define OP_CX16_L(i) ok &= arch_cmpxchg128(p, o, o[0], o[1]);
+#define OP_CX16_T(i) ok &= arch_cmpxchg128(TPUT_ADDR(p, i), o, o[0], o[1]);
+#define OP_CX16NL_L(i) ok &= arch_cmpxchg128_nl(p, o, o[0], o[1]);
+#define OP_CX16NL_T(i) ok &= arch_cmpxchg128_nl(TPUT_ADDR(p, i), o, o[0], o[1]);
+PROBE_KERNEL(k_cmpxchg128_lat, CX16_DECL, OP_CX16_L, PROBE_SINK(ok))
+PROBE_KERNEL(k_cmpxchg128_tput, CX16_DECL, OP_CX16_T, PROBE_SINK(ok))
+PROBE_KERNEL(k_cmpxchg128_local_lat, CX16_DECL, OP_CX16NL_L, PROBE_SINK(ok))
+PROBE_KERNEL(k_cmpxchg128_local_tput, CX16_DECL, OP_CX16NL_T, PROBE_SINK(ok))
+#endif
+
+#if ARCH_HAS_SEG_PERCPU
+/* this_cpu_cmpxchg: the target is a thread-local array addressed through
+ * the segment base, as the kernel addresses per-CPU data through %gs. */
+static __thread uint64_t pcpu_area[TPUT_LINES * CACHE_LINE_BYTES / 8] __attribute__((aligned(64)));
+#define PCPU_DECL uint64_t a = 0; uintptr_t off = arch_percpu_offset(pcpu_area)
+#define PCPU_OFF(i) (off + ((i) % TPUT_LINES) * CACHE_LINE_BYTES)
+#define OP_PCPU_L(i) a = arch_percpu_cmpxchg(off, a, a);
+#define OP_PCPU_T(i) a = arch_percpu_cmpxchg(PCPU_OFF(i), a, a);
+PROBE_KERNEL(k_this_cpu_cmpxchg_lat, PCPU_DECL, OP_PCPU_L, PROBE_SINK(a))
+PROBE_KERNEL(k_this_cpu_cmpxchg_tput, PCPU_DECL, OP_PCPU_T, PROBE_SINK(a))
+
+static int verify_this_cpu_cmpxchg(void)
+{
+	uintptr_t off = arch_percpu_offset(&pcpu_area[3]);
+	uint64_t seen;
+
+	pcpu_area[3] = 7;
+	seen = arch_percpu_cmpxchg(off, 7, 9);	/* succeeds */
+	if (seen != 7 || pcpu_area[3] != 9)
+		return -1;
+	seen = arch_percpu_cmpxchg(off, 7, 11);	/* fails, returns 9 */
+	if (seen != 9 || pcpu_area[3] != 9)
+		return -1;
+	pcpu_area[3] = 0;
+	return 0;
+}
+#endif
+
+/* ---- semantics ------------------------------------------------------- */
+
+static int verify_cx(uint64_t (*op)(volatile void *, uint64_t, uint64_t))
+{
+	uint64_t w = 5;
+
+	if (op(&w, 5, 8) != 5 || w != 8)	/* success returns old, stores new */
+		return -1;
+	if (op(&w, 5, 9) != 8 || w != 8)	/* failure returns seen, stores nothing */
+		return -1;
+	return 0;
+}
+static int verify_cmpxchg(void) { return verify_cx(arch_cmpxchg); }
+static int verify_cmpxchg_local(void) { return verify_cx(arch_cmpxchg_nl); }
+
+static int verify_tcx(bool (*op)(volatile void *, uint64_t *, uint64_t))
+{
+	uint64_t w = 5, old = 5;
+
+	if (!op(&w, &old, 8) || w != 8 || old != 5)
+		return -1;
+	old = 5;	/* stale: fails and writes the seen value back */
+	if (op(&w, &old, 9) || w != 8 || old != 8)
+		return -1;
+	return 0;
+}
+static int verify_try_cmpxchg(void) { return verify_tcx(arch_try_cmpxchg); }
+static int verify_try_cmpxchg_local(void) { return verify_tcx(arch_try_cmpxchg_nl); }
+
+static int verify_xchg_fn(uint64_t (*op)(volatile void *, uint64_t))
+{
+	uint64_t w = 3;
+
+	return (op(&w, 4) == 3 && w == 4) ? 0 : -1;
+}
+static int verify_xchg(void) { return verify_xchg_fn(arch_xchg); }
+static int verify___xchg(void) { return verify_xchg_fn(arch_xchg_nl); }
+
+static int verify_xadd_fn(uint64_t (*op)(volatile void *, uint64_t))
+{
+	uint64_t w = 40;
+
+	return (op(&w, 2) == 40 && w == 42) ? 0 : -1;
+}
+static int verify_atomic_add_return(void) { return verify_xadd_fn(arch_xadd); }
+static int verify_xadd_local(void) { return verify_xadd_fn(arch_xadd_nl); }
+
+static int verify_inc_fn(void (*op)(volatile void *))
+{
+	uint64_t w = ~0ull - 1;
+
+	op(&w);
+	if (w != ~0ull)
+		return -1;
+	op(&w);	/* wraps */
+	return w == 0 ? 0 : -1;
+}
+static int verify_atomic_inc(void) { return verify_inc_fn(arch_inc); }
+static int verify_local_inc(void) { return verify_inc_fn(arch_inc_nl); }
+
+#if ARCH_HAS_CMPXCHG128
+static int verify_cx16(bool (*op)(volatile void *, uint64_t *, uint64_t, uint64_t))
+{
+	uint64_t pair[2] __attribute__((aligned(16))) = { 1, 2 };
+	uint64_t old[2] = { 1, 2 };
+
+	/* success moves both halves */
+	if (!op(pair, old, 0x1111, 0x2222) || pair[0] != 0x1111 || pair[1] != 0x2222)
+		return -1;
+	/* one half differs: fails, both halves of the seen value come back */
+	old[0] = 0x1111;
+	old[1] = 0x9999;
+	if (op(pair, old, 5, 6) || pair[0] != 0x1111 || pair[1] != 0x2222 ||
+	    old[0] != 0x1111 || old[1] != 0x2222)
+		return -1;
+	return 0;
+}
+static int verify_cmpxchg128(void) { return verify_cx16(arch_cmpxchg128); }
+static int verify_cmpxchg128_local(void) { return verify_cx16(arch_cmpxchg128_nl); }
+#endif
+
+#define KERNELS(id) .run = { [MODE_LATENCY] = k_##id##_lat, [MODE_THROUGHPUT] = k_##id##_tput }
+
+const struct probe probe_cmpxchg = {
+	.name = "cmpxchg", .twin = "cmpxchg_local", .family = "cmpxchg",
+	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_CMPXCHG,
+	.kernel = "cmpxchg", .desc = "fully ordered compare-and-exchange (succeeding)",
+	.in_default = true, KERNELS(cmpxchg), .verify = verify_cmpxchg,
+};
+
+const struct probe probe_cmpxchg_local = {
+	.name = "cmpxchg_local", .twin = "cmpxchg", .family = "cmpxchg",
+	.atomicity = ARCH_HAS_LOCAL_RMW ? ATOMICITY_LOCAL : ATOMICITY_ATOMIC,
+	.insn = ARCH_INSN_CMPXCHG_NL,
+	.kernel = "cmpxchg_local", .desc = "compare-and-exchange atomic only against this CPU",
+	.in_default = true, KERNELS(cmpxchg_local), .verify = verify_cmpxchg_local,
+};
+
+const struct probe probe_try_cmpxchg = {
+	.name = "try_cmpxchg", .twin = "try_cmpxchg_local", .family = "cmpxchg",
+	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_TRY_CMPXCHG,
+	.kernel = "try_cmpxchg", .desc = "cmpxchg returning success, old value written back on failure",
+	KERNELS(try_cmpxchg), .verify = verify_try_cmpxchg,
+};
+
+const struct probe probe_try_cmpxchg_local = {
+	.name = "try_cmpxchg_local", .twin = "try_cmpxchg", .family = "cmpxchg",
+	.atomicity = ARCH_HAS_LOCAL_RMW ? ATOMICITY_LOCAL : ATOMICITY_ATOMIC,
+	.insn = ARCH_INSN_TRY_CMPXCHG_NL,
+	.kernel = "try_cmpxchg_local / this_cpu_try_cmpxchg",
+	.desc = "unlocked try_cmpxchg",
+	KERNELS(try_cmpxchg_local), .verify = verify_try_cmpxchg_local,
+};
+
+const struct probe probe_this_cpu_cmpxchg = {
+	.name = "this_cpu_cmpxchg", .twin = "cmpxchg", .family = "cmpxchg",
+	.atomicity = ATOMICITY_LOCAL,
+#if ARCH_HAS_SEG_PERCPU
+	.insn = ARCH_INSN_PERCPU_CMPXCHG, KERNELS(this_cpu_cmpxchg),
+	.verify = verify_this_cpu_cmpxchg,
+#else
+	.insn = "-", .unsupported = "no segment-relative per-CPU addressing on this architecture",
+#endif
+	.kernel = "this_cpu_cmpxchg", .desc = "unlocked cmpxchg through the segment base (per-CPU form)",
+	.in_default = true,
+};
+
+const struct probe probe_xchg = {
+	.name = "xchg", .twin = "__xchg", .family = "cmpxchg",
+	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_XCHG,
+	.kernel = "xchg", .desc = "atomic exchange (old value feeds the next op)",
+	.in_default = true, KERNELS(xchg), .verify = verify_xchg,
+};
+
+const struct probe probe___xchg = {
+	.name = "__xchg", .twin = "xchg", .family = "cmpxchg",
+	.atomicity = ATOMICITY_NONATOMIC, .insn = ARCH_INSN_XCHG_NL,
+	.kernel = "load + store (non-atomic exchange)", .desc = "the same exchange as a load and a store",
+	.in_default = true, KERNELS(__xchg), .verify = verify___xchg,
+};
+
+const struct probe probe_atomic_add_return = {
+	.name = "atomic_add_return", .twin = "xadd_local", .family = "cmpxchg",
+	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_XADD,
+	.kernel = "atomic_fetch_add / atomic_add_return", .desc = "atomic fetch-and-add",
+	.in_default = true, KERNELS(atomic_add_return), .verify = verify_atomic_add_return,
+};
+
+const struct probe probe_xadd_local = {
+	.name = "xadd_local", .twin = "atomic_add_return", .family = "cmpxchg",
+	.atomicity = ARCH_HAS_LOCAL_RMW ? ATOMICITY_LOCAL : ATOMICITY_ATOMIC,
+	.insn = ARCH_INSN_XADD_NL,
+	.kernel = "local_add_return", .desc = "unlocked fetch-and-add",
+	.in_default = true, KERNELS(xadd_local), .verify = verify_xadd_local,
+};
+
+const struct probe probe_atomic_inc = {
+	.name = "atomic_inc", .twin = "local_inc", .family = "cmpxchg",
+	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_INC,
+	.kernel = "atomic_long_inc", .desc = "atomic increment",
+	.in_default = true, KERNELS(atomic_inc), .verify = verify_atomic_inc,
+};
+
+const struct probe probe_local_inc = {
+	.name = "local_inc", .twin = "atomic_inc", .family = "cmpxchg",
+	.atomicity = ARCH_HAS_LOCAL_RMW ? ATOMICITY_LOCAL : ATOMICITY_ATOMIC,
+	.insn = ARCH_INSN_INC_NL,
+	.kernel = "local_inc", .desc = "increment atomic only against this CPU",
+	.in_default = true, KERNELS(local_inc), .verify = verify_local_inc,
+};
+
+const struct probe probe_cmpxchg128 = {
+	.name = "cmpxchg128", .twin = "cmpxchg128_local", .family = "cmpxchg",
+	.atomicity = ATOMICITY_ATOMIC,
+#if ARCH_HAS_CMPXCHG128
+	.insn = ARCH_INSN_CMPXCHG128, KERNELS(cmpxchg128), .verify = verify_cmpxchg128,
+#else
+	.insn = "-", .unsupported = "no 16-byte compare-and-exchange here",
+#endif
+	.kernel = "cmpxchg128 (cmpxchg_double before 6.4)",
+	.desc = "16-byte compare-and-exchange, the SLUB {freelist, tid} update",
+	.in_default = true,
+};
+
+const struct probe probe_cmpxchg128_local = {
+	.name = "cmpxchg128_local", .twin = "cmpxchg128", .family = "cmpxchg",
+	.atomicity = ARCH_HAS_LOCAL_RMW ? ATOMICITY_LOCAL : ATOMICITY_ATOMIC,
+#if ARCH_HAS_CMPXCHG128
+	.insn = ARCH_INSN_CMPXCHG128_NL, KERNELS(cmpxchg128_local),
+	.verify = verify_cmpxchg128_local,
+#else
+	.insn = "-", .unsupported = "no 16-byte compare-and-exchange here",
+#endif
+	.kernel = "cmpxchg128_local / this_cpu_cmpxchg128",
+	.desc = "unlocked 16-byte compare-and-exchange",
+	.in_default = true,
+};

@@ -1,0 +1,48 @@
+/* probes.h - the one list of probes (X-macro). A new probe is one descriptor
+ * in its family file and one line here. Order = order of `atomcost list`
+ * and of the default run. */
+#ifndef ATOMCOST_PROBES_H
+#define ATOMCOST_PROBES_H
+
+#include "probe.h"
+
+#define PROBES(X)			\
+	/* baseline */			\
+	X(empty)			\
+	X(add_chain)			\
+	X(imul_chain)			\
+	X(load_chase)			\
+	X(store)			\
+	/* bitops */			\
+	X(set_bit)			\
+	X(__set_bit)			\
+	X(set_bit_var)			\
+	X(__set_bit_var)		\
+	X(or_word)			\
+	X(__or_word)			\
+	X(set_bit_ds)			\
+	X(clear_bit)			\
+	X(__clear_bit)			\
+	X(clear_bit_var)		\
+	X(__clear_bit_var)		\
+	X(test_and_set_bit)		\
+	X(__test_and_set_bit)		\
+	/* cmpxchg and friends */	\
+	X(cmpxchg)			\
+	X(cmpxchg_local)		\
+	X(try_cmpxchg)			\
+	X(try_cmpxchg_local)		\
+	X(this_cpu_cmpxchg)		\
+	X(xchg)				\
+	X(__xchg)			\
+	X(atomic_add_return)		\
+	X(xadd_local)			\
+	X(atomic_inc)			\
+	X(local_inc)			\
+	X(cmpxchg128)			\
+	X(cmpxchg128_local)
+
+#define PROBE_DECLARE(id) extern const struct probe probe_##id;
+PROBES(PROBE_DECLARE)
+
+#endif

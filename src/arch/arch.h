@@ -1,0 +1,46 @@
+/* arch.h - the only place that tests the target architecture.
+ *
+ * Each architecture header offers the same small API (timer, calibration
+ * chains, one inline function or macro per primitive) and ARCH_HAS_*
+ * capability macros; probes test capabilities, never architectures.
+ *
+ * Common API every arch provides:
+ *   ARCH_NAME, ARCH_ATOMICS_IMPL ("asm", "asm-lse", "asm-llsc", "c11")
+ *   void arch_init(void)                         detect CPU features once
+ *   uint64_t arch_timer_start(void), arch_timer_stop(void)
+ *   const char *arch_timer_name(void)
+ *   uint64_t arch_timer_freq_hint(void)          0 when the timer must be calibrated
+ *   void arch_add_chain(uint64_t iters)          64 dependent 1-cycle adds per iteration
+ *   void arch_mul_chain(uint64_t iters)          64 dependent multiplies per iteration
+ *   unsigned arch_mul_latency                    cycles per multiply in that chain
+ *   void arch_cpu_relax(void)
+ */
+#ifndef ATOMCOST_ARCH_H
+#define ATOMCOST_ARCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#if defined(ATOMCOST_GENERIC)
+#include "arch/generic.h"
+#elif defined(__x86_64__)
+#include "arch/x86_64.h"
+#elif defined(__aarch64__)
+#include "arch/aarch64.h"
+#else
+#include "arch/generic.h"
+#endif
+
+/* Unrolling helpers shared by every architecture: OPS64(OP) expands to
+ * OP(0) OP(1) ... OP(63) with constant indexes, so an op on "line i" becomes
+ * a displacement, not an address computation. */
+#define OPS8_(OP, b) OP((b) + 0) OP((b) + 1) OP((b) + 2) OP((b) + 3) \
+		     OP((b) + 4) OP((b) + 5) OP((b) + 6) OP((b) + 7)
+#define OPS64(OP) OPS8_(OP, 0) OPS8_(OP, 8) OPS8_(OP, 16) OPS8_(OP, 24) \
+		  OPS8_(OP, 32) OPS8_(OP, 40) OPS8_(OP, 48) OPS8_(OP, 56)
+#define UNROLL 64
+
+/* Independent (throughput) forms spread their ops over this many lines. */
+#define TPUT_LINES 32
+
+#endif

@@ -1,0 +1,316 @@
+/* arch/x86_64.h - x86-64: fenced TSC, calibration chains, and every timed
+ * primitive as one asm statement.
+ *
+ * Each primitive is `asm volatile` with a "memory" clobber so that the
+ * compiler can neither merge repeated ops nor move them across each other;
+ * the memory operand is "+m" so the compiler picks a displacement addressing
+ * mode (OPS64 offsets become displacements). The kernel's instruction for
+ * each primitive is in ../shared/reference/kernel-primitives.md.
+ */
+#ifndef ATOMCOST_ARCH_X86_64_H
+#define ATOMCOST_ARCH_X86_64_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define ARCH_NAME "x86_64"
+#define ARCH_ATOMICS_IMPL "asm"
+#define ARCH_TIMER_IS_CYCLE_CLOCK 1	/* TSC: calibrated to core cycles */
+#define ARCH_HAS_LOCAL_RMW 1	/* unlocked RMW instructions exist (cmpxchg_local) */
+#define ARCH_HAS_CMPXCHG128 1	/* cmpxchg16b (cx16) */
+#define ARCH_HAS_SEG_PERCPU 1	/* %fs:-relative ops, the this_cpu_* form */
+#define ARCH_HAS_DS_PREFIX 1	/* UP-patched `ds` form of locked ops */
+#define ARCH_HAS_BIT_INSNS 1	/* bts/btr with a register bit number */
+#define ARCH_HAS_LLSC 0
+#define ARCH_HAS_LSE 0
+
+extern bool arch_x86_have_rdtscp;
+
+void arch_init(void);
+
+/* Timer: `lfence; rdtsc; lfence` before (lfence is dispatch-serializing on
+ * AMD with the LFENCE_RDTSC bit Linux sets, and on Intel): the timed code
+ * cannot start before the read. Never cpuid: in a VM it exits to the
+ * hypervisor (microseconds). */
+static inline uint64_t arch_timer_start(void)
+{
+	uint32_t lo, hi;
+
+	asm volatile("lfence\n\trdtsc\n\tlfence" : "=a"(lo), "=d"(hi) : : "memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+
+/* After: `rdtscp; lfence` (rdtscp waits for earlier instructions to
+ * execute); guests without rdtscp (seen on our KVM machines) use the same
+ * fenced rdtsc as the start, so the overhead still cancels in N/2N. */
+static inline uint64_t arch_timer_stop(void)
+{
+	uint32_t lo, hi, aux;
+
+	if (arch_x86_have_rdtscp)
+		asm volatile("rdtscp\n\tlfence" : "=a"(lo), "=d"(hi), "=c"(aux) : : "memory");
+	else
+		asm volatile("lfence\n\trdtsc\n\tlfence" : "=a"(lo), "=d"(hi) : : "memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static inline const char *arch_timer_name(void)
+{
+	return arch_x86_have_rdtscp ? "lfence;rdtsc;lfence .. rdtscp;lfence"
+				    : "lfence;rdtsc;lfence .. lfence;rdtsc;lfence (no rdtscp)";
+}
+
+static inline void arch_cpu_relax(void)
+{
+	asm volatile("pause" ::: "memory");
+}
+
+/* 64 dependent adds per iteration; the addend comes from a register built
+ * opaquely (mov $-1; neg) because an immediate addend lets some cores run the
+ * chain faster than one add per cycle (METHOD 4). */
+static inline void arch_add_chain(uint64_t iters)
+{
+	uint64_t one, acc = 0;
+
+	asm volatile("mov $-1, %[one]\n\tneg %[one]" : [one] "=r"(one));
+	for (uint64_t i = 0; i < iters; i++)
+		asm volatile(".rept 64\n\tadd %[one], %[acc]\n\t.endr"
+			     : [acc] "+r"(acc) : [one] "r"(one));
+}
+
+/* 64 dependent 64-bit imuls (3-cycle latency on every x86-64 core we know). */
+#define ARCH_MUL_LATENCY 3
+static inline void arch_mul_chain(uint64_t iters)
+{
+	uint64_t one, acc = 1;
+
+	asm volatile("mov $-1, %[one]\n\tneg %[one]" : [one] "=r"(one));
+	for (uint64_t i = 0; i < iters; i++)
+		asm volatile(".rept 64\n\timul %[one], %[acc]\n\t.endr"
+			     : [acc] "+r"(acc) : [one] "r"(one));
+}
+
+/* ---- primitives ---------------------------------------------------------
+ * Naming: arch_<op> is the atomic form, arch_<op>_nl the same instruction
+ * without lock (non-atomic, or local-only where the kernel calls it so).
+ */
+#define X86_M8(p) (*(volatile uint8_t *)(p))
+#define X86_M64(p) (*(volatile uint64_t *)(p))
+
+#define ARCH_INSN_SET_BIT_IMM "lock orb $imm8,mem"
+#define ARCH_INSN_SET_BIT_IMM_NL "orb $imm8,mem"
+#define ARCH_INSN_SET_BIT_IMM_DS "ds orb $imm8,mem (0x3e prefix, UP-patched lock)"
+/* set_bit(const nr) / __set_bit: byte OR with an immediate mask. */
+#define arch_set_bit_imm(p, mask) \
+	asm volatile("lock orb %[k], %[m]" : [m] "+m"(X86_M8(p)) : [k] "i"(mask) : "memory")
+#define arch_set_bit_imm_nl(p, mask) \
+	asm volatile("orb %[k], %[m]" : [m] "+m"(X86_M8(p)) : [k] "i"(mask) : "memory")
+#define arch_set_bit_imm_ds(p, mask) \
+	asm volatile(".byte 0x3e\n\torb %[k], %[m]" : [m] "+m"(X86_M8(p)) : [k] "i"(mask) : "memory")
+
+#define ARCH_INSN_SET_BIT_VAR "lock btsq %reg,mem"
+#define ARCH_INSN_SET_BIT_VAR_NL "btsq %reg,mem"
+/* set_bit(variable nr): nr must be < 64 (bts with a register index addresses
+ * outside the word otherwise; callers mask it). */
+static inline void arch_set_bit_var(uint64_t nr, volatile void *p)
+{
+	asm volatile("lock btsq %[n], %[m]" : [m] "+m"(X86_M64(p)) : [n] "r"(nr) : "memory");
+}
+static inline void arch_set_bit_var_nl(uint64_t nr, volatile void *p)
+{
+	asm volatile("btsq %[n], %[m]" : [m] "+m"(X86_M64(p)) : [n] "r"(nr) : "memory");
+}
+
+#define ARCH_INSN_OR_WORD "lock orq %reg,mem"
+#define ARCH_INSN_OR_WORD_NL "orq %reg,mem (what C |= compiles to)"
+static inline void arch_or_word(volatile void *p, uint64_t mask)
+{
+	asm volatile("lock orq %[k], %[m]" : [m] "+m"(X86_M64(p)) : [k] "r"(mask) : "memory");
+}
+static inline void arch_or_word_nl(volatile void *p, uint64_t mask)
+{
+	asm volatile("orq %[k], %[m]" : [m] "+m"(X86_M64(p)) : [k] "r"(mask) : "memory");
+}
+
+#define ARCH_INSN_CLEAR_BIT_IMM "lock andb $~imm8,mem"
+#define ARCH_INSN_CLEAR_BIT_IMM_NL "andb $~imm8,mem"
+#define arch_clear_bit_imm(p, mask) \
+	asm volatile("lock andb %[k], %[m]" : [m] "+m"(X86_M8(p)) : [k] "i"((uint8_t)~(mask)) : "memory")
+#define arch_clear_bit_imm_nl(p, mask) \
+	asm volatile("andb %[k], %[m]" : [m] "+m"(X86_M8(p)) : [k] "i"((uint8_t)~(mask)) : "memory")
+
+#define ARCH_INSN_CLEAR_BIT_VAR "lock btrq %reg,mem"
+#define ARCH_INSN_CLEAR_BIT_VAR_NL "btrq %reg,mem"
+static inline void arch_clear_bit_var(uint64_t nr, volatile void *p)
+{
+	asm volatile("lock btrq %[n], %[m]" : [m] "+m"(X86_M64(p)) : [n] "r"(nr) : "memory");
+}
+static inline void arch_clear_bit_var_nl(uint64_t nr, volatile void *p)
+{
+	asm volatile("btrq %[n], %[m]" : [m] "+m"(X86_M64(p)) : [n] "r"(nr) : "memory");
+}
+
+#define ARCH_INSN_TEST_AND_SET_BIT "lock btsq %reg,mem; setc"
+#define ARCH_INSN_TEST_AND_SET_BIT_NL "btsq %reg,mem; setc"
+/* Returns the old bit. Fully ordered (locked) / non-atomic. */
+static inline bool arch_test_and_set_bit(uint64_t nr, volatile void *p)
+{
+	bool old;
+
+	asm volatile("lock btsq %[n], %[m]" : [m] "+m"(X86_M64(p)), "=@ccc"(old) : [n] "r"(nr) : "memory");
+	return old;
+}
+static inline bool arch_test_and_set_bit_nl(uint64_t nr, volatile void *p)
+{
+	bool old;
+
+	asm volatile("btsq %[n], %[m]" : [m] "+m"(X86_M64(p)), "=@ccc"(old) : [n] "r"(nr) : "memory");
+	return old;
+}
+
+#define ARCH_INSN_CMPXCHG "lock cmpxchgq %reg,mem"
+#define ARCH_INSN_CMPXCHG_NL "cmpxchgq %reg,mem"
+/* Returns the value seen in memory (== old on success). */
+static inline uint64_t arch_cmpxchg(volatile void *p, uint64_t old, uint64_t nw)
+{
+	asm volatile("lock cmpxchgq %[n], %[m]" : [m] "+m"(X86_M64(p)), "+a"(old) : [n] "r"(nw) : "memory");
+	return old;
+}
+static inline uint64_t arch_cmpxchg_nl(volatile void *p, uint64_t old, uint64_t nw)
+{
+	asm volatile("cmpxchgq %[n], %[m]" : [m] "+m"(X86_M64(p)), "+a"(old) : [n] "r"(nw) : "memory");
+	return old;
+}
+
+#define ARCH_INSN_TRY_CMPXCHG "lock cmpxchgq %reg,mem; flags (ZF) consumed"
+#define ARCH_INSN_TRY_CMPXCHG_NL "cmpxchgq %reg,mem; flags (ZF) consumed"
+/* try_cmpxchg: true on success; on failure *old receives the value seen. */
+static inline bool arch_try_cmpxchg(volatile void *p, uint64_t *old, uint64_t nw)
+{
+	bool ok;
+
+	asm volatile("lock cmpxchgq %[n], %[m]"
+		     : [m] "+m"(X86_M64(p)), "+a"(*old), "=@ccz"(ok) : [n] "r"(nw) : "memory");
+	return ok;
+}
+static inline bool arch_try_cmpxchg_nl(volatile void *p, uint64_t *old, uint64_t nw)
+{
+	bool ok;
+
+	asm volatile("cmpxchgq %[n], %[m]"
+		     : [m] "+m"(X86_M64(p)), "+a"(*old), "=@ccz"(ok) : [n] "r"(nw) : "memory");
+	return ok;
+}
+
+#define ARCH_INSN_XCHG "xchgq %reg,mem (implicitly locked)"
+#define ARCH_INSN_XCHG_NL "movq mem,%tmp; movq %reg,mem"
+static inline uint64_t arch_xchg(volatile void *p, uint64_t v)
+{
+	asm volatile("xchgq %[v], %[m]" : [m] "+m"(X86_M64(p)), [v] "+r"(v) : : "memory");
+	return v;
+}
+static inline uint64_t arch_xchg_nl(volatile void *p, uint64_t v)
+{
+	uint64_t old;
+
+	asm volatile("movq %[m], %[o]\n\tmovq %[v], %[m]"
+		     : [m] "+m"(X86_M64(p)), [o] "=&r"(old) : [v] "r"(v) : "memory");
+	return old;
+}
+
+#define ARCH_INSN_XADD "lock xaddq %reg,mem"
+#define ARCH_INSN_XADD_NL "xaddq %reg,mem"
+/* Returns the old value. */
+static inline uint64_t arch_xadd(volatile void *p, uint64_t v)
+{
+	asm volatile("lock xaddq %[v], %[m]" : [m] "+m"(X86_M64(p)), [v] "+r"(v) : : "memory");
+	return v;
+}
+static inline uint64_t arch_xadd_nl(volatile void *p, uint64_t v)
+{
+	asm volatile("xaddq %[v], %[m]" : [m] "+m"(X86_M64(p)), [v] "+r"(v) : : "memory");
+	return v;
+}
+
+#define ARCH_INSN_INC "lock incq mem"
+#define ARCH_INSN_INC_NL "incq mem"
+static inline void arch_inc(volatile void *p)
+{
+	asm volatile("lock incq %[m]" : [m] "+m"(X86_M64(p)) : : "memory");
+}
+static inline void arch_inc_nl(volatile void *p)
+{
+	asm volatile("incq %[m]" : [m] "+m"(X86_M64(p)) : : "memory");
+}
+
+#define ARCH_INSN_ADD "lock addq %reg,mem"
+#define ARCH_INSN_ADD_NL "addq %reg,mem"
+static inline void arch_add(volatile void *p, uint64_t v)
+{
+	asm volatile("lock addq %[v], %[m]" : [m] "+m"(X86_M64(p)) : [v] "r"(v) : "memory");
+}
+static inline void arch_add_nl(volatile void *p, uint64_t v)
+{
+	asm volatile("addq %[v], %[m]" : [m] "+m"(X86_M64(p)) : [v] "r"(v) : "memory");
+}
+
+#define ARCH_INSN_CMPXCHG128 "lock cmpxchg16b mem"
+#define ARCH_INSN_CMPXCHG128_NL "cmpxchg16b mem"
+/* 16-byte compare-and-exchange; p must be 16-byte aligned. old[0..1] is
+ * {lo, hi}; on return it holds the value seen. Returns true on success. */
+static inline bool arch_cmpxchg128(volatile void *p, uint64_t *old, uint64_t nlo, uint64_t nhi)
+{
+	bool ok;
+
+	asm volatile("lock cmpxchg16b %[m]"
+		     : [m] "+m"(*(volatile __int128 *)p), "+a"(old[0]), "+d"(old[1]), "=@ccz"(ok)
+		     : "b"(nlo), "c"(nhi) : "memory");
+	return ok;
+}
+static inline bool arch_cmpxchg128_nl(volatile void *p, uint64_t *old, uint64_t nlo, uint64_t nhi)
+{
+	bool ok;
+
+	asm volatile("cmpxchg16b %[m]"
+		     : [m] "+m"(*(volatile __int128 *)p), "+a"(old[0]), "+d"(old[1]), "=@ccz"(ok)
+		     : "b"(nlo), "c"(nhi) : "memory");
+	return ok;
+}
+
+#define ARCH_INSN_PERCPU_CMPXCHG "cmpxchgq %reg,%fs:(%off) (this_cpu_cmpxchg form)"
+/* The this_cpu form: one unlocked cmpxchg addressed through the segment
+ * base, as the kernel's `cmpxchgq %reg,%gs:var`. `off` is the variable's
+ * offset from the thread pointer (arch_percpu_offset). */
+static inline uint64_t arch_percpu_cmpxchg(uintptr_t off, uint64_t old, uint64_t nw)
+{
+	asm volatile("cmpxchgq %[n], %%fs:(%[o])" : "+a"(old) : [n] "r"(nw), [o] "r"(off) : "memory");
+	return old;
+}
+static inline uintptr_t arch_percpu_offset(const void *tls_var)
+{
+	return (uintptr_t)tls_var - (uintptr_t)__builtin_thread_pointer();
+}
+
+/* Plain load and store, for baselines. */
+#define ARCH_INSN_LOAD "movq mem,%reg"
+#define ARCH_INSN_STORE "movq %reg,mem"
+static inline uint64_t arch_load(const volatile void *p)
+{
+	uint64_t v;
+
+	asm volatile("movq %[m], %[v]" : [v] "=r"(v) : [m] "m"(*(const volatile uint64_t *)p) : "memory");
+	return v;
+}
+static inline void arch_store(volatile void *p, uint64_t v)
+{
+	asm volatile("movq %[v], %[m]" : [m] "=m"(X86_M64(p)) : [v] "r"(v) : "memory");
+}
+
+/* Full barrier as the kernel's smp_mb() (a locked add to the stack). */
+#define ARCH_INSN_MB "lock addl $0,-4(%rsp)"
+static inline void arch_smp_mb(void)
+{
+	asm volatile("lock addl $0, -4(%%rsp)" ::: "memory", "cc");
+}
+
+#endif

@@ -1,0 +1,213 @@
+/* clock.c - calibrate the timer: frequency against CLOCK_MONOTONIC_RAW, the
+ * fenced start/stop overhead, and ticks per core cycle from a dependent add
+ * chain checked by a multiply chain (METHOD 3-4). */
+#include "clock.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch/arch.h"
+#include "common.h"
+#include "stats.h"
+
+#define FREQ_REPEATS 5
+#define FREQ_WINDOW_NS 40000000ull	/* 40 ms per frequency window */
+#define CHAIN_REPEATS 31
+#define CHAIN_ITERS 4096		/* 262144 dependent ops per timing */
+#define OVERHEAD_REPEATS 2001
+
+/* Spin so the core leaves any idle/low-frequency state before we time it. */
+static void spin_ns(uint64_t ns)
+{
+	uint64_t end = now_ns() + ns;
+
+	while (now_ns() < end)
+		arch_cpu_relax();
+}
+
+/* Ticks per ns over a window, bracketing each timer read with the reference
+ * clock to bound the error. */
+static double measure_timer_hz(void)
+{
+	uint64_t n0a = now_ns(), t0 = arch_timer_start(), n0b = now_ns();
+	uint64_t n1a, t1, n1b;
+
+	while (now_ns() - n0a < FREQ_WINDOW_NS)
+		;
+	n1a = now_ns();
+	t1 = arch_timer_stop();
+	n1b = now_ns();
+	return (double)(t1 - t0) * 1e9 / ((double)((n1a + n1b) - (n0a + n0b)) / 2.0);
+}
+
+/* Chain timings for N and 2N iterations, interleaved between the two chains
+ * so they see the same conditions. Disturbances (interrupts, a busy sibling
+ * thread on the host) only add time, so each length's fastest repeat is its
+ * estimate, and min(2N) - min(N) cancels timer and loop overhead. (The min
+ * of per-repeat differences would be biased low: a disturbed N timing makes
+ * its difference small.) The same with medians is kept to show the spread. */
+static double chain_time(void (*chain)(uint64_t), uint64_t iters)
+{
+	uint64_t a = arch_timer_start();
+
+	chain(iters);
+	return (double)(arch_timer_stop() - a);
+}
+
+static double min_of(const double *v, size_t n)
+{
+	double m = v[0];
+
+	for (size_t i = 1; i < n; i++)
+		m = fmin(m, v[i]);
+	return m;
+}
+
+static void chains(struct calibration *c)
+{
+	double a1[CHAIN_REPEATS], a2[CHAIN_REPEATS], m1[CHAIN_REPEATS], m2[CHAIN_REPEATS];
+	const double ops = 64.0 * CHAIN_ITERS;
+
+	for (int r = 0; r < CHAIN_REPEATS; r++) {
+		a1[r] = chain_time(arch_add_chain, CHAIN_ITERS);
+		a2[r] = chain_time(arch_add_chain, 2 * CHAIN_ITERS);
+		m1[r] = chain_time(arch_mul_chain, CHAIN_ITERS);
+		m2[r] = chain_time(arch_mul_chain, 2 * CHAIN_ITERS);
+	}
+	c->ticks_per_cycle = (min_of(a2, CHAIN_REPEATS) - min_of(a1, CHAIN_REPEATS)) / ops;
+	c->ticks_per_cycle_mul = (min_of(m2, CHAIN_REPEATS) - min_of(m1, CHAIN_REPEATS)) /
+				 (ops * ARCH_MUL_LATENCY);
+	c->add_median = (stats_median(a2, CHAIN_REPEATS) - stats_median(a1, CHAIN_REPEATS)) / ops;
+	c->mul_median = (stats_median(m2, CHAIN_REPEATS) - stats_median(m1, CHAIN_REPEATS)) /
+			(ops * ARCH_MUL_LATENCY);
+}
+
+static bool timer_invariant(void)
+{
+#if ARCH_TIMER_IS_CYCLE_CLOCK
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[4096];
+	bool constant = false, nonstop = false;
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "flags", 5))
+			continue;
+		constant = strstr(line, " constant_tsc") != NULL;
+		nonstop = strstr(line, " nonstop_tsc") != NULL;
+		break;
+	}
+	fclose(f);
+	return constant && nonstop;
+#else
+	return true;	/* fixed-frequency counters (cntvct, clock_gettime) */
+#endif
+}
+
+int clock_calibrate(struct calibration *c, int cpu_os)
+{
+	double hz[FREQ_REPEATS], ovh[OVERHEAD_REPEATS];
+
+	memset(c, 0, sizeof(*c));
+	arch_init();
+	c->cpu_os = cpu_os;
+	c->timer = arch_timer_name();
+	c->timer_invariant = timer_invariant();
+
+	spin_ns(20000000ull);
+	for (int i = 0; i < FREQ_REPEATS; i++)
+		hz[i] = measure_timer_hz();
+	c->timer_hz = stats_median(hz, FREQ_REPEATS);
+	{
+		double lo = hz[0], hi = hz[0];
+
+		for (int i = 1; i < FREQ_REPEATS; i++) {
+			lo = fmin(lo, hz[i]);
+			hi = fmax(hi, hz[i]);
+		}
+		c->timer_hz_spread = (hi - lo) / c->timer_hz;
+	}
+	if (!(c->timer_hz > 0)) {
+		pr_err("calibrate: timer frequency measured as %g Hz: the timer does not advance", c->timer_hz);
+		return -EIO;
+	}
+
+	for (int i = 0; i < OVERHEAD_REPEATS; i++) {
+		uint64_t a = arch_timer_start();
+		uint64_t b = arch_timer_stop();
+		ovh[i] = (double)(b - a);
+	}
+	c->overhead_median = stats_median(ovh, OVERHEAD_REPEATS);
+	c->overhead_min = ovh[0];
+	for (int i = 1; i < OVERHEAD_REPEATS; i++)
+		c->overhead_min = fmin(c->overhead_min, ovh[i]);
+
+	chains(c);
+	if (!(c->ticks_per_cycle > 0)) {
+		pr_err("calibrate: add chain measured %g ticks per cycle: the timer is too coarse for this build",
+		       c->ticks_per_cycle);
+		return -EIO;
+	}
+	c->chain_agreement = fabs(c->ticks_per_cycle_mul - c->ticks_per_cycle) / c->ticks_per_cycle;
+	c->core_hz = c->timer_hz / c->ticks_per_cycle;
+	c->cycle_source = "dependent add chain against the timer (no PMU cycles)";
+	c->trustworthy = c->chain_agreement < 0.01 && c->timer_hz_spread < 0.01 && c->timer_invariant;
+	return 0;
+}
+
+void clock_print(const struct calibration *c, FILE *f)
+{
+	fprintf(f, "timer             %s\n", c->timer);
+	fprintf(f, "timer frequency   %.4f GHz (spread %.3f%% over %d windows, vs CLOCK_MONOTONIC_RAW)\n",
+		c->timer_hz / 1e9, c->timer_hz_spread * 100, FREQ_REPEATS);
+	fprintf(f, "timer invariant   %s\n", c->timer_invariant ? "yes" : "NO (constant_tsc/nonstop_tsc missing)");
+	fprintf(f, "timer overhead    %.0f ticks median, %.0f min (fenced start+stop)\n",
+		c->overhead_median, c->overhead_min);
+	fprintf(f, "ticks per cycle   %.4f (add chain), %.4f (imul chain, %d cycles each): agree within %.2f%%\n",
+		c->ticks_per_cycle, c->ticks_per_cycle_mul, ARCH_MUL_LATENCY, c->chain_agreement * 100);
+	fprintf(f, "chain medians     %.4f (add), %.4f (imul): spread from disturbances\n",
+		c->add_median, c->mul_median);
+	fprintf(f, "core clock        %.3f GHz\n", c->core_hz / 1e9);
+	fprintf(f, "cycles from       %s\n", c->cycle_source);
+	if (c->cpu_os >= 0)
+		fprintf(f, "measured on PU    P#%d\n", c->cpu_os);
+	if (!c->trustworthy)
+		fprintf(f, "WARNING           calibration does not agree with itself: treat cycle figures with care\n");
+}
+
+json_t *clock_to_json(const struct calibration *c)
+{
+	return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:s, s:s, s:b, s:b, s:i, s:i}",
+			 "timer_hz", c->timer_hz, "timer_hz_spread", c->timer_hz_spread,
+			 "overhead_min_ticks", c->overhead_min,
+			 "overhead_median_ticks", c->overhead_median,
+			 "ticks_per_cycle", c->ticks_per_cycle,
+			 "ticks_per_cycle_mul", c->ticks_per_cycle_mul,
+			 "chain_agreement", c->chain_agreement, "core_hz", c->core_hz,
+			 "cycle_source", c->cycle_source, "timer", c->timer,
+			 "timer_invariant", c->timer_invariant, "trustworthy", c->trustworthy,
+			 "cpu_os", c->cpu_os, "mul_latency", ARCH_MUL_LATENCY);
+}
+
+int clock_from_json(json_t *j, struct calibration *c)
+{
+	json_error_t e;
+	int inv = 0, tr = 0;
+
+	memset(c, 0, sizeof(*c));
+	if (json_unpack_ex(j, &e, 0, "{s:F, s:F, s:F, s?F, s?b, s?b}",
+			   "timer_hz", &c->timer_hz, "ticks_per_cycle", &c->ticks_per_cycle,
+			   "core_hz", &c->core_hz, "chain_agreement", &c->chain_agreement,
+			   "timer_invariant", &inv, "trustworthy", &tr)) {
+		pr_err("calibration in report: %s", e.text);
+		return -EINVAL;
+	}
+	c->timer_invariant = inv;
+	c->trustworthy = tr;
+	c->cpu_os = -1;
+	c->cycle_source = "from report";
+	c->timer = "from report";
+	return 0;
+}

@@ -1,0 +1,43 @@
+/* clock.h - timer calibration: timer frequency against CLOCK_MONOTONIC_RAW,
+ * fenced timer overhead, and timer ticks per core cycle (METHOD 3-4). */
+#ifndef ATOMCOST_CLOCK_H
+#define ATOMCOST_CLOCK_H
+
+#include <stdbool.h>
+#include <jansson.h>
+
+struct calibration {
+	double timer_hz;		/* timer ticks per second */
+	double timer_hz_spread;		/* relative spread over the repeats */
+	double overhead_min;		/* fenced start/stop pair, ticks */
+	double overhead_median;
+	double ticks_per_cycle;		/* fastest dependent add chain repeat */
+	double ticks_per_cycle_mul;	/* from the multiply chain */
+	double add_median, mul_median;	/* medians over the repeats */
+	double chain_agreement;		/* |add - mul| / add */
+	double core_hz;			/* timer_hz / ticks_per_cycle */
+	const char *cycle_source;	/* how cycles were obtained */
+	const char *timer;		/* which timer reads */
+	bool timer_invariant;		/* constant/nonstop TSC (or a fixed-rate counter) */
+	bool trustworthy;		/* chains agree within 1%, spread small */
+	int cpu_os;			/* PU it was measured on (-1: unpinned) */
+};
+
+/* Calibrate on the calling thread (pin it first). 0 or -errno. */
+int clock_calibrate(struct calibration *c, int cpu_os);
+void clock_print(const struct calibration *c, FILE *f);
+json_t *clock_to_json(const struct calibration *c);
+/* Read back what clock_to_json wrote (for compare and report). */
+int clock_from_json(json_t *j, struct calibration *c);
+
+static inline double clock_ticks_to_cycles(const struct calibration *c, double ticks)
+{
+	return ticks / c->ticks_per_cycle;
+}
+
+static inline double clock_ticks_to_ns(const struct calibration *c, double ticks)
+{
+	return ticks * 1e9 / c->timer_hz;
+}
+
+#endif

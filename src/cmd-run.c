@@ -1,0 +1,315 @@
+/* cmd-run.c - `atomcost run`: select probes, measure, print, write. */
+#include <fnmatch.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "common.h"
+#include "probes.h"
+#include "report.h"
+#include "runner.h"
+#include "topo.h"
+
+static void run_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: atomcost run [PROBE|GLOB ...] [options]\n"
+		"  PROBE|GLOB          probe names or shell globs ('*set_bit*'); default: the default set.\n"
+		"                      Each probe's twin is measured too, for the ratio (--no-twins: not)\n"
+		"  --family NAME       every probe of a family (baseline, bitops, cmpxchg)\n"
+		"  --cpu N             PU to run on (OS index, in the allowed cpuset); default: first allowed\n"
+		"  --mode LIST         latency,throughput (default both)\n"
+		"  -o, --output FILE   write the report; format from the extension (.json, .txt)\n"
+		"  --force             overwrite an existing output file\n"
+		"  --format FMT        what goes to stdout: text (default) or json\n"
+		"  --max-seconds S     time cap per probe and form (default 0.4)\n"
+		"  --target-ci R       stop a probe once the median's 95%% CI half-width is below R (default 0.004)\n"
+		"  --time-limit S      cap the whole run; what was measured is written, marked partial\n"
+		"  --strict            exit 5 when the results are untrustworthy (calibration, migrations)\n");
+}
+
+struct selection {
+	const struct probe *list[256];
+	size_t n;
+};
+
+static bool selected(const struct selection *s, const struct probe *p)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->list[i] == p)
+			return true;
+	return false;
+}
+
+static void select_add(struct selection *s, const struct probe *p)
+{
+	if (!selected(s, p) && s->n < ARRAY_SIZE(s->list))
+		s->list[s->n++] = p;
+}
+
+static const char *probe_name_at(size_t i, void *arg)
+{
+	return i < probe_count ? probe_table[i]->name : NULL;
+}
+
+static int select_arg(struct selection *s, const char *arg)
+{
+	bool glob = strpbrk(arg, "*?[") != NULL, any = false;
+
+	for (size_t i = 0; i < probe_count; i++) {
+		const struct probe *p = probe_table[i];
+
+		if (glob ? fnmatch(arg, p->name, 0) : strcmp(arg, p->name))
+			continue;
+		any = true;
+		if (p->unsupported) {
+			if (!glob) {
+				pr_err("run: probe '%s' cannot run here: %s", p->name, p->unsupported);
+				return -ENOTSUP;
+			}
+			continue;
+		}
+		select_add(s, p);
+	}
+	if (!any) {
+		const char *sug = suggest_name(arg, probe_name_at, probe_count, NULL);
+
+		pr_err("run: unknown probe '%s'%s%s%s ('atomcost list' shows them all)", arg,
+		       sug ? " (did you mean '" : "", sug ? sug : "", sug ? "'?)" : "");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int select_family(struct selection *s, const char *fam)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < probe_count; i++) {
+		if (strcmp(probe_table[i]->family, fam))
+			continue;
+		any = true;
+		if (!probe_table[i]->unsupported)
+			select_add(s, probe_table[i]);
+	}
+	if (!any) {
+		pr_err("run: unknown family '%s' (families: baseline, bitops, cmpxchg)", fam);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_modes(const char *s, unsigned *mask)
+{
+	char buf[128], *save = NULL, *tok;
+
+	snprintf(buf, sizeof(buf), "%s", s);
+	*mask = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		enum probe_mode m;
+
+		if (probe_mode_parse(tok, &m) < 0) {
+			pr_err("--mode: unknown mode '%s' (expected latency, throughput, or both: latency,throughput)", tok);
+			return -EINVAL;
+		}
+		*mask |= 1u << m;
+	}
+	if (!*mask) {
+		pr_err("--mode: empty list (expected latency, throughput, or both)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static json_t *make_meta(int argc, char **argv)
+{
+	json_t *cmd = json_array();
+
+	for (int i = 0; i < argc; i++)
+		json_array_append_new(cmd, json_string(argv[i]));
+	return json_pack("{s:o}", "command_line", cmd);
+}
+
+int cmd_run(int argc, char **argv)
+{
+	enum { O_FORCE = 256, O_FORMAT, O_MAXS, O_CI, O_TLIMIT, O_STRICT, O_FAMILY, O_NOTWINS, O_MODE, O_CPU };
+	static const struct option opts[] = {
+		{ "cpu", required_argument, NULL, O_CPU },
+		{ "mode", required_argument, NULL, O_MODE },
+		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, O_FORCE },
+		{ "format", required_argument, NULL, O_FORMAT },
+		{ "max-seconds", required_argument, NULL, O_MAXS },
+		{ "target-ci", required_argument, NULL, O_CI },
+		{ "time-limit", required_argument, NULL, O_TLIMIT },
+		{ "strict", no_argument, NULL, O_STRICT },
+		{ "family", required_argument, NULL, O_FAMILY },
+		{ "no-twins", no_argument, NULL, O_NOTWINS },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *out = NULL, *cpu_arg = NULL, *families[8];
+	const struct report_writer *stdout_w = report_writer_find("text"), *file_w = NULL;
+	struct selection sel = { .n = 0 };
+	bool force = false, strict = false, twins = true;
+	size_t nfam = 0;
+	struct run_opts o;
+	struct report rep;
+	struct topo *t = NULL;
+	int c, ret, code = EXIT_OK;
+
+	runner_default_opts(&o);
+	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case O_CPU:
+			cpu_arg = optarg;
+			break;
+		case O_MODE:
+			if (parse_modes(optarg, &o.mode_mask) < 0)
+				return EXIT_USAGE;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case O_FORCE:
+			force = true;
+			break;
+		case O_FORMAT:
+			stdout_w = report_writer_find(optarg);
+			if (!stdout_w) {
+				pr_err("--format: unknown format '%s' (expected text or json)", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case O_MAXS:
+			if (parse_double("--max-seconds", optarg, 0.001, 3600, &o.max_seconds) < 0)
+				return EXIT_USAGE;
+			break;
+		case O_CI:
+			if (parse_double("--target-ci", optarg, 0.0001, 0.5, &o.target_ci) < 0)
+				return EXIT_USAGE;
+			break;
+		case O_TLIMIT:
+			if (parse_double("--time-limit", optarg, 0.1, 1e6, &o.time_limit_s) < 0)
+				return EXIT_USAGE;
+			break;
+		case O_STRICT:
+			strict = true;
+			break;
+		case O_FAMILY:
+			if (nfam == ARRAY_SIZE(families)) {
+				pr_err("--family: at most %zu families", ARRAY_SIZE(families));
+				return EXIT_USAGE;
+			}
+			families[nfam++] = optarg;
+			break;
+		case O_NOTWINS:
+			twins = false;
+			break;
+		case 'h':
+			run_usage(stdout);
+			return EXIT_OK;
+		default:
+			run_usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+
+	for (int i = optind; i < argc; i++) {
+		ret = select_arg(&sel, argv[i]);
+		if (ret < 0)
+			return exit_code_for(ret);
+	}
+	for (size_t i = 0; i < nfam; i++)
+		if (select_family(&sel, families[i]) < 0)
+			return EXIT_USAGE;
+	if (optind == argc && !nfam)
+		for (size_t i = 0; i < probe_count; i++)
+			if (probe_table[i]->in_default && !probe_table[i]->unsupported)
+				select_add(&sel, probe_table[i]);
+	if (twins) {
+		size_t n = sel.n;
+
+		for (size_t i = 0; i < n; i++) {
+			const struct probe *tw = sel.list[i]->twin ? probe_find(sel.list[i]->twin) : NULL;
+
+			if (tw && !tw->unsupported)
+				select_add(&sel, tw);
+		}
+	}
+
+	if (out) {
+		file_w = report_writer_for_path(out);
+		if (!file_w) {
+			pr_err("-o: cannot tell the format of '%s' from its extension (use .json or .txt)", out);
+			return EXIT_USAGE;
+		}
+		ret = report_check_path(out, force);
+		if (ret < 0)
+			return ret == -EEXIST ? EXIT_USAGE : exit_code_for(ret);
+	}
+
+	ret = topo_open(&t, NULL, NULL);
+	if (ret < 0)
+		return exit_code_for(ret);
+	o.cpu_os = topo_allowed_os(t, 0);
+	if (cpu_arg) {
+		ret = topo_parse_cpulist(t, "--cpu", cpu_arg, &o.cpu_os, 1);
+		if (ret != 1) {
+			if (ret >= 0)
+				pr_err("--cpu: give one CPU, not '%s'", cpu_arg);
+			topo_close(t);
+			return EXIT_USAGE;
+		}
+	}
+	o.progress = isatty(STDERR_FILENO);
+
+	report_init(&rep);
+	{
+		time_t now = time(NULL);
+		struct tm tm;
+
+		gmtime_r(&now, &tm);
+		strftime(rep.started, sizeof(rep.started), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	}
+	rep.meta = make_meta(argc, argv);
+	rep.topo = topo_to_json(t);
+	topo_summary(t, rep.topo_summary, sizeof(rep.topo_summary));
+
+	ret = runner_run(t, &o, sel.list, sel.n, &rep);
+	if (ret < 0 && ret != -EINTR) {
+		code = exit_code_for(ret);
+		goto out;
+	}
+	if (ret == -EINTR)
+		code = cmd_signal == SIGTERM ? EXIT_SIGTERM : EXIT_SIGINT;
+
+	stdout_w->write(&rep, stdout);
+	fflush(stdout);
+	if (out) {
+		ret = report_write_file(&rep, file_w, out, force);
+		if (ret < 0) {
+			if (code == EXIT_OK)
+				code = exit_code_for(ret);
+		} else {
+			pr_info("report written to %s%s", out, rep.partial ? " (partial)" : "");
+		}
+	}
+	if (code == EXIT_OK && strict) {
+		bool bad = !rep.cal.trustworthy;
+
+		for (size_t i = 0; i < rep.n; i++)
+			bad |= rep.r[i].migrated;
+		if (bad) {
+			pr_err("run: --strict: results untrustworthy (calibration disagrees with itself or a thread migrated)");
+			code = EXIT_UNTRUSTED;
+		}
+	}
+out:
+	report_free(&rep);
+	topo_close(t);
+	return code;
+}

@@ -1,0 +1,14 @@
+/* cmd.h - subcommands. Each takes its own argv (argv[0] is the command name)
+ * and returns an exit code from common.h; only main() exits. */
+#ifndef ATOMCOST_CMD_H
+#define ATOMCOST_CMD_H
+
+int cmd_topo(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+
+/* Signal that interrupted the run (0: none); set by main's handler. */
+extern volatile int cmd_signal;
+
+#endif

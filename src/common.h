@@ -1,0 +1,77 @@
+/* common.h - exit codes, error reporting and small helpers shared by the
+ * engine, the probes and the tests.
+ *
+ * Functions return 0 or -errno and print one message naming the bad value and
+ * the fix; only main.c turns a return value into an exit code.
+ */
+#ifndef ATOMCOST_COMMON_H
+#define ATOMCOST_COMMON_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Documented exit codes (README "Exit codes"). */
+enum exit_code {
+	EXIT_OK = 0,
+	EXIT_RUNTIME = 1,	/* a measurement or system call failed */
+	EXIT_USAGE = 2,		/* bad command line or config */
+	EXIT_MISSING = 3,	/* a file, directory, device or library is missing */
+	EXIT_UNSUPPORTED = 4,	/* cannot be done on this machine/build */
+	EXIT_UNTRUSTED = 5,	/* results untrustworthy (with --strict) */
+	EXIT_SIGINT = 130,	/* interrupted by SIGINT, partial results written */
+	EXIT_SIGTERM = 143,	/* interrupted by SIGTERM, partial results written */
+};
+
+/* Map a negative errno returned by the engine to an exit code. */
+static inline int exit_code_for(int err)
+{
+	switch (-err) {
+	case 0:
+		return EXIT_OK;
+	case EINVAL:
+	case ERANGE:
+		return EXIT_USAGE;
+	case ENOENT:
+	case EACCES:
+	case EROFS:
+	case ENOTDIR:
+		return EXIT_MISSING;
+	case ENOTSUP:
+	case ENOSYS:
+		return EXIT_UNSUPPORTED;
+	case EINTR:
+		return EXIT_SIGINT;
+	default:
+		return EXIT_RUNTIME;
+	}
+}
+
+#define ATOMCOST_NAME "atomcost"
+
+/* "atomcost: context: reason" on stderr. */
+void pr_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void pr_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void pr_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Quiet mode for tests: pr_info is dropped. */
+extern int log_quiet;
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define CACHELINE 64
+
+/* Parse helpers: strict, whole-string, range-checked. Return 0 or -EINVAL
+ * after printing "atomcost: WHAT: 'VALUE' is not ..." */
+int parse_u64(const char *what, const char *s, uint64_t min, uint64_t max, uint64_t *out);
+int parse_double(const char *what, const char *s, double min, double max, double *out);
+
+/* The candidate closest to bad (edit distance), or NULL when none is close. */
+const char *suggest_name(const char *bad, const char *(*name_at)(size_t i, void *arg),
+			 size_t n, void *arg);
+
+/* Monotonic raw clock in ns (the calibration reference). */
+uint64_t now_ns(void);
+
+#endif

@@ -1,0 +1,76 @@
+/* main.c - parse the subcommand, dispatch, exit with its code. The only
+ * file that exits. Exit codes are documented in README "Exit codes". */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "common.h"
+#include "config.h"
+#include "runner.h"
+
+volatile int cmd_signal;
+
+static const struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+} commands[] = {
+	{ "run", cmd_run, "measure probes and print (and write) the cost table" },
+	{ "list", cmd_list, "every probe with its twin, atomicity, instruction and kernel primitive" },
+	{ "topo", cmd_topo, "topology: caches, PUs, allowed cpuset, PU pair classes" },
+	{ "calibrate", cmd_calibrate, "timer frequency, overhead and ticks per core cycle" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: atomcost COMMAND [OPTIONS]\n\n"
+		   "Measures what atomic primitives cost against their non-atomic twins.\n\ncommands:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\n'atomcost COMMAND --help' for a command's options.\n"
+		   "exit codes: 0 ok, 1 runtime failure, 2 usage/config error, 3 missing resource,\n"
+		   "            4 unsupported here, 5 untrustworthy (--strict), 130/143 interrupted\n");
+}
+
+static void on_signal(int sig)
+{
+	cmd_signal = sig;
+	runner_stop = 1;
+}
+
+static const char *command_name_at(size_t i, void *arg)
+{
+	return i < ARRAY_SIZE(commands) ? commands[i].name : NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	const char *s;
+
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("atomcost %s\n", ATOMCOST_VERSION);
+		return EXIT_OK;
+	}
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			exit(commands[i].fn(argc - 1, argv + 1));
+
+	s = suggest_name(argv[1], command_name_at, ARRAY_SIZE(commands), NULL);
+	pr_err("unknown command '%s'%s%s%s (see 'atomcost --help')", argv[1],
+	       s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "");
+	return EXIT_USAGE;
+}

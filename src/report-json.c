@@ -1,0 +1,209 @@
+/* report-json.c - the versioned JSON report (schema in README "JSON
+ * report") and its reader. jansson does the escaping. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch/arch.h"
+#include "common.h"
+#include "config.h"
+#include "report.h"
+
+static json_t *summary_json(const struct summary *s, double scale)
+{
+	return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
+			 "min", s->min * scale, "p10", s->p10 * scale, "median", s->median * scale,
+			 "p90", s->p90 * scale, "max", s->max * scale, "mean", s->mean * scale,
+			 "stddev", s->stddev * scale, "ci_lo", s->ci_lo * scale,
+			 "ci_hi", s->ci_hi * scale);
+}
+
+static json_t *result_json(const struct report *rep, const struct result *r)
+{
+	double cyc = 1.0 / rep->cal.ticks_per_cycle, ns = 1e9 / rep->cal.timer_hz;
+	json_t *samples = json_array(), *o;
+
+	for (size_t i = 0; i < r->nsamples; i++)
+		json_array_append_new(samples, json_real(r->samples[i]));
+	o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:{s:i, s:i}, s:I, s:I, s:f, s:I, s:b, s:b,"
+		      " s:o, s:o, s:o, s:I, s:I, s:o}",
+		      "probe", r->name, "twin", r->twin, "family", r->family,
+		      "atomicity", r->atomicity, "insn", r->insn, "pattern", r->pattern,
+		      "mode", probe_mode_name(r->mode),
+		      "cpu", "os", r->cpu_os, "logical", r->cpu_logical,
+		      "iters", (json_int_t)r->iters, "ops_per_sample", (json_int_t)r->ops_per_sample,
+		      "overhead_ticks", r->overhead_ticks,
+		      "warmup_dropped", (json_int_t)r->warmup, "ci_reached", r->ci_reached,
+		      "migrated", r->migrated,
+		      "ticks", summary_json(&r->s, 1.0), "cycles", summary_json(&r->s, cyc),
+		      "ns", summary_json(&r->s, ns),
+		      "samples", (json_int_t)r->nsamples, "outliers", (json_int_t)r->s.outliers,
+		      "samples_ticks", samples);
+	if (r->has_ratio)
+		json_object_set_new(o, "ratio_to_twin",
+				    json_pack("{s:f, s:f, s:f, s:b}", "ratio", r->ratio, "lo", r->ratio_lo,
+					      "hi", r->ratio_hi,
+					      "significant", r->ratio_lo > 1.0 || r->ratio_hi < 1.0));
+	else
+		json_object_set_new(o, "ratio_to_twin", json_null());
+	if (r->extra)
+		json_object_set(o, "extra", r->extra);
+	return o;
+}
+
+json_t *report_to_json(const struct report *rep)
+{
+	json_t *root, *results = json_array();
+
+	for (size_t i = 0; i < rep->n; i++)
+		json_array_append_new(results, result_json(rep, &rep->r[i]));
+	root = json_pack("{s:s, s:{s:s, s:s, s:s, s:s, s:s}, s:s, s:f, s:b, s:s, s:o, s:s}",
+			 "schema", REPORT_SCHEMA,
+			 "tool", "name", ATOMCOST_NAME, "version", ATOMCOST_VERSION,
+			 "arch", ARCH_NAME, "atomics", ARCH_ATOMICS_IMPL, "compiler", ATOMCOST_CC,
+			 "started", rep->started, "wall_s", rep->wall_s, "partial", rep->partial,
+			 "partial_reason", rep->partial_reason,
+			 "calibration", clock_to_json(&rep->cal),
+			 "topology_summary", rep->topo_summary);
+	if (rep->meta)
+		json_object_set(root, "meta", rep->meta);
+	if (rep->topo)
+		json_object_set(root, "topology", rep->topo);
+	json_object_set_new(root, "results", results);
+	return root;
+}
+
+int report_write_json(const struct report *rep, FILE *f)
+{
+	json_t *root = report_to_json(rep);
+	int ret;
+
+	if (!root)
+		return -ENOMEM;
+	ret = json_dumpf(root, f, JSON_INDENT(1) | JSON_REAL_PRECISION(10)) < 0 ? -EIO : 0;
+	fputc('\n', f);
+	json_decref(root);
+	return ret;
+}
+
+static void copy_str(char *dst, size_t len, json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	snprintf(dst, len, "%s", s ? s : "");
+}
+
+static int read_result(json_t *o, struct result *r, size_t idx, const char *path)
+{
+	json_t *samples = json_object_get(o, "samples_ticks"), *v;
+	const char *mode = json_string_value(json_object_get(o, "mode"));
+	size_t i;
+
+	if (!json_is_object(o) || !json_is_array(samples) || !mode ||
+	    !json_is_string(json_object_get(o, "probe"))) {
+		pr_err("%s: results[%zu]: missing probe, mode or samples_ticks", path, idx);
+		return -EINVAL;
+	}
+	copy_str(r->name, sizeof(r->name), o, "probe");
+	copy_str(r->twin, sizeof(r->twin), o, "twin");
+	copy_str(r->family, sizeof(r->family), o, "family");
+	copy_str(r->atomicity, sizeof(r->atomicity), o, "atomicity");
+	copy_str(r->insn, sizeof(r->insn), o, "insn");
+	copy_str(r->pattern, sizeof(r->pattern), o, "pattern");
+	if (probe_mode_parse(mode, &r->mode) < 0) {
+		pr_err("%s: results[%zu]: unknown mode '%s'", path, idx, mode);
+		return -EINVAL;
+	}
+	r->cpu_os = (int)json_integer_value(json_object_get(json_object_get(o, "cpu"), "os"));
+	r->cpu_logical = (int)json_integer_value(json_object_get(json_object_get(o, "cpu"), "logical"));
+	r->iters = (uint64_t)json_integer_value(json_object_get(o, "iters"));
+	r->ops_per_sample = (uint64_t)json_integer_value(json_object_get(o, "ops_per_sample"));
+	r->overhead_ticks = json_number_value(json_object_get(o, "overhead_ticks"));
+	r->ci_reached = json_is_true(json_object_get(o, "ci_reached"));
+	r->migrated = json_is_true(json_object_get(o, "migrated"));
+	r->nsamples = json_array_size(samples);
+	if (r->nsamples == 0) {
+		pr_err("%s: results[%zu] (%s): no samples", path, idx, r->name);
+		return -EINVAL;
+	}
+	r->samples = malloc(r->nsamples * sizeof(double));
+	if (!r->samples)
+		return -ENOMEM;
+	json_array_foreach(samples, i, v) {
+		if (!json_is_number(v)) {
+			pr_err("%s: results[%zu] (%s): sample %zu is not a number", path, idx, r->name, i);
+			return -EINVAL;
+		}
+		r->samples[i] = json_number_value(v);
+	}
+	if (json_object_get(o, "extra"))
+		r->extra = json_incref(json_object_get(o, "extra"));
+	return stats_summarize(r->samples, r->nsamples, &r->s);
+}
+
+int report_read(const char *path, struct report *rep)
+{
+	json_error_t e;
+	json_t *root, *results, *o;
+	const char *schema;
+	size_t i;
+	int ret = 0;
+
+	report_init(rep);
+	root = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
+	if (!root) {
+		if (e.line < 0 || strstr(e.text, "unable to open")) {
+			pr_err("%s: cannot read: %s", path, e.text);
+			return -ENOENT;
+		}
+		pr_err("%s:%d:%d: not valid JSON: %s", path, e.line, e.column, e.text);
+		return -EINVAL;
+	}
+	schema = json_string_value(json_object_get(root, "schema"));
+	if (!schema || strcmp(schema, REPORT_SCHEMA)) {
+		pr_err("%s: not an atomcost report (schema '%s', expected '%s')", path,
+		       schema ? schema : "(none)", REPORT_SCHEMA);
+		ret = -EINVAL;
+		goto out;
+	}
+	ret = clock_from_json(json_object_get(root, "calibration"), &rep->cal);
+	if (ret < 0)
+		goto out;
+	if (!(rep->cal.ticks_per_cycle > 0) || !(rep->cal.timer_hz > 0)) {
+		pr_err("%s: calibration has a non-positive ticks_per_cycle or timer_hz", path);
+		ret = -EINVAL;
+		goto out;
+	}
+	rep->partial = json_is_true(json_object_get(root, "partial"));
+	copy_str(rep->partial_reason, sizeof(rep->partial_reason), root, "partial_reason");
+	copy_str(rep->started, sizeof(rep->started), root, "started");
+	copy_str(rep->topo_summary, sizeof(rep->topo_summary), root, "topology_summary");
+	rep->wall_s = json_number_value(json_object_get(root, "wall_s"));
+	if (json_object_get(root, "meta"))
+		rep->meta = json_incref(json_object_get(root, "meta"));
+	if (json_object_get(root, "topology"))
+		rep->topo = json_incref(json_object_get(root, "topology"));
+	results = json_object_get(root, "results");
+	if (!json_is_array(results)) {
+		pr_err("%s: no results array", path);
+		ret = -EINVAL;
+		goto out;
+	}
+	json_array_foreach(results, i, o) {
+		struct result *r = report_add(rep);
+
+		if (!r) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		ret = read_result(o, r, i, path);
+		if (ret < 0)
+			goto out;
+	}
+	report_pair_twins(rep);
+out:
+	json_decref(root);
+	if (ret < 0)
+		report_free(rep);
+	return ret;
+}

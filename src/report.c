@@ -1,0 +1,133 @@
+/* report.c - the writer table and atomic report files. */
+#include "report.h"
+
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common.h"
+
+const struct report_writer report_writers[] = {
+	{ "text", "txt", report_write_text },
+	{ "json", "json", report_write_json },
+};
+const size_t report_writer_count = ARRAY_SIZE(report_writers);
+
+const struct report_writer *report_writer_find(const char *name)
+{
+	for (size_t i = 0; i < report_writer_count; i++)
+		if (!strcmp(report_writers[i].name, name))
+			return &report_writers[i];
+	return NULL;
+}
+
+const struct report_writer *report_writer_for_path(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+
+	if (!dot)
+		return NULL;
+	for (size_t i = 0; i < report_writer_count; i++)
+		if (!strcmp(report_writers[i].ext, dot + 1))
+			return &report_writers[i];
+	return NULL;
+}
+
+static void dir_of(const char *path, char *dir, size_t len)
+{
+	char tmp[PATH_MAX];
+
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	snprintf(dir, len, "%s", dirname(tmp));
+}
+
+int report_check_path(const char *path, bool overwrite)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+
+	dir_of(path, dir, sizeof(dir));
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		pr_err("output: directory '%s' does not exist (create it, or choose another -o path)", dir);
+		return -ENOENT;
+	}
+	if (access(dir, W_OK) < 0) {
+		pr_err("output: directory '%s' is not writable (%s): choose another -o path", dir,
+		       strerror(errno));
+		return -EACCES;
+	}
+	if (!overwrite && access(path, F_OK) == 0) {
+		pr_err("output: '%s' exists: a previous report is never overwritten (use --force, or another -o path)",
+		       path);
+		return -EEXIST;
+	}
+	return 0;
+}
+
+int report_write_file(const struct report *rep, const struct report_writer *w,
+		      const char *path, bool overwrite)
+{
+	char dir[PATH_MAX], tmp[PATH_MAX + 32];
+	FILE *f = NULL;
+	int fd, ret;
+
+	ret = report_check_path(path, overwrite);
+	if (ret < 0)
+		return ret;
+	dir_of(path, dir, sizeof(dir));
+	snprintf(tmp, sizeof(tmp), "%s/.atomcost-XXXXXX", dir);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		ret = -errno;
+		pr_err("output: cannot create a temporary file in '%s': %s", dir, strerror(errno));
+		return ret;
+	}
+	fchmod(fd, 0644);
+	f = fdopen(fd, "w");
+	if (!f) {
+		ret = -errno;
+		close(fd);
+		goto out_unlink;
+	}
+	ret = w->write(rep, f);
+	if (ret < 0)
+		goto out_close;
+	if (fflush(f) == EOF || fsync(fileno(f)) < 0) {
+		ret = -errno;
+		pr_err("output: writing '%s' failed: %s (disk full?)", path, strerror(errno));
+		goto out_close;
+	}
+	if (fclose(f) == EOF) {
+		f = NULL;
+		ret = -errno;
+		pr_err("output: writing '%s' failed: %s", path, strerror(errno));
+		goto out_unlink;
+	}
+	f = NULL;
+	if (!overwrite) {
+		/* link() fails if path appeared meanwhile: no silent overwrite */
+		if (link(tmp, path) < 0) {
+			ret = -errno;
+			pr_err("output: cannot create '%s': %s", path, strerror(errno));
+			goto out_unlink;
+		}
+		unlink(tmp);
+		return 0;
+	}
+	if (rename(tmp, path) < 0) {
+		ret = -errno;
+		pr_err("output: cannot rename to '%s': %s", path, strerror(errno));
+		goto out_unlink;
+	}
+	return 0;
+out_close:
+	if (f)
+		fclose(f);
+out_unlink:
+	unlink(tmp);
+	return ret;
+}

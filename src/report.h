@@ -1,0 +1,43 @@
+/* report.h - report writers (one per format, behind one table) and the
+ * atomic file writer. Writers read a struct report; they never measure. */
+#ifndef ATOMCOST_REPORT_H
+#define ATOMCOST_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "result.h"
+
+#define REPORT_SCHEMA "atomcost-report/1"
+
+struct report_writer {
+	const char *name;	/* --format value */
+	const char *ext;	/* file extension */
+	int (*write)(const struct report *rep, FILE *f);
+};
+
+const struct report_writer *report_writer_find(const char *name);
+/* Writer chosen by a file name's extension, NULL when unknown. */
+const struct report_writer *report_writer_for_path(const char *path);
+extern const struct report_writer report_writers[];
+extern const size_t report_writer_count;
+
+int report_write_text(const struct report *rep, FILE *f);
+int report_write_json(const struct report *rep, FILE *f);
+
+/* The JSON document (new reference). */
+json_t *report_to_json(const struct report *rep);
+/* Read a JSON report back (for compare and report). 0 or -errno. */
+int report_read(const char *path, struct report *rep);
+
+/* Write through a temporary file in the same directory, fsync, rename: a
+ * reader never sees a half-written report. An existing file is kept unless
+ * overwrite; -EEXIST then. */
+int report_write_file(const struct report *rep, const struct report_writer *w,
+		      const char *path, bool overwrite);
+
+/* Check up front that path's directory exists and is writable, so a long run
+ * does not end in a lost report. */
+int report_check_path(const char *path, bool overwrite);
+
+#endif

@@ -1,0 +1,72 @@
+/* result.c - the report data model: adding results and pairing twins. */
+#include "result.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void report_init(struct report *rep)
+{
+	memset(rep, 0, sizeof(*rep));
+}
+
+void report_free(struct report *rep)
+{
+	for (size_t i = 0; i < rep->n; i++) {
+		free(rep->r[i].samples);
+		json_decref(rep->r[i].extra);
+	}
+	free(rep->r);
+	json_decref(rep->topo);
+	json_decref(rep->meta);
+	memset(rep, 0, sizeof(*rep));
+}
+
+struct result *report_add(struct report *rep)
+{
+	if (rep->n == rep->cap) {
+		size_t cap = rep->cap ? rep->cap * 2 : 64;
+		struct result *r = realloc(rep->r, cap * sizeof(*r));
+
+		if (!r)
+			return NULL;
+		rep->r = r;
+		rep->cap = cap;
+	}
+	memset(&rep->r[rep->n], 0, sizeof(rep->r[0]));
+	return &rep->r[rep->n++];
+}
+
+const struct result *report_find(const struct report *rep, const char *name,
+				 enum probe_mode mode, const char *pattern)
+{
+	for (size_t i = 0; i < rep->n; i++) {
+		const struct result *r = &rep->r[i];
+
+		if (r->mode == mode && !strcmp(r->name, name) && !strcmp(r->pattern, pattern))
+			return r;
+	}
+	return NULL;
+}
+
+/* Ratio of medians with a conservative interval from the two medians' CIs:
+ * [lo_a / hi_b, hi_a / lo_b]. It excludes 1 only when the intervals do not
+ * overlap, so a "significant" verdict survives the noise of both. */
+void report_pair_twins(struct report *rep)
+{
+	for (size_t i = 0; i < rep->n; i++) {
+		struct result *r = &rep->r[i];
+		const struct result *t;
+
+		r->has_ratio = false;
+		if (!r->twin[0] || !r->nsamples)
+			continue;
+		t = report_find(rep, r->twin, r->mode, r->pattern);
+		if (!t || !t->nsamples || t->s.median <= 0 || t->s.ci_lo <= 0)
+			continue;
+		r->has_ratio = true;
+		r->ratio = r->s.median / t->s.median;
+		r->ratio_lo = r->s.ci_lo / t->s.ci_hi;
+		r->ratio_hi = r->s.ci_hi / t->s.ci_lo;
+	}
+}

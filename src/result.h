@@ -1,0 +1,72 @@
+/* result.h - the one data model every report writer reads. The runner fills
+ * it; writers never measure; report_read() rebuilds it from JSON. */
+#ifndef ATOMCOST_RESULT_H
+#define ATOMCOST_RESULT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+
+#include "clock.h"
+#include "probe.h"
+#include "stats.h"
+
+struct result {
+	char name[64];		/* probe name */
+	char twin[64];		/* "" when none */
+	char family[32];
+	char atomicity[16];
+	char insn[160];
+	char pattern[32];	/* access pattern ("hit") */
+	enum probe_mode mode;
+	int cpu_os, cpu_logical;
+	uint64_t iters;		/* N of the N/2N difference */
+	uint64_t ops_per_sample;	/* ops in one sample (2N * UNROLL) */
+	double overhead_ticks;	/* 2 min(t_N) - min(t_2N): subtracted from each sample */
+	size_t warmup;		/* samples dropped */
+	double *samples;	/* every kept sample, timer ticks per op */
+	size_t nsamples;
+	struct summary s;	/* of samples, ticks per op */
+	bool ci_reached;	/* stopped because the CI target was met */
+	bool migrated;		/* the thread was found off its PU */
+	/* vs twin (same mode and pattern); has_ratio false when absent */
+	bool has_ratio;
+	double ratio, ratio_lo, ratio_hi;
+	json_t *extra;		/* per-result details added by extensions (owned) */
+};
+
+struct report {
+	struct calibration cal;
+	json_t *topo;		/* topology description (owned) */
+	json_t *meta;		/* fingerprint, command line, experiment (owned) */
+	char topo_summary[256];
+	struct result *r;
+	size_t n, cap;
+	bool partial;		/* interrupted or time-limited */
+	char partial_reason[64];
+	double wall_s;
+	char started[40];	/* ISO 8601 UTC */
+};
+
+void report_init(struct report *rep);
+void report_free(struct report *rep);
+/* Append a zeroed result; NULL on ENOMEM. */
+struct result *report_add(struct report *rep);
+/* Fill ratio fields of every result whose twin ran in the same mode/pattern. */
+void report_pair_twins(struct report *rep);
+const struct result *report_find(const struct report *rep, const char *name,
+				 enum probe_mode mode, const char *pattern);
+
+/* Conversions using the report's calibration. */
+static inline double result_cycles(const struct report *rep, double ticks)
+{
+	return clock_ticks_to_cycles(&rep->cal, ticks);
+}
+
+static inline double result_ns(const struct report *rep, double ticks)
+{
+	return clock_ticks_to_ns(&rep->cal, ticks);
+}
+
+#endif

@@ -1,0 +1,256 @@
+/* runner.c - the measurement loop (METHOD 2, 3, 5).
+ *
+ * Each sample times N and 2N iterations back to back. The fixed overhead
+ * (fenced timer pair, call, loop entry) is 2*min(t_N) - min(t_2N) over all
+ * pairs, and a sample is (t_2N - overhead) / (2N * UNROLL) ticks per op. So
+ * the overhead cancels as in an N/2N difference, but each sample is one
+ * timing that a disturbance can only lengthen: the min is the fastest run,
+ * not an artefact of subtracting two noisy timings (which goes negative).
+ * N is chosen so the N-iteration timing lasts about sample_us. Warm-up
+ * samples are dropped; every other sample is kept.
+ * Sampling stops when the median's 95% CI is tight enough (after
+ * min_samples), at max_samples, or at the time cap.
+ */
+#include "runner.h"
+
+#include <math.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "arch/arch.h"
+#include "common.h"
+
+volatile sig_atomic_t runner_stop;
+
+#define WARMUP_SAMPLES 16
+#define WARMUP_NS 2000000ull	/* 2 ms of the kernel before sampling */
+#define CI_CHECK_EVERY 32
+#define MAX_ITERS (1ull << 24)
+#define DEFAULT_MEM (64 * 1024)
+
+void runner_default_opts(struct run_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->cpu_os = -1;
+	o->mode_mask = (1u << MODE_LATENCY) | (1u << MODE_THROUGHPUT);
+	o->max_seconds = 0.4;
+	o->min_samples = 256;
+	o->max_samples = 20000;
+	o->target_ci = 0.002;
+	o->sample_us = 10;
+}
+
+static inline uint64_t time_kernel(probe_kernel_fn fn, struct probe_ctx *c, uint64_t iters)
+{
+	uint64_t a = arch_timer_start();
+
+	fn(c, iters);
+	return arch_timer_stop() - a;
+}
+
+/* Samples in ticks per op from the 2N timings and the overhead estimate. */
+static void to_per_op(const double *t2n, size_t n, double overhead, struct result *res)
+{
+	double ops = (double)res->ops_per_sample;
+
+	for (size_t i = 0; i < n; i++)
+		res->samples[i] = (t2n[i] - overhead) / ops;
+	res->nsamples = n;
+}
+
+/* Smallest power-of-two N whose timing lasts at least target ticks. */
+static uint64_t choose_iters(probe_kernel_fn fn, struct probe_ctx *c, double target)
+{
+	uint64_t n = 1;
+
+	while (n < MAX_ITERS) {
+		uint64_t best = UINT64_MAX;
+
+		for (int r = 0; r < 3; r++) {
+			uint64_t t = time_kernel(fn, c, n);
+
+			if (t < best)
+				best = t;
+		}
+		if ((double)best >= target)
+			break;
+		n *= 2;
+	}
+	return n;
+}
+
+int runner_measure(const struct probe *p, enum probe_mode mode, const struct run_opts *o,
+		   const struct calibration *cal, struct result *res)
+{
+	probe_kernel_fn fn = p->run[mode];
+	struct probe_ctx ctx = { .mode = mode };
+	size_t cap, mem = p->mem_size ? p->mem_size : DEFAULT_MEM;
+	uint64_t deadline, end;
+	double *t2n = NULL, t1, min1 = INFINITY, min2 = INFINITY;
+	size_t n = 0;
+	int ret = 0;
+
+	if (!fn)
+		return -ENOTSUP;
+	mem = (mem + 4095) & ~(size_t)4095;
+	ctx.mem = aligned_alloc(4096, mem);
+	if (!ctx.mem) {
+		pr_err("run %s: cannot allocate %zu bytes", p->name, mem);
+		return -ENOMEM;
+	}
+	memset(ctx.mem, 0, mem);
+	ctx.mem_size = mem;
+	if (p->setup && (ret = p->setup(&ctx)) < 0) {
+		pr_err("run %s: setup failed (%d)", p->name, ret);
+		goto out_free;
+	}
+
+	/* warm the lines, the branch predictors and the core clock */
+	end = now_ns() + WARMUP_NS;
+	while (now_ns() < end)
+		fn(&ctx, 64);
+
+	res->iters = choose_iters(fn, &ctx, o->sample_us * 1e-6 * cal->timer_hz);
+	res->ops_per_sample = 2 * res->iters * UNROLL;
+	for (int i = 0; i < WARMUP_SAMPLES; i++) {
+		(void)time_kernel(fn, &ctx, res->iters);
+		(void)time_kernel(fn, &ctx, 2 * res->iters);
+	}
+	res->warmup = WARMUP_SAMPLES;
+
+	cap = o->max_samples;
+	res->samples = malloc(cap * sizeof(double));
+	t2n = malloc(cap * sizeof(double));
+	if (!res->samples || !t2n) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	deadline = now_ns() + (uint64_t)(o->max_seconds * 1e9);
+	while (n < cap) {
+		if (runner_stop) {
+			ret = -EINTR;
+			break;
+		}
+		t1 = (double)time_kernel(fn, &ctx, res->iters);
+		t2n[n++] = (double)time_kernel(fn, &ctx, 2 * res->iters);
+		min1 = fmin(min1, t1);
+		min2 = fmin(min2, t2n[n - 1]);
+		if (n % CI_CHECK_EVERY)
+			continue;
+		if (n >= o->min_samples) {
+			struct summary s;
+
+			to_per_op(t2n, n, 2 * min1 - min2, res);
+			stats_summarize(res->samples, n, &s);
+			/* an absolute floor for near-zero medians (the empty probe) */
+			if ((s.ci_hi - s.ci_lo) / 2.0 <= fmax(o->target_ci * fabs(s.median), 0.002)) {
+				res->ci_reached = true;
+				break;
+			}
+		}
+		if (now_ns() > deadline)
+			break;
+	}
+	if (n) {
+		res->overhead_ticks = 2 * min1 - min2;
+		to_per_op(t2n, n, res->overhead_ticks, res);
+		stats_summarize(res->samples, res->nsamples, &res->s);
+	}
+out_free:
+	free(t2n);
+	free(ctx.mem);
+	return ret;
+}
+
+static void fill_identity(struct result *r, const struct probe *p, enum probe_mode m)
+{
+	snprintf(r->name, sizeof(r->name), "%s", p->name);
+	snprintf(r->twin, sizeof(r->twin), "%s", p->twin ? p->twin : "");
+	snprintf(r->family, sizeof(r->family), "%s", p->family);
+	snprintf(r->atomicity, sizeof(r->atomicity), "%s", probe_atomicity_name(p->atomicity));
+	snprintf(r->insn, sizeof(r->insn), "%s", p->insn);
+	snprintf(r->pattern, sizeof(r->pattern), "hit");
+	r->mode = m;
+}
+
+static void progress(const struct run_opts *o, size_t done, size_t total, const char *name,
+		     enum probe_mode m)
+{
+	if (!o->progress)
+		return;
+	fprintf(stderr, "\r\033[K[%zu/%zu] %s %s", done + 1, total, name, probe_mode_name(m));
+	fflush(stderr);
+}
+
+int runner_run(struct topo *t, const struct run_opts *o, const struct probe *const *list,
+	       size_t n, struct report *rep)
+{
+	int cpu = o->cpu_os >= 0 ? o->cpu_os : topo_allowed_os(t, 0);
+	size_t total = 0, done = 0;
+	uint64_t t0 = now_ns();
+	int ret;
+
+	ret = topo_bind_thread(t, cpu);
+	if (ret < 0)
+		return ret;
+	ret = clock_calibrate(&rep->cal, cpu);
+	if (ret < 0)
+		return ret;
+
+	for (size_t i = 0; i < n; i++)
+		for (int m = 0; m < MODE__COUNT; m++)
+			if (list[i]->run[m] && (o->mode_mask & (1u << m)))
+				total++;
+
+	for (size_t i = 0; i < n && !ret; i++) {
+		const struct probe *p = list[i];
+
+		for (int m = 0; m < MODE__COUNT; m++) {
+			struct result *r;
+
+			if (!p->run[m] || !(o->mode_mask & (1u << m)))
+				continue;
+			if (o->time_limit_s > 0 && (now_ns() - t0) / 1e9 > o->time_limit_s) {
+				rep->partial = true;
+				snprintf(rep->partial_reason, sizeof(rep->partial_reason), "time limit");
+				goto out;
+			}
+			progress(o, done, total, p->name, (enum probe_mode)m);
+			r = report_add(rep);
+			if (!r) {
+				ret = -ENOMEM;
+				break;
+			}
+			fill_identity(r, p, (enum probe_mode)m);
+			r->cpu_os = cpu;
+			r->cpu_logical = topo_logical_of_os(t, cpu);
+			ret = runner_measure(p, (enum probe_mode)m, o, &rep->cal, r);
+			r->migrated = sched_getcpu() != cpu;
+			if (ret == -EINTR) {
+				/* keep what this probe measured only if it has enough samples */
+				if (r->nsamples < o->min_samples) {
+					free(r->samples);
+					rep->n--;
+				}
+				rep->partial = true;
+				snprintf(rep->partial_reason, sizeof(rep->partial_reason), "interrupted");
+				break;
+			}
+			if (ret < 0) {
+				free(r->samples);
+				rep->n--;
+				break;
+			}
+			done++;
+		}
+	}
+out:
+	if (o->progress)
+		fprintf(stderr, "\r\033[K");
+	rep->wall_s = (now_ns() - t0) / 1e9;
+	report_pair_twins(rep);
+	return ret;
+}

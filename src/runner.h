@@ -1,0 +1,39 @@
+/* runner.h - runs probes on a pinned thread and keeps every sample. */
+#ifndef ATOMCOST_RUNNER_H
+#define ATOMCOST_RUNNER_H
+
+#include <signal.h>
+#include <stdbool.h>
+
+#include "probe.h"
+#include "result.h"
+#include "topo.h"
+
+struct run_opts {
+	int cpu_os;		/* PU to run on (OS index); -1: first allowed */
+	unsigned mode_mask;	/* 1u << MODE_* */
+	double max_seconds;	/* cap per probe and mode */
+	size_t min_samples;
+	size_t max_samples;
+	double target_ci;	/* stop once the median's CI half-width is below this (relative) */
+	double sample_us;	/* duration of the N-iteration timing */
+	double time_limit_s;	/* whole run, 0: none */
+	bool progress;		/* progress line on stderr */
+};
+
+void runner_default_opts(struct run_opts *o);
+
+/* Set from a signal handler: the runner stops between samples. */
+extern volatile sig_atomic_t runner_stop;
+
+/* Measure one probe in one mode on the calling (already pinned) thread.
+ * 0, -EINTR when stopped (the result holds what was measured), or -errno. */
+int runner_measure(const struct probe *p, enum probe_mode mode, const struct run_opts *o,
+		   const struct calibration *cal, struct result *res);
+
+/* Pin to o->cpu_os, calibrate into rep->cal, and measure every probe in
+ * every requested mode it offers. -EINTR when interrupted (rep->partial set). */
+int runner_run(struct topo *t, const struct run_opts *o, const struct probe *const *list,
+	       size_t n, struct report *rep);
+
+#endif

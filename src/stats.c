@@ -1,0 +1,116 @@
+/* stats.c - quantiles, median confidence interval, outliers. No
+ * distribution is assumed: timing samples are skewed and often bimodal
+ * (METHOD 5), so the median's interval comes from order statistics. */
+#include "stats.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double stats_quantile_sorted(const double *s, size_t n, double q)
+{
+	double h, f;
+	size_t i;
+
+	if (n == 0)
+		return NAN;
+	if (q <= 0)
+		return s[0];
+	if (q >= 1)
+		return s[n - 1];
+	h = (double)(n - 1) * q;
+	i = (size_t)h;
+	f = h - (double)i;
+	if (i + 1 >= n)
+		return s[n - 1];
+	return s[i] + f * (s[i + 1] - s[i]);
+}
+
+double stats_median(const double *v, size_t n)
+{
+	double *s, m;
+
+	if (n == 0)
+		return NAN;
+	s = malloc(n * sizeof(*s));
+	if (!s)
+		return NAN;
+	memcpy(s, v, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	m = stats_quantile_sorted(s, n, 0.5);
+	free(s);
+	return m;
+}
+
+void stats_median_ci_ranks(size_t n, size_t *lo, size_t *hi)
+{
+	/* ranks n/2 -+ 1.96 sqrt(n)/2 (1-based), converted to 0-based */
+	double half = 1.959964 * sqrt((double)n) / 2.0;
+	double l = floor((double)n / 2.0 - half);
+	double h = ceil((double)n / 2.0 + half) + 1.0;
+
+	if (n == 0) {
+		*lo = *hi = 0;
+		return;
+	}
+	if (l < 1)
+		l = 1;
+	if (h > (double)n)
+		h = (double)n;
+	*lo = (size_t)l - 1;
+	*hi = (size_t)h - 1;
+}
+
+int stats_summarize(const double *v, size_t n, struct summary *s)
+{
+	double *x, sum = 0, sq = 0, iqr;
+	size_t lo, hi;
+
+	memset(s, 0, sizeof(*s));
+	if (n == 0)
+		return -EINVAL;
+	x = malloc(n * sizeof(*x));
+	if (!x)
+		return -ENOMEM;
+	memcpy(x, v, n * sizeof(*x));
+	qsort(x, n, sizeof(*x), cmp_double);
+
+	s->n = n;
+	s->min = x[0];
+	s->max = x[n - 1];
+	s->p10 = stats_quantile_sorted(x, n, 0.10);
+	s->p25 = stats_quantile_sorted(x, n, 0.25);
+	s->median = stats_quantile_sorted(x, n, 0.50);
+	s->p75 = stats_quantile_sorted(x, n, 0.75);
+	s->p90 = stats_quantile_sorted(x, n, 0.90);
+	for (size_t i = 0; i < n; i++)
+		sum += x[i];
+	s->mean = sum / (double)n;
+	for (size_t i = 0; i < n; i++)
+		sq += (x[i] - s->mean) * (x[i] - s->mean);
+	s->stddev = n > 1 ? sqrt(sq / (double)(n - 1)) : 0;
+	stats_median_ci_ranks(n, &lo, &hi);
+	s->ci_lo = x[lo];
+	s->ci_hi = x[hi];
+	iqr = s->p75 - s->p25;
+	for (size_t i = 0; i < n; i++)
+		if (x[i] > s->p75 + 3 * iqr || x[i] < s->p25 - 3 * iqr)
+			s->outliers++;
+	free(x);
+	return 0;
+}
+
+double stats_ci_rel(const struct summary *s)
+{
+	if (s->n == 0 || s->median == 0)
+		return INFINITY;
+	return (s->ci_hi - s->ci_lo) / 2.0 / fabs(s->median);
+}

@@ -1,0 +1,28 @@
+/* stats.h - order statistics over kept samples. */
+#ifndef ATOMCOST_STATS_H
+#define ATOMCOST_STATS_H
+
+#include <stddef.h>
+
+struct summary {
+	size_t n;
+	double min, p10, p25, median, p75, p90, max;
+	double mean, stddev;
+	double ci_lo, ci_hi;	/* 95% confidence interval of the median */
+	size_t outliers;	/* beyond 3 IQR from the quartiles (Tukey far out) */
+};
+
+/* Quantile q in [0,1] of sorted data, linear interpolation between order
+ * statistics (Hyndman-Fan type 7, as R and numpy default). */
+double stats_quantile_sorted(const double *sorted, size_t n, double q);
+/* Median of unsorted data (the input is not modified). NAN when n == 0. */
+double stats_median(const double *v, size_t n);
+/* 0-based ranks bounding a 95% distribution-free confidence interval of the
+ * median (binomial order statistics, normal approximation). */
+void stats_median_ci_ranks(size_t n, size_t *lo, size_t *hi);
+/* Summarize n samples (not modified). -EINVAL when n == 0. */
+int stats_summarize(const double *v, size_t n, struct summary *s);
+/* Relative half-width of the median's CI: (hi - lo) / 2 / |median|. */
+double stats_ci_rel(const struct summary *s);
+
+#endif

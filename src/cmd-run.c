@@ -135,7 +135,8 @@ static json_t *make_meta(int argc, char **argv)
 
 int cmd_run(int argc, char **argv)
 {
-	enum { O_FORCE = 256, O_FORMAT, O_MAXS, O_CI, O_TLIMIT, O_STRICT, O_FAMILY, O_NOTWINS, O_MODE, O_CPU };
+	enum { O_FORCE = 256, O_FORMAT, O_MAXS, O_CI, O_TLIMIT, O_STRICT, O_FAMILY, O_NOTWINS, O_MODE, O_CPU,
+	       O_PATTERN, O_MEMNODE, O_REQEV, O_THREADS, O_PLACEMENT, O_SHARING, O_REPEAT };
 	static const struct option opts[] = {
 		{ "cpu", required_argument, NULL, O_CPU },
 		{ "mode", required_argument, NULL, O_MODE },
@@ -148,6 +149,14 @@ int cmd_run(int argc, char **argv)
 		{ "strict", no_argument, NULL, O_STRICT },
 		{ "family", required_argument, NULL, O_FAMILY },
 		{ "no-twins", no_argument, NULL, O_NOTWINS },
+		{ "pattern", required_argument, NULL, O_PATTERN },
+		{ "mem-node", required_argument, NULL, O_MEMNODE },
+		{ "events", required_argument, NULL, 'e' },
+		{ "require-events", no_argument, NULL, O_REQEV },
+		{ "threads", required_argument, NULL, O_THREADS },
+		{ "placement", required_argument, NULL, O_PLACEMENT },
+		{ "sharing", required_argument, NULL, O_SHARING },
+		{ "repeat", required_argument, NULL, O_REPEAT },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -162,7 +171,7 @@ int cmd_run(int argc, char **argv)
 	int c, ret, code = EXIT_OK;
 
 	runner_default_opts(&o);
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:e:h", opts, NULL)) != -1) {
 		switch (c) {
 		case O_CPU:
 			cpu_arg = optarg;
@@ -209,6 +218,45 @@ int cmd_run(int argc, char **argv)
 		case O_NOTWINS:
 			twins = false;
 			break;
+		case O_PATTERN:
+			o.patterns = optarg;
+			break;
+		case O_MEMNODE: {
+			uint64_t v;
+
+			if (parse_u64("--mem-node", optarg, 0, 4095, &v) < 0)
+				return EXIT_USAGE;
+			o.mem_node = (int)v;
+			break;
+		}
+		case 'e':
+			o.events = optarg;
+			break;
+		case O_REQEV:
+			o.require_events = true;
+			break;
+		case O_THREADS: {
+			uint64_t v;
+
+			if (parse_u64("--threads", optarg, 1, 4096, &v) < 0)
+				return EXIT_USAGE;
+			o.threads = (unsigned)v;
+			break;
+		}
+		case O_PLACEMENT:
+			o.placement = optarg;
+			break;
+		case O_SHARING:
+			o.sharing = optarg;
+			break;
+		case O_REPEAT: {
+			uint64_t v;
+
+			if (parse_u64("--repeat", optarg, 1, 1000, &v) < 0)
+				return EXIT_USAGE;
+			o.repeat = (unsigned)v;
+			break;
+		}
 		case 'h':
 			run_usage(stdout);
 			return EXIT_OK;

@@ -41,6 +41,8 @@ void runner_default_opts(struct run_opts *o)
 	o->max_samples = 20000;
 	o->target_ci = 0.002;
 	o->sample_us = 10;
+	o->mem_node = -1;
+	o->repeat = 1;
 }
 
 static inline uint64_t time_kernel(probe_kernel_fn fn, struct probe_ctx *c, uint64_t iters)

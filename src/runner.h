@@ -19,6 +19,16 @@ struct run_opts {
 	double sample_us;	/* duration of the N-iteration timing */
 	double time_limit_s;	/* whole run, 0: none */
 	bool progress;		/* progress line on stderr */
+
+	/* Parsed by cmd-run.c, carried out by the module named. NULL/0: unset. */
+	const char *patterns;	/* --pattern LIST (pattern.c) */
+	int mem_node;		/* --mem-node N, -1: default placement (pattern.c) */
+	const char *events;	/* -e/--events LIST (pmu.c) */
+	bool require_events;	/* --require-events (pmu.c) */
+	unsigned threads;	/* --threads N, 0: single-thread probes (contention.c) */
+	const char *placement;	/* --placement SPEC (contention.c, topo_plan) */
+	const char *sharing;	/* --sharing LIST (contention.c) */
+	unsigned repeat;	/* --repeat K passes, 0/1: one (runner.c) */
 };
 
 void runner_default_opts(struct run_opts *o);

@@ -68,13 +68,13 @@ PROBE_KERNEL(k_clear_bit_var_tput, NR_DECL, OP_CBV_T, )
 PROBE_KERNEL(k___clear_bit_var_lat, NR_DECL, OP_CBVNL_L, )
 PROBE_KERNEL(k___clear_bit_var_tput, NR_DECL, OP_CBVNL_T, )
 
-/* test_and_set_bit: the returned bit is consumed (OR-ed into acc), as a
+/* test_and_set_bit: the returned bit is consumed (added into a register accumulator; a bool accumulator lets gcc park every flag on the stack), as a
  * caller testing it would. */
-#define OP_TSB_L(i) acc |= arch_test_and_set_bit(nr, p);
-#define OP_TSB_T(i) acc |= arch_test_and_set_bit(nr, TPUT_ADDR(p, i));
-#define OP_TSBNL_L(i) acc |= arch_test_and_set_bit_nl(nr, p);
-#define OP_TSBNL_T(i) acc |= arch_test_and_set_bit_nl(nr, TPUT_ADDR(p, i));
-#define TSB_DECL NR_DECL; bool acc = false
+#define OP_TSB_L(i) acc += arch_test_and_set_bit(nr, p); PROBE_LAUNDER(acc);
+#define OP_TSB_T(i) acc += arch_test_and_set_bit(nr, TPUT_ADDR(p, i)); PROBE_LAUNDER(acc);
+#define OP_TSBNL_L(i) acc += arch_test_and_set_bit_nl(nr, p); PROBE_LAUNDER(acc);
+#define OP_TSBNL_T(i) acc += arch_test_and_set_bit_nl(nr, TPUT_ADDR(p, i)); PROBE_LAUNDER(acc);
+#define TSB_DECL NR_DECL; uint64_t acc = 0
 PROBE_KERNEL(k_test_and_set_bit_lat, TSB_DECL, OP_TSB_L, PROBE_SINK(acc))
 PROBE_KERNEL(k_test_and_set_bit_tput, TSB_DECL, OP_TSB_T, PROBE_SINK(acc))
 PROBE_KERNEL(k___test_and_set_bit_lat, TSB_DECL, OP_TSBNL_L, PROBE_SINK(acc))

@@ -23,11 +23,11 @@ PROBE_KERNEL(k_cmpxchg_local_lat, CX_DECL, OP_CXNL_L, PROBE_SINK(a))
 PROBE_KERNEL(k_cmpxchg_local_tput, CX_DECL, OP_CXNL_T, PROBE_SINK(a))
 
 /* try_cmpxchg: the success flag is consumed, as a retry loop would. */
-#define TCX_DECL uint64_t a = ctx->scratch; bool ok = true
-#define OP_TCX_L(i) ok &= arch_try_cmpxchg(p, &a, a);
-#define OP_TCX_T(i) ok &= arch_try_cmpxchg(TPUT_ADDR(p, i), &a, a);
-#define OP_TCXNL_L(i) ok &= arch_try_cmpxchg_nl(p, &a, a);
-#define OP_TCXNL_T(i) ok &= arch_try_cmpxchg_nl(TPUT_ADDR(p, i), &a, a);
+#define TCX_DECL uint64_t a = ctx->scratch, ok = 0
+#define OP_TCX_L(i) ok += arch_try_cmpxchg(p, &a, a); PROBE_LAUNDER(ok);
+#define OP_TCX_T(i) ok += arch_try_cmpxchg(TPUT_ADDR(p, i), &a, a); PROBE_LAUNDER(ok);
+#define OP_TCXNL_L(i) ok += arch_try_cmpxchg_nl(p, &a, a); PROBE_LAUNDER(ok);
+#define OP_TCXNL_T(i) ok += arch_try_cmpxchg_nl(TPUT_ADDR(p, i), &a, a); PROBE_LAUNDER(ok);
 PROBE_KERNEL(k_try_cmpxchg_lat, TCX_DECL, OP_TCX_L, PROBE_SINK(ok))
 PROBE_KERNEL(k_try_cmpxchg_tput, TCX_DECL, OP_TCX_T, PROBE_SINK(ok))
 PROBE_KERNEL(k_try_cmpxchg_local_lat, TCX_DECL, OP_TCXNL_L, PROBE_SINK(ok))
@@ -65,11 +65,11 @@ PROBE_KERNEL(k_local_inc_tput, , OP_INCNL_T, )
 
 #if ARCH_HAS_CMPXCHG128
 /* 16-byte pairs: o is {0, 0} and every pair is {0, 0}: always succeeds. */
-#define CX16_DECL uint64_t o[2] = { 0, 0 }; bool ok = true
-#define OP_CX16_L(i) ok &= arch_cmpxchg128(p, o, o[0], o[1]);
-#define OP_CX16_T(i) ok &= arch_cmpxchg128(TPUT_ADDR(p, i), o, o[0], o[1]);
-#define OP_CX16NL_L(i) ok &= arch_cmpxchg128_nl(p, o, o[0], o[1]);
-#define OP_CX16NL_T(i) ok &= arch_cmpxchg128_nl(TPUT_ADDR(p, i), o, o[0], o[1]);
+#define CX16_DECL uint64_t o[2] = { 0, 0 }, ok = 0
+#define OP_CX16_L(i) ok += arch_cmpxchg128(p, o, o[0], o[1]); PROBE_LAUNDER(ok);
+#define OP_CX16_T(i) ok += arch_cmpxchg128(TPUT_ADDR(p, i), o, o[0], o[1]); PROBE_LAUNDER(ok);
+#define OP_CX16NL_L(i) ok += arch_cmpxchg128_nl(p, o, o[0], o[1]); PROBE_LAUNDER(ok);
+#define OP_CX16NL_T(i) ok += arch_cmpxchg128_nl(TPUT_ADDR(p, i), o, o[0], o[1]); PROBE_LAUNDER(ok);
 PROBE_KERNEL(k_cmpxchg128_lat, CX16_DECL, OP_CX16_L, PROBE_SINK(ok))
 PROBE_KERNEL(k_cmpxchg128_tput, CX16_DECL, OP_CX16_T, PROBE_SINK(ok))
 PROBE_KERNEL(k_cmpxchg128_local_lat, CX16_DECL, OP_CX16NL_L, PROBE_SINK(ok))
@@ -81,9 +81,8 @@ PROBE_KERNEL(k_cmpxchg128_local_tput, CX16_DECL, OP_CX16NL_T, PROBE_SINK(ok))
  * the segment base, as the kernel addresses per-CPU data through %gs. */
 static __thread uint64_t pcpu_area[TPUT_LINES * CACHE_LINE_BYTES / 8] __attribute__((aligned(64)));
 #define PCPU_DECL uint64_t a = 0; uintptr_t off = arch_percpu_offset(pcpu_area)
-#define PCPU_OFF(i) (off + ((i) % TPUT_LINES) * CACHE_LINE_BYTES)
 #define OP_PCPU_L(i) a = arch_percpu_cmpxchg(off, a, a);
-#define OP_PCPU_T(i) a = arch_percpu_cmpxchg(PCPU_OFF(i), a, a);
+#define OP_PCPU_T(i) a = arch_percpu_cmpxchg_disp(off, ((i) % TPUT_LINES) * CACHE_LINE_BYTES, a, a);
 PROBE_KERNEL(k_this_cpu_cmpxchg_lat, PCPU_DECL, OP_PCPU_L, PROBE_SINK(a))
 PROBE_KERNEL(k_this_cpu_cmpxchg_tput, PCPU_DECL, OP_PCPU_T, PROBE_SINK(a))
 

@@ -76,6 +76,7 @@ const struct probe *probe_find(const char *name);
 		char *p = ctx->mem;						\
 		decls;								\
 		for (uint64_t it_ = 0; it_ < iters; it_++) {			\
+			PROBE_LAUNDER(p);					\
 			OPS64(op)						\
 		}								\
 		tail;								\
@@ -86,6 +87,12 @@ const struct probe *probe_find(const char *name);
  * TPUT_LINES lines, cycled. */
 #define TPUT_ADDR(p, i) ((p) + ((i) % TPUT_LINES) * CACHE_LINE_BYTES)
 #define CACHE_LINE_BYTES 64
+
+/* Make the compiler forget what p holds, at no cost: otherwise it hoists
+ * the 32 addresses p+64*i out of the loop, runs out of registers and
+ * reloads spilled addresses from the stack inside the timed loop. With p
+ * laundered each iteration, every op addresses disp(%reg) directly. */
+#define PROBE_LAUNDER(p) asm volatile("" : "+r"(p))
 
 /* Keep a value live without emitting code. */
 #define PROBE_SINK(v) asm volatile("" : : "r"(v))

@@ -286,6 +286,13 @@ static inline uint64_t arch_percpu_cmpxchg(uintptr_t off, uint64_t old, uint64_t
 	asm volatile("cmpxchgq %[n], %%fs:(%[o])" : "+a"(old) : [n] "r"(nw), [o] "r"(off) : "memory");
 	return old;
 }
+/* The same with a constant displacement (disp must be a compile-time
+ * constant): `cmpxchgq %reg,%fs:disp(%off)`. */
+#define arch_percpu_cmpxchg_disp(off, disp, old, nw) ({				\
+	uint64_t o_ = (old);							\
+	asm volatile("cmpxchgq %[n], %%fs:%c[d](%[o])"				\
+		     : "+a"(o_) : [n] "r"(nw), [o] "r"(off), [d] "i"(disp) : "memory");	\
+	o_; })
 static inline uintptr_t arch_percpu_offset(const void *tls_var)
 {
 	return (uintptr_t)tls_var - (uintptr_t)__builtin_thread_pointer();

@@ -106,6 +106,39 @@ static bool timer_invariant(void)
 #endif
 }
 
+/* Emulation (qemu-user running a foreign binary, Rosetta, box64): every
+ * timing then describes the translator, not the CPU. The kernel's
+ * /proc/cpuinfo describes the real CPU, and qemu-user (7.2) passes it
+ * through: an x86 description under an arm64 binary, or the reverse, gives
+ * the emulator away. The timing itself is checked too: a translated add
+ * chain and multiply chain run at the same speed, so their ratio misses the
+ * multiply latency (that alone only makes the calibration untrustworthy). */
+static const char *emulation_hint(void)
+{
+	static char why[160];
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[512];
+	bool x86 = false, arm = false;
+
+	why[0] = '\0';
+	if (f) {
+		while (fgets(line, sizeof(line), f)) {
+			x86 |= !strncmp(line, "vendor_id", 9);
+			arm |= !strncmp(line, "CPU implementer", 15);
+		}
+		fclose(f);
+	}
+	if (!strcmp(ARCH_NAME, "aarch64") && x86 && !arm)
+		snprintf(why, sizeof(why), "/proc/cpuinfo describes an x86 CPU under this %s binary (qemu-user?)",
+			 ARCH_NAME);
+	else if (!strcmp(ARCH_NAME, "x86_64") && arm && !x86)
+		snprintf(why, sizeof(why), "/proc/cpuinfo describes an arm64 CPU under this %s binary (Rosetta, box64, qemu-user?)",
+			 ARCH_NAME);
+	else if (getenv("QEMU_LD_PREFIX") && strcmp(ARCH_NAME, "generic"))
+		snprintf(why, sizeof(why), "QEMU_LD_PREFIX is set (qemu-user?)");
+	return why;
+}
+
 int clock_calibrate(struct calibration *c, int cpu_os)
 {
 	double hz[FREQ_REPEATS], ovh[OVERHEAD_REPEATS];
@@ -115,6 +148,11 @@ int clock_calibrate(struct calibration *c, int cpu_os)
 	c->cpu_os = cpu_os;
 	c->timer = arch_timer_name();
 	c->timer_invariant = timer_invariant();
+	c->emulation = emulation_hint();
+	c->emulated = c->emulation[0] != '\0';
+	if (c->emulated)
+		pr_warn("calibrate: running under emulation: %s: timings measure the emulator, not this CPU",
+			c->emulation);
 
 	spin_ns(20000000ull);
 	for (int i = 0; i < FREQ_REPEATS; i++)
@@ -153,7 +191,8 @@ int clock_calibrate(struct calibration *c, int cpu_os)
 	c->chain_agreement = fabs(c->ticks_per_cycle_mul - c->ticks_per_cycle) / c->ticks_per_cycle;
 	c->core_hz = c->timer_hz / c->ticks_per_cycle;
 	c->cycle_source = "dependent add chain against the timer (no PMU cycles)";
-	c->trustworthy = c->chain_agreement < 0.01 && c->timer_hz_spread < 0.01 && c->timer_invariant;
+	c->trustworthy = c->chain_agreement < 0.01 && c->timer_hz_spread < 0.01 && c->timer_invariant &&
+			 !c->emulated;
 	return 0;
 }
 
@@ -173,13 +212,15 @@ void clock_print(const struct calibration *c, FILE *f)
 	fprintf(f, "cycles from       %s\n", c->cycle_source);
 	if (c->cpu_os >= 0)
 		fprintf(f, "measured on PU    P#%d\n", c->cpu_os);
+	if (c->emulated)
+		fprintf(f, "EMULATED          %s: timings are meaningless\n", c->emulation);
 	if (!c->trustworthy)
 		fprintf(f, "WARNING           calibration does not agree with itself: treat cycle figures with care\n");
 }
 
 json_t *clock_to_json(const struct calibration *c)
 {
-	return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:s, s:s, s:b, s:b, s:i, s:i}",
+	json_t *j = json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:s, s:s, s:b, s:b, s:i, s:i}",
 			 "timer_hz", c->timer_hz, "timer_hz_spread", c->timer_hz_spread,
 			 "overhead_min_ticks", c->overhead_min,
 			 "overhead_median_ticks", c->overhead_median,
@@ -189,6 +230,11 @@ json_t *clock_to_json(const struct calibration *c)
 			 "cycle_source", c->cycle_source, "timer", c->timer,
 			 "timer_invariant", c->timer_invariant, "trustworthy", c->trustworthy,
 			 "cpu_os", c->cpu_os, "mul_latency", ARCH_MUL_LATENCY);
+	if (j) {
+		json_object_set_new(j, "emulated", json_boolean(c->emulated));
+		json_object_set_new(j, "emulation", json_string(c->emulation ? c->emulation : ""));
+	}
+	return j;
 }
 
 int clock_from_json(json_t *j, struct calibration *c)
@@ -206,6 +252,8 @@ int clock_from_json(json_t *j, struct calibration *c)
 	}
 	c->timer_invariant = inv;
 	c->trustworthy = tr;
+	c->emulated = json_is_true(json_object_get(j, "emulated"));
+	c->emulation = c->emulated ? "from report" : "";
 	c->cpu_os = -1;
 	c->cycle_source = "from report";
 	c->timer = "from report";

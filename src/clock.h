@@ -19,7 +19,9 @@ struct calibration {
 	const char *cycle_source;	/* how cycles were obtained */
 	const char *timer;		/* which timer reads */
 	bool timer_invariant;		/* constant/nonstop TSC (or a fixed-rate counter) */
-	bool trustworthy;		/* chains agree within 1%, spread small */
+	bool trustworthy;		/* chains agree within 1%, spread small, not emulated */
+	bool emulated;			/* an emulator runs this binary: timings are meaningless */
+	const char *emulation;		/* why we think so ("" when not emulated) */
 	int cpu_os;			/* PU it was measured on (-1: unpinned) */
 };
 

@@ -1,0 +1,500 @@
+/* arch/aarch64.h - arm64: the virtual counter (cntvct_el0) as timer, the
+ * calibration chains, and every timed primitive as one asm statement.
+ *
+ * Atomics come in two forms, both always compiled:
+ *   - LSE (ARMv8.1 single-instruction atomics: stset, ldsetal, cas/casal,
+ *     casp/caspal, swpal, ldaddal, stadd), what the kernel patches in on
+ *     every core that has them (arch/arm64/include/asm/atomic_lse.h);
+ *   - LL/SC (ldxr/stxr retry loops, and ldaxr/stlxr + dmb for the fully
+ *     ordered forms), the kernel's fallback (atomic_ll_sc.h).
+ * The probes time the LSE form unless the build defines ATOMCOST_ARM64_LLSC
+ * (meson setup -Dc_args=-DATOMCOST_ARM64_LLSC=1); both forms are reachable
+ * as arch_lse_* and arch_llsc_* and their semantics are tested in every
+ * arm64 build (tests/test-arch.c).
+ *
+ * Each asm is `volatile` with a "memory" clobber (no merging, no motion);
+ * memory operands use "Q" (a base register, no offset: what the exclusive
+ * and LSE instructions accept). arm64 has no unlocked read-modify-write that
+ * is atomic against interrupts only, so ARCH_HAS_LOCAL_RMW is 0: the *_nl
+ * forms of cmpxchg, fetch-add and increment are the relaxed (unordered)
+ * atomic forms, as the kernel's cmpxchg_local and local_t are on arm64;
+ * the bit and exchange *_nl forms are plain load/modify/store (non-atomic).
+ */
+#ifndef ATOMCOST_ARCH_AARCH64_H
+#define ATOMCOST_ARCH_AARCH64_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define ARCH_NAME "aarch64"
+#if defined(ATOMCOST_ARM64_LLSC)
+#define ARCH_ATOMICS_IMPL "asm-llsc"
+#else
+#define ARCH_ATOMICS_IMPL "asm-lse"
+#endif
+#define ARCH_TIMER_IS_CYCLE_CLOCK 0	/* cntvct: fixed frequency, not core cycles */
+#define ARCH_HAS_LOCAL_RMW 0
+#define ARCH_HAS_CMPXCHG128 1	/* casp (LSE) / ldxp+stxp (LL/SC) */
+#define ARCH_HAS_SEG_PERCPU 0
+#define ARCH_HAS_DS_PREFIX 0
+#define ARCH_HAS_BIT_INSNS 0
+#define ARCH_HAS_LLSC 1
+#define ARCH_HAS_LSE 1
+
+/* Set by arch_init from AT_HWCAP (HWCAP_ATOMICS): an LSE build on a core
+ * without LSE (ARMv8.0, e.g. Cortex-A72) dies with SIGILL; arch_init warns. */
+extern bool arch_arm64_have_lse;
+
+void arch_init(void);
+
+/* Timer: the virtual counter. `isb` before the read waits for earlier
+ * instructions to complete (the counter read is not ordered otherwise); the
+ * start adds an `isb` after it so the timed code cannot begin before it. */
+static inline uint64_t arch_timer_start(void)
+{
+	uint64_t t;
+
+	asm volatile("isb\n\tmrs %[t], cntvct_el0\n\tisb" : [t] "=r"(t) : : "memory");
+	return t;
+}
+
+static inline uint64_t arch_timer_stop(void)
+{
+	uint64_t t;
+
+	asm volatile("isb\n\tmrs %[t], cntvct_el0" : [t] "=r"(t) : : "memory");
+	return t;
+}
+
+static inline const char *arch_timer_name(void)
+{
+	return "isb;mrs cntvct_el0;isb .. isb;mrs cntvct_el0";
+}
+
+/* The counter frequency the firmware programmed (cntfrq_el0), in Hz. */
+static inline uint64_t arch_timer_freq_hint(void)
+{
+	uint64_t f;
+
+	asm volatile("mrs %[f], cntfrq_el0" : [f] "=r"(f));
+	return f;
+}
+
+static inline void arch_cpu_relax(void)
+{
+	asm volatile("yield" ::: "memory");
+}
+
+/* 64 dependent 1-cycle adds per iteration, the addend from a register. */
+static inline void arch_add_chain(uint64_t iters)
+{
+	uint64_t one = 1, acc = 0;
+
+	asm volatile("" : "+r"(one));
+	for (uint64_t i = 0; i < iters; i++)
+		asm volatile(".rept 64\n\tadd %[acc], %[acc], %[one]\n\t.endr"
+			     : [acc] "+r"(acc) : [one] "r"(one));
+}
+
+/* 64 dependent 64-bit multiplies. Latency 2 on Neoverse N1/V1/V2 and
+ * Cortex-A76 and later; older cores (A72: 3-4) make the two chains disagree,
+ * which calibration then reports. */
+#define ARCH_MUL_LATENCY 2
+static inline void arch_mul_chain(uint64_t iters)
+{
+	uint64_t one = 1, acc = 1;
+
+	asm volatile("" : "+r"(one));
+	for (uint64_t i = 0; i < iters; i++)
+		asm volatile(".rept 64\n\tmul %[acc], %[acc], %[one]\n\t.endr"
+			     : [acc] "+r"(acc) : [one] "r"(one));
+}
+
+/* ---- the two atomic forms ----------------------------------------------
+ * A64_M64(p): the 64-bit word at p as an asm memory operand. */
+#define A64_M64(p) (*(volatile uint64_t *)(p))
+#define A64_LSE ".arch_extension lse\n\t"
+
+/* LSE: store-form ops (no result, no ordering) as kernel set_bit/clear_bit/
+ * atomic_inc; load-form with acquire+release ("al") for the fully ordered
+ * value-returning ops. */
+static inline void arch_lse_or(volatile void *p, uint64_t m)
+{
+	asm volatile(A64_LSE "stset %[k], %[m]" : [m] "+Q"(A64_M64(p)) : [k] "r"(m) : "memory");
+}
+static inline void arch_lse_andnot(volatile void *p, uint64_t m)
+{
+	asm volatile(A64_LSE "stclr %[k], %[m]" : [m] "+Q"(A64_M64(p)) : [k] "r"(m) : "memory");
+}
+static inline uint64_t arch_lse_fetch_or(volatile void *p, uint64_t m)
+{
+	uint64_t old;
+
+	asm volatile(A64_LSE "ldsetal %[k], %[o], %[m]"
+		     : [m] "+Q"(A64_M64(p)), [o] "=r"(old) : [k] "r"(m) : "memory");
+	return old;
+}
+static inline uint64_t arch_lse_cas(volatile void *p, uint64_t old, uint64_t nw)
+{
+	asm volatile(A64_LSE "cas %[o], %[n], %[m]"
+		     : [m] "+Q"(A64_M64(p)), [o] "+r"(old) : [n] "r"(nw) : "memory");
+	return old;
+}
+static inline uint64_t arch_lse_casal(volatile void *p, uint64_t old, uint64_t nw)
+{
+	asm volatile(A64_LSE "casal %[o], %[n], %[m]"
+		     : [m] "+Q"(A64_M64(p)), [o] "+r"(old) : [n] "r"(nw) : "memory");
+	return old;
+}
+static inline uint64_t arch_lse_swpal(volatile void *p, uint64_t v)
+{
+	uint64_t old;
+
+	asm volatile(A64_LSE "swpal %[v], %[o], %[m]"
+		     : [m] "+Q"(A64_M64(p)), [o] "=r"(old) : [v] "r"(v) : "memory");
+	return old;
+}
+static inline uint64_t arch_lse_ldaddal(volatile void *p, uint64_t v)
+{
+	uint64_t old;
+
+	asm volatile(A64_LSE "ldaddal %[v], %[o], %[m]"
+		     : [m] "+Q"(A64_M64(p)), [o] "=r"(old) : [v] "r"(v) : "memory");
+	return old;
+}
+static inline uint64_t arch_lse_ldadd(volatile void *p, uint64_t v)
+{
+	uint64_t old;
+
+	asm volatile(A64_LSE "ldadd %[v], %[o], %[m]"
+		     : [m] "+Q"(A64_M64(p)), [o] "=r"(old) : [v] "r"(v) : "memory");
+	return old;
+}
+static inline void arch_lse_stadd(volatile void *p, uint64_t v)
+{
+	asm volatile(A64_LSE "stadd %[v], %[m]" : [m] "+Q"(A64_M64(p)) : [v] "r"(v) : "memory");
+}
+/* casp needs an even/odd register pair for each of old and new: fixed
+ * registers x0..x3 as the kernel's __CMPXCHG128 does. Returns true on
+ * success; old[] receives the value seen. */
+#define A64_GEN_CASP(name, insn)							\
+static inline bool name(volatile void *p, uint64_t *old, uint64_t nlo, uint64_t nhi) \
+{										\
+	register uint64_t x0 asm("x0") = old[0];				\
+	register uint64_t x1 asm("x1") = old[1];				\
+	register uint64_t x2 asm("x2") = nlo;					\
+	register uint64_t x3 asm("x3") = nhi;					\
+	uint64_t e0 = old[0], e1 = old[1];					\
+										\
+	asm volatile(A64_LSE insn " %[o0], %[o1], %[n0], %[n1], %[m]"		\
+		     : [m] "+Q"(*(volatile __int128 *)p), [o0] "+r"(x0), [o1] "+r"(x1) \
+		     : [n0] "r"(x2), [n1] "r"(x3) : "memory");			\
+	old[0] = x0;								\
+	old[1] = x1;								\
+	return x0 == e0 && x1 == e1;						\
+}
+A64_GEN_CASP(arch_lse_caspal, "caspal")
+A64_GEN_CASP(arch_lse_casp, "casp")
+
+/* LL/SC: ldxr/stxr retry loops (relaxed), or ldxr/stlxr + dmb ish for the
+ * fully ordered forms (the kernel's __LL_SC_ATOMIC_OP_RETURN "mb" variant). */
+#define A64_LLSC_OP(name, insn, pre, post, ld, st)				\
+static inline uint64_t name(volatile void *p, uint64_t v)			\
+{										\
+	uint64_t old, tmp;							\
+	uint32_t fail;								\
+										\
+	asm volatile(pre "1:\t" ld " %[o], %[m]\n\t"				\
+		     insn " %[t], %[o], %[v]\n\t"				\
+		     st " %w[f], %[t], %[m]\n\t"				\
+		     "cbnz %w[f], 1b" post					\
+		     : [m] "+Q"(A64_M64(p)), [o] "=&r"(old), [t] "=&r"(tmp), [f] "=&r"(fail) \
+		     : [v] "r"(v) : "memory");					\
+	return old;								\
+}
+A64_LLSC_OP(arch_llsc_fetch_or_relaxed, "orr", "", "", "ldxr", "stxr")
+A64_LLSC_OP(arch_llsc_fetch_or, "orr", "", "\n\tdmb ish", "ldxr", "stlxr")
+A64_LLSC_OP(arch_llsc_fetch_andnot_relaxed, "bic", "", "", "ldxr", "stxr")
+A64_LLSC_OP(arch_llsc_fetch_add_relaxed, "add", "", "", "ldxr", "stxr")
+A64_LLSC_OP(arch_llsc_fetch_add, "add", "", "\n\tdmb ish", "ldxr", "stlxr")
+
+static inline uint64_t arch_llsc_xchg(volatile void *p, uint64_t v)
+{
+	uint64_t old;
+	uint32_t fail;
+
+	asm volatile("1:\tldxr %[o], %[m]\n\t"
+		     "stlxr %w[f], %[v], %[m]\n\t"
+		     "cbnz %w[f], 1b\n\tdmb ish"
+		     : [m] "+Q"(A64_M64(p)), [o] "=&r"(old), [f] "=&r"(fail) : [v] "r"(v) : "memory");
+	return old;
+}
+
+/* cmpxchg: returns the value seen; stores only when it equals old. */
+#define A64_LLSC_CAS(name, st, post)						\
+static inline uint64_t name(volatile void *p, uint64_t old, uint64_t nw)	\
+{										\
+	uint64_t seen;								\
+	uint32_t fail;								\
+										\
+	asm volatile("1:\tldxr %[s], %[m]\n\t"					\
+		     "cmp %[s], %[o]\n\t"					\
+		     "b.ne 2f\n\t"						\
+		     st " %w[f], %[n], %[m]\n\t"				\
+		     "cbnz %w[f], 1b" post "\n"					\
+		     "2:"							\
+		     : [m] "+Q"(A64_M64(p)), [s] "=&r"(seen), [f] "=&r"(fail)	\
+		     : [o] "r"(old), [n] "r"(nw) : "memory", "cc");		\
+	return seen;								\
+}
+A64_LLSC_CAS(arch_llsc_cas, "stxr", "")
+A64_LLSC_CAS(arch_llsc_casal, "stlxr", "\n\tdmb ish")
+
+/* 16-byte cmpxchg with ldxp/stxp (the pair store also serves to check the
+ * pair was read atomically). */
+#define A64_LLSC_CASP(name, st, post)						\
+static inline bool name(volatile void *p, uint64_t *old, uint64_t nlo, uint64_t nhi) \
+{										\
+	uint64_t s0, s1;							\
+	uint32_t fail;								\
+										\
+	asm volatile("1:\tldxp %[s0], %[s1], %[m]\n\t"				\
+		     "cmp %[s0], %[o0]\n\t"					\
+		     "ccmp %[s1], %[o1], #0, eq\n\t"				\
+		     "b.ne 2f\n\t"						\
+		     st " %w[f], %[n0], %[n1], %[m]\n\t"			\
+		     "cbnz %w[f], 1b" post "\n\t"				\
+		     "b 3f\n"							\
+		     "2:\tstxp %w[f], %[s0], %[s1], %[m]\n\t"			\
+		     "cbnz %w[f], 1b\n"						\
+		     "3:"							\
+		     : [m] "+Q"(*(volatile __int128 *)p), [s0] "=&r"(s0), [s1] "=&r"(s1), \
+		       [f] "=&r"(fail)						\
+		     : [o0] "r"(old[0]), [o1] "r"(old[1]), [n0] "r"(nlo), [n1] "r"(nhi) \
+		     : "memory", "cc");						\
+	{									\
+		bool ok_ = s0 == old[0] && s1 == old[1];			\
+										\
+		old[0] = s0;							\
+		old[1] = s1;							\
+		return ok_;							\
+	}									\
+}
+A64_LLSC_CASP(arch_llsc_caspal, "stlxp", "\n\tdmb ish")
+A64_LLSC_CASP(arch_llsc_casp, "stxp", "")
+
+/* Plain read-modify-write (the non-atomic twins): one asm so the compiler
+ * cannot merge or reorder them. */
+#define A64_PLAIN_RMW(name, insn)						\
+static inline uint64_t name(volatile void *p, uint64_t v)			\
+{										\
+	uint64_t old, tmp;							\
+										\
+	asm volatile("ldr %[o], %[m]\n\t" insn " %[t], %[o], %[v]\n\tstr %[t], %[m]" \
+		     : [m] "+Q"(A64_M64(p)), [o] "=&r"(old), [t] "=&r"(tmp)	\
+		     : [v] "r"(v) : "memory");					\
+	return old;								\
+}
+A64_PLAIN_RMW(arch_plain_fetch_or, "orr")
+A64_PLAIN_RMW(arch_plain_fetch_andnot, "bic")
+
+/* ---- selection: which form the probes time ----------------------------- */
+#if defined(ATOMCOST_ARM64_LLSC)
+#define A64_OR(p, m) ((void)arch_llsc_fetch_or_relaxed(p, m))
+#define A64_ANDNOT(p, m) ((void)arch_llsc_fetch_andnot_relaxed(p, m))
+#define A64_FETCH_OR arch_llsc_fetch_or
+#define A64_CAS_AL arch_llsc_casal
+#define A64_CAS arch_llsc_cas
+#define A64_SWP_AL arch_llsc_xchg
+#define A64_LDADD_AL arch_llsc_fetch_add
+#define A64_LDADD arch_llsc_fetch_add_relaxed
+#define A64_STADD(p, v) ((void)arch_llsc_fetch_add_relaxed(p, v))
+#define A64_CASP_AL arch_llsc_caspal
+#define A64_CASP arch_llsc_casp
+#define A64_I(lse, llsc) llsc
+#else
+#define A64_OR arch_lse_or
+#define A64_ANDNOT arch_lse_andnot
+#define A64_FETCH_OR arch_lse_fetch_or
+#define A64_CAS_AL arch_lse_casal
+#define A64_CAS arch_lse_cas
+#define A64_SWP_AL arch_lse_swpal
+#define A64_LDADD_AL arch_lse_ldaddal
+#define A64_LDADD arch_lse_ldadd
+#define A64_STADD arch_lse_stadd
+#define A64_CASP_AL arch_lse_caspal
+#define A64_CASP arch_lse_casp
+#define A64_I(lse, llsc) lse
+#endif
+
+/* ---- primitives (same names as arch/x86_64.h) --------------------------- */
+#define ARCH_INSN_SET_BIT_IMM A64_I("stset x,[mem]", "ldxr;orr;stxr;cbnz loop")
+#define ARCH_INSN_SET_BIT_IMM_NL "ldr;orr;str"
+#define arch_set_bit_imm(p, mask) A64_OR((p), (uint64_t)(mask))
+#define arch_set_bit_imm_nl(p, mask) ((void)arch_plain_fetch_or((p), (uint64_t)(mask)))
+
+#define ARCH_INSN_SET_BIT_VAR A64_I("lsl;stset x,[mem]", "lsl;ldxr;orr;stxr;cbnz loop")
+#define ARCH_INSN_SET_BIT_VAR_NL "lsl;ldr;orr;str"
+static inline void arch_set_bit_var(uint64_t nr, volatile void *p)
+{
+	A64_OR(p, 1ull << (nr & 63));
+}
+static inline void arch_set_bit_var_nl(uint64_t nr, volatile void *p)
+{
+	(void)arch_plain_fetch_or(p, 1ull << (nr & 63));
+}
+
+#define ARCH_INSN_OR_WORD A64_I("stset x,[mem]", "ldxr;orr;stxr;cbnz loop")
+#define ARCH_INSN_OR_WORD_NL "ldr;orr;str (what C |= compiles to)"
+static inline void arch_or_word(volatile void *p, uint64_t mask)
+{
+	A64_OR(p, mask);
+}
+static inline void arch_or_word_nl(volatile void *p, uint64_t mask)
+{
+	(void)arch_plain_fetch_or(p, mask);
+}
+
+#define ARCH_INSN_CLEAR_BIT_IMM A64_I("stclr x,[mem]", "ldxr;bic;stxr;cbnz loop")
+#define ARCH_INSN_CLEAR_BIT_IMM_NL "ldr;bic;str"
+#define arch_clear_bit_imm(p, mask) A64_ANDNOT((p), (uint64_t)(mask))
+#define arch_clear_bit_imm_nl(p, mask) ((void)arch_plain_fetch_andnot((p), (uint64_t)(mask)))
+
+#define ARCH_INSN_CLEAR_BIT_VAR A64_I("lsl;stclr x,[mem]", "lsl;ldxr;bic;stxr;cbnz loop")
+#define ARCH_INSN_CLEAR_BIT_VAR_NL "lsl;ldr;bic;str"
+static inline void arch_clear_bit_var(uint64_t nr, volatile void *p)
+{
+	A64_ANDNOT(p, 1ull << (nr & 63));
+}
+static inline void arch_clear_bit_var_nl(uint64_t nr, volatile void *p)
+{
+	(void)arch_plain_fetch_andnot(p, 1ull << (nr & 63));
+}
+
+#define ARCH_INSN_TEST_AND_SET_BIT A64_I("ldsetal x,x,[mem]", "ldxr;orr;stlxr;cbnz loop;dmb ish")
+#define ARCH_INSN_TEST_AND_SET_BIT_NL "ldr;orr;str"
+static inline bool arch_test_and_set_bit(uint64_t nr, volatile void *p)
+{
+	uint64_t m = 1ull << (nr & 63);
+
+	return (A64_FETCH_OR(p, m) & m) != 0;
+}
+static inline bool arch_test_and_set_bit_nl(uint64_t nr, volatile void *p)
+{
+	uint64_t m = 1ull << (nr & 63);
+
+	return (arch_plain_fetch_or(p, m) & m) != 0;
+}
+
+#define ARCH_INSN_CMPXCHG A64_I("casal x,x,[mem]", "ldxr;cmp;b.ne;stlxr;cbnz loop;dmb ish")
+#define ARCH_INSN_CMPXCHG_NL A64_I("cas x,x,[mem] (relaxed)", "ldxr;cmp;b.ne;stxr;cbnz loop")
+static inline uint64_t arch_cmpxchg(volatile void *p, uint64_t old, uint64_t nw)
+{
+	return A64_CAS_AL(p, old, nw);
+}
+static inline uint64_t arch_cmpxchg_nl(volatile void *p, uint64_t old, uint64_t nw)
+{
+	return A64_CAS(p, old, nw);
+}
+
+#define ARCH_INSN_TRY_CMPXCHG A64_I("casal x,x,[mem]; cmp", "ldxr;cmp;b.ne;stlxr;cbnz loop;dmb ish; cmp")
+#define ARCH_INSN_TRY_CMPXCHG_NL A64_I("cas x,x,[mem]; cmp", "ldxr;cmp;b.ne;stxr;cbnz loop; cmp")
+static inline bool arch_try_cmpxchg(volatile void *p, uint64_t *old, uint64_t nw)
+{
+	uint64_t want = *old;
+
+	*old = A64_CAS_AL(p, want, nw);
+	return *old == want;
+}
+static inline bool arch_try_cmpxchg_nl(volatile void *p, uint64_t *old, uint64_t nw)
+{
+	uint64_t want = *old;
+
+	*old = A64_CAS(p, want, nw);
+	return *old == want;
+}
+
+#define ARCH_INSN_XCHG A64_I("swpal x,x,[mem]", "ldxr;stlxr;cbnz loop;dmb ish")
+#define ARCH_INSN_XCHG_NL "ldr;str"
+static inline uint64_t arch_xchg(volatile void *p, uint64_t v)
+{
+	return A64_SWP_AL(p, v);
+}
+static inline uint64_t arch_xchg_nl(volatile void *p, uint64_t v)
+{
+	uint64_t old;
+
+	asm volatile("ldr %[o], %[m]\n\tstr %[v], %[m]"
+		     : [m] "+Q"(A64_M64(p)), [o] "=&r"(old) : [v] "r"(v) : "memory");
+	return old;
+}
+
+#define ARCH_INSN_XADD A64_I("ldaddal x,x,[mem]", "ldxr;add;stlxr;cbnz loop;dmb ish")
+#define ARCH_INSN_XADD_NL A64_I("ldadd x,x,[mem] (relaxed)", "ldxr;add;stxr;cbnz loop")
+static inline uint64_t arch_xadd(volatile void *p, uint64_t v)
+{
+	return A64_LDADD_AL(p, v);
+}
+static inline uint64_t arch_xadd_nl(volatile void *p, uint64_t v)
+{
+	return A64_LDADD(p, v);
+}
+
+/* atomic_inc and local_inc are the same instruction on arm64 (local_t is
+ * atomic_long_t there): the twin pair shows it, ratio 1. */
+#define ARCH_INSN_INC A64_I("stadd x,[mem]", "ldxr;add;stxr;cbnz loop")
+#define ARCH_INSN_INC_NL A64_I("stadd x,[mem] (local_t is atomic_long_t)", "ldxr;add;stxr;cbnz loop")
+static inline void arch_inc(volatile void *p)
+{
+	A64_STADD(p, 1);
+}
+static inline void arch_inc_nl(volatile void *p)
+{
+	A64_STADD(p, 1);
+}
+
+#define ARCH_INSN_ADD A64_I("stadd x,[mem]", "ldxr;add;stxr;cbnz loop")
+#define ARCH_INSN_ADD_NL ARCH_INSN_ADD
+static inline void arch_add(volatile void *p, uint64_t v)
+{
+	A64_STADD(p, v);
+}
+static inline void arch_add_nl(volatile void *p, uint64_t v)
+{
+	A64_STADD(p, v);
+}
+
+#define ARCH_INSN_CMPXCHG128 A64_I("caspal x,x,x,x,[mem]", "ldxp;cmp;ccmp;stlxp;cbnz loop;dmb ish")
+#define ARCH_INSN_CMPXCHG128_NL A64_I("casp x,x,x,x,[mem]", "ldxp;cmp;ccmp;stxp;cbnz loop")
+static inline bool arch_cmpxchg128(volatile void *p, uint64_t *old, uint64_t nlo, uint64_t nhi)
+{
+	return A64_CASP_AL(p, old, nlo, nhi);
+}
+static inline bool arch_cmpxchg128_nl(volatile void *p, uint64_t *old, uint64_t nlo, uint64_t nhi)
+{
+	return A64_CASP(p, old, nlo, nhi);
+}
+
+/* Plain load and store, for baselines. */
+#define ARCH_INSN_LOAD "ldr x,[mem]"
+#define ARCH_INSN_STORE "str x,[mem]"
+static inline uint64_t arch_load(const volatile void *p)
+{
+	uint64_t v;
+
+	asm volatile("ldr %[v], %[m]" : [v] "=r"(v) : [m] "Q"(*(const volatile uint64_t *)p) : "memory");
+	return v;
+}
+static inline void arch_store(volatile void *p, uint64_t v)
+{
+	asm volatile("str %[v], %[m]" : [m] "=Q"(A64_M64(p)) : [v] "r"(v) : "memory");
+}
+
+/* Full barrier as the kernel's smp_mb(). */
+#define ARCH_INSN_MB "dmb ish"
+static inline void arch_smp_mb(void)
+{
+	asm volatile("dmb ish" ::: "memory");
+}
+
+#endif

@@ -85,6 +85,10 @@ int parse_double(const char *what, const char *s, double min, double max, double
 		pr_err("%s: empty value (expected a number in %g..%g)", what, min, max);
 		return -EINVAL;
 	}
+	if (*s == ' ' || *s == '\t') {
+		pr_err("%s: '%s' is not a number (expected %g..%g, no spaces)", what, s, min, max);
+		return -EINVAL;
+	}
 	errno = 0;
 	v = strtod(s, &end);
 	if (errno || *end || !isfinite(v)) {

@@ -93,9 +93,17 @@ int report_write_file(const struct report *rep, const struct report_writer *w,
 		close(fd);
 		goto out_unlink;
 	}
+	errno = 0;
 	ret = w->write(rep, f);
-	if (ret < 0)
+	if (ret < 0 || ferror(f)) {
+		/* the writer's stdio flushes failed (ENOSPC, EIO): say so, once */
+		int err = errno ? errno : EIO;
+
+		pr_err("output: writing '%s' failed: %s%s", path, strerror(err),
+		       err == ENOSPC ? " (free some space, or choose another -o path)" : "");
+		ret = -err;
 		goto out_close;
+	}
 	if (fflush(f) == EOF || fsync(fileno(f)) < 0) {
 		ret = -errno;
 		pr_err("output: writing '%s' failed: %s (disk full?)", path, strerror(errno));

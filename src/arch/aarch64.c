@@ -14,10 +14,10 @@ bool arch_arm64_have_lse;
 
 void arch_init(void)
 {
-	static bool warned;
-
 	arch_arm64_have_lse = (getauxval(AT_HWCAP) & HWCAP_ATOMICS) != 0;
 #if !defined(ATOMCOST_ARM64_LLSC)
+	static bool warned;
+
 	if (!arch_arm64_have_lse && !warned) {
 		warned = true;
 		pr_warn("arch: this CPU has no LSE atomics (ARMv8.0): the LSE probes will fault; "

@@ -1,0 +1,229 @@
+#!/usr/bin/env bash
+# test-cli.sh ATOMCOST - every command and option refuses bad input the same
+# way: one message on stderr naming the bad value, the documented exit code,
+# nothing on stdout (nothing measured). Also the environments a user brings:
+# a CPU outside the allowed cpuset (taskset), a 1-PU cpuset, a read-only or
+# missing output directory, a full disk (a small tmpfs, when we may mount
+# one), and a user who is not root (setpriv/runuser to nobody).
+# Exit 0 pass, 1 fail, 77 skip (binary missing).
+set -u
+A=${1:?usage: test-cli.sh PATH/TO/atomcost}
+[ -x "$A" ] || { echo "SKIP: $A not built"; exit 77; }
+A=$(cd "$(dirname "$A")" && pwd)/$(basename "$A")
+T=$(mktemp -d)
+MNT=""
+cleanup() {
+	[ -n "$MNT" ] && umount "$MNT" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+fails=0 passes=0 skips=0
+# A fast run: the probes and forms we use are short, calibration dominates.
+FAST=(--max-seconds 0.01 --mode latency)
+
+ok() { passes=$((passes + 1)); }
+bad() { fails=$((fails + 1)); echo "FAIL: $*"; }
+skip() { skips=$((skips + 1)); echo "skip: $*"; }
+
+# refuse CODE PATTERN ARGS...: exit code CODE, PATTERN (grep -E) in stderr,
+# stdout empty.
+refuse() {
+	local want=$1 pat=$2 rc
+	shift 2
+	"$A" "$@" >"$T/out" 2>"$T/err" </dev/null
+	rc=$?
+	if [ "$rc" != "$want" ]; then
+		bad "atomcost $*: exit $rc, expected $want; stderr: $(head -c 300 "$T/err")"
+	elif ! grep -Eq -- "$pat" "$T/err"; then
+		bad "atomcost $*: stderr lacks /$pat/: $(head -c 300 "$T/err")"
+	elif [ -s "$T/out" ]; then
+		bad "atomcost $*: refused but wrote to stdout: $(head -c 200 "$T/out")"
+	elif [ "$(wc -l <"$T/err")" -gt 3 ] && [ "$want" != 2 -o "$(grep -c '^usage' "$T/err")" = 0 ]; then
+		bad "atomcost $*: more than one message: $(head -c 400 "$T/err")"
+	else
+		ok
+	fi
+}
+
+# accept ARGS...: exit 0.
+accept() {
+	local rc
+	"$A" "$@" >"$T/out" 2>"$T/err" </dev/null
+	rc=$?
+	[ "$rc" = 0 ] && ok || bad "atomcost $*: exit $rc, expected 0: $(head -c 300 "$T/err")"
+}
+
+has_opt() { "$A" "$1" --help 2>/dev/null | grep -q -- "$2"; }
+commands=$("$A" --help | awk '/^commands:/ {on = 1; next} on && /^  [a-z]/ {print $1} on && /^$/ {on = 0}')
+
+# ---- the command itself -------------------------------------------------
+refuse 2 'usage' 
+refuse 2 "unknown command 'rn'.*did you mean 'run'" rn
+refuse 2 "unknown command 'frobnicate'" frobnicate
+accept --help
+accept --version
+
+# ---- every command: unknown option, --help ------------------------------
+for c in $commands; do
+	accept "$c" --help
+	refuse 2 "unrecognized option|unknown option|invalid option" "$c" --no-such-option
+done
+
+# ---- run: names -----------------------------------------------------------
+refuse 2 "unknown probe 'set_bti'.*did you mean 'set_bit'" run set_bti
+refuse 2 "unknown probe 'zz\*'" run 'zz*'
+refuse 2 "unknown probe ''" run ''
+refuse 2 "unknown family 'bitopz'" run --family bitopz
+refuse 2 "unknown mode 'fast'" run --mode fast
+refuse 2 "--mode: empty list" run --mode ''
+refuse 2 "--mode: empty list" run --mode ,
+refuse 2 "unknown format 'xml'" run --format xml
+refuse 2 "cannot tell the format of '$T/x.xyz'" run -o "$T/x.xyz"
+refuse 2 "cannot tell the format of '$T/noext'" run -o "$T/noext"
+
+# ---- run: numbers ----------------------------------------------------------
+for v in abc '' -1 0 1e9 nan inf 0x 1.5.2 ' 1'; do
+	refuse 2 "--max-seconds: " run --max-seconds "$v"
+done
+for v in 0 1 x; do
+	refuse 2 "--target-ci: " run --target-ci "$v"
+done
+for v in x 0 -5 1e99; do
+	refuse 2 "--time-limit: " run --time-limit "$v"
+done
+if has_opt run --threads; then
+	for v in 0 -1 abc 99999999999999999999 1.5; do
+		refuse 2 "--threads: " run --threads "$v"
+	done
+fi
+if has_opt run --repeat; then
+	for v in 0 abc 1001; do
+		refuse 2 "--repeat: " run --repeat "$v"
+	done
+fi
+if has_opt run --mem-node; then
+	refuse 2 "--mem-node: " run --mem-node x
+	refuse 2 "--mem-node: " run --mem-node -1
+fi
+
+# ---- run and calibrate: CPUs ----------------------------------------------
+for c in run calibrate; do
+	refuse 2 "--cpu: CPU 99999 is not|--cpu: CPU number too large" $c --cpu 99999
+	refuse 2 "--cpu: CPU number too large" $c --cpu 99999999999999999999
+	refuse 2 "--cpu: empty CPU list" $c --cpu ''
+	refuse 2 "--cpu: malformed CPU list 'x'" $c --cpu x
+	refuse 2 "--cpu: malformed CPU list '-1'" $c --cpu -1
+	refuse 2 "--cpu: malformed CPU list '0,'|--cpu: empty" $c --cpu 0,
+	refuse 2 "--cpu: CPU 0 appears twice" $c --cpu 0,0
+	refuse 2 "--cpu: reversed range" $c --cpu 1-0
+done
+ncpu=$(nproc --all)
+if [ "$ncpu" -ge 2 ] && command -v taskset >/dev/null; then
+	# CPU 1 exists but is outside a cpuset of CPU 0
+	for c in "run empty" calibrate; do
+		taskset -c 0 "$A" $c --cpu 1 >"$T/out" 2>"$T/err" </dev/null
+		rc=$?
+		if [ "$rc" = 2 ] && grep -q "CPU 1 is not in the allowed cpuset" "$T/err" && [ ! -s "$T/out" ]; then
+			ok
+		else
+			bad "taskset -c 0 atomcost $c --cpu 1: exit $rc: $(head -c 300 "$T/err")"
+		fi
+	done
+	# a 1-PU cpuset runs single-thread probes on that PU
+	if taskset -c 1 "$A" run empty "${FAST[@]}" --format json >"$T/one.json" 2>"$T/err"; then
+		grep -q '"os": 1' "$T/one.json" && ok || bad "1-PU cpuset: result not on CPU 1"
+	else
+		bad "taskset -c 1 atomcost run empty: $(head -c 300 "$T/err")"
+	fi
+	if has_opt run --threads; then
+		taskset -c 0 "$A" run --threads 2 >"$T/out" 2>"$T/err" </dev/null
+		rc=$?
+		if [ "$rc" = 2 ] || [ "$rc" = 4 ]; then ok; else
+			bad "taskset -c 0 atomcost run --threads 2: exit $rc (expected 2 or 4): $(head -c 300 "$T/err")"
+		fi
+	fi
+else
+	skip "cpuset tests need 2 CPUs and taskset"
+fi
+
+# ---- run: output files -----------------------------------------------------
+refuse 3 "directory '$T/missing' does not exist" run empty -o "$T/missing/x.json"
+: >"$T/exists.json"
+refuse 2 "'$T/exists.json' exists" run empty -o "$T/exists.json"
+mkdir "$T/ro"
+chmod 555 "$T/ro"
+if [ "$(id -u)" = 0 ]; then
+	# root writes through mode bits: a read-only bind mount, if we may
+	mkdir -p "$T/robind"
+	if mount --bind "$T/ro" "$T/robind" 2>/dev/null && mount -o remount,bind,ro "$T/robind" 2>/dev/null; then
+		refuse 3 "directory '$T/robind' is not writable" run empty -o "$T/robind/x.json"
+		umount "$T/robind"
+	else
+		umount "$T/robind" 2>/dev/null
+		skip "read-only directory: root and no bind mount allowed"
+	fi
+else
+	refuse 3 "directory '$T/ro' is not writable" run empty -o "$T/ro/x.json"
+fi
+
+# Full disk: a 64 KiB tmpfs, filled; the report cannot be written -> exit 1
+# (runtime failure), a message that says so, no half-written file.
+if [ "$(id -u)" = 0 ] && mkdir -p "$T/full" && mount -t tmpfs -o size=64k tmpfs "$T/full" 2>/dev/null; then
+	MNT="$T/full"
+	dd if=/dev/zero of="$T/full/fill" bs=4k count=64 2>/dev/null
+	"$A" run empty "${FAST[@]}" -o "$T/full/r.json" >/dev/null 2>"$T/err"
+	rc=$?
+	if [ "$rc" = 1 ] && grep -q "No space left on device" "$T/err" && [ ! -e "$T/full/r.json" ] &&
+	   [ -z "$(ls -A "$T/full" | grep -v '^fill$')" ]; then
+		ok
+	else
+		bad "ENOSPC: exit $rc, files: $(ls -A "$T/full" | tr '\n' ' '), stderr: $(head -c 300 "$T/err")"
+	fi
+	umount "$T/full" && MNT=""
+else
+	skip "ENOSPC: cannot mount a tmpfs here (not root, or no permission)"
+fi
+
+# Not root: everything single-threaded works as nobody.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	chmod 755 "$T"
+	mkdir "$T/nobody" && chown nobody "$T/nobody"
+	if setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
+		"$A" run empty "${FAST[@]}" -o "$T/nobody/r.json" >/dev/null 2>"$T/err" &&
+	   [ -s "$T/nobody/r.json" ]; then
+		ok
+	else
+		bad "as nobody: run failed: $(head -c 300 "$T/err")"
+	fi
+	# nobody cannot write where root can: the up-front check says so
+	setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
+		"$A" run empty -o "$T/ro/x.json" >"$T/out" 2>"$T/err"
+	rc=$?
+	[ "$rc" = 3 ] && grep -q "is not writable" "$T/err" && ok ||
+		bad "as nobody, read-only dir: exit $rc: $(head -c 300 "$T/err")"
+else
+	skip "not-root test: not root or no setpriv"
+fi
+
+# ---- topo, calibrate, list -------------------------------------------------
+refuse 2 "bad synthetic description 'nonsense:3'" topo --synthetic nonsense:3
+refuse 2 "exclude each other" topo --synthetic 'pack:1 pu:2' --xml "$T/x.xml"
+refuse 3 "cannot read XML file '$T/none.xml'" topo --xml "$T/none.xml"
+echo 'not xml' >"$T/bad.xml"
+refuse 2 "is not an hwloc XML topology" topo --xml "$T/bad.xml"
+refuse 2 "unexpected argument 'extra'" topo extra
+refuse 2 "unexpected argument 'extra'" calibrate extra
+refuse 2 "unexpected argument 'extra'" list extra
+
+# ---- commands that read reports (when present) --------------------------------
+for c in compare report; do
+	echo "$commands" | grep -qx "$c" || continue
+	refuse 3 "$T/none.json" $c "$T/none.json" "$T/none.json"
+	printf '{"schema": "atomcost-report/1", "calibration": ' >"$T/trunc.json"
+	refuse 2 "trunc.json.*not valid JSON" $c "$T/trunc.json" "$T/trunc.json"
+	echo '{"schema": "other/1"}' >"$T/other.json"
+	refuse 2 "not an atomcost report" $c "$T/other.json" "$T/other.json"
+done
+
+echo "cli: $passes passed, $fails failed, $skips skipped"
+[ "$fails" = 0 ]

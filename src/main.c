@@ -33,8 +33,16 @@ static void usage(FILE *f)
 		   "            4 unsupported here, 5 untrustworthy (--strict), 130/143 interrupted\n");
 }
 
+/* First signal: stop between samples, join threads, write what was measured.
+ * A second one (the user insists, or the run is stuck) takes the default
+ * action at once. */
 static void on_signal(int sig)
 {
+	if (cmd_signal) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
+	}
 	cmd_signal = sig;
 	runner_stop = 1;
 }

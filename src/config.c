@@ -1,0 +1,837 @@
+/* config.c - experiment files (INI via inih) against one declarative schema.
+ *
+ * The schema table below is the only place where a key, its type, default,
+ * range and help text live: the parser, `atomcost config --schema`, the
+ * report's effective experiment and the run options all read it. inih does
+ * the INI syntax; we feed it through our own reader so that every message
+ * can name file:line, and so that section headers are checked even when a
+ * section has no keys (inih only reports key=value lines).
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ini.h>
+
+#include "common.h"
+
+#define SIZES_2007 "8,16,32,64,128,256,512,1024,2048,4096,8192,16384"
+
+const struct cfg_key cfg_schema[] = {
+	/* [experiment] */
+	{ "experiment", "kind", CFG_ENUM_LIST, "probes",
+	  "probes|buddy-bitmap-2004|slub-cmpxchg-local|slub-bulk-free|slab-concurrent", 0, 0, NULL,
+	  "what to run, in order: the probe table and/or reproductions of published scorings" },
+	{ "experiment", "description", CFG_STR, NULL, NULL, 0, 0, NULL,
+	  "one line saying what the experiment answers (copied into the report)" },
+
+	/* [run]: the `atomcost run` options; the command line overrides them */
+	{ "run", "probes", CFG_STR_LIST, NULL, NULL, 0, 0, "",
+	  "probe names or shell globs (unset: the default set)" },
+	{ "run", "family", CFG_STR_LIST, NULL, NULL, 0, 0, "--family",
+	  "every probe of these families ('atomcost list' shows them)" },
+	{ "run", "twins", CFG_BOOL, "true", NULL, 0, 0, "--no-twins",
+	  "measure each probe's twin too, for the ratio" },
+	{ "run", "mode", CFG_ENUM_LIST, "latency,throughput", "latency|throughput", 0, 0, "--mode",
+	  "dependent (latency) and/or independent (throughput) forms" },
+	{ "run", "cpu", CFG_U64, NULL, NULL, 0, 4095, "--cpu",
+	  "PU to run on (OS index; unset: first allowed)" },
+	{ "run", "max_seconds", CFG_DOUBLE, "0.4", NULL, 0.001, 3600, "--max-seconds",
+	  "time cap per probe and form, seconds" },
+	{ "run", "target_ci", CFG_DOUBLE, "0.002", NULL, 0.0001, 0.5, "--target-ci",
+	  "stop a probe once the median's 95% CI half-width is below this fraction" },
+	{ "run", "time_limit", CFG_DOUBLE, NULL, NULL, 0.1, 1e6, "--time-limit",
+	  "cap of the whole probe run, seconds (what was measured is kept, marked partial)" },
+	{ "run", "strict", CFG_BOOL, "false", NULL, 0, 0, "--strict",
+	  "exit 5 when the results are untrustworthy" },
+	{ "run", "pattern", CFG_STR, NULL, NULL, 0, 0, "--pattern",
+	  "access patterns (hit, miss, dependency, mixture, ...; see 'atomcost run --help')" },
+	{ "run", "mem_node", CFG_U64, NULL, NULL, 0, 4095, "--mem-node",
+	  "NUMA node (logical index) of the probe memory" },
+	{ "run", "events", CFG_STR, NULL, NULL, 0, 0, "--events",
+	  "hardware/software events to count beside each probe" },
+	{ "run", "require_events", CFG_BOOL, "false", NULL, 0, 0, "--require-events",
+	  "fail instead of printing an unavailable event" },
+	{ "run", "threads", CFG_U64, NULL, NULL, 1, 4096, "--threads",
+	  "threads for contention probes" },
+	{ "run", "placement", CFG_STR, NULL, NULL, 0, 0, "--placement",
+	  "where the threads go: smt|l2|l3|numa|package|cross|spread|list:0,3" },
+	{ "run", "sharing", CFG_STR, NULL, NULL, 0, 0, "--sharing",
+	  "what the threads share (see 'atomcost run --help')" },
+	{ "run", "repeat", CFG_U64, NULL, NULL, 1, 1000, "--repeat",
+	  "passes over the probe list" },
+
+	/* [buddy-bitmap-2004] */
+	{ "buddy-bitmap-2004", "mode", CFG_ENUM, "both", "legacy|modern|both", 0, 0, NULL,
+	  "legacy: the 2004 program's constants, loops, mean and line format; modern: sized from "
+	  "hwloc, pinned, serialized, core cycles, median/min/CI" },
+	{ "buddy-bitmap-2004", "trials", CFG_U64, "100", NULL, 1, 100000, NULL,
+	  "trials per case (2004: 100); each trial runs cases 0..7 in order" },
+	{ "buddy-bitmap-2004", "variants", CFG_ENUM_LIST, "2004,orb,btsq,orq,ds", "2004|orb|btsq|orq|ds", 0, 0, NULL,
+	  "modern mode instruction pairs: 2004 (lock btsl $nr / btsl $nr), orb (lock orb $imm / orb: "
+	  "set_bit with a constant nr), btsq (lock btsq %reg / btsq), orq (lock orq / orq: C |=), "
+	  "ds (ds orb: the lock a uniprocessor kernel patches out / orb)" },
+	{ "buddy-bitmap-2004", "buffer", CFG_U64, "0", NULL, 0, 1ull << 32, NULL,
+	  "modern mode buffer bytes (0: the L2 size from hwloc, as 2004 used its L2 size)" },
+
+	/* [slub-cmpxchg-local] */
+	{ "slub-cmpxchg-local", "variants", CFG_ENUM_LIST, "cmpxchg,cmpxchg_local,this_cpu,rseq,irq-off",
+	  "cmpxchg|cmpxchg_local|this_cpu|rseq|irq-off", 0, 0, NULL,
+	  "fast-path forms: lock cmpxchg16b, cmpxchg16b, cmpxchg16b %fs:, rseq, plain loads/stores "
+	  "(irq-off analog)" },
+	{ "slub-cmpxchg-local", "tests", CFG_ENUM_LIST, "repeat,pair", "repeat|pair", 0, 0, NULL,
+	  "repeat: N kmalloc then N kfree (2007 test 1); pair: kmalloc/kfree pairs (test 2)" },
+	{ "slub-cmpxchg-local", "sizes", CFG_U64_LIST, SIZES_2007, NULL, 8, 1 << 20, NULL,
+	  "object sizes, bytes (multiples of 8)" },
+	{ "slub-cmpxchg-local", "objects", CFG_U64, "10000", NULL, 1, 10000000, NULL,
+	  "objects per timed loop (2007: 10000)" },
+	{ "slub-cmpxchg-local", "repeats", CFG_U64, "5", NULL, 1, 10000, NULL,
+	  "timed loops per figure; the median is printed, min and CI go to the report" },
+
+	/* [slub-bulk-free] */
+	{ "slub-bulk-free", "bulk", CFG_U64_LIST, "1,2,3,4,8,16,30,32,34,48,64,128,158,250", NULL, 1, 4096, NULL,
+	  "bulk sizes (2015: 1..250)" },
+	{ "slub-bulk-free", "size", CFG_U64, "256", NULL, 8, 1 << 16, NULL,
+	  "object size, bytes" },
+	{ "slub-bulk-free", "objects", CFG_U64, "100000", NULL, 1000, 100000000, NULL,
+	  "objects freed per timed loop (rounds = objects / bulk)" },
+	{ "slub-bulk-free", "repeats", CFG_U64, "5", NULL, 1, 10000, NULL,
+	  "timed loops per figure (median printed)" },
+	{ "slub-bulk-free", "spread_slabs", CFG_U64, "256", NULL, 0, 65536, NULL,
+	  "the reviewer's case: objects taken from this many different slabs (0: skip)" },
+
+	/* [slab-concurrent] */
+	{ "slab-concurrent", "threads", CFG_U64, "0", NULL, 0, 4096, NULL,
+	  "pinned threads (0: one per allowed PU)" },
+	{ "slab-concurrent", "placement", CFG_STR, "spread", NULL, 0, 0, NULL,
+	  "placement plan of the threads (as --placement)" },
+	{ "slab-concurrent", "sizes", CFG_U64_LIST, "32,64,128,256,512,1024,2048,4096", NULL, 8, 1 << 20, NULL,
+	  "object sizes, bytes" },
+	{ "slab-concurrent", "objects", CFG_U64, "10000", NULL, 1, 10000000, NULL,
+	  "allocations per thread per timed phase (N of N*alloc N*free)" },
+	{ "slab-concurrent", "variants", CFG_ENUM_LIST, "locked,lockless", "locked|lockless", 0, 0, NULL,
+	  "locked: refill checks the shared pool under its lock (2016 before); lockless: checks "
+	  "first without it (after)" },
+	{ "slab-concurrent", "repeats", CFG_U64, "3", NULL, 1, 1000, NULL,
+	  "timed passes per figure (median printed)" },
+};
+const size_t cfg_schema_count = ARRAY_SIZE(cfg_schema);
+
+static const char *const cfg_type_names[] = {
+	[CFG_STR] = "string", [CFG_ENUM] = "enum", [CFG_ENUM_LIST] = "list",
+	[CFG_STR_LIST] = "list", [CFG_U64] = "integer", [CFG_U64_LIST] = "integer list",
+	[CFG_DOUBLE] = "number", [CFG_BOOL] = "boolean",
+};
+
+/* ---- schema lookup ---- */
+
+static int key_index(const char *section, const char *key)
+{
+	for (size_t i = 0; i < cfg_schema_count; i++)
+		if (!strcmp(cfg_schema[i].section, section) && !strcmp(cfg_schema[i].key, key))
+			return (int)i;
+	return -1;
+}
+
+static bool section_known(const char *section)
+{
+	for (size_t i = 0; i < cfg_schema_count; i++)
+		if (!strcmp(cfg_schema[i].section, section))
+			return true;
+	return false;
+}
+
+/* Distinct section names, for suggestions. */
+static const char *section_at(size_t i, void *arg)
+{
+	if (i >= cfg_schema_count)
+		return NULL;
+	for (size_t j = 0; j < i; j++)
+		if (!strcmp(cfg_schema[j].section, cfg_schema[i].section))
+			return NULL;
+	return cfg_schema[i].section;
+}
+
+static const char *key_at(size_t i, void *arg)
+{
+	const char *section = arg;
+
+	return i < cfg_schema_count && !strcmp(cfg_schema[i].section, section) ? cfg_schema[i].key
+									      : NULL;
+}
+
+struct choice_ctx {
+	char buf[256];
+	const char *item[32];
+	size_t n;
+};
+
+static void split_choices(const char *choices, struct choice_ctx *c)
+{
+	char *save = NULL, *tok;
+
+	snprintf(c->buf, sizeof(c->buf), "%s", choices);
+	c->n = 0;
+	for (tok = strtok_r(c->buf, "|", &save); tok && c->n < ARRAY_SIZE(c->item);
+	     tok = strtok_r(NULL, "|", &save))
+		c->item[c->n++] = tok;
+}
+
+static const char *choice_at(size_t i, void *arg)
+{
+	struct choice_ctx *c = arg;
+
+	return i < c->n ? c->item[i] : NULL;
+}
+
+/* ---- value checking ---- */
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = 0;
+	return s;
+}
+
+static int parse_bool(const char *s, bool *out)
+{
+	static const char *const yes[] = { "true", "yes", "on", "1" }, *const no[] = { "false", "no", "off", "0" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(yes); i++) {
+		if (!strcasecmp(s, yes[i])) {
+			*out = true;
+			return 0;
+		}
+		if (!strcasecmp(s, no[i])) {
+			*out = false;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* Check one value against its key; print "WHERE: ..." on error. */
+static int check_value(const struct cfg_key *k, const char *where, const char *value)
+{
+	char what[512], buf[1024], *save = NULL, *tok;
+	struct choice_ctx ch;
+	uint64_t u;
+	double d;
+	bool b;
+
+	snprintf(what, sizeof(what), "%s: %s in [%s]", where, k->key, k->section);
+	switch (k->type) {
+	case CFG_STR:
+		if (!*value) {
+			pr_err("%s: empty value (expected %s)", what, k->help);
+			return -EINVAL;
+		}
+		return 0;
+	case CFG_BOOL:
+		if (parse_bool(value, &b) < 0) {
+			pr_err("%s: '%s' is not a boolean (expected true or false)", what, value);
+			return -EINVAL;
+		}
+		return 0;
+	case CFG_U64:
+		return parse_u64(what, value, (uint64_t)k->min, (uint64_t)k->max, &u);
+	case CFG_DOUBLE:
+		return parse_double(what, value, k->min, k->max, &d);
+	case CFG_ENUM:
+	case CFG_ENUM_LIST:
+	case CFG_STR_LIST:
+	case CFG_U64_LIST:
+		break;
+	}
+	/* lists (and the single enum) */
+	if (k->choices)
+		split_choices(k->choices, &ch);
+	snprintf(buf, sizeof(buf), "%s", value);
+	if (!*trim(buf)) {
+		pr_err("%s: empty value (expected %s)", what,
+		       k->choices ? k->choices : cfg_type_names[k->type]);
+		return -EINVAL;
+	}
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *t = trim(tok);
+		bool found = false;
+
+		if (!*t) {
+			pr_err("%s: empty item in '%s' (expected a comma-separated list)", what, value);
+			return -EINVAL;
+		}
+		if (k->type == CFG_U64_LIST) {
+			if (parse_u64(what, t, (uint64_t)k->min, (uint64_t)k->max, &u) < 0)
+				return -EINVAL;
+			continue;
+		}
+		if (k->type == CFG_STR_LIST)
+			continue;
+		for (size_t i = 0; i < ch.n; i++)
+			found |= !strcmp(t, ch.item[i]);
+		if (!found) {
+			const char *s = suggest_name(t, choice_at, ch.n, &ch);
+			char choices[256];
+
+			snprintf(choices, sizeof(choices), "%s", k->choices);
+			for (char *c = choices; *c; c++)
+				if (*c == '|')
+					*c = ',';
+			pr_err("%s: unknown value '%s'%s%s%s (expected %s%s)", what, t,
+			       s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "",
+			       k->type == CFG_ENUM ? "one of " : "a list of ", choices);
+			return -EINVAL;
+		}
+		if (k->type == CFG_ENUM && strtok_r(NULL, ",", &save)) {
+			pr_err("%s: '%s' is a list (expected one value)", what, value);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* ---- the experiment ---- */
+
+static struct experiment *experiment_new(void)
+{
+	struct experiment *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return NULL;
+	e->value = calloc(cfg_schema_count, sizeof(*e->value));
+	e->source = calloc(cfg_schema_count, sizeof(*e->source));
+	e->line = calloc(cfg_schema_count, sizeof(*e->line));
+	if (!e->value || !e->source || !e->line) {
+		config_free(e);
+		return NULL;
+	}
+	return e;
+}
+
+void config_free(struct experiment *e)
+{
+	if (!e)
+		return;
+	if (e->value)
+		for (size_t i = 0; i < cfg_schema_count; i++)
+			free((char *)e->value[i]);
+	free(e->value);
+	free(e->source);
+	free(e->line);
+	for (size_t i = 0; i < e->noverrides; i++)
+		free(e->overrides[i]);
+	free(e->overrides);
+	free(e->file);
+	free(e);
+}
+
+static int report_unknown_key(const char *where, const char *section, const char *key)
+{
+	const char *s;
+
+	if (!section_known(section)) {
+		s = suggest_name(section, section_at, cfg_schema_count, NULL);
+		pr_err("%s: unknown section [%s]%s%s%s ('atomcost config --schema' lists them)", where,
+		       section, s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "");
+		return -EINVAL;
+	}
+	s = suggest_name(key, key_at, cfg_schema_count, (void *)section);
+	pr_err("%s: unknown key '%s' in [%s]%s%s%s ('atomcost config --schema' lists them)", where,
+	       key, section, s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "");
+	return -EINVAL;
+}
+
+static int set_value(struct experiment *e, int idx, const char *value, enum cfg_source src,
+		     int line)
+{
+	char *v = strdup(value);
+
+	if (!v)
+		return -ENOMEM;
+	free((char *)e->value[idx]);
+	e->value[idx] = v;
+	e->source[idx] = src;
+	e->line[idx] = line;
+	return 0;
+}
+
+struct parse_state {
+	struct experiment *e;
+	FILE *f;
+	const char *file;
+	int line;
+	int err;
+};
+
+/* inih reader: one line per call, so the line counter names the line the
+ * handler is about to see; section headers are checked here. */
+static char *reader(char *str, int num, void *arg)
+{
+	struct parse_state *ps = arg;
+	char *r = fgets(str, num, ps->f), *s, *end;
+
+	if (!r)
+		return NULL;
+	ps->line++;
+	if (!strchr(str, '\n') && !feof(ps->f) && !ps->err) {
+		pr_err("%s:%d: line too long (at most %d characters)", ps->file, ps->line, num - 2);
+		ps->err = -EINVAL;
+	}
+	s = str;
+	while (isspace((unsigned char)*s))
+		s++;
+	if (*s == '[' && !ps->err) {
+		char name[256], where[512];
+
+		end = strchr(s, ']');
+		if (!end)
+			return r;	/* inih reports the syntax error */
+		snprintf(name, sizeof(name), "%.*s", (int)(end - s - 1), s + 1);
+		snprintf(where, sizeof(where), "%s:%d", ps->file, ps->line);
+		if (!section_known(trim(name)))
+			ps->err = report_unknown_key(where, trim(name), "");
+	}
+	return r;
+}
+
+/* inih handler: nonzero means "line accepted"; our own errors are kept in
+ * ps->err (reported once, with file:line), so it always accepts. */
+static int handler(void *arg, const char *section, const char *name, const char *value)
+{
+	struct parse_state *ps = arg;
+	char where[512];
+	int idx;
+
+	if (ps->err)
+		return 1;
+	snprintf(where, sizeof(where), "%s:%d", ps->file, ps->line);
+	if (!*section) {
+		pr_err("%s: key '%s' outside a section (put it under [experiment], [run], ...)", where,
+		       name);
+		ps->err = -EINVAL;
+		return 1;
+	}
+	idx = key_index(section, name);
+	if (idx < 0) {
+		ps->err = report_unknown_key(where, section, name);
+		return 1;
+	}
+	if (ps->e->source[idx] == CFG_SRC_FILE) {
+		pr_err("%s: duplicate key '%s' in [%s] (first set on line %d)", where, name, section,
+		       ps->e->line[idx]);
+		ps->err = -EINVAL;
+		return 1;
+	}
+	if (check_value(&cfg_schema[idx], where, value) < 0) {
+		ps->err = -EINVAL;
+		return 1;
+	}
+	ps->err = set_value(ps->e, idx, value, CFG_SRC_FILE, ps->line);
+	return 1;
+}
+
+static int apply_override(struct experiment *e, const char *ov)
+{
+	char buf[512], *eq, *dot, where[600];
+	int idx;
+
+	snprintf(buf, sizeof(buf), "%s", ov);
+	eq = strchr(buf, '=');
+	dot = eq ? memchr(buf, '.', (size_t)(eq - buf)) : NULL;
+	/* the section name may hold dots? no: split at the last dot before '=' */
+	if (eq)
+		for (char *p = buf; p < eq; p++)
+			if (*p == '.')
+				dot = p;
+	if (!eq || !dot) {
+		pr_err("--set: '%s' is not section.key=value (e.g. --set buddy-bitmap-2004.trials=10)", ov);
+		return -EINVAL;
+	}
+	*eq = 0;
+	*dot = 0;
+	snprintf(where, sizeof(where), "--set %s", ov);
+	idx = key_index(trim(buf), trim(dot + 1));
+	if (idx < 0)
+		return report_unknown_key(where, trim(buf), trim(dot + 1));
+	if (check_value(&cfg_schema[idx], where, trim(eq + 1)) < 0)
+		return -EINVAL;
+	return set_value(e, idx, trim(eq + 1), CFG_SRC_OVERRIDE, 0);
+}
+
+int config_load(const char *file, char *const *overrides, size_t noverrides,
+		struct experiment **out)
+{
+	struct experiment *e = experiment_new();
+	int ret = 0;
+
+	*out = NULL;
+	if (!e)
+		return -ENOMEM;
+	if (file) {
+		struct parse_state ps = { .e = e, .file = file };
+		int r;
+
+		e->file = strdup(file);
+		ps.f = fopen(file, "r");
+		if (!ps.f) {
+			ret = -errno;
+			pr_err("config: cannot open '%s': %s (experiment files are in configs/)", file,
+			       strerror(errno));
+			goto err;
+		}
+		r = ini_parse_stream(reader, &ps, handler, &ps);
+		fclose(ps.f);
+		if (ps.err) {
+			ret = ps.err;
+			goto err;
+		}
+		if (r) {
+			pr_err("%s:%d: not INI syntax (expected [section] or key = value)", file, r);
+			ret = -EINVAL;
+			goto err;
+		}
+	}
+	if (noverrides) {
+		e->overrides = calloc(noverrides, sizeof(char *));
+		if (!e->overrides) {
+			ret = -ENOMEM;
+			goto err;
+		}
+	}
+	for (size_t i = 0; i < noverrides; i++) {
+		e->overrides[e->noverrides++] = strdup(overrides[i]);
+		ret = apply_override(e, overrides[i]);
+		if (ret < 0)
+			goto err;
+	}
+	*out = e;
+	return 0;
+err:
+	config_free(e);
+	return ret;
+}
+
+/* ---- getters ---- */
+
+static int must_index(const char *section, const char *key)
+{
+	int idx = key_index(section, key);
+
+	if (idx < 0) {
+		fprintf(stderr, "atomcost: BUG: no config key %s.%s in the schema\n", section, key);
+		abort();
+	}
+	return idx;
+}
+
+const char *config_str(const struct experiment *e, const char *section, const char *key)
+{
+	int idx = must_index(section, key);
+
+	return e && e->value[idx] ? e->value[idx] : cfg_schema[idx].def;
+}
+
+bool config_is_set(const struct experiment *e, const char *section, const char *key)
+{
+	return e && e->value[must_index(section, key)];
+}
+
+uint64_t config_u64(const struct experiment *e, const char *section, const char *key)
+{
+	const char *s = config_str(e, section, key);
+
+	return s ? strtoull(s, NULL, 0) : 0;
+}
+
+double config_double(const struct experiment *e, const char *section, const char *key)
+{
+	const char *s = config_str(e, section, key);
+
+	return s ? strtod(s, NULL) : 0;
+}
+
+bool config_bool(const struct experiment *e, const char *section, const char *key)
+{
+	const char *s = config_str(e, section, key);
+	bool b = false;
+
+	if (s)
+		parse_bool(s, &b);
+	return b;
+}
+
+bool config_list_has(const struct experiment *e, const char *section, const char *key,
+		     const char *item)
+{
+	const char *s = config_str(e, section, key);
+	char buf[1024], *save = NULL, *tok;
+
+	if (!s)
+		return false;
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		if (!strcmp(trim(tok), item))
+			return true;
+	return false;
+}
+
+size_t config_u64_list(const struct experiment *e, const char *section, const char *key,
+		       uint64_t *out, size_t max)
+{
+	const char *s = config_str(e, section, key);
+	char buf[1024], *save = NULL, *tok;
+	size_t n = 0;
+
+	if (!s)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (tok = strtok_r(buf, ",", &save); tok && n < max; tok = strtok_r(NULL, ",", &save))
+		out[n++] = strtoull(trim(tok), NULL, 0);
+	return n;
+}
+
+bool config_kind_has(const struct experiment *e, const char *kind)
+{
+	return config_list_has(e, "experiment", "kind", kind);
+}
+
+/* ---- JSON and schema output ---- */
+
+static const char *const source_names[] = { "default", "file", "override" };
+
+json_t *config_to_json(const struct experiment *e)
+{
+	json_t *j = json_object(), *vals = json_object(), *ovs = json_array();
+
+	json_object_set_new(j, "file", e && e->file ? json_string(e->file) : json_null());
+	for (size_t i = 0; e && i < e->noverrides; i++)
+		json_array_append_new(ovs, json_string(e->overrides[i]));
+	json_object_set_new(j, "overrides", ovs);
+	for (size_t i = 0; i < cfg_schema_count; i++) {
+		const struct cfg_key *k = &cfg_schema[i];
+		const char *v = e && e->value[i] ? e->value[i] : k->def;
+		json_t *sec = json_object_get(vals, k->section), *one;
+
+		if (!sec) {
+			sec = json_object();
+			json_object_set_new(vals, k->section, sec);
+		}
+		one = json_pack("{s:s?,s:s}", "value", v, "source",
+				source_names[e && e->value[i] ? e->source[i] : CFG_SRC_DEFAULT]);
+		if (e && e->line[i])
+			json_object_set_new(one, "line", json_integer(e->line[i]));
+		json_object_set_new(sec, k->key, one);
+	}
+	json_object_set_new(j, "values", vals);
+	return j;
+}
+
+json_t *config_schema_json(void)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < cfg_schema_count; i++) {
+		const struct cfg_key *k = &cfg_schema[i];
+		json_t *o = json_pack("{s:s,s:s,s:s,s:s?,s:s}", "section", k->section, "key", k->key,
+				      "type", cfg_type_names[k->type], "default", k->def, "help",
+				      k->help);
+
+		if (k->choices)
+			json_object_set_new(o, "choices", json_string(k->choices));
+		if (k->type == CFG_U64 || k->type == CFG_U64_LIST || k->type == CFG_DOUBLE) {
+			json_object_set_new(o, "min", json_real(k->min));
+			json_object_set_new(o, "max", json_real(k->max));
+		}
+		if (k->option)
+			json_object_set_new(o, "option", json_string(*k->option ? k->option : "PROBE..."));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+void config_print_schema(FILE *f)
+{
+	const char *last = "";
+
+	fprintf(f, "# atomcost experiment file schema: INI, '#' or ';' comments.\n"
+		   "# Unknown sections and keys, bad values and duplicate keys are errors.\n"
+		   "# Override any key on the command line: --set section.key=value\n");
+	for (size_t i = 0; i < cfg_schema_count; i++) {
+		const struct cfg_key *k = &cfg_schema[i];
+		char range[64] = "";
+
+		if (strcmp(last, k->section))
+			fprintf(f, "\n[%s]\n", k->section);
+		last = k->section;
+		if (k->type == CFG_U64 || k->type == CFG_U64_LIST)
+			snprintf(range, sizeof(range), " %.0f..%.0f", k->min, k->max);
+		else if (k->type == CFG_DOUBLE)
+			snprintf(range, sizeof(range), " %g..%g", k->min, k->max);
+		fprintf(f, "# %s\n#   type: %s%s%s%s", k->help, cfg_type_names[k->type], range,
+			k->choices ? " of " : "", k->choices ? k->choices : "");
+		if (k->option)
+			fprintf(f, "; run option: %s", *k->option ? k->option : "PROBE... (positional)");
+		fprintf(f, "\n%s%s = %s\n", k->def ? "" : ";", k->key, k->def ? k->def : "");
+	}
+}
+
+/* ---- `atomcost run` integration ---- */
+
+static bool is_conf_path(const char *s)
+{
+	size_t n = strlen(s);
+
+	return s[0] != '-' && n > 5 && !strcmp(s + n - 5, ".conf");
+}
+
+static int push(char ***v, int *n, int *cap, const char *s, bool own)
+{
+	if (*n + 1 >= *cap) {
+		int nc = *cap ? *cap * 2 : 32;
+		char **nv = realloc(*v, (size_t)nc * sizeof(char *));
+
+		if (!nv)
+			return -ENOMEM;
+		*v = nv;
+		*cap = nc;
+	}
+	(*v)[(*n)++] = own ? strdup(s) : (char *)s;
+	(*v)[*n] = NULL;
+	return 0;
+}
+
+int config_prepare_run(int argc, char **argv, int *new_argc, char ***new_argv,
+		       struct experiment **exp)
+{
+	const char *file = NULL;
+	char **sets = NULL, **rest = NULL, **v = NULL;
+	int nsets = 0, nrest = 0, n = 0, cap = 0, ret = 0;
+	struct experiment *e = NULL;
+	bool conf_mode = false;
+
+	*exp = NULL;
+	*new_argc = argc;
+	*new_argv = argv;
+	sets = calloc((size_t)argc + 1, sizeof(char *));
+	rest = calloc((size_t)argc + 1, sizeof(char *));
+	if (!sets || !rest) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *val = NULL;
+
+		if (!strcmp(a, "--")) {
+			for (; i < argc; i++)
+				rest[nrest++] = argv[i];
+			break;
+		}
+		if (!strcmp(a, "-c") || !strcmp(a, "--config") || !strcmp(a, "--set")) {
+			if (i + 1 >= argc) {
+				pr_err("%s: missing argument (expected %s)", a,
+				       strcmp(a, "--set") ? "an experiment file, e.g. configs/quick.conf"
+							  : "section.key=value");
+				ret = -EINVAL;
+				goto out;
+			}
+			val = argv[++i];
+		} else if (!strncmp(a, "--config=", 9) || !strncmp(a, "--set=", 6)) {
+			val = strchr(a, '=') + 1;
+		} else if (!strncmp(a, "-c", 2) && a[2]) {
+			val = a + 2;
+		} else if (is_conf_path(a)) {
+			val = a;
+		} else {
+			rest[nrest++] = argv[i];
+			continue;
+		}
+		if (!strncmp(a, "--set", 5)) {
+			sets[nsets++] = (char *)val;
+		} else if (file) {
+			pr_err("run: two experiment files ('%s' and '%s'): give one", file, val);
+			ret = -EINVAL;
+			goto out;
+		} else {
+			file = val;
+		}
+		conf_mode = true;
+	}
+	if (!conf_mode)
+		goto out;
+	ret = config_load(file, sets, (size_t)nsets, &e);
+	if (ret < 0)
+		goto out;
+
+	if ((ret = push(&v, &n, &cap, argv[0], false)) < 0)
+		goto out;
+	for (size_t i = 0; i < cfg_schema_count; i++) {
+		const struct cfg_key *k = &cfg_schema[i];
+		const char *val = e->value[i];
+		char buf[1024], *save = NULL, *tok;
+
+		/* only keys set in the file or by --set: the command's own
+		 * defaults apply otherwise (the schema mirrors them) */
+		if (!k->option || !val)
+			continue;
+		if (!*k->option || !strcmp(k->option, "--family")) {
+			snprintf(buf, sizeof(buf), "%s", val);
+			for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+				if (*k->option && (ret = push(&v, &n, &cap, k->option, true)) < 0)
+					goto out;
+				if ((ret = push(&v, &n, &cap, trim(tok), true)) < 0)
+					goto out;
+			}
+			continue;
+		}
+		if (k->type == CFG_BOOL) {
+			bool b = config_bool(e, k->section, k->key);
+
+			/* twins=false -> --no-twins; other booleans are flags */
+			if (!strcmp(k->option, "--no-twins") ? !b : b)
+				if ((ret = push(&v, &n, &cap, k->option, true)) < 0)
+					goto out;
+			continue;
+		}
+		if ((ret = push(&v, &n, &cap, k->option, true)) < 0 ||
+		    (ret = push(&v, &n, &cap, val, true)) < 0)
+			goto out;
+	}
+	for (int i = 0; i < nrest; i++)
+		if ((ret = push(&v, &n, &cap, rest[i], false)) < 0)
+			goto out;
+	*new_argc = n;
+	*new_argv = v;
+	*exp = e;
+	e = NULL;
+	v = NULL;
+out:
+	if (v)
+		config_free_argv(v, argv);
+	config_free(e);
+	free(sets);
+	free(rest);
+	return ret;
+}
+
+/* Free what config_prepare_run allocated: only the strings it copied. */
+void config_free_argv(char **v, char **orig)
+{
+	if (!v || v == orig)
+		return;
+	for (char **p = v + 1; *p; p++) {
+		bool borrowed = false;
+
+		for (char **o = orig; *o && !borrowed; o++)
+			borrowed = *p == *o;
+		if (!borrowed)
+			free(*p);
+	}
+	free(v);
+}

@@ -1,0 +1,100 @@
+/* config.h - experiment files: INI (parsed with inih) checked against one
+ * declarative schema table (config.c), CLI overrides on top, and the
+ * effective experiment as JSON for every report.
+ *
+ * This header also pulls in the build configuration (ATOMCOST_VERSION,
+ * HAVE_LIBPFM, ...): files in src/ that include "config.h" find this file
+ * first, so the generated header is included under its second name.
+ */
+#ifndef ATOMCOST_CONFIG_H
+#define ATOMCOST_CONFIG_H
+
+#include "build-config.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <jansson.h>
+
+enum cfg_type {
+	CFG_STR,	/* free text */
+	CFG_ENUM,	/* one of choices */
+	CFG_ENUM_LIST,	/* comma list, each one of choices */
+	CFG_STR_LIST,	/* comma list of free words */
+	CFG_U64,
+	CFG_U64_LIST,	/* comma list of integers in [min, max] */
+	CFG_DOUBLE,
+	CFG_BOOL,	/* true/false, yes/no, on/off, 1/0 */
+};
+
+/* One key of the schema. */
+struct cfg_key {
+	const char *section;
+	const char *key;
+	enum cfg_type type;
+	const char *def;	/* default, as written in a file; NULL: unset */
+	const char *choices;	/* ENUM, ENUM_LIST: "a|b|c" */
+	double min, max;	/* numbers and list items */
+	const char *option;	/* `atomcost run` option the key maps to, NULL: none */
+	const char *help;
+};
+
+extern const struct cfg_key cfg_schema[];
+extern const size_t cfg_schema_count;
+
+enum cfg_source { CFG_SRC_DEFAULT, CFG_SRC_FILE, CFG_SRC_OVERRIDE };
+
+struct experiment {
+	char *file;			/* NULL: none (defaults and overrides only) */
+	const char **value;		/* per schema key, NULL: unset */
+	enum cfg_source *source;
+	int *line;			/* file line, 0 when not from the file */
+	char **overrides;		/* "section.key=value" as given */
+	size_t noverrides;
+};
+
+/* Load FILE (NULL: none), then apply overrides ("section.key=value").
+ * 0, or -EINVAL (bad syntax, unknown key or section, bad value, duplicate)
+ * / -ENOENT (no such file) after one message with file:line. */
+int config_load(const char *file, char *const *overrides, size_t noverrides,
+		struct experiment **out);
+void config_free(struct experiment *e);
+
+/* Typed getters by section and key (the key must be in the schema: a typo
+ * here is a programming error and aborts). Unset values read as the
+ * schema's default. */
+const char *config_str(const struct experiment *e, const char *section, const char *key);
+uint64_t config_u64(const struct experiment *e, const char *section, const char *key);
+double config_double(const struct experiment *e, const char *section, const char *key);
+bool config_bool(const struct experiment *e, const char *section, const char *key);
+bool config_is_set(const struct experiment *e, const char *section, const char *key);
+/* A list item's presence (ENUM_LIST, STR_LIST). */
+bool config_list_has(const struct experiment *e, const char *section, const char *key,
+		     const char *item);
+/* Integers of a U64_LIST into out[0..max); returns the count. */
+size_t config_u64_list(const struct experiment *e, const char *section, const char *key,
+		       uint64_t *out, size_t max);
+
+/* The effective experiment: file, overrides, every key with its value and
+ * where it came from. */
+json_t *config_to_json(const struct experiment *e);
+
+/* Print the schema (`atomcost config --schema`), text or JSON. */
+void config_print_schema(FILE *f);
+json_t *config_schema_json(void);
+
+/* For `atomcost run`: find the experiment in argv (a positional ending in
+ * .conf, -c FILE / --config FILE, and any --set section.key=value), load it,
+ * and build a new argv: argv[0], the options the file's [run] keys map to,
+ * then the remaining original arguments, so that command-line options
+ * override the file. Without a config, *exp is NULL and argv is unchanged.
+ * 0 or -errno (message printed). */
+int config_prepare_run(int argc, char **argv, int *new_argc, char ***new_argv,
+		       struct experiment **exp);
+void config_free_argv(char **argv, char **orig);
+
+/* Is this experiment kind listed in [experiment] kind? */
+bool config_kind_has(const struct experiment *e, const char *kind);
+
+#endif

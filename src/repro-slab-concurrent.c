@@ -1,0 +1,526 @@
+/* repro-slab-concurrent.c - the 2016 concurrent slab scoring (seed
+ * slab-lockless-shared-check-2016): N pinned threads each do N*alloc then
+ * N*free; the figure is the average cycles per alloc / per free.
+ *
+ * The model is the SLAB allocator the patch changed: a per-CPU array cache
+ * (limit and batchcount by object size, as the kernel's enable_cpucache),
+ * a node with a shared array and slab lists under one list_lock, and page-
+ * sized slabs aligned so that the slab of an object is an address mask. On
+ * an empty array cache, cache_alloc_refill either takes the lock first and
+ * finds out under it that nothing is free (2016 "before": locked), or first
+ * checks free_objects and the shared array without the lock and grows a new
+ * slab straight into the array cache (commit 801faf0db894, "after": lockless).
+ */
+#include "repro.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "arch/arch.h"
+#include "common.h"
+#include "runner.h"
+#include "stats.h"
+
+#define MAX_THREADS 256
+#define PAGE 4096
+
+enum { L_FREE, L_PARTIAL, L_FULL, L__N };
+
+struct aslab {
+	void *freelist;		/* objects linked through their first word */
+	uint32_t inuse;
+	int32_t prev, next;	/* on list `list` */
+	int32_t list;		/* L_*, -1: on none */
+};
+
+struct array_cache {
+	unsigned avail, limit, batch;
+	void *entry[];
+};
+
+struct aslab_cache {
+	size_t size, slab_bytes;
+	unsigned objs;
+	enum aslab_variant variant;
+	char *map, *arena;
+	size_t map_size, max_slabs;
+	uint64_t nslabs;		/* grown so far (atomic) */
+	struct aslab *slabs;
+	/* the node: everything below is under lock */
+	uint64_t lock __attribute__((aligned(64)));
+	int32_t head[L__N];
+	uint64_t free_objects;		/* read without the lock by the lockless check */
+	struct array_cache *shared;
+	unsigned nthreads;
+	struct array_cache *ac[MAX_THREADS];
+};
+
+static void node_lock(struct aslab_cache *c)
+{
+	while (arch_cmpxchg(&c->lock, 0, 1) != 0)
+		while (arch_load(&c->lock))
+			arch_cpu_relax();
+}
+
+static void node_unlock(struct aslab_cache *c)
+{
+	arch_store(&c->lock, 0);
+}
+
+static struct array_cache *ac_new(unsigned limit, unsigned batch)
+{
+	struct array_cache *a = aligned_alloc(64, (sizeof(*a) + limit * sizeof(void *) + 63) & ~63ul);
+
+	if (a) {
+		a->avail = 0;
+		a->limit = limit;
+		a->batch = batch;
+	}
+	return a;
+}
+
+int aslab_create(struct aslab_cache **out, size_t size, unsigned nthreads, size_t max_objects,
+		 enum aslab_variant v)
+{
+	struct aslab_cache *c;
+	unsigned limit;
+
+	*out = NULL;
+	if (size < 8 || size % 8 || size > PAGE || !nthreads || nthreads > MAX_THREADS) {
+		pr_err("slab-concurrent: size %zu / %u threads out of range (expected a multiple of 8 "
+		       "up to %d, 1..%d threads)", size, nthreads, PAGE, MAX_THREADS);
+		return -EINVAL;
+	}
+	c = aligned_alloc(64, (sizeof(*c) + 63) & ~63ul);
+	if (!c)
+		return -ENOMEM;
+	memset(c, 0, sizeof(*c));
+	c->size = size;
+	c->slab_bytes = PAGE;
+	c->objs = (unsigned)(PAGE / size);
+	c->variant = v;
+	c->nthreads = nthreads;
+	/* enable_cpucache(): limit by size, batchcount half of it, shared 8x */
+	limit = size > 1024 ? 24 : size > 256 ? 54 : 120;
+	/* room for every object held anywhere: threads' arrays, shared, slack */
+	max_objects += (size_t)nthreads * limit + 8 * limit;
+	c->max_slabs = (max_objects + c->objs - 1) / c->objs + (size_t)nthreads + 8;
+	c->map_size = c->max_slabs * c->slab_bytes + c->slab_bytes;
+	c->map = mmap(NULL, c->map_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (c->map == MAP_FAILED) {
+		free(c);
+		return -ENOMEM;
+	}
+	/* fault the arena in up front: page faults are not what is measured */
+	memset(c->map, 0, c->map_size);
+	c->arena = (char *)(((uintptr_t)c->map + c->slab_bytes - 1) & ~(uintptr_t)(c->slab_bytes - 1));
+	c->slabs = calloc(c->max_slabs, sizeof(*c->slabs));
+	c->shared = ac_new(8 * ((limit + 1) / 2), (limit + 1) / 2);
+	for (int l = 0; l < L__N; l++)
+		c->head[l] = -1;
+	for (unsigned i = 0; i < nthreads; i++)
+		c->ac[i] = ac_new(limit, (limit + 1) / 2);
+	for (unsigned i = 0; i < nthreads; i++)
+		if (!c->ac[i] || !c->slabs || !c->shared) {
+			aslab_destroy(c);
+			return -ENOMEM;
+		}
+	*out = c;
+	return 0;
+}
+
+void aslab_destroy(struct aslab_cache *c)
+{
+	if (!c)
+		return;
+	for (unsigned i = 0; i < c->nthreads; i++)
+		free(c->ac[i]);
+	free(c->shared);
+	free(c->slabs);
+	munmap(c->map, c->map_size);
+	free(c);
+}
+
+static inline size_t slab_of(const struct aslab_cache *c, const void *obj)
+{
+	return (size_t)((const char *)obj - c->arena) / c->slab_bytes;
+}
+
+/* ---- slab lists (under the lock) ---- */
+
+static void list_del(struct aslab_cache *c, int32_t i)
+{
+	struct aslab *s = &c->slabs[i];
+
+	if (s->prev >= 0)
+		c->slabs[s->prev].next = s->next;
+	else
+		c->head[s->list] = s->next;
+	if (s->next >= 0)
+		c->slabs[s->next].prev = s->prev;
+	s->list = -1;
+}
+
+static void list_add(struct aslab_cache *c, int32_t i, int l)
+{
+	struct aslab *s = &c->slabs[i];
+
+	s->prev = -1;
+	s->next = c->head[l];
+	if (s->next >= 0)
+		c->slabs[s->next].prev = i;
+	c->head[l] = i;
+	s->list = l;
+}
+
+static void slab_relist(struct aslab_cache *c, int32_t i)
+{
+	struct aslab *s = &c->slabs[i];
+	int l = s->inuse == 0 ? L_FREE : s->inuse == c->objs ? L_FULL : L_PARTIAL;
+
+	if (s->list != l) {
+		if (s->list >= 0)
+			list_del(c, i);
+		list_add(c, i, l);
+	}
+}
+
+/* A new slab (cache_grow): carved from the arena, objects linked with
+ * plain stores. Not on any list yet. -1 when the arena is exhausted. */
+static int32_t grow(struct aslab_cache *c)
+{
+	uint64_t i = __atomic_fetch_add(&c->nslabs, 1, __ATOMIC_RELAXED);
+	char *base;
+	struct aslab *s;
+
+	if (i >= c->max_slabs)
+		return -1;
+	base = c->arena + i * c->slab_bytes;
+	s = &c->slabs[i];
+	for (unsigned k = 0; k < c->objs; k++)
+		*(void **)(base + k * c->size) = k + 1 < c->objs ? base + (k + 1) * c->size : NULL;
+	s->freelist = base;
+	s->inuse = 0;
+	s->list = -1;
+	return (int32_t)i;
+}
+
+static unsigned take_from_slab(struct aslab_cache *c, int32_t i, struct array_cache *ac, unsigned want)
+{
+	struct aslab *s = &c->slabs[i];
+	unsigned n = 0;
+
+	while (n < want && s->freelist) {
+		void *o = s->freelist;
+
+		s->freelist = *(void **)o;
+		ac->entry[ac->avail++] = o;
+		s->inuse++;
+		n++;
+	}
+	return n;
+}
+
+static __attribute__((noinline)) void *refill(struct aslab_cache *c, struct array_cache *ac)
+{
+	for (;;) {
+		unsigned want = ac->batch;
+		int32_t i;
+
+		if (c->variant == ASLAB_LOCKLESS &&
+		    !__atomic_load_n(&c->free_objects, __ATOMIC_RELAXED) &&
+		    !__atomic_load_n(&c->shared->avail, __ATOMIC_RELAXED))
+			goto direct_grow;
+		node_lock(c);
+		if (c->shared->avail) {
+			unsigned n = c->shared->avail < want ? c->shared->avail : want;
+
+			c->shared->avail -= n;
+			memcpy(ac->entry + ac->avail, c->shared->entry + c->shared->avail, n * sizeof(void *));
+			ac->avail += n;
+			node_unlock(c);
+			return ac->entry[--ac->avail];
+		}
+		while (want) {
+			unsigned n;
+
+			i = c->head[L_PARTIAL] >= 0 ? c->head[L_PARTIAL] : c->head[L_FREE];
+			if (i < 0)
+				break;
+			n = take_from_slab(c, i, ac, want);
+			want -= n;
+			c->free_objects -= n;
+			slab_relist(c, i);
+		}
+		node_unlock(c);
+		if (ac->avail)
+			return ac->entry[--ac->avail];
+direct_grow:
+		i = grow(c);
+		if (i < 0)
+			return NULL;
+		if (c->variant == ASLAB_LOCKLESS) {
+			/* the new slab's objects go straight to the array cache */
+			unsigned n = take_from_slab(c, i, ac, ac->batch);
+
+			node_lock(c);
+			c->free_objects += c->objs - n;
+			slab_relist(c, i);
+			node_unlock(c);
+			return ac->entry[--ac->avail];
+		}
+		node_lock(c);
+		c->free_objects += c->objs;
+		slab_relist(c, i);
+		node_unlock(c);
+	}
+}
+
+void *aslab_alloc(struct aslab_cache *c, unsigned tid)
+{
+	struct array_cache *ac = c->ac[tid];
+
+	if (__builtin_expect(ac->avail != 0, 1))
+		return ac->entry[--ac->avail];
+	return refill(c, ac);
+}
+
+/* cache_flusharray: batchcount objects to the shared array, or back to
+ * their slabs when it is full. */
+static __attribute__((noinline)) void flusharray(struct aslab_cache *c, struct array_cache *ac)
+{
+	unsigned n = ac->batch;
+
+	node_lock(c);
+	if (c->shared->avail < c->shared->limit) {
+		unsigned room = c->shared->limit - c->shared->avail;
+
+		if (n > room)
+			n = room;
+		memcpy(c->shared->entry + c->shared->avail, ac->entry, n * sizeof(void *));
+		c->shared->avail += n;
+	} else {
+		for (unsigned k = 0; k < n; k++) {
+			void *o = ac->entry[k];
+			int32_t i = (int32_t)slab_of(c, o);
+			struct aslab *s = &c->slabs[i];
+
+			*(void **)o = s->freelist;
+			s->freelist = o;
+			s->inuse--;
+			c->free_objects++;
+			slab_relist(c, i);
+		}
+	}
+	node_unlock(c);
+	ac->avail -= n;
+	memmove(ac->entry, ac->entry + n, ac->avail * sizeof(void *));
+}
+
+void aslab_free(struct aslab_cache *c, unsigned tid, void *obj)
+{
+	struct array_cache *ac = c->ac[tid];
+
+	if (__builtin_expect(ac->avail >= ac->limit, 0))
+		flusharray(c, ac);
+	ac->entry[ac->avail++] = obj;
+}
+
+void aslab_count(struct aslab_cache *c, size_t *free_objs, size_t *capacity)
+{
+	size_t n = 0, grown = c->nslabs < c->max_slabs ? c->nslabs : c->max_slabs;
+
+	for (size_t i = 0; i < grown; i++)
+		for (void *o = c->slabs[i].freelist; o; o = *(void **)o)
+			n++;
+	n += c->shared->avail;
+	for (unsigned t = 0; t < c->nthreads; t++)
+		n += c->ac[t]->avail;
+	*free_objs = n;
+	*capacity = grown * c->objs;
+}
+
+/* ---- the 2016 scoring ---- */
+
+struct worker {
+	pthread_t th;
+	struct aslab_cache *c;
+	struct topo *t;
+	unsigned *arrived;	/* [2]: one-shot spin barriers */
+	unsigned total;
+	void **obj;
+	size_t n;
+	unsigned tid;
+	int cpu_os;
+	int ret;
+	double alloc_ticks, free_ticks;
+};
+
+/* One-shot barrier: spinning threads see every arrival without a syscall;
+ * the starter can also count threads that never started. */
+static void spin_barrier(unsigned *arrived, unsigned total)
+{
+	__atomic_add_fetch(arrived, 1, __ATOMIC_ACQ_REL);
+	while (__atomic_load_n(arrived, __ATOMIC_ACQUIRE) < total)
+		arch_cpu_relax();
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	uint64_t t0, t1, t2;
+
+	w->ret = topo_bind_thread(w->t, w->cpu_os);
+	spin_barrier(&w->arrived[0], w->total);
+	t0 = arch_timer_start();
+	for (size_t i = 0; i < w->n; i++)
+		w->obj[i] = aslab_alloc(w->c, w->tid);
+	t1 = arch_timer_stop();
+	spin_barrier(&w->arrived[1], w->total);
+	t1 = arch_timer_start();
+	for (size_t i = 0; i < w->n; i++)
+		aslab_free(w->c, w->tid, w->obj[i]);
+	t2 = arch_timer_stop();
+	w->alloc_ticks = (double)(t1 - t0);
+	w->free_ticks = (double)(t2 - t1);
+	for (size_t i = 0; i < w->n && !w->ret; i++)
+		if (!w->obj[i])
+			w->ret = -ENOMEM;
+	return NULL;
+}
+
+/* One pass: every thread allocates n then frees n. Average ticks per op
+ * over threads. */
+static int one_pass(struct topo *t, const int *cpus, unsigned nth, size_t size, size_t n,
+		    enum aslab_variant v, double *a, double *f)
+{
+	struct worker w[MAX_THREADS];
+	unsigned arrived[2] = { 0, 0 };
+	struct aslab_cache *c;
+	unsigned started = 0;
+	int ret;
+
+	ret = aslab_create(&c, size, nth, n * nth, v);
+	if (ret < 0)
+		return ret;
+	memset(w, 0, sizeof(w[0]) * nth);
+	for (unsigned i = 0; i < nth; i++) {
+		w[i] = (struct worker){ .c = c, .t = t, .arrived = arrived, .total = nth, .n = n, .tid = i, .cpu_os = cpus[i] };
+		w[i].obj = malloc(n * sizeof(void *));
+		if (!w[i].obj) {
+			ret = -ENOMEM;
+			break;
+		}
+	}
+	for (unsigned i = 0; i < nth && !ret; i++) {
+		if (pthread_create(&w[i].th, NULL, worker_main, &w[i])) {
+			pr_err("slab-concurrent: cannot start thread %u", i);
+			ret = -EAGAIN;
+			/* release the started ones: count the missing as arrived */
+			__atomic_add_fetch(&arrived[0], nth - started, __ATOMIC_ACQ_REL);
+			__atomic_add_fetch(&arrived[1], nth - started, __ATOMIC_ACQ_REL);
+			break;
+		}
+		started++;
+	}
+	*a = *f = 0;
+	for (unsigned i = 0; i < started; i++) {
+		pthread_join(w[i].th, NULL);
+		if (w[i].ret < 0 && !ret)
+			ret = w[i].ret;
+		*a += w[i].alloc_ticks / (double)n / nth;
+		*f += w[i].free_ticks / (double)n / nth;
+	}
+	for (unsigned i = 0; i < nth; i++)
+		free(w[i].obj);
+	aslab_destroy(c);
+	return ret;
+}
+
+int repro_concurrent_run(struct repro_ctx *rc)
+{
+	const struct experiment *e = rc->exp;
+	const char *sec = "slab-concurrent";
+	static const char *const vnames[] = { "locked", "lockless" };
+	static const char *const vtitle[] = { "Before (shared pool checked under its lock)",
+					      "After (lockless check of the shared pool first)" };
+	uint64_t sizes[32];
+	size_t nsizes = config_u64_list(e, sec, "sizes", sizes, 32);
+	size_t n = config_u64(e, sec, "objects"), reps = config_u64(e, sec, "repeats");
+	unsigned nth = (unsigned)config_u64(e, sec, "threads");
+	double *va = malloc(reps * sizeof(double)), *vf = malloc(reps * sizeof(double));
+	double tpc = rc->cal->ticks_per_cycle;
+	json_t *jv = json_object(), *jcpus = json_array();
+	int cpus[MAX_THREADS], ret = 0;
+
+	json_object_set_new(rc->json, "variants", jv);
+	if (!va || !vf) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (!nth)
+		nth = (unsigned)topo_allowed_count(rc->t);
+	if (nth > MAX_THREADS) {
+		pr_err("%s: threads: %u is more than %d", sec, nth, MAX_THREADS);
+		ret = -EINVAL;
+		goto out;
+	}
+	ret = topo_plan(rc->t, config_str(e, sec, "placement"), (int)nth, cpus);
+	if (ret < 0)
+		goto out;
+	for (unsigned i = 0; i < nth; i++)
+		json_array_append_new(jcpus, json_integer(cpus[i]));
+	json_object_set_new(rc->json, "cpus", jcpus);
+	jcpus = NULL;
+	json_object_set_new(rc->json, "threads", json_integer(nth));
+	fprintf(rc->out, "Concurrent slab (atomcost user-space SLAB model): %u threads on CPUs", nth);
+	for (unsigned i = 0; i < nth; i++)
+		fprintf(rc->out, "%s%d", i ? "," : " ", cpus[i]);
+	fprintf(rc->out, ", %zu objects each, core cycles alloc/free, median of %zu\n", n, reps);
+	for (int v = 0; v < 2; v++) {
+		json_t *jvar;
+
+		if (!config_list_has(e, sec, "variants", vnames[v]))
+			continue;
+		jvar = json_object();
+		json_object_set_new(jv, vnames[v], jvar);
+		fprintf(rc->out, "* %s\n", vtitle[v]);
+		for (size_t si = 0; si < nsizes; si++) {
+			double a, f;
+
+			if (sizes[si] % 8 || sizes[si] > PAGE) {
+				pr_err("%s: sizes: %llu is not a multiple of 8 up to %d", sec,
+				       (unsigned long long)sizes[si], PAGE);
+				ret = -EINVAL;
+				goto out;
+			}
+			for (size_t r = 0; r < reps; r++) {
+				ret = one_pass(rc->t, cpus, nth, sizes[si], n, (enum aslab_variant)v,
+					       &va[r], &vf[r]);
+				if (ret < 0)
+					goto out;
+			}
+			a = stats_median(va, reps) / tpc;
+			f = stats_median(vf, reps) / tpc;
+			fprintf(rc->out, "Kmalloc N*alloc N*free(%llu): Average=%.0f/%.0f\n",
+				(unsigned long long)sizes[si], a, f);
+			fflush(rc->out);
+			{
+				char key[24];
+
+				snprintf(key, sizeof(key), "%llu", (unsigned long long)sizes[si]);
+				json_object_set_new(jvar, key, json_pack("{s:f,s:f}", "alloc_cycles", a,
+									 "free_cycles", f));
+			}
+		}
+	}
+	/* the workers ran on every planned CPU: put this thread back */
+	topo_bind_thread(rc->t, rc->cpu_os);
+out:
+	json_decref(jcpus);
+	free(va);
+	free(vf);
+	return ret;
+}

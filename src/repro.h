@@ -1,0 +1,134 @@
+/* repro.h - reproductions of published scorings (issue 6): the 2004
+ * buddy-bitmap test-atomics, the 2007 SLUB cmpxchg_local fast path, the 2015
+ * SLUB bulk free and the 2016 concurrent slab test. Each prints its table in
+ * the shape of the mailing-list post it reproduces (../shared/seeds) and
+ * returns its figures as JSON for the report.
+ */
+#ifndef ATOMCOST_REPRO_H
+#define ATOMCOST_REPRO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <jansson.h>
+
+#include "clock.h"
+#include "config.h"
+#include "topo.h"
+
+struct report;
+struct run_opts;
+
+struct repro_ctx {
+	const struct experiment *exp;
+	struct topo *t;
+	const struct calibration *cal;
+	int cpu_os;		/* the pinned PU of the calling thread */
+	FILE *out;		/* the seed-shaped tables */
+	json_t *json;		/* this reproduction's figures (filled by it) */
+};
+
+int repro_buddy_run(struct repro_ctx *c);
+int repro_slub_run(struct repro_ctx *c);
+int repro_bulk_run(struct repro_ctx *c);
+int repro_concurrent_run(struct repro_ctx *c);
+
+/* Run every reproduction listed in [experiment] kind, in order; pins and
+ * calibrates first when rep->cal is not filled yet. Figures go to
+ * rep->meta["reproductions"][kind]. 0 or -errno. */
+int repro_run_all(const struct experiment *e, struct topo *t, const struct run_opts *o,
+		  struct report *rep, FILE *out);
+
+/* ---- 2004 buddy-bitmap test-atomics (repro-buddy.c) ---- */
+
+#define BUDDY_CASES 8
+extern const char *const buddy_notes[BUDDY_CASES];
+
+/* Legacy mode: trials of cases 0..7 in order; mean[i] is the mean whole-loop
+ * tick count of case i. Prints the eight `score %d is %16lld note: %s` lines
+ * to out (NULL: none). *cold_sum receives the sum of the checksums the cold
+ * preparations read back (the proof they ran). 0 or -errno. */
+int buddy_legacy(unsigned trials, long long mean[BUDDY_CASES], FILE *out, uint64_t *cold_sum);
+/* The legacy cold preparation on its own: malloc + memset(fill) of 512 KiB,
+ * read back one byte per line; returns the checksum (fill * lines). */
+uint64_t buddy_cold_prep(unsigned char fill);
+/* How many cold preparations ran (all of them, since the process started). */
+extern volatile uint64_t buddy_cold_preps;
+
+/* ---- the SLUB model (repro-slub.c), shared by the 2007 and 2015 ones ---- */
+
+enum slub_variant {
+	SLUB_LOCKED,	/* lock cmpxchg16b (cmpxchg_double / cmpxchg128) */
+	SLUB_LOCAL,	/* cmpxchg16b, no lock (cmpxchg_local) */
+	SLUB_THIS_CPU,	/* cmpxchg16b %fs:off (this_cpu_cmpxchg128) */
+	SLUB_RSEQ,	/* rseq critical section on a per-CPU freelist */
+	SLUB_IRQOFF,	/* flags save + plain loads/stores (local_irq_save analog) */
+	SLUB__COUNT,
+};
+extern const char *const slub_variant_names[SLUB__COUNT];	/* config names */
+extern const char *const slub_variant_insn[SLUB__COUNT];
+/* NULL, or why the variant cannot run here. */
+const char *slub_variant_unavailable(enum slub_variant v);
+
+/* Per-slab pair {freelist, counters} (kernel: slab->freelist, counters),
+ * changed with a locked cmpxchg128 by remote frees. counters: inuse in the
+ * low 32 bits, frozen (owned by a CPU) in bit 32. */
+struct slab_meta {
+	void *freelist;
+	uint64_t counters;
+	int32_t next;		/* partial list link, -1: end */
+	int32_t on_partial;
+} __attribute__((aligned(16)));
+
+struct slab_cache {
+	size_t size;		/* object size */
+	unsigned shift;		/* slab bytes = 1 << shift, slabs aligned to it */
+	unsigned objs;		/* objects per slab */
+	unsigned id;		/* per-thread cpu struct slot */
+	uint64_t gen;		/* detects a stale per-thread slot */
+	char *map, *arena;
+	size_t map_size, max_slabs, nslabs;
+	struct slab_meta *meta;
+	uint64_t lock;		/* the node's list_lock */
+	int32_t partial;	/* partial list head, -1: empty */
+};
+
+/* A cache for max_objects objects of size bytes (arena reserved up front).
+ * 0 or -errno. */
+int slab_cache_init(struct slab_cache *s, size_t size, size_t max_objects);
+void slab_cache_destroy(struct slab_cache *s);
+/* Forget every slab (arena kept, pages stay faulted in): for the next pass. */
+void slab_cache_reset(struct slab_cache *s);
+void *slab_alloc(struct slab_cache *s, enum slub_variant v);
+void slab_free(struct slab_cache *s, enum slub_variant v, void *obj);
+/* kmem_cache_free_bulk: detached freelists (objects of one slab linked with
+ * plain stores, look back at most 3 misses), one cmpxchg per group. p[] is
+ * consumed (entries set to NULL). */
+void slab_free_bulk(struct slab_cache *s, size_t n, void **p);
+/* Free objects: in slab freelists plus the calling thread's cpu freelist
+ * (other threads add theirs with slab_cpu_free_count). */
+size_t slab_free_in_slabs(const struct slab_cache *s);
+size_t slab_cpu_free_count(struct slab_cache *s, enum slub_variant v);
+/* Give the calling thread's cpu freelist back to its slab (a flush). */
+void slab_cpu_flush(struct slab_cache *s, enum slub_variant v);
+static inline size_t slab_index(const struct slab_cache *s, const void *obj)
+{
+	return (size_t)((const char *)obj - s->arena) >> s->shift;
+}
+
+/* ---- the 2016 concurrent SLAB model (repro-slab-concurrent.c) ---- */
+
+struct aslab_cache;
+enum aslab_variant { ASLAB_LOCKED, ASLAB_LOCKLESS };
+int aslab_create(struct aslab_cache **out, size_t size, unsigned nthreads, size_t max_objects,
+		 enum aslab_variant v);
+void aslab_destroy(struct aslab_cache *c);
+/* tid: 0..nthreads-1, the calling thread's per-CPU array cache. */
+void *aslab_alloc(struct aslab_cache *c, unsigned tid);
+void aslab_free(struct aslab_cache *c, unsigned tid, void *obj);
+/* Free objects everywhere (slabs, shared array, per-thread arrays) and the
+ * total capacity of the slabs grown; call when no thread allocates. */
+void aslab_count(struct aslab_cache *c, size_t *free_objs, size_t *capacity);
+
+#endif

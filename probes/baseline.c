@@ -2,6 +2,7 @@
  * itself), the add and imul chains that check the cycle conversion, an L1
  * load chase and plain stores. */
 #include "probes.h"
+#include "pattern-kernels.h"
 
 #include <string.h>
 
@@ -89,6 +90,9 @@ const struct probe probe_imul_chain = {
 	.run = { [MODE_LATENCY] = k_imul_chain },
 };
 
+/* The bare walk of every access pattern: the cost each op is read against. */
+PATTERN_PLAIN(load_chase)
+
 const struct probe probe_load_chase = {
 	.name = "load_chase", .family = "baseline", .atomicity = ATOMICITY_BASELINE,
 	.insn = ARCH_INSN_LOAD, .kernel = "READ_ONCE",
@@ -96,6 +100,7 @@ const struct probe probe_load_chase = {
 	.in_default = true,
 	.run = { [MODE_LATENCY] = k_load_lat, [MODE_THROUGHPUT] = k_load_tput },
 	.setup = setup_ring, .verify = verify_ring,
+	.patterns = &pat_load_chase,
 };
 
 const struct probe probe_store = {

@@ -7,6 +7,7 @@
  * Twins are generated from the same template and differ only in the op.
  */
 #include "probes.h"
+#include "pattern-kernels.h"
 
 #include <string.h>
 
@@ -182,20 +183,58 @@ static int verify_tas(bool (*op)(uint64_t, volatile void *))
 static int verify_test_and_set_bit(void) { return verify_tas(arch_test_and_set_bit); }
 static int verify___test_and_set_bit(void) { return verify_tas(arch_test_and_set_bit_nl); }
 
+/* ---- access patterns (pattern-kernels.h): each op at an arbitrary line.
+ * The bit ops change only bits 1 and 5 of the first word, below the line
+ * offset a chase masks off, so they also run on the pointer word. The bit
+ * number and mask sit in a laundered register, as in the hot kernels. */
+#define PAT_NR_DECL uint64_t nr = 5; PROBE_LAUNDER(nr)
+#define PAT_MASK_DECL uint64_t m = 1ull << 5; PROBE_LAUNDER(m)
+#define PAT_TSB_DECL PAT_NR_DECL; uint64_t acc = 0
+#define PAT_OP_A(x) arch_set_bit_imm(x, BIT_IMM);
+#define PAT_OP_N(x) arch_set_bit_imm_nl(x, BIT_IMM);
+PATTERN_PAIR(set_bit, __set_bit, 0, , )
+#undef PAT_OP_A
+#undef PAT_OP_N
+#define PAT_OP_A(x) arch_set_bit_var(nr, x);
+#define PAT_OP_N(x) arch_set_bit_var_nl(nr, x);
+PATTERN_PAIR(set_bit_var, __set_bit_var, 0, PAT_NR_DECL, )
+#undef PAT_OP_A
+#undef PAT_OP_N
+#define PAT_OP_A(x) arch_or_word(x, m);
+#define PAT_OP_N(x) arch_or_word_nl(x, m);
+PATTERN_PAIR(or_word, __or_word, 0, PAT_MASK_DECL, )
+#undef PAT_OP_A
+#undef PAT_OP_N
+#define PAT_OP_A(x) arch_clear_bit_imm(x, BIT_IMM);
+#define PAT_OP_N(x) arch_clear_bit_imm_nl(x, BIT_IMM);
+PATTERN_PAIR(clear_bit, __clear_bit, 0, , )
+#undef PAT_OP_A
+#undef PAT_OP_N
+#define PAT_OP_A(x) arch_clear_bit_var(nr, x);
+#define PAT_OP_N(x) arch_clear_bit_var_nl(nr, x);
+PATTERN_PAIR(clear_bit_var, __clear_bit_var, 0, PAT_NR_DECL, )
+#undef PAT_OP_A
+#undef PAT_OP_N
+#define PAT_OP_A(x) acc += arch_test_and_set_bit(nr, x); PROBE_LAUNDER(acc);
+#define PAT_OP_N(x) acc += arch_test_and_set_bit_nl(nr, x); PROBE_LAUNDER(acc);
+PATTERN_PAIR(test_and_set_bit, __test_and_set_bit, 0, PAT_TSB_DECL, PROBE_SINK(acc))
+#undef PAT_OP_A
+#undef PAT_OP_N
+
 #define KERNELS(id) .run = { [MODE_LATENCY] = k_##id##_lat, [MODE_THROUGHPUT] = k_##id##_tput }
 
 const struct probe probe_set_bit = {
 	.name = "set_bit", .twin = "__set_bit", .family = "bitops",
 	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_SET_BIT_IMM,
 	.kernel = "set_bit(const nr)", .desc = "atomic bit set, constant bit number",
-	.in_default = true, KERNELS(set_bit), .verify = verify_set_bit,
+	.in_default = true, KERNELS(set_bit), .patterns = &pat_set_bit, .verify = verify_set_bit,
 };
 
 const struct probe probe___set_bit = {
 	.name = "__set_bit", .twin = "set_bit", .family = "bitops",
 	.atomicity = ATOMICITY_NONATOMIC, .insn = ARCH_INSN_SET_BIT_IMM_NL,
 	.kernel = "__set_bit(const nr)", .desc = "non-atomic bit set, constant bit number",
-	.in_default = true, KERNELS(__set_bit), .verify = verify___set_bit,
+	.in_default = true, KERNELS(__set_bit), .patterns = &pat___set_bit, .verify = verify___set_bit,
 };
 
 const struct probe probe_set_bit_ds = {
@@ -215,63 +254,63 @@ const struct probe probe_set_bit_var = {
 	.name = "set_bit_var", .twin = "__set_bit_var", .family = "bitops",
 	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_SET_BIT_VAR,
 	.kernel = "set_bit(variable nr)", .desc = "atomic bit set, bit number in a register",
-	.in_default = true, KERNELS(set_bit_var), .setup = setup_nr, .verify = verify_set_bit_var,
+	.in_default = true, KERNELS(set_bit_var), .patterns = &pat_set_bit_var, .setup = setup_nr, .verify = verify_set_bit_var,
 };
 
 const struct probe probe___set_bit_var = {
 	.name = "__set_bit_var", .twin = "set_bit_var", .family = "bitops",
 	.atomicity = ATOMICITY_NONATOMIC, .insn = ARCH_INSN_SET_BIT_VAR_NL,
 	.kernel = "__set_bit(variable nr)", .desc = "non-atomic bit set, bit number in a register",
-	.in_default = true, KERNELS(__set_bit_var), .setup = setup_nr, .verify = verify___set_bit_var,
+	.in_default = true, KERNELS(__set_bit_var), .patterns = &pat___set_bit_var, .setup = setup_nr, .verify = verify___set_bit_var,
 };
 
 const struct probe probe_or_word = {
 	.name = "or_word", .twin = "__or_word", .family = "bitops",
 	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_OR_WORD,
 	.kernel = "atomic_long_or", .desc = "atomic word OR with a mask in a register",
-	KERNELS(or_word), .setup = setup_nr, .verify = verify_or_word,
+	KERNELS(or_word), .patterns = &pat_or_word, .setup = setup_nr, .verify = verify_or_word,
 };
 
 const struct probe probe___or_word = {
 	.name = "__or_word", .twin = "or_word", .family = "bitops",
 	.atomicity = ATOMICITY_NONATOMIC, .insn = ARCH_INSN_OR_WORD_NL,
 	.kernel = "C `word |= mask`", .desc = "what the compiler emits for C |= (timed in asm)",
-	.in_default = true, KERNELS(__or_word), .setup = setup_nr, .verify = verify___or_word,
+	.in_default = true, KERNELS(__or_word), .patterns = &pat___or_word, .setup = setup_nr, .verify = verify___or_word,
 };
 
 const struct probe probe_clear_bit = {
 	.name = "clear_bit", .twin = "__clear_bit", .family = "bitops",
 	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_CLEAR_BIT_IMM,
 	.kernel = "clear_bit(const nr)", .desc = "atomic bit clear, constant bit number",
-	.in_default = true, KERNELS(clear_bit), .verify = verify_clear_bit,
+	.in_default = true, KERNELS(clear_bit), .patterns = &pat_clear_bit, .verify = verify_clear_bit,
 };
 
 const struct probe probe___clear_bit = {
 	.name = "__clear_bit", .twin = "clear_bit", .family = "bitops",
 	.atomicity = ATOMICITY_NONATOMIC, .insn = ARCH_INSN_CLEAR_BIT_IMM_NL,
 	.kernel = "__clear_bit(const nr)", .desc = "non-atomic bit clear, constant bit number",
-	.in_default = true, KERNELS(__clear_bit), .verify = verify___clear_bit,
+	.in_default = true, KERNELS(__clear_bit), .patterns = &pat___clear_bit, .verify = verify___clear_bit,
 };
 
 const struct probe probe_clear_bit_var = {
 	.name = "clear_bit_var", .twin = "__clear_bit_var", .family = "bitops",
 	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_CLEAR_BIT_VAR,
 	.kernel = "clear_bit(variable nr)", .desc = "atomic bit clear, bit number in a register",
-	KERNELS(clear_bit_var), .setup = setup_nr, .verify = verify_clear_bit_var,
+	KERNELS(clear_bit_var), .patterns = &pat_clear_bit_var, .setup = setup_nr, .verify = verify_clear_bit_var,
 };
 
 const struct probe probe___clear_bit_var = {
 	.name = "__clear_bit_var", .twin = "clear_bit_var", .family = "bitops",
 	.atomicity = ATOMICITY_NONATOMIC, .insn = ARCH_INSN_CLEAR_BIT_VAR_NL,
 	.kernel = "__clear_bit(variable nr)", .desc = "non-atomic bit clear, bit number in a register",
-	KERNELS(__clear_bit_var), .setup = setup_nr, .verify = verify___clear_bit_var,
+	KERNELS(__clear_bit_var), .patterns = &pat___clear_bit_var, .setup = setup_nr, .verify = verify___clear_bit_var,
 };
 
 const struct probe probe_test_and_set_bit = {
 	.name = "test_and_set_bit", .twin = "__test_and_set_bit", .family = "bitops",
 	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_TEST_AND_SET_BIT,
 	.kernel = "test_and_set_bit", .desc = "atomic, fully ordered, returns the old bit",
-	.in_default = true, KERNELS(test_and_set_bit), .setup = setup_nr,
+	.in_default = true, KERNELS(test_and_set_bit), .patterns = &pat_test_and_set_bit, .setup = setup_nr,
 	.verify = verify_test_and_set_bit,
 };
 
@@ -279,6 +318,6 @@ const struct probe probe___test_and_set_bit = {
 	.name = "__test_and_set_bit", .twin = "test_and_set_bit", .family = "bitops",
 	.atomicity = ATOMICITY_NONATOMIC, .insn = ARCH_INSN_TEST_AND_SET_BIT_NL,
 	.kernel = "__test_and_set_bit", .desc = "non-atomic, returns the old bit",
-	.in_default = true, KERNELS(__test_and_set_bit), .setup = setup_nr,
+	.in_default = true, KERNELS(__test_and_set_bit), .patterns = &pat___test_and_set_bit, .setup = setup_nr,
 	.verify = verify___test_and_set_bit,
 };

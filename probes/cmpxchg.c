@@ -7,6 +7,7 @@
  * cmpxchg always succeeds here (expected == stored value), so each op writes.
  */
 #include "probes.h"
+#include "pattern-kernels.h"
 
 #include <string.h>
 
@@ -184,13 +185,47 @@ static int verify_cmpxchg128(void) { return verify_cx16(arch_cmpxchg128); }
 static int verify_cmpxchg128_local(void) { return verify_cx16(arch_cmpxchg128_nl); }
 #endif
 
+/* ---- access patterns (pattern-kernels.h): each op at an arbitrary line.
+ * cmpxchg runs as the kernel idiom old = READ_ONCE(*p); cmpxchg(p, old,
+ * old): it always succeeds and writes back the value it read, so it also
+ * runs on the pointer word (the load is in both twins). xadd adds 0 for the
+ * same reason. xchg and inc would change the pointer: they run on word 1. */
+#define PAT_ACC_DECL uint64_t acc = 0
+#define PAT_ZERO_DECL uint64_t z = 0; PROBE_LAUNDER(z); uint64_t acc = 0
+#define PAT_OP_A(x) { uint64_t o_ = arch_load(x); acc += arch_cmpxchg(x, o_, o_); PROBE_LAUNDER(acc); }
+#define PAT_OP_N(x) { uint64_t o_ = arch_load(x); acc += arch_cmpxchg_nl(x, o_, o_); PROBE_LAUNDER(acc); }
+PATTERN_PAIR(cmpxchg, cmpxchg_local, 0, PAT_ACC_DECL, PROBE_SINK(acc))
+#undef PAT_OP_A
+#undef PAT_OP_N
+#define PAT_OP_A(x) { uint64_t o_ = arch_load(x); acc += arch_try_cmpxchg(x, &o_, o_); PROBE_LAUNDER(acc); }
+#define PAT_OP_N(x) { uint64_t o_ = arch_load(x); acc += arch_try_cmpxchg_nl(x, &o_, o_); PROBE_LAUNDER(acc); }
+PATTERN_PAIR(try_cmpxchg, try_cmpxchg_local, 0, PAT_ACC_DECL, PROBE_SINK(acc))
+#undef PAT_OP_A
+#undef PAT_OP_N
+#define PAT_OP_A(x) acc += arch_xadd(x, z); PROBE_LAUNDER(acc);
+#define PAT_OP_N(x) acc += arch_xadd_nl(x, z); PROBE_LAUNDER(acc);
+PATTERN_PAIR(atomic_add_return, xadd_local, 0, PAT_ZERO_DECL, PROBE_SINK(acc))
+#undef PAT_OP_A
+#undef PAT_OP_N
+#define PAT_OP_A(x) arch_inc(x);
+#define PAT_OP_N(x) arch_inc_nl(x);
+PATTERN_PAIR(atomic_inc, local_inc, 1, , )
+#undef PAT_OP_A
+#undef PAT_OP_N
+#define PAT_XCH_DECL uint64_t v = ctx->scratch
+#define PAT_OP_A(x) v = arch_xchg(x, v);
+#define PAT_OP_N(x) v = arch_xchg_nl(x, v);
+PATTERN_PAIR(xchg, __xchg, 1, PAT_XCH_DECL, PROBE_SINK(v))
+#undef PAT_OP_A
+#undef PAT_OP_N
+
 #define KERNELS(id) .run = { [MODE_LATENCY] = k_##id##_lat, [MODE_THROUGHPUT] = k_##id##_tput }
 
 const struct probe probe_cmpxchg = {
 	.name = "cmpxchg", .twin = "cmpxchg_local", .family = "cmpxchg",
 	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_CMPXCHG,
 	.kernel = "cmpxchg", .desc = "fully ordered compare-and-exchange (succeeding)",
-	.in_default = true, KERNELS(cmpxchg), .verify = verify_cmpxchg,
+	.in_default = true, KERNELS(cmpxchg), .patterns = &pat_cmpxchg, .verify = verify_cmpxchg,
 };
 
 const struct probe probe_cmpxchg_local = {
@@ -198,14 +233,14 @@ const struct probe probe_cmpxchg_local = {
 	.atomicity = ARCH_HAS_LOCAL_RMW ? ATOMICITY_LOCAL : ATOMICITY_ATOMIC,
 	.insn = ARCH_INSN_CMPXCHG_NL,
 	.kernel = "cmpxchg_local", .desc = "compare-and-exchange atomic only against this CPU",
-	.in_default = true, KERNELS(cmpxchg_local), .verify = verify_cmpxchg_local,
+	.in_default = true, KERNELS(cmpxchg_local), .patterns = &pat_cmpxchg_local, .verify = verify_cmpxchg_local,
 };
 
 const struct probe probe_try_cmpxchg = {
 	.name = "try_cmpxchg", .twin = "try_cmpxchg_local", .family = "cmpxchg",
 	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_TRY_CMPXCHG,
 	.kernel = "try_cmpxchg", .desc = "cmpxchg returning success, old value written back on failure",
-	KERNELS(try_cmpxchg), .verify = verify_try_cmpxchg,
+	KERNELS(try_cmpxchg), .patterns = &pat_try_cmpxchg, .verify = verify_try_cmpxchg,
 };
 
 const struct probe probe_try_cmpxchg_local = {
@@ -214,7 +249,7 @@ const struct probe probe_try_cmpxchg_local = {
 	.insn = ARCH_INSN_TRY_CMPXCHG_NL,
 	.kernel = "try_cmpxchg_local / this_cpu_try_cmpxchg",
 	.desc = "unlocked try_cmpxchg",
-	KERNELS(try_cmpxchg_local), .verify = verify_try_cmpxchg_local,
+	KERNELS(try_cmpxchg_local), .patterns = &pat_try_cmpxchg_local, .verify = verify_try_cmpxchg_local,
 };
 
 const struct probe probe_this_cpu_cmpxchg = {
@@ -234,21 +269,21 @@ const struct probe probe_xchg = {
 	.name = "xchg", .twin = "__xchg", .family = "cmpxchg",
 	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_XCHG,
 	.kernel = "xchg", .desc = "atomic exchange (old value feeds the next op)",
-	.in_default = true, KERNELS(xchg), .verify = verify_xchg,
+	.in_default = true, KERNELS(xchg), .patterns = &pat_xchg, .verify = verify_xchg,
 };
 
 const struct probe probe___xchg = {
 	.name = "__xchg", .twin = "xchg", .family = "cmpxchg",
 	.atomicity = ATOMICITY_NONATOMIC, .insn = ARCH_INSN_XCHG_NL,
 	.kernel = "load + store (non-atomic exchange)", .desc = "the same exchange as a load and a store",
-	.in_default = true, KERNELS(__xchg), .verify = verify___xchg,
+	.in_default = true, KERNELS(__xchg), .patterns = &pat___xchg, .verify = verify___xchg,
 };
 
 const struct probe probe_atomic_add_return = {
 	.name = "atomic_add_return", .twin = "xadd_local", .family = "cmpxchg",
 	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_XADD,
 	.kernel = "atomic_fetch_add / atomic_add_return", .desc = "atomic fetch-and-add",
-	.in_default = true, KERNELS(atomic_add_return), .verify = verify_atomic_add_return,
+	.in_default = true, KERNELS(atomic_add_return), .patterns = &pat_atomic_add_return, .verify = verify_atomic_add_return,
 };
 
 const struct probe probe_xadd_local = {
@@ -256,14 +291,14 @@ const struct probe probe_xadd_local = {
 	.atomicity = ARCH_HAS_LOCAL_RMW ? ATOMICITY_LOCAL : ATOMICITY_ATOMIC,
 	.insn = ARCH_INSN_XADD_NL,
 	.kernel = "local_add_return", .desc = "unlocked fetch-and-add",
-	.in_default = true, KERNELS(xadd_local), .verify = verify_xadd_local,
+	.in_default = true, KERNELS(xadd_local), .patterns = &pat_xadd_local, .verify = verify_xadd_local,
 };
 
 const struct probe probe_atomic_inc = {
 	.name = "atomic_inc", .twin = "local_inc", .family = "cmpxchg",
 	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_INC,
 	.kernel = "atomic_long_inc", .desc = "atomic increment",
-	.in_default = true, KERNELS(atomic_inc), .verify = verify_atomic_inc,
+	.in_default = true, KERNELS(atomic_inc), .patterns = &pat_atomic_inc, .verify = verify_atomic_inc,
 };
 
 const struct probe probe_local_inc = {
@@ -271,7 +306,7 @@ const struct probe probe_local_inc = {
 	.atomicity = ARCH_HAS_LOCAL_RMW ? ATOMICITY_LOCAL : ATOMICITY_ATOMIC,
 	.insn = ARCH_INSN_INC_NL,
 	.kernel = "local_inc", .desc = "increment atomic only against this CPU",
-	.in_default = true, KERNELS(local_inc), .verify = verify_local_inc,
+	.in_default = true, KERNELS(local_inc), .patterns = &pat_local_inc, .verify = verify_local_inc,
 };
 
 const struct probe probe_cmpxchg128 = {

@@ -7,6 +7,7 @@
 #include "clock.h"
 #include "cmd.h"
 #include "common.h"
+#include "pattern.h"
 #include "probes.h"
 #include "topo.h"
 
@@ -172,10 +173,11 @@ int cmd_list(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "patterns", no_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	bool json = false;
+	bool json = false, patterns = false;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
@@ -183,8 +185,12 @@ int cmd_list(int argc, char **argv)
 		case 'j':
 			json = true;
 			break;
+		case 'p':
+			patterns = true;
+			break;
 		case 'h':
-			printf("usage: atomcost list [--json]\n");
+			printf("usage: atomcost list [--json] [--patterns]\n"
+			       "  --patterns   the access patterns of 'run --pattern', with their footprints here\n");
 			return EXIT_OK;
 		default:
 			return EXIT_USAGE;
@@ -193,6 +199,17 @@ int cmd_list(int argc, char **argv)
 	if (optind < argc) {
 		pr_err("list: unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
+	}
+	if (patterns) {
+		struct topo *t = NULL;
+
+		/* footprints come from this machine's caches; without hwloc, '-' */
+		if (topo_open(&t, NULL, NULL) < 0)
+			t = NULL;
+		pattern_list(t, json);
+		if (t)
+			topo_close(t);
+		return EXIT_OK;
 	}
 	list_probes(json);
 	return EXIT_OK;

@@ -8,6 +8,7 @@
 
 #include "cmd.h"
 #include "common.h"
+#include "pattern.h"
 #include "probes.h"
 #include "report.h"
 #include "runner.h"
@@ -28,7 +29,11 @@ static void run_usage(FILE *f)
 		"  --max-seconds S     time cap per probe and form (default 0.4)\n"
 		"  --target-ci R       stop a probe once the median's 95%% CI half-width is below R (default 0.004)\n"
 		"  --time-limit S      cap the whole run; what was measured is written, marked partial\n"
-		"  --strict            exit 5 when the results are untrustworthy (calibration, migrations)\n");
+		"  --strict            exit 5 when the results are untrustworthy (calibration, migrations)\n"
+		"  --pattern LIST      access patterns: hit (default), dep, l2, llc, miss, miss-overlap,\n"
+		"                      mix=K/M; 'atomcost list --patterns' says what each measures\n"
+		"  --footprint BYTES   buffer of the dep/l2/llc/miss patterns (64M, 2G); default from hwloc\n"
+		"  --mem-node N        bind the pattern buffers to NUMA node N\n");
 }
 
 struct selection {
@@ -136,7 +141,7 @@ static json_t *make_meta(int argc, char **argv)
 int cmd_run(int argc, char **argv)
 {
 	enum { O_FORCE = 256, O_FORMAT, O_MAXS, O_CI, O_TLIMIT, O_STRICT, O_FAMILY, O_NOTWINS, O_MODE, O_CPU,
-	       O_PATTERN, O_MEMNODE, O_REQEV, O_THREADS, O_PLACEMENT, O_SHARING, O_REPEAT };
+	       O_PATTERN, O_MEMNODE, O_REQEV, O_THREADS, O_PLACEMENT, O_SHARING, O_REPEAT, O_FOOTPRINT };
 	static const struct option opts[] = {
 		{ "cpu", required_argument, NULL, O_CPU },
 		{ "mode", required_argument, NULL, O_MODE },
@@ -151,6 +156,7 @@ int cmd_run(int argc, char **argv)
 		{ "no-twins", no_argument, NULL, O_NOTWINS },
 		{ "pattern", required_argument, NULL, O_PATTERN },
 		{ "mem-node", required_argument, NULL, O_MEMNODE },
+		{ "footprint", required_argument, NULL, O_FOOTPRINT },
 		{ "events", required_argument, NULL, 'e' },
 		{ "require-events", no_argument, NULL, O_REQEV },
 		{ "threads", required_argument, NULL, O_THREADS },
@@ -220,6 +226,10 @@ int cmd_run(int argc, char **argv)
 			break;
 		case O_PATTERN:
 			o.patterns = optarg;
+			break;
+		case O_FOOTPRINT:
+			if (pattern_parse_size("--footprint", optarg, &o.footprint) < 0)
+				return EXIT_USAGE;
 			break;
 		case O_MEMNODE: {
 			uint64_t v;
@@ -314,6 +324,11 @@ int cmd_run(int argc, char **argv)
 		}
 	}
 	o.progress = isatty(STDERR_FILENO);
+	ret = pattern_check(t, &o);	/* names, sizes, memory: before measuring */
+	if (ret < 0) {
+		topo_close(t);
+		return exit_code_for(ret);
+	}
 
 	report_init(&rep);
 	{

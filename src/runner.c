@@ -22,6 +22,7 @@
 
 #include "arch/arch.h"
 #include "common.h"
+#include "pattern.h"
 
 volatile sig_atomic_t runner_stop;
 
@@ -87,39 +88,59 @@ static uint64_t choose_iters(probe_kernel_fn fn, struct probe_ctx *c, double tar
 int runner_measure(const struct probe *p, enum probe_mode mode, const struct run_opts *o,
 		   const struct calibration *cal, struct result *res)
 {
-	probe_kernel_fn fn = p->run[mode];
 	struct probe_ctx ctx = { .mode = mode };
-	size_t cap, mem = p->mem_size ? p->mem_size : DEFAULT_MEM;
+	int ret;
+
+	if (!p->run[mode])
+		return -ENOTSUP;
+	ret = runner_ctx_init(p, &ctx);
+	if (!ret)
+		ret = runner_measure_kernel(p->run[mode], &ctx, o, cal, res);
+	free(ctx.mem);
+	return ret;
+}
+
+int runner_ctx_init(const struct probe *p, struct probe_ctx *ctx)
+{
+	size_t mem = p->mem_size ? p->mem_size : DEFAULT_MEM;
+	int ret;
+
+	mem = (mem + 4095) & ~(size_t)4095;
+	ctx->mem = aligned_alloc(4096, mem);
+	if (!ctx->mem) {
+		pr_err("run %s: cannot allocate %zu bytes", p->name, mem);
+		return -ENOMEM;
+	}
+	memset(ctx->mem, 0, mem);
+	ctx->mem_size = mem;
+	if (p->setup && (ret = p->setup(ctx)) < 0) {
+		pr_err("run %s: setup failed (%d)", p->name, ret);
+		free(ctx->mem);
+		ctx->mem = NULL;
+		return ret;
+	}
+	return 0;
+}
+
+int runner_measure_kernel(probe_kernel_fn fn, struct probe_ctx *ctx, const struct run_opts *o,
+			  const struct calibration *cal, struct result *res)
+{
+	size_t cap;
 	uint64_t deadline, end;
 	double *t2n = NULL, t1, min1 = INFINITY, min2 = INFINITY;
 	size_t n = 0;
 	int ret = 0;
 
-	if (!fn)
-		return -ENOTSUP;
-	mem = (mem + 4095) & ~(size_t)4095;
-	ctx.mem = aligned_alloc(4096, mem);
-	if (!ctx.mem) {
-		pr_err("run %s: cannot allocate %zu bytes", p->name, mem);
-		return -ENOMEM;
-	}
-	memset(ctx.mem, 0, mem);
-	ctx.mem_size = mem;
-	if (p->setup && (ret = p->setup(&ctx)) < 0) {
-		pr_err("run %s: setup failed (%d)", p->name, ret);
-		goto out_free;
-	}
-
 	/* warm the lines, the branch predictors and the core clock */
 	end = now_ns() + WARMUP_NS;
 	while (now_ns() < end)
-		fn(&ctx, 64);
+		fn(ctx, 64);
 
-	res->iters = choose_iters(fn, &ctx, o->sample_us * 1e-6 * cal->timer_hz);
+	res->iters = choose_iters(fn, ctx, o->sample_us * 1e-6 * cal->timer_hz);
 	res->ops_per_sample = 2 * res->iters * UNROLL;
 	for (int i = 0; i < WARMUP_SAMPLES; i++) {
-		(void)time_kernel(fn, &ctx, res->iters);
-		(void)time_kernel(fn, &ctx, 2 * res->iters);
+		(void)time_kernel(fn, ctx, res->iters);
+		(void)time_kernel(fn, ctx, 2 * res->iters);
 	}
 	res->warmup = WARMUP_SAMPLES;
 
@@ -136,8 +157,8 @@ int runner_measure(const struct probe *p, enum probe_mode mode, const struct run
 			ret = -EINTR;
 			break;
 		}
-		t1 = (double)time_kernel(fn, &ctx, res->iters);
-		t2n[n++] = (double)time_kernel(fn, &ctx, 2 * res->iters);
+		t1 = (double)time_kernel(fn, ctx, res->iters);
+		t2n[n++] = (double)time_kernel(fn, ctx, 2 * res->iters);
 		min1 = fmin(min1, t1);
 		min2 = fmin(min2, t2n[n - 1]);
 		if (n % CI_CHECK_EVERY)
@@ -163,11 +184,10 @@ int runner_measure(const struct probe *p, enum probe_mode mode, const struct run
 	}
 out_free:
 	free(t2n);
-	free(ctx.mem);
 	return ret;
 }
 
-static void fill_identity(struct result *r, const struct probe *p, enum probe_mode m)
+void runner_fill_identity(struct result *r, const struct probe *p, enum probe_mode m)
 {
 	snprintf(r->name, sizeof(r->name), "%s", p->name);
 	snprintf(r->twin, sizeof(r->twin), "%s", p->twin ? p->twin : "");
@@ -201,6 +221,10 @@ int runner_run(struct topo *t, const struct run_opts *o, const struct probe *con
 	ret = clock_calibrate(&rep->cal, cpu);
 	if (ret < 0)
 		return ret;
+	if (o->patterns) {	/* every probe under every pattern (pattern.c) */
+		ret = pattern_run(t, o, list, n, rep, cpu);
+		goto out;
+	}
 
 	for (size_t i = 0; i < n; i++)
 		for (int m = 0; m < MODE__COUNT; m++)
@@ -226,7 +250,7 @@ int runner_run(struct topo *t, const struct run_opts *o, const struct probe *con
 				ret = -ENOMEM;
 				break;
 			}
-			fill_identity(r, p, (enum probe_mode)m);
+			runner_fill_identity(r, p, (enum probe_mode)m);
 			r->cpu_os = cpu;
 			r->cpu_logical = topo_logical_of_os(t, cpu);
 			ret = runner_measure(p, (enum probe_mode)m, o, &rep->cal, r);

@@ -22,6 +22,7 @@ struct run_opts {
 
 	/* Parsed by cmd-run.c, carried out by the module named. NULL/0: unset. */
 	const char *patterns;	/* --pattern LIST (pattern.c) */
+	size_t footprint;	/* --footprint BYTES for the pattern buffers, 0: from hwloc (pattern.c) */
 	int mem_node;		/* --mem-node N, -1: default placement (pattern.c) */
 	const char *events;	/* -e/--events LIST (pmu.c) */
 	bool require_events;	/* --require-events (pmu.c) */
@@ -40,6 +41,16 @@ extern volatile sig_atomic_t runner_stop;
  * 0, -EINTR when stopped (the result holds what was measured), or -errno. */
 int runner_measure(const struct probe *p, enum probe_mode mode, const struct run_opts *o,
 		   const struct calibration *cal, struct result *res);
+
+/* The two halves of runner_measure, for callers that prepare their own
+ * context (pattern.c): runner_ctx_init allocates ctx->mem (zeroed) and runs
+ * p->setup (the caller frees ctx->mem); runner_measure_kernel samples fn on
+ * ctx, which keeps the kernel's state (a chase's cursor) on return. */
+int runner_ctx_init(const struct probe *p, struct probe_ctx *ctx);
+int runner_measure_kernel(probe_kernel_fn fn, struct probe_ctx *ctx, const struct run_opts *o,
+			  const struct calibration *cal, struct result *res);
+/* Name, twin, family, atomicity, insn, mode of p into r; pattern "hit". */
+void runner_fill_identity(struct result *r, const struct probe *p, enum probe_mode m);
 
 /* Pin to o->cpu_os, calibrate into rep->cal, and measure every probe in
  * every requested mode it offers. -EINTR when interrupted (rep->partial set). */

@@ -1,0 +1,143 @@
+/* pattern-kernels.h - the timed loops of the access patterns (src/pattern.c),
+ * generated from one "op at an address" per probe.
+ *
+ * A family file defines PAT_OP_A(x) (the atomic probe's op on the line at x,
+ * a statement ending in ';') and PAT_OP_N(x) (its twin's), then invokes
+ * PATTERN_PAIR(atomic_id, twin_id, W, decls, tail). That gives each probe a
+ * `static const struct probe_pattern pat_<id>` with:
+ *   chase     latency: op on the line's pointer word, then next = *line & ~63.
+ *             The next address is read back from the word the op just wrote,
+ *             so each op's address depends on the previous op (W = 0 only:
+ *             ops that may only touch bits 0..5 of word 0).
+ *   chase_w1  latency: op on word 1 of the line, then the same chase: the
+ *             chain runs through the loads; what the op adds is what it makes
+ *             the next load wait for.
+ *   indexed   throughput: op on each line in the precomputed walk order
+ *             (word 0 when W = 0, word 1 when W = 1): addresses never come
+ *             from memory the op touched, so misses overlap.
+ *   overlap   miss-overlap: an independent load of the next walk line, then
+ *             the op on one of the TPUT_LINES hot lines.
+ *   mix[]     mix=K/M, shared by the pair: op i of each 64 is PAT_OP_A when
+ *             bit i of ctx->mix_mask is set, else PAT_OP_N, on the hot lines
+ *             (latency: one word; throughput: TPUT_LINES lines).
+ * Every loop is OPS64-unrolled and the same for both probes of a pair but
+ * for the op (`ninja disasm`; tests/test-pattern.sh checks it).
+ */
+#ifndef ATOMCOST_PATTERN_KERNELS_H
+#define ATOMCOST_PATTERN_KERNELS_H
+
+#include "probe.h"
+
+#define PAT_LINE_MASK (~(uint64_t)(CACHE_LINE_BYTES - 1))
+/* Line of walk entry i: entries are offsets in 64-byte units. */
+#define PAT_AT(b, w, i) ((b) + ((size_t)(w)[i] << 6))
+/* Chase step: the next line's address is the pointer word, low bits masked
+ * (bit ops under test may have set some of them). */
+#define PAT_NEXT(q) q = (char *)(arch_load(q) & PAT_LINE_MASK);
+
+#define PAT_CH0_A(i) PAT_OP_A(q) PAT_NEXT(q)
+#define PAT_CH0_N(i) PAT_OP_N(q) PAT_NEXT(q)
+#define PAT_CH1_A(i) PAT_OP_A(q + 8) PAT_NEXT(q)
+#define PAT_CH1_N(i) PAT_OP_N(q + 8) PAT_NEXT(q)
+#define PAT_CHP(i) PAT_NEXT(q)
+#define PAT_IX0_A(i) PAT_OP_A(PAT_AT(b, w, i))
+#define PAT_IX0_N(i) PAT_OP_N(PAT_AT(b, w, i))
+#define PAT_IX1_A(i) PAT_OP_A(PAT_AT(b, w, i) + 8)
+#define PAT_IX1_N(i) PAT_OP_N(PAT_AT(b, w, i) + 8)
+#define PAT_IXP(i) (void)arch_load(PAT_AT(b, w, i));
+#define PAT_OV_A(i) (void)arch_load(PAT_AT(b, w, i)); PAT_OP_A(TPUT_ADDR(p, i))
+#define PAT_OV_N(i) (void)arch_load(PAT_AT(b, w, i)); PAT_OP_N(TPUT_ADDR(p, i))
+#define PAT_MXL(i) if (mm & (1ull << (i))) { PAT_OP_A(p) } else { PAT_OP_N(p) }
+#define PAT_MXT(i) if (mm & (1ull << (i))) { PAT_OP_A(TPUT_ADDR(p, i)) } else { PAT_OP_N(TPUT_ADDR(p, i)) }
+
+/* A chase: the cursor is kept in ctx between calls. */
+#define PAT_CHASE_KERNEL(fn, step, decls, tail)					\
+	static __attribute__((noinline)) void fn(struct probe_ctx *ctx, uint64_t iters) \
+	{									\
+		char *q = ctx->pat_cursor;					\
+		decls;								\
+		for (uint64_t it_ = 0; it_ < iters; it_++) {			\
+			OPS64(step)						\
+		}								\
+		ctx->pat_cursor = q;						\
+		tail;								\
+	}
+
+/* A walk of the index sequence (64 entries per iteration, wrapping), with
+ * the hot lines at p for the overlap form. The position is kept in ctx. */
+#define PAT_INDEX_KERNEL(fn, step, decls, tail)					\
+	static __attribute__((noinline)) void fn(struct probe_ctx *ctx, uint64_t iters) \
+	{									\
+		char *b = ctx->pat_base, *p = ctx->mem;				\
+		const uint32_t *w0 = ctx->pat_idx, *w = w0 + ctx->pat_pos;	\
+		const uint32_t *wend = w0 + ctx->pat_nidx;			\
+		decls;								\
+		for (uint64_t it_ = 0; it_ < iters; it_++) {			\
+			PROBE_LAUNDER(p);					\
+			OPS64(step)						\
+			w += UNROLL;						\
+			if (w == wend)						\
+				w = w0;						\
+		}								\
+		ctx->pat_pos = (size_t)(w - w0);				\
+		tail;								\
+		(void)b;							\
+		(void)p;							\
+	}
+
+#define PAT_MIX_KERNEL(fn, step, decls, tail)					\
+	static __attribute__((noinline)) void fn(struct probe_ctx *ctx, uint64_t iters) \
+	{									\
+		char *p = ctx->mem;						\
+		uint64_t mm = ctx->mix_mask;					\
+		decls;								\
+		for (uint64_t it_ = 0; it_ < iters; it_++) {			\
+			PROBE_LAUNDER(p);					\
+			OPS64(step)						\
+		}								\
+		tail;								\
+	}
+
+#define PAT_SEL_0(a, b) a
+#define PAT_SEL_1(a, b) b
+#define PAT_IF0_0(x) x
+#define PAT_IF0_1(x)
+
+/* The kernels of one probe; S = A or N picks its op, mixid names the pair's
+ * shared mix kernels. */
+#define PAT_SET_(id, S, W, decls, tail, mixid)					\
+	PAT_IF0_##W(PAT_CHASE_KERNEL(kp_##id##_chase, PAT_CH0_##S, decls, tail)) \
+	PAT_CHASE_KERNEL(kp_##id##_chase_w1, PAT_CH1_##S, decls, tail)		\
+	PAT_INDEX_KERNEL(kp_##id##_indexed, PAT_IX##W##_##S, decls, tail)	\
+	PAT_INDEX_KERNEL(kp_##id##_overlap, PAT_OV_##S, decls, tail)		\
+	static const struct probe_pattern pat_##id = {				\
+		.chase = PAT_SEL_##W(kp_##id##_chase, NULL),			\
+		.chase_w1 = kp_##id##_chase_w1,					\
+		.indexed = kp_##id##_indexed,					\
+		.overlap = kp_##id##_overlap,					\
+		.mix = { [MODE_LATENCY] = km_##mixid##_lat,			\
+			 [MODE_THROUGHPUT] = km_##mixid##_tput },		\
+	};
+
+/* An atomic probe and its twin. W = 0: the ops change only bits 0..5 of
+ * the first word (or write back what they read), so they may run on the
+ * pointer word; W = 1: they would break the chain there, so they run on
+ * word 1 and offer no `chase` form. */
+#define PATTERN_PAIR(ida, idn, W, decls, tail)					\
+	PAT_MIX_KERNEL(km_##ida##_lat, PAT_MXL, decls, tail)			\
+	PAT_MIX_KERNEL(km_##ida##_tput, PAT_MXT, decls, tail)			\
+	PAT_SET_(ida, A, W, decls, tail, ida)					\
+	PAT_SET_(idn, N, W, decls, tail, ida)
+
+/* The plain chase and independent loads (load_chase): the baseline each
+ * pattern's op cost is read against. */
+#define PATTERN_PLAIN(id)							\
+	PAT_CHASE_KERNEL(kp_##id##_chase, PAT_CHP, , )				\
+	PAT_INDEX_KERNEL(kp_##id##_indexed, PAT_IXP, , )			\
+	static const struct probe_pattern pat_##id = {				\
+		.chase = kp_##id##_chase,					\
+		.indexed = kp_##id##_indexed,					\
+		.overlap = kp_##id##_indexed,					\
+	};
+
+#endif

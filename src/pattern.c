@@ -1,0 +1,890 @@
+/* pattern.c - access patterns: parsing, footprints from hwloc, the walk
+ * buffer (touched, huge pages where THP allows, optionally bound to a NUMA
+ * node) and the run of every probe under every pattern (METHOD 6).
+ *
+ * Under the buffer patterns each probe reports its latency form twice (the
+ * op on the pointer word the chase follows, PATTERN; the op on another word
+ * of the line, PATTERN+w1) and its throughput form once, and the plain
+ * chase (load_chase) is measured first in the same run, so every row can
+ * carry the op's cost over the bare walk (extra.chase_cycles).
+ */
+#include "pattern.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <math.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "common.h"
+#include "probes.h"
+#include "runner.h"
+
+#define HUGE_BYTES (2u << 20)
+#define MIN_LINES UNROLL	/* the index walk takes 64 entries at a time */
+
+static const struct {
+	const char *name, *desc, *forms;
+} kinds[PAT__COUNT] = {
+	[PAT_HIT] = { "hit", "lines in L1: the hot-line kernels (latency: every op on one word; "
+		      "throughput: one word on each of 32 lines); the default", "latency, throughput" },
+	[PAT_DEP] = { "dep", "L1-resident lines (L1d/2): latency = each op's line is the pointer the "
+		      "previous op's line holds (address dependency); throughput = the same lines in "
+		      "a precomputed order (no dependency)", "latency (+w1), throughput" },
+	[PAT_L2] = { "l2", "as dep over a random cyclic walk that exceeds L1d and fits L2 (L2/2)",
+		     "latency (+w1), throughput" },
+	[PAT_LLC] = { "llc", "as dep over a walk that exceeds L2 and fits the last-level cache "
+		      "(min(8 x L2, LLC/2))", "latency (+w1), throughput" },
+	[PAT_MISS] = { "miss", "as dep over a walk of at least 4 x LLC: DRAM; pages touched, huge "
+		       "pages requested where THP allows", "latency (+w1), throughput" },
+	[PAT_MISS_OVERLAP] = { "miss-overlap", "independent DRAM loads with one op (on a hot line) "
+			       "between them: the memory-level parallelism the op leaves",
+			       "throughput" },
+	[PAT_MIX] = { "mix=K/M", "K atomic ops in every M (M divides 64), the others the non-atomic "
+		      "twin's, interleaved on the hot lines; pairs only", "latency, throughput" },
+};
+
+const char *pattern_kind_name(enum pattern_kind k)
+{
+	return k < PAT__COUNT ? kinds[k].name : "?";
+}
+
+const char *pattern_kind_desc(enum pattern_kind k)
+{
+	return k < PAT__COUNT ? kinds[k].desc : "?";
+}
+
+const char *pattern_kind_forms(enum pattern_kind k)
+{
+	return k < PAT__COUNT ? kinds[k].forms : "?";
+}
+
+bool pattern_kind_has_buffer(enum pattern_kind k)
+{
+	return k != PAT_HIT && k != PAT_MIX;
+}
+
+static const char *kind_name_at(size_t i, void *arg)
+{
+	return i < PAT__COUNT ? kinds[i].name : NULL;
+}
+
+static int parse_mix(const char *tok, struct pattern *p)
+{
+	unsigned k, m;
+	int used = 0;
+
+	if (sscanf(tok, "mix=%u/%u%n", &k, &m, &used) != 2 || tok[used] ||
+	    !isdigit((unsigned char)tok[4])) {
+		pr_err("--pattern: '%s' is not a mixture (expected mix=K/M, e.g. mix=1/4)", tok);
+		return -EINVAL;
+	}
+	if (!m || m > UNROLL || UNROLL % m) {
+		pr_err("--pattern: '%s': M must divide 64 (1, 2, 4, 8, 16, 32 or 64)", tok);
+		return -EINVAL;
+	}
+	if (k > m) {
+		pr_err("--pattern: '%s': K atomic ops cannot exceed M ops (expected 0 <= K <= M)", tok);
+		return -EINVAL;
+	}
+	p->kind = PAT_MIX;
+	p->mix_k = k;
+	p->mix_m = m;
+	snprintf(p->name, sizeof(p->name), "mix=%u/%u", k, m);
+	return 0;
+}
+
+int pattern_parse_list(const char *s, struct pattern *out, size_t max)
+{
+	char buf[256], *save = NULL, *tok;
+	size_t n = 0;
+
+	if (strlen(s) >= sizeof(buf)) {
+		pr_err("--pattern: list too long (%zu characters, at most %zu)", strlen(s), sizeof(buf) - 1);
+		return -EINVAL;
+	}
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		struct pattern p = { .kind = PAT__COUNT };
+
+		if (!strncmp(tok, "mix", 3)) {
+			if (parse_mix(tok, &p) < 0)
+				return -EINVAL;
+		} else {
+			for (int k = 0; k < PAT__COUNT; k++)
+				if (k != PAT_MIX && !strcmp(tok, kinds[k].name))
+					p.kind = (enum pattern_kind)k;
+			if (p.kind == PAT__COUNT) {
+				const char *sug = suggest_name(tok, kind_name_at, PAT__COUNT, NULL);
+
+				pr_err("--pattern: unknown pattern '%s'%s%s%s (expected hit, dep, l2, llc, "
+				       "miss, miss-overlap or mix=K/M; 'atomcost list --patterns')", tok,
+				       sug ? " (did you mean '" : "", sug ? sug : "", sug ? "'?)" : "");
+				return -EINVAL;
+			}
+			snprintf(p.name, sizeof(p.name), "%s", kinds[p.kind].name);
+		}
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(out[i].name, p.name)) {
+				pr_err("--pattern: '%s' given twice", p.name);
+				return -EINVAL;
+			}
+		if (n == max) {
+			pr_err("--pattern: at most %zu patterns in one run", max);
+			return -EINVAL;
+		}
+		out[n++] = p;
+	}
+	if (!n) {
+		pr_err("--pattern: empty list (expected e.g. hit,l2,llc,miss)");
+		return -EINVAL;
+	}
+	return (int)n;
+}
+
+uint64_t pattern_mix_mask(unsigned k, unsigned m)
+{
+	uint64_t mask = 0;
+
+	if (!m || m > UNROLL || UNROLL % m || k > m)
+		return 0;
+	/* slot j of each group is atomic when floor((j+1)K/M) steps up: K
+	 * slots per group, as evenly spaced as integers allow */
+	for (unsigned i = 0; i < UNROLL; i++) {
+		unsigned j = i % m;
+
+		if ((j + 1) * k / m > j * k / m)
+			mask |= 1ull << i;
+	}
+	return mask;
+}
+
+void pattern_sizes_from_topo(const struct topo *t, struct pattern_sizes *s)
+{
+	s->l1d = topo_cache_size(t, 1);
+	s->l2 = topo_cache_size(t, 2);
+	s->llc = topo_llc_size(t);
+	s->line = topo_line_size(t);
+	if (!s->line)
+		s->line = CACHE_LINE_BYTES;
+}
+
+static size_t round_up(size_t v, size_t to)
+{
+	return (v + to - 1) / to * to;
+}
+
+static void fmt_bytes(char *buf, size_t len, uint64_t v)
+{
+	if (v >= (1ull << 30))
+		snprintf(buf, len, "%.2f GiB", v / (double)(1ull << 30));
+	else if (v >= (1ull << 20))
+		snprintf(buf, len, "%.1f MiB", v / (double)(1ull << 20));
+	else
+		snprintf(buf, len, "%" PRIu64 " KiB", v >> 10);
+}
+
+static int footprint_of(const struct pattern *p, const struct pattern_sizes *s, size_t *bytes,
+			bool say)
+{
+	size_t fp = 0;
+
+	switch (p->kind) {
+	case PAT_HIT:
+		fp = TPUT_LINES * CACHE_LINE_BYTES;
+		break;
+	case PAT_MIX:
+		fp = TPUT_LINES * CACHE_LINE_BYTES;
+		break;
+	case PAT_DEP:
+		if (!s->l1d) {
+			if (say)
+				pr_err("pattern %s: hwloc reports no L1d size here (give --footprint BYTES)", p->name);
+			return -ENOTSUP;
+		}
+		fp = s->l1d / 2;
+		break;
+	case PAT_L2:
+		if (!s->l1d || s->l2 <= s->l1d) {
+			if (say)
+				pr_err("pattern %s: needs an L2 larger than L1d, hwloc reports L1d %zu, L2 %zu bytes "
+			       "(give --footprint BYTES)", p->name, s->l1d, s->l2);
+			return -ENOTSUP;
+		}
+		fp = s->l2 / 2;
+		if (fp < 2 * s->l1d)	/* small L2: halfway between the two */
+			fp = (s->l1d + s->l2) / 2;
+		break;
+	case PAT_LLC:
+		if (!s->l2 || s->llc <= s->l2) {
+			if (say)
+				pr_err("pattern %s: needs a last-level cache larger than L2, hwloc reports L2 %zu, "
+			       "LLC %zu bytes (give --footprint BYTES)", p->name, s->l2, s->llc);
+			return -ENOTSUP;
+		}
+		/* 8 x L2 rather than LLC/2: hypervisors report inflated L3
+		 * sizes (508 MiB per core on our Zen 5 guests, 32 MiB real per
+		 * CCD), and LLC/2 of that lands in DRAM. */
+		fp = 8 * s->l2 < s->llc / 2 ? 8 * s->l2 : s->llc / 2;
+		if (fp < 2 * s->l2)
+			fp = (s->l2 + s->llc) / 2;
+		break;
+	case PAT_MISS:
+	case PAT_MISS_OVERLAP:
+		if (!s->llc) {
+			if (say)
+				pr_err("pattern %s: hwloc reports no cache size here (give --footprint BYTES)", p->name);
+			return -ENOTSUP;
+		}
+		fp = round_up(4 * s->llc, HUGE_BYTES);
+		break;
+	default:
+		return -EINVAL;
+	}
+	/* buffer walks take 64 lines at a time */
+	*bytes = pattern_kind_has_buffer(p->kind) ? round_up(fp, MIN_LINES * CACHE_LINE_BYTES) : fp;
+	return 0;
+}
+
+int pattern_footprint(const struct pattern *p, const struct pattern_sizes *s, size_t *bytes)
+{
+	return footprint_of(p, s, bytes, true);
+}
+
+size_t pattern_buf_need(size_t footprint)
+{
+	return footprint + footprint / CACHE_LINE_BYTES * sizeof(uint32_t);
+}
+
+uint64_t pattern_mem_available(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[128];
+	unsigned long long kb = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return (uint64_t)kb << 10;
+}
+
+int pattern_parse_size(const char *what, const char *s, size_t *out)
+{
+	char *end;
+	unsigned long long v;
+	unsigned shift = 0;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (end == s || errno || *s == '-')
+		goto bad;
+	switch (tolower((unsigned char)*end)) {
+	case 'k':
+		shift = 10;
+		break;
+	case 'm':
+		shift = 20;
+		break;
+	case 'g':
+		shift = 30;
+		break;
+	case '\0':
+		break;
+	default:
+		goto bad;
+	}
+	if (*end) {
+		end++;
+		if (!strcasecmp(end, "ib") || !strcasecmp(end, "b"))
+			end += strlen(end);
+	}
+	if (*end || v > (~0ull >> shift))
+		goto bad;
+	*out = (size_t)(v << shift);
+	return 0;
+bad:
+	pr_err("%s: '%s' is not a size (expected bytes, or a number with K, M or G: 64M, 2G)", what, s);
+	return -EINVAL;
+}
+
+/* splitmix64: small, seedable, good enough to shuffle lines. */
+static uint64_t rng_next(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* Uniform in [0, n) (Lemire's multiply-shift; the bias for n < 2^32 is
+ * below 2^-32, irrelevant to a walk order). */
+static size_t rng_below(uint64_t *s, size_t n)
+{
+	return (size_t)(((unsigned __int128)rng_next(s) * n) >> 64);
+}
+
+void pattern_walk_order(uint32_t *order, size_t n, uint64_t seed)
+{
+	uint64_t s = seed;
+
+	for (size_t i = 0; i < n; i++)
+		order[i] = (uint32_t)i;
+	/* shuffle order[1..n): position 0 stays line 0, so each cycle arises
+	 * from exactly one order */
+	for (size_t i = n - 1; i > 1; i--) {
+		size_t j = 1 + rng_below(&s, i);	/* in [1, i] */
+		uint32_t tmp = order[i];
+
+		order[i] = order[j];
+		order[j] = tmp;
+	}
+}
+
+static void read_thp_mode(char *buf, size_t len)
+{
+	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+	char line[128], *a, *b;
+
+	snprintf(buf, len, "unknown");
+	if (!f)
+		return;
+	if (fgets(line, sizeof(line), f) && (a = strchr(line, '[')) && (b = strchr(a, ']'))) {
+		*b = '\0';
+		snprintf(buf, len, "%s", a + 1);
+	}
+	fclose(f);
+}
+
+/* AnonHugePages of the mappings overlapping [lo, hi), bytes. */
+static size_t thp_bytes_of(uintptr_t lo, uintptr_t hi)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512];
+	bool in = false;
+	size_t total = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long a, b, kb;
+
+		if (sscanf(line, "%lx-%lx ", &a, &b) == 2 && strchr(line, '-') < strchr(line, ' '))
+			in = a < hi && b > lo;
+		else if (in && sscanf(line, "AnonHugePages: %lu kB", &kb) == 1)
+			total += (size_t)kb << 10;
+	}
+	fclose(f);
+	return total;
+}
+
+/* Anonymous memory, 2 MiB aligned, huge pages requested where THP allows. */
+static int map_aligned(size_t bytes, bool want_huge, void **map, size_t *map_len, char **base,
+		       bool *huge_requested)
+{
+	size_t len = bytes + HUGE_BYTES;
+	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (m == MAP_FAILED)
+		return -errno;
+	*map = m;
+	*map_len = len;
+	*base = (char *)round_up((uintptr_t)m, HUGE_BYTES);
+	*huge_requested = want_huge && bytes >= HUGE_BYTES &&
+			  !madvise(*base, round_up(bytes, HUGE_BYTES), MADV_HUGEPAGE);
+	return 0;
+}
+
+int pattern_buf_create(struct pattern_buf *b, size_t bytes, unsigned line, uint64_t seed,
+		       struct topo *t, int node)
+{
+	uint64_t t0 = now_ns();
+	bool want_huge, idx_huge;
+	char *idx_base, sz[32];
+	unsigned step;
+	int ret;
+
+	memset(b, 0, sizeof(*b));
+	b->stride = line > CACHE_LINE_BYTES ? line : CACHE_LINE_BYTES;
+	b->nlines = bytes / b->stride / MIN_LINES * MIN_LINES;
+	b->bytes = bytes;
+	b->seed = seed;
+	b->node = node;
+	fmt_bytes(sz, sizeof(sz), bytes);
+	if (b->nlines < MIN_LINES || b->nlines > UINT32_MAX / (b->stride / CACHE_LINE_BYTES)) {
+		pr_err("pattern: footprint %s is not between %u lines and 256 GiB", sz, MIN_LINES);
+		return -EINVAL;
+	}
+	read_thp_mode(b->thp_mode, sizeof(b->thp_mode));
+	want_huge = strcmp(b->thp_mode, "never") != 0;
+
+	ret = map_aligned(bytes, want_huge, &b->map, &b->map_len, &b->base, &b->thp_requested);
+	if (ret < 0) {
+		pr_err("pattern: cannot map %s for the walk: %s", sz, strerror(-ret));
+		return ret;
+	}
+	if (node >= 0 && (ret = topo_bind_memory(t, b->base, bytes, node)) < 0)
+		goto out_unmap;
+	/* touch every page twice, so no line is the shared zero page */
+	memset(b->base, 1, bytes);
+	memset(b->base, 0, bytes);
+
+	ret = map_aligned(b->nlines * sizeof(uint32_t), want_huge, &b->idx_map, &b->idx_map_len,
+			  &idx_base, &idx_huge);
+	if (ret < 0) {
+		pr_err("pattern: cannot map the walk order of %zu lines: %s", b->nlines, strerror(-ret));
+		goto out_unmap;
+	}
+	b->idx = (uint32_t *)idx_base;
+	pattern_walk_order(b->idx, b->nlines, seed);
+	step = b->stride / CACHE_LINE_BYTES;
+	if (step > 1)
+		for (size_t k = 0; k < b->nlines; k++)
+			b->idx[k] *= step;
+	for (size_t k = 0; k < b->nlines; k++) {
+		size_t next = k + 1 == b->nlines ? 0 : k + 1;
+
+		*(char **)(b->base + ((size_t)b->idx[k] << 6)) = b->base + ((size_t)b->idx[next] << 6);
+	}
+	b->cursor = b->base;
+	b->thp_bytes = thp_bytes_of((uintptr_t)b->base, (uintptr_t)b->base + bytes);
+	if (b->thp_bytes > bytes)	/* the VMA was merged with a neighbour */
+		b->thp_bytes = bytes;
+	b->page_bytes = b->thp_bytes * 2 >= bytes ? HUGE_BYTES : (size_t)sysconf(_SC_PAGESIZE);
+	b->setup_s = (now_ns() - t0) / 1e9;
+	return 0;
+
+out_unmap:
+	munmap(b->map, b->map_len);
+	b->map = NULL;
+	return ret;
+}
+
+void pattern_buf_destroy(struct pattern_buf *b)
+{
+	if (b->map)
+		munmap(b->map, b->map_len);
+	if (b->idx_map)
+		munmap(b->idx_map, b->idx_map_len);
+	memset(b, 0, sizeof(*b));
+}
+
+size_t pattern_buf_ring_length(const struct pattern_buf *b)
+{
+	const char *q = b->base;
+	size_t n = 0;
+
+	do {
+		uintptr_t v = *(const uintptr_t *)q & ~(uintptr_t)(CACHE_LINE_BYTES - 1);
+
+		if (v < (uintptr_t)b->base || v >= (uintptr_t)b->base + b->bytes)
+			return 0;
+		q = (const char *)v;
+		if (++n > b->nlines)
+			return 0;
+	} while (q != b->base);
+	return n;
+}
+
+void pattern_ctx_attach(struct probe_ctx *ctx, const struct pattern_buf *b)
+{
+	ctx->pat_base = b->base;
+	ctx->pat_idx = b->idx;
+	ctx->pat_nidx = b->nlines;
+	ctx->pat_pos = b->pos;
+	ctx->pat_cursor = b->cursor;
+}
+
+/* ---- the plan: patterns and their footprints -------------------------- */
+
+struct plan {
+	struct pattern pat[PATTERN_MAX];
+	size_t fp[PATTERN_MAX];
+	int n;
+	struct pattern_sizes sizes;
+};
+
+static int make_plan(struct topo *t, const struct run_opts *o, struct plan *pl)
+{
+	uint64_t avail = pattern_mem_available();
+	int ret;
+
+	pl->n = pattern_parse_list(o->patterns, pl->pat, PATTERN_MAX);
+	if (pl->n < 0)
+		return pl->n;
+	pattern_sizes_from_topo(t, &pl->sizes);
+	for (int i = 0; i < pl->n; i++) {
+		const struct pattern *p = &pl->pat[i];
+		char need[32], have[32];
+
+		if (!pattern_kind_has_buffer(p->kind)) {
+			pattern_footprint(p, &pl->sizes, &pl->fp[i]);
+			continue;
+		}
+		if (o->footprint) {
+			pl->fp[i] = round_up(o->footprint, MIN_LINES * CACHE_LINE_BYTES);
+		} else {
+			ret = pattern_footprint(p, &pl->sizes, &pl->fp[i]);
+			if (ret < 0)
+				return ret;
+		}
+		fmt_bytes(need, sizeof(need), pattern_buf_need(pl->fp[i]));
+		fmt_bytes(have, sizeof(have), avail);
+		/* leave a quarter of the free memory to everything else */
+		if (avail && pattern_buf_need(pl->fp[i]) > avail / 4 * 3) {
+			pr_err("pattern %s: its buffer needs %s but only %s is available (MemAvailable); "
+			       "give a smaller --footprint", p->name, need, have);
+			return -EINVAL;
+		}
+		if (pl->fp[i] / CACHE_LINE_BYTES > UINT32_MAX) {
+			pr_err("pattern %s: footprint %s exceeds 256 GiB; give a smaller --footprint",
+			       p->name, need);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int pattern_check(struct topo *t, const struct run_opts *o)
+{
+	struct plan pl;
+	int nnuma = topo_numa_count(t);
+
+	if (o->footprint && !o->patterns) {
+		pr_err("--footprint: sizes the buffers of --pattern dep, l2, llc, miss or miss-overlap; "
+		       "give --pattern too");
+		return -EINVAL;
+	}
+	if (o->footprint && o->footprint < MIN_LINES * CACHE_LINE_BYTES) {
+		pr_err("--footprint: %zu bytes is below the smallest walk (%u lines, %u bytes)",
+		       o->footprint, MIN_LINES, MIN_LINES * CACHE_LINE_BYTES);
+		return -EINVAL;
+	}
+	if (o->mem_node >= 0 && o->mem_node >= (nnuma > 0 ? nnuma : 1)) {
+		pr_err("--mem-node: node %d does not exist: this machine has %d NUMA node%s (0..%d)%s",
+		       o->mem_node, nnuma, nnuma == 1 ? "" : "s", nnuma - 1,
+		       nnuma == 1 ? "; a remote node cannot be measured here" : "");
+		return -EINVAL;
+	}
+	if (!o->patterns)
+		return 0;
+	return make_plan(t, o, &pl);
+}
+
+/* ---- the run ----------------------------------------------------------- */
+
+enum variant { V_HOT, V_CHASE, V_CHASE_W1, V_INDEXED, V_OVERLAP, V_MIX };
+
+static const char *const variant_names[] = {
+	[V_HOT] = "hot-lines", [V_CHASE] = "pointer-word", [V_CHASE_W1] = "word1",
+	[V_INDEXED] = "indexed", [V_OVERLAP] = "overlap", [V_MIX] = "mix",
+};
+
+struct run_state {
+	struct topo *t;
+	const struct run_opts *o;
+	struct report *rep;
+	int cpu;
+	const struct pattern *pat;
+	size_t footprint;
+	const struct pattern_sizes *sizes;
+	struct pattern_buf *buf;	/* NULL for hit and mix */
+	/* the plain walk of this pattern (load_chase), cycles; NAN: not measured */
+	double chase_cyc, load_cyc;
+	uint64_t t0;
+	size_t done, total;
+};
+
+static probe_kernel_fn kernel_of(const struct probe *p, enum pattern_kind k, enum probe_mode m,
+				 enum variant v)
+{
+	const struct probe_pattern *pp = p->patterns;
+
+	if (k == PAT_HIT)
+		return v == V_HOT ? p->run[m] : NULL;
+	if (!pp)
+		return NULL;
+	if (k == PAT_MIX)
+		return v == V_MIX ? pp->mix[m] : NULL;
+	if (k == PAT_MISS_OVERLAP)
+		return m == MODE_THROUGHPUT && v == V_OVERLAP ? pp->overlap : NULL;
+	if (m == MODE_LATENCY)
+		return v == V_CHASE ? pp->chase : v == V_CHASE_W1 ? pp->chase_w1 : NULL;
+	return v == V_INDEXED ? pp->indexed : NULL;
+}
+
+static json_t *pattern_json(const struct run_state *s, enum variant v)
+{
+	const struct pattern_buf *b = s->buf;
+	json_t *j = json_pack("{s:s, s:s, s:I, s:i, s:{s:I, s:I, s:I}}",
+			      "name", s->pat->name, "variant", variant_names[v],
+			      "footprint_bytes", (json_int_t)(b ? b->bytes : s->footprint),
+			      "line_bytes", (int)(b ? b->stride : s->sizes->line),
+			      "hwloc", "l1d", (json_int_t)s->sizes->l1d, "l2", (json_int_t)s->sizes->l2,
+			      "llc", (json_int_t)s->sizes->llc);
+
+	if (b) {
+		json_object_set_new(j, "lines", json_integer((json_int_t)b->nlines));
+		json_object_set_new(j, "page_bytes", json_integer((json_int_t)b->page_bytes));
+		json_object_set_new(j, "thp_mode", json_string(b->thp_mode));
+		json_object_set_new(j, "thp_requested", json_boolean(b->thp_requested));
+		json_object_set_new(j, "thp_bytes", json_integer((json_int_t)b->thp_bytes));
+		json_object_set_new(j, "seed", json_integer((json_int_t)b->seed));
+		json_object_set_new(j, "node", b->node >= 0 ? json_integer(b->node) : json_null());
+		json_object_set_new(j, "setup_s", json_real(b->setup_s));
+	}
+	if (s->pat->kind == PAT_MIX) {
+		json_object_set_new(j, "mix_k", json_integer(s->pat->mix_k));
+		json_object_set_new(j, "mix_m", json_integer(s->pat->mix_m));
+	}
+	return j;
+}
+
+static bool out_of_time(struct run_state *s)
+{
+	if (s->o->time_limit_s <= 0 || (now_ns() - s->t0) / 1e9 <= s->o->time_limit_s)
+		return false;
+	s->rep->partial = true;
+	snprintf(s->rep->partial_reason, sizeof(s->rep->partial_reason), "time limit");
+	return true;
+}
+
+/* One row: probe p, mode m, variant v of the current pattern. */
+static int run_row(struct run_state *s, const struct probe *p, enum probe_mode m, enum variant v,
+		   probe_kernel_fn fn)
+{
+	struct probe_ctx ctx = { .mode = m };
+	struct result *r;
+	double med;
+	int ret;
+
+	if (s->o->progress) {
+		fprintf(stderr, "\r\033[K[%zu/%zu] %s %s %s", s->done + 1, s->total, s->pat->name, p->name,
+			probe_mode_name(m));
+		fflush(stderr);
+	}
+	r = report_add(s->rep);
+	if (!r)
+		return -ENOMEM;
+	runner_fill_identity(r, p, m);
+	snprintf(r->pattern, sizeof(r->pattern), "%s%s", s->pat->name, v == V_CHASE_W1 ? "+w1" : "");
+	r->cpu_os = s->cpu;
+	r->cpu_logical = topo_logical_of_os(s->t, s->cpu);
+
+	ret = runner_ctx_init(p, &ctx);
+	if (ret < 0)
+		goto out_drop;
+	if (s->buf)
+		pattern_ctx_attach(&ctx, s->buf);
+	if (v == V_MIX)
+		ctx.mix_mask = p->atomicity == ATOMICITY_ATOMIC
+			       ? pattern_mix_mask(s->pat->mix_k, s->pat->mix_m) : 0;
+	ret = runner_measure_kernel(fn, &ctx, s->o, &s->rep->cal, r);
+	free(ctx.mem);
+	if (s->buf) {	/* the next probe walks on from here, not over warm lines */
+		s->buf->cursor = ctx.pat_cursor;
+		s->buf->pos = ctx.pat_pos;
+	}
+	r->migrated = sched_getcpu() != s->cpu;
+	if (ret == -EINTR && r->nsamples < s->o->min_samples)
+		goto out_drop;
+	if (ret < 0 && ret != -EINTR)
+		goto out_drop;
+
+	r->extra = json_object();
+	json_object_set_new(r->extra, "pattern", pattern_json(s, v));
+	med = result_cycles(s->rep, r->s.median);
+	if (!isnan(s->chase_cyc) && m == MODE_LATENCY) {
+		json_object_set_new(r->extra, "chase_cycles", json_real(s->chase_cyc));
+		json_object_set_new(r->extra, "over_chase_cycles", json_real(med - s->chase_cyc));
+	}
+	if (!isnan(s->load_cyc) && m == MODE_THROUGHPUT) {
+		json_object_set_new(r->extra, "load_cycles", json_real(s->load_cyc));
+		json_object_set_new(r->extra, "over_load_cycles", json_real(med - s->load_cyc));
+	}
+	if (p == &probe_load_chase) {
+		if (m == MODE_LATENCY)
+			s->chase_cyc = med;
+		else
+			s->load_cyc = med;
+	}
+	s->done++;
+	return ret;
+
+out_drop:
+	free(r->samples);
+	s->rep->n--;
+	return ret;
+}
+
+/* The probes of this pattern, the plain walk first for buffer patterns. */
+static size_t pattern_probes(const struct pattern *pat, const struct probe *const *list, size_t n,
+			     const struct probe **out)
+{
+	size_t k = 0;
+
+	if (pattern_kind_has_buffer(pat->kind))
+		out[k++] = &probe_load_chase;
+	for (size_t i = 0; i < n; i++) {
+		if (pattern_kind_has_buffer(pat->kind) && list[i] == &probe_load_chase)
+			continue;
+		out[k++] = list[i];
+	}
+	return k;
+}
+
+static int run_pattern(struct run_state *s, const struct probe *const *list, size_t n)
+{
+	const struct probe **todo = calloc(n + 1, sizeof(*todo));
+	size_t k;
+	int ret = 0;
+
+	if (!todo)
+		return -ENOMEM;
+	k = pattern_probes(s->pat, list, n, todo);
+	for (size_t i = 0; i < k && !ret; i++) {
+		const struct probe *p = todo[i];
+
+		for (int m = 0; m < MODE__COUNT && !ret; m++) {
+			if (!(s->o->mode_mask & (1u << m)))
+				continue;
+			for (int v = V_HOT; v <= V_MIX && !ret; v++) {
+				probe_kernel_fn fn = kernel_of(p, s->pat->kind, (enum probe_mode)m,
+							       (enum variant)v);
+
+				if (!fn)
+					continue;
+				if (out_of_time(s)) {
+					ret = 1;
+					break;
+				}
+				ret = run_row(s, p, (enum probe_mode)m, (enum variant)v, fn);
+			}
+		}
+	}
+	free(todo);
+	return ret;
+}
+
+static size_t count_rows(const struct plan *pl, const struct run_opts *o,
+			 const struct probe *const *list, size_t n)
+{
+	const struct probe **todo = calloc(n + 1, sizeof(*todo));
+	size_t total = 0;
+
+	if (!todo)
+		return 0;
+	for (int i = 0; i < pl->n; i++) {
+		size_t k = pattern_probes(&pl->pat[i], list, n, todo);
+
+		for (size_t j = 0; j < k; j++)
+			for (int m = 0; m < MODE__COUNT; m++)
+				for (int v = V_HOT; v <= V_MIX; v++)
+					total += (o->mode_mask & (1u << m)) &&
+						 kernel_of(todo[j], pl->pat[i].kind, (enum probe_mode)m,
+							   (enum variant)v);
+	}
+	free(todo);
+	return total;
+}
+
+int pattern_run(struct topo *t, const struct run_opts *o, const struct probe *const *list,
+		size_t n, struct report *rep, int cpu)
+{
+	struct pattern_buf buf = { 0 };
+	struct run_state s = { .t = t, .o = o, .rep = rep, .cpu = cpu, .t0 = now_ns() };
+	struct plan pl;
+	int ret;
+
+	ret = make_plan(t, o, &pl);
+	if (ret < 0)
+		return ret;
+	s.sizes = &pl.sizes;
+	s.total = count_rows(&pl, o, list, n);
+	for (size_t i = 0; i < n; i++)
+		if (!list[i]->patterns && o->progress)
+			for (int j = 0; j < pl.n; j++)
+				if (pl.pat[j].kind != PAT_HIT) {
+					pr_info("pattern: %s runs only under 'hit' (no op-at-an-address form)",
+						list[i]->name);
+					break;
+				}
+
+	for (int i = 0; i < pl.n && !ret; i++) {
+		s.pat = &pl.pat[i];
+		s.footprint = pl.fp[i];
+		s.buf = NULL;
+		s.chase_cyc = s.load_cyc = NAN;
+		if (pattern_kind_has_buffer(s.pat->kind)) {
+			if (buf.map && buf.bytes != pl.fp[i])
+				pattern_buf_destroy(&buf);
+			if (!buf.map) {	/* miss and miss-overlap share one buffer */
+				char sz[32];
+
+				fmt_bytes(sz, sizeof(sz), pl.fp[i]);
+				if (o->progress) {
+					fprintf(stderr, "\r\033[Kpattern %s: preparing %s of lines", s.pat->name, sz);
+					fflush(stderr);
+				}
+				ret = pattern_buf_create(&buf, pl.fp[i], pl.sizes.line, PATTERN_SEED, t,
+							 o->mem_node);
+				if (ret < 0)
+					break;
+			}
+			s.buf = &buf;
+		}
+		ret = run_pattern(&s, list, n);
+		if (ret == -EINTR) {
+			rep->partial = true;
+			snprintf(rep->partial_reason, sizeof(rep->partial_reason), "interrupted");
+		}
+	}
+	pattern_buf_destroy(&buf);
+	return ret > 0 ? 0 : ret;
+}
+
+void pattern_list(const struct topo *t, bool json)
+{
+	struct pattern_sizes sz;
+	json_t *arr = json ? json_array() : NULL;
+
+	if (t)
+		pattern_sizes_from_topo(t, &sz);
+	if (!json)
+		printf("%-13s %-26s %-11s %s\n", "pattern", "forms", "footprint", "what it measures");
+	for (int k = 0; k < PAT__COUNT; k++) {
+		struct pattern p = { .kind = (enum pattern_kind)k, .mix_k = 1, .mix_m = 4 };
+		size_t fp = 0;
+		char fps[32] = "-";
+
+		snprintf(p.name, sizeof(p.name), "%s", kinds[k].name);
+		/* footprints on this machine; a missing cache level shows as '-' */
+		if (t && !footprint_of(&p, &sz, &fp, false))
+			fmt_bytes(fps, sizeof(fps), fp);
+		if (json) {
+			json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:I}", "pattern", kinds[k].name,
+							     "forms", kinds[k].forms, "description",
+							     kinds[k].desc, "footprint_bytes",
+							     (json_int_t)fp));
+			continue;
+		}
+		printf("%-13s %-26s %-11s %s\n", kinds[k].name, kinds[k].forms, fps, kinds[k].desc);
+	}
+	if (json) {
+		json_dumpf(arr, stdout, JSON_INDENT(2));
+		putchar('\n');
+		json_decref(arr);
+		return;
+	}
+	printf("\nForms: 'latency' under a pattern is its dependent form (the dep pattern's on L1\n"
+	       "lines), 'throughput' its independent form; every pattern reports both where both\n"
+	       "exist. PATTERN rows put the op on the word the chase reads its next address from,\n"
+	       "PATTERN+w1 rows on another word of the same line. Buffer patterns also measure\n"
+	       "load_chase (the bare walk); extra.chase_cycles in the JSON is that walk's cost.\n"
+	       "Footprints: hwloc cache sizes above the first allowed PU; --footprint overrides.\n");
+}

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# test-pattern.sh ATOMCOST [OBJDUMP LIBATOMCOST.a] - access patterns from the
+# command line: bad names and impossible sizes exit 2 with a message naming
+# them, `list --patterns` lists every pattern, a tiny run reports every
+# pattern in both forms; and the pattern loops in the disassembly hold their
+# 64 ops, twins differing only by the lock prefix (METHOD 1).
+# Exit 0 pass, 1 fail, 77 skip (binary missing).
+set -u
+A=${1:?usage: test-pattern.sh PATH/TO/atomcost [OBJDUMP LIB]}
+OBJDUMP=${2:-} LIB=${3:-}
+[ -x "$A" ] || { echo "SKIP: $A not built"; exit 77; }
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fails=0 passes=0
+ok() { passes=$((passes + 1)); }
+bad() { fails=$((fails + 1)); echo "FAIL: $*"; }
+
+# refuse CODE REGEX ARGS...: exit CODE, REGEX in stderr, nothing on stdout.
+refuse() {
+	local want=$1 pat=$2 rc
+	shift 2
+	"$A" "$@" >"$T/out" 2>"$T/err" </dev/null
+	rc=$?
+	if [ "$rc" != "$want" ]; then
+		bad "atomcost $*: exit $rc, expected $want; stderr: $(head -c 300 "$T/err")"
+	elif ! grep -Eq -- "$pat" "$T/err"; then
+		bad "atomcost $*: stderr lacks /$pat/: $(head -c 300 "$T/err")"
+	elif [ -s "$T/out" ]; then
+		bad "atomcost $*: refused but wrote to stdout"
+	else
+		ok
+	fi
+}
+
+refuse 2 "unknown pattern 'bogus'" run set_bit --pattern bogus
+refuse 2 "did you mean 'miss'" run set_bit --pattern mis
+refuse 2 "'mix=3/5': M must divide 64" run set_bit --pattern mix=3/5
+refuse 2 "'mix=5/4': K atomic ops cannot exceed" run set_bit --pattern mix=5/4
+refuse 2 "'mix' is not a mixture" run set_bit --pattern mix
+refuse 2 "'l2' given twice" run set_bit --pattern l2,l2
+refuse 2 "empty list" run set_bit --pattern ,
+refuse 2 "'12Q' is not a size" run set_bit --pattern miss --footprint 12Q
+refuse 2 "below the smallest walk" run set_bit --pattern l2 --footprint 100
+refuse 2 "needs .* but only .* is available" run set_bit --pattern miss --footprint 100000G
+refuse 2 "give --pattern too" run set_bit --footprint 1M
+refuse 2 "node 4095 does not exist" run set_bit --pattern l2 --mem-node 4095
+
+# list --patterns: every pattern, with its footprint here
+if "$A" list --patterns >"$T/list" 2>"$T/err"; then
+	for p in hit dep l2 llc miss miss-overlap 'mix=K/M'; do
+		grep -q "^$p " "$T/list" && ok || bad "list --patterns lacks $p"
+	done
+else
+	bad "list --patterns: exit $?: $(cat "$T/err")"
+fi
+"$A" list --patterns --json >"$T/list.json" 2>/dev/null && grep -q '"footprint_bytes"' "$T/list.json" &&
+	ok || bad "list --patterns --json"
+
+# A tiny run of every pattern (a small --footprint stands in for the big ones).
+if "$A" run set_bit cmpxchg --pattern hit,dep,l2,miss,miss-overlap,mix=1/2 --footprint 512K \
+	--max-seconds 0.005 -o "$T/run.json" >"$T/run.txt" 2>"$T/err"; then
+	ok
+	while read -r probe pat mode; do
+		grep -Eq "^$probe +[^ ]+ +$pat +$mode " "$T/run.txt" && ok ||
+			bad "no row: $probe $pat $mode"
+	done <<'ROWS'
+set_bit hit latency
+__set_bit hit throughput
+cmpxchg dep latency
+cmpxchg dep\+w1 latency
+cmpxchg_local dep throughput
+set_bit l2 latency
+__set_bit l2\+w1 latency
+set_bit miss throughput
+load_chase miss latency
+load_chase miss throughput
+set_bit miss-overlap throughput
+__set_bit miss-overlap throughput
+load_chase miss-overlap throughput
+set_bit mix=1/2 latency
+__set_bit mix=1/2 throughput
+cmpxchg_local mix=1/2 latency
+ROWS
+	for key in '"chase_cycles"' '"footprint_bytes": 524288' '"thp_mode"' '"seed"' '"page_bytes"' \
+		   '"variant": "word1"' '"mix_k": 1'; do
+		grep -q "$key" "$T/run.json" && ok || bad "run.json lacks $key"
+	done
+else
+	bad "tiny pattern run: exit $?: $(head -c 500 "$T/err")"
+fi
+
+# The disassembly of the pattern loops (x86-64 builds only).
+if [ -n "$OBJDUMP" ] && [ -n "$LIB" ] &&
+   "$OBJDUMP" -d --no-show-raw-insn -M att "$LIB" >"$T/dis" 2>/dev/null &&
+   grep -q 'file format elf64-x86-64' "$T/dis"; then
+	body() { awk -v f="<$1>:" '$2 == f {on=1; next} on && NF == 0 {exit} on' "$T/dis" |
+		 cut -f2- -d: | sed 's/^\s*//'; }
+	count() { body "$1" | grep -cE "$2"; }
+	while read -r fn re n; do
+		c=$(count "$fn" "$re")
+		[ "$c" -eq "$n" ] && ok || bad "$fn: $c instructions match '$re', expected $n"
+	done <<'TABLE'
+kp_set_bit_chase ^lock\s+orb\s+\$0x2,\(%r 64
+kp_set_bit_chase ^and\s+\$0xffffffffffffffc0, 64
+kp___set_bit_chase ^orb\s+\$0x2,\(%r 64
+kp_set_bit_chase_w1 ^lock\s+orb\s+\$0x2,0x8\(%r 64
+kp_set_bit_indexed ^lock\s+orb\s+\$0x2, 64
+kp_set_bit_overlap ^lock\s+orb\s+\$0x2, 64
+kp_cmpxchg_chase ^lock\s+cmpxchg\s+%r 64
+kp_cmpxchg_local_indexed ^cmpxchg\s+%r 64
+kp_atomic_inc_chase_w1 ^lock\s+incq\s+0x8\( 64
+kp_xchg_indexed ^xchg\s+%r 64
+kp_load_chase_chase ^mov\s+\(%r[a-z0-9]+\),%r 64
+km_set_bit_lat ^lock\s+orb 64
+km_set_bit_lat ^orb 64
+km_cmpxchg_tput ^lock\s+cmpxchg 64
+TABLE
+	mnem() { body "$1" | sed -E 's/^lock\s+//' | awk '{print $1}'; }
+	for pair in set_bit:__set_bit set_bit_var:__set_bit_var or_word:__or_word clear_bit:__clear_bit \
+		    test_and_set_bit:__test_and_set_bit cmpxchg:cmpxchg_local \
+		    try_cmpxchg:try_cmpxchg_local atomic_add_return:xadd_local atomic_inc:local_inc; do
+		a=${pair%%:*} b=${pair##*:}
+		for form in chase chase_w1 indexed overlap; do
+			[ -n "$(body "kp_${a}_$form")" ] || continue
+			diff <(mnem "kp_${a}_$form") <(mnem "kp_${b}_$form") >/dev/null && ok ||
+				bad "kp_${a}_$form and kp_${b}_$form differ beyond the lock prefix"
+			s=$(body "kp_${a}_$form" | grep -cE '\(%rsp\)')
+			[ "$s" -eq 0 ] && ok || bad "kp_${a}_$form: $s stack references in the loop"
+		done
+	done
+fi
+
+echo "pattern-cli: $passes passed, $fails failed"
+[ "$fails" -eq 0 ]

@@ -259,7 +259,9 @@ static int check_value(const struct cfg_key *k, const char *where, const char *v
 		       k->choices ? k->choices : cfg_type_names[k->type]);
 		return -EINVAL;
 	}
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	/* strsep, not strtok: "a,,b" has an empty item */
+	save = buf;
+	while ((tok = strsep(&save, ","))) {
 		char *t = trim(tok);
 		bool found = false;
 
@@ -289,7 +291,7 @@ static int check_value(const struct cfg_key *k, const char *where, const char *v
 			       k->type == CFG_ENUM ? "one of " : "a list of ", choices);
 			return -EINVAL;
 		}
-		if (k->type == CFG_ENUM && strtok_r(NULL, ",", &save)) {
+		if (k->type == CFG_ENUM && save) {
 			pr_err("%s: '%s' is a list (expected one value)", what, value);
 			return -EINVAL;
 		}

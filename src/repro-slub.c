@@ -109,6 +109,18 @@ static void node_unlock(struct slab_cache *s)
 
 /* ---- cache setup ---- */
 
+static int rseq_alloc_once(void)
+{
+	if (rseq_cpu)
+		return 0;
+	rseq_cpu = aligned_alloc(64, sizeof(*rseq_cpu) * SLAB_MAX_CACHES);
+	if (!rseq_cpu)
+		return -ENOMEM;
+	memset(rseq_cpu, 0, sizeof(*rseq_cpu) * SLAB_MAX_CACHES);
+	return 0;
+}
+
+
 int slab_cache_init(struct slab_cache *s, size_t size, size_t max_objects)
 {
 	size_t slab_bytes;
@@ -142,6 +154,11 @@ int slab_cache_init(struct slab_cache *s, size_t size, size_t max_objects)
 	s->meta = aligned_alloc(16, s->max_slabs * sizeof(*s->meta));
 	if (!s->meta) {
 		munmap(s->map, s->map_size);
+		return -ENOMEM;
+	}
+	if (rseq_alloc_once() < 0) {
+		munmap(s->map, s->map_size);
+		free(s->meta);
 		return -ENOMEM;
 	}
 	s->id = __atomic_fetch_add(&slab_id_counter, 1, __ATOMIC_RELAXED) % SLAB_MAX_CACHES;
@@ -605,17 +622,6 @@ static json_t *summary_json(const struct calibration *cal, const double *ticks, 
 		      "ci_lo", sm.ci_lo, "ci_hi", sm.ci_hi, "mean_cycles", sm.mean, "n",
 		      (json_int_t)n);
 	return j;
-}
-
-static int rseq_alloc_once(void)
-{
-	if (rseq_cpu)
-		return 0;
-	rseq_cpu = aligned_alloc(64, sizeof(*rseq_cpu) * SLAB_MAX_CACHES);
-	if (!rseq_cpu)
-		return -ENOMEM;
-	memset(rseq_cpu, 0, sizeof(*rseq_cpu) * SLAB_MAX_CACHES);
-	return 0;
 }
 
 int repro_slub_run(struct repro_ctx *rc)

@@ -1,0 +1,211 @@
+/* test-config.c - the experiment file schema: every key takes a good value
+ * and refuses a bad one, unknown/duplicate keys and unknown sections are
+ * errors, overrides win, every shipped config loads, and the run argv built
+ * from a file puts the command line last. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "src/config.h"	/* not the build's config.h */
+#include "harness.h"
+
+static char tmpdir[] = "/tmp/atomcost-test-config-XXXXXX";
+
+static int load_text(const char *text, struct experiment **e)
+{
+	char path[256];
+	FILE *f;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/t.conf", tmpdir);
+	f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+	ret = config_load(path, NULL, 0, e);
+	return ret;
+}
+
+/* A good and a bad value for a key, from its type. */
+static void good_bad(const struct cfg_key *k, char *good, char *bad, size_t n)
+{
+	char first[64];
+
+	switch (k->type) {
+	case CFG_STR:
+		snprintf(good, n, "spread");
+		snprintf(bad, n, "%s", "");
+		break;
+	case CFG_STR_LIST:
+		snprintf(good, n, "a,b");
+		snprintf(bad, n, "a,,b");
+		break;
+	case CFG_ENUM:
+	case CFG_ENUM_LIST:
+		snprintf(first, sizeof(first), "%s", k->choices);
+		*strchr(first, '|') = 0;
+		snprintf(good, n, "%s", first);
+		snprintf(bad, n, "%.40snope", first);
+		break;
+	case CFG_U64:
+	case CFG_U64_LIST:
+		snprintf(good, n, "%.0f", k->max);
+		snprintf(bad, n, "%.0f", k->max + 1);
+		break;
+	case CFG_DOUBLE:
+		snprintf(good, n, "%g", k->min);
+		snprintf(bad, n, "%g", k->min - 1);
+		break;
+	case CFG_BOOL:
+		snprintf(good, n, "yes");
+		snprintf(bad, n, "maybe");
+		break;
+	}
+}
+
+int main(void)
+{
+	const char *src = getenv("ATOMCOST_SRCDIR");
+	static const char *const shipped[] = { "quick", "full", "buddy-bitmap-2004", "slub-cmpxchg-local",
+					       "slub-bulk-free", "slab-concurrent" };
+	struct experiment *e;
+	char text[512], good[64], bad[64];
+
+	log_quiet = 1;
+	if (!mkdtemp(tmpdir))
+		return 1;
+
+	/* every key: a good value loads and reads back, a bad one is refused */
+	for (size_t i = 0; i < cfg_schema_count; i++) {
+		const struct cfg_key *k = &cfg_schema[i];
+		char *ov;
+
+		good_bad(k, good, bad, sizeof(good));
+		snprintf(text, sizeof(text), "[%s]\n%s = %s\n", k->section, k->key, good);
+		CHECK(load_text(text, &e) == 0, "good value '%s' for %s.%s", good, k->section, k->key);
+		if (e) {
+			CHECK(!strcmp(config_str(e, k->section, k->key), good), "%s.%s reads back", k->section,
+			      k->key);
+			CHECK(e->line[i] == 2, "%s.%s line recorded", k->section, k->key);
+			config_free(e);
+		}
+		if (*bad || k->type == CFG_STR) {
+			snprintf(text, sizeof(text), "[%s]\n%s = %s\n", k->section, k->key, bad);
+			CHECK(load_text(text, &e) == -EINVAL, "bad value '%s' for %s.%s refused", bad,
+			      k->section, k->key);
+		}
+		/* the same through --set */
+		if (asprintf(&ov, "%s.%s=%s", k->section, k->key, bad) > 0) {
+			if (*bad)
+				CHECK(config_load(NULL, &ov, 1, &e) == -EINVAL, "--set %s refused", ov);
+			free(ov);
+		}
+	}
+
+	/* unknown key and section, duplicates, keys outside sections */
+	CHECK(load_text("[run]\nthread = 2\n", &e) == -EINVAL, "unknown key");
+	CHECK(load_text("[experimnt]\n", &e) == -EINVAL, "unknown empty section");
+	CHECK(load_text("[run]\nmode = latency\nmode = throughput\n", &e) == -EINVAL, "duplicate key");
+	CHECK(load_text("mode = latency\n", &e) == -EINVAL, "key outside a section");
+	CHECK(load_text("[run]\nmode\n", &e) == -EINVAL, "not key = value");
+	CHECK(load_text("[experiment]\nkind = probes, bogus\n", &e) == -EINVAL, "bad list item");
+	CHECK(load_text("[buddy-bitmap-2004]\nmode = legacy, modern\n", &e) == -EINVAL, "enum is not a list");
+	{
+		char path[300];
+
+		snprintf(path, sizeof(path), "%s/missing.conf", tmpdir);
+		CHECK(config_load(path, NULL, 0, &e) == -ENOENT, "missing file is -ENOENT");
+	}
+
+	/* defaults, comments, lists, overrides */
+	CHECK(load_text("# c\n; c\n[experiment]\nkind = buddy-bitmap-2004, slab-concurrent ; why\n", &e) == 0,
+	      "comments and lists");
+	if (e) {
+		CHECK(config_kind_has(e, "slab-concurrent") && !config_kind_has(e, "probes"), "kind list");
+		CHECK(config_u64(e, "buddy-bitmap-2004", "trials") == 100, "default trials");
+		CHECK(!config_is_set(e, "buddy-bitmap-2004", "trials"), "default is not set");
+		config_free(e);
+	}
+	{
+		char *ov[] = { "buddy-bitmap-2004.trials=7", "slub-bulk-free.bulk=1,8" };
+		uint64_t v[4];
+
+		CHECK(config_load(NULL, ov, 2, &e) == 0, "overrides without a file");
+		if (e) {
+			CHECK(config_u64(e, "buddy-bitmap-2004", "trials") == 7, "override applied");
+			CHECK(config_u64_list(e, "slub-bulk-free", "bulk", v, 4) == 2 && v[1] == 8, "u64 list");
+			CHECK(e->source[0] == CFG_SRC_DEFAULT, "untouched key from default");
+			{
+				json_t *j = config_to_json(e);
+
+				CHECK(json_array_size(json_object_get(j, "overrides")) == 2, "overrides in JSON");
+				CHECK(!strcmp(json_string_value(json_object_get(json_object_get(json_object_get(
+						  json_object_get(j, "values"), "buddy-bitmap-2004"), "trials"),
+						  "source")), "override"), "source in JSON");
+				json_decref(j);
+			}
+			config_free(e);
+		}
+	}
+
+	/* the run argv: file options first, command line after, .conf removed */
+	{
+		char path[300], *argv[8], **nv;
+		int nc;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/r.conf", tmpdir);
+		f = fopen(path, "w");
+		fputs("[run]\nmax_seconds = 0.05\nprobes = set_bit\ntwins = no\n", f);
+		fclose(f);
+		argv[0] = "run";
+		argv[1] = path;
+		argv[2] = "--max-seconds";
+		argv[3] = "0.1";
+		argv[4] = "--set";
+		argv[5] = "run.cpu=0";
+		argv[6] = NULL;
+		CHECK(config_prepare_run(6, argv, &nc, &nv, &e) == 0, "prepare run");
+		if (e) {
+			int maxs = -1, cli = -1, notw = -1, cpu = -1;
+
+			for (int i = 0; i < nc; i++) {
+				CHECK(strcmp(nv[i], path), "the .conf argument is consumed");
+				if (!strcmp(nv[i], "--max-seconds") && maxs < 0)
+					maxs = i;
+				else if (!strcmp(nv[i], "--max-seconds"))
+					cli = i;
+				if (!strcmp(nv[i], "--no-twins"))
+					notw = i;
+				if (!strcmp(nv[i], "--cpu"))
+					cpu = i;
+			}
+			CHECK(maxs > 0 && cli > maxs && !strcmp(nv[cli + 1], "0.1"), "command line after the file");
+			CHECK(notw > 0, "twins = no becomes --no-twins");
+			CHECK(cpu > 0 && !strcmp(nv[cpu + 1], "0"), "--set run.cpu becomes --cpu");
+			config_free_argv(nv, argv);
+			config_free(e);
+		}
+		argv[1] = "--max-seconds";
+		argv[2] = "0.1";
+		argv[3] = NULL;
+		CHECK(config_prepare_run(3, argv, &nc, &nv, &e) == 0 && !e && nv == argv, "no config: unchanged");
+	}
+
+	/* every shipped config loads */
+	for (size_t i = 0; src && i < ARRAY_SIZE(shipped); i++) {
+		char path[512];
+
+		snprintf(path, sizeof(path), "%s/configs/%s.conf", src, shipped[i]);
+		CHECK(config_load(path, NULL, 0, &e) == 0, "%s loads", path);
+		config_free(e);
+	}
+	{
+		char cmd[600];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+		if (system(cmd))
+			return 1;
+	}
+	return test_done("config");
+}

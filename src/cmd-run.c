@@ -8,6 +8,7 @@
 
 #include "cmd.h"
 #include "common.h"
+#include "fingerprint.h"
 #include "pattern.h"
 #include "probes.h"
 #include "report.h"
@@ -136,6 +137,87 @@ static json_t *make_meta(int argc, char **argv)
 	for (int i = 0; i < argc; i++)
 		json_array_append_new(cmd, json_string(argv[i]));
 	return json_pack("{s:o}", "command_line", cmd);
+}
+
+/* What was asked for, recorded with the fingerprint (issue 7). */
+static json_t *experiment_json(const struct run_opts *o, const struct selection *sel)
+{
+	json_t *probes = json_array(), *modes = json_array();
+
+	for (size_t i = 0; i < sel->n; i++)
+		json_array_append_new(probes, json_string(sel->list[i]->name));
+	for (int m = 0; m < MODE__COUNT; m++)
+		if (o->mode_mask & (1u << m))
+			json_array_append_new(modes, json_string(probe_mode_name((enum probe_mode)m)));
+	return json_pack("{s:o, s:o, s:s, s:i, s:f, s:f, s:f, s:i}", "probes", probes, "modes", modes,
+			 "patterns", o->patterns ? o->patterns : "default", "cpu", o->cpu_os,
+			 "max_seconds", o->max_seconds, "target_ci", o->target_ci,
+			 "time_limit_s", o->time_limit_s, "repeat", o->repeat ? o->repeat : 1);
+}
+
+/* --repeat K: the whole set K times, one pass after the other, so the
+ * passes interleave in time and a slow drift or a noisy neighbour lands in
+ * the between-pass spread that `compare` uses (seed slub-partial-pages-
+ * variance-2008). Each pass calibrates afresh; each result carries
+ * extra.pass (1..K) and the report keeps pass 1's calibration, the others
+ * go to meta.experiment.passes. */
+static int run_passes(struct topo *t, struct run_opts *o, const struct probe *const *list,
+		      size_t n, struct report *rep)
+{
+	json_t *passes = json_array();
+	uint64_t t0 = now_ns();
+	double limit = o->time_limit_s;
+	int ret = 0;
+
+	if (o->repeat <= 1) {
+		json_decref(passes);
+		return runner_run(t, o, list, n, rep);
+	}
+	for (unsigned p = 1; p <= o->repeat && ret == 0; p++) {
+		struct report tmp;
+
+		if (limit > 0) {
+			o->time_limit_s = limit - (now_ns() - t0) / 1e9;
+			if (o->time_limit_s <= 0) {
+				rep->partial = true;
+				snprintf(rep->partial_reason, sizeof(rep->partial_reason), "time limit");
+				break;
+			}
+		}
+		report_init(&tmp);
+		ret = runner_run(t, o, list, n, &tmp);
+		if (p == 1)
+			rep->cal = tmp.cal;
+		json_array_append_new(passes, json_pack("{s:i, s:f, s:f, s:f, s:b}", "pass", p,
+							"ticks_per_cycle", tmp.cal.ticks_per_cycle,
+							"timer_hz", tmp.cal.timer_hz, "wall_s", tmp.wall_s,
+							"partial", tmp.partial));
+		for (size_t i = 0; i < tmp.n; i++) {
+			struct result *d = report_add(rep);
+
+			if (!d) {
+				ret = -ENOMEM;
+				break;
+			}
+			*d = tmp.r[i];
+			if (!d->extra)
+				d->extra = json_object();
+			json_object_set_new(d->extra, "pass", json_integer(p));
+			tmp.r[i].samples = NULL;
+			tmp.r[i].extra = NULL;
+		}
+		if (tmp.partial) {
+			rep->partial = true;
+			snprintf(rep->partial_reason, sizeof(rep->partial_reason), "%.40s (pass %u of %u)",
+				 tmp.partial_reason, p, o->repeat);
+		}
+		report_free(&tmp);
+	}
+	o->time_limit_s = limit;
+	rep->wall_s = (now_ns() - t0) / 1e9;
+	report_pair_twins(rep);
+	json_object_set_new(json_object_get(rep->meta, "experiment"), "passes", passes);
+	return ret;
 }
 
 int cmd_run(int argc, char **argv)
@@ -341,8 +423,12 @@ int cmd_run(int argc, char **argv)
 	rep.meta = make_meta(argc, argv);
 	rep.topo = topo_to_json(t);
 	topo_summary(t, rep.topo_summary, sizeof(rep.topo_summary));
+	json_object_set_new(rep.meta, "experiment", experiment_json(&o, &sel));
+	json_object_set_new(rep.meta, "fingerprint",
+			    fingerprint_collect(NULL, o.cpu_os, rep.topo_summary));
 
-	ret = runner_run(t, &o, sel.list, sel.n, &rep);
+	ret = run_passes(t, &o, sel.list, sel.n, &rep);
+	fingerprint_set_clock(fingerprint_of_meta(rep.meta), &rep.cal);
 	if (ret < 0 && ret != -EINTR) {
 		code = exit_code_for(ret);
 		goto out;

@@ -70,6 +70,9 @@ json_t *report_to_json(const struct report *rep)
 	if (rep->topo)
 		json_object_set(root, "topology", rep->topo);
 	json_object_set_new(root, "results", results);
+	/* extension sections ("c2c", ...) never replace a core key */
+	if (json_is_object(rep->sections))
+		json_object_update_missing(root, rep->sections);
 	return root;
 }
 
@@ -80,7 +83,7 @@ int report_write_json(const struct report *rep, FILE *f)
 
 	if (!root)
 		return -ENOMEM;
-	ret = json_dumpf(root, f, JSON_INDENT(1) | JSON_REAL_PRECISION(10)) < 0 ? -EIO : 0;
+	ret = json_dumpf(root, f, REPORT_JSON_FLAGS) < 0 ? -EIO : 0;
 	fputc('\n', f);
 	json_decref(root);
 	return ret;
@@ -119,6 +122,7 @@ static int read_result(json_t *o, struct result *r, size_t idx, const char *path
 	r->iters = (uint64_t)json_integer_value(json_object_get(o, "iters"));
 	r->ops_per_sample = (uint64_t)json_integer_value(json_object_get(o, "ops_per_sample"));
 	r->overhead_ticks = json_number_value(json_object_get(o, "overhead_ticks"));
+	r->warmup = (size_t)json_integer_value(json_object_get(o, "warmup_dropped"));
 	r->ci_reached = json_is_true(json_object_get(o, "ci_reached"));
 	r->migrated = json_is_true(json_object_get(o, "migrated"));
 	r->nsamples = json_array_size(samples);
@@ -183,6 +187,25 @@ int report_read(const char *path, struct report *rep)
 		rep->meta = json_incref(json_object_get(root, "meta"));
 	if (json_object_get(root, "topology"))
 		rep->topo = json_incref(json_object_get(root, "topology"));
+	{
+		static const char *const core[] = { "schema", "tool", "started", "wall_s", "partial",
+						    "partial_reason", "calibration", "topology_summary", "cycles",
+						    "meta", "topology", "results" };
+		const char *k;
+		json_t *v;
+
+		json_object_foreach(root, k, v) {
+			size_t c = 0;
+
+			while (c < ARRAY_SIZE(core) && strcmp(core[c], k))
+				c++;
+			if (c < ARRAY_SIZE(core))
+				continue;
+			if (!rep->sections)
+				rep->sections = json_object();
+			json_object_set(rep->sections, k, v);
+		}
+	}
 	results = json_object_get(root, "results");
 	if (!json_is_array(results)) {
 		pr_err("%s: no results array", path);

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "compare.h"
 #include "report.h"
 
 static const char *verdict(const struct result *r)
@@ -15,6 +16,63 @@ static const char *verdict(const struct result *r)
 	return "same";
 }
 
+/* With --repeat passes: one row per probe, pattern and mode, so the table
+ * stays as long as without passes. median: median of the pass medians;
+ * ratio: median of the pass ratios, [..] their range; spread: (max - min) /
+ * median of the pass medians, the run-to-run noise compare works with. */
+static void write_passes(const struct report *rep, FILE *f)
+{
+	static const struct result *g[1000];
+
+	fprintf(f, "# %d passes: median of pass medians; ratio [range over passes]; spread = (max-min)/median of pass medians\n",
+		compare_max_pass(rep));
+	fprintf(f, "%-20s %-20s %-7s %-10s %8s %8s %8s %8s %7s %-17s %-6s %6s %7s\n",
+		"probe", "twin", "pattern", "mode", "cyc min", "median", "p90", "ns", "ratio",
+		"[passes]", "vs", "spread", "samples");
+	for (size_t i = 0; i < rep->n; i++) {
+		double med[1000], p90[1000], rat[1000], mn = INFINITY, rlo = INFINITY, rhi = -INFINITY;
+		double clo = INFINITY, chi = -INFINITY, m;
+		size_t n, nr = 0, ns = 0;
+		char ratio[16] = "-", ci[32] = "", *vs = "";
+
+		if (!compare_group_first(rep, i))
+			continue;
+		n = compare_group(rep, i, g, 1000);
+		for (size_t k = 0; k < n; k++) {
+			med[k] = g[k]->s.median;
+			p90[k] = g[k]->s.p90;
+			mn = fmin(mn, g[k]->s.min);
+			ns += g[k]->nsamples;
+			if (g[k]->has_ratio) {
+				rat[nr++] = g[k]->ratio;
+				rlo = fmin(rlo, g[k]->ratio);
+				rhi = fmax(rhi, g[k]->ratio);
+				clo = fmin(clo, g[k]->ratio_lo);
+				chi = fmax(chi, g[k]->ratio_hi);
+			}
+		}
+		m = stats_median(med, n);
+		if (nr) {
+			snprintf(ratio, sizeof(ratio), "%.2f", stats_median(rat, nr));
+			snprintf(ci, sizeof(ci), "[%.2f,%.2f]", rlo, rhi);
+			vs = clo > 1.0 ? "slower" : chi < 1.0 ? "faster" : "same";
+		}
+		{
+			double lo = INFINITY, hi = -INFINITY;
+
+			for (size_t k = 0; k < n; k++) {
+				lo = fmin(lo, med[k]);
+				hi = fmax(hi, med[k]);
+			}
+			fprintf(f, "%-20s %-20s %-7s %-10s %8.2f %8.2f %8.2f %8.3f %7s %-17s %-6s %5.1f%% %7zu\n",
+				rep->r[i].name, rep->r[i].twin[0] ? rep->r[i].twin : "-", rep->r[i].pattern,
+				probe_mode_name(rep->r[i].mode), result_cycles(rep, mn), result_cycles(rep, m),
+				result_cycles(rep, stats_median(p90, n)), result_ns(rep, m), ratio, ci, vs,
+				m > 0 ? (hi - lo) / m * 100 : 0.0, ns);
+		}
+	}
+}
+
 int report_write_text(const struct report *rep, FILE *f)
 {
 	const struct calibration *c = &rep->cal;
@@ -26,6 +84,10 @@ int report_write_text(const struct report *rep, FILE *f)
 	if (rep->partial)
 		fprintf(f, "# PARTIAL: %s: results below are what was measured before it stopped\n",
 			rep->partial_reason);
+	if (compare_max_pass(rep) > 1) {
+		write_passes(rep, f);
+		return 0;
+	}
 	fprintf(f, "%-20s %-20s %-7s %-10s %8s %8s %8s %8s %7s %-17s %-6s %7s\n",
 		"probe", "twin", "pattern", "mode", "cyc min", "median", "p90", "ns", "ratio",
 		"[95% CI]", "vs", "samples");

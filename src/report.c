@@ -14,6 +14,9 @@
 const struct report_writer report_writers[] = {
 	{ "text", "txt", report_write_text },
 	{ "json", "json", report_write_json },
+	{ "csv", "csv", report_write_csv },
+	{ "mail", "mail", report_write_mail },
+	{ "html", "html", report_write_html },
 };
 const size_t report_writer_count = ARRAY_SIZE(report_writers);
 

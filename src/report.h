@@ -24,6 +24,13 @@ extern const size_t report_writer_count;
 
 int report_write_text(const struct report *rep, FILE *f);
 int report_write_json(const struct report *rep, FILE *f);
+int report_write_csv(const struct report *rep, FILE *f);
+int report_write_mail(const struct report *rep, FILE *f);
+int report_write_html(const struct report *rep, FILE *f);
+/* Print text word-wrapped at 72 columns, each line starting with prefix. */
+void report_mail_wrap(FILE *f, const char *prefix, const char *text);
+/* jansson flags of report_write_json (the golden test dumps with them). */
+#define REPORT_JSON_FLAGS (JSON_INDENT(1) | JSON_REAL_PRECISION(10))
 
 /* The JSON document (new reference). */
 json_t *report_to_json(const struct report *rep);

@@ -19,6 +19,7 @@ void report_free(struct report *rep)
 	free(rep->r);
 	json_decref(rep->topo);
 	json_decref(rep->meta);
+	json_decref(rep->sections);
 	memset(rep, 0, sizeof(*rep));
 }
 
@@ -49,6 +50,13 @@ const struct result *report_find(const struct report *rep, const char *name,
 	return NULL;
 }
 
+int result_pass(const struct result *r)
+{
+	json_t *p = json_object_get(r->extra, "pass");
+
+	return json_is_integer(p) ? (int)json_integer_value(p) : 0;
+}
+
 /* Ratio of medians with a conservative interval from the two medians' CIs:
  * [lo_a / hi_b, hi_a / lo_b]. It excludes 1 only when the intervals do not
  * overlap, so a "significant" verdict survives the noise of both. */
@@ -61,7 +69,14 @@ void report_pair_twins(struct report *rep)
 		r->has_ratio = false;
 		if (!r->twin[0] || !r->nsamples)
 			continue;
-		t = report_find(rep, r->twin, r->mode, r->pattern);
+		t = NULL;
+		for (size_t j = 0; j < rep->n && !t; j++) {
+			const struct result *c = &rep->r[j];
+
+			if (c->mode == r->mode && !strcmp(c->name, r->twin) &&
+			    !strcmp(c->pattern, r->pattern) && result_pass(c) == result_pass(r))
+				t = c;
+		}
 		if (!t || !t->nsamples || t->s.median <= 0 || t->s.ci_lo <= 0)
 			continue;
 		r->has_ratio = true;

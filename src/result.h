@@ -40,6 +40,7 @@ struct report {
 	struct calibration cal;
 	json_t *topo;		/* topology description (owned) */
 	json_t *meta;		/* fingerprint, command line, experiment (owned) */
+	json_t *sections;	/* other top-level JSON objects ("c2c", ...), kept as read (owned) */
 	char topo_summary[256];
 	struct result *r;
 	size_t n, cap;
@@ -53,7 +54,10 @@ void report_init(struct report *rep);
 void report_free(struct report *rep);
 /* Append a zeroed result; NULL on ENOMEM. */
 struct result *report_add(struct report *rep);
-/* Fill ratio fields of every result whose twin ran in the same mode/pattern. */
+/* Pass of a result from a --repeat run (extra.pass, 1-based); 0 when none. */
+int result_pass(const struct result *r);
+/* Fill ratio fields of every result whose twin ran in the same mode, pattern
+ * and pass. */
 void report_pair_twins(struct report *rep);
 const struct result *report_find(const struct report *rep, const char *name,
 				 enum probe_mode mode, const char *pattern);

@@ -1,0 +1,104 @@
+/* cmd-report.c - `atomcost report RUN.json [-o FILE] [--format FMT]`:
+ * rewrite a JSON report in another format (html, text, mail, csv, json).
+ * Reads, never measures. */
+#include <getopt.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "common.h"
+#include "report.h"
+
+static void report_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: atomcost report RUN.json [-o FILE] [--format FMT] [--force]\n"
+		"  -o, --output FILE   write FILE (format from its extension: .html .txt .mail .csv .json)\n"
+		"  --format FMT        text, mail, csv, json or html (default: from -o, else text)\n"
+		"  --force             overwrite an existing FILE\n"
+		"The HTML page is self-contained: fingerprint, atomic vs non-atomic bars per pattern,\n"
+		"cost vs footprint curves and the c2c heat map when the report has them.\n");
+}
+
+static void list_formats(char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < report_writer_count && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? ", " : "", report_writers[i].name);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "force", no_argument, NULL, 'F' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const struct report_writer *w = NULL;
+	const char *out = NULL;
+	bool force = false;
+	struct report rep;
+	char fmts[128];
+	int c, ret;
+
+	list_formats(fmts, sizeof(fmts));
+	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'f':
+			w = report_writer_find(optarg);
+			if (!w) {
+				pr_err("report: --format: unknown format '%s' (expected %s)", optarg, fmts);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'F':
+			force = true;
+			break;
+		case 'h':
+			report_usage(stdout);
+			return EXIT_OK;
+		default:
+			report_usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind + 1 != argc) {
+		pr_err("report: give exactly one JSON report (got %d arguments; see 'atomcost report --help')",
+		       argc - optind);
+		return EXIT_USAGE;
+	}
+	if (!w && out) {
+		w = report_writer_for_path(out);
+		if (!w) {
+			pr_err("report: -o: cannot tell the format of '%s' from its extension (use --format: %s)",
+			       out, fmts);
+			return EXIT_USAGE;
+		}
+	}
+	if (!w)
+		w = report_writer_find("text");
+	if (out) {
+		ret = report_check_path(out, force);
+		if (ret < 0)
+			return ret == -EEXIST ? EXIT_USAGE : exit_code_for(ret);
+	}
+	ret = report_read(argv[optind], &rep);
+	if (ret < 0)
+		return ret == -EINVAL ? EXIT_USAGE : exit_code_for(ret);
+	if (out) {
+		ret = report_write_file(&rep, w, out, force);
+		if (ret == 0)
+			pr_info("%s report written to %s", w->name, out);
+	} else {
+		ret = w->write(&rep, stdout);
+	}
+	report_free(&rep);
+	return ret < 0 ? (ret == -EEXIST ? EXIT_USAGE : exit_code_for(ret)) : EXIT_OK;
+}

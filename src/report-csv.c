@@ -1,0 +1,74 @@
+/* report-csv.c - one row per result (per pass with --repeat), RFC 4180
+ * quoting, numbers in C locale. Columns are documented in docs/reports.md;
+ * new columns are only ever appended. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+static void csv_str(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void csv_num(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, ",%.6g", v);
+	else
+		fputc(',', f);
+}
+
+int report_write_csv(const struct report *rep, FILE *f)
+{
+	fputs("probe,twin,family,atomicity,insn,pattern,mode,pass,cpu_os,"
+	      "cycles_min,cycles_p10,cycles_median,cycles_p90,cycles_ci_lo,cycles_ci_hi,"
+	      "ns_median,ticks_median,samples,outliers,ratio,ratio_lo,ratio_hi,ci_reached,migrated,"
+	      "extra\n", f);
+	for (size_t i = 0; i < rep->n; i++) {
+		const struct result *r = &rep->r[i];
+		char *extra = r->extra ? json_dumps(r->extra, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+
+		csv_str(f, r->name);
+		fputc(',', f);
+		csv_str(f, r->twin);
+		fputc(',', f);
+		csv_str(f, r->family);
+		fputc(',', f);
+		csv_str(f, r->atomicity);
+		fputc(',', f);
+		csv_str(f, r->insn);
+		fputc(',', f);
+		csv_str(f, r->pattern);
+		fprintf(f, ",%s,%d,%d", probe_mode_name(r->mode), result_pass(r), r->cpu_os);
+		csv_num(f, result_cycles(rep, r->s.min));
+		csv_num(f, result_cycles(rep, r->s.p10));
+		csv_num(f, result_cycles(rep, r->s.median));
+		csv_num(f, result_cycles(rep, r->s.p90));
+		csv_num(f, result_cycles(rep, r->s.ci_lo));
+		csv_num(f, result_cycles(rep, r->s.ci_hi));
+		csv_num(f, result_ns(rep, r->s.median));
+		csv_num(f, r->s.median);
+		fprintf(f, ",%zu,%zu", r->nsamples, r->s.outliers);
+		csv_num(f, r->has_ratio ? r->ratio : NAN);
+		csv_num(f, r->has_ratio ? r->ratio_lo : NAN);
+		csv_num(f, r->has_ratio ? r->ratio_hi : NAN);
+		fprintf(f, ",%d,%d,", r->ci_reached, r->migrated);
+		csv_str(f, extra ? extra : "");
+		fputc('\n', f);
+		free(extra);
+	}
+	return ferror(f) ? -EIO : 0;
+}

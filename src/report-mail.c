@@ -1,0 +1,158 @@
+/* report-mail.c - `--format mail`: plain 72-column text in the shape kernel
+ * engineers paste into patches and list posts:
+ *
+ *   non-atomic (before)                - atomic (after)
+ *   set_bit hit lat: lock orb $imm,mem                   x20.66 [20.6,20.8]
+ *       1.0 cycles(tsc)   0.296 ns -   12.8 cycles(tsc)   6.108 ns
+ *
+ * "cycles(tsc)" are TSC ticks, as the kernel's get_cycles() counts them
+ * (slub bulk-free benchmarks, seeds/slub-bulk-free-2015.txt); the header
+ * says how many ticks a core cycle is. Each pair is printed once, the less
+ * atomic probe before. With --repeat passes a row is the median of the pass
+ * medians and the bracket is the range of the pass ratios. */
+#include <math.h>
+#include <string.h>
+
+#include "compare.h"
+#include "config.h"
+#include "fingerprint.h"
+#include "report.h"
+
+#define MAX_GROUP 1000
+
+void report_mail_wrap(FILE *f, const char *prefix, const char *text)
+{
+	size_t width = 72 - strlen(prefix);
+	const char *p = text;
+
+	while (*p) {
+		size_t n = strlen(p), cut = n;
+
+		if (n > width) {
+			cut = width;
+			while (cut > 0 && p[cut] != ' ')
+				cut--;
+			if (cut == 0)
+				cut = width;	/* one long word: hard break */
+		}
+		fprintf(f, "%s%.*s\n", prefix, (int)cut, p);
+		p += cut;
+		while (*p == ' ')
+			p++;
+	}
+}
+
+static int rank(const char *atomicity)
+{
+	if (!strcmp(atomicity, "non-atomic") || !strcmp(atomicity, "nonatomic"))
+		return 0;
+	if (!strncmp(atomicity, "local", 5))
+		return 1;
+	return 2;
+}
+
+/* Median of pass medians of rep->r[i]'s group, and the range of its pass
+ * ratios (the result's own CI when there is one pass). */
+static double group_ticks(const struct report *rep, size_t i, double *rlo, double *rhi,
+			  size_t *passes)
+{
+	static const struct result *g[MAX_GROUP];
+	double m[MAX_GROUP];
+	size_t n = compare_group(rep, i, g, MAX_GROUP);
+
+	*rlo = INFINITY;
+	*rhi = -INFINITY;
+	for (size_t k = 0; k < n; k++) {
+		m[k] = g[k]->s.median;
+		if (g[k]->has_ratio) {
+			*rlo = fmin(*rlo, n > 1 ? g[k]->ratio : g[k]->ratio_lo);
+			*rhi = fmax(*rhi, n > 1 ? g[k]->ratio : g[k]->ratio_hi);
+		}
+	}
+	*passes = n;
+	return stats_median(m, n);
+}
+
+static const struct result *twin_of(const struct report *rep, const struct result *r, size_t *idx)
+{
+	for (size_t j = 0; j < rep->n; j++) {
+		const struct result *t = &rep->r[j];
+
+		if (t->mode == r->mode && !strcmp(t->name, r->twin) && !strcmp(t->pattern, r->pattern)) {
+			*idx = j;
+			return t;
+		}
+	}
+	return NULL;
+}
+
+int report_write_mail(const struct report *rep, FILE *f)
+{
+	const struct calibration *c = &rep->cal;
+	const json_t *fp = fingerprint_of_meta(rep->meta);
+	char line[512];
+	int passes = compare_max_pass(rep);
+
+	{
+		/* the version that measured, not the one reading */
+		const char *v = json_string_value(json_object_get(fp, "tool_version"));
+
+		snprintf(line, sizeof(line), "atomcost %s, %s: atomic vs non-atomic cost per op",
+			 v ? v : ATOMCOST_VERSION, rep->started);
+	}
+	report_mail_wrap(f, "", line);
+	fingerprint_oneline(fp, line, sizeof(line));
+	report_mail_wrap(f, "", line);
+	snprintf(line, sizeof(line),
+		 "core %.3f GHz, TSC %.4f GHz: cycles(tsc) are TSC ticks, %.4f per core cycle (%s)",
+		 c->core_hz / 1e9, c->timer_hz / 1e9, c->ticks_per_cycle,
+		 c->trustworthy ? "calibration consistent" : "calibration NOT consistent");
+	report_mail_wrap(f, "", line);
+	if (passes > 1) {
+		snprintf(line, sizeof(line),
+			 "%d passes: median of pass medians; [..] is the range of the pass ratios", passes);
+		report_mail_wrap(f, "", line);
+	}
+	if (rep->partial) {
+		snprintf(line, sizeof(line), "PARTIAL (%s): only what was measured before it stopped",
+			 rep->partial_reason);
+		report_mail_wrap(f, "", line);
+	}
+	fprintf(f, "\n%-34s - %s\n", "non-atomic (before)", "atomic (after)");
+	for (size_t i = 0; i < rep->n; i++) {
+		const struct result *r = &rep->r[i], *t;
+		double lo, hi, tlo, thi, a, b;
+		size_t n, tn, ti = 0;
+		char name[512], ratio[48];
+
+		if (!compare_group_first(rep, i))
+			continue;
+		t = r->twin[0] ? twin_of(rep, r, &ti) : NULL;
+		if (t && (rank(t->atomicity) > rank(r->atomicity) ||
+			  (rank(t->atomicity) == rank(r->atomicity) && ti < i)))
+			continue;	/* printed from the other side */
+		b = group_ticks(rep, i, &lo, &hi, &n);
+		if (!t) {
+			snprintf(name, sizeof(name), "%s %s %s: %s", r->name, r->pattern,
+				 r->mode == MODE_LATENCY ? "lat" : "tput", r->insn);
+			if (strlen(name) > 34)
+				snprintf(name, sizeof(name), "%s %s %s", r->name, r->pattern,
+					 r->mode == MODE_LATENCY ? "lat" : "tput");
+			fprintf(f, "%-34s   %6.1f cycles(tsc) %7.3f ns\n", name, b, result_ns(rep, b));
+			continue;
+		}
+		snprintf(name, sizeof(name), "%s - %s %s %s: %s", t->name, r->name, r->pattern,
+			 r->mode == MODE_LATENCY ? "lat" : "tput", r->insn);
+		a = group_ticks(rep, ti, &tlo, &thi, &tn);
+		ratio[0] = 0;
+		if (isfinite(lo))
+			snprintf(ratio, sizeof(ratio), "x%.2f [%.2f,%.2f]", a > 0 ? b / a : NAN, lo, hi);
+		if (strlen(name) + 1 + strlen(ratio) > 72)
+			snprintf(name, sizeof(name), "%s - %s %s %s", t->name, r->name, r->pattern,
+				 r->mode == MODE_LATENCY ? "lat" : "tput");
+		fprintf(f, "%-*s%s\n", (int)(72 - strlen(ratio)), name, ratio);
+		fprintf(f, "  %6.1f cycles(tsc) %7.3f ns - %6.1f cycles(tsc) %7.3f ns\n", a,
+			result_ns(rep, a), b, result_ns(rep, b));
+	}
+	return 0;
+}

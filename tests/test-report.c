@@ -1,0 +1,543 @@
+/* test-report.c - report writers and files (issue 7).
+ *
+ *  - golden files for the text, mail, CSV and JSON writers from one fixed
+ *    synthetic report (fixed samples, calibration and fingerprint);
+ *    ATOMCOST_UPDATE_GOLDEN=1 rewrites them (review the diff);
+ *  - JSON round trip: write, read back, compare;
+ *  - atomic writing: a writer failing midway, and a process killed midway,
+ *    leave the previous file intact; no overwrite without asking;
+ *  - HTML escaping; the fingerprint read from a fake /proc and /sys tree,
+ *    and fingerprint_diff.
+ * The golden JSON is also the input of the headless-browser test.
+ */
+#include <dirent.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "compare.h"
+#include "fingerprint.h"
+#include "harness.h"
+#include "report.h"
+
+static const char *srcdir(void)
+{
+	const char *s = getenv("ATOMCOST_SRCDIR");
+
+	return s && s[0] ? s : "..";
+}
+
+/* A fixed fingerprint: what fingerprint_collect() would return on a made-up
+ * machine, with a string that needs HTML escaping. */
+static json_t *fixed_meta(void)
+{
+	return json_pack(
+		"{s:[s,s,s], s:{s:[s,s], s:[s,s], s:s, s:i, s:i}, s:{s:s, s:{s:s, s:s, s:s, s:s, s:s, s:s, s:s},"
+		" s:f, s:f, s:{s:b, s:s, s:s, s:s}, s:{s:s, s:s, s:s, s:s}, s:{s:s, s:s},"
+		" s:{s:s, s:s, s:s}, s:s, s:s, s:s, s:s, s:{s:s, s:s, s:s}, s:s, s:s, s:s}}",
+		"command_line", "run", "-o", "golden.json",
+		"experiment", "probes", "set_bit", "__set_bit", "modes", "latency", "throughput",
+		"patterns", "hit,l2", "cpu", 0, "repeat", 1,
+		"fingerprint", "host", "golden-host",
+		"cpu", "source", "/proc/cpuinfo", "vendor", "AuthenticAMD", "model_name",
+		"Synthetic CPU <script>alert(1)</script> & co", "family", "26", "model", "2",
+		"stepping", "1", "microcode", "absent",
+		"core_hz", 4e9, "tsc_hz", 2e9,
+		"hypervisor", "cpuid_flag", 1, "type", "absent", "dmi_sys_vendor", "QEMU", "dmi_product",
+		"Standard PC",
+		"kernel", "sysname", "Linux", "release", "6.1.0-golden", "version", "#1 SMP", "machine",
+		"x86_64",
+		"mitigations", "spectre_v1", "Mitigation: usercopy/swapgs barriers",
+		"spectre_v2", "Mitigation: Retpolines",
+		"cpufreq", "driver", "absent", "governor", "absent", "boost", "absent",
+		"smt", "notsupported", "thp", "madvise", "perf_event_paranoid", "2",
+		"topology", "1 package, 1 NUMA node, 2 cores, 2 PUs, no SMT",
+		"compiler", "cc", "gcc 12.2.0", "flags", "-O2 -g -std=gnu11", "buildtype", "debugoptimized",
+		"arch", "x86_64", "atomics", "asm", "tool_version", "0.0.0-golden");
+}
+
+static void set_result(struct report *rep, const char *name, const char *twin, const char *atom,
+		       const char *insn, const char *pattern, enum probe_mode mode, double base,
+		       double footprint, unsigned seed)
+{
+	struct result *r = report_add(rep);
+	uint32_t x = seed * 2654435761u + 1;
+	size_t n = 64;
+
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	snprintf(r->twin, sizeof(r->twin), "%s", twin);
+	snprintf(r->family, sizeof(r->family), "bitops");
+	snprintf(r->atomicity, sizeof(r->atomicity), "%s", atom);
+	snprintf(r->insn, sizeof(r->insn), "%s", insn);
+	snprintf(r->pattern, sizeof(r->pattern), "%s", pattern);
+	r->mode = mode;
+	r->cpu_os = 0;
+	r->cpu_logical = 0;
+	r->iters = 64;
+	r->ops_per_sample = 2 * 64 * 64;
+	r->overhead_ticks = 42;
+	r->warmup = 16;
+	r->ci_reached = true;
+	r->samples = malloc(n * sizeof(double));
+	for (size_t i = 0; i < n; i++) {
+		/* exact binary fractions: the same text on every libc */
+		x = x * 1103515245u + 12345u;
+		r->samples[i] = base + (double)((x >> 16) % 64) / 256.0;
+	}
+	r->nsamples = n;
+	stats_summarize(r->samples, n, &r->s);
+	if (footprint > 0)
+		r->extra = json_pack("{s:f}", "footprint", footprint);
+}
+
+static void fixed_report(struct report *rep)
+{
+	report_init(rep);
+	rep->cal.timer_hz = 2e9;
+	rep->cal.ticks_per_cycle = 0.5;
+	rep->cal.ticks_per_cycle_mul = 0.5;
+	rep->cal.core_hz = 4e9;
+	rep->cal.overhead_min = 42;
+	rep->cal.overhead_median = 42;
+	rep->cal.cycle_source = "synthetic calibration";
+	rep->cal.timer = "synthetic timer";
+	rep->cal.timer_invariant = true;
+	rep->cal.trustworthy = true;
+	rep->cal.cpu_os = 0;
+	snprintf(rep->started, sizeof(rep->started), "2026-01-02T03:04:05Z");
+	snprintf(rep->topo_summary, sizeof(rep->topo_summary),
+		 "1 package, 1 NUMA node, 2 cores, 2 PUs, no SMT");
+	rep->wall_s = 1.5;
+	rep->meta = fixed_meta();
+	rep->sections = json_pack("{s:{s:s, s:[i,i], s:[[n,f],[f,n]]}}", "c2c", "unit", "ns", "cpus",
+				  0, 1, "matrix", 81.5, 79.25);
+	set_result(rep, "set_bit", "__set_bit", "atomic", "lock orb $imm,mem", "hit", MODE_LATENCY, 10.0, 16384, 1);
+	set_result(rep, "set_bit", "__set_bit", "atomic", "lock orb $imm,mem", "hit", MODE_THROUGHPUT, 11.0, 16384, 2);
+	set_result(rep, "__set_bit", "set_bit", "non-atomic", "orb $imm,mem", "hit", MODE_LATENCY, 0.5, 16384, 3);
+	set_result(rep, "__set_bit", "set_bit", "non-atomic", "orb $imm,mem", "hit", MODE_THROUGHPUT, 0.5, 16384, 4);
+	set_result(rep, "set_bit", "__set_bit", "atomic", "lock orb $imm,mem", "l2", MODE_LATENCY, 14.0, 524288, 5);
+	set_result(rep, "__set_bit", "set_bit", "non-atomic", "orb $imm,mem", "l2", MODE_LATENCY, 6.0, 524288, 6);
+	set_result(rep, "empty", "", "baseline", "(loop only)", "hit", MODE_LATENCY, 0.0, 0, 7);
+	report_pair_twins(rep);
+}
+
+/* The writer's output as a string (malloc'd). */
+static char *render(const struct report *rep, int (*w)(const struct report *, FILE *), size_t *len)
+{
+	static char *buf;	/* static: gcc 12 sees a dangling pointer in the stream */
+	FILE *f;
+
+	buf = NULL;
+	f = open_memstream(&buf, len);
+
+	if (w(rep, f) < 0)
+		printf("writer failed\n");
+	fclose(f);
+	return buf;
+}
+
+/* The JSON with the build's own facts (version, compiler) pinned. */
+static int write_json_pinned(const struct report *rep, FILE *f)
+{
+	json_t *root = report_to_json(rep);
+
+	json_object_set_new(root, "tool",
+			    json_pack("{s:s, s:s, s:s, s:s, s:s}", "name", "atomcost", "version",
+				      "0.0.0-golden", "arch", "x86_64", "atomics", "asm", "compiler",
+				      "golden-cc"));
+	json_dumpf(root, f, REPORT_JSON_FLAGS);
+	fputc('\n', f);
+	json_decref(root);
+	return 0;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "re");
+	char *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	*len = fread(buf, 1, (size_t)n, f);
+	buf[*len] = 0;
+	fclose(f);
+	return buf;
+}
+
+static void golden(const char *name, const char *got, size_t len)
+{
+	char path[1024];
+	const char *upd = getenv("ATOMCOST_UPDATE_GOLDEN");
+	size_t wlen = 0;
+	char *want;
+
+	snprintf(path, sizeof(path), "%s/tests/golden/%s", srcdir(), name);
+	if (upd && !strcmp(upd, "1")) {
+		FILE *f = fopen(path, "we");
+
+		CHECK(f != NULL, "cannot write %s", path);
+		if (f) {
+			fwrite(got, 1, len, f);
+			fclose(f);
+			printf("updated %s\n", path);
+		}
+		return;
+	}
+	want = slurp(path, &wlen);
+	CHECK(want != NULL, "golden %s missing (ATOMCOST_UPDATE_GOLDEN=1 writes it)", path);
+	if (!want)
+		return;
+	if (wlen != len || memcmp(want, got, len)) {
+		size_t line = 1, i = 0;
+		char actual[1100];
+		FILE *f;
+
+		while (i < len && i < wlen && want[i] == got[i])
+			line += want[i++] == '\n';
+		snprintf(actual, sizeof(actual), "%s.actual", name);
+		f = fopen(actual, "we");
+		if (f) {
+			fwrite(got, 1, len, f);
+			fclose(f);
+		}
+		CHECK(0, "%s differs from the golden file from line %zu (output in %s; "
+			 "ATOMCOST_UPDATE_GOLDEN=1 accepts it)", name, line, actual);
+	}
+	free(want);
+}
+
+static void test_goldens(const struct report *rep)
+{
+	static const struct {
+		const char *file;
+		int (*w)(const struct report *, FILE *);
+	} g[] = {
+		{ "report.txt", report_write_text },
+		{ "report.mail", report_write_mail },
+		{ "report.csv", report_write_csv },
+		{ "report.json", write_json_pinned },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(g); i++) {
+		size_t len;
+		char *s = render(rep, g[i].w, &len);
+
+		golden(g[i].file, s, len);
+		if (!strcmp(g[i].file, "report.mail")) {
+			/* 72 columns, every line */
+			size_t col = 0, worst = 0;
+
+			for (size_t k = 0; k < len; k++) {
+				col = s[k] == '\n' ? 0 : col + 1;
+				if (col > worst)
+					worst = col;
+			}
+			CHECK(worst <= 72, "mail line of %zu columns", worst);
+			CHECK(strstr(s, "cycles(tsc)") != NULL, "mail has the cycles(tsc) shape");
+		}
+		free(s);
+	}
+}
+
+static bool near(double a, double b)
+{
+	return fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b)) || (isnan(a) && isnan(b));
+}
+
+static void test_round_trip(const struct report *rep, const char *dir)
+{
+	char path[1024];
+	struct report back;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/rt.json", dir);
+	ret = report_write_file(rep, report_writer_find("json"), path, false);
+	CHECK(ret == 0, "write %s: %d", path, ret);
+	ret = report_read(path, &back);
+	CHECK(ret == 0, "read back %s: %d", path, ret);
+	if (ret)
+		return;
+	CHECK(back.n == rep->n, "result count %zu vs %zu", back.n, rep->n);
+	for (size_t i = 0; i < rep->n && i < back.n; i++) {
+		const struct result *a = &rep->r[i], *b = &back.r[i];
+		bool same = a->nsamples == b->nsamples;
+
+		for (size_t k = 0; same && k < a->nsamples; k++)
+			same = near(a->samples[k], b->samples[k]);
+		CHECK(same, "result %zu samples", i);
+		CHECK(!strcmp(a->name, b->name) && !strcmp(a->twin, b->twin) &&
+			      !strcmp(a->family, b->family) && !strcmp(a->atomicity, b->atomicity) &&
+			      !strcmp(a->insn, b->insn) && !strcmp(a->pattern, b->pattern) &&
+			      a->mode == b->mode,
+		      "result %zu identity", i);
+		CHECK(a->cpu_os == b->cpu_os && a->iters == b->iters &&
+			      a->ops_per_sample == b->ops_per_sample && near(a->overhead_ticks, b->overhead_ticks) &&
+			      a->ci_reached == b->ci_reached && a->migrated == b->migrated,
+		      "result %zu run facts", i);
+		CHECK(near(a->s.median, b->s.median) && near(a->s.ci_lo, b->s.ci_lo) &&
+			      near(a->s.p90, b->s.p90),
+		      "result %zu summary", i);
+		CHECK(a->has_ratio == b->has_ratio && (!a->has_ratio || (near(a->ratio, b->ratio) &&
+									   near(a->ratio_lo, b->ratio_lo))),
+		      "result %zu ratio", i);
+		CHECK((!a->extra && !b->extra) || json_equal(a->extra, b->extra), "result %zu extra", i);
+	}
+	CHECK(json_equal(rep->meta, back.meta), "meta (fingerprint) round trip");
+	CHECK(json_equal(rep->sections, back.sections), "sections (c2c) round trip");
+	CHECK(near(rep->cal.timer_hz, back.cal.timer_hz) &&
+		      near(rep->cal.ticks_per_cycle, back.cal.ticks_per_cycle) &&
+		      near(rep->cal.core_hz, back.cal.core_hz) && back.cal.trustworthy == rep->cal.trustworthy,
+	      "calibration round trip");
+	CHECK(!strcmp(rep->started, back.started) && !strcmp(rep->topo_summary, back.topo_summary) &&
+		      rep->partial == back.partial,
+	      "report facts round trip");
+	{
+		/* and the whole document: what is written is what is read */
+		json_t *ja = report_to_json(rep), *jb = report_to_json(&back);
+
+		json_object_del(ja, "calibration");	/* holds strings the reader does not keep */
+		json_object_del(jb, "calibration");
+		CHECK(json_equal(ja, jb), "report_to_json(read(write(r))) == report_to_json(r) "
+					  "(see roundtrip-{written,read}.json)");
+		if (!json_equal(ja, jb)) {
+			json_dump_file(ja, "roundtrip-written.json", JSON_INDENT(1));
+			json_dump_file(jb, "roundtrip-read.json", JSON_INDENT(1));
+		}
+		json_decref(ja);
+		json_decref(jb);
+	}
+	report_free(&back);
+}
+
+static int fail_midway(const struct report *rep, FILE *f)
+{
+	fputs("{\"schema\": \"half a report", f);
+	fflush(f);
+	(void)rep;
+	return -EIO;
+}
+
+static int die_midway(const struct report *rep, FILE *f)
+{
+	fputs("{\"schema\": \"half a report", f);
+	fflush(f);
+	(void)rep;
+	raise(SIGKILL);
+	return 0;
+}
+
+static size_t temp_files(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t n = 0;
+
+	while (d && (e = readdir(d)))
+		n += !strncmp(e->d_name, ".atomcost-", 10);
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static void test_atomic_write(const struct report *rep, const char *dir)
+{
+	static const struct report_writer failing = { "failing", "json", fail_midway };
+	static const struct report_writer dying = { "dying", "json", die_midway };
+	char path[1024], *before, *after;
+	size_t lb, la;
+	int ret, st;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/keep.json", dir);
+	ret = report_write_file(rep, report_writer_find("json"), path, false);
+	CHECK(ret == 0, "first write: %d", ret);
+	before = slurp(path, &lb);
+
+	log_quiet = 1;
+	ret = report_write_file(rep, report_writer_find("text"), path, false);
+	CHECK(ret == -EEXIST, "an existing report is not overwritten unless asked (%d)", ret);
+
+	ret = report_write_file(rep, &failing, path, true);
+	CHECK(ret == -EIO, "a failing writer's error comes back (%d)", ret);
+	after = slurp(path, &la);
+	CHECK(after && la == lb && !memcmp(before, after, lb), "failed write left the old file intact");
+	CHECK(temp_files(dir) == 0, "failed write left no temporary file");
+	free(after);
+
+	pid = fork();
+	if (pid == 0) {
+		report_write_file(rep, &dying, path, true);
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "writer killed midway");
+	after = slurp(path, &la);
+	CHECK(after && la == lb && !memcmp(before, after, lb), "killed write left the old file intact");
+	free(after);
+
+	ret = report_write_file(rep, report_writer_find("csv"), path, true);
+	CHECK(ret == 0, "overwrite when asked: %d", ret);
+	after = slurp(path, &la);
+	CHECK(after && !strncmp(after, "probe,twin,", 11), "overwritten with the new report");
+	free(after);
+	free(before);
+	log_quiet = 0;
+}
+
+static void test_html(const struct report *rep)
+{
+	size_t len;
+	char *s = render(rep, report_write_html, &len);
+
+	CHECK(strstr(s, "<!DOCTYPE html>") == s, "html starts with a doctype");
+	CHECK(!strstr(s, "<script"), "no script element (escaped: %s)", strstr(s, "<script") ? "no" : "yes");
+	CHECK(strstr(s, "&lt;script&gt;alert(1)&lt;/script&gt; &amp; co") != NULL, "fingerprint string escaped");
+	CHECK(strstr(s, "class=\"chart bars\"") && strstr(s, "class=\"chart curves\"") &&
+		      strstr(s, "class=\"chart heatmap\""),
+	      "bars, footprint curves and c2c heat map present");
+	CHECK(!strstr(s, "src=") && !strstr(s, "href=") && !strstr(s, "url("), "no external resources");
+	free(s);
+}
+
+static void put(const char *root, const char *rel, const char *text)
+{
+	char path[1024], *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s%s", root, rel);
+	for (p = path + strlen(root) + 1; (p = strchr(p, '/')); p++) {
+		*p = 0;
+		mkdir(path, 0755);
+		*p = '/';
+	}
+	f = fopen(path, "we");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+struct diffs {
+	char keys[512];
+};
+
+static void collect_diff(const char *key, const char *a, const char *b, void *arg)
+{
+	struct diffs *d = arg;
+	size_t n = strlen(d->keys);
+
+	snprintf(d->keys + n, sizeof(d->keys) - n, "%s;", key);
+	(void)a;
+	(void)b;
+}
+
+static void test_fingerprint(const char *dir)
+{
+	char root[1024];
+	json_t *fp, *fp2;
+	struct diffs d = { "" };
+	struct calibration cal = { .core_hz = 3.5e9, .timer_hz = 2.1e9 };
+
+	snprintf(root, sizeof(root), "%s/fake", dir);
+	mkdir(root, 0755);
+	put(root, "/proc/cpuinfo",
+	    "processor\t: 0\nvendor_id\t: GenuineTest\ncpu family\t: 6\nmodel\t\t: 85\n"
+	    "model name\t: Test CPU @ 2.0GHz\nstepping\t: 7\nmicrocode\t: 0x5003604\n"
+	    "flags\t\t: fpu tsc hypervisor lm\n\nprocessor\t: 1\nvendor_id\t: Other\n");
+	put(root, "/sys/devices/system/cpu/vulnerabilities/spectre_v2", "Mitigation: IBRS\n");
+	put(root, "/sys/devices/system/cpu/vulnerabilities/meltdown", "Not affected\n");
+	put(root, "/sys/devices/system/cpu/smt/control", "on\n");
+	put(root, "/sys/kernel/mm/transparent_hugepage/enabled", "always [madvise] never\n");
+	put(root, "/proc/sys/kernel/perf_event_paranoid", "2\n");
+	put(root, "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", "performance\n");
+	put(root, "/sys/devices/system/cpu/intel_pstate/no_turbo", "1\n");
+	put(root, "/sys/hypervisor/type", "xen\n");
+
+	fp = fingerprint_collect(root, 0, "synthetic topology");
+	CHECK(fp != NULL, "fingerprint collected");
+	if (!fp)
+		return;
+	CHECK(!strcmp(json_string_value(json_object_get(json_object_get(fp, "cpu"), "vendor")), "GenuineTest"),
+	      "vendor from the first processor only");
+	CHECK(!strcmp(json_string_value(json_object_get(json_object_get(fp, "cpu"), "microcode")), "0x5003604"),
+	      "microcode");
+	CHECK(json_is_true(json_object_get(json_object_get(fp, "hypervisor"), "cpuid_flag")), "hypervisor flag");
+	CHECK(!strcmp(json_string_value(json_object_get(json_object_get(fp, "hypervisor"), "type")), "xen"),
+	      "hypervisor type");
+	CHECK(!strcmp(json_string_value(json_object_get(json_object_get(fp, "hypervisor"), "dmi_sys_vendor")),
+		      "absent"),
+	      "missing DMI says absent");
+	CHECK(!strcmp(json_string_value(json_object_get(fp, "thp")), "madvise"), "THP mode");
+	CHECK(!strcmp(json_string_value(json_object_get(fp, "smt")), "on"), "SMT");
+	CHECK(!strcmp(json_string_value(json_object_get(json_object_get(fp, "cpufreq"), "governor")), "performance"),
+	      "governor");
+	CHECK(!strcmp(json_string_value(json_object_get(json_object_get(fp, "cpufreq"), "boost")), "off"),
+	      "intel_pstate no_turbo=1 is boost off");
+	CHECK(!strcmp(json_string_value(json_object_get(json_object_get(fp, "cpufreq"), "driver")), "absent"),
+	      "missing cpufreq driver says absent");
+	CHECK(json_object_size(json_object_get(fp, "mitigations")) == 2 &&
+		      !strcmp(json_object_iter_key(json_object_iter(json_object_get(fp, "mitigations"))),
+			      "meltdown"),
+	      "mitigations, sorted");
+	CHECK(json_is_null(json_object_get(fp, "core_hz")), "no frequency before calibration");
+	fingerprint_set_clock(fp, &cal);
+	CHECK(json_real_value(json_object_get(fp, "tsc_hz")) == 2.1e9, "TSC frequency from the calibration");
+
+	/* same machine: no difference, even with another host name and 1% clock */
+	fp2 = json_deep_copy(fp);
+	json_object_set_new(fp2, "host", json_string("elsewhere"));
+	json_object_set_new(fp2, "core_hz", json_real(3.5e9 * 1.01));
+	CHECK(fingerprint_diff(fp, fp2, NULL, NULL) == 0, "host and 1%% clock are not differences");
+	json_object_set_new(json_object_get(fp2, "kernel"), "release", json_string("9.9.9"));
+	json_object_set_new(json_object_get(fp2, "cpu"), "microcode", json_string("0x1"));
+	json_object_set_new(fp2, "tsc_hz", json_real(3e9));
+	CHECK(fingerprint_diff(fp, fp2, collect_diff, &d) == 3, "three differences (%s)", d.keys);
+	CHECK(strstr(d.keys, "kernel.release;") && strstr(d.keys, "cpu.microcode;") &&
+		      strstr(d.keys, "tsc_hz;"),
+	      "differences named by key (%s)", d.keys);
+	json_decref(fp);
+	json_decref(fp2);
+
+	/* the real machine: every key present, whatever the values */
+	fp = fingerprint_collect(NULL, -1, NULL);
+	CHECK(fp && json_object_get(fp, "kernel") && json_object_get(fp, "cpu") &&
+		      json_object_get(fp, "mitigations") && json_object_get(fp, "thp"),
+	      "fingerprint of this machine");
+	json_decref(fp);
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/atomcost-test-report-XXXXXX";
+	struct report rep;
+
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	fixed_report(&rep);
+	test_goldens(&rep);
+	test_round_trip(&rep, dir);
+	test_atomic_write(&rep, dir);
+	test_html(&rep);
+	test_fingerprint(dir);
+	report_free(&rep);
+	{
+		char cmd[1100];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		if (system(cmd) != 0)
+			printf("could not remove %s\n", dir);
+	}
+	return test_done("report");
+}

@@ -353,10 +353,20 @@ static int report_unknown_key(const char *where, const char *section, const char
 static int set_value(struct experiment *e, int idx, const char *value, enum cfg_source src,
 		     int line)
 {
+	enum cfg_type ty = cfg_schema[idx].type;
 	char *v = strdup(value);
 
 	if (!v)
 		return -ENOMEM;
+	/* lists are kept as "a,b,c": an option takes them as written */
+	if (ty == CFG_ENUM_LIST || ty == CFG_STR_LIST || ty == CFG_U64_LIST) {
+		char *w = v;
+
+		for (const char *r = value; *r; r++)
+			if (!isspace((unsigned char)*r))
+				*w++ = *r;
+		*w = 0;
+	}
 	free((char *)e->value[idx]);
 	e->value[idx] = v;
 	e->source[idx] = src;

@@ -192,13 +192,13 @@ static int verify_cmpxchg128_local(void) { return verify_cx16(arch_cmpxchg128_nl
  * same reason. xchg and inc would change the pointer: they run on word 1. */
 #define PAT_ACC_DECL uint64_t acc = 0
 #define PAT_ZERO_DECL uint64_t z = 0; PROBE_LAUNDER(z); uint64_t acc = 0
-#define PAT_OP_A(x) { uint64_t o_ = arch_load(x); acc += arch_cmpxchg(x, o_, o_); PROBE_LAUNDER(acc); }
-#define PAT_OP_N(x) { uint64_t o_ = arch_load(x); acc += arch_cmpxchg_nl(x, o_, o_); PROBE_LAUNDER(acc); }
+#define PAT_OP_A(x) { char *a_ = (x); uint64_t o_ = arch_load(a_); acc += arch_cmpxchg(a_, o_, o_); PROBE_LAUNDER(acc); }
+#define PAT_OP_N(x) { char *a_ = (x); uint64_t o_ = arch_load(a_); acc += arch_cmpxchg_nl(a_, o_, o_); PROBE_LAUNDER(acc); }
 PATTERN_PAIR(cmpxchg, cmpxchg_local, 0, PAT_ACC_DECL, PROBE_SINK(acc))
 #undef PAT_OP_A
 #undef PAT_OP_N
-#define PAT_OP_A(x) { uint64_t o_ = arch_load(x); acc += arch_try_cmpxchg(x, &o_, o_); PROBE_LAUNDER(acc); }
-#define PAT_OP_N(x) { uint64_t o_ = arch_load(x); acc += arch_try_cmpxchg_nl(x, &o_, o_); PROBE_LAUNDER(acc); }
+#define PAT_OP_A(x) { char *a_ = (x); uint64_t o_ = arch_load(a_); acc += arch_try_cmpxchg(a_, &o_, o_); PROBE_LAUNDER(acc); }
+#define PAT_OP_N(x) { char *a_ = (x); uint64_t o_ = arch_load(a_); acc += arch_try_cmpxchg_nl(a_, &o_, o_); PROBE_LAUNDER(acc); }
 PATTERN_PAIR(try_cmpxchg, try_cmpxchg_local, 0, PAT_ACC_DECL, PROBE_SINK(acc))
 #undef PAT_OP_A
 #undef PAT_OP_N

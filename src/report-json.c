@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "arch/arch.h"
 #include "common.h"
@@ -154,6 +155,15 @@ int report_read(const char *path, struct report *rep)
 	int ret = 0;
 
 	report_init(rep);
+	{
+		struct stat st;
+
+		/* jansson reads a directory as an empty document */
+		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+			pr_err("%s: is a directory (give a JSON report file)", path);
+			return -EINVAL;
+		}
+	}
 	root = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
 	if (!root) {
 		if (e.line < 0 || strstr(e.text, "unable to open")) {

@@ -106,6 +106,40 @@ if has_opt run --mem-node; then
 	refuse 2 "--mem-node: " run --mem-node -1
 fi
 
+# ---- run: options of the pattern, contention and event features -----------
+if has_opt run --pattern; then
+	refuse 2 "--pattern: unknown pattern 'nosuch'" run --pattern nosuch
+	refuse 2 "--footprint: 'abc' is not a size" run --footprint abc
+fi
+if has_opt run --placement; then
+	refuse 2 "unknown placement 'nosuch'" run --threads 2 --placement nosuch
+	refuse 2 "CPU 0 appears twice" run --threads 2 --placement list:0,0
+	refuse 2 "CPU 99999 is not" run --threads 2 --placement list:0,99999
+	refuse 2 "empty CPU list" run --threads 2 --placement list:
+	refuse 2 "--sharing: unknown case 'nosuch'" run --threads 2 --sharing nosuch
+	refuse 2 "--sharing: empty list" run --threads 2 --sharing ,
+fi
+
+# ---- experiment files: missing, binary garbage, huge lines, truncated,
+# unknown sections, duplicate keys, bad overrides ----------------------------
+if echo "$commands" | grep -qx config; then
+	head -c 3000 /dev/urandom >"$T/garbage.conf"
+	printf '[run]\nthreads = 2\nthreads = 3\n' >"$T/dup.conf"
+	printf '[run]\nprobes = %s\n' "$(head -c 100000 /dev/zero | tr '\0' x)" >"$T/huge.conf"
+	printf '[run\n' >"$T/trunc.conf"
+	printf '[nosuch]\nkey = 1\n' >"$T/section.conf"
+	refuse 3 "cannot open '$T/none.conf'" config --check "$T/none.conf"
+	refuse 3 "cannot open '$T/none.conf'" run -c "$T/none.conf"
+	refuse 2 "garbage.conf:1: " config --check "$T/garbage.conf"
+	refuse 2 "dup.conf:3: duplicate key 'threads'" config --check "$T/dup.conf"
+	refuse 2 "huge.conf:2: line too long" config --check "$T/huge.conf"
+	refuse 2 "trunc.conf:1: " config --check "$T/trunc.conf"
+	refuse 2 "section.conf:1: .*nosuch" config --check "$T/section.conf"
+	refuse 2 "--set nosuch.key=1: unknown section" run --set nosuch.key=1
+	refuse 2 "--set run.threads=0: .*out of range" run --set run.threads=0
+	refuse 2 "--set: 'garbage' is not section.key=value" run --set garbage
+fi
+
 # ---- run and calibrate: CPUs ----------------------------------------------
 for c in run calibrate; do
 	refuse 2 "--cpu: CPU 99999 is not|--cpu: CPU number too large" $c --cpu 99999
@@ -216,13 +250,23 @@ refuse 2 "unexpected argument 'extra'" calibrate extra
 refuse 2 "unexpected argument 'extra'" list extra
 
 # ---- commands that read reports (when present) --------------------------------
-for c in compare report; do
+printf '{"schema": "atomcost-report/1", "calibration": ' >"$T/trunc.json"
+echo '{"schema": "other/1"}' >"$T/other.json"
+head -c 4096 /dev/urandom >"$T/garbage.json"
+: >"$T/empty.json"
+for c in "compare 2" "report 1"; do
+	set -- $c
+	c=$1 n=$2
 	echo "$commands" | grep -qx "$c" || continue
-	refuse 3 "$T/none.json" $c "$T/none.json" "$T/none.json"
-	printf '{"schema": "atomcost-report/1", "calibration": ' >"$T/trunc.json"
-	refuse 2 "trunc.json.*not valid JSON" $c "$T/trunc.json" "$T/trunc.json"
-	echo '{"schema": "other/1"}' >"$T/other.json"
-	refuse 2 "not an atomcost report" $c "$T/other.json" "$T/other.json"
+	files() { local i; for i in $(seq "$n"); do echo "$1"; done; }
+	refuse 3 "$T/none.json" $c $(files "$T/none.json")
+	refuse 2 "trunc.json.*not valid JSON" $c $(files "$T/trunc.json")
+	refuse 2 "garbage.json.*not valid JSON" $c $(files "$T/garbage.json")
+	refuse 2 "empty.json.*not valid JSON" $c $(files "$T/empty.json")
+	refuse 2 "not an atomcost report" $c $(files "$T/other.json")
+	refuse 2 "$c: " $c
+	refuse 2 "$c: " $c $(files "$T/none.json") extra.json
+	refuse 2 "$T: is a directory" $c $(files "$T")
 done
 
 echo "cli: $passes passed, $fails failed, $skips skipped"

@@ -4,6 +4,7 @@
  * compare.h. Exit 0 whatever the verdicts (--fail-on-regression: 1 when a
  * row regressed, for CI scripts). */
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -19,10 +20,49 @@ static void compare_usage(FILE *f)
 		"  --noise-floor PCT     change needed when either report lacks --repeat passes (default %.0f)\n"
 		"  --min-change PCT      never significant below this (default %.0f)\n"
 		"  --fail-on-regression  exit 1 when a row regressed\n"
+		"  --as X=Y              A's probe X stands for B's probe Y (compare two probes:\n"
+		"                        --as __set_bit=set_bit run.json run.json)\n"
 		"A change is judged on the spread between --repeat passes when both reports have\n"
 		"2 or more; otherwise on a bootstrap of the kept samples plus the noise floor,\n"
 		"because samples of one run understate the variance between runs.\n",
 		COMPARE_NOISE_FLOOR * 100, COMPARE_MIN_CHANGE * 100);
+}
+
+/* --as X=Y: A's rows of probe X stand for B's rows of probe Y (A's own Y
+ * rows are dropped). Compares two probes of one report, e.g. the non-atomic
+ * twin against the atomic one: `--as __set_bit=set_bit r.json r.json`. */
+static int rename_rows(struct report *a, const char *spec)
+{
+	char from[64], to[64];
+	const char *eq = strchr(spec, '=');
+	size_t k = 0, hits = 0;
+
+	if (!eq || eq == spec || !eq[1] || (size_t)(eq - spec) >= sizeof(from) || strlen(eq + 1) >= sizeof(to)) {
+		pr_err("compare: --as: '%s' is not PROBE=PROBE (e.g. __set_bit=set_bit)", spec);
+		return -EINVAL;
+	}
+	snprintf(from, sizeof(from), "%.*s", (int)(eq - spec), spec);
+	snprintf(to, sizeof(to), "%s", eq + 1);
+	for (size_t i = 0; i < a->n; i++) {
+		struct result *r = &a->r[i];
+
+		if (!strcmp(r->name, to)) {
+			free(r->samples);
+			json_decref(r->extra);
+			continue;
+		}
+		if (!strcmp(r->name, from)) {
+			snprintf(r->name, sizeof(r->name), "%s", to);
+			hits++;
+		}
+		a->r[k++] = *r;
+	}
+	a->n = k;
+	if (!hits) {
+		pr_err("compare: --as: report A has no probe '%s'", from);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 int cmd_compare(int argc, char **argv)
@@ -32,6 +72,7 @@ int cmd_compare(int argc, char **argv)
 		{ "noise-floor", required_argument, NULL, 'n' },
 		{ "min-change", required_argument, NULL, 'm' },
 		{ "fail-on-regression", no_argument, NULL, 'r' },
+		{ "as", required_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -39,6 +80,7 @@ int cmd_compare(int argc, char **argv)
 	struct report a, b;
 	struct comparison cmp;
 	bool mail = false, fail_reg = false;
+	const char *as = NULL;
 	double pct;
 	int c, ret, code = EXIT_OK;
 
@@ -66,6 +108,9 @@ int cmd_compare(int argc, char **argv)
 		case 'r':
 			fail_reg = true;
 			break;
+		case 'a':
+			as = optarg;
+			break;
 		case 'h':
 			compare_usage(stdout);
 			return EXIT_OK;
@@ -85,6 +130,10 @@ int cmd_compare(int argc, char **argv)
 	if (ret < 0) {
 		report_free(&a);
 		return ret == -EINVAL ? EXIT_USAGE : exit_code_for(ret);
+	}
+	if (as && rename_rows(&a, as) < 0) {
+		code = EXIT_USAGE;
+		goto out;
 	}
 	ret = compare_reports(&a, &b, &o, &cmp);
 	if (ret < 0) {

@@ -296,6 +296,17 @@ static int compare_row(const struct report *a, const struct result *const *ga, s
 		row->basis = BASIS_PASSES;
 		row->floor = 0;
 		ret = compare_passes(ma, na, mb, nb, &row->ratio, &row->lo, &row->hi);
+		if (ret == 0 && row->a_ns > 0 && row->b_ns > 0) {
+			/* The width comes from the between-pass spread; the centre is
+			 * the ratio of the medians of the pass medians, so one odd
+			 * pass widens the interval instead of moving the estimate
+			 * (and the change printed agrees with the A and B columns). */
+			double c = row->b_ns / row->a_ns, w = row->ratio;
+
+			row->lo *= c / w;
+			row->hi *= c / w;
+			row->ratio = c;
+		}
 	} else {
 		size_t ca = 0, cb = 0;
 		double *va = pooled(ga, na, &ca), *vb = pooled(gb, nb, &cb);

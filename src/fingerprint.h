@@ -30,7 +30,7 @@ json_t *fingerprint_of_meta(const json_t *meta);
 void fingerprint_oneline(const json_t *fp, char *buf, size_t len);
 
 /* Call fn for every fact that differs between two fingerprints, flattened
- * to "a.b.c" keys; frequencies differ when they are more than 2% apart.
+ * to "a.b.c" keys; frequencies differ when they are more than 5% apart.
  * Host, tool build and command are not compared. Returns the number of
  * differences. */
 typedef void (*fingerprint_diff_fn)(const char *key, const char *a, const char *b, void *arg);

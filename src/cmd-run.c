@@ -10,6 +10,7 @@
 #include "common.h"
 #include "fingerprint.h"
 #include "pattern.h"
+#include "pmu.h"
 #include "probes.h"
 #include "report.h"
 #include "runner.h"
@@ -34,7 +35,13 @@ static void run_usage(FILE *f)
 		"  --pattern LIST      access patterns: hit (default), dep, l2, llc, miss, miss-overlap,\n"
 		"                      mix=K/M; 'atomcost list --patterns' says what each measures\n"
 		"  --footprint BYTES   buffer of the dep/l2/llc/miss patterns (64M, 2G); default from hwloc\n"
-		"  --mem-node N        bind the pattern buffers to NUMA node N\n");
+		"  --mem-node N        bind the pattern buffers to NUMA node N\n"
+		"  -e, --events LIST   count events around each sample: cycles, instructions, cache-misses,\n"
+		"                      L1-dcache-load-misses, LLC-load-misses, ... or libpfm4 names\n"
+		"                      (PMU::EVENT:UMASK); 'atomcost events' shows what counts here. One that\n"
+		"                      cannot be counted prints as n/a (reason). context-switches,\n"
+		"                      cpu-migrations and task-clock are always counted\n"
+		"  --require-events    exit 4 before measuring when an event of -e cannot be counted here\n");
 }
 
 struct selection {
@@ -222,6 +229,7 @@ static int run_passes(struct topo *t, struct run_opts *o, const struct probe *co
 
 int cmd_run(int argc, char **argv)
 {
+	static struct pmu_set evset;	/* large: not on the stack */
 	enum { O_FORCE = 256, O_FORMAT, O_MAXS, O_CI, O_TLIMIT, O_STRICT, O_FAMILY, O_NOTWINS, O_MODE, O_CPU,
 	       O_PATTERN, O_MEMNODE, O_REQEV, O_THREADS, O_PLACEMENT, O_SHARING, O_REPEAT, O_FOOTPRINT };
 	static const struct option opts[] = {
@@ -380,6 +388,13 @@ int cmd_run(int argc, char **argv)
 				select_add(&sel, tw);
 		}
 	}
+
+	/* events (pmu.c): every name is checked and every event tried before
+	 * anything is measured, so a typo or a missing PMU costs no run time */
+	ret = pmu_set_resolve(&evset, o.events, o.require_events);
+	if (ret < 0)
+		return exit_code_for(ret);	/* 2: unknown name, 4: --require-events unmet */
+	o.pmu = &evset;
 
 	if (out) {
 		file_w = report_writer_for_path(out);

@@ -9,6 +9,7 @@ int cmd_list(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_events(int argc, char **argv);
 
 /* Signal that interrupted the run (0: none); set by main's handler. */
 extern volatile int cmd_signal;

@@ -19,6 +19,37 @@ static json_t *summary_json(const struct summary *s, double scale)
 			 "ci_hi", s->ci_hi * scale);
 }
 
+/* Events of a result (pmu.c): value is the median per op (hardware) or
+ * the mean per sample (software); an event that could not be counted has
+ * value null and its reason, never 0. */
+static json_t *events_json(const struct result *r)
+{
+	json_t *a = json_array();
+
+	for (unsigned k = 0; k < r->nevents; k++) {
+		const struct result_event *e = &r->events[k];
+		json_t *o = json_pack("{s:s, s:s}", "name", e->name,
+				      "unit", e->per_op ? "per_op" : "per_sample");
+
+		if (e->available) {
+			json_t *st = json_pack("{s:f, s:f, s:f, s:f, s:f, s:I}", "median", e->median,
+					       "mean", e->mean, "min", e->min, "max", e->max,
+					       "total", e->total, "samples", (json_int_t)e->n);
+
+			json_object_update(o, st);
+			json_decref(st);
+			json_object_set_new(o, "value", json_real(e->per_op ? e->median : e->mean));
+			json_object_set_new(o, "reason", json_null());
+		} else {
+			json_object_set_new(o, "value", json_null());
+			json_object_set_new(o, "reason", json_string(e->reason));
+			json_object_set_new(o, "why", json_string(e->why));
+		}
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 static json_t *result_json(const struct report *rep, const struct result *r)
 {
 	double cyc = 1.0 / rep->cal.ticks_per_cycle, ns = 1e9 / rep->cal.timer_hz;
@@ -49,6 +80,13 @@ static json_t *result_json(const struct report *rep, const struct result *r)
 		json_object_set_new(o, "ratio_to_twin", json_null());
 	if (r->extra)
 		json_object_set(o, "extra", r->extra);
+	if (r->nevents) {
+		json_object_set_new(o, "events", events_json(r));
+		json_object_set_new(o, "disturbed_samples", r->disturbed < 0 ? json_null() :
+				    json_integer(r->disturbed));
+		json_object_set_new(o, "pmu_ticks_per_cycle", r->pmu_ticks_per_cycle > 0 ?
+				    json_real(r->pmu_ticks_per_cycle) : json_null());
+	}
 	return o;
 }
 
@@ -71,6 +109,15 @@ json_t *report_to_json(const struct report *rep)
 	if (rep->topo)
 		json_object_set(root, "topology", rep->topo);
 	json_object_set_new(root, "results", results);
+	/* which cycles the report uses (pmu.c): the PMU's when it counted */
+	json_object_set_new(root, "cycles", rep->pmu_ticks_per_cycle > 0 ?
+			    json_pack("{s:s, s:f, s:f, s:f}", "source", "pmu_cycles_event",
+				      "pmu_ticks_per_cycle", rep->pmu_ticks_per_cycle,
+				      "chain_ticks_per_cycle", rep->chain_ticks_per_cycle,
+				      "agreement", rep->cycle_agreement) :
+			    json_pack("{s:s, s:n, s:f, s:n}", "source", "add_chain",
+				      "pmu_ticks_per_cycle", "chain_ticks_per_cycle",
+				      rep->cal.ticks_per_cycle, "agreement"));
 	/* extension sections ("c2c", ...) never replace a core key */
 	if (json_is_object(rep->sections))
 		json_object_update_missing(root, rep->sections);
@@ -95,6 +142,36 @@ static void copy_str(char *dst, size_t len, json_t *o, const char *key)
 	const char *s = json_string_value(json_object_get(o, key));
 
 	snprintf(dst, len, "%s", s ? s : "");
+}
+
+static void read_events(json_t *o, struct result *r)
+{
+	json_t *a = json_object_get(o, "events"), *e, *d = json_object_get(o, "disturbed_samples");
+	size_t i;
+
+	r->disturbed = json_is_integer(d) ? (long)json_integer_value(d) : -1;
+	r->pmu_ticks_per_cycle = json_number_value(json_object_get(o, "pmu_ticks_per_cycle"));
+	json_array_foreach(a, i, e) {
+		struct result_event *re;
+		const char *name = json_string_value(json_object_get(e, "name"));
+		json_t *v = json_object_get(e, "value");
+
+		if (!name || r->nevents == RESULT_MAX_EVENTS)
+			continue;
+		re = &r->events[r->nevents++];
+		memset(re, 0, sizeof(*re));
+		snprintf(re->name, sizeof(re->name), "%s", name);
+		re->per_op = !strcmp(json_string_value(json_object_get(e, "unit")) ?: "", "per_op");
+		re->available = json_is_number(v);
+		copy_str(re->why, sizeof(re->why), e, "why");
+		copy_str(re->reason, sizeof(re->reason), e, "reason");
+		re->median = json_number_value(json_object_get(e, "median"));
+		re->mean = json_number_value(json_object_get(e, "mean"));
+		re->min = json_number_value(json_object_get(e, "min"));
+		re->max = json_number_value(json_object_get(e, "max"));
+		re->total = json_number_value(json_object_get(e, "total"));
+		re->n = (size_t)json_integer_value(json_object_get(e, "samples"));
+	}
 }
 
 static int read_result(json_t *o, struct result *r, size_t idx, const char *path)
@@ -143,6 +220,7 @@ static int read_result(json_t *o, struct result *r, size_t idx, const char *path
 	}
 	if (json_object_get(o, "extra"))
 		r->extra = json_incref(json_object_get(o, "extra"));
+	read_events(o, r);
 	return stats_summarize(r->samples, r->nsamples, &r->s);
 }
 
@@ -193,6 +271,13 @@ int report_read(const char *path, struct report *rep)
 	copy_str(rep->started, sizeof(rep->started), root, "started");
 	copy_str(rep->topo_summary, sizeof(rep->topo_summary), root, "topology_summary");
 	rep->wall_s = json_number_value(json_object_get(root, "wall_s"));
+	{
+		json_t *cy = json_object_get(root, "cycles");
+
+		rep->pmu_ticks_per_cycle = json_number_value(json_object_get(cy, "pmu_ticks_per_cycle"));
+		rep->chain_ticks_per_cycle = json_number_value(json_object_get(cy, "chain_ticks_per_cycle"));
+		rep->cycle_agreement = json_number_value(json_object_get(cy, "agreement"));
+	}
 	if (json_object_get(root, "meta"))
 		rep->meta = json_incref(json_object_get(root, "meta"));
 	if (json_object_get(root, "topology"))

@@ -16,6 +16,84 @@ static const char *verdict(const struct result *r)
 	return "same";
 }
 
+static const struct result_event *find_event(const struct result *r, const char *name)
+{
+	for (unsigned k = 0; k < r->nevents; k++)
+		if (!strcmp(r->events[k].name, name))
+			return &r->events[k];
+	return NULL;
+}
+
+/* Events counted around the samples (pmu.c): hardware events per op
+ * (median), software events per sample (mean). An event that could not be
+ * counted is n/a with its reason, never 0. */
+static void write_events(const struct report *rep, FILE *f)
+{
+	const struct result *cols = NULL;
+	int w[RESULT_MAX_EVENTS];
+
+	for (size_t i = 0; i < rep->n && !cols; i++)
+		if (rep->r[i].nevents)
+			cols = &rep->r[i];
+	if (!cols)
+		return;
+	fprintf(f, "\n# events: hardware events per op (median), software events per sample (mean; "
+		   "task-clock in ns); disturbed: samples with a context switch or migration\n");
+	fprintf(f, "%-20s %-7s %-10s %-11s", "probe", "pattern", "mode", "disturbed");
+	for (unsigned k = 0; k < cols->nevents; k++) {
+		int len = (int)strlen(cols->events[k].name);
+
+		w[k] = len > 17 ? len : 17;
+		fprintf(f, " %*s", w[k], cols->events[k].name);
+	}
+	fputc('\n', f);
+	for (size_t i = 0; i < rep->n; i++) {
+		const struct result *r = &rep->r[i];
+		char dist[32];
+
+		if (!r->nevents)
+			continue;
+		if (r->disturbed < 0)
+			snprintf(dist, sizeof(dist), "unknown");
+		else
+			snprintf(dist, sizeof(dist), "%ld/%zu", r->disturbed, r->nsamples);
+		fprintf(f, "%-20s %-7s %-10s %-11s", r->name, r->pattern, probe_mode_name(r->mode), dist);
+		for (unsigned k = 0; k < cols->nevents; k++) {
+			const struct result_event *e = find_event(r, cols->events[k].name);
+			char cell[48];
+
+			if (!e)
+				snprintf(cell, sizeof(cell), "-");
+			else if (!e->available)
+				snprintf(cell, sizeof(cell), "n/a (%s)", e->why);
+			else
+				snprintf(cell, sizeof(cell), "%.4g", e->per_op ? e->median : e->mean);
+			fprintf(f, " %*s", w[k], cell);
+		}
+		fputc('\n', f);
+	}
+	/* each distinct reason once */
+	for (size_t i = 0; i < rep->n; i++)
+		for (unsigned k = 0; k < rep->r[i].nevents; k++) {
+			const struct result_event *e = &rep->r[i].events[k];
+			bool seen = false;
+
+			if (e->available)
+				continue;
+			for (size_t j = 0; j <= i && !seen; j++)
+				for (unsigned l = 0; l < rep->r[j].nevents && !seen; l++) {
+					const struct result_event *p = &rep->r[j].events[l];
+
+					if (p == e)
+						break;
+					seen = !p->available && !strcmp(p->name, e->name) &&
+					       !strcmp(p->reason, e->reason);
+				}
+			if (!seen)
+				fprintf(f, "# %s: n/a (%s)\n", e->name, e->reason);
+		}
+}
+
 /* With --repeat passes: one row per probe, pattern and mode, so the table
  * stays as long as without passes. median: median of the pass medians;
  * ratio: median of the pass ratios, [..] their range; spread: (max - min) /
@@ -79,6 +157,9 @@ int report_write_text(const struct report *rep, FILE *f)
 
 	fprintf(f, "# atomcost: core %.3f GHz (timer %.4f GHz, %.4f ticks/cycle, %s)\n",
 		c->core_hz / 1e9, c->timer_hz / 1e9, c->ticks_per_cycle, c->cycle_source);
+	if (rep->pmu_ticks_per_cycle > 0)
+		fprintf(f, "# cycles: PMU cycles event %.4f ticks/cycle, add chain %.4f: agree within %.2f%%\n",
+			rep->pmu_ticks_per_cycle, rep->chain_ticks_per_cycle, rep->cycle_agreement * 100);
 	if (rep->topo_summary[0])
 		fprintf(f, "# topology: %s\n", rep->topo_summary);
 	if (rep->partial)
@@ -86,6 +167,7 @@ int report_write_text(const struct report *rep, FILE *f)
 			rep->partial_reason);
 	if (compare_max_pass(rep) > 1) {
 		write_passes(rep, f);
+		write_events(rep, f);
 		return 0;
 	}
 	fprintf(f, "%-20s %-20s %-7s %-10s %8s %8s %8s %8s %7s %-17s %-6s %7s\n",
@@ -106,5 +188,6 @@ int report_write_text(const struct report *rep, FILE *f)
 			verdict(r), r->nsamples, r->migrated ? " MIGRATED" : "",
 			r->ci_reached ? "" : " (CI target not reached)");
 	}
+	write_events(rep, f);
 	return 0;
 }

@@ -12,6 +12,19 @@
 #include "probe.h"
 #include "stats.h"
 
+/* One event over a result's samples. An event that could not be counted
+ * has available false and a reason, and no value: it is never shown as 0. */
+#define RESULT_MAX_EVENTS 16
+struct result_event {
+	char name[96];		/* as asked for (cycles, amd64_fam19h_zen3::...) */
+	bool available;
+	bool per_op;		/* values per op (hardware events) or per sample (software) */
+	char why[24];		/* short reason for a table cell */
+	char reason[256];	/* the whole reason */
+	size_t n;		/* samples it was counted over */
+	double min, median, mean, max, total;
+};
+
 struct result {
 	char name[64];		/* probe name */
 	char twin[64];		/* "" when none */
@@ -34,6 +47,11 @@ struct result {
 	bool has_ratio;
 	double ratio, ratio_lo, ratio_hi;
 	json_t *extra;		/* per-result details added by extensions (owned) */
+	/* events counted around each sample (pmu.c); nevents 0: none recorded */
+	struct result_event events[RESULT_MAX_EVENTS];
+	unsigned nevents;
+	long disturbed;		/* samples with a context switch or migration; -1: unknown */
+	double pmu_ticks_per_cycle;	/* timer ticks per PMU cycle (median over samples), 0: none */
 };
 
 struct report {
@@ -48,6 +66,10 @@ struct report {
 	char partial_reason[64];
 	double wall_s;
 	char started[40];	/* ISO 8601 UTC */
+	/* When the PMU cycles event counts, it replaces the add chain in cal
+	 * (cal.ticks_per_cycle, cal.cycle_source) and the chain's figure stays
+	 * here, to show how well the two agree. 0: cycles not counted. */
+	double pmu_ticks_per_cycle, chain_ticks_per_cycle, cycle_agreement;
 };
 
 void report_init(struct report *rep);

@@ -23,6 +23,7 @@
 #include "arch/arch.h"
 #include "common.h"
 #include "pattern.h"
+#include "pmu.h"
 
 volatile sig_atomic_t runner_stop;
 
@@ -130,6 +131,8 @@ int runner_measure_kernel(probe_kernel_fn fn, struct probe_ctx *ctx, const struc
 	double *t2n = NULL, t1, min1 = INFINITY, min2 = INFINITY;
 	size_t n = 0;
 	int ret = 0;
+	struct pmu_sampler ev;
+	bool ev_on = false;
 
 	/* warm the lines, the branch predictors and the core clock */
 	end = now_ns() + WARMUP_NS;
@@ -151,18 +154,28 @@ int runner_measure_kernel(probe_kernel_fn fn, struct probe_ctx *ctx, const struc
 		ret = -ENOMEM;
 		goto out_free;
 	}
+	/* events (pmu.c): the groups are read between the timings, never
+	 * inside one; hardware counts are per op from the N/2N difference */
+	ret = pmu_sampler_start(&ev, o->pmu, cap, res->iters * UNROLL);
+	if (ret < 0)
+		goto out_free;
+	ev_on = true;
 	deadline = now_ns() + (uint64_t)(o->max_seconds * 1e9);
 	while (n < cap) {
 		if (runner_stop) {
 			ret = -EINTR;
 			break;
 		}
+		pmu_sampler_before(&ev);
 		t1 = (double)time_kernel(fn, ctx, res->iters);
+		pmu_sampler_mid(&ev);
 		t2n[n++] = (double)time_kernel(fn, ctx, 2 * res->iters);
+		pmu_sampler_after(&ev, n - 1, t1, t2n[n - 1]);
 		min1 = fmin(min1, t1);
 		min2 = fmin(min2, t2n[n - 1]);
 		if (n % CI_CHECK_EVERY)
 			continue;
+		pmu_sampler_stale(&ev);	/* the CI check runs before the next sample */
 		if (n >= o->min_samples) {
 			struct summary s;
 
@@ -182,6 +195,8 @@ int runner_measure_kernel(probe_kernel_fn fn, struct probe_ctx *ctx, const struc
 		to_per_op(t2n, n, res->overhead_ticks, res);
 		stats_summarize(res->samples, res->nsamples, &res->s);
 	}
+	if (ev_on)
+		pmu_sampler_finish(&ev, n, res);
 out_free:
 	free(t2n);
 	return ret;
@@ -259,6 +274,7 @@ int runner_run(struct topo *t, const struct run_opts *o, const struct probe *con
 				/* keep what this probe measured only if it has enough samples */
 				if (r->nsamples < o->min_samples) {
 					free(r->samples);
+					json_decref(r->extra);
 					rep->n--;
 				}
 				rep->partial = true;
@@ -267,6 +283,7 @@ int runner_run(struct topo *t, const struct run_opts *o, const struct probe *con
 			}
 			if (ret < 0) {
 				free(r->samples);
+				json_decref(r->extra);
 				rep->n--;
 				break;
 			}
@@ -277,6 +294,7 @@ out:
 	if (o->progress)
 		fprintf(stderr, "\r\033[K");
 	rep->wall_s = (now_ns() - t0) / 1e9;
+	pmu_report_cycles(rep);	/* PMU cycles, when counted, replace the add chain */
 	report_pair_twins(rep);
 	return ret;
 }

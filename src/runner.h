@@ -9,6 +9,8 @@
 #include "result.h"
 #include "topo.h"
 
+struct pmu_set;
+
 struct run_opts {
 	int cpu_os;		/* PU to run on (OS index); -1: first allowed */
 	unsigned mode_mask;	/* 1u << MODE_* */
@@ -26,6 +28,7 @@ struct run_opts {
 	int mem_node;		/* --mem-node N, -1: default placement (pattern.c) */
 	const char *events;	/* -e/--events LIST (pmu.c) */
 	bool require_events;	/* --require-events (pmu.c) */
+	const struct pmu_set *pmu;	/* events resolved from `events` (pmu_set_resolve); NULL: the always-on ones */
 	unsigned threads;	/* --threads N, 0: single-thread probes (contention.c) */
 	const char *placement;	/* --placement SPEC (contention.c, topo_plan) */
 	const char *sharing;	/* --sharing LIST (contention.c) */

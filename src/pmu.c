@@ -1,0 +1,1045 @@
+/* pmu.c - events through perf_event_open, names through libpfm4 where the
+ * build has it (METHOD 7). See pmu.h for the model.
+ *
+ * Only perf_event_open says whether an event can be had: in a VM libpfm4
+ * still lists the PMU it finds in CPUID, and the kernel then answers ENOENT.
+ * So every event is tried, and each one that does not open keeps the errno
+ * and a reason a user can act on.
+ */
+#include "pmu.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "config.h"
+#include "result.h"
+#include "stats.h"
+
+#if HAVE_LIBPFM
+#include <perfmon/pfmlib_perf_event.h>
+#endif
+
+#define CAP_PERFMON_BIT 38
+#define CAP_SYS_ADMIN_BIT 21
+
+/* perf's own names, encoded here directly so that they work in a build
+ * without libpfm4 too. kernel_raised: a software event the kernel raises
+ * from its own context, which reads 0 when exclude_kernel is set. */
+static const struct alias {
+	const char *name;
+	uint32_t type;
+	uint64_t config;
+	bool kernel_raised;
+} aliases[] = {
+#define CACHE(id, op, res) ((id) | ((op) << 8) | ((res) << 16))
+	{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, false },
+	{ "cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, false },
+	{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, false },
+	{ "cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES, false },
+	{ "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, false },
+	{ "branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, false },
+	{ "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, false },
+	{ "stalled-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND, false },
+	{ "L1-dcache-loads", PERF_TYPE_HW_CACHE,
+	  CACHE(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_READ, PERF_COUNT_HW_CACHE_RESULT_ACCESS), false },
+	{ "L1-dcache-load-misses", PERF_TYPE_HW_CACHE,
+	  CACHE(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_READ, PERF_COUNT_HW_CACHE_RESULT_MISS), false },
+	{ "LLC-loads", PERF_TYPE_HW_CACHE,
+	  CACHE(PERF_COUNT_HW_CACHE_LL, PERF_COUNT_HW_CACHE_OP_READ, PERF_COUNT_HW_CACHE_RESULT_ACCESS), false },
+	{ "LLC-load-misses", PERF_TYPE_HW_CACHE,
+	  CACHE(PERF_COUNT_HW_CACHE_LL, PERF_COUNT_HW_CACHE_OP_READ, PERF_COUNT_HW_CACHE_RESULT_MISS), false },
+	{ "dTLB-load-misses", PERF_TYPE_HW_CACHE,
+	  CACHE(PERF_COUNT_HW_CACHE_DTLB, PERF_COUNT_HW_CACHE_OP_READ, PERF_COUNT_HW_CACHE_RESULT_MISS), false },
+	{ "context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, true },
+	{ "cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, true },
+	{ "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, true },
+	{ "migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, true },
+	{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, false },
+	{ "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, false },
+	{ "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, false },
+	{ "faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, false },
+	{ "minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN, false },
+	{ "major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ, false },
+#undef CACHE
+};
+
+/* Counted by every run, to flag disturbed samples and show the time the
+ * task really ran. */
+static const char *const always_on[] = { "context-switches", "cpu-migrations", "task-clock" };
+
+static const struct alias *find_alias(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(aliases); i++)
+		if (!strcmp(aliases[i].name, name))
+			return &aliases[i];
+	return NULL;
+}
+
+static bool is_kernel_raised(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_SOFTWARE && (a->config == PERF_COUNT_SW_CONTEXT_SWITCHES ||
+						  a->config == PERF_COUNT_SW_CPU_MIGRATIONS);
+}
+
+static long perf_open(struct perf_event_attr *a, int group_fd)
+{
+	return syscall(SYS_perf_event_open, a, 0 /* this thread */, -1 /* any cpu */, group_fd,
+		       PERF_FLAG_FD_CLOEXEC);
+}
+
+/* ---- privileges and reasons ------------------------------------------ */
+
+int pmu_paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	int v = 2;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 2;
+		fclose(f);
+	}
+	return v;
+}
+
+bool pmu_privileged(void)
+{
+	FILE *f;
+	char line[256];
+	unsigned long long eff = 0;
+
+	if (geteuid() == 0)
+		return true;
+	f = fopen("/proc/self/status", "r");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			break;
+	fclose(f);
+	return (eff >> CAP_PERFMON_BIT & 1) || (eff >> CAP_SYS_ADMIN_BIT & 1);
+}
+
+bool pmu_kernel_allowed(int paranoid, bool privileged)
+{
+	return privileged || paranoid <= 1;
+}
+
+static bool in_vm(void)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[4096];
+	bool vm = false;
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "flags", 5)) {
+			vm = strstr(line, " hypervisor") != NULL;
+			break;
+		}
+	fclose(f);
+	return vm;
+}
+
+void pmu_explain(int err, bool hw, int paranoid, bool privileged, bool vm,
+		 char *why, size_t whylen, char *reason, size_t len)
+{
+	switch (err) {
+	case ENOENT:
+		snprintf(why, whylen, "no PMU");
+		if (!hw)
+			snprintf(reason, len, "this kernel does not offer the event (ENOENT)");
+		else if (vm)
+			snprintf(reason, len, "no hardware PMU exposed to this VM (ENOENT)");
+		else
+			snprintf(reason, len, "the kernel has no PMU driver for this CPU (ENOENT)");
+		break;
+	case ENODEV:
+		snprintf(why, whylen, "no PMU");
+		snprintf(reason, len, "the PMU of this event is not on this machine (ENODEV)");
+		break;
+	case EACCES:
+	case EPERM:
+		if (!privileged && paranoid >= 3) {
+			snprintf(why, whylen, "paranoid");
+			snprintf(reason, len, "perf_event_paranoid=%d forbids perf events for non-root "
+				 "(run as root, grant CAP_PERFMON, or sysctl kernel.perf_event_paranoid=2) (%s)",
+				 paranoid, err == EACCES ? "EACCES" : "EPERM");
+		} else if (!privileged && paranoid >= 2) {
+			snprintf(why, whylen, "paranoid");
+			snprintf(reason, len, "perf_event_paranoid=%d forbids counting the kernel for non-root "
+				 "(run as root, grant CAP_PERFMON, or sysctl kernel.perf_event_paranoid=1) (%s)",
+				 paranoid, err == EACCES ? "EACCES" : "EPERM");
+		} else if (!privileged) {
+			snprintf(why, whylen, "not root");
+			snprintf(reason, len, "not root: permission denied (%s)",
+				 err == EACCES ? "EACCES" : "EPERM");
+		} else {
+			snprintf(why, whylen, "denied");
+			snprintf(reason, len, "denied although privileged: a seccomp or LSM policy blocks "
+				 "perf_event_open (%s)", err == EACCES ? "EACCES" : "EPERM");
+		}
+		break;
+	case EOPNOTSUPP:
+		snprintf(why, whylen, "unsupported");
+		snprintf(reason, len, "the PMU cannot count this event in this mode (EOPNOTSUPP)");
+		break;
+	case EINVAL:
+		snprintf(why, whylen, "refused");
+		snprintf(reason, len, "the kernel refused the encoding, or the group does not fit "
+			 "the PMU's counters (EINVAL)");
+		break;
+	case ENOSPC:
+		snprintf(why, whylen, "no counter");
+		snprintf(reason, len, "no free hardware counter (ENOSPC)");
+		break;
+	case EMFILE:
+		snprintf(why, whylen, "EMFILE");
+		snprintf(reason, len, "too many open files (EMFILE): raise ulimit -n");
+		break;
+	case ENOSYS:
+		snprintf(why, whylen, "no perf");
+		snprintf(reason, len, "this kernel has no perf_event_open (ENOSYS)");
+		break;
+	default:
+		snprintf(why, whylen, "errno %d", err);
+		snprintf(reason, len, "perf_event_open failed: %s (errno %d)", strerror(err), err);
+		break;
+	}
+}
+
+static void mark_unavailable(struct pmu_event *e, int err, const char *why, const char *reason)
+{
+	e->available = false;
+	e->err = err;
+	snprintf(e->why, sizeof(e->why), "%s", why);
+	snprintf(e->reason, sizeof(e->reason), "%s", reason);
+}
+
+/* ---- encoding ---------------------------------------------------------- */
+
+/* Set while `events --all` walks every event: encoding failures become
+ * lines of the listing instead of errors. */
+static bool encode_quiet;
+
+static void setup_attr(struct perf_event_attr *a)
+{
+	a->size = sizeof(struct perf_event_attr);	/* libpfm4 leaves it to us */
+	a->read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED |
+			 PERF_FORMAT_TOTAL_TIME_RUNNING;
+	a->disabled = 0;
+	a->inherit = 0;
+}
+
+#if HAVE_LIBPFM
+static bool pfm_ready;
+
+static int pfm_init_once(void)
+{
+	int r;
+
+	if (pfm_ready)
+		return 0;
+	r = pfm_initialize();
+	if (r != PFM_SUCCESS) {
+		pr_err("events: libpfm4 does not initialize: %s", pfm_strerror(r));
+		return -EIO;
+	}
+	pfm_ready = true;
+	return 0;
+}
+
+/* Candidates for "did you mean": the aliases, then "pmu::event" of every
+ * PMU detected here. Built once. */
+static char **cand;
+static size_t ncand;
+
+static void build_candidates(void)
+{
+	pfm_pmu_t p;
+	size_t cap = 0;
+
+	if (cand)
+		return;
+	pfm_for_all_pmus(p) {
+		pfm_pmu_info_t pi = { .size = sizeof(pi) };
+
+		if (pfm_get_pmu_info(p, &pi) != PFM_SUCCESS || !pi.is_present)
+			continue;
+		for (int i = pi.first_event; i != -1; i = pfm_get_event_next(i)) {
+			pfm_event_info_t ei = { .size = sizeof(ei) };
+			char buf[256];
+			char **nc;
+
+			if (pfm_get_event_info(i, PFM_OS_PERF_EVENT_EXT, &ei) != PFM_SUCCESS)
+				continue;
+			if (ncand == cap) {
+				cap = cap ? 2 * cap : 256;
+				nc = realloc(cand, cap * sizeof(*cand));
+				if (!nc)
+					return;
+				cand = nc;
+			}
+			snprintf(buf, sizeof(buf), "%s::%s", pi.name, ei.name);
+			cand[ncand] = strdup(buf);
+			if (cand[ncand])
+				ncand++;
+		}
+	}
+}
+
+static const char *cand_name_at(size_t i, void *arg)
+{
+	if (i < ARRAY_SIZE(aliases))
+		return aliases[i].name;
+	i -= ARRAY_SIZE(aliases);
+	return i < ncand ? cand[i] : NULL;
+}
+
+/* A "pmu::" prefix that names a PMU libpfm4 knows but does not detect here:
+ * the event is real, this CPU just does not have it. */
+static bool pmu_known_not_present(const char *name, char *pmu, size_t len)
+{
+	const char *sep = strstr(name, "::");
+	pfm_pmu_t p;
+
+	if (!sep || (size_t)(sep - name) >= len)
+		return false;
+	snprintf(pmu, len, "%.*s", (int)(sep - name), name);
+	pfm_for_all_pmus(p) {
+		pfm_pmu_info_t pi = { .size = sizeof(pi) };
+
+		if (pfm_get_pmu_info(p, &pi) == PFM_SUCCESS && pi.name && !strcmp(pi.name, pmu))
+			return !pi.is_present;
+	}
+	return false;
+}
+
+static void detected_pmus(char *buf, size_t len)
+{
+	pfm_pmu_t p;
+	size_t off = 0;
+
+	buf[0] = 0;
+	pfm_for_all_pmus(p) {
+		pfm_pmu_info_t pi = { .size = sizeof(pi) };
+
+		if (pfm_get_pmu_info(p, &pi) != PFM_SUCCESS || !pi.is_present || off >= len)
+			continue;
+		off += snprintf(buf + off, len - off, "%s%s", off ? ", " : "", pi.name);
+	}
+}
+
+/* Encode a libpfm4 event string. 0, -EINVAL after a message (unknown or
+ * malformed), or 1 when the event names a PMU this CPU does not have (e is
+ * then marked unavailable). */
+static int encode_pfm(const char *name, struct pmu_event *e)
+{
+	pfm_perf_encode_arg_t arg;
+	char *fstr = NULL, pmu[64], det[256];
+	int r;
+
+	if (pfm_init_once() < 0)
+		return -EIO;
+	memset(&arg, 0, sizeof(arg));
+	memset(&e->attr, 0, sizeof(e->attr));
+	arg.attr = &e->attr;
+	arg.fstr = &fstr;
+	arg.size = sizeof(arg);
+	/* PFM_PLM3: count user mode only unless the string says otherwise
+	 * (":k=1"): the probes run in user mode, and paranoid=2 allows that
+	 * to any user. */
+	r = pfm_get_os_event_encoding(name, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
+	if (r == PFM_SUCCESS) {
+		snprintf(e->fstr, sizeof(e->fstr), "%s", fstr ? fstr : name);
+		free(fstr);
+		return 0;
+	}
+	free(fstr);
+	if (r == PFM_ERR_NOTFOUND && pmu_known_not_present(name, pmu, sizeof(pmu))) {
+		char reason[PMU_REASON_LEN];
+
+		detected_pmus(det, sizeof(det));
+		snprintf(reason, sizeof(reason), "this CPU has no %s PMU (libpfm4 detects: %s)",
+			 pmu, det[0] ? det : "none");
+		mark_unavailable(e, ENODEV, "other CPU", reason);
+		return 1;
+	}
+	if (r == PFM_ERR_NOTFOUND) {
+		const char *s;
+
+		build_candidates();
+		s = suggest_name(name, cand_name_at, ARRAY_SIZE(aliases) + ncand, NULL);
+		pr_err("-e: unknown event '%s': libpfm4 does not know this event%s%s%s "
+		       "('atomcost events --all' lists what it knows here)",
+		       name, s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "");
+		return -EINVAL;
+	}
+	if (encode_quiet) {
+		char reason[PMU_REASON_LEN];
+
+		snprintf(reason, sizeof(reason), "libpfm4 cannot encode it alone: %s", pfm_strerror(r));
+		mark_unavailable(e, EINVAL, "encoding", reason);
+		return 1;
+	}
+	pr_err("-e: event '%s': %s (libpfm4 syntax: PMU::EVENT:UMASK:modifier=value)", name,
+	       pfm_strerror(r));
+	return -EINVAL;
+}
+#else
+static const char *alias_name_at(size_t i, void *arg)
+{
+	return i < ARRAY_SIZE(aliases) ? aliases[i].name : NULL;
+}
+
+static int encode_pfm(const char *name, struct pmu_event *e)
+{
+	const char *s = suggest_name(name, alias_name_at, ARRAY_SIZE(aliases), NULL);
+
+	if (strstr(name, "::")) {
+		mark_unavailable(e, ENOTSUP, "no libpfm4",
+				 "built without libpfm4 (install libpfm4-dev and rebuild)");
+		return 1;
+	}
+	pr_err("-e: unknown event '%s'%s%s%s: this build knows only perf-style names (cycles, "
+	       "instructions, cache-misses, ...); libpfm4 event names need a build with libpfm4 "
+	       "(install libpfm4-dev and rebuild)",
+	       name, s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "");
+	return -EINVAL;
+}
+#endif
+
+/* Fill e for name: alias or libpfm4 string. 0, 1 (known but unavailable
+ * without trying), or -EINVAL. */
+static int encode(const char *name, struct pmu_event *e, int paranoid, bool privileged)
+{
+	const struct alias *al = find_alias(name);
+	int ret;
+
+	memset(e, 0, sizeof(*e));
+	snprintf(e->name, sizeof(e->name), "%s", name);
+	if (al) {
+		snprintf(e->fstr, sizeof(e->fstr), "%s", al->name);
+		e->attr.type = al->type;
+		e->attr.config = al->config;
+		e->attr.exclude_kernel = 1;	/* user mode, as PFM_PLM3 */
+		e->attr.exclude_hv = 1;
+	} else {
+		ret = encode_pfm(name, e);
+		if (ret == 1)
+			e->hw = e->per_op = true;	/* a CPU PMU's event */
+		if (ret)
+			return ret;
+	}
+	e->hw = e->attr.type != PERF_TYPE_SOFTWARE && e->attr.type != PERF_TYPE_TRACEPOINT;
+	e->per_op = e->hw;
+	setup_attr(&e->attr);
+	if (is_kernel_raised(&e->attr)) {
+		/* The kernel raises these from its own context: with
+		 * exclude_kernel they silently read 0. */
+		if (!pmu_kernel_allowed(paranoid, privileged)) {
+			char reason[PMU_REASON_LEN];
+
+			snprintf(reason, sizeof(reason),
+				 "perf_event_paranoid=%d forbids counting kernel-raised events for "
+				 "non-root, and with the kernel excluded they read 0 (run as root, grant "
+				 "CAP_PERFMON, or sysctl kernel.perf_event_paranoid=1)", paranoid);
+			mark_unavailable(e, EACCES, "paranoid", reason);
+			return 1;
+		}
+		e->attr.exclude_kernel = 0;
+	}
+	return 0;
+}
+
+static int add_event(struct pmu_set *s, const char *name, bool requested, int paranoid,
+		     bool privileged, bool vm)
+{
+	struct pmu_event *e;
+	int ret;
+	long fd;
+
+	for (unsigned i = 0; i < s->n; i++)
+		if (!strcmp(s->ev[i].name, name)) {
+			s->ev[i].requested |= requested;
+			return 0;
+		}
+	if (s->n == PMU_MAX_EVENTS) {
+		pr_err("-e: at most %d events, with the %zu always counted (got '%s' too many)",
+		       PMU_MAX_EVENTS, ARRAY_SIZE(always_on), name);
+		return -EINVAL;
+	}
+	e = &s->ev[s->n];
+	ret = encode(name, e, paranoid, privileged);
+	if (ret < 0)
+		return ret;
+	e->requested = requested;
+	s->n++;
+	if (ret == 1)
+		return 0;
+	/* Only the kernel tells whether it can be had. */
+	fd = perf_open(&e->attr, -1);
+	if (fd < 0) {
+		int err = errno;
+
+		e->err = err;
+		pmu_explain(err, e->hw, paranoid, privileged, vm, e->why, sizeof(e->why),
+			    e->reason, sizeof(e->reason));
+		e->available = false;
+		return 0;
+	}
+	close((int)fd);
+	e->available = true;
+	return 0;
+}
+
+static void set_indices(struct pmu_set *s)
+{
+	s->idx_cs = s->idx_mig = s->idx_task = s->idx_cycles = -1;
+	for (unsigned i = 0; i < s->n; i++) {
+		const struct perf_event_attr *a = &s->ev[i].attr;
+
+		if (!s->ev[i].available)
+			continue;
+		if (a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_CONTEXT_SWITCHES &&
+		    s->idx_cs < 0)
+			s->idx_cs = (int)i;
+		if (a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_CPU_MIGRATIONS &&
+		    s->idx_mig < 0)
+			s->idx_mig = (int)i;
+		if (a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_TASK_CLOCK &&
+		    s->idx_task < 0)
+			s->idx_task = (int)i;
+		/* user-mode core cycles, nothing filtered (no cmask, no edge) */
+		if (a->type == PERF_TYPE_HARDWARE && a->config == PERF_COUNT_HW_CPU_CYCLES &&
+		    s->idx_cycles < 0)
+			s->idx_cycles = (int)i;
+	}
+}
+
+static int resolve(struct pmu_set *s, const char *list, bool require, bool quiet)
+{
+	int paranoid = pmu_paranoid(), ret = 0;
+	bool privileged = pmu_privileged(), vm = in_vm();
+	char *buf = NULL, *save = NULL, *tok;
+	struct pmu_group g;
+
+	memset(s, 0, sizeof(*s));
+	if (list && *list) {
+		buf = strdup(list);
+		if (!buf)
+			return -ENOMEM;
+		for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			while (isspace((unsigned char)*tok))
+				tok++;
+			if (!*tok)
+				continue;
+			ret = add_event(s, tok, true, paranoid, privileged, vm);
+			if (ret < 0)
+				goto out;
+		}
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(always_on); i++) {
+		ret = add_event(s, always_on[i], false, paranoid, privileged, vm);
+		if (ret < 0)
+			goto out;
+	}
+	/* Each event opens alone; check that they open together, as groups. */
+	set_indices(s);
+	if (pmu_group_open(&g, s) == 0) {
+		for (unsigned i = 0; i < s->n; i++)
+			if (s->ev[i].available && !g.ok[i]) {
+				s->ev[i].available = false;
+				snprintf(s->ev[i].why, sizeof(s->ev[i].why), "group");
+				snprintf(s->ev[i].reason, sizeof(s->ev[i].reason), "%s", g.reason[i]);
+			}
+		pmu_group_close(&g);
+	}
+	set_indices(s);
+	if (require) {
+		for (unsigned i = 0; i < s->n; i++)
+			if (s->ev[i].requested && !s->ev[i].available) {
+				if (!quiet)
+					pr_err("--require-events: event '%s' cannot be counted here: %s",
+					       s->ev[i].name, s->ev[i].reason);
+				ret = -ENOTSUP;
+			}
+	}
+out:
+	free(buf);
+	return ret;
+}
+
+int pmu_set_resolve(struct pmu_set *s, const char *list, bool require)
+{
+	return resolve(s, list, require, false);
+}
+
+void pmu_set_default(struct pmu_set *s)
+{
+	(void)resolve(s, NULL, false, true);
+}
+
+/* ---- groups ------------------------------------------------------------ */
+
+int pmu_group_open(struct pmu_group *g, const struct pmu_set *s)
+{
+	int paranoid = -1;
+	bool privileged = false, vm = false;
+
+	memset(g, 0, sizeof(*g));
+	g->set = s;
+	g->leader[0] = g->leader[1] = -1;
+	for (unsigned i = 0; i < PMU_MAX_EVENTS; i++)
+		g->fd[i] = -1;
+	for (unsigned i = 0; i < s->n; i++) {
+		const struct pmu_event *e = &s->ev[i];
+		struct perf_event_attr a = e->attr;
+		int *leader = &g->leader[e->hw ? 0 : 1];
+		long fd;
+
+		if (!e->available) {
+			snprintf(g->reason[i], sizeof(g->reason[i]), "%s", e->reason);
+			continue;
+		}
+		/* the leader starts disabled; members follow it */
+		a.disabled = *leader < 0;
+		fd = perf_open(&a, *leader);
+		if (fd < 0) {
+			char why[24];
+			int err = errno;
+
+			if (paranoid < 0) {
+				paranoid = pmu_paranoid();
+				privileged = pmu_privileged();
+				vm = in_vm();
+			}
+			pmu_explain(err, e->hw, paranoid, privileged, vm, why, sizeof(why),
+				    g->reason[i], sizeof(g->reason[i]));
+			if (*leader >= 0 && err == EINVAL)
+				snprintf(g->reason[i], sizeof(g->reason[i]),
+					 "opens alone but not in one group with the other %s events: "
+					 "the PMU has too few counters (EINVAL); ask for fewer",
+					 e->hw ? "hardware" : "software");
+			continue;
+		}
+		if (ioctl((int)fd, PERF_EVENT_IOC_ID, &g->id[i]) < 0) {
+			snprintf(g->reason[i], sizeof(g->reason[i]), "PERF_EVENT_IOC_ID failed: %s",
+				 strerror(errno));
+			close((int)fd);
+			continue;
+		}
+		g->fd[i] = (int)fd;
+		g->ok[i] = true;
+		if (*leader < 0)
+			*leader = (int)fd;
+	}
+	for (int k = 0; k < 2; k++) {
+		if (g->leader[k] < 0)
+			continue;
+		ioctl(g->leader[k], PERF_EVENT_IOC_RESET, PERF_IOC_FLAG_GROUP);
+		ioctl(g->leader[k], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
+	}
+	return 0;
+}
+
+void pmu_group_close(struct pmu_group *g)
+{
+	for (int k = 0; k < 2; k++)
+		if (g->leader[k] >= 0)
+			ioctl(g->leader[k], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
+	/* members before leaders: closing a leader first would orphan them */
+	for (unsigned i = 0; i < PMU_MAX_EVENTS; i++)
+		if (g->fd[i] >= 0 && g->fd[i] != g->leader[0] && g->fd[i] != g->leader[1])
+			close(g->fd[i]);
+	for (int k = 0; k < 2; k++)
+		if (g->leader[k] >= 0)
+			close(g->leader[k]);
+	memset(g->ok, 0, sizeof(g->ok));
+	g->leader[0] = g->leader[1] = -1;
+	for (unsigned i = 0; i < PMU_MAX_EVENTS; i++)
+		g->fd[i] = -1;
+}
+
+bool pmu_group_active(const struct pmu_group *g)
+{
+	return g->leader[0] >= 0 || g->leader[1] >= 0;
+}
+
+int pmu_group_read(const struct pmu_group *g, struct pmu_reading *r)
+{
+	/* PERF_FORMAT_GROUP|ID|TOTAL_TIME_ENABLED|TOTAL_TIME_RUNNING:
+	 * nr, time_enabled, time_running, then {value, id} per event */
+	uint64_t buf[3 + 2 * PMU_MAX_EVENTS];
+
+	for (int k = 0; k < 2; k++) {
+		ssize_t n;
+
+		r->enabled[k] = r->running[k] = 0;
+		if (g->leader[k] < 0)
+			continue;
+		n = read(g->leader[k], buf, sizeof(buf));
+		if (n < (ssize_t)(3 * sizeof(uint64_t)))
+			return n < 0 ? -errno : -EIO;
+		r->enabled[k] = buf[1];
+		r->running[k] = buf[2];
+		for (uint64_t j = 0; j < buf[0] && 3 + 2 * j + 1 < ARRAY_SIZE(buf); j++)
+			for (unsigned i = 0; i < g->set->n; i++)
+				if (g->ok[i] && g->id[i] == buf[3 + 2 * j + 1])
+					r->val[i] = buf[3 + 2 * j];
+	}
+	return 0;
+}
+
+bool pmu_delta(const struct pmu_group *g, const struct pmu_reading *a,
+	       const struct pmu_reading *b, unsigned i, double *out)
+{
+	int k;
+
+	if (i >= g->set->n || !g->ok[i])
+		return false;
+	k = g->set->ev[i].hw ? 0 : 1;
+	/* multiplexed for part of the interval: the count is an estimate */
+	if (b->running[k] - a->running[k] != b->enabled[k] - a->enabled[k])
+		return false;
+	*out = (double)(b->val[i] - a->val[i]);
+	return true;
+}
+
+/* ---- arithmetic -------------------------------------------------------- */
+
+double pmu_ticks_per_cycle(const double *dticks, const double *dcycles, size_t n)
+{
+	double *r = malloc((n ? n : 1) * sizeof(double)), m;
+	size_t k = 0;
+
+	if (!r)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (dcycles[i] > 0 && dticks[i] > 0)
+			r[k++] = dticks[i] / dcycles[i];
+	m = k ? stats_median(r, k) : 0;
+	free(r);
+	return m;
+}
+
+double pmu_agreement(double a, double b)
+{
+	return b != 0 ? fabs(a - b) / fabs(b) : 0;
+}
+
+void pmu_stat_of(const double *v, size_t n, struct pmu_stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->n = n;
+	if (!n)
+		return;
+	st->min = st->max = v[0];
+	for (size_t i = 0; i < n; i++) {
+		st->total += v[i];
+		if (v[i] < st->min)
+			st->min = v[i];
+		if (v[i] > st->max)
+			st->max = v[i];
+	}
+	st->mean = st->total / (double)n;
+	st->median = stats_median(v, n);
+}
+
+/* ---- `atomcost events` ------------------------------------------------- */
+
+static void print_event_line(FILE *f, const struct pmu_event *e)
+{
+	const char *type = e->hw ? "hardware" : "software";
+
+	if (e->available)
+		fprintf(f, "  %-28s %-9s yes  %s\n", e->name, type,
+			e->attr.exclude_kernel ? "user mode" : "kernel included");
+	else
+		fprintf(f, "  %-28s %-9s no   %s\n", e->name, type, e->reason);
+}
+
+static void try_and_print(FILE *f, const char *name, int paranoid, bool privileged, bool vm)
+{
+	struct pmu_set s;
+
+	memset(&s, 0, sizeof(s));
+	encode_quiet = true;	/* an event libpfm4 cannot encode alone is a line, not an error */
+	if (add_event(&s, name, true, paranoid, privileged, vm) < 0 || !s.n) {
+		encode_quiet = false;
+		return;
+	}
+	encode_quiet = false;
+	print_event_line(f, &s.ev[0]);
+}
+
+int pmu_print_events(FILE *f, bool all)
+{
+	int paranoid = pmu_paranoid();
+	bool privileged = pmu_privileged(), vm = in_vm();
+
+#if HAVE_LIBPFM
+	pfm_pmu_t p;
+	int v;
+
+	if (pfm_init_once() < 0)
+		return -EIO;
+	v = pfm_get_version();
+	fprintf(f, "libpfm4 %d.%d: PMUs detected on this CPU (from CPUID; only perf_event_open "
+		   "says whether they count):\n", PFM_MAJ_VERSION(v), PFM_MIN_VERSION(v));
+	pfm_for_all_pmus(p) {
+		pfm_pmu_info_t pi = { .size = sizeof(pi) };
+
+		if (pfm_get_pmu_info(p, &pi) != PFM_SUCCESS || !pi.is_present)
+			continue;
+		fprintf(f, "  %-24s %-40s %4d events%s\n", pi.name, pi.desc, pi.nevents,
+			pi.type == PFM_PMU_TYPE_CORE ? ", core PMU" :
+			pi.type == PFM_PMU_TYPE_OS_GENERIC ? ", generic (perf_events names)" : "");
+	}
+#else
+	fprintf(f, "libpfm4: built without libpfm4 (install libpfm4-dev and rebuild): only the "
+		   "perf-style names below can be asked for\n");
+#endif
+	fprintf(f, "kernel PMU: %s\n",
+		access("/sys/bus/event_source/devices/cpu", F_OK) == 0 ? "cpu (hardware events possible)" :
+		vm ? "none exposed to this VM (no /sys/bus/event_source/devices/cpu)" :
+		     "none (no /sys/bus/event_source/devices/cpu)");
+	fprintf(f, "perf_event_paranoid=%d, %s: kernel-raised software events (context-switches, "
+		   "cpu-migrations) %s\n", paranoid, privileged ? "privileged (root or CAP_PERFMON)" : "not root",
+		pmu_kernel_allowed(paranoid, privileged) ? "are counted with the kernel included" :
+		"cannot be counted (they read 0 without the kernel)");
+	fprintf(f, "\nwhat opens here (perf_event_open on this thread):\n");
+	fprintf(f, "  %-28s %-9s %-4s %s\n", "event", "type", "ok", "mode or reason");
+	for (size_t i = 0; i < ARRAY_SIZE(aliases); i++)
+		try_and_print(f, aliases[i].name, paranoid, privileged, vm);
+#if HAVE_LIBPFM
+	if (all) {
+		pfm_for_all_pmus(p) {
+			pfm_pmu_info_t pi = { .size = sizeof(pi) };
+
+			if (pfm_get_pmu_info(p, &pi) != PFM_SUCCESS || !pi.is_present)
+				continue;
+			fprintf(f, "\nlibpfm4 PMU %s:\n", pi.name);
+			for (int i = pi.first_event; i != -1; i = pfm_get_event_next(i)) {
+				pfm_event_info_t ei = { .size = sizeof(ei) };
+				char buf[256];
+
+				if (pfm_get_event_info(i, PFM_OS_PERF_EVENT_EXT, &ei) != PFM_SUCCESS)
+					continue;
+				snprintf(buf, sizeof(buf), "%s::%s", pi.name, ei.name);
+				try_and_print(f, buf, paranoid, privileged, vm);
+			}
+		}
+	} else {
+		fprintf(f, "\n'atomcost events --all' tries every event of every PMU libpfm4 detects.\n");
+	}
+#else
+	(void)all;
+#endif
+	return 0;
+}
+
+/* ---- per-sample bookkeeping (runner.c) --------------------------------- */
+
+int pmu_sampler_start(struct pmu_sampler *s, const struct pmu_set *set, size_t cap,
+		      uint64_t ops_n)
+{
+	memset(s, 0, sizeof(*s));
+	if (!set) {
+		s->own = malloc(sizeof(*s->own));
+		if (!s->own)
+			return -ENOMEM;
+		pmu_set_default(s->own);
+		set = s->own;
+	}
+	s->cap = cap;
+	s->ops_n = (double)ops_n;
+	s->v = malloc((set->n ? set->n : 1) * cap * sizeof(double));
+	s->disturbed = malloc(cap);
+	s->dticks = malloc(cap * sizeof(double));
+	s->dcycles = malloc(cap * sizeof(double));
+	if (!s->v || !s->disturbed || !s->dticks || !s->dcycles) {
+		free(s->v);
+		free(s->disturbed);
+		free(s->dticks);
+		free(s->dcycles);
+		free(s->own);
+		return -ENOMEM;
+	}
+	pmu_group_open(&s->g, set);
+	s->active = pmu_group_active(&s->g);
+	s->stale = true;
+	return 0;
+}
+
+static void sampler_read(struct pmu_sampler *s, struct pmu_reading *r)
+{
+	if (s->active && pmu_group_read(&s->g, r) < 0)
+		s->active = false;	/* the samples from here on are "not counted" */
+}
+
+void pmu_sampler_before(struct pmu_sampler *s)
+{
+	if (s->stale)
+		sampler_read(s, &s->a);
+	s->stale = false;
+}
+
+void pmu_sampler_mid(struct pmu_sampler *s)
+{
+	sampler_read(s, &s->b);
+}
+
+void pmu_sampler_after(struct pmu_sampler *s, size_t i, double t_n, double t_2n)
+{
+	const struct pmu_set *set = s->g.set;
+	double sw = 0;
+	bool known = false;
+
+	if (i >= s->cap)
+		return;
+	sampler_read(s, &s->c);
+	s->dticks[i] = t_2n - t_n;
+	s->dcycles[i] = NAN;
+	for (unsigned k = 0; k < set->n; k++) {
+		double *v = &s->v[(size_t)k * s->cap + i], dn, d2n;
+
+		*v = NAN;
+		if (!s->active)
+			continue;
+		if (set->ev[k].per_op) {
+			if (pmu_delta(&s->g, &s->a, &s->b, k, &dn) &&
+			    pmu_delta(&s->g, &s->b, &s->c, k, &d2n)) {
+				*v = (d2n - dn) / s->ops_n;
+				if ((int)k == set->idx_cycles)
+					s->dcycles[i] = d2n - dn;
+			}
+		} else if (pmu_delta(&s->g, &s->a, &s->c, k, &dn)) {
+			*v = dn;
+			if ((int)k == set->idx_cs || (int)k == set->idx_mig) {
+				sw += dn;
+				known = true;
+			}
+		}
+	}
+	s->disturbed[i] = known ? sw > 0 : -1;
+	s->a = s->c;
+}
+
+void pmu_sampler_finish(struct pmu_sampler *s, size_t n, struct result *res)
+{
+	const struct pmu_set *set = s->g.set;
+	double *tmp = malloc((n ? n : 1) * sizeof(double)), *dt, *dc;
+	json_t *idx = json_array();
+	size_t nd = 0, nknown = 0, m = 0;
+
+	if (n > s->cap)
+		n = s->cap;
+	res->nevents = 0;
+	for (unsigned k = 0; k < set->n && k < RESULT_MAX_EVENTS && tmp; k++) {
+		struct result_event *re = &res->events[res->nevents++];
+		const struct pmu_event *e = &set->ev[k];
+		struct pmu_stat st;
+		size_t cnt = 0;
+
+		memset(re, 0, sizeof(*re));
+		snprintf(re->name, sizeof(re->name), "%s", e->name);
+		re->per_op = e->per_op;
+		for (size_t i = 0; i < n; i++) {
+			double v = s->v[(size_t)k * s->cap + i];
+
+			if (!isnan(v))
+				tmp[cnt++] = v;
+		}
+		if (!s->g.ok[k]) {
+			snprintf(re->why, sizeof(re->why), "%s", e->available ? "group" : e->why);
+			snprintf(re->reason, sizeof(re->reason), "%s", s->g.reason[k]);
+			continue;
+		}
+		if (!cnt) {
+			snprintf(re->why, sizeof(re->why), "multiplexed");
+			snprintf(re->reason, sizeof(re->reason),
+				 "never counted over a whole sample: the PMU multiplexed the group with "
+				 "other perf users (time_running < time_enabled)");
+			continue;
+		}
+		pmu_stat_of(tmp, cnt, &st);
+		re->available = true;
+		re->n = st.n;
+		re->min = st.min;
+		re->median = st.median;
+		re->mean = st.mean;
+		re->max = st.max;
+		re->total = st.total;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (s->disturbed[i] < 0)
+			continue;
+		nknown++;
+		if (s->disturbed[i] > 0) {
+			nd++;
+			json_array_append_new(idx, json_integer((json_int_t)i));
+		}
+	}
+	res->disturbed = nknown ? (long)nd : -1;
+	if (nknown) {
+		if (!res->extra)
+			res->extra = json_object();
+		json_object_set(res->extra, "disturbed_samples", idx);
+	}
+	json_decref(idx);
+	/* ticks per PMU cycle over the undisturbed samples */
+	res->pmu_ticks_per_cycle = 0;
+	dt = s->dticks;
+	dc = s->dcycles;
+	if (set->idx_cycles >= 0 && tmp) {
+		double *ct = malloc((n ? n : 1) * sizeof(double));
+
+		if (ct) {
+			for (size_t i = 0; i < n; i++)
+				if (!isnan(dc[i]) && s->disturbed[i] <= 0) {
+					tmp[m] = dt[i];
+					ct[m++] = dc[i];
+				}
+			res->pmu_ticks_per_cycle = pmu_ticks_per_cycle(tmp, ct, m);
+			free(ct);
+		}
+	}
+	free(tmp);
+	pmu_group_close(&s->g);
+	free(s->v);
+	free(s->disturbed);
+	free(s->dticks);
+	free(s->dcycles);
+	free(s->own);
+	memset(s, 0, sizeof(*s));
+}
+
+void pmu_report_cycles(struct report *rep)
+{
+	double *v = malloc((rep->n ? rep->n : 1) * sizeof(double)), chain = rep->cal.ticks_per_cycle;
+	size_t k = 0;
+
+	if (!v)
+		return;
+	for (size_t i = 0; i < rep->n; i++)
+		if (rep->r[i].pmu_ticks_per_cycle > 0)
+			v[k++] = rep->r[i].pmu_ticks_per_cycle;
+	if (k && chain > 0) {
+		rep->pmu_ticks_per_cycle = stats_median(v, k);
+		rep->chain_ticks_per_cycle = chain;
+		rep->cycle_agreement = pmu_agreement(rep->pmu_ticks_per_cycle, chain);
+		rep->cal.ticks_per_cycle = rep->pmu_ticks_per_cycle;
+		rep->cal.core_hz = rep->cal.timer_hz / rep->pmu_ticks_per_cycle;
+		rep->cal.cycle_source = "PMU cycles event (user mode, median over probes); "
+					"add chain kept for agreement";
+	}
+	free(v);
+}

@@ -37,7 +37,7 @@ static const struct {
 	[PAT_L2] = { "l2", "as dep over a random cyclic walk that exceeds L1d and fits L2 (L2/2)",
 		     "latency (+w1), throughput" },
 	[PAT_LLC] = { "llc", "as dep over a walk that exceeds L2 and fits the last-level cache "
-		      "(min(8 x L2, LLC/2))", "latency (+w1), throughput" },
+		      "(2 x L2, at most halfway to LLC)", "latency (+w1), throughput" },
 	[PAT_MISS] = { "miss", "as dep over a walk of at least 4 x LLC: DRAM; pages touched, huge "
 		       "pages requested where THP allows", "latency (+w1), throughput" },
 	[PAT_MISS_OVERLAP] = { "miss-overlap", "independent DRAM loads with one op (on a hot line) "
@@ -225,11 +225,14 @@ static int footprint_of(const struct pattern *p, const struct pattern_sizes *s, 
 			       "LLC %zu bytes (give --footprint BYTES)", p->name, s->l2, s->llc);
 			return -ENOTSUP;
 		}
-		/* 8 x L2 rather than LLC/2: hypervisors report inflated L3
-		 * sizes (508 MiB per core on our Zen 5 guests, 32 MiB real per
-		 * CCD), and LLC/2 of that lands in DRAM. */
-		fp = 8 * s->l2 < s->llc / 2 ? 8 * s->l2 : s->llc / 2;
-		if (fp < 2 * s->l2)
+		/* 2 x L2, the smallest walk that defeats L2: a cyclic walk
+		 * over more lines than an LRU-like cache holds misses on every
+		 * line. Not LLC/2: hypervisors report inflated L3 sizes (508
+		 * MiB "per core" on our Zen 5 guests), and the L3 share a core
+		 * really gets can be small (walks of 4 MiB already cost DRAM
+		 * latency on those guests, 2 MiB about 54 cycles). */
+		fp = 2 * s->l2;
+		if (fp > s->llc / 2)
 			fp = (s->l2 + s->llc) / 2;
 		break;
 	case PAT_MISS:
@@ -833,9 +836,33 @@ static size_t count_rows(const struct plan *pl, const struct run_opts *o,
 	return total;
 }
 
+/* The walks must get slower level by level; when two neighbours cost about
+ * the same, the cache sizes hwloc reports are not what this core gets (a
+ * guest's L3 shared with other tenants, an inflated size): say so. */
+static void check_levels(const double *chase_cyc, const size_t *fp)
+{
+	static const enum pattern_kind order[] = { PAT_DEP, PAT_L2, PAT_LLC, PAT_MISS };
+
+	for (size_t i = 0; i + 1 < ARRAY_SIZE(order); i++) {
+		enum pattern_kind a = order[i], b = order[i + 1];
+		char fa[32], fb[32];
+
+		if (isnan(chase_cyc[a]) || isnan(chase_cyc[b]) || chase_cyc[a] <= 0.7 * chase_cyc[b])
+			continue;
+		fmt_bytes(fa, sizeof(fa), fp[a]);
+		fmt_bytes(fb, sizeof(fb), fp[b]);
+		pr_warn("pattern %s: its %s walk costs %.1f cycles, %.0f%% of the %s walk (%s, %.1f "
+			"cycles): the lines do not come from the level the pattern names on this core; "
+			"give a smaller --footprint", kinds[a].name, fa, chase_cyc[a],
+			100 * chase_cyc[a] / chase_cyc[b], kinds[b].name, fb, chase_cyc[b]);
+	}
+}
+
 int pattern_run(struct topo *t, const struct run_opts *o, const struct probe *const *list,
 		size_t n, struct report *rep, int cpu)
 {
+	double chase_cyc[PAT__COUNT];
+	size_t chase_fp[PAT__COUNT] = { 0 };
 	struct pattern_buf buf = { 0 };
 	struct run_state s = { .t = t, .o = o, .rep = rep, .cpu = cpu, .t0 = now_ns() };
 	struct plan pl;
@@ -844,6 +871,8 @@ int pattern_run(struct topo *t, const struct run_opts *o, const struct probe *co
 	ret = make_plan(t, o, &pl);
 	if (ret < 0)
 		return ret;
+	for (int k = 0; k < PAT__COUNT; k++)
+		chase_cyc[k] = NAN;
 	s.sizes = &pl.sizes;
 	s.total = count_rows(&pl, o, list, n);
 	for (size_t i = 0; i < n; i++)
@@ -879,12 +908,16 @@ int pattern_run(struct topo *t, const struct run_opts *o, const struct probe *co
 			s.buf = &buf;
 		}
 		ret = run_pattern(&s, list, n);
+		chase_cyc[s.pat->kind] = s.chase_cyc;
+		chase_fp[s.pat->kind] = s.footprint;
 		if (ret == -EINTR) {
 			rep->partial = true;
 			snprintf(rep->partial_reason, sizeof(rep->partial_reason), "interrupted");
 		}
 	}
 	pattern_buf_destroy(&buf);
+	if (!ret)
+		check_levels(chase_cyc, chase_fp);
 	return ret > 0 ? 0 : ret;
 }
 

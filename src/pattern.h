@@ -61,10 +61,10 @@ struct pattern_sizes {
 	unsigned line;		/* bytes */
 };
 void pattern_sizes_from_topo(const struct topo *t, struct pattern_sizes *s);
-/* Footprint of a buffer pattern: dep L1d/2; l2 L2/2 (above 2 L1d); llc
- * min(8 L2, LLC/2) (above 2 L2); miss and miss-overlap 4 LLC, rounded up to
- * 2 MiB. 0, or -ENOTSUP after a message when a needed size is unknown or
- * the levels do not nest. Pure. */
+/* Footprint of a buffer pattern: dep L1d/2; l2 L2/2 (at least 2 L1d, else
+ * halfway between); llc 2 L2 (at most halfway between L2 and LLC); miss and
+ * miss-overlap 4 LLC, rounded up to 2 MiB. 0, or -ENOTSUP after a message
+ * when a needed size is unknown or the levels do not nest. Pure. */
 int pattern_footprint(const struct pattern *p, const struct pattern_sizes *s, size_t *bytes);
 /* Bytes a buffer of this footprint needs (lines + walk order). */
 size_t pattern_buf_need(size_t footprint);

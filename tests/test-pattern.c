@@ -94,7 +94,7 @@ static void test_footprints(void)
 	fp = fp_of(&sz, "l2", &err);
 	CHECK(!err && fp == 524288 && fp > sz.l1d && fp < sz.l2, "l2 = L2/2, above L1d (got %zu)", fp);
 	fp = fp_of(&sz, "llc", &err);
-	CHECK(!err && fp == 8u << 20, "llc = 8 x L2 when LLC/2 is larger (got %zu)", fp);
+	CHECK(!err && fp == 2u << 20, "llc = 2 x L2 when LLC/2 is larger (got %zu)", fp);
 	fp = fp_of(&sz, "miss", &err);
 	CHECK(!err && fp >= 4 * sz.llc && fp % (2u << 20) == 0,
 	      "miss >= 4 x LLC, 2 MiB multiple (got %zu)", fp);
@@ -102,12 +102,12 @@ static void test_footprints(void)
 	CHECK(!err && fp >= 4 * sz.llc, "miss-overlap uses the miss footprint (got %zu)", fp);
 	topo_close(t);
 
-	/* a small LLC: llc falls back to LLC/2, still above L2 */
-	t = syn("pack:1 l3:1(size=4194304) l2:4(size=524288) l1d:1(size=32768) core:1 pu:1");
+	/* an LLC of 2 x L2: llc halfway between L2 and LLC, still above L2 */
+	t = syn("pack:1 l3:1(size=1048576) l2:4(size=524288) l1d:1(size=32768) core:1 pu:1");
 	if (t) {
 		pattern_sizes_from_topo(t, &sz);
 		fp = fp_of(&sz, "llc", &err);
-		CHECK(!err && fp == 2u << 20, "llc = LLC/2 with a 4 MiB LLC (got %zu)", fp);
+		CHECK(!err && fp == 786432, "llc = (L2 + LLC)/2 with a 1 MiB LLC (got %zu)", fp);
 		fp = fp_of(&sz, "l2", &err);
 		CHECK(!err && fp == 262144, "l2 = L2/2 = 256 KiB (got %zu)", fp);
 		topo_close(t);

@@ -36,6 +36,9 @@ struct probe_ctx {
 	size_t mem_size;
 	enum probe_mode mode;
 	uint64_t scratch;	/* kernels may keep state across calls here */
+	/* Lock kernels (probes/locks.c): dependent-add work units inside the
+	 * critical section and outside it (--cs-work, --outside-work); 0: none. */
+	uint64_t cs_work, out_work;
 	/* Access patterns (src/pattern.c, probes/pattern-kernels.h); unset under
 	 * the hot-line kernels. pat_base holds lines chained by their first
 	 * word; pat_idx lists the same lines (offsets in 64-byte units) in walk
@@ -76,10 +79,27 @@ struct probe {
 	int (*setup)(struct probe_ctx *ctx);	/* optional */
 	int (*verify)(void);	/* semantics: 0 ok, -1 wrong */
 	const char *unsupported;	/* non-NULL: why it cannot run here */
+	/* Optional run-time check (e.g. rseq not registered by glibc): NULL when
+	 * the probe can run now, else why not. See probe_unsupported(). */
+	const char *(*unsupported_now)(void);
+	/* Bytes the latency kernel (and setup, if any) touches at ctx->mem
+	 * (0: 8, and a setup may touch more); the contention runner packs
+	 * false-sharing slots this far apart and runs setup once per slot only
+	 * for probes that declare it. */
+	size_t word_size;
 	/* Kernels under the l2/llc/miss/dep/mix/miss-overlap patterns; NULL:
 	 * the probe runs only under `hit` (its run[] kernels). */
 	const struct probe_pattern *patterns;
 };
+
+/* Why p cannot run here (static reason first, then the run-time check), or
+ * NULL when it can. */
+static inline const char *probe_unsupported(const struct probe *p)
+{
+	if (p->unsupported)
+		return p->unsupported;
+	return p->unsupported_now ? p->unsupported_now() : NULL;
+}
 
 const char *probe_mode_name(enum probe_mode m);
 int probe_mode_parse(const char *s, enum probe_mode *out);

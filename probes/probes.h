@@ -40,7 +40,29 @@
 	X(atomic_inc)			\
 	X(local_inc)			\
 	X(cmpxchg128)			\
-	X(cmpxchg128_local)
+	X(cmpxchg128_local)		\
+	/* locks and local locks */	\
+	X(spin_lock)			\
+	X(spin_lock_xchg_unlock)	\
+	X(spin_lock_movl_unlock)	\
+	X(spin_lock_xchgl_unlock)	\
+	X(ticket_lock)			\
+	X(tas_lock)			\
+	X(tatas_lock)			\
+	X(raw_spin_lock_inline)		\
+	X(call_pair)			\
+	X(bit_spin_lock)		\
+	X(__bit_spin_unlock)		\
+	X(pthread_mutex)		\
+	X(pthread_spin)			\
+	X(preempt_disable)		\
+	X(local_irq_save)		\
+	X(sigprocmask)			\
+	/* per-CPU ops (rseq) */	\
+	X(rseq_add)			\
+	X(percpu_lock_add)		\
+	X(percpu_add_nl)		\
+	X(rseq_cmpxchg)
 
 #define PROBE_DECLARE(id) extern const struct probe probe_##id;
 PROBES(PROBE_DECLARE)

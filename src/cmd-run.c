@@ -8,6 +8,7 @@
 
 #include "cmd.h"
 #include "common.h"
+#include "contention.h"
 #include "fingerprint.h"
 #include "pattern.h"
 #include "pmu.h"
@@ -22,7 +23,7 @@ static void run_usage(FILE *f)
 		"usage: atomcost run [PROBE|GLOB ...] [options]\n"
 		"  PROBE|GLOB          probe names or shell globs ('*set_bit*'); default: the default set.\n"
 		"                      Each probe's twin is measured too, for the ratio (--no-twins: not)\n"
-		"  --family NAME       every probe of a family (baseline, bitops, cmpxchg)\n"
+		"  --family NAME       every probe of a family (baseline, bitops, cmpxchg, lock, percpu, ...)\n"
 		"  --cpu N             PU to run on (OS index, in the allowed cpuset); default: first allowed\n"
 		"  --mode LIST         latency,throughput (default both)\n"
 		"  -o, --output FILE   write the report; format from the extension (.json, .txt)\n"
@@ -36,6 +37,14 @@ static void run_usage(FILE *f)
 		"                      mix=K/M; 'atomcost list --patterns' says what each measures\n"
 		"  --footprint BYTES   buffer of the dep/l2/llc/miss patterns (64M, 2G); default from hwloc\n"
 		"  --mem-node N        bind the pattern buffers to NUMA node N\n"
+		"  --threads N         N pinned threads on one cache line (contention); each case runs\n"
+		"                      --max-seconds; ns/op per thread and aggregate, fairness, overlap\n"
+		"  --placement P       smt|l2|l3|numa|package|cross (threads pairwise of that class with\n"
+		"                      thread 0; absent here: exit 4), spread (default), list:0,3,5\n"
+		"  --sharing LIST      true (same word), false (own words, same line), none (private\n"
+		"                      lines); default true,false,none\n"
+		"  --cs-work N         lock probes: N work units (~1 cycle each) inside the critical section\n"
+		"  --outside-work N    lock probes: N work units between one unlock and the next lock\n"
 		"  -e, --events LIST   count events around each sample: cycles, instructions, cache-misses,\n"
 		"                      L1-dcache-load-misses, LLC-load-misses, ... or libpfm4 names\n"
 		"                      (PMU::EVENT:UMASK); 'atomcost events' shows what counts here. One that\n"
@@ -78,9 +87,9 @@ static int select_arg(struct selection *s, const char *arg)
 		if (glob ? fnmatch(arg, p->name, 0) : strcmp(arg, p->name))
 			continue;
 		any = true;
-		if (p->unsupported) {
+		if (probe_unsupported(p)) {
 			if (!glob) {
-				pr_err("run: probe '%s' cannot run here: %s", p->name, p->unsupported);
+				pr_err("run: probe '%s' cannot run here: %s", p->name, probe_unsupported(p));
 				return -ENOTSUP;
 			}
 			continue;
@@ -97,19 +106,42 @@ static int select_arg(struct selection *s, const char *arg)
 	return 0;
 }
 
+/* "baseline, bitops, ..." from the probe table, in table order. */
+static void family_list(char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < probe_count; i++) {
+		const char *f = probe_table[i]->family;
+		bool seen = false;
+
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = !strcmp(probe_table[j]->family, f);
+		if (!seen && used < len)
+			used += snprintf(buf + used, len - used, "%s%s", used ? ", " : "", f);
+	}
+}
+
 static int select_family(struct selection *s, const char *fam)
 {
 	bool any = false;
+	char fams[256];
 
 	for (size_t i = 0; i < probe_count; i++) {
+		const char *why = probe_unsupported(probe_table[i]);
+
 		if (strcmp(probe_table[i]->family, fam))
 			continue;
 		any = true;
-		if (!probe_table[i]->unsupported)
+		if (!why)
 			select_add(s, probe_table[i]);
+		else if (!probe_table[i]->unsupported)	/* a run-time reason: say it */
+			pr_warn("run: probe '%s' skipped: %s", probe_table[i]->name, why);
 	}
 	if (!any) {
-		pr_err("run: unknown family '%s' (families: baseline, bitops, cmpxchg)", fam);
+		family_list(fams, sizeof(fams));
+		pr_err("run: unknown family '%s' (families: %s)", fam, fams);
 		return -EINVAL;
 	}
 	return 0;
@@ -231,7 +263,8 @@ int cmd_run(int argc, char **argv)
 {
 	static struct pmu_set evset;	/* large: not on the stack */
 	enum { O_FORCE = 256, O_FORMAT, O_MAXS, O_CI, O_TLIMIT, O_STRICT, O_FAMILY, O_NOTWINS, O_MODE, O_CPU,
-	       O_PATTERN, O_MEMNODE, O_REQEV, O_THREADS, O_PLACEMENT, O_SHARING, O_REPEAT, O_FOOTPRINT };
+	       O_PATTERN, O_MEMNODE, O_REQEV, O_THREADS, O_PLACEMENT, O_SHARING, O_REPEAT,
+	       O_CSWORK, O_OUTWORK, O_FOOTPRINT };
 	static const struct option opts[] = {
 		{ "cpu", required_argument, NULL, O_CPU },
 		{ "mode", required_argument, NULL, O_MODE },
@@ -252,6 +285,8 @@ int cmd_run(int argc, char **argv)
 		{ "threads", required_argument, NULL, O_THREADS },
 		{ "placement", required_argument, NULL, O_PLACEMENT },
 		{ "sharing", required_argument, NULL, O_SHARING },
+		{ "cs-work", required_argument, NULL, O_CSWORK },
+		{ "outside-work", required_argument, NULL, O_OUTWORK },
 		{ "repeat", required_argument, NULL, O_REPEAT },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -349,6 +384,14 @@ int cmd_run(int argc, char **argv)
 		case O_SHARING:
 			o.sharing = optarg;
 			break;
+		case O_CSWORK:
+			if (parse_u64("--cs-work", optarg, 0, 1000000, &o.cs_work) < 0)
+				return EXIT_USAGE;
+			break;
+		case O_OUTWORK:
+			if (parse_u64("--outside-work", optarg, 0, 1000000, &o.out_work) < 0)
+				return EXIT_USAGE;
+			break;
 		case O_REPEAT: {
 			uint64_t v;
 
@@ -376,7 +419,7 @@ int cmd_run(int argc, char **argv)
 			return EXIT_USAGE;
 	if (optind == argc && !nfam)
 		for (size_t i = 0; i < probe_count; i++)
-			if (probe_table[i]->in_default && !probe_table[i]->unsupported)
+			if (probe_table[i]->in_default && !probe_unsupported(probe_table[i]))
 				select_add(&sel, probe_table[i]);
 	if (twins) {
 		size_t n = sel.n;
@@ -384,7 +427,7 @@ int cmd_run(int argc, char **argv)
 		for (size_t i = 0; i < n; i++) {
 			const struct probe *tw = sel.list[i]->twin ? probe_find(sel.list[i]->twin) : NULL;
 
-			if (tw && !tw->unsupported)
+			if (tw && !probe_unsupported(tw))
 				select_add(&sel, tw);
 		}
 	}
@@ -442,7 +485,12 @@ int cmd_run(int argc, char **argv)
 	json_object_set_new(rep.meta, "fingerprint",
 			    fingerprint_collect(NULL, o.cpu_os, rep.topo_summary));
 
-	ret = run_passes(t, &o, sel.list, sel.n, &rep);
+	/* --threads N (N >= 2), --placement or --sharing: N pinned threads on
+	 * one line (contention.c) instead of the single-thread runner */
+	if (o.threads >= 2 || o.placement || o.sharing)
+		ret = contention_run(t, &o, sel.list, sel.n, &rep);
+	else
+		ret = run_passes(t, &o, sel.list, sel.n, &rep);
 	fingerprint_set_clock(fingerprint_of_meta(rep.meta), &rep.cal);
 	if (ret < 0 && ret != -EINTR) {
 		code = exit_code_for(ret);

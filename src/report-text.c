@@ -4,6 +4,7 @@
 
 #include "compare.h"
 #include "report.h"
+#include "contention.h"
 
 static const char *verdict(const struct result *r)
 {
@@ -170,13 +171,20 @@ int report_write_text(const struct report *rep, FILE *f)
 		write_events(rep, f);
 		return 0;
 	}
-	fprintf(f, "%-20s %-20s %-7s %-10s %8s %8s %8s %8s %7s %-17s %-6s %7s\n",
-		"probe", "twin", "pattern", "mode", "cyc min", "median", "p90", "ns", "ratio",
-		"[95% CI]", "vs", "samples");
+	/* contention results (threads > 1) have their own table */
+	for (size_t i = 0; i < rep->n; i++)
+		if (!contention_result(&rep->r[i])) {
+			fprintf(f, "%-20s %-20s %-7s %-10s %8s %8s %8s %8s %7s %-17s %-6s %7s\n",
+				"probe", "twin", "pattern", "mode", "cyc min", "median", "p90", "ns",
+				"ratio", "[95% CI]", "vs", "samples");
+			break;
+		}
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct result *r = &rep->r[i];
 		char ratio[16] = "-", ci[32] = "";
 
+		if (contention_result(r))
+			continue;
 		if (r->has_ratio) {
 			snprintf(ratio, sizeof(ratio), "%.2f", r->ratio);
 			snprintf(ci, sizeof(ci), "[%.2f,%.2f]", r->ratio_lo, r->ratio_hi);
@@ -188,6 +196,7 @@ int report_write_text(const struct report *rep, FILE *f)
 			verdict(r), r->nsamples, r->migrated ? " MIGRATED" : "",
 			r->ci_reached ? "" : " (CI target not reached)");
 	}
+	contention_write_text(rep, f);
 	write_events(rep, f);
 	return 0;
 }

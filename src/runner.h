@@ -32,6 +32,8 @@ struct run_opts {
 	unsigned threads;	/* --threads N, 0: single-thread probes (contention.c) */
 	const char *placement;	/* --placement SPEC (contention.c, topo_plan) */
 	const char *sharing;	/* --sharing LIST (contention.c) */
+	uint64_t cs_work;	/* --cs-work N: work units inside a lock's critical section (contention.c, probes/locks.c) */
+	uint64_t out_work;	/* --outside-work N: work units between lock pairs */
 	unsigned repeat;	/* --repeat K passes, 0/1: one (runner.c) */
 };
 

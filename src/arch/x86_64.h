@@ -320,4 +320,7 @@ static inline void arch_smp_mb(void)
 	asm volatile("lock addl $0, -4(%%rsp)" ::: "memory", "cc");
 }
 
+/* Lock-word primitives and rseq per-CPU critical sections (issue 4). */
+#include "arch/x86_64-rseq.h"
+
 #endif

@@ -1,0 +1,752 @@
+/* locks.c - lock variants and local-lock analogs (family "lock").
+ *
+ * One op is a lock + unlock pair (with --cs-work units of dependent work
+ * inside and --outside-work after it); the latency form repeats the pair
+ * 64 times per loop iteration on one lock word, so single-threaded every
+ * acquire succeeds at once and the pair measures the uncontended fast path.
+ * Under `run --threads N` the contention runner gives every thread the same
+ * word, a word of the same line, or a private line.
+ *
+ * Spinlock variants use the kernel's wrapper: out-of-line lock and unlock
+ * functions with a thread-local preempt count (`incl %fs:` / `decl %fs:; je`)
+ * around the lock-word ops, so twins differ only in the lock-word ops.
+ * The cost breakdown is given by rows that strip the wrapper:
+ *   call_pair            two calls of an empty out-of-line function
+ *   preempt_disable      the preempt count inc/dec pair
+ *   raw_spin_lock_inline the lock-word ops alone (lock cmpxchgl + movb)
+ * so spin_lock ~ call_pair + preempt_disable + raw_spin_lock_inline.
+ *
+ * The slow paths are a plain read-spin with pause (not the kernel's MCS
+ * queue): they only run under contention.
+ */
+#include "probes.h"
+#include "locks.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+#ifndef ARCH_HAS_LOCK_INSNS
+#define ARCH_HAS_LOCK_INSNS 0
+#endif
+
+#if ARCH_HAS_LOCK_INSNS
+
+/* --cs-work / --outside-work: n iterations of a dependent dec/jnz loop,
+ * about one core cycle each. Nothing when n is 0 (a predicted branch). */
+static inline void lk_work(uint64_t n)
+{
+	if (n)
+		asm volatile("1:\n\tdecq %[n]\n\tjnz 1b" : [n] "+r"(n) : : "cc");
+}
+
+/* The preempt count with the kernel's inverted PREEMPT_NEED_RESCHED bit set
+ * (no reschedule due), so `decl; je` falls through (see arch_preempt_dec). */
+static __thread uint32_t lk_preempt_count __attribute__((tls_model("local-exec"))) = 0x80000000u;
+static __thread uint8_t lk_irqs_off __attribute__((tls_model("local-exec")));
+
+/* __preempt_schedule: never reached with the bit set; kept out of line as
+ * in the kernel. */
+static __attribute__((noinline)) void lk_preempt_schedule(void)
+{
+	asm volatile("" ::: "memory");
+}
+
+static inline void lk_preempt_disable(void)
+{
+	arch_preempt_inc(lk_preempt_count);
+}
+
+static inline void lk_preempt_enable(void)
+{
+	if (__builtin_expect(arch_preempt_dec(lk_preempt_count), 0))
+		lk_preempt_schedule();
+}
+
+/* ---- the kernel's queued spinlock fast path ---------------------------- */
+
+static __attribute__((noinline)) void lk_spin_lock_slow(volatile void *l)
+{
+	for (;;) {
+		while (arch_load32(l))
+			arch_cpu_relax();
+		if (arch_lock_cmpxchg32(l, 0, 1))
+			return;
+	}
+}
+
+/* _raw_spin_lock: preempt_disable(); try_cmpxchg_acquire(&val, 0, 1). */
+static __attribute__((noinline)) void lk_spin_lock(volatile void *l)
+{
+	lk_preempt_disable();
+	if (__builtin_expect(!arch_lock_cmpxchg32(l, 0, 1), 0))
+		lk_spin_lock_slow(l);
+}
+
+/* _raw_spin_unlock: smp_store_release(&lock->locked, 0); preempt_enable(). */
+static __attribute__((noinline)) void lk_spin_unlock(volatile void *l)
+{
+	arch_release8(l);
+	lk_preempt_enable();
+}
+
+/* The twin: the same unlock as an atomic exchange of the lock byte. */
+static __attribute__((noinline)) void lk_spin_unlock_xchg(volatile void *l)
+{
+	arch_xchg8(l, 0);
+	lk_preempt_enable();
+}
+
+/* Word-sized releases: a plain 32-bit store and an atomic 32-bit exchange,
+ * to separate the cost of atomicity from the byte-store-to-word-load
+ * forwarding stall the kernel's byte release meets when the same CPU takes
+ * the lock again at once. */
+static __attribute__((noinline)) void lk_spin_unlock_movl(volatile void *l)
+{
+	arch_release32(l);
+	lk_preempt_enable();
+}
+
+static __attribute__((noinline)) void lk_spin_unlock_xchgl(volatile void *l)
+{
+	arch_xchg32(l, 0);
+	lk_preempt_enable();
+}
+
+/* ---- ticket lock (the x86 spinlock of 2.6.25 - 4.1) --------------------- */
+
+static __attribute__((noinline)) void lk_ticket_lock(volatile void *l)
+{
+	uint32_t old;
+	uint16_t me;
+
+	lk_preempt_disable();
+	old = arch_ticket_take(l);
+	me = (uint16_t)(old >> 16);
+	if (__builtin_expect((uint16_t)old != me, 0))
+		while (arch_ticket_head(l) != me)
+			arch_cpu_relax();
+}
+
+static __attribute__((noinline)) void lk_ticket_unlock(volatile void *l)
+{
+	arch_ticket_release(l);
+	lk_preempt_enable();
+}
+
+/* ---- test-and-set, without and with a read before the RMW --------------- */
+
+static __attribute__((noinline)) void lk_tas_lock(volatile void *l)
+{
+	lk_preempt_disable();
+	while (arch_xchg32(l, 1))
+		arch_cpu_relax();
+}
+
+/* Test-and-test-and-set: read first, exchange only when it looks free. The
+ * read costs an extra load uncontended; under contention it keeps waiters
+ * on a shared copy of the line instead of stealing it exclusive. */
+static __attribute__((noinline)) void lk_tatas_lock(volatile void *l)
+{
+	lk_preempt_disable();
+	for (;;) {
+		while (arch_load32(l))
+			arch_cpu_relax();
+		if (!arch_xchg32(l, 1))
+			return;
+	}
+}
+
+/* ---- the same lock-word ops inline, no call, no preempt count ----------- */
+
+static inline void lk_raw_lock_inline(volatile void *l)
+{
+	if (__builtin_expect(!arch_lock_cmpxchg32(l, 0, 1), 0))
+		lk_spin_lock_slow(l);
+}
+
+static inline void lk_raw_unlock_inline(volatile void *l)
+{
+	arch_release8(l);
+}
+
+/* ---- call overhead: an empty out-of-line function, called twice --------- */
+
+static __attribute__((noinline)) void lk_nop(volatile void *l)
+{
+	asm volatile("" : : "r"(l) : "memory");
+}
+
+/* ---- bit spinlock (include/linux/bit_spinlock.h, inline) ---------------- */
+
+static inline void lk_bit_spin_lock(volatile void *l)
+{
+	lk_preempt_disable();
+	while (__builtin_expect(arch_test_and_set_bit(0, l), 0)) {
+		lk_preempt_enable();
+		do
+			arch_cpu_relax();
+		while (arch_load(l) & 1);
+		lk_preempt_disable();
+	}
+}
+
+/* bit_spin_unlock: clear_bit_unlock (`lock andb`), preempt_enable. */
+static inline void lk_bit_spin_unlock(volatile void *l)
+{
+	arch_clear_bit_imm(l, 1);
+	lk_preempt_enable();
+}
+
+/* __bit_spin_unlock: __clear_bit_unlock (plain btr: only the owner writes
+ * the word while the bit is held), preempt_enable. */
+static inline void lk___bit_spin_unlock(volatile void *l)
+{
+	arch_clear_bit_var_nl(0, l);
+	lk_preempt_enable();
+}
+
+/* ---- pthread baselines --------------------------------------------------- */
+
+static inline void lk_mutex_lock(volatile void *l)
+{
+	pthread_mutex_lock((pthread_mutex_t *)l);
+}
+
+static inline void lk_mutex_unlock(volatile void *l)
+{
+	pthread_mutex_unlock((pthread_mutex_t *)l);
+}
+
+static inline void lk_pspin_lock(volatile void *l)
+{
+	pthread_spin_lock((pthread_spinlock_t *)l);
+}
+
+static inline void lk_pspin_unlock(volatile void *l)
+{
+	pthread_spin_unlock((pthread_spinlock_t *)l);
+}
+
+/* ---- local-lock analogs --------------------------------------------------- */
+
+/* local_irq_save: flags = pushfq;popq (then cli in the kernel: here a
+ * thread-local "irqs off" byte); the asm's memory clobber is the compiler
+ * barrier local_irq_save implies. */
+static inline uint64_t lk_irq_save(void)
+{
+	uint64_t f = arch_save_flags();
+
+	asm volatile("movb $1, %[o]" : [o] "=m"(lk_irqs_off) : : "memory");
+	return f;
+}
+
+/* local_irq_restore: sti only if the saved flags had IF set. */
+static inline void lk_irq_restore(uint64_t f)
+{
+	if (__builtin_expect(f & ARCH_FLAGS_IF, 1))
+		asm volatile("movb $0, %[o]" : [o] "=m"(lk_irqs_off) : : "memory");
+}
+
+/* ---- kernels: OPS64 of (lock, cs work, unlock, outside work) ------------- */
+
+#define LK_DECL uint64_t cs_ = ctx->cs_work, out_ = ctx->out_work
+#define LK_KERNEL(id, lockf, unlockf)						\
+	static inline void lkop_##id(volatile void *l, uint64_t cs, uint64_t out) \
+	{									\
+		lockf(l);							\
+		lk_work(cs);							\
+		unlockf(l);							\
+		lk_work(out);							\
+	}									\
+	static __attribute__((noinline)) void lklock_##id(volatile void *l)	\
+	{									\
+		lockf(l);							\
+	}									\
+	static __attribute__((noinline)) void lkunlock_##id(volatile void *l)	\
+	{									\
+		unlockf(l);							\
+	}									\
+	PROBE_KERNEL(k_##id##_lat, LK_DECL, OP_##id, )
+
+#define OP_spin_lock(i) lkop_spin_lock(p, cs_, out_);
+LK_KERNEL(spin_lock, lk_spin_lock, lk_spin_unlock)
+#define OP_spin_lock_xchg_unlock(i) lkop_spin_lock_xchg_unlock(p, cs_, out_);
+LK_KERNEL(spin_lock_xchg_unlock, lk_spin_lock, lk_spin_unlock_xchg)
+#define OP_spin_lock_movl_unlock(i) lkop_spin_lock_movl_unlock(p, cs_, out_);
+LK_KERNEL(spin_lock_movl_unlock, lk_spin_lock, lk_spin_unlock_movl)
+#define OP_spin_lock_xchgl_unlock(i) lkop_spin_lock_xchgl_unlock(p, cs_, out_);
+LK_KERNEL(spin_lock_xchgl_unlock, lk_spin_lock, lk_spin_unlock_xchgl)
+#define OP_ticket_lock(i) lkop_ticket_lock(p, cs_, out_);
+LK_KERNEL(ticket_lock, lk_ticket_lock, lk_ticket_unlock)
+#define OP_tas_lock(i) lkop_tas_lock(p, cs_, out_);
+LK_KERNEL(tas_lock, lk_tas_lock, lk_spin_unlock)
+#define OP_tatas_lock(i) lkop_tatas_lock(p, cs_, out_);
+LK_KERNEL(tatas_lock, lk_tatas_lock, lk_spin_unlock)
+#define OP_raw_spin_lock_inline(i) lkop_raw_spin_lock_inline(p, cs_, out_);
+LK_KERNEL(raw_spin_lock_inline, lk_raw_lock_inline, lk_raw_unlock_inline)
+#define OP_call_pair(i) lkop_call_pair(p, cs_, out_);
+LK_KERNEL(call_pair, lk_nop, lk_nop)
+#define OP_bit_spin_lock(i) lkop_bit_spin_lock(p, cs_, out_);
+LK_KERNEL(bit_spin_lock, lk_bit_spin_lock, lk_bit_spin_unlock)
+#define OP___bit_spin_unlock(i) lkop___bit_spin_unlock(p, cs_, out_);
+LK_KERNEL(__bit_spin_unlock, lk_bit_spin_lock, lk___bit_spin_unlock)
+#define OP_pthread_mutex(i) lkop_pthread_mutex(p, cs_, out_);
+LK_KERNEL(pthread_mutex, lk_mutex_lock, lk_mutex_unlock)
+#define OP_pthread_spin(i) lkop_pthread_spin(p, cs_, out_);
+LK_KERNEL(pthread_spin, lk_pspin_lock, lk_pspin_unlock)
+
+/* Local analogs: the "lock" is the CPU itself; p is unused. */
+static inline void lk_preempt_disable_l(volatile void *l) { lk_preempt_disable(); }
+static inline void lk_preempt_enable_l(volatile void *l) { lk_preempt_enable(); }
+#define OP_preempt_disable(i) lkop_preempt_disable(p, cs_, out_);
+LK_KERNEL(preempt_disable, lk_preempt_disable_l, lk_preempt_enable_l)
+
+#define OP_IRQ(i) { uint64_t f_ = lk_irq_save(); lk_work(cs_); lk_irq_restore(f_); lk_work(out_); }
+PROBE_KERNEL(k_local_irq_save_lat, LK_DECL, OP_IRQ, )
+
+/* sigprocmask: block every signal, restore the old mask (two system calls):
+ * what user space can do to keep a handler off, not a cost model of cli. */
+#define SIGM_DECL LK_DECL; sigset_t all_, old_; sigfillset(&all_)
+#define OP_SIGM(i) { pthread_sigmask(SIG_BLOCK, &all_, &old_); lk_work(cs_);	\
+		     pthread_sigmask(SIG_SETMASK, &old_, NULL); lk_work(out_); }
+PROBE_KERNEL(k_sigprocmask_lat, SIGM_DECL, OP_SIGM, )
+
+/* ---- exclusion harness ------------------------------------------------- */
+
+struct lk_ops {
+	const char *name;
+	void (*lock)(volatile void *l);
+	void (*unlock)(volatile void *l);
+	bool excludes;
+};
+
+#define LK_OPS(id, ex) { #id, lklock_##id, lkunlock_##id, ex }
+static const struct lk_ops lk_ops_table[] = {
+	LK_OPS(spin_lock, true),
+	LK_OPS(spin_lock_xchg_unlock, true),
+	LK_OPS(spin_lock_movl_unlock, true),
+	LK_OPS(spin_lock_xchgl_unlock, true),
+	LK_OPS(ticket_lock, true),
+	LK_OPS(tas_lock, true),
+	LK_OPS(tatas_lock, true),
+	LK_OPS(raw_spin_lock_inline, true),
+	LK_OPS(bit_spin_lock, true),
+	LK_OPS(__bit_spin_unlock, true),
+	LK_OPS(pthread_mutex, true),
+	LK_OPS(pthread_spin, true),
+	LK_OPS(call_pair, false),
+	LK_OPS(preempt_disable, false),
+	{ "local_irq_save", NULL, NULL, false },
+	{ "sigprocmask", NULL, NULL, false },
+};
+
+static const struct lk_ops *lk_find(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(lk_ops_table); i++)
+		if (!strcmp(lk_ops_table[i].name, name))
+			return &lk_ops_table[i];
+	return NULL;
+}
+
+bool locks_excludes(const char *name)
+{
+	const struct lk_ops *o = lk_find(name);
+
+	return o && o->excludes;
+}
+
+struct lk_arena {
+	/* the lock and the counter it protects, on one line as in most kernel
+	 * structures; big enough for a pthread_mutex_t */
+	union {
+		pthread_mutex_t m;
+		uint64_t w[8];
+	} lock __attribute__((aligned(64)));
+	volatile uint64_t counter;
+	const struct lk_ops *ops;
+	uint64_t iters;
+	volatile int go;
+};
+
+static void *lk_worker(void *arg)
+{
+	struct lk_arena *a = arg;
+
+	while (!__atomic_load_n(&a->go, __ATOMIC_ACQUIRE))
+		arch_cpu_relax();
+	for (uint64_t i = 0; i < a->iters; i++) {
+		uint64_t v;
+
+		if (a->ops)
+			a->ops->lock(&a->lock);
+		v = a->counter;	/* a non-atomic increment: load, add, store */
+		asm volatile("" : "+r"(v));
+		a->counter = v + 1;
+		if (a->ops)
+			a->ops->unlock(&a->lock);
+	}
+	return NULL;
+}
+
+int64_t locks_exclusion_run(const char *name, unsigned nthreads, uint64_t iters)
+{
+	struct lk_arena *a;
+	pthread_t tid[64];
+	unsigned started = 0;
+	int64_t ret;
+
+	if (nthreads < 1 || nthreads > ARRAY_SIZE(tid)) {
+		pr_err("lock check: %u threads (expected 1..%zu)", nthreads, ARRAY_SIZE(tid));
+		return -EINVAL;
+	}
+	a = aligned_alloc(64, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	memset(a, 0, sizeof(*a));
+	a->iters = iters;
+	if (name) {
+		a->ops = lk_find(name);
+		if (!a->ops || !a->ops->excludes) {
+			pr_err("lock check: '%s' is not a lock that excludes other CPUs", name);
+			free(a);
+			return -EINVAL;
+		}
+		if (a->ops->lock == lklock_pthread_mutex)
+			pthread_mutex_init(&a->lock.m, NULL);
+		if (a->ops->lock == lklock_pthread_spin)
+			pthread_spin_init((pthread_spinlock_t *)&a->lock, PTHREAD_PROCESS_PRIVATE);
+	}
+	for (; started < nthreads; started++)
+		if (pthread_create(&tid[started], NULL, lk_worker, a))
+			break;
+	__atomic_store_n(&a->go, 1, __ATOMIC_RELEASE);
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
+	if (started < nthreads) {
+		pr_err("lock check: cannot start thread %u of %u", started + 1, nthreads);
+		ret = -EAGAIN;
+	} else {
+		ret = (int64_t)a->counter;
+	}
+	free(a);
+	return ret;
+}
+
+#define VERIFY_THREADS 2
+#define VERIFY_ITERS 20000
+
+static int verify_excl(const char *name)
+{
+	int64_t got = locks_exclusion_run(name, VERIFY_THREADS, VERIFY_ITERS);
+
+	return got == (int64_t)VERIFY_THREADS * VERIFY_ITERS ? 0 : -1;
+}
+
+/* Every acquire must leave the word owned and every release free it again. */
+static int verify_word(const char *name, uint32_t held_mask)
+{
+	const struct lk_ops *o = lk_find(name);
+	uint64_t w[8] __attribute__((aligned(64))) = { 0 };
+
+	for (int i = 0; i < 3; i++) {
+		o->lock(w);
+		if (!(w[0] & held_mask))
+			return -1;
+		o->unlock(w);
+		if (w[0] & held_mask)
+			return -1;
+	}
+	return 0;
+}
+
+#define VERIFY_LOCK(id, mask)							\
+	static int verify_##id(void)						\
+	{									\
+		return verify_word(#id, mask) ? -1 : verify_excl(#id);		\
+	}
+VERIFY_LOCK(spin_lock, 0xff)
+VERIFY_LOCK(spin_lock_xchg_unlock, 0xff)
+VERIFY_LOCK(spin_lock_movl_unlock, 0xff)
+VERIFY_LOCK(spin_lock_xchgl_unlock, 0xff)
+VERIFY_LOCK(tas_lock, 0xff)
+VERIFY_LOCK(tatas_lock, 0xff)
+VERIFY_LOCK(raw_spin_lock_inline, 0xff)
+VERIFY_LOCK(bit_spin_lock, 1)
+VERIFY_LOCK(__bit_spin_unlock, 1)
+
+/* Ticket: held while tail != head; unlock makes them equal again. */
+static int verify_ticket_lock(void)
+{
+	uint32_t w[16] __attribute__((aligned(64))) = { 0 };
+
+	for (int i = 0; i < 3; i++) {
+		lklock_ticket_lock(w);
+		if ((w[0] >> 16) == (w[0] & 0xffff))
+			return -1;
+		lkunlock_ticket_lock(w);
+		if ((w[0] >> 16) != (w[0] & 0xffff))
+			return -1;
+	}
+	return verify_excl("ticket_lock");
+}
+
+static int verify_pthread_mutex(void) { return verify_excl("pthread_mutex"); }
+
+/* glibc's x86-64 spinlock is free at 1, not 0 (`lock decl; jne`, unlock
+ * `movl $1`): zeroed memory is a held lock. */
+static int setup_pthread_spin(struct probe_ctx *ctx)
+{
+	return -pthread_spin_init((pthread_spinlock_t *)ctx->mem, PTHREAD_PROCESS_PRIVATE);
+}
+
+static int setup_pthread_mutex(struct probe_ctx *ctx)
+{
+	return -pthread_mutex_init((pthread_mutex_t *)ctx->mem, NULL);
+}
+static int verify_pthread_spin(void) { return verify_excl("pthread_spin"); }
+
+/* The count goes up and back to its start, and the resched branch stays
+ * untaken (the inverted bit). */
+static int verify_preempt_disable(void)
+{
+	uint32_t before = lk_preempt_count;
+
+	lk_preempt_disable();
+	if (lk_preempt_count != before + 1)
+		return -1;
+	lk_preempt_disable();
+	lk_preempt_enable();
+	lk_preempt_enable();
+	return lk_preempt_count == before ? 0 : -1;
+}
+
+static int verify_local_irq_save(void)
+{
+	uint64_t f = lk_irq_save();
+
+	if (!(f & ARCH_FLAGS_IF) || !lk_irqs_off)	/* user space always runs with IF */
+		return -1;
+	lk_irq_restore(f);
+	return lk_irqs_off ? -1 : 0;
+}
+
+/* A signal raised while blocked stays pending until the mask is restored. */
+static volatile sig_atomic_t lk_sig_seen;
+static void lk_on_sig(int s) { lk_sig_seen = 1; }
+
+static int verify_sigprocmask(void)
+{
+	struct sigaction sa = { .sa_handler = lk_on_sig }, old_sa;
+	sigset_t all, old;
+	int ok;
+
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGUSR2, &sa, &old_sa))
+		return -1;
+	lk_sig_seen = 0;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	pthread_kill(pthread_self(), SIGUSR2);
+	ok = !lk_sig_seen;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	ok = ok && lk_sig_seen;
+	sigaction(SIGUSR2, &old_sa, NULL);
+	return ok ? 0 : -1;
+}
+
+static int verify_call_pair(void)
+{
+	uint64_t w = 0;
+
+	lk_nop(&w);
+	return 0;
+}
+
+#define LK_RUN(id) .run = { [MODE_LATENCY] = k_##id##_lat }
+#define LK_COMMON .family = "lock"
+#define LK_INSN(s) .insn = s
+#define LK_SETUP(id) .setup = setup_##id
+#else	/* !ARCH_HAS_LOCK_INSNS */
+#define LK_RUN(id) .unsupported = "no lock-word primitives for this architecture yet"
+#define LK_COMMON .family = "lock"
+#define LK_INSN(s) .insn = "-"
+#define LK_SETUP(id) .setup = NULL
+#define verify_spin_lock NULL
+#define verify_spin_lock_xchg_unlock NULL
+#define verify_ticket_lock NULL
+#define verify_spin_lock_movl_unlock NULL
+#define verify_spin_lock_xchgl_unlock NULL
+#define verify_tas_lock NULL
+#define verify_tatas_lock NULL
+#define verify_raw_spin_lock_inline NULL
+#define verify_call_pair NULL
+#define verify_bit_spin_lock NULL
+#define verify___bit_spin_unlock NULL
+#define verify_pthread_mutex NULL
+#define verify_pthread_spin NULL
+#define verify_preempt_disable NULL
+#define verify_local_irq_save NULL
+#define verify_sigprocmask NULL
+
+bool locks_excludes(const char *name)
+{
+	return false;
+}
+
+int64_t locks_exclusion_run(const char *name, unsigned nthreads, uint64_t iters)
+{
+	pr_err("lock check: no lock-word primitives for this architecture yet");
+	return -ENOTSUP;
+}
+#endif
+
+const struct probe probe_spin_lock = {
+	.name = "spin_lock", .twin = "spin_lock_xchg_unlock", LK_COMMON,
+	.atomicity = ATOMICITY_ATOMIC,
+	LK_INSN("call; incl %fs:pc; lock cmpxchgl 0->1 / call; movb $0; decl %fs:pc; je"),
+	.kernel = "spin_lock + spin_unlock (queued spinlock fast path)",
+	.desc = "out-of-line lock/unlock, preempt count, release by a plain byte store",
+	LK_RUN(spin_lock), .verify = verify_spin_lock,
+};
+
+const struct probe probe_spin_lock_xchg_unlock = {
+	.name = "spin_lock_xchg_unlock", .twin = "spin_lock", LK_COMMON,
+	.atomicity = ATOMICITY_ATOMIC,
+	LK_INSN("call; incl %fs:pc; lock cmpxchgl 0->1 / call; xchgb; decl %fs:pc; je"),
+	.kernel = "spin_lock + an atomic unlock",
+	.desc = "spin_lock with the release done by an atomic exchange of the lock byte",
+	LK_RUN(spin_lock_xchg_unlock), .verify = verify_spin_lock_xchg_unlock,
+};
+
+const struct probe probe_spin_lock_movl_unlock = {
+	.name = "spin_lock_movl_unlock", .twin = "spin_lock_xchgl_unlock", LK_COMMON,
+	.atomicity = ATOMICITY_ATOMIC,
+	LK_INSN("call; incl %fs:pc; lock cmpxchgl 0->1 / call; movl $0; decl %fs:pc; je"),
+	.kernel = "spin_lock + a plain word-sized release",
+	.desc = "spin_lock released by a 32-bit store (no narrow-store forwarding stall)",
+	LK_RUN(spin_lock_movl_unlock), .verify = verify_spin_lock_movl_unlock,
+};
+
+const struct probe probe_spin_lock_xchgl_unlock = {
+	.name = "spin_lock_xchgl_unlock", .twin = "spin_lock_movl_unlock", LK_COMMON,
+	.atomicity = ATOMICITY_ATOMIC,
+	LK_INSN("call; incl %fs:pc; lock cmpxchgl 0->1 / call; xchgl; decl %fs:pc; je"),
+	.kernel = "spin_lock + an atomic word-sized release",
+	.desc = "spin_lock released by an atomic exchange of the whole 32-bit word",
+	LK_RUN(spin_lock_xchgl_unlock), .verify = verify_spin_lock_xchgl_unlock,
+};
+
+const struct probe probe_ticket_lock = {
+	.name = "ticket_lock", .twin = "spin_lock", LK_COMMON,
+	.atomicity = ATOMICITY_ATOMIC,
+	LK_INSN("call; incl %fs:pc; lock xaddl / call; addw $1 (no lock); decl %fs:pc; je"),
+	.kernel = "x86 ticket spinlock (2.6.25 - 4.1)",
+	.desc = "ticket lock: take a ticket with xadd, release by an unlocked add to the head",
+	LK_RUN(ticket_lock), .verify = verify_ticket_lock,
+};
+
+const struct probe probe_tas_lock = {
+	.name = "tas_lock", .twin = "tatas_lock", LK_COMMON,
+	.atomicity = ATOMICITY_ATOMIC,
+	LK_INSN("call; incl %fs:pc; xchgl loop / call; movb $0; decl %fs:pc; je"),
+	.kernel = "test-and-set lock",
+	.desc = "test-and-set: spin on xchg, no read before the RMW",
+	LK_RUN(tas_lock), .verify = verify_tas_lock,
+};
+
+const struct probe probe_tatas_lock = {
+	.name = "tatas_lock", .twin = "tas_lock", LK_COMMON,
+	.atomicity = ATOMICITY_ATOMIC,
+	LK_INSN("call; incl %fs:pc; movl; xchgl / call; movb $0; decl %fs:pc; je"),
+	.kernel = "test-and-test-and-set lock",
+	.desc = "test-and-set with a read before the RMW (spin on a shared copy)",
+	LK_RUN(tatas_lock), .verify = verify_tatas_lock,
+};
+
+const struct probe probe_raw_spin_lock_inline = {
+	.name = "raw_spin_lock_inline", .twin = "spin_lock", LK_COMMON,
+	.atomicity = ATOMICITY_ATOMIC,
+	LK_INSN("lock cmpxchgl 0->1 / movb $0 (inline, no call, no preempt count)"),
+	.kernel = "arch_spin_lock + arch_spin_unlock (breakdown: lock-word ops only)",
+	.desc = "breakdown of spin_lock: the lock-word ops without call and preempt count",
+	LK_RUN(raw_spin_lock_inline), .verify = verify_raw_spin_lock_inline,
+};
+
+const struct probe probe_call_pair = {
+	.name = "call_pair", .twin = "spin_lock", LK_COMMON,
+	.atomicity = ATOMICITY_BASELINE,
+	LK_INSN("call; ret / call; ret (empty functions)"),
+	.kernel = "- (breakdown: call overhead of out-of-line lock and unlock)",
+	.desc = "breakdown of spin_lock: two calls of an empty out-of-line function",
+	LK_RUN(call_pair), .verify = verify_call_pair,
+};
+
+const struct probe probe_bit_spin_lock = {
+	.name = "bit_spin_lock", .twin = "__bit_spin_unlock", LK_COMMON,
+	.atomicity = ATOMICITY_ATOMIC,
+	LK_INSN("incl %fs:pc; lock btsq / lock andb $~1; decl %fs:pc; je"),
+	.kernel = "bit_spin_lock + bit_spin_unlock",
+	.desc = "bit spinlock released by an atomic clear (clear_bit_unlock)",
+	LK_RUN(bit_spin_lock), .verify = verify_bit_spin_lock,
+};
+
+const struct probe probe___bit_spin_unlock = {
+	.name = "__bit_spin_unlock", .twin = "bit_spin_lock", LK_COMMON,
+	.atomicity = ATOMICITY_ATOMIC,
+	LK_INSN("incl %fs:pc; lock btsq / btrq (no lock); decl %fs:pc; je"),
+	.kernel = "bit_spin_lock + __bit_spin_unlock",
+	.desc = "bit spinlock released non-atomically (__clear_bit_unlock)",
+	LK_RUN(__bit_spin_unlock), .verify = verify___bit_spin_unlock,
+};
+
+const struct probe probe_pthread_mutex = {
+	.name = "pthread_mutex", .twin = "pthread_spin", LK_COMMON,
+	.atomicity = ATOMICITY_ATOMIC, .impl = "libc",
+	LK_INSN("call pthread_mutex_lock / pthread_mutex_unlock (glibc)"),
+	.kernel = "- (user-space baseline)",
+	.desc = "glibc default mutex, uncontended (no futex call)",
+	LK_RUN(pthread_mutex), .verify = verify_pthread_mutex, LK_SETUP(pthread_mutex),
+	.word_size = sizeof(pthread_mutex_t),
+};
+
+const struct probe probe_pthread_spin = {
+	.name = "pthread_spin", .twin = "pthread_mutex", LK_COMMON,
+	.atomicity = ATOMICITY_ATOMIC, .impl = "libc",
+	LK_INSN("call pthread_spin_lock / pthread_spin_unlock (glibc)"),
+	.kernel = "- (user-space baseline)",
+	.desc = "glibc spinlock",
+	LK_RUN(pthread_spin), .verify = verify_pthread_spin, LK_SETUP(pthread_spin),
+	.word_size = sizeof(pthread_spinlock_t),
+};
+
+const struct probe probe_preempt_disable = {
+	.name = "preempt_disable", .twin = "local_irq_save", LK_COMMON,
+	.atomicity = ATOMICITY_LOCAL,
+	LK_INSN("incl %fs:pc / decl %fs:pc; je resched"),
+	.kernel = "preempt_disable + preempt_enable (local_lock on !RT)",
+	.desc = "thread-local preempt count inc/dec, the whole cost of local_lock",
+	LK_RUN(preempt_disable), .verify = verify_preempt_disable,
+};
+
+const struct probe probe_local_irq_save = {
+	.name = "local_irq_save", .twin = "preempt_disable", LK_COMMON,
+	.atomicity = ATOMICITY_LOCAL,
+	LK_INSN("pushfq; popq %reg; movb $1,%fs:off / test $IF; movb $0,%fs:off"),
+	.kernel = "local_irq_save + local_irq_restore (local_lock_irqsave)",
+	.desc = "flags save and a thread-local irqs-off byte (cli/sti cannot run in user space)",
+	LK_RUN(local_irq_save), .verify = verify_local_irq_save,
+};
+
+const struct probe probe_sigprocmask = {
+	.name = "sigprocmask", .twin = "local_irq_save", LK_COMMON,
+	.atomicity = ATOMICITY_LOCAL, .impl = "libc",
+	LK_INSN("rt_sigprocmask(SIG_BLOCK all) / rt_sigprocmask(SIG_SETMASK old): 2 system calls"),
+	.kernel = "HEAVY SEMANTIC ANALOG of local_irq_save (not its cost)",
+	.desc = "blocking signals: what user space does to keep handlers off; ~100x too heavy",
+	LK_RUN(sigprocmask), .verify = verify_sigprocmask,
+};

@@ -1,0 +1,20 @@
+/* locks.h - the lock family's exclusion harness, shared by the probes'
+ * verify() and tests/test-locks.c. */
+#ifndef ATOMCOST_LOCKS_H
+#define ATOMCOST_LOCKS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Does the probe of this name protect against other CPUs (false for the
+ * local-only analogs preempt_disable, local_irq_save, sigprocmask)? */
+bool locks_excludes(const char *name);
+
+/* nthreads unpinned threads each take the named lock iters times around a
+ * non-atomic increment of a shared counter (load, add, store). Returns the
+ * final count (nthreads * iters when the lock excludes), or -errno after a
+ * message (unknown name, no threads). With name NULL the increments run
+ * without any lock: lost updates then show that the threads overlapped. */
+int64_t locks_exclusion_run(const char *name, unsigned nthreads, uint64_t iters);
+
+#endif

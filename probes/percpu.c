@@ -1,0 +1,178 @@
+/* percpu.c - per-CPU counters without atomics: restartable sequences (rseq)
+ * beside the per-CPU slot updated with `lock add` and with a plain add
+ * (family "percpu"; the segment-relative `cmpxchgq %fs:` form is the
+ * this_cpu_cmpxchg probe of the cmpxchg family).
+ *
+ * The per-CPU data is one 64-byte line per CPU at ctx->mem, slot = cpu *
+ * 64, the CPU number read from the rseq area (cpu_id_start) as librseq and
+ * the kernel's this_cpu ops do. rseq_add commits with a plain `addq`,
+ * restarted by the kernel if the thread is preempted or migrated inside the
+ * critical section; percpu_lock_add pays a locked add for the same
+ * guarantee; percpu_add_nl is the unsafe plain add (an update is lost when
+ * the thread moves between reading the CPU and the add).
+ *
+ * glibc 2.35+ registers rseq for every thread; when it did not
+ * (GLIBC_TUNABLES=glibc.pthread.rseq=0, old kernel) the probes say so and do
+ * not run (exit 4 when asked for by name).
+ */
+#include "probes.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/rseq.h>
+#include <sys/sysinfo.h>
+
+#ifndef ARCH_HAS_RSEQ
+#define ARCH_HAS_RSEQ 0
+#endif
+
+#define PCPU_STRIDE 64
+#define PCPU_MAX_CPUS 4096
+#define PCPU_MEM (PCPU_STRIDE * PCPU_MAX_CPUS)
+
+#if ARCH_HAS_RSEQ
+
+static const char *rseq_unsupported(void)
+{
+	static char why[160];
+	int32_t cpu_id;
+
+	if (__rseq_size == 0)
+		return "rseq is not registered in this process (glibc did not register it: "
+		       "GLIBC_TUNABLES=glibc.pthread.rseq=0 or a kernel without rseq)";
+	cpu_id = *(volatile int32_t *)((char *)__builtin_thread_pointer() + __rseq_offset + 4);
+	if (cpu_id < 0)
+		return "rseq registration failed in this thread (cpu_id < 0)";
+	if (get_nprocs_conf() > PCPU_MAX_CPUS) {
+		snprintf(why, sizeof(why), "%d CPUs configured, the per-CPU array holds %d",
+			 get_nprocs_conf(), PCPU_MAX_CPUS);
+		return why;
+	}
+	return NULL;
+}
+
+#define PC_DECL char *base = p; const ptrdiff_t off = __rseq_offset
+#define OP_RSEQ_ADD(i) arch_rseq_add(base, PCPU_STRIDE, 1, off);
+PROBE_KERNEL(k_rseq_add_lat, PC_DECL, OP_RSEQ_ADD, )
+
+#define OP_PC_LOCK_ADD(i) arch_add(base + arch_rseq_cpu_start(off) * PCPU_STRIDE, 1);
+PROBE_KERNEL(k_percpu_lock_add_lat, PC_DECL, OP_PC_LOCK_ADD, )
+
+#define OP_PC_ADD_NL(i) arch_add_nl(base + arch_rseq_cpu_start(off) * PCPU_STRIDE, 1);
+PROBE_KERNEL(k_percpu_add_nl_lat, PC_DECL, OP_PC_ADD_NL, )
+
+/* Every slot holds 0 and the op replaces 0 by 0: always succeeds and
+ * stores, as the cmpxchg probes do. */
+#define CX_DECL PC_DECL; bool ok_ = true
+#define OP_RSEQ_CX(i) ok_ &= arch_rseq_cmpxchg(base, PCPU_STRIDE, 0, 0, off);
+PROBE_KERNEL(k_rseq_cmpxchg_lat, CX_DECL, OP_RSEQ_CX, PROBE_SINK(ok_))
+
+static uint64_t pc_sum(const uint64_t *a, int ncpu)
+{
+	uint64_t s = 0;
+
+	for (int c = 0; c < ncpu; c++)
+		s += a[c * PCPU_STRIDE / 8];
+	return s;
+}
+
+static uint64_t pc_mem[PCPU_MEM / 8] __attribute__((aligned(64)));
+
+/* 1000 adds through each form land in the slots exactly. */
+static int verify_add(int form)
+{
+	int ncpu = get_nprocs_conf();
+
+	if (rseq_unsupported())
+		return 0;
+	memset(pc_mem, 0, (size_t)ncpu * PCPU_STRIDE);
+	for (int i = 0; i < 1000; i++) {
+		char *b = (char *)pc_mem;
+
+		if (form == 0)
+			arch_rseq_add(b, PCPU_STRIDE, 1, __rseq_offset);
+		else
+			arch_add(b + arch_rseq_cpu_start(__rseq_offset) * PCPU_STRIDE, 1);
+	}
+	return pc_sum(pc_mem, ncpu) == 1000 ? 0 : -1;
+}
+static int verify_rseq_add(void) { return verify_add(0); }
+static int verify_percpu_lock_add(void) { return verify_add(1); }
+
+static int verify_percpu_add_nl(void)
+{
+	int ncpu = get_nprocs_conf();
+
+	if (rseq_unsupported())
+		return 0;
+	memset(pc_mem, 0, (size_t)ncpu * PCPU_STRIDE);
+	arch_add_nl((char *)pc_mem + arch_rseq_cpu_start(__rseq_offset) * PCPU_STRIDE, 3);
+	return pc_sum(pc_mem, ncpu) == 3 ? 0 : -1;
+}
+
+/* Success replaces exactly one slot's value; a stale expected value fails
+ * and changes nothing. */
+static int verify_rseq_cmpxchg(void)
+{
+	int ncpu = get_nprocs_conf(), sixes = 0;
+	char *b = (char *)pc_mem;
+
+	if (rseq_unsupported())
+		return 0;
+	for (int c = 0; c < ncpu; c++)
+		pc_mem[c * PCPU_STRIDE / 8] = 5;
+	if (!arch_rseq_cmpxchg(b, PCPU_STRIDE, 5, 6, __rseq_offset))
+		return -1;
+	for (int c = 0; c < ncpu; c++)
+		sixes += pc_mem[c * PCPU_STRIDE / 8] == 6;
+	if (sixes != 1 || pc_sum(pc_mem, ncpu) != 5ull * ncpu + 1)
+		return -1;
+	/* 4 is in no slot: must fail */
+	if (arch_rseq_cmpxchg(b, PCPU_STRIDE, 4, 9, __rseq_offset))
+		return -1;
+	return pc_sum(pc_mem, ncpu) == 5ull * ncpu + 1 ? 0 : -1;
+}
+
+#define PC_RUN(id) .run = { [MODE_LATENCY] = k_##id##_lat }, .unsupported_now = rseq_unsupported, \
+		   .verify = verify_##id
+#define PC_INSN(s) .insn = s
+#else
+#define PC_RUN(id) .unsupported = "no hand-written rseq critical section for this architecture yet"
+#define PC_INSN(s) .insn = "-"
+#endif
+
+const struct probe probe_rseq_add = {
+	.name = "rseq_add", .twin = "percpu_lock_add", .family = "percpu",
+	.atomicity = ATOMICITY_LOCAL,
+	PC_INSN(ARCH_INSN_RSEQ_ADD),
+	.kernel = "this_cpu_add (user space: rseq per-CPU counter)",
+	.desc = "per-CPU counter add in a restartable sequence, committed by a plain add",
+	.mem_size = PCPU_MEM, .word_size = PCPU_STRIDE, PC_RUN(rseq_add),
+};
+
+const struct probe probe_percpu_lock_add = {
+	.name = "percpu_lock_add", .twin = "rseq_add", .family = "percpu",
+	.atomicity = ATOMICITY_ATOMIC,
+	PC_INSN("movl %fs:cpu_id_start; lock addq %reg,(slot)"),
+	.kernel = "per-CPU slot + atomic_long_add (what rseq avoids)",
+	.desc = "the same per-CPU slot updated with a locked add",
+	.mem_size = PCPU_MEM, .word_size = PCPU_STRIDE, PC_RUN(percpu_lock_add),
+};
+
+const struct probe probe_percpu_add_nl = {
+	.name = "percpu_add_nl", .twin = "rseq_add", .family = "percpu",
+	.atomicity = ATOMICITY_NONATOMIC,
+	PC_INSN("movl %fs:cpu_id_start; addq %reg,(slot) (unsafe on migration)"),
+	.kernel = "raw_cpu_add without preempt off (unsafe in user space)",
+	.desc = "the per-CPU slot updated with a plain add: loses updates on migration",
+	.mem_size = PCPU_MEM, .word_size = PCPU_STRIDE, PC_RUN(percpu_add_nl),
+};
+
+const struct probe probe_rseq_cmpxchg = {
+	.name = "rseq_cmpxchg", .twin = "this_cpu_cmpxchg", .family = "percpu",
+	.atomicity = ATOMICITY_LOCAL,
+	PC_INSN(ARCH_INSN_RSEQ_CMPXCHG),
+	.kernel = "this_cpu_cmpxchg (user space: rseq)",
+	.desc = "per-CPU compare-and-exchange in a restartable sequence, committed by a store",
+	.mem_size = PCPU_MEM, .word_size = PCPU_STRIDE, PC_RUN(rseq_cmpxchg),
+};

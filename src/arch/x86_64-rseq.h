@@ -1,0 +1,233 @@
+/* arch/x86_64-rseq.h - x86-64 lock-word primitives and restartable-sequence
+ * (rseq) per-CPU operations, for probes/locks.c and probes/percpu.c.
+ *
+ * Included at the end of arch/x86_64.h. Like the rest of that header, every
+ * primitive is one `asm volatile` with a "memory" clobber, so the compiler can
+ * neither merge nor reorder them; the comment on each says what the kernel
+ * executes for the same thing (../shared/reference/kernel-primitives.md).
+ *
+ * Capabilities (other architectures leave them undefined, probes treat
+ * undefined as 0):
+ *   ARCH_HAS_LOCK_INSNS  lock-word ops below (32-bit cmpxchg, byte release
+ *                        store, xadd ticket, flags save)
+ *   ARCH_HAS_RSEQ        hand-written rseq critical sections below
+ */
+#ifndef ATOMCOST_ARCH_X86_64_RSEQ_H
+#define ATOMCOST_ARCH_X86_64_RSEQ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ARCH_HAS_LOCK_INSNS 1
+
+#define X86_M32(p) (*(volatile uint32_t *)(p))
+#define X86_M16(p) (*(volatile uint16_t *)(p))
+
+/* ---- lock words ---------------------------------------------------------- */
+
+#define ARCH_INSN_LOCK_CMPXCHG32 "lock cmpxchgl %reg,mem (0 -> 1)"
+/* The queued spinlock fast path: atomic_try_cmpxchg_acquire(&lock->val, 0, 1).
+ * True when the lock was taken. Fully ordered (every locked op is). */
+static inline bool arch_lock_cmpxchg32(volatile void *p, uint32_t old, uint32_t nw)
+{
+	bool ok;
+
+	asm volatile("lock cmpxchgl %[n], %[m]"
+		     : [m] "+m"(X86_M32(p)), "+a"(old), "=@ccz"(ok) : [n] "r"(nw) : "memory");
+	return ok;
+}
+
+#define ARCH_INSN_XCHG32 "xchgl %reg,mem (implicitly locked)"
+/* Test-and-set: returns the old word. */
+static inline uint32_t arch_xchg32(volatile void *p, uint32_t v)
+{
+	asm volatile("xchgl %[v], %[m]" : [m] "+m"(X86_M32(p)), [v] "+r"(v) : : "memory");
+	return v;
+}
+
+#define ARCH_INSN_XCHG8 "xchgb %reg,mem (implicitly locked)"
+/* An atomic byte release (the "atomic unlock" twin of arch_release8). */
+static inline uint8_t arch_xchg8(volatile void *p, uint8_t v)
+{
+	asm volatile("xchgb %[v], %[m]" : [m] "+m"(X86_M8(p)), [v] "+q"(v) : : "memory");
+	return v;
+}
+
+#define ARCH_INSN_RELEASE8 "movb $0,mem"
+/* smp_store_release(&lock->locked, 0): a plain byte store. x86 stores are
+ * releases (TSO), so the kernel's spin_unlock needs no locked op. */
+static inline void arch_release8(volatile void *p)
+{
+	asm volatile("movb $0, %[m]" : [m] "=m"(X86_M8(p)) : : "memory");
+}
+
+#define ARCH_INSN_RELEASE32 "movl $0,mem"
+/* The same release as a store of the whole 32-bit word: shows what the
+ * byte store costs when the next lock reads the word (a narrower store
+ * cannot forward to a wider load). */
+static inline void arch_release32(volatile void *p)
+{
+	asm volatile("movl $0, %[m]" : [m] "=m"(X86_M32(p)) : : "memory");
+}
+
+/* READ_ONCE of a 32-bit lock word (the read in read-before-RMW spinning). */
+static inline uint32_t arch_load32(const volatile void *p)
+{
+	uint32_t v;
+
+	asm volatile("movl %[m], %[v]" : [v] "=r"(v) : [m] "m"(*(const volatile uint32_t *)p) : "memory");
+	return v;
+}
+
+#define ARCH_INSN_TICKET "lock xaddl (tail += 1) / addw $1 head (unlocked)"
+/* Ticket lock word: head (now serving) in the low 16 bits, tail (next
+ * ticket) in the high 16. Taking a ticket is `lock xaddl $0x10000`; returns
+ * the old word. */
+static inline uint32_t arch_ticket_take(volatile void *p)
+{
+	uint32_t v = 0x10000;
+
+	asm volatile("lock xaddl %[v], %[m]" : [m] "+m"(X86_M32(p)), [v] "+r"(v) : : "memory");
+	return v;
+}
+
+static inline uint16_t arch_ticket_head(const volatile void *p)
+{
+	uint16_t v;
+
+	asm volatile("movw %[m], %[v]" : [v] "=r"(v) : [m] "m"(*(const volatile uint16_t *)p) : "memory");
+	return v;
+}
+
+/* Release: the pre-4.2 kernel's `addw $1, head` WITHOUT lock
+ * (UNLOCK_LOCK_PREFIX is empty on x86): only the owner writes head, and a
+ * concurrent `lock xaddl` on the whole word cannot be lost because the addw
+ * writes only the head half. */
+static inline void arch_ticket_release(volatile void *p)
+{
+	asm volatile("addw $1, %[m]" : [m] "+m"(X86_M16(p)) : : "memory", "cc");
+}
+
+/* preempt_disable / preempt_enable on a thread-local counter, addressed
+ * through %fs as the kernel's `incl %gs:__preempt_count`. var must be a
+ * __thread variable with tls_model("local-exec") so the operand becomes
+ * %fs:var@tpoff (check the disassembly). The kernel keeps the
+ * PREEMPT_NEED_RESCHED bit inverted in the count, so `decl; je` branches only
+ * when the count reaches 0 AND a reschedule is due: initialize var to
+ * 0x80000000. arch_preempt_dec returns that "resched due" condition. */
+#define ARCH_INSN_PREEMPT "incl %fs:count / decl %fs:count; je resched"
+#define arch_preempt_inc(var) asm volatile("incl %[c]" : [c] "+m"(var) : : "memory", "cc")
+#define arch_preempt_dec(var) ({							\
+	bool z_;									\
+	asm volatile("decl %[c]" : [c] "+m"(var), "=@ccz"(z_) : : "memory");		\
+	z_;										\
+})
+
+#define ARCH_INSN_IRQ_SAVE "pushfq; popq %reg; movb $1,%fs:flag / testl $IF; movb $0,%fs:flag"
+/* local_irq_save: the kernel runs `pushfq; popq %reg; cli`. cli/sti fault in
+ * user space; the flags read is kept and the "irqs off" state goes to a
+ * thread-local byte. Returns the flags. */
+static inline uint64_t arch_save_flags(void)
+{
+	uint64_t f;
+
+	asm volatile("pushfq\n\tpopq %[f]" : [f] "=r"(f) : : "memory");
+	return f;
+}
+#define ARCH_FLAGS_IF 0x200ull
+
+/* ---- restartable sequences ---------------------------------------------
+ * glibc >= 2.35 registers one struct rseq per thread at the thread pointer
+ * plus __rseq_offset: cpu_id_start at +0, cpu_id at +4, rseq_cs at +8.
+ * A critical section is: store the address of its struct rseq_cs descriptor
+ * (section __rseq_cs) into rseq_cs, then (label 1) compare cpu_id with the
+ * CPU whose slot we computed, then the single committing instruction, then
+ * (label 2) the end. If the thread is preempted, migrated or signalled
+ * between 1 and 2 the kernel moves its IP to the abort handler, which must be
+ * preceded by the 4-byte signature glibc registered (RSEQ_SIG 0x53053053,
+ * emitted as the operand of a `ud1` so a disassembler stays in sync). The
+ * abort handler jumps back to the C retry label.
+ * The descriptor is also listed in __rseq_cs_ptr_array, as librseq does, so
+ * tools can find every critical section. */
+#define ARCH_HAS_RSEQ 1
+#define ARCH_RSEQ_SIG 0x53053053
+
+#define X86_RSEQ_CS_BEGIN							\
+	".pushsection __rseq_cs, \"aw\"\n\t"					\
+	".balign 32\n"								\
+	"333:\n\t"								\
+	".long 0x0, 0x0\n\t"							\
+	".quad 331f, (332f - 331f), 334f\n\t"					\
+	".popsection\n\t"							\
+	".pushsection __rseq_cs_ptr_array, \"aw\"\n\t"				\
+	".quad 333b\n\t"							\
+	".popsection\n\t"							\
+	"leaq 333b(%%rip), %%rax\n\t"						\
+	"movq %%rax, %%fs:8(%[off])\n"						\
+	"331:\n\t"								\
+	"cmpl %[cpu], %%fs:4(%[off])\n\t"					\
+	"jnz 334f\n\t"
+
+#define X86_RSEQ_CS_END(abort)							\
+	"332:\n\t"								\
+	".pushsection __rseq_failure, \"ax\"\n\t"				\
+	".byte 0x0f, 0xb9, 0x3d\n\t"						\
+	".long 0x53053053\n"							\
+	"334:\n\t"								\
+	"jmp %l[" #abort "]\n\t"						\
+	".popsection\n\t"
+
+/* cpu_id_start of this thread's rseq area (always a valid CPU number). */
+static inline uint32_t arch_rseq_cpu_start(ptrdiff_t rseq_off)
+{
+	uint32_t cpu;
+
+	asm volatile("movl %%fs:(%[off]), %[c]" : [c] "=r"(cpu) : [off] "r"(rseq_off) : "memory");
+	return cpu;
+}
+
+#define ARCH_INSN_RSEQ_ADD "rseq: movq $cs,%fs:rseq_cs; cmpl cpu,%fs:cpu_id; jnz abort; addq %reg,(slot)"
+/* Per-CPU add: *(base + cpu * stride) += v, committed by one unlocked addq,
+ * restarted if the thread leaves the CPU in between. */
+static inline void arch_rseq_add(char *base, size_t stride, uint64_t v, ptrdiff_t rseq_off)
+{
+	uint32_t cpu;
+	char *slot;
+
+retry:
+	cpu = arch_rseq_cpu_start(rseq_off);
+	slot = base + (size_t)cpu * stride;
+	asm goto(X86_RSEQ_CS_BEGIN
+		 "addq %[v], (%[slot])\n"
+		 X86_RSEQ_CS_END(retry)
+		 : : [slot] "r"(slot), [v] "r"(v), [cpu] "r"(cpu), [off] "r"(rseq_off)
+		 : "memory", "cc", "rax" : retry);
+}
+
+#define ARCH_INSN_RSEQ_CMPXCHG "rseq: movq $cs,%fs:rseq_cs; cmpl cpu,%fs:cpu_id; jnz abort; cmpq old,(slot); jnz fail; movq new,(slot)"
+/* Per-CPU compare-and-exchange: if *(slot) == old store nw, committed by one
+ * plain store. Returns true on success, false when the value differed. */
+static inline bool arch_rseq_cmpxchg(char *base, size_t stride, uint64_t old, uint64_t nw,
+				     ptrdiff_t rseq_off)
+{
+	uint32_t cpu;
+	char *slot;
+
+retry:
+	cpu = arch_rseq_cpu_start(rseq_off);
+	slot = base + (size_t)cpu * stride;
+	asm goto(X86_RSEQ_CS_BEGIN
+		 "cmpq %[old], (%[slot])\n\t"
+		 "jnz %l[fail]\n\t"
+		 "movq %[nw], (%[slot])\n"
+		 X86_RSEQ_CS_END(retry)
+		 : : [slot] "r"(slot), [old] "r"(old), [nw] "r"(nw), [cpu] "r"(cpu),
+		     [off] "r"(rseq_off)
+		 : "memory", "cc", "rax" : retry, fail);
+	return true;
+fail:
+	return false;
+}
+
+#endif

@@ -1,0 +1,573 @@
+/* contention.c - N pinned threads on one cache line (see contention.h).
+ *
+ * Method:
+ * - Threads are placed by topo_plan() (pair classes from hwloc, spread, or
+ *   an explicit list); a class the machine lacks is an error, never a
+ *   silent substitute.
+ * - Each thread binds, warms its kernel, then waits at a spinning barrier;
+ *   the last to arrive sets a common deadline on the (invariant, shared)
+ *   timer and releases everyone, so no unpinned main thread has to be
+ *   scheduled to start or stop the run.
+ * - A thread runs the latency kernel in chunks of CHUNK_ITERS iterations
+ *   (CHUNK_ITERS * 64 ops), timing each chunk; the chunk's ticks/op are its
+ *   samples (the timer pair, ~50 ticks, is under 0.1 tick per op at 1024
+ *   ops, and is not subtracted). It stops at the first chunk end past the
+ *   deadline.
+ * - Per thread: op count, first/last timer reading, CLOCK_THREAD_CPUTIME_ID
+ *   and wall time. Fairness is stddev/mean of the op counts; overlap is
+ *   |intersection| / |union| of the run intervals; cpu/wall below 1 means
+ *   the thread was not running all the time (another task, or the
+ *   hypervisor did not run its vCPU): a run is flagged when the threads did
+ *   not really run at the same time.
+ */
+#include "contention.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "arch/arch.h"
+#include "common.h"
+#include "stats.h"
+
+#define CHUNK_ITERS 16
+#define SAMPLE_CAP 8192		/* per thread; decimated by 2 when full */
+#define WARM_CALLS 64
+#define OVERLAP_MIN 0.9		/* below: threads did not run together */
+#define CPU_WALL_MIN 0.9
+#define MAX_THREADS 1024
+
+static const char *const sharing_names[SHARING__COUNT] = { "true", "false", "none" };
+static const char *const sharing_patterns[SHARING__COUNT] = {
+	"true-share", "false-share", "no-share",
+};
+
+const char *contention_sharing_name(enum sharing s)
+{
+	return s < SHARING__COUNT ? sharing_names[s] : "?";
+}
+
+const char *contention_sharing_pattern(enum sharing s)
+{
+	return s < SHARING__COUNT ? sharing_patterns[s] : "?";
+}
+
+int contention_parse_sharing(const char *list, unsigned *mask)
+{
+	char buf[128], *save = NULL, *tok;
+
+	*mask = 0;
+	if (!list) {
+		*mask = (1u << SHARING__COUNT) - 1;
+		return 0;
+	}
+	if (strlen(list) >= sizeof(buf)) {
+		pr_err("--sharing: '%s' is too long (expected a list of true, false, none)", list);
+		return -EINVAL;
+	}
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int s;
+
+		for (s = 0; s < SHARING__COUNT; s++)
+			if (!strcmp(tok, sharing_names[s]))
+				break;
+		if (s == SHARING__COUNT) {
+			pr_err("--sharing: unknown case '%s' (expected true (same word), false "
+			       "(same line, own words) or none (private lines), comma-separated)", tok);
+			return -EINVAL;
+		}
+		*mask |= 1u << s;
+	}
+	if (!*mask) {
+		pr_err("--sharing: empty list (expected true, false, none or a comma-separated mix)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+double contention_fairness(const uint64_t *ops, unsigned n)
+{
+	double mean = 0, var = 0;
+
+	if (n < 2)
+		return 0;
+	for (unsigned i = 0; i < n; i++)
+		mean += (double)ops[i];
+	mean /= n;
+	if (mean <= 0)
+		return 0;
+	for (unsigned i = 0; i < n; i++)
+		var += ((double)ops[i] - mean) * ((double)ops[i] - mean);
+	return sqrt(var / n) / mean;
+}
+
+double contention_overlap(const uint64_t *start, const uint64_t *end, unsigned n)
+{
+	uint64_t lo = UINT64_MAX, hi = 0, ilo = 0, ihi = UINT64_MAX;
+
+	if (n == 0)
+		return 0;
+	for (unsigned i = 0; i < n; i++) {
+		if (start[i] < lo)
+			lo = start[i];
+		if (end[i] > hi)
+			hi = end[i];
+		if (start[i] > ilo)
+			ilo = start[i];
+		if (end[i] < ihi)
+			ihi = end[i];
+	}
+	if (hi <= lo)
+		return n == 1 ? 1 : 0;
+	if (ihi <= ilo)
+		return 0;
+	return (double)(ihi - ilo) / (double)(hi - lo);
+}
+
+static size_t pow2_at_least(size_t v)
+{
+	size_t p = 1;
+
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+long contention_slot_offset(enum sharing s, unsigned i, unsigned nthreads, size_t word,
+			    size_t line, size_t region)
+{
+	size_t w = pow2_at_least(word ? word : 8);
+
+	switch (s) {
+	case SHARING_TRUE:
+		return 0;
+	case SHARING_FALSE:
+		if (w * nthreads > line)
+			return -EINVAL;
+		return (long)(i * w);
+	case SHARING_NONE:
+		return (long)(i * region);
+	default:
+		return -EINVAL;
+	}
+}
+
+int contention_plan(const struct topo *t, const char *placement, unsigned nthreads,
+		    int *os_out)
+{
+	int err = topo_plan(t, placement ? placement : "spread", (int)nthreads, os_out);
+
+	/* topo_plan said which class is absent; here that is "unsupported
+	 * here" (exit 4), not a missing file. */
+	return err == -ENOENT ? -ENOTSUP : err;
+}
+
+/* ---- the run ------------------------------------------------------------ */
+
+struct cshared {
+	struct topo *topo;
+	unsigned nthreads;
+	unsigned arrived;	/* barrier, atomic */
+	int go;			/* atomic */
+	uint64_t deadline;	/* timer ticks */
+	uint64_t duration_ticks;
+};
+
+struct cthread {
+	struct cshared *sh;
+	pthread_t tid;
+	int cpu_os, cpu_logical;
+	probe_kernel_fn fn;
+	struct probe_ctx ctx;
+	/* results */
+	int err;
+	bool migrated;
+	uint64_t ops, t_start, t_end;
+	double cpu_s, wall_s;
+	double *samples;
+	size_t nsamples;
+};
+
+static double thread_cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void barrier_wait(struct cshared *sh)
+{
+	if (__atomic_add_fetch(&sh->arrived, 1, __ATOMIC_ACQ_REL) == sh->nthreads) {
+		sh->deadline = arch_timer_start() + sh->duration_ticks;
+		__atomic_store_n(&sh->go, 1, __ATOMIC_RELEASE);
+	}
+	while (!__atomic_load_n(&sh->go, __ATOMIC_ACQUIRE))
+		arch_cpu_relax();
+}
+
+static void *cworker(void *arg)
+{
+	struct cthread *th = arg;
+	struct cshared *sh = th->sh;
+	size_t stride = 1, chunk = 0;
+	uint64_t a, b = 0;
+	double c0, w0;
+
+	th->err = topo_bind_thread(sh->topo, th->cpu_os);
+	th->samples = malloc(SAMPLE_CAP * sizeof(double));
+	if (!th->samples && !th->err)
+		th->err = -ENOMEM;
+	if (!th->err)
+		for (int i = 0; i < WARM_CALLS; i++)
+			th->fn(&th->ctx, 1);
+	barrier_wait(sh);	/* always arrive: the others wait for everyone */
+	if (th->err)
+		return NULL;
+
+	c0 = thread_cpu_s();
+	w0 = now_ns() / 1e9;
+	th->t_start = arch_timer_start();
+	do {
+		a = arch_timer_start();
+		th->fn(&th->ctx, CHUNK_ITERS);
+		b = arch_timer_stop();
+		th->ops += CHUNK_ITERS * UNROLL;
+		if (chunk++ % stride == 0) {
+			if (th->nsamples == SAMPLE_CAP) {
+				for (size_t i = 0; i < SAMPLE_CAP / 2; i++)
+					th->samples[i] = th->samples[2 * i];
+				th->nsamples = SAMPLE_CAP / 2;
+				stride *= 2;
+			}
+			th->samples[th->nsamples++] = (double)(b - a) / (CHUNK_ITERS * UNROLL);
+		}
+	} while (b < sh->deadline && !runner_stop);
+	th->t_end = b;
+	th->wall_s = now_ns() / 1e9 - w0;
+	th->cpu_s = thread_cpu_s() - c0;
+	th->migrated = sched_getcpu() != th->cpu_os;
+	return NULL;
+}
+
+static json_t *contention_json(const struct report *rep, const struct cthread *th, unsigned n,
+			       const struct run_opts *o, enum sharing s, size_t word_offset_step)
+{
+	uint64_t ops[MAX_THREADS], st[MAX_THREADS], en[MAX_THREADS], total = 0, lo = UINT64_MAX, hi = 0;
+	double cpu_wall_min = INFINITY, per_thread_mean = 0, fair, ovl, agg;
+	json_t *per = json_array(), *j;
+	bool overlapped;
+
+	for (unsigned i = 0; i < n; i++) {
+		double tpo = th[i].ops ? (double)(th[i].t_end - th[i].t_start) / th[i].ops : 0;
+		double cw = th[i].wall_s > 0 ? th[i].cpu_s / th[i].wall_s : 0;
+
+		ops[i] = th[i].ops;
+		st[i] = th[i].t_start;
+		en[i] = th[i].t_end;
+		total += th[i].ops;
+		lo = st[i] < lo ? st[i] : lo;
+		hi = en[i] > hi ? en[i] : hi;
+		per_thread_mean += tpo / n;
+		cpu_wall_min = fmin(cpu_wall_min, cw);
+		json_array_append_new(per, json_pack("{s:i, s:i, s:I, s:f, s:f, s:f, s:f, s:I, s:I, s:b}",
+			"cpu_os", th[i].cpu_os, "cpu_logical", th[i].cpu_logical, "ops", (json_int_t)th[i].ops, "ticks_per_op", tpo,
+			"ns_per_op", result_ns(rep, tpo), "cpu_s", th[i].cpu_s, "cpu_wall", cw,
+			"start_tick", (json_int_t)th[i].t_start, "end_tick", (json_int_t)th[i].t_end,
+			"migrated", th[i].migrated));
+	}
+	fair = contention_fairness(ops, n);
+	ovl = contention_overlap(st, en, n);
+	agg = total ? (double)(hi - lo) / total : 0;
+	overlapped = ovl >= OVERLAP_MIN && cpu_wall_min >= CPU_WALL_MIN;
+	j = json_pack("{s:i, s:s, s:s, s:f, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f,"
+		      " s:b, s:s, s:o}",
+		      "threads", (int)n, "placement", o->placement ? o->placement : "spread",
+		      "sharing", contention_sharing_name(s), "duration_s", o->max_seconds,
+		      "slot_stride_bytes", (json_int_t)word_offset_step,
+		      "cs_work", (json_int_t)o->cs_work, "outside_work", (json_int_t)o->out_work,
+		      "total_ops", (json_int_t)total,
+		      "thread_ticks_per_op", per_thread_mean,
+		      "thread_ns_per_op", result_ns(rep, per_thread_mean),
+		      "aggregate_ticks_per_op", agg, "aggregate_ns_per_op", result_ns(rep, agg),
+		      "fairness_cv", fair, "overlap", ovl, "cpu_wall_min", cpu_wall_min,
+		      "overlapped", overlapped, "stopping", "fixed duration, start barrier",
+		      "per_thread", per);
+	return j;
+}
+
+/* Why p has no contention form, or NULL. */
+static const char *no_contention_form(const struct probe *p)
+{
+	if (!p->run[MODE_LATENCY])
+		return "it has no latency kernel";
+	if (p->setup && !p->word_size)
+		return "its setup prepares more than one word, which threads cannot share";
+	return NULL;
+}
+
+/* One probe in one sharing case: n threads, one result. */
+static int run_case(struct topo *t, const struct run_opts *o, const struct probe *p,
+		    enum sharing s, const int *os, unsigned n, struct report *rep)
+{
+	size_t line = topo_line_size(t) ? topo_line_size(t) : CACHELINE;
+	size_t mem = p->mem_size ? p->mem_size : 4096, region, total;
+	size_t word = p->word_size ? p->word_size : 8;
+	struct cshared sh = { .topo = t, .nthreads = n };
+	struct cthread *th = NULL;
+	struct result *r;
+	char *area = NULL;
+	size_t nsamples = 0;
+	unsigned started = 0;
+	bool migrated = false;
+	int err = 0;
+
+	if (contention_slot_offset(s, n - 1, n, word, line, 4096) < 0) {
+		pr_warn("run %s: false sharing skipped: %u threads x %zu-byte words do not fit "
+			"one %zu-byte line (use fewer threads)", p->name, n, pow2_at_least(word), line);
+		return 0;
+	}
+	/* A private region per thread is page aligned, one page apart beyond
+	 * its size, so that the adjacent-line prefetcher cannot couple them. */
+	region = ((mem + 4095) & ~(size_t)4095) + 4096;
+	total = (s == SHARING_NONE ? n : 1) * region + 4096;
+	area = aligned_alloc(4096, total);
+	th = calloc(n, sizeof(*th));
+	if (!area || !th) {
+		pr_err("run %s: cannot allocate %zu bytes for %u threads", p->name, total, n);
+		err = -ENOMEM;
+		goto out;
+	}
+	memset(area, 0, total);
+	sh.duration_ticks = (uint64_t)(o->max_seconds * rep->cal.timer_hz);
+
+	for (unsigned i = 0; i < n; i++) {
+		th[i].sh = &sh;
+		th[i].cpu_os = os[i];
+		th[i].cpu_logical = topo_logical_of_os(t, os[i]);
+		th[i].fn = p->run[MODE_LATENCY];
+		th[i].ctx.mem = area + contention_slot_offset(s, i, n, word, line, region);
+		th[i].ctx.mem_size = mem;
+		th[i].ctx.mode = MODE_LATENCY;
+		th[i].ctx.cs_work = o->cs_work;
+		th[i].ctx.out_work = o->out_work;
+	}
+	/* setup once per distinct slot (all threads share one in true sharing) */
+	for (unsigned i = 0; i < n && p->setup; i++) {
+		if (i && s == SHARING_TRUE)
+			break;
+		err = p->setup(&th[i].ctx);
+		if (err < 0) {
+			pr_err("run %s: setup failed (%d)", p->name, err);
+			goto out;
+		}
+	}
+	for (; started < n; started++)
+		if (pthread_create(&th[started].tid, NULL, cworker, &th[started]))
+			break;
+	if (started < n) {
+		/* release the threads already waiting at the barrier */
+		sh.nthreads = started;
+		__atomic_store_n(&sh.go, 1, __ATOMIC_RELEASE);
+	}
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(th[i].tid, NULL);
+	if (started < n) {
+		pr_err("run %s: cannot start thread %u of %u", p->name, started + 1, n);
+		err = -EAGAIN;
+		goto out;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		if (th[i].err) {
+			err = th[i].err;	/* topo_bind_thread printed why */
+			goto out;
+		}
+		nsamples += th[i].nsamples;
+		migrated |= th[i].migrated;
+	}
+
+	r = report_add(rep);
+	if (!r) {
+		err = -ENOMEM;
+		goto out;
+	}
+	runner_fill_identity(r, p, MODE_LATENCY);
+	snprintf(r->pattern, sizeof(r->pattern), "%s", contention_sharing_pattern(s));
+	r->cpu_os = os[0];
+	r->cpu_logical = topo_logical_of_os(t, os[0]);
+	r->iters = CHUNK_ITERS;
+	r->ops_per_sample = CHUNK_ITERS * UNROLL;
+	r->migrated = migrated;
+	r->samples = malloc((nsamples ? nsamples : 1) * sizeof(double));
+	if (!r->samples) {
+		rep->n--;
+		err = -ENOMEM;
+		goto out;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		memcpy(r->samples + r->nsamples, th[i].samples, th[i].nsamples * sizeof(double));
+		r->nsamples += th[i].nsamples;
+	}
+	if (r->nsamples)
+		stats_summarize(r->samples, r->nsamples, &r->s);
+	r->extra = json_object();
+	json_object_set_new(r->extra, "contention",
+			    contention_json(rep, th, n, o, s,
+					    (size_t)contention_slot_offset(s, n > 1, n, word, line, region)));
+out:
+	if (th)
+		for (unsigned i = 0; i < n; i++)
+			free(th[i].samples);
+	free(th);
+	free(area);
+	return err;
+}
+
+int contention_run(struct topo *t, const struct run_opts *o, const struct probe *const *list,
+		   size_t n, struct report *rep)
+{
+	unsigned nthreads = o->threads ? o->threads : 2, mask;
+	uint64_t t0 = now_ns();
+	int *os, err;
+
+	if (nthreads > MAX_THREADS) {
+		pr_err("--threads: %u threads (at most %d)", nthreads, MAX_THREADS);
+		return -EINVAL;
+	}
+	err = contention_parse_sharing(o->sharing, &mask);
+	if (err)
+		return err;
+	os = calloc(nthreads, sizeof(int));
+	if (!os)
+		return -ENOMEM;
+	err = contention_plan(t, o->placement, nthreads, os);
+	if (err)
+		goto out;
+	err = topo_bind_thread(t, os[0]);
+	if (err)
+		goto out;
+	err = clock_calibrate(&rep->cal, os[0]);
+	if (err)
+		goto out;
+
+	for (size_t i = 0; i < n && !err; i++) {
+		const char *why = no_contention_form(list[i]);
+
+		if (why) {
+			pr_warn("run %s: no contention form: %s; skipped", list[i]->name, why);
+			continue;
+		}
+		for (int s = 0; s < SHARING__COUNT && !err; s++) {
+			if (!(mask & (1u << s)))
+				continue;
+			if (runner_stop) {
+				err = -EINTR;
+				break;
+			}
+			if (o->time_limit_s > 0 && (now_ns() - t0) / 1e9 > o->time_limit_s) {
+				rep->partial = true;
+				snprintf(rep->partial_reason, sizeof(rep->partial_reason), "time limit");
+				goto done;
+			}
+			if (o->progress) {
+				fprintf(stderr, "\r\033[K%s, %u threads, sharing %s", list[i]->name,
+					nthreads, contention_sharing_name((enum sharing)s));
+				fflush(stderr);
+			}
+			err = run_case(t, o, list[i], (enum sharing)s, os, nthreads, rep);
+		}
+	}
+	if (err == -EINTR || runner_stop) {
+		err = -EINTR;
+		rep->partial = true;
+		snprintf(rep->partial_reason, sizeof(rep->partial_reason), "interrupted");
+	}
+done:
+	if (o->progress)
+		fprintf(stderr, "\r\033[K");
+	rep->wall_s = (now_ns() - t0) / 1e9;
+	report_pair_twins(rep);
+out:
+	free(os);
+	return err;
+}
+
+/* ---- text ---------------------------------------------------------------- */
+
+static json_t *cont_of(const struct result *r)
+{
+	return r->extra ? json_object_get(r->extra, "contention") : NULL;
+}
+
+bool contention_result(const struct result *r)
+{
+	return cont_of(r) != NULL;
+}
+
+static double jnum(json_t *o, const char *k)
+{
+	return json_number_value(json_object_get(o, k));
+}
+
+void contention_write_text(const struct report *rep, FILE *f)
+{
+	bool header = false, flagged = false;
+
+	for (size_t i = 0; i < rep->n; i++) {
+		const struct result *r = &rep->r[i];
+		json_t *c = cont_of(r), *per;
+		double tpo, agg;
+		char ratio[32] = "-", cpus[96] = "", opsl[160] = "";
+		size_t k;
+		json_t *pt;
+
+		if (!c)
+			continue;
+		per = json_object_get(c, "per_thread");
+		if (!header) {
+			fprintf(f, "# contention: %d threads, placement %s, %.2f s per case, "
+				"cs-work %lld, outside-work %lld (work units ~ 1 cycle)\n",
+				(int)jnum(c, "threads"), json_string_value(json_object_get(c, "placement")),
+				jnum(c, "duration_s"),
+				(long long)json_integer_value(json_object_get(c, "cs_work")),
+				(long long)json_integer_value(json_object_get(c, "outside_work")));
+			fprintf(f, "# thread ns/op: a thread's run time / its ops (mean over threads);"
+				" aggregate: union of the runs / all ops\n");
+			fprintf(f, "# med cyc: median of the per-chunk samples (cycles/op while running);"
+				" ratio: of those medians vs the twin in the same case\n");
+			fprintf(f, "%-22s %-6s %-7s %8s %9s %8s %9s %8s %7s %6s %7s %8s %-13s %s\n",
+				"probe", "share", "cpus", "med cyc", "thr ns/op", "thr cyc", "agg ns/op",
+				"agg cyc", "ratio", "fair", "overlap", "cpu/wall", "ops/thread", "");
+			header = true;
+		}
+		tpo = jnum(c, "thread_ticks_per_op");
+		agg = jnum(c, "aggregate_ticks_per_op");
+		if (r->has_ratio)
+			snprintf(ratio, sizeof(ratio), "%.2f", r->ratio);
+		json_array_foreach(per, k, pt) {
+			size_t l = strlen(cpus), m = strlen(opsl);
+			double ops = jnum(pt, "ops");
+
+			snprintf(cpus + l, sizeof(cpus) - l, "%s%d", k ? "," : "",
+				 (int)json_integer_value(json_object_get(pt, "cpu_os")));
+			snprintf(opsl + m, sizeof(opsl) - m, "%s%.3gM", k ? "," : "", ops / 1e6);
+		}
+		if (!json_is_true(json_object_get(c, "overlapped")))
+			flagged = true;
+		fprintf(f, "%-22s %-6s %-7s %8.2f %9.2f %8.2f %9.2f %8.2f %7s %6.3f %7.3f %8.3f %-13s %s%s\n",
+			r->name, json_string_value(json_object_get(c, "sharing")), cpus,
+			result_cycles(rep, r->s.median), result_ns(rep, tpo), result_cycles(rep, tpo), result_ns(rep, agg),
+			result_cycles(rep, agg), ratio, jnum(c, "fairness_cv"), jnum(c, "overlap"),
+			jnum(c, "cpu_wall_min"), opsl,
+			json_is_true(json_object_get(c, "overlapped")) ? "" : "NOT-OVERLAPPED",
+			r->migrated ? " MIGRATED" : "");
+	}
+	if (flagged)
+		fprintf(f, "# NOT-OVERLAPPED: the threads' runs overlapped < %.0f%% or a thread ran"
+			" < %.0f%% of its wall time: they did not really contend all the time\n",
+			OVERLAP_MIN * 100, CPU_WALL_MIN * 100);
+}

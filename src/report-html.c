@@ -240,13 +240,44 @@ static void bars_chart(const struct report *rep, const char *pattern, enum probe
 		probe_mode_name(mode), COL_ATOMIC, COL_PLAIN, COL_BASE);
 }
 
+/* Bytes the pattern walks over: extra.pattern.footprint_bytes (pattern.c),
+ * or a plain extra.footprint / extra.footprint_bytes. */
 static double footprint_of(const struct result *r)
 {
-	json_t *v = json_object_get(r->extra, "footprint");
+	json_t *v = json_object_get(json_object_get(r->extra, "pattern"), "footprint_bytes");
 
+	if (!v)
+		v = json_object_get(r->extra, "footprint");
 	if (!v)
 		v = json_object_get(r->extra, "footprint_bytes");
 	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* Variant of a pattern ("l2+w1" -> "+w1", "l2" -> ""): one curve per probe
+ * and variant. */
+static const char *variant_of(const struct result *r)
+{
+	const char *plus = strchr(r->pattern, '+');
+
+	return plus ? plus : "";
+}
+
+static bool same_curve(const struct result *a, const struct result *b)
+{
+	return a->mode == b->mode && !strcmp(a->name, b->name) && !strcmp(variant_of(a), variant_of(b));
+}
+
+struct yscale {
+	bool log;
+	double lo, hi;
+	int h;
+};
+
+static double y_of(const struct yscale *s, double v)
+{
+	if (s->log)
+		return s->h - s->h * (log10(fmax(v, s->lo)) - log10(s->lo)) / (log10(s->hi) - log10(s->lo));
+	return s->h - s->h * v / s->hi;
 }
 
 /* Cycles per op against footprint (log2 x): one path per probe. */
@@ -254,7 +285,8 @@ static void footprint_chart(const struct report *rep, enum probe_mode mode, FILE
 {
 	static const char *const colors[] = { "#c8553d", "#3a7ca5", "#588157", "#8f2d56",
 					      "#f28f3b", "#6a4c93", "#2a9d8f", "#6d6875" };
-	double xmin = INFINITY, xmax = -INFINITY, ymax = 0, lo, hi;
+	double xmin = INFINITY, xmax = -INFINITY, ymax = 0, ymin = INFINITY, lo, hi;
+	struct yscale ys;
 	int lw = 60, h = 300, pw = W - lw - 170, ncurve = 0;
 
 	for (size_t i = 0; i < rep->n; i++) {
@@ -265,23 +297,30 @@ static void footprint_chart(const struct report *rep, enum probe_mode mode, FILE
 		xmin = fmin(xmin, log2(fp));
 		xmax = fmax(xmax, log2(fp));
 		ymax = fmax(ymax, group_cycles(rep, i, &lo, &hi));
+		if (group_cycles(rep, i, &lo, &hi) > 0)
+			ymin = fmin(ymin, group_cycles(rep, i, &lo, &hi));
 	}
 	if (!isfinite(xmin) || !(ymax > 0))
 		return;
 	if (xmax - xmin < 1)
 		xmax = xmin + 1;
 	ymax *= 1.1;
+	/* a log y axis when costs span more than 20x (L1 hit to DRAM miss) */
+	ys.log = isfinite(ymin) && ymax / ymin > 20;
+	ys.lo = ys.log ? pow(10, floor(log10(ymin))) : 0;
+	ys.hi = ys.log ? pow(10, ceil(log10(ymax))) : ymax;
+	ys.h = h;
 	fprintf(f, "<h3>%s</h3>\n<figure><svg class=\"chart curves\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 		   "viewBox=\"0 -12 %d %d\" role=\"img\"><title>%s: cycles per op vs footprint</title>\n",
 		probe_mode_name(mode), W, h + 62, W, h + 62, probe_mode_name(mode));
-	for (int k = 0; k <= 4; k++) {
-		double yv = ymax * k / 4.0, yy = h - h * k / 4.0;
+	for (int k = 0; k <= (ys.log ? (int)lround(log10(ys.hi / ys.lo)) : 4); k++) {
+		double yv = ys.log ? ys.lo * pow(10, k) : ymax * k / 4.0, yy = y_of(&ys, yv);
 
 		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" class=\"grid\"/>"
-			   "<text x=\"%d\" y=\"%.1f\" class=\"label\">%.3g</text>\n",
+			   "<text x=\"%d\" y=\"%.1f\" class=\"label\">%g</text>\n",
 			lw, yy, lw + pw, yy, lw - 4, yy + 4, yv);
 	}
-	for (double e = ceil(xmin); e <= xmax; e += 1) {
+	for (double e = ceil(xmin); e <= xmax; e += ceil((xmax - xmin) / 10)) {
 		double x = lw + pw * (e - xmin) / (xmax - xmin);
 		double bytes = pow(2, e);
 
@@ -293,8 +332,8 @@ static void footprint_chart(const struct report *rep, enum probe_mode mode, FILE
 		else
 			fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"tick\">%gK</text>\n", x, h + 14, bytes / 1024);
 	}
-	fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"axis\">footprint (bytes, log scale); y: core cycles per op (median)</text>\n",
-		lw, h + 34);
+	fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"axis\">footprint (bytes, log scale); y: core cycles per op (median%s)</text>\n",
+		lw, h + 34, ys.log ? ", log scale" : "");
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct result *r = &rep->r[i];
 		const char *col = colors[ncurve % ARRAY_SIZE(colors)];
@@ -304,8 +343,7 @@ static void footprint_chart(const struct report *rep, enum probe_mode mode, FILE
 		if (r->mode != mode || !(footprint_of(r) > 0) || !compare_group_first(rep, i))
 			continue;
 		for (size_t j = 0; j < i && !dup; j++)
-			dup = rep->r[j].mode == mode && !strcmp(rep->r[j].name, r->name) &&
-			      footprint_of(&rep->r[j]) > 0;
+			dup = same_curve(&rep->r[j], r) && footprint_of(&rep->r[j]) > 0;
 		if (dup)
 			continue;
 		/* points of this probe, in footprint order */
@@ -317,8 +355,7 @@ static void footprint_chart(const struct report *rep, enum probe_mode mode, FILE
 				const struct result *q = &rep->r[j];
 				double fp = footprint_of(q);
 
-				if (q->mode != mode || strcmp(q->name, r->name) || !(fp > prev) ||
-				    !compare_group_first(rep, j))
+				if (!same_curve(q, r) || !(fp > prev) || !compare_group_first(rep, j))
 					continue;
 				if (best == SIZE_MAX || fp < footprint_of(&rep->r[best]))
 					best = j;
@@ -326,9 +363,9 @@ static void footprint_chart(const struct report *rep, enum probe_mode mode, FILE
 			if (best == SIZE_MAX)
 				break;
 			prev = footprint_of(&rep->r[best]);
-			lastx = lw + pw * (log2(prev) - xmin) / (xmax - xmin);
-			lasty = h - h * group_cycles(rep, best, &lo, &hi) / ymax;
-			fprintf(f, "%s%.1f %.1f", first ? "M" : " L", lastx, lasty);
+			lastx = lw + pw;
+			lasty = y_of(&ys, group_cycles(rep, best, &lo, &hi));
+			fprintf(f, "%s%.1f %.1f", first ? "M" : " L", lw + pw * (log2(prev) - xmin) / (xmax - xmin), lasty);
 			first = false;
 		}
 		fputs("\"/>", f);
@@ -336,19 +373,23 @@ static void footprint_chart(const struct report *rep, enum probe_mode mode, FILE
 			const struct result *q = &rep->r[j];
 			double fp = footprint_of(q);
 
-			if (q->mode != mode || strcmp(q->name, r->name) || !(fp > 0) ||
-			    !compare_group_first(rep, j))
+			if (!same_curve(q, r) || !(fp > 0) || !compare_group_first(rep, j))
 				continue;
 			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>",
 				lw + pw * (log2(fp) - xmin) / (xmax - xmin),
-				h - h * group_cycles(rep, j, &lo, &hi) / ymax, col);
+				y_of(&ys, group_cycles(rep, j, &lo, &hi)), col);
 			html_str(f, q->name);
 			fputs(" ", f);
 			html_str(f, q->pattern);
 			fprintf(f, ": %.2f cycles, %.0f bytes</title></circle>", group_cycles(rep, j, &lo, &hi), fp);
 		}
-		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"value\" fill=\"%s\">", lastx + 6, lasty + 4, col);
+		/* legend at the right, one line per curve (end labels collide) */
+		(void)lasty;
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\"/>"
+			   "<text x=\"%.1f\" y=\"%d\" class=\"value\" fill=\"%s\">",
+			lastx + 12, 8 + 14 * ncurve, lastx + 26, 8 + 14 * ncurve, col, lastx + 30, 12 + 14 * ncurve, col);
 		html_str(f, r->name);
+		html_str(f, variant_of(r));
 		fputs("</text>\n", f);
 		ncurve++;
 	}

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -322,6 +323,52 @@ static bool pmu_known_not_present(const char *name, char *pmu, size_t len)
 	return false;
 }
 
+/* Whether pmu (known to libpfm4, maybe not detected) has the event named
+ * in "pmu::EVENT[:UMASK...]"; else the closest "pmu::EVENT" into sug. */
+static const char *pmu_ev_at(size_t i, void *arg)
+{
+	char **names = arg;
+
+	return names[i];
+}
+
+static bool event_in_pmu(const char *name, const char *pmu, char *sug, size_t len)
+{
+	const char *ev = strstr(name, "::") + 2;
+	size_t evlen = strcspn(ev, ":"), n = 0;
+	char *names[2048];
+	bool found = false;
+	pfm_pmu_t p;
+
+	sug[0] = 0;
+	pfm_for_all_pmus(p) {
+		pfm_pmu_info_t pi = { .size = sizeof(pi) };
+
+		if (pfm_get_pmu_info(p, &pi) != PFM_SUCCESS || !pi.name || strcmp(pi.name, pmu))
+			continue;
+		for (int i = pi.first_event; i != -1 && !found; i = pfm_get_event_next(i)) {
+			pfm_event_info_t ei = { .size = sizeof(ei) };
+			char buf[256];
+
+			if (pfm_get_event_info(i, PFM_OS_NONE, &ei) != PFM_SUCCESS)
+				continue;
+			found = strlen(ei.name) == evlen && !strncasecmp(ei.name, ev, evlen);
+			snprintf(buf, sizeof(buf), "%s::%s", pmu, ei.name);
+			if (n < ARRAY_SIZE(names) && (names[n] = strdup(buf)))
+				n++;
+		}
+		break;
+	}
+	if (!found) {
+		const char *s = suggest_name(name, pmu_ev_at, n, names);
+
+		snprintf(sug, len, "%s", s ? s : "");
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	return found;
+}
+
 static void detected_pmus(char *buf, size_t len)
 {
 	pfm_pmu_t p;
@@ -364,7 +411,15 @@ static int encode_pfm(const char *name, struct pmu_event *e)
 	}
 	free(fstr);
 	if (r == PFM_ERR_NOTFOUND && pmu_known_not_present(name, pmu, sizeof(pmu))) {
-		char reason[PMU_REASON_LEN];
+		char reason[PMU_REASON_LEN], sug[256];
+
+		/* libpfm4 keeps the tables of PMUs it does not detect: a typo in
+		 * another CPU's event name is still a usage error */
+		if (!event_in_pmu(name, pmu, sug, sizeof(sug))) {
+			pr_err("-e: unknown event '%s': the %s PMU has no such event%s%s%s", name, pmu,
+			       sug[0] ? " (did you mean '" : "", sug, sug[0] ? "'?)" : "");
+			return -EINVAL;
+		}
 
 		detected_pmus(det, sizeof(det));
 		snprintf(reason, sizeof(reason), "this CPU has no %s PMU (libpfm4 detects: %s)",
@@ -755,6 +810,26 @@ void pmu_stat_of(const double *v, size_t n, struct pmu_stat *st)
 
 /* ---- `atomcost events` ------------------------------------------------- */
 
+#if HAVE_LIBPFM
+/* "AuthenticAMD family 26 model 17" from /proc/cpuinfo. */
+static void cpu_id(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[256], vendor[64] = "?";
+	int fam = -1, model = -1;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		sscanf(line, "vendor_id : %63s", vendor);
+		sscanf(line, "cpu family : %d", &fam);
+		if (sscanf(line, "model : %d", &model) == 1)
+			break;
+	}
+	if (f)
+		fclose(f);
+	snprintf(buf, len, "%s family %d model %d", vendor, fam, model);
+}
+#endif
+
 static void print_event_line(FILE *f, const struct pmu_event *e)
 {
 	const char *type = e->hw ? "hardware" : "software";
@@ -787,21 +862,29 @@ int pmu_print_events(FILE *f, bool all)
 
 #if HAVE_LIBPFM
 	pfm_pmu_t p;
-	int v;
+	bool core = false;
 
 	if (pfm_init_once() < 0)
 		return -EIO;
-	v = pfm_get_version();
-	fprintf(f, "libpfm4 %d.%d: PMUs detected on this CPU (from CPUID; only perf_event_open "
-		   "says whether they count):\n", PFM_MAJ_VERSION(v), PFM_MIN_VERSION(v));
+	fprintf(f, "libpfm4: PMUs detected on this CPU (from CPUID; only perf_event_open "
+		   "says whether they count):\n");
 	pfm_for_all_pmus(p) {
 		pfm_pmu_info_t pi = { .size = sizeof(pi) };
 
 		if (pfm_get_pmu_info(p, &pi) != PFM_SUCCESS || !pi.is_present)
 			continue;
+		core |= pi.type == PFM_PMU_TYPE_CORE;
 		fprintf(f, "  %-24s %-40s %4d events%s\n", pi.name, pi.desc, pi.nevents,
 			pi.type == PFM_PMU_TYPE_CORE ? ", core PMU" :
 			pi.type == PFM_PMU_TYPE_OS_GENERIC ? ", generic (perf_events names)" : "");
+	}
+	if (!core) {
+		char cpu[128];
+
+		cpu_id(cpu, sizeof(cpu));
+		fprintf(f, "  no core PMU: this libpfm4 has no event table for this CPU (%s); the generic\n"
+			   "  perf:: names still encode, CPU-specific names (amd64_fam19h_zen3::...) are n/a\n",
+			cpu);
 	}
 #else
 	fprintf(f, "libpfm4: built without libpfm4 (install libpfm4-dev and rebuild): only the "

@@ -121,6 +121,9 @@ static void test_names(void)
 	ret = pmu_set_resolve(&s, "perf::PERF_COUNT_SW_CONTEXT_SWITCHES", false);
 	CHECK(ret == 0 && find(&s, "perf::PERF_COUNT_SW_CONTEXT_SWITCHES") &&
 	      !find(&s, "perf::PERF_COUNT_SW_CONTEXT_SWITCHES")->hw, "libpfm4 software event: %d\n", ret);
+	/* a misspelt event of a PMU libpfm4 knows, detected here or not */
+	ret = pmu_set_resolve(&s, "amd64_fam19h_zen3::RETIRED_LOCK_INSTRUCTIONX", false);
+	CHECK(ret == -EINVAL, "misspelt event of a known PMU refused: %d\n", ret);
 	/* a real event of a CPU this may not be: n/a with the reason, or counted */
 	ret = pmu_set_resolve(&s, "amd64_fam19h_zen3::RETIRED_LOCK_INSTRUCTIONS", false);
 	CHECK(ret == 0, "a known PMU's event is not a usage error: %d\n", ret);

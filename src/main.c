@@ -20,6 +20,7 @@ static const struct command {
 	{ "list", cmd_list, "every probe with its twin, atomicity, instruction and kernel primitive" },
 	{ "topo", cmd_topo, "topology: caches, PUs, allowed cpuset, PU pair classes" },
 	{ "calibrate", cmd_calibrate, "timer frequency, overhead and ticks per core cycle" },
+	{ "c2c", cmd_c2c, "cache-line round trip between PUs: one pair per topology class or all pairs" },
 	{ "events", cmd_events, "which PMU and software events count here, and why the others do not" },
 	{ "compare", cmd_compare, "change between two JSON reports, with a CI and a verdict per row" },
 	{ "report", cmd_report, "rewrite a JSON report as HTML (charts), text, mail, CSV or JSON" },

@@ -89,7 +89,8 @@ static uint64_t choose_iters(probe_kernel_fn fn, struct probe_ctx *c, double tar
 int runner_measure(const struct probe *p, enum probe_mode mode, const struct run_opts *o,
 		   const struct calibration *cal, struct result *res)
 {
-	struct probe_ctx ctx = { .mode = mode };
+	/* cs/out work: lock probes' --cs-work and --outside-work */
+	struct probe_ctx ctx = { .mode = mode, .cs_work = o->cs_work, .out_work = o->out_work };
 	int ret;
 
 	if (!p->run[mode])

@@ -504,9 +504,36 @@ static int setup_pthread_spin(struct probe_ctx *ctx)
 	return -pthread_spin_init((pthread_spinlock_t *)ctx->mem, PTHREAD_PROCESS_PRIVATE);
 }
 
+/* glibc takes a non-atomic shortcut (plain cmpxchg and `movl $0` unlock)
+ * while __libc_single_threaded is set, i.e. until the process creates its
+ * first thread. A mutex users care about lives in a threaded process:
+ * create one thread, once, so the baseline is the atomic path. */
+static void *lk_noop_thread(void *arg)
+{
+	return arg;
+}
+
+static int lk_make_multithreaded(void)
+{
+	static int done;
+	pthread_t t;
+	int err;
+
+	if (done)
+		return 0;
+	err = pthread_create(&t, NULL, lk_noop_thread, NULL);
+	if (err)
+		return -err;
+	pthread_join(t, NULL);
+	done = 1;
+	return 0;
+}
+
 static int setup_pthread_mutex(struct probe_ctx *ctx)
 {
-	return -pthread_mutex_init((pthread_mutex_t *)ctx->mem, NULL);
+	int err = lk_make_multithreaded();
+
+	return err ? err : -pthread_mutex_init((pthread_mutex_t *)ctx->mem, NULL);
 }
 static int verify_pthread_spin(void) { return verify_excl("pthread_spin"); }
 

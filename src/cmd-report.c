@@ -16,6 +16,7 @@ static void report_usage(FILE *f)
 		"  -o, --output FILE   write FILE (format from its extension: .html .txt .mail .csv .json)\n"
 		"  --format FMT        text, mail, csv, json or html (default: from -o, else text)\n"
 		"  --force             overwrite an existing FILE\n"
+		"  --c2c C2C.json      add the matrix of 'atomcost c2c --all-pairs --format json' (heat map)\n"
 		"The HTML page is self-contained: fingerprint, atomic vs non-atomic bars per pattern,\n"
 		"cost vs footprint curves and the c2c heat map when the report has them.\n");
 }
@@ -29,17 +30,45 @@ static void list_formats(char *buf, size_t len)
 		o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? ", " : "", report_writers[i].name);
 }
 
+/* --c2c FILE: the JSON of `atomcost c2c` becomes the report's "c2c"
+ * section (drawn as heat maps, and kept when written as JSON). */
+static int attach_c2c(struct report *rep, const char *path)
+{
+	json_error_t e;
+	json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
+
+	if (!j) {
+		if (e.line < 0 || strstr(e.text, "unable to open")) {
+			pr_err("report: --c2c: cannot read '%s': %s", path, e.text);
+			return -ENOENT;
+		}
+		pr_err("report: --c2c: %s:%d:%d: not valid JSON: %s", path, e.line, e.column, e.text);
+		return -EINVAL;
+	}
+	if (!json_is_object(j) || !json_object_get(j, "matrix")) {
+		pr_err("report: --c2c: '%s' has no \"matrix\" (expected the JSON of 'atomcost c2c --all-pairs --format json')",
+		       path);
+		json_decref(j);
+		return -EINVAL;
+	}
+	if (!rep->sections)
+		rep->sections = json_object();
+	json_object_set_new(rep->sections, "c2c", j);
+	return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "force", no_argument, NULL, 'F' },
+		{ "c2c", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	const struct report_writer *w = NULL;
-	const char *out = NULL;
+	const char *out = NULL, *c2c = NULL;
 	bool force = false;
 	struct report rep;
 	char fmts[128];
@@ -60,6 +89,9 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'F':
 			force = true;
+			break;
+		case 'c':
+			c2c = optarg;
 			break;
 		case 'h':
 			report_usage(stdout);
@@ -92,6 +124,13 @@ int cmd_report(int argc, char **argv)
 	ret = report_read(argv[optind], &rep);
 	if (ret < 0)
 		return ret == -EINVAL ? EXIT_USAGE : exit_code_for(ret);
+	if (c2c) {
+		ret = attach_c2c(&rep, c2c);
+		if (ret < 0) {
+			report_free(&rep);
+			return ret == -EINVAL ? EXIT_USAGE : exit_code_for(ret);
+		}
+	}
 	if (out) {
 		ret = report_write_file(&rep, w, out, force);
 		if (ret == 0)

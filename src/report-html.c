@@ -397,19 +397,17 @@ static void footprint_chart(const struct report *rep, enum probe_mode mode, FILE
 	      "pattern's median.</figcaption></figure>\n", f);
 }
 
-/* The "c2c" section: {"unit": "ns", "cpus": [os...], "matrix": [[v|null...]...]},
- * matrix[i][j] the cost of moving a line from cpus[i] to cpus[j]. */
-static void c2c_chart(const json_t *c2c, FILE *f)
+/* One heat map: m[i][j] the cost of moving a line from cpus[i] to cpus[j]. */
+static void heatmap(const json_t *m, const json_t *cpus, const char *unit, const char *method, FILE *f)
 {
-	const json_t *m = json_object_get(c2c, "matrix"), *cpus = json_object_get(c2c, "cpus");
-	const char *unit = json_string_value(json_object_get(c2c, "unit"));
 	size_t n = json_array_size(m), cell;
 	double lo = INFINITY, hi = -INFINITY;
 	int lw = 50;
 
-	if (!json_is_array(m) || !n) {
-		fputs("<p class=\"note\">The report's c2c section has no matrix.</p>\n", f);
-		return;
+	if (method) {
+		fputs("<h3>", f);
+		html_str(f, method);
+		fputs("</h3>\n", f);
 	}
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < json_array_size(json_array_get(m, i)); j++) {
@@ -465,6 +463,33 @@ static void c2c_chart(const json_t *c2c, FILE *f)
 	html_str(f, unit ? unit : "ns");
 	fputs("</text></svg><figcaption>Cache-to-cache transfer cost (the c2c section of the "
 	      "report); grey: not measured.</figcaption></figure>\n", f);
+}
+
+/* The "c2c" section, either of
+ *   {"unit": "ns", "cpus": [os...], "matrix": [[v|null...]...]}
+ *   the document of `atomcost c2c --format json`, whose "matrix" is
+ *   {"cpus": [...], "unit": "...", "cmpxchg": [[...]], "load_store": [[...]]}:
+ *   one heat map per method. */
+static void c2c_chart(const json_t *c2c, FILE *f)
+{
+	const json_t *m = json_object_get(c2c, "matrix");
+	const char *k;
+	json_t *v;
+	bool any = false;
+
+	if (json_is_array(m) && json_array_size(m)) {
+		heatmap(m, json_object_get(c2c, "cpus"), json_string_value(json_object_get(c2c, "unit")),
+			NULL, f);
+		return;
+	}
+	json_object_foreach((json_t *)m, k, v) {
+		if (!json_is_array(v) || !json_is_array(json_array_get(v, 0)))
+			continue;
+		heatmap(v, json_object_get(m, "cpus"), json_string_value(json_object_get(m, "unit")), k, f);
+		any = true;
+	}
+	if (!any)
+		fputs("<p class=\"note\">The report's c2c section has no matrix.</p>\n", f);
 }
 
 static const char css[] =
@@ -539,7 +564,7 @@ int report_write_html(const struct report *rep, FILE *f)
 	if (c2c)
 		c2c_chart(c2c, f);
 	else
-		fputs("<p class=\"note\">The report has no c2c section (atomcost c2c --json makes one).</p>\n", f);
+		fputs("<p class=\"note\">The report has no c2c section (atomcost report RUN.json --c2c C2C.json adds the JSON of atomcost c2c --all-pairs).</p>\n", f);
 
 	fputs("<h2>Results</h2>\n<table class=\"res\"><tr><th>probe</th><th>twin</th><th>pattern</th>"
 	      "<th>mode</th><th>pass</th><th>insn</th><th>cycles min</th><th>median</th><th>p90</th><th>ns</th>"

@@ -93,8 +93,13 @@ fi
 if [ -n "$OBJDUMP" ] && [ -n "$LIB" ] &&
    "$OBJDUMP" -d --no-show-raw-insn -M att "$LIB" >"$T/dis" 2>/dev/null &&
    grep -q 'file format elf64-x86-64' "$T/dis"; then
-	body() { awk -v f="<$1>:" '$2 == f {on=1; next} on && NF == 0 {exit} on' "$T/dis" |
-		 cut -f2- -d: | sed 's/^\s*//'; }
+	# one pass: the body of every pattern loop into $T/fn/NAME, addresses stripped
+	mkdir -p "$T/fn"
+	awk -v dir="$T/fn" '
+		/^[0-9a-f]+ <k[pm]_[A-Za-z0-9_]+>:$/ { name = substr($2, 2, length($2) - 3); next }
+		NF == 0 { name = ""; next }
+		name != "" { sub(/^[^:]*:[ \t]*/, ""); print > (dir "/" name) }' "$T/dis"
+	body() { [ -f "$T/fn/$1" ] && cat "$T/fn/$1"; }
 	count() { body "$1" | grep -cE "$2"; }
 	while read -r fn re n; do
 		c=$(count "$fn" "$re")

@@ -93,6 +93,7 @@
 		decls;								\
 		for (uint64_t it_ = 0; it_ < iters; it_++) {			\
 			PROBE_LAUNDER(p);					\
+			PROBE_LAUNDER(mm);	/* else gcc hoists 64 masked copies to the stack */ \
 			OPS64(step)						\
 		}								\
 		tail;								\

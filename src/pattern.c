@@ -616,6 +616,14 @@ int pattern_check(struct topo *t, const struct run_opts *o)
 	}
 	if (!o->patterns)
 		return 0;
+	if (o->threads >= 2 || o->placement || o->sharing) {
+		pr_err("--pattern: access patterns are measured on one thread; drop --threads, "
+		       "--placement and --sharing, or --pattern");
+		return -EINVAL;
+	}
+	if (o->mem_node >= 0 && nnuma <= 1)
+		pr_info("--mem-node: one NUMA node here: the buffers are local, a remote node cannot be "
+			"measured on this machine");
 	return make_plan(t, o, &pl);
 }
 

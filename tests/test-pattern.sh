@@ -44,6 +44,7 @@ refuse 2 "below the smallest walk" run set_bit --pattern l2 --footprint 100
 refuse 2 "needs .* but only .* is available" run set_bit --pattern miss --footprint 100000G
 refuse 2 "give --pattern too" run set_bit --footprint 1M
 refuse 2 "node 4095 does not exist" run set_bit --pattern l2 --mem-node 4095
+refuse 2 "measured on one thread" run set_bit --pattern l2 --threads 2
 
 # list --patterns: every pattern, with its footprint here
 if "$A" list --patterns >"$T/list" 2>"$T/err"; then
@@ -120,6 +121,11 @@ km_set_bit_lat ^lock\s+orb 64
 km_set_bit_lat ^orb 64
 km_cmpxchg_tput ^lock\s+cmpxchg 64
 TABLE
+	# the mix loops test their mask in a register, never from the stack
+	for f in "$T"/fn/km_*; do
+		s=$(grep -cE '\(%rsp\)' "$f")
+		[ "$s" -eq 0 ] && ok || bad "$(basename "$f"): $s stack references in the loop"
+	done
 	mnem() { body "$1" | sed -E 's/^lock\s+//' | awk '{print $1}'; }
 	for pair in set_bit:__set_bit set_bit_var:__set_bit_var or_word:__or_word clear_bit:__clear_bit \
 		    test_and_set_bit:__test_and_set_bit cmpxchg:cmpxchg_local \

@@ -21,6 +21,7 @@
 #define COL_ATOMIC "#c8553d"
 #define COL_PLAIN "#3a7ca5"
 #define COL_BASE "#999999"
+#define COL_LOCAL "#e09f3e"
 
 static void html_str(FILE *f, const char *s)
 {
@@ -120,9 +121,20 @@ static const struct result *find_twin(const struct report *rep, const struct res
 	return NULL;
 }
 
-static bool is_plain(const struct result *r)
+static int rank(const struct result *r)
 {
-	return !strcmp(r->atomicity, "non-atomic");
+	if (!strcmp(r->atomicity, "non-atomic"))
+		return 0;
+	if (!strcmp(r->atomicity, "local-only"))
+		return 1;
+	return 2;
+}
+
+static const char *color_of(const struct result *r)
+{
+	if (!strcmp(r->atomicity, "baseline"))
+		return COL_BASE;
+	return rank(r) == 0 ? COL_PLAIN : rank(r) == 1 ? COL_LOCAL : COL_ATOMIC;
 }
 
 static bool seen_pattern(const struct report *rep, size_t i)
@@ -148,13 +160,16 @@ static void bars_chart(const struct report *rep, const char *pattern, enum probe
 		if (r->mode != mode || strcmp(r->pattern, pattern) || !compare_group_first(rep, i))
 			continue;
 		t = r->twin[0] ? find_twin(rep, r, &ti) : NULL;
-		/* a non-atomic probe is drawn under its atomic twin */
-		if (t && is_plain(r) && !is_plain(t))
+		/* a mutual pair is drawn once, the less atomic probe under the
+		 * more atomic one; a one-way twin (this_cpu_cmpxchg -> cmpxchg)
+		 * is drawn with its own bar pair */
+		if (t && !strcmp(t->twin, r->name) &&
+		    (rank(t) > rank(r) || (rank(t) == rank(r) && ti < i)))
 			continue;
 		idx[n++] = i;
 		group_cycles(rep, i, &lo, &hi);
 		max = fmax(max, hi);
-		if (t && !(is_plain(r) == is_plain(t) && ti < i)) {
+		if (t) {
 			group_cycles(rep, ti, &lo, &hi);
 			max = fmax(max, hi);
 		}
@@ -214,7 +229,7 @@ static void bars_chart(const struct report *rep, const char *pattern, enum probe
 			fputs("</text>", f);
 			fprintf(f, "<rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>",
 				label_w, y + 1, bw, row_h - 3,
-				is_plain(pair[p]) ? COL_PLAIN : !strcmp(pair[p]->atomicity, "baseline") ? COL_BASE : COL_ATOMIC);
+				color_of(pair[p]));
 			html_str(f, pair[p]->name);
 			fputs(": ", f);
 			html_str(f, pair[p]->insn);
@@ -234,10 +249,11 @@ static void bars_chart(const struct report *rep, const char *pattern, enum probe
 	}
 	fputs("</svg><figcaption>", f);
 	html_str(f, pattern);
-	fprintf(f, ", %s: <span style=\"color:%s\">&#9632;</span> atomic or local-only, "
+	fprintf(f, ", %s: <span style=\"color:%s\">&#9632;</span> atomic, <span style=\"color:%s\">&#9632;</span> "
+		   "local-only (atomic against this CPU), "
 		   "<span style=\"color:%s\">&#9632;</span> non-atomic, <span style=\"color:%s\">&#9632;</span> baseline; "
-		   "(xN) is the ratio to the twin.</figcaption></figure>\n",
-		probe_mode_name(mode), COL_ATOMIC, COL_PLAIN, COL_BASE);
+		   "(xN) is the ratio to the twin drawn under it.</figcaption></figure>\n",
+		probe_mode_name(mode), COL_ATOMIC, COL_LOCAL, COL_PLAIN, COL_BASE);
 }
 
 /* Bytes the pattern walks over: extra.pattern.footprint_bytes (pattern.c),

@@ -118,7 +118,7 @@ int report_write_mail(const struct report *rep, FILE *f)
 			 rep->partial_reason);
 		report_mail_wrap(f, "", line);
 	}
-	fprintf(f, "\n%-34s - %s\n", "non-atomic (before)", "atomic (after)");
+	fprintf(f, "\n%-34s - %s\n", "twin, less atomic (before)", "probe (after)");
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct result *r = &rep->r[i], *t;
 		double lo, hi, tlo, thi, a, b;
@@ -128,9 +128,13 @@ int report_write_mail(const struct report *rep, FILE *f)
 		if (!compare_group_first(rep, i))
 			continue;
 		t = r->twin[0] ? twin_of(rep, r, &ti) : NULL;
-		if (t && (rank(t->atomicity) > rank(r->atomicity) ||
-			  (rank(t->atomicity) == rank(r->atomicity) && ti < i)))
-			continue;	/* printed from the other side */
+		/* a mutual pair is printed once, from its more atomic side
+		 * (this_cpu_cmpxchg -> cmpxchg is not mutual: cmpxchg pairs
+		 * with cmpxchg_local, so it is printed from both) */
+		if (t && !strcmp(t->twin, r->name) &&
+		    (rank(t->atomicity) > rank(r->atomicity) ||
+		     (rank(t->atomicity) == rank(r->atomicity) && ti < i)))
+			continue;
 		b = group_ticks(rep, i, &lo, &hi, &n);
 		if (!t) {
 			snprintf(name, sizeof(name), "%s %s %s: %s", r->name, r->pattern,

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# test-report-cli.sh ATOMCOST SRCDIR - `atomcost report` and `atomcost
+# compare` on the command line, from the golden JSON report (no
+# measurement): formats, exit codes for bad input, compare verdicts.
+set -u
+atomcost=$1
+g=$2/tests/golden/report.json
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+expect() { # rc-wanted description cmd...
+	local want=$1 what=$2 rc
+	shift 2
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" -eq "$want" ]; then echo "ok   $what (exit $rc)"; else
+		echo "FAIL $what: exit $rc, want $want"; cat "$tmp/err"; fail=1; fi
+}
+has() { # file pattern description
+	if grep -q -- "$2" "$1"; then echo "ok   $3"; else echo "FAIL $3: no '$2' in:"; head -20 "$1"; fail=1; fi
+}
+
+for fmt in text mail csv json html; do
+	expect 0 "report --format $fmt" "$atomcost" report "$g" --format "$fmt"
+done
+expect 0 "report -o x.csv" "$atomcost" report "$g" -o "$tmp/x.csv"
+has "$tmp/x.csv" '^probe,twin,' "CSV header from the extension"
+expect 2 "report -o x.csv again (no overwrite)" "$atomcost" report "$g" -o "$tmp/x.csv"
+has "$tmp/err" "never overwritten" "says why"
+expect 0 "report -o x.csv --force" "$atomcost" report "$g" -o "$tmp/x.csv" --force
+expect 2 "report unknown format" "$atomcost" report "$g" --format pdf
+has "$tmp/err" "unknown format 'pdf'" "names the bad format"
+expect 2 "report unknown extension" "$atomcost" report "$g" -o "$tmp/x.pdf"
+expect 3 "report missing file" "$atomcost" report "$tmp/nope.json"
+echo '{"schema": "something-else/1"}' >"$tmp/other.json"
+expect 2 "report not an atomcost report" "$atomcost" report "$tmp/other.json"
+has "$tmp/err" "not an atomcost report" "says it is not a report"
+echo '{"schema": ' >"$tmp/broken.json"
+expect 2 "report broken JSON" "$atomcost" report "$tmp/broken.json"
+expect 2 "report two files" "$atomcost" report "$g" "$g"
+
+expect 0 "compare a report with itself" "$atomcost" compare "$g" "$g"
+has "$tmp/out" "0 improved, 0 regressed, 7 no significant change" "itself: nothing changes"
+expect 0 "compare --format mail" "$atomcost" compare --format mail "$g" "$g"
+if awk 'length > 72 { exit 1 }' "$tmp/out"; then echo "ok   mail within 72 columns"; else
+	echo "FAIL compare mail wider than 72 columns"; fail=1; fi
+expect 1 "compare --as __set_bit=set_bit --fail-on-regression" \
+	"$atomcost" compare --as __set_bit=set_bit --fail-on-regression "$g" "$g"
+has "$tmp/out" "^set_bit .*regressed" "orb vs lock orb: regressed"
+expect 2 "compare --as without =" "$atomcost" compare --as set_bit "$g" "$g"
+expect 2 "compare --as unknown probe" "$atomcost" compare --as nope=set_bit "$g" "$g"
+expect 2 "compare one file" "$atomcost" compare "$g"
+expect 2 "compare --noise-floor out of range" "$atomcost" compare --noise-floor 200 "$g" "$g"
+expect 3 "compare missing file" "$atomcost" compare "$g" "$tmp/nope.json"
+exit $fail

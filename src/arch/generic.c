@@ -2,6 +2,8 @@
  * every primitive and the OS for the time. */
 #include "arch/arch.h"
 
+volatile int gen_cx128_lock;
+
 void arch_init(void)
 {
 }

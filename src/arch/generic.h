@@ -280,4 +280,58 @@ static inline void arch_smp_mb(void)
 	__atomic_thread_fence(GEN_SC);
 }
 
+/* 16-byte compare-and-exchange: C11 offers it only through libatomic, which
+ * may take a lock, so ARCH_HAS_CMPXCHG128 is 0 and no probe times it. This
+ * correct (but locked) version lets shared code run: a global spin lock,
+ * taken by every 16-byte update. */
+extern volatile int gen_cx128_lock;
+static inline bool gen_cx128(volatile void *p, uint64_t *old, uint64_t nlo, uint64_t nhi)
+{
+	volatile uint64_t *w = GEN_W64(p);
+	bool ok;
+
+	while (__atomic_exchange_n(&gen_cx128_lock, 1, __ATOMIC_ACQUIRE))
+		;
+	ok = w[0] == old[0] && w[1] == old[1];
+	if (ok) {
+		w[0] = nlo;
+		w[1] = nhi;
+	} else {
+		old[0] = w[0];
+		old[1] = w[1];
+	}
+	__atomic_store_n(&gen_cx128_lock, 0, __ATOMIC_RELEASE);
+	return ok;
+}
+#define ARCH_INSN_CMPXCHG128 "(spin-locked 16-byte compare-and-exchange: not timed)"
+#define ARCH_INSN_CMPXCHG128_NL ARCH_INSN_CMPXCHG128
+static inline bool arch_cmpxchg128(volatile void *p, uint64_t *old, uint64_t nlo, uint64_t nhi)
+{
+	return gen_cx128(p, old, nlo, nhi);
+}
+static inline bool arch_cmpxchg128_nl(volatile void *p, uint64_t *old, uint64_t nlo, uint64_t nhi)
+{
+	return gen_cx128(p, old, nlo, nhi);
+}
+
+/* ---- stand-ins for x86-only forms ----------------------------------------
+ * No segment-relative per-CPU addressing (ARCH_HAS_SEG_PERCPU 0) and no
+ * `ds` form (ARCH_HAS_DS_PREFIX 0): address-based stand-ins so shared code
+ * compiles; code tests the capability and never times them. */
+#define ARCH_INSN_SET_BIT_IMM_DS "(no ds-prefix form in the C11 build)"
+#define ARCH_INSN_PERCPU_CMPXCHG "(no segment-relative per-CPU form in the C11 build)"
+#define ARCH_INSN_PERCPU_CMPXCHG128 ARCH_INSN_PERCPU_CMPXCHG
+static inline uintptr_t arch_percpu_offset(const void *v)
+{
+	return (uintptr_t)v;
+}
+static inline uint64_t arch_percpu_cmpxchg(uintptr_t off, uint64_t old, uint64_t nw)
+{
+	return arch_cmpxchg_nl((volatile void *)off, old, nw);
+}
+static inline bool arch_percpu_cmpxchg128(uintptr_t off, uint64_t *old, uint64_t nlo, uint64_t nhi)
+{
+	return arch_cmpxchg128_nl((volatile void *)off, old, nlo, nhi);
+}
+
 #endif

@@ -100,7 +100,7 @@ int report_write_file(const struct report *rep, const struct report_writer *w,
 	ret = w->write(rep, f);
 	if (ret < 0 || ferror(f)) {
 		/* the writer's stdio flushes failed (ENOSPC, EIO): say so, once */
-		int err = ret < 0 ? -ret : errno ? errno : EIO;
+		int err = ferror(f) && errno ? errno : ret < 0 ? -ret : EIO;
 
 		pr_err("output: writing '%s' failed: %s%s", path, strerror(err),
 		       err == ENOSPC ? " (free some space, or choose another -o path)" : "");

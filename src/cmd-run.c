@@ -515,7 +515,11 @@ int cmd_run(int argc, char **argv)
 
 		for (size_t i = 0; i < rep.n; i++)
 			bad |= rep.r[i].migrated;
-		if (bad) {
+		if (bad && rep.cal.emulated) {
+			pr_err("run: --strict: results untrustworthy: running under emulation (%s)",
+			       rep.cal.emulation);
+			code = EXIT_UNTRUSTED;
+		} else if (bad) {
 			pr_err("run: --strict: results untrustworthy (calibration disagrees with itself or a thread migrated)");
 			code = EXIT_UNTRUSTED;
 		}

@@ -513,14 +513,30 @@ int cmd_run(int argc, char **argv)
 	if (code == EXIT_OK && strict) {
 		bool bad = !rep.cal.trustworthy;
 
-		for (size_t i = 0; i < rep.n; i++)
-			bad |= rep.r[i].migrated;
+		for (size_t i = 0; i < rep.n; i++) {
+			const struct result *r = &rep.r[i];
+			json_t *ct = r->extra ? json_object_get(r->extra, "contention") : NULL;
+
+			bad |= r->migrated;
+			/* more than 5% of the samples saw a context switch or a migration */
+			if (r->disturbed > 0 && r->nsamples && r->disturbed * 20 > (long)r->nsamples) {
+				pr_warn("run: %s %s: %ld of %zu samples disturbed (context switch or migration)",
+					r->name, probe_mode_name(r->mode), r->disturbed, r->nsamples);
+				bad = true;
+			}
+			/* a contention case whose threads did not run at the same time */
+			if (ct && json_is_false(json_object_get(ct, "overlapped"))) {
+				pr_warn("run: %s: the threads did not overlap: not a contention measurement",
+					r->name);
+				bad = true;
+			}
+		}
 		if (bad && rep.cal.emulated) {
 			pr_err("run: --strict: results untrustworthy: running under emulation (%s)",
 			       rep.cal.emulation);
 			code = EXIT_UNTRUSTED;
 		} else if (bad) {
-			pr_err("run: --strict: results untrustworthy (calibration disagrees with itself or a thread migrated)");
+			pr_err("run: --strict: results untrustworthy (calibration disagrees with itself, a thread migrated, samples disturbed or threads not overlapping: see above and the report)");
 			code = EXIT_UNTRUSTED;
 		}
 	}

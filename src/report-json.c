@@ -57,14 +57,14 @@ static json_t *result_json(const struct report *rep, const struct result *r)
 
 	for (size_t i = 0; i < r->nsamples; i++)
 		json_array_append_new(samples, json_real(r->samples[i]));
-	o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:{s:i, s:i}, s:I, s:I, s:f, s:I, s:b, s:b,"
+	o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:{s:i, s:i}, s:I, s:I, s:f, s:f, s:I, s:b, s:b,"
 		      " s:o, s:o, s:o, s:I, s:I, s:o}",
 		      "probe", r->name, "twin", r->twin, "family", r->family,
 		      "atomicity", r->atomicity, "insn", r->insn, "pattern", r->pattern,
 		      "mode", probe_mode_name(r->mode),
 		      "cpu", "os", r->cpu_os, "logical", r->cpu_logical,
 		      "iters", (json_int_t)r->iters, "ops_per_sample", (json_int_t)r->ops_per_sample,
-		      "overhead_ticks", r->overhead_ticks,
+		      "overhead_ticks", r->overhead_ticks, "clock_scale", r->clock_scale,
 		      "warmup_dropped", (json_int_t)r->warmup, "ci_reached", r->ci_reached,
 		      "migrated", r->migrated,
 		      "ticks", summary_json(&r->s, 1.0), "cycles", summary_json(&r->s, cyc),
@@ -200,6 +200,7 @@ static int read_result(json_t *o, struct result *r, size_t idx, const char *path
 	r->iters = (uint64_t)json_integer_value(json_object_get(o, "iters"));
 	r->ops_per_sample = (uint64_t)json_integer_value(json_object_get(o, "ops_per_sample"));
 	r->overhead_ticks = json_number_value(json_object_get(o, "overhead_ticks"));
+	r->clock_scale = json_number_value(json_object_get(o, "clock_scale"));
 	r->warmup = (size_t)json_integer_value(json_object_get(o, "warmup_dropped"));
 	r->ci_reached = json_is_true(json_object_get(o, "ci_reached"));
 	r->migrated = json_is_true(json_object_get(o, "migrated"));

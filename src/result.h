@@ -37,6 +37,7 @@ struct result {
 	uint64_t iters;		/* N of the N/2N difference */
 	uint64_t ops_per_sample;	/* ops in one sample (2N * UNROLL) */
 	double overhead_ticks;	/* 2 min(t_N) - min(t_2N): subtracted from each sample */
+	double clock_scale;	/* tpc_calibration / tpc_here (drift chain), applied to the samples */
 	size_t warmup;		/* samples dropped */
 	double *samples;	/* every kept sample, timer ticks per op */
 	size_t nsamples;

@@ -56,13 +56,42 @@ static inline uint64_t time_kernel(probe_kernel_fn fn, struct probe_ctx *c, uint
 }
 
 /* Samples in ticks per op from the 2N timings and the overhead estimate. */
-static void to_per_op(const double *t2n, size_t n, double overhead, struct result *res)
+/* Samples in ticks per op from the 2N timings and the overhead estimate.
+ * chain (n + 1 entries, may be NULL) holds the drift chain timed before the
+ * first sample and after each one: sample i is rescaled by the faster of
+ * the two chains around it (an interrupt lengthens a chain; it is unlikely
+ * to hit both, and taking the faster never makes a sample look faster
+ * than the clock around it allows). */
+static void to_per_op(const double *t2n, const double *chain, size_t n, double overhead,
+		      double cal_tpc, struct result *res)
 {
 	double ops = (double)res->ops_per_sample;
 
-	for (size_t i = 0; i < n; i++)
-		res->samples[i] = (t2n[i] - overhead) / ops;
+	for (size_t i = 0; i < n; i++) {
+		double scale = chain ? cal_tpc / fmin(chain[i], chain[i + 1]) : 1.0;
+
+		res->samples[i] = (t2n[i] - overhead) / ops * scale;
+	}
 	res->nsamples = n;
+}
+
+/* Clock drift. The core clock of a guest (and of a turbo-boosting host)
+ * moves during a run while the timer does not: a conversion calibrated at
+ * start can be several percent off by the time a probe runs, and it can
+ * wobble between two frequencies within one probe (seen on both our
+ * machines: the add chain read 0.94..1.07 cycles). So a short dependent add
+ * chain, about as long as the N timing, is timed before the first sample
+ * and after every sample, and each sample is rescaled to the calibration's
+ * clock: kept ticks = raw ticks * tpc_cal / tpc_around_this_sample. Cycles
+ * derived from kept ticks are core cycles at the moment of measuring; ns
+ * are at the calibrated core clock. The median factor is reported as
+ * clock_scale. */
+static double drift_chain(uint64_t iters, double overhead)
+{
+	uint64_t a = arch_timer_start();
+
+	arch_add_chain(iters);
+	return ((double)(arch_timer_stop() - a) - overhead) / (64.0 * (double)iters);
 }
 
 /* Smallest power-of-two N whose timing lasts at least target ticks. */
@@ -129,7 +158,8 @@ int runner_measure_kernel(probe_kernel_fn fn, struct probe_ctx *ctx, const struc
 {
 	size_t cap;
 	uint64_t deadline, end;
-	double *t2n = NULL, t1, min1 = INFINITY, min2 = INFINITY;
+	double *t2n = NULL, *chain = NULL, t1, min1 = INFINITY, min2 = INFINITY;
+	uint64_t chain_iters;
 	size_t n = 0;
 	int ret = 0;
 	struct pmu_sampler ev;
@@ -151,7 +181,10 @@ int runner_measure_kernel(probe_kernel_fn fn, struct probe_ctx *ctx, const struc
 	cap = o->max_samples;
 	res->samples = malloc(cap * sizeof(double));
 	t2n = malloc(cap * sizeof(double));
-	if (!res->samples || !t2n) {
+	chain = malloc((cap + 1) * sizeof(double));
+	/* a drift chain about as long as the N timing */
+	chain_iters = (uint64_t)(o->sample_us * 1e-6 * cal->core_hz / 64) + 1;
+	if (!res->samples || !t2n || !chain) {
 		ret = -ENOMEM;
 		goto out_free;
 	}
@@ -161,6 +194,7 @@ int runner_measure_kernel(probe_kernel_fn fn, struct probe_ctx *ctx, const struc
 	if (ret < 0)
 		goto out_free;
 	ev_on = true;
+	chain[0] = drift_chain(chain_iters, cal->overhead_min);
 	deadline = now_ns() + (uint64_t)(o->max_seconds * 1e9);
 	while (n < cap) {
 		if (runner_stop) {
@@ -174,13 +208,14 @@ int runner_measure_kernel(probe_kernel_fn fn, struct probe_ctx *ctx, const struc
 		pmu_sampler_after(&ev, n - 1, t1, t2n[n - 1]);
 		min1 = fmin(min1, t1);
 		min2 = fmin(min2, t2n[n - 1]);
+		chain[n] = drift_chain(chain_iters, cal->overhead_min);
 		if (n % CI_CHECK_EVERY)
 			continue;
 		pmu_sampler_stale(&ev);	/* the CI check runs before the next sample */
 		if (n >= o->min_samples) {
 			struct summary s;
 
-			to_per_op(t2n, n, 2 * min1 - min2, res);
+			to_per_op(t2n, chain, n, 2 * min1 - min2, cal->ticks_per_cycle, res);
 			stats_summarize(res->samples, n, &s);
 			/* an absolute floor for near-zero medians (the empty probe) */
 			if ((s.ci_hi - s.ci_lo) / 2.0 <= fmax(o->target_ci * fabs(s.median), 0.002)) {
@@ -192,13 +227,15 @@ int runner_measure_kernel(probe_kernel_fn fn, struct probe_ctx *ctx, const struc
 			break;
 	}
 	if (n) {
+		res->clock_scale = cal->ticks_per_cycle / stats_median(chain, n + 1);
 		res->overhead_ticks = 2 * min1 - min2;
-		to_per_op(t2n, n, res->overhead_ticks, res);
+		to_per_op(t2n, chain, n, res->overhead_ticks, cal->ticks_per_cycle, res);
 		stats_summarize(res->samples, res->nsamples, &res->s);
 	}
 	if (ev_on)
 		pmu_sampler_finish(&ev, n, res);
 out_free:
+	free(chain);
 	free(t2n);
 	return ret;
 }
@@ -223,6 +260,26 @@ static void progress(const struct run_opts *o, size_t done, size_t total, const 
 	fflush(stderr);
 }
 
+/* Before calibrating, keep the core busy with the kind of work we time
+ * (dependent adds and locked RMWs) for a while: on both machines we have
+ * seen, the first second of a process measured locked ops ~20% slower and
+ * less stable than the rest of the run (5-process spread 17-25% without,
+ * 0.1-0.2% with, for the probes measured early), although the clock-drift
+ * correction already tracked the core frequency. */
+#define PREWARM_NS 500000000ull
+
+static void prewarm(void)
+{
+	uint64_t word[8] __attribute__((aligned(64))) = { 0 };
+	uint64_t end = now_ns() + PREWARM_NS;
+
+	while (now_ns() < end && !runner_stop) {
+		arch_add_chain(64);
+		for (int i = 0; i < 64; i++)
+			arch_inc(word);
+	}
+}
+
 int runner_run(struct topo *t, const struct run_opts *o, const struct probe *const *list,
 	       size_t n, struct report *rep)
 {
@@ -234,6 +291,7 @@ int runner_run(struct topo *t, const struct run_opts *o, const struct probe *con
 	ret = topo_bind_thread(t, cpu);
 	if (ret < 0)
 		return ret;
+	prewarm();
 	ret = clock_calibrate(&rep->cal, cpu);
 	if (ret < 0)
 		return ret;

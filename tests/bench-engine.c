@@ -27,7 +27,7 @@ int main(int argc, char **argv)
 		return 1;
 	for (int i = 0; i < PROCS; i++) {
 		snprintf(path[i], sizeof(path[i]), "%s/run%d.json", dir, i);
-		snprintf(cmd, sizeof(cmd), "%s run -o %s >/dev/null", argv[1], path[i]);
+		snprintf(cmd, sizeof(cmd), "%s run -o %s >/dev/null 2>&1", argv[1], path[i]);
 		if (system(cmd) != 0 || report_read(path[i], &rep[i]) < 0) {
 			fprintf(stderr, "bench-engine: '%s' failed\n", cmd);
 			return 1;

@@ -8,9 +8,11 @@
 
 #include "cmd.h"
 #include "common.h"
+#include "config.h"
+#include "repro.h"
+#include "pattern.h"
 #include "contention.h"
 #include "fingerprint.h"
-#include "pattern.h"
 #include "pmu.h"
 #include "probes.h"
 #include "report.h"
@@ -50,7 +52,10 @@ static void run_usage(FILE *f)
 		"                      (PMU::EVENT:UMASK); 'atomcost events' shows what counts here. One that\n"
 		"                      cannot be counted prints as n/a (reason). context-switches,\n"
 		"                      cpu-migrations and task-clock are always counted\n"
-		"  --require-events    exit 4 before measuring when an event of -e cannot be counted here\n");
+		"  --require-events    exit 4 before measuring when an event of -e cannot be counted here\n"
+		"  FILE.conf, -c FILE  run an experiment file (configs/*.conf; 'atomcost config --schema');\n"
+		"                      options given on the command line override the file's [run] keys\n"
+		"  --set SEC.KEY=VAL   override any experiment key (--set buddy-bitmap-2004.trials=10)\n");
 }
 
 struct selection {
@@ -300,7 +305,15 @@ int cmd_run(int argc, char **argv)
 	struct report rep;
 	struct topo *t = NULL;
 	int c, ret, code = EXIT_OK;
+	/* experiment file (config.c): its [run] keys become options placed
+	 * before the command line's, so the command line wins */
+	struct experiment *exp = NULL;
+	char **orig_argv = argv;
+	int orig_argc = argc;
 
+	ret = config_prepare_run(orig_argc, orig_argv, &argc, &argv, &exp);
+	if (ret < 0)
+		return exit_code_for(ret);
 	runner_default_opts(&o);
 	while ((c = getopt_long(argc, argv, "o:e:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -478,19 +491,32 @@ int cmd_run(int argc, char **argv)
 		gmtime_r(&now, &tm);
 		strftime(rep.started, sizeof(rep.started), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	}
-	rep.meta = make_meta(argc, argv);
+	rep.meta = make_meta(orig_argc, orig_argv);
 	rep.topo = topo_to_json(t);
 	topo_summary(t, rep.topo_summary, sizeof(rep.topo_summary));
 	json_object_set_new(rep.meta, "experiment", experiment_json(&o, &sel));
+	if (exp) {	/* the file, the overrides, every key and where it came from */
+		json_t *cj = config_to_json(exp);
+
+		json_object_update(json_object_get(rep.meta, "experiment"), cj);
+		json_decref(cj);
+	}
 	json_object_set_new(rep.meta, "fingerprint",
 			    fingerprint_collect(NULL, o.cpu_os, rep.topo_summary));
 
 	/* --threads N (N >= 2), --placement or --sharing: N pinned threads on
 	 * one line (contention.c) instead of the single-thread runner */
-	if (o.threads >= 2 || o.placement || o.sharing)
+	if (exp && !config_kind_has(exp, "probes"))
+		ret = 0;	/* reproductions only */
+	else if (o.threads >= 2 || o.placement || o.sharing)
 		ret = contention_run(t, &o, sel.list, sel.n, &rep);
 	else
 		ret = run_passes(t, &o, sel.list, sel.n, &rep);
+	/* reproductions of published scorings (repro-*.c) print their
+	 * seed-shaped tables as they go (to stderr when stdout is JSON) */
+	if (exp && ret >= 0)
+		ret = repro_run_all(exp, t, &o, &rep,
+				    stdout_w == report_writer_find("text") ? stdout : stderr);
 	fingerprint_set_clock(fingerprint_of_meta(rep.meta), &rep.cal);
 	if (ret < 0 && ret != -EINTR) {
 		code = exit_code_for(ret);
@@ -499,7 +525,8 @@ int cmd_run(int argc, char **argv)
 	if (ret == -EINTR)
 		code = cmd_signal == SIGTERM ? EXIT_SIGTERM : EXIT_SIGINT;
 
-	stdout_w->write(&rep, stdout);
+	if (!exp || config_kind_has(exp, "probes") || stdout_w != report_writer_find("text"))
+		stdout_w->write(&rep, stdout);
 	fflush(stdout);
 	if (out) {
 		ret = report_write_file(&rep, file_w, out, force);
@@ -543,5 +570,7 @@ int cmd_run(int argc, char **argv)
 out:
 	report_free(&rep);
 	topo_close(t);
+	config_free(exp);
+	config_free_argv(argv, orig_argv);
 	return code;
 }

@@ -2,9 +2,8 @@
  * declarative schema table (config.c), CLI overrides on top, and the
  * effective experiment as JSON for every report.
  *
- * This header also pulls in the build configuration (ATOMCOST_VERSION,
- * HAVE_LIBPFM, ...): files in src/ that include "config.h" find this file
- * first, so the generated header is included under its second name.
+ * The build settings (ATOMCOST_VERSION, HAVE_LIBPFM, ...) are the generated
+ * "build-config.h", included here for the modules that need both.
  */
 #ifndef ATOMCOST_CONFIG_H
 #define ATOMCOST_CONFIG_H

@@ -17,7 +17,7 @@
 
 #include "arch/arch.h"
 #include "common.h"
-#include "config.h"
+#include "build-config.h"
 
 #define ABSENT "absent"
 #define UNREADABLE "unreadable"

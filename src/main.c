@@ -6,7 +6,7 @@
 
 #include "cmd.h"
 #include "common.h"
-#include "config.h"
+#include "build-config.h"
 #include "runner.h"
 
 volatile int cmd_signal;
@@ -21,9 +21,10 @@ static const struct command {
 	{ "topo", cmd_topo, "topology: caches, PUs, allowed cpuset, PU pair classes" },
 	{ "calibrate", cmd_calibrate, "timer frequency, overhead and ticks per core cycle" },
 	{ "c2c", cmd_c2c, "cache-line round trip between PUs: one pair per topology class or all pairs" },
-	{ "events", cmd_events, "which PMU and software events count here, and why the others do not" },
+	{ "config", cmd_config, "experiment files: --schema prints every key, --check FILE loads one" },
 	{ "compare", cmd_compare, "change between two JSON reports, with a CI and a verdict per row" },
 	{ "report", cmd_report, "rewrite a JSON report as HTML (charts), text, mail, CSV or JSON" },
+	{ "events", cmd_events, "which PMU and software events count here, and why the others do not" },
 };
 
 static void usage(FILE *f)

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "config.h"
+#include "build-config.h"
 #include "result.h"
 #include "stats.h"
 

@@ -12,7 +12,7 @@
 
 #include "common.h"
 #include "compare.h"
-#include "config.h"
+#include "build-config.h"
 #include "fingerprint.h"
 #include "report.h"
 

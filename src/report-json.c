@@ -7,7 +7,7 @@
 
 #include "arch/arch.h"
 #include "common.h"
-#include "config.h"
+#include "build-config.h"
 #include "report.h"
 
 static json_t *summary_json(const struct summary *s, double scale)

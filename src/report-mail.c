@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "compare.h"
-#include "config.h"
+#include "build-config.h"
 #include "fingerprint.h"
 #include "report.h"
 

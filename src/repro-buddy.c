@@ -130,7 +130,7 @@ int buddy_legacy(unsigned trials, long long mean[BUDDY_CASES], FILE *out, uint64
 	}
 	munmap(buf, LEGACY_SIZE);
 	for (int cs = 0; cs < BUDDY_CASES; cs++) {
-		mean[cs] = total[cs] / (long long)trials;
+		mean[cs] = trials ? total[cs] / (long long)trials : 0;
 		if (out)
 			fprintf(out, "score %d is %16lld note: %s\n", cs, mean[cs], buddy_notes[cs]);
 	}

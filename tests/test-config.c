@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "src/config.h"	/* not the build's config.h */
+#include "config.h"
 #include "harness.h"
 
 static char tmpdir[] = "/tmp/atomcost-test-config-XXXXXX";

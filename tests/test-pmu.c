@@ -8,7 +8,7 @@
  * Exit 0 pass, 1 fail, 77 skip (no perf_event_open at all).
  */
 #include "common.h"
-#include "config.h"
+#include "build-config.h"
 #include "harness.h"
 #include "pmu.h"
 #include "report.h"

@@ -323,4 +323,68 @@ static inline void arch_smp_mb(void)
 /* Lock-word primitives and rseq per-CPU critical sections (issue 4). */
 #include "arch/x86_64-rseq.h"
 
+/* ---- reproductions of published scorings (issue 6) ----------------------
+ * What src/repro-*.c needs beyond the primitives above. Other architectures
+ * leave these capabilities undefined (treated as 0) and the reproductions
+ * say which variant cannot run there.
+ *   ARCH_HAS_TIMER_RAW   arch_timer_raw(): the unserialized counter read the
+ *                        2004 program used (rdtsc alone, no fences)
+ *   ARCH_HAS_BIT32_IMM   arch_bts32_imm / _nl: `lock btsl $nr,mem` / `btsl`,
+ *                        the 2004 program's set_bit / __set_bit (i386)
+ *   ARCH_HAS_CACHE_FLUSH arch_flush_line (clflush) + arch_mfence
+ *   ARCH_HAS_SEG_PERCPU128 arch_percpu_cmpxchg128: `cmpxchg16b %fs:(off)`,
+ *                        the this_cpu_cmpxchg128 form
+ */
+#define ARCH_HAS_TIMER_RAW 1
+#define ARCH_HAS_BIT32_IMM 1
+#define ARCH_HAS_CACHE_FLUSH 1
+#define ARCH_HAS_SEG_PERCPU128 1
+
+#define ARCH_INSN_TIMER_RAW "rdtsc (unserialized)"
+/* A bare rdtsc: earlier instructions may still be in flight and later ones
+ * may start before it. Only the legacy 2004 mode uses it, on purpose. */
+static inline uint64_t arch_timer_raw(void)
+{
+	uint32_t lo, hi;
+
+	asm volatile("rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+
+#define ARCH_INSN_BTS32_IMM "lock btsl $nr,mem"
+#define ARCH_INSN_BTS32_IMM_NL "btsl $nr,mem"
+/* i386 set_bit/__set_bit of 2004 with a constant nr (< 32): 32-bit bts with
+ * an immediate bit number. Fully ordered (locked) / non-atomic. */
+#define arch_bts32_imm(p, nr) \
+	asm volatile("lock btsl %[n], %[m]" : [m] "+m"(*(volatile uint32_t *)(p)) : [n] "I"(nr) : "memory", "cc")
+#define arch_bts32_imm_nl(p, nr) \
+	asm volatile("btsl %[n], %[m]" : [m] "+m"(*(volatile uint32_t *)(p)) : [n] "I"(nr) : "memory", "cc")
+
+#define ARCH_INSN_FLUSH_LINE "clflush mem"
+/* Write back and evict the line holding p from every cache level. clflush
+ * is ordered only by fences: follow a batch with arch_mfence(). */
+static inline void arch_flush_line(const volatile void *p)
+{
+	asm volatile("clflush %[m]" : : [m] "m"(*(const volatile uint8_t *)p) : "memory");
+}
+static inline void arch_mfence(void)
+{
+	asm volatile("mfence" ::: "memory");
+}
+
+#define ARCH_INSN_PERCPU_CMPXCHG128 "cmpxchg16b %fs:(%off) (this_cpu_cmpxchg128 form)"
+/* this_cpu_cmpxchg128: unlocked cmpxchg16b addressed through the segment
+ * base, as the kernel's `cmpxchg16b %gs:var`. off from arch_percpu_offset();
+ * the variable must be 16-byte aligned. old[0..1] = {lo, hi} receives the
+ * value seen. True on success. */
+static inline bool arch_percpu_cmpxchg128(uintptr_t off, uint64_t *old, uint64_t nlo, uint64_t nhi)
+{
+	bool ok;
+
+	asm volatile("cmpxchg16b %%fs:(%[o])"
+		     : "+a"(old[0]), "+d"(old[1]), "=@ccz"(ok)
+		     : "b"(nlo), "c"(nhi), [o] "r"(off) : "memory");
+	return ok;
+}
+
 #endif

@@ -490,6 +490,14 @@ static void print_diff(const char *key, const char *a, const char *b, void *arg)
 	report_mail_wrap(d->f, "#   ", line);
 }
 
+
+static const char *base_name(const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+
+	return slash ? slash + 1 : (path ? path : "");
+}
+
 static void header(const struct comparison *c, const struct report *a, const struct report *b,
 		   const char *na, const char *nb, FILE *f)
 {
@@ -503,10 +511,12 @@ static void header(const struct comparison *c, const struct report *a, const str
 			!fa ? (!fb ? "both reports" : "A") : "B");
 	else
 		fingerprint_diff(fa, fb, print_diff, &d);
-	fprintf(f, "# A: %s (%s, %d pass%s)\n", na, a->started, pa ? pa : 1, pa > 1 ? "es" : "");
+	/* file names without their directories: the header must fit the
+	 * 72-column mail format wherever the reports live */
+	fprintf(f, "# A: %s (%s, %d pass%s)\n", base_name(na), a->started, pa ? pa : 1, pa > 1 ? "es" : "");
 	fingerprint_oneline(fa, line, sizeof(line));
 	report_mail_wrap(f, "#    ", line);
-	fprintf(f, "# B: %s (%s, %d pass%s)\n", nb, b->started, pb ? pb : 1, pb > 1 ? "es" : "");
+	fprintf(f, "# B: %s (%s, %d pass%s)\n", base_name(nb), b->started, pb ? pb : 1, pb > 1 ? "es" : "");
 	fingerprint_oneline(fb, line, sizeof(line));
 	report_mail_wrap(f, "#    ", line);
 	if (pa < 2 || pb < 2)

@@ -56,19 +56,43 @@ static inline uint64_t time_kernel(probe_kernel_fn fn, struct probe_ctx *c, uint
 }
 
 /* Samples in ticks per op from the 2N timings and the overhead estimate. */
-/* Samples in ticks per op from the 2N timings and the overhead estimate.
- * chain (n + 1 entries, may be NULL) holds the drift chain timed before the
- * first sample and after each one: sample i is rescaled by the faster of
- * the two chains around it (an interrupt lengthens a chain; it is unlikely
- * to hit both, and taking the faster never makes a sample look faster
- * than the clock around it allows). */
+/* The drift chain for sample i: the median of the chains timed within
+ * DRIFT_WINDOW/2 samples of it. A chain an interrupt lengthened is an
+ * outlier the median ignores (taking the faster of the two neighbours was
+ * not enough: over thousands of samples, both neighbours of some sample
+ * were slowed, and that sample came out impossibly fast), while a change of
+ * core clock that lasts more than a few samples (~100 us) is followed. */
+#define DRIFT_WINDOW 10
+
+static double chain_near(const double *chain, size_t nchain, size_t i)
+{
+	double w[DRIFT_WINDOW];
+	size_t lo = i >= DRIFT_WINDOW / 2 ? i - DRIFT_WINDOW / 2 : 0, k = 0;
+
+	if (lo + DRIFT_WINDOW > nchain)
+		lo = nchain > DRIFT_WINDOW ? nchain - DRIFT_WINDOW : 0;
+	for (size_t j = lo; j < nchain && k < DRIFT_WINDOW; j++) {
+		size_t m = k++;	/* insertion sort */
+
+		while (m > 0 && w[m - 1] > chain[j]) {
+			w[m] = w[m - 1];
+			m--;
+		}
+		w[m] = chain[j];
+	}
+	return k % 2 ? w[k / 2] : (w[k / 2 - 1] + w[k / 2]) / 2;
+}
+
+/* Samples in ticks per op from the 2N timings and the overhead estimate,
+ * rescaled to the calibration's clock by the drift chain around each
+ * (chain: n + 1 entries, timed before the first sample and after each). */
 static void to_per_op(const double *t2n, const double *chain, size_t n, double overhead,
 		      double cal_tpc, struct result *res)
 {
 	double ops = (double)res->ops_per_sample;
 
 	for (size_t i = 0; i < n; i++) {
-		double scale = chain ? cal_tpc / fmin(chain[i], chain[i + 1]) : 1.0;
+		double scale = chain ? cal_tpc / chain_near(chain, n + 1, i) : 1.0;
 
 		res->samples[i] = (t2n[i] - overhead) / ops * scale;
 	}

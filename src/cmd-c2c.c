@@ -31,6 +31,7 @@
 #include "clock.h"
 #include "cmd.h"
 #include "common.h"
+#include "report.h"
 #include "runner.h"
 #include "stats.h"
 #include "topo.h"
@@ -335,23 +336,19 @@ static int parse_methods(const char *s, unsigned *mask)
 	return 0;
 }
 
-static int write_json_file(json_t *j, const char *path)
+static int dump_json(void *arg, FILE *f)
 {
-	char tmp[4096];
-
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	if (json_dump_file(j, tmp, JSON_INDENT(1)) < 0) {
-		pr_err("c2c: cannot write '%s' (check the directory exists and is writable)", tmp);
+	if (json_dumpf(arg, f, JSON_INDENT(1)) < 0)
 		return -EIO;
-	}
-	if (rename(tmp, path) < 0) {
-		int e = errno;
-
-		pr_err("c2c: cannot rename '%s' to '%s': %s", tmp, path, strerror(e));
-		unlink(tmp);
-		return -e;
-	}
+	fputc('\n', f);
 	return 0;
+}
+
+/* Through the reports' atomic writer: temporary file, fsync, rename; an
+ * existing file only with --force. */
+static int write_json_file(json_t *j, const char *path, bool force)
+{
+	return report_write_atomic(path, force, dump_json, j);
 }
 
 int cmd_c2c(int argc, char **argv)
@@ -485,7 +482,7 @@ int cmd_c2c(int argc, char **argv)
 		to_text(&cal, t, rows, nrows, absent, stdout);
 	}
 	if (out) {
-		int werr = write_json_file(j, out);
+		int werr = write_json_file(j, out, force);
 
 		if (werr && !err)
 			err = werr;

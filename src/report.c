@@ -71,8 +71,8 @@ int report_check_path(const char *path, bool overwrite)
 	return 0;
 }
 
-int report_write_file(const struct report *rep, const struct report_writer *w,
-		      const char *path, bool overwrite)
+int report_write_atomic(const char *path, bool overwrite,
+			int (*write)(void *arg, FILE *f), void *arg)
 {
 	char dir[PATH_MAX], tmp[PATH_MAX + 32];
 	FILE *f = NULL;
@@ -97,7 +97,7 @@ int report_write_file(const struct report *rep, const struct report_writer *w,
 		goto out_unlink;
 	}
 	errno = 0;
-	ret = w->write(rep, f);
+	ret = write(arg, f);
 	if (ret < 0 || ferror(f)) {
 		/* the writer's stdio flushes failed (ENOSPC, EIO): say so, once */
 		int err = ferror(f) && errno ? errno : ret < 0 ? -ret : EIO;
@@ -141,4 +141,24 @@ out_close:
 out_unlink:
 	unlink(tmp);
 	return ret;
+}
+
+struct writer_call {
+	const struct report *rep;
+	const struct report_writer *w;
+};
+
+static int call_writer(void *arg, FILE *f)
+{
+	const struct writer_call *c = arg;
+
+	return c->w->write(c->rep, f);
+}
+
+int report_write_file(const struct report *rep, const struct report_writer *w,
+		      const char *path, bool overwrite)
+{
+	struct writer_call c = { rep, w };
+
+	return report_write_atomic(path, overwrite, call_writer, &c);
 }

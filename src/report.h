@@ -43,6 +43,10 @@ int report_read(const char *path, struct report *rep);
 int report_write_file(const struct report *rep, const struct report_writer *w,
 		      const char *path, bool overwrite);
 
+/* The same for any content: write(arg, f) fills the temporary file. */
+int report_write_atomic(const char *path, bool overwrite,
+			int (*write)(void *arg, FILE *f), void *arg);
+
 /* Check up front that path's directory exists and is writable, so a long run
  * does not end in a lost report. */
 int report_check_path(const char *path, bool overwrite);

@@ -66,7 +66,7 @@ static inline uint64_t time_kernel(probe_kernel_fn fn, struct probe_ctx *c, uint
 
 static double chain_near(const double *chain, size_t nchain, size_t i)
 {
-	double w[DRIFT_WINDOW];
+	double w[DRIFT_WINDOW] = { 0 };
 	size_t lo = i >= DRIFT_WINDOW / 2 ? i - DRIFT_WINDOW / 2 : 0, k = 0;
 
 	if (lo + DRIFT_WINDOW > nchain)

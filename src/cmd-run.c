@@ -203,8 +203,9 @@ static json_t *experiment_json(const struct run_opts *o, const struct selection 
  * passes interleave in time and a slow drift or a noisy neighbour lands in
  * the between-pass spread that `compare` uses (seed slub-partial-pages-
  * variance-2008). Each pass calibrates afresh; each result carries
- * extra.pass (1..K) and the report keeps pass 1's calibration, the others
- * go to meta.experiment.passes. */
+ * extra.pass (1..K) and the report keeps pass 1's calibration (later
+ * passes' samples are rescaled onto its clock), the others go to
+ * meta.experiment.passes. */
 static int run_passes(struct topo *t, struct run_opts *o, const struct probe *const *list,
 		      size_t n, struct report *rep)
 {
@@ -244,6 +245,18 @@ static int run_passes(struct topo *t, struct run_opts *o, const struct probe *co
 				break;
 			}
 			*d = tmp.r[i];
+			/* kept ticks are on the calibration clock of their pass
+			 * (runner.c, clock drift); the report converts with pass
+			 * 1's, so bring later passes onto it */
+			if (p > 1 && tmp.cal.ticks_per_cycle > 0) {
+				double k = rep->cal.ticks_per_cycle / tmp.cal.ticks_per_cycle;
+
+				for (size_t j = 0; j < d->nsamples; j++)
+					d->samples[j] *= k;
+				d->clock_scale *= k;
+				if (d->nsamples)
+					stats_summarize(d->samples, d->nsamples, &d->s);
+			}
 			if (!d->extra)
 				d->extra = json_object();
 			json_object_set_new(d->extra, "pass", json_integer(p));

@@ -27,11 +27,11 @@
 #define CXS 50000
 #define STRIDE 64
 
+#if ARCH_HAS_RSEQ
 static char *area;
 static int ncpu;
 static volatile int go;
 
-#if ARCH_HAS_RSEQ
 static void *adder(void *arg)
 {
 	while (!go)

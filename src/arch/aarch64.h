@@ -497,25 +497,4 @@ static inline void arch_smp_mb(void)
 	asm volatile("dmb ish" ::: "memory");
 }
 
-/* ---- stand-ins for x86-only forms ----------------------------------------
- * arm64 has no segment-relative per-CPU addressing (ARCH_HAS_SEG_PERCPU 0)
- * and no `ds`-prefixed UP form (ARCH_HAS_DS_PREFIX 0). These address-based
- * stand-ins only let shared code compile; code tests the capability and
- * never times them. */
-#define ARCH_INSN_SET_BIT_IMM_DS "(no ds-prefix form on this architecture)"
-#define ARCH_INSN_PERCPU_CMPXCHG "(no segment-relative per-CPU form on this architecture)"
-#define ARCH_INSN_PERCPU_CMPXCHG128 ARCH_INSN_PERCPU_CMPXCHG
-static inline uintptr_t arch_percpu_offset(const void *v)
-{
-	return (uintptr_t)v;
-}
-static inline uint64_t arch_percpu_cmpxchg(uintptr_t off, uint64_t old, uint64_t nw)
-{
-	return arch_cmpxchg_nl((volatile void *)off, old, nw);
-}
-static inline bool arch_percpu_cmpxchg128(uintptr_t off, uint64_t *old, uint64_t nlo, uint64_t nhi)
-{
-	return arch_cmpxchg128_nl((volatile void *)off, old, nlo, nhi);
-}
-
 #endif

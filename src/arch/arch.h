@@ -31,6 +31,29 @@
 #include "arch/generic.h"
 #endif
 
+/* Stand-ins for x86-only forms on architectures without them: segment-
+ * relative per-CPU addressing and the UP-patched `ds` form. They only let
+ * shared code compile; code tests the capability and never times them. */
+#if !ARCH_HAS_SEG_PERCPU
+#define ARCH_INSN_PERCPU_CMPXCHG "(no segment-relative per-CPU form on this architecture)"
+#define ARCH_INSN_PERCPU_CMPXCHG128 ARCH_INSN_PERCPU_CMPXCHG
+static inline uintptr_t arch_percpu_offset(const void *v)
+{
+	return (uintptr_t)v;
+}
+static inline uint64_t arch_percpu_cmpxchg(uintptr_t off, uint64_t old, uint64_t nw)
+{
+	return arch_cmpxchg_nl((volatile void *)off, old, nw);
+}
+static inline bool arch_percpu_cmpxchg128(uintptr_t off, uint64_t *old, uint64_t nlo, uint64_t nhi)
+{
+	return arch_cmpxchg128_nl((volatile void *)off, old, nlo, nhi);
+}
+#endif
+#if !ARCH_HAS_DS_PREFIX
+#define ARCH_INSN_SET_BIT_IMM_DS "(no ds-prefix form on this architecture)"
+#endif
+
 /* Unrolling helpers shared by every architecture: OPS64(OP) expands to
  * OP(0) OP(1) ... OP(63) with constant indexes, so an op on "line i" becomes
  * a displacement, not an address computation. */

@@ -314,24 +314,4 @@ static inline bool arch_cmpxchg128_nl(volatile void *p, uint64_t *old, uint64_t 
 	return gen_cx128(p, old, nlo, nhi);
 }
 
-/* ---- stand-ins for x86-only forms ----------------------------------------
- * No segment-relative per-CPU addressing (ARCH_HAS_SEG_PERCPU 0) and no
- * `ds` form (ARCH_HAS_DS_PREFIX 0): address-based stand-ins so shared code
- * compiles; code tests the capability and never times them. */
-#define ARCH_INSN_SET_BIT_IMM_DS "(no ds-prefix form in the C11 build)"
-#define ARCH_INSN_PERCPU_CMPXCHG "(no segment-relative per-CPU form in the C11 build)"
-#define ARCH_INSN_PERCPU_CMPXCHG128 ARCH_INSN_PERCPU_CMPXCHG
-static inline uintptr_t arch_percpu_offset(const void *v)
-{
-	return (uintptr_t)v;
-}
-static inline uint64_t arch_percpu_cmpxchg(uintptr_t off, uint64_t old, uint64_t nw)
-{
-	return arch_cmpxchg_nl((volatile void *)off, old, nw);
-}
-static inline bool arch_percpu_cmpxchg128(uintptr_t off, uint64_t *old, uint64_t nlo, uint64_t nhi)
-{
-	return arch_cmpxchg128_nl((volatile void *)off, old, nlo, nhi);
-}
-
 #endif

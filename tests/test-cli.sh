@@ -21,29 +21,9 @@ fails=0 passes=0 skips=0
 # A fast run: the probes and forms we use are short, calibration dominates.
 FAST=(--max-seconds 0.01 --mode latency)
 
-ok() { passes=$((passes + 1)); }
-bad() { fails=$((fails + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
+REFUSE_ONE_MESSAGE=1
 skip() { skips=$((skips + 1)); echo "skip: $*"; }
-
-# refuse CODE PATTERN ARGS...: exit code CODE, PATTERN (grep -E) in stderr,
-# stdout empty.
-refuse() {
-	local want=$1 pat=$2 rc
-	shift 2
-	"$A" "$@" >"$T/out" 2>"$T/err" </dev/null
-	rc=$?
-	if [ "$rc" != "$want" ]; then
-		bad "atomcost $*: exit $rc, expected $want; stderr: $(head -c 300 "$T/err")"
-	elif ! grep -Eq -- "$pat" "$T/err"; then
-		bad "atomcost $*: stderr lacks /$pat/: $(head -c 300 "$T/err")"
-	elif [ -s "$T/out" ]; then
-		bad "atomcost $*: refused but wrote to stdout: $(head -c 200 "$T/out")"
-	elif [ "$(wc -l <"$T/err")" -gt 3 ] && [ "$want" != 2 -o "$(grep -c '^usage' "$T/err")" = 0 ]; then
-		bad "atomcost $*: more than one message: $(head -c 400 "$T/err")"
-	else
-		ok
-	fi
-}
 
 # accept ARGS...: exit 0.
 accept() {

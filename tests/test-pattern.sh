@@ -12,25 +12,7 @@ OBJDUMP=${2:-} LIB=${3:-}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fails=0 passes=0
-ok() { passes=$((passes + 1)); }
-bad() { fails=$((fails + 1)); echo "FAIL: $*"; }
-
-# refuse CODE REGEX ARGS...: exit CODE, REGEX in stderr, nothing on stdout.
-refuse() {
-	local want=$1 pat=$2 rc
-	shift 2
-	"$A" "$@" >"$T/out" 2>"$T/err" </dev/null
-	rc=$?
-	if [ "$rc" != "$want" ]; then
-		bad "atomcost $*: exit $rc, expected $want; stderr: $(head -c 300 "$T/err")"
-	elif ! grep -Eq -- "$pat" "$T/err"; then
-		bad "atomcost $*: stderr lacks /$pat/: $(head -c 300 "$T/err")"
-	elif [ -s "$T/out" ]; then
-		bad "atomcost $*: refused but wrote to stdout"
-	else
-		ok
-	fi
-}
+. "$(dirname "$0")/lib.sh"
 
 refuse 2 "unknown pattern 'bogus'" run set_bit --pattern bogus
 refuse 2 "did you mean 'miss'" run set_bit --pattern mis

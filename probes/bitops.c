@@ -21,7 +21,7 @@
 #define OP_SBNL_L(i) arch_set_bit_imm_nl(p, BIT_IMM);
 #define OP_SBNL_T(i) arch_set_bit_imm_nl(TPUT_ADDR(p, i), BIT_IMM);
 PROBE_KERNEL(k_set_bit_lat, , OP_SB_L, )
-PROBE_KERNEL(k_set_bit_tput, , OP_SB_T, )
+PROBE_KERNEL_TPUT(k_set_bit_tput, , OP_SB_T, )
 PROBE_KERNEL(k___set_bit_lat, , OP_SBNL_L, )
 PROBE_KERNEL(k___set_bit_tput, , OP_SBNL_T, )
 
@@ -227,7 +227,7 @@ const struct probe probe_set_bit = {
 	.name = "set_bit", .twin = "__set_bit", .family = "bitops",
 	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_SET_BIT_IMM,
 	.kernel = "set_bit(const nr)", .desc = "atomic bit set, constant bit number",
-	.in_default = true, KERNELS(set_bit), .patterns = &pat_set_bit, .verify = verify_set_bit,
+	.in_default = true, KERNELS(set_bit), .tput_sweep = k_set_bit_tput_sweep, .patterns = &pat_set_bit, .verify = verify_set_bit,
 };
 
 const struct probe probe___set_bit = {

@@ -28,6 +28,8 @@
 
 #include "probe.h"
 
+/* The i-th of the TPUT_LINES hot lines (miss-overlap and mix kernels). */
+#define PAT_HOT_ADDR(p, i) ((p) + ((i) % TPUT_LINES) * CACHE_LINE_BYTES)
 #define PAT_LINE_MASK (~(uint64_t)(CACHE_LINE_BYTES - 1))
 /* Line of walk entry i: entries are offsets in 64-byte units. */
 #define PAT_AT(b, w, i) ((b) + ((size_t)(w)[i] << 6))
@@ -45,10 +47,10 @@
 #define PAT_IX1_A(i) PAT_OP_A(PAT_AT(b, w, i) + 8)
 #define PAT_IX1_N(i) PAT_OP_N(PAT_AT(b, w, i) + 8)
 #define PAT_IXP(i) (void)arch_load(PAT_AT(b, w, i));
-#define PAT_OV_A(i) (void)arch_load(PAT_AT(b, w, i)); PAT_OP_A(TPUT_ADDR(p, i))
-#define PAT_OV_N(i) (void)arch_load(PAT_AT(b, w, i)); PAT_OP_N(TPUT_ADDR(p, i))
+#define PAT_OV_A(i) (void)arch_load(PAT_AT(b, w, i)); PAT_OP_A(PAT_HOT_ADDR(p, i))
+#define PAT_OV_N(i) (void)arch_load(PAT_AT(b, w, i)); PAT_OP_N(PAT_HOT_ADDR(p, i))
 #define PAT_MXL(i) if (mm & (1ull << (i))) { PAT_OP_A(p) } else { PAT_OP_N(p) }
-#define PAT_MXT(i) if (mm & (1ull << (i))) { PAT_OP_A(TPUT_ADDR(p, i)) } else { PAT_OP_N(TPUT_ADDR(p, i)) }
+#define PAT_MXT(i) if (mm & (1ull << (i))) { PAT_OP_A(PAT_HOT_ADDR(p, i)) } else { PAT_OP_N(PAT_HOT_ADDR(p, i)) }
 
 /* A chase: the cursor is kept in ctx between calls. */
 #define PAT_CHASE_KERNEL(fn, step, decls, tail)					\

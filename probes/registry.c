@@ -9,6 +9,8 @@
 const struct probe *const probe_table[] = { PROBES(PROBE_ENTRY) };
 const size_t probe_count = sizeof(probe_table) / sizeof(probe_table[0]);
 
+const unsigned tput_footprints[TPUT_NFOOT] = { 1, 2, 4, 8, 16, 32 };
+
 const struct probe *probe_find(const char *name)
 {
 	for (size_t i = 0; i < probe_count; i++)

@@ -25,4 +25,21 @@ int stats_summarize(const double *v, size_t n, struct summary *s);
 /* Relative half-width of the median's CI: (hi - lo) / 2 / |median|. */
 double stats_ci_rel(const struct summary *s);
 
+/* The noise rule (docs/method.md): two figures of the same kind differ only
+ * when their ratio leaves 1 by more than a noise floor measured between
+ * runs (passes or processes), and never by less than NOISE_FLOOR_MIN,
+ * whatever within-run confidence intervals say: samples within one run are
+ * serially correlated and understate the noise between runs. */
+#define NOISE_FLOOR_MIN 0.03
+enum verdict {
+	VERDICT_SAME,		/* within the floor */
+	VERDICT_SLOWER,		/* a costs more than b */
+	VERDICT_FASTER,		/* a costs less than b */
+	VERDICT_NONE,		/* no verdict may be given (analog, missing figure) */
+};
+/* a against b (costs, same units, > 0) under a relative floor (0: the
+ * minimum; below the minimum: raised to it). */
+enum verdict stats_verdict(double a, double b, double floor);
+const char *stats_verdict_name(enum verdict v);
+
 #endif

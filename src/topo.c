@@ -148,6 +148,12 @@ static int load_hwloc(struct topo *t, const char *synthetic, const char *xml)
 		err = errno ? -errno : -EINVAL;
 		if (t->source == SRC_SYSTEM)
 			pr_err("topology: hwloc cannot load this system's topology: %s", strerror(-err));
+		else if (t->source == SRC_XML)
+			/* hwloc's own XML parser refuses a bad file here, in the
+			 * load; the libxml2 one (libhwloc-plugins) already in
+			 * set_xml above: one message for both. */
+			pr_err("topology: '%s' is not an hwloc XML topology (export one with 'lstopo FILE.xml')",
+			       xml);
 		else
 			pr_err("topology: hwloc cannot load %s topology '%s' (check it with 'lstopo-no-graphics -i')",
 			       source_name(t->source), synthetic ? synthetic : xml);

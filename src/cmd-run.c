@@ -334,8 +334,10 @@ int cmd_run(int argc, char **argv)
 			cpu_arg = optarg;
 			break;
 		case O_MODE:
-			if (parse_modes(optarg, &o.mode_mask) < 0)
-				return EXIT_USAGE;
+			if (parse_modes(optarg, &o.mode_mask) < 0) {
+				code = EXIT_USAGE;
+				goto out_cfg;
+			}
 			break;
 		case 'o':
 			out = optarg;
@@ -346,21 +348,28 @@ int cmd_run(int argc, char **argv)
 		case O_FORMAT:
 			stdout_w = report_writer_find(optarg);
 			if (!stdout_w) {
-				pr_err("--format: unknown format '%s' (expected text or json)", optarg);
-				return EXIT_USAGE;
+				pr_err("--format: unknown format '%s' (expected one of: %s)", optarg, report_writer_names(false));
+				code = EXIT_USAGE;
+				goto out_cfg;
 			}
 			break;
 		case O_MAXS:
-			if (parse_double("--max-seconds", optarg, 0.001, 3600, &o.max_seconds) < 0)
-				return EXIT_USAGE;
+			if (parse_double("--max-seconds", optarg, 0.001, 3600, &o.max_seconds) < 0) {
+				code = EXIT_USAGE;
+				goto out_cfg;
+			}
 			break;
 		case O_CI:
-			if (parse_double("--target-ci", optarg, 0.0001, 0.5, &o.target_ci) < 0)
-				return EXIT_USAGE;
+			if (parse_double("--target-ci", optarg, 0.0001, 0.5, &o.target_ci) < 0) {
+				code = EXIT_USAGE;
+				goto out_cfg;
+			}
 			break;
 		case O_TLIMIT:
-			if (parse_double("--time-limit", optarg, 0.1, 1e6, &o.time_limit_s) < 0)
-				return EXIT_USAGE;
+			if (parse_double("--time-limit", optarg, 0.1, 1e6, &o.time_limit_s) < 0) {
+				code = EXIT_USAGE;
+				goto out_cfg;
+			}
 			break;
 		case O_STRICT:
 			strict = true;
@@ -368,7 +377,8 @@ int cmd_run(int argc, char **argv)
 		case O_FAMILY:
 			if (nfam == ARRAY_SIZE(families)) {
 				pr_err("--family: at most %zu families", ARRAY_SIZE(families));
-				return EXIT_USAGE;
+				code = EXIT_USAGE;
+				goto out_cfg;
 			}
 			families[nfam++] = optarg;
 			break;
@@ -379,14 +389,18 @@ int cmd_run(int argc, char **argv)
 			o.patterns = optarg;
 			break;
 		case O_FOOTPRINT:
-			if (pattern_parse_size("--footprint", optarg, &o.footprint) < 0)
-				return EXIT_USAGE;
+			if (pattern_parse_size("--footprint", optarg, &o.footprint) < 0) {
+				code = EXIT_USAGE;
+				goto out_cfg;
+			}
 			break;
 		case O_MEMNODE: {
 			uint64_t v;
 
-			if (parse_u64("--mem-node", optarg, 0, 4095, &v) < 0)
-				return EXIT_USAGE;
+			if (parse_u64("--mem-node", optarg, 0, 4095, &v) < 0) {
+				code = EXIT_USAGE;
+				goto out_cfg;
+			}
 			o.mem_node = (int)v;
 			break;
 		}
@@ -399,8 +413,10 @@ int cmd_run(int argc, char **argv)
 		case O_THREADS: {
 			uint64_t v;
 
-			if (parse_u64("--threads", optarg, 1, 4096, &v) < 0)
-				return EXIT_USAGE;
+			if (parse_u64("--threads", optarg, 1, 4096, &v) < 0) {
+				code = EXIT_USAGE;
+				goto out_cfg;
+			}
 			o.threads = (unsigned)v;
 			break;
 		}
@@ -411,38 +427,50 @@ int cmd_run(int argc, char **argv)
 			o.sharing = optarg;
 			break;
 		case O_CSWORK:
-			if (parse_u64("--cs-work", optarg, 0, 1000000, &o.cs_work) < 0)
-				return EXIT_USAGE;
+			if (parse_u64("--cs-work", optarg, 0, 1000000, &o.cs_work) < 0) {
+				code = EXIT_USAGE;
+				goto out_cfg;
+			}
 			break;
 		case O_OUTWORK:
-			if (parse_u64("--outside-work", optarg, 0, 1000000, &o.out_work) < 0)
-				return EXIT_USAGE;
+			if (parse_u64("--outside-work", optarg, 0, 1000000, &o.out_work) < 0) {
+				code = EXIT_USAGE;
+				goto out_cfg;
+			}
 			break;
 		case O_REPEAT: {
 			uint64_t v;
 
-			if (parse_u64("--repeat", optarg, 1, 1000, &v) < 0)
-				return EXIT_USAGE;
+			if (parse_u64("--repeat", optarg, 1, 1000, &v) < 0) {
+				code = EXIT_USAGE;
+				goto out_cfg;
+			}
 			o.repeat = (unsigned)v;
 			break;
 		}
 		case 'h':
 			run_usage(stdout);
-			return EXIT_OK;
+			code = EXIT_OK;
+			goto out_cfg;
 		default:
 			run_usage(stderr);
-			return EXIT_USAGE;
+			code = EXIT_USAGE;
+			goto out_cfg;
 		}
 	}
 
 	for (int i = optind; i < argc; i++) {
 		ret = select_arg(&sel, argv[i]);
-		if (ret < 0)
-			return exit_code_for(ret);
+		if (ret < 0) {
+			code = exit_code_for(ret);
+			goto out_cfg;
+		}
 	}
 	for (size_t i = 0; i < nfam; i++)
-		if (select_family(&sel, families[i]) < 0)
-			return EXIT_USAGE;
+		if (select_family(&sel, families[i]) < 0) {
+			code = EXIT_USAGE;
+			goto out_cfg;
+		}
 	if (optind == argc && !nfam)
 		for (size_t i = 0; i < probe_count; i++)
 			if (probe_table[i]->in_default && !probe_unsupported(probe_table[i]))
@@ -468,32 +496,38 @@ int cmd_run(int argc, char **argv)
 	if (out) {
 		file_w = report_writer_for_path(out);
 		if (!file_w) {
-			pr_err("-o: cannot tell the format of '%s' from its extension (use .json or .txt)", out);
-			return EXIT_USAGE;
+			pr_err("-o: cannot tell the format of '%s' from its extension (use one of %s)", out,
+			       report_writer_names(true));
+			code = EXIT_USAGE;
+			goto out_cfg;
 		}
 		ret = report_check_path(out, force);
-		if (ret < 0)
-			return ret == -EEXIST ? EXIT_USAGE : exit_code_for(ret);
+		if (ret < 0) {
+			code = ret == -EEXIST ? EXIT_USAGE : exit_code_for(ret);
+			goto out_cfg;
+		}
 	}
 
 	ret = topo_open(&t, NULL, NULL);
-	if (ret < 0)
-		return exit_code_for(ret);
+	if (ret < 0) {
+		code = exit_code_for(ret);
+		goto out_cfg;
+	}
 	o.cpu_os = topo_allowed_os(t, 0);
 	if (cpu_arg) {
 		ret = topo_parse_cpulist(t, "--cpu", cpu_arg, &o.cpu_os, 1);
 		if (ret != 1) {
 			if (ret >= 0)
 				pr_err("--cpu: give one CPU, not '%s'", cpu_arg);
-			topo_close(t);
-			return EXIT_USAGE;
+			code = EXIT_USAGE;
+			goto out_cfg;
 		}
 	}
 	o.progress = isatty(STDERR_FILENO);
 	ret = pattern_check(t, &o);	/* names, sizes, memory: before measuring */
 	if (ret < 0) {
-		topo_close(t);
-		return exit_code_for(ret);
+		code = exit_code_for(ret);
+		goto out_cfg;
 	}
 
 	report_init(&rep);
@@ -582,6 +616,7 @@ int cmd_run(int argc, char **argv)
 	}
 out:
 	report_free(&rep);
+out_cfg:
 	topo_close(t);
 	config_free(exp);
 	config_free_argv(argv, orig_argv);

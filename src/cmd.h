@@ -3,6 +3,8 @@
 #ifndef ATOMCOST_CMD_H
 #define ATOMCOST_CMD_H
 
+#include <signal.h>
+
 int cmd_topo(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_list(int argc, char **argv);
@@ -14,6 +16,6 @@ int cmd_report(int argc, char **argv);
 int cmd_events(int argc, char **argv);
 
 /* Signal that interrupted the run (0: none); set by main's handler. */
-extern volatile int cmd_signal;
+extern volatile sig_atomic_t cmd_signal;
 
 #endif

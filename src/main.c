@@ -9,7 +9,7 @@
 #include "build-config.h"
 #include "runner.h"
 
-volatile int cmd_signal;
+volatile sig_atomic_t cmd_signal;
 
 static const struct command {
 	const char *name;

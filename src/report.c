@@ -40,6 +40,18 @@ const struct report_writer *report_writer_for_path(const char *path)
 	return NULL;
 }
 
+const char *report_writer_names(bool exts)
+{
+	static char buf[2][128];
+	char *b = buf[exts];
+
+	if (!b[0])
+		for (size_t i = 0; i < report_writer_count; i++)
+			snprintf(b + strlen(b), sizeof(buf[0]) - strlen(b), "%s%s%s", i ? ", " : "",
+				 exts ? "." : "", exts ? report_writers[i].ext : report_writers[i].name);
+	return b;
+}
+
 static void dir_of(const char *path, char *dir, size_t len)
 {
 	char tmp[PATH_MAX];

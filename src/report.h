@@ -21,6 +21,9 @@ const struct report_writer *report_writer_find(const char *name);
 const struct report_writer *report_writer_for_path(const char *path);
 extern const struct report_writer report_writers[];
 extern const size_t report_writer_count;
+/* "text, json, csv, mail, html": the --format names (exts: the file
+ * extensions, ".txt, .json, ..."), from the writer table, for messages. */
+const char *report_writer_names(bool exts);
 
 int report_write_text(const struct report *rep, FILE *f);
 int report_write_json(const struct report *rep, FILE *f);

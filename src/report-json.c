@@ -104,6 +104,8 @@ json_t *report_to_json(const struct report *rep)
 			 "partial_reason", rep->partial_reason,
 			 "calibration", clock_to_json(&rep->cal),
 			 "topology_summary", rep->topo_summary);
+	if (rep->tool)
+		json_object_set(root, "tool", rep->tool);
 	if (rep->meta)
 		json_object_set(root, "meta", rep->meta);
 	if (rep->topo)
@@ -279,6 +281,8 @@ int report_read(const char *path, struct report *rep)
 		rep->chain_ticks_per_cycle = json_number_value(json_object_get(cy, "chain_ticks_per_cycle"));
 		rep->cycle_agreement = json_number_value(json_object_get(cy, "agreement"));
 	}
+	if (json_is_object(json_object_get(root, "tool")))
+		rep->tool = json_incref(json_object_get(root, "tool"));
 	if (json_object_get(root, "meta"))
 		rep->meta = json_incref(json_object_get(root, "meta"));
 	if (json_object_get(root, "topology"))

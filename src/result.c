@@ -19,6 +19,7 @@ void report_free(struct report *rep)
 	free(rep->r);
 	json_decref(rep->topo);
 	json_decref(rep->meta);
+	json_decref(rep->tool);
 	json_decref(rep->sections);
 	memset(rep, 0, sizeof(*rep));
 }

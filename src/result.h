@@ -60,6 +60,8 @@ struct report {
 	json_t *topo;		/* topology description (owned) */
 	json_t *meta;		/* fingerprint, command line, experiment (owned) */
 	json_t *sections;	/* other top-level JSON objects ("c2c", ...), kept as read (owned) */
+	json_t *tool;		/* the tool identity of a report read back (owned); NULL:
+				 * this build's (a rewrite keeps the measuring tool's) */
 	char topo_summary[256];
 	struct result *r;
 	size_t n, cap;

@@ -28,6 +28,10 @@ has "$tmp/x.csv" '^probe,twin,' "CSV header from the extension"
 expect 2 "report -o x.csv again (no overwrite)" "$atomcost" report "$g" -o "$tmp/x.csv"
 has "$tmp/err" "never overwritten" "says why"
 expect 0 "report -o x.csv --force" "$atomcost" report "$g" -o "$tmp/x.csv" --force
+# a rewrite keeps the identity of the tool that measured, not this build's
+sed 's/"version": *"[^"]*"/"version": "0.0.1-measuring-build"/' "$g" >"$tmp/old.json"
+expect 0 "report old.json -o again.json" "$atomcost" report "$tmp/old.json" -o "$tmp/again.json"
+has "$tmp/again.json" '"version": "0.0.1-measuring-build"' "rewrite keeps the measuring tool's version"
 expect 2 "report unknown format" "$atomcost" report "$g" --format pdf
 has "$tmp/err" "unknown format 'pdf'" "names the bad format"
 expect 2 "report unknown extension" "$atomcost" report "$g" -o "$tmp/x.pdf"

@@ -355,7 +355,7 @@ struct worker {
 	unsigned tid;
 	int cpu_os;
 	int ret;
-	double alloc_ticks, free_ticks;
+	struct conc_stamps st;
 };
 
 /* One-shot barrier: spinning threads see every arrival without a syscall;
@@ -367,28 +367,49 @@ static void spin_barrier(unsigned *arrived, unsigned total)
 		arch_cpu_relax();
 }
 
+/* Each phase is stamped right after the barrier releases this thread and
+ * right after its own last op: the wait for the slowest thread at the next
+ * barrier belongs to no phase. */
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
-	uint64_t t0, t1, t2;
 
 	w->ret = topo_bind_thread(w->t, w->cpu_os);
 	spin_barrier(&w->arrived[0], w->total);
-	t0 = arch_timer_start();
+	w->st.alloc_start = arch_timer_start();
 	for (size_t i = 0; i < w->n; i++)
 		w->obj[i] = aslab_alloc(w->c, w->tid);
-	t1 = arch_timer_stop();
+	w->st.alloc_end = arch_timer_stop();
 	spin_barrier(&w->arrived[1], w->total);
-	t1 = arch_timer_start();
+	w->st.free_start = arch_timer_start();
 	for (size_t i = 0; i < w->n; i++)
 		aslab_free(w->c, w->tid, w->obj[i]);
-	t2 = arch_timer_stop();
-	w->alloc_ticks = (double)(t1 - t0);
-	w->free_ticks = (double)(t2 - t1);
+	w->st.free_end = arch_timer_stop();
 	for (size_t i = 0; i < w->n && !w->ret; i++)
 		if (!w->obj[i])
 			w->ret = -ENOMEM;
 	return NULL;
+}
+
+static bool stamps_ordered(const struct conc_stamps *st)
+{
+	return st->alloc_start <= st->alloc_end && st->alloc_end <= st->free_start &&
+	       st->free_start <= st->free_end;
+}
+
+int conc_average(const struct conc_stamps *st, unsigned nth, size_t n, double *alloc_avg,
+		 double *free_avg)
+{
+	*alloc_avg = *free_avg = 0;
+	if (!nth || !n)
+		return -EINVAL;
+	for (unsigned i = 0; i < nth; i++) {
+		if (!stamps_ordered(&st[i]))
+			return -ERANGE;
+		*alloc_avg += (double)(st[i].alloc_end - st[i].alloc_start) / (double)n / nth;
+		*free_avg += (double)(st[i].free_end - st[i].free_start) / (double)n / nth;
+	}
+	return 0;
 }
 
 /* One pass: every thread allocates n then frees n. Average ticks per op
@@ -397,6 +418,7 @@ static int one_pass(struct topo *t, const int *cpus, unsigned nth, size_t size, 
 		    enum aslab_variant v, double *a, double *f)
 {
 	struct worker w[MAX_THREADS];
+	struct conc_stamps st[MAX_THREADS];
 	unsigned arrived[2] = { 0, 0 };
 	struct aslab_cache *c;
 	unsigned started = 0;
@@ -430,8 +452,21 @@ static int one_pass(struct topo *t, const int *cpus, unsigned nth, size_t size, 
 		pthread_join(w[i].th, NULL);
 		if (w[i].ret < 0 && !ret)
 			ret = w[i].ret;
-		*a += w[i].alloc_ticks / (double)n / nth;
-		*f += w[i].free_ticks / (double)n / nth;
+		st[i] = w[i].st;
+	}
+	if (!ret) {
+		ret = conc_average(st, nth, n, a, f);
+		for (unsigned i = 0; ret == -ERANGE && i < nth; i++)
+			if (!stamps_ordered(&st[i])) {
+				pr_err("slab-concurrent: thread %u on CPU %d: its timer went backwards "
+				       "(alloc %llu..%llu, free %llu..%llu); the TSC is not "
+				       "synchronized across CPUs here", i, cpus[i],
+				       (unsigned long long)st[i].alloc_start,
+				       (unsigned long long)st[i].alloc_end,
+				       (unsigned long long)st[i].free_start,
+				       (unsigned long long)st[i].free_end);
+				break;
+			}
 	}
 	for (unsigned i = 0; i < nth; i++)
 		free(w[i].obj);

@@ -131,4 +131,16 @@ void aslab_free(struct aslab_cache *c, unsigned tid, void *obj);
  * total capacity of the slabs grown; call when no thread allocates. */
 void aslab_count(struct aslab_cache *c, size_t *free_objs, size_t *capacity);
 
+/* One thread's timestamps: each phase starts right after a barrier released
+ * the thread and ends right after its own last op, so the wait for the
+ * slowest thread at the next barrier is in neither phase. */
+struct conc_stamps {
+	uint64_t alloc_start, alloc_end, free_start, free_end;
+};
+/* Average timer ticks per alloc and per free over nth threads of n ops each
+ * (the post's "Average=A/F"). 0, -EINVAL (no thread or op), -ERANGE (stamps
+ * out of order). */
+int conc_average(const struct conc_stamps *st, unsigned nth, size_t n, double *alloc_avg,
+		 double *free_avg);
+
 #endif

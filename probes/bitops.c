@@ -1,85 +1,88 @@
 /* bitops.c - set_bit, clear_bit, test_and_set_bit and their non-atomic twins
  * (kernel include/asm-generic/bitops, arch/x86/include/asm/bitops.h).
  *
- * Latency form: every op hits the same word, so each waits for the previous
- * op's store (the memory dependency of a tight bit loop). Throughput form:
- * one word on each of TPUT_LINES hot lines, cycled, so ops are independent.
- * Twins are generated from the same template and differ only in the op.
+ * Each twin is the instruction the kernel emits: set_bit(const nr) is
+ * `lock orb $mask`, but __set_bit is `btsq $nr` (never `orb`); the plain
+ * `orb` that C `*byte |= mask` compiles to is its own probe, __or_byte.
+ *
+ * Latency form: every op hits the same word, so each reads the word the
+ * previous op wrote (CHAIN_MEMORY). Throughput form: one word on each of
+ * 1..32 hot lines (the sweep), cycled, so ops are independent. Twins are
+ * generated from the same template and differ only in the op.
  */
 #include "probes.h"
 #include "pattern-kernels.h"
 
 #include <string.h>
 
-#define BIT_IMM 0x02	/* constant nr 1: `orb $2` as the kernel emits for set_bit(1, p) */
+#define BIT_NR 1		/* constant nr 1, as set_bit(1, p) */
+#define BIT_IMM (1u << BIT_NR)	/* its byte mask: set_bit's `lock orb $2` */
 
 /* Variable bit number kept in a register, masked to the word (METHOD 1). */
 #define NR_DECL uint64_t nr = ctx->scratch & 63
 
-#define OP_SB_L(i) arch_set_bit_imm(p, BIT_IMM);
-#define OP_SB_T(i) arch_set_bit_imm(TPUT_ADDR(p, i), BIT_IMM);
-#define OP_SBNL_L(i) arch_set_bit_imm_nl(p, BIT_IMM);
-#define OP_SBNL_T(i) arch_set_bit_imm_nl(TPUT_ADDR(p, i), BIT_IMM);
-PROBE_KERNEL(k_set_bit_lat, , OP_SB_L, )
-PROBE_KERNEL_TPUT(k_set_bit_tput, , OP_SB_T, )
-PROBE_KERNEL(k___set_bit_lat, , OP_SBNL_L, )
-PROBE_KERNEL(k___set_bit_tput, , OP_SBNL_T, )
+/* Each pair: a latency kernel (every op on the same word: each op reads the
+ * word the previous one wrote) and a throughput sweep (one word on each of
+ * 1..32 lines, cycled). */
+#define BIT_KERNELS(id, decls, tail)					\
+	PROBE_KERNEL(k_##id##_lat, decls, id##_L, tail)				\
+	PROBE_KERNEL_TPUT(k_##id##_tput, decls, id##_T, tail)
+
+#define set_bit_L(i) arch_set_bit_imm(p, BIT_IMM);
+#define set_bit_T(i) arch_set_bit_imm(TPUT_ADDR(p, i), BIT_IMM);
+#define __set_bit_L(i) arch___set_bit_imm(p, BIT_NR);
+#define __set_bit_T(i) arch___set_bit_imm(TPUT_ADDR(p, i), BIT_NR);
+#define __or_byte_L(i) arch_or_byte_nl(p, BIT_IMM);
+#define __or_byte_T(i) arch_or_byte_nl(TPUT_ADDR(p, i), BIT_IMM);
+BIT_KERNELS(set_bit, , )
+BIT_KERNELS(__set_bit, , )
+BIT_KERNELS(__or_byte, , )
 
 #if ARCH_HAS_DS_PREFIX
-#define OP_SBDS_L(i) arch_set_bit_imm_ds(p, BIT_IMM);
-#define OP_SBDS_T(i) arch_set_bit_imm_ds(TPUT_ADDR(p, i), BIT_IMM);
-PROBE_KERNEL(k_set_bit_ds_lat, , OP_SBDS_L, )
-PROBE_KERNEL(k_set_bit_ds_tput, , OP_SBDS_T, )
+#define set_bit_ds_L(i) arch_set_bit_imm_ds(p, BIT_IMM);
+#define set_bit_ds_T(i) arch_set_bit_imm_ds(TPUT_ADDR(p, i), BIT_IMM);
+BIT_KERNELS(set_bit_ds, , )
 #endif
 
-#define OP_SBV_L(i) arch_set_bit_var(nr, p);
-#define OP_SBV_T(i) arch_set_bit_var(nr, TPUT_ADDR(p, i));
-#define OP_SBVNL_L(i) arch_set_bit_var_nl(nr, p);
-#define OP_SBVNL_T(i) arch_set_bit_var_nl(nr, TPUT_ADDR(p, i));
-PROBE_KERNEL(k_set_bit_var_lat, NR_DECL, OP_SBV_L, )
-PROBE_KERNEL(k_set_bit_var_tput, NR_DECL, OP_SBV_T, )
-PROBE_KERNEL(k___set_bit_var_lat, NR_DECL, OP_SBVNL_L, )
-PROBE_KERNEL(k___set_bit_var_tput, NR_DECL, OP_SBVNL_T, )
+#define set_bit_var_L(i) arch_set_bit_var(nr, p);
+#define set_bit_var_T(i) arch_set_bit_var(nr, TPUT_ADDR(p, i));
+#define __set_bit_var_L(i) arch_set_bit_var_nl(nr, p);
+#define __set_bit_var_T(i) arch_set_bit_var_nl(nr, TPUT_ADDR(p, i));
+BIT_KERNELS(set_bit_var, NR_DECL, )
+BIT_KERNELS(__set_bit_var, NR_DECL, )
 
 #define MASK_DECL uint64_t m = 1ull << (ctx->scratch & 63)
-#define OP_OR_L(i) arch_or_word(p, m);
-#define OP_OR_T(i) arch_or_word(TPUT_ADDR(p, i), m);
-#define OP_ORNL_L(i) arch_or_word_nl(p, m);
-#define OP_ORNL_T(i) arch_or_word_nl(TPUT_ADDR(p, i), m);
-PROBE_KERNEL(k_or_word_lat, MASK_DECL, OP_OR_L, )
-PROBE_KERNEL(k_or_word_tput, MASK_DECL, OP_OR_T, )
-PROBE_KERNEL(k___or_word_lat, MASK_DECL, OP_ORNL_L, )
-PROBE_KERNEL(k___or_word_tput, MASK_DECL, OP_ORNL_T, )
+#define or_word_L(i) arch_or_word(p, m);
+#define or_word_T(i) arch_or_word(TPUT_ADDR(p, i), m);
+#define __or_word_L(i) arch_or_word_nl(p, m);
+#define __or_word_T(i) arch_or_word_nl(TPUT_ADDR(p, i), m);
+BIT_KERNELS(or_word, MASK_DECL, )
+BIT_KERNELS(__or_word, MASK_DECL, )
 
-#define OP_CB_L(i) arch_clear_bit_imm(p, BIT_IMM);
-#define OP_CB_T(i) arch_clear_bit_imm(TPUT_ADDR(p, i), BIT_IMM);
-#define OP_CBNL_L(i) arch_clear_bit_imm_nl(p, BIT_IMM);
-#define OP_CBNL_T(i) arch_clear_bit_imm_nl(TPUT_ADDR(p, i), BIT_IMM);
-PROBE_KERNEL(k_clear_bit_lat, , OP_CB_L, )
-PROBE_KERNEL(k_clear_bit_tput, , OP_CB_T, )
-PROBE_KERNEL(k___clear_bit_lat, , OP_CBNL_L, )
-PROBE_KERNEL(k___clear_bit_tput, , OP_CBNL_T, )
+#define clear_bit_L(i) arch_clear_bit_imm(p, BIT_IMM);
+#define clear_bit_T(i) arch_clear_bit_imm(TPUT_ADDR(p, i), BIT_IMM);
+#define __clear_bit_L(i) arch___clear_bit_imm(p, BIT_NR);
+#define __clear_bit_T(i) arch___clear_bit_imm(TPUT_ADDR(p, i), BIT_NR);
+BIT_KERNELS(clear_bit, , )
+BIT_KERNELS(__clear_bit, , )
 
-#define OP_CBV_L(i) arch_clear_bit_var(nr, p);
-#define OP_CBV_T(i) arch_clear_bit_var(nr, TPUT_ADDR(p, i));
-#define OP_CBVNL_L(i) arch_clear_bit_var_nl(nr, p);
-#define OP_CBVNL_T(i) arch_clear_bit_var_nl(nr, TPUT_ADDR(p, i));
-PROBE_KERNEL(k_clear_bit_var_lat, NR_DECL, OP_CBV_L, )
-PROBE_KERNEL(k_clear_bit_var_tput, NR_DECL, OP_CBV_T, )
-PROBE_KERNEL(k___clear_bit_var_lat, NR_DECL, OP_CBVNL_L, )
-PROBE_KERNEL(k___clear_bit_var_tput, NR_DECL, OP_CBVNL_T, )
+#define clear_bit_var_L(i) arch_clear_bit_var(nr, p);
+#define clear_bit_var_T(i) arch_clear_bit_var(nr, TPUT_ADDR(p, i));
+#define __clear_bit_var_L(i) arch_clear_bit_var_nl(nr, p);
+#define __clear_bit_var_T(i) arch_clear_bit_var_nl(nr, TPUT_ADDR(p, i));
+BIT_KERNELS(clear_bit_var, NR_DECL, )
+BIT_KERNELS(__clear_bit_var, NR_DECL, )
 
-/* test_and_set_bit: the returned bit is consumed (added into a register accumulator; a bool accumulator lets gcc park every flag on the stack), as a
- * caller testing it would. */
-#define OP_TSB_L(i) acc += arch_test_and_set_bit(nr, p); PROBE_LAUNDER(acc);
-#define OP_TSB_T(i) acc += arch_test_and_set_bit(nr, TPUT_ADDR(p, i)); PROBE_LAUNDER(acc);
-#define OP_TSBNL_L(i) acc += arch_test_and_set_bit_nl(nr, p); PROBE_LAUNDER(acc);
-#define OP_TSBNL_T(i) acc += arch_test_and_set_bit_nl(nr, TPUT_ADDR(p, i)); PROBE_LAUNDER(acc);
+/* test_and_set_bit: the returned bit is consumed (added into a register
+ * accumulator; a bool accumulator lets gcc park every flag on the stack), as
+ * a caller testing it would. The chain runs through the word, not acc. */
+#define test_and_set_bit_L(i) acc += arch_test_and_set_bit(nr, p); PROBE_LAUNDER(acc);
+#define test_and_set_bit_T(i) acc += arch_test_and_set_bit(nr, TPUT_ADDR(p, i)); PROBE_LAUNDER(acc);
+#define __test_and_set_bit_L(i) acc += arch_test_and_set_bit_nl(nr, p); PROBE_LAUNDER(acc);
+#define __test_and_set_bit_T(i) acc += arch_test_and_set_bit_nl(nr, TPUT_ADDR(p, i)); PROBE_LAUNDER(acc);
 #define TSB_DECL NR_DECL; uint64_t acc = 0
-PROBE_KERNEL(k_test_and_set_bit_lat, TSB_DECL, OP_TSB_L, PROBE_SINK(acc))
-PROBE_KERNEL(k_test_and_set_bit_tput, TSB_DECL, OP_TSB_T, PROBE_SINK(acc))
-PROBE_KERNEL(k___test_and_set_bit_lat, TSB_DECL, OP_TSBNL_L, PROBE_SINK(acc))
-PROBE_KERNEL(k___test_and_set_bit_tput, TSB_DECL, OP_TSBNL_T, PROBE_SINK(acc))
+BIT_KERNELS(test_and_set_bit, TSB_DECL, PROBE_SINK(acc))
+BIT_KERNELS(__test_and_set_bit, TSB_DECL, PROBE_SINK(acc))
 
 /* Variable-nr kernels read their bit number from scratch. */
 static int setup_nr(struct probe_ctx *ctx)
@@ -103,11 +106,21 @@ static int verify_set_bit(void)
 	return check_word(w, 0x12);
 }
 
+/* A bit above the first byte too: bts addresses the whole word. */
 static int verify___set_bit(void)
 {
 	uint64_t w = 0x10;
 
-	arch_set_bit_imm_nl(&w, BIT_IMM);
+	arch___set_bit_imm(&w, BIT_NR);
+	arch___set_bit_imm(&w, 40);
+	return check_word(w, 0x12 | (1ull << 40));
+}
+
+static int verify___or_byte(void)
+{
+	uint64_t w = 0x10;
+
+	arch_or_byte_nl(&w, BIT_IMM);
 	return check_word(w, 0x12);
 }
 
@@ -166,9 +179,10 @@ static int verify_clear_bit(void)
 
 static int verify___clear_bit(void)
 {
-	uint64_t w = 0xff;
+	uint64_t w = 0xff | (1ull << 40);
 
-	arch_clear_bit_imm_nl(&w, BIT_IMM);
+	arch___clear_bit_imm(&w, BIT_NR);
+	arch___clear_bit_imm(&w, 40);
 	return check_word(w, 0xfd);
 }
 
@@ -191,7 +205,7 @@ static int verify___test_and_set_bit(void) { return verify_tas(arch_test_and_set
 #define PAT_MASK_DECL uint64_t m = 1ull << 5; PROBE_LAUNDER(m)
 #define PAT_TSB_DECL PAT_NR_DECL; uint64_t acc = 0
 #define PAT_OP_A(x) arch_set_bit_imm(x, BIT_IMM);
-#define PAT_OP_N(x) arch_set_bit_imm_nl(x, BIT_IMM);
+#define PAT_OP_N(x) arch___set_bit_imm(x, BIT_NR);
 PATTERN_PAIR(set_bit, __set_bit, 0, , )
 #undef PAT_OP_A
 #undef PAT_OP_N
@@ -206,7 +220,7 @@ PATTERN_PAIR(or_word, __or_word, 0, PAT_MASK_DECL, )
 #undef PAT_OP_A
 #undef PAT_OP_N
 #define PAT_OP_A(x) arch_clear_bit_imm(x, BIT_IMM);
-#define PAT_OP_N(x) arch_clear_bit_imm_nl(x, BIT_IMM);
+#define PAT_OP_N(x) arch___clear_bit_imm(x, BIT_NR);
 PATTERN_PAIR(clear_bit, __clear_bit, 0, , )
 #undef PAT_OP_A
 #undef PAT_OP_N
@@ -221,20 +235,33 @@ PATTERN_PAIR(test_and_set_bit, __test_and_set_bit, 0, PAT_TSB_DECL, PROBE_SINK(a
 #undef PAT_OP_A
 #undef PAT_OP_N
 
-#define KERNELS(id) .run = { [MODE_LATENCY] = k_##id##_lat, [MODE_THROUGHPUT] = k_##id##_tput }
+#define KERNELS(id) .chain = CHAIN_MEMORY,						\
+	.run = { [MODE_LATENCY] = k_##id##_lat, [MODE_THROUGHPUT] = k_##id##_tput },	\
+	.tput_sweep = k_##id##_tput_sweep
+#define KSRC(file, macro) .kernel_src = file " " macro
 
 const struct probe probe_set_bit = {
 	.name = "set_bit", .twin = "__set_bit", .family = "bitops",
 	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_SET_BIT_IMM,
-	.kernel = "set_bit(const nr)", .desc = "atomic bit set, constant bit number",
-	.in_default = true, KERNELS(set_bit), .tput_sweep = k_set_bit_tput_sweep, .patterns = &pat_set_bit, .verify = verify_set_bit,
+	.kernel = "set_bit(const nr)", KSRC(ARCH_KSRC_BITOPS, "arch_set_bit"),
+	.desc = "atomic bit set, constant bit number",
+	.in_default = true, KERNELS(set_bit), .patterns = &pat_set_bit, .verify = verify_set_bit,
 };
 
 const struct probe probe___set_bit = {
 	.name = "__set_bit", .twin = "set_bit", .family = "bitops",
-	.atomicity = ATOMICITY_NONATOMIC, .insn = ARCH_INSN_SET_BIT_IMM_NL,
-	.kernel = "__set_bit(const nr)", .desc = "non-atomic bit set, constant bit number",
+	.atomicity = ATOMICITY_NONATOMIC, .insn = ARCH_INSN___SET_BIT_IMM,
+	.kernel = "__set_bit(const nr)", KSRC(ARCH_KSRC_BITOPS_NL, "arch___set_bit"),
+	.desc = "non-atomic bit set, constant bit number",
 	.in_default = true, KERNELS(__set_bit), .patterns = &pat___set_bit, .verify = verify___set_bit,
+};
+
+const struct probe probe___or_byte = {
+	.name = "__or_byte", .twin = "set_bit", .family = "bitops",
+	.atomicity = ATOMICITY_NONATOMIC, .insn = ARCH_INSN_OR_BYTE_NL,
+	.kernel = "C `*byte |= mask` (not __set_bit)", .kernel_src = "- (C, no kernel macro)",
+	.desc = "a plain byte OR with an immediate: set_bit's op without lock, what C |= compiles to",
+	.in_default = true, KERNELS(__or_byte), .verify = verify___or_byte,
 };
 
 const struct probe probe_set_bit_ds = {
@@ -246,6 +273,7 @@ const struct probe probe_set_bit_ds = {
 	.insn = "-", .unsupported = "no lock-prefix patching on this architecture",
 #endif
 	.kernel = "set_bit on a UP-booted kernel (lock patched to ds)",
+	KSRC(ARCH_KSRC_BITOPS, "arch_set_bit (LOCK_PREFIX patched by alternatives_smp_unlock)"),
 	.desc = "the lock prefix replaced by ds, as a uniprocessor kernel runs it",
 	.verify = verify_set_bit_ds,
 };
@@ -253,63 +281,72 @@ const struct probe probe_set_bit_ds = {
 const struct probe probe_set_bit_var = {
 	.name = "set_bit_var", .twin = "__set_bit_var", .family = "bitops",
 	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_SET_BIT_VAR,
-	.kernel = "set_bit(variable nr)", .desc = "atomic bit set, bit number in a register",
+	.kernel = "set_bit(variable nr)", KSRC(ARCH_KSRC_BITOPS, "arch_set_bit"),
+	.desc = "atomic bit set, bit number in a register",
 	.in_default = true, KERNELS(set_bit_var), .patterns = &pat_set_bit_var, .setup = setup_nr, .verify = verify_set_bit_var,
 };
 
 const struct probe probe___set_bit_var = {
 	.name = "__set_bit_var", .twin = "set_bit_var", .family = "bitops",
 	.atomicity = ATOMICITY_NONATOMIC, .insn = ARCH_INSN_SET_BIT_VAR_NL,
-	.kernel = "__set_bit(variable nr)", .desc = "non-atomic bit set, bit number in a register",
+	.kernel = "__set_bit(variable nr)", KSRC(ARCH_KSRC_BITOPS_NL, "arch___set_bit"),
+	.desc = "non-atomic bit set, bit number in a register",
 	.in_default = true, KERNELS(__set_bit_var), .patterns = &pat___set_bit_var, .setup = setup_nr, .verify = verify___set_bit_var,
 };
 
 const struct probe probe_or_word = {
 	.name = "or_word", .twin = "__or_word", .family = "bitops",
 	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_OR_WORD,
-	.kernel = "atomic_long_or", .desc = "atomic word OR with a mask in a register",
+	.kernel = "atomic_long_or", KSRC(ARCH_KSRC_ATOMIC, "arch_atomic64_or"),
+	.desc = "atomic word OR with a mask in a register",
 	KERNELS(or_word), .patterns = &pat_or_word, .setup = setup_nr, .verify = verify_or_word,
 };
 
 const struct probe probe___or_word = {
 	.name = "__or_word", .twin = "or_word", .family = "bitops",
 	.atomicity = ATOMICITY_NONATOMIC, .insn = ARCH_INSN_OR_WORD_NL,
-	.kernel = "C `word |= mask`", .desc = "what the compiler emits for C |= (timed in asm)",
+	.kernel = "C `word |= mask`", .kernel_src = "- (C, no kernel macro)",
+	.desc = "what the compiler emits for C |= (timed in asm)",
 	.in_default = true, KERNELS(__or_word), .patterns = &pat___or_word, .setup = setup_nr, .verify = verify___or_word,
 };
 
 const struct probe probe_clear_bit = {
 	.name = "clear_bit", .twin = "__clear_bit", .family = "bitops",
 	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_CLEAR_BIT_IMM,
-	.kernel = "clear_bit(const nr)", .desc = "atomic bit clear, constant bit number",
+	.kernel = "clear_bit(const nr)", KSRC(ARCH_KSRC_BITOPS, "arch_clear_bit"),
+	.desc = "atomic bit clear, constant bit number",
 	.in_default = true, KERNELS(clear_bit), .patterns = &pat_clear_bit, .verify = verify_clear_bit,
 };
 
 const struct probe probe___clear_bit = {
 	.name = "__clear_bit", .twin = "clear_bit", .family = "bitops",
-	.atomicity = ATOMICITY_NONATOMIC, .insn = ARCH_INSN_CLEAR_BIT_IMM_NL,
-	.kernel = "__clear_bit(const nr)", .desc = "non-atomic bit clear, constant bit number",
+	.atomicity = ATOMICITY_NONATOMIC, .insn = ARCH_INSN___CLEAR_BIT_IMM,
+	.kernel = "__clear_bit(const nr)", KSRC(ARCH_KSRC_BITOPS_NL, "arch___clear_bit"),
+	.desc = "non-atomic bit clear, constant bit number",
 	.in_default = true, KERNELS(__clear_bit), .patterns = &pat___clear_bit, .verify = verify___clear_bit,
 };
 
 const struct probe probe_clear_bit_var = {
 	.name = "clear_bit_var", .twin = "__clear_bit_var", .family = "bitops",
 	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_CLEAR_BIT_VAR,
-	.kernel = "clear_bit(variable nr)", .desc = "atomic bit clear, bit number in a register",
+	.kernel = "clear_bit(variable nr)", KSRC(ARCH_KSRC_BITOPS, "arch_clear_bit"),
+	.desc = "atomic bit clear, bit number in a register",
 	KERNELS(clear_bit_var), .patterns = &pat_clear_bit_var, .setup = setup_nr, .verify = verify_clear_bit_var,
 };
 
 const struct probe probe___clear_bit_var = {
 	.name = "__clear_bit_var", .twin = "clear_bit_var", .family = "bitops",
 	.atomicity = ATOMICITY_NONATOMIC, .insn = ARCH_INSN_CLEAR_BIT_VAR_NL,
-	.kernel = "__clear_bit(variable nr)", .desc = "non-atomic bit clear, bit number in a register",
+	.kernel = "__clear_bit(variable nr)", KSRC(ARCH_KSRC_BITOPS_NL, "arch___clear_bit"),
+	.desc = "non-atomic bit clear, bit number in a register",
 	KERNELS(__clear_bit_var), .patterns = &pat___clear_bit_var, .setup = setup_nr, .verify = verify___clear_bit_var,
 };
 
 const struct probe probe_test_and_set_bit = {
 	.name = "test_and_set_bit", .twin = "__test_and_set_bit", .family = "bitops",
 	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_TEST_AND_SET_BIT,
-	.kernel = "test_and_set_bit", .desc = "atomic, fully ordered, returns the old bit",
+	.kernel = "test_and_set_bit", KSRC(ARCH_KSRC_BITOPS, "arch_test_and_set_bit"),
+	.desc = "atomic, fully ordered, returns the old bit",
 	.in_default = true, KERNELS(test_and_set_bit), .patterns = &pat_test_and_set_bit, .setup = setup_nr,
 	.verify = verify_test_and_set_bit,
 };
@@ -317,7 +354,8 @@ const struct probe probe_test_and_set_bit = {
 const struct probe probe___test_and_set_bit = {
 	.name = "__test_and_set_bit", .twin = "test_and_set_bit", .family = "bitops",
 	.atomicity = ATOMICITY_NONATOMIC, .insn = ARCH_INSN_TEST_AND_SET_BIT_NL,
-	.kernel = "__test_and_set_bit", .desc = "non-atomic, returns the old bit",
+	.kernel = "__test_and_set_bit", KSRC(ARCH_KSRC_BITOPS_NL, "arch___test_and_set_bit"),
+	.desc = "non-atomic, returns the old bit",
 	.in_default = true, KERNELS(__test_and_set_bit), .patterns = &pat___test_and_set_bit, .setup = setup_nr,
 	.verify = verify___test_and_set_bit,
 };

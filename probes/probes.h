@@ -16,6 +16,7 @@
 	/* bitops */			\
 	X(set_bit)			\
 	X(__set_bit)			\
+	X(__or_byte)			\
 	X(set_bit_var)			\
 	X(__set_bit_var)		\
 	X(or_word)			\

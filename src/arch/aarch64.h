@@ -327,11 +327,39 @@ A64_PLAIN_RMW(arch_plain_fetch_andnot, "bic")
 #define A64_I(lse, llsc) lse
 #endif
 
+/* Where the kernel defines each primitive on arm64 (probe .kernel_src). */
+#define ARCH_KSRC_BITOPS "include/asm-generic/bitops/atomic.h"
+#define ARCH_KSRC_BITOPS_NL "include/asm-generic/bitops/non-atomic.h"
+#define ARCH_KSRC_CMPXCHG "arch/arm64/include/asm/cmpxchg.h"
+#define ARCH_KSRC_CMPXCHG128 "arch/arm64/include/asm/cmpxchg.h"
+#define ARCH_KSRC_ATOMIC "arch/arm64/include/asm/atomic_lse.h"
+#define ARCH_KSRC_LOCAL "include/asm-generic/local.h"
+#define ARCH_KSRC_PERCPU "arch/arm64/include/asm/percpu.h"
+#define ARCH_KSRC_PREEMPT "arch/arm64/include/asm/preempt.h"
+#define ARCH_KSRC_IRQFLAGS "arch/arm64/include/asm/irqflags.h"
+
 /* ---- primitives (same names as arch/x86_64.h) --------------------------- */
+/* set_bit: `stset` (LSE) on the word; __set_bit is the generic non-atomic
+ * `*p |= mask` on the word (include/asm-generic/bitops/generic-non-atomic.h
+ * generic___set_bit): ldr;orr;str. The C `*byte |= mask` form is a byte
+ * ldrb;orr;strb (arch_or_byte_nl). */
 #define ARCH_INSN_SET_BIT_IMM A64_I("stset x,[mem]", "ldxr;orr;stxr;cbnz loop")
-#define ARCH_INSN_SET_BIT_IMM_NL "ldr;orr;str"
+#define ARCH_INSN___SET_BIT_IMM "ldr;orr;str"
+#define ARCH_INSN_OR_BYTE_NL "ldrb;orr;strb (what C *byte |= mask compiles to)"
+#define ARCH_INSN_SET_BIT_IMM_NL ARCH_INSN_OR_BYTE_NL
 #define arch_set_bit_imm(p, mask) A64_OR((p), (uint64_t)(mask))
-#define arch_set_bit_imm_nl(p, mask) ((void)arch_plain_fetch_or((p), (uint64_t)(mask)))
+#define arch___set_bit_imm(p, nr) ((void)arch_plain_fetch_or((p), 1ull << (nr)))
+static inline void arch_or_byte_nl(volatile void *p, uint8_t mask)
+{
+	uint32_t tmp;
+
+	asm volatile("ldrb %w[t], %[m]\n\torr %w[t], %w[t], %w[k]\n\tstrb %w[t], %[m]"
+		     : [m] "+Q"(*(volatile uint8_t *)p), [t] "=&r"(tmp) : [k] "r"((uint32_t)mask)
+		     : "memory");
+}
+/* Older name of arch_or_byte_nl (the C |= byte form), kept for the
+ * reproductions. */
+#define arch_set_bit_imm_nl(p, mask) arch_or_byte_nl((p), (mask))
 
 #define ARCH_INSN_SET_BIT_VAR A64_I("lsl;stset x,[mem]", "lsl;ldxr;orr;stxr;cbnz loop")
 #define ARCH_INSN_SET_BIT_VAR_NL "lsl;ldr;orr;str"
@@ -356,9 +384,9 @@ static inline void arch_or_word_nl(volatile void *p, uint64_t mask)
 }
 
 #define ARCH_INSN_CLEAR_BIT_IMM A64_I("stclr x,[mem]", "ldxr;bic;stxr;cbnz loop")
-#define ARCH_INSN_CLEAR_BIT_IMM_NL "ldr;bic;str"
+#define ARCH_INSN___CLEAR_BIT_IMM "ldr;bic;str"
 #define arch_clear_bit_imm(p, mask) A64_ANDNOT((p), (uint64_t)(mask))
-#define arch_clear_bit_imm_nl(p, mask) ((void)arch_plain_fetch_andnot((p), (uint64_t)(mask)))
+#define arch___clear_bit_imm(p, nr) ((void)arch_plain_fetch_andnot((p), 1ull << (nr)))
 
 #define ARCH_INSN_CLEAR_BIT_VAR A64_I("lsl;stclr x,[mem]", "lsl;ldxr;bic;stxr;cbnz loop")
 #define ARCH_INSN_CLEAR_BIT_VAR_NL "lsl;ldr;bic;str"

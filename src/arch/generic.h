@@ -132,11 +132,28 @@ static inline uint64_t gen_plain_andnot(volatile void *p, uint64_t m)
 	return old;
 }
 
+/* The kernel's architecture-independent definitions (probe .kernel_src);
+ * here they run as C11 atomics, not the kernel's instructions. */
+#define ARCH_KSRC_BITOPS "include/asm-generic/bitops/atomic.h"
+#define ARCH_KSRC_BITOPS_NL "include/asm-generic/bitops/non-atomic.h"
+#define ARCH_KSRC_CMPXCHG "include/linux/atomic/atomic-arch-fallback.h"
+#define ARCH_KSRC_CMPXCHG128 "include/linux/atomic/atomic-arch-fallback.h"
+#define ARCH_KSRC_ATOMIC "include/linux/atomic/atomic-arch-fallback.h"
+#define ARCH_KSRC_LOCAL "include/asm-generic/local.h"
+#define ARCH_KSRC_PERCPU "include/asm-generic/percpu.h"
+#define ARCH_KSRC_PREEMPT "include/asm-generic/preempt.h"
+#define ARCH_KSRC_IRQFLAGS "include/asm-generic/irqflags.h"
+
 /* ---- primitives (same names as arch/x86_64.h) --------------------------- */
 #define ARCH_INSN_SET_BIT_IMM "__atomic_fetch_or(relaxed)"
-#define ARCH_INSN_SET_BIT_IMM_NL "volatile load; or; store"
+#define ARCH_INSN___SET_BIT_IMM "volatile load; or; store"
+#define ARCH_INSN_OR_BYTE_NL "volatile byte load; or; store (C *byte |= mask)"
+#define ARCH_INSN_SET_BIT_IMM_NL ARCH_INSN_OR_BYTE_NL
 #define arch_set_bit_imm(p, mask) ((void)__atomic_fetch_or(GEN_W64(p), (uint64_t)(mask), GEN_RLX))
-#define arch_set_bit_imm_nl(p, mask) ((void)gen_plain_or((p), (uint64_t)(mask)))
+#define arch___set_bit_imm(p, nr) ((void)gen_plain_or((p), 1ull << (nr)))
+#define arch_or_byte_nl(p, mask) ((void)(*(volatile uint8_t *)(p) |= (uint8_t)(mask)))
+/* Older name of arch_or_byte_nl, kept for the reproductions. */
+#define arch_set_bit_imm_nl(p, mask) arch_or_byte_nl((p), (mask))
 
 #define ARCH_INSN_SET_BIT_VAR "__atomic_fetch_or(relaxed), variable bit"
 #define ARCH_INSN_SET_BIT_VAR_NL "volatile load; or; store, variable bit"
@@ -161,9 +178,9 @@ static inline void arch_or_word_nl(volatile void *p, uint64_t mask)
 }
 
 #define ARCH_INSN_CLEAR_BIT_IMM "__atomic_fetch_and(~m, relaxed)"
-#define ARCH_INSN_CLEAR_BIT_IMM_NL "volatile load; and ~m; store"
+#define ARCH_INSN___CLEAR_BIT_IMM "volatile load; and ~m; store"
 #define arch_clear_bit_imm(p, mask) ((void)__atomic_fetch_and(GEN_W64(p), ~(uint64_t)(mask), GEN_RLX))
-#define arch_clear_bit_imm_nl(p, mask) ((void)gen_plain_andnot((p), (uint64_t)(mask)))
+#define arch___clear_bit_imm(p, nr) ((void)gen_plain_andnot((p), 1ull << (nr)))
 
 #define ARCH_INSN_CLEAR_BIT_VAR "__atomic_fetch_and(~m, relaxed), variable bit"
 #define ARCH_INSN_CLEAR_BIT_VAR_NL "volatile load; and ~m; store, variable bit"

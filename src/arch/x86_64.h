@@ -90,6 +90,18 @@ static inline void arch_mul_chain(uint64_t iters)
 			     : [acc] "+r"(acc) : [one] "r"(one));
 }
 
+/* Where the kernel defines each primitive on this architecture (probe
+ * .kernel_src: this file, then the macro or function the probe mirrors). */
+#define ARCH_KSRC_BITOPS "arch/x86/include/asm/bitops.h"
+#define ARCH_KSRC_BITOPS_NL "arch/x86/include/asm/bitops.h"
+#define ARCH_KSRC_CMPXCHG "arch/x86/include/asm/cmpxchg.h"
+#define ARCH_KSRC_CMPXCHG128 "arch/x86/include/asm/cmpxchg_64.h"
+#define ARCH_KSRC_ATOMIC "arch/x86/include/asm/atomic64_64.h"
+#define ARCH_KSRC_LOCAL "arch/x86/include/asm/local.h"
+#define ARCH_KSRC_PERCPU "arch/x86/include/asm/percpu.h"
+#define ARCH_KSRC_PREEMPT "arch/x86/include/asm/preempt.h"
+#define ARCH_KSRC_IRQFLAGS "arch/x86/include/asm/irqflags.h"
+
 /* ---- primitives ---------------------------------------------------------
  * Naming: arch_<op> is the atomic form, arch_<op>_nl the same instruction
  * without lock (non-atomic, or local-only where the kernel calls it so).
@@ -97,14 +109,29 @@ static inline void arch_mul_chain(uint64_t iters)
 #define X86_M8(p) (*(volatile uint8_t *)(p))
 #define X86_M64(p) (*(volatile uint64_t *)(p))
 
+/* The kernel's arch/x86/include/asm/bitops.h: set_bit with a constant nr is
+ * `lock orb $CONST_MASK, CONST_MASK_ADDR` (the byte holding the bit), but
+ * __set_bit is always `btsq` ("Ir": `btsq $nr,mem` for a constant nr).
+ * The plain `orb` is what C `*byte |= mask` compiles to: a different
+ * primitive (arch_or_byte_nl), never __set_bit. */
 #define ARCH_INSN_SET_BIT_IMM "lock orb $imm8,mem"
-#define ARCH_INSN_SET_BIT_IMM_NL "orb $imm8,mem"
+#define ARCH_INSN___SET_BIT_IMM "btsq $nr,mem"
+#define ARCH_INSN_OR_BYTE_NL "orb $imm8,mem (what C *byte |= mask compiles to)"
 #define ARCH_INSN_SET_BIT_IMM_DS "ds orb $imm8,mem (0x3e prefix, UP-patched lock)"
-/* set_bit(const nr) / __set_bit: byte OR with an immediate mask. */
+/* set_bit(const nr): byte OR with the immediate mask 1 << (nr & 7), on the
+ * byte that holds the bit (callers pass the mask and that byte). */
 #define arch_set_bit_imm(p, mask) \
 	asm volatile("lock orb %[k], %[m]" : [m] "+m"(X86_M8(p)) : [k] "i"(mask) : "memory")
-#define arch_set_bit_imm_nl(p, mask) \
-	asm volatile("orb %[k], %[m]" : [m] "+m"(X86_M8(p)) : [k] "i"(mask) : "memory")
+/* __set_bit(const nr): `btsq $nr, word` (nr < 64, a compile-time constant). */
+#define arch___set_bit_imm(p, nr) \
+	asm volatile("btsq %[n], %[m]" : [m] "+m"(X86_M64(p)) : [n] "J"(nr) : "memory", "cc")
+/* C `*byte |= mask`: a plain byte OR with an immediate. */
+#define arch_or_byte_nl(p, mask) \
+	asm volatile("orb %[k], %[m]" : [m] "+m"(X86_M8(p)) : [k] "i"(mask) : "memory", "cc")
+/* Older name of arch_or_byte_nl (the C |= byte form, not __set_bit), kept
+ * for the reproductions that time the 2004 byte OR. */
+#define arch_set_bit_imm_nl(p, mask) arch_or_byte_nl(p, mask)
+#define ARCH_INSN_SET_BIT_IMM_NL ARCH_INSN_OR_BYTE_NL
 #define arch_set_bit_imm_ds(p, mask) \
 	asm volatile(".byte 0x3e\n\torb %[k], %[m]" : [m] "+m"(X86_M8(p)) : [k] "i"(mask) : "memory")
 
@@ -132,12 +159,15 @@ static inline void arch_or_word_nl(volatile void *p, uint64_t mask)
 	asm volatile("orq %[k], %[m]" : [m] "+m"(X86_M64(p)) : [k] "r"(mask) : "memory");
 }
 
+/* clear_bit(const nr): `lock andb $~mask` on the byte; __clear_bit(const
+ * nr): `btrq $nr` (arch___clear_bit). clear_bit_unlock is barrier() +
+ * clear_bit, __clear_bit_unlock barrier() + __clear_bit on x86. */
 #define ARCH_INSN_CLEAR_BIT_IMM "lock andb $~imm8,mem"
-#define ARCH_INSN_CLEAR_BIT_IMM_NL "andb $~imm8,mem"
+#define ARCH_INSN___CLEAR_BIT_IMM "btrq $nr,mem"
 #define arch_clear_bit_imm(p, mask) \
 	asm volatile("lock andb %[k], %[m]" : [m] "+m"(X86_M8(p)) : [k] "i"((uint8_t)~(mask)) : "memory")
-#define arch_clear_bit_imm_nl(p, mask) \
-	asm volatile("andb %[k], %[m]" : [m] "+m"(X86_M8(p)) : [k] "i"((uint8_t)~(mask)) : "memory")
+#define arch___clear_bit_imm(p, nr) \
+	asm volatile("btrq %[n], %[m]" : [m] "+m"(X86_M64(p)) : [n] "J"(nr) : "memory", "cc")
 
 #define ARCH_INSN_CLEAR_BIT_VAR "lock btrq %reg,mem"
 #define ARCH_INSN_CLEAR_BIT_VAR_NL "btrq %reg,mem"
@@ -152,19 +182,20 @@ static inline void arch_clear_bit_var_nl(uint64_t nr, volatile void *p)
 
 #define ARCH_INSN_TEST_AND_SET_BIT "lock btsq %reg,mem; setc"
 #define ARCH_INSN_TEST_AND_SET_BIT_NL "btsq %reg,mem; setc"
-/* Returns the old bit. Fully ordered (locked) / non-atomic. */
+/* Returns the old bit. Fully ordered (locked) / non-atomic. "Jr" as the
+ * kernel's "Ir": a constant nr (bit_spin_lock) becomes `btsq $nr`. */
 static inline bool arch_test_and_set_bit(uint64_t nr, volatile void *p)
 {
 	bool old;
 
-	asm volatile("lock btsq %[n], %[m]" : [m] "+m"(X86_M64(p)), "=@ccc"(old) : [n] "r"(nr) : "memory");
+	asm volatile("lock btsq %[n], %[m]" : [m] "+m"(X86_M64(p)), "=@ccc"(old) : [n] "Jr"(nr) : "memory");
 	return old;
 }
 static inline bool arch_test_and_set_bit_nl(uint64_t nr, volatile void *p)
 {
 	bool old;
 
-	asm volatile("btsq %[n], %[m]" : [m] "+m"(X86_M64(p)), "=@ccc"(old) : [n] "r"(nr) : "memory");
+	asm volatile("btsq %[n], %[m]" : [m] "+m"(X86_M64(p)), "=@ccc"(old) : [n] "Jr"(nr) : "memory");
 	return old;
 }
 

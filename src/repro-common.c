@@ -1,28 +1,42 @@
 /* repro-common.c - run the reproductions an experiment lists, in order, and
- * put their figures into the report (rep->meta["reproductions"]). */
+ * put their figures into the report (rep->meta["reproductions"]); print a
+ * post's published table beside the measured one and compute conclusions
+ * from the measured figures (repro.h, "published beside measured"). */
 #include "repro.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "common.h"
+#include "fingerprint.h"
 #include "result.h"
 #include "runner.h"
 
+/* source: the post each reproduction reproduces (docs/reproductions.md has
+ * one section per reproduction, under its kind). */
 static const struct {
 	const char *kind;
 	int (*run)(struct repro_ctx *c);
 	const char *seed;
+	const char *source;
 } repros[] = {
-	{ "buddy-bitmap-2004", repro_buddy_run, "buddy-bitmap-test-atomics-2004" },
-	{ "slub-cmpxchg-local", repro_slub_run, "slub-cmpxchg-local-2007" },
-	{ "slub-bulk-free", repro_bulk_run, "slub-bulk-free-2015" },
-	{ "slab-concurrent", repro_concurrent_run, "slab-lockless-shared-check-2016" },
+	{ "buddy-bitmap-2004", repro_buddy_run, "buddy-bitmap-test-atomics-2004",
+	  "Hiroyuki Kamezawa, lhms-devel, 2004, \"Re: [RFC] buddy allocator without bitmap [2/4]\"" },
+	{ "slub-cmpxchg-local", repro_slub_run, "slub-cmpxchg-local-2007",
+	  "Mathieu Desnoyers, LKML, 21 Aug 2007, \"Re: [PATCH] SLUB use cmpxchg_local\"" },
+	{ "slub-bulk-free", repro_bulk_run, "slub-bulk-free-2015",
+	  "Jesper Dangaard Brouer / Joonsoo Kim, linux-mm, 16 Jun 2015, "
+	  "\"Re: [PATCH 7/7] slub: initial bulk free implementation\"" },
+	{ "slab-concurrent", repro_concurrent_run, "slab-lockless-shared-check-2016",
+	  "Joonsoo Kim, linux-mm, 12 Apr 2016, patch making slab's free-object check lockless "
+	  "(Christoph Lameter's concurrent alloc/free benchmark)" },
 };
 
 int repro_run_all(const struct experiment *e, struct topo *t, const struct run_opts *o,
 		  struct report *rep, FILE *out)
 {
 	int cpu = o->cpu_os >= 0 ? o->cpu_os : topo_allowed_os(t, 0);
+	char machine[384];
 	json_t *all;
 	int ret;
 
@@ -39,26 +53,243 @@ int repro_run_all(const struct experiment *e, struct topo *t, const struct run_o
 	}
 	if (!rep->meta)
 		rep->meta = json_object();
+	fingerprint_oneline(fingerprint_of_meta(rep->meta), machine, sizeof(machine));
+	if (rep->cal.core_hz > 0) {
+		size_t l = strlen(machine);
+
+		snprintf(machine + l, sizeof(machine) - l, ", core %.2f GHz", rep->cal.core_hz / 1e9);
+	}
 	all = json_object_get(rep->meta, "reproductions");
 	if (!all) {
 		all = json_object();
 		json_object_set_new(rep->meta, "reproductions", all);
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(repros); i++) {
-		struct repro_ctx c = { .exp = e, .t = t, .cal = &rep->cal, .cpu_os = cpu, .out = out };
+		struct repro_ctx c = { .exp = e, .t = t, .cal = &rep->cal, .cpu_os = cpu, .out = out,
+				       .machine = machine };
 		uint64_t t0 = now_ns();
 
 		if (!config_kind_has(e, repros[i].kind))
 			continue;
 		if (runner_stop)
 			return -EINTR;
-		c.json = json_pack("{s:s,s:i}", "seed", repros[i].seed, "cpu", cpu);
+		c.json = json_pack("{s:s,s:s,s:s,s:i}", "seed", repros[i].seed, "source",
+				   repros[i].source, "machine", machine, "cpu", cpu);
 		json_object_set_new(all, repros[i].kind, c.json);
-		fprintf(out, "\n=== %s (reproduces seeds/%s.txt)\n", repros[i].kind, repros[i].seed);
+		fprintf(out, "\n=== %s: reproduces %s (docs/reproductions.md)\n", repros[i].kind,
+			repros[i].source);
 		ret = repros[i].run(&c);
 		json_object_set_new(c.json, "wall_s", json_real((now_ns() - t0) / 1e9));
 		if (ret < 0)
 			return ret;
 	}
 	return 0;
+}
+
+/* ---- published beside measured ---- */
+
+const struct repro_row *repro_table_row(const struct repro_table *t, const char *label)
+{
+	for (size_t i = 0; i < t->nrows; i++)
+		if (!strcmp(t->rows[i].label, label))
+			return &t->rows[i];
+	return NULL;
+}
+
+/* Published figures as the post wrote them: integers without decimals. */
+static const char *fmt_pub(char *b, size_t n, double v)
+{
+	if (isnan(v))
+		snprintf(b, n, "-");
+	else if (v == floor(v) && fabs(v) < 1e15)
+		snprintf(b, n, "%.0f", v);
+	else
+		snprintf(b, n, "%.4g", v);
+	return b;
+}
+
+/* Measured figures: three significant digits, no exponent below 1e6. */
+static const char *fmt_meas(char *b, size_t n, double v)
+{
+	double a = fabs(v);
+
+	if (isnan(v))
+		snprintf(b, n, "-");
+	else if (a >= 100)
+		snprintf(b, n, "%.0f", v);
+	else if (a >= 10)
+		snprintf(b, n, "%.1f", v);
+	else
+		snprintf(b, n, "%.2f", v);
+	return b;
+}
+
+static void print_row(FILE *out, int lw, const unsigned *cw, unsigned ncols, const char *label,
+		      const double *pub, const double *meas, const char *note)
+{
+	char b[48];
+
+	fprintf(out, "  %-*s |", lw, label);
+	for (unsigned k = 0; k < ncols; k++)
+		fprintf(out, " %*s", cw[k], fmt_pub(b, sizeof(b), pub ? pub[k] : NAN));
+	fprintf(out, " |");
+	for (unsigned k = 0; k < ncols; k++)
+		fprintf(out, " %*s", cw[k], fmt_meas(b, sizeof(b), meas ? meas[k] : NAN));
+	fprintf(out, " |");
+	for (unsigned k = 0; k < ncols; k++) {
+		double r = pub && meas && pub[k] > 0 ? meas[k] / pub[k] : NAN;
+
+		if (isnan(r))
+			snprintf(b, sizeof(b), "-");
+		else
+			snprintf(b, sizeof(b), "%.3g", r);
+		fprintf(out, " %*s", cw[k], b);
+	}
+	if (note)
+		fprintf(out, "  %s", note);
+	fputc('\n', out);
+}
+
+int repro_print_beside(FILE *out, const struct repro_table *pub, const struct repro_table *meas)
+{
+	unsigned cw[REPRO_MAX_COLS], ncols = pub->ncols;
+	int lw = 5;
+
+	if (ncols < 1 || ncols > REPRO_MAX_COLS || meas->ncols != ncols) {
+		pr_err("repro: table '%s': %u published columns, %u measured (expected the same, 1..%d)",
+		       pub->title, ncols, meas->ncols, REPRO_MAX_COLS);
+		return -EINVAL;
+	}
+	for (unsigned k = 0; k < ncols; k++) {
+		if (strcmp(pub->cols[k], meas->cols[k])) {
+			pr_err("repro: table '%s': column %u is '%s' measured, '%s' published "
+			       "(expected the published columns, in order)",
+			       pub->title, k + 1, meas->cols[k], pub->cols[k]);
+			return -EINVAL;
+		}
+		cw[k] = (unsigned)strlen(pub->cols[k]);
+		if (cw[k] < 8)
+			cw[k] = 8;
+	}
+	for (size_t i = 0; i < meas->nrows; i++)
+		if ((int)strlen(meas->rows[i].label) > lw)
+			lw = (int)strlen(meas->rows[i].label);
+	for (size_t i = 0; i < pub->nrows; i++)
+		if ((int)strlen(pub->rows[i].label) > lw)
+			lw = (int)strlen(pub->rows[i].label);
+
+	fprintf(out, "%s\n", pub->title);
+	fprintf(out, "  published: %s, in %s; %s\n", pub->machine, pub->unit, pub->source);
+	fprintf(out, "  measured:  %s, in %s\n", meas->machine, meas->unit);
+	fprintf(out, "  %-*s |", lw, "");
+	{
+		const char *const heads[3] = { "published", "measured", "measured/published" };
+
+		for (int h = 0; h < 3; h++) {
+			int w = 0;
+
+			for (unsigned k = 0; k < ncols; k++)
+				w += (int)cw[k] + 1;
+			fprintf(out, " %-*s%s", w - 1, heads[h], h < 2 ? " |" : "");
+		}
+	}
+	fputc('\n', out);
+	fprintf(out, "  %-*s |", lw, "");
+	for (int h = 0; h < 3; h++) {
+		for (unsigned k = 0; k < ncols; k++)
+			fprintf(out, " %*s", cw[k], pub->cols[k]);
+		fprintf(out, "%s", h < 2 ? " |" : "");
+	}
+	fputc('\n', out);
+	for (size_t i = 0; i < meas->nrows; i++) {
+		const struct repro_row *m = &meas->rows[i], *p = repro_table_row(pub, m->label);
+		const char *note = m->note ? m->note : p ? p->note : NULL;
+
+		print_row(out, lw, cw, ncols, m->label, p ? p->v : NULL, m->v, note);
+	}
+	for (size_t i = 0; i < pub->nrows; i++) {
+		const struct repro_row *p = &pub->rows[i];
+
+		if (!repro_table_row(meas, p->label))
+			print_row(out, lw, cw, ncols, p->label, p->v, NULL,
+				  p->note ? p->note : "not measured");
+	}
+	return 0;
+}
+
+double repro_cycles_per_op(double ticks, double overhead, double ops, double ticks_per_cycle)
+{
+	if (!(ops > 0) || !(ticks_per_cycle > 0))
+		return NAN;
+	return (ticks - overhead) / ops / ticks_per_cycle;
+}
+
+enum verdict repro_conclusion_text(char *buf, size_t len, const struct repro_claim *c)
+{
+	double fl = c->floor >= NOISE_FLOOR_MIN ? c->floor : NOISE_FLOOR_MIN;
+	enum verdict v = stats_verdict(c->meas_a, c->meas_b, fl);
+	char x[32], y[32], d[32];
+	size_t n = 0;
+
+#define PUT(...) (n += (size_t)snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__))
+	fmt_meas(x, sizeof(x), c->meas_a);
+	fmt_meas(y, sizeof(y), c->meas_b);
+	fmt_meas(d, sizeof(d), fabs(c->meas_b - c->meas_a));
+	PUT("conclusion %s: ", c->what);
+	switch (v) {
+	case VERDICT_FASTER:
+		PUT("%s saves %s %s against %s here (%s vs %s %s, x%.2f)", c->a, d, c->unit, c->b, x, y,
+		    c->unit, c->meas_a / c->meas_b);
+		break;
+	case VERDICT_SLOWER:
+		PUT("%s costs %s %s more than %s here (%s vs %s %s, x%.2f)", c->a, d, c->unit, c->b, x,
+		    y, c->unit, c->meas_a / c->meas_b);
+		break;
+	case VERDICT_SAME:
+		PUT("no difference between %s and %s within the %.0f%% noise floor here (%s vs %s %s)",
+		    c->a, c->b, fl * 100, x, y, c->unit);
+		break;
+	case VERDICT_NONE:
+		PUT("no verdict: %s or %s has no measured figure here", c->a, c->b);
+		break;
+	}
+	if (!isnan(c->pub_a) && !isnan(c->pub_b)) {
+		fmt_pub(x, sizeof(x), c->pub_a);
+		fmt_pub(y, sizeof(y), c->pub_b);
+		fmt_pub(d, sizeof(d), fabs(c->pub_b - c->pub_a));
+		PUT("; published: %s %s %s %s (%s vs %s %s)", c->a,
+		    c->pub_a <= c->pub_b ? "saves" : "costs", d,
+		    c->pub_a <= c->pub_b ? c->pub_unit : "more", x, y, c->pub_unit);
+	}
+	if (c->pub_words)
+		PUT("%s the post: \"%s\"", isnan(c->pub_a) || isnan(c->pub_b) ? "; published:" : ",",
+		    c->pub_words);
+	if (c->pub_machine && (c->pub_words || (!isnan(c->pub_a) && !isnan(c->pub_b))))
+		PUT(" (%s)", c->pub_machine);
+#undef PUT
+	return v;
+}
+
+enum verdict repro_conclude(struct repro_ctx *rc, const struct repro_claim *c)
+{
+	char text[768];
+	enum verdict v = repro_conclusion_text(text, sizeof(text), c);
+	double fl = c->floor >= NOISE_FLOOR_MIN ? c->floor : NOISE_FLOOR_MIN;
+	json_t *arr;
+
+	fprintf(rc->out, "%s\n", text);
+	if (!rc->json)
+		return v;
+	arr = json_object_get(rc->json, "conclusions");
+	if (!arr) {
+		arr = json_array();
+		json_object_set_new(rc->json, "conclusions", arr);
+	}
+	json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:s,s:f,s:f,s:f,s:f,s:s}", "what", c->what,
+					     "a", c->a, "b", c->b, "verdict", stats_verdict_name(v),
+					     "meas_a", isfinite(c->meas_a) ? c->meas_a : 0.0,
+					     "meas_b", isfinite(c->meas_b) ? c->meas_b : 0.0,
+					     "saves", isfinite(c->meas_b - c->meas_a) ? c->meas_b - c->meas_a : 0.0,
+					     "floor", fl, "text", text));
+	return v;
 }

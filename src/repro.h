@@ -1,8 +1,10 @@
-/* repro.h - reproductions of published scorings (issue 6): the 2004
- * buddy-bitmap test-atomics, the 2007 SLUB cmpxchg_local fast path, the 2015
- * SLUB bulk free and the 2016 concurrent slab test. Each prints its table in
- * the shape of the mailing-list post it reproduces (../shared/seeds) and
- * returns its figures as JSON for the report.
+/* repro.h - reproductions of published scorings: the 2004 buddy-bitmap
+ * test-atomics, the 2007 SLUB cmpxchg_local fast path, the 2015 SLUB bulk
+ * free and the 2016 concurrent slab test (docs/reproductions.md). Each keeps
+ * the post's published table as data (struct repro_table), prints it beside
+ * its own measured table in the same shape (repro_print_beside), computes its
+ * conclusions from the measured figures with the noise rule (repro_conclude)
+ * and returns its figures as JSON for the report.
  */
 #ifndef ATOMCOST_REPRO_H
 #define ATOMCOST_REPRO_H
@@ -15,6 +17,7 @@
 
 #include "clock.h"
 #include "config.h"
+#include "stats.h"
 #include "topo.h"
 
 struct report;
@@ -27,6 +30,7 @@ struct repro_ctx {
 	int cpu_os;		/* the pinned PU of the calling thread */
 	FILE *out;		/* the seed-shaped tables */
 	json_t *json;		/* this reproduction's figures (filled by it) */
+	const char *machine;	/* this machine in one line (fingerprint), for the tables */
 };
 
 int repro_buddy_run(struct repro_ctx *c);
@@ -39,6 +43,78 @@ int repro_concurrent_run(struct repro_ctx *c);
  * rep->meta["reproductions"][kind]. 0 or -errno. */
 int repro_run_all(const struct experiment *e, struct topo *t, const struct run_opts *o,
 		  struct report *rep, FILE *out);
+
+/* ---- published beside measured (repro-common.c) ----
+ *
+ * A published table is data: one const struct repro_table per table of the
+ * post, with its source and the machine it was measured on, figures exactly
+ * as published (NAN where the post gives none). The measured table has the
+ * same shape (same columns; rows matched by label) and is built at run time.
+ * repro_print_beside() prints both side by side with a measured/published
+ * ratio per column; repro_conclude() turns two measured figures into a
+ * conclusion line with stats_verdict(). No conclusion is ever written by hand.
+ */
+
+#define REPRO_MAX_COLS 4
+
+struct repro_row {
+	const char *label;		/* as the post prints it: "kmalloc(8)" */
+	double v[REPRO_MAX_COLS];	/* one per column; NAN: no figure */
+	const char *note;		/* NULL, or what sets the row apart */
+};
+
+struct repro_table {
+	const char *title;		/* "1. Kmalloc: repeatedly allocate then free, cmpxchg" */
+	const char *source;		/* author, list, date, subject (published tables) */
+	const char *machine;		/* where the figures were measured */
+	const char *unit;		/* "cycles", "core cycles", "ticks per loop" */
+	unsigned ncols;			/* 1..REPRO_MAX_COLS */
+	const char *cols[REPRO_MAX_COLS];	/* column names: "kmalloc", "kfree" */
+	size_t nrows;
+	const struct repro_row *rows;
+};
+
+/* The row of t labelled label, or NULL. */
+const struct repro_row *repro_table_row(const struct repro_table *t, const char *label);
+
+/* Print pub and meas side by side: a header naming each table's machine,
+ * source and unit, then one line per row of meas (rows of pub that meas
+ * lacks follow, marked "not measured"), with pub's figures, meas's figures
+ * and meas/pub for every column, and the rows' notes. meas->cols must name
+ * the same columns as pub->cols, in order. 0, or -EINVAL (shapes differ,
+ * message names the column). */
+int repro_print_beside(FILE *out, const struct repro_table *pub, const struct repro_table *meas);
+
+/* A claim "a costs less than b": two measured costs of the same unit, and
+ * the published pair when the post gives one. */
+struct repro_claim {
+	const char *what;		/* "per kmalloc", "per kmalloc/kfree pair" */
+	const char *a, *b;		/* "cmpxchg_local", "cmpxchg" */
+	const char *unit;		/* of meas_*: "cycles" */
+	double meas_a, meas_b;		/* > 0 */
+	const char *pub_unit;		/* of pub_*: "cycles" */
+	double pub_a, pub_b;		/* NAN: the post gives none */
+	const char *pub_words;		/* the post's own summary, quoted; NULL: none */
+	const char *pub_machine;	/* where pub_* were measured */
+	double floor;			/* relative noise floor (0: NOISE_FLOOR_MIN) */
+};
+
+/* The verdict of the claim: stats_verdict(meas_a, meas_b, floor), or
+ * VERDICT_NONE when a measured figure is missing or not positive. Writes the
+ * conclusion line (no newline) to buf: "conclusion per kmalloc: cmpxchg_local
+ * saves 17.8 cycles (12.3 vs 30.1 cycles, x0.41) here; published: saves 188
+ * cycles (83 vs 271 cycles) on Pentium 4 ...", or "no difference within the
+ * 3% noise floor", or "costs N cycles more". */
+enum verdict repro_conclusion_text(char *buf, size_t len, const struct repro_claim *c);
+/* repro_conclusion_text() printed to rc->out and appended to
+ * rc->json["conclusions"] ({what, a, b, verdict, meas_a, meas_b, saves,
+ * floor, text}). Returns the verdict. */
+enum verdict repro_conclude(struct repro_ctx *rc, const struct repro_claim *c);
+
+/* Core cycles per op from a timed loop: (ticks - overhead) / ops /
+ * ticks_per_cycle; NAN when ops or ticks_per_cycle is not positive. The
+ * overhead is the fixed timer-pair cost (calibration overhead_median). */
+double repro_cycles_per_op(double ticks, double overhead, double ops, double ticks_per_cycle);
 
 /* ---- 2004 buddy-bitmap test-atomics (repro-buddy.c) ---- */
 

@@ -4,7 +4,9 @@
  * SLUB model hands out each object once and takes every one back under two
  * threads (local and remote frees); bulk free of objects from many slabs
  * returns each exactly once; the concurrent SLAB model neither leaks nor
- * double-allocates under two threads. */
+ * double-allocates under two threads; the published-beside-measured printer
+ * and the computed conclusions follow the figures they are given. */
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +79,141 @@ static void test_legacy(void)
 	      (unsigned long long)(buddy_cold_preps - before));
 	CHECK(buddy_cold_prep(9) == 9ull * 4096, "one cold preparation checksum");
 	CHECK(buddy_cold_prep(200) == 200ull * 4096, "another fill");
+}
+
+/* ---- published beside measured, conclusions computed ---- */
+
+static const struct repro_row pub_rows[] = {
+	{ "kmalloc(8)", { 271, 645 }, NULL },
+	{ "kmalloc(16)", { 158, 428 }, NULL },
+	{ "kmalloc(8192)", { 666, 747 }, "page allocator" },
+};
+static const struct repro_table pub_tab = {
+	.title = "1. Kmalloc", .source = "A. Author, LKML", .machine = "Pentium 4 3 GHz",
+	.unit = "cycles", .ncols = 2, .cols = { "kmalloc", "kfree" },
+	.nrows = ARRAY_SIZE(pub_rows), .rows = pub_rows,
+};
+
+static char *print_to_string(const struct repro_table *pub, const struct repro_table *meas, int *ret)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	*ret = repro_print_beside(f, pub, meas);
+	fclose(f);
+	return buf;
+}
+
+/* The line of text starting with label after the two leading blanks. */
+static const char *line_of(const char *text, const char *label)
+{
+	static char line[512];
+	const char *p = text;
+
+	while (p && *p) {
+		const char *e = strchr(p, '\n');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+
+		if (n > 2 && !strncmp(p + 2, label, strlen(label)) && p[2 + strlen(label)] == ' ') {
+			snprintf(line, sizeof(line), "%.*s", (int)n, p);
+			return line;
+		}
+		p = e ? e + 1 : NULL;
+	}
+	return NULL;
+}
+
+static void test_printer(void)
+{
+	struct repro_row mr[] = {
+		{ "kmalloc(16)", { 15.8, 85.6 }, NULL },
+		{ "kmalloc(8)", { 27.1, NAN }, NULL },
+	};
+	struct repro_table meas = { .title = "m", .machine = "Test CPU 9 GHz", .unit = "core cycles",
+				    .ncols = 2, .cols = { "kmalloc", "kfree" }, .nrows = 2, .rows = mr };
+	const char *l;
+	char *out;
+	int ret;
+	double a, b, c;
+	char word[32];
+
+	out = print_to_string(&pub_tab, &meas, &ret);
+	CHECK(ret == 0, "printer accepts matching shapes");
+	CHECK(strstr(out, "published: Pentium 4 3 GHz, in cycles; A. Author, LKML") != NULL,
+	      "published machine, unit and source:\n%s", out);
+	CHECK(strstr(out, "measured:  Test CPU 9 GHz, in core cycles") != NULL, "measured machine");
+	l = line_of(out, "kmalloc(16)");
+	CHECK(l && sscanf(l, " kmalloc(16) | %lf %lf | %lf %lf | %lf %lf", &a, &b, &c, &c, &c, &c) == 6,
+	      "row kmalloc(16) has six figures: '%s'", l ? l : "(none)");
+	CHECK(l && sscanf(l, " kmalloc(16) | 158 428 | 15.8 85.6 | %lf %lf", &a, &b) == 2 &&
+	      fabs(a - 0.1) < 1e-9 && fabs(b - 0.2) < 1e-9, "published, measured, ratio: '%s'",
+	      l ? l : "(none)");
+	l = line_of(out, "kmalloc(8)");
+	CHECK(l && sscanf(l, " kmalloc(8) | 271 645 | 27.1 - | %lf -", &a) == 1 && fabs(a - 0.1) < 1e-9,
+	      "missing measured figure prints '-': '%s'", l ? l : "(none)");
+	l = line_of(out, "kmalloc(8192)");
+	CHECK(l && sscanf(l, " kmalloc(8192) | 666 747 | - - | - - %31s", word) == 1 &&
+	      strstr(l, "page allocator"), "published-only row keeps its note: '%s'", l ? l : "(none)");
+	CHECK(strstr(out, "kmalloc(16)") < strstr(out, "kmalloc(8)"), "measured order first");
+	free(out);
+
+	meas.cols[1] = "kfree_bulk";
+	out = print_to_string(&pub_tab, &meas, &ret);
+	CHECK(ret == -EINVAL, "printer refuses a different column");
+	free(out);
+	meas.ncols = 1;
+	out = print_to_string(&pub_tab, &meas, &ret);
+	CHECK(ret == -EINVAL, "printer refuses a different shape");
+	free(out);
+	CHECK(repro_table_row(&pub_tab, "kmalloc(16)") == &pub_rows[1], "row lookup");
+	CHECK(repro_table_row(&pub_tab, "kmalloc(32)") == NULL, "row lookup: absent");
+}
+
+static void test_conclusions(void)
+{
+	struct repro_claim c = {
+		.what = "per kmalloc", .a = "cmpxchg_local", .b = "cmpxchg", .unit = "cycles",
+		.meas_a = 12.3, .meas_b = 30.1, .pub_unit = "cycles", .pub_a = 83, .pub_b = 271,
+		.pub_words = "about 60 to 70 cycles", .pub_machine = "P4",
+	};
+	char t[512];
+
+	CHECK(repro_conclusion_text(t, sizeof(t), &c) == VERDICT_FASTER, "faster: %s", t);
+	CHECK(strstr(t, "cmpxchg_local saves 17.8 cycles against cmpxchg here (12.3 vs 30.1 cycles, x0.41)"),
+	      "saving computed: %s", t);
+	CHECK(strstr(t, "published: cmpxchg_local saves 188 cycles (83 vs 271 cycles), the post: "
+			"\"about 60 to 70 cycles\" (P4)"), "published part: %s", t);
+	c.meas_a = 30.0;	/* within 3% of 30.1 */
+	CHECK(repro_conclusion_text(t, sizeof(t), &c) == VERDICT_SAME, "same: %s", t);
+	CHECK(strstr(t, "no difference between cmpxchg_local and cmpxchg within the 3% noise floor"),
+	      "same text: %s", t);
+	c.floor = 0.10;
+	c.meas_a = 28.0;	/* 7% apart: above the minimum floor, below this one */
+	CHECK(repro_conclusion_text(t, sizeof(t), &c) == VERDICT_SAME && strstr(t, "10% noise floor"),
+	      "a measured floor wins over the minimum: %s", t);
+	c.floor = 0;
+	CHECK(repro_conclusion_text(t, sizeof(t), &c) == VERDICT_FASTER, "7%% is faster at 3%%: %s", t);
+	c.meas_a = 40.0;
+	CHECK(repro_conclusion_text(t, sizeof(t), &c) == VERDICT_SLOWER &&
+	      strstr(t, "cmpxchg_local costs 9.90 cycles more than cmpxchg"), "slower: %s", t);
+	c.meas_a = NAN;
+	CHECK(repro_conclusion_text(t, sizeof(t), &c) == VERDICT_NONE && strstr(t, "no verdict"),
+	      "no figure, no verdict: %s", t);
+	c.meas_a = 10;
+	c.pub_a = c.pub_b = NAN;
+	CHECK(repro_conclusion_text(t, sizeof(t), &c) == VERDICT_FASTER &&
+	      strstr(t, "; published: the post: \"about 60 to 70 cycles\" (P4)"),
+	      "words only: %s", t);
+	CHECK(repro_conclusion_text(t, 16, &c) == VERDICT_FASTER && strlen(t) == 15, "truncates safely");
+}
+
+static void test_per_op(void)
+{
+	CHECK(fabs(repro_cycles_per_op(10042, 42, 1000, 0.5) - 20.0) < 1e-12, "per-op: overhead off, to cycles");
+	CHECK(fabs(repro_cycles_per_op(3000, 0, 100, 1.5) - 20.0) < 1e-12, "per-op: ticks per cycle");
+	CHECK(isnan(repro_cycles_per_op(100, 0, 0, 1)), "per-op: no ops");
+	CHECK(isnan(repro_cycles_per_op(100, 0, 10, 0)), "per-op: no clock");
 }
 
 /* ---- SLUB model under two threads ---- */
@@ -273,6 +410,9 @@ static void test_aslab(enum aslab_variant v, size_t size)
 int main(void)
 {
 	log_quiet = 1;
+	test_printer();
+	test_conclusions();
+	test_per_op();
 	test_legacy();
 	for (int v = 0; v < SLUB__COUNT; v++) {
 		test_slub_single((enum slub_variant)v);

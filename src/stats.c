@@ -142,3 +142,92 @@ const char *stats_verdict_name(enum verdict v)
 	}
 	return "-";
 }
+
+/* Continued fraction of the incomplete beta (modified Lentz). */
+static double beta_cf(double a, double b, double x)
+{
+	const double tiny = 1e-300;
+	double c = 1, d = 1 - (a + b) * x / (a + 1), h;
+
+	if (fabs(d) < tiny)
+		d = tiny;
+	d = 1 / d;
+	h = d;
+	for (int m = 1; m <= 300; m++) {
+		double m2 = 2.0 * m, aa, del;
+
+		aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
+		d = 1 + aa * d;
+		d = fabs(d) < tiny ? tiny : d;
+		c = 1 + aa / c;
+		c = fabs(c) < tiny ? tiny : c;
+		d = 1 / d;
+		h *= d * c;
+		aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
+		d = 1 + aa * d;
+		d = fabs(d) < tiny ? tiny : d;
+		c = 1 + aa / c;
+		c = fabs(c) < tiny ? tiny : c;
+		d = 1 / d;
+		del = d * c;
+		h *= del;
+		if (fabs(del - 1) < 1e-14)
+			break;
+	}
+	return h;
+}
+
+/* Regularized incomplete beta I_x(a, b). */
+static double beta_inc(double a, double b, double x)
+{
+	double front;
+
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
+	if (x < (a + 1) / (a + b + 2))
+		return front * beta_cf(a, b, x) / a;
+	return 1 - front * beta_cf(b, a, 1 - x) / b;
+}
+
+double stats_t_pvalue(double t, double df)
+{
+	if (!(df > 0) || isnan(t))
+		return NAN;
+	if (isinf(t))
+		return 0;
+	return beta_inc(df / 2, 0.5, df / (df + t * t));
+}
+
+int stats_holm(const double *p, size_t m, double alpha, bool *reject)
+{
+	size_t *idx, k = 0;
+
+	for (size_t i = 0; i < m; i++)
+		reject[i] = false;
+	idx = malloc((m ? m : 1) * sizeof(*idx));
+	if (!idx)
+		return -ENOMEM;
+	for (size_t i = 0; i < m; i++)
+		if (!isnan(p[i]))
+			idx[k++] = i;
+	/* insertion sort by p: m is a few hundred rows at most */
+	for (size_t i = 1; i < k; i++)
+		for (size_t j = i; j > 0 && p[idx[j]] < p[idx[j - 1]]; j--) {
+			size_t t = idx[j];
+
+			idx[j] = idx[j - 1];
+			idx[j - 1] = t;
+		}
+	/* the j-th smallest p is rejected while p <= alpha / (k - j); the
+	 * first one kept stops the procedure */
+	for (size_t j = 0; j < k; j++) {
+		if (p[idx[j]] > alpha / (double)(k - j))
+			break;
+		reject[idx[j]] = true;
+	}
+	free(idx);
+	return 0;
+}

@@ -1,6 +1,7 @@
 /* test-stats.c - quantiles, median CI ranks, outliers on known vectors. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "harness.h"
 #include "stats.h"
@@ -63,6 +64,38 @@ int main(void)
 			hit += s.ci_lo <= 0.5 && 0.5 <= s.ci_hi;
 		}
 		CHECK(hit > 0.93 * trials && hit < 0.99 * trials, "median CI coverage %u/%u", hit, trials);
+	}
+	/* the noise rule: a floor below the minimum is raised to it */
+	CHECK(stats_verdict(1.06, 1.0, 0) == VERDICT_SLOWER, "6%% above the 3%% minimum: slower");
+	CHECK(stats_verdict(1.02, 1.0, 0) == VERDICT_SAME, "2%% under the minimum: same");
+	CHECK(stats_verdict(1.02, 1.0, 0.001) == VERDICT_SAME, "a floor under the minimum is raised");
+	CHECK(stats_verdict(1.0, 1.08, 0.05) == VERDICT_FASTER, "8%% under a 5%% floor: faster");
+	CHECK(stats_verdict(1.0, 1.08, 0.10) == VERDICT_SAME, "8%% inside a 10%% floor: same");
+	CHECK(stats_verdict(0, 1.0, 0) == VERDICT_NONE && stats_verdict(NAN, 1.0, 0) == VERDICT_NONE,
+	      "no verdict without two positive figures");
+	CHECK(!strcmp(stats_verdict_name(VERDICT_SAME), "same") &&
+		      !strcmp(stats_verdict_name(VERDICT_NONE), "-"),
+	      "verdict names");
+
+	/* Student t p-values against the tabulated 97.5% quantiles */
+	CHECK(fabs(stats_t_pvalue(12.706, 1) - 0.05) < 1e-4, "t(1) p %g", stats_t_pvalue(12.706, 1));
+	CHECK(fabs(stats_t_pvalue(2.228, 10) - 0.05) < 1e-4, "t(10) p %g", stats_t_pvalue(2.228, 10));
+	CHECK(fabs(stats_t_pvalue(-2.228, 10) - 0.05) < 1e-4, "two-sided");
+	CHECK(fabs(stats_t_pvalue(1.959964, 1e7) - 0.05) < 1e-4, "normal limit");
+	CHECK(stats_t_pvalue(0, 5) == 1 && stats_t_pvalue(50, 8) < 1e-10 && isnan(stats_t_pvalue(1, 0)),
+	      "t edges");
+
+	/* Holm-Bonferroni: sorted 0.005 <= .05/4, 0.01 <= .05/3, 0.03 > .05/2 stops */
+	{
+		double p[] = { 0.01, 0.04, 0.03, 0.005, NAN };
+		bool rej[5];
+
+		CHECK(stats_holm(p, 5, 0.05, rej) == 0, "holm runs");
+		CHECK(rej[0] && !rej[1] && !rej[2] && rej[3] && !rej[4], "holm rejects %d%d%d%d%d", rej[0],
+		      rej[1], rej[2], rej[3], rej[4]);
+		p[2] = 0.02;	/* now .02 <= .05/2 and .04 <= .05/1: all four */
+		stats_holm(p, 5, 0.05, rej);
+		CHECK(rej[0] && rej[1] && rej[2] && rej[3] && !rej[4], "holm step-down to the end");
 	}
 	return test_done("stats");
 }

@@ -2,7 +2,7 @@
  * core cycles, written apart from atomcost to check it: it includes no
  * atomcost header, shares no code with the engine, and times differently.
  *
- *   minprobe [-c CPU] [-r REPS] [-j] [OP ...]
+ *   minprobe [-c CPU] [-r REPS] [-a] [-j] [OP ...]
  *
  * How it measures (each part differs from the engine on purpose):
  * - it pins itself with sched_setaffinity() to CPU (default: the first CPU
@@ -33,7 +33,8 @@
  *   name  form  cycles  lines  spread
  * form is lat (the one-word chain) or tput (best of 1, 2, 4, 8 lines);
  * spread is (max - min) / median of the repetitions. Lines starting with #
- * are comments (CPU, calibration). -j prints the same as one JSON object.
+ * are comments (CPU, calibration; with -a every line count of the
+ * throughput sweep). -j prints the same as one JSON object.
  *
  * Disassembly checked with `objdump -d --no-show-raw-insn build/tests/minprobe`:
  * every loop function holds exactly 64 copies of its instruction between the
@@ -318,9 +319,10 @@ static int pin(int cpu)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: minprobe [-c CPU] [-r REPS] [-j] [OP ...]\n"
+	fprintf(f, "usage: minprobe [-c CPU] [-r REPS] [-a] [-j] [OP ...]\n"
 		   "  -c CPU   pin to this CPU (default: the first allowed)\n"
 		   "  -r REPS  repetitions, median taken (default 11, odd, at most %d)\n"
+		   "  -a       also print every line count of the throughput sweep (# lines)\n"
 		   "  -j       JSON instead of tab-separated lines\n"
 		   "  -l       list the ops\n"
 		   "output: name form cycles lines spread (form lat: one-word chain;\n"
@@ -329,15 +331,16 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	int cpu = -1, reps = 11, json = 0, opt, first = 1;
+	int cpu = -1, reps = 11, json = 0, all = 0, opt, first = 1;
 	struct meas cal;
 	char model[128] = "?";
 	FILE *ci;
 
-	while ((opt = getopt(argc, argv, "c:r:jlh")) != -1) {
+	while ((opt = getopt(argc, argv, "c:r:ajlh")) != -1) {
 		switch (opt) {
 		case 'c': cpu = atoi(optarg); break;
 		case 'r': reps = atoi(optarg); break;
+		case 'a': all = 1; break;
 		case 'j': json = 1; break;
 		case 'l':
 			for (size_t i = 0; i < NOPS; i++)
@@ -406,6 +409,9 @@ int main(int argc, char **argv)
 			m[l] = measure(o->fns[l], o->chase, reps);
 			if (!l || m[l].cycles < best.cycles)
 				best = m[l], bestl = 1 << l;
+			if (all && !json && n > 1)
+				printf("# %s over %d lines: %.3f (spread %.3f)\n", o->name, 1 << l,
+				       m[l].cycles, m[l].spread);
 		}
 		for (int f = F_LAT; f <= F_TPUT; f <<= 1) {
 			struct meas *r = f == F_LAT ? &m[0] : &best;

@@ -1,0 +1,249 @@
+/* c2c.c - cache-line round trips between two PUs: the pair plan and the
+ * ping-pong engine (c2c.h says what is measured). */
+#include "c2c.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch/arch.h"
+#include "common.h"
+#include "runner.h"
+
+#define MAX_SAMPLES 4096
+#define SPIN_CHECK 4096		/* spins between deadline checks */
+
+static const char *const method_names[C2C__COUNT] = { "cmpxchg", "load-store" };
+static const char *const method_keys[C2C__COUNT] = { "cmpxchg", "load_store" };
+static const char *const method_transfers[C2C__COUNT] = {
+	">= 2 line transfers (failed cmpxchgs also pull the line exclusive)",
+	"2 line transfers (read misses) + 2 invalidations (store upgrades)",
+};
+
+struct pingpong {
+	struct topo *topo;
+	volatile uint64_t *w;
+	enum c2c_method m;
+	int cpu_b;
+	uint64_t deadline_ns;	/* both sides give up past it */
+	int go, stop;		/* atomics */
+	int err_b;
+};
+
+/* Wait until the line holds `want`, then write `next` (one side's turn).
+ * false when the deadline passed (the other side stopped running). */
+static inline bool take_turn(struct pingpong *pp, uint64_t want, uint64_t next)
+{
+	unsigned spins = 0;
+
+	if (pp->m == C2C_CMPXCHG) {
+		while (arch_cmpxchg(pp->w, want, next) != want)
+			if (++spins % SPIN_CHECK == 0 &&
+			    (__atomic_load_n(&pp->stop, __ATOMIC_RELAXED) || now_ns() > pp->deadline_ns))
+				return false;
+	} else {
+		while (arch_load(pp->w) != want)
+			if (++spins % SPIN_CHECK == 0 &&
+			    (__atomic_load_n(&pp->stop, __ATOMIC_RELAXED) || now_ns() > pp->deadline_ns))
+				return false;
+		arch_store(pp->w, next);
+	}
+	return true;
+}
+
+/* Wait for `want` without changing the value. */
+static inline bool wait_for(struct pingpong *pp, uint64_t want)
+{
+	unsigned spins = 0;
+
+	while ((pp->m == C2C_CMPXCHG ? arch_cmpxchg(pp->w, want, want) : arch_load(pp->w)) != want)
+		if (++spins % SPIN_CHECK == 0 &&
+		    (__atomic_load_n(&pp->stop, __ATOMIC_RELAXED) || now_ns() > pp->deadline_ns))
+			return false;
+	return true;
+}
+
+/* b: waits for odd values, answers with the next even one. */
+static void *responder(void *arg)
+{
+	struct pingpong *pp = arg;
+	uint64_t v = 1;
+
+	pp->err_b = topo_bind_thread(pp->topo, pp->cpu_b);
+	__atomic_store_n(&pp->go, pp->err_b ? -1 : 1, __ATOMIC_RELEASE);
+	if (pp->err_b)
+		return NULL;
+	while (!__atomic_load_n(&pp->stop, __ATOMIC_ACQUIRE)) {
+		if (!take_turn(pp, v, v + 1))
+			break;
+		v += 2;
+	}
+	return NULL;
+}
+
+
+int c2c_measure_pair(struct topo *t, int a, int b, enum c2c_method m, double seconds,
+		     struct c2c_row *row)
+{
+	struct pingpong pp = { .topo = t, .m = m, .cpu_b = b };
+	double *samples = malloc(MAX_SAMPLES * sizeof(double));
+	uint64_t *line = aligned_alloc(128, 128);
+	pthread_t tid;
+	uint64_t v = 0, end;
+	size_t n = 0;
+	int err = 0;
+
+	if (!samples || !line) {
+		free(samples);
+		free(line);
+		return -ENOMEM;
+	}
+	memset(line, 0, 128);
+	pp.w = line;
+	pp.deadline_ns = now_ns() + (uint64_t)(seconds * 1e9) + 2000000000ull;
+	if (pthread_create(&tid, NULL, responder, &pp)) {
+		pr_err("c2c: cannot start the thread for CPU %d", b);
+		free(samples);
+		free(line);
+		return -EAGAIN;
+	}
+	while (!__atomic_load_n(&pp.go, __ATOMIC_ACQUIRE))
+		arch_cpu_relax();
+	if (pp.go < 0) {
+		pthread_join(tid, NULL);
+		free(samples);
+		free(line);
+		return pp.err_b;
+	}
+	/* warm-up: a few hundred round trips */
+	for (int i = 0; i < 256 && !row->timed_out; i++, v += 2)
+		row->timed_out = !take_turn(&pp, v, v + 1);
+	end = now_ns() + (uint64_t)(seconds * 1e9);
+	while (!row->timed_out && n < MAX_SAMPLES && now_ns() < end && !runner_stop) {
+		uint64_t t0 = arch_timer_start(), t1;
+
+		for (int i = 0; i < C2C_ROUNDS; i++, v += 2)
+			if (!take_turn(&pp, v, v + 1)) {
+				row->timed_out = true;
+				break;
+			}
+		/* the last round trip ends when b's answer arrives: wait for it
+		 * without a store (cmpxchg v -> v, or a load), so the next
+		 * sample starts with the line here */
+		if (!row->timed_out && !wait_for(&pp, v))
+			row->timed_out = true;
+		t1 = arch_timer_stop();
+		if (!row->timed_out)
+			samples[n++] = (double)(t1 - t0) / C2C_ROUNDS;
+	}
+	__atomic_store_n(&pp.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(tid, NULL);
+	row->a = a;
+	row->b = b;
+	row->m = m;
+	row->n = n;
+	if (n)
+		stats_summarize(samples, n, &row->s);
+	if (runner_stop)
+		err = -EINTR;
+	free(samples);
+	free(line);
+	return err;
+}
+
+const char *c2c_method_name(enum c2c_method m)
+{
+	return m < C2C__COUNT ? method_names[m] : "?";
+}
+
+const char *c2c_method_key(enum c2c_method m)
+{
+	return m < C2C__COUNT ? method_keys[m] : "?";
+}
+
+const char *c2c_method_transfers(enum c2c_method m)
+{
+	return m < C2C__COUNT ? method_transfers[m] : "?";
+}
+
+int c2c_parse_methods(const char *s, unsigned *mask)
+{
+	char buf[64], *save = NULL, *tok;
+
+	*mask = 0;
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int m;
+
+		for (m = 0; m < C2C__COUNT; m++)
+			if (!strcmp(tok, method_names[m]))
+				break;
+		if (m == C2C__COUNT) {
+			pr_err("c2c: --method: unknown method '%s' (expected cmpxchg, load-store)", tok);
+			return -EINVAL;
+		}
+		*mask |= 1u << m;
+	}
+	if (!*mask) {
+		pr_err("c2c: --method: empty list (expected cmpxchg, load-store)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int c2c_plan(const struct topo *t, bool all, struct c2c_pair **pairs, size_t *npairs,
+	     bool absent[PAIR__COUNT])
+{
+	int npu = topo_allowed_count(t);
+	size_t cap = all ? (size_t)npu * (size_t)(npu > 1 ? npu - 1 : 0) / 2 : PAIR__COUNT, n = 0;
+	struct c2c_pair *p = calloc(cap ? cap : 1, sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	for (int c = 0; c < PAIR__COUNT; c++) {
+		int a, b;
+
+		absent[c] = topo_find_pair(t, (enum pair_class)c, &a, &b) == -ENOENT;
+		if (!all && !absent[c])
+			p[n++] = (struct c2c_pair){ .cls = (enum pair_class)c, .a = a, .b = b };
+	}
+	for (int i = 0; all && i < npu; i++)
+		for (int k = i + 1; k < npu; k++) {
+			int a = topo_allowed_os(t, i), b = topo_allowed_os(t, k);
+
+			p[n++] = (struct c2c_pair){ .cls = topo_classify(t, a, b), .a = a, .b = b };
+		}
+	*pairs = p;
+	*npairs = n;
+	return 0;
+}
+
+int c2c_run(struct topo *t, const struct c2c_pair *pairs, size_t npairs, unsigned mmask,
+	    double seconds, bool progress, struct c2c_row *rows, size_t *nrows)
+{
+	int err = 0;
+
+	*nrows = 0;
+	for (size_t k = 0; k < npairs && !err; k++) {
+		if ((err = topo_bind_thread(t, pairs[k].a)))
+			break;
+		for (int m = 0; m < C2C__COUNT && !err; m++) {
+			struct c2c_row *r = &rows[*nrows];
+
+			if (!(mmask & (1u << m)))
+				continue;
+			if (progress)
+				fprintf(stderr, "\r\033[Kc2c %d,%d %s", pairs[k].a, pairs[k].b, method_names[m]);
+			memset(r, 0, sizeof(*r));
+			r->cls = pairs[k].cls;
+			err = c2c_measure_pair(t, pairs[k].a, pairs[k].b, (enum c2c_method)m, seconds, r);
+			if (!err || err == -EINTR)
+				(*nrows)++;
+		}
+	}
+	if (progress)
+		fprintf(stderr, "\r\033[K");
+	return err;
+}

@@ -1,8 +1,10 @@
 /* cmd-compare.c - `atomcost compare A.json B.json`: per probe, pattern and
- * mode the change of the median from A to B with a 95% CI and a verdict;
- * mismatched fingerprints first, a one-line summary last. The rule is in
- * compare.h. Exit 0 whatever the verdicts (--fail-on-regression: 1 when a
- * row regressed, for CI scripts). */
+ * mode the change of the median from A to B in core cycles with a 95% CI
+ * and a verdict; mismatched fingerprints and the rule first, a one-line
+ * summary last. A side may be several reports of separate processes
+ * (a1.json,a2.json,a3.json): the spread between them is then measured.
+ * The rule is in compare.h. Exit 0 whatever the verdicts
+ * (--fail-on-regression: 1 when a row regressed, for CI scripts). */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,22 +12,27 @@
 #include "cmd.h"
 #include "common.h"
 #include "compare.h"
+#include "fingerprint.h"
 #include "report.h"
 
 static void compare_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: atomcost compare A.json B.json [options]\n"
+		"usage: atomcost compare A.json[,A2.json...] B.json[,B2.json...] [options]\n"
 		"  --format FMT          text (default) or mail (72 columns, before - after)\n"
-		"  --noise-floor PCT     change needed when either report lacks --repeat passes (default %.0f)\n"
-		"  --min-change PCT      never significant below this (default %.0f)\n"
+		"  --noise-floor PCT     change needed with one process on a side (default %.0f)\n"
+		"  --min-change PCT      change needed with 2+ processes on both sides (default %.0f,\n"
+		"                        never below)\n"
 		"  --fail-on-regression  exit 1 when a row regressed\n"
 		"  --as X=Y              A's probe X stands for B's probe Y (compare two probes:\n"
 		"                        --as __set_bit=set_bit run.json run.json)\n"
-		"A change is judged on the spread between --repeat passes when both reports have\n"
-		"2 or more; otherwise on a bootstrap of the kept samples plus the noise floor,\n"
-		"because samples of one run understate the variance between runs.\n",
-		COMPARE_NOISE_FLOOR * 100, COMPARE_MIN_CHANGE * 100);
+		"Rows are compared in core cycles. A change is flagged when a Welch t test on the\n"
+		"row's replicates (processes, else --repeat passes, else blocks of one run's\n"
+		"samples) is significant after Holm-Bonferroni over all rows, and it exceeds the\n"
+		"floor: how far rows move between processes, widened by the calibration\n"
+		"difference of the two sides. Several reports per side (separate processes of\n"
+		"one build) measure that spread instead of assuming it.\n",
+		COMPARE_NOISE_FLOOR * 100, NOISE_FLOOR_MIN * 100);
 }
 
 /* --as X=Y: A's rows of probe X stand for B's rows of probe Y (A's own Y
@@ -65,6 +72,49 @@ static int rename_rows(struct report *a, const char *spec)
 	return 0;
 }
 
+/* One side: a report, or a comma-separated list of reports of separate
+ * processes of one build, merged into one (compare_merge). */
+static int read_side(const char *arg, struct report *rep)
+{
+	char *list = strdup(arg), *save = NULL, *path;
+	int ret = 0;
+	bool first = true;
+
+	if (!list)
+		return -ENOMEM;
+	for (path = strtok_r(list, ",", &save); path && ret == 0; path = strtok_r(NULL, ",", &save)) {
+		struct report more;
+
+		if (first) {
+			ret = report_read(path, rep);
+			first = false;
+			continue;
+		}
+		ret = report_read(path, &more);
+		if (ret < 0) {
+			report_free(rep);
+			break;
+		}
+		if (fingerprint_diff(fingerprint_of_meta(rep->meta), fingerprint_of_meta(more.meta),
+				     NULL, NULL)) {
+			pr_err("compare: '%s' comes from another machine, kernel or build than the reports before it in '%s' (a side is several runs of one build)",
+			       path, arg);
+			ret = -EINVAL;
+		} else {
+			ret = compare_merge(rep, &more);
+		}
+		report_free(&more);
+		if (ret < 0)
+			report_free(rep);
+	}
+	if (first) {
+		pr_err("compare: '%s' names no report", arg);
+		ret = -EINVAL;
+	}
+	free(list);
+	return ret;
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -96,12 +146,12 @@ int cmd_compare(int argc, char **argv)
 			}
 			break;
 		case 'n':
-			if (parse_double("--noise-floor", optarg, 0, 100, &pct) < 0)
+			if (parse_double("--noise-floor", optarg, NOISE_FLOOR_MIN * 100, 100, &pct) < 0)
 				return EXIT_USAGE;
 			o.noise_floor = pct / 100;
 			break;
 		case 'm':
-			if (parse_double("--min-change", optarg, 0, 100, &pct) < 0)
+			if (parse_double("--min-change", optarg, NOISE_FLOOR_MIN * 100, 100, &pct) < 0)
 				return EXIT_USAGE;
 			o.min_change = pct / 100;
 			break;
@@ -123,10 +173,10 @@ int cmd_compare(int argc, char **argv)
 		pr_err("compare: give two JSON reports, A (before) and B (after); got %d", argc - optind);
 		return EXIT_USAGE;
 	}
-	ret = report_read(argv[optind], &a);
+	ret = read_side(argv[optind], &a);
 	if (ret < 0)
 		return ret == -EINVAL ? EXIT_USAGE : exit_code_for(ret);
-	ret = report_read(argv[optind + 1], &b);
+	ret = read_side(argv[optind + 1], &b);
 	if (ret < 0) {
 		report_free(&a);
 		return ret == -EINVAL ? EXIT_USAGE : exit_code_for(ret);

@@ -1,9 +1,10 @@
 /* compare.c - the change between two reports, and whether it is real.
  * The decision rule is in compare.h and docs/reports.md; it is conservative
  * on purpose: a tool that cries "regressed 2%" on noise teaches its users
- * to ignore it. Times are compared in ns (each report's own TSC frequency),
- * not in core cycles: the cycle calibration itself wobbles by a few percent
- * between runs under a hypervisor. */
+ * to ignore it. Times are compared in core cycles: ns carry each run's
+ * clock (a core that ran faster in B is not a change of the code), and
+ * the calibration's own wobble between the two reports widens the floor
+ * instead of being read as a change. */
 #include "compare.h"
 
 #include <math.h>
@@ -19,9 +20,8 @@
 void compare_default_opts(struct compare_opts *o)
 {
 	o->noise_floor = COMPARE_NOISE_FLOOR;
-	o->min_change = COMPARE_MIN_CHANGE;
-	o->resamples = COMPARE_RESAMPLES;
-	o->seed = COMPARE_SEED;
+	o->min_change = NOISE_FLOOR_MIN;
+	o->alpha = COMPARE_ALPHA;
 }
 
 static bool same_row(const struct result *x, const struct result *y)
@@ -60,100 +60,6 @@ int compare_max_pass(const struct report *rep)
 	return m;
 }
 
-/* xorshift64*: small, fast, and the same sequence everywhere. */
-static uint64_t rng_next(uint64_t *s)
-{
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 0x2545F4914F6CDD1Dull;
-}
-
-static size_t rng_below(uint64_t *s, size_t n)
-{
-	return (size_t)(((rng_next(s) >> 11) * (double)n) / 9007199254740992.0);
-}
-
-static int dbl_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Median of a bootstrap resample of sorted[0..n): draw n indices, count
- * them per index, walk the counts. O(n), no sort per resample. */
-static double resample_median(const double *sorted, size_t n, uint32_t *count, uint64_t *s)
-{
-	size_t half = n / 2, seen = 0, lo = SIZE_MAX;
-
-	memset(count, 0, n * sizeof(*count));
-	for (size_t i = 0; i < n; i++)
-		count[rng_below(s, n)]++;
-	for (size_t k = 0; k < n; k++) {
-		seen += count[k];
-		if (n % 2 == 0 && lo == SIZE_MAX && seen >= half)
-			lo = k;
-		if (seen > half)
-			return n % 2 ? sorted[k] : (sorted[lo] + sorted[k]) / 2;
-	}
-	return sorted[n - 1];
-}
-
-int compare_bootstrap(const double *a, size_t na, const double *b, size_t nb,
-		      unsigned resamples, uint64_t seed, double *ratio, double *lo, double *hi)
-{
-	double *sa = NULL, *sb = NULL, *r = NULL;
-	uint32_t *count = NULL;
-	uint64_t s = seed ? seed : 1;
-	size_t m = 0;
-	int ret = 0;
-
-	if (!na || !nb || resamples < 20)
-		return -EINVAL;
-	sa = malloc(na * sizeof(*sa));
-	sb = malloc(nb * sizeof(*sb));
-	r = malloc(resamples * sizeof(*r));
-	count = malloc((na > nb ? na : nb) * sizeof(*count));
-	if (!sa || !sb || !r || !count) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	memcpy(sa, a, na * sizeof(*sa));
-	memcpy(sb, b, nb * sizeof(*sb));
-	qsort(sa, na, sizeof(*sa), dbl_cmp);
-	qsort(sb, nb, sizeof(*sb), dbl_cmp);
-	{
-		double ma = stats_quantile_sorted(sa, na, 0.5), mb = stats_quantile_sorted(sb, nb, 0.5);
-
-		if (!(ma > 0) || !(mb > 0)) {
-			ret = -EINVAL;
-			goto out;
-		}
-		*ratio = mb / ma;
-	}
-	for (unsigned i = 0; i < resamples; i++) {
-		double ma = resample_median(sa, na, count, &s);
-		double mb = resample_median(sb, nb, count, &s);
-
-		if (ma > 0)
-			r[m++] = mb / ma;
-	}
-	if (m < resamples / 2) {
-		ret = -EINVAL;
-		goto out;
-	}
-	qsort(r, m, sizeof(*r), dbl_cmp);
-	*lo = stats_quantile_sorted(r, m, 0.025);
-	*hi = stats_quantile_sorted(r, m, 0.975);
-out:
-	free(sa);
-	free(sb);
-	free(r);
-	free(count);
-	return ret;
-}
-
 /* t(0.975, df) for df = 1..30; beyond, the Cornish-Fisher expansion. */
 double compare_t975(double df)
 {
@@ -184,10 +90,10 @@ static void mean_var_log(const double *v, size_t n, double *mean, double *var)
 	*var = s / (double)(n - 1);
 }
 
-int compare_passes(const double *a, size_t na, const double *b, size_t nb,
-		   double *ratio, double *lo, double *hi)
+int compare_welch(const double *a, size_t na, const double *b, size_t nb,
+		  double *ratio, double *lo, double *hi, double *p)
 {
-	double ma, va, mb, vb, qa, qb, se, df;
+	double ma, va, mb, vb, qa, qb, se, df, d;
 
 	if (na < 2 || nb < 2)
 		return -EINVAL;
@@ -202,19 +108,91 @@ int compare_passes(const double *a, size_t na, const double *b, size_t nb,
 	qa = va / (double)na;
 	qb = vb / (double)nb;
 	se = sqrt(qa + qb);
-	/* Welch-Satterthwaite; identical passes (se 0) give df of the pooled case */
+	d = mb - ma;
+	/* Welch-Satterthwaite; identical replicates (se 0) give the pooled df */
 	df = se > 0 ? (qa + qb) * (qa + qb) /
 			      (qa * qa / (double)(na - 1) + qb * qb / (double)(nb - 1))
 		    : (double)(na + nb - 2);
-	*ratio = exp(mb - ma);
-	*lo = exp(mb - ma - compare_t975(df) * se);
-	*hi = exp(mb - ma + compare_t975(df) * se);
+	*ratio = exp(d);
+	*lo = exp(d - compare_t975(df) * se);
+	*hi = exp(d + compare_t975(df) * se);
+	*p = se > 0 ? stats_t_pvalue(d / se, df) : (d == 0 ? 1.0 : 0.0);
 	return 0;
 }
 
-static double ns_per_tick(const struct report *rep)
+int compare_process(const struct result *r)
 {
-	return 1e9 / rep->cal.timer_hz;
+	json_t *p = json_object_get(r->extra, "process");
+
+	return json_is_integer(p) ? (int)json_integer_value(p) : 1;
+}
+
+int compare_max_process(const struct report *rep)
+{
+	int m = 1;
+
+	for (size_t i = 0; i < rep->n; i++)
+		if (compare_process(&rep->r[i]) > m)
+			m = compare_process(&rep->r[i]);
+	return m;
+}
+
+static int set_int(struct result *r, const char *key, int v)
+{
+	if (!r->extra)
+		r->extra = json_object();
+	if (!r->extra || json_object_set_new(r->extra, key, json_integer(v)) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+int compare_merge(struct report *into, struct report *from)
+{
+	int base, proc;
+	double k = into->cal.ticks_per_cycle / from->cal.ticks_per_cycle;
+
+	if (!(k > 0) || !isfinite(k))
+		return -EINVAL;
+	/* a report that was never merged becomes process 1, pass >= 1 */
+	for (size_t i = 0; i < into->n; i++) {
+		struct result *r = &into->r[i];
+
+		if (json_object_get(r->extra, "process"))
+			continue;
+		if (set_int(r, "process", 1) < 0 ||
+		    set_int(r, "pass", result_pass(r) ? result_pass(r) : 1) < 0)
+			return -ENOMEM;
+	}
+	base = compare_max_pass(into);
+	proc = compare_max_process(into) + 1;
+	for (size_t i = 0; i < from->n; i++) {
+		struct result *s = &from->r[i], *d = report_add(into);
+		int pass = result_pass(s);
+
+		if (!d)
+			return -ENOMEM;
+		*d = *s;
+		s->samples = NULL;
+		s->extra = NULL;
+		/* onto into's clock, as --repeat does for its later passes:
+		 * cycles (ticks / ticks per cycle) are unchanged */
+		for (size_t j = 0; j < d->nsamples; j++)
+			d->samples[j] *= k;
+		if (d->nsamples)
+			stats_summarize(d->samples, d->nsamples, &d->s);
+		if (set_int(d, "process", proc) < 0 || set_int(d, "pass", base + (pass ? pass : 1)) < 0)
+			return -ENOMEM;
+	}
+	from->n = 0;
+	report_pair_twins(into);
+	return 0;
+}
+
+/* The calibration self-checks: cycles per op fixed by construction (the
+ * add chain is the calibration itself, the imul chain its check). */
+static bool self_check(const struct result *r)
+{
+	return r->mode == MODE_LATENCY && (!strcmp(r->name, "add_chain") || !strcmp(r->name, "imul_chain"));
 }
 
 /* Median of pass medians (or the one median), ticks. */
@@ -227,117 +205,108 @@ static double group_median(const struct result *const *g, size_t n)
 	return stats_median(m, n);
 }
 
-/* (max - min) / median of the pass medians; 0 with fewer than 2 passes. */
-static double group_spread(const struct result *const *g, size_t n)
+static size_t group_processes(const struct result *const *g, size_t n)
 {
-	double lo = INFINITY, hi = -INFINITY, med = group_median(g, n);
-
-	if (n < 2 || !(med > 0))
-		return 0;
-	for (size_t i = 0; i < n; i++) {
-		lo = fmin(lo, g[i]->s.median);
-		hi = fmax(hi, g[i]->s.median);
-	}
-	return (hi - lo) / med;
-}
-
-static double *pooled(const struct result *const *g, size_t n, size_t *count)
-{
-	size_t total = 0, k = 0;
-	double *v;
+	int m = 0;
 
 	for (size_t i = 0; i < n; i++)
-		total += g[i]->nsamples;
-	v = malloc((total ? total : 1) * sizeof(*v));
-	if (!v)
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		memcpy(v + k, g[i]->samples, g[i]->nsamples * sizeof(*v));
-		k += g[i]->nsamples;
-	}
-	*count = total;
-	return v;
+		if (compare_process(g[i]) > m)
+			m = compare_process(g[i]);
+	return (size_t)m;
 }
 
-static uint64_t row_seed(uint64_t seed, const struct result *r)
+/* Replicates of a row in core cycles, for the given basis: one per
+ * process (median of its pass medians), one per pass, or COMPARE_BLOCKS
+ * block medians of each pass's time-ordered samples. */
+static size_t replicates(const struct report *rep, const struct result *const *g, size_t n,
+			 enum compare_basis basis, double *out, size_t max)
 {
-	uint64_t h = seed ^ 0x9E3779B97F4A7C15ull;
+	size_t k = 0;
 
-	for (const char *p = r->name; *p; p++)
-		h = (h ^ (unsigned char)*p) * 0x100000001B3ull;
-	for (const char *p = r->pattern; *p; p++)
-		h = (h ^ (unsigned char)*p) * 0x100000001B3ull;
-	return h ^ ((uint64_t)r->mode << 40);
+	if (basis == BASIS_PROCESSES) {
+		size_t np = group_processes(g, n);
+
+		for (size_t p = 1; p <= np && k < max; p++) {
+			double m[MAX_PASSES];
+			size_t c = 0;
+
+			for (size_t i = 0; i < n; i++)
+				if ((size_t)compare_process(g[i]) == p)
+					m[c++] = g[i]->s.median;
+			if (c)
+				out[k++] = result_cycles(rep, stats_median(m, c));
+		}
+		return k;
+	}
+	for (size_t i = 0; i < n && k < max; i++) {
+		size_t ns = g[i]->nsamples, nb = COMPARE_BLOCKS, len;
+
+		if (basis == BASIS_PASSES) {
+			out[k++] = result_cycles(rep, g[i]->s.median);
+			continue;
+		}
+		if (ns < 2 * nb)
+			nb = ns / 2;
+		if (nb < 1)
+			continue;
+		len = ns / nb;
+		for (size_t b = 0; b < nb && k < max; b++)
+			out[k++] = result_cycles(rep, stats_median(g[i]->samples + b * len, len));
+	}
+	return k;
 }
 
 static int compare_row(const struct report *a, const struct result *const *ga, size_t na,
 		       const struct report *b, const struct result *const *gb, size_t nb,
-		       const struct compare_opts *o, struct compare_row *row)
+		       const struct compare_opts *o, struct comparison *c, struct compare_row *row)
 {
-	double sa = ns_per_tick(a), sb = ns_per_tick(b), change;
-	bool sig;
+	static double ra[MAX_PASSES * COMPARE_BLOCKS], rb[MAX_PASSES * COMPARE_BLOCKS];
+	size_t pa = group_processes(ga, na), pb = group_processes(gb, nb);
+	double base;
 	int ret;
 
-	row->a_passes = na;
-	row->b_passes = nb;
 	row->a_ticks = group_median(ga, na);
 	row->b_ticks = group_median(gb, nb);
-	row->a_ns = row->a_ticks * sa;
-	row->b_ns = row->b_ticks * sb;
+	row->a_ns = result_ns(a, row->a_ticks);
+	row->b_ns = result_ns(b, row->b_ticks);
 	row->a_cycles = result_cycles(a, row->a_ticks);
 	row->b_cycles = result_cycles(b, row->b_ticks);
-	if (na >= 2 && nb >= 2) {
-		double ma[MAX_PASSES], mb[MAX_PASSES];
-
-		for (size_t i = 0; i < na; i++)
-			ma[i] = ga[i]->s.median * sa;
-		for (size_t i = 0; i < nb; i++)
-			mb[i] = gb[i]->s.median * sb;
-		row->basis = BASIS_PASSES;
-		row->floor = 0;
-		ret = compare_passes(ma, na, mb, nb, &row->ratio, &row->lo, &row->hi);
-		if (ret == 0 && row->a_ns > 0 && row->b_ns > 0) {
-			/* The width comes from the between-pass spread; the centre is
-			 * the ratio of the medians of the pass medians, so one odd
-			 * pass widens the interval instead of moving the estimate
-			 * (and the change printed agrees with the A and B columns). */
-			double c = row->b_ns / row->a_ns, w = row->ratio;
-
-			row->lo *= c / w;
-			row->hi *= c / w;
-			row->ratio = c;
-		}
+	row->self_check = self_check(ga[0]);
+	if (pa >= 2 && pb >= 2) {
+		row->basis = BASIS_PROCESSES;
+		base = fmax(o->min_change, NOISE_FLOOR_MIN);
 	} else {
-		size_t ca = 0, cb = 0;
-		double *va = pooled(ga, na, &ca), *vb = pooled(gb, nb, &cb);
-
-		row->basis = BASIS_SAMPLES;
-		row->floor = fmax(o->noise_floor, fmax(group_spread(ga, na), group_spread(gb, nb)));
-		ret = va && vb ? compare_bootstrap(va, ca, vb, cb, o->resamples, row_seed(o->seed, ga[0]),
-						   &row->ratio, &row->lo, &row->hi)
-			       : -ENOMEM;
-		free(va);
-		free(vb);
-		if (ret == 0) {
-			/* ticks -> ns: the ratio scales by the TSC frequencies */
-			row->ratio *= sb / sa;
-			row->lo *= sb / sa;
-			row->hi *= sb / sa;
-		}
+		row->basis = na >= 2 && nb >= 2 ? BASIS_PASSES : BASIS_BLOCKS;
+		base = fmax(o->noise_floor, NOISE_FLOOR_MIN);
 	}
-	if (ret == -EINVAL) {
-		/* a zero or negative median (the empty probe): no ratio to speak of */
+	row->a_reps = replicates(a, ga, na, row->basis, ra, ARRAY_SIZE(ra));
+	row->b_reps = replicates(b, gb, nb, row->basis, rb, ARRAY_SIZE(rb));
+	row->floor = sqrt(base * base + c->cal_shift * c->cal_shift);
+	row->p = NAN;
+	if (!(row->a_cycles > 0) || !(row->b_cycles > 0)) {
+		/* a zero or negative median (the empty probe): no ratio */
 		row->ratio = row->lo = row->hi = NAN;
-		row->verdict = CMP_SAME;
+		row->basis = BASIS_NONE;
 		return 0;
+	}
+	ret = compare_welch(ra, row->a_reps, rb, row->b_reps, &row->ratio, &row->lo, &row->hi, &row->p);
+	if (ret == -EINVAL) {
+		row->lo = row->hi = row->p = NAN;
+		ret = 0;
 	}
 	if (ret < 0)
 		return ret;
-	change = fabs(row->ratio - 1.0);
-	sig = (row->lo > 1.0 || row->hi < 1.0) && change >= o->min_change;
-	if (row->basis == BASIS_SAMPLES)
-		sig = sig && change > row->floor;
-	row->verdict = !sig ? CMP_SAME : row->ratio > 1.0 ? CMP_REGRESSED : CMP_IMPROVED;
+	/* The centre is the ratio of the medians, so the change printed
+	 * agrees with the A and B columns; the width stays the replicates'. */
+	if (isfinite(row->lo)) {
+		double w = row->ratio;
+
+		row->ratio = row->b_cycles / row->a_cycles;
+		row->lo *= row->ratio / w;
+		row->hi *= row->ratio / w;
+	} else {
+		row->ratio = row->b_cycles / row->a_cycles;
+	}
 	return 0;
 }
 
@@ -363,6 +332,73 @@ static void ident(struct compare_row *row, const struct result *r)
 	row->mode = r->mode;
 }
 
+/* Verdicts: self-checks first (a moved one widens every floor), then the
+ * Holm-Bonferroni step-down over the p-values of the other rows. */
+static int decide(struct comparison *c, const struct compare_opts *o)
+{
+	double *p = NULL, check = 0;
+	bool *rej = NULL;
+	int ret = 0;
+
+	for (size_t i = 0; i < c->n; i++) {
+		struct compare_row *r = &c->rows[i];
+
+		if (r->self_check && r->basis != BASIS_NONE && isfinite(r->ratio))
+			check = fmax(check, fabs(r->ratio - 1));
+	}
+	c->check_shift = check;
+	p = malloc((c->n ? c->n : 1) * sizeof(*p));
+	rej = malloc((c->n ? c->n : 1) * sizeof(*rej));
+	if (!p || !rej) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < c->n; i++) {
+		struct compare_row *r = &c->rows[i];
+		bool tested = r->verdict != CMP_ONLY_A && r->verdict != CMP_ONLY_B &&
+			      r->basis != BASIS_NONE && !r->self_check && isfinite(r->p);
+
+		if (r->verdict != CMP_ONLY_A && r->verdict != CMP_ONLY_B)
+			r->floor = sqrt(r->floor * r->floor + check * check);
+		p[i] = tested ? r->p : NAN;
+		c->tested += tested;
+	}
+	ret = stats_holm(p, c->n, o->alpha, rej);
+	if (ret < 0)
+		goto out;
+	for (size_t i = 0; i < c->n; i++) {
+		struct compare_row *r = &c->rows[i];
+
+		if (r->verdict == CMP_ONLY_A || r->verdict == CMP_ONLY_B) {
+			c->unmatched++;
+			continue;
+		}
+		if (r->self_check && isfinite(r->ratio) && fabs(r->ratio - 1) > COMPARE_CAL_TOLERANCE)
+			r->verdict = CMP_CALIBRATION;
+		else if (rej[i] && fabs(log(r->ratio)) > log1p(r->floor))
+			r->verdict = r->ratio > 1 ? CMP_REGRESSED : CMP_IMPROVED;
+		else
+			r->verdict = CMP_SAME;
+		switch (r->verdict) {
+		case CMP_IMPROVED:
+			c->improved++;
+			break;
+		case CMP_REGRESSED:
+			c->regressed++;
+			break;
+		case CMP_CALIBRATION:
+			c->calibration++;
+			break;
+		default:
+			c->same++;
+		}
+	}
+out:
+	free(p);
+	free(rej);
+	return ret;
+}
+
 int compare_reports(const struct report *a, const struct report *b,
 		    const struct compare_opts *o, struct comparison *out)
 {
@@ -373,6 +409,12 @@ int compare_reports(const struct report *a, const struct report *b,
 	memset(out, 0, sizeof(*out));
 	out->fp_diffs = fingerprint_diff(fingerprint_of_meta(a->meta), fingerprint_of_meta(b->meta),
 					 NULL, NULL);
+	out->alpha = o->alpha;
+	out->a_procs = compare_max_process(a);
+	out->b_procs = compare_max_process(b);
+	out->base_floor = out->a_procs >= 2 && out->b_procs >= 2 ? fmax(o->min_change, NOISE_FLOOR_MIN)
+								 : fmax(o->noise_floor, NOISE_FLOOR_MIN);
+	out->cal_shift = fabs(b->cal.ticks_per_cycle / a->cal.ticks_per_cycle - 1);
 	for (size_t i = 0; i < a->n; i++) {
 		struct compare_row *row;
 		size_t na, nb = 0;
@@ -390,24 +432,17 @@ int compare_reports(const struct report *a, const struct report *b,
 		if (!nb) {
 			row->basis = BASIS_NONE;
 			row->verdict = CMP_ONLY_A;
-			row->a_passes = na;
 			row->a_ticks = group_median(ga, na);
-			row->a_ns = row->a_ticks * ns_per_tick(a);
+			row->a_ns = result_ns(a, row->a_ticks);
 			row->a_cycles = result_cycles(a, row->a_ticks);
-			out->unmatched++;
+			row->ratio = row->p = NAN;
 			continue;
 		}
-		ret = compare_row(a, ga, na, b, gb, nb, o, row);
+		ret = compare_row(a, ga, na, b, gb, nb, o, out, row);
 		if (ret < 0) {
 			compare_free(out);
 			return ret;
 		}
-		if (row->verdict == CMP_IMPROVED)
-			out->improved++;
-		else if (row->verdict == CMP_REGRESSED)
-			out->regressed++;
-		else
-			out->same++;
 	}
 	for (size_t j = 0; j < b->n; j++) {
 		struct compare_row *row;
@@ -425,11 +460,15 @@ int compare_reports(const struct report *a, const struct report *b,
 		ident(row, &b->r[j]);
 		row->basis = BASIS_NONE;
 		row->verdict = CMP_ONLY_B;
-		row->b_passes = compare_group(b, j, gb, MAX_PASSES);
-		row->b_ticks = group_median(gb, row->b_passes);
-		row->b_ns = row->b_ticks * ns_per_tick(b);
+		row->b_ticks = group_median(gb, compare_group(b, j, gb, MAX_PASSES));
+		row->b_ns = result_ns(b, row->b_ticks);
 		row->b_cycles = result_cycles(b, row->b_ticks);
-		out->unmatched++;
+		row->ratio = row->p = NAN;
+	}
+	ret = decide(out, o);
+	if (ret < 0) {
+		compare_free(out);
+		return ret;
 	}
 	return 0;
 enomem:
@@ -458,6 +497,9 @@ void compare_verdict_text(const struct compare_row *r, char *buf, size_t len)
 	case CMP_ONLY_B:
 		snprintf(buf, len, "only in B");
 		break;
+	case CMP_CALIBRATION:
+		snprintf(buf, len, "calibration moved %+.1f%%", (r->ratio - 1.0) * 100);
+		break;
 	default:
 		snprintf(buf, len, "no significant change");
 	}
@@ -465,12 +507,13 @@ void compare_verdict_text(const struct compare_row *r, char *buf, size_t len)
 
 void compare_summary(const struct comparison *c, char *buf, size_t len)
 {
-	size_t rows = c->improved + c->regressed + c->same;
+	size_t rows = c->improved + c->regressed + c->same + c->calibration;
 
 	snprintf(buf, len,
-		 "summary: %zu rows compared: %zu improved, %zu regressed, %zu no significant change (%.0f%% unchanged); %zu in one report only",
+		 "summary: %zu rows compared: %zu improved, %zu regressed, %zu no significant change (%.0f%% unchanged), %zu calibration problem%s; %zu in one report only",
 		 rows, c->improved, c->regressed, c->same,
-		 rows ? 100.0 * (double)c->same / (double)rows : 0.0, c->unmatched);
+		 rows ? 100.0 * (double)c->same / (double)rows : 0.0, c->calibration,
+		 c->calibration == 1 ? "" : "s", c->unmatched);
 }
 
 struct diff_print {
@@ -491,11 +534,44 @@ static void print_diff(const char *key, const char *a, const char *b, void *arg)
 }
 
 
-static const char *base_name(const char *path)
+/* A side's name for the header: the file name without its directory (the
+ * header must fit the 72-column mail format wherever the reports live);
+ * for a list of processes, the first file name and how many more. */
+static void side_name(const char *arg, char *buf, size_t len)
 {
-	const char *slash = path ? strrchr(path, '/') : NULL;
+	const char *comma = arg ? strchr(arg, ',') : NULL, *slash;
+	size_t more = 0, n;
 
-	return slash ? slash + 1 : (path ? path : "");
+	if (!arg) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	n = comma ? (size_t)(comma - arg) : strlen(arg);
+	for (const char *p = comma; p; p = strchr(p + 1, ','))
+		more++;
+	slash = memrchr(arg, '/', n);
+	if (slash) {
+		n -= (size_t)(slash + 1 - arg);
+		arg = slash + 1;
+	}
+	if (more)
+		snprintf(buf, len, "%.*s and %zu more", (int)n, arg, more);
+	else
+		snprintf(buf, len, "%.*s", (int)n, arg);
+}
+
+static void side_line(FILE *f, const char *tag, const char *arg, const struct report *rep)
+{
+	char name[256];
+	int passes = compare_max_pass(rep), procs = compare_max_process(rep);
+
+	side_name(arg, name, sizeof(name));
+	if (procs > 1)
+		fprintf(f, "# %s: %s (%s, %d processes, %d passes)\n", tag, name, rep->started, procs,
+			passes);
+	else
+		fprintf(f, "# %s: %s (%s, %d pass%s)\n", tag, name, rep->started, passes ? passes : 1,
+			passes > 1 ? "es" : "");
 }
 
 static void header(const struct comparison *c, const struct report *a, const struct report *b,
@@ -504,33 +580,49 @@ static void header(const struct comparison *c, const struct report *a, const str
 	const json_t *fa = fingerprint_of_meta(a->meta), *fb = fingerprint_of_meta(b->meta);
 	struct diff_print d = { .f = f };
 	char line[512];
-	int pa = compare_max_pass(a), pb = compare_max_pass(b);
 
 	if (!fa || !fb)
 		fprintf(f, "# fingerprint missing from %s: machines cannot be checked for a match\n",
 			!fa ? (!fb ? "both reports" : "A") : "B");
 	else
 		fingerprint_diff(fa, fb, print_diff, &d);
-	/* file names without their directories: the header must fit the
-	 * 72-column mail format wherever the reports live */
-	fprintf(f, "# A: %s (%s, %d pass%s)\n", base_name(na), a->started, pa ? pa : 1, pa > 1 ? "es" : "");
+	side_line(f, "A", na, a);
 	fingerprint_oneline(fa, line, sizeof(line));
 	report_mail_wrap(f, "#    ", line);
-	fprintf(f, "# B: %s (%s, %d pass%s)\n", base_name(nb), b->started, pb ? pb : 1, pb > 1 ? "es" : "");
+	side_line(f, "B", nb, b);
 	fingerprint_oneline(fb, line, sizeof(line));
 	report_mail_wrap(f, "#    ", line);
-	if (pa < 2 || pb < 2)
-		report_mail_wrap(f, "# ", "without --repeat passes on both sides, a change must also exceed the noise floor ('floor N%'): within-run samples understate run-to-run variance");
-	(void)c;
+	/* the rule, with the figures this comparison used */
+	if (c->a_procs >= 2 && c->b_procs >= 2)
+		snprintf(line, sizeof(line),
+			 "rule: core cycles; %d and %d processes: replicates are processes, base floor %.1f%%",
+			 c->a_procs, c->b_procs, c->base_floor * 100);
+	else
+		snprintf(line, sizeof(line),
+			 "rule: core cycles; one process on a side: base floor %.1f%% (how far rows move between processes; --noise-floor, or give several reports per side: a1.json,a2.json)",
+			 c->base_floor * 100);
+	report_mail_wrap(f, "# ", line);
+	snprintf(line, sizeof(line),
+		 "floor per row: sqrt(base^2 + calibration %.2f%%^2 + self-check %.2f%%^2); significant: Welch t, Holm-Bonferroni over %zu rows at %.0f%%",
+		 c->cal_shift * 100, c->check_shift * 100, c->tested, c->alpha * 100);
+	report_mail_wrap(f, "# ", line);
+	if (c->calibration) {
+		snprintf(line, sizeof(line),
+			 "CALIBRATION MOVED: a self-check (add_chain, imul_chain) changed by %.1f%%: the clock calibration differs between the runs, not the code; every floor includes it",
+			 c->check_shift * 100);
+		report_mail_wrap(f, "# ", line);
+	}
 }
 
 static const char *basis_name(const struct compare_row *r)
 {
 	switch (r->basis) {
+	case BASIS_PROCESSES:
+		return "procs";
 	case BASIS_PASSES:
 		return "passes";
-	case BASIS_SAMPLES:
-		return "samples";
+	case BASIS_BLOCKS:
+		return "blocks";
 	default:
 		return "-";
 	}
@@ -539,30 +631,29 @@ static const char *basis_name(const struct compare_row *r)
 int compare_write_text(const struct comparison *c, const struct report *a,
 		       const struct report *b, const char *na, const char *nb, FILE *f)
 {
-	char sum[256];
+	char sum[300];
 
 	header(c, a, b, na, nb, f);
-	fprintf(f, "%-20s %-7s %-10s %9s %9s %8s %-19s %-10s %s\n", "probe", "pattern", "mode",
-		"A ns", "B ns", "change", "[95% CI]", "basis", "verdict");
+	fprintf(f, "%-20s %-7s %-10s %9s %9s %8s %-19s %-13s %s\n", "probe", "pattern", "mode",
+		"A cycles", "B cycles", "change", "[95% CI]", "basis/floor", "verdict");
 	for (size_t i = 0; i < c->n; i++) {
 		const struct compare_row *r = &c->rows[i];
-		char v[64], chg[16] = "-", ci[40] = "-", basis[24];
+		char v[64], chg[16] = "-", ci[40] = "-", basis[32] = "-";
 		char as[16] = "-", bs[16] = "-";
 
 		if (r->verdict != CMP_ONLY_B)
-			snprintf(as, sizeof(as), "%.3f", r->a_ns);
+			snprintf(as, sizeof(as), "%.3f", r->a_cycles);
 		if (r->verdict != CMP_ONLY_A)
-			snprintf(bs, sizeof(bs), "%.3f", r->b_ns);
-		if (r->basis != BASIS_NONE && isfinite(r->ratio)) {
+			snprintf(bs, sizeof(bs), "%.3f", r->b_cycles);
+		if (r->basis != BASIS_NONE && isfinite(r->ratio))
 			snprintf(chg, sizeof(chg), "%+.1f%%", (r->ratio - 1) * 100);
+		if (r->basis != BASIS_NONE && isfinite(r->lo))
 			snprintf(ci, sizeof(ci), "[%+.1f%%,%+.1f%%]", (r->lo - 1) * 100,
 				 (r->hi - 1) * 100);
-		}
-		snprintf(basis, sizeof(basis), "%s", basis_name(r));
-		if (r->basis == BASIS_SAMPLES)
-			snprintf(basis, sizeof(basis), "floor %.0f%%", r->floor * 100);
+		if (r->basis != BASIS_NONE)
+			snprintf(basis, sizeof(basis), "%s %.1f%%", basis_name(r), r->floor * 100);
 		compare_verdict_text(r, v, sizeof(v));
-		fprintf(f, "%-20s %-7s %-10s %9s %9s %8s %-19s %-10s %s\n", r->name, r->pattern,
+		fprintf(f, "%-20s %-7s %-10s %9s %9s %8s %-19s %-13s %s\n", r->name, r->pattern,
 			probe_mode_name(r->mode), as, bs, chg, ci, basis, v);
 	}
 	compare_summary(c, sum, sizeof(sum));
@@ -572,11 +663,11 @@ int compare_write_text(const struct comparison *c, const struct report *a,
 
 /* 72 columns: a name line with the verdict on the right, then the kernel
  * shape "A - B" with N cycles(tsc) (TSC ticks, as the kernel's get_cycles
- * counts) and ns. */
+ * counts) and ns. The verdicts come from core cycles (header). */
 int compare_write_mail(const struct comparison *c, const struct report *a,
 		       const struct report *b, const char *na, const char *nb, FILE *f)
 {
-	char sum[256];
+	char sum[300];
 
 	header(c, a, b, na, nb, f);
 	fprintf(f, "\n%-34s - %s\n", "A (before)", "B (after)");

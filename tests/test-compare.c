@@ -1,11 +1,12 @@
-/* test-compare.c - compare's arithmetic on synthetic samples (issue 7):
- * no difference -> no significant change; a known 20x difference (lock orb
- * vs orb) -> reported; a small shift inside the run-to-run noise -> not
- * reported when only within-run samples are available (seed
- * slub-partial-pages-variance-2008); the same shift with tight passes ->
- * reported; determinism of the bootstrap; Student t quantiles; fingerprint
- * mismatches counted. Data are generated, so nothing here depends on the
- * machine's timing. */
+/* test-compare.c - compare's rule on synthetic reports: no difference ->
+ * nothing flagged; a known 20x difference (lock orb vs orb) -> reported; a
+ * 12% move of one row between single processes (bimodal rows do that) ->
+ * not flagged; a 1.2% calibration difference, real (the core ran faster)
+ * or not (the add chain read it wrong), flags nothing where comparing ns
+ * flagged every row; a real 10% change of one row over three processes
+ * per side -> flagged; a moved self-check -> a calibration problem, not a
+ * regression; 40 marginal rows -> none after Holm-Bonferroni, one alone ->
+ * flagged. Data are generated, so nothing here depends on the machine. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,13 +50,18 @@ static void add(struct report *rep, const char *name, enum probe_mode mode, doub
 		r->extra = json_pack("{s:i}", "pass", pass);
 }
 
-static void init(struct report *rep, const char *kernel)
+static void init_tpc(struct report *rep, const char *kernel, double tpc)
 {
 	report_init(rep);
 	rep->cal.timer_hz = 2e9;
-	rep->cal.ticks_per_cycle = 0.6;
-	rep->cal.core_hz = 2e9 / 0.6;
+	rep->cal.ticks_per_cycle = tpc;
+	rep->cal.core_hz = 2e9 / tpc;
 	rep->meta = json_pack("{s:{s:{s:s}, s:s}}", "fingerprint", "kernel", "release", kernel, "host", "h");
+}
+
+static void init(struct report *rep, const char *kernel)
+{
+	init_tpc(rep, kernel, 0.6);
 }
 
 static const struct compare_row *row(const struct comparison *c, const char *name, enum probe_mode m)
@@ -66,41 +72,203 @@ static const struct compare_row *row(const struct comparison *c, const char *nam
 	return NULL;
 }
 
-static void test_bootstrap(void)
-{
-	double a[2000], b[2000], r1, lo1, hi1, r2, lo2, hi2;
 
-	gen(a, 2000, 10, 0.05, 1);
-	gen(b, 2000, 10, 0.05, 2);
-	CHECK(compare_bootstrap(a, 2000, b, 2000, 500, 7, &r1, &lo1, &hi1) == 0, "bootstrap runs");
-	CHECK(lo1 < 1 && hi1 > 1, "same distribution: CI [%.4f, %.4f] holds 1", lo1, hi1);
-	CHECK(compare_bootstrap(a, 2000, b, 2000, 500, 7, &r2, &lo2, &hi2) == 0 && lo1 == lo2 &&
-		      hi1 == hi2 && r1 == r2,
-	      "same seed, same interval");
-
-	gen(b, 2000, 200, 0.05, 3);	/* 20x: lock orb vs orb */
-	compare_bootstrap(a, 2000, b, 2000, 500, 7, &r1, &lo1, &hi1);
-	CHECK(fabs(r1 - 20) < 0.5 && lo1 > 19 && hi1 < 21, "20x: ratio %.3f [%.3f, %.3f]", r1, lo1, hi1);
-
-	gen(b, 2000, 10.3, 0.05, 4);	/* +3% */
-	compare_bootstrap(a, 2000, b, 2000, 500, 7, &r1, &lo1, &hi1);
-	CHECK(lo1 > 1.0 && fabs(r1 - 1.03) < 0.01, "3%% shift resolved within a run: %.4f [%.4f, %.4f]", r1, lo1, hi1);
-
-	CHECK(compare_bootstrap(a, 0, b, 10, 500, 7, &r1, &lo1, &hi1) == -EINVAL, "no samples: EINVAL");
-}
-
-static void test_passes_math(void)
+static void test_welch_math(void)
 {
 	double a[] = { 10.0, 10.2, 9.9, 10.1 }, b[] = { 10.0, 10.1, 10.2, 9.9 }, c[] = { 12.0, 12.1, 11.9, 12.2 };
-	double r, lo, hi;
+	double r, lo, hi, p;
 
 	CHECK(fabs(compare_t975(1) - 12.706) < 1e-3 && fabs(compare_t975(10) - 2.228) < 1e-3 &&
 		      fabs(compare_t975(1e6) - 1.96) < 1e-3 && compare_t975(40) > 2.0 && compare_t975(40) < 2.03,
 	      "t quantiles");
-	CHECK(compare_passes(a, 4, b, 4, &r, &lo, &hi) == 0 && lo < 1 && hi > 1, "same passes: [%.4f, %.4f]", lo, hi);
-	CHECK(compare_passes(a, 4, c, 4, &r, &lo, &hi) == 0 && lo > 1.1 && fabs(r - 1.195) < 0.01,
-	      "+20%% passes: %.4f [%.4f, %.4f]", r, lo, hi);
-	CHECK(compare_passes(a, 1, c, 4, &r, &lo, &hi) == -EINVAL, "one pass is not a spread");
+	CHECK(compare_welch(a, 4, b, 4, &r, &lo, &hi, &p) == 0 && lo < 1 && hi > 1 && p > 0.5,
+	      "same replicates: [%.4f, %.4f] p %.3f", lo, hi, p);
+	CHECK(compare_welch(a, 4, c, 4, &r, &lo, &hi, &p) == 0 && lo > 1.1 && fabs(r - 1.195) < 0.01 && p < 1e-4,
+	      "+20%% replicates: %.4f [%.4f, %.4f] p %.2g", r, lo, hi, p);
+	CHECK(compare_welch(a, 1, c, 4, &r, &lo, &hi, &p) == -EINVAL, "one replicate is not a spread");
+}
+
+/* nproc processes of one row set, each with `passes` passes (0: none),
+ * merged into rep the way `compare a1.json,a2.json` does. base(k, p)
+ * gives the row's ticks for row k in process p. */
+typedef double (*base_fn)(int k, int proc);
+
+static void side(struct report *rep, const char *const *names, int nrows, int nproc, int passes,
+		 double tpc, base_fn base, double spread, uint64_t seed)
+{
+	init_tpc(rep, "6.1", tpc);
+	for (int p = 1; p <= nproc; p++) {
+		struct report one, *dst = p == 1 ? rep : &one;
+
+		if (p > 1)
+			init_tpc(&one, "6.1", tpc);
+		for (int k = 0; k < nrows; k++)
+			for (int q = 1; q <= (passes ? passes : 1); q++)
+				add(dst, names[k], MODE_LATENCY, base(k, p) * (1 + 0.002 * (q % 3)), spread, 256,
+				    seed + 1000 * (uint64_t)p + 10 * (uint64_t)k + (uint64_t)q, passes ? q : 0);
+		if (p > 1) {
+			CHECK(compare_merge(rep, &one) == 0, "merge process %d", p);
+			report_free(&one);
+		}
+	}
+}
+
+static const char *const rows12[] = { "add_chain", "imul_chain", "set_bit", "__set_bit", "xchg", "__xchg",
+				      "cmpxchg", "cmpxchg_local", "atomic_inc", "local_inc", "or_word", "__or_word" };
+
+/* ticks per op on a 0.6 ticks/cycle clock: 1, 3, then 7.5..18 cycles */
+static double cycles_of(int k)
+{
+	return k == 0 ? 1 : k == 1 ? 3 : 7.5 + k;
+}
+
+static double steady(int k, int p)
+{
+	(void)p;
+	return cycles_of(k) * 0.6;
+}
+
+static double steady_faster_core(int k, int p)
+{
+	(void)p;
+	return cycles_of(k) * 0.6 * (1 - 0.012);	/* same cycles, 1.2% fewer ticks */
+}
+
+static double one_row_10pct(int k, int p)
+{
+	(void)p;
+	return cycles_of(k) * 0.6 * (k == 4 ? 1.10 : 1.0);
+}
+
+static double imul_moved(int k, int p)
+{
+	(void)p;
+	return cycles_of(k) * 0.6 * (k == 1 ? 1.03 : 1.0);
+}
+
+/* process-to-process scatter of +-1.5%: what separate processes show */
+static double scattered(int k, int p)
+{
+	return cycles_of(k) * 0.6 * (1 + 0.015 * ((p + k) % 3 - 1));
+}
+
+static double scattered_up4(int k, int p)
+{
+	return scattered(k, p + 1) * 1.04;
+}
+
+static size_t flagged(const struct comparison *c)
+{
+	return c->improved + c->regressed;
+}
+
+static void test_calibration(void)
+{
+	struct compare_opts o;
+	struct report a, b;
+	struct comparison c;
+	const struct compare_row *x;
+
+	compare_default_opts(&o);
+
+	/* 1. the recommended --repeat workflow, B's core 1.2% faster: the
+	 *    ticks and the ticks per cycle both moved, the cycles did not */
+	side(&a, rows12, 12, 3, 3, 0.6, steady, 0.002, 1);
+	side(&b, rows12, 12, 3, 3, 0.6 * (1 - 0.012), steady_faster_core, 0.002, 2);
+	CHECK(compare_max_process(&a) == 3 && compare_max_pass(&a) == 9, "3 processes x 3 passes merged");
+	CHECK(compare_reports(&a, &b, &o, &c) == 0, "compare runs");
+	x = row(&c, "xchg", MODE_LATENCY);
+	CHECK(flagged(&c) == 0 && c.calibration == 0, "1.2%% faster core: %zu rows flagged", flagged(&c));
+	CHECK(x && x->basis == BASIS_PROCESSES && fabs(x->ratio - 1) < 0.005 && fabs(x->a_ns / x->b_ns - 1) > 0.01,
+	      "compared in cycles (%.4f), not ns (%.4f)", x ? x->ratio : 0, x ? x->b_ns / x->a_ns : 0);
+	CHECK(fabs(c.cal_shift - 0.012) < 1e-6 && x && x->floor > 0.03, "calibration component %.4f, floor %.4f",
+	      c.cal_shift, x ? x->floor : 0);
+	compare_free(&c);
+	report_free(&b);
+
+	/* 2. B's calibration read 1.2% off, the ticks are the same: every
+	 *    row moves 1.2% in cycles, inside the floor the difference widens */
+	side(&b, rows12, 12, 3, 3, 0.6 * (1 + 0.012), steady, 0.002, 3);
+	CHECK(compare_reports(&a, &b, &o, &c) == 0, "compare runs");
+	x = row(&c, "set_bit", MODE_LATENCY);
+	CHECK(flagged(&c) == 0, "1.2%% calibration error: %zu rows flagged (change %.4f)", flagged(&c),
+	      x ? x->ratio : 0);
+	compare_free(&c);
+	report_free(&b);
+
+	/* 3. a real 10% change of one row is flagged, and only that row */
+	side(&b, rows12, 12, 3, 3, 0.6, one_row_10pct, 0.002, 4);
+	CHECK(compare_reports(&a, &b, &o, &c) == 0, "compare runs");
+	x = row(&c, "xchg", MODE_LATENCY);
+	CHECK(x && x->verdict == CMP_REGRESSED && c.regressed == 1 && c.improved == 0,
+	      "10%% on xchg: %s, %zu regressed", x ? (x->verdict == CMP_REGRESSED ? "regressed" : "not") : "?",
+	      c.regressed);
+	compare_free(&c);
+	report_free(&b);
+
+	/* 4. the imul self-check moved 3%: a calibration problem, not a
+	 *    regression, and it widens every row's floor */
+	side(&b, rows12, 12, 3, 3, 0.6, imul_moved, 0.002, 5);
+	CHECK(compare_reports(&a, &b, &o, &c) == 0, "compare runs");
+	x = row(&c, "imul_chain", MODE_LATENCY);
+	CHECK(x && x->verdict == CMP_CALIBRATION && c.calibration == 1 && c.regressed == 0,
+	      "moved imul_chain reported as calibration (%zu calibration, %zu regressed)", c.calibration,
+	      c.regressed);
+	x = row(&c, "set_bit", MODE_LATENCY);
+	CHECK(fabs(c.check_shift - 0.03) < 0.002 && x && x->floor > 0.04, "self-check %.4f in the floor %.4f",
+	      c.check_shift, x ? x->floor : 0);
+	{
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		compare_write_text(&c, &a, &b, "a.json", "b.json", f);
+		fclose(f);
+		CHECK(strstr(buf, "CALIBRATION MOVED") && strstr(buf, "calibration moved +3.0%") &&
+			      strstr(buf, "Holm-Bonferroni over 10 rows"),
+		      "text states the calibration problem and the correction");
+		free(buf);
+	}
+	compare_free(&c);
+	report_free(&b);
+	report_free(&a);
+}
+
+/* 40 rows that each moved 4% with p between the uncorrected 5% and the
+ * corrected 5%/40: none is flagged; one of them alone is. */
+static void test_holm(void)
+{
+	static const char *names[40];
+	static char buf[40][16];
+	struct compare_opts o;
+	struct report a, b;
+	struct comparison c;
+	const struct compare_row *x;
+
+	compare_default_opts(&o);
+	for (int k = 0; k < 40; k++) {
+		snprintf(buf[k], sizeof(buf[k]), "probe%02d", k);
+		names[k] = buf[k];
+	}
+	side(&a, names, 40, 3, 0, 0.6, scattered, 0.002, 11);
+	side(&b, names, 40, 3, 0, 0.6, scattered_up4, 0.002, 12);
+	CHECK(compare_reports(&a, &b, &o, &c) == 0, "compare runs");
+	x = row(&c, "probe05", MODE_LATENCY);
+	CHECK(x && x->p > 0.05 / 40 && x->p < 0.05 && x->ratio > 1.035,
+	      "premise: one row's p %.4f is significant alone, not after 40, change %.4f", x ? x->p : 0,
+	      x ? x->ratio : 0);
+	CHECK(flagged(&c) == 0 && c.tested == 40, "40 marginal rows: %zu flagged", flagged(&c));
+	compare_free(&c);
+	report_free(&a);
+	report_free(&b);
+
+	side(&a, names + 5, 1, 3, 0, 0.6, scattered, 0.002, 11);
+	side(&b, names + 5, 1, 3, 0, 0.6, scattered_up4, 0.002, 12);
+	CHECK(compare_reports(&a, &b, &o, &c) == 0, "compare runs");
+	CHECK(c.regressed == 1, "the same row alone is flagged");
+	compare_free(&c);
+	report_free(&a);
+	report_free(&b);
 }
 
 static void test_reports(void)
@@ -113,25 +281,30 @@ static void test_reports(void)
 
 	compare_default_opts(&o);
 
-	/* 1. same build twice, 40 rows, no passes: nothing significant */
+	/* 1. same build twice, one process each, 40 rows: drift of +-2% and
+	 *    one bimodal row that landed 12% higher in B's process */
 	init(&a, "6.1");
 	init(&b, "6.1");
 	for (int i = 0; i < 40; i++) {
 		char name[32];
 
 		snprintf(name, sizeof(name), "probe%02d", i);
-		/* run-to-run drift of up to +-2% on top of the sample noise */
 		add(&a, name, MODE_LATENCY, 5 + i, 0.05, 512, 100 + i, 0);
-		add(&b, name, MODE_LATENCY, (5 + i) * (1 + 0.02 * ((i % 5) - 2) / 2), 0.05, 512, 200 + i, 0);
+		add(&b, name, MODE_LATENCY, (5 + i) * (1 + 0.02 * ((i % 5) - 2) / 2) * (i == 7 ? 1.12 : 1),
+		    0.05, 512, 200 + i, 0);
 	}
 	CHECK(compare_reports(&a, &b, &o, &c) == 0, "compare runs");
-	CHECK(c.same >= 38 && c.n == 40, "same build: %zu of %zu rows unchanged (>= 95%%)", c.same, c.n);
+	x = row(&c, "probe07", MODE_LATENCY);
+	CHECK(x && x->basis == BASIS_BLOCKS && x->a_reps == COMPARE_BLOCKS && x->p < 1e-3,
+	      "one process: blocks, the 12%% move is 'significant' within the run (p %.2g)", x ? x->p : 0);
+	CHECK(c.same == 40 && c.n == 40, "same build: %zu of %zu rows unchanged under the %.0f%% floor", c.same,
+	      c.n, c.base_floor * 100);
 	CHECK(c.fp_diffs == 0, "same fingerprint");
 	compare_free(&c);
 	report_free(&a);
 	report_free(&b);
 
-	/* 2. 20x slower and 20x faster rows, a 3% shift, a row only in B */
+	/* 2. 20x slower and 20x faster rows, a row only in B */
 	init(&a, "6.1");
 	init(&b, "6.2");
 	add(&a, "slow", MODE_LATENCY, 1, 0.05, 512, 1, 0);
@@ -149,9 +322,8 @@ static void test_reports(void)
 	compare_verdict_text(x, v, sizeof(v));
 	CHECK(x && x->verdict == CMP_IMPROVED && !strncmp(v, "improved 9", 10), "20x faster: %s", v);
 	x = row(&c, "drift", MODE_LATENCY);
-	CHECK(x && x->lo > 1.0 && x->verdict == CMP_SAME && x->basis == BASIS_SAMPLES,
-	      "3%% shift, samples only: CI [%.3f, %.3f] excludes 1 but under the noise floor", x ? x->lo : 0,
-	      x ? x->hi : 0);
+	CHECK(x && x->lo > 1.0 && x->verdict == CMP_SAME, "3%% shift, one process: CI [%.3f, %.3f] excludes 1 but under the floor",
+	      x ? x->lo : 0, x ? x->hi : 0);
 	x = row(&c, "new", MODE_LATENCY);
 	CHECK(x && x->verdict == CMP_ONLY_B, "row only in B");
 	CHECK(c.fp_diffs == 1, "kernel release differs (%zu)", c.fp_diffs);
@@ -173,32 +345,10 @@ static void test_reports(void)
 		CHECK(strstr(buf, "FINGERPRINTS DIFFER") && strstr(buf, "kernel.release"),
 		      "mismatch shown at the top");
 		CHECK(strstr(buf, "cycles(tsc)") && strstr(buf, "regressed") && strstr(buf, "improved") &&
-			      strstr(buf, "no significant change"),
-		      "mail has the verdicts");
+			      strstr(buf, "no significant change") && strstr(buf, "base floor 15.0%"),
+		      "mail has the verdicts and the floor");
 		free(buf);
 	}
-	compare_free(&c);
-	report_free(&a);
-	report_free(&b);
-
-	/* 3. passes: 3% shift with 0.3% pass spread -> reported; with 3%
-	 *    spread between passes -> not */
-	init(&a, "6.1");
-	init(&b, "6.1");
-	for (int p = 1; p <= 5; p++) {
-		add(&a, "tight", MODE_LATENCY, 10 * (1 + 0.003 * (p % 3)), 0.02, 256, 10 + p, p);
-		add(&b, "tight", MODE_LATENCY, 10.3 * (1 + 0.003 * ((p + 1) % 3)), 0.02, 256, 20 + p, p);
-		add(&a, "noisy", MODE_LATENCY, 10 * (1 + 0.03 * (p % 3 - 1)), 0.02, 256, 30 + p, p);
-		add(&b, "noisy", MODE_LATENCY, 10.1 * (1 + 0.03 * ((p + 1) % 3 - 1)), 0.02, 256, 40 + p, p);
-	}
-	CHECK(compare_max_pass(&a) == 5, "five passes");
-	CHECK(compare_reports(&a, &b, &o, &c) == 0, "compare runs");
-	x = row(&c, "tight", MODE_LATENCY);
-	CHECK(x && x->basis == BASIS_PASSES && x->verdict == CMP_REGRESSED,
-	      "3%% shift over tight passes reported: [%.4f, %.4f]", x ? x->lo : 0, x ? x->hi : 0);
-	x = row(&c, "noisy", MODE_LATENCY);
-	CHECK(x && x->basis == BASIS_PASSES && x->verdict == CMP_SAME,
-	      "1%% shift under 3%% pass noise not reported: [%.4f, %.4f]", x ? x->lo : 0, x ? x->hi : 0);
 	compare_free(&c);
 	report_free(&a);
 	report_free(&b);
@@ -206,8 +356,9 @@ static void test_reports(void)
 
 int main(void)
 {
-	test_bootstrap();
-	test_passes_math();
+	test_welch_math();
+	test_calibration();
+	test_holm();
 	test_reports();
 	return test_done("compare");
 }

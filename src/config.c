@@ -69,12 +69,14 @@ const struct cfg_key cfg_schema[] = {
 	  "hwloc, pinned, serialized, core cycles, median/min/CI" },
 	{ "buddy-bitmap-2004", "trials", CFG_U64, "100", NULL, 1, 100000, NULL,
 	  "trials per case (2004: 100); each trial runs cases 0..7 in order" },
-	{ "buddy-bitmap-2004", "variants", CFG_ENUM_LIST, "2004,orb,btsq,orq,ds", "2004|orb|btsq|orq|ds", 0, 0, NULL,
-	  "modern mode instruction pairs: 2004 (lock btsl $nr / btsl $nr), orb (lock orb $imm / orb: "
-	  "set_bit with a constant nr), btsq (lock btsq %reg / btsq), orq (lock orq / orq: C |=), "
-	  "ds (ds orb: the lock a uniprocessor kernel patches out / orb)" },
-	{ "buddy-bitmap-2004", "buffer", CFG_U64, "0", NULL, 0, 1ull << 32, NULL,
-	  "modern mode buffer bytes (0: the L2 size from hwloc, as 2004 used its L2 size)" },
+	{ "buddy-bitmap-2004", "variants", CFG_ENUM_LIST, "2004,kernel,var,orb,orq,ds",
+	  "2004|kernel|var|orb|orq|ds", 0, 0, NULL,
+	  "modern mode instruction pairs (set_bit / __set_bit): 2004 (lock btsl $nr / btsl $nr), "
+	  "kernel (lock orb $imm / btsq $nr: today's constant nr), var (lock btsq %reg / btsq %reg), "
+	  "orb (lock orb $imm / orb: C |= on a byte), orq (lock orq / orq: C |= on a word), ds (ds "
+	  "orb: the lock a uniprocessor kernel patches out / btsq $nr)" },
+	{ "buddy-bitmap-2004", "cold_buffer", CFG_U64, "0", NULL, 0, 1ull << 40, NULL,
+	  "modern mode: bytes the cold cases walk in random order (0: 256 MiB; at least 8x L2)" },
 
 	/* [slub-cmpxchg-local] */
 	{ "slub-cmpxchg-local", "variants", CFG_ENUM_LIST, "cmpxchg,cmpxchg_local,this_cpu,rseq,irq-off",

@@ -131,6 +131,40 @@ int buddy_legacy(unsigned trials, long long mean[BUDDY_CASES], FILE *out, uint64
 uint64_t buddy_cold_prep(unsigned char fill);
 /* How many cold preparations ran (all of them, since the process started). */
 extern volatile uint64_t buddy_cold_preps;
+/* Legacy cold buffers held until the end of a run (the posted program never
+ * freed them); beyond this many, each is freed at once. */
+#define BUDDY_COLD_KEEP_MAX 600
+
+/* Modern mode's cold walk: pairs of lines (op 1 on word 0 of the first, op 2
+ * on word 0 of the second) visited in a random single cycle that the
+ * prefetchers cannot follow; a chase link in word 1 of each pair's first
+ * line follows the same order, to measure its latency. */
+#define BUDDY_COLD_DEFAULT (256ul << 20)	/* far above any real LLC of the dev guests */
+#define BUDDY_COLD_MIN (16ul << 20)
+#define BUDDY_LINK_OFF 8
+struct buddy_cold {
+	void *map;
+	size_t map_len;
+	char *buf;		/* 2 MiB aligned */
+	size_t bytes;		/* npairs * pair */
+	size_t pair;		/* two lines */
+	size_t npairs;
+	uint32_t *order;	/* npairs + tail entries: the walk, then its start again */
+	size_t pos;		/* where the next walk of the ops starts */
+	char *cursor;		/* where the next chase starts */
+	bool thp;		/* MADV_HUGEPAGE accepted */
+};
+/* The cold buffer size: requested (0: BUDDY_COLD_DEFAULT), at least 8 times
+ * l2 (0: unknown) and BUDDY_COLD_MIN, at most half of mem_available (0:
+ * unknown). 0, or -EINVAL / -ENOMEM after a message naming the value. */
+int buddy_cold_bytes(size_t requested, size_t l2, uint64_t mem_available, size_t *bytes);
+/* Map, touch and link a walk over bytes in lines of line bytes; tail: the
+ * longest walk of the ops (at most npairs). Deterministic for a seed. */
+int buddy_cold_create(struct buddy_cold *c, size_t bytes, size_t line, size_t tail, uint64_t seed);
+void buddy_cold_destroy(struct buddy_cold *c);
+/* Links followed from the first pair until back to it; 0 if the chain leaves
+ * the buffer or does not return within npairs steps. */
+size_t buddy_cold_ring_length(const struct buddy_cold *c);
 
 /* ---- the SLUB model (repro-slub.c), shared by the 2007 and 2015 ones ---- */
 

@@ -3,6 +3,10 @@
  *  - 2016 concurrent slab: per-phase averages exclude the barrier waits
  *    (a thread that finishes early waits for the slow one; the old
  *    arithmetic, end of alloc = start of free, counted that wait as alloc);
+ *  - 2004 buddy bitmap: the cold cases' walk is a single random cycle over
+ *    every pair of lines, with no sequential or constant-stride runs a
+ *    prefetcher could follow, over a buffer far larger than the L2, and the
+ *    buffer size rule refuses sizes that would hit;
  */
 #include <math.h>
 #include <stdlib.h>
@@ -41,9 +45,98 @@ static void test_conc_average(void)
 	CHECK(conc_average(&bad, 1, 10, &a, &f) == -ERANGE, "stamps out of order refused");
 }
 
+static int cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* 8 MiB in 64-byte lines: 65536 pairs of lines. */
+static void test_cold_walk(void)
+{
+	const size_t line = 64, bytes = 8u << 20, l2 = 1u << 20;
+	struct buddy_cold c;
+	size_t seq = 0, same_stride = 0, run = 0, longest = 0;
+	long *delta;
+	char *seen;
+
+	if (buddy_cold_create(&c, bytes, line, 2048, 20040827) < 0) {
+		CHECK(0, "cold walk of 8 MiB created");
+		return;
+	}
+	CHECK(c.npairs == bytes / (2 * line), "%zu pairs, expected %zu", c.npairs, bytes / (2 * line));
+	CHECK(c.bytes > l2, "buffer %zu bytes exceeds the L2 %zu", c.bytes, l2);
+	CHECK(buddy_cold_ring_length(&c) == c.npairs, "the chase links form one cycle over every pair "
+	      "(ring %zu of %zu)", buddy_cold_ring_length(&c), c.npairs);
+	seen = calloc(c.npairs, 1);
+	delta = malloc(c.npairs * sizeof(long));
+	for (size_t k = 0; k < c.npairs; k++) {
+		long d = (long)c.order[(k + 1) % c.npairs] - (long)c.order[k];
+
+		if (c.order[k] < c.npairs)
+			seen[c.order[k]]++;
+		delta[k] = d;
+		if (d >= -2 && d <= 2)
+			seq++;
+		if (k && d == delta[k - 1]) {
+			same_stride++;
+			run++;
+			longest = run > longest ? run : longest;
+		} else {
+			run = 0;
+		}
+	}
+	{
+		size_t once = 0;
+
+		for (size_t k = 0; k < c.npairs; k++)
+			once += seen[k] == 1;
+		CHECK(once == c.npairs, "the order visits every pair once (%zu of %zu)", once, c.npairs);
+	}
+	/* a uniform random cycle: P(|d| <= 2) ~ 4/n per step, P(same d) ~ 1/n */
+	CHECK(seq < c.npairs / 1000, "%zu of %zu steps go to a neighbouring pair", seq, c.npairs);
+	CHECK(same_stride < c.npairs / 1000, "%zu of %zu steps repeat the previous stride", same_stride,
+	      c.npairs);
+	CHECK(longest < 3, "longest run of one stride: %zu steps", longest);
+	qsort(delta, c.npairs, sizeof(long), cmp_long);
+	{
+		size_t most = 0, cur = 1;
+
+		for (size_t k = 1; k < c.npairs; k++) {
+			cur = delta[k] == delta[k - 1] ? cur + 1 : 1;
+			most = cur > most ? cur : most;
+		}
+		CHECK(most < 16, "no stride dominates: the most common one occurs %zu times", most);
+	}
+	/* the tail repeats the start: a walk of 2048 never leaves the array */
+	CHECK(!memcmp(c.order + c.npairs, c.order, 2048 * sizeof(uint32_t)), "tail repeats the start");
+	free(seen);
+	free(delta);
+	buddy_cold_destroy(&c);
+}
+
+static void test_cold_bytes(void)
+{
+	size_t b = 1;
+
+	CHECK(buddy_cold_bytes(0, 1u << 20, 0, &b) == 0 && b == BUDDY_COLD_DEFAULT,
+	      "default %zu", b);
+	CHECK(BUDDY_COLD_DEFAULT >= 64 * (1u << 20), "the default is 64 times a 1 MiB L2 or more");
+	CHECK(buddy_cold_bytes(4u << 20, 1u << 20, 0, &b) == -EINVAL && b == 0,
+	      "4 MiB refused with a 1 MiB L2");
+	CHECK(buddy_cold_bytes(1u << 20, 0, 0, &b) == -EINVAL, "1 MiB refused, L2 unknown");
+	CHECK(buddy_cold_bytes(256u << 20, 1u << 20, 256u << 20, &b) == -ENOMEM,
+	      "more than half the available memory refused");
+	CHECK(buddy_cold_bytes(64u << 20, 2u << 20, 1ull << 34, &b) == 0 && b == 64u << 20,
+	      "64 MiB with a 2 MiB L2");
+}
+
 int main(void)
 {
 	log_quiet = 1;
 	test_conc_average();
+	test_cold_walk();
+	test_cold_bytes();
 	return test_done("repro-models");
 }

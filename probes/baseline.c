@@ -37,14 +37,14 @@ static int setup_ring(struct probe_ctx *ctx)
 /* latency: p = *p, each load's address is the previous load's value. */
 #define OP_CHASE(i) q = (char *)arch_load(q);
 PROBE_KERNEL(k_load_lat, char *q = p, OP_CHASE, PROBE_SINK(q))
-/* throughput: independent loads of TPUT_LINES lines. */
+/* throughput: independent loads of 1..32 lines (the sweep). */
 #define OP_LOAD_T(i) arch_load(TPUT_ADDR(p, i));
-PROBE_KERNEL(k_load_tput, , OP_LOAD_T, )
+PROBE_KERNEL_TPUT(k_load_tput, , OP_LOAD_T, )
 
-#define OP_STORE_L(i) arch_store(p, v);
-PROBE_KERNEL(k_store_lat, uint64_t v = ctx->scratch, OP_STORE_L, )
+/* Stores only write: a loop of them carries no dependency from one to the
+ * next, so the store offers no latency form, only throughput. */
 #define OP_STORE_T(i) arch_store(TPUT_ADDR(p, i), v);
-PROBE_KERNEL(k_store_tput, uint64_t v = ctx->scratch, OP_STORE_T, )
+PROBE_KERNEL_TPUT(k_store_tput, uint64_t v = ctx->scratch, OP_STORE_T, )
 
 static int verify_ring(void)
 {
@@ -68,15 +68,17 @@ static int verify_store(void)
 
 const struct probe probe_empty = {
 	.name = "empty", .family = "baseline", .atomicity = ATOMICITY_BASELINE,
-	.insn = "(none: loop only)", .kernel = "-",
+	.insn = "(none: loop only)", .kernel = "-", .kernel_src = "-",
 	.desc = "the timed loop with no op: the residual the method leaves",
+	/* no op, so no chain: the one latency-form kernel without one */
 	.in_default = true,
 	.run = { [MODE_LATENCY] = k_empty },
 };
 
 const struct probe probe_add_chain = {
 	.name = "add_chain", .family = "baseline", .atomicity = ATOMICITY_BASELINE,
-	.insn = "add %reg,%reg (dependent, addend from a register)", .kernel = "-",
+	.insn = "add %reg,%reg (dependent, addend from a register)", .kernel = "-", .kernel_src = "-",
+	.chain = CHAIN_REGISTER,
 	.desc = "1-cycle dependent adds: checks the TSC-to-cycle conversion (1.00)",
 	.in_default = true,
 	.run = { [MODE_LATENCY] = k_add_chain },
@@ -84,7 +86,8 @@ const struct probe probe_add_chain = {
 
 const struct probe probe_imul_chain = {
 	.name = "imul_chain", .family = "baseline", .atomicity = ATOMICITY_BASELINE,
-	.insn = "imul %reg,%reg (dependent)", .kernel = "-",
+	.insn = "imul %reg,%reg (dependent)", .kernel = "-", .kernel_src = "-",
+	.chain = CHAIN_REGISTER,
 	.desc = "dependent multiplies: an independent check of the conversion (3.00 on x86-64)",
 	.in_default = true,
 	.run = { [MODE_LATENCY] = k_imul_chain },
@@ -96,9 +99,11 @@ PATTERN_PLAIN(load_chase)
 const struct probe probe_load_chase = {
 	.name = "load_chase", .family = "baseline", .atomicity = ATOMICITY_BASELINE,
 	.insn = ARCH_INSN_LOAD, .kernel = "READ_ONCE",
+	.kernel_src = "include/asm-generic/rwonce.h READ_ONCE",
 	.desc = "L1 load: pointer chase (latency) and independent loads (throughput)",
-	.in_default = true,
+	.in_default = true, .chain = CHAIN_REGISTER,
 	.run = { [MODE_LATENCY] = k_load_lat, [MODE_THROUGHPUT] = k_load_tput },
+	.tput_sweep = k_load_tput_sweep,
 	.setup = setup_ring, .verify = verify_ring,
 	.patterns = &pat_load_chase,
 };
@@ -106,8 +111,9 @@ const struct probe probe_load_chase = {
 const struct probe probe_store = {
 	.name = "store", .family = "baseline", .atomicity = ATOMICITY_BASELINE,
 	.insn = ARCH_INSN_STORE, .kernel = "WRITE_ONCE",
-	.desc = "plain store: same word (latency form) and independent lines (throughput)",
+	.kernel_src = "include/asm-generic/rwonce.h WRITE_ONCE",
+	.desc = "plain store to independent lines (throughput only: stores form no chain)",
 	.in_default = true,
-	.run = { [MODE_LATENCY] = k_store_lat, [MODE_THROUGHPUT] = k_store_tput },
+	.run = { [MODE_THROUGHPUT] = k_store_tput }, .tput_sweep = k_store_tput_sweep,
 	.verify = verify_store,
 };

@@ -1,9 +1,9 @@
 /* cmpxchg.c - compare-and-exchange and the other value-returning RMWs, each
  * beside its unlocked (local-only or non-atomic) twin.
  *
- * Latency form: the same word every op, and the returned value feeds the
- * next op (through the accumulator register), so every op waits for the
- * previous one. Throughput form: one word on each of TPUT_LINES hot lines.
+ * Latency form: the same word every op, so each op reads the word the
+ * previous op wrote (CHAIN_MEMORY); the returned value also feeds the next
+ * op. Throughput form: one word on each of 1..32 hot lines (the sweep).
  * cmpxchg always succeeds here (expected == stored value), so each op writes.
  */
 #include "probes.h"
@@ -19,9 +19,9 @@
 #define OP_CXNL_L(i) a = arch_cmpxchg_nl(p, a, a);
 #define OP_CXNL_T(i) a = arch_cmpxchg_nl(TPUT_ADDR(p, i), a, a);
 PROBE_KERNEL(k_cmpxchg_lat, CX_DECL, OP_CX_L, PROBE_SINK(a))
-PROBE_KERNEL(k_cmpxchg_tput, CX_DECL, OP_CX_T, PROBE_SINK(a))
+PROBE_KERNEL_TPUT(k_cmpxchg_tput, CX_DECL, OP_CX_T, PROBE_SINK(a))
 PROBE_KERNEL(k_cmpxchg_local_lat, CX_DECL, OP_CXNL_L, PROBE_SINK(a))
-PROBE_KERNEL(k_cmpxchg_local_tput, CX_DECL, OP_CXNL_T, PROBE_SINK(a))
+PROBE_KERNEL_TPUT(k_cmpxchg_local_tput, CX_DECL, OP_CXNL_T, PROBE_SINK(a))
 
 /* try_cmpxchg: the success flag is consumed, as a retry loop would. */
 #define TCX_DECL uint64_t a = ctx->scratch, ok = 0
@@ -30,20 +30,22 @@ PROBE_KERNEL(k_cmpxchg_local_tput, CX_DECL, OP_CXNL_T, PROBE_SINK(a))
 #define OP_TCXNL_L(i) ok += arch_try_cmpxchg_nl(p, &a, a); PROBE_LAUNDER(ok);
 #define OP_TCXNL_T(i) ok += arch_try_cmpxchg_nl(TPUT_ADDR(p, i), &a, a); PROBE_LAUNDER(ok);
 PROBE_KERNEL(k_try_cmpxchg_lat, TCX_DECL, OP_TCX_L, PROBE_SINK(ok))
-PROBE_KERNEL(k_try_cmpxchg_tput, TCX_DECL, OP_TCX_T, PROBE_SINK(ok))
+PROBE_KERNEL_TPUT(k_try_cmpxchg_tput, TCX_DECL, OP_TCX_T, PROBE_SINK(ok))
 PROBE_KERNEL(k_try_cmpxchg_local_lat, TCX_DECL, OP_TCXNL_L, PROBE_SINK(ok))
-PROBE_KERNEL(k_try_cmpxchg_local_tput, TCX_DECL, OP_TCXNL_T, PROBE_SINK(ok))
+PROBE_KERNEL_TPUT(k_try_cmpxchg_local_tput, TCX_DECL, OP_TCXNL_T, PROBE_SINK(ok))
 
-/* xchg: the old value comes back into v and is the next op's operand. */
+/* xchg: the old value comes back into v and is the next op's operand; the
+ * chain runs through the word (each locked xchg reads what the previous one
+ * wrote). __xchg (a load, then a store) has no latency form: its load reads
+ * the previous store, but the value it stores is the one before, so a loop
+ * of them is two interleaved chains through the store buffer, not one. */
 #define XCH_DECL uint64_t v = ctx->scratch
 #define OP_XCH_L(i) v = arch_xchg(p, v);
 #define OP_XCH_T(i) v = arch_xchg(TPUT_ADDR(p, i), v);
-#define OP_XCHNL_L(i) v = arch_xchg_nl(p, v);
 #define OP_XCHNL_T(i) v = arch_xchg_nl(TPUT_ADDR(p, i), v);
 PROBE_KERNEL(k_xchg_lat, XCH_DECL, OP_XCH_L, PROBE_SINK(v))
-PROBE_KERNEL(k_xchg_tput, XCH_DECL, OP_XCH_T, PROBE_SINK(v))
-PROBE_KERNEL(k___xchg_lat, XCH_DECL, OP_XCHNL_L, PROBE_SINK(v))
-PROBE_KERNEL(k___xchg_tput, XCH_DECL, OP_XCHNL_T, PROBE_SINK(v))
+PROBE_KERNEL_TPUT(k_xchg_tput, XCH_DECL, OP_XCH_T, PROBE_SINK(v))
+PROBE_KERNEL_TPUT(k___xchg_tput, XCH_DECL, OP_XCHNL_T, PROBE_SINK(v))
 
 /* xadd: v receives the old value and is added next time. */
 #define OP_XADD_L(i) v = arch_xadd(p, v);
@@ -51,18 +53,18 @@ PROBE_KERNEL(k___xchg_tput, XCH_DECL, OP_XCHNL_T, PROBE_SINK(v))
 #define OP_XADDNL_L(i) v = arch_xadd_nl(p, v);
 #define OP_XADDNL_T(i) v = arch_xadd_nl(TPUT_ADDR(p, i), v);
 PROBE_KERNEL(k_atomic_add_return_lat, XCH_DECL, OP_XADD_L, PROBE_SINK(v))
-PROBE_KERNEL(k_atomic_add_return_tput, XCH_DECL, OP_XADD_T, PROBE_SINK(v))
+PROBE_KERNEL_TPUT(k_atomic_add_return_tput, XCH_DECL, OP_XADD_T, PROBE_SINK(v))
 PROBE_KERNEL(k_xadd_local_lat, XCH_DECL, OP_XADDNL_L, PROBE_SINK(v))
-PROBE_KERNEL(k_xadd_local_tput, XCH_DECL, OP_XADDNL_T, PROBE_SINK(v))
+PROBE_KERNEL_TPUT(k_xadd_local_tput, XCH_DECL, OP_XADDNL_T, PROBE_SINK(v))
 
 #define OP_INC_L(i) arch_inc(p);
 #define OP_INC_T(i) arch_inc(TPUT_ADDR(p, i));
 #define OP_INCNL_L(i) arch_inc_nl(p);
 #define OP_INCNL_T(i) arch_inc_nl(TPUT_ADDR(p, i));
 PROBE_KERNEL(k_atomic_inc_lat, , OP_INC_L, )
-PROBE_KERNEL(k_atomic_inc_tput, , OP_INC_T, )
+PROBE_KERNEL_TPUT(k_atomic_inc_tput, , OP_INC_T, )
 PROBE_KERNEL(k_local_inc_lat, , OP_INCNL_L, )
-PROBE_KERNEL(k_local_inc_tput, , OP_INCNL_T, )
+PROBE_KERNEL_TPUT(k_local_inc_tput, , OP_INCNL_T, )
 
 #if ARCH_HAS_CMPXCHG128
 /* 16-byte pairs: o is {0, 0} and every pair is {0, 0}: always succeeds. */
@@ -72,9 +74,9 @@ PROBE_KERNEL(k_local_inc_tput, , OP_INCNL_T, )
 #define OP_CX16NL_L(i) ok += arch_cmpxchg128_nl(p, o, o[0], o[1]); PROBE_LAUNDER(ok);
 #define OP_CX16NL_T(i) ok += arch_cmpxchg128_nl(TPUT_ADDR(p, i), o, o[0], o[1]); PROBE_LAUNDER(ok);
 PROBE_KERNEL(k_cmpxchg128_lat, CX16_DECL, OP_CX16_L, PROBE_SINK(ok))
-PROBE_KERNEL(k_cmpxchg128_tput, CX16_DECL, OP_CX16_T, PROBE_SINK(ok))
+PROBE_KERNEL_TPUT(k_cmpxchg128_tput, CX16_DECL, OP_CX16_T, PROBE_SINK(ok))
 PROBE_KERNEL(k_cmpxchg128_local_lat, CX16_DECL, OP_CX16NL_L, PROBE_SINK(ok))
-PROBE_KERNEL(k_cmpxchg128_local_tput, CX16_DECL, OP_CX16NL_T, PROBE_SINK(ok))
+PROBE_KERNEL_TPUT(k_cmpxchg128_local_tput, CX16_DECL, OP_CX16NL_T, PROBE_SINK(ok))
 #endif
 
 #if ARCH_HAS_SEG_PERCPU
@@ -83,9 +85,9 @@ PROBE_KERNEL(k_cmpxchg128_local_tput, CX16_DECL, OP_CX16NL_T, PROBE_SINK(ok))
 static __thread uint64_t pcpu_area[TPUT_LINES * CACHE_LINE_BYTES / 8] __attribute__((aligned(64)));
 #define PCPU_DECL uint64_t a = 0; uintptr_t off = arch_percpu_offset(pcpu_area)
 #define OP_PCPU_L(i) a = arch_percpu_cmpxchg(off, a, a);
-#define OP_PCPU_T(i) a = arch_percpu_cmpxchg_disp(off, ((i) % TPUT_LINES) * CACHE_LINE_BYTES, a, a);
+#define OP_PCPU_T(i) a = arch_percpu_cmpxchg_disp(off, ((i) % tput_lines_) * CACHE_LINE_BYTES, a, a);
 PROBE_KERNEL(k_this_cpu_cmpxchg_lat, PCPU_DECL, OP_PCPU_L, PROBE_SINK(a))
-PROBE_KERNEL(k_this_cpu_cmpxchg_tput, PCPU_DECL, OP_PCPU_T, PROBE_SINK(a))
+PROBE_KERNEL_TPUT(k_this_cpu_cmpxchg_tput, PCPU_DECL, OP_PCPU_T, PROBE_SINK(a))
 
 static int verify_this_cpu_cmpxchg(void)
 {
@@ -219,11 +221,15 @@ PATTERN_PAIR(xchg, __xchg, 1, PAT_XCH_DECL, PROBE_SINK(v))
 #undef PAT_OP_A
 #undef PAT_OP_N
 
-#define KERNELS(id) .run = { [MODE_LATENCY] = k_##id##_lat, [MODE_THROUGHPUT] = k_##id##_tput }
+#define KERNELS(id) .chain = CHAIN_MEMORY,						\
+	.run = { [MODE_LATENCY] = k_##id##_lat, [MODE_THROUGHPUT] = k_##id##_tput },	\
+	.tput_sweep = k_##id##_tput_sweep
+#define KSRC(file, macro) .kernel_src = file " " macro
 
 const struct probe probe_cmpxchg = {
 	.name = "cmpxchg", .twin = "cmpxchg_local", .family = "cmpxchg",
 	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_CMPXCHG,
+	KSRC(ARCH_KSRC_CMPXCHG, "arch_cmpxchg"),
 	.kernel = "cmpxchg", .desc = "fully ordered compare-and-exchange (succeeding)",
 	.in_default = true, KERNELS(cmpxchg), .patterns = &pat_cmpxchg, .verify = verify_cmpxchg,
 };
@@ -232,6 +238,7 @@ const struct probe probe_cmpxchg_local = {
 	.name = "cmpxchg_local", .twin = "cmpxchg", .family = "cmpxchg",
 	.atomicity = ARCH_HAS_LOCAL_RMW ? ATOMICITY_LOCAL : ATOMICITY_ATOMIC,
 	.insn = ARCH_INSN_CMPXCHG_NL,
+	KSRC(ARCH_KSRC_CMPXCHG, "arch_cmpxchg_local"),
 	.kernel = "cmpxchg_local", .desc = "compare-and-exchange atomic only against this CPU",
 	.in_default = true, KERNELS(cmpxchg_local), .patterns = &pat_cmpxchg_local, .verify = verify_cmpxchg_local,
 };
@@ -239,6 +246,7 @@ const struct probe probe_cmpxchg_local = {
 const struct probe probe_try_cmpxchg = {
 	.name = "try_cmpxchg", .twin = "try_cmpxchg_local", .family = "cmpxchg",
 	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_TRY_CMPXCHG,
+	KSRC(ARCH_KSRC_CMPXCHG, "arch_try_cmpxchg"),
 	.kernel = "try_cmpxchg", .desc = "cmpxchg returning success, old value written back on failure",
 	KERNELS(try_cmpxchg), .patterns = &pat_try_cmpxchg, .verify = verify_try_cmpxchg,
 };
@@ -247,6 +255,7 @@ const struct probe probe_try_cmpxchg_local = {
 	.name = "try_cmpxchg_local", .twin = "try_cmpxchg", .family = "cmpxchg",
 	.atomicity = ARCH_HAS_LOCAL_RMW ? ATOMICITY_LOCAL : ATOMICITY_ATOMIC,
 	.insn = ARCH_INSN_TRY_CMPXCHG_NL,
+	KSRC(ARCH_KSRC_CMPXCHG, "arch_try_cmpxchg_local"),
 	.kernel = "try_cmpxchg_local / this_cpu_try_cmpxchg",
 	.desc = "unlocked try_cmpxchg",
 	KERNELS(try_cmpxchg_local), .patterns = &pat_try_cmpxchg_local, .verify = verify_try_cmpxchg_local,
@@ -261,6 +270,7 @@ const struct probe probe_this_cpu_cmpxchg = {
 #else
 	.insn = "-", .unsupported = "no segment-relative per-CPU addressing on this architecture",
 #endif
+	KSRC(ARCH_KSRC_PERCPU, "this_cpu_cmpxchg_8"),
 	.kernel = "this_cpu_cmpxchg", .desc = "unlocked cmpxchg through the segment base (per-CPU form)",
 	.in_default = true,
 };
@@ -268,6 +278,7 @@ const struct probe probe_this_cpu_cmpxchg = {
 const struct probe probe_xchg = {
 	.name = "xchg", .twin = "__xchg", .family = "cmpxchg",
 	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_XCHG,
+	KSRC(ARCH_KSRC_CMPXCHG, "arch_xchg"),
 	.kernel = "xchg", .desc = "atomic exchange (old value feeds the next op)",
 	.in_default = true, KERNELS(xchg), .patterns = &pat_xchg, .verify = verify_xchg,
 };
@@ -275,13 +286,16 @@ const struct probe probe_xchg = {
 const struct probe probe___xchg = {
 	.name = "__xchg", .twin = "xchg", .family = "cmpxchg",
 	.atomicity = ATOMICITY_NONATOMIC, .insn = ARCH_INSN_XCHG_NL,
-	.kernel = "load + store (non-atomic exchange)", .desc = "the same exchange as a load and a store",
-	.in_default = true, KERNELS(__xchg), .patterns = &pat___xchg, .verify = verify___xchg,
+	.kernel_src = "include/linux/non-atomic/xchg.h __xchg",
+	.kernel = "__xchg (non-atomic exchange: a load and a store)",
+	.desc = "the same exchange as a load and a store; throughput only (no single chain)",
+	.in_default = true, .run = { [MODE_THROUGHPUT] = k___xchg_tput }, .tput_sweep = k___xchg_tput_sweep, .patterns = &pat___xchg, .verify = verify___xchg,
 };
 
 const struct probe probe_atomic_add_return = {
 	.name = "atomic_add_return", .twin = "xadd_local", .family = "cmpxchg",
 	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_XADD,
+	KSRC(ARCH_KSRC_ATOMIC, "arch_atomic64_fetch_add"),
 	.kernel = "atomic_fetch_add / atomic_add_return", .desc = "atomic fetch-and-add",
 	.in_default = true, KERNELS(atomic_add_return), .patterns = &pat_atomic_add_return, .verify = verify_atomic_add_return,
 };
@@ -290,6 +304,7 @@ const struct probe probe_xadd_local = {
 	.name = "xadd_local", .twin = "atomic_add_return", .family = "cmpxchg",
 	.atomicity = ARCH_HAS_LOCAL_RMW ? ATOMICITY_LOCAL : ATOMICITY_ATOMIC,
 	.insn = ARCH_INSN_XADD_NL,
+	KSRC(ARCH_KSRC_LOCAL, "local_add_return"),
 	.kernel = "local_add_return", .desc = "unlocked fetch-and-add",
 	.in_default = true, KERNELS(xadd_local), .patterns = &pat_xadd_local, .verify = verify_xadd_local,
 };
@@ -297,6 +312,7 @@ const struct probe probe_xadd_local = {
 const struct probe probe_atomic_inc = {
 	.name = "atomic_inc", .twin = "local_inc", .family = "cmpxchg",
 	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_INC,
+	KSRC(ARCH_KSRC_ATOMIC, "arch_atomic64_inc"),
 	.kernel = "atomic_long_inc", .desc = "atomic increment",
 	.in_default = true, KERNELS(atomic_inc), .patterns = &pat_atomic_inc, .verify = verify_atomic_inc,
 };
@@ -305,6 +321,7 @@ const struct probe probe_local_inc = {
 	.name = "local_inc", .twin = "atomic_inc", .family = "cmpxchg",
 	.atomicity = ARCH_HAS_LOCAL_RMW ? ATOMICITY_LOCAL : ATOMICITY_ATOMIC,
 	.insn = ARCH_INSN_INC_NL,
+	KSRC(ARCH_KSRC_LOCAL, "local_inc"),
 	.kernel = "local_inc", .desc = "increment atomic only against this CPU",
 	.in_default = true, KERNELS(local_inc), .patterns = &pat_local_inc, .verify = verify_local_inc,
 };
@@ -317,6 +334,7 @@ const struct probe probe_cmpxchg128 = {
 #else
 	.insn = "-", .unsupported = "no 16-byte compare-and-exchange here",
 #endif
+	KSRC(ARCH_KSRC_CMPXCHG128, "arch_cmpxchg128"),
 	.kernel = "cmpxchg128 (cmpxchg_double before 6.4)",
 	.desc = "16-byte compare-and-exchange, the SLUB {freelist, tid} update",
 	.in_default = true,
@@ -331,6 +349,7 @@ const struct probe probe_cmpxchg128_local = {
 #else
 	.insn = "-", .unsupported = "no 16-byte compare-and-exchange here",
 #endif
+	KSRC(ARCH_KSRC_CMPXCHG128, "arch_cmpxchg128_local"),
 	.kernel = "cmpxchg128_local / this_cpu_cmpxchg128",
 	.desc = "unlocked 16-byte compare-and-exchange",
 	.in_default = true,

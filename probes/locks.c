@@ -202,11 +202,12 @@ static inline void lk_bit_spin_unlock(volatile void *l)
 	lk_preempt_enable();
 }
 
-/* __bit_spin_unlock: __clear_bit_unlock (plain btr: only the owner writes
- * the word while the bit is held), preempt_enable. */
+/* __bit_spin_unlock: __clear_bit_unlock (x86: `btrq $0`, the non-atomic
+ * __clear_bit: only the owner writes the word while the bit is held),
+ * preempt_enable. */
 static inline void lk___bit_spin_unlock(volatile void *l)
 {
-	arch_clear_bit_var_nl(0, l);
+	arch___clear_bit_imm(l, 0);
 	lk_preempt_enable();
 }
 
@@ -255,7 +256,7 @@ static inline void lk_irq_restore(uint64_t f)
 /* ---- kernels: OPS64 of (lock, cs work, unlock, outside work) ------------- */
 
 #define LK_DECL uint64_t cs_ = ctx->cs_work, out_ = ctx->out_work
-#define LK_KERNEL(id, lockf, unlockf)						\
+#define LK_FUNCS(id, lockf, unlockf)						\
 	static inline void lkop_##id(volatile void *l, uint64_t cs, uint64_t out) \
 	{									\
 		lockf(l);							\
@@ -270,7 +271,11 @@ static inline void lk_irq_restore(uint64_t f)
 	static __attribute__((noinline)) void lkunlock_##id(volatile void *l)	\
 	{									\
 		unlockf(l);							\
-	}									\
+	}
+/* The latency form: every pair on the one lock word, so each acquire's RMW
+ * reads the word the previous release wrote (CHAIN_MEMORY). */
+#define LK_KERNEL(id, lockf, unlockf)						\
+	LK_FUNCS(id, lockf, unlockf)						\
 	PROBE_KERNEL(k_##id##_lat, LK_DECL, OP_##id, )
 
 #define OP_spin_lock(i) lkop_spin_lock(p, cs_, out_);
@@ -289,8 +294,10 @@ LK_KERNEL(tas_lock, lk_tas_lock, lk_spin_unlock)
 LK_KERNEL(tatas_lock, lk_tatas_lock, lk_spin_unlock)
 #define OP_raw_spin_lock_inline(i) lkop_raw_spin_lock_inline(p, cs_, out_);
 LK_KERNEL(raw_spin_lock_inline, lk_raw_lock_inline, lk_raw_unlock_inline)
+/* Two calls carry no data from one pair to the next: throughput only. */
 #define OP_call_pair(i) lkop_call_pair(p, cs_, out_);
-LK_KERNEL(call_pair, lk_nop, lk_nop)
+LK_FUNCS(call_pair, lk_nop, lk_nop)
+PROBE_KERNEL(k_call_pair_tput, LK_DECL, OP_call_pair, )
 #define OP_bit_spin_lock(i) lkop_bit_spin_lock(p, cs_, out_);
 LK_KERNEL(bit_spin_lock, lk_bit_spin_lock, lk_bit_spin_unlock)
 #define OP___bit_spin_unlock(i) lkop___bit_spin_unlock(p, cs_, out_);
@@ -306,15 +313,18 @@ static inline void lk_preempt_enable_l(volatile void *l) { lk_preempt_enable(); 
 #define OP_preempt_disable(i) lkop_preempt_disable(p, cs_, out_);
 LK_KERNEL(preempt_disable, lk_preempt_disable_l, lk_preempt_enable_l)
 
+/* The analog has no chain (nothing one pair computes feeds the next) and
+ * none of cli/popf's semantics: throughput only, and never a verdict. */
 #define OP_IRQ(i) { uint64_t f_ = lk_irq_save(); lk_work(cs_); lk_irq_restore(f_); lk_work(out_); }
-PROBE_KERNEL(k_local_irq_save_lat, LK_DECL, OP_IRQ, )
+PROBE_KERNEL(k_local_irq_save_analog_tput, LK_DECL, OP_IRQ, )
 
 /* sigprocmask: block every signal, restore the old mask (two system calls):
- * what user space can do to keep a handler off, not a cost model of cli. */
+ * what user space can do to keep a handler off, not a cost model of cli.
+ * No chain from one pair to the next: throughput only. */
 #define SIGM_DECL LK_DECL; sigset_t all_, old_; sigfillset(&all_)
 #define OP_SIGM(i) { pthread_sigmask(SIG_BLOCK, &all_, &old_); lk_work(cs_);	\
 		     pthread_sigmask(SIG_SETMASK, &old_, NULL); lk_work(out_); }
-PROBE_KERNEL(k_sigprocmask_lat, SIGM_DECL, OP_SIGM, )
+PROBE_KERNEL(k_sigprocmask_tput, SIGM_DECL, OP_SIGM, )
 
 /* ---- exclusion harness ------------------------------------------------- */
 
@@ -341,7 +351,7 @@ static const struct lk_ops lk_ops_table[] = {
 	LK_OPS(pthread_spin, true),
 	LK_OPS(call_pair, false),
 	LK_OPS(preempt_disable, false),
-	{ "local_irq_save", NULL, NULL, false },
+	{ "local_irq_save_analog", NULL, NULL, false },
 	{ "sigprocmask", NULL, NULL, false },
 };
 
@@ -552,7 +562,7 @@ static int verify_preempt_disable(void)
 	return lk_preempt_count == before ? 0 : -1;
 }
 
-static int verify_local_irq_save(void)
+static int verify_local_irq_save_analog(void)
 {
 	uint64_t f = lk_irq_save();
 
@@ -594,12 +604,14 @@ static int verify_call_pair(void)
 	return 0;
 }
 
-#define LK_RUN(id) .run = { [MODE_LATENCY] = k_##id##_lat }
+#define LK_RUN(id) .run = { [MODE_LATENCY] = k_##id##_lat }, .chain = CHAIN_MEMORY
+#define LK_RUN_TPUT(id) .run = { [MODE_THROUGHPUT] = k_##id##_tput }
 #define LK_COMMON .family = "lock"
 #define LK_INSN(s) .insn = s
 #define LK_SETUP(id) .setup = setup_##id
 #else	/* !ARCH_HAS_LOCK_INSNS */
 #define LK_RUN(id) .unsupported = "no lock-word primitives for this architecture yet"
+#define LK_RUN_TPUT(id) LK_RUN(id)
 #define LK_COMMON .family = "lock"
 #define LK_INSN(s) .insn = "-"
 #define LK_SETUP(id) .setup = NULL
@@ -617,7 +629,7 @@ static int verify_call_pair(void)
 #define verify_pthread_mutex NULL
 #define verify_pthread_spin NULL
 #define verify_preempt_disable NULL
-#define verify_local_irq_save NULL
+#define verify_local_irq_save_analog NULL
 #define verify_sigprocmask NULL
 
 bool locks_excludes(const char *name)
@@ -635,7 +647,8 @@ int64_t locks_exclusion_run(const char *name, unsigned nthreads, uint64_t iters)
 const struct probe probe_spin_lock = {
 	.name = "spin_lock", .twin = "spin_lock_xchg_unlock", LK_COMMON,
 	.atomicity = ATOMICITY_ATOMIC,
-	LK_INSN("call; incl %fs:pc; lock cmpxchgl 0->1 / call; movb $0; decl %fs:pc; je"),
+	LK_INSN("call lock; call unlock: incl %fs:pc; lock cmpxchgl 0->1 / movb $0; decl %fs:pc; je"),
+	.kernel_src = "kernel/locking/spinlock.c _raw_spin_lock, _raw_spin_unlock (include/asm-generic/qspinlock.h queued_spin_lock)",
 	.kernel = "spin_lock + spin_unlock (queued spinlock fast path)",
 	.desc = "out-of-line lock/unlock, preempt count, release by a plain byte store",
 	LK_RUN(spin_lock), .verify = verify_spin_lock,
@@ -644,7 +657,8 @@ const struct probe probe_spin_lock = {
 const struct probe probe_spin_lock_xchg_unlock = {
 	.name = "spin_lock_xchg_unlock", .twin = "spin_lock", LK_COMMON,
 	.atomicity = ATOMICITY_ATOMIC,
-	LK_INSN("call; incl %fs:pc; lock cmpxchgl 0->1 / call; xchgb; decl %fs:pc; je"),
+	LK_INSN("call lock; call unlock: incl %fs:pc; lock cmpxchgl 0->1 / xchgb; decl %fs:pc; je"),
+	.kernel_src = "kernel/locking/spinlock.c _raw_spin_lock; unlock by xchg (no kernel macro)",
 	.kernel = "spin_lock + an atomic unlock",
 	.desc = "spin_lock with the release done by an atomic exchange of the lock byte",
 	LK_RUN(spin_lock_xchg_unlock), .verify = verify_spin_lock_xchg_unlock,
@@ -653,7 +667,8 @@ const struct probe probe_spin_lock_xchg_unlock = {
 const struct probe probe_spin_lock_movl_unlock = {
 	.name = "spin_lock_movl_unlock", .twin = "spin_lock_xchgl_unlock", LK_COMMON,
 	.atomicity = ATOMICITY_ATOMIC,
-	LK_INSN("call; incl %fs:pc; lock cmpxchgl 0->1 / call; movl $0; decl %fs:pc; je"),
+	LK_INSN("call lock; call unlock: incl %fs:pc; lock cmpxchgl 0->1 / movl $0; decl %fs:pc; je"),
+	.kernel_src = "kernel/locking/spinlock.c _raw_spin_lock; word-sized release (no kernel macro)",
 	.kernel = "spin_lock + a plain word-sized release",
 	.desc = "spin_lock released by a 32-bit store (no narrow-store forwarding stall)",
 	LK_RUN(spin_lock_movl_unlock), .verify = verify_spin_lock_movl_unlock,
@@ -662,7 +677,8 @@ const struct probe probe_spin_lock_movl_unlock = {
 const struct probe probe_spin_lock_xchgl_unlock = {
 	.name = "spin_lock_xchgl_unlock", .twin = "spin_lock_movl_unlock", LK_COMMON,
 	.atomicity = ATOMICITY_ATOMIC,
-	LK_INSN("call; incl %fs:pc; lock cmpxchgl 0->1 / call; xchgl; decl %fs:pc; je"),
+	LK_INSN("call lock; call unlock: incl %fs:pc; lock cmpxchgl 0->1 / xchgl; decl %fs:pc; je"),
+	.kernel_src = "kernel/locking/spinlock.c _raw_spin_lock; unlock by xchgl (no kernel macro)",
 	.kernel = "spin_lock + an atomic word-sized release",
 	.desc = "spin_lock released by an atomic exchange of the whole 32-bit word",
 	LK_RUN(spin_lock_xchgl_unlock), .verify = verify_spin_lock_xchgl_unlock,
@@ -671,7 +687,8 @@ const struct probe probe_spin_lock_xchgl_unlock = {
 const struct probe probe_ticket_lock = {
 	.name = "ticket_lock", .twin = "spin_lock", LK_COMMON,
 	.atomicity = ATOMICITY_ATOMIC,
-	LK_INSN("call; incl %fs:pc; lock xaddl / call; addw $1 (no lock); decl %fs:pc; je"),
+	LK_INSN("call lock; call unlock: incl %fs:pc; lock xaddl / addw $1 (no lock); decl %fs:pc; je"),
+	.kernel_src = "arch/x86/include/asm/spinlock.h (2.6.25-4.1) __ticket_spin_lock, __ticket_spin_unlock",
 	.kernel = "x86 ticket spinlock (2.6.25 - 4.1)",
 	.desc = "ticket lock: take a ticket with xadd, release by an unlocked add to the head",
 	LK_RUN(ticket_lock), .verify = verify_ticket_lock,
@@ -680,7 +697,8 @@ const struct probe probe_ticket_lock = {
 const struct probe probe_tas_lock = {
 	.name = "tas_lock", .twin = "tatas_lock", LK_COMMON,
 	.atomicity = ATOMICITY_ATOMIC,
-	LK_INSN("call; incl %fs:pc; xchgl loop / call; movb $0; decl %fs:pc; je"),
+	LK_INSN("call lock; call unlock: incl %fs:pc; xchgl loop / movb $0; decl %fs:pc; je"),
+	.kernel_src = "- (textbook lock, no kernel macro)",
 	.kernel = "test-and-set lock",
 	.desc = "test-and-set: spin on xchg, no read before the RMW",
 	LK_RUN(tas_lock), .verify = verify_tas_lock,
@@ -689,7 +707,8 @@ const struct probe probe_tas_lock = {
 const struct probe probe_tatas_lock = {
 	.name = "tatas_lock", .twin = "tas_lock", LK_COMMON,
 	.atomicity = ATOMICITY_ATOMIC,
-	LK_INSN("call; incl %fs:pc; movl; xchgl / call; movb $0; decl %fs:pc; je"),
+	LK_INSN("call lock; call unlock: incl %fs:pc; movl; xchgl / movb $0; decl %fs:pc; je"),
+	.kernel_src = "- (textbook lock, no kernel macro)",
 	.kernel = "test-and-test-and-set lock",
 	.desc = "test-and-set with a read before the RMW (spin on a shared copy)",
 	LK_RUN(tatas_lock), .verify = verify_tatas_lock,
@@ -699,6 +718,7 @@ const struct probe probe_raw_spin_lock_inline = {
 	.name = "raw_spin_lock_inline", .twin = "spin_lock", LK_COMMON,
 	.atomicity = ATOMICITY_ATOMIC,
 	LK_INSN("lock cmpxchgl 0->1 / movb $0 (inline, no call, no preempt count)"),
+	.kernel_src = "include/asm-generic/qspinlock.h queued_spin_lock, queued_spin_unlock",
 	.kernel = "arch_spin_lock + arch_spin_unlock (breakdown: lock-word ops only)",
 	.desc = "breakdown of spin_lock: the lock-word ops without call and preempt count",
 	LK_RUN(raw_spin_lock_inline), .verify = verify_raw_spin_lock_inline,
@@ -707,16 +727,18 @@ const struct probe probe_raw_spin_lock_inline = {
 const struct probe probe_call_pair = {
 	.name = "call_pair", .twin = "spin_lock", LK_COMMON,
 	.atomicity = ATOMICITY_BASELINE,
-	LK_INSN("call; ret / call; ret (empty functions)"),
+	LK_INSN("call lock; call unlock: ret / ret (empty functions)"),
+	.kernel_src = "-",
 	.kernel = "- (breakdown: call overhead of out-of-line lock and unlock)",
-	.desc = "breakdown of spin_lock: two calls of an empty out-of-line function",
-	LK_RUN(call_pair), .verify = verify_call_pair,
+	.desc = "breakdown of spin_lock: two calls of an empty out-of-line function (no chain: throughput)",
+	LK_RUN_TPUT(call_pair), .verify = verify_call_pair,
 };
 
 const struct probe probe_bit_spin_lock = {
 	.name = "bit_spin_lock", .twin = "__bit_spin_unlock", LK_COMMON,
 	.atomicity = ATOMICITY_ATOMIC,
-	LK_INSN("incl %fs:pc; lock btsq / lock andb $~1; decl %fs:pc; je"),
+	LK_INSN("incl %fs:pc; lock btsq $0 / lock andb $~1; decl %fs:pc; je"),
+	.kernel_src = "include/linux/bit_spinlock.h bit_spin_lock, bit_spin_unlock (clear_bit_unlock)",
 	.kernel = "bit_spin_lock + bit_spin_unlock",
 	.desc = "bit spinlock released by an atomic clear (clear_bit_unlock)",
 	LK_RUN(bit_spin_lock), .verify = verify_bit_spin_lock,
@@ -725,7 +747,8 @@ const struct probe probe_bit_spin_lock = {
 const struct probe probe___bit_spin_unlock = {
 	.name = "__bit_spin_unlock", .twin = "bit_spin_lock", LK_COMMON,
 	.atomicity = ATOMICITY_ATOMIC,
-	LK_INSN("incl %fs:pc; lock btsq / btrq (no lock); decl %fs:pc; je"),
+	LK_INSN("incl %fs:pc; lock btsq $0 / btrq $0 (no lock); decl %fs:pc; je"),
+	.kernel_src = "include/linux/bit_spinlock.h bit_spin_lock, __bit_spin_unlock (__clear_bit_unlock)",
 	.kernel = "bit_spin_lock + __bit_spin_unlock",
 	.desc = "bit spinlock released non-atomically (__clear_bit_unlock)",
 	LK_RUN(__bit_spin_unlock), .verify = verify___bit_spin_unlock,
@@ -734,7 +757,8 @@ const struct probe probe___bit_spin_unlock = {
 const struct probe probe_pthread_mutex = {
 	.name = "pthread_mutex", .twin = "pthread_spin", LK_COMMON,
 	.atomicity = ATOMICITY_ATOMIC, .impl = "libc",
-	LK_INSN("call pthread_mutex_lock / pthread_mutex_unlock (glibc)"),
+	LK_INSN("call pthread_mutex_lock; call pthread_mutex_unlock (glibc)"),
+	.kernel_src = "- (glibc)",
 	.kernel = "- (user-space baseline)",
 	.desc = "glibc default mutex, uncontended (no futex call)",
 	LK_RUN(pthread_mutex), .verify = verify_pthread_mutex, LK_SETUP(pthread_mutex),
@@ -744,7 +768,8 @@ const struct probe probe_pthread_mutex = {
 const struct probe probe_pthread_spin = {
 	.name = "pthread_spin", .twin = "pthread_mutex", LK_COMMON,
 	.atomicity = ATOMICITY_ATOMIC, .impl = "libc",
-	LK_INSN("call pthread_spin_lock / pthread_spin_unlock (glibc)"),
+	LK_INSN("call pthread_spin_lock; call pthread_spin_unlock (glibc)"),
+	.kernel_src = "- (glibc)",
 	.kernel = "- (user-space baseline)",
 	.desc = "glibc spinlock",
 	LK_RUN(pthread_spin), .verify = verify_pthread_spin, LK_SETUP(pthread_spin),
@@ -752,28 +777,32 @@ const struct probe probe_pthread_spin = {
 };
 
 const struct probe probe_preempt_disable = {
-	.name = "preempt_disable", .twin = "local_irq_save", LK_COMMON,
+	.name = "preempt_disable", .twin = "local_irq_save_analog", LK_COMMON,
 	.atomicity = ATOMICITY_LOCAL,
 	LK_INSN("incl %fs:pc / decl %fs:pc; je resched"),
 	.kernel = "preempt_disable + preempt_enable (local_lock on !RT)",
+	.kernel_src = ARCH_KSRC_PREEMPT " __preempt_count_add, __preempt_count_dec_and_test",
 	.desc = "thread-local preempt count inc/dec, the whole cost of local_lock",
 	LK_RUN(preempt_disable), .verify = verify_preempt_disable,
 };
 
-const struct probe probe_local_irq_save = {
-	.name = "local_irq_save", .twin = "preempt_disable", LK_COMMON,
-	.atomicity = ATOMICITY_LOCAL,
+const struct probe probe_local_irq_save_analog = {
+	.name = "local_irq_save_analog", .twin = "preempt_disable", LK_COMMON,
+	.atomicity = ATOMICITY_LOCAL, .analog = true,
 	LK_INSN("pushfq; popq %reg; movb $1,%fs:off / test $IF; movb $0,%fs:off"),
-	.kernel = "local_irq_save + local_irq_restore (local_lock_irqsave)",
-	.desc = "flags save and a thread-local irqs-off byte (cli/sti cannot run in user space)",
-	LK_RUN(local_irq_save), .verify = verify_local_irq_save,
+	.kernel = "ANALOG of local_irq_save + local_irq_restore (local_lock_irqsave)",
+	.kernel_src = ARCH_KSRC_IRQFLAGS " arch_local_irq_save, arch_local_irq_restore",
+	.desc = "flags read and a thread-local byte: lacks cli/sti/popf (they fault in user space) "
+		"and any chain; throughput only, never a verdict",
+	LK_RUN_TPUT(local_irq_save_analog), .verify = verify_local_irq_save_analog,
 };
 
 const struct probe probe_sigprocmask = {
-	.name = "sigprocmask", .twin = "local_irq_save", LK_COMMON,
-	.atomicity = ATOMICITY_LOCAL, .impl = "libc",
+	.name = "sigprocmask", .twin = "local_irq_save_analog", LK_COMMON,
+	.atomicity = ATOMICITY_LOCAL, .impl = "libc", .analog = true,
 	LK_INSN("rt_sigprocmask(SIG_BLOCK all) / rt_sigprocmask(SIG_SETMASK old): 2 system calls"),
 	.kernel = "HEAVY SEMANTIC ANALOG of local_irq_save (not its cost)",
+	.kernel_src = "kernel/signal.c sigprocmask (what user space has instead of cli)",
 	.desc = "blocking signals: what user space does to keep handlers off; ~100x too heavy",
-	LK_RUN(sigprocmask), .verify = verify_sigprocmask,
+	LK_RUN_TPUT(sigprocmask), .verify = verify_sigprocmask,
 };

@@ -7,7 +7,8 @@
 #include <stdint.h>
 
 /* Does the probe of this name protect against other CPUs (false for the
- * local-only analogs preempt_disable, local_irq_save, sigprocmask)? */
+ * local-only preempt_disable and the analogs local_irq_save_analog,
+ * sigprocmask)? */
 bool locks_excludes(const char *name);
 
 /* nthreads unpinned threads each take the named lock iters times around a

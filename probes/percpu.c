@@ -62,10 +62,14 @@ PROBE_KERNEL(k_percpu_lock_add_lat, PC_DECL, OP_PC_LOCK_ADD, )
 PROBE_KERNEL(k_percpu_add_nl_lat, PC_DECL, OP_PC_ADD_NL, )
 
 /* Every slot holds 0 and the op replaces 0 by 0: always succeeds and
- * stores, as the cmpxchg probes do. */
-#define CX_DECL PC_DECL; bool ok_ = true
-#define OP_RSEQ_CX(i) ok_ &= arch_rseq_cmpxchg(base, PCPU_STRIDE, 0, 0, off);
-PROBE_KERNEL(k_rseq_cmpxchg_lat, CX_DECL, OP_RSEQ_CX, PROBE_SINK(ok_))
+ * stores, as the cmpxchg probes do. The expected value sits in a laundered
+ * register (a constant would become `cmpq $0`). Throughput only: the
+ * compare only decides the branch and the stored value is known before the
+ * load, so one op's store does not wait for the previous op's load: a loop
+ * of them is no chain, whatever the expected value is fed from. */
+#define CX_DECL PC_DECL; bool ok_ = true; uint64_t z_ = 0; PROBE_LAUNDER(z_)
+#define OP_RSEQ_CX(i) ok_ &= arch_rseq_cmpxchg(base, PCPU_STRIDE, z_, z_, off);
+PROBE_KERNEL(k_rseq_cmpxchg_tput, CX_DECL, OP_RSEQ_CX, PROBE_SINK(ok_))
 
 static uint64_t pc_sum(const uint64_t *a, int ncpu)
 {
@@ -133,11 +137,16 @@ static int verify_rseq_cmpxchg(void)
 	return pc_sum(pc_mem, ncpu) == 5ull * ncpu + 1 ? 0 : -1;
 }
 
-#define PC_RUN(id) .run = { [MODE_LATENCY] = k_##id##_lat }, .unsupported_now = rseq_unsupported, \
-		   .verify = verify_##id
+/* The latency forms: every op on this CPU's slot, each reading the word the
+ * previous op wrote while the thread stays on the CPU (CHAIN_MEMORY). */
+#define PC_RUN(id) .run = { [MODE_LATENCY] = k_##id##_lat }, .chain = CHAIN_MEMORY,	\
+		   .unsupported_now = rseq_unsupported, .verify = verify_##id
+#define PC_RUN_TPUT(id) .run = { [MODE_THROUGHPUT] = k_##id##_tput },		\
+		   .unsupported_now = rseq_unsupported, .verify = verify_##id
 #define PC_INSN(s) .insn = s
 #else
 #define PC_RUN(id) .unsupported = "no hand-written rseq critical section for this architecture yet"
+#define PC_RUN_TPUT(id) PC_RUN(id)
 #define PC_INSN(s) .insn = "-"
 #endif
 
@@ -146,6 +155,7 @@ const struct probe probe_rseq_add = {
 	.atomicity = ATOMICITY_LOCAL,
 	PC_INSN(ARCH_INSN_RSEQ_ADD),
 	.kernel = "this_cpu_add (user space: rseq per-CPU counter)",
+	.kernel_src = "include/linux/percpu-defs.h this_cpu_add (rseq: kernel/rseq.c)",
 	.desc = "per-CPU counter add in a restartable sequence, committed by a plain add",
 	.mem_size = PCPU_MEM, .word_size = PCPU_STRIDE, PC_RUN(rseq_add),
 };
@@ -153,8 +163,9 @@ const struct probe probe_rseq_add = {
 const struct probe probe_percpu_lock_add = {
 	.name = "percpu_lock_add", .twin = "rseq_add", .family = "percpu",
 	.atomicity = ATOMICITY_ATOMIC,
-	PC_INSN("movl %fs:cpu_id_start; lock addq %reg,(slot)"),
+	PC_INSN("lock addq %reg,(slot) after movl %fs:cpu_id_start"),
 	.kernel = "per-CPU slot + atomic_long_add (what rseq avoids)",
+	.kernel_src = ARCH_KSRC_ATOMIC " arch_atomic64_add (on a per-CPU slot)",
 	.desc = "the same per-CPU slot updated with a locked add",
 	.mem_size = PCPU_MEM, .word_size = PCPU_STRIDE, PC_RUN(percpu_lock_add),
 };
@@ -162,8 +173,9 @@ const struct probe probe_percpu_lock_add = {
 const struct probe probe_percpu_add_nl = {
 	.name = "percpu_add_nl", .twin = "rseq_add", .family = "percpu",
 	.atomicity = ATOMICITY_NONATOMIC,
-	PC_INSN("movl %fs:cpu_id_start; addq %reg,(slot) (unsafe on migration)"),
+	PC_INSN("addq %reg,(slot) after movl %fs:cpu_id_start (unsafe on migration)"),
 	.kernel = "raw_cpu_add without preempt off (unsafe in user space)",
+	.kernel_src = "include/linux/percpu-defs.h raw_cpu_add",
 	.desc = "the per-CPU slot updated with a plain add: loses updates on migration",
 	.mem_size = PCPU_MEM, .word_size = PCPU_STRIDE, PC_RUN(percpu_add_nl),
 };
@@ -173,6 +185,8 @@ const struct probe probe_rseq_cmpxchg = {
 	.atomicity = ATOMICITY_LOCAL,
 	PC_INSN(ARCH_INSN_RSEQ_CMPXCHG),
 	.kernel = "this_cpu_cmpxchg (user space: rseq)",
-	.desc = "per-CPU compare-and-exchange in a restartable sequence, committed by a store",
-	.mem_size = PCPU_MEM, .word_size = PCPU_STRIDE, PC_RUN(rseq_cmpxchg),
+	.kernel_src = "include/linux/percpu-defs.h this_cpu_cmpxchg (rseq: kernel/rseq.c)",
+	.desc = "per-CPU compare-and-exchange in a restartable sequence, committed by a store "
+		"(throughput only: compare-then-store forms no chain)",
+	.mem_size = PCPU_MEM, .word_size = PCPU_STRIDE, PC_RUN_TPUT(rseq_cmpxchg),
 };

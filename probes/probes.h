@@ -57,7 +57,7 @@
 	X(pthread_mutex)		\
 	X(pthread_spin)			\
 	X(preempt_disable)		\
-	X(local_irq_save)		\
+	X(local_irq_save_analog)	\
 	X(sigprocmask)			\
 	/* per-CPU ops (rseq) */	\
 	X(rseq_add)			\

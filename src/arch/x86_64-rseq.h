@@ -4,7 +4,7 @@
  * Included at the end of arch/x86_64.h. Like the rest of that header, every
  * primitive is one `asm volatile` with a "memory" clobber, so the compiler can
  * neither merge nor reorder them; the comment on each says what the kernel
- * executes for the same thing (../shared/reference/kernel-primitives.md).
+ * executes for the same thing.
  *
  * Capabilities (other architectures leave them undefined, probes treat
  * undefined as 0):
@@ -124,7 +124,7 @@ static inline void arch_ticket_release(volatile void *p)
 	z_;										\
 })
 
-#define ARCH_INSN_IRQ_SAVE "pushfq; popq %reg; movb $1,%fs:flag / testl $IF; movb $0,%fs:flag"
+#define ARCH_INSN_IRQ_SAVE "pushfq; popq %reg; movb $1,%fs:flag / testl $IF; movb $0,%fs:flag (analog: no cli/sti)"
 /* local_irq_save: the kernel runs `pushfq; popq %reg; cli`. cli/sti fault in
  * user space; the flags read is kept and the "irqs off" state goes to a
  * thread-local byte. Returns the flags. */
@@ -187,7 +187,7 @@ static inline uint32_t arch_rseq_cpu_start(ptrdiff_t rseq_off)
 	return cpu;
 }
 
-#define ARCH_INSN_RSEQ_ADD "rseq: movq $cs,%fs:rseq_cs; cmpl cpu,%fs:cpu_id; jnz abort; addq %reg,(slot)"
+#define ARCH_INSN_RSEQ_ADD "addq %reg,(slot) committing rseq: movl %fs:cpu_id_start; movq $cs,%fs:rseq_cs; cmpl cpu,%fs:cpu_id; jnz abort"
 /* Per-CPU add: *(base + cpu * stride) += v, committed by one unlocked addq,
  * restarted if the thread leaves the CPU in between. */
 static inline void arch_rseq_add(char *base, size_t stride, uint64_t v, ptrdiff_t rseq_off)
@@ -205,7 +205,7 @@ retry:
 		 : "memory", "cc", "rax" : retry);
 }
 
-#define ARCH_INSN_RSEQ_CMPXCHG "rseq: movq $cs,%fs:rseq_cs; cmpl cpu,%fs:cpu_id; jnz abort; cmpq old,(slot); jnz fail; movq new,(slot)"
+#define ARCH_INSN_RSEQ_CMPXCHG "cmpq old,(slot); jnz fail; movq new,(slot) committing rseq: movl %fs:cpu_id_start; movq $cs,%fs:rseq_cs; cmpl cpu,%fs:cpu_id; jnz abort"
 /* Per-CPU compare-and-exchange: if *(slot) == old store nw, committed by one
  * plain store. Returns true on success, false when the value differed. */
 static inline bool arch_rseq_cmpxchg(char *base, size_t stride, uint64_t old, uint64_t nw,
@@ -224,6 +224,72 @@ retry:
 		 X86_RSEQ_CS_END(retry)
 		 : : [slot] "r"(slot), [old] "r"(old), [nw] "r"(nw), [cpu] "r"(cpu),
 		     [off] "r"(rseq_off)
+		 : "memory", "cc", "rax" : retry, fail);
+	return true;
+fail:
+	return false;
+}
+
+#define ARCH_INSN_RSEQ_POP "rseq: cmpl cpu,%fs:cpu_id; jnz abort; movq (slot),head; testq head; jz end; movq (head),next; movq next,(slot)"
+/* Per-CPU list pop (the SLUB alloc fast path as a restartable sequence):
+ * slot = base + cpu * stride holds the head of a list linked through each
+ * object's first word. Inside one critical section: read head, stop if it is
+ * NULL, read head's next, and store next into the slot, the single commit.
+ * Head and next are both read inside the section, so a thread preempted,
+ * signalled or migrated anywhere before the commit restarts from the read of
+ * its CPU number: it can neither pop an object another thread took meanwhile
+ * (ABA) nor keep using another CPU's slot. *cpu_out receives the CPU whose
+ * slot was used. Returns head (NULL: that CPU's list was empty). */
+static inline void *arch_rseq_pop(char *base, size_t stride, ptrdiff_t rseq_off, uint32_t *cpu_out)
+{
+	uint32_t cpu;
+	char *slot;
+	void *head, *next;
+
+retry:
+	cpu = arch_rseq_cpu_start(rseq_off);
+	slot = base + (size_t)cpu * stride;
+	asm goto(X86_RSEQ_CS_BEGIN
+		 "movq (%[slot]), %[head]\n\t"
+		 "testq %[head], %[head]\n\t"
+		 "jz 332f\n\t"
+		 "movq (%[head]), %[next]\n\t"
+		 "movq %[next], (%[slot])\n"
+		 X86_RSEQ_CS_END(retry)
+		 : [head] "=&r"(head), [next] "=&r"(next)
+		 : [slot] "r"(slot), [cpu] "r"(cpu), [off] "r"(rseq_off)
+		 : "memory", "cc", "rax" : retry);
+	*cpu_out = cpu;
+	return head;
+}
+
+#define ARCH_INSN_RSEQ_PUSH "rseq: cmpl cpu,%fs:cpu_id; jnz abort; cmpq tag,(tagp); jnz fail; movq (slot),%rax; movq %rax,(last); movq first,(slot)"
+/* Per-CPU list push of the chain first..last (linked through each object's
+ * first word; last's link is overwritten) onto slot = base + cpu * stride,
+ * only while the 64-bit word at slot + tag_off equals tag (SLUB: the object
+ * belongs to this CPU's slab). Inside one critical section: compare the tag,
+ * read the head, link last to it, then the single commit: store first into
+ * the slot. The link store goes to objects the caller owns, so a restart
+ * simply rewrites it. Returns true when pushed, false when the tag differed
+ * (nothing stored). */
+static inline bool arch_rseq_push(char *base, size_t stride, size_t tag_off, uint64_t tag, void *first,
+				  void *last, ptrdiff_t rseq_off)
+{
+	uint32_t cpu;
+	char *slot;
+
+retry:
+	cpu = arch_rseq_cpu_start(rseq_off);
+	slot = base + (size_t)cpu * stride;
+	asm goto(X86_RSEQ_CS_BEGIN
+		 "cmpq %[tag], (%[tagp])\n\t"
+		 "jnz %l[fail]\n\t"
+		 "movq (%[slot]), %%rax\n\t"
+		 "movq %%rax, (%[last])\n\t"
+		 "movq %[first], (%[slot])\n"
+		 X86_RSEQ_CS_END(retry)
+		 : : [slot] "r"(slot), [tagp] "r"(slot + tag_off), [tag] "r"(tag), [first] "r"(first),
+		     [last] "r"(last), [cpu] "r"(cpu), [off] "r"(rseq_off)
 		 : "memory", "cc", "rax" : retry, fail);
 	return true;
 fail:

@@ -4,8 +4,8 @@
  * Each primitive is `asm volatile` with a "memory" clobber so that the
  * compiler can neither merge repeated ops nor move them across each other;
  * the memory operand is "+m" so the compiler picks a displacement addressing
- * mode (OPS64 offsets become displacements). The kernel's instruction for
- * each primitive is in ../shared/reference/kernel-primitives.md.
+ * mode (OPS64 offsets become displacements). Each probe's .kernel_src
+ * names the kernel file (ARCH_KSRC_*) and macro whose instruction it runs.
  */
 #ifndef ATOMCOST_ARCH_X86_64_H
 #define ATOMCOST_ARCH_X86_64_H
@@ -23,6 +23,7 @@
 #define ARCH_HAS_BIT_INSNS 1	/* bts/btr with a register bit number */
 #define ARCH_HAS_LLSC 0
 #define ARCH_HAS_LSE 0
+#define ARCH_HAS_SPLIT_LOCK 1	/* a locked RMW may straddle two lines (src/splitlock.c) */
 
 extern bool arch_x86_have_rdtscp;
 
@@ -417,5 +418,8 @@ static inline bool arch_percpu_cmpxchg128(uintptr_t off, uint64_t *old, uint64_t
 		     : "b"(nlo), "c"(nhi), [o] "r"(off) : "memory");
 	return ok;
 }
+
+/* Timed loops placed at chosen code addresses (code-alignment experiment). */
+#include "arch/x86_64-align.h"
 
 #endif

@@ -1,8 +1,14 @@
 /* cmd-info.c - the commands that describe rather than measure probes:
  * topo, calibrate, list. */
+#include <elf.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <link.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "cmd.h"
@@ -131,41 +137,194 @@ int cmd_calibrate(int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* The symbol table of this executable, to name each probe's timed loops
+ * (the static kernel functions) in `list --json`, so the disassembly of
+ * exactly the loop the table runs can be found and checked
+ * (tests/test-disasm.sh). Empty when the binary is stripped. */
+struct symtab {
+	void *map;
+	size_t len;
+	const ElfW(Sym) *sym;
+	size_t nsym;
+	const char *str;
+	size_t strsz;
+	uintptr_t bias;	/* run-time address - link-time address */
+};
+
+static const ElfW(Sym) *symtab_lookup(const struct symtab *t, const char *name)
+{
+	for (size_t i = 0; i < t->nsym; i++)
+		if (t->sym[i].st_name < t->strsz && !strcmp(t->str + t->sym[i].st_name, name))
+			return &t->sym[i];
+	return NULL;
+}
+
+/* 0, or -errno when there is no readable symbol table (t is then empty). */
+static int symtab_open(struct symtab *t)
+{
+	const ElfW(Ehdr) *eh;
+	const ElfW(Shdr) *sh;
+	const ElfW(Sym) *self;
+	struct stat st;
+	int fd, ret = -ENOENT;
+
+	memset(t, 0, sizeof(*t));
+	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || (size_t)st.st_size < sizeof(*eh)) {
+		close(fd);
+		return -EINVAL;
+	}
+	t->len = (size_t)st.st_size;
+	t->map = mmap(NULL, t->len, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (t->map == MAP_FAILED) {
+		t->map = NULL;
+		return -errno;
+	}
+	eh = t->map;
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_shentsize != sizeof(*sh) ||
+	    eh->e_shoff > t->len || eh->e_shnum > (t->len - eh->e_shoff) / sizeof(*sh))
+		goto out_unmap;
+	sh = (const ElfW(Shdr) *)((const char *)t->map + eh->e_shoff);
+	for (unsigned i = 0; i < eh->e_shnum; i++) {
+		const ElfW(Shdr) *ss;
+
+		if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum)
+			continue;
+		ss = &sh[sh[i].sh_link];
+		if (sh[i].sh_offset > t->len || sh[i].sh_size > t->len - sh[i].sh_offset ||
+		    ss->sh_offset > t->len || ss->sh_size > t->len - ss->sh_offset)
+			goto out_unmap;
+		t->sym = (const ElfW(Sym) *)((const char *)t->map + sh[i].sh_offset);
+		t->nsym = sh[i].sh_size / sizeof(ElfW(Sym));
+		t->str = (const char *)t->map + ss->sh_offset;
+		t->strsz = ss->sh_size;
+		break;
+	}
+	/* the load bias from a function whose run-time address we know */
+	self = t->sym ? symtab_lookup(t, "cmd_list") : NULL;
+	if (self) {
+		t->bias = (uintptr_t)cmd_list - (uintptr_t)self->st_value;
+		return 0;
+	}
+out_unmap:
+	munmap(t->map, t->len);
+	memset(t, 0, sizeof(*t));
+	return ret;
+}
+
+static void symtab_close(struct symtab *t)
+{
+	if (t->map)
+		munmap(t->map, t->len);
+}
+
+/* The name of the function at fn, or NULL. */
+static const char *symtab_name(const struct symtab *t, probe_kernel_fn fn)
+{
+	uintptr_t v;
+
+	if (!fn || !t->sym)
+		return NULL;
+	v = (uintptr_t)fn - t->bias;
+	for (size_t i = 0; i < t->nsym; i++)
+		if (ELF64_ST_TYPE(t->sym[i].st_info) == STT_FUNC && t->sym[i].st_value == v &&
+		    t->sym[i].st_name < t->strsz)
+			return t->str + t->sym[i].st_name;
+	return NULL;
+}
+
+static json_t *json_string_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static const char *chain_name(enum probe_chain c)
+{
+	switch (c) {
+	case CHAIN_NONE:
+		return "none";
+	case CHAIN_MEMORY:
+		return "memory";
+	case CHAIN_REGISTER:
+		return "register";
+	}
+	return "?";
+}
+
+/* {"latency": sym, "throughput": sym, "sweep": [{"lines": n, "kernel": sym}]} */
+static json_t *kernels_json(const struct symtab *t, const struct probe *p)
+{
+	json_t *k = json_object(), *sw;
+
+	for (int m = 0; m < MODE__COUNT; m++)
+		if (p->run[m])
+			json_object_set_new(k, probe_mode_name((enum probe_mode)m),
+					    json_string_or_null(symtab_name(t, p->run[m])));
+	if (!p->tput_sweep)
+		return k;
+	sw = json_array();
+	for (int i = 0; i < TPUT_NFOOT; i++)
+		json_array_append_new(sw, json_pack("{s:i, s:o}", "lines", (int)tput_footprints[i],
+			"kernel", json_string_or_null(symtab_name(t, p->tput_sweep[i]))));
+	json_object_set_new(k, "sweep", sw);
+	return k;
+}
+
 static void list_probes(bool json)
 {
 	json_t *arr = json ? json_array() : NULL;
+	struct symtab st = { 0 };
 
-	if (!json)
-		printf("%-20s %-20s %-9s %-10s %-9s %-44s %s\n", "probe", "twin", "family",
-		       "atomicity", "forms", "instruction(s)", "kernel primitive");
+	if (json)
+		symtab_open(&st);	/* without one, the kernel names are null */
+	else
+		printf("%-20s %-20s %-9s %-10s %-12s %-8s %s\n", "probe", "twin", "family",
+		       "atomicity", "forms", "chain", "instruction(s)");
 	for (size_t i = 0; i < probe_count; i++) {
 		const struct probe *p = probe_table[i];
 		char forms[32];
 
 		snprintf(forms, sizeof(forms), "%s%s%s", p->run[MODE_LATENCY] ? "lat" : "",
 			 p->run[MODE_LATENCY] && p->run[MODE_THROUGHPUT] ? "," : "",
-			 p->run[MODE_THROUGHPUT] ? "tput" : "");
+			 p->run[MODE_THROUGHPUT] ? (p->tput_sweep ? "tput1-32" : "tput") : "");
 		if (p->unsupported)
 			snprintf(forms, sizeof(forms), "n/a");
 		if (json) {
-			json_array_append_new(arr, json_pack("{s:s, s:s?, s:s, s:s, s:s, s:s, s:s, s:b, s:b, s:b, s:s?}",
+			json_t *o = json_pack("{s:s, s:s?, s:s, s:s, s:s, s:s, s:s?, s:s, s:b, s:s, s:b, s:b, s:b, s:s?}",
 				"probe", p->name, "twin", p->twin, "family", p->family,
 				"atomicity", probe_atomicity_name(p->atomicity), "insn", p->insn,
-				"kernel", p->kernel, "description", p->desc,
+				"kernel", p->kernel, "kernel_src", p->kernel_src,
+				"chain", chain_name(p->chain), "analog", p->analog,
+				"description", p->desc,
 				"latency", p->run[MODE_LATENCY] != NULL,
 				"throughput", p->run[MODE_THROUGHPUT] != NULL, "default", p->in_default,
-				"unsupported", p->unsupported));
+				"unsupported", p->unsupported);
+
+			json_object_set_new(o, "kernels", kernels_json(&st, p));
+			json_array_append_new(arr, o);
 			continue;
 		}
-		printf("%-20s %-20s %-9s %-10s %-9s %-44s %s%s%s\n", p->name, p->twin ? p->twin : "-",
-		       p->family, probe_atomicity_name(p->atomicity), forms, p->insn, p->kernel,
-		       p->unsupported ? "  [not here: " : "", p->unsupported ? p->unsupported : "");
+		printf("%-20s %-20s %-9s %-10s %-12s %-8s %s\n", p->name, p->twin ? p->twin : "-",
+		       p->family, probe_atomicity_name(p->atomicity), forms,
+		       p->run[MODE_LATENCY] ? chain_name(p->chain) : "-", p->insn);
+		printf("%-20s %s%s%s%s%s\n", "", p->analog ? "ANALOG (not the real semantics): " : "",
+		       p->kernel, p->kernel_src ? " [" : "", p->kernel_src ? p->kernel_src : "",
+		       p->kernel_src ? "]" : "");
+		if (p->unsupported)
+			printf("%-20s not here: %s\n", "", p->unsupported);
 	}
+	symtab_close(&st);
 	if (json)
 		print_json(json_pack("{s:s, s:s, s:o}", "arch", ARCH_NAME, "atomics", ARCH_ATOMICS_IMPL,
 				     "probes", arr));
 	else
-		printf("\narchitecture %s, primitives as %s. 'atomcost run --help' to measure them.\n",
+		printf("\nchain: how each latency op depends on the previous one (memory: it reads the word\n"
+		       "the previous op wrote; register: its input is the previous op's output). tput1-32:\n"
+		       "throughput swept over 1..32 lines. [kernel file and macro mirrored]\n"
+		       "architecture %s, primitives as %s. 'atomcost run --help' to measure them.\n",
 		       ARCH_NAME, ARCH_ATOMICS_IMPL);
 }
 

@@ -71,6 +71,8 @@ static json_t *result_json(const struct report *rep, const struct result *r)
 		      "ns", summary_json(&r->s, ns),
 		      "samples", (json_int_t)r->nsamples, "outliers", (json_int_t)r->s.outliers,
 		      "samples_ticks", samples);
+	if (r->analog)
+		json_object_set_new(o, "analog", json_true());
 	if (r->has_ratio)
 		json_object_set_new(o, "ratio_to_twin",
 				    json_pack("{s:f, s:f, s:f, s:b}", "ratio", r->ratio, "lo", r->ratio_lo,
@@ -206,6 +208,7 @@ static int read_result(json_t *o, struct result *r, size_t idx, const char *path
 	r->warmup = (size_t)json_integer_value(json_object_get(o, "warmup_dropped"));
 	r->ci_reached = json_is_true(json_object_get(o, "ci_reached"));
 	r->migrated = json_is_true(json_object_get(o, "migrated"));
+	r->analog = json_is_true(json_object_get(o, "analog"));
 	r->nsamples = json_array_size(samples);
 	if (r->nsamples == 0) {
 		pr_err("%s: results[%zu] (%s): no samples", path, idx, r->name);

@@ -44,6 +44,7 @@ struct result {
 	struct summary s;	/* of samples, ticks per op */
 	bool ci_reached;	/* stopped because the CI target was met */
 	bool migrated;		/* the thread was found off its PU */
+	bool analog;		/* the probe is a user-space stand-in (probe.analog): no verdicts */
 	/* vs twin (same mode and pattern); has_ratio false when absent */
 	bool has_ratio;
 	double ratio, ratio_lo, ratio_hi;

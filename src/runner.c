@@ -271,6 +271,7 @@ void runner_fill_identity(struct result *r, const struct probe *p, enum probe_mo
 	snprintf(r->family, sizeof(r->family), "%s", p->family);
 	snprintf(r->atomicity, sizeof(r->atomicity), "%s", probe_atomicity_name(p->atomicity));
 	snprintf(r->insn, sizeof(r->insn), "%s", p->insn);
+	r->analog = p->analog;
 	snprintf(r->pattern, sizeof(r->pattern), "hit");
 	r->mode = m;
 }

@@ -1,0 +1,129 @@
+/* test-card.c - the machine card's sentences follow the report's numbers:
+ * a synthetic report gives known figures; the card must print them, pick
+ * its verdict words by the noise rule, order the menu by cost, and change
+ * when a number changes. Exit 0 pass, 1 fail.
+ */
+#include "card.h"
+#include "harness.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void add(struct report *rep, const char *name, enum probe_mode m, const char *pattern,
+		double cycles)
+{
+	struct result *r = report_add(rep);
+
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	snprintf(r->pattern, sizeof(r->pattern), "%s", pattern);
+	r->mode = m;
+	r->samples = malloc(sizeof(double));
+	r->samples[0] = cycles * rep->cal.ticks_per_cycle;
+	r->nsamples = 1;
+	stats_summarize(r->samples, 1, &r->s);
+}
+
+static void add_share(struct report *rep, const char *name, const char *placement,
+		      const char *pattern, double cycles)
+{
+	add(rep, name, MODE_LATENCY, pattern, cycles);
+	rep->r[rep->n - 1].extra = json_pack("{s:{s:s}}", "contention", "placement", placement);
+}
+
+static void make(struct report *rep, double l2_atomic)
+{
+	report_init(rep);
+	rep->cal.ticks_per_cycle = 0.5;	/* 2 cycles per tick: the card converts */
+	rep->cal.core_hz = 3e9;
+	rep->cal.trustworthy = true;
+	rep->meta = json_pack("{s:{s:{s:s, s:s, s:s, s:s}}}", "fingerprint", "cpu", "model_name",
+			      "Test CPU", "family", "25", "model", "17", "microcode", "0x1");
+	add(rep, "set_bit", MODE_THROUGHPUT, "hit", 7.5);
+	add(rep, "__set_bit", MODE_THROUGHPUT, "hit", 2.0);
+	add(rep, "set_bit", MODE_LATENCY, "hit", 7.3);
+	add(rep, "__set_bit", MODE_LATENCY, "hit", 8.0);
+	add(rep, "set_bit", MODE_LATENCY, "l2", l2_atomic);
+	add(rep, "__set_bit", MODE_LATENCY, "l2", 16.0);
+	add(rep, "set_bit_var", MODE_LATENCY, "hit", 8.1);
+	add(rep, "spin_lock", MODE_LATENCY, "hit", 20.0);
+	add(rep, "preempt_disable", MODE_LATENCY, "hit", 2.0);
+	add_share(rep, "atomic_inc", "l3", "true-share", 60.0);
+	add_share(rep, "atomic_inc", "l3", "false-share", 58.0);
+	add_share(rep, "atomic_inc", "l3", "no-share", 8.0);
+}
+
+static char *card_text(const struct report *rep)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	CHECK(card_write_text(rep, f) == 0, "card_write_text");
+	fclose(f);
+	return buf;
+}
+
+static bool has(const char *text, const char *needle)
+{
+	bool ok = strstr(text, needle) != NULL;
+
+	if (!ok)
+		printf("--- card ---\n%s--- has no '%s'\n", text, needle);
+	return ok;
+}
+
+int main(void)
+{
+	struct report rep;
+	struct card c;
+	char *t;
+	const char *a, *b;
+
+	make(&rep, 16.2);	/* 16.2 vs 16.0: within the 3% floor */
+	CHECK(card_build(&rep, &c) == 0, "card_build");
+	CHECK(c.pair_atomic && !strcmp(c.pair_atomic, "set_bit"), "the set_bit pair is used");
+	t = card_text(&rep);
+	CHECK(has(t, "Test CPU (family 25 model 17"), "machine line");
+	/* hot line: 7.5 vs 2.0 cycles (the ticks were converted) */
+	CHECK(has(t, "7.50 vs    2.00 throughput the lock costs 3.8x"), "hot-line cost sentence");
+	CHECK(has(t, "L2 miss, dependent") && has(t, "16.20 vs   16.00 latency    same"),
+	      "L2 within the floor: same");
+	CHECK(has(t, "DRAM miss, dependent         not measured"), "absent rows say so");
+	CHECK(has(t, "sharing the line costs 7.5x"), "sharing sentence");
+	/* menu: set a bit only this CPU writes, cheapest first */
+	a = strstr(t, "\n    set_bit  ");
+	b = strstr(t, "\n    __set_bit  ");
+	CHECK(a && b && a < b, "menu ordered by cost (set_bit 7.3 before __set_bit 8.0)");
+	CHECK(has(t, "no concurrent writer"), "safety condition printed");
+	CHECK(has(t, "per-CPU counter:\n    not measured"), "a need without options");
+	free(t);
+	report_free(&rep);
+
+	/* change one number: the sentence changes */
+	make(&rep, 40.0);
+	t = card_text(&rep);
+	CHECK(has(t, "40.00 vs   16.00 latency    the lock costs 2.5x"), "L2 verdict follows the number");
+	free(t);
+	report_free(&rep);
+
+	/* and the menu order follows the numbers */
+	make(&rep, 16.2);
+	for (size_t i = 0; i < rep.n; i++)
+		if (!strcmp(rep.r[i].name, "__set_bit") && rep.r[i].mode == MODE_LATENCY &&
+		    !strcmp(rep.r[i].pattern, "hit"))
+			rep.r[i].s.median = 1.0 * rep.cal.ticks_per_cycle;
+	t = card_text(&rep);
+	a = strstr(t, "\n    set_bit  ");
+	b = strstr(t, "\n    __set_bit  ");
+	CHECK(a && b && b < a, "menu reorders when __set_bit gets cheaper");
+	free(t);
+	{
+		json_t *j = card_to_json(&rep);
+
+		CHECK(json_is_object(j) && json_array_size(json_object_get(j, "menu")) == 5,
+		      "summary JSON with the menu");
+		json_decref(j);
+	}
+	report_free(&rep);
+	return test_done("card");
+}

@@ -22,7 +22,8 @@
 const struct cfg_key cfg_schema[] = {
 	/* [experiment] */
 	{ "experiment", "kind", CFG_ENUM_LIST, "probes",
-	  "probes|buddy-bitmap-2004|slub-cmpxchg-local|slub-bulk-free|slab-concurrent", 0, 0, NULL,
+	  "probes|buddy-bitmap-2004|slub-cmpxchg-local|slub-bulk-free|slab-concurrent|"
+	  "code-alignment-2008", 0, 0, NULL,
 	  "what to run, in order: the probe table and/or reproductions of published scorings" },
 	{ "experiment", "description", CFG_STR, NULL, NULL, 0, 0, NULL,
 	  "one line saying what the experiment answers (copied into the report)" },
@@ -118,6 +119,20 @@ const struct cfg_key cfg_schema[] = {
 	  "first without it (after)" },
 	{ "slab-concurrent", "repeats", CFG_U64, "3", NULL, 1, 1000, NULL,
 	  "timed passes per figure (median printed)" },
+
+	/* [code-alignment-2008] */
+	{ "code-alignment-2008", "probes", CFG_ENUM_LIST,
+	  "add,add-tput,chase,orb,lock-orb,btsq,cmpxchgq-tput,lock-cmpxchgq-tput",
+	  "add|add-tput|chase|orb|lock-orb|btsq|cmpxchgq-tput|lock-cmpxchgq-tput", 0, 0, NULL,
+	  "loops to place: add chain, 4 add chains, L1 pointer chase, orb / lock orb / btsq on one "
+	  "word (latency), cmpxchgq / lock cmpxchgq over 8 lines (throughput)" },
+	{ "code-alignment-2008", "placements", CFG_ENUM_LIST, "line,page", "line|page", 0, 0, NULL,
+	  "line: the loop at +0, +4, .. +60 from a page start; page: at +4032, +4040, +4064, +4088, "
+	  "crossing into the next page" },
+	{ "code-alignment-2008", "passes", CFG_U64, "3", NULL, 2, 20, NULL,
+	  "passes over every placement; their spread at one placement is the noise floor" },
+	{ "code-alignment-2008", "max_seconds", CFG_DOUBLE, "0.05", NULL, 0.005, 10, NULL,
+	  "time cap per placement and pass, seconds" },
 };
 const size_t cfg_schema_count = ARRAY_SIZE(cfg_schema);
 

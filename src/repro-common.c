@@ -30,6 +30,9 @@ static const struct {
 	{ "slab-concurrent", repro_concurrent_run, "slab-lockless-shared-check-2016",
 	  "Joonsoo Kim, linux-mm, 12 Apr 2016, patch making slab's free-object check lockless "
 	  "(Christoph Lameter's concurrent alloc/free benchmark)" },
+	{ "code-alignment-2008", repro_align_run, "slub-partial-pages-variance-2008",
+	  "Christoph Lameter, linux-mm, Jan 2008, \"Re: SLUB: Increasing partial pages\" "
+	  "(~3% variance between kernel builds, blamed on code alignment)" },
 };
 
 int repro_run_all(const struct experiment *e, struct topo *t, const struct run_opts *o,

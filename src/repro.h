@@ -168,16 +168,30 @@ size_t buddy_cold_ring_length(const struct buddy_cold *c);
 
 /* ---- the SLUB model (repro-slub.c), shared by the 2007 and 2015 ones ---- */
 
+/* Which fast path the model runs. SLUB_FP_TID (0, what slab_cache_init
+ * sets) is the kernel's since 2011: a per-CPU {freelist, tid} pair committed
+ * by a 16-byte compare-and-exchange. SLUB_FP_2007 is the one the 2007 post
+ * measured: the per-CPU freelist word alone, committed by a single-word
+ * compare-and-exchange, no transaction id. */
+enum slub_fastpath {
+	SLUB_FP_TID,
+	SLUB_FP_2007,
+	SLUB_FP__COUNT,
+};
+extern const char *const slub_fastpath_names[SLUB_FP__COUNT];	/* config names */
+
 enum slub_variant {
-	SLUB_LOCKED,	/* lock cmpxchg16b (cmpxchg_double / cmpxchg128) */
-	SLUB_LOCAL,	/* cmpxchg16b, no lock (cmpxchg_local) */
-	SLUB_THIS_CPU,	/* cmpxchg16b %fs:off (this_cpu_cmpxchg128) */
-	SLUB_RSEQ,	/* rseq critical section on a per-CPU freelist */
+	SLUB_LOCKED,	/* 2011: lock cmpxchg16b; 2007: lock cmpxchgq (cmpxchg) */
+	SLUB_LOCAL,	/* 2011: cmpxchg16b; 2007: cmpxchgq + preempt_disable analog (cmpxchg_local) */
+	SLUB_THIS_CPU,	/* cmpxchg16b / cmpxchgq %fs:off (this_cpu_cmpxchg) */
+	SLUB_RSEQ,	/* rseq critical section on a per-CPU freelist (same in both) */
 	SLUB_IRQOFF,	/* flags save + plain loads/stores (local_irq_save analog) */
 	SLUB__COUNT,
 };
 extern const char *const slub_variant_names[SLUB__COUNT];	/* config names */
-extern const char *const slub_variant_insn[SLUB__COUNT];
+extern const char *const slub_variant_insn[SLUB__COUNT];	/* of SLUB_FP_TID */
+/* The fast path's instructions for variant v of fast path fp. */
+const char *slub_variant_insn_of(enum slub_fastpath fp, enum slub_variant v);
 /* NULL, or why the variant cannot run here. */
 const char *slub_variant_unavailable(enum slub_variant v);
 
@@ -202,6 +216,7 @@ struct slab_cache {
 	struct slab_meta *meta;
 	uint64_t lock;		/* the node's list_lock */
 	int32_t partial;	/* partial list head, -1: empty */
+	enum slub_fastpath fastpath;	/* SLUB_FP_TID unless set after init */
 };
 
 /* A cache for max_objects objects of size bytes (arena reserved up front).
@@ -217,15 +232,50 @@ void slab_free(struct slab_cache *s, enum slub_variant v, void *obj);
  * consumed (entries set to NULL). */
 void slab_free_bulk(struct slab_cache *s, size_t n, void **p);
 /* Free objects: in slab freelists plus the calling thread's cpu freelist
- * (other threads add theirs with slab_cpu_free_count). */
+ * (other threads add theirs with slab_cpu_free_count). SLUB_RSEQ keeps its
+ * freelists per CPU, shared by the threads on that CPU: its count covers
+ * every CPU's freelist. */
 size_t slab_free_in_slabs(const struct slab_cache *s);
 size_t slab_cpu_free_count(struct slab_cache *s, enum slub_variant v);
-/* Give the calling thread's cpu freelist back to its slab (a flush). */
+/* Give the calling thread's cpu freelist back to its slab (a flush); for
+ * SLUB_RSEQ every CPU's freelist (call it when no thread allocates). */
 void slab_cpu_flush(struct slab_cache *s, enum slub_variant v);
 static inline size_t slab_index(const struct slab_cache *s, const void *obj)
 {
 	return (size_t)((const char *)obj - s->arena) >> s->shift;
 }
+
+/* ---- the 2015 bulk alloc/free model (repro-slub-bulk.c) ----
+ * SLUB as in v4.1 for the calling thread; the bulk algorithms: */
+enum bulk_algo {
+	BULK_FALLBACK,	/* kmem_cache_alloc / kmem_cache_free one by one */
+	BULK_PREVIOUS,	/* posted alloc_bulk, free one by one (the post's "previous patch") */
+	BULK_POSTED,	/* posted alloc_bulk + free_bulk (IRQs off, toggled around __slab_free) */
+	BULK_DETACHED,	/* later (v4.3): detached freelists, no IRQ toggling */
+	BULK__COUNT,
+};
+extern const char *const bulk_algo_names[BULK__COUNT];
+struct bulk_cache;
+/* Slow-path counts, as CONFIG_SLUB_STATS: __slab_free calls (each one group
+ * of objects), ___slab_alloc refills. */
+struct bulk_stats {
+	uint64_t free_slow, alloc_slow;
+};
+int bulk_cache_create(struct bulk_cache **out, size_t size, size_t max_objects);
+void bulk_cache_destroy(struct bulk_cache *c);
+/* n objects into p[] (0, or -ENOMEM with none allocated). */
+int bulk_alloc(struct bulk_cache *c, enum bulk_algo a, size_t n, void **p);
+/* Free p[0..n) (the detached algorithm consumes p[]: entries set to NULL). */
+void bulk_free(struct bulk_cache *c, enum bulk_algo a, size_t n, void **p);
+void bulk_cache_stats(const struct bulk_cache *c, struct bulk_stats *st);
+/* Free objects in the slabs and on the calling thread's CPU freelist; the
+ * objects of every slab grown so far. */
+size_t bulk_cache_free_objects(struct bulk_cache *c);
+size_t bulk_cache_capacity(const struct bulk_cache *c);
+size_t bulk_slab_index(const struct bulk_cache *c, const void *obj);
+unsigned bulk_objs_per_slab(const struct bulk_cache *c);
+/* The calling thread's CPU slab, -1: none. */
+int64_t bulk_cpu_slab(struct bulk_cache *c);
 
 /* ---- the 2016 concurrent SLAB model (repro-slab-concurrent.c) ---- */
 

@@ -1,0 +1,463 @@
+/* repro-align.c - does code placement move what an op costs? (seed
+ * slub-partial-pages-variance-2008: tbench moved ~3% between kernel builds
+ * of the same source, and the poster suspected where the code fell in the
+ * cache lines.)
+ *
+ * Each probe's timed loop exists in ALIGN_NPLACE copies, the same bytes at
+ * different addresses (arch: ARCH_ALIGN_COPY): 16 offsets within one
+ * 64-byte line, and 4 offsets near the end of a 4 KiB page so that the loop
+ * crosses into the next page. Every copy is timed by the engine's sampler
+ * (runner_measure_kernel: N/2N overhead cancellation, drift correction,
+ * warm-up), in core cycles, in `passes` passes; the passes run the
+ * placements in alternating order so that a slow change of the machine
+ * during a pass does not line up with the offset. The spread across
+ * placements is judged against the spread between passes of one placement
+ * (align_assess): only a spread above that noise, and above
+ * NOISE_FLOOR_MIN, says the machine shows the effect.
+ */
+#include "repro-align.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch/arch.h"
+#include "common.h"
+#include "repro.h"
+#include "runner.h"
+
+const unsigned align_offsets[ALIGN_NPLACE] = {
+	0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60,
+	4032, 4040, 4064, 4088,
+};
+
+size_t align_page_twin(size_t i)
+{
+	for (size_t j = 0; j < ALIGN_NLINE; j++)
+		if (align_offsets[j] == align_offsets[i] % 64)
+			return j;
+	return i;	/* unreachable: every page offset is a multiple of 4 */
+}
+
+#if ARCH_HAS_ALIGN_LOOPS
+/* The entries read ctx->mem as the first word of the context. */
+_Static_assert(offsetof(struct probe_ctx, mem) == 0, "placed loops read ctx->mem at offset 0");
+
+/* Must list the numbers of align_offsets[], in order. */
+#define ALIGN_PLACEMENTS(M, ...)						\
+	M(__VA_ARGS__, 0) M(__VA_ARGS__, 4) M(__VA_ARGS__, 8) M(__VA_ARGS__, 12)	\
+	M(__VA_ARGS__, 16) M(__VA_ARGS__, 20) M(__VA_ARGS__, 24) M(__VA_ARGS__, 28)	\
+	M(__VA_ARGS__, 32) M(__VA_ARGS__, 36) M(__VA_ARGS__, 40) M(__VA_ARGS__, 44)	\
+	M(__VA_ARGS__, 48) M(__VA_ARGS__, 52) M(__VA_ARGS__, 56) M(__VA_ARGS__, 60)	\
+	M(__VA_ARGS__, 4032) M(__VA_ARGS__, 4040) M(__VA_ARGS__, 4064) M(__VA_ARGS__, 4088)
+
+/* The copies, in their own text section (objdump: atomcost_align_*). */
+#define EMIT_COPY(id, setup, op, rept, off) ARCH_ALIGN_COPY(id, off, setup, op, rept)
+#define EMIT_PROBE(id, name, insn, form, setup, op, rept)			\
+	ALIGN_PLACEMENTS(EMIT_COPY, id, setup, op, rept)
+asm(ARCH_ALIGN_PROBES(EMIT_PROBE));
+
+#define DECL_COPY(id, off)							\
+	void atomcost_align_##id##_##off(struct probe_ctx *ctx, uint64_t iters);	\
+	extern const unsigned char atomcost_align_##id##_##off##_loop[];	\
+	extern const unsigned char atomcost_align_##id##_##off##_end[];
+#define DECL_PROBE(id, name, insn, form, setup, op, rept) ALIGN_PLACEMENTS(DECL_COPY, id)
+ARCH_ALIGN_PROBES(DECL_PROBE)
+
+#define ENTRY_COPY(id, off)							\
+	{ off, atomcost_align_##id##_##off, atomcost_align_##id##_##off##_loop,	\
+	  atomcost_align_##id##_##off##_end },
+#define ENTRY_PROBE(id, name, insn, form, setup, op, rept)			\
+	{ name, insn, form, { ALIGN_PLACEMENTS(ENTRY_COPY, id) } },
+const struct align_probe align_probes[] = { ARCH_ALIGN_PROBES(ENTRY_PROBE) };
+const size_t align_nprobes = ARRAY_SIZE(align_probes);
+#else
+const struct align_probe align_probes[1];
+const size_t align_nprobes = 0;
+#endif
+
+const struct align_probe *align_probe_find(const char *name)
+{
+	for (size_t i = 0; i < align_nprobes; i++)
+		if (!strcmp(align_probes[i].name, name))
+			return &align_probes[i];
+	return NULL;
+}
+
+/* The chase ring: 8 lines of the second page, visited 0 3 6 1 4 7 2 5 (so
+ * no two consecutive loads are neighbours). */
+void align_prepare(void *mem)
+{
+	char *ring = (char *)mem + 4096;
+
+	memset(mem, 0, ALIGN_MEM_BYTES);
+	for (unsigned i = 0; i < 8; i++)
+		*(void **)(ring + 64 * ((3 * i) % 8)) = ring + 64 * ((3 * (i + 1)) % 8);
+}
+
+int align_check_probe(const struct align_probe *p)
+{
+	const struct align_copy *c0 = &p->copy[0];
+	size_t len0 = (size_t)(c0->end - c0->loop);
+
+	for (size_t i = 0; i < ALIGN_NPLACE; i++) {
+		const struct align_copy *c = &p->copy[i];
+		uintptr_t a = (uintptr_t)c->loop, e = (uintptr_t)c->end;
+		uintptr_t f = (uintptr_t)c->fn;
+		size_t len = (size_t)(e - a);
+		bool crosses = a / 4096 != (e - 1) / 4096;
+
+		if (c->off != align_offsets[i] || a % 4096 != c->off) {
+			pr_err("code-alignment: %s copy %zu: loop at %#lx, %lu from its page, not %u "
+			       "(the linker did not keep the section's 4 KiB alignment?)",
+			       p->name, i, (unsigned long)a, (unsigned long)(a % 4096), align_offsets[i]);
+			return -EIO;
+		}
+		if (crosses != align_is_page(i)) {
+			pr_err("code-alignment: %s copy at %u: %zu bytes %s a page boundary, the "
+			       "placement says it %s", p->name, c->off, len,
+			       crosses ? "cross" : "do not cross", align_is_page(i) ? "does" : "does not");
+			return -EIO;
+		}
+		if (!(f > a && f < e)) {
+			pr_err("code-alignment: %s copy at %u: entry %#lx outside its copy %#lx..%#lx",
+			       p->name, c->off, (unsigned long)f, (unsigned long)a, (unsigned long)e);
+			return -EIO;
+		}
+		if (len != len0 || memcmp(c->loop, c0->loop, len)) {
+			pr_err("code-alignment: %s copy at %u differs from the copy at %u (%zu vs %zu "
+			       "bytes): the placements would time different code", p->name, c->off,
+			       c0->off, len, len0);
+			return -EIO;
+		}
+	}
+	return 0;
+}
+
+int align_assess(const double *pass_med, size_t nplace, size_t npass, double *fig,
+		 struct align_assessment *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (nplace < 2 || npass < 2)
+		return -EINVAL;
+	for (size_t i = 0; i < nplace * npass; i++)
+		if (!(pass_med[i] > 0) || !isfinite(pass_med[i]))
+			return -EINVAL;
+	for (size_t i = 0; i < nplace; i++) {
+		const double *m = pass_med + i * npass;
+		double lo = m[0], hi = m[0];
+
+		for (size_t k = 1; k < npass; k++) {
+			lo = fmin(lo, m[k]);
+			hi = fmax(hi, m[k]);
+		}
+		a->noise = fmax(a->noise, hi / lo - 1);
+		fig[i] = stats_median(m, npass);
+		if (fig[i] < fig[a->imin])
+			a->imin = i;
+		if (fig[i] > fig[a->imax])
+			a->imax = i;
+	}
+	a->spread = fig[a->imax] / fig[a->imin] - 1;
+	a->floor = fmax(a->noise, NOISE_FLOOR_MIN);
+	a->verdict = stats_verdict(fig[a->imax], fig[a->imin], a->floor);
+	a->shows = a->verdict == VERDICT_SLOWER;
+	return 0;
+}
+
+/* ---- the run ---- */
+
+/* The post's four tbench runs, each on a different build of the same
+ * kernel (2.6.24-rc8, slab, x86_64 8p SMP 8G), MB/sec, 8 procs, in the
+ * post's order; and the same as a spread table: fastest, slowest, and
+ * fastest / slowest - 1 in percent, computed from them. */
+#define TB1 2316.87
+#define TB2 2257.49
+#define TB3 2264.11
+#define TB4 2280.62
+static const double tbench_2008[] = { TB1, TB2, TB3, TB4 };
+#define PUB_MACHINE "x86_64 8p SMP 8G, 2.6.24-rc8 slab, one build per run"
+#define PUB_WORDS "So a ~3% variance!"
+static const struct repro_row tbench_rows[] = {
+	{ "tbench, 4 kernel builds", { TB1, TB2, (TB1 / TB2 - 1) * 100 },
+	  "MB/sec: the fastest and slowest build" },
+};
+static const struct repro_table tbench_table = {
+	.title = "spread: published across kernel builds, measured across code placements",
+	.source = "Christoph Lameter, linux-mm, Jan 2008, \"Re: SLUB: Increasing partial pages\"",
+	.machine = PUB_MACHINE,
+	.unit = "tbench MB/sec (8 procs), spread = fastest / slowest - 1",
+	.ncols = 3, .cols = { "best", "worst", "spread %" },
+	.nrows = ARRAY_SIZE(tbench_rows), .rows = tbench_rows,
+};
+
+#define MAX_PASSES 20
+
+struct place_acc {
+	double *samples;	/* pooled over the passes, core cycles per op */
+	size_t n, cap;
+	double pass_med[MAX_PASSES];
+};
+
+static int pool_add(struct place_acc *pa, const double *v, size_t n, double tpc)
+{
+	if (pa->n + n > pa->cap) {
+		size_t cap = (pa->n + n) * 2;
+		double *s = realloc(pa->samples, cap * sizeof(double));
+
+		if (!s)
+			return -ENOMEM;
+		pa->samples = s;
+		pa->cap = cap;
+	}
+	for (size_t i = 0; i < n; i++)
+		pa->samples[pa->n++] = v[i] / tpc;
+	return 0;
+}
+
+/* Time one copy once: 0, -EINTR or -errno; *med: median core cycles per op. */
+static int time_copy(const struct align_copy *c, void *mem, const struct run_opts *o,
+		     const struct calibration *cal, struct place_acc *pa, double *med)
+{
+	struct probe_ctx ctx = { .mem = mem, .mem_size = ALIGN_MEM_BYTES, .mode = MODE_LATENCY };
+	struct result r;
+	int ret;
+
+	memset(&r, 0, sizeof(r));
+	align_prepare(mem);
+	ret = runner_measure_kernel(c->fn, &ctx, o, cal, &r);
+	if (ret == 0 && r.nsamples == 0)
+		ret = -EIO;
+	if (ret == 0) {
+		*med = r.s.median / cal->ticks_per_cycle;
+		ret = pool_add(pa, r.samples, r.nsamples, cal->ticks_per_cycle);
+	}
+	free(r.samples);
+	json_decref(r.extra);
+	return ret;
+}
+
+/* Before the first timing: a third of a second of the probes themselves, so
+ * the placements timed first do not pay for a core that is still waking
+ * (runner.c, prewarm). */
+static void warm(const struct align_probe *const *sel, size_t nsel, void *mem)
+{
+	struct probe_ctx ctx = { .mem = mem, .mem_size = ALIGN_MEM_BYTES };
+	uint64_t end = now_ns() + 300000000ull;
+
+	align_prepare(mem);
+	while (now_ns() < end && !runner_stop)
+		for (size_t i = 0; i < nsel; i++)
+			sel[i]->copy[0].fn(&ctx, 64);
+}
+
+static void print_probe(FILE *f, const struct align_probe *p, const bool *use,
+			const struct place_acc *pa, size_t npass, const double *fig,
+			const struct align_assessment *a, json_t *jp)
+{
+	json_t *rows = json_array();
+
+	fprintf(f, "\n%s: %s, %s; core cycles per op, %zu passes\n", p->name, p->insn, p->form, npass);
+	fprintf(f, "  %5s %5s %-6s %8s %8s %8s %8s %8s %s\n", "place", "mod64", "page", "median",
+		"p10", "p90", "pass-lo", "pass-hi", "vs line twin");
+	for (size_t i = 0; i < ALIGN_NPLACE; i++) {
+		struct summary s;
+		double lo = INFINITY, hi = 0;
+		char twin[48] = "";
+
+		if (!use[i])
+			continue;
+		stats_summarize(pa[i].samples, pa[i].n, &s);
+		for (size_t k = 0; k < npass; k++) {
+			lo = fmin(lo, pa[i].pass_med[k]);
+			hi = fmax(hi, pa[i].pass_med[k]);
+		}
+		if (align_is_page(i) && use[align_page_twin(i)]) {
+			size_t j = align_page_twin(i);
+
+			snprintf(twin, sizeof(twin), "%+.2f%% vs +%u", (fig[i] / fig[j] - 1) * 100,
+				 align_offsets[j]);
+		}
+		fprintf(f, "  %5u %5u %-6s %8.3f %8.3f %8.3f %8.3f %8.3f %s%s%s\n", align_offsets[i],
+			align_offsets[i] % 64, align_is_page(i) ? "cross" : "inside", fig[i], s.p10,
+			s.p90, lo, hi, twin, i == a->imin ? " best" : "", i == a->imax ? " worst" : "");
+		json_array_append_new(rows, json_pack("{s:i,s:i,s:b,s:f,s:f,s:f,s:f,s:f,s:i}",
+			"offset", align_offsets[i], "mod64", align_offsets[i] % 64,
+			"crosses_page", align_is_page(i), "median_cycles", fig[i], "p10", s.p10,
+			"p90", s.p90, "pass_lo", lo, "pass_hi", hi, "samples", (int)pa[i].n));
+	}
+	fprintf(f, "  spread %.2f%% (worst +%u / best +%u), noise %.2f%% (largest spread between passes "
+		"of one placement), floor %.2f%%: %s\n", a->spread * 100, align_offsets[a->imax],
+		align_offsets[a->imin], a->noise * 100, a->floor * 100,
+		a->shows ? "the placement moves the cost above the noise" :
+			   "no placement effect above the noise");
+	json_object_set_new(jp, "placements", rows);
+	json_object_set_new(jp, "assessment",
+		json_pack("{s:f,s:f,s:f,s:i,s:i,s:s,s:b}", "spread", a->spread, "noise", a->noise,
+			  "floor", a->floor, "best", align_offsets[a->imin], "worst",
+			  align_offsets[a->imax], "verdict", stats_verdict_name(a->verdict),
+			  "shows_effect", a->shows));
+}
+
+int repro_align_run(struct repro_ctx *rc)
+{
+	const struct experiment *e = rc->exp;
+	const char *sec = "code-alignment-2008";
+	size_t npass = config_u64(e, sec, "passes"), nsel = 0, nuse = 0;
+	const struct align_probe *sel[ARRAY_SIZE(align_probes)];
+	struct place_acc (*acc)[ALIGN_NPLACE] = NULL;
+	bool use[ALIGN_NPLACE];
+	struct run_opts o;
+	void *mem = NULL;
+	json_t *jprobes;
+	int ret = 0;
+	/* the measured spread table and the conclusions */
+	struct repro_row rows[ARRAY_SIZE(align_probes)];
+	char notes[ARRAY_SIZE(align_probes)][96];
+	struct align_assessment assess[ARRAY_SIZE(align_probes)];
+	double best[ARRAY_SIZE(align_probes)], worst[ARRAY_SIZE(align_probes)];
+	size_t nshow = 0;
+	char munit[160];
+	struct repro_table meas = {
+		.title = "", .machine = rc->machine ? rc->machine : "this machine", .unit = munit,
+		.ncols = 3, .cols = { "best", "worst", "spread %" }, .rows = rows,
+	};
+
+	if (!align_nprobes) {
+		pr_err("code-alignment-2008: unsupported here: the placed loops are written in "
+		       "assembly for x86-64 only (ARCH_HAS_ALIGN_LOOPS is 0 on %s)", ARCH_NAME);
+		return -ENOTSUP;
+	}
+	for (size_t i = 0; i < ALIGN_NPLACE; i++) {
+		use[i] = config_list_has(e, sec, "placements", align_is_page(i) ? "page" : "line");
+		nuse += use[i];
+	}
+	for (size_t i = 0; i < align_nprobes; i++)
+		if (config_list_has(e, sec, "probes", align_probes[i].name))
+			sel[nsel++] = &align_probes[i];
+	if (nuse < 2 || !nsel || npass < 2 || npass > MAX_PASSES) {
+		pr_err("code-alignment-2008: %zu probes, %zu placements, %zu passes: need a probe, "
+		       "2 placements and 2..%d passes", nsel, nuse, npass, MAX_PASSES);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < nsel; i++) {
+		ret = align_check_probe(sel[i]);
+		if (ret < 0)
+			return ret;
+	}
+
+	runner_default_opts(&o);
+	o.cpu_os = rc->cpu_os;
+	o.max_seconds = config_double(e, sec, "max_seconds");
+	mem = aligned_alloc(4096, ALIGN_MEM_BYTES);
+	acc = calloc(nsel, sizeof(*acc));
+	if (!mem || !acc) {
+		pr_err("code-alignment-2008: cannot allocate %zu placements' samples", nsel * nuse);
+		ret = -ENOMEM;
+		goto out;
+	}
+
+	meas.nrows = nsel;
+	snprintf(munit, sizeof(munit), "core cycles per op, the fastest and slowest of %zu code "
+		 "placements (median of %zu passes)", nuse, npass);
+	fprintf(rc->out, "%zu probes, each one loop of 64 ops copied to %zu code placements (offset of "
+		"the loop from a 4 KiB page: +0..+60 inside one line, +4032..+4088 across the page "
+		"end), the same bytes at each; %zu passes, alternating order\n", nsel, nuse, npass);
+	warm(sel, nsel, mem);
+	for (size_t k = 0; k < npass; k++) {
+		for (size_t pi = 0; pi < nsel; pi++) {
+			for (size_t n = 0; n < ALIGN_NPLACE; n++) {
+				size_t i = k % 2 ? ALIGN_NPLACE - 1 - n : n;
+
+				if (!use[i])
+					continue;
+				if (runner_stop) {
+					ret = -EINTR;
+					goto out;
+				}
+				ret = time_copy(&sel[pi]->copy[i], mem, &o, rc->cal, &acc[pi][i],
+						&acc[pi][i].pass_med[k]);
+				if (ret < 0)
+					goto out;
+			}
+		}
+	}
+
+	jprobes = json_object();
+	json_object_set_new(rc->json, "probes", jprobes);
+	json_object_set_new(rc->json, "passes", json_integer((json_int_t)npass));
+	json_object_set_new(rc->json, "published_mb_s", json_pack("[f,f,f,f]", tbench_2008[0],
+				tbench_2008[1], tbench_2008[2], tbench_2008[3]));
+	for (size_t pi = 0; pi < nsel; pi++) {
+		double pm[ALIGN_NPLACE * MAX_PASSES], fig_u[ALIGN_NPLACE], fig[ALIGN_NPLACE];
+		size_t idx[ALIGN_NPLACE], m = 0;
+		struct align_assessment a;
+		json_t *jp = json_pack("{s:s,s:s}", "insn", sel[pi]->insn, "form", sel[pi]->form);
+
+		for (size_t i = 0; i < ALIGN_NPLACE; i++) {
+			if (!use[i])
+				continue;
+			idx[m] = i;
+			memcpy(pm + m * npass, acc[pi][i].pass_med, npass * sizeof(double));
+			m++;
+		}
+		ret = align_assess(pm, m, npass, fig_u, &a);
+		if (ret < 0) {
+			pr_err("code-alignment-2008: %s: a placement has no positive median "
+			       "(is the clock calibrated?)", sel[pi]->name);
+			json_decref(jp);
+			goto out;
+		}
+		/* back from the used placements to placement indexes */
+		for (size_t j = 0; j < m; j++)
+			fig[idx[j]] = fig_u[j];
+		a.imin = idx[a.imin];
+		a.imax = idx[a.imax];
+		json_object_set_new(jprobes, sel[pi]->name, jp);
+		print_probe(rc->out, sel[pi], use, acc[pi], npass, fig, &a, jp);
+		rows[pi] = (struct repro_row){ sel[pi]->name,
+			{ fig[a.imin], fig[a.imax], a.spread * 100 }, notes[pi] };
+		snprintf(notes[pi], sizeof(notes[pi]), "noise %.2f%%, floor %.2f%%: %s", a.noise * 100,
+			 a.floor * 100, a.shows ? "above the noise" : "within the noise");
+		assess[pi] = a;
+		best[pi] = fig[a.imin];
+		worst[pi] = fig[a.imax];
+	}
+
+	fprintf(rc->out, "\npublished (%s):\n", PUB_MACHINE);
+	for (size_t i = 0; i < ARRAY_SIZE(tbench_2008); i++)
+		fprintf(rc->out, "  Throughput %.2f MB/sec 8 procs\n", tbench_2008[i]);
+	ret = repro_print_beside(rc->out, &tbench_table, &meas);
+	if (ret < 0)
+		goto out;
+	for (size_t pi = 0; pi < nsel; pi++) {
+		char wa[32], wb[32], what[96];
+		struct repro_claim c = {
+			.what = what, .a = wa, .b = wb, .unit = "cycles",
+			.meas_a = worst[pi], .meas_b = best[pi], .floor = assess[pi].floor,
+			.pub_unit = "MB/sec", .pub_a = NAN, .pub_b = NAN,
+			.pub_words = PUB_WORDS, .pub_machine = PUB_MACHINE,
+		};
+
+		snprintf(what, sizeof(what), "%s, slowest vs fastest placement", sel[pi]->name);
+		snprintf(wa, sizeof(wa), "+%u", align_offsets[assess[pi].imax]);
+		snprintf(wb, sizeof(wb), "+%u", align_offsets[assess[pi].imin]);
+		if (repro_conclude(rc, &c) == VERDICT_SLOWER && assess[pi].shows)
+			nshow++;
+	}
+	fprintf(rc->out, "this machine shows the effect for %zu of %zu probes (a probe shows it when "
+		"its slowest placement costs more than its fastest by more than the floor: the "
+		"largest spread between passes of one placement, at least %.0f%%)\n", nshow, nsel,
+		NOISE_FLOOR_MIN * 100);
+	json_object_set_new(rc->json, "probes_showing_effect", json_integer((json_int_t)nshow));
+	ret = 0;
+out:
+	if (acc)
+		for (size_t pi = 0; pi < nsel; pi++)
+			for (size_t i = 0; i < ALIGN_NPLACE; i++)
+				free(acc[pi][i].samples);
+	free(acc);
+	free(mem);
+	return ret;
+}

@@ -1,0 +1,87 @@
+/* repro-align.h - the code-alignment experiment (repro-align.c): one probe's
+ * timed loop, byte for byte the same, placed at several code addresses;
+ * the cost at each placement, the spread across placements, and whether it
+ * stands above the noise of re-running one placement. */
+#ifndef ATOMCOST_REPRO_ALIGN_H
+#define ATOMCOST_REPRO_ALIGN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "probe.h"
+#include "stats.h"
+
+#ifndef ARCH_HAS_ALIGN_LOOPS
+#define ARCH_HAS_ALIGN_LOOPS 0
+#endif
+
+/* Placements: the loop's first byte at this offset from a 4 KiB page
+ * boundary. 16 line placements (0, 4, .., 60: every 4th byte of one 64-byte
+ * line) and 4 page placements near the end of a page, so that the loop
+ * crosses into the next page; each page placement has the same offset
+ * within its line as one line placement (ALIGN_PAGE_TWIN), so the pair
+ * differs only by the page crossing. */
+#define ALIGN_NLINE 16
+#define ALIGN_NPAGE 4
+#define ALIGN_NPLACE (ALIGN_NLINE + ALIGN_NPAGE)
+extern const unsigned align_offsets[ALIGN_NPLACE];
+/* Index of the line placement with the same offset mod 64 as placement i. */
+size_t align_page_twin(size_t i);
+static inline bool align_is_page(size_t i)
+{
+	return i >= ALIGN_NLINE;
+}
+
+struct align_copy {
+	unsigned off;			/* intended address of the loop mod 4096 */
+	probe_kernel_fn fn;		/* the entry */
+	const unsigned char *loop;	/* first byte of the loop */
+	const unsigned char *end;	/* one past the copy's last byte */
+};
+
+struct align_probe {
+	const char *name;	/* on the command line and in the config */
+	const char *insn;	/* the timed instruction */
+	const char *form;	/* latency or throughput, and what carries it */
+	struct align_copy copy[ALIGN_NPLACE];
+};
+
+/* The probes of this architecture; none where !ARCH_HAS_ALIGN_LOOPS. */
+extern const struct align_probe align_probes[];
+extern const size_t align_nprobes;
+#define ALIGN_PROBE_NAMES "add|add-tput|chase|orb|lock-orb|btsq|cmpxchgq-tput|lock-cmpxchgq-tput"
+const struct align_probe *align_probe_find(const char *name);
+/* Bytes the kernels use at ctx->mem (page aligned): hot words in the first
+ * 8 lines, the chase ring in the second page. */
+#define ALIGN_MEM_BYTES 8192
+/* Zero ctx->mem (ALIGN_MEM_BYTES) and build the chase ring. */
+void align_prepare(void *mem);
+
+/* Check that every copy of p is where it claims (loop address mod 4096 ==
+ * off; a line placement stays in its page, a page placement crosses into
+ * the next), that the copies are the same bytes, and that the entry lies
+ * inside the copy. 0, or -EIO after a message naming the copy. */
+int align_check_probe(const struct align_probe *p);
+
+/* The assessment of one probe. fig[i]: the figure of placement i, the
+ * median of its pass medians. spread: max/min - 1 over the placements.
+ * noise: the largest max/min - 1 of one placement's pass medians (the cost
+ * of re-running the same code at the same address). floor: noise, raised
+ * to NOISE_FLOOR_MIN. verdict: stats_verdict(fig[imax], fig[imin], floor);
+ * VERDICT_SLOWER means the worst placement costs more than the best by more
+ * than the floor: this machine shows the effect. */
+struct align_assessment {
+	double spread, noise, floor;
+	size_t imin, imax;
+	enum verdict verdict;
+	bool shows;
+};
+
+/* pass_med[i * npass + k]: median cost of placement i in pass k (> 0).
+ * Fills fig[0..nplace) and *a. 0, or -EINVAL (fewer than 2 placements or
+ * 2 passes, or a figure that is not a positive number). */
+int align_assess(const double *pass_med, size_t nplace, size_t npass, double *fig,
+		 struct align_assessment *a);
+
+#endif

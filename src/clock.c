@@ -55,6 +55,22 @@ static double chain_time(void (*chain)(uint64_t), uint64_t iters)
 	return (double)(arch_timer_stop() - a);
 }
 
+/* One line that holds its own address: each load's address is the value
+ * the previous load returned (mov (%reg),%reg, base addressing), the L1
+ * load-to-use latency, a self-check built from nothing the add chain uses. */
+static void *chase_line[8] __attribute__((aligned(64)));
+
+#define CHASE_STEP(i) q = *(void *const volatile *)q;
+static __attribute__((noinline)) void l1_chase(uint64_t iters)
+{
+	void *q = chase_line[0];
+
+	for (uint64_t i = 0; i < iters; i++) {
+		OPS64(CHASE_STEP)
+	}
+	asm volatile("" : : "r"(q));
+}
+
 static double min_of(const double *v, size_t n)
 {
 	double m = v[0];
@@ -67,17 +83,28 @@ static double min_of(const double *v, size_t n)
 static void chains(struct calibration *c)
 {
 	double a1[CHAIN_REPEATS], a2[CHAIN_REPEATS], m1[CHAIN_REPEATS], m2[CHAIN_REPEATS];
+	double l1[CHAIN_REPEATS], l2[CHAIN_REPEATS];
 	const double ops = 64.0 * CHAIN_ITERS;
 
+	chase_line[0] = chase_line;
 	for (int r = 0; r < CHAIN_REPEATS; r++) {
 		a1[r] = chain_time(arch_add_chain, CHAIN_ITERS);
 		a2[r] = chain_time(arch_add_chain, 2 * CHAIN_ITERS);
 		m1[r] = chain_time(arch_mul_chain, CHAIN_ITERS);
 		m2[r] = chain_time(arch_mul_chain, 2 * CHAIN_ITERS);
+		l1[r] = chain_time(l1_chase, CHAIN_ITERS);
+		l2[r] = chain_time(l1_chase, 2 * CHAIN_ITERS);
 	}
 	c->ticks_per_cycle = (min_of(a2, CHAIN_REPEATS) - min_of(a1, CHAIN_REPEATS)) / ops;
 	c->ticks_per_cycle_mul = (min_of(m2, CHAIN_REPEATS) - min_of(m1, CHAIN_REPEATS)) /
 				 (ops * ARCH_MUL_LATENCY);
+	c->mul_expected = ARCH_MUL_LATENCY;
+	c->load_expected = CLOCK_L1_CHASE_CYCLES;
+	if (c->ticks_per_cycle > 0) {
+		c->mul_cycles = ARCH_MUL_LATENCY * c->ticks_per_cycle_mul / c->ticks_per_cycle;
+		c->load_cycles = (min_of(l2, CHAIN_REPEATS) - min_of(l1, CHAIN_REPEATS)) / ops /
+				 c->ticks_per_cycle;
+	}
 	c->add_median = (stats_median(a2, CHAIN_REPEATS) - stats_median(a1, CHAIN_REPEATS)) / ops;
 	c->mul_median = (stats_median(m2, CHAIN_REPEATS) - stats_median(m1, CHAIN_REPEATS)) /
 			(ops * ARCH_MUL_LATENCY);
@@ -196,6 +223,22 @@ int clock_calibrate(struct calibration *c, int cpu_os)
 	return 0;
 }
 
+static double deviation(double got, double want)
+{
+	return want > 0 ? got / want - 1 : 0;
+}
+
+void clock_print_self_checks(const struct calibration *c, FILE *f, const char *prefix)
+{
+	if (!(c->mul_expected > 0))
+		return;
+	fprintf(f, "%simul chain %.3f cycles (expected %.0f, %+.2f%%), L1 load chase %.3f cycles "
+		   "(expected %.0f, %+.2f%%); the add chain reads 1.00 by construction (it defines "
+		   "the cycle)\n", prefix, c->mul_cycles, c->mul_expected,
+		deviation(c->mul_cycles, c->mul_expected) * 100, c->load_cycles, c->load_expected,
+		deviation(c->load_cycles, c->load_expected) * 100);
+}
+
 void clock_print(const struct calibration *c, FILE *f)
 {
 	fprintf(f, "timer             %s\n", c->timer);
@@ -208,6 +251,7 @@ void clock_print(const struct calibration *c, FILE *f)
 		c->ticks_per_cycle, c->ticks_per_cycle_mul, ARCH_MUL_LATENCY, c->chain_agreement * 100);
 	fprintf(f, "chain medians     %.4f (add), %.4f (imul): spread from disturbances\n",
 		c->add_median, c->mul_median);
+	clock_print_self_checks(c, f, "self-checks       ");
 	fprintf(f, "core clock        %.3f GHz\n", c->core_hz / 1e9);
 	fprintf(f, "cycles from       %s\n", c->cycle_source);
 	if (c->cpu_os >= 0)
@@ -233,6 +277,14 @@ json_t *clock_to_json(const struct calibration *c)
 	if (j) {
 		json_object_set_new(j, "emulated", json_boolean(c->emulated));
 		json_object_set_new(j, "emulation", json_string(c->emulation ? c->emulation : ""));
+		json_object_set_new(j, "self_checks", json_pack(
+			"{s:s, s:{s:f, s:f, s:f}, s:{s:f, s:f, s:f}}",
+			"add_chain", "circular: defines the cycle (and rescales every sample), reads 1.00 by "
+				     "construction",
+			"imul_chain", "expected_cycles", c->mul_expected, "cycles", c->mul_cycles,
+			"deviation", deviation(c->mul_cycles, c->mul_expected),
+			"l1_load_chase", "expected_cycles", c->load_expected, "cycles", c->load_cycles,
+			"deviation", deviation(c->load_cycles, c->load_expected)));
 	}
 	return j;
 }
@@ -253,6 +305,15 @@ int clock_from_json(json_t *j, struct calibration *c)
 	c->timer_invariant = inv;
 	c->trustworthy = tr;
 	c->emulated = json_is_true(json_object_get(j, "emulated"));
+	{
+		json_t *sc = json_object_get(j, "self_checks");
+		json_t *m = json_object_get(sc, "imul_chain"), *l = json_object_get(sc, "l1_load_chase");
+
+		c->mul_expected = json_number_value(json_object_get(m, "expected_cycles"));
+		c->mul_cycles = json_number_value(json_object_get(m, "cycles"));
+		c->load_expected = json_number_value(json_object_get(l, "expected_cycles"));
+		c->load_cycles = json_number_value(json_object_get(l, "cycles"));
+	}
 	c->emulation = c->emulated ? "from report" : "";
 	c->cpu_os = -1;
 	c->cycle_source = "from report";

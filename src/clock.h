@@ -6,6 +6,12 @@
 #include <stdbool.h>
 #include <jansson.h>
 
+/* Load-to-use latency of a pointer chase on one L1 line (mov (%reg),%reg,
+ * base addressing): 4 cycles on the x86-64 and arm64 cores we know (AMD
+ * Zen 2-5, Intel since Skylake, Neoverse N1/V1). A self-check of the cycle
+ * that shares nothing with the add chain. */
+#define CLOCK_L1_CHASE_CYCLES 4
+
 struct calibration {
 	double timer_hz;		/* timer ticks per second */
 	double timer_hz_spread;		/* relative spread over the repeats */
@@ -15,6 +21,11 @@ struct calibration {
 	double ticks_per_cycle_mul;	/* from the multiply chain */
 	double add_median, mul_median;	/* medians over the repeats */
 	double chain_agreement;		/* |add - mul| / add */
+	/* Self-checks in add-chain cycles (the add chain itself reads 1 by
+	 * construction): the imul chain (expected ARCH_MUL_LATENCY) and the L1
+	 * load chase (expected CLOCK_L1_CHASE_CYCLES). 0: not measured. */
+	double mul_cycles, mul_expected;
+	double load_cycles, load_expected;
 	double core_hz;			/* timer_hz / ticks_per_cycle */
 	const char *cycle_source;	/* how cycles were obtained */
 	const char *timer;		/* which timer reads */
@@ -28,6 +39,9 @@ struct calibration {
 /* Calibrate on the calling thread (pin it first). 0 or -errno. */
 int clock_calibrate(struct calibration *c, int cpu_os);
 void clock_print(const struct calibration *c, FILE *f);
+/* One line: the imul and L1 chase self-checks with their expected values
+ * and deviations, after prefix; nothing when they were not measured. */
+void clock_print_self_checks(const struct calibration *c, FILE *f, const char *prefix);
 json_t *clock_to_json(const struct calibration *c);
 /* Read back what clock_to_json wrote (for compare and report). */
 int clock_from_json(json_t *j, struct calibration *c);

@@ -1105,6 +1105,12 @@ void pmu_sampler_finish(struct pmu_sampler *s, size_t n, struct result *res)
 	memset(s, 0, sizeof(*s));
 }
 
+/* One correction per result: a result whose cycles the PMU counted has raw
+ * samples (runner_to_per_op) and is rescaled here by report tpc / its own
+ * tpc, so its cycles are raw ticks / its own PMU ticks per cycle; one the
+ * drift chain rescaled (onto the chain's calibration) is moved onto the
+ * report's tpc by report tpc / chain tpc. Results no clock rescaled
+ * (threads, reproductions) keep their ticks. */
 void pmu_report_cycles(struct report *rep)
 {
 	double *v = malloc((rep->n ? rep->n : 1) * sizeof(double)), chain = rep->cal.ticks_per_cycle;
@@ -1116,13 +1122,38 @@ void pmu_report_cycles(struct report *rep)
 		if (rep->r[i].pmu_ticks_per_cycle > 0)
 			v[k++] = rep->r[i].pmu_ticks_per_cycle;
 	if (k && chain > 0) {
-		rep->pmu_ticks_per_cycle = stats_median(v, k);
+		double tpc = stats_median(v, k);
+
+		rep->pmu_ticks_per_cycle = tpc;
 		rep->chain_ticks_per_cycle = chain;
-		rep->cycle_agreement = pmu_agreement(rep->pmu_ticks_per_cycle, chain);
-		rep->cal.ticks_per_cycle = rep->pmu_ticks_per_cycle;
-		rep->cal.core_hz = rep->cal.timer_hz / rep->pmu_ticks_per_cycle;
+		rep->cycle_agreement = pmu_agreement(tpc, chain);
+		rep->cal.ticks_per_cycle = tpc;
+		rep->cal.core_hz = rep->cal.timer_hz / tpc;
 		rep->cal.cycle_source = "PMU cycles event (user mode, median over probes); "
 					"add chain kept for agreement";
+		for (size_t i = 0; i < rep->n; i++) {
+			struct result *r = &rep->r[i];
+			double f;
+
+			if (r->clock_source == RESULT_CLOCK_PMU && r->pmu_ticks_per_cycle > 0)
+				f = tpc / r->pmu_ticks_per_cycle;
+			else if (r->clock_source == RESULT_CLOCK_CHAIN)
+				f = tpc / chain;
+			else
+				continue;
+			for (size_t j = 0; j < r->nsamples; j++)
+				r->samples[j] *= f;
+			r->clock_scale *= f;
+			if (r->nsamples)
+				stats_summarize(r->samples, r->nsamples, &r->s);
+			for (unsigned j = 0; j < r->nsweep; j++) {
+				r->sweep[j].min *= f;
+				r->sweep[j].p10 *= f;
+				r->sweep[j].median *= f;
+				r->sweep[j].p90 *= f;
+			}
+			r->min_bound_ticks *= f;	/* overheads stay raw ticks */
+		}
 	}
 	free(v);
 }

@@ -50,6 +50,74 @@ static json_t *events_json(const struct result *r)
 	return a;
 }
 
+static json_t *quartet_json(const struct result_sweep *w, double scale)
+{
+	return json_pack("{s:f, s:f, s:f, s:f}", "min", w->min * scale, "p10", w->p10 * scale,
+			 "median", w->median * scale, "p90", w->p90 * scale);
+}
+
+/* The engine's own checks on a row (runner.c): the overhead subtracted and
+ * how plausible it is, the throughput sweep, the bound on the minimum. */
+static void engine_json(json_t *o, const struct report *rep, const struct result *r)
+{
+	double cyc = 1.0 / rep->cal.ticks_per_cycle;
+
+	json_object_set_new(o, "clock_source", json_string(result_clock_name(r->clock_source)));
+	json_object_set_new(o, "overhead", json_pack("{s:f, s:f, s:f, s:b}",
+						      "fixed_ticks", r->overhead_ticks,
+						      "extrapolated_ticks", r->overhead_extrap_ticks,
+						      "sample_min_ticks", r->sample_min_ticks,
+						      "implausible", r->overhead_flag));
+	json_object_set_new(o, "footprint_lines", r->footprint_lines ?
+			    json_integer(r->footprint_lines) : json_null());
+	if (r->nsweep) {
+		json_t *a = json_array();
+
+		for (unsigned k = 0; k < r->nsweep; k++)
+			json_array_append_new(a, json_pack("{s:i, s:I, s:o, s:o}", "lines",
+							   (int)r->sweep[k].lines, "n",
+							   (json_int_t)r->sweep[k].n,
+							   "ticks", quartet_json(&r->sweep[k], 1.0),
+							   "cycles", quartet_json(&r->sweep[k], cyc)));
+		json_object_set_new(o, "sweep", a);
+	}
+	json_object_set_new(o, "min_below_bound", r->min_flag ?
+			    json_pack("{s:f, s:f}", "bound_ticks", r->min_bound_ticks,
+				      "bound_cycles", r->min_bound_ticks * cyc) : json_null());
+}
+
+static void read_engine(json_t *o, struct result *r)
+{
+	json_t *ov = json_object_get(o, "overhead"), *sw = json_object_get(o, "sweep"), *e;
+	json_t *mb = json_object_get(o, "min_below_bound");
+	size_t i;
+
+	if (result_clock_parse(json_string_value(json_object_get(o, "clock_source")),
+			       &r->clock_source) < 0)
+		r->clock_source = RESULT_CLOCK_NONE;
+	r->overhead_extrap_ticks = json_number_value(json_object_get(ov, "extrapolated_ticks"));
+	r->sample_min_ticks = json_number_value(json_object_get(ov, "sample_min_ticks"));
+	r->overhead_flag = json_is_true(json_object_get(ov, "implausible"));
+	r->footprint_lines = (unsigned)json_integer_value(json_object_get(o, "footprint_lines"));
+	r->nsweep = 0;
+	json_array_foreach(sw, i, e) {
+		json_t *t = json_object_get(e, "ticks");
+		struct result_sweep *w;
+
+		if (r->nsweep == RESULT_MAX_SWEEP || !json_is_object(t))
+			continue;
+		w = &r->sweep[r->nsweep++];
+		w->lines = (unsigned)json_integer_value(json_object_get(e, "lines"));
+		w->n = (size_t)json_integer_value(json_object_get(e, "n"));
+		w->min = json_number_value(json_object_get(t, "min"));
+		w->p10 = json_number_value(json_object_get(t, "p10"));
+		w->median = json_number_value(json_object_get(t, "median"));
+		w->p90 = json_number_value(json_object_get(t, "p90"));
+	}
+	r->min_flag = json_is_object(mb);
+	r->min_bound_ticks = json_number_value(json_object_get(mb, "bound_ticks"));
+}
+
 static json_t *result_json(const struct report *rep, const struct result *r)
 {
 	double cyc = 1.0 / rep->cal.ticks_per_cycle, ns = 1e9 / rep->cal.timer_hz;
@@ -86,6 +154,7 @@ static json_t *result_json(const struct report *rep, const struct result *r)
 		json_object_set_new(o, "events", events_json(r));
 		json_object_set_new(o, "disturbed_samples", r->disturbed < 0 ? json_null() :
 				    json_integer(r->disturbed));
+	engine_json(o, rep, r);
 		json_object_set_new(o, "pmu_ticks_per_cycle", r->pmu_ticks_per_cycle > 0 ?
 				    json_real(r->pmu_ticks_per_cycle) : json_null());
 	}
@@ -128,6 +197,14 @@ json_t *report_to_json(const struct report *rep)
 	return root;
 }
 
+	/* what the three units of every result are */
+	json_object_set_new(root, "units", json_pack(
+		"{s:s, s:s, s:s}",
+		"ticks", "timer ticks per op, rescaled onto the calibration's core clock "
+			 "(clock_source of each result)",
+		"cycles", "core cycles per op: ticks / ticks_per_cycle",
+		"ns", "wall time per op at the calibrated core clock (cycles / core_hz), not at "
+		      "the clock of the moment"));
 int report_write_json(const struct report *rep, FILE *f)
 {
 	json_t *root = report_to_json(rep);
@@ -233,6 +310,7 @@ static int read_result(json_t *o, struct result *r, size_t idx, const char *path
 int report_read(const char *path, struct report *rep)
 {
 	json_error_t e;
+	read_engine(o, r);
 	json_t *root, *results, *o;
 	const char *schema;
 	size_t i;
@@ -293,7 +371,7 @@ int report_read(const char *path, struct report *rep)
 	{
 		static const char *const core[] = { "schema", "tool", "started", "wall_s", "partial",
 						    "partial_reason", "calibration", "topology_summary", "cycles",
-						    "meta", "topology", "results" };
+						    "meta", "topology", "results", "units" };
 		const char *k;
 		json_t *v;
 

@@ -1,6 +1,7 @@
 /* result.c - the report data model: adding results and pairing twins. */
 #include "result.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,26 @@ const struct result *report_find(const struct report *rep, const char *name,
 			return r;
 	}
 	return NULL;
+}
+
+static const char *const clock_names[] = {
+	[RESULT_CLOCK_NONE] = "none", [RESULT_CLOCK_CHAIN] = "drift_chain",
+	[RESULT_CLOCK_PMU] = "pmu_cycles",
+};
+
+const char *result_clock_name(enum result_clock c)
+{
+	return c <= RESULT_CLOCK_PMU ? clock_names[c] : "?";
+}
+
+int result_clock_parse(const char *s, enum result_clock *out)
+{
+	for (int c = RESULT_CLOCK_NONE; c <= RESULT_CLOCK_PMU; c++)
+		if (s && !strcmp(s, clock_names[c])) {
+			*out = (enum result_clock)c;
+			return 0;
+		}
+	return -EINVAL;
 }
 
 int result_pass(const struct result *r)

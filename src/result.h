@@ -25,6 +25,25 @@ struct result_event {
 	double min, median, mean, max, total;
 };
 
+/* One footprint of a throughput sweep, ticks per op. */
+#define RESULT_MAX_SWEEP 8
+struct result_sweep {
+	unsigned lines;
+	size_t n;
+	double min, p10, median, p90;
+};
+
+/* What rescaled a result's samples onto the report's clock (runner.c,
+ * pmu_report_cycles): nothing (threads, reproductions), the drift chain
+ * timed around each sample, or the PMU cycles counted in each sample. */
+enum result_clock {
+	RESULT_CLOCK_NONE,
+	RESULT_CLOCK_CHAIN,
+	RESULT_CLOCK_PMU,
+};
+const char *result_clock_name(enum result_clock c);
+int result_clock_parse(const char *s, enum result_clock *out);
+
 struct result {
 	char name[64];		/* probe name */
 	char twin[64];		/* "" when none */
@@ -36,8 +55,27 @@ struct result {
 	int cpu_os, cpu_logical;
 	uint64_t iters;		/* N of the N/2N difference */
 	uint64_t ops_per_sample;	/* ops in one sample (2N * UNROLL) */
-	double overhead_ticks;	/* 2 min(t_N) - min(t_2N): subtracted from each sample */
-	double clock_scale;	/* tpc_calibration / tpc_here (drift chain), applied to the samples */
+	/* The fixed overhead subtracted from each sample: the fastest of many
+	 * timings of the kernel called for 0 iterations (timer pair, call,
+	 * prologue and epilogue). The N/2N extrapolation 2 min(t_N) - min(t_2N)
+	 * is kept only to check it; overhead_flag says when either is
+	 * implausible (runner.c, RUNNER_OVH_*). */
+	double overhead_ticks;
+	double overhead_extrap_ticks;
+	double sample_min_ticks;	/* fastest 2N timing, raw ticks (the overhead's yardstick) */
+	bool overhead_flag;
+	double clock_scale;	/* median factor applied to the samples (drift chain or PMU) */
+	enum result_clock clock_source;	/* what rescaled the samples */
+	/* Throughput swept over footprints (probe.tput_sweep): the row is the
+	 * footprint with the lowest median, footprint_lines; sweep[] keeps every
+	 * footprint, ticks per op. footprint_lines 0: not swept. */
+	unsigned footprint_lines;
+	struct result_sweep sweep[RESULT_MAX_SWEEP];
+	unsigned nsweep;
+	/* The fastest sample is below what the hardware can do (runner.c,
+	 * runner_check_bounds): writers show the flag, not the minimum. */
+	bool min_flag;
+	double min_bound_ticks;	/* the bound it fell below */
 	size_t warmup;		/* samples dropped */
 	double *samples;	/* every kept sample, timer ticks per op */
 	size_t nsamples;

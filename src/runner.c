@@ -1,13 +1,17 @@
 /* runner.c - the measurement loop (METHOD 2, 3, 5).
  *
- * Each sample times N and 2N iterations back to back. The fixed overhead
- * (fenced timer pair, call, loop entry) is 2*min(t_N) - min(t_2N) over all
- * pairs, and a sample is (t_2N - overhead) / (2N * UNROLL) ticks per op. So
- * the overhead cancels as in an N/2N difference, but each sample is one
- * timing that a disturbance can only lengthen: the min is the fastest run,
- * not an artefact of subtracting two noisy timings (which goes negative).
+ * Each sample times N and 2N iterations back to back. What is subtracted is
+ * only what is fixed: the fastest of many timings of the same kernel called
+ * for 0 iterations (fenced timer pair, call, the kernel's prologue and
+ * epilogue), so a sample is (t_2N - fixed) / (2N * UNROLL) ticks per op, one
+ * timing that a disturbance can only lengthen. The N/2N extrapolation
+ * 2 min(t_N) - min(t_2N) is not a fixed cost for memory-bound kernels (it
+ * came out at thousands of ticks on L2/LLC walks and negative on DRAM ones):
+ * it is recorded beside the fixed overhead and the row is flagged when the
+ * two disagree, or when the fixed overhead is a large share of a sample.
  * N is chosen so the N-iteration timing lasts about sample_us. Warm-up
- * samples are dropped; every other sample is kept.
+ * samples are dropped; every other sample is kept. Events are read and the
+ * drift chain runs between timings, never inside one.
  * Sampling stops when the median's 95% CI is tight enough (after
  * min_samples), at max_samples, or at the time cap.
  */
@@ -47,15 +51,34 @@ void runner_default_opts(struct run_opts *o)
 	o->repeat = 1;
 }
 
-static inline uint64_t time_kernel(probe_kernel_fn fn, struct probe_ctx *c, uint64_t iters)
+/* The fenced timer around one call (the call through the pointer is
+ * outside the timed window). */
+static double real_kernel(void *arg, probe_kernel_fn fn, struct probe_ctx *c, uint64_t iters)
 {
 	uint64_t a = arch_timer_start();
 
+	(void)arg;
 	fn(c, iters);
-	return arch_timer_stop() - a;
+	return (double)(arch_timer_stop() - a);
 }
 
-/* Samples in ticks per op from the 2N timings and the overhead estimate. */
+static double real_chain(void *arg, uint64_t iters)
+{
+	uint64_t a = arch_timer_start();
+
+	(void)arg;
+	arch_add_chain(iters);
+	return (double)(arch_timer_stop() - a);
+}
+
+static const struct runner_timing real_timing = { real_kernel, real_chain, NULL };
+
+static inline double time_kernel(const struct runner_timing *T, probe_kernel_fn fn,
+				 struct probe_ctx *c, uint64_t iters)
+{
+	return T->kernel(T->arg, fn, c, iters);
+}
+
 /* The drift chain for sample i: the median of the chains timed within
  * DRIFT_WINDOW/2 samples of it. A chain an interrupt lengthened is an
  * outlier the median ignores (taking the faster of the two neighbours was
@@ -83,20 +106,24 @@ static double chain_near(const double *chain, size_t nchain, size_t i)
 	return k % 2 ? w[k / 2] : (w[k / 2 - 1] + w[k / 2]) / 2;
 }
 
-/* Samples in ticks per op from the 2N timings and the overhead estimate,
- * rescaled to the calibration's clock by the drift chain around each
- * (chain: n + 1 entries, timed before the first sample and after each). */
-static void to_per_op(const double *t2n, const double *chain, size_t n, double overhead,
-		      double cal_tpc, struct result *res)
+void runner_to_per_op(const double *t2n, const double *chain, size_t n, double overhead,
+		      double cal_tpc, double pmu_tpc, struct result *res)
 {
 	double ops = (double)res->ops_per_sample;
+	/* One correction only: when the PMU counted cycles in these samples,
+	 * pmu_report_cycles rescales them by that count; rescaling them by the
+	 * drift chain as well would correct the same drift twice. */
+	bool by_chain = chain && !(pmu_tpc > 0);
 
 	for (size_t i = 0; i < n; i++) {
-		double scale = chain ? cal_tpc / chain_near(chain, n + 1, i) : 1.0;
+		double scale = by_chain ? cal_tpc / chain_near(chain, n + 1, i) : 1.0;
 
 		res->samples[i] = (t2n[i] - overhead) / ops * scale;
 	}
 	res->nsamples = n;
+	res->clock_source = pmu_tpc > 0 ? RESULT_CLOCK_PMU : by_chain ? RESULT_CLOCK_CHAIN :
+			    RESULT_CLOCK_NONE;
+	res->clock_scale = by_chain && n ? cal_tpc / stats_median(chain, n + 1) : 1.0;
 }
 
 /* Clock drift. The core clock of a guest (and of a turbo-boosting host)
@@ -108,35 +135,63 @@ static void to_per_op(const double *t2n, const double *chain, size_t n, double o
  * and after every sample, and each sample is rescaled to the calibration's
  * clock: kept ticks = raw ticks * tpc_cal / tpc_around_this_sample. Cycles
  * derived from kept ticks are core cycles at the moment of measuring; ns
- * are at the calibrated core clock. The median factor is reported as
- * clock_scale. */
-static double drift_chain(uint64_t iters, double overhead)
+ * are wall time at the calibrated core clock. The median factor is
+ * reported as clock_scale. */
+static double drift_chain(const struct runner_timing *T, uint64_t iters, double overhead)
 {
-	uint64_t a = arch_timer_start();
-
-	arch_add_chain(iters);
-	return ((double)(arch_timer_stop() - a) - overhead) / (64.0 * (double)iters);
+	return (T->chain(T->arg, iters) - overhead) / (64.0 * (double)iters);
 }
 
 /* Smallest power-of-two N whose timing lasts at least target ticks. */
-static uint64_t choose_iters(probe_kernel_fn fn, struct probe_ctx *c, double target)
+static uint64_t choose_iters(const struct runner_timing *T, probe_kernel_fn fn,
+			     struct probe_ctx *c, double target)
 {
 	uint64_t n = 1;
 
 	while (n < MAX_ITERS) {
-		uint64_t best = UINT64_MAX;
+		double best = INFINITY;
 
-		for (int r = 0; r < 3; r++) {
-			uint64_t t = time_kernel(fn, c, n);
-
-			if (t < best)
-				best = t;
-		}
-		if ((double)best >= target)
+		for (int r = 0; r < 3; r++)
+			best = fmin(best, time_kernel(T, fn, c, n));
+		if (best >= target)
 			break;
 		n *= 2;
 	}
 	return n;
+}
+
+/* The fixed overhead: the fastest of FIXED_REPEATS timings of the kernel
+ * called for 0 iterations. Everything in it (timer pair, call, prologue,
+ * epilogue) is in every sample once; nothing of the loop body is in it. */
+#define FIXED_REPEATS 255
+
+static double fixed_overhead(const struct runner_timing *T, probe_kernel_fn fn,
+			     struct probe_ctx *c)
+{
+	double m = INFINITY;
+
+	for (int i = 0; i < FIXED_REPEATS; i++)
+		m = fmin(m, time_kernel(T, fn, c, 0));
+	return m;
+}
+
+void runner_check_bounds(struct result *r, bool chain, const struct calibration *cal)
+{
+	double bound = -INFINITY;
+
+	r->min_flag = false;
+	r->min_bound_ticks = 0;
+	if (!r->nsamples || !(cal->ticks_per_cycle > 0))
+		return;
+	/* near zero (the empty probe's residual) a relative bound means nothing */
+	if (r->s.p10 > 0.05 * cal->ticks_per_cycle)
+		bound = RUNNER_MIN_REL * r->s.p10;
+	if (chain)
+		bound = fmax(bound, cal->ticks_per_cycle);
+	if (bound > -INFINITY) {
+		r->min_bound_ticks = bound;
+		r->min_flag = r->s.min < bound;
+	}
 }
 
 int runner_measure(const struct probe *p, enum probe_mode mode, const struct run_opts *o,
@@ -149,9 +204,73 @@ int runner_measure(const struct probe *p, enum probe_mode mode, const struct run
 	if (!p->run[mode])
 		return -ENOTSUP;
 	ret = runner_ctx_init(p, &ctx);
-	if (!ret)
+	if (ret)
+		return ret;
+	if (mode == MODE_THROUGHPUT && p->tput_sweep)
+		ret = runner_measure_sweep(p->tput_sweep, &ctx, o, cal, res);
+	else
 		ret = runner_measure_kernel(p->run[mode], &ctx, o, cal, res);
+	runner_check_bounds(res, mode == MODE_LATENCY && p->chain != CHAIN_NONE, cal);
 	free(ctx.mem);
+	return ret;
+}
+
+static void result_release(struct result *r)
+{
+	free(r->samples);
+	json_decref(r->extra);
+	r->samples = NULL;
+	r->extra = NULL;
+}
+
+int runner_measure_sweep(const probe_kernel_fn *sweep, struct probe_ctx *ctx,
+			 const struct run_opts *o, const struct calibration *cal,
+			 struct result *res)
+{
+	struct run_opts so = *o;
+	struct result best, cur;
+	struct result_sweep sw[TPUT_NFOOT];
+	unsigned nsw = 0, best_k = 0;
+	bool have = false;
+	int ret = 0;
+
+	/* the per-probe budget is split over the footprints, so a default run
+	 * grows by the warm-up of the extra footprints, not 6 times */
+	so.max_seconds = o->max_seconds / TPUT_NFOOT;
+	for (unsigned k = 0; k < TPUT_NFOOT && sweep[k]; k++) {
+		cur = *res;	/* identity; no samples, no extra yet */
+		cur.samples = NULL;
+		cur.extra = NULL;
+		ret = runner_measure_kernel(sweep[k], ctx, &so, cal, &cur);
+		if (ret < 0 && ret != -EINTR) {
+			result_release(&cur);
+			break;
+		}
+		if (cur.nsamples) {
+			sw[nsw++] = (struct result_sweep){ .lines = tput_footprints[k], .n = cur.nsamples,
+							   .min = cur.s.min, .p10 = cur.s.p10,
+							   .median = cur.s.median, .p90 = cur.s.p90 };
+			if (!have || cur.s.median < best.s.median) {
+				if (have)
+					result_release(&best);
+				best = cur;
+				best_k = k;
+				have = true;
+			} else {
+				result_release(&cur);
+			}
+		} else {
+			result_release(&cur);
+		}
+		if (ret == -EINTR)
+			break;
+	}
+	if (have) {
+		*res = best;
+		res->footprint_lines = tput_footprints[best_k];
+		memcpy(res->sweep, sw, nsw * sizeof(sw[0]));
+		res->nsweep = nsw;
+	}
 	return ret;
 }
 
@@ -180,9 +299,10 @@ int runner_ctx_init(const struct probe *p, struct probe_ctx *ctx)
 int runner_measure_kernel(probe_kernel_fn fn, struct probe_ctx *ctx, const struct run_opts *o,
 			  const struct calibration *cal, struct result *res)
 {
+	const struct runner_timing *T = o->timing ? o->timing : &real_timing;
 	size_t cap;
 	uint64_t deadline, end;
-	double *t2n = NULL, *chain = NULL, t1, min1 = INFINITY, min2 = INFINITY;
+	double *t2n = NULL, *chain = NULL, t1, min1 = INFINITY, min2 = INFINITY, fixed;
 	uint64_t chain_iters;
 	size_t n = 0;
 	int ret = 0;
@@ -194,13 +314,14 @@ int runner_measure_kernel(probe_kernel_fn fn, struct probe_ctx *ctx, const struc
 	while (now_ns() < end)
 		fn(ctx, 64);
 
-	res->iters = choose_iters(fn, ctx, o->sample_us * 1e-6 * cal->timer_hz);
+	res->iters = choose_iters(T, fn, ctx, o->sample_us * 1e-6 * cal->timer_hz);
 	res->ops_per_sample = 2 * res->iters * UNROLL;
 	for (int i = 0; i < WARMUP_SAMPLES; i++) {
-		(void)time_kernel(fn, ctx, res->iters);
-		(void)time_kernel(fn, ctx, 2 * res->iters);
+		(void)time_kernel(T, fn, ctx, res->iters);
+		(void)time_kernel(T, fn, ctx, 2 * res->iters);
 	}
 	res->warmup = WARMUP_SAMPLES;
+	fixed = fixed_overhead(T, fn, ctx);
 
 	cap = o->max_samples;
 	res->samples = malloc(cap * sizeof(double));
@@ -218,7 +339,7 @@ int runner_measure_kernel(probe_kernel_fn fn, struct probe_ctx *ctx, const struc
 	if (ret < 0)
 		goto out_free;
 	ev_on = true;
-	chain[0] = drift_chain(chain_iters, cal->overhead_min);
+	chain[0] = drift_chain(T, chain_iters, cal->overhead_min);
 	deadline = now_ns() + (uint64_t)(o->max_seconds * 1e9);
 	while (n < cap) {
 		if (runner_stop) {
@@ -226,20 +347,24 @@ int runner_measure_kernel(probe_kernel_fn fn, struct probe_ctx *ctx, const struc
 			break;
 		}
 		pmu_sampler_before(&ev);
-		t1 = (double)time_kernel(fn, ctx, res->iters);
+		t1 = time_kernel(T, fn, ctx, res->iters);
 		pmu_sampler_mid(&ev);
-		t2n[n++] = (double)time_kernel(fn, ctx, 2 * res->iters);
+		t2n[n++] = time_kernel(T, fn, ctx, 2 * res->iters);
 		pmu_sampler_after(&ev, n - 1, t1, t2n[n - 1]);
 		min1 = fmin(min1, t1);
 		min2 = fmin(min2, t2n[n - 1]);
-		chain[n] = drift_chain(chain_iters, cal->overhead_min);
+		/* the fixed overhead under the same conditions as the samples */
+		fixed = fmin(fixed, time_kernel(T, fn, ctx, 0));
+		chain[n] = drift_chain(T, chain_iters, cal->overhead_min);
+		/* the chain ran after the reading: the next sample reads afresh,
+		 * so no event counts the chain's work */
+		pmu_sampler_stale(&ev);
 		if (n % CI_CHECK_EVERY)
 			continue;
-		pmu_sampler_stale(&ev);	/* the CI check runs before the next sample */
 		if (n >= o->min_samples) {
 			struct summary s;
 
-			to_per_op(t2n, chain, n, 2 * min1 - min2, cal->ticks_per_cycle, res);
+			runner_to_per_op(t2n, chain, n, fixed, cal->ticks_per_cycle, 0, res);
 			stats_summarize(res->samples, n, &s);
 			/* an absolute floor for near-zero medians (the empty probe) */
 			if ((s.ci_hi - s.ci_lo) / 2.0 <= fmax(o->target_ci * fabs(s.median), 0.002)) {
@@ -250,14 +375,18 @@ int runner_measure_kernel(probe_kernel_fn fn, struct probe_ctx *ctx, const struc
 		if (now_ns() > deadline)
 			break;
 	}
+	if (ev_on)
+		pmu_sampler_finish(&ev, n, res);	/* sets pmu_ticks_per_cycle */
 	if (n) {
-		res->clock_scale = cal->ticks_per_cycle / stats_median(chain, n + 1);
-		res->overhead_ticks = 2 * min1 - min2;
-		to_per_op(t2n, chain, n, res->overhead_ticks, cal->ticks_per_cycle, res);
+		res->overhead_ticks = fixed;
+		res->overhead_extrap_ticks = 2 * min1 - min2;
+		res->sample_min_ticks = min2;
+		res->overhead_flag = fixed > RUNNER_OVH_SHARE * min2 ||
+				     fabs(res->overhead_extrap_ticks - fixed) > RUNNER_OVH_EXTRAP * min2;
+		runner_to_per_op(t2n, chain, n, fixed, cal->ticks_per_cycle, res->pmu_ticks_per_cycle,
+				 res);
 		stats_summarize(res->samples, res->nsamples, &res->s);
 	}
-	if (ev_on)
-		pmu_sampler_finish(&ev, n, res);
 out_free:
 	free(chain);
 	free(t2n);
@@ -274,6 +403,44 @@ void runner_fill_identity(struct result *r, const struct probe *p, enum probe_mo
 	r->analog = p->analog;
 	snprintf(r->pattern, sizeof(r->pattern), "hit");
 	r->mode = m;
+}
+
+/* The self-checks on the rows (after the cycle source is final). add_chain
+ * reads 1.00 by construction: every sample is rescaled by a dependent add
+ * chain, and without a PMU the cycle is defined by that chain. What checks
+ * the conversion is a chain of another kind: imul (ARCH_MUL_LATENCY cycles)
+ * and the L1 load-to-use chase (CLOCK_L1_CHASE_CYCLES). */
+static void annotate_self_checks(struct report *rep)
+{
+	for (size_t i = 0; i < rep->n; i++) {
+		struct result *r = &rep->r[i];
+		double expect = 0, cyc;
+
+		if (r->mode != MODE_LATENCY || strcmp(r->pattern, "hit") || !r->nsamples)
+			continue;
+		if (!strcmp(r->name, "imul_chain"))
+			expect = ARCH_MUL_LATENCY;
+		else if (!strcmp(r->name, "load_chase"))
+			expect = CLOCK_L1_CHASE_CYCLES;
+		else if (strcmp(r->name, "add_chain"))
+			continue;
+		if (!r->extra)
+			r->extra = json_object();
+		if (!expect) {
+			json_object_set_new(r->extra, "note", json_string(
+				rep->pmu_ticks_per_cycle > 0 ?
+				"circular only in part: the PMU defines the cycle, but the drift chain "
+				"is an add chain; the self-checks are imul_chain and load_chase" :
+				"circular: samples are rescaled by a dependent add chain and the cycle is "
+				"defined by one, so this row reads 1.00 by construction; the self-checks "
+				"are imul_chain and load_chase"));
+			continue;
+		}
+		cyc = result_cycles(rep, r->s.median);
+		json_object_set_new(r->extra, "self_check",
+				    json_pack("{s:f, s:f, s:f}", "expected_cycles", expect, "cycles", cyc,
+					      "deviation", cyc / expect - 1));
+	}
 }
 
 static void progress(const struct run_opts *o, size_t done, size_t total, const char *name,
@@ -379,6 +546,7 @@ out:
 		fprintf(stderr, "\r\033[K");
 	rep->wall_s = (now_ns() - t0) / 1e9;
 	pmu_report_cycles(rep);	/* PMU cycles, when counted, replace the add chain */
+	annotate_self_checks(rep);
 	report_pair_twins(rep);
 	return ret;
 }

@@ -10,6 +10,17 @@
 #include "topo.h"
 
 struct pmu_set;
+struct pattern_sizes;
+
+/* How the runner times one call of a kernel and one drift chain: the
+ * fenced timer (NULL in run_opts), or a stand-in that a test injects to
+ * check the arithmetic on a clock it controls. Both return ticks of the
+ * timer whose frequency the calibration holds. */
+struct runner_timing {
+	double (*kernel)(void *arg, probe_kernel_fn fn, struct probe_ctx *c, uint64_t iters);
+	double (*chain)(void *arg, uint64_t iters);	/* iters * 64 dependent adds */
+	void *arg;
+};
 
 struct run_opts {
 	int cpu_os;		/* PU to run on (OS index); -1: first allowed */
@@ -25,6 +36,8 @@ struct run_opts {
 	/* Parsed by cmd-run.c, carried out by the module named. NULL/0: unset. */
 	const char *patterns;	/* --pattern LIST (pattern.c) */
 	size_t footprint;	/* --footprint BYTES for the pattern buffers, 0: from hwloc (pattern.c) */
+	const struct pattern_sizes *sizes;	/* cache sizes for the patterns' footprints
+						 * (the measured hierarchy); NULL: hwloc's */
 	int mem_node;		/* --mem-node N, -1: default placement (pattern.c) */
 	const char *events;	/* -e/--events LIST (pmu.c) */
 	bool require_events;	/* --require-events (pmu.c) */
@@ -35,6 +48,7 @@ struct run_opts {
 	uint64_t cs_work;	/* --cs-work N: work units inside a lock's critical section (contention.c, probes/locks.c) */
 	uint64_t out_work;	/* --outside-work N: work units between lock pairs */
 	unsigned repeat;	/* --repeat K passes, 0/1: one (runner.c) */
+	const struct runner_timing *timing;	/* NULL: the fenced timer (tests inject one) */
 };
 
 void runner_default_opts(struct run_opts *o);
@@ -54,6 +68,35 @@ int runner_measure(const struct probe *p, enum probe_mode mode, const struct run
 int runner_ctx_init(const struct probe *p, struct probe_ctx *ctx);
 int runner_measure_kernel(probe_kernel_fn fn, struct probe_ctx *ctx, const struct run_opts *o,
 			  const struct calibration *cal, struct result *res);
+/* Throughput over footprints: sweep[k] (tput_footprints[k] lines) each
+ * measured with max_seconds / TPUT_NFOOT; res becomes the footprint with the
+ * lowest median (res->footprint_lines) and keeps the sweep. */
+int runner_measure_sweep(const probe_kernel_fn *sweep, struct probe_ctx *ctx,
+			 const struct run_opts *o, const struct calibration *cal,
+			 struct result *res);
+
+/* Implausible overheads (result.overhead_flag): the fixed overhead is more
+ * than RUNNER_OVH_SHARE of the fastest sample, or the N/2N extrapolation
+ * differs from it by more than RUNNER_OVH_EXTRAP of the fastest sample
+ * (the per-op figure would depend on the N chosen by that much). */
+#define RUNNER_OVH_SHARE 0.05
+#define RUNNER_OVH_EXTRAP 0.02
+/* Physical bounds of the fastest sample (result.min_flag): not below
+ * RUNNER_MIN_REL of the 10th percentile (one sample cannot run that much
+ * faster than nine in ten of its neighbours: a drift rescaling or timer
+ * artefact), and for a dependency chain not below 1 core cycle per op. */
+#define RUNNER_MIN_REL 0.7
+void runner_check_bounds(struct result *r, bool chain, const struct calibration *cal);
+
+/* Per-op samples from the 2N timings (t2n, raw ticks): (t2n - overhead) /
+ * ops_per_sample, rescaled onto the calibration's clock by the drift chain
+ * around each sample (chain: n + 1 ticks-per-cycle figures) unless the PMU
+ * counted cycles (pmu_tpc > 0): then the samples stay raw and
+ * pmu_report_cycles rescales them once, by the PMU's figure. Sets samples,
+ * nsamples, clock_scale and clock_source. Pure. */
+void runner_to_per_op(const double *t2n, const double *chain, size_t n, double overhead,
+		      double cal_tpc, double pmu_tpc, struct result *res);
+
 /* Name, twin, family, atomicity, insn, mode of p into r; pattern "hit". */
 void runner_fill_identity(struct result *r, const struct probe *p, enum probe_mode m);
 

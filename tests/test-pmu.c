@@ -13,6 +13,7 @@
 #include "pmu.h"
 #include "report.h"
 #include "result.h"
+#include "runner.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -103,6 +104,51 @@ static void test_report_cycles(void)
 	CHECK(fabs(rep.cycle_agreement - 0.05 / 0.75) < 1e-12, "agreement %g\n", rep.cycle_agreement);
 	CHECK(strstr(rep.cal.cycle_source, "PMU cycles") != NULL, "source says PMU: %s\n",
 	      rep.cal.cycle_source);
+	report_free(&rep);
+}
+
+/* The drift is corrected once. Raw samples of 8 ticks per op; the core ran
+ * at 0.80 ticks per cycle while they were timed (so 10 cycles per op), the
+ * add chain was calibrated at 0.75. One result counted PMU cycles (0.80),
+ * the other only had the drift chain (0.80 around every sample). Both must
+ * read 10.00 cycles; rescaling the PMU one by the chain as well would read
+ * 8 * 0.75/0.80 / 0.80 = 9.375. */
+static void test_drift_once(void)
+{
+	double t2n[4] = { 800, 800, 800, 800 }, chain[5] = { 0.80, 0.80, 0.80, 0.80, 0.80 };
+	double samples_pmu[4], samples_chain[4];
+	struct report rep;
+	struct result *a, *b;
+
+	report_init(&rep);
+	rep.cal.ticks_per_cycle = 0.75;
+	rep.cal.timer_hz = 2.4e9;
+	rep.cal.core_hz = 3.2e9;
+	a = report_add(&rep);
+	a->ops_per_sample = 100;
+	a->samples = samples_pmu;
+	a->pmu_ticks_per_cycle = 0.80;
+	runner_to_per_op(t2n, chain, 4, 0, 0.75, a->pmu_ticks_per_cycle, a);
+	CHECK(a->clock_source == RESULT_CLOCK_PMU && a->samples[0] == 8 && a->clock_scale == 1,
+	      "PMU result: raw samples, not rescaled by the chain (%g, %s)\n", a->samples[0],
+	      result_clock_name(a->clock_source));
+	b = report_add(&rep);
+	a = &rep.r[0];
+	b->ops_per_sample = 100;
+	b->samples = samples_chain;
+	runner_to_per_op(t2n, chain, 4, 0, 0.75, 0, b);
+	CHECK(b->clock_source == RESULT_CLOCK_CHAIN && fabs(b->samples[0] - 7.5) < 1e-12,
+	      "chain result: rescaled onto the calibration (%g)\n", b->samples[0]);
+	stats_summarize(a->samples, a->nsamples, &a->s);
+	stats_summarize(b->samples, b->nsamples, &b->s);
+	pmu_report_cycles(&rep);
+	CHECK(rep.cal.ticks_per_cycle == 0.80, "report uses the PMU's 0.80 (%g)\n",
+	      rep.cal.ticks_per_cycle);
+	CHECK(fabs(result_cycles(&rep, rep.r[0].s.median) - 10) < 1e-9,
+	      "PMU result reads 10.00 cycles (%g)\n", result_cycles(&rep, rep.r[0].s.median));
+	CHECK(fabs(result_cycles(&rep, rep.r[1].s.median) - 10) < 1e-9,
+	      "chain result reads 10.00 cycles (%g)\n", result_cycles(&rep, rep.r[1].s.median));
+	rep.r[0].samples = rep.r[1].samples = NULL;	/* on the stack */
 	report_free(&rep);
 }
 
@@ -375,6 +421,7 @@ int main(void)
 	test_explain();
 	test_arithmetic();
 	test_report_cycles();
+	test_drift_once();
 	test_names();
 	test_hardware();
 	sw = test_software_group();

@@ -1,6 +1,9 @@
 /* test-runner.c - the runner end to end on the real machine: pinned,
  * calibrated, every sample kept, twins paired, JSON written atomically and
- * read back equal. No timing thresholds: structure and invariants only. */
+ * read back equal. No timing thresholds: structure and invariants only.
+ * Then the overhead cancellation on a clock the test controls: a kernel of
+ * known cost per op behind a costly prologue, timed through the runner's
+ * timing seam, must come out at that cost for small and large N. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +15,111 @@
 #include "report.h"
 #include "runner.h"
 
+/* The fake clock: a call of fake_fn costs PROLOGUE + iters * UNROLL *
+ * per_op ticks, plus `cold` when it is the first call with ops after a
+ * drift chain (a state the chain disturbed: what made the N/2N
+ * extrapolation go wrong on memory-bound walks); the timer pair costs PAIR;
+ * the drift chain runs at chain_tpc ticks per cycle. */
+#define PAIR 40.0
+#define PROLOGUE 5000.0
+static struct {
+	double now, per_op, cold, chain_tpc;
+	bool after_chain;
+} F;
+
+static void fake_fn(struct probe_ctx *c, uint64_t iters)
+{
+	(void)c;
+	F.now += PROLOGUE + (double)iters * UNROLL * F.per_op;
+	if (iters && F.after_chain) {
+		F.now += F.cold;
+		F.after_chain = false;
+	}
+}
+
+static double fake_kernel(void *arg, probe_kernel_fn fn, struct probe_ctx *c, uint64_t iters)
+{
+	double a = F.now;
+
+	(void)arg;
+	fn(c, iters);
+	return F.now - a + PAIR;
+}
+
+static double fake_chain(void *arg, uint64_t iters)
+{
+	(void)arg;
+	F.after_chain = true;
+	return (double)iters * 64 * F.chain_tpc + PAIR;
+}
+
+/* One fake measurement: median per op in ticks (res filled). */
+static double fake_measure(double sample_us, double per_op, double cold, double chain_tpc,
+			   struct result *res)
+{
+	static const struct runner_timing timing = { fake_kernel, fake_chain, NULL };
+	struct calibration cal = { .timer_hz = 1e9, .ticks_per_cycle = 0.75, .core_hz = 1e9 / 0.75,
+				   .overhead_min = PAIR };
+	struct probe_ctx ctx = { .mode = MODE_LATENCY };
+	struct run_opts o;
+
+	runner_default_opts(&o);
+	o.timing = &timing;
+	o.sample_us = sample_us;
+	o.min_samples = 32;
+	o.max_samples = 64;
+	o.max_seconds = 5;
+	memset(&F, 0, sizeof(F));
+	F.per_op = per_op;
+	F.cold = cold;
+	F.chain_tpc = chain_tpc;
+	free(res->samples);
+	json_decref(res->extra);
+	memset(res, 0, sizeof(*res));
+	if (runner_measure_kernel(fake_fn, &ctx, &o, &cal, res) < 0)
+		return NAN;
+	return res->s.median;
+}
+
+static void test_overhead(void)
+{
+	struct result r = { 0 };
+	double m;
+
+	/* N = 1: the prologue is 95% of a sample; what is subtracted is it */
+	m = fake_measure(0.001, 3, 0, 0.75, &r);
+	CHECK(r.iters == 1, "tiny target: N = 1 (%llu)", (unsigned long long)r.iters);
+	CHECK(fabs(m / 3 - 1) < 0.01, "N = 1: 3.00 ticks/op recovered (%g)", m);
+	CHECK(fabs(r.overhead_ticks - (PROLOGUE + PAIR)) < 1e-6, "fixed overhead measured (%g)",
+	      r.overhead_ticks);
+	CHECK(r.overhead_flag, "an overhead of 95%% of a sample is flagged");
+	CHECK(r.clock_source == RESULT_CLOCK_CHAIN && fabs(r.clock_scale - 1) < 1e-12,
+	      "drift chain at the calibration's clock: scale 1 (%g)", r.clock_scale);
+
+	/* large N: the prologue is 0.3% of a sample */
+	m = fake_measure(1000, 3, 0, 0.75, &r);
+	CHECK(r.iters >= 4096, "large target: N %llu", (unsigned long long)r.iters);
+	CHECK(fabs(m / 3 - 1) < 0.01, "large N: 3.00 ticks/op recovered (%g)", m);
+	CHECK(!r.overhead_flag, "a small fixed overhead that the extrapolation agrees with is not flagged");
+
+	/* a first call that pays 2000 ticks after each drift chain (the N
+	 * timing): 2 min(t_N) - min(t_2N) counts it twice, and at N = 16 would
+	 * put the op at 1.05 instead of 3; the fixed overhead does not */
+	m = fake_measure(7, 3, 2000, 0.75, &r);
+	CHECK(r.iters == 16, "N = 16 (%llu)", (unsigned long long)r.iters);
+	CHECK(fabs(m / 3 - 1) < 0.01, "cold first call: 3.00 ticks/op recovered (%g)", m);
+	CHECK(fabs(r.overhead_extrap_ticks - (PROLOGUE + PAIR + 2 * 2000)) < 1e-6,
+	      "extrapolation recorded (%g)", r.overhead_extrap_ticks);
+	CHECK(r.overhead_flag, "extrapolation 4000 ticks off the fixed overhead: flagged");
+
+	/* drift: the chain runs at 0.80 ticks/cycle against 0.75 calibrated,
+	 * so the samples are rescaled by 0.75/0.80 onto the calibration */
+	m = fake_measure(1000, 4, 0, 0.80, &r);
+	CHECK(fabs(m / (4 * 0.75 / 0.80) - 1) < 1e-9, "drift rescaled once (%g)", m);
+	free(r.samples);
+	json_decref(r.extra);
+}
+
 int main(void)
 {
 	const struct probe *list[] = { &probe_add_chain, &probe_set_bit, &probe___set_bit };
@@ -21,6 +129,7 @@ int main(void)
 	char dir[] = "/tmp/atomcost-test-XXXXXX", path[128];
 
 	log_quiet = 1;
+	test_overhead();
 	CHECK(topo_open(&t, NULL, NULL) == 0, "topology");
 	runner_default_opts(&o);
 	o.max_seconds = 0.02;

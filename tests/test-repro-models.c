@@ -7,6 +7,11 @@
  *    every pair of lines, with no sequential or constant-stride runs a
  *    prefetcher could follow, over a buffer far larger than the L2, and the
  *    buffer size rule refuses sizes that would hit;
+ *  - 2015 bulk free: every algorithm hands out distinct objects and takes
+ *    them all back; the posted bulk free takes the slow path (and so the
+ *    IRQ toggles around it) once per object when the objects come from
+ *    different slabs, never when they come from the CPU slab; detached
+ *    freelists take it once per slab.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -132,11 +137,129 @@ static void test_cold_bytes(void)
 	      "64 MiB with a 2 MiB L2");
 }
 
+static int cmp_ptr(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(void *const *)a, y = (uintptr_t)*(void *const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool distinct(void **v, size_t n)
+{
+	void **c = malloc(n * sizeof(void *));
+	bool ok = true;
+
+	memcpy(c, v, n * sizeof(void *));
+	qsort(c, n, sizeof(void *), cmp_ptr);
+	for (size_t i = 0; i < n && ok; i++)
+		ok = c[i] && (i == 0 || c[i] != c[i - 1]);
+	free(c);
+	return ok;
+}
+
+static void test_bulk_roundtrip(enum bulk_algo a)
+{
+	struct bulk_cache *c;
+	void *p[250];
+
+	if (bulk_cache_create(&c, 256, 4096) < 0) {
+		CHECK(0, "bulk cache");
+		return;
+	}
+	for (size_t n = 1; n <= 250; n += 37) {
+		CHECK(bulk_alloc(c, a, n, p) == 0, "%s: alloc %zu", bulk_algo_names[a], n);
+		CHECK(distinct(p, n), "%s: %zu distinct objects", bulk_algo_names[a], n);
+		for (size_t i = 0; i < n; i++)
+			memset(p[i], 0xa5, 256);	/* the objects are the caller's */
+		bulk_free(c, a, n, p);
+		CHECK(bulk_cache_free_objects(c) == bulk_cache_capacity(c),
+		      "%s: all %zu objects back after bulk %zu (%zu free)", bulk_algo_names[a],
+		      bulk_cache_capacity(c), n, bulk_cache_free_objects(c));
+	}
+	bulk_cache_destroy(c);
+}
+
+/* 40 full slabs; free one object of each of 32 slabs other than the CPU
+ * slab, then objects of the CPU slab only. */
+static void test_bulk_slow_paths(void)
+{
+	struct bulk_cache *c;
+	struct bulk_stats s0, s1;
+	unsigned objs;
+	void **pool, *p[64];
+	size_t n = 0, cpu_slab;
+
+	if (bulk_cache_create(&c, 256, 8192) < 0) {
+		CHECK(0, "bulk cache");
+		return;
+	}
+	objs = bulk_objs_per_slab(c);
+	pool = malloc(40 * objs * sizeof(void *));
+	CHECK(bulk_alloc(c, BULK_FALLBACK, 40 * objs, pool) == 0, "fill 40 slabs");
+	cpu_slab = bulk_slab_index(c, pool[40 * objs - 1]);	/* the last slab taken */
+	for (size_t s = 0; s < 40 && n < 32; s++)
+		if (s != cpu_slab && bulk_slab_index(c, pool[s * objs]) != cpu_slab)
+			p[n++] = pool[s * objs];
+	bulk_cache_stats(c, &s0);
+	bulk_free(c, BULK_POSTED, n, p);
+	bulk_cache_stats(c, &s1);
+	CHECK(s1.free_slow - s0.free_slow == n, "posted, %zu objects of %zu slabs: %llu slow-path "
+	      "frees, expected one per object", n, n, (unsigned long long)(s1.free_slow - s0.free_slow));
+	CHECK(bulk_alloc(c, BULK_FALLBACK, n, p) == 0, "take them back");
+	{
+		size_t other = 0;
+
+		/* taking them back made one of their slabs the CPU slab */
+		for (size_t i = 0; i < n; i++)
+			other += (int64_t)bulk_slab_index(c, p[i]) != bulk_cpu_slab(c);
+		CHECK(other + 1 >= n && other < n, "%zu of %zu in the CPU slab", n - other, n);
+		bulk_cache_stats(c, &s0);
+		bulk_free(c, BULK_DETACHED, n, p);
+		bulk_cache_stats(c, &s1);
+		CHECK(s1.free_slow - s0.free_slow == other, "detached, %zu slabs: %llu slow-path frees, "
+		      "expected one per slab but the CPU's (%zu)", n,
+		      (unsigned long long)(s1.free_slow - s0.free_slow), other);
+	}
+	CHECK(bulk_alloc(c, BULK_FALLBACK, n, p) == 0, "take them back again");
+	/* objects of one slab, not the CPU's: one group */
+	{
+		size_t s = 0, k = 0;
+
+		while ((int64_t)bulk_slab_index(c, pool[s * objs]) == bulk_cpu_slab(c))
+			s++;
+		for (k = 0; k < objs && k < 8; k++)
+			p[k] = pool[s * objs + k];
+		bulk_cache_stats(c, &s0);
+		bulk_free(c, BULK_DETACHED, k, p);
+		bulk_cache_stats(c, &s1);
+		CHECK(s1.free_slow - s0.free_slow == 1, "detached, %zu objects of one slab: %llu "
+		      "slow-path frees, expected 1", k, (unsigned long long)(s1.free_slow - s0.free_slow));
+	}
+	/* a fresh CPU slab: bulk-allocated objects all come from it */
+	{
+		struct bulk_cache *d;
+
+		CHECK(bulk_cache_create(&d, 256, 1024) == 0, "second cache");
+		CHECK(bulk_alloc(d, BULK_FALLBACK, 4, p) == 0, "4 objects of the first slab");
+		bulk_cache_stats(d, &s0);
+		bulk_free(d, BULK_POSTED, 4, p);
+		bulk_cache_stats(d, &s1);
+		CHECK(s1.free_slow == s0.free_slow, "posted, objects of the CPU slab: no slow path (%llu)",
+		      (unsigned long long)(s1.free_slow - s0.free_slow));
+		bulk_cache_destroy(d);
+	}
+	free(pool);
+	bulk_cache_destroy(c);
+}
+
 int main(void)
 {
 	log_quiet = 1;
 	test_conc_average();
 	test_cold_walk();
 	test_cold_bytes();
+	for (int a = 0; a < BULK__COUNT; a++)
+		test_bulk_roundtrip((enum bulk_algo)a);
+	test_bulk_slow_paths();
 	return test_done("repro-models");
 }

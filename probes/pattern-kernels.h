@@ -8,13 +8,16 @@
  *   chase     latency: op on the line's pointer word, then next = *line & ~63.
  *             The next address is read back from the word the op just wrote,
  *             so each op's address depends on the previous op (W = 0 only:
- *             ops that may only touch bits 0..5 of word 0).
- *   chase_w1  latency: op on word 1 of the line, then the same chase: the
- *             chain runs through the loads; what the op adds is what it makes
- *             the next load wait for.
- *   indexed   throughput: op on each line in the precomputed walk order
- *             (word 0 when W = 0, word 1 when W = 1): addresses never come
- *             from memory the op touched, so misses overlap.
+ *             ops that may only touch bits 0..5 of word 0). The `and` that
+ *             drops those bits is one more dependent cycle per step: these
+ *             rows cost the op plus one cycle over the bare walk.
+ *   chase_w1  latency: op on word 1 of the line, then next = *line, the
+ *             bare walk's own step (mov (%reg),%reg): the chain runs through
+ *             the loads; what the op adds is what it makes the next load
+ *             wait for.
+ *   indexed   throughput: op on word 1 of each line in the precomputed walk
+ *             order: addresses never come from memory the op touched, so
+ *             misses overlap, and the links stay as the walks need them.
  *   overlap   miss-overlap: an independent load of the next walk line, then
  *             the op on one of the TPUT_LINES hot lines.
  *   mix[]     mix=K/M, shared by the pair: op i of each 64 is PAT_OP_A when
@@ -33,17 +36,19 @@
 #define PAT_LINE_MASK (~(uint64_t)(CACHE_LINE_BYTES - 1))
 /* Line of walk entry i: entries are offsets in 64-byte units. */
 #define PAT_AT(b, w, i) ((b) + ((size_t)(w)[i] << 6))
-/* Chase step: the next line's address is the pointer word, low bits masked
- * (bit ops under test may have set some of them). */
+/* Chase steps. PAT_FOLLOW: the next line's address is the pointer word
+ * itself, one `mov (%reg),%reg` per step: the bare walk and the word-1
+ * rows. PAT_NEXT: low bits masked, for the rows whose op runs on the
+ * pointer word (bit ops may set some of them); a walk over a buffer such
+ * an op ran on needs pattern_buf_clean() before it is followed again. */
+#define PAT_FOLLOW(q) q = (char *)arch_load(q);
 #define PAT_NEXT(q) q = (char *)(arch_load(q) & PAT_LINE_MASK);
 
 #define PAT_CH0_A(i) PAT_OP_A(q) PAT_NEXT(q)
 #define PAT_CH0_N(i) PAT_OP_N(q) PAT_NEXT(q)
-#define PAT_CH1_A(i) PAT_OP_A(q + 8) PAT_NEXT(q)
-#define PAT_CH1_N(i) PAT_OP_N(q + 8) PAT_NEXT(q)
-#define PAT_CHP(i) PAT_NEXT(q)
-#define PAT_IX0_A(i) PAT_OP_A(PAT_AT(b, w, i))
-#define PAT_IX0_N(i) PAT_OP_N(PAT_AT(b, w, i))
+#define PAT_CH1_A(i) PAT_OP_A(q + 8) PAT_FOLLOW(q)
+#define PAT_CH1_N(i) PAT_OP_N(q + 8) PAT_FOLLOW(q)
+#define PAT_CHP(i) PAT_FOLLOW(q)
 #define PAT_IX1_A(i) PAT_OP_A(PAT_AT(b, w, i) + 8)
 #define PAT_IX1_N(i) PAT_OP_N(PAT_AT(b, w, i) + 8)
 #define PAT_IXP(i) (void)arch_load(PAT_AT(b, w, i));
@@ -111,7 +116,7 @@
 #define PAT_SET_(id, S, W, decls, tail, mixid)					\
 	PAT_IF0_##W(PAT_CHASE_KERNEL(kp_##id##_chase, PAT_CH0_##S, decls, tail)) \
 	PAT_CHASE_KERNEL(kp_##id##_chase_w1, PAT_CH1_##S, decls, tail)		\
-	PAT_INDEX_KERNEL(kp_##id##_indexed, PAT_IX##W##_##S, decls, tail)	\
+	PAT_INDEX_KERNEL(kp_##id##_indexed, PAT_IX1_##S, decls, tail)		\
 	PAT_INDEX_KERNEL(kp_##id##_overlap, PAT_OV_##S, decls, tail)		\
 	static const struct probe_pattern pat_##id = {				\
 		.chase = PAT_SEL_##W(kp_##id##_chase, NULL),			\

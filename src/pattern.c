@@ -534,6 +534,14 @@ size_t pattern_buf_ring_length(const struct pattern_buf *b)
 	return n;
 }
 
+void pattern_buf_clean(struct pattern_buf *b)
+{
+	for (size_t k = 0; k < b->nlines; k++)
+		*(uintptr_t *)(b->base + k * b->stride) &= ~(uintptr_t)(CACHE_LINE_BYTES - 1);
+	b->cursor = (char *)((uintptr_t)b->cursor & ~(uintptr_t)(CACHE_LINE_BYTES - 1));
+	b->dirty = false;
+}
+
 void pattern_ctx_attach(struct probe_ctx *ctx, const struct pattern_buf *b)
 {
 	ctx->pat_base = b->base;
@@ -560,7 +568,10 @@ static int make_plan(struct topo *t, const struct run_opts *o, struct plan *pl)
 	pl->n = pattern_parse_list(o->patterns, pl->pat, PATTERN_MAX);
 	if (pl->n < 0)
 		return pl->n;
-	pattern_sizes_from_topo(t, &pl->sizes);
+	if (o->sizes)	/* measured hierarchy (session.c) */
+		pl->sizes = *o->sizes;
+	else
+		pattern_sizes_from_topo(t, &pl->sizes);
 	for (int i = 0; i < pl->n; i++) {
 		const struct pattern *p = &pl->pat[i];
 		char need[32], have[32];
@@ -676,7 +687,7 @@ static json_t *pattern_json(const struct run_state *s, enum variant v)
 			      "name", s->pat->name, "variant", variant_names[v],
 			      "footprint_bytes", (json_int_t)(b ? b->bytes : s->footprint),
 			      "line_bytes", (int)(b ? b->stride : s->sizes->line),
-			      "hwloc", "l1d", (json_int_t)s->sizes->l1d, "l2", (json_int_t)s->sizes->l2,
+			      s->o->sizes ? "measured" : "hwloc", "l1d", (json_int_t)s->sizes->l1d, "l2", (json_int_t)s->sizes->l2,
 			      "llc", (json_int_t)s->sizes->llc);
 
 	if (b) {
@@ -730,16 +741,26 @@ static int run_row(struct run_state *s, const struct probe *p, enum probe_mode m
 	ret = runner_ctx_init(p, &ctx);
 	if (ret < 0)
 		goto out_drop;
+	/* the unmasked walks need links without the bits a pointer-word op set */
+	if (s->buf && s->buf->dirty && (v == V_CHASE_W1 || (v == V_CHASE && p == &probe_load_chase)))
+		pattern_buf_clean(s->buf);
 	if (s->buf)
 		pattern_ctx_attach(&ctx, s->buf);
 	if (v == V_MIX)
 		ctx.mix_mask = p->atomicity == ATOMICITY_ATOMIC
 			       ? pattern_mix_mask(s->pat->mix_k, s->pat->mix_m) : 0;
-	ret = runner_measure_kernel(fn, &ctx, s->o, &s->rep->cal, r);
+	/* hit is the default run's pattern: its throughput is swept the same way */
+	if (v == V_HOT && m == MODE_THROUGHPUT && p->tput_sweep)
+		ret = runner_measure_sweep(p->tput_sweep, &ctx, s->o, &s->rep->cal, r);
+	else
+		ret = runner_measure_kernel(fn, &ctx, s->o, &s->rep->cal, r);
+	runner_check_bounds(r, m == MODE_LATENCY && (v == V_CHASE || v == V_CHASE_W1 ||
+						     p->chain != CHAIN_NONE), &s->rep->cal);
 	free(ctx.mem);
 	if (s->buf) {	/* the next probe walks on from here, not over warm lines */
 		s->buf->cursor = ctx.pat_cursor;
 		s->buf->pos = ctx.pat_pos;
+		s->buf->dirty |= v == V_CHASE && p != &probe_load_chase;
 	}
 	r->migrated = sched_getcpu() != s->cpu;
 	if (ret == -EINTR && r->nsamples < s->o->min_samples)
@@ -747,8 +768,15 @@ static int run_row(struct run_state *s, const struct probe *p, enum probe_mode m
 	if (ret < 0 && ret != -EINTR)
 		goto out_drop;
 
-	r->extra = json_object();
+	if (!r->extra)
+		r->extra = json_object();
 	json_object_set_new(r->extra, "pattern", pattern_json(s, v));
+	/* the step of the walk: the bare walk and the word-1 rows follow the
+	 * pointer as loaded; pointer-word rows mask it, one more cycle a step */
+	if (v == V_CHASE || v == V_CHASE_W1)
+		json_object_set_new(r->extra, "chase_step", json_string(
+			v == V_CHASE && p != &probe_load_chase ? "load, then and ~63" :
+			"load"));
 	med = result_cycles(s->rep, r->s.median);
 	if (!isnan(s->chase_cyc) && m == MODE_LATENCY) {
 		json_object_set_new(r->extra, "chase_cycles", json_real(s->chase_cyc));
@@ -769,6 +797,7 @@ static int run_row(struct run_state *s, const struct probe *p, enum probe_mode m
 
 out_drop:
 	free(r->samples);
+	json_decref(r->extra);
 	s->rep->n--;
 	return ret;
 }

@@ -211,6 +211,14 @@ static void test_mix_mask(void)
 	CHECK(pattern_mix_mask(0, 4) == 0 && pattern_mix_mask(64, 64) == ~0ull, "0/4 none, 64/64 all");
 }
 
+static bool links_clean(const struct pattern_buf *b)
+{
+	for (size_t k = 0; k < b->nlines; k++)
+		if (*(const uintptr_t *)(b->base + k * b->stride) & (CACHE_LINE_BYTES - 1))
+			return false;
+	return true;
+}
+
 /* Every probe's pattern kernels on a 128-line buffer: the chase follows the
  * recorded order, the index walk advances and wraps, and no op breaks the
  * chain the other probes follow. */
@@ -260,6 +268,15 @@ static void test_kernels(void)
 				CHECK(ctx.pat_pos == 192 % 128, "%s kernel %zu: index walk at 64 (%zu)",
 				      p->name, f, ctx.pat_pos);
 			CHECK(pattern_buf_ring_length(&b) == 128, "%s kernel %zu: chain intact", p->name, f);
+			/* a pointer-word op may leave low bits in the links: the
+			 * unmasked walks (bare chase, word 1) need them cleaned */
+			if (f == 0 && p != &probe_load_chase) {
+				pattern_buf_clean(&b);
+				CHECK(links_clean(&b), "%s: links clean after pattern_buf_clean", p->name);
+			} else if (f < 4) {
+				CHECK(links_clean(&b), "%s kernel %zu leaves the links as they were",
+				      p->name, f);
+			}
 			free(ctx.mem);
 		}
 	}

@@ -72,7 +72,9 @@ else
 	bad "tiny pattern run: exit $?: $(head -c 500 "$T/err")"
 fi
 
-# The disassembly of the pattern loops (x86-64 builds only).
+# The disassembly of the pattern loops (x86-64 builds only). The bare walk
+# and the word-1 rows step with one `mov (%reg),%reg` (the same register:
+# a plain pointer chase, no `and`); only the pointer-word rows mask.
 if [ -n "$OBJDUMP" ] && [ -n "$LIB" ] &&
    "$OBJDUMP" -d --no-show-raw-insn -M att "$LIB" >"$T/dis" 2>/dev/null &&
    grep -q 'file format elf64-x86-64' "$T/dis"; then
@@ -90,7 +92,7 @@ if [ -n "$OBJDUMP" ] && [ -n "$LIB" ] &&
 	done <<'TABLE'
 kp_set_bit_chase ^lock\s+orb\s+\$0x2,\(%r 64
 kp_set_bit_chase ^and\s+\$0xffffffffffffffc0, 64
-kp___set_bit_chase ^orb\s+\$0x2,\(%r 64
+kp___set_bit_chase ^(btsq?\s+\$0x1|orb\s+\$0x2),\(%r 64
 kp_set_bit_chase_w1 ^lock\s+orb\s+\$0x2,0x8\(%r 64
 kp_set_bit_indexed ^lock\s+orb\s+\$0x2, 64
 kp_set_bit_overlap ^lock\s+orb\s+\$0x2, 64
@@ -98,9 +100,13 @@ kp_cmpxchg_chase ^lock\s+cmpxchg\s+%r 64
 kp_cmpxchg_local_indexed ^cmpxchg\s+%r 64
 kp_atomic_inc_chase_w1 ^lock\s+incq\s+0x8\( 64
 kp_xchg_indexed ^xchg\s+%r 64
-kp_load_chase_chase ^mov\s+\(%r[a-z0-9]+\),%r 64
+kp_load_chase_chase ^mov\s+\(%(r[a-z0-9]+)\),%\1$ 64
+kp_load_chase_chase ^and\s 0
+kp_set_bit_chase_w1 ^mov\s+\(%(r[a-z0-9]+)\),%\1$ 64
+kp_set_bit_chase_w1 ^and\s 0
+kp_cmpxchg_chase_w1 ^and\s 0
 km_set_bit_lat ^lock\s+orb 64
-km_set_bit_lat ^orb 64
+km_set_bit_lat ^(btsq?|orb)\s 64
 km_cmpxchg_tput ^lock\s+cmpxchg 64
 TABLE
 	# the mix loops test their mask in a register, never from the stack
@@ -108,15 +114,22 @@ TABLE
 		s=$(grep -cE '\(%rsp\)' "$f")
 		[ "$s" -eq 0 ] && ok || bad "$(basename "$f"): $s stack references in the loop"
 	done
-	mnem() { body "$1" | sed -E 's/^lock\s+//' | awk '{print $1}'; }
+	# twins: the same loop but for the op, which the kernel-exact twin may
+	# spell differently (lock orb / btsq): the atomic one's locked lines
+	# are the ops, every other line must match
+	mnem() { body "$1" | awk '{print $1}'; }
+	same_but_op() {
+		[ "$(mnem "$1" | wc -l)" -eq "$(mnem "$2" | wc -l)" ] &&
+			paste -d' ' <(mnem "$1") <(mnem "$2") | awk '$1 != "lock" && $1 != $2 {d = 1} END {exit d}'
+	}
 	for pair in set_bit:__set_bit set_bit_var:__set_bit_var or_word:__or_word clear_bit:__clear_bit \
 		    test_and_set_bit:__test_and_set_bit cmpxchg:cmpxchg_local \
 		    try_cmpxchg:try_cmpxchg_local atomic_add_return:xadd_local atomic_inc:local_inc; do
 		a=${pair%%:*} b=${pair##*:}
 		for form in chase chase_w1 indexed overlap; do
 			[ -n "$(body "kp_${a}_$form")" ] || continue
-			diff <(mnem "kp_${a}_$form") <(mnem "kp_${b}_$form") >/dev/null && ok ||
-				bad "kp_${a}_$form and kp_${b}_$form differ beyond the lock prefix"
+			same_but_op "kp_${a}_$form" "kp_${b}_$form" && ok ||
+				bad "kp_${a}_$form and kp_${b}_$form differ beyond the op"
 			s=$(body "kp_${a}_$form" | grep -cE '\(%rsp\)')
 			[ "$s" -eq 0 ] && ok || bad "kp_${a}_$form: $s stack references in the loop"
 		done

@@ -13,6 +13,7 @@
  */
 #include "repro.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -474,6 +475,43 @@ static int one_pass(struct topo *t, const int *cpus, unsigned nth, size_t size, 
 	return ret;
 }
 
+/* Published, Joonsoo Kim, 12 Apr 2016: cycles per alloc / per free. */
+static const struct repro_row before_rows[] = {
+	{ "32", { 248, 966 }, NULL },	 { "64", { 261, 949 }, NULL },	  { "128", { 314, 1016 }, NULL },
+	{ "256", { 741, 1061 }, NULL },	 { "512", { 1246, 1152 }, NULL }, { "1024", { 2437, 1259 }, NULL },
+	{ "2048", { 4980, 1800 }, NULL }, { "4096", { 9000, 2078 }, NULL },
+};
+static const struct repro_row after_rows[] = {
+	{ "32", { 344, 792 }, NULL },	 { "64", { 347, 882 }, NULL },	  { "128", { 390, 959 }, NULL },
+	{ "256", { 393, 1067 }, NULL },	 { "512", { 683, 1229 }, NULL },  { "1024", { 1295, 1325 }, NULL },
+	{ "2048", { 2513, 1664 }, NULL }, { "4096", { 4742, 2172 }, NULL },
+};
+#define SRC_2016 "Joonsoo Kim, linux-mm, 12 Apr 2016, \"mm/slab: lockless decision to grow cache\" " \
+		 "(Christoph Lameter's concurrent slab benchmark)"
+#define MACHINE_2016 "not named in the post, SLAB of kernel 4.6-rc"
+static const struct repro_table posted_2016[2] = {
+	{ .title = "Before: Kmalloc N*alloc N*free(size): Average=alloc/free", .source = SRC_2016,
+	  .machine = MACHINE_2016, .unit = "cycles per op", .ncols = 2, .cols = { "alloc", "free" },
+	  .nrows = ARRAY_SIZE(before_rows), .rows = before_rows },
+	{ .title = "After: Kmalloc N*alloc N*free(size): Average=alloc/free", .source = SRC_2016,
+	  .machine = MACHINE_2016, .unit = "cycles per op", .ncols = 2, .cols = { "alloc", "free" },
+	  .nrows = ARRAY_SIZE(after_rows), .rows = after_rows },
+};
+
+/* Between-pass spread of a figure: (max - min) / median. */
+static double pass_spread(const double *v, size_t n)
+{
+	double lo = v[0], hi = v[0], m = stats_median(v, n);
+
+	for (size_t i = 1; i < n; i++) {
+		lo = v[i] < lo ? v[i] : lo;
+		hi = v[i] > hi ? v[i] : hi;
+	}
+	return m > 0 ? (hi - lo) / m : 0;
+}
+
+#define MAX_SIZES 32
+
 int repro_concurrent_run(struct repro_ctx *rc)
 {
 	const struct experiment *e = rc->exp;
@@ -481,12 +519,16 @@ int repro_concurrent_run(struct repro_ctx *rc)
 	static const char *const vnames[] = { "locked", "lockless" };
 	static const char *const vtitle[] = { "Before (shared pool checked under its lock)",
 					      "After (lockless check of the shared pool first)" };
-	uint64_t sizes[32];
-	size_t nsizes = config_u64_list(e, sec, "sizes", sizes, 32);
+	uint64_t sizes[MAX_SIZES];
+	size_t nsizes = config_u64_list(e, sec, "sizes", sizes, MAX_SIZES);
 	size_t n = config_u64(e, sec, "objects"), reps = config_u64(e, sec, "repeats");
 	unsigned nth = (unsigned)config_u64(e, sec, "threads");
 	double *va = malloc(reps * sizeof(double)), *vf = malloc(reps * sizeof(double));
 	double tpc = rc->cal->ticks_per_cycle;
+	double med[2][MAX_SIZES][2], spread[2][MAX_SIZES][2];
+	bool ran[2] = { false, false };
+	struct repro_row rows[2][MAX_SIZES];
+	char labels[MAX_SIZES][24];
 	json_t *jv = json_object(), *jcpus = json_array();
 	int cpus[MAX_THREADS], ret = 0;
 
@@ -513,41 +555,81 @@ int repro_concurrent_run(struct repro_ctx *rc)
 	fprintf(rc->out, "Concurrent slab (atomcost user-space SLAB model): %u threads on CPUs", nth);
 	for (unsigned i = 0; i < nth; i++)
 		fprintf(rc->out, "%s%d", i ? "," : " ", cpus[i]);
-	fprintf(rc->out, ", %zu objects each, core cycles alloc/free, median of %zu\n", n, reps);
+	fprintf(rc->out, ", %zu objects each, core cycles per alloc/free (each thread's own phase, "
+			 "barrier waits excluded), median of %zu\n", n, reps);
+	for (size_t si = 0; si < nsizes; si++) {
+		if (sizes[si] % 8 || sizes[si] > PAGE) {
+			pr_err("%s: sizes: %llu is not a multiple of 8 up to %d", sec,
+			       (unsigned long long)sizes[si], PAGE);
+			ret = -EINVAL;
+			goto out;
+		}
+		snprintf(labels[si], sizeof(labels[si]), "%llu", (unsigned long long)sizes[si]);
+	}
 	for (int v = 0; v < 2; v++) {
 		json_t *jvar;
 
 		if (!config_list_has(e, sec, "variants", vnames[v]))
 			continue;
+		ran[v] = true;
 		jvar = json_object();
 		json_object_set_new(jv, vnames[v], jvar);
 		fprintf(rc->out, "* %s\n", vtitle[v]);
 		for (size_t si = 0; si < nsizes; si++) {
 			double a, f;
 
-			if (sizes[si] % 8 || sizes[si] > PAGE) {
-				pr_err("%s: sizes: %llu is not a multiple of 8 up to %d", sec,
-				       (unsigned long long)sizes[si], PAGE);
-				ret = -EINVAL;
-				goto out;
-			}
 			for (size_t r = 0; r < reps; r++) {
 				ret = one_pass(rc->t, cpus, nth, sizes[si], n, (enum aslab_variant)v,
 					       &va[r], &vf[r]);
 				if (ret < 0)
 					goto out;
 			}
-			a = stats_median(va, reps) / tpc;
-			f = stats_median(vf, reps) / tpc;
+			a = med[v][si][0] = stats_median(va, reps) / tpc;
+			f = med[v][si][1] = stats_median(vf, reps) / tpc;
+			spread[v][si][0] = pass_spread(va, reps);
+			spread[v][si][1] = pass_spread(vf, reps);
+			rows[v][si] = (struct repro_row){ labels[si], { a, f }, NULL };
 			fprintf(rc->out, "Kmalloc N*alloc N*free(%llu): Average=%.0f/%.0f\n",
 				(unsigned long long)sizes[si], a, f);
 			fflush(rc->out);
-			{
-				char key[24];
+			json_object_set_new(jvar, labels[si], json_pack("{s:f,s:f,s:f,s:f}", "alloc_cycles",
+				a, "free_cycles", f, "alloc_spread", spread[v][si][0], "free_spread",
+				spread[v][si][1]));
+		}
+	}
+	fputc('\n', rc->out);
+	for (int v = 0; v < 2; v++) {
+		struct repro_table m = {
+			.title = posted_2016[v].title, .machine = rc->machine ? rc->machine : "this machine",
+			.unit = "core cycles per op", .ncols = 2, .cols = { "alloc", "free" },
+			.nrows = nsizes, .rows = rows[v],
+		};
 
-				snprintf(key, sizeof(key), "%llu", (unsigned long long)sizes[si]);
-				json_object_set_new(jvar, key, json_pack("{s:f,s:f}", "alloc_cycles", a,
-									 "free_cycles", f));
+		if (!ran[v])
+			continue;
+		ret = repro_print_beside(rc->out, &posted_2016[v], &m);
+		if (ret < 0)
+			goto out;
+	}
+	if (ran[0] && ran[1]) {
+		for (size_t si = 0; si < nsizes; si++) {
+			const struct repro_row *pb = repro_table_row(&posted_2016[0], labels[si]);
+			const struct repro_row *pa = repro_table_row(&posted_2016[1], labels[si]);
+
+			for (int k = 0; k < 2; k++) {
+				struct repro_claim c = {
+					.a = "lockless check (after)", .b = "locked check (before)",
+					.unit = "cycles", .pub_unit = "cycles",
+					.meas_a = med[1][si][k], .meas_b = med[0][si][k],
+					.pub_a = pa ? pa->v[k] : NAN, .pub_b = pb ? pb->v[k] : NAN,
+					.pub_machine = "Joonsoo Kim, 2016",
+					.floor = fmax(spread[0][si][k], spread[1][si][k]),
+				};
+				char what[64];
+
+				snprintf(what, sizeof(what), "%s(%.23s)", k ? "free" : "alloc", labels[si]);
+				c.what = what;
+				repro_conclude(rc, &c);
 			}
 		}
 	}

@@ -37,6 +37,7 @@ int repro_buddy_run(struct repro_ctx *c);
 int repro_slub_run(struct repro_ctx *c);
 int repro_bulk_run(struct repro_ctx *c);
 int repro_concurrent_run(struct repro_ctx *c);
+int repro_align_run(struct repro_ctx *c);	/* repro-align.c, repro-align.h */
 
 /* Run every reproduction listed in [experiment] kind, in order; pins and
  * calibrates first when rep->cal is not filled yet. Figures go to
@@ -81,8 +82,10 @@ const struct repro_row *repro_table_row(const struct repro_table *t, const char 
  * source and unit, then one line per row of meas (rows of pub that meas
  * lacks follow, marked "not measured"), with pub's figures, meas's figures
  * and meas/pub for every column, and the rows' notes. meas->cols must name
- * the same columns as pub->cols, in order. 0, or -EINVAL (shapes differ,
- * message names the column). */
+ * the same columns as pub->cols, in order. A published table without rows
+ * prints "published: none (source)": its source then says why (the post did
+ * not measure that form). 0, or -EINVAL (shapes differ, message names the
+ * column). */
 int repro_print_beside(FILE *out, const struct repro_table *pub, const struct repro_table *meas);
 
 /* A claim "a costs less than b": two measured costs of the same unit, and

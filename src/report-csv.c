@@ -36,7 +36,7 @@ int report_write_csv(const struct report *rep, FILE *f)
 	fputs("probe,twin,family,atomicity,insn,pattern,mode,pass,cpu_os,"
 	      "cycles_min,cycles_p10,cycles_median,cycles_p90,cycles_ci_lo,cycles_ci_hi,"
 	      "ns_median,ticks_median,samples,outliers,ratio,ratio_lo,ratio_hi,ci_reached,migrated,"
-	      "extra\n", f);
+	      "extra,verdict,verdict_floor\n", f);
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct result *r = &rep->r[i];
 		char *extra = r->extra ? json_dumps(r->extra, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
@@ -67,6 +67,9 @@ int report_write_csv(const struct report *rep, FILE *f)
 		csv_num(f, r->has_ratio ? r->ratio_hi : NAN);
 		fprintf(f, ",%d,%d,", r->ci_reached, r->migrated);
 		csv_str(f, extra ? extra : "");
+		/* the twin verdict and its floor (empty: no ratio, or an analog) */
+		fprintf(f, ",%s", r->has_ratio && r->verdict != VERDICT_NONE ? stats_verdict_name(r->verdict) : "");
+		csv_num(f, r->has_ratio && r->verdict != VERDICT_NONE ? r->verdict_floor : NAN);
 		fputc('\n', f);
 		free(extra);
 	}

@@ -582,9 +582,13 @@ int report_write_html(const struct report *rep, FILE *f)
 	else
 		fputs("<p class=\"note\">The report has no c2c section (atomcost report RUN.json --c2c C2C.json adds the JSON of atomcost c2c --all-pairs).</p>\n", f);
 
+	fprintf(f, "<h2>Results</h2>\n<p class=\"note\">vs twin: slower or faster only when the ratio leaves 1 by more "
+		   "than the floor in brackets (the spread of the ratio between --repeat passes, at least %.0f%%, "
+		   "the documented minimum); else same. Analogs lack the real semantics and get no verdict.</p>\n",
+		NOISE_FLOOR_MIN * 100);
 	fputs("<h2>Results</h2>\n<table class=\"res\"><tr><th>probe</th><th>twin</th><th>pattern</th>"
 	      "<th>mode</th><th>pass</th><th>insn</th><th>cycles min</th><th>median</th><th>p90</th><th>ns</th>"
-	      "<th>ratio [95% CI]</th><th>samples</th></tr>\n", f);
+	      "<th>ratio [95% CI]</th><th>vs twin (floor)</th><th>samples</th></tr>\n", f);
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct result *r = &rep->r[i];
 
@@ -604,6 +608,11 @@ int report_write_html(const struct report *rep, FILE *f)
 			fprintf(f, "<td class=\"n\">%.2f [%.2f, %.2f]</td>", r->ratio, r->ratio_lo, r->ratio_hi);
 		else
 			fputs("<td class=\"n\">-</td>", f);
+		/* the verdict of the noise rule, with its floor (report_pair_twins) */
+		if (r->has_ratio && r->verdict != VERDICT_NONE)
+			fprintf(f, "<td>%s (%.1f%%)</td>", stats_verdict_name(r->verdict), r->verdict_floor * 100);
+		else
+			fprintf(f, "<td>%s</td>", r->has_ratio ? "analog: none" : "-");
 		fprintf(f, "<td class=\"n\">%zu%s</td></tr>\n", r->nsamples, r->migrated ? " MIGRATED" : "");
 	}
 	fputs("</table>\n<h2>Machine fingerprint</h2>\n<table class=\"fp\">\n", f);

@@ -143,9 +143,15 @@ static json_t *result_json(const struct report *rep, const struct result *r)
 		json_object_set_new(o, "analog", json_true());
 	if (r->has_ratio)
 		json_object_set_new(o, "ratio_to_twin",
-				    json_pack("{s:f, s:f, s:f, s:b}", "ratio", r->ratio, "lo", r->ratio_lo,
+				    /* verdict and floor: the noise rule (report_pair_twins);
+				     * verdict null for an analog, floor null with it */
+				    json_pack("{s:f, s:f, s:f, s:b, s:o, s:o}", "ratio", r->ratio, "lo", r->ratio_lo,
 					      "hi", r->ratio_hi,
-					      "significant", r->ratio_lo > 1.0 || r->ratio_hi < 1.0));
+					      "significant", r->verdict == VERDICT_SLOWER || r->verdict == VERDICT_FASTER,
+					      "verdict", r->verdict == VERDICT_NONE ? json_null() :
+							 json_string(stats_verdict_name(r->verdict)),
+					      "floor", r->verdict == VERDICT_NONE ? json_null() :
+						       json_real(r->verdict_floor)));
 	else
 		json_object_set_new(o, "ratio_to_twin", json_null());
 	if (r->extra)

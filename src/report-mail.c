@@ -112,7 +112,15 @@ int report_write_mail(const struct report *rep, FILE *f)
 		snprintf(line, sizeof(line),
 			 "%d passes: median of pass medians; [..] is the range of the pass ratios", passes);
 		report_mail_wrap(f, "", line);
+		snprintf(line, sizeof(line),
+			 "slower/faster: the ratio leaves 1 by more than its floor, the spread of that ratio between passes (at least %.0f%%), shown as +-N%%; else same; analogs get none",
+			 NOISE_FLOOR_MIN * 100);
+	} else {
+		snprintf(line, sizeof(line),
+			 "slower/faster: the ratio leaves 1 by more than %.0f%%, the documented minimum floor (no passes measured the noise between runs); else same; analogs get none",
+			 NOISE_FLOOR_MIN * 100);
 	}
+	report_mail_wrap(f, "", line);
 	if (rep->partial) {
 		snprintf(line, sizeof(line), "PARTIAL (%s): only what was measured before it stopped",
 			 rep->partial_reason);
@@ -149,8 +157,18 @@ int report_write_mail(const struct report *rep, FILE *f)
 			 r->mode == MODE_LATENCY ? "lat" : "tput", r->insn);
 		a = group_ticks(rep, ti, &tlo, &thi, &tn);
 		ratio[0] = 0;
-		if (isfinite(lo))
-			snprintf(ratio, sizeof(ratio), "x%.2f [%.2f,%.2f]", a > 0 ? b / a : NAN, lo, hi);
+		if (isfinite(lo)) {
+			char v[24];
+
+			if (r->verdict == VERDICT_NONE)
+				snprintf(v, sizeof(v), "analog");
+			else if (passes > 1)
+				snprintf(v, sizeof(v), "%s +-%.0f%%", stats_verdict_name(r->verdict),
+					 r->verdict_floor * 100);
+			else
+				snprintf(v, sizeof(v), "%s", stats_verdict_name(r->verdict));
+			snprintf(ratio, sizeof(ratio), "x%.2f [%.2f,%.2f] %s", a > 0 ? b / a : NAN, lo, hi, v);
+		}
 		if (strlen(name) + 1 + strlen(ratio) > 72)
 			snprintf(name, sizeof(name), "%s - %s %s %s", t->name, r->name, r->pattern,
 				 r->mode == MODE_LATENCY ? "lat" : "tput");

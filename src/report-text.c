@@ -6,15 +6,35 @@
 #include "report.h"
 #include "contention.h"
 
+/* The twin verdict (report_pair_twins): "" without a ratio, "analog"
+ * when either side is a stand-in that lacks the real semantics. */
 static const char *verdict(const struct result *r)
 {
 	if (!r->has_ratio)
 		return "";
-	if (r->ratio_lo > 1.0)
-		return "slower";
-	if (r->ratio_hi < 1.0)
-		return "faster";
-	return "same";
+	if (r->verdict == VERDICT_NONE)
+		return "analog";
+	return stats_verdict_name(r->verdict);
+}
+
+/* The floor of a row's verdict, "" when it has none. */
+static void floor_cell(const struct result *r, char *buf, size_t len)
+{
+	if (r->has_ratio && r->verdict != VERDICT_NONE)
+		snprintf(buf, len, "%.1f%%", r->verdict_floor * 100);
+	else
+		snprintf(buf, len, "-");
+}
+
+/* How the verdicts were reached, once above the table. */
+static void verdict_rule(const struct report *rep, FILE *f)
+{
+	if (compare_max_pass(rep) > 1)
+		fprintf(f, "# vs: slower/faster only when the ratio to the twin leaves 1 by more than the floor: the spread of that ratio between passes, at least %.0f%%; else same; analogs get none\n",
+			NOISE_FLOOR_MIN * 100);
+	else
+		fprintf(f, "# vs: slower/faster only when the ratio to the twin leaves 1 by more than the floor: %.0f%%, the documented minimum (no passes to measure the noise between runs: --repeat); else same; analogs get none\n",
+			NOISE_FLOOR_MIN * 100);
 }
 
 static const struct result_event *find_event(const struct result *r, const char *name)
@@ -105,14 +125,16 @@ static void write_passes(const struct report *rep, FILE *f)
 
 	fprintf(f, "# %d passes: median of pass medians; ratio [range over passes]; spread = (max-min)/median of pass medians\n",
 		compare_max_pass(rep));
-	fprintf(f, "%-20s %-20s %-7s %-10s %8s %8s %8s %8s %7s %-17s %-6s %6s %7s\n",
+	verdict_rule(rep, f);
+	fprintf(f, "%-20s %-20s %-7s %-10s %8s %8s %8s %8s %7s %-17s %-6s %6s %6s %7s\n",
 		"probe", "twin", "pattern", "mode", "cyc min", "median", "p90", "ns", "ratio",
-		"[passes]", "vs", "spread", "samples");
+		"[passes]", "vs", "floor", "spread", "samples");
 	for (size_t i = 0; i < rep->n; i++) {
 		double med[1000], p90[1000], rat[1000], mn = INFINITY, rlo = INFINITY, rhi = -INFINITY;
-		double clo = INFINITY, chi = -INFINITY, m;
+		double m;
 		size_t n, nr = 0, ns = 0;
-		char ratio[16] = "-", ci[32] = "", *vs = "";
+		char ratio[16] = "-", ci[32] = "", fl[16] = "-";
+		const char *vs = "";
 
 		if (!compare_group_first(rep, i))
 			continue;
@@ -126,15 +148,15 @@ static void write_passes(const struct report *rep, FILE *f)
 				rat[nr++] = g[k]->ratio;
 				rlo = fmin(rlo, g[k]->ratio);
 				rhi = fmax(rhi, g[k]->ratio);
-				clo = fmin(clo, g[k]->ratio_lo);
-				chi = fmax(chi, g[k]->ratio_hi);
 			}
 		}
 		m = stats_median(med, n);
 		if (nr) {
 			snprintf(ratio, sizeof(ratio), "%.2f", stats_median(rat, nr));
 			snprintf(ci, sizeof(ci), "[%.2f,%.2f]", rlo, rhi);
-			vs = clo > 1.0 ? "slower" : chi < 1.0 ? "faster" : "same";
+			/* every pass of a row carries the row's verdict */
+			vs = verdict(g[0]);
+			floor_cell(g[0], fl, sizeof(fl));
 		}
 		{
 			double lo = INFINITY, hi = -INFINITY;
@@ -143,10 +165,10 @@ static void write_passes(const struct report *rep, FILE *f)
 				lo = fmin(lo, med[k]);
 				hi = fmax(hi, med[k]);
 			}
-			fprintf(f, "%-20s %-20s %-7s %-10s %8.2f %8.2f %8.2f %8.3f %7s %-17s %-6s %5.1f%% %7zu\n",
+			fprintf(f, "%-20s %-20s %-7s %-10s %8.2f %8.2f %8.2f %8.3f %7s %-17s %-6s %6s %5.1f%% %7zu\n",
 				rep->r[i].name, rep->r[i].twin[0] ? rep->r[i].twin : "-", rep->r[i].pattern,
 				probe_mode_name(rep->r[i].mode), result_cycles(rep, mn), result_cycles(rep, m),
-				result_cycles(rep, stats_median(p90, n)), result_ns(rep, m), ratio, ci, vs,
+				result_cycles(rep, stats_median(p90, n)), result_ns(rep, m), ratio, ci, vs, fl,
 				m > 0 ? (hi - lo) / m * 100 : 0.0, ns);
 		}
 	}
@@ -174,26 +196,28 @@ int report_write_text(const struct report *rep, FILE *f)
 	/* contention results (threads > 1) have their own table */
 	for (size_t i = 0; i < rep->n; i++)
 		if (!contention_result(&rep->r[i])) {
-			fprintf(f, "%-20s %-20s %-7s %-10s %8s %8s %8s %8s %7s %-17s %-6s %7s\n",
+			verdict_rule(rep, f);
+			fprintf(f, "%-20s %-20s %-7s %-10s %8s %8s %8s %8s %7s %-17s %-6s %6s %7s\n",
 				"probe", "twin", "pattern", "mode", "cyc min", "median", "p90", "ns",
-				"ratio", "[95% CI]", "vs", "samples");
+				"ratio", "[95% CI]", "vs", "floor", "samples");
 			break;
 		}
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct result *r = &rep->r[i];
-		char ratio[16] = "-", ci[32] = "";
+		char ratio[16] = "-", ci[32] = "", fl[16];
 
 		if (contention_result(r))
 			continue;
+		floor_cell(r, fl, sizeof(fl));
 		if (r->has_ratio) {
 			snprintf(ratio, sizeof(ratio), "%.2f", r->ratio);
 			snprintf(ci, sizeof(ci), "[%.2f,%.2f]", r->ratio_lo, r->ratio_hi);
 		}
-		fprintf(f, "%-20s %-20s %-7s %-10s %8.2f %8.2f %8.2f %8.3f %7s %-17s %-6s %7zu%s%s\n",
+		fprintf(f, "%-20s %-20s %-7s %-10s %8.2f %8.2f %8.2f %8.3f %7s %-17s %-6s %6s %7zu%s%s\n",
 			r->name, r->twin[0] ? r->twin : "-", r->pattern, probe_mode_name(r->mode),
 			result_cycles(rep, r->s.min), result_cycles(rep, r->s.median),
 			result_cycles(rep, r->s.p90), result_ns(rep, r->s.median), ratio, ci,
-			verdict(r), r->nsamples, r->migrated ? " MIGRATED" : "",
+			verdict(r), fl, r->nsamples, r->migrated ? " MIGRATED" : "",
 			r->ci_reached ? "" : " (CI target not reached)");
 	}
 	contention_write_text(rep, f);

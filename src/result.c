@@ -79,9 +79,42 @@ int result_pass(const struct result *r)
 	return json_is_integer(p) ? (int)json_integer_value(p) : 0;
 }
 
-/* Ratio of medians with a conservative interval from the two medians' CIs:
- * [lo_a / hi_b, hi_a / lo_b]. It excludes 1 only when the intervals do not
- * overlap, so a "significant" verdict survives the noise of both. */
+/* Ratio of medians, with an interval from the two medians' CIs:
+ * [lo_a / hi_b, hi_a / lo_b], printed for reference only. The verdict does
+ * not come from it: samples within one run are serially correlated and
+ * their intervals understate the noise between runs (the unlocked op came
+ * out "slower" than the locked one at 1.06). A ratio is slower or faster
+ * only beyond the floor (stats_verdict): the spread of the row's ratio
+ * between --repeat passes, never less than NOISE_FLOOR_MIN, the documented
+ * minimum used when there are no passes. Every pass of a row gets the
+ * verdict of the median of its pass ratios; an analog on either side gets
+ * none. */
+static bool same_row(const struct result *x, const struct result *y)
+{
+	return x->mode == y->mode && !strcmp(x->name, y->name) && !strcmp(x->pattern, y->pattern);
+}
+
+static void twin_verdict(struct report *rep, struct result *r)
+{
+	double v[1000], lo = INFINITY, hi = -INFINITY, m;
+	size_t n = 0;
+
+	for (size_t j = 0; j < rep->n && n < 1000; j++) {
+		const struct result *c = &rep->r[j];
+
+		if (c->has_ratio && same_row(c, r)) {
+			v[n++] = c->ratio;
+			lo = fmin(lo, c->ratio);
+			hi = fmax(hi, c->ratio);
+		}
+	}
+	if (!n)
+		return;
+	m = stats_median(v, n);
+	r->verdict_floor = n >= 2 && m > 0 ? fmax(NOISE_FLOOR_MIN, (hi - lo) / m) : NOISE_FLOOR_MIN;
+	r->verdict = stats_verdict(m, 1.0, r->verdict_floor);
+}
+
 void report_pair_twins(struct report *rep)
 {
 	for (size_t i = 0; i < rep->n; i++) {
@@ -89,6 +122,8 @@ void report_pair_twins(struct report *rep)
 		const struct result *t;
 
 		r->has_ratio = false;
+		r->verdict = VERDICT_NONE;
+		r->verdict_floor = 0;
 		if (!r->twin[0] || !r->nsamples)
 			continue;
 		t = NULL;
@@ -105,5 +140,10 @@ void report_pair_twins(struct report *rep)
 		r->ratio = r->s.median / t->s.median;
 		r->ratio_lo = r->s.ci_lo / t->s.ci_hi;
 		r->ratio_hi = r->s.ci_hi / t->s.ci_lo;
+		/* VERDICT_SAME marks "may get one" until every ratio is known */
+		r->verdict = r->analog || t->analog ? VERDICT_NONE : VERDICT_SAME;
 	}
+	for (size_t i = 0; i < rep->n; i++)
+		if (rep->r[i].has_ratio && rep->r[i].verdict != VERDICT_NONE)
+			twin_verdict(rep, &rep->r[i]);
 }

@@ -86,6 +86,10 @@ struct result {
 	/* vs twin (same mode and pattern); has_ratio false when absent */
 	bool has_ratio;
 	double ratio, ratio_lo, ratio_hi;
+	/* the noise rule on the ratio (report_pair_twins, stats_verdict):
+	 * VERDICT_NONE without a ratio or when either side is an analog */
+	enum verdict verdict;
+	double verdict_floor;	/* relative floor used: measured between passes, or the minimum */
 	json_t *extra;		/* per-result details added by extensions (owned) */
 	/* events counted around each sample (pmu.c); nevents 0: none recorded */
 	struct result_event events[RESULT_MAX_EVENTS];

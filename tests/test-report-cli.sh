@@ -44,7 +44,17 @@ expect 2 "report broken JSON" "$atomcost" report "$tmp/broken.json"
 expect 2 "report two files" "$atomcost" report "$g" "$g"
 
 expect 0 "compare a report with itself" "$atomcost" compare "$g" "$g"
-has "$tmp/out" "0 improved, 0 regressed, 7 no significant change" "itself: nothing changes"
+has "$tmp/out" "0 improved, 0 regressed, 9 no significant change" "itself: nothing changes"
+has "$tmp/out" "^# rule: core cycles; one process on a side: base floor 15.0%" "states the floor"
+has "$tmp/out" "Holm-Bonferroni over 9 rows" "states the correction"
+# several processes per side: replicates are processes, base floor 3%
+expect 0 "compare a,a b,b (processes)" "$atomcost" compare "$g,$g" "$g,$g,$g"
+has "$tmp/out" "2 and 3 processes: replicates are processes" "processes measured"
+has "$tmp/out" "^# A: report.json and 1 more (.*2 processes" "side named with its count"
+sed 's/"release": *"6.1.0-golden"/"release": "6.2.0-other"/' "$g" >"$tmp/otherkernel.json"
+expect 2 "compare a side of two machines" "$atomcost" compare "$g,$tmp/otherkernel.json" "$g"
+has "$tmp/err" "a side is several runs of one build" "says a side is one build"
+expect 2 "compare --noise-floor under the 3% minimum" "$atomcost" compare --noise-floor 1 "$g" "$g"
 expect 0 "compare --format mail" "$atomcost" compare --format mail "$g" "$g"
 if awk 'length > 72 { exit 1 }' "$tmp/out"; then echo "ok   mail within 72 columns"; else
 	echo "FAIL compare mail wider than 72 columns"; fail=1; fi

@@ -123,6 +123,10 @@ static void fixed_report(struct report *rep)
 	set_result(rep, "set_bit", "__set_bit", "atomic", "lock orb $imm,mem", "l2", MODE_LATENCY, 14.0, 524288, 5);
 	set_result(rep, "__set_bit", "set_bit", "non-atomic", "orb $imm,mem", "l2", MODE_LATENCY, 6.0, 524288, 6);
 	set_result(rep, "empty", "", "baseline", "(loop only)", "hit", MODE_LATENCY, 0.0, 0, 7);
+	/* an analog pair: a ratio, and no verdict */
+	set_result(rep, "irq_save_analog", "preempt_disable", "local", "pushf; popf (no cli)", "hit", MODE_LATENCY, 3.0, 0, 8);
+	rep->r[rep->n - 1].analog = true;
+	set_result(rep, "preempt_disable", "irq_save_analog", "local", "incl %gs:mem", "hit", MODE_LATENCY, 1.0, 0, 9);
 	report_pair_twins(rep);
 }
 
@@ -516,6 +520,105 @@ static void test_fingerprint(const char *dir)
 	json_decref(fp);
 }
 
+/* One result whose samples all read v ticks (exact median and CI). */
+static void add_const(struct report *rep, const char *name, const char *twin, double v, int pass,
+		      bool analog)
+{
+	struct result *r = report_add(rep);
+
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	snprintf(r->twin, sizeof(r->twin), "%s", twin);
+	snprintf(r->pattern, sizeof(r->pattern), "hit");
+	r->mode = MODE_LATENCY;
+	r->analog = analog;
+	r->nsamples = 16;
+	r->samples = malloc(16 * sizeof(double));
+	for (size_t i = 0; i < 16; i++)
+		r->samples[i] = v;
+	stats_summarize(r->samples, 16, &r->s);
+	if (pass)
+		r->extra = json_pack("{s:i}", "pass", pass);
+}
+
+static const struct result *find(const struct report *rep, const char *name, int pass)
+{
+	for (size_t i = 0; i < rep->n; i++)
+		if (!strcmp(rep->r[i].name, name) && result_pass(&rep->r[i]) == pass)
+			return &rep->r[i];
+	return NULL;
+}
+
+/* The noise rule on twin ratios: within-run intervals that exclude 1 are
+ * not a verdict; the floor is the minimum without passes, the spread of
+ * the ratio between passes with them; an analog gets none. */
+static void test_twin_verdicts(void)
+{
+	struct report rep;
+	const struct result *r;
+
+	report_init(&rep);
+	rep.cal.timer_hz = 2e9;
+	rep.cal.ticks_per_cycle = 0.5;
+	rep.cal.cycle_source = "synthetic calibration";
+	rep.cal.timer = "synthetic timer";
+	add_const(&rep, "a", "b", 10.2, 0, false);	/* 1.02: intervals disjoint, inside 3% */
+	add_const(&rep, "b", "a", 10.0, 0, false);
+	add_const(&rep, "c", "d", 10.6, 0, false);	/* 1.06 */
+	add_const(&rep, "d", "c", 10.0, 0, false);
+	add_const(&rep, "e", "f", 30.0, 0, true);	/* 3x, but e is an analog */
+	add_const(&rep, "f", "e", 10.0, 0, false);
+	report_pair_twins(&rep);
+	r = find(&rep, "a", 0);
+	CHECK(r && r->has_ratio && r->ratio_lo > 1 && r->verdict == VERDICT_SAME && r->verdict_floor == NOISE_FLOOR_MIN,
+	      "1.02 with a disjoint interval is the same under the 3%% minimum");
+	r = find(&rep, "c", 0);
+	CHECK(r && r->verdict == VERDICT_SLOWER, "1.06: slower");
+	r = find(&rep, "d", 0);
+	CHECK(r && r->verdict == VERDICT_FASTER, "1/1.06: faster");
+	r = find(&rep, "e", 0);
+	CHECK(r && r->has_ratio && r->verdict == VERDICT_NONE, "analog: a ratio, no verdict");
+	r = find(&rep, "f", 0);
+	CHECK(r && r->verdict == VERDICT_NONE, "against an analog: no verdict");
+	{
+		size_t len;
+		char *txt = render(&rep, report_write_text, &len);
+		json_t *j = report_to_json(&rep), *o = json_array_get(json_object_get(j, "results"), 4);
+
+		CHECK(j != NULL, "report_to_json");
+		CHECK(txt && strstr(txt, "analog") && strstr(txt, "3%, the documented minimum"),
+		      "text names the analog and the floor");
+		CHECK(json_is_null(json_object_get(json_object_get(o, "ratio_to_twin"), "verdict")),
+		      "JSON: verdict null for the analog");
+		free(txt);
+		json_decref(j);
+	}
+	report_free(&rep);
+
+	/* passes: ratios 1.00, 1.08, 1.04 (spread 7.7%) -> same at 1.04;
+	 * ratios 1.10, 1.11, 1.12 (spread 1.8%, raised to 3%) -> slower */
+	report_init(&rep);
+	rep.cal.timer_hz = 2e9;
+	rep.cal.ticks_per_cycle = 0.5;
+	rep.cal.cycle_source = "synthetic calibration";
+	rep.cal.timer = "synthetic timer";
+	for (int p = 1; p <= 3; p++) {
+		add_const(&rep, "g", "h", 10.0 * (p == 1 ? 1.0 : p == 2 ? 1.08 : 1.04), p, false);
+		add_const(&rep, "h", "g", 10.0, p, false);
+		add_const(&rep, "k", "l", 10.0 * (1.09 + 0.01 * p), p, false);
+		add_const(&rep, "l", "k", 10.0, p, false);
+	}
+	report_pair_twins(&rep);
+	r = find(&rep, "g", 2);
+	CHECK(r && r->verdict == VERDICT_SAME && fabs(r->verdict_floor - 0.08 / 1.04) < 1e-9,
+	      "1.04 within a 7.7%% pass spread: same (floor %.4f)", r ? r->verdict_floor : 0);
+	CHECK(find(&rep, "g", 1)->verdict == VERDICT_SAME && find(&rep, "g", 3)->verdict == VERDICT_SAME,
+	      "every pass carries the row's verdict");
+	r = find(&rep, "k", 1);
+	CHECK(r && r->verdict == VERDICT_SLOWER && r->verdict_floor == NOISE_FLOOR_MIN,
+	      "1.11 over tight passes: slower at the 3%% minimum");
+	report_free(&rep);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/atomcost-test-report-XXXXXX";
@@ -531,6 +634,7 @@ int main(void)
 	test_atomic_write(&rep, dir);
 	test_html(&rep);
 	test_fingerprint(dir);
+	test_twin_verdicts();
 	report_free(&rep);
 	{
 		char cmd[1100];

@@ -84,6 +84,10 @@ const struct cfg_key cfg_schema[] = {
 	  "cmpxchg|cmpxchg_local|this_cpu|rseq|irq-off", 0, 0, NULL,
 	  "fast-path forms: lock cmpxchg16b, cmpxchg16b, cmpxchg16b %fs:, rseq, plain loads/stores "
 	  "(irq-off analog)" },
+	{ "slub-cmpxchg-local", "fastpath", CFG_ENUM_LIST, "2007", "2007|2011", 0, 0, NULL,
+	  "fast-path models: 2007 (single-word per-CPU freelist: cmpxchg is lock cmpxchgq, cmpxchg_local "
+	  "is cmpxchgq in a preempt_disable analog, as the post measured), 2011 (freelist + tid pair "
+	  "committed by cmpxchg16b, the kernel since 2011)" },
 	{ "slub-cmpxchg-local", "tests", CFG_ENUM_LIST, "repeat,pair", "repeat|pair", 0, 0, NULL,
 	  "repeat: N kmalloc then N kfree (2007 test 1); pair: kmalloc/kfree pairs (test 2)" },
 	{ "slub-cmpxchg-local", "sizes", CFG_U64_LIST, SIZES_2007, NULL, 8, 1 << 20, NULL,

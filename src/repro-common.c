@@ -182,7 +182,10 @@ int repro_print_beside(FILE *out, const struct repro_table *pub, const struct re
 			lw = (int)strlen(pub->rows[i].label);
 
 	fprintf(out, "%s\n", pub->title);
-	fprintf(out, "  published: %s, in %s; %s\n", pub->machine, pub->unit, pub->source);
+	if (pub->nrows)
+		fprintf(out, "  published: %s, in %s; %s\n", pub->machine, pub->unit, pub->source);
+	else
+		fprintf(out, "  published: none (%s)\n", pub->source);
 	fprintf(out, "  measured:  %s, in %s\n", meas->machine, meas->unit);
 	fprintf(out, "  %-*s |", lw, "");
 	{

@@ -4,12 +4,17 @@
  * SLUB model hands out each object once and takes every one back under two
  * threads (local and remote frees); bulk free of objects from many slabs
  * returns each exactly once; the concurrent SLAB model neither leaks nor
- * double-allocates under two threads; the published-beside-measured printer
- * and the computed conclusions follow the figures they are given. */
+ * double-allocates under two threads; the rseq model's per-CPU freelists
+ * keep every object under two threads on one CPU, preempted, signalled and
+ * migrated; the published-beside-measured printer and the computed
+ * conclusions follow the figures they are given. */
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common.h"
 #include "harness.h"
@@ -249,7 +254,7 @@ static void *slub_thread(void *p)
 	return NULL;
 }
 
-static void test_slub_threads(enum slub_variant v, size_t size)
+static void test_slub_threads(enum slub_fastpath fp, enum slub_variant v, size_t size)
 {
 	struct slab_cache s;
 	void **all = malloc(2 * K * sizeof(void *));
@@ -261,6 +266,7 @@ static void test_slub_threads(enum slub_variant v, size_t size)
 		free(all);
 		return;
 	}
+	s.fastpath = fp;
 	pthread_barrier_init(&bar, NULL, 2);
 	for (int i = 0; i < 2; i++)
 		a[i] = (struct slub_arg){ .s = &s, .v = v, .mine = all + i * K, .theirs = all + (1 - i) * K,
@@ -271,17 +277,18 @@ static void test_slub_threads(enum slub_variant v, size_t size)
 		pthread_join(th[i], NULL);
 	/* the frees wrote next pointers: check uniqueness on the copy taken
 	 * before (the arrays still hold the addresses handed out) */
-	CHECK(unique(all, 2 * K), "%s size %zu: every object handed out once", slub_variant_names[v], size);
+	CHECK(unique(all, 2 * K), "%s %s size %zu: every object handed out once", slub_fastpath_names[fp],
+	      slub_variant_names[v], size);
 	CHECK(slab_free_in_slabs(&s) == s.nslabs * s.objs && a[0].cpu_free == 0 && a[1].cpu_free == 0,
-	      "%s size %zu: every object back (%zu free of %zu)", slub_variant_names[v], size,
-	      slab_free_in_slabs(&s), s.nslabs * s.objs);
+	      "%s %s size %zu: every object back (%zu free of %zu)", slub_fastpath_names[fp],
+	      slub_variant_names[v], size, slab_free_in_slabs(&s), s.nslabs * s.objs);
 	pthread_barrier_destroy(&bar);
 	slab_cache_destroy(&s);
 	free(all);
 }
 
 /* Single thread, every variant including rseq: alloc/free/realloc. */
-static void test_slub_single(enum slub_variant v)
+static void test_slub_single(enum slub_fastpath fp, enum slub_variant v)
 {
 	struct slab_cache s;
 	void **p = malloc(K * sizeof(void *));
@@ -290,15 +297,18 @@ static void test_slub_single(enum slub_variant v)
 		free(p);
 		return;
 	}
+	s.fastpath = fp;
 	for (int round = 0; round < 3; round++) {
 		for (size_t i = 0; i < K; i++)
 			p[i] = slab_alloc(&s, v);
-		CHECK(unique(p, K), "%s: round %d unique", slub_variant_names[v], round);
+		CHECK(unique(p, K), "%s %s: round %d unique", slub_fastpath_names[fp], slub_variant_names[v],
+		      round);
 		for (size_t i = 0; i < K; i++)
 			slab_free(&s, v, p[K - 1 - i]);
 	}
 	slab_cpu_flush(&s, v);
-	CHECK(slab_free_in_slabs(&s) == s.nslabs * s.objs, "%s: no leak", slub_variant_names[v]);
+	CHECK(slab_free_in_slabs(&s) == s.nslabs * s.objs, "%s %s: no leak", slub_fastpath_names[fp],
+	      slub_variant_names[v]);
 	slab_cache_destroy(&s);
 	free(p);
 }
@@ -344,6 +354,173 @@ static void test_bulk_spread(size_t nslabs_used, size_t bulk)
 	free(pool);
 	free(p);
 	free(seen);
+}
+
+/* ---- rseq: two threads on the same per-CPU freelists ----
+ * Both threads pinned to one CPU (they share its freelist and preempt each
+ * other), or moved between CPUs by a third thread; that thread also signals
+ * them all the time, and a signal aborts a critical section in progress.
+ * Every object a thread holds carries its mark (a second owner would
+ * overwrite it); at the end every object is back exactly once. */
+
+#define RSEQ_ROUNDS 400000
+#define RSEQ_HOLD 24
+
+struct rseq_arg {
+	struct slab_cache *s;
+	uint64_t mark;
+	size_t lost_marks, null_allocs;
+	volatile int *stop;
+};
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+}
+
+static void *rseq_worker(void *p)
+{
+	struct rseq_arg *a = p;
+	uint64_t *held[RSEQ_HOLD];
+
+	for (unsigned r = 0; r < RSEQ_ROUNDS; r++) {
+		for (unsigned i = 0; i < RSEQ_HOLD; i++) {
+			held[i] = slab_alloc(a->s, SLUB_RSEQ);
+			if (!held[i]) {
+				a->null_allocs++;
+				continue;
+			}
+			held[i][0] = a->mark + i;
+		}
+		for (unsigned i = 0; i < RSEQ_HOLD; i++) {
+			unsigned k = (i * 7 + r) % RSEQ_HOLD;	/* not in allocation order */
+
+			if (!held[k])
+				continue;
+			if (held[k][0] != a->mark + k)
+				a->lost_marks++;
+			slab_free(a->s, SLUB_RSEQ, held[k]);
+		}
+	}
+	return NULL;
+}
+
+struct shaker_arg {
+	pthread_t th[2];
+	int cpus[2], ncpus;
+	volatile int *stop;
+	size_t moves, signals;
+};
+
+/* Wakes every 20 us on the workers' CPU: each wakeup preempts a worker
+ * wherever it is, and the other one may run before it resumes. */
+static void *rseq_shaker(void *p)
+{
+	struct shaker_arg *a = p;
+	const struct timespec nap = { 0, 20000 };
+
+	for (unsigned n = 0; !*a->stop; n++) {
+		nanosleep(&nap, NULL);
+		for (int t = 0; t < 2; t++) {
+			if (pthread_kill(a->th[t], SIGUSR1) == 0)
+				a->signals++;
+			if (a->ncpus > 1 && n % 4 == 0) {
+				cpu_set_t set;
+
+				CPU_ZERO(&set);
+				CPU_SET(a->cpus[(n / 4 + (unsigned)t) % 2], &set);
+				if (pthread_setaffinity_np(a->th[t], sizeof(set), &set) == 0)
+					a->moves++;
+			}
+		}
+	}
+	return NULL;
+}
+
+static void test_rseq_threads(size_t size, bool migrate)
+{
+	const char *why = slub_variant_unavailable(SLUB_RSEQ);
+	struct slab_cache s;
+	struct rseq_arg a[2];
+	struct shaker_arg sh = { .ncpus = 0 };
+	volatile int stop = 0;
+	pthread_t shaker;
+	cpu_set_t allowed, one;
+	struct sigaction sa = { .sa_handler = on_usr1 }, old;
+	size_t cap, nseen = 0;
+	void **seen;
+
+	if (why) {
+		printf("rseq model not tested: %s\n", why);
+		return;
+	}
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) < 0)
+		return;
+	for (int c = 0; c < CPU_SETSIZE && sh.ncpus < 2; c++)
+		if (CPU_ISSET(c, &allowed))
+			sh.cpus[sh.ncpus++] = c;
+	if (migrate && sh.ncpus < 2) {
+		printf("rseq migration not tested: one CPU allowed\n");
+		return;
+	}
+	if (slab_cache_init(&s, size, 2 * RSEQ_HOLD + 64) < 0) {
+		CHECK(0, "rseq: cache");
+		return;
+	}
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, &old);
+	sh.stop = &stop;
+	if (!migrate)
+		sh.ncpus = 1;	/* the shaker only signals */
+	for (int t = 0; t < 2; t++) {
+		pthread_attr_t at;
+
+		a[t] = (struct rseq_arg){ .s = &s, .mark = (uint64_t)(t + 1) << 40, .stop = &stop };
+		pthread_attr_init(&at);
+		CPU_ZERO(&one);
+		CPU_SET(sh.cpus[migrate ? t : 0], &one);
+		pthread_attr_setaffinity_np(&at, sizeof(one), &one);
+		pthread_create(&sh.th[t], &at, rseq_worker, &a[t]);
+		pthread_attr_destroy(&at);
+	}
+	{
+		pthread_attr_t at;
+
+		pthread_attr_init(&at);
+		CPU_ZERO(&one);
+		CPU_SET(sh.cpus[0], &one);
+		pthread_attr_setaffinity_np(&at, sizeof(one), &one);
+		pthread_create(&shaker, &at, rseq_shaker, &sh);
+		pthread_attr_destroy(&at);
+	}
+	for (int t = 0; t < 2; t++)
+		pthread_join(sh.th[t], NULL);
+	stop = 1;
+	pthread_join(shaker, NULL);
+	sigaction(SIGUSR1, &old, NULL);
+
+	CHECK(a[0].null_allocs == 0 && a[1].null_allocs == 0, "rseq size %zu%s: no allocation failed",
+	      size, migrate ? " migrating" : " one CPU");
+	CHECK(a[0].lost_marks == 0 && a[1].lost_marks == 0,
+	      "rseq size %zu%s: no object held by two threads (%zu, %zu marks overwritten)", size,
+	      migrate ? " migrating" : " one CPU", a[0].lost_marks, a[1].lost_marks);
+	CHECK(sh.signals > 0 && (!migrate || sh.moves > 0), "rseq: the threads were disturbed (%zu signals, %zu moves)",
+	      sh.signals, sh.moves);
+	slab_cpu_flush(&s, SLUB_RSEQ);
+	CHECK(slab_cpu_free_count(&s, SLUB_RSEQ) == 0, "rseq: every CPU freelist flushed");
+	cap = s.nslabs * s.objs;
+	seen = malloc((cap + 1) * sizeof(void *));
+	for (size_t i = 0; i < s.nslabs; i++)
+		for (void *o = s.meta[i].freelist; o && nseen <= cap; o = *(void **)o) {
+			CHECK(slab_index(&s, o) == i, "rseq: object on its own slab's list");
+			seen[nseen++] = o;
+		}
+	CHECK(nseen == cap, "rseq size %zu%s: every object back, no loss (%zu of %zu)", size,
+	      migrate ? " migrating" : " one CPU", nseen, cap);
+	CHECK(nseen <= cap && unique(seen, nseen), "rseq size %zu%s: no object back twice", size,
+	      migrate ? " migrating" : " one CPU");
+	free(seen);
+	slab_cache_destroy(&s);
 }
 
 /* ---- concurrent SLAB model ---- */
@@ -414,13 +591,17 @@ int main(void)
 	test_conclusions();
 	test_per_op();
 	test_legacy();
-	for (int v = 0; v < SLUB__COUNT; v++) {
-		test_slub_single((enum slub_variant)v);
-		if (v != SLUB_RSEQ) {	/* rseq pairs are per CPU, not per thread */
-			test_slub_threads((enum slub_variant)v, 32);
-			test_slub_threads((enum slub_variant)v, 4096);
+	for (int fp = 0; fp < SLUB_FP__COUNT; fp++)
+		for (int v = 0; v < SLUB__COUNT; v++) {
+			test_slub_single((enum slub_fastpath)fp, (enum slub_variant)v);
+			if (v != SLUB_RSEQ) {	/* per CPU, not per thread: test_rseq_threads */
+				test_slub_threads((enum slub_fastpath)fp, (enum slub_variant)v, 32);
+				test_slub_threads((enum slub_fastpath)fp, (enum slub_variant)v, 4096);
+			}
 		}
-	}
+	test_rseq_threads(64, false);
+	test_rseq_threads(64, true);
+	test_rseq_threads(4096, true);
 	test_bulk_spread(40, 16);
 	test_bulk_spread(40, 250);
 	test_bulk_spread(3, 7);

@@ -40,6 +40,8 @@
 #define ARCH_HAS_BIT_INSNS 0
 #define ARCH_HAS_LLSC 1
 #define ARCH_HAS_LSE 1
+#define ARCH_HAS_SPLIT_LOCK 0
+#define ARCH_SPLIT_LOCK_ABSENT "arm64 atomics fault on a misaligned word (one crossing 16 bytes, with LSE2), so no op locks across two lines"
 
 /* Set by arch_init from AT_HWCAP (HWCAP_ATOMICS): an LSE build on a core
  * without LSE (ARMv8.0, e.g. Cortex-A72) dies with SIGILL; arch_init warns. */

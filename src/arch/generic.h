@@ -31,6 +31,8 @@
 #define ARCH_HAS_BIT_INSNS 0
 #define ARCH_HAS_LLSC 0
 #define ARCH_HAS_LSE 0
+#define ARCH_HAS_SPLIT_LOCK 0
+#define ARCH_SPLIT_LOCK_ABSENT "the generic C11 build has no defined atomic op on an unaligned word"
 
 void arch_init(void);
 

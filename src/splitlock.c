@@ -1,0 +1,497 @@
+/* splitlock.c - the split-lock probe: `lock add` on a word that straddles
+ * two cache lines against the same op inside one line, with the kernel's
+ * split-lock mode read first and a SIGBUS caught where the mode is fatal.
+ *
+ * The number of split ops is bounded (4096 by default) and so is their
+ * time (SPLIT_TIME_CAP_NS): where the kernel throttles split-locking tasks
+ * (warn with kernel.split_lock_mitigate=1 sleeps about 10 ms per op,
+ * ratelimit sleeps past N per second) the probe stops early and says so.
+ */
+#include "splitlock.h"
+
+#include <setjmp.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+
+#include "arch/arch.h"
+#include "common.h"
+#include "stats.h"
+
+#define DEFAULT_OPS 4096
+#define MAX_OPS (1u << 20)
+#define SPLIT_OFFSET 60		/* bytes 60..63 of one line, 0..3 of the next */
+#define THROTTLE_NS 1000000ull	/* one op over 1 ms: the kernel slept the task */
+#define THROTTLED_OPS 4		/* single ops timed when throttled */
+#define SPLIT_TIME_CAP_NS 2000000000ull
+#define ALIGNED_ITERS 8		/* 512 aligned ops per sample */
+#define ALIGNED_SAMPLES 64
+
+const char *splitlock_mode_name(enum splitlock_mode m)
+{
+	switch (m) {
+	case SPLITLOCK_UNDETECTED:
+		return "undetected";
+	case SPLITLOCK_OFF:
+		return "off";
+	case SPLITLOCK_WARN:
+		return "warn";
+	case SPLITLOCK_FATAL:
+		return "fatal";
+	case SPLITLOCK_RATELIMIT:
+		return "ratelimit";
+	}
+	return "?";
+}
+
+/* Is word a whitespace-separated token of the line starting at s (up to
+ * the end of that line)? */
+static bool line_has_word(const char *s, const char *word)
+{
+	size_t wl = strlen(word);
+	const char *end = strchr(s, '\n');
+
+	if (!end)
+		end = s + strlen(s);
+	for (const char *p = s; p + wl <= end; p++) {
+		if (strncmp(p, word, wl))
+			continue;
+		if ((p == s || p[-1] == ' ' || p[-1] == '\t') &&
+		    (p + wl == end || p[wl] == ' ' || p[wl] == '\t' || p[wl] == '\n'))
+			return true;
+	}
+	return false;
+}
+
+/* The first "flags" line of cpuinfo (x86: "flags\t\t: fpu vme ..."). */
+static const char *flags_line(const char *cpuinfo)
+{
+	for (const char *p = cpuinfo; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, "flags", 5) && (p[5] == ' ' || p[5] == '\t' || p[5] == ':'))
+			return p;
+	return NULL;
+}
+
+/* The value of split_lock_detect= on the kernel command line; given twice,
+ * the last one, as the kernel's cmdline_find_option reads it. */
+static bool cmdline_value(const char *cmdline, char *out, size_t len)
+{
+	static const char key[] = "split_lock_detect=";
+	bool found = false;
+
+	for (const char *p = cmdline; (p = strstr(p, key)); ) {
+		size_t n = 0;
+
+		if (p != cmdline && p[-1] != ' ' && p[-1] != '\t') {
+			p += sizeof(key) - 1;
+			continue;
+		}
+		p += sizeof(key) - 1;
+		while (p[n] && p[n] != ' ' && p[n] != '\t' && p[n] != '\n')
+			n++;
+		snprintf(out, len, "%.*s", (int)n, p);
+		found = true;
+	}
+	return found;
+}
+
+int splitlock_parse(const char *cpuinfo, const char *cmdline, const char *mitigate,
+		    struct splitlock_kernel *k)
+{
+	const char *fl = cpuinfo ? flags_line(cpuinfo) : NULL;
+	bool given = false;
+	int ret = 0;
+	char tail[120] = "";
+
+	memset(k, 0, sizeof(*k));
+	k->mitigate = -1;
+	if (fl) {
+		k->flag_split_lock_detect = line_has_word(fl, "split_lock_detect");
+		k->flag_bus_lock_detect = line_has_word(fl, "bus_lock_detect");
+	}
+	if (mitigate) {
+		int v;
+
+		if (sscanf(mitigate, "%d", &v) == 1)
+			k->mitigate = v;
+	}
+	k->mode = SPLITLOCK_WARN;	/* the kernel's default */
+	if (cmdline && cmdline_value(cmdline, k->cmdline, sizeof(k->cmdline))) {
+		unsigned n;
+		int used = 0;
+
+		given = true;
+		if (!strcmp(k->cmdline, "off"))
+			k->mode = SPLITLOCK_OFF;
+		else if (!strcmp(k->cmdline, "warn"))
+			k->mode = SPLITLOCK_WARN;
+		else if (!strcmp(k->cmdline, "fatal"))
+			k->mode = SPLITLOCK_FATAL;
+		else if (sscanf(k->cmdline, "ratelimit:%u%n", &n, &used) == 1 && !k->cmdline[used] &&
+			 n >= 1 && n <= 1000) {
+			k->mode = SPLITLOCK_RATELIMIT;
+			k->ratelimit = n;
+		} else {
+			ret = -EINVAL;	/* the kernel ignores it and keeps warn */
+		}
+	}
+	if (!k->flag_split_lock_detect && !k->flag_bus_lock_detect) {
+		if (given)
+			snprintf(tail, sizeof(tail), " (split_lock_detect=%s on the command line has no effect)",
+				 k->cmdline);
+		k->mode = SPLITLOCK_UNDETECTED;
+		snprintf(k->why, sizeof(k->why), "not detected: the CPU, as this kernel sees it, has neither "
+			 "split_lock_detect nor bus_lock_detect, so split locks run unchecked%s", tail);
+		return ret;
+	}
+	switch (k->mode) {
+	case SPLITLOCK_OFF:
+		snprintf(k->why, sizeof(k->why), "off (split_lock_detect=off): split locks run unchecked");
+		break;
+	case SPLITLOCK_FATAL:
+		snprintf(k->why, sizeof(k->why), "fatal (split_lock_detect=fatal): the kernel sends SIGBUS "
+			 "to a task that splits a lock");
+		break;
+	case SPLITLOCK_RATELIMIT:
+		snprintf(k->why, sizeof(k->why), "ratelimit (split_lock_detect=%s): past %u bus locks a "
+			 "second the kernel sleeps the task%s", k->cmdline, k->ratelimit,
+			 k->flag_bus_lock_detect ? "" : " (needs bus_lock_detect, which is absent)");
+		break;
+	default:
+		if (k->flag_split_lock_detect && k->mitigate > 0)
+			snprintf(tail, sizeof(tail), "; kernel.split_lock_mitigate=1 also sleeps the task "
+				 "about 10 ms per split lock and lets one such task run at a time");
+		else if (k->mitigate == 0)
+			snprintf(tail, sizeof(tail), "; kernel.split_lock_mitigate=0: no slowdown");
+		snprintf(k->why, sizeof(k->why), "warn%s: the kernel logs a task's first split lock%s",
+			 given ? " (split_lock_detect=warn)" : " (the default)", tail);
+		break;
+	}
+	return ret;
+}
+
+/* A small file read whole (the flags line of cpuinfo is in its first
+ * processor's block, well within the buffer). NULL when unreadable. */
+static char *slurp(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return NULL;
+	n = fread(buf, 1, len - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return buf;
+}
+
+void splitlock_read_kernel(struct splitlock_kernel *k)
+{
+	static char cpuinfo[16384];
+	char cmdline[4096], mit[32];
+	const char *ci = slurp("/proc/cpuinfo", cpuinfo, sizeof(cpuinfo));
+	const char *cl = slurp("/proc/cmdline", cmdline, sizeof(cmdline));
+	const char *mt = slurp("/proc/sys/kernel/split_lock_mitigate", mit, sizeof(mit));
+
+	splitlock_parse(ci, cl, mt, k);
+}
+
+int splitlock_addresses(void *buf, size_t len, uint64_t **aligned, uint64_t **split)
+{
+	uintptr_t line = ((uintptr_t)buf + CACHELINE - 1) & ~(uintptr_t)(CACHELINE - 1);
+
+	if (line + 2 * CACHELINE > (uintptr_t)buf + len)
+		return -EINVAL;
+	*aligned = (uint64_t *)line;
+	*split = (uint64_t *)(line + SPLIT_OFFSET);
+	return 0;
+}
+
+/* ---- SIGBUS, only around the probe -------------------------------------- */
+
+static sigjmp_buf guard_jmp;
+static volatile sig_atomic_t guard_armed;
+
+static void on_sigbus(int sig)
+{
+	if (guard_armed) {
+		guard_armed = 0;
+		siglongjmp(guard_jmp, 1);
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+int splitlock_guarded(void (*fn)(void *arg), void *arg)
+{
+	struct sigaction sa = { .sa_handler = on_sigbus }, old;
+	int ret = 0;
+
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGBUS, &sa, &old) < 0)
+		return -errno;
+	if (sigsetjmp(guard_jmp, 1)) {
+		ret = -EFAULT;
+	} else {
+		guard_armed = 1;
+		fn(arg);
+		guard_armed = 0;
+	}
+	sigaction(SIGBUS, &old, NULL);
+	return ret;
+}
+
+/* ---- the probe ------------------------------------------------------------ */
+
+#if ARCH_HAS_SPLIT_LOCK
+/* 64 `lock addq %reg,(mem)` per iteration on one word (ARCH_INSN_ADD); the
+ * same loop times the aligned and the split word. noinline: one symbol for
+ * the disassembly review. */
+#define SL_STEP(i) arch_add(p, 1);
+static __attribute__((noinline)) void locked_add_kernel(volatile uint64_t *p, uint64_t iters)
+{
+	for (uint64_t it = 0; it < iters; it++) {
+		OPS64(SL_STEP)
+	}
+}
+
+static __attribute__((noinline)) void locked_add_once(volatile uint64_t *p)
+{
+	arch_add(p, 1);
+}
+
+struct split_run {
+	volatile uint64_t *split;
+	const struct calibration *cal;
+	uint64_t max_ops;
+	double first_ns;
+	double single_ns[THROTTLED_OPS];
+	unsigned nsingle;
+	double *samples;	/* ticks per op, one per 64 ops */
+	size_t nsamples;
+	bool throttled;
+};
+
+static void split_first(void *arg)
+{
+	struct split_run *s = arg;
+	uint64_t t0 = now_ns();
+
+	locked_add_once(s->split);
+	s->first_ns = (double)(now_ns() - t0);
+}
+
+static void split_throttled(void *arg)
+{
+	struct split_run *s = arg;
+
+	for (s->nsingle = 0; s->nsingle < THROTTLED_OPS; s->nsingle++) {
+		uint64_t t0 = now_ns();
+
+		locked_add_once(s->split);
+		s->single_ns[s->nsingle] = (double)(now_ns() - t0);
+	}
+}
+
+static void split_timed(void *arg)
+{
+	struct split_run *s = arg;
+	uint64_t t0 = now_ns();
+
+	locked_add_kernel(s->split, 1);	/* warm */
+	for (s->nsamples = 0; s->nsamples < s->max_ops / UNROLL;) {
+		uint64_t a = arch_timer_start(), b;
+
+		locked_add_kernel(s->split, 1);
+		b = arch_timer_stop();
+		s->samples[s->nsamples++] = ((double)(b - a) - s->cal->overhead_min) / UNROLL;
+		/* a sample over 1 ms: some op slept (or the task was preempted;
+		 * the voluntary switches tell which) */
+		if (clock_ticks_to_ns(s->cal, (double)(b - a)) > THROTTLE_NS)
+			s->throttled = true;
+		if (now_ns() - t0 > SPLIT_TIME_CAP_NS) {
+			s->throttled = true;
+			break;
+		}
+	}
+}
+
+static long voluntary_switches(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) ? 0 : ru.ru_nvcsw;
+}
+
+static double min_of(const double *v, size_t n)
+{
+	double m = v[0];
+
+	for (size_t i = 1; i < n; i++)
+		m = v[i] < m ? v[i] : m;
+	return m;
+}
+
+int splitlock_measure(uint64_t max_ops, const struct calibration *cal, struct splitlock_result *r)
+{
+	struct split_run s = { .cal = cal };
+	double aligned[ALIGNED_SAMPLES];
+	uint64_t *aw, *sw, t0 = now_ns();
+	long sw0;
+	void *page;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	splitlock_read_kernel(&r->kernel);
+	r->supported = true;
+	if (!max_ops)
+		max_ops = DEFAULT_OPS;
+	if (max_ops > MAX_OPS) {
+		pr_err("splitlock: --split-ops %llu is more than %u: the probe must stay short",
+		       (unsigned long long)max_ops, MAX_OPS);
+		return -EINVAL;
+	}
+	max_ops = (max_ops + UNROLL - 1) / UNROLL * UNROLL;
+	if (!(cal->ticks_per_cycle > 0) || !(cal->timer_hz > 0)) {
+		pr_err("splitlock: no calibration (ticks per cycle %g): calibrate first", cal->ticks_per_cycle);
+		return -EINVAL;
+	}
+	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (page == MAP_FAILED) {
+		ret = -errno;
+		pr_err("splitlock: cannot map a page: %s", strerror(-ret));
+		return ret;
+	}
+	splitlock_addresses(page, 4096, &aw, &sw);
+	s.split = sw;
+	s.max_ops = max_ops;
+	s.samples = calloc(max_ops / UNROLL, sizeof(double));
+	if (!s.samples) {
+		munmap(page, 4096);
+		return -ENOMEM;
+	}
+
+	/* aligned first: the reference, and the core warmed up */
+	locked_add_kernel(aw, ALIGNED_ITERS);
+	for (int k = 0; k < ALIGNED_SAMPLES; k++) {
+		uint64_t a = arch_timer_start(), b;
+
+		locked_add_kernel(aw, ALIGNED_ITERS);
+		b = arch_timer_stop();
+		aligned[k] = ((double)(b - a) - cal->overhead_min) / (ALIGNED_ITERS * UNROLL);
+	}
+	r->aligned_ops = (uint64_t)ALIGNED_SAMPLES * ALIGNED_ITERS * UNROLL;
+	r->aligned_cycles = clock_ticks_to_cycles(cal, stats_median(aligned, ALIGNED_SAMPLES));
+	r->aligned_ns = clock_ticks_to_ns(cal, stats_median(aligned, ALIGNED_SAMPLES));
+	r->aligned_min_cycles = clock_ticks_to_cycles(cal, min_of(aligned, ALIGNED_SAMPLES));
+
+	/* one split op alone: a SIGBUS (fatal) or a throttling sleep shows here */
+	sw0 = voluntary_switches();
+	if (splitlock_guarded(split_first, &s) == -EFAULT) {
+		r->sigbus = true;
+		goto out;
+	}
+	if (s.first_ns > THROTTLE_NS) {
+		/* slow alone: a kernel sleep, or a preemption; time a few more */
+		if (splitlock_guarded(split_throttled, &s) == -EFAULT) {
+			r->sigbus = true;
+			goto out;
+		}
+		if (stats_median(s.single_ns, s.nsingle) > THROTTLE_NS) {
+			r->throttled = true;
+			r->split_ops = 1 + s.nsingle;
+			r->split_ns = stats_median(s.single_ns, s.nsingle);
+			r->split_cycles = r->split_ns * 1e-9 * cal->timer_hz / cal->ticks_per_cycle;
+			r->split_min_cycles = min_of(s.single_ns, s.nsingle) * 1e-9 * cal->timer_hz /
+					      cal->ticks_per_cycle;
+		}
+	}
+	if (!r->throttled) {
+		if (splitlock_guarded(split_timed, &s) == -EFAULT) {
+			r->sigbus = true;
+			goto out;
+		}
+		r->split_ops = 1 + s.nsingle + UNROLL + s.nsamples * UNROLL;
+		r->split_cycles = clock_ticks_to_cycles(cal, stats_median(s.samples, s.nsamples));
+		r->split_ns = clock_ticks_to_ns(cal, stats_median(s.samples, s.nsamples));
+		r->split_min_cycles = clock_ticks_to_cycles(cal, min_of(s.samples, s.nsamples));
+	}
+	r->voluntary_switches = voluntary_switches() - sw0;
+	/* slow samples count as throttling only when the task slept */
+	if (s.throttled && !r->throttled)
+		r->throttled = r->voluntary_switches > 0;
+	r->ratio = r->aligned_cycles > 0 ? r->split_cycles / r->aligned_cycles : 0;
+out:
+	if (r->sigbus)
+		r->voluntary_switches = voluntary_switches() - sw0;
+	free(s.samples);
+	munmap(page, 4096);
+	r->elapsed_s = (now_ns() - t0) / 1e9;
+	return 0;
+}
+#else
+int splitlock_measure(uint64_t max_ops, const struct calibration *cal, struct splitlock_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	splitlock_read_kernel(&r->kernel);
+	r->supported = false;
+	r->unsupported = ARCH_SPLIT_LOCK_ABSENT;
+	return 0;
+}
+#endif
+
+json_t *splitlock_to_json(const struct splitlock_result *r)
+{
+	const struct splitlock_kernel *k = &r->kernel;
+	json_t *kj = json_pack("{s:s, s:s, s:b, s:b, s:s?, s:i}",
+		"mode", splitlock_mode_name(k->mode), "why", k->why,
+		"flag_split_lock_detect", k->flag_split_lock_detect,
+		"flag_bus_lock_detect", k->flag_bus_lock_detect,
+		"cmdline", k->cmdline[0] ? k->cmdline : NULL, "split_lock_mitigate", k->mitigate);
+
+	if (!r->supported)
+		return json_pack("{s:b, s:s, s:o}", "supported", false, "unsupported", r->unsupported,
+				 "kernel", kj);
+	return json_pack("{s:b, s:s, s:i, s:o, s:b, s:b, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, "
+			 "s:I, s:f}",
+		"supported", true, "insn", ARCH_INSN_ADD, "split_offset", SPLIT_OFFSET, "kernel", kj,
+		"sigbus", r->sigbus, "throttled", r->throttled,
+		"split_ops", (json_int_t)r->split_ops, "aligned_ops", (json_int_t)r->aligned_ops,
+		"split_ns", r->split_ns, "split_cycles", r->split_cycles,
+		"split_min_cycles", r->split_min_cycles,
+		"aligned_ns", r->aligned_ns, "aligned_cycles", r->aligned_cycles,
+		"aligned_min_cycles", r->aligned_min_cycles, "ratio", r->ratio,
+		"voluntary_switches", (json_int_t)r->voluntary_switches, "elapsed_s", r->elapsed_s);
+}
+
+void splitlock_print(const struct splitlock_result *r, FILE *f)
+{
+	const struct splitlock_kernel *k = &r->kernel;
+
+	fprintf(f, "split lock: kernel mode %s\n  %s\n", splitlock_mode_name(k->mode), k->why);
+	if (!r->supported) {
+		fprintf(f, "  unsupported here: %s\n", r->unsupported);
+		return;
+	}
+	if (r->sigbus) {
+		fprintf(f, "  the split op was killed with SIGBUS (caught): this kernel forbids split locks "
+			   "in user space; aligned %s costs %.1f cycles (%.1f ns)\n", ARCH_INSN_ADD,
+			r->aligned_cycles, r->aligned_ns);
+		return;
+	}
+	fprintf(f, "  %-34s %10s %10s %10s %8s\n", "", "cycles/op", "ns/op", "min cyc", "ops");
+	fprintf(f, "  %-34s %10.1f %10.1f %10.1f %8llu\n", "aligned (one line)", r->aligned_cycles,
+		r->aligned_ns, r->aligned_min_cycles, (unsigned long long)r->aligned_ops);
+	fprintf(f, "  %-34s %10.1f %10.1f %10.1f %8llu\n", "split (offset 60, two lines)", r->split_cycles,
+		r->split_ns, r->split_min_cycles, (unsigned long long)r->split_ops);
+	fprintf(f, "  split / aligned: %.0fx  (%s, medians)\n", r->ratio, ARCH_INSN_ADD);
+	if (r->throttled)
+		fprintf(f, "  throttled: split ops took over 1 ms each or the probe hit its %.0f s cap: the "
+			   "kernel sleeps split-locking tasks here (%ld voluntary context switches); "
+			   "stopped after %llu ops\n", SPLIT_TIME_CAP_NS / 1e9, r->voluntary_switches,
+			(unsigned long long)r->split_ops);
+	else if (r->voluntary_switches > 0)
+		fprintf(f, "  the task slept %ld times during the split ops\n", r->voluntary_switches);
+}

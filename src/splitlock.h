@@ -1,0 +1,91 @@
+/* splitlock.h - the split lock: a locked read-modify-write whose 8 bytes
+ * straddle two cache lines, against the same op inside one line.
+ *
+ * A split lock cannot be done in one cache line, so the core locks the
+ * bus (or its equivalent) for it: thousands of cycles on big machines, and
+ * felt by every other core. Linux may detect it (#AC on split_lock_detect
+ * CPUs, #DB after the fact on bus_lock_detect ones) and then warn, throttle
+ * the task or kill it with SIGBUS, as the kernel command line
+ * (split_lock_detect=off|warn|fatal|ratelimit:N) and the
+ * kernel.split_lock_mitigate sysctl say. The mode is read before the probe;
+ * a SIGBUS is caught and reported, never fatal to atomcost.
+ */
+#ifndef ATOMCOST_SPLITLOCK_H
+#define ATOMCOST_SPLITLOCK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <jansson.h>
+
+#include "clock.h"
+
+enum splitlock_mode {
+	SPLITLOCK_UNDETECTED,	/* the CPU (as the kernel sees it) cannot detect split locks */
+	SPLITLOCK_OFF,		/* detection turned off on the command line */
+	SPLITLOCK_WARN,		/* warn (and, with split_lock_mitigate, slow the task) */
+	SPLITLOCK_FATAL,	/* SIGBUS */
+	SPLITLOCK_RATELIMIT,	/* bus locks limited to N per second per task */
+};
+
+/* What the kernel says about split locks. */
+struct splitlock_kernel {
+	bool flag_split_lock_detect;	/* cpuinfo flag: #AC before the op */
+	bool flag_bus_lock_detect;	/* cpuinfo flag: #DB after the op */
+	char cmdline[24];		/* the split_lock_detect= value, "" when absent */
+	int mitigate;			/* kernel.split_lock_mitigate, -1: absent */
+	unsigned ratelimit;		/* N of ratelimit:N */
+	enum splitlock_mode mode;	/* what applies to user space */
+	char why[200];			/* one sentence: the mode and what it does to a split lock */
+};
+
+const char *splitlock_mode_name(enum splitlock_mode m);
+
+/* Decide the mode from the text of /proc/cpuinfo (its flags line is
+ * enough), /proc/cmdline and /proc/sys/kernel/split_lock_mitigate; NULL
+ * for a file that could not be read. Pure. -EINVAL (no message) for a
+ * split_lock_detect= value the kernel would not accept: the mode is then
+ * the kernel's default, as the kernel does. */
+int splitlock_parse(const char *cpuinfo, const char *cmdline, const char *mitigate,
+		    struct splitlock_kernel *k);
+/* The same from this system's files. */
+void splitlock_read_kernel(struct splitlock_kernel *k);
+
+/* The aligned and the split address of a 64-bit word in a buffer of at
+ * least two lines (128 bytes), the split one at line offset 60: bytes
+ * 60..63 in one line, 0..3 in the next. 0, or -EINVAL when the buffer is
+ * too small. Pure. */
+int splitlock_addresses(void *buf, size_t len, uint64_t **aligned, uint64_t **split);
+
+/* Run fn(arg) with a SIGBUS handler installed only for the call: 0 when it
+ * returned, -EFAULT when a SIGBUS ended it (the handler jumps back out). The
+ * previous SIGBUS action is restored in both cases. */
+int splitlock_guarded(void (*fn)(void *arg), void *arg);
+
+struct splitlock_result {
+	bool supported;		/* a split lock can be formed here */
+	const char *unsupported;	/* why not, when !supported */
+	struct splitlock_kernel kernel;
+	bool sigbus;		/* the kernel killed the split op (caught) */
+	bool throttled;		/* a split op took over 1 ms: the kernel slowed the task */
+	uint64_t split_ops, aligned_ops;	/* ops timed */
+	double split_ns, split_cycles;	/* median per op */
+	double split_min_cycles;
+	double aligned_ns, aligned_cycles;
+	double aligned_min_cycles;
+	double ratio;		/* split / aligned (medians) */
+	long voluntary_switches;	/* during the split ops: the task slept */
+	double elapsed_s;
+};
+
+/* Time `max_ops` (rounded to 64, 0: 4096) split `lock add`s and as many
+ * aligned ones on the calling (pinned, calibrated) thread. Returns 0 with
+ * r->supported false where the architecture has no split lock, 0 with
+ * r->sigbus when the kernel sent SIGBUS, or -errno after a message. */
+int splitlock_measure(uint64_t max_ops, const struct calibration *cal, struct splitlock_result *r);
+
+json_t *splitlock_to_json(const struct splitlock_result *r);
+void splitlock_print(const struct splitlock_result *r, FILE *f);
+
+#endif

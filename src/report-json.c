@@ -154,13 +154,13 @@ static json_t *result_json(const struct report *rep, const struct result *r)
 						       json_real(r->verdict_floor)));
 	else
 		json_object_set_new(o, "ratio_to_twin", json_null());
+	engine_json(o, rep, r);
 	if (r->extra)
 		json_object_set(o, "extra", r->extra);
 	if (r->nevents) {
 		json_object_set_new(o, "events", events_json(r));
 		json_object_set_new(o, "disturbed_samples", r->disturbed < 0 ? json_null() :
 				    json_integer(r->disturbed));
-	engine_json(o, rep, r);
 		json_object_set_new(o, "pmu_ticks_per_cycle", r->pmu_ticks_per_cycle > 0 ?
 				    json_real(r->pmu_ticks_per_cycle) : json_null());
 	}
@@ -197,12 +197,6 @@ json_t *report_to_json(const struct report *rep)
 			    json_pack("{s:s, s:n, s:f, s:n}", "source", "add_chain",
 				      "pmu_ticks_per_cycle", "chain_ticks_per_cycle",
 				      rep->cal.ticks_per_cycle, "agreement"));
-	/* extension sections ("c2c", ...) never replace a core key */
-	if (json_is_object(rep->sections))
-		json_object_update_missing(root, rep->sections);
-	return root;
-}
-
 	/* what the three units of every result are */
 	json_object_set_new(root, "units", json_pack(
 		"{s:s, s:s, s:s}",
@@ -211,6 +205,12 @@ json_t *report_to_json(const struct report *rep)
 		"cycles", "core cycles per op: ticks / ticks_per_cycle",
 		"ns", "wall time per op at the calibrated core clock (cycles / core_hz), not at "
 		      "the clock of the moment"));
+	/* extension sections ("c2c", ...) never replace a core key */
+	if (json_is_object(rep->sections))
+		json_object_update_missing(root, rep->sections);
+	return root;
+}
+
 int report_write_json(const struct report *rep, FILE *f)
 {
 	json_t *root = report_to_json(rep);
@@ -310,13 +310,13 @@ static int read_result(json_t *o, struct result *r, size_t idx, const char *path
 	if (json_object_get(o, "extra"))
 		r->extra = json_incref(json_object_get(o, "extra"));
 	read_events(o, r);
+	read_engine(o, r);
 	return stats_summarize(r->samples, r->nsamples, &r->s);
 }
 
 int report_read(const char *path, struct report *rep)
 {
 	json_error_t e;
-	read_engine(o, r);
 	json_t *root, *results, *o;
 	const char *schema;
 	size_t i;

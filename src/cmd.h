@@ -14,6 +14,7 @@ int cmd_config(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_events(int argc, char **argv);
+int cmd_hierarchy(int argc, char **argv);
 
 /* Signal that interrupted the run (0: none); set by main's handler. */
 extern volatile sig_atomic_t cmd_signal;

@@ -25,6 +25,7 @@ static const struct command {
 	{ "compare", cmd_compare, "change between two JSON reports, with a CI and a verdict per row" },
 	{ "report", cmd_report, "rewrite a JSON report as HTML (charts), text, mail, CSV or JSON" },
 	{ "events", cmd_events, "which PMU and software events count here, and why the others do not" },
+	{ "hierarchy", cmd_hierarchy, "memory hierarchy measured (latency staircase vs hwloc) and the split-lock cost" },
 };
 
 static void usage(FILE *f)

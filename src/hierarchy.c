@@ -1,0 +1,743 @@
+/* hierarchy.c - the measured memory hierarchy (METHOD 6): a latency
+ * staircase over footprints from 4 KiB to several times the last-level
+ * cache, its knees, and each level beside what hwloc declares.
+ *
+ * The chase is one random cycle through the 64-byte lines of the footprint,
+ * one pointer per line, walked by a chain of dependent loads
+ * (`mov (%reg),%reg`, 64 per loop iteration): each load's address is the
+ * previous load's value, so the time per load is the latency of wherever
+ * the lines live. The walk keeps its position across samples, so no sample
+ * re-walks lines the previous one left warm. One buffer, mapped once for
+ * the largest footprint (huge pages where THP allows), holds every
+ * footprint from its start: a footprint is its first n lines.
+ */
+#include "hierarchy.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "arch/arch.h"
+#include "common.h"
+#include "pattern.h"
+#include "runner.h"
+#include "stats.h"
+
+#define LINE 64u
+#define MIN_LINES UNROLL		/* the chase takes 64 steps per iteration */
+#define HUGE_BYTES (2u << 20)
+#define DEFAULT_MIN (4u << 10)
+#define DEFAULT_STEPS 4
+#define DEFAULT_BUDGET_S 20.0
+#define DEFAULT_PASSES 2
+#define MAX_AUTO (1ull << 30)		/* 1 GiB */
+#define MIN_AUTO (64ull << 20)		/* 64 MiB */
+#define FALLBACK_AUTO (256ull << 20)	/* when hwloc knows no cache */
+#define SAMPLES 15
+#define SAMPLE_S 50e-6			/* one sample lasts about 50 us */
+#define WARM_STEPS_MIN 4096
+#define WARM_STEPS_MAX (1u << 18)	/* at DRAM latency, ~40 ms */
+
+/* Knee detection (hierarchy_find_levels). */
+#define PLATEAU_BAND 0.20		/* within 20% of the plateau's running median */
+#define PLATEAU_MIN_SPAN 2.0		/* an octave of footprints */
+#define MERGE_RATIO 1.30		/* plateaus closer than this are one level */
+#define MEMORY_MIN_NS 40.0		/* no cache level costs this much */
+#define AGREE_SLACK 1.25		/* one footprint step around the rise */
+
+void hierarchy_default_opts(struct hierarchy_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->min_footprint = DEFAULT_MIN;
+	o->steps_per_octave = DEFAULT_STEPS;
+	o->time_budget_s = DEFAULT_BUDGET_S;
+	o->passes = DEFAULT_PASSES;
+	o->seed = PATTERN_SEED;
+}
+
+static size_t round_down(size_t v, size_t to)
+{
+	return v / to * to;
+}
+
+static void fmt_size(char *buf, size_t len, uint64_t v)
+{
+	if (v >= (1ull << 30) && !(v % (1ull << 30)))
+		snprintf(buf, len, "%" PRIu64 " GiB", v >> 30);
+	else if (v >= (1ull << 30))
+		snprintf(buf, len, "%.2f GiB", v / (double)(1ull << 30));
+	else if (v >= (1ull << 20) && !(v % (1ull << 20)))
+		snprintf(buf, len, "%" PRIu64 " MiB", v >> 20);
+	else if (v >= (1ull << 20))
+		snprintf(buf, len, "%.2f MiB", v / (double)(1ull << 20));
+	else if (!(v % 1024))
+		snprintf(buf, len, "%" PRIu64 " KiB", v >> 10);
+	else
+		snprintf(buf, len, "%.1f KiB", v / 1024.0);
+}
+
+size_t hierarchy_default_max(size_t hwloc_llc, uint64_t mem_avail, char *why, size_t len)
+{
+	char a[32], b[32];
+	size_t max;
+
+	if (hwloc_llc) {
+		max = 8 * hwloc_llc;
+		fmt_size(a, sizeof(a), hwloc_llc);
+		snprintf(why, len, "8 x hwloc's last-level cache (%s)", a);
+		if (max > MAX_AUTO) {
+			max = MAX_AUTO;
+			snprintf(why, len, "1 GiB cap (8 x hwloc's %s last-level cache is more)", a);
+		} else if (max < MIN_AUTO) {
+			max = MIN_AUTO;
+			snprintf(why, len, "64 MiB floor (8 x hwloc's %s last-level cache is less)", a);
+		}
+	} else {
+		max = FALLBACK_AUTO;
+		snprintf(why, len, "256 MiB (hwloc declares no cache size)");
+	}
+	if (mem_avail && max > mem_avail / 4) {
+		max = round_down(mem_avail / 4, HUGE_BYTES);
+		if (max < MIN_LINES * LINE)
+			max = MIN_LINES * LINE;
+		fmt_size(b, sizeof(b), mem_avail);
+		snprintf(why, len, "a quarter of MemAvailable (%s)", b);
+	}
+	return max;
+}
+
+size_t hierarchy_footprints(size_t min, size_t max, unsigned steps_per_octave, size_t *out,
+			    size_t max_out)
+{
+	const size_t unit = LINE;
+	size_t n = 0;
+
+	if (!steps_per_octave)
+		steps_per_octave = DEFAULT_STEPS;
+	min = min < MIN_LINES * LINE ? MIN_LINES * LINE : round_down(min, unit);
+	max = max < min ? min : round_down(max, unit);
+	for (unsigned k = 0; n < max_out; k++) {
+		double f = (double)min * exp2((double)k / steps_per_octave);
+		size_t v = round_down((size_t)f, unit);
+
+		if (v > max)
+			v = max;
+		if (!n || v > out[n - 1])
+			out[n++] = v;
+		if (v == max)
+			break;
+	}
+	return n;
+}
+
+void hierarchy_link_ring(char *base, size_t n, uint32_t *order, uint64_t seed)
+{
+	if (!n)
+		return;
+	/* order[0] = 0 and a uniform shuffle of the rest: linking order[k] to
+	 * order[k+1] gives one cycle through every line */
+	pattern_walk_order(order, n, seed);
+	for (size_t k = 0; k < n; k++) {
+		size_t next = order[k + 1 == n ? 0 : k + 1];
+
+		*(char **)(base + (size_t)order[k] * LINE) = base + next * LINE;
+	}
+}
+
+size_t hierarchy_ring_length(const char *base, size_t n)
+{
+	const char *q = base;
+	size_t steps = 0;
+
+	do {
+		q = *(char *const *)q;
+		if (q < base || q >= base + n * LINE || (size_t)(q - base) % LINE)
+			return 0;
+		if (++steps > n)
+			return 0;
+	} while (q != base);
+	return steps;
+}
+
+/* ---- knees ------------------------------------------------------------- */
+
+static bool in_band(double med, double v)
+{
+	return v > 0 && v <= med * (1 + PLATEAU_BAND) && v * (1 + PLATEAU_BAND) >= med;
+}
+
+static double median_of(const double *v, size_t first, size_t last, const bool *skip)
+{
+	double tmp[HIER_MAX_POINTS];
+	size_t k = 0;
+
+	for (size_t i = first; i <= last; i++)
+		if (!skip[i])
+			tmp[k++] = v[i];
+	return k ? stats_median(tmp, k) : NAN;
+}
+
+size_t hierarchy_find_levels(const size_t *bytes, const double *cycles, const double *ns,
+			     size_t n, struct hierarchy_level *levels, size_t max)
+{
+	bool noise[HIER_MAX_POINTS] = { false };
+	struct { size_t first, last; } run[HIER_MAX_POINTS];
+	size_t nrun = 0, nlev = 0, i = 0;
+
+	if (n > HIER_MAX_POINTS)
+		n = HIER_MAX_POINTS;
+	/* greedy plateaus, left to right: a point joins while it stays within
+	 * the band around the median of the plateau so far (DRAM latency
+	 * drifts up with the footprint as page walks grow: a band around the
+	 * running median follows a slow drift, not a step) */
+	while (i < n) {
+		size_t j = i;
+
+		if (!(cycles[i] > 0)) {
+			noise[i++] = true;
+			continue;
+		}
+		while (j + 1 < n) {
+			double med = median_of(cycles, i, j, noise), v = cycles[j + 1];
+
+			if (in_band(med, v)) {
+				j++;
+				continue;
+			}
+			/* one point above the band (or unmeasured) and the next
+			 * back inside it: a disturbed sample, not a knee (the
+			 * staircase never comes back down) */
+			if (!(v < med) && j + 2 < n && in_band(med, cycles[j + 2])) {
+				noise[j + 1] = true;
+				j += 2;
+				continue;
+			}
+			break;
+		}
+		if (j > i && (double)bytes[j] >= (double)bytes[i] * PLATEAU_MIN_SPAN) {
+			run[nrun].first = i;
+			run[nrun].last = j;
+			nrun++;
+			i = j + 1;
+		} else {
+			for (size_t k = i + 1; k <= j; k++)
+				noise[k] = false;
+			i++;
+		}
+	}
+	/* a gradual transition's slow tail forms a plateau just below the next
+	 * level: merge plateaus closer than MERGE_RATIO */
+	for (size_t r = 0; r < nrun; r++) {
+		double med = median_of(cycles, run[r].first, run[r].last, noise);
+
+		if (nlev && med < levels[nlev - 1].cycles * MERGE_RATIO) {
+			levels[nlev - 1].last = run[r].last;
+		} else {
+			if (nlev == max)
+				break;
+			memset(&levels[nlev], 0, sizeof(levels[nlev]));
+			levels[nlev].first = run[r].first;
+			levels[nlev].last = run[r].last;
+			nlev++;
+		}
+		/* the level's latency: the median of the plateau's upper half
+		 * (by footprint), where the level below no longer serves any
+		 * load of a gradual transition */
+		{
+			struct hierarchy_level *lv = &levels[nlev - 1];
+			size_t mid = lv->first + (lv->last - lv->first + 1) / 2;
+
+			lv->cycles = median_of(cycles, mid, lv->last, noise);
+			lv->ns = ns ? median_of(ns, mid, lv->last, noise) : NAN;
+			if (isnan(lv->cycles)) {	/* only noise up there */
+				lv->cycles = median_of(cycles, lv->first, lv->last, noise);
+				lv->ns = ns ? median_of(ns, lv->first, lv->last, noise) : NAN;
+			}
+		}
+	}
+	/* sizes: a level's capacity lies where the staircase rises, between
+	 * its plateau's last footprint and the next plateau's first (LRU-like
+	 * caches rise at once, random replacement over up to 4x the capacity,
+	 * and TLB reach can start the rise early). The estimate is where the
+	 * latency has gone a quarter of the way (in log) to the next level,
+	 * interpolated in log footprint: inside a sharp step, and 1.1-1.2x the
+	 * capacity under random replacement (the geometric mean would give
+	 * about 1.6x). */
+	for (size_t l = 0; l < nlev; l++) {
+		struct hierarchy_level *lv = &levels[l];
+		size_t end = l + 1 < nlev ? levels[l + 1].first : lv->last + 1, prev = lv->last;
+
+		lv->size_lo = bytes[lv->last];
+		lv->size_hi = end < n ? bytes[end] : 0;
+		lv->size_bytes = lv->size_lo;
+		if (l + 1 >= nlev)
+			continue;
+		{
+			double g = lv->cycles * pow(levels[l + 1].cycles / lv->cycles, 0.25);
+
+			for (size_t k = lv->last + 1; k <= end; k++) {
+				double f;
+
+				if (noise[k])
+					continue;
+				if (cycles[k] < g) {
+					prev = k;
+					continue;
+				}
+				f = (log(g) - log(cycles[prev])) / (log(cycles[k]) - log(cycles[prev]));
+				f = fmin(fmax(f, 0), 1);
+				lv->size_bytes = round_down((size_t)exp(log((double)bytes[prev]) +
+						f * (log((double)bytes[k]) - log((double)bytes[prev]))), LINE);
+				break;
+			}
+			if (lv->size_bytes < lv->size_lo)
+				lv->size_bytes = lv->size_lo;
+		}
+	}
+	return nlev;
+}
+
+void hierarchy_classify(struct hierarchy *h)
+{
+	h->ncaches = h->nlevels;
+	h->reached_memory = false;
+	h->disagrees = false;
+	if (h->nlevels) {
+		struct hierarchy_level *last = &h->levels[h->nlevels - 1];
+
+		/* the memory plateau is the one the sweep ends on, and it costs
+		 * what no cache does */
+		if (h->npts && last->last == h->npts - 1 && last->ns >= MEMORY_MIN_NS &&
+		    h->nlevels > 1) {
+			last->memory = true;
+			last->size_bytes = last->size_lo = last->size_hi = 0;
+			h->ncaches--;
+			h->reached_memory = true;
+		}
+	}
+	for (size_t l = 0; l < h->ncaches; l++) {
+		struct hierarchy_level *lv = &h->levels[l];
+		lv->hwloc_size = l < h->hwloc_n ? h->hwloc[l] : 0;
+		if (!lv->hwloc_size) {
+			lv->agrees = false;
+			h->disagrees = true;
+			continue;
+		}
+		/* hwloc's size where the staircase rises (a step of slack) */
+		lv->agrees = (double)lv->hwloc_size * AGREE_SLACK >= (double)lv->size_lo &&
+			     (!lv->size_hi || (double)lv->hwloc_size <= (double)lv->size_hi * AGREE_SLACK);
+		if (!lv->agrees)
+			h->disagrees = true;
+	}
+	if (h->ncaches != h->hwloc_n)
+		h->disagrees = true;
+}
+
+size_t hierarchy_cache_size(const struct hierarchy *h, int level)
+{
+	if (level < 1 || (size_t)level > h->ncaches)
+		return 0;
+	return h->levels[level - 1].size_bytes;
+}
+
+/* ---- measuring --------------------------------------------------------- */
+
+/* The timed chain: 64 dependent loads per iteration, each address the value
+ * the previous load returned (arch_load is one `mov (%reg),%reg` on x86-64,
+ * `ldr` on arm64). noinline: one symbol for the disassembly review. */
+#define CHASE_STEP(i) q = (char *)(uintptr_t)arch_load(q);
+static __attribute__((noinline)) void chase_kernel(char **cursor, uint64_t iters)
+{
+	char *q = *cursor;
+
+	for (uint64_t it = 0; it < iters; it++) {
+		OPS64(CHASE_STEP)
+	}
+	*cursor = q;
+}
+
+static double time_chase(char **cursor, uint64_t iters)
+{
+	uint64_t a = arch_timer_start();
+
+	chase_kernel(cursor, iters);
+	return (double)(arch_timer_stop() - a);
+}
+
+static void read_thp_mode(char *buf, size_t len)
+{
+	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+	char line[128], *a, *b;
+
+	snprintf(buf, len, "unknown");
+	if (!f)
+		return;
+	if (fgets(line, sizeof(line), f) && (a = strchr(line, '[')) && (b = strchr(a, ']'))) {
+		*b = '\0';
+		snprintf(buf, len, "%s", a + 1);
+	}
+	fclose(f);
+}
+
+/* AnonHugePages of the mappings overlapping [lo, hi), bytes. */
+static size_t huge_bytes_of(uintptr_t lo, uintptr_t hi)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512];
+	bool in = false;
+	size_t total = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long a, b, kb;
+		char *dash = strchr(line, '-'), *sp = strchr(line, ' ');
+
+		if (dash && sp && dash < sp && sscanf(line, "%lx-%lx ", &a, &b) == 2)
+			in = a < hi && b > lo;
+		else if (in && sscanf(line, "AnonHugePages: %lu kB", &kb) == 1)
+			total += (size_t)kb << 10;
+	}
+	fclose(f);
+	return total;
+}
+
+struct chase_buf {
+	void *map;
+	size_t map_len;
+	char *base;
+	uint32_t *order;
+};
+
+static void chase_buf_free(struct chase_buf *b)
+{
+	if (b->map)
+		munmap(b->map, b->map_len);
+	free(b->order);
+	memset(b, 0, sizeof(*b));
+}
+
+static int chase_buf_alloc(struct chase_buf *b, size_t bytes, bool want_huge, struct hierarchy *h)
+{
+	char sz[32];
+
+	memset(b, 0, sizeof(*b));
+	fmt_size(sz, sizeof(sz), bytes);
+	b->map_len = bytes + HUGE_BYTES;
+	b->map = mmap(NULL, b->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (b->map == MAP_FAILED) {
+		int err = -errno;
+
+		b->map = NULL;
+		pr_err("hierarchy: cannot map %s for the chase: %s (give a smaller --max-footprint)",
+		       sz, strerror(-err));
+		return err;
+	}
+	b->base = (char *)(((uintptr_t)b->map + HUGE_BYTES - 1) & ~(uintptr_t)(HUGE_BYTES - 1));
+	h->huge_requested = want_huge && bytes >= HUGE_BYTES &&
+			    !madvise(b->base, (bytes + HUGE_BYTES - 1) / HUGE_BYTES * HUGE_BYTES,
+				     MADV_HUGEPAGE);
+	/* touch every page twice, so no line is the shared zero page */
+	memset(b->base, 1, bytes);
+	memset(b->base, 0, bytes);
+	h->huge_bytes = huge_bytes_of((uintptr_t)b->base, (uintptr_t)b->base + bytes);
+	if (h->huge_bytes > bytes)	/* the VMA merged with a neighbour */
+		h->huge_bytes = bytes;
+	h->page_bytes = h->huge_bytes * 2 >= bytes ? HUGE_BYTES : (size_t)sysconf(_SC_PAGESIZE);
+	b->order = malloc(bytes / LINE * sizeof(uint32_t));
+	if (!b->order) {
+		pr_err("hierarchy: cannot allocate the walk order of %s", sz);
+		chase_buf_free(b);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void measure_point(struct chase_buf *b, size_t bytes, const struct calibration *cal,
+			  uint64_t seed, struct hierarchy_point *pt)
+{
+	size_t n = bytes / LINE;
+	uint64_t warm_steps = n < WARM_STEPS_MIN ? WARM_STEPS_MIN : n > WARM_STEPS_MAX ? WARM_STEPS_MAX : n;
+	uint64_t warm_iters = (warm_steps + UNROLL - 1) / UNROLL, iters;
+	double s[SAMPLES], med, ticks_per_step, target = cal->timer_hz * SAMPLE_S;
+	char *cursor = b->base;
+
+	hierarchy_link_ring(b->base, n, b->order, seed);
+	/* warm: around the ring (or WARM_STEPS_MAX loads), and a rate */
+	ticks_per_step = time_chase(&cursor, warm_iters) / (double)(warm_iters * UNROLL);
+	if (!(ticks_per_step > 0))
+		ticks_per_step = 1;
+	iters = (uint64_t)(target / (ticks_per_step * UNROLL));
+	if (iters < 1)
+		iters = 1;
+	for (unsigned k = 0; k < SAMPLES; k++) {
+		/* the fenced timer pair is a fixed cost, a few hundredths of a
+		 * sample: subtract its minimum */
+		double t = time_chase(&cursor, iters) - cal->overhead_min;
+
+		s[k] = t / (double)(iters * UNROLL);
+	}
+	pt->bytes = bytes;
+	pt->samples = SAMPLES;
+	pt->steps = iters * UNROLL;
+	med = stats_median(s, SAMPLES);
+	pt->cycles = clock_ticks_to_cycles(cal, med);
+	pt->ns = clock_ticks_to_ns(cal, med);
+	pt->cycles_min = s[0];
+	for (unsigned k = 1; k < SAMPLES; k++)
+		pt->cycles_min = fmin(pt->cycles_min, s[k]);
+	pt->cycles_min = clock_ticks_to_cycles(cal, pt->cycles_min);
+}
+
+int hierarchy_measure(const struct hierarchy_opts *o, const struct calibration *cal,
+		      const struct topo *t, int cpu_os, struct hierarchy *h)
+{
+	struct hierarchy_opts def;
+	struct chase_buf b;
+	size_t fps[HIER_MAX_POINTS], nfp, max;
+	uint64_t t0 = now_ns(), avail;
+	size_t xb[HIER_MAX_POINTS];
+	double xc[HIER_MAX_POINTS], xn[HIER_MAX_POINTS];
+	unsigned passes;
+	double budget;
+	int ret = 0;
+
+	if (!o) {
+		hierarchy_default_opts(&def);
+		o = &def;
+	}
+	passes = o->passes ? o->passes : DEFAULT_PASSES;
+	budget = o->time_budget_s > 0 ? o->time_budget_s : DEFAULT_BUDGET_S;
+	memset(h, 0, sizeof(*h));
+	h->cpu_os = cpu_os;
+	h->seed = o->seed ? o->seed : PATTERN_SEED;
+	h->ticks_per_cycle = cal->ticks_per_cycle;
+	h->timer_hz = cal->timer_hz;
+	for (int l = 1; t && l <= HIER_MAX_HWLOC; l++) {
+		size_t sz = topo_cache_size(t, l);
+
+		if (!sz)
+			break;
+		h->hwloc[h->hwloc_n++] = sz;
+	}
+	if (!(cal->ticks_per_cycle > 0) || !(cal->timer_hz > 0)) {
+		pr_err("hierarchy: no calibration (ticks per cycle %g, timer %g Hz): calibrate first",
+		       cal->ticks_per_cycle, cal->timer_hz);
+		return -EINVAL;
+	}
+	avail = pattern_mem_available();
+	if (o->max_footprint) {
+		max = o->max_footprint;
+		snprintf(h->max_reason, sizeof(h->max_reason), "--max-footprint");
+		if (avail && max > avail / 2) {
+			char a[32], m[32];
+
+			fmt_size(a, sizeof(a), avail);
+			fmt_size(m, sizeof(m), max);
+			pr_err("hierarchy: --max-footprint %s exceeds half of MemAvailable (%s): give at most %s",
+			       m, a, "half of it");
+			return -EINVAL;
+		}
+	} else {
+		max = hierarchy_default_max(t ? topo_llc_size(t) : 0, avail, h->max_reason,
+					    sizeof(h->max_reason));
+	}
+	nfp = hierarchy_footprints(o->min_footprint ? o->min_footprint : DEFAULT_MIN, max,
+				   o->steps_per_octave, fps, HIER_MAX_POINTS);
+	h->max_footprint = fps[nfp - 1];
+	read_thp_mode(h->thp_mode, sizeof(h->thp_mode));
+	ret = chase_buf_alloc(&b, h->max_footprint, !o->no_huge && strcmp(h->thp_mode, "never"), h);
+	if (ret < 0)
+		return ret;
+
+	/* each footprint measured once per pass; it keeps its fastest pass (a
+	 * neighbour's burst on the shared caches only ever slows a pass) and
+	 * the spread between passes */
+	for (unsigned pass = 0; pass < passes && !ret && !h->truncated; pass++) {
+		for (size_t i = 0; i < nfp; i++) {
+			struct hierarchy_point pt;
+
+			if (runner_stop) {
+				ret = -EINTR;
+				break;
+			}
+			if ((i || pass) && (now_ns() - t0) / 1e9 > budget) {
+				h->truncated = true;
+				break;
+			}
+			measure_point(&b, fps[i], cal, h->seed, &pt);
+			if (!pass) {
+				h->pts[h->npts++] = pt;
+				continue;
+			}
+			if (i >= h->npts)
+				break;
+			{
+				struct hierarchy_point *q = &h->pts[i];
+				double lo = fmin(q->cycles, pt.cycles), hi = fmax(q->cycles, pt.cycles);
+
+				q->spread = fmax(q->spread, lo > 0 ? hi / lo - 1 : 0);
+				q->cycles_min = fmin(q->cycles_min, pt.cycles_min);
+				q->samples += pt.samples;
+				if (pt.cycles < q->cycles) {
+					q->cycles = pt.cycles;
+					q->ns = pt.ns;
+				}
+			}
+		}
+		h->passes = pass + 1;
+	}
+	chase_buf_free(&b);
+
+	for (size_t i = 0; i < h->npts; i++) {
+		xb[i] = h->pts[i].bytes;
+		xc[i] = h->pts[i].cycles;
+		xn[i] = h->pts[i].ns;
+	}
+	h->nlevels = hierarchy_find_levels(xb, xc, xn, h->npts, h->levels, HIER_MAX_LEVELS);
+	hierarchy_classify(h);
+	h->elapsed_s = (now_ns() - t0) / 1e9;
+	return ret;
+}
+
+/* ---- writers ----------------------------------------------------------- */
+
+static const char *level_name(const struct hierarchy_level *lv, size_t l, char *buf, size_t len)
+{
+	if (lv->memory)
+		return "memory";
+	snprintf(buf, len, "L%zu", l + 1);
+	return buf;
+}
+
+json_t *hierarchy_to_json(const struct hierarchy *h)
+{
+	json_t *pts = json_array(), *lev = json_array(), *hw = json_array();
+	char name[16];
+
+	for (size_t i = 0; i < h->npts; i++) {
+		const struct hierarchy_point *p = &h->pts[i];
+
+		json_array_append_new(pts, json_pack("{s:I, s:f, s:f, s:f, s:f, s:i, s:I}",
+			"bytes", (json_int_t)p->bytes, "cycles", p->cycles, "cycles_min", p->cycles_min,
+			"ns", p->ns, "pass_spread", p->spread, "samples", (int)p->samples,
+			"loads_per_sample", (json_int_t)p->steps));
+	}
+	for (size_t l = 0; l < h->nlevels; l++) {
+		const struct hierarchy_level *lv = &h->levels[l];
+		json_t *o = json_pack("{s:s, s:b, s:f, s:f, s:I, s:I}",
+			"level", level_name(lv, l, name, sizeof(name)), "memory", lv->memory,
+			"cycles", lv->cycles, "ns", isnan(lv->ns) ? 0.0 : lv->ns,
+			"first_bytes", (json_int_t)h->pts[lv->first].bytes,
+			"last_bytes", (json_int_t)h->pts[lv->last].bytes);
+
+		if (!lv->memory) {
+			json_object_set_new(o, "size_bytes", json_integer((json_int_t)lv->size_bytes));
+			json_object_set_new(o, "size_lo", json_integer((json_int_t)lv->size_lo));
+			json_object_set_new(o, "size_hi", lv->size_hi ? json_integer((json_int_t)lv->size_hi)
+								     : json_null());
+			json_object_set_new(o, "hwloc_size", lv->hwloc_size ?
+					    json_integer((json_int_t)lv->hwloc_size) : json_null());
+			json_object_set_new(o, "agrees", json_boolean(lv->agrees));
+		}
+		json_array_append_new(lev, o);
+	}
+	for (size_t l = 0; l < h->hwloc_n; l++)
+		json_array_append_new(hw, json_integer((json_int_t)h->hwloc[l]));
+	return json_pack("{s:s, s:i, s:I, s:f, s:f, s:{s:s, s:b, s:I, s:I}, s:I, s:s, s:i, s:b, s:b, "
+			 "s:b, s:f, s:o, s:o, s:o}",
+		"method", "dependent random chase, one pointer per 64-byte line, single cycle",
+		"cpu", h->cpu_os, "seed", (json_int_t)h->seed,
+		"ticks_per_cycle", h->ticks_per_cycle, "timer_hz", h->timer_hz,
+		"pages", "thp_mode", h->thp_mode, "huge_requested", h->huge_requested,
+		"huge_bytes", (json_int_t)h->huge_bytes, "page_bytes", (json_int_t)h->page_bytes,
+		"max_footprint", (json_int_t)h->max_footprint, "max_reason", h->max_reason,
+		"passes", (int)h->passes, "reached_memory", h->reached_memory, "truncated", h->truncated,
+		"disagrees_with_hwloc", h->disagrees, "elapsed_s", h->elapsed_s,
+		"points", pts, "levels", lev, "hwloc_caches", hw);
+}
+
+void hierarchy_print(const struct hierarchy *h, FILE *f)
+{
+	char a[32], b[32], c[32], d[32], name[16];
+
+	fmt_size(a, sizeof(a), h->huge_bytes);
+	fmt_size(b, sizeof(b), h->max_footprint);
+	fprintf(f, "memory hierarchy on PU %d: dependent random chase, 64-byte lines, one cycle\n", h->cpu_os);
+	fprintf(f, "pages: %s (THP %s, huge pages %s, %s of the %s buffer huge)\n",
+		h->page_bytes == HUGE_BYTES ? "2 MiB" : "4 KiB", h->thp_mode,
+		h->huge_requested ? "requested" : "not requested", a, b);
+	fprintf(f, "largest footprint %s: %s; %u passes, each footprint keeps its faster one "
+		   "(\"passes\": how far apart they were)\n\n", b, h->max_reason, h->passes);
+	fprintf(f, "%12s %9s %9s %9s %7s\n", "footprint", "cycles", "ns", "min cyc", "passes");
+	for (size_t i = 0; i < h->npts; i++) {
+		const struct hierarchy_point *p = &h->pts[i];
+		const char *mark = "";
+
+		for (size_t l = 0; l < h->nlevels; l++)
+			if (i == h->levels[l].first)
+				mark = h->levels[l].memory ? "  <- memory" : "  <- level starts";
+		fmt_size(a, sizeof(a), p->bytes);
+		fprintf(f, "%12s %9.2f %9.2f %9.2f %6.0f%%%s\n", a, p->cycles, p->ns, p->cycles_min,
+			100 * p->spread, mark);
+	}
+	fprintf(f, "\n%-7s %-24s %10s %9s  %-10s %s\n", "level", "measured size (bracket)",
+		"cycles", "ns", "hwloc", "");
+	for (size_t l = 0; l < h->nlevels; l++) {
+		const struct hierarchy_level *lv = &h->levels[l];
+		char br[112];
+
+		if (lv->memory) {
+			fprintf(f, "%-7s %-24s %10.1f %9.1f  %-10s\n", "memory", "-", lv->cycles, lv->ns, "-");
+			continue;
+		}
+		fmt_size(a, sizeof(a), lv->size_bytes);
+		fmt_size(b, sizeof(b), lv->size_lo);
+		if (lv->size_hi)
+			fmt_size(c, sizeof(c), lv->size_hi);
+		else
+			snprintf(c, sizeof(c), "?");
+		snprintf(br, sizeof(br), "%s (%s-%s)", a, b, c);
+		if (lv->hwloc_size)
+			fmt_size(a, sizeof(a), lv->hwloc_size);
+		else
+			snprintf(a, sizeof(a), "none");
+		fprintf(f, "%-7s %-24s %10.1f %9.1f  %-10s %s\n", level_name(lv, l, name, sizeof(name)),
+			br, lv->cycles, lv->ns, a, lv->agrees ? "agrees" : "DISAGREES");
+	}
+	if (!h->nlevels)
+		fprintf(f, "(no plateau found: the latency never levelled off)\n");
+	for (size_t l = h->ncaches; l < h->hwloc_n; l++) {
+		fmt_size(a, sizeof(a), h->hwloc[l]);
+		fprintf(f, "warning: hwloc declares an L%zu of %s that the staircase does not show as its "
+			   "own level\n", l + 1, a);
+	}
+	for (size_t l = 0; l < h->ncaches; l++) {
+		const struct hierarchy_level *lv = &h->levels[l];
+
+		if (lv->agrees)
+			continue;
+		fmt_size(a, sizeof(a), lv->size_bytes);
+		if (lv->hwloc_size) {
+			fmt_size(b, sizeof(b), lv->hwloc_size);
+			fmt_size(c, sizeof(c), lv->size_lo);
+			fmt_size(d, sizeof(d), lv->size_hi);
+			fprintf(f, "warning: L%zu measured about %s (latency rises between %s and %s), hwloc "
+				   "declares %s: not what this PU gets here; use the measured size\n",
+				l + 1, a, c, lv->size_hi ? d : "the end", b);
+		} else {
+			fprintf(f, "warning: L%zu measured about %s, hwloc declares no such level\n", l + 1, a);
+		}
+	}
+	if (!h->reached_memory)
+		fprintf(f, "warning: the sweep ended before a memory plateau (%s): raise --max-footprint\n",
+			h->truncated ? "time budget reached" : "largest footprint still cached or rising");
+	if (h->page_bytes != HUGE_BYTES)
+		fprintf(f, "note: 4 KiB pages: the largest footprints include page-walk latency\n");
+	fprintf(f, "(%.1f s. A level's capacity lies where its latency rises, in the bracket: from its "
+		   "plateau's last footprint\n to the next plateau's first; the size is where the latency "
+		   "has gone a quarter of the way to the next level.)\n", h->elapsed_s);
+}

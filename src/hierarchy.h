@@ -1,0 +1,141 @@
+/* hierarchy.h - the measured memory hierarchy: a latency staircase from a
+ * dependent random pointer chase over growing footprints, its knees (cache
+ * levels) detected, each level set beside what hwloc declares (METHOD 6:
+ * hwloc's sizes can be fiction in a guest).
+ *
+ * The pure parts (footprint list, ring linking, knee detection, matching
+ * against hwloc, the JSON and text writers) work without measuring, for
+ * the tests; hierarchy_measure runs on the calling, pinned and calibrated
+ * thread.
+ */
+#ifndef ATOMCOST_HIERARCHY_H
+#define ATOMCOST_HIERARCHY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <jansson.h>
+
+#include "clock.h"
+#include "topo.h"
+
+#define HIER_MAX_POINTS 160
+#define HIER_MAX_LEVELS 8
+#define HIER_MAX_HWLOC 5	/* cache levels hwloc can declare */
+
+struct hierarchy_opts {
+	size_t min_footprint;	/* bytes, 0: 4 KiB */
+	size_t max_footprint;	/* bytes, 0: chosen (hierarchy_default_max) */
+	unsigned steps_per_octave;	/* footprints per doubling, 0: 4 */
+	double time_budget_s;	/* stop growing footprints past this, 0: 20 s */
+	bool no_huge;		/* do not ask for transparent huge pages */
+	unsigned passes;	/* sweeps; each point keeps its fastest, 0: 2 */
+	uint64_t seed;		/* walk order, 0: PATTERN_SEED */
+};
+
+/* One footprint of the staircase. */
+struct hierarchy_point {
+	size_t bytes;		/* footprint walked */
+	double cycles;		/* median over the samples, core cycles per load */
+	double cycles_min;	/* fastest sample */
+	double ns;		/* median, ns per load */
+	double spread;		/* medians of the passes: max / min - 1 */
+	unsigned samples;	/* over all passes */
+	uint64_t steps;		/* loads per sample */
+};
+
+/* One level: a plateau of the staircase. */
+struct hierarchy_level {
+	bool memory;		/* the plateau the sweep ends on, at DRAM-like latency */
+	size_t size_bytes;	/* capacity estimate (0 for memory) */
+	size_t size_lo;		/* the plateau's last footprint */
+	size_t size_hi;		/* the next plateau's first footprint (the next point
+				 * when none follows; 0 when the sweep ended here) */
+	double cycles, ns;	/* median of the plateau's points */
+	size_t first, last;	/* plateau: points [first, last] */
+	size_t hwloc_size;	/* what hwloc declares for this cache level, 0: nothing */
+	bool agrees;		/* hwloc's size in [size_lo, size_hi], a step of slack */
+};
+
+struct hierarchy {
+	struct hierarchy_point pts[HIER_MAX_POINTS];
+	size_t npts;
+	struct hierarchy_level levels[HIER_MAX_LEVELS];
+	size_t nlevels;
+	size_t ncaches;		/* levels that are caches (all but a memory level) */
+	size_t hwloc[HIER_MAX_HWLOC];	/* hwloc's data/unified cache sizes, L1..L5, 0: none */
+	size_t hwloc_n;		/* levels hwloc declares */
+	bool disagrees;		/* some measured level and hwloc's disagree */
+	bool reached_memory;	/* the sweep ended on a memory plateau */
+	bool truncated;		/* the time budget stopped the sweep early */
+	unsigned passes;	/* sweeps done */
+	size_t max_footprint;	/* the largest footprint planned */
+	char max_reason[96];	/* why that one */
+	char thp_mode[16];	/* /sys/kernel/mm/transparent_hugepage/enabled */
+	bool huge_requested;	/* madvise(MADV_HUGEPAGE) accepted */
+	size_t huge_bytes;	/* AnonHugePages of the buffer after touching */
+	size_t page_bytes;	/* page size of most of the buffer */
+	double ticks_per_cycle, timer_hz;	/* calibration used */
+	int cpu_os;		/* PU measured on, -1: unknown */
+	double elapsed_s;
+	uint64_t seed;
+};
+
+void hierarchy_default_opts(struct hierarchy_opts *o);
+
+/* The largest footprint to walk: 8 x hwloc's last-level cache, between
+ * 64 MiB and 1 GiB (hwloc's size may be fiction, and the memory plateau
+ * needs several times the real one), at most a quarter of MemAvailable.
+ * mem_avail 0: unknown (no cap). Writes the reason into why. Pure. */
+size_t hierarchy_default_max(size_t hwloc_llc, uint64_t mem_avail, char *why, size_t len);
+
+/* Footprints from min (at least 64 lines) to max, whole 64-byte lines,
+ * steps_per_octave per doubling, geometric, no duplicates. Returns the
+ * count (at most max_out). Pure. */
+size_t hierarchy_footprints(size_t min, size_t max, unsigned steps_per_octave, size_t *out,
+			    size_t max_out);
+
+/* Link lines [0, n) of base (64 bytes apart) into one random cycle: each
+ * line's first word points at the next line. order is scratch for n
+ * entries. Pure (no timing). */
+void hierarchy_link_ring(char *base, size_t n, uint32_t *order, uint64_t seed);
+/* Steps from base around the ring back to base; 0 when it leaves
+ * [base, base + n lines) or runs longer than n. */
+size_t hierarchy_ring_length(const char *base, size_t n);
+
+/* Knee detection: plateaus of a latency curve over ascending footprints.
+ * A plateau is a run of points spanning at least an octave, each within
+ * 20% of the median of the points before it; a single point above the band
+ * with the next one back inside is noise, not a knee. Adjacent plateaus
+ * less than 1.3x apart are one level (the slow tail of a gradual
+ * transition). A level's latency is the median of its plateau's upper
+ * half; its capacity lies where the latency rises, between the plateau's
+ * last footprint and the next plateau's first, and is estimated where the
+ * latency has gone a quarter of the way (in log) to the next level. Fills levels
+ * (first, last, size_lo, size_hi, size_bytes, cycles, ns; memory and hwloc
+ * fields cleared); returns the count. ns may be NULL. Pure. */
+size_t hierarchy_find_levels(const size_t *bytes, const double *cycles, const double *ns,
+			     size_t n, struct hierarchy_level *levels, size_t max);
+
+/* Classify h->levels (the last plateau is memory when it reaches the last
+ * point and costs at least 40 ns) and set each cache level beside hwloc's
+ * (h->hwloc): agrees, disagrees, reached_memory, ncaches. Pure. */
+void hierarchy_classify(struct hierarchy *h);
+
+/* Measure the staircase on the calling thread (pin it, calibrate into cal
+ * first). t gives hwloc's declared caches; cpu_os is recorded. 0, -EINTR
+ * when runner_stop was set (h holds the points measured), or -errno after
+ * a message. */
+int hierarchy_measure(const struct hierarchy_opts *o, const struct calibration *cal,
+		      const struct topo *t, int cpu_os, struct hierarchy *h);
+
+/* The measured size of cache level (1-based) where the staircase found it,
+ * else 0; the memory level is not a cache. */
+size_t hierarchy_cache_size(const struct hierarchy *h, int level);
+
+/* Writers: read h, never measure. */
+json_t *hierarchy_to_json(const struct hierarchy *h);
+void hierarchy_print(const struct hierarchy *h, FILE *f);
+
+#endif

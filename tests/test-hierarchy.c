@@ -1,0 +1,380 @@
+/* test-hierarchy.c - the measured hierarchy's pure parts: footprints, the
+ * ring (one cycle through every line), knee detection on synthetic
+ * staircases (sharp, gradual, noisy, flat, never level), matching against
+ * hwloc, and the JSON writer. No timing. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "harness.h"
+#include "hierarchy.h"
+
+#define KiB(x) ((size_t)(x) << 10)
+#define MiB(x) ((size_t)(x) << 20)
+#define GHZ 3.2
+
+struct truth {
+	size_t size;		/* bytes, 0: memory */
+	double cycles;
+};
+
+/* Zen 4-like: 32 KiB L1d, 1 MiB L2, 32 MiB L3, DRAM about 150 ns. */
+static const struct truth zen[] = {
+	{ KiB(32), 4 }, { MiB(1), 14 }, { MiB(32), 50 }, { 0, 480 },
+};
+
+/* LRU caches under a cyclic walk: every load misses a level once the
+ * footprint exceeds it. */
+static double sharp(const struct truth *tr, size_t nt, size_t f)
+{
+	for (size_t i = 0; i < nt; i++)
+		if (!tr[i].size || f <= tr[i].size)
+			return tr[i].cycles;
+	return tr[nt - 1].cycles;
+}
+
+/* Random replacement: a level of C bytes holds about C/F of the walk. */
+static double gradual(const struct truth *tr, size_t nt, size_t f)
+{
+	double lat = 0, below = 0;
+
+	for (size_t i = 0; i < nt; i++) {
+		double p = tr[i].size ? fmin(1, (double)tr[i].size / (double)f) : 1;
+
+		lat += (p - below) * tr[i].cycles;
+		below = p;
+	}
+	return lat;
+}
+
+static size_t make_points(size_t *b, double *c, double *ns, double (*model)(const struct truth *, size_t, size_t),
+			  const struct truth *tr, size_t nt)
+{
+	size_t n = hierarchy_footprints(KiB(4), MiB(512), 4, b, HIER_MAX_POINTS);
+
+	for (size_t i = 0; i < n; i++) {
+		c[i] = model(tr, nt, b[i]);
+		ns[i] = c[i] / GHZ;
+	}
+	return n;
+}
+
+static void fill(struct hierarchy *h, const size_t *b, const double *c, const double *ns, size_t n,
+		 const size_t *hw, size_t nhw)
+{
+	memset(h, 0, sizeof(*h));
+	for (size_t i = 0; i < n; i++) {
+		h->pts[i].bytes = b[i];
+		h->pts[i].cycles = c[i];
+		h->pts[i].ns = ns[i];
+	}
+	h->npts = n;
+	for (size_t i = 0; i < nhw; i++)
+		h->hwloc[i] = hw[i];
+	h->hwloc_n = nhw;
+	h->nlevels = hierarchy_find_levels(b, c, ns, n, h->levels, HIER_MAX_LEVELS);
+	hierarchy_classify(h);
+}
+
+/* Each true cache found, its estimate within 1.5x and its bracket around it
+ * (or at most one step off for the gradual model), then memory. */
+static void check_levels(const char *what, const struct hierarchy *h, const struct truth *tr, size_t nt,
+			 bool bracket)
+{
+	CHECK(h->nlevels == nt, "%s: %zu levels, expected %zu", what, h->nlevels, nt);
+	CHECK(h->reached_memory, "%s: memory not reached", what);
+	CHECK(h->ncaches == nt - 1, "%s: %zu caches", what, h->ncaches);
+	for (size_t i = 0; i < h->nlevels && i < nt; i++) {
+		const struct hierarchy_level *lv = &h->levels[i];
+
+		CHECK(fabs(lv->cycles / tr[i].cycles - 1) < (bracket ? 0.1 : 0.12), "%s: level %zu at %.2f cycles, expected %.0f",
+		      what, i + 1, lv->cycles, tr[i].cycles);
+		CHECK(fabs(lv->ns - lv->cycles / GHZ) < 0.2 * lv->ns, "%s: level %zu ns %.2f", what, i + 1, lv->ns);
+		if (!tr[i].size) {
+			CHECK(lv->memory, "%s: last level not memory", what);
+			continue;
+		}
+		CHECK(!lv->memory, "%s: level %zu taken for memory", what, i + 1);
+		CHECK(lv->size_bytes * 1.5 >= tr[i].size && lv->size_bytes <= tr[i].size * 1.5,
+		      "%s: L%zu size %zu, true %zu", what, i + 1, lv->size_bytes, tr[i].size);
+		if (bracket)
+			CHECK(lv->size_lo <= tr[i].size && lv->size_hi > tr[i].size,
+			      "%s: L%zu bracket %zu-%zu misses %zu", what, i + 1, lv->size_lo, lv->size_hi,
+			      tr[i].size);
+		CHECK(lv->size_lo <= lv->size_bytes && (!lv->size_hi || lv->size_bytes <= lv->size_hi),
+		      "%s: L%zu estimate %zu outside its bracket %zu-%zu", what, i + 1, lv->size_bytes,
+		      lv->size_lo, lv->size_hi);
+	}
+}
+
+static void test_footprints(void)
+{
+	size_t b[HIER_MAX_POINTS], n = hierarchy_footprints(KiB(4), MiB(512), 4, b, HIER_MAX_POINTS);
+	char why[96];
+
+	CHECK(n == 4 * 17 + 1, "4K..512M at 4 per octave: %zu points", n);
+	CHECK(b[0] == KiB(4) && b[n - 1] == MiB(512), "ends %zu, %zu", b[0], b[n - 1]);
+	for (size_t i = 1; i < n; i++) {
+		CHECK(b[i] > b[i - 1] && b[i] % 64 == 0, "point %zu: %zu after %zu", i, b[i], b[i - 1]);
+		CHECK((double)b[i] / b[i - 1] < 1.2, "point %zu: step %zu -> %zu", i, b[i - 1], b[i]);
+	}
+	n = hierarchy_footprints(KiB(4), KiB(4), 4, b, HIER_MAX_POINTS);
+	CHECK(n == 1 && b[0] == KiB(4), "one footprint: %zu", n);
+	n = hierarchy_footprints(KiB(4), MiB(1), 2, b, 5);
+	CHECK(n == 5, "max_out respected: %zu", n);
+
+	CHECK(hierarchy_default_max(MiB(32), (uint64_t)24 << 30, why, sizeof(why)) == MiB(256),
+	      "32M LLC: 8x");
+	CHECK(hierarchy_default_max(MiB(508), (uint64_t)24 << 30, why, sizeof(why)) == MiB(1024) &&
+	      strstr(why, "cap"), "508M LLC: 1 GiB cap (%s)", why);
+	CHECK(hierarchy_default_max(MiB(1), 0, why, sizeof(why)) == MiB(64), "1M LLC: 64M floor (%s)", why);
+	CHECK(hierarchy_default_max(0, 0, why, sizeof(why)) == MiB(256), "no LLC: 256M (%s)", why);
+	CHECK(hierarchy_default_max(MiB(32), MiB(400), why, sizeof(why)) == MiB(100) &&
+	      strstr(why, "MemAvailable"), "400M available: 100M (%s)", why);
+}
+
+static void test_ring(void)
+{
+	static const size_t sizes[] = { 1, 2, 64, 1000, 16384 };
+	size_t max = 16384;
+	char *buf = aligned_alloc(64, max * 64);
+	uint32_t *order = malloc(max * sizeof(uint32_t));
+
+	if (!buf || !order) {
+		CHECK(0, "allocation");
+		return;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
+		size_t n = sizes[i];
+
+		memset(buf, 0, max * 64);
+		hierarchy_link_ring(buf, n, order, 12345 + n);
+		CHECK(hierarchy_ring_length(buf, n) == n, "ring over %zu lines: length %zu", n,
+		      hierarchy_ring_length(buf, n));
+	}
+	/* one ring with two of its pointers swapped is two cycles: caught */
+	{
+		size_t n = 1000, a, b2;
+		char **pa, **pb, *tmp;
+
+		hierarchy_link_ring(buf, n, order, 99);
+		a = order[10];
+		b2 = order[500];
+		pa = (char **)(buf + a * 64);
+		pb = (char **)(buf + b2 * 64);
+		tmp = *pa;
+		*pa = *pb;
+		*pb = tmp;
+		CHECK(hierarchy_ring_length(buf, n) != n, "a split ring must not pass");
+		/* a pointer out of the buffer */
+		hierarchy_link_ring(buf, n, order, 99);
+		*(char **)(buf + order[n / 2] * 64) = buf + n * 64;
+		CHECK(hierarchy_ring_length(buf, n) == 0, "a ring leaving the buffer must not pass");
+	}
+	/* same seed, same ring; another seed, another one */
+	{
+		size_t n = 4096;
+		char *first = malloc(n * sizeof(char *));
+		bool same = true, other = false;
+
+		hierarchy_link_ring(buf, n, order, 7);
+		for (size_t k = 0; k < n; k++)
+			((char **)first)[k] = *(char **)(buf + k * 64);
+		hierarchy_link_ring(buf, n, order, 7);
+		for (size_t k = 0; k < n; k++)
+			same &= ((char **)first)[k] == *(char **)(buf + k * 64);
+		hierarchy_link_ring(buf, n, order, 8);
+		for (size_t k = 0; k < n; k++)
+			other |= ((char **)first)[k] != *(char **)(buf + k * 64);
+		CHECK(same && other, "deterministic for a seed (%d), differs by seed (%d)", same, other);
+		free(first);
+	}
+	free(order);
+	free(buf);
+}
+
+static void test_knees(void)
+{
+	static const size_t hw_zen[] = { KiB(32), MiB(1), MiB(32) };
+	static const size_t hw_fiction[] = { KiB(32), MiB(1), MiB(508) };
+	static struct hierarchy h;
+	size_t b[HIER_MAX_POINTS], n;
+	double c[HIER_MAX_POINTS], ns[HIER_MAX_POINTS];
+
+	n = make_points(b, c, ns, sharp, zen, ARRAY_SIZE(zen));
+	fill(&h, b, c, ns, n, hw_zen, 3);
+	check_levels("sharp", &h, zen, ARRAY_SIZE(zen), true);
+	CHECK(!h.disagrees, "sharp: hwloc agrees");
+	for (size_t l = 0; l < h.ncaches; l++)
+		CHECK(h.levels[l].agrees && h.levels[l].hwloc_size == hw_zen[l], "sharp: L%zu agrees", l + 1);
+	CHECK(hierarchy_cache_size(&h, 2) == h.levels[1].size_bytes && hierarchy_cache_size(&h, 4) == 0,
+	      "cache size accessor");
+
+	/* the same machine, hwloc declaring a 508 MiB L3 */
+	fill(&h, b, c, ns, n, hw_fiction, 3);
+	CHECK(h.disagrees && !h.levels[2].agrees && h.levels[0].agrees && h.levels[1].agrees,
+	      "fiction: L3 flagged, L1/L2 agree");
+
+	n = make_points(b, c, ns, gradual, zen, ARRAY_SIZE(zen));
+	fill(&h, b, c, ns, n, hw_zen, 3);
+	check_levels("gradual", &h, zen, ARRAY_SIZE(zen), false);
+
+	/* noise: +-6% on every point and one point twice as slow inside the
+	 * L2 plateau (an interrupt) */
+	n = make_points(b, c, ns, sharp, zen, ARRAY_SIZE(zen));
+	for (size_t i = 0; i < n; i++) {
+		double k = 1 + 0.06 * sin(2.3 * (double)i);
+
+		c[i] *= k;
+		ns[i] *= k;
+		if (b[i] == KiB(256)) {
+			c[i] *= 2;
+			ns[i] *= 2;
+		}
+	}
+	fill(&h, b, c, ns, n, hw_zen, 3);
+	check_levels("noisy", &h, zen, ARRAY_SIZE(zen), true);
+
+	/* no knee: every footprint in L1 */
+	n = hierarchy_footprints(KiB(4), KiB(32), 4, b, HIER_MAX_POINTS);
+	for (size_t i = 0; i < n; i++) {
+		c[i] = 4;
+		ns[i] = 4 / GHZ;
+	}
+	fill(&h, b, c, ns, n, hw_zen, 3);
+	CHECK(h.nlevels == 1 && !h.levels[0].memory && !h.reached_memory && h.ncaches == 1,
+	      "flat: one cache level, no memory (%zu levels)", h.nlevels);
+	CHECK(h.levels[0].size_lo == KiB(32) && h.levels[0].size_hi == 0, "flat: open bracket");
+	CHECK(h.disagrees, "flat: hwloc's L2 and L3 not seen is a disagreement");
+
+	/* never levels off: 30% more per step */
+	n = hierarchy_footprints(KiB(4), MiB(4), 4, b, HIER_MAX_POINTS);
+	for (size_t i = 0; i < n; i++) {
+		c[i] = 4 * pow(1.3, (double)i);
+		ns[i] = c[i] / GHZ;
+	}
+	fill(&h, b, c, ns, n, hw_zen, 3);
+	CHECK(h.nlevels == 0 && !h.reached_memory, "rising: no level (%zu)", h.nlevels);
+
+	/* a cache-only sweep must not call its last cache memory */
+	n = hierarchy_footprints(KiB(4), MiB(8), 4, b, HIER_MAX_POINTS);
+	for (size_t i = 0; i < n; i++) {
+		c[i] = sharp(zen, ARRAY_SIZE(zen), b[i]);
+		ns[i] = c[i] / GHZ;
+	}
+	fill(&h, b, c, ns, n, hw_zen, 3);
+	CHECK(h.nlevels == 3 && !h.reached_memory && h.ncaches == 3, "sweep to 8M: 3 cache levels, no memory");
+}
+
+/* A staircase measured on a 2-vCPU Zen 4 KVM guest (32 KiB L1d, 1 MiB L2,
+ * hwloc: 32 MiB L3) while neighbours ran: a transition with a half-octave
+ * shelf (608-861 KiB), a disturbed point (2.83 MiB), an L3 this PU gets a
+ * few MiB of, and DRAM drifting up 50% with page walks. A fixture for the
+ * detector, not a reference figure. */
+static const size_t real_b[] = {
+	4096, 4864, 5734, 6860, 8192, 9728, 11571, 13721, 16384, 19456, 23142, 27545, 32768,
+	38912, 46284, 55091, 65536, 77926, 92672, 110182, 131072, 155852, 185344, 220364,
+	262144, 311705, 370688, 440832, 524288, 623411, 741478, 881766, 1048576, 1247232,
+	1477632, 1761280, 2097152, 2495488, 2967552, 3523584, 4194304, 4990976, 5935104,
+	7056384, 8388608, 9971712, 11858944, 14103552, 16777216, 19954688, 23729152, 28217344,
+	33554432, 39898112, 47448064, 56434688, 67108864, 79807488, 94906368, 112858112,
+	134217728, 159613952, 189812736, 225726464, 268435456,
+};
+static const double real_c[] = {
+	4.00, 4.00, 4.00, 4.00, 4.00, 4.00, 4.00, 4.00, 4.00, 4.00, 4.00, 4.00, 4.56, 13.93,
+	14.06, 14.05, 14.08, 14.05, 14.04, 14.05, 14.05, 14.06, 14.06, 14.05, 14.05, 14.52,
+	15.79, 16.75, 17.63, 23.66, 22.20, 25.46, 32.80, 46.34, 44.20, 47.34, 49.68, 52.03,
+	264.38, 59.22, 56.82, 60.07, 428.16, 476.83, 495.91, 493.79, 526.17, 501.30, 536.00,
+	545.82, 554.93, 554.50, 562.59, 560.28, 568.95, 580.81, 563.32, 570.69, 589.96, 573.96,
+	587.07, 600.75, 647.01, 585.91, 655.97,
+};
+
+static void test_real(void)
+{
+	static const size_t hw[] = { KiB(32), MiB(1), MiB(32) };
+	static struct hierarchy h;
+	double ns[ARRAY_SIZE(real_c)];
+	size_t n = ARRAY_SIZE(real_b);
+
+	for (size_t i = 0; i < n; i++)
+		ns[i] = real_c[i] / 3.69;
+	fill(&h, real_b, real_c, ns, n, hw, 3);
+	CHECK(h.nlevels == 4 && h.ncaches == 3 && h.reached_memory, "real: 3 caches and memory (%zu levels)",
+	      h.nlevels);
+	if (h.nlevels != 4)
+		return;
+	CHECK(fabs(h.levels[0].cycles - 4) < 0.1 && h.levels[0].agrees, "real: L1 4 cycles, agrees");
+	CHECK(fabs(h.levels[1].cycles - 14.05) < 0.2 && h.levels[1].agrees &&
+	      h.levels[1].size_lo < MiB(1) && h.levels[1].size_hi >= MiB(1),
+	      "real: L2 14 cycles, rising around hwloc's 1 MiB (%zu-%zu)", h.levels[1].size_lo,
+	      h.levels[1].size_hi);
+	CHECK(h.levels[2].cycles > 40 && h.levels[2].cycles < 65 && !h.levels[2].agrees &&
+	      h.levels[2].size_hi < MiB(16), "real: L3 ~50 cycles, a few MiB, not hwloc's 32 MiB");
+	CHECK(h.levels[3].memory && h.levels[3].cycles > 500 && h.levels[3].cycles < 660,
+	      "real: memory ~580 cycles (%.0f)", h.levels[3].cycles);
+	CHECK(h.disagrees, "real: disagreement flagged");
+}
+
+/* DRAM latency drifting up 40% over five octaves is one level, not two */
+static void test_drift(void)
+{
+	static const size_t hw[] = { KiB(32), MiB(1), MiB(32) };
+	static struct hierarchy h;
+	size_t b[HIER_MAX_POINTS], n;
+	double c[HIER_MAX_POINTS], ns[HIER_MAX_POINTS];
+
+	n = make_points(b, c, ns, sharp, zen, ARRAY_SIZE(zen));
+	for (size_t i = 0; i < n; i++)
+		if (b[i] > MiB(32)) {
+			c[i] *= 1 + 0.4 * log2((double)b[i] / MiB(32)) / 4;
+			ns[i] = c[i] / GHZ;
+		}
+	fill(&h, b, c, ns, n, hw, 3);
+	CHECK(h.nlevels == 4 && h.reached_memory && h.levels[3].memory, "drift: one memory level (%zu levels)",
+	      h.nlevels);
+}
+
+static void test_json(void)
+{
+	static const size_t hw[] = { KiB(32), MiB(1), MiB(508) };
+	static struct hierarchy h;
+	size_t b[HIER_MAX_POINTS], n;
+	double c[HIER_MAX_POINTS], ns[HIER_MAX_POINTS];
+	json_t *j, *lv;
+	FILE *devnull = fopen("/dev/null", "w");
+
+	n = make_points(b, c, ns, sharp, zen, ARRAY_SIZE(zen));
+	fill(&h, b, c, ns, n, hw, 3);
+	snprintf(h.thp_mode, sizeof(h.thp_mode), "madvise");
+	j = hierarchy_to_json(&h);
+	CHECK(j != NULL, "json built");
+	if (!j)
+		return;
+	lv = json_object_get(j, "levels");
+	CHECK(json_array_size(json_object_get(j, "points")) == n, "json: every point");
+	CHECK(json_array_size(lv) == 4, "json: 4 levels");
+	CHECK(json_is_true(json_object_get(j, "disagrees_with_hwloc")), "json: disagreement");
+	CHECK(json_is_false(json_object_get(json_array_get(lv, 2), "agrees")) &&
+	      json_integer_value(json_object_get(json_array_get(lv, 2), "hwloc_size")) == (json_int_t)MiB(508),
+	      "json: L3 beside hwloc's 508 MiB");
+	CHECK(!strcmp(json_string_value(json_object_get(json_array_get(lv, 3), "level")), "memory") &&
+	      !json_object_get(json_array_get(lv, 3), "size_bytes"), "json: memory has no size");
+	json_decref(j);
+	if (devnull) {
+		hierarchy_print(&h, devnull);
+		fclose(devnull);
+	}
+}
+
+int main(void)
+{
+	log_quiet = 1;
+	test_footprints();
+	test_ring();
+	test_knees();
+	test_real();
+	test_drift();
+	test_json();
+	return test_done("hierarchy");
+}

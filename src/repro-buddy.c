@@ -156,7 +156,10 @@ static __attribute__((noinline)) uint64_t legacy_case(int cs, char *buf)
 	return t1 - t0;
 }
 
-int buddy_legacy(unsigned trials, long long mean[BUDDY_CASES], FILE *out, uint64_t *cold_sum)
+/* The legacy run; ticks[cs * trials + t] receives each loop's ticks when
+ * not NULL. */
+static int legacy_run(unsigned trials, long long mean[BUDDY_CASES], FILE *out, uint64_t *cold_sum,
+		      double *ticks)
 {
 	char *buf = mmap(NULL, LEGACY_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	long long total[BUDDY_CASES] = { 0 };
@@ -181,7 +184,13 @@ int buddy_legacy(unsigned trials, long long mean[BUDDY_CASES], FILE *out, uint64
 				*cold_sum += cold_prep_keep(fill, &kept[nkept++]);
 			else
 				*cold_sum += cold_prep_keep(fill, NULL);
-			total[cs] += (long long)legacy_case(cs, buf);
+			{
+				uint64_t dt = legacy_case(cs, buf);
+
+				total[cs] += (long long)dt;
+				if (ticks)
+					ticks[(size_t)cs * trials + t] = (double)dt;
+			}
 		}
 	}
 	for (size_t k = 0; k < nkept; k++)
@@ -196,12 +205,18 @@ int buddy_legacy(unsigned trials, long long mean[BUDDY_CASES], FILE *out, uint64
 	return 0;
 }
 #else
-int buddy_legacy(unsigned trials, long long mean[BUDDY_CASES], FILE *out, uint64_t *cold_sum)
+static int legacy_run(unsigned trials, long long mean[BUDDY_CASES], FILE *out, uint64_t *cold_sum,
+		      double *ticks)
 {
 	pr_err("buddy-bitmap-2004: legacy mode needs the 32-bit bts and a raw timer (x86 only)");
 	return -ENOTSUP;
 }
 #endif
+
+int buddy_legacy(unsigned trials, long long mean[BUDDY_CASES], FILE *out, uint64_t *cold_sum)
+{
+	return legacy_run(trials, mean, out, cold_sum, NULL);
+}
 
 /* ---- the cold walk ---- */
 
@@ -660,8 +675,11 @@ static int run_legacy(struct repro_ctx *rc, unsigned trials)
 {
 	long long mean[BUDDY_CASES];
 	uint64_t cold_sum;
-	json_t *a = json_array(), *p = json_array(), *dev = json_array();
+	json_t *a = json_array(), *p = json_array(), *dev = json_array(), *med = json_array();
 	struct repro_row rows[BUDDY_CASES];
+	struct summary s[BUDDY_CASES];
+	char notes[BUDDY_CASES][80];
+	double *ticks;
 	struct repro_table meas = {
 		.title = "legacy: the posted program's scores beside the posted ones",
 		.machine = rc->machine ? rc->machine : "this machine",
@@ -692,42 +710,56 @@ static int run_legacy(struct repro_ctx *rc, unsigned trials)
 	fprintf(rc->out, "  %d. %s\n  %d. %s\n", n + 1, pin, n + 2, reuse);
 	json_array_append_new(dev, json_string(pin));
 	json_array_append_new(dev, json_string(reuse));
-	ret = buddy_legacy(trials, mean, rc->out, &cold_sum);
+	ticks = malloc((size_t)trials * BUDDY_CASES * sizeof(double));
+	ret = ticks ? legacy_run(trials, mean, rc->out, &cold_sum, ticks) : -ENOMEM;
 	if (ret < 0) {
+		free(ticks);
 		json_decref(a);
 		json_decref(p);
 		json_decref(dev);
 		return ret;
 	}
 	for (int cs = 0; cs < BUDDY_CASES; cs++) {
+		stats_summarize(ticks + (size_t)cs * trials, trials, &s[cs]);
+		snprintf(notes[cs], sizeof(notes[cs]), "%s; median %.0f, min %.0f", buddy_notes[cs],
+			 s[cs].median, s[cs].min);
 		json_array_append_new(a, json_integer(mean[cs]));
 		json_array_append_new(p, json_integer((json_int_t)POSTED(cs)));
-		rows[cs] = (struct repro_row){ score_labels[cs], { (double)mean[cs] }, NULL };
+		json_array_append_new(med, json_real(s[cs].median));
+		rows[cs] = (struct repro_row){ score_labels[cs], { (double)mean[cs] }, notes[cs] };
 	}
-	json_object_set_new(rc->json, "legacy", json_pack("{s:o,s:o,s:o,s:I,s:i,s:f,s:f,s:f}", "scores",
-		a, "posted_2004", p, "deviations", dev, "trials", (json_int_t)trials, "cpu", cpu,
+	free(ticks);
+	json_object_set_new(rc->json, "legacy", json_pack("{s:o,s:o,s:o,s:o,s:I,s:i,s:f,s:f,s:f}",
+		"scores", a, "medians", med, "posted_2004", p, "deviations", dev, "trials",
+		(json_int_t)trials, "cpu", cpu,
 		"score1/score0", (double)mean[1] / mean[0], "score4/score3", (double)mean[4] / mean[3],
 		"score5/score3", (double)mean[5] / mean[3]));
 	ret = repro_print_beside(rc->out, &posted_2004, &meas);
 	if (ret < 0)
 		return ret;
-	fprintf(rc->out, "legacy ratios (2004 in parentheses): score1/score0 %.2f (%.2f)  score4/score3 "
-			 "%.2f (%.2f)  score5/score3 %.2f (%.2f)\n",
+	fprintf(rc->out, "legacy ratios of the means (2004 in parentheses): score1/score0 %.2f (%.2f)  "
+			 "score4/score3 %.2f (%.2f)  score5/score3 %.2f (%.2f)\n",
 		(double)mean[1] / mean[0], POSTED(1) / POSTED(0), (double)mean[4] / mean[3],
 		POSTED(4) / POSTED(3), (double)mean[5] / mean[3], POSTED(5) / POSTED(3));
+	fprintf(rc->out, "legacy ratios of the medians: score1/score0 %.2f  score4/score3 %.2f  "
+			 "score5/score3 %.2f\n", s[1].median / s[0].median, s[4].median / s[3].median,
+		s[5].median / s[3].median);
 	{
+		/* on the medians: one disturbed loop moves a mean of 100 */
 		struct repro_claim c = {
-			.what = "legacy, hot line (score 0 vs 1)", .a = "__set_bit (btsl)",
+			.what = "legacy, hot line (score 0 vs 1, medians)", .a = "__set_bit (btsl)",
 			.b = "set_bit (lock btsl)", .unit = "ticks per loop", .pub_unit = "ticks per loop",
-			.meas_a = (double)mean[0], .meas_b = (double)mean[1], .pub_a = POSTED(0),
+			.meas_a = s[0].median, .meas_b = s[1].median, .pub_a = POSTED(0),
 			.pub_b = POSTED(1), .pub_machine = POSTED_MACHINE,
 			.pub_words = "atomic ops are 10x more costly, yes? / yes, when L2 cache hits",
+			.floor = fmax(rel_ci(&s[0]), rel_ci(&s[1])),
 		};
 
 		repro_conclude(rc, &c);
-		c.what = "legacy, \"cold\" line (score 3 vs 4)";
-		c.meas_a = (double)mean[3];
-		c.meas_b = (double)mean[4];
+		c.what = "legacy, \"cold\" line (score 3 vs 4, medians)";
+		c.meas_a = s[3].median;
+		c.meas_b = s[4].median;
+		c.floor = fmax(rel_ci(&s[3]), rel_ci(&s[4]));
 		c.pub_a = POSTED(3);
 		c.pub_b = POSTED(4);
 		c.pub_words = NULL;

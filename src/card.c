@@ -142,6 +142,9 @@ static void build_share(const struct report *rep, struct card *c)
 
 		if (strcmp(r->name, c->share_probe) || !strstr(r->pattern, "-share") || !isfinite(cyc))
 			continue;
+		/* threads that did not run at the same time measured no contention */
+		if (json_is_false(json_object_get(json_object_get(r->extra, "contention"), "overlapped")))
+			cyc = NAN;
 		for (unsigned k = 0; k < c->nshare; k++)
 			if (!strcmp(c->share[k].placement, placement_of(r)))
 				s = &c->share[k];
@@ -152,7 +155,9 @@ static void build_share(const struct report *rep, struct card *c)
 			memset(s, 0, sizeof(*s));
 			snprintf(s->placement, sizeof(s->placement), "%s", placement_of(r));
 		}
-		if (!strcmp(r->pattern, "true-share"))
+		if (!isfinite(cyc))
+			s->not_overlapped = true;
+		else if (!strcmp(r->pattern, "true-share"))
 			s->true_share = cyc;
 		else if (!strcmp(r->pattern, "false-share"))
 			s->false_share = cyc;
@@ -231,15 +236,25 @@ static void write_machine(const struct report *rep, FILE *f)
 		fprintf(f, "caches   ");
 		json_array_foreach(levels, i, lv) {
 			double kib = json_number_value(json_object_get(lv, "size_bytes")) / 1024.0;
-			const char *name = json_string_value(json_object_get(lv, "name"));
+			const char *name = json_string_value(json_object_get(lv, "level"));
 
-			fprintf(f, " %s%s %.0f %s %.1f cyc", i ? "|" : "", name ? name : "?",
-				kib >= 1024 ? kib / 1024 : kib, kib >= 1024 ? "MiB" : "KiB",
-				json_number_value(json_object_get(lv, "cycles")));
+			if (json_is_true(json_object_get(lv, "memory")))
+				fprintf(f, " %sDRAM %.0f ns", i ? "| " : "", json_number_value(json_object_get(lv, "ns")));
+			else
+				fprintf(f, " %s%s %.0f %s %.1f cyc", i ? "| " : "", name ? name : "?",
+					kib >= 1024 ? kib / 1024 : kib, kib >= 1024 ? "MiB" : "KiB",
+					json_number_value(json_object_get(lv, "cycles")));
 		}
-		fputc('\n', f);
-		if (json_is_string(json_object_get(hier, "warning")))
-			fprintf(f, "          warning: %s\n", json_string_value(json_object_get(hier, "warning")));
+		fprintf(f, " (measured)\n");
+		json_array_foreach(levels, i, lv) {
+			double hw = json_number_value(json_object_get(lv, "hwloc_size"));
+
+			if (hw > 0 && json_is_false(json_object_get(lv, "agrees")))
+				fprintf(f, "          warning: hwloc declares %s = %.0f KiB, measured about %.0f KiB: "
+					"the patterns use the measured size\n",
+					json_string_value(json_object_get(lv, "level")), hw / 1024,
+					json_number_value(json_object_get(lv, "size_bytes")) / 1024);
+		}
 	} else {
 		fprintf(f, "caches    measured hierarchy not in this report\n");
 	}
@@ -296,6 +311,8 @@ static void write_share(const struct card *c, FILE *f)
 
 		fprintf(f, "  %-10s %8.1f / %8.1f / %8.1f", s->placement, s->true_share, s->false_share,
 			s->no_share);
+		if (s->not_overlapped)
+			fprintf(f, "   (some cases' threads did not overlap: not contention, left out)");
 		if (s->no_share > 0 && s->true_share > 0 &&
 		    stats_verdict(s->true_share, s->no_share, c->floor) == VERDICT_SLOWER)
 			fprintf(f, "   sharing the line costs %.1fx", s->true_share / s->no_share);

@@ -37,6 +37,7 @@ struct card_cmp {
 struct card_share {
 	char placement[32];
 	double true_share, false_share, no_share;	/* cycles per op, 0: absent */
+	bool not_overlapped;	/* a case whose threads did not run together (left out) */
 };
 
 struct card_option {

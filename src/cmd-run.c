@@ -10,6 +10,8 @@
 #include "common.h"
 #include "config.h"
 #include "repro.h"
+#include "session.h"
+#include "card.h"
 #include "pattern.h"
 #include "contention.h"
 #include "fingerprint.h"
@@ -199,84 +201,6 @@ static json_t *experiment_json(const struct run_opts *o, const struct selection 
 			 "time_limit_s", o->time_limit_s, "repeat", o->repeat ? o->repeat : 1);
 }
 
-/* --repeat K: the whole set K times, one pass after the other, so the
- * passes interleave in time and a slow drift or a noisy neighbour lands in
- * the between-pass spread that `compare` uses (seed slub-partial-pages-
- * variance-2008). Each pass calibrates afresh; each result carries
- * extra.pass (1..K) and the report keeps pass 1's calibration (later
- * passes' samples are rescaled onto its clock), the others go to
- * meta.experiment.passes. */
-static int run_passes(struct topo *t, struct run_opts *o, const struct probe *const *list,
-		      size_t n, struct report *rep)
-{
-	json_t *passes = json_array();
-	uint64_t t0 = now_ns();
-	double limit = o->time_limit_s;
-	int ret = 0;
-
-	if (o->repeat <= 1) {
-		json_decref(passes);
-		return runner_run(t, o, list, n, rep);
-	}
-	for (unsigned p = 1; p <= o->repeat && ret == 0; p++) {
-		struct report tmp;
-
-		if (limit > 0) {
-			o->time_limit_s = limit - (now_ns() - t0) / 1e9;
-			if (o->time_limit_s <= 0) {
-				rep->partial = true;
-				snprintf(rep->partial_reason, sizeof(rep->partial_reason), "time limit");
-				break;
-			}
-		}
-		report_init(&tmp);
-		ret = runner_run(t, o, list, n, &tmp);
-		if (p == 1)
-			rep->cal = tmp.cal;
-		json_array_append_new(passes, json_pack("{s:i, s:f, s:f, s:f, s:b}", "pass", p,
-							"ticks_per_cycle", tmp.cal.ticks_per_cycle,
-							"timer_hz", tmp.cal.timer_hz, "wall_s", tmp.wall_s,
-							"partial", tmp.partial));
-		for (size_t i = 0; i < tmp.n; i++) {
-			struct result *d = report_add(rep);
-
-			if (!d) {
-				ret = -ENOMEM;
-				break;
-			}
-			*d = tmp.r[i];
-			/* kept ticks are on the calibration clock of their pass
-			 * (runner.c, clock drift); the report converts with pass
-			 * 1's, so bring later passes onto it */
-			if (p > 1 && tmp.cal.ticks_per_cycle > 0) {
-				double k = rep->cal.ticks_per_cycle / tmp.cal.ticks_per_cycle;
-
-				for (size_t j = 0; j < d->nsamples; j++)
-					d->samples[j] *= k;
-				d->clock_scale *= k;
-				if (d->nsamples)
-					stats_summarize(d->samples, d->nsamples, &d->s);
-			}
-			if (!d->extra)
-				d->extra = json_object();
-			json_object_set_new(d->extra, "pass", json_integer(p));
-			tmp.r[i].samples = NULL;
-			tmp.r[i].extra = NULL;
-		}
-		if (tmp.partial) {
-			rep->partial = true;
-			snprintf(rep->partial_reason, sizeof(rep->partial_reason), "%.40s (pass %u of %u)",
-				 tmp.partial_reason, p, o->repeat);
-		}
-		report_free(&tmp);
-	}
-	o->time_limit_s = limit;
-	rep->wall_s = (now_ns() - t0) / 1e9;
-	report_pair_twins(rep);
-	json_object_set_new(json_object_get(rep->meta, "experiment"), "passes", passes);
-	return ret;
-}
-
 int cmd_run(int argc, char **argv)
 {
 	static struct pmu_set evset;	/* large: not on the stack */
@@ -312,7 +236,7 @@ int cmd_run(int argc, char **argv)
 	const char *out = NULL, *cpu_arg = NULL, *families[8];
 	const struct report_writer *stdout_w = report_writer_find("text"), *file_w = NULL;
 	struct selection sel = { .n = 0 };
-	bool force = false, strict = false, twins = true;
+	bool force = false, strict = false, twins = true, characterize = false;
 	size_t nfam = 0;
 	struct run_opts o;
 	struct report rep;
@@ -471,9 +395,17 @@ int cmd_run(int argc, char **argv)
 			code = EXIT_USAGE;
 			goto out_cfg;
 		}
+	/* no probe names, families, experiment file or engine options: the
+	 * default characterization of this machine (session.c) */
+	characterize = optind == argc && !nfam && !exp && !o.patterns && !o.placement && !o.sharing &&
+		       o.threads < 2 && o.repeat <= 1;
 	if (optind == argc && !nfam)
 		for (size_t i = 0; i < probe_count; i++)
-			if (probe_table[i]->in_default && !probe_unsupported(probe_table[i]))
+			if ((probe_table[i]->in_default ||
+			     /* the characterization times the locks and per-CPU ops too */
+			     (characterize && (!strcmp(probe_table[i]->family, "lock") ||
+					       !strcmp(probe_table[i]->family, "percpu")))) &&
+			    !probe_unsupported(probe_table[i]))
 				select_add(&sel, probe_table[i]);
 	if (twins) {
 		size_t n = sel.n;
@@ -557,8 +489,10 @@ int cmd_run(int argc, char **argv)
 		ret = 0;	/* reproductions only */
 	else if (o.threads >= 2 || o.placement || o.sharing)
 		ret = contention_run(t, &o, sel.list, sel.n, &rep);
+	else if (characterize)
+		ret = session_characterize(t, &o, sel.list, sel.n, &rep);
 	else
-		ret = run_passes(t, &o, sel.list, sel.n, &rep);
+		ret = session_passes(t, &o, sel.list, sel.n, &rep);
 	/* reproductions of published scorings (repro-*.c) print their
 	 * seed-shaped tables as they go (to stderr when stdout is JSON) */
 	if (exp && ret >= 0)
@@ -572,6 +506,8 @@ int cmd_run(int argc, char **argv)
 	if (ret == -EINTR)
 		code = cmd_signal == SIGTERM ? EXIT_SIGTERM : EXIT_SIGINT;
 
+	if (characterize && stdout_w == report_writer_find("text"))
+		card_write_text(&rep, stdout);	/* what a person reads first */
 	if (!exp || config_kind_has(exp, "probes") || stdout_w != report_writer_find("text"))
 		stdout_w->write(&rep, stdout);
 	fflush(stdout);

@@ -1,0 +1,35 @@
+/* session.h - one run of an experiment over the engines: --repeat passes
+ * merged onto one clock, and the default characterization of a machine
+ * (`atomcost run` with no probe names): measured hierarchy, every twin pair
+ * under the access patterns, locks, the split lock, and the topology
+ * (c2c and contention per pair class). Commands parse and call this; the
+ * engines (runner, pattern, contention, c2c, hierarchy, splitlock) measure.
+ */
+#ifndef ATOMCOST_SESSION_H
+#define ATOMCOST_SESSION_H
+
+#include "result.h"
+#include "runner.h"
+#include "topo.h"
+
+/* Append the results of seg to rep (taking its samples and extras), their
+ * ticks rescaled from seg's calibration clock onto rep's, so one report
+ * converts every row with one calibration. The first segment (rep->n == 0
+ * and no calibration yet) gives rep its calibration. tag: extra key and
+ * value recorded on each result (NULL: none). 0 or -ENOMEM. */
+int session_merge(struct report *rep, struct report *seg, const char *tag_key, json_t *tag_value);
+
+/* --repeat K (K >= 2): the whole set K times, each pass calibrated afresh,
+ * results tagged extra.pass and rescaled onto pass 1's clock; K <= 1: one
+ * runner_run. */
+int session_passes(struct topo *t, struct run_opts *o, const struct probe *const *list,
+		   size_t n, struct report *rep);
+
+/* The default characterization, in about a minute: the steps below in this
+ * order, each in its own time budget; a step that cannot run here is
+ * recorded as skipped with its reason in meta.characterization. list: the
+ * default probe set (twins included). */
+int session_characterize(struct topo *t, struct run_opts *o, const struct probe *const *list,
+			 size_t n, struct report *rep);
+
+#endif

@@ -256,8 +256,11 @@ static inline void lk_irq_restore(uint64_t f)
 /* ---- kernels: OPS64 of (lock, cs work, unlock, outside work) ------------- */
 
 #define LK_DECL uint64_t cs_ = ctx->cs_work, out_ = ctx->out_work
+/* lkop_ is always inlined: left to itself gcc outlines some of the 64
+ * copies, and the loop no longer shows (nor times the same) sequence. */
 #define LK_FUNCS(id, lockf, unlockf)						\
-	static inline void lkop_##id(volatile void *l, uint64_t cs, uint64_t out) \
+	static inline __attribute__((always_inline))				\
+	void lkop_##id(volatile void *l, uint64_t cs, uint64_t out)		\
 	{									\
 		lockf(l);							\
 		lk_work(cs);							\
@@ -800,7 +803,8 @@ const struct probe probe_local_irq_save_analog = {
 const struct probe probe_sigprocmask = {
 	.name = "sigprocmask", .twin = "local_irq_save_analog", LK_COMMON,
 	.atomicity = ATOMICITY_LOCAL, .impl = "libc", .analog = true,
-	LK_INSN("rt_sigprocmask(SIG_BLOCK all) / rt_sigprocmask(SIG_SETMASK old): 2 system calls"),
+	LK_INSN("call pthread_sigmask; call pthread_sigmask: rt_sigprocmask(SIG_BLOCK all), "
+		"rt_sigprocmask(SIG_SETMASK old), 2 system calls"),
 	.kernel = "HEAVY SEMANTIC ANALOG of local_irq_save (not its cost)",
 	.kernel_src = "kernel/signal.c sigprocmask (what user space has instead of cli)",
 	.desc = "blocking signals: what user space does to keep handlers off; ~100x too heavy",

@@ -1,77 +1,409 @@
 #!/usr/bin/env bash
-# test-disasm.sh OBJDUMP LIBATOMCOST.a
-# Every timed x86-64 loop really contains its 64 ops (none merged or hoisted),
-# no stack traffic inside the loop, and each atomic kernel is its twin's loop
-# with only the lock prefix added (METHOD 1). Exit 77 on other architectures.
+# test-disasm.sh OBJDUMP LIBATOMCOST.a [ATOMCOST]
+# The timed loops, checked in the disassembly of the atomcost executable
+# against the probe table (`atomcost list --json` names each probe's loops),
+# so a new probe is checked without editing this file (METHOD 1 and 6):
+#   - every latency, throughput and sweep loop holds the instruction its
+#     `insn` declares (lock prefix, mnemonic, operand kinds) 64 times per
+#     iteration (at least 64 for the lock family, whose optional work paths
+#     repeat the ops), and no stack traffic between the ops;
+#   - each sweep footprint cycles over exactly its number of lines;
+#   - every latency loop declares a chain and really is one:
+#       memory    each op is a read-modify-write of one memory operand whose
+#                 registers do not move (or are recomputed identically from
+#                 loop invariants, as the per-CPU slot from the CPU number);
+#                 for out-of-line lock functions, every call gets the same
+#                 lock word in %rdi and the lock function RMWs (%rdi);
+#       register  op i's destination register is read by op i+1, and nothing
+#                 between them writes it.
+# Exit 77 on other architectures.
 set -u
-objdump=$1 lib=$2
-fail=0 pass=0
-dis=$(mktemp)
-trap 'rm -f "$dis"' EXIT
-"$objdump" -d --no-show-raw-insn -M att "$lib" > "$dis" 2>/dev/null || { echo "objdump failed"; exit 1; }
+objdump=$1 lib=$2 ac=${3:-$(dirname "$2")/atomcost}
+[ -x "$ac" ] || { echo "FAIL: no atomcost executable at $ac"; exit 1; }
+dis=$(mktemp) list=$(mktemp)
+trap 'rm -f "$dis" "$list"' EXIT
+"$objdump" -d --no-show-raw-insn -M att "$ac" >"$dis" 2>/dev/null || { echo "objdump failed"; exit 1; }
 grep -q 'file format elf64-x86-64' "$dis" || { echo "SKIP: not an x86-64 build"; exit 77; }
+"$ac" list --json >"$list" || { echo "FAIL: atomcost list --json"; exit 1; }
 
-body() {  # instructions of one function, addresses stripped
-	awk -v f="<$1>:" '$2 == f {on=1; next} on && NF == 0 {exit} on' "$dis" | cut -f2- -d: | sed 's/^\s*//'
-}
+exec python3 - "$dis" "$list" <<'PY'
+import json
+import re
+import sys
 
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+dis_path, list_path = sys.argv[1:3]
+UNROLL = 64
 
-# kernel  regex-of-the-op  expected-count-per-loop
-while read -r fn re n; do
-	b=$(body "$fn")
-	[ -n "$b" ] || { bad "$fn: symbol not found"; continue; }
-	c=$(printf '%s\n' "$b" | grep -cE "$re")
-	[ "$c" -eq "$n" ] && ok || bad "$fn: $c instructions match '$re', expected $n"
-	# the timed loop must not touch the stack (spilled addresses, parked flags)
-	s=$(printf '%s\n' "$b" | grep -E "$re" -A3 | grep -cE '\(%rsp\)')
-	[ "$s" -eq 0 ] && ok || bad "$fn: $s stack references next to the ops"
-done <<'TABLE'
-k_set_bit_lat ^lock\s+orb\s+\$0x2, 64
-k_set_bit_tput ^lock\s+orb\s+\$0x2, 64
-k___set_bit_lat ^orb\s+\$0x2, 64
-k___set_bit_tput ^orb\s+\$0x2, 64
-k_set_bit_ds_lat ^ds\s+orb 64
-k_set_bit_var_lat ^lock\s+bts\s+%r 64
-k___set_bit_var_tput ^bts\s+%r 64
-k_or_word_tput ^lock\s+or\s+%r 64
-k___or_word_lat ^or\s+%r 64
-k_clear_bit_lat ^lock\s+andb\s+\$0xfd, 64
-k___clear_bit_tput ^andb\s+\$0xfd, 64
-k_clear_bit_var_tput ^lock\s+btr\s+%r 64
-k___clear_bit_var_lat ^btr\s+%r 64
-k_test_and_set_bit_lat ^lock\s+bts\s+%r 64
-k___test_and_set_bit_tput ^bts\s+%r 64
-k_cmpxchg_lat ^lock\s+cmpxchg\s+%r 64
-k_cmpxchg_local_tput ^cmpxchg\s+%r 64
-k_try_cmpxchg_tput ^lock\s+cmpxchg\s+%r 64
-k_try_cmpxchg_local_lat ^cmpxchg\s+%r 64
-k_this_cpu_cmpxchg_lat ^cmpxchg\s+%r.*%fs: 64
-k_this_cpu_cmpxchg_tput ^cmpxchg\s+%r.*%fs: 64
-k_xchg_lat ^xchg\s+%r 64
-k___xchg_tput ^mov\s+%r[a-z0-9]+,(0x[0-9a-f]+)?\(%r 64
-k_atomic_add_return_lat ^lock\s+xadd 64
-k_xadd_local_tput ^xadd 64
-k_atomic_inc_tput ^lock\s+incq 64
-k_local_inc_lat ^incq 64
-k_cmpxchg128_lat ^lock\s+cmpxchg16b 64
-k_cmpxchg128_local_tput ^cmpxchg16b 64
-k_load_lat ^mov\s+\((%r[a-z0-9]+)\),\1$ 64
-k_store_tput ^mov\s+%r[a-z0-9]+,(0x[0-9a-f]+)?\(%r 64
-TABLE
+# ---- the disassembly: function -> [(address, text)] ----------------------
+funcs, cur = {}, None
+for line in open(dis_path):
+    m = re.match(r'^([0-9a-f]+) <([^>]+)>:$', line)
+    if m:
+        cur = funcs.setdefault(m.group(2), [])
+        continue
+    if cur is None or not line.strip():
+        cur = None
+        continue
+    m = re.match(r'^\s*([0-9a-f]+):\t(.*)$', line.rstrip('\n'))
+    if m:
+        cur.append((int(m.group(1), 16), re.sub(r'\s+#.*$', '', m.group(2)).strip()))
 
-# Twins: the same instruction sequence once the lock prefix is removed.
-mnemonics() { body "$1" | sed -E 's/^(lock|ds)\s+//' | awk '{print $1}'; }
-for pair in set_bit:__set_bit set_bit_var:__set_bit_var or_word:__or_word clear_bit:__clear_bit \
-	    clear_bit_var:__clear_bit_var test_and_set_bit:__test_and_set_bit \
-	    cmpxchg:cmpxchg_local try_cmpxchg:try_cmpxchg_local atomic_add_return:xadd_local \
-	    atomic_inc:local_inc cmpxchg128:cmpxchg128_local set_bit_ds:__set_bit; do
-	a=${pair%%:*} b=${pair##*:}
-	for form in lat tput; do
-		if diff <(mnemonics "k_${a}_$form") <(mnemonics "k_${b}_$form") >/dev/null; then ok
-		else bad "k_${a}_$form and k_${b}_$form differ beyond the lock prefix"; fi
-	done
-done
-echo "disasm: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+PREFIXES = ('lock', 'ds', 'notrack', 'bnd')
+BASES = {'cmpxchg16b', 'cmpxchg', 'xadd', 'xchg', 'bts', 'btr', 'btc', 'bt', 'or', 'and', 'xor',
+         'add', 'sub', 'adc', 'sbb', 'inc', 'dec', 'neg', 'not', 'imul', 'mov', 'lea', 'shl',
+         'shr', 'sar', 'cmp', 'test', 'push', 'pop', 'pushf', 'popf', 'call'}
+RMW_MEM = {'or', 'and', 'xor', 'add', 'sub', 'adc', 'sbb', 'inc', 'dec', 'neg', 'not', 'bts',
+           'btr', 'btc', 'xchg', 'xadd', 'cmpxchg', 'cmpxchg16b'}
+READS_DEST = RMW_MEM | {'imul', 'shl', 'shr', 'sar', 'cmp', 'test', 'bt'}
+NO_WRITE = {'cmp', 'test', 'bt', 'push', 'call', 'ret', 'nop', 'nopw', 'nopl', 'xchg_'}
+
+
+def split_ops(s):
+    out, depth, tok = [], 0, ''
+    for c in s:
+        if c == ',' and depth == 0:
+            out.append(tok)
+            tok = ''
+            continue
+        depth += (c == '(') - (c == ')')
+        tok += c
+    if tok:
+        out.append(tok)
+    return [o.strip() for o in out]
+
+
+def base(m):
+    if m in BASES:
+        return m
+    if m[:-1] in BASES and m[-1] in 'bwlq':
+        return m[:-1]
+    return m
+
+
+def parse(text):
+    """(prefix, mnemonic, [operands])"""
+    toks = text.split(None, 1)
+    pre = ''
+    while toks and toks[0] in PREFIXES:
+        pre = toks[0]
+        toks = toks[1].split(None, 1) if len(toks) > 1 else []
+    if not toks:
+        return pre, '', []
+    return pre, toks[0], split_ops(toks[1]) if len(toks) > 1 else []
+
+
+def kind(op):
+    if op.startswith('$'):
+        return 'imm'
+    if '(' in op or ':' in op or op == 'mem':
+        return 'fsmem' if op.startswith('%fs:') else 'mem'
+    return 'reg'
+
+
+R64 = {}
+for r in 'abcd':
+    for n in ('r%sx', 'e%sx', '%sx', '%sl', '%sh'):
+        R64[n % r] = 'r%sx' % r
+for r in ('si', 'di', 'bp', 'sp'):
+    for n in ('r' + r, 'e' + r, r, r + 'l'):
+        R64[n] = 'r' + r
+for n in range(8, 16):
+    for suf in ('', 'd', 'w', 'b'):
+        R64['r%d%s' % (n, suf)] = 'r%d' % n
+
+
+def regs(op):
+    return {R64[r] for r in re.findall(r'%([a-z0-9]+)', op) if r in R64}
+
+
+def dest(ins):
+    """the register an instruction writes through its last operand"""
+    pre, m, ops = parse(ins)
+    b = base(m)
+    if not ops or b in NO_WRITE or m.startswith('j') or m.startswith('nop'):
+        return set()
+    w = set()
+    if kind(ops[-1]) == 'reg':
+        w |= regs(ops[-1])
+    if b in ('xchg', 'xadd') and kind(ops[0]) == 'reg':
+        w |= regs(ops[0])
+    if b == 'cmpxchg':
+        w.add('rax')
+    if b == 'cmpxchg16b':
+        w |= {'rax', 'rdx'}
+    return w
+
+
+def writes(ins):
+    pre, m, ops = parse(ins)
+    if m in ('pop', 'popq'):
+        return regs(ops[0]) if ops else set()
+    if m.startswith('pushf') or m.startswith('set'):
+        return regs(ops[0]) if ops else set()
+    return dest(ins)
+
+
+def reads(ins):
+    pre, m, ops = parse(ins)
+    r = set()
+    for o in ops[:-1]:
+        r |= regs(o)
+    if ops:
+        last = ops[-1]
+        if kind(last) != 'reg' or base(m) in READS_DEST:
+            r |= regs(last)
+    if base(m) == 'cmpxchg':
+        r.add('rax')
+    return r
+
+
+def insn_instrs(insn):
+    """the instructions an insn string declares: (prefix, mnemonic, kinds or None)"""
+    out = []
+    for seg in re.split(r';| / ', insn):
+        toks = seg.split()
+        pre = ''
+        while toks and toks[0] in PREFIXES:
+            pre = toks.pop(0)
+        if not toks:
+            continue
+        mn = toks[0].rstrip(':;,')
+        kinds = None
+        if len(toks) > 1:
+            o = toks[1].rstrip(':;')
+            if ',' in o or o[:1] in ('$', '%', '(') or o == 'mem':
+                kinds = [kind(x) for x in split_ops(o)]
+        out.append((pre, mn, kinds))
+    return out
+
+
+def matches(text, want):
+    pre, m, ops = parse(text)
+    wpre, wm, wkinds = want
+    if pre != wpre:
+        return False
+    if not (m == wm or (wm[-1:] in ('b', 'w', 'l', 'q') and m == wm[:-1])):
+        return False
+    return wkinds is None or [kind(o) for o in ops] == wkinds
+
+
+def loop_region(body, is_op):
+    """indexes [lo, hi] of the backward-jump loop holding the most ops"""
+    addr = {a: i for i, (a, _) in enumerate(body)}
+    best = None
+    for i, (a, t) in enumerate(body):
+        pre, m, ops = parse(t)
+        if not m.startswith('j') or not ops:
+            continue
+        tm = re.match(r'([0-9a-f]+)', ops[0])
+        if not tm or int(tm.group(1), 16) > a or int(tm.group(1), 16) not in addr:
+            continue
+        lo = addr[int(tm.group(1), 16)]
+        n = sum(1 for k in range(lo, i + 1) if is_op(body[k][1]))
+        if best is None or n > best[0] or (n == best[0] and i - lo < best[2] - best[1]):
+            best = (n, lo, i)
+    return (best[1], best[2]) if best else (0, len(body) - 1)
+
+
+def mem_operand(text):
+    pre, m, ops = parse(text)
+    mem = [o for o in ops if kind(o) in ('mem', 'fsmem')]
+    return mem[0] if mem else None
+
+
+def call_target(text):
+    m = re.search(r'<([^>+]+)', text)
+    return m.group(1) if m else None
+
+
+npass = nfail = 0
+
+
+def check(ok, msg):
+    global npass, nfail
+    if ok:
+        npass += 1
+    else:
+        nfail += 1
+        print('FAIL: ' + msg)
+
+
+def norm(t):
+    """an instruction with its branch targets and rip displacements elided"""
+    pre, m, ops = parse(t)
+    if m.startswith('j') or m == 'call':
+        t = re.sub(r'[0-9a-f]+ <([^>+]+)(\+0x[0-9a-f]+)?>', r'<\1>', t)
+    return re.sub(r'-?0x[0-9a-f]+\(%rip\)', 'X(%rip)', t)
+
+
+def is_nop(t):
+    m = parse(t)[1]
+    return m.startswith('nop') or m in ('xchg', 'data16', 'cs') and t.startswith(('xchg   %ax,%ax', 'data16', 'cs'))
+
+
+def is_copy(t, P):
+    pre, m, ops = parse(t)
+    return base(m) == 'mov' and len(ops) == 2 and kind(ops[0]) == 'reg' and \
+        kind(ops[1]) == 'reg' and regs(ops[0]) <= P and regs(ops[0])
+
+
+def is_seed(i, t):
+    """the prologue's p = ctx->mem (the first word of struct probe_ctx)"""
+    pre, m, ops = parse(t)
+    return i < 8 and base(m) == 'mov' and len(ops) == 2 and ops[0] in ('(%rdi)', '0x0(%rdi)') \
+        and kind(ops[1]) == 'reg'
+
+
+def pointer_regs(body):
+    """registers that only ever hold p: the prologue's load of ctx->mem and
+    plain copies of it (PROBE_LAUNDER makes gcc shuffle p between registers)"""
+    P = set()
+    for i, (_, t) in enumerate(body):
+        if is_seed(i, t):
+            P |= regs(parse(t)[2][1])
+    while True:
+        grow = set()
+        for _, t in body:
+            if is_copy(t, P):
+                grow |= regs(parse(t)[2][1]) - P
+        bad = set()
+        for i, (_, t) in enumerate(body):
+            if parse(t)[1].startswith('pop'):
+                continue   # the epilogue restores callee-saved registers
+            w = writes(t) & (P | grow)
+            if w and not (is_copy(t, P | grow) or is_seed(i, t)):
+                bad |= w
+        nP = (P | grow) - bad
+        if nP == P:
+            return P
+        P = nP
+
+
+def memory_chain(p, sym, body, lo, hi, opi):
+    texts = [body[i][1] for i in opi]
+    if base(parse(texts[0])[1]) == 'call':
+        return call_chain(p, sym, body, lo, hi, opi)
+    check(base(parse(texts[0])[1]) in RMW_MEM,
+          '%s: %s: memory chain, but %s does not read its memory operand' % (p, sym, texts[0]))
+    ops = {mem_operand(t) for t in texts}
+    check(len(ops) == 1 and None not in ops,
+          '%s: %s: memory chain on more than one operand: %s' % (p, sym, sorted(map(str, ops))))
+    if len(ops) != 1 or None in ops:
+        return
+    span = range(lo, hi + 1)
+    P = pointer_regs(body)
+    written = set()
+    for k in span:
+        if not is_copy(body[k][1], P):
+            written |= writes(body[k][1])
+    moving = regs(ops.pop()) & written
+    if not moving:
+        return
+    # the address registers move: each gap between ops must recompute them
+    # identically from registers the loop never writes (the per-CPU slot
+    # from the CPU number)
+    gaps = [tuple(norm(body[k][1]) for k in range(a + 1, b) if not is_nop(body[k][1]))
+            for a, b in zip(opi, opi[1:])]
+    gapset = set(gaps)
+    ok = len(gapset) == 1 and all(any(writes(t) & moving for t in g) for g in gaps)
+    if ok:
+        g = gapset.pop()
+        fresh, live_in = set(), set()
+        for t in g:
+            live_in |= reads(t) - fresh
+            fresh |= writes(t)
+        other = set()
+        for k in span:
+            if norm(body[k][1]) not in g and not is_copy(body[k][1], P):
+                other |= writes(body[k][1])
+        ok = not (live_in & (fresh | other))
+    check(ok, '%s: %s: the memory operand\'s registers %s are not recomputed identically '
+          'from loop invariants between the ops' % (p, sym, sorted(moving)))
+
+
+def call_chain(p, sym, body, lo, hi, opi):
+    P = pointer_regs(body)
+    check('rdi' in P, '%s: %s: the calls do not all get the lock word (p) in %%rdi' % (p, sym))
+    counts = {}
+    for k in opi:
+        t = call_target(body[k][1])
+        counts[t] = counts.get(t, 0) + 1
+    top = [t for t in counts if counts[t] >= UNROLL]   # the lock and unlock functions
+    if any(t is None or t.endswith('@plt') for t in top):
+        return   # a libc lock: its RMW of the word is inside libc
+
+    def rmw_rdi(name, depth):
+        fb = funcs.get(name, [])
+        if any(base(parse(t)[1]) in RMW_MEM and mem_operand(t) == '(%rdi)' for _, t in fb):
+            return True
+        return depth > 0 and any(rmw_rdi(call_target(t), depth - 1) for _, t in fb
+                                 if base(parse(t)[1]) == 'call' and call_target(t))
+    check(any(rmw_rdi(t, 1) for t in top),
+          '%s: %s: no lock function among %s read-modify-writes (%%rdi)' % (p, sym, top))
+
+
+def register_chain(p, sym, body, lo, hi, opi):
+    for a, b in zip(opi, opi[1:]):
+        d = dest(body[a][1])
+        between = set().union(*(writes(body[k][1]) for k in range(a + 1, b))) if b > a + 1 else set()
+        if not d or not (d & reads(body[b][1])) or (d & between):
+            check(False, '%s: %s: register chain broken between "%s" and "%s"'
+                  % (p, sym, body[a][1], body[b][1]))
+            return
+    check(True, '')
+
+
+table = json.load(open(list_path))
+for pr in table['probes']:
+    p = pr['probe']
+    if pr.get('unsupported'):
+        continue
+    kernels = pr.get('kernels', {})
+    if pr['latency'] and p != 'empty':
+        check(pr['chain'] != 'none', '%s: a latency form with no chain declared' % p)
+    if pr['chain'] != 'none':
+        check(pr['latency'], '%s: a chain declared without a latency form' % p)
+    instrs = insn_instrs(pr['insn'])
+    if p == 'empty':
+        continue
+    check(bool(instrs), '%s: insn "%s" declares no instruction' % (p, pr['insn']))
+    if not instrs:
+        continue
+    first = instrs[0]
+    want = UNROLL * sum(1 for x in instrs if x == first)
+    atleast = pr['family'] == 'lock'
+    todo = []
+    for mode in ('latency', 'throughput'):
+        if mode in kernels:
+            todo.append((mode, kernels[mode], None))
+    for s in kernels.get('sweep', []):
+        todo.append(('sweep', s['kernel'], s['lines']))
+    for mode, sym, lines in todo:
+        check(sym is not None and sym in funcs, '%s: %s kernel symbol %s not in the executable' % (p, mode, sym))
+        if sym is None or sym not in funcs:
+            continue
+        body = funcs[sym]
+        is_op = lambda t: matches(t, first)
+        lo, hi = (0, len(body) - 1) if atleast else loop_region(body, is_op)
+        opi = [k for k in range(lo, hi + 1) if is_op(body[k][1])]
+        n = len(opi)
+        check(n >= want if atleast else n == want,
+              '%s: %s: %d instructions match "%s", expected %s%d' %
+              (p, sym, n, ' '.join(filter(None, first[:2])), 'at least ' if atleast else '', want))
+        if not opi:
+            continue
+        if not atleast:
+            st = [body[k][1] for k in range(opi[0], opi[-1] + 1) if '(%rsp)' in body[k][1]]
+            check(not st, '%s: %s: stack traffic between the ops: %s' % (p, sym, st[:3]))
+        if lines is not None:
+            d = {mem_operand(body[k][1]) for k in opi}
+            check(len(d) == lines, '%s: %s: %d lines swept, expected %d' % (p, sym, len(d), lines))
+        if mode == 'latency':
+            if pr['chain'] == 'memory':
+                memory_chain(p, sym, body, lo, hi, opi)
+            elif pr['chain'] == 'register':
+                register_chain(p, sym, body, lo, hi, opi)
+
+print('disasm: %d passed, %d failed' % (npass, nfail))
+sys.exit(1 if nfail else 0)
+PY

@@ -947,69 +947,120 @@ static void fastpath_medians(const struct repro_table *meas, const struct repro_
 	*p = np ? stats_median(pv, np) : NAN;
 }
 
+/* Ticks of every timed loop: [variant][column][size][repeat]. */
 struct slub_run {
 	struct repro_ctx *rc;
 	const uint64_t *sizes;
 	size_t nsizes, n, reps;
 	void **obj;
-	double *ta, *tf, *tp;
+	double *ticks;
 };
+#define TICKS(r, v, col, si, k) \
+	((r)->ticks[(((size_t)(v) * 2 + (col)) * (r)->nsizes + (si)) * (r)->reps + (k)])
 
-/* One (fast path, test, variant): every size, into rows[] (labels in lab[]). */
-static int measure(struct slub_run *r, enum slub_fastpath fp, int test, enum slub_variant v,
-		   struct repro_row *rows, char (*lab)[32], json_t *jvar)
+/* One (fast path, test): every size, every repeat, the nv variants vs[]
+ * interleaved (their order rotates from one repeat to the next), so that
+ * drift and disturbances fall on all of them alike. Each loop gets a fresh
+ * cache, warmed by one untimed loop (faults the arena in). */
+static int measure(struct slub_run *r, enum slub_fastpath fp, int test, const enum slub_variant *vs,
+		   size_t nv)
 {
-	const struct calibration *cal = r->rc->cal;
-
 	for (size_t si = 0; si < r->nsizes; si++) {
-		struct slab_cache s;
-		char key[32];
-		int ret;
-
-		ret = slab_cache_init(&s, r->sizes[si], r->n);
-		if (ret < 0)
-			return ret;
-		s.fastpath = fp;
-		/* fault the arena in once, untimed */
-		timers[fp][v].repeat(&s, r->obj, r->n, &r->ta[0], &r->tf[0]);
 		for (size_t k = 0; k < r->reps; k++) {
-			if (test == 1) {
-				slab_cache_reset(&s);
-				timers[fp][v].repeat(&s, r->obj, r->n, &r->ta[k], &r->tf[k]);
-			} else {
-				r->tp[k] = timers[fp][v].pair(&s, r->n);
+			for (size_t j = 0; j < nv; j++) {
+				enum slub_variant v = vs[(j + k) % nv];
+				struct slab_cache s;
+				double ta, tf;
+				int ret;
+
+				ret = slab_cache_init(&s, r->sizes[si], r->n);
+				if (ret < 0)
+					return ret;
+				s.fastpath = fp;
+				if (test == 1) {
+					timers[fp][v].repeat(&s, r->obj, r->n, &ta, &tf);
+					slab_cache_reset(&s);
+					timers[fp][v].repeat(&s, r->obj, r->n, &ta, &tf);
+					TICKS(r, v, 0, si, k) = ta;
+					TICKS(r, v, 1, si, k) = tf;
+				} else {
+					timers[fp][v].pair(&s, r->n);
+					TICKS(r, v, 0, si, k) = timers[fp][v].pair(&s, r->n);
+				}
+				slab_cache_destroy(&s);
 			}
-		}
-		slab_cache_destroy(&s);
-		snprintf(lab[si], sizeof(lab[si]), test == 1 ? "kmalloc(%llu)" : "kmalloc(%llu)/kfree",
-			 (unsigned long long)r->sizes[si]);
-		rows[si] = (struct repro_row){ .label = lab[si], .v = { NAN, NAN, NAN, NAN } };
-		if (r->sizes[si] > SLUB_2007_MAX_SIZE)
-			rows[si].note = "page allocator in 2007; SLUB fast path here";
-		snprintf(key, sizeof(key), "%s%llu", test == 1 ? "repeat_" : "pair_",
-			 (unsigned long long)r->sizes[si]);
-		if (test == 1) {
-			rows[si].v[0] = repro_cycles_per_op(stats_median(r->ta, r->reps), cal->overhead_median,
-							    (double)r->n, cal->ticks_per_cycle);
-			rows[si].v[1] = repro_cycles_per_op(stats_median(r->tf, r->reps), cal->overhead_median,
-							    (double)r->n, cal->ticks_per_cycle);
-			json_object_set_new(jvar, key, json_pack("{s:o,s:o}",
-				"kmalloc", summary_json(cal, r->ta, r->reps, (double)r->n),
-				"kfree", summary_json(cal, r->tf, r->reps, (double)r->n)));
-		} else {
-			rows[si].v[0] = repro_cycles_per_op(stats_median(r->tp, r->reps), cal->overhead_median,
-							    (double)r->n, cal->ticks_per_cycle);
-			json_object_set_new(jvar, key, summary_json(cal, r->tp, r->reps, (double)r->n));
 		}
 	}
 	return 0;
 }
 
+/* The measured table of variant v (labels in lab[]) and its JSON. */
+static void tabulate(struct slub_run *r, int test, enum slub_variant v, struct repro_row *rows,
+		     char (*lab)[32], json_t *jvar)
+{
+	const struct calibration *cal = r->rc->cal;
+
+	for (size_t si = 0; si < r->nsizes; si++) {
+		char key[32];
+
+		snprintf(lab[si], sizeof(lab[si]), test == 1 ? "kmalloc(%llu)" : "kmalloc(%llu)/kfree",
+			 (unsigned long long)r->sizes[si]);
+		rows[si] = (struct repro_row){ .label = lab[si], .v = { NAN, NAN, NAN, NAN } };
+		if (r->sizes[si] > SLUB_2007_MAX_SIZE)
+			rows[si].note = "page allocator in 2007; SLUB fast path here";
+		for (unsigned col = 0; col < (test == 1 ? 2u : 1u); col++)
+			rows[si].v[col] = repro_cycles_per_op(stats_median(&TICKS(r, v, col, si, 0), r->reps),
+							      cal->overhead_median, (double)r->n,
+							      cal->ticks_per_cycle);
+		snprintf(key, sizeof(key), "%s%llu", test == 1 ? "repeat_" : "pair_",
+			 (unsigned long long)r->sizes[si]);
+		if (test == 1)
+			json_object_set_new(jvar, key, json_pack("{s:o,s:o}",
+				"kmalloc", summary_json(cal, &TICKS(r, v, 0, si, 0), r->reps, (double)r->n),
+				"kfree", summary_json(cal, &TICKS(r, v, 1, si, 0), r->reps, (double)r->n)));
+		else
+			json_object_set_new(jvar, key,
+					    summary_json(cal, &TICKS(r, v, 0, si, 0), r->reps, (double)r->n));
+	}
+}
+
+/* The noise floor of a claim on column col: for each of the two variants,
+ * the figure of each repeat (median over the fast-path sizes of that
+ * repeat's loops) and the spread of those figures, (max - min) / median; the
+ * wider of the two, and never below NOISE_FLOOR_MIN. */
+static double claim_floor(struct slub_run *r, unsigned col)
+{
+	const struct calibration *cal = r->rc->cal;
+	const enum slub_variant two[2] = { SLUB_LOCAL, SLUB_LOCKED };
+	double floor = NOISE_FLOOR_MIN, agg[64], per[MAX_SIZES];
+
+	for (int t = 0; t < 2; t++) {
+		size_t nk = r->reps < 64 ? r->reps : 64;
+		double lo = INFINITY, hi = -INFINITY, med;
+
+		for (size_t k = 0; k < nk; k++) {
+			size_t np = 0;
+
+			for (size_t si = 0; si < r->nsizes; si++)
+				if (r->sizes[si] <= SLUB_2007_MAX_SIZE)
+					per[np++] = repro_cycles_per_op(TICKS(r, two[t], col, si, k),
+									cal->overhead_median, (double)r->n,
+									cal->ticks_per_cycle);
+			agg[k] = np ? stats_median(per, np) : NAN;
+			lo = agg[k] < lo ? agg[k] : lo;
+			hi = agg[k] > hi ? agg[k] : hi;
+		}
+		med = stats_median(agg, nk);
+		if (med > 0 && (hi - lo) / med > floor)
+			floor = (hi - lo) / med;
+	}
+	return floor;
+}
+
 /* The claims of the post, computed from the measured tables of cmpxchg_local
  * (a) and cmpxchg (b) of one fast path. */
-static void conclude(struct repro_ctx *rc, enum slub_fastpath fp, int test,
-		     const struct repro_table *local, const struct repro_table *locked,
-		     const uint64_t *sizes)
+static void conclude(struct slub_run *r, enum slub_fastpath fp, int test,
+		     const struct repro_table *local, const struct repro_table *locked)
 {
 	static const char *const what[2][2] = {
 		{ "per kmalloc (test 1)", "per kfree (test 1, slow path)" },
@@ -1034,13 +1085,14 @@ static void conclude(struct repro_ctx *rc, enum slub_fastpath fp, int test,
 		snprintf(w, sizeof(w), "%s, %s fast path, sizes <= %d", what[test - 1][col],
 			 slub_fastpath_names[fp], SLUB_2007_MAX_SIZE);
 		c.what = w;
-		fastpath_medians(local, pa, sizes, col, &c.meas_a, &c.pub_a);
-		fastpath_medians(locked, pb, sizes, col, &c.meas_b, &c.pub_b);
+		fastpath_medians(local, pa, r->sizes, col, &c.meas_a, &c.pub_a);
+		fastpath_medians(locked, pb, r->sizes, col, &c.meas_b, &c.pub_b);
+		c.floor = claim_floor(r, col);
 		if (fp != SLUB_FP_2007) {
 			c.pub_a = c.pub_b = NAN;
 			c.pub_words = NULL;
 		}
-		repro_conclude(rc, &c);
+		repro_conclude(r->rc, &c);
 	}
 }
 
@@ -1058,7 +1110,7 @@ int repro_slub_run(struct repro_ctx *rc)
 	r.n = config_u64(e, sec, "objects");
 	r.reps = config_u64(e, sec, "repeats");
 	json_object_set_new(rc->json, "fastpaths", jfp);
-	json_object_set_new(rc->json, "cycles", json_string("core cycles (TSC ticks / ticks per cycle)"));
+	json_object_set_new(rc->json, "cycles", json_string("core cycles (TSC ticks - timer pair) / ticks per cycle"));
 	for (size_t i = 0; i < r.nsizes; i++) {
 		if (sizes[i] % 8) {
 			pr_err("%s: sizes: %llu is not a multiple of 8 (expected 8, 16, 32, ...)", sec,
@@ -1069,16 +1121,15 @@ int repro_slub_run(struct repro_ctx *rc)
 	if ((ret = rseq_alloc_once()) < 0)
 		return ret;
 	r.obj = malloc(r.n * sizeof(void *));
-	r.ta = malloc(r.reps * sizeof(double));
-	r.tf = malloc(r.reps * sizeof(double));
-	r.tp = malloc(r.reps * sizeof(double));
-	if (!r.obj || !r.ta || !r.tf || !r.tp) {
+	r.ticks = malloc((size_t)SLUB__COUNT * 2 * r.nsizes * r.reps * sizeof(double));
+	if (!r.obj || !r.ticks) {
 		ret = -ENOMEM;
 		goto out;
 	}
 
 	fprintf(rc->out, "SLUB Performance testing (atomcost user-space model, %zu objects per loop, "
-			 "median of %zu loops, core cycles)\n========================\n", r.n, r.reps);
+			 "median of %zu loops, forms interleaved, core cycles)\n========================\n",
+		r.n, r.reps);
 	for (int f = SLUB_FP__COUNT - 1; f >= 0; f--) {		/* 2007 first */
 		enum slub_fastpath fp = (enum slub_fastpath)f;
 		json_t *jv;
@@ -1092,70 +1143,72 @@ int repro_slub_run(struct repro_ctx *rc)
 					   : "{freelist, tid} pair, cmpxchg16b (the kernel since 2011)");
 		for (int test = 1; test <= 2; test++) {
 			struct repro_row rows[SLUB__COUNT][MAX_SIZES];
-			char lab[SLUB__COUNT][MAX_SIZES][32];
+			char lab[SLUB__COUNT][MAX_SIZES][32], title[SLUB__COUNT][192];
 			struct repro_table meas[SLUB__COUNT];
+			enum slub_variant vs[SLUB__COUNT];
 			bool have[SLUB__COUNT] = { false };
+			size_t nv = 0;
 
 			if (!tests[test - 1])
 				continue;
 			for (int vi = 0; vi < SLUB__COUNT; vi++) {
 				enum slub_variant v = (enum slub_variant)vi;
 				const char *why = slub_variant_unavailable(v);
-				const struct repro_table *pub = published(fp, test, v);
-				char title[192], reason[160];
-				struct repro_table none = { .unit = "cycles", .ncols = test == 1 ? 2 : 1,
-							    .cols = { test == 1 ? "kmalloc" : "kmalloc/kfree",
-								      "kfree" } };
-				json_t *jvar;
 
 				if (!config_list_has(e, sec, "variants", slub_variant_names[v]))
 					continue;
-				jvar = json_object_get(jv, slub_variant_names[v]);
-				if (!jvar) {
-					jvar = json_pack("{s:s}", "insn", slub_variant_insn_of(fp, v));
-					json_object_set_new(jv, slub_variant_names[v], jvar);
-				}
-				snprintf(title, sizeof(title), "%s * %s [%s fast path: %s]",
+				snprintf(title[v], sizeof(title[v]), "%s * %s [%s fast path: %s]",
 					 test == 1 ? PUB_TEST1 : PUB_TEST2, slub_variant_names[v],
 					 slub_fastpath_names[fp], slub_variant_insn_of(fp, v));
+				if (!json_object_get(jv, slub_variant_names[v]))
+					json_object_set_new(jv, slub_variant_names[v],
+							    json_pack("{s:s}", "insn", slub_variant_insn_of(fp, v)));
 				if (why) {
-					fprintf(rc->out, "%s\n  unavailable: %s\n", title, why);
-					json_object_set_new(jvar, "unavailable", json_string(why));
+					fprintf(rc->out, "%s\n  unavailable: %s\n", title[v], why);
+					json_object_set_new(json_object_get(jv, slub_variant_names[v]),
+							    "unavailable", json_string(why));
 					continue;
 				}
-				ret = measure(&r, fp, test, v, rows[v], lab[v], jvar);
-				if (ret < 0)
-					goto out;
-				meas[v] = (struct repro_table){ .title = title, .machine = rc->machine,
+				vs[nv++] = v;
+			}
+			if (!nv)
+				continue;
+			ret = measure(&r, fp, test, vs, nv);
+			if (ret < 0)
+				goto out;
+			for (size_t j = 0; j < nv; j++) {
+				enum slub_variant v = vs[j];
+				const struct repro_table *pub = published(fp, test, v);
+				struct repro_table shown;
+				char reason[96];
+
+				tabulate(&r, test, v, rows[v], lab[v], json_object_get(jv, slub_variant_names[v]));
+				meas[v] = (struct repro_table){ .title = title[v], .machine = rc->machine,
 					.unit = "core cycles", .ncols = test == 1 ? 2 : 1,
 					.cols = { test == 1 ? "kmalloc" : "kmalloc/kfree", "kfree" },
 					.nrows = r.nsizes, .rows = rows[v] };
 				have[v] = true;
-				if (!pub) {
+				if (pub) {
+					shown = *pub;
+				} else {
 					snprintf(reason, sizeof(reason), "the post measured %s",
 						 fp == SLUB_FP_2007 ? "cmpxchg and cmpxchg_local only"
 								    : "the 2007 fast path only");
-					none.title = title;
-					none.source = reason;
-					pub = &none;
-				} else {
-					none = *pub;
-					none.title = title;
-					pub = &none;
+					shown = (struct repro_table){ .source = reason, .unit = "cycles",
+						.ncols = meas[v].ncols, .cols = { meas[v].cols[0], meas[v].cols[1] } };
 				}
-				ret = repro_print_beside(rc->out, pub, &meas[v]);
+				shown.title = title[v];
+				ret = repro_print_beside(rc->out, &shown, &meas[v]);
 				if (ret < 0)
 					goto out;
-				fflush(rc->out);
 			}
 			if (have[SLUB_LOCAL] && have[SLUB_LOCKED])
-				conclude(rc, fp, test, &meas[SLUB_LOCAL], &meas[SLUB_LOCKED], sizes);
+				conclude(&r, fp, test, &meas[SLUB_LOCAL], &meas[SLUB_LOCKED]);
+			fflush(rc->out);
 		}
 	}
 out:
 	free(r.obj);
-	free(r.ta);
-	free(r.tf);
-	free(r.tp);
+	free(r.ticks);
 	return ret;
 }

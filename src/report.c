@@ -17,6 +17,7 @@ const struct report_writer report_writers[] = {
 	{ "csv", "csv", report_write_csv },
 	{ "mail", "mail", report_write_mail },
 	{ "html", "html", report_write_html },
+	{ "summary", "summary.json", report_write_summary },
 };
 const size_t report_writer_count = ARRAY_SIZE(report_writers);
 
@@ -28,16 +29,22 @@ const struct report_writer *report_writer_find(const char *name)
 	return NULL;
 }
 
+/* The writer whose extension is the longest one that ends the path after a
+ * dot ("x.summary.json" is a summary, "x.json" a full report). */
 const struct report_writer *report_writer_for_path(const char *path)
 {
-	const char *dot = strrchr(path, '.');
+	const struct report_writer *best = NULL;
+	size_t plen = strlen(path);
 
-	if (!dot)
-		return NULL;
-	for (size_t i = 0; i < report_writer_count; i++)
-		if (!strcmp(report_writers[i].ext, dot + 1))
-			return &report_writers[i];
-	return NULL;
+	for (size_t i = 0; i < report_writer_count; i++) {
+		size_t elen = strlen(report_writers[i].ext);
+
+		if (plen > elen + 1 && path[plen - elen - 1] == '.' &&
+		    !strcmp(path + plen - elen, report_writers[i].ext) &&
+		    (!best || elen > strlen(best->ext)))
+			best = &report_writers[i];
+	}
+	return best;
 }
 
 const char *report_writer_names(bool exts)

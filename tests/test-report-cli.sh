@@ -28,6 +28,12 @@ has "$tmp/x.csv" '^probe,twin,' "CSV header from the extension"
 expect 2 "report -o x.csv again (no overwrite)" "$atomcost" report "$g" -o "$tmp/x.csv"
 has "$tmp/err" "never overwritten" "says why"
 expect 0 "report -o x.csv --force" "$atomcost" report "$g" -o "$tmp/x.csv" --force
+# the summary (reference cards): no per-sample arrays, the card's figures
+expect 0 "report -o x.summary.json" "$atomcost" report "$g" -o "$tmp/x.summary.json"
+has "$tmp/x.summary.json" '"schema": "atomcost-summary/1"' "summary schema from the extension"
+if grep -q samples_ticks "$tmp/x.summary.json"; then echo "FAIL summary keeps samples"; fail=1; else
+	echo "ok   summary without samples"; fi
+has "$tmp/x.summary.json" '"menu"' "summary carries the card"
 # a rewrite keeps the identity of the tool that measured, not this build's
 sed 's/"version": *"[^"]*"/"version": "0.0.1-measuring-build"/' "$g" >"$tmp/old.json"
 expect 0 "report old.json -o again.json" "$atomcost" report "$tmp/old.json" -o "$tmp/again.json"

@@ -1,0 +1,74 @@
+/* report-summary.c - the summary JSON ("atomcost-summary/1"): what a
+ * reference card keeps of a report, without per-sample arrays: the machine
+ * (fingerprint, calibration, topology), the card's computed figures, one
+ * line of statistics per result, and the hierarchy, split-lock and c2c
+ * sections as measured. Kilobytes, where a full report with its samples is
+ * megabytes; the full report stays what `run -o` writes. */
+#include <errno.h>
+#include <math.h>
+
+#include "card.h"
+#include "report.h"
+#include "build-config.h"
+
+static json_t *num(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *row_json(const struct report *rep, const struct result *r)
+{
+	double k = 1.0 / rep->cal.ticks_per_cycle;
+	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:I, s:{s:o, s:o, s:o, s:o, s:o}}",
+			      "probe", r->name, "twin", r->twin, "pattern", r->pattern,
+			      "mode", probe_mode_name(r->mode), "samples", (json_int_t)r->s.n,
+			      "cycles", "min", num(r->s.min * k), "p10", num(r->s.p10 * k),
+			      "median", num(r->s.median * k), "p90", num(r->s.p90 * k),
+			      "ci_half", num((r->s.ci_hi - r->s.ci_lo) / 2 * k));
+
+	if (r->footprint_lines)
+		json_object_set_new(o, "footprint_lines", json_integer(r->footprint_lines));
+	if (r->has_ratio)
+		json_object_set_new(o, "ratio_to_twin", json_pack("{s:f, s:s, s:f}", "ratio", r->ratio,
+			"verdict", stats_verdict_name(r->verdict), "floor", r->verdict_floor));
+	if (r->analog)
+		json_object_set_new(o, "analog", json_true());
+	if (r->extra && json_object_get(r->extra, "contention"))
+		json_object_set_new(o, "placement", json_deep_copy(json_object_get(
+			json_object_get(r->extra, "contention"), "placement")));
+	return o;
+}
+
+static const char *const kept_sections[] = { "hierarchy", "splitlock", "c2c" };
+
+int report_write_summary(const struct report *rep, FILE *f)
+{
+	json_t *rows = json_array(), *root;
+	int err = 0;
+
+	for (size_t i = 0; i < rep->n; i++)
+		json_array_append_new(rows, row_json(rep, &rep->r[i]));
+	root = json_pack("{s:s, s:{s:s, s:s}, s:s, s:b, s:o, s:s, s:o, s:o}",
+			 "schema", "atomcost-summary/1",
+			 "tool", "name", "atomcost", "version", ATOMCOST_VERSION,
+			 "started", rep->started, "partial", rep->partial,
+			 "calibration", clock_to_json(&rep->cal),
+			 "topology_summary", rep->topo_summary,
+			 "card", card_to_json(rep), "results", rows);
+	if (rep->tool)
+		json_object_set(root, "tool", rep->tool);
+	if (rep->meta && json_object_get(rep->meta, "fingerprint"))
+		json_object_set(root, "fingerprint", json_object_get(rep->meta, "fingerprint"));
+	for (size_t i = 0; i < sizeof(kept_sections) / sizeof(kept_sections[0]); i++) {
+		json_t *s = rep->sections ? json_object_get(rep->sections, kept_sections[i]) : NULL;
+
+		if (s)
+			json_object_set(root, kept_sections[i], s);
+	}
+	/* the staircase's points and the c2c matrix stay: small; nothing per sample */
+	if (json_dumpf(root, f, JSON_INDENT(1)) < 0)
+		err = -EIO;
+	fputc('\n', f);
+	json_decref(root);
+	return err ? err : (ferror(f) ? -EIO : 0);
+}

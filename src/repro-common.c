@@ -297,5 +297,11 @@ enum verdict repro_conclude(struct repro_ctx *rc, const struct repro_claim *c)
 					     "meas_b", isfinite(c->meas_b) ? c->meas_b : 0.0,
 					     "saves", isfinite(c->meas_b - c->meas_a) ? c->meas_b - c->meas_a : 0.0,
 					     "floor", fl, "text", text));
+	if (!isnan(c->pub_a) && !isnan(c->pub_b)) {
+		json_t *last = json_array_get(arr, json_array_size(arr) - 1);
+
+		json_object_set_new(last, "pub_a", json_real(c->pub_a));
+		json_object_set_new(last, "pub_b", json_real(c->pub_b));
+	}
 	return v;
 }

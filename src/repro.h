@@ -111,7 +111,7 @@ struct repro_claim {
 enum verdict repro_conclusion_text(char *buf, size_t len, const struct repro_claim *c);
 /* repro_conclusion_text() printed to rc->out and appended to
  * rc->json["conclusions"] ({what, a, b, verdict, meas_a, meas_b, saves,
- * floor, text}). Returns the verdict. */
+ * floor, text, and pub_a, pub_b when published}). Returns the verdict. */
 enum verdict repro_conclude(struct repro_ctx *rc, const struct repro_claim *c);
 
 /* Core cycles per op from a timed loop: (ticks - overhead) / ops /

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "common.h"
+#include "config.h"
 #include "harness.h"
 #include "repro.h"
 
@@ -219,6 +220,93 @@ static void test_per_op(void)
 	CHECK(fabs(repro_cycles_per_op(3000, 0, 100, 1.5) - 20.0) < 1e-12, "per-op: ticks per cycle");
 	CHECK(isnan(repro_cycles_per_op(100, 0, 0, 1)), "per-op: no ops");
 	CHECK(isnan(repro_cycles_per_op(100, 0, 10, 0)), "per-op: no clock");
+}
+
+/* Size 4096 in a 2007 test-1 table: measured, noted as page allocator. */
+static void l_check_note(const char *out)
+{
+	const char *t = strstr(out, "* cmpxchg_local [2007 fast path");
+	const char *l = t ? strstr(t, "  kmalloc(4096) ") : NULL;
+	const char *e = l ? strchr(l, '\n') : NULL;
+	const char *p = l ? strstr(l, "page allocator in 2007; SLUB fast path here") : NULL;
+	const char *q = t ? strstr(t, "  kmalloc(16384) ") : NULL;
+
+	CHECK(l && p && p < e, "4096 measured, noted as the page allocator's in 2007");
+	CHECK(q && strstr(q, "page allocator in 2007 (no SLUB fast path)"), "16384: published only, noted");
+}
+
+/* The 2007 scoring end to end on a tiny experiment: the post's tables are
+ * printed beside the 2007 cmpxchg/cmpxchg_local ones only, the sizes the
+ * post's kernel sent to the page allocator are noted and left out of the
+ * conclusions, whose figures are the medians over the other sizes. */
+static void test_slub_scoring(void)
+{
+	char *ov[] = {
+		"experiment.kind=slub-cmpxchg-local", "slub-cmpxchg-local.fastpath=2007,2011",
+		"slub-cmpxchg-local.variants=cmpxchg,cmpxchg_local,rseq",
+		"slub-cmpxchg-local.sizes=8,64,4096", "slub-cmpxchg-local.objects=300",
+		"slub-cmpxchg-local.repeats=3",
+	};
+	struct calibration cal = { .ticks_per_cycle = 1, .overhead_median = 0 };
+	struct experiment *e = NULL;
+	struct repro_ctx rc = { .cal = &cal, .machine = "Test CPU" };
+	json_t *conc, *fp07;
+	char *buf = NULL;
+	size_t len = 0, i;
+	json_t *c;
+	int ret;
+
+	if (config_load(NULL, ov, ARRAY_SIZE(ov), &e) < 0) {
+		CHECK(0, "scoring: experiment loads");
+		return;
+	}
+	rc.exp = e;
+	rc.json = json_object();
+	rc.out = open_memstream(&buf, &len);
+	ret = repro_slub_run(&rc);
+	fclose(rc.out);
+	CHECK(ret == 0, "scoring ran (%d)", ret);
+	CHECK(strstr(buf, "* cmpxchg [2007 fast path: lock cmpxchgq]\n  published: Pentium 4 3 GHz") != NULL,
+	      "2007 cmpxchg beside the post's table");
+	CHECK(strstr(buf, "* cmpxchg [2011 fast path: lock cmpxchg16b]\n  published: none") != NULL,
+	      "2011 beside no published table");
+	CHECK(strstr(buf, "* rseq [2007 fast path: rseq") && strstr(buf, "published: none (the post measured "
+								     "cmpxchg and cmpxchg_local only)"),
+	      "rseq: no published table");
+	l_check_note(buf);
+	conc = json_object_get(rc.json, "conclusions");
+	fp07 = json_object_get(json_object_get(rc.json, "fastpaths"), "2007");
+	CHECK(json_array_size(conc) == 6, "three claims per fast path (%zu)", json_array_size(conc));
+	json_array_foreach(conc, i, c) {
+		const char *v = json_string_value(json_object_get(c, "verdict"));
+		const char *what = json_string_value(json_object_get(c, "what"));
+
+		CHECK(v && (!strcmp(v, "same") || !strcmp(v, "faster") || !strcmp(v, "slower")),
+		      "claim %zu has a verdict", i);
+		CHECK(what && strstr(what, "sizes <= 2048"), "claim %zu names its sizes", i);
+		CHECK(json_real_value(json_object_get(c, "floor")) >= NOISE_FLOOR_MIN, "claim %zu floor", i);
+	}
+	c = json_array_get(conc, 0);	/* per kmalloc, 2007: sizes 8 and 64 only */
+	if (c && fp07) {
+		json_t *loc = json_object_get(fp07, "cmpxchg_local"), *lck = json_object_get(fp07, "cmpxchg");
+#define MED(j, sz) json_real_value(json_object_get(json_object_get(json_object_get(j, "repeat_" #sz), \
+					"kmalloc"), "median_cycles"))
+		double a = (MED(loc, 8) + MED(loc, 64)) / 2, b = (MED(lck, 8) + MED(lck, 64)) / 2;
+
+		CHECK(fabs(json_real_value(json_object_get(c, "meas_a")) - a) < 1e-9 * a &&
+		      fabs(json_real_value(json_object_get(c, "meas_b")) - b) < 1e-9 * b,
+		      "kmalloc claim: medians over 8 and 64, not 4096 (%g vs %g)",
+		      json_real_value(json_object_get(c, "meas_a")), a);
+		CHECK(json_real_value(json_object_get(c, "pub_a")) == (83 + 115) / 2.0 &&
+		      json_real_value(json_object_get(c, "pub_b")) == (271 + 178) / 2.0,
+		      "kmalloc claim: the post's figures for the same sizes");
+#undef MED
+	}
+	c = json_array_get(conc, 3);	/* 2011: nothing published */
+	CHECK(c && !json_object_get(c, "pub_a"), "2011 claims carry no published figures");
+	json_decref(rc.json);
+	free(buf);
+	config_free(e);
 }
 
 /* ---- SLUB model under two threads ---- */
@@ -590,6 +678,7 @@ int main(void)
 	test_printer();
 	test_conclusions();
 	test_per_op();
+	test_slub_scoring();
 	test_legacy();
 	for (int fp = 0; fp < SLUB_FP__COUNT; fp++)
 		for (int v = 0; v < SLUB__COUNT; v++) {

@@ -277,7 +277,8 @@ json_t *clock_to_json(const struct calibration *c)
 	if (j) {
 		json_object_set_new(j, "emulated", json_boolean(c->emulated));
 		json_object_set_new(j, "emulation", json_string(c->emulation ? c->emulation : ""));
-		json_object_set_new(j, "self_checks", json_pack(
+		if (c->mul_expected > 0)	/* measured (not a report read back without them) */
+			json_object_set_new(j, "self_checks", json_pack(
 			"{s:s, s:{s:f, s:f, s:f}, s:{s:f, s:f, s:f}}",
 			"add_chain", "circular: defines the cycle (and rescales every sample), reads 1.00 by "
 				     "construction",

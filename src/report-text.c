@@ -174,6 +174,52 @@ static void write_passes(const struct report *rep, FILE *f)
 	}
 }
 
+/* The engine's checks on a row (runner.c): a minimum below its physical
+ * bound is shown as "!" and said, not printed as a figure; the footprint
+ * a swept throughput was best at; an implausible overhead. */
+static void engine_cells(const struct report *rep, const struct result *r, char *mincell,
+			 size_t mlen, char *flags, size_t flen)
+{
+	size_t k = 0;
+
+	flags[0] = '\0';
+	if (r->min_flag) {
+		snprintf(mincell, mlen, "!");
+		k += (size_t)snprintf(flags + k, flen - k, " [min %.2f below bound %.2f]",
+				      result_cycles(rep, r->s.min), result_cycles(rep, r->min_bound_ticks));
+	} else {
+		snprintf(mincell, mlen, "%.2f", result_cycles(rep, r->s.min));
+	}
+	if (r->footprint_lines && k < flen)
+		k += (size_t)snprintf(flags + k, flen - k, " [%u line%s]", r->footprint_lines,
+				      r->footprint_lines == 1 ? "" : "s");
+	if (r->overhead_flag && k < flen)
+		snprintf(flags + k, flen - k, " [overhead? fixed %.0f, N/2N %.0f ticks]",
+			 r->overhead_ticks, r->overhead_extrap_ticks);
+}
+
+/* Throughput over footprints: median cycles per op at each, the row's
+ * figure being the lowest. */
+static void write_sweeps(const struct report *rep, FILE *f)
+{
+	bool head = false;
+
+	for (size_t i = 0; i < rep->n; i++) {
+		const struct result *r = &rep->r[i];
+
+		if (!r->nsweep)
+			continue;
+		if (!head)
+			fprintf(f, "\n# throughput over footprints: median cycles per op cycling over N lines "
+				   "(the row above is the lowest)\n");
+		head = true;
+		fprintf(f, "%-20s %-7s", r->name, r->pattern);
+		for (unsigned k = 0; k < r->nsweep; k++)
+			fprintf(f, " %2u:%.2f", r->sweep[k].lines, result_cycles(rep, r->sweep[k].median));
+		fputc('\n', f);
+	}
+}
+
 int report_write_text(const struct report *rep, FILE *f)
 {
 	const struct calibration *c = &rep->cal;
@@ -185,6 +231,9 @@ int report_write_text(const struct report *rep, FILE *f)
 			rep->pmu_ticks_per_cycle, rep->chain_ticks_per_cycle, rep->cycle_agreement * 100);
 	if (rep->topo_summary[0])
 		fprintf(f, "# topology: %s\n", rep->topo_summary);
+	clock_print_self_checks(c, f, "# self-checks: ");
+	fprintf(f, "# ns: wall time per op at the calibrated core clock (%.3f GHz), not at the clock of the moment\n",
+		c->core_hz / 1e9);
 	if (rep->partial)
 		fprintf(f, "# PARTIAL: %s: results below are what was measured before it stopped\n",
 			rep->partial_reason);
@@ -204,7 +253,7 @@ int report_write_text(const struct report *rep, FILE *f)
 		}
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct result *r = &rep->r[i];
-		char ratio[16] = "-", ci[32] = "", fl[16];
+		char ratio[16] = "-", ci[32] = "", fl[16], mincell[16], flags[160];
 
 		if (contention_result(r))
 			continue;
@@ -213,13 +262,15 @@ int report_write_text(const struct report *rep, FILE *f)
 			snprintf(ratio, sizeof(ratio), "%.2f", r->ratio);
 			snprintf(ci, sizeof(ci), "[%.2f,%.2f]", r->ratio_lo, r->ratio_hi);
 		}
-		fprintf(f, "%-20s %-20s %-7s %-10s %8.2f %8.2f %8.2f %8.3f %7s %-17s %-6s %6s %7zu%s%s\n",
+		engine_cells(rep, r, mincell, sizeof(mincell), flags, sizeof(flags));
+		fprintf(f, "%-20s %-20s %-7s %-10s %8s %8.2f %8.2f %8.3f %7s %-17s %-6s %6s %7zu%s%s%s\n",
 			r->name, r->twin[0] ? r->twin : "-", r->pattern, probe_mode_name(r->mode),
-			result_cycles(rep, r->s.min), result_cycles(rep, r->s.median),
+			mincell, result_cycles(rep, r->s.median),
 			result_cycles(rep, r->s.p90), result_ns(rep, r->s.median), ratio, ci,
 			verdict(r), fl, r->nsamples, r->migrated ? " MIGRATED" : "",
-			r->ci_reached ? "" : " (CI target not reached)");
+			r->ci_reached ? "" : " (CI target not reached)", flags);
 	}
+	write_sweeps(rep, f);
 	contention_write_text(rep, f);
 	write_events(rep, f);
 	return 0;

@@ -57,8 +57,8 @@ struct result {
 	uint64_t ops_per_sample;	/* ops in one sample (2N * UNROLL) */
 	/* The fixed overhead subtracted from each sample: the fastest of many
 	 * timings of the kernel called for 0 iterations (timer pair, call,
-	 * prologue and epilogue). The N/2N extrapolation 2 min(t_N) - min(t_2N)
-	 * is kept only to check it; overhead_flag says when either is
+	 * prologue and epilogue). The N/2N extrapolation 2 median(t_N) -
+	 * median(t_2N) is kept only to check it; overhead_flag says when either is
 	 * implausible (runner.c, RUNNER_OVH_*). */
 	double overhead_ticks;
 	double overhead_extrap_ticks;

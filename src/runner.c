@@ -7,8 +7,9 @@
  * timing that a disturbance can only lengthen. The N/2N extrapolation
  * 2 min(t_N) - min(t_2N) is not a fixed cost for memory-bound kernels (it
  * came out at thousands of ticks on L2/LLC walks and negative on DRAM ones):
- * it is recorded beside the fixed overhead and the row is flagged when the
- * two disagree, or when the fixed overhead is a large share of a sample.
+ * it is recorded (from the medians of t_N and t_2N) beside the fixed
+ * overhead and the row is flagged when the two disagree, or when the fixed
+ * overhead is a large share of a sample.
  * N is chosen so the N-iteration timing lasts about sample_us. Warm-up
  * samples are dropped; every other sample is kept. Events are read and the
  * drift chain runs between timings, never inside one.
@@ -302,7 +303,7 @@ int runner_measure_kernel(probe_kernel_fn fn, struct probe_ctx *ctx, const struc
 	const struct runner_timing *T = o->timing ? o->timing : &real_timing;
 	size_t cap;
 	uint64_t deadline, end;
-	double *t2n = NULL, *chain = NULL, t1, min1 = INFINITY, min2 = INFINITY, fixed;
+	double *t2n = NULL, *tn = NULL, *chain = NULL, min2 = INFINITY, fixed;
 	uint64_t chain_iters;
 	size_t n = 0;
 	int ret = 0;
@@ -326,10 +327,11 @@ int runner_measure_kernel(probe_kernel_fn fn, struct probe_ctx *ctx, const struc
 	cap = o->max_samples;
 	res->samples = malloc(cap * sizeof(double));
 	t2n = malloc(cap * sizeof(double));
+	tn = malloc(cap * sizeof(double));
 	chain = malloc((cap + 1) * sizeof(double));
 	/* a drift chain about as long as the N timing */
 	chain_iters = (uint64_t)(o->sample_us * 1e-6 * cal->core_hz / 64) + 1;
-	if (!res->samples || !t2n || !chain) {
+	if (!res->samples || !t2n || !tn || !chain) {
 		ret = -ENOMEM;
 		goto out_free;
 	}
@@ -347,11 +349,10 @@ int runner_measure_kernel(probe_kernel_fn fn, struct probe_ctx *ctx, const struc
 			break;
 		}
 		pmu_sampler_before(&ev);
-		t1 = time_kernel(T, fn, ctx, res->iters);
+		tn[n] = time_kernel(T, fn, ctx, res->iters);
 		pmu_sampler_mid(&ev);
 		t2n[n++] = time_kernel(T, fn, ctx, 2 * res->iters);
-		pmu_sampler_after(&ev, n - 1, t1, t2n[n - 1]);
-		min1 = fmin(min1, t1);
+		pmu_sampler_after(&ev, n - 1, tn[n - 1], t2n[n - 1]);
 		min2 = fmin(min2, t2n[n - 1]);
 		/* the fixed overhead under the same conditions as the samples */
 		fixed = fmin(fixed, time_kernel(T, fn, ctx, 0));
@@ -379,7 +380,9 @@ int runner_measure_kernel(probe_kernel_fn fn, struct probe_ctx *ctx, const struc
 		pmu_sampler_finish(&ev, n, res);	/* sets pmu_ticks_per_cycle */
 	if (n) {
 		res->overhead_ticks = fixed;
-		res->overhead_extrap_ticks = 2 * min1 - min2;
+		/* from medians: the minima of a bimodal chain (a locked op
+		 * on Zen 3/4) can come from different modes at N and 2N */
+		res->overhead_extrap_ticks = 2 * stats_median(tn, n) - stats_median(t2n, n);
 		res->sample_min_ticks = min2;
 		res->overhead_flag = fixed > RUNNER_OVH_SHARE * min2 ||
 				     fabs(res->overhead_extrap_ticks - fixed) > RUNNER_OVH_EXTRAP * min2;
@@ -389,6 +392,7 @@ int runner_measure_kernel(probe_kernel_fn fn, struct probe_ctx *ctx, const struc
 	}
 out_free:
 	free(chain);
+	free(tn);
 	free(t2n);
 	return ret;
 }

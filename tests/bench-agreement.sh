@@ -112,7 +112,7 @@ while IFS=$'\t' read -r probe insn; do
 done < <(jq -r '.probes[] | select(.unsupported == null) | [.probe, .insn] | @tsv' "$T/list.json")
 [ -s "$T/probes" ] || { echo "FAIL: no atomcost probe runs an instruction minprobe times"; exit 1; }
 
-# shellcheck disable=SC2086 # ATOMCOST_ARGS is a list of options
+# shellcheck disable=SC2046,SC2086 # probe names and ATOMCOST_ARGS are word lists
 "$A" run $(cut -f1 "$T/probes") --no-twins --cpu "$cpu" ${ATOMCOST_ARGS:-} \
 	-o "$T/atomcost.json" >/dev/null 2>"$T/err" ||
 	{ echo "FAIL: atomcost run: $(head -c 400 "$T/err")"; exit 1; }

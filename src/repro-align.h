@@ -18,10 +18,10 @@
 
 /* Placements: the loop's first byte at this offset from a 4 KiB page
  * boundary. 16 line placements (0, 4, .., 60: every 4th byte of one 64-byte
- * line) and 4 page placements near the end of a page, so that the loop
- * crosses into the next page; each page placement has the same offset
- * within its line as one line placement (ALIGN_PAGE_TWIN), so the pair
- * differs only by the page crossing. */
+ * line) and 4 page placements in the last 24 bytes of a page, so that every
+ * probe's loop (27 bytes or more) crosses into the next page; each page
+ * placement has the same offset within its line as one line placement
+ * (align_page_twin), so the pair differs only by the page crossing. */
 #define ALIGN_NLINE 16
 #define ALIGN_NPAGE 4
 #define ALIGN_NPLACE (ALIGN_NLINE + ALIGN_NPAGE)
@@ -37,6 +37,7 @@ struct align_copy {
 	unsigned off;			/* intended address of the loop mod 4096 */
 	probe_kernel_fn fn;		/* the entry */
 	const unsigned char *loop;	/* first byte of the loop */
+	const unsigned char *tail;	/* the ret after the loop: [loop, tail) is timed */
 	const unsigned char *end;	/* one past the copy's last byte */
 };
 
@@ -50,7 +51,7 @@ struct align_probe {
 /* The probes of this architecture; none where !ARCH_HAS_ALIGN_LOOPS. */
 extern const struct align_probe align_probes[];
 extern const size_t align_nprobes;
-#define ALIGN_PROBE_NAMES "add|add-tput|chase|orb|lock-orb|btsq|cmpxchgq-tput|lock-cmpxchgq-tput"
+#define ALIGN_PROBE_NAMES "add|add-tput|add-loop|chase|orb|lock-orb|btsq|cmpxchgq-tput|lock-cmpxchgq-tput"
 const struct align_probe *align_probe_find(const char *name);
 /* Bytes the kernels use at ctx->mem (page aligned): hot words in the first
  * 8 lines, the chase ring in the second page. */
@@ -59,9 +60,9 @@ const struct align_probe *align_probe_find(const char *name);
 void align_prepare(void *mem);
 
 /* Check that every copy of p is where it claims (loop address mod 4096 ==
- * off; a line placement stays in its page, a page placement crosses into
- * the next), that the copies are the same bytes, and that the entry lies
- * inside the copy. 0, or -EIO after a message naming the copy. */
+ * off; a line placement's copy stays in its page, a page placement's timed
+ * loop [loop, tail) crosses into the next), that the copies are the same
+ * bytes, and that the tail and the entry lie inside the copy, in order. 0, or -EIO after a message naming the copy. */
 int align_check_probe(const struct align_probe *p);
 
 /* The assessment of one probe. fig[i]: the figure of placement i, the

@@ -13,7 +13,7 @@
  *   <page> + OFFSET:
  *   atomcost_align_<id>_<OFFSET>_loop:   1: REPT x OP   (64 ops)
  *                                           sub $1,%rsi; jnz 1b
- *                                        2: ret
+ *   atomcost_align_<id>_<OFFSET>_tail:   2: ret
  *   atomcost_align_<id>_<OFFSET>:           mov (%rdi),%rdx; SETUP
  *                                           test %rsi,%rsi; jz 2b; jmp 1b
  *   atomcost_align_<id>_<OFFSET>_end:
@@ -49,6 +49,11 @@
 	X(add4, "add-tput", "add %rcx,%r8..%r11", "throughput (4 chains, front-end bound)", \
 	  X86_ALIGN_ONE "xor %r8d, %r8d\n\txor %r9d, %r9d\n\txor %r10d, %r10d\n\txor %r11d, %r11d", \
 	  "add %rcx, %r8\n\tadd %rcx, %r9\n\tadd %rcx, %r10\n\tadd %rcx, %r11", 16)	\
+	X(addloop, "add-loop", "add %rcx,%r8..%r11; dec; jnz", "throughput (4 add chains in a "	\
+	  "6-instruction inner loop: a taken branch every 4 adds)",		\
+	  X86_ALIGN_ONE "xor %r8d, %r8d\n\txor %r9d, %r9d\n\txor %r10d, %r10d\n\txor %r11d, %r11d", \
+	  "mov $16, %eax\n3:\n\tadd %rcx, %r8\n\tadd %rcx, %r9\n\tadd %rcx, %r10\n\t"	\
+	  "add %rcx, %r11\n\tdec %eax\n\tjnz 3b", 1)				\
 	X(chase, "chase", "mov (%rax),%rax", "latency (pointer chase, 8 L1 lines)",	\
 	  "lea 4096(%rdx), %rax",						\
 	  "mov (%rax), %rax", 64)						\
@@ -88,6 +93,8 @@
 	".endr\n\t"								\
 	"sub $1, %rsi\n\t"							\
 	"jnz 1b\n"								\
+	".globl " X86_ALIGN_SYM(id, off, "_tail") "\n"				\
+	X86_ALIGN_SYM(id, off, "_tail") ":\n"					\
 	"2:\n\t"								\
 	"ret\n"									\
 	".size " X86_ALIGN_SYM(id, off, "_loop") ", . - " X86_ALIGN_SYM(id, off, "_loop") "\n" \

@@ -215,6 +215,15 @@ static size_t group_processes(const struct result *const *g, size_t n)
 	return (size_t)m;
 }
 
+/* Every result of the group reached its CI target. */
+static bool group_settled(const struct result *const *g, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!g[i]->ci_reached)
+			return false;
+	return true;
+}
+
 /* Replicates of a row in core cycles, for the given basis: one per
  * process (median of its pass medians), one per pass, or COMPARE_BLOCKS
  * block medians of each pass's time-ordered samples. */
@@ -272,6 +281,8 @@ static int compare_row(const struct report *a, const struct result *const *ga, s
 	row->a_cycles = result_cycles(a, row->a_ticks);
 	row->b_cycles = result_cycles(b, row->b_ticks);
 	row->self_check = self_check(ga[0]);
+	if (pa < 2 || pb < 2)
+		row->unsettled = !group_settled(ga, na) || !group_settled(gb, nb);
 	if (pa >= 2 && pb >= 2) {
 		row->basis = BASIS_PROCESSES;
 		base = fmax(o->min_change, NOISE_FLOOR_MIN);
@@ -356,7 +367,7 @@ static int decide(struct comparison *c, const struct compare_opts *o)
 	for (size_t i = 0; i < c->n; i++) {
 		struct compare_row *r = &c->rows[i];
 		bool tested = r->verdict != CMP_ONLY_A && r->verdict != CMP_ONLY_B &&
-			      r->basis != BASIS_NONE && !r->self_check && isfinite(r->p);
+			      r->basis != BASIS_NONE && !r->self_check && !r->unsettled && isfinite(r->p);
 
 		if (r->verdict != CMP_ONLY_A && r->verdict != CMP_ONLY_B)
 			r->floor = sqrt(r->floor * r->floor + check * check);
@@ -375,6 +386,8 @@ static int decide(struct comparison *c, const struct compare_opts *o)
 		}
 		if (r->self_check && isfinite(r->ratio) && fabs(r->ratio - 1) > COMPARE_CAL_TOLERANCE)
 			r->verdict = CMP_CALIBRATION;
+		else if (r->unsettled && !r->self_check)
+			r->verdict = CMP_UNSETTLED;
 		else if (rej[i] && fabs(log(r->ratio)) > log1p(r->floor))
 			r->verdict = r->ratio > 1 ? CMP_REGRESSED : CMP_IMPROVED;
 		else
@@ -388,6 +401,9 @@ static int decide(struct comparison *c, const struct compare_opts *o)
 			break;
 		case CMP_CALIBRATION:
 			c->calibration++;
+			break;
+		case CMP_UNSETTLED:
+			c->unsettled++;
 			break;
 		default:
 			c->same++;
@@ -500,6 +516,9 @@ void compare_verdict_text(const struct compare_row *r, char *buf, size_t len)
 	case CMP_CALIBRATION:
 		snprintf(buf, len, "calibration moved %+.1f%%", (r->ratio - 1.0) * 100);
 		break;
+	case CMP_UNSETTLED:
+		snprintf(buf, len, "unsettled: no verdict");
+		break;
 	default:
 		snprintf(buf, len, "no significant change");
 	}
@@ -507,13 +526,13 @@ void compare_verdict_text(const struct compare_row *r, char *buf, size_t len)
 
 void compare_summary(const struct comparison *c, char *buf, size_t len)
 {
-	size_t rows = c->improved + c->regressed + c->same + c->calibration;
+	size_t rows = c->improved + c->regressed + c->same + c->calibration + c->unsettled;
 
 	snprintf(buf, len,
-		 "summary: %zu rows compared: %zu improved, %zu regressed, %zu no significant change (%.0f%% unchanged), %zu calibration problem%s; %zu in one report only",
+		 "summary: %zu rows compared: %zu improved, %zu regressed, %zu no significant change (%.0f%% unchanged), %zu calibration problem%s, %zu unsettled (no verdict); %zu in one report only",
 		 rows, c->improved, c->regressed, c->same,
 		 rows ? 100.0 * (double)c->same / (double)rows : 0.0, c->calibration,
-		 c->calibration == 1 ? "" : "s", c->unmatched);
+		 c->calibration == 1 ? "" : "s", c->unsettled, c->unmatched);
 }
 
 struct diff_print {
@@ -599,7 +618,7 @@ static void header(const struct comparison *c, const struct report *a, const str
 			 c->a_procs, c->b_procs, c->base_floor * 100);
 	else
 		snprintf(line, sizeof(line),
-			 "rule: core cycles; one process on a side: base floor %.1f%% (how far rows move between processes; --noise-floor, or give several reports per side: a1.json,a2.json)",
+			 "rule: core cycles; one process on a side: base floor %.1f%% (how far settled rows move between processes; --noise-floor), and rows that missed their CI target get no verdict (unsettled); several reports per side (a1.json,a2.json) measure the spread instead",
 			 c->base_floor * 100);
 	report_mail_wrap(f, "# ", line);
 	snprintf(line, sizeof(line),

@@ -42,6 +42,7 @@ static void add(struct report *rep, const char *name, enum probe_mode mode, doub
 	snprintf(r->pattern, sizeof(r->pattern), "hit");
 	snprintf(r->atomicity, sizeof(r->atomicity), "atomic");
 	r->mode = mode;
+	r->ci_reached = true;
 	r->samples = malloc(n * sizeof(double));
 	r->nsamples = n;
 	gen(r->samples, n, base, spread, seed);
@@ -304,6 +305,27 @@ static void test_reports(void)
 	report_free(&a);
 	report_free(&b);
 
+	/* 1b. a row that missed its CI target moved 3x (LLC rows between
+	 *     processes): no verdict with one process per side */
+	init(&a, "6.1");
+	init(&b, "6.1");
+	add(&a, "llc_row", MODE_LATENCY, 60, 0.5, 256, 1, 0);
+	add(&b, "llc_row", MODE_LATENCY, 180, 0.5, 256, 2, 0);
+	a.r[0].ci_reached = false;
+	add(&a, "hit_row", MODE_LATENCY, 10, 0.01, 256, 3, 0);
+	add(&b, "hit_row", MODE_LATENCY, 13, 0.01, 256, 4, 0);
+	CHECK(compare_reports(&a, &b, &o, &c) == 0, "compare runs");
+	x = row(&c, "llc_row", MODE_LATENCY);
+	compare_verdict_text(x, v, sizeof(v));
+	CHECK(x && x->verdict == CMP_UNSETTLED && c.unsettled == 1 && !strcmp(v, "unsettled: no verdict"),
+	      "3x on a row that missed its CI target: %s", v);
+	x = row(&c, "hit_row", MODE_LATENCY);
+	CHECK(x && x->verdict == CMP_REGRESSED && c.tested == 1, "a settled 30%% move is flagged (%zu tested)",
+	      c.tested);
+	compare_free(&c);
+	report_free(&a);
+	report_free(&b);
+
 	/* 2. 20x slower and 20x faster rows, a row only in B */
 	init(&a, "6.1");
 	init(&b, "6.2");
@@ -345,7 +367,7 @@ static void test_reports(void)
 		CHECK(strstr(buf, "FINGERPRINTS DIFFER") && strstr(buf, "kernel.release"),
 		      "mismatch shown at the top");
 		CHECK(strstr(buf, "cycles(tsc)") && strstr(buf, "regressed") && strstr(buf, "improved") &&
-			      strstr(buf, "no significant change") && strstr(buf, "base floor 15.0%"),
+			      strstr(buf, "no significant change") && strstr(buf, "base floor 20.0%"),
 		      "mail has the verdicts and the floor");
 		free(buf);
 	}

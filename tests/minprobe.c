@@ -13,7 +13,10 @@
  *   anything. Op i of the 64 uses register r(8 + i % 8) and the word at
  *   line (i % LINES); LINES is 1 (every op on one word: the latency chain,
  *   through memory), 2, 4 or 8 (throughput: the op cycling over that many
- *   hot lines; the best is reported with its line count);
+ *   hot lines; the best is reported with its line count). The latency form
+ *   of xchg and xadd uses one register instead, so that the value that
+ *   comes back is also the next op's operand, as in `v = xchg(p, v)`: that
+ *   chain is about half a cycle longer than the memory-only one;
  * - the clock is clock_gettime(CLOCK_MONOTONIC_RAW) around the whole loop
  *   (about 1 ms, 10^5 to 10^7 ops, the count fixed per op before timing):
  *   no TSC, no fences, nothing subtracted;
@@ -127,6 +130,11 @@ LOOP1(chase, 1, "mov %[p],%%rax\n\t", OP_CHASE)
 #define OP_XCHG(a) "xchgq %%r\\r," a
 #define OP_LOCK_XADD(a) "lock xaddq %%r\\r," a
 #define OP_XADD(a) "xaddq %%r\\r," a
+/* latency forms of the value-returning ops: one register, so the value
+ * that comes back is the next op's operand (as in `v = xchg(p, v)`) */
+#define OP_XCHG1(a) "xchgq %%r8," a
+#define OP_LOCK_XADD1(a) "lock xaddq %%r8," a
+#define OP_XADD1(a) "xaddq %%r8," a
 #define OP_LOCK_INC(a) "lock incq " a
 #define OP_INC(a) "incq " a
 
@@ -150,6 +158,9 @@ LOOPS(cmpxchg, "", OP_CMPXCHG)
 LOOPS(xchg, "", OP_XCHG)
 LOOPS(lock_xadd, "", OP_LOCK_XADD)
 LOOPS(xadd, "", OP_XADD)
+LOOP1(xchg_lat, 1, "", OP_XCHG1)
+LOOP1(lock_xadd_lat, 1, "", OP_LOCK_XADD1)
+LOOP1(xadd_lat, 1, "", OP_XADD1)
 LOOPS(lock_inc, "", OP_LOCK_INC)
 LOOPS(inc, "", OP_INC)
 
@@ -163,34 +174,35 @@ struct op {
 	const loop_fn *fns;	/* [0] one line, then 2, 4, 8 lines */
 	int forms;
 	int chase;		/* needs the pointer ring */
+	loop_fn lat;		/* latency form, when not fns[0] */
 };
 
 static const struct op ops[] = {
-	{ "add", "add %reg,%reg (addend from a register)", add_fns, F_LAT, 0 },
-	{ "imul", "imul %reg,%reg", imul_fns, F_LAT, 0 },
-	{ "load_chase", "mov (%rax),%rax (8-line ring in L1)", chase_fns, F_LAT, 1 },
-	{ "load", "mov mem,%reg", load_fns, F_TPUT, 0 },
-	{ "mov_store", "mov %reg,mem", store_fns, F_TPUT, 0 },
-	{ "lock_orb_imm", "lock orb $imm8,mem", lock_orb_fns, F_LAT | F_TPUT, 0 },
-	{ "orb_imm", "orb $imm8,mem", orb_fns, F_LAT | F_TPUT, 0 },
-	{ "lock_andb_imm", "lock andb $imm8,mem", lock_andb_fns, F_LAT | F_TPUT, 0 },
-	{ "andb_imm", "andb $imm8,mem", andb_fns, F_LAT | F_TPUT, 0 },
-	{ "lock_orq_reg", "lock orq %reg,mem", lock_orq_fns, F_LAT | F_TPUT, 0 },
-	{ "orq_reg", "orq %reg,mem", orq_fns, F_LAT | F_TPUT, 0 },
-	{ "lock_btsq_imm", "lock btsq $imm8,mem", lock_btsi_fns, F_LAT | F_TPUT, 0 },
-	{ "btsq_imm", "btsq $imm8,mem", btsi_fns, F_LAT | F_TPUT, 0 },
-	{ "lock_btsq_reg", "lock btsq %reg,mem", lock_btsr_fns, F_LAT | F_TPUT, 0 },
-	{ "btsq_reg", "btsq %reg,mem", btsr_fns, F_LAT | F_TPUT, 0 },
-	{ "btrq_imm", "btrq $imm8,mem", btri_fns, F_LAT | F_TPUT, 0 },
-	{ "lock_btrq_reg", "lock btrq %reg,mem", lock_btrr_fns, F_LAT | F_TPUT, 0 },
-	{ "btrq_reg", "btrq %reg,mem", btrr_fns, F_LAT | F_TPUT, 0 },
-	{ "lock_cmpxchgq", "lock cmpxchgq %reg,mem (succeeds)", lock_cmpxchg_fns, F_LAT | F_TPUT, 0 },
-	{ "cmpxchgq", "cmpxchgq %reg,mem (succeeds)", cmpxchg_fns, F_LAT | F_TPUT, 0 },
-	{ "xchgq", "xchgq %reg,mem", xchg_fns, F_LAT | F_TPUT, 0 },
-	{ "lock_xaddq", "lock xaddq %reg,mem", lock_xadd_fns, F_LAT | F_TPUT, 0 },
-	{ "xaddq", "xaddq %reg,mem", xadd_fns, F_LAT | F_TPUT, 0 },
-	{ "lock_incq", "lock incq mem", lock_inc_fns, F_LAT | F_TPUT, 0 },
-	{ "incq", "incq mem", inc_fns, F_LAT | F_TPUT, 0 },
+	{ "add", "add %reg,%reg (addend from a register)", add_fns, F_LAT, 0, NULL },
+	{ "imul", "imul %reg,%reg", imul_fns, F_LAT, 0, NULL },
+	{ "load_chase", "mov (%rax),%rax (8-line ring in L1)", chase_fns, F_LAT, 1, NULL },
+	{ "load", "mov mem,%reg", load_fns, F_TPUT, 0, NULL },
+	{ "mov_store", "mov %reg,mem", store_fns, F_TPUT, 0, NULL },
+	{ "lock_orb_imm", "lock orb $imm8,mem", lock_orb_fns, F_LAT | F_TPUT, 0, NULL },
+	{ "orb_imm", "orb $imm8,mem", orb_fns, F_LAT | F_TPUT, 0, NULL },
+	{ "lock_andb_imm", "lock andb $imm8,mem", lock_andb_fns, F_LAT | F_TPUT, 0, NULL },
+	{ "andb_imm", "andb $imm8,mem", andb_fns, F_LAT | F_TPUT, 0, NULL },
+	{ "lock_orq_reg", "lock orq %reg,mem", lock_orq_fns, F_LAT | F_TPUT, 0, NULL },
+	{ "orq_reg", "orq %reg,mem", orq_fns, F_LAT | F_TPUT, 0, NULL },
+	{ "lock_btsq_imm", "lock btsq $imm8,mem", lock_btsi_fns, F_LAT | F_TPUT, 0, NULL },
+	{ "btsq_imm", "btsq $imm8,mem", btsi_fns, F_LAT | F_TPUT, 0, NULL },
+	{ "lock_btsq_reg", "lock btsq %reg,mem", lock_btsr_fns, F_LAT | F_TPUT, 0, NULL },
+	{ "btsq_reg", "btsq %reg,mem", btsr_fns, F_LAT | F_TPUT, 0, NULL },
+	{ "btrq_imm", "btrq $imm8,mem", btri_fns, F_LAT | F_TPUT, 0, NULL },
+	{ "lock_btrq_reg", "lock btrq %reg,mem", lock_btrr_fns, F_LAT | F_TPUT, 0, NULL },
+	{ "btrq_reg", "btrq %reg,mem", btrr_fns, F_LAT | F_TPUT, 0, NULL },
+	{ "lock_cmpxchgq", "lock cmpxchgq %reg,mem (succeeds)", lock_cmpxchg_fns, F_LAT | F_TPUT, 0, NULL },
+	{ "cmpxchgq", "cmpxchgq %reg,mem (succeeds)", cmpxchg_fns, F_LAT | F_TPUT, 0, NULL },
+	{ "xchgq", "xchgq %reg,mem", xchg_fns, F_LAT | F_TPUT, 0, xchg_lat_1 },
+	{ "lock_xaddq", "lock xaddq %reg,mem", lock_xadd_fns, F_LAT | F_TPUT, 0, lock_xadd_lat_1 },
+	{ "xaddq", "xaddq %reg,mem", xadd_fns, F_LAT | F_TPUT, 0, xadd_lat_1 },
+	{ "lock_incq", "lock incq mem", lock_inc_fns, F_LAT | F_TPUT, 0, NULL },
+	{ "incq", "incq mem", inc_fns, F_LAT | F_TPUT, 0, NULL },
 };
 #define NOPS (sizeof(ops) / sizeof(ops[0]))
 
@@ -398,7 +410,7 @@ int main(int argc, char **argv)
 
 	for (size_t k = 0; k < NOPS; k++) {
 		const struct op *o = &ops[k];
-		struct meas best = { 0 }, m[4];
+		struct meas best = { 0 }, m[4], lat;
 		int bestl = 0, n = (o->forms & F_TPUT) ? 4 : 1, sel = argc == optind;
 
 		for (int i = optind; i < argc; i++)
@@ -413,8 +425,9 @@ int main(int argc, char **argv)
 				printf("# %s over %d lines: %.3f (spread %.3f)\n", o->name, 1 << l,
 				       m[l].cycles, m[l].spread);
 		}
+		lat = o->lat ? measure(o->lat, o->chase, reps) : m[0];
 		for (int f = F_LAT; f <= F_TPUT; f <<= 1) {
-			struct meas *r = f == F_LAT ? &m[0] : &best;
+			struct meas *r = f == F_LAT ? &lat : &best;
 			int lines = f == F_LAT ? 1 : bestl;
 
 			if (!(o->forms & f))

@@ -188,7 +188,7 @@ void runner_check_bounds(struct result *r, bool chain, const struct calibration 
 	if (r->s.p10 > 0.05 * cal->ticks_per_cycle)
 		bound = RUNNER_MIN_REL * r->s.p10;
 	if (chain)
-		bound = fmax(bound, cal->ticks_per_cycle);
+		bound = fmax(bound, RUNNER_MIN_CHAIN * cal->ticks_per_cycle);
 	if (bound > -INFINITY) {
 		r->min_bound_ticks = bound;
 		r->min_flag = r->s.min < bound;

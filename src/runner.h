@@ -80,12 +80,15 @@ int runner_measure_sweep(const probe_kernel_fn *sweep, struct probe_ctx *ctx,
  * differs from it by more than RUNNER_OVH_EXTRAP of the fastest sample
  * (the per-op figure would depend on the N chosen by that much). */
 #define RUNNER_OVH_SHARE 0.05
-#define RUNNER_OVH_EXTRAP 0.02
+#define RUNNER_OVH_EXTRAP 0.05
 /* Physical bounds of the fastest sample (result.min_flag): not below
  * RUNNER_MIN_REL of the 10th percentile (one sample cannot run that much
  * faster than nine in ten of its neighbours: a drift rescaling or timer
- * artefact), and for a dependency chain not below 1 core cycle per op. */
+ * artefact), and for a dependency chain not below RUNNER_MIN_CHAIN core
+ * cycles per op (1 cycle, less the 2-3% the drift rescaling moves a
+ * sample). */
 #define RUNNER_MIN_REL 0.7
+#define RUNNER_MIN_CHAIN 0.95
 void runner_check_bounds(struct result *r, bool chain, const struct calibration *cal);
 
 /* Per-op samples from the 2N timings (t2n, raw ticks): (t2n - overhead) /

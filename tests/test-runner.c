@@ -120,6 +120,34 @@ static void test_overhead(void)
 	json_decref(r.extra);
 }
 
+/* The bounds on the fastest sample, on synthetic samples (ticks, at 0.75
+ * ticks per cycle): a 9-cycle chain whose fastest sample reads 4.08, a
+ * 1-cycle chain with a 0.90 sample, and a 0.50-cycle store throughput whose
+ * fastest sample is 0.49 (not a chain, near its p10: no flag). */
+static bool flagged(double typical, double fastest, bool chain)
+{
+	struct calibration cal = { .ticks_per_cycle = 0.75 };
+	double v[40];
+	struct result r = { .samples = v, .nsamples = 40 };
+
+	for (int i = 0; i < 40; i++)
+		v[i] = typical * 0.75 * (1 + 0.001 * (i % 7));
+	v[17] = fastest * 0.75;
+	stats_summarize(v, 40, &r.s);
+	runner_check_bounds(&r, chain, &cal);
+	return r.min_flag;
+}
+
+static void test_bounds(void)
+{
+	CHECK(flagged(9, 4.08, true), "9-cycle chain at 4.08: flagged");
+	CHECK(flagged(9, 4.08, false), "a sample at 45%% of p10: flagged, chain or not");
+	CHECK(flagged(1, 0.90, true), "a chain below 1 cycle per op: flagged");
+	CHECK(!flagged(1, 0.98, true), "a chain at 0.98 (drift rescaling): not flagged");
+	CHECK(!flagged(0.5, 0.49, false), "store throughput 0.49 near p10 0.50: not flagged");
+	CHECK(!flagged(9, 8.2, true), "9-cycle chain at 8.2 (bimodal): not flagged");
+}
+
 int main(void)
 {
 	const struct probe *list[] = { &probe_add_chain, &probe_set_bit, &probe___set_bit };
@@ -130,6 +158,7 @@ int main(void)
 
 	log_quiet = 1;
 	test_overhead();
+	test_bounds();
 	CHECK(topo_open(&t, NULL, NULL) == 0, "topology");
 	runner_default_opts(&o);
 	o.max_seconds = 0.02;

@@ -46,6 +46,7 @@
 #define PLATEAU_MIN_SPAN 2.0		/* an octave of footprints */
 #define MERGE_RATIO 1.30		/* plateaus closer than this are one level */
 #define MEMORY_MIN_NS 40.0		/* no cache level costs this much */
+#define MEMORY_MIN_STEP 2.0		/* and memory costs twice the last cache at least */
 #define AGREE_SLACK 1.25		/* one footprint step around the rise */
 
 void hierarchy_default_opts(struct hierarchy_opts *o)
@@ -305,18 +306,21 @@ void hierarchy_classify(struct hierarchy *h)
 	h->ncaches = h->nlevels;
 	h->reached_memory = false;
 	h->disagrees = false;
-	if (h->nlevels) {
-		struct hierarchy_level *last = &h->levels[h->nlevels - 1];
+	/* memory: the first plateau that costs what no cache does, well above
+	 * the level before it; plateaus after it are memory again, slower by
+	 * page walks (4 KiB pages, or a host that backs the guest with them) */
+	for (size_t l = 1; l < h->nlevels; l++) {
+		struct hierarchy_level *lv = &h->levels[l];
 
-		/* the memory plateau is the one the sweep ends on, and it costs
-		 * what no cache does */
-		if (h->npts && last->last == h->npts - 1 && last->ns >= MEMORY_MIN_NS &&
-		    h->nlevels > 1) {
-			last->memory = true;
-			last->size_bytes = last->size_lo = last->size_hi = 0;
-			h->ncaches--;
-			h->reached_memory = true;
-		}
+		if (!h->reached_memory && !(lv->ns >= MEMORY_MIN_NS &&
+					    lv->cycles >= MEMORY_MIN_STEP * h->levels[l - 1].cycles))
+			continue;
+		if (!h->reached_memory)
+			h->ncaches = l;
+		h->reached_memory = true;
+		lv->memory = true;
+		lv->page_walks = l > h->ncaches;
+		lv->size_bytes = lv->size_lo = lv->size_hi = 0;
 	}
 	for (size_t l = 0; l < h->ncaches; l++) {
 		struct hierarchy_level *lv = &h->levels[l];
@@ -533,12 +537,13 @@ int hierarchy_measure(const struct hierarchy_opts *o, const struct calibration *
 		max = o->max_footprint;
 		snprintf(h->max_reason, sizeof(h->max_reason), "--max-footprint");
 		if (avail && max > avail / 2) {
-			char a[32], m[32];
+			char a[32], m[32], half[32];
 
 			fmt_size(a, sizeof(a), avail);
 			fmt_size(m, sizeof(m), max);
+			fmt_size(half, sizeof(half), round_down(avail / 2, HUGE_BYTES));
 			pr_err("hierarchy: --max-footprint %s exceeds half of MemAvailable (%s): give at most %s",
-			       m, a, "half of it");
+			       m, a, half);
 			return -EINVAL;
 		}
 	} else {
@@ -608,7 +613,7 @@ int hierarchy_measure(const struct hierarchy_opts *o, const struct calibration *
 static const char *level_name(const struct hierarchy_level *lv, size_t l, char *buf, size_t len)
 {
 	if (lv->memory)
-		return "memory";
+		return lv->page_walks ? "memory+" : "memory";
 	snprintf(buf, len, "L%zu", l + 1);
 	return buf;
 }
@@ -628,8 +633,9 @@ json_t *hierarchy_to_json(const struct hierarchy *h)
 	}
 	for (size_t l = 0; l < h->nlevels; l++) {
 		const struct hierarchy_level *lv = &h->levels[l];
-		json_t *o = json_pack("{s:s, s:b, s:f, s:f, s:I, s:I}",
+		json_t *o = json_pack("{s:s, s:b, s:b, s:f, s:f, s:I, s:I}",
 			"level", level_name(lv, l, name, sizeof(name)), "memory", lv->memory,
+			"page_walks", lv->page_walks,
 			"cycles", lv->cycles, "ns", isnan(lv->ns) ? 0.0 : lv->ns,
 			"first_bytes", (json_int_t)h->pts[lv->first].bytes,
 			"last_bytes", (json_int_t)h->pts[lv->last].bytes);
@@ -679,19 +685,21 @@ void hierarchy_print(const struct hierarchy *h, FILE *f)
 
 		for (size_t l = 0; l < h->nlevels; l++)
 			if (i == h->levels[l].first)
-				mark = h->levels[l].memory ? "  <- memory" : "  <- level starts";
+				mark = h->levels[l].page_walks ? "  <- memory, page walks" :
+				       h->levels[l].memory ? "  <- memory" : "  <- level starts";
 		fmt_size(a, sizeof(a), p->bytes);
 		fprintf(f, "%12s %9.2f %9.2f %9.2f %6.0f%%%s\n", a, p->cycles, p->ns, p->cycles_min,
 			100 * p->spread, mark);
 	}
-	fprintf(f, "\n%-7s %-24s %10s %9s  %-10s %s\n", "level", "measured size (bracket)",
+	fprintf(f, "\n%-7s %-32s %8s %9s  %-10s %s\n", "level", "measured size (bracket)",
 		"cycles", "ns", "hwloc", "");
 	for (size_t l = 0; l < h->nlevels; l++) {
 		const struct hierarchy_level *lv = &h->levels[l];
 		char br[112];
 
 		if (lv->memory) {
-			fprintf(f, "%-7s %-24s %10.1f %9.1f  %-10s\n", "memory", "-", lv->cycles, lv->ns, "-");
+			fprintf(f, "%-7s %-32s %8.1f %9.1f  %-10s%s\n", level_name(lv, l, name, sizeof(name)),
+				"-", lv->cycles, lv->ns, "-", lv->page_walks ? " (memory, slower by page walks)" : "");
 			continue;
 		}
 		fmt_size(a, sizeof(a), lv->size_bytes);
@@ -705,7 +713,7 @@ void hierarchy_print(const struct hierarchy *h, FILE *f)
 			fmt_size(a, sizeof(a), lv->hwloc_size);
 		else
 			snprintf(a, sizeof(a), "none");
-		fprintf(f, "%-7s %-24s %10.1f %9.1f  %-10s %s\n", level_name(lv, l, name, sizeof(name)),
+		fprintf(f, "%-7s %-32s %8.1f %9.1f  %-10s %s\n", level_name(lv, l, name, sizeof(name)),
 			br, lv->cycles, lv->ns, a, lv->agrees ? "agrees" : "DISAGREES");
 	}
 	if (!h->nlevels)

@@ -47,7 +47,8 @@ struct hierarchy_point {
 
 /* One level: a plateau of the staircase. */
 struct hierarchy_level {
-	bool memory;		/* the plateau the sweep ends on, at DRAM-like latency */
+	bool memory;		/* a memory plateau (no cache costs this much) */
+	bool page_walks;	/* memory again, slower by page walks (after the first) */
 	size_t size_bytes;	/* capacity estimate (0 for memory) */
 	size_t size_lo;		/* the plateau's last footprint */
 	size_t size_hi;		/* the next plateau's first footprint (the next point
@@ -118,8 +119,9 @@ size_t hierarchy_ring_length(const char *base, size_t n);
 size_t hierarchy_find_levels(const size_t *bytes, const double *cycles, const double *ns,
 			     size_t n, struct hierarchy_level *levels, size_t max);
 
-/* Classify h->levels (the last plateau is memory when it reaches the last
- * point and costs at least 40 ns) and set each cache level beside hwloc's
+/* Classify h->levels (memory from the first plateau that costs at least
+ * 40 ns and twice the level before; later ones are memory slowed by page
+ * walks) and set each cache level beside hwloc's
  * (h->hwloc): agrees, disagrees, reached_memory, ncaches. Pure. */
 void hierarchy_classify(struct hierarchy *h);
 

@@ -333,6 +333,19 @@ static void test_drift(void)
 	fill(&h, b, c, ns, n, hw, 3);
 	CHECK(h.nlevels == 4 && h.reached_memory && h.levels[3].memory, "drift: one memory level (%zu levels)",
 	      h.nlevels);
+
+	/* 4 KiB pages: past 128 MiB page walks add 40% more: still memory */
+	n = make_points(b, c, ns, sharp, zen, ARRAY_SIZE(zen));
+	for (size_t i = 0; i < n; i++)
+		if (b[i] > MiB(128)) {
+			c[i] *= 1.4;
+			ns[i] = c[i] / GHZ;
+		}
+	fill(&h, b, c, ns, n, hw, 3);
+	CHECK(h.nlevels == 5 && h.ncaches == 3 && h.levels[3].memory && !h.levels[3].page_walks &&
+	      h.levels[4].memory && h.levels[4].page_walks, "page walks: memory twice, 3 caches (%zu levels)",
+	      h.nlevels);
+	CHECK(fabs(h.levels[3].cycles - 480) < 10, "page walks: memory latency from the first plateau");
 }
 
 static void test_json(void)

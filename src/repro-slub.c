@@ -65,18 +65,23 @@ const char *const slub_variant_names[SLUB__COUNT] = {
 	[SLUB_RSEQ] = "rseq", [SLUB_IRQOFF] = "irq-off",
 };
 const char *const slub_variant_insn[SLUB__COUNT] = {
-	[SLUB_LOCKED] = "lock cmpxchg16b",
-	[SLUB_LOCAL] = "cmpxchg16b (no lock)",
-	[SLUB_THIS_CPU] = "cmpxchg16b %fs:off",
-	[SLUB_RSEQ] = "rseq: head and next read, one movq commit, in the critical section",
-	[SLUB_IRQOFF] = "pushfq;popq + flag, plain movq of freelist and tid",
+	[SLUB_LOCKED] = ARCH_INSN_CMPXCHG128,
+	[SLUB_LOCAL] = ARCH_INSN_CMPXCHG128_NL,
+	[SLUB_THIS_CPU] = ARCH_INSN_PERCPU_CMPXCHG128,
+	[SLUB_RSEQ] = "rseq: head and next read, one store commits, in the critical section",
+	[SLUB_IRQOFF] = "flags read + thread-local flag, plain stores of freelist and tid",
 };
+#if HAVE_LOCK_INSNS
+#define PREEMPT_INSN "incl %fs:count .. decl %fs:count; je"
+#else
+#define PREEMPT_INSN "++ .. --; == 0 of a thread-local count"
+#endif
 static const char *const slub07_insn[SLUB__COUNT] = {
-	[SLUB_LOCKED] = "lock cmpxchgq",
-	[SLUB_LOCAL] = "incl %fs:preempt; cmpxchgq (no lock); decl %fs:preempt",
-	[SLUB_THIS_CPU] = "cmpxchgq %fs:off",
-	[SLUB_RSEQ] = "rseq: head and next read, one movq commit, in the critical section",
-	[SLUB_IRQOFF] = "pushfq;popq + flag, plain movq of freelist",
+	[SLUB_LOCKED] = ARCH_INSN_CMPXCHG,
+	[SLUB_LOCAL] = ARCH_INSN_CMPXCHG_NL " inside preempt_disable analog (" PREEMPT_INSN ")",
+	[SLUB_THIS_CPU] = ARCH_INSN_PERCPU_CMPXCHG,
+	[SLUB_RSEQ] = "rseq: head and next read, one store commits, in the critical section",
+	[SLUB_IRQOFF] = "flags read + thread-local flag, plain store of freelist",
 };
 
 const char *slub_variant_insn_of(enum slub_fastpath fp, enum slub_variant v)
@@ -106,13 +111,17 @@ static struct kmem_cpu (*rseq_cpu)[SLAB_MAX_CPUS];
 static uint64_t slab_gen_counter;
 static unsigned slab_id_counter;
 
-const char *slub_variant_unavailable(enum slub_variant v)
+const char *slub_variant_unavailable_in(enum slub_fastpath fp, enum slub_variant v)
 {
 	switch (v) {
 	case SLUB_LOCKED:
 	case SLUB_LOCAL:
+		if (fp == SLUB_FP_2007)
+			return NULL;	/* one word: every architecture has it */
 		return ARCH_HAS_CMPXCHG128 ? NULL : "no 16-byte compare-and-exchange on this architecture";
 	case SLUB_THIS_CPU:
+		if (fp == SLUB_FP_2007)
+			return ARCH_HAS_SEG_PERCPU ? NULL : "no segment-relative cmpxchg on this architecture";
 #if defined(ARCH_HAS_SEG_PERCPU128) && ARCH_HAS_SEG_PERCPU128
 		return NULL;
 #else
@@ -131,6 +140,11 @@ const char *slub_variant_unavailable(enum slub_variant v)
 	default:
 		return "unknown variant";
 	}
+}
+
+const char *slub_variant_unavailable(enum slub_variant v)
+{
+	return slub_variant_unavailable_in(SLUB_FP_TID, v);
 }
 
 /* ---- the node's list_lock: a test-and-test-and-set spinlock ---- */
@@ -1153,7 +1167,7 @@ int repro_slub_run(struct repro_ctx *rc)
 				continue;
 			for (int vi = 0; vi < SLUB__COUNT; vi++) {
 				enum slub_variant v = (enum slub_variant)vi;
-				const char *why = slub_variant_unavailable(v);
+				const char *why = slub_variant_unavailable_in(fp, v);
 
 				if (!config_list_has(e, sec, "variants", slub_variant_names[v]))
 					continue;

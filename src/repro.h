@@ -195,7 +195,9 @@ extern const char *const slub_variant_names[SLUB__COUNT];	/* config names */
 extern const char *const slub_variant_insn[SLUB__COUNT];	/* of SLUB_FP_TID */
 /* The fast path's instructions for variant v of fast path fp. */
 const char *slub_variant_insn_of(enum slub_fastpath fp, enum slub_variant v);
-/* NULL, or why the variant cannot run here. */
+/* NULL, or why the variant cannot run here: in fast path fp, or (the
+ * second) in SLUB_FP_TID. */
+const char *slub_variant_unavailable_in(enum slub_fastpath fp, enum slub_variant v);
 const char *slub_variant_unavailable(enum slub_variant v);
 
 /* Per-slab pair {freelist, counters} (kernel: slab->freelist, counters),

@@ -307,5 +307,8 @@ struct conc_stamps {
  * out of order). */
 int conc_average(const struct conc_stamps *st, unsigned nth, size_t n, double *alloc_avg,
 		 double *free_avg);
+/* How much of the longest thread's alloc (or free) phase every thread ran at
+ * once: 0 (they ran one after the other) .. 1. */
+double conc_overlap(const struct conc_stamps *st, unsigned nth, bool free_phase);
 
 #endif

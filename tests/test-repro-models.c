@@ -48,6 +48,21 @@ static void test_conc_average(void)
 	CHECK(conc_average(st, 2, 0, &a, &f) == -EINVAL, "no ops refused");
 	CHECK(conc_average(st, 0, 10, &a, &f) == -EINVAL, "no thread refused");
 	CHECK(conc_average(&bad, 1, 10, &a, &f) == -ERANGE, "stamps out of order refused");
+	/* alloc: 1003..1100 of the longest (1000 ticks) together; free: 2005..2205 of 400 */
+	CHECK(near(conc_overlap(st, 2, false), 97.0 / 1000), "alloc overlap %.4f, expected 0.097",
+	      conc_overlap(st, 2, false));
+	CHECK(near(conc_overlap(st, 2, true), 200.0 / 400), "free overlap %.4f, expected 0.5",
+	      conc_overlap(st, 2, true));
+	{
+		struct conc_stamps apart[2] = {
+			{ .alloc_start = 0, .alloc_end = 10, .free_start = 30, .free_end = 40 },
+			{ .alloc_start = 10, .alloc_end = 20, .free_start = 40, .free_end = 50 },
+		};
+
+		CHECK(conc_overlap(apart, 2, false) == 0 && conc_overlap(apart, 2, true) == 0,
+		      "threads one after the other do not overlap");
+		CHECK(near(conc_overlap(apart, 1, false), 1.0), "one thread overlaps itself");
+	}
 }
 
 static int cmp_long(const void *a, const void *b)

@@ -714,16 +714,15 @@ static void print_line(FILE *f, const struct calibration *cal, size_t bulk, doub
 		bulk, a, clock_ticks_to_ns(cal, a), b, clock_ticks_to_ns(cal, b), (a - b) / a * 100.0);
 }
 
-/* Between-repeat spread of a figure: (max - min) / median. */
+/* Between-pass spread of a figure: its interquartile range over the
+ * median (robust to the one pass a preempted thread ruins). */
 static double spread_of(const double *v, size_t n)
 {
-	double lo = v[0], hi = v[0], m = stats_median(v, n);
+	struct summary sm;
 
-	for (size_t i = 1; i < n; i++) {
-		lo = v[i] < lo ? v[i] : lo;
-		hi = v[i] > hi ? v[i] : hi;
-	}
-	return m > 0 ? (hi - lo) / m : 0;
+	if (stats_summarize(v, n, &sm) < 0 || !(sm.median > 0))
+		return 0;
+	return (sm.p75 - sm.p25) / sm.median;
 }
 
 struct bulk_run {

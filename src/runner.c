@@ -228,50 +228,47 @@ int runner_measure_sweep(const probe_kernel_fn *sweep, struct probe_ctx *ctx,
 			 const struct run_opts *o, const struct calibration *cal,
 			 struct result *res)
 {
-	struct run_opts so = *o;
-	struct result best, cur;
+	struct run_opts scan = *o, full = *o;
+	struct result cur;
 	struct result_sweep sw[TPUT_NFOOT];
 	unsigned nsw = 0, best_k = 0;
-	bool have = false;
+	double best = INFINITY;
 	int ret = 0;
 
-	/* the per-probe budget is split over the footprints, so a default run
-	 * grows by the warm-up of the extra footprints, not 6 times */
-	so.max_seconds = o->max_seconds / TPUT_NFOOT;
+	/* Two stages within the probe's budget: every footprint briefly (half
+	 * the time, a sixth of the samples each), then the best one again with
+	 * the other half and the full sample target. The row is the second
+	 * measurement: picking the lowest of six noisy medians and reporting
+	 * that same median would favour a lucky one. */
+	scan.max_seconds = o->max_seconds / (2 * TPUT_NFOOT);
+	scan.min_samples = o->min_samples / TPUT_NFOOT > 32 ? o->min_samples / TPUT_NFOOT : 32;
+	scan.max_samples = o->max_samples / TPUT_NFOOT > scan.min_samples ?
+			   o->max_samples / TPUT_NFOOT : scan.min_samples;
+	full.max_seconds = o->max_seconds / 2;
 	for (unsigned k = 0; k < TPUT_NFOOT && sweep[k]; k++) {
 		cur = *res;	/* identity; no samples, no extra yet */
 		cur.samples = NULL;
 		cur.extra = NULL;
-		ret = runner_measure_kernel(sweep[k], ctx, &so, cal, &cur);
-		if (ret < 0 && ret != -EINTR) {
-			result_release(&cur);
-			break;
-		}
-		if (cur.nsamples) {
+		ret = runner_measure_kernel(sweep[k], ctx, &scan, cal, &cur);
+		if (cur.nsamples && ret >= 0) {
 			sw[nsw++] = (struct result_sweep){ .lines = tput_footprints[k], .n = cur.nsamples,
 							   .min = cur.s.min, .p10 = cur.s.p10,
 							   .median = cur.s.median, .p90 = cur.s.p90 };
-			if (!have || cur.s.median < best.s.median) {
-				if (have)
-					result_release(&best);
-				best = cur;
+			if (cur.s.median < best) {
+				best = cur.s.median;
 				best_k = k;
-				have = true;
-			} else {
-				result_release(&cur);
 			}
-		} else {
-			result_release(&cur);
 		}
-		if (ret == -EINTR)
-			break;
+		result_release(&cur);
+		if (ret < 0)
+			return ret;
 	}
-	if (have) {
-		*res = best;
-		res->footprint_lines = tput_footprints[best_k];
-		memcpy(res->sweep, sw, nsw * sizeof(sw[0]));
-		res->nsweep = nsw;
-	}
+	if (!nsw)
+		return 0;
+	ret = runner_measure_kernel(sweep[best_k], ctx, &full, cal, res);
+	res->footprint_lines = tput_footprints[best_k];
+	memcpy(res->sweep, sw, nsw * sizeof(sw[0]));
+	res->nsweep = nsw;
 	return ret;
 }
 

@@ -69,8 +69,9 @@ int runner_ctx_init(const struct probe *p, struct probe_ctx *ctx);
 int runner_measure_kernel(probe_kernel_fn fn, struct probe_ctx *ctx, const struct run_opts *o,
 			  const struct calibration *cal, struct result *res);
 /* Throughput over footprints: sweep[k] (tput_footprints[k] lines) each
- * measured with max_seconds / TPUT_NFOOT; res becomes the footprint with the
- * lowest median (res->footprint_lines) and keeps the sweep. */
+ * measured briefly (max_seconds / 2 / TPUT_NFOOT, min_samples / TPUT_NFOOT),
+ * then the one with the lowest median measured again with max_seconds / 2:
+ * res is that measurement, with footprint_lines and the sweep. */
 int runner_measure_sweep(const probe_kernel_fn *sweep, struct probe_ctx *ctx,
 			 const struct run_opts *o, const struct calibration *cal,
 			 struct result *res);

@@ -120,6 +120,51 @@ static void test_overhead(void)
 	json_decref(r.extra);
 }
 
+/* The sweep on the fake clock: six footprints whose ops cost 4, 3, 2, 2.5,
+ * 5 and 6 ticks; the row must be the 4-line one, measured again, and the
+ * sweep must keep all six in footprint order. */
+static const double sweep_cost[TPUT_NFOOT] = { 4, 3, 2, 2.5, 5, 6 };
+#define FAKE_SWEEP_FN(k)							\
+	static void fake_sweep_##k(struct probe_ctx *c, uint64_t iters)		\
+	{									\
+		F.per_op = sweep_cost[k];					\
+		fake_fn(c, iters);						\
+	}
+FAKE_SWEEP_FN(0) FAKE_SWEEP_FN(1) FAKE_SWEEP_FN(2) FAKE_SWEEP_FN(3) FAKE_SWEEP_FN(4) FAKE_SWEEP_FN(5)
+
+static void test_sweep(void)
+{
+	static const probe_kernel_fn sweep[TPUT_NFOOT] = { fake_sweep_0, fake_sweep_1, fake_sweep_2,
+							   fake_sweep_3, fake_sweep_4, fake_sweep_5 };
+	static const struct runner_timing timing = { fake_kernel, fake_chain, NULL };
+	struct calibration cal = { .timer_hz = 1e9, .ticks_per_cycle = 0.75, .core_hz = 1e9 / 0.75,
+				   .overhead_min = PAIR };
+	struct probe_ctx ctx = { .mode = MODE_THROUGHPUT };
+	struct result r = { 0 };
+	struct run_opts o;
+	bool order = true;
+
+	runner_default_opts(&o);
+	o.timing = &timing;
+	o.sample_us = 100;
+	o.min_samples = 64;
+	o.max_samples = 128;
+	memset(&F, 0, sizeof(F));
+	F.chain_tpc = 0.75;
+	CHECK(runner_measure_sweep(sweep, &ctx, &o, &cal, &r) == 0, "sweep measured");
+	CHECK(r.footprint_lines == 4, "best footprint 4 lines (%u)", r.footprint_lines);
+	CHECK(fabs(r.s.median - 2) < 0.02, "the row is the 4-line kernel: 2.00 ticks/op (%g)",
+	      r.s.median);
+	CHECK(r.nsweep == TPUT_NFOOT, "every footprint kept (%u)", r.nsweep);
+	for (unsigned k = 0; k < r.nsweep && k < TPUT_NFOOT; k++)
+		order &= r.sweep[k].lines == tput_footprints[k] &&
+			 fabs(r.sweep[k].median - sweep_cost[k]) < 0.01 * sweep_cost[k];
+	CHECK(order, "sweep in footprint order, each at its own cost");
+	CHECK(r.nsamples >= o.min_samples, "the row has the full sample target (%zu)", r.nsamples);
+	free(r.samples);
+	json_decref(r.extra);
+}
+
 /* The bounds on the fastest sample, on synthetic samples (ticks, at 0.75
  * ticks per cycle): a 9-cycle chain whose fastest sample reads 4.08, a
  * 1-cycle chain with a 0.90 sample, and a 0.50-cycle store throughput whose
@@ -159,6 +204,7 @@ int main(void)
 	log_quiet = 1;
 	test_overhead();
 	test_bounds();
+	test_sweep();
 	CHECK(topo_open(&t, NULL, NULL) == 0, "topology");
 	runner_default_opts(&o);
 	o.max_seconds = 0.02;

@@ -252,8 +252,9 @@ enum verdict repro_conclusion_text(char *buf, size_t len, const struct repro_cla
 		    y, c->unit, c->meas_a / c->meas_b);
 		break;
 	case VERDICT_SAME:
-		PUT("no difference between %s and %s within the %.0f%% noise floor here (%s vs %s %s)",
-		    c->a, c->b, fl * 100, x, y, c->unit);
+		PUT("no difference between %s and %s within the %.0f%% noise floor%s%s%s here (%s vs %s %s)",
+		    c->a, c->b, fl * 100, c->floor_why ? " (" : "", c->floor_why ? c->floor_why : "",
+		    c->floor_why ? ")" : "", x, y, c->unit);
 		break;
 	case VERDICT_NONE:
 		PUT("no verdict: %s or %s has no measured figure here", c->a, c->b);

@@ -1102,6 +1102,7 @@ static void conclude(struct slub_run *r, enum slub_fastpath fp, int test,
 		fastpath_medians(local, pa, r->sizes, col, &c.meas_a, &c.pub_a);
 		fastpath_medians(locked, pb, r->sizes, col, &c.meas_b, &c.pub_b);
 		c.floor = claim_floor(r, col);
+		c.floor_why = "spread between repeats";
 		if (fp != SLUB_FP_2007) {
 			c.pub_a = c.pub_b = NAN;
 			c.pub_words = NULL;

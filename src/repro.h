@@ -100,6 +100,7 @@ struct repro_claim {
 	const char *pub_words;		/* the post's own summary, quoted; NULL: none */
 	const char *pub_machine;	/* where pub_* were measured */
 	double floor;			/* relative noise floor (0: NOISE_FLOOR_MIN) */
+	const char *floor_why;		/* NULL, or where the floor comes from */
 };
 
 /* The verdict of the claim: stats_verdict(meas_a, meas_b, floor), or

@@ -199,6 +199,10 @@ static void test_conclusions(void)
 	c.meas_a = 28.0;	/* 7% apart: above the minimum floor, below this one */
 	CHECK(repro_conclusion_text(t, sizeof(t), &c) == VERDICT_SAME && strstr(t, "10% noise floor"),
 	      "a measured floor wins over the minimum: %s", t);
+	c.floor_why = "spread between repeats";
+	CHECK(repro_conclusion_text(t, sizeof(t), &c) == VERDICT_SAME &&
+	      strstr(t, "within the 10% noise floor (spread between repeats) here"), "floor named: %s", t);
+	c.floor_why = NULL;
 	c.floor = 0;
 	CHECK(repro_conclusion_text(t, sizeof(t), &c) == VERDICT_FASTER, "7%% is faster at 3%%: %s", t);
 	c.meas_a = 40.0;

@@ -1046,13 +1046,15 @@ static double claim_floor(struct slub_run *r, unsigned col)
 {
 	const struct calibration *cal = r->rc->cal;
 	const enum slub_variant two[2] = { SLUB_LOCAL, SLUB_LOCKED };
-	double floor = NOISE_FLOOR_MIN, agg[64], per[MAX_SIZES];
+	double floor = NOISE_FLOOR_MIN, per[MAX_SIZES];
+	double *agg = malloc(r->reps * sizeof(double));
 
+	if (!agg)
+		return INFINITY;	/* no verdict can pass it */
 	for (int t = 0; t < 2; t++) {
-		size_t nk = r->reps < 64 ? r->reps : 64;
 		double lo = INFINITY, hi = -INFINITY, med;
 
-		for (size_t k = 0; k < nk; k++) {
+		for (size_t k = 0; k < r->reps; k++) {
 			size_t np = 0;
 
 			for (size_t si = 0; si < r->nsizes; si++)
@@ -1064,10 +1066,11 @@ static double claim_floor(struct slub_run *r, unsigned col)
 			lo = agg[k] < lo ? agg[k] : lo;
 			hi = agg[k] > hi ? agg[k] : hi;
 		}
-		med = stats_median(agg, nk);
+		med = stats_median(agg, r->reps);
 		if (med > 0 && (hi - lo) / med > floor)
 			floor = (hi - lo) / med;
 	}
+	free(agg);
 	return floor;
 }
 

@@ -30,7 +30,8 @@ static const struct {
 	const char *name, *desc, *forms;
 } kinds[PAT__COUNT] = {
 	[PAT_HIT] = { "hit", "lines in L1: the hot-line kernels (latency: every op on one word; "
-		      "throughput: one word on each of 32 lines); the default", "latency, throughput" },
+		      "throughput: one word on each of 1-32 lines, the best footprint reported); "
+		      "the default", "latency, throughput" },
 	[PAT_DEP] = { "dep", "L1-resident lines (L1d/2): latency = each op's line is the pointer the "
 		      "previous op's line holds (address dependency); throughput = the same lines in "
 		      "a precomputed order (no dependency)", "latency (+w1), throughput" },

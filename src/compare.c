@@ -388,7 +388,8 @@ static int decide(struct comparison *c, const struct compare_opts *o)
 			r->verdict = CMP_CALIBRATION;
 		else if (r->unsettled && !r->self_check)
 			r->verdict = CMP_UNSETTLED;
-		else if (rej[i] && fabs(log(r->ratio)) > log1p(r->floor))
+		else if (rej[i] && fabs(log(r->ratio)) > log1p(r->floor) &&
+			 fabs(r->b_cycles - r->a_cycles) > COMPARE_ABS_FLOOR)
 			r->verdict = r->ratio > 1 ? CMP_REGRESSED : CMP_IMPROVED;
 		else
 			r->verdict = CMP_SAME;
@@ -622,8 +623,11 @@ static void header(const struct comparison *c, const struct report *a, const str
 			 c->base_floor * 100);
 	report_mail_wrap(f, "# ", line);
 	snprintf(line, sizeof(line),
-		 "floor per row: sqrt(base^2 + calibration %.2f%%^2 + self-check %.2f%%^2); significant: Welch t, Holm-Bonferroni over %zu rows at %.0f%%",
-		 c->cal_shift * 100, c->check_shift * 100, c->tested, c->alpha * 100);
+		 "floor per row: sqrt(base^2 + calibration %.2f%%^2 + self-check %.2f%%^2), and %.2f cycles/op",
+		 c->cal_shift * 100, c->check_shift * 100, COMPARE_ABS_FLOOR);
+	report_mail_wrap(f, "# ", line);
+	snprintf(line, sizeof(line), "significant: Welch t, Holm-Bonferroni over %zu rows at %.0f%%",
+		 c->tested, c->alpha * 100);
 	report_mail_wrap(f, "# ", line);
 	if (c->calibration) {
 		snprintf(line, sizeof(line),

@@ -126,11 +126,13 @@ const struct cfg_key cfg_schema[] = {
 
 	/* [code-alignment-2008] */
 	{ "code-alignment-2008", "probes", CFG_ENUM_LIST,
-	  "add,add-tput,add-loop,chase,orb,lock-orb,btsq,cmpxchgq-tput,lock-cmpxchgq-tput",
-	  "add|add-tput|add-loop|chase|orb|lock-orb|btsq|cmpxchgq-tput|lock-cmpxchgq-tput", 0, 0, NULL,
-	  "loops to place: add chain, 4 add chains, the same in a 4-add inner loop, L1 pointer "
-	  "chase, orb / lock orb / btsq on one word (latency), cmpxchgq / lock cmpxchgq over 8 "
-	  "lines (throughput)" },
+	  "add,add-tput,add-loop,orb-loop,lock-orb-loop,chase,orb,lock-orb,btsq,cmpxchgq-tput,"
+	  "lock-cmpxchgq-tput",
+	  "add|add-tput|add-loop|orb-loop|lock-orb-loop|chase|orb|lock-orb|btsq|cmpxchgq-tput|"
+	  "lock-cmpxchgq-tput", 0, 0, NULL,
+	  "loops to place: add chain, 4 add chains, the same in a 4-add inner loop, orb / lock orb "
+	  "over 64 lines in a 4-op inner loop, L1 pointer chase, orb / lock orb / btsq on one word "
+	  "(latency), cmpxchgq / lock cmpxchgq over 8 lines (throughput)" },
 	{ "code-alignment-2008", "placements", CFG_ENUM_LIST, "line,page", "line|page", 0, 0, NULL,
 	  "line: the loop at +0, +4, .. +60 from a page start; page: at +4072, +4080, +4088, +4092, "
 	  "crossing into the next page" },

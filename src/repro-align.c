@@ -244,6 +244,29 @@ static int time_copy(const struct align_copy *c, void *mem, const struct run_opt
 	return ret;
 }
 
+size_t align_pass_index(size_t pass, size_t n)
+{
+	size_t start = pass * 7 % ALIGN_NPLACE;
+
+	n %= ALIGN_NPLACE;
+	return pass % 2 ? (start + ALIGN_NPLACE - n) % ALIGN_NPLACE : (start + n) % ALIGN_NPLACE;
+}
+
+/* Before each probe's placements in a pass: its first copy for a while,
+ * untimed. Without it the first placement timed after another probe read
+ * up to 7% high in some passes (lock-orb-loop after orb-loop). */
+#define PROBE_WARM_NS 20000000ull
+
+static void warm_copy(const struct align_copy *c, void *mem, uint64_t ns)
+{
+	struct probe_ctx ctx = { .mem = mem, .mem_size = ALIGN_MEM_BYTES };
+	uint64_t end = now_ns() + ns;
+
+	align_prepare(mem);
+	while (now_ns() < end && !runner_stop)
+		c->fn(&ctx, 64);
+}
+
 /* Before the first timing: a third of a second of the probes themselves, so
  * the placements timed first do not pay for a core that is still waking
  * (runner.c, prewarm). */
@@ -306,6 +329,65 @@ static void print_probe(FILE *f, const struct align_probe *p, const bool *use,
 			  "shows_effect", a->shows));
 }
 
+/* Atomic and plain twins among the probes: does the atomic premium (the
+ * ratio of the two at the same placement) depend on the placement? */
+static const struct {
+	const char *atomic, *plain;
+} twins[] = {
+	{ "lock-orb-loop", "orb-loop" },
+	{ "lock-orb", "orb" },
+	{ "lock-cmpxchgq-tput", "cmpxchgq-tput" },
+};
+
+static void twin_ratios(struct repro_ctx *rc, const struct align_probe *const *sel, size_t nsel,
+			const bool *use, const double (*figs)[ALIGN_NPLACE],
+			const struct align_assessment *assess)
+{
+	json_t *jt = json_array();
+
+	for (size_t k = 0; k < ARRAY_SIZE(twins); k++) {
+		size_t a = nsel, b = nsel, ilo = 0, ihi = 0;
+		double lo = INFINITY, hi = 0, fl;
+		enum verdict v;
+
+		for (size_t i = 0; i < nsel; i++) {
+			if (!strcmp(sel[i]->name, twins[k].atomic))
+				a = i;
+			if (!strcmp(sel[i]->name, twins[k].plain))
+				b = i;
+		}
+		if (a == nsel || b == nsel)
+			continue;
+		for (size_t i = 0; i < ALIGN_NPLACE; i++) {
+			double r = figs[a][i] / figs[b][i];
+
+			if (!use[i])
+				continue;
+			if (r < lo) {
+				lo = r;
+				ilo = i;
+			}
+			if (r > hi) {
+				hi = r;
+				ihi = i;
+			}
+		}
+		/* a ratio moves by the noise of both figures */
+		fl = (1 + assess[a].floor) * (1 + assess[b].floor) - 1;
+		v = stats_verdict(hi, lo, fl);
+		fprintf(rc->out, "%s / %s at the same placement: x%.2f (+%u) .. x%.2f (+%u), spread "
+			"%.2f%%, floor %.2f%%: %s\n", twins[k].atomic, twins[k].plain, lo,
+			align_offsets[ilo], hi, align_offsets[ihi], (hi / lo - 1) * 100, fl * 100,
+			v == VERDICT_SLOWER ? "the atomic premium depends on the placement" :
+					      "the atomic premium does not depend on the placement");
+		json_array_append_new(jt, json_pack("{s:s,s:s,s:f,s:f,s:i,s:i,s:f,s:s}", "atomic",
+			twins[k].atomic, "plain", twins[k].plain, "ratio_min", lo, "ratio_max", hi,
+			"at_min", align_offsets[ilo], "at_max", align_offsets[ihi], "floor", fl,
+			"verdict", stats_verdict_name(v)));
+	}
+	json_object_set_new(rc->json, "twin_ratios", jt);
+}
+
 int repro_align_run(struct repro_ctx *rc)
 {
 	const struct experiment *e = rc->exp;
@@ -323,6 +405,7 @@ int repro_align_run(struct repro_ctx *rc)
 	char notes[ARRAY_SIZE(align_probes)][96];
 	struct align_assessment assess[ARRAY_SIZE(align_probes)];
 	double best[ARRAY_SIZE(align_probes)], worst[ARRAY_SIZE(align_probes)];
+	double figs[ARRAY_SIZE(align_probes)][ALIGN_NPLACE];
 	size_t nshow = 0;
 	char munit[160];
 	struct repro_table meas = {
@@ -369,12 +452,13 @@ int repro_align_run(struct repro_ctx *rc)
 		 "placements (median of %zu passes)", nuse, npass);
 	fprintf(rc->out, "%zu probes, each one loop of 64 ops copied to %zu code placements (offset of "
 		"the loop from a 4 KiB page: +0..+60 inside one line, +4072..+4092 across the page "
-		"end), the same bytes at each; %zu passes, alternating order\n", nsel, nuse, npass);
+		"end), the same bytes at each; %zu passes, each in another order\n", nsel, nuse, npass);
 	warm(sel, nsel, mem);
 	for (size_t k = 0; k < npass; k++) {
 		for (size_t pi = 0; pi < nsel; pi++) {
+			warm_copy(&sel[pi]->copy[align_pass_index(k, 0)], mem, PROBE_WARM_NS);
 			for (size_t n = 0; n < ALIGN_NPLACE; n++) {
-				size_t i = k % 2 ? ALIGN_NPLACE - 1 - n : n;
+				size_t i = align_pass_index(k, n);
 
 				if (!use[i])
 					continue;
@@ -427,6 +511,7 @@ int repro_align_run(struct repro_ctx *rc)
 		snprintf(notes[pi], sizeof(notes[pi]), "noise %.2f%%, floor %.2f%%: %s", a.noise * 100,
 			 a.floor * 100, a.shows ? "above the noise" : "within the noise");
 		assess[pi] = a;
+		memcpy(figs[pi], fig, sizeof(fig));
 		best[pi] = fig[a.imin];
 		worst[pi] = fig[a.imax];
 	}
@@ -453,6 +538,7 @@ int repro_align_run(struct repro_ctx *rc)
 		if (repro_conclude(rc, &c) == VERDICT_SLOWER && assess[pi].shows)
 			nshow++;
 	}
+	twin_ratios(rc, sel, nsel, use, figs, assess);
 	fprintf(rc->out, "this machine shows the effect for %zu of %zu probes (a probe shows it when "
 		"its slowest placement costs more than its fastest by more than the floor: the "
 		"largest spread between passes of one placement, at least %.0f%%)\n", nshow, nsel,

@@ -51,7 +51,7 @@ struct align_probe {
 /* The probes of this architecture; none where !ARCH_HAS_ALIGN_LOOPS. */
 extern const struct align_probe align_probes[];
 extern const size_t align_nprobes;
-#define ALIGN_PROBE_NAMES "add|add-tput|add-loop|chase|orb|lock-orb|btsq|cmpxchgq-tput|lock-cmpxchgq-tput"
+#define ALIGN_PROBE_NAMES "add|add-tput|add-loop|orb-loop|lock-orb-loop|chase|orb|lock-orb|btsq|cmpxchgq-tput|lock-cmpxchgq-tput"
 const struct align_probe *align_probe_find(const char *name);
 /* Bytes the kernels use at ctx->mem (page aligned): hot words in the first
  * 8 lines, the chase ring in the second page. */
@@ -64,6 +64,13 @@ void align_prepare(void *mem);
  * loop [loop, tail) crosses into the next), that the copies are the same
  * bytes, and that the tail and the entry lie inside the copy, in order. 0, or -EIO after a message naming the copy. */
 int align_check_probe(const struct align_probe *p);
+
+/* The n-th placement (0..ALIGN_NPLACE-1) timed in pass `pass`: each pass
+ * starts 7 placements further on and runs the other way than the one
+ * before, so no placement is always the first or always next to the same
+ * neighbour, and a slow drift of the machine does not line up with the
+ * offset. Every pass visits every placement once. */
+size_t align_pass_index(size_t pass, size_t n);
 
 /* The assessment of one probe. fig[i]: the figure of placement i, the
  * median of its pass medians. spread: max/min - 1 over the placements.

@@ -143,6 +143,31 @@ static void test_twins(void)
 				align_offsets[i] == 4 * i), "placement %zu is +%u\n", i, align_offsets[i]);
 }
 
+static void test_pass_order(void)
+{
+	size_t first[4];
+
+	for (size_t k = 0; k < 4; k++) {
+		bool seen[ALIGN_NPLACE] = { false };
+		size_t nseen = 0;
+
+		for (size_t n = 0; n < ALIGN_NPLACE; n++) {
+			size_t i = align_pass_index(k, n);
+
+			if (i < ALIGN_NPLACE && !seen[i]) {
+				seen[i] = true;
+				nseen++;
+			}
+		}
+		CHECK(nseen == ALIGN_NPLACE, "pass %zu visits %zu placements\n", k, nseen);
+		first[k] = align_pass_index(k, 0);
+	}
+	CHECK(first[0] != first[1] && first[1] != first[2] && first[0] != first[2],
+	      "passes start at %zu %zu %zu\n", first[0], first[1], first[2]);
+	CHECK(align_pass_index(1, 1) + 1 == align_pass_index(1, 0) &&
+	      align_pass_index(0, 1) == align_pass_index(0, 0) + 1, "directions do not alternate\n");
+}
+
 #define NEAR(a, b) (fabs((a) - (b)) < 1e-12)
 
 static void test_assess(void)
@@ -210,10 +235,11 @@ int main(void)
 	log_quiet = 1;
 	test_assess();
 	test_twins();
+	test_pass_order();
 	test_prepare();
 	if (align_nprobes == 0)
 		printf("align: no placed loops on this architecture (placement checks skipped)\n");
-	CHECK(ARCH_HAS_ALIGN_LOOPS ? align_nprobes == 9 : align_nprobes == 0, "%zu probes\n",
+	CHECK(ARCH_HAS_ALIGN_LOOPS ? align_nprobes == 11 : align_nprobes == 0, "%zu probes\n",
 	      align_nprobes);
 	for (size_t i = 0; i < align_nprobes; i++) {
 		test_placements(&align_probes[i]);

@@ -42,6 +42,15 @@
 
 #define X86_ALIGN_ONE "mov $-1, %rcx\n\tneg %rcx\n\t"
 
+/* An inner loop of 16 iterations, each applying `op` to 4 consecutive lines
+ * and stepping 4 lines on: 64 ops over the first 4 KiB of ctx->mem, %rdx
+ * back at the start afterwards. A line is visited again only 64 ops later,
+ * so the ops do not chain through memory. */
+#define X86_ALIGN_LOOP4(op)							\
+	"mov $16, %eax\n3:\n\t"						\
+	op " (%rdx)\n\t" op " 64(%rdx)\n\t" op " 128(%rdx)\n\t" op " 192(%rdx)\n\t"	\
+	"add $256, %rdx\n\tdec %eax\n\tjnz 3b\n\tsub $4096, %rdx"
+
 #define ARCH_ALIGN_PROBES(X)							\
 	X(add, "add", "add %rcx,%rax", "latency (register chain, 1-cycle op)",	\
 	  X86_ALIGN_ONE "xor %eax, %eax",					\
@@ -54,6 +63,14 @@
 	  X86_ALIGN_ONE "xor %r8d, %r8d\n\txor %r9d, %r9d\n\txor %r10d, %r10d\n\txor %r11d, %r11d", \
 	  "mov $16, %eax\n3:\n\tadd %rcx, %r8\n\tadd %rcx, %r9\n\tadd %rcx, %r10\n\t"	\
 	  "add %rcx, %r11\n\tdec %eax\n\tjnz 3b", 1)				\
+	X(orbloop, "orb-loop", "orb $2,mem x4; add; dec; jnz", "throughput (64 lines, 4 per "	\
+	  "iteration of a 7-instruction inner loop: a taken branch every 4 ops)",	\
+	  "",									\
+	  X86_ALIGN_LOOP4("orb $2,"), 1)					\
+	X(lockorbloop, "lock-orb-loop", "lock orb $2,mem x4; add; dec; jnz", "throughput (64 "	\
+	  "lines, 4 per iteration of a 7-instruction inner loop: a taken branch every 4 ops)", \
+	  "",									\
+	  X86_ALIGN_LOOP4("lock orb $2,"), 1)					\
 	X(chase, "chase", "mov (%rax),%rax", "latency (pointer chase, 8 L1 lines)",	\
 	  "lea 4096(%rdx), %rax",						\
 	  "mov (%rax), %rax", 64)						\

@@ -12,8 +12,8 @@
  *   `1:` and `dec; jnz 1b`, so the compiler can neither merge nor move
  *   anything. Op i of the 64 uses register r(8 + i % 8) and the word at
  *   line (i % LINES); LINES is 1 (every op on one word: the latency chain,
- *   through memory), 2, 4 or 8 (throughput: the op cycling over that many
- *   hot lines; the best is reported with its line count). The latency form
+ *   through memory), 2, 4, 8, 16 or 32 (throughput: the op cycling over that
+ *   many hot lines; the best is reported with its line count). The latency form
  *   of xchg and xadd uses one register instead, so that the value that
  *   comes back is also the next op's operand, as in `v = xchg(p, v)`: that
  *   chain is about half a cycle longer than the memory-only one;
@@ -34,7 +34,7 @@
  *
  * Output: one line per op and form, tab separated:
  *   name  form  cycles  lines  spread
- * form is lat (the one-word chain) or tput (best of 1, 2, 4, 8 lines);
+ * form is lat (the one-word chain) or tput (best of 1, 2, 4, ..., 32 lines);
  * spread is (max - min) / median of the repetitions. Lines starting with #
  * are comments (CPU, calibration; with -a every line count of the
  * throughput sweep). -j prints the same as one JSON object.
@@ -78,17 +78,19 @@ typedef void (*loop_fn)(char *p, uint64_t iters);
 	"mov $1,%%r8d\n\tmov $1,%%r9d\n\tmov $1,%%r10d\n\tmov $1,%%r11d\n\t"	\
 	"mov $1,%%r12d\n\tmov $1,%%r13d\n\tmov $1,%%r14d\n\tmov $1,%%r15d\n\t"
 
-/* One loop over LINES lines: 8 x 8 ops. Inside the .irp, \r is 8..15, so
- * the op's word is at line ((\r - 8) & (LINES - 1)) and its register is
- * %r\r. OP(addr) gives the op's text for that address. */
-#define ADDR(L) "(((\\r-8)&(" #L "-1))*64)(%[p])"
+/* One loop over LINES lines: 8 x 8 ops. Inside the .irp, \r is 8..15 (the
+ * op's register is %r\r) and the assembler symbol mpk counts the ops 0..63,
+ * so the op's word is at line (mpk & (LINES - 1)). OP(addr) gives the op's
+ * text for that address. */
+#define NSWEEP 6	/* 1, 2, 4, 8, 16, 32 lines */
+#define ADDR(L) "((mpk&(" #L "-1))*64)(%[p])"
 #define LOOP1(name, L, setup, OP)							\
 	static void name##_##L(char *p, uint64_t iters)					\
 	{										\
 		__asm__ volatile(SETUP_COMMON setup					\
-				 "\n\t.p2align 5\n1:\n\t.rept 8\n\t.irp r,8,9,10,11,12,13,14,15\n\t" \
+				 "\n\t.set mpk,0\n\t.p2align 5\n1:\n\t.rept 8\n\t.irp r,8,9,10,11,12,13,14,15\n\t" \
 				 OP(ADDR(L))						\
-				 "\n\t.endr\n\t.endr\n\tdec %[n]\n\tjnz 1b\n"		\
+				 "\n\t.set mpk,mpk+1\n\t.endr\n\t.endr\n\tdec %[n]\n\tjnz 1b\n"		\
 				 : [n] "+r"(iters)					\
 				 : [p] "r"(p)						\
 				 : "rax", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12",	\
@@ -97,7 +99,9 @@ typedef void (*loop_fn)(char *p, uint64_t iters);
 #define LOOPS(name, setup, OP)								\
 	LOOP1(name, 1, setup, OP) LOOP1(name, 2, setup, OP)				\
 	LOOP1(name, 4, setup, OP) LOOP1(name, 8, setup, OP)				\
-	static const loop_fn name##_fns[4] = { name##_1, name##_2, name##_4, name##_8 };
+	LOOP1(name, 16, setup, OP) LOOP1(name, 32, setup, OP)				\
+	static const loop_fn name##_fns[NSWEEP] = { name##_1, name##_2, name##_4,	\
+						    name##_8, name##_16, name##_32 };
 
 /* Chains on registers: no memory, the .irp only repeats them. */
 #define OP_ADD(a) "add %%rdx,%%rax"
@@ -171,7 +175,7 @@ enum { F_LAT = 1, F_TPUT = 2 };
 struct op {
 	const char *name;	/* named by the instruction, not by any probe */
 	const char *insn;
-	const loop_fn *fns;	/* [0] one line, then 2, 4, 8 lines */
+	const loop_fn *fns;	/* [0] one line, then 2, 4, ... 32 lines */
 	int forms;
 	int chase;		/* needs the pointer ring */
 	loop_fn lat;		/* latency form, when not fns[0] */
@@ -210,7 +214,7 @@ static const struct op ops[] = {
 #define ADD_ITERS (1u << 13)	/* calibration loop: 512 Ki adds, about 0.16 ms */
 #define MAX_REPS 101
 
-static char *buf;		/* 16 lines of words for the ops, then the ring */
+static char *buf;		/* 32 lines of words for the ops, then the ring */
 
 static double now_ns(void)
 {
@@ -236,12 +240,12 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* Reset the op words (cmpxchg needs them equal to rax = 0) and rebuild
- * the ring (lines 16-23, first word of each -> the next). */
+ * the ring (lines 40-47, first word of each -> the next). */
 static void reset_buf(void)
 {
-	memset(buf, 0, 16 * 64);
+	memset(buf, 0, 32 * 64);
 	for (int i = 0; i < 8; i++)
-		*(char **)(buf + (16 + i) * 64) = buf + (16 + (i + 1) % 8) * 64;
+		*(char **)(buf + (40 + i) * 64) = buf + (40 + (i + 1) % 8) * 64;
 }
 
 struct meas {
@@ -266,7 +270,7 @@ static long preemptions(void)
 static struct meas measure(loop_fn fn, int chase, int reps)
 {
 	double ratio[MAX_REPS], nspc[MAX_REPS], t;
-	char *p = chase ? buf + 16 * 64 : buf;
+	char *p = chase ? buf + 40 * 64 : buf;
 	uint64_t iters = 64;
 	struct meas m = { 0 };
 	int r = -1;
@@ -338,7 +342,7 @@ static void usage(FILE *f)
 		   "  -j       JSON instead of tab-separated lines\n"
 		   "  -l       list the ops\n"
 		   "output: name form cycles lines spread (form lat: one-word chain;\n"
-		   "tput: best of 1, 2, 4, 8 lines)\n", MAX_REPS);
+		   "tput: best of 1, 2, 4, 8, 16, 32 lines)\n", MAX_REPS);
 }
 
 int main(int argc, char **argv)
@@ -410,8 +414,8 @@ int main(int argc, char **argv)
 
 	for (size_t k = 0; k < NOPS; k++) {
 		const struct op *o = &ops[k];
-		struct meas best = { 0 }, m[4], lat;
-		int bestl = 0, n = (o->forms & F_TPUT) ? 4 : 1, sel = argc == optind;
+		struct meas best = { 0 }, m[NSWEEP], lat;
+		int bestl = 0, n = (o->forms & F_TPUT) ? NSWEEP : 1, sel = argc == optind;
 
 		for (int i = optind; i < argc; i++)
 			sel |= !strcmp(argv[i], o->name);

@@ -43,7 +43,7 @@
 
 /* Knee detection (hierarchy_find_levels). */
 #define PLATEAU_BAND 0.20		/* within 20% of the plateau's running median */
-#define PLATEAU_MIN_SPAN 2.0		/* an octave of footprints */
+#define PLATEAU_MIN_SPAN 1.6		/* over half an octave: 4 points at 4 per octave */
 #define MERGE_RATIO 1.30		/* plateaus closer than this are one level */
 #define MEMORY_MIN_NS 40.0		/* no cache level costs this much */
 #define MEMORY_MIN_STEP 2.0		/* and memory costs twice the last cache at least */

@@ -106,7 +106,7 @@ void hierarchy_link_ring(char *base, size_t n, uint32_t *order, uint64_t seed);
 size_t hierarchy_ring_length(const char *base, size_t n);
 
 /* Knee detection: plateaus of a latency curve over ascending footprints.
- * A plateau is a run of points spanning at least an octave, each within
+ * A plateau is a run of points spanning at least 1.6x in footprint, each within
  * 20% of the median of the points before it; a single point above the band
  * with the next one back inside is noise, not a knee. Adjacent plateaus
  * less than 1.3x apart are one level (the slow tail of a gradual

@@ -316,6 +316,41 @@ static void test_real(void)
 	CHECK(h.disagrees, "real: disagreement flagged");
 }
 
+/* The same guest with a busy neighbour: the L3 share shrank to about
+ * 2.4 MiB (a plateau of under an octave) and two points past it had one
+ * pass at DRAM latency. Footprints 4 KiB-256 MiB, 4 per doubling. */
+static const double busy_c[] = {
+	4.00, 4.00, 4.00, 4.00, 4.00, 4.00, 4.00, 4.00, 4.00, 4.00, 4.00, 4.00, 4.53, 14.08, 14.06,
+	14.05, 14.08, 14.05, 14.04, 14.05, 14.05, 14.07, 14.06, 14.04, 14.05, 14.52, 15.77, 17.52,
+	18.34, 19.60, 22.81, 26.99, 32.34, 37.73, 48.06, 48.50, 48.05, 51.51, 90.57, 93.93, 500.29,
+	488.58, 463.72, 496.10, 492.05, 492.63, 489.74, 516.91, 551.61, 525.59, 529.06, 564.62,
+	552.76, 559.41, 562.88, 602.49, 575.89, 573.00, 586.59, 588.90, 603.93, 626.20, 617.81,
+	588.32, 596.13,
+};
+
+static void test_busy(void)
+{
+	static const size_t hw[] = { KiB(32), MiB(1), MiB(32) };
+	static struct hierarchy h;
+	size_t b[HIER_MAX_POINTS], n = hierarchy_footprints(KiB(4), MiB(256), 4, b, HIER_MAX_POINTS);
+	double ns[ARRAY_SIZE(busy_c)];
+
+	CHECK(n == ARRAY_SIZE(busy_c), "busy: %zu footprints", n);
+	if (n != ARRAY_SIZE(busy_c))
+		return;
+	for (size_t i = 0; i < n; i++)
+		ns[i] = busy_c[i] / 3.69;
+	fill(&h, b, busy_c, ns, n, hw, 3);
+	CHECK(h.nlevels == 4 && h.ncaches == 3 && h.reached_memory, "busy: 3 caches and memory (%zu levels)",
+	      h.nlevels);
+	if (h.nlevels != 4)
+		return;
+	CHECK(h.levels[1].agrees && h.levels[2].cycles > 40 && h.levels[2].cycles < 60 &&
+	      h.levels[2].size_hi <= MiB(4) && !h.levels[2].agrees,
+	      "busy: L2 agrees, an L3 of a few MiB at ~50 cycles, flagged (%.1f cycles, to %zu)",
+	      h.levels[2].cycles, h.levels[2].size_hi);
+}
+
 /* DRAM latency drifting up 40% over five octaves is one level, not two */
 static void test_drift(void)
 {
@@ -387,6 +422,7 @@ int main(void)
 	test_ring();
 	test_knees();
 	test_real();
+	test_busy();
 	test_drift();
 	test_json();
 	return test_done("hierarchy");

@@ -106,6 +106,21 @@ int main(void)
 	CHECK(w == 10, "arch_add");
 	arch_add_nl(&w, 3);
 	CHECK(w == 13, "arch_add_nl");
+	/* __set_bit/__clear_bit address the whole word (bts/btr, not a byte
+	 * op); the C |= byte form touches only its byte */
+	w = 0;
+	arch___set_bit_imm(&w, 1);
+	arch___set_bit_imm(&w, 63);
+	CHECK(w == (2 | 1ull << 63), "arch___set_bit_imm: %llx", (unsigned long long)w);
+	arch___clear_bit_imm(&w, 63);
+	CHECK(w == 2, "arch___clear_bit_imm: %llx", (unsigned long long)w);
+	arch_or_byte_nl(&w, 0x81);
+	CHECK(w == 0x83, "arch_or_byte_nl: %llx", (unsigned long long)w);
+	arch_set_bit_imm(&w, 0x10);
+	arch_clear_bit_imm(&w, 0x2);
+	CHECK(w == 0x91, "arch_set_bit_imm / arch_clear_bit_imm: %llx", (unsigned long long)w);
+	CHECK(arch_test_and_set_bit(40, &w) == false && arch_test_and_set_bit(40, &w) == true &&
+	      w == (0x91 | 1ull << 40), "arch_test_and_set_bit, constant nr");
 #if ARCH_HAS_LLSC && ARCH_HAS_LSE
 	check_arm64_forms();
 #endif

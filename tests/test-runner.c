@@ -191,6 +191,7 @@ static void test_bounds(void)
 	CHECK(!flagged(1, 0.98, true), "a chain at 0.98 (drift rescaling): not flagged");
 	CHECK(!flagged(0.5, 0.49, false), "store throughput 0.49 near p10 0.50: not flagged");
 	CHECK(!flagged(9, 8.2, true), "9-cycle chain at 8.2 (bimodal): not flagged");
+	CHECK(!flagged(4.39, 2.97, false), "a real fast mode at 68%% of p10: not flagged");
 }
 
 int main(void)

@@ -14,7 +14,8 @@
 # compared with the right minprobe op (or not at all).
 # Environment: ATOMCOST_ARGS (extra `atomcost run` options), MINPROBE_REPS
 # (default 21), AGREEMENT_TOL (default 5, percent), KEEP_DIR (keep the raw
-# JSON of both tools there).
+# JSON of both tools there), AGREEMENT_CPUINFO (read the CPU's family and
+# model from this file instead of /proc/cpuinfo: shows another column).
 # A benchmark, not a unit test: `meson test --benchmark`. Exit 0 pass,
 # 1 disagreement or a failed run, 77 skip (not x86-64, jq missing).
 set -u
@@ -88,9 +89,10 @@ imul lat 3.00 3.00
 EOF
 )
 
-family=$(awk -F: '/^cpu family/ {gsub(/ /, "", $2); print $2; exit}' /proc/cpuinfo)
-model=$(awk -F: '/^model[ \t]*:/ {gsub(/ /, "", $2); print $2; exit}' /proc/cpuinfo)
-mname=$(awk -F: '/^model name/ {sub(/^ /, "", $2); print $2; exit}' /proc/cpuinfo)
+CPUINFO=${AGREEMENT_CPUINFO:-/proc/cpuinfo}
+family=$(awk -F: '/^cpu family/ {gsub(/[ \t]/, "", $2); print $2; exit}' "$CPUINFO")
+model=$(awk -F: '/^model[ \t]*:/ {gsub(/[ \t]/, "", $2); print $2; exit}' "$CPUINFO")
+mname=$(awk -F: '/^model name/ {sub(/^ /, "", $2); print $2; exit}' "$CPUINFO")
 pubcol=0 pubname="none for this CPU"
 if [ "$family" = 26 ]; then pubcol=3 pubname="Zen 5 (family 26)"
 elif [ "$family" = 25 ] && [ "$model" = 1 ]; then pubcol=4 pubname="Zen 3 (family 25 model 1)"

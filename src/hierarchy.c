@@ -566,6 +566,7 @@ int hierarchy_measure(const struct hierarchy_opts *o, const struct calibration *
 			struct hierarchy_point pt;
 
 			if (runner_stop) {
+				h->interrupted = true;
 				ret = -EINTR;
 				break;
 			}
@@ -654,14 +655,15 @@ json_t *hierarchy_to_json(const struct hierarchy *h)
 	for (size_t l = 0; l < h->hwloc_n; l++)
 		json_array_append_new(hw, json_integer((json_int_t)h->hwloc[l]));
 	return json_pack("{s:s, s:i, s:I, s:f, s:f, s:{s:s, s:b, s:I, s:I}, s:I, s:s, s:i, s:b, s:b, "
-			 "s:b, s:f, s:o, s:o, s:o}",
+			 "s:b, s:b, s:f, s:o, s:o, s:o}",
 		"method", "dependent random chase, one pointer per 64-byte line, single cycle",
 		"cpu", h->cpu_os, "seed", (json_int_t)h->seed,
 		"ticks_per_cycle", h->ticks_per_cycle, "timer_hz", h->timer_hz,
 		"pages", "thp_mode", h->thp_mode, "huge_requested", h->huge_requested,
 		"huge_bytes", (json_int_t)h->huge_bytes, "page_bytes", (json_int_t)h->page_bytes,
 		"max_footprint", (json_int_t)h->max_footprint, "max_reason", h->max_reason,
-		"passes", (int)h->passes, "reached_memory", h->reached_memory, "truncated", h->truncated,
+		"passes", (int)h->passes, "interrupted", h->interrupted,
+		"reached_memory", h->reached_memory, "truncated", h->truncated,
 		"disagrees_with_hwloc", h->disagrees, "elapsed_s", h->elapsed_s,
 		"points", pts, "levels", lev, "hwloc_caches", hw);
 }
@@ -740,6 +742,9 @@ void hierarchy_print(const struct hierarchy *h, FILE *f)
 			fprintf(f, "warning: L%zu measured about %s, hwloc declares no such level\n", l + 1, a);
 		}
 	}
+	if (h->interrupted)
+		fprintf(f, "interrupted: %zu footprints measured in %u pass%s\n", h->npts, h->passes,
+			h->passes == 1 ? "" : "es");
 	if (!h->reached_memory)
 		fprintf(f, "warning: the sweep ended before a memory plateau (%s): raise --max-footprint\n",
 			h->truncated ? "time budget reached" : "largest footprint still cached or rising");

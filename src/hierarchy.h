@@ -70,7 +70,8 @@ struct hierarchy {
 	bool disagrees;		/* some measured level and hwloc's disagree */
 	bool reached_memory;	/* the sweep ended on a memory plateau */
 	bool truncated;		/* the time budget stopped the sweep early */
-	unsigned passes;	/* sweeps done */
+	unsigned passes;	/* sweeps done (the last one maybe in part) */
+	bool interrupted;	/* runner_stop ended the sweep */
 	size_t max_footprint;	/* the largest footprint planned */
 	char max_reason[96];	/* why that one */
 	char thp_mode[16];	/* /sys/kernel/mm/transparent_hugepage/enabled */

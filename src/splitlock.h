@@ -74,6 +74,8 @@ struct splitlock_result {
 	double split_min_cycles;
 	double aligned_ns, aligned_cycles;
 	double aligned_min_cycles;
+	double misaligned_ns, misaligned_cycles;	/* offset 4: misaligned inside one line */
+	double misaligned_min_cycles;
 	double ratio;		/* split / aligned (medians) */
 	long voluntary_switches;	/* during the split ops: the task slept */
 	double elapsed_s;

@@ -282,7 +282,8 @@ static int compare_row(const struct report *a, const struct result *const *ga, s
 	row->b_cycles = result_cycles(b, row->b_ticks);
 	row->self_check = self_check(ga[0]);
 	if (pa < 2 || pb < 2)
-		row->unsettled = !group_settled(ga, na) || !group_settled(gb, nb);
+		row->unsettled = !group_settled(ga, na) || !group_settled(gb, nb) ||
+				 strcmp(ga[0]->pattern, "hit");
 	if (pa >= 2 && pb >= 2) {
 		row->basis = BASIS_PROCESSES;
 		base = fmax(o->min_change, NOISE_FLOOR_MIN);
@@ -518,7 +519,7 @@ void compare_verdict_text(const struct compare_row *r, char *buf, size_t len)
 		snprintf(buf, len, "calibration moved %+.1f%%", (r->ratio - 1.0) * 100);
 		break;
 	case CMP_UNSETTLED:
-		snprintf(buf, len, "unsettled: no verdict");
+		snprintf(buf, len, "no verdict (one process)");
 		break;
 	default:
 		snprintf(buf, len, "no significant change");
@@ -528,11 +529,12 @@ void compare_verdict_text(const struct compare_row *r, char *buf, size_t len)
 void compare_summary(const struct comparison *c, char *buf, size_t len)
 {
 	size_t rows = c->improved + c->regressed + c->same + c->calibration + c->unsettled;
+	size_t judged = rows - c->unsettled;	/* the share unchanged is of rows with a verdict */
 
 	snprintf(buf, len,
-		 "summary: %zu rows compared: %zu improved, %zu regressed, %zu no significant change (%.0f%% unchanged), %zu calibration problem%s, %zu unsettled (no verdict); %zu in one report only",
+		 "summary: %zu rows compared: %zu improved, %zu regressed, %zu no significant change (%.0f%% unchanged), %zu calibration problem%s, %zu without a verdict (one process); %zu in one report only",
 		 rows, c->improved, c->regressed, c->same,
-		 rows ? 100.0 * (double)c->same / (double)rows : 0.0, c->calibration,
+		 judged ? 100.0 * (double)c->same / (double)judged : 0.0, c->calibration,
 		 c->calibration == 1 ? "" : "s", c->unsettled, c->unmatched);
 }
 
@@ -619,7 +621,7 @@ static void header(const struct comparison *c, const struct report *a, const str
 			 c->a_procs, c->b_procs, c->base_floor * 100);
 	else
 		snprintf(line, sizeof(line),
-			 "rule: core cycles; one process on a side: base floor %.1f%% (how far settled rows move between processes; --noise-floor), and rows that missed their CI target get no verdict (unsettled); several reports per side (a1.json,a2.json) measure the spread instead",
+			 "rule: core cycles; base floor %.1f%% with one process on a side (how far hot-line rows move between processes; --noise-floor); only hit rows that reached their CI target get a verdict; several reports per side (a1.json,a2.json) compare every row on its measured spread",
 			 c->base_floor * 100);
 	report_mail_wrap(f, "# ", line);
 	snprintf(line, sizeof(line),

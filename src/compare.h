@@ -16,11 +16,13 @@
  *    process cannot show how far a row moves from one process to the next;
  *    cal is the relative difference of the two reports' ticks per cycle;
  *    check is how far the calibration self-checks moved.
- * Without two processes per side, a row that did not reach its CI target
- * (ci_reached) in either report gets no verdict: "unsettled". Such rows
- * (LLC and DRAM patterns on a shared host) moved by 20% to 5x between
- * processes of one build, while every row that settled moved by less than
- * the floor.
+ * Without two processes per side, only settled hot-line rows get a
+ * verdict: a row that missed its CI target (ci_reached) in either report,
+ * and a row under an access pattern or a sharing case (anything but
+ * "hit": each process places its buffers, pages and threads anew), gets
+ * none, "no verdict (one process)". In A/A pairs on the development guest
+ * such rows moved by 25-55% (settled) and up to 5x (unsettled) between
+ * processes of one build; settled hit rows by at most 16%.
  * The self-checks (add_chain, imul_chain: fixed cycles per op by
  * construction) are never regressions: their move widens every floor, and
  * one that moved by more than COMPARE_CAL_TOLERANCE, the smallest floor a
@@ -63,7 +65,7 @@ enum compare_verdict {
 	CMP_ONLY_A,		/* row missing from B */
 	CMP_ONLY_B,		/* row missing from A */
 	CMP_CALIBRATION,	/* a self-check moved: the calibration, not the code */
-	CMP_UNSETTLED,		/* CI target missed, one process per side: no verdict */
+	CMP_UNSETTLED,		/* one process per side cannot pin the row down: no verdict */
 };
 
 enum compare_basis {
@@ -84,7 +86,7 @@ struct compare_row {
 	double floor;			/* relative change needed, all components */
 	size_t a_reps, b_reps;		/* replicates on each side */
 	bool self_check;		/* add_chain or imul_chain latency */
-	bool unsettled;			/* a result missed its CI target (not with processes) */
+	bool unsettled;			/* one process per side, and a CI target missed or not "hit" */
 	enum compare_basis basis;
 	enum compare_verdict verdict;
 };
@@ -120,7 +122,7 @@ int compare_process(const struct result *r);
 int compare_max_process(const struct report *rep);
 
 /* Printed "improved 12.3%", "regressed 4.0%", "no significant change",
- * "calibration moved 2.0%", "unsettled: no verdict". The percentage is the change of cycles per op
+ * "calibration moved 2.0%", "no verdict (one process)". The percentage is the change of cycles per op
  * relative to A. */
 void compare_verdict_text(const struct compare_row *r, char *buf, size_t len);
 

@@ -793,7 +793,7 @@ const struct probe probe_local_irq_save_analog = {
 	.name = "local_irq_save_analog", .twin = "preempt_disable", LK_COMMON,
 	.atomicity = ATOMICITY_LOCAL, .analog = true,
 	LK_INSN("pushfq; popq %reg; movb $1,%fs:off / test $IF; movb $0,%fs:off"),
-	.kernel = "ANALOG of local_irq_save + local_irq_restore (local_lock_irqsave)",
+	.kernel = "local_irq_save + local_irq_restore (local_lock_irqsave), without cli/sti",
 	.kernel_src = ARCH_KSRC_IRQFLAGS " arch_local_irq_save, arch_local_irq_restore",
 	.desc = "flags read and a thread-local byte: lacks cli/sti/popf (they fault in user space) "
 		"and any chain; throughput only, never a verdict",
@@ -805,7 +805,7 @@ const struct probe probe_sigprocmask = {
 	.atomicity = ATOMICITY_LOCAL, .impl = "libc", .analog = true,
 	LK_INSN("call pthread_sigmask; call pthread_sigmask: rt_sigprocmask(SIG_BLOCK all), "
 		"rt_sigprocmask(SIG_SETMASK old), 2 system calls"),
-	.kernel = "HEAVY SEMANTIC ANALOG of local_irq_save (not its cost)",
+	.kernel = "local_irq_save's semantics in user space (heavy: not its cost)",
 	.kernel_src = "kernel/signal.c sigprocmask (what user space has instead of cli)",
 	.desc = "blocking signals: what user space does to keep handlers off; ~100x too heavy",
 	LK_RUN_TPUT(sigprocmask), .verify = verify_sigprocmask,

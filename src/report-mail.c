@@ -113,7 +113,7 @@ int report_write_mail(const struct report *rep, FILE *f)
 			 "%d passes: median of pass medians; [..] is the range of the pass ratios", passes);
 		report_mail_wrap(f, "", line);
 		snprintf(line, sizeof(line),
-			 "slower/faster: the ratio leaves 1 by more than its floor, the spread of that ratio between passes (at least %.0f%%), shown as +-N%%; else same; analogs get none",
+			 "slower/faster: the ratio leaves 1 by more than its floor, the spread of that ratio between passes (at least %.0f%%), shown after it; else same; analogs get none",
 			 NOISE_FLOOR_MIN * 100);
 	} else {
 		snprintf(line, sizeof(line),
@@ -163,7 +163,7 @@ int report_write_mail(const struct report *rep, FILE *f)
 			if (r->verdict == VERDICT_NONE)
 				snprintf(v, sizeof(v), "analog");
 			else if (passes > 1)
-				snprintf(v, sizeof(v), "%s +-%.0f%%", stats_verdict_name(r->verdict),
+				snprintf(v, sizeof(v), "%s, floor %.0f%%", stats_verdict_name(r->verdict),
 					 r->verdict_floor * 100);
 			else
 				snprintf(v, sizeof(v), "%s", stats_verdict_name(r->verdict));

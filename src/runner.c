@@ -185,8 +185,13 @@ void runner_check_bounds(struct result *r, bool chain, const struct calibration 
 	if (!r->nsamples || !(cal->ticks_per_cycle > 0))
 		return;
 	/* near zero (the empty probe's residual) a relative bound means nothing */
-	if (r->s.p10 > 0.05 * cal->ticks_per_cycle)
-		bound = RUNNER_MIN_REL * r->s.p10;
+	if (r->s.p10 > 0.05 * cal->ticks_per_cycle) {
+		size_t lone = 0;
+
+		for (size_t i = 0; i < r->nsamples; i++)
+			lone += r->samples[i] < RUNNER_MIN_LONE * r->s.p10;
+		bound = (lone <= r->nsamples / 100 ? RUNNER_MIN_LONE : RUNNER_MIN_REL) * r->s.p10;
+	}
 	if (chain)
 		bound = fmax(bound, RUNNER_MIN_CHAIN * cal->ticks_per_cycle);
 	if (bound > -INFINITY) {

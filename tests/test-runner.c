@@ -166,32 +166,36 @@ static void test_sweep(void)
 }
 
 /* The bounds on the fastest sample, on synthetic samples (ticks, at 0.75
- * ticks per cycle): a 9-cycle chain whose fastest sample reads 4.08, a
- * 1-cycle chain with a 0.90 sample, and a 0.50-cycle store throughput whose
- * fastest sample is 0.49 (not a chain, near its p10: no flag). */
-static bool flagged(double typical, double fastest, bool chain)
+ * ticks per cycle; 200 samples, nfast of them at `fastest`): a 9-cycle
+ * chain whose fastest sample reads 4.08, a 1-cycle chain with a 0.90
+ * sample, a lone 10.1 in a 14.1-cycle walk, against a 0.50-cycle store
+ * throughput whose fastest sample is 0.49 and a real fast mode. */
+static bool flagged(double typical, double fastest, int nfast, bool chain)
 {
 	struct calibration cal = { .ticks_per_cycle = 0.75 };
-	double v[40];
-	struct result r = { .samples = v, .nsamples = 40 };
+	double v[200];
+	struct result r = { .samples = v, .nsamples = 200 };
 
-	for (int i = 0; i < 40; i++)
+	for (int i = 0; i < 200; i++)
 		v[i] = typical * 0.75 * (1 + 0.001 * (i % 7));
-	v[17] = fastest * 0.75;
-	stats_summarize(v, 40, &r.s);
+	for (int i = 0; i < nfast; i++)
+		v[17 + i] = fastest * 0.75;
+	stats_summarize(v, 200, &r.s);
 	runner_check_bounds(&r, chain, &cal);
 	return r.min_flag;
 }
 
 static void test_bounds(void)
 {
-	CHECK(flagged(9, 4.08, true), "9-cycle chain at 4.08: flagged");
-	CHECK(flagged(9, 4.08, false), "a sample at 45%% of p10: flagged, chain or not");
-	CHECK(flagged(1, 0.90, true), "a chain below 1 cycle per op: flagged");
-	CHECK(!flagged(1, 0.98, true), "a chain at 0.98 (drift rescaling): not flagged");
-	CHECK(!flagged(0.5, 0.49, false), "store throughput 0.49 near p10 0.50: not flagged");
-	CHECK(!flagged(9, 8.2, true), "9-cycle chain at 8.2 (bimodal): not flagged");
-	CHECK(!flagged(4.39, 2.97, false), "a real fast mode at 68%% of p10: not flagged");
+	CHECK(flagged(9, 4.08, 1, true), "9-cycle chain at 4.08: flagged");
+	CHECK(flagged(9, 4.08, 12, false), "samples at 45%% of p10: flagged, even 12 of them");
+	CHECK(flagged(14.1, 10.1, 2, true), "two lone samples at 72%% of p10: flagged");
+	CHECK(flagged(1, 0.90, 1, true), "a chain below 1 cycle per op: flagged");
+	CHECK(!flagged(1, 0.98, 1, true), "a chain at 0.98 (drift rescaling): not flagged");
+	CHECK(!flagged(0.5, 0.49, 1, false), "store throughput 0.49 near p10 0.50: not flagged");
+	CHECK(!flagged(9, 8.2, 1, true), "9-cycle chain at 8.2 (bimodal): not flagged");
+	CHECK(!flagged(4.39, 2.97, 12, false), "a real fast mode, 6%% of samples at 68%% of p10: "
+	      "not flagged");
 }
 
 int main(void)

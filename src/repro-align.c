@@ -13,7 +13,7 @@
  * during a pass does not line up with the offset. The spread across
  * placements is judged against the spread between passes of one placement
  * (align_assess): only a spread above that noise, and above
- * NOISE_FLOOR_MIN, says the machine shows the effect.
+ * NOISE_FLOOR_MIN, in every pass, says the machine shows the effect.
  */
 #include "repro-align.h"
 
@@ -144,12 +144,17 @@ int align_check_probe(const struct align_probe *p)
 int align_assess(const double *pass_med, size_t nplace, size_t npass, double *fig,
 		 struct align_assessment *a)
 {
+	double *range;
+
 	memset(a, 0, sizeof(*a));
 	if (nplace < 2 || npass < 2)
 		return -EINVAL;
 	for (size_t i = 0; i < nplace * npass; i++)
 		if (!(pass_med[i] > 0) || !isfinite(pass_med[i]))
 			return -EINVAL;
+	range = malloc(nplace * sizeof(double));
+	if (!range)
+		return -ENOMEM;
 	for (size_t i = 0; i < nplace; i++) {
 		const double *m = pass_med + i * npass;
 		double lo = m[0], hi = m[0];
@@ -158,16 +163,30 @@ int align_assess(const double *pass_med, size_t nplace, size_t npass, double *fi
 			lo = fmin(lo, m[k]);
 			hi = fmax(hi, m[k]);
 		}
-		a->noise = fmax(a->noise, hi / lo - 1);
+		range[i] = hi / lo - 1;
+		a->noise_max = fmax(a->noise_max, range[i]);
 		fig[i] = stats_median(m, npass);
 		if (fig[i] < fig[a->imin])
 			a->imin = i;
 		if (fig[i] > fig[a->imax])
 			a->imax = i;
 	}
+	a->noise = stats_median(range, nplace);
+	free(range);
 	a->spread = fig[a->imax] / fig[a->imin] - 1;
 	a->floor = fmax(a->noise, NOISE_FLOOR_MIN);
-	a->verdict = stats_verdict(fig[a->imax], fig[a->imin], a->floor);
+	for (size_t k = 0; k < npass; k++) {
+		double x = pass_med[a->imax * npass + k], y = pass_med[a->imin * npass + k];
+
+		if (k == 0 || x / y < a->worst_a / a->worst_b) {
+			a->kworst = k;
+			a->worst_a = x;
+			a->worst_b = y;
+		}
+		if (stats_verdict(x, y, a->floor) == VERDICT_SLOWER)
+			a->agree++;
+	}
+	a->verdict = stats_verdict(a->worst_a, a->worst_b, a->floor);
 	a->shows = a->verdict == VERDICT_SLOWER;
 	return 0;
 }
@@ -281,6 +300,27 @@ static void warm(const struct align_probe *const *sel, size_t nsel, void *mem)
 			sel[i]->copy[0].fn(&ctx, 64);
 }
 
+/* "spread .. noise .. floor ..: verdict" for a probe or a ratio. */
+static void print_assessment(FILE *f, const char *what, const struct align_assessment *a,
+			     size_t npass)
+{
+	fprintf(f, "  %sspread %.2f%% (slowest +%u / fastest +%u); noise %.2f%% (typical spread "
+		"between passes of one placement, largest %.2f%%), floor %.2f%%; slower by more than "
+		"the floor in %zu of %zu passes: %s\n", what, a->spread * 100,
+		align_offsets[a->imax], align_offsets[a->imin], a->noise * 100, a->noise_max * 100,
+		a->floor * 100, a->agree, npass,
+		a->shows ? "the placement moves the cost" : "no placement effect above the noise");
+}
+
+static json_t *assessment_json(const struct align_assessment *a)
+{
+	return json_pack("{s:f,s:f,s:f,s:f,s:i,s:i,s:i,s:s,s:b}", "spread", a->spread, "noise",
+			 a->noise, "noise_max", a->noise_max, "floor", a->floor, "slowest",
+			 align_offsets[a->imax], "fastest", align_offsets[a->imin], "passes_agreeing",
+			 (int)a->agree, "verdict", stats_verdict_name(a->verdict), "shows_effect",
+			 a->shows);
+}
+
 static void print_probe(FILE *f, const struct align_probe *p, const bool *use,
 			const struct place_acc *pa, size_t npass, const double *fig,
 			const struct align_assessment *a, json_t *jp)
@@ -316,17 +356,9 @@ static void print_probe(FILE *f, const struct align_probe *p, const bool *use,
 			"crosses_page", align_is_page(i), "median_cycles", fig[i], "p10", s.p10,
 			"p90", s.p90, "pass_lo", lo, "pass_hi", hi, "samples", (int)pa[i].n));
 	}
-	fprintf(f, "  spread %.2f%% (worst +%u / best +%u), noise %.2f%% (largest spread between passes "
-		"of one placement), floor %.2f%%: %s\n", a->spread * 100, align_offsets[a->imax],
-		align_offsets[a->imin], a->noise * 100, a->floor * 100,
-		a->shows ? "the placement moves the cost above the noise" :
-			   "no placement effect above the noise");
+	print_assessment(f, "", a, npass);
 	json_object_set_new(jp, "placements", rows);
-	json_object_set_new(jp, "assessment",
-		json_pack("{s:f,s:f,s:f,s:i,s:i,s:s,s:b}", "spread", a->spread, "noise", a->noise,
-			  "floor", a->floor, "best", align_offsets[a->imin], "worst",
-			  align_offsets[a->imax], "verdict", stats_verdict_name(a->verdict),
-			  "shows_effect", a->shows));
+	json_object_set_new(jp, "assessment", assessment_json(a));
 }
 
 /* Atomic and plain twins among the probes: does the atomic premium (the
@@ -339,53 +371,48 @@ static const struct {
 	{ "lock-cmpxchgq-tput", "cmpxchgq-tput" },
 };
 
-static void twin_ratios(struct repro_ctx *rc, const struct align_probe *const *sel, size_t nsel,
-			const bool *use, const double (*figs)[ALIGN_NPLACE],
-			const struct align_assessment *assess)
+static int twin_ratios(struct repro_ctx *rc, const struct align_probe *const *sel, size_t nsel,
+		       const bool *use, size_t npass, struct place_acc (*acc)[ALIGN_NPLACE])
 {
 	json_t *jt = json_array();
 
-	for (size_t k = 0; k < ARRAY_SIZE(twins); k++) {
-		size_t a = nsel, b = nsel, ilo = 0, ihi = 0;
-		double lo = INFINITY, hi = 0, fl;
-		enum verdict v;
+	json_object_set_new(rc->json, "twin_ratios", jt);
+	for (size_t t = 0; t < ARRAY_SIZE(twins); t++) {
+		double pm[ALIGN_NPLACE * MAX_PASSES], fig[ALIGN_NPLACE];
+		size_t a = nsel, b = nsel, idx[ALIGN_NPLACE], m = 0;
+		struct align_assessment as;
+		int ret;
 
 		for (size_t i = 0; i < nsel; i++) {
-			if (!strcmp(sel[i]->name, twins[k].atomic))
+			if (!strcmp(sel[i]->name, twins[t].atomic))
 				a = i;
-			if (!strcmp(sel[i]->name, twins[k].plain))
+			if (!strcmp(sel[i]->name, twins[t].plain))
 				b = i;
 		}
 		if (a == nsel || b == nsel)
 			continue;
+		/* the ratio pass by pass: both figures of a pass were timed
+		 * minutes apart at most, in the same pass order */
 		for (size_t i = 0; i < ALIGN_NPLACE; i++) {
-			double r = figs[a][i] / figs[b][i];
-
 			if (!use[i])
 				continue;
-			if (r < lo) {
-				lo = r;
-				ilo = i;
-			}
-			if (r > hi) {
-				hi = r;
-				ihi = i;
-			}
+			for (size_t k = 0; k < npass; k++)
+				pm[m * npass + k] = acc[a][i].pass_med[k] / acc[b][i].pass_med[k];
+			idx[m++] = i;
 		}
-		/* a ratio moves by the noise of both figures */
-		fl = (1 + assess[a].floor) * (1 + assess[b].floor) - 1;
-		v = stats_verdict(hi, lo, fl);
-		fprintf(rc->out, "%s / %s at the same placement: x%.2f (+%u) .. x%.2f (+%u), spread "
-			"%.2f%%, floor %.2f%%: %s\n", twins[k].atomic, twins[k].plain, lo,
-			align_offsets[ilo], hi, align_offsets[ihi], (hi / lo - 1) * 100, fl * 100,
-			v == VERDICT_SLOWER ? "the atomic premium depends on the placement" :
-					      "the atomic premium does not depend on the placement");
-		json_array_append_new(jt, json_pack("{s:s,s:s,s:f,s:f,s:i,s:i,s:f,s:s}", "atomic",
-			twins[k].atomic, "plain", twins[k].plain, "ratio_min", lo, "ratio_max", hi,
-			"at_min", align_offsets[ilo], "at_max", align_offsets[ihi], "floor", fl,
-			"verdict", stats_verdict_name(v)));
+		ret = align_assess(pm, m, npass, fig, &as);
+		if (ret < 0)
+			return ret;
+		fprintf(rc->out, "%s / %s at the same placement: x%.2f (+%u) .. x%.2f (+%u)\n",
+			twins[t].atomic, twins[t].plain, fig[as.imin], align_offsets[idx[as.imin]],
+			fig[as.imax], align_offsets[idx[as.imax]]);
+		as.imin = idx[as.imin];
+		as.imax = idx[as.imax];
+		print_assessment(rc->out, "ratio ", &as, npass);
+		json_array_append_new(jt, json_pack("{s:s,s:s,s:o}", "atomic", twins[t].atomic,
+			"plain", twins[t].plain, "assessment", assessment_json(&as)));
 	}
-	json_object_set_new(rc->json, "twin_ratios", jt);
+	return 0;
 }
 
 int repro_align_run(struct repro_ctx *rc)
@@ -404,8 +431,6 @@ int repro_align_run(struct repro_ctx *rc)
 	struct repro_row rows[ARRAY_SIZE(align_probes)];
 	char notes[ARRAY_SIZE(align_probes)][96];
 	struct align_assessment assess[ARRAY_SIZE(align_probes)];
-	double best[ARRAY_SIZE(align_probes)], worst[ARRAY_SIZE(align_probes)];
-	double figs[ARRAY_SIZE(align_probes)][ALIGN_NPLACE];
 	size_t nshow = 0;
 	char munit[160];
 	struct repro_table meas = {
@@ -508,12 +533,10 @@ int repro_align_run(struct repro_ctx *rc)
 		print_probe(rc->out, sel[pi], use, acc[pi], npass, fig, &a, jp);
 		rows[pi] = (struct repro_row){ sel[pi]->name,
 			{ fig[a.imin], fig[a.imax], a.spread * 100 }, notes[pi] };
-		snprintf(notes[pi], sizeof(notes[pi]), "noise %.2f%%, floor %.2f%%: %s", a.noise * 100,
-			 a.floor * 100, a.shows ? "above the noise" : "within the noise");
+		snprintf(notes[pi], sizeof(notes[pi]), "noise %.2f%%, floor %.2f%%, %zu of %zu passes: %s",
+			 a.noise * 100, a.floor * 100, a.agree, npass,
+			 a.shows ? "above the floor" : "not above the floor");
 		assess[pi] = a;
-		memcpy(figs[pi], fig, sizeof(fig));
-		best[pi] = fig[a.imin];
-		worst[pi] = fig[a.imax];
 	}
 
 	fprintf(rc->out, "\npublished (%s):\n", PUB_MACHINE);
@@ -524,25 +547,31 @@ int repro_align_run(struct repro_ctx *rc)
 		goto out;
 	for (size_t pi = 0; pi < nsel; pi++) {
 		char wa[32], wb[32], what[96];
+		/* the pass least favourable to the effect: its verdict is the
+		 * probe's (align_assess) */
 		struct repro_claim c = {
 			.what = what, .a = wa, .b = wb, .unit = "cycles",
-			.meas_a = worst[pi], .meas_b = best[pi], .floor = assess[pi].floor,
+			.meas_a = assess[pi].worst_a, .meas_b = assess[pi].worst_b,
+			.floor = assess[pi].floor,
 			.pub_unit = "MB/sec", .pub_a = NAN, .pub_b = NAN,
 			/* the post's words once, on the first line */
 			.pub_words = pi ? NULL : PUB_WORDS, .pub_machine = PUB_MACHINE,
 		};
 
-		snprintf(what, sizeof(what), "%s, slowest vs fastest placement", sel[pi]->name);
+		snprintf(what, sizeof(what), "%s, slowest vs fastest placement, least favourable of "
+			 "%zu passes", sel[pi]->name, npass);
 		snprintf(wa, sizeof(wa), "+%u", align_offsets[assess[pi].imax]);
 		snprintf(wb, sizeof(wb), "+%u", align_offsets[assess[pi].imin]);
 		if (repro_conclude(rc, &c) == VERDICT_SLOWER && assess[pi].shows)
 			nshow++;
 	}
-	twin_ratios(rc, sel, nsel, use, figs, assess);
+	ret = twin_ratios(rc, sel, nsel, use, npass, acc);
+	if (ret < 0)
+		goto out;
 	fprintf(rc->out, "this machine shows the effect for %zu of %zu probes (a probe shows it when "
-		"its slowest placement costs more than its fastest by more than the floor: the "
-		"largest spread between passes of one placement, at least %.0f%%)\n", nshow, nsel,
-		NOISE_FLOOR_MIN * 100);
+		"its slowest placement costs more than its fastest by more than the floor in every "
+		"pass; the floor is the typical spread between passes of one placement, at least "
+		"%.0f%%)\n", nshow, nsel, NOISE_FLOOR_MIN * 100);
 	json_object_set_new(rc->json, "probes_showing_effect", json_integer((json_int_t)nshow));
 	ret = 0;
 out:

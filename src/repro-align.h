@@ -72,16 +72,26 @@ int align_check_probe(const struct align_probe *p);
  * offset. Every pass visits every placement once. */
 size_t align_pass_index(size_t pass, size_t n);
 
-/* The assessment of one probe. fig[i]: the figure of placement i, the
- * median of its pass medians. spread: max/min - 1 over the placements.
- * noise: the largest max/min - 1 of one placement's pass medians (the cost
- * of re-running the same code at the same address). floor: noise, raised
- * to NOISE_FLOOR_MIN. verdict: stats_verdict(fig[imax], fig[imin], floor);
- * VERDICT_SLOWER means the worst placement costs more than the best by more
- * than the floor: this machine shows the effect. */
+/* The assessment of one probe (or of a ratio of two, placement by
+ * placement). fig[i]: the figure of placement i, the median of its pass
+ * medians; imin, imax: the fastest and slowest placement by figure;
+ * spread: fig[imax] / fig[imin] - 1. noise: the typical cost of re-running
+ * the same code at the same address, the median over the placements of
+ * max/min - 1 of one placement's pass medians; noise_max: the largest.
+ * floor: noise, raised to NOISE_FLOOR_MIN.
+ * The effect must repeat: in every pass the slowest placement must cost
+ * more than the fastest by more than the floor. A disturbance (another
+ * process on the vCPU, a clock change) lengthens some timings of some
+ * passes, so one slow pass, or a placement that drew two, cannot make a
+ * verdict. kworst: the pass where imax is least above imin; verdict:
+ * stats_verdict(pass_med of imax, of imin, floor) in that pass (SLOWER iff
+ * every pass agrees, which also makes fig[imax] > fig[imin] * (1 + floor));
+ * agree: how many passes show it; shows: verdict == VERDICT_SLOWER. */
 struct align_assessment {
-	double spread, noise, floor;
+	double spread, noise, noise_max, floor;
 	size_t imin, imax;
+	size_t kworst, agree;
+	double worst_a, worst_b;	/* pass_med of imax and imin in pass kworst */
 	enum verdict verdict;
 	bool shows;
 };

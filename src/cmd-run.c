@@ -506,8 +506,6 @@ int cmd_run(int argc, char **argv)
 	if (ret == -EINTR)
 		code = cmd_signal == SIGTERM ? EXIT_SIGTERM : EXIT_SIGINT;
 
-	if (characterize && stdout_w == report_writer_find("text"))
-		card_write_text(&rep, stdout);	/* what a person reads first */
 	if (!exp || config_kind_has(exp, "probes") || stdout_w != report_writer_find("text"))
 		stdout_w->write(&rep, stdout);
 	fflush(stdout);

@@ -1,7 +1,10 @@
-/* report-text.c - the aligned table printed on a terminal. */
+/* report-text.c - the aligned table printed on a terminal; a default
+ * characterization (meta.characterization) starts with its machine card,
+ * whether it comes from `atomcost run` or from `atomcost report X.json`. */
 #include <math.h>
 #include <string.h>
 
+#include "card.h"
 #include "compare.h"
 #include "report.h"
 #include "contention.h"
@@ -224,6 +227,14 @@ int report_write_text(const struct report *rep, FILE *f)
 {
 	const struct calibration *c = &rep->cal;
 
+	/* what a person reads first */
+	if (json_object_get(rep->meta, "characterization") && rep->n) {
+		int err = card_write_text(rep, f);
+
+		if (err)
+			return err;
+		fputc('\n', f);
+	}
 	fprintf(f, "# atomcost: core %.3f GHz (timer %.4f GHz, %.4f ticks/cycle, %s)\n",
 		c->core_hz / 1e9, c->timer_hz / 1e9, c->ticks_per_cycle, c->cycle_source);
 	if (rep->pmu_ticks_per_cycle > 0)

@@ -1,7 +1,8 @@
 /* test-align.c - the code-alignment experiment without timing: every copy
  * of a placed loop sits where its placement says (address mod 4096 and mod
  * 64, inside one page or across a page end), the copies are the same bytes,
- * the checker refuses a table that lies, each copy runs and does its op; and
+ * the atomic loops hold their lock prefixes and the plain ones none, the
+ * checker refuses a table that lies, each copy runs and does its op; and
  * the spread / noise / verdict arithmetic on synthetic figures. */
 #include <math.h>
 #include <stdlib.h>
@@ -39,6 +40,22 @@ static void test_placements(const struct align_probe *p)
 		CHECK((uintptr_t)c->fn > a && (uintptr_t)c->fn < e, "%s: +%u entry outside\n", p->name,
 		      c->off);
 	}
+}
+
+/* The atomic probes hold their locked ops in the timed loop (64, or 4 in an
+ * inner loop of 16 iterations); the plain ones hold none. A locked op here
+ * is the lock prefix 0xf0 before `orb $imm8` (0x80) or `cmpxchgq`
+ * (0x48 0x0f 0xb1): a bare 0xf0 byte can be a jump displacement. */
+static void test_lock_prefixes(const struct align_probe *p)
+{
+	const struct align_copy *c = &p->copy[0];
+	bool atomic = !strncmp(p->name, "lock-", 5), inner = strstr(p->name, "-loop") != NULL;
+	size_t n = 0;
+
+	for (const unsigned char *b = c->loop; b + 4 <= c->tail; b++)
+		n += b[0] == 0xf0 && (b[1] == 0x80 || (b[1] == 0x48 && b[2] == 0x0f && b[3] == 0xb1));
+	CHECK(n == (atomic ? (inner ? 4u : 64u) : 0u), "%s: %zu lock prefixes in the loop\n",
+	      p->name, n);
 }
 
 /* The checker must be able to fail: a copy pointing at another placement,
@@ -266,6 +283,7 @@ int main(void)
 	for (size_t i = 0; i < align_nprobes; i++) {
 		test_placements(&align_probes[i]);
 		test_checker_refuses(&align_probes[i]);
+		test_lock_prefixes(&align_probes[i]);
 		test_run(&align_probes[i]);
 		CHECK(align_probe_find(align_probes[i].name) == &align_probes[i], "find %s\n",
 		      align_probes[i].name);

@@ -4,7 +4,9 @@
  * summary last. A side may be several reports of separate processes
  * (a1.json,a2.json,a3.json): the spread between them is then measured.
  * The rule is in compare.h. Exit 0 whatever the verdicts
- * (--fail-on-regression: 1 when a row regressed, for CI scripts). */
+ * (--fail-on-regression: 1 when a row regressed, for CI scripts).
+ * Three or more files, a summary among them, or --cards: the machines side
+ * by side, the card's rows one column per machine (compare-n.h). */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,7 @@
 #include "cmd.h"
 #include "common.h"
 #include "compare.h"
+#include "compare-n.h"
 #include "fingerprint.h"
 #include "report.h"
 
@@ -19,20 +22,29 @@ static void compare_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: atomcost compare A.json[,A2.json...] B.json[,B2.json...] [options]\n"
-		"  --format FMT          text (default) or mail (72 columns, before - after)\n"
+		"       atomcost compare A.json B.json C.json ... [--format text|html] [--all]\n"
+		"  --format FMT          text (default) or mail (72 columns, before - after);\n"
+		"                        side by side: text or html\n"
 		"  --noise-floor PCT     change needed with one process on a side (default %.0f)\n"
 		"  --min-change PCT      change needed with 2+ processes on both sides (default %.0f,\n"
 		"                        never below)\n"
 		"  --fail-on-regression  exit 1 when a row regressed\n"
 		"  --as X=Y              A's probe X stands for B's probe Y (compare two probes:\n"
 		"                        --as __set_bit=set_bit run.json run.json)\n"
+		"  --cards               two files side by side (as for three or more)\n"
+		"  --all                 side by side: every result line too, not only the card's\n"
 		"Rows are compared in core cycles. A change is flagged when a Welch t test on the\n"
 		"row's replicates (processes, else --repeat passes, else blocks of one run's\n"
 		"samples) is significant after Holm-Bonferroni over all rows, and it exceeds the\n"
 		"floor: how far rows move between processes, widened by the calibration\n"
 		"difference of the two sides. Several reports per side (separate processes of\n"
-		"one build) measure that spread instead of assuming it.\n",
-		COMPARE_NOISE_FLOOR * 100, NOISE_FLOOR_MIN * 100);
+		"one build) measure that spread instead of assuming it.\n"
+		"Side by side (three or more files, a summary JSON among them, or --cards): each\n"
+		"file a full report or a summary (atomcost report X.json -o X.summary.json), one\n"
+		"column per machine; a cell is marked only when it differs from the first\n"
+		"column beyond its row's floor: --noise-floor on hot-line rows, %.0f%% on rows\n"
+		"under a pattern, sharing or c2c (docs/fleet.md).\n",
+		COMPARE_NOISE_FLOOR * 100, NOISE_FLOOR_MIN * 100, COMPARE_N_WIDE_FLOOR * 100);
 }
 
 /* --as X=Y: A's rows of probe X stand for B's rows of probe Y (A's own Y
@@ -115,6 +127,47 @@ static int read_side(const char *arg, struct report *rep)
 	return ret;
 }
 
+/* The machines side by side: one column per file. */
+static int compare_side_by_side(char **files, size_t n, const struct compare_n_opts *o, bool html)
+{
+	json_t *docs[COMPARE_N_MAX] = { NULL };
+	bool summary[COMPARE_N_MAX];
+	struct compare_n cn;
+	int ret = 0, code = EXIT_OK;
+	size_t k;
+
+	if (n > COMPARE_N_MAX) {
+		pr_err("compare: %zu files: side by side takes at most %d (compare a subset)", n, COMPARE_N_MAX);
+		return EXIT_USAGE;
+	}
+	for (k = 0; k < n && !ret; k++) {
+		if (strchr(files[k], ',')) {
+			pr_err("compare: '%s': side by side takes one file per machine, not a comma-separated list (that is for two-way compare)",
+			       files[k]);
+			ret = -EINVAL;
+			break;
+		}
+		ret = compare_n_read(files[k], &docs[k], &summary[k]);
+	}
+	if (ret < 0) {
+		code = ret == -EINVAL ? EXIT_USAGE : exit_code_for(ret);
+		goto out;
+	}
+	ret = compare_n_build(docs, (const char *const *)files, summary, n, o, &cn);
+	if (ret < 0) {
+		code = ret == -EINVAL ? EXIT_USAGE : exit_code_for(ret);
+		goto out;
+	}
+	ret = html ? compare_n_write_html(&cn, stdout) : compare_n_write_text(&cn, stdout);
+	if (ret < 0)
+		code = exit_code_for(ret);
+	compare_n_free(&cn);
+out:
+	for (k = 0; k < n; k++)
+		json_decref(docs[k]);
+	return code;
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -123,13 +176,16 @@ int cmd_compare(int argc, char **argv)
 		{ "min-change", required_argument, NULL, 'm' },
 		{ "fail-on-regression", no_argument, NULL, 'r' },
 		{ "as", required_argument, NULL, 'a' },
+		{ "cards", no_argument, NULL, 'c' },
+		{ "all", no_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct compare_opts o;
 	struct report a, b;
 	struct comparison cmp;
-	bool mail = false, fail_reg = false;
+	struct compare_n_opts no = { .noise_floor = COMPARE_NOISE_FLOOR };
+	bool mail = false, html = false, fail_reg = false, cards = false, two_way_only = false;
 	const char *as = NULL;
 	double pct;
 	int c, ret, code = EXIT_OK;
@@ -140,8 +196,10 @@ int cmd_compare(int argc, char **argv)
 		case 'f':
 			if (!strcmp(optarg, "mail")) {
 				mail = true;
+			} else if (!strcmp(optarg, "html")) {
+				html = true;
 			} else if (strcmp(optarg, "text")) {
-				pr_err("compare: --format: unknown format '%s' (expected text or mail)", optarg);
+				pr_err("compare: --format: unknown format '%s' (expected text, mail or html)", optarg);
 				return EXIT_USAGE;
 			}
 			break;
@@ -149,17 +207,27 @@ int cmd_compare(int argc, char **argv)
 			if (parse_double("--noise-floor", optarg, NOISE_FLOOR_MIN * 100, 100, &pct) < 0)
 				return EXIT_USAGE;
 			o.noise_floor = pct / 100;
+			no.noise_floor = pct / 100;
 			break;
 		case 'm':
 			if (parse_double("--min-change", optarg, NOISE_FLOOR_MIN * 100, 100, &pct) < 0)
 				return EXIT_USAGE;
 			o.min_change = pct / 100;
+			two_way_only = true;
 			break;
 		case 'r':
 			fail_reg = true;
+			two_way_only = true;
 			break;
 		case 'a':
 			as = optarg;
+			two_way_only = true;
+			break;
+		case 'c':
+			cards = true;
+			break;
+		case 'A':
+			no.all_rows = true;
 			break;
 		case 'h':
 			compare_usage(stdout);
@@ -169,8 +237,32 @@ int cmd_compare(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
+	if (argc - optind == 2 && !cards) {
+		/* a summary has no samples: it can only stand side by side */
+		for (int i = optind; i < argc && !cards; i++) {
+			bool sum = false;
+
+			cards = !strchr(argv[i], ',') && compare_n_is_summary(argv[i], &sum) == 0 && sum;
+		}
+	}
+	if (argc - optind >= 3 || cards) {
+		if (argc - optind < 2) {
+			pr_err("compare: --cards: give two or more JSON reports or summaries; got %d", argc - optind);
+			return EXIT_USAGE;
+		}
+		if (two_way_only || mail) {
+			pr_err("compare: --min-change, --fail-on-regression, --as and --format mail are for two-way compare (two full reports); side by side takes --format text|html, --noise-floor and --all");
+			return EXIT_USAGE;
+		}
+		return compare_side_by_side(argv + optind, (size_t)(argc - optind), &no, html);
+	}
 	if (argc - optind != 2) {
-		pr_err("compare: give two JSON reports, A (before) and B (after); got %d", argc - optind);
+		pr_err("compare: give two JSON reports, A (before) and B (after), or three or more to set machines side by side; got %d",
+		       argc - optind);
+		return EXIT_USAGE;
+	}
+	if (html || no.all_rows) {
+		pr_err("compare: --format html and --all are for machines side by side (three or more files, or --cards)");
 		return EXIT_USAGE;
 	}
 	ret = read_side(argv[optind], &a);

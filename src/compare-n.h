@@ -1,0 +1,111 @@
+/* compare-n.h - several machines side by side: `atomcost compare A B C ...`.
+ *
+ * Each column is one machine's card (card.h) and measured sections, read
+ * from a full report or from a summary ("atomcost-summary/1", a reference
+ * card: no samples); a full report is first reduced to its summary, so both
+ * give the same column. Rows: the machine, the measured hierarchy, the
+ * atomic/non-atomic comparisons of the card, the split lock, the c2c round
+ * trip and the sharing cases per topology class, the fast-path menu (and,
+ * with all_rows, every result line).
+ *
+ * The noise rule is two-way compare's for one process a side (compare.h):
+ * a cell is marked only when it differs from the first column by more than
+ * the row's floor. With one process per machine there is no spread to
+ * test, so the floor is how far such a row moves between processes of one
+ * build on one machine:
+ *  - hot-line rows (the hit pattern): the base floor, --noise-floor
+ *    (default COMPARE_NOISE_FLOOR), raised to a card's own floor when it
+ *    recorded a larger one;
+ *  - rows under an access pattern, a sharing case, a c2c round trip, a
+ *    measured level's latency or the split lock: COMPARE_N_WIDE_FLOOR, the
+ *    widest move of settled such rows between processes (two-way compare
+ *    gives them no verdict at all between single runs);
+ *  - core-cycle rows must also move by COMPARE_ABS_FLOOR cycles;
+ *  - a measured cache size is marked when its bracket (the two footprints
+ *    around the knee) does not overlap the first column's.
+ * Text rows (model, kernel) are shown, never marked. A row one machine
+ * lacks says "missing" in its cell.
+ */
+#ifndef ATOMCOST_COMPARE_N_H
+#define ATOMCOST_COMPARE_N_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <jansson.h>
+
+#include "compare.h"
+
+/* Rows under a pattern or a sharing case moved by 25-55% between
+ * processes of one build when they had settled (compare.h): the widest. */
+#define COMPARE_N_WIDE_FLOOR 0.55
+#define COMPARE_N_MAX 64		/* columns */
+#define SUMMARY_SCHEMA "atomcost-summary/1"
+
+enum compare_n_kind {
+	CN_TEXT,	/* shown, never marked */
+	CN_HOT,		/* hot-line figure: the base floor */
+	CN_WIDE,	/* pattern, sharing, c2c, level latency: COMPARE_N_WIDE_FLOOR */
+	CN_SIZE,	/* measured size with its bracket: marked when brackets are apart */
+};
+
+struct compare_n_cell {
+	bool present;
+	double v, lo, hi;	/* lo/hi: the bracket of a CN_SIZE cell */
+	char text[96];		/* CN_TEXT */
+	bool marked;
+	double change;		/* v / first column's v - 1 */
+};
+
+struct compare_n_row {
+	int section;		/* index into compare_n_sections */
+	char label[128];
+	char unit[16];		/* "cycles", "ns", "KiB", "x", "" */
+	enum compare_n_kind kind;
+	double floor;		/* relative floor of the row (CN_HOT, CN_WIDE) */
+	double abs_floor;	/* absolute floor in the row's unit (0: none) */
+	struct compare_n_cell *cells;	/* one per column */
+};
+
+struct compare_n_col {
+	char name[64];		/* short machine name (model family/model, or file/host) */
+	char path[256];
+	char started[40];
+	bool summary;		/* read from a summary, not a full report */
+	bool partial;
+};
+
+struct compare_n {
+	struct compare_n_col cols[COMPARE_N_MAX];
+	size_t ncols;
+	struct compare_n_row *rows;
+	size_t nrows, cap;
+	double base_floor;	/* for CN_HOT rows (before a card's own floor) */
+	size_t marked, missing;
+};
+
+struct compare_n_opts {
+	double noise_floor;	/* base floor for hot-line rows */
+	bool all_rows;		/* every result line, not only the card's */
+};
+
+extern const char *const compare_n_sections[];
+
+/* Read one column's document: a summary as it is, a full report reduced to
+ * its summary (report_write_summary); *summary says which it was. *doc is a
+ * new reference. 0 or -errno (-EINVAL: neither, said with the path). */
+int compare_n_read(const char *path, json_t **doc, bool *summary);
+/* Whether path holds a summary (schema atomcost-summary/1). 0 or -errno,
+ * silently: the reader that opens the file says what is wrong with it. */
+int compare_n_is_summary(const char *path, bool *summary);
+
+/* Build the rows from n summary documents (paths name the columns;
+ * summary[i]: read from a summary, NULL: all full reports). 0 or -errno
+ * (-EINVAL for fewer than 2 or more than COMPARE_N_MAX columns). */
+int compare_n_build(json_t *const *docs, const char *const *paths, const bool *summary, size_t n,
+		    const struct compare_n_opts *o, struct compare_n *out);
+void compare_n_free(struct compare_n *c);
+
+int compare_n_write_text(const struct compare_n *c, FILE *f);
+int compare_n_write_html(const struct compare_n *c, FILE *f);
+
+#endif

@@ -1,0 +1,239 @@
+/* test-compare-n.c - machines side by side (compare-n.h): three synthetic
+ * machines, one written as a full report and two as summaries, set side by
+ * side. A number changed beyond its row's floor is marked, one within it
+ * or unchanged is not, a row a machine lacks says "missing", a full report
+ * and its own summary give the same column, sizes are marked by their
+ * brackets, and a document that is neither is refused.
+ * Exit 0 pass, 1 fail.
+ */
+#include "compare-n.h"
+#include "harness.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "card.h"
+#include "report.h"
+
+static void add(struct report *rep, const char *name, enum probe_mode m, const char *pattern,
+		double cycles)
+{
+	struct result *r = report_add(rep);
+
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	snprintf(r->pattern, sizeof(r->pattern), "%s", pattern);
+	r->mode = m;
+	r->samples = malloc(2 * sizeof(double));
+	r->samples[0] = r->samples[1] = cycles * rep->cal.ticks_per_cycle;
+	r->nsamples = 2;
+	stats_summarize(r->samples, 2, &r->s);
+}
+
+/* The figures a machine differs in. */
+struct machine {
+	const char *model;
+	double hot_plain;	/* __set_bit hit throughput */
+	double hot_atomic;	/* set_bit hit latency */
+	double l2_atomic;	/* set_bit l2 latency */
+	double l2_lo, l2_hi;	/* measured L2 bracket, bytes */
+	double dram_ns;
+	bool with_lock;		/* spin_lock measured */
+};
+
+static void make(struct report *rep, const struct machine *m)
+{
+	report_init(rep);
+	rep->cal.ticks_per_cycle = 0.5;
+	rep->cal.timer_hz = 1.5e9;
+	rep->cal.core_hz = 3e9;
+	rep->cal.trustworthy = true;
+	rep->cal.cycle_source = "test";
+	rep->cal.timer = "test";
+	rep->cal.emulation = "";
+	snprintf(rep->started, sizeof(rep->started), "2026-11-30T12:00:00Z");
+	snprintf(rep->topo_summary, sizeof(rep->topo_summary), "1 package, 2 cores");
+	rep->meta = json_pack("{s:{s:s, s:{s:s, s:s, s:s, s:s}, s:{s:s}}, s:{}}", "fingerprint", "host", "h",
+			      "cpu", "model_name", m->model, "family", "25", "model", "17", "microcode", "0x1",
+			      "kernel", "release", "6.1", "characterization");
+	rep->sections = json_pack("{s:{s:[{s:s, s:b, s:f, s:f, s:I, s:I, s:I, s:I, s:b}, "
+				  "{s:s, s:b, s:f, s:f, s:I, s:I, s:I, s:I, s:b}, {s:s, s:b, s:f, s:f}]}}",
+				  "hierarchy", "levels",
+				  "level", "L1", "memory", 0, "cycles", 4.0, "ns", 1.3, "size_bytes", (json_int_t)32768,
+				  "size_lo", (json_int_t)32768, "size_hi", (json_int_t)36864,
+				  "hwloc_size", (json_int_t)32768, "agrees", 1,
+				  "level", "L2", "memory", 0, "cycles", 14.0, "ns", 4.7,
+				  "size_bytes", (json_int_t)((m->l2_lo + m->l2_hi) / 2), "size_lo", (json_int_t)m->l2_lo,
+				  "size_hi", (json_int_t)m->l2_hi, "hwloc_size", (json_int_t)1048576, "agrees", 1,
+				  "level", "memory", "memory", 1, "cycles", m->dram_ns * 3, "ns", m->dram_ns);
+	add(rep, "set_bit", MODE_THROUGHPUT, "hit", 7.5);
+	add(rep, "__set_bit", MODE_THROUGHPUT, "hit", m->hot_plain);
+	add(rep, "set_bit", MODE_LATENCY, "hit", m->hot_atomic);
+	add(rep, "__set_bit", MODE_LATENCY, "hit", 8.0);
+	add(rep, "set_bit", MODE_LATENCY, "l2", m->l2_atomic);
+	add(rep, "__set_bit", MODE_LATENCY, "l2", 16.0);
+	if (m->with_lock)
+		add(rep, "spin_lock", MODE_LATENCY, "hit", 20.0);
+}
+
+static int write_doc(const char *path, const struct machine *m, bool summary)
+{
+	struct report rep;
+	int ret;
+
+	make(&rep, m);
+	report_pair_twins(&rep);
+	ret = report_write_file(&rep, report_writer_find(summary ? "summary" : "json"), path, true);
+	report_free(&rep);
+	return ret;
+}
+
+static const struct compare_n_row *row(const struct compare_n *c, const char *label)
+{
+	for (size_t i = 0; i < c->nrows; i++)
+		if (!strcmp(c->rows[i].label, label))
+			return &c->rows[i];
+	printf("no row '%s'\n", label);
+	return NULL;
+}
+
+static char *text_of(const struct compare_n *c, bool html)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	CHECK((html ? compare_n_write_html(c, f) : compare_n_write_text(c, f)) == 0, "writer");
+	fclose(f);
+	return buf;
+}
+
+int main(void)
+{
+	static const struct machine base = { "Test CPU", 2.0, 7.3, 40.0, 448 * 1024, 1024 * 1024, 100, true };
+	struct machine same = base, other = base;
+	char dir[] = "/tmp/atomcost-cmpn-XXXXXX", p[3][256], bad[300];
+	const char *paths[3] = { p[0], p[1], p[2] };
+	json_t *docs[3] = { NULL };
+	bool summary[3];
+	struct compare_n c;
+	struct compare_n_opts o = { .noise_floor = COMPARE_NOISE_FLOOR };
+	const struct compare_n_row *r;
+	char *t;
+
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	/* machine 2: the same figures, but the hot-line chain 10% dearer
+	 * (within the 25% floor) */
+	same.hot_atomic = 7.3 * 1.10;
+	/* machine 3: __set_bit throughput +50% (hot line, beyond 25%), the L2
+	 * chase twice as dear (beyond 55%), DRAM +20% (within 55%), its L2
+	 * bracket apart from machine 1's, and no spin_lock */
+	other.model = "Other CPU";
+	other.hot_plain = 3.0;
+	other.l2_atomic = 80.0;
+	other.dram_ns = 120;
+	other.l2_lo = 1536 * 1024;
+	other.l2_hi = 2048 * 1024;
+	other.with_lock = false;
+	snprintf(p[0], sizeof(p[0]), "%s/a.json", dir);
+	snprintf(p[1], sizeof(p[1]), "%s/b.summary.json", dir);
+	snprintf(p[2], sizeof(p[2]), "%s/c.summary.json", dir);
+	CHECK(write_doc(p[0], &base, false) == 0, "write full report");
+	CHECK(write_doc(p[1], &same, true) == 0, "write summary 2");
+	CHECK(write_doc(p[2], &other, true) == 0, "write summary 3");
+	for (int i = 0; i < 3; i++)
+		CHECK(compare_n_read(p[i], &docs[i], &summary[i]) == 0, "read %s", p[i]);
+	CHECK(!summary[0] && summary[1] && summary[2], "the reader tells a report from a summary");
+	if (t_failed)
+		return test_done("compare-n");
+
+	CHECK(compare_n_build(docs, paths, summary, 3, &o, &c) == 0, "build");
+	CHECK(c.ncols == 3, "three columns");
+	/* names: machines 1 and 2 share a model, so they get their file names */
+	CHECK(!strcmp(c.cols[0].name, "a") && !strcmp(c.cols[1].name, "b"), "equal machines: file names ('%s', '%s')",
+	      c.cols[0].name, c.cols[1].name);
+	CHECK(!strcmp(c.cols[2].name, "Other CPU 25/17"), "model and family/model ('%s')", c.cols[2].name);
+
+	r = row(&c, "hot line, independent ops: __set_bit");
+	CHECK(r && r->cells[0].present && fabs(r->cells[0].v - 2.0) < 1e-9, "cycles read back (ticks converted)");
+	CHECK(r && !r->cells[1].marked, "unchanged hot-line figure: not marked");
+	CHECK(r && r->cells[2].marked && fabs(r->cells[2].change - 0.5) < 1e-9, "+50%% on a hot line: marked");
+	CHECK(r && r->kind == CN_HOT && fabs(r->floor - COMPARE_NOISE_FLOOR) < 1e-9, "hot-line floor");
+	r = row(&c, "hot line, dependency chain: set_bit");
+	CHECK(r && !r->cells[1].marked && fabs(r->cells[1].change - 0.10) < 1e-6, "+10%% within the floor: not marked");
+	r = row(&c, "L2 miss, dependent: set_bit");
+	CHECK(r && r->kind == CN_WIDE && r->cells[2].marked, "L2 chase twice as dear: marked beyond the wide floor");
+	r = row(&c, "L2 miss, dependent: __set_bit");
+	CHECK(r && !r->cells[1].marked && !r->cells[2].marked, "unchanged L2 twin: not marked");
+	r = row(&c, "DRAM latency");
+	CHECK(r && r->cells[2].present && !r->cells[2].marked, "DRAM +20%% within the wide floor: not marked");
+	r = row(&c, "L2 size");
+	CHECK(r && r->kind == CN_SIZE && !r->cells[1].marked && r->cells[2].marked,
+	      "L2 size: same bracket unmarked, a bracket apart marked");
+	r = row(&c, "short critical section: spin_lock");
+	CHECK(r && r->cells[0].present && r->cells[1].present && !r->cells[2].present, "missing row");
+	CHECK(c.marked == 5, "five cells marked (__set_bit hot, its ratio, L2 chase, its ratio, L2 size) (got %zu)", c.marked);
+
+	/* the full report and a summary of the same machine: one column */
+	{
+		struct compare_n c2;
+		json_t *d2[2];
+		bool s2[2];
+		char p3[300];
+		const char *pp[2] = { p[0], p3 };
+		bool same_cells = true;
+
+		snprintf(p3, sizeof(p3), "%s/a.summary.json", dir);
+		CHECK(write_doc(p3, &base, true) == 0, "write a's summary");
+		CHECK(compare_n_read(p[0], &d2[0], &s2[0]) == 0 && compare_n_read(p3, &d2[1], &s2[1]) == 0, "read both");
+		CHECK(compare_n_build(d2, pp, s2, 2, &o, &c2) == 0, "build 2");
+		for (size_t i = 0; i < c2.nrows; i++)
+			if (c2.rows[i].kind != CN_TEXT &&
+			    (!c2.rows[i].cells[1].present || c2.rows[i].cells[1].v != c2.rows[i].cells[0].v)) {
+				printf("row '%s' differs\n", c2.rows[i].label);
+				same_cells = false;
+			}
+		CHECK(same_cells && c2.marked == 0 && c2.missing == 0, "a report and its summary read the same");
+		compare_n_free(&c2);
+		json_decref(d2[0]);
+		json_decref(d2[1]);
+		unlink(p3);
+	}
+
+	t = text_of(&c, false);
+	CHECK(strstr(t, "3.00 *+50%") != NULL, "text: the marked cell shows its change");
+	CHECK(strstr(t, "missing") != NULL, "text: the missing row says so");
+	CHECK(strstr(t, "25% on hot-line rows") && strstr(t, "55% on rows under"), "text: the floors are said");
+	free(t);
+	t = text_of(&c, true);
+	CHECK(strstr(t, "class=\"v up\"") && strstr(t, "class=\"v missing\""), "html: marked and missing cells");
+	free(t);
+	compare_n_free(&c);
+
+	/* a document that is neither a report nor a summary */
+	snprintf(bad, sizeof(bad), "%s/bad.json", dir);
+	{
+		FILE *f = fopen(bad, "w");
+
+		fputs("{\"schema\": \"something/1\"}\n", f);
+		fclose(f);
+	}
+	{
+		json_t *d = NULL;
+		bool s;
+
+		CHECK(compare_n_read(bad, &d, &s) == -EINVAL && !d, "another schema is refused");
+	}
+	for (int i = 0; i < 3; i++) {
+		json_decref(docs[i]);
+		unlink(p[i]);
+	}
+	unlink(bad);
+	rmdir(dir);
+	return test_done("compare-n");
+}

@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 
 #include "arch/arch.h"
 #include "common.h"
@@ -661,6 +662,18 @@ static int time_spread(struct bulk_cache *c, enum bulk_algo a, void **pool, size
 	return 0;
 }
 
+/* Involuntary context switches of the calling thread so far. */
+static long preempted(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) ? -1 : ru.ru_nivcsw;
+}
+
+/* A sample during which the thread was preempted measured something else:
+ * take it again, up to this many times. */
+#define MAX_REDO 8
+
 /* Cycles per local_irq_disable + local_irq_enable pair of the analog. */
 static __attribute__((noinline)) uint64_t time_irq_pairs(size_t n)
 {
@@ -732,7 +745,7 @@ struct bulk_run {
 };
 
 static int run_main(struct repro_ctx *rc, const uint64_t *bulks, size_t nb, size_t size,
-		    size_t objects, size_t reps, struct bulk_run *res)
+		    size_t objects, size_t reps, struct bulk_run *res, size_t *redone)
 {
 	struct bulk_cache *c = NULL;
 	double *v[BULK__COUNT] = { 0 };
@@ -770,9 +783,15 @@ static int run_main(struct repro_ctx *rc, const uint64_t *bulks, size_t nb, size
 		}
 		for (size_t k = 0; k < reps; k++)
 			for (int a = 0; a < BULK__COUNT; a++) {
-				ret = time_rounds(c, (enum bulk_algo)a, p, bulk, rounds, &v[a][k]);
-				if (ret < 0)
-					goto out;
+				int tries = 0;
+				long cs;
+
+				do {
+					cs = preempted();
+					ret = time_rounds(c, (enum bulk_algo)a, p, bulk, rounds, &v[a][k]);
+					if (ret < 0)
+						goto out;
+				} while (preempted() != cs && ++tries <= MAX_REDO && ++*redone);
 				v[a][k] = (v[a][k] - rc->cal->overhead_min) / (double)(rounds * bulk);
 			}
 		for (int a = 0; a < BULK__COUNT; a++) {
@@ -803,7 +822,7 @@ out:
 }
 
 static int run_spread(struct repro_ctx *rc, const uint64_t *bulks, size_t nb, size_t size,
-		      size_t objects, size_t reps, size_t nslabs, double irq_pair)
+		      size_t objects, size_t reps, size_t nslabs, double irq_pair, size_t *redone)
 {
 	static const enum bulk_algo algos[] = { BULK_FALLBACK, BULK_POSTED, BULK_DETACHED };
 	struct bulk_cache *c = NULL;
@@ -847,12 +866,18 @@ static int run_spread(struct repro_ctx *rc, const uint64_t *bulks, size_t nb, si
 		}
 		for (size_t k = 0; k < reps; k++)
 			for (int a = 0; a < 3; a++) {
-				if (a == 1)
-					bulk_cache_stats(c, &st0);
-				ret = time_spread(c, algos[a], pool, nslabs, bulk, rounds, &cursor, w,
-						  rc->cal->overhead_min, &v[a][k]);
-				if (ret < 0)
-					goto out;
+				int tries = 0;
+				long cs;
+
+				do {
+					cs = preempted();
+					if (a == 1)
+						bulk_cache_stats(c, &st0);
+					ret = time_spread(c, algos[a], pool, nslabs, bulk, rounds, &cursor,
+							  w, rc->cal->overhead_min, &v[a][k]);
+					if (ret < 0)
+						goto out;
+				} while (preempted() != cs && ++tries <= MAX_REDO && ++*redone);
 				if (a == 1)
 					bulk_cache_stats(c, &st1);
 				v[a][k] /= (double)(rounds * bulk);
@@ -912,7 +937,7 @@ int repro_bulk_run(struct repro_ctx *rc)
 	struct repro_row *mrows = calloc(nb ? nb : 1, sizeof(*mrows) * 2);
 	char (*labels)[16] = calloc(nb ? nb : 1, 16);
 	double irq_pair, t[5];
-	size_t nprev = 0;
+	size_t nprev = 0, redone = 0;
 	int ret = 0;
 
 	json_object_set_new(rc->json, "unit", json_string("timer ticks per object (cycles(tsc))"));
@@ -937,9 +962,11 @@ int repro_bulk_run(struct repro_ctx *rc)
 	json_object_set_new(rc->json, "irq_analog", json_pack("{s:s,s:f,s:f}", "form",
 		"thread-local byte store + compiler barrier per cli/sti", "cycles_per_pair", irq_pair,
 		"published_kernel_cycles_per_pair", IRQ_PAIR_PUBLISHED_CYCLES));
-	ret = run_main(rc, bulks, nb, size, objects, reps, res);
+	ret = run_main(rc, bulks, nb, size, objects, reps, res, &redone);
 	if (ret < 0)
 		goto out;
+	fprintf(rc->out, "(%zu timed loops taken again: the thread was preempted during them)\n",
+		redone);
 	for (size_t i = 0; i < nb; i++) {
 		snprintf(labels[i], 16, "%llu", (unsigned long long)bulks[i]);
 		mrows[i] = (struct repro_row){ labels[i], { res[i].med[BULK_FALLBACK], res[i].med[BULK_POSTED] },
@@ -995,8 +1022,13 @@ int repro_bulk_run(struct repro_ctx *rc)
 		cl.floor = fmax(res[i].floor[BULK_DETACHED], res[i].floor[BULK_POSTED]);
 		repro_conclude(rc, &cl);
 	}
-	if (spread)
-		ret = run_spread(rc, bulks, nb, size, objects, reps, spread, irq_pair);
+	if (spread) {
+		redone = 0;
+		ret = run_spread(rc, bulks, nb, size, objects, reps, spread, irq_pair, &redone);
+		if (!ret)
+			fprintf(rc->out, "(%zu timed passes taken again: the thread was preempted during "
+					 "them)\n", redone);
+	}
 out:
 	free(res);
 	free(mrows);

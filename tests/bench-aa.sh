@@ -41,7 +41,7 @@ for p in $(seq 1 "$PAIRS"); do
 	esac
 	# largest |change| of a row with a verdict, and of one without:
 	# probe pattern mode A B change [CI] basis floor verdict
-	move=$(awk '$6 ~ /^[+-][0-9.]+%$/ { v = $6; sub(/%/, "", v); a = v < 0 ? -v : v;
+	move=$(awk '$6 ~ /^[+-][0-9.]+%$/ { v = $6; sub(/%/, "", v); v += 0; a = v < 0 ? -v : v;
 			u = $0 ~ /no verdict \(one process\)/;
 			if (!u && a >= best) { best = a; row = $1 " " $2 " " $3 " " $6; fl = $9 }
 			if (u && a >= ubest) { ubest = a; urow = $1 " " $2 " " $3 " " $6 } }

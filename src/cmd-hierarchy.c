@@ -25,7 +25,7 @@ static void usage(FILE *f)
 		"kernel's split-lock mode). About 10-20 s.\n\n"
 		"  --only WHAT           staircase or splitlock (default: both)\n"
 		"  --cpu N               PU to run on (OS index, in the allowed cpuset); default: first allowed\n"
-		"  --max-footprint SIZE  largest footprint (64M, 1G); default: 8 x hwloc's LLC, 64 MiB-1 GiB,\n"
+		"  --max-footprint SIZE  largest footprint (64M, 1G); default: 8 x hwloc's LLC, 64-512 MiB,\n"
 		"                        at most a quarter of MemAvailable\n"
 		"  --min-footprint SIZE  smallest footprint (default 4K)\n"
 		"  --steps N             footprints per doubling, 1-16 (default 4)\n"

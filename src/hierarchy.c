@@ -33,13 +33,15 @@
 #define DEFAULT_STEPS 4
 #define DEFAULT_BUDGET_S 20.0
 #define DEFAULT_PASSES 2
-#define MAX_AUTO (1ull << 30)		/* 1 GiB */
+#define MAX_AUTO (512ull << 20)	/* 512 MiB */
 #define MIN_AUTO (64ull << 20)		/* 64 MiB */
 #define FALLBACK_AUTO (256ull << 20)	/* when hwloc knows no cache */
 #define SAMPLES 15
 #define SAMPLE_S 50e-6			/* one sample lasts about 50 us */
 #define WARM_STEPS_MIN 4096
-#define WARM_STEPS_MAX (1u << 18)	/* at DRAM latency, ~40 ms */
+#define WARM_STEPS_MAX (1u << 18)
+#define WARM_NS 5000000ull		/* 5 ms */
+#define WARM_CHUNK 64			/* iterations: 4096 loads */
 
 /* Knee detection (hierarchy_find_levels). */
 #define PLATEAU_BAND 0.20		/* within 20% of the plateau's running median */
@@ -91,7 +93,7 @@ size_t hierarchy_default_max(size_t hwloc_llc, uint64_t mem_avail, char *why, si
 		snprintf(why, len, "8 x hwloc's last-level cache (%s)", a);
 		if (max > MAX_AUTO) {
 			max = MAX_AUTO;
-			snprintf(why, len, "1 GiB cap (8 x hwloc's %s last-level cache is more)", a);
+			snprintf(why, len, "512 MiB cap (8 x hwloc's %s last-level cache is more)", a);
 		} else if (max < MIN_AUTO) {
 			max = MIN_AUTO;
 			snprintf(why, len, "64 MiB floor (8 x hwloc's %s last-level cache is less)", a);
@@ -465,13 +467,19 @@ static void measure_point(struct chase_buf *b, size_t bytes, const struct calibr
 {
 	size_t n = bytes / LINE;
 	uint64_t warm_steps = n < WARM_STEPS_MIN ? WARM_STEPS_MIN : n > WARM_STEPS_MAX ? WARM_STEPS_MAX : n;
-	uint64_t warm_iters = (warm_steps + UNROLL - 1) / UNROLL, iters;
-	double s[SAMPLES], med, ticks_per_step, target = cal->timer_hz * SAMPLE_S;
+	uint64_t done = 0, iters, t0;
+	double s[SAMPLES], med, ticks = 0, ticks_per_step, target = cal->timer_hz * SAMPLE_S;
 	char *cursor = b->base;
 
 	hierarchy_link_ring(b->base, n, b->order, seed);
-	/* warm: around the ring (or WARM_STEPS_MAX loads), and a rate */
-	ticks_per_step = time_chase(&cursor, warm_iters) / (double)(warm_iters * UNROLL);
+	/* warm: once around the ring (up to WARM_STEPS_MAX loads, or WARM_NS
+	 * at DRAM latency, where warming buys nothing), and a rate */
+	t0 = now_ns();
+	while (done < warm_steps && (done < WARM_STEPS_MIN || now_ns() - t0 < WARM_NS)) {
+		ticks += time_chase(&cursor, WARM_CHUNK);
+		done += WARM_CHUNK * UNROLL;
+	}
+	ticks_per_step = ticks / (double)done;
 	if (!(ticks_per_step > 0))
 		ticks_per_step = 1;
 	iters = (uint64_t)(target / (ticks_per_step * UNROLL));

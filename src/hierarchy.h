@@ -87,7 +87,7 @@ struct hierarchy {
 void hierarchy_default_opts(struct hierarchy_opts *o);
 
 /* The largest footprint to walk: 8 x hwloc's last-level cache, between
- * 64 MiB and 1 GiB (hwloc's size may be fiction, and the memory plateau
+ * 64 MiB and 512 MiB (hwloc's size may be fiction, and the memory plateau
  * needs several times the real one), at most a quarter of MemAvailable.
  * mem_avail 0: unknown (no cap). Writes the reason into why. Pure. */
 size_t hierarchy_default_max(size_t hwloc_llc, uint64_t mem_avail, char *why, size_t len);

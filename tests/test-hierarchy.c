@@ -126,8 +126,8 @@ static void test_footprints(void)
 
 	CHECK(hierarchy_default_max(MiB(32), (uint64_t)24 << 30, why, sizeof(why)) == MiB(256),
 	      "32M LLC: 8x");
-	CHECK(hierarchy_default_max(MiB(508), (uint64_t)24 << 30, why, sizeof(why)) == MiB(1024) &&
-	      strstr(why, "cap"), "508M LLC: 1 GiB cap (%s)", why);
+	CHECK(hierarchy_default_max(MiB(508), (uint64_t)24 << 30, why, sizeof(why)) == MiB(512) &&
+	      strstr(why, "cap"), "508M LLC: 512 MiB cap (%s)", why);
 	CHECK(hierarchy_default_max(MiB(1), 0, why, sizeof(why)) == MiB(64), "1M LLC: 64M floor (%s)", why);
 	CHECK(hierarchy_default_max(0, 0, why, sizeof(why)) == MiB(256), "no LLC: 256M (%s)", why);
 	CHECK(hierarchy_default_max(MiB(32), MiB(400), why, sizeof(why)) == MiB(100) &&

@@ -348,7 +348,6 @@ A64_PLAIN_RMW(arch_plain_fetch_andnot, "bic")
 #define ARCH_INSN_SET_BIT_IMM A64_I("stset x,[mem]", "ldxr;orr;stxr;cbnz loop")
 #define ARCH_INSN___SET_BIT_IMM "ldr;orr;str"
 #define ARCH_INSN_OR_BYTE_NL "ldrb;orr;strb (what C *byte |= mask compiles to)"
-#define ARCH_INSN_SET_BIT_IMM_NL ARCH_INSN_OR_BYTE_NL
 #define arch_set_bit_imm(p, mask) A64_OR((p), (uint64_t)(mask))
 #define arch___set_bit_imm(p, nr) ((void)arch_plain_fetch_or((p), 1ull << (nr)))
 static inline void arch_or_byte_nl(volatile void *p, uint8_t mask)
@@ -359,9 +358,6 @@ static inline void arch_or_byte_nl(volatile void *p, uint8_t mask)
 		     : [m] "+Q"(*(volatile uint8_t *)p), [t] "=&r"(tmp) : [k] "r"((uint32_t)mask)
 		     : "memory");
 }
-/* Older name of arch_or_byte_nl (the C |= byte form), kept for the
- * reproductions. */
-#define arch_set_bit_imm_nl(p, mask) arch_or_byte_nl((p), (mask))
 
 #define ARCH_INSN_SET_BIT_VAR A64_I("lsl;stset x,[mem]", "lsl;ldxr;orr;stxr;cbnz loop")
 #define ARCH_INSN_SET_BIT_VAR_NL "lsl;ldr;orr;str"

@@ -150,12 +150,9 @@ static inline uint64_t gen_plain_andnot(volatile void *p, uint64_t m)
 #define ARCH_INSN_SET_BIT_IMM "__atomic_fetch_or(relaxed)"
 #define ARCH_INSN___SET_BIT_IMM "volatile load; or; store"
 #define ARCH_INSN_OR_BYTE_NL "volatile byte load; or; store (C *byte |= mask)"
-#define ARCH_INSN_SET_BIT_IMM_NL ARCH_INSN_OR_BYTE_NL
 #define arch_set_bit_imm(p, mask) ((void)__atomic_fetch_or(GEN_W64(p), (uint64_t)(mask), GEN_RLX))
 #define arch___set_bit_imm(p, nr) ((void)gen_plain_or((p), 1ull << (nr)))
 #define arch_or_byte_nl(p, mask) ((void)(*(volatile uint8_t *)(p) |= (uint8_t)(mask)))
-/* Older name of arch_or_byte_nl, kept for the reproductions. */
-#define arch_set_bit_imm_nl(p, mask) arch_or_byte_nl((p), (mask))
 
 #define ARCH_INSN_SET_BIT_VAR "__atomic_fetch_or(relaxed), variable bit"
 #define ARCH_INSN_SET_BIT_VAR_NL "volatile load; or; store, variable bit"

@@ -129,10 +129,6 @@ static inline void arch_mul_chain(uint64_t iters)
 /* C `*byte |= mask`: a plain byte OR with an immediate. */
 #define arch_or_byte_nl(p, mask) \
 	asm volatile("orb %[k], %[m]" : [m] "+m"(X86_M8(p)) : [k] "i"(mask) : "memory", "cc")
-/* Older name of arch_or_byte_nl (the C |= byte form, not __set_bit), kept
- * for the reproductions that time the 2004 byte OR. */
-#define arch_set_bit_imm_nl(p, mask) arch_or_byte_nl(p, mask)
-#define ARCH_INSN_SET_BIT_IMM_NL ARCH_INSN_OR_BYTE_NL
 #define arch_set_bit_imm_ds(p, mask) \
 	asm volatile(".byte 0x3e\n\torb %[k], %[m]" : [m] "+m"(X86_M8(p)) : [k] "i"(mask) : "memory")
 

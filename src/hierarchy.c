@@ -349,6 +349,18 @@ size_t hierarchy_cache_size(const struct hierarchy *h, int level)
 	return h->levels[level - 1].size_bytes;
 }
 
+size_t hierarchy_level_footprint(const struct hierarchy *h, int level)
+{
+	const struct hierarchy_level *lv;
+	size_t mem = h->reached_memory ? h->ncaches + 1 : 0;
+
+	if (level < 1 || ((size_t)level > h->ncaches && (size_t)level != mem))
+		return 0;
+	lv = &h->levels[level - 1];
+	return round_down((size_t)sqrt((double)h->pts[lv->first].bytes * (double)h->pts[lv->last].bytes),
+			  LINE);
+}
+
 /* ---- measuring --------------------------------------------------------- */
 
 /* The timed chain: 64 dependent loads per iteration, each address the value
@@ -649,6 +661,9 @@ json_t *hierarchy_to_json(const struct hierarchy *h)
 			"first_bytes", (json_int_t)h->pts[lv->first].bytes,
 			"last_bytes", (json_int_t)h->pts[lv->last].bytes);
 
+		if (hierarchy_level_footprint(h, (int)l + 1))
+			json_object_set_new(o, "walk_bytes",
+					    json_integer((json_int_t)hierarchy_level_footprint(h, (int)l + 1)));
 		if (!lv->memory) {
 			json_object_set_new(o, "size_bytes", json_integer((json_int_t)lv->size_bytes));
 			json_object_set_new(o, "size_lo", json_integer((json_int_t)lv->size_lo));

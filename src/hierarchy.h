@@ -137,6 +137,12 @@ int hierarchy_measure(const struct hierarchy_opts *o, const struct calibration *
  * else 0; the memory level is not a cache. */
 size_t hierarchy_cache_size(const struct hierarchy *h, int level);
 
+/* A footprint whose walk lives in one level: the geometric middle of its
+ * plateau (level 1..ncaches: the caches; ncaches + 1: memory, before any
+ * page-walk plateau), away from both knees; 0 when there is no such
+ * level. For sizing the l2/llc/miss walks from the staircase. */
+size_t hierarchy_level_footprint(const struct hierarchy *h, int level);
+
 /* Writers: read h, never measure. */
 json_t *hierarchy_to_json(const struct hierarchy *h);
 void hierarchy_print(const struct hierarchy *h, FILE *f);

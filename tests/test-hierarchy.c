@@ -314,6 +314,17 @@ static void test_real(void)
 	CHECK(h.levels[3].memory && h.levels[3].cycles > 500 && h.levels[3].cycles < 660,
 	      "real: memory ~580 cycles (%.0f)", h.levels[3].cycles);
 	CHECK(h.disagrees, "real: disagreement flagged");
+	/* walks inside each level, away from its knees */
+	for (int l = 1; l <= 4; l++) {
+		size_t fp = hierarchy_level_footprint(&h, l);
+		const struct hierarchy_level *lv = &h.levels[l - 1];
+
+		CHECK(fp > real_b[lv->first] && fp < real_b[lv->last] && fp % 64 == 0,
+		      "real: level %d walk %zu inside its plateau %zu-%zu", l, fp, real_b[lv->first],
+		      real_b[lv->last]);
+	}
+	CHECK(hierarchy_level_footprint(&h, 5) == 0 && hierarchy_level_footprint(&h, 0) == 0,
+	      "real: no level 0 or 5");
 }
 
 /* The same guest with a busy neighbour: the L3 share shrank to about
@@ -406,6 +417,8 @@ static void test_json(void)
 	CHECK(json_is_false(json_object_get(json_array_get(lv, 2), "agrees")) &&
 	      json_integer_value(json_object_get(json_array_get(lv, 2), "hwloc_size")) == (json_int_t)MiB(508),
 	      "json: L3 beside hwloc's 508 MiB");
+	CHECK(json_integer_value(json_object_get(json_array_get(lv, 1), "walk_bytes")) ==
+	      (json_int_t)hierarchy_level_footprint(&h, 2), "json: L2 walk");
 	CHECK(!strcmp(json_string_value(json_object_get(json_array_get(lv, 3), "level")), "memory") &&
 	      !json_object_get(json_array_get(lv, 3), "size_bytes"), "json: memory has no size");
 	json_decref(j);

@@ -1,8 +1,13 @@
 /* report-html.c - `atomcost report RUN.json -o report.html`: one
  * self-contained page (inline CSS, inline SVG drawn here; no script, no
- * network) with the fingerprint, atomic vs non-atomic bars per pattern and
- * mode, cost vs footprint curves (results carrying extra.footprint), and
- * the c2c matrix as a heat map (a top-level "c2c" section). Every string
+ * network). A default characterization starts with its machine card
+ * (card_build: machine, atomicity, sharing, fast-path menu) and the card as
+ * charts: the measured staircase with its levels and hwloc's sizes, the
+ * atomic/non-atomic ratio by pattern, the c2c round trip and the sharing
+ * cases by topology class. Then, for every report: atomic vs non-atomic
+ * bars per pattern and mode, cost vs footprint curves (results carrying
+ * extra.footprint), the c2c matrix as a heat map (a top-level "c2c"
+ * section), the results table and the fingerprint. Every string
  * from the report goes through html_str(): probe names and fingerprint
  * facts come from files a user may have edited. */
 #include <errno.h>
@@ -10,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "card.h"
 #include "common.h"
 #include "compare.h"
 #include "build-config.h"
@@ -508,6 +514,651 @@ static void c2c_chart(const json_t *c2c, FILE *f)
 		fputs("<p class=\"note\">The report's c2c section has no matrix.</p>\n", f);
 }
 
+/* ---- the machine card and its charts ------------------------------------ */
+
+/* 4096 -> "4K", 1572864 -> "1.5M" (chart ticks); iec: "4 KiB", "1.5 MiB" */
+static void size_str(double bytes, char *buf, size_t len, bool iec)
+{
+	static const char *const unit[][2] = { { "K", " KiB" }, { "M", " MiB" }, { "G", " GiB" } };
+	int u = bytes >= 1 << 30 ? 2 : bytes >= 1 << 20 ? 1 : 0;
+	double v = bytes / pow(1024, u + 1);
+
+	snprintf(buf, len, v >= 10 ? "%.0f%s" : "%.2g%s", v, unit[u][iec]);
+}
+
+static const char *fp_get(const json_t *fp, const char *a, const char *b)
+{
+	const char *s = json_string_value(json_object_get(json_object_get(fp, a), b));
+
+	return s ? s : "?";
+}
+
+static void card_machine(const struct report *rep, FILE *f)
+{
+	const json_t *fp = fingerprint_of_meta(rep->meta);
+	const json_t *hv = json_object_get(fp, "hypervisor");
+	const json_t *levels = json_object_get(json_object_get(rep->sections, "hierarchy"), "levels");
+	const json_t *lv;
+	size_t i;
+
+	fputs("<table class=\"card\"><tr><th>machine</th><td>", f);
+	html_str(f, fp_get(fp, "cpu", "model_name"));
+	fputs(" (family ", f);
+	html_str(f, fp_get(fp, "cpu", "family"));
+	fputs(" model ", f);
+	html_str(f, fp_get(fp, "cpu", "model"));
+	fputs(", microcode ", f);
+	html_str(f, fp_get(fp, "cpu", "microcode"));
+	fputs(")<br>", f);
+	html_str(f, fp_get(fp, "kernel", "sysname"));
+	fputc(' ', f);
+	html_str(f, fp_get(fp, "kernel", "release"));
+	fprintf(f, ", %s, ", !hv ? "VM or not: unknown" :
+		json_is_true(json_object_get(hv, "cpuid_flag")) ? "virtual machine (hypervisor flag set)" :
+		"no hypervisor flag");
+	html_str(f, rep->topo_summary[0] ? rep->topo_summary : "topology unknown");
+	fprintf(f, "</td></tr>\n<tr><th>clock</th><td>core %.3f GHz, cycles from ", rep->cal.core_hz / 1e9);
+	html_str(f, rep->cal.cycle_source ? rep->cal.cycle_source : "?");
+	fprintf(f, "; %s</td></tr>\n<tr><th>caches</th><td>", rep->cal.trustworthy ? "calibration trustworthy" :
+		"<span class=\"warn\">CALIBRATION NOT TRUSTWORTHY</span>");
+	if (!json_array_size(levels))
+		fputs("measured hierarchy not in this report", f);
+	json_array_foreach(levels, i, lv) {
+		char sz[32];
+
+		if (i)
+			fputs(" | ", f);
+		if (json_is_true(json_object_get(lv, "memory"))) {
+			fprintf(f, "DRAM %.0f ns (%.0f cycles)", json_number_value(json_object_get(lv, "ns")),
+				json_number_value(json_object_get(lv, "cycles")));
+			continue;
+		}
+		size_str(json_number_value(json_object_get(lv, "size_bytes")), sz, sizeof(sz), true);
+		html_str(f, json_string_value(json_object_get(lv, "level")));
+		fprintf(f, " %s %.1f cycles", sz, json_number_value(json_object_get(lv, "cycles")));
+	}
+	if (json_array_size(levels))
+		fputs(" (measured)", f);
+	json_array_foreach(levels, i, lv) {
+		double hw = json_number_value(json_object_get(lv, "hwloc_size"));
+		char a[32], b[32];
+
+		if (!(hw > 0) || !json_is_false(json_object_get(lv, "agrees")))
+			continue;
+		size_str(hw, a, sizeof(a), true);
+		size_str(json_number_value(json_object_get(lv, "size_bytes")), b, sizeof(b), true);
+		fputs("<br><span class=\"warn\">hwloc declares ", f);
+		html_str(f, json_string_value(json_object_get(lv, "level")));
+		fprintf(f, " = %s, measured about %s: the patterns use the measured size</span>", a, b);
+	}
+	fputs("</td></tr></table>\n", f);
+}
+
+static void card_atomicity(const struct card *c, FILE *f)
+{
+	if (!c->pair_atomic) {
+		fputs("<p>atomicity: not measured (no atomic/non-atomic twin pair in this report)</p>\n", f);
+		return;
+	}
+	fputs("<h3>The cost of atomicity: ", f);
+	html_str(f, c->pair_atomic);
+	fputs(" against ", f);
+	html_str(f, c->pair_plain);
+	fprintf(f, "</h3>\n<table class=\"res card\"><tr><th>where</th><th>mode</th><th>atomic</th><th>non-atomic</th>"
+		   "<th>cycles per op; verdict beyond a %.0f%% noise floor</th></tr>\n", c->floor * 100);
+	for (unsigned i = 0; i < c->ncmp; i++) {
+		const struct card_cmp *k = &c->cmp[i];
+
+		fputs("<tr><td>", f);
+		html_str(f, k->what);
+		fprintf(f, "</td><td>%s</td>", probe_mode_name(k->mode));
+		if (!k->ok) {
+			fputs("<td colspan=\"3\" class=\"note\">not measured</td></tr>\n", f);
+			continue;
+		}
+		fprintf(f, "<td class=\"n\">%.2f</td><td class=\"n\">%.2f</td><td>", k->atomic, k->plain);
+		switch (k->v) {
+		case VERDICT_SLOWER:
+			fprintf(f, "the lock costs <b>%.1fx</b> (+%.1f cycles)", k->atomic / k->plain, k->atomic - k->plain);
+			break;
+		case VERDICT_FASTER:
+			fprintf(f, "the atomic form is faster (%.2fx)", k->atomic / k->plain);
+			break;
+		case VERDICT_SAME:
+			fputs("same: the cost of atomicity vanishes here", f);
+			break;
+		case VERDICT_NONE:
+			fputs("no verdict", f);
+			break;
+		}
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+static void card_sharing(const struct card *c, FILE *f)
+{
+	if (!c->share_probe) {
+		fputs("<p>sharing: not measured (no contention rows in this report)</p>\n", f);
+		return;
+	}
+	fputs("<h3>Sharing: ", f);
+	html_str(f, c->share_probe);
+	fputs(" by 2 threads, per topology class</h3>\n<table class=\"res card\"><tr><th>class</th>"
+	      "<th>true sharing</th><th>false sharing</th><th>no sharing</th><th>cycles per op</th></tr>\n", f);
+	for (unsigned i = 0; i < c->nshare; i++) {
+		const struct card_share *s = &c->share[i];
+		const double v[3] = { s->true_share, s->false_share, s->no_share };
+
+		fputs("<tr><td>", f);
+		html_str(f, s->placement);
+		fputs("</td>", f);
+		for (int k = 0; k < 3; k++)
+			if (v[k] > 0)
+				fprintf(f, "<td class=\"n\">%.1f</td>", v[k]);
+			else
+				fputs("<td class=\"n note\">-</td>", f);
+		fputs("<td>", f);
+		if (s->not_overlapped)
+			fputs("some cases' threads did not overlap: not contention, left out. ", f);
+		if (s->no_share > 0 && s->true_share > 0 &&
+		    stats_verdict(s->true_share, s->no_share, c->floor) == VERDICT_SLOWER)
+			fprintf(f, "sharing the line costs <b>%.1fx</b>", s->true_share / s->no_share);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+static void card_menu(const struct card *c, FILE *f)
+{
+	fputs("<h3>Fast-path menu: for a need, the options measured here, cheapest first</h3>\n"
+	      "<table class=\"res card menu\"><tr><th>need</th><th>option</th><th>cycles (hit latency)</th>"
+	      "<th></th><th>safe when</th></tr>\n", f);
+	for (unsigned n = 0; n < c->nneed; n++) {
+		const struct card_need *nd = &c->need[n];
+		double max = 0;
+
+		for (unsigned o = 0; o < nd->nopt; o++)
+			max = fmax(max, nd->opt[o].cycles);
+		fprintf(f, "<tr class=\"need\"><td rowspan=\"%u\">", nd->nopt ? nd->nopt : 1);
+		html_str(f, nd->need);
+		fputs("</td>", f);
+		if (!nd->nopt)
+			fputs("<td colspan=\"4\" class=\"note\">not measured</td></tr>\n", f);
+		for (unsigned o = 0; o < nd->nopt; o++) {
+			const struct card_option *op = &nd->opt[o];
+
+			if (o)
+				fputs("<tr>", f);
+			fputs("<td><code>", f);
+			html_str(f, op->probe);
+			fprintf(f, "</code></td><td class=\"n\">%.2f</td><td><svg class=\"spark\" width=\"120\" height=\"10\" "
+				   "role=\"img\"><rect x=\"0\" y=\"1\" width=\"%.1f\" height=\"8\" fill=\"%s\"/></svg></td><td>",
+				op->cycles, max > 0 ? 120 * op->cycles / max : 0, o == 0 ? COL_PLAIN : COL_BASE);
+			html_str(f, op->safe_when);
+			if (op->analog)
+				fputs(" <i>[analog: not the real primitive]</i>", f);
+			fputs("</td></tr>\n", f);
+		}
+	}
+	fputs("</table>\n", f);
+}
+
+/* The measured staircase: cycles per load of the dependent chase against
+ * the footprint (log x, log y), the detected levels as bands with their
+ * measured size (solid) and hwloc's declared sizes (dashed). */
+static void staircase_chart(const struct report *rep, FILE *f)
+{
+	static const char *const band[] = { "#eef4fa", "#fbf1e6", "#eef6ee", "#f6eef6", "#f4f4f4" };
+	const json_t *h = json_object_get(rep->sections, "hierarchy");
+	const json_t *pts = json_object_get(h, "points"), *levels = json_object_get(h, "levels");
+	const json_t *hw = json_object_get(h, "hwloc_caches"), *p, *lv;
+	double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = 0;
+	int lw = 50, top = 34, ph = 300, pw = W - lw - 20;
+	size_t i;
+	bool first = true;
+
+	json_array_foreach(pts, i, p) {
+		double b = json_number_value(json_object_get(p, "bytes"));
+		double c = json_number_value(json_object_get(p, "cycles"));
+
+		if (!(b > 0) || !(c > 0))
+			continue;
+		xmin = fmin(xmin, log2(b));
+		xmax = fmax(xmax, log2(b));
+		ymin = fmin(ymin, c);
+		ymax = fmax(ymax, c);
+	}
+	fputs("<h3>Measured memory hierarchy (the staircase)</h3>\n", f);
+	if (!isfinite(xmin) || xmax - xmin < 1) {
+		fputs("<p class=\"note\">No measured hierarchy in this report (the default characterization, "
+		      "atomcost run with no probe names, measures it; so does atomcost hierarchy).</p>\n", f);
+		return;
+	}
+#define SX(b) (lw + pw * (log2(b) - xmin) / (xmax - xmin))
+	{
+		double ylo = pow(10, floor(log10(ymin))), yhi = pow(10, ceil(log10(ymax)));
+#define SY(v) (top + ph - ph * (log10(fmax(v, ylo)) - log10(ylo)) / (log10(yhi) - log10(ylo)))
+		fprintf(f, "<figure><svg class=\"chart staircase\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+			   "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\"><title>measured memory hierarchy: "
+			   "cycles per dependent load against footprint</title>\n",
+			W, top + ph + 44, W, top + ph + 44);
+		/* level bands, labelled at the top */
+		json_array_foreach(levels, i, lv) {
+			double a = json_number_value(json_object_get(lv, "first_bytes"));
+			double b = json_number_value(json_object_get(lv, "last_bytes"));
+			bool mem = json_is_true(json_object_get(lv, "memory"));
+			char lab[64];
+
+			if (!(a > 0) || !(b >= a))
+				continue;
+			fprintf(f, "<rect class=\"level\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>",
+				SX(a), top, fmax(SX(b) - SX(a), 2), ph, band[i % ARRAY_SIZE(band)]);
+			if (mem)
+				snprintf(lab, sizeof(lab), "DRAM %.0f ns", json_number_value(json_object_get(lv, "ns")));
+			else
+				snprintf(lab, sizeof(lab), "%.6s %.1f cyc",
+					 json_string_value(json_object_get(lv, "level")) ?: "?",
+					 json_number_value(json_object_get(lv, "cycles")));
+			fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"lvl\">", (SX(a) + SX(b)) / 2, top + 14);
+			html_str(f, lab);
+			fputs("</text>\n", f);
+		}
+		/* y grid: 1, 2, 5 per decade */
+		for (double d = ylo; d <= yhi * 1.001; d *= 10)
+			for (int m = 1; m <= 5; m += (m == 1 ? 1 : 3)) {
+				double v = d * m, y = SY(v);
+
+				if (v > yhi * 1.001)
+					break;
+				fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" class=\"grid\"/>"
+					   "<text x=\"%d\" y=\"%.1f\" class=\"label\">%g</text>\n",
+					lw, y, lw + pw, y, lw - 4, y + 4, v);
+			}
+		/* x ticks every power of 4 */
+		for (double e = ceil(xmin); e <= xmax; e += 1) {
+			char s[32];
+
+			if ((long)e % 2)
+				continue;
+			size_str(pow(2, e), s, sizeof(s), false);
+			fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" class=\"grid\"/>"
+				   "<text x=\"%.1f\" y=\"%d\" class=\"tick\">%s</text>\n",
+				SX(pow(2, e)), top + ph, SX(pow(2, e)), top + ph + 4, SX(pow(2, e)), top + ph + 16, s);
+		}
+		/* hwloc's declared sizes, dashed, labelled below the top */
+		json_array_foreach(hw, i, p) {
+			double b = json_number_value(p);
+			char s[32];
+
+			if (!(b > 0) || log2(b) < xmin || log2(b) > xmax)
+				continue;
+			size_str(b, s, sizeof(s), false);
+			fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" class=\"hwloc\"/>"
+				   "<text x=\"%.1f\" y=\"%d\" class=\"hwlab\">hwloc L%zu %s</text>\n",
+				SX(b), top, SX(b), top + ph, SX(b) + 3, top + ph - 6 - 12 * (int)(i % 2), i + 1, s);
+		}
+		/* the measured sizes: a solid line, the bracket under it */
+		json_array_foreach(levels, i, lv) {
+			double s = json_number_value(json_object_get(lv, "size_bytes"));
+			double lo = json_number_value(json_object_get(lv, "size_lo"));
+			double hi = json_number_value(json_object_get(lv, "size_hi"));
+			char t[32];
+
+			if (!(s > 0) || json_is_true(json_object_get(lv, "memory")))
+				continue;
+			size_str(s, t, sizeof(t), false);
+			fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" class=\"measured\"/>"
+				   "<text x=\"%.1f\" y=\"%d\" class=\"mlab\">",
+				SX(s), top + 18, SX(s), top + ph, SX(s) - 3, top + 30);
+			html_str(f, json_string_value(json_object_get(lv, "level")));
+			fprintf(f, " %s measured</text>", t);
+			if (lo > 0 && hi > lo)
+				fprintf(f, "<path class=\"bracket\" d=\"M%.1f %d H%.1f M%.1f %d v8 M%.1f %d v8\"/>",
+					SX(lo), top + ph - 8, SX(fmin(hi, pow(2, xmax))), SX(lo), top + ph - 12,
+					SX(fmin(hi, pow(2, xmax))), top + ph - 12);
+			fputc('\n', f);
+		}
+		/* the points */
+		fputs("<path class=\"curve\" stroke=\"#222\" d=\"", f);
+		json_array_foreach(pts, i, p) {
+			double b = json_number_value(json_object_get(p, "bytes"));
+			double c = json_number_value(json_object_get(p, "cycles"));
+
+			if (!(b > 0) || !(c > 0))
+				continue;
+			fprintf(f, "%s%.1f %.1f", first ? "M" : " L", SX(b), SY(c));
+			first = false;
+		}
+		fputs("\"/>\n", f);
+		json_array_foreach(pts, i, p) {
+			double b = json_number_value(json_object_get(p, "bytes"));
+			double c = json_number_value(json_object_get(p, "cycles"));
+			char s[32];
+
+			if (!(b > 0) || !(c > 0))
+				continue;
+			size_str(b, s, sizeof(s), false);
+			fprintf(f, "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.2\"><title>%s: %.2f cycles, "
+				   "%.2f ns</title></circle>", SX(b), SY(c), s, c,
+				json_number_value(json_object_get(p, "ns")));
+		}
+		fprintf(f, "\n<text x=\"%d\" y=\"%d\" class=\"axis\">footprint of the dependent random chase (bytes, log "
+			   "scale); y: core cycles per load (log scale)</text>\n</svg>",
+			lw, top + ph + 36);
+#undef SY
+	}
+#undef SX
+	fputs("<figcaption>Bands: the levels found at the knees of the staircase; solid lines: each level's "
+	      "measured size, with the bracket of footprints it lies between; dashed: the sizes hwloc "
+	      "declares (in a virtual machine they can be fiction).</figcaption></figure>\n", f);
+}
+
+/* The patterns of the ratio chart, in order of distance from the core. */
+static const struct {
+	const char *pattern, *label;
+	enum probe_mode mode;
+} ratio_cats[] = {
+	{ "hit", "hit, throughput", MODE_THROUGHPUT },
+	{ "hit", "hit, latency", MODE_LATENCY },
+	{ "dep", "dep", MODE_LATENCY },
+	{ "l2", "l2", MODE_LATENCY },
+	{ "llc", "llc", MODE_LATENCY },
+	{ "miss", "miss", MODE_LATENCY },
+};
+
+/* Median cycles of the first group of (name, mode, pattern), NAN: absent. */
+static double cycles_of(const struct report *rep, const char *name, enum probe_mode m, const char *pattern)
+{
+	double lo, hi;
+
+	for (size_t i = 0; i < rep->n; i++)
+		if (rep->r[i].mode == m && !strcmp(rep->r[i].name, name) && !strcmp(rep->r[i].pattern, pattern))
+			return group_cycles(rep, i, &lo, &hi);
+	return NAN;
+}
+
+/* Atomic over non-atomic by pattern: one bar per twin pair in each
+ * pattern, on a log scale around 1 (no cost); a bar within the noise
+ * floor of 1 is drawn pale. */
+static void ratio_chart(const struct report *rep, FILE *f)
+{
+	static const char *const colors[] = { "#c8553d", "#3a7ca5", "#588157", "#8f2d56",
+					      "#f28f3b", "#6a4c93", "#2a9d8f", "#6d6875" };
+	const char *names[8], *twins[8];
+	size_t np = 0;
+	double lmin = -1, lmax = 1, floor_rel = NOISE_FLOOR_MIN;
+	int lw = 50, top = 10, ph = 260, pw = W - lw - 150;
+	double gw;
+
+	/* the pairs measured under the patterns, else those of the hot line */
+	for (size_t i = 0; i < 2 * rep->n && np < ARRAY_SIZE(names); i++) {
+		const struct result *r = &rep->r[i % rep->n];
+		const struct result *t;
+		size_t ti;
+		bool seen = false;
+
+		if (i == rep->n && np)
+			break;
+		if (!r->twin[0] || rank(r) != 2 || strcmp(r->pattern, i < rep->n ? "dep" : "hit"))
+			continue;
+		t = find_twin(rep, r, &ti);
+		if (!t || rank(t) >= 2)
+			continue;
+		for (size_t k = 0; k < np; k++)
+			seen |= !strcmp(names[k], r->name);
+		if (seen)
+			continue;
+		names[np] = r->name;
+		twins[np++] = r->twin;
+	}
+	fputs("<h3>Atomic against non-atomic, by access pattern</h3>\n", f);
+	if (!np) {
+		fputs("<p class=\"note\">No twin pair measured under the access patterns (the default "
+		      "characterization measures them under hit, dep, l2, llc and miss).</p>\n", f);
+		return;
+	}
+	{
+		struct card c;
+
+		if (!card_build(rep, &c))
+			floor_rel = c.floor;
+	}
+	for (size_t k = 0; k < np; k++)
+		for (size_t g = 0; g < ARRAY_SIZE(ratio_cats); g++) {
+			double a = cycles_of(rep, names[k], ratio_cats[g].mode, ratio_cats[g].pattern);
+			double b = cycles_of(rep, twins[k], ratio_cats[g].mode, ratio_cats[g].pattern);
+
+			if (a > 0 && b > 0) {
+				lmin = fmin(lmin, floor(log2(a / b)));
+				lmax = fmax(lmax, ceil(log2(a / b)));
+			}
+		}
+	gw = (double)pw / ARRAY_SIZE(ratio_cats);
+#define RY(r) (top + ph - ph * (log2(r) - lmin) / (lmax - lmin))
+	fprintf(f, "<figure><svg class=\"chart ratios\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		   "viewBox=\"0 0 %d %d\" role=\"img\"><title>atomic over non-atomic cycles per op, by pattern</title>\n",
+		W, top + ph + 44, W, top + ph + 44);
+	for (double e = lmin; e <= lmax; e += 1)
+		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" class=\"%s\"/>"
+			   "<text x=\"%d\" y=\"%.1f\" class=\"label\">%gx</text>\n",
+			lw, RY(pow(2, e)), lw + pw, RY(pow(2, e)), e == 0 ? "one" : "grid", lw - 4, RY(pow(2, e)) + 4,
+			pow(2, e));
+	for (size_t g = 0; g < ARRAY_SIZE(ratio_cats); g++) {
+		double x0 = lw + g * gw, bw = gw * 0.8 / (double)np;
+
+		fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"tick\">%s</text>\n", x0 + gw / 2, top + ph + 16,
+			ratio_cats[g].label);
+		for (size_t k = 0; k < np; k++) {
+			double a = cycles_of(rep, names[k], ratio_cats[g].mode, ratio_cats[g].pattern);
+			double b = cycles_of(rep, twins[k], ratio_cats[g].mode, ratio_cats[g].pattern);
+			double y1, y0 = RY(1), x = x0 + gw * 0.1 + k * bw;
+			bool same;
+
+			if (!(a > 0 && b > 0))
+				continue;
+			y1 = RY(a / b);
+			same = stats_verdict(a, b, floor_rel) == VERDICT_SAME;
+			fprintf(f, "<rect class=\"rbar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"%s>"
+				   "<title>", x, fmin(y0, y1), fmax(bw - 1, 1), fmax(fabs(y1 - y0), 1),
+				colors[k % ARRAY_SIZE(colors)], same ? " fill-opacity=\"0.3\"" : "");
+			html_str(f, names[k]);
+			fputs(" / ", f);
+			html_str(f, twins[k]);
+			fprintf(f, ", %s: %.2f / %.2f cycles = %.2fx%s</title></rect>\n", ratio_cats[g].label, a, b, a / b,
+				same ? " (within the noise floor: same)" : "");
+		}
+	}
+	for (size_t k = 0; k < np; k++) {
+		fprintf(f, "<rect x=\"%d\" y=\"%zu\" width=\"10\" height=\"10\" fill=\"%s\"/><text x=\"%d\" y=\"%zu\" "
+			   "class=\"value\">", lw + pw + 12, top + 4 + 16 * k, colors[k % ARRAY_SIZE(colors)], lw + pw + 26,
+			top + 13 + 16 * k);
+		html_str(f, names[k]);
+		fputs("</text>\n", f);
+	}
+	fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"axis\">atomic op's cycles over its non-atomic twin's (log scale; "
+		   "1x: atomicity costs nothing)</text>\n</svg>", lw, top + ph + 36);
+#undef RY
+	fprintf(f, "<figcaption>One bar per twin pair (the atomic op named; its twin is the non-atomic form) in each "
+		   "access pattern; pale: within the %.0f%% noise floor of 1 (same). Under a DRAM miss the lock's cost "
+		   "disappears in the miss.</figcaption></figure>\n", floor_rel * 100);
+}
+
+/* Horizontal bars: one per item, a label on the left, the value and an
+ * optional whisker; grey with a note when not valid. */
+struct hbar {
+	char label[64];
+	double v, lo, hi;	/* lo/hi: whisker, NAN: none */
+	const char *color;
+	const char *note;	/* drawn instead of the value when set */
+};
+
+static void hbars(const struct hbar *b, size_t n, const char *unit, const char *klass, FILE *f)
+{
+	int label_w = 200, row_h = 18, h = (int)n * row_h + 36;
+	double max = 0, scale;
+
+	for (size_t i = 0; i < n; i++)
+		max = fmax(max, fmax(b[i].v, isfinite(b[i].hi) ? b[i].hi : 0));
+	if (!(max > 0))
+		max = 1;
+	max *= 1.15;
+	scale = (W - label_w - 150) / max;
+	fprintf(f, "<svg class=\"chart %s\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		   "viewBox=\"0 0 %d %d\" role=\"img\"><title>", klass, W, h, W, h);
+	html_str(f, unit);
+	fputs("</title>\n", f);
+	for (int k = 0; k <= 4; k++) {
+		double v = max * k / 4, x = label_w + v * scale;
+
+		fprintf(f, "<line x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%zu\" class=\"grid\"/><text x=\"%.1f\" y=\"%zu\" "
+			   "class=\"tick\">%.3g</text>\n", x, x, n * row_h, x, n * row_h + 14, v);
+	}
+	for (size_t i = 0; i < n; i++) {
+		int y = (int)i * row_h;
+
+		fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"label\">", label_w - 6, y + 13);
+		html_str(f, b[i].label);
+		fputs("</text>", f);
+		fprintf(f, "<rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"%s><title>",
+			label_w, y + 2, fmax(b[i].v, 0) * scale, row_h - 5, b[i].note ? COL_BASE : b[i].color,
+			b[i].note ? " fill-opacity=\"0.4\"" : "");
+		html_str(f, b[i].label);
+		fprintf(f, ": %.1f ", b[i].v);
+		html_str(f, unit);
+		fputs("</title></rect>", f);
+		if (isfinite(b[i].lo) && isfinite(b[i].hi))
+			fprintf(f, "<path class=\"whisker\" d=\"M%.1f %d H%.1f\"/>", label_w + b[i].lo * scale, y + 9,
+				label_w + b[i].hi * scale);
+		fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"value\">%.1f", label_w + fmax(b[i].v, isfinite(b[i].hi) ?
+			b[i].hi : 0) * scale + 4, y + 13, b[i].v);
+		if (b[i].note) {
+			fputs(" (", f);
+			html_str(f, b[i].note);
+			fputc(')', f);
+		}
+		fputs("</text>\n", f);
+	}
+	fprintf(f, "<text x=\"%d\" y=\"%zu\" class=\"axis\">", label_w, n * row_h + 30);
+	html_str(f, unit);
+	fputs("</text></svg>", f);
+}
+
+/* The c2c round trip of one pair per topology class (the c2c section). */
+static void c2c_class_chart(const struct report *rep, FILE *f)
+{
+	const json_t *c2c = json_object_get(rep->sections, "c2c"), *p;
+	struct hbar b[32];
+	size_t n = 0, i;
+
+	fputs("<h3>Cache-to-cache round trip, by topology class</h3>\n", f);
+	json_array_foreach(json_object_get(c2c, "pairs"), i, p) {
+		const json_t *ns = json_object_get(p, "round_trip_ns");
+
+		if (n == ARRAY_SIZE(b) || !json_is_object(ns))
+			continue;
+		snprintf(b[n].label, sizeof(b[n].label), "%.12s (PU %d, %d) %.12s",
+			 json_string_value(json_object_get(p, "class")) ?: "?",
+			 (int)json_integer_value(json_object_get(p, "cpu_a")),
+			 (int)json_integer_value(json_object_get(p, "cpu_b")),
+			 json_string_value(json_object_get(p, "method")) ?: "?");
+		b[n].v = json_number_value(json_object_get(ns, "median"));
+		b[n].lo = json_number_value(json_object_get(ns, "p10"));
+		b[n].hi = json_number_value(json_object_get(ns, "p90"));
+		b[n].color = COL_ATOMIC;
+		b[n].note = json_is_true(json_object_get(p, "timed_out")) ? "timed out" : NULL;
+		n++;
+	}
+	if (!n) {
+		fputs("<p class=\"note\">No c2c round trips in this report.</p>\n", f);
+		return;
+	}
+	fputs("<figure>", f);
+	hbars(b, n, "ns per round trip (median; whisker p10 to p90)", "c2c-class", f);
+	fputs("<figcaption>The line goes to the other PU and back; one pair per class this machine has.", f);
+	if (json_array_size(json_object_get(c2c, "absent_classes"))) {
+		fputs(" Absent here (no PU pair of the class):", f);
+		json_array_foreach(json_object_get(c2c, "absent_classes"), i, p) {
+			fputc(' ', f);
+			html_str(f, json_string_value(p));
+		}
+		fputc('.', f);
+	}
+	fputs("</figcaption></figure>\n", f);
+}
+
+/* True, false and no sharing of each contention probe, per class, from
+ * the contention rows (extra.contention). Cases whose threads did not run
+ * together are drawn grey and said: they measured no contention. */
+static void sharing_chart(const struct report *rep, FILE *f)
+{
+	static const struct {
+		const char *pattern, *color;
+	} cases[] = { { "true-share", COL_ATOMIC }, { "false-share", COL_LOCAL }, { "no-share", COL_PLAIN } };
+	struct hbar b[48];
+	size_t n = 0;
+	double lo, hi;
+
+	fputs("<h3>Contention: true, false and no sharing, by topology class</h3>\n", f);
+	for (size_t i = 0; i < rep->n && n + ARRAY_SIZE(cases) <= ARRAY_SIZE(b); i++) {
+		const struct result *r = &rep->r[i];
+		const json_t *ct = json_object_get(r->extra, "contention");
+		const char *pl = json_string_value(json_object_get(ct, "placement"));
+
+		/* one group per probe and placement: start at its true-share row */
+		if (!pl || strcmp(r->pattern, "true-share") || !compare_group_first(rep, i))
+			continue;
+		for (size_t k = 0; k < ARRAY_SIZE(cases); k++)
+			for (size_t j = 0; j < rep->n; j++) {
+				const struct result *q = &rep->r[j];
+				const json_t *qc = json_object_get(q->extra, "contention");
+
+				if (strcmp(q->name, r->name) || strcmp(q->pattern, cases[k].pattern) ||
+				    !compare_group_first(rep, j) ||
+				    strcmp(json_string_value(json_object_get(qc, "placement")) ?: "", pl))
+					continue;
+				snprintf(b[n].label, sizeof(b[n].label), "%.12s %.20s %.12s", pl, q->name, cases[k].pattern);
+				b[n].v = group_cycles(rep, j, &lo, &hi);
+				b[n].lo = b[n].hi = NAN;
+				b[n].color = cases[k].color;
+				b[n].note = json_is_false(json_object_get(qc, "overlapped")) ? "no overlap" : NULL;
+				n++;
+				break;
+			}
+	}
+	if (!n) {
+		fputs("<p class=\"note\">No contention rows in this report.</p>\n", f);
+		return;
+	}
+	fputs("<figure>", f);
+	hbars(b, n, "core cycles per op per thread (median)", "sharing", f);
+	fprintf(f, "<figcaption>2 threads on a pair of PUs of the class: <span style=\"color:%s\">&#9632;</span> true "
+		   "sharing (one word), <span style=\"color:%s\">&#9632;</span> false sharing (two words of one line), "
+		   "<span style=\"color:%s\">&#9632;</span> no sharing (lines apart); grey, \"no overlap\": the "
+		   "two threads did not run at the same time, so the case measured no contention (the card leaves "
+		   "it out).</figcaption></figure>\n",
+		COL_ATOMIC, COL_LOCAL, COL_PLAIN);
+}
+
+/* The card first, then its charts. */
+static void card_and_charts(const struct report *rep, FILE *f)
+{
+	struct card c;
+
+	if (card_build(rep, &c))
+		return;
+	fprintf(f, "<h2 id=\"card\">Machine card%s</h2>\n", rep->partial ? " (PARTIAL run)" : "");
+	card_machine(rep, f);
+	card_atomicity(&c, f);
+	card_sharing(&c, f);
+	card_menu(&c, f);
+	fputs("<h2 id=\"charts\">The card as charts</h2>\n", f);
+	staircase_chart(rep, f);
+	ratio_chart(rep, f);
+	c2c_class_chart(rep, f);
+	sharing_chart(rep, f);
+}
+
 static const char css[] =
 	"body{font:14px/1.4 system-ui,sans-serif;max-width:1000px;margin:1em auto;padding:0 1em;color:#222}"
 	"h1{font-size:1.5em}h3{font-size:1em;margin:1em 0 0}h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ccc}"
@@ -518,7 +1169,12 @@ static const char css[] =
 	".axis{fill:#555}.grid{stroke:#ddd}.whisker{stroke:#222;fill:none}.value{fill:#222}"
 	".curve{fill:none;stroke-width:2}.cell.none{fill:#ddd}.cellv{text-anchor:middle;fill:#111}"
 	"figure{margin:1em 0}figcaption{color:#555;font-size:12px}.note{color:#555}"
-	".warn{color:#a00;font-weight:bold}";
+	".warn{color:#a00;font-weight:bold}"
+	"table.card{margin:.4em 0}table.card th{color:#555;font-weight:normal}table.card td.n{text-align:right}"
+	"table.menu tr.need td{border-top:1px solid #ccc}table.menu code{font-size:12px}"
+	".lvl{text-anchor:middle;fill:#333;font-weight:bold}.hwloc{stroke:#a4161a;stroke-dasharray:5 4}"
+	".hwlab{fill:#a4161a}.measured{stroke:#222;stroke-width:1.5}.mlab{text-anchor:end;fill:#222}"
+	".bracket{stroke:#222;fill:none}.pt{fill:#222}.one{stroke:#222;stroke-width:1.5}";
 
 int report_write_html(const struct report *rep, FILE *f)
 {
@@ -557,6 +1213,10 @@ int report_write_html(const struct report *rep, FILE *f)
 		fputs("): only what was measured before it stopped.</p>\n", f);
 	}
 
+	/* a default characterization: the card first, then its charts */
+	if (json_object_get(rep->meta, "characterization"))
+		card_and_charts(rep, f);
+
 	fputs("<h2>Atomic vs non-atomic, per pattern</h2>\n", f);
 	for (size_t i = 0; i < rep->n; i++) {
 		if (seen_pattern(rep, i))
@@ -586,7 +1246,7 @@ int report_write_html(const struct report *rep, FILE *f)
 		   "than the floor in brackets (the spread of the ratio between --repeat passes, at least %.0f%%, "
 		   "the documented minimum); else same. Analogs lack the real semantics and get no verdict.</p>\n",
 		NOISE_FLOOR_MIN * 100);
-	fputs("<h2>Results</h2>\n<table class=\"res\"><tr><th>probe</th><th>twin</th><th>pattern</th>"
+	fputs("<table class=\"res\"><tr><th>probe</th><th>twin</th><th>pattern</th>"
 	      "<th>mode</th><th>pass</th><th>insn</th><th>cycles min</th><th>median</th><th>p90</th><th>ns</th>"
 	      "<th>ratio [95% CI]</th><th>vs twin (floor)</th><th>samples</th></tr>\n", f);
 	for (size_t i = 0; i < rep->n; i++) {

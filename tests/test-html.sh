@@ -2,8 +2,12 @@
 # test-html.sh ATOMCOST SRCDIR - the HTML report renders in a real browser.
 # Writes the page from the golden JSON report (tests/golden/report.json:
 # bars, footprint curves and a c2c matrix), opens it in headless Chromium
-# and counts the chart elements in the rendered DOM. Exit 77 (skip) with a
-# reason when no browser can start here.
+# and counts the chart elements in the rendered DOM; then the page of a
+# default characterization (tests/golden/characterization.json: a run of
+# this tool's default set on a 2-vCPU Zen 4 guest, samples thinned to 6 per
+# row): the machine card first, then its charts (staircase, atomic/non-atomic
+# ratio by pattern, c2c and sharing by topology class). Also the side-by-side
+# compare page. Exit 77 (skip) with a reason when no browser can start here.
 set -u
 atomcost=$1
 src=$2
@@ -48,8 +52,42 @@ check "heat map cells" 4 "$(count '<rect class="cell')"
 check "fingerprint rows" 20 "$(count '<tr><th>')"
 if grep -q '<script>alert' "$tmp/dom.html"; then echo "FAIL: unescaped script in DOM"; fail=1; fi
 
+# a default characterization: the card first, then the charts
+"$atomcost" report "$src/tests/golden/characterization.json" -o "$tmp/c.html" ||
+	{ echo "FAIL: atomcost report (characterization)"; exit 1; }
+run_browser --dump-dom "file://$tmp/c.html" >"$tmp/cdom.html" || { echo "FAIL: render characterization"; exit 1; }
+ccount() { grep -o "$1" "$tmp/cdom.html" | wc -l; }
+check "card heading" 1 "$(ccount 'id="card"')"
+check "card tables (machine, atomicity, sharing, menu)" 4 "$(ccount '<table class="[a-z ]*card')"
+check "atomicity rows with a verdict" 6 "$(ccount 'the lock costs\|vanishes here\|atomic form is faster')"
+check "menu options" 10 "$(ccount '<svg class="spark"')"
+check "staircase chart" 1 "$(ccount 'class="chart staircase"')"
+check "staircase points" 20 "$(ccount '<circle class="pt"')"
+check "measured levels" 3 "$(ccount '<rect class="level"')"
+check "hwloc's declared sizes" 3 "$(ccount '<line [^>]*class="hwloc"')"
+check "ratio chart bars" 10 "$(ccount '<rect class="rbar"')"
+check "c2c by class" 1 "$(ccount 'class="chart c2c-class"')"
+check "sharing by class" 3 "$(ccount 'class="chart sharing"\|<rect class="bar"[^>]*fill-opacity')"
+# the card comes before the charts, the charts before the full tables
+first() { grep -n -o "$1" "$tmp/cdom.html" | head -1 | cut -d: -f1; }
+order=$(grep -o 'id="card"\|class="chart staircase"\|<table class="res">' "$tmp/cdom.html" | uniq | tr '\n' ' ')
+case "$order" in
+	'id="card" class="chart staircase" <table class="res"> '*) echo "ok   order: card, charts, tables";;
+	*) echo "FAIL order: $order"; fail=1;;
+esac
+# the golden report is no characterization: no card there
+if grep -q 'id="card"' "$tmp/dom.html"; then echo "FAIL: card on a report that is no characterization"; fail=1; fi
+
+# machines side by side: three files, one a summary
+"$atomcost" report "$src/tests/golden/characterization.json" -o "$tmp/c.summary.json" || { echo "FAIL: summary"; exit 1; }
+"$atomcost" compare "$src/tests/golden/characterization.json" "$tmp/c.summary.json" \
+	"$src/tests/golden/characterization.json" --format html >"$tmp/n.html" || { echo "FAIL: compare --format html"; exit 1; }
+run_browser --dump-dom "file://$tmp/n.html" >"$tmp/ndom.html" || { echo "FAIL: render compare"; exit 1; }
+check "side-by-side columns" 3 "$(grep -o '<th>\[[0-9]\] ' "$tmp/ndom.html" | wc -l)"
+check "side-by-side sections" 6 "$(grep -o '<tr class="sec">' "$tmp/ndom.html" | wc -l)"
+
 # the browser laid the page out: a screenshot is not blank
-if run_browser --screenshot="$tmp/shot.png" --window-size=1000,1400 "file://$tmp/r.html" >/dev/null &&
+if run_browser --screenshot="$tmp/shot.png" --window-size=1000,1400 "file://$tmp/c.html" >/dev/null &&
    [ -s "$tmp/shot.png" ]; then
 	echo "ok   screenshot: $(stat -c %s "$tmp/shot.png") bytes"
 else

@@ -255,6 +255,23 @@ int main(void)
 		CHECK(back.r[i].nsamples == rep.r[i].nsamples &&
 		      fabs(back.r[i].s.median - rep.r[i].s.median) <= 1e-9 * fabs(rep.r[i].s.median),
 		      "result %zu samples round trip", i);
+		CHECK(back.r[i].footprint_lines == rep.r[i].footprint_lines &&
+		      back.r[i].nsweep == rep.r[i].nsweep &&
+		      (!rep.r[i].nsweep ||
+		       fabs(back.r[i].sweep[0].median - rep.r[i].sweep[0].median) <= 1e-9 * rep.r[i].sweep[0].median),
+		      "result %zu footprint and sweep round trip", i);
+		CHECK(back.r[i].overhead_flag == rep.r[i].overhead_flag &&
+		      back.r[i].min_flag == rep.r[i].min_flag &&
+		      back.r[i].clock_source == rep.r[i].clock_source &&
+		      fabs(back.r[i].overhead_extrap_ticks - rep.r[i].overhead_extrap_ticks) < 1e-6,
+		      "result %zu engine flags round trip", i);
+	}
+	{
+		const struct result *sw = report_find(&rep, "set_bit", MODE_THROUGHPUT, "hit");
+
+		CHECK(sw && sw->footprint_lines && sw->nsweep == TPUT_NFOOT,
+		      "set_bit throughput swept over %d footprints (%u)", TPUT_NFOOT, sw ? sw->nsweep : 0);
+		CHECK(sw && sw->clock_source == RESULT_CLOCK_CHAIN, "drift chain rescaled the row");
 	}
 	CHECK(fabs(back.cal.ticks_per_cycle - rep.cal.ticks_per_cycle) < 1e-9, "calibration round trip");
 	report_free(&back);

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 
 #include "arch/arch.h"
 #include "common.h"
@@ -357,7 +358,15 @@ struct worker {
 	int cpu_os;
 	int ret;
 	struct conc_stamps st;
+	bool preempted;		/* involuntary context switch between the stamps */
 };
+
+static long nivcsw(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) ? -1 : ru.ru_nivcsw;
+}
 
 /* One-shot barrier: spinning threads see every arrival without a syscall;
  * the starter can also count threads that never started. */
@@ -374,18 +383,25 @@ static void spin_barrier(unsigned *arrived, unsigned total)
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
+	long cs0, cs1, cs2, cs3;
 
 	w->ret = topo_bind_thread(w->t, w->cpu_os);
 	spin_barrier(&w->arrived[0], w->total);
+	cs0 = nivcsw();
 	w->st.alloc_start = arch_timer_start();
 	for (size_t i = 0; i < w->n; i++)
 		w->obj[i] = aslab_alloc(w->c, w->tid);
 	w->st.alloc_end = arch_timer_stop();
+	cs1 = nivcsw();
 	spin_barrier(&w->arrived[1], w->total);
+	cs2 = nivcsw();
 	w->st.free_start = arch_timer_start();
 	for (size_t i = 0; i < w->n; i++)
 		aslab_free(w->c, w->tid, w->obj[i]);
 	w->st.free_end = arch_timer_stop();
+	cs3 = nivcsw();
+	/* preempted inside a timed phase (the barrier waits do not count) */
+	w->preempted = cs1 != cs0 || cs3 != cs2;
 	for (size_t i = 0; i < w->n && !w->ret; i++)
 		if (!w->obj[i])
 			w->ret = -ENOMEM;
@@ -433,7 +449,7 @@ double conc_overlap(const struct conc_stamps *st, unsigned nth, bool free_phase)
 /* One pass: every thread allocates n then frees n. Average ticks per op
  * over threads. */
 static int one_pass(struct topo *t, const int *cpus, unsigned nth, size_t size, size_t n,
-		    enum aslab_variant v, double *a, double *f, double *ov)
+		    enum aslab_variant v, double *a, double *f, double *ov, bool *preempted)
 {
 	struct worker w[MAX_THREADS];
 	struct conc_stamps st[MAX_THREADS];
@@ -466,11 +482,13 @@ static int one_pass(struct topo *t, const int *cpus, unsigned nth, size_t size, 
 		started++;
 	}
 	*a = *f = 0;
+	*preempted = false;
 	for (unsigned i = 0; i < started; i++) {
 		pthread_join(w[i].th, NULL);
 		if (w[i].ret < 0 && !ret)
 			ret = w[i].ret;
 		st[i] = w[i].st;
+		*preempted = *preempted || w[i].preempted;
 	}
 	if (!ret) {
 		ov[0] = conc_overlap(st, nth, false);
@@ -532,7 +550,7 @@ static double pass_spread(const double *v, size_t n)
 /* A concurrent figure needs the threads to have run together this much of
  * the phase (median over the passes). */
 #define MIN_OVERLAP 0.5
-#define MAX_PASS_FACTOR 4
+#define MAX_PASS_FACTOR 3
 #define SWAP(x, y) do { double t_ = (x); (x) = (y); (y) = t_; } while (0)
 
 int repro_concurrent_run(struct repro_ctx *rc)
@@ -551,7 +569,7 @@ int repro_concurrent_run(struct repro_ctx *rc)
 	double *voa = malloc(cap * sizeof(double)), *vof = malloc(cap * sizeof(double));
 	double tpc = rc->cal->ticks_per_cycle;
 	double med[2][MAX_SIZES][2], spread[2][MAX_SIZES][2], overlap[2][MAX_SIZES][2];
-	char notes[2][MAX_SIZES][80];
+	char notes[2][MAX_SIZES][96];
 	size_t discarded[2][MAX_SIZES];
 	bool ran[2] = { false, false };
 	struct repro_row rows[2][MAX_SIZES];
@@ -584,8 +602,9 @@ int repro_concurrent_run(struct repro_ctx *rc)
 		fprintf(rc->out, "%s%d", i ? "," : " ", cpus[i]);
 	fprintf(rc->out, ", %zu objects each, core cycles per alloc/free (each thread's own phase, "
 			 "barrier waits excluded), median of %zu passes whose threads ran together at "
-			 "least %.0f%% of each phase\n(up to %d times as many passes are run to get "
-			 "them); the tables say how much they overlapped and how many passes ran apart\n",
+			 "least %.0f%% of each phase\nand were not preempted (up to %d times as many "
+			 "passes are run to get them); the tables say how much\nthe threads overlapped "
+			 "and how many passes ran apart or were preempted\n",
 		n, reps, 100 * MIN_OVERLAP, MAX_PASS_FACTOR);
 	for (size_t si = 0; si < nsizes; si++) {
 		if (sizes[si] % 8 || sizes[si] > PAGE) {
@@ -609,16 +628,18 @@ int repro_concurrent_run(struct repro_ctx *rc)
 			double a, f;
 
 			/* a pass whose threads did not run together measured no
-			 * contention: run another, up to MAX_PASS_FACTOR times reps;
+			 * contention, and one whose thread was preempted measured
+			 * the preemption: run another, up to MAX_PASS_FACTOR times reps;
 			 * if too few overlap, the figures come from all passes and
 			 * the conclusion says so */
 			size_t got = 0, tries = 0, kept;
 
 			while (got < reps && tries < MAX_PASS_FACTOR * reps) {
 				double ov[2], pa, pf;
+				bool pre;
 
 				ret = one_pass(rc->t, cpus, nth, sizes[si], n, (enum aslab_variant)v,
-					       &pa, &pf, ov);
+					       &pa, &pf, ov, &pre);
 				if (ret < 0)
 					goto out;
 				va[tries] = pa;
@@ -626,7 +647,7 @@ int repro_concurrent_run(struct repro_ctx *rc)
 				voa[tries] = ov[0];
 				vof[tries] = ov[1];
 				tries++;
-				if (fmin(ov[0], ov[1]) >= MIN_OVERLAP) {
+				if (fmin(ov[0], ov[1]) >= MIN_OVERLAP && !pre) {
 					/* keep the overlapping passes first */
 					size_t last = tries - 1;
 
@@ -646,8 +667,8 @@ int repro_concurrent_run(struct repro_ctx *rc)
 			overlap[v][si][0] = stats_median(voa, kept);
 			overlap[v][si][1] = stats_median(vof, kept);
 			snprintf(notes[v][si], sizeof(notes[v][si]), "threads overlapped %.0f%% / %.0f%%, "
-				 "%zu of %zu passes apart", 100 * overlap[v][si][0], 100 * overlap[v][si][1],
-				 discarded[v][si], tries);
+				 "%zu of %zu passes apart or preempted", 100 * overlap[v][si][0],
+				 100 * overlap[v][si][1], discarded[v][si], tries);
 			rows[v][si] = (struct repro_row){ labels[si], { a, f }, notes[v][si] };
 			fprintf(rc->out, "Kmalloc N*alloc N*free(%llu): Average=%.0f/%.0f\n",
 				(unsigned long long)sizes[si], a, f);

@@ -235,6 +235,11 @@ static void machine_rows(struct emit *e, const json_t *doc, bool summary)
 	snprintf(buf, sizeof(buf), "%s%s", str(doc, "started", NULL) ?: "?",
 		 json_is_true(json_object_get(doc, "partial")) ? " PARTIAL" : "");
 	text(e, S_MACHINE, "measured", buf);
+	if (str(doc, "tool", "version")) {
+		snprintf(buf, sizeof(buf), "atomcost %.16s, %.24s %.40s", str(doc, "tool", "version"),
+			 str(fp, "compiler", "cc") ?: "?", str(fp, "compiler", "flags") ?: "");
+		text(e, S_MACHINE, "built with", buf);
+	}
 	text(e, S_MACHINE, "read from", summary ? "summary" : "full report");
 }
 
@@ -543,6 +548,7 @@ int compare_n_build(json_t *const *docs, const char *const *paths, const bool *s
 
 		snprintf(col->path, sizeof(col->path), "%s", paths[i]);
 		snprintf(col->started, sizeof(col->started), "%s", str(docs[i], "started", NULL) ?: "?");
+		snprintf(col->topology, sizeof(col->topology), "%s", str(docs[i], "topology_summary", NULL) ?: "?");
 		col->summary = summary && summary[i];
 		col->partial = json_is_true(json_object_get(docs[i], "partial"));
 		card_floor = fmax(card_floor, json_number_value(json_object_get(json_object_get(docs[i], "card"),
@@ -700,9 +706,9 @@ int compare_n_write_text(const struct compare_n *c, FILE *f)
 	}
 	fprintf(f, "# atomcost compare: %zu machines side by side, the card's rows\n", c->ncols);
 	for (size_t j = 0; j < c->ncols; j++)
-		fprintf(f, "# [%zu] %-24s %s (%s, %s%s)\n", j + 1, c->cols[j].name, c->cols[j].path,
+		fprintf(f, "# [%zu] %-24s %s (%s, %s%s)\n#     %s\n", j + 1, c->cols[j].name, c->cols[j].path,
 			c->cols[j].started, c->cols[j].summary ? "summary" : "full report",
-			c->cols[j].partial ? ", PARTIAL" : "");
+			c->cols[j].partial ? ", PARTIAL" : "", c->cols[j].topology);
 	rule_text(c, rule, sizeof(rule));
 	report_mail_wrap(f, "# ", rule);
 	fprintf(f, "%-*s", lw, "row");

@@ -70,6 +70,7 @@ struct compare_n_col {
 	char name[64];		/* short machine name (model family/model, or file/host) */
 	char path[256];
 	char started[40];
+	char topology[128];	/* the topology line, said whole in the legend */
 	bool summary;		/* read from a summary, not a full report */
 	bool partial;
 };

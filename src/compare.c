@@ -176,10 +176,7 @@ int compare_merge(struct report *into, struct report *from)
 		s->extra = NULL;
 		/* onto into's clock, as --repeat does for its later passes:
 		 * cycles (ticks / ticks per cycle) are unchanged */
-		for (size_t j = 0; j < d->nsamples; j++)
-			d->samples[j] *= k;
-		if (d->nsamples)
-			stats_summarize(d->samples, d->nsamples, &d->s);
+		result_rescale(d, k);
 		if (set_int(d, "process", proc) < 0 || set_int(d, "pass", base + (pass ? pass : 1)) < 0)
 			return -ENOMEM;
 	}

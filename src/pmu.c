@@ -1141,18 +1141,7 @@ void pmu_report_cycles(struct report *rep)
 				f = tpc / chain;
 			else
 				continue;
-			for (size_t j = 0; j < r->nsamples; j++)
-				r->samples[j] *= f;
-			r->clock_scale *= f;
-			if (r->nsamples)
-				stats_summarize(r->samples, r->nsamples, &r->s);
-			for (unsigned j = 0; j < r->nsweep; j++) {
-				r->sweep[j].min *= f;
-				r->sweep[j].p10 *= f;
-				r->sweep[j].median *= f;
-				r->sweep[j].p90 *= f;
-			}
-			r->min_bound_ticks *= f;	/* overheads stay raw ticks */
+			result_rescale(r, f);	/* overheads stay raw ticks */
 		}
 	}
 	free(v);

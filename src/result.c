@@ -72,6 +72,22 @@ int result_clock_parse(const char *s, enum result_clock *out)
 	return -EINVAL;
 }
 
+void result_rescale(struct result *r, double k)
+{
+	for (size_t j = 0; j < r->nsamples; j++)
+		r->samples[j] *= k;
+	for (unsigned j = 0; j < r->nsweep; j++) {
+		r->sweep[j].min *= k;
+		r->sweep[j].p10 *= k;
+		r->sweep[j].median *= k;
+		r->sweep[j].p90 *= k;
+	}
+	r->min_bound_ticks *= k;
+	r->clock_scale *= k;
+	if (r->nsamples)
+		stats_summarize(r->samples, r->nsamples, &r->s);
+}
+
 int result_pass(const struct result *r)
 {
 	json_t *p = json_object_get(r->extra, "pass");

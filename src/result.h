@@ -122,6 +122,10 @@ void report_init(struct report *rep);
 void report_free(struct report *rep);
 /* Append a zeroed result; NULL on ENOMEM. */
 struct result *report_add(struct report *rep);
+/* Move a result's ticks onto another clock: multiply its samples, sweep
+ * and minimum bound by k (clock_scale too) and summarize again. Overheads
+ * stay raw ticks. */
+void result_rescale(struct result *r, double k);
 /* Pass of a result from a --repeat run (extra.pass, 1-based); 0 when none. */
 int result_pass(const struct result *r);
 /* Fill ratio fields of every result whose twin ran in the same mode, pattern

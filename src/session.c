@@ -32,14 +32,8 @@ int session_merge(struct report *rep, struct report *seg, const char *tag_key, j
 		*d = seg->r[i];
 		/* kept ticks are on the calibration clock of their segment
 		 * (runner.c, clock drift); the report converts with its own */
-		if (k != 1.0) {
-			for (size_t j = 0; j < d->nsamples; j++)
-				d->samples[j] *= k;
-			d->clock_scale *= k;
-			d->overhead_ticks *= k;
-			if (d->nsamples)
-				stats_summarize(d->samples, d->nsamples, &d->s);
-		}
+		if (k != 1.0)
+			result_rescale(d, k);	/* samples, sweep, bound; overheads stay raw */
 		if (tag_key) {
 			if (!d->extra)
 				d->extra = json_object();

@@ -613,7 +613,7 @@ void compare_n_free(struct compare_n *c)
 static void fmt_value(const struct compare_n_row *r, double v, char *buf, size_t len)
 {
 	if (!strcmp(r->unit, "x"))
-		snprintf(buf, len, "%.2fx", v);
+		snprintf(buf, len, v >= 100 ? "%.0fx" : v >= 10 ? "%.1fx" : "%.2fx", v);
 	else if (!strcmp(r->unit, "KiB"))
 		snprintf(buf, len, v >= 4096 ? "%.1f MiB" : "%.0f KiB", v >= 4096 ? v / 1024 : v);
 	else if (v >= 100)
@@ -774,6 +774,7 @@ static const char css[] =
 	"td,th{padding:2px 8px;text-align:left;vertical-align:top}"
 	"table.cols th{font-weight:normal;color:#555}"
 	"table.n td.v{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
+	"table.n td.l{white-space:nowrap}table.n td.t{white-space:normal;max-width:14em}"
 	"table.n tr.sec th{background:#e8e8e8;font-weight:bold;padding-top:6px}"
 	"table.n tr:nth-child(even) td{background:#f7f7f7}"
 	"td.up{color:#a4161a;font-weight:bold}td.down{color:#1b6b3a;font-weight:bold}"
@@ -822,7 +823,7 @@ int compare_n_write_html(const struct compare_n *c, FILE *f)
 				fputs("</th></tr>\n", f);
 				head = true;
 			}
-			fputs("<tr><td>", f);
+			fputs("<tr><td class=\"l\">", f);
 			html_str(f, r->label);
 			if (!strcmp(r->unit, "ns"))
 				fputs(" (ns)", f);
@@ -831,7 +832,7 @@ int compare_n_write_html(const struct compare_n *c, FILE *f)
 				const struct compare_n_cell *k = &r->cells[j];
 
 				cell_text(r, k, buf, sizeof(buf));
-				fprintf(f, "<td class=\"v%s\"", !k->present ? " missing" :
+				fprintf(f, "<td class=\"v%s%s\"", r->kind == CN_TEXT ? " t" : "", !k->present ? " missing" :
 					k->marked ? (k->change > 0 ? " up" : " down") : "");
 				if (k->marked)
 					fprintf(f, " title=\"%+.1f%% against column 1, beyond the floor\"", k->change * 100);

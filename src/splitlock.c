@@ -486,11 +486,11 @@ void splitlock_print(const struct splitlock_result *r, FILE *f)
 {
 	const struct splitlock_kernel *k = &r->kernel;
 
-	fprintf(f, "split lock: kernel mode %s\n  %s\n", splitlock_mode_name(k->mode), k->why);
 	if (!r->supported) {
-		fprintf(f, "  unsupported here: %s\n", r->unsupported);
+		fprintf(f, "split lock: unsupported here: %s\n", r->unsupported);
 		return;
 	}
+	fprintf(f, "split lock: kernel mode %s\n  %s\n", splitlock_mode_name(k->mode), k->why);
 	if (r->sigbus) {
 		fprintf(f, "  the split op was killed with SIGBUS (caught): this kernel forbids split locks "
 			   "in user space; aligned %s costs %.1f cycles (%.1f ns)\n", ARCH_INSN_ADD,

@@ -143,7 +143,12 @@ static double drift_chain(const struct runner_timing *T, uint64_t iters, double 
 	return (T->chain(T->arg, iters) - overhead) / (64.0 * (double)iters);
 }
 
-/* Smallest power-of-two N whose timing lasts at least target ticks. */
+/* Smallest power-of-two N whose timing lasts at least target ticks: the
+ * fastest of CHOOSE_REPEATS timings at each N, so that disturbed timings
+ * are less likely to stop the doubling early: with 3, some walk rows of a
+ * default run on a loaded machine got N = 1-2 and samples of 1-2 us
+ * instead of 10. */
+#define CHOOSE_REPEATS 7
 static uint64_t choose_iters(const struct runner_timing *T, probe_kernel_fn fn,
 			     struct probe_ctx *c, double target)
 {
@@ -152,7 +157,7 @@ static uint64_t choose_iters(const struct runner_timing *T, probe_kernel_fn fn,
 	while (n < MAX_ITERS) {
 		double best = INFINITY;
 
-		for (int r = 0; r < 3; r++)
+		for (int r = 0; r < CHOOSE_REPEATS; r++)
 			best = fmin(best, time_kernel(T, fn, c, n));
 		if (best >= target)
 			break;

@@ -444,7 +444,8 @@ static int chase_buf_alloc(struct chase_buf *b, size_t bytes, bool want_huge, st
 
 	memset(b, 0, sizeof(*b));
 	fmt_size(sz, sizeof(sz), bytes);
-	b->map_len = bytes + HUGE_BYTES;
+	/* room for the 2 MiB-aligned start and a whole last huge page */
+	b->map_len = (bytes + HUGE_BYTES - 1) / HUGE_BYTES * HUGE_BYTES + HUGE_BYTES;
 	b->map = mmap(NULL, b->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (b->map == MAP_FAILED) {
 		int err = -errno;

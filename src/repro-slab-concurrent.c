@@ -1,6 +1,8 @@
-/* repro-slab-concurrent.c - the 2016 concurrent slab scoring (seed
- * slab-lockless-shared-check-2016): N pinned threads each do N*alloc then
- * N*free; the figure is the average cycles per alloc / per free.
+/* repro-slab-concurrent.c - the 2016 concurrent slab scoring
+ * (docs/reproductions.md, section 4): N pinned threads each do N*alloc then
+ * N*free; the figure is the average cycles per alloc / per free, each
+ * thread's own phases only (struct conc_stamps), over passes whose threads
+ * ran together and were not preempted.
  *
  * The model is the SLAB allocator the patch changed: a per-CPU array cache
  * (limit and batchcount by object size, as the kernel's enable_cpucache),

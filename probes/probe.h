@@ -3,9 +3,9 @@
  * its family file and registered by one line in probes/probes.h.
  *
  * A timed kernel executes `iters` iterations of UNROLL (64) copies of the op.
- * The runner times N and 2N iterations and keeps the difference, so loop,
- * call and timer overhead cancel; twins use the same kernel template, so
- * their ratio compares only the op.
+ * The runner times 2N iterations and subtracts the fixed overhead (the
+ * kernel timed for 0 iterations: timer pair, call, prologue; docs/method.md);
+ * twins use the same kernel template, so their ratio compares only the op.
  */
 #ifndef ATOMCOST_PROBE_H
 #define ATOMCOST_PROBE_H
@@ -72,8 +72,8 @@ extern const unsigned tput_footprints[TPUT_NFOOT];	/* 1, 2, 4, 8, 16, 32 */
  * "op at an address" per probe, so every pattern applies the same op. */
 struct probe_pattern {
 	probe_kernel_fn chase;		/* latency: op on the line's pointer word, next = *line & ~63 */
-	probe_kernel_fn chase_w1;	/* latency: op on word 1 of the line, next = *line & ~63 */
-	probe_kernel_fn indexed;	/* throughput: op on each line in pat_idx order */
+	probe_kernel_fn chase_w1;	/* latency: op on word 1 of the line, next = *line */
+	probe_kernel_fn indexed;	/* throughput: op on word 1 of each line in pat_idx order */
 	probe_kernel_fn overlap;	/* miss-overlap: load of a pat_idx line, then the op on a hot line */
 	probe_kernel_fn mix[MODE__COUNT];	/* mix=K/M (pairs): atomic op where mix_mask has the bit */
 };

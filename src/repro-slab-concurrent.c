@@ -527,7 +527,7 @@ static const struct repro_row after_rows[] = {
 };
 #define SRC_2016 "Joonsoo Kim, linux-mm, 12 Apr 2016, \"mm/slab: lockless decision to grow cache\" " \
 		 "(Christoph Lameter's concurrent slab benchmark)"
-#define MACHINE_2016 "not named in the post, SLAB of kernel 4.6-rc"
+#define MACHINE_2016 "not named in the post, SLAB of April 2016 (the patch went into v4.7)"
 static const struct repro_table posted_2016[2] = {
 	{ .title = "Before: Kmalloc N*alloc N*free(size): Average=alloc/free", .source = SRC_2016,
 	  .machine = MACHINE_2016, .unit = "cycles per op", .ncols = 2, .cols = { "alloc", "free" },

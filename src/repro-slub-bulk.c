@@ -6,9 +6,10 @@
  * each with a {freelist, counters} pair changed by a locked cmpxchg16b
  * (cmpxchg_double_slab); the CPU's {freelist, tid} pair and its slab in TLS,
  * committed by an unlocked `cmpxchg16b %fs:` (this_cpu_cmpxchg_double);
- * a partial list under a spinlock. It is a model of its own, not the 2007
- * one of repro-slub.c: the posted bulk algorithms work on the CPU pair
- * directly with interrupts off, which that model does not expose.
+ * a partial list under a spinlock (left out: per-CPU partial lists, NUMA
+ * nodes, debugging, giving empty slabs back). It is a model of its own, not
+ * the 2007 one of repro-slub.c: the posted bulk algorithms work on the CPU
+ * pair directly with interrupts off, which that model does not expose.
  *
  * The algorithms timed (per round: allocate `bulk` objects, free them):
  *  - fallback: kmem_cache_alloc / kmem_cache_free one by one (the generic
@@ -702,7 +703,8 @@ static const struct repro_row previous_rows[] = {
 };
 #define SRC_2015 "Jesper Dangaard Brouer, netdev/linux-mm, 16 Jun 2015, \"[PATCH 7/7] slub: initial " \
 		 "bulk free implementation\""
-#define MACHINE_2015 "not named in the post (TSC 3.94 GHz from its cycles/ns), kernel 4.1-rc + patchset"
+#define MACHINE_2015 "not named in the post (TSC 3.94 GHz from its cycles/ns), kernel of June 2015 + " \
+		     "the patchset"
 static const struct repro_table posted_2015 = {
 	.title = "bulk alloc + free, per object: fallback bulking vs fastpath-bulking (posted patchset)",
 	.source = SRC_2015, .machine = MACHINE_2015, .unit = "cycles(tsc) per object",

@@ -46,7 +46,7 @@
  * 8.33 cycles depending on the process) and 23% under the L2 pattern
  * (local_inc l2+w1 latency, 14.12 or 17.34 cycles), while their within-run
  * intervals were about 1%. */
-#define COMPARE_NOISE_FLOOR 0.25
+#define COMPARE_NOISE_FLOOR NOISE_FLOOR_PROCESS
 #define COMPARE_ALPHA 0.05		/* family-wise, over the rows compared */
 #define COMPARE_BLOCKS 8		/* blocks of one run's time-ordered samples */
 #define COMPARE_CAL_TOLERANCE NOISE_FLOOR_MIN	/* self-check move that is a calibration problem */

@@ -101,17 +101,33 @@ int result_pass(const struct result *r)
  * their intervals understate the noise between runs (the unlocked op came
  * out "slower" than the locked one at 1.06). A ratio is slower or faster
  * only beyond the floor (stats_verdict): the spread of the row's ratio
- * between --repeat passes, never less than NOISE_FLOOR_MIN, the documented
- * minimum used when there are no passes. Every pass of a row gets the
- * verdict of the median of its pass ratios; an analog on either side gets
- * none. */
+ * between --repeat passes, never less than NOISE_FLOOR_MIN. Without
+ * passes, NOISE_FLOOR_MIN for a hot-line pair whose two rows reached their
+ * CI target, NOISE_FLOOR_PROCESS for the others, which move that much
+ * between processes. Every pass of a row gets the verdict of the median of
+ * its pass ratios; an analog on either side gets none. */
 static bool same_row(const struct result *x, const struct result *y)
 {
 	return x->mode == y->mode && !strcmp(x->name, y->name) && !strcmp(x->pattern, y->pattern);
 }
 
+/* r's twin in the same mode, pattern and pass, or NULL. */
+static const struct result *twin_of(const struct report *rep, const struct result *r)
+{
+	for (size_t j = 0; j < rep->n; j++) {
+		const struct result *c = &rep->r[j];
+
+		if (c->mode == r->mode && !strcmp(c->name, r->twin) && !strcmp(c->pattern, r->pattern) &&
+		    result_pass(c) == result_pass(r))
+			return c;
+	}
+	return NULL;
+}
+
 static void twin_verdict(struct report *rep, struct result *r)
 {
+	const struct result *t = twin_of(rep, r);
+	bool settled = r->ci_reached && t && t->ci_reached;
 	double v[1000], lo = INFINITY, hi = -INFINITY, m;
 	size_t n = 0;
 
@@ -127,7 +143,12 @@ static void twin_verdict(struct report *rep, struct result *r)
 	if (!n)
 		return;
 	m = stats_median(v, n);
-	r->verdict_floor = n >= 2 && m > 0 ? fmax(NOISE_FLOOR_MIN, (hi - lo) / m) : NOISE_FLOOR_MIN;
+	if (n >= 2 && m > 0)
+		r->verdict_floor = fmax(NOISE_FLOOR_MIN, (hi - lo) / m);
+	else if (settled && !strcmp(r->pattern, "hit"))
+		r->verdict_floor = NOISE_FLOOR_MIN;
+	else
+		r->verdict_floor = NOISE_FLOOR_PROCESS;
 	r->verdict = stats_verdict(m, 1.0, r->verdict_floor);
 }
 
@@ -142,14 +163,7 @@ void report_pair_twins(struct report *rep)
 		r->verdict_floor = 0;
 		if (!r->twin[0] || !r->nsamples)
 			continue;
-		t = NULL;
-		for (size_t j = 0; j < rep->n && !t; j++) {
-			const struct result *c = &rep->r[j];
-
-			if (c->mode == r->mode && !strcmp(c->name, r->twin) &&
-			    !strcmp(c->pattern, r->pattern) && result_pass(c) == result_pass(r))
-				t = c;
-		}
+		t = twin_of(rep, r);
 		if (!t || !t->nsamples || t->s.median <= 0 || t->s.ci_lo <= 0)
 			continue;
 		r->has_ratio = true;

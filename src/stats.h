@@ -32,6 +32,14 @@ double stats_ci_rel(const struct summary *s);
  * whatever within-run confidence intervals say: samples within one run are
  * serially correlated and understate the noise between runs. */
 #define NOISE_FLOOR_MIN 0.03
+/* The floor for a figure measured in one process when nothing measured its
+ * noise between processes and it is not a settled hot-line figure (it
+ * missed its CI target, or depends on where the process placed its
+ * buffers, pages or threads): in A/A runs of one build on the development
+ * guest such figures, and their twin ratios, moved by 25-55% between
+ * processes, and a 3% floor called a twin ratio slower in one process and
+ * faster in the next for 36 of 200 pattern rows (docs/reports.md). */
+#define NOISE_FLOOR_PROCESS 0.25
 enum verdict {
 	VERDICT_SAME,		/* within the floor */
 	VERDICT_SLOWER,		/* a costs more than b */

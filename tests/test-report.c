@@ -531,6 +531,7 @@ static void add_const(struct report *rep, const char *name, const char *twin, do
 	snprintf(r->pattern, sizeof(r->pattern), "hit");
 	r->mode = MODE_LATENCY;
 	r->analog = analog;
+	r->ci_reached = true;
 	r->nsamples = 16;
 	r->samples = malloc(16 * sizeof(double));
 	for (size_t i = 0; i < 16; i++)
@@ -567,7 +568,23 @@ static void test_twin_verdicts(void)
 	add_const(&rep, "d", "c", 10.0, 0, false);
 	add_const(&rep, "e", "f", 30.0, 0, true);	/* 3x, but e is an analog */
 	add_const(&rep, "f", "e", 10.0, 0, false);
+	/* the LLC case: the unlocked op 1.06 against the locked one, one
+	 * process: pattern rows move more than that between processes */
+	add_const(&rep, "m", "n", 10.6, 0, false);
+	add_const(&rep, "n", "m", 10.0, 0, false);
+	snprintf(rep.r[rep.n - 2].pattern, sizeof(rep.r[0].pattern), "llc");
+	snprintf(rep.r[rep.n - 1].pattern, sizeof(rep.r[0].pattern), "llc");
+	/* a hot-line pair whose twin missed its CI target */
+	add_const(&rep, "p", "q", 11.0, 0, false);
+	add_const(&rep, "q", "p", 10.0, 0, false);
+	rep.r[rep.n - 1].ci_reached = false;
 	report_pair_twins(&rep);
+	r = find(&rep, "m", 0);
+	CHECK(r && r->verdict == VERDICT_SAME && r->verdict_floor == NOISE_FLOOR_PROCESS,
+	      "1.06 at LLC in one process: same under the %.0f%% process floor", NOISE_FLOOR_PROCESS * 100);
+	r = find(&rep, "p", 0);
+	CHECK(r && r->verdict == VERDICT_SAME && r->verdict_floor == NOISE_FLOOR_PROCESS,
+	      "1.10 against a twin that missed its CI target: same");
 	r = find(&rep, "a", 0);
 	CHECK(r && r->has_ratio && r->ratio_lo > 1 && r->verdict == VERDICT_SAME && r->verdict_floor == NOISE_FLOOR_MIN,
 	      "1.02 with a disjoint interval is the same under the 3%% minimum");
@@ -585,7 +602,7 @@ static void test_twin_verdicts(void)
 		json_t *j = report_to_json(&rep), *o = json_array_get(json_object_get(j, "results"), 4);
 
 		CHECK(j != NULL, "report_to_json");
-		CHECK(txt && strstr(txt, "analog") && strstr(txt, "3%, the documented minimum"),
+		CHECK(txt && strstr(txt, "analog") && strstr(txt, "3%, the documented minimum, for hot-line pairs"),
 		      "text names the analog and the floor");
 		CHECK(json_is_null(json_object_get(json_object_get(o, "ratio_to_twin"), "verdict")),
 		      "JSON: verdict null for the analog");

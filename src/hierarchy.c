@@ -47,6 +47,7 @@
 #define PLATEAU_BAND 0.20		/* within 20% of the plateau's running median */
 #define PLATEAU_MIN_SPAN 1.6		/* over half an octave: 4 points at 4 per octave */
 #define MERGE_RATIO 1.30		/* plateaus closer than this are one level */
+#define STEP_RATIO 1.50		/* up to this above a level: its inner (TLB) step */
 #define MEMORY_MIN_NS 40.0		/* no cache level costs this much */
 #define MEMORY_MIN_STEP 2.0		/* and memory costs twice the last cache at least */
 #define AGREE_SLACK 1.25		/* one footprint step around the rise */
@@ -232,12 +233,28 @@ size_t hierarchy_find_levels(const size_t *bytes, const double *cycles, const do
 		}
 	}
 	/* a gradual transition's slow tail forms a plateau just below the next
-	 * level: merge plateaus closer than MERGE_RATIO */
+	 * level: merge plateaus closer than MERGE_RATIO. A plateau up to
+	 * STEP_RATIO above a level is the same cache with TLB misses added
+	 * (here L2 at 14 cycles to 430 KiB, 18-21 from 512 KiB to 1 MiB): it
+	 * extends the level, whose latency stays the first plateau's, and is
+	 * kept as the level's inner step. Cache levels are 2.5x and more
+	 * apart on every core we know. */
 	for (size_t r = 0; r < nrun; r++) {
 		double med = median_of(cycles, run[r].first, run[r].last, noise);
+		struct hierarchy_level *lv = nlev ? &levels[nlev - 1] : NULL;
+		double ref = lv && lv->inner_cycles > 0 ? lv->inner_cycles : lv ? lv->cycles : 0;
 
-		if (nlev && med < levels[nlev - 1].cycles * MERGE_RATIO) {
-			levels[nlev - 1].last = run[r].last;
+		if (lv && med < ref * MERGE_RATIO) {
+			lv->last = run[r].last;
+			if (lv->inner_cycles > 0)
+				continue;
+		} else if (lv && med < lv->cycles * STEP_RATIO) {
+			lv->last = run[r].last;
+			lv->inner_cycles = med;
+			lv->inner_ns = ns ? median_of(ns, run[r].first, run[r].last, noise) : NAN;
+			lv->inner_from = bytes[run[r].first];
+			lv->inner_first = run[r].first;
+			continue;
 		} else {
 			if (nlev == max)
 				break;
@@ -249,8 +266,8 @@ size_t hierarchy_find_levels(const size_t *bytes, const double *cycles, const do
 		/* the level's latency: the median of the plateau's upper half
 		 * (by footprint), where the level below no longer serves any
 		 * load of a gradual transition */
+		lv = &levels[nlev - 1];
 		{
-			struct hierarchy_level *lv = &levels[nlev - 1];
 			size_t mid = lv->first + (lv->last - lv->first + 1) / 2;
 
 			lv->cycles = median_of(cycles, mid, lv->last, noise);
@@ -303,14 +320,53 @@ size_t hierarchy_find_levels(const size_t *bytes, const double *cycles, const do
 	return nlev;
 }
 
+/* The last plateau with an inner step, when it costs what no cache does:
+ * memory is the upper step (at the largest footprints no cache hit is
+ * left), the lower one a shelf (partial hits in the cache below, or fewer
+ * page walks). Split it in two. */
+static void split_memory_step(struct hierarchy *h)
+{
+	struct hierarchy_level *lv, *mem;
+	double c[HIER_MAX_POINTS], t[HIER_MAX_POINTS];
+	size_t k = 0, mid;
+
+	if (!h->nlevels || h->nlevels == HIER_MAX_LEVELS)
+		return;
+	lv = &h->levels[h->nlevels - 1];
+	if (!(lv->inner_cycles > 0) || !(lv->ns >= MEMORY_MIN_NS) || lv->inner_first <= lv->first)
+		return;
+	mem = &h->levels[h->nlevels++];
+	*mem = *lv;
+	mem->first = lv->inner_first;
+	mem->cycles = lv->inner_cycles;
+	mem->ns = lv->inner_ns;
+	mem->inner_cycles = mem->inner_ns = 0;
+	mem->inner_from = mem->inner_first = 0;
+	lv->last = lv->inner_first - 1;
+	lv->inner_cycles = lv->inner_ns = 0;
+	lv->inner_from = lv->inner_first = 0;
+	/* the shelf's latency: the median of its upper half, as for a level */
+	mid = lv->first + (lv->last - lv->first + 1) / 2;
+	for (size_t i = mid; i <= lv->last; i++, k++) {
+		c[k] = h->pts[i].cycles;
+		t[k] = h->pts[i].ns;
+	}
+	lv->cycles = stats_median(c, k);
+	lv->ns = stats_median(t, k);
+}
+
 void hierarchy_classify(struct hierarchy *h)
 {
 	h->ncaches = h->nlevels;
 	h->reached_memory = false;
 	h->disagrees = false;
-	/* memory: the first plateau that costs what no cache does, well above
-	 * the level before it; plateaus after it are memory again, slower by
-	 * page walks (4 KiB pages, or a host that backs the guest with them) */
+	h->memory_level = 0;
+	split_memory_step(h);
+	/* memory: past the first plateau that costs what no cache does, well
+	 * above the level before it, the last plateau is memory. Those in
+	 * between are shelves: partial hits in a shared or randomly replaced
+	 * cache below (its share changes with the neighbours), or, on 4 KiB
+	 * pages, memory before page walks grow. */
 	for (size_t l = 1; l < h->nlevels; l++) {
 		struct hierarchy_level *lv = &h->levels[l];
 
@@ -320,10 +376,12 @@ void hierarchy_classify(struct hierarchy *h)
 		if (!h->reached_memory)
 			h->ncaches = l;
 		h->reached_memory = true;
-		lv->memory = true;
-		lv->page_walks = l > h->ncaches;
+		lv->memory = l == h->nlevels - 1;
+		lv->shelf = !lv->memory;
 		lv->size_bytes = lv->size_lo = lv->size_hi = 0;
 	}
+	if (h->reached_memory)
+		h->memory_level = h->nlevels;
 	for (size_t l = 0; l < h->ncaches; l++) {
 		struct hierarchy_level *lv = &h->levels[l];
 		lv->hwloc_size = l < h->hwloc_n ? h->hwloc[l] : 0;
@@ -352,12 +410,17 @@ size_t hierarchy_cache_size(const struct hierarchy *h, int level)
 size_t hierarchy_level_footprint(const struct hierarchy *h, int level)
 {
 	const struct hierarchy_level *lv;
-	size_t mem = h->reached_memory ? h->ncaches + 1 : 0;
+	size_t last;
 
-	if (level < 1 || ((size_t)level > h->ncaches && (size_t)level != mem))
+	if (level >= 1 && (size_t)level <= h->ncaches)
+		lv = &h->levels[level - 1];
+	else if (h->memory_level && (size_t)level == h->ncaches + 1)
+		lv = &h->levels[h->memory_level - 1];
+	else
 		return 0;
-	lv = &h->levels[level - 1];
-	return round_down((size_t)sqrt((double)h->pts[lv->first].bytes * (double)h->pts[lv->last].bytes),
+	/* a level with an inner step: inside its first plateau */
+	last = lv->inner_first > lv->first ? lv->inner_first - 1 : lv->last;
+	return round_down((size_t)sqrt((double)h->pts[lv->first].bytes * (double)h->pts[last].bytes),
 			  LINE);
 }
 
@@ -635,14 +698,16 @@ int hierarchy_measure(const struct hierarchy_opts *o, const struct calibration *
 static const char *level_name(const struct hierarchy_level *lv, size_t l, char *buf, size_t len)
 {
 	if (lv->memory)
-		return lv->page_walks ? "memory+" : "memory";
+		return "memory";
+	if (lv->shelf)
+		return "shelf";
 	snprintf(buf, len, "L%zu", l + 1);
 	return buf;
 }
 
 json_t *hierarchy_to_json(const struct hierarchy *h)
 {
-	json_t *pts = json_array(), *lev = json_array(), *hw = json_array();
+	json_t *pts = json_array(), *lev = json_array(), *hw = json_array(), *shelves = json_array();
 	char name[16];
 
 	for (size_t i = 0; i < h->npts; i++) {
@@ -655,16 +720,25 @@ json_t *hierarchy_to_json(const struct hierarchy *h)
 	}
 	for (size_t l = 0; l < h->nlevels; l++) {
 		const struct hierarchy_level *lv = &h->levels[l];
-		json_t *o = json_pack("{s:s, s:b, s:b, s:f, s:f, s:I, s:I}",
+		int walk_level = lv->memory ? (int)h->ncaches + 1 : (int)l + 1;
+		json_t *o = json_pack("{s:s, s:b, s:f, s:f, s:I, s:I}",
 			"level", level_name(lv, l, name, sizeof(name)), "memory", lv->memory,
-			"page_walks", lv->page_walks,
 			"cycles", lv->cycles, "ns", isnan(lv->ns) ? 0.0 : lv->ns,
 			"first_bytes", (json_int_t)h->pts[lv->first].bytes,
 			"last_bytes", (json_int_t)h->pts[lv->last].bytes);
 
-		if (hierarchy_level_footprint(h, (int)l + 1))
+		if (lv->shelf) {	/* neither a cache nor memory: kept apart */
+			json_array_append_new(shelves, o);
+			continue;
+		}
+		if (lv->inner_cycles > 0) {
+			json_object_set_new(o, "inner_step_cycles", json_real(lv->inner_cycles));
+			json_object_set_new(o, "inner_step_ns", json_real(isnan(lv->inner_ns) ? 0 : lv->inner_ns));
+			json_object_set_new(o, "inner_step_from_bytes", json_integer((json_int_t)lv->inner_from));
+		}
+		if (hierarchy_level_footprint(h, walk_level))
 			json_object_set_new(o, "walk_bytes",
-					    json_integer((json_int_t)hierarchy_level_footprint(h, (int)l + 1)));
+					    json_integer((json_int_t)hierarchy_level_footprint(h, walk_level)));
 		if (!lv->memory) {
 			json_object_set_new(o, "size_bytes", json_integer((json_int_t)lv->size_bytes));
 			json_object_set_new(o, "size_lo", json_integer((json_int_t)lv->size_lo));
@@ -679,7 +753,7 @@ json_t *hierarchy_to_json(const struct hierarchy *h)
 	for (size_t l = 0; l < h->hwloc_n; l++)
 		json_array_append_new(hw, json_integer((json_int_t)h->hwloc[l]));
 	return json_pack("{s:s, s:i, s:I, s:f, s:f, s:{s:s, s:b, s:I, s:I}, s:I, s:s, s:i, s:b, s:b, "
-			 "s:b, s:b, s:f, s:o, s:o, s:o}",
+			 "s:b, s:b, s:f, s:o, s:o, s:o, s:o}",
 		"method", "dependent random chase, one pointer per 64-byte line, single cycle",
 		"cpu", h->cpu_os, "seed", (json_int_t)h->seed,
 		"ticks_per_cycle", h->ticks_per_cycle, "timer_hz", h->timer_hz,
@@ -689,7 +763,7 @@ json_t *hierarchy_to_json(const struct hierarchy *h)
 		"passes", (int)h->passes, "interrupted", h->interrupted,
 		"reached_memory", h->reached_memory, "truncated", h->truncated,
 		"disagrees_with_hwloc", h->disagrees, "elapsed_s", h->elapsed_s,
-		"points", pts, "levels", lev, "hwloc_caches", hw);
+		"points", pts, "levels", lev, "shelves", shelves, "hwloc_caches", hw);
 }
 
 void hierarchy_print(const struct hierarchy *h, FILE *f)
@@ -711,21 +785,27 @@ void hierarchy_print(const struct hierarchy *h, FILE *f)
 
 		for (size_t l = 0; l < h->nlevels; l++)
 			if (i == h->levels[l].first)
-				mark = h->levels[l].page_walks ? "  <- memory, page walks" :
+				mark = h->levels[l].shelf ? "  <- shelf" :
 				       h->levels[l].memory ? "  <- memory" : "  <- level starts";
 		fmt_size(a, sizeof(a), p->bytes);
 		fprintf(f, "%12s %9.2f %9.2f %9.2f %6.0f%%%s\n", a, p->cycles, p->ns, p->cycles_min,
 			100 * p->spread, mark);
 	}
-	fprintf(f, "\n%-7s %-32s %8s %9s  %-10s %s\n", "level", "measured size (bracket)",
-		"cycles", "ns", "hwloc", "");
+	fprintf(f, "\n%-7s %-32s %8s %9s %10s  %-10s %s\n", "level", "measured size (bracket)",
+		"cycles", "ns", "walk", "hwloc", "");
 	for (size_t l = 0; l < h->nlevels; l++) {
 		const struct hierarchy_level *lv = &h->levels[l];
+		size_t walk = hierarchy_level_footprint(h, lv->memory ? (int)h->ncaches + 1 : (int)l + 1);
 		char br[112];
 
-		if (lv->memory) {
-			fprintf(f, "%-7s %-32s %8.1f %9.1f  %-10s%s\n", level_name(lv, l, name, sizeof(name)),
-				"-", lv->cycles, lv->ns, "-", lv->page_walks ? " (memory, slower by page walks)" : "");
+		if (walk && !lv->shelf)
+			fmt_size(d, sizeof(d), walk);
+		else
+			snprintf(d, sizeof(d), "-");
+		if (lv->memory || lv->shelf) {
+			fprintf(f, "%-7s %-32s %8.1f %9.1f %10s  %-10s%s\n", level_name(lv, l, name, sizeof(name)),
+				"-", lv->cycles, lv->ns, d, "-",
+				lv->shelf ? " (not a level: see the note)" : "");
 			continue;
 		}
 		fmt_size(a, sizeof(a), lv->size_bytes);
@@ -739,11 +819,29 @@ void hierarchy_print(const struct hierarchy *h, FILE *f)
 			fmt_size(a, sizeof(a), lv->hwloc_size);
 		else
 			snprintf(a, sizeof(a), "none");
-		fprintf(f, "%-7s %-32s %8.1f %9.1f  %-10s %s\n", level_name(lv, l, name, sizeof(name)),
-			br, lv->cycles, lv->ns, a, lv->agrees ? "agrees" : "DISAGREES");
+		fprintf(f, "%-7s %-32s %8.1f %9.1f %10s  %-10s %s\n", level_name(lv, l, name, sizeof(name)),
+			br, lv->cycles, lv->ns, d, a, lv->agrees ? "agrees" : "DISAGREES");
 	}
 	if (!h->nlevels)
 		fprintf(f, "(no plateau found: the latency never levelled off)\n");
+	for (size_t l = 0; l < h->nlevels; l++) {
+		const struct hierarchy_level *lv = &h->levels[l];
+
+		if (lv->shelf) {
+			fmt_size(a, sizeof(a), h->pts[lv->first].bytes);
+			fmt_size(b, sizeof(b), h->pts[lv->last].bytes);
+			fprintf(f, "note: the shelf at %.0f ns (%s-%s) lies between the last cache and memory: "
+				   "partial hits in a shared or randomly replaced cache (its share changes with "
+				   "the neighbours), or, on 4 KiB pages, memory before page walks grow\n",
+				lv->ns, a, b);
+		}
+		if (!(lv->inner_cycles > 0))
+			continue;
+		fmt_size(a, sizeof(a), lv->inner_from);
+		fprintf(f, "note: %s costs %.1f cycles (%.1f ns) from %s: the same level, with TLB misses "
+			   "(a step under %.1fx)\n", level_name(lv, l, name, sizeof(name)), lv->inner_cycles,
+			lv->inner_ns, a, STEP_RATIO);
+	}
 	for (size_t l = h->ncaches; l < h->hwloc_n; l++) {
 		fmt_size(a, sizeof(a), h->hwloc[l]);
 		fprintf(f, "warning: hwloc declares an L%zu of %s that the staircase does not show as its "
@@ -776,5 +874,6 @@ void hierarchy_print(const struct hierarchy *h, FILE *f)
 		fprintf(f, "note: 4 KiB pages: the largest footprints include page-walk latency\n");
 	fprintf(f, "(%.1f s. A level's capacity lies where its latency rises, in the bracket: from its "
 		   "plateau's last footprint\n to the next plateau's first; the size is where the latency "
-		   "has gone a quarter of the way to the next level.)\n", h->elapsed_s);
+		   "has gone a quarter of the way to the next level;\n walk: a footprint inside the level, "
+		   "for --footprint.)\n", h->elapsed_s);
 }

@@ -47,14 +47,17 @@ struct hierarchy_point {
 
 /* One level: a plateau of the staircase. */
 struct hierarchy_level {
-	bool memory;		/* a memory plateau (no cache costs this much) */
-	bool page_walks;	/* memory again, slower by page walks (after the first) */
+	bool memory;		/* the memory plateau: the last one */
+	bool shelf;		/* between the last cache and memory: neither */
 	size_t size_bytes;	/* capacity estimate (0 for memory) */
 	size_t size_lo;		/* the plateau's last footprint */
 	size_t size_hi;		/* the next plateau's first footprint (the next point
 				 * when none follows; 0 when the sweep ended here) */
 	double cycles, ns;	/* median of the plateau's points */
 	size_t first, last;	/* plateau: points [first, last] */
+	double inner_cycles, inner_ns;	/* a step inside the level (TLB misses), 0: none */
+	size_t inner_from;	/* footprint where that step starts */
+	size_t inner_first;	/* its first point */
 	size_t hwloc_size;	/* what hwloc declares for this cache level, 0: nothing */
 	bool agrees;		/* hwloc's size in [size_lo, size_hi], a step of slack */
 };
@@ -64,7 +67,8 @@ struct hierarchy {
 	size_t npts;
 	struct hierarchy_level levels[HIER_MAX_LEVELS];
 	size_t nlevels;
-	size_t ncaches;		/* levels that are caches (all but a memory level) */
+	size_t ncaches;		/* levels[0, ncaches) are caches */
+	size_t memory_level;	/* levels[memory_level - 1] is memory, 0: not reached */
 	size_t hwloc[HIER_MAX_HWLOC];	/* hwloc's data/unified cache sizes, L1..L5, 0: none */
 	size_t hwloc_n;		/* levels hwloc declares */
 	bool disagrees;		/* some measured level and hwloc's disagree */
@@ -107,22 +111,25 @@ void hierarchy_link_ring(char *base, size_t n, uint32_t *order, uint64_t seed);
 size_t hierarchy_ring_length(const char *base, size_t n);
 
 /* Knee detection: plateaus of a latency curve over ascending footprints.
- * A plateau is a run of points spanning at least 1.6x in footprint, each within
- * 20% of the median of the points before it; a single point above the band
- * with the next one back inside is noise, not a knee. Adjacent plateaus
- * less than 1.3x apart are one level (the slow tail of a gradual
- * transition). A level's latency is the median of its plateau's upper
- * half; its capacity lies where the latency rises, between the plateau's
- * last footprint and the next plateau's first, and is estimated where the
- * latency has gone a quarter of the way (in log) to the next level. Fills levels
- * (first, last, size_lo, size_hi, size_bytes, cycles, ns; memory and hwloc
- * fields cleared); returns the count. ns may be NULL. Pure. */
+ * A plateau is a run of points spanning at least 1.6x in footprint, each
+ * within 20% of the median of the points before it; a single point above
+ * the band with the next one back inside is noise, not a knee. Adjacent
+ * plateaus less than 1.3x apart are one level (the slow tail of a gradual
+ * transition); a plateau 1.3-1.5x above a level is that level with TLB
+ * misses (its inner step), not a new level. A level's latency is the
+ * median of its plateau's upper half; its capacity lies where the latency
+ * rises, between the plateau's last footprint and the next plateau's
+ * first, and is estimated where the latency has gone a quarter of the way
+ * (in log) to the next level. Fills levels (first, last, size_lo, size_hi,
+ * size_bytes, cycles, ns, inner_*; memory and hwloc fields cleared);
+ * returns the count. ns may be NULL. Pure. */
 size_t hierarchy_find_levels(const size_t *bytes, const double *cycles, const double *ns,
 			     size_t n, struct hierarchy_level *levels, size_t max);
 
-/* Classify h->levels (memory from the first plateau that costs at least
- * 40 ns and twice the level before; later ones are memory slowed by page
- * walks) and set each cache level beside hwloc's
+/* Classify h->levels (past the first plateau that costs at least 40 ns
+ * and twice the level before, the last plateau is memory and any between
+ * are shelves, neither cache nor memory) and set each cache level beside
+ * hwloc's
  * (h->hwloc): agrees, disagrees, reached_memory, ncaches. Pure. */
 void hierarchy_classify(struct hierarchy *h);
 
@@ -138,8 +145,8 @@ int hierarchy_measure(const struct hierarchy_opts *o, const struct calibration *
 size_t hierarchy_cache_size(const struct hierarchy *h, int level);
 
 /* A footprint whose walk lives in one level: the geometric middle of its
- * plateau (level 1..ncaches: the caches; ncaches + 1: memory, before any
- * page-walk plateau), away from both knees; 0 when there is no such
+ * plateau (level 1..ncaches: the caches; ncaches + 1: memory), away from
+ * both knees; 0 when there is no such
  * level. For sizing the l2/llc/miss walks from the staircase. */
 size_t hierarchy_level_footprint(const struct hierarchy *h, int level);
 

@@ -362,6 +362,46 @@ static void test_busy(void)
 	      h.levels[2].cycles, h.levels[2].size_hi);
 }
 
+/* The same guest again: L2 at 14 cycles to 430 KiB, then a shelf at 18-21
+ * cycles to 1 MiB (L2 hits with TLB misses) before L3. The shelf is the
+ * L2's inner step, and the L2's capacity lands on hwloc's 1 MiB. */
+static const double shelf_c[] = {
+	4.00, 4.00, 4.00, 4.00, 4.00, 4.00, 4.00, 4.00, 4.00, 4.00, 4.00, 4.00, 4.53, 14.09, 14.06,
+	14.05, 14.07, 14.04, 14.04, 14.04, 14.04, 14.05, 14.05, 14.04, 14.05, 14.51, 15.77, 16.74,
+	17.59, 18.23, 18.92, 19.41, 20.98, 37.82, 44.01, 45.51, 47.20, 50.86, 51.58, 54.31, 54.22,
+	54.76, 57.43, 60.32, 58.06, 70.12, 93.73, 265.27, 316.64, 305.99, 500.39, 496.77, 500.70,
+	519.43, 534.34, 523.71, 542.20, 529.60, 535.03, 549.95, 546.54, 542.67, 554.57, 552.61,
+	550.99,
+};
+
+static void test_shelf(void)
+{
+	static const size_t hw[] = { KiB(32), MiB(1), MiB(32) };
+	static struct hierarchy h;
+	size_t b[HIER_MAX_POINTS], n = hierarchy_footprints(KiB(4), MiB(256), 4, b, HIER_MAX_POINTS);
+	double ns[ARRAY_SIZE(shelf_c)];
+
+	if (n != ARRAY_SIZE(shelf_c)) {
+		CHECK(0, "shelf: %zu footprints", n);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		ns[i] = shelf_c[i] / 3.69;
+	fill(&h, b, shelf_c, ns, n, hw, 3);
+	CHECK(h.nlevels == 4 && h.ncaches == 3 && h.reached_memory, "shelf: 3 caches and memory (%zu levels)",
+	      h.nlevels);
+	if (h.nlevels != 4)
+		return;
+	CHECK(fabs(h.levels[1].cycles - 14.05) < 0.2 && h.levels[1].inner_cycles > 17 &&
+	      h.levels[1].inner_cycles < 22 && h.levels[1].inner_from == b[28],
+	      "shelf: L2 14 cycles, inner step %.1f from %zu", h.levels[1].inner_cycles, h.levels[1].inner_from);
+	CHECK(h.levels[1].size_lo == MiB(1) && h.levels[1].agrees, "shelf: L2 ends at 1 MiB (%zu), agrees",
+	      h.levels[1].size_lo);
+	CHECK(hierarchy_level_footprint(&h, 2) < b[28], "shelf: the L2 walk before the TLB step (%zu)",
+	      hierarchy_level_footprint(&h, 2));
+	CHECK(h.levels[2].cycles > 45 && h.levels[2].cycles < 62, "shelf: L3 %.1f cycles", h.levels[2].cycles);
+}
+
 /* DRAM latency drifting up 40% over five octaves is one level, not two */
 static void test_drift(void)
 {
@@ -380,7 +420,9 @@ static void test_drift(void)
 	CHECK(h.nlevels == 4 && h.reached_memory && h.levels[3].memory, "drift: one memory level (%zu levels)",
 	      h.nlevels);
 
-	/* 4 KiB pages: past 128 MiB page walks add 40% more: still memory */
+	/* 4 KiB pages: past 128 MiB page walks add 40% (an inner step) or
+	 * 80% (a level): either way memory is the last plateau, the one
+	 * before it a shelf */
 	n = make_points(b, c, ns, sharp, zen, ARRAY_SIZE(zen));
 	for (size_t i = 0; i < n; i++)
 		if (b[i] > MiB(128)) {
@@ -388,9 +430,28 @@ static void test_drift(void)
 			ns[i] = c[i] / GHZ;
 		}
 	fill(&h, b, c, ns, n, hw, 3);
-	CHECK(h.nlevels == 5 && h.ncaches == 3 && h.levels[3].memory && !h.levels[3].page_walks &&
-	      h.levels[4].memory && h.levels[4].page_walks, "page walks: memory twice, 3 caches (%zu levels)",
+	CHECK(h.nlevels == 5 && h.ncaches == 3 && h.levels[3].shelf && fabs(h.levels[3].cycles - 480) < 10 &&
+	      h.levels[4].memory && fabs(h.levels[4].cycles - 672) < 1 && h.pts[h.levels[4].first].bytes > MiB(128),
+	      "page walks +40%%: shelf %.0f, memory %.0f (%zu levels)", h.levels[3].cycles, h.levels[4].cycles,
 	      h.nlevels);
+	for (size_t i = 0; i < n; i++)
+		if (b[i] > MiB(128)) {
+			c[i] *= 1.8 / 1.4;
+			ns[i] = c[i] / GHZ;
+		}
+	fill(&h, b, c, ns, n, hw, 3);
+	CHECK(h.nlevels == 5 && h.ncaches == 3 && h.memory_level == 5 && h.levels[3].shelf &&
+	      !h.levels[3].memory && h.levels[4].memory && !h.levels[4].shelf,
+	      "page walks +80%%: 3 caches, a shelf, memory (%zu levels)", h.nlevels);
+	CHECK(hierarchy_level_footprint(&h, 4) > MiB(128) && hierarchy_level_footprint(&h, 5) == 0,
+	      "page walks +80%%: the memory walk is on the last plateau");
+	{
+		json_t *j = hierarchy_to_json(&h);
+
+		CHECK(json_array_size(json_object_get(j, "levels")) == 4 &&
+		      json_array_size(json_object_get(j, "shelves")) == 1, "json: the shelf kept apart");
+		json_decref(j);
+	}
 	CHECK(fabs(h.levels[3].cycles - 480) < 10, "page walks: memory latency from the first plateau");
 }
 
@@ -436,6 +497,7 @@ int main(void)
 	test_knees();
 	test_real();
 	test_busy();
+	test_shelf();
 	test_drift();
 	test_json();
 	return test_done("hierarchy");

@@ -402,6 +402,39 @@ static void test_shelf(void)
 	CHECK(h.levels[2].cycles > 45 && h.levels[2].cycles < 62, "shelf: L3 %.1f cycles", h.levels[2].cycles);
 }
 
+/* And once more: past an L3 of about 7 MiB, a plateau at ~100 ns from 8 to
+ * 13 MiB (partial hits in the L3 share), then DRAM at ~147 ns. The shelf
+ * is neither a cache nor memory. */
+static const double dram_shelf_c[] = {
+	4.00, 4.00, 4.00, 4.00, 4.00, 4.00, 4.00, 4.00, 4.00, 4.00, 4.00, 4.00, 4.55, 14.09, 14.06,
+	14.05, 14.07, 14.04, 14.04, 14.04, 14.05, 14.06, 14.06, 14.04, 14.05, 14.51, 15.77, 16.77,
+	19.67, 23.34, 26.23, 30.12, 34.37, 38.36, 43.23, 45.78, 49.33, 50.23, 51.28, 53.03, 54.31,
+	61.22, 59.43, 58.84, 345.24, 291.32, 436.05, 372.97, 414.80, 422.61, 476.37, 484.58, 521.93,
+	535.92, 524.70, 542.28, 564.54, 547.14, 554.85, 554.42, 590.55, 661.37, 575.09, 654.15,
+	574.46,
+};
+
+static void test_dram_shelf(void)
+{
+	static const size_t hw[] = { KiB(32), MiB(1), MiB(32) };
+	static struct hierarchy h;
+	size_t b[HIER_MAX_POINTS], n = hierarchy_footprints(KiB(4), MiB(256), 4, b, HIER_MAX_POINTS);
+	double ns[ARRAY_SIZE(dram_shelf_c)];
+
+	if (n != ARRAY_SIZE(dram_shelf_c)) {
+		CHECK(0, "dram shelf: %zu footprints", n);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		ns[i] = dram_shelf_c[i] / 3.69;
+	fill(&h, b, dram_shelf_c, ns, n, hw, 3);
+	CHECK(h.ncaches == 3 && h.memory_level == h.nlevels && h.nlevels == 5 && h.levels[3].shelf,
+	      "dram shelf: 3 caches, a shelf, memory (%zu levels)", h.nlevels);
+	CHECK(h.memory_level && h.levels[h.memory_level - 1].cycles > 500,
+	      "dram shelf: memory is the upper plateau (%.0f cycles)",
+	      h.memory_level ? h.levels[h.memory_level - 1].cycles : 0);
+}
+
 /* DRAM latency drifting up 40% over five octaves is one level, not two */
 static void test_drift(void)
 {
@@ -498,6 +531,7 @@ int main(void)
 	test_real();
 	test_busy();
 	test_shelf();
+	test_dram_shelf();
 	test_drift();
 	test_json();
 	return test_done("hierarchy");

@@ -476,6 +476,7 @@ static void conclude_variant(struct repro_ctx *rc, const struct buddy_variant *b
 {
 	struct repro_claim c = {
 		.unit = "cycles per loop", .pub_unit = "ticks per loop", .pub_machine = POSTED_MACHINE,
+		.floor_why = "CI of the two medians over the trials, or the 3% minimum",
 	};
 	char what[96];
 
@@ -753,6 +754,7 @@ static int run_legacy(struct repro_ctx *rc, unsigned trials)
 			.pub_b = POSTED(1), .pub_machine = POSTED_MACHINE,
 			.pub_words = "atomic ops are 10x more costly, yes? / yes, when L2 cache hits",
 			.floor = fmax(rel_ci(&s[0]), rel_ci(&s[1])),
+			.floor_why = "CI of the two medians over the trials, or the 3% minimum",
 		};
 
 		repro_conclude(rc, &c);

@@ -708,6 +708,7 @@ int repro_concurrent_run(struct repro_ctx *rc)
 					.pub_a = pa ? pa->v[k] : NAN, .pub_b = pb ? pb->v[k] : NAN,
 					.pub_machine = "Joonsoo Kim, 2016",
 					.floor = fmax(spread[0][si][k], spread[1][si][k]),
+					.floor_why = "interquartile spread of the counted passes, or the 3% minimum",
 				};
 				char what[64];
 

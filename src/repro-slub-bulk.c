@@ -904,6 +904,7 @@ static int run_spread(struct repro_ctx *rc, const uint64_t *bulks, size_t nb, si
 				.meas_a = med[1], .meas_b = med[0], .pub_a = NAN, .pub_b = NAN,
 				.pub_words = REVIEWER_WORDS, .pub_machine = "Joonsoo Kim, 16 Jun 2015",
 				.floor = fmax(fl[0], fl[1]),
+				.floor_why = "interquartile spread of the repeats, or the 3% minimum",
 			};
 			char what[96];
 
@@ -1008,6 +1009,7 @@ int repro_bulk_run(struct repro_ctx *rc)
 			.meas_b = res[i].med[BULK_FALLBACK], .pub_a = pr ? pr->v[1] : NAN,
 			.pub_b = pr ? pr->v[0] : NAN, .pub_machine = "Brouer, 2015",
 			.floor = fmax(res[i].floor[BULK_POSTED], res[i].floor[BULK_FALLBACK]),
+			.floor_why = "interquartile spread of the repeats, or the 3% minimum",
 		};
 		char what[64];
 

@@ -281,40 +281,33 @@ size_t hierarchy_find_levels(const size_t *bytes, const double *cycles, const do
 	/* sizes: a level's capacity lies where the staircase rises, between
 	 * its plateau's last footprint and the next plateau's first (LRU-like
 	 * caches rise at once, random replacement over up to 4x the capacity,
-	 * and TLB reach can start the rise early). The estimate is where the
-	 * latency has gone a quarter of the way (in log) to the next level,
-	 * interpolated in log footprint: inside a sharp step, and 1.1-1.2x the
-	 * capacity under random replacement (the geometric mean would give
-	 * about 1.6x). */
+	 * and TLB reach can start the rise early). The estimate is the start
+	 * of the steepest rise (log latency over log footprint) in there: the
+	 * plateau's end for a sharp step; the capacity itself under random
+	 * replacement, whose latency climbs fastest just past it; and the real
+	 * capacity, not the early TLB onset, when both show (here the L2 rises
+	 * slowly from 300 KiB and jumps at 1 MiB). */
 	for (size_t l = 0; l < nlev; l++) {
 		struct hierarchy_level *lv = &levels[l];
 		size_t end = l + 1 < nlev ? levels[l + 1].first : lv->last + 1, prev = lv->last;
+		double best = 0;
 
 		lv->size_lo = bytes[lv->last];
 		lv->size_hi = end < n ? bytes[end] : 0;
 		lv->size_bytes = lv->size_lo;
 		if (l + 1 >= nlev)
 			continue;
-		{
-			double g = lv->cycles * pow(levels[l + 1].cycles / lv->cycles, 0.25);
+		for (size_t k = lv->last + 1; k <= end && k < n; k++) {
+			double slope;
 
-			for (size_t k = lv->last + 1; k <= end; k++) {
-				double f;
-
-				if (noise[k])
-					continue;
-				if (cycles[k] < g) {
-					prev = k;
-					continue;
-				}
-				f = (log(g) - log(cycles[prev])) / (log(cycles[k]) - log(cycles[prev]));
-				f = fmin(fmax(f, 0), 1);
-				lv->size_bytes = round_down((size_t)exp(log((double)bytes[prev]) +
-						f * (log((double)bytes[k]) - log((double)bytes[prev]))), LINE);
-				break;
+			if (noise[k])
+				continue;
+			slope = log(cycles[k] / cycles[prev]) / log((double)bytes[k] / (double)bytes[prev]);
+			if (slope > best) {
+				best = slope;
+				lv->size_bytes = bytes[prev];
 			}
-			if (lv->size_bytes < lv->size_lo)
-				lv->size_bytes = lv->size_lo;
+			prev = k;
 		}
 	}
 	return nlev;
@@ -873,7 +866,6 @@ void hierarchy_print(const struct hierarchy *h, FILE *f)
 	if (h->page_bytes != HUGE_BYTES)
 		fprintf(f, "note: 4 KiB pages: the largest footprints include page-walk latency\n");
 	fprintf(f, "(%.1f s. A level's capacity lies where its latency rises, in the bracket: from its "
-		   "plateau's last footprint\n to the next plateau's first; the size is where the latency "
-		   "has gone a quarter of the way to the next level;\n walk: a footprint inside the level, "
-		   "for --footprint.)\n", h->elapsed_s);
+		   "plateau's last footprint\n to the next plateau's first; the size is where it rises "
+		   "fastest; walk: a footprint inside the level,\n for --footprint.)\n", h->elapsed_s);
 }

@@ -119,8 +119,8 @@ size_t hierarchy_ring_length(const char *base, size_t n);
  * misses (its inner step), not a new level. A level's latency is the
  * median of its plateau's upper half; its capacity lies where the latency
  * rises, between the plateau's last footprint and the next plateau's
- * first, and is estimated where the latency has gone a quarter of the way
- * (in log) to the next level. Fills levels (first, last, size_lo, size_hi,
+ * first, and is estimated at the start of the steepest rise in there
+ * (log latency over log footprint). Fills levels (first, last, size_lo, size_hi,
  * size_bytes, cycles, ns, inner_*; memory and hwloc fields cleared);
  * returns the count. ns may be NULL. Pure. */
 size_t hierarchy_find_levels(const size_t *bytes, const double *cycles, const double *ns,

@@ -309,6 +309,11 @@ static void test_real(void)
 	      h.levels[1].size_lo < MiB(1) && h.levels[1].size_hi >= MiB(1),
 	      "real: L2 14 cycles, rising around hwloc's 1 MiB (%zu-%zu)", h.levels[1].size_lo,
 	      h.levels[1].size_hi);
+	/* the L2 rises slowly from 300 KiB (TLB reach) and jumps at 1 MiB:
+	 * the estimate is the jump, not the onset */
+	CHECK(h.levels[1].size_bytes >= KiB(768) && h.levels[1].size_bytes <= KiB(1280),
+	      "real: L2 estimated near 1 MiB (%zu)", h.levels[1].size_bytes);
+	CHECK(h.levels[0].size_bytes == KiB(32), "real: L1 estimated at 32 KiB (%zu)", h.levels[0].size_bytes);
 	CHECK(h.levels[2].cycles > 40 && h.levels[2].cycles < 65 && !h.levels[2].agrees &&
 	      h.levels[2].size_hi < MiB(16), "real: L3 ~50 cycles, a few MiB, not hwloc's 32 MiB");
 	CHECK(h.levels[3].memory && h.levels[3].cycles > 500 && h.levels[3].cycles < 660,

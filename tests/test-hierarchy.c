@@ -48,7 +48,8 @@ static double gradual(const struct truth *tr, size_t nt, size_t f)
 	return lat;
 }
 
-static size_t make_points(size_t *b, double *c, double *ns, double (*model)(const struct truth *, size_t, size_t),
+static size_t make_points(size_t *b, double *c, double *ns,
+			  double (*model)(const struct truth *, size_t, size_t),
 			  const struct truth *tr, size_t nt)
 {
 	size_t n = hierarchy_footprints(KiB(4), MiB(512), 4, b, HIER_MAX_POINTS);
@@ -88,7 +89,8 @@ static void check_levels(const char *what, const struct hierarchy *h, const stru
 	for (size_t i = 0; i < h->nlevels && i < nt; i++) {
 		const struct hierarchy_level *lv = &h->levels[i];
 
-		CHECK(fabs(lv->cycles / tr[i].cycles - 1) < (bracket ? 0.1 : 0.12), "%s: level %zu at %.2f cycles, expected %.0f",
+		CHECK(fabs(lv->cycles / tr[i].cycles - 1) < (bracket ? 0.1 : 0.12),
+		      "%s: level %zu at %.2f cycles, expected %.0f",
 		      what, i + 1, lv->cycles, tr[i].cycles);
 		CHECK(fabs(lv->ns - lv->cycles / GHZ) < 0.2 * lv->ns, "%s: level %zu ns %.2f", what, i + 1, lv->ns);
 		if (!tr[i].size) {

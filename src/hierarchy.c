@@ -417,6 +417,20 @@ size_t hierarchy_level_footprint(const struct hierarchy *h, int level)
 			  LINE);
 }
 
+void hierarchy_walks(const struct hierarchy *h, size_t walk[PAT__COUNT])
+{
+	for (int k = 0; k < PAT__COUNT; k++)
+		walk[k] = 0;
+	/* the l2/llc/miss walks only when the staircase shows three caches
+	 * and memory: with fewer, which level is which is a guess */
+	if (h->ncaches < 3 || !h->memory_level)
+		return;
+	walk[PAT_DEP] = hierarchy_level_footprint(h, 1);
+	walk[PAT_L2] = hierarchy_level_footprint(h, 2);
+	walk[PAT_LLC] = hierarchy_level_footprint(h, (int)h->ncaches);
+	walk[PAT_MISS] = walk[PAT_MISS_OVERLAP] = hierarchy_level_footprint(h, (int)h->ncaches + 1);
+}
+
 /* ---- measuring --------------------------------------------------------- */
 
 /* The timed chain: 64 dependent loads per iteration, each address the value

@@ -18,6 +18,7 @@
 #include <jansson.h>
 
 #include "clock.h"
+#include "pattern.h"
 #include "topo.h"
 
 #define HIER_MAX_POINTS 160
@@ -149,6 +150,13 @@ size_t hierarchy_cache_size(const struct hierarchy *h, int level);
  * both knees; 0 when there is no such
  * level. For sizing the l2/llc/miss walks from the staircase. */
 size_t hierarchy_level_footprint(const struct hierarchy *h, int level);
+
+/* Footprints for the walking patterns from the staircase: walk[PAT_DEP]
+ * in L1, walk[PAT_L2] in L2, walk[PAT_LLC] in the last cache,
+ * walk[PAT_MISS] and walk[PAT_MISS_OVERLAP] in memory (each the middle of
+ * its plateau), the others 0; all 0 unless three caches and memory were
+ * found. */
+void hierarchy_walks(const struct hierarchy *h, size_t walk[PAT__COUNT]);
 
 /* Writers: read h, never measure. */
 json_t *hierarchy_to_json(const struct hierarchy *h);

@@ -332,6 +332,21 @@ static void test_real(void)
 	}
 	CHECK(hierarchy_level_footprint(&h, 5) == 0 && hierarchy_level_footprint(&h, 0) == 0,
 	      "real: no level 0 or 5");
+	{
+		size_t walk[PAT__COUNT];
+
+		hierarchy_walks(&h, walk);
+		CHECK(walk[PAT_DEP] == hierarchy_level_footprint(&h, 1) &&
+		      walk[PAT_L2] == hierarchy_level_footprint(&h, 2) &&
+		      walk[PAT_LLC] == hierarchy_level_footprint(&h, 3) &&
+		      walk[PAT_MISS] == hierarchy_level_footprint(&h, 4) &&
+		      walk[PAT_MISS_OVERLAP] == walk[PAT_MISS] && !walk[PAT_HIT] && !walk[PAT_MIX],
+		      "real: walks for dep, l2, llc, miss");
+		h.ncaches = 2;
+		hierarchy_walks(&h, walk);
+		CHECK(!walk[PAT_L2] && !walk[PAT_MISS], "two caches: no walks");
+		h.ncaches = 3;
+	}
 }
 
 /* The same guest with a busy neighbour: the L3 share shrank to about

@@ -23,6 +23,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -580,9 +581,30 @@ static inline char *rseq_base(const struct slab_cache *s)
 	return (char *)&rseq_cpu[s->id][0].freelist;
 }
 
+/* The kernel runs ___slab_alloc with interrupts off: one slow path per CPU
+ * at a time. Threads sharing a CPU here can be preempted inside it, so a
+ * per-CPU lock stands in (slow path only; the fast path stays lock-free).
+ * Without it, two threads could both refill the same CPU slot: the loser
+ * unfreezes the winner's CPU slab or leaves a frozen slab that is nobody's,
+ * whose freed objects then reach no list until the end of the run. */
+static int rseq_slow_lock[SLAB_MAX_CACHES][SLAB_MAX_CPUS];
+
+static void *slab_alloc_slow_rseq_locked(struct slab_cache *s, struct kmem_cpu *c);
+
 static __attribute__((noinline)) void *slab_alloc_slow_rseq(struct slab_cache *s, uint32_t cpu)
 {
-	struct kmem_cpu *c = &rseq_cpu[s->id][cpu % SLAB_MAX_CPUS];
+	int *lk = &rseq_slow_lock[s->id][cpu % SLAB_MAX_CPUS];
+	void *obj;
+
+	while (__atomic_exchange_n(lk, 1, __ATOMIC_ACQUIRE))
+		sched_yield();	/* the holder may be preempted on this CPU */
+	obj = slab_alloc_slow_rseq_locked(s, &rseq_cpu[s->id][cpu % SLAB_MAX_CPUS]);
+	__atomic_store_n(lk, 0, __ATOMIC_RELEASE);
+	return obj;
+}
+
+static void *slab_alloc_slow_rseq_locked(struct slab_cache *s, struct kmem_cpu *c)
+{
 	int64_t idx = __atomic_load_n(&c->slab, __ATOMIC_RELAXED);
 	void *fl = refill(s, &idx), *rest, *tail;
 	unsigned cnt = 1;

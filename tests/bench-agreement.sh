@@ -39,6 +39,7 @@ movq mem,%reg	load_chase	load
 movq %reg,mem	-	mov_store
 lock orb \$[a-z0-9]+,mem	lock_orb_imm	lock_orb_imm
 orb \$[a-z0-9]+,mem	orb_imm	orb_imm
+ds orb \$[a-z0-9]+,mem	ds_orb_imm	ds_orb_imm
 lock andb \$~?[a-z0-9]+,mem	lock_andb_imm	lock_andb_imm
 andb \$~?[a-z0-9]+,mem	andb_imm	andb_imm
 lock orq %reg,mem	lock_orq_reg	lock_orq_reg
@@ -52,6 +53,8 @@ lock btrq %reg,mem	lock_btrq_reg	lock_btrq_reg
 btrq %reg,mem	btrq_reg	btrq_reg
 lock cmpxchgq %reg,mem	lock_cmpxchgq	lock_cmpxchgq
 cmpxchgq %reg,mem	cmpxchgq	cmpxchgq
+lock cmpxchg16b mem	lock_cmpxchg16b	lock_cmpxchg16b
+cmpxchg16b mem	cmpxchg16b	cmpxchg16b
 xchgq %reg,mem	xchgq	xchgq
 lock xaddq %reg,mem	lock_xaddq	lock_xaddq
 xaddq %reg,mem	xaddq	xaddq

@@ -93,7 +93,7 @@ typedef void (*loop_fn)(char *p, uint64_t iters);
 				 "\n\t.set mpk,mpk+1\n\t.endr\n\t.endr\n\tdec %[n]\n\tjnz 1b\n"		\
 				 : [n] "+r"(iters)					\
 				 : [p] "r"(p)						\
-				 : "rax", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12",	\
+				 : "rax", "rbx", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12",	\
 				   "r13", "r14", "r15", "cc", "memory");		\
 	}
 #define LOOPS(name, setup, OP)								\
@@ -139,6 +139,11 @@ LOOP1(chase, 1, "mov %[p],%%rax\n\t", OP_CHASE)
 #define OP_XCHG1(a) "xchgq %%r8," a
 #define OP_LOCK_XADD1(a) "lock xaddq %%r8," a
 #define OP_XADD1(a) "xaddq %%r8," a
+#define OP_DS_ORB(a) "ds orb $2," a	/* the 0x3e prefix a UP kernel patches lock into */
+/* rdx:rax = rcx:rbx = 0 = the words: every cmpxchg16b succeeds and writes */
+#define CX16_SETUP "xor %%ebx,%%ebx\n\txor %%ecx,%%ecx\n\t"
+#define OP_LOCK_CX16(a) "lock cmpxchg16b " a
+#define OP_CX16(a) "cmpxchg16b " a
 #define OP_LOCK_INC(a) "lock incq " a
 #define OP_INC(a) "incq " a
 
@@ -165,6 +170,9 @@ LOOPS(xadd, "", OP_XADD)
 LOOP1(xchg_lat, 1, "", OP_XCHG1)
 LOOP1(lock_xadd_lat, 1, "", OP_LOCK_XADD1)
 LOOP1(xadd_lat, 1, "", OP_XADD1)
+LOOPS(ds_orb, "", OP_DS_ORB)
+LOOPS(lock_cx16, CX16_SETUP, OP_LOCK_CX16)
+LOOPS(cx16, CX16_SETUP, OP_CX16)
 LOOPS(lock_inc, "", OP_LOCK_INC)
 LOOPS(inc, "", OP_INC)
 
@@ -189,6 +197,7 @@ static const struct op ops[] = {
 	{ "mov_store", "mov %reg,mem", store_fns, F_TPUT, 0, NULL },
 	{ "lock_orb_imm", "lock orb $imm8,mem", lock_orb_fns, F_LAT | F_TPUT, 0, NULL },
 	{ "orb_imm", "orb $imm8,mem", orb_fns, F_LAT | F_TPUT, 0, NULL },
+	{ "ds_orb_imm", "ds orb $imm8,mem", ds_orb_fns, F_LAT | F_TPUT, 0, NULL },
 	{ "lock_andb_imm", "lock andb $imm8,mem", lock_andb_fns, F_LAT | F_TPUT, 0, NULL },
 	{ "andb_imm", "andb $imm8,mem", andb_fns, F_LAT | F_TPUT, 0, NULL },
 	{ "lock_orq_reg", "lock orq %reg,mem", lock_orq_fns, F_LAT | F_TPUT, 0, NULL },
@@ -205,6 +214,8 @@ static const struct op ops[] = {
 	{ "xchgq", "xchgq %reg,mem", xchg_fns, F_LAT | F_TPUT, 0, xchg_lat_1 },
 	{ "lock_xaddq", "lock xaddq %reg,mem", lock_xadd_fns, F_LAT | F_TPUT, 0, lock_xadd_lat_1 },
 	{ "xaddq", "xaddq %reg,mem", xadd_fns, F_LAT | F_TPUT, 0, xadd_lat_1 },
+	{ "lock_cmpxchg16b", "lock cmpxchg16b mem (succeeds)", lock_cx16_fns, F_LAT | F_TPUT, 0, NULL },
+	{ "cmpxchg16b", "cmpxchg16b mem (succeeds)", cx16_fns, F_LAT | F_TPUT, 0, NULL },
 	{ "lock_incq", "lock incq mem", lock_inc_fns, F_LAT | F_TPUT, 0, NULL },
 	{ "incq", "incq mem", inc_fns, F_LAT | F_TPUT, 0, NULL },
 };

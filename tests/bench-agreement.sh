@@ -15,7 +15,9 @@
 # Environment: ATOMCOST_ARGS (extra `atomcost run` options), MINPROBE_REPS
 # (default 21), AGREEMENT_TOL (default 5, percent), KEEP_DIR (keep the raw
 # JSON of both tools there), AGREEMENT_CPUINFO (read the CPU's family and
-# model from this file instead of /proc/cpuinfo: shows another column).
+# model from this file instead of /proc/cpuinfo: shows another column),
+# AGREEMENT_INFORMATIVE (minprobe ops, space separated, whose rows are shown
+# and marked but do not decide PASS/FAIL; default none).
 # A benchmark, not a unit test: `meson test --benchmark`. Exit 0 pass,
 # 1 disagreement or a failed run, 77 skip (not x86-64, jq missing).
 set -u
@@ -140,7 +142,7 @@ echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $mname (family $family model $model), 
      "minprobe core $(jq -r '.core_ghz*1000|round/1000' "$T/minprobe.json") GHz;" \
      "published: $pubname"
 awk -F'\t' -v tol="$TOL" -v pubcol="$pubcol" -v probes="$T/probes" -v mp="$T/mp.tsv" \
-    -v pub="$T/pub" '
+    -v pub="$T/pub" -v info="${AGREEMENT_INFORMATIVE:-}" '
 function abs(x) { return x < 0 ? -x : x }
 BEGIN {
 	while ((getline l < probes) > 0) { split(l, f, "\t"); op[f[1], "lat"] = f[2]; op[f[1], "tput"] = f[3] }
@@ -156,11 +158,17 @@ BEGIN {
 {
 	o = op[$1, $2]
 	if (o == "" || o == "-") next
-	if (!((o, $2) in mc)) { printf "%-20s %-4s %-14s %9s (minprobe has no such row)\n", $1, $2, o, "-"; bad++; next }
+	if (!((o, $2) in mc)) { printf "%-20s %-4s %-14s %9s (minprobe has no such row)\n", $1, $2, o, "-"; missing++; next }
 	d = ($3 - mc[o, $2]) / mc[o, $2] * 100
 	ok = abs(d) <= tol ? "ok" : "OFF"
-	if (ok != "ok") bad++
-	n++; seen[o, $2] = 1
+	seen[o, $2] = 1
+	if (index(" " info " ", " " o " ")) {
+		ok = ok == "ok" ? "(ok)" : "(off)"
+		ninfo++
+	} else {
+		n++
+		if (ok != "ok") bad++
+	}
 	ps = "-"; pd = ""; pm = ""
 	if ((o, $2) in pv) {
 		ps = pv[o, $2]; x = ($3 - ps) / ps * 100
@@ -175,6 +183,7 @@ END {
 	for (k in mc) if (!(k in seen)) { split(k, f, SUBSEP); rest = rest " " f[1] "/" f[2] }
 	if (rest != "") print "minprobe only (no atomcost probe runs it):" rest
 	if (n == 0) { print "FAIL: nothing compared"; exit 1 }
+	if (ninfo) printf "(ok)/(off): informative rows (AGREEMENT_INFORMATIVE), %d, not counted\n", ninfo
 	if (missing) { printf "FAIL: %d atomcost rows map to no minprobe row (fix the map)\n", missing; exit 1 }
 	if (bad) { printf "FAIL: %d of %d atomcost figures differ from minprobe by more than %s%%\n", bad, n, tol; exit 1 }
 	printf "PASS: all %d atomcost figures within %s%% of minprobe\n", n, tol

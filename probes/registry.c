@@ -1,5 +1,5 @@
-/* registry.c - the probe table built from the PROBES() list, and the names
- * of modes and atomicity classes. */
+/* registry.c - the probe table built from the PROBES() list (the names of
+ * modes and atomicity classes are the model's: src/result.c). */
 #include "probes.h"
 
 #include <errno.h>
@@ -17,40 +17,4 @@ const struct probe *probe_find(const char *name)
 		if (!strcmp(probe_table[i]->name, name))
 			return probe_table[i];
 	return NULL;
-}
-
-static const char *const mode_names[MODE__COUNT] = {
-	[MODE_LATENCY] = "latency",
-	[MODE_THROUGHPUT] = "throughput",
-};
-
-const char *probe_mode_name(enum probe_mode m)
-{
-	return m < MODE__COUNT ? mode_names[m] : "?";
-}
-
-int probe_mode_parse(const char *s, enum probe_mode *out)
-{
-	for (int m = 0; m < MODE__COUNT; m++) {
-		if (!strcmp(s, mode_names[m]) || (!strcmp(s, m == MODE_LATENCY ? "lat" : "tput"))) {
-			*out = (enum probe_mode)m;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-const char *probe_atomicity_name(enum atomicity a)
-{
-	switch (a) {
-	case ATOMICITY_BASELINE:
-		return "baseline";
-	case ATOMICITY_ATOMIC:
-		return "atomic";
-	case ATOMICITY_LOCAL:
-		return "local-only";
-	case ATOMICITY_NONATOMIC:
-		return "non-atomic";
-	}
-	return "?";
 }

@@ -15,13 +15,6 @@
 #define MAX_SAMPLES 4096
 #define SPIN_CHECK 4096		/* spins between deadline checks */
 
-static const char *const method_names[C2C__COUNT] = { "cmpxchg", "load-store" };
-static const char *const method_keys[C2C__COUNT] = { "cmpxchg", "load_store" };
-static const char *const method_transfers[C2C__COUNT] = {
-	">= 2 line transfers (failed cmpxchgs also pull the line exclusive)",
-	"2 line transfers (read misses) + 2 invalidations (store upgrades)",
-};
-
 struct pingpong {
 	struct topo *topo;
 	volatile uint64_t *w;
@@ -153,21 +146,6 @@ int c2c_measure_pair(struct topo *t, int a, int b, enum c2c_method m, double sec
 	return err;
 }
 
-const char *c2c_method_name(enum c2c_method m)
-{
-	return m < C2C__COUNT ? method_names[m] : "?";
-}
-
-const char *c2c_method_key(enum c2c_method m)
-{
-	return m < C2C__COUNT ? method_keys[m] : "?";
-}
-
-const char *c2c_method_transfers(enum c2c_method m)
-{
-	return m < C2C__COUNT ? method_transfers[m] : "?";
-}
-
 int c2c_parse_methods(const char *s, unsigned *mask)
 {
 	char buf[64], *save = NULL, *tok;
@@ -178,7 +156,7 @@ int c2c_parse_methods(const char *s, unsigned *mask)
 		int m;
 
 		for (m = 0; m < C2C__COUNT; m++)
-			if (!strcmp(tok, method_names[m]))
+			if (!strcmp(tok, c2c_method_name((enum c2c_method)m)))
 				break;
 		if (m == C2C__COUNT) {
 			pr_err("c2c: --method: unknown method '%s' (expected cmpxchg, load-store)", tok);
@@ -235,7 +213,7 @@ int c2c_run(struct topo *t, const struct c2c_pair *pairs, size_t npairs, unsigne
 			if (!(mmask & (1u << m)))
 				continue;
 			if (progress)
-				fprintf(stderr, "\r\033[Kc2c %d,%d %s", pairs[k].a, pairs[k].b, method_names[m]);
+				fprintf(stderr, "\r\033[Kc2c %d,%d %s", pairs[k].a, pairs[k].b, c2c_method_name((enum c2c_method)m));
 			memset(r, 0, sizeof(*r));
 			r->cls = pairs[k].cls;
 			err = c2c_measure_pair(t, pairs[k].a, pairs[k].b, (enum c2c_method)m, seconds, r);
@@ -246,4 +224,14 @@ int c2c_run(struct topo *t, const struct c2c_pair *pairs, size_t npairs, unsigne
 	if (progress)
 		fprintf(stderr, "\r\033[K");
 	return err;
+}
+
+void c2c_where_of(const struct topo *t, int *cpus, char *summary, size_t len, struct c2c_where *w)
+{
+	int n = topo_allowed_count(t);
+
+	for (int i = 0; i < n; i++)
+		cpus[i] = topo_allowed_os(t, i);
+	topo_summary(t, summary, len);
+	*w = (struct c2c_where){ .cpus = cpus, .ncpus = n, .summary = summary };
 }

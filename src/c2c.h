@@ -72,10 +72,22 @@ int c2c_measure_pair(struct topo *t, int a, int b, enum c2c_method m, double sec
 int c2c_run(struct topo *t, const struct c2c_pair *pairs, size_t npairs, unsigned mmask,
 	    double seconds, bool progress, struct c2c_row *rows, size_t *nrows);
 
-/* Writers (report-c2c.c): the JSON section ("atomcost-c2c/1") and the table. */
-json_t *c2c_to_json(const struct calibration *cal, const struct topo *t, const struct c2c_row *rows,
+/* Where the rows were measured, for the writers: the allowed PUs (OS
+ * indexes, the matrix's order) and the topology's one-line summary. */
+struct c2c_where {
+	const int *cpus;
+	int ncpus;
+	const char *summary;
+};
+
+/* Fill w from the topology (cpus: at least topo_allowed_count entries). */
+void c2c_where_of(const struct topo *t, int *cpus, char *summary, size_t len, struct c2c_where *w);
+
+/* Writers (report-c2c.c, model only): the JSON section ("atomcost-c2c/1")
+ * and the table. */
+json_t *c2c_to_json(const struct calibration *cal, const struct c2c_where *w, const struct c2c_row *rows,
 		    size_t nrows, const bool *absent, unsigned mmask, bool all);
-void c2c_write_text(const struct calibration *cal, const struct topo *t, const struct c2c_row *rows,
+void c2c_write_text(const struct calibration *cal, const struct c2c_where *w, const struct c2c_row *rows,
 		    size_t nrows, const bool *absent, FILE *f);
 
 #endif

@@ -11,7 +11,6 @@
 #include "common.h"
 #include "stats.h"
 
-#define FREQ_REPEATS 5
 #define FREQ_WINDOW_NS 40000000ull	/* 40 ms per frequency window */
 #define CHAIN_REPEATS 31
 #define CHAIN_ITERS 4096		/* 262144 dependent ops per timing */
@@ -168,7 +167,7 @@ static const char *emulation_hint(void)
 
 int clock_calibrate(struct calibration *c, int cpu_os)
 {
-	double hz[FREQ_REPEATS], ovh[OVERHEAD_REPEATS];
+	double hz[CLOCK_FREQ_REPEATS], ovh[OVERHEAD_REPEATS];
 
 	memset(c, 0, sizeof(*c));
 	arch_init();
@@ -182,13 +181,13 @@ int clock_calibrate(struct calibration *c, int cpu_os)
 			c->emulation);
 
 	spin_ns(20000000ull);
-	for (int i = 0; i < FREQ_REPEATS; i++)
+	for (int i = 0; i < CLOCK_FREQ_REPEATS; i++)
 		hz[i] = measure_timer_hz();
-	c->timer_hz = stats_median(hz, FREQ_REPEATS);
+	c->timer_hz = stats_median(hz, CLOCK_FREQ_REPEATS);
 	{
 		double lo = hz[0], hi = hz[0];
 
-		for (int i = 1; i < FREQ_REPEATS; i++) {
+		for (int i = 1; i < CLOCK_FREQ_REPEATS; i++) {
 			lo = fmin(lo, hz[i]);
 			hi = fmax(hi, hz[i]);
 		}
@@ -220,104 +219,5 @@ int clock_calibrate(struct calibration *c, int cpu_os)
 	c->cycle_source = "dependent add chain against the timer (no PMU cycles)";
 	c->trustworthy = c->chain_agreement < 0.01 && c->timer_hz_spread < 0.01 && c->timer_invariant &&
 			 !c->emulated;
-	return 0;
-}
-
-static double deviation(double got, double want)
-{
-	return want > 0 ? got / want - 1 : 0;
-}
-
-void clock_print_self_checks(const struct calibration *c, FILE *f, const char *prefix)
-{
-	if (!(c->mul_expected > 0))
-		return;
-	fprintf(f, "%simul chain %.3f cycles (expected %.0f, %+.2f%%), L1 load chase %.3f cycles "
-		   "(expected %.0f, %+.2f%%); the add chain reads 1.00 by construction (it defines "
-		   "the cycle)\n", prefix, c->mul_cycles, c->mul_expected,
-		deviation(c->mul_cycles, c->mul_expected) * 100, c->load_cycles, c->load_expected,
-		deviation(c->load_cycles, c->load_expected) * 100);
-}
-
-void clock_print(const struct calibration *c, FILE *f)
-{
-	fprintf(f, "timer             %s\n", c->timer);
-	fprintf(f, "timer frequency   %.4f GHz (spread %.3f%% over %d windows, vs CLOCK_MONOTONIC_RAW)\n",
-		c->timer_hz / 1e9, c->timer_hz_spread * 100, FREQ_REPEATS);
-	fprintf(f, "timer invariant   %s\n", c->timer_invariant ? "yes" : "NO (constant_tsc/nonstop_tsc missing)");
-	fprintf(f, "timer overhead    %.0f ticks median, %.0f min (fenced start+stop)\n",
-		c->overhead_median, c->overhead_min);
-	fprintf(f, "ticks per cycle   %.4f (add chain), %.4f (imul chain, %d cycles each): agree within %.2f%%\n",
-		c->ticks_per_cycle, c->ticks_per_cycle_mul, ARCH_MUL_LATENCY, c->chain_agreement * 100);
-	fprintf(f, "chain medians     %.4f (add), %.4f (imul): spread from disturbances\n",
-		c->add_median, c->mul_median);
-	clock_print_self_checks(c, f, "self-checks       ");
-	fprintf(f, "core clock        %.3f GHz\n", c->core_hz / 1e9);
-	fprintf(f, "cycles from       %s\n", c->cycle_source);
-	if (c->cpu_os >= 0)
-		fprintf(f, "measured on PU    P#%d\n", c->cpu_os);
-	if (c->emulated)
-		fprintf(f, "EMULATED          %s: timings are meaningless\n", c->emulation);
-	if (!c->trustworthy)
-		fprintf(f, "WARNING           calibration does not agree with itself: treat cycle figures with care\n");
-}
-
-json_t *clock_to_json(const struct calibration *c)
-{
-	json_t *j = json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:s, s:s, s:b, s:b, s:i, s:i}",
-			 "timer_hz", c->timer_hz, "timer_hz_spread", c->timer_hz_spread,
-			 "overhead_min_ticks", c->overhead_min,
-			 "overhead_median_ticks", c->overhead_median,
-			 "ticks_per_cycle", c->ticks_per_cycle,
-			 "ticks_per_cycle_mul", c->ticks_per_cycle_mul,
-			 "chain_agreement", c->chain_agreement, "core_hz", c->core_hz,
-			 "cycle_source", c->cycle_source, "timer", c->timer,
-			 "timer_invariant", c->timer_invariant, "trustworthy", c->trustworthy,
-			 "cpu_os", c->cpu_os, "mul_latency", ARCH_MUL_LATENCY);
-	if (j) {
-		json_object_set_new(j, "emulated", json_boolean(c->emulated));
-		json_object_set_new(j, "emulation", json_string(c->emulation ? c->emulation : ""));
-		if (c->mul_expected > 0)	/* measured (not a report read back without them) */
-			json_object_set_new(j, "self_checks", json_pack(
-			"{s:s, s:{s:f, s:f, s:f}, s:{s:f, s:f, s:f}}",
-			"add_chain", "circular: defines the cycle (and rescales every sample), reads 1.00 by "
-				     "construction",
-			"imul_chain", "expected_cycles", c->mul_expected, "cycles", c->mul_cycles,
-			"deviation", deviation(c->mul_cycles, c->mul_expected),
-			"l1_load_chase", "expected_cycles", c->load_expected, "cycles", c->load_cycles,
-			"deviation", deviation(c->load_cycles, c->load_expected)));
-	}
-	return j;
-}
-
-int clock_from_json(json_t *j, struct calibration *c)
-{
-	json_error_t e;
-	int inv = 0, tr = 0;
-
-	memset(c, 0, sizeof(*c));
-	if (json_unpack_ex(j, &e, 0, "{s:F, s:F, s:F, s?F, s?b, s?b}",
-			   "timer_hz", &c->timer_hz, "ticks_per_cycle", &c->ticks_per_cycle,
-			   "core_hz", &c->core_hz, "chain_agreement", &c->chain_agreement,
-			   "timer_invariant", &inv, "trustworthy", &tr)) {
-		pr_err("calibration in report: %s", e.text);
-		return -EINVAL;
-	}
-	c->timer_invariant = inv;
-	c->trustworthy = tr;
-	c->emulated = json_is_true(json_object_get(j, "emulated"));
-	{
-		json_t *sc = json_object_get(j, "self_checks");
-		json_t *m = json_object_get(sc, "imul_chain"), *l = json_object_get(sc, "l1_load_chase");
-
-		c->mul_expected = json_number_value(json_object_get(m, "expected_cycles"));
-		c->mul_cycles = json_number_value(json_object_get(m, "cycles"));
-		c->load_expected = json_number_value(json_object_get(l, "expected_cycles"));
-		c->load_cycles = json_number_value(json_object_get(l, "cycles"));
-	}
-	c->emulation = c->emulated ? "from report" : "";
-	c->cpu_os = -1;
-	c->cycle_source = "from report";
-	c->timer = "from report";
 	return 0;
 }

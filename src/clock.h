@@ -12,6 +12,9 @@
  * that shares nothing with the add chain. */
 #define CLOCK_L1_CHASE_CYCLES 4
 
+/* Frequency windows of the calibration (each 40 ms). */
+#define CLOCK_FREQ_REPEATS 5
+
 struct calibration {
 	double timer_hz;		/* timer ticks per second */
 	double timer_hz_spread;		/* relative spread over the repeats */

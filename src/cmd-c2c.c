@@ -141,12 +141,24 @@ int cmd_c2c(int argc, char **argv)
 	err = c2c_run(t, pairs, npairs, mmask, seconds, isatty(STDERR_FILENO), rows, &nrows);
 	if (err && err != -EINTR)
 		goto out;
-	j = c2c_to_json(&cal, t, rows, nrows, absent, mmask, all);
+	{
+		int *cpus = calloc((size_t)npu, sizeof(int));
+		char summ[256];
+		struct c2c_where w;
+
+		if (!cpus) {
+			err = -ENOMEM;
+			goto out;
+		}
+		c2c_where_of(t, cpus, summ, sizeof(summ), &w);
+		j = c2c_to_json(&cal, &w, rows, nrows, absent, mmask, all);
+		if (!json_out)
+			c2c_write_text(&cal, &w, rows, nrows, absent, stdout);
+		free(cpus);
+	}
 	if (json_out) {
 		json_dumpf(j, stdout, JSON_INDENT(1));
 		fputc('\n', stdout);
-	} else {
-		c2c_write_text(&cal, t, rows, nrows, absent, stdout);
 	}
 	if (out) {
 		int werr = write_json_file(j, out, force);

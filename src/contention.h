@@ -22,6 +22,11 @@
 #include "runner.h"
 #include "topo.h"
 
+/* A case whose threads overlapped less than this, or a thread that ran less
+ * than this share of its wall time, did not really contend. */
+#define CONTENTION_OVERLAP_MIN 0.9		/* below: threads did not run together */
+#define CONTENTION_CPU_WALL_MIN 0.9
+
 enum sharing {
 	SHARING_TRUE,	/* every thread on the same word */
 	SHARING_FALSE,	/* each thread its own word, all in one line */

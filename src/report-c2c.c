@@ -4,22 +4,44 @@
 
 #include "c2c.h"
 
+static const char *const method_names[C2C__COUNT] = { "cmpxchg", "load-store" };
+static const char *const method_keys[C2C__COUNT] = { "cmpxchg", "load_store" };
+static const char *const method_transfers[C2C__COUNT] = {
+	">= 2 line transfers (failed cmpxchgs also pull the line exclusive)",
+	"2 line transfers (read misses) + 2 invalidations (store upgrades)",
+};
+
+const char *c2c_method_name(enum c2c_method m)
+{
+	return m < C2C__COUNT ? method_names[m] : "?";
+}
+
+const char *c2c_method_key(enum c2c_method m)
+{
+	return m < C2C__COUNT ? method_keys[m] : "?";
+}
+
+const char *c2c_method_transfers(enum c2c_method m)
+{
+	return m < C2C__COUNT ? method_transfers[m] : "?";
+}
+
 static json_t *summary_obj(const struct summary *s, double scale)
 {
 	return json_pack("{s:f, s:f, s:f, s:f, s:f}", "min", s->min * scale, "p10", s->p10 * scale,
 			 "median", s->median * scale, "p90", s->p90 * scale, "max", s->max * scale);
 }
 
-json_t *c2c_to_json(const struct calibration *cal, const struct topo *t, const struct c2c_row *rows,
+json_t *c2c_to_json(const struct calibration *cal, const struct c2c_where *w, const struct c2c_row *rows,
 		       size_t nrows, const bool *absent, unsigned mmask, bool all)
 {
-	int npu = topo_allowed_count(t);
+	int npu = w->ncpus;
 	json_t *pairs = json_array(), *absent_j = json_array(), *cpus = json_array();
 	json_t *matrix = json_object(), *root, *methods = json_object();
-	char summ[256];
+	const char *summ = w->summary;
 
 	for (int i = 0; i < npu; i++)
-		json_array_append_new(cpus, json_integer(topo_allowed_os(t, i)));
+		json_array_append_new(cpus, json_integer(w->cpus[i]));
 	json_object_set_new(matrix, "cpus", cpus);
 	json_object_set_new(matrix, "unit", json_string("ns per round trip (median)"));
 	for (int m = 0; m < C2C__COUNT; m++) {
@@ -44,9 +66,9 @@ json_t *c2c_to_json(const struct calibration *cal, const struct topo *t, const s
 		int ia = -1, ib = -1;
 
 		for (int i = 0; i < npu; i++) {
-			if (topo_allowed_os(t, i) == r->a)
+			if (w->cpus[i] == r->a)
 				ia = i;
-			if (topo_allowed_os(t, i) == r->b)
+			if (w->cpus[i] == r->b)
 				ib = i;
 		}
 		json_array_append_new(pairs, json_pack("{s:s, s:i, s:i, s:s, s:s, s:I, s:b, s:o, s:o, s:o, s:f}",
@@ -65,7 +87,6 @@ json_t *c2c_to_json(const struct calibration *cal, const struct topo *t, const s
 	for (int c = 0; c < PAIR__COUNT; c++)
 		if (absent[c])
 			json_array_append_new(absent_j, json_string(topo_pair_class_name((enum pair_class)c)));
-	topo_summary(t, summ, sizeof(summ));
 	root = json_pack("{s:s, s:s, s:o, s:s, s:i, s:o, s:o, s:o, s:o}",
 			 "schema", "atomcost-c2c/1", "mode", all ? "all-pairs" : "one pair per class",
 			 "calibration", clock_to_json(cal), "topology", summ,
@@ -74,12 +95,11 @@ json_t *c2c_to_json(const struct calibration *cal, const struct topo *t, const s
 	return root;
 }
 
-void c2c_write_text(const struct calibration *cal, const struct topo *t, const struct c2c_row *rows,
+void c2c_write_text(const struct calibration *cal, const struct c2c_where *w, const struct c2c_row *rows,
 		    size_t nrows, const bool *absent, FILE *f)
 {
-	char summ[256];
+	const char *summ = w->summary;
 
-	topo_summary(t, summ, sizeof(summ));
 	fprintf(f, "# atomcost c2c: core %.3f GHz (timer %.4f GHz), %s\n", cal->core_hz / 1e9,
 		cal->timer_hz / 1e9, summ);
 	fprintf(f, "# round trip = the line goes to the other PU and back; one-way = median / 2\n");

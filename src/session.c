@@ -279,9 +279,18 @@ static int step_topology(struct cz *c)
 		return -ENOMEM;
 	}
 	ret = c2c_run(c->t, pairs, npairs, 1u << C2C_CMPXCHG, C2C_SECONDS, false, rows, &nrows);
-	if (!ret || ret == -EINTR)
-		set_section(c->rep, "c2c", c2c_to_json(&c->rep->cal, c->t, rows, nrows, absent,
-						       1u << C2C_CMPXCHG, false));
+	if (!ret || ret == -EINTR) {
+		int *cpus = calloc((size_t)topo_allowed_count(c->t), sizeof(int));
+		char summ[256];
+		struct c2c_where w;
+
+		if (cpus) {
+			c2c_where_of(c->t, cpus, summ, sizeof(summ), &w);
+			set_section(c->rep, "c2c", c2c_to_json(&c->rep->cal, &w, rows, nrows, absent,
+							       1u << C2C_CMPXCHG, false));
+			free(cpus);
+		}
+	}
 	for (size_t i = 0; i < sizeof(share_probes) / sizeof(share_probes[0]); i++) {
 		const struct probe *p = probe_find(share_probes[i]);
 

@@ -53,14 +53,6 @@ struct topo {
 	int nnuma;
 };
 
-static const char *const class_names[PAIR__COUNT] = {
-	[PAIR_SMT] = "smt",
-	[PAIR_L2] = "l2",
-	[PAIR_L3] = "l3",
-	[PAIR_NUMA] = "numa",
-	[PAIR_PACKAGE] = "package",
-	[PAIR_CROSS] = "cross",
-};
 
 static const hwloc_obj_type_t cache_types[6] = {
 	[1] = HWLOC_OBJ_L1CACHE,
@@ -69,24 +61,6 @@ static const hwloc_obj_type_t cache_types[6] = {
 	[4] = HWLOC_OBJ_L4CACHE,
 	[5] = HWLOC_OBJ_L5CACHE,
 };
-
-const char *topo_pair_class_name(enum pair_class c)
-{
-	if ((unsigned)c >= PAIR__COUNT)
-		return "?";
-	return class_names[c];
-}
-
-int topo_pair_class_parse(const char *s, enum pair_class *out)
-{
-	for (int c = 0; c < PAIR__COUNT; c++) {
-		if (s && !strcmp(s, class_names[c])) {
-			*out = c;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
 
 static bool is_data_cache(hwloc_obj_t o)
 {
@@ -486,7 +460,7 @@ static void classes_present(const struct topo *t, char *buf, size_t len)
 		if (find_pair_idx(t, c, &i, &j))
 			continue;
 		n += snprintf(buf + n, n < len ? len - n : 0, "%s%s", n ? ", " : "",
-			      class_names[c]);
+			      topo_pair_class_name((enum pair_class)(c)));
 	}
 	if (!n)
 		snprintf(buf, len, "none, a single PU is allowed");
@@ -509,7 +483,7 @@ static int plan_class(const struct topo *t, enum pair_class c, int n, int *os_ou
 	if (find_pair_idx(t, c, &i, &j)) {
 		classes_present(t, present, sizeof(present));
 		pr_err("placement: no PU pair of class '%s' on this machine (classes present: %s)",
-		       class_names[c], present);
+		       topo_pair_class_name((enum pair_class)(c)), present);
 		return -ENOENT;
 	}
 	for (i = 0; i < t->nallowed; i++) {
@@ -530,7 +504,7 @@ static int plan_class(const struct topo *t, enum pair_class c, int n, int *os_ou
 			best = k;
 	}
 	pr_err("placement: not enough PUs of class '%s' for %d threads (at most %d threads here; use fewer threads or another placement)",
-	       class_names[c], n, best);
+	       topo_pair_class_name((enum pair_class)(c)), n, best);
 	return -ENOENT;
 }
 
@@ -1022,9 +996,9 @@ void topo_print(const struct topo *t, FILE *f)
 		int a, b;
 
 		if (topo_find_pair(t, c, &a, &b))
-			fprintf(f, "  %-8s absent\n", class_names[c]);
+			fprintf(f, "  %-8s absent\n", topo_pair_class_name((enum pair_class)(c)));
 		else
-			fprintf(f, "  %-8s %d,%d\n", class_names[c], a, b);
+			fprintf(f, "  %-8s %d,%d\n", topo_pair_class_name((enum pair_class)(c)), a, b);
 	}
 }
 
@@ -1107,7 +1081,7 @@ json_t *topo_to_json(const struct topo *t)
 			jset(e, "present", json_true(), &ok);
 			jset(e, "example", json_pack("[ii]", a, b), &ok);
 		}
-		jset(classes, class_names[c], e, &ok);
+		jset(classes, topo_pair_class_name((enum pair_class)(c)), e, &ok);
 	}
 	jset(root, "pair_classes", classes, &ok);
 	classes = NULL;

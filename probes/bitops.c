@@ -18,7 +18,7 @@
 #define BIT_NR 1		/* constant nr 1, as set_bit(1, p) */
 #define BIT_IMM (1u << BIT_NR)	/* its byte mask: set_bit's `lock orb $2` */
 
-/* Variable bit number kept in a register, masked to the word (METHOD 1). */
+/* Variable bit number kept in a register, masked to the word (docs/method.md). */
 #define NR_DECL uint64_t nr = ctx->scratch & 63
 
 /* Each pair: a latency kernel (every op on the same word: each op reads the

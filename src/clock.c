@@ -1,6 +1,6 @@
 /* clock.c - calibrate the timer: frequency against CLOCK_MONOTONIC_RAW, the
  * fenced start/stop overhead, and ticks per core cycle from a dependent add
- * chain checked by a multiply chain (METHOD 3-4). */
+ * chain checked by a multiply chain (docs/method.md). */
 #include "clock.h"
 
 #include <math.h>

@@ -1,5 +1,5 @@
 /* clock.h - timer calibration: timer frequency against CLOCK_MONOTONIC_RAW,
- * fenced timer overhead, and timer ticks per core cycle (METHOD 3-4). */
+ * fenced timer overhead, and timer ticks per core cycle (docs/method.md). */
 #ifndef ATOMCOST_CLOCK_H
 #define ATOMCOST_CLOCK_H
 

@@ -185,7 +185,7 @@ static json_t *make_meta(int argc, char **argv)
 	return json_pack("{s:o}", "command_line", cmd);
 }
 
-/* What was asked for, recorded with the fingerprint (issue 7). */
+/* What was asked for, recorded with the fingerprint. */
 static json_t *experiment_json(const struct run_opts *o, const struct selection *sel)
 {
 	json_t *probes = json_array(), *modes = json_array();

@@ -1,4 +1,4 @@
-/* fingerprint.h - the machine fingerprint every report carries (issue 7):
+/* fingerprint.h - the machine fingerprint every report carries:
  * CPU, microcode, hypervisor, kernel, mitigations, cpufreq, SMT, THP,
  * perf_event_paranoid, topology, compiler, atomics implementation, tool
  * version. Read from /proc and /sys, never changed. Absent facts are the

@@ -1,6 +1,6 @@
 /* pattern.c - access patterns: parsing, footprints from hwloc, the walk
  * buffer (touched, huge pages where THP allows, optionally bound to a NUMA
- * node) and the run of every probe under every pattern (METHOD 6).
+ * node) and the run of every probe under every pattern (docs/method.md).
  *
  * Under the buffer patterns each probe reports its latency form twice (the
  * op on the pointer word the chase follows, PATTERN; the op on another word

@@ -1,6 +1,6 @@
 /* pattern.h - access patterns (--pattern): where the line an op touches
  * comes from (L1, L2, LLC, DRAM), whether each op waits for the previous
- * one, atomic/non-atomic mixtures, and misses around an op (METHOD 6).
+ * one, atomic/non-atomic mixtures, and misses around an op (docs/method.md).
  *
  * The pure parts (parsing, footprints from a topology, the cyclic walk
  * order, the mix mask) work on synthetic topologies for the tests; the

@@ -1,5 +1,5 @@
 /* pmu.c - events through perf_event_open, names through libpfm4 where the
- * build has it (METHOD 7). See pmu.h for the model.
+ * build has it (docs/method.md). See pmu.h for the model.
  *
  * Only perf_event_open says whether an event can be had: in a VM libpfm4
  * still lists the PMU it finds in CPUID, and the kernel then answers ENOENT.

@@ -1,4 +1,4 @@
-/* pmu.h - hardware and software events (METHOD 7).
+/* pmu.h - hardware and software events (docs/method.md).
  *
  * A pmu_set is the list of events a run counts: the ones asked for with
  * -e, plus context-switches, cpu-migrations and task-clock, which every run

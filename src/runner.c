@@ -1,4 +1,4 @@
-/* runner.c - the measurement loop (METHOD 2, 3, 5).
+/* runner.c - the measurement loop (docs/method.md).
  *
  * Each sample times N and 2N iterations back to back. What is subtracted is
  * only what is fixed: the fastest of many timings of the same kernel called

@@ -5,7 +5,7 @@
  * (by hwloc logical index) the logical index of its core, L2, L3, NUMA node
  * and package. Classifying a pair is then a handful of int compares, so that
  * finding (or proving absent) a pair class on a 1024-PU machine is an O(n^2)
- * loop over int arrays, a few milliseconds (METHOD 2).
+ * loop over int arrays, a few milliseconds (docs/method.md).
  */
 #include "topo.h"
 #include "common.h"

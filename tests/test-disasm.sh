@@ -2,7 +2,7 @@
 # test-disasm.sh OBJDUMP LIBATOMCOST.a [ATOMCOST]
 # The timed loops, checked in the disassembly of the atomcost executable
 # against the probe table (`atomcost list --json` names each probe's loops),
-# so a new probe is checked without editing this file (METHOD 1 and 6):
+# so a new probe is checked without editing this file (docs/method.md):
 #   - every latency, throughput and sweep loop holds the instruction its
 #     `insn` declares (lock prefix, mnemonic, operand kinds) 64 times per
 #     iteration (at least 64 for the lock family, whose optional work paths

@@ -3,7 +3,7 @@
 # command line: bad names and impossible sizes exit 2 with a message naming
 # them, `list --patterns` lists every pattern, a tiny run reports every
 # pattern in both forms; and the pattern loops in the disassembly hold their
-# 64 ops, twins differing only by the lock prefix (METHOD 1).
+# 64 ops, twins differing only by the lock prefix (docs/method.md).
 # Exit 0 pass, 1 fail, 77 skip (binary missing).
 set -u
 A=${1:?usage: test-pattern.sh PATH/TO/atomcost [OBJDUMP LIB]}

@@ -1,4 +1,4 @@
-/* test-report.c - report writers and files (issue 7).
+/* test-report.c - report writers and files.
  *
  *  - golden files for the text, mail, CSV and JSON writers from one fixed
  *    synthetic report (fixed samples, calibration and fingerprint);

@@ -33,7 +33,7 @@
  * Registers at loop entry: %rdx = ctx->mem (page aligned, zeroed: hot words
  * in its first lines, the chase ring in its second page, built by the C
  * side, align_prepare); %rcx = 1 where setup says so, built as
- * `mov $-1; neg` so no core sees an immediate (METHOD 4).
+ * `mov $-1; neg` so no core sees an immediate (docs/method.md).
  */
 #ifndef ATOMCOST_ARCH_X86_64_ALIGN_H
 #define ATOMCOST_ARCH_X86_64_ALIGN_H

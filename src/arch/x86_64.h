@@ -68,7 +68,7 @@ static inline void arch_cpu_relax(void)
 
 /* 64 dependent adds per iteration; the addend comes from a register built
  * opaquely (mov $-1; neg) because an immediate addend lets some cores run the
- * chain faster than one add per cycle (METHOD 4). */
+ * chain faster than one add per cycle (docs/method.md). */
 static inline void arch_add_chain(uint64_t iters)
 {
 	uint64_t one, acc = 0;
@@ -348,10 +348,10 @@ static inline void arch_smp_mb(void)
 	asm volatile("lock addl $0, -4(%%rsp)" ::: "memory", "cc");
 }
 
-/* Lock-word primitives and rseq per-CPU critical sections (issue 4). */
+/* Lock-word primitives and rseq per-CPU critical sections. */
 #include "arch/x86_64-rseq.h"
 
-/* ---- reproductions of published scorings (issue 6) ----------------------
+/* ---- reproductions of published scorings ----------------------
  * What src/repro-*.c needs beyond the primitives above. Other architectures
  * leave these capabilities undefined (treated as 0) and the reproductions
  * say which variant cannot run there.

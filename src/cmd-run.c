@@ -23,18 +23,24 @@
 
 static void run_usage(FILE *f)
 {
+	struct run_opts d;	/* the defaults the help prints are the code's */
+
+	runner_default_opts(&d);
 	fprintf(f,
 		"usage: atomcost run [PROBE|GLOB ...] [options]\n"
-		"  PROBE|GLOB          probe names or shell globs ('*set_bit*'); default: the default set.\n"
+		"  (no PROBE, family or file: characterize this machine, about a minute: measured\n"
+		"  hierarchy, every twin under hit/dep/l2/llc/miss, locks, split lock, topology;\n"
+		"  the machine card first)\n"
+		"  PROBE|GLOB          probe names or shell globs ('*set_bit*').\n"
 		"                      Each probe's twin is measured too, for the ratio (--no-twins: not)\n"
 		"  --family NAME       every probe of a family (baseline, bitops, cmpxchg, lock, percpu, ...)\n"
 		"  --cpu N             PU to run on (OS index, in the allowed cpuset); default: first allowed\n"
 		"  --mode LIST         latency,throughput (default both)\n"
-		"  -o, --output FILE   write the report; format from the extension (.json, .txt)\n"
+		"  -o, --output FILE   write the report; format from the extension (.json, .txt, .html, ...)\n"
 		"  --force             overwrite an existing output file\n"
-		"  --format FMT        what goes to stdout: text (default) or json\n"
-		"  --max-seconds S     time cap per probe and form (default 0.4)\n"
-		"  --target-ci R       stop a probe once the median's 95%% CI half-width is below R (default 0.004)\n"
+		"  --format FMT        what goes to stdout: text (default), json, csv, mail, html, summary\n"
+		"  --max-seconds S     time cap per probe and form (default %g)\n"
+		"  --target-ci R       stop a probe once the median's 95%% CI half-width is below R (default %g)\n"
 		"  --time-limit S      cap the whole run; what was measured is written, marked partial\n"
 		"  --strict            exit 5 when the results are untrustworthy (calibration, migrations)\n"
 		"  --pattern LIST      access patterns: hit (default), dep, l2, llc, miss, miss-overlap,\n"
@@ -57,7 +63,8 @@ static void run_usage(FILE *f)
 		"  --require-events    exit 4 before measuring when an event of -e cannot be counted here\n"
 		"  FILE.conf, -c FILE  run an experiment file (configs/*.conf; 'atomcost config --schema');\n"
 		"                      options given on the command line override the file's [run] keys\n"
-		"  --set SEC.KEY=VAL   override any experiment key (--set buddy-bitmap-2004.trials=10)\n");
+		"  --set SEC.KEY=VAL   override any experiment key (--set buddy-bitmap-2004.trials=10)\n",
+		d.max_seconds, d.target_ci);
 }
 
 struct selection {

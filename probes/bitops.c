@@ -66,6 +66,13 @@ BIT_KERNELS(__or_word, MASK_DECL, )
 BIT_KERNELS(clear_bit, , )
 BIT_KERNELS(__clear_bit, , )
 
+#define change_bit_L(i) arch_change_bit_imm(p, BIT_IMM);
+#define change_bit_T(i) arch_change_bit_imm(TPUT_ADDR(p, i), BIT_IMM);
+#define __change_bit_L(i) arch___change_bit_imm(p, BIT_NR);
+#define __change_bit_T(i) arch___change_bit_imm(TPUT_ADDR(p, i), BIT_NR);
+BIT_KERNELS(change_bit, , )
+BIT_KERNELS(__change_bit, , )
+
 #define clear_bit_var_L(i) arch_clear_bit_var(nr, p);
 #define clear_bit_var_T(i) arch_clear_bit_var(nr, TPUT_ADDR(p, i));
 #define __clear_bit_var_L(i) arch_clear_bit_var_nl(nr, p);
@@ -186,6 +193,30 @@ static int verify___clear_bit(void)
 	return check_word(w, 0xfd);
 }
 
+/* change_bit toggles: twice restores the word. */
+static int verify_change_bit(void)
+{
+	uint64_t w = 0x10;
+	int err;
+
+	arch_change_bit_imm(&w, BIT_IMM);
+	err = check_word(w, 0x12);
+	arch_change_bit_imm(&w, BIT_IMM);
+	return err | check_word(w, 0x10);
+}
+
+static int verify___change_bit(void)
+{
+	uint64_t w = 0x10;
+	int err;
+
+	arch___change_bit_imm(&w, BIT_NR);
+	arch___change_bit_imm(&w, 40);
+	err = check_word(w, 0x12 | (1ull << 40));
+	arch___change_bit_imm(&w, BIT_NR);
+	return err | check_word(w, 0x10 | (1ull << 40));
+}
+
 static int verify_tas(bool (*op)(uint64_t, volatile void *))
 {
 	uint64_t w = 0;
@@ -222,6 +253,11 @@ PATTERN_PAIR(or_word, __or_word, 0, PAT_MASK_DECL, )
 #define PAT_OP_A(x) arch_clear_bit_imm(x, BIT_IMM);
 #define PAT_OP_N(x) arch___clear_bit_imm(x, BIT_NR);
 PATTERN_PAIR(clear_bit, __clear_bit, 0, , )
+#undef PAT_OP_A
+#undef PAT_OP_N
+#define PAT_OP_A(x) arch_change_bit_imm(x, BIT_IMM);
+#define PAT_OP_N(x) arch___change_bit_imm(x, BIT_NR);
+PATTERN_PAIR(change_bit, __change_bit, 0, , )
 #undef PAT_OP_A
 #undef PAT_OP_N
 #define PAT_OP_A(x) arch_clear_bit_var(nr, x);
@@ -324,6 +360,22 @@ const struct probe probe___clear_bit = {
 	.kernel = "__clear_bit(const nr)", KSRC(ARCH_KSRC_BITOPS_NL, "arch___clear_bit"),
 	.desc = "non-atomic bit clear, constant bit number",
 	.in_default = true, KERNELS(__clear_bit), .patterns = &pat___clear_bit, .verify = verify___clear_bit,
+};
+
+const struct probe probe_change_bit = {
+	.name = "change_bit", .twin = "__change_bit", .family = "bitops",
+	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_CHANGE_BIT_IMM,
+	.kernel = "change_bit(const nr)", KSRC(ARCH_KSRC_BITOPS, "arch_change_bit"),
+	.desc = "atomic bit toggle, constant bit number",
+	KERNELS(change_bit), .patterns = &pat_change_bit, .verify = verify_change_bit,
+};
+
+const struct probe probe___change_bit = {
+	.name = "__change_bit", .twin = "change_bit", .family = "bitops",
+	.atomicity = ATOMICITY_NONATOMIC, .insn = ARCH_INSN___CHANGE_BIT_IMM,
+	.kernel = "__change_bit(const nr)", KSRC(ARCH_KSRC_BITOPS_NL, "arch___change_bit"),
+	.desc = "non-atomic bit toggle, constant bit number",
+	KERNELS(__change_bit), .patterns = &pat___change_bit, .verify = verify___change_bit,
 };
 
 const struct probe probe_clear_bit_var = {

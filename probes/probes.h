@@ -24,6 +24,8 @@
 	X(set_bit_ds)			\
 	X(clear_bit)			\
 	X(__clear_bit)			\
+	X(change_bit)			\
+	X(__change_bit)			\
 	X(clear_bit_var)		\
 	X(__clear_bit_var)		\
 	X(test_and_set_bit)		\

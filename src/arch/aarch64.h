@@ -124,6 +124,10 @@ static inline void arch_lse_or(volatile void *p, uint64_t m)
 {
 	asm volatile(A64_LSE "stset %[k], %[m]" : [m] "+Q"(A64_M64(p)) : [k] "r"(m) : "memory");
 }
+static inline void arch_lse_xor(volatile void *p, uint64_t m)
+{
+	asm volatile(A64_LSE "steor %[k], %[m]" : [m] "+Q"(A64_M64(p)) : [k] "r"(m) : "memory");
+}
 static inline void arch_lse_andnot(volatile void *p, uint64_t m)
 {
 	asm volatile(A64_LSE "stclr %[k], %[m]" : [m] "+Q"(A64_M64(p)) : [k] "r"(m) : "memory");
@@ -217,6 +221,7 @@ static inline uint64_t name(volatile void *p, uint64_t v)			\
 A64_LLSC_OP(arch_llsc_fetch_or_relaxed, "orr", "", "", "ldxr", "stxr")
 A64_LLSC_OP(arch_llsc_fetch_or, "orr", "", "\n\tdmb ish", "ldxr", "stlxr")
 A64_LLSC_OP(arch_llsc_fetch_andnot_relaxed, "bic", "", "", "ldxr", "stxr")
+A64_LLSC_OP(arch_llsc_fetch_xor_relaxed, "eor", "", "", "ldxr", "stxr")
 A64_LLSC_OP(arch_llsc_fetch_add_relaxed, "add", "", "", "ldxr", "stxr")
 A64_LLSC_OP(arch_llsc_fetch_add, "add", "", "\n\tdmb ish", "ldxr", "stlxr")
 
@@ -299,11 +304,13 @@ static inline uint64_t name(volatile void *p, uint64_t v)			\
 }
 A64_PLAIN_RMW(arch_plain_fetch_or, "orr")
 A64_PLAIN_RMW(arch_plain_fetch_andnot, "bic")
+A64_PLAIN_RMW(arch_plain_fetch_xor, "eor")
 
 /* ---- selection: which form the probes time ----------------------------- */
 #if defined(ATOMCOST_ARM64_LLSC)
 #define A64_OR(p, m) ((void)arch_llsc_fetch_or_relaxed(p, m))
 #define A64_ANDNOT(p, m) ((void)arch_llsc_fetch_andnot_relaxed(p, m))
+#define A64_XOR(p, m) ((void)arch_llsc_fetch_xor_relaxed(p, m))
 #define A64_FETCH_OR arch_llsc_fetch_or
 #define A64_CAS_AL arch_llsc_casal
 #define A64_CAS arch_llsc_cas
@@ -317,6 +324,7 @@ A64_PLAIN_RMW(arch_plain_fetch_andnot, "bic")
 #else
 #define A64_OR arch_lse_or
 #define A64_ANDNOT arch_lse_andnot
+#define A64_XOR arch_lse_xor
 #define A64_FETCH_OR arch_lse_fetch_or
 #define A64_CAS_AL arch_lse_casal
 #define A64_CAS arch_lse_cas
@@ -381,6 +389,10 @@ static inline void arch_or_word_nl(volatile void *p, uint64_t mask)
 	(void)arch_plain_fetch_or(p, mask);
 }
 
+#define ARCH_INSN_CHANGE_BIT_IMM A64_I("steor x,[mem]", "ldxr;eor;stxr;cbnz loop")
+#define ARCH_INSN___CHANGE_BIT_IMM "ldr;eor;str"
+#define arch_change_bit_imm(p, mask) A64_XOR((p), (uint64_t)(mask))
+#define arch___change_bit_imm(p, nr) ((void)arch_plain_fetch_xor((p), 1ull << (nr)))
 #define ARCH_INSN_CLEAR_BIT_IMM A64_I("stclr x,[mem]", "ldxr;bic;stxr;cbnz loop")
 #define ARCH_INSN___CLEAR_BIT_IMM "ldr;bic;str"
 #define arch_clear_bit_imm(p, mask) A64_ANDNOT((p), (uint64_t)(mask))

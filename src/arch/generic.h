@@ -126,6 +126,14 @@ static inline uint64_t gen_plain_or(volatile void *p, uint64_t m)
 	*GEN_W64(p) = old | m;
 	return old;
 }
+static inline uint64_t gen_plain_xor(volatile void *p, uint64_t m)
+{
+	uint64_t old = *GEN_W64(p);
+
+	*GEN_W64(p) = old ^ m;
+	return old;
+}
+
 static inline uint64_t gen_plain_andnot(volatile void *p, uint64_t m)
 {
 	uint64_t old = *GEN_W64(p);
@@ -176,6 +184,10 @@ static inline void arch_or_word_nl(volatile void *p, uint64_t mask)
 	(void)gen_plain_or(p, mask);
 }
 
+#define ARCH_INSN_CHANGE_BIT_IMM "__atomic_fetch_xor(relaxed)"
+#define ARCH_INSN___CHANGE_BIT_IMM "volatile load; xor; store"
+#define arch_change_bit_imm(p, mask) ((void)__atomic_fetch_xor(GEN_W64(p), (uint64_t)(mask), GEN_RLX))
+#define arch___change_bit_imm(p, nr) ((void)gen_plain_xor((p), 1ull << (nr)))
 #define ARCH_INSN_CLEAR_BIT_IMM "__atomic_fetch_and(~m, relaxed)"
 #define ARCH_INSN___CLEAR_BIT_IMM "volatile load; and ~m; store"
 #define arch_clear_bit_imm(p, mask) ((void)__atomic_fetch_and(GEN_W64(p), ~(uint64_t)(mask), GEN_RLX))

@@ -166,6 +166,16 @@ static inline void arch_or_word_nl(volatile void *p, uint64_t mask)
 #define arch___clear_bit_imm(p, nr) \
 	asm volatile("btrq %[n], %[m]" : [m] "+m"(X86_M64(p)) : [n] "J"(nr) : "memory", "cc")
 
+/* change_bit(const nr): `lock xorb $mask` on the byte that holds the bit
+ * (CONST_MASK_ADDR, as set_bit); __change_bit(const nr): `btcq $nr`
+ * (arch___change_bit). */
+#define ARCH_INSN_CHANGE_BIT_IMM "lock xorb $imm8,mem"
+#define ARCH_INSN___CHANGE_BIT_IMM "btcq $nr,mem"
+#define arch_change_bit_imm(p, mask) \
+	asm volatile("lock xorb %[k], %[m]" : [m] "+m"(X86_M8(p)) : [k] "i"(mask) : "memory")
+#define arch___change_bit_imm(p, nr) \
+	asm volatile("btcq %[n], %[m]" : [m] "+m"(X86_M64(p)) : [n] "J"(nr) : "memory", "cc")
+
 #define ARCH_INSN_CLEAR_BIT_VAR "lock btrq %reg,mem"
 #define ARCH_INSN_CLEAR_BIT_VAR_NL "btrq %reg,mem"
 static inline void arch_clear_bit_var(uint64_t nr, volatile void *p)

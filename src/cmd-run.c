@@ -21,50 +21,115 @@
 #include "runner.h"
 #include "topo.h"
 
+/* The one table of `atomcost run` options: getopt's long options, --help
+ * and the experiment files' [run] keys (config.c's schema names the option
+ * each key maps to; cmd_run checks every such option is here) all come from
+ * it, and one function applies an option whatever its source. */
+enum run_opt_id {
+	O_OUTPUT = 'o', O_EVENTS = 'e', O_HELP = 'h',
+	O_FORCE = 256, O_FORMAT, O_MAXS, O_CI, O_TLIMIT, O_STRICT, O_FAMILY, O_NOTWINS, O_MODE,
+	O_CPU, O_PATTERN, O_MEMNODE, O_REQEV, O_THREADS, O_PLACEMENT, O_SHARING, O_REPEAT,
+	O_CSWORK, O_OUTWORK, O_FOOTPRINT,
+};
+
+enum run_opt_default { DEF_NONE, DEF_MAX_SECONDS, DEF_TARGET_CI };
+
+static const struct run_option {
+	const char *name;	/* long option, "--" + name */
+	int has_arg;
+	int id;
+	const char *arg;	/* argument in the help, NULL: a flag */
+	enum run_opt_default def;	/* a default printed from runner_default_opts */
+	const char *help;	/* '\n' continues on an indented line */
+} run_options[] = {
+	{ "family", required_argument, O_FAMILY, "NAME", DEF_NONE,
+	  "every probe of a family (baseline, bitops, cmpxchg, lock, percpu, ...)" },
+	{ "no-twins", no_argument, O_NOTWINS, NULL, DEF_NONE,
+	  "do not add each probe's twin (by default it is measured too, for the ratio)" },
+	{ "cpu", required_argument, O_CPU, "N", DEF_NONE,
+	  "PU to run on (OS index, in the allowed cpuset); default: first allowed" },
+	{ "mode", required_argument, O_MODE, "LIST", DEF_NONE, "latency,throughput (default both)" },
+	{ "output", required_argument, O_OUTPUT, "FILE",  DEF_NONE,
+	  "-o: write the report; format from the extension (.json, .txt, .html, ...)" },
+	{ "force", no_argument, O_FORCE, NULL, DEF_NONE, "overwrite an existing output file" },
+	{ "format", required_argument, O_FORMAT, "FMT", DEF_NONE,
+	  "what goes to stdout: text (default), json, csv, mail, html, summary" },
+	{ "max-seconds", required_argument, O_MAXS, "S", DEF_MAX_SECONDS,
+	  "time cap per probe and form (default %g)" },
+	{ "target-ci", required_argument, O_CI, "R", DEF_TARGET_CI,
+	  "stop a probe once the median's 95%% CI half-width is below R (default %g)" },
+	{ "time-limit", required_argument, O_TLIMIT, "S", DEF_NONE,
+	  "cap the whole run; what was measured is written, marked partial" },
+	{ "strict", no_argument, O_STRICT, NULL, DEF_NONE,
+	  "exit 5 when the results are untrustworthy (calibration, migrations)" },
+	{ "pattern", required_argument, O_PATTERN, "LIST", DEF_NONE,
+	  "access patterns: hit (default), dep, l2, llc, miss, miss-overlap,\n"
+	  "mix=K/M; 'atomcost list --patterns' says what each measures" },
+	{ "footprint", required_argument, O_FOOTPRINT, "BYTES", DEF_NONE,
+	  "buffer of the dep/l2/llc/miss patterns (64M, 2G); default from hwloc" },
+	{ "mem-node", required_argument, O_MEMNODE, "N", DEF_NONE, "bind the pattern buffers to NUMA node N" },
+	{ "threads", required_argument, O_THREADS, "N", DEF_NONE,
+	  "N pinned threads on one cache line (contention); each case runs\n"
+	  "--max-seconds; ns/op per thread and aggregate, fairness, overlap" },
+	{ "placement", required_argument, O_PLACEMENT, "P", DEF_NONE,
+	  "smt|l2|l3|numa|package|cross (threads pairwise of that class with\n"
+	  "thread 0; absent here: exit 4), spread (default), list:0,3,5" },
+	{ "sharing", required_argument, O_SHARING, "LIST", DEF_NONE,
+	  "true (same word), false (own words, same line), none (private\n"
+	  "lines); default true,false,none" },
+	{ "cs-work", required_argument, O_CSWORK, "N", DEF_NONE,
+	  "lock probes: N work units (~1 cycle each) inside the critical section" },
+	{ "outside-work", required_argument, O_OUTWORK, "N", DEF_NONE,
+	  "lock probes: N work units between one unlock and the next lock" },
+	{ "repeat", required_argument, O_REPEAT, "K", DEF_NONE,
+	  "K interleaved passes (their spread is the noise floor of verdicts)" },
+	{ "events", required_argument, O_EVENTS, "LIST", DEF_NONE,
+	  "-e: count events around each sample: cycles, instructions,\n"
+	  "cache-misses, L1-dcache-load-misses, LLC-load-misses, ... or libpfm4\n"
+	  "names (PMU::EVENT:UMASK); 'atomcost events' shows what counts here.\n"
+	  "One that cannot be counted prints as n/a (reason). context-switches,\n"
+	  "cpu-migrations and task-clock are always counted" },
+	{ "require-events", no_argument, O_REQEV, NULL, DEF_NONE,
+	  "exit 4 before measuring when an event of -e cannot be counted here" },
+	{ "help", no_argument, O_HELP, NULL, DEF_NONE, "-h: this help" },
+};
+
+static const struct run_option *run_option_named(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(run_options); i++)
+		if (!strcmp(run_options[i].name, name))
+			return &run_options[i];
+	return NULL;
+}
+
 static void run_usage(FILE *f)
 {
 	struct run_opts d;	/* the defaults the help prints are the code's */
 
 	runner_default_opts(&d);
 	fprintf(f,
-		"usage: atomcost run [PROBE|GLOB ...] [options]\n"
+		"usage: atomcost run [PROBE|GLOB ...] [FILE.conf] [options]\n"
 		"  (no PROBE, family or file: characterize this machine, about a minute: measured\n"
 		"  hierarchy, every twin under hit/dep/l2/llc/miss, locks, split lock, topology;\n"
 		"  the machine card first)\n"
-		"  PROBE|GLOB          probe names or shell globs ('*set_bit*').\n"
-		"                      Each probe's twin is measured too, for the ratio (--no-twins: not)\n"
-		"  --family NAME       every probe of a family (baseline, bitops, cmpxchg, lock, percpu, ...)\n"
-		"  --cpu N             PU to run on (OS index, in the allowed cpuset); default: first allowed\n"
-		"  --mode LIST         latency,throughput (default both)\n"
-		"  -o, --output FILE   write the report; format from the extension (.json, .txt, .html, ...)\n"
-		"  --force             overwrite an existing output file\n"
-		"  --format FMT        what goes to stdout: text (default), json, csv, mail, html, summary\n"
-		"  --max-seconds S     time cap per probe and form (default %g)\n"
-		"  --target-ci R       stop a probe once the median's 95%% CI half-width is below R (default %g)\n"
-		"  --time-limit S      cap the whole run; what was measured is written, marked partial\n"
-		"  --strict            exit 5 when the results are untrustworthy (calibration, migrations)\n"
-		"  --pattern LIST      access patterns: hit (default), dep, l2, llc, miss, miss-overlap,\n"
-		"                      mix=K/M; 'atomcost list --patterns' says what each measures\n"
-		"  --footprint BYTES   buffer of the dep/l2/llc/miss patterns (64M, 2G); default from hwloc\n"
-		"  --mem-node N        bind the pattern buffers to NUMA node N\n"
-		"  --threads N         N pinned threads on one cache line (contention); each case runs\n"
-		"                      --max-seconds; ns/op per thread and aggregate, fairness, overlap\n"
-		"  --placement P       smt|l2|l3|numa|package|cross (threads pairwise of that class with\n"
-		"                      thread 0; absent here: exit 4), spread (default), list:0,3,5\n"
-		"  --sharing LIST      true (same word), false (own words, same line), none (private\n"
-		"                      lines); default true,false,none\n"
-		"  --cs-work N         lock probes: N work units (~1 cycle each) inside the critical section\n"
-		"  --outside-work N    lock probes: N work units between one unlock and the next lock\n"
-		"  -e, --events LIST   count events around each sample: cycles, instructions, cache-misses,\n"
-		"                      L1-dcache-load-misses, LLC-load-misses, ... or libpfm4 names\n"
-		"                      (PMU::EVENT:UMASK); 'atomcost events' shows what counts here. One that\n"
-		"                      cannot be counted prints as n/a (reason). context-switches,\n"
-		"                      cpu-migrations and task-clock are always counted\n"
-		"  --require-events    exit 4 before measuring when an event of -e cannot be counted here\n"
+		"  PROBE|GLOB          probe names or shell globs ('*set_bit*')\n");
+	for (size_t i = 0; i < ARRAY_SIZE(run_options); i++) {
+		const struct run_option *r = &run_options[i];
+		char head[40], help[512];
+		const char *line;
+
+		snprintf(head, sizeof(head), "--%s%s%s", r->name, r->arg ? " " : "", r->arg ? r->arg : "");
+		snprintf(help, sizeof(help), r->help,
+			 r->def == DEF_MAX_SECONDS ? d.max_seconds : r->def == DEF_TARGET_CI ? d.target_ci : 0.0);
+		line = strtok(help, "\n");
+		fprintf(f, "  %-19s %s\n", head, line);
+		while ((line = strtok(NULL, "\n")))
+			fprintf(f, "  %-19s %s\n", "", line);
+	}
+	fprintf(f,
 		"  FILE.conf, -c FILE  run an experiment file (configs/*.conf; 'atomcost config --schema');\n"
-		"                      options given on the command line override the file's [run] keys\n"
-		"  --set SEC.KEY=VAL   override any experiment key (--set buddy-bitmap-2004.trials=10)\n",
-		d.max_seconds, d.target_ci);
+		"                      its [run] keys are these options; the command line overrides them\n"
+		"  --set SEC.KEY=VAL   override any experiment key (--set buddy-bitmap-2004.trials=10)\n");
 }
 
 struct selection {
@@ -208,239 +273,259 @@ static json_t *experiment_json(const struct run_opts *o, const struct selection 
 			 "time_limit_s", o->time_limit_s, "repeat", o->repeat ? o->repeat : 1);
 }
 
+/* What the options set, from an experiment file's [run] keys and the
+ * command line alike. */
+struct run_cmd {
+	struct run_opts o;
+	const char *out, *cpu_arg, *families[8];
+	size_t nfam;
+	const struct report_writer *stdout_w;
+	bool force, strict, twins;
+	struct selection sel;
+};
+
+/* Apply one option (id from run_options[]) with its value; `what` names it
+ * in messages ("--max-seconds"). 0, or -EINVAL after a message. */
+static int apply_option(struct run_cmd *c, int id, const char *what, const char *val)
+{
+	uint64_t v;
+
+	switch (id) {
+	case O_CPU:
+		c->cpu_arg = val;
+		return 0;
+	case O_MODE:
+		return parse_modes(val, &c->o.mode_mask);
+	case O_OUTPUT:
+		c->out = val;
+		return 0;
+	case O_FORCE:
+		c->force = true;
+		return 0;
+	case O_FORMAT:
+		c->stdout_w = report_writer_find(val);
+		if (!c->stdout_w) {
+			pr_err("%s: unknown format '%s' (expected one of: %s)", what, val, report_writer_names(false));
+			return -EINVAL;
+		}
+		return 0;
+	case O_MAXS:
+		return parse_double(what, val, 0.001, 3600, &c->o.max_seconds);
+	case O_CI:
+		return parse_double(what, val, 0.0001, 0.5, &c->o.target_ci);
+	case O_TLIMIT:
+		return parse_double(what, val, 0.1, 1e6, &c->o.time_limit_s);
+	case O_STRICT:
+		c->strict = true;
+		return 0;
+	case O_FAMILY:
+		if (c->nfam == ARRAY_SIZE(c->families)) {
+			pr_err("%s: at most %zu families", what, ARRAY_SIZE(c->families));
+			return -EINVAL;
+		}
+		c->families[c->nfam++] = val;
+		return 0;
+	case O_NOTWINS:
+		c->twins = false;
+		return 0;
+	case O_PATTERN:
+		c->o.patterns = val;
+		return 0;
+	case O_FOOTPRINT:
+		return pattern_parse_size(what, val, &c->o.footprint);
+	case O_MEMNODE:
+		if (parse_u64(what, val, 0, 4095, &v) < 0)
+			return -EINVAL;
+		c->o.mem_node = (int)v;
+		return 0;
+	case O_EVENTS:
+		c->o.events = val;
+		return 0;
+	case O_REQEV:
+		c->o.require_events = true;
+		return 0;
+	case O_THREADS:
+		if (parse_u64(what, val, 1, 4096, &v) < 0)
+			return -EINVAL;
+		c->o.threads = (unsigned)v;
+		return 0;
+	case O_PLACEMENT:
+		c->o.placement = val;
+		return 0;
+	case O_SHARING:
+		c->o.sharing = val;
+		return 0;
+	case O_CSWORK:
+		return parse_u64(what, val, 0, 1000000, &c->o.cs_work);
+	case O_OUTWORK:
+		return parse_u64(what, val, 0, 1000000, &c->o.out_work);
+	case O_REPEAT:
+		if (parse_u64(what, val, 1, 1000, &v) < 0)
+			return -EINVAL;
+		c->o.repeat = (unsigned)v;
+		return 0;
+	}
+	pr_err("run: option %s is not handled (internal error)", what);
+	return -EINVAL;
+}
+
+/* An experiment file's [run] keys, through the same options (command-line
+ * options applied after them win). The schema names the option of each
+ * key; a key naming no option of run_options[] is a programming error,
+ * caught on every run. List keys (probes, family) apply item by item;
+ * `twins = false` is --no-twins, a true boolean its flag. */
+static int apply_experiment(struct run_cmd *c, const struct experiment *e, char **strbuf)
+{
+	size_t need = 1, used = 0;
+
+	for (size_t i = 0; i < cfg_schema_count; i++)
+		if (e->value[i])
+			need += strlen(e->value[i]) + 1;
+	*strbuf = malloc(need);
+	if (!*strbuf)
+		return -ENOMEM;
+	for (size_t i = 0; i < cfg_schema_count; i++) {
+		const struct cfg_key *k = &cfg_schema[i];
+		const struct run_option *r = k->option && *k->option ? run_option_named(k->option + 2) : NULL;
+		char what[96], *buf, *save = NULL, *tok;
+		int err = 0;
+
+		if (!k->option)
+			continue;
+		if (*k->option && !r) {
+			pr_err("run: [run] %s maps to %s, which 'atomcost run' does not have (internal error)",
+			       k->key, k->option);
+			return -EINVAL;
+		}
+		if (!e->value[i])
+			continue;
+		snprintf(what, sizeof(what), "%s: [run] %s", e->file ? e->file : "--set", k->key);
+		buf = strcpy(*strbuf + used, e->value[i]);
+		used += strlen(buf) + 1;
+		if (k->type == CFG_BOOL) {
+			bool b = config_bool(e, k->section, k->key);
+
+			if (r->id == O_NOTWINS ? !b : b)
+				err = apply_option(c, r->id, what, NULL);
+		} else if (!r || k->type == CFG_STR_LIST) {
+			for (tok = strtok_r(buf, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
+				while (*tok == ' ' || *tok == '\t')
+					tok++;
+				for (char *end = tok + strlen(tok); end > tok && (end[-1] == ' ' || end[-1] == '\t');)
+					*--end = 0;
+				err = r ? apply_option(c, r->id, what, tok) : select_arg(&c->sel, tok);
+			}
+		} else {
+			err = apply_option(c, r->id, what, buf);
+		}
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	static struct pmu_set evset;	/* large: not on the stack */
-	enum { O_FORCE = 256, O_FORMAT, O_MAXS, O_CI, O_TLIMIT, O_STRICT, O_FAMILY, O_NOTWINS, O_MODE, O_CPU,
-	       O_PATTERN, O_MEMNODE, O_REQEV, O_THREADS, O_PLACEMENT, O_SHARING, O_REPEAT,
-	       O_CSWORK, O_OUTWORK, O_FOOTPRINT };
-	static const struct option opts[] = {
-		{ "cpu", required_argument, NULL, O_CPU },
-		{ "mode", required_argument, NULL, O_MODE },
-		{ "output", required_argument, NULL, 'o' },
-		{ "force", no_argument, NULL, O_FORCE },
-		{ "format", required_argument, NULL, O_FORMAT },
-		{ "max-seconds", required_argument, NULL, O_MAXS },
-		{ "target-ci", required_argument, NULL, O_CI },
-		{ "time-limit", required_argument, NULL, O_TLIMIT },
-		{ "strict", no_argument, NULL, O_STRICT },
-		{ "family", required_argument, NULL, O_FAMILY },
-		{ "no-twins", no_argument, NULL, O_NOTWINS },
-		{ "pattern", required_argument, NULL, O_PATTERN },
-		{ "mem-node", required_argument, NULL, O_MEMNODE },
-		{ "footprint", required_argument, NULL, O_FOOTPRINT },
-		{ "events", required_argument, NULL, 'e' },
-		{ "require-events", no_argument, NULL, O_REQEV },
-		{ "threads", required_argument, NULL, O_THREADS },
-		{ "placement", required_argument, NULL, O_PLACEMENT },
-		{ "sharing", required_argument, NULL, O_SHARING },
-		{ "cs-work", required_argument, NULL, O_CSWORK },
-		{ "outside-work", required_argument, NULL, O_OUTWORK },
-		{ "repeat", required_argument, NULL, O_REPEAT },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	const char *out = NULL, *cpu_arg = NULL, *families[8];
-	const struct report_writer *stdout_w = report_writer_find("text"), *file_w = NULL;
-	struct selection sel = { .n = 0 };
-	bool force = false, strict = false, twins = true, characterize = false;
-	size_t nfam = 0;
-	struct run_opts o;
+	struct option opts[ARRAY_SIZE(run_options) + 1];
+	struct run_cmd rc = { .twins = true };
+	const struct report_writer *file_w = NULL;
+	bool characterize = false, named;
 	struct report rep;
 	struct topo *t = NULL;
 	int c, ret, code = EXIT_OK;
-	/* experiment file (config.c): its [run] keys become options placed
-	 * before the command line's, so the command line wins */
+	/* experiment file (config.c): its [run] keys are applied through the
+	 * option table first, so the command line wins */
 	struct experiment *exp = NULL;
-	char **orig_argv = argv;
+	char **orig_argv = argv, *strbuf = NULL;
 	int orig_argc = argc;
 
+	for (size_t i = 0; i < ARRAY_SIZE(run_options); i++)
+		opts[i] = (struct option){ run_options[i].name, run_options[i].has_arg, NULL, run_options[i].id };
+	memset(&opts[ARRAY_SIZE(run_options)], 0, sizeof(opts[0]));
+	runner_default_opts(&rc.o);
+	rc.stdout_w = report_writer_find("text");
 	ret = config_prepare_run(orig_argc, orig_argv, &argc, &argv, &exp);
 	if (ret < 0)
 		return exit_code_for(ret);
-	runner_default_opts(&o);
+	if (exp && (ret = apply_experiment(&rc, exp, &strbuf)) < 0) {
+		code = exit_code_for(ret);
+		goto out_cfg;
+	}
 	while ((c = getopt_long(argc, argv, "o:e:h", opts, NULL)) != -1) {
-		switch (c) {
-		case O_CPU:
-			cpu_arg = optarg;
-			break;
-		case O_MODE:
-			if (parse_modes(optarg, &o.mode_mask) < 0) {
-				code = EXIT_USAGE;
-				goto out_cfg;
-			}
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case O_FORCE:
-			force = true;
-			break;
-		case O_FORMAT:
-			stdout_w = report_writer_find(optarg);
-			if (!stdout_w) {
-				pr_err("--format: unknown format '%s' (expected one of: %s)", optarg, report_writer_names(false));
-				code = EXIT_USAGE;
-				goto out_cfg;
-			}
-			break;
-		case O_MAXS:
-			if (parse_double("--max-seconds", optarg, 0.001, 3600, &o.max_seconds) < 0) {
-				code = EXIT_USAGE;
-				goto out_cfg;
-			}
-			break;
-		case O_CI:
-			if (parse_double("--target-ci", optarg, 0.0001, 0.5, &o.target_ci) < 0) {
-				code = EXIT_USAGE;
-				goto out_cfg;
-			}
-			break;
-		case O_TLIMIT:
-			if (parse_double("--time-limit", optarg, 0.1, 1e6, &o.time_limit_s) < 0) {
-				code = EXIT_USAGE;
-				goto out_cfg;
-			}
-			break;
-		case O_STRICT:
-			strict = true;
-			break;
-		case O_FAMILY:
-			if (nfam == ARRAY_SIZE(families)) {
-				pr_err("--family: at most %zu families", ARRAY_SIZE(families));
-				code = EXIT_USAGE;
-				goto out_cfg;
-			}
-			families[nfam++] = optarg;
-			break;
-		case O_NOTWINS:
-			twins = false;
-			break;
-		case O_PATTERN:
-			o.patterns = optarg;
-			break;
-		case O_FOOTPRINT:
-			if (pattern_parse_size("--footprint", optarg, &o.footprint) < 0) {
-				code = EXIT_USAGE;
-				goto out_cfg;
-			}
-			break;
-		case O_MEMNODE: {
-			uint64_t v;
+		char what[40];
 
-			if (parse_u64("--mem-node", optarg, 0, 4095, &v) < 0) {
-				code = EXIT_USAGE;
-				goto out_cfg;
-			}
-			o.mem_node = (int)v;
-			break;
-		}
-		case 'e':
-			o.events = optarg;
-			break;
-		case O_REQEV:
-			o.require_events = true;
-			break;
-		case O_THREADS: {
-			uint64_t v;
-
-			if (parse_u64("--threads", optarg, 1, 4096, &v) < 0) {
-				code = EXIT_USAGE;
-				goto out_cfg;
-			}
-			o.threads = (unsigned)v;
-			break;
-		}
-		case O_PLACEMENT:
-			o.placement = optarg;
-			break;
-		case O_SHARING:
-			o.sharing = optarg;
-			break;
-		case O_CSWORK:
-			if (parse_u64("--cs-work", optarg, 0, 1000000, &o.cs_work) < 0) {
-				code = EXIT_USAGE;
-				goto out_cfg;
-			}
-			break;
-		case O_OUTWORK:
-			if (parse_u64("--outside-work", optarg, 0, 1000000, &o.out_work) < 0) {
-				code = EXIT_USAGE;
-				goto out_cfg;
-			}
-			break;
-		case O_REPEAT: {
-			uint64_t v;
-
-			if (parse_u64("--repeat", optarg, 1, 1000, &v) < 0) {
-				code = EXIT_USAGE;
-				goto out_cfg;
-			}
-			o.repeat = (unsigned)v;
-			break;
-		}
-		case 'h':
+		if (c == O_HELP) {
 			run_usage(stdout);
 			code = EXIT_OK;
 			goto out_cfg;
-		default:
+		}
+		if (c == '?' || c == ':') {
 			run_usage(stderr);
+			code = EXIT_USAGE;
+			goto out_cfg;
+		}
+		for (size_t i = 0; i < ARRAY_SIZE(run_options); i++)
+			if (run_options[i].id == c)
+				snprintf(what, sizeof(what), "--%s", run_options[i].name);
+		if (apply_option(&rc, c, what, optarg) < 0) {
 			code = EXIT_USAGE;
 			goto out_cfg;
 		}
 	}
 
+	named = optind < argc || rc.sel.n > 0;	/* on the command line or in [run] probes */
 	for (int i = optind; i < argc; i++) {
-		ret = select_arg(&sel, argv[i]);
+		ret = select_arg(&rc.sel, argv[i]);
 		if (ret < 0) {
 			code = exit_code_for(ret);
 			goto out_cfg;
 		}
 	}
-	for (size_t i = 0; i < nfam; i++)
-		if (select_family(&sel, families[i]) < 0) {
+	for (size_t i = 0; i < rc.nfam; i++)
+		if (select_family(&rc.sel, rc.families[i]) < 0) {
 			code = EXIT_USAGE;
 			goto out_cfg;
 		}
-	/* no probe names, families, experiment file or engine options: the
+	/* no probe names, rc.families, experiment file or engine options: the
 	 * default characterization of this machine (session.c) */
-	characterize = optind == argc && !nfam && !exp && !o.patterns && !o.placement && !o.sharing &&
-		       o.threads < 2 && o.repeat <= 1;
-	if (optind == argc && !nfam)
+	characterize = !named && !rc.nfam && !exp && !rc.o.patterns && !rc.o.placement && !rc.o.sharing &&
+		       rc.o.threads < 2 && rc.o.repeat <= 1;
+	if (!named && !rc.nfam)
 		for (size_t i = 0; i < probe_count; i++)
 			if ((probe_table[i]->in_default ||
 			     /* the characterization times the locks and per-CPU ops too */
 			     (characterize && (!strcmp(probe_table[i]->family, "lock") ||
 					       !strcmp(probe_table[i]->family, "percpu")))) &&
 			    !probe_unsupported(probe_table[i]))
-				select_add(&sel, probe_table[i]);
-	if (twins) {
-		size_t n = sel.n;
+				select_add(&rc.sel, probe_table[i]);
+	if (rc.twins) {
+		size_t n = rc.sel.n;
 
 		for (size_t i = 0; i < n; i++) {
-			const struct probe *tw = sel.list[i]->twin ? probe_find(sel.list[i]->twin) : NULL;
+			const struct probe *tw = rc.sel.list[i]->twin ? probe_find(rc.sel.list[i]->twin) : NULL;
 
 			if (tw && !probe_unsupported(tw))
-				select_add(&sel, tw);
+				select_add(&rc.sel, tw);
 		}
 	}
 
 	/* events (pmu.c): every name is checked and every event tried before
 	 * anything is measured, so a typo or a missing PMU costs no run time */
-	ret = pmu_set_resolve(&evset, o.events, o.require_events);
+	ret = pmu_set_resolve(&evset, rc.o.events, rc.o.require_events);
 	if (ret < 0)
 		return exit_code_for(ret);	/* 2: unknown name, 4: --require-events unmet */
-	o.pmu = &evset;
+	rc.o.pmu = &evset;
 
-	if (out) {
-		file_w = report_writer_for_path(out);
+	if (rc.out) {
+		file_w = report_writer_for_path(rc.out);
 		if (!file_w) {
-			pr_err("-o: cannot tell the format of '%s' from its extension (use one of %s)", out,
+			pr_err("-o: cannot tell the format of '%s' from its extension (use one of %s)", rc.out,
 			       report_writer_names(true));
 			code = EXIT_USAGE;
 			goto out_cfg;
 		}
-		ret = report_check_path(out, force);
+		ret = report_check_path(rc.out, rc.force);
 		if (ret < 0) {
 			code = ret == -EEXIST ? EXIT_USAGE : exit_code_for(ret);
 			goto out_cfg;
@@ -452,18 +537,18 @@ int cmd_run(int argc, char **argv)
 		code = exit_code_for(ret);
 		goto out_cfg;
 	}
-	o.cpu_os = topo_allowed_os(t, 0);
-	if (cpu_arg) {
-		ret = topo_parse_cpulist(t, "--cpu", cpu_arg, &o.cpu_os, 1);
+	rc.o.cpu_os = topo_allowed_os(t, 0);
+	if (rc.cpu_arg) {
+		ret = topo_parse_cpulist(t, "--cpu", rc.cpu_arg, &rc.o.cpu_os, 1);
 		if (ret != 1) {
 			if (ret >= 0)
-				pr_err("--cpu: give one CPU, not '%s'", cpu_arg);
+				pr_err("--cpu: give one CPU, not '%s'", rc.cpu_arg);
 			code = EXIT_USAGE;
 			goto out_cfg;
 		}
 	}
-	o.progress = isatty(STDERR_FILENO);
-	ret = pattern_check(t, &o);	/* names, sizes, memory: before measuring */
+	rc.o.progress = isatty(STDERR_FILENO);
+	ret = pattern_check(t, &rc.o);	/* names, sizes, memory: before measuring */
 	if (ret < 0) {
 		code = exit_code_for(ret);
 		goto out_cfg;
@@ -480,7 +565,7 @@ int cmd_run(int argc, char **argv)
 	rep.meta = make_meta(orig_argc, orig_argv);
 	rep.topo = topo_to_json(t);
 	topo_summary(t, rep.topo_summary, sizeof(rep.topo_summary));
-	json_object_set_new(rep.meta, "experiment", experiment_json(&o, &sel));
+	json_object_set_new(rep.meta, "experiment", experiment_json(&rc.o, &rc.sel));
 	if (exp) {	/* the file, the overrides, every key and where it came from */
 		json_t *cj = config_to_json(exp);
 
@@ -488,23 +573,23 @@ int cmd_run(int argc, char **argv)
 		json_decref(cj);
 	}
 	json_object_set_new(rep.meta, "fingerprint",
-			    fingerprint_collect(NULL, o.cpu_os, rep.topo_summary));
+			    fingerprint_collect(NULL, rc.o.cpu_os, rep.topo_summary));
 
 	/* --threads N (N >= 2), --placement or --sharing: N pinned threads on
 	 * one line (contention.c) instead of the single-thread runner */
 	if (exp && !config_kind_has(exp, "probes"))
 		ret = 0;	/* reproductions only */
-	else if (o.threads >= 2 || o.placement || o.sharing)
-		ret = contention_run(t, &o, sel.list, sel.n, &rep);
+	else if (rc.o.threads >= 2 || rc.o.placement || rc.o.sharing)
+		ret = contention_run(t, &rc.o, rc.sel.list, rc.sel.n, &rep);
 	else if (characterize)
-		ret = session_characterize(t, &o, sel.list, sel.n, &rep);
+		ret = session_characterize(t, &rc.o, rc.sel.list, rc.sel.n, &rep);
 	else
-		ret = session_passes(t, &o, sel.list, sel.n, &rep);
+		ret = session_passes(t, &rc.o, rc.sel.list, rc.sel.n, &rep);
 	/* reproductions of published scorings (repro-*.c) print their
 	 * seed-shaped tables as they go (to stderr when stdout is JSON) */
 	if (exp && ret >= 0)
-		ret = repro_run_all(exp, t, &o, &rep,
-				    stdout_w == report_writer_find("text") ? stdout : stderr);
+		ret = repro_run_all(exp, t, &rc.o, &rep,
+				    rc.stdout_w == report_writer_find("text") ? stdout : stderr);
 	fingerprint_set_clock(fingerprint_of_meta(rep.meta), &rep.cal);
 	if (ret < 0 && ret != -EINTR) {
 		code = exit_code_for(ret);
@@ -513,19 +598,19 @@ int cmd_run(int argc, char **argv)
 	if (ret == -EINTR)
 		code = cmd_signal == SIGTERM ? EXIT_SIGTERM : EXIT_SIGINT;
 
-	if (!exp || config_kind_has(exp, "probes") || stdout_w != report_writer_find("text"))
-		stdout_w->write(&rep, stdout);
+	if (!exp || config_kind_has(exp, "probes") || rc.stdout_w != report_writer_find("text"))
+		rc.stdout_w->write(&rep, stdout);
 	fflush(stdout);
-	if (out) {
-		ret = report_write_file(&rep, file_w, out, force);
+	if (rc.out) {
+		ret = report_write_file(&rep, file_w, rc.out, rc.force);
 		if (ret < 0) {
 			if (code == EXIT_OK)
 				code = exit_code_for(ret);
 		} else {
-			pr_info("report written to %s%s", out, rep.partial ? " (partial)" : "");
+			pr_info("report written to %s%s", rc.out, rep.partial ? " (partial)" : "");
 		}
 	}
-	if (code == EXIT_OK && strict) {
+	if (code == EXIT_OK && rc.strict) {
 		bool bad = !rep.cal.trustworthy;
 
 		for (size_t i = 0; i < rep.n; i++) {
@@ -547,11 +632,11 @@ int cmd_run(int argc, char **argv)
 			}
 		}
 		if (bad && rep.cal.emulated) {
-			pr_err("run: --strict: results untrustworthy: running under emulation (%s)",
+			pr_err("run: --rc.strict: results untrustworthy: running under emulation (%s)",
 			       rep.cal.emulation);
 			code = EXIT_UNTRUSTED;
 		} else if (bad) {
-			pr_err("run: --strict: results untrustworthy (calibration disagrees with itself, a thread migrated, samples disturbed or threads not overlapping: see above and the report)");
+			pr_err("run: --rc.strict: results untrustworthy (calibration disagrees with itself, a thread migrated, samples disturbed or threads not overlapping: see above and the report)");
 			code = EXIT_UNTRUSTED;
 		}
 	}
@@ -559,6 +644,7 @@ out:
 	report_free(&rep);
 out_cfg:
 	topo_close(t);
+	free(strbuf);
 	config_free(exp);
 	config_free_argv(argv, orig_argv);
 	return code;

@@ -807,38 +807,6 @@ int config_prepare_run(int argc, char **argv, int *new_argc, char ***new_argv,
 
 	if ((ret = push(&v, &n, &cap, argv[0], false)) < 0)
 		goto out;
-	for (size_t i = 0; i < cfg_schema_count; i++) {
-		const struct cfg_key *k = &cfg_schema[i];
-		const char *val = e->value[i];
-		char buf[1024], *save = NULL, *tok;
-
-		/* only keys set in the file or by --set: the command's own
-		 * defaults apply otherwise (the schema mirrors them) */
-		if (!k->option || !val)
-			continue;
-		if (!*k->option || !strcmp(k->option, "--family")) {
-			snprintf(buf, sizeof(buf), "%s", val);
-			for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-				if (*k->option && (ret = push(&v, &n, &cap, k->option, true)) < 0)
-					goto out;
-				if ((ret = push(&v, &n, &cap, trim(tok), true)) < 0)
-					goto out;
-			}
-			continue;
-		}
-		if (k->type == CFG_BOOL) {
-			bool b = config_bool(e, k->section, k->key);
-
-			/* twins=false -> --no-twins; other booleans are flags */
-			if (!strcmp(k->option, "--no-twins") ? !b : b)
-				if ((ret = push(&v, &n, &cap, k->option, true)) < 0)
-					goto out;
-			continue;
-		}
-		if ((ret = push(&v, &n, &cap, k->option, true)) < 0 ||
-		    (ret = push(&v, &n, &cap, val, true)) < 0)
-			goto out;
-	}
 	for (int i = 0; i < nrest; i++)
 		if ((ret = push(&v, &n, &cap, rest[i], false)) < 0)
 			goto out;

@@ -85,10 +85,10 @@ json_t *config_schema_json(void);
 
 /* For `atomcost run`: find the experiment in argv (a positional ending in
  * .conf, -c FILE / --config FILE, and any --set section.key=value), load it,
- * and build a new argv: argv[0], the options the file's [run] keys map to,
- * then the remaining original arguments, so that command-line options
- * override the file. Without a config, *exp is NULL and argv is unchanged.
- * 0 or -errno (message printed). */
+ * and give back argv without those arguments; the command applies the
+ * file's [run] keys through its option table (each key's `option`). Without
+ * a config, *exp is NULL and argv is unchanged. 0 or -errno (message
+ * printed). */
 int config_prepare_run(int argc, char **argv, int *new_argc, char ***new_argv,
 		       struct experiment **exp);
 void config_free_argv(char **argv, char **orig);

@@ -51,6 +51,8 @@ btsq \$[a-z0-9]+,mem	btsq_imm	btsq_imm
 lock btsq %reg,mem	lock_btsq_reg	lock_btsq_reg
 btsq %reg,mem	btsq_reg	btsq_reg
 btrq \$[a-z0-9]+,mem	btrq_imm	btrq_imm
+lock xorb \$[a-z0-9]+,mem	lock_xorb_imm	lock_xorb_imm
+btcq \$[a-z0-9]+,mem	btcq_imm	btcq_imm
 lock btrq %reg,mem	lock_btrq_reg	lock_btrq_reg
 btrq %reg,mem	btrq_reg	btrq_reg
 lock cmpxchgq %reg,mem	lock_cmpxchgq	lock_cmpxchgq

@@ -118,6 +118,8 @@ LOOP1(chase, 1, "mov %[p],%%rax\n\t", OP_CHASE)
 #define OP_STORE(a) "mov %%r\\r," a
 #define OP_LOCK_ORB(a) "lock orb $2," a
 #define OP_ORB(a) "orb $2," a
+#define OP_LOCK_XORB(a) "lock xorb $2," a
+#define OP_BTCI(a) "btcq $5," a
 #define OP_LOCK_ANDB(a) "lock andb $0xfd," a
 #define OP_ANDB(a) "andb $0xfd," a
 #define OP_LOCK_ORQ(a) "lock orq %%r\\r," a
@@ -151,6 +153,8 @@ LOOPS(load, "", OP_LOAD)
 LOOPS(store, "", OP_STORE)
 LOOPS(lock_orb, "", OP_LOCK_ORB)
 LOOPS(orb, "", OP_ORB)
+LOOPS(lock_xorb, "", OP_LOCK_XORB)
+LOOPS(btci, "", OP_BTCI)
 LOOPS(lock_andb, "", OP_LOCK_ANDB)
 LOOPS(andb, "", OP_ANDB)
 LOOPS(lock_orq, "", OP_LOCK_ORQ)
@@ -198,6 +202,8 @@ static const struct op ops[] = {
 	{ "lock_orb_imm", "lock orb $imm8,mem", lock_orb_fns, F_LAT | F_TPUT, 0, NULL },
 	{ "orb_imm", "orb $imm8,mem", orb_fns, F_LAT | F_TPUT, 0, NULL },
 	{ "ds_orb_imm", "ds orb $imm8,mem", ds_orb_fns, F_LAT | F_TPUT, 0, NULL },
+	{ "lock_xorb_imm", "lock xorb $imm8,mem", lock_xorb_fns, F_LAT | F_TPUT, 0, NULL },
+	{ "btcq_imm", "btcq $imm8,mem", btci_fns, F_LAT | F_TPUT, 0, NULL },
 	{ "lock_andb_imm", "lock andb $imm8,mem", lock_andb_fns, F_LAT | F_TPUT, 0, NULL },
 	{ "andb_imm", "andb $imm8,mem", andb_fns, F_LAT | F_TPUT, 0, NULL },
 	{ "lock_orq_reg", "lock orq %reg,mem", lock_orq_fns, F_LAT | F_TPUT, 0, NULL },

@@ -1,4 +1,4 @@
-/* hierarchy.c - the measured memory hierarchy (METHOD 6): a latency
+/* hierarchy.c - the measured memory hierarchy (docs/hierarchy.md): a latency
  * staircase over footprints from 4 KiB to several times the last-level
  * cache, its knees, and each level beside what hwloc declares.
  *

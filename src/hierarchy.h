@@ -1,7 +1,7 @@
 /* hierarchy.h - the measured memory hierarchy: a latency staircase from a
  * dependent random pointer chase over growing footprints, its knees (cache
- * levels) detected, each level set beside what hwloc declares (METHOD 6:
- * hwloc's sizes can be fiction in a guest).
+ * levels) detected, each level set beside what hwloc declares (hwloc's
+ * sizes can be fiction in a guest).
  *
  * The pure parts (footprint list, ring linking, knee detection, matching
  * against hwloc, the JSON and text writers) work without measuring, for

@@ -13,21 +13,13 @@ static void report_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: atomcost report RUN.json [-o FILE] [--format FMT] [--force]\n"
-		"  -o, --output FILE   write FILE (format from its extension: .html .txt .mail .csv .json)\n"
-		"  --format FMT        text, mail, csv, json or html (default: from -o, else text)\n"
+		"  -o, --output FILE   write FILE (format from its extension: %s)\n"
+		"  --format FMT        %s (default: from -o, else text)\n"
 		"  --force             overwrite an existing FILE\n"
 		"  --c2c C2C.json      add the matrix of 'atomcost c2c --all-pairs --format json' (heat map)\n"
 		"The HTML page is self-contained: fingerprint, atomic vs non-atomic bars per pattern,\n"
-		"cost vs footprint curves and the c2c heat map when the report has them.\n");
-}
-
-static void list_formats(char *buf, size_t len)
-{
-	size_t o = 0;
-
-	buf[0] = 0;
-	for (size_t i = 0; i < report_writer_count && o < len; i++)
-		o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? ", " : "", report_writers[i].name);
+		"cost vs footprint curves and the c2c heat map when the report has them.\n",
+		report_writer_names(true), report_writer_names(false));
 }
 
 /* --c2c FILE: the JSON of `atomcost c2c` becomes the report's "c2c"
@@ -71,10 +63,8 @@ int cmd_report(int argc, char **argv)
 	const char *out = NULL, *c2c = NULL;
 	bool force = false;
 	struct report rep;
-	char fmts[128];
 	int c, ret;
 
-	list_formats(fmts, sizeof(fmts));
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
@@ -83,7 +73,8 @@ int cmd_report(int argc, char **argv)
 		case 'f':
 			w = report_writer_find(optarg);
 			if (!w) {
-				pr_err("report: --format: unknown format '%s' (expected %s)", optarg, fmts);
+				pr_err("report: --format: unknown format '%s' (expected %s)", optarg,
+				       report_writer_names(false));
 				return EXIT_USAGE;
 			}
 			break;
@@ -110,7 +101,7 @@ int cmd_report(int argc, char **argv)
 		w = report_writer_for_path(out);
 		if (!w) {
 			pr_err("report: -o: cannot tell the format of '%s' from its extension (use --format: %s)",
-			       out, fmts);
+			       out, report_writer_names(false));
 			return EXIT_USAGE;
 		}
 	}

@@ -109,7 +109,7 @@ static void run_usage(FILE *f)
 	runner_default_opts(&d);
 	fprintf(f,
 		"usage: atomcost run [PROBE|GLOB ...] [FILE.conf] [options]\n"
-		"  (no PROBE, family or file: characterize this machine, about a minute: measured\n"
+		"  (no PROBE, family or file: characterize this machine, under a minute: measured\n"
 		"  hierarchy, every twin under hit/dep/l2/llc/miss, locks, split lock, topology;\n"
 		"  the machine card first)\n"
 		"  PROBE|GLOB          probe names or shell globs ('*set_bit*')\n");

@@ -25,7 +25,7 @@ int session_merge(struct report *rep, struct report *seg, const char *tag_key, j
 int session_passes(struct topo *t, struct run_opts *o, const struct probe *const *list,
 		   size_t n, struct report *rep);
 
-/* The default characterization, in about a minute: the steps below in this
+/* The default characterization, in under a minute: the steps below in this
  * order, each in its own time budget; a step that cannot run here is
  * recorded as skipped with its reason in meta.characterization. list: the
  * default probe set (twins included). */

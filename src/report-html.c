@@ -796,7 +796,7 @@ static void staircase_chart(const struct report *rep, FILE *f)
 			size_str(b, s, sizeof(s), false);
 			fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" class=\"hwloc\"/>"
 				   "<text x=\"%.1f\" y=\"%d\" class=\"hwlab\">hwloc L%zu %s</text>\n",
-				SX(b), top, SX(b), top + ph, SX(b) + 3, top + ph - 6 - 12 * (int)(i % 2), i + 1, s);
+				SX(b), top, SX(b), top + ph, SX(b) + 3, top + ph - 18 - 12 * (int)(i % 2), i + 1, s);
 		}
 		/* the measured sizes: a solid line, the bracket under it */
 		json_array_foreach(levels, i, lv) {
@@ -980,8 +980,8 @@ static void ratio_chart(const struct report *rep, FILE *f)
 		   "1x: atomicity costs nothing)</text>\n</svg>", lw, top + ph + 36);
 #undef RY
 	fprintf(f, "<figcaption>One bar per twin pair (the atomic op named; its twin is the non-atomic form) in each "
-		   "access pattern; pale: within the %.0f%% noise floor of 1 (same). Under a DRAM miss the lock's cost "
-		   "disappears in the miss.</figcaption></figure>\n", floor_rel * 100);
+		   "access pattern, ordered from the core outwards; pale: within the %.0f%% noise floor of 1 (same: "
+		   "the lock costs nothing measurable there).</figcaption></figure>\n", floor_rel * 100);
 }
 
 /* Horizontal bars: one per item, a label on the left, the value and an

@@ -165,6 +165,7 @@ uint64_t pattern_mix_mask(unsigned k, unsigned m)
 
 void pattern_sizes_from_topo(const struct topo *t, struct pattern_sizes *s)
 {
+	memset(s->walk, 0, sizeof(s->walk));
 	s->l1d = topo_cache_size(t, 1);
 	s->l2 = topo_cache_size(t, 2);
 	s->llc = topo_llc_size(t);
@@ -193,6 +194,12 @@ static int footprint_of(const struct pattern *p, const struct pattern_sizes *s, 
 {
 	size_t fp = 0;
 
+	/* a walk measured inside its level (hierarchy_walks): the middle of
+	 * the level's plateau, where formulas on sizes can land on a knee */
+	if (p->kind < PAT__COUNT && pattern_kind_has_buffer(p->kind) && s->walk[p->kind]) {
+		fp = s->walk[p->kind];
+		goto out;
+	}
 	switch (p->kind) {
 	case PAT_HIT:
 		fp = TPUT_LINES * CACHE_LINE_BYTES;
@@ -248,6 +255,7 @@ static int footprint_of(const struct pattern *p, const struct pattern_sizes *s, 
 	default:
 		return -EINVAL;
 	}
+out:
 	/* buffer walks take 64 lines at a time */
 	*bytes = pattern_kind_has_buffer(p->kind) ? round_up(fp, MIN_LINES * CACHE_LINE_BYTES) : fp;
 	return 0;

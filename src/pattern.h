@@ -60,11 +60,15 @@ uint64_t pattern_mix_mask(unsigned k, unsigned m);
 struct pattern_sizes {
 	size_t l1d, l2, llc;	/* bytes, 0: unknown */
 	unsigned line;		/* bytes */
+	/* footprints measured inside a level (hierarchy_walks), 0: from the
+	 * sizes above */
+	size_t walk[PAT__COUNT];
 };
 void pattern_sizes_from_topo(const struct topo *t, struct pattern_sizes *s);
-/* Footprint of a buffer pattern: dep L1d/2; l2 L2/2 (at least 2 L1d, else
- * halfway between); llc 2 L2 (at most halfway between L2 and LLC); miss and
- * miss-overlap 4 LLC, rounded up to 2 MiB. 0, or -ENOTSUP after a message
+/* Footprint of a buffer pattern: walk[kind] where set; else dep L1d/2; l2
+ * L2/2 (at least 2 L1d, else halfway between); llc 2 L2 (at most halfway
+ * between L2 and LLC); miss and miss-overlap 4 LLC, rounded up to 2 MiB.
+ * Then a multiple of 64 lines. 0, or -ENOTSUP after a message
  * when a needed size is unknown or the levels do not nest. Pure. */
 int pattern_footprint(const struct pattern *p, const struct pattern_sizes *s, size_t *bytes);
 /* Bytes a buffer of this footprint needs (lines + walk order). */

@@ -196,6 +196,7 @@ static int step_hierarchy(struct cz *c)
 	c->sizes.llc = c->h->ncaches >= 3 ? hierarchy_cache_size(c->h, (int)c->h->ncaches) : 0;
 	c->sizes.line = topo_line_size(c->t) ? topo_line_size(c->t) : 64;
 	c->have_sizes = c->sizes.l1d && c->sizes.l2 > c->sizes.l1d && c->sizes.llc > c->sizes.l2;
+	hierarchy_walks(c->h, c->sizes.walk);	/* walks inside each level, where found */
 	return ret;
 }
 

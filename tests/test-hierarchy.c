@@ -342,6 +342,21 @@ static void test_real(void)
 		      walk[PAT_MISS] == hierarchy_level_footprint(&h, 4) &&
 		      walk[PAT_MISS_OVERLAP] == walk[PAT_MISS] && !walk[PAT_HIT] && !walk[PAT_MIX],
 		      "real: walks for dep, l2, llc, miss");
+		/* the pattern sizing takes them over its formulas */
+		{
+			struct pattern_sizes sz = { .l1d = KiB(32), .l2 = MiB(1), .llc = MiB(32), .line = 64 };
+			struct pattern pl2 = { .kind = PAT_L2 }, pmiss = { .kind = PAT_MISS };
+			size_t fp2 = 0, fpm = 0, fp2f = 0;
+
+			CHECK(!pattern_footprint(&pl2, &sz, &fp2f) && fp2f == KiB(512), "l2 by formula: %zu", fp2f);
+			memcpy(sz.walk, walk, sizeof(walk));
+			CHECK(!pattern_footprint(&pl2, &sz, &fp2) && fp2 >= walk[PAT_L2] &&
+			      fp2 < walk[PAT_L2] + KiB(4) && fp2 % KiB(4) == 0,
+			      "l2 from the walk: %zu (walk %zu)", fp2, walk[PAT_L2]);
+			CHECK(!pattern_footprint(&pmiss, &sz, &fpm) && fpm >= walk[PAT_MISS] &&
+			      fpm < walk[PAT_MISS] + KiB(4), "miss from the walk: %zu (walk %zu)", fpm,
+			      walk[PAT_MISS]);
+		}
 		h.ncaches = 2;
 		hierarchy_walks(&h, walk);
 		CHECK(!walk[PAT_L2] && !walk[PAT_MISS], "two caches: no walks");

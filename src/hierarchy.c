@@ -184,6 +184,42 @@ static double median_of(const double *v, size_t first, size_t last, const bool *
 	return k ? stats_median(tmp, k) : NAN;
 }
 
+/* A level's latency: the median of its plateau's upper half (by
+ * footprint), where the level below no longer serves any load of a
+ * gradual transition. */
+static void upper_median(size_t first, size_t last, const double *cycles, const double *ns,
+			 const bool *noise, double *c, double *t)
+{
+	size_t mid = first + (last - first + 1) / 2;
+
+	*c = median_of(cycles, mid, last, noise);
+	*t = ns ? median_of(ns, mid, last, noise) : NAN;
+	if (isnan(*c)) {	/* only noise up there */
+		*c = median_of(cycles, first, last, noise);
+		*t = ns ? median_of(ns, first, last, noise) : NAN;
+	}
+}
+
+/* Of a level's two sub-plateaus, the longer (in footprint) is its core. */
+static void keep_longer(struct hierarchy_level *lv, const size_t *bytes)
+{
+	double core = (double)bytes[lv->core_last] / (double)bytes[lv->core_first];
+	double inner = (double)bytes[lv->inner_last] / (double)bytes[lv->inner_first];
+	size_t f = lv->core_first, l = lv->core_last;
+	double c = lv->cycles, t = lv->ns;
+
+	if (inner <= core)
+		return;
+	lv->core_first = lv->inner_first;
+	lv->core_last = lv->inner_last;
+	lv->cycles = lv->inner_cycles;
+	lv->ns = lv->inner_ns;
+	lv->inner_first = f;
+	lv->inner_last = l;
+	lv->inner_cycles = c;
+	lv->inner_ns = t;
+}
+
 size_t hierarchy_find_levels(const size_t *bytes, const double *cycles, const double *ns,
 			     size_t n, struct hierarchy_level *levels, size_t max)
 {
@@ -234,50 +270,55 @@ size_t hierarchy_find_levels(const size_t *bytes, const double *cycles, const do
 	}
 	/* a gradual transition's slow tail forms a plateau just below the next
 	 * level: merge plateaus closer than MERGE_RATIO. A plateau up to
-	 * STEP_RATIO above a level is the same cache with TLB misses added
-	 * (here L2 at 14 cycles to 430 KiB, 18-21 from 512 KiB to 1 MiB): it
-	 * extends the level, whose latency stays the first plateau's, and is
-	 * kept as the level's inner step. Cache levels are 2.5x and more
-	 * apart on every core we know. */
+	 * STEP_RATIO above a level belongs to the same level: either the
+	 * cache with TLB misses added (here L2 at 14 cycles to 430 KiB, 18-21
+	 * from 512 KiB to 1 MiB) or the tail of the transition into it (L3 at
+	 * 36-40 cycles to 1.7 MiB, then 50-65 to 11 MiB). The longer of the
+	 * two sub-plateaus (in footprint) sets the level's latency and walk;
+	 * the other is its inner step. Cache levels are 2.5x and more apart on
+	 * every core we know. */
 	for (size_t r = 0; r < nrun; r++) {
 		double med = median_of(cycles, run[r].first, run[r].last, noise);
 		struct hierarchy_level *lv = nlev ? &levels[nlev - 1] : NULL;
-		double ref = lv && lv->inner_cycles > 0 ? lv->inner_cycles : lv ? lv->cycles : 0;
 
-		if (lv && med < ref * MERGE_RATIO) {
+		if (lv && !(lv->inner_cycles > 0) && med < lv->cycles * MERGE_RATIO) {
+			lv->last = lv->core_last = run[r].last;
+			upper_median(lv->core_first, lv->core_last, cycles, ns, noise, &lv->cycles, &lv->ns);
+		} else if (lv && lv->inner_cycles > 0 &&
+			   med < fmax(lv->cycles, lv->inner_cycles) * MERGE_RATIO) {
+			/* more of the upper sub-plateau */
 			lv->last = run[r].last;
-			if (lv->inner_cycles > 0)
-				continue;
-		} else if (lv && med < lv->cycles * STEP_RATIO) {
+			if (lv->core_first > lv->inner_first) {
+				lv->core_last = run[r].last;
+				upper_median(lv->core_first, lv->core_last, cycles, ns, noise, &lv->cycles,
+					     &lv->ns);
+			} else {
+				lv->inner_last = run[r].last;
+				upper_median(lv->inner_first, lv->inner_last, cycles, ns, noise,
+					     &lv->inner_cycles, &lv->inner_ns);
+			}
+			keep_longer(lv, bytes);
+		} else if (lv && !(lv->inner_cycles > 0) && med < lv->cycles * STEP_RATIO) {
 			lv->last = run[r].last;
-			lv->inner_cycles = med;
-			lv->inner_ns = ns ? median_of(ns, run[r].first, run[r].last, noise) : NAN;
-			lv->inner_from = bytes[run[r].first];
 			lv->inner_first = run[r].first;
-			continue;
+			lv->inner_last = run[r].last;
+			upper_median(run[r].first, run[r].last, cycles, ns, noise, &lv->inner_cycles, &lv->inner_ns);
+			keep_longer(lv, bytes);
 		} else {
 			if (nlev == max)
 				break;
-			memset(&levels[nlev], 0, sizeof(levels[nlev]));
-			levels[nlev].first = run[r].first;
-			levels[nlev].last = run[r].last;
-			nlev++;
-		}
-		/* the level's latency: the median of the plateau's upper half
-		 * (by footprint), where the level below no longer serves any
-		 * load of a gradual transition */
-		lv = &levels[nlev - 1];
-		{
-			size_t mid = lv->first + (lv->last - lv->first + 1) / 2;
-
-			lv->cycles = median_of(cycles, mid, lv->last, noise);
-			lv->ns = ns ? median_of(ns, mid, lv->last, noise) : NAN;
-			if (isnan(lv->cycles)) {	/* only noise up there */
-				lv->cycles = median_of(cycles, lv->first, lv->last, noise);
-				lv->ns = ns ? median_of(ns, lv->first, lv->last, noise) : NAN;
-			}
+			lv = &levels[nlev++];
+			memset(lv, 0, sizeof(*lv));
+			lv->first = lv->core_first = run[r].first;
+			lv->last = lv->core_last = run[r].last;
+			upper_median(lv->first, lv->last, cycles, ns, noise, &lv->cycles, &lv->ns);
 		}
 	}
+	for (size_t l = 0; l < nlev; l++)
+		if (levels[l].inner_cycles > 0) {
+			levels[l].inner_from = bytes[levels[l].inner_first];
+			levels[l].inner_to = bytes[levels[l].inner_last];
+		}
 	/* sizes: a level's capacity lies where the staircase rises, between
 	 * its plateau's last footprint and the next plateau's first (LRU-like
 	 * caches rise at once, random replacement over up to 4x the capacity,
@@ -314,38 +355,35 @@ size_t hierarchy_find_levels(const size_t *bytes, const double *cycles, const do
 }
 
 /* The last plateau with an inner step, when it costs what no cache does:
- * memory is the upper step (at the largest footprints no cache hit is
- * left), the lower one a shelf (partial hits in the cache below, or fewer
- * page walks). Split it in two. */
+ * memory is the upper sub-plateau (at the largest footprints no cache hit
+ * is left), the lower one a shelf (partial hits in the cache below, or
+ * fewer page walks). Split it in two. */
 static void split_memory_step(struct hierarchy *h)
 {
 	struct hierarchy_level *lv, *mem;
-	double c[HIER_MAX_POINTS], t[HIER_MAX_POINTS];
-	size_t k = 0, mid;
+	bool core_upper;
 
 	if (!h->nlevels || h->nlevels == HIER_MAX_LEVELS)
 		return;
 	lv = &h->levels[h->nlevels - 1];
-	if (!(lv->inner_cycles > 0) || !(lv->ns >= MEMORY_MIN_NS) || lv->inner_first <= lv->first)
+	if (!(lv->inner_cycles > 0) || !(fmax(lv->ns, lv->inner_ns) >= MEMORY_MIN_NS))
 		return;
+	core_upper = lv->core_first > lv->inner_first;
 	mem = &h->levels[h->nlevels++];
 	*mem = *lv;
-	mem->first = lv->inner_first;
-	mem->cycles = lv->inner_cycles;
-	mem->ns = lv->inner_ns;
-	mem->inner_cycles = mem->inner_ns = 0;
-	mem->inner_from = mem->inner_first = 0;
-	lv->last = lv->inner_first - 1;
-	lv->inner_cycles = lv->inner_ns = 0;
-	lv->inner_from = lv->inner_first = 0;
-	/* the shelf's latency: the median of its upper half, as for a level */
-	mid = lv->first + (lv->last - lv->first + 1) / 2;
-	for (size_t i = mid; i <= lv->last; i++, k++) {
-		c[k] = h->pts[i].cycles;
-		t[k] = h->pts[i].ns;
+	mem->first = mem->core_first = core_upper ? lv->core_first : lv->inner_first;
+	mem->core_last = mem->last = lv->last;
+	mem->cycles = core_upper ? lv->cycles : lv->inner_cycles;
+	mem->ns = core_upper ? lv->ns : lv->inner_ns;
+	lv->last = lv->core_last = mem->first - 1;
+	lv->core_first = lv->first;
+	if (core_upper) {
+		lv->cycles = lv->inner_cycles;
+		lv->ns = lv->inner_ns;
 	}
-	lv->cycles = stats_median(c, k);
-	lv->ns = stats_median(t, k);
+	mem->inner_cycles = mem->inner_ns = lv->inner_cycles = lv->inner_ns = 0;
+	mem->inner_first = mem->inner_last = lv->inner_first = lv->inner_last = 0;
+	mem->inner_from = mem->inner_to = lv->inner_from = lv->inner_to = 0;
 }
 
 void hierarchy_classify(struct hierarchy *h)
@@ -403,7 +441,6 @@ size_t hierarchy_cache_size(const struct hierarchy *h, int level)
 size_t hierarchy_level_footprint(const struct hierarchy *h, int level)
 {
 	const struct hierarchy_level *lv;
-	size_t last;
 
 	if (level >= 1 && (size_t)level <= h->ncaches)
 		lv = &h->levels[level - 1];
@@ -411,10 +448,9 @@ size_t hierarchy_level_footprint(const struct hierarchy *h, int level)
 		lv = &h->levels[h->memory_level - 1];
 	else
 		return 0;
-	/* a level with an inner step: inside its first plateau */
-	last = lv->inner_first > lv->first ? lv->inner_first - 1 : lv->last;
-	return round_down((size_t)sqrt((double)h->pts[lv->first].bytes * (double)h->pts[last].bytes),
-			  LINE);
+	/* inside the sub-plateau that sets the level's latency */
+	return round_down((size_t)sqrt((double)h->pts[lv->core_first].bytes *
+				       (double)h->pts[lv->core_last].bytes), LINE);
 }
 
 void hierarchy_walks(const struct hierarchy *h, size_t walk[PAT__COUNT])
@@ -742,6 +778,7 @@ json_t *hierarchy_to_json(const struct hierarchy *h)
 			json_object_set_new(o, "inner_step_cycles", json_real(lv->inner_cycles));
 			json_object_set_new(o, "inner_step_ns", json_real(isnan(lv->inner_ns) ? 0 : lv->inner_ns));
 			json_object_set_new(o, "inner_step_from_bytes", json_integer((json_int_t)lv->inner_from));
+			json_object_set_new(o, "inner_step_to_bytes", json_integer((json_int_t)lv->inner_to));
 		}
 		if (hierarchy_level_footprint(h, walk_level))
 			json_object_set_new(o, "walk_bytes",
@@ -845,9 +882,10 @@ void hierarchy_print(const struct hierarchy *h, FILE *f)
 		if (!(lv->inner_cycles > 0))
 			continue;
 		fmt_size(a, sizeof(a), lv->inner_from);
-		fprintf(f, "note: %s costs %.1f cycles (%.1f ns) from %s: the same level, with TLB misses "
-			   "(a step under %.1fx)\n", level_name(lv, l, name, sizeof(name)), lv->inner_cycles,
-			lv->inner_ns, a, STEP_RATIO);
+		fmt_size(b, sizeof(b), lv->inner_to);
+		fprintf(f, "note: %s reads %.1f cycles (%.1f ns) over %s-%s: a step inside the level (TLB "
+			   "misses, or the tail of the transition into it)\n", level_name(lv, l, name, sizeof(name)),
+			lv->inner_cycles, lv->inner_ns, a, b);
 	}
 	for (size_t l = h->ncaches; l < h->hwloc_n; l++) {
 		fmt_size(a, sizeof(a), h->hwloc[l]);

@@ -56,9 +56,11 @@ struct hierarchy_level {
 				 * when none follows; 0 when the sweep ended here) */
 	double cycles, ns;	/* median of the plateau's points */
 	size_t first, last;	/* plateau: points [first, last] */
-	double inner_cycles, inner_ns;	/* a step inside the level (TLB misses), 0: none */
-	size_t inner_from;	/* footprint where that step starts */
-	size_t inner_first;	/* its first point */
+	size_t core_first, core_last;	/* the sub-plateau that sets cycles, ns and the walk */
+	double inner_cycles, inner_ns;	/* the level's other sub-plateau (TLB misses after
+					 * the core, or the transition's tail before), 0: none */
+	size_t inner_from, inner_to;	/* its footprints */
+	size_t inner_first, inner_last;	/* its points */
 	size_t hwloc_size;	/* what hwloc declares for this cache level, 0: nothing */
 	bool agrees;		/* hwloc's size in [size_lo, size_hi], a step of slack */
 };
@@ -116,9 +118,10 @@ size_t hierarchy_ring_length(const char *base, size_t n);
  * within 20% of the median of the points before it; a single point above
  * the band with the next one back inside is noise, not a knee. Adjacent
  * plateaus less than 1.3x apart are one level (the slow tail of a gradual
- * transition); a plateau 1.3-1.5x above a level is that level with TLB
- * misses (its inner step), not a new level. A level's latency is the
- * median of its plateau's upper half; its capacity lies where the latency
+ * transition); a plateau 1.3-1.5x above a level belongs to it (TLB misses
+ * added, or the tail of the transition into it): the longer of the two
+ * sets the level's latency, the other is its inner step. A level's
+ * latency is the median of its (sub-)plateau's upper half; its capacity lies where the latency
  * rises, between the plateau's last footprint and the next plateau's
  * first, and is estimated at the start of the steepest rise in there
  * (log latency over log footprint). Fills levels (first, last, size_lo, size_hi,

@@ -472,6 +472,43 @@ static void test_dram_shelf(void)
 	      h.memory_level ? h.levels[h.memory_level - 1].cycles : 0);
 }
 
+/* A default run here: past the L2, a plateau at 36-40 cycles to 1.4 MiB
+ * (the tail of the L2-to-L3 transition), then L3 at 50-65 to 11 MiB. The
+ * longer sub-plateau is the L3; the tail is its inner step. */
+static const double tail_c[] = {
+	4.00, 4.00, 4.00, 4.00, 4.00, 4.00, 4.00, 4.00, 4.00, 4.00, 4.00, 4.00, 4.56, 14.10, 14.06,
+	14.05, 14.08, 14.04, 14.04, 14.05, 14.05, 14.06, 14.06, 14.05, 14.06, 14.52, 15.76, 16.75,
+	17.60, 18.99, 26.74, 36.40, 35.70, 37.71, 40.25, 45.38, 49.25, 50.88, 51.31, 54.17, 56.35,
+	55.70, 62.72, 62.92, 65.48, 65.87, 69.08, 81.51, 147.03, 264.59, 292.74, 270.33, 392.50,
+	478.46, 523.27, 518.76, 547.68, 548.48, 538.19, 579.36, 553.57, 550.80, 549.73, 588.32,
+	565.05,
+};
+
+static void test_tail(void)
+{
+	static const size_t hw[] = { KiB(32), MiB(1), MiB(32) };
+	static struct hierarchy h;
+	size_t b[HIER_MAX_POINTS], n = hierarchy_footprints(KiB(4), MiB(256), 4, b, HIER_MAX_POINTS);
+	double ns[ARRAY_SIZE(tail_c)];
+
+	if (n != ARRAY_SIZE(tail_c)) {
+		CHECK(0, "tail: %zu footprints", n);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		ns[i] = tail_c[i] / 3.69;
+	fill(&h, b, tail_c, ns, n, hw, 3);
+	CHECK(h.nlevels == 4 && h.ncaches == 3 && h.reached_memory, "tail: 3 caches and memory (%zu levels)",
+	      h.nlevels);
+	if (h.nlevels != 4)
+		return;
+	CHECK(h.levels[2].cycles > 48 && h.levels[2].inner_cycles > 30 && h.levels[2].inner_cycles < 45 &&
+	      h.levels[2].inner_from < h.pts[h.levels[2].core_first].bytes,
+	      "tail: L3 %.1f cycles, the tail %.1f before it", h.levels[2].cycles, h.levels[2].inner_cycles);
+	CHECK(hierarchy_level_footprint(&h, 3) > MiB(2), "tail: the L3 walk past the tail (%zu)",
+	      hierarchy_level_footprint(&h, 3));
+}
+
 /* DRAM latency drifting up 40% over five octaves is one level, not two */
 static void test_drift(void)
 {
@@ -569,6 +606,7 @@ int main(void)
 	test_busy();
 	test_shelf();
 	test_dram_shelf();
+	test_tail();
 	test_drift();
 	test_json();
 	return test_done("hierarchy");

@@ -27,7 +27,6 @@
 
 #include "arch/arch.h"
 #include "common.h"
-#include "pattern.h"
 #include "pmu.h"
 
 volatile sig_atomic_t runner_stop;
@@ -483,25 +482,42 @@ static void prewarm(void)
 	}
 }
 
-int runner_run(struct topo *t, const struct run_opts *o, const struct probe *const *list,
-	       size_t n, struct report *rep)
+int runner_prepare(struct topo *t, const struct run_opts *o, struct report *rep, int *cpu)
 {
-	int cpu = o->cpu_os >= 0 ? o->cpu_os : topo_allowed_os(t, 0);
-	size_t total = 0, done = 0;
-	uint64_t t0 = now_ns();
 	int ret;
 
-	ret = topo_bind_thread(t, cpu);
+	*cpu = o->cpu_os >= 0 ? o->cpu_os : topo_allowed_os(t, 0);
+	ret = topo_bind_thread(t, *cpu);
 	if (ret < 0)
 		return ret;
 	prewarm();
-	ret = clock_calibrate(&rep->cal, cpu);
+	return clock_calibrate(&rep->cal, *cpu);
+}
+
+void runner_finish(const struct run_opts *o, struct report *rep, uint64_t t0)
+{
+	if (o->progress)
+		fprintf(stderr, "\r\033[K");
+	rep->wall_s = (now_ns() - t0) / 1e9;
+	pmu_report_cycles(rep);	/* PMU cycles, when counted, replace the add chain */
+	annotate_self_checks(rep);
+	report_pair_twins(rep);
+}
+
+int runner_run(struct topo *t, const struct run_opts *o, const struct probe *const *list,
+	       size_t n, struct report *rep)
+{
+	size_t total = 0, done = 0;
+	uint64_t t0 = now_ns();
+	int cpu, ret;
+
+	if (o->patterns) {
+		pr_err("run: the access patterns run through pattern_run (internal error)");
+		return -EINVAL;
+	}
+	ret = runner_prepare(t, o, rep, &cpu);
 	if (ret < 0)
 		return ret;
-	if (o->patterns) {	/* every probe under every pattern (pattern.c) */
-		ret = pattern_run(t, o, list, n, rep, cpu);
-		goto out;
-	}
 
 	for (size_t i = 0; i < n; i++)
 		for (int m = 0; m < MODE__COUNT; m++)
@@ -553,11 +569,6 @@ int runner_run(struct topo *t, const struct run_opts *o, const struct probe *con
 		}
 	}
 out:
-	if (o->progress)
-		fprintf(stderr, "\r\033[K");
-	rep->wall_s = (now_ns() - t0) / 1e9;
-	pmu_report_cycles(rep);	/* PMU cycles, when counted, replace the add chain */
-	annotate_self_checks(rep);
-	report_pair_twins(rep);
+	runner_finish(o, rep, t0);
 	return ret;
 }

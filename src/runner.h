@@ -108,6 +108,14 @@ void runner_to_per_op(const double *t2n, const double *chain, size_t n, double o
 /* Name, twin, family, atomicity, insn, mode of p into r; pattern "hit". */
 void runner_fill_identity(struct result *r, const struct probe *p, enum probe_mode m);
 
+/* Pin the calling thread to o->cpu_os (the first allowed PU when -1),
+ * warm the core and calibrate into rep->cal; *cpu gets the PU. The pattern
+ * engine (pattern.c) runs between this and runner_finish. 0 or -errno. */
+int runner_prepare(struct topo *t, const struct run_opts *o, struct report *rep, int *cpu);
+/* After a run started at t0: wall time, PMU cycles in place of the add
+ * chain when counted, the self-check notes and the twin ratios. */
+void runner_finish(const struct run_opts *o, struct report *rep, uint64_t t0);
+
 /* Pin to o->cpu_os, calibrate into rep->cal, and measure every probe in
  * every requested mode it offers. -EINTR when interrupted (rep->partial set). */
 int runner_run(struct topo *t, const struct run_opts *o, const struct probe *const *list,

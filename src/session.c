@@ -50,6 +50,25 @@ int session_merge(struct report *rep, struct report *seg, const char *tag_key, j
 	return 0;
 }
 
+/* The probes of list on hot lines (runner.c), or under every access
+ * pattern of o->patterns (pattern.c); either way pinned, calibrated and
+ * finished the same way. */
+static int run_probes(struct topo *t, const struct run_opts *o, const struct probe *const *list,
+		      size_t n, struct report *rep)
+{
+	uint64_t t0 = now_ns();
+	int cpu, ret;
+
+	if (!o->patterns)
+		return runner_run(t, o, list, n, rep);
+	ret = runner_prepare(t, o, rep, &cpu);
+	if (ret < 0)
+		return ret;
+	ret = pattern_run(t, o, list, n, rep, cpu);
+	runner_finish(o, rep, t0);
+	return ret;
+}
+
 /* --repeat K: the whole set K times, one pass after the other, so the
  * passes interleave in time and a slow drift or a noisy neighbour lands in
  * the between-pass spread that `compare` and the verdicts use. Each pass
@@ -65,7 +84,7 @@ int session_passes(struct topo *t, struct run_opts *o, const struct probe *const
 	int ret = 0;
 
 	if (o->repeat <= 1)
-		return runner_run(t, o, list, n, rep);
+		return run_probes(t, o, list, n, rep);
 	passes = json_array();
 	for (unsigned p = 1; p <= o->repeat && ret == 0; p++) {
 		struct report tmp;
@@ -79,7 +98,7 @@ int session_passes(struct topo *t, struct run_opts *o, const struct probe *const
 			}
 		}
 		report_init(&tmp);
-		ret = runner_run(t, o, list, n, &tmp);
+		ret = run_probes(t, o, list, n, &tmp);
 		json_array_append_new(passes, json_pack("{s:i, s:f, s:f, s:f, s:b}", "pass", p,
 							"ticks_per_cycle", tmp.cal.ticks_per_cycle,
 							"timer_hz", tmp.cal.timer_hz, "wall_s", tmp.wall_s,
@@ -162,7 +181,7 @@ static int run_segment(struct cz *c, struct run_opts *o, const struct probe *con
 
 	report_init(&seg);
 	o->time_limit_s = time_left(c);
-	ret = n ? runner_run(c->t, o, list, n, &seg) : 0;
+	ret = n ? run_probes(c->t, o, list, n, &seg) : 0;
 	err = session_merge(c->rep, &seg, "step", json_string(tag));
 	report_free(&seg);
 	return ret ? ret : err;

@@ -1,0 +1,190 @@
+/* report-compare.c - the writers of a comparison (compare.h): the aligned
+ * table and the 72-column mail shape. They read a computed comparison and
+ * the two reports; the arithmetic and the verdicts are compare.c's. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "compare.h"
+#include "fingerprint.h"
+#include "report.h"
+
+struct diff_print {
+	FILE *f;
+	size_t n;
+};
+
+static void print_diff(const char *key, const char *a, const char *b, void *arg)
+{
+	struct diff_print *d = arg;
+
+	char line[700];
+
+	if (d->n++ == 0)
+		report_mail_wrap(d->f, "# ", "FINGERPRINTS DIFFER: the reports come from different machines, kernels or builds");
+	snprintf(line, sizeof(line), "%s: A '%s', B '%s'", key, a, b);
+	report_mail_wrap(d->f, "#   ", line);
+}
+
+
+/* A side's name for the header: the file name without its directory (the
+ * header must fit the 72-column mail format wherever the reports live);
+ * for a list of processes, the first file name and how many more. */
+static void side_name(const char *arg, char *buf, size_t len)
+{
+	const char *comma = arg ? strchr(arg, ',') : NULL, *slash;
+	size_t more = 0, n;
+
+	if (!arg) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	n = comma ? (size_t)(comma - arg) : strlen(arg);
+	for (const char *p = comma; p; p = strchr(p + 1, ','))
+		more++;
+	slash = memrchr(arg, '/', n);
+	if (slash) {
+		n -= (size_t)(slash + 1 - arg);
+		arg = slash + 1;
+	}
+	if (more)
+		snprintf(buf, len, "%.*s and %zu more", (int)n, arg, more);
+	else
+		snprintf(buf, len, "%.*s", (int)n, arg);
+}
+
+static void side_line(FILE *f, const char *tag, const char *arg, const struct report *rep)
+{
+	char name[256];
+	int passes = compare_max_pass(rep), procs = compare_max_process(rep);
+
+	side_name(arg, name, sizeof(name));
+	if (procs > 1)
+		fprintf(f, "# %s: %s (%s, %d processes, %d passes)\n", tag, name, rep->started, procs,
+			passes);
+	else
+		fprintf(f, "# %s: %s (%s, %d pass%s)\n", tag, name, rep->started, passes ? passes : 1,
+			passes > 1 ? "es" : "");
+}
+
+static void header(const struct comparison *c, const struct report *a, const struct report *b,
+		   const char *na, const char *nb, FILE *f)
+{
+	const json_t *fa = fingerprint_of_meta(a->meta), *fb = fingerprint_of_meta(b->meta);
+	struct diff_print d = { .f = f };
+	char line[512];
+
+	if (!fa || !fb)
+		fprintf(f, "# fingerprint missing from %s: machines cannot be checked for a match\n",
+			!fa ? (!fb ? "both reports" : "A") : "B");
+	else
+		fingerprint_diff(fa, fb, print_diff, &d);
+	side_line(f, "A", na, a);
+	fingerprint_oneline(fa, line, sizeof(line));
+	report_mail_wrap(f, "#    ", line);
+	side_line(f, "B", nb, b);
+	fingerprint_oneline(fb, line, sizeof(line));
+	report_mail_wrap(f, "#    ", line);
+	/* the rule, with the figures this comparison used */
+	if (c->a_procs >= 2 && c->b_procs >= 2)
+		snprintf(line, sizeof(line),
+			 "rule: core cycles; %d and %d processes: replicates are processes, base floor %.1f%%",
+			 c->a_procs, c->b_procs, c->base_floor * 100);
+	else
+		snprintf(line, sizeof(line),
+			 "rule: core cycles; base floor %.1f%% with one process on a side (how far hot-line rows move between processes; --noise-floor); only hit rows that reached their CI target get a verdict; several reports per side (a1.json,a2.json) compare every row on its measured spread",
+			 c->base_floor * 100);
+	report_mail_wrap(f, "# ", line);
+	snprintf(line, sizeof(line),
+		 "floor per row: sqrt(base^2 + calibration %.2f%%^2 + self-check %.2f%%^2), and %.2f cycles/op",
+		 c->cal_shift * 100, c->check_shift * 100, COMPARE_ABS_FLOOR);
+	report_mail_wrap(f, "# ", line);
+	snprintf(line, sizeof(line), "significant: Welch t, Holm-Bonferroni over %zu rows at %.0f%%",
+		 c->tested, c->alpha * 100);
+	report_mail_wrap(f, "# ", line);
+	if (c->calibration) {
+		snprintf(line, sizeof(line),
+			 "CALIBRATION MOVED: a self-check (add_chain, imul_chain) changed by %.1f%%: the clock calibration differs between the runs, not the code; every floor includes it",
+			 c->check_shift * 100);
+		report_mail_wrap(f, "# ", line);
+	}
+}
+
+static const char *basis_name(const struct compare_row *r)
+{
+	switch (r->basis) {
+	case BASIS_PROCESSES:
+		return "procs";
+	case BASIS_PASSES:
+		return "passes";
+	case BASIS_BLOCKS:
+		return "blocks";
+	default:
+		return "-";
+	}
+}
+
+int compare_write_text(const struct comparison *c, const struct report *a,
+		       const struct report *b, const char *na, const char *nb, FILE *f)
+{
+	char sum[300];
+
+	header(c, a, b, na, nb, f);
+	fprintf(f, "%-20s %-7s %-10s %9s %9s %8s %-19s %-13s %s\n", "probe", "pattern", "mode",
+		"A cycles", "B cycles", "change", "[95% CI]", "basis/floor", "verdict");
+	for (size_t i = 0; i < c->n; i++) {
+		const struct compare_row *r = &c->rows[i];
+		char v[64], chg[16] = "-", ci[40] = "-", basis[32] = "-";
+		char as[16] = "-", bs[16] = "-";
+
+		if (r->verdict != CMP_ONLY_B)
+			snprintf(as, sizeof(as), "%.3f", r->a_cycles);
+		if (r->verdict != CMP_ONLY_A)
+			snprintf(bs, sizeof(bs), "%.3f", r->b_cycles);
+		if (r->basis != BASIS_NONE && isfinite(r->ratio))
+			snprintf(chg, sizeof(chg), "%+.1f%%", (r->ratio - 1) * 100);
+		if (r->basis != BASIS_NONE && isfinite(r->lo))
+			snprintf(ci, sizeof(ci), "[%+.1f%%,%+.1f%%]", (r->lo - 1) * 100,
+				 (r->hi - 1) * 100);
+		if (r->basis != BASIS_NONE)
+			snprintf(basis, sizeof(basis), "%s %.1f%%", basis_name(r), r->floor * 100);
+		compare_verdict_text(r, v, sizeof(v));
+		fprintf(f, "%-20s %-7s %-10s %9s %9s %8s %-19s %-13s %s\n", r->name, r->pattern,
+			probe_mode_name(r->mode), as, bs, chg, ci, basis, v);
+	}
+	compare_summary(c, sum, sizeof(sum));
+	fprintf(f, "%s\n", sum);
+	return 0;
+}
+
+/* 72 columns: a name line with the verdict on the right, then the kernel
+ * shape "A - B" with N cycles(tsc) (TSC ticks, as the kernel's get_cycles
+ * counts) and ns. The verdicts come from core cycles (header). */
+int compare_write_mail(const struct comparison *c, const struct report *a,
+		       const struct report *b, const char *na, const char *nb, FILE *f)
+{
+	char sum[300];
+
+	header(c, a, b, na, nb, f);
+	fprintf(f, "\n%-34s - %s\n", "A (before)", "B (after)");
+	for (size_t i = 0; i < c->n; i++) {
+		const struct compare_row *r = &c->rows[i];
+		char name[128], v[64];
+
+		snprintf(name, sizeof(name), "%s %s %s", r->name, r->pattern,
+			 r->mode == MODE_LATENCY ? "lat" : "tput");
+		compare_verdict_text(r, v, sizeof(v));
+		fprintf(f, "%-*s%s\n", (int)(72 - strlen(v) > strlen(name) ? 72 - strlen(v) : strlen(name) + 1),
+			name, v);
+		fprintf(f, "  %6.1f cycles(tsc) %7.3f ns - %6.1f cycles(tsc) %7.3f ns\n",
+			r->verdict == CMP_ONLY_B ? NAN : r->a_ticks,
+			r->verdict == CMP_ONLY_B ? NAN : r->a_ns,
+			r->verdict == CMP_ONLY_A ? NAN : r->b_ticks,
+			r->verdict == CMP_ONLY_A ? NAN : r->b_ns);
+	}
+	compare_summary(c, sum, sizeof(sum));
+	fputc('\n', f);
+	report_mail_wrap(f, "", sum);
+	return 0;
+}

@@ -245,7 +245,12 @@ for c in "compare 2" "report 1"; do
 	refuse 2 "empty.json.*not valid JSON" $c $(files "$T/empty.json")
 	refuse 2 "not an atomcost report" $c $(files "$T/other.json")
 	refuse 2 "$c: " $c
-	refuse 2 "$c: " $c $(files "$T/none.json") extra.json
+	# report takes one file; compare takes two, or three and more side by side
+	if [ "$c" = report ]; then
+		refuse 2 "$c: " $c $(files "$T/none.json") extra.json
+	else
+		refuse 3 "$T/none.json" $c $(files "$T/none.json") extra.json
+	fi
 	refuse 2 "$T: is a directory" $c $(files "$T")
 done
 

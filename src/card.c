@@ -110,7 +110,10 @@ static void build_cmp(const struct report *rep, struct card *c)
 		k->atomic = med_cycles(rep, a);
 		k->plain = med_cycles(rep, n);
 		k->ok = isfinite(k->atomic) && isfinite(k->plain);
-		k->v = k->ok ? stats_verdict(k->atomic, k->plain, c->floor) : VERDICT_NONE;
+		/* the table's rule: a pair that one process cannot pin down
+		 * (pattern rows, CI not reached) carries a larger floor */
+		k->floor = a && a->has_ratio && a->verdict_floor > c->floor ? a->verdict_floor : c->floor;
+		k->v = k->ok ? stats_verdict(k->atomic, k->plain, k->floor) : VERDICT_NONE;
 	}
 }
 
@@ -229,7 +232,7 @@ static void write_machine(const struct report *rep, FILE *f)
 		fp_str(fp, "kernel", "release"),
 		!hv ? "VM or not: unknown" : vm ? "virtual machine (hypervisor flag set)" : "no hypervisor flag",
 		rep->topo_summary[0] ? rep->topo_summary : "topology unknown");
-	fprintf(f, "clock     core %.3f GHz, cycles from %s; %s\n", rep->cal.core_hz / 1e9,
+	fprintf(f, "clock     core %.3f GHz, cycles: %s; %s\n", rep->cal.core_hz / 1e9,
 		rep->cal.cycle_source ? rep->cal.cycle_source : "?",
 		rep->cal.trustworthy ? "calibration trustworthy" : "CALIBRATION NOT TRUSTWORTHY");
 	if (json_array_size(levels)) {
@@ -271,8 +274,8 @@ static void write_atomicity(const struct card *c, FILE *f)
 		fprintf(f, "atomicity not measured (no atomic/non-atomic twin pair in this report)\n");
 		return;
 	}
-	fprintf(f, "atomicity %s against %s, cycles per op (verdicts beyond a %.0f%% noise floor):\n",
-		c->pair_atomic, c->pair_plain, c->floor * 100);
+	fprintf(f, "atomicity %s against %s, cycles per op (a verdict only beyond the row's noise floor):\n",
+		c->pair_atomic, c->pair_plain);
 	for (unsigned i = 0; i < c->ncmp; i++) {
 		const struct card_cmp *k = &c->cmp[i];
 
@@ -283,20 +286,47 @@ static void write_atomicity(const struct card *c, FILE *f)
 		fprintf(f, "  %-28s %7.2f vs %7.2f %-10s ", k->what, k->atomic, k->plain, mode_word(k->mode));
 		switch (k->v) {
 		case VERDICT_SLOWER:
-			fprintf(f, "the lock costs %.1fx (+%.1f cycles)\n", k->atomic / k->plain,
+			fprintf(f, "the lock costs %.1fx (+%.1f cycles)", k->atomic / k->plain,
 				k->atomic - k->plain);
 			break;
 		case VERDICT_FASTER:
-			fprintf(f, "the atomic form is faster (%.2fx)\n", k->atomic / k->plain);
+			fprintf(f, "the atomic form is faster (%.2fx)", k->atomic / k->plain);
 			break;
 		case VERDICT_SAME:
-			fprintf(f, "same: the cost of atomicity vanishes here\n");
+			fprintf(f, "same: the cost of atomicity vanishes here");
 			break;
 		case VERDICT_NONE:
-			fprintf(f, "no verdict\n");
+			fprintf(f, "no verdict");
 			break;
 		}
+		fprintf(f, " [floor %.0f%%]\n", k->floor * 100);
 	}
+}
+
+/* The split lock (splitlock section): what a locked op across two cache
+ * lines costs here, and what the kernel does about it. */
+static void write_splitlock(const struct report *rep, FILE *f)
+{
+	const json_t *sl = rep->sections ? json_object_get(rep->sections, "splitlock") : NULL;
+	const json_t *k = json_object_get(sl, "kernel");
+	const char *why = json_string_value(json_object_get(k, "why"));
+
+	if (!sl) {
+		fprintf(f, "split     not measured\n");
+		return;
+	}
+	if (!json_is_true(json_object_get(sl, "supported"))) {
+		fprintf(f, "split     no split lock on this architecture\n");
+		return;
+	}
+	if (json_is_true(json_object_get(sl, "sigbus")))
+		fprintf(f, "split     a locked op across two cache lines is killed here (SIGBUS)");
+	else
+		fprintf(f, "split     a locked op across two cache lines: %.0f ns against %.1f ns aligned (%.0fx)",
+			json_number_value(json_object_get(sl, "split_ns")),
+			json_number_value(json_object_get(sl, "aligned_ns")),
+			json_number_value(json_object_get(sl, "ratio")));
+	fprintf(f, "\n          kernel: %s\n", why ? why : "mode unknown");
 }
 
 static void write_share(const struct card *c, FILE *f)
@@ -309,8 +339,12 @@ static void write_share(const struct card *c, FILE *f)
 	for (unsigned i = 0; i < c->nshare; i++) {
 		const struct card_share *s = &c->share[i];
 
-		fprintf(f, "  %-10s %8.1f / %8.1f / %8.1f", s->placement, s->true_share, s->false_share,
-			s->no_share);
+		char v[3][16];
+		const double x[3] = { s->true_share, s->false_share, s->no_share };
+
+		for (int k = 0; k < 3; k++)
+			snprintf(v[k], sizeof(v[k]), x[k] > 0 ? "%.1f" : "-", x[k]);
+		fprintf(f, "  %-10s %8s / %8s / %8s", s->placement, v[0], v[1], v[2]);
 		if (s->not_overlapped)
 			fprintf(f, "   (some cases' threads did not overlap: not contention, left out)");
 		if (s->no_share > 0 && s->true_share > 0 &&
@@ -346,6 +380,7 @@ int card_write_text(const struct report *rep, FILE *f)
 	write_machine(rep, f);
 	write_atomicity(&c, f);
 	write_share(&c, f);
+	write_splitlock(rep, f);
 	write_menu(&c, f);
 	fprintf(f, "==\n");
 	return ferror(f) ? -EIO : 0;

@@ -25,6 +25,8 @@ struct card_cmp {
 	enum probe_mode mode;
 	bool ok;
 	double atomic, plain;	/* cycles per op */
+	double floor;		/* the row's noise floor: the card's, or the pair's
+				 * own (report_pair_twins) when larger */
 	enum verdict v;		/* atomic against plain */
 };
 

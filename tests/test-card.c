@@ -96,6 +96,18 @@ int main(void)
 	CHECK(a && b && a < b, "menu ordered by cost (set_bit 7.3 before __set_bit 8.0)");
 	CHECK(has(t, "no concurrent writer"), "safety condition printed");
 	CHECK(has(t, "per-CPU counter:\n    not measured"), "a need without options");
+	CHECK(has(t, "split     not measured"), "no split-lock section: said so");
+	free(t);
+	report_free(&rep);
+
+	/* the split lock, from its section */
+	make(&rep, 16.2);
+	rep.sections = json_pack("{s:{s:b, s:b, s:f, s:f, s:f, s:{s:s}}}", "splitlock", "supported", 1,
+				 "sigbus", 0, "split_ns", 1041.0, "aligned_ns", 1.7, "ratio", 612.0, "kernel",
+				 "why", "not detected");
+	t = card_text(&rep);
+	CHECK(has(t, "1041 ns against 1.7 ns aligned (612x)") && has(t, "kernel: not detected"),
+	      "split-lock line from the section");
 	free(t);
 	report_free(&rep);
 

@@ -83,7 +83,7 @@ struct c2c_where {
 /* Fill w from the topology (cpus: at least topo_allowed_count entries). */
 void c2c_where_of(const struct topo *t, int *cpus, char *summary, size_t len, struct c2c_where *w);
 
-/* Writers (report-c2c.c, model only): the JSON section ("atomcost-c2c/1")
+/* Writers (report/c2c.c, model only): the JSON section ("atomcost-c2c/1")
  * and the table. */
 json_t *c2c_to_json(const struct calibration *cal, const struct c2c_where *w, const struct c2c_row *rows,
 		    size_t nrows, const bool *absent, unsigned mmask, bool all);

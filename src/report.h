@@ -30,7 +30,7 @@ int report_write_json(const struct report *rep, FILE *f);
 int report_write_csv(const struct report *rep, FILE *f);
 int report_write_mail(const struct report *rep, FILE *f);
 int report_write_html(const struct report *rep, FILE *f);
-/* The summary JSON without samples (report-summary.c): reference cards. */
+/* The summary JSON without samples (report/summary.c): reference cards. */
 int report_write_summary(const struct report *rep, FILE *f);
 /* Print text word-wrapped at 72 columns, each line starting with prefix. */
 void report_mail_wrap(FILE *f, const char *prefix, const char *text);

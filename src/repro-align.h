@@ -1,4 +1,4 @@
-/* repro-align.h - the code-alignment experiment (repro-align.c): one probe's
+/* repro-align.h - the code-alignment experiment (repro/code-alignment-2008.c): one probe's
  * timed loop, byte for byte the same, placed at several code addresses;
  * the cost at each placement, the spread across placements, and whether it
  * stands above the noise of re-running one placement. */

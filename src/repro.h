@@ -37,7 +37,7 @@ int repro_buddy_run(struct repro_ctx *c);
 int repro_slub_run(struct repro_ctx *c);
 int repro_bulk_run(struct repro_ctx *c);
 int repro_concurrent_run(struct repro_ctx *c);
-int repro_align_run(struct repro_ctx *c);	/* repro-align.c, repro-align.h */
+int repro_align_run(struct repro_ctx *c);	/* repro/code-alignment-2008.c, repro-align.h */
 
 /* Run every reproduction listed in [experiment] kind, in order; pins and
  * calibrates first when rep->cal is not filled yet. Figures go to
@@ -45,7 +45,7 @@ int repro_align_run(struct repro_ctx *c);	/* repro-align.c, repro-align.h */
 int repro_run_all(const struct experiment *e, struct topo *t, const struct run_opts *o,
 		  struct report *rep, FILE *out);
 
-/* ---- published beside measured (repro-common.c) ----
+/* ---- published beside measured (repro/common.c) ----
  *
  * A published table is data: one const struct repro_table per table of the
  * post, with its source and the machine it was measured on, figures exactly
@@ -120,7 +120,7 @@ enum verdict repro_conclude(struct repro_ctx *rc, const struct repro_claim *c);
  * overhead is the fixed timer-pair cost (calibration overhead_median). */
 double repro_cycles_per_op(double ticks, double overhead, double ops, double ticks_per_cycle);
 
-/* ---- 2004 buddy-bitmap test-atomics (repro-buddy.c) ---- */
+/* ---- 2004 buddy-bitmap test-atomics (repro/buddy-bitmap-2004.c) ---- */
 
 #define BUDDY_CASES 8
 extern const char *const buddy_notes[BUDDY_CASES];
@@ -170,7 +170,7 @@ void buddy_cold_destroy(struct buddy_cold *c);
  * the buffer or does not return within npairs steps. */
 size_t buddy_cold_ring_length(const struct buddy_cold *c);
 
-/* ---- the SLUB model (repro-slub.c), shared by the 2007 and 2015 ones ---- */
+/* ---- the SLUB model (repro/slub-cmpxchg-local.c), shared by the 2007 and 2015 ones ---- */
 
 /* Which fast path the model runs. SLUB_FP_TID (0, what slab_cache_init
  * sets) is the kernel's since 2011: a per-CPU {freelist, tid} pair committed
@@ -251,7 +251,7 @@ static inline size_t slab_index(const struct slab_cache *s, const void *obj)
 	return (size_t)((const char *)obj - s->arena) >> s->shift;
 }
 
-/* ---- the 2015 bulk alloc/free model (repro-slub-bulk.c) ----
+/* ---- the 2015 bulk alloc/free model (repro/slub-bulk-free.c) ----
  * SLUB as in v4.1 for the calling thread; the bulk algorithms: */
 enum bulk_algo {
 	BULK_FALLBACK,	/* kmem_cache_alloc / kmem_cache_free one by one */
@@ -283,7 +283,7 @@ unsigned bulk_objs_per_slab(const struct bulk_cache *c);
 /* The calling thread's CPU slab, -1: none. */
 int64_t bulk_cpu_slab(struct bulk_cache *c);
 
-/* ---- the 2016 concurrent SLAB model (repro-slab-concurrent.c) ---- */
+/* ---- the 2016 concurrent SLAB model (repro/slab-concurrent.c) ---- */
 
 struct aslab_cache;
 enum aslab_variant { ASLAB_LOCKED, ASLAB_LOCKLESS };

@@ -33,7 +33,7 @@ struct run_opts {
 	double time_limit_s;	/* whole run, 0: none */
 	bool progress;		/* progress line on stderr */
 
-	/* Parsed by cmd-run.c, carried out by the module named. NULL/0: unset. */
+	/* Parsed by cmd/run.c, carried out by the module named. NULL/0: unset. */
 	const char *patterns;	/* --pattern LIST (pattern.c) */
 	size_t footprint;	/* --footprint BYTES for the pattern buffers, 0: from hwloc (pattern.c) */
 	const struct pattern_sizes *sizes;	/* cache sizes for the patterns' footprints

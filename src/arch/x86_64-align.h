@@ -1,5 +1,5 @@
 /* arch/x86_64-align.h - timed loops placed at chosen code addresses, for the
- * code-alignment experiment (src/repro-align.c, docs/reproductions.md).
+ * code-alignment experiment (src/repro/code-alignment-2008.c, docs/reproductions.md).
  *
  * A placed loop is one copy of a loop body written in assembly, put by the
  * assembler at a chosen offset from a 4 KiB page boundary: `.p2align 12`,
@@ -19,7 +19,7 @@
  *   atomcost_align_<id>_<OFFSET>_end:
  *
  * The entry is a probe_kernel_fn (SysV: %rdi = ctx, %rsi = iterations); it
- * reads ctx->mem, the first member of struct probe_ctx (repro-align.c
+ * reads ctx->mem, the first member of struct probe_ctx (repro/code-alignment-2008.c
  * asserts the offset). It sits after the loop, so the loop's first byte is
  * at exactly <page> + OFFSET and the entry code is the same in every copy.
  * Clobbers only caller-saved registers (rax, rcx, rdx, rsi, r8-r11, flags).

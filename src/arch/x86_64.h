@@ -362,7 +362,7 @@ static inline void arch_smp_mb(void)
 #include "arch/x86_64-rseq.h"
 
 /* ---- reproductions of published scorings ----------------------
- * What src/repro-*.c needs beyond the primitives above. Other architectures
+ * What the reproductions (src/repro/) need beyond the primitives above. Other architectures
  * leave these capabilities undefined (treated as 0) and the reproductions
  * say which variant cannot run there.
  *   ARCH_HAS_TIMER_RAW   arch_timer_raw(): the unserialized counter read the

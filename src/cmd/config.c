@@ -1,4 +1,4 @@
-/* cmd-config.c - `atomcost config`: the experiment file schema, and a check
+/* cmd/config.c - `atomcost config`: the experiment file schema, and a check
  * of experiment files without running them. */
 #include <getopt.h>
 #include <string.h>

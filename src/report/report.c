@@ -1,4 +1,4 @@
-/* report.c - the writer table and atomic report files. */
+/* report/report.c - the writer table and atomic report files. */
 #include "report.h"
 
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-/* cmd-compare.c - `atomcost compare A.json B.json`: per probe, pattern and
+/* cmd/compare.c - `atomcost compare A.json B.json`: per probe, pattern and
  * mode the change of the median from A to B in core cycles with a 95% CI
  * and a verdict; mismatched fingerprints and the rule first, a one-line
  * summary last. A side may be several reports of separate processes

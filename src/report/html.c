@@ -1,4 +1,4 @@
-/* report-html.c - `atomcost report RUN.json -o report.html`: one
+/* report/html.c - `atomcost report RUN.json -o report.html`: one
  * self-contained page (inline CSS, inline SVG drawn here; no script, no
  * network). A default characterization starts with its machine card
  * (card_build: machine, atomicity, sharing, fast-path menu) and the card as

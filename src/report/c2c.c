@@ -1,4 +1,4 @@
-/* report-c2c.c - writers of the c2c round trips: the JSON section
+/* report/c2c.c - writers of the c2c round trips: the JSON section
  * ("atomcost-c2c/1": pairs, absent classes, matrix) and the text table. */
 #include <math.h>
 

@@ -1,7 +1,7 @@
-/* repro-common.c - what every reproduction uses: print a post's published
+/* repro/common.c - what every reproduction uses: print a post's published
  * table beside the measured one and compute conclusions from the measured
  * figures (repro.h, "published beside measured"). The run of an
- * experiment's reproductions is repro-run.c. */
+ * experiment's reproductions is repro/run.c. */
 #include "repro.h"
 
 #include <math.h>

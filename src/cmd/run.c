@@ -1,4 +1,4 @@
-/* cmd-run.c - `atomcost run`: select probes, measure, print, write. */
+/* cmd/run.c - `atomcost run`: select probes, measure, print, write. */
 #include <fnmatch.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -585,7 +585,7 @@ int cmd_run(int argc, char **argv)
 		ret = session_characterize(t, &rc.o, rc.sel.list, rc.sel.n, &rep);
 	else
 		ret = session_passes(t, &rc.o, rc.sel.list, rc.sel.n, &rep);
-	/* reproductions of published scorings (repro-*.c) print their
+	/* reproductions of published scorings (src/repro/) print their
 	 * seed-shaped tables as they go (to stderr when stdout is JSON) */
 	if (exp && ret >= 0)
 		ret = repro_run_all(exp, t, &rc.o, &rep,

@@ -1,4 +1,4 @@
-/* repro-slub.c - a user-space model of the SLUB fast path, and the 2007
+/* repro/slub-cmpxchg-local.c - a user-space model of the SLUB fast path, and the 2007
  * "SLUB use cmpxchg_local" scoring (docs/reproductions.md).
  *
  * The model: a per-CPU structure {freelist, tid, slab} (here one per thread,

@@ -1,4 +1,4 @@
-/* cmd-hierarchy.c - `atomcost hierarchy`: the measured memory hierarchy
+/* cmd/hierarchy.c - `atomcost hierarchy`: the measured memory hierarchy
  * (latency staircase, levels beside hwloc's) and the split-lock probe, the
  * two facts about this machine's memory a kernel engineer wants first.
  * Parses, pins, calibrates and dispatches to hierarchy.c and splitlock.c. */

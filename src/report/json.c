@@ -1,4 +1,4 @@
-/* report-json.c - the versioned JSON report (schema in README "JSON
+/* report/json.c - the versioned JSON report (schema in README "JSON
  * report") and its reader. jansson does the escaping. */
 #include <math.h>
 #include <stdlib.h>

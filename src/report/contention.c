@@ -1,4 +1,4 @@
-/* report-contention.c - the contention rows' table (contention.h): reads
+/* report/contention.c - the contention rows' table (contention.h): reads
  * results, never measures. */
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* cmd-info.c - the commands that describe rather than measure probes:
+/* cmd/info.c - the commands that describe rather than measure probes:
  * topo, calibrate, list. */
 #include <elf.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-/* repro-slub-bulk.c - the 2015 SLUB bulk alloc/free scoring
+/* repro/slub-bulk-free.c - the 2015 SLUB bulk alloc/free scoring
  * (docs/reproductions.md, section 3).
  *
  * A model of SLUB as it was in v4.1/4.2, in user space, for one thread:
@@ -8,7 +8,7 @@
  * committed by an unlocked `cmpxchg16b %fs:` (this_cpu_cmpxchg_double);
  * a partial list under a spinlock (left out: per-CPU partial lists, NUMA
  * nodes, debugging, giving empty slabs back). It is a model of its own, not
- * the 2007 one of repro-slub.c: the posted bulk algorithms work on the CPU
+ * the 2007 one of repro/slub-cmpxchg-local.c: the posted bulk algorithms work on the CPU
  * pair directly with interrupts off, which that model does not expose.
  *
  * The algorithms timed (per round: allocate `bulk` objects, free them):

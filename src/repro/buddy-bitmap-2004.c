@@ -1,4 +1,4 @@
-/* repro-buddy.c - the 2004 buddy-bitmap "test-atomics" scoring
+/* repro/buddy-bitmap-2004.c - the 2004 buddy-bitmap "test-atomics" scoring
  * (docs/reproductions.md, section 1).
  *
  * Legacy mode rebuilds the posted program: 512 KiB buffer, 128-byte line,

@@ -1,4 +1,4 @@
-/* report-mail.c - `--format mail`: plain 72-column text in the shape kernel
+/* report/mail.c - `--format mail`: plain 72-column text in the shape kernel
  * engineers paste into patches and list posts:
  *
  *   non-atomic (before)                - atomic (after)

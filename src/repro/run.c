@@ -1,4 +1,4 @@
-/* repro-run.c - run the reproductions an experiment lists, in order, and
+/* repro/run.c - run the reproductions an experiment lists, in order, and
  * put their figures into the report (rep->meta["reproductions"]). */
 #include "repro.h"
 

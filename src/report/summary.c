@@ -1,4 +1,4 @@
-/* report-summary.c - the summary JSON ("atomcost-summary/1"): what a
+/* report/summary.c - the summary JSON ("atomcost-summary/1"): what a
  * reference card keeps of a report, without per-sample arrays: the machine
  * (fingerprint, calibration, topology), the card's computed figures, one
  * line of statistics per result, and the hierarchy, split-lock and c2c

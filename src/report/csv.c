@@ -1,4 +1,4 @@
-/* report-csv.c - one row per result (per pass with --repeat), RFC 4180
+/* report/csv.c - one row per result (per pass with --repeat), RFC 4180
  * quoting, numbers in C locale. Columns are documented in docs/reports.md;
  * new columns are only ever appended. */
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* cmd-events.c - `atomcost events`: which PMUs libpfm4 detects, and which
+/* cmd/events.c - `atomcost events`: which PMUs libpfm4 detects, and which
  * events really open here (perf_event_open decides), with the reason for
  * each that does not. */
 #include <getopt.h>

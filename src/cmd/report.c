@@ -1,4 +1,4 @@
-/* cmd-report.c - `atomcost report RUN.json [-o FILE] [--format FMT]`:
+/* cmd/report.c - `atomcost report RUN.json [-o FILE] [--format FMT]`:
  * rewrite a JSON report in another format (html, text, mail, csv, json).
  * Reads, never measures. */
 #include <getopt.h>

@@ -98,7 +98,7 @@
 #define ARCH_ALIGN_COPY(id, off, setup, op, rept)				\
 	".pushsection .text.atomcost_align,\"ax\",@progbits\n"			\
 	".p2align 12, 0xcc\n"							\
-	".skip " #off ", 0xcc\n"						\
+	".if " #off "\n.skip " #off ", 0xcc\n.endif\n"						\
 	".globl " X86_ALIGN_SYM(id, off, "_loop") "\n"				\
 	".type " X86_ALIGN_SYM(id, off, "_loop") ", @function\n"		\
 	X86_ALIGN_SYM(id, off, "_loop") ":\n"					\

@@ -378,12 +378,15 @@ static void menu_rows(struct emit *e, const json_t *card)
 	size_t i, k;
 	char label[128];
 
-	json_array_foreach(json_object_get(card, "menu"), i, need)
-		json_array_foreach(json_object_get(need, "options"), k, opt) {
+	json_array_foreach(json_object_get(card, "menu"), i, need) {
+		const json_t *opts = json_object_get(need, "options");
+
+		json_array_foreach(opts, k, opt) {
 			snprintf(label, sizeof(label), "%s: %s", str(need, "need", NULL) ?: "?",
 				 str(opt, "probe", NULL) ?: "?");
 			num(e, S_MENU, label, "cycles", CN_HOT, json_object_get(opt, "cycles"));
 		}
+	}
 }
 
 static void result_rows(struct emit *e, const json_t *doc)
@@ -680,7 +683,7 @@ static void rule_text(const struct compare_n *c, char *buf, size_t len)
 
 int compare_n_write_text(const struct compare_n *c, FILE *f)
 {
-	int lw = 20, cw[COMPARE_N_MAX];
+	int lw = 20, cw[COMPARE_N_MAX] = { 0 };
 	char buf[160], rule[1024];
 	int section = -1;
 

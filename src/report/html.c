@@ -1095,7 +1095,7 @@ static void sharing_chart(const struct report *rep, FILE *f)
 	static const struct {
 		const char *pattern, *color;
 	} cases[] = { { "true-share", COL_ATOMIC }, { "false-share", COL_LOCAL }, { "no-share", COL_PLAIN } };
-	struct hbar b[48];
+	struct hbar b[48] = { 0 };
 	size_t n = 0;
 	double lo, hi;
 

@@ -747,30 +747,6 @@ int compare_n_write_text(const struct compare_n *c, FILE *f)
 	return ferror(f) ? -EIO : 0;
 }
 
-static void html_str(FILE *f, const char *s)
-{
-	for (; s && *s; s++)
-		switch (*s) {
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		case '\'':
-			fputs("&#39;", f);
-			break;
-		default:
-			fputc(*s, f);
-		}
-}
-
 static const char css[] =
 	"body{font:14px/1.4 system-ui,sans-serif;max-width:1200px;margin:1em auto;padding:0 1em;color:#222}"
 	"h1{font-size:1.5em}table{border-collapse:collapse;font-size:12px}"
@@ -793,22 +769,22 @@ int compare_n_write_html(const struct compare_n *c, FILE *f)
 		c->ncols, css, c->ncols);
 	for (size_t j = 0; j < c->ncols; j++) {
 		fprintf(f, "<tr><th>[%zu]</th><td><b>", j + 1);
-		html_str(f, c->cols[j].name);
+		report_html_escape(f, c->cols[j].name);
 		fputs("</b></td><td>", f);
-		html_str(f, c->cols[j].path);
+		report_html_escape(f, c->cols[j].path);
 		fputs("</td><td>", f);
-		html_str(f, c->cols[j].started);
+		report_html_escape(f, c->cols[j].started);
 		fprintf(f, "</td><td>%s%s</td></tr>\n", c->cols[j].summary ? "summary" : "full report",
 			c->cols[j].partial ? ", PARTIAL" : "");
 	}
 	rule_text(c, rule, sizeof(rule));
 	fputs("</table>\n<p class=\"note\">", f);
-	html_str(f, rule);
+	report_html_escape(f, rule);
 	fputs(" <span style=\"color:#a4161a\">Red</span>: costs more than column 1, "
 	      "<span style=\"color:#1b6b3a\">green</span>: less.</p>\n<table class=\"n\">\n<tr><th>row</th>", f);
 	for (size_t j = 0; j < c->ncols; j++) {
 		fprintf(f, "<th>[%zu] ", j + 1);
-		html_str(f, c->cols[j].name);
+		report_html_escape(f, c->cols[j].name);
 		fputs("</th>", f);
 	}
 	fputs("<th>floor</th></tr>\n", f);
@@ -822,12 +798,12 @@ int compare_n_write_html(const struct compare_n *c, FILE *f)
 				continue;
 			if (!head) {
 				fprintf(f, "<tr class=\"sec\"><th colspan=\"%zu\">", c->ncols + 2);
-				html_str(f, compare_n_sections[s]);
+				report_html_escape(f, compare_n_sections[s]);
 				fputs("</th></tr>\n", f);
 				head = true;
 			}
 			fputs("<tr><td class=\"l\">", f);
-			html_str(f, r->label);
+			report_html_escape(f, r->label);
 			if (!strcmp(r->unit, "ns"))
 				fputs(" (ns)", f);
 			fputs("</td>", f);
@@ -840,7 +816,7 @@ int compare_n_write_html(const struct compare_n *c, FILE *f)
 				if (k->marked)
 					fprintf(f, " title=\"%+.1f%% against column 1, beyond the floor\"", k->change * 100);
 				fputc('>', f);
-				html_str(f, buf);
+				report_html_escape(f, buf);
 				fputs("</td>", f);
 			}
 			floor_text(r, buf, sizeof(buf));

@@ -491,44 +491,6 @@ static double time_chase(char **cursor, uint64_t iters)
 	return (double)(arch_timer_stop() - a);
 }
 
-static void read_thp_mode(char *buf, size_t len)
-{
-	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
-	char line[128], *a, *b;
-
-	snprintf(buf, len, "unknown");
-	if (!f)
-		return;
-	if (fgets(line, sizeof(line), f) && (a = strchr(line, '[')) && (b = strchr(a, ']'))) {
-		*b = '\0';
-		snprintf(buf, len, "%s", a + 1);
-	}
-	fclose(f);
-}
-
-/* AnonHugePages of the mappings overlapping [lo, hi), bytes. */
-static size_t huge_bytes_of(uintptr_t lo, uintptr_t hi)
-{
-	FILE *f = fopen("/proc/self/smaps", "r");
-	char line[512];
-	bool in = false;
-	size_t total = 0;
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long a, b, kb;
-		char *dash = strchr(line, '-'), *sp = strchr(line, ' ');
-
-		if (dash && sp && dash < sp && sscanf(line, "%lx-%lx ", &a, &b) == 2)
-			in = a < hi && b > lo;
-		else if (in && sscanf(line, "AnonHugePages: %lu kB", &kb) == 1)
-			total += (size_t)kb << 10;
-	}
-	fclose(f);
-	return total;
-}
-
 struct chase_buf {
 	void *map;
 	size_t map_len;
@@ -568,7 +530,7 @@ static int chase_buf_alloc(struct chase_buf *b, size_t bytes, bool want_huge, st
 	/* touch every page twice, so no line is the shared zero page */
 	memset(b->base, 1, bytes);
 	memset(b->base, 0, bytes);
-	h->huge_bytes = huge_bytes_of((uintptr_t)b->base, (uintptr_t)b->base + bytes);
+	h->huge_bytes = pattern_thp_bytes((uintptr_t)b->base, (uintptr_t)b->base + bytes);
 	if (h->huge_bytes > bytes)	/* the VMA merged with a neighbour */
 		h->huge_bytes = bytes;
 	h->page_bytes = h->huge_bytes * 2 >= bytes ? HUGE_BYTES : (size_t)sysconf(_SC_PAGESIZE);
@@ -680,7 +642,7 @@ int hierarchy_measure(const struct hierarchy_opts *o, const struct calibration *
 	nfp = hierarchy_footprints(o->min_footprint ? o->min_footprint : DEFAULT_MIN, max,
 				   o->steps_per_octave, fps, HIER_MAX_POINTS);
 	h->max_footprint = fps[nfp - 1];
-	read_thp_mode(h->thp_mode, sizeof(h->thp_mode));
+	pattern_thp_mode(h->thp_mode, sizeof(h->thp_mode));
 	ret = chase_buf_alloc(&b, h->max_footprint, !o->no_huge && strcmp(h->thp_mode, "never"), h);
 	if (ret < 0)
 		return ret;

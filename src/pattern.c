@@ -371,7 +371,7 @@ void pattern_walk_order(uint32_t *order, size_t n, uint64_t seed)
 	}
 }
 
-static void read_thp_mode(char *buf, size_t len)
+void pattern_thp_mode(char *buf, size_t len)
 {
 	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
 	char line[128], *a, *b;
@@ -387,7 +387,7 @@ static void read_thp_mode(char *buf, size_t len)
 }
 
 /* AnonHugePages of the mappings overlapping [lo, hi), bytes. */
-static size_t thp_bytes_of(uintptr_t lo, uintptr_t hi)
+size_t pattern_thp_bytes(uintptr_t lo, uintptr_t hi)
 {
 	FILE *f = fopen("/proc/self/smaps", "r");
 	char line[512];
@@ -399,7 +399,9 @@ static size_t thp_bytes_of(uintptr_t lo, uintptr_t hi)
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long a, b, kb;
 
-		if (sscanf(line, "%lx-%lx ", &a, &b) == 2 && strchr(line, '-') < strchr(line, ' '))
+		char *dash = strchr(line, '-'), *sp = strchr(line, ' ');
+
+		if (dash && sp && dash < sp && sscanf(line, "%lx-%lx ", &a, &b) == 2)
 			in = a < hi && b > lo;
 		else if (in && sscanf(line, "AnonHugePages: %lu kB", &kb) == 1)
 			total += (size_t)kb << 10;
@@ -472,7 +474,7 @@ int pattern_buf_create(struct pattern_buf *b, size_t bytes, unsigned line, uint6
 		pr_err("pattern: footprint %s is not between %u lines and 256 GiB", sz, MIN_LINES);
 		return -EINVAL;
 	}
-	read_thp_mode(b->thp_mode, sizeof(b->thp_mode));
+	pattern_thp_mode(b->thp_mode, sizeof(b->thp_mode));
 	want_huge = strcmp(b->thp_mode, "never") != 0;
 
 	ret = map_aligned(bytes, want_huge, &b->map, &b->map_len, &b->base, &b->thp_requested);
@@ -504,7 +506,7 @@ int pattern_buf_create(struct pattern_buf *b, size_t bytes, unsigned line, uint6
 		goto out_unmap;
 	}
 	b->cursor = b->base;
-	b->thp_bytes = thp_bytes_of((uintptr_t)b->base, (uintptr_t)b->base + bytes);
+	b->thp_bytes = pattern_thp_bytes((uintptr_t)b->base, (uintptr_t)b->base + bytes);
 	if (b->thp_bytes > bytes)	/* the VMA was merged with a neighbour */
 		b->thp_bytes = bytes;
 	b->page_bytes = b->thp_bytes * 2 >= bytes ? HUGE_BYTES : (size_t)sysconf(_SC_PAGESIZE);

@@ -73,6 +73,11 @@ void pattern_sizes_from_topo(const struct topo *t, struct pattern_sizes *s);
 int pattern_footprint(const struct pattern *p, const struct pattern_sizes *s, size_t *bytes);
 /* Bytes a buffer of this footprint needs (lines + walk order). */
 size_t pattern_buf_need(size_t footprint);
+/* The transparent-huge-page mode ("always", "madvise", "never"; "unknown"
+ * when unreadable) into buf, and the AnonHugePages of the mappings
+ * overlapping [lo, hi), bytes (/proc/self/smaps). */
+void pattern_thp_mode(char *buf, size_t len);
+size_t pattern_thp_bytes(uintptr_t lo, uintptr_t hi);
 /* MemAvailable from /proc/meminfo, bytes; 0 when unknown. */
 uint64_t pattern_mem_available(void);
 /* Parse "64M", "2G", "1536k", "4096" (binary units). -EINVAL after a message. */

@@ -30,6 +30,8 @@ int report_write_json(const struct report *rep, FILE *f);
 int report_write_csv(const struct report *rep, FILE *f);
 int report_write_mail(const struct report *rep, FILE *f);
 int report_write_html(const struct report *rep, FILE *f);
+/* Text as HTML (&, <, >, quotes escaped), for the HTML writers. */
+void report_html_escape(FILE *f, const char *s);
 /* The summary JSON without samples (report/summary.c): reference cards. */
 int report_write_summary(const struct report *rep, FILE *f);
 /* Print text word-wrapped at 72 columns, each line starting with prefix. */

@@ -8,7 +8,7 @@
  * bars per pattern and mode, cost vs footprint curves (results carrying
  * extra.footprint), the c2c matrix as a heat map (a top-level "c2c"
  * section), the results table and the fingerprint. Every string
- * from the report goes through html_str(): probe names and fingerprint
+ * from the report goes through report_html_escape(): probe names and fingerprint
  * facts come from files a user may have edited. */
 #include <errno.h>
 #include <math.h>
@@ -29,7 +29,7 @@
 #define COL_BASE "#999999"
 #define COL_LOCAL "#e09f3e"
 
-static void html_str(FILE *f, const char *s)
+void report_html_escape(FILE *f, const char *s)
 {
 	for (; s && *s; s++) {
 		switch (*s) {
@@ -88,10 +88,10 @@ static void fp_rows(FILE *f, const char *prefix, const json_t *v)
 		return;
 	}
 	fputs("<tr><th>", f);
-	html_str(f, prefix);
+	report_html_escape(f, prefix);
 	fputs("</th><td>", f);
 	if (json_is_string(v)) {
-		html_str(f, json_string_value(v));
+		report_html_escape(f, json_string_value(v));
 	} else if (json_is_array(v)) {
 		size_t i;
 		json_t *x;
@@ -100,7 +100,7 @@ static void fp_rows(FILE *f, const char *prefix, const json_t *v)
 			if (i)
 				fputc(' ', f);
 			if (json_is_string(x))
-				html_str(f, json_string_value(x));
+				report_html_escape(f, json_string_value(x));
 			else if (json_is_number(x))
 				fprintf(f, "%g", json_number_value(x));
 		}
@@ -193,12 +193,12 @@ static void bars_chart(const struct report *rep, const char *pattern, enum probe
 		y += row_h + (r->twin[0] && find_twin(rep, r, &ti) ? row_h : 0) + 8;
 	}
 	fputs("<h3>", f);
-	html_str(f, pattern);
+	report_html_escape(f, pattern);
 	fprintf(f, ", %s</h3>\n", probe_mode_name(mode));
 	fprintf(f, "<figure><svg class=\"chart bars\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 		   "viewBox=\"0 0 %d %d\" role=\"img\"><title>",
 		W, y + 40, W, y + 40);
-	html_str(f, pattern);
+	report_html_escape(f, pattern);
 	fprintf(f, " %s: core cycles per op</title>\n", probe_mode_name(mode));
 	/* axis with 5 ticks */
 	for (int k = 0; k <= 4; k++) {
@@ -231,14 +231,14 @@ static void bars_chart(const struct report *rep, const char *pattern, enum probe
 			double bw = fmax(m, 0) * scale;
 
 			fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"label\">", label_w - 6, y + 12);
-			html_str(f, pair[p]->name);
+			report_html_escape(f, pair[p]->name);
 			fputs("</text>", f);
 			fprintf(f, "<rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>",
 				label_w, y + 1, bw, row_h - 3,
 				color_of(pair[p]));
-			html_str(f, pair[p]->name);
+			report_html_escape(f, pair[p]->name);
 			fputs(": ", f);
-			html_str(f, pair[p]->insn);
+			report_html_escape(f, pair[p]->insn);
 			fprintf(f, ", %.2f cycles</title></rect>", m);
 			if (isfinite(lo) && isfinite(hi))
 				fprintf(f, "<path class=\"whisker\" d=\"M%.1f %d H%.1f M%.1f %d v6 M%.1f %d v6\"/>",
@@ -254,7 +254,7 @@ static void bars_chart(const struct report *rep, const char *pattern, enum probe
 		y += 8;
 	}
 	fputs("</svg><figcaption>", f);
-	html_str(f, pattern);
+	report_html_escape(f, pattern);
 	fprintf(f, ", %s: <span style=\"color:%s\">&#9632;</span> atomic, <span style=\"color:%s\">&#9632;</span> "
 		   "local-only (atomic against this CPU), "
 		   "<span style=\"color:%s\">&#9632;</span> non-atomic, <span style=\"color:%s\">&#9632;</span> baseline; "
@@ -400,9 +400,9 @@ static void footprint_chart(const struct report *rep, enum probe_mode mode, FILE
 			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>",
 				lw + pw * (log2(fp) - xmin) / (xmax - xmin),
 				y_of(&ys, group_cycles(rep, j, &lo, &hi)), col);
-			html_str(f, q->name);
+			report_html_escape(f, q->name);
 			fputs(" ", f);
-			html_str(f, q->pattern);
+			report_html_escape(f, q->pattern);
 			fprintf(f, ": %.2f cycles, %.0f bytes</title></circle>", group_cycles(rep, j, &lo, &hi), fp);
 		}
 		/* legend at the right, one line per curve (end labels collide) */
@@ -410,8 +410,8 @@ static void footprint_chart(const struct report *rep, enum probe_mode mode, FILE
 		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\"/>"
 			   "<text x=\"%.1f\" y=\"%d\" class=\"value\" fill=\"%s\">",
 			lastx + 12, 8 + 14 * ncurve, lastx + 26, 8 + 14 * ncurve, col, lastx + 30, 12 + 14 * ncurve, col);
-		html_str(f, r->name);
-		html_str(f, variant_of(r));
+		report_html_escape(f, r->name);
+		report_html_escape(f, variant_of(r));
 		fputs("</text>\n", f);
 		ncurve++;
 	}
@@ -428,7 +428,7 @@ static void heatmap(const json_t *m, const json_t *cpus, const char *unit, const
 
 	if (method) {
 		fputs("<h3>", f);
-		html_str(f, method);
+		report_html_escape(f, method);
 		fputs("</h3>\n", f);
 	}
 	for (size_t i = 0; i < n; i++)
@@ -472,7 +472,7 @@ static void heatmap(const json_t *m, const json_t *cpus, const char *unit, const
 			fprintf(f, "<rect class=\"cell\" x=\"%zu\" y=\"%zu\" width=\"%zu\" height=\"%zu\" fill=\"rgb(%d,%d,%d)\">"
 				   "<title>%lld -&gt; %zu: %.1f ",
 				lw + j * cell, lw + i * cell, cell - 1, cell - 1, r, g, b, os, j, val);
-			html_str(f, unit ? unit : "ns");
+			report_html_escape(f, unit ? unit : "ns");
 			fputs("</title></rect>", f);
 			if (cell >= 48)
 				fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"cellv\">%.0f</text>",
@@ -482,7 +482,7 @@ static void heatmap(const json_t *m, const json_t *cpus, const char *unit, const
 	}
 	fprintf(f, "<text x=\"%d\" y=\"%zu\" class=\"axis\">row: from CPU, column: to CPU; %.1f to %.1f ",
 		lw, lw + n * cell + 20, lo, hi);
-	html_str(f, unit ? unit : "ns");
+	report_html_escape(f, unit ? unit : "ns");
 	fputs("</text></svg><figcaption>Cache-to-cache transfer cost (the c2c section of the "
 	      "report); grey: not measured.</figcaption></figure>\n", f);
 }
@@ -542,23 +542,23 @@ static void card_machine(const struct report *rep, FILE *f)
 	size_t i;
 
 	fputs("<table class=\"card\"><tr><th>machine</th><td>", f);
-	html_str(f, fp_get(fp, "cpu", "model_name"));
+	report_html_escape(f, fp_get(fp, "cpu", "model_name"));
 	fputs(" (family ", f);
-	html_str(f, fp_get(fp, "cpu", "family"));
+	report_html_escape(f, fp_get(fp, "cpu", "family"));
 	fputs(" model ", f);
-	html_str(f, fp_get(fp, "cpu", "model"));
+	report_html_escape(f, fp_get(fp, "cpu", "model"));
 	fputs(", microcode ", f);
-	html_str(f, fp_get(fp, "cpu", "microcode"));
+	report_html_escape(f, fp_get(fp, "cpu", "microcode"));
 	fputs(")<br>", f);
-	html_str(f, fp_get(fp, "kernel", "sysname"));
+	report_html_escape(f, fp_get(fp, "kernel", "sysname"));
 	fputc(' ', f);
-	html_str(f, fp_get(fp, "kernel", "release"));
+	report_html_escape(f, fp_get(fp, "kernel", "release"));
 	fprintf(f, ", %s, ", !hv ? "VM or not: unknown" :
 		json_is_true(json_object_get(hv, "cpuid_flag")) ? "virtual machine (hypervisor flag set)" :
 		"no hypervisor flag");
-	html_str(f, rep->topo_summary[0] ? rep->topo_summary : "topology unknown");
+	report_html_escape(f, rep->topo_summary[0] ? rep->topo_summary : "topology unknown");
 	fprintf(f, "</td></tr>\n<tr><th>clock</th><td>core %.3f GHz, cycles from ", rep->cal.core_hz / 1e9);
-	html_str(f, rep->cal.cycle_source ? rep->cal.cycle_source : "?");
+	report_html_escape(f, rep->cal.cycle_source ? rep->cal.cycle_source : "?");
 	fprintf(f, "; %s</td></tr>\n<tr><th>caches</th><td>", rep->cal.trustworthy ? "calibration trustworthy" :
 		"<span class=\"warn\">CALIBRATION NOT TRUSTWORTHY</span>");
 	if (!json_array_size(levels))
@@ -574,7 +574,7 @@ static void card_machine(const struct report *rep, FILE *f)
 			continue;
 		}
 		size_str(json_number_value(json_object_get(lv, "size_bytes")), sz, sizeof(sz), true);
-		html_str(f, json_string_value(json_object_get(lv, "level")));
+		report_html_escape(f, json_string_value(json_object_get(lv, "level")));
 		fprintf(f, " %s %.1f cycles", sz, json_number_value(json_object_get(lv, "cycles")));
 	}
 	if (json_array_size(levels))
@@ -588,7 +588,7 @@ static void card_machine(const struct report *rep, FILE *f)
 		size_str(hw, a, sizeof(a), true);
 		size_str(json_number_value(json_object_get(lv, "size_bytes")), b, sizeof(b), true);
 		fputs("<br><span class=\"warn\">hwloc declares ", f);
-		html_str(f, json_string_value(json_object_get(lv, "level")));
+		report_html_escape(f, json_string_value(json_object_get(lv, "level")));
 		fprintf(f, " = %s, measured about %s: the patterns use the measured size</span>", a, b);
 	}
 	fputs("</td></tr></table>\n", f);
@@ -601,16 +601,16 @@ static void card_atomicity(const struct card *c, FILE *f)
 		return;
 	}
 	fputs("<h3>The cost of atomicity: ", f);
-	html_str(f, c->pair_atomic);
+	report_html_escape(f, c->pair_atomic);
 	fputs(" against ", f);
-	html_str(f, c->pair_plain);
+	report_html_escape(f, c->pair_plain);
 	fprintf(f, "</h3>\n<table class=\"res card\"><tr><th>where</th><th>mode</th><th>atomic</th><th>non-atomic</th>"
 		   "<th>cycles per op; verdict beyond a %.0f%% noise floor</th></tr>\n", c->floor * 100);
 	for (unsigned i = 0; i < c->ncmp; i++) {
 		const struct card_cmp *k = &c->cmp[i];
 
 		fputs("<tr><td>", f);
-		html_str(f, k->what);
+		report_html_escape(f, k->what);
 		fprintf(f, "</td><td>%s</td>", probe_mode_name(k->mode));
 		if (!k->ok) {
 			fputs("<td colspan=\"3\" class=\"note\">not measured</td></tr>\n", f);
@@ -643,7 +643,7 @@ static void card_sharing(const struct card *c, FILE *f)
 		return;
 	}
 	fputs("<h3>Sharing: ", f);
-	html_str(f, c->share_probe);
+	report_html_escape(f, c->share_probe);
 	fputs(" by 2 threads, per topology class</h3>\n<table class=\"res card\"><tr><th>class</th>"
 	      "<th>true sharing</th><th>false sharing</th><th>no sharing</th><th>cycles per op</th></tr>\n", f);
 	for (unsigned i = 0; i < c->nshare; i++) {
@@ -651,7 +651,7 @@ static void card_sharing(const struct card *c, FILE *f)
 		const double v[3] = { s->true_share, s->false_share, s->no_share };
 
 		fputs("<tr><td>", f);
-		html_str(f, s->placement);
+		report_html_escape(f, s->placement);
 		fputs("</td>", f);
 		for (int k = 0; k < 3; k++)
 			if (v[k] > 0)
@@ -681,7 +681,7 @@ static void card_menu(const struct card *c, FILE *f)
 		for (unsigned o = 0; o < nd->nopt; o++)
 			max = fmax(max, nd->opt[o].cycles);
 		fprintf(f, "<tr class=\"need\"><td rowspan=\"%u\">", nd->nopt ? nd->nopt : 1);
-		html_str(f, nd->need);
+		report_html_escape(f, nd->need);
 		fputs("</td>", f);
 		if (!nd->nopt)
 			fputs("<td colspan=\"4\" class=\"note\">not measured</td></tr>\n", f);
@@ -691,11 +691,11 @@ static void card_menu(const struct card *c, FILE *f)
 			if (o)
 				fputs("<tr>", f);
 			fputs("<td><code>", f);
-			html_str(f, op->probe);
+			report_html_escape(f, op->probe);
 			fprintf(f, "</code></td><td class=\"n\">%.2f</td><td><svg class=\"spark\" width=\"120\" height=\"10\" "
 				   "role=\"img\"><rect x=\"0\" y=\"1\" width=\"%.1f\" height=\"8\" fill=\"%s\"/></svg></td><td>",
 				op->cycles, max > 0 ? 120 * op->cycles / max : 0, o == 0 ? COL_PLAIN : COL_BASE);
-			html_str(f, op->safe_when);
+			report_html_escape(f, op->safe_when);
 			if (op->analog)
 				fputs(" <i>[analog: not the real primitive]</i>", f);
 			fputs("</td></tr>\n", f);
@@ -761,7 +761,7 @@ static void staircase_chart(const struct report *rep, FILE *f)
 					 json_string_value(json_object_get(lv, "level")) ?: "?",
 					 json_number_value(json_object_get(lv, "cycles")));
 			fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"lvl\">", (SX(a) + SX(b)) / 2, top + 14);
-			html_str(f, lab);
+			report_html_escape(f, lab);
 			fputs("</text>\n", f);
 		}
 		/* y grid: 1, 2, 5 per decade */
@@ -811,7 +811,7 @@ static void staircase_chart(const struct report *rep, FILE *f)
 			fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" class=\"measured\"/>"
 				   "<text x=\"%.1f\" y=\"%d\" class=\"mlab\">",
 				SX(s), top + 18, SX(s), top + ph, SX(s) - 3, top + 30);
-			html_str(f, json_string_value(json_object_get(lv, "level")));
+			report_html_escape(f, json_string_value(json_object_get(lv, "level")));
 			fprintf(f, " %s measured</text>", t);
 			if (lo > 0 && hi > lo)
 				fprintf(f, "<path class=\"bracket\" d=\"M%.1f %d H%.1f M%.1f %d v8 M%.1f %d v8\"/>",
@@ -962,9 +962,9 @@ static void ratio_chart(const struct report *rep, FILE *f)
 			fprintf(f, "<rect class=\"rbar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"%s>"
 				   "<title>", x, fmin(y0, y1), fmax(bw - 1, 1), fmax(fabs(y1 - y0), 1),
 				colors[k % ARRAY_SIZE(colors)], same ? " fill-opacity=\"0.3\"" : "");
-			html_str(f, names[k]);
+			report_html_escape(f, names[k]);
 			fputs(" / ", f);
-			html_str(f, twins[k]);
+			report_html_escape(f, twins[k]);
 			fprintf(f, ", %s: %.2f / %.2f cycles = %.2fx%s</title></rect>\n", ratio_cats[g].label, a, b, a / b,
 				same ? " (within the noise floor: same)" : "");
 		}
@@ -973,7 +973,7 @@ static void ratio_chart(const struct report *rep, FILE *f)
 		fprintf(f, "<rect x=\"%d\" y=\"%zu\" width=\"10\" height=\"10\" fill=\"%s\"/><text x=\"%d\" y=\"%zu\" "
 			   "class=\"value\">", lw + pw + 12, top + 4 + 16 * k, colors[k % ARRAY_SIZE(colors)], lw + pw + 26,
 			top + 13 + 16 * k);
-		html_str(f, names[k]);
+		report_html_escape(f, names[k]);
 		fputs("</text>\n", f);
 	}
 	fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"axis\">atomic op's cycles over its non-atomic twin's (log scale; "
@@ -1006,7 +1006,7 @@ static void hbars(const struct hbar *b, size_t n, const char *unit, const char *
 	scale = (W - label_w - 150) / max;
 	fprintf(f, "<svg class=\"chart %s\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 		   "viewBox=\"0 0 %d %d\" role=\"img\"><title>", klass, W, h, W, h);
-	html_str(f, unit);
+	report_html_escape(f, unit);
 	fputs("</title>\n", f);
 	for (int k = 0; k <= 4; k++) {
 		double v = max * k / 4, x = label_w + v * scale;
@@ -1018,14 +1018,14 @@ static void hbars(const struct hbar *b, size_t n, const char *unit, const char *
 		int y = (int)i * row_h;
 
 		fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"label\">", label_w - 6, y + 13);
-		html_str(f, b[i].label);
+		report_html_escape(f, b[i].label);
 		fputs("</text>", f);
 		fprintf(f, "<rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"%s><title>",
 			label_w, y + 2, fmax(b[i].v, 0) * scale, row_h - 5, b[i].note ? COL_BASE : b[i].color,
 			b[i].note ? " fill-opacity=\"0.4\"" : "");
-		html_str(f, b[i].label);
+		report_html_escape(f, b[i].label);
 		fprintf(f, ": %.1f ", b[i].v);
-		html_str(f, unit);
+		report_html_escape(f, unit);
 		fputs("</title></rect>", f);
 		if (isfinite(b[i].lo) && isfinite(b[i].hi))
 			fprintf(f, "<path class=\"whisker\" d=\"M%.1f %d H%.1f\"/>", label_w + b[i].lo * scale, y + 9,
@@ -1034,13 +1034,13 @@ static void hbars(const struct hbar *b, size_t n, const char *unit, const char *
 			b[i].hi : 0) * scale + 4, y + 13, b[i].v);
 		if (b[i].note) {
 			fputs(" (", f);
-			html_str(f, b[i].note);
+			report_html_escape(f, b[i].note);
 			fputc(')', f);
 		}
 		fputs("</text>\n", f);
 	}
 	fprintf(f, "<text x=\"%d\" y=\"%zu\" class=\"axis\">", label_w, n * row_h + 30);
-	html_str(f, unit);
+	report_html_escape(f, unit);
 	fputs("</text></svg>", f);
 }
 
@@ -1080,7 +1080,7 @@ static void c2c_class_chart(const struct report *rep, FILE *f)
 		fputs(" Absent here (no PU pair of the class):", f);
 		json_array_foreach(json_object_get(c2c, "absent_classes"), i, p) {
 			fputc(' ', f);
-			html_str(f, json_string_value(p));
+			report_html_escape(f, json_string_value(p));
 		}
 		fputc('.', f);
 	}
@@ -1189,27 +1189,27 @@ int report_write_html(const struct report *rep, FILE *f)
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>atomcost report", f);
 	if (host) {
 		fputs(": ", f);
-		html_str(f, host);
+		report_html_escape(f, host);
 	}
 	fputs(" ", f);
-	html_str(f, rep->started);
+	report_html_escape(f, rep->started);
 	fprintf(f, "</title>\n<style>%s</style></head><body>\n<h1>atomcost report</h1>\n<p>", css);
 	fingerprint_oneline(fp, line, sizeof(line));
-	html_str(f, line);
+	report_html_escape(f, line);
 	fputs("<br>measured ", f);
-	html_str(f, rep->started);
+	report_html_escape(f, rep->started);
 	fprintf(f, " in %.1f s; %zu results", rep->wall_s, rep->n);
 	if (passes > 1)
 		fprintf(f, " in %d interleaved passes (figures are medians of the pass medians)", passes);
 	fprintf(f, ". Core %.3f GHz, timer %.4f GHz, %.4f ticks per core cycle (", c->core_hz / 1e9,
 		c->timer_hz / 1e9, c->ticks_per_cycle);
-	html_str(f, c->cycle_source);
+	report_html_escape(f, c->cycle_source);
 	fputs(").</p>\n", f);
 	if (!c->trustworthy)
 		fputs("<p class=\"warn\">The cycle calibration does not agree with itself: read core-cycle figures with care.</p>\n", f);
 	if (rep->partial) {
 		fputs("<p class=\"warn\">PARTIAL report (", f);
-		html_str(f, rep->partial_reason);
+		report_html_escape(f, rep->partial_reason);
 		fputs("): only what was measured before it stopped.</p>\n", f);
 	}
 
@@ -1255,13 +1255,13 @@ int report_write_html(const struct report *rep, FILE *f)
 		const struct result *r = &rep->r[i];
 
 		fputs("<tr><td>", f);
-		html_str(f, r->name);
+		report_html_escape(f, r->name);
 		fputs("</td><td>", f);
-		html_str(f, r->twin[0] ? r->twin : "-");
+		report_html_escape(f, r->twin[0] ? r->twin : "-");
 		fputs("</td><td>", f);
-		html_str(f, r->pattern);
+		report_html_escape(f, r->pattern);
 		fprintf(f, "</td><td>%s</td><td class=\"n\">%d</td><td>", probe_mode_name(r->mode), result_pass(r));
-		html_str(f, r->insn);
+		report_html_escape(f, r->insn);
 		fprintf(f, "</td><td class=\"n\">%.2f</td><td class=\"n\">%.2f</td><td class=\"n\">%.2f</td>"
 			   "<td class=\"n\">%.3f</td>",
 			result_cycles(rep, r->s.min), result_cycles(rep, r->s.median),

@@ -16,14 +16,14 @@ static const struct command {
 	int (*fn)(int argc, char **argv);
 	const char *help;
 } commands[] = {
-	{ "run", cmd_run, "measure probes and print (and write) the cost table" },
+	{ "run", cmd_run, "no names: characterize this machine, card first; else measure the probes named" },
 	{ "list", cmd_list, "every probe with its twin, atomicity, instruction and kernel primitive" },
 	{ "topo", cmd_topo, "topology: caches, PUs, allowed cpuset, PU pair classes" },
 	{ "calibrate", cmd_calibrate, "timer frequency, overhead and ticks per core cycle" },
 	{ "c2c", cmd_c2c, "cache-line round trip between PUs: one pair per topology class or all pairs" },
 	{ "config", cmd_config, "experiment files: --schema prints every key, --check FILE loads one" },
-	{ "compare", cmd_compare, "change between two JSON reports, with a CI and a verdict per row" },
-	{ "report", cmd_report, "rewrite a JSON report as HTML (charts), text, mail, CSV or JSON" },
+	{ "compare", cmd_compare, "what changed between two reports, beyond the noise; 3+ reports: machines side by side" },
+	{ "report", cmd_report, "rewrite a JSON report as HTML (card, charts), text, mail, CSV, JSON or a summary" },
 	{ "events", cmd_events, "which PMU and software events count here, and why the others do not" },
 	{ "hierarchy", cmd_hierarchy, "memory hierarchy measured (latency staircase vs hwloc) and the split-lock cost" },
 };

@@ -4,13 +4,16 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "c2c.h"
 #include "common.h"
 #include "contention.h"
+#include "fingerprint.h"
 #include "hierarchy.h"
 #include "pattern.h"
+#include "repro.h"
 #include "splitlock.h"
 
 int session_merge(struct report *rep, struct report *seg, const char *tag_key, json_t *tag_value)
@@ -405,4 +408,67 @@ int session_characterize(struct topo *t, struct run_opts *o, const struct probe 
 	rep->wall_s = (now_ns() - c.t0) / 1e9;
 	report_pair_twins(rep);
 	return ret;
+}
+
+void session_identity(struct report *rep, struct topo *t, int cpu_os)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	strftime(rep->started, sizeof(rep->started), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	rep->topo = topo_to_json(t);
+	topo_summary(t, rep->topo_summary, sizeof(rep->topo_summary));
+	if (!rep->meta)
+		rep->meta = json_object();
+	json_object_set_new(rep->meta, "fingerprint", fingerprint_collect(NULL, cpu_os, rep->topo_summary));
+}
+
+int session_run(struct topo *t, struct run_opts *o, const struct probe *const *list, size_t n,
+		const struct experiment *exp, bool characterize, FILE *repro_out, struct report *rep)
+{
+	int ret;
+
+	if (exp && !config_kind_has(exp, "probes"))
+		ret = 0;	/* reproductions only */
+	else if (o->threads >= 2 || o->placement || o->sharing)
+		ret = contention_run(t, o, list, n, rep);	/* N pinned threads on one line */
+	else if (characterize)
+		ret = session_characterize(t, o, list, n, rep);
+	else
+		ret = session_passes(t, o, list, n, rep);
+	/* reproductions of published scorings (src/repro/) print their
+	 * seed-shaped tables as they go */
+	if (exp && ret >= 0)
+		ret = repro_run_all(exp, t, o, rep, repro_out);
+	fingerprint_set_clock(fingerprint_of_meta(rep->meta), &rep->cal);
+	return ret;
+}
+
+bool session_untrustworthy(const struct report *rep)
+{
+	bool bad = !rep->cal.trustworthy;
+
+	for (size_t i = 0; i < rep->n; i++) {
+		const struct result *r = &rep->r[i];
+		json_t *ct = r->extra ? json_object_get(r->extra, "contention") : NULL;
+
+		bad |= r->migrated;
+		/* more than 5% of the samples saw a context switch or a migration */
+		if (r->disturbed > 0 && r->nsamples && r->disturbed * 20 > (long)r->nsamples) {
+			pr_warn("run: %s %s: %ld of %zu samples disturbed (context switch or migration)",
+				r->name, probe_mode_name(r->mode), r->disturbed, r->nsamples);
+			bad = true;
+		}
+		/* a contention case whose threads did not run at the same time */
+		if (ct && json_is_false(json_object_get(ct, "overlapped"))) {
+			pr_warn("run: %s: the threads did not overlap: not a contention measurement", r->name);
+			bad = true;
+		}
+	}
+	if (bad && rep->cal.emulated)
+		pr_err("run: --strict: results untrustworthy: running under emulation (%s)", rep->cal.emulation);
+	else if (bad)
+		pr_err("run: --strict: results untrustworthy (calibration disagrees with itself, a thread migrated, samples disturbed or threads not overlapping: see above and the report)");
+	return bad;
 }

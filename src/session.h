@@ -11,6 +11,8 @@
 #include "result.h"
 #include "runner.h"
 #include "topo.h"
+#include "config.h"
+#include <stdio.h>
 
 /* Append the results of seg to rep (taking its samples and extras), their
  * ticks rescaled from seg's calibration clock onto rep's, so one report
@@ -31,5 +33,21 @@ int session_passes(struct topo *t, struct run_opts *o, const struct probe *const
  * default probe set (twins included). */
 int session_characterize(struct topo *t, struct run_opts *o, const struct probe *const *list,
 			 size_t n, struct report *rep);
+
+/* The report's identity: start time, topology (JSON and summary) and the
+ * machine fingerprint (cpu_os: the PU whose cpufreq it reads). */
+void session_identity(struct report *rep, struct topo *t, int cpu_os);
+
+/* One run of `atomcost run`: the engine the options ask for (N threads on a
+ * line with --threads/--placement/--sharing; the characterization; else
+ * the probes, with --repeat passes), then the reproductions an experiment
+ * lists, their tables to repro_out. 0, -EINTR or -errno. */
+int session_run(struct topo *t, struct run_opts *o, const struct probe *const *list, size_t n,
+		const struct experiment *exp, bool characterize, FILE *repro_out, struct report *rep);
+
+/* The trust verdict of --strict: true (after a message per reason) when the
+ * calibration disagrees with itself, a thread migrated, more than 5% of a
+ * row's samples were disturbed, or contention threads did not overlap. */
+bool session_untrustworthy(const struct report *rep);
 
 #endif

@@ -3,18 +3,13 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cmd.h"
 #include "common.h"
 #include "config.h"
-#include "repro.h"
 #include "session.h"
-#include "card.h"
 #include "pattern.h"
-#include "contention.h"
-#include "fingerprint.h"
 #include "pmu.h"
 #include "probes.h"
 #include "report.h"
@@ -424,6 +419,71 @@ static int apply_experiment(struct run_cmd *c, const struct experiment *e, char 
 	return 0;
 }
 
+/* Without probe names or families: the default set (the characterization
+ * adds the locks and per-CPU ops); then each probe's twin, for the ratio. */
+static void select_defaults(struct run_cmd *rc, bool named, bool characterize)
+{
+	size_t n;
+
+	if (!named && !rc->nfam)
+		for (size_t i = 0; i < probe_count; i++)
+			if ((probe_table[i]->in_default ||
+			     (characterize && (!strcmp(probe_table[i]->family, "lock") ||
+					       !strcmp(probe_table[i]->family, "percpu")))) &&
+			    !probe_unsupported(probe_table[i]))
+				select_add(&rc->sel, probe_table[i]);
+	if (!rc->twins)
+		return;
+	n = rc->sel.n;
+	for (size_t i = 0; i < n; i++) {
+		const struct probe *tw = rc->sel.list[i]->twin ? probe_find(rc->sel.list[i]->twin) : NULL;
+
+		if (tw && !probe_unsupported(tw))
+			select_add(&rc->sel, tw);
+	}
+}
+
+/* Before measuring: resolve the events, check the output path, open the
+ * topology, place the run on its CPU and check the patterns, so that no
+ * bad option costs run time. EXIT_OK or the exit code (message printed). */
+static int prepare_run(struct run_cmd *rc, struct pmu_set *evset, struct topo **tp,
+		       const struct report_writer **file_w)
+{
+	int ret;
+
+	/* events (pmu.c): every name is checked and every event tried */
+	ret = pmu_set_resolve(evset, rc->o.events, rc->o.require_events);
+	if (ret < 0)
+		return exit_code_for(ret);	/* 2: unknown name, 4: --require-events unmet */
+	rc->o.pmu = evset;
+	if (rc->out) {
+		*file_w = report_writer_for_path(rc->out);
+		if (!*file_w) {
+			pr_err("-o: cannot tell the format of '%s' from its extension (use one of %s)", rc->out,
+			       report_writer_names(true));
+			return EXIT_USAGE;
+		}
+		ret = report_check_path(rc->out, rc->force);
+		if (ret < 0)
+			return ret == -EEXIST ? EXIT_USAGE : exit_code_for(ret);
+	}
+	ret = topo_open(tp, NULL, NULL);
+	if (ret < 0)
+		return exit_code_for(ret);
+	rc->o.cpu_os = topo_allowed_os(*tp, 0);
+	if (rc->cpu_arg) {
+		ret = topo_parse_cpulist(*tp, "--cpu", rc->cpu_arg, &rc->o.cpu_os, 1);
+		if (ret != 1) {
+			if (ret >= 0)
+				pr_err("--cpu: give one CPU, not '%s'", rc->cpu_arg);
+			return EXIT_USAGE;
+		}
+	}
+	rc->o.progress = isatty(STDERR_FILENO);
+	ret = pattern_check(*tp, &rc->o);	/* names, sizes, memory: before measuring */
+	return ret < 0 ? exit_code_for(ret) : EXIT_OK;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	static struct pmu_set evset;	/* large: not on the stack */
@@ -487,84 +547,19 @@ int cmd_run(int argc, char **argv)
 			code = EXIT_USAGE;
 			goto out_cfg;
 		}
-	/* no probe names, rc.families, experiment file or engine options: the
+	/* no probe names, families, experiment file or engine options: the
 	 * default characterization of this machine (session.c) */
 	characterize = !named && !rc.nfam && !exp && !rc.o.patterns && !rc.o.placement && !rc.o.sharing &&
 		       rc.o.threads < 2 && rc.o.repeat <= 1;
-	if (!named && !rc.nfam)
-		for (size_t i = 0; i < probe_count; i++)
-			if ((probe_table[i]->in_default ||
-			     /* the characterization times the locks and per-CPU ops too */
-			     (characterize && (!strcmp(probe_table[i]->family, "lock") ||
-					       !strcmp(probe_table[i]->family, "percpu")))) &&
-			    !probe_unsupported(probe_table[i]))
-				select_add(&rc.sel, probe_table[i]);
-	if (rc.twins) {
-		size_t n = rc.sel.n;
+	select_defaults(&rc, named, characterize);
 
-		for (size_t i = 0; i < n; i++) {
-			const struct probe *tw = rc.sel.list[i]->twin ? probe_find(rc.sel.list[i]->twin) : NULL;
-
-			if (tw && !probe_unsupported(tw))
-				select_add(&rc.sel, tw);
-		}
-	}
-
-	/* events (pmu.c): every name is checked and every event tried before
-	 * anything is measured, so a typo or a missing PMU costs no run time */
-	ret = pmu_set_resolve(&evset, rc.o.events, rc.o.require_events);
-	if (ret < 0)
-		return exit_code_for(ret);	/* 2: unknown name, 4: --require-events unmet */
-	rc.o.pmu = &evset;
-
-	if (rc.out) {
-		file_w = report_writer_for_path(rc.out);
-		if (!file_w) {
-			pr_err("-o: cannot tell the format of '%s' from its extension (use one of %s)", rc.out,
-			       report_writer_names(true));
-			code = EXIT_USAGE;
-			goto out_cfg;
-		}
-		ret = report_check_path(rc.out, rc.force);
-		if (ret < 0) {
-			code = ret == -EEXIST ? EXIT_USAGE : exit_code_for(ret);
-			goto out_cfg;
-		}
-	}
-
-	ret = topo_open(&t, NULL, NULL);
-	if (ret < 0) {
-		code = exit_code_for(ret);
+	code = prepare_run(&rc, &evset, &t, &file_w);
+	if (code != EXIT_OK)
 		goto out_cfg;
-	}
-	rc.o.cpu_os = topo_allowed_os(t, 0);
-	if (rc.cpu_arg) {
-		ret = topo_parse_cpulist(t, "--cpu", rc.cpu_arg, &rc.o.cpu_os, 1);
-		if (ret != 1) {
-			if (ret >= 0)
-				pr_err("--cpu: give one CPU, not '%s'", rc.cpu_arg);
-			code = EXIT_USAGE;
-			goto out_cfg;
-		}
-	}
-	rc.o.progress = isatty(STDERR_FILENO);
-	ret = pattern_check(t, &rc.o);	/* names, sizes, memory: before measuring */
-	if (ret < 0) {
-		code = exit_code_for(ret);
-		goto out_cfg;
-	}
 
 	report_init(&rep);
-	{
-		time_t now = time(NULL);
-		struct tm tm;
-
-		gmtime_r(&now, &tm);
-		strftime(rep.started, sizeof(rep.started), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	}
 	rep.meta = make_meta(orig_argc, orig_argv);
-	rep.topo = topo_to_json(t);
-	topo_summary(t, rep.topo_summary, sizeof(rep.topo_summary));
+	session_identity(&rep, t, rc.o.cpu_os);
 	json_object_set_new(rep.meta, "experiment", experiment_json(&rc.o, &rc.sel));
 	if (exp) {	/* the file, the overrides, every key and where it came from */
 		json_t *cj = config_to_json(exp);
@@ -572,25 +567,9 @@ int cmd_run(int argc, char **argv)
 		json_object_update(json_object_get(rep.meta, "experiment"), cj);
 		json_decref(cj);
 	}
-	json_object_set_new(rep.meta, "fingerprint",
-			    fingerprint_collect(NULL, rc.o.cpu_os, rep.topo_summary));
 
-	/* --threads N (N >= 2), --placement or --sharing: N pinned threads on
-	 * one line (contention.c) instead of the single-thread runner */
-	if (exp && !config_kind_has(exp, "probes"))
-		ret = 0;	/* reproductions only */
-	else if (rc.o.threads >= 2 || rc.o.placement || rc.o.sharing)
-		ret = contention_run(t, &rc.o, rc.sel.list, rc.sel.n, &rep);
-	else if (characterize)
-		ret = session_characterize(t, &rc.o, rc.sel.list, rc.sel.n, &rep);
-	else
-		ret = session_passes(t, &rc.o, rc.sel.list, rc.sel.n, &rep);
-	/* reproductions of published scorings (src/repro/) print their
-	 * seed-shaped tables as they go (to stderr when stdout is JSON) */
-	if (exp && ret >= 0)
-		ret = repro_run_all(exp, t, &rc.o, &rep,
-				    rc.stdout_w == report_writer_find("text") ? stdout : stderr);
-	fingerprint_set_clock(fingerprint_of_meta(rep.meta), &rep.cal);
+	ret = session_run(t, &rc.o, rc.sel.list, rc.sel.n, exp, characterize,
+			  rc.stdout_w == report_writer_find("text") ? stdout : stderr, &rep);
 	if (ret < 0 && ret != -EINTR) {
 		code = exit_code_for(ret);
 		goto out;
@@ -610,36 +589,8 @@ int cmd_run(int argc, char **argv)
 			pr_info("report written to %s%s", rc.out, rep.partial ? " (partial)" : "");
 		}
 	}
-	if (code == EXIT_OK && rc.strict) {
-		bool bad = !rep.cal.trustworthy;
-
-		for (size_t i = 0; i < rep.n; i++) {
-			const struct result *r = &rep.r[i];
-			json_t *ct = r->extra ? json_object_get(r->extra, "contention") : NULL;
-
-			bad |= r->migrated;
-			/* more than 5% of the samples saw a context switch or a migration */
-			if (r->disturbed > 0 && r->nsamples && r->disturbed * 20 > (long)r->nsamples) {
-				pr_warn("run: %s %s: %ld of %zu samples disturbed (context switch or migration)",
-					r->name, probe_mode_name(r->mode), r->disturbed, r->nsamples);
-				bad = true;
-			}
-			/* a contention case whose threads did not run at the same time */
-			if (ct && json_is_false(json_object_get(ct, "overlapped"))) {
-				pr_warn("run: %s: the threads did not overlap: not a contention measurement",
-					r->name);
-				bad = true;
-			}
-		}
-		if (bad && rep.cal.emulated) {
-			pr_err("run: --rc.strict: results untrustworthy: running under emulation (%s)",
-			       rep.cal.emulation);
-			code = EXIT_UNTRUSTED;
-		} else if (bad) {
-			pr_err("run: --rc.strict: results untrustworthy (calibration disagrees with itself, a thread migrated, samples disturbed or threads not overlapping: see above and the report)");
-			code = EXIT_UNTRUSTED;
-		}
-	}
+	if (code == EXIT_OK && rc.strict && session_untrustworthy(&rep))
+		code = EXIT_UNTRUSTED;
 out:
 	report_free(&rep);
 out_cfg:

@@ -232,42 +232,39 @@ static size_t select_patterns(const struct cz *c, const struct probe **out, bool
 	return k;
 }
 
-static int step_patterns(struct cz *c)
+/* The default probes that have pattern kernels, under every pattern of the
+ * characterization (sized from the measured hierarchy when it was found),
+ * or the others (locks, per-CPU ops) on hot lines. */
+static int step_probes(struct cz *c, bool patterns)
 {
 	const struct probe **sub = calloc(c->n + 1, sizeof(*sub));
 	struct run_opts o = *c->o;
 	size_t k;
-	int ret;
+	int ret = 0;
 
 	if (!sub)
 		return -ENOMEM;
-	k = select_patterns(c, sub, true);
-	o.patterns = CHAR_PATTERNS;
-	o.max_seconds = PATTERN_ROW_S;
-	if (c->have_sizes)
+	k = select_patterns(c, sub, patterns);
+	o.patterns = patterns ? CHAR_PATTERNS : NULL;
+	o.max_seconds = patterns ? PATTERN_ROW_S : LOCK_ROW_S;
+	if (patterns && c->have_sizes)
 		o.sizes = &c->sizes;
-	ret = pattern_check(c->t, &o);
+	if (patterns)
+		ret = pattern_check(c->t, &o);
 	if (!ret)
-		ret = run_segment(c, &o, sub, k, "patterns");
+		ret = run_segment(c, &o, sub, k, patterns ? "patterns" : "locks");
 	free(sub);
 	return ret;
 }
 
+static int step_patterns(struct cz *c)
+{
+	return step_probes(c, true);
+}
+
 static int step_locks(struct cz *c)
 {
-	const struct probe **sub = calloc(c->n + 1, sizeof(*sub));
-	struct run_opts o = *c->o;
-	size_t k;
-	int ret;
-
-	if (!sub)
-		return -ENOMEM;
-	k = select_patterns(c, sub, false);
-	o.patterns = NULL;
-	o.max_seconds = LOCK_ROW_S;
-	ret = run_segment(c, &o, sub, k, "locks");
-	free(sub);
-	return ret;
+	return step_probes(c, false);
 }
 
 static int step_splitlock(struct cz *c)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz-config-load.c - libFuzzer target: experiment files (config_load:
  * inih, then the schema checks) on arbitrary bytes: truncated files, binary
  * garbage, huge lines, unknown sections, duplicate keys. 0 or -errno with

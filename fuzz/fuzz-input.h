@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz-input.h - hand a fuzzer's bytes to a parser that reads a file: an
  * anonymous memory file (memfd) named by /proc/self/fd/N, so the parsers are
  * fuzzed through the very entry points the commands use, unchanged. */

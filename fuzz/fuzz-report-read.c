@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz-report-read.c - libFuzzer target: the JSON report reader that
  * `compare` and `report` use (report_read), on arbitrary bytes. It must
  * return 0 or -errno with one message, never crash, leak or read out of

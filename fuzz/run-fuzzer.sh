@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # run-fuzzer.sh FUZZER SECONDS SEEDS REGRESSIONS - first replay every kept
 # regression input (each once: a finding fixed stays fixed), then fuzz for a
 # bounded time from the seed corpus. New corpus entries go to a temporary

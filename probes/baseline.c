@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* baseline.c - reference loops: the empty probe (what N/2N leaves of the loop
  * itself), the add and imul chains that check the cycle conversion, an L1
  * load chase and plain stores. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bitops.c - set_bit, clear_bit, test_and_set_bit and their non-atomic twins
  * (kernel include/asm-generic/bitops, arch/x86/include/asm/bitops.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmpxchg.c - compare-and-exchange and the other value-returning RMWs, each
  * beside its unlocked (local-only or non-atomic) twin.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* locks.c - lock variants and local-lock analogs (family "lock").
  *
  * One op is a lock + unlock pair (with --cs-work units of dependent work

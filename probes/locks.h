@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* locks.h - the lock family's exclusion harness, shared by the probes'
  * verify() and tests/test-locks.c. */
 #ifndef ATOMCOST_LOCKS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pattern-kernels.h - the timed loops of the access patterns (src/pattern.c),
  * generated from one "op at an address" per probe.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* percpu.c - per-CPU counters without atomics: restartable sequences (rseq)
  * beside the per-CPU slot updated with `lock add` and with a plain add
  * (family "percpu"; the segment-relative `cmpxchgq %fs:` form is the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* probe.h - the probe descriptor. A probe is one primitive in its timed
  * forms plus a semantic check; every probe is declared as a const struct in
  * its family file and registered by one line in probes/probes.h.

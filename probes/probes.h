@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* probes.h - the one list of probes (X-macro). A new probe is one descriptor
  * in its family file and one line here. Order = order of `atomcost list`
  * and of the default run. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* registry.c - the probe table built from the PROBES() list (the names of
  * modes and atomicity classes are the model's: src/result.c). */
 #include "probes.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* c2c.c - cache-line round trips between two PUs: the pair plan and the
  * ping-pong engine (c2c.h says what is measured). */
 #include "c2c.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* c2c.h - cache-line round trips between two PUs (the engine behind
  * `atomcost c2c` and the default characterization's topology part).
  *

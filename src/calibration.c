@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* calibration.c - the calibration record in and out: its text, its JSON
  * and reading it back from a report. Part of the model: writers and
  * report readers link this, never the calibrating engine (clock.c). */

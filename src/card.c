@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* card.c - the machine card (card.h): computed from a report, never
  * measured here. */
 #include "card.h"

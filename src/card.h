@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* card.h - the machine card: one screen, computed from a report, that a
  * person reads first. What the machine is, what atomicity costs here (hot
  * line, dependency chain, L2/LLC/DRAM miss, sharing per topology class) and

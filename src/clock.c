@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* clock.c - calibrate the timer: frequency against CLOCK_MONOTONIC_RAW, the
  * fenced start/stop overhead, and ticks per core cycle from a dependent add
  * chain checked by a multiply chain (docs/method.md). */

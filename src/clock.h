@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* clock.h - timer calibration: timer frequency against CLOCK_MONOTONIC_RAW,
  * fenced timer overhead, and timer ticks per core cycle (docs/method.md). */
 #ifndef ATOMCOST_CLOCK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd.h - subcommands. Each takes its own argv (argv[0] is the command name)
  * and returns an exit code from common.h; only main() exits. */
 #ifndef ATOMCOST_CMD_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* common.c - error reporting and strict number parsing. */
 #include "common.h"
 

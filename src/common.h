@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* common.h - exit codes, error reporting and small helpers shared by the
  * engine, the probes and the tests.
  *

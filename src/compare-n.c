@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* compare-n.c - machines side by side (compare-n.h): the card rows of
  * several reports or summaries, one column per machine, each cell marked
  * only when it leaves the first column by more than its row's floor. Reads

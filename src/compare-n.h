@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* compare-n.h - several machines side by side: `atomcost compare A B C ...`.
  *
  * Each column is one machine's card (card.h) and measured sections, read

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* compare.c - the change between two reports, and whether it is real.
  * The decision rule is in compare.h and docs/reports.md; it is conservative
  * on purpose: a tool that cries "regressed 2%" on noise teaches its users

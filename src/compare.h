@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* compare.h - is B faster or slower than A, and can we tell?
  *
  * Rows are matched by probe, mode and pattern and compared in core cycles

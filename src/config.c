@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* config.c - experiment files (INI via inih) against one declarative schema.
  *
  * The schema table below is the only place where a key, its type, default,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* config.h - experiment files: INI (parsed with inih) checked against one
  * declarative schema table (config.c), CLI overrides on top, and the
  * effective experiment as JSON for every report.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* contention.c - N pinned threads on one cache line (see contention.h).
  *
  * Method:

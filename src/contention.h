@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* contention.h - N pinned threads on one cache line: `atomcost run
  * --threads N --placement P --sharing LIST` (and the arithmetic the tests
  * check on synthetic inputs).

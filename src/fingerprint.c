@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fingerprint.c - what machine, kernel and build a report was measured on.
  *
  * Every fact is read, never set: a report describes the machine as the user

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fingerprint.h - the machine fingerprint every report carries:
  * CPU, microcode, hypervisor, kernel, mitigations, cpufreq, SMT, THP,
  * perf_event_paranoid, topology, compiler, atomics implementation, tool

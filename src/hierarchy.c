@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hierarchy.c - the measured memory hierarchy (docs/hierarchy.md): a latency
  * staircase over footprints from 4 KiB to several times the last-level
  * cache, its knees, and each level beside what hwloc declares.

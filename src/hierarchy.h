@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hierarchy.h - the measured memory hierarchy: a latency staircase from a
  * dependent random pointer chase over growing footprints, its knees (cache
  * levels) detected, each level set beside what hwloc declares (hwloc's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* main.c - parse the subcommand, dispatch, exit with its code. The only
  * file that exits. Exit codes are documented in README "Exit codes". */
 #include <signal.h>

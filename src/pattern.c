@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pattern.c - access patterns: parsing, footprints from hwloc, the walk
  * buffer (touched, huge pages where THP allows, optionally bound to a NUMA
  * node) and the run of every probe under every pattern (docs/method.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pattern.h - access patterns (--pattern): where the line an op touches
  * comes from (L1, L2, LLC, DRAM), whether each op waits for the previous
  * one, atomic/non-atomic mixtures, and misses around an op (docs/method.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pmu.c - events through perf_event_open, names through libpfm4 where the
  * build has it (docs/method.md). See pmu.h for the model.
  *

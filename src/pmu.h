@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pmu.h - hardware and software events (docs/method.md).
  *
  * A pmu_set is the list of events a run counts: the ones asked for with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report.h - report writers (one per format, behind one table) and the
  * atomic file writer. Writers read a struct report; they never measure. */
 #ifndef ATOMCOST_REPORT_H

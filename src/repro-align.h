@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* repro-align.h - the code-alignment experiment (repro/code-alignment-2008.c): one probe's
  * timed loop, byte for byte the same, placed at several code addresses;
  * the cost at each placement, the spread across placements, and whether it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* repro.h - reproductions of published scorings: the 2004 buddy-bitmap
  * test-atomics, the 2007 SLUB cmpxchg_local fast path, the 2015 SLUB bulk
  * free and the 2016 concurrent slab test (docs/reproductions.md). Each keeps

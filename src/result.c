@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* result.c - the report data model: adding results and pairing twins. */
 #include "result.h"
 #include "topo.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* result.h - the one data model every report writer reads. The runner fills
  * it; writers never measure; report_read() rebuilds it from JSON. */
 #ifndef ATOMCOST_RESULT_H

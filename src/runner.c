@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* runner.c - the measurement loop (docs/method.md).
  *
  * Each sample times N and 2N iterations back to back. What is subtracted is

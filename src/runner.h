@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* runner.h - runs probes on a pinned thread and keeps every sample. */
 #ifndef ATOMCOST_RUNNER_H
 #define ATOMCOST_RUNNER_H

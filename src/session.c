@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* session.c - one run of an experiment over the engines (session.h). */
 #include "session.h"
 

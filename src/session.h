@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* session.h - one run of an experiment over the engines: --repeat passes
  * merged onto one clock, and the default characterization of a machine
  * (`atomcost run` with no probe names): measured hierarchy, every twin pair

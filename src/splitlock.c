@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* splitlock.c - the split-lock probe: `lock add` on a word that straddles
  * two cache lines against the same op inside one line, with the kernel's
  * split-lock mode read first and a SIGBUS caught where the mode is fatal.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* splitlock.h - the split lock: a locked read-modify-write whose 8 bytes
  * straddle two cache lines, against the same op inside one line.
  *

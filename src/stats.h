@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stats.h - order statistics over kept samples. */
 #ifndef ATOMCOST_STATS_H
 #define ATOMCOST_STATS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* topo.c - the machine as hwloc describes it: allowed PUs, caches, classes of
  * PU pairs, placement plans, and a separate bind step for the real system.
  *

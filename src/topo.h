@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* topo.h - hwloc topology: description, PU pair classes, placement planning
  * (pure, works on synthetic/XML topologies) and a separate bind step (only on
  * the real system).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench-aa.sh ATOMCOST SRCDIR - the A/A benchmark: pairs of default runs
 # (`atomcost run -o X.json`, the characterization `./bootstrap run` makes;
 # BENCH_AA_ARGS replaces the run's arguments, e.g. configs/quick.conf) of

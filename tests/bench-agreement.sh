@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench-agreement.sh ATOMCOST MINPROBE - does atomcost agree with an
 # independent probe? One default `atomcost run` of every probe whose
 # instruction minprobe also times, one minprobe run (tests/minprobe.c: its own

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench-cold-walk.sh ATOMCOST - the 2004 buddy-bitmap reproduction's cold
 # cases must miss: in modern mode the run measures the plain chase latency of
 # the cold walk against the same walk over half the L2 and prints a computed

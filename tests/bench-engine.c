@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench-engine.c ATOMCOST - the engine's precision targets, run by
  * `meson test --benchmark`, never by the unit tests:
  *   the self-checks: imul chain 3.00 and the L1 load chase (load_chase hit

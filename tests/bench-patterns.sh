@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench-patterns.sh ATOMCOST - access-pattern latencies on this machine, each
 # over 5 processes: the plain chase (load_chase) under hit, l2, llc and miss
 # in core cycles and ns, with its spread (min..max of the 5 medians), and the

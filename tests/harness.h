@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* harness.h - tiny check macros shared by the C tests: print each check,
  * count failures; main returns 0 (pass), 1 (fail) or 77 (skip). */
 #ifndef ATOMCOST_TEST_HARNESS_H

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # lib.sh - helpers shared by the shell tests (sourced). Callers set A (the
 # atomcost binary) and T (a scratch directory) and start fails=0 passes=0.
 # REFUSE_ONE_MESSAGE=1 also fails a refusal that prints more than one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* minprobe.c - a minimal probe of what single x86-64 instructions cost, in
  * core cycles, written apart from atomcost to check it: it includes no
  * atomcost header, shares no code with the engine, and times differently.

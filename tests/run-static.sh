@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # run-static.sh BUILD_DIR - static analysis of src/ and probes/ with cppcheck,
 # using the compile commands of BUILD_DIR (the real include paths and
 # defines). cppcheck does not predefine the compiler's architecture macros,

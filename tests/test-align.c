@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-align.c - the code-alignment experiment without timing: every copy
  * of a placed loop sits where its placement says (address mod 4096 and mod
  * 64, inside one page or across a page end), the copies are the same bytes,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-arch.c - the semantics of the architecture layer's own forms that no
  * probe reaches: on arm64 both the LSE and the LL/SC implementation of every
  * primitive (the probes time only one of them per build); everywhere, the

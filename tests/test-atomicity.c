@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-atomicity.c - two pinned threads hammer one word. Through the atomic
  * primitive the total is exact; through the non-atomic twin updates are
  * lost, which proves the threads really overlapped (so the exact total is

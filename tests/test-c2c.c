@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-c2c.c - the c2c pair plan on machines we do not have (hwloc
  * synthetic topologies): one pair per class present, the classes right,
  * absent classes said, and a 1024-PU machine planned in well under a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-card.c - the machine card's sentences follow the report's numbers:
  * a synthetic report gives known figures; the card must print them, pick
  * its verdict words by the noise rule, order the menu by cost, and change

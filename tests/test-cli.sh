@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test-cli.sh ATOMCOST - every command and option refuses bad input the same
 # way: one message on stderr naming the bad value, the documented exit code,
 # nothing on stdout (nothing measured). Also the environments a user brings:

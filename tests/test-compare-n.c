@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-compare-n.c - machines side by side (compare-n.h): three synthetic
  * machines, one written as a full report and two as summaries, set side by
  * side. A number changed beyond its row's floor is marked, one within it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-compare.c - compare's rule on synthetic reports: no difference ->
  * nothing flagged; a known 20x difference (lock orb vs orb) -> reported; a
  * 12% move of one row between single processes (bimodal rows do that) ->

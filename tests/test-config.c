@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-config.c - the experiment file schema: every key takes a good value
  * and refuses a bad one, unknown/duplicate keys and unknown sections are
  * errors, overrides win, every shipped config loads, and the run argv built

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-contention.c - the contention runner's arithmetic and planning on
  * synthetic inputs (fairness, overlap, slot offsets, --sharing parsing,
  * placement on synthetic topologies with 2 packages, SMT and 4 NUMA nodes,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test-disasm.sh OBJDUMP LIBATOMCOST.a [ATOMCOST]
 # The timed loops, checked in the disassembly of the atomcost executable
 # against the probe table (`atomcost list --json` names each probe's loops),

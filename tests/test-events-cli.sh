@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test-events-cli.sh ATOMCOST - exit codes and output of events on the
 # command line: unknown name -> 2 with a suggestion; an event this machine
 # cannot count -> n/a (reason) and 0, or 4 with --require-events; `events`

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-hierarchy.c - the measured hierarchy's pure parts: footprints, the
  * ring (one cycle through every line), knee detection on synthetic
  * staircases (sharp, gradual, noisy, flat, never level), matching against

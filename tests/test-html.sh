@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test-html.sh ATOMCOST SRCDIR - the HTML report renders in a real browser.
 # Writes the page from the golden JSON report (tests/golden/report.json:
 # bars, footprint curves and a c2c matrix), opens it in headless Chromium

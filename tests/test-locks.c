@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-locks.c - every lock of the lock family excludes: threads increment
  * a counter non-atomically (load, add, store) under the lock and the final
  * count is exact; the local-only analogs pass their own semantic checks.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-pattern.c - access patterns: the walk is one cycle through every
  * line, footprints follow the caches of synthetic topologies, the mix mask
  * spreads K of M, lists and sizes parse, and every probe's pattern kernels

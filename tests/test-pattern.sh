@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test-pattern.sh ATOMCOST [OBJDUMP LIBATOMCOST.a] - access patterns from the
 # command line: bad names and impossible sizes exit 2 with a message naming
 # them, `list --patterns` lists every pattern, a tiny run reports every

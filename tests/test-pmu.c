@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-pmu.c - events: names, reasons, the software group, per-op and
  * per-sample normalization, the PMU-cycles arithmetic, and how an event
  * that cannot be counted reaches the reports (n/a with its reason, never 0).

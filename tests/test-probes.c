@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-probes.c - every probe's descriptor is well formed (kernel source,
  * a chain kind exactly when it has a latency form, a sweep that ends with
  * its throughput kernel), its semantic check passes, and each timed kernel

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test-report-cli.sh ATOMCOST SRCDIR - `atomcost report` and `atomcost
 # compare` on the command line, from the golden JSON report (no
 # measurement): formats, exit codes for bad input, compare verdicts.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-report.c - report writers and files.
  *
  *  - golden files for the text, mail, CSV and JSON writers from one fixed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-repro-models.c - the arithmetic and the access orders of three
  * reproductions, on synthetic inputs (no timing thresholds):
  *  - 2016 concurrent slab: per-phase averages exclude the barrier waits

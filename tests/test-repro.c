@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-repro.c - the reproductions' correctness (no timing thresholds):
  * the legacy 2004 scoring prints exactly its eight lines in the original
  * format; the cold preparation really runs (its bytes are read back); the

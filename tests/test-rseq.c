@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-rseq.c - the hand-written rseq critical sections are exact: 8
  * threads on all allowed PUs (unpinned, so they are preempted and migrate
  * inside critical sections) add to per-CPU counters and the sum is exact;

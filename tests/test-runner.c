@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-runner.c - the runner end to end on the real machine: pinned,
  * calibrated, every sample kept, twins paired, JSON written atomically and
  * read back equal. No timing thresholds: structure and invariants only.

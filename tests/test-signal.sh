@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test-signal.sh ATOMCOST - interrupt real runs: SIGINT and SIGTERM mid-run
 # must end the run promptly with exit 130/143, the report written atomically
 # (valid JSON, "partial": true, the reason given, no temporary file left),

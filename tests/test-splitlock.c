@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-splitlock.c - the split-lock probe's pure parts: the kernel mode
  * from synthetic cpuinfo, command line and sysctl text; the split address
  * really straddles two lines; the SIGBUS guard catches and restores; and

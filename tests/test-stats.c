@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-stats.c - quantiles, median CI ranks, outliers on known vectors. */
 #include <math.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test-topo.c - topology, pair classes, placement plans and binding.
  *
  * Synthetic topologies stand in for machines we do not have (hwloc's own

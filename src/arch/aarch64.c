@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* arch/aarch64.c - one-time CPU feature detection: LSE atomics from the
  * auxiliary vector (never inside a timed region). */
 #include "arch/arch.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* arch/aarch64.h - arm64: the virtual counter (cntvct_el0) as timer, the
  * calibration chains, and every timed primitive as one asm statement.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* arch.h - the only place that tests the target architecture.
  *
  * Each architecture header offers the same small API (timer, calibration

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* arch/generic.c - nothing to detect: the C11 build asks the compiler for
  * every primitive and the OS for the time. */
 #include "arch/arch.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* arch/generic.h - any architecture: GCC/Clang __atomic builtins (C11
  * memory model) and clock_gettime. Reports mark it "c11".
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* arch/x86_64-align.h - timed loops placed at chosen code addresses, for the
  * code-alignment experiment (src/repro/code-alignment-2008.c, docs/reproductions.md).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* arch/x86_64-rseq.h - x86-64 lock-word primitives and restartable-sequence
  * (rseq) per-CPU operations, for probes/locks.c and probes/percpu.c.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* arch/x86_64.c - one-time CPU feature detection (cpuid is fine here: it is
  * never inside a timed region). */
 #include "arch/arch.h"

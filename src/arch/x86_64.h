@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* arch/x86_64.h - x86-64: fenced TSC, calibration chains, and every timed
  * primitive as one asm statement.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd/c2c.c - `atomcost c2c`: cache-line round-trip latency between PUs
  * (the engine is c2c.c). By default one representative pair per topology
  * class (c2c_plan), so a machine with hundreds of PUs costs a handful of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd/compare.c - `atomcost compare A.json B.json`: per probe, pattern and
  * mode the change of the median from A to B in core cycles with a 95% CI
  * and a verdict; mismatched fingerprints and the rule first, a one-line

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd/config.c - `atomcost config`: the experiment file schema, and a check
  * of experiment files without running them. */
 #include <getopt.h>

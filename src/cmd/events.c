@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd/events.c - `atomcost events`: which PMUs libpfm4 detects, and which
  * events really open here (perf_event_open decides), with the reason for
  * each that does not. */

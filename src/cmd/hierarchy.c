@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd/hierarchy.c - `atomcost hierarchy`: the measured memory hierarchy
  * (latency staircase, levels beside hwloc's) and the split-lock probe, the
  * two facts about this machine's memory a kernel engineer wants first.

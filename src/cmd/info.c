@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd/info.c - the commands that describe rather than measure probes:
  * topo, calibrate, list. */
 #include <elf.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd/report.c - `atomcost report RUN.json [-o FILE] [--format FMT]`:
  * rewrite a JSON report in another format (html, text, mail, csv, json).
  * Reads, never measures. */

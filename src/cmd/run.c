@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd/run.c - `atomcost run`: select probes, measure, print, write. */
 #include <fnmatch.h>
 #include <getopt.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report/c2c.c - writers of the c2c round trips: the JSON section
  * ("atomcost-c2c/1": pairs, absent classes, matrix) and the text table. */
 #include <math.h>

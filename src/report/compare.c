@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report/compare.c - the writers of a comparison (compare.h): the aligned
  * table and the 72-column mail shape. They read a computed comparison and
  * the two reports; the arithmetic and the verdicts are compare.c's. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report/contention.c - the contention rows' table (contention.h): reads
  * results, never measures. */
 #include <string.h>

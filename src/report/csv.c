@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report/csv.c - one row per result (per pass with --repeat), RFC 4180
  * quoting, numbers in C locale. Columns are documented in docs/reports.md;
  * new columns are only ever appended. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report/html.c - `atomcost report RUN.json -o report.html`: one
  * self-contained page (inline CSS, inline SVG drawn here; no script, no
  * network). A default characterization starts with its machine card

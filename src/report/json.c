@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report/json.c - the versioned JSON report (schema in README "JSON
  * report") and its reader. jansson does the escaping. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report/mail.c - `--format mail`: plain 72-column text in the shape kernel
  * engineers paste into patches and list posts:
  *

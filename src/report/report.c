@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report/report.c - the writer table and atomic report files. */
 #include "report.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report/summary.c - the summary JSON ("atomcost-summary/1"): what a
  * reference card keeps of a report, without per-sample arrays: the machine
  * (fingerprint, calibration, topology), the card's computed figures, one

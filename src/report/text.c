@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report/text.c - the aligned table printed on a terminal; a default
  * characterization (meta.characterization) starts with its machine card,
  * whether it comes from `atomcost run` or from `atomcost report X.json`. */

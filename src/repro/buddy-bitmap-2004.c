@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* repro/buddy-bitmap-2004.c - the 2004 buddy-bitmap "test-atomics" scoring
  * (docs/reproductions.md, section 1).
  *

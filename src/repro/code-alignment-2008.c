@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* repro/code-alignment-2008.c - does code placement move what an op costs? (seed
  * slub-partial-pages-variance-2008: tbench moved ~3% between kernel builds
  * of the same source, and the poster suspected where the code fell in the

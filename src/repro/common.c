@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* repro/common.c - what every reproduction uses: print a post's published
  * table beside the measured one and compute conclusions from the measured
  * figures (repro.h, "published beside measured"). The run of an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* repro/run.c - run the reproductions an experiment lists, in order, and
  * put their figures into the report (rep->meta["reproductions"]). */
 #include "repro.h"

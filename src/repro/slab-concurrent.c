@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* repro/slab-concurrent.c - the 2016 concurrent slab scoring
  * (docs/reproductions.md, section 4): N pinned threads each do N*alloc then
  * N*free; the figure is the average cycles per alloc / per free, each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* repro/slub-bulk-free.c - the 2015 SLUB bulk alloc/free scoring
  * (docs/reproductions.md, section 3).
  *

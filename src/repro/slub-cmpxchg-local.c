@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* repro/slub-cmpxchg-local.c - a user-space model of the SLUB fast path, and the 2007
  * "SLUB use cmpxchg_local" scoring (docs/reproductions.md).
  *

@@ -316,6 +316,7 @@ const struct probe probe_atomic_inc = {
 	KSRC(ARCH_KSRC_ATOMIC, "arch_atomic64_inc"),
 	.kernel = "atomic_long_inc", .desc = "atomic increment",
 	.in_default = true, KERNELS(atomic_inc), .patterns = &pat_atomic_inc, .verify = verify_atomic_inc,
+	.counts = 1,
 };
 
 const struct probe probe_local_inc = {
@@ -325,6 +326,7 @@ const struct probe probe_local_inc = {
 	KSRC(ARCH_KSRC_LOCAL, "local_inc"),
 	.kernel = "local_inc", .desc = "increment atomic only against this CPU",
 	.in_default = true, KERNELS(local_inc), .patterns = &pat_local_inc, .verify = verify_local_inc,
+	.counts = 1,
 };
 
 const struct probe probe_cmpxchg128 = {

@@ -105,6 +105,11 @@ struct probe {
 	/* Optional run-time check (e.g. rseq not registered by glibc): NULL when
 	 * the probe can run now, else why not. See probe_unsupported(). */
 	const char *(*unsupported_now)(void);
+	/* Each op of the latency kernel adds this to the 64-bit word at
+	 * ctx->mem (0: the probe is not a counter). tests/test-atomicity.c
+	 * runs every counter from two threads on one word: an atomic one must
+	 * keep every update, a non-atomic or local-only one must lose some. */
+	uint64_t counts;
 	/* Bytes the latency kernel (and setup, if any) touches at ctx->mem
 	 * (0: 8, and a setup may touch more); the contention runner packs
 	 * false-sharing slots this far apart and runs setup once per slot only

@@ -77,6 +77,10 @@ int topo_plan(const struct topo *t, const char *spec, int nthreads, int *os_out)
 int topo_parse_cpulist(const struct topo *t, const char *what, const char *s,
 		       int *out, int max);
 
+/* The PU a command runs on: the one CPU of arg (a --cpu value, in the
+ * allowed set), or the first allowed PU when arg is NULL. 0, or -EINVAL
+ * after a message naming the bad value. */
+int topo_parse_one_cpu(const struct topo *t, const char *arg, int *os_out);
 /* Bind the calling thread to one PU (HWLOC_CPUBIND_THREAD|STRICT) and verify
  * with sched_getcpu(). -ENOTSUP on a synthetic/XML topology, -EINVAL when the
  * PU is not allowed, -EIO when the check fails. */

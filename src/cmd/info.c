@@ -116,15 +116,9 @@ int cmd_calibrate(int argc, char **argv)
 	ret = topo_open(&t, NULL, NULL);
 	if (ret < 0)
 		return exit_code_for(ret);
-	cpu = topo_allowed_os(t, 0);
-	if (cpu_arg) {
-		ret = topo_parse_cpulist(t, "--cpu", cpu_arg, &cpu, 1);
-		if (ret != 1) {
-			if (ret >= 0)
-				pr_err("--cpu: give one CPU, not '%s'", cpu_arg);
-			topo_close(t);
-			return EXIT_USAGE;
-		}
+	if (topo_parse_one_cpu(t, cpu_arg, &cpu) < 0) {
+		topo_close(t);
+		return EXIT_USAGE;
 	}
 	ret = topo_bind_thread(t, cpu);
 	if (!ret)

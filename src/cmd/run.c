@@ -471,15 +471,8 @@ static int prepare_run(struct run_cmd *rc, struct pmu_set *evset, struct topo **
 	ret = topo_open(tp, NULL, NULL);
 	if (ret < 0)
 		return exit_code_for(ret);
-	rc->o.cpu_os = topo_allowed_os(*tp, 0);
-	if (rc->cpu_arg) {
-		ret = topo_parse_cpulist(*tp, "--cpu", rc->cpu_arg, &rc->o.cpu_os, 1);
-		if (ret != 1) {
-			if (ret >= 0)
-				pr_err("--cpu: give one CPU, not '%s'", rc->cpu_arg);
-			return EXIT_USAGE;
-		}
-	}
+	if (topo_parse_one_cpu(*tp, rc->cpu_arg, &rc->o.cpu_os) < 0)
+		return EXIT_USAGE;
 	rc->o.progress = isatty(STDERR_FILENO);
 	ret = pattern_check(*tp, &rc->o);	/* names, sizes, memory: before measuring */
 	return ret < 0 ? exit_code_for(ret) : EXIT_OK;

@@ -51,13 +51,13 @@ bool compare_group_first(const struct report *rep, size_t i)
 	return true;
 }
 
-int compare_max_pass(const struct report *rep)
+int compare_max_epoch(const struct report *rep)
 {
 	int m = 0;
 
 	for (size_t i = 0; i < rep->n; i++)
-		if (result_pass(&rep->r[i]) > m)
-			m = result_pass(&rep->r[i]);
+		if (result_epoch(&rep->r[i]) > m)
+			m = result_epoch(&rep->r[i]);
 	return m;
 }
 
@@ -161,24 +161,24 @@ int compare_merge(struct report *into, struct report *from)
 		if (json_object_get(r->extra, "process"))
 			continue;
 		if (set_int(r, "process", 1) < 0 ||
-		    set_int(r, "pass", result_pass(r) ? result_pass(r) : 1) < 0)
+		    set_int(r, "epoch", result_epoch(r) ? result_epoch(r) : 1) < 0)
 			return -ENOMEM;
 	}
-	base = compare_max_pass(into);
+	base = compare_max_epoch(into);
 	proc = compare_max_process(into) + 1;
 	for (size_t i = 0; i < from->n; i++) {
 		struct result *s = &from->r[i], *d = report_add(into);
-		int pass = result_pass(s);
+		int pass = result_epoch(s);
 
 		if (!d)
 			return -ENOMEM;
 		*d = *s;
 		s->samples = NULL;
 		s->extra = NULL;
-		/* onto into's clock, as --repeat does for its later passes:
+		/* onto into's clock, as --epochs does for its later passes:
 		 * cycles (ticks / ticks per cycle) are unchanged */
 		result_rescale(d, k);
-		if (set_int(d, "process", proc) < 0 || set_int(d, "pass", base + (pass ? pass : 1)) < 0)
+		if (set_int(d, "process", proc) < 0 || set_int(d, "epoch", base + (pass ? pass : 1)) < 0)
 			return -ENOMEM;
 	}
 	from->n = 0;
@@ -248,7 +248,7 @@ static size_t replicates(const struct report *rep, const struct result *const *g
 	for (size_t i = 0; i < n && k < max; i++) {
 		size_t ns = g[i]->nsamples, nb = COMPARE_BLOCKS, len;
 
-		if (basis == BASIS_PASSES) {
+		if (basis == BASIS_EPOCHS) {
 			out[k++] = result_cycles(rep, g[i]->s.median);
 			continue;
 		}
@@ -286,7 +286,7 @@ static int compare_row(const struct report *a, const struct result *const *ga, s
 		row->basis = BASIS_PROCESSES;
 		base = fmax(o->min_change, NOISE_FLOOR_MIN);
 	} else {
-		row->basis = na >= 2 && nb >= 2 ? BASIS_PASSES : BASIS_BLOCKS;
+		row->basis = na >= 2 && nb >= 2 ? BASIS_EPOCHS : BASIS_BLOCKS;
 		base = fmax(o->noise_floor, NOISE_FLOOR_MIN);
 	}
 	row->a_reps = replicates(a, ga, na, row->basis, ra, ARRAY_SIZE(ra));

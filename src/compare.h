@@ -8,7 +8,7 @@
  *  - significant: a Welch t test on the logs of the row's replicates,
  *    corrected for the number of rows compared (Holm-Bonferroni at
  *    family-wise alpha). Replicates are, by preference, processes (several
- *    reports per side, "a1.json,a2.json"), --repeat passes, or blocks of
+ *    reports per side, "a1.json,a2.json"), --epochs passes, or blocks of
  *    the time-ordered samples of one run;
  *  - larger than the row's floor: sqrt(base^2 + cal^2 + check^2), where
  *    base is --min-change (never below NOISE_FLOOR_MIN) when both sides
@@ -71,7 +71,7 @@ enum compare_verdict {
 
 enum compare_basis {
 	BASIS_PROCESSES,	/* spread between processes (reports) */
-	BASIS_PASSES,		/* spread between --repeat passes */
+	BASIS_EPOCHS,		/* spread between --epochs passes */
 	BASIS_BLOCKS,		/* spread between blocks of one run's samples */
 	BASIS_NONE,		/* unmatched row, or no positive median */
 };
@@ -150,7 +150,7 @@ double compare_t975(double df);
 size_t compare_group(const struct report *rep, size_t i, const struct result **out, size_t max);
 /* True when rep->r[i] is the first result of its group. */
 bool compare_group_first(const struct report *rep, size_t i);
-/* Largest pass number in rep (0: no --repeat passes). */
-int compare_max_pass(const struct report *rep);
+/* Largest pass number in rep (0: no --epochs passes). */
+int compare_max_epoch(const struct report *rep);
 
 #endif

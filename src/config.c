@@ -62,8 +62,8 @@ const struct cfg_key cfg_schema[] = {
 	  "where the threads go: smt|l2|l3|numa|package|cross|spread|list:0,3" },
 	{ "run", "sharing", CFG_STR, NULL, NULL, 0, 0, "--sharing",
 	  "what the threads share (see 'atomcost run --help')" },
-	{ "run", "repeat", CFG_U64, NULL, NULL, 1, 1000, "--repeat",
-	  "passes over the probe list" },
+	{ "run", "epochs", CFG_U64, NULL, NULL, 1, 1000, "--epochs",
+	  "epochs: the probe list K times, each with fresh buffers, pinning and calibration" },
 
 	/* [buddy-bitmap-2004] */
 	{ "buddy-bitmap-2004", "mode", CFG_ENUM, "both", "legacy|modern|both", 0, 0, NULL,

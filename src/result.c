@@ -90,10 +90,12 @@ void result_rescale(struct result *r, double k)
 		stats_summarize(r->samples, r->nsamples, &r->s);
 }
 
-int result_pass(const struct result *r)
+int result_epoch(const struct result *r)
 {
-	json_t *p = json_object_get(r->extra, "pass");
+	json_t *p = json_object_get(r->extra, "epoch");
 
+	if (!p)
+		p = json_object_get(r->extra, "pass");	/* reports before epochs */
 	return json_is_integer(p) ? (int)json_integer_value(p) : 0;
 }
 
@@ -103,7 +105,7 @@ int result_pass(const struct result *r)
  * their intervals understate the noise between runs (the unlocked op came
  * out "slower" than the locked one at 1.06). A ratio is slower or faster
  * only beyond the floor (stats_verdict): the spread of the row's ratio
- * between --repeat passes, never less than NOISE_FLOOR_MIN. Without
+ * between --epochs passes, never less than NOISE_FLOOR_MIN. Without
  * passes, NOISE_FLOOR_MIN for a hot-line pair whose two rows reached their
  * CI target, NOISE_FLOOR_PROCESS for the others, which move that much
  * between processes. Every pass of a row gets the verdict of the median of
@@ -120,7 +122,7 @@ static const struct result *twin_of(const struct report *rep, const struct resul
 		const struct result *c = &rep->r[j];
 
 		if (c->mode == r->mode && !strcmp(c->name, r->twin) && !strcmp(c->pattern, r->pattern) &&
-		    result_pass(c) == result_pass(r))
+		    result_epoch(c) == result_epoch(r))
 			return c;
 	}
 	return NULL;

@@ -127,8 +127,8 @@ struct result *report_add(struct report *rep);
  * and minimum bound by k (clock_scale too) and summarize again. Overheads
  * stay raw ticks. */
 void result_rescale(struct result *r, double k);
-/* Pass of a result from a --repeat run (extra.pass, 1-based); 0 when none. */
-int result_pass(const struct result *r);
+/* Epoch of a result (extra.epoch, 1-based; "pass" in older reports); 0 when none. */
+int result_epoch(const struct result *r);
 /* Fill ratio fields of every result whose twin ran in the same mode, pattern
  * and pass. */
 void report_pair_twins(struct report *rep);

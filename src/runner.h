@@ -48,7 +48,7 @@ struct run_opts {
 	const char *sharing;	/* --sharing LIST (contention.c) */
 	uint64_t cs_work;	/* --cs-work N: work units inside a lock's critical section (contention.c, probes/locks.c) */
 	uint64_t out_work;	/* --outside-work N: work units between lock pairs */
-	unsigned repeat;	/* --repeat K passes, 0/1: one (runner.c) */
+	unsigned epochs;	/* --epochs K: fresh-state epochs, 0/1: one */
 	const struct runner_timing *timing;	/* NULL: the fenced timer (tests inject one) */
 };
 

@@ -73,13 +73,13 @@ static int run_probes(struct topo *t, const struct run_opts *o, const struct pro
 	return ret;
 }
 
-/* --repeat K: the whole set K times, one pass after the other, so the
+/* --epochs K: the whole set K times, one pass after the other, so the
  * passes interleave in time and a slow drift or a noisy neighbour lands in
  * the between-pass spread that `compare` and the verdicts use. Each pass
  * calibrates afresh; each result carries extra.pass (1..K) and the report
  * keeps pass 1's calibration (later passes' samples are rescaled onto its
  * clock), the others go to meta.experiment.passes. */
-int session_passes(struct topo *t, struct run_opts *o, const struct probe *const *list,
+int session_epochs(struct topo *t, struct run_opts *o, const struct probe *const *list,
 		   size_t n, struct report *rep)
 {
 	json_t *passes;
@@ -87,10 +87,10 @@ int session_passes(struct topo *t, struct run_opts *o, const struct probe *const
 	double limit = o->time_limit_s;
 	int ret = 0;
 
-	if (o->repeat <= 1)
+	if (o->epochs <= 1)
 		return run_probes(t, o, list, n, rep);
 	passes = json_array();
-	for (unsigned p = 1; p <= o->repeat && ret == 0; p++) {
+	for (unsigned p = 1; p <= o->epochs && ret == 0; p++) {
 		struct report tmp;
 
 		if (limit > 0) {
@@ -103,18 +103,18 @@ int session_passes(struct topo *t, struct run_opts *o, const struct probe *const
 		}
 		report_init(&tmp);
 		ret = run_probes(t, o, list, n, &tmp);
-		json_array_append_new(passes, json_pack("{s:i, s:f, s:f, s:f, s:b}", "pass", p,
+		json_array_append_new(passes, json_pack("{s:i, s:f, s:f, s:f, s:b}", "epoch", p,
 							"ticks_per_cycle", tmp.cal.ticks_per_cycle,
 							"timer_hz", tmp.cal.timer_hz, "wall_s", tmp.wall_s,
 							"partial", tmp.partial));
 		if (tmp.partial) {
 			char why[sizeof(tmp.partial_reason)];
 
-			snprintf(why, sizeof(why), "%.40s (pass %u of %u)", tmp.partial_reason, p, o->repeat);
+			snprintf(why, sizeof(why), "%.40s (pass %u of %u)", tmp.partial_reason, p, o->epochs);
 			memcpy(tmp.partial_reason, why, sizeof(why));
 		}
 		{
-			int err = session_merge(rep, &tmp, "pass", json_integer(p));
+			int err = session_merge(rep, &tmp, "epoch", json_integer(p));
 
 			if (err && !ret)
 				ret = err;
@@ -434,7 +434,7 @@ int session_run(struct topo *t, struct run_opts *o, const struct probe *const *l
 	else if (characterize)
 		ret = session_characterize(t, o, list, n, rep);
 	else
-		ret = session_passes(t, o, list, n, rep);
+		ret = session_epochs(t, o, list, n, rep);
 	/* reproductions of published scorings (src/repro/) print their
 	 * seed-shaped tables as they go */
 	if (exp && ret >= 0)

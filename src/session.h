@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* session.h - one run of an experiment over the engines: --repeat passes
+/* session.h - one run of an experiment over the engines: --epochs passes
  * merged onto one clock, and the default characterization of a machine
  * (`atomcost run` with no probe names): measured hierarchy, every twin pair
  * under the access patterns, locks, the split lock, and the topology
@@ -22,10 +22,10 @@
  * value recorded on each result (NULL: none). 0 or -ENOMEM. */
 int session_merge(struct report *rep, struct report *seg, const char *tag_key, json_t *tag_value);
 
-/* --repeat K (K >= 2): the whole set K times, each pass calibrated afresh,
+/* --epochs K (K >= 2): the whole set K times, each pass calibrated afresh,
  * results tagged extra.pass and rescaled onto pass 1's clock; K <= 1: one
  * runner_run. */
-int session_passes(struct topo *t, struct run_opts *o, const struct probe *const *list,
+int session_epochs(struct topo *t, struct run_opts *o, const struct probe *const *list,
 		   size_t n, struct report *rep);
 
 /* The default characterization, in under a minute: the steps below in this
@@ -41,7 +41,7 @@ void session_identity(struct report *rep, struct topo *t, int cpu_os);
 
 /* One run of `atomcost run`: the engine the options ask for (N threads on a
  * line with --threads/--placement/--sharing; the characterization; else
- * the probes, with --repeat passes), then the reproductions an experiment
+ * the probes, with --epochs passes), then the reproductions an experiment
  * lists, their tables to repro_out. 0, -EINTR or -errno. */
 int session_run(struct topo *t, struct run_opts *o, const struct probe *const *list, size_t n,
 		const struct experiment *exp, bool characterize, FILE *repro_out, struct report *rep);

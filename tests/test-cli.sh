@@ -77,9 +77,9 @@ if has_opt run --threads; then
 		refuse 2 "--threads: " run --threads "$v"
 	done
 fi
-if has_opt run --repeat; then
+if has_opt run --epochs; then
 	for v in 0 abc 1001; do
-		refuse 2 "--repeat: " run --repeat "$v"
+		refuse 2 "--epochs: " run --epochs "$v"
 	done
 fi
 if has_opt run --mem-node; then

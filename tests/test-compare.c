@@ -49,7 +49,7 @@ static void add(struct report *rep, const char *name, enum probe_mode mode, doub
 	gen(r->samples, n, base, spread, seed);
 	stats_summarize(r->samples, n, &r->s);
 	if (pass)
-		r->extra = json_pack("{s:i}", "pass", pass);
+		r->extra = json_pack("{s:i}", "epoch", pass);
 }
 
 static void init_tpc(struct report *rep, const char *kernel, double tpc)
@@ -173,11 +173,11 @@ static void test_calibration(void)
 
 	compare_default_opts(&o);
 
-	/* 1. the recommended --repeat workflow, B's core 1.2% faster: the
+	/* 1. the recommended --epochs workflow, B's core 1.2% faster: the
 	 *    ticks and the ticks per cycle both moved, the cycles did not */
 	side(&a, rows12, 12, 3, 3, 0.6, steady, 0.002, 1);
 	side(&b, rows12, 12, 3, 3, 0.6 * (1 - 0.012), steady_faster_core, 0.002, 2);
-	CHECK(compare_max_process(&a) == 3 && compare_max_pass(&a) == 9, "3 processes x 3 passes merged");
+	CHECK(compare_max_process(&a) == 3 && compare_max_epoch(&a) == 9, "3 processes x 3 passes merged");
 	CHECK(compare_reports(&a, &b, &o, &c) == 0, "compare runs");
 	x = row(&c, "xchg", MODE_LATENCY);
 	CHECK(flagged(&c) == 0 && c.calibration == 0, "1.2%% faster core: %zu rows flagged", flagged(&c));

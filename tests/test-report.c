@@ -43,7 +43,7 @@ static json_t *fixed_meta(void)
 		" s:{s:s, s:s, s:s}, s:s, s:s, s:s, s:s, s:{s:s, s:s, s:s}, s:s, s:s, s:s}}",
 		"command_line", "run", "-o", "golden.json",
 		"experiment", "probes", "set_bit", "__set_bit", "modes", "latency", "throughput",
-		"patterns", "hit,l2", "cpu", 0, "repeat", 1,
+		"patterns", "hit,l2", "cpu", 0, "epochs", 1,
 		"fingerprint", "host", "golden-host",
 		"cpu", "source", "/proc/cpuinfo", "vendor", "AuthenticAMD", "model_name",
 		"Synthetic CPU <script>alert(1)</script> & co", "family", "26", "model", "2",
@@ -539,13 +539,13 @@ static void add_const(struct report *rep, const char *name, const char *twin, do
 		r->samples[i] = v;
 	stats_summarize(r->samples, 16, &r->s);
 	if (pass)
-		r->extra = json_pack("{s:i}", "pass", pass);
+		r->extra = json_pack("{s:i}", "epoch", pass);
 }
 
 static const struct result *find(const struct report *rep, const char *name, int pass)
 {
 	for (size_t i = 0; i < rep->n; i++)
-		if (!strcmp(rep->r[i].name, name) && result_pass(&rep->r[i]) == pass)
+		if (!strcmp(rep->r[i].name, name) && result_epoch(&rep->r[i]) == pass)
 			return &rep->r[i];
 	return NULL;
 }

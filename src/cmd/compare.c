@@ -35,7 +35,7 @@ static void compare_usage(FILE *f)
 		"  --cards               two files side by side (as for three or more)\n"
 		"  --all                 side by side: every result line too, not only the card's\n"
 		"Rows are compared in core cycles. A change is flagged when a Welch t test on the\n"
-		"row's replicates (processes, else --repeat passes, else blocks of one run's\n"
+		"row's replicates (processes, else --epochs passes, else blocks of one run's\n"
 		"samples) is significant after Holm-Bonferroni over all rows, and it exceeds the\n"
 		"floor: how far rows move between processes, widened by the calibration\n"
 		"difference of the two sides. Several reports per side (separate processes of\n"

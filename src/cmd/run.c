@@ -24,7 +24,7 @@
 enum run_opt_id {
 	O_OUTPUT = 'o', O_EVENTS = 'e', O_HELP = 'h',
 	O_FORCE = 256, O_FORMAT, O_MAXS, O_CI, O_TLIMIT, O_STRICT, O_FAMILY, O_NOTWINS, O_MODE,
-	O_CPU, O_PATTERN, O_MEMNODE, O_REQEV, O_THREADS, O_PLACEMENT, O_SHARING, O_REPEAT,
+	O_CPU, O_PATTERN, O_MEMNODE, O_REQEV, O_THREADS, O_PLACEMENT, O_SHARING, O_EPOCHS,
 	O_CSWORK, O_OUTWORK, O_FOOTPRINT,
 };
 
@@ -77,7 +77,7 @@ static const struct run_option {
 	  "lock probes: N work units (~1 cycle each) inside the critical section" },
 	{ "outside-work", required_argument, O_OUTWORK, "N", DEF_NONE,
 	  "lock probes: N work units between one unlock and the next lock" },
-	{ "repeat", required_argument, O_REPEAT, "K", DEF_NONE,
+	{ "epochs", required_argument, O_EPOCHS, "K", DEF_NONE,
 	  "K interleaved passes (their spread is the noise floor of verdicts)" },
 	{ "events", required_argument, O_EVENTS, "LIST", DEF_NONE,
 	  "-e: count events around each sample: cycles, instructions,\n"
@@ -266,7 +266,7 @@ static json_t *experiment_json(const struct run_opts *o, const struct selection 
 	return json_pack("{s:o, s:o, s:s, s:i, s:f, s:f, s:f, s:i}", "probes", probes, "modes", modes,
 			 "patterns", o->patterns ? o->patterns : "default", "cpu", o->cpu_os,
 			 "max_seconds", o->max_seconds, "target_ci", o->target_ci,
-			 "time_limit_s", o->time_limit_s, "repeat", o->repeat ? o->repeat : 1);
+			 "time_limit_s", o->time_limit_s, "epochs", o->epochs ? o->epochs : 1);
 }
 
 /* What the options set, from an experiment file's [run] keys and the
@@ -355,10 +355,10 @@ static int apply_option(struct run_cmd *c, int id, const char *what, const char 
 		return parse_u64(what, val, 0, 1000000, &c->o.cs_work);
 	case O_OUTWORK:
 		return parse_u64(what, val, 0, 1000000, &c->o.out_work);
-	case O_REPEAT:
+	case O_EPOCHS:
 		if (parse_u64(what, val, 1, 1000, &v) < 0)
 			return -EINVAL;
-		c->o.repeat = (unsigned)v;
+		c->o.epochs = (unsigned)v;
 		return 0;
 	}
 	pr_err("run: option %s is not handled (internal error)", what);
@@ -544,7 +544,7 @@ int cmd_run(int argc, char **argv)
 	/* no probe names, families, experiment file or engine options: the
 	 * default characterization of this machine (session.c) */
 	characterize = !named && !rc.nfam && !exp && !rc.o.patterns && !rc.o.placement && !rc.o.sharing &&
-		       rc.o.threads < 2 && rc.o.repeat <= 1;
+		       rc.o.threads < 2 && rc.o.epochs <= 1;
 	select_defaults(&rc, named, characterize);
 
 	code = prepare_run(&rc, &evset, &t, &file_w);

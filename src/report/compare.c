@@ -58,7 +58,7 @@ static void side_name(const char *arg, char *buf, size_t len)
 static void side_line(FILE *f, const char *tag, const char *arg, const struct report *rep)
 {
 	char name[256];
-	int passes = compare_max_pass(rep), procs = compare_max_process(rep);
+	int passes = compare_max_epoch(rep), procs = compare_max_process(rep);
 
 	side_name(arg, name, sizeof(name));
 	if (procs > 1)
@@ -117,7 +117,7 @@ static const char *basis_name(const struct compare_row *r)
 	switch (r->basis) {
 	case BASIS_PROCESSES:
 		return "procs";
-	case BASIS_PASSES:
+	case BASIS_EPOCHS:
 		return "passes";
 	case BASIS_BLOCKS:
 		return "blocks";

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* report/csv.c - one row per result (per pass with --repeat), RFC 4180
+/* report/csv.c - one row per result (per pass with --epochs), RFC 4180
  * quoting, numbers in C locale. Columns are documented in docs/reports.md;
  * new columns are only ever appended. */
 #include <errno.h>
@@ -53,7 +53,7 @@ int report_write_csv(const struct report *rep, FILE *f)
 		csv_str(f, r->insn);
 		fputc(',', f);
 		csv_str(f, r->pattern);
-		fprintf(f, ",%s,%d,%d", probe_mode_name(r->mode), result_pass(r), r->cpu_os);
+		fprintf(f, ",%s,%d,%d", probe_mode_name(r->mode), result_epoch(r), r->cpu_os);
 		csv_num(f, result_cycles(rep, r->s.min));
 		csv_num(f, result_cycles(rep, r->s.p10));
 		csv_num(f, result_cycles(rep, r->s.median));

@@ -211,7 +211,7 @@ static void bars_chart(const struct report *rep, const char *pattern, enum probe
 			x, x, y, x, y + 14, v);
 	}
 	fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"axis\">core cycles per op (median; whisker: %s)</text>\n",
-		label_w, y + 32, compare_max_pass(rep) > 1 ? "range of pass medians" : "95% CI of the median");
+		label_w, y + 32, compare_max_epoch(rep) > 1 ? "range of pass medians" : "95% CI of the median");
 	y = 0;
 	for (size_t k = 0; k < n; k++) {
 		const struct result *r = &rep->r[idx[k]], *t;
@@ -1185,7 +1185,7 @@ int report_write_html(const struct report *rep, FILE *f)
 	const struct calibration *c = &rep->cal;
 	char line[512];
 	bool any_fp = false;
-	int passes = compare_max_pass(rep);
+	int passes = compare_max_epoch(rep);
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>atomcost report", f);
 	if (host) {
@@ -1244,7 +1244,7 @@ int report_write_html(const struct report *rep, FILE *f)
 		fputs("<p class=\"note\">The report has no c2c section (atomcost report RUN.json --c2c C2C.json adds the JSON of atomcost c2c --all-pairs).</p>\n", f);
 
 	fprintf(f, "<h2>Results</h2>\n<p class=\"note\">vs twin: slower or faster only when the ratio leaves 1 by more "
-		   "than the floor in brackets: the spread of the ratio between --repeat passes, at least %.0f%%; "
+		   "than the floor in brackets: the spread of the ratio between --epochs passes, at least %.0f%%; "
 		   "without passes %.0f%%, the documented minimum, for hot-line pairs that reached their CI target "
 		   "and %.0f%% for the others, which move that much between processes. Else same. Analogs lack "
 		   "the real semantics and get no verdict.</p>\n",
@@ -1261,7 +1261,7 @@ int report_write_html(const struct report *rep, FILE *f)
 		report_html_escape(f, r->twin[0] ? r->twin : "-");
 		fputs("</td><td>", f);
 		report_html_escape(f, r->pattern);
-		fprintf(f, "</td><td>%s</td><td class=\"n\">%d</td><td>", probe_mode_name(r->mode), result_pass(r));
+		fprintf(f, "</td><td>%s</td><td class=\"n\">%d</td><td>", probe_mode_name(r->mode), result_epoch(r));
 		report_html_escape(f, r->insn);
 		fprintf(f, "</td><td class=\"n\">%.2f</td><td class=\"n\">%.2f</td><td class=\"n\">%.2f</td>"
 			   "<td class=\"n\">%.3f</td>",

@@ -9,7 +9,7 @@
  * "cycles(tsc)" are TSC ticks, as the kernel's get_cycles() counts them
  * (slub bulk-free benchmarks, seeds/slub-bulk-free-2015.txt); the header
  * says how many ticks a core cycle is. Each pair is printed once, the less
- * atomic probe before. With --repeat passes a row is the median of the pass
+ * atomic probe before. With --epochs passes a row is the median of the pass
  * medians and the bracket is the range of the pass ratios. */
 #include <math.h>
 #include <string.h>
@@ -92,7 +92,7 @@ int report_write_mail(const struct report *rep, FILE *f)
 	const struct calibration *c = &rep->cal;
 	const json_t *fp = fingerprint_of_meta(rep->meta);
 	char line[512];
-	int passes = compare_max_pass(rep);
+	int passes = compare_max_epoch(rep);
 
 	{
 		/* the version that measured, not the one reading */

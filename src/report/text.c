@@ -33,11 +33,11 @@ static void floor_cell(const struct result *r, char *buf, size_t len)
 /* How the verdicts were reached, once above the table. */
 static void verdict_rule(const struct report *rep, FILE *f)
 {
-	if (compare_max_pass(rep) > 1)
+	if (compare_max_epoch(rep) > 1)
 		fprintf(f, "# vs: slower/faster only when the ratio to the twin leaves 1 by more than the floor: the spread of that ratio between passes, at least %.0f%%; else same; analogs get none\n",
 			NOISE_FLOOR_MIN * 100);
 	else
-		fprintf(f, "# vs: slower/faster only when the ratio to the twin leaves 1 by more than the floor: %.0f%%, the documented minimum, for hot-line pairs that reached their CI target, %.0f%% for the others (they move that much between processes; --repeat measures it); else same; analogs get none\n",
+		fprintf(f, "# vs: slower/faster only when the ratio to the twin leaves 1 by more than the floor: %.0f%%, the documented minimum, for hot-line pairs that reached their CI target, %.0f%% for the others (they move that much between processes; --epochs measures it); else same; analogs get none\n",
 			NOISE_FLOOR_MIN * 100, NOISE_FLOOR_PROCESS * 100);
 }
 
@@ -119,7 +119,7 @@ static void write_events(const struct report *rep, FILE *f)
 		}
 }
 
-/* With --repeat passes: one row per probe, pattern and mode, so the table
+/* With --epochs passes: one row per probe, pattern and mode, so the table
  * stays as long as without passes. median: median of the pass medians;
  * ratio: median of the pass ratios, [..] their range; spread: (max - min) /
  * median of the pass medians, the run-to-run noise compare works with. */
@@ -128,7 +128,7 @@ static void write_passes(const struct report *rep, FILE *f)
 	static const struct result *g[1000];
 
 	fprintf(f, "# %d passes: median of pass medians; ratio [range over passes]; spread = (max-min)/median of pass medians\n",
-		compare_max_pass(rep));
+		compare_max_epoch(rep));
 	verdict_rule(rep, f);
 	fprintf(f, "%-20s %-20s %-7s %-10s %8s %8s %8s %8s %7s %-17s %-6s %6s %6s %7s\n",
 		"probe", "twin", "pattern", "mode", "cyc min", "median", "p90", "ns", "ratio",
@@ -249,7 +249,7 @@ int report_write_text(const struct report *rep, FILE *f)
 	if (rep->partial)
 		fprintf(f, "# PARTIAL: %s: results below are what was measured before it stopped\n",
 			rep->partial_reason);
-	if (compare_max_pass(rep) > 1) {
+	if (compare_max_epoch(rep) > 1) {
 		write_passes(rep, f);
 		write_events(rep, f);
 		return 0;

@@ -138,6 +138,8 @@ const char *stats_verdict_name(enum verdict v)
 		return "slower";
 	case VERDICT_FASTER:
 		return "faster";
+	case VERDICT_UNRESOLVED:
+		return "unresolved";
 	case VERDICT_NONE:
 		break;
 	}
@@ -231,4 +233,86 @@ int stats_holm(const double *p, size_t m, double alpha, bool *reject)
 	}
 	free(idx);
 	return 0;
+}
+
+double stats_t_quantile(double p, double df)
+{
+	double lo = 0, hi = 1e7;
+
+	if (!(p > 0 && p < 1) || !(df >= 1))
+		return NAN;
+	if (p == 0.5)
+		return 0;
+	if (p < 0.5)
+		return -stats_t_quantile(1 - p, df);
+	/* bisection on the two-sided tail: P(|T| > t) = 2 (1 - p) */
+	for (int i = 0; i < 200 && hi - lo > 1e-9 * (1 + lo); i++) {
+		double mid = (lo + hi) / 2;
+
+		if (stats_t_pvalue(mid, df) > 2 * (1 - p))
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+double stats_rel_sd(const double *v, size_t n)
+{
+	double m = 0, s = 0;
+
+	if (n < 2)
+		return NAN;
+	for (size_t i = 0; i < n; i++)
+		m += v[i];
+	m /= (double)n;
+	for (size_t i = 0; i < n; i++)
+		s += (v[i] - m) * (v[i] - m);
+	return m != 0 ? sqrt(s / (double)(n - 1)) / fabs(m) : NAN;
+}
+
+enum verdict stats_judge(const double *a, const double *b, size_t n, struct judgment *j)
+{
+	double l[JUDGE_MAX_EPOCHS], bs[JUDGE_MAX_EPOCHS], mean = 0, sd = 0, se, bm, lm;
+	size_t k = 0;
+
+	memset(j, 0, sizeof(*j));
+	j->v = VERDICT_UNRESOLVED;
+	j->ratio = j->lo = j->hi = j->diff = j->diff_lo = j->diff_hi = j->spread = NAN;
+	for (size_t i = 0; i < n && k < JUDGE_MAX_EPOCHS; i++)
+		if (a[i] > 0 && b[i] > 0 && isfinite(a[i]) && isfinite(b[i])) {
+			l[k] = log(a[i] / b[i]);
+			bs[k++] = b[i];
+		}
+	j->n = k;
+	if (!k) {
+		j->v = VERDICT_NONE;
+		return j->v;
+	}
+	for (size_t i = 0; i < k; i++)
+		mean += l[i];
+	mean /= (double)k;
+	bm = stats_median(bs, k);
+	j->margin = fmax(JUDGE_MARGIN_REL, JUDGE_MARGIN_ABS / bm);
+	j->ratio = exp(mean);
+	j->diff = bm * (j->ratio - 1);
+	if (k < 2)
+		return j->v;
+	for (size_t i = 0; i < k; i++)
+		sd += (l[i] - mean) * (l[i] - mean);
+	sd = sqrt(sd / (double)(k - 1));
+	se = sd / sqrt((double)k);
+	j->spread = sd;
+	j->lo = exp(mean - stats_t_quantile(0.975, (double)(k - 1)) * se);
+	j->hi = exp(mean + stats_t_quantile(0.975, (double)(k - 1)) * se);
+	j->diff_lo = bm * (j->lo - 1);
+	j->diff_hi = bm * (j->hi - 1);
+	lm = log1p(j->margin);
+	if (log(j->lo) > lm)
+		j->v = VERDICT_SLOWER;
+	else if (log(j->hi) < -lm)
+		j->v = VERDICT_FASTER;
+	else if (fabs(mean) + stats_t_quantile(0.95, (double)(k - 1)) * se < lm)
+		j->v = VERDICT_SAME;
+	return j->v;
 }

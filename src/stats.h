@@ -46,11 +46,47 @@ enum verdict {
 	VERDICT_SLOWER,		/* a costs more than b */
 	VERDICT_FASTER,		/* a costs less than b */
 	VERDICT_NONE,		/* no verdict may be given (analog, missing figure) */
+	VERDICT_UNRESOLVED,	/* the data cannot tell (stats_judge) */
 };
 /* a against b (costs, same units, > 0) under a relative floor (0: the
  * minimum; below the minimum: raised to it). */
 enum verdict stats_verdict(double a, double b, double floor);
 const char *stats_verdict_name(enum verdict v);
+
+/* The judgment of a pair from the spread between epochs (docs/method.md,
+ * "Verdicts"). Each epoch e gives paired costs a[e], b[e] (the two rows
+ * measured in the same epoch of fresh state); the epochs' log ratios
+ * log(a/b) are the replicates: their mean and Student t intervals with
+ * n - 1 degrees of freedom. The margin is the smallest difference worth
+ * reporting: JUDGE_MARGIN_REL of b, and never less than JUDGE_MARGIN_ABS
+ * cycles (a fast path does not change for less). Then:
+ *   slower  the 95% interval of the ratio lies above 1 + margin;
+ *   faster  it lies below 1 / (1 + margin);
+ *   same    the 90% interval lies inside [1/(1+margin), 1+margin]: two
+ *           one-sided tests at 5% (TOST), an equivalence shown, not assumed;
+ *   unresolved otherwise, and always with fewer than 2 epochs.
+ * Slower and same are separated by the width of an interval, so a second
+ * run flips one into the other only when an interval missed the truth. */
+#define JUDGE_MARGIN_REL 0.05
+#define JUDGE_MARGIN_ABS 0.25	/* cycles */
+#define JUDGE_MAX_EPOCHS 64
+
+struct judgment {
+	enum verdict v;
+	size_t n;			/* epochs */
+	double ratio, lo, hi;		/* a/b: geometric mean over epochs, 95% interval */
+	double diff, diff_lo, diff_hi;	/* a - b in the units given, at b's median */
+	double spread;			/* sd of the epochs' log ratios (relative spread) */
+	double margin;			/* relative margin used */
+};
+/* Judge paired per-epoch costs (same units, > 0; pairs with a value <= 0 or
+ * NaN are skipped). Fills j; returns its verdict. */
+enum verdict stats_judge(const double *a, const double *b, size_t n, struct judgment *j);
+/* Relative standard deviation (sd / mean) of n values; NAN when n < 2. */
+double stats_rel_sd(const double *v, size_t n);
+/* Quantile p in (0,1) of Student's t with df degrees of freedom (df >= 1;
+ * 0.975 at df 4 is 2.776). NAN outside. */
+double stats_t_quantile(double p, double df);
 
 /* Two-sided p-value of Student's t statistic with df degrees of freedom
  * (regularized incomplete beta). 1 for t == 0, NAN for df <= 0. */

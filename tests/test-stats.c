@@ -9,6 +9,49 @@
 
 #define NEAR(a, b) (fabs((a) - (b)) < 1e-9)
 
+/* Epoch values b[e] = base * (1 + noise_e), a[e] = b[e] * ratio * (1 + jitter_e):
+ * the jitter is a fixed zig-zag of the given relative size, so the tests are
+ * deterministic. */
+static enum verdict judge_of(double ratio, double jitter, size_t n, double base, struct judgment *j)
+{
+	static const double z[] = { 1, -1, 0.5, -0.5, 0.8, -0.8, 0.2, -0.2 };
+	double a[8], b[8];
+
+	for (size_t e = 0; e < n; e++) {
+		b[e] = base * (1 + 0.02 * z[(e + 3) % 8]);
+		a[e] = b[e] * ratio * (1 + jitter * z[e % 8]);
+	}
+	return stats_judge(a, b, n, j);
+}
+
+static void judge_cases(void)
+{
+	struct judgment j;
+	double a1 = 20, b1 = 9, bad[2] = { 0, NAN };
+
+	/* injected changes that must be found */
+	CHECK(judge_of(2.22, 0.01, 5, 9, &j) == VERDICT_SLOWER && fabs(j.diff - 10.98) < 0.2,
+	      "x2.22 over 5 epochs: slower by +11 cycles (%s, %g)", stats_verdict_name(j.v), j.diff);
+	CHECK(judge_of(1.10, 0.01, 5, 9, &j) == VERDICT_SLOWER, "x1.10 at 1%% spread: slower (%s [%g, %g])",
+	      stats_verdict_name(j.v), j.lo, j.hi);
+	CHECK(judge_of(0.80, 0.01, 5, 20, &j) == VERDICT_FASTER, "x0.80: faster (%s)", stats_verdict_name(j.v));
+	/* same needs an equivalence shown: tight and inside the margin */
+	CHECK(judge_of(1.01, 0.005, 6, 100, &j) == VERDICT_SAME, "x1.01 at 0.5%%: same (%s [%g, %g])",
+	      stats_verdict_name(j.v), j.lo, j.hi);
+	/* inside the margin on average, but too noisy to show it: not "same" */
+	CHECK(judge_of(1.00, 0.10, 5, 100, &j) == VERDICT_UNRESOLVED, "x1.00 at 10%% spread: unresolved (%s)",
+	      stats_verdict_name(j.v));
+	/* beyond the margin, but the interval reaches inside it: not "slower" */
+	CHECK(judge_of(1.08, 0.06, 4, 100, &j) == VERDICT_UNRESOLVED, "x1.08 at 6%% over 4: unresolved (%s)",
+	      stats_verdict_name(j.v));
+	/* one epoch cannot be judged; the margin is never under a quarter cycle */
+	CHECK(stats_judge(&a1, &b1, 1, &j) == VERDICT_UNRESOLVED && j.n == 1, "one epoch: unresolved");
+	CHECK(judge_of(1.2, 0.001, 5, 1.0, &j) == VERDICT_SAME && fabs(j.margin - 0.25) < 0.01,
+	      "1.2 vs 1.0 cycles: inside the quarter-cycle margin (%s)", stats_verdict_name(j.v));
+	CHECK(judge_of(1.4, 0.001, 5, 1.0, &j) == VERDICT_SLOWER, "1.4 vs 1.0 cycles: beyond it");
+	CHECK(stats_judge(bad, bad, 2, &j) == VERDICT_NONE && j.n == 0, "no valid epoch: none");
+}
+
 int main(void)
 {
 	double v5[] = { 5, 1, 4, 2, 3 };
@@ -98,5 +141,10 @@ int main(void)
 		stats_holm(p, 5, 0.05, rej);
 		CHECK(rej[0] && rej[1] && rej[2] && rej[3] && !rej[4], "holm step-down to the end");
 	}
+	CHECK(fabs(stats_t_quantile(0.975, 4) - 2.776) < 1e-3, "t975(4) %g", stats_t_quantile(0.975, 4));
+	CHECK(fabs(stats_t_quantile(0.975, 1) - 12.706) < 1e-3 && fabs(stats_t_quantile(0.95, 9) - 1.833) < 1e-3,
+	      "t quantiles");
+	CHECK(fabs(stats_t_quantile(0.025, 4) + 2.776) < 1e-3 && isnan(stats_t_quantile(1, 4)), "t symmetric");
+	judge_cases();
 	return test_done("stats");
 }

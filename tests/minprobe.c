@@ -1,55 +1,68 @@
 /* SPDX-License-Identifier: MIT */
 /* minprobe.c - a minimal probe of what single x86-64 instructions cost, in
  * core cycles, written apart from atomcost to check it: it includes no
- * atomcost header, shares no code with the engine, and times differently.
+ * atomcost header (nothing from src/ or probes/), shares no code with the
+ * engine, writes its own asm from the published mnemonics (Intel SDM, AMD
+ * APM; the kernel sources for the lock and per-CPU forms) and, where a
+ * quantity has more than one honest definition, uses another one than the
+ * engine does.
  *
- *   minprobe [-c CPU] [-r REPS] [-a] [-j] [OP ...]
+ *   minprobe [-c CPU] [-r REPS] [-w BYTES] [-a] [-j] [-l] [OP ...]
  *
- * How it measures (each part differs from the engine on purpose):
- * - it pins itself with sched_setaffinity() to CPU (default: the first CPU
- *   the process may use) and checks sched_getcpu();
- * - each timed loop is ONE asm statement, hand-written loop included: an
- *   `.rept 8` of an `.irp` over 8 registers puts 64 copies of the op between
- *   `1:` and `dec; jnz 1b`, so the compiler can neither merge nor move
- *   anything. Op i of the 64 uses register r(8 + i % 8) and the word at
- *   line (i % LINES); LINES is 1 (every op on one word: the latency chain,
- *   through memory), 2, 4, 8, 16 or 32 (throughput: the op cycling over that
- *   many hot lines; the best is reported with its line count). The latency form
- *   of xchg and xadd uses one register instead, so that the value that
- *   comes back is also the next op's operand, as in `v = xchg(p, v)`: that
- *   chain is about half a cycle longer than the memory-only one;
- * - the clock is clock_gettime(CLOCK_MONOTONIC_RAW) around the whole loop
- *   (about 1 ms, 10^5 to 10^7 ops, the count fixed per op before timing):
- *   no TSC, no fences, nothing subtracted;
- * - cycles come from its own calibration, taken right before and right
- *   after every timed loop: a chain of dependent `add %rdx,%rax` whose
- *   addend is made opaquely (`mov $-1,%rdx; neg %rdx`; with an immediate
- *   some cores run such a chain faster than one add per cycle). Per
- *   repetition cycles/op = (t_op / n_op) / (t_add / n_add), with t_add the
- *   mean of the two chains around it; the result is the median over REPS
- *   (default 11) repetitions, after one discarded warm-up repetition. A
- *   repetition during which the thread was preempted, or whose two add
- *   chains differ by more than 1%, is thrown away and run again (the
- *   machine is shared);
- *   `imul` (3 cycles on x86-64) checks the calibration.
+ * Definitions (the engine's in brackets):
+ * - core cycles: the PMU's cycles event (perf_event_open, user mode) where
+ *   this machine has one; else a dependent chain of `imul %rdx,%rax`
+ *   (3 cycles per imul on every x86-64 core of the published tables)
+ *   timed right before and right after every loop [a dependent add chain,
+ *   once per run]. The `add` op is that add chain measured by this clock:
+ *   it reads 1.00 when the two definitions agree;
+ * - clock: clock_gettime(CLOCK_MONOTONIC_RAW) around a whole loop of about
+ *   1 ms, nothing subtracted [fenced rdtsc around short samples, overhead
+ *   cancelled];
+ * - latency, two ways: lat, every op on one word (the chain runs through
+ *   memory, as uops.info chains a memory RMW); rlat, the op over 8 lines
+ *   with its result carried to the next op in a register: the value
+ *   xchg/xadd return (0) indexes the next op's address, the carry bts
+ *   leaves goes into its bit-number register through a 1-cycle cmovc
+ *   (counted in the figure) [the probe's one-word chain]. Not for cmpxchg:
+ *   a successful one leaves %rax as it was, and on Zen 5 a plain cmpxchg
+ *   "chained" through %rax ran at its throughput (3.0), so no chain;
+ * - throughput, two ways: tput, op i on word 0 of line i mod L, the best of
+ *   L = 1, 2, 4, ..., 32 lines; ptput, 16 words on 2 lines (op i on word
+ *   i mod 16), as uops.info measures [the engine's own sweep];
+ * - walk: a random cyclic pointer walk of 64-byte lines over -w BYTES
+ *   (default 16 KiB: in L1), `mov (%p),%p` then the op on word 1 (+8) of
+ *   the line just visited: cycles per step, the op's cost added to the walk
+ *   (op `load_chase` is the bare walk);
+ * - a lock: lock + unlock pairs on one hot word (qspinlock's fast path:
+ *   `lock cmpxchgl` 0->1 and a `movb $0` release; the one-width forms
+ *   beside it), cycles per pair;
+ * - per-CPU: `incq`/`addq $1` through %fs at an offset into a __thread
+ *   array (the kernel's this_cpu_inc is `incq %gs:var`), chain and sweep.
+ * Each timed loop is ONE asm statement: `.rept 8` of an `.irp` over
+ * r8-r15 puts 64 copies of the op between `1:` and `dec; jnz 1b`; op k of
+ * the 64 uses register r(8 + k % 8). Pinned with sched_setaffinity(), checked
+ * with sched_getcpu(). Per repetition cycles/op is computed from that
+ * repetition's loop and clock; the result is the median over REPS (default
+ * 11) after one discarded warm-up; a repetition in which the thread was
+ * preempted, or whose two imul chains differ by more than 1%, is run again.
  *
  * Output: one line per op and form, tab separated:
- *   name  form  cycles  lines  spread
- * form is lat (the one-word chain) or tput (best of 1, 2, 4, ..., 32 lines);
- * spread is (max - min) / median of the repetitions. Lines starting with #
- * are comments (CPU, calibration; with -a every line count of the
- * throughput sweep). -j prints the same as one JSON object.
+ *   name  form  cycles  words  lines  spread
+ * spread is (max - min) / median of the repetitions; words x lines is the
+ * footprint the figure was measured over. Lines starting with # are
+ * comments (CPU, clock; with -a the whole sweep). -j: one JSON object.
  *
- * Disassembly checked with `objdump -d --no-show-raw-insn build/tests/minprobe`:
- * every loop function holds exactly 64 copies of its instruction between the
- * loop label and `dec; jne`, with no other memory access (no spill, no
- * stack reference) inside the loop.
+ * Disassembly checked with `objdump -d --no-show-raw-insn` on the binary:
+ * every loop holds 64 copies of its op between `1:` and `dec; jne`, and no
+ * other memory access.
  *
  * Exit: 0 done, 1 error, 2 usage, 77 not x86-64.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <errno.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -66,65 +79,88 @@ int main(void)
 	return 77;
 }
 #else
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
 
-typedef void (*loop_fn)(char *p, uint64_t iters);
+/* A loop returns the iterations it did not run: 0, unless a lock's fast
+ * path failed (it cannot, single-threaded: checked). */
+typedef uint64_t (*loop_fn)(char *p, uint64_t iters);
 
 #define OPS_PER_ITER 64
 
 /* Every loop starts from the same registers: rax = rdx = 0 (a cmpxchg
  * comparand equal to the zeroed words, and the value it stores: every
- * cmpxchg succeeds and the chain is a real read-modify-write chain),
- * rcx = 5 (a bit number in a register), r8-r15 = 1. */
+ * cmpxchg succeeds and writes), rcx = 5 (a bit number in a register),
+ * r8-r15 = 1. */
 #define SETUP_COMMON "xor %%eax,%%eax\n\txor %%edx,%%edx\n\tmov $5,%%ecx\n\t"	\
 	"mov $1,%%r8d\n\tmov $1,%%r9d\n\tmov $1,%%r10d\n\tmov $1,%%r11d\n\t"	\
 	"mov $1,%%r12d\n\tmov $1,%%r13d\n\tmov $1,%%r14d\n\tmov $1,%%r15d\n\t"
 
-/* One loop over LINES lines: 8 x 8 ops. Inside the .irp, \r is 8..15 (the
- * op's register is %r\r) and the assembler symbol mpk counts the ops 0..63,
- * so the op's word is at line (mpk & (LINES - 1)). OP(addr) gives the op's
- * text for that address. */
-#define NSWEEP 6	/* 1, 2, 4, 8, 16, 32 lines */
-#define ADDR(L) "((mpk&(" #L "-1))*64)(%[p])"
-#define LOOP1(name, L, setup, OP)							\
-	static void name##_##L(char *p, uint64_t iters)					\
+/* One loop of 8 x 8 copies of BODY. Inside the .irp, \r is 8..15 and the
+ * assembler symbol mpk counts the copies 0..63. %[p] is the buffer (the
+ * walks advance it). A lock's failed fast path jumps to 9: and leaves
+ * iterations over. */
+#define LOOPB(fname, setup, BODY)							\
+	static uint64_t fname(char *p, uint64_t iters)					\
 	{										\
 		__asm__ volatile(SETUP_COMMON setup					\
 				 "\n\t.set mpk,0\n\t.p2align 5\n1:\n\t.rept 8\n\t.irp r,8,9,10,11,12,13,14,15\n\t" \
-				 OP(ADDR(L))						\
-				 "\n\t.set mpk,mpk+1\n\t.endr\n\t.endr\n\tdec %[n]\n\tjnz 1b\n"		\
-				 : [n] "+r"(iters)					\
-				 : [p] "r"(p)						\
+				 BODY							\
+				 "\n\t.set mpk,mpk+1\n\t.endr\n\t.endr\n\tdec %[n]\n\tjnz 1b\n9:\n" \
+				 : [n] "+r"(iters), [p] "+r"(p)				\
+				 :							\
 				 : "rax", "rbx", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12",	\
 				   "r13", "r14", "r15", "cc", "memory");		\
+		return iters;								\
 	}
-#define LOOPS(name, setup, OP)								\
-	LOOP1(name, 1, setup, OP) LOOP1(name, 2, setup, OP)				\
-	LOOP1(name, 4, setup, OP) LOOP1(name, 8, setup, OP)				\
-	LOOP1(name, 16, setup, OP) LOOP1(name, 32, setup, OP)				\
+
+/* Addresses: word 0 of line (k mod L); word (k mod 16) of 2 lines; the
+ * same over the __thread array through %fs (local-exec TLS offset). */
+#define NSWEEP 6	/* 1, 2, 4, 8, 16, 32 lines */
+#define ADDR(L) "((mpk&(" #L "-1))*64)(%[p])"
+#define ADDR_PACK "((mpk&15)*8)(%[p])"
+#define ADDR_FS(L) "%%fs:mp_tls@tpoff+((mpk&(" #L "-1))*64)"
+#define WALK_STEP "mov (%[p]),%[p]\n\t"
+
+#define SWEEP_OF(name, setup, OP, A)							\
+	LOOPB(name##_1, setup, OP(A(1))) LOOPB(name##_2, setup, OP(A(2)))		\
+	LOOPB(name##_4, setup, OP(A(4))) LOOPB(name##_8, setup, OP(A(8)))		\
+	LOOPB(name##_16, setup, OP(A(16))) LOOPB(name##_32, setup, OP(A(32)))		\
 	static const loop_fn name##_fns[NSWEEP] = { name##_1, name##_2, name##_4,	\
 						    name##_8, name##_16, name##_32 };
+/* the line sweep and the packed form */
+#define LOOPS(name, setup, OP)								\
+	SWEEP_OF(name, setup, OP, ADDR) LOOPB(name##_p, setup, OP(ADDR_PACK))
+/* the walk: one step, then the op on word 1 of the line reached */
+#define WALK(name, setup, OP) LOOPB(name##_w, setup, WALK_STEP OP("8(%[p])"))
+/* the register-carried chain: the op over 8 lines, at an address indexed by
+ * r8 (0), the register the previous op returned its value in: a value
+ * that comes back from memory (xchg, xadd) does not depend on the register
+ * the op consumed, so only the address can carry it to the next op */
+#define ADDR_IDX "((mpk&7)*64)(%[p],%%r8)"
+#define RCHAIN(name, OP) LOOPB(name##_r, "xor %%r8d,%%r8d\n\t", OP(ADDR_IDX))
 
 /* Chains on registers: no memory, the .irp only repeats them. */
-#define OP_ADD(a) "add %%rdx,%%rax"
-#define OP_IMUL(a) "imul %%rdx,%%rax"
-#define OP_CHASE(a) "mov (%%rax),%%rax"
 #define OPAQUE_ONE "mov $-1,%%rdx\n\tneg %%rdx\n\t"	/* rdx = 1, not an immediate */
-LOOP1(add, 1, OPAQUE_ONE, OP_ADD)
-LOOP1(imul, 1, OPAQUE_ONE, OP_IMUL)
-/* the pointer chase walks a ring of 8 lines, each line's first word
- * pointing to the next: rax starts at the ring */
-LOOP1(chase, 1, "mov %[p],%%rax\n\t", OP_CHASE)
+LOOPB(add_1, OPAQUE_ONE, "add %%rdx,%%rax")
+LOOPB(imul_1, OPAQUE_ONE, "imul %%rdx,%%rax")
+/* the pointer chase walks a ring of 8 lines (region RING); the bare walk */
+LOOPB(chase_1, "", "mov (%[p]),%[p]")
+LOOPB(none_w, "", WALK_STEP)
 
 #define OP_LOAD(a) "mov " a ",%%r\\r"
 #define OP_STORE(a) "mov %%r\\r," a
 #define OP_LOCK_ORB(a) "lock orb $2," a
 #define OP_ORB(a) "orb $2," a
+#define OP_DS_ORB(a) "ds orb $2," a	/* the 0x3e prefix a UP kernel patches lock into */
 #define OP_LOCK_XORB(a) "lock xorb $2," a
 #define OP_BTCI(a) "btcq $5," a
 #define OP_LOCK_ANDB(a) "lock andb $0xfd," a
 #define OP_ANDB(a) "andb $0xfd," a
 #define OP_LOCK_ORQ(a) "lock orq %%r\\r," a
 #define OP_ORQ(a) "orq %%r\\r," a
+#define OP_LOCK_ADDQ(a) "lock addq %%r\\r," a
+#define OP_ADDQ(a) "addq %%r\\r," a
 #define OP_LOCK_BTSI(a) "lock btsq $5," a
 #define OP_BTSI(a) "btsq $5," a
 #define OP_LOCK_BTSR(a) "lock btsq %%rcx," a
@@ -137,29 +173,45 @@ LOOP1(chase, 1, "mov %[p],%%rax\n\t", OP_CHASE)
 #define OP_XCHG(a) "xchgq %%r\\r," a
 #define OP_LOCK_XADD(a) "lock xaddq %%r\\r," a
 #define OP_XADD(a) "xaddq %%r\\r," a
-/* latency forms of the value-returning ops: one register, so the value
- * that comes back is the next op's operand (as in `v = xchg(p, v)`) */
+#define OP_LOCK_INC(a) "lock incq " a
+#define OP_INC(a) "incq " a
+#define OP_ADDI(a) "addq $1," a
+/* one register: the value that comes back is the next op's operand */
 #define OP_XCHG1(a) "xchgq %%r8," a
 #define OP_LOCK_XADD1(a) "lock xaddq %%r8," a
 #define OP_XADD1(a) "xaddq %%r8," a
-#define OP_DS_ORB(a) "ds orb $2," a	/* the 0x3e prefix a UP kernel patches lock into */
+/* the carry bts returns, into the next bts's bit number (same value) */
+#define OP_LOCK_BTSR_CF(a) "lock btsq %%rcx," a "\n\tcmovc %%rcx,%%rcx"
+#define OP_BTSR_CF(a) "btsq %%rcx," a "\n\tcmovc %%rcx,%%rcx"
 /* rdx:rax = rcx:rbx = 0 = the words: every cmpxchg16b succeeds and writes */
 #define CX16_SETUP "xor %%ebx,%%ebx\n\txor %%ecx,%%ecx\n\t"
 #define OP_LOCK_CX16(a) "lock cmpxchg16b " a
 #define OP_CX16(a) "cmpxchg16b " a
-#define OP_LOCK_INC(a) "lock incq " a
-#define OP_INC(a) "incq " a
+/* Lock + unlock on one word, edx = 1. qspinlock's fast path
+ * (queued_spin_lock: try_cmpxchg 0 -> 1 on the 32-bit word, then
+ * queued_spin_unlock: a byte store of 0 to the locked byte); the same with
+ * a 32-bit release; a test-and-set lock (xchgl) with a 32-bit release. */
+#define LOCK_SETUP "mov $1,%%edx\n\t"
+#define OP_SPIN_MOVB(a) "xor %%eax,%%eax\n\tlock cmpxchgl %%edx," a "\n\tjnz 9f\n\tmovb $0," a
+#define OP_SPIN_MOVL(a) "xor %%eax,%%eax\n\tlock cmpxchgl %%edx," a "\n\tjnz 9f\n\tmovl $0," a
+#define OP_TAS_MOVL(a) "mov %%edx,%%eax\n\txchgl %%eax," a "\n\ttest %%eax,%%eax\n\tjnz 9f\n\tmovl $0," a
+
+/* the per-CPU area of this thread: %fs is its TLS block */
+static __thread char mp_tls[32 * 64] __attribute__((aligned(64), used));
 
 LOOPS(load, "", OP_LOAD)
 LOOPS(store, "", OP_STORE)
 LOOPS(lock_orb, "", OP_LOCK_ORB)
 LOOPS(orb, "", OP_ORB)
+LOOPS(ds_orb, "", OP_DS_ORB)
 LOOPS(lock_xorb, "", OP_LOCK_XORB)
 LOOPS(btci, "", OP_BTCI)
 LOOPS(lock_andb, "", OP_LOCK_ANDB)
 LOOPS(andb, "", OP_ANDB)
 LOOPS(lock_orq, "", OP_LOCK_ORQ)
 LOOPS(orq, "", OP_ORQ)
+LOOPS(lock_addq, "", OP_LOCK_ADDQ)
+LOOPS(addq, "", OP_ADDQ)
 LOOPS(lock_btsi, "", OP_LOCK_BTSI)
 LOOPS(btsi, "", OP_BTSI)
 LOOPS(lock_btsr, "", OP_LOCK_BTSR)
@@ -172,67 +224,108 @@ LOOPS(cmpxchg, "", OP_CMPXCHG)
 LOOPS(xchg, "", OP_XCHG)
 LOOPS(lock_xadd, "", OP_LOCK_XADD)
 LOOPS(xadd, "", OP_XADD)
-LOOP1(xchg_lat, 1, "", OP_XCHG1)
-LOOP1(lock_xadd_lat, 1, "", OP_LOCK_XADD1)
-LOOP1(xadd_lat, 1, "", OP_XADD1)
-LOOPS(ds_orb, "", OP_DS_ORB)
-LOOPS(lock_cx16, CX16_SETUP, OP_LOCK_CX16)
-LOOPS(cx16, CX16_SETUP, OP_CX16)
 LOOPS(lock_inc, "", OP_LOCK_INC)
 LOOPS(inc, "", OP_INC)
+/* cmpxchg16b needs 16-byte alignment: no packed form (word 1 would split) */
+SWEEP_OF(lock_cx16, CX16_SETUP, OP_LOCK_CX16, ADDR)
+SWEEP_OF(cx16, CX16_SETUP, OP_CX16, ADDR)
+SWEEP_OF(inc_fs, "", OP_INC, ADDR_FS)
+SWEEP_OF(addi_fs, "", OP_ADDI, ADDR_FS)
+LOOPB(xchg_lat, "", OP_XCHG1(ADDR(1)))
+LOOPB(lock_xadd_lat, "", OP_LOCK_XADD1(ADDR(1)))
+LOOPB(xadd_lat, "", OP_XADD1(ADDR(1)))
+RCHAIN(xchg, OP_XCHG1)
+RCHAIN(lock_xadd, OP_LOCK_XADD1)
+RCHAIN(xadd, OP_XADD1)
+LOOPB(lock_btsr_r, "", OP_LOCK_BTSR_CF(ADDR(8)))
+LOOPB(btsr_r, "", OP_BTSR_CF(ADDR(8)))
+WALK(orb, "", OP_ORB)
+WALK(lock_orb, "", OP_LOCK_ORB)
+WALK(btsi, "", OP_BTSI)
+WALK(btsr, "", OP_BTSR)
+WALK(lock_btsr, "", OP_LOCK_BTSR)
+WALK(inc, "", OP_INC)
+WALK(lock_inc, "", OP_LOCK_INC)
+WALK(cmpxchg, "", OP_CMPXCHG)
+WALK(lock_cmpxchg, "", OP_LOCK_CMPXCHG)
+LOOPB(spin_movb_1, LOCK_SETUP, OP_SPIN_MOVB(ADDR(1)))
+LOOPB(spin_movl_1, LOCK_SETUP, OP_SPIN_MOVL(ADDR(1)))
+LOOPB(tas_movl_1, LOCK_SETUP, OP_TAS_MOVL(ADDR(1)))
 
-static const loop_fn add_fns[1] = { add_1 }, imul_fns[1] = { imul_1 }, chase_fns[1] = { chase_1 };
-
-enum { F_LAT = 1, F_TPUT = 2 };
+enum region { R_OPS, R_RING, R_WALK };
 
 struct op {
 	const char *name;	/* named by the instruction, not by any probe */
-	const char *insn;
-	const loop_fn *fns;	/* [0] one line, then 2, 4, ... 32 lines */
-	int forms;
-	int chase;		/* needs the pointer ring */
-	loop_fn lat;		/* latency form, when not fns[0] */
+	const char *insn;	/* what the loop holds, in the published mnemonics */
+	loop_fn lat;		/* one-word chain (registers only: add, imul) */
+	loop_fn rlat;		/* result carried in a register, over 8 lines */
+	const loop_fn *sweep;	/* one word on each of 1, 2, 4, ... 32 lines */
+	loop_fn packed;		/* 16 words on 2 lines */
+	loop_fn walk;		/* the op on word 1 of each line of the walk */
+	enum region region;	/* of lat */
 };
 
+#define SW(id) .lat = id##_1, .sweep = id##_fns
+#define SWP(id) SW(id), .packed = id##_p
+#define TP(id) .sweep = id##_fns, .packed = id##_p	/* with a latency loop of its own */
 static const struct op ops[] = {
-	{ "add", "add %reg,%reg (addend from a register)", add_fns, F_LAT, 0, NULL },
-	{ "imul", "imul %reg,%reg", imul_fns, F_LAT, 0, NULL },
-	{ "load_chase", "mov (%rax),%rax (8-line ring in L1)", chase_fns, F_LAT, 1, NULL },
-	{ "load", "mov mem,%reg", load_fns, F_TPUT, 0, NULL },
-	{ "mov_store", "mov %reg,mem", store_fns, F_TPUT, 0, NULL },
-	{ "lock_orb_imm", "lock orb $imm8,mem", lock_orb_fns, F_LAT | F_TPUT, 0, NULL },
-	{ "orb_imm", "orb $imm8,mem", orb_fns, F_LAT | F_TPUT, 0, NULL },
-	{ "ds_orb_imm", "ds orb $imm8,mem", ds_orb_fns, F_LAT | F_TPUT, 0, NULL },
-	{ "lock_xorb_imm", "lock xorb $imm8,mem", lock_xorb_fns, F_LAT | F_TPUT, 0, NULL },
-	{ "btcq_imm", "btcq $imm8,mem", btci_fns, F_LAT | F_TPUT, 0, NULL },
-	{ "lock_andb_imm", "lock andb $imm8,mem", lock_andb_fns, F_LAT | F_TPUT, 0, NULL },
-	{ "andb_imm", "andb $imm8,mem", andb_fns, F_LAT | F_TPUT, 0, NULL },
-	{ "lock_orq_reg", "lock orq %reg,mem", lock_orq_fns, F_LAT | F_TPUT, 0, NULL },
-	{ "orq_reg", "orq %reg,mem", orq_fns, F_LAT | F_TPUT, 0, NULL },
-	{ "lock_btsq_imm", "lock btsq $imm8,mem", lock_btsi_fns, F_LAT | F_TPUT, 0, NULL },
-	{ "btsq_imm", "btsq $imm8,mem", btsi_fns, F_LAT | F_TPUT, 0, NULL },
-	{ "lock_btsq_reg", "lock btsq %reg,mem", lock_btsr_fns, F_LAT | F_TPUT, 0, NULL },
-	{ "btsq_reg", "btsq %reg,mem", btsr_fns, F_LAT | F_TPUT, 0, NULL },
-	{ "btrq_imm", "btrq $imm8,mem", btri_fns, F_LAT | F_TPUT, 0, NULL },
-	{ "lock_btrq_reg", "lock btrq %reg,mem", lock_btrr_fns, F_LAT | F_TPUT, 0, NULL },
-	{ "btrq_reg", "btrq %reg,mem", btrr_fns, F_LAT | F_TPUT, 0, NULL },
-	{ "lock_cmpxchgq", "lock cmpxchgq %reg,mem (succeeds)", lock_cmpxchg_fns, F_LAT | F_TPUT, 0, NULL },
-	{ "cmpxchgq", "cmpxchgq %reg,mem (succeeds)", cmpxchg_fns, F_LAT | F_TPUT, 0, NULL },
-	{ "xchgq", "xchgq %reg,mem", xchg_fns, F_LAT | F_TPUT, 0, xchg_lat_1 },
-	{ "lock_xaddq", "lock xaddq %reg,mem", lock_xadd_fns, F_LAT | F_TPUT, 0, lock_xadd_lat_1 },
-	{ "xaddq", "xaddq %reg,mem", xadd_fns, F_LAT | F_TPUT, 0, xadd_lat_1 },
-	{ "lock_cmpxchg16b", "lock cmpxchg16b mem (succeeds)", lock_cx16_fns, F_LAT | F_TPUT, 0, NULL },
-	{ "cmpxchg16b", "cmpxchg16b mem (succeeds)", cx16_fns, F_LAT | F_TPUT, 0, NULL },
-	{ "lock_incq", "lock incq mem", lock_inc_fns, F_LAT | F_TPUT, 0, NULL },
-	{ "incq", "incq mem", inc_fns, F_LAT | F_TPUT, 0, NULL },
+	{ "add", "add %rdx,%rax (rdx from mov $-1; neg)", .lat = add_1 },
+	{ "imul", "imul %rdx,%rax", .lat = imul_1 },
+	{ "load_chase", "mov (%reg),%reg (8-line ring; walk: the bare walk)", .lat = chase_1,
+	  .region = R_RING, .walk = none_w },
+	{ "load", "mov mem,%reg", .sweep = load_fns, .packed = load_p },
+	{ "mov_store", "mov %reg,mem", .sweep = store_fns, .packed = store_p },
+	{ "lock_orb_imm", "lock or $imm8,m8", SWP(lock_orb), .walk = lock_orb_w },
+	{ "orb_imm", "or $imm8,m8", SWP(orb), .walk = orb_w },
+	{ "ds_orb_imm", "ds or $imm8,m8", SWP(ds_orb) },
+	{ "lock_xorb_imm", "lock xor $imm8,m8", SWP(lock_xorb) },
+	{ "btcq_imm", "btc $imm8,m64", SWP(btci) },
+	{ "lock_andb_imm", "lock and $imm8,m8", SWP(lock_andb) },
+	{ "andb_imm", "and $imm8,m8", SWP(andb) },
+	{ "lock_orq_reg", "lock or r64,m64", SWP(lock_orq) },
+	{ "orq_reg", "or r64,m64", SWP(orq) },
+	{ "lock_addq_reg", "lock add r64,m64", SWP(lock_addq) },
+	{ "addq_reg", "add r64,m64", SWP(addq) },
+	{ "lock_btsq_imm", "lock bts $imm8,m64", SWP(lock_btsi) },
+	{ "btsq_imm", "bts $imm8,m64", SWP(btsi), .walk = btsi_w },
+	{ "lock_btsq_reg", "lock bts r64,m64 (rlat: CF -> cmovc -> bit number)", SWP(lock_btsr),
+	  .rlat = lock_btsr_r, .walk = lock_btsr_w },
+	{ "btsq_reg", "bts r64,m64 (rlat: CF -> cmovc -> bit number)", SWP(btsr),
+	  .rlat = btsr_r, .walk = btsr_w },
+	{ "btrq_imm", "btr $imm8,m64", SWP(btri) },
+	{ "lock_btrq_reg", "lock btr r64,m64", SWP(lock_btrr) },
+	{ "btrq_reg", "btr r64,m64", SWP(btrr) },
+	{ "lock_cmpxchgq", "lock cmpxchg r64,m64 (succeeds)", SWP(lock_cmpxchg),
+	  .walk = lock_cmpxchg_w },
+	{ "cmpxchgq", "cmpxchg r64,m64 (succeeds)", SWP(cmpxchg), .walk = cmpxchg_w },
+	{ "xchgq", "xchg r64,m64 (lat: the value carried too; rlat: it indexes the next address)", TP(xchg), .lat = xchg_lat,
+	  .rlat = xchg_r },
+	{ "lock_xaddq", "lock xadd r64,m64 (lat: the value carried too; rlat: it indexes the next address)", TP(lock_xadd),
+	  .lat = lock_xadd_lat, .rlat = lock_xadd_r },
+	{ "xaddq", "xadd r64,m64 (lat: the value carried too; rlat: it indexes the next address)", TP(xadd), .lat = xadd_lat,
+	  .rlat = xadd_r },
+	{ "lock_cmpxchg16b", "lock cmpxchg16b m128 (succeeds)", SW(lock_cx16) },
+	{ "cmpxchg16b", "cmpxchg16b m128 (succeeds)", SW(cx16) },
+	{ "lock_incq", "lock inc m64", SWP(lock_inc), .walk = lock_inc_w },
+	{ "incq", "inc m64", SWP(inc), .walk = inc_w },
+	{ "incq_fs", "inc %fs:tls_var (this_cpu_inc's form)", SW(inc_fs) },
+	{ "addq_fs", "add $1,%fs:tls_var (this_cpu_add's form)", SW(addi_fs) },
+	{ "spin_cmpxchgl_movb", "lock cmpxchg r32,m32 0->1; jnz; mov $0,m8 (qspinlock fast path)",
+	  .lat = spin_movb_1 },
+	{ "spin_cmpxchgl_movl", "lock cmpxchg r32,m32 0->1; jnz; mov $0,m32", .lat = spin_movl_1 },
+	{ "tas_xchgl_movl", "xchg r32,m32 (1); test; jnz; mov $0,m32", .lat = tas_movl_1 },
 };
 #define NOPS (sizeof(ops) / sizeof(ops[0]))
 
 #define TARGET_NS 1e6		/* one timed loop: 1 ms, shorter than a time slice */
-#define ADD_ITERS (1u << 13)	/* calibration loop: 512 Ki adds, about 0.16 ms */
+#define CAL_ITERS (1u << 12)	/* imul chain: 256 Ki imuls, about 0.2 ms */
 #define MAX_REPS 101
+#define WALK_OFF 4096		/* op lines and ring below, the walk above */
 
-static char *buf;		/* 32 lines of words for the ops, then the ring */
+static char *buf;		/* 32 lines of words, the ring at lines 40-47, the walk */
+static size_t walk_lines = 256;	/* -w: 16 KiB */
+static int pmu_fd = -1;		/* the cycles event, when this machine counts it */
+static char pmu_why[160] = "not tried";
 
 static double now_ns(void)
 {
@@ -242,12 +335,43 @@ static double now_ns(void)
 	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
 }
 
-static double time_loop(loop_fn fn, char *p, uint64_t iters)
+static uint64_t pmu_read(void)
 {
-	double t0 = now_ns();
+	uint64_t v = 0;
 
-	fn(p, iters);
-	return now_ns() - t0;
+	if (pmu_fd < 0 || read(pmu_fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+		return 0;
+	return v;
+}
+
+/* The cycles event of this thread, user mode: kept only when it opens and
+ * counts (in a guest without a virtual PMU it fails with ENOENT). */
+static void pmu_open(void)
+{
+	struct perf_event_attr a;
+	uint64_t c0;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_CPU_CYCLES;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	pmu_fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	if (pmu_fd < 0) {
+		snprintf(pmu_why, sizeof(pmu_why), "unavailable (perf_event_open cycles: %s)",
+			 strerror(errno));
+		return;
+	}
+	c0 = pmu_read();
+	imul_1(buf, CAL_ITERS);
+	if (pmu_read() <= c0) {
+		close(pmu_fd);
+		pmu_fd = -1;
+		snprintf(pmu_why, sizeof(pmu_why), "unavailable (the cycles event opens but counts 0)");
+		return;
+	}
+	snprintf(pmu_why, sizeof(pmu_why), "PMU cycles event (perf_event_open, user mode)");
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -257,17 +381,47 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Reset the op words (cmpxchg needs them equal to rax = 0) and rebuild
- * the ring (lines 40-47, first word of each -> the next). */
+/* Sattolo's shuffle: one random cycle through all walk lines, each line's
+ * word 0 pointing to the next; its own generator (xorshift64), fixed seed. */
+static void build_walk(void)
+{
+	char *w = buf + WALK_OFF;
+	size_t *perm = malloc(walk_lines * sizeof(*perm));
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+
+	if (!perm)
+		return;
+	for (size_t i = 0; i < walk_lines; i++)
+		perm[i] = i;
+	for (size_t i = walk_lines - 1; i > 0; i--) {
+		size_t j, t;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		j = (size_t)(x % i);
+		t = perm[i], perm[i] = perm[j], perm[j] = t;
+	}
+	for (size_t i = 0; i < walk_lines; i++)
+		*(char **)(w + i * 64) = w + perm[i] * 64;
+	free(perm);
+}
+
+/* Reset the op words (cmpxchg needs them equal to rax = 0), rebuild the
+ * ring (lines 40-47, word 0 of each -> the next) and clear word 1 of each
+ * walk line and the per-CPU area. */
 static void reset_buf(void)
 {
 	memset(buf, 0, 32 * 64);
 	for (int i = 0; i < 8; i++)
 		*(char **)(buf + (40 + i) * 64) = buf + (40 + (i + 1) % 8) * 64;
+	for (size_t i = 0; i < walk_lines; i++)
+		*(uint64_t *)(buf + WALK_OFF + i * 64 + 8) = 0;
+	memset(mp_tls, 0, sizeof(mp_tls));
 }
 
 struct meas {
-	double cycles, spread, ns_per_cycle;
+	double cycles;		/* by the clock in use: PMU, else imul */
+	double imul_cycles;	/* by the imul chain, always */
+	double spread, ns_per_cycle;
 	int disturbed;		/* repetitions kept although disturbed */
 };
 
@@ -280,35 +434,66 @@ static long preemptions(void)
 	return getrusage(RUSAGE_THREAD, &ru) ? -1 : ru.ru_nivcsw;
 }
 
-/* cycles per op of fn: median over reps of (t_op/n_op) / (t_add/n_add).
- * A repetition is kept only when the thread was not preempted and the two
- * add chains around the op agree within 1% (a slice lost to the host, or a
- * clock change, shows there); it is run again otherwise, up to 20 times
- * the wanted count, then the last ones are kept as they are and counted. */
-static struct meas measure(loop_fn fn, int chase, int reps)
+static double median_of(double *v, int n)
 {
-	double ratio[MAX_REPS], nspc[MAX_REPS], t;
-	char *p = chase ? buf + 40 * 64 : buf;
+	qsort(v, (size_t)n, sizeof(double), cmp_double);
+	return v[n / 2];
+}
+
+static char *region_base(enum region r)
+{
+	return r == R_RING ? buf + 40 * 64 : r == R_WALK ? buf + WALK_OFF : buf;
+}
+
+/* Loop iterations for about TARGET_NS: grow until a tenth, then scale. */
+static uint64_t size_loop(loop_fn fn, char *p)
+{
 	uint64_t iters = 64;
+	double t0, t;
+
+	for (;;) {
+		reset_buf();
+		t0 = now_ns();
+		fn(p, iters);
+		t = now_ns() - t0;
+		if (t >= TARGET_NS / 10 || iters >= (1ull << 30))
+			break;
+		iters *= 2;
+	}
+	iters = (uint64_t)((double)iters * TARGET_NS / t);
+	return iters < 16 ? 16 : iters;
+}
+
+/* cycles per op of fn, median over reps. Per repetition: the op loop
+ * between two imul chains; imul clock = (t_op/n_op) / (t_imul/(3 n_imul));
+ * PMU clock = counted cycles / n_op. Kept only when the thread was not
+ * preempted and the two imul chains agree within 1%; run again otherwise,
+ * up to 20 times the wanted count, then kept and counted as disturbed. */
+static struct meas measure(loop_fn fn, enum region reg, int reps)
+{
+	double ratio[MAX_REPS], pmu[MAX_REPS], nspc[MAX_REPS], all[MAX_REPS];
+	char *p = region_base(reg);
+	uint64_t iters = size_loop(fn, p);
+	double n_op = (double)iters * OPS_PER_ITER, n_cal = (double)CAL_ITERS * OPS_PER_ITER * 3;
 	struct meas m = { 0 };
 	int r = -1;
 
-	reset_buf();
-	/* size the loop: grow until it runs a tenth of the target, then scale */
-	while ((t = time_loop(fn, p, iters)) < TARGET_NS / 10 && iters < (1ull << 30))
-		iters *= 2;
-	iters = (uint64_t)((double)iters * TARGET_NS / t);
-	if (iters < 16)
-		iters = 16;
 	for (int tries = 0; r < reps; tries++) {
-		double a0, top, a1, add_ns;
+		double a0, a1, t0, top, cal_ns;
+		uint64_t c0, c1, left;
 		long cs0;
 
 		reset_buf();
 		cs0 = preemptions();
-		a0 = time_loop(add_1, buf, ADD_ITERS);
-		top = time_loop(fn, p, iters);
-		a1 = time_loop(add_1, buf, ADD_ITERS);
+		t0 = now_ns(), imul_1(buf, CAL_ITERS), a0 = now_ns() - t0;
+		c0 = pmu_read(), t0 = now_ns();
+		left = fn(p, iters);
+		top = now_ns() - t0, c1 = pmu_read();
+		t0 = now_ns(), imul_1(buf, CAL_ITERS), a1 = now_ns() - t0;
+		if (left) {
+			fprintf(stderr, "minprobe: a lock's fast path failed single-threaded\n");
+			exit(1);
+		}
 		if (preemptions() != cs0 || a0 > 1.01 * a1 || a1 > 1.01 * a0) {
 			if (tries < 20 * reps)
 				continue;
@@ -316,15 +501,16 @@ static struct meas measure(loop_fn fn, int chase, int reps)
 		}
 		if (r++ < 0)
 			continue;	/* warm-up */
-		add_ns = (a0 + a1) / 2 / ((double)ADD_ITERS * OPS_PER_ITER);
-		ratio[r - 1] = top / ((double)iters * OPS_PER_ITER) / add_ns;
-		nspc[r - 1] = add_ns;
+		cal_ns = (a0 + a1) / 2 / n_cal;
+		ratio[r - 1] = top / n_op / cal_ns;
+		pmu[r - 1] = (double)(c1 - c0) / n_op;
+		nspc[r - 1] = cal_ns;
 	}
-	qsort(ratio, (size_t)reps, sizeof(double), cmp_double);
-	qsort(nspc, (size_t)reps, sizeof(double), cmp_double);
-	m.cycles = ratio[reps / 2];
-	m.spread = (ratio[reps - 1] - ratio[0]) / m.cycles;
-	m.ns_per_cycle = nspc[reps / 2];
+	memcpy(all, pmu_fd >= 0 ? pmu : ratio, sizeof(double) * (size_t)reps);
+	m.cycles = median_of(all, reps);
+	m.spread = (all[reps - 1] - all[0]) / m.cycles;
+	m.imul_cycles = median_of(ratio, reps);
+	m.ns_per_cycle = median_of(nspc, reps);
 	return m;
 }
 
@@ -353,41 +539,114 @@ static int pin(int cpu)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: minprobe [-c CPU] [-r REPS] [-a] [-j] [OP ...]\n"
-		   "  -c CPU   pin to this CPU (default: the first allowed)\n"
-		   "  -r REPS  repetitions, median taken (default 11, odd, at most %d)\n"
-		   "  -a       also print every line count of the throughput sweep (# lines)\n"
-		   "  -j       JSON instead of tab-separated lines\n"
-		   "  -l       list the ops\n"
-		   "output: name form cycles lines spread (form lat: one-word chain;\n"
-		   "tput: best of 1, 2, 4, 8, 16, 32 lines)\n", MAX_REPS);
+	fprintf(f, "usage: minprobe [-c CPU] [-r REPS] [-w BYTES] [-a] [-j] [-l] [OP ...]\n"
+		   "  -c CPU    pin to this CPU (default: the first allowed)\n"
+		   "  -r REPS   repetitions, median taken (default 11, at most %d)\n"
+		   "  -w BYTES  footprint of the pointer walk (default 16384: in L1)\n"
+		   "  -a        also print the whole throughput sweep (# lines)\n"
+		   "  -j        JSON instead of tab-separated lines\n"
+		   "  -l        list the ops and their forms\n"
+		   "output: name form cycles words lines spread; forms: lat (one-word chain),\n"
+		   "rlat (result carried in a register over 8 lines), tput (best of 1-32 lines,\n"
+		   "one word each), ptput (16 words on 2 lines), walk (cycles per step of an\n"
+		   "L1 pointer walk with the op on word 1 of each line)\n", MAX_REPS);
 }
 
-int main(int argc, char **argv)
-{
-	int cpu = -1, reps = 11, json = 0, all = 0, opt, first = 1;
-	struct meas cal;
-	char model[128] = "?";
-	FILE *ci;
+static int json, all_sweep, reps = 11, first_out = 1;
 
-	while ((opt = getopt(argc, argv, "c:r:ajlh")) != -1) {
+static void emit(const struct op *o, const char *form, const struct meas *m, int words,
+		 size_t lines)
+{
+	if (json) {
+		printf("%s\n  {\"op\": \"%s\", \"form\": \"%s\", \"cycles\": %.4f, "
+		       "\"imul_cycles\": %.4f, \"words\": %d, \"lines\": %zu, \"spread\": %.4f, "
+		       "\"disturbed_kept\": %d, \"insn\": \"%s\"}", first_out ? "" : ",", o->name,
+		       form, m->cycles, m->imul_cycles, words, lines, m->spread, m->disturbed,
+		       o->insn);
+	} else {
+		printf("%s\t%s\t%.3f\t%d\t%zu\t%.3f\n", o->name, form, m->cycles, words, lines,
+		       m->spread);
+		if (m->disturbed)
+			printf("# %s %s: %d disturbed repetitions kept\n", o->name, form, m->disturbed);
+	}
+	first_out = 0;
+	fflush(stdout);
+}
+
+static void run_op(const struct op *o)
+{
+	struct meas m, best = { 0 };
+	int bestl = 0;
+
+	if (o->lat)
+		m = measure(o->lat, o->region, reps), emit(o, "lat", &m, 1, 1);
+	if (o->rlat)
+		m = measure(o->rlat, R_OPS, reps), emit(o, "rlat", &m, 1, 8);
+	for (int l = 0; o->sweep && l < NSWEEP; l++) {
+		m = measure(o->sweep[l], R_OPS, reps);
+		if (!l || m.cycles < best.cycles)
+			best = m, bestl = 1 << l;
+		if (all_sweep && !json)
+			printf("# %s over %d lines: %.3f (spread %.3f)\n", o->name, 1 << l,
+			       m.cycles, m.spread);
+	}
+	if (o->sweep)
+		emit(o, "tput", &best, 1, (size_t)bestl);
+	if (o->packed)
+		m = measure(o->packed, R_OPS, reps), emit(o, "ptput", &m, 16, 2);
+	if (o->walk)
+		m = measure(o->walk, R_WALK, reps), emit(o, "walk", &m, 1, walk_lines);
+}
+
+static void read_model(char *model, size_t n)
+{
+	FILE *ci = fopen("/proc/cpuinfo", "r");
+	char line[256];
+
+	snprintf(model, n, "?");
+	if (!ci)
+		return;
+	while (fgets(line, sizeof(line), ci))
+		if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
+			snprintf(model, n, "%s", strchr(line, ':') + 2);
+			model[strcspn(model, "\n")] = 0;
+			break;
+		}
+	fclose(ci);
+}
+
+/* Options into the globals; the first operand's index, or -1 (exit 0 when
+ * *rc is 0, else usage error). */
+static int parse(int argc, char **argv, int *cpu, int *rc)
+{
+	int opt;
+	long w = 16384;
+
+	*rc = 2;
+	while ((opt = getopt(argc, argv, "c:r:w:ajlh")) != -1) {
 		switch (opt) {
-		case 'c': cpu = atoi(optarg); break;
+		case 'c': *cpu = atoi(optarg); break;
 		case 'r': reps = atoi(optarg); break;
-		case 'a': all = 1; break;
+		case 'w': w = atol(optarg); break;
+		case 'a': all_sweep = 1; break;
 		case 'j': json = 1; break;
 		case 'l':
 			for (size_t i = 0; i < NOPS; i++)
-				printf("%-14s %s\n", ops[i].name, ops[i].insn);
-			return 0;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+				printf("%-18s %s%s%s%s%s %s\n", ops[i].name, ops[i].lat ? " lat" : "",
+				       ops[i].rlat ? " rlat" : "", ops[i].sweep ? " tput" : "",
+				       ops[i].packed ? " ptput" : "", ops[i].walk ? " walk" : "",
+				       ops[i].insn);
+			*rc = 0;
+			return -1;
+		case 'h': usage(stdout); *rc = 0; return -1;
+		default: usage(stderr); return -1;
 		}
 	}
-	if (reps < 1 || reps > MAX_REPS || cpu < -1) {
+	if (reps < 1 || reps > MAX_REPS || *cpu < -1 || w < 2 * 64 || w > (64l << 20)) {
 		usage(stderr);
-		return 2;
+		return -1;
 	}
+	walk_lines = (size_t)w / 64;
 	for (int i = optind; i < argc; i++) {
 		size_t k;
 
@@ -395,79 +654,51 @@ int main(int argc, char **argv)
 			;
 		if (k == NOPS) {
 			fprintf(stderr, "minprobe: unknown op '%s' (-l lists them)\n", argv[i]);
-			return 2;
+			return -1;
 		}
 	}
+	return optind;
+}
+
+int main(int argc, char **argv)
+{
+	int cpu = -1, rc, first = parse(argc, argv, &cpu, &rc);
+	char model[128];
+	struct meas add;
+
+	if (first < 0)
+		return rc;
 	cpu = pin(cpu);
 	if (cpu < 0)
 		return 1;
-	buf = aligned_alloc(4096, 4096);
+	buf = aligned_alloc(4096, WALK_OFF + walk_lines * 64);
 	if (!buf)
 		return perror("aligned_alloc"), 1;
-	ci = fopen("/proc/cpuinfo", "r");
-	if (ci) {
-		char line[256];
-
-		while (fgets(line, sizeof(line), ci))
-			if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
-				snprintf(model, sizeof(model), "%s", strchr(line, ':') + 2);
-				model[strcspn(model, "\n")] = 0;
-				break;
-			}
-		fclose(ci);
-	}
-
-	/* wake the core up: half a second of adds before anything counts */
+	build_walk();
+	read_model(model, sizeof(model));
+	/* wake the core up: half a second of imuls before anything counts */
 	for (double t0 = now_ns(); now_ns() - t0 < 5e8;)
-		add_1(buf, ADD_ITERS);
-	cal = measure(add_1, 0, reps);
+		imul_1(buf, CAL_ITERS);
+	pmu_open();
+	add = measure(add_1, R_OPS, reps);
 	if (json)
 		printf("{\"tool\": \"minprobe\", \"cpu\": %d, \"model\": \"%s\", \"reps\": %d, "
-		       "\"core_ghz\": %.4f, \"results\": [", cpu, model, reps, 1 / cal.ns_per_cycle);
+		       "\"core_ghz\": %.4f, \"clock\": \"%s\", \"pmu\": \"%s\", \"walk_bytes\": %zu, "
+		       "\"results\": [", cpu, model, reps, 1 / add.ns_per_cycle,
+		       pmu_fd >= 0 ? "pmu" : "imul", pmu_why, walk_lines * 64);
 	else
-		printf("# minprobe: CPU %d (%s), %d repetitions, core about %.3f GHz "
-		       "(dependent add chain)\n# name\tform\tcycles\tlines\tspread\n",
-		       cpu, model, reps, 1 / cal.ns_per_cycle);
-	fflush(stdout);
-
+		printf("# minprobe: CPU %d (%s), %d repetitions, core about %.3f GHz (imul chain)\n"
+		       "# cycles from %s; PMU: %s; imul chain: 3 cycles per imul%s\n"
+		       "# name\tform\tcycles\twords\tlines\tspread\n", cpu, model, reps,
+		       1 / add.ns_per_cycle, pmu_fd >= 0 ? "the PMU" : "the imul chain", pmu_why,
+		       pmu_fd >= 0 ? " (a check)" : " (the clock)");
 	for (size_t k = 0; k < NOPS; k++) {
-		const struct op *o = &ops[k];
-		struct meas best = { 0 }, m[NSWEEP], lat;
-		int bestl = 0, n = (o->forms & F_TPUT) ? NSWEEP : 1, sel = argc == optind;
+		int sel = argc == first;
 
-		for (int i = optind; i < argc; i++)
-			sel |= !strcmp(argv[i], o->name);
-		if (!sel)
-			continue;
-		for (int l = 0; l < n; l++) {
-			m[l] = measure(o->fns[l], o->chase, reps);
-			if (!l || m[l].cycles < best.cycles)
-				best = m[l], bestl = 1 << l;
-			if (all && !json && n > 1)
-				printf("# %s over %d lines: %.3f (spread %.3f)\n", o->name, 1 << l,
-				       m[l].cycles, m[l].spread);
-		}
-		lat = o->lat ? measure(o->lat, o->chase, reps) : m[0];
-		for (int f = F_LAT; f <= F_TPUT; f <<= 1) {
-			struct meas *r = f == F_LAT ? &lat : &best;
-			int lines = f == F_LAT ? 1 : bestl;
-
-			if (!(o->forms & f))
-				continue;
-			if (json)
-				printf("%s\n  {\"op\": \"%s\", \"form\": \"%s\", \"cycles\": %.4f, "
-				       "\"lines\": %d, \"spread\": %.4f, \"disturbed_kept\": %d, \"insn\": \"%s\"}",
-				       first ? "" : ",", o->name, f == F_LAT ? "lat" : "tput",
-				       r->cycles, lines, r->spread, r->disturbed, o->insn);
-			else
-				printf("%s\t%s\t%.3f\t%d\t%.3f\n", o->name, f == F_LAT ? "lat" : "tput",
-				       r->cycles, lines, r->spread);
-			if (r->disturbed && !json)
-				printf("# %s %s: %d disturbed repetitions kept\n", o->name,
-				       f == F_LAT ? "lat" : "tput", r->disturbed);
-			first = 0;
-		}
-		fflush(stdout);
+		for (int i = first; i < argc; i++)
+			sel |= !strcmp(argv[i], ops[k].name);
+		if (sel)
+			run_op(&ops[k]);
 	}
 	if (json)
 		printf("\n]}\n");

@@ -6,16 +6,17 @@
  * a statement ending in ';') and PAT_OP_N(x) (its twin's), then invokes
  * PATTERN_PAIR(atomic_id, twin_id, W, decls, tail). That gives each probe a
  * `static const struct probe_pattern pat_<id>` with:
- *   chase     latency: op on the line's pointer word, then next = *line & ~63.
- *             The next address is read back from the word the op just wrote,
- *             so each op's address depends on the previous op (W = 0 only:
- *             ops that may only touch bits 0..5 of word 0). The `and` that
- *             drops those bits is one more dependent cycle per step: these
- *             rows cost the op plus one cycle over the bare walk.
- *   chase_w1  latency: op on word 1 of the line, then next = *line, the
- *             bare walk's own step (mov (%reg),%reg): the chain runs through
- *             the loads; what the op adds is what it makes the next load
- *             wait for.
+ *   chase_w1  latency, the row named by the pattern ("dep", "l2", ...): op
+ *             on word 1 of the line, then next = *line, the bare walk's own
+ *             step (mov (%reg),%reg): the chain runs through the loads; what
+ *             the op adds is what it makes the next load wait for.
+ *   chase     latency, the PATTERN+ptr row: op on the line's pointer word,
+ *             then next = *line & ~63. The next address is read back from
+ *             the word the op just wrote (W = 0 only: ops that may only
+ *             touch bits 0..5 of word 0), so these rows measure store
+ *             forwarding as well as the op: a byte RMW there (orb, lock orb)
+ *             fails to forward to the next 8-byte load, locked or not. The
+ *             `and` that drops those bits is one more dependent cycle.
  *   indexed   throughput: op on word 1 of each line in the precomputed walk
  *             order: addresses never come from memory the op touched, so
  *             misses overlap, and the links stay as the walks need them.
@@ -38,10 +39,11 @@
 /* Line of walk entry i: entries are offsets in 64-byte units. */
 #define PAT_AT(b, w, i) ((b) + ((size_t)(w)[i] << 6))
 /* Chase steps. PAT_FOLLOW: the next line's address is the pointer word
- * itself, one `mov (%reg),%reg` per step: the bare walk and the word-1
- * rows. PAT_NEXT: low bits masked, for the rows whose op runs on the
- * pointer word (bit ops may set some of them); a walk over a buffer such
- * an op ran on needs pattern_buf_clean() before it is followed again. */
+ * itself, one `mov (%reg),%reg` per step: the bare walk and the PATTERN
+ * rows (op on word 1). PAT_NEXT: low bits masked, for the PATTERN+ptr rows,
+ * whose op runs on the pointer word (bit ops may set some of them); a walk
+ * over a buffer such an op ran on needs pattern_buf_clean() before it is
+ * followed again. */
 #define PAT_FOLLOW(q) q = (char *)arch_load(q);
 #define PAT_NEXT(q) q = (char *)(arch_load(q) & PAT_LINE_MASK);
 
@@ -139,12 +141,13 @@
 	PAT_SET_(idn, N, W, decls, tail, ida)
 
 /* The plain chase and independent loads (load_chase): the baseline each
- * pattern's op cost is read against. */
+ * pattern's op cost is read against. The bare walk is the PATTERN rows'
+ * step without the op (chase_w1); it has no pointer-word form. */
 #define PATTERN_PLAIN(id)							\
 	PAT_CHASE_KERNEL(kp_##id##_chase, PAT_CHP, , )				\
 	PAT_INDEX_KERNEL(kp_##id##_indexed, PAT_IXP, , )			\
 	static const struct probe_pattern pat_##id = {				\
-		.chase = kp_##id##_chase,					\
+		.chase_w1 = kp_##id##_chase,					\
 		.indexed = kp_##id##_indexed,					\
 		.overlap = kp_##id##_indexed,					\
 	};

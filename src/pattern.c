@@ -4,10 +4,14 @@
  * node) and the run of every probe under every pattern (docs/method.md).
  *
  * Under the buffer patterns each probe reports its latency form twice (the
- * op on the pointer word the chase follows, PATTERN; the op on another word
- * of the line, PATTERN+w1) and its throughput form once, and the plain
- * chase (load_chase) is measured first in the same run, so every row can
- * carry the op's cost over the bare walk (extra.chase_cycles).
+ * op on another word of the visited line, PATTERN; the op on the pointer
+ * word the chase follows, PATTERN+ptr, where the op may run there) and its
+ * throughput form once, and the plain chase (load_chase) is measured first
+ * in the same run, so every row can carry the op's cost over the bare walk
+ * (extra.chase_cycles). The op is off the pointer word by default: a byte
+ * RMW there (orb, lock orb) makes the next 8-byte load of the word fail
+ * store forwarding, locked or not, and that stall would pass for the cost
+ * of the lock; PATTERN+ptr keeps it as a finding of its own.
  */
 #include "pattern.h"
 
@@ -33,15 +37,16 @@ static const struct {
 	[PAT_HIT] = { "hit", "lines in L1: the hot-line kernels (latency: every op on one word; "
 		      "throughput: one word on each of 1-32 lines, the best footprint reported); "
 		      "the default", "latency, throughput" },
-	[PAT_DEP] = { "dep", "L1-resident lines (L1d/2): latency = each op's line is the pointer the "
-		      "previous op's line holds (address dependency); throughput = the same lines in "
-		      "a precomputed order (no dependency)", "latency (+w1), throughput" },
+	[PAT_DEP] = { "dep", "L1-resident lines (L1d/2): latency = a pointer walk, the op on word 1 "
+		      "of each line it visits (+ptr: on the pointer word, where a byte op fails "
+		      "store forwarding to the next load); throughput = the same lines in a "
+		      "precomputed order (no dependency)", "latency (+ptr), throughput" },
 	[PAT_L2] = { "l2", "as dep over a random cyclic walk that exceeds L1d and fits L2 (L2/2)",
-		     "latency (+w1), throughput" },
+		     "latency (+ptr), throughput" },
 	[PAT_LLC] = { "llc", "as dep over a walk that exceeds L2 and fits the last-level cache "
-		      "(2 x L2, at most halfway to LLC)", "latency (+w1), throughput" },
+		      "(2 x L2, at most halfway to LLC)", "latency (+ptr), throughput" },
 	[PAT_MISS] = { "miss", "as dep over a walk of at least 4 x LLC: DRAM; pages touched, huge "
-		       "pages requested where THP allows", "latency (+w1), throughput" },
+		       "pages requested where THP allows", "latency (+ptr), throughput" },
 	[PAT_MISS_OVERLAP] = { "miss-overlap", "independent DRAM loads with one op (on a hot line) "
 			       "between them: the memory-level parallelism the op leaves",
 			       "throughput" },
@@ -652,10 +657,12 @@ int pattern_check(struct topo *t, const struct run_opts *o)
 
 /* ---- the run ----------------------------------------------------------- */
 
-enum variant { V_HOT, V_CHASE, V_CHASE_W1, V_INDEXED, V_OVERLAP, V_MIX };
+/* V_CHASE: the walk with the op on word 1 (the row named by the pattern);
+ * V_CHASE_PTR: the op on the pointer word (PATTERN+ptr). */
+enum variant { V_HOT, V_CHASE, V_CHASE_PTR, V_INDEXED, V_OVERLAP, V_MIX };
 
 static const char *const variant_names[] = {
-	[V_HOT] = "hot-lines", [V_CHASE] = "pointer-word", [V_CHASE_W1] = "word1",
+	[V_HOT] = "hot-lines", [V_CHASE] = "word1", [V_CHASE_PTR] = "pointer-word",
 	[V_INDEXED] = "indexed", [V_OVERLAP] = "overlap", [V_MIX] = "mix",
 };
 
@@ -688,7 +695,7 @@ static probe_kernel_fn kernel_of(const struct probe *p, enum pattern_kind k, enu
 	if (k == PAT_MISS_OVERLAP)
 		return m == MODE_THROUGHPUT && v == V_OVERLAP ? pp->overlap : NULL;
 	if (m == MODE_LATENCY)
-		return v == V_CHASE ? pp->chase : v == V_CHASE_W1 ? pp->chase_w1 : NULL;
+		return v == V_CHASE ? pp->chase_w1 : v == V_CHASE_PTR ? pp->chase : NULL;
 	return v == V_INDEXED ? pp->indexed : NULL;
 }
 
@@ -746,7 +753,7 @@ static int run_row(struct run_state *s, const struct probe *p, enum probe_mode m
 	if (!r)
 		return -ENOMEM;
 	runner_fill_identity(r, p, m);
-	snprintf(r->pattern, sizeof(r->pattern), "%s%s", s->pat->name, v == V_CHASE_W1 ? "+w1" : "");
+	snprintf(r->pattern, sizeof(r->pattern), "%s%s", s->pat->name, v == V_CHASE_PTR ? "+ptr" : "");
 	r->cpu_os = s->cpu;
 	r->cpu_logical = topo_logical_of_os(s->t, s->cpu);
 
@@ -754,7 +761,7 @@ static int run_row(struct run_state *s, const struct probe *p, enum probe_mode m
 	if (ret < 0)
 		goto out_drop;
 	/* the unmasked walks need links without the bits a pointer-word op set */
-	if (s->buf && s->buf->dirty && (v == V_CHASE_W1 || (v == V_CHASE && p == &probe_load_chase)))
+	if (s->buf && s->buf->dirty && v == V_CHASE)
 		pattern_buf_clean(s->buf);
 	if (s->buf)
 		pattern_ctx_attach(&ctx, s->buf);
@@ -766,13 +773,13 @@ static int run_row(struct run_state *s, const struct probe *p, enum probe_mode m
 		ret = runner_measure_sweep(p->tput_sweep, &ctx, s->o, &s->rep->cal, r);
 	else
 		ret = runner_measure_kernel(fn, &ctx, s->o, &s->rep->cal, r);
-	runner_check_bounds(r, m == MODE_LATENCY && (v == V_CHASE || v == V_CHASE_W1 ||
+	runner_check_bounds(r, m == MODE_LATENCY && (v == V_CHASE || v == V_CHASE_PTR ||
 						     p->chain != CHAIN_NONE), &s->rep->cal);
 	free(ctx.mem);
 	if (s->buf) {	/* the next probe walks on from here, not over warm lines */
 		s->buf->cursor = ctx.pat_cursor;
 		s->buf->pos = ctx.pat_pos;
-		s->buf->dirty |= v == V_CHASE && p != &probe_load_chase;
+		s->buf->dirty |= v == V_CHASE_PTR;
 	}
 	r->migrated = sched_getcpu() != s->cpu;
 	if (ret == -EINTR && r->nsamples < s->o->min_samples)
@@ -783,12 +790,11 @@ static int run_row(struct run_state *s, const struct probe *p, enum probe_mode m
 	if (!r->extra)
 		r->extra = json_object();
 	json_object_set_new(r->extra, "pattern", pattern_json(s, v));
-	/* the step of the walk: the bare walk and the word-1 rows follow the
-	 * pointer as loaded; pointer-word rows mask it, one more cycle a step */
-	if (v == V_CHASE || v == V_CHASE_W1)
+	/* the step of the walk: the bare walk and the PATTERN rows follow the
+	 * pointer as loaded; PATTERN+ptr rows mask it, one more cycle a step */
+	if (v == V_CHASE || v == V_CHASE_PTR)
 		json_object_set_new(r->extra, "chase_step", json_string(
-			v == V_CHASE && p != &probe_load_chase ? "load, then and ~63" :
-			"load"));
+			v == V_CHASE_PTR ? "load, then and ~63" : "load"));
 	med = result_cycles(s->rep, r->s.median);
 	if (!isnan(s->chase_cyc) && m == MODE_LATENCY) {
 		json_object_set_new(r->extra, "chase_cycles", json_real(s->chase_cyc));
@@ -1005,8 +1011,10 @@ void pattern_list(const struct topo *t, bool json)
 	}
 	printf("\nForms: 'latency' under a pattern is its dependent form (the dep pattern's on L1\n"
 	       "lines), 'throughput' its independent form; every pattern reports both where both\n"
-	       "exist. PATTERN rows put the op on the word the chase reads its next address from,\n"
-	       "PATTERN+w1 rows on another word of the same line. Buffer patterns also measure\n"
-	       "load_chase (the bare walk); extra.chase_cycles in the JSON is that walk's cost.\n"
+	       "exist. PATTERN rows put the op on another word of the line the walk visits;\n"
+	       "PATTERN+ptr rows on the word the walk reads its next address from, where a byte\n"
+	       "op (orb, lock orb) fails store forwarding to the next 8-byte load, locked or not.\n"
+	       "Buffer patterns also measure load_chase (the bare walk); extra.chase_cycles in\n"
+	       "the JSON is that walk's cost.\n"
 	       "Footprints: hwloc cache sizes above the first allowed PU; --footprint overrides.\n");
 }

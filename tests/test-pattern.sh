@@ -3,8 +3,10 @@
 # test-pattern.sh ATOMCOST [OBJDUMP LIBATOMCOST.a] - access patterns from the
 # command line: bad names and impossible sizes exit 2 with a message naming
 # them, `list --patterns` lists every pattern, a tiny run reports every
-# pattern in both forms; and the pattern loops in the disassembly hold their
-# 64 ops, twins differing only by the lock prefix (docs/method.md).
+# pattern in both forms, the row named by a pattern with the op off the
+# pointer word and PATTERN+ptr with it on; and the pattern loops in the
+# disassembly hold their 64 ops, twins differing only in the op
+# (docs/patterns.md).
 # Exit 0 pass, 1 fail, 77 skip (binary missing).
 set -u
 A=${1:?usage: test-pattern.sh PATH/TO/atomcost [OBJDUMP LIB]}
@@ -51,10 +53,10 @@ if "$A" run set_bit cmpxchg --pattern hit,dep,l2,miss,miss-overlap,mix=1/2 --foo
 set_bit hit latency
 __set_bit hit throughput
 cmpxchg dep latency
-cmpxchg dep\+w1 latency
+cmpxchg dep\+ptr latency
 cmpxchg_local dep throughput
 set_bit l2 latency
-__set_bit l2\+w1 latency
+__set_bit l2\+ptr latency
 set_bit miss throughput
 load_chase miss latency
 load_chase miss throughput
@@ -66,9 +68,28 @@ __set_bit mix=1/2 throughput
 cmpxchg_local mix=1/2 latency
 ROWS
 	for key in '"chase_cycles"' '"footprint_bytes": 524288' '"thp_mode"' '"seed"' '"page_bytes"' \
-		   '"variant": "word1"' '"mix_k": 1'; do
+		   '"variant": "word1"' '"variant": "pointer-word"' '"mix_k": 1'; do
 		grep -q "$key" "$T/run.json" && ok || bad "run.json lacks $key"
 	done
+	# the row named by the pattern is the op off the pointer word (a
+	# plain load step); only PATTERN+ptr puts it on the word the walk follows
+	if command -v python3 >/dev/null; then
+		python3 - "$T/run.json" <<'PY' && ok || bad "pattern rows name the wrong variant"
+import json, sys
+want = {"": ("word1", "load"), "+ptr": ("pointer-word", "load, then and ~63")}
+seen = set()
+for r in json.load(open(sys.argv[1]))["results"]:
+    name, _, suffix = r["pattern"].partition("+")
+    if name not in ("dep", "l2", "miss") or r["mode"] != "latency" or r["probe"] == "load_chase":
+        continue
+    suffix = "+" + suffix if suffix else ""
+    got = (r["extra"]["pattern"]["variant"], r["extra"]["chase_step"])
+    if got != want.get(suffix):
+        sys.exit(print(f"{r['probe']} {r['pattern']}: {got}") or 1)
+    seen.add(suffix)
+sys.exit(seen != set(want))
+PY
+	fi
 else
 	bad "tiny pattern run: exit $?: $(head -c 500 "$T/err")"
 fi

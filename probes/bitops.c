@@ -239,6 +239,11 @@ static int verify___test_and_set_bit(void) { return verify_tas(arch_test_and_set
 #define PAT_OP_A(x) arch_set_bit_imm(x, BIT_IMM);
 #define PAT_OP_N(x) arch___set_bit_imm(x, BIT_NR);
 PATTERN_PAIR(set_bit, __set_bit, 0, , )
+#undef PAT_OP_N
+/* set_bit's op without the lock prefix (same byte, same immediate): the
+ * lock-prefix-only control of set_bit under every pattern. */
+#define PAT_OP_N(x) arch_or_byte_nl(x, BIT_IMM);
+PATTERN_ONE(__or_byte, N, 0, , , NULL, NULL)
 #undef PAT_OP_A
 #undef PAT_OP_N
 #define PAT_OP_A(x) arch_set_bit_var(nr, x);
@@ -298,7 +303,7 @@ const struct probe probe___or_byte = {
 	.atomicity = ATOMICITY_NONATOMIC, .insn = ARCH_INSN_OR_BYTE_NL,
 	.kernel = "C `*byte |= mask` (not __set_bit)", .kernel_src = "- (C, no kernel macro)",
 	.desc = "a plain byte OR with an immediate: set_bit's op without lock, what C |= compiles to",
-	.in_default = true, KERNELS(__or_byte), .verify = verify___or_byte,
+	.in_default = true, KERNELS(__or_byte), .patterns = &pat___or_byte, .verify = verify___or_byte,
 };
 
 const struct probe probe_set_bit_ds = {

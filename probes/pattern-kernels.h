@@ -4,8 +4,10 @@
  *
  * A family file defines PAT_OP_A(x) (the atomic probe's op on the line at x,
  * a statement ending in ';') and PAT_OP_N(x) (its twin's), then invokes
- * PATTERN_PAIR(atomic_id, twin_id, W, decls, tail). That gives each probe a
- * `static const struct probe_pattern pat_<id>` with:
+ * PATTERN_PAIR(atomic_id, twin_id, W, decls, tail); a third probe that
+ * shares the pair's atomic op (a lock-prefix-only control) takes
+ * PATTERN_ONE(id, N, W, decls, tail, NULL, NULL) with its op as PAT_OP_N.
+ * That gives each probe a `static const struct probe_pattern pat_<id>` with:
  *   chase_w1  latency, the row named by the pattern ("dep", "l2", ...): op
  *             on word 1 of the line, then next = *line, the bare walk's own
  *             step (mov (%reg),%reg): the chain runs through the loads; what
@@ -114,9 +116,9 @@
 #define PAT_IF0_0(x) x
 #define PAT_IF0_1(x)
 
-/* The kernels of one probe; S = A or N picks its op, mixid names the pair's
- * shared mix kernels. */
-#define PAT_SET_(id, S, W, decls, tail, mixid)					\
+/* The kernels of one probe: S = A or N picks its op (PAT_OP_A, PAT_OP_N),
+ * W as for PATTERN_PAIR, and the mix kernels it offers (NULL, NULL: none). */
+#define PATTERN_ONE(id, S, W, decls, tail, mixlat, mixtput)			\
 	PAT_IF0_##W(PAT_CHASE_KERNEL(kp_##id##_chase, PAT_CH0_##S, decls, tail)) \
 	PAT_CHASE_KERNEL(kp_##id##_chase_w1, PAT_CH1_##S, decls, tail)		\
 	PAT_INDEX_KERNEL(kp_##id##_indexed, PAT_IX1_##S, decls, tail)		\
@@ -126,19 +128,18 @@
 		.chase_w1 = kp_##id##_chase_w1,					\
 		.indexed = kp_##id##_indexed,					\
 		.overlap = kp_##id##_overlap,					\
-		.mix = { [MODE_LATENCY] = km_##mixid##_lat,			\
-			 [MODE_THROUGHPUT] = km_##mixid##_tput },		\
+		.mix = { [MODE_LATENCY] = mixlat, [MODE_THROUGHPUT] = mixtput },	\
 	};
 
 /* An atomic probe and its twin. W = 0: the ops change only bits 0..5 of
  * the first word (or write back what they read), so they may run on the
  * pointer word; W = 1: they would break the chain there, so they run on
- * word 1 and offer no `chase` form. */
+ * word 1 only and offer no `chase` (PATTERN+ptr) form. */
 #define PATTERN_PAIR(ida, idn, W, decls, tail)					\
 	PAT_MIX_KERNEL(km_##ida##_lat, PAT_MXL, decls, tail)			\
 	PAT_MIX_KERNEL(km_##ida##_tput, PAT_MXT, decls, tail)			\
-	PAT_SET_(ida, A, W, decls, tail, ida)					\
-	PAT_SET_(idn, N, W, decls, tail, ida)
+	PATTERN_ONE(ida, A, W, decls, tail, km_##ida##_lat, km_##ida##_tput)	\
+	PATTERN_ONE(idn, N, W, decls, tail, km_##ida##_lat, km_##ida##_tput)
 
 /* The plain chase and independent loads (load_chase): the baseline each
  * pattern's op cost is read against. The bare walk is the PATTERN rows'

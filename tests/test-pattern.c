@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* test-pattern.c - access patterns: the walk is one cycle through every
  * line, footprints follow the caches of synthetic topologies, the mix mask
- * spreads K of M, lists and sizes parse, and every probe's pattern kernels
+ * spreads K of M, lists and sizes parse, every probe's pattern kernels
  * run on a tiny buffer, walk it in the recorded order and leave the chain
- * intact. Deterministic: nothing here is timed. Exit 0 pass, 1 fail.
+ * intact, and the lock-prefix-only controls are in place. Deterministic:
+ * nothing here is timed. Exit 0 pass, 1 fail.
  */
 #include "common.h"
 #include "harness.h"
@@ -310,6 +311,41 @@ static void test_kernels(void)
 	pattern_buf_destroy(&b);
 }
 
+/* The lock-prefix-only controls (docs/patterns.md): the same instruction,
+ * width and operand with and without `lock`, each pair in the default run
+ * and under every buffer pattern, both forms where the other pairs have
+ * them, so the lock's own cost is measured beside each kernel pair's. */
+static void test_controls(void)
+{
+	static const struct {
+		const struct probe *locked, *plain;
+		bool ptr;	/* the op may run on the pointer word */
+	} ctl[] = {
+		{ &probe_set_bit, &probe___or_byte, true },
+		{ &probe_set_bit_var, &probe___set_bit_var, true },
+		{ &probe_cmpxchg, &probe_cmpxchg_local, true },
+		{ &probe_atomic_inc, &probe_local_inc, false },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(ctl); i++) {
+		const struct probe *a = ctl[i].locked, *n = ctl[i].plain;
+		const char *ai = a->insn;
+
+		CHECK(a->in_default && n->in_default, "%s/%s: in the default run", a->name, n->name);
+		CHECK(a->patterns && n->patterns, "%s/%s: pattern kernels", a->name, n->name);
+		if (!a->patterns || !n->patterns)
+			continue;
+		CHECK(a->patterns->chase_w1 && n->patterns->chase_w1 && a->patterns->indexed &&
+		      n->patterns->indexed, "%s/%s: the walk and its independent form", a->name, n->name);
+		CHECK(!a->patterns->chase == !ctl[i].ptr && !n->patterns->chase == !ctl[i].ptr,
+		      "%s/%s: the +ptr form %s", a->name, n->name, ctl[i].ptr ? "on both" : "on neither");
+		/* x86: the plain insn is the locked one without its prefix */
+		if (!strncmp(ai, "lock ", 5))
+			CHECK(!strncmp(n->insn, ai + 5, strlen(ai + 5)), "%s is %s without lock ('%s')",
+			      n->name, a->name, n->insn);
+	}
+}
+
 int main(void)
 {
 	log_quiet = 1;
@@ -320,5 +356,6 @@ int main(void)
 	test_parse();
 	test_mix_mask();
 	test_kernels();
+	test_controls();
 	return test_done("pattern");
 }

@@ -5,8 +5,8 @@
 # them, `list --patterns` lists every pattern, a tiny run reports every
 # pattern in both forms, the row named by a pattern with the op off the
 # pointer word and PATTERN+ptr with it on; and the pattern loops in the
-# disassembly hold their 64 ops, twins differing only in the op
-# (docs/patterns.md).
+# disassembly hold their 64 ops, twins differing only in the op, the
+# lock-prefix-only controls only in the prefix (docs/patterns.md).
 # Exit 0 pass, 1 fail, 77 skip (binary missing).
 set -u
 A=${1:?usage: test-pattern.sh PATH/TO/atomcost [OBJDUMP LIB]}
@@ -43,7 +43,7 @@ fi
 	ok || bad "list --patterns --json"
 
 # A tiny run of every pattern (a small --footprint stands in for the big ones).
-if "$A" run set_bit cmpxchg --pattern hit,dep,l2,miss,miss-overlap,mix=1/2 --footprint 512K \
+if "$A" run set_bit __or_byte cmpxchg --pattern hit,dep,l2,miss,miss-overlap,mix=1/2 --footprint 512K \
 	--max-seconds 0.005 -o "$T/run.json" >"$T/run.txt" 2>"$T/err"; then
 	ok
 	while read -r probe pat mode; do
@@ -57,6 +57,9 @@ cmpxchg dep\+ptr latency
 cmpxchg_local dep throughput
 set_bit l2 latency
 __set_bit l2\+ptr latency
+__or_byte l2 latency
+__or_byte l2\+ptr latency
+__or_byte miss throughput
 set_bit miss throughput
 load_chase miss latency
 load_chase miss throughput
@@ -116,6 +119,10 @@ kp_set_bit_chase ^lock\s+orb\s+\$0x2,\(%r 64
 kp_set_bit_chase ^and\s+\$0xffffffffffffffc0, 64
 kp___set_bit_chase ^(btsq?\s+\$0x1|orb\s+\$0x2),\(%r 64
 kp_set_bit_chase_w1 ^lock\s+orb\s+\$0x2,0x8\(%r 64
+kp___or_byte_chase ^orb\s+\$0x2,\(%r 64
+kp___or_byte_chase_w1 ^orb\s+\$0x2,0x8\(%r 64
+kp___or_byte_chase_w1 ^lock 0
+kp___or_byte_indexed ^orb\s+\$0x2, 64
 kp_set_bit_indexed ^lock\s+orb\s+\$0x2, 64
 kp_set_bit_overlap ^lock\s+orb\s+\$0x2, 64
 kp_cmpxchg_chase ^lock\s+cmpxchg\s+%r 64
@@ -154,6 +161,19 @@ TABLE
 				bad "kp_${a}_$form and kp_${b}_$form differ beyond the op"
 			s=$(body "kp_${a}_$form" | grep -cE '\(%rsp\)')
 			[ "$s" -eq 0 ] && ok || bad "kp_${a}_$form: $s stack references in the loop"
+		done
+	done
+	# lock-prefix-only controls: the same instruction, width and operand,
+	# so the loops must match line for line once `lock` is dropped (jump
+	# targets stripped: they name each function's own addresses)
+	norm() { body "$1" | sed -E 's/^lock\s+//; s/[0-9a-f]+ <[^>]*>//; s/\s+/ /g'; }
+	for pair in set_bit:__or_byte set_bit_var:__set_bit_var atomic_inc:local_inc cmpxchg:cmpxchg_local; do
+		a=${pair%%:*} b=${pair##*:}
+		for form in chase chase_w1 indexed overlap; do
+			[ -n "$(body "kp_${a}_$form")" ] || continue
+			[ "$(body "kp_${a}_$form" | grep -c '^lock')" -eq 64 ] &&
+				[ "$(norm "kp_${a}_$form")" = "$(norm "kp_${b}_$form")" ] && ok ||
+				bad "kp_${a}_$form and kp_${b}_$form differ beyond the lock prefix"
 		done
 	done
 fi

@@ -33,7 +33,7 @@
 #define DEFAULT_MIN (4u << 10)
 #define DEFAULT_STEPS 4
 #define DEFAULT_BUDGET_S 20.0
-#define DEFAULT_PASSES 2
+#define DEFAULT_EPOCHS 5
 #define MAX_AUTO (512ull << 20)	/* 512 MiB */
 #define MIN_AUTO (64ull << 20)		/* 64 MiB */
 #define FALLBACK_AUTO (256ull << 20)	/* when hwloc knows no cache */
@@ -52,6 +52,10 @@
 #define MEMORY_MIN_NS 40.0		/* no cache level costs this much */
 #define MEMORY_MIN_STEP 2.0		/* and memory costs twice the last cache at least */
 #define AGREE_SLACK 1.25		/* one footprint step around the rise */
+#define STABLE_MATCH 1.30		/* an epoch's level within this of the combined one's latency */
+#define TLB_MAX (2u << 20)		/* 4 KiB-page comparison up to 2 MiB (L1 DTLB reach: 288-384 KiB) */
+#define TLB_EXTRA 0.08			/* 4 KiB pages slower by this much ... */
+#define TLB_MIN_CYCLES 0.5		/* ... and this many cycles: past TLB reach */
 
 void hierarchy_default_opts(struct hierarchy_opts *o)
 {
@@ -59,7 +63,7 @@ void hierarchy_default_opts(struct hierarchy_opts *o)
 	o->min_footprint = DEFAULT_MIN;
 	o->steps_per_octave = DEFAULT_STEPS;
 	o->time_budget_s = DEFAULT_BUDGET_S;
-	o->passes = DEFAULT_PASSES;
+	o->epochs = DEFAULT_EPOCHS;
 	o->seed = PATTERN_SEED;
 }
 
@@ -221,6 +225,45 @@ static void keep_longer(struct hierarchy_level *lv, const size_t *bytes)
 	lv->inner_ns = t;
 }
 
+/* A level's capacity lies where the staircase rises, between its
+ * plateau's last footprint (last) and the next plateau's first (end).
+ * Where the latency jumps within one step (an LRU-like cache on
+ * contiguous memory), the plateau's last footprint. Otherwise the rise is
+ * gradual: in a guest the host maps 4 KiB pages at random, so a
+ * set-associative cache's sets fill unevenly and loads start to miss well
+ * before its capacity and still hit past it (here the 1 MiB L2 rises from
+ * 430 KiB to 1.4 MiB). The estimate is where the latency crosses the
+ * geometric mean of the two levels' (log interpolation between the points
+ * around it): with random colours about a third of the loads miss there,
+ * which lands on the capacity; under fully random replacement it lands
+ * about 1.5x past it. The slope of the rise, the estimate before this one,
+ * moved between 861 KiB and 1.19 MiB from run to run on the same L2. */
+static size_t crossing(const size_t *bytes, const double *cycles, size_t n, size_t last, size_t end,
+		       double lo, double hi)
+{
+	double target = sqrt(lo * hi);
+	size_t prev = last;
+
+	if (!(hi > lo) || end >= n)
+		return bytes[last];
+	for (size_t k = last + 1; k <= end; k++) {
+		double f;
+
+		if (!(cycles[k] > 0))
+			continue;
+		if (cycles[k] < target) {
+			prev = k;
+			continue;
+		}
+		if (prev == last || !(cycles[prev] > 0))
+			return bytes[last];	/* a jump within one step */
+		f = log(target / cycles[prev]) / log(cycles[k] / cycles[prev]);
+		return round_down((size_t)((double)bytes[prev] *
+					   pow((double)bytes[k] / (double)bytes[prev], f)), LINE);
+	}
+	return bytes[last];
+}
+
 size_t hierarchy_find_levels(const size_t *bytes, const double *cycles, const double *ns,
 			     size_t n, struct hierarchy_level *levels, size_t max)
 {
@@ -320,37 +363,14 @@ size_t hierarchy_find_levels(const size_t *bytes, const double *cycles, const do
 			levels[l].inner_from = bytes[levels[l].inner_first];
 			levels[l].inner_to = bytes[levels[l].inner_last];
 		}
-	/* sizes: a level's capacity lies where the staircase rises, between
-	 * its plateau's last footprint and the next plateau's first (LRU-like
-	 * caches rise at once, random replacement over up to 4x the capacity,
-	 * and TLB reach can start the rise early). The estimate is the start
-	 * of the steepest rise (log latency over log footprint) in there: the
-	 * plateau's end for a sharp step; the capacity itself under random
-	 * replacement, whose latency climbs fastest just past it; and the real
-	 * capacity, not the early TLB onset, when both show (here the L2 rises
-	 * slowly from 300 KiB and jumps at 1 MiB). */
 	for (size_t l = 0; l < nlev; l++) {
 		struct hierarchy_level *lv = &levels[l];
-		size_t end = l + 1 < nlev ? levels[l + 1].first : lv->last + 1, prev = lv->last;
-		double best = 0;
+		size_t end = l + 1 < nlev ? levels[l + 1].first : lv->last + 1;
 
 		lv->size_lo = bytes[lv->last];
 		lv->size_hi = end < n ? bytes[end] : 0;
-		lv->size_bytes = lv->size_lo;
-		if (l + 1 >= nlev)
-			continue;
-		for (size_t k = lv->last + 1; k <= end && k < n; k++) {
-			double slope;
-
-			if (noise[k])
-				continue;
-			slope = log(cycles[k] / cycles[prev]) / log((double)bytes[k] / (double)bytes[prev]);
-			if (slope > best) {
-				best = slope;
-				lv->size_bytes = bytes[prev];
-			}
-			prev = k;
-		}
+		lv->size_bytes = l + 1 < nlev ? crossing(bytes, cycles, n, lv->last, end, lv->cycles,
+							 levels[l + 1].cycles) : lv->size_lo;
 	}
 	return nlev;
 }
@@ -387,6 +407,33 @@ static void split_memory_step(struct hierarchy *h)
 	mem->inner_from = mem->inner_to = lv->inner_from = lv->inner_to = 0;
 }
 
+/* Each cache level beside hwloc's of the same rank. The last cache, when
+ * smaller than declared, is the share of it this PU gets: an L3 (or a
+ * shared L2) serves other cores, and in a guest other tenants, whose use
+ * changes from run to run. That is not a contradiction of hwloc. */
+static void match_hwloc(struct hierarchy *h)
+{
+	h->disagrees = h->ncaches != h->hwloc_n;
+	for (size_t l = 0; l < h->ncaches; l++) {
+		struct hierarchy_level *lv = &h->levels[l];
+
+		lv->hwloc_size = l < h->hwloc_n ? h->hwloc[l] : 0;
+		lv->share = false;
+		if (!lv->hwloc_size) {
+			lv->agrees = false;
+			h->disagrees = true;
+			continue;
+		}
+		/* hwloc's size where the staircase rises (a step of slack) */
+		lv->agrees = (double)lv->hwloc_size * AGREE_SLACK >= (double)lv->size_lo &&
+			     (!lv->size_hi || (double)lv->hwloc_size <= (double)lv->size_hi * AGREE_SLACK);
+		lv->share = !lv->agrees && l > 0 && l + 1 == h->ncaches && l + 1 == h->hwloc_n &&
+			    lv->size_hi && (double)lv->size_hi * AGREE_SLACK < (double)lv->hwloc_size;
+		if (!lv->agrees && !lv->share)
+			h->disagrees = true;
+	}
+}
+
 void hierarchy_classify(struct hierarchy *h)
 {
 	h->ncaches = h->nlevels;
@@ -414,22 +461,7 @@ void hierarchy_classify(struct hierarchy *h)
 	}
 	if (h->reached_memory)
 		h->memory_level = h->nlevels;
-	for (size_t l = 0; l < h->ncaches; l++) {
-		struct hierarchy_level *lv = &h->levels[l];
-		lv->hwloc_size = l < h->hwloc_n ? h->hwloc[l] : 0;
-		if (!lv->hwloc_size) {
-			lv->agrees = false;
-			h->disagrees = true;
-			continue;
-		}
-		/* hwloc's size where the staircase rises (a step of slack) */
-		lv->agrees = (double)lv->hwloc_size * AGREE_SLACK >= (double)lv->size_lo &&
-			     (!lv->size_hi || (double)lv->hwloc_size <= (double)lv->size_hi * AGREE_SLACK);
-		if (!lv->agrees)
-			h->disagrees = true;
-	}
-	if (h->ncaches != h->hwloc_n)
-		h->disagrees = true;
+	match_hwloc(h);
 }
 
 size_t hierarchy_cache_size(const struct hierarchy *h, int level)
@@ -468,6 +500,181 @@ void hierarchy_walks(const struct hierarchy *h, size_t walk[PAT__COUNT])
 	walk[PAT_MISS] = walk[PAT_MISS_OVERLAP] = hierarchy_level_footprint(h, (int)h->ncaches + 1);
 }
 
+/* ---- epochs ------------------------------------------------------------ */
+
+size_t hierarchy_tlb_reach(const size_t *bytes, const double *huge, const double *small, size_t n)
+{
+	for (size_t i = 1; i + 1 < n; i++) {
+		bool a = small[i] > huge[i] * (1 + TLB_EXTRA) && small[i] - huge[i] > TLB_MIN_CYCLES;
+		bool b = small[i + 1] > huge[i + 1] * (1 + TLB_EXTRA) &&
+			 small[i + 1] - huge[i + 1] > TLB_MIN_CYCLES;
+
+		if (a && b)
+			return bytes[i - 1];
+	}
+	return 0;
+}
+
+/* The levels of the curve cycles[] alone (per epoch, or combined) into
+ * scratch, with h's footprints and hwloc. */
+static void levels_of(const struct hierarchy *h, const double *cycles, const double *ns,
+		      struct hierarchy *scratch)
+{
+	size_t xb[HIER_MAX_POINTS];
+
+	scratch->npts = h->npts;
+	for (size_t i = 0; i < h->npts; i++) {
+		xb[i] = scratch->pts[i].bytes = h->pts[i].bytes;
+		scratch->pts[i].cycles = cycles[i];
+		scratch->pts[i].ns = ns[i];
+	}
+	memcpy(scratch->hwloc, h->hwloc, sizeof(h->hwloc));
+	scratch->hwloc_n = h->hwloc_n;
+	scratch->nlevels = hierarchy_find_levels(xb, cycles, ns, h->npts, scratch->levels, HIER_MAX_LEVELS);
+	hierarchy_classify(scratch);
+}
+
+/* The epoch's cache nearest in latency to lv, within STABLE_MATCH; -1: none. */
+static int epoch_match(const struct hierarchy_epoch *e, const struct hierarchy_level *lv)
+{
+	int best = -1;
+	double bd = log(STABLE_MATCH);
+
+	for (size_t j = 0; j < e->ncaches; j++) {
+		double d = fabs(log(e->cycles[j] / lv->cycles));
+
+		if (d < bd) {
+			bd = d;
+			best = (int)j;
+		}
+	}
+	return best;
+}
+
+/* Per level of the combined curve: the epochs that show it, their sizes. */
+static void count_seen(struct hierarchy *h)
+{
+	for (size_t l = 0; l < h->nlevels; l++) {
+		struct hierarchy_level *lv = &h->levels[l];
+
+		lv->seen = 0;
+		lv->size_min = lv->size_max = 0;
+		for (unsigned e = 0; e < h->epochs; e++) {
+			int j = lv->memory ? -1 : epoch_match(&h->ep[e], lv);
+
+			if (lv->memory || lv->shelf) {
+				lv->seen += lv->memory && h->ep[e].memory;
+				continue;
+			}
+			if (j < 0)
+				continue;
+			lv->seen++;
+			if (!lv->size_min || h->ep[e].size[j] < lv->size_min)
+				lv->size_min = h->ep[e].size[j];
+			lv->size_max = h->ep[e].size[j] > lv->size_max ? h->ep[e].size[j] : lv->size_max;
+		}
+	}
+}
+
+/* Drop cache level l (not every epoch shows it): its points join the rise
+ * from the level below to the one above, whose capacity is sized again. */
+static void drop_level(struct hierarchy *h, size_t l)
+{
+	struct hierarchy_level *lv = &h->levels[l];
+	double c[HIER_MAX_POINTS];
+	size_t b[HIER_MAX_POINTS];
+
+	if (h->nunstable < HIER_MAX_LEVELS)
+		h->unstable[h->nunstable++] = (struct hierarchy_unstable){
+			.cycles = lv->cycles, .ns = lv->ns, .from = h->pts[lv->first].bytes,
+			.to = h->pts[lv->last].bytes, .seen = lv->seen };
+	memmove(lv, lv + 1, (h->nlevels - l - 1) * sizeof(*lv));
+	h->nlevels--;
+	h->ncaches--;
+	if (h->memory_level)
+		h->memory_level--;
+	if (!l)
+		return;
+	for (size_t i = 0; i < h->npts; i++) {
+		b[i] = h->pts[i].bytes;
+		c[i] = h->pts[i].cycles;
+	}
+	lv = &h->levels[l - 1];
+	lv->size_lo = b[lv->last];
+	lv->size_hi = l < h->nlevels ? b[h->levels[l].first] : 0;
+	lv->size_bytes = l < h->nlevels ? crossing(b, c, h->npts, lv->last, h->levels[l].first, lv->cycles,
+						   h->levels[l].cycles) : lv->size_lo;
+}
+
+/* More caches than hwloc declares: drop those not every epoch shows, the
+ * least seen first (a tie: the larger). A level every epoch shows stays,
+ * and is reported as one hwloc lacks. */
+static void drop_unstable(struct hierarchy *h)
+{
+	while (h->hwloc_n && h->ncaches > h->hwloc_n) {
+		size_t worst = SIZE_MAX;
+
+		for (size_t l = 0; l < h->ncaches; l++)
+			if (h->levels[l].seen < h->epochs &&
+			    (worst == SIZE_MAX || h->levels[l].seen <= h->levels[worst].seen))
+				worst = l;
+		if (worst == SIZE_MAX)
+			return;
+		drop_level(h, worst);
+	}
+}
+
+int hierarchy_combine(struct hierarchy *h)
+{
+	struct hierarchy *scratch = calloc(1, sizeof(*scratch));
+	size_t xb[HIER_MAX_POINTS];
+	double c[HIER_MAX_POINTS], t[HIER_MAX_POINTS], v[HIER_MAX_EPOCHS];
+	unsigned ne = h->epochs < HIER_MAX_EPOCHS ? h->epochs : HIER_MAX_EPOCHS;
+
+	if (!scratch)
+		return -ENOMEM;
+	for (size_t i = 0; i < h->npts; i++) {
+		double lo = INFINITY, hi = 0;
+
+		for (unsigned e = 0; e < ne; e++) {
+			v[e] = h->ep_cycles[e][i];
+			lo = fmin(lo, v[e]);
+			hi = fmax(hi, v[e]);
+		}
+		xb[i] = h->pts[i].bytes;
+		c[i] = h->pts[i].cycles = ne ? stats_median(v, ne) : NAN;
+		h->pts[i].spread = lo > 0 ? hi / lo - 1 : 0;
+		for (unsigned e = 0; e < ne; e++)
+			v[e] = h->ep_ns[e][i];
+		t[i] = h->pts[i].ns = ne ? stats_median(v, ne) : NAN;
+	}
+	for (unsigned e = 0; e < ne; e++) {
+		struct hierarchy_epoch *ep = &h->ep[e];
+
+		levels_of(h, h->ep_cycles[e], h->ep_ns[e], scratch);
+		ep->ncaches = scratch->ncaches;
+		ep->memory = scratch->reached_memory;
+		for (size_t l = 0; l < scratch->ncaches; l++) {
+			ep->size[l] = scratch->levels[l].size_bytes;
+			ep->cycles[l] = scratch->levels[l].cycles;
+		}
+	}
+	free(scratch);
+	h->nunstable = 0;
+	h->nlevels = hierarchy_find_levels(xb, c, t, h->npts, h->levels, HIER_MAX_LEVELS);
+	hierarchy_classify(h);
+	count_seen(h);
+	drop_unstable(h);
+	match_hwloc(h);
+	for (size_t i = 0; i < h->nsmall && i < h->npts; i++) {
+		for (unsigned e = 0; e < ne; e++)
+			v[e] = h->ep_small[e][i];
+		h->small_cycles[i] = ne ? stats_median(v, ne) : NAN;
+	}
+	h->tlb_reach = h->nsmall ? hierarchy_tlb_reach(xb, c, h->small_cycles, h->nsmall) : 0;
+	return 0;
+}
+
 /* ---- measuring --------------------------------------------------------- */
 
 /* The timed chain: 64 dependent loads per iteration, each address the value
@@ -497,6 +704,9 @@ struct chase_buf {
 	size_t map_len;
 	char *base;
 	uint32_t *order;
+	bool hugetlb;		/* MAP_HUGETLB: every page huge */
+	bool madvised;		/* MADV_HUGEPAGE accepted */
+	size_t huge_bytes;	/* of the footprint, after touching */
 };
 
 static void chase_buf_free(struct chase_buf *b)
@@ -507,15 +717,28 @@ static void chase_buf_free(struct chase_buf *b)
 	memset(b, 0, sizeof(*b));
 }
 
-static int chase_buf_alloc(struct chase_buf *b, size_t bytes, bool want_huge, struct hierarchy *h)
+/* Map bytes for the chase: from the hugetlb pool when it has the pages
+ * (want_huge), else anonymous memory 2 MiB aligned, THP asked for
+ * (want_huge) or refused (4 KiB pages, for the TLB comparison); touched
+ * twice, so no line is the shared zero page. */
+static int chase_buf_alloc(struct chase_buf *b, size_t bytes, bool want_huge)
 {
+	size_t huge_len = (bytes + HUGE_BYTES - 1) / HUGE_BYTES * HUGE_BYTES;
 	char sz[32];
 
 	memset(b, 0, sizeof(*b));
 	fmt_size(sz, sizeof(sz), bytes);
-	/* room for the 2 MiB-aligned start and a whole last huge page */
-	b->map_len = (bytes + HUGE_BYTES - 1) / HUGE_BYTES * HUGE_BYTES + HUGE_BYTES;
-	b->map = mmap(NULL, b->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (want_huge) {
+		b->map = mmap(NULL, huge_len, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+		b->hugetlb = b->map != MAP_FAILED;
+		b->map_len = huge_len;
+	}
+	if (!b->hugetlb) {
+		/* room for the 2 MiB-aligned start and a whole last huge page */
+		b->map_len = huge_len + HUGE_BYTES;
+		b->map = mmap(NULL, b->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	}
 	if (b->map == MAP_FAILED) {
 		int err = -errno;
 
@@ -525,16 +748,14 @@ static int chase_buf_alloc(struct chase_buf *b, size_t bytes, bool want_huge, st
 		return err;
 	}
 	b->base = (char *)(((uintptr_t)b->map + HUGE_BYTES - 1) & ~(uintptr_t)(HUGE_BYTES - 1));
-	h->huge_requested = want_huge && bytes >= HUGE_BYTES &&
-			    !madvise(b->base, (bytes + HUGE_BYTES - 1) / HUGE_BYTES * HUGE_BYTES,
-				     MADV_HUGEPAGE);
-	/* touch every page twice, so no line is the shared zero page */
+	if (!b->hugetlb)
+		b->madvised = !madvise(b->base, huge_len, want_huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE) &&
+			      want_huge;
 	memset(b->base, 1, bytes);
 	memset(b->base, 0, bytes);
-	h->huge_bytes = pattern_thp_bytes((uintptr_t)b->base, (uintptr_t)b->base + bytes);
-	if (h->huge_bytes > bytes)	/* the VMA merged with a neighbour */
-		h->huge_bytes = bytes;
-	h->page_bytes = h->huge_bytes * 2 >= bytes ? HUGE_BYTES : (size_t)sysconf(_SC_PAGESIZE);
+	b->huge_bytes = b->hugetlb ? bytes : pattern_thp_bytes((uintptr_t)b->base, (uintptr_t)b->base + bytes);
+	if (b->huge_bytes > bytes)	/* the VMA merged with a neighbour */
+		b->huge_bytes = bytes;
 	b->order = malloc(bytes / LINE * sizeof(uint32_t));
 	if (!b->order) {
 		pr_err("hierarchy: cannot allocate the walk order of %s", sz);
@@ -586,30 +807,111 @@ static void measure_point(struct chase_buf *b, size_t bytes, const struct calibr
 	pt->cycles_min = clock_ticks_to_cycles(cal, pt->cycles_min);
 }
 
-int hierarchy_measure(const struct hierarchy_opts *o, const struct calibration *cal,
-		      const struct topo *t, int cpu_os, struct hierarchy *h)
+/* The walk on 4 KiB pages over the footprints up to TLB_MAX, into
+ * h->ep_small[e]: against the huge-page walk it shows the TLB reach. */
+static int sweep_small(struct hierarchy *h, const struct calibration *cal, unsigned e, uint64_t seed)
 {
-	struct hierarchy_opts def;
 	struct chase_buf b;
-	size_t fps[HIER_MAX_POINTS], nfp, max;
-	uint64_t t0 = now_ns(), avail;
-	size_t xb[HIER_MAX_POINTS];
-	double xc[HIER_MAX_POINTS], xn[HIER_MAX_POINTS];
-	unsigned passes;
-	double budget;
-	int ret = 0;
+	struct hierarchy_point pt;
+	size_t n = 0;
+	int ret;
 
-	if (!o) {
-		hierarchy_default_opts(&def);
-		o = &def;
+	while (n < h->npts && h->pts[n].bytes <= TLB_MAX)
+		n++;
+	if (!n)
+		return 0;
+	ret = chase_buf_alloc(&b, h->pts[n - 1].bytes, false);
+	if (ret < 0)
+		return ret;
+	for (size_t i = 0; i < n && !runner_stop; i++) {
+		measure_point(&b, h->pts[i].bytes, cal, seed, &pt);
+		h->ep_small[e][i] = pt.cycles;
 	}
-	passes = o->passes ? o->passes : DEFAULT_PASSES;
-	budget = o->time_budget_s > 0 ? o->time_budget_s : DEFAULT_BUDGET_S;
-	memset(h, 0, sizeof(*h));
-	h->cpu_os = cpu_os;
-	h->seed = o->seed ? o->seed : PATTERN_SEED;
-	h->ticks_per_cycle = cal->ticks_per_cycle;
-	h->timer_hz = cal->timer_hz;
+	h->nsmall = b.huge_bytes ? 0 : n;	/* THP "always" ignored MADV_NOHUGEPAGE */
+	chase_buf_free(&b);
+	return runner_stop ? -EINTR : 0;
+}
+
+/* Epoch e: a fresh buffer and walk order, every footprint once. In the
+ * first epoch the budget truncates the sweep; a later one that overruns
+ * it by half is dropped (1). 0, 1, -EINTR or -errno. */
+static int sweep_epoch(struct hierarchy *h, const size_t *fps, size_t nfp, const struct calibration *cal,
+		       unsigned e, bool want_huge, uint64_t t0, double budget)
+{
+	struct chase_buf b;
+	uint64_t seed = h->seed + e;
+	bool huge;
+	int ret = chase_buf_alloc(&b, h->max_footprint, want_huge);
+
+	if (ret < 0)
+		return ret;
+	h->huge_requested |= b.hugetlb || b.madvised;
+	h->ep[e].huge_bytes = b.huge_bytes;
+	h->ep[e].hugetlb = b.hugetlb;
+	huge = b.huge_bytes * 2 >= h->max_footprint;
+	for (size_t i = 0; i < (e ? h->npts : nfp); i++) {
+		struct hierarchy_point pt, *q = &h->pts[i];
+		double el = (now_ns() - t0) / 1e9;
+
+		if (runner_stop) {
+			ret = -EINTR;
+			break;
+		}
+		if (!e && i && el > budget) {
+			h->truncated = true;
+			break;
+		}
+		if (e && el > budget * 1.5) {
+			ret = 1;
+			break;
+		}
+		measure_point(&b, fps[i], cal, seed, &pt);
+		if (!e) {
+			*q = pt;
+			h->npts = i + 1;
+		} else {
+			q->samples += pt.samples;
+			q->cycles_min = fmin(q->cycles_min, pt.cycles_min);
+		}
+		h->ep_cycles[e][i] = pt.cycles;
+		h->ep_ns[e][i] = pt.ns;
+	}
+	chase_buf_free(&b);
+	if (!ret && huge && (!e || h->nsmall))
+		ret = sweep_small(h, cal, e, seed);
+	else if (!huge)
+		h->nsmall = 0;
+	return ret;
+}
+
+/* Which pages the staircase walked, from the epochs' buffers. */
+static void page_summary(struct hierarchy *h, bool want_huge, bool hugetlb)
+{
+	h->huge_bytes = h->max_footprint;
+	for (unsigned e = 0; e < h->epochs; e++)
+		if (h->ep[e].huge_bytes < h->huge_bytes)
+			h->huge_bytes = h->ep[e].huge_bytes;
+	h->page_bytes = h->epochs && h->huge_bytes * 2 >= h->max_footprint ? HUGE_BYTES
+									     : (size_t)sysconf(_SC_PAGESIZE);
+	if (h->page_bytes == HUGE_BYTES)
+		snprintf(h->page_source, sizeof(h->page_source), "%s%s", hugetlb ? "hugetlb" : "THP ",
+			 hugetlb ? "" : h->thp_mode);
+	else if (!want_huge)
+		snprintf(h->page_source, sizeof(h->page_source), "--no-huge");
+	else if (!strcmp(h->thp_mode, "never"))
+		snprintf(h->page_source, sizeof(h->page_source), "no hugetlb pages, THP never");
+	else
+		snprintf(h->page_source, sizeof(h->page_source), "THP %s, not granted", h->thp_mode);
+}
+
+/* The hwloc caches, the calibration check and the footprints. 0, or
+ * -EINVAL after a message. */
+static int measure_setup(const struct hierarchy_opts *o, const struct calibration *cal,
+			 const struct topo *t, struct hierarchy *h, size_t *fps, size_t *nfp)
+{
+	uint64_t avail;
+	size_t max;
+
 	for (int l = 1; t && l <= HIER_MAX_HWLOC; l++) {
 		size_t sz = topo_cache_size(t, l);
 
@@ -640,61 +942,65 @@ int hierarchy_measure(const struct hierarchy_opts *o, const struct calibration *
 		max = hierarchy_default_max(t ? topo_llc_size(t) : 0, avail, h->max_reason,
 					    sizeof(h->max_reason));
 	}
-	nfp = hierarchy_footprints(o->min_footprint ? o->min_footprint : DEFAULT_MIN, max,
-				   o->steps_per_octave, fps, HIER_MAX_POINTS);
-	h->max_footprint = fps[nfp - 1];
-	pattern_thp_mode(h->thp_mode, sizeof(h->thp_mode));
-	ret = chase_buf_alloc(&b, h->max_footprint, !o->no_huge && strcmp(h->thp_mode, "never"), h);
+	*nfp = hierarchy_footprints(o->min_footprint ? o->min_footprint : DEFAULT_MIN, max,
+				    o->steps_per_octave, fps, HIER_MAX_POINTS);
+	h->max_footprint = fps[*nfp - 1];
+	return 0;
+}
+
+int hierarchy_measure(const struct hierarchy_opts *o, const struct calibration *cal,
+		      const struct topo *t, int cpu_os, struct hierarchy *h)
+{
+	struct hierarchy_opts def;
+	size_t fps[HIER_MAX_POINTS], nfp;
+	uint64_t t0 = now_ns();
+	double budget, longest = 0;
+	bool want_huge, hugetlb = false;
+	int ret = 0;
+
+	if (!o) {
+		hierarchy_default_opts(&def);
+		o = &def;
+	}
+	budget = o->time_budget_s > 0 ? o->time_budget_s : DEFAULT_BUDGET_S;
+	memset(h, 0, sizeof(*h));
+	h->cpu_os = cpu_os;
+	h->seed = o->seed ? o->seed : PATTERN_SEED;
+	h->ticks_per_cycle = cal->ticks_per_cycle;
+	h->timer_hz = cal->timer_hz;
+	h->epochs_planned = o->epochs ? o->epochs : DEFAULT_EPOCHS;
+	if (h->epochs_planned > HIER_MAX_EPOCHS)
+		h->epochs_planned = HIER_MAX_EPOCHS;
+	ret = measure_setup(o, cal, t, h, fps, &nfp);
 	if (ret < 0)
 		return ret;
+	pattern_thp_mode(h->thp_mode, sizeof(h->thp_mode));
+	want_huge = !o->no_huge;
+	/* fresh state each epoch: buffer, physical pages, walk order. One
+	 * starts only when it fits the budget at the pace of the longest so
+	 * far (the first always runs, cut short by the budget if need be). */
+	for (unsigned e = 0; e < h->epochs_planned; e++) {
+		uint64_t e0 = now_ns();
 
-	/* each footprint measured once per pass; it keeps its fastest pass (a
-	 * neighbour's burst on the shared caches only ever slows a pass) and
-	 * the spread between passes */
-	for (unsigned pass = 0; pass < passes && !ret && !h->truncated; pass++) {
-		for (size_t i = 0; i < nfp; i++) {
-			struct hierarchy_point pt;
-
-			if (runner_stop) {
-				h->interrupted = true;
-				ret = -EINTR;
-				break;
-			}
-			if ((i || pass) && (now_ns() - t0) / 1e9 > budget) {
-				h->truncated = true;
-				break;
-			}
-			measure_point(&b, fps[i], cal, h->seed, &pt);
-			if (!pass) {
-				h->pts[h->npts++] = pt;
-				continue;
-			}
-			if (i >= h->npts)
-				break;
-			{
-				struct hierarchy_point *q = &h->pts[i];
-				double lo = fmin(q->cycles, pt.cycles), hi = fmax(q->cycles, pt.cycles);
-
-				q->spread = fmax(q->spread, lo > 0 ? hi / lo - 1 : 0);
-				q->cycles_min = fmin(q->cycles_min, pt.cycles_min);
-				q->samples += pt.samples;
-				if (pt.cycles < q->cycles) {
-					q->cycles = pt.cycles;
-					q->ns = pt.ns;
-				}
-			}
+		if (e && (e0 - t0) / 1e9 + longest > budget)
+			break;
+		ret = sweep_epoch(h, fps, nfp, cal, e, want_huge, t0, budget);
+		if (ret < 0 && ret != -EINTR)
+			return ret;
+		if (ret == 1 || (ret == -EINTR && e)) {	/* dropped */
+			ret = ret == 1 ? 0 : ret;
+			break;
 		}
-		h->passes = pass + 1;
+		h->epochs = e + 1;
+		hugetlb |= h->ep[e].hugetlb;
+		longest = fmax(longest, (now_ns() - e0) / 1e9);
+		if (ret == -EINTR || h->truncated)
+			break;
 	}
-	chase_buf_free(&b);
-
-	for (size_t i = 0; i < h->npts; i++) {
-		xb[i] = h->pts[i].bytes;
-		xc[i] = h->pts[i].cycles;
-		xn[i] = h->pts[i].ns;
-	}
-	h->nlevels = hierarchy_find_levels(xb, xc, xn, h->npts, h->levels, HIER_MAX_LEVELS);
-	hierarchy_classify(h);
+	h->interrupted = ret == -EINTR;
+	page_summary(h, want_huge, hugetlb);
+	if (hierarchy_combine(h) < 0)
+		return -ENOMEM;
 	h->elapsed_s = (now_ns() - t0) / 1e9;
 	return ret;
 }
@@ -711,81 +1017,137 @@ static const char *level_name(const struct hierarchy_level *lv, size_t l, char *
 	return buf;
 }
 
+static json_t *size_or_null(size_t v)
+{
+	return v ? json_integer((json_int_t)v) : json_null();
+}
+
+static json_t *level_json(const struct hierarchy *h, size_t l)
+{
+	const struct hierarchy_level *lv = &h->levels[l];
+	int walk_level = lv->memory ? (int)h->ncaches + 1 : (int)l + 1;
+	char name[16];
+	json_t *o = json_pack("{s:s, s:b, s:f, s:f, s:I, s:I, s:i}",
+		"level", level_name(lv, l, name, sizeof(name)), "memory", lv->memory,
+		"cycles", lv->cycles, "ns", isnan(lv->ns) ? 0.0 : lv->ns,
+		"first_bytes", (json_int_t)h->pts[lv->first].bytes,
+		"last_bytes", (json_int_t)h->pts[lv->last].bytes, "epochs_seen", (int)lv->seen);
+
+	if (lv->inner_cycles > 0) {
+		json_object_set_new(o, "inner_step_cycles", json_real(lv->inner_cycles));
+		json_object_set_new(o, "inner_step_ns", json_real(isnan(lv->inner_ns) ? 0 : lv->inner_ns));
+		json_object_set_new(o, "inner_step_from_bytes", json_integer((json_int_t)lv->inner_from));
+		json_object_set_new(o, "inner_step_to_bytes", json_integer((json_int_t)lv->inner_to));
+	}
+	if (hierarchy_level_footprint(h, walk_level))
+		json_object_set_new(o, "walk_bytes",
+				    json_integer((json_int_t)hierarchy_level_footprint(h, walk_level)));
+	if (lv->memory || lv->shelf)
+		return o;
+	json_object_set_new(o, "size_bytes", json_integer((json_int_t)lv->size_bytes));
+	json_object_set_new(o, "size_lo", json_integer((json_int_t)lv->size_lo));
+	json_object_set_new(o, "size_hi", size_or_null(lv->size_hi));
+	json_object_set_new(o, "size_min", size_or_null(lv->size_min));
+	json_object_set_new(o, "size_max", size_or_null(lv->size_max));
+	json_object_set_new(o, "hwloc_size", size_or_null(lv->hwloc_size));
+	json_object_set_new(o, "agrees", json_boolean(lv->agrees));
+	json_object_set_new(o, "effective_share", json_boolean(lv->share));
+	return o;
+}
+
+/* Per epoch: its caches, and the points' medians (cycles). */
+static json_t *epochs_json(const struct hierarchy *h)
+{
+	json_t *a = json_array();
+
+	for (unsigned e = 0; e < h->epochs; e++) {
+		json_t *c = json_array(), *sz = json_array();
+
+		for (size_t i = 0; i < h->npts; i++)
+			json_array_append_new(c, json_real(h->ep_cycles[e][i]));
+		for (size_t l = 0; l < h->ep[e].ncaches; l++)
+			json_array_append_new(sz, json_integer((json_int_t)h->ep[e].size[l]));
+		json_array_append_new(a, json_pack("{s:i, s:b, s:o, s:I, s:o}", "caches", (int)h->ep[e].ncaches,
+			"memory", h->ep[e].memory, "cache_sizes", sz,
+			"huge_bytes", (json_int_t)h->ep[e].huge_bytes, "cycles", c));
+	}
+	return a;
+}
+
+static json_t *tlb_json(const struct hierarchy *h)
+{
+	json_t *c = json_array();
+
+	if (!h->nsmall)
+		return json_null();
+	for (size_t i = 0; i < h->nsmall; i++)
+		json_array_append_new(c, json_real(h->small_cycles[i]));
+	return json_pack("{s:s, s:I, s:o, s:o}",
+		"method", "the same walk on 4 KiB pages (MADV_NOHUGEPAGE) over the first footprints",
+		"compared_to_bytes", (json_int_t)h->pts[h->nsmall - 1].bytes,
+		"reach_bytes", size_or_null(h->tlb_reach), "cycles_4k", c);
+}
+
 json_t *hierarchy_to_json(const struct hierarchy *h)
 {
 	json_t *pts = json_array(), *lev = json_array(), *hw = json_array(), *shelves = json_array();
-	char name[16];
+	json_t *unst = json_array();
 
 	for (size_t i = 0; i < h->npts; i++) {
 		const struct hierarchy_point *p = &h->pts[i];
 
 		json_array_append_new(pts, json_pack("{s:I, s:f, s:f, s:f, s:f, s:i, s:I}",
 			"bytes", (json_int_t)p->bytes, "cycles", p->cycles, "cycles_min", p->cycles_min,
-			"ns", p->ns, "pass_spread", p->spread, "samples", (int)p->samples,
+			"ns", p->ns, "epoch_spread", p->spread, "samples", (int)p->samples,
 			"loads_per_sample", (json_int_t)p->steps));
 	}
-	for (size_t l = 0; l < h->nlevels; l++) {
-		const struct hierarchy_level *lv = &h->levels[l];
-		int walk_level = lv->memory ? (int)h->ncaches + 1 : (int)l + 1;
-		json_t *o = json_pack("{s:s, s:b, s:f, s:f, s:I, s:I}",
-			"level", level_name(lv, l, name, sizeof(name)), "memory", lv->memory,
-			"cycles", lv->cycles, "ns", isnan(lv->ns) ? 0.0 : lv->ns,
-			"first_bytes", (json_int_t)h->pts[lv->first].bytes,
-			"last_bytes", (json_int_t)h->pts[lv->last].bytes);
-
-		if (lv->shelf) {	/* neither a cache nor memory: kept apart */
-			json_array_append_new(shelves, o);
-			continue;
-		}
-		if (lv->inner_cycles > 0) {
-			json_object_set_new(o, "inner_step_cycles", json_real(lv->inner_cycles));
-			json_object_set_new(o, "inner_step_ns", json_real(isnan(lv->inner_ns) ? 0 : lv->inner_ns));
-			json_object_set_new(o, "inner_step_from_bytes", json_integer((json_int_t)lv->inner_from));
-			json_object_set_new(o, "inner_step_to_bytes", json_integer((json_int_t)lv->inner_to));
-		}
-		if (hierarchy_level_footprint(h, walk_level))
-			json_object_set_new(o, "walk_bytes",
-					    json_integer((json_int_t)hierarchy_level_footprint(h, walk_level)));
-		if (!lv->memory) {
-			json_object_set_new(o, "size_bytes", json_integer((json_int_t)lv->size_bytes));
-			json_object_set_new(o, "size_lo", json_integer((json_int_t)lv->size_lo));
-			json_object_set_new(o, "size_hi", lv->size_hi ? json_integer((json_int_t)lv->size_hi)
-								     : json_null());
-			json_object_set_new(o, "hwloc_size", lv->hwloc_size ?
-					    json_integer((json_int_t)lv->hwloc_size) : json_null());
-			json_object_set_new(o, "agrees", json_boolean(lv->agrees));
-		}
-		json_array_append_new(lev, o);
-	}
+	for (size_t l = 0; l < h->nlevels; l++)	/* shelves: neither cache nor memory, kept apart */
+		json_array_append_new(h->levels[l].shelf ? shelves : lev, level_json(h, l));
+	for (size_t u = 0; u < h->nunstable; u++)
+		json_array_append_new(unst, json_pack("{s:f, s:f, s:I, s:I, s:i}", "cycles", h->unstable[u].cycles,
+			"ns", h->unstable[u].ns, "first_bytes", (json_int_t)h->unstable[u].from,
+			"last_bytes", (json_int_t)h->unstable[u].to, "epochs_seen", (int)h->unstable[u].seen));
 	for (size_t l = 0; l < h->hwloc_n; l++)
 		json_array_append_new(hw, json_integer((json_int_t)h->hwloc[l]));
-	return json_pack("{s:s, s:i, s:I, s:f, s:f, s:{s:s, s:b, s:I, s:I}, s:I, s:s, s:i, s:b, s:b, "
-			 "s:b, s:b, s:f, s:o, s:o, s:o, s:o}",
-		"method", "dependent random chase, one pointer per 64-byte line, single cycle",
+	return json_pack("{s:s, s:i, s:I, s:f, s:f, s:{s:s, s:s, s:b, s:I, s:I}, s:I, s:s, s:i, s:i, s:b, "
+			 "s:b, s:b, s:b, s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+		"method", "dependent random chase, one pointer per 64-byte line, single cycle; "
+			  "epochs of fresh buffers, each point the median over them",
 		"cpu", h->cpu_os, "seed", (json_int_t)h->seed,
 		"ticks_per_cycle", h->ticks_per_cycle, "timer_hz", h->timer_hz,
-		"pages", "thp_mode", h->thp_mode, "huge_requested", h->huge_requested,
+		"pages", "source", h->page_source, "thp_mode", h->thp_mode, "huge_requested", h->huge_requested,
 		"huge_bytes", (json_int_t)h->huge_bytes, "page_bytes", (json_int_t)h->page_bytes,
 		"max_footprint", (json_int_t)h->max_footprint, "max_reason", h->max_reason,
-		"passes", (int)h->passes, "interrupted", h->interrupted,
+		"epochs", (int)h->epochs, "epochs_planned", (int)h->epochs_planned, "interrupted", h->interrupted,
 		"reached_memory", h->reached_memory, "truncated", h->truncated,
 		"disagrees_with_hwloc", h->disagrees, "elapsed_s", h->elapsed_s,
-		"points", pts, "levels", lev, "shelves", shelves, "hwloc_caches", hw);
+		"points", pts, "levels", lev, "shelves", shelves, "unstable", unst, "hwloc_caches", hw,
+		"per_epoch", epochs_json(h), "tlb", tlb_json(h));
 }
 
-void hierarchy_print(const struct hierarchy *h, FILE *f)
+static void print_pages(const struct hierarchy *h, FILE *f)
 {
-	char a[32], b[32], c[32], d[32], name[16];
+	char a[32], b[32];
 
 	fmt_size(a, sizeof(a), h->huge_bytes);
 	fmt_size(b, sizeof(b), h->max_footprint);
-	fprintf(f, "memory hierarchy on PU %d: dependent random chase, 64-byte lines, one cycle\n", h->cpu_os);
-	fprintf(f, "pages: %s (THP %s, huge pages %s, %s of the %s buffer huge)\n",
-		h->page_bytes == HUGE_BYTES ? "2 MiB" : "4 KiB", h->thp_mode,
-		h->huge_requested ? "requested" : "not requested", a, b);
-	fprintf(f, "largest footprint %s: %s; %u passes, each footprint keeps its faster one "
-		   "(\"passes\": how far apart they were)\n\n", b, h->max_reason, h->passes);
-	fprintf(f, "%12s %9s %9s %9s %7s\n", "footprint", "cycles", "ns", "min cyc", "passes");
+	if (h->page_bytes == HUGE_BYTES)
+		fprintf(f, "pages: 2 MiB (%s: at least %s of the %s buffer huge in every epoch)\n",
+			h->page_source, a, b);
+	else
+		fprintf(f, "pages: 4 KiB: huge pages not had (%s; %s of the %s buffer huge): TLB reach is "
+			   "inside the staircase\n", h->page_source, a, b);
+	fprintf(f, "largest footprint %s: %s; %u epoch%s of %u (each a fresh buffer and walk order; a "
+		   "point is their median,\n \"epochs\" how far apart they were)\n\n", b, h->max_reason,
+		h->epochs, h->epochs == 1 ? "" : "s", h->epochs_planned);
+}
+
+static void print_points(const struct hierarchy *h, FILE *f)
+{
+	char a[32], sm[16];
+
+	fprintf(f, "%12s %9s %9s %9s %7s %9s\n", "footprint", "cycles", "ns", "min cyc", "epochs",
+		h->nsmall ? "4K pages" : "");
 	for (size_t i = 0; i < h->npts; i++) {
 		const struct hierarchy_point *p = &h->pts[i];
 		const char *mark = "";
@@ -795,42 +1157,92 @@ void hierarchy_print(const struct hierarchy *h, FILE *f)
 				mark = h->levels[l].shelf ? "  <- shelf" :
 				       h->levels[l].memory ? "  <- memory" : "  <- level starts";
 		fmt_size(a, sizeof(a), p->bytes);
-		fprintf(f, "%12s %9.2f %9.2f %9.2f %6.0f%%%s\n", a, p->cycles, p->ns, p->cycles_min,
-			100 * p->spread, mark);
+		snprintf(sm, sizeof(sm), i < h->nsmall ? "%.2f" : "", h->small_cycles[i]);
+		fprintf(f, "%12s %9.2f %9.2f %9.2f %6.0f%% %9s%s\n", a, p->cycles, p->ns, p->cycles_min,
+			100 * p->spread, sm, mark);
 	}
-	fprintf(f, "\n%-7s %-32s %8s %9s %10s  %-10s %s\n", "level", "measured size (bracket)",
-		"cycles", "ns", "walk", "hwloc", "");
+}
+
+/* "1 MiB (0.93-1.1 MiB, 5 of 5)": the value used, its range over the
+ * epochs that show the level, and how many do. */
+static void size_range(const struct hierarchy *h, const struct hierarchy_level *lv, char *buf, size_t len)
+{
+	char a[32], b[32], c[32];
+
+	fmt_size(a, sizeof(a), lv->size_bytes);
+	fmt_size(b, sizeof(b), lv->size_min);
+	fmt_size(c, sizeof(c), lv->size_max);
+	if (lv->size_min)
+		snprintf(buf, len, "%s (%s-%s, %u of %u)", a, b, c, lv->seen, h->epochs);
+	else
+		snprintf(buf, len, "%s (0 of %u)", a, h->epochs);
+}
+
+static void print_levels(const struct hierarchy *h, FILE *f)
+{
+	char a[32], b[32], c[32], d[32], name[16], sz[112], br[80];
+
+	fprintf(f, "\n%-7s %-40s %-22s %7s %7s %10s  %-9s\n", "level", "size (over the epochs)",
+		"bracket", "cycles", "ns", "walk", "hwloc");
 	for (size_t l = 0; l < h->nlevels; l++) {
 		const struct hierarchy_level *lv = &h->levels[l];
 		size_t walk = hierarchy_level_footprint(h, lv->memory ? (int)h->ncaches + 1 : (int)l + 1);
-		char br[112];
 
 		if (walk && !lv->shelf)
 			fmt_size(d, sizeof(d), walk);
 		else
 			snprintf(d, sizeof(d), "-");
 		if (lv->memory || lv->shelf) {
-			fprintf(f, "%-7s %-32s %8.1f %9.1f %10s  %-10s%s\n", level_name(lv, l, name, sizeof(name)),
-				"-", lv->cycles, lv->ns, d, "-",
-				lv->shelf ? " (not a level: see the note)" : "");
+			snprintf(sz, sizeof(sz), lv->memory ? "- (%u of %u)" : "-", lv->seen, h->epochs);
+			fprintf(f, "%-7s %-40s %-22s %7.1f %7.1f %10s  %-9s%s\n", level_name(lv, l, name, sizeof(name)),
+				sz, "-", lv->cycles, lv->ns, d, "-", lv->shelf ? " (not a level: see the note)" : "");
 			continue;
 		}
-		fmt_size(a, sizeof(a), lv->size_bytes);
+		size_range(h, lv, sz, sizeof(sz));
 		fmt_size(b, sizeof(b), lv->size_lo);
 		if (lv->size_hi)
 			fmt_size(c, sizeof(c), lv->size_hi);
 		else
 			snprintf(c, sizeof(c), "?");
-		snprintf(br, sizeof(br), "%s (%s-%s)", a, b, c);
+		snprintf(br, sizeof(br), "%s-%s", b, c);
 		if (lv->hwloc_size)
 			fmt_size(a, sizeof(a), lv->hwloc_size);
 		else
 			snprintf(a, sizeof(a), "none");
-		fprintf(f, "%-7s %-32s %8.1f %9.1f %10s  %-10s %s\n", level_name(lv, l, name, sizeof(name)),
-			br, lv->cycles, lv->ns, d, a, lv->agrees ? "agrees" : "DISAGREES");
+		fprintf(f, "%-7s %-40s %-22s %7.1f %7.1f %10s  %-9s %s\n", level_name(lv, l, name, sizeof(name)),
+			sz, br, lv->cycles, lv->ns, d, a,
+			lv->agrees ? "agrees" : lv->share ? "share" : "DISAGREES");
 	}
 	if (!h->nlevels)
 		fprintf(f, "(no plateau found: the latency never levelled off)\n");
+}
+
+static void print_tlb(const struct hierarchy *h, FILE *f)
+{
+	char a[32], b[32];
+
+	if (h->page_bytes != HUGE_BYTES)
+		return;
+	if (!h->nsmall) {
+		fprintf(f, "TLB: not compared (4 KiB pages could not be had for the comparison walk)\n");
+		return;
+	}
+	fmt_size(b, sizeof(b), h->pts[h->nsmall - 1].bytes);
+	if (h->tlb_reach) {
+		fmt_size(a, sizeof(a), h->tlb_reach);
+		fprintf(f, "TLB: on 4 KiB pages the walk costs more than on 2 MiB pages past %s: TLB reach "
+			   "about %s (not a cache level; compared up to %s)\n", a, a, b);
+	} else {
+		fprintf(f, "TLB: 4 KiB and 2 MiB pages walk alike up to %s: huge pages did not move the "
+			   "staircase here (in a guest the host may map its memory with 4 KiB pages, and TLB "
+			   "reach then stays inside the staircase)\n", b);
+	}
+}
+
+static void print_notes(const struct hierarchy *h, FILE *f)
+{
+	char a[32], b[32], name[16];
+
 	for (size_t l = 0; l < h->nlevels; l++) {
 		const struct hierarchy_level *lv = &h->levels[l];
 
@@ -850,6 +1262,18 @@ void hierarchy_print(const struct hierarchy *h, FILE *f)
 			   "misses, or the tail of the transition into it)\n", level_name(lv, l, name, sizeof(name)),
 			lv->inner_cycles, lv->inner_ns, a, b);
 	}
+	for (size_t u = 0; u < h->nunstable; u++) {
+		fmt_size(a, sizeof(a), h->unstable[u].from);
+		fmt_size(b, sizeof(b), h->unstable[u].to);
+		fprintf(f, "note: a step at %.1f cycles (%s-%s) that hwloc does not declare, seen in %u of %u "
+			   "epochs: not a level\n", h->unstable[u].cycles, a, b, h->unstable[u].seen, h->epochs);
+	}
+}
+
+static void print_warnings(const struct hierarchy *h, FILE *f)
+{
+	char a[32], b[32], c[32], d[32];
+
 	for (size_t l = h->ncaches; l < h->hwloc_n; l++) {
 		fmt_size(a, sizeof(a), h->hwloc[l]);
 		fprintf(f, "warning: hwloc declares an L%zu of %s that the staircase does not show as its "
@@ -861,26 +1285,39 @@ void hierarchy_print(const struct hierarchy *h, FILE *f)
 		if (lv->agrees)
 			continue;
 		fmt_size(a, sizeof(a), lv->size_bytes);
-		if (lv->hwloc_size) {
-			fmt_size(b, sizeof(b), lv->hwloc_size);
-			fmt_size(c, sizeof(c), lv->size_lo);
-			fmt_size(d, sizeof(d), lv->size_hi);
+		fmt_size(b, sizeof(b), lv->hwloc_size);
+		fmt_size(c, sizeof(c), lv->size_lo);
+		fmt_size(d, sizeof(d), lv->size_hi);
+		if (lv->share)
+			fprintf(f, "note: L%zu effective share about %s of %s declared: the cache is shared with "
+				   "other cores (in a guest, other tenants), and this PU gets that much of it now; "
+				   "the patterns use the measured size\n", l + 1, a, b);
+		else if (lv->hwloc_size)
 			fprintf(f, "warning: L%zu measured about %s (latency rises between %s and %s), hwloc "
-				   "declares %s: not what this PU gets here; use the measured size\n",
-				l + 1, a, c, lv->size_hi ? d : "the end", b);
-		} else {
-			fprintf(f, "warning: L%zu measured about %s, hwloc declares no such level\n", l + 1, a);
-		}
+				   "declares %s: use the measured size\n", l + 1, a, c, lv->size_hi ? d : "the end", b);
+		else
+			fprintf(f, "warning: L%zu measured about %s, seen in %u of %u epochs; hwloc declares no "
+				   "such level\n", l + 1, a, lv->seen, h->epochs);
 	}
+}
+
+void hierarchy_print(const struct hierarchy *h, FILE *f)
+{
+	fprintf(f, "memory hierarchy on PU %d: dependent random chase, 64-byte lines, one cycle\n", h->cpu_os);
+	print_pages(h, f);
+	print_points(h, f);
+	print_levels(h, f);
+	print_tlb(h, f);
+	print_notes(h, f);
+	print_warnings(h, f);
 	if (h->interrupted)
-		fprintf(f, "interrupted: %zu footprints measured in %u pass%s\n", h->npts, h->passes,
-			h->passes == 1 ? "" : "es");
+		fprintf(f, "interrupted: %zu footprints measured in %u epoch%s\n", h->npts, h->epochs,
+			h->epochs == 1 ? "" : "s");
 	if (!h->reached_memory)
 		fprintf(f, "warning: the sweep ended before a memory plateau (%s): raise --max-footprint\n",
 			h->truncated ? "time budget reached" : "largest footprint still cached or rising");
-	if (h->page_bytes != HUGE_BYTES)
-		fprintf(f, "note: 4 KiB pages: the largest footprints include page-walk latency\n");
 	fprintf(f, "(%.1f s. A level's capacity lies where its latency rises, in the bracket: from its "
-		   "plateau's last footprint\n to the next plateau's first; the size is where it rises "
-		   "fastest; walk: a footprint inside the level,\n for --footprint.)\n", h->elapsed_s);
+		   "plateau's last footprint\n to the next plateau's first; the size is where the latency "
+		   "crosses the geometric mean of the two\n levels'; walk: a footprint inside the level, for "
+		   "--footprint.)\n", h->elapsed_s);
 }

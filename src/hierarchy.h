@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* hierarchy.h - the measured memory hierarchy: a latency staircase from a
- * dependent random pointer chase over growing footprints, its knees (cache
- * levels) detected, each level set beside what hwloc declares (hwloc's
- * sizes can be fiction in a guest).
+ * dependent random pointer chase over growing footprints, on huge pages
+ * where they can be had, over several epochs (each a fresh buffer and walk
+ * order); its knees (cache levels) detected, each level's size given as a
+ * range over the epochs beside the value used and what hwloc declares
+ * (hwloc's sizes can be fiction in a guest).
  *
- * The pure parts (footprint list, ring linking, knee detection, matching
- * against hwloc, the JSON and text writers) work without measuring, for
- * the tests; hierarchy_measure runs on the calling, pinned and calibrated
- * thread.
+ * The pure parts (footprint list, ring linking, knee detection, combining
+ * epochs, TLB reach, matching against hwloc, the JSON and text writers)
+ * work without measuring, for the tests; hierarchy_measure runs on the
+ * calling, pinned and calibrated thread.
  */
 #ifndef ATOMCOST_HIERARCHY_H
 #define ATOMCOST_HIERARCHY_H
@@ -25,25 +27,26 @@
 #define HIER_MAX_POINTS 160
 #define HIER_MAX_LEVELS 8
 #define HIER_MAX_HWLOC 5	/* cache levels hwloc can declare */
+#define HIER_MAX_EPOCHS 8
 
 struct hierarchy_opts {
 	size_t min_footprint;	/* bytes, 0: 4 KiB */
 	size_t max_footprint;	/* bytes, 0: chosen (hierarchy_default_max) */
 	unsigned steps_per_octave;	/* footprints per doubling, 0: 4 */
-	double time_budget_s;	/* stop growing footprints past this, 0: 20 s */
-	bool no_huge;		/* do not ask for transparent huge pages */
-	unsigned passes;	/* sweeps; each point keeps its fastest, 0: 2 */
-	uint64_t seed;		/* walk order, 0: PATTERN_SEED */
+	double time_budget_s;	/* no epoch starts that would end past this, 0: 20 s */
+	bool no_huge;		/* 4 KiB pages: no hugetlb, no THP */
+	unsigned epochs;	/* sweeps, each on a fresh buffer and walk order, 0: 5 */
+	uint64_t seed;		/* walk order of the first epoch, 0: PATTERN_SEED */
 };
 
 /* One footprint of the staircase. */
 struct hierarchy_point {
 	size_t bytes;		/* footprint walked */
-	double cycles;		/* median over the samples, core cycles per load */
+	double cycles;		/* median over the epochs of each epoch's median, core cycles per load */
 	double cycles_min;	/* fastest sample */
-	double ns;		/* median, ns per load */
-	double spread;		/* medians of the passes: max / min - 1 */
-	unsigned samples;	/* over all passes */
+	double ns;		/* the same in ns per load */
+	double spread;		/* the epochs' medians: max / min - 1 */
+	unsigned samples;	/* over all epochs */
 	uint64_t steps;		/* loads per sample */
 };
 
@@ -64,6 +67,28 @@ struct hierarchy_level {
 	size_t inner_first, inner_last;	/* its points */
 	size_t hwloc_size;	/* what hwloc declares for this cache level, 0: nothing */
 	bool agrees;		/* hwloc's size in [size_lo, size_hi], a step of slack */
+	bool share;		/* the last cache, smaller than declared: the effective share
+				 * this PU gets of a cache shared with other cores (tenants) */
+	unsigned seen;		/* epochs whose own staircase shows this level */
+	size_t size_min, size_max;	/* their size estimates (caches) */
+};
+
+/* What one epoch's staircase alone shows. */
+struct hierarchy_epoch {
+	size_t ncaches;
+	bool memory;		/* reached a memory plateau */
+	size_t size[HIER_MAX_LEVELS];	/* its caches' size estimates */
+	double cycles[HIER_MAX_LEVELS];	/* and latencies */
+	size_t huge_bytes;	/* of its buffer (hugetlb: all of it) */
+	bool hugetlb;		/* its buffer came from the hugetlb pool */
+};
+
+/* A plateau of the combined staircase that hwloc does not declare and that
+ * not every epoch shows: not a level. */
+struct hierarchy_unstable {
+	double cycles, ns;
+	size_t from, to;	/* its footprints */
+	unsigned seen;		/* epochs that show it */
 };
 
 struct hierarchy {
@@ -77,15 +102,29 @@ struct hierarchy {
 	size_t hwloc_n;		/* levels hwloc declares */
 	bool disagrees;		/* some measured level and hwloc's disagree */
 	bool reached_memory;	/* the sweep ended on a memory plateau */
-	bool truncated;		/* the time budget stopped the sweep early */
-	unsigned passes;	/* sweeps done (the last one maybe in part) */
+	bool truncated;		/* the time budget stopped the first sweep early */
+	unsigned epochs;	/* sweeps done (the first one maybe in part) */
+	unsigned epochs_planned;
 	bool interrupted;	/* runner_stop ended the sweep */
 	size_t max_footprint;	/* the largest footprint planned */
 	char max_reason[96];	/* why that one */
 	char thp_mode[16];	/* /sys/kernel/mm/transparent_hugepage/enabled */
-	bool huge_requested;	/* madvise(MADV_HUGEPAGE) accepted */
-	size_t huge_bytes;	/* AnonHugePages of the buffer after touching */
-	size_t page_bytes;	/* page size of most of the buffer */
+	bool huge_requested;	/* MAP_HUGETLB mapped, or madvise(MADV_HUGEPAGE) accepted */
+	char page_source[40];	/* hugetlb, THP, or why 4 KiB pages */
+	size_t huge_bytes;	/* the least huge part of an epoch's buffer (AnonHugePages) */
+	size_t page_bytes;	/* page size of most of the buffer, in every epoch */
+	/* per epoch: the points' medians, and what its staircase alone shows */
+	double ep_cycles[HIER_MAX_EPOCHS][HIER_MAX_POINTS];
+	double ep_ns[HIER_MAX_EPOCHS][HIER_MAX_POINTS];
+	struct hierarchy_epoch ep[HIER_MAX_EPOCHS];
+	struct hierarchy_unstable unstable[HIER_MAX_LEVELS];
+	size_t nunstable;
+	/* TLB reach: the same walk on 4 KiB pages over the first nsmall
+	 * footprints, beside the huge-page one (only when huge pages were had) */
+	double ep_small[HIER_MAX_EPOCHS][HIER_MAX_POINTS];
+	double small_cycles[HIER_MAX_POINTS];	/* median over the epochs */
+	size_t nsmall;
+	size_t tlb_reach;	/* last footprint where 4 KiB pages cost no more, 0: none seen */
 	double ticks_per_cycle, timer_hz;	/* calibration used */
 	int cpu_os;		/* PU measured on, -1: unknown */
 	double elapsed_s;
@@ -114,6 +153,21 @@ void hierarchy_link_ring(char *base, size_t n, uint32_t *order, uint64_t seed);
  * [base, base + n lines) or runs longer than n. */
 size_t hierarchy_ring_length(const char *base, size_t n);
 
+/* Combine the epochs: h->pts[].bytes, h->npts, h->epochs, h->ep_cycles,
+ * h->ep_ns (and h->ep_small over h->nsmall points) and h->hwloc given.
+ * Each point becomes the median over the epochs; the levels are those of
+ * that curve, each with the epochs whose own staircase shows it and their
+ * size range; where the combined curve has more caches than hwloc
+ * declares, a level that not every epoch shows is dropped (into
+ * h->unstable). Sets h->tlb_reach. 0, or -ENOMEM. Pure. */
+int hierarchy_combine(struct hierarchy *h);
+
+/* TLB reach: where the walk on 4 KiB pages (small) starts to cost more
+ * than on huge pages (huge): the last footprint before the first two
+ * points in a row that are over 8% and half a cycle slower. 0 when the
+ * two curves never part. Pure. */
+size_t hierarchy_tlb_reach(const size_t *bytes, const double *huge, const double *small, size_t n);
+
 /* Knee detection: plateaus of a latency curve over ascending footprints.
  * A plateau is a run of points spanning at least 1.6x in footprint, each
  * within 20% of the median of the points before it; a single point above
@@ -124,8 +178,11 @@ size_t hierarchy_ring_length(const char *base, size_t n);
  * sets the level's latency, the other is its inner step. A level's
  * latency is the median of its (sub-)plateau's upper half; its capacity lies where the latency
  * rises, between the plateau's last footprint and the next plateau's
- * first, and is estimated at the start of the steepest rise in there
- * (log latency over log footprint). Fills levels (first, last, size_lo, size_hi,
+ * first: the plateau's last footprint where the latency jumps within one
+ * step (an LRU-like cache on contiguous memory), else the footprint where
+ * the latency crosses the geometric mean of the two levels' (log
+ * interpolation; on random page colours, as a guest's host gives, about
+ * a third of the loads miss there). Fills levels (first, last, size_lo, size_hi,
  * size_bytes, cycles, ns, inner_*; memory and hwloc fields cleared);
  * returns the count. ns may be NULL. Pure. */
 size_t hierarchy_find_levels(const size_t *bytes, const double *cycles, const double *ns,
@@ -134,8 +191,8 @@ size_t hierarchy_find_levels(const size_t *bytes, const double *cycles, const do
 /* Classify h->levels (past the first plateau that costs at least 40 ns
  * and twice the level before, the last plateau is memory and any between
  * are shelves, neither cache nor memory) and set each cache level beside
- * hwloc's
- * (h->hwloc): agrees, disagrees, reached_memory, ncaches. Pure. */
+ * hwloc's (h->hwloc): agrees, share, disagrees, reached_memory, ncaches.
+ * Pure. */
 void hierarchy_classify(struct hierarchy *h);
 
 /* Measure the staircase on the calling thread (pin it, calibrate into cal

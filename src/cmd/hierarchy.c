@@ -30,9 +30,10 @@ static void usage(FILE *f)
 		"                        at most a quarter of MemAvailable\n"
 		"  --min-footprint SIZE  smallest footprint (default 4K)\n"
 		"  --steps N             footprints per doubling, 1-16 (default 4)\n"
-		"  --passes N            sweeps, each footprint keeps its fastest, 1-8 (default 2)\n"
-		"  --time-budget S       stop growing footprints after S seconds (default 20)\n"
-		"  --no-huge             4 KiB pages (default: huge pages where THP allows)\n"
+		"  --epochs N            sweeps, each on a fresh buffer and walk order, 1-8 (default 5);\n"
+		"                        a point is their median, a level's size their range\n"
+		"  --time-budget S       start no epoch that would end past S seconds (default 20)\n"
+		"  --no-huge             4 KiB pages (default: hugetlb pages, else THP where it allows)\n"
 		"  --split-ops N         split ops timed, at most (default 4096)\n"
 		"  --format text|json    output (default text)\n"
 		"exit codes: 0 ok, 1 runtime failure, 2 usage, 4 unsupported here, 130/143 interrupted\n");
@@ -40,14 +41,14 @@ static void usage(FILE *f)
 
 int cmd_hierarchy(int argc, char **argv)
 {
-	enum { O_ONLY = 256, O_CPU, O_MAX, O_MIN, O_STEPS, O_PASSES, O_BUDGET, O_NOHUGE, O_SPLITOPS, O_FORMAT };
+	enum { O_ONLY = 256, O_CPU, O_MAX, O_MIN, O_STEPS, O_EPOCHS, O_BUDGET, O_NOHUGE, O_SPLITOPS, O_FORMAT };
 	static const struct option opts[] = {
 		{ "only", required_argument, NULL, O_ONLY },
 		{ "cpu", required_argument, NULL, O_CPU },
 		{ "max-footprint", required_argument, NULL, O_MAX },
 		{ "min-footprint", required_argument, NULL, O_MIN },
 		{ "steps", required_argument, NULL, O_STEPS },
-		{ "passes", required_argument, NULL, O_PASSES },
+		{ "epochs", required_argument, NULL, O_EPOCHS },
 		{ "time-budget", required_argument, NULL, O_BUDGET },
 		{ "no-huge", no_argument, NULL, O_NOHUGE },
 		{ "split-ops", required_argument, NULL, O_SPLITOPS },
@@ -94,10 +95,10 @@ int cmd_hierarchy(int argc, char **argv)
 				return EXIT_USAGE;
 			ho.steps_per_octave = (unsigned)v;
 			break;
-		case O_PASSES:
-			if (parse_u64("--passes", optarg, 1, 8, &v) < 0)
+		case O_EPOCHS:
+			if (parse_u64("--epochs", optarg, 1, HIER_MAX_EPOCHS, &v) < 0)
 				return EXIT_USAGE;
-			ho.passes = (unsigned)v;
+			ho.epochs = (unsigned)v;
 			break;
 		case O_BUDGET:
 			if (parse_double("--time-budget", optarg, 0.1, 600, &ho.time_budget_s) < 0)

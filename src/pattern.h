@@ -111,7 +111,7 @@ struct pattern_buf {
 	size_t thp_bytes;	/* AnonHugePages of the range after touching */
 	size_t page_bytes;	/* page size of most of the range */
 	double setup_s;		/* allocation, touching and linking */
-	bool dirty;		/* a pointer-word op may have set low bits of the links */
+	bool dirty;		/* a PATTERN+ptr op may have set low bits of the links */
 };
 
 /* Map, bind (node >= 0), touch and link a buffer. t may be NULL when
@@ -123,8 +123,9 @@ void pattern_buf_destroy(struct pattern_buf *b);
  * returns to base, 0 if it leaves the buffer or exceeds nlines steps. */
 size_t pattern_buf_ring_length(const struct pattern_buf *b);
 /* Clear the low 6 bits of every link (one sequential pass), so the walks
- * that follow the pointer word unmasked (the bare chase, the word-1 rows)
- * can run after a pointer-word row set some of them. Clears b->dirty. */
+ * that follow the pointer word unmasked (the bare chase, the PATTERN rows,
+ * op on word 1) can run after a PATTERN+ptr row set some of them. Clears
+ * b->dirty. */
 void pattern_buf_clean(struct pattern_buf *b);
 /* Point ctx at the buffer (cursor and position included). */
 void pattern_ctx_attach(struct probe_ctx *ctx, const struct pattern_buf *b);

@@ -449,9 +449,11 @@ static char *region_base(enum region r)
 static uint64_t size_loop(loop_fn fn, char *p)
 {
 	uint64_t iters = 64;
-	double t0, t;
+	double t;
 
 	for (;;) {
+		double t0;
+
 		reset_buf();
 		t0 = now_ns();
 		fn(p, iters);

@@ -7,19 +7,24 @@
 #include <math.h>
 #include <string.h>
 
+#include "compare.h"
 #include "fingerprint.h"
 
-/* The comparisons the atomicity paragraph makes, in reading order. */
+/* The comparisons the atomicity paragraph makes, in reading order. The
+ * walks put the op on another word of the visited line; the followed-word
+ * form (dep+ptr) shows what a byte RMW on the word the next load reads
+ * does to store forwarding, locked or not. */
 static const struct {
 	const char *what, *pattern;
 	enum probe_mode mode;
 } cmp_rows[] = {
 	{ "hot line, independent ops", "hit", MODE_THROUGHPUT },
 	{ "hot line, dependency chain", "hit", MODE_LATENCY },
-	{ "dependent walk in L1", "dep", MODE_LATENCY },
-	{ "L2 miss, dependent", "l2", MODE_LATENCY },
-	{ "LLC miss, dependent", "llc", MODE_LATENCY },
-	{ "DRAM miss, dependent", "miss", MODE_LATENCY },
+	{ "L1 walk, op on another word", "dep", MODE_LATENCY },
+	{ "L1 walk, op on the followed word", "dep+ptr", MODE_LATENCY },
+	{ "L2 walk, op on another word", "l2", MODE_LATENCY },
+	{ "LLC walk, op on another word", "llc", MODE_LATENCY },
+	{ "DRAM walk, op on another word", "miss", MODE_LATENCY },
 };
 
 /* The twin pairs tried for the paragraph, first measured one wins. */
@@ -80,42 +85,170 @@ static double med_cycles(const struct report *rep, const struct result *r)
 	return r && r->nsamples ? result_cycles(rep, r->s.median) : NAN;
 }
 
-/* The floor the card's verdicts use: the report's between-pass floor when
- * it recorded one in meta.noise_floor, never below the documented minimum. */
-static double card_floor(const struct report *rep)
+/* The mnemonic of an instruction string, without a lock prefix and
+ * without what follows the first operand list ("lock orb $imm8,mem" ->
+ * "orb"); *ops gets the operands up to a " (" or ";" note. */
+static void mnemonic(const char *insn, char *m, size_t mlen, char *ops, size_t olen)
 {
-	double f = json_number_value(json_object_get(rep->meta, "noise_floor"));
+	const char *s = strncmp(insn, "lock ", 5) ? insn : insn + 5;
+	size_t k = strcspn(s, " ");
+	size_t o = s[k] ? strcspn(s + k + 1, ";(") : 0;
 
-	return f > NOISE_FLOOR_MIN ? f : NOISE_FLOOR_MIN;
+	snprintf(m, mlen, "%.*s", (int)k, s);
+	snprintf(ops, olen, "%.*s", (int)o, s[k] ? s + k + 1 : "");
+	while (strlen(ops) && ops[strlen(ops) - 1] == ' ')
+		ops[strlen(ops) - 1] = '\0';
+}
+
+static const char *width_of(const char *mn)
+{
+	size_t n = strlen(mn);
+
+	if (n > 3 && !strcmp(mn + n - 3, "16b"))
+		return "16 bytes";
+	switch (n ? mn[n - 1] : 0) {
+	case 'b':
+		return "byte";
+	case 'w':
+		return "word";
+	case 'l':
+		return "dword";
+	case 'q':
+		return "qword";
+	}
+	return NULL;
+}
+
+/* The atomic op without its lock prefix: a probe measured in the report
+ * whose instruction is the atomic's with the prefix dropped (set_bit's
+ * `lock orb $imm8,mem` -> __or_byte's `orb $imm8,mem`). Found from the
+ * instructions, not from a list of names. */
+static const char *unlocked_twin(const struct report *rep, const struct result *atomic)
+{
+	char m[32], ops[64], m2[32], ops2[64];
+
+	if (strncmp(atomic->insn, "lock ", 5))
+		return NULL;
+	mnemonic(atomic->insn, m, sizeof(m), ops, sizeof(ops));
+	for (size_t i = 0; i < rep->n; i++) {
+		const struct result *r = &rep->r[i];
+
+		if (!strncmp(r->insn, "lock ", 5) || r->mode != MODE_LATENCY || strcmp(r->pattern, "hit"))
+			continue;
+		mnemonic(r->insn, m2, sizeof(m2), ops2, sizeof(ops2));
+		if (!strcmp(m, m2) && !strcmp(ops, ops2))
+			return r->name;
+	}
+	return NULL;
+}
+
+static void describe_pair(const struct result *a, const struct result *b, struct card *c)
+{
+	char ma[32], oa[64], mb[32], ob[64];
+	const char *wa, *wb;
+
+	mnemonic(a->insn, ma, sizeof(ma), oa, sizeof(oa));
+	mnemonic(b->insn, mb, sizeof(mb), ob, sizeof(ob));
+	wa = width_of(ma);
+	wb = width_of(mb);
+	if (!strcmp(ma, mb))
+		snprintf(c->differs, sizeof(c->differs), "%s",
+			 strncmp(a->insn, "lock ", 5) ? "not in a lock prefix" : "the lock prefix only");
+	else if (wa && wb && strcmp(wa, wb))
+		snprintf(c->differs, sizeof(c->differs),
+			 "the lock prefix, the instruction (%s against %s) and the width (%s against %s)", ma, mb,
+			 wa, wb);
+	else
+		snprintf(c->differs, sizeof(c->differs), "the lock prefix and the instruction (%s against %s)",
+			 ma, mb);
+}
+
+static void judge_part(const struct report *rep, const char *a, const char *b, const char *pattern,
+		       enum probe_mode m, struct card_part *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->j.v = VERDICT_NONE;
+	if (!a || !b)
+		return;
+	p->a_cyc = report_median_cycles(rep, a, m, pattern);
+	p->b_cyc = report_median_cycles(rep, b, m, pattern);
+	if (!isfinite(p->a_cyc) || !isfinite(p->b_cyc))
+		return;
+	p->a = a;
+	p->b = b;
+	report_judge(rep, a, b, m, pattern, &p->j);
 }
 
 static void build_cmp(const struct report *rep, struct card *c)
 {
-	c->pair_atomic = c->pair_plain = NULL;
-	for (size_t p = 0; p < sizeof(pairs) / sizeof(pairs[0]) && !c->pair_atomic; p++)
-		if (find(rep, pairs[p][0], MODE_LATENCY, "hit") && find(rep, pairs[p][1], MODE_LATENCY, "hit")) {
+	const struct result *a = NULL, *n = NULL;
+
+	for (size_t p = 0; p < sizeof(pairs) / sizeof(pairs[0]) && !c->pair_atomic; p++) {
+		a = find(rep, pairs[p][0], MODE_LATENCY, "hit");
+		n = find(rep, pairs[p][1], MODE_LATENCY, "hit");
+		if (a && n) {
 			c->pair_atomic = pairs[p][0];
 			c->pair_plain = pairs[p][1];
 		}
-	c->ncmp = 0;
+	}
 	if (!c->pair_atomic)
 		return;
+	describe_pair(a, n, c);
+	c->lock_plain = unlocked_twin(rep, a);
+	if (c->lock_plain && !strcmp(c->lock_plain, c->pair_plain))
+		c->lock_plain = NULL;	/* the pair is the lock prefix alone */
 	for (size_t i = 0; i < sizeof(cmp_rows) / sizeof(cmp_rows[0]); i++) {
-		struct card_cmp *k = &c->cmp[c->ncmp++];
-		const struct result *a = find(rep, c->pair_atomic, cmp_rows[i].mode, cmp_rows[i].pattern);
-		const struct result *n = find(rep, c->pair_plain, cmp_rows[i].mode, cmp_rows[i].pattern);
+		struct card_cmp *k = &c->cmp[c->ncmp];
 
 		k->what = cmp_rows[i].what;
 		k->pattern = cmp_rows[i].pattern;
 		k->mode = cmp_rows[i].mode;
-		k->atomic = med_cycles(rep, a);
-		k->plain = med_cycles(rep, n);
-		k->ok = isfinite(k->atomic) && isfinite(k->plain);
-		/* the table's rule: a pair that one process cannot pin down
-		 * (pattern rows, CI not reached) carries a larger floor */
-		k->floor = a && a->has_ratio && a->verdict_floor > c->floor ? a->verdict_floor : c->floor;
-		k->v = k->ok ? stats_verdict(k->atomic, k->plain, k->floor) : VERDICT_NONE;
+		judge_part(rep, c->pair_atomic, c->pair_plain, k->pattern, k->mode, &k->pair);
+		if (!k->pair.a && strchr(k->pattern, '+'))
+			continue;	/* a named variant this report lacks: no line */
+		judge_part(rep, c->pair_atomic, c->lock_plain, k->pattern, k->mode, &k->lock);
+		judge_part(rep, c->lock_plain, c->pair_plain, k->pattern, k->mode, &k->insn);
+		c->ncmp++;
+		if (k->pair.a && (k->pair.j.v == VERDICT_UNRESOLVED || k->pair.j.v == VERDICT_NONE))
+			c->unresolved++;
 	}
+}
+
+/* How disturbed the epochs were: the largest share of one epoch's samples
+ * that saw a context switch or a migration, and how far the calibration
+ * moved between epochs (meta.epochs, written by the session). */
+static void build_noise(const struct report *rep, struct card *c)
+{
+	const json_t *eps = json_object_get(rep->meta, "epochs"), *e;
+	double lo = INFINITY, hi = 0;
+	size_t i;
+
+	for (int ep = 0; ep <= compare_max_epoch(rep); ep++) {
+		double dist = 0, all = 0;
+
+		for (size_t k = 0; k < rep->n; k++)
+			if (result_epoch(&rep->r[k]) == ep && rep->r[k].disturbed > 0) {
+				dist += (double)rep->r[k].disturbed;
+				all += (double)rep->r[k].nsamples;
+			} else if (result_epoch(&rep->r[k]) == ep) {
+				all += (double)rep->r[k].nsamples;
+			}
+		if (all > 0 && dist / all > c->disturbed)
+			c->disturbed = dist / all;
+		if (all > 0 && dist / all > CARD_DISTURBED)
+			c->disturbed_epochs++;
+		if (ep > 0 && all > 0 && (unsigned)ep > c->epochs)
+			c->epochs = (unsigned)ep;
+	}
+	json_array_foreach(eps, i, e) {
+		double t = json_number_value(json_object_get(e, "ticks_per_cycle"));
+
+		if (t > 0) {
+			lo = fmin(lo, t);
+			hi = fmax(hi, t);
+		}
+	}
+	c->cal_moved = hi > 0 ? hi / lo - 1 : 0;
 }
 
 static const char *placement_of(const struct result *r)
@@ -201,8 +334,8 @@ int card_build(const struct report *rep, struct card *c)
 	memset(c, 0, sizeof(*c));
 	if (!rep || !rep->n)
 		return -EINVAL;
-	c->floor = card_floor(rep);
 	build_cmp(rep, c);
+	build_noise(rep, c);
 	build_share(rep, c);
 	build_menu(rep, c);
 	return 0;
@@ -269,39 +402,103 @@ static const char *mode_word(enum probe_mode m)
 	return m == MODE_LATENCY ? "latency" : "throughput";
 }
 
-static void write_atomicity(const struct card *c, FILE *f)
+const char *card_part_word(const struct card_part *p, char *buf, size_t len)
 {
+	const struct judgment *j = &p->j;
+
+	if (!p->a)
+		snprintf(buf, len, "not measured");
+	else if (j->v == VERDICT_SLOWER || j->v == VERDICT_FASTER)
+		snprintf(buf, len, "%s %.2fx", stats_verdict_name(j->v), j->ratio);
+	else if (j->v == VERDICT_SAME)
+		snprintf(buf, len, "same");
+	else if (j->v == VERDICT_NONE)
+		snprintf(buf, len, "no verdict");
+	else
+		snprintf(buf, len, "unresolved");
+	return buf;
+}
+
+const char *card_diff_cell(const struct card_part *p, char *buf, size_t len)
+{
+	if (!p->a)
+		snprintf(buf, len, "-");
+	else if (isfinite(p->j.diff_lo))
+		snprintf(buf, len, "%+.1f [%+.1f,%+.1f]", p->j.diff, p->j.diff_lo, p->j.diff_hi);
+	else
+		snprintf(buf, len, "%+.1f", p->j.diff);
+	return buf;
+}
+
+const char *card_part_cell(const struct card_part *p, char *buf, size_t len)
+{
+	char w[32];
+
+	if (!p->a)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%+.1f %s", p->j.diff, card_part_word(p, w, sizeof(w)));
+	return buf;
+}
+
+static void write_atomicity(const struct report *rep, const struct card *c, FILE *f)
+{
+	const struct result *a, *n;
+
 	if (!c->pair_atomic) {
 		fprintf(f, "atomicity not measured (no atomic/non-atomic twin pair in this report)\n");
 		return;
 	}
-	fprintf(f, "atomicity %s against %s, cycles per op (a verdict only beyond the row's noise floor):\n",
-		c->pair_atomic, c->pair_plain);
+	a = find(rep, c->pair_atomic, MODE_LATENCY, "hit");
+	n = find(rep, c->pair_plain, MODE_LATENCY, "hit");
+	fprintf(f, "atomicity %s (%s) against %s (%s): they differ in %s\n", c->pair_atomic, a->insn,
+		c->pair_plain, n->insn, c->differs);
+	if (c->lock_plain)
+		fprintf(f, "          split: lock = %s against %s (the same op unlocked); insn = %s against %s\n",
+			c->pair_atomic, c->lock_plain, c->lock_plain, c->pair_plain);
+	fprintf(f, "          cycles per op, medians of %u epoch%s; slower/faster beyond %.0f%% or %.2f cycles, "
+		   "same only by equivalence\n", c->epochs, c->epochs == 1 ? "" : "s", JUDGE_MARGIN_REL * 100,
+		JUDGE_MARGIN_ABS);
+	fprintf(f, "  %-33s %9s %9s  %-22s %-14s %-20s %s\n", "where", "atomic", "plain", "difference [95% CI]",
+		"verdict", c->lock_plain ? "lock's part" : "", c->lock_plain ? "insn's part" : "");
 	for (unsigned i = 0; i < c->ncmp; i++) {
 		const struct card_cmp *k = &c->cmp[i];
+		char d[48], v[32], l[32], s[32];
 
-		if (!k->ok) {
-			fprintf(f, "  %-28s not measured\n", k->what);
+		if (!k->pair.a) {
+			fprintf(f, "  %-33s not measured\n", k->what);
 			continue;
 		}
-		fprintf(f, "  %-28s %7.2f vs %7.2f %-10s ", k->what, k->atomic, k->plain, mode_word(k->mode));
-		switch (k->v) {
-		case VERDICT_SLOWER:
-			fprintf(f, "the lock costs %.1fx (+%.1f cycles)", k->atomic / k->plain,
-				k->atomic - k->plain);
-			break;
-		case VERDICT_FASTER:
-			fprintf(f, "the atomic form is faster (%.2fx)", k->atomic / k->plain);
-			break;
-		case VERDICT_SAME:
-			fprintf(f, "same: the cost of atomicity vanishes here");
-			break;
-		case VERDICT_NONE:
-			fprintf(f, "no verdict");
-			break;
-		}
-		fprintf(f, " [floor %.0f%%]\n", k->floor * 100);
+		fprintf(f, "  %-33s %9.2f %9.2f  %-22s %-14s %-20s %s\n", k->what, k->pair.a_cyc, k->pair.b_cyc,
+			card_diff_cell(&k->pair, d, sizeof(d)), card_part_word(&k->pair, v, sizeof(v)),
+			c->lock_plain ? card_part_cell(&k->lock, l, sizeof(l)) : "",
+			c->lock_plain ? card_part_cell(&k->insn, s, sizeof(s)) : "");
 	}
+}
+
+/* Whether the run was quiet enough, and what it left unresolved. */
+static void write_noise(const struct card *c, FILE *f)
+{
+	bool disturbed = c->disturbed_epochs || c->cal_moved > CARD_CAL_MOVED;
+
+	fprintf(f, "noise     %u epoch%s, each with fresh buffers, pinning and calibration; ", c->epochs,
+		c->epochs == 1 ? "" : "s");
+	if (disturbed)
+		fprintf(f, "DISTURBED: %u epoch%s over %.0f%% samples with a context switch (worst %.0f%%), "
+			   "calibration moved %.1f%%\n", c->disturbed_epochs, c->disturbed_epochs == 1 ? "" : "s",
+			CARD_DISTURBED * 100, c->disturbed * 100, c->cal_moved * 100);
+	else
+		fprintf(f, "quiet (calibration within %.1f%%, at most %.1f%% samples disturbed in an epoch)\n",
+			c->cal_moved * 100, c->disturbed * 100);
+	if (!c->unresolved)
+		return;
+	fprintf(f, "          unresolved:");
+	for (unsigned i = 0, k = 0; i < c->ncmp; i++)
+		if (c->cmp[i].pair.a && (c->cmp[i].pair.j.v == VERDICT_UNRESOLVED || c->cmp[i].pair.j.v == VERDICT_NONE))
+			fprintf(f, "%s %s", k++ ? "," : "", c->cmp[i].what);
+	fprintf(f, " (%s)\n", c->epochs < 2 ? "one epoch cannot be judged: --epochs 5" :
+		disturbed ? "a quieter machine or more epochs would settle them" :
+		"the difference sits near the margin or the epochs spread too far");
 }
 
 /* The split lock (splitlock section): what a locked op across two cache
@@ -348,9 +545,9 @@ static void write_share(const struct card *c, FILE *f)
 		fprintf(f, "  %-10s %8s / %8s / %8s", s->placement, v[0], v[1], v[2]);
 		if (s->not_overlapped)
 			fprintf(f, "   (some cases' threads did not overlap: not contention, left out)");
-		if (s->no_share > 0 && s->true_share > 0 &&
-		    stats_verdict(s->true_share, s->no_share, c->floor) == VERDICT_SLOWER)
-			fprintf(f, "   sharing the line costs %.1fx", s->true_share / s->no_share);
+		/* one measurement per case, no epochs: a ratio, not a verdict */
+		if (s->no_share > 0 && s->true_share > 0)
+			fprintf(f, "   true/no sharing %.1fx (one process: not judged)", s->true_share / s->no_share);
 		fputc('\n', f);
 	}
 }
@@ -379,7 +576,8 @@ int card_write_text(const struct report *rep, FILE *f)
 		return err;
 	fprintf(f, "== atomcost machine card%s ==\n", rep->partial ? " (PARTIAL run)" : "");
 	write_machine(rep, f);
-	write_atomicity(&c, f);
+	write_atomicity(rep, &c, f);
+	write_noise(&c, f);
 	write_share(&c, f);
 	write_splitlock(rep, f);
 	write_menu(&c, f);
@@ -394,6 +592,18 @@ static json_t *num_or_null(double v)
 	return isfinite(v) && v > 0 ? json_real(v) : json_null();
 }
 
+static json_t *part_json(const struct card_part *p)
+{
+	if (!p->a)
+		return json_null();
+	return json_pack("{s:s, s:s, s:o, s:o, s:s, s:i, s:o, s:o, s:o}", "a", p->a, "b", p->b, "a_cycles",
+			 num_or_null(p->a_cyc), "b_cycles", num_or_null(p->b_cyc), "verdict",
+			 stats_verdict_name(p->j.v), "epochs", (json_int_t)p->j.n, "diff_cycles",
+			 isfinite(p->j.diff) ? json_real(p->j.diff) : json_null(), "diff_lo",
+			 isfinite(p->j.diff_lo) ? json_real(p->j.diff_lo) : json_null(), "diff_hi",
+			 isfinite(p->j.diff_hi) ? json_real(p->j.diff_hi) : json_null());
+}
+
 json_t *card_to_json(const struct report *rep)
 {
 	struct card c;
@@ -403,10 +613,12 @@ json_t *card_to_json(const struct report *rep)
 		return json_null();
 	cmp = json_array();
 	for (unsigned i = 0; i < c.ncmp; i++)
-		json_array_append_new(cmp, json_pack("{s:s, s:s, s:s, s:o, s:o, s:s}", "what", c.cmp[i].what,
-			"pattern", c.cmp[i].pattern, "mode", mode_word(c.cmp[i].mode),
-			"atomic_cycles", num_or_null(c.cmp[i].atomic), "plain_cycles", num_or_null(c.cmp[i].plain),
-			"verdict", stats_verdict_name(c.cmp[i].v)));
+		json_array_append_new(cmp, json_pack("{s:s, s:s, s:s, s:o, s:o, s:s, s:o, s:o, s:o}", "what",
+			c.cmp[i].what, "pattern", c.cmp[i].pattern, "mode", mode_word(c.cmp[i].mode),
+			"atomic_cycles", num_or_null(c.cmp[i].pair.a_cyc), "plain_cycles",
+			num_or_null(c.cmp[i].pair.b_cyc), "verdict", stats_verdict_name(c.cmp[i].pair.j.v),
+			"pair", part_json(&c.cmp[i].pair), "lock", part_json(&c.cmp[i].lock),
+			"insn", part_json(&c.cmp[i].insn)));
 	share = json_array();
 	for (unsigned i = 0; i < c.nshare; i++)
 		json_array_append_new(share, json_pack("{s:s, s:o, s:o, s:o}", "placement", c.share[i].placement,
@@ -423,8 +635,10 @@ json_t *card_to_json(const struct report *rep)
 				"analog", c.need[n].opt[k].analog));
 		json_array_append_new(menu_j, json_pack("{s:s, s:o}", "need", c.need[n].need, "options", opts));
 	}
-	o = json_pack("{s:s?, s:s?, s:f, s:o, s:s?, s:o, s:o}", "atomic", c.pair_atomic, "plain", c.pair_plain,
-		      "noise_floor", c.floor, "atomicity", cmp, "sharing_probe", c.share_probe,
-		      "sharing", share, "menu", menu_j);
+	o = json_pack("{s:s?, s:s?, s:s?, s:s, s:i, s:f, s:i, s:f, s:o, s:s?, s:o, s:o}", "atomic",
+		      c.pair_atomic, "plain", c.pair_plain, "unlocked", c.lock_plain, "differs", c.differs,
+		      "epochs", (json_int_t)c.epochs, "disturbed", c.disturbed, "disturbed_epochs",
+		      (json_int_t)c.disturbed_epochs, "calibration_moved", c.cal_moved, "atomicity", cmp,
+		      "sharing_probe", c.share_probe, "sharing", share, "menu", menu_j);
 	return o;
 }

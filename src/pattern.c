@@ -955,7 +955,7 @@ int pattern_run(struct topo *t, const struct run_opts *o, const struct probe *co
 					fprintf(stderr, "\r\033[Kpattern %s: preparing %s of lines", s.pat->name, sz);
 					fflush(stderr);
 				}
-				ret = pattern_buf_create(&buf, pl.fp[i], pl.sizes.line, PATTERN_SEED, t,
+				ret = pattern_buf_create(&buf, pl.fp[i], pl.sizes.line, PATTERN_SEED + o->epoch, t,
 							 o->mem_node);
 				if (ret < 0)
 					break;

@@ -99,23 +99,18 @@ int result_epoch(const struct result *r)
 	return json_is_integer(p) ? (int)json_integer_value(p) : 0;
 }
 
-/* Ratio of medians, with an interval from the two medians' CIs:
- * [lo_a / hi_b, hi_a / lo_b], printed for reference only. The verdict does
- * not come from it: samples within one run are serially correlated and
- * their intervals understate the noise between runs (the unlocked op came
- * out "slower" than the locked one at 1.06). A ratio is slower or faster
- * only beyond the floor (stats_verdict): the spread of the row's ratio
- * between --epochs passes, never less than NOISE_FLOOR_MIN. Without
- * passes, NOISE_FLOOR_MIN for a hot-line pair whose two rows reached their
- * CI target, NOISE_FLOOR_PROCESS for the others, which move that much
- * between processes. Every pass of a row gets the verdict of the median of
- * its pass ratios; an analog on either side gets none. */
+/* Ratio of medians within one epoch, with an interval from the two
+ * medians' CIs: [lo_a / hi_b, hi_a / lo_b], printed for reference only.
+ * The verdict comes from the epochs (stats_judge): samples within one
+ * epoch are serially correlated and share its buffers, pages and
+ * calibration, and their intervals understate the noise between epochs.
+ * An analog on either side gets no verdict. */
 static bool same_row(const struct result *x, const struct result *y)
 {
 	return x->mode == y->mode && !strcmp(x->name, y->name) && !strcmp(x->pattern, y->pattern);
 }
 
-/* r's twin in the same mode, pattern and pass, or NULL. */
+/* r's twin in the same mode, pattern and epoch, or NULL. */
 static const struct result *twin_of(const struct report *rep, const struct result *r)
 {
 	for (size_t j = 0; j < rep->n; j++) {
@@ -128,32 +123,70 @@ static const struct result *twin_of(const struct report *rep, const struct resul
 	return NULL;
 }
 
-static void twin_verdict(struct report *rep, struct result *r)
+size_t report_judge(const struct report *rep, const char *a, const char *b, enum probe_mode m,
+		    const char *pattern, struct judgment *j)
 {
-	const struct result *t = twin_of(rep, r);
-	bool settled = r->ci_reached && t && t->ci_reached;
-	double v[1000], lo = INFINITY, hi = -INFINITY, m;
+	double x[JUDGE_MAX_EPOCHS], y[JUDGE_MAX_EPOCHS];
 	size_t n = 0;
 
-	for (size_t j = 0; j < rep->n && n < 1000; j++) {
-		const struct result *c = &rep->r[j];
+	for (size_t i = 0; i < rep->n && n < JUDGE_MAX_EPOCHS; i++) {
+		const struct result *r = &rep->r[i];
 
-		if (c->has_ratio && same_row(c, r)) {
-			v[n++] = c->ratio;
-			lo = fmin(lo, c->ratio);
-			hi = fmax(hi, c->ratio);
+		if (r->mode != m || strcmp(r->name, a) || strcmp(r->pattern, pattern) || !r->nsamples)
+			continue;
+		for (size_t k = 0; k < rep->n; k++) {
+			const struct result *t = &rep->r[k];
+
+			if (t->mode == m && !strcmp(t->name, b) && !strcmp(t->pattern, pattern) && t->nsamples &&
+			    result_epoch(t) == result_epoch(r)) {
+				x[n] = result_cycles(rep, r->s.median);
+				y[n++] = result_cycles(rep, t->s.median);
+				break;
+			}
 		}
 	}
-	if (!n)
-		return;
-	m = stats_median(v, n);
-	if (n >= 2 && m > 0)
-		r->verdict_floor = fmax(NOISE_FLOOR_MIN, (hi - lo) / m);
-	else if (settled && !strcmp(r->pattern, "hit"))
-		r->verdict_floor = NOISE_FLOOR_MIN;
-	else
-		r->verdict_floor = NOISE_FLOOR_PROCESS;
-	r->verdict = stats_verdict(m, 1.0, r->verdict_floor);
+	stats_judge(x, y, n, j);
+	return n;
+}
+
+double report_median_cycles(const struct report *rep, const char *name, enum probe_mode m,
+			    const char *pattern)
+{
+	double v[JUDGE_MAX_EPOCHS];
+	size_t n = 0;
+
+	for (size_t i = 0; i < rep->n && n < JUDGE_MAX_EPOCHS; i++) {
+		const struct result *r = &rep->r[i];
+
+		if (r->mode == m && !strcmp(r->name, name) && !strcmp(r->pattern, pattern) && r->nsamples)
+			v[n++] = result_cycles(rep, r->s.median);
+	}
+	return n ? stats_median(v, n) : NAN;
+}
+
+/* Judge the row of rep->r[i] (its first result) against its twin over the
+ * epochs, and give every result of the row the judgment and the spread of
+ * its own epoch medians. */
+static void judge_row(struct report *rep, size_t i)
+{
+	const struct result *r0 = &rep->r[i], *t = twin_of(rep, r0);
+	double own[JUDGE_MAX_EPOCHS];
+	struct judgment j;
+	size_t k = 0;
+
+	for (size_t e = i; e < rep->n && k < JUDGE_MAX_EPOCHS; e++)
+		if (same_row(&rep->r[e], r0) && rep->r[e].nsamples)
+			own[k++] = rep->r[e].s.median;
+	if (r0->has_ratio)
+		report_judge(rep, r0->name, r0->twin, r0->mode, r0->pattern, &j);
+	if (r0->has_ratio && (r0->analog || (t && t->analog)))
+		j.v = VERDICT_NONE;
+	for (size_t e = i; e < rep->n; e++)
+		if (same_row(&rep->r[e], r0)) {
+			rep->r[e].epoch_spread = stats_rel_sd(own, k);
+			if (r0->has_ratio)
+				rep->r[e].judge = j;
+		}
 }
 
 void report_pair_twins(struct report *rep)
@@ -163,8 +196,9 @@ void report_pair_twins(struct report *rep)
 		const struct result *t;
 
 		r->has_ratio = false;
-		r->verdict = VERDICT_NONE;
-		r->verdict_floor = 0;
+		memset(&r->judge, 0, sizeof(r->judge));
+		r->judge.v = VERDICT_NONE;
+		r->epoch_spread = NAN;
 		if (!r->twin[0] || !r->nsamples)
 			continue;
 		t = twin_of(rep, r);
@@ -174,12 +208,33 @@ void report_pair_twins(struct report *rep)
 		r->ratio = r->s.median / t->s.median;
 		r->ratio_lo = r->s.ci_lo / t->s.ci_hi;
 		r->ratio_hi = r->s.ci_hi / t->s.ci_lo;
-		/* VERDICT_SAME marks "may get one" until every ratio is known */
-		r->verdict = r->analog || t->analog ? VERDICT_NONE : VERDICT_SAME;
 	}
-	for (size_t i = 0; i < rep->n; i++)
-		if (rep->r[i].has_ratio && rep->r[i].verdict != VERDICT_NONE)
-			twin_verdict(rep, &rep->r[i]);
+	for (size_t i = 0; i < rep->n; i++) {
+		bool first = true;
+
+		for (size_t j = 0; j < i && first; j++)
+			first = !same_row(&rep->r[i], &rep->r[j]);
+		if (first)
+			judge_row(rep, i);
+	}
+}
+
+void result_judgment_text(const struct result *r, char *buf, size_t len)
+{
+	const struct judgment *j = &r->judge;
+
+	if (!r->has_ratio)
+		snprintf(buf, len, "%s", "");
+	else if (j->v == VERDICT_NONE)
+		snprintf(buf, len, "analog");
+	else if (j->v == VERDICT_SLOWER || j->v == VERDICT_FASTER)
+		snprintf(buf, len, "%s %+.1f cyc", stats_verdict_name(j->v), j->diff);
+	else if (j->v == VERDICT_SAME)
+		snprintf(buf, len, "same (%.0f%%)", j->margin * 100);
+	else if (j->n < 2)
+		snprintf(buf, len, "unresolved (1 epoch)");
+	else
+		snprintf(buf, len, "unresolved (%zu ep, %.1f%%)", j->n, j->spread * 100);
 }
 
 /* ---- names of modes and atomicity classes (probe.h declares them; the

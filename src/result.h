@@ -84,13 +84,17 @@ struct result {
 	bool ci_reached;	/* stopped because the CI target was met */
 	bool migrated;		/* the thread was found off its PU */
 	bool analog;		/* the probe is a user-space stand-in (probe.analog): no verdicts */
-	/* vs twin (same mode and pattern); has_ratio false when absent */
+	/* vs twin (same mode, pattern and epoch); has_ratio false when absent.
+	 * ratio_lo/hi come from this epoch's sample intervals: shown, never
+	 * judged on (samples of one epoch understate the noise between epochs) */
 	bool has_ratio;
 	double ratio, ratio_lo, ratio_hi;
-	/* the noise rule on the ratio (report_pair_twins, stats_verdict):
+	/* the row against its twin over every epoch (report_pair_twins,
+	 * stats_judge; diffs in core cycles), the same in each epoch's result:
 	 * VERDICT_NONE without a ratio or when either side is an analog */
-	enum verdict verdict;
-	double verdict_floor;	/* relative floor used: measured between passes, or the minimum */
+	struct judgment judge;
+	/* relative sd of the row's own medians between epochs; NAN under 2 */
+	double epoch_spread;
 	json_t *extra;		/* per-result details added by extensions (owned) */
 	/* events counted around each sample (pmu.c); nevents 0: none recorded */
 	struct result_event events[RESULT_MAX_EVENTS];
@@ -130,10 +134,21 @@ void result_rescale(struct result *r, double k);
 /* Epoch of a result (extra.epoch, 1-based; "pass" in older reports); 0 when none. */
 int result_epoch(const struct result *r);
 /* Fill ratio fields of every result whose twin ran in the same mode, pattern
- * and pass. */
+ * and epoch, and judge each row against its twin over the epochs. */
 void report_pair_twins(struct report *rep);
+/* The judgment of a row in a few words: "slower +11.0 cyc", "same (5%)",
+ * "unresolved (5 epochs, spread 3.1%)", "analog", "" without a twin. */
+void result_judgment_text(const struct result *r, char *buf, size_t len);
 const struct result *report_find(const struct report *rep, const char *name,
 				 enum probe_mode mode, const char *pattern);
+/* Judge probe a against probe b in one mode and pattern over the epochs
+ * both ran in (paired by extra.epoch, core cycles; stats_judge). Returns
+ * the number of paired epochs. */
+size_t report_judge(const struct report *rep, const char *a, const char *b, enum probe_mode m,
+		    const char *pattern, struct judgment *j);
+/* Median over the epochs of a row's medians, core cycles; NAN if absent. */
+double report_median_cycles(const struct report *rep, const char *name, enum probe_mode m,
+			    const char *pattern);
 
 /* Conversions using the report's calibration. */
 static inline double result_cycles(const struct report *rep, double ticks)

@@ -49,7 +49,7 @@ void runner_default_opts(struct run_opts *o)
 	o->target_ci = 0.002;
 	o->sample_us = 10;
 	o->mem_node = -1;
-	o->epochs = 1;
+	o->epochs = 0;	/* unset: the session's default */
 }
 
 /* The fenced timer around one call (the call through the pointer is

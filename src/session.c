@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 
 #include "c2c.h"
 #include "common.h"
@@ -73,26 +74,88 @@ static int run_probes(struct topo *t, const struct run_opts *o, const struct pro
 	return ret;
 }
 
-/* --epochs K: the whole set K times, one pass after the other, so the
- * passes interleave in time and a slow drift or a noisy neighbour lands in
- * the between-pass spread that `compare` and the verdicts use. Each pass
- * calibrates afresh; each result carries extra.pass (1..K) and the report
- * keeps pass 1's calibration (later passes' samples are rescaled onto its
- * clock), the others go to meta.experiment.passes. */
+/* Fresh state for an epoch: a ballast of heap and mapped memory, touched
+ * and held while the epoch runs, so its buffers land on other addresses and
+ * physical pages than the epoch before (freed pages are handed out again
+ * last-in first-out). The walks are reseeded from o->epoch (pattern.c);
+ * each epoch pins and calibrates afresh (runner_prepare). Code placement
+ * does not move: the timed kernels are fixed in the executable. */
+struct ballast {
+	void *heap, *map;
+	size_t map_len;
+};
+
+static void ballast_take(struct ballast *b, unsigned epoch)
+{
+	size_t heap = (size_t)(epoch % 7) * 20480 + 4096, len = (size_t)(epoch % 5 + 1) << 21;
+
+	b->heap = malloc(heap);
+	if (b->heap)
+		memset(b->heap, 1, heap);
+	b->map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	b->map_len = b->map == MAP_FAILED ? 0 : len;
+	if (b->map_len)
+		memset(b->map, 1, len);
+}
+
+static void ballast_drop(struct ballast *b)
+{
+	free(b->heap);
+	if (b->map_len)
+		munmap(b->map, b->map_len);
+}
+
+/* One epoch of the probes of list into rep: fresh state, pinned and
+ * calibrated afresh, every result tagged extra.epoch and extra.step (tag,
+ * NULL: none); the epoch's calibration and time go to epochs (an array). */
+static int run_epoch(struct topo *t, struct run_opts *o, const struct probe *const *list, size_t n,
+		     unsigned epoch, const char *tag, struct report *rep, json_t *epochs)
+{
+	struct report seg;
+	struct ballast b;
+	size_t first = rep->n;
+	int ret, err;
+
+	ballast_take(&b, epoch);
+	report_init(&seg);
+	o->epoch = epoch;
+	ret = run_probes(t, o, list, n, &seg);
+	json_array_append_new(epochs, json_pack("{s:i, s:s?, s:f, s:f, s:f, s:b}", "epoch", epoch, "step", tag,
+						"ticks_per_cycle", seg.cal.ticks_per_cycle, "timer_hz",
+						seg.cal.timer_hz, "wall_s", seg.wall_s, "partial", seg.partial));
+	err = session_merge(rep, &seg, tag ? "step" : NULL, tag ? json_string(tag) : NULL);
+	for (size_t i = first; i < rep->n && !err; i++) {
+		if (!rep->r[i].extra)
+			rep->r[i].extra = json_object();
+		err = json_object_set_new(rep->r[i].extra, "epoch", json_integer(epoch)) ? -ENOMEM : 0;
+	}
+	report_free(&seg);
+	ballast_drop(&b);
+	return ret ? ret : err;
+}
+
+static void set_meta_epochs(struct report *rep, json_t *epochs)
+{
+	if (!rep->meta)
+		rep->meta = json_object();
+	json_object_set_new(rep->meta, "epochs", epochs);
+}
+
+/* --epochs K: the whole set K times, one epoch after the other, so a slow
+ * drift or a noisy neighbour lands in the spread between epochs that the
+ * verdicts and compare use. The report keeps epoch 1's calibration (later
+ * epochs' samples are rescaled onto its clock); every epoch's goes to
+ * meta.epochs. */
 int session_epochs(struct topo *t, struct run_opts *o, const struct probe *const *list,
 		   size_t n, struct report *rep)
 {
-	json_t *passes;
+	json_t *epochs = json_array();
+	unsigned k = o->epochs ? o->epochs : SESSION_EPOCHS;
 	uint64_t t0 = now_ns();
 	double limit = o->time_limit_s;
 	int ret = 0;
 
-	if (o->epochs <= 1)
-		return run_probes(t, o, list, n, rep);
-	passes = json_array();
-	for (unsigned p = 1; p <= o->epochs && ret == 0; p++) {
-		struct report tmp;
-
+	for (unsigned e = 1; e <= k && ret == 0; e++) {
 		if (limit > 0) {
 			o->time_limit_s = limit - (now_ns() - t0) / 1e9;
 			if (o->time_limit_s <= 0) {
@@ -101,30 +164,17 @@ int session_epochs(struct topo *t, struct run_opts *o, const struct probe *const
 				break;
 			}
 		}
-		report_init(&tmp);
-		ret = run_probes(t, o, list, n, &tmp);
-		json_array_append_new(passes, json_pack("{s:i, s:f, s:f, s:f, s:b}", "epoch", p,
-							"ticks_per_cycle", tmp.cal.ticks_per_cycle,
-							"timer_hz", tmp.cal.timer_hz, "wall_s", tmp.wall_s,
-							"partial", tmp.partial));
-		if (tmp.partial) {
-			char why[sizeof(tmp.partial_reason)];
+		ret = run_epoch(t, o, list, n, e, NULL, rep, epochs);
+		if (rep->partial && !strstr(rep->partial_reason, "epoch")) {
+			size_t l = strlen(rep->partial_reason);
 
-			snprintf(why, sizeof(why), "%.40s (pass %u of %u)", tmp.partial_reason, p, o->epochs);
-			memcpy(tmp.partial_reason, why, sizeof(why));
+			snprintf(rep->partial_reason + l, sizeof(rep->partial_reason) - l, " (epoch %u of %u)", e, k);
 		}
-		{
-			int err = session_merge(rep, &tmp, "epoch", json_integer(p));
-
-			if (err && !ret)
-				ret = err;
-		}
-		report_free(&tmp);
 	}
 	o->time_limit_s = limit;
 	rep->wall_s = (now_ns() - t0) / 1e9;
 	report_pair_twins(rep);
-	json_object_set_new(json_object_get(rep->meta, "experiment"), "passes", passes);
+	set_meta_epochs(rep, epochs);
 	return ret;
 }
 
@@ -133,8 +183,14 @@ int session_epochs(struct topo *t, struct run_opts *o, const struct probe *const
 /* Seconds each step is planned to take here (the progress line's "left"),
  * and the per-row time of the sampled steps. */
 #define HIER_BUDGET_S 8.0
-#define PATTERN_ROW_S 0.05
-#define LOCK_ROW_S 0.1
+#define PATTERN_ROW_S 0.03
+#define LOCK_ROW_S 0.05
+/* Epochs of the twins and locks: CHAR_EPOCHS (or --epochs) for every row,
+ * then more for the probes of rows still unresolved, up to CHAR_EPOCHS_MAX,
+ * while the run is under CHAR_EPOCHS_BUDGET_S. */
+#define CHAR_EPOCHS 5
+#define CHAR_EPOCHS_MAX 10
+#define CHAR_EPOCHS_BUDGET_S 75.0
 #define SPLIT_OPS 4096
 #define C2C_SECONDS 0.1
 #define SHARE_SECONDS 0.1
@@ -155,6 +211,7 @@ struct cz {
 	struct pattern_sizes sizes;	/* from the measured hierarchy */
 	bool have_sizes;
 	json_t *steps;			/* meta.characterization.steps */
+	json_t *epochs;			/* meta.epochs */
 	uint64_t t0;
 };
 
@@ -174,21 +231,6 @@ static double time_left(const struct cz *c)
 		return 0;
 	left = c->o->time_limit_s - (now_ns() - c->t0) / 1e9;
 	return left > 0.01 ? left : 0.01;
-}
-
-/* Run a runner segment into its own report and merge it (one clock). */
-static int run_segment(struct cz *c, struct run_opts *o, const struct probe *const *list, size_t n,
-		       const char *tag)
-{
-	struct report seg;
-	int ret, err;
-
-	report_init(&seg);
-	o->time_limit_s = time_left(c);
-	ret = n ? run_probes(c->t, o, list, n, &seg) : 0;
-	err = session_merge(c->rep, &seg, "step", json_string(tag));
-	report_free(&seg);
-	return ret ? ret : err;
 }
 
 static int step_hierarchy(struct cz *c)
@@ -223,49 +265,93 @@ static int step_hierarchy(struct cz *c)
 	return ret;
 }
 
-static size_t select_patterns(const struct cz *c, const struct probe **out, bool with)
+/* A probe of the default set some of whose twin rows are still
+ * unresolved (or the twin of one), with the base names of the patterns
+ * those rows ran under ("dep" for "dep+ptr") added to pats. */
+static bool unresolved(const struct report *rep, const struct probe *p, char *pats, size_t len)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < rep->n; i++) {
+		const struct result *r = &rep->r[i];
+		char base[32];
+
+		if (r->judge.v != VERDICT_UNRESOLVED || (strcmp(r->name, p->name) && strcmp(r->twin, p->name)))
+			continue;
+		any = true;
+		snprintf(base, sizeof(base), "%.*s", (int)strcspn(r->pattern, "+"), r->pattern);
+		if (!strstr(pats, base) && strlen(pats) + strlen(base) + 2 < len)
+			snprintf(pats + strlen(pats), len - strlen(pats), "%s%s", *pats ? "," : "", base);
+	}
+	return any;
+}
+
+/* The probes of one epoch: all of them (with or without pattern kernels)
+ * in the first epochs, then those with rows unresolved, under the patterns
+ * where they were. */
+static size_t epoch_probes(const struct cz *c, bool patterns, bool all, const struct probe **out,
+			   char *pats, size_t len)
 {
 	size_t k = 0;
 
 	for (size_t i = 0; i < c->n; i++)
-		if (!!c->list[i]->patterns == with)
+		if (!!c->list[i]->patterns == patterns && (all || unresolved(c->rep, c->list[i], pats, len)))
 			out[k++] = c->list[i];
 	return k;
 }
 
-/* The default probes that have pattern kernels, under every pattern of the
- * characterization (sized from the measured hierarchy when it was found),
- * or the others (locks, per-CPU ops) on hot lines. */
-static int step_probes(struct cz *c, bool patterns)
+static int epoch_segment(struct cz *c, unsigned e, bool patterns, bool all, const struct probe **sub)
 {
-	const struct probe **sub = calloc(c->n + 1, sizeof(*sub));
 	struct run_opts o = *c->o;
-	size_t k;
+	char pats[64] = "";
+	size_t k = epoch_probes(c, patterns, all, sub, pats, sizeof(pats));
 	int ret = 0;
 
-	if (!sub)
-		return -ENOMEM;
-	k = select_patterns(c, sub, patterns);
-	o.patterns = patterns ? CHAR_PATTERNS : NULL;
+	if (!k)
+		return 0;
+	o.patterns = patterns ? (all ? CHAR_PATTERNS : pats) : NULL;
 	o.max_seconds = patterns ? PATTERN_ROW_S : LOCK_ROW_S;
+	o.time_limit_s = time_left(c);
 	if (patterns && c->have_sizes)
 		o.sizes = &c->sizes;
 	if (patterns)
 		ret = pattern_check(c->t, &o);
 	if (!ret)
-		ret = run_segment(c, &o, sub, k, patterns ? "patterns" : "locks");
-	free(sub);
+		ret = run_epoch(c->t, &o, sub, k, e, patterns ? "patterns" : "locks", c->rep, c->epochs);
 	return ret;
 }
 
-static int step_patterns(struct cz *c)
+/* The twins under every pattern and the locks and per-CPU ops on hot
+ * lines, over epochs (session_epochs), judged after each: the first ones
+ * run everything, later ones only what is still unresolved. */
+static int step_epochs(struct cz *c)
 {
-	return step_probes(c, true);
-}
+	const struct probe **sub = calloc(c->n + 1, sizeof(*sub));
+	unsigned min = c->o->epochs ? c->o->epochs : CHAR_EPOCHS;
+	int ret = 0;
 
-static int step_locks(struct cz *c)
-{
-	return step_probes(c, false);
+	if (!sub)
+		return -ENOMEM;
+	for (unsigned e = 1; e <= (min > CHAR_EPOCHS_MAX ? min : CHAR_EPOCHS_MAX) && !ret; e++) {
+		bool all = e <= min;
+
+		if (!all && (now_ns() - c->t0) / 1e9 > CHAR_EPOCHS_BUDGET_S)
+			break;
+		if (c->o->progress)
+			fprintf(stderr, "\r\033[Katomcost: epoch %u%s (%.0f s so far)", e,
+				all ? "" : ", the unresolved rows", (now_ns() - c->t0) / 1e9);
+		ret = epoch_segment(c, e, true, all, sub);
+		if (!ret)
+			ret = epoch_segment(c, e, false, all, sub);
+		report_pair_twins(c->rep);
+		if (!all && !epoch_probes(c, true, false, sub, (char[64]){ 0 }, 64) &&
+		    !epoch_probes(c, false, false, sub, (char[64]){ 0 }, 64))
+			break;
+	}
+	if (c->o->progress)
+		fputc('\n', stderr);
+	free(sub);
+	return ret;
 }
 
 static int step_splitlock(struct cz *c)
@@ -347,8 +433,7 @@ static const struct {
 	int (*fn)(struct cz *c);
 } steps[] = {
 	{ "memory hierarchy", HIER_BUDGET_S + 2, step_hierarchy },
-	{ "twins under hit, dep, l2, llc, miss", 30, step_patterns },
-	{ "locks and per-CPU ops", 8, step_locks },
+	{ "twins under hit, dep, l2, llc, miss, locks and per-CPU ops, over epochs", 60, step_epochs },
 	{ "split lock", 1, step_splitlock },
 	{ "topology: c2c and sharing per pair class", 5, step_topology },
 };
@@ -374,6 +459,7 @@ int session_characterize(struct topo *t, struct run_opts *o, const struct probe 
 
 	c.cpu = o->cpu_os >= 0 ? o->cpu_os : topo_allowed_os(t, 0);
 	c.steps = json_array();
+	c.epochs = json_array();
 	for (size_t i = 0; i < NSTEPS && ret != -EINTR; i++) {
 		uint64_t s0 = now_ns();
 		const char *status = "done";
@@ -403,6 +489,7 @@ int session_characterize(struct topo *t, struct run_opts *o, const struct probe 
 				      c.have_sizes ? "measured hierarchy" : "hwloc (measured levels incomplete)",
 				      "complete", !rep->partial && !ret));
 	free(c.h);
+	set_meta_epochs(rep, c.epochs);
 	rep->wall_s = (now_ns() - c.t0) / 1e9;
 	report_pair_twins(rep);
 	return ret;

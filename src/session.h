@@ -22,9 +22,11 @@
  * value recorded on each result (NULL: none). 0 or -ENOMEM. */
 int session_merge(struct report *rep, struct report *seg, const char *tag_key, json_t *tag_value);
 
-/* --epochs K (K >= 2): the whole set K times, each pass calibrated afresh,
- * results tagged extra.pass and rescaled onto pass 1's clock; K <= 1: one
- * runner_run. */
+/* Epochs when --epochs is not given: enough for a t interval (df 2). */
+#define SESSION_EPOCHS 3
+/* --epochs K (0: SESSION_EPOCHS): the whole set K times, each epoch with
+ * fresh buffers, pinned and calibrated afresh, results tagged extra.epoch
+ * and rescaled onto epoch 1's clock, each epoch's clock in meta.epochs. */
 int session_epochs(struct topo *t, struct run_opts *o, const struct probe *const *list,
 		   size_t n, struct report *rep);
 

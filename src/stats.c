@@ -294,7 +294,10 @@ enum verdict stats_judge(const double *a, const double *b, size_t n, struct judg
 	mean /= (double)k;
 	bm = stats_median(bs, k);
 	j->margin = fmax(JUDGE_MARGIN_REL, JUDGE_MARGIN_ABS / bm);
-	j->ratio = exp(mean);
+	/* the point shown is the median epoch's ratio, so one wild epoch does
+	 * not move it away from the medians printed beside it; the interval
+	 * and the tests use the mean, which that epoch widens */
+	j->ratio = exp(stats_median(l, k));
 	j->diff = bm * (j->ratio - 1);
 	if (k < 2)
 		return j->v;

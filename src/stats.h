@@ -74,7 +74,7 @@ const char *stats_verdict_name(enum verdict v);
 struct judgment {
 	enum verdict v;
 	size_t n;			/* epochs */
-	double ratio, lo, hi;		/* a/b: geometric mean over epochs, 95% interval */
+	double ratio, lo, hi;		/* a/b: the median epoch's, and the 95% interval */
 	double diff, diff_lo, diff_hi;	/* a - b in the units given, at b's median */
 	double spread;			/* sd of the epochs' log ratios (relative spread) */
 	double margin;			/* relative margin used */

@@ -167,9 +167,9 @@ int main(void)
 	CHECK(r && r->kind == CN_HOT && fabs(r->floor - COMPARE_NOISE_FLOOR) < 1e-9, "hot-line floor");
 	r = row(&c, "hot line, dependency chain: set_bit");
 	CHECK(r && !r->cells[1].marked && fabs(r->cells[1].change - 0.10) < 1e-6, "+10%% within the floor: not marked");
-	r = row(&c, "L2 miss, dependent: set_bit");
+	r = row(&c, "L2 walk, op on another word: set_bit");
 	CHECK(r && r->kind == CN_WIDE && r->cells[2].marked, "L2 chase twice as dear: marked beyond the wide floor");
-	r = row(&c, "L2 miss, dependent: __set_bit");
+	r = row(&c, "L2 walk, op on another word: __set_bit");
 	CHECK(r && !r->cells[1].marked && !r->cells[2].marked, "unchanged L2 twin: not marked");
 	r = row(&c, "DRAM latency");
 	CHECK(r && r->cells[2].present && !r->cells[2].marked, "DRAM +20%% within the wide floor: not marked");

@@ -550,11 +550,13 @@ static const struct result *find(const struct report *rep, const char *name, int
 	return NULL;
 }
 
-/* The noise rule on twin ratios: within-run intervals that exclude 1 are
- * not a verdict; the floor is the minimum without passes, the spread of
- * the ratio between passes with them; an analog gets none. */
+/* Twin verdicts come from the epochs (stats_judge): one epoch is never
+ * judged, whatever its sample intervals say; with five, a change beyond the
+ * margin is found, an equal pair is called same only when tight enough to
+ * show it, and an analog gets none. */
 static void test_twin_verdicts(void)
 {
+	static const double z[] = { 1, -1, 0.5, -0.5, 0 };
 	struct report rep;
 	const struct result *r;
 
@@ -563,77 +565,61 @@ static void test_twin_verdicts(void)
 	rep.cal.ticks_per_cycle = 0.5;
 	rep.cal.cycle_source = "synthetic calibration";
 	rep.cal.timer = "synthetic timer";
-	add_const(&rep, "a", "b", 10.2, 0, false);	/* 1.02: intervals disjoint, inside 3% */
+	add_const(&rep, "a", "b", 12.0, 0, false);	/* 1.2, intervals disjoint: one epoch */
 	add_const(&rep, "b", "a", 10.0, 0, false);
-	add_const(&rep, "c", "d", 10.6, 0, false);	/* 1.06 */
-	add_const(&rep, "d", "c", 10.0, 0, false);
-	add_const(&rep, "e", "f", 30.0, 0, true);	/* 3x, but e is an analog */
-	add_const(&rep, "f", "e", 10.0, 0, false);
-	/* the LLC case: the unlocked op 1.06 against the locked one, one
-	 * process: pattern rows move more than that between processes */
-	add_const(&rep, "m", "n", 10.6, 0, false);
-	add_const(&rep, "n", "m", 10.0, 0, false);
-	snprintf(rep.r[rep.n - 2].pattern, sizeof(rep.r[0].pattern), "llc");
-	snprintf(rep.r[rep.n - 1].pattern, sizeof(rep.r[0].pattern), "llc");
-	/* a hot-line pair whose twin missed its CI target */
-	add_const(&rep, "p", "q", 11.0, 0, false);
-	add_const(&rep, "q", "p", 10.0, 0, false);
-	rep.r[rep.n - 1].ci_reached = false;
 	report_pair_twins(&rep);
-	r = find(&rep, "m", 0);
-	CHECK(r && r->verdict == VERDICT_SAME && r->verdict_floor == NOISE_FLOOR_PROCESS,
-	      "1.06 at LLC in one process: same under the %.0f%% process floor", NOISE_FLOOR_PROCESS * 100);
-	r = find(&rep, "p", 0);
-	CHECK(r && r->verdict == VERDICT_SAME && r->verdict_floor == NOISE_FLOOR_PROCESS,
-	      "1.10 against a twin that missed its CI target: same");
 	r = find(&rep, "a", 0);
-	CHECK(r && r->has_ratio && r->ratio_lo > 1 && r->verdict == VERDICT_SAME && r->verdict_floor == NOISE_FLOOR_MIN,
-	      "1.02 with a disjoint interval is the same under the 3%% minimum");
-	r = find(&rep, "c", 0);
-	CHECK(r && r->verdict == VERDICT_SLOWER, "1.06: slower");
-	r = find(&rep, "d", 0);
-	CHECK(r && r->verdict == VERDICT_FASTER, "1/1.06: faster");
-	r = find(&rep, "e", 0);
-	CHECK(r && r->has_ratio && r->verdict == VERDICT_NONE, "analog: a ratio, no verdict");
-	r = find(&rep, "f", 0);
-	CHECK(r && r->verdict == VERDICT_NONE, "against an analog: no verdict");
-	{
-		size_t len;
-		char *txt = render(&rep, report_write_text, &len);
-		json_t *j = report_to_json(&rep), *o = json_array_get(json_object_get(j, "results"), 4);
-
-		CHECK(j != NULL, "report_to_json");
-		CHECK(txt && strstr(txt, "analog") && strstr(txt, "3%, the documented minimum, for hot-line pairs"),
-		      "text names the analog and the floor");
-		CHECK(json_is_null(json_object_get(json_object_get(o, "ratio_to_twin"), "verdict")),
-		      "JSON: verdict null for the analog");
-		free(txt);
-		json_decref(j);
-	}
+	CHECK(r && r->has_ratio && r->ratio_lo > 1 && r->judge.v == VERDICT_UNRESOLVED,
+	      "one epoch: unresolved, whatever its sample intervals say");
 	report_free(&rep);
 
-	/* passes: ratios 1.00, 1.08, 1.04 (spread 7.7%) -> same at 1.04;
-	 * ratios 1.10, 1.11, 1.12 (spread 1.8%, raised to 3%) -> slower */
 	report_init(&rep);
 	rep.cal.timer_hz = 2e9;
 	rep.cal.ticks_per_cycle = 0.5;
 	rep.cal.cycle_source = "synthetic calibration";
 	rep.cal.timer = "synthetic timer";
-	for (int p = 1; p <= 3; p++) {
-		add_const(&rep, "g", "h", 10.0 * (p == 1 ? 1.0 : p == 2 ? 1.08 : 1.04), p, false);
-		add_const(&rep, "h", "g", 10.0, p, false);
-		add_const(&rep, "k", "l", 10.0 * (1.09 + 0.01 * p), p, false);
-		add_const(&rep, "l", "k", 10.0, p, false);
+	for (int e = 1; e <= 5; e++) {
+		double w = z[e - 1];
+
+		add_const(&rep, "c", "d", 11.0 * (1 + 0.005 * w), e, false);	/* x1.10 */
+		add_const(&rep, "d", "c", 10.0, e, false);
+		add_const(&rep, "g", "h", 10.1 * (1 + 0.004 * w), e, false);	/* x1.01, tight */
+		add_const(&rep, "h", "g", 10.0, e, false);
+		add_const(&rep, "m", "n", 10.0 * (1 + 0.08 * w), e, false);	/* x1.00, 8% apart */
+		add_const(&rep, "n", "m", 10.0, e, false);
+		add_const(&rep, "x", "y", 30.0, e, true);			/* 3x, an analog */
+		add_const(&rep, "y", "x", 10.0, e, false);
 	}
 	report_pair_twins(&rep);
-	r = find(&rep, "g", 2);
-	CHECK(r && r->verdict == VERDICT_SAME && fabs(r->verdict_floor - 0.08 / 1.04) < 1e-9,
-	      "1.04 within a 7.7%% pass spread: same (floor %.4f)", r ? r->verdict_floor : 0);
-	CHECK(find(&rep, "g", 1)->verdict == VERDICT_SAME && find(&rep, "g", 3)->verdict == VERDICT_SAME,
-	      "every pass carries the row's verdict");
-	r = find(&rep, "k", 1);
-	CHECK(r && r->verdict == VERDICT_SLOWER && r->verdict_floor == NOISE_FLOOR_MIN,
-	      "1.11 over tight passes: slower at the 3%% minimum");
+	r = find(&rep, "c", 3);
+	CHECK(r && r->judge.v == VERDICT_SLOWER && r->judge.n == 5 && fabs(r->judge.diff - 2.0) < 0.1,
+	      "x1.10 over 5 epochs: slower by 2 cycles (%s %g)", r ? stats_verdict_name(r->judge.v) : "-",
+	      r ? r->judge.diff : 0);
+	CHECK(find(&rep, "d", 1)->judge.v == VERDICT_FASTER, "its twin: faster");
+	CHECK(find(&rep, "c", 1)->judge.v == VERDICT_SLOWER && find(&rep, "c", 5)->judge.v == VERDICT_SLOWER,
+	      "every epoch carries the row's verdict");
+	r = find(&rep, "g", 1);
+	CHECK(r && r->judge.v == VERDICT_SAME, "x1.01 tight: same, by equivalence");
+	r = find(&rep, "m", 1);
+	CHECK(r && r->judge.v == VERDICT_UNRESOLVED && r->epoch_spread > 0.03,
+	      "x1.00 but 8%% apart: unresolved, not same (%s)", r ? stats_verdict_name(r->judge.v) : "-");
+	r = find(&rep, "x", 1);
+	CHECK(r && r->has_ratio && r->judge.v == VERDICT_NONE, "analog: a ratio, no verdict");
+	CHECK(find(&rep, "y", 1)->judge.v == VERDICT_NONE, "against an analog: no verdict");
+	{
+		size_t len;
+		char *txt = render(&rep, report_write_text, &len);
+		json_t *j = report_to_json(&rep), *o = json_array_get(json_object_get(j, "results"), 6);
+
+		CHECK(j != NULL, "report_to_json");
+		CHECK(txt && strstr(txt, "analog") && strstr(txt, "same only") == NULL &&
+			      strstr(txt, "equivalence") && strstr(txt, "slower +2.0 cyc"),
+		      "text names the rule, the analog and the difference");
+		CHECK(json_is_null(json_object_get(json_object_get(o, "ratio_to_twin"), "verdict")),
+		      "JSON: verdict null for the analog");
+		free(txt);
+		json_decref(j);
+	}
 	report_free(&rep);
 }
 

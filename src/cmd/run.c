@@ -78,7 +78,9 @@ static const struct run_option {
 	{ "outside-work", required_argument, O_OUTWORK, "N", DEF_NONE,
 	  "lock probes: N work units between one unlock and the next lock" },
 	{ "epochs", required_argument, O_EPOCHS, "K", DEF_NONE,
-	  "K interleaved passes (their spread is the noise floor of verdicts)" },
+	  "K epochs, each with fresh buffers, pinning and calibration; verdicts\n"
+	  "come from the spread between them (default 3; the characterization: 5,\n"
+	  "more for rows still unresolved)" },
 	{ "events", required_argument, O_EVENTS, "LIST", DEF_NONE,
 	  "-e: count events around each sample: cycles, instructions,\n"
 	  "cache-misses, L1-dcache-load-misses, LLC-load-misses, ... or libpfm4\n"
@@ -266,7 +268,7 @@ static json_t *experiment_json(const struct run_opts *o, const struct selection 
 	return json_pack("{s:o, s:o, s:s, s:i, s:f, s:f, s:f, s:i}", "probes", probes, "modes", modes,
 			 "patterns", o->patterns ? o->patterns : "default", "cpu", o->cpu_os,
 			 "max_seconds", o->max_seconds, "target_ci", o->target_ci,
-			 "time_limit_s", o->time_limit_s, "epochs", o->epochs ? o->epochs : 1);
+			 "time_limit_s", o->time_limit_s, "epochs", o->epochs);
 }
 
 /* What the options set, from an experiment file's [run] keys and the
@@ -544,7 +546,7 @@ int cmd_run(int argc, char **argv)
 	/* no probe names, families, experiment file or engine options: the
 	 * default characterization of this machine (session.c) */
 	characterize = !named && !rc.nfam && !exp && !rc.o.patterns && !rc.o.placement && !rc.o.sharing &&
-		       rc.o.threads < 2 && rc.o.epochs <= 1;
+		       rc.o.threads < 2;
 	select_defaults(&rc, named, characterize);
 
 	code = prepare_run(&rc, &evset, &t, &file_w);

@@ -34,10 +34,10 @@ static void csv_num(FILE *f, double v)
 
 int report_write_csv(const struct report *rep, FILE *f)
 {
-	fputs("probe,twin,family,atomicity,insn,pattern,mode,pass,cpu_os,"
+	fputs("probe,twin,family,atomicity,insn,pattern,mode,epoch,cpu_os,"
 	      "cycles_min,cycles_p10,cycles_median,cycles_p90,cycles_ci_lo,cycles_ci_hi,"
 	      "ns_median,ticks_median,samples,outliers,ratio,ratio_lo,ratio_hi,ci_reached,migrated,"
-	      "extra,verdict,verdict_floor\n", f);
+	      "extra,verdict,epochs,spread\n", f);
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct result *r = &rep->r[i];
 		char *extra = r->extra ? json_dumps(r->extra, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
@@ -68,9 +68,10 @@ int report_write_csv(const struct report *rep, FILE *f)
 		csv_num(f, r->has_ratio ? r->ratio_hi : NAN);
 		fprintf(f, ",%d,%d,", r->ci_reached, r->migrated);
 		csv_str(f, extra ? extra : "");
-		/* the twin verdict and its floor (empty: no ratio, or an analog) */
-		fprintf(f, ",%s", r->has_ratio && r->verdict != VERDICT_NONE ? stats_verdict_name(r->verdict) : "");
-		csv_num(f, r->has_ratio && r->verdict != VERDICT_NONE ? r->verdict_floor : NAN);
+		/* the judgment over the epochs (empty: no ratio, or an analog) */
+		fprintf(f, ",%s", r->has_ratio && r->judge.v != VERDICT_NONE ? stats_verdict_name(r->judge.v) : "");
+		fprintf(f, ",%zu", r->has_ratio ? r->judge.n : 0);
+		csv_num(f, r->has_ratio && r->judge.v != VERDICT_NONE ? r->judge.spread : NAN);
 		fputc('\n', f);
 		free(extra);
 	}

@@ -605,34 +605,38 @@ static void card_atomicity(const struct card *c, FILE *f)
 	report_html_escape(f, c->pair_atomic);
 	fputs(" against ", f);
 	report_html_escape(f, c->pair_plain);
-	fprintf(f, "</h3>\n<table class=\"res card\"><tr><th>where</th><th>mode</th><th>atomic</th><th>non-atomic</th>"
-		   "<th>cycles per op; verdict beyond a %.0f%% noise floor</th></tr>\n", c->floor * 100);
+	fputs("</h3>\n<p class=\"note\">They differ in ", f);
+	report_html_escape(f, c->differs);
+	if (c->lock_plain) {
+		fputs(". The lock's part: ", f);
+		report_html_escape(f, c->pair_atomic);
+		fputs(" against ", f);
+		report_html_escape(f, c->lock_plain);
+		fputs(" (the same op unlocked); the instruction's part: ", f);
+		report_html_escape(f, c->lock_plain);
+		fputs(" against ", f);
+		report_html_escape(f, c->pair_plain);
+	}
+	fprintf(f, ". Cycles per op, medians of %u epochs; slower or faster only beyond %.0f%% or %.2f cycles, "
+		   "same only by an equivalence test, else unresolved.</p>\n<table class=\"res card\"><tr><th>where"
+		   "</th><th>mode</th><th>atomic</th><th>non-atomic</th><th>difference [95%% CI]</th><th>verdict</th>"
+		   "<th>lock's part</th><th>instruction's part</th></tr>\n", c->epochs, JUDGE_MARGIN_REL * 100,
+		JUDGE_MARGIN_ABS);
 	for (unsigned i = 0; i < c->ncmp; i++) {
 		const struct card_cmp *k = &c->cmp[i];
+		char d[48], v[32], l[32], s[32];
 
 		fputs("<tr><td>", f);
 		report_html_escape(f, k->what);
 		fprintf(f, "</td><td>%s</td>", probe_mode_name(k->mode));
-		if (!k->ok) {
-			fputs("<td colspan=\"3\" class=\"note\">not measured</td></tr>\n", f);
+		if (!k->pair.a) {
+			fputs("<td colspan=\"6\" class=\"note\">not measured</td></tr>\n", f);
 			continue;
 		}
-		fprintf(f, "<td class=\"n\">%.2f</td><td class=\"n\">%.2f</td><td>", k->atomic, k->plain);
-		switch (k->v) {
-		case VERDICT_SLOWER:
-			fprintf(f, "the lock costs <b>%.1fx</b> (+%.1f cycles)", k->atomic / k->plain, k->atomic - k->plain);
-			break;
-		case VERDICT_FASTER:
-			fprintf(f, "the atomic form is faster (%.2fx)", k->atomic / k->plain);
-			break;
-		case VERDICT_SAME:
-			fputs("same: the cost of atomicity vanishes here", f);
-			break;
-		case VERDICT_NONE:
-			fputs("no verdict", f);
-			break;
-		}
-		fputs("</td></tr>\n", f);
+		fprintf(f, "<td class=\"n\">%.2f</td><td class=\"n\">%.2f</td><td class=\"n\">%s</td><td>%s</td>"
+			   "<td>%s</td><td>%s</td></tr>\n", k->pair.a_cyc, k->pair.b_cyc,
+			card_diff_cell(&k->pair, d, sizeof(d)), card_part_word(&k->pair, v, sizeof(v)),
+			card_part_cell(&k->lock, l, sizeof(l)), card_part_cell(&k->insn, s, sizeof(s)));
 	}
 	fputs("</table>\n", f);
 }
@@ -662,9 +666,8 @@ static void card_sharing(const struct card *c, FILE *f)
 		fputs("<td>", f);
 		if (s->not_overlapped)
 			fputs("some cases' threads did not overlap: not contention, left out. ", f);
-		if (s->no_share > 0 && s->true_share > 0 &&
-		    stats_verdict(s->true_share, s->no_share, c->floor) == VERDICT_SLOWER)
-			fprintf(f, "sharing the line costs <b>%.1fx</b>", s->true_share / s->no_share);
+		if (s->no_share > 0 && s->true_share > 0)
+			fprintf(f, "true/no sharing %.1fx (one process: not judged)", s->true_share / s->no_share);
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);
@@ -888,7 +891,7 @@ static void ratio_chart(const struct report *rep, FILE *f)
 					      "#f28f3b", "#6a4c93", "#2a9d8f", "#6d6875" };
 	const char *names[8], *twins[8];
 	size_t np = 0;
-	double lmin = -1, lmax = 1, floor_rel = NOISE_FLOOR_MIN;
+	double lmin = -1, lmax = 1;
 	int lw = 50, top = 10, ph = 260, pw = W - lw - 150;
 	double gw;
 
@@ -919,12 +922,6 @@ static void ratio_chart(const struct report *rep, FILE *f)
 		      "characterization measures them under hit, dep, l2, llc and miss).</p>\n", f);
 		return;
 	}
-	{
-		struct card c;
-
-		if (!card_build(rep, &c))
-			floor_rel = c.floor;
-	}
 	for (size_t k = 0; k < np; k++)
 		for (size_t g = 0; g < ARRAY_SIZE(ratio_cats); g++) {
 			double a = cycles_of(rep, names[k], ratio_cats[g].mode, ratio_cats[g].pattern);
@@ -954,20 +951,22 @@ static void ratio_chart(const struct report *rep, FILE *f)
 			double a = cycles_of(rep, names[k], ratio_cats[g].mode, ratio_cats[g].pattern);
 			double b = cycles_of(rep, twins[k], ratio_cats[g].mode, ratio_cats[g].pattern);
 			double y1, y0 = RY(1), x = x0 + gw * 0.1 + k * bw;
+			struct judgment j;
 			bool same;
 
 			if (!(a > 0 && b > 0))
 				continue;
 			y1 = RY(a / b);
-			same = stats_verdict(a, b, floor_rel) == VERDICT_SAME;
+			report_judge(rep, names[k], twins[k], ratio_cats[g].mode, ratio_cats[g].pattern, &j);
+			same = j.v == VERDICT_SAME;
 			fprintf(f, "<rect class=\"rbar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"%s>"
 				   "<title>", x, fmin(y0, y1), fmax(bw - 1, 1), fmax(fabs(y1 - y0), 1),
 				colors[k % ARRAY_SIZE(colors)], same ? " fill-opacity=\"0.3\"" : "");
 			report_html_escape(f, names[k]);
 			fputs(" / ", f);
 			report_html_escape(f, twins[k]);
-			fprintf(f, ", %s: %.2f / %.2f cycles = %.2fx%s</title></rect>\n", ratio_cats[g].label, a, b, a / b,
-				same ? " (within the noise floor: same)" : "");
+			fprintf(f, ", %s: %.2f / %.2f cycles = %.2fx: %s over %zu epochs</title></rect>\n",
+				ratio_cats[g].label, a, b, a / b, stats_verdict_name(j.v), j.n);
 		}
 	}
 	for (size_t k = 0; k < np; k++) {
@@ -981,8 +980,9 @@ static void ratio_chart(const struct report *rep, FILE *f)
 		   "1x: atomicity costs nothing)</text>\n</svg>", lw, top + ph + 36);
 #undef RY
 	fprintf(f, "<figcaption>One bar per twin pair (the atomic op named; its twin is the non-atomic form) in each "
-		   "access pattern, ordered from the core outwards; pale: within the %.0f%% noise floor of 1 (same: "
-		   "the lock costs nothing measurable there).</figcaption></figure>\n", floor_rel * 100);
+		   "access pattern, ordered from the core outwards; pale: the same cost shown by an equivalence test "
+		   "over the epochs (within %.0f%% or %.2f cycles).</figcaption></figure>\n", JUDGE_MARGIN_REL * 100,
+		JUDGE_MARGIN_ABS);
 }
 
 /* Horizontal bars: one per item, a label on the left, the value and an
@@ -1243,15 +1243,14 @@ int report_write_html(const struct report *rep, FILE *f)
 	else
 		fputs("<p class=\"note\">The report has no c2c section (atomcost report RUN.json --c2c C2C.json adds the JSON of atomcost c2c --all-pairs).</p>\n", f);
 
-	fprintf(f, "<h2>Results</h2>\n<p class=\"note\">vs twin: slower or faster only when the ratio leaves 1 by more "
-		   "than the floor in brackets: the spread of the ratio between --epochs passes, at least %.0f%%; "
-		   "without passes %.0f%%, the documented minimum, for hot-line pairs that reached their CI target "
-		   "and %.0f%% for the others, which move that much between processes. Else same. Analogs lack "
-		   "the real semantics and get no verdict.</p>\n",
-		NOISE_FLOOR_MIN * 100, NOISE_FLOOR_MIN * 100, NOISE_FLOOR_PROCESS * 100);
+	fprintf(f, "<h2>Results</h2>\n<p class=\"note\">vs twin: the row against its twin over the epochs "
+		   "(each with fresh buffers, pinning and calibration): slower or faster when the 95%% interval of "
+		   "the ratio lies beyond the margin (%.0f%% or %.2f cycles), same when the 90%% interval lies "
+		   "inside it (an equivalence test), else unresolved. Analogs lack the real semantics and get no "
+		   "verdict.</p>\n", JUDGE_MARGIN_REL * 100, JUDGE_MARGIN_ABS);
 	fputs("<table class=\"res\"><tr><th>probe</th><th>twin</th><th>pattern</th>"
-	      "<th>mode</th><th>pass</th><th>insn</th><th>cycles min</th><th>median</th><th>p90</th><th>ns</th>"
-	      "<th>ratio [95% CI]</th><th>vs twin (floor)</th><th>samples</th></tr>\n", f);
+	      "<th>mode</th><th>epoch</th><th>insn</th><th>cycles min</th><th>median</th><th>p90</th><th>ns</th>"
+	      "<th>ratio in the epoch [95% CI]</th><th>vs twin, over the epochs</th><th>samples</th></tr>\n", f);
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct result *r = &rep->r[i];
 
@@ -1271,11 +1270,15 @@ int report_write_html(const struct report *rep, FILE *f)
 			fprintf(f, "<td class=\"n\">%.2f [%.2f, %.2f]</td>", r->ratio, r->ratio_lo, r->ratio_hi);
 		else
 			fputs("<td class=\"n\">-</td>", f);
-		/* the verdict of the noise rule, with its floor (report_pair_twins) */
-		if (r->has_ratio && r->verdict != VERDICT_NONE)
-			fprintf(f, "<td>%s (%.1f%%)</td>", stats_verdict_name(r->verdict), r->verdict_floor * 100);
-		else
+		/* the judgment over the epochs (report_pair_twins) */
+		if (r->has_ratio && r->judge.v != VERDICT_NONE) {
+			char v[48];
+
+			result_judgment_text(r, v, sizeof(v));
+			fprintf(f, "<td>%s</td>", v);
+		} else {
 			fprintf(f, "<td>%s</td>", r->has_ratio ? "analog: none" : "-");
+		}
 		fprintf(f, "<td class=\"n\">%zu%s</td></tr>\n", r->nsamples, r->migrated ? " MIGRATED" : "");
 	}
 	fputs("</table>\n<h2>Machine fingerprint</h2>\n<table class=\"fp\">\n", f);

@@ -59,6 +59,18 @@ static json_t *quartet_json(const struct result_sweep *w, double scale)
 
 /* The engine's own checks on a row (runner.c): the overhead subtracted and
  * how plausible it is, the throughput sweep, the bound on the minimum. */
+/* A judgment over epochs, the numbers behind the verdict (stats_judge). */
+static json_t *judgment_json(const struct judgment *j)
+{
+	json_t *o = json_pack("{s:i, s:f}", "epochs", (json_int_t)j->n, "margin", j->margin);
+	const char *k[] = { "ratio", "ratio_lo", "ratio_hi", "diff_cycles", "diff_lo", "diff_hi", "spread" };
+	const double v[] = { j->ratio, j->lo, j->hi, j->diff, j->diff_lo, j->diff_hi, j->spread };
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		json_object_set_new(o, k[i], isfinite(v[i]) ? json_real(v[i]) : json_null());
+	return o;
+}
+
 static void engine_json(json_t *o, const struct report *rep, const struct result *r)
 {
 	double cyc = 1.0 / rep->cal.ticks_per_cycle;
@@ -144,17 +156,16 @@ static json_t *result_json(const struct report *rep, const struct result *r)
 		json_object_set_new(o, "analog", json_true());
 	if (r->has_ratio)
 		json_object_set_new(o, "ratio_to_twin",
-				    /* verdict and floor: the noise rule (report_pair_twins);
-				     * verdict null for an analog, floor null with it */
-				    json_pack("{s:f, s:f, s:f, s:b, s:o, s:o}", "ratio", r->ratio, "lo", r->ratio_lo,
-					      "hi", r->ratio_hi,
-					      "significant", r->verdict == VERDICT_SLOWER || r->verdict == VERDICT_FASTER,
-					      "verdict", r->verdict == VERDICT_NONE ? json_null() :
-							 json_string(stats_verdict_name(r->verdict)),
-					      "floor", r->verdict == VERDICT_NONE ? json_null() :
-						       json_real(r->verdict_floor)));
+				    /* this epoch's ratio, and the judgment over every
+				     * epoch (report_pair_twins): verdict null for an analog */
+				    json_pack("{s:f, s:f, s:f, s:o, s:o}", "ratio", r->ratio, "lo", r->ratio_lo,
+					      "hi", r->ratio_hi, "verdict", r->judge.v == VERDICT_NONE ? json_null() :
+							 json_string(stats_verdict_name(r->judge.v)),
+					      "judgment", judgment_json(&r->judge)));
 	else
 		json_object_set_new(o, "ratio_to_twin", json_null());
+	if (isfinite(r->epoch_spread))
+		json_object_set_new(o, "epoch_spread", json_real(r->epoch_spread));
 	engine_json(o, rep, r);
 	if (r->extra)
 		json_object_set(o, "extra", r->extra);

@@ -9,7 +9,7 @@
  * "cycles(tsc)" are TSC ticks, as the kernel's get_cycles() counts them
  * (slub bulk-free benchmarks, seeds/slub-bulk-free-2015.txt); the header
  * says how many ticks a core cycle is. Each pair is printed once, the less
- * atomic probe before. With --epochs passes a row is the median of the pass
+ * atomic probe before. With --epochs a row is the median of the epoch
  * medians and the bracket is the range of the pass ratios. */
 #include <math.h>
 #include <string.h>
@@ -110,17 +110,13 @@ int report_write_mail(const struct report *rep, FILE *f)
 		 c->trustworthy ? "calibration consistent" : "calibration NOT consistent");
 	report_mail_wrap(f, "", line);
 	if (passes > 1) {
-		snprintf(line, sizeof(line),
-			 "%d passes: median of pass medians; [..] is the range of the pass ratios", passes);
+		snprintf(line, sizeof(line), "%d epochs: median of epoch medians; [..] is the range of the epoch ratios",
+			 passes);
 		report_mail_wrap(f, "", line);
-		snprintf(line, sizeof(line),
-			 "slower/faster: the ratio leaves 1 by more than its floor, the spread of that ratio between passes (at least %.0f%%), shown after it; else same; analogs get none",
-			 NOISE_FLOOR_MIN * 100);
-	} else {
-		snprintf(line, sizeof(line),
-			 "slower/faster: the ratio leaves 1 by more than its floor: %.0f%%, the documented minimum, for hot-line pairs that reached their CI target, %.0f%% for the others (no passes measured the noise between runs); else same; analogs get none",
-			 NOISE_FLOOR_MIN * 100, NOISE_FLOOR_PROCESS * 100);
 	}
+	snprintf(line, sizeof(line),
+		 "slower/faster: the 95%% interval of the ratio over the epochs lies beyond %.0f%% (or %.2f cycles); same: its 90%% interval lies inside (equivalence); else unresolved; analogs get none",
+		 JUDGE_MARGIN_REL * 100, JUDGE_MARGIN_ABS);
 	report_mail_wrap(f, "", line);
 	if (rep->partial) {
 		snprintf(line, sizeof(line), "PARTIAL (%s): only what was measured before it stopped",
@@ -132,7 +128,7 @@ int report_write_mail(const struct report *rep, FILE *f)
 		const struct result *r = &rep->r[i], *t;
 		double lo, hi, tlo, thi, a, b;
 		size_t n, tn, ti = 0;
-		char name[512], ratio[48];
+		char name[512], ratio[96];
 
 		if (!compare_group_first(rep, i))
 			continue;
@@ -159,15 +155,9 @@ int report_write_mail(const struct report *rep, FILE *f)
 		a = group_ticks(rep, ti, &tlo, &thi, &tn);
 		ratio[0] = 0;
 		if (isfinite(lo)) {
-			char v[24];
+			char v[48];
 
-			if (r->verdict == VERDICT_NONE)
-				snprintf(v, sizeof(v), "analog");
-			else if (passes > 1)
-				snprintf(v, sizeof(v), "%s, floor %.0f%%", stats_verdict_name(r->verdict),
-					 r->verdict_floor * 100);
-			else
-				snprintf(v, sizeof(v), "%s", stats_verdict_name(r->verdict));
+			result_judgment_text(r, v, sizeof(v));
 			snprintf(ratio, sizeof(ratio), "x%.2f [%.2f,%.2f] %s", a > 0 ? b / a : NAN, lo, hi, v);
 		}
 		if (strlen(name) + 1 + strlen(ratio) > 72)

@@ -30,8 +30,9 @@ static json_t *row_json(const struct report *rep, const struct result *r)
 	if (r->footprint_lines)
 		json_object_set_new(o, "footprint_lines", json_integer(r->footprint_lines));
 	if (r->has_ratio)
-		json_object_set_new(o, "ratio_to_twin", json_pack("{s:f, s:s, s:f}", "ratio", r->ratio,
-			"verdict", stats_verdict_name(r->verdict), "floor", r->verdict_floor));
+		json_object_set_new(o, "ratio_to_twin", json_pack("{s:f, s:s, s:i, s:f}", "ratio", r->judge.ratio,
+			"verdict", stats_verdict_name(r->judge.v), "epochs", (json_int_t)r->judge.n,
+			"spread", isfinite(r->judge.spread) ? r->judge.spread : 0.0));
 	if (r->analog)
 		json_object_set_new(o, "analog", json_true());
 	if (r->extra && json_object_get(r->extra, "contention"))

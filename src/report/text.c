@@ -10,35 +10,11 @@
 #include "report.h"
 #include "contention.h"
 
-/* The twin verdict (report_pair_twins): "" without a ratio, "analog"
- * when either side is a stand-in that lacks the real semantics. */
-static const char *verdict(const struct result *r)
-{
-	if (!r->has_ratio)
-		return "";
-	if (r->verdict == VERDICT_NONE)
-		return "analog";
-	return stats_verdict_name(r->verdict);
-}
-
-/* The floor of a row's verdict, "" when it has none. */
-static void floor_cell(const struct result *r, char *buf, size_t len)
-{
-	if (r->has_ratio && r->verdict != VERDICT_NONE)
-		snprintf(buf, len, "%.1f%%", r->verdict_floor * 100);
-	else
-		snprintf(buf, len, "-");
-}
-
 /* How the verdicts were reached, once above the table. */
-static void verdict_rule(const struct report *rep, FILE *f)
+static void verdict_rule(FILE *f)
 {
-	if (compare_max_epoch(rep) > 1)
-		fprintf(f, "# vs: slower/faster only when the ratio to the twin leaves 1 by more than the floor: the spread of that ratio between passes, at least %.0f%%; else same; analogs get none\n",
-			NOISE_FLOOR_MIN * 100);
-	else
-		fprintf(f, "# vs: slower/faster only when the ratio to the twin leaves 1 by more than the floor: %.0f%%, the documented minimum, for hot-line pairs that reached their CI target, %.0f%% for the others (they move that much between processes; --epochs measures it); else same; analogs get none\n",
-			NOISE_FLOOR_MIN * 100, NOISE_FLOOR_PROCESS * 100);
+	fprintf(f, "# vs: the row against its twin over the epochs (paired, each epoch fresh buffers, pinning and calibration): slower/faster when the 95%% interval of the ratio lies beyond the margin (%.0f%% or %.2f cycles, whichever is larger), same when the 90%% interval lies inside it (equivalence), else unresolved; analogs get none\n",
+		JUDGE_MARGIN_REL * 100, JUDGE_MARGIN_ABS);
 }
 
 static const struct result_event *find_event(const struct result *r, const char *name)
@@ -119,26 +95,25 @@ static void write_events(const struct report *rep, FILE *f)
 		}
 }
 
-/* With --epochs passes: one row per probe, pattern and mode, so the table
- * stays as long as without passes. median: median of the pass medians;
- * ratio: median of the pass ratios, [..] their range; spread: (max - min) /
- * median of the pass medians, the run-to-run noise compare works with. */
-static void write_passes(const struct report *rep, FILE *f)
+/* With epochs: one row per probe, pattern and mode, so the table stays as
+ * long as with one. median: median of the epoch medians; ratio: geometric
+ * mean of the epoch ratios and its 95% interval (stats_judge); spread:
+ * relative sd of the row's epoch medians, the noise compare works with. */
+static void write_epochs(const struct report *rep, FILE *f)
 {
 	static const struct result *g[1000];
 
-	fprintf(f, "# %d passes: median of pass medians; ratio [range over passes]; spread = (max-min)/median of pass medians\n",
+	fprintf(f, "# %d epochs: median of epoch medians; ratio to twin over the epochs [95%% interval]; spread = sd/mean of the epoch medians\n",
 		compare_max_epoch(rep));
-	verdict_rule(rep, f);
-	fprintf(f, "%-20s %-20s %-7s %-10s %8s %8s %8s %8s %7s %-17s %-6s %6s %6s %7s\n",
+	verdict_rule(f);
+	fprintf(f, "%-20s %-20s %-7s %-10s %8s %8s %8s %8s %7s %-17s %-28s %6s %7s\n",
 		"probe", "twin", "pattern", "mode", "cyc min", "median", "p90", "ns", "ratio",
-		"[passes]", "vs", "floor", "spread", "samples");
+		"[95% CI]", "vs", "spread", "samples");
 	for (size_t i = 0; i < rep->n; i++) {
-		double med[1000], p90[1000], rat[1000], mn = INFINITY, rlo = INFINITY, rhi = -INFINITY;
-		double m;
-		size_t n, nr = 0, ns = 0;
-		char ratio[16] = "-", ci[32] = "", fl[16] = "-";
-		const char *vs = "";
+		const struct result *r = &rep->r[i];
+		double med[1000], p90[1000], mn = INFINITY, m;
+		size_t n, ns = 0;
+		char ratio[16] = "-", ci[32] = "", vs[48];
 
 		if (!compare_group_first(rep, i))
 			continue;
@@ -148,33 +123,18 @@ static void write_passes(const struct report *rep, FILE *f)
 			p90[k] = g[k]->s.p90;
 			mn = fmin(mn, g[k]->s.min);
 			ns += g[k]->nsamples;
-			if (g[k]->has_ratio) {
-				rat[nr++] = g[k]->ratio;
-				rlo = fmin(rlo, g[k]->ratio);
-				rhi = fmax(rhi, g[k]->ratio);
-			}
 		}
 		m = stats_median(med, n);
-		if (nr) {
-			snprintf(ratio, sizeof(ratio), "%.2f", stats_median(rat, nr));
-			snprintf(ci, sizeof(ci), "[%.2f,%.2f]", rlo, rhi);
-			/* every pass of a row carries the row's verdict */
-			vs = verdict(g[0]);
-			floor_cell(g[0], fl, sizeof(fl));
+		if (r->has_ratio && isfinite(r->judge.ratio)) {
+			snprintf(ratio, sizeof(ratio), "%.2f", r->judge.ratio);
+			if (isfinite(r->judge.lo))
+				snprintf(ci, sizeof(ci), "[%.2f,%.2f]", r->judge.lo, r->judge.hi);
 		}
-		{
-			double lo = INFINITY, hi = -INFINITY;
-
-			for (size_t k = 0; k < n; k++) {
-				lo = fmin(lo, med[k]);
-				hi = fmax(hi, med[k]);
-			}
-			fprintf(f, "%-20s %-20s %-7s %-10s %8.2f %8.2f %8.2f %8.3f %7s %-17s %-6s %6s %5.1f%% %7zu\n",
-				rep->r[i].name, rep->r[i].twin[0] ? rep->r[i].twin : "-", rep->r[i].pattern,
-				probe_mode_name(rep->r[i].mode), result_cycles(rep, mn), result_cycles(rep, m),
-				result_cycles(rep, stats_median(p90, n)), result_ns(rep, m), ratio, ci, vs, fl,
-				m > 0 ? (hi - lo) / m * 100 : 0.0, ns);
-		}
+		result_judgment_text(r, vs, sizeof(vs));
+		fprintf(f, "%-20s %-20s %-7s %-10s %8.2f %8.2f %8.2f %8.3f %7s %-17s %-28s %5.1f%% %7zu\n",
+			r->name, r->twin[0] ? r->twin : "-", r->pattern, probe_mode_name(r->mode),
+			result_cycles(rep, mn), result_cycles(rep, m), result_cycles(rep, stats_median(p90, n)),
+			result_ns(rep, m), ratio, ci, vs, isfinite(r->epoch_spread) ? r->epoch_spread * 100 : 0.0, ns);
 	}
 }
 
@@ -250,36 +210,36 @@ int report_write_text(const struct report *rep, FILE *f)
 		fprintf(f, "# PARTIAL: %s: results below are what was measured before it stopped\n",
 			rep->partial_reason);
 	if (compare_max_epoch(rep) > 1) {
-		write_passes(rep, f);
+		write_epochs(rep, f);
 		write_events(rep, f);
 		return 0;
 	}
 	/* contention results (threads > 1) have their own table */
 	for (size_t i = 0; i < rep->n; i++)
 		if (!contention_result(&rep->r[i])) {
-			verdict_rule(rep, f);
-			fprintf(f, "%-20s %-20s %-7s %-10s %8s %8s %8s %8s %7s %-17s %-6s %6s %7s\n",
+			verdict_rule(f);
+			fprintf(f, "%-20s %-20s %-7s %-10s %8s %8s %8s %8s %7s %-17s %-28s %7s\n",
 				"probe", "twin", "pattern", "mode", "cyc min", "median", "p90", "ns",
-				"ratio", "[95% CI]", "vs", "floor", "samples");
+				"ratio", "[95% CI]", "vs", "samples");
 			break;
 		}
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct result *r = &rep->r[i];
-		char ratio[16] = "-", ci[32] = "", fl[16], mincell[16], flags[160];
+		char ratio[16] = "-", ci[32] = "", vs[48], mincell[16], flags[160];
 
 		if (contention_result(r))
 			continue;
-		floor_cell(r, fl, sizeof(fl));
+		result_judgment_text(r, vs, sizeof(vs));
 		if (r->has_ratio) {
 			snprintf(ratio, sizeof(ratio), "%.2f", r->ratio);
 			snprintf(ci, sizeof(ci), "[%.2f,%.2f]", r->ratio_lo, r->ratio_hi);
 		}
 		engine_cells(rep, r, mincell, sizeof(mincell), flags, sizeof(flags));
-		fprintf(f, "%-20s %-20s %-7s %-10s %8s %8.2f %8.2f %8.3f %7s %-17s %-6s %6s %7zu%s%s%s\n",
+		fprintf(f, "%-20s %-20s %-7s %-10s %8s %8.2f %8.2f %8.3f %7s %-17s %-28s %7zu%s%s%s\n",
 			r->name, r->twin[0] ? r->twin : "-", r->pattern, probe_mode_name(r->mode),
 			mincell, result_cycles(rep, r->s.median),
 			result_cycles(rep, r->s.p90), result_ns(rep, r->s.median), ratio, ci,
-			verdict(r), fl, r->nsamples, r->migrated ? " MIGRATED" : "",
+			vs, r->nsamples, r->migrated ? " MIGRATED" : "",
 			r->ci_reached ? "" : " (CI target not reached)", flags);
 	}
 	write_sweeps(rep, f);

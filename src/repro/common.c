@@ -181,6 +181,7 @@ enum verdict repro_conclusion_text(char *buf, size_t len, const struct repro_cla
 		    c->floor_why ? ")" : "", x, y, c->unit);
 		break;
 	case VERDICT_NONE:
+	case VERDICT_UNRESOLVED:
 		PUT("no verdict: %s or %s has no measured figure here", c->a, c->b);
 		break;
 	}

@@ -350,15 +350,84 @@ static const char *fp_str(const json_t *fp, const char *a, const char *b)
 	return s ? s : "?";
 }
 
+/* "45.2 KiB", "1.04 MiB" (the card's sizes) */
+static const char *size_text(double bytes, char *buf, size_t len)
+{
+	bool mib = bytes >= 1 << 20;
+
+	snprintf(buf, len, "%.3g %s", bytes / (mib ? 1 << 20 : 1 << 10), mib ? "MiB" : "KiB");
+	return buf;
+}
+
+/* The measured hierarchy: each level (the size used), the pages and
+ * epochs it was measured with, each size's range over the epochs, an L3
+ * smaller than declared as the effective share, and TLB reach apart. */
+static void write_caches(const json_t *hier, bool vm, FILE *f)
+{
+	const json_t *levels = json_object_get(hier, "levels"), *lv, *tlb = json_object_get(hier, "tlb");
+	double page = json_number_value(json_object_get(json_object_get(hier, "pages"), "page_bytes"));
+	const char *src = json_string_value(json_object_get(json_object_get(hier, "pages"), "source"));
+	int epochs = (int)json_integer_value(json_object_get(hier, "epochs"));
+	char a[32], b[32];
+	size_t i;
+
+	if (!json_array_size(levels)) {
+		fprintf(f, "caches    measured hierarchy not in this report\n");
+		return;
+	}
+	fprintf(f, "caches   ");
+	json_array_foreach(levels, i, lv) {
+		const char *name = json_string_value(json_object_get(lv, "level"));
+
+		if (json_is_true(json_object_get(lv, "memory")))
+			fprintf(f, " %sDRAM %.0f ns", i ? "| " : "", json_number_value(json_object_get(lv, "ns")));
+		else
+			fprintf(f, " %s%s %s %.1f cyc", i ? "| " : "", name ? name : "?",
+				size_text(json_number_value(json_object_get(lv, "size_bytes")), a, sizeof(a)),
+				json_number_value(json_object_get(lv, "cycles")));
+	}
+	if (epochs)
+		fprintf(f, " (measured: %d epoch%s, %s pages%s%s)\n", epochs, epochs == 1 ? "" : "s",
+			page >= 1 << 21 ? "2 MiB" : "4 KiB", page >= 1 << 21 ? "" : ": huge pages not had, ",
+			page >= 1 << 21 ? "" : src ? src : "?");
+	else
+		fprintf(f, " (measured)\n");
+	if (epochs) {
+		fprintf(f, "          sizes over the epochs:");
+		json_array_foreach(levels, i, lv)
+			if (json_number_value(json_object_get(lv, "size_min")) > 0)
+				fprintf(f, "%s %s %s-%s", i ? "," : "", json_string_value(json_object_get(lv, "level")),
+					size_text(json_number_value(json_object_get(lv, "size_min")), a, sizeof(a)),
+					size_text(json_number_value(json_object_get(lv, "size_max")), b, sizeof(b)));
+		fputc('\n', f);
+	}
+	json_array_foreach(levels, i, lv) {
+		double hw = json_number_value(json_object_get(lv, "hwloc_size"));
+		const char *name = json_string_value(json_object_get(lv, "level"));
+
+		size_text(json_number_value(json_object_get(lv, "size_bytes")), a, sizeof(a));
+		if (hw > 0 && json_is_true(json_object_get(lv, "effective_share")))
+			fprintf(f, "          %s effective share about %s of %s declared: shared with other %s\n",
+				name, a, size_text(hw, b, sizeof(b)), vm ? "tenants" : "cores");
+		else if (hw > 0 && json_is_false(json_object_get(lv, "agrees")))
+			fprintf(f, "          warning: hwloc declares %s = %s, measured about %s: the patterns use "
+				"the measured size\n", name, size_text(hw, b, sizeof(b)), a);
+	}
+	if (json_is_object(tlb) && json_number_value(json_object_get(tlb, "reach_bytes")) > 0)
+		fprintf(f, "          TLB reach about %s (4 KiB pages cost more past it; not a cache level)\n",
+			size_text(json_number_value(json_object_get(tlb, "reach_bytes")), a, sizeof(a)));
+	else if (json_is_object(tlb))
+		fprintf(f, "          TLB: 4 KiB and 2 MiB pages walk alike up to %s (huge pages did not move "
+			"the staircase here)\n",
+			size_text(json_number_value(json_object_get(tlb, "compared_to_bytes")), a, sizeof(a)));
+}
+
 static void write_machine(const struct report *rep, FILE *f)
 {
 	const json_t *fp = fingerprint_of_meta(rep->meta);
 	const json_t *hv = json_object_get(fp, "hypervisor");
 	const json_t *hier = rep->sections ? json_object_get(rep->sections, "hierarchy") : NULL;
-	const json_t *levels = json_object_get(hier, "levels");
 	bool vm = json_is_true(json_object_get(hv, "cpuid_flag"));
-	size_t i;
-	const json_t *lv;
 
 	fprintf(f, "machine   %s (family %s model %s, microcode %s)\n", fp_str(fp, "cpu", "model_name"),
 		fp_str(fp, "cpu", "family"), fp_str(fp, "cpu", "model"), fp_str(fp, "cpu", "microcode"));
@@ -369,32 +438,7 @@ static void write_machine(const struct report *rep, FILE *f)
 	fprintf(f, "clock     core %.3f GHz, cycles: %s; %s\n", rep->cal.core_hz / 1e9,
 		rep->cal.cycle_source ? rep->cal.cycle_source : "?",
 		rep->cal.trustworthy ? "calibration trustworthy" : "CALIBRATION NOT TRUSTWORTHY");
-	if (json_array_size(levels)) {
-		fprintf(f, "caches   ");
-		json_array_foreach(levels, i, lv) {
-			double kib = json_number_value(json_object_get(lv, "size_bytes")) / 1024.0;
-			const char *name = json_string_value(json_object_get(lv, "level"));
-
-			if (json_is_true(json_object_get(lv, "memory")))
-				fprintf(f, " %sDRAM %.0f ns", i ? "| " : "", json_number_value(json_object_get(lv, "ns")));
-			else
-				fprintf(f, " %s%s %.0f %s %.1f cyc", i ? "| " : "", name ? name : "?",
-					kib >= 1024 ? kib / 1024 : kib, kib >= 1024 ? "MiB" : "KiB",
-					json_number_value(json_object_get(lv, "cycles")));
-		}
-		fprintf(f, " (measured)\n");
-		json_array_foreach(levels, i, lv) {
-			double hw = json_number_value(json_object_get(lv, "hwloc_size"));
-
-			if (hw > 0 && json_is_false(json_object_get(lv, "agrees")))
-				fprintf(f, "          warning: hwloc declares %s = %.0f KiB, measured about %.0f KiB: "
-					"the patterns use the measured size\n",
-					json_string_value(json_object_get(lv, "level")), hw / 1024,
-					json_number_value(json_object_get(lv, "size_bytes")) / 1024);
-		}
-	} else {
-		fprintf(f, "caches    measured hierarchy not in this report\n");
-	}
+	write_caches(hier, vm, f);
 }
 
 static const char *mode_word(enum probe_mode m)
@@ -508,9 +552,18 @@ static void write_splitlock(const struct report *rep, FILE *f)
 	const json_t *sl = rep->sections ? json_object_get(rep->sections, "splitlock") : NULL;
 	const json_t *k = json_object_get(sl, "kernel");
 	const char *why = json_string_value(json_object_get(k, "why"));
+	/* the denominator: the report's aligned atomic_inc hit latency row
+	 * (the session puts it in the section), in older reports the
+	 * probe's own aligned ops */
+	const json_t *den = json_object_get(sl, "ratio_denominator");
+	const char *what = json_string_value(json_object_get(den, "what"));
 
 	if (!sl) {
 		fprintf(f, "split     not measured\n");
+		return;
+	}
+	if (json_object_get(sl, "skipped")) {
+		fprintf(f, "split     skipped (%s)\n", json_string_value(json_object_get(sl, "skipped")));
 		return;
 	}
 	if (!json_is_true(json_object_get(sl, "supported"))) {
@@ -520,9 +573,10 @@ static void write_splitlock(const struct report *rep, FILE *f)
 	if (json_is_true(json_object_get(sl, "sigbus")))
 		fprintf(f, "split     a locked op across two cache lines is killed here (SIGBUS)");
 	else
-		fprintf(f, "split     a locked op across two cache lines: %.0f ns against %.1f ns aligned (%.0fx)",
+		fprintf(f, "split     a locked op across two cache lines: %.0f ns against %.1f ns %s (%.0fx)",
 			json_number_value(json_object_get(sl, "split_ns")),
-			json_number_value(json_object_get(sl, "aligned_ns")),
+			json_number_value(json_object_get(den ? den : sl, den ? "ns" : "aligned_ns")),
+			what && strstr(what, "atomic_inc") ? "for an aligned atomic_inc" : "aligned",
 			json_number_value(json_object_get(sl, "ratio")));
 	fprintf(f, "\n          kernel: %s\n", why ? why : "mode unknown");
 }

@@ -534,13 +534,103 @@ static const char *fp_get(const json_t *fp, const char *a, const char *b)
 	return s ? s : "?";
 }
 
+/* The levels (the size used), the pages and epochs, each size's range
+ * over the epochs, an L3 smaller than declared as the effective share, and
+ * TLB reach on its own line (as the text card). */
+static void card_caches(const json_t *hier, bool vm, FILE *f)
+{
+	const json_t *levels = json_object_get(hier, "levels"), *lv, *tlb = json_object_get(hier, "tlb");
+	double page = json_number_value(json_object_get(json_object_get(hier, "pages"), "page_bytes"));
+	int epochs = (int)json_integer_value(json_object_get(hier, "epochs"));
+	char a[32], b[32];
+	size_t i;
+
+	if (!json_array_size(levels)) {
+		fputs("measured hierarchy not in this report", f);
+		return;
+	}
+	json_array_foreach(levels, i, lv) {
+		if (i)
+			fputs(" | ", f);
+		if (json_is_true(json_object_get(lv, "memory"))) {
+			fprintf(f, "DRAM %.0f ns (%.0f cycles)", json_number_value(json_object_get(lv, "ns")),
+				json_number_value(json_object_get(lv, "cycles")));
+			continue;
+		}
+		size_str(json_number_value(json_object_get(lv, "size_bytes")), a, sizeof(a), true);
+		report_html_escape(f, json_string_value(json_object_get(lv, "level")));
+		fprintf(f, " %s %.1f cycles", a, json_number_value(json_object_get(lv, "cycles")));
+		if (json_number_value(json_object_get(lv, "size_min")) > 0) {
+			size_str(json_number_value(json_object_get(lv, "size_min")), a, sizeof(a), true);
+			size_str(json_number_value(json_object_get(lv, "size_max")), b, sizeof(b), true);
+			fprintf(f, " <small>(%s-%s over the epochs)</small>", a, b);
+		}
+	}
+	if (epochs)
+		fprintf(f, " (measured: %d epoch%s, %s pages)", epochs, epochs == 1 ? "" : "s",
+			page >= 1 << 21 ? "2 MiB" : "4 KiB: huge pages not had,");
+	else
+		fputs(" (measured)", f);
+	json_array_foreach(levels, i, lv) {
+		double hw = json_number_value(json_object_get(lv, "hwloc_size"));
+		bool share = json_is_true(json_object_get(lv, "effective_share"));
+
+		if (!(hw > 0) || !json_is_false(json_object_get(lv, "agrees")))
+			continue;
+		size_str(hw, a, sizeof(a), true);
+		size_str(json_number_value(json_object_get(lv, "size_bytes")), b, sizeof(b), true);
+		fputs(share ? "<br>" : "<br><span class=\"warn\">hwloc declares ", f);
+		report_html_escape(f, json_string_value(json_object_get(lv, "level")));
+		if (share)
+			fprintf(f, " effective share about %s of %s declared: shared with other %s", b, a,
+				vm ? "tenants" : "cores");
+		else
+			fprintf(f, " = %s, measured about %s: the patterns use the measured size</span>", a, b);
+	}
+	if (json_is_object(tlb) && json_number_value(json_object_get(tlb, "reach_bytes")) > 0) {
+		size_str(json_number_value(json_object_get(tlb, "reach_bytes")), a, sizeof(a), true);
+		fprintf(f, "<br>TLB reach about %s (4 KiB pages cost more past it; not a cache level)", a);
+	} else if (json_is_object(tlb)) {
+		size_str(json_number_value(json_object_get(tlb, "compared_to_bytes")), a, sizeof(a), true);
+		fprintf(f, "<br>TLB: 4 KiB and 2 MiB pages walk alike up to %s (huge pages did not move the "
+			   "staircase here)", a);
+	}
+}
+
+/* The split lock: its cost against the report's aligned atomic_inc row (the
+ * section's denominator), or why it was not measured. */
+static void card_split(const struct report *rep, FILE *f)
+{
+	const json_t *sl = json_object_get(rep->sections, "splitlock");
+	const json_t *den = json_object_get(sl, "ratio_denominator");
+	const char *what = json_string_value(json_object_get(den, "what"));
+
+	fputs("<tr><th>split lock</th><td>", f);
+	if (!sl)
+		fputs("not measured", f);
+	else if (json_object_get(sl, "skipped"))
+		fprintf(f, "skipped (%s)", json_string_value(json_object_get(sl, "skipped")));
+	else if (!json_is_true(json_object_get(sl, "supported")))
+		fputs("no split lock on this architecture", f);
+	else if (json_is_true(json_object_get(sl, "sigbus")))
+		fputs("a locked op across two cache lines is killed here (SIGBUS)", f);
+	else
+		fprintf(f, "a locked op across two cache lines: %.0f ns against %.1f ns %s (<b>%.0fx</b>)",
+			json_number_value(json_object_get(sl, "split_ns")),
+			json_number_value(json_object_get(den ? den : sl, den ? "ns" : "aligned_ns")),
+			what && strstr(what, "atomic_inc") ? "for an aligned atomic_inc" : "aligned",
+			json_number_value(json_object_get(sl, "ratio")));
+	if (json_object_get(sl, "kernel")) {
+		fputs("<br>kernel: ", f);
+		report_html_escape(f, json_string_value(json_object_get(json_object_get(sl, "kernel"), "why")));
+	}
+	fputs("</td></tr>\n", f);
+}
+
 static void card_machine(const struct report *rep, FILE *f)
 {
 	const json_t *fp = fingerprint_of_meta(rep->meta);
 	const json_t *hv = json_object_get(fp, "hypervisor");
-	const json_t *levels = json_object_get(json_object_get(rep->sections, "hierarchy"), "levels");
-	const json_t *lv;
-	size_t i;
 
 	fputs("<table class=\"card\"><tr><th>machine</th><td>", f);
 	report_html_escape(f, fp_get(fp, "cpu", "model_name"));
@@ -562,37 +652,11 @@ static void card_machine(const struct report *rep, FILE *f)
 	report_html_escape(f, rep->cal.cycle_source ? rep->cal.cycle_source : "?");
 	fprintf(f, "; %s</td></tr>\n<tr><th>caches</th><td>", rep->cal.trustworthy ? "calibration trustworthy" :
 		"<span class=\"warn\">CALIBRATION NOT TRUSTWORTHY</span>");
-	if (!json_array_size(levels))
-		fputs("measured hierarchy not in this report", f);
-	json_array_foreach(levels, i, lv) {
-		char sz[32];
-
-		if (i)
-			fputs(" | ", f);
-		if (json_is_true(json_object_get(lv, "memory"))) {
-			fprintf(f, "DRAM %.0f ns (%.0f cycles)", json_number_value(json_object_get(lv, "ns")),
-				json_number_value(json_object_get(lv, "cycles")));
-			continue;
-		}
-		size_str(json_number_value(json_object_get(lv, "size_bytes")), sz, sizeof(sz), true);
-		report_html_escape(f, json_string_value(json_object_get(lv, "level")));
-		fprintf(f, " %s %.1f cycles", sz, json_number_value(json_object_get(lv, "cycles")));
-	}
-	if (json_array_size(levels))
-		fputs(" (measured)", f);
-	json_array_foreach(levels, i, lv) {
-		double hw = json_number_value(json_object_get(lv, "hwloc_size"));
-		char a[32], b[32];
-
-		if (!(hw > 0) || !json_is_false(json_object_get(lv, "agrees")))
-			continue;
-		size_str(hw, a, sizeof(a), true);
-		size_str(json_number_value(json_object_get(lv, "size_bytes")), b, sizeof(b), true);
-		fputs("<br><span class=\"warn\">hwloc declares ", f);
-		report_html_escape(f, json_string_value(json_object_get(lv, "level")));
-		fprintf(f, " = %s, measured about %s: the patterns use the measured size</span>", a, b);
-	}
-	fputs("</td></tr></table>\n", f);
+	card_caches(json_object_get(rep->sections, "hierarchy"),
+		    json_is_true(json_object_get(hv, "cpuid_flag")), f);
+	fputs("</td></tr>\n", f);
+	card_split(rep, f);
+	fputs("</table>\n", f);
 }
 
 static void card_atomicity(const struct card *c, FILE *f)

@@ -64,6 +64,8 @@ const struct cfg_key cfg_schema[] = {
 	  "what the threads share (see 'atomcost run --help')" },
 	{ "run", "epochs", CFG_U64, NULL, NULL, 1, 1000, "--epochs",
 	  "epochs: the probe list K times, each with fresh buffers, pinning and calibration" },
+	{ "run", "split_lock", CFG_BOOL, "true", NULL, 0, 0, "--no-split-lock",
+	  "the characterization's split-lock step (no: skip its bus locks, which stall every tenant)" },
 
 	/* [buddy-bitmap-2004] */
 	{ "buddy-bitmap-2004", "mode", CFG_ENUM, "both", "legacy|modern|both", 0, 0, NULL,

@@ -19,6 +19,9 @@
 
 #include "arch/arch.h"
 #include "common.h"
+#include "probes.h"
+#include "result.h"
+#include "runner.h"
 #include "stats.h"
 
 #define DEFAULT_OPS 4096
@@ -30,6 +33,8 @@
 #define SPLIT_TIME_CAP_NS 2000000000ull
 #define ALIGNED_ITERS 8		/* 512 aligned ops per sample */
 #define ALIGNED_SAMPLES 64
+#define REF_PROBE "atomic_inc"
+#define REF_SECONDS 0.2
 
 const char *splitlock_mode_name(enum splitlock_mode m)
 {
@@ -437,7 +442,7 @@ int splitlock_measure(uint64_t max_ops, const struct calibration *cal, struct sp
 	/* slow samples count as throttling only when the task slept */
 	if (s.throttled && !r->throttled)
 		r->throttled = r->voluntary_switches > 0;
-	r->ratio = r->aligned_cycles > 0 ? r->split_cycles / r->aligned_cycles : 0;
+	splitlock_set_reference(r, r->aligned_cycles, r->aligned_ns, "the probe's own aligned ops");
 out:
 	if (r->sigbus)
 		r->voluntary_switches = voluntary_switches() - sw0;
@@ -457,6 +462,56 @@ int splitlock_measure(uint64_t max_ops, const struct calibration *cal, struct sp
 }
 #endif
 
+void splitlock_set_reference(struct splitlock_result *r, double cycles, double ns, const char *what)
+{
+	r->ref_cycles = cycles;
+	r->ref_ns = ns;
+	r->ref_what = what;
+	r->ratio = cycles > 0 && !r->sigbus ? r->split_cycles / cycles : 0;
+}
+
+int splitlock_reference(const struct calibration *cal, struct splitlock_result *r)
+{
+	const struct probe *p = probe_find(REF_PROBE);
+	struct result res;
+	struct run_opts o;
+	int ret;
+
+	if (!r->supported || !p || probe_unsupported(p))
+		return 0;
+	runner_default_opts(&o);
+	o.max_seconds = REF_SECONDS;
+	memset(&res, 0, sizeof(res));
+	ret = runner_measure(p, MODE_LATENCY, &o, cal, &res);
+	if (!ret && res.nsamples)
+		splitlock_set_reference(r, clock_ticks_to_cycles(cal, res.s.median),
+					clock_ticks_to_ns(cal, res.s.median),
+					"atomic_inc hit latency, timed by the runner");
+	free(res.samples);
+	json_decref(res.extra);
+	return ret == -EINTR ? 0 : ret;
+}
+
+bool splitlock_reference_from(struct splitlock_result *r, const struct report *rep)
+{
+	const struct result *row = report_find(rep, REF_PROBE, MODE_LATENCY, "hit");
+
+	if (!row || !row->nsamples)
+		return false;
+	splitlock_set_reference(r, result_cycles(rep, row->s.median), result_ns(rep, row->s.median),
+				"the atomic_inc hit latency row of this report");
+	return true;
+}
+
+void splitlock_announce(const char *skip)
+{
+	if (!ARCH_HAS_SPLIT_LOCK)
+		return;
+	pr_warn("split lock: the next step issues up to %u locked ops across two cache lines: each "
+		"takes a bus lock, which stalls every core of this host and every tenant on it; %s "
+		"skips them", DEFAULT_OPS, skip);
+}
+
 json_t *splitlock_to_json(const struct splitlock_result *r)
 {
 	const struct splitlock_kernel *k = &r->kernel;
@@ -470,7 +525,7 @@ json_t *splitlock_to_json(const struct splitlock_result *r)
 		return json_pack("{s:b, s:s, s:o}", "supported", false, "unsupported", r->unsupported,
 				 "kernel", kj);
 	return json_pack("{s:b, s:s, s:i, s:o, s:b, s:b, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, "
-			 "s:i, s:f, s:f, s:I, s:f}",
+			 "s:{s:s, s:f, s:f}, s:i, s:f, s:f, s:I, s:f}",
 		"supported", true, "insn", ARCH_INSN_ADD, "split_offset", SPLIT_OFFSET, "kernel", kj,
 		"sigbus", r->sigbus, "throttled", r->throttled,
 		"split_ops", (json_int_t)r->split_ops, "aligned_ops", (json_int_t)r->aligned_ops,
@@ -478,7 +533,8 @@ json_t *splitlock_to_json(const struct splitlock_result *r)
 		"split_min_cycles", r->split_min_cycles,
 		"aligned_ns", r->aligned_ns, "aligned_cycles", r->aligned_cycles,
 		"aligned_min_cycles", r->aligned_min_cycles, "ratio", r->ratio,
-		"misaligned_offset", MISALIGNED_OFFSET, "misaligned_cycles", r->misaligned_cycles,
+		"ratio_denominator", "what", r->ref_what ? r->ref_what : "none", "cycles", r->ref_cycles,
+		"ns", r->ref_ns, "misaligned_offset", MISALIGNED_OFFSET, "misaligned_cycles", r->misaligned_cycles,
 		"misaligned_ns", r->misaligned_ns,
 		"voluntary_switches", (json_int_t)r->voluntary_switches, "elapsed_s", r->elapsed_s);
 }
@@ -506,7 +562,8 @@ void splitlock_print(const struct splitlock_result *r, FILE *f)
 		(unsigned long long)r->aligned_ops);
 	fprintf(f, "  %-34s %10.1f %10.1f %10.1f %8llu\n", "split (offset 60, two lines)", r->split_cycles,
 		r->split_ns, r->split_min_cycles, (unsigned long long)r->split_ops);
-	fprintf(f, "  split / aligned: %.0fx  (%s, medians)\n", r->ratio, ARCH_INSN_ADD);
+	fprintf(f, "  split / aligned: %.0fx  (%s against %.1f cycles, %s; medians)\n", r->ratio,
+		ARCH_INSN_ADD, r->ref_cycles, r->ref_what ? r->ref_what : "?");
 	if (r->throttled)
 		fprintf(f, "  throttled: split ops took over 1 ms each or the probe hit its %.0f s cap: the "
 			   "kernel sleeps split-locking tasks here (%ld voluntary context switches); "

@@ -77,7 +77,9 @@ struct splitlock_result {
 	double aligned_min_cycles;
 	double misaligned_ns, misaligned_cycles;	/* offset 4: misaligned inside one line */
 	double misaligned_min_cycles;
-	double ratio;		/* split / aligned (medians) */
+	double ratio;		/* split / the reference (medians) */
+	double ref_cycles, ref_ns;	/* the denominator: an aligned locked RMW */
+	const char *ref_what;	/* where it comes from (static text) */
 	long voluntary_switches;	/* during the split ops: the task slept */
 	double elapsed_s;
 };
@@ -87,6 +89,25 @@ struct splitlock_result {
  * r->supported false where the architecture has no split lock, 0 with
  * r->sigbus when the kernel sent SIGBUS, or -errno after a message. */
 int splitlock_measure(uint64_t max_ops, const struct calibration *cal, struct splitlock_result *r);
+
+/* The ratio's denominator: an aligned locked RMW timed as the report's
+ * rows are (the probe's own aligned ops are 64 short samples, which on a
+ * bimodal core catch its fast phase: 6.2 cycles against the 7.3 of the
+ * atomic_inc row, and a ratio 15% high). splitlock_set_reference takes one
+ * given (the same report's atomic_inc hit latency row); splitlock_reference
+ * times atomic_inc's latency kernel with the runner on the calling
+ * (pinned, calibrated) thread, as `atomcost run atomic_inc` does. 0 or
+ * -errno. */
+void splitlock_set_reference(struct splitlock_result *r, double cycles, double ns, const char *what);
+int splitlock_reference(const struct calibration *cal, struct splitlock_result *r);
+/* The reference from rep's atomic_inc hit latency row (its median, with
+ * rep's calibration): true, or false when rep has no such row. */
+struct report;
+bool splitlock_reference_from(struct splitlock_result *r, const struct report *rep);
+
+/* Say on stderr, before the split ops, that they lock the bus for every
+ * tenant of the host, and how to skip them (skip: "--no-split-lock"). */
+void splitlock_announce(const char *skip);
 
 json_t *splitlock_to_json(const struct splitlock_result *r);
 void splitlock_print(const struct splitlock_result *r, FILE *f);

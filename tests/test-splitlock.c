@@ -1,16 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /* test-splitlock.c - the split-lock probe's pure parts: the kernel mode
  * from synthetic cpuinfo, command line and sysctl text; the split address
- * really straddles two lines; the SIGBUS guard catches and restores; and
- * a split locked add is still atomic (two threads, exact sum). No timing. */
+ * really straddles two lines; the SIGBUS guard catches and restores; a
+ * split locked add is still atomic (two threads, exact sum); and the ratio
+ * is taken against the report's atomic_inc hit latency row, which the
+ * card prints (or says the step was skipped). No timing. */
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "arch/arch.h"
+#include "card.h"
 #include "common.h"
 #include "harness.h"
+#include "result.h"
 #include "splitlock.h"
 
 static const char ci_sld[] =
@@ -170,6 +175,70 @@ static void test_atomic(void)
 }
 #endif
 
+static void add_row(struct report *rep, const char *name, const char *pattern, double cycles)
+{
+	struct result *r = report_add(rep);
+
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	snprintf(r->pattern, sizeof(r->pattern), "%s", pattern);
+	r->mode = MODE_LATENCY;
+	r->samples = malloc(sizeof(double));
+	r->samples[0] = cycles * rep->cal.ticks_per_cycle;
+	r->nsamples = 1;
+	stats_summarize(r->samples, 1, &r->s);
+}
+
+static char *card_of(const struct report *rep)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	CHECK(card_write_text(rep, f) == 0, "card_write_text");
+	fclose(f);
+	return buf;
+}
+
+/* A split op of 3600 cycles; the probe's own aligned ops caught a fast
+ * phase (6.2 cycles: 581x), the report's atomic_inc row reads 7.3 (493x). */
+static void test_ratio(void)
+{
+	struct splitlock_result r = { .supported = true, .split_cycles = 3600, .split_ns = 1000,
+				      .aligned_cycles = 6.2, .aligned_ns = 1.72 };
+	struct report rep;
+	json_t *j;
+	char *t;
+
+	splitlock_set_reference(&r, r.aligned_cycles, r.aligned_ns, "the probe's own aligned ops");
+	CHECK(fabs(r.ratio - 3600 / 6.2) < 0.01, "own aligned: %.1fx", r.ratio);
+	report_init(&rep);
+	rep.cal.ticks_per_cycle = 0.5;
+	rep.cal.core_hz = 3.6e9;
+	rep.cal.timer_hz = 1.8e9;
+	add_row(&rep, "atomic_inc", "true-share", 40);	/* contention: not the reference */
+	CHECK(!splitlock_reference_from(&r, &rep) && fabs(r.ratio - 3600 / 6.2) < 0.01,
+	      "no atomic_inc hit row: the reference stays");
+	add_row(&rep, "atomic_inc", "hit", 7.3);
+	add_row(&rep, "atomic_inc", "hit", 9.9);	/* a later epoch: the first row is the report's */
+	CHECK(splitlock_reference_from(&r, &rep) && fabs(r.ratio - 3600 / 7.3) < 0.01 &&
+	      fabs(r.ref_cycles - 7.3) < 1e-9 && fabs(r.ref_ns - 7.3 / 3.6) < 1e-6 &&
+	      strstr(r.ref_what, "atomic_inc"), "the atomic_inc row: %.1fx against %.2f cycles", r.ratio,
+	      r.ref_cycles);
+	j = splitlock_to_json(&r);
+	CHECK(fabs(json_number_value(json_object_get(j, "ratio")) - 493.15) < 0.01 &&
+	      strstr(json_string_value(json_object_get(json_object_get(j, "ratio_denominator"), "what")),
+		     "atomic_inc"), "json: ratio and its denominator");
+	rep.sections = json_pack("{s:o}", "splitlock", j);
+	t = card_of(&rep);
+	CHECK(t && strstr(t, "1000 ns against 2.0 ns for an aligned atomic_inc (493x)"), "card:\n%s", t);
+	free(t);
+	json_object_set_new(rep.sections, "splitlock", json_pack("{s:s}", "skipped", "--no-split-lock"));
+	t = card_of(&rep);
+	CHECK(t && strstr(t, "split     skipped (--no-split-lock)\n"), "card, skipped:\n%s", t);
+	free(t);
+	report_free(&rep);
+}
+
 int main(void)
 {
 	log_quiet = 1;
@@ -177,5 +246,6 @@ int main(void)
 	test_addresses();
 	test_guard();
 	test_atomic();
+	test_ratio();
 	return test_done("splitlock");
 }

@@ -22,8 +22,9 @@ static void usage(FILE *f)
 		"usage: atomcost hierarchy [OPTIONS]\n\n"
 		"Measures the memory hierarchy (latency of a dependent random chase against footprint,\n"
 		"levels found at its knees and set beside hwloc's declared caches) and the split lock\n"
-		"(a locked add across two cache lines against the same op in one line, with the\n"
-		"kernel's split-lock mode). About 10-20 s.\n\n"
+		"(a locked add across two cache lines against an aligned atomic_inc, with the\n"
+		"kernel's split-lock mode; it locks the bus for every tenant of the host: --only\n"
+		"staircase skips it). About 5-10 s.\n\n"
 		"  --only WHAT           staircase or splitlock (default: both)\n"
 		"  --cpu N               PU to run on (OS index, in the allowed cpuset); default: first allowed\n"
 		"  --max-footprint SIZE  largest footprint (64M, 1G); default: 8 x hwloc's LLC, 64-512 MiB,\n"
@@ -171,7 +172,10 @@ int cmd_hierarchy(int argc, char **argv)
 		}
 	}
 	if (split) {
+		splitlock_announce("--only staircase");
 		ret = splitlock_measure(split_ops, &cal, &sl);
+		if (!ret)
+			ret = splitlock_reference(&cal, &sl);
 		if (ret < 0) {
 			code = exit_code_for(ret);
 			goto out;

@@ -25,7 +25,7 @@ enum run_opt_id {
 	O_OUTPUT = 'o', O_EVENTS = 'e', O_HELP = 'h',
 	O_FORCE = 256, O_FORMAT, O_MAXS, O_CI, O_TLIMIT, O_STRICT, O_FAMILY, O_NOTWINS, O_MODE,
 	O_CPU, O_PATTERN, O_MEMNODE, O_REQEV, O_THREADS, O_PLACEMENT, O_SHARING, O_EPOCHS,
-	O_CSWORK, O_OUTWORK, O_FOOTPRINT,
+	O_CSWORK, O_OUTWORK, O_FOOTPRINT, O_NOSPLIT,
 };
 
 enum run_opt_default { DEF_NONE, DEF_MAX_SECONDS, DEF_TARGET_CI };
@@ -87,6 +87,9 @@ static const struct run_option {
 	  "names (PMU::EVENT:UMASK); 'atomcost events' shows what counts here.\n"
 	  "One that cannot be counted prints as n/a (reason). context-switches,\n"
 	  "cpu-migrations and task-clock are always counted" },
+	{ "no-split-lock", no_argument, O_NOSPLIT, NULL, DEF_NONE,
+	  "the characterization skips its split-lock step: its locked ops across\n"
+	  "two cache lines take bus locks that stall every tenant of the host" },
 	{ "require-events", no_argument, O_REQEV, NULL, DEF_NONE,
 	  "exit 4 before measuring when an event of -e cannot be counted here" },
 	{ "help", no_argument, O_HELP, NULL, DEF_NONE, "-h: this help" },
@@ -342,6 +345,9 @@ static int apply_option(struct run_cmd *c, int id, const char *what, const char 
 	case O_REQEV:
 		c->o.require_events = true;
 		return 0;
+	case O_NOSPLIT:
+		c->o.no_split_lock = true;
+		return 0;
 	case O_THREADS:
 		if (parse_u64(what, val, 1, 4096, &v) < 0)
 			return -EINVAL;
@@ -371,7 +377,8 @@ static int apply_option(struct run_cmd *c, int id, const char *what, const char 
  * options applied after them win). The schema names the option of each
  * key; a key naming no option of run_options[] is a programming error,
  * caught on every run. List keys (probes, family) apply item by item;
- * `twins = false` is --no-twins, a true boolean its flag. */
+ * `twins = false` is --no-twins, `split_lock = no` --no-split-lock, a true
+ * boolean its flag. */
 static int apply_experiment(struct run_cmd *c, const struct experiment *e, char **strbuf)
 {
 	size_t need = 1, used = 0;
@@ -403,7 +410,7 @@ static int apply_experiment(struct run_cmd *c, const struct experiment *e, char 
 		if (k->type == CFG_BOOL) {
 			bool b = config_bool(e, k->section, k->key);
 
-			if (r->id == O_NOTWINS ? !b : b)
+			if (r->id == O_NOTWINS || r->id == O_NOSPLIT ? !b : b)
 				err = apply_option(c, r->id, what, NULL);
 		} else if (!r || k->type == CFG_STR_LIST) {
 			for (tok = strtok_r(buf, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {

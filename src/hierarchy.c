@@ -55,7 +55,8 @@
 #define STABLE_MATCH 1.30		/* an epoch's level within this of the combined one's latency */
 #define TLB_MAX (2u << 20)		/* 4 KiB-page comparison up to 2 MiB (L1 DTLB reach: 288-384 KiB) */
 #define TLB_EXTRA 0.08			/* 4 KiB pages slower by this much ... */
-#define TLB_MIN_CYCLES 0.5		/* ... and this many cycles: past TLB reach */
+#define TLB_MIN_CYCLES 0.5		/* ... and this many cycles ... */
+#define TLB_RUN 3			/* ... at this many footprints in a row: past TLB reach */
 
 void hierarchy_default_opts(struct hierarchy_opts *o)
 {
@@ -502,15 +503,17 @@ void hierarchy_walks(const struct hierarchy *h, size_t walk[PAT__COUNT])
 
 /* ---- epochs ------------------------------------------------------------ */
 
+/* Past TLB reach the walk on 4 KiB pages stays slower; in the steep rise
+ * from one cache to the next two walks also differ by 10% at a point or
+ * two, either way, as the rise shifts a little between buffers. */
 size_t hierarchy_tlb_reach(const size_t *bytes, const double *huge, const double *small, size_t n)
 {
-	for (size_t i = 1; i + 1 < n; i++) {
-		bool a = small[i] > huge[i] * (1 + TLB_EXTRA) && small[i] - huge[i] > TLB_MIN_CYCLES;
-		bool b = small[i + 1] > huge[i + 1] * (1 + TLB_EXTRA) &&
-			 small[i + 1] - huge[i + 1] > TLB_MIN_CYCLES;
+	size_t run = 0;
 
-		if (a && b)
-			return bytes[i - 1];
+	for (size_t i = 1; i < n; i++) {
+		run = small[i] > huge[i] * (1 + TLB_EXTRA) && small[i] - huge[i] > TLB_MIN_CYCLES ? run + 1 : 0;
+		if (run == TLB_RUN)
+			return bytes[i - TLB_RUN];
 	}
 	return 0;
 }

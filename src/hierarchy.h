@@ -163,7 +163,7 @@ size_t hierarchy_ring_length(const char *base, size_t n);
 int hierarchy_combine(struct hierarchy *h);
 
 /* TLB reach: where the walk on 4 KiB pages (small) starts to cost more
- * than on huge pages (huge): the last footprint before the first two
+ * than on huge pages (huge): the last footprint before the first three
  * points in a row that are over 8% and half a cycle slower. 0 when the
  * two curves never part. Pure. */
 size_t hierarchy_tlb_reach(const size_t *bytes, const double *huge, const double *small, size_t n);

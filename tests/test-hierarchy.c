@@ -753,7 +753,9 @@ static void test_tlb(void)
 	c[30] *= 1.5;
 	CHECK(hierarchy_tlb_reach(b, huge, c, 40) == 0, "one slow point: no TLB reach");
 	c[31] *= 1.5;
-	CHECK(hierarchy_tlb_reach(b, huge, c, 40) == b[29], "two in a row: reach before them");
+	CHECK(hierarchy_tlb_reach(b, huge, c, 40) == 0, "two slow points (a shifted rise): no TLB reach");
+	c[32] *= 1.5;
+	CHECK(hierarchy_tlb_reach(b, huge, c, 40) == b[29], "three in a row: reach before them");
 }
 
 static void test_json(void)

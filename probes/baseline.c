@@ -38,7 +38,7 @@ static int setup_ring(struct probe_ctx *ctx)
 /* latency: p = *p, each load's address is the previous load's value. */
 #define OP_CHASE(i) q = (char *)arch_load(q);
 PROBE_KERNEL(k_load_lat, char *q = p, OP_CHASE, PROBE_SINK(q))
-/* throughput: independent loads of 1..32 lines (the sweep). */
+/* throughput: independent loads over 1..8 words x 1..32 lines (the sweep). */
 #define OP_LOAD_T(i) arch_load(TPUT_ADDR(p, i));
 PROBE_KERNEL_TPUT(k_load_tput, , OP_LOAD_T, )
 

@@ -7,7 +7,7 @@
  * `orb` that C `*byte |= mask` compiles to is its own probe, __or_byte.
  *
  * Latency form: every op hits the same word, so each reads the word the
- * previous op wrote (CHAIN_MEMORY). Throughput form: one word on each of
+ * previous op wrote (CHAIN_MEMORY). Throughput form: 1..8 words on each of
  * 1..32 hot lines (the sweep), cycled, so ops are independent. Twins are
  * generated from the same template and differ only in the op.
  */
@@ -23,8 +23,8 @@
 #define NR_DECL uint64_t nr = ctx->scratch & 63
 
 /* Each pair: a latency kernel (every op on the same word: each op reads the
- * word the previous one wrote) and a throughput sweep (one word on each of
- * 1..32 lines, cycled). */
+ * word the previous one wrote) and a throughput sweep (1..8 words on each
+ * of 1..32 lines, cycled). */
 #define BIT_KERNELS(id, decls, tail)					\
 	PROBE_KERNEL(k_##id##_lat, decls, id##_L, tail)				\
 	PROBE_KERNEL_TPUT(k_##id##_tput, decls, id##_T, tail)

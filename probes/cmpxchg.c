@@ -4,7 +4,7 @@
  *
  * Latency form: the same word every op, so each op reads the word the
  * previous op wrote (CHAIN_MEMORY); the returned value also feeds the next
- * op. Throughput form: one word on each of 1..32 hot lines (the sweep).
+ * op. Throughput form: 1..8 words on each of 1..32 hot lines (the sweep).
  * cmpxchg always succeeds here (expected == stored value), so each op writes.
  */
 #include "probes.h"
@@ -71,13 +71,13 @@ PROBE_KERNEL_TPUT(k_local_inc_tput, , OP_INCNL_T, )
 /* 16-byte pairs: o is {0, 0} and every pair is {0, 0}: always succeeds. */
 #define CX16_DECL uint64_t o[2] = { 0, 0 }, ok = 0
 #define OP_CX16_L(i) ok += arch_cmpxchg128(p, o, o[0], o[1]); PROBE_LAUNDER(ok);
-#define OP_CX16_T(i) ok += arch_cmpxchg128(TPUT_ADDR(p, i), o, o[0], o[1]); PROBE_LAUNDER(ok);
+#define OP_CX16_T(i) ok += arch_cmpxchg128(TPUT_ADDR16(p, i), o, o[0], o[1]); PROBE_LAUNDER(ok);
 #define OP_CX16NL_L(i) ok += arch_cmpxchg128_nl(p, o, o[0], o[1]); PROBE_LAUNDER(ok);
-#define OP_CX16NL_T(i) ok += arch_cmpxchg128_nl(TPUT_ADDR(p, i), o, o[0], o[1]); PROBE_LAUNDER(ok);
+#define OP_CX16NL_T(i) ok += arch_cmpxchg128_nl(TPUT_ADDR16(p, i), o, o[0], o[1]); PROBE_LAUNDER(ok);
 PROBE_KERNEL(k_cmpxchg128_lat, CX16_DECL, OP_CX16_L, PROBE_SINK(ok))
-PROBE_KERNEL_TPUT(k_cmpxchg128_tput, CX16_DECL, OP_CX16_T, PROBE_SINK(ok))
+PROBE_KERNEL_TPUT16(k_cmpxchg128_tput, CX16_DECL, OP_CX16_T, PROBE_SINK(ok))
 PROBE_KERNEL(k_cmpxchg128_local_lat, CX16_DECL, OP_CX16NL_L, PROBE_SINK(ok))
-PROBE_KERNEL_TPUT(k_cmpxchg128_local_tput, CX16_DECL, OP_CX16NL_T, PROBE_SINK(ok))
+PROBE_KERNEL_TPUT16(k_cmpxchg128_local_tput, CX16_DECL, OP_CX16NL_T, PROBE_SINK(ok))
 #endif
 
 #if ARCH_HAS_SEG_PERCPU
@@ -86,7 +86,7 @@ PROBE_KERNEL_TPUT(k_cmpxchg128_local_tput, CX16_DECL, OP_CX16NL_T, PROBE_SINK(ok
 static __thread uint64_t pcpu_area[TPUT_LINES * CACHE_LINE_BYTES / 8] __attribute__((aligned(64)));
 #define PCPU_DECL uint64_t a = 0; uintptr_t off = arch_percpu_offset(pcpu_area)
 #define OP_PCPU_L(i) a = arch_percpu_cmpxchg(off, a, a);
-#define OP_PCPU_T(i) a = arch_percpu_cmpxchg_disp(off, ((i) % tput_lines_) * CACHE_LINE_BYTES, a, a);
+#define OP_PCPU_T(i) a = arch_percpu_cmpxchg_disp(off, TPUT_OFF(i, 8), a, a);
 PROBE_KERNEL(k_this_cpu_cmpxchg_lat, PCPU_DECL, OP_PCPU_L, PROBE_SINK(a))
 PROBE_KERNEL_TPUT(k_this_cpu_cmpxchg_tput, PCPU_DECL, OP_PCPU_T, PROBE_SINK(a))
 

@@ -10,7 +10,8 @@
 const struct probe *const probe_table[] = { PROBES(PROBE_ENTRY) };
 const size_t probe_count = sizeof(probe_table) / sizeof(probe_table[0]);
 
-const unsigned tput_footprints[TPUT_NFOOT] = { 1, 2, 4, 8, 16, 32 };
+#define TPUT_FOOT_(w, l, ...) { w, l },
+const struct tput_footprint tput_footprints[TPUT_NFOOT] = { TPUT_FOOTPRINTS(TPUT_FOOT_, ) };
 
 const struct probe *probe_find(const char *name)
 {

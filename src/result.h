@@ -26,10 +26,12 @@ struct result_event {
 	double min, median, mean, max, total;
 };
 
-/* One footprint of a throughput sweep, ticks per op. */
-#define RESULT_MAX_SWEEP 8
+/* One footprint of a throughput sweep (words on each of lines), ticks per
+ * op. A report read back without words has 1. */
+#define RESULT_MAX_SWEEP 24
+_Static_assert(RESULT_MAX_SWEEP >= TPUT_NFOOT, "a result keeps the whole sweep");
 struct result_sweep {
-	unsigned lines;
+	unsigned words, lines;
 	size_t n;
 	double min, p10, median, p90;
 };
@@ -68,9 +70,10 @@ struct result {
 	double clock_scale;	/* median factor applied to the samples (drift chain or PMU) */
 	enum result_clock clock_source;	/* what rescaled the samples */
 	/* Throughput swept over footprints (probe.tput_sweep): the row is the
-	 * footprint with the lowest median, footprint_lines; sweep[] keeps every
-	 * footprint, ticks per op. footprint_lines 0: not swept. */
-	unsigned footprint_lines;
+	 * footprint with the lowest median, footprint_words on each of
+	 * footprint_lines; sweep[] keeps every footprint, ticks per op.
+	 * footprint_lines 0: not swept. */
+	unsigned footprint_words, footprint_lines;
 	struct result_sweep sweep[RESULT_MAX_SWEEP];
 	unsigned nsweep;
 	/* The fastest sample is below what the hardware can do (runner.c,

@@ -241,29 +241,38 @@ int runner_measure_sweep(const probe_kernel_fn *sweep, struct probe_ctx *ctx,
 	struct run_opts scan = *o, full = *o;
 	struct result cur;
 	struct result_sweep sw[TPUT_NFOOT];
-	unsigned nsw = 0, best_k = 0;
+	unsigned nsw = 0, nfoot = 0, best_k = 0;
 	double best = INFINITY;
 	int ret = 0;
 
 	/* Two stages within the probe's budget: every footprint briefly (half
-	 * the time, a sixth of the samples each), then the best one again with
-	 * the other half and the full sample target. The row is the second
-	 * measurement: picking the lowest of six noisy medians and reporting
-	 * that same median would favour a lucky one. */
-	scan.max_seconds = o->max_seconds / (2 * TPUT_NFOOT);
-	scan.min_samples = o->min_samples / TPUT_NFOOT > 32 ? o->min_samples / TPUT_NFOOT : 32;
-	scan.max_samples = o->max_samples / TPUT_NFOOT > scan.min_samples ?
-			   o->max_samples / TPUT_NFOOT : scan.min_samples;
+	 * the time and the sample target, shared out; at least 32 samples
+	 * each), then the best one again with the other half and the full
+	 * sample target. The row is the second measurement: picking the
+	 * lowest of 21 noisy medians and reporting that same median would
+	 * favour a lucky one. */
+	for (unsigned k = 0; k < TPUT_NFOOT; k++)
+		nfoot += sweep[k] != NULL;
+	if (!nfoot)
+		return 0;
+	scan.max_seconds = o->max_seconds / (2 * nfoot);
+	scan.min_samples = o->min_samples / nfoot > 32 ? o->min_samples / nfoot : 32;
+	scan.max_samples = o->max_samples / nfoot > scan.min_samples ?
+			   o->max_samples / nfoot : scan.min_samples;
 	full.max_seconds = o->max_seconds / 2;
-	for (unsigned k = 0; k < TPUT_NFOOT && sweep[k]; k++) {
+	for (unsigned k = 0; k < TPUT_NFOOT; k++) {
+		if (!sweep[k])
+			continue;	/* a footprint the op cannot form */
 		cur = *res;	/* identity; no samples, no extra yet */
 		cur.samples = NULL;
 		cur.extra = NULL;
 		ret = runner_measure_kernel(sweep[k], ctx, &scan, cal, &cur);
 		if (cur.nsamples && ret >= 0) {
-			sw[nsw++] = (struct result_sweep){ .lines = tput_footprints[k], .n = cur.nsamples,
-							   .min = cur.s.min, .p10 = cur.s.p10,
-							   .median = cur.s.median, .p90 = cur.s.p90 };
+			sw[nsw++] = (struct result_sweep){ .words = tput_footprints[k].words,
+							   .lines = tput_footprints[k].lines,
+							   .n = cur.nsamples, .min = cur.s.min,
+							   .p10 = cur.s.p10, .median = cur.s.median,
+							   .p90 = cur.s.p90 };
 			if (cur.s.median < best) {
 				best = cur.s.median;
 				best_k = k;
@@ -276,7 +285,8 @@ int runner_measure_sweep(const probe_kernel_fn *sweep, struct probe_ctx *ctx,
 	if (!nsw)
 		return 0;
 	ret = runner_measure_kernel(sweep[best_k], ctx, &full, cal, res);
-	res->footprint_lines = tput_footprints[best_k];
+	res->footprint_words = tput_footprints[best_k].words;
+	res->footprint_lines = tput_footprints[best_k].lines;
 	memcpy(res->sweep, sw, nsw * sizeof(sw[0]));
 	res->nsweep = nsw;
 	return ret;

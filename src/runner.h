@@ -71,10 +71,11 @@ int runner_measure(const struct probe *p, enum probe_mode mode, const struct run
 int runner_ctx_init(const struct probe *p, struct probe_ctx *ctx);
 int runner_measure_kernel(probe_kernel_fn fn, struct probe_ctx *ctx, const struct run_opts *o,
 			  const struct calibration *cal, struct result *res);
-/* Throughput over footprints: sweep[k] (tput_footprints[k] lines) each
- * measured briefly (max_seconds / 2 / TPUT_NFOOT, min_samples / TPUT_NFOOT),
- * then the one with the lowest median measured again with max_seconds / 2:
- * res is that measurement, with footprint_lines and the sweep. */
+/* Throughput over footprints: sweep[k] (tput_footprints[k] words x lines;
+ * NULL entries skipped) each measured briefly (max_seconds / 2 and
+ * min_samples shared among the n footprints, at least 32 samples), then
+ * the one with the lowest median measured again with max_seconds / 2: res
+ * is that measurement, with footprint_words, footprint_lines and the sweep. */
 int runner_measure_sweep(const probe_kernel_fn *sweep, struct probe_ctx *ctx,
 			 const struct run_opts *o, const struct calibration *cal,
 			 struct result *res);

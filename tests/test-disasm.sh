@@ -8,7 +8,9 @@
 #     `insn` declares (lock prefix, mnemonic, operand kinds) 64 times per
 #     iteration (at least 64 for the lock family, whose optional work paths
 #     repeat the ops), and no stack traffic between the ops;
-#   - each sweep footprint cycles over exactly its number of lines;
+#   - each sweep footprint (W words on each of L lines) addresses exactly
+#     W x L displacements off one base register, on L lines with W on each,
+#     each as often (64 / (W x L) ops);
 #   - every latency loop declares a chain and really is one:
 #       memory    each op is a read-modify-write of one memory operand whose
 #                 registers do not move (or are recomputed identically from
@@ -343,6 +345,29 @@ def call_chain(p, sym, body, lo, hi, opi):
           '%s: %s: no lock function among %s read-modify-writes (%%rdi)' % (p, sym, top))
 
 
+def sweep_footprint(p, sym, mems, words, lines):
+    """the ops of a sweep kernel address words x lines displacements off
+    one base, words on each of lines 64-byte lines, each equally often"""
+    parts = [re.match(r'^(%[a-z]s:)?(-?0x[0-9a-f]+|-?[0-9]+)?(\(.*\))$', m or '') for m in mems]
+    if not all(parts):
+        check(False, '%s: %s: an op without a base+displacement operand: %s' % (p, sym, sorted(set(map(str, mems)))))
+        return
+    bases = {m.group(1, 3) for m in parts}
+    check(len(bases) == 1, '%s: %s: ops off more than one base: %s' % (p, sym, sorted(map(str, bases))))
+    disp = [int(m.group(2), 0) if m.group(2) else 0 for m in parts]
+    d0 = min(disp)
+    per_line = {}
+    for d in set(disp):
+        per_line.setdefault((d - d0) // 64, set()).add(d)
+    shape = sorted(len(v) for v in per_line.values())
+    check(shape == [words] * lines,
+          '%s: %s: %d lines swept with %s words, expected %d with %d each'
+          % (p, sym, len(per_line), shape, lines, words))
+    counts = {disp.count(d) for d in set(disp)}
+    check(counts == {UNROLL // (words * lines)},
+          '%s: %s: ops per address %s, expected %d each' % (p, sym, sorted(counts), UNROLL // (words * lines)))
+
+
 def register_chain(p, sym, body, lo, hi, opi):
     for a, b in zip(opi, opi[1:]):
         d = dest(body[a][1])
@@ -378,8 +403,8 @@ for pr in table['probes']:
         if mode in kernels:
             todo.append((mode, kernels[mode], None))
     for s in kernels.get('sweep', []):
-        todo.append(('sweep', s['kernel'], s['lines']))
-    for mode, sym, lines in todo:
+        todo.append(('sweep', s['kernel'], (s.get('words', 1), s['lines'])))
+    for mode, sym, foot in todo:
         check(sym is not None and sym in funcs, '%s: %s kernel symbol %s not in the executable' % (p, mode, sym))
         if sym is None or sym not in funcs:
             continue
@@ -396,9 +421,8 @@ for pr in table['probes']:
         if not atleast:
             st = [body[k][1] for k in range(opi[0], opi[-1] + 1) if '(%rsp)' in body[k][1]]
             check(not st, '%s: %s: stack traffic between the ops: %s' % (p, sym, st[:3]))
-        if lines is not None:
-            d = {mem_operand(body[k][1]) for k in opi}
-            check(len(d) == lines, '%s: %s: %d lines swept, expected %d' % (p, sym, len(d), lines))
+        if foot is not None:
+            sweep_footprint(p, sym, [mem_operand(body[k][1]) for k in opi], *foot)
         if mode == 'latency':
             if pr['chain'] == 'memory':
                 memory_chain(p, sym, body, lo, hi, opi)

@@ -122,22 +122,26 @@ static void test_overhead(void)
 	json_decref(r.extra);
 }
 
-/* The sweep on the fake clock: six footprints whose ops cost 4, 3, 2, 2.5,
- * 5 and 6 ticks; the row must be the 4-line one, measured again, and the
- * sweep must keep all six in footprint order. */
-static const double sweep_cost[TPUT_NFOOT] = { 4, 3, 2, 2.5, 5, 6 };
-#define FAKE_SWEEP_FN(k)							\
-	static void fake_sweep_##k(struct probe_ctx *c, uint64_t iters)		\
+/* The sweep on the fake clock: every footprint of TPUT_FOOTPRINTS, ops
+ * costing 1 + words + lines / 8 ticks, but 0.5 packed 8 words on 2 lines,
+ * and 8 x 8 not offered (NULL, as a 16-byte op's). The row must be 8 x 2,
+ * measured again, and the sweep must keep the other 20 in footprint order. */
+static double sweep_cost(unsigned words, unsigned lines)
+{
+	return words == 8 && lines == 2 ? 0.5 : 1 + words + lines / 8.0;
+}
+#define FAKE_SWEEP_FN(w, l, sfx, ...)						\
+	static void fake_sweep##sfx(struct probe_ctx *c, uint64_t iters)	\
 	{									\
-		F.per_op = sweep_cost[k];					\
+		F.per_op = sweep_cost(w, l);					\
 		fake_fn(c, iters);						\
 	}
-FAKE_SWEEP_FN(0) FAKE_SWEEP_FN(1) FAKE_SWEEP_FN(2) FAKE_SWEEP_FN(3) FAKE_SWEEP_FN(4) FAKE_SWEEP_FN(5)
+TPUT_FOOTPRINTS(FAKE_SWEEP_FN, )
+#define FAKE_SWEEP_NAME(w, l, sfx, ...) (w) == 8 && (l) == 8 ? NULL : fake_sweep##sfx,
 
 static void test_sweep(void)
 {
-	static const probe_kernel_fn sweep[TPUT_NFOOT] = { fake_sweep_0, fake_sweep_1, fake_sweep_2,
-							   fake_sweep_3, fake_sweep_4, fake_sweep_5 };
+	const probe_kernel_fn sweep[TPUT_NFOOT] = { TPUT_FOOTPRINTS(FAKE_SWEEP_NAME, ) };
 	static const struct runner_timing timing = { fake_kernel, fake_chain, NULL };
 	struct calibration cal = { .timer_hz = 1e9, .ticks_per_cycle = 0.75, .core_hz = 1e9 / 0.75,
 				   .overhead_min = PAIR };
@@ -154,13 +158,21 @@ static void test_sweep(void)
 	memset(&F, 0, sizeof(F));
 	F.chain_tpc = 0.75;
 	CHECK(runner_measure_sweep(sweep, &ctx, &o, &cal, &r) == 0, "sweep measured");
-	CHECK(r.footprint_lines == 4, "best footprint 4 lines (%u)", r.footprint_lines);
-	CHECK(fabs(r.s.median - 2) < 0.02, "the row is the 4-line kernel: 2.00 ticks/op (%g)",
+	CHECK(r.footprint_words == 8 && r.footprint_lines == 2, "best footprint 8 words x 2 lines (%u x %u)",
+	      r.footprint_words, r.footprint_lines);
+	CHECK(fabs(r.s.median - 0.5) < 0.005, "the row is the 8 x 2 kernel: 0.50 ticks/op (%g)",
 	      r.s.median);
-	CHECK(r.nsweep == TPUT_NFOOT, "every footprint kept (%u)", r.nsweep);
-	for (unsigned k = 0; k < r.nsweep && k < TPUT_NFOOT; k++)
-		order &= r.sweep[k].lines == tput_footprints[k] &&
-			 fabs(r.sweep[k].median - sweep_cost[k]) < 0.01 * sweep_cost[k];
+	CHECK(r.nsweep == TPUT_NFOOT - 1, "every footprint offered kept, none for NULL (%u)", r.nsweep);
+	for (unsigned k = 0, j = 0; k < TPUT_NFOOT && j < r.nsweep; k++) {
+		const struct tput_footprint *t = &tput_footprints[k];
+		double c = sweep_cost(t->words, t->lines);
+
+		if (!sweep[k])
+			continue;
+		order &= r.sweep[j].words == t->words && r.sweep[j].lines == t->lines &&
+			 fabs(r.sweep[j].median - c) < 0.01 * c;
+		j++;
+	}
 	CHECK(order, "sweep in footprint order, each at its own cost");
 	CHECK(r.nsamples >= o.min_samples, "the row has the full sample target (%zu)", r.nsamples);
 	free(r.samples);

@@ -249,7 +249,9 @@ static const char *chain_name(enum probe_chain c)
 	return "?";
 }
 
-/* {"latency": sym, "throughput": sym, "sweep": [{"lines": n, "kernel": sym}]} */
+/* {"latency": sym, "throughput": sym,
+ *  "sweep": [{"words": w, "lines": n, "kernel": sym}]}: a footprint the op
+ *  cannot form is left out */
 static json_t *kernels_json(const struct symtab *t, const struct probe *p)
 {
 	json_t *k = json_object(), *sw;
@@ -262,8 +264,10 @@ static json_t *kernels_json(const struct symtab *t, const struct probe *p)
 		return k;
 	sw = json_array();
 	for (int i = 0; i < TPUT_NFOOT; i++)
-		json_array_append_new(sw, json_pack("{s:i, s:o}", "lines", (int)tput_footprints[i],
-			"kernel", json_string_or_null(symtab_name(t, p->tput_sweep[i]))));
+		if (p->tput_sweep[i])
+			json_array_append_new(sw, json_pack("{s:i, s:i, s:o}",
+				"words", (int)tput_footprints[i].words, "lines", (int)tput_footprints[i].lines,
+				"kernel", json_string_or_null(symtab_name(t, p->tput_sweep[i]))));
 	json_object_set_new(k, "sweep", sw);
 	return k;
 }
@@ -284,7 +288,7 @@ static void list_probes(bool json)
 
 		snprintf(forms, sizeof(forms), "%s%s%s", p->run[MODE_LATENCY] ? "lat" : "",
 			 p->run[MODE_LATENCY] && p->run[MODE_THROUGHPUT] ? "," : "",
-			 p->run[MODE_THROUGHPUT] ? (p->tput_sweep ? "tput1-32" : "tput") : "");
+			 p->run[MODE_THROUGHPUT] ? (p->tput_sweep ? "tput-swept" : "tput") : "");
 		if (p->unsupported)
 			snprintf(forms, sizeof(forms), "n/a");
 		if (json) {
@@ -317,8 +321,8 @@ static void list_probes(bool json)
 				     "probes", arr));
 	else
 		printf("\nchain: how each latency op depends on the previous one (memory: it reads the word\n"
-		       "the previous op wrote; register: its input is the previous op's output). tput1-32:\n"
-		       "throughput swept over 1..32 lines. [kernel file and macro mirrored]\n"
+		       "the previous op wrote; register: its input is the previous op's output). tput-swept:\n"
+		       "throughput swept over 1..8 words x 1..32 lines. [kernel file and macro mirrored]\n"
 		       "architecture %s, primitives as %s. 'atomcost run --help' to measure them.\n",
 		       ARCH_NAME, ARCH_ATOMICS_IMPL);
 }

@@ -139,27 +139,34 @@ measure() {
 judge() {
 	local d=$1
 	jq -r '.probes[] | select(.unsupported == null) | [.probe, .insn] | @tsv' "$d/list.json" >"$T/insn.tsv"
-	# atomcost rows: probe kind(hit|walk) form median footprint. The walk row
-	# is the dep latency row with the op on another word of the line (not the
+	# atomcost rows: probe kind(hit|walk) form median footprint; with several
+	# epochs (extra.epoch), the median of the epochs' medians. The walk row is
+	# the dep latency row with the op on another word of the line (not the
 	# pointer word); load_chase's dep row is the bare walk.
-	jq -r '.results[] | select(.pattern == "hit") |
-		[.probe, "hit", (if .mode == "latency" then "lat" else "tput" end), .cycles.median,
-		 (if .mode == "latency" then "1x1" else
+	jq -r '[.results[] | select(.pattern == "hit") |
+		{k: [.probe, "hit", (if .mode == "latency" then "lat" else "tput" end)], v: .cycles.median,
+		 fp: (if .mode == "latency" then "1x1" else
 		  "\(.footprint_words // .extra.footprint_words // 1)x\(.footprint_lines // .extra.footprint_lines // "?")"
-		  end)] | @tsv' "$d/hot.json" >"$T/ac.tsv"
-	jq -r '.results[] | select(.mode == "latency" and .extra.pattern.name == "dep") |
+		  end)}] | group_by(.k)[] | sort_by(.v) | .[length / 2 | floor] |
+		.k + [.v, .fp] | @tsv' "$d/hot.json" >"$T/ac.tsv"
+	jq -r '[.results[] | select(.mode == "latency" and .extra.pattern.name == "dep") |
 		select(.probe == "load_chase" or
 		       (.extra.pattern.variant != "pointer-word" and (.pattern | test("ptr") | not))) |
-		[.probe, "walk", "lat", .cycles.median, "\(.extra.pattern.footprint_bytes / 1024)K"] |
-		@tsv' "$d/walk.json" >>"$T/ac.tsv"
+		{k: [.probe, "walk", "lat"], v: .cycles.median,
+		 fp: "\(.extra.pattern.footprint_bytes / 1024)K"}] | group_by(.k)[] | sort_by(.v) |
+		.[length / 2 | floor] | .k + [.v, .fp] | @tsv' "$d/walk.json" >>"$T/ac.tsv"
+	# in the map's order: hot-line rows, then the walks
+	awk -F'\t' 'NR == FNR { ord[$1] = NR; next } { print ($2 == "walk") "\t" ord[$1] "\t" $0 }' \
+		"$T/map.tsv" "$T/ac.tsv" | sort -t "$(printf '\t')" -k1,1n -k2,2n -k5,5 | cut -f3- >"$T/ac.sorted"
 	jq -r '.results[] | [.op, .form, .cycles, .words, .lines] | @tsv' "$d/minprobe.json" >"$T/mp.tsv"
 	echo "# ${STAMP:-judged from $d}, $mname (family $family model $model), CPU $cpu;" \
 	     "atomcost core $(jq -r '.calibration.core_hz / 1e6 | round / 1000' "$d/hot.json") GHz" \
-	     "(add chain); minprobe core $(jq -r '.core_ghz * 1000 | round / 1000' "$d/minprobe.json") GHz," \
+	     "(add chain, $(jq -r '[.results[].extra.epoch // 1] | max' "$d/hot.json") epochs:" \
+	     "median of their medians); minprobe core $(jq -r '.core_ghz * 1000 | round / 1000' "$d/minprobe.json") GHz," \
 	     "cycles from $(jq -r 'if .clock == "pmu" then "the PMU" else "an imul chain (PMU: \(.pmu))" end' \
 		"$d/minprobe.json"); published: $(head -n1 "$T/core" 2>/dev/null || echo none for this CPU)"
 	awk -F'\t' -v tol="$TOL" -v map="$T/map.tsv" -v insn="$T/insn.tsv" -v mp="$T/mp.tsv" \
-	    -v pub="$T/pub.tsv" -v info="${AGREEMENT_INFORMATIVE:-}" -f "$T/judge.awk" "$T/ac.tsv"
+	    -v pub="$T/pub.tsv" -v info="${AGREEMENT_INFORMATIVE:-}" -f "$T/judge.awk" "$T/ac.sorted"
 }
 
 # Every judgment against injected changes, on synthetic JSON (no

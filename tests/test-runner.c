@@ -233,6 +233,35 @@ static void test_defaults_agree(void)
 	}
 }
 
+/* A report from before the words sweep (no "words", no "footprint_words")
+ * reads as one word on each line; path holds a report with sweeps. */
+static void test_sweep_without_words(const char *path)
+{
+	json_t *root = json_load_file(path, 0, NULL), *o, *e;
+	struct report old;
+	size_t i, j, swept = 0;
+
+	json_array_foreach(json_object_get(root, "results"), i, o) {
+		json_object_del(o, "footprint_words");
+		json_array_foreach(json_object_get(o, "sweep"), j, e)
+			json_object_del(e, "words");
+	}
+	CHECK(root && json_dump_file(root, path, 0) == 0, "the report rewritten without words");
+	json_decref(root);
+	CHECK(report_read(path, &old) == 0, "a report without words read");
+	for (i = 0; i < old.n; i++) {
+		const struct result *r = &old.r[i];
+
+		swept += r->nsweep > 0;
+		CHECK(r->footprint_words == (r->footprint_lines ? 1u : 0u), "%s: footprint_words %u",
+		      r->name, r->footprint_words);
+		for (j = 0; j < r->nsweep; j++)
+			CHECK(r->sweep[j].words == 1, "%s: sweep %zu reads as 1 word", r->name, j);
+	}
+	CHECK(swept > 0, "the report had swept rows (%zu)", swept);
+	report_free(&old);
+}
+
 int main(void)
 {
 	const struct probe *list[] = { &probe_add_chain, &probe_set_bit, &probe___set_bit };
@@ -292,10 +321,16 @@ int main(void)
 		      fabs(back.r[i].s.median - rep.r[i].s.median) <= 1e-9 * fabs(rep.r[i].s.median),
 		      "result %zu samples round trip", i);
 		CHECK(back.r[i].footprint_lines == rep.r[i].footprint_lines &&
+		      back.r[i].footprint_words == rep.r[i].footprint_words &&
 		      back.r[i].nsweep == rep.r[i].nsweep &&
 		      (!rep.r[i].nsweep ||
 		       fabs(back.r[i].sweep[0].median - rep.r[i].sweep[0].median) <= 1e-9 * rep.r[i].sweep[0].median),
 		      "result %zu footprint and sweep round trip", i);
+		for (unsigned k = 0; k < back.r[i].nsweep && k < rep.r[i].nsweep; k++)
+			CHECK(back.r[i].sweep[k].words == rep.r[i].sweep[k].words &&
+			      back.r[i].sweep[k].lines == rep.r[i].sweep[k].lines,
+			      "result %zu sweep %u: %u x %u round trip", i, k, rep.r[i].sweep[k].words,
+			      rep.r[i].sweep[k].lines);
 		CHECK(back.r[i].overhead_flag == rep.r[i].overhead_flag &&
 		      back.r[i].min_flag == rep.r[i].min_flag &&
 		      back.r[i].clock_source == rep.r[i].clock_source &&
@@ -311,6 +346,7 @@ int main(void)
 	}
 	CHECK(fabs(back.cal.ticks_per_cycle - rep.cal.ticks_per_cycle) < 1e-9, "calibration round trip");
 	report_free(&back);
+	test_sweep_without_words(path);
 	unlink(path);
 	rmdir(dir);
 	report_free(&rep);

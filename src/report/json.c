@@ -81,13 +81,16 @@ static void engine_json(json_t *o, const struct report *rep, const struct result
 						      "extrapolated_ticks", r->overhead_extrap_ticks,
 						      "sample_min_ticks", r->sample_min_ticks,
 						      "implausible", r->overhead_flag));
+	json_object_set_new(o, "footprint_words", r->footprint_lines ?
+			    json_integer(r->footprint_words) : json_null());
 	json_object_set_new(o, "footprint_lines", r->footprint_lines ?
 			    json_integer(r->footprint_lines) : json_null());
 	if (r->nsweep) {
 		json_t *a = json_array();
 
 		for (unsigned k = 0; k < r->nsweep; k++)
-			json_array_append_new(a, json_pack("{s:i, s:I, s:o, s:o}", "lines",
+			json_array_append_new(a, json_pack("{s:i, s:i, s:I, s:o, s:o}", "words",
+							   (int)r->sweep[k].words, "lines",
 							   (int)r->sweep[k].lines, "n",
 							   (json_int_t)r->sweep[k].n,
 							   "ticks", quartet_json(&r->sweep[k], 1.0),
@@ -102,7 +105,7 @@ static void engine_json(json_t *o, const struct report *rep, const struct result
 static void read_engine(json_t *o, struct result *r)
 {
 	json_t *ov = json_object_get(o, "overhead"), *sw = json_object_get(o, "sweep"), *e;
-	json_t *mb = json_object_get(o, "min_below_bound");
+	json_t *mb = json_object_get(o, "min_below_bound"), *fw;
 	size_t i;
 
 	if (result_clock_parse(json_string_value(json_object_get(o, "clock_source")),
@@ -112,6 +115,10 @@ static void read_engine(json_t *o, struct result *r)
 	r->sample_min_ticks = json_number_value(json_object_get(ov, "sample_min_ticks"));
 	r->overhead_flag = json_is_true(json_object_get(ov, "implausible"));
 	r->footprint_lines = (unsigned)json_integer_value(json_object_get(o, "footprint_lines"));
+	/* reports from before the words sweep put one word on each line */
+	fw = json_object_get(o, "footprint_words");
+	r->footprint_words = !r->footprint_lines ? 0 :
+			     json_is_integer(fw) ? (unsigned)json_integer_value(fw) : 1;
 	r->nsweep = 0;
 	json_array_foreach(sw, i, e) {
 		json_t *t = json_object_get(e, "ticks");
@@ -120,6 +127,8 @@ static void read_engine(json_t *o, struct result *r)
 		if (r->nsweep == RESULT_MAX_SWEEP || !json_is_object(t))
 			continue;
 		w = &r->sweep[r->nsweep++];
+		fw = json_object_get(e, "words");
+		w->words = json_is_integer(fw) ? (unsigned)json_integer_value(fw) : 1;
 		w->lines = (unsigned)json_integer_value(json_object_get(e, "lines"));
 		w->n = (size_t)json_integer_value(json_object_get(e, "n"));
 		w->min = json_number_value(json_object_get(t, "min"));

@@ -155,31 +155,37 @@ static void engine_cells(const struct report *rep, const struct result *r, char 
 		snprintf(mincell, mlen, "%.2f", result_cycles(rep, r->s.min));
 	}
 	if (r->footprint_lines && k < flen)
-		k += (size_t)snprintf(flags + k, flen - k, " [%u line%s]", r->footprint_lines,
-				      r->footprint_lines == 1 ? "" : "s");
+		k += (size_t)snprintf(flags + k, flen - k, " [%uw x %ul]", r->footprint_words,
+				      r->footprint_lines);
 	if (r->overhead_flag && k < flen)
 		snprintf(flags + k, flen - k, " [overhead? fixed %.0f, N/2N %.0f ticks]",
 			 r->overhead_ticks, r->overhead_extrap_ticks);
 }
 
-/* Throughput over footprints: median cycles per op at each, the row's
- * figure being the lowest. */
+/* Throughput over footprints: median cycles per op at each, one line per
+ * words-per-line count, the row's figure being the lowest. */
 static void write_sweeps(const struct report *rep, FILE *f)
 {
 	bool head = false;
 
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct result *r = &rep->r[i];
+		unsigned w = 0;
 
 		if (!r->nsweep)
 			continue;
 		if (!head)
-			fprintf(f, "\n# throughput over footprints: median cycles per op cycling over N lines "
-				   "(the row above is the lowest)\n");
+			fprintf(f, "\n# throughput over footprints: median cycles per op, W words on each of "
+				   "L lines, cycled (wW  L:cycles; the row above is the lowest)\n");
 		head = true;
-		fprintf(f, "%-20s %-7s", r->name, r->pattern);
-		for (unsigned k = 0; k < r->nsweep; k++)
+		for (unsigned k = 0; k < r->nsweep; k++) {
+			if (r->sweep[k].words != w) {
+				w = r->sweep[k].words;
+				fprintf(f, "%s%-20s %-7s w%-2u", k ? "\n" : "", k ? "" : r->name,
+					k ? "" : r->pattern, w);
+			}
 			fprintf(f, " %2u:%.2f", r->sweep[k].lines, result_cycles(rep, r->sweep[k].median));
+		}
 		fputc('\n', f);
 	}
 }

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* compare.c - the change between two reports, and whether it is real.
- * The decision rule is in compare.h and docs/reports.md; it is conservative
- * on purpose: a tool that cries "regressed 2%" on noise teaches its users
- * to ignore it. Times are compared in core cycles: ns carry each run's
+/* compare.c - the change between two reports, and whether it is real,
+ * the same, or beyond what the data can tell. The rule is in compare.h and
+ * docs/reports.md. Times are compared in core cycles: ns carry each run's
  * clock (a core that ran faster in B is not a change of the code), and
- * the calibration's own wobble between the two reports widens the floor
- * instead of being read as a change. */
+ * the calibration's own wobble between the two reports widens the margin
+ * instead of being read as a change. A verdict needs power: a row whose
+ * replicates cannot flag a change says how large a change it could have
+ * flagged, never "no change". */
 #include "compare.h"
 
 #include <math.h>
@@ -17,12 +18,13 @@
 #include "report.h"
 
 #define MAX_PASSES 1000
+#define MAX_REPS (MAX_PASSES * COMPARE_BLOCKS)
 
 void compare_default_opts(struct compare_opts *o)
 {
 	o->noise_floor = COMPARE_NOISE_FLOOR;
-	o->min_change = NOISE_FLOOR_MIN;
-	o->alpha = COMPARE_ALPHA;
+	o->min_change = COMPARE_MARGIN;
+	o->q = COMPARE_Q;
 }
 
 static bool same_row(const struct result *x, const struct result *y)
@@ -61,63 +63,144 @@ int compare_max_epoch(const struct report *rep)
 	return m;
 }
 
-/* t(0.975, df) for df = 1..30; beyond, the Cornish-Fisher expansion. */
-double compare_t975(double df)
+/* P(F > f) for Fisher's F with d1, d2 degrees of freedom: I_x(d2/2, d1/2)
+ * at x = d2 / (d2 + d1 f), from the t distribution's I_x(a, 1/2) (odd d1)
+ * or x^a (even d1), raised in b by I_x(a, b + 1) = I_x(a, b) +
+ * x^a (1 - x)^b / (b B(a, b)). */
+double compare_f_upper(double f, unsigned d1, unsigned d2)
 {
-	static const double t[] = {
-		12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-		2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-		2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
-	};
-	double z = 1.959964, z3 = z * z * z, z5 = z3 * z * z;
+	double a = d2 / 2.0, x, b, p;
 
-	if (!(df >= 1))
-		return t[0];
-	if (df <= 30)
-		return t[(int)floor(df) - 1];	/* floor: the wider quantile */
-	return z + (z3 + z) / (4 * df) + (5 * z5 + 16 * z3 + 3 * z) / (96 * df * df);
+	if (!(f > 0) || !d1 || !d2)
+		return 1;
+	x = d2 / (d2 + d1 * f);
+	b = d1 % 2 ? 0.5 : 1;
+	p = d1 % 2 ? stats_t_pvalue(sqrt(d2 * (1 - x) / x), d2) : pow(x, a);
+	for (; b < d1 / 2.0; b += 1)
+		p += exp(a * log(x) + b * log1p(-x) - lgamma(a) - lgamma(b) + lgamma(a + b)) / b;
+	return fmin(1, fmax(0, p));
 }
 
-static void mean_var_log(const double *v, size_t n, double *mean, double *var)
+int compare_estimate(const double *v, const int *proc, size_t n, struct compare_est *e)
 {
-	double m = 0, s = 0;
+	double pm[MAX_PASSES], ssw = 0, inv_k = 0, mean = 0, ssb = 0, v_proc = NAN, v_epoch = NAN;
+	size_t np = 0, dfw = 0;
 
-	for (size_t i = 0; i < n; i++)
-		m += log(v[i]);
-	m /= (double)n;
-	for (size_t i = 0; i < n; i++)
-		s += (log(v[i]) - m) * (log(v[i]) - m);
-	*mean = m;
-	*var = s / (double)(n - 1);
-}
-
-int compare_welch(const double *a, size_t na, const double *b, size_t nb,
-		  double *ratio, double *lo, double *hi, double *p)
-{
-	double ma, va, mb, vb, qa, qb, se, df, d;
-
-	if (na < 2 || nb < 2)
+	memset(e, 0, sizeof(*e));
+	if (n < 2)
 		return -EINVAL;
-	for (size_t i = 0; i < na; i++)
-		if (!(a[i] > 0))
+	for (size_t i = 0; i < n; i++)
+		if (!(v[i] > 0))
 			return -EINVAL;
-	for (size_t i = 0; i < nb; i++)
-		if (!(b[i] > 0))
+	/* each process once, at its first replicate: its mean and the sum of
+	 * squares of its epochs around it */
+	for (size_t i = 0; i < n; i++) {
+		double m = 0, s = 0;
+		size_t k = 0, j;
+
+		for (j = 0; j < i && proc[j] != proc[i]; j++)
+			;
+		if (j < i)
+			continue;
+		if (np == MAX_PASSES)
 			return -EINVAL;
-	mean_var_log(a, na, &ma, &va);
-	mean_var_log(b, nb, &mb, &vb);
-	qa = va / (double)na;
-	qb = vb / (double)nb;
-	se = sqrt(qa + qb);
-	d = mb - ma;
-	/* Welch-Satterthwaite; identical replicates (se 0) give the pooled df */
-	df = se > 0 ? (qa + qb) * (qa + qb) /
-			      (qa * qa / (double)(na - 1) + qb * qb / (double)(nb - 1))
-		    : (double)(na + nb - 2);
-	*ratio = exp(d);
-	*lo = exp(d - compare_t975(df) * se);
-	*hi = exp(d + compare_t975(df) * se);
-	*p = se > 0 ? stats_t_pvalue(d / se, df) : (d == 0 ? 1.0 : 0.0);
+		for (j = i; j < n; j++)
+			if (proc[j] == proc[i]) {
+				m += log(v[j]);
+				k++;
+			}
+		m /= (double)k;
+		for (j = i; j < n; j++)
+			if (proc[j] == proc[i])
+				s += (log(v[j]) - m) * (log(v[j]) - m);
+		pm[np++] = m;
+		ssw += s;
+		dfw += k - 1;
+		inv_k += 1.0 / (double)k;
+	}
+	for (size_t p = 0; p < np; p++)
+		mean += pm[p] / (double)np;
+	for (size_t p = 0; p < np; p++)
+		ssb += (pm[p] - mean) * (pm[p] - mean);
+	if (np >= 2)
+		v_proc = ssb / (double)(np - 1) / (double)np;
+	if (dfw > 0)
+		v_epoch = ssw / (double)dfw * inv_k / (double)(np * np);
+	e->mean = mean;
+	e->n = n;
+	e->procs = np;
+	/* process means that vary more than their epochs predict (the F test
+	 * of the one-way layout at COMPARE_POOL_ALPHA) carry a level of
+	 * their own; else the pooled epochs estimate the same variance with
+	 * more degrees of freedom */
+	if (isnan(v_epoch) || (np >= 2 && v_proc > v_epoch &&
+			       compare_f_upper(v_proc / v_epoch, (unsigned)(np - 1), (unsigned)dfw) < COMPARE_POOL_ALPHA)) {
+		e->var = v_proc;
+		e->df = (double)(np - 1);
+		e->level = BASIS_PROCESSES;
+	} else {
+		e->var = v_epoch;
+		e->df = (double)dfw;
+		e->level = BASIS_EPOCHS;
+	}
+	return 0;
+}
+
+/* P(T > t) for Student's t with df degrees of freedom. */
+static double upper_tail(double t, double df)
+{
+	double p2 = stats_t_pvalue(t, df);
+
+	return t > 0 ? p2 / 2 : 1 - p2 / 2;
+}
+
+static double tstat(double x, double se)
+{
+	return se > 0 ? x / se : x > 0 ? INFINITY : x < 0 ? -INFINITY : 0;
+}
+
+void compare_tests(double d, double se, double df, double delta, double *p_change, double *p_same)
+{
+	double up = upper_tail(tstat(d - delta, se), df), down = upper_tail(tstat(-d - delta, se), df);
+
+	*p_change = fmin(1, 2 * fmin(up, down));
+	*p_same = fmax(upper_tail(tstat(d + delta, se), df), upper_tail(tstat(delta - d, se), df));
+}
+
+double compare_detect(double se, double df, double delta, double alpha)
+{
+	return expm1(delta + stats_t_quantile(1 - alpha / 2, df) * se);
+}
+
+int compare_bh(const double *p, size_t m, double q, bool *reject, size_t *k, size_t *family)
+{
+	size_t *idx, n = 0, cut = 0;
+
+	for (size_t i = 0; i < m; i++)
+		reject[i] = false;
+	idx = malloc((m ? m : 1) * sizeof(*idx));
+	if (!idx)
+		return -ENOMEM;
+	for (size_t i = 0; i < m; i++)
+		if (!isnan(p[i]))
+			idx[n++] = i;
+	/* insertion sort by p: a few hundred rows */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && p[idx[j]] < p[idx[j - 1]]; j--) {
+			size_t t = idx[j];
+
+			idx[j] = idx[j - 1];
+			idx[j - 1] = t;
+		}
+	/* step up: the largest j with p_(j) <= j q / n, and every p below */
+	for (size_t j = 0; j < n; j++)
+		if (p[idx[j]] <= q * (double)(j + 1) / (double)n)
+			cut = j + 1;
+	for (size_t j = 0; j < cut; j++)
+		reject[idx[j]] = true;
+	*k = cut;
+	*family = n;
+	free(idx);
 	return 0;
 }
 
@@ -203,16 +286,6 @@ static double group_median(const struct result *const *g, size_t n)
 	return stats_median(m, n);
 }
 
-static size_t group_processes(const struct result *const *g, size_t n)
-{
-	int m = 0;
-
-	for (size_t i = 0; i < n; i++)
-		if (compare_process(g[i]) > m)
-			m = compare_process(g[i]);
-	return (size_t)m;
-}
-
 /* Every result of the group reached its CI target. */
 static bool group_settled(const struct result *const *g, size_t n)
 {
@@ -222,33 +295,19 @@ static bool group_settled(const struct result *const *g, size_t n)
 	return true;
 }
 
-/* Replicates of a row in core cycles, for the given basis: one per
- * process (median of its pass medians), one per pass, or COMPARE_BLOCKS
- * block medians of each pass's time-ordered samples. */
+/* Replicates of one side of a row in core cycles, with their processes:
+ * its per-epoch medians, or COMPARE_BLOCKS block medians of each
+ * result's time-ordered samples (one level: process 1). */
 static size_t replicates(const struct report *rep, const struct result *const *g, size_t n,
-			 enum compare_basis basis, double *out, size_t max)
+			 bool blocks, double *out, int *proc, size_t max)
 {
 	size_t k = 0;
 
-	if (basis == BASIS_PROCESSES) {
-		size_t np = group_processes(g, n);
-
-		for (size_t p = 1; p <= np && k < max; p++) {
-			double m[MAX_PASSES];
-			size_t c = 0;
-
-			for (size_t i = 0; i < n; i++)
-				if ((size_t)compare_process(g[i]) == p)
-					m[c++] = g[i]->s.median;
-			if (c)
-				out[k++] = result_cycles(rep, stats_median(m, c));
-		}
-		return k;
-	}
 	for (size_t i = 0; i < n && k < max; i++) {
 		size_t ns = g[i]->nsamples, nb = COMPARE_BLOCKS, len;
 
-		if (basis == BASIS_EPOCHS) {
+		if (!blocks) {
+			proc[k] = compare_process(g[i]);
 			out[k++] = result_cycles(rep, g[i]->s.median);
 			continue;
 		}
@@ -257,67 +316,66 @@ static size_t replicates(const struct report *rep, const struct result *const *g
 		if (nb < 1)
 			continue;
 		len = ns / nb;
-		for (size_t b = 0; b < nb && k < max; b++)
+		for (size_t b = 0; b < nb && k < max; b++) {
+			proc[k] = 1;
 			out[k++] = result_cycles(rep, stats_median(g[i]->samples + b * len, len));
+		}
 	}
 	return k;
 }
 
-static int compare_row(const struct report *a, const struct result *const *ga, size_t na,
-		       const struct report *b, const struct result *const *gb, size_t nb,
-		       const struct compare_opts *o, struct comparison *c, struct compare_row *row)
+/* Each side's centre and the variance of its mean; the change B/A with
+ * its Welch standard error, degrees of freedom and 95% interval. Epochs
+ * when both sides hold two or more results of the row, else blocks. */
+static void compare_row(const struct report *a, const struct result *const *ga, size_t na,
+			const struct report *b, const struct result *const *gb, size_t nb,
+			struct compare_row *row)
 {
-	static double ra[MAX_PASSES * COMPARE_BLOCKS], rb[MAX_PASSES * COMPARE_BLOCKS];
-	size_t pa = group_processes(ga, na), pb = group_processes(gb, nb);
-	double base;
-	int ret;
+	static double ra[MAX_REPS], rb[MAX_REPS];
+	static int pa[MAX_REPS], pb[MAX_REPS];
+	struct compare_est ea, eb;
+	bool blocks = na < 2 || nb < 2;
+	double d, t;
 
-	row->a_ticks = group_median(ga, na);
-	row->b_ticks = group_median(gb, nb);
-	row->a_ns = result_ns(a, row->a_ticks);
-	row->b_ns = result_ns(b, row->b_ticks);
-	row->a_cycles = result_cycles(a, row->a_ticks);
-	row->b_cycles = result_cycles(b, row->b_ticks);
 	row->self_check = self_check(ga[0]);
-	if (pa < 2 || pb < 2)
+	row->basis = blocks ? BASIS_BLOCKS : BASIS_EPOCHS;
+	if (blocks)
 		row->unsettled = !group_settled(ga, na) || !group_settled(gb, nb) ||
 				 strcmp(ga[0]->pattern, "hit");
-	if (pa >= 2 && pb >= 2) {
-		row->basis = BASIS_PROCESSES;
-		base = fmax(o->min_change, NOISE_FLOOR_MIN);
-	} else {
-		row->basis = na >= 2 && nb >= 2 ? BASIS_EPOCHS : BASIS_BLOCKS;
-		base = fmax(o->noise_floor, NOISE_FLOOR_MIN);
-	}
-	row->a_reps = replicates(a, ga, na, row->basis, ra, ARRAY_SIZE(ra));
-	row->b_reps = replicates(b, gb, nb, row->basis, rb, ARRAY_SIZE(rb));
-	row->floor = sqrt(base * base + c->cal_shift * c->cal_shift);
-	row->p = NAN;
-	if (!(row->a_cycles > 0) || !(row->b_cycles > 0)) {
-		/* a zero or negative median (the empty probe): no ratio */
-		row->ratio = row->lo = row->hi = NAN;
+	row->a_reps = replicates(a, ga, na, blocks, ra, pa, MAX_REPS);
+	row->b_reps = replicates(b, gb, nb, blocks, rb, pb, MAX_REPS);
+	row->ratio = row->lo = row->hi = row->se = row->df = NAN;
+	row->p = row->p_same = row->margin = row->detect = NAN;
+	if (compare_estimate(ra, pa, row->a_reps, &ea) < 0 ||
+	    compare_estimate(rb, pb, row->b_reps, &eb) < 0) {
+		/* a median <= 0 (the empty probe), or too few samples */
+		row->a_ticks = group_median(ga, na);
+		row->b_ticks = group_median(gb, nb);
+		row->a_cycles = result_cycles(a, row->a_ticks);
+		row->b_cycles = result_cycles(b, row->b_ticks);
+		row->a_ns = result_ns(a, row->a_ticks);
+		row->b_ns = result_ns(b, row->b_ticks);
 		row->basis = BASIS_NONE;
-		return 0;
+		return;
 	}
-	ret = compare_welch(ra, row->a_reps, rb, row->b_reps, &row->ratio, &row->lo, &row->hi, &row->p);
-	if (ret == -EINVAL) {
-		row->lo = row->hi = row->p = NAN;
-		ret = 0;
-	}
-	if (ret < 0)
-		return ret;
-	/* The centre is the ratio of the medians, so the change printed
-	 * agrees with the A and B columns; the width stays the replicates'. */
-	if (isfinite(row->lo)) {
-		double w = row->ratio;
-
-		row->ratio = row->b_cycles / row->a_cycles;
-		row->lo *= row->ratio / w;
-		row->hi *= row->ratio / w;
-	} else {
-		row->ratio = row->b_cycles / row->a_cycles;
-	}
-	return 0;
+	if (!blocks && (ea.level == BASIS_PROCESSES || eb.level == BASIS_PROCESSES))
+		row->basis = BASIS_PROCESSES;
+	row->a_cycles = exp(ea.mean);
+	row->b_cycles = exp(eb.mean);
+	row->a_ticks = row->a_cycles * a->cal.ticks_per_cycle;
+	row->b_ticks = row->b_cycles * b->cal.ticks_per_cycle;
+	row->a_ns = result_ns(a, row->a_ticks);
+	row->b_ns = result_ns(b, row->b_ticks);
+	d = eb.mean - ea.mean;
+	row->se = sqrt(ea.var + eb.var);
+	/* Welch-Satterthwaite; both variances 0: the sum of the dfs */
+	row->df = row->se > 0 ? (ea.var + eb.var) * (ea.var + eb.var) /
+					(ea.var * ea.var / ea.df + eb.var * eb.var / eb.df)
+			      : ea.df + eb.df;
+	t = stats_t_quantile(0.975, row->df);
+	row->ratio = exp(d);
+	row->lo = exp(d - t * row->se);
+	row->hi = exp(d + t * row->se);
 }
 
 static struct compare_row *add_row(struct comparison *c, size_t *cap)
@@ -342,76 +400,96 @@ static void ident(struct compare_row *row, const struct result *r)
 	row->mode = r->mode;
 }
 
-/* Verdicts: self-checks first (a moved one widens every floor), then the
- * Holm-Bonferroni step-down over the p-values of the other rows. */
+/* A row's tests against its margin; NAN p-values leave it out of the
+ * families: unmatched, no ratio, untested blocks, a moved self-check. */
+static void test_row(const struct comparison *c, struct compare_row *r)
+{
+	if (r->verdict == CMP_ONLY_A || r->verdict == CMP_ONLY_B || r->basis == BASIS_NONE ||
+	    r->unsettled || (r->self_check && fabs(r->ratio - 1) > COMPARE_CAL_TOLERANCE))
+		return;
+	r->margin = fmax(r->basis == BASIS_BLOCKS ? c->block_margin : c->margin,
+			 COMPARE_ABS_FLOOR / r->a_cycles);
+	compare_tests(log(r->ratio), r->se, r->df, log1p(r->margin), &r->p, &r->p_same);
+	/* blocks understate the spread between processes: never "same" */
+	if (r->basis == BASIS_BLOCKS)
+		r->p_same = NAN;
+}
+
+static void count(struct comparison *c, const struct compare_row *r)
+{
+	c->blocks += r->basis == BASIS_BLOCKS;
+	c->untested += r->unsettled;
+	switch (r->verdict) {
+	case CMP_IMPROVED:
+		c->improved++;
+		break;
+	case CMP_REGRESSED:
+		c->regressed++;
+		break;
+	case CMP_SAME:
+		c->same++;
+		break;
+	case CMP_CALIBRATION:
+		c->calibration++;
+		break;
+	case CMP_ONLY_A:
+	case CMP_ONLY_B:
+		c->unmatched++;
+		break;
+	default:
+		c->cannot_tell++;
+	}
+}
+
+/* Verdicts: the self-checks' move widens every margin; changes are
+ * discoveries under Benjamini-Hochberg, an equivalence each row's own TOST. */
 static int decide(struct comparison *c, const struct compare_opts *o)
 {
-	double *p = NULL, check = 0;
-	bool *rej = NULL;
-	int ret = 0;
+	double *pc, check = 0, m = fmax(o->min_change, NOISE_FLOOR_MIN);
+	double mb = fmax(o->noise_floor, NOISE_FLOOR_MIN), cal2;
+	bool *rc;
+	size_t k, fam;
+	int ret = -ENOMEM;
 
-	for (size_t i = 0; i < c->n; i++) {
-		struct compare_row *r = &c->rows[i];
-
-		if (r->self_check && r->basis != BASIS_NONE && isfinite(r->ratio))
-			check = fmax(check, fabs(r->ratio - 1));
-	}
+	for (size_t i = 0; i < c->n; i++)
+		if (c->rows[i].self_check && isfinite(c->rows[i].ratio))
+			check = fmax(check, fabs(c->rows[i].ratio - 1));
 	c->check_shift = check;
-	p = malloc((c->n ? c->n : 1) * sizeof(*p));
-	rej = malloc((c->n ? c->n : 1) * sizeof(*rej));
-	if (!p || !rej) {
-		ret = -ENOMEM;
+	cal2 = c->cal_shift * c->cal_shift + check * check;
+	c->min_change = m;
+	c->margin = sqrt(m * m + cal2);
+	c->block_margin = sqrt(mb * mb + cal2);
+	c->q = o->q;
+	pc = malloc((c->n ? c->n : 1) * sizeof(*pc));
+	rc = malloc((c->n ? c->n : 1) * sizeof(*rc));
+	if (!pc || !rc)
 		goto out;
-	}
 	for (size_t i = 0; i < c->n; i++) {
-		struct compare_row *r = &c->rows[i];
-		bool tested = r->verdict != CMP_ONLY_A && r->verdict != CMP_ONLY_B &&
-			      r->basis != BASIS_NONE && !r->self_check && !r->unsettled && isfinite(r->p);
-
-		if (r->verdict != CMP_ONLY_A && r->verdict != CMP_ONLY_B)
-			r->floor = sqrt(r->floor * r->floor + check * check);
-		p[i] = tested ? r->p : NAN;
-		c->tested += tested;
+		test_row(c, &c->rows[i]);
+		pc[i] = c->rows[i].p;
 	}
-	ret = stats_holm(p, c->n, o->alpha, rej);
+	ret = compare_bh(pc, c->n, o->q, rc, &k, &fam);
 	if (ret < 0)
 		goto out;
+	c->tested = fam;
+	/* what one more flagged row would need (the step-up's next rank) */
+	c->threshold = fam ? fmin(o->q, o->q * (double)(k + 1) / (double)fam) : NAN;
 	for (size_t i = 0; i < c->n; i++) {
 		struct compare_row *r = &c->rows[i];
 
-		if (r->verdict == CMP_ONLY_A || r->verdict == CMP_ONLY_B) {
-			c->unmatched++;
-			continue;
-		}
 		if (r->self_check && isfinite(r->ratio) && fabs(r->ratio - 1) > COMPARE_CAL_TOLERANCE)
 			r->verdict = CMP_CALIBRATION;
-		else if (r->unsettled && !r->self_check)
-			r->verdict = CMP_UNSETTLED;
-		else if (rej[i] && fabs(log(r->ratio)) > log1p(r->floor) &&
-			 fabs(r->b_cycles - r->a_cycles) > COMPARE_ABS_FLOOR)
+		else if (rc[i])
 			r->verdict = r->ratio > 1 ? CMP_REGRESSED : CMP_IMPROVED;
-		else
+		else if (r->p_same <= o->q)
 			r->verdict = CMP_SAME;
-		switch (r->verdict) {
-		case CMP_IMPROVED:
-			c->improved++;
-			break;
-		case CMP_REGRESSED:
-			c->regressed++;
-			break;
-		case CMP_CALIBRATION:
-			c->calibration++;
-			break;
-		case CMP_UNSETTLED:
-			c->unsettled++;
-			break;
-		default:
-			c->same++;
-		}
+		if (!isnan(r->p))
+			r->detect = compare_detect(r->se, r->df, log1p(r->margin), c->threshold);
+		count(c, r);
 	}
 out:
-	free(p);
-	free(rej);
+	free(pc);
+	free(rc);
 	return ret;
 }
 
@@ -425,11 +503,8 @@ int compare_reports(const struct report *a, const struct report *b,
 	memset(out, 0, sizeof(*out));
 	out->fp_diffs = fingerprint_diff(fingerprint_of_meta(a->meta), fingerprint_of_meta(b->meta),
 					 NULL, NULL);
-	out->alpha = o->alpha;
 	out->a_procs = compare_max_process(a);
 	out->b_procs = compare_max_process(b);
-	out->base_floor = out->a_procs >= 2 && out->b_procs >= 2 ? fmax(o->min_change, NOISE_FLOOR_MIN)
-								 : fmax(o->noise_floor, NOISE_FLOOR_MIN);
 	out->cal_shift = fabs(b->cal.ticks_per_cycle / a->cal.ticks_per_cycle - 1);
 	for (size_t i = 0; i < a->n; i++) {
 		struct compare_row *row;
@@ -451,14 +526,10 @@ int compare_reports(const struct report *a, const struct report *b,
 			row->a_ticks = group_median(ga, na);
 			row->a_ns = result_ns(a, row->a_ticks);
 			row->a_cycles = result_cycles(a, row->a_ticks);
-			row->ratio = row->p = NAN;
+			row->ratio = row->p = row->p_same = row->detect = NAN;
 			continue;
 		}
-		ret = compare_row(a, ga, na, b, gb, nb, o, out, row);
-		if (ret < 0) {
-			compare_free(out);
-			return ret;
-		}
+		compare_row(a, ga, na, b, gb, nb, row);
 	}
 	for (size_t j = 0; j < b->n; j++) {
 		struct compare_row *row;
@@ -479,7 +550,7 @@ int compare_reports(const struct report *a, const struct report *b,
 		row->b_ticks = group_median(gb, compare_group(b, j, gb, MAX_PASSES));
 		row->b_ns = result_ns(b, row->b_ticks);
 		row->b_cycles = result_cycles(b, row->b_ticks);
-		row->ratio = row->p = NAN;
+		row->ratio = row->p = row->p_same = row->detect = NAN;
 	}
 	ret = decide(out, o);
 	if (ret < 0) {
@@ -507,6 +578,13 @@ void compare_verdict_text(const struct compare_row *r, char *buf, size_t len)
 	case CMP_REGRESSED:
 		snprintf(buf, len, "regressed %.1f%%", (r->ratio - 1.0) * 100);
 		break;
+	case CMP_SAME:
+		/* a margin set by the absolute floor reads better in cycles */
+		if (r->margin * r->a_cycles <= COMPARE_ABS_FLOOR * 1.0001)
+			snprintf(buf, len, "same within %.2f cycles", COMPARE_ABS_FLOOR);
+		else
+			snprintf(buf, len, "same within %.1f%%", r->margin * 100);
+		break;
 	case CMP_ONLY_A:
 		snprintf(buf, len, "only in A");
 		break;
@@ -516,22 +594,21 @@ void compare_verdict_text(const struct compare_row *r, char *buf, size_t len)
 	case CMP_CALIBRATION:
 		snprintf(buf, len, "calibration moved %+.1f%%", (r->ratio - 1.0) * 100);
 		break;
-	case CMP_UNSETTLED:
-		snprintf(buf, len, "no verdict (one process)");
-		break;
 	default:
-		snprintf(buf, len, "no significant change");
+		if (r->unsettled)
+			snprintf(buf, len, "cannot tell (one process, no epochs)");
+		else if (isnan(r->detect))
+			snprintf(buf, len, "cannot tell (median <= 0 or too few samples)");
+		else
+			snprintf(buf, len, r->detect < 10 ? "cannot tell below %.1f%%" : "cannot tell below %.0f%%",
+				 r->detect * 100);
 	}
 }
 
 void compare_summary(const struct comparison *c, char *buf, size_t len)
 {
-	size_t rows = c->improved + c->regressed + c->same + c->calibration + c->unsettled;
-	size_t judged = rows - c->unsettled;	/* the share unchanged is of rows with a verdict */
-
 	snprintf(buf, len,
-		 "summary: %zu rows compared: %zu improved, %zu regressed, %zu no significant change (%.0f%% unchanged), %zu calibration problem%s, %zu without a verdict (one process); %zu in one report only",
-		 rows, c->improved, c->regressed, c->same,
-		 judged ? 100.0 * (double)c->same / (double)judged : 0.0, c->calibration,
-		 c->calibration == 1 ? "" : "s", c->unsettled, c->unmatched);
+		 "summary: %zu rows: %zu regressed, %zu improved, %zu same, %zu cannot tell, %zu calibration problem%s, %zu in one report only",
+		 c->n, c->regressed, c->improved, c->same, c->cannot_tell, c->calibration,
+		 c->calibration == 1 ? "" : "s", c->unmatched);
 }

@@ -1,36 +1,53 @@
 /* SPDX-License-Identifier: MIT */
-/* compare.h - is B faster or slower than A, and can we tell?
+/* compare.h - is B faster or slower than A, the same, or can we not tell?
  *
  * Rows are matched by probe, mode and pattern and compared in core cycles
  * (ticks / that report's ticks per cycle): ns carry each run's clock, and a
- * core that ran 1% faster in B is not a regression. The change is the
- * ratio of medians B/A. A row is flagged only when both hold:
- *  - significant: a Welch t test on the logs of the row's replicates,
- *    corrected for the number of rows compared (Holm-Bonferroni at
- *    family-wise alpha). Replicates are, by preference, processes (several
- *    reports per side, "a1.json,a2.json"), --epochs passes, or blocks of
- *    the time-ordered samples of one run;
- *  - larger than the row's floor: sqrt(base^2 + cal^2 + check^2), where
- *    base is --min-change (never below NOISE_FLOOR_MIN) when both sides
- *    hold two or more processes, and the between-process floor
- *    --noise-floor (default COMPARE_NOISE_FLOOR) otherwise, because one
- *    process cannot show how far a row moves from one process to the next;
- *    cal is the relative difference of the two reports' ticks per cycle;
- *    check is how far the calibration self-checks moved.
- * Without two processes per side, only settled hot-line rows get a
- * verdict: a row that missed its CI target (ci_reached) in either report,
- * and a row under an access pattern or a sharing case (anything but
- * "hit": each process places its buffers, pages and threads anew), gets
- * none, "no verdict (one process)". In A/A pairs on the development guest
- * such rows moved by 25-55% (settled) and up to 5x (unsettled) between
- * processes of one build.
+ * core that ran 1% faster in B is not a regression.
+ *
+ * Replicates. A row's replicates are its per-epoch medians (extra.epoch:
+ * --epochs, the default run's epochs of fresh state), in log core cycles.
+ * Several reports of one side ("a1.json,a2.json", compare_merge) nest the
+ * epochs in processes, and the variance of the side's mean (the mean of
+ * its process means) comes from the level that carries it:
+ *   v_proc  = var(process means) / P                    df P - 1
+ *   v_epoch = s_w^2 * sum(1 / K_p) / P^2                 df sum(K_p - 1)
+ * where s_w^2 is the variance of epochs within processes, pooled. The
+ * process level is kept when the process means vary more than their
+ * epochs predict: F = v_proc / v_epoch above 1 and significant at
+ * COMPARE_POOL_ALPHA (the one-way layout's F test). Otherwise the pooled
+ * epochs estimate the same variance with more degrees of freedom. One
+ * process: v_epoch; one epoch per process: v_proc. A side whose row has a single result (an old report, no epochs)
+ * falls back, on both sides, to COMPARE_BLOCKS blocks of each result's
+ * time-ordered samples ("blocks"): serially correlated, they understate
+ * the spread between processes, so such a row is judged against the
+ * between-process floor (--noise-floor) and is never called "same"; a
+ * row that is not a settled hot-line row (it missed its CI target, or
+ * runs under an access pattern or a sharing case) is not tested at all.
+ * The difference d = mean_B - mean_A is tested with Welch's t (the sides'
+ * variances and degrees of freedom, Satterthwaite).
+ *
+ * Verdicts, against a practical margin m: --min-change (default
+ * COMPARE_MARGIN), widened by the calibration difference of the two
+ * reports and the move of the self-checks, sqrt(m^2 + cal^2 + check^2),
+ * and never below COMPARE_ABS_FLOOR cycles per op:
+ *  - regressed / improved: a minimum-effect t test says |d| > log(1 + m)
+ *    (the interval of the change lies beyond the margin), the p-values
+ *    of all rows tested under Benjamini-Hochberg at false discovery rate
+ *    q (COMPARE_Q): of the rows flagged, at most q are expected false;
+ *  - same within m: two one-sided tests (TOST) at level q put d inside
+ *    the margin (the 90% interval lies inside it), row by row: the
+ *    correction guards the discoveries; a row beyond the margin that
+ *    TOST calls the same is as rare as an interval that misses;
+ *  - cannot tell below X%: neither. X is the row's detectable change,
+ *    exp(log(1 + m) + t * se) - 1, with t the Student quantile at the
+ *    threshold one more flagged row would need ((R + 1) q / n, R rows
+ *    flagged of n tested): the smallest change this row's spread and
+ *    replicates could flag.
  * The self-checks (add_chain, imul_chain: fixed cycles per op by
- * construction) are never regressions: their move widens every floor, and
- * one that moved by more than COMPARE_CAL_TOLERANCE, the smallest floor a
- * verdict can use, is a calibration problem, reported as such.
- * A change must also exceed COMPARE_ABS_FLOOR cycles per op: below that
- * moves the residual of the overhead cancellation (the empty probe reads
- * 0.016-0.028 cycles per op from one process to the next).
+ * construction) are never regressions: their move widens every margin,
+ * and one that moved by more than COMPARE_CAL_TOLERANCE is a calibration
+ * problem, reported as such.
  */
 #ifndef ATOMCOST_COMPARE_H
 #define ATOMCOST_COMPARE_H
@@ -40,68 +57,92 @@
 
 #include "result.h"
 
-/* One process per side: how far a settled hot-line row's median moves
- * between processes of the same build. In A/A pairs on the development
- * guest (tests/bench-aa.sh, docs/reports.md) such rows moved by up to
- * 16-25% (bimodal rows: atomic_add_return latency read 7.18 or 8.33
- * cycles depending on the process, __set_bit throughput +24.5%) and once
- * 31% (sigprocmask, two system calls), while their within-run intervals
- * were about 1%. The A/A benchmark passes at this floor with no margin. */
+/* Blocks (no epochs on a side): how far a settled hot-line row's median
+ * moves between processes of the same build. In A/A pairs on the
+ * development guest (tests/bench-aa.sh, docs/reports.md) such rows moved
+ * by up to 16-25% (bimodal rows: atomic_add_return latency read 7.18 or
+ * 8.33 cycles depending on the process, __set_bit throughput +24.5%) and
+ * once 31% (sigprocmask, two system calls), while their within-run
+ * intervals were about 1%. */
 #define COMPARE_NOISE_FLOOR NOISE_FLOOR_PROCESS
-#define COMPARE_ALPHA 0.05		/* family-wise, over the rows compared */
+/* The practical margin: a change of a primitive's cost smaller than this
+ * is not worth a verdict, and it is the self-check tolerance below: a
+ * calibration that moved by less is not flagged, so a code change of
+ * that size cannot be told from it. */
+#define COMPARE_MARGIN NOISE_FLOOR_MIN
+#define COMPARE_Q 0.05			/* false discovery rate over the rows tested */
+/* The preliminary test that keeps a process level: pooling epochs when
+ * it is not significant at 25%, the level Bozivich, Bancroft and Hartley
+ * (1956) found to keep a pooled test's size and gain most of its power. */
+#define COMPARE_POOL_ALPHA 0.25
 #define COMPARE_BLOCKS 8		/* blocks of one run's time-ordered samples */
 #define COMPARE_CAL_TOLERANCE NOISE_FLOOR_MIN	/* self-check move that is a calibration problem */
 #define COMPARE_ABS_FLOOR 0.05		/* cycles per op */
 
 struct compare_opts {
-	double noise_floor;	/* base floor unless both sides hold >= 2 processes */
-	double min_change;	/* base floor when they do (raised to NOISE_FLOOR_MIN) */
-	double alpha;		/* family-wise error rate (Holm) */
+	double noise_floor;	/* margin of rows on blocks (no epochs on a side) */
+	double min_change;	/* the practical margin m (raised to NOISE_FLOOR_MIN) */
+	double q;		/* false discovery rate (Benjamini-Hochberg) */
 };
 
 enum compare_verdict {
-	CMP_SAME,		/* no significant change */
-	CMP_IMPROVED,		/* B is faster */
-	CMP_REGRESSED,		/* B is slower */
+	CMP_CANNOT_TELL,	/* neither a change nor an equivalence shown */
+	CMP_SAME,		/* equivalent within the margin (TOST) */
+	CMP_IMPROVED,		/* B is faster, beyond the margin */
+	CMP_REGRESSED,		/* B is slower, beyond the margin */
 	CMP_ONLY_A,		/* row missing from B */
 	CMP_ONLY_B,		/* row missing from A */
 	CMP_CALIBRATION,	/* a self-check moved: the calibration, not the code */
-	CMP_UNSETTLED,		/* one process per side cannot pin the row down: no verdict */
 };
 
 enum compare_basis {
-	BASIS_PROCESSES,	/* spread between processes (reports) */
-	BASIS_EPOCHS,		/* spread between --epochs passes */
-	BASIS_BLOCKS,		/* spread between blocks of one run's samples */
+	BASIS_PROCESSES,	/* a side's variance from its process means */
+	BASIS_EPOCHS,		/* from its epochs (pooled within processes) */
+	BASIS_BLOCKS,		/* blocks of one run's samples (no epochs) */
 	BASIS_NONE,		/* unmatched row, or no positive median */
+};
+
+/* One side of a row: the mean of its log replicates and the variance of
+ * that mean, from the level that carries it (above). */
+struct compare_est {
+	double mean, var, df;
+	size_t n, procs;		/* replicates, processes */
+	enum compare_basis level;	/* BASIS_PROCESSES or BASIS_EPOCHS */
 };
 
 struct compare_row {
 	char name[64];
 	char pattern[32];
 	enum probe_mode mode;
-	double a_ticks, b_ticks;	/* medians (of pass medians when passes), ticks/op */
+	double a_ticks, b_ticks;	/* each side's centre, ticks/op (one median: ONLY_A/B) */
 	double a_cycles, b_cycles, a_ns, b_ns;	/* in each report's own calibration */
 	double ratio, lo, hi;		/* B/A in core cycles, 95% CI (one row alone) */
-	double p;			/* Welch p-value before the correction; NAN: none */
-	double floor;			/* relative change needed, all components */
+	double se, df;			/* of the log ratio */
+	double p;			/* minimum-effect p-value (beyond the margin); NAN: untested */
+	double p_same;			/* TOST p-value (inside the margin); NAN: not testable */
+	double margin;			/* relative margin of the row, all components */
+	double detect;			/* smallest change the row could flag; NAN: untested */
 	size_t a_reps, b_reps;		/* replicates on each side */
 	bool self_check;		/* add_chain or imul_chain latency */
-	bool unsettled;			/* one process per side, and a CI target missed or not "hit" */
-	enum compare_basis basis;
+	bool unsettled;			/* blocks, and a CI target missed or not "hit": untested */
+	enum compare_basis basis;	/* processes when either side's variance came from them */
 	enum compare_verdict verdict;
 };
 
 struct comparison {
 	struct compare_row *rows;
 	size_t n;
-	size_t improved, regressed, same, unmatched, calibration, unsettled;
-	size_t tested;			/* rows in the Holm family */
+	size_t improved, regressed, same, cannot_tell, unmatched, calibration;
+	size_t tested;			/* rows in the families (BH) */
+	size_t blocks, untested;	/* rows on blocks; of them not tested */
 	size_t fp_diffs;		/* fingerprint facts that differ */
-	double alpha;
+	double q;
+	double threshold;		/* p a further row needs to be flagged: (R + 1) q / tested */
 	double cal_shift;		/* |tpc_B / tpc_A - 1| */
 	double check_shift;		/* largest |change| of a self-check */
-	double base_floor;		/* base of the floors (see above) */
+	double min_change;		/* m */
+	double margin;			/* sqrt(m^2 + cal^2 + check^2) */
+	double block_margin;		/* the same with --noise-floor for m */
 	int a_procs, b_procs;		/* processes on each side */
 };
 
@@ -114,7 +155,7 @@ void compare_free(struct comparison *c);
 
 /* Add the results of another process of the same build to into: its
  * samples are brought onto into's clock (ticks per cycle), and every
- * result gets extra.process and a pass number after into's. from is
+ * result gets extra.process and an epoch number after into's. from is
  * emptied (report_free it). 0 or -ENOMEM. */
 int compare_merge(struct report *into, struct report *from);
 /* Process of a merged result (extra.process, 1 when absent). */
@@ -122,9 +163,11 @@ int compare_process(const struct result *r);
 /* Largest process number in rep (1 for one report). */
 int compare_max_process(const struct report *rep);
 
-/* Printed "improved 12.3%", "regressed 4.0%", "no significant change",
- * "calibration moved 2.0%", "no verdict (one process)". The percentage is the change of cycles per op
- * relative to A. */
+/* Printed "regressed 4.0%", "improved 12.3%", "same within 3.0%" (or
+ * "within 0.05 cycles" where the absolute floor set the margin),
+ * "cannot tell below 9.1%", "cannot tell (one process, no epochs)",
+ * "calibration moved +2.0%", "only in A". The percentage of a change is
+ * that of cycles per op relative to A. */
 void compare_verdict_text(const struct compare_row *r, char *buf, size_t len);
 
 /* Writers: aligned table (--format text), and the 72-column before/after
@@ -138,19 +181,27 @@ void compare_summary(const struct comparison *c, char *buf, size_t len);
 
 /* The arithmetic, exposed for the tests. */
 
-/* Ratio of geometric means of b over a with a Welch 95% interval on the
- * logs and its two-sided p-value. Needs na, nb >= 2 and positive values. */
-int compare_welch(const double *a, size_t na, const double *b, size_t nb,
-		  double *ratio, double *lo, double *hi, double *p);
-/* Two-sided 97.5% quantile of Student's t with df degrees of freedom. */
-double compare_t975(double df);
+/* The two-level estimate of one side from n positive values (cycles) and
+ * their process numbers. -EINVAL for n < 2 or a value <= 0. */
+int compare_estimate(const double *v, const int *proc, size_t n, struct compare_est *e);
+/* P(F > f) of Fisher's F with d1 and d2 degrees of freedom. */
+double compare_f_upper(double f, unsigned d1, unsigned d2);
+/* Minimum-effect and TOST p-values of a log difference d with standard
+ * error se and df degrees of freedom against the log margin delta. */
+void compare_tests(double d, double se, double df, double delta, double *p_change, double *p_same);
+/* Smallest relative change flagged at two-sided level alpha. */
+double compare_detect(double se, double df, double delta, double alpha);
+/* Benjamini-Hochberg step-up over the finite p-values among m (NAN: not
+ * in the family): reject[i] set for the discoveries at false discovery
+ * rate q, *k their number, *family the finite ones. 0 or -ENOMEM. */
+int compare_bh(const double *p, size_t m, double q, bool *reject, size_t *k, size_t *family);
 
-/* Passes of one row: every result of rep with the name, mode and pattern of
- * rep->r[i], in report order. Returns how many (<= max stored). */
+/* Epochs of one row: every result of rep with the name, mode and pattern
+ * of rep->r[i], in report order. Returns how many (<= max stored). */
 size_t compare_group(const struct report *rep, size_t i, const struct result **out, size_t max);
 /* True when rep->r[i] is the first result of its group. */
 bool compare_group_first(const struct report *rep, size_t i);
-/* Largest pass number in rep (0: no --epochs passes). */
+/* Largest epoch number in rep (0: no epochs). */
 int compare_max_epoch(const struct report *rep);
 
 #endif

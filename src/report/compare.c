@@ -58,15 +58,17 @@ static void side_name(const char *arg, char *buf, size_t len)
 static void side_line(FILE *f, const char *tag, const char *arg, const struct report *rep)
 {
 	char name[256];
-	int passes = compare_max_epoch(rep), procs = compare_max_process(rep);
+	int epochs = compare_max_epoch(rep), procs = compare_max_process(rep);
 
 	side_name(arg, name, sizeof(name));
 	if (procs > 1)
-		fprintf(f, "# %s: %s (%s, %d processes, %d passes)\n", tag, name, rep->started, procs,
-			passes);
+		fprintf(f, "# %s: %s (%s, %d processes, %d epochs)\n", tag, name, rep->started, procs,
+			epochs);
+	else if (epochs)
+		fprintf(f, "# %s: %s (%s, %d epoch%s)\n", tag, name, rep->started, epochs,
+			epochs > 1 ? "s" : "");
 	else
-		fprintf(f, "# %s: %s (%s, %d pass%s)\n", tag, name, rep->started, passes ? passes : 1,
-			passes > 1 ? "es" : "");
+		fprintf(f, "# %s: %s (%s, no epochs)\n", tag, name, rep->started);
 }
 
 static void header(const struct comparison *c, const struct report *a, const struct report *b,
@@ -88,25 +90,27 @@ static void header(const struct comparison *c, const struct report *a, const str
 	fingerprint_oneline(fb, line, sizeof(line));
 	report_mail_wrap(f, "#    ", line);
 	/* the rule, with the figures this comparison used */
-	if (c->a_procs >= 2 && c->b_procs >= 2)
-		snprintf(line, sizeof(line),
-			 "rule: core cycles; %d and %d processes: replicates are processes, base floor %.1f%%",
-			 c->a_procs, c->b_procs, c->base_floor * 100);
-	else
-		snprintf(line, sizeof(line),
-			 "rule: core cycles; base floor %.1f%% with one process on a side (how far hot-line rows move between processes; --noise-floor); only hit rows that reached their CI target get a verdict; several reports per side (a1.json,a2.json) compare every row on its measured spread",
-			 c->base_floor * 100);
+	snprintf(line, sizeof(line),
+		 "rule: core cycles; replicates: each row's epoch medians, %d and %d process%s; a side's variance from its process means when they vary more than its epochs predict (F test at %.0f%%), else from its pooled epochs",
+		 c->a_procs, c->b_procs, c->b_procs == 1 ? "" : "es", COMPARE_POOL_ALPHA * 100);
 	report_mail_wrap(f, "# ", line);
 	snprintf(line, sizeof(line),
-		 "floor per row: sqrt(base^2 + calibration %.2f%%^2 + self-check %.2f%%^2), and %.2f cycles/op",
-		 c->cal_shift * 100, c->check_shift * 100, COMPARE_ABS_FLOOR);
+		 "margin %.1f%%: sqrt(min-change %.1f%%^2 + calibration %.2f%%^2 + self-check %.2f%%^2), at least %.2f cycles/op",
+		 c->margin * 100, c->min_change * 100, c->cal_shift * 100, c->check_shift * 100, COMPARE_ABS_FLOOR);
 	report_mail_wrap(f, "# ", line);
-	snprintf(line, sizeof(line), "significant: Welch t, Holm-Bonferroni over %zu rows at %.0f%%",
-		 c->tested, c->alpha * 100);
+	snprintf(line, sizeof(line),
+		 "regressed/improved: the change lies beyond the margin (minimum-effect t test), Benjamini-Hochberg at FDR %.0f%% over %zu rows; same: inside it (TOST at %.0f%%); otherwise cannot tell below the row's detectable change (at p %.2g, what one more flagged row needs)",
+		 c->q * 100, c->tested, c->q * 100, c->threshold);
 	report_mail_wrap(f, "# ", line);
+	if (c->blocks) {
+		snprintf(line, sizeof(line),
+			 "%zu rows on blocks of one run's samples (a side without epochs): margin %.1f%% (--noise-floor, how far rows move between processes), never same; %zu of them not tested (under a pattern, or a CI target missed)",
+			 c->blocks, c->block_margin * 100, c->untested);
+		report_mail_wrap(f, "# ", line);
+	}
 	if (c->calibration) {
 		snprintf(line, sizeof(line),
-			 "CALIBRATION MOVED: a self-check (add_chain, imul_chain) changed by %.1f%%: the clock calibration differs between the runs, not the code; every floor includes it",
+			 "CALIBRATION MOVED: a self-check (add_chain, imul_chain) changed by %.1f%%: the clock calibration differs between the runs, not the code; every margin includes it",
 			 c->check_shift * 100);
 		report_mail_wrap(f, "# ", line);
 	}
@@ -118,7 +122,7 @@ static const char *basis_name(const struct compare_row *r)
 	case BASIS_PROCESSES:
 		return "procs";
 	case BASIS_EPOCHS:
-		return "passes";
+		return "epochs";
 	case BASIS_BLOCKS:
 		return "blocks";
 	default:
@@ -132,27 +136,30 @@ int compare_write_text(const struct comparison *c, const struct report *a,
 	char sum[300];
 
 	header(c, a, b, na, nb, f);
-	fprintf(f, "%-20s %-7s %-10s %9s %9s %8s %-19s %-13s %s\n", "probe", "pattern", "mode",
-		"A cycles", "B cycles", "change", "[95% CI]", "basis/floor", "verdict");
+	fprintf(f, "%-20s %-7s %-10s %9s %9s %8s %-19s %-6s %5s %6s %7s %s\n", "probe", "pattern", "mode",
+		"A cycles", "B cycles", "change", "[95% CI]", "basis", "reps", "margin", "detect", "verdict");
 	for (size_t i = 0; i < c->n; i++) {
 		const struct compare_row *r = &c->rows[i];
-		char v[64], chg[16] = "-", ci[40] = "-", basis[32] = "-";
+		char v[64], chg[16] = "-", ci[40] = "-", reps[16] = "-", margin[16] = "-", detect[16] = "-";
 		char as[16] = "-", bs[16] = "-";
 
 		if (r->verdict != CMP_ONLY_B)
 			snprintf(as, sizeof(as), "%.3f", r->a_cycles);
 		if (r->verdict != CMP_ONLY_A)
 			snprintf(bs, sizeof(bs), "%.3f", r->b_cycles);
-		if (r->basis != BASIS_NONE && isfinite(r->ratio))
+		if (isfinite(r->ratio))
 			snprintf(chg, sizeof(chg), "%+.1f%%", (r->ratio - 1) * 100);
-		if (r->basis != BASIS_NONE && isfinite(r->lo))
-			snprintf(ci, sizeof(ci), "[%+.1f%%,%+.1f%%]", (r->lo - 1) * 100,
-				 (r->hi - 1) * 100);
+		if (isfinite(r->lo))
+			snprintf(ci, sizeof(ci), "[%+.1f%%,%+.1f%%]", (r->lo - 1) * 100, (r->hi - 1) * 100);
 		if (r->basis != BASIS_NONE)
-			snprintf(basis, sizeof(basis), "%s %.1f%%", basis_name(r), r->floor * 100);
+			snprintf(reps, sizeof(reps), "%zu/%zu", r->a_reps, r->b_reps);
+		if (isfinite(r->margin))
+			snprintf(margin, sizeof(margin), "%.1f%%", r->margin * 100);
+		if (isfinite(r->detect))
+			snprintf(detect, sizeof(detect), r->detect < 10 ? "%.1f%%" : "%.0f%%", r->detect * 100);
 		compare_verdict_text(r, v, sizeof(v));
-		fprintf(f, "%-20s %-7s %-10s %9s %9s %8s %-19s %-13s %s\n", r->name, r->pattern,
-			probe_mode_name(r->mode), as, bs, chg, ci, basis, v);
+		fprintf(f, "%-20s %-7s %-10s %9s %9s %8s %-19s %-6s %5s %6s %7s %s\n", r->name, r->pattern,
+			probe_mode_name(r->mode), as, bs, chg, ci, basis_name(r), reps, margin, detect, v);
 	}
 	compare_summary(c, sum, sizeof(sum));
 	fprintf(f, "%s\n", sum);

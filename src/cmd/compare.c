@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* cmd/compare.c - `atomcost compare A.json B.json`: per probe, pattern and
- * mode the change of the median from A to B in core cycles with a 95% CI
- * and a verdict; mismatched fingerprints and the rule first, a one-line
+ * mode the change from A to B in core cycles with a 95% CI, the smallest
+ * change the row could flag, and a verdict (regressed, improved, same,
+ * cannot tell); mismatched fingerprints and the rule first, a one-line
  * summary last. A side may be several reports of separate processes
- * (a1.json,a2.json,a3.json): the spread between them is then measured.
+ * (a1.json,a2.json,a3.json): their epochs are then nested in processes.
  * The rule is in compare.h. Exit 0 whatever the verdicts
  * (--fail-on-regression: 1 when a row regressed, for CI scripts).
  * Three or more files, a summary among them, or --cards: the machines side
@@ -26,26 +27,31 @@ static void compare_usage(FILE *f)
 		"       atomcost compare A.json B.json C.json ... [--format text|html] [--all]\n"
 		"  --format FMT          text (default) or mail (72 columns, before - after);\n"
 		"                        side by side: text or html\n"
-		"  --noise-floor PCT     change needed with one process on a side (default %.0f)\n"
-		"  --min-change PCT      change needed with 2+ processes on both sides (default %.0f,\n"
-		"                        never below)\n"
+		"  --min-change PCT      the practical margin: smaller changes are not worth a\n"
+		"                        verdict (default %.0f, never below)\n"
+		"  --noise-floor PCT     margin of rows of a side without epochs (default %.0f)\n"
 		"  --fail-on-regression  exit 1 when a row regressed\n"
 		"  --as X=Y              A's probe X stands for B's probe Y (compare two probes:\n"
 		"                        --as __set_bit=set_bit run.json run.json)\n"
 		"  --cards               two files side by side (as for three or more)\n"
 		"  --all                 side by side: every result line too, not only the card's\n"
-		"Rows are compared in core cycles. A change is flagged when a Welch t test on the\n"
-		"row's replicates (processes, else --epochs passes, else blocks of one run's\n"
-		"samples) is significant after Holm-Bonferroni over all rows, and it exceeds the\n"
-		"floor: how far rows move between processes, widened by the calibration\n"
-		"difference of the two sides. Several reports per side (separate processes of\n"
-		"one build) measure that spread instead of assuming it.\n"
+		"Rows are compared in core cycles. A row's replicates are its epochs' medians\n"
+		"(several reports per side: epochs within processes). Each row says:\n"
+		"  regressed/improved P%%  the change lies beyond the margin (t test),\n"
+		"  same within M%%         it lies inside the margin (equivalence test, TOST),\n"
+		"  cannot tell below X%%   neither: X is the smallest change its data could flag.\n"
+		"Both tests are corrected over the rows (Benjamini-Hochberg, %.0f%% false\n"
+		"discoveries). The margin is --min-change widened by the calibration\n"
+		"difference of the two sides and the move of the self-checks. A side without\n"
+		"epochs (an old report) falls back to blocks of its samples: only settled hit\n"
+		"rows are tested, against --noise-floor, and never called same.\n"
 		"Side by side (three or more files, a summary JSON among them, or --cards): each\n"
 		"file a full report or a summary (atomcost report X.json -o X.summary.json), one\n"
 		"column per machine; a cell is marked only when it differs from the first\n"
 		"column beyond its row's floor: --noise-floor on hot-line rows, %.0f%% on rows\n"
 		"under a pattern, sharing or c2c (docs/fleet.md).\n",
-		COMPARE_NOISE_FLOOR * 100, NOISE_FLOOR_MIN * 100, COMPARE_N_WIDE_FLOOR * 100);
+		COMPARE_MARGIN * 100, COMPARE_NOISE_FLOOR * 100, COMPARE_Q * 100,
+		COMPARE_N_WIDE_FLOOR * 100);
 }
 
 /* --as X=Y: A's rows of probe X stand for B's rows of probe Y (A's own Y

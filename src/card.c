@@ -350,12 +350,13 @@ static const char *fp_str(const json_t *fp, const char *a, const char *b)
 	return s ? s : "?";
 }
 
-/* "45.2 KiB", "1.04 MiB" (the card's sizes) */
+/* "45.2 KiB", "996 KiB", "1.04 MiB" (the card's sizes) */
 static const char *size_text(double bytes, char *buf, size_t len)
 {
 	bool mib = bytes >= 1 << 20;
+	double v = bytes / (mib ? 1 << 20 : 1 << 10);
 
-	snprintf(buf, len, "%.3g %s", bytes / (mib ? 1 << 20 : 1 << 10), mib ? "MiB" : "KiB");
+	snprintf(buf, len, v >= 100 ? "%.0f %s" : "%.3g %s", v, mib ? "MiB" : "KiB");
 	return buf;
 }
 
@@ -394,11 +395,14 @@ static void write_caches(const json_t *hier, bool vm, FILE *f)
 		fprintf(f, " (measured)\n");
 	if (epochs) {
 		fprintf(f, "          sizes over the epochs:");
-		json_array_foreach(levels, i, lv)
-			if (json_number_value(json_object_get(lv, "size_min")) > 0)
-				fprintf(f, "%s %s %s-%s", i ? "," : "", json_string_value(json_object_get(lv, "level")),
-					size_text(json_number_value(json_object_get(lv, "size_min")), a, sizeof(a)),
-					size_text(json_number_value(json_object_get(lv, "size_max")), b, sizeof(b)));
+		json_array_foreach(levels, i, lv) {
+			if (!(json_number_value(json_object_get(lv, "size_min")) > 0))
+				continue;
+			size_text(json_number_value(json_object_get(lv, "size_min")), a, sizeof(a));
+			size_text(json_number_value(json_object_get(lv, "size_max")), b, sizeof(b));
+			fprintf(f, "%s %s %s%s%s", i ? "," : "", json_string_value(json_object_get(lv, "level")), a,
+				strcmp(a, b) ? "-" : "", strcmp(a, b) ? b : "");
+		}
 		fputc('\n', f);
 	}
 	json_array_foreach(levels, i, lv) {

@@ -554,7 +554,9 @@ static int epoch_match(const struct hierarchy_epoch *e, const struct hierarchy_l
 	return best;
 }
 
-/* Per level of the combined curve: the epochs that show it, their sizes. */
+/* Per level of the combined curve: the epochs that show it, and the size
+ * range of those whose rise out of it leads to the same next level (an
+ * epoch that missed the L3, disturbed, sizes its L2 against memory). */
 static void count_seen(struct hierarchy *h)
 {
 	for (size_t l = 0; l < h->nlevels; l++) {
@@ -564,6 +566,7 @@ static void count_seen(struct hierarchy *h)
 		lv->size_min = lv->size_max = 0;
 		for (unsigned e = 0; e < h->epochs; e++) {
 			int j = lv->memory ? -1 : epoch_match(&h->ep[e], lv);
+			bool same_next;
 
 			if (lv->memory || lv->shelf) {
 				lv->seen += lv->memory && h->ep[e].memory;
@@ -572,6 +575,12 @@ static void count_seen(struct hierarchy *h)
 			if (j < 0)
 				continue;
 			lv->seen++;
+			same_next = l + 1 < h->ncaches ?
+				    (size_t)j + 1 < h->ep[e].ncaches &&
+				    fabs(log(h->ep[e].cycles[j + 1] / h->levels[l + 1].cycles)) < log(STABLE_MATCH) :
+				    (size_t)j + 1 == h->ep[e].ncaches;
+			if (!same_next)
+				continue;
 			if (!lv->size_min || h->ep[e].size[j] < lv->size_min)
 				lv->size_min = h->ep[e].size[j];
 			lv->size_max = h->ep[e].size[j] > lv->size_max ? h->ep[e].size[j] : lv->size_max;
@@ -668,6 +677,7 @@ int hierarchy_combine(struct hierarchy *h)
 	hierarchy_classify(h);
 	count_seen(h);
 	drop_unstable(h);
+	count_seen(h);	/* the ranges again, against the levels left */
 	match_hwloc(h);
 	for (size_t i = 0; i < h->nsmall && i < h->npts; i++) {
 		for (unsigned e = 0; e < ne; e++)
@@ -1178,7 +1188,7 @@ static void size_range(const struct hierarchy *h, const struct hierarchy_level *
 	if (lv->size_min)
 		snprintf(buf, len, "%s (%s-%s, %u of %u)", a, b, c, lv->seen, h->epochs);
 	else
-		snprintf(buf, len, "%s (0 of %u)", a, h->epochs);
+		snprintf(buf, len, "%s (seen in %u of %u)", a, lv->seen, h->epochs);
 }
 
 static void print_levels(const struct hierarchy *h, FILE *f)

@@ -669,6 +669,15 @@ static double l2_moves(unsigned e, size_t f)
 	return sharp(tr, ARRAY_SIZE(tr), f);
 }
 
+/* Random page colours; epoch 0 disturbed: no L3 at all, so its L2 rises
+ * straight to memory and sizes itself against it (about 0.75 MiB). */
+static double l3_missed(unsigned e, size_t f)
+{
+	static const struct truth no_l3[] = { { KiB(32), 4 }, { MiB(1), 14 }, { 0, 480 } };
+
+	return e ? coloured(zen, ARRAY_SIZE(zen), f) : coloured(no_l3, ARRAY_SIZE(no_l3), f);
+}
+
 static void test_epochs(void)
 {
 	static const size_t hw[] = { KiB(32), MiB(1), MiB(32) };
@@ -686,6 +695,13 @@ static void test_epochs(void)
 	      "the L3 in every epoch, its size ranging %zu-%zu", h.levels[2].size_min, h.levels[2].size_max);
 	for (unsigned e = 0; e < 5; e++)
 		CHECK(h.ep[e].ncaches == (e < 2 ? 4u : 3u), "epoch %u alone: %zu caches", e, h.ep[e].ncaches);
+
+	fill_epochs(&h, 5, l3_missed, hw, 3);
+	CHECK(h.ncaches == 3 && h.ep[0].ncaches == 2 && h.levels[1].seen == 5 && h.levels[2].seen == 4 &&
+	      h.levels[1].size_min > h.ep[0].size[1] && h.levels[1].size_min > MiB(1) * 0.85 &&
+	      h.levels[1].size_max < MiB(1) * 1.15,
+	      "an epoch without the L3 shows the L2 (%u of 5) but does not size it (%zu-%zu; alone %zu)",
+	      h.levels[1].seen, h.levels[1].size_min, h.levels[1].size_max, h.ep[0].size[1]);
 
 	fill_epochs(&h, 5, shelf_always, hw, 3);
 	CHECK(h.ncaches == 4 && h.nunstable == 0 && h.levels[3].seen == 5 && h.disagrees,

@@ -563,7 +563,8 @@ static void card_caches(const json_t *hier, bool vm, FILE *f)
 		if (json_number_value(json_object_get(lv, "size_min")) > 0) {
 			size_str(json_number_value(json_object_get(lv, "size_min")), a, sizeof(a), true);
 			size_str(json_number_value(json_object_get(lv, "size_max")), b, sizeof(b), true);
-			fprintf(f, " <small>(%s-%s over the epochs)</small>", a, b);
+			fprintf(f, " <small>(%s%s%s over the epochs)</small>", a, strcmp(a, b) ? "-" : "",
+				strcmp(a, b) ? b : "");
 		}
 	}
 	if (epochs)

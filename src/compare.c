@@ -324,9 +324,21 @@ static size_t replicates(const struct report *rep, const struct result *const *g
 	return k;
 }
 
+/* More than one process among the results of a row. */
+static bool group_processes(const struct result *const *g, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (compare_process(g[i]) != compare_process(g[0]))
+			return true;
+	return false;
+}
+
 /* Each side's centre and the variance of its mean; the change B/A with
  * its Welch standard error, degrees of freedom and 95% interval. Epochs
- * when both sides hold two or more results of the row, else blocks. */
+ * when both sides hold two or more results of the row, else blocks. A row
+ * under an access pattern is untested with one process on a side: the
+ * pattern's sizes come from the process's measured hierarchy, which its
+ * epochs share. */
 static void compare_row(const struct report *a, const struct result *const *ga, size_t na,
 			const struct report *b, const struct result *const *gb, size_t nb,
 			struct compare_row *row)
@@ -339,9 +351,8 @@ static void compare_row(const struct report *a, const struct result *const *ga, 
 
 	row->self_check = self_check(ga[0]);
 	row->basis = blocks ? BASIS_BLOCKS : BASIS_EPOCHS;
-	if (blocks)
-		row->unsettled = !group_settled(ga, na) || !group_settled(gb, nb) ||
-				 strcmp(ga[0]->pattern, "hit");
+	row->unsettled = (strcmp(ga[0]->pattern, "hit") && (!group_processes(ga, na) || !group_processes(gb, nb))) ||
+			 (blocks && (!group_settled(ga, na) || !group_settled(gb, nb)));
 	row->a_reps = replicates(a, ga, na, blocks, ra, pa, MAX_REPS);
 	row->b_reps = replicates(b, gb, nb, blocks, rb, pb, MAX_REPS);
 	row->ratio = row->lo = row->hi = row->se = row->df = NAN;
@@ -419,6 +430,7 @@ static void count(struct comparison *c, const struct compare_row *r)
 {
 	c->blocks += r->basis == BASIS_BLOCKS;
 	c->untested += r->unsettled;
+	c->blocks_untested += r->unsettled && r->basis == BASIS_BLOCKS;
 	switch (r->verdict) {
 	case CMP_IMPROVED:
 		c->improved++;
@@ -595,8 +607,10 @@ void compare_verdict_text(const struct compare_row *r, char *buf, size_t len)
 		snprintf(buf, len, "calibration moved %+.1f%%", (r->ratio - 1.0) * 100);
 		break;
 	default:
-		if (r->unsettled)
+		if (r->unsettled && r->basis == BASIS_BLOCKS)
 			snprintf(buf, len, "cannot tell (one process, no epochs)");
+		else if (r->unsettled)
+			snprintf(buf, len, "cannot tell (one process a side)");
 		else if (isnan(r->detect))
 			snprintf(buf, len, "cannot tell (median <= 0 or too few samples)");
 		else

@@ -24,6 +24,12 @@
  * between-process floor (--noise-floor) and is never called "same"; a
  * row that is not a settled hot-line row (it missed its CI target, or
  * runs under an access pattern or a sharing case) is not tested at all.
+ * A row under an access pattern (anything but "hit") is not tested with
+ * one process on a side: the pattern's buffer sizes come from the
+ * hierarchy the process measured once, which its epochs share (in A/A
+ * pairs of one process a side, llc rows read 45 cycles in one process
+ * and 450 in the next, every epoch alike). One report a side is enough
+ * for hot-line rows; pattern rows need two or more.
  * The difference d = mean_B - mean_A is tested with Welch's t (the sides'
  * variances and degrees of freedom, Satterthwaite).
  *
@@ -124,7 +130,8 @@ struct compare_row {
 	double detect;			/* smallest change the row could flag; NAN: untested */
 	size_t a_reps, b_reps;		/* replicates on each side */
 	bool self_check;		/* add_chain or imul_chain latency */
-	bool unsettled;			/* blocks, and a CI target missed or not "hit": untested */
+	bool unsettled;			/* untested: a pattern row with one process on a side,
+					 * or blocks and a CI target missed */
 	enum compare_basis basis;	/* processes when either side's variance came from them */
 	enum compare_verdict verdict;
 };
@@ -134,7 +141,8 @@ struct comparison {
 	size_t n;
 	size_t improved, regressed, same, cannot_tell, unmatched, calibration;
 	size_t tested;			/* rows in the families (BH) */
-	size_t blocks, untested;	/* rows on blocks; of them not tested */
+	size_t untested;		/* rows not tested (unsettled) */
+	size_t blocks, blocks_untested;	/* rows on blocks; of them not tested */
 	size_t fp_diffs;		/* fingerprint facts that differ */
 	double q;
 	double threshold;		/* p a further row needs to be flagged: (R + 1) q / tested */
@@ -165,7 +173,8 @@ int compare_max_process(const struct report *rep);
 
 /* Printed "regressed 4.0%", "improved 12.3%", "same within 3.0%" (or
  * "within 0.05 cycles" where the absolute floor set the margin),
- * "cannot tell below 9.1%", "cannot tell (one process, no epochs)",
+ * "cannot tell below 9.1%", "cannot tell (one process a side)" (a
+ * pattern row), "cannot tell (one process, no epochs)",
  * "calibration moved +2.0%", "only in A". The percentage of a change is
  * that of cycles per op relative to A. */
 void compare_verdict_text(const struct compare_row *r, char *buf, size_t len);

@@ -102,10 +102,16 @@ static void header(const struct comparison *c, const struct report *a, const str
 		 "regressed/improved: the change lies beyond the margin (minimum-effect t test), Benjamini-Hochberg at FDR %.0f%% over %zu rows; same: inside it (TOST at %.0f%%); otherwise cannot tell below the row's detectable change (at p %.2g, what one more flagged row needs)",
 		 c->q * 100, c->tested, c->q * 100, c->threshold);
 	report_mail_wrap(f, "# ", line);
+	if (c->untested > c->blocks_untested) {
+		snprintf(line, sizeof(line),
+			 "%zu rows under an access pattern not tested: one process on a side (its epochs share the buffer sizes of the hierarchy it measured); give 2+ reports a side (a1.json,a2.json)",
+			 c->untested - c->blocks_untested);
+		report_mail_wrap(f, "# ", line);
+	}
 	if (c->blocks) {
 		snprintf(line, sizeof(line),
 			 "%zu rows on blocks of one run's samples (a side without epochs): margin %.1f%% (--noise-floor, how far rows move between processes), never same; %zu of them not tested (under a pattern, or a CI target missed)",
-			 c->blocks, c->block_margin * 100, c->untested);
+			 c->blocks, c->block_margin * 100, c->blocks_untested);
 		report_mail_wrap(f, "# ", line);
 	}
 	if (c->calibration) {

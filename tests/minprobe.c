@@ -54,8 +54,9 @@
  * comments (CPU, clock; with -a the whole sweep). -j: one JSON object.
  *
  * Disassembly checked with `objdump -d --no-show-raw-insn` on the binary:
- * every loop holds 64 copies of its op between `1:` and `dec; jne`, and no
- * other memory access.
+ * each of the 237 loops holds 64 copies of its body between `1:` and
+ * `dec; jne` (the op; for a walk the step and the op; for a lock the
+ * pair; for bts's rlat the op and its cmovc) and no stack reference.
  *
  * Exit: 0 done, 1 error, 2 usage, 77 not x86-64.
  */

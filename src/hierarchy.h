@@ -164,8 +164,9 @@ int hierarchy_combine(struct hierarchy *h);
 
 /* TLB reach: where the walk on 4 KiB pages (small) starts to cost more
  * than on huge pages (huge): the last footprint before the first three
- * points in a row that are over 8% and half a cycle slower. 0 when the
- * two curves never part. Pure. */
+ * points in a row that are over 8% and half a cycle slower where the
+ * huge-page curve is flat (a cache's rise is not judged). 0 when the two
+ * curves never part. Pure. */
 size_t hierarchy_tlb_reach(const size_t *bytes, const double *huge, const double *small, size_t n);
 
 /* Knee detection: plateaus of a latency curve over ascending footprints.

@@ -766,12 +766,22 @@ static void test_tlb(void)
 	for (size_t i = 0; i < n; i++)
 		huge[i] = c[i] = zen_sharp(0, b[i]);
 	CHECK(hierarchy_tlb_reach(b, huge, c, 40) == 0, "alike: no TLB reach");
-	c[30] *= 1.5;
+	c[26] *= 1.5;
 	CHECK(hierarchy_tlb_reach(b, huge, c, 40) == 0, "one slow point: no TLB reach");
-	c[31] *= 1.5;
-	CHECK(hierarchy_tlb_reach(b, huge, c, 40) == 0, "two slow points (a shifted rise): no TLB reach");
-	c[32] *= 1.5;
-	CHECK(hierarchy_tlb_reach(b, huge, c, 40) == b[29], "three in a row: reach before them");
+	c[27] *= 1.5;
+	CHECK(hierarchy_tlb_reach(b, huge, c, 40) == 0, "two slow points: no TLB reach");
+	c[28] *= 1.5;
+	CHECK(hierarchy_tlb_reach(b, huge, c, 40) == b[25], "three in a row: reach before them");
+	/* random page colours, the 4 KiB walk's L2 rise shifted by a third of
+	 * a step: slower all along the rise, which is no TLB step */
+	for (size_t i = 0; i < n; i++) {
+		huge[i] = coloured(zen, ARRAY_SIZE(zen), b[i]);
+		c[i] = coloured(zen, ARRAY_SIZE(zen), (size_t)((double)b[i] * 1.06));
+	}
+	CHECK(c[30] > huge[30] * 1.08 && c[31] > huge[31] * 1.08 && c[32] > huge[32] * 1.08,
+	      "the shifted rise is over 8%% slower at three points");
+	CHECK(hierarchy_tlb_reach(b, huge, c, 37) == 0, "a shifted rise: no TLB reach (%zu)",
+	      hierarchy_tlb_reach(b, huge, c, 37));
 }
 
 static void test_json(void)

@@ -15,6 +15,11 @@
  * glibc 2.35+ registers rseq for every thread; when it did not
  * (GLIBC_TUNABLES=glibc.pthread.rseq=0, old kernel) the probes say so and do
  * not run (exit 4 when asked for by name).
+ *
+ * this_cpu_inc and this_cpu_add are the kernel's own per-CPU form: one
+ * unlocked RMW through the segment base with a constant displacement
+ * (`incq %gs:var`); here the variable is thread-local (`incq %fs:var`), the
+ * thread standing for the CPU.
  */
 #include "probes.h"
 
@@ -151,6 +156,49 @@ static int verify_rseq_cmpxchg(void)
 #define PC_INSN(s) .insn = "-"
 #endif
 
+#if ARCH_HAS_SEG_PERCPU
+/* this_cpu_inc / this_cpu_add: the per-CPU variables are one word on each
+ * of 32 lines of a local-exec TLS array, every op's operand %fs:tc_area+k
+ * (arch_percpu_inc). Latency: every op on word 0 (CHAIN_MEMORY); throughput:
+ * the words and lines of the sweep (TPUT_OFF). */
+static __thread uint64_t tc_area[TPUT_LINES * CACHE_LINE_BYTES / 8]
+	__attribute__((aligned(64), tls_model("local-exec"), used));
+#define TC_ADD_DECL uint64_t n_ = 1; PROBE_LAUNDER(n_)
+#define OP_TC_INC_L(i) arch_percpu_inc(tc_area, 0);
+#define OP_TC_INC_T(i) arch_percpu_inc(tc_area, TPUT_OFF(i, 8));
+#define OP_TC_ADD_L(i) arch_percpu_add(tc_area, 0, n_);
+#define OP_TC_ADD_T(i) arch_percpu_add(tc_area, TPUT_OFF(i, 8), n_);
+PROBE_KERNEL(k_this_cpu_inc_lat, , OP_TC_INC_L, )
+PROBE_KERNEL_TPUT(k_this_cpu_inc_tput, , OP_TC_INC_T, )
+PROBE_KERNEL(k_this_cpu_add_lat, TC_ADD_DECL, OP_TC_ADD_L, )
+PROBE_KERNEL_TPUT(k_this_cpu_add_tput, TC_ADD_DECL, OP_TC_ADD_T, )
+
+/* Increments wrap, adds add, and only the addressed variable changes. */
+static int verify_tc(bool add)
+{
+	uint64_t n = 2;
+
+	memset(tc_area, 0, sizeof(tc_area));
+	tc_area[8] = ~0ull;
+	if (add)
+		arch_percpu_add(tc_area, 64, n);
+	else
+		arch_percpu_inc(tc_area, 64);
+	if (tc_area[8] != (add ? 1 : 0) || tc_area[0] || tc_area[16])
+		return -1;
+	arch_percpu_inc(tc_area, 0);
+	return tc_area[0] == 1 ? 0 : -1;
+}
+static int verify_this_cpu_inc(void) { return verify_tc(false); }
+static int verify_this_cpu_add(void) { return verify_tc(true); }
+
+#define TC_RUN(id, is) .insn = is, .chain = CHAIN_MEMORY,			\
+	.run = { [MODE_LATENCY] = k_this_cpu_##id##_lat, [MODE_THROUGHPUT] = k_this_cpu_##id##_tput }, \
+	.tput_sweep = k_this_cpu_##id##_tput_sweep, .verify = verify_this_cpu_##id
+#else
+#define TC_RUN(id, is) .insn = "-", .unsupported = "no segment-relative per-CPU addressing on this architecture"
+#endif
+
 const struct probe probe_rseq_add = {
 	.name = "rseq_add", .twin = "percpu_lock_add", .family = "percpu",
 	.atomicity = ATOMICITY_LOCAL,
@@ -190,4 +238,20 @@ const struct probe probe_rseq_cmpxchg = {
 	.desc = "per-CPU compare-and-exchange in a restartable sequence, committed by a store "
 		"(throughput only: compare-then-store forms no chain)",
 	.mem_size = PCPU_MEM, .word_size = PCPU_STRIDE, PC_RUN_TPUT(rseq_cmpxchg),
+};
+
+const struct probe probe_this_cpu_inc = {
+	.name = "this_cpu_inc", .twin = "atomic_inc", .family = "percpu",
+	.atomicity = ATOMICITY_LOCAL, TC_RUN(inc, ARCH_INSN_PERCPU_INC),
+	.kernel = "this_cpu_inc",
+	.kernel_src = ARCH_KSRC_PERCPU " this_cpu_add_8 (percpu_add_op: inc for 1)",
+	.desc = "per-CPU counter increment through the segment base, as the kernel emits it",
+};
+
+const struct probe probe_this_cpu_add = {
+	.name = "this_cpu_add", .twin = "percpu_lock_add", .family = "percpu",
+	.atomicity = ATOMICITY_LOCAL, TC_RUN(add, ARCH_INSN_PERCPU_ADD),
+	.kernel = "this_cpu_add (run-time value)",
+	.kernel_src = ARCH_KSRC_PERCPU " this_cpu_add_8 (percpu_add_op: add %reg)",
+	.desc = "per-CPU counter add of a value in a register through the segment base",
 };

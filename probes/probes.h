@@ -66,7 +66,9 @@
 	X(rseq_add)			\
 	X(percpu_lock_add)		\
 	X(percpu_add_nl)		\
-	X(rseq_cmpxchg)
+	X(rseq_cmpxchg)			\
+	X(this_cpu_inc)			\
+	X(this_cpu_add)
 
 #define PROBE_DECLARE(id) extern const struct probe probe_##id;
 PROBES(PROBE_DECLARE)

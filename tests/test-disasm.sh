@@ -347,8 +347,9 @@ def call_chain(p, sym, body, lo, hi, opi):
 
 def sweep_footprint(p, sym, mems, words, lines):
     """the ops of a sweep kernel address words x lines displacements off
-    one base, words on each of lines 64-byte lines, each equally often"""
-    parts = [re.match(r'^(%[a-z]s:)?(-?0x[0-9a-f]+|-?[0-9]+)?(\(.*\))$', m or '') for m in mems]
+    one base, words on each of lines 64-byte lines, each equally often; the
+    base may be the segment alone (%fs:disp: this_cpu_inc's absolute form)"""
+    parts = [re.match(r'^(%[a-z]s:)?(-?0x[0-9a-f]+|-?[0-9]+)?(\(.*\))?$', m or '') for m in mems]
     if not all(parts):
         check(False, '%s: %s: an op without a base+displacement operand: %s' % (p, sym, sorted(set(map(str, mems)))))
         return

@@ -337,6 +337,23 @@ static inline uintptr_t arch_percpu_offset(const void *tls_var)
 	return (uintptr_t)tls_var - (uintptr_t)__builtin_thread_pointer();
 }
 
+#define ARCH_INSN_PERCPU_INC "incq %fs:var (this_cpu_inc form)"
+#define ARCH_INSN_PERCPU_ADD "addq %reg,%fs:var (this_cpu_add form)"
+/* this_cpu_inc, this_cpu_add: one unlocked RMW of a per-CPU variable through
+ * the segment base, as the kernel's percpu_add_op emits them (`incq
+ * %gs:var` for 1, `addq %reg,%gs:var` for a run-time value): atomic against
+ * this CPU's interrupts, not against other CPUs. var names a file-scope
+ * local-exec TLS variable (__attribute__((used))) and disp is a constant, so
+ * the operand is %fs:var@tpoff+disp, an absolute displacement with no base
+ * register, as the kernel's %gs:var. Written out in the asm because gcc,
+ * given a TLS array as an "m" operand, hoists the offset into a base register
+ * (%fs:(%reg)), and Zen's memory renaming then forwards a chain of them at 1
+ * cycle where the kernel's absolute form takes about 7. */
+#define arch_percpu_inc(var, disp) \
+	asm volatile("incq %%fs:" #var "@tpoff+%c[d]" : : [d] "i"(disp) : "memory", "cc")
+#define arch_percpu_add(var, disp, val) \
+	asm volatile("addq %[v], %%fs:" #var "@tpoff+%c[d]" : : [v] "r"(val), [d] "i"(disp) : "memory", "cc")
+
 /* Plain load and store, for baselines. */
 #define ARCH_INSN_LOAD "movq mem,%reg"
 #define ARCH_INSN_STORE "movq %reg,mem"

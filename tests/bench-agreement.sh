@@ -17,8 +17,8 @@
 # not counted. The last line is "N of M rows agree within 5%".
 # minprobe's other definitions are shown beside: rlat (latency carried in a
 # register over 8 lines) and the throughput footprint it did not pick
-# (16 words on 2 lines, or one word on each of 1-32 lines); they are other
-# quantities, not counted.
+# (every word of 2, 4 or 8 lines, or one word on each of 1-32 lines); they
+# are other quantities, not counted.
 # Environment: ATOMCOST_ARGS (extra `atomcost run` options), MINPROBE_REPS
 # (default 21), AGREEMENT_TOL (percent, default 5), AGREEMENT_WALK (bytes of
 # the L1 walk, default 16384), KEEP_DIR (keep both tools' JSON there),
@@ -198,10 +198,10 @@ selftest() {
 	echo '{"core_ghz": 4, "clock": "imul", "pmu": "unavailable (synthetic)", "results": [
 		{"op": "lock_orb_imm", "form": "lat", "cycles": 20.1, "words": 1, "lines": 1},
 		{"op": "lock_orb_imm", "form": "tput", "cycles": 20.0, "words": 1, "lines": 1},
-		{"op": "lock_orb_imm", "form": "ptput", "cycles": 20.2, "words": 16, "lines": 2},
+		{"op": "lock_orb_imm", "form": "ptput", "cycles": 20.2, "words": 8, "lines": 2},
 		{"op": "incq", "form": "lat", "cycles": 1.0, "words": 1, "lines": 1},
 		{"op": "incq", "form": "tput", "cycles": 0.7, "words": 1, "lines": 8},
-		{"op": "incq", "form": "ptput", "cycles": 0.5, "words": 16, "lines": 2},
+		{"op": "incq", "form": "ptput", "cycles": 0.5, "words": 8, "lines": 4},
 		{"op": "incq", "form": "walk", "cycles": 4.0, "words": 1, "lines": 256},
 		{"op": "lock_addq_reg", "form": "lat", "cycles": 19.8, "words": 1, "lines": 1}]}' \
 		>"$fx/minprobe.json"
@@ -291,8 +291,8 @@ BEGIN {
 	} else {
 		m = mc[op, "tput"]; f2 = mfp[op, "tput"]
 		if ((op, "ptput") in mc) {
-			if (mc[op, "ptput"] < m) { alt = sprintf("%.2f/%s", m, f2); m = mc[op, "ptput"]; f2 = "16x2" }
-			else alt = sprintf("%.2f/16x2", mc[op, "ptput"])
+			if (mc[op, "ptput"] < m) { alt = sprintf("%.2f/%s", m, f2); m = mc[op, "ptput"]; f2 = mfp[op, "ptput"] }
+			else alt = sprintf("%.2f/%s", mc[op, "ptput"], mfp[op, "ptput"])
 		}
 		if (op in pt) p = pt[op]
 	}
@@ -306,7 +306,7 @@ END {
 		row("-", "hit", "lat", op, "", "", mc[op, "lat"], "1x1", "", pl[op])
 	for (op in pt) if (!((op, "tput") in used)) {
 		m = mc[op, "tput"]; f2 = mfp[op, "tput"]
-		if ((op, "ptput") in mc && mc[op, "ptput"] < m) { m = mc[op, "ptput"]; f2 = "16x2" }
+		if ((op, "ptput") in mc && mc[op, "ptput"] < m) { m = mc[op, "ptput"]; f2 = mfp[op, "ptput"] }
 		row("-", "hit", "tput", op, "", "", m, f2, "", pt[op])
 	}
 	print "(core cycles per op, medians; fp: footprint, words x lines, or the walk's bytes;"

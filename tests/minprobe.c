@@ -28,8 +28,10 @@
  *   a successful one leaves %rax as it was, and on Zen 5 a plain cmpxchg
  *   "chained" through %rax ran at its throughput (3.0), so no chain;
  * - throughput, two ways: tput, op i on word 0 of line i mod L, the best of
- *   L = 1, 2, 4, ..., 32 lines; ptput, 16 words on 2 lines (op i on word
- *   i mod 16), as uops.info measures [the engine's own sweep];
+ *   L = 1, 2, 4, ..., 32 lines; ptput, every word of L = 2, 4 or 8 lines
+ *   (op i on word i mod 8L), the best: 16 words on 2 lines is what
+ *   uops.info measures, a chain longer than 8 ops needs more words to hide
+ *   [the engine's own sweep];
  * - walk: a random cyclic pointer walk of 64-byte lines over -w BYTES
  *   (default 16 KiB: in L1), `mov (%p),%p` then the op on word 1 (+8) of
  *   the line just visited: cycles per step, the op's cost added to the walk
@@ -37,8 +39,9 @@
  * - a lock: lock + unlock pairs on one hot word (qspinlock's fast path:
  *   `lock cmpxchgl` 0->1 and a `movb $0` release; the one-width forms
  *   beside it), cycles per pair;
- * - per-CPU: `incq`/`addq $1` through %fs at an offset into a __thread
- *   array (the kernel's this_cpu_inc is `incq %gs:var`), chain and sweep.
+ * - per-CPU: `incq` and `addq %reg` through %fs at an offset into a
+ *   __thread array (the kernel's this_cpu_inc is `incq %gs:var`,
+ *   this_cpu_add of a run-time value `addq %reg,%gs:var`), chain and sweep.
  * Each timed loop is ONE asm statement: `.rept 8` of an `.irp` over
  * r8-r15 puts 64 copies of the op between `1:` and `dec; jnz 1b`; op k of
  * the 64 uses register r(8 + k % 8). Pinned with sched_setaffinity(), checked
@@ -54,9 +57,10 @@
  * comments (CPU, clock; with -a the whole sweep). -j: one JSON object.
  *
  * Disassembly checked with `objdump -d --no-show-raw-insn` on the binary:
- * each of the 237 loops holds 64 copies of its body between `1:` and
+ * each of the 297 loops holds 64 copies of its body between `1:` and
  * `dec; jne` (the op; for a walk the step and the op; for a lock the
- * pair; for bts's rlat the op and its cmovc) and no stack reference.
+ * pair; for bts's rlat the op and its cmovc) and no stack reference; a
+ * packed loop over L lines addresses 8L distinct words.
  *
  * Exit: 0 done, 1 error, 2 usage, 77 not x86-64.
  */
@@ -119,7 +123,9 @@ typedef uint64_t (*loop_fn)(char *p, uint64_t iters);
  * same over the __thread array through %fs (local-exec TLS offset). */
 #define NSWEEP 6	/* 1, 2, 4, 8, 16, 32 lines */
 #define ADDR(L) "((mpk&(" #L "-1))*64)(%[p])"
-#define ADDR_PACK "((mpk&15)*8)(%[p])"
+#define NPACK 3		/* every word of 2, 4, 8 lines */
+#define ADDR_PACK(L) "((mpk&(8*" #L "-1))*8)(%[p])"
+#define ADDR_FS_PACK(L) "%%fs:mp_tls@tpoff+((mpk&(8*" #L "-1))*8)"
 #define ADDR_FS(L) "%%fs:mp_tls@tpoff+((mpk&(" #L "-1))*64)"
 #define WALK_STEP "mov (%[p]),%[p]\n\t"
 
@@ -129,9 +135,14 @@ typedef uint64_t (*loop_fn)(char *p, uint64_t iters);
 	LOOPB(name##_16, setup, OP(A(16))) LOOPB(name##_32, setup, OP(A(32)))		\
 	static const loop_fn name##_fns[NSWEEP] = { name##_1, name##_2, name##_4,	\
 						    name##_8, name##_16, name##_32 };
-/* the line sweep and the packed form */
+/* the packed forms */
+#define PACK_OF(name, setup, OP, A)							\
+	LOOPB(name##_p2, setup, OP(A(2))) LOOPB(name##_p4, setup, OP(A(4)))		\
+	LOOPB(name##_p8, setup, OP(A(8)))						\
+	static const loop_fn name##_pk[NPACK] = { name##_p2, name##_p4, name##_p8 };
+/* the line sweep and the packed forms */
 #define LOOPS(name, setup, OP)								\
-	SWEEP_OF(name, setup, OP, ADDR) LOOPB(name##_p, setup, OP(ADDR_PACK))
+	SWEEP_OF(name, setup, OP, ADDR) PACK_OF(name, setup, OP, ADDR_PACK)
 /* the walk: one step, then the op on word 1 of the line reached */
 #define WALK(name, setup, OP) LOOPB(name##_w, setup, WALK_STEP OP("8(%[p])"))
 /* the register-carried chain: the op over 8 lines, at an address indexed by
@@ -176,7 +187,6 @@ LOOPB(none_w, "", WALK_STEP)
 #define OP_XADD(a) "xaddq %%r\\r," a
 #define OP_LOCK_INC(a) "lock incq " a
 #define OP_INC(a) "incq " a
-#define OP_ADDI(a) "addq $1," a
 /* one register: the value that comes back is the next op's operand */
 #define OP_XCHG1(a) "xchgq %%r8," a
 #define OP_LOCK_XADD1(a) "lock xaddq %%r8," a
@@ -231,7 +241,9 @@ LOOPS(inc, "", OP_INC)
 SWEEP_OF(lock_cx16, CX16_SETUP, OP_LOCK_CX16, ADDR)
 SWEEP_OF(cx16, CX16_SETUP, OP_CX16, ADDR)
 SWEEP_OF(inc_fs, "", OP_INC, ADDR_FS)
-SWEEP_OF(addi_fs, "", OP_ADDI, ADDR_FS)
+PACK_OF(inc_fs, "", OP_INC, ADDR_FS_PACK)
+SWEEP_OF(addq_fs, "", OP_ADDQ, ADDR_FS)
+PACK_OF(addq_fs, "", OP_ADDQ, ADDR_FS_PACK)
 LOOPB(xchg_lat, "", OP_XCHG1(ADDR(1)))
 LOOPB(lock_xadd_lat, "", OP_LOCK_XADD1(ADDR(1)))
 LOOPB(xadd_lat, "", OP_XADD1(ADDR(1)))
@@ -261,21 +273,21 @@ struct op {
 	loop_fn lat;		/* one-word chain (registers only: add, imul) */
 	loop_fn rlat;		/* result carried in a register, over 8 lines */
 	const loop_fn *sweep;	/* one word on each of 1, 2, 4, ... 32 lines */
-	loop_fn packed;		/* 16 words on 2 lines */
+	const loop_fn *packed;	/* every word of 2, 4 and 8 lines */
 	loop_fn walk;		/* the op on word 1 of each line of the walk */
 	enum region region;	/* of lat */
 };
 
 #define SW(id) .lat = id##_1, .sweep = id##_fns
-#define SWP(id) SW(id), .packed = id##_p
-#define TP(id) .sweep = id##_fns, .packed = id##_p	/* with a latency loop of its own */
+#define SWP(id) SW(id), .packed = id##_pk
+#define TP(id) .sweep = id##_fns, .packed = id##_pk	/* with a latency loop of its own */
 static const struct op ops[] = {
 	{ "add", "add %rdx,%rax (rdx from mov $-1; neg)", .lat = add_1 },
 	{ "imul", "imul %rdx,%rax", .lat = imul_1 },
 	{ "load_chase", "mov (%reg),%reg (8-line ring; walk: the bare walk)", .lat = chase_1,
 	  .region = R_RING, .walk = none_w },
-	{ "load", "mov mem,%reg", .sweep = load_fns, .packed = load_p },
-	{ "mov_store", "mov %reg,mem", .sweep = store_fns, .packed = store_p },
+	{ "load", "mov mem,%reg", TP(load) },
+	{ "mov_store", "mov %reg,mem", TP(store) },
 	{ "lock_orb_imm", "lock or $imm8,m8", SWP(lock_orb), .walk = lock_orb_w },
 	{ "orb_imm", "or $imm8,m8", SWP(orb), .walk = orb_w },
 	{ "ds_orb_imm", "ds or $imm8,m8", SWP(ds_orb) },
@@ -309,8 +321,8 @@ static const struct op ops[] = {
 	{ "cmpxchg16b", "cmpxchg16b m128 (succeeds)", SW(cx16) },
 	{ "lock_incq", "lock inc m64", SWP(lock_inc), .walk = lock_inc_w },
 	{ "incq", "inc m64", SWP(inc), .walk = inc_w },
-	{ "incq_fs", "inc %fs:tls_var (this_cpu_inc's form)", SW(inc_fs) },
-	{ "addq_fs", "add $1,%fs:tls_var (this_cpu_add's form)", SW(addi_fs) },
+	{ "incq_fs", "inc %fs:tls_var (this_cpu_inc's form)", SWP(inc_fs) },
+	{ "addq_fs", "add r64,%fs:tls_var (this_cpu_add's form, a run-time value)", SWP(addq_fs) },
 	{ "spin_cmpxchgl_movb", "lock cmpxchg r32,m32 0->1; jnz; mov $0,m8 (qspinlock fast path)",
 	  .lat = spin_movb_1 },
 	{ "spin_cmpxchgl_movl", "lock cmpxchg r32,m32 0->1; jnz; mov $0,m32", .lat = spin_movl_1 },
@@ -551,7 +563,7 @@ static void usage(FILE *f)
 		   "  -l        list the ops and their forms\n"
 		   "output: name form cycles words lines spread; forms: lat (one-word chain),\n"
 		   "rlat (result carried in a register over 8 lines), tput (best of 1-32 lines,\n"
-		   "one word each), ptput (16 words on 2 lines), walk (cycles per step of an\n"
+		   "one word each), ptput (best of every word of 2, 4, 8 lines), walk (cycles per step of an\n"
 		   "L1 pointer walk with the op on word 1 of each line)\n", MAX_REPS);
 }
 
@@ -576,27 +588,37 @@ static void emit(const struct op *o, const char *form, const struct meas *m, int
 	fflush(stdout);
 }
 
-static void run_op(const struct op *o)
+/* The best of n footprints fns[k] (lines 1 << (k + lshift), words each):
+ * its measurement, and its line count in *lines; with -a every one. */
+static struct meas best_of(const struct op *o, const loop_fn *fns, int n, int lshift, int words,
+			   int *lines)
 {
 	struct meas m, best = { 0 };
-	int bestl = 0;
+
+	for (int k = 0; k < n; k++) {
+		m = measure(fns[k], R_OPS, reps);
+		if (!k || m.cycles < best.cycles)
+			best = m, *lines = 1 << (k + lshift);
+		if (all_sweep && !json)
+			printf("# %s over %d lines, %d word%s each: %.3f (spread %.3f)\n", o->name,
+			       1 << (k + lshift), words, words > 1 ? "s" : "", m.cycles, m.spread);
+	}
+	return best;
+}
+
+static void run_op(const struct op *o)
+{
+	struct meas m;
+	int lines;
 
 	if (o->lat)
 		m = measure(o->lat, o->region, reps), emit(o, "lat", &m, 1, 1);
 	if (o->rlat)
 		m = measure(o->rlat, R_OPS, reps), emit(o, "rlat", &m, 1, 8);
-	for (int l = 0; o->sweep && l < NSWEEP; l++) {
-		m = measure(o->sweep[l], R_OPS, reps);
-		if (!l || m.cycles < best.cycles)
-			best = m, bestl = 1 << l;
-		if (all_sweep && !json)
-			printf("# %s over %d lines: %.3f (spread %.3f)\n", o->name, 1 << l,
-			       m.cycles, m.spread);
-	}
 	if (o->sweep)
-		emit(o, "tput", &best, 1, (size_t)bestl);
+		m = best_of(o, o->sweep, NSWEEP, 0, 1, &lines), emit(o, "tput", &m, 1, (size_t)lines);
 	if (o->packed)
-		m = measure(o->packed, R_OPS, reps), emit(o, "ptput", &m, 16, 2);
+		m = best_of(o, o->packed, NPACK, 1, 8, &lines), emit(o, "ptput", &m, 8, (size_t)lines);
 	if (o->walk)
 		m = measure(o->walk, R_WALK, reps), emit(o, "walk", &m, 1, walk_lines);
 }

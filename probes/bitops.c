@@ -239,6 +239,7 @@ static int verify___test_and_set_bit(void) { return verify_tas(arch_test_and_set
 #define PAT_OP_A(x) arch_set_bit_imm(x, BIT_IMM);
 #define PAT_OP_N(x) arch___set_bit_imm(x, BIT_NR);
 PATTERN_PAIR(set_bit, __set_bit, 0, , )
+CONTEXT_STORES_PAIR(set_bit, __set_bit, , )
 #undef PAT_OP_N
 /* set_bit's op without the lock prefix (same byte, same immediate): the
  * lock-prefix-only control of set_bit under every pattern. */
@@ -249,6 +250,7 @@ PATTERN_ONE(__or_byte, N, 0, , , NULL, NULL)
 #define PAT_OP_A(x) arch_set_bit_var(nr, x);
 #define PAT_OP_N(x) arch_set_bit_var_nl(nr, x);
 PATTERN_PAIR(set_bit_var, __set_bit_var, 0, PAT_NR_DECL, )
+CONTEXT_STORES_PAIR(set_bit_var, __set_bit_var, PAT_NR_DECL, )
 #undef PAT_OP_A
 #undef PAT_OP_N
 #define PAT_OP_A(x) arch_or_word(x, m);
@@ -274,6 +276,7 @@ PATTERN_PAIR(clear_bit_var, __clear_bit_var, 0, PAT_NR_DECL, )
 #define PAT_OP_A(x) acc += arch_test_and_set_bit(nr, x); PROBE_LAUNDER(acc);
 #define PAT_OP_N(x) acc += arch_test_and_set_bit_nl(nr, x); PROBE_LAUNDER(acc);
 PATTERN_PAIR(test_and_set_bit, __test_and_set_bit, 0, PAT_TSB_DECL, PROBE_SINK(acc))
+CONTEXT_STORES_PAIR(test_and_set_bit, __test_and_set_bit, PAT_TSB_DECL, PROBE_SINK(acc))
 #undef PAT_OP_A
 #undef PAT_OP_N
 
@@ -288,6 +291,7 @@ const struct probe probe_set_bit = {
 	.kernel = "set_bit(const nr)", KSRC(ARCH_KSRC_BITOPS, "arch_set_bit"),
 	.desc = "atomic bit set, constant bit number",
 	.in_default = true, KERNELS(set_bit), .patterns = &pat_set_bit, .verify = verify_set_bit,
+	.ctx_stores = kc_set_bit_stores,
 };
 
 const struct probe probe___set_bit = {
@@ -296,6 +300,7 @@ const struct probe probe___set_bit = {
 	.kernel = "__set_bit(const nr)", KSRC(ARCH_KSRC_BITOPS_NL, "arch___set_bit"),
 	.desc = "non-atomic bit set, constant bit number",
 	.in_default = true, KERNELS(__set_bit), .patterns = &pat___set_bit, .verify = verify___set_bit,
+	.ctx_stores = kc___set_bit_stores,
 };
 
 const struct probe probe___or_byte = {
@@ -326,6 +331,7 @@ const struct probe probe_set_bit_var = {
 	.kernel = "set_bit(variable nr)", KSRC(ARCH_KSRC_BITOPS, "arch_set_bit"),
 	.desc = "atomic bit set, bit number in a register",
 	.in_default = true, KERNELS(set_bit_var), .patterns = &pat_set_bit_var, .setup = setup_nr, .verify = verify_set_bit_var,
+	.ctx_stores = kc_set_bit_var_stores,
 };
 
 const struct probe probe___set_bit_var = {
@@ -334,6 +340,7 @@ const struct probe probe___set_bit_var = {
 	.kernel = "__set_bit(variable nr)", KSRC(ARCH_KSRC_BITOPS_NL, "arch___set_bit"),
 	.desc = "non-atomic bit set, bit number in a register",
 	.in_default = true, KERNELS(__set_bit_var), .patterns = &pat___set_bit_var, .setup = setup_nr, .verify = verify___set_bit_var,
+	.ctx_stores = kc___set_bit_var_stores,
 };
 
 const struct probe probe_or_word = {
@@ -407,6 +414,7 @@ const struct probe probe_test_and_set_bit = {
 	.desc = "atomic, fully ordered, returns the old bit",
 	.in_default = true, KERNELS(test_and_set_bit), .patterns = &pat_test_and_set_bit, .setup = setup_nr,
 	.verify = verify_test_and_set_bit,
+	.ctx_stores = kc_test_and_set_bit_stores,
 };
 
 const struct probe probe___test_and_set_bit = {
@@ -416,4 +424,5 @@ const struct probe probe___test_and_set_bit = {
 	.desc = "non-atomic, returns the old bit",
 	.in_default = true, KERNELS(__test_and_set_bit), .patterns = &pat___test_and_set_bit, .setup = setup_nr,
 	.verify = verify___test_and_set_bit,
+	.ctx_stores = kc___test_and_set_bit_stores,
 };

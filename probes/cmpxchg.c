@@ -198,6 +198,7 @@ static int verify_cmpxchg128_local(void) { return verify_cx16(arch_cmpxchg128_nl
 #define PAT_OP_A(x) { char *a_ = (x); uint64_t o_ = arch_load(a_); acc += arch_cmpxchg(a_, o_, o_); PROBE_LAUNDER(acc); }
 #define PAT_OP_N(x) { char *a_ = (x); uint64_t o_ = arch_load(a_); acc += arch_cmpxchg_nl(a_, o_, o_); PROBE_LAUNDER(acc); }
 PATTERN_PAIR(cmpxchg, cmpxchg_local, 0, PAT_ACC_DECL, PROBE_SINK(acc))
+CONTEXT_STORES_PAIR(cmpxchg, cmpxchg_local, PAT_ACC_DECL, PROBE_SINK(acc))
 #undef PAT_OP_A
 #undef PAT_OP_N
 #define PAT_OP_A(x) { char *a_ = (x); uint64_t o_ = arch_load(a_); acc += arch_try_cmpxchg(a_, &o_, o_); PROBE_LAUNDER(acc); }
@@ -213,6 +214,7 @@ PATTERN_PAIR(atomic_add_return, xadd_local, 0, PAT_ZERO_DECL, PROBE_SINK(acc))
 #define PAT_OP_A(x) arch_inc(x);
 #define PAT_OP_N(x) arch_inc_nl(x);
 PATTERN_PAIR(atomic_inc, local_inc, 1, , )
+CONTEXT_STORES_PAIR(atomic_inc, local_inc, , )
 #undef PAT_OP_A
 #undef PAT_OP_N
 #define PAT_XCH_DECL uint64_t v = ctx->scratch
@@ -221,6 +223,21 @@ PATTERN_PAIR(atomic_inc, local_inc, 1, , )
 PATTERN_PAIR(xchg, __xchg, 1, PAT_XCH_DECL, PROBE_SINK(v))
 #undef PAT_OP_A
 #undef PAT_OP_N
+
+/* The fast-path menu's context for the two without pattern kernels: the
+ * op on its own hot lines (pattern-kernels.h), expected and new values from
+ * a laundered zero, so no op waits for the previous one's result. */
+#define PAT_ZACC_DECL uint64_t z = 0; PROBE_LAUNDER(z); uint64_t acc = 0
+#if ARCH_HAS_SEG_PERCPU
+#define CTX_OP(i) acc += arch_percpu_cmpxchg_disp(off, ((i) % TPUT_LINES) * CACHE_LINE_BYTES, z, z); PROBE_LAUNDER(acc);
+PATTERN_CONTEXT(this_cpu_cmpxchg, PAT_ZACC_DECL; uintptr_t off = arch_percpu_offset(pcpu_area), PROBE_SINK(acc))
+#undef CTX_OP
+#endif
+#if ARCH_HAS_CMPXCHG128
+#define CTX_OP(i) { uint64_t o_[2] = { z, z }; acc += arch_cmpxchg128(PAT_HOT_ADDR(p, i), o_, z, z); PROBE_LAUNDER(acc); }
+PATTERN_CONTEXT(cmpxchg128, PAT_ZACC_DECL, PROBE_SINK(acc))
+#undef CTX_OP
+#endif
 
 #define KERNELS(id) .chain = CHAIN_MEMORY,						\
 	.run = { [MODE_LATENCY] = k_##id##_lat, [MODE_THROUGHPUT] = k_##id##_tput },	\
@@ -233,6 +250,7 @@ const struct probe probe_cmpxchg = {
 	KSRC(ARCH_KSRC_CMPXCHG, "arch_cmpxchg"),
 	.kernel = "cmpxchg", .desc = "fully ordered compare-and-exchange (succeeding)",
 	.in_default = true, KERNELS(cmpxchg), .patterns = &pat_cmpxchg, .verify = verify_cmpxchg,
+	.ctx_stores = kc_cmpxchg_stores,
 };
 
 const struct probe probe_cmpxchg_local = {
@@ -242,6 +260,7 @@ const struct probe probe_cmpxchg_local = {
 	KSRC(ARCH_KSRC_CMPXCHG, "arch_cmpxchg_local"),
 	.kernel = "cmpxchg_local", .desc = "compare-and-exchange atomic only against this CPU",
 	.in_default = true, KERNELS(cmpxchg_local), .patterns = &pat_cmpxchg_local, .verify = verify_cmpxchg_local,
+	.ctx_stores = kc_cmpxchg_local_stores,
 };
 
 const struct probe probe_try_cmpxchg = {
@@ -268,6 +287,7 @@ const struct probe probe_this_cpu_cmpxchg = {
 #if ARCH_HAS_SEG_PERCPU
 	.insn = ARCH_INSN_PERCPU_CMPXCHG, KERNELS(this_cpu_cmpxchg),
 	.verify = verify_this_cpu_cmpxchg,
+	.patterns = &pat_this_cpu_cmpxchg, .ctx_stores = kc_this_cpu_cmpxchg_stores,
 #else
 	.insn = "-", .unsupported = "no segment-relative per-CPU addressing on this architecture",
 #endif
@@ -317,6 +337,7 @@ const struct probe probe_atomic_inc = {
 	.kernel = "atomic_long_inc", .desc = "atomic increment",
 	.in_default = true, KERNELS(atomic_inc), .patterns = &pat_atomic_inc, .verify = verify_atomic_inc,
 	.counts = 1,
+	.ctx_stores = kc_atomic_inc_stores,
 };
 
 const struct probe probe_local_inc = {
@@ -327,6 +348,7 @@ const struct probe probe_local_inc = {
 	.kernel = "local_inc", .desc = "increment atomic only against this CPU",
 	.in_default = true, KERNELS(local_inc), .patterns = &pat_local_inc, .verify = verify_local_inc,
 	.counts = 1,
+	.ctx_stores = kc_local_inc_stores,
 };
 
 const struct probe probe_cmpxchg128 = {
@@ -334,6 +356,7 @@ const struct probe probe_cmpxchg128 = {
 	.atomicity = ATOMICITY_ATOMIC,
 #if ARCH_HAS_CMPXCHG128
 	.insn = ARCH_INSN_CMPXCHG128, KERNELS(cmpxchg128), .verify = verify_cmpxchg128,
+	.patterns = &pat_cmpxchg128, .ctx_stores = kc_cmpxchg128_stores,
 #else
 	.insn = "-", .unsupported = "no 16-byte compare-and-exchange here",
 #endif

@@ -22,6 +22,7 @@
  */
 #include "probes.h"
 #include "locks.h"
+#include "pattern-kernels.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -263,7 +264,7 @@ static inline void lk_irq_restore(uint64_t f)
 
 /* ---- kernels: OPS64 of (lock, cs work, unlock, outside work) ------------- */
 
-#define LK_DECL uint64_t cs_ = ctx->cs_work, out_ = ctx->out_work
+#define LK_DECL uint64_t cs_ = ctx->cs_work; uint64_t out_ = ctx->out_work
 /* lkop_ is always inlined: left to itself gcc outlines some of the 64
  * copies, and the loop no longer shows (nor times the same) sequence. */
 #define LK_FUNCS(id, lockf, unlockf)						\
@@ -336,6 +337,36 @@ PROBE_KERNEL(k_local_irq_save_analog_tput, LK_DECL, OP_IRQ, )
 #define OP_SIGM(i) { pthread_sigmask(SIG_BLOCK, &all_, &old_); lk_work(cs_);	\
 		     pthread_sigmask(SIG_SETMASK, &old_, NULL); lk_work(out_); }
 PROBE_KERNEL(k_sigprocmask_tput, SIGM_DECL, OP_SIGM, )
+
+/* ---- the fast-path menu's context (pattern-kernels.h) -------------------
+ * A lock/unlock pair on its own hot lock word between the steps of a walk,
+ * and after pending stores: pair i on the word of hot line i % 32, so a pair
+ * meets a word released 32 pairs earlier, not the one just released (that
+ * chain is the latency form). glibc's spinlock is free at 1: those words are
+ * set up by the kernel itself (outside the loop: a fixed cost, cancelled). */
+static void lk_ctx_spin_init(char *p)
+{
+	for (int i = 0; i < TPUT_LINES; i++)
+		pthread_spin_init((pthread_spinlock_t *)PAT_HOT_ADDR(p, i), PTHREAD_PROCESS_PRIVATE);
+}
+#define CTX_OP(i) lkop_spin_lock(PAT_HOT_ADDR(p, i), cs_, out_);
+PATTERN_CONTEXT(spin_lock, LK_DECL, )
+#undef CTX_OP
+#define CTX_OP(i) lkop_ticket_lock(PAT_HOT_ADDR(p, i), cs_, out_);
+PATTERN_CONTEXT(ticket_lock, LK_DECL, )
+#undef CTX_OP
+#define CTX_OP(i) lkop_bit_spin_lock(PAT_HOT_ADDR(p, i), cs_, out_);
+PATTERN_CONTEXT(bit_spin_lock, LK_DECL, )
+#undef CTX_OP
+#define CTX_OP(i) lkop_pthread_mutex(PAT_HOT_ADDR(p, i), cs_, out_);
+PATTERN_CONTEXT(pthread_mutex, LK_DECL, )
+#undef CTX_OP
+#define CTX_OP(i) lkop_pthread_spin(PAT_HOT_ADDR(p, i), cs_, out_);
+PATTERN_CONTEXT(pthread_spin, LK_DECL; lk_ctx_spin_init(p), )
+#undef CTX_OP
+#define CTX_OP(i) lkop_preempt_disable(p, cs_, out_);
+PATTERN_CONTEXT(preempt_disable, LK_DECL, )
+#undef CTX_OP
 
 /* ---- exclusion harness ------------------------------------------------- */
 
@@ -623,12 +654,14 @@ static int verify_call_pair(void)
 #define LK_COMMON .family = "lock"
 #define LK_INSN(s) .insn = s
 #define LK_SETUP(id) .setup = setup_##id
+#define LK_CTX(id) .patterns = &pat_##id, .ctx_stores = kc_##id##_stores
 #else	/* !ARCH_HAS_LOCK_INSNS */
 #define LK_RUN(id) .unsupported = "no lock-word primitives for this architecture yet"
 #define LK_RUN_TPUT(id) LK_RUN(id)
 #define LK_COMMON .family = "lock"
 #define LK_INSN(s) .insn = "-"
 #define LK_SETUP(id) .setup = NULL
+#define LK_CTX(id) .patterns = NULL
 #define verify_spin_lock NULL
 #define verify_spin_lock_xchg_unlock NULL
 #define verify_ticket_lock NULL
@@ -665,7 +698,7 @@ const struct probe probe_spin_lock = {
 	.kernel_src = "kernel/locking/spinlock.c _raw_spin_lock, _raw_spin_unlock (include/asm-generic/qspinlock.h queued_spin_lock)",
 	.kernel = "spin_lock + spin_unlock (queued spinlock fast path)",
 	.desc = "out-of-line lock/unlock, preempt count, release by a plain byte store",
-	LK_RUN(spin_lock), .verify = verify_spin_lock,
+	LK_RUN(spin_lock), .verify = verify_spin_lock, LK_CTX(spin_lock),
 };
 
 const struct probe probe_spin_lock_xchg_unlock = {
@@ -705,7 +738,7 @@ const struct probe probe_ticket_lock = {
 	.kernel_src = "arch/x86/include/asm/spinlock.h (2.6.25-4.1) __ticket_spin_lock, __ticket_spin_unlock",
 	.kernel = "x86 ticket spinlock (2.6.25 - 4.1)",
 	.desc = "ticket lock: take a ticket with xadd, release by an unlocked add to the head",
-	LK_RUN(ticket_lock), .verify = verify_ticket_lock,
+	LK_RUN(ticket_lock), .verify = verify_ticket_lock, LK_CTX(ticket_lock),
 };
 
 const struct probe probe_tas_lock = {
@@ -757,7 +790,7 @@ const struct probe probe_bit_spin_lock = {
 	.kernel_src = "include/linux/bit_spinlock.h bit_spin_lock, bit_spin_unlock (clear_bit_unlock)",
 	.kernel = "bit_spin_lock + bit_spin_unlock",
 	.desc = "bit spinlock released by an atomic clear (clear_bit_unlock)",
-	LK_RUN(bit_spin_lock), .verify = verify_bit_spin_lock,
+	LK_RUN(bit_spin_lock), .verify = verify_bit_spin_lock, LK_CTX(bit_spin_lock),
 };
 
 const struct probe probe___bit_spin_unlock = {
@@ -778,6 +811,7 @@ const struct probe probe_pthread_mutex = {
 	.kernel = "- (user-space baseline)",
 	.desc = "glibc default mutex, uncontended (no futex call)",
 	LK_RUN(pthread_mutex), .verify = verify_pthread_mutex, LK_SETUP(pthread_mutex),
+	LK_CTX(pthread_mutex),
 	.word_size = sizeof(pthread_mutex_t),
 };
 
@@ -789,6 +823,7 @@ const struct probe probe_pthread_spin = {
 	.kernel = "- (user-space baseline)",
 	.desc = "glibc spinlock",
 	LK_RUN(pthread_spin), .verify = verify_pthread_spin, LK_SETUP(pthread_spin),
+	LK_CTX(pthread_spin),
 	.word_size = sizeof(pthread_spinlock_t),
 };
 
@@ -799,7 +834,7 @@ const struct probe probe_preempt_disable = {
 	.kernel = "preempt_disable + preempt_enable (local_lock on !RT)",
 	.kernel_src = ARCH_KSRC_PREEMPT " __preempt_count_add, __preempt_count_dec_and_test",
 	.desc = "thread-local preempt count inc/dec, the whole cost of local_lock",
-	LK_RUN(preempt_disable), .verify = verify_preempt_disable,
+	LK_RUN(preempt_disable), .verify = verify_preempt_disable, LK_CTX(preempt_disable),
 };
 
 const struct probe probe_local_irq_save_analog = {

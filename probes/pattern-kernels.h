@@ -153,4 +153,73 @@
 		.overlap = kp_##id##_indexed,					\
 	};
 
+/* ---- the fast-path menu's context forms (src/card.c) --------------------
+ * What an op adds to a stream of independent work, for the probes a menu
+ * need lists. The family defines CTX_OP(i): the op on its own i-th hot
+ * line (PAT_HOT_ADDR(p, i), p = ctx->mem; or a per-CPU displacement), so
+ * no op waits for the previous one through memory; then invokes
+ *   PATTERN_CONTEXT(id, decls, tail)  the kernels below, and `pat_<id>`
+ *       with the walk as its PATTERN row (chase_w1), for probes without
+ *       pattern kernels (locks, per-CPU ops);
+ *   CONTEXT_STORES(id, decls, tail)   the stores kernel alone;
+ *   CONTEXT_STORES_PAIR(ida, idn, decls, tail)  after PATTERN_PAIR: both
+ *       probes' stores kernels from PAT_OP_A and PAT_OP_N on the hot lines
+ *       (their PATTERN rows already put the op in the walk).
+ *   kc_<id>_walk    latency: one step of the pattern's pointer walk (next =
+ *                   *line), then the op: its cost over the bare walk is the
+ *                   row's extra.over_chase_cycles (pattern.c).
+ *   kc_<id>_stores  CTX_STORES independent stores to one of the 32 lines
+ *                   after the op's, then the op: a locked op waits for them
+ *                   to drain, a plain one need not. The hit+stores row, read
+ *                   against the same stores without the op (CONTEXT_BARE).
+ *   kc_<id>_loads   throughput (PATTERN and miss-overlap rows): an independent
+ *                   load of the next line in walk order, then the op.
+ * As in PATTERN_PAIR, decls must not contain a comma. */
+#define CTX_STORES 4
+/* The stores go through their own pointer (s_, the 32 lines after the op's):
+ * with the op's base register, Zen 5's memory renaming made `incq disp(%reg)`
+ * cost 14 cycles a step where it costs 2.5 with the stores on another
+ * register. p and s_ are laundered every step: else gcc keeps the lines'
+ * addresses across the lock calls by spilling them to the stack. */
+#define CTX_ST_(i, k) arch_store(PAT_HOT_ADDR(s_, i) + 8 * (k), 0);
+#define CTX_STEP_0(i) PROBE_LAUNDER(p); PROBE_LAUNDER(s_);			\
+	CTX_ST_(i, 0) CTX_ST_(i, 1) CTX_ST_(i, 2) CTX_ST_(i, 3)
+#define CTX_STEP_S(i) CTX_STEP_0(i) CTX_OP(i)
+#define CTX_STEP_W(i) PROBE_LAUNDER(p); PAT_FOLLOW(q) CTX_OP(i)
+#define CTX_STEP_L(i) PROBE_LAUNDER(p); (void)arch_load(PAT_AT(b, w, i)); CTX_OP(i)
+/* flatten: gcc would otherwise call an outlined copy of a large inline op
+ * (an rseq section) from some of the 64 steps, and spill around the calls */
+#define CTX_FLAT_(fn) static void fn(struct probe_ctx *ctx, uint64_t iters) __attribute__((flatten));
+#define CTX_KERNEL_(fn, step, decls, tail)					\
+	CTX_FLAT_(fn)								\
+	static __attribute__((noinline)) void fn(struct probe_ctx *ctx, uint64_t iters) \
+	{									\
+		char *q = ctx->pat_cursor, *p = ctx->mem;			\
+		char *s_ = p + TPUT_LINES * CACHE_LINE_BYTES;			\
+		decls;								\
+		for (uint64_t it_ = 0; it_ < iters; it_++) {			\
+			PROBE_LAUNDER(p);					\
+			OPS64(step)						\
+		}								\
+		ctx->pat_cursor = q;						\
+		tail;								\
+		(void)p;							\
+		(void)s_;							\
+	}
+#define CTX_STEP_SA(i) CTX_STEP_0(i) PAT_OP_A(PAT_HOT_ADDR(p, i))
+#define CTX_STEP_SN(i) CTX_STEP_0(i) PAT_OP_N(PAT_HOT_ADDR(p, i))
+#define CONTEXT_STORES(id, decls, tail) CTX_KERNEL_(kc_##id##_stores, CTX_STEP_S, decls, tail)
+#define CONTEXT_STORES_PAIR(ida, idn, decls, tail)				\
+	CTX_KERNEL_(kc_##ida##_stores, CTX_STEP_SA, decls, tail)		\
+	CTX_KERNEL_(kc_##idn##_stores, CTX_STEP_SN, decls, tail)
+#define PATTERN_CONTEXT(id, decls, tail)					\
+	CTX_KERNEL_(kc_##id##_walk, CTX_STEP_W, decls, tail)			\
+	CTX_FLAT_(kc_##id##_loads)						\
+	PAT_INDEX_KERNEL(kc_##id##_loads, CTX_STEP_L, decls, tail)		\
+	CONTEXT_STORES(id, decls, tail)						\
+	static const struct probe_pattern pat_##id = { .chase_w1 = kc_##id##_walk,	\
+		.indexed = kc_##id##_loads, .overlap = kc_##id##_loads };
+/* The stores alone (the engine's baseline for hit+stores rows). */
+#define CONTEXT_BARE(fn) CTX_KERNEL_(fn, CTX_STEP_0, , )
+
 #endif

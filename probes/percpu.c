@@ -19,9 +19,12 @@
  * this_cpu_inc and this_cpu_add are the kernel's own per-CPU form: one
  * unlocked RMW through the segment base with a constant displacement
  * (`incq %gs:var`); here the variable is thread-local (`incq %fs:var`), the
- * thread standing for the CPU.
+ * thread standing for the CPU. Each probe of the fast-path menu also has
+ * its context kernels (pattern-kernels.h): the op on its own words between
+ * the steps of a walk and after pending stores.
  */
 #include "probes.h"
+#include "pattern-kernels.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -35,6 +38,8 @@
 #define PCPU_STRIDE 64
 #define PCPU_MAX_CPUS 4096
 #define PCPU_MEM (PCPU_STRIDE * PCPU_MAX_CPUS)
+/* the context kernels' slots start after the lines their stores write */
+#define PCX_BASE (2 * TPUT_LINES * CACHE_LINE_BYTES)
 
 #if ARCH_HAS_RSEQ
 
@@ -143,6 +148,24 @@ static int verify_rseq_cmpxchg(void)
 	return pc_sum(pc_mem, ncpu) == 5ull * ncpu + 1 ? 0 : -1;
 }
 
+/* The context kernels: the op on word (i % 8) of this CPU's line, so an op
+ * finds the word written 8 ops earlier, not by the previous op; the slots
+ * start after the 64 lines of ctx->mem the stores form writes. */
+#define PCX_DECL char *base = p + PCX_BASE; const ptrdiff_t off = __rseq_offset
+#define PCX_WORD(i) (((i) % 8) * 8)
+#define CTX_OP(i) arch_rseq_add(base + PCX_WORD(i), PCPU_STRIDE, 1, off);
+PATTERN_CONTEXT(rseq_add, PCX_DECL, )
+#undef CTX_OP
+#define CTX_OP(i) arch_add(base + arch_rseq_cpu_start(off) * PCPU_STRIDE + PCX_WORD(i), 1);
+PATTERN_CONTEXT(percpu_lock_add, PCX_DECL, )
+#undef CTX_OP
+#define CTX_OP(i) arch_add_nl(base + arch_rseq_cpu_start(off) * PCPU_STRIDE + PCX_WORD(i), 1);
+PATTERN_CONTEXT(percpu_add_nl, PCX_DECL, )
+#undef CTX_OP
+#define CTX_OP(i) ok_ &= arch_rseq_cmpxchg(base + PCX_WORD(i), PCPU_STRIDE, z_, z_, off);
+PATTERN_CONTEXT(rseq_cmpxchg, PCX_DECL; bool ok_ = true; uint64_t z_ = 0; PROBE_LAUNDER(z_), PROBE_SINK(ok_))
+#undef CTX_OP
+
 /* The latency forms: every op on this CPU's slot, each reading the word the
  * previous op wrote while the thread stays on the CPU (CHAIN_MEMORY). */
 #define PC_RUN(id) .run = { [MODE_LATENCY] = k_##id##_lat }, .chain = CHAIN_MEMORY,	\
@@ -150,17 +173,19 @@ static int verify_rseq_cmpxchg(void)
 #define PC_RUN_TPUT(id) .run = { [MODE_THROUGHPUT] = k_##id##_tput },		\
 		   .unsupported_now = rseq_unsupported, .verify = verify_##id
 #define PC_INSN(s) .insn = s
+#define PC_CTX(id) .patterns = &pat_##id, .ctx_stores = kc_##id##_stores
 #else
 #define PC_RUN(id) .unsupported = "no hand-written rseq critical section for this architecture yet"
 #define PC_RUN_TPUT(id) PC_RUN(id)
 #define PC_INSN(s) .insn = "-"
+#define PC_CTX(id) .patterns = NULL
 #endif
 
 #if ARCH_HAS_SEG_PERCPU
 /* this_cpu_inc / this_cpu_add: the per-CPU variables are one word on each
  * of 32 lines of a local-exec TLS array, every op's operand %fs:tc_area+k
  * (arch_percpu_inc). Latency: every op on word 0 (CHAIN_MEMORY); throughput:
- * the words and lines of the sweep (TPUT_OFF). */
+ * the words and lines of the sweep (TPUT_OFF); context: op i on line i % 32. */
 static __thread uint64_t tc_area[TPUT_LINES * CACHE_LINE_BYTES / 8]
 	__attribute__((aligned(64), tls_model("local-exec"), used));
 #define TC_ADD_DECL uint64_t n_ = 1; PROBE_LAUNDER(n_)
@@ -172,6 +197,12 @@ PROBE_KERNEL(k_this_cpu_inc_lat, , OP_TC_INC_L, )
 PROBE_KERNEL_TPUT(k_this_cpu_inc_tput, , OP_TC_INC_T, )
 PROBE_KERNEL(k_this_cpu_add_lat, TC_ADD_DECL, OP_TC_ADD_L, )
 PROBE_KERNEL_TPUT(k_this_cpu_add_tput, TC_ADD_DECL, OP_TC_ADD_T, )
+#define CTX_OP(i) arch_percpu_inc(tc_area, ((i) % TPUT_LINES) * CACHE_LINE_BYTES);
+PATTERN_CONTEXT(this_cpu_inc, , )
+#undef CTX_OP
+#define CTX_OP(i) arch_percpu_add(tc_area, ((i) % TPUT_LINES) * CACHE_LINE_BYTES, n_);
+PATTERN_CONTEXT(this_cpu_add, TC_ADD_DECL, )
+#undef CTX_OP
 
 /* Increments wrap, adds add, and only the addressed variable changes. */
 static int verify_tc(bool add)
@@ -194,7 +225,8 @@ static int verify_this_cpu_add(void) { return verify_tc(true); }
 
 #define TC_RUN(id, is) .insn = is, .chain = CHAIN_MEMORY,			\
 	.run = { [MODE_LATENCY] = k_this_cpu_##id##_lat, [MODE_THROUGHPUT] = k_this_cpu_##id##_tput }, \
-	.tput_sweep = k_this_cpu_##id##_tput_sweep, .verify = verify_this_cpu_##id
+	.tput_sweep = k_this_cpu_##id##_tput_sweep, .verify = verify_this_cpu_##id,	\
+	.patterns = &pat_this_cpu_##id, .ctx_stores = kc_this_cpu_##id##_stores
 #else
 #define TC_RUN(id, is) .insn = "-", .unsupported = "no segment-relative per-CPU addressing on this architecture"
 #endif
@@ -206,7 +238,7 @@ const struct probe probe_rseq_add = {
 	.kernel = "this_cpu_add (user space: rseq per-CPU counter)",
 	.kernel_src = "include/linux/percpu-defs.h this_cpu_add (rseq: kernel/rseq.c)",
 	.desc = "per-CPU counter add in a restartable sequence, committed by a plain add",
-	.mem_size = PCPU_MEM, .word_size = PCPU_STRIDE, PC_RUN(rseq_add),
+	.mem_size = PCPU_MEM + PCX_BASE, .word_size = PCPU_STRIDE, PC_RUN(rseq_add), PC_CTX(rseq_add),
 };
 
 const struct probe probe_percpu_lock_add = {
@@ -216,7 +248,8 @@ const struct probe probe_percpu_lock_add = {
 	.kernel = "per-CPU slot + atomic_long_add (what rseq avoids)",
 	.kernel_src = ARCH_KSRC_ATOMIC " arch_atomic64_add (on a per-CPU slot)",
 	.desc = "the same per-CPU slot updated with a locked add",
-	.mem_size = PCPU_MEM, .word_size = PCPU_STRIDE, PC_RUN(percpu_lock_add),
+	.mem_size = PCPU_MEM + PCX_BASE, .word_size = PCPU_STRIDE, PC_RUN(percpu_lock_add),
+	PC_CTX(percpu_lock_add),
 };
 
 const struct probe probe_percpu_add_nl = {
@@ -226,7 +259,8 @@ const struct probe probe_percpu_add_nl = {
 	.kernel = "raw_cpu_add without preempt off (unsafe in user space)",
 	.kernel_src = "include/linux/percpu-defs.h raw_cpu_add",
 	.desc = "the per-CPU slot updated with a plain add: loses updates on migration",
-	.mem_size = PCPU_MEM, .word_size = PCPU_STRIDE, PC_RUN(percpu_add_nl),
+	.mem_size = PCPU_MEM + PCX_BASE, .word_size = PCPU_STRIDE, PC_RUN(percpu_add_nl),
+	PC_CTX(percpu_add_nl),
 };
 
 const struct probe probe_rseq_cmpxchg = {
@@ -237,7 +271,8 @@ const struct probe probe_rseq_cmpxchg = {
 	.kernel_src = "include/linux/percpu-defs.h this_cpu_cmpxchg (rseq: kernel/rseq.c)",
 	.desc = "per-CPU compare-and-exchange in a restartable sequence, committed by a store "
 		"(throughput only: compare-then-store forms no chain)",
-	.mem_size = PCPU_MEM, .word_size = PCPU_STRIDE, PC_RUN_TPUT(rseq_cmpxchg),
+	.mem_size = PCPU_MEM + PCX_BASE, .word_size = PCPU_STRIDE, PC_RUN_TPUT(rseq_cmpxchg),
+	PC_CTX(rseq_cmpxchg),
 };
 
 const struct probe probe_this_cpu_inc = {

@@ -141,6 +141,10 @@ struct probe {
 	/* Kernels under the l2/llc/miss/dep/mix/miss-overlap patterns; NULL:
 	 * the probe runs only under `hit` (its run[] kernels). */
 	const struct probe_pattern *patterns;
+	/* The menu's cost in context: the op on its own hot lines, each after
+	 * CTX_STORES independent stores (probes/pattern-kernels.h); run under
+	 * the hit pattern as the hit+stores row. NULL: not offered. */
+	probe_kernel_fn ctx_stores;
 };
 
 /* Why p cannot run here (static reason first, then the run-time check), or

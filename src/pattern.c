@@ -24,6 +24,7 @@
 #include <sys/mman.h>
 
 #include "common.h"
+#include "pattern-kernels.h"
 #include "probes.h"
 #include "runner.h"
 
@@ -35,8 +36,9 @@ static const struct {
 	const char *name, *desc, *forms;
 } kinds[PAT__COUNT] = {
 	[PAT_HIT] = { "hit", "lines in L1: the hot-line kernels (latency: every op on one word; "
-		      "throughput: one word on each of 1-32 lines, the best footprint reported); "
-		      "the default", "latency, throughput" },
+		      "throughput: one word on each of 1-32 lines, the best footprint reported; "
+		      "+stores: the op after 4 independent stores, for the fast-path menu's probes); "
+		      "the default", "latency, throughput (+stores)" },
 	[PAT_DEP] = { "dep", "L1-resident lines (L1d/2): latency = a pointer walk, the op on word 1 "
 		      "of each line it visits (+ptr: on the pointer word, where a byte op fails "
 		      "store forwarding to the next load); throughput = the same lines in a "
@@ -659,11 +661,12 @@ int pattern_check(struct topo *t, const struct run_opts *o)
 
 /* V_CHASE: the walk with the op on word 1 (the row named by the pattern);
  * V_CHASE_PTR: the op on the pointer word (PATTERN+ptr). */
-enum variant { V_HOT, V_CHASE, V_CHASE_PTR, V_INDEXED, V_OVERLAP, V_MIX };
+enum variant { V_HOT, V_CHASE, V_CHASE_PTR, V_INDEXED, V_OVERLAP, V_MIX, V_STORES };
 
 static const char *const variant_names[] = {
 	[V_HOT] = "hot-lines", [V_CHASE] = "word1", [V_CHASE_PTR] = "pointer-word",
 	[V_INDEXED] = "indexed", [V_OVERLAP] = "overlap", [V_MIX] = "mix",
+	[V_STORES] = "after-stores",
 };
 
 struct run_state {
@@ -677,6 +680,7 @@ struct run_state {
 	struct pattern_buf *buf;	/* NULL for hit and mix */
 	/* the plain walk of this pattern (load_chase), cycles; NAN: not measured */
 	double chase_cyc, load_cyc;
+	double stores_cyc;	/* hit: the bare stores of the hit+stores rows */
 	uint64_t t0;
 	size_t done, total;
 };
@@ -686,8 +690,8 @@ static probe_kernel_fn kernel_of(const struct probe *p, enum pattern_kind k, enu
 {
 	const struct probe_pattern *pp = p->patterns;
 
-	if (k == PAT_HIT)
-		return v == V_HOT ? p->run[m] : NULL;
+	if (k == PAT_HIT)	/* hit+stores: the fast-path menu's context (pattern-kernels.h) */
+		return v == V_HOT ? p->run[m] : v == V_STORES && m == MODE_THROUGHPUT ? p->ctx_stores : NULL;
 	if (!pp)
 		return NULL;
 	if (k == PAT_MIX)
@@ -753,7 +757,8 @@ static int run_row(struct run_state *s, const struct probe *p, enum probe_mode m
 	if (!r)
 		return -ENOMEM;
 	runner_fill_identity(r, p, m);
-	snprintf(r->pattern, sizeof(r->pattern), "%s%s", s->pat->name, v == V_CHASE_PTR ? "+ptr" : "");
+	snprintf(r->pattern, sizeof(r->pattern), "%s%s", s->pat->name,
+		 v == V_CHASE_PTR ? "+ptr" : v == V_STORES ? "+stores" : "");
 	r->cpu_os = s->cpu;
 	r->cpu_logical = topo_logical_of_os(s->t, s->cpu);
 
@@ -804,6 +809,10 @@ static int run_row(struct run_state *s, const struct probe *p, enum probe_mode m
 		json_object_set_new(r->extra, "load_cycles", json_real(s->load_cyc));
 		json_object_set_new(r->extra, "over_load_cycles", json_real(med - s->load_cyc));
 	}
+	if (v == V_STORES && !isnan(s->stores_cyc)) {
+		json_object_set_new(r->extra, "stores_cycles", json_real(s->stores_cyc));
+		json_object_set_new(r->extra, "over_stores_cycles", json_real(med - s->stores_cyc));
+	}
 	if (p == &probe_load_chase) {
 		if (m == MODE_LATENCY)
 			s->chase_cyc = med;
@@ -818,6 +827,26 @@ out_drop:
 	json_decref(r->extra);
 	s->rep->n--;
 	return ret;
+}
+
+/* The bare stores of the hit+stores rows (CTX_STORES stores a step, no op),
+ * cycles per step; NAN when not measured. */
+CONTEXT_BARE(kc_bare_stores)
+
+static double bare_stores(struct run_state *s)
+{
+	struct probe_ctx ctx = { .mode = MODE_THROUGHPUT };
+	struct result r = { 0 };
+	double cyc = NAN;
+
+	if (runner_ctx_init(&probe_store, &ctx) < 0)
+		return NAN;
+	if (runner_measure_kernel(kc_bare_stores, &ctx, s->o, &s->rep->cal, &r) >= 0 && r.nsamples)
+		cyc = result_cycles(s->rep, r.s.median);
+	free(r.samples);
+	json_decref(r.extra);
+	free(ctx.mem);
+	return cyc;
 }
 
 /* The probes of this pattern, the plain walk first for buffer patterns. */
@@ -845,13 +874,18 @@ static int run_pattern(struct run_state *s, const struct probe *const *list, siz
 	if (!todo)
 		return -ENOMEM;
 	k = pattern_probes(s->pat, list, n, todo);
+	for (size_t i = 0; i < k && s->pat->kind == PAT_HIT && (s->o->mode_mask & (1u << MODE_THROUGHPUT)); i++)
+		if (todo[i]->ctx_stores) {
+			s->stores_cyc = bare_stores(s);
+			break;
+		}
 	for (size_t i = 0; i < k && !ret; i++) {
 		const struct probe *p = todo[i];
 
 		for (int m = 0; m < MODE__COUNT && !ret; m++) {
 			if (!(s->o->mode_mask & (1u << m)))
 				continue;
-			for (int v = V_HOT; v <= V_MIX && !ret; v++) {
+			for (int v = V_HOT; v <= V_STORES && !ret; v++) {
 				probe_kernel_fn fn = kernel_of(p, s->pat->kind, (enum probe_mode)m,
 							       (enum variant)v);
 
@@ -882,7 +916,7 @@ static size_t count_rows(const struct plan *pl, const struct run_opts *o,
 
 		for (size_t j = 0; j < k; j++)
 			for (int m = 0; m < MODE__COUNT; m++)
-				for (int v = V_HOT; v <= V_MIX; v++)
+				for (int v = V_HOT; v <= V_STORES; v++)
 					total += (o->mode_mask & (1u << m)) &&
 						 kernel_of(todo[j], pl->pat[i].kind, (enum probe_mode)m,
 							   (enum variant)v);
@@ -943,7 +977,7 @@ int pattern_run(struct topo *t, const struct run_opts *o, const struct probe *co
 		s.pat = &pl.pat[i];
 		s.footprint = pl.fp[i];
 		s.buf = NULL;
-		s.chase_cyc = s.load_cyc = NAN;
+		s.chase_cyc = s.load_cyc = s.stores_cyc = NAN;
 		if (pattern_kind_has_buffer(s.pat->kind)) {
 			if (buf.map && buf.bytes != pl.fp[i])
 				pattern_buf_destroy(&buf);

@@ -1096,10 +1096,11 @@ static json_t *epochs_json(const struct hierarchy *h)
 
 static json_t *tlb_json(const struct hierarchy *h)
 {
-	json_t *c = json_array();
+	json_t *c;
 
 	if (!h->nsmall)
 		return json_null();
+	c = json_array();
 	for (size_t i = 0; i < h->nsmall; i++)
 		json_array_append_new(c, json_real(h->small_cycles[i]));
 	return json_pack("{s:s, s:I, s:o, s:o}",

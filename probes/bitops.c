@@ -291,6 +291,7 @@ const struct probe probe_set_bit = {
 	.kernel = "set_bit(const nr)", KSRC(ARCH_KSRC_BITOPS, "arch_set_bit"),
 	.desc = "atomic bit set, constant bit number",
 	.in_default = true, KERNELS(set_bit), .patterns = &pat_set_bit, .verify = verify_set_bit,
+	.menu_need = { NEED_OWN_BIT, NEED_SHARED_BIT }, .safe_when = "always (atomic, unordered)",
 	.ctx_stores = kc_set_bit_stores,
 };
 
@@ -300,6 +301,7 @@ const struct probe probe___set_bit = {
 	.kernel = "__set_bit(const nr)", KSRC(ARCH_KSRC_BITOPS_NL, "arch___set_bit"),
 	.desc = "non-atomic bit set, constant bit number",
 	.in_default = true, KERNELS(__set_bit), .patterns = &pat___set_bit, .verify = verify___set_bit,
+	.menu_need = { NEED_OWN_BIT }, .safe_when = "no concurrent writer to the word",
 	.ctx_stores = kc___set_bit_stores,
 };
 
@@ -331,6 +333,7 @@ const struct probe probe_set_bit_var = {
 	.kernel = "set_bit(variable nr)", KSRC(ARCH_KSRC_BITOPS, "arch_set_bit"),
 	.desc = "atomic bit set, bit number in a register",
 	.in_default = true, KERNELS(set_bit_var), .patterns = &pat_set_bit_var, .setup = setup_nr, .verify = verify_set_bit_var,
+	.menu_need = { NEED_OWN_BIT, NEED_SHARED_BIT }, .safe_when = "always (atomic, unordered)",
 	.ctx_stores = kc_set_bit_var_stores,
 };
 
@@ -340,6 +343,7 @@ const struct probe probe___set_bit_var = {
 	.kernel = "__set_bit(variable nr)", KSRC(ARCH_KSRC_BITOPS_NL, "arch___set_bit"),
 	.desc = "non-atomic bit set, bit number in a register",
 	.in_default = true, KERNELS(__set_bit_var), .patterns = &pat___set_bit_var, .setup = setup_nr, .verify = verify___set_bit_var,
+	.menu_need = { NEED_OWN_BIT }, .safe_when = "no concurrent writer to the word",
 	.ctx_stores = kc___set_bit_var_stores,
 };
 
@@ -414,6 +418,7 @@ const struct probe probe_test_and_set_bit = {
 	.desc = "atomic, fully ordered, returns the old bit",
 	.in_default = true, KERNELS(test_and_set_bit), .patterns = &pat_test_and_set_bit, .setup = setup_nr,
 	.verify = verify_test_and_set_bit,
+	.menu_need = { NEED_SHARED_BIT }, .safe_when = "always (atomic, fully ordered)",
 	.ctx_stores = kc_test_and_set_bit_stores,
 };
 

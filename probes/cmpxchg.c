@@ -250,6 +250,7 @@ const struct probe probe_cmpxchg = {
 	KSRC(ARCH_KSRC_CMPXCHG, "arch_cmpxchg"),
 	.kernel = "cmpxchg", .desc = "fully ordered compare-and-exchange (succeeding)",
 	.in_default = true, KERNELS(cmpxchg), .patterns = &pat_cmpxchg, .verify = verify_cmpxchg,
+	.menu_need = { NEED_FREELIST }, .safe_when = "always (atomic); ABA needs a tag",
 	.ctx_stores = kc_cmpxchg_stores,
 };
 
@@ -260,6 +261,7 @@ const struct probe probe_cmpxchg_local = {
 	KSRC(ARCH_KSRC_CMPXCHG, "arch_cmpxchg_local"),
 	.kernel = "cmpxchg_local", .desc = "compare-and-exchange atomic only against this CPU",
 	.in_default = true, KERNELS(cmpxchg_local), .patterns = &pat_cmpxchg_local, .verify = verify_cmpxchg_local,
+	.menu_need = { NEED_FREELIST }, .safe_when = "this CPU only, irqs/preemption off",
 	.ctx_stores = kc_cmpxchg_local_stores,
 };
 
@@ -294,6 +296,7 @@ const struct probe probe_this_cpu_cmpxchg = {
 	KSRC(ARCH_KSRC_PERCPU, "this_cpu_cmpxchg_8"),
 	.kernel = "this_cpu_cmpxchg", .desc = "unlocked cmpxchg through the segment base (per-CPU form)",
 	.in_default = true,
+	.menu_need = { NEED_FREELIST }, .safe_when = "this CPU's data, preemption off",
 };
 
 const struct probe probe_xchg = {
@@ -337,6 +340,7 @@ const struct probe probe_atomic_inc = {
 	.kernel = "atomic_long_inc", .desc = "atomic increment",
 	.in_default = true, KERNELS(atomic_inc), .patterns = &pat_atomic_inc, .verify = verify_atomic_inc,
 	.counts = 1,
+	.menu_need = { NEED_PERCPU_COUNTER }, .safe_when = "always (atomic)",
 	.ctx_stores = kc_atomic_inc_stores,
 };
 
@@ -348,6 +352,7 @@ const struct probe probe_local_inc = {
 	.kernel = "local_inc", .desc = "increment atomic only against this CPU",
 	.in_default = true, KERNELS(local_inc), .patterns = &pat_local_inc, .verify = verify_local_inc,
 	.counts = 1,
+	.menu_need = { NEED_PERCPU_COUNTER }, .safe_when = "this CPU's counter, preemption off",
 	.ctx_stores = kc_local_inc_stores,
 };
 
@@ -364,6 +369,7 @@ const struct probe probe_cmpxchg128 = {
 	.kernel = "cmpxchg128 (cmpxchg_double before 6.4)",
 	.desc = "16-byte compare-and-exchange, the SLUB {freelist, tid} update",
 	.in_default = true,
+	.menu_need = { NEED_FREELIST }, .safe_when = "always (atomic, with an ABA tag)",
 };
 
 const struct probe probe_cmpxchg128_local = {

@@ -699,6 +699,7 @@ const struct probe probe_spin_lock = {
 	.kernel = "spin_lock + spin_unlock (queued spinlock fast path)",
 	.desc = "out-of-line lock/unlock, preempt count, release by a plain byte store",
 	LK_RUN(spin_lock), .verify = verify_spin_lock, LK_CTX(spin_lock),
+	.menu_need = { NEED_CRITICAL }, .safe_when = "always",
 };
 
 const struct probe probe_spin_lock_xchg_unlock = {
@@ -739,6 +740,7 @@ const struct probe probe_ticket_lock = {
 	.kernel = "x86 ticket spinlock (2.6.25 - 4.1)",
 	.desc = "ticket lock: take a ticket with xadd, release by an unlocked add to the head",
 	LK_RUN(ticket_lock), .verify = verify_ticket_lock, LK_CTX(ticket_lock),
+	.menu_need = { NEED_CRITICAL }, .safe_when = "always (FIFO)",
 };
 
 const struct probe probe_tas_lock = {
@@ -791,6 +793,7 @@ const struct probe probe_bit_spin_lock = {
 	.kernel = "bit_spin_lock + bit_spin_unlock",
 	.desc = "bit spinlock released by an atomic clear (clear_bit_unlock)",
 	LK_RUN(bit_spin_lock), .verify = verify_bit_spin_lock, LK_CTX(bit_spin_lock),
+	.menu_need = { NEED_CRITICAL }, .safe_when = "always (lock bit in a flags word)",
 };
 
 const struct probe probe___bit_spin_unlock = {
@@ -811,7 +814,8 @@ const struct probe probe_pthread_mutex = {
 	.kernel = "- (user-space baseline)",
 	.desc = "glibc default mutex, uncontended (no futex call)",
 	LK_RUN(pthread_mutex), .verify = verify_pthread_mutex, LK_SETUP(pthread_mutex),
-	LK_CTX(pthread_mutex),
+	LK_CTX(pthread_mutex), .menu_need = { NEED_CRITICAL },
+	.safe_when = "always (sleeps under contention)",
 	.word_size = sizeof(pthread_mutex_t),
 };
 
@@ -823,7 +827,7 @@ const struct probe probe_pthread_spin = {
 	.kernel = "- (user-space baseline)",
 	.desc = "glibc spinlock",
 	LK_RUN(pthread_spin), .verify = verify_pthread_spin, LK_SETUP(pthread_spin),
-	LK_CTX(pthread_spin),
+	LK_CTX(pthread_spin), .menu_need = { NEED_CRITICAL }, .safe_when = "always (user space)",
 	.word_size = sizeof(pthread_spinlock_t),
 };
 
@@ -835,6 +839,7 @@ const struct probe probe_preempt_disable = {
 	.kernel_src = ARCH_KSRC_PREEMPT " __preempt_count_add, __preempt_count_dec_and_test",
 	.desc = "thread-local preempt count inc/dec, the whole cost of local_lock",
 	LK_RUN(preempt_disable), .verify = verify_preempt_disable, LK_CTX(preempt_disable),
+	.menu_need = { NEED_CRITICAL }, .safe_when = "same-CPU exclusion only (local_lock)",
 };
 
 const struct probe probe_local_irq_save_analog = {

@@ -239,6 +239,8 @@ const struct probe probe_rseq_add = {
 	.kernel_src = "include/linux/percpu-defs.h this_cpu_add (rseq: kernel/rseq.c)",
 	.desc = "per-CPU counter add in a restartable sequence, committed by a plain add",
 	.mem_size = PCPU_MEM + PCX_BASE, .word_size = PCPU_STRIDE, PC_RUN(rseq_add), PC_CTX(rseq_add),
+	.menu_need = { NEED_PERCPU_COUNTER },
+	.safe_when = "rseq registered (glibc >= 2.35), restarts on migration",
 };
 
 const struct probe probe_percpu_lock_add = {
@@ -249,7 +251,8 @@ const struct probe probe_percpu_lock_add = {
 	.kernel_src = ARCH_KSRC_ATOMIC " arch_atomic64_add (on a per-CPU slot)",
 	.desc = "the same per-CPU slot updated with a locked add",
 	.mem_size = PCPU_MEM + PCX_BASE, .word_size = PCPU_STRIDE, PC_RUN(percpu_lock_add),
-	PC_CTX(percpu_lock_add),
+	PC_CTX(percpu_lock_add), .menu_need = { NEED_PERCPU_COUNTER },
+	.safe_when = "always (atomic), on the slot of the CPU it read",
 };
 
 const struct probe probe_percpu_add_nl = {
@@ -260,7 +263,8 @@ const struct probe probe_percpu_add_nl = {
 	.kernel_src = "include/linux/percpu-defs.h raw_cpu_add",
 	.desc = "the per-CPU slot updated with a plain add: loses updates on migration",
 	.mem_size = PCPU_MEM + PCX_BASE, .word_size = PCPU_STRIDE, PC_RUN(percpu_add_nl),
-	PC_CTX(percpu_add_nl),
+	PC_CTX(percpu_add_nl), .menu_need = { NEED_PERCPU_COUNTER },
+	.safe_when = "this CPU only, preemption off",
 };
 
 const struct probe probe_rseq_cmpxchg = {
@@ -272,7 +276,8 @@ const struct probe probe_rseq_cmpxchg = {
 	.desc = "per-CPU compare-and-exchange in a restartable sequence, committed by a store "
 		"(throughput only: compare-then-store forms no chain)",
 	.mem_size = PCPU_MEM + PCX_BASE, .word_size = PCPU_STRIDE, PC_RUN_TPUT(rseq_cmpxchg),
-	PC_CTX(rseq_cmpxchg),
+	PC_CTX(rseq_cmpxchg), .menu_need = { NEED_FREELIST },
+	.safe_when = "rseq registered, restarts on migration",
 };
 
 const struct probe probe_this_cpu_inc = {
@@ -281,6 +286,8 @@ const struct probe probe_this_cpu_inc = {
 	.kernel = "this_cpu_inc",
 	.kernel_src = ARCH_KSRC_PERCPU " this_cpu_add_8 (percpu_add_op: inc for 1)",
 	.desc = "per-CPU counter increment through the segment base, as the kernel emits it",
+	.menu_need = { NEED_PERCPU_COUNTER },
+	.safe_when = "this CPU's counter: one instruction, safe against preemption and irqs",
 };
 
 const struct probe probe_this_cpu_add = {
@@ -289,4 +296,6 @@ const struct probe probe_this_cpu_add = {
 	.kernel = "this_cpu_add (run-time value)",
 	.kernel_src = ARCH_KSRC_PERCPU " this_cpu_add_8 (percpu_add_op: add %reg)",
 	.desc = "per-CPU counter add of a value in a register through the segment base",
+	.menu_need = { NEED_PERCPU_COUNTER },
+	.safe_when = "this CPU's counter: one instruction, safe against preemption and irqs",
 };

@@ -101,6 +101,15 @@ struct probe_pattern {
 	probe_kernel_fn mix[MODE__COUNT];	/* mix=K/M (pairs): atomic op where mix_mask has the bit */
 };
 
+/* The needs of the fast-path menu (probe.menu_need), in the words the
+ * card prints: one copy, here; the card groups options by these strings. */
+#define PROBE_MAX_NEEDS 2
+#define NEED_OWN_BIT "set a bit in a word only this CPU writes"
+#define NEED_SHARED_BIT "set a bit in a shared bitmap"
+#define NEED_PERCPU_COUNTER "per-CPU counter"
+#define NEED_FREELIST "lockless freelist pop/push"
+#define NEED_CRITICAL "short critical section"
+
 struct probe {
 	const char *name;	/* kernel-style name on the command line */
 	const char *twin;	/* the probe it is compared with, or NULL */
@@ -141,6 +150,13 @@ struct probe {
 	/* Kernels under the l2/llc/miss/dep/mix/miss-overlap patterns; NULL:
 	 * the probe runs only under `hit` (its run[] kernels). */
 	const struct probe_pattern *patterns;
+	/* The fast-path menu (src/card.c): the needs this probe meets (up to
+	 * PROBE_MAX_NEEDS of the NEED_* titles above; none: not on the menu)
+	 * and the condition under which it is correct. Every result carries
+	 * both (extra.menu_need, extra.safe_when: runner_fill_identity), so
+	 * the card draws the menu from a report without this table. */
+	const char *menu_need[PROBE_MAX_NEEDS];
+	const char *safe_when;
 	/* The menu's cost in context: the op on its own hot lines, each after
 	 * CTX_STORES independent stores (probes/pattern-kernels.h); run under
 	 * the hit pattern as the hit+stores row. NULL: not offered. */

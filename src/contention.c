@@ -403,6 +403,7 @@ static int run_case(struct topo *t, const struct run_opts *o, const struct probe
 	r->migrated = migrated;
 	r->samples = malloc((nsamples ? nsamples : 1) * sizeof(double));
 	if (!r->samples) {
+		json_decref(r->extra);
 		rep->n--;
 		err = -ENOMEM;
 		goto out;
@@ -413,7 +414,8 @@ static int run_case(struct topo *t, const struct run_opts *o, const struct probe
 	}
 	if (r->nsamples)
 		stats_summarize(r->samples, r->nsamples, &r->s);
-	r->extra = json_object();
+	if (!r->extra)	/* runner_fill_identity may have written the menu facts */
+		r->extra = json_object();
 	json_object_set_new(r->extra, "contention",
 			    contention_json(rep, th, n, o, s,
 					    (size_t)contention_slot_offset(s, n > 1, n, word, line, region)));

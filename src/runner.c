@@ -427,6 +427,17 @@ void runner_fill_identity(struct result *r, const struct probe *p, enum probe_mo
 	r->analog = p->analog;
 	snprintf(r->pattern, sizeof(r->pattern), "hit");
 	r->mode = m;
+	/* the fast-path menu is drawn from the report, not from the probe table */
+	if (p->menu_need[0]) {
+		json_t *needs = json_array();
+
+		for (size_t i = 0; i < PROBE_MAX_NEEDS && p->menu_need[i]; i++)
+			json_array_append_new(needs, json_string(p->menu_need[i]));
+		if (!r->extra)
+			r->extra = json_object();
+		json_object_set_new(r->extra, "menu_need", needs);
+		json_object_set_new(r->extra, "safe_when", json_string(p->safe_when ? p->safe_when : "?"));
+	}
 }
 
 /* The self-checks on the rows (after the cycle source is final). add_chain

@@ -266,15 +266,17 @@ static size_t crossing(const size_t *bytes, const double *cycles, size_t n, size
 	return bytes[last];
 }
 
-size_t hierarchy_find_levels(const size_t *bytes, const double *cycles, const double *ns,
-			     size_t n, struct hierarchy_level *levels, size_t max)
-{
-	bool noise[HIER_MAX_POINTS] = { false };
-	struct { size_t first, last; } run[HIER_MAX_POINTS];
-	size_t nrun = 0, nlev = 0, i = 0;
+struct plateau {
+	size_t first, last;
+};
 
-	if (n > HIER_MAX_POINTS)
-		n = HIER_MAX_POINTS;
+/* Greedy plateaus of cycles[0, n) into run[]; noise[] marks the disturbed
+ * points inside them. Returns the count. */
+static size_t find_plateaus(const size_t *bytes, const double *cycles, size_t n, bool *noise,
+			    struct plateau *run)
+{
+	size_t nrun = 0, i = 0;
+
 	/* greedy plateaus, left to right: a point joins while it stays within
 	 * the band around the median of the plateau so far (DRAM latency
 	 * drifts up with the footprint as page walks grow: a band around the
@@ -314,6 +316,19 @@ size_t hierarchy_find_levels(const size_t *bytes, const double *cycles, const do
 			i++;
 		}
 	}
+	return nrun;
+}
+
+size_t hierarchy_find_levels(const size_t *bytes, const double *cycles, const double *ns,
+			     size_t n, struct hierarchy_level *levels, size_t max)
+{
+	bool noise[HIER_MAX_POINTS] = { false };
+	struct plateau run[HIER_MAX_POINTS];
+	size_t nrun, nlev = 0;
+
+	if (n > HIER_MAX_POINTS)
+		n = HIER_MAX_POINTS;
+	nrun = find_plateaus(bytes, cycles, n, noise, run);
 	/* a gradual transition's slow tail forms a plateau just below the next
 	 * level: merge plateaus closer than MERGE_RATIO. A plateau up to
 	 * STEP_RATIO above a level belongs to the same level: either the

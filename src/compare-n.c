@@ -116,6 +116,7 @@ int compare_n_read(const char *path, json_t **doc, bool *summary)
 struct emit {
 	struct compare_n *c;
 	size_t col;
+	const json_t *doc;	/* the column's document */
 	int err;
 };
 
@@ -186,24 +187,55 @@ static void text(struct emit *e, int section, const char *label, const char *s)
 	snprintf(k->text, sizeof(k->text), "%s", s);
 }
 
+static const char *str(const json_t *o, const char *a, const char *b)
+{
+	return json_string_value(json_object_get(b ? json_object_get(o, a) : o, b ? b : a));
+}
+
 /* A figure; nothing when v is not a positive number (null: not measured). */
-static void num(struct emit *e, int section, const char *label, const char *unit,
-		enum compare_n_kind kind, const json_t *v)
+static struct compare_n_cell *num(struct emit *e, int section, const char *label, const char *unit,
+				  enum compare_n_kind kind, const json_t *v)
 {
 	struct compare_n_cell *k;
 
 	if (!json_is_number(v) || !(json_number_value(v) > 0))
-		return;
+		return NULL;
 	k = cell(e, section, label, unit, kind);
 	if (!k)
-		return;
+		return NULL;
 	k->present = true;
 	k->v = k->lo = k->hi = json_number_value(v);
+	return k;
 }
 
-static const char *str(const json_t *o, const char *a, const char *b)
+/* A hot-line cell's epochs: the cycles medians of every result of the
+ * column's document with this probe, pattern, mode (and no placement), in
+ * order (a row measured over K epochs appears K times). */
+static void epochs(struct emit *e, struct compare_n_cell *k, const char *probe, const char *pattern,
+		   const char *mode)
 {
-	return json_string_value(json_object_get(b ? json_object_get(o, a) : o, b ? b : a));
+	const json_t *r;
+	size_t i, n = 0;
+
+	if (!k || e->err || !probe)
+		return;
+	json_array_foreach(json_object_get(e->doc, "results"), i, r)
+		n += !strcmp(str(r, "probe", NULL) ?: "", probe) && !strcmp(str(r, "pattern", NULL) ?: "", pattern) &&
+		     !strcmp(str(r, "mode", NULL) ?: "", mode) && !json_object_get(r, "placement");
+	if (n < 2)
+		return;
+	k->ep = malloc(n * sizeof(*k->ep));
+	if (!k->ep) {
+		e->err = -ENOMEM;
+		return;
+	}
+	json_array_foreach(json_object_get(e->doc, "results"), i, r) {
+		double v = json_number_value(json_object_get(json_object_get(r, "cycles"), "median"));
+
+		if (!strcmp(str(r, "probe", NULL) ?: "", probe) && !strcmp(str(r, "pattern", NULL) ?: "", pattern) &&
+		    !strcmp(str(r, "mode", NULL) ?: "", mode) && !json_object_get(r, "placement"))
+			k->ep[k->nep++] = v;
+	}
 }
 
 static void machine_rows(struct emit *e, const json_t *doc, bool summary)
@@ -293,15 +325,20 @@ static void atomicity_rows(struct emit *e, const json_t *card)
 	if (!atomic || !plain)
 		return;
 	json_array_foreach(json_object_get(card, "atomicity"), i, a) {
-		const char *what = str(a, "what", NULL) ?: "?";
+		const char *what = str(a, "what", NULL) ?: "?", *mode = str(a, "mode", NULL) ?: "latency";
 		enum compare_n_kind kind = !strcmp(str(a, "pattern", NULL) ?: "", "hit") ? CN_HOT : CN_WIDE;
+		struct compare_n_cell *k;
 		double ac = json_number_value(json_object_get(a, "atomic_cycles"));
 		double pc = json_number_value(json_object_get(a, "plain_cycles"));
 
 		snprintf(label, sizeof(label), "%s: %s", what, atomic);
-		num(e, S_ATOM, label, "cycles", kind, json_object_get(a, "atomic_cycles"));
+		k = num(e, S_ATOM, label, "cycles", kind, json_object_get(a, "atomic_cycles"));
+		if (kind == CN_HOT)
+			epochs(e, k, atomic, "hit", mode);
 		snprintf(label, sizeof(label), "%s: %s", what, plain);
-		num(e, S_ATOM, label, "cycles", kind, json_object_get(a, "plain_cycles"));
+		k = num(e, S_ATOM, label, "cycles", kind, json_object_get(a, "plain_cycles"));
+		if (kind == CN_HOT)
+			epochs(e, k, plain, "hit", mode);
 		if (ac > 0 && pc > 0) {
 			json_t *r = json_real(ac / pc);
 
@@ -385,7 +422,8 @@ static void menu_rows(struct emit *e, const json_t *card)
 		json_array_foreach(opts, k, opt) {
 			snprintf(label, sizeof(label), "%s: %s", str(need, "need", NULL) ?: "?",
 				 str(opt, "probe", NULL) ?: "?");
-			num(e, S_MENU, label, "cycles", CN_HOT, json_object_get(opt, "cycles"));
+			epochs(e, num(e, S_MENU, label, "cycles", CN_HOT, json_object_get(opt, "cycles")),
+			       str(opt, "probe", NULL), "hit", "latency");
 		}
 	}
 }
@@ -393,6 +431,7 @@ static void menu_rows(struct emit *e, const json_t *card)
 static void result_rows(struct emit *e, const json_t *doc)
 {
 	const json_t *r;
+	struct compare_n_cell *k;
 	size_t i;
 	char label[128];
 
@@ -402,8 +441,14 @@ static void result_rows(struct emit *e, const json_t *doc)
 
 		snprintf(label, sizeof(label), "%s %s %s%s%s", str(r, "probe", NULL) ?: "?", pattern,
 			 str(r, "mode", NULL) ?: "?", placement ? " " : "", placement ? placement : "");
-		num(e, S_RESULTS, label, "cycles", !strcmp(pattern, "hit") ? CN_HOT : CN_WIDE,
-		    json_object_get(json_object_get(r, "cycles"), "median"));
+		k = num(e, S_RESULTS, label, "cycles", !strcmp(pattern, "hit") ? CN_HOT : CN_WIDE,
+			json_object_get(json_object_get(r, "cycles"), "median"));
+		if (placement || !k)
+			continue;
+		epochs(e, k, str(r, "probe", NULL), pattern, str(r, "mode", NULL) ?: "?");
+		/* the row over its epochs, not the first epoch's median */
+		if (k->nep)
+			k->v = k->lo = k->hi = stats_median(k->ep, k->nep);
 	}
 }
 
@@ -506,8 +551,51 @@ static void name_columns(struct compare_n *c, json_t *const *docs)
 
 /* ---- the rule ------------------------------------------------------------- */
 
-static void mark(struct compare_n *c)
+/* Test cell b against column 1's cell a from their epochs (compare.h):
+ * the change of the means of the logs, its Welch se and df, the minimum-
+ * effect and TOST p-values against the margin. */
+static void judge(const struct compare_n *c, const struct compare_n_cell *a, struct compare_n_cell *b,
+		  const int *proc)
 {
+	struct compare_est ea, eb;
+	double d;
+
+	if (compare_estimate(a->ep, proc, a->nep, &ea) < 0 || compare_estimate(b->ep, proc, b->nep, &eb) < 0)
+		return;
+	d = eb.mean - ea.mean;
+	b->se = sqrt(ea.var + eb.var);
+	b->df = b->se > 0 ? (ea.var + eb.var) * (ea.var + eb.var) /
+				    (ea.var * ea.var / ea.df + eb.var * eb.var / eb.df)
+			  : ea.df + eb.df;
+	b->margin = fmax(c->margin, COMPARE_ABS_FLOOR / exp(ea.mean));
+	b->change = expm1(d);
+	compare_tests(d, b->se, b->df, log1p(b->margin), &b->p, &b->p_same);
+	b->judged = true;
+}
+
+/* The floor rule, for a cell with no epochs to test. */
+static void floor_mark(const struct compare_n_row *r, const struct compare_n_cell *a, struct compare_n_cell *b)
+{
+	b->change = b->v / a->v - 1;
+	if (r->kind == CN_SIZE)
+		b->marked = b->lo > a->hi || b->hi < a->lo;
+	else
+		b->marked = fabs(log(b->v / a->v)) > log1p(r->floor) && fabs(b->v - a->v) > r->abs_floor;
+}
+
+static int mark(struct compare_n *c)
+{
+	size_t n = c->nrows * c->ncols, maxep = 1, k, fam;
+	double *p = malloc((n ? n : 1) * sizeof(*p));
+	bool *rej = malloc((n ? n : 1) * sizeof(*rej));
+	int *proc = NULL, ret = -ENOMEM;
+
+	for (size_t i = 0; i < n; i++)
+		maxep = c->rows[i / c->ncols].cells[i % c->ncols].nep > maxep ?
+				c->rows[i / c->ncols].cells[i % c->ncols].nep : maxep;
+	proc = calloc(maxep, sizeof(*proc));	/* one process: every epoch 0 */
+	if (!p || !rej || !proc)
+		goto out;
 	for (size_t i = 0; i < c->nrows; i++) {
 		struct compare_n_row *r = &c->rows[i];
 		const struct compare_n_cell *a = &r->cells[0];
@@ -518,21 +606,39 @@ static void mark(struct compare_n *c)
 		for (size_t j = 0; j < c->ncols; j++) {
 			struct compare_n_cell *b = &r->cells[j];
 
-			if (!b->present) {
-				c->missing++;
+			p[i * c->ncols + j] = NAN;
+			c->missing += !b->present;
+			if (!b->present || j == 0 || !a->present || r->kind == CN_TEXT)
 				continue;
-			}
-			if (j == 0 || !a->present || r->kind == CN_TEXT)
-				continue;
-			b->change = b->v / a->v - 1;
-			if (r->kind == CN_SIZE)
-				b->marked = b->lo > a->hi || b->hi < a->lo;
+			if (r->kind == CN_HOT && a->nep >= 2 && b->nep >= 2)
+				judge(c, a, b, proc);
+			if (b->judged)
+				p[i * c->ncols + j] = b->p;
 			else
-				b->marked = fabs(log(b->v / a->v)) > log1p(r->floor) &&
-					    fabs(b->v - a->v) > r->abs_floor;
-			c->marked += b->marked;
+				floor_mark(r, a, b);
 		}
 	}
+	ret = compare_bh(p, n, COMPARE_Q, rej, &k, &fam);
+	if (ret < 0)
+		goto out;
+	c->judged = fam;
+	c->threshold = fam ? fmin(COMPARE_Q, COMPARE_Q * (double)(k + 1) / (double)fam) : NAN;
+	for (size_t i = 0; i < n; i++) {
+		struct compare_n_cell *b = &c->rows[i / c->ncols].cells[i % c->ncols];
+
+		if (b->judged) {
+			b->marked = rej[i];
+			b->same = !rej[i] && b->p_same <= COMPARE_Q;
+			b->detect = compare_detect(b->se, b->df, log1p(b->margin), c->threshold);
+		}
+		c->marked += b->marked;
+		c->same += b->same;
+	}
+out:
+	free(p);
+	free(rej);
+	free(proc);
+	return ret;
 }
 
 int compare_n_build(json_t *const *docs, const char *const *paths, const bool *summary, size_t n,
@@ -559,6 +665,7 @@ int compare_n_build(json_t *const *docs, const char *const *paths, const bool *s
 										  "noise_floor")));
 	}
 	out->base_floor = fmax(fmax(o->noise_floor, NOISE_FLOOR_MIN), card_floor);
+	out->margin = fmax(o->min_change, NOISE_FLOOR_MIN);
 	name_columns(out, docs);
 	/* every column emits its rows section by section; a row first met in
 	 * a later column lands at the end of its section */
@@ -567,6 +674,7 @@ int compare_n_build(json_t *const *docs, const char *const *paths, const bool *s
 			const json_t *card = json_object_get(docs[i], "card");
 
 			e.col = i;
+			e.doc = docs[i];
 			switch (s) {
 			case S_MACHINE:
 				machine_rows(&e, docs[i], out->cols[i].summary);
@@ -599,14 +707,21 @@ int compare_n_build(json_t *const *docs, const char *const *paths, const bool *s
 		compare_n_free(out);
 		return e.err;
 	}
-	mark(out);
+	e.err = mark(out);
+	if (e.err) {
+		compare_n_free(out);
+		return e.err;
+	}
 	return 0;
 }
 
 void compare_n_free(struct compare_n *c)
 {
-	for (size_t i = 0; i < c->nrows; i++)
+	for (size_t i = 0; i < c->nrows; i++) {
+		for (size_t j = 0; j < c->ncols && c->rows[i].cells; j++)
+			free(c->rows[i].cells[j].ep);
 		free(c->rows[i].cells);
+	}
 	free(c->rows);
 	c->rows = NULL;
 	c->nrows = c->cap = 0;
@@ -643,12 +758,19 @@ static void cell_text(const struct compare_n_row *r, const struct compare_n_cell
 	fmt_value(r, k->v, v, sizeof(v));
 	if (k->marked)
 		snprintf(buf, len, "%s *%+.0f%%", v, k->change * 100);
+	else if (k->same)
+		snprintf(buf, len, "%s =", v);
 	else
 		snprintf(buf, len, "%s", v);
 }
 
-static void floor_text(const struct compare_n_row *r, char *buf, size_t len)
+static void floor_text(const struct compare_n_row *r, size_t ncols, char *buf, size_t len)
 {
+	for (size_t j = 1; j < ncols; j++)
+		if (r->cells[j].judged) {
+			snprintf(buf, len, "%.0f%% ep", r->cells[j].margin * 100);
+			return;
+		}
 	switch (r->kind) {
 	case CN_TEXT:
 		snprintf(buf, len, "-");
@@ -674,18 +796,21 @@ static void fit(char *s, int w)
 static void rule_text(const struct compare_n *c, char *buf, size_t len)
 {
 	snprintf(buf, len,
-		 "Each cell against column 1 (one process per machine, no spread to test): marked * with its change only beyond the row's floor (last column): "
+		 "Each cell against column 1 (one process per machine). Hot-line cells whose reports both hold epochs (%zu cells, floor column 'ep'): marked * with the change when it lies beyond the margin (%.0f%%, --min-change, and %.2f cycles; Benjamini-Hochberg at FDR %.0f%%), '=' when an equivalence test (TOST) puts it inside; "
+		 "other cells, with no spread to test, marked only beyond the row's floor: "
 		 "%.0f%% on hot-line rows (how far a settled hit row moves between processes of one build; --noise-floor), "
 		 "%.0f%% on rows under an access pattern, sharing, c2c, level latencies and the split lock (the widest settled move of such rows between processes), "
 		 "and by more than %.2f cycles; a measured cache size when its bracket does not overlap column 1's. "
+		 "An unmarked cell is not the same: it cannot tell below its margin or floor. "
 		 "Figures are medians in core cycles per op unless the row says ns (sizes in KiB/MiB, ratios with x); text rows are never marked.",
+		 c->judged, c->margin * 100, COMPARE_ABS_FLOOR, COMPARE_Q * 100,
 		 c->base_floor * 100, fmax(COMPARE_N_WIDE_FLOOR, c->base_floor) * 100, COMPARE_ABS_FLOOR);
 }
 
 int compare_n_write_text(const struct compare_n *c, FILE *f)
 {
 	int lw = 20, cw[COMPARE_N_MAX] = { 0 };
-	char buf[160], rule[1024];
+	char buf[160], rule[1536];
 	int section = -1;
 
 	for (size_t i = 0; i < c->nrows; i++) {
@@ -740,11 +865,11 @@ int compare_n_write_text(const struct compare_n *c, FILE *f)
 				fit(buf, cw[j]);
 				fprintf(f, " %-*s", cw[j], buf);
 			}
-			floor_text(r, buf, sizeof(buf));
+			floor_text(r, c->ncols, buf, sizeof(buf));
 			fprintf(f, " %s\n", buf);
 		}
-	fprintf(f, "summary: %zu rows, %zu machines: %zu cells marked beyond their floor, %zu missing\n",
-		c->nrows, c->ncols, c->marked, c->missing);
+	fprintf(f, "summary: %zu rows, %zu machines: %zu cells marked, %zu the same (of %zu judged from epochs), %zu missing; the others cannot tell\n",
+		c->nrows, c->ncols, c->marked, c->same, c->judged, c->missing);
 	return ferror(f) ? -EIO : 0;
 }
 
@@ -762,7 +887,7 @@ static const char css[] =
 
 int compare_n_write_html(const struct compare_n *c, FILE *f)
 {
-	char rule[1024], buf[160];
+	char rule[1536], buf[160];
 
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 		   "<title>atomcost compare: %zu machines</title>\n<style>%s</style></head><body>\n"
@@ -820,13 +945,13 @@ int compare_n_write_html(const struct compare_n *c, FILE *f)
 				report_html_escape(f, buf);
 				fputs("</td>", f);
 			}
-			floor_text(r, buf, sizeof(buf));
+			floor_text(r, c->ncols, buf, sizeof(buf));
 			fprintf(f, "<td>%s</td></tr>\n", buf);
 		}
 	}
-	fprintf(f, "</table>\n<p class=\"note\">%zu rows, %zu machines: %zu cells marked beyond their floor, "
-		   "%zu missing. Written by atomcost " ATOMCOST_VERSION "; self-contained, no scripts.</p>\n"
-		   "</body></html>\n",
-		c->nrows, c->ncols, c->marked, c->missing);
+	fprintf(f, "</table>\n<p class=\"note\">%zu rows, %zu machines: %zu cells marked, %zu the same (of %zu judged "
+		   "from epochs), %zu missing; the others cannot tell. Written by atomcost " ATOMCOST_VERSION
+		   "; self-contained, no scripts.</p>\n</body></html>\n",
+		c->nrows, c->ncols, c->marked, c->same, c->judged, c->missing);
 	return ferror(f) ? -EIO : 0;
 }

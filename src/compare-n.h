@@ -9,11 +9,15 @@
  * trip and the sharing cases per topology class, the fast-path menu (and,
  * with all_rows, every result line).
  *
- * The noise rule is two-way compare's for one process a side (compare.h):
- * a cell is marked only when it differs from the first column by more than
- * the row's floor. With one process per machine there is no spread to
- * test, so the floor is how far such a row moves between processes of one
- * build on one machine:
+ * The rule is two-way compare's (compare.h) with one process a side.
+ * A hot-line cell (the hit pattern) whose documents both hold two or more
+ * epochs of the row is judged from them: marked when the change lies
+ * beyond the margin (--min-change, and COMPARE_ABS_FLOOR cycles), the
+ * p-values of all such cells under Benjamini-Hochberg at COMPARE_Q; "="
+ * when TOST puts it inside the margin; else unmarked, "cannot tell". Any
+ * other cell has no spread to test, and is marked only when it differs
+ * from the first column by more than the row's floor, how far such a row
+ * moves between processes of one build on one machine (never "="):
  *  - hot-line rows (the hit pattern): the base floor, --noise-floor
  *    (default COMPARE_NOISE_FLOOR), raised to a card's own floor when it
  *    recorded a larger one;
@@ -54,7 +58,12 @@ struct compare_n_cell {
 	double v, lo, hi;	/* lo/hi: the bracket of a CN_SIZE cell */
 	char text[96];		/* CN_TEXT */
 	bool marked;
-	double change;		/* v / first column's v - 1 */
+	double change;		/* v / first column's v - 1 (epochs: of their means) */
+	double *ep;		/* the row's per-epoch medians, cycles (owned); nep < 2: none */
+	size_t nep;
+	bool judged;		/* from the epochs of this and the first column */
+	bool same;		/* judged, and the same within the margin (TOST) */
+	double p, p_same, se, df, margin, detect;	/* of a judged cell */
 };
 
 struct compare_n_row {
@@ -82,11 +91,14 @@ struct compare_n {
 	struct compare_n_row *rows;
 	size_t nrows, cap;
 	double base_floor;	/* for CN_HOT rows (before a card's own floor) */
-	size_t marked, missing;
+	double margin;		/* of cells judged from epochs */
+	double threshold;	/* p one more marked judged cell would need */
+	size_t marked, missing, same, judged;
 };
 
 struct compare_n_opts {
 	double noise_floor;	/* base floor for hot-line rows */
+	double min_change;	/* margin of cells judged from epochs */
 	bool all_rows;		/* every result line, not only the card's */
 };
 

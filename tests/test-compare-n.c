@@ -4,7 +4,10 @@
  * side. A number changed beyond its row's floor is marked, one within it
  * or unchanged is not, a row a machine lacks says "missing", a full report
  * and its own summary give the same column, sizes are marked by their
- * brackets, and a document that is neither is refused.
+ * brackets, and a document that is neither is refused. With epochs in
+ * both files, hot-line cells are judged as two-way compare judges them: a
+ * +10% move over tight epochs is marked (the 25% floor would not), rows
+ * unchanged are "=", a row +1% over epochs 8% apart cannot tell.
  * Exit 0 pass, 1 fail.
  */
 #include "compare-n.h"
@@ -19,8 +22,8 @@
 #include "card.h"
 #include "report.h"
 
-static void add(struct report *rep, const char *name, enum probe_mode m, const char *pattern,
-		double cycles)
+static struct result *add(struct report *rep, const char *name, enum probe_mode m, const char *pattern,
+			  double cycles)
 {
 	struct result *r = report_add(rep);
 
@@ -31,6 +34,33 @@ static void add(struct report *rep, const char *name, enum probe_mode m, const c
 	r->samples[0] = r->samples[1] = cycles * rep->cal.ticks_per_cycle;
 	r->nsamples = 2;
 	stats_summarize(r->samples, 2, &r->s);
+	return r;
+}
+
+/* Epochs 2..5 of every hit row of rep (the rows so far are epoch 1):
+ * its cycles times f[e], and times nf[e] for the throughput of the probe
+ * named noisy. */
+static void add_epochs(struct report *rep, const char *noisy)
+{
+	static const double f[] = { 1.000, 1.002, 0.998, 1.003, 0.997 };
+	static const double nf[] = { 1.00, 1.09, 0.92, 1.06, 0.94 };
+	size_t n = rep->n;
+
+	for (size_t i = 0; i < n; i++)
+		rep->r[i].extra = json_pack("{s:i}", "epoch", 1);
+	for (int e = 1; e < 5; e++)
+		for (size_t i = 0; i < n; i++) {
+			char name[64], pattern[32];
+			enum probe_mode m = rep->r[i].mode;
+			double c = rep->r[i].s.median / rep->cal.ticks_per_cycle;
+
+			if (strcmp(rep->r[i].pattern, "hit"))
+				continue;
+			snprintf(name, sizeof(name), "%s", rep->r[i].name);
+			snprintf(pattern, sizeof(pattern), "%s", rep->r[i].pattern);
+			c *= f[e] * (noisy && !strcmp(name, noisy) && m == MODE_THROUGHPUT ? nf[e] : 1);
+			add(rep, name, m, pattern, c)->extra = json_pack("{s:i}", "epoch", e + 1);
+		}
 }
 
 /* The figures a machine differs in. */
@@ -42,6 +72,8 @@ struct machine {
 	double l2_lo, l2_hi;	/* measured L2 bracket, bytes */
 	double dram_ns;
 	bool with_lock;		/* spin_lock measured */
+	bool epochs;		/* hit rows over 5 epochs (0.3% apart) */
+	const char *noisy;	/* a probe whose throughput epochs are 8% apart */
 };
 
 static void make(struct report *rep, const struct machine *m)
@@ -77,6 +109,8 @@ static void make(struct report *rep, const struct machine *m)
 	add(rep, "__set_bit", MODE_LATENCY, "l2", 16.0);
 	if (m->with_lock)
 		add(rep, "spin_lock", MODE_LATENCY, "hit", 20.0);
+	if (m->epochs)
+		add_epochs(rep, m->noisy);
 }
 
 static int write_doc(const char *path, const struct machine *m, bool summary)
@@ -113,7 +147,8 @@ static char *text_of(const struct compare_n *c, bool html)
 
 int main(void)
 {
-	static const struct machine base = { "Test CPU", 2.0, 7.3, 40.0, 448 * 1024, 1024 * 1024, 100, true };
+	static const struct machine base = { "Test CPU", 2.0, 7.3, 40.0, 448 * 1024, 1024 * 1024, 100, true,
+						false, NULL };
 	struct machine same = base, other = base;
 	char dir[] = "/tmp/atomcost-cmpn-XXXXXX", p[3][256], bad[300];
 	const char *paths[3] = { p[0], p[1], p[2] };
@@ -215,6 +250,45 @@ int main(void)
 	CHECK(strstr(t, "class=\"v up\"") && strstr(t, "class=\"v missing\""), "html: marked and missing cells");
 	free(t);
 	compare_n_free(&c);
+
+	/* epochs in both files: hot-line cells judged as two-way compare
+	 * judges, one process a side: +10% on a row 0.3% apart between epochs
+	 * is marked (the 25% floor would not), unchanged rows are "=", and a
+	 * row +1% but 8% apart between epochs cannot tell */
+	{
+		struct machine ea = base, eb = base;
+		const char *pp[2] = { p[0], p[1] };
+
+		ea.epochs = eb.epochs = true;
+		ea.noisy = eb.noisy = "__set_bit";
+		eb.hot_atomic = 7.3 * 1.10;
+		eb.hot_plain = 2.0 * 1.01;
+		CHECK(write_doc(p[0], &ea, false) == 0 && write_doc(p[1], &eb, true) == 0, "write epochs");
+		for (int i = 0; i < 2; i++) {
+			json_decref(docs[i]);
+			CHECK(compare_n_read(p[i], &docs[i], &summary[i]) == 0, "read %s", p[i]);
+		}
+		CHECK(compare_n_build(docs, pp, summary, 2, &o, &c) == 0, "build with epochs");
+		r = row(&c, "hot line, dependency chain: set_bit");
+		CHECK(r && r->cells[1].judged && r->cells[1].marked && fabs(r->cells[1].change - 0.10) < 0.005,
+		      "+10%% over tight epochs: marked (change %.3f, p %.2g)", r ? r->cells[1].change : 0,
+		      r ? r->cells[1].p : 0);
+		r = row(&c, "hot line, dependency chain: __set_bit");
+		CHECK(r && r->cells[1].judged && r->cells[1].same && !r->cells[1].marked, "unchanged: the same");
+		r = row(&c, "hot line, independent ops: __set_bit");
+		CHECK(r && r->cells[1].judged && !r->cells[1].same && !r->cells[1].marked && r->cells[1].detect > 0.1,
+		      "+1%% over epochs 8%% apart: cannot tell (detectable %.2f)", r ? r->cells[1].detect : 0);
+		r = row(&c, "L2 walk, op on another word: set_bit");
+		CHECK(r && !r->cells[1].judged && !r->cells[1].same, "pattern rows: the floor, never the same");
+		t = text_of(&c, false);
+		CHECK(strstr(t, "8.03 *+10%") && strstr(t, "8.00 =") && strstr(t, "3% ep") &&
+			      strstr(t, "the others cannot tell"),
+		      "text: marked, '=', the margin and the summary");
+		if (t_failed)
+			fputs(t, stdout);
+		free(t);
+		compare_n_free(&c);
+	}
 
 	/* a document that is neither a report nor a summary */
 	snprintf(bad, sizeof(bad), "%s/bad.json", dir);

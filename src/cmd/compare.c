@@ -47,9 +47,10 @@ static void compare_usage(FILE *f)
 		"rows are tested, against --noise-floor, and never called same.\n"
 		"Side by side (three or more files, a summary JSON among them, or --cards): each\n"
 		"file a full report or a summary (atomcost report X.json -o X.summary.json), one\n"
-		"column per machine; a cell is marked only when it differs from the first\n"
-		"column beyond its row's floor: --noise-floor on hot-line rows, %.0f%% on rows\n"
-		"under a pattern, sharing or c2c (docs/fleet.md).\n",
+		"column per machine, each cell against the first column: hot-line cells with\n"
+		"epochs in both files are judged as above (marked, '=' the same, or cannot\n"
+		"tell); other cells are marked only beyond their row's floor: --noise-floor on\n"
+		"hot-line rows, %.0f%% on rows under a pattern, sharing or c2c (docs/fleet.md).\n",
 		COMPARE_MARGIN * 100, COMPARE_NOISE_FLOOR * 100, COMPARE_Q * 100,
 		COMPARE_N_WIDE_FLOOR * 100);
 }
@@ -191,7 +192,7 @@ int cmd_compare(int argc, char **argv)
 	struct compare_opts o;
 	struct report a, b;
 	struct comparison cmp;
-	struct compare_n_opts no = { .noise_floor = COMPARE_NOISE_FLOOR };
+	struct compare_n_opts no = { .noise_floor = COMPARE_NOISE_FLOOR, .min_change = COMPARE_MARGIN };
 	bool mail = false, html = false, fail_reg = false, cards = false, two_way_only = false;
 	const char *as = NULL;
 	double pct;
@@ -220,7 +221,7 @@ int cmd_compare(int argc, char **argv)
 			if (parse_double("--min-change", optarg, NOISE_FLOOR_MIN * 100, 100, &pct) < 0)
 				return EXIT_USAGE;
 			o.min_change = pct / 100;
-			two_way_only = true;
+			no.min_change = pct / 100;
 			break;
 		case 'r':
 			fail_reg = true;
@@ -258,7 +259,7 @@ int cmd_compare(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 		if (two_way_only || mail) {
-			pr_err("compare: --min-change, --fail-on-regression, --as and --format mail are for two-way compare (two full reports); side by side takes --format text|html, --noise-floor and --all");
+			pr_err("compare: --fail-on-regression, --as and --format mail are for two-way compare (two full reports); side by side takes --format text|html, --min-change, --noise-floor and --all");
 			return EXIT_USAGE;
 		}
 		return compare_side_by_side(argv + optind, (size_t)(argc - optind), &no, html);

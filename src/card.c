@@ -36,44 +36,6 @@ static const char *const pairs[][2] = {
 /* Locked ops and locks whose contention rows the sharing line uses. */
 static const char *const share_probes[] = { "atomic_inc", "cmpxchg", "set_bit", "spin_lock" };
 
-/* The fast-path menu: needs and the options that meet them, with the
- * condition under which each is correct. Options a report lacks are left
- * out; a need with no measured option is said to be not measured. */
-static const struct {
-	const char *need;
-	struct {
-		const char *probe, *safe_when;
-	} opt[CARD_MAX_OPTIONS];
-} menu[] = {
-	{ "set a bit in a word only this CPU writes",
-	  { { "__set_bit", "no concurrent writer to the word" },
-	    { "__set_bit_var", "no concurrent writer to the word" },
-	    { "set_bit", "always (atomic)" },
-	    { "set_bit_var", "always (atomic)" } } },
-	{ "set a bit in a shared bitmap",
-	  { { "set_bit", "always (atomic, unordered)" },
-	    { "set_bit_var", "always (atomic, unordered)" },
-	    { "test_and_set_bit", "always (atomic, fully ordered)" } } },
-	{ "per-CPU counter",
-	  { { "local_inc", "this CPU only, preemption off" },
-	    { "rseq_add", "rseq registered (glibc >= 2.35), restarts on migration" },
-	    { "percpu_add_nl", "this CPU only, preemption off" },
-	    { "atomic_inc", "always (atomic)" } } },
-	{ "lockless freelist pop/push",
-	  { { "cmpxchg_local", "this CPU only, irqs/preemption off" },
-	    { "this_cpu_cmpxchg", "this CPU's data, preemption off" },
-	    { "rseq_cmpxchg", "rseq registered, restarts on migration" },
-	    { "cmpxchg", "always (atomic); ABA needs a tag" },
-	    { "cmpxchg128", "always (atomic, with an ABA tag)" } } },
-	{ "short critical section",
-	  { { "preempt_disable", "same-CPU exclusion only (local_lock)" },
-	    { "spin_lock", "always" },
-	    { "ticket_lock", "always (FIFO)" },
-	    { "bit_spin_lock", "always (lock bit in a flags word)" },
-	    { "pthread_spin", "always (user space)" },
-	    { "pthread_mutex", "always (sleeps under contention)" } } },
-};
-
 static const struct result *find(const struct report *rep, const char *name, enum probe_mode m,
 				 const char *pattern)
 {
@@ -303,30 +265,163 @@ static void build_share(const struct report *rep, struct card *c)
 	}
 }
 
+/* ---- the fast-path menu ------------------------------------------------
+ * Drawn from the results alone: each result carries the needs its probe
+ * meets and when it is safe (extra.menu_need, extra.safe_when, from the
+ * probe's descriptor), so a renamed or new probe is on the menu without a
+ * list here, and a report read back draws the same menu. The options of a
+ * need are ranked by the cycles they add to independent work (the basis:
+ * an L1 pointer walk, else pending stores, else the chain latency alone);
+ * two neighbours are tied where their difference is not resolved. */
+static const struct {
+	const char *name, *pattern, *key;	/* key: extra over the bare work */
+	enum probe_mode mode;
+} basis[] = {
+	[CARD_BASIS_WALK] = { "walk", "dep", "over_chase_cycles", MODE_LATENCY },
+	[CARD_BASIS_STORES] = { "stores", "hit+stores", "over_stores_cycles", MODE_THROUGHPUT },
+	[CARD_BASIS_CHAIN] = { "chain", "hit", NULL, MODE_LATENCY },
+};
+
+const char *card_basis_name(enum card_basis b)
+{
+	return basis[b].name;
+}
+
+double card_option_cost(const struct card_option *o, enum card_basis b)
+{
+	return b == CARD_BASIS_WALK ? o->walk : b == CARD_BASIS_STORES ? o->stores : o->chain;
+}
+
+void card_cost_text(double v, bool added, char *buf, size_t len)
+{
+	double r = round(v * 10) / 10;
+
+	if (!isfinite(v))
+		snprintf(buf, len, "-");
+	else if (added)
+		snprintf(buf, len, "%+.1f", r == 0 ? 0.0 : r);	/* no "-0.0" */
+	else
+		snprintf(buf, len, "%.2f", v);
+}
+
+/* Median over the epochs of a number the rows carry in extra, cycles. */
+static double extra_median(const struct report *rep, const char *name, enum card_basis b)
+{
+	double v[JUDGE_MAX_EPOCHS];
+	size_t n = 0;
+
+	for (size_t i = 0; i < rep->n && n < JUDGE_MAX_EPOCHS; i++) {
+		const struct result *r = &rep->r[i];
+		const json_t *x = r->extra ? json_object_get(r->extra, basis[b].key) : NULL;
+
+		if (r->mode == basis[b].mode && !strcmp(r->name, name) && !strcmp(r->pattern, basis[b].pattern) &&
+		    json_is_number(x))
+			v[n++] = json_number_value(x);
+	}
+	return n ? stats_median(v, n) : NAN;
+}
+
+/* The need of that name, in order of first appearance; NULL when full. */
+static struct card_need *need_of(struct card *c, const char *need)
+{
+	for (unsigned n = 0; n < c->nneed; n++)
+		if (!strcmp(c->need[n].need, need))
+			return &c->need[n];
+	if (c->nneed == CARD_MAX_NEEDS)
+		return NULL;
+	c->need[c->nneed] = (struct card_need){ .need = need };
+	return &c->need[c->nneed++];
+}
+
+static void menu_collect(const struct report *rep, struct card *c)
+{
+	for (size_t i = 0; i < rep->n; i++) {
+		const struct result *r = &rep->r[i];
+		const json_t *needs = r->extra ? json_object_get(r->extra, "menu_need") : NULL, *nv;
+		const char *safe = r->extra ? json_string_value(json_object_get(r->extra, "safe_when")) : NULL;
+		size_t k;
+
+		json_array_foreach(needs, k, nv) {
+			struct card_need *nd = json_is_string(nv) ? need_of(c, json_string_value(nv)) : NULL;
+			unsigned o = 0;
+
+			while (nd && o < nd->nopt && strcmp(nd->opt[o].probe, r->name))
+				o++;
+			if (!nd || o < nd->nopt || o == CARD_MAX_OPTIONS)
+				continue;
+			nd->opt[nd->nopt++] = (struct card_option){ .probe = r->name, .safe_when = safe ? safe : "?",
+								    .analog = r->analog };
+		}
+	}
+}
+
+/* hi (ranked after lo) is tied with lo: over the epochs, unless the rows
+ * with the op (the walk, the stores) judge it slower; from one epoch,
+ * within CARD_TIE_REL or CARD_TIE_ABS. */
+static bool menu_tied(const struct report *rep, enum card_basis b, const struct card_option *lo,
+		      const struct card_option *hi)
+{
+	double x = card_option_cost(lo, b), y = card_option_cost(hi, b);
+	struct judgment j;
+
+	if (report_judge(rep, hi->probe, lo->probe, basis[b].mode, basis[b].pattern, &j) >= 2)
+		return j.v != VERDICT_SLOWER;
+	return y - x <= fmax(CARD_TIE_ABS, CARD_TIE_REL * fmax(fabs(x), fabs(y)));
+}
+
+/* Options with a figure of the basis first, cheapest first; the others
+ * (unranked) after, by chain latency. */
+static bool menu_before(const struct card_option *a, const struct card_option *b, enum card_basis bs)
+{
+	double x = card_option_cost(a, bs), y = card_option_cost(b, bs);
+
+	if (isfinite(x) != isfinite(y))
+		return isfinite(x);
+	if (isfinite(x) && x != y)
+		return x < y;
+	return a->chain < b->chain || (isfinite(a->chain) && !isfinite(b->chain));
+}
+
+static void menu_rank(const struct report *rep, struct card_need *nd)
+{
+	bool have[] = { false, false, false };
+
+	for (unsigned o = 0; o < nd->nopt; o++) {
+		struct card_option *op = &nd->opt[o];
+
+		op->walk = extra_median(rep, op->probe, CARD_BASIS_WALK);
+		op->stores = extra_median(rep, op->probe, CARD_BASIS_STORES);
+		op->chain = report_median_cycles(rep, op->probe, MODE_LATENCY, "hit");
+		op->tput = report_median_cycles(rep, op->probe, MODE_THROUGHPUT, "hit");
+		for (int b = 0; b < 3; b++)
+			have[b] |= isfinite(card_option_cost(op, (enum card_basis)b));
+	}
+	nd->basis = have[CARD_BASIS_WALK] ? CARD_BASIS_WALK :
+		    have[CARD_BASIS_STORES] ? CARD_BASIS_STORES : CARD_BASIS_CHAIN;
+	for (unsigned o = 1; o < nd->nopt; o++) {	/* insertion sort: a handful */
+		struct card_option t = nd->opt[o];
+		unsigned k = o;
+
+		for (; k > 0 && menu_before(&t, &nd->opt[k - 1], nd->basis); k--)
+			nd->opt[k] = nd->opt[k - 1];
+		nd->opt[k] = t;
+	}
+	for (unsigned o = 0; o < nd->nopt; o++) {
+		struct card_option *op = &nd->opt[o];
+
+		if (!isfinite(card_option_cost(op, nd->basis)))
+			continue;	/* rank 0: not measured in the basis */
+		op->tie = o > 0 && menu_tied(rep, nd->basis, &nd->opt[o - 1], op);
+		op->rank = op->tie ? nd->opt[o - 1].rank : o + 1;
+	}
+}
+
 static void build_menu(const struct report *rep, struct card *c)
 {
 	c->nneed = 0;
-	for (size_t n = 0; n < sizeof(menu) / sizeof(menu[0]) && c->nneed < CARD_MAX_NEEDS; n++) {
-		struct card_need *nd = &c->need[c->nneed++];
-
-		nd->need = menu[n].need;
-		nd->nopt = 0;
-		for (size_t o = 0; o < CARD_MAX_OPTIONS && menu[n].opt[o].probe; o++) {
-			const struct result *r = find(rep, menu[n].opt[o].probe, MODE_LATENCY, "hit");
-			double cyc = med_cycles(rep, r);
-			unsigned k;
-
-			if (!isfinite(cyc))
-				continue;
-			/* insertion by cost: cheapest first */
-			for (k = nd->nopt; k > 0 && nd->opt[k - 1].cycles > cyc; k--)
-				nd->opt[k] = nd->opt[k - 1];
-			nd->opt[k] = (struct card_option){ .probe = menu[n].opt[o].probe,
-							   .safe_when = menu[n].opt[o].safe_when,
-							   .cycles = cyc, .analog = r->analog };
-			nd->nopt++;
-		}
-	}
+	menu_collect(rep, c);
+	for (unsigned n = 0; n < c->nneed; n++)
+		menu_rank(rep, &c->need[n]);
 }
 
 int card_build(const struct report *rep, struct card *c)
@@ -612,16 +707,32 @@ static void write_share(const struct card *c, FILE *f)
 
 static void write_menu(const struct card *c, FILE *f)
 {
-	fprintf(f, "fast-path menu (hit latency, cycles; cheapest first; safe when ...):\n");
+	fprintf(f, "fast-path menu: the cycles an op adds to independent work (walk: an L1 pointer walk;\n"
+		   "          stores: 4 pending stores), cheapest first, = tied with the one above (not\n"
+		   "          resolved); chain latency and best throughput beside:\n");
+	if (c->nneed)
+		fprintf(f, "  %-27s %7s %7s %7s %7s  %s\n", "", "walk", "stores", "chain", "tput", "safe when");
+	else
+		fprintf(f, "  not in this report (no result names a need: a report from before the menu was "
+			   "drawn from the results)\n");
 	for (unsigned n = 0; n < c->nneed; n++) {
 		const struct card_need *nd = &c->need[n];
 
-		fprintf(f, "  %s:\n", nd->need);
-		if (!nd->nopt)
-			fprintf(f, "    not measured\n");
-		for (unsigned o = 0; o < nd->nopt; o++)
-			fprintf(f, "    %-20s %7.2f  %s%s\n", nd->opt[o].probe, nd->opt[o].cycles,
-				nd->opt[o].safe_when, nd->opt[o].analog ? " [analog: not the real primitive]" : "");
+		fprintf(f, "  %s%s:\n", nd->need, nd->basis == CARD_BASIS_WALK ? "" :
+			nd->basis == CARD_BASIS_STORES ? " (no walk rows: ranked after the stores)" :
+			" (no context rows: ranked by chain latency)");
+		for (unsigned o = 0; o < nd->nopt; o++) {
+			const struct card_option *op = &nd->opt[o];
+			char rank[16], w[16], st[16], ch[16], tp[16];
+
+			snprintf(rank, sizeof(rank), op->rank ? "%s%u" : "-", op->tie ? "=" : "", op->rank);
+			card_cost_text(op->walk, true, w, sizeof(w));
+			card_cost_text(op->stores, true, st, sizeof(st));
+			card_cost_text(op->chain, false, ch, sizeof(ch));
+			card_cost_text(op->tput, false, tp, sizeof(tp));
+			fprintf(f, "  %4s %-22s %7s %7s %7s %7s  %s%s\n", rank, op->probe, w, st, ch, tp,
+				op->safe_when, op->analog ? " [analog: not the real primitive]" : "");
+		}
 	}
 }
 
@@ -687,11 +798,19 @@ json_t *card_to_json(const struct report *rep)
 	for (unsigned n = 0; n < c.nneed; n++) {
 		json_t *opts = json_array();
 
-		for (unsigned k = 0; k < c.need[n].nopt; k++)
-			json_array_append_new(opts, json_pack("{s:s, s:f, s:s, s:b}", "probe", c.need[n].opt[k].probe,
-				"cycles", c.need[n].opt[k].cycles, "safe_when", c.need[n].opt[k].safe_when,
-				"analog", c.need[n].opt[k].analog));
-		json_array_append_new(menu_j, json_pack("{s:s, s:o}", "need", c.need[n].need, "options", opts));
+		/* cycles: the chain latency, as before the menu was ranked in context */
+		for (unsigned k = 0; k < c.need[n].nopt; k++) {
+			const struct card_option *op = &c.need[n].opt[k];
+
+			json_array_append_new(opts, json_pack("{s:s, s:i, s:b, s:o, s:o, s:o, s:o, s:s, s:b}",
+				"probe", op->probe, "rank", (json_int_t)op->rank, "tie", op->tie,
+				"walk_cycles", isfinite(op->walk) ? json_real(op->walk) : json_null(),
+				"stores_cycles", isfinite(op->stores) ? json_real(op->stores) : json_null(),
+				"cycles", num_or_null(op->chain), "tput_cycles", num_or_null(op->tput),
+				"safe_when", op->safe_when, "analog", op->analog));
+		}
+		json_array_append_new(menu_j, json_pack("{s:s, s:s, s:o}", "need", c.need[n].need, "ranked_by",
+							card_basis_name(c.need[n].basis), "options", opts));
 	}
 	o = json_pack("{s:s?, s:s?, s:s?, s:s, s:i, s:f, s:i, s:f, s:o, s:s?, s:o, s:o}", "atomic",
 		      c.pair_atomic, "plain", c.pair_plain, "unlocked", c.lock_plain, "differs", c.differs,

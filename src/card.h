@@ -49,18 +49,34 @@ struct card_share {
 	bool not_overlapped;	/* a case whose threads did not run together (left out) */
 };
 
+/* One option of a need: a probe whose results name the need (extra.menu_need,
+ * written from its descriptor), its costs in core cycles (medians over the
+ * epochs; NAN: not measured) and the condition under which it is correct. */
 struct card_option {
 	const char *probe;	/* probe name */
 	const char *safe_when;	/* condition under which it is correct */
-	double cycles;		/* hit latency median, cycles */
+	double walk;		/* added to an L1 pointer walk: dep row over the bare walk */
+	double stores;		/* added after 4 pending stores: hit+stores over the bare stores */
+	double chain;		/* same-word chain: hit latency */
+	double tput;		/* independent: hit throughput, best footprint */
+	unsigned rank;		/* 1 = cheapest in context; 0: no figure of the need's basis */
+	bool tie;		/* shares the rank of the option above: the difference is not resolved */
 	bool analog;
 };
 
+/* What a need's options are ranked by: the cost in the walk where any
+ * option has it, else after the stores, else the chain latency. */
+enum card_basis { CARD_BASIS_WALK, CARD_BASIS_STORES, CARD_BASIS_CHAIN };
+
 struct card_need {
-	const char *need;
+	const char *need;	/* the need's words, from the results */
+	enum card_basis basis;
 	struct card_option opt[CARD_MAX_OPTIONS];
-	unsigned nopt;		/* measured options, cheapest first */
+	unsigned nopt;		/* ranked options first, cheapest first */
 };
+/* Without epochs to judge from, two options within this are tied. */
+#define CARD_TIE_REL 0.05
+#define CARD_TIE_ABS 0.5	/* cycles */
 
 struct card {
 	const char *pair_atomic, *pair_plain;	/* the twin pair the sentences use */
@@ -88,6 +104,13 @@ const char *card_part_word(const struct card_part *p, char *buf, size_t len);
 const char *card_diff_cell(const struct card_part *p, char *buf, size_t len);
 /* "+19.5 slower 2.1x", "+0.1 same", "-": a part in one cell. */
 const char *card_part_cell(const struct card_part *p, char *buf, size_t len);
+
+/* The menu's basis by name ("walk", "stores", "chain"), an option's cost
+ * in a basis, and a cost as the card prints it ("+0.5" for what an op adds,
+ * "7.13" for a latency, "-" when not measured). */
+const char *card_basis_name(enum card_basis b);
+double card_option_cost(const struct card_option *o, enum card_basis b);
+void card_cost_text(double v, bool added, char *buf, size_t len);
 
 /* Compute the card from the report. 0, or -EINVAL for an empty report. */
 int card_build(const struct report *rep, struct card *c);

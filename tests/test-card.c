@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* test-card.c - the machine card's sentences follow the report's numbers:
  * a synthetic report gives known figures; the card must print them, pick
- * its verdict words by the noise rule, order the menu by cost, and change
- * when a number changes. Exit 0 pass, 1 fail.
+ * its verdict words by the noise rule, rank the menu by the cost in
+ * context (not the chain latency), print ties as ties, and change when a
+ * number changes. Exit 0 pass, 1 fail.
  */
 #include "card.h"
 #include "harness.h"
@@ -14,6 +15,7 @@
  * epoch medians (a fixed zig-zag: deterministic). */
 #define EPOCHS 5
 static double jitter = 0.004;
+static int epochs = EPOCHS;
 
 static const char *insn_of(const char *name)
 {
@@ -26,7 +28,7 @@ static void add(struct report *rep, const char *name, enum probe_mode m, const c
 {
 	static const double z[EPOCHS] = { 1, -1, 0.5, -0.5, 0 };
 
-	for (int e = 1; e <= EPOCHS; e++) {
+	for (int e = 1; e <= epochs; e++) {
 		struct result *r = report_add(rep);
 
 		snprintf(r->name, sizeof(r->name), "%s", name);
@@ -45,8 +47,35 @@ static void add_share(struct report *rep, const char *name, const char *placemen
 		      const char *pattern, double cycles)
 {
 	add(rep, name, MODE_LATENCY, pattern, cycles);
-	for (size_t i = rep->n - EPOCHS; i < rep->n; i++)
+	for (size_t i = rep->n - epochs; i < rep->n; i++)
 		json_object_set_new(rep->r[i].extra, "contention", json_pack("{s:s}", "placement", placement));
+}
+
+/* The menu's facts, as the runner writes them from the descriptor: on
+ * every row of the probe. */
+static void menu_facts(struct report *rep, const char *name, const char *need2, const char *safe)
+{
+	for (size_t i = 0; i < rep->n; i++)
+		if (!strcmp(rep->r[i].name, name)) {
+			json_t *needs = json_pack("[s]", "set a bit in a word only this CPU writes");
+
+			if (!strcmp(need2, "critical"))
+				json_array_set_new(needs, 0, json_string("short critical section"));
+			else if (*need2)
+				json_array_append_new(needs, json_string(need2));
+			json_object_set_new(rep->r[i].extra, "menu_need", needs);
+			json_object_set_new(rep->r[i].extra, "safe_when", json_string(safe));
+		}
+}
+
+/* The op between the steps of an L1 walk of 4.0 cycles a step: the dep
+ * row, with what it adds over the bare walk, as pattern.c writes it. */
+static void add_walk(struct report *rep, const char *name, double added)
+{
+	add(rep, name, MODE_LATENCY, "dep", 4.0 + added);
+	for (size_t i = rep->n - epochs; i < rep->n; i++)
+		json_object_set_new(rep->r[i].extra, "over_chase_cycles",
+				    json_real(result_cycles(rep, rep->r[i].s.median) - 4.0));
 }
 
 static void make(struct report *rep, double l2_atomic)
@@ -66,8 +95,20 @@ static void make(struct report *rep, double l2_atomic)
 	add(rep, "set_bit", MODE_LATENCY, "l2", l2_atomic);
 	add(rep, "__set_bit", MODE_LATENCY, "l2", 16.0);
 	add(rep, "set_bit_var", MODE_LATENCY, "hit", 8.1);
+	add(rep, "__set_bit_var", MODE_LATENCY, "hit", 8.0);
 	add(rep, "spin_lock", MODE_LATENCY, "hit", 20.0);
 	add(rep, "preempt_disable", MODE_LATENCY, "hit", 2.0);
+	/* in a walk the order is the other way round: plain ops add nothing */
+	add_walk(rep, "set_bit", 4.0);
+	add_walk(rep, "__set_bit", 0.0);
+	add_walk(rep, "set_bit_var", 4.1);
+	add_walk(rep, "__set_bit_var", 0.1);
+	menu_facts(rep, "set_bit", "set a bit in a shared bitmap", "always (atomic, unordered)");
+	menu_facts(rep, "__set_bit", "", "no concurrent writer to the word");
+	menu_facts(rep, "set_bit_var", "set a bit in a shared bitmap", "always (atomic, unordered)");
+	menu_facts(rep, "__set_bit_var", "", "no concurrent writer to the word");
+	menu_facts(rep, "spin_lock", "critical", "always");
+	menu_facts(rep, "preempt_disable", "critical", "same-CPU exclusion only (local_lock)");
 	add_share(rep, "atomic_inc", "l3", "true-share", 60.0);
 	add_share(rep, "atomic_inc", "l3", "false-share", 58.0);
 	add_share(rep, "atomic_inc", "l3", "no-share", 8.0);
@@ -121,12 +162,19 @@ int main(void)
 	CHECK(!strstr(t, "op on the followed word"), "a named variant the report lacks: no line");
 	CHECK(has(t, "true/no sharing 7.5x (one process: not judged)"), "sharing ratio, not judged");
 	CHECK(has(t, "noise     5 epochs") && has(t, "quiet"), "noise line");
-	/* menu: set a bit only this CPU writes, cheapest first */
-	a = strstr(t, "\n    set_bit  ");
-	b = strstr(t, "\n    __set_bit  ");
-	CHECK(a && b && a < b, "menu ordered by cost (set_bit 7.3 before __set_bit 8.0)");
-	CHECK(has(t, "no concurrent writer"), "safety condition printed");
-	CHECK(has(t, "per-CPU counter:\n    not measured"), "a need without options");
+	/* menu: ranked in context, not by the chain (set_bit 7.3 < __set_bit 8.0) */
+	a = strstr(t, "\n     3 set_bit  ");
+	b = strstr(t, "\n     1 __set_bit  ");
+	CHECK(a && b && b < a, "menu ranked by the cost in a walk: __set_bit (+0.0) before set_bit (+4.0)");
+	CHECK(has(t, "     1 __set_bit                 +0.0       -    8.00    2.00  no concurrent writer"),
+	      "the option's walk, chain and throughput beside its safety condition");
+	CHECK(has(t, "    =1 __set_bit_var             +0.1"), "0.1 cycles apart over 5 tight epochs: tied");
+	CHECK(has(t, "     3 set_bit  ") && has(t, "    =3 set_bit_var  "), "set_bit +4.0 and set_bit_var +4.1: tied");
+	CHECK(has(t, "  set a bit in a shared bitmap:\n     1 set_bit") ||
+	      has(t, "  set a bit in a shared bitmap:\n     1 set_bit_var"), "a second need from the same rows");
+	CHECK(has(t, "short critical section (no context rows: ranked by chain latency):\n"
+		     "     1 preempt_disable") && has(t, "     2 spin_lock"),
+	      "a need without context rows says what it is ranked by");
 	CHECK(has(t, "split     not measured"), "no split-lock section: said so");
 	free(t);
 	report_free(&rep);
@@ -161,24 +209,52 @@ int main(void)
 	free(t);
 	report_free(&rep);
 
-	/* and the menu order follows the numbers */
+	/* the menu follows the numbers: an injected cost in the walk is found
+	 * (2 cycles over 5 tight epochs: resolved, no longer tied) */
 	make(&rep, 16.2);
 	for (size_t i = 0; i < rep.n; i++)
-		if (!strcmp(rep.r[i].name, "__set_bit") && rep.r[i].mode == MODE_LATENCY &&
-		    !strcmp(rep.r[i].pattern, "hit"))
-			rep.r[i].s.median = 1.0 * rep.cal.ticks_per_cycle;
+		if (!strcmp(rep.r[i].name, "__set_bit_var") && !strcmp(rep.r[i].pattern, "dep")) {
+			rep.r[i].s.median += 2.0 * rep.cal.ticks_per_cycle;
+			json_object_set_new(rep.r[i].extra, "over_chase_cycles", json_real(2.1));
+		}
 	t = card_text(&rep);
-	a = strstr(t, "\n    set_bit  ");
-	b = strstr(t, "\n    __set_bit  ");
-	CHECK(a && b && b < a, "menu reorders when __set_bit gets cheaper");
+	CHECK(has(t, "     2 __set_bit_var             +2.1"), "an injected 2 cycles in the walk: rank 2, not tied");
 	free(t);
 	{
 		json_t *j = card_to_json(&rep);
+		const json_t *o = json_array_get(json_object_get(json_array_get(json_object_get(j, "menu"), 0),
+								 "options"), 0);
 
-		CHECK(json_is_object(j) && json_array_size(json_object_get(j, "menu")) == 5,
-		      "summary JSON with the menu");
+		CHECK(json_is_object(j) && json_array_size(json_object_get(j, "menu")) == 3,
+		      "summary JSON with the menu: the three needs the results name");
+		CHECK(!strcmp(json_string_value(json_object_get(o, "probe")), "__set_bit") &&
+		      json_integer_value(json_object_get(o, "rank")) == 1 &&
+		      json_is_real(json_object_get(o, "walk_cycles")) &&
+		      json_real_value(json_object_get(o, "cycles")) == 8.0, "summary JSON: rank, walk and chain");
 		json_decref(j);
 	}
+	report_free(&rep);
+
+	/* one epoch: ties by the documented rule (5% or 0.5 cycles), and a
+	 * probe renamed in the table is still on the menu (no name list) */
+	epochs = 1;
+	make(&rep, 16.2);
+	for (size_t i = 0; i < rep.n; i++)
+		if (!strcmp(rep.r[i].name, "__set_bit_var"))
+			snprintf(rep.r[i].name, sizeof(rep.r[i].name), "__set_bit_renamed");
+	t = card_text(&rep);
+	CHECK(has(t, "    =1 __set_bit_renamed         +0.1"), "renamed probe on the menu, 0.1 apart: tied");
+	CHECK(has(t, "     3 set_bit  ") && has(t, "    =3 set_bit_var  "), "one epoch, 4.0 and 4.1: tied by the rule");
+	free(t);
+	report_free(&rep);
+	make(&rep, 16.2);
+	for (size_t i = 0; i < rep.n; i++)
+		if (!strcmp(rep.r[i].name, "__set_bit_var") && !strcmp(rep.r[i].pattern, "dep"))
+			json_object_set_new(rep.r[i].extra, "over_chase_cycles", json_real(0.9));
+	t = card_text(&rep);
+	CHECK(has(t, "     2 __set_bit_var             +0.9"), "one epoch, 0.9 cycles apart: resolved");
+	free(t);
+	epochs = EPOCHS;
 	report_free(&rep);
 	return test_done("card");
 }

@@ -111,6 +111,14 @@ static void make(struct report *rep, const struct machine *m)
 		add(rep, "spin_lock", MODE_LATENCY, "hit", 20.0);
 	if (m->epochs)
 		add_epochs(rep, m->noisy);
+	/* spin_lock is on the card's menu by the facts its results carry */
+	for (size_t i = 0; i < rep->n; i++)
+		if (!strcmp(rep->r[i].name, "spin_lock")) {
+			if (!rep->r[i].extra)
+				rep->r[i].extra = json_object();
+			json_object_set_new(rep->r[i].extra, "menu_need", json_pack("[s]", "short critical section"));
+			json_object_set_new(rep->r[i].extra, "safe_when", json_string("always"));
+		}
 }
 
 static int write_doc(const char *path, const struct machine *m, bool summary)

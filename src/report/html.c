@@ -740,30 +740,46 @@ static void card_sharing(const struct card *c, FILE *f)
 
 static void card_menu(const struct card *c, FILE *f)
 {
-	fputs("<h3>Fast-path menu: for a need, the options measured here, cheapest first</h3>\n"
-	      "<table class=\"res card menu\"><tr><th>need</th><th>option</th><th>cycles (hit latency)</th>"
-	      "<th></th><th>safe when</th></tr>\n", f);
+	fputs("<h3>Fast-path menu: for a need, the cycles each option adds to independent work here, "
+	      "cheapest first</h3>\n<p class=\"note\">walk: added to an L1 pointer walk (the op between its "
+	      "steps); stores: added after 4 pending stores; = : tied with the option above (the difference "
+	      "is not resolved); chain: same-word latency; tput: best throughput.</p>\n"
+	      "<table class=\"res card menu\"><tr><th>need</th><th>rank</th><th>option</th><th>walk</th>"
+	      "<th>stores</th><th>chain</th><th>tput</th><th></th><th>safe when</th></tr>\n", f);
+	if (!c->nneed)
+		fputs("<tr><td colspan=\"9\" class=\"note\">not in this report (no result names a need)</td></tr>\n", f);
 	for (unsigned n = 0; n < c->nneed; n++) {
 		const struct card_need *nd = &c->need[n];
 		double max = 0;
 
 		for (unsigned o = 0; o < nd->nopt; o++)
-			max = fmax(max, nd->opt[o].cycles);
+			max = fmax(max, fmax(card_option_cost(&nd->opt[o], nd->basis), 0));
 		fprintf(f, "<tr class=\"need\"><td rowspan=\"%u\">", nd->nopt ? nd->nopt : 1);
 		report_html_escape(f, nd->need);
-		fputs("</td>", f);
+		fprintf(f, "<br><span class=\"note\">ranked by: %s</span></td>", card_basis_name(nd->basis));
 		if (!nd->nopt)
-			fputs("<td colspan=\"4\" class=\"note\">not measured</td></tr>\n", f);
+			fputs("<td colspan=\"8\" class=\"note\">not measured</td></tr>\n", f);
 		for (unsigned o = 0; o < nd->nopt; o++) {
 			const struct card_option *op = &nd->opt[o];
+			double cost = fmax(card_option_cost(op, nd->basis), 0);
+			char cell[4][16];
 
+			card_cost_text(op->walk, true, cell[0], sizeof(cell[0]));
+			card_cost_text(op->stores, true, cell[1], sizeof(cell[1]));
+			card_cost_text(op->chain, false, cell[2], sizeof(cell[2]));
+			card_cost_text(op->tput, false, cell[3], sizeof(cell[3]));
 			if (o)
 				fputs("<tr>", f);
-			fputs("<td><code>", f);
+			if (op->rank)
+				fprintf(f, "<td class=\"n\">%s%u</td><td><code>", op->tie ? "=" : "", op->rank);
+			else
+				fputs("<td class=\"n\">-</td><td><code>", f);
 			report_html_escape(f, op->probe);
-			fprintf(f, "</code></td><td class=\"n\">%.2f</td><td><svg class=\"spark\" width=\"120\" height=\"10\" "
-				   "role=\"img\"><rect x=\"0\" y=\"1\" width=\"%.1f\" height=\"8\" fill=\"%s\"/></svg></td><td>",
-				op->cycles, max > 0 ? 120 * op->cycles / max : 0, o == 0 ? COL_PLAIN : COL_BASE);
+			fprintf(f, "</code></td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
+				   "<td class=\"n\">%s</td><td><svg class=\"spark\" width=\"120\" height=\"10\" role=\"img\">"
+				   "<rect x=\"0\" y=\"1\" width=\"%.1f\" height=\"8\" fill=\"%s\"/></svg></td><td>",
+				cell[0], cell[1], cell[2], cell[3], max > 0 && isfinite(cost) ? 120 * cost / max : 0,
+				op->rank == 1 ? COL_PLAIN : COL_BASE);
 			report_html_escape(f, op->safe_when);
 			if (op->analog)
 				fputs(" <i>[analog: not the real primitive]</i>", f);

@@ -131,10 +131,13 @@ static void write_epochs(const struct report *rep, FILE *f)
 				snprintf(ci, sizeof(ci), "[%.2f,%.2f]", r->judge.lo, r->judge.hi);
 		}
 		result_judgment_text(r, vs, sizeof(vs));
-		fprintf(f, "%-20s %-20s %-7s %-10s %8.2f %8.2f %8.2f %8.3f %7s %-17s %-28s %5.1f%% %7zu\n",
+		fprintf(f, "%-20s %-20s %-7s %-10s %8.2f %8.2f %8.2f %8.3f %7s %-17s %-28s %5.1f%% %7zu",
 			r->name, r->twin[0] ? r->twin : "-", r->pattern, probe_mode_name(r->mode),
 			result_cycles(rep, mn), result_cycles(rep, m), result_cycles(rep, stats_median(p90, n)),
 			result_ns(rep, m), ratio, ci, vs, isfinite(r->epoch_spread) ? r->epoch_spread * 100 : 0.0, ns);
+		if (r->footprint_lines)	/* the first epoch's best footprint */
+			fprintf(f, " [%uw x %ul]", r->footprint_words, r->footprint_lines);
+		fputc('\n', f);
 	}
 }
 
@@ -172,7 +175,7 @@ static void write_sweeps(const struct report *rep, FILE *f)
 		const struct result *r = &rep->r[i];
 		unsigned w = 0;
 
-		if (!r->nsweep)
+		if (!r->nsweep || result_epoch(r) > 1)	/* with epochs: the first one's */
 			continue;
 		if (!head)
 			fprintf(f, "\n# throughput over footprints: median cycles per op, W words on each of "
@@ -217,6 +220,7 @@ int report_write_text(const struct report *rep, FILE *f)
 			rep->partial_reason);
 	if (compare_max_epoch(rep) > 1) {
 		write_epochs(rep, f);
+		write_sweeps(rep, f);
 		write_events(rep, f);
 		return 0;
 	}

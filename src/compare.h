@@ -26,10 +26,11 @@
  * runs under an access pattern or a sharing case) is not tested at all.
  * A row under an access pattern (anything but "hit") is not tested with
  * one process on a side: the pattern's buffer sizes come from the
- * hierarchy the process measured once, which its epochs share (in A/A
- * pairs of one process a side, llc rows read 45 cycles in one process
- * and 450 in the next, every epoch alike). One report a side is enough
- * for hot-line rows; pattern rows need two or more.
+ * hierarchy the process measured once, which its epochs share (in an A/A
+ * pair of one process a side, load_chase llc latency read 341-510 cycles
+ * over the epochs of one process and 45 in all three of the next). One
+ * report a side is enough for hot-line rows; pattern rows need two or
+ * more.
  * The difference d = mean_B - mean_A is tested with Welch's t (the sides'
  * variances and degrees of freedom, Satterthwaite).
  *
@@ -77,9 +78,9 @@
  * that size cannot be told from it. */
 #define COMPARE_MARGIN NOISE_FLOOR_MIN
 #define COMPARE_Q 0.05			/* false discovery rate over the rows tested */
-/* The preliminary test that keeps a process level: pooling epochs when
- * it is not significant at 25%, the level Bozivich, Bancroft and Hartley
- * (1956) found to keep a pooled test's size and gain most of its power. */
+/* The preliminary test that keeps a process level: epochs are pooled
+ * unless it is significant at 25%, the level Bozivich, Bancroft and
+ * Hartley (1956) recommend for "sometimes pooling". */
 #define COMPARE_POOL_ALPHA 0.25
 #define COMPARE_BLOCKS 8		/* blocks of one run's time-ordered samples */
 #define COMPARE_CAL_TOLERANCE NOISE_FLOOR_MIN	/* self-check move that is a calibration problem */

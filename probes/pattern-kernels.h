@@ -218,7 +218,7 @@
 	PAT_INDEX_KERNEL(kc_##id##_loads, CTX_STEP_L, decls, tail)		\
 	CONTEXT_STORES(id, decls, tail)						\
 	static const struct probe_pattern pat_##id = { .chase_w1 = kc_##id##_walk,	\
-		.indexed = kc_##id##_loads, .overlap = kc_##id##_loads };
+		.indexed = kc_##id##_loads, .overlap = kc_##id##_loads, .context_only = true };
 /* The stores alone (the engine's baseline for hit+stores rows). */
 #define CONTEXT_BARE(fn) CTX_KERNEL_(fn, CTX_STEP_0, , )
 

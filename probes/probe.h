@@ -99,6 +99,10 @@ struct probe_pattern {
 	probe_kernel_fn indexed;	/* throughput: op on word 1 of each line in pat_idx order */
 	probe_kernel_fn overlap;	/* miss-overlap: load of a pat_idx line, then the op on a hot line */
 	probe_kernel_fn mix[MODE__COUNT];	/* mix=K/M (pairs): atomic op where mix_mask has the bit */
+	/* PATTERN_CONTEXT: the kernels exist for the fast-path menu's context (the
+	 * op on its own hot lines, not on the walk's): the menu reads only the dep
+	 * and hit rows, so a run may skip the other patterns for this probe. */
+	bool context_only;
 };
 
 /* The needs of the fast-path menu (probe.menu_need), in the words the

@@ -23,9 +23,10 @@
 const struct cfg_key cfg_schema[] = {
 	/* [experiment] */
 	{ "experiment", "kind", CFG_ENUM_LIST, "probes",
-	  "probes|buddy-bitmap-2004|slub-cmpxchg-local|slub-bulk-free|slab-concurrent|"
+	  "probes|characterization|buddy-bitmap-2004|slub-cmpxchg-local|slub-bulk-free|slab-concurrent|"
 	  "code-alignment-2008", 0, 0, NULL,
-	  "what to run, in order: the probe table and/or reproductions of published scorings" },
+	  "what to run, in order: the probe table (or the default characterization, with its [run] "
+	  "keys) and/or reproductions of published scorings" },
 	{ "experiment", "description", CFG_STR, NULL, NULL, 0, 0, NULL,
 	  "one line saying what the experiment answers (copied into the report)" },
 

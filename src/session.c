@@ -366,7 +366,6 @@ static int step_splitlock(struct cz *c)
 		set_section(c->rep, "splitlock", json_pack("{s:s}", "skipped", "--no-split-lock"));
 		return 0;
 	}
-	splitlock_announce("--no-split-lock (or [run] split_lock = no)");
 	ret = topo_bind_thread(c->t, c->cpu);
 	if (!ret)
 		ret = splitlock_measure(SPLIT_OPS, &c->rep->cal, &sr);
@@ -469,6 +468,8 @@ int session_characterize(struct topo *t, struct run_opts *o, const struct probe 
 	int ret = 0;
 
 	c.cpu = o->cpu_os >= 0 ? o->cpu_os : topo_allowed_os(t, 0);
+	if (!o->no_split_lock)	/* before it starts: its bus locks reach every tenant */
+		splitlock_announce("--no-split-lock (or [run] split_lock = no)");
 	c.steps = json_array();
 	c.epochs = json_array();
 	for (size_t i = 0; i < NSTEPS && ret != -EINTR; i++) {
@@ -525,12 +526,12 @@ int session_run(struct topo *t, struct run_opts *o, const struct probe *const *l
 {
 	int ret;
 
-	if (exp && !config_kind_has(exp, "probes"))
+	if (characterize)
+		ret = session_characterize(t, o, list, n, rep);
+	else if (exp && !config_kind_has(exp, "probes"))
 		ret = 0;	/* reproductions only */
 	else if (o->threads >= 2 || o->placement || o->sharing)
 		ret = contention_run(t, o, list, n, rep);	/* N pinned threads on one line */
-	else if (characterize)
-		ret = session_characterize(t, o, list, n, rep);
 	else
 		ret = session_epochs(t, o, list, n, rep);
 	/* reproductions of published scorings (src/repro/) print their

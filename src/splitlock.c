@@ -507,7 +507,7 @@ void splitlock_announce(const char *skip)
 {
 	if (!ARCH_HAS_SPLIT_LOCK)
 		return;
-	pr_warn("split lock: the next step issues up to %u locked ops across two cache lines: each "
+	pr_warn("split lock: this run issues up to %u locked ops across two cache lines: each "
 		"takes a bus lock, which stalls every core of this host and every tenant on it; %s "
 		"skips them", DEFAULT_OPS, skip);
 }

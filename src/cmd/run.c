@@ -552,7 +552,7 @@ int cmd_run(int argc, char **argv)
 		}
 	/* no probe names, families, experiment file or engine options: the
 	 * default characterization of this machine (session.c) */
-	characterize = !named && !rc.nfam && !exp && !rc.o.patterns && !rc.o.placement && !rc.o.sharing &&
+	characterize = !named && !rc.nfam && (!exp || config_kind_has(exp, "characterization")) && !rc.o.patterns && !rc.o.placement && !rc.o.sharing &&
 		       rc.o.threads < 2;
 	select_defaults(&rc, named, characterize);
 
@@ -580,7 +580,7 @@ int cmd_run(int argc, char **argv)
 	if (ret == -EINTR)
 		code = cmd_signal == SIGTERM ? EXIT_SIGTERM : EXIT_SIGINT;
 
-	if (!exp || config_kind_has(exp, "probes") || rc.stdout_w != report_writer_find("text"))
+	if (!exp || characterize || config_kind_has(exp, "probes") || rc.stdout_w != report_writer_find("text"))
 		rc.stdout_w->write(&rep, stdout);
 	fflush(stdout);
 	if (rc.out) {

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# bench-card.sh ATOMCOST - do the card's judgments survive another process?
+# Runs the default characterization BENCH_RUNS times (5), each its own
+# process, and reads each card (the summary JSON of `atomcost report`):
+#  - no atomicity line (the pair, the lock's part, the instruction's part)
+#    moves between two definite verdicts (slower, faster, same) from one run
+#    to another, and no two menu options swap places (a tie is unresolved):
+#    "unresolved" may come and go, a flip may not;
+#  - at least 80% of the pair's atomicity lines resolved in every run;
+#  - the measured hierarchy has the same number of levels in every run.
+# BENCH_LOAD=1 then makes one more run with a busy loop pinned on the
+# measured CPU for its first half: none of its definite verdicts may
+# contradict the quiet runs', and its card must say it was disturbed.
+# A benchmark, not a unit test (`meson test --benchmark`); run it on a
+# quiet machine. BENCH_CARD_KEEP=DIR keeps the reports. Exit 0 pass, 1 fail,
+# 77 skip.
+set -u
+A=${1:?usage: bench-card.sh PATH/TO/atomcost}
+[ -x "$A" ] || { echo "SKIP: $A not built"; exit 77; }
+command -v jq >/dev/null || { echo "SKIP: jq not installed"; exit 77; }
+RUNS=${BENCH_RUNS:-5}
+T=$(mktemp -d)
+KEEP=${BENCH_CARD_KEEP:-}
+LOADER=
+trap '[ -n "$LOADER" ] && kill "$LOADER" 2>/dev/null; [ -n "$KEEP" ] && mkdir -p "$KEEP" && cp "$T"/* "$KEEP"/ 2>/dev/null; rm -rf "$T"' EXIT
+fails=0
+
+# verdicts FILE: one "key<TAB>verdict" line per judgment of the card
+verdicts() {
+	jq -r '.card as $c |
+	  ($c.atomicity[] | select(.pair != null) | . as $r |
+	    ("pair", "lock", "insn") as $k | select($r[$k] != null) |
+	    "\($r.what) [\($k)]\t\($r[$k].verdict)"),
+	  ($c.menu[]? | .need as $n | .options as $o | $o[] as $x | $o[] |
+	    select(.probe > $x.probe) |
+	    "menu \($n): \($x.probe) vs \(.probe)\t\(if $x.rank < .rank then "before"
+	      elif $x.rank > .rank then "after" else "unresolved" end)")' "$1"
+}
+
+summarize() {	# run N [env...]: report, summary, card lines
+	local n=$1
+	"$A" report "$T/r$n.json" -o "$T/r$n.summary.json" 2>"$T/err" ||
+		{ echo "run $n: summary failed: $(cat "$T/err")"; exit 1; }
+	verdicts "$T/r$n.summary.json" | sort >"$T/v$n.tsv"
+	jq -r '.sections.hierarchy.levels // [] | length' "$T/r$n.json" >"$T/levels$n"
+	"$A" report "$T/r$n.json" 2>/dev/null | sed -n '/^== atomcost machine card/,/^==$/p' >"$T/card$n.txt"
+}
+
+for n in $(seq 1 "$RUNS"); do
+	"$A" run -o "$T/r$n.json" >/dev/null 2>"$T/err" || { echo "run $n failed: $(tail -3 "$T/err")"; exit 1; }
+	summarize "$n"
+	total=$(grep -c '\[pair\]' "$T/v$n.tsv")
+	resolved=$(grep '\[pair\]' "$T/v$n.tsv" | grep -cv 'unresolved')
+	echo "run $n: $resolved of $total atomicity lines resolved; $(cat "$T/levels$n") levels; $(grep -m1 '^noise' "$T/card$n.txt")"
+	if [ "$total" = 0 ] || [ $((resolved * 5)) -lt $((total * 4)) ]; then
+		echo "FAIL: run $n resolved $resolved of $total atomicity lines (at least 80% needed)"
+		fails=$((fails + 1))
+	fi
+done
+
+# flips FILE...: keys whose definite verdicts (or ranks) differ between files
+flips() {
+	cat "$@" | awk -F'\t' '$2 != "unresolved" && $2 != "not measured" && $2 != "-" { seen[$1] = seen[$1] " " $2 }
+		END { for (k in seen) { n = split(seen[k], v, " "); for (i = 2; i <= n; i++) if (v[i] != v[1]) { print k ":" seen[k]; break } } }'
+}
+f=$(flips "$T"/v[0-9]*.tsv)
+if [ -n "$f" ]; then
+	echo "FAIL: judgments that flipped between runs:"; echo "$f"; fails=$((fails + 1))
+else
+	echo "no definite judgment flipped over $RUNS runs ($(sort -u "$T"/v[0-9]*.tsv | cut -f1 | sort -u | wc -l) card judgments)"
+fi
+if [ "$(sort -u "$T"/levels* | wc -l)" != 1 ]; then
+	echo "FAIL: the hierarchy's level count moved: $(cat "$T"/levels* | tr '\n' ' ')"; fails=$((fails + 1))
+fi
+
+if [ "${BENCH_LOAD:-0}" = 1 ]; then
+	cpu=$(jq -r '.results[0].cpu_os' "$T/r1.json")
+	secs=$(jq -r '(.wall_s // 80) / 2 | floor' "$T/r1.json")
+	taskset -c "$cpu" sh -c 'while :; do :; done' &
+	LOADER=$!
+	( sleep "$secs"; kill "$LOADER" 2>/dev/null ) &
+	"$A" run -o "$T/rL.json" >/dev/null 2>"$T/err" || { echo "loaded run failed: $(tail -3 "$T/err")"; exit 1; }
+	kill "$LOADER" 2>/dev/null
+	LOADER=
+	summarize L
+	echo "loaded run (busy loop on CPU $cpu for ${secs} s): $(grep -m1 '^noise' "$T/cardL.txt")"
+	grep -A1 '^noise' "$T/cardL.txt" | sed -n 2p | grep unresolved
+	f=$(flips "$T"/v[0-9]*.tsv "$T/vL.tsv" | grep -Fv -f <(flips "$T"/v[0-9]*.tsv | cut -d: -f1) || true)
+	if [ -n "$f" ]; then
+		echo "FAIL: the loaded run contradicts the quiet ones:"; echo "$f"; fails=$((fails + 1))
+	fi
+	grep -q 'DISTURBED' "$T/cardL.txt" || { echo "FAIL: the loaded run's card does not say it was disturbed"; fails=$((fails + 1)); }
+fi
+[ "$fails" = 0 ] && echo "PASS" && exit 0
+exit 1

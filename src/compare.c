@@ -129,6 +129,7 @@ int compare_estimate(const double *v, const int *proc, size_t n, struct compare_
 	e->mean = mean;
 	e->n = n;
 	e->procs = np;
+	e->var_proc = v_proc;
 	/* process means that vary more than their epochs predict (the F test
 	 * of the one-way layout at COMPARE_POOL_ALPHA) carry a level of
 	 * their own; else the pooled epochs estimate the same variance with
@@ -378,11 +379,26 @@ static void compare_row(const struct report *a, const struct result *const *ga, 
 	row->a_ns = result_ns(a, row->a_ticks);
 	row->b_ns = result_ns(b, row->b_ticks);
 	d = eb.mean - ea.mean;
-	row->se = sqrt(ea.var + eb.var);
-	/* Welch-Satterthwaite; both variances 0: the sum of the dfs */
-	row->df = row->se > 0 ? (ea.var + eb.var) * (ea.var + eb.var) /
-					(ea.var * ea.var / ea.df + eb.var * eb.var / eb.df)
-			      : ea.df + eb.df;
+	if (row->basis == BASIS_PROCESSES && ea.procs >= 2 && ea.procs == eb.procs) {
+		/* a row that varies between processes on either side is
+		 * compared at that level on both, with the pooled (Student)
+		 * variance of the process means: with the same number of
+		 * processes a side it holds its level under unequal
+		 * variances, and keeps the degrees of freedom that Welch's
+		 * correction gives away with 2 or 3 processes a side */
+		double dfp = (double)(ea.procs + eb.procs - 2);
+		double sp = ((double)(ea.procs - 1) * ea.var_proc * (double)ea.procs +
+			     (double)(eb.procs - 1) * eb.var_proc * (double)eb.procs) / dfp;
+
+		row->se = sqrt(sp * (1.0 / (double)ea.procs + 1.0 / (double)eb.procs));
+		row->df = dfp;
+	} else {
+		row->se = sqrt(ea.var + eb.var);
+		/* Welch-Satterthwaite; both variances 0: the sum of the dfs */
+		row->df = row->se > 0 ? (ea.var + eb.var) * (ea.var + eb.var) /
+						(ea.var * ea.var / ea.df + eb.var * eb.var / eb.df)
+				      : ea.df + eb.df;
+	}
 	t = stats_t_quantile(0.975, row->df);
 	row->ratio = exp(d);
 	row->lo = exp(d - t * row->se);

@@ -113,6 +113,7 @@ enum compare_basis {
  * that mean, from the level that carries it (above). */
 struct compare_est {
 	double mean, var, df;
+	double var_proc;		/* variance of the mean from the process means; NAN under 2 */
 	size_t n, procs;		/* replicates, processes */
 	enum compare_basis level;	/* BASIS_PROCESSES or BASIS_EPOCHS */
 };

@@ -286,38 +286,56 @@ static bool unresolved(const struct report *rep, const struct probe *p, char *pa
 	return any;
 }
 
-/* The probes of one epoch: all of them (with or without pattern kernels)
- * in the first epochs, then those with rows unresolved, under the patterns
- * where they were. */
-static size_t epoch_probes(const struct cz *c, bool patterns, bool all, const struct probe **out,
+/* An epoch's segments: the twins under every pattern; the probes whose
+ * pattern kernels only put them in context (locks, per-CPU ops: the menu
+ * reads their hot rows, the L1 walk and the pending stores); the others on
+ * hot lines. */
+enum segment { SEG_TWINS, SEG_CONTEXT, SEG_HOT, SEG__COUNT };
+static const struct {
+	const char *tag, *patterns;
+	double row_s;
+} segments[SEG__COUNT] = {
+	[SEG_TWINS] = { "patterns", CHAR_PATTERNS, PATTERN_ROW_S },
+	[SEG_CONTEXT] = { "context", "hit,dep", PATTERN_ROW_S },
+	[SEG_HOT] = { "locks", NULL, LOCK_ROW_S },
+};
+
+static enum segment segment_of(const struct probe *p)
+{
+	return !p->patterns ? SEG_HOT : p->patterns->context_only ? SEG_CONTEXT : SEG_TWINS;
+}
+
+/* The probes of one segment of an epoch: all of them in the first epochs,
+ * then those with rows unresolved, under the patterns where they were. */
+static size_t epoch_probes(const struct cz *c, enum segment sg, bool all, const struct probe **out,
 			   char *pats, size_t len)
 {
 	size_t k = 0;
 
 	for (size_t i = 0; i < c->n; i++)
-		if (!!c->list[i]->patterns == patterns && (all || unresolved(c->rep, c->list[i], pats, len)))
+		if (segment_of(c->list[i]) == sg && (all || unresolved(c->rep, c->list[i], pats, len)))
 			out[k++] = c->list[i];
 	return k;
 }
 
-static int epoch_segment(struct cz *c, unsigned e, bool patterns, bool all, const struct probe **sub)
+static int epoch_segment(struct cz *c, unsigned e, enum segment sg, bool all, const struct probe **sub)
 {
 	struct run_opts o = *c->o;
 	char pats[64] = "";
-	size_t k = epoch_probes(c, patterns, all, sub, pats, sizeof(pats));
+	size_t k = epoch_probes(c, sg, all, sub, pats, sizeof(pats));
 	int ret = 0;
 
 	if (!k)
 		return 0;
-	o.patterns = patterns ? (all ? CHAR_PATTERNS : pats) : NULL;
-	o.max_seconds = patterns ? PATTERN_ROW_S : LOCK_ROW_S;
+	o.patterns = segments[sg].patterns && !all ? pats : segments[sg].patterns;
+	o.max_seconds = segments[sg].row_s;
 	o.time_limit_s = time_left(c);
-	if (patterns && c->have_sizes)
+	if (o.patterns && c->have_sizes)
 		o.sizes = &c->sizes;
-	if (patterns)
+	if (o.patterns)
 		ret = pattern_check(c->t, &o);
 	if (!ret)
-		ret = run_epoch(c->t, &o, sub, k, e, patterns ? "patterns" : "locks", c->rep, c->epochs);
+		ret = run_epoch(c->t, &o, sub, k, e, segments[sg].tag, c->rep, c->epochs);
 	return ret;
 }
 
@@ -340,13 +358,17 @@ static int step_epochs(struct cz *c)
 		if (c->o->progress)
 			fprintf(stderr, "\r\033[Katomcost: epoch %u%s (%.0f s so far)", e,
 				all ? "" : ", the unresolved rows", (now_ns() - c->t0) / 1e9);
-		ret = epoch_segment(c, e, true, all, sub);
-		if (!ret)
-			ret = epoch_segment(c, e, false, all, sub);
+		for (int sg = 0; sg < SEG__COUNT && !ret; sg++)
+			ret = epoch_segment(c, e, (enum segment)sg, all, sub);
 		report_pair_twins(c->rep);
-		if (!all && !epoch_probes(c, true, false, sub, (char[64]){ 0 }, 64) &&
-		    !epoch_probes(c, false, false, sub, (char[64]){ 0 }, 64))
-			break;
+		if (!all) {
+			size_t left = 0;
+
+			for (int sg = 0; sg < SEG__COUNT; sg++)
+				left += epoch_probes(c, (enum segment)sg, false, sub, (char[64]){ 0 }, 64);
+			if (!left)
+				break;
+		}
 	}
 	if (c->o->progress)
 		fputc('\n', stderr);

@@ -176,41 +176,51 @@ static void build_cmp(const struct report *rep, struct card *c)
 	}
 }
 
-/* How disturbed the epochs were: the largest share of one epoch's samples
- * that saw a context switch or a migration, and how far the calibration
- * moved between epochs (meta.epochs, written by the session). */
+/* How disturbed the epochs were: the share of each epoch's samples that
+ * saw a context switch or a migration, and the share of its time the
+ * measuring thread had its CPU (meta.epochs, written by the session: a task
+ * sharing the PU takes it without a switch inside most samples); and the
+ * core clock over the epochs (it moves with boost: each epoch's samples are
+ * in its own cycles, so this informs, it does not disturb). */
 static void build_noise(const struct report *rep, struct card *c)
 {
 	const json_t *eps = json_object_get(rep->meta, "epochs"), *e;
-	double lo = INFINITY, hi = 0;
+	bool bad[JUDGE_MAX_EPOCHS + 1] = { false };
 	size_t i;
 
-	for (int ep = 0; ep <= compare_max_epoch(rep); ep++) {
+	c->cpu_share = 1;
+	for (int ep = 0; ep <= compare_max_epoch(rep) && ep <= JUDGE_MAX_EPOCHS; ep++) {
 		double dist = 0, all = 0;
 
 		for (size_t k = 0; k < rep->n; k++)
-			if (result_epoch(&rep->r[k]) == ep && rep->r[k].disturbed > 0) {
-				dist += (double)rep->r[k].disturbed;
-				all += (double)rep->r[k].nsamples;
-			} else if (result_epoch(&rep->r[k]) == ep) {
+			if (result_epoch(&rep->r[k]) == ep) {
+				dist += rep->r[k].disturbed > 0 ? (double)rep->r[k].disturbed : 0;
 				all += (double)rep->r[k].nsamples;
 			}
 		if (all > 0 && dist / all > c->disturbed)
 			c->disturbed = dist / all;
-		if (all > 0 && dist / all > CARD_DISTURBED)
-			c->disturbed_epochs++;
+		bad[ep] = all > 0 && dist / all > CARD_DISTURBED;
 		if (ep > 0 && all > 0 && (unsigned)ep > c->epochs)
 			c->epochs = (unsigned)ep;
 	}
 	json_array_foreach(eps, i, e) {
+		int ep = (int)json_integer_value(json_object_get(e, "epoch"));
 		double t = json_number_value(json_object_get(e, "ticks_per_cycle"));
+		double hz = json_number_value(json_object_get(e, "timer_hz"));
+		const json_t *sh = json_object_get(e, "cpu_share");
 
-		if (t > 0) {
-			lo = fmin(lo, t);
-			hi = fmax(hi, t);
+		if (t > 0 && hz > 0) {
+			c->ghz_lo = c->ghz_lo > 0 ? fmin(c->ghz_lo, hz / t / 1e9) : hz / t / 1e9;
+			c->ghz_hi = fmax(c->ghz_hi, hz / t / 1e9);
+		}
+		if (json_is_number(sh)) {
+			c->cpu_share = fmin(c->cpu_share, json_number_value(sh));
+			if (ep >= 0 && ep <= JUDGE_MAX_EPOCHS && json_number_value(sh) < CARD_CPU_SHARE)
+				bad[ep] = true;
 		}
 	}
-	c->cal_moved = hi > 0 ? hi / lo - 1 : 0;
+	for (int ep = 0; ep <= JUDGE_MAX_EPOCHS; ep++)
+		c->disturbed_epochs += bad[ep];
 }
 
 static const char *placement_of(const struct result *r)
@@ -622,17 +632,19 @@ static void write_atomicity(const struct report *rep, const struct card *c, FILE
 /* Whether the run was quiet enough, and what it left unresolved. */
 static void write_noise(const struct card *c, FILE *f)
 {
-	bool disturbed = c->disturbed_epochs || c->cal_moved > CARD_CAL_MOVED;
+	bool disturbed = c->disturbed_epochs > 0;
 
 	fprintf(f, "noise     %u epoch%s, each with fresh buffers, pinning and calibration; ", c->epochs,
 		c->epochs == 1 ? "" : "s");
 	if (disturbed)
-		fprintf(f, "DISTURBED: %u epoch%s over %.0f%% samples with a context switch (worst %.0f%%), "
-			   "calibration moved %.1f%%\n", c->disturbed_epochs, c->disturbed_epochs == 1 ? "" : "s",
-			CARD_DISTURBED * 100, c->disturbed * 100, c->cal_moved * 100);
+		fprintf(f, "DISTURBED: in %u the thread had its CPU under %.0f%% of the time (lowest %.0f%%) or "
+			   "over %.0f%% of the samples saw a context switch (worst %.0f%%)", c->disturbed_epochs,
+			CARD_CPU_SHARE * 100, c->cpu_share * 100, CARD_DISTURBED * 100, c->disturbed * 100);
 	else
-		fprintf(f, "quiet (calibration within %.1f%%, at most %.1f%% samples disturbed in an epoch)\n",
-			c->cal_moved * 100, c->disturbed * 100);
+		fprintf(f, "quiet (the thread had its CPU %.0f%% of the time or more)", c->cpu_share * 100);
+	if (c->ghz_hi > 0)
+		fprintf(f, "; core clock %.2f-%.2f GHz over them", c->ghz_lo, c->ghz_hi);
+	fputc('\n', f);
 	if (!c->unresolved)
 		return;
 	fprintf(f, "          unresolved:");
@@ -815,7 +827,7 @@ json_t *card_to_json(const struct report *rep)
 	o = json_pack("{s:s?, s:s?, s:s?, s:s, s:i, s:f, s:i, s:f, s:o, s:s?, s:o, s:o}", "atomic",
 		      c.pair_atomic, "plain", c.pair_plain, "unlocked", c.lock_plain, "differs", c.differs,
 		      "epochs", (json_int_t)c.epochs, "disturbed", c.disturbed, "disturbed_epochs",
-		      (json_int_t)c.disturbed_epochs, "calibration_moved", c.cal_moved, "atomicity", cmp,
+		      (json_int_t)c.disturbed_epochs, "cpu_share", c.cpu_share, "atomicity", cmp,
 		      "sharing_probe", c.share_probe, "sharing", share, "menu", menu_j);
 	return o;
 }

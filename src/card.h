@@ -85,8 +85,9 @@ struct card {
 	unsigned epochs;	/* most epochs of a row */
 	unsigned unresolved;	/* atomicity lines without a definite verdict */
 	double disturbed;	/* largest share of an epoch's samples disturbed */
-	unsigned disturbed_epochs;	/* epochs with more than CARD_DISTURBED of them */
-	double cal_moved;	/* relative range of the epochs' calibration, 0: one */
+	double cpu_share;	/* lowest share of an epoch's time the thread had its CPU; 1: unknown */
+	unsigned disturbed_epochs;	/* epochs beyond CARD_DISTURBED or under CARD_CPU_SHARE */
+	double ghz_lo, ghz_hi;	/* the core clock over the epochs; 0: one calibration */
 	struct card_cmp cmp[CARD_MAX_CMP];
 	unsigned ncmp;
 	struct card_share share[CARD_MAX_SHARE];
@@ -96,7 +97,7 @@ struct card {
 	unsigned nneed;
 };
 #define CARD_DISTURBED 0.05	/* an epoch with more disturbed samples was disturbed */
-#define CARD_CAL_MOVED 0.01	/* calibration moving more between epochs: disturbed */
+#define CARD_CPU_SHARE 0.90	/* an epoch whose thread had its CPU less was disturbed */
 
 /* "slower 2.2x", "faster 0.45x", "same", "unresolved" for a part. */
 const char *card_part_word(const struct card_part *p, char *buf, size_t len);

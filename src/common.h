@@ -74,5 +74,7 @@ const char *suggest_name(const char *bad, const char *(*name_at)(size_t i, void 
 
 /* Monotonic raw clock in ns (the calibration reference). */
 uint64_t now_ns(void);
+/* CPU time of the calling thread, ns. */
+uint64_t thread_cpu_ns(void);
 
 #endif

@@ -114,15 +114,22 @@ static int run_epoch(struct topo *t, struct run_opts *o, const struct probe *con
 	struct report seg;
 	struct ballast b;
 	size_t first = rep->n;
+	uint64_t w0, c0;
 	int ret, err;
 
 	ballast_take(&b, epoch);
 	report_init(&seg);
 	o->epoch = epoch;
+	w0 = now_ns();
+	c0 = thread_cpu_ns();
 	ret = run_probes(t, o, list, n, &seg);
-	json_array_append_new(epochs, json_pack("{s:i, s:s?, s:f, s:f, s:f, s:b}", "epoch", epoch, "step", tag,
+	/* cpu_share: the share of the epoch's wall time this thread had its
+	 * CPU; another task on the PU takes it away without a migration */
+	json_array_append_new(epochs, json_pack("{s:i, s:s?, s:f, s:f, s:f, s:f, s:b}", "epoch", epoch, "step", tag,
 						"ticks_per_cycle", seg.cal.ticks_per_cycle, "timer_hz",
-						seg.cal.timer_hz, "wall_s", seg.wall_s, "partial", seg.partial));
+						seg.cal.timer_hz, "wall_s", seg.wall_s, "cpu_share",
+						(double)(thread_cpu_ns() - c0) / (double)(now_ns() - w0 + 1),
+						"partial", seg.partial));
 	err = session_merge(rep, &seg, tag ? "step" : NULL, tag ? json_string(tag) : NULL);
 	for (size_t i = first; i < rep->n && !err; i++) {
 		if (!rep->r[i].extra)

@@ -162,6 +162,15 @@ int main(void)
 	CHECK(!strstr(t, "op on the followed word"), "a named variant the report lacks: no line");
 	CHECK(has(t, "true/no sharing 7.5x (one process: not judged)"), "sharing ratio, not judged");
 	CHECK(has(t, "noise     5 epochs") && has(t, "quiet"), "noise line");
+	free(t);
+	/* another task took the CPU for half of epoch 2: the card says so */
+	json_object_set_new(rep.meta, "epochs", json_pack("[{s:i, s:f, s:f, s:f}, {s:i, s:f, s:f, s:f}]", "epoch", 1,
+							    "ticks_per_cycle", 0.5, "timer_hz", 2e9, "cpu_share",
+							    0.99, "epoch", 2, "ticks_per_cycle", 0.52, "timer_hz",
+							    2e9, "cpu_share", 0.5));
+	t = card_text(&rep);
+	CHECK(has(t, "DISTURBED: in 1 the thread had its CPU under 90% of the time (lowest 50%)") &&
+		      has(t, "core clock 3.85-4.00 GHz over them"), "a disturbed epoch and the clock range");
 	/* menu: ranked in context, not by the chain (set_bit 7.3 < __set_bit 8.0) */
 	a = strstr(t, "\n     3 set_bit  ");
 	b = strstr(t, "\n     1 __set_bit  ");

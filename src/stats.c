@@ -204,37 +204,6 @@ double stats_t_pvalue(double t, double df)
 	return beta_inc(df / 2, 0.5, df / (df + t * t));
 }
 
-int stats_holm(const double *p, size_t m, double alpha, bool *reject)
-{
-	size_t *idx, k = 0;
-
-	for (size_t i = 0; i < m; i++)
-		reject[i] = false;
-	idx = malloc((m ? m : 1) * sizeof(*idx));
-	if (!idx)
-		return -ENOMEM;
-	for (size_t i = 0; i < m; i++)
-		if (!isnan(p[i]))
-			idx[k++] = i;
-	/* insertion sort by p: m is a few hundred rows at most */
-	for (size_t i = 1; i < k; i++)
-		for (size_t j = i; j > 0 && p[idx[j]] < p[idx[j - 1]]; j--) {
-			size_t t = idx[j];
-
-			idx[j] = idx[j - 1];
-			idx[j - 1] = t;
-		}
-	/* the j-th smallest p is rejected while p <= alpha / (k - j); the
-	 * first one kept stops the procedure */
-	for (size_t j = 0; j < k; j++) {
-		if (p[idx[j]] > alpha / (double)(k - j))
-			break;
-		reject[idx[j]] = true;
-	}
-	free(idx);
-	return 0;
-}
-
 double stats_t_quantile(double p, double df)
 {
 	double lo = 0, hi = 1e7;

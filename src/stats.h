@@ -91,9 +91,5 @@ double stats_t_quantile(double p, double df);
 /* Two-sided p-value of Student's t statistic with df degrees of freedom
  * (regularized incomplete beta). 1 for t == 0, NAN for df <= 0. */
 double stats_t_pvalue(double t, double df);
-/* Holm-Bonferroni step-down over m p-values: reject[i] is set for the
- * hypotheses rejected at family-wise error rate alpha (NAN p: never).
- * 0 or -ENOMEM. */
-int stats_holm(const double *p, size_t m, double alpha, bool *reject);
 
 #endif

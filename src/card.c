@@ -656,40 +656,43 @@ static void write_noise(const struct card *c, FILE *f)
 		"the difference sits near the margin or the epochs spread too far");
 }
 
-/* The split lock (splitlock section): what a locked op across two cache
- * lines costs here, and what the kernel does about it. */
-static void write_splitlock(const struct report *rep, FILE *f)
+const char *card_split_text(const struct report *rep, char *buf, size_t len)
 {
 	const json_t *sl = rep->sections ? json_object_get(rep->sections, "splitlock") : NULL;
-	const json_t *k = json_object_get(sl, "kernel");
-	const char *why = json_string_value(json_object_get(k, "why"));
 	/* the denominator: the report's aligned atomic_inc hit latency row
 	 * (the session puts it in the section), in older reports the
 	 * probe's own aligned ops */
 	const json_t *den = json_object_get(sl, "ratio_denominator");
 	const char *what = json_string_value(json_object_get(den, "what"));
 
-	if (!sl) {
-		fprintf(f, "split     not measured\n");
-		return;
-	}
-	if (json_object_get(sl, "skipped")) {
-		fprintf(f, "split     skipped (%s)\n", json_string_value(json_object_get(sl, "skipped")));
-		return;
-	}
-	if (!json_is_true(json_object_get(sl, "supported"))) {
-		fprintf(f, "split     no split lock on this architecture\n");
-		return;
-	}
-	if (json_is_true(json_object_get(sl, "sigbus")))
-		fprintf(f, "split     a locked op across two cache lines is killed here (SIGBUS)");
+	if (!sl)
+		snprintf(buf, len, "not measured");
+	else if (json_object_get(sl, "skipped"))
+		snprintf(buf, len, "skipped (%s)", json_string_value(json_object_get(sl, "skipped")));
+	else if (!json_is_true(json_object_get(sl, "supported")))
+		snprintf(buf, len, "no split lock on this architecture");
+	else if (json_is_true(json_object_get(sl, "sigbus")))
+		snprintf(buf, len, "a locked op across two cache lines is killed here (SIGBUS)");
 	else
-		fprintf(f, "split     a locked op across two cache lines: %.0f ns against %.1f ns %s (%.0fx)",
-			json_number_value(json_object_get(sl, "split_ns")),
-			json_number_value(json_object_get(den ? den : sl, den ? "ns" : "aligned_ns")),
-			what && strstr(what, "atomic_inc") ? "for an aligned atomic_inc" : "aligned",
-			json_number_value(json_object_get(sl, "ratio")));
-	fprintf(f, "\n          kernel: %s\n", why ? why : "mode unknown");
+		snprintf(buf, len, "a locked op across two cache lines: %.0f ns against %.1f ns %s (%.0fx)",
+			 json_number_value(json_object_get(sl, "split_ns")),
+			 json_number_value(json_object_get(den ? den : sl, den ? "ns" : "aligned_ns")),
+			 what && strstr(what, "atomic_inc") ? "for an aligned atomic_inc" : "aligned",
+			 json_number_value(json_object_get(sl, "ratio")));
+	return buf;
+}
+
+/* The split lock (splitlock section): what a locked op across two cache
+ * lines costs here, and what the kernel does about it. */
+static void write_splitlock(const struct report *rep, FILE *f)
+{
+	const json_t *sl = rep->sections ? json_object_get(rep->sections, "splitlock") : NULL;
+	const char *why = json_string_value(json_object_get(json_object_get(sl, "kernel"), "why"));
+	char t[256];
+
+	fprintf(f, "split     %s\n", card_split_text(rep, t, sizeof(t)));
+	if (json_is_true(json_object_get(sl, "supported")) && !json_object_get(sl, "skipped"))
+		fprintf(f, "          kernel: %s\n", why ? why : "mode unknown");
 }
 
 static void write_share(const struct card *c, FILE *f)

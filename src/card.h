@@ -100,6 +100,9 @@ struct card {
 #define CARD_CPU_SHARE 0.90	/* an epoch whose thread had its CPU less was disturbed */
 
 /* "slower 2.2x", "faster 0.45x", "same", "unresolved" for a part. */
+/* The split-lock sentence: "a locked op across two cache lines: 1270 ns
+ * against 4.6 ns for an aligned atomic_inc (277x)", "skipped (...)", ... */
+const char *card_split_text(const struct report *rep, char *buf, size_t len);
 const char *card_part_word(const struct card_part *p, char *buf, size_t len);
 /* "+18.0 [+17.9,+18.1]" (the difference and its 95% interval), "-". */
 const char *card_diff_cell(const struct card_part *p, char *buf, size_t len);

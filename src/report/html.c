@@ -603,24 +603,10 @@ static void card_caches(const json_t *hier, bool vm, FILE *f)
 static void card_split(const struct report *rep, FILE *f)
 {
 	const json_t *sl = json_object_get(rep->sections, "splitlock");
-	const json_t *den = json_object_get(sl, "ratio_denominator");
-	const char *what = json_string_value(json_object_get(den, "what"));
+	char t[256];
 
 	fputs("<tr><th>split lock</th><td>", f);
-	if (!sl)
-		fputs("not measured", f);
-	else if (json_object_get(sl, "skipped"))
-		fprintf(f, "skipped (%s)", json_string_value(json_object_get(sl, "skipped")));
-	else if (!json_is_true(json_object_get(sl, "supported")))
-		fputs("no split lock on this architecture", f);
-	else if (json_is_true(json_object_get(sl, "sigbus")))
-		fputs("a locked op across two cache lines is killed here (SIGBUS)", f);
-	else
-		fprintf(f, "a locked op across two cache lines: %.0f ns against %.1f ns %s (<b>%.0fx</b>)",
-			json_number_value(json_object_get(sl, "split_ns")),
-			json_number_value(json_object_get(den ? den : sl, den ? "ns" : "aligned_ns")),
-			what && strstr(what, "atomic_inc") ? "for an aligned atomic_inc" : "aligned",
-			json_number_value(json_object_get(sl, "ratio")));
+	report_html_escape(f, card_split_text(rep, t, sizeof(t)));
 	if (json_object_get(sl, "kernel")) {
 		fputs("<br>kernel: ", f);
 		report_html_escape(f, json_string_value(json_object_get(json_object_get(sl, "kernel"), "why")));

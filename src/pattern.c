@@ -879,14 +879,20 @@ static int run_pattern(struct run_state *s, const struct probe *const *list, siz
 			s->stores_cyc = bare_stores(s);
 			break;
 		}
-	for (size_t i = 0; i < k && !ret; i++) {
-		const struct probe *p = todo[i];
-
-		for (int m = 0; m < MODE__COUNT && !ret; m++) {
-			if (!(s->o->mode_mask & (1u << m)))
-				continue;
-			for (int v = V_HOT; v <= V_STORES && !ret; v++) {
-				probe_kernel_fn fn = kernel_of(p, s->pat->kind, (enum probe_mode)m,
+	/* form by form, every probe in turn, so a probe's row and its twin's
+	 * (next to it in the list) run a few ms apart and see the same host:
+	 * their ratio in an epoch is then paired in time as well as in
+	 * buffers; every other epoch runs the probes in reverse, so a drift
+	 * within the form does not always favour the same side. The bare walk
+	 * stays first: the rows after it are read against it. */
+	for (int m = 0; m < MODE__COUNT && !ret; m++) {
+		if (!(s->o->mode_mask & (1u << m)))
+			continue;
+		for (int v = V_HOT; v <= V_STORES && !ret; v++)
+			for (size_t j = 0; j < k && !ret; j++) {
+				size_t first = todo[0] == &probe_load_chase, i =
+					s->o->epoch % 2 || j < first ? j : k - 1 - (j - first);
+				probe_kernel_fn fn = kernel_of(todo[i], s->pat->kind, (enum probe_mode)m,
 							       (enum variant)v);
 
 				if (!fn)
@@ -895,9 +901,8 @@ static int run_pattern(struct run_state *s, const struct probe *const *list, siz
 					ret = 1;
 					break;
 				}
-				ret = run_row(s, p, (enum probe_mode)m, (enum variant)v, fn);
+				ret = run_row(s, todo[i], (enum probe_mode)m, (enum variant)v, fn);
 			}
-		}
 	}
 	free(todo);
 	return ret;

@@ -8,13 +8,15 @@
 #    to another, and no two menu options swap places (a tie is unresolved):
 #    "unresolved" may come and go, a flip may not;
 #  - at least 80% of the pair's atomicity lines resolved in every run;
-#  - the measured hierarchy has the same number of levels in every run.
+#  - the measured hierarchy has the same number of levels in every run, and
+#    its L2 is within 15% of what hwloc declares.
 # BENCH_LOAD=1 then makes one more run with a busy loop pinned on the
 # measured CPU for its first half: none of its definite verdicts may
 # contradict the quiet runs', and its card must say it was disturbed.
 # A benchmark, not a unit test (`meson test --benchmark`); run it on a
-# quiet machine. BENCH_CARD_KEEP=DIR keeps the reports. Exit 0 pass, 1 fail,
-# 77 skip.
+# quiet machine. BENCH_CARD_KEEP=DIR keeps the reports; BENCH_CARD_FROM=DIR
+# judges reports kept there (r1.json ...) again instead of measuring. Exit 0
+# pass, 1 fail, 77 skip.
 set -u
 A=${1:?usage: bench-card.sh PATH/TO/atomcost}
 [ -x "$A" ] || { echo "SKIP: $A not built"; exit 77; }
@@ -43,16 +45,25 @@ summarize() {	# run N [env...]: report, summary, card lines
 	"$A" report "$T/r$n.json" -o "$T/r$n.summary.json" 2>"$T/err" ||
 		{ echo "run $n: summary failed: $(cat "$T/err")"; exit 1; }
 	verdicts "$T/r$n.summary.json" | sort >"$T/v$n.tsv"
-	jq -r '.sections.hierarchy.levels // [] | length' "$T/r$n.json" >"$T/levels$n"
+	jq -r '.hierarchy.levels // [] | length' "$T/r$n.json" >"$T/levels$n"
+	jq -r '[.hierarchy.levels[]? | select(.level == "L2" and (.hwloc_size // 0) > 0) |
+	        .size_bytes / .hwloc_size - 1 | if . < 0 then -. else . end] | .[0] // "none"' "$T/r$n.json" >"$T/l2off$n"
 	"$A" report "$T/r$n.json" 2>/dev/null | sed -n '/^== atomcost machine card/,/^==$/p' >"$T/card$n.txt"
 }
 
 for n in $(seq 1 "$RUNS"); do
-	"$A" run -o "$T/r$n.json" >/dev/null 2>"$T/err" || { echo "run $n failed: $(tail -3 "$T/err")"; exit 1; }
+	if [ -n "${BENCH_CARD_FROM:-}" ]; then	# judge the runs kept there again
+		cp "$BENCH_CARD_FROM/r$n.json" "$T/r$n.json" || exit 1
+	else
+		"$A" run -o "$T/r$n.json" >/dev/null 2>"$T/err" || { echo "run $n failed: $(tail -3 "$T/err")"; exit 1; }
+	fi
 	summarize "$n"
 	total=$(grep -c '\[pair\]' "$T/v$n.tsv")
 	resolved=$(grep '\[pair\]' "$T/v$n.tsv" | grep -cv 'unresolved')
-	echo "run $n: $resolved of $total atomicity lines resolved; $(cat "$T/levels$n") levels; $(grep -m1 '^noise' "$T/card$n.txt")"
+	echo "run $n: $resolved of $total atomicity lines resolved; $(cat "$T/levels$n") levels, L2 off hwloc's by $(cat "$T/l2off$n"); $(grep -m1 '^noise' "$T/card$n.txt")"
+	if ! awk -v d="$(cat "$T/l2off$n")" 'BEGIN { exit !(d != "none" && d <= 0.15) }'; then
+		echo "FAIL: run $n: the measured L2 is not within 15% of hwloc's"; fails=$((fails + 1))
+	fi
 	if [ "$total" = 0 ] || [ $((resolved * 5)) -lt $((total * 4)) ]; then
 		echo "FAIL: run $n resolved $resolved of $total atomicity lines (at least 80% needed)"
 		fails=$((fails + 1))
@@ -75,7 +86,7 @@ if [ "$(sort -u "$T"/levels* | wc -l)" != 1 ]; then
 fi
 
 if [ "${BENCH_LOAD:-0}" = 1 ]; then
-	cpu=$(jq -r '.results[0].cpu_os' "$T/r1.json")
+	cpu=$(jq -r '.results[0].cpu.os' "$T/r1.json")
 	secs=$(jq -r '(.wall_s // 80) / 2 | floor' "$T/r1.json")
 	taskset -c "$cpu" sh -c 'while :; do :; done' &
 	LOADER=$!

@@ -39,7 +39,8 @@ static void write_events(const struct report *rep, FILE *f)
 	if (!cols)
 		return;
 	fprintf(f, "\n# events: hardware events per op (median), software events per sample (mean; "
-		   "task-clock in ns); disturbed: samples with a context switch or migration\n");
+		   "task-clock in ns), the median over the epochs; disturbed: samples with a context switch "
+		   "or migration, over all epochs\n");
 	fprintf(f, "%-20s %-7s %-10s %-11s", "probe", "pattern", "mode", "disturbed");
 	for (unsigned k = 0; k < cols->nevents; k++) {
 		int len = (int)strlen(cols->events[k].name);
@@ -48,27 +49,45 @@ static void write_events(const struct report *rep, FILE *f)
 		fprintf(f, " %*s", w[k], cols->events[k].name);
 	}
 	fputc('\n', f);
+	/* one line per row: with epochs, its disturbed samples summed and
+	 * each event's median over the epochs */
 	for (size_t i = 0; i < rep->n; i++) {
+		static const struct result *g[1000];
 		const struct result *r = &rep->r[i];
-		char dist[32];
+		size_t n = compare_group(rep, i, g, 1000), ns = 0;
+		long dist = 0;
+		char cell[48];
 
-		if (!r->nevents)
+		if (!r->nevents || !compare_group_first(rep, i))
 			continue;
-		if (r->disturbed < 0)
-			snprintf(dist, sizeof(dist), "unknown");
+		for (size_t j = 0; j < n; j++) {
+			dist = dist < 0 || g[j]->disturbed < 0 ? -1 : dist + g[j]->disturbed;
+			ns += g[j]->nsamples;
+		}
+		if (dist < 0)
+			snprintf(cell, sizeof(cell), "unknown");
 		else
-			snprintf(dist, sizeof(dist), "%ld/%zu", r->disturbed, r->nsamples);
-		fprintf(f, "%-20s %-7s %-10s %-11s", r->name, r->pattern, probe_mode_name(r->mode), dist);
+			snprintf(cell, sizeof(cell), "%ld/%zu", dist, ns);
+		fprintf(f, "%-20s %-7s %-10s %-11s", r->name, r->pattern, probe_mode_name(r->mode), cell);
 		for (unsigned k = 0; k < cols->nevents; k++) {
 			const struct result_event *e = find_event(r, cols->events[k].name);
-			char cell[48];
+			double v[1000];
 
 			if (!e)
 				snprintf(cell, sizeof(cell), "-");
 			else if (!e->available)
 				snprintf(cell, sizeof(cell), "n/a (%s)", e->why);
-			else
-				snprintf(cell, sizeof(cell), "%.4g", e->per_op ? e->median : e->mean);
+			else {
+				size_t m = 0;
+
+				for (size_t j = 0; j < n; j++) {
+					const struct result_event *x = find_event(g[j], e->name);
+
+					if (x && x->available)
+						v[m++] = x->per_op ? x->median : x->mean;
+				}
+				snprintf(cell, sizeof(cell), "%.4g", stats_median(v, m));
+			}
 			fprintf(f, " %*s", w[k], cell);
 		}
 		fputc('\n', f);

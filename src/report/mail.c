@@ -163,7 +163,9 @@ int report_write_mail(const struct report *rep, FILE *f)
 		if (strlen(name) + 1 + strlen(ratio) > 72)
 			snprintf(name, sizeof(name), "%s - %s %s %s", t->name, r->name, r->pattern,
 				 r->mode == MODE_LATENCY ? "lat" : "tput");
-		fprintf(f, "%-*s%s\n", (int)(72 - strlen(ratio)), name, ratio);
+		/* at least one space between the name and the ratio: a long
+		 * name pushes the line past 72 rather than touch it */
+		fprintf(f, "%-*s %s\n", (int)(71 - strlen(ratio)), name, ratio);
 		fprintf(f, "  %6.1f cycles(tsc) %7.3f ns - %6.1f cycles(tsc) %7.3f ns\n", a,
 			result_ns(rep, a), b, result_ns(rep, b));
 	}

@@ -219,9 +219,26 @@ static void epochs(struct emit *e, struct compare_n_cell *k, const char *probe, 
 
 	if (!k || e->err || !probe)
 		return;
-	json_array_foreach(json_object_get(e->doc, "results"), i, r)
-		n += !strcmp(str(r, "probe", NULL) ?: "", probe) && !strcmp(str(r, "pattern", NULL) ?: "", pattern) &&
-		     !strcmp(str(r, "mode", NULL) ?: "", mode) && !json_object_get(r, "placement");
+	json_array_foreach(json_object_get(e->doc, "results"), i, r) {
+		const json_t *em = json_object_get(r, "epoch_medians"), *v;
+		size_t j;
+
+		if (strcmp(str(r, "probe", NULL) ?: "", probe) || strcmp(str(r, "pattern", NULL) ?: "", pattern) ||
+		    strcmp(str(r, "mode", NULL) ?: "", mode) || json_object_get(r, "placement"))
+			continue;
+		n++;
+		if (json_array_size(em) < 2)
+			continue;
+		/* a summary's row: its epochs listed */
+		k->ep = malloc(json_array_size(em) * sizeof(*k->ep));
+		if (!k->ep) {
+			e->err = -ENOMEM;
+			return;
+		}
+		json_array_foreach(em, j, v)
+			k->ep[k->nep++] = json_number_value(v);
+		return;
+	}
 	if (n < 2)
 		return;
 	k->ep = malloc(n * sizeof(*k->ep));

@@ -9,6 +9,7 @@
 #include <math.h>
 
 #include "card.h"
+#include "compare.h"
 #include "report.h"
 #include "build-config.h"
 
@@ -17,15 +18,34 @@ static json_t *num(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
-static json_t *row_json(const struct report *rep, const struct result *r)
+/* One line per row (probe, pattern, mode): with epochs the median of the
+ * epoch medians, the fastest sample of any, and every epoch's median in
+ * epoch_medians (what `compare A B C` judges hot-line cells from). */
+static json_t *row_json(const struct report *rep, size_t i)
 {
-	double k = 1.0 / rep->cal.ticks_per_cycle;
-	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:I, s:{s:o, s:o, s:o, s:o, s:o}}",
-			      "probe", r->name, "twin", r->twin, "pattern", r->pattern,
-			      "mode", probe_mode_name(r->mode), "samples", (json_int_t)r->s.n,
-			      "cycles", "min", num(r->s.min * k), "p10", num(r->s.p10 * k),
-			      "median", num(r->s.median * k), "p90", num(r->s.p90 * k),
-			      "ci_half", num((r->s.ci_hi - r->s.ci_lo) / 2 * k));
+	static const struct result *g[1000];
+	const struct result *r = &rep->r[i];
+	double k = 1.0 / rep->cal.ticks_per_cycle, med[1000], p10[1000], p90[1000], mn = INFINITY;
+	size_t n = compare_group(rep, i, g, 1000), ns = 0;
+	json_t *em = json_array(), *o;
+
+	for (size_t j = 0; j < n; j++) {
+		med[j] = g[j]->s.median * k;
+		p10[j] = g[j]->s.p10 * k;
+		p90[j] = g[j]->s.p90 * k;
+		mn = fmin(mn, g[j]->s.min * k);
+		ns += g[j]->s.n;
+		json_array_append_new(em, num(med[j]));
+	}
+	o = json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:{s:o, s:o, s:o, s:o}}",
+		      "probe", r->name, "twin", r->twin, "pattern", r->pattern,
+		      "mode", probe_mode_name(r->mode), "samples", (json_int_t)ns, "epochs", (json_int_t)n,
+		      "cycles", "min", num(mn), "p10", num(stats_median(p10, n)),
+		      "median", num(stats_median(med, n)), "p90", num(stats_median(p90, n)));
+	if (n > 1)
+		json_object_set_new(o, "epoch_medians", em);
+	else
+		json_decref(em);
 
 	if (r->footprint_lines)
 		json_object_set_new(o, "footprint_lines", json_integer(r->footprint_lines));
@@ -49,7 +69,8 @@ int report_write_summary(const struct report *rep, FILE *f)
 	int err = 0;
 
 	for (size_t i = 0; i < rep->n; i++)
-		json_array_append_new(rows, row_json(rep, &rep->r[i]));
+		if (compare_group_first(rep, i))
+			json_array_append_new(rows, row_json(rep, i));
 	root = json_pack("{s:s, s:{s:s, s:s}, s:s, s:b, s:o, s:s, s:o, s:o}",
 			 "schema", "atomcost-summary/1",
 			 "tool", "name", "atomcost", "version", ATOMCOST_VERSION,
@@ -68,7 +89,7 @@ int report_write_summary(const struct report *rep, FILE *f)
 			json_object_set(root, kept_sections[i], s);
 	}
 	/* the staircase's points and the c2c matrix stay: small; nothing per sample */
-	if (json_dumpf(root, f, JSON_INDENT(1)) < 0)
+	if (json_dumpf(root, f, JSON_INDENT(1) | JSON_REAL_PRECISION(5)) < 0)
 		err = -EIO;
 	fputc('\n', f);
 	json_decref(root);

@@ -220,7 +220,7 @@ static void epochs(struct emit *e, struct compare_n_cell *k, const char *probe, 
 	if (!k || e->err || !probe)
 		return;
 	json_array_foreach(json_object_get(e->doc, "results"), i, r) {
-		const json_t *em = json_object_get(r, "epoch_medians"), *v;
+		const json_t *em = json_object_get(r, "epoch_medians");
 		size_t j;
 
 		if (strcmp(str(r, "probe", NULL) ?: "", probe) || strcmp(str(r, "pattern", NULL) ?: "", pattern) ||
@@ -235,8 +235,8 @@ static void epochs(struct emit *e, struct compare_n_cell *k, const char *probe, 
 			e->err = -ENOMEM;
 			return;
 		}
-		json_array_foreach(em, j, v)
-			k->ep[k->nep++] = json_number_value(v);
+		for (j = 0; j < json_array_size(em); j++)
+			k->ep[k->nep++] = json_number_value(json_array_get(em, j));
 		return;
 	}
 	if (n < 2)

@@ -939,19 +939,9 @@ static const struct {
 };
 
 /* Median cycles of the first group of (name, mode, pattern), NAN: absent. */
-static double cycles_of(const struct report *rep, const char *name, enum probe_mode m, const char *pattern)
-{
-	double lo, hi;
-
-	for (size_t i = 0; i < rep->n; i++)
-		if (rep->r[i].mode == m && !strcmp(rep->r[i].name, name) && !strcmp(rep->r[i].pattern, pattern))
-			return group_cycles(rep, i, &lo, &hi);
-	return NAN;
-}
-
 /* Atomic over non-atomic by pattern: one bar per twin pair in each
- * pattern, on a log scale around 1 (no cost); a bar within the noise
- * floor of 1 is drawn pale. */
+ * pattern, on a log scale around 1 (no cost); a bar judged the same over
+ * the epochs (stats_judge) is drawn pale. */
 static void ratio_chart(const struct report *rep, FILE *f)
 {
 	static const char *const colors[] = { "#c8553d", "#3a7ca5", "#588157", "#8f2d56",
@@ -991,8 +981,8 @@ static void ratio_chart(const struct report *rep, FILE *f)
 	}
 	for (size_t k = 0; k < np; k++)
 		for (size_t g = 0; g < ARRAY_SIZE(ratio_cats); g++) {
-			double a = cycles_of(rep, names[k], ratio_cats[g].mode, ratio_cats[g].pattern);
-			double b = cycles_of(rep, twins[k], ratio_cats[g].mode, ratio_cats[g].pattern);
+			double a = report_median_cycles(rep, names[k], ratio_cats[g].mode, ratio_cats[g].pattern);
+			double b = report_median_cycles(rep, twins[k], ratio_cats[g].mode, ratio_cats[g].pattern);
 
 			if (a > 0 && b > 0) {
 				lmin = fmin(lmin, floor(log2(a / b)));
@@ -1015,8 +1005,8 @@ static void ratio_chart(const struct report *rep, FILE *f)
 		fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"tick\">%s</text>\n", x0 + gw / 2, top + ph + 16,
 			ratio_cats[g].label);
 		for (size_t k = 0; k < np; k++) {
-			double a = cycles_of(rep, names[k], ratio_cats[g].mode, ratio_cats[g].pattern);
-			double b = cycles_of(rep, twins[k], ratio_cats[g].mode, ratio_cats[g].pattern);
+			double a = report_median_cycles(rep, names[k], ratio_cats[g].mode, ratio_cats[g].pattern);
+			double b = report_median_cycles(rep, twins[k], ratio_cats[g].mode, ratio_cats[g].pattern);
 			double y1, y0 = RY(1), x = x0 + gw * 0.1 + k * bw;
 			struct judgment j;
 			bool same;

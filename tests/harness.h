@@ -22,6 +22,20 @@ static int t_failed, t_passed;
 
 #define TEST_SKIP 77
 
+/* What a call printing to the FILE *f it names writes, as a malloc'd
+ * string (NULL when no stream could be opened): TEST_TEXT(card_write_text(rep, f)). */
+#define TEST_TEXT(call)								\
+	({									\
+		char *buf_ = NULL;						\
+		size_t len_ = 0;						\
+		FILE *f = open_memstream(&buf_, &len_);				\
+		if (f) {							\
+			call;							\
+			fclose(f);						\
+		}								\
+		buf_;								\
+	})
+
 static inline int test_done(const char *name)
 {
 	printf("%s: %d passed, %d failed\n", name, t_passed, t_failed);

@@ -116,13 +116,7 @@ static void make(struct report *rep, double l2_atomic)
 
 static char *card_text(const struct report *rep)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	CHECK(card_write_text(rep, f) == 0, "card_write_text");
-	fclose(f);
-	return buf;
+	return TEST_TEXT(CHECK(card_write_text(rep, f) == 0, "card_write_text"));
 }
 
 static bool has(const char *text, const char *needle)

@@ -144,13 +144,7 @@ static const struct compare_n_row *row(const struct compare_n *c, const char *la
 
 static char *text_of(const struct compare_n *c, bool html)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	CHECK((html ? compare_n_write_html(c, f) : compare_n_write_text(c, f)) == 0, "writer");
-	fclose(f);
-	return buf;
+	return TEST_TEXT(CHECK((html ? compare_n_write_html(c, f) : compare_n_write_text(c, f)) == 0, "writer"));
 }
 
 int main(void)

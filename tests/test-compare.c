@@ -100,16 +100,8 @@ static size_t flagged(const struct comparison *c)
 
 static char *text_of(const struct comparison *c, const struct report *a, const struct report *b, bool mail)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (mail)
-		compare_write_mail(c, a, b, "a.json", "b.json", f);
-	else
-		compare_write_text(c, a, b, "a.json", "b.json", f);
-	fclose(f);
-	return buf;
+	return TEST_TEXT(mail ? compare_write_mail(c, a, b, "a.json", "b.json", f)
+			      : compare_write_text(c, a, b, "a.json", "b.json", f));
 }
 
 /* ---- the arithmetic ------------------------------------------------------ */

@@ -104,13 +104,7 @@ static const struct repro_table pub_tab = {
 
 static char *print_to_string(const struct repro_table *pub, const struct repro_table *meas, int *ret)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	*ret = repro_print_beside(f, pub, meas);
-	fclose(f);
-	return buf;
+	return TEST_TEXT(*ret = repro_print_beside(f, pub, meas));
 }
 
 /* The line of text starting with label after the two leading blanks. */

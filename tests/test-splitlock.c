@@ -190,13 +190,7 @@ static void add_row(struct report *rep, const char *name, const char *pattern, d
 
 static char *card_of(const struct report *rep)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	CHECK(card_write_text(rep, f) == 0, "card_write_text");
-	fclose(f);
-	return buf;
+	return TEST_TEXT(CHECK(card_write_text(rep, f) == 0, "card_write_text"));
 }
 
 /* A split op of 3600 cycles; the probe's own aligned ops caught a fast

@@ -3,8 +3,8 @@
  * test-atomics, the 2007 SLUB cmpxchg_local fast path, the 2015 SLUB bulk
  * free and the 2016 concurrent slab test (docs/reproductions.md). Each keeps
  * the post's published table as data (struct repro_table), prints it beside
- * its own measured table in the same shape (repro_print_beside), computes its
- * conclusions from the measured figures with the noise rule (repro_conclude)
+ * its own measured table in the same shape (repro_print_beside), judges its
+ * conclusions over passes by the verdict rules (repro_conclude)
  * and returns its figures as JSON for the report.
  */
 #ifndef ATOMCOST_REPRO_H
@@ -53,8 +53,8 @@ int repro_run_all(const struct experiment *e, struct topo *t, const struct run_o
  * as published (NAN where the post gives none). The measured table has the
  * same shape (same columns; rows matched by label) and is built at run time.
  * repro_print_beside() prints both side by side with a measured/published
- * ratio per column; repro_conclude() turns two measured figures into a
- * conclusion line with stats_verdict(). No conclusion is ever written by hand.
+ * ratio per column; repro_conclude() judges two measured costs over the
+ * passes with stats_judge(). No conclusion is ever written by hand.
  */
 
 #define REPRO_MAX_COLS 4
@@ -89,32 +89,49 @@ const struct repro_row *repro_table_row(const struct repro_table *t, const char 
  * column). */
 int repro_print_beside(FILE *out, const struct repro_table *pub, const struct repro_table *meas);
 
-/* A claim "a costs less than b": two measured costs of the same unit, and
- * the published pair when the post gives one. */
+/* A claim "a costs less than b", judged by the rules of every verdict
+ * (stats_judge, docs/method.md "Verdicts"): pass k of n measured both a and
+ * b in fresh state, and the passes' paired ratios are the replicates. One
+ * figure, or one pass, is never a conclusion: it is "cannot tell". */
 struct repro_claim {
 	const char *what;		/* "per kmalloc", "per kmalloc/kfree pair" */
 	const char *a, *b;		/* "cmpxchg_local", "cmpxchg" */
-	const char *unit;		/* of meas_*: "cycles" */
-	double meas_a, meas_b;		/* > 0 */
+	const char *unit;		/* of ea, eb: "cycles" */
+	const double *ea, *eb;		/* per pass, paired: a's and b's cost (> 0) */
+	size_t n;			/* passes */
+	const double *share;		/* NULL, or per pass the share of its wall time the
+					 * thread had its CPU (repro_pass_share); passes
+					 * under REPRO_SHARE_MIN are left out, and said so */
 	const char *pub_unit;		/* of pub_*: "cycles" */
 	double pub_a, pub_b;		/* NAN: the post gives none */
+	bool pub_derived;		/* pub_* computed from the post's tables, not stated in it */
 	const char *pub_words;		/* the post's own summary, quoted; NULL: none */
 	const char *pub_machine;	/* where pub_* were measured */
-	double floor;			/* relative noise floor (0: NOISE_FLOOR_MIN) */
-	const char *floor_why;		/* NULL, or where the floor comes from */
 };
 
-/* The verdict of the claim: stats_verdict(meas_a, meas_b, floor), or
- * VERDICT_NONE when a measured figure is missing or not positive. Writes the
- * conclusion line (no newline) to buf: "conclusion per kmalloc: cmpxchg_local
- * saves 17.8 cycles (12.3 vs 30.1 cycles, x0.41) here; published: saves 188
- * cycles (83 vs 271 cycles) on Pentium 4 ...", or "no difference within the
- * 3% noise floor", or "costs N cycles more". */
-enum verdict repro_conclusion_text(char *buf, size_t len, const struct repro_claim *c);
+/* A pass with less of its CPU than this was disturbed (another task ran on
+ * the PU): the card's rule (card.h CARD_CPU_SHARE). */
+#define REPRO_SHARE_MIN 0.90
+
+/* The judgment of the claim over its undisturbed passes (j: NULL, or
+ * filled), and its conclusion line (no newline) in buf: "conclusion per
+ * kmalloc: cmpxchg_local saves 17.8 cycles against cmpxchg here (12.3 vs
+ * 30.1 cycles, x0.41, 95% x0.38-0.44, 5 passes); published: ...".
+ * VERDICT_NONE when a or b has no measured figure. */
+enum verdict repro_conclusion_text(char *buf, size_t len, const struct repro_claim *c,
+				   struct judgment *j);
 /* repro_conclusion_text() printed to rc->out and appended to
- * rc->json["conclusions"] ({what, a, b, verdict, meas_a, meas_b, saves,
- * floor, text, and pub_a, pub_b when published}). Returns the verdict. */
+ * rc->json["conclusions"] ({what, a, b, verdict, meas_a, meas_b (medians of
+ * the passes judged), saves, ratio, lo, hi, spread, margin, passes,
+ * disturbed, text, and pub_a, pub_b, pub_derived when published}). */
 enum verdict repro_conclude(struct repro_ctx *rc, const struct repro_claim *c);
+
+/* The CPU share of a pass: start before it, read after it. */
+struct repro_pass {
+	uint64_t wall0, cpu0;
+};
+void repro_pass_start(struct repro_pass *p);
+double repro_pass_share(const struct repro_pass *p);
 
 /* Core cycles per op from a timed loop: (ticks - overhead) / ops /
  * ticks_per_cycle; NAN when ops or ticks_per_cycle is not positive. The

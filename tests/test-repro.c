@@ -172,46 +172,63 @@ static void test_printer(void)
 	CHECK(repro_table_row(&pub_tab, "kmalloc(32)") == NULL, "row lookup: absent");
 }
 
+/* Conclusions are judgments over passes: an injected saving is found, an
+ * equal pair is called same only by equivalence, a noisy or single pass is
+ * "cannot tell", and a disturbed pass is left out and said so. */
 static void test_conclusions(void)
 {
+	double a[5] = { 12.3, 12.1, 12.5, 12.2, 12.4 }, b[5] = { 30.1, 29.8, 30.4, 30.0, 30.3 };
+	double share[5] = { 1, 1, 0.5, 1, 1 };
 	struct repro_claim c = {
 		.what = "per kmalloc", .a = "cmpxchg_local", .b = "cmpxchg", .unit = "cycles",
-		.meas_a = 12.3, .meas_b = 30.1, .pub_unit = "cycles", .pub_a = 83, .pub_b = 271,
+		.ea = a, .eb = b, .n = 5, .pub_unit = "cycles", .pub_a = 83, .pub_b = 271,
 		.pub_words = "about 60 to 70 cycles", .pub_machine = "P4",
 	};
+	struct judgment j;
 	char t[512];
 
-	CHECK(repro_conclusion_text(t, sizeof(t), &c) == VERDICT_FASTER, "faster: %s", t);
-	CHECK(strstr(t, "cmpxchg_local saves 17.8 cycles against cmpxchg here (12.3 vs 30.1 cycles, x0.41)"),
-	      "saving computed: %s", t);
+	CHECK(repro_conclusion_text(t, sizeof(t), &c, &j) == VERDICT_FASTER, "faster: %s", t);
+	CHECK(strstr(t, "cmpxchg_local saves 17.8 cycles against cmpxchg here (12.3 vs 30.1 cycles, x0.41, 95% x0.")
+	      && strstr(t, ", 5 passes)"), "saving computed over 5 passes: %s", t);
 	CHECK(strstr(t, "published: cmpxchg_local saves 188 cycles (83 vs 271 cycles), the post: "
 			"\"about 60 to 70 cycles\" (P4)"), "published part: %s", t);
-	c.meas_a = 30.0;	/* within 3% of 30.1 */
-	CHECK(repro_conclusion_text(t, sizeof(t), &c) == VERDICT_SAME, "same: %s", t);
-	CHECK(strstr(t, "no difference between cmpxchg_local and cmpxchg within the 3% noise floor"),
-	      "same text: %s", t);
-	c.floor = 0.10;
-	c.meas_a = 28.0;	/* 7% apart: above the minimum floor, below this one */
-	CHECK(repro_conclusion_text(t, sizeof(t), &c) == VERDICT_SAME && strstr(t, "10% noise floor"),
-	      "a measured floor wins over the minimum: %s", t);
-	c.floor_why = "spread between repeats";
-	CHECK(repro_conclusion_text(t, sizeof(t), &c) == VERDICT_SAME &&
-	      strstr(t, "within the 10% noise floor (spread between repeats) here"), "floor named: %s", t);
-	c.floor_why = NULL;
-	c.floor = 0;
-	CHECK(repro_conclusion_text(t, sizeof(t), &c) == VERDICT_FASTER, "7%% is faster at 3%%: %s", t);
-	c.meas_a = 40.0;
-	CHECK(repro_conclusion_text(t, sizeof(t), &c) == VERDICT_SLOWER &&
-	      strstr(t, "cmpxchg_local costs 9.90 cycles more than cmpxchg"), "slower: %s", t);
-	c.meas_a = NAN;
-	CHECK(repro_conclusion_text(t, sizeof(t), &c) == VERDICT_NONE && strstr(t, "no verdict"),
+	c.pub_derived = true;
+	CHECK(repro_conclusion_text(t, sizeof(t), &c, NULL) == VERDICT_FASTER &&
+	      strstr(t, "; derived from the post's tables: cmpxchg_local saves 188"), "derived, labelled: %s", t);
+	c.pub_derived = false;
+	for (int k = 0; k < 5; k++)
+		a[k] = b[k] * (k & 1 ? 1.004 : 0.997);	/* A/A: within 5%, tightly */
+	CHECK(repro_conclusion_text(t, sizeof(t), &c, NULL) == VERDICT_SAME &&
+	      strstr(t, "cmpxchg_local and cmpxchg cost the same here, within 5% by an equivalence test"),
+	      "same by equivalence: %s", t);
+	for (int k = 0; k < 5; k++)
+		a[k] = b[k] * (k & 1 ? 1.25 : 0.8);	/* equal on average, far apart */
+	CHECK(repro_conclusion_text(t, sizeof(t), &c, NULL) == VERDICT_UNRESOLVED &&
+	      strstr(t, "cannot tell cmpxchg_local from cmpxchg here") && strstr(t, "spread"),
+	      "noisy: cannot tell, not same: %s", t);
+	for (int k = 0; k < 5; k++)
+		a[k] = b[k] * 1.33;
+	CHECK(repro_conclusion_text(t, sizeof(t), &c, NULL) == VERDICT_SLOWER &&
+	      strstr(t, "cmpxchg_local costs 9.93 cycles more than cmpxchg"), "slower: %s", t);
+	c.n = 1;
+	CHECK(repro_conclusion_text(t, sizeof(t), &c, NULL) == VERDICT_UNRESOLVED &&
+	      strstr(t, "1 pass: one pass is no verdict"), "one pass: %s", t);
+	c.n = 5;
+	a[2] = b[2] * 3;	/* a disturbed pass, left out */
+	c.share = share;
+	CHECK(repro_conclusion_text(t, sizeof(t), &c, &j) == VERDICT_SLOWER && j.n == 4 &&
+	      strstr(t, "[1 disturbed pass left out]"), "disturbed pass left out: %s", t);
+	c.share = NULL;
+	a[0] = NAN;
+	a[1] = a[2] = a[3] = a[4] = 0;
+	CHECK(repro_conclusion_text(t, sizeof(t), &c, NULL) == VERDICT_NONE && strstr(t, "no verdict"),
 	      "no figure, no verdict: %s", t);
-	c.meas_a = 10;
+	for (int k = 0; k < 5; k++)
+		a[k] = b[k] / 3;
 	c.pub_a = c.pub_b = NAN;
-	CHECK(repro_conclusion_text(t, sizeof(t), &c) == VERDICT_FASTER &&
-	      strstr(t, "; published: the post: \"about 60 to 70 cycles\" (P4)"),
-	      "words only: %s", t);
-	CHECK(repro_conclusion_text(t, 16, &c) == VERDICT_FASTER && strlen(t) == 15, "truncates safely");
+	CHECK(repro_conclusion_text(t, sizeof(t), &c, NULL) == VERDICT_FASTER &&
+	      strstr(t, "; published: the post: \"about 60 to 70 cycles\" (P4)"), "words only: %s", t);
+	CHECK(repro_conclusion_text(t, 16, &c, NULL) == VERDICT_FASTER && strlen(t) == 15, "truncates safely");
 }
 
 static void test_per_op(void)
@@ -289,10 +306,10 @@ static void test_slub_scoring(void)
 		const char *v = json_string_value(json_object_get(c, "verdict"));
 		const char *what = json_string_value(json_object_get(c, "what"));
 
-		CHECK(v && (!strcmp(v, "same") || !strcmp(v, "faster") || !strcmp(v, "slower")),
-		      "claim %zu has a verdict", i);
+		CHECK(v && (!strcmp(v, "same") || !strcmp(v, "faster") || !strcmp(v, "slower") ||
+			    !strcmp(v, "unresolved")), "claim %zu has a judgment", i);
 		CHECK(what && strstr(what, "sizes <= 2048"), "claim %zu names its sizes", i);
-		CHECK(json_real_value(json_object_get(c, "floor")) >= NOISE_FLOOR_MIN, "claim %zu floor", i);
+		CHECK(json_integer_value(json_object_get(c, "passes")) >= 1, "claim %zu passes", i);
 	}
 	c = json_array_get(conc, 0);	/* per kmalloc, 2007: sizes 8 and 64 only */
 	if (c && fp07) {

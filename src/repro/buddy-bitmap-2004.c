@@ -467,17 +467,12 @@ static int bound_cpu(void)
 	return -1;
 }
 
-static double rel_ci(const struct summary *s)
-{
-	return s->median > 0 ? (s->ci_hi - s->ci_lo) / 2 / s->median : 0;
-}
-
 static void conclude_variant(struct repro_ctx *rc, const struct buddy_variant *bv,
 			     const struct summary *s, bool main_pair)
 {
 	struct repro_claim c = {
 		.unit = "cycles per loop", .pub_unit = "ticks per loop", .pub_machine = POSTED_MACHINE,
-		.floor_why = "CI of the two medians over the trials, or the 3% minimum",
+		.n = 1,
 	};
 	char what[96];
 
@@ -485,24 +480,21 @@ static void conclude_variant(struct repro_ctx *rc, const struct buddy_variant *b
 	c.what = what;
 	c.a = bv->pname;
 	c.b = bv->aname;
-	c.meas_a = s[0].median;
-	c.meas_b = s[1].median;
+	c.ea = &s[0].median;
+	c.eb = &s[1].median;
 	c.pub_a = POSTED(0);
 	c.pub_b = POSTED(1);
-	c.floor = fmax(rel_ci(&s[0]), rel_ci(&s[1]));
 	repro_conclude(rc, &c);
 	snprintf(what, sizeof(what), "%s, cold line (score 3 vs 4)", bv->name);
-	c.meas_a = s[3].median;
-	c.meas_b = s[4].median;
+	c.ea = &s[3].median;
+	c.eb = &s[4].median;
 	c.pub_a = POSTED(3);
 	c.pub_b = POSTED(4);
-	c.floor = fmax(rel_ci(&s[3]), rel_ci(&s[4]));
 	repro_conclude(rc, &c);
 	snprintf(what, sizeof(what), "%s, cold mixture (score 3 vs 5)", bv->name);
 	c.b = "one of the two ops atomic";
-	c.meas_b = s[5].median;
+	c.eb = &s[5].median;
 	c.pub_b = POSTED(5);
-	c.floor = fmax(rel_ci(&s[3]), rel_ci(&s[5]));
 	repro_conclude(rc, &c);
 	if (!main_pair)
 		return;
@@ -510,11 +502,10 @@ static void conclude_variant(struct repro_ctx *rc, const struct buddy_variant *b
 	snprintf(what, sizeof(what), "%s, a miss against the lock (score 3 vs 1)", bv->name);
 	c.a = "a cold line, no atomic";
 	c.b = "a hot line, atomic";
-	c.meas_a = s[3].median;
-	c.meas_b = s[1].median;
+	c.ea = &s[3].median;
+	c.eb = &s[1].median;
 	c.pub_a = POSTED(3);
 	c.pub_b = POSTED(1);
-	c.floor = fmax(rel_ci(&s[3]), rel_ci(&s[1]));
 	repro_conclude(rc, &c);
 }
 
@@ -571,10 +562,11 @@ static int run_modern(struct repro_ctx *rc, unsigned trials)
 			 "walk over %zu KiB (in L2): %.1f cycles\n", lat_cold,
 		clock_ticks_to_ns(cal, lat_cold * cal->ticks_per_cycle), l2walk.bytes >> 10, lat_l2);
 	{
+		double twice_l2 = 2 * lat_l2;
 		struct repro_claim c = {
 			.what = "the cold walk misses", .a = "the cold walk's chase",
 			.b = "twice an L2-resident chase", .unit = "cycles per line", .pub_a = NAN,
-			.pub_b = NAN, .meas_a = lat_cold, .meas_b = 2 * lat_l2,
+			.pub_b = NAN, .ea = &lat_cold, .eb = &twice_l2, .n = 1,
 		};
 
 		/* "costs more" means the cold cases really miss */
@@ -751,18 +743,15 @@ static int run_legacy(struct repro_ctx *rc, unsigned trials)
 		struct repro_claim c = {
 			.what = "legacy, hot line (score 0 vs 1, medians)", .a = "__set_bit (btsl)",
 			.b = "set_bit (lock btsl)", .unit = "ticks per loop", .pub_unit = "ticks per loop",
-			.meas_a = s[0].median, .meas_b = s[1].median, .pub_a = POSTED(0),
+			.ea = &s[0].median, .eb = &s[1].median, .n = 1, .pub_a = POSTED(0),
 			.pub_b = POSTED(1), .pub_machine = POSTED_MACHINE,
 			.pub_words = "atomic ops are 10x more costly, yes? / yes, when L2 cache hits",
-			.floor = fmax(rel_ci(&s[0]), rel_ci(&s[1])),
-			.floor_why = "CI of the two medians over the trials, or the 3% minimum",
 		};
 
 		repro_conclude(rc, &c);
 		c.what = "legacy, \"cold\" line (score 3 vs 4, medians)";
-		c.meas_a = s[3].median;
-		c.meas_b = s[4].median;
-		c.floor = fmax(rel_ci(&s[3]), rel_ci(&s[4]));
+		c.ea = &s[3].median;
+		c.eb = &s[4].median;
 		c.pub_a = POSTED(3);
 		c.pub_b = POSTED(4);
 		c.pub_words = NULL;

@@ -552,8 +552,7 @@ int repro_align_run(struct repro_ctx *rc)
 		 * probe's (align_assess) */
 		struct repro_claim c = {
 			.what = what, .a = wa, .b = wb, .unit = "cycles",
-			.meas_a = assess[pi].worst_a, .meas_b = assess[pi].worst_b,
-			.floor = assess[pi].floor,
+			.ea = &assess[pi].worst_a, .eb = &assess[pi].worst_b, .n = 1,
 			.pub_unit = "MB/sec", .pub_a = NAN, .pub_b = NAN,
 			/* the post's words once, on the first line */
 			.pub_words = pi ? NULL : PUB_WORDS, .pub_machine = PUB_MACHINE,

@@ -154,42 +154,77 @@ double repro_cycles_per_op(double ticks, double overhead, double ops, double tic
 	return (ticks - overhead) / ops / ticks_per_cycle;
 }
 
-enum verdict repro_conclusion_text(char *buf, size_t len, const struct repro_claim *c)
+/* The passes judged: finite positive pairs of undisturbed passes. */
+static size_t claim_passes(const struct repro_claim *c, double *a, double *b, size_t *disturbed)
 {
-	double fl = c->floor >= NOISE_FLOOR_MIN ? c->floor : NOISE_FLOOR_MIN;
-	enum verdict v = stats_verdict(c->meas_a, c->meas_b, fl);
+	size_t m = 0;
+
+	*disturbed = 0;
+	for (size_t k = 0; k < c->n && c->ea && c->eb && m < JUDGE_MAX_EPOCHS; k++) {
+		if (!(c->ea[k] > 0) || !(c->eb[k] > 0) || !isfinite(c->ea[k]) || !isfinite(c->eb[k]))
+			continue;
+		if (c->share && c->share[k] < REPRO_SHARE_MIN) {
+			(*disturbed)++;
+			continue;
+		}
+		a[m] = c->ea[k];
+		b[m++] = c->eb[k];
+	}
+	return m;
+}
+
+enum verdict repro_conclusion_text(char *buf, size_t len, const struct repro_claim *c,
+				   struct judgment *jout)
+{
+	double a[JUDGE_MAX_EPOCHS], b[JUDGE_MAX_EPOCHS];
+	size_t disturbed, m = claim_passes(c, a, b, &disturbed);
+	struct judgment j = { .v = VERDICT_NONE };
+	double ma = stats_median(a, m), mb = stats_median(b, m);
 	char x[32], y[32], d[32];
 	size_t n = 0;
 
+	if (m)
+		stats_judge(a, b, m, &j);
 #define PUT(...) (n += (size_t)snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__))
-	fmt_meas(x, sizeof(x), c->meas_a);
-	fmt_meas(y, sizeof(y), c->meas_b);
-	fmt_meas(d, sizeof(d), fabs(c->meas_b - c->meas_a));
+	fmt_meas(x, sizeof(x), ma);
+	fmt_meas(y, sizeof(y), mb);
+	fmt_meas(d, sizeof(d), fabs(mb - ma));
 	PUT("conclusion %s: ", c->what);
-	switch (v) {
+	switch (j.v) {
 	case VERDICT_FASTER:
-		PUT("%s saves %s %s against %s here (%s vs %s %s, x%.2f)", c->a, d, c->unit, c->b, x, y,
-		    c->unit, c->meas_a / c->meas_b);
+		PUT("%s saves %s %s against %s here", c->a, d, c->unit, c->b);
 		break;
 	case VERDICT_SLOWER:
-		PUT("%s costs %s %s more than %s here (%s vs %s %s, x%.2f)", c->a, d, c->unit, c->b, x,
-		    y, c->unit, c->meas_a / c->meas_b);
+		PUT("%s costs %s %s more than %s here", c->a, d, c->unit, c->b);
 		break;
 	case VERDICT_SAME:
-		PUT("no difference between %s and %s within the %.0f%% noise floor%s%s%s here (%s vs %s %s)",
-		    c->a, c->b, fl * 100, c->floor_why ? " (" : "", c->floor_why ? c->floor_why : "",
-		    c->floor_why ? ")" : "", x, y, c->unit);
+		PUT("%s and %s cost the same here, within %.0f%% by an equivalence test", c->a, c->b,
+		    j.margin * 100);
+		break;
+	case VERDICT_UNRESOLVED:
+		PUT("cannot tell %s from %s here", c->a, c->b);
 		break;
 	case VERDICT_NONE:
-	case VERDICT_UNRESOLVED:
 		PUT("no verdict: %s or %s has no measured figure here", c->a, c->b);
 		break;
 	}
+	if (j.v != VERDICT_NONE) {
+		PUT(" (%s vs %s %s, x%.2f", x, y, c->unit, j.ratio);
+		if (j.n >= 2)
+			PUT(", 95%% x%.2f-%.2f", j.lo, j.hi);
+		PUT(", %zu pass%s", j.n, j.n == 1 ? "" : "es");
+		if (j.v == VERDICT_UNRESOLVED)
+			PUT(j.n < 2 ? ": one pass is no verdict" : ", spread %.0f%%", j.spread * 100);
+		PUT(")");
+	}
+	if (disturbed)
+		PUT(" [%zu disturbed pass%s left out]", disturbed, disturbed == 1 ? "" : "es");
 	if (!isnan(c->pub_a) && !isnan(c->pub_b)) {
 		fmt_pub(x, sizeof(x), c->pub_a);
 		fmt_pub(y, sizeof(y), c->pub_b);
 		fmt_pub(d, sizeof(d), fabs(c->pub_b - c->pub_a));
-		PUT("; published: %s %s %s %s (%s vs %s %s)", c->a,
+		PUT("; %s: %s %s %s %s (%s vs %s %s)",
+		    c->pub_derived ? "derived from the post's tables" : "published", c->a,
 		    c->pub_a <= c->pub_b ? "saves" : "costs", d,
 		    c->pub_a <= c->pub_b ? c->pub_unit : "more", x, y, c->pub_unit);
 	}
@@ -199,15 +234,24 @@ enum verdict repro_conclusion_text(char *buf, size_t len, const struct repro_cla
 	if (c->pub_machine && (c->pub_words || (!isnan(c->pub_a) && !isnan(c->pub_b))))
 		PUT(" (%s)", c->pub_machine);
 #undef PUT
-	return v;
+	if (jout)
+		*jout = j;
+	return j.v;
+}
+
+static double num0(double v)
+{
+	return isfinite(v) ? v : 0.0;
 }
 
 enum verdict repro_conclude(struct repro_ctx *rc, const struct repro_claim *c)
 {
-	char text[768];
-	enum verdict v = repro_conclusion_text(text, sizeof(text), c);
-	double fl = c->floor >= NOISE_FLOOR_MIN ? c->floor : NOISE_FLOOR_MIN;
-	json_t *arr;
+	double a[JUDGE_MAX_EPOCHS], b[JUDGE_MAX_EPOCHS], ma, mb;
+	size_t disturbed, m = claim_passes(c, a, b, &disturbed);
+	struct judgment j;
+	char text[1024];
+	enum verdict v = repro_conclusion_text(text, sizeof(text), c, &j);
+	json_t *arr, *o;
 
 	fprintf(rc->out, "%s\n", text);
 	if (!rc->json)
@@ -217,17 +261,29 @@ enum verdict repro_conclude(struct repro_ctx *rc, const struct repro_claim *c)
 		arr = json_array();
 		json_object_set_new(rc->json, "conclusions", arr);
 	}
-	json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:s,s:f,s:f,s:f,s:f,s:s}", "what", c->what,
-					     "a", c->a, "b", c->b, "verdict", stats_verdict_name(v),
-					     "meas_a", isfinite(c->meas_a) ? c->meas_a : 0.0,
-					     "meas_b", isfinite(c->meas_b) ? c->meas_b : 0.0,
-					     "saves", isfinite(c->meas_b - c->meas_a) ? c->meas_b - c->meas_a : 0.0,
-					     "floor", fl, "text", text));
+	ma = stats_median(a, m);
+	mb = stats_median(b, m);
+	o = json_pack("{s:s,s:s,s:s,s:s,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:I,s:I,s:s}", "what", c->what,
+		      "a", c->a, "b", c->b, "verdict", stats_verdict_name(v), "meas_a", num0(ma),
+		      "meas_b", num0(mb), "saves", num0(mb - ma), "ratio", num0(j.ratio), "lo",
+		      num0(j.lo), "hi", num0(j.hi), "spread", num0(j.spread), "margin", num0(j.margin),
+		      "passes", (json_int_t)m, "disturbed", (json_int_t)disturbed, "text", text);
 	if (!isnan(c->pub_a) && !isnan(c->pub_b)) {
-		json_t *last = json_array_get(arr, json_array_size(arr) - 1);
-
-		json_object_set_new(last, "pub_a", json_real(c->pub_a));
-		json_object_set_new(last, "pub_b", json_real(c->pub_b));
+		json_object_set_new(o, "pub_a", json_real(c->pub_a));
+		json_object_set_new(o, "pub_b", json_real(c->pub_b));
+		json_object_set_new(o, "pub_derived", json_boolean(c->pub_derived));
 	}
+	json_array_append_new(arr, o);
 	return v;
+}
+
+void repro_pass_start(struct repro_pass *p)
+{
+	p->wall0 = now_ns();
+	p->cpu0 = thread_cpu_ns();
+}
+
+double repro_pass_share(const struct repro_pass *p)
+{
+	return (double)(thread_cpu_ns() - p->cpu0) / (double)(now_ns() - p->wall0 + 1);
 }

@@ -705,11 +705,9 @@ int repro_concurrent_run(struct repro_ctx *rc)
 				struct repro_claim c = {
 					.a = "lockless check (after)", .b = "locked check (before)",
 					.unit = "cycles", .pub_unit = "cycles",
-					.meas_a = med[1][si][k], .meas_b = med[0][si][k],
+					.ea = &med[1][si][k], .eb = &med[0][si][k], .n = 1,
 					.pub_a = pa ? pa->v[k] : NAN, .pub_b = pb ? pb->v[k] : NAN,
 					.pub_machine = "Joonsoo Kim, 2016",
-					.floor = fmax(spread[0][si][k], spread[1][si][k]),
-					.floor_why = "interquartile spread of the counted passes, or the 3% minimum",
 				};
 				char what[64];
 

@@ -860,7 +860,7 @@ static int run_spread(struct repro_ctx *rc, const uint64_t *bulks, size_t nb, si
 		rc->cal->overhead_min);
 	for (size_t i = 0; i < nb; i++) {
 		size_t bulk = bulks[i], rounds = (objects / 4 + bulk - 1) / bulk;
-		double med[3], fl[3], toggles;
+		double med[3], toggles;
 		json_t *j;
 
 		if (bulk > nslabs) {
@@ -887,7 +887,6 @@ static int run_spread(struct repro_ctx *rc, const uint64_t *bulks, size_t nb, si
 			}
 		for (int a = 0; a < 3; a++) {
 			med[a] = stats_median(v[a], reps);
-			fl[a] = spread_of(v[a], reps);
 		}
 		/* slow-path frees of the posted free in the last repeat (the
 		 * refill's allocations count as alloc_slow, not here): each is
@@ -902,10 +901,8 @@ static int run_spread(struct repro_ctx *rc, const uint64_t *bulks, size_t nb, si
 		if (bulk == 16 || bulk == 64 || bulk == 250 || i + 1 == nb) {
 			struct repro_claim cl = {
 				.a = "posted bulk free", .b = "one-by-one free", .unit = "cycles(tsc)",
-				.meas_a = med[1], .meas_b = med[0], .pub_a = NAN, .pub_b = NAN,
+				.ea = &med[1], .eb = &med[0], .n = 1, .pub_a = NAN, .pub_b = NAN,
 				.pub_words = REVIEWER_WORDS, .pub_machine = "Joonsoo Kim, 16 Jun 2015",
-				.floor = fmax(fl[0], fl[1]),
-				.floor_why = "interquartile spread of the repeats, or the 3% minimum",
 			};
 			char what[96];
 
@@ -1006,11 +1003,9 @@ int repro_bulk_run(struct repro_ctx *rc)
 		const struct repro_row *pr = repro_table_row(&posted_2015, labels[i]);
 		struct repro_claim cl = {
 			.a = "posted bulk alloc + free", .b = "fallback bulking", .unit = "cycles(tsc)",
-			.pub_unit = "cycles(tsc)", .meas_a = res[i].med[BULK_POSTED],
-			.meas_b = res[i].med[BULK_FALLBACK], .pub_a = pr ? pr->v[1] : NAN,
+			.pub_unit = "cycles(tsc)", .ea = &res[i].med[BULK_POSTED],
+			.eb = &res[i].med[BULK_FALLBACK], .n = 1, .pub_a = pr ? pr->v[1] : NAN,
 			.pub_b = pr ? pr->v[0] : NAN, .pub_machine = "Brouer, 2015",
-			.floor = fmax(res[i].floor[BULK_POSTED], res[i].floor[BULK_FALLBACK]),
-			.floor_why = "interquartile spread of the repeats, or the 3% minimum",
 		};
 		char what[64];
 
@@ -1021,10 +1016,9 @@ int repro_bulk_run(struct repro_ctx *rc)
 		repro_conclude(rc, &cl);
 		cl.a = "later detached freelists";
 		cl.b = "posted bulk alloc + free";
-		cl.meas_a = res[i].med[BULK_DETACHED];
-		cl.meas_b = res[i].med[BULK_POSTED];
+		cl.ea = &res[i].med[BULK_DETACHED];
+		cl.eb = &res[i].med[BULK_POSTED];
 		cl.pub_a = cl.pub_b = NAN;
-		cl.floor = fmax(res[i].floor[BULK_DETACHED], res[i].floor[BULK_POSTED]);
 		repro_conclude(rc, &cl);
 	}
 	if (spread) {

@@ -1061,42 +1061,6 @@ static void tabulate(struct slub_run *r, int test, enum slub_variant v, struct r
 	}
 }
 
-/* The noise floor of a claim on column col: for each of the two variants,
- * the figure of each repeat (median over the fast-path sizes of that
- * repeat's loops) and the spread of those figures, (max - min) / median; the
- * wider of the two, and never below NOISE_FLOOR_MIN. */
-static double claim_floor(struct slub_run *r, unsigned col)
-{
-	const struct calibration *cal = r->rc->cal;
-	const enum slub_variant two[2] = { SLUB_LOCAL, SLUB_LOCKED };
-	double floor = NOISE_FLOOR_MIN, per[MAX_SIZES];
-	double *agg = malloc(r->reps * sizeof(double));
-
-	if (!agg)
-		return INFINITY;	/* no verdict can pass it */
-	for (int t = 0; t < 2; t++) {
-		double lo = INFINITY, hi = -INFINITY, med;
-
-		for (size_t k = 0; k < r->reps; k++) {
-			size_t np = 0;
-
-			for (size_t si = 0; si < r->nsizes; si++)
-				if (r->sizes[si] <= SLUB_2007_MAX_SIZE)
-					per[np++] = repro_cycles_per_op(TICKS(r, two[t], col, si, k),
-									cal->overhead_median, (double)r->n,
-									cal->ticks_per_cycle);
-			agg[k] = np ? stats_median(per, np) : NAN;
-			lo = agg[k] < lo ? agg[k] : lo;
-			hi = agg[k] > hi ? agg[k] : hi;
-		}
-		med = stats_median(agg, r->reps);
-		if (med > 0 && (hi - lo) / med > floor)
-			floor = (hi - lo) / med;
-	}
-	free(agg);
-	return floor;
-}
-
 /* The claims of the post, computed from the measured tables of cmpxchg_local
  * (a) and cmpxchg (b) of one fast path. */
 static void conclude(struct slub_run *r, enum slub_fastpath fp, int test,
@@ -1115,8 +1079,10 @@ static void conclude(struct slub_run *r, enum slub_fastpath fp, int test,
 		const struct repro_table *pa = published(fp, test, SLUB_LOCAL);
 		const struct repro_table *pb = published(fp, test, SLUB_LOCKED);
 		char w[96];
+		double ma, mb;
 		struct repro_claim c = {
 			.a = "cmpxchg_local", .b = "cmpxchg", .unit = "cycles", .pub_unit = "cycles",
+			.ea = &ma, .eb = &mb, .n = 1,
 			.pub_machine = PUB_MACHINE, .pub_words = words[test - 1][col],
 		};
 
@@ -1125,10 +1091,8 @@ static void conclude(struct slub_run *r, enum slub_fastpath fp, int test,
 		snprintf(w, sizeof(w), "%s, %s fast path, sizes <= %d", what[test - 1][col],
 			 slub_fastpath_names[fp], SLUB_2007_MAX_SIZE);
 		c.what = w;
-		fastpath_medians(local, pa, r->sizes, col, &c.meas_a, &c.pub_a);
-		fastpath_medians(locked, pb, r->sizes, col, &c.meas_b, &c.pub_b);
-		c.floor = claim_floor(r, col);
-		c.floor_why = "spread between repeats";
+		fastpath_medians(local, pa, r->sizes, col, &ma, &c.pub_a);
+		fastpath_medians(locked, pb, r->sizes, col, &mb, &c.pub_b);
 		if (fp != SLUB_FP_2007) {
 			c.pub_a = c.pub_b = NAN;
 			c.pub_words = NULL;

@@ -188,6 +188,33 @@ void buddy_cold_destroy(struct buddy_cold *c);
  * the buffer or does not return within npairs steps. */
 size_t buddy_cold_ring_length(const struct buddy_cold *c);
 
+/* Modern mode's loops: the posted eight cases, then the three cold cases
+ * again on the dependent walk (8: no atomic, 9: atomic, 10: mixture), where
+ * each pair's address is the chase link loaded at the previous pair (from
+ * c->cursor on), so the misses cannot overlap as in cases 3-5. */
+#define BUDDY_MODERN_CASES 11
+/* One timed loop of modern mode, in ticks: variant v (0 2004, 1 kernel, 2
+ * var, 3 orb, 4 orq, 5 ds, as the config's `variants`), case cs, iters
+ * iterations of two ops; hot cases prepare hot first; cases 3-5 advance
+ * c->pos, cases 8-10 c->cursor. */
+uint64_t buddy_modern_loop(size_t v, int cs, char *hot, struct buddy_cold *c, size_t iters,
+			   size_t line);
+
+/* Conclusions over passes: the trials are split into passes of consecutive
+ * trials (pass p: trials p*trials/passes up to (p+1)*trials/passes), each
+ * with its own preparations; a pass's figure of a case is its median. */
+#define BUDDY_PASSES 5
+/* min(BUDDY_PASSES, trials) */
+size_t buddy_passes(size_t trials);
+/* med[p]: the median of v over the trials of pass p. */
+void buddy_pass_medians(const double *v, size_t trials, size_t passes, double *med);
+/* A ratio of means never goes out bare: "score1/score0 3.91 (2004: 8.48;
+ * passes 3.80-4.02)", the ratio of the means of a and b over all trials,
+ * the posted one (NAN: none), and the range of the passes' ratios of
+ * means ("one pass: no spread" when passes < 2). Returns the length. */
+int buddy_ratio_of_means_text(char *buf, size_t len, const char *name, const double *a,
+			      const double *b, size_t trials, size_t passes, double posted);
+
 /* ---- the SLUB model (repro/slub-cmpxchg-local.c), shared by the 2007 and 2015 ones ---- */
 
 /* Which fast path the model runs. SLUB_FP_TID (0, what slab_cache_init

@@ -119,6 +119,63 @@ static void hot_prep(char *buf, size_t size)
 	ESCAPE(buf);
 }
 
+/* ---- passes ---- */
+
+/* The first trial of pass p (p == passes: one past the last trial). */
+static size_t pass_first(size_t p, size_t trials, size_t passes)
+{
+	return p * trials / passes;
+}
+
+size_t buddy_passes(size_t trials)
+{
+	return trials < BUDDY_PASSES ? trials : BUDDY_PASSES;
+}
+
+void buddy_pass_medians(const double *v, size_t trials, size_t passes, double *med)
+{
+	for (size_t p = 0; p < passes; p++) {
+		size_t t0 = pass_first(p, trials, passes);
+
+		med[p] = stats_median(v + t0, pass_first(p + 1, trials, passes) - t0);
+	}
+}
+
+static double mean_of(const double *v, size_t from, size_t to)
+{
+	double sum = 0;
+
+	for (size_t t = from; t < to; t++)
+		sum += v[t];
+	return to > from ? sum / (double)(to - from) : NAN;
+}
+
+int buddy_ratio_of_means_text(char *buf, size_t len, const char *name, const double *a,
+			      const double *b, size_t trials, size_t passes, double posted)
+{
+	double lo = INFINITY, hi = -INFINITY;
+	size_t n = 0;
+
+#define PUT(...) (n += (size_t)snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__))
+	PUT("%s %.2f (", name, mean_of(a, 0, trials) / mean_of(b, 0, trials));
+	if (!isnan(posted))
+		PUT("2004: %.2f; ", posted);
+	if (passes < 2) {
+		PUT("one pass: no spread)");
+		return (int)n;
+	}
+	for (size_t p = 0; p < passes; p++) {
+		size_t t0 = pass_first(p, trials, passes), t1 = pass_first(p + 1, trials, passes);
+		double r = mean_of(a, t0, t1) / mean_of(b, t0, t1);
+
+		lo = r < lo ? r : lo;
+		hi = r > hi ? r : hi;
+	}
+	PUT("%zu passes %.2f-%.2f)", passes, lo, hi);
+#undef PUT
+	return (int)n;
+}
+
 /* What legacy mode does differently from the posted program, every item. */
 static const char *const legacy_deviations[] = {
 	"__set_bit is `asm volatile` with a memory clobber (posted: plain asm, which a compiler "
@@ -157,10 +214,33 @@ static __attribute__((noinline)) uint64_t legacy_case(int cs, char *buf)
 	return t1 - t0;
 }
 
-/* The legacy run; ticks[cs * trials + t] receives each loop's ticks when
- * not NULL. */
-static int legacy_run(unsigned trials, long long mean[BUDDY_CASES], FILE *out, uint64_t *cold_sum,
-		      double *ticks)
+/* One trial of cases 0..7 in order, as posted; ticks[cs * trials + t]
+ * receives each loop's ticks when not NULL. */
+static void legacy_trial(unsigned t, unsigned trials, char *buf, void **kept, size_t *nkept,
+			 uint64_t *cold_sum, long long total[BUDDY_CASES], double *ticks)
+{
+	for (int cs = 0; cs < BUDDY_CASES; cs++) {
+		unsigned char fill = (unsigned char)(1 + (t * BUDDY_CASES + cs) % 127);
+		uint64_t dt;
+
+		if (!case_cold[cs])
+			hot_prep(buf, LEGACY_SIZE);
+		else if (*nkept < BUDDY_COLD_KEEP_MAX)
+			*cold_sum += cold_prep_keep(fill, &kept[(*nkept)++]);
+		else
+			*cold_sum += cold_prep_keep(fill, NULL);
+		dt = legacy_case(cs, buf);
+		total[cs] += (long long)dt;
+		if (ticks)
+			ticks[(size_t)cs * trials + t] = (double)dt;
+	}
+}
+
+/* The legacy run: the trials in order, grouped into passes of consecutive
+ * trials (nothing else changes: the grouping only reads each pass's CPU
+ * share into share[p] when not NULL). */
+static int legacy_run(unsigned trials, unsigned passes, long long mean[BUDDY_CASES], FILE *out,
+		      uint64_t *cold_sum, double *ticks, double *share)
 {
 	char *buf = mmap(NULL, LEGACY_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	long long total[BUDDY_CASES] = { 0 };
@@ -175,24 +255,16 @@ static int legacy_run(unsigned trials, long long mean[BUDDY_CASES], FILE *out, u
 		free(kept);
 		return -ENOMEM;
 	}
-	for (unsigned t = 0; t < trials; t++) {
-		for (int cs = 0; cs < BUDDY_CASES; cs++) {
-			unsigned char fill = (unsigned char)(1 + (t * BUDDY_CASES + cs) % 127);
+	if (!passes)
+		passes = 1;
+	for (unsigned p = 0; p < passes; p++) {
+		struct repro_pass ps;
 
-			if (!case_cold[cs])
-				hot_prep(buf, LEGACY_SIZE);
-			else if (nkept < BUDDY_COLD_KEEP_MAX)
-				*cold_sum += cold_prep_keep(fill, &kept[nkept++]);
-			else
-				*cold_sum += cold_prep_keep(fill, NULL);
-			{
-				uint64_t dt = legacy_case(cs, buf);
-
-				total[cs] += (long long)dt;
-				if (ticks)
-					ticks[(size_t)cs * trials + t] = (double)dt;
-			}
-		}
+		repro_pass_start(&ps);
+		for (size_t t = pass_first(p, trials, passes); t < pass_first(p + 1, trials, passes); t++)
+			legacy_trial((unsigned)t, trials, buf, kept, &nkept, cold_sum, total, ticks);
+		if (share)
+			share[p] = repro_pass_share(&ps);
 	}
 	for (size_t k = 0; k < nkept; k++)
 		free(kept[k]);
@@ -206,8 +278,8 @@ static int legacy_run(unsigned trials, long long mean[BUDDY_CASES], FILE *out, u
 	return 0;
 }
 #else
-static int legacy_run(unsigned trials, long long mean[BUDDY_CASES], FILE *out, uint64_t *cold_sum,
-		      double *ticks)
+static int legacy_run(unsigned trials, unsigned passes, long long mean[BUDDY_CASES], FILE *out,
+		      uint64_t *cold_sum, double *ticks, double *share)
 {
 	pr_err("buddy-bitmap-2004: legacy mode needs the 32-bit bts and a raw timer (x86 only)");
 	return -ENOTSUP;
@@ -216,7 +288,7 @@ static int legacy_run(unsigned trials, long long mean[BUDDY_CASES], FILE *out, u
 
 int buddy_legacy(unsigned trials, long long mean[BUDDY_CASES], FILE *out, uint64_t *cold_sum)
 {
-	return legacy_run(trials, mean, out, cold_sum, NULL);
+	return legacy_run(trials, 1, mean, out, cold_sum, NULL, NULL);
 }
 
 /* ---- the cold walk ---- */
@@ -350,17 +422,37 @@ static const struct buddy_variant variants[] = {
 	{ "ds", ARCH_INSN_SET_BIT_IMM_DS, ARCH_INSN___SET_BIT_IMM,
 	  "a uniprocessor kernel's patched set_bit / __set_bit", "UP-patched set_bit", "__set_bit" },
 };
+#define NVARIANTS ARRAY_SIZE(variants)
 
-/* The eight loops for one instruction pair: A(p, nr) atomic, N(p, nr)
- * plain, identical otherwise; 8 iterations (16 ops) per loop turn.
- * hot: the buffer of the hot cases; ord: the cold walk's order from its
- * current position; cold: its buffer. Serialized timer around the loop. */
+/* Modern cases 8-10 are cases 3-5 on the dependent walk. */
+static const bool modern_cold[BUDDY_MODERN_CASES] = { 0, 0, 0, 1, 1, 1, 0, 0, 1, 1, 1 };
+static const int modern_posted[BUDDY_MODERN_CASES] = { 0, 1, 2, 3, 4, 5, 6, 7, 3, 4, 5 };
+static const char *const modern_labels[BUDDY_MODERN_CASES] = {
+	"score 0", "score 1", "score 2", "score 3", "score 4", "score 5", "score 6", "score 7",
+	"score 3d", "score 4d", "score 5d",
+};
+static const char *const modern_notes[BUDDY_MODERN_CASES] = {
+	"cache hit, no atomic", "cache hit, atomic", "cache hit, mixture",
+	"cache miss, independent walk, no atomic", "cache miss, independent walk, atomic",
+	"cache miss, independent walk, mixture", "cache hit, dependency, noatomic",
+	"cache hit, dependency, mixture", "cache miss, dependent walk, no atomic",
+	"cache miss, dependent walk, atomic", "cache miss, dependent walk, mixture",
+};
+/* The table's order: each dependent cold case after the independent ones. */
+static const int modern_shown[BUDDY_MODERN_CASES] = { 0, 1, 2, 3, 4, 5, 8, 9, 10, 6, 7 };
+
+/* The loops for one instruction pair: A(p, nr) atomic, N(p, nr) plain,
+ * identical otherwise; 8 iterations (16 ops) per loop turn. hot: the buffer
+ * of the hot cases; ord: the cold walk's order from its current position;
+ * cold: its buffer; *cursor: the dependent walk's link (advanced). Serialized
+ * timer around the loop. */
 #define MODERN_CASES(V, A, N)								\
 static __attribute__((noinline)) uint64_t modern_##V(int cs, char *hot, const uint32_t *ord, \
-						     char *cold, size_t iters, size_t line)	\
+						     char *cold, char **cursor, size_t iters,	\
+						     size_t line)				\
 {											\
 	uint64_t t0 = 0, t1 = 0;							\
-	char *b2 = hot + line;								\
+	char *b2 = hot + line, *d_ = *cursor;						\
 	size_t i, pair = 2 * line;							\
 											\
 	switch (cs) {									\
@@ -372,7 +464,11 @@ static __attribute__((noinline)) uint64_t modern_##V(int cs, char *hot, const ui
 	case 5: MLOOP(B_COLD, N, A) break;						\
 	case 6: MLOOP(B_WALK, N, N) break;						\
 	case 7: MLOOP(B_WALK, N, A) break;						\
+	case 8: MLOOP(B_DEP, N, N) break;						\
+	case 9: MLOOP(B_DEP, A, A) break;						\
+	case 10: MLOOP(B_DEP, N, A) break;						\
 	}										\
+	*cursor = d_;									\
 	(void)ord;									\
 	(void)cold;									\
 	(void)b2;									\
@@ -381,8 +477,17 @@ static __attribute__((noinline)) uint64_t modern_##V(int cs, char *hot, const ui
 /* cases 0-2: the same two words, one line apart, every iteration */
 #define B_SAME(k, O1, O2) O1(hot, 1); O2(b2, 2);
 /* cases 3-5: the first word of a pair of lines and the word one line
- * further, pairs in the cold walk's random order */
+ * further, pairs in the cold walk's random order: the addresses are known
+ * ahead, so the misses of successive pairs overlap */
 #define B_COLD(k, O1, O2) { char *q_ = cold + (size_t)ord[i + (k)] * pair; O1(q_, 1); O2(q_ + line, 2); }
+/* cases 8-10: the same pairs and ops, but each pair's address is the chase
+ * link loaded at the previous pair (word 1 of its first line; the ops touch
+ * word 0 of each line, so the load never waits on their stores), as buddy
+ * merging goes from a page to its buddy to the parent: one miss after the
+ * other */
+#define B_DEP(k, O1, O2)								\
+	{ char *q_ = d_ - BUDDY_LINK_OFF; O1(q_, 1); O2(q_ + line, 2);			\
+	  d_ = (char *)(uintptr_t)arch_load(d_); }
 /* cases 6-7: both ops on the same word, pairs of lines in address order */
 #define B_WALK(k, O1, O2) { char *q_ = hot + (i + (k)) * pair; O1(q_, 1); O2(q_, 2); }
 #define MLOOP(B, O1, O2)							\
@@ -420,10 +525,25 @@ MODERN_CASES(orb, OP_KERNEL_A, OP_ORB_N)
 MODERN_CASES(orq, OP_ORQ_A, OP_ORQ_N)
 MODERN_CASES(ds, OP_DS_A, OP_KERNEL_N)
 
-typedef uint64_t (*modern_fn)(int cs, char *hot, const uint32_t *ord, char *cold, size_t iters,
-			      size_t line);
-static const modern_fn modern_fns[] = { modern_2004, modern_kernel, modern_var, modern_orb,
-					modern_orq, modern_ds };
+typedef uint64_t (*modern_fn)(int cs, char *hot, const uint32_t *ord, char *cold, char **cursor,
+			      size_t iters, size_t line);
+static const modern_fn modern_fns[NVARIANTS] = { modern_2004, modern_kernel, modern_var, modern_orb,
+						 modern_orq, modern_ds };
+
+uint64_t buddy_modern_loop(size_t v, int cs, char *hot, struct buddy_cold *c, size_t iters,
+			   size_t line)
+{
+	uint64_t ticks;
+
+	if (v >= NVARIANTS || cs < 0 || cs >= BUDDY_MODERN_CASES)
+		return 0;
+	if (!modern_cold[cs])
+		hot_prep(hot, iters * 2 * line);
+	ticks = modern_fns[v](cs, hot, c->order + c->pos, c->buf, &c->cursor, iters, line);
+	if (cs >= 3 && cs <= 5)
+		c->pos = (c->pos + iters) % c->npairs;
+	return ticks;
+}
 
 static const char *variant_unavailable(size_t v)
 {
@@ -439,12 +559,11 @@ static const char *variant_unavailable(size_t v)
 	return NULL;
 }
 
-/* Median core cycles per step of `trials` chases of `steps` links. */
+/* Core cycles per step of `trials` (at most 16) chases of `steps` links
+ * into v[]; returns their median. */
 static double chase_cycles(struct buddy_cold *c, size_t steps, unsigned trials,
-			   const struct calibration *cal)
+			   const struct calibration *cal, double *v)
 {
-	double v[16];
-
 	if (trials > 16)
 		trials = 16;
 	chase(&c->cursor, steps);	/* warm-up, not kept */
@@ -467,135 +586,276 @@ static int bound_cpu(void)
 	return -1;
 }
 
-static void conclude_variant(struct repro_ctx *rc, const struct buddy_variant *bv,
-			     const struct summary *s, bool main_pair)
+/* One run of modern mode: its buffers, samples and passes. */
+struct modern {
+	size_t line, iters, hot_size, trials, passes;
+	char *hot;
+	struct buddy_cold cold, l2walk;
+	double *samples[BUDDY_MODERN_CASES];	/* [v * trials + t] core cycles per loop */
+	double share[BUDDY_PASSES];		/* each pass's CPU share */
+	size_t vlist[NVARIANTS], nv;		/* the variants measured, in config order */
+};
+
+/* A claim on modern cases ca (a) and cb (b), over the passes' medians. */
+static void conclude_cases(struct repro_ctx *rc, const struct modern *m, double pm[][BUDDY_PASSES],
+			   const char *what, const char *a, const char *b, int ca, int cb)
 {
 	struct repro_claim c = {
-		.unit = "cycles per loop", .pub_unit = "ticks per loop", .pub_machine = POSTED_MACHINE,
-		.n = 1,
+		.what = what, .a = a, .b = b, .unit = "cycles per loop", .ea = pm[ca], .eb = pm[cb],
+		.n = m->passes, .share = m->share, .pub_unit = "ticks per loop",
+		.pub_a = POSTED(modern_posted[ca]), .pub_b = POSTED(modern_posted[cb]),
+		.pub_machine = POSTED_MACHINE,
 	};
-	char what[96];
 
-	snprintf(what, sizeof(what), "%s, hot line (score 0 vs 1)", bv->name);
-	c.what = what;
-	c.a = bv->pname;
-	c.b = bv->aname;
-	c.ea = &s[0].median;
-	c.eb = &s[1].median;
-	c.pub_a = POSTED(0);
-	c.pub_b = POSTED(1);
-	repro_conclude(rc, &c);
-	snprintf(what, sizeof(what), "%s, cold line (score 3 vs 4)", bv->name);
-	c.ea = &s[3].median;
-	c.eb = &s[4].median;
-	c.pub_a = POSTED(3);
-	c.pub_b = POSTED(4);
-	repro_conclude(rc, &c);
-	snprintf(what, sizeof(what), "%s, cold mixture (score 3 vs 5)", bv->name);
-	c.b = "one of the two ops atomic";
-	c.eb = &s[5].median;
-	c.pub_b = POSTED(5);
-	repro_conclude(rc, &c);
-	if (!main_pair)
-		return;
-	/* 2004: a miss without the lock cost less than the lock on a hit */
-	snprintf(what, sizeof(what), "%s, a miss against the lock (score 3 vs 1)", bv->name);
-	c.a = "a cold line, no atomic";
-	c.b = "a hot line, atomic";
-	c.ea = &s[3].median;
-	c.eb = &s[1].median;
-	c.pub_a = POSTED(3);
-	c.pub_b = POSTED(1);
 	repro_conclude(rc, &c);
 }
 
-static int run_modern(struct repro_ctx *rc, unsigned trials)
+/* Each claim names its walk: the post's cold case walked in address order;
+ * ours walks independently (3-5, misses overlap) and dependently (8-10). */
+static void conclude_variant(struct repro_ctx *rc, const struct modern *m, size_t v,
+			     double pm[][BUDDY_PASSES])
+{
+	const struct buddy_variant *bv = &variants[v];
+	static const struct {
+		const char *what;
+		int ca, cb;
+		bool mix, main_only;
+	} claims[] = {
+		{ "hot line (score 0 vs 1)", 0, 1, false, false },
+		{ "cold line, independent walk (score 3 vs 4)", 3, 4, false, false },
+		{ "cold line, dependent walk (score 3d vs 4d)", 8, 9, false, false },
+		{ "cold mixture, independent walk (score 3 vs 5)", 3, 5, true, false },
+		{ "cold mixture, dependent walk (score 3d vs 5d)", 8, 10, true, false },
+		{ "a miss against the lock, independent walk (score 3 vs 1)", 3, 1, false, true },
+		{ "a miss against the lock, dependent walk (score 3d vs 1)", 8, 1, false, true },
+	};
+	bool main_pair = !strcmp(bv->name, "kernel") || !strcmp(bv->name, "2004");
+	char what[128];
+
+	for (size_t k = 0; k < ARRAY_SIZE(claims); k++) {
+		const char *a = bv->pname, *b = claims[k].mix ? "one of the two ops atomic" : bv->aname;
+
+		if (claims[k].main_only && !main_pair)
+			continue;
+		if (claims[k].main_only) {
+			a = "a cold line, no atomic";
+			b = "a hot line, atomic";
+		}
+		snprintf(what, sizeof(what), "%s, %s", bv->name, claims[k].what);
+		conclude_cases(rc, m, pm, what, a, b, claims[k].ca, claims[k].cb);
+	}
+}
+
+static void modern_free(struct modern *m)
+{
+	for (int cs = 0; cs < BUDDY_MODERN_CASES; cs++)
+		free(m->samples[cs]);
+	buddy_cold_destroy(&m->cold);
+	buddy_cold_destroy(&m->l2walk);
+	if (m->hot)
+		munmap(m->hot, m->hot_size);
+}
+
+/* Buffers, walks and sample arrays; the variants to measure. */
+static int modern_setup(struct repro_ctx *rc, struct modern *m, unsigned trials)
 {
 	const struct experiment *e = rc->exp;
 	const char *sec = "buddy-bitmap-2004";
-	size_t line = topo_line_size(rc->t), l2 = topo_cache_size(rc->t, 2);
-	size_t iters = LEGACY_ITERS, hot_size, cold_bytes = 0;
-	const struct calibration *cal = rc->cal;
-	double *samples[BUDDY_CASES] = { 0 }, lat_cold, lat_l2;
-	struct buddy_cold cold = { 0 }, l2walk = { 0 };
-	char *hot = NULL;
-	json_t *jvars = json_object();
+	size_t l2 = topo_cache_size(rc->t, 2), cold_bytes = 0;
 	int ret;
 
-	json_object_set_new(rc->json, "modern", jvars);
-	if (!line)
-		line = 64;
-	hot_size = iters * 2 * line;
+	m->line = topo_line_size(rc->t);
+	if (!m->line)
+		m->line = 64;
+	m->iters = LEGACY_ITERS;
+	m->hot_size = m->iters * 2 * m->line;
+	m->trials = trials;
+	m->passes = buddy_passes(trials);
+	for (size_t v = 0; v < NVARIANTS; v++)
+		if (config_list_has(e, sec, "variants", variants[v].name) && !variant_unavailable(v))
+			m->vlist[m->nv++] = v;
 	ret = buddy_cold_bytes(config_u64(e, sec, "cold_buffer"), l2, pattern_mem_available(), &cold_bytes);
 	if (ret < 0)
 		return ret;
-	hot = mmap(NULL, hot_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (hot == MAP_FAILED)
+	m->hot = mmap(NULL, m->hot_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m->hot == MAP_FAILED) {
+		m->hot = NULL;
 		return -ENOMEM;
-	ret = buddy_cold_create(&cold, cold_bytes, line, iters, PATTERN_SEED);
-	if (ret < 0)
-		goto out;
-	/* the reference: the same kind of walk over half the L2 */
-	ret = buddy_cold_create(&l2walk, (l2 ? l2 : 1u << 20) / 2, line, 0, PATTERN_SEED + 1);
-	if (ret < 0)
-		goto out;
-	for (int cs = 0; cs < BUDDY_CASES; cs++) {
-		samples[cs] = malloc(trials * sizeof(double));
-		if (!samples[cs]) {
-			ret = -ENOMEM;
-			goto out;
-		}
 	}
-	lat_l2 = chase_cycles(&l2walk, 8 * (l2walk.npairs / 8), 5, cal);
-	lat_cold = chase_cycles(&cold, iters, 5, cal);
-	fprintf(rc->out, "\nmodern: CPU %d pinned, line %zu B, %zu iterations of 2 ops, %u trials, "
-			 "serialized timer, core cycles (%.4f ticks/cycle),\n        timer overhead "
-			 "%.0f ticks subtracted\n", rc->cpu_os, line, iters, trials, cal->ticks_per_cycle,
-		cal->overhead_min);
-	fprintf(rc->out, "  hot cases: %zu KiB buffer (0-2: the same two words; 6-7: pairs of lines in "
-			 "address order)\n", hot_size >> 10);
-	fprintf(rc->out, "  cold cases: pairs of lines in a random single cycle over %zu MiB (%s; "
-			 "THP %s), position kept across trials\n", cold.bytes >> 20,
-		config_u64(e, sec, "cold_buffer") ? "cold_buffer key" : "default, not hwloc's LLC",
-		cold.thp ? "requested" : "not available");
+	ret = buddy_cold_create(&m->cold, cold_bytes, m->line, m->iters, PATTERN_SEED);
+	if (ret < 0)
+		return ret;
+	/* the reference: the same kind of walk over half the L2 */
+	ret = buddy_cold_create(&m->l2walk, (l2 ? l2 : 1u << 20) / 2, m->line, 0, PATTERN_SEED + 1);
+	if (ret < 0)
+		return ret;
+	for (int cs = 0; cs < BUDDY_MODERN_CASES; cs++) {
+		m->samples[cs] = calloc(NVARIANTS * trials, sizeof(double));
+		if (!m->samples[cs])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The cold walk's chase against one within L2: 5 chases of each, paired. */
+static void modern_walk_check(struct repro_ctx *rc, struct modern *m)
+{
+	const struct calibration *cal = rc->cal;
+	double vl2[5], vcold[5], twice[5], lat_l2, lat_cold;
+	struct repro_claim c = {
+		.what = "the cold walk misses", .a = "the cold walk's chase",
+		.b = "twice an L2-resident chase", .unit = "cycles per line", .pub_a = NAN,
+		.pub_b = NAN, .ea = vcold, .eb = twice, .n = 5,
+	};
+
+	lat_l2 = chase_cycles(&m->l2walk, 8 * (m->l2walk.npairs / 8), 5, cal, vl2);
+	lat_cold = chase_cycles(&m->cold, m->iters, 5, cal, vcold);
+	for (int k = 0; k < 5; k++)
+		twice[k] = 2 * vl2[k];
 	fprintf(rc->out, "  chase latency of that walk: %.1f cycles (%.1f ns) per line; of the same "
 			 "walk over %zu KiB (in L2): %.1f cycles\n", lat_cold,
-		clock_ticks_to_ns(cal, lat_cold * cal->ticks_per_cycle), l2walk.bytes >> 10, lat_l2);
-	{
-		double twice_l2 = 2 * lat_l2;
-		struct repro_claim c = {
-			.what = "the cold walk misses", .a = "the cold walk's chase",
-			.b = "twice an L2-resident chase", .unit = "cycles per line", .pub_a = NAN,
-			.pub_b = NAN, .ea = &lat_cold, .eb = &twice_l2, .n = 1,
-		};
-
-		/* "costs more" means the cold cases really miss */
-		if (repro_conclude(rc, &c) != VERDICT_SLOWER)
-			fprintf(rc->out, "WARNING: the cold walk is not well above L2 latency: the cold "
-					 "cases below do not measure misses (raise cold_buffer)\n");
-	}
+		clock_ticks_to_ns(cal, lat_cold * cal->ticks_per_cycle), m->l2walk.bytes >> 10, lat_l2);
+	/* "costs more" means the cold cases really miss */
+	if (repro_conclude(rc, &c) != VERDICT_SLOWER)
+		fprintf(rc->out, "WARNING: the cold walk is not well above L2 latency: the cold "
+				 "cases below do not measure misses (raise cold_buffer)\n");
 	json_object_set_new(rc->json, "modern_setup",
-			    json_pack("{s:I,s:I,s:I,s:I,s:I,s:b,s:f,s:f,s:I}", "line", (json_int_t)line,
-				      "hot_buffer", (json_int_t)hot_size, "cold_buffer",
-				      (json_int_t)cold.bytes, "iterations", (json_int_t)iters, "trials",
-				      (json_int_t)trials, "thp_requested", cold.thp,
+			    json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:b,s:f,s:f,s:I}", "line",
+				      (json_int_t)m->line, "hot_buffer", (json_int_t)m->hot_size,
+				      "cold_buffer", (json_int_t)m->cold.bytes, "iterations",
+				      (json_int_t)m->iters, "trials", (json_int_t)m->trials, "passes",
+				      (json_int_t)m->passes, "thp_requested", m->cold.thp,
 				      "cold_chase_cycles", lat_cold, "l2_chase_cycles", lat_l2,
-				      "l2_chase_bytes", (json_int_t)l2walk.bytes));
+				      "l2_chase_bytes", (json_int_t)m->l2walk.bytes));
+}
 
-	for (size_t v = 0; v < ARRAY_SIZE(variants); v++) {
+/* The passes: each measures every variant (in config order, reversed every
+ * other pass), a warm-up trial first, then its trials of every case (in
+ * order, reversed every other trial). */
+static void modern_measure(struct repro_ctx *rc, struct modern *m)
+{
+	const struct calibration *cal = rc->cal;
+
+	for (size_t p = 0; p < m->passes; p++) {
+		struct repro_pass ps;
+
+		repro_pass_start(&ps);
+		for (size_t k = 0; k < m->nv; k++) {
+			size_t v = m->vlist[p & 1 ? m->nv - 1 - k : k];
+
+			for (int cs = 0; cs < BUDDY_MODERN_CASES; cs++)
+				buddy_modern_loop(v, cs, m->hot, &m->cold, m->iters, m->line);
+			for (size_t t = pass_first(p, m->trials, m->passes);
+			     t < pass_first(p + 1, m->trials, m->passes); t++)
+				for (int j = 0; j < BUDDY_MODERN_CASES; j++) {
+					int cs = t & 1 ? BUDDY_MODERN_CASES - 1 - j : j;
+					uint64_t ticks = buddy_modern_loop(v, cs, m->hot, &m->cold, m->iters,
+									   m->line);
+
+					m->samples[cs][v * m->trials + t] = repro_cycles_per_op(
+						(double)ticks, cal->overhead_min, 1, cal->ticks_per_cycle);
+				}
+		}
+		m->share[p] = repro_pass_share(&ps);
+	}
+}
+
+/* One variant's table beside the posted one, its ratios and conclusions. */
+static int modern_report_variant(struct repro_ctx *rc, const struct modern *m, size_t v)
+{
+	const struct buddy_variant *bv = &variants[v];
+	struct repro_row rows[BUDDY_MODERN_CASES];
+	char notes[BUDDY_MODERN_CASES][112], title[160], munit[96];
+	struct repro_table meas = {
+		.title = title, .machine = rc->machine ? rc->machine : "this machine", .unit = munit,
+		.ncols = 1, .cols = { "per loop" }, .nrows = BUDDY_MODERN_CASES, .rows = rows,
+	};
+	struct summary s[BUDDY_MODERN_CASES];
+	double pm[BUDDY_MODERN_CASES][BUDDY_PASSES], d = 2.0 * m->iters;
+	json_t *jv = json_object_get(json_object_get(rc->json, "modern"), bv->name), *jcases = json_array();
+
+	for (int k = 0; k < BUDDY_MODERN_CASES; k++) {
+		int cs = modern_shown[k];
+		const double *x = m->samples[cs] + v * m->trials;
+
+		stats_summarize(x, m->trials, &s[cs]);
+		buddy_pass_medians(x, m->trials, m->passes, pm[cs]);
+		snprintf(notes[k], sizeof(notes[k]), "%s; %.2f cyc/op, min %.0f, CI [%.0f, %.0f]",
+			 modern_notes[cs], s[cs].median / d, s[cs].min, s[cs].ci_lo, s[cs].ci_hi);
+		rows[k] = (struct repro_row){ modern_labels[cs], { s[cs].median }, notes[k] };
+		json_array_append_new(jcases, json_pack("{s:i,s:s,s:s,s:s,s:f,s:f,s:f,s:f,s:f,s:f,s:f}",
+			"score", modern_posted[cs], "label", modern_labels[cs], "note", modern_notes[cs],
+			"walk", !modern_cold[cs] ? "hot" : cs >= 8 ? "dependent" : "independent",
+			"median_cycles", s[cs].median, "min_cycles", s[cs].min, "ci_lo", s[cs].ci_lo,
+			"ci_hi", s[cs].ci_hi, "mean_cycles", s[cs].mean, "per_op_cycles", s[cs].median / d,
+			"posted_2004", POSTED(modern_posted[cs])));
+	}
+	json_object_set_new(jv, "cases", jcases);
+	snprintf(title, sizeof(title), "variant %s: scores beside the 2004 ones", bv->name);
+	snprintf(munit, sizeof(munit), "median core cycles per loop of %zu iterations", m->iters);
+	if (repro_print_beside(rc->out, &posted_2004, &meas) < 0)
+		return -EINVAL;
+	fprintf(rc->out, "ratios of the medians (2004 in parentheses): score1/score0 %.2f (%.2f)  "
+			 "score4/score3 %.2f (%.2f)  score4d/score3d %.2f  score5/score3 %.2f (%.2f)  "
+			 "score7/score6 %.2f (%.2f)\n", s[1].median / s[0].median, POSTED(1) / POSTED(0),
+		s[4].median / s[3].median, POSTED(4) / POSTED(3), s[9].median / s[8].median,
+		s[5].median / s[3].median, POSTED(5) / POSTED(3), s[7].median / s[6].median,
+		POSTED(7) / POSTED(6));
+	json_object_set_new(jv, "ratios", json_pack("{s:f,s:f,s:f,s:f,s:f}", "score1/score0",
+		s[1].median / s[0].median, "score4/score3", s[4].median / s[3].median,
+		"score4d/score3d", s[9].median / s[8].median, "score5/score3", s[5].median / s[3].median,
+		"score7/score6", s[7].median / s[6].median));
+	conclude_variant(rc, m, v, pm);
+	fflush(rc->out);
+	return 0;
+}
+
+/* What modern mode does differently from the posted program, every item. */
+static const char *const modern_deviations[] = {
+	"pinned, serialized timer, core cycles, medians (posted: unpinned, raw rdtsc, means)",
+	"the hot buffer is 2048 pairs of this machine's lines (posted: 128-byte lines, 512 KiB)",
+	"cold cases walk pairs of lines in a random cycle over a buffer far above the LLC (posted: "
+	"address order over 512 KiB after evicting it with another 512 KiB, which streams today)",
+	"cases 3d-5d added: the cold cases on a dependent walk (each pair's address loaded at the "
+	"previous pair, as buddy merging goes page, buddy, parent)",
+	"trials in passes, cases in alternating order, conclusions over the passes' medians "
+	"(posted: cases 0..7 in order, one mean each)",
+	NULL,
+};
+
+static int run_modern(struct repro_ctx *rc, unsigned trials)
+{
+	const struct calibration *cal = rc->cal;
+	struct modern m = { 0 };
+	json_t *jvars = json_object();
+	int ret, n = 0;
+
+	json_object_set_new(rc->json, "modern", jvars);
+	ret = modern_setup(rc, &m, trials);
+	if (ret < 0)
+		goto out;
+	fprintf(rc->out, "\nmodern: CPU %d pinned, line %zu B, %zu iterations of 2 ops, %u trials in "
+			 "%zu passes, serialized timer, core cycles (%.4f ticks/cycle),\n        timer "
+			 "overhead %.0f ticks subtracted\ndeviations from the posted program:\n",
+		rc->cpu_os, m.line, m.iters, trials, m.passes, cal->ticks_per_cycle, cal->overhead_min);
+	for (const char *const *d = modern_deviations; *d; d++)
+		fprintf(rc->out, "  %d. %s\n", ++n, *d);
+	fprintf(rc->out, "  hot cases: %zu KiB buffer (0-2: the same two words; 6-7: pairs of lines in "
+			 "address order)\n", m.hot_size >> 10);
+	fprintf(rc->out, "  cold cases: pairs of lines in a random single cycle over %zu MiB (%s; "
+			 "THP %s); 3-5 independent (addresses from the order), 3d-5d dependent (from "
+			 "the links), positions kept across trials\n", m.cold.bytes >> 20,
+		config_u64(rc->exp, "buddy-bitmap-2004", "cold_buffer") ? "cold_buffer key" :
+									  "default, not hwloc's LLC",
+		m.cold.thp ? "requested" : "not available");
+	modern_walk_check(rc, &m);
+	modern_measure(rc, &m);
+	for (size_t v = 0; v < NVARIANTS; v++) {
 		const struct buddy_variant *bv = &variants[v];
-		struct repro_row rows[BUDDY_CASES];
-		char notes[BUDDY_CASES][96], title[160], munit[96];
-		struct repro_table meas = {
-			.title = title, .machine = rc->machine ? rc->machine : "this machine",
-			.unit = munit, .ncols = 1, .cols = { "per loop" }, .nrows = BUDDY_CASES,
-			.rows = rows,
-		};
-		struct summary s[BUDDY_CASES];
 		const char *why = variant_unavailable(v);
-		json_t *jv, *jcases;
+		json_t *jv;
 
-		if (!config_list_has(e, sec, "variants", bv->name))
+		if (!config_list_has(rc->exp, "buddy-bitmap-2004", "variants", bv->name))
 			continue;
 		jv = json_pack("{s:s,s:s,s:s}", "atomic", bv->atomic, "plain", bv->plain, "what", bv->what);
 		json_object_set_new(jvars, bv->name, jv);
@@ -606,82 +866,21 @@ static int run_modern(struct repro_ctx *rc, unsigned trials)
 			json_object_set_new(jv, "unavailable", json_string(why));
 			continue;
 		}
-		/* warm-up trial, not kept */
-		for (int cs = 0; cs < BUDDY_CASES; cs++) {
-			hot_prep(hot, hot_size);
-			modern_fns[v](cs, hot, cold.order + cold.pos, cold.buf, iters, line);
-			if (case_cold[cs])
-				cold.pos = (cold.pos + iters) % cold.npairs;
-		}
-		for (unsigned t = 0; t < trials; t++)
-			for (int cs = 0; cs < BUDDY_CASES; cs++) {
-				uint64_t ticks;
-
-				if (!case_cold[cs])
-					hot_prep(hot, hot_size);
-				ticks = modern_fns[v](cs, hot, cold.order + cold.pos, cold.buf, iters, line);
-				if (case_cold[cs])
-					cold.pos = (cold.pos + iters) % cold.npairs;
-				samples[cs][t] = repro_cycles_per_op((double)ticks, cal->overhead_min, 1,
-								     cal->ticks_per_cycle);
-			}
-		jcases = json_array();
-		for (int cs = 0; cs < BUDDY_CASES; cs++) {
-			stats_summarize(samples[cs], trials, &s[cs]);
-			snprintf(notes[cs], sizeof(notes[cs]), "%s; %.2f cyc/op, min %.0f, CI [%.0f, %.0f]",
-				 buddy_notes[cs], s[cs].median / (2.0 * iters), s[cs].min, s[cs].ci_lo,
-				 s[cs].ci_hi);
-			rows[cs] = (struct repro_row){ score_labels[cs], { s[cs].median }, notes[cs] };
-			json_array_append_new(jcases, json_pack("{s:i,s:s,s:f,s:f,s:f,s:f,s:f,s:f,s:f}",
-				"score", cs, "note", buddy_notes[cs], "median_cycles", s[cs].median,
-				"min_cycles", s[cs].min, "ci_lo", s[cs].ci_lo, "ci_hi", s[cs].ci_hi,
-				"mean_cycles", s[cs].mean, "per_op_cycles", s[cs].median / (2.0 * iters),
-				"posted_2004", POSTED(cs)));
-		}
-		json_object_set_new(jv, "cases", jcases);
-		snprintf(title, sizeof(title), "variant %s: scores beside the 2004 ones", bv->name);
-		snprintf(munit, sizeof(munit), "median core cycles per loop of %zu iterations", iters);
-		ret = repro_print_beside(rc->out, &posted_2004, &meas);
+		ret = modern_report_variant(rc, &m, v);
 		if (ret < 0)
 			goto out;
-		fprintf(rc->out, "ratios (2004 in parentheses): score1/score0 %.2f (%.2f)  score4/score3 "
-				 "%.2f (%.2f)  score5/score3 %.2f (%.2f)  score7/score6 %.2f (%.2f)\n",
-			s[1].median / s[0].median, POSTED(1) / POSTED(0), s[4].median / s[3].median,
-			POSTED(4) / POSTED(3), s[5].median / s[3].median, POSTED(5) / POSTED(3),
-			s[7].median / s[6].median, POSTED(7) / POSTED(6));
-		json_object_set_new(jv, "ratios", json_pack("{s:f,s:f,s:f,s:f}", "score1/score0",
-			s[1].median / s[0].median, "score4/score3", s[4].median / s[3].median,
-			"score5/score3", s[5].median / s[3].median, "score7/score6",
-			s[7].median / s[6].median));
-		conclude_variant(rc, bv, s, !strcmp(bv->name, "kernel") || !strcmp(bv->name, "2004"));
-		fflush(rc->out);
 	}
 out:
-	for (int cs = 0; cs < BUDDY_CASES; cs++)
-		free(samples[cs]);
-	buddy_cold_destroy(&cold);
-	buddy_cold_destroy(&l2walk);
-	munmap(hot, hot_size);
+	modern_free(&m);
 	return ret;
 }
 
-static int run_legacy(struct repro_ctx *rc, unsigned trials)
+/* The legacy header: pinning, buffer reuse and every deviation, printed and
+ * appended to dev. */
+static void legacy_header(struct repro_ctx *rc, unsigned trials, size_t passes, int cpu, json_t *dev)
 {
-	long long mean[BUDDY_CASES];
-	uint64_t cold_sum;
-	json_t *a = json_array(), *p = json_array(), *dev = json_array(), *med = json_array();
-	struct repro_row rows[BUDDY_CASES];
-	struct summary s[BUDDY_CASES];
-	char notes[BUDDY_CASES][80];
-	double *ticks;
-	struct repro_table meas = {
-		.title = "legacy: the posted program's scores beside the posted ones",
-		.machine = rc->machine ? rc->machine : "this machine",
-		.unit = "mean rdtsc ticks per loop of 2048 iterations (TSC ticks, not core cycles)",
-		.ncols = 1, .cols = { "per loop" }, .nrows = BUDDY_CASES, .rows = rows,
-	};
-	int cpu = bound_cpu(), ret, n = 0;
 	char pin[160], reuse[200];
+	int n = 0;
 
 	if (cpu >= 0)
 		snprintf(pin, sizeof(pin), "pinned to CPU %d (posted: unpinned, nice -10)", cpu);
@@ -704,13 +903,89 @@ static int run_legacy(struct repro_ctx *rc, unsigned trials)
 	fprintf(rc->out, "  %d. %s\n  %d. %s\n", n + 1, pin, n + 2, reuse);
 	json_array_append_new(dev, json_string(pin));
 	json_array_append_new(dev, json_string(reuse));
+	fprintf(rc->out, "the trials run as posted, read in %zu passes of consecutive trials (each "
+			 "with its own cold preparations); conclusions from the passes' medians\n", passes);
+}
+
+/* The ratios of means, each with the spread of the passes' ratios, and the
+ * conclusions over the passes' medians. */
+static void legacy_conclude(struct repro_ctx *rc, const double *ticks, unsigned trials, size_t passes,
+			    const double *share, json_t *jl)
+{
+	static const int ratios[][2] = { { 1, 0 }, { 4, 3 }, { 5, 3 }, { 7, 6 } };
+	static const struct {
+		const char *what, *a, *b;
+		int ca, cb;
+	} claims[] = {
+		{ "legacy, hot line (score 0 vs 1)", "__set_bit (btsl)", "set_bit (lock btsl)", 0, 1 },
+		{ "legacy, \"cold\" line (score 3 vs 4)", "__set_bit (btsl)", "set_bit (lock btsl)", 3, 4 },
+		{ "legacy, hot dependency (score 6 vs 7)", "__set_bit (btsl)", "one of the two ops atomic",
+		  6, 7 },
+	};
+	double pm[BUDDY_CASES][BUDDY_PASSES];
+	json_t *jr = json_array();
+	char name[32], text[160];
+
+	fprintf(rc->out, "legacy ratios of the means over all %u trials (the post's scores are means of "
+			 "100), with the range of the passes' ratios of means: a mean moves with one "
+			 "disturbed loop, read the medians\n ", trials);
+	for (size_t k = 0; k < ARRAY_SIZE(ratios); k++) {
+		const int a = ratios[k][0], b = ratios[k][1];
+
+		snprintf(name, sizeof(name), "score%d/score%d", a, b);
+		buddy_ratio_of_means_text(text, sizeof(text), name, ticks + (size_t)a * trials,
+					  ticks + (size_t)b * trials, trials, passes, POSTED(a) / POSTED(b));
+		fprintf(rc->out, " %s", text);
+		json_array_append_new(jr, json_string(text));
+	}
+	fputc('\n', rc->out);
+	json_object_set_new(jl, "ratios_of_means", jr);
+	for (int cs = 0; cs < BUDDY_CASES; cs++)
+		buddy_pass_medians(ticks + (size_t)cs * trials, trials, passes, pm[cs]);
+	for (size_t k = 0; k < ARRAY_SIZE(claims); k++) {
+		struct repro_claim c = {
+			.what = claims[k].what, .a = claims[k].a, .b = claims[k].b,
+			.unit = "ticks per loop", .ea = pm[claims[k].ca], .eb = pm[claims[k].cb],
+			.n = passes, .share = share, .pub_unit = "ticks per loop",
+			.pub_a = POSTED(claims[k].ca), .pub_b = POSTED(claims[k].cb),
+			.pub_machine = POSTED_MACHINE,
+			.pub_words = k ? NULL : "atomic ops are 10x more costly, yes? / yes, when L2 cache hits",
+		};
+
+		repro_conclude(rc, &c);
+	}
+}
+
+static int run_legacy(struct repro_ctx *rc, unsigned trials)
+{
+	long long mean[BUDDY_CASES];
+	uint64_t cold_sum;
+	json_t *a = json_array(), *p = json_array(), *dev = json_array(), *med = json_array(), *jl;
+	json_t *jshare = json_array();
+	struct repro_row rows[BUDDY_CASES];
+	struct summary s[BUDDY_CASES];
+	char notes[BUDDY_CASES][80];
+	double *ticks, share[BUDDY_PASSES];
+	struct repro_table meas = {
+		.title = "legacy: the posted program's scores beside the posted ones",
+		.machine = rc->machine ? rc->machine : "this machine",
+		.unit = "mean rdtsc ticks per loop of 2048 iterations (TSC ticks, not core cycles)",
+		.ncols = 1, .cols = { "per loop" }, .nrows = BUDDY_CASES, .rows = rows,
+	};
+	size_t passes = buddy_passes(trials);
+	int cpu = bound_cpu(), ret;
+
+	legacy_header(rc, trials, passes, cpu, dev);
 	ticks = malloc((size_t)trials * BUDDY_CASES * sizeof(double));
-	ret = ticks ? legacy_run(trials, mean, rc->out, &cold_sum, ticks) : -ENOMEM;
+	ret = ticks ? legacy_run(trials, (unsigned)passes, mean, rc->out, &cold_sum, ticks, share)
+		    : -ENOMEM;
 	if (ret < 0) {
 		free(ticks);
 		json_decref(a);
 		json_decref(p);
 		json_decref(dev);
+		json_decref(med);
+		json_decref(jshare);
 		return ret;
 	}
 	for (int cs = 0; cs < BUDDY_CASES; cs++) {
@@ -722,41 +997,22 @@ static int run_legacy(struct repro_ctx *rc, unsigned trials)
 		json_array_append_new(med, json_real(s[cs].median));
 		rows[cs] = (struct repro_row){ score_labels[cs], { (double)mean[cs] }, notes[cs] };
 	}
-	free(ticks);
-	json_object_set_new(rc->json, "legacy", json_pack("{s:o,s:o,s:o,s:o,s:I,s:i,s:f,s:f,s:f}",
-		"scores", a, "medians", med, "posted_2004", p, "deviations", dev, "trials",
-		(json_int_t)trials, "cpu", cpu,
-		"score1/score0", (double)mean[1] / mean[0], "score4/score3", (double)mean[4] / mean[3],
-		"score5/score3", (double)mean[5] / mean[3]));
+	for (size_t k = 0; k < passes; k++)
+		json_array_append_new(jshare, json_real(share[k]));
+	jl = json_pack("{s:o,s:o,s:o,s:o,s:I,s:i,s:I,s:o}", "scores", a, "medians", med, "posted_2004",
+		       p, "deviations", dev, "trials", (json_int_t)trials, "cpu", cpu, "passes",
+		       (json_int_t)passes, "pass_cpu_share", jshare);
+	json_object_set_new(rc->json, "legacy", jl);
 	ret = repro_print_beside(rc->out, &posted_2004, &meas);
-	if (ret < 0)
+	if (ret < 0) {
+		free(ticks);
 		return ret;
-	fprintf(rc->out, "legacy ratios of the means (2004 in parentheses): score1/score0 %.2f (%.2f)  "
-			 "score4/score3 %.2f (%.2f)  score5/score3 %.2f (%.2f)\n",
-		(double)mean[1] / mean[0], POSTED(1) / POSTED(0), (double)mean[4] / mean[3],
-		POSTED(4) / POSTED(3), (double)mean[5] / mean[3], POSTED(5) / POSTED(3));
-	fprintf(rc->out, "legacy ratios of the medians: score1/score0 %.2f  score4/score3 %.2f  "
-			 "score5/score3 %.2f\n", s[1].median / s[0].median, s[4].median / s[3].median,
-		s[5].median / s[3].median);
-	{
-		/* on the medians: one disturbed loop moves a mean of 100 */
-		struct repro_claim c = {
-			.what = "legacy, hot line (score 0 vs 1, medians)", .a = "__set_bit (btsl)",
-			.b = "set_bit (lock btsl)", .unit = "ticks per loop", .pub_unit = "ticks per loop",
-			.ea = &s[0].median, .eb = &s[1].median, .n = 1, .pub_a = POSTED(0),
-			.pub_b = POSTED(1), .pub_machine = POSTED_MACHINE,
-			.pub_words = "atomic ops are 10x more costly, yes? / yes, when L2 cache hits",
-		};
-
-		repro_conclude(rc, &c);
-		c.what = "legacy, \"cold\" line (score 3 vs 4, medians)";
-		c.ea = &s[3].median;
-		c.eb = &s[4].median;
-		c.pub_a = POSTED(3);
-		c.pub_b = POSTED(4);
-		c.pub_words = NULL;
-		repro_conclude(rc, &c);
 	}
+	fprintf(rc->out, "legacy ratios of the medians (all trials): score1/score0 %.2f  score4/score3 "
+			 "%.2f  score5/score3 %.2f  score7/score6 %.2f\n", s[1].median / s[0].median,
+		s[4].median / s[3].median, s[5].median / s[3].median, s[7].median / s[6].median);
+	legacy_conclude(rc, ticks, trials, passes, share, jl);
+	free(ticks);
 	fflush(rc->out);
 	return 0;
 }

@@ -297,20 +297,24 @@ static inline size_t slab_index(const struct slab_cache *s, const void *obj)
 }
 
 /* ---- the 2015 bulk alloc/free model (repro/slub-bulk-free.c) ----
- * SLUB as in v4.1 for the calling thread; the bulk algorithms: */
+ * SLUB as in v4.1 for the calling thread, with the posted series (netdev /
+ * linux-mm, 15-16 Jun 2015) through 7/7; the bulk algorithms: */
 enum bulk_algo {
 	BULK_FALLBACK,	/* kmem_cache_alloc / kmem_cache_free one by one */
-	BULK_PREVIOUS,	/* posted alloc_bulk, free one by one (the post's "previous patch") */
-	BULK_POSTED,	/* posted alloc_bulk + free_bulk (IRQs off, toggled around __slab_free) */
+	BULK_PREVIOUS,	/* through 6/7: bulk alloc, free one by one (the post's "previous patch") */
+	BULK_POSTED,	/* through 7/7: 6/7 bulk alloc + bulk free (IRQs toggled around __slab_free) */
 	BULK_DETACHED,	/* later (v4.3): detached freelists, no IRQ toggling */
 	BULK__COUNT,
 };
 extern const char *const bulk_algo_names[BULK__COUNT];
 struct bulk_cache;
-/* Slow-path counts, as CONFIG_SLUB_STATS: __slab_free calls (each one group
- * of objects), ___slab_alloc refills. */
+/* Counts, as CONFIG_SLUB_STATS: __slab_free calls (each one group of
+ * objects), ___slab_alloc refills; and the ops the what-if prices:
+ * local_irq_disable/enable pairs, local_irq_save/restore pairs and
+ * this_cpu_cmpxchg_double commits. */
 struct bulk_stats {
 	uint64_t free_slow, alloc_slow;
+	uint64_t irq_pairs, irq_saves, cpu_cmpxchg;
 };
 int bulk_cache_create(struct bulk_cache **out, size_t size, size_t max_objects);
 void bulk_cache_destroy(struct bulk_cache *c);
@@ -327,6 +331,23 @@ size_t bulk_slab_index(const struct bulk_cache *c, const void *obj);
 unsigned bulk_objs_per_slab(const struct bulk_cache *c);
 /* The calling thread's CPU slab, -1: none. */
 int64_t bulk_cpu_slab(struct bulk_cache *c);
+
+/* One figure per priced op: a count per object, or a cost in core cycles
+ * per op (a disable/enable pair, a save/restore pair, a commit). */
+struct bulk_ops {
+	double irq_pair, irq_save, cpu_cmpxchg;
+};
+/* The series' own figures (commit messages of 6/7 and 7/7, i7-4790K): 7, 37
+ * and 9 cycles(tsc) of its 4.00 GHz TSC, taken as core cycles. */
+extern const struct bulk_ops bulk_kernel_cost;
+/* Ops per object between two snapshots over objs objects. */
+void bulk_ops_per_object(const struct bulk_stats *s0, const struct bulk_stats *s1, double objs,
+			 struct bulk_ops *per_obj);
+/* WHAT-IF: timer ticks per object with each op's model cost (core cycles)
+ * replaced by the kernel's: ticks + ticks_per_cycle * sum of
+ * per_obj * (kernel - model). */
+double bulk_whatif(double ticks, const struct bulk_ops *per_obj, const struct bulk_ops *model,
+		   const struct bulk_ops *kernel, double ticks_per_cycle);
 
 /* ---- the 2016 concurrent SLAB model (repro/slab-concurrent.c) ---- */
 

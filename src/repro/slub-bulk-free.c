@@ -88,9 +88,12 @@ static __thread struct bcpu bulk_cpu __attribute__((tls_model("initial-exec")));
 static __thread volatile uint8_t bulk_irqs_off __attribute__((tls_model("initial-exec")));
 static uint64_t bulk_gen;
 
-/* local_irq_disable / local_irq_enable analog (see the top comment). */
-static inline void irq_disable(void)
+/* local_irq_disable / local_irq_enable analog (see the top comment); the
+ * count is part of the analog, so its measured cost is what the what-if
+ * replaces. */
+static inline void irq_disable(struct bulk_cache *c)
 {
+	c->st.irq_pairs++;
 	bulk_irqs_off = 1;
 	barrier();
 }
@@ -99,6 +102,14 @@ static inline void irq_enable(void)
 {
 	barrier();
 	bulk_irqs_off = 0;
+}
+
+/* local_irq_save / local_irq_restore analog: the same stores, its own count. */
+static inline void irq_save(struct bulk_cache *c)
+{
+	c->st.irq_saves++;
+	bulk_irqs_off = 1;
+	barrier();
 }
 
 static inline void *get_next(const void *o)
@@ -324,7 +335,7 @@ static __attribute__((noinline)) void *slab_alloc_slow(struct bulk_cache *c, str
 {
 	void *o;
 
-	irq_disable();
+	irq_save(c);
 	o = slab_alloc_refill(c, k);
 	irq_enable();
 	return o;
@@ -332,8 +343,10 @@ static __attribute__((noinline)) void *slab_alloc_slow(struct bulk_cache *c, str
 
 /* ---- fast paths: this_cpu_cmpxchg_double on {freelist, tid} ---- */
 
-static inline bool cpu_commit(struct bcpu *k, uint64_t *old, uint64_t nlo, uint64_t nhi)
+static inline bool cpu_commit(struct bulk_cache *c, struct bcpu *k, uint64_t *old, uint64_t nlo,
+			      uint64_t nhi)
 {
+	c->st.cpu_cmpxchg++;
 	return arch_percpu_cmpxchg128(arch_percpu_offset(k), old, nlo, nhi);
 }
 
@@ -352,7 +365,7 @@ static inline void *cache_alloc(struct bulk_cache *c)
 			return slab_alloc_slow(c, k);
 		old[0] = (uint64_t)(uintptr_t)o;
 		old[1] = tid;
-		if (likely(cpu_commit(k, old, (uint64_t)(uintptr_t)get_next(o), tid + 1)))
+		if (likely(cpu_commit(c, k, old, (uint64_t)(uintptr_t)get_next(o), tid + 1)))
 			return o;
 	}
 }
@@ -375,16 +388,16 @@ static inline void cache_free(struct bulk_cache *c, size_t idx, void *head, void
 		set_next(tail, fl);
 		old[0] = (uint64_t)(uintptr_t)fl;
 		old[1] = tid;
-		if (likely(cpu_commit(k, old, (uint64_t)(uintptr_t)head, tid + 1)))
+		if (likely(cpu_commit(c, k, old, (uint64_t)(uintptr_t)head, tid + 1)))
 			return;
 	}
 }
 
 /* ---- the bulk algorithms ---- */
 
-static int alloc_one_by_one(struct bulk_cache *c, size_t from, size_t n, void **p)
+static int alloc_one_by_one(struct bulk_cache *c, size_t n, void **p)
 {
-	for (size_t i = from; i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		p[i] = cache_alloc(c);
 		if (unlikely(!p[i])) {
 			for (size_t j = 0; j < i; j++)
@@ -395,26 +408,38 @@ static int alloc_one_by_one(struct bulk_cache *c, size_t from, size_t n, void **
 	return 0;
 }
 
-/* The posted kmem_cache_alloc_bulk: drain the CPU freelist with IRQs off,
- * then the rest one by one. */
+/* kmem_cache_alloc_bulk through 6/7 ("slub: improve bulk alloc strategy"):
+ * IRQs off around the loop, objects taken from the CPU freelist with plain
+ * loads and stores; when it is empty, IRQs on around __slab_alloc (which
+ * saves and restores them itself), whose side effect refills the CPU
+ * freelist, then off again and on taking. */
 static int alloc_bulk_posted(struct bulk_cache *c, size_t n, void **p)
 {
 	struct bcpu *k;
-	size_t i;
 
-	irq_disable();
+	irq_disable(c);
 	k = cpu_of(c);
-	for (i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		void *o = k->freelist;
 
-		if (!o)
-			break;
+		if (unlikely(!o)) {
+			k->tid++;
+			irq_enable();
+			p[i] = slab_alloc_slow(c, k);
+			if (unlikely(!p[i])) {
+				for (size_t j = 0; j < i; j++)
+					cache_free(c, bulk_slab_index(c, p[j]), p[j], p[j], 1);
+				return -ENOMEM;
+			}
+			irq_disable(c);
+			continue;
+		}
 		k->freelist = get_next(o);
 		p[i] = o;
 	}
 	k->tid++;
 	irq_enable();
-	return alloc_one_by_one(c, i, n, p);
+	return 0;
 }
 
 /* v4.3 kmem_cache_alloc_bulk: IRQs off throughout, the refill included. */
@@ -422,7 +447,7 @@ static int alloc_bulk_detached(struct bulk_cache *c, size_t n, void **p)
 {
 	struct bcpu *k;
 
-	irq_disable();
+	irq_disable(c);
 	k = cpu_of(c);
 	for (size_t i = 0; i < n; i++) {
 		void *o = k->freelist;
@@ -450,7 +475,7 @@ static void free_bulk_posted(struct bulk_cache *c, size_t n, void **p)
 {
 	struct bcpu *k;
 
-	irq_disable();
+	irq_disable(c);
 	k = cpu_of(c);
 	for (size_t i = 0; i < n; i++) {
 		void *o = p[i];
@@ -463,7 +488,7 @@ static void free_bulk_posted(struct bulk_cache *c, size_t n, void **p)
 			k->tid++;
 			irq_enable();
 			slab_free_slow(c, idx, o, o, 1);
-			irq_disable();
+			irq_disable(c);
 		}
 	}
 	k->tid++;
@@ -534,7 +559,7 @@ int bulk_alloc(struct bulk_cache *c, enum bulk_algo a, size_t n, void **p)
 	case BULK_DETACHED:
 		return alloc_bulk_detached(c, n, p);
 	default:
-		return alloc_one_by_one(c, 0, n, p);
+		return alloc_one_by_one(c, n, p);
 	}
 }
 
@@ -576,22 +601,65 @@ size_t bulk_cache_capacity(const struct bulk_cache *c)
 	return c->nslabs * c->objs;
 }
 
+/* ---- the what-if arithmetic ---- */
+
+/* Commit messages of the series (i7-4790K, 4.00 GHz TSC): 7/7 "local_irq_
+ * {disable,enable}: 7 cycles(tsc)", "local_irq_{save,restore}: 37
+ * cycles(tsc)", "the fallback invokes this_cpu_cmpxchg() which is slightly
+ * slower (9-cycles)"; 6/7 "expensive (37 cycles) local_irq_{save,restore}". */
+const struct bulk_ops bulk_kernel_cost = { .irq_pair = 7, .irq_save = 37, .cpu_cmpxchg = 9 };
+#define KERNEL_COST_SRC "commit messages of [PATCH 6/7] and [PATCH 7/7], i7-4790K, cycles(tsc) " \
+			"of its 4.00 GHz TSC taken as core cycles"
+
+void bulk_ops_per_object(const struct bulk_stats *s0, const struct bulk_stats *s1, double objs,
+			 struct bulk_ops *o)
+{
+	o->irq_pair = (double)(s1->irq_pairs - s0->irq_pairs) / objs;
+	o->irq_save = (double)(s1->irq_saves - s0->irq_saves) / objs;
+	o->cpu_cmpxchg = (double)(s1->cpu_cmpxchg - s0->cpu_cmpxchg) / objs;
+}
+
+double bulk_whatif(double ticks, const struct bulk_ops *n, const struct bulk_ops *model,
+		   const struct bulk_ops *kernel, double ticks_per_cycle)
+{
+	return ticks + ticks_per_cycle * (n->irq_pair * (kernel->irq_pair - model->irq_pair) +
+					  n->irq_save * (kernel->irq_save - model->irq_save) +
+					  n->cpu_cmpxchg * (kernel->cpu_cmpxchg - model->cpu_cmpxchg));
+}
+
 /* ---- the scoring ---- */
 
-/* Ticks for `rounds` rounds of alloc + free of `bulk` objects. */
-static __attribute__((noinline)) int time_rounds(struct bulk_cache *c, enum bulk_algo a, void **p,
-						 size_t bulk, size_t rounds, double *ticks)
+static void stats_add(struct bulk_stats *sum, const struct bulk_stats *s0, const struct bulk_stats *s1)
 {
-	uint64_t t0 = arch_timer_start(), t1;
+	sum->free_slow += s1->free_slow - s0->free_slow;
+	sum->alloc_slow += s1->alloc_slow - s0->alloc_slow;
+	sum->irq_pairs += s1->irq_pairs - s0->irq_pairs;
+	sum->irq_saves += s1->irq_saves - s0->irq_saves;
+	sum->cpu_cmpxchg += s1->cpu_cmpxchg - s0->cpu_cmpxchg;
+}
+
+/* Ticks for `rounds` rounds of alloc + free of `bulk` objects, less the
+ * fixed timer-pair cost; *d: the counts of the loop. */
+static __attribute__((noinline)) int time_rounds(struct bulk_cache *c, enum bulk_algo a, void **p,
+						 size_t bulk, size_t rounds, double overhead,
+						 double *ticks, struct bulk_stats *d)
+{
+	struct bulk_stats s0, s1;
+	uint64_t t0, t1;
 	int ret = 0;
 
+	s0 = c->st;
+	t0 = arch_timer_start();
 	for (size_t r = 0; r < rounds && !ret; r++) {
 		ret = bulk_alloc(c, a, bulk, p);
 		if (!ret)
 			bulk_free(c, a, bulk, p);
 	}
 	t1 = arch_timer_stop();
-	*ticks = (double)(t1 - t0);
+	s1 = c->st;
+	*d = (struct bulk_stats){ 0 };
+	stats_add(d, &s0, &s1);
+	*ticks = (double)(t1 - t0) - overhead;
 	if (ret < 0)
 		pr_err("slub-bulk-free: the model ran out of slabs at bulk %zu (%s)", bulk,
 		       bulk_algo_names[a]);
@@ -632,31 +700,49 @@ struct spread_ws {
 	void *p[MAX_BULK];
 };
 
+/* What one timed loop runs: rounds of alloc + free of `bulk` objects
+ * (pool NULL), or the many-slab case (free only). */
+struct timed {
+	struct bulk_cache *c;
+	void **p;
+	size_t bulk, rounds;
+	double overhead;	/* the fixed timer-pair cost, ticks */
+	void **pool;		/* the many-slab case: nslabs * objs objects */
+	size_t nslabs;
+	uint64_t cursor;
+	struct spread_ws *w;
+};
+
 /* Free only, `bulk` objects each from a different slab (of nslabs) per
- * round; the refill is untimed. */
-static int time_spread(struct bulk_cache *c, enum bulk_algo a, void **pool, size_t nslabs,
-		       size_t bulk, size_t rounds, uint64_t *cursor, struct spread_ws *w,
-		       double overhead, double *ticks)
+ * round, one timer pair per round (its fixed cost subtracted); the refill
+ * is untimed, and its counts are left out of *d. */
+static int time_spread(struct timed *t, enum bulk_algo a, double *ticks, struct bulk_stats *d)
 {
+	struct bulk_cache *c = t->c;
+	struct spread_ws *w = t->w;
 	double sum = 0;
 	int ret;
 
-	for (size_t r = 0; r < rounds; r++) {
+	*d = (struct bulk_stats){ 0 };
+	for (size_t r = 0; r < t->rounds; r++) {
+		struct bulk_stats s0, s1;
 		uint64_t t0, t1;
 
-		for (size_t j = 0; j < bulk; j++, (*cursor)++) {
-			size_t g = *cursor;
+		for (size_t j = 0; j < t->bulk; j++, t->cursor++) {
+			size_t g = t->cursor;
 
-			w->slot[j] = (g % nslabs) * c->objs + (g / nslabs) % c->objs;
-			w->p[j] = pool[w->slot[j]];
+			w->slot[j] = (g % t->nslabs) * c->objs + (g / t->nslabs) % c->objs;
+			w->p[j] = t->pool[w->slot[j]];
 			w->slot_slab[j] = bulk_slab_index(c, w->p[j]);
 		}
+		s0 = c->st;
 		t0 = arch_timer_start();
-		bulk_free(c, a, bulk, w->p);
+		bulk_free(c, a, t->bulk, w->p);
 		t1 = arch_timer_stop();
-		/* one timer pair per round: its fixed cost is not the free's */
-		sum += (double)(t1 - t0) - overhead;
-		ret = refill(c, pool, w->slot, w->slot_slab, bulk, w->used);
+		s1 = c->st;
+		stats_add(d, &s0, &s1);
+		sum += (double)(t1 - t0) - t->overhead;
+		ret = refill(c, t->pool, w->slot, w->slot_slab, t->bulk, w->used);
 		if (ret < 0)
 			return ret;
 	}
@@ -672,21 +758,130 @@ static long preempted(void)
 	return getrusage(RUSAGE_THREAD, &ru) ? -1 : ru.ru_nivcsw;
 }
 
-/* A sample during which the thread was preempted measured something else:
+/* A loop during which the thread was preempted measured something else:
  * take it again, up to this many times. */
 #define MAX_REDO 8
 
-/* Cycles per local_irq_disable + local_irq_enable pair of the analog. */
-static __attribute__((noinline)) uint64_t time_irq_pairs(size_t n)
+/* Per bulk size: ticks per object of each algorithm in each pass (a pass
+ * runs every algorithm once, in alternating order), the pass's CPU share
+ * (the least of its loops'), the medians, and the priced ops per object. */
+struct bulk_run {
+	size_t bulk;
+	double pass[BULK__COUNT][JUDGE_MAX_EPOCHS];
+	double share[JUDGE_MAX_EPOCHS];
+	double med[BULK__COUNT];
+	struct bulk_ops ops[BULK__COUNT];
+};
+
+/* One loop of algorithm a, taken again while preempted; ticks per object,
+ * the loop's CPU share and its ops per object. */
+static int time_one(struct timed *t, enum bulk_algo a, double *per_obj, double *share,
+		    struct bulk_ops *ops, size_t *redone)
+{
+	struct bulk_stats zero = { 0 }, d;
+	struct repro_pass ps;
+	double ticks, objs = (double)(t->rounds * t->bulk);
+	int tries = 0, ret;
+	long cs;
+
+	do {
+		cs = preempted();
+		repro_pass_start(&ps);
+		ret = t->pool ? time_spread(t, a, &ticks, &d)
+			      : time_rounds(t->c, a, t->p, t->bulk, t->rounds, t->overhead, &ticks, &d);
+		*share = repro_pass_share(&ps);
+		if (ret < 0)
+			return ret;
+	} while (preempted() != cs && ++tries <= MAX_REDO && ++*redone);
+	*per_obj = ticks / objs;
+	bulk_ops_per_object(&zero, &d, objs, ops);
+	return 0;
+}
+
+/* reps passes of the algorithms algos[0..na) into r. */
+static int run_passes(struct timed *t, const enum bulk_algo *algos, size_t na, size_t reps,
+		      struct bulk_run *r, size_t *redone)
+{
+	r->bulk = t->bulk;
+	for (size_t k = 0; k < reps; k++) {
+		r->share[k] = 1;
+		for (size_t i = 0; i < na; i++) {
+			enum bulk_algo a = algos[k & 1 ? na - 1 - i : i];
+			double share;
+			int ret = time_one(t, a, &r->pass[a][k], &share, &r->ops[a], redone);
+
+			if (ret < 0)
+				return ret;
+			if (share < r->share[k])
+				r->share[k] = share;
+		}
+	}
+	for (size_t i = 0; i < na; i++)
+		r->med[algos[i]] = stats_median(r->pass[algos[i]], reps);
+	return 0;
+}
+
+/* The priced ops of the model, core cycles per op: the IRQ analogs and the
+ * commit chain, each timed 64 to a loop iteration on a scratch cache. */
+static __attribute__((noinline)) uint64_t time_irq_pairs(struct bulk_cache *c, size_t n, bool save)
 {
 	uint64_t t0 = arch_timer_start();
 
-#define PAIR(k) irq_disable(); irq_enable();
-	for (size_t i = 0; i < n; i += 64) {
-		OPS64(PAIR)
-	}
+#define PAIR(k) irq_disable(c); irq_enable();
+#define SAVE(k) irq_save(c); irq_enable();
+	if (save)
+		for (size_t i = 0; i < n; i += 64) {
+			OPS64(SAVE)
+		}
+	else
+		for (size_t i = 0; i < n; i += 64) {
+			OPS64(PAIR)
+		}
 #undef PAIR
+#undef SAVE
 	return arch_timer_stop() - t0;
+}
+
+/* A chain of this_cpu_cmpxchg_double commits {freelist, tid} -> {freelist,
+ * tid + 1}, each reading what the previous one wrote, as the fast paths do. */
+static __attribute__((noinline)) uint64_t time_commits(struct bulk_cache *c, size_t n)
+{
+	struct bcpu *k = cpu_of(c);
+	uint64_t t0 = arch_timer_start();
+
+#define COMMIT(j) {								\
+		uint64_t o_[2] = { (uint64_t)(uintptr_t)k->freelist, k->tid };	\
+		cpu_commit(c, k, o_, o_[0], o_[1] + 1);				\
+	}
+	for (size_t i = 0; i < n; i += 64) {
+		OPS64(COMMIT)
+	}
+#undef COMMIT
+	return arch_timer_stop() - t0;
+}
+
+static int measure_model_cost(const struct calibration *cal, struct bulk_ops *m)
+{
+	const size_t n = 1u << 16;
+	struct bulk_cache *c;
+	double t[3][5];
+	int ret = bulk_cache_create(&c, 256, 64);
+
+	if (ret < 0)
+		return ret;
+	for (int k = 0; k < 5; k++) {
+		t[0][k] = repro_cycles_per_op((double)time_irq_pairs(c, n, false), cal->overhead_min,
+					      (double)n, cal->ticks_per_cycle);
+		t[1][k] = repro_cycles_per_op((double)time_irq_pairs(c, n, true), cal->overhead_min,
+					      (double)n, cal->ticks_per_cycle);
+		t[2][k] = repro_cycles_per_op((double)time_commits(c, n), cal->overhead_min, (double)n,
+					      cal->ticks_per_cycle);
+	}
+	m->irq_pair = stats_median(t[0], 5);
+	m->irq_save = stats_median(t[1], 5);
+	m->cpu_cmpxchg = stats_median(t[2], 5);
+	bulk_cache_destroy(c);
+	return 0;
 }
 
 /* Published, Jesper Dangaard Brouer, 16 Jun 2015: the cover letter's table
@@ -704,26 +899,39 @@ static const struct repro_row previous_rows[] = {
 };
 #define SRC_2015 "Jesper Dangaard Brouer, netdev/linux-mm, 16 Jun 2015, \"[PATCH 7/7] slub: initial " \
 		 "bulk free implementation\""
-#define MACHINE_2015 "not named in the post (TSC 3.94 GHz from its cycles/ns), kernel of June 2015 + " \
-		     "the patchset"
+#define MACHINE_2015 "not named in the post (TSC 3.94 GHz from its cycles/ns; the series' commit " \
+		     "messages name an i7-4790K), kernel of June 2015 + the series"
 static const struct repro_table posted_2015 = {
-	.title = "bulk alloc + free, per object: fallback bulking vs fastpath-bulking (posted patchset)",
+	.title = "bulk alloc + free, per object: fallback bulking vs fastpath-bulking (series 1-7/7)",
 	.source = SRC_2015, .machine = MACHINE_2015, .unit = "cycles(tsc) per object",
 	.ncols = 2, .cols = { "fallback", "bulking" },
 	.nrows = ARRAY_SIZE(posted_rows), .rows = posted_rows,
 };
 static const struct repro_table previous_2015 = {
-	.title = "previous patch (bulk alloc, free one by one) vs this patch (bulk free too)",
+	.title = "previous patch (through 6/7: bulk alloc, free one by one) vs this patch (7/7: bulk "
+		 "free too)",
 	.source = SRC_2015, .machine = MACHINE_2015, .unit = "cycles(tsc) per object",
 	.ncols = 2, .cols = { "previous", "this" },
 	.nrows = ARRAY_SIZE(previous_rows), .rows = previous_rows,
 };
-/* Published kernel cost of local_irq_disable + local_irq_enable. */
-#define IRQ_PAIR_PUBLISHED_CYCLES 7.0
-#define IRQ_PAIR_PUBLISHED_WHERE "i7-4790K, 2015 (kernel microbenchmark)"
 #define REVIEWER_WORDS "If most of objects comes from many different slabs, bulk free API does " \
 		       "enabling/disabling interrupt very much so I guess it work worse than just " \
 		       "calling __kmem_cache_free_bulk()"
+
+/* How the model differs from the kernel the post ran (printed first). */
+static const char *const deviations[] = {
+	"user space, one pinned thread, no interrupts: local_irq_disable/enable and save/restore "
+	"are a store to a thread-local byte and a compiler barrier (the kernel's cli/sti and "
+	"pushf/cli/popf cost more: the what-if below prices them)",
+	"this_cpu_cmpxchg_double is an unlocked cmpxchg16b %fs: on thread-local data (the commit "
+	"message's 9 cycles are for this_cpu_cmpxchg, one word)",
+	"slabs come from a pre-faulted arena and are never given back; no per-CPU partial lists, "
+	"NUMA nodes, debugging or memcg; the partial list's lock is a spinlock without irqsave",
+	"the priced ops count themselves (as CONFIG_SLUB_STATS), in every path; the counts are "
+	"part of the measured analog and commit costs",
+	"the post's object size is not in the seed: 256 bytes here (the size of the series' "
+	"later benchmarks)",
+};
 
 static void print_line(FILE *f, const struct calibration *cal, size_t bulk, double a, double b)
 {
@@ -731,198 +939,360 @@ static void print_line(FILE *f, const struct calibration *cal, size_t bulk, doub
 		bulk, a, clock_ticks_to_ns(cal, a), b, clock_ticks_to_ns(cal, b), (a - b) / a * 100.0);
 }
 
-/* Between-pass spread of a figure: its interquartile range over the
- * median (robust to the one pass a preempted thread ruins). */
-static double spread_of(const double *v, size_t n)
+/* Median over the passes of algorithm a's what-if ticks per object (ratio
+ * to b's when b is given: the median pass's ratio). */
+static double whatif_median(const struct bulk_run *r, size_t reps, enum bulk_algo a, int b,
+			    const struct bulk_ops *model, double tpc)
 {
-	struct summary sm;
+	double v[JUDGE_MAX_EPOCHS];
 
-	if (stats_summarize(v, n, &sm) < 0 || !(sm.median > 0))
-		return 0;
-	return (sm.p75 - sm.p25) / sm.median;
+	for (size_t k = 0; k < reps; k++) {
+		v[k] = bulk_whatif(r->pass[a][k], &r->ops[a], model, &bulk_kernel_cost, tpc);
+		if (b >= 0)
+			v[k] /= bulk_whatif(r->pass[b][k], &r->ops[b], model, &bulk_kernel_cost, tpc);
+	}
+	return stats_median(v, reps);
 }
 
-struct bulk_run {
-	size_t bulk;
-	double med[BULK__COUNT], floor[BULK__COUNT];
-};
+static double ratio_median(const double *a, const double *b, size_t n)
+{
+	double v[JUDGE_MAX_EPOCHS];
+
+	for (size_t k = 0; k < n; k++)
+		v[k] = a[k] / b[k];
+	return stats_median(v, n);
+}
+
+static void print_costs(FILE *out, const struct bulk_ops *m)
+{
+	const struct bulk_ops *k = &bulk_kernel_cost;
+
+	fprintf(out, "Priced ops, core cycles per op (here: median of 5 timed loops of 65536; "
+		     "kernel: %s)\n", KERNEL_COST_SRC);
+	fprintf(out, "  op                              model's form                here  kernel\n");
+	fprintf(out, "  local_irq_disable + enable      byte stores (analog)      %6.2f  %6.0f\n",
+		m->irq_pair, k->irq_pair);
+	fprintf(out, "  local_irq_save + restore        byte stores (analog)      %6.2f  %6.0f\n",
+		m->irq_save, k->irq_save);
+	fprintf(out, "  this_cpu_cmpxchg_double         cmpxchg16b %%fs:, chained  %6.2f  %6.0f\n\n",
+		m->cpu_cmpxchg, k->cpu_cmpxchg);
+}
+
+static json_t *ops_json(const struct bulk_ops *o)
+{
+	return json_pack("{s:f,s:f,s:f}", "irq_pairs", o->irq_pair, "irq_saves", o->irq_save,
+			 "cpu_cmpxchg", o->cpu_cmpxchg);
+}
+
+static void json_main_row(json_t *arr, const struct bulk_run *r, size_t reps,
+			  const struct bulk_ops *model, double tpc)
+{
+	json_t *j = json_pack("{s:I}", "bulk", (json_int_t)r->bulk), *sh = json_array();
+
+	for (int a = 0; a < BULK__COUNT; a++) {
+		json_t *pv = json_array();
+		char key[40];
+
+		for (size_t k = 0; k < reps; k++)
+			json_array_append_new(pv, json_real(r->pass[a][k]));
+		snprintf(key, sizeof(key), "%s_ticks", bulk_algo_names[a]);
+		json_object_set_new(j, key, json_real(r->med[a]));
+		snprintf(key, sizeof(key), "%s_passes", bulk_algo_names[a]);
+		json_object_set_new(j, key, pv);
+		snprintf(key, sizeof(key), "%s_ops_per_object", bulk_algo_names[a]);
+		json_object_set_new(j, key, ops_json(&r->ops[a]));
+		snprintf(key, sizeof(key), "%s_whatif_ticks", bulk_algo_names[a]);
+		json_object_set_new(j, key, json_real(whatif_median(r, reps, a, -1, model, tpc)));
+	}
+	for (size_t k = 0; k < reps; k++)
+		json_array_append_new(sh, json_real(r->share[k]));
+	json_object_set_new(j, "pass_cpu_share", sh);
+	json_array_append_new(arr, j);
+}
 
 static int run_main(struct repro_ctx *rc, const uint64_t *bulks, size_t nb, size_t size,
-		    size_t objects, size_t reps, struct bulk_run *res, size_t *redone)
+		    size_t objects, size_t reps, const struct bulk_ops *model, struct bulk_run *res,
+		    size_t *redone)
 {
-	struct bulk_cache *c = NULL;
-	double *v[BULK__COUNT] = { 0 };
-	void **p = malloc(MAX_BULK * sizeof(void *));
+	static const enum bulk_algo algos[] = { BULK_FALLBACK, BULK_PREVIOUS, BULK_POSTED,
+						BULK_DETACHED };
+	struct timed t = { .overhead = rc->cal->overhead_min };
 	json_t *jmain = json_array();
 	int ret;
 
 	json_object_set_new(rc->json, "main", jmain);
-	ret = bulk_cache_create(&c, size, 2 * MAX_BULK + 64);
-	for (int a = 0; a < BULK__COUNT && ret == 0; a++)
-		if (!(v[a] = malloc(reps * sizeof(double))))
-			ret = -ENOMEM;
-	if (!p && !ret)
-		ret = -ENOMEM;
+	t.p = malloc(MAX_BULK * sizeof(void *));
+	ret = t.p ? bulk_cache_create(&t.c, size, 2 * MAX_BULK + 64) : -ENOMEM;
 	if (ret < 0)
 		goto out;
-	fprintf(rc->out, "SLUB bulk alloc + free (atomcost user-space model of v4.1 SLUB, object %zu "
-			 "bytes, %u per slab, %zu objects per timed loop, median of %zu),\ntimer ticks "
-			 "(\"cycles(tsc)\", as the post) per object\n", size, c->objs, objects, reps);
-	fprintf(rc->out, "Bulk - Fallback bulking           - fastpath-bulking (posted)          "
-			 "| previous patch | later: detached\n");
+	fprintf(rc->out, "SLUB bulk alloc + free (atomcost user-space model of v4.1 SLUB + the series, "
+			 "object %zu bytes, %u per slab, %zu objects per timed loop, median of %zu "
+			 "passes),\ntimer ticks (\"cycles(tsc)\", as the post) per object\n", size,
+		t.c->objs, objects, reps);
+	fprintf(rc->out, "Bulk - Fallback bulking           - fastpath-bulking (1-7/7)           "
+			 "| previous (1-6/7) | later: detached\n");
 	for (size_t i = 0; i < nb; i++) {
-		size_t bulk = bulks[i], rounds = (objects + bulk - 1) / bulk;
-		struct bulk_run *r = &res[i];
-		json_t *j;
+		size_t rounds = (objects + bulks[i] - 1) / bulks[i];
+		double tk;
+		struct bulk_stats d;
 
-		r->bulk = bulk;
-		for (int a = 0; a < BULK__COUNT; a++) {
-			double t;
-
-			/* warm: slabs in use, the CPU slab set */
-			ret = time_rounds(c, (enum bulk_algo)a, p, bulk, rounds / 8 + 1, &t);
-			if (ret < 0)
-				goto out;
-		}
-		for (size_t k = 0; k < reps; k++)
-			for (int a = 0; a < BULK__COUNT; a++) {
-				int tries = 0;
-				long cs;
-
-				do {
-					cs = preempted();
-					ret = time_rounds(c, (enum bulk_algo)a, p, bulk, rounds, &v[a][k]);
-					if (ret < 0)
-						goto out;
-				} while (preempted() != cs && ++tries <= MAX_REDO && ++*redone);
-				v[a][k] = (v[a][k] - rc->cal->overhead_min) / (double)(rounds * bulk);
-			}
-		for (int a = 0; a < BULK__COUNT; a++) {
-			r->med[a] = stats_median(v[a], reps);
-			r->floor[a] = spread_of(v[a], reps);
-		}
-		print_line(rc->out, rc->cal, bulk, r->med[BULK_FALLBACK], r->med[BULK_POSTED]);
-		fprintf(rc->out, " | %3.0f cycles(tsc) | %3.0f cycles(tsc)\n", r->med[BULK_PREVIOUS],
-			r->med[BULK_DETACHED]);
+		t.bulk = bulks[i];
+		/* warm: slabs in use, the CPU slab set */
+		for (int a = 0; a < BULK__COUNT && !ret; a++)
+			ret = time_rounds(t.c, (enum bulk_algo)a, t.p, t.bulk, rounds / 8 + 1, 0, &tk, &d);
+		t.rounds = rounds;
+		if (!ret)
+			ret = run_passes(&t, algos, BULK__COUNT, reps, &res[i], redone);
+		if (ret < 0)
+			goto out;
+		print_line(rc->out, rc->cal, t.bulk, res[i].med[BULK_FALLBACK], res[i].med[BULK_POSTED]);
+		fprintf(rc->out, " | %3.0f cycles(tsc)   | %3.0f cycles(tsc)\n", res[i].med[BULK_PREVIOUS],
+			res[i].med[BULK_DETACHED]);
 		fflush(rc->out);
-		j = json_pack("{s:I}", "bulk", (json_int_t)bulk);
-		for (int a = 0; a < BULK__COUNT; a++) {
-			char key[32];
-
-			snprintf(key, sizeof(key), "%s_ticks", bulk_algo_names[a]);
-			json_object_set_new(j, key, json_real(r->med[a]));
-			snprintf(key, sizeof(key), "%s_spread", bulk_algo_names[a]);
-			json_object_set_new(j, key, json_real(r->floor[a]));
-		}
-		json_array_append_new(jmain, j);
+		json_main_row(jmain, &res[i], reps, model, rc->cal->ticks_per_cycle);
 	}
 out:
-	for (int a = 0; a < BULK__COUNT; a++)
-		free(v[a]);
-	free(p);
-	bulk_cache_destroy(c);
+	free(t.p);
+	bulk_cache_destroy(t.c);
 	return ret;
 }
 
+/* The post's tables beside the measured ones, in the post's shape. */
+static int print_tables(struct repro_ctx *rc, const struct bulk_run *res, size_t nb)
+{
+	struct repro_row *mrows = calloc(2 * nb, sizeof(*mrows));
+	char (*labels)[16] = calloc(nb, 16), munit[96];
+	struct repro_table m = {
+		.title = posted_2015.title, .machine = rc->machine ? rc->machine : "this machine",
+		.unit = munit, .ncols = 2, .cols = { "fallback", "bulking" }, .nrows = nb,
+	}, mp;
+	size_t nprev = 0;
+	int ret = -ENOMEM;
+
+	if (!mrows || !labels)
+		goto out;
+	for (size_t i = 0; i < nb; i++) {
+		snprintf(labels[i], 16, "%zu", res[i].bulk);
+		mrows[i] = (struct repro_row){ labels[i],
+			{ res[i].med[BULK_FALLBACK], res[i].med[BULK_POSTED] }, NULL };
+		if (repro_table_row(&previous_2015, labels[i]))
+			mrows[nb + nprev++] = (struct repro_row){ labels[i],
+				{ res[i].med[BULK_PREVIOUS], res[i].med[BULK_POSTED] }, NULL };
+	}
+	snprintf(munit, sizeof(munit), "timer ticks per object (TSC %.2f GHz)", rc->cal->timer_hz / 1e9);
+	m.rows = mrows;
+	mp = m;
+	fputc('\n', rc->out);
+	ret = repro_print_beside(rc->out, &posted_2015, &m);
+	mp.title = previous_2015.title;
+	mp.cols[0] = "previous";
+	mp.cols[1] = "this";
+	mp.nrows = nprev;
+	mp.rows = mrows + nb;
+	if (!ret)
+		ret = repro_print_beside(rc->out, &previous_2015, &mp);
+out:
+	free(mrows);
+	free(labels);
+	return ret;
+}
+
+/* The bulk-1 comparison, and a check of the what-if: the priced ops of
+ * the fallback at the model's own costs, against its measured figure (over
+ * 100%: in context they overlap other work, and the isolated costs the
+ * what-if subtracts overstate them). */
+static void whatif_bulk1(FILE *out, const struct bulk_run *r, double mx, double wx, double px,
+			 const struct bulk_ops *model, double tpc)
+{
+	const struct bulk_ops *n = &r->ops[BULK_FALLBACK];
+	double priced = tpc * (n->irq_pair * model->irq_pair + n->irq_save * model->irq_save +
+			       n->cpu_cmpxchg * model->cpu_cmpxchg);
+
+	fprintf(out, "       bulk 1: the measured model gives x%.2f, the what-if x%.2f, the post "
+		     "x%.2f: the what-if is %s the post;\n       check: the fallback's priced ops "
+		     "(%.2f commits per object) at the model's costs are %.1f of its %.1f timer ticks "
+		     "per object (%.0f%%%s)\n", mx, wx, px,
+		fabs(log(wx / px)) < fabs(log(mx / px)) ? "closer to" : "farther from", n->cpu_cmpxchg,
+		priced, r->med[BULK_FALLBACK], 100 * priced / r->med[BULK_FALLBACK],
+		priced > r->med[BULK_FALLBACK] ? ": in context the commits overlap other work, and "
+		"the what-if's fallback is too low" : "");
+}
+
+/* The what-if table: fallback and 1-7/7 as measured, with the priced ops
+ * at the kernel's costs, and as published; all in timer ticks. */
+static void print_whatif(struct repro_ctx *rc, const struct bulk_run *res, size_t nb, size_t reps,
+			 const struct bulk_ops *model)
+{
+	double tpc = rc->cal->ticks_per_cycle;
+	size_t npub = 0, closer = 0;
+	json_t *jw = json_array();
+
+	json_object_set_new(rc->json, "whatif", jw);
+	fprintf(rc->out, "\nWHAT-IF (computed, not measured): the measured figures with each priced op "
+			 "at the kernel's cost instead of the model's:\n  ticks + ops per object x "
+			 "(kernel - here) core cycles x %.3f ticks per core cycle\n  unit: timer ticks per "
+			 "object (TSC %.2f GHz here; the post's: its TSC, 3.94 GHz); x: bulking/fallback, "
+			 "no unit\n", tpc, rc->cal->timer_hz / 1e9);
+	fprintf(rc->out, "  Bulk | measured: fallback bulking      x | what-if: fallback bulking      x "
+			 "| published: fallback bulking     x\n");
+	for (size_t i = 0; i < nb; i++) {
+		const struct bulk_run *r = &res[i];
+		char label[16];
+		const struct repro_row *pr;
+		double mx = ratio_median(r->pass[BULK_POSTED], r->pass[BULK_FALLBACK], reps);
+		double wf = whatif_median(r, reps, BULK_FALLBACK, -1, model, tpc);
+		double wp = whatif_median(r, reps, BULK_POSTED, -1, model, tpc);
+		double wx = whatif_median(r, reps, BULK_POSTED, BULK_FALLBACK, model, tpc);
+
+		snprintf(label, sizeof(label), "%zu", r->bulk);
+		pr = repro_table_row(&posted_2015, label);
+		fprintf(rc->out, "  %4zu |        %8.1f %7.1f  x%.2f |       %8.1f %7.1f  x%.2f", r->bulk,
+			r->med[BULK_FALLBACK], r->med[BULK_POSTED], mx, wf, wp, wx);
+		if (pr) {
+			double px = pr->v[1] / pr->v[0];
+			bool c = fabs(log(wx / px)) < fabs(log(mx / px));
+
+			fprintf(rc->out, " |         %8.0f %7.0f  x%.2f  what-if %s\n", pr->v[0], pr->v[1],
+				px, c ? "closer" : "farther");
+			npub++;
+			closer += c;
+			if (r->bulk == 1)
+				whatif_bulk1(rc->out, r, mx, wx, px, model, tpc);
+		} else {
+			fputc('\n', rc->out);
+		}
+		json_array_append_new(jw, json_pack("{s:I,s:f,s:f,s:f,s:f,s:f}", "bulk",
+			(json_int_t)r->bulk, "fallback_ticks", wf, "posted_ticks", wp, "ratio", wx,
+			"measured_ratio", mx, "published_ratio", pr ? pr->v[1] / pr->v[0] : 0.0));
+	}
+	fprintf(rc->out, "  the what-if is closer to the post's bulking/fallback ratio at %zu of %zu "
+			 "published bulk sizes\n", closer, npub);
+}
+
+/* The post's claims at a few bulk sizes, judged over the passes. */
+static void conclude_main(struct repro_ctx *rc, const struct bulk_run *res, size_t nb, size_t reps)
+{
+	for (size_t i = 0; i < nb; i++) {
+		const struct bulk_run *r = &res[i];
+		char what[64], label[16];
+		const struct repro_row *pr, *pp;
+		struct repro_claim cl = {
+			.what = what, .unit = "cycles(tsc)", .pub_unit = "cycles(tsc)", .n = reps,
+			.share = r->share, .pub_machine = "Brouer, 2015",
+		};
+
+		if (r->bulk != 1 && r->bulk != 8 && r->bulk != 16 && r->bulk != 64)
+			continue;
+		snprintf(label, sizeof(label), "%zu", r->bulk);
+		snprintf(what, sizeof(what), "bulk %zu, per object", r->bulk);
+		pr = repro_table_row(&posted_2015, label);
+		pp = repro_table_row(&previous_2015, label);
+		cl.a = "bulk alloc + free (1-7/7)";
+		cl.b = "fallback bulking";
+		cl.ea = r->pass[BULK_POSTED];
+		cl.eb = r->pass[BULK_FALLBACK];
+		cl.pub_a = pr ? pr->v[1] : NAN;
+		cl.pub_b = pr ? pr->v[0] : NAN;
+		repro_conclude(rc, &cl);
+		if (pp) {
+			cl.a = "this patch (1-7/7)";
+			cl.b = "previous patch (1-6/7)";
+			cl.eb = r->pass[BULK_PREVIOUS];
+			cl.pub_a = pp->v[1];
+			cl.pub_b = pp->v[0];
+			repro_conclude(rc, &cl);
+		}
+		cl.a = "later detached freelists";
+		cl.b = "bulk alloc + free (1-7/7)";
+		cl.ea = r->pass[BULK_DETACHED];
+		cl.eb = r->pass[BULK_POSTED];
+		cl.pub_a = cl.pub_b = NAN;
+		repro_conclude(rc, &cl);
+	}
+}
+
+/* The reviewer's case at one bulk size: the claim over the passes, then
+ * the what-if at the kernel's costs, in ticks. */
+static void conclude_spread(struct repro_ctx *rc, const struct bulk_run *r, size_t reps,
+			    const struct bulk_ops *model)
+{
+	double tpc = rc->cal->ticks_per_cycle;
+	char what[96];
+	struct repro_claim cl = {
+		.what = what, .a = "posted bulk free", .b = "one-by-one free", .unit = "cycles(tsc)",
+		.ea = r->pass[BULK_POSTED], .eb = r->pass[BULK_FALLBACK], .n = reps, .share = r->share,
+		.pub_a = NAN, .pub_b = NAN, .pub_words = REVIEWER_WORDS,
+		.pub_machine = "Joonsoo Kim, 16 Jun 2015",
+	};
+	const struct bulk_ops *n = &r->ops[BULK_POSTED];
+
+	snprintf(what, sizeof(what), "many slabs, bulk %zu, per object", r->bulk);
+	repro_conclude(rc, &cl);
+	fprintf(rc->out, "  WHAT-IF (computed): at the kernel's costs the posted free's %.2f IRQ "
+			 "disable/enable pairs per object would add %.1f timer ticks per object: %.1f "
+			 "against %.1f ticks for one-by-one free (x%.2f)\n", n->irq_pair,
+		n->irq_pair * (bulk_kernel_cost.irq_pair - model->irq_pair) * tpc,
+		whatif_median(r, reps, BULK_POSTED, -1, model, tpc),
+		whatif_median(r, reps, BULK_FALLBACK, -1, model, tpc),
+		whatif_median(r, reps, BULK_POSTED, BULK_FALLBACK, model, tpc));
+}
+
 static int run_spread(struct repro_ctx *rc, const uint64_t *bulks, size_t nb, size_t size,
-		      size_t objects, size_t reps, size_t nslabs, double irq_pair, size_t *redone)
+		      size_t objects, size_t reps, size_t nslabs, const struct bulk_ops *model,
+		      size_t *redone)
 {
 	static const enum bulk_algo algos[] = { BULK_FALLBACK, BULK_POSTED, BULK_DETACHED };
-	struct bulk_cache *c = NULL;
-	struct spread_ws *w = malloc(sizeof(*w));
-	double *v[3] = { 0 };
-	void **pool = NULL;
+	struct timed t = { .overhead = rc->cal->overhead_min, .nslabs = nslabs };
+	struct bulk_run *r = calloc(1, sizeof(*r));
 	json_t *jspread = json_array();
-	uint64_t cursor = 0;
-	struct bulk_stats st0, st1;
 	int ret;
 
 	json_object_set_new(rc->json, "spread", jspread);
-	ret = bulk_cache_create(&c, size, (nslabs + 2) * (1u << 15) / size + MAX_BULK);
-	for (int a = 0; a < 3 && !ret; a++)
-		if (!(v[a] = malloc(reps * sizeof(double))))
+	t.w = malloc(sizeof(*t.w));
+	ret = r && t.w ? bulk_cache_create(&t.c, size, (nslabs + 2) * (1u << 15) / size + MAX_BULK)
+		       : -ENOMEM;
+	if (!ret && !(t.pool = malloc(nslabs * t.c->objs * sizeof(void *))))
+		ret = -ENOMEM;
+	for (size_t k = 0; !ret && k < nslabs * t.c->objs; k++)
+		if (!(t.pool[k] = cache_alloc(t.c)))
 			ret = -ENOMEM;
-	if (!ret && !(pool = malloc(nslabs * c->objs * sizeof(void *))))
-		ret = -ENOMEM;
-	if (!ret && !w)
-		ret = -ENOMEM;
 	if (ret < 0)
 		goto out;
-	for (size_t k = 0; k < nslabs * c->objs; k++)
-		if (!(pool[k] = cache_alloc(c))) {
-			ret = -ENOMEM;
-			goto out;
-		}
 	fprintf(rc->out, "\nThe reviewer's case (Joonsoo Kim): every object of a bulk from a different "
 			 "slab (%zu slabs), free only (one timer pair per bulk, its %.0f ticks "
-			 "subtracted), per object\nBulk - one by one (fallback)   - posted "
-			 "bulk free (IRQ toggles per object)    | later: detached\n", nslabs,
-		rc->cal->overhead_min);
+			 "subtracted),\ntimer ticks (\"cycles(tsc)\") per object, median of %zu passes\n"
+			 "Bulk - one by one (fallback)   - posted bulk free (1-7/7)          "
+			 "| IRQ pairs per object | later: detached\n", nslabs, t.overhead, reps);
 	for (size_t i = 0; i < nb; i++) {
-		size_t bulk = bulks[i], rounds = (objects / 4 + bulk - 1) / bulk;
-		double med[3], toggles;
-		json_t *j;
-
-		if (bulk > nslabs) {
-			fprintf(rc->out, "%4zu - skipped: more than the %zu slabs\n", bulk, nslabs);
+		t.bulk = bulks[i];
+		t.rounds = (objects / 4 + t.bulk - 1) / t.bulk;
+		if (t.bulk > nslabs) {
+			fprintf(rc->out, "%4zu - skipped: more than the %zu slabs\n", t.bulk, nslabs);
 			continue;
 		}
-		for (size_t k = 0; k < reps; k++)
-			for (int a = 0; a < 3; a++) {
-				int tries = 0;
-				long cs;
-
-				do {
-					cs = preempted();
-					if (a == 1)
-						bulk_cache_stats(c, &st0);
-					ret = time_spread(c, algos[a], pool, nslabs, bulk, rounds, &cursor,
-							  w, rc->cal->overhead_min, &v[a][k]);
-					if (ret < 0)
-						goto out;
-				} while (preempted() != cs && ++tries <= MAX_REDO && ++*redone);
-				if (a == 1)
-					bulk_cache_stats(c, &st1);
-				v[a][k] /= (double)(rounds * bulk);
-			}
-		for (int a = 0; a < 3; a++) {
-			med[a] = stats_median(v[a], reps);
-		}
-		/* slow-path frees of the posted free in the last repeat (the
-		 * refill's allocations count as alloc_slow, not here): each is
-		 * one more disable/enable pair */
-		toggles = 1.0 / bulk + (double)(st1.free_slow - st0.free_slow) / (double)(rounds * bulk);
-		print_line(rc->out, rc->cal, bulk, med[0], med[1]);
-		fprintf(rc->out, " (%.2f) | %3.0f cycles(tsc)\n", toggles, med[2]);
-		j = json_pack("{s:I,s:I,s:f,s:f,s:f,s:f}", "bulk", (json_int_t)bulk, "slabs",
-			      (json_int_t)nslabs, "one_by_one_ticks", med[0], "posted_ticks", med[1],
-			      "detached_ticks", med[2], "irq_pairs_per_object", toggles);
-		json_array_append_new(jspread, j);
-		if (bulk == 16 || bulk == 64 || bulk == 250 || i + 1 == nb) {
-			struct repro_claim cl = {
-				.a = "posted bulk free", .b = "one-by-one free", .unit = "cycles(tsc)",
-				.ea = &med[1], .eb = &med[0], .n = 1, .pub_a = NAN, .pub_b = NAN,
-				.pub_words = REVIEWER_WORDS, .pub_machine = "Joonsoo Kim, 16 Jun 2015",
-			};
-			char what[96];
-
-			snprintf(what, sizeof(what), "many slabs, bulk %zu, per object", bulk);
-			cl.what = what;
-			repro_conclude(rc, &cl);
-			fprintf(rc->out, "  IRQ toggles: %.2f disable/enable pairs per object; the analog "
-					 "costs %.2f cycles a pair here, the kernel's %.0f (%s):\n  at that "
-					 "cost the toggles would add %.1f cycles per object\n", toggles,
-				irq_pair, IRQ_PAIR_PUBLISHED_CYCLES, IRQ_PAIR_PUBLISHED_WHERE,
-				toggles * (IRQ_PAIR_PUBLISHED_CYCLES - irq_pair));
-		}
+		ret = run_passes(&t, algos, ARRAY_SIZE(algos), reps, r, redone);
+		if (ret < 0)
+			goto out;
+		print_line(rc->out, rc->cal, t.bulk, r->med[BULK_FALLBACK], r->med[BULK_POSTED]);
+		fprintf(rc->out, " | %.2f | %3.0f cycles(tsc)\n", r->ops[BULK_POSTED].irq_pair,
+			r->med[BULK_DETACHED]);
+		json_array_append_new(jspread, json_pack("{s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:f}", "bulk",
+			(json_int_t)t.bulk, "slabs", (json_int_t)nslabs, "one_by_one_ticks",
+			r->med[BULK_FALLBACK], "posted_ticks", r->med[BULK_POSTED], "detached_ticks",
+			r->med[BULK_DETACHED], "irq_pairs_per_object", r->ops[BULK_POSTED].irq_pair,
+			"posted_whatif_ticks", whatif_median(r, reps, BULK_POSTED, -1, model,
+							     rc->cal->ticks_per_cycle),
+			"one_by_one_whatif_ticks", whatif_median(r, reps, BULK_FALLBACK, -1, model,
+								 rc->cal->ticks_per_cycle)));
+		if (t.bulk == 16 || t.bulk == 64 || t.bulk == 250 || i + 1 == nb)
+			conclude_spread(rc, r, reps, model);
 		fflush(rc->out);
 	}
 out:
-	for (int a = 0; a < 3; a++)
-		free(v[a]);
-	free(pool);
-	free(w);
-	bulk_cache_destroy(c);
+	free(t.pool);
+	free(t.w);
+	free(r);
+	bulk_cache_destroy(t.c);
 	return ret;
 }
 
@@ -935,102 +1305,52 @@ int repro_bulk_run(struct repro_ctx *rc)
 	size_t size = config_u64(e, sec, "size"), objects = config_u64(e, sec, "objects");
 	size_t reps = config_u64(e, sec, "repeats"), spread = config_u64(e, sec, "spread_slabs");
 	struct bulk_run *res = calloc(nb ? nb : 1, sizeof(*res));
-	struct repro_row *mrows = calloc(nb ? nb : 1, sizeof(*mrows) * 2);
-	char (*labels)[16] = calloc(nb ? nb : 1, 16);
-	double irq_pair, t[5];
-	size_t nprev = 0, redone = 0;
-	int ret = 0;
+	struct bulk_ops model;
+	size_t redone = 0;
+	int ret;
 
 	json_object_set_new(rc->json, "unit", json_string("timer ticks per object (cycles(tsc))"));
-	if (!res || !mrows || !labels) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	for (size_t i = 0; i < nb; i++)
+	ret = res ? 0 : -ENOMEM;
+	for (size_t i = 0; i < nb && !ret; i++)
 		if (bulks[i] > MAX_BULK) {
 			pr_err("%s: bulk: %llu is more than %d", sec, (unsigned long long)bulks[i], MAX_BULK);
 			ret = -EINVAL;
-			goto out;
 		}
-	for (int k = 0; k < 5; k++)
-		t[k] = repro_cycles_per_op((double)time_irq_pairs(1u << 16), rc->cal->overhead_min,
-					   1u << 16, rc->cal->ticks_per_cycle);
-	irq_pair = stats_median(t, 5);
-	fprintf(rc->out, "IRQ-toggle analog (user space cannot run cli/sti): local_irq_disable = store 1 "
-			 "to a thread-local byte + compiler barrier, local_irq_enable = store 0; %.2f core "
-			 "cycles per pair here (kernel: %.0f, %s)\n", irq_pair, IRQ_PAIR_PUBLISHED_CYCLES,
-		IRQ_PAIR_PUBLISHED_WHERE);
-	json_object_set_new(rc->json, "irq_analog", json_pack("{s:s,s:f,s:f}", "form",
-		"thread-local byte store + compiler barrier per cli/sti", "cycles_per_pair", irq_pair,
-		"published_kernel_cycles_per_pair", IRQ_PAIR_PUBLISHED_CYCLES));
-	ret = run_main(rc, bulks, nb, size, objects, reps, res, &redone);
+	if (!ret && reps > JUDGE_MAX_EPOCHS) {
+		pr_err("%s: repeats: %zu passes, at most %d are judged (expected 2..%d)", sec, reps,
+		       JUDGE_MAX_EPOCHS, JUDGE_MAX_EPOCHS);
+		ret = -EINVAL;
+	}
+	if (!ret)
+		ret = measure_model_cost(rc->cal, &model);
+	if (ret < 0)
+		goto out;
+	fprintf(rc->out, "The model's deviations from the kernel the post ran:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(deviations); i++)
+		fprintf(rc->out, "  - %s\n", deviations[i]);
+	print_costs(rc->out, &model);
+	json_object_set_new(rc->json, "priced_ops", json_pack("{s:o,s:o,s:s,s:s}", "model_cycles",
+		ops_json(&model), "kernel_cycles", ops_json(&bulk_kernel_cost), "kernel_source",
+		KERNEL_COST_SRC, "model_form", "thread-local byte store + compiler barrier per "
+		"cli/sti; cmpxchg16b %fs: chained on {freelist, tid}"));
+	ret = run_main(rc, bulks, nb, size, objects, reps, &model, res, &redone);
 	if (ret < 0)
 		goto out;
 	fprintf(rc->out, "(%zu timed loops taken again: the thread was preempted during them)\n",
 		redone);
-	for (size_t i = 0; i < nb; i++) {
-		snprintf(labels[i], 16, "%llu", (unsigned long long)bulks[i]);
-		mrows[i] = (struct repro_row){ labels[i], { res[i].med[BULK_FALLBACK], res[i].med[BULK_POSTED] },
-					       NULL };
-		if (repro_table_row(&previous_2015, labels[i]))
-			mrows[nb + nprev++] = (struct repro_row){ labels[i],
-				{ res[i].med[BULK_PREVIOUS], res[i].med[BULK_POSTED] }, NULL };
-	}
-	{
-		char munit[96];
-		struct repro_table m = {
-			.title = posted_2015.title, .machine = rc->machine ? rc->machine : "this machine",
-			.unit = munit, .ncols = 2, .cols = { "fallback", "bulking" }, .nrows = nb,
-			.rows = mrows,
-		};
-		struct repro_table mp = m;
-
-		snprintf(munit, sizeof(munit), "timer ticks per object (TSC %.2f GHz)", rc->cal->timer_hz / 1e9);
-		fputc('\n', rc->out);
-		ret = repro_print_beside(rc->out, &posted_2015, &m);
-		if (ret < 0)
-			goto out;
-		mp.title = previous_2015.title;
-		mp.cols[0] = "previous";
-		mp.cols[1] = "this";
-		mp.nrows = nprev;
-		mp.rows = mrows + nb;
-		ret = repro_print_beside(rc->out, &previous_2015, &mp);
-		if (ret < 0)
-			goto out;
-	}
-	for (size_t i = 0; i < nb; i++) {
-		const struct repro_row *pr = repro_table_row(&posted_2015, labels[i]);
-		struct repro_claim cl = {
-			.a = "posted bulk alloc + free", .b = "fallback bulking", .unit = "cycles(tsc)",
-			.pub_unit = "cycles(tsc)", .ea = &res[i].med[BULK_POSTED],
-			.eb = &res[i].med[BULK_FALLBACK], .n = 1, .pub_a = pr ? pr->v[1] : NAN,
-			.pub_b = pr ? pr->v[0] : NAN, .pub_machine = "Brouer, 2015",
-		};
-		char what[64];
-
-		if (res[i].bulk != 1 && res[i].bulk != 8 && res[i].bulk != 16 && res[i].bulk != 64)
-			continue;
-		snprintf(what, sizeof(what), "bulk %zu, per object", res[i].bulk);
-		cl.what = what;
-		repro_conclude(rc, &cl);
-		cl.a = "later detached freelists";
-		cl.b = "posted bulk alloc + free";
-		cl.ea = &res[i].med[BULK_DETACHED];
-		cl.eb = &res[i].med[BULK_POSTED];
-		cl.pub_a = cl.pub_b = NAN;
-		repro_conclude(rc, &cl);
-	}
+	ret = print_tables(rc, res, nb);
+	if (ret < 0)
+		goto out;
+	print_whatif(rc, res, nb, reps, &model);
+	conclude_main(rc, res, nb, reps);
 	if (spread) {
 		redone = 0;
-		ret = run_spread(rc, bulks, nb, size, objects, reps, spread, irq_pair, &redone);
+		ret = run_spread(rc, bulks, nb, size, objects, reps, spread, &model, &redone);
 		if (!ret)
-			fprintf(rc->out, "(%zu timed passes taken again: the thread was preempted during "
+			fprintf(rc->out, "(%zu timed loops taken again: the thread was preempted during "
 					 "them)\n", redone);
 	}
 out:
 	free(res);
-	free(mrows);
-	free(labels);
 	return ret;
 }

@@ -536,4 +536,12 @@ static inline void arch_smp_mb(void)
 	asm volatile("dmb ish" ::: "memory");
 }
 
+/* Read barrier as the kernel's smp_rmb(): loads before it ordered before
+ * loads after it. */
+#define ARCH_INSN_SMP_RMB "dmb ishld"
+static inline void arch_smp_rmb(void)
+{
+	asm volatile("dmb ishld" ::: "memory");
+}
+
 #endif

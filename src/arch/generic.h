@@ -309,6 +309,14 @@ static inline void arch_smp_mb(void)
 	__atomic_thread_fence(GEN_SC);
 }
 
+/* Read barrier as smp_rmb(): an acquire fence orders earlier loads before
+ * later loads and stores. */
+#define ARCH_INSN_SMP_RMB "__atomic_thread_fence(acquire)"
+static inline void arch_smp_rmb(void)
+{
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+}
+
 /* 16-byte compare-and-exchange: C11 offers it only through libatomic, which
  * may take a lock, so ARCH_HAS_CMPXCHG128 is 0 and no probe times it. This
  * correct (but locked) version lets shared code run: a global spin lock,

@@ -376,6 +376,18 @@ static inline void arch_smp_mb(void)
 	asm volatile("lock addl $0, -4(%%rsp)" ::: "memory", "cc");
 }
 
+/* Read barrier as the x86-64 kernels of 2007 had smp_rmb() (= rmb() under
+ * CONFIG_SMP, include/asm-x86_64/system.h): `lfence`, which on AMD with the
+ * LFENCE_RDTSC bit and on Intel also waits for every earlier instruction.
+ * Later kernels made x86's smp_rmb() a compiler barrier (loads are not
+ * reordered with loads there): this is the historical form, for the 2007
+ * SLUB reproduction. */
+#define ARCH_INSN_SMP_RMB "lfence"
+static inline void arch_smp_rmb(void)
+{
+	asm volatile("lfence" ::: "memory");
+}
+
 /* Lock-word primitives and rseq per-CPU critical sections. */
 #include "arch/x86_64-rseq.h"
 

@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: MIT */
+/* test-repro-bulk.c - the 2015 SLUB bulk reproduction's arithmetic, with no
+ * timing thresholds: the alloc path of patch 6/7 (one __slab_alloc refill
+ * per slab of objects, plain loads and stores in between, no per-object
+ * this_cpu_cmpxchg as 2/7's fall-back had; distinct objects), the ops each
+ * algorithm runs per object, the what-if arithmetic on a synthetic input,
+ * and the units its tables and lines say. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "config.h"
+#include "harness.h"
+#include "repro.h"
+
+static int cmp_ptr(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(void *const *)a, y = (uintptr_t)*(void *const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Distinct non-NULL objects; *nslabs: how many slabs they come from. */
+static bool distinct(const struct bulk_cache *c, void **v, size_t n, size_t *nslabs)
+{
+	void **s = malloc(n * sizeof(void *));
+	size_t *idx = malloc(n * sizeof(size_t)), k = 0;
+	bool ok = s && idx;
+
+	memcpy(s, v, n * sizeof(void *));
+	qsort(s, n, sizeof(void *), cmp_ptr);
+	for (size_t i = 0; i < n && ok; i++) {
+		ok = s[i] && (i == 0 || s[i] != s[i - 1]);
+		idx[i] = bulk_slab_index(c, s[i]);
+		k += i == 0 || idx[i] != idx[i - 1];	/* sorted: one slab's objects are adjacent */
+	}
+	*nslabs = k;
+	free(s);
+	free(idx);
+	return ok;
+}
+
+/* From an empty CPU freelist, N objects over slabs of M: ceil(N / M)
+ * refills, each one __slab_alloc (a save/restore pair) inside an IRQ
+ * enable/disable; no this_cpu_cmpxchg at all. Then with F objects left on
+ * the CPU freelist: ceil((N - F) / M). */
+static void test_alloc_67(enum bulk_algo a)
+{
+	static const size_t ns[] = { 1, 15, 16, 17, 40, 250 };
+
+	for (size_t t = 0; t < ARRAY_SIZE(ns); t++) {
+		struct bulk_cache *c;
+		struct bulk_stats s0, s1;
+		size_t n = ns[t], m, refills, slabs;
+		void *p[256];
+
+		if (bulk_cache_create(&c, 256, 4096) < 0) {
+			CHECK(0, "bulk cache");
+			return;
+		}
+		m = bulk_objs_per_slab(c);
+		refills = (n + m - 1) / m;
+		bulk_cache_stats(c, &s0);
+		CHECK(bulk_alloc(c, a, n, p) == 0, "%s: alloc %zu", bulk_algo_names[a], n);
+		bulk_cache_stats(c, &s1);
+		CHECK(s1.alloc_slow - s0.alloc_slow == refills && s1.irq_saves - s0.irq_saves == refills,
+		      "%s: %zu objects, %zu per slab: %llu refills, %llu saves, expected %zu",
+		      bulk_algo_names[a], n, m, (unsigned long long)(s1.alloc_slow - s0.alloc_slow),
+		      (unsigned long long)(s1.irq_saves - s0.irq_saves), refills);
+		CHECK(s1.irq_pairs - s0.irq_pairs == 1 + refills, "%s: %zu objects: %llu disable/enable "
+		      "pairs, expected 1 + %zu", bulk_algo_names[a], n,
+		      (unsigned long long)(s1.irq_pairs - s0.irq_pairs), refills);
+		CHECK(s1.cpu_cmpxchg == s0.cpu_cmpxchg, "%s: %zu objects taken with plain loads and "
+		      "stores (%llu this_cpu_cmpxchg; 2/7's fall-back ran one per object after the "
+		      "drain)", bulk_algo_names[a], n, (unsigned long long)(s1.cpu_cmpxchg - s0.cpu_cmpxchg));
+		CHECK(distinct(c, p, n, &slabs) && slabs == refills, "%s: %zu distinct objects from %zu "
+		      "slabs, expected %zu", bulk_algo_names[a], n, slabs, refills);
+		/* F = refills * m - n left on the CPU freelist */
+		bulk_cache_stats(c, &s0);
+		CHECK(bulk_alloc(c, a, 5 + refills * m - n, p + 0) == 0, "%s: alloc again",
+		      bulk_algo_names[a]);
+		bulk_cache_stats(c, &s1);
+		CHECK(s1.alloc_slow - s0.alloc_slow == 1, "%s: %zu left on the CPU freelist, %zu more: "
+		      "%llu refill, expected 1", bulk_algo_names[a], refills * m - n,
+		      5 + refills * m - n, (unsigned long long)(s1.alloc_slow - s0.alloc_slow));
+		bulk_cache_destroy(c);
+	}
+}
+
+/* Ops per object in steady state at bulk b (rounds of alloc + free). */
+static void ops_at(enum bulk_algo a, size_t b, struct bulk_ops *o)
+{
+	struct bulk_cache *c;
+	struct bulk_stats s0, s1;
+	void *p[64];
+
+	*o = (struct bulk_ops){ NAN, NAN, NAN };
+	if (bulk_cache_create(&c, 256, 4096) < 0)
+		return;
+	for (int r = 0; r < 4; r++)	/* warm: a CPU slab */
+		if (!bulk_alloc(c, a, b, p))
+			bulk_free(c, a, b, p);
+	bulk_cache_stats(c, &s0);
+	for (int r = 0; r < 10; r++)
+		if (!bulk_alloc(c, a, b, p))
+			bulk_free(c, a, b, p);
+	bulk_cache_stats(c, &s1);
+	bulk_ops_per_object(&s0, &s1, 10.0 * (double)b, o);
+	bulk_cache_destroy(c);
+}
+
+static bool near(double a, double b)
+{
+	return fabs(a - b) <= 1e-9 * (fabs(a) + fabs(b) + 1);
+}
+
+static void test_whatif(void)
+{
+	struct bulk_ops n = { .irq_pair = 2, .irq_save = 0.5, .cpu_cmpxchg = 3 };
+	struct bulk_ops model = { .irq_pair = 1, .irq_save = 1, .cpu_cmpxchg = 25 };
+	struct bulk_stats s0 = { .irq_pairs = 10, .irq_saves = 1, .cpu_cmpxchg = 7 };
+	struct bulk_stats s1 = { .irq_pairs = 30, .irq_saves = 6, .cpu_cmpxchg = 37 };
+	struct bulk_ops o;
+	double w;
+
+	CHECK(bulk_kernel_cost.irq_pair == 7 && bulk_kernel_cost.irq_save == 37 &&
+	      bulk_kernel_cost.cpu_cmpxchg == 9, "the series' own figures: 7, 37, 9");
+	/* 20 + 0.5 * (2 * (7 - 1) + 0.5 * (37 - 1) + 3 * (9 - 25)) = 20 + 0.5 * -18 */
+	w = bulk_whatif(20, &n, &model, &bulk_kernel_cost, 0.5);
+	CHECK(near(w, 11), "what-if ticks %.6f, expected 11", w);
+	CHECK(near(bulk_whatif(20, &n, &model, &model, 0.5), 20), "the model's own costs change nothing");
+	bulk_ops_per_object(&s0, &s1, 10, &o);
+	CHECK(near(o.irq_pair, 2) && near(o.irq_save, 0.5) && near(o.cpu_cmpxchg, 3),
+	      "ops per object %.3f %.3f %.3f, expected 2 0.5 3", o.irq_pair, o.irq_save, o.cpu_cmpxchg);
+	/* bulk 1: one by one commits twice (alloc, free), the series toggles twice */
+	ops_at(BULK_FALLBACK, 1, &o);
+	CHECK(near(o.cpu_cmpxchg, 2) && o.irq_pair == 0 && o.irq_save == 0,
+	      "fallback, bulk 1: %.2f commits, %.2f pairs, expected 2, 0", o.cpu_cmpxchg, o.irq_pair);
+	ops_at(BULK_POSTED, 1, &o);
+	CHECK(near(o.irq_pair, 2) && o.cpu_cmpxchg == 0 && o.irq_save == 0,
+	      "1-7/7, bulk 1: %.2f pairs, %.2f commits, expected 2, 0", o.irq_pair, o.cpu_cmpxchg);
+	ops_at(BULK_PREVIOUS, 8, &o);
+	CHECK(near(o.irq_pair, 1.0 / 8) && near(o.cpu_cmpxchg, 1),
+	      "1-6/7, bulk 8: %.3f pairs, %.2f commits (the frees), expected 0.125, 1", o.irq_pair,
+	      o.cpu_cmpxchg);
+}
+
+/* The run on a tiny experiment: each table says its unit, and figures
+ * measured in timer ticks are never called cycles. */
+static void test_units(void)
+{
+	char *ov[] = {
+		"experiment.kind=slub-bulk-free", "slub-bulk-free.bulk=1,8,16",
+		"slub-bulk-free.objects=1000", "slub-bulk-free.repeats=2",
+		"slub-bulk-free.spread_slabs=16",
+	};
+	struct calibration cal = { .ticks_per_cycle = 0.5, .timer_hz = 2e9, .overhead_min = 0 };
+	struct experiment *e = NULL;
+	struct repro_ctx rc = { .cal = &cal, .machine = "Test CPU" };
+	json_t *conc;
+	char *buf = NULL;
+	size_t len = 0;
+	int ret;
+
+	if (config_load(NULL, ov, ARRAY_SIZE(ov), &e) < 0) {
+		CHECK(0, "bulk: experiment loads");
+		return;
+	}
+	rc.exp = e;
+	rc.json = json_object();
+	rc.out = open_memstream(&buf, &len);
+	ret = repro_bulk_run(&rc);
+	fclose(rc.out);
+	CHECK(ret == 0, "bulk scoring ran (%d)", ret);
+	CHECK(strstr(buf, "Priced ops, core cycles per op"), "the priced ops in core cycles");
+	CHECK(strstr(buf, "timer ticks (\"cycles(tsc)\", as the post) per object\nBulk - Fallback"),
+	      "the main table in ticks");
+	CHECK(strstr(buf, "in timer ticks per object (TSC 2.00 GHz)"), "beside: measured in ticks");
+	CHECK(strstr(buf, "WHAT-IF (computed, not measured)") &&
+	      strstr(buf, "unit: timer ticks per object (TSC 2.00 GHz here"), "the what-if in ticks");
+	CHECK(strstr(buf, "x 0.500 ticks per core cycle"), "the what-if's conversion stated");
+	CHECK(strstr(buf, "bulk 1: the measured model gives x"), "the bulk-1 comparison");
+	CHECK(strstr(buf, "timer ticks (\"cycles(tsc)\") per object, median of 2 passes"),
+	      "the reviewer's case in ticks");
+	CHECK(strstr(buf, "would add ") && strstr(buf, " timer ticks per object: "),
+	      "what the toggles would add, in ticks");
+	CHECK(!strstr(buf, " cycles per object"), "no tick figure called cycles:\n%s", buf);
+	CHECK(strstr(buf, "deviations from the kernel the post ran:\n  - user space"),
+	      "the deviations listed");
+	CHECK(strstr(buf, "(series 1-7/7)") && strstr(buf, "(through 6/7"), "the series positions");
+	conc = json_object_get(rc.json, "conclusions");
+	CHECK(conc && json_array_size(conc) == 3 * 3 + 1, "conclusions: %zu, expected 10",
+	      conc ? json_array_size(conc) : 0);
+	for (size_t i = 0; conc && i < json_array_size(conc); i++) {
+		json_t *c = json_array_get(conc, i);
+		json_int_t n = json_integer_value(json_object_get(c, "passes"));
+		json_int_t d = json_integer_value(json_object_get(c, "disturbed"));
+
+		CHECK(n + d == 2, "conclusion %zu judged over the 2 passes (%lld + %lld disturbed)", i,
+		      (long long)n, (long long)d);
+	}
+	json_decref(rc.json);
+	config_free(e);
+	free(buf);
+}
+
+int main(void)
+{
+	log_quiet = 1;
+	test_alloc_67(BULK_POSTED);
+	test_alloc_67(BULK_PREVIOUS);
+	test_whatif();
+	test_units();
+	return test_done("repro-bulk");
+}

@@ -4,6 +4,8 @@
  *  - 2016 concurrent slab: per-phase averages exclude the barrier waits
  *    (a thread that finishes early waits for the slow one; the old
  *    arithmetic, end of alloc = start of free, counted that wait as alloc);
+ *    the node-lock acquisitions of "before" (the previous patch applied)
+ *    and of "after" (the seed's lockless check) on one thread's sequence;
  *  - 2004 buddy bitmap: the cold cases' walk is a single random cycle over
  *    every pair of lines, with no sequential or constant-stride runs a
  *    prefetcher could follow, over a buffer far larger than the L2, and the
@@ -64,6 +66,83 @@ static void test_conc_average(void)
 		      "threads one after the other do not overlap");
 		CHECK(near(conc_overlap(apart, 1, false), 1.0), "one thread overlaps itself");
 	}
+}
+
+/* One thread's deterministic sequence on a new cache of variant v: allocate
+ * k / 50 and free them (they end in the array and shared caches while no
+ * slab has a free object), allocate k, free them in order, allocate k, free
+ * them in reverse, allocate k / 2. The objects handed out, as offsets from
+ * the first one, go to off[] (k / 50 + 2.5k entries); st receives the
+ * thread's counts. 0, or -1. */
+static int aslab_sequence(enum aslab_variant v, size_t size, size_t k, ptrdiff_t *off,
+			  struct aslab_stats *st)
+{
+	struct aslab_cache *c;
+	void **obj = malloc(k * sizeof(void *));
+	char *base = NULL;
+	size_t m = 0;
+	int ret = 0;
+
+	if (!obj || aslab_create(&c, size, 1, k, v) < 0) {
+		free(obj);
+		return -1;
+	}
+	for (int round = 0; round < 4; round++) {
+		size_t want = round == 0 ? k / 50 : round == 3 ? k / 2 : k;
+
+		for (size_t i = 0; i < want; i++) {
+			obj[i] = aslab_alloc(c, 0);
+			if (!obj[i])
+				ret = -1;
+			base = base ? base : obj[i];
+			off[m++] = (char *)obj[i] - base;
+		}
+		for (size_t i = 0; round < 3 && i < want; i++)
+			aslab_free(c, 0, obj[round == 2 ? want - 1 - i : i]);
+	}
+	aslab_stats(c, 0, st);
+	aslab_destroy(c);
+	free(obj);
+	return ret;
+}
+
+/* The post's "before" is the previous patch ("refill cpu cache through a
+ * new slab without holding a node lock"): one node-lock acquisition per
+ * refill, one more per grow (the new slab fills the array cache without the
+ * lock, then is attached under it), one per flush. The model that predated
+ * that patch attached the slab under the lock and retook it to take objects:
+ * two more per grow, and this test fails on it. The seed's patch changes
+ * that alone: the same objects in the same order, one acquisition fewer per
+ * grow (one thread: every grow follows an empty node). */
+static void test_aslab_locks(size_t size)
+{
+	enum { K = 3000, M = K / 50 + K * 5 / 2 };
+	static ptrdiff_t off[2][M];
+	struct aslab_stats s[2];
+	const struct aslab_stats *b = &s[0], *a = &s[1];
+
+	CHECK(aslab_sequence(ASLAB_LOCKED, size, K, off[0], &s[0]) == 0 &&
+	      aslab_sequence(ASLAB_LOCKLESS, size, K, off[1], &s[1]) == 0, "size %zu: sequences ran", size);
+	CHECK(b->grows > 0 && b->refills > b->grows && b->flushes > 0,
+	      "size %zu: the sequence grows (%llu), refills without growing (%llu refills) and flushes "
+	      "(%llu)", size, (unsigned long long)b->grows, (unsigned long long)b->refills,
+	      (unsigned long long)b->flushes);
+	CHECK(b->locks == b->refills + b->grows + b->flushes,
+	      "size %zu: before takes the node lock once per refill, once more per grow, once per flush: "
+	      "%llu, expected %llu (%llu refills, %llu grows, %llu flushes)", size,
+	      (unsigned long long)b->locks, (unsigned long long)(b->refills + b->grows + b->flushes),
+	      (unsigned long long)b->refills, (unsigned long long)b->grows,
+	      (unsigned long long)b->flushes);
+	CHECK(a->locks == a->refills + a->flushes,
+	      "size %zu: after skips the lock before each grow: %llu, expected %llu", size,
+	      (unsigned long long)a->locks, (unsigned long long)(a->refills + a->flushes));
+	CHECK(a->refills == b->refills && a->grows == b->grows && a->flushes == b->flushes &&
+	      b->locks - a->locks == b->grows,
+	      "size %zu: after differs from before by one acquisition per grow alone", size);
+	CHECK(!memcmp(off[0], off[1], sizeof(off[0])), "size %zu: both hand out the same objects in "
+	      "the same order", size);
+	CHECK(a->contended == 0 && b->contended == 0, "size %zu: one thread never finds the lock taken",
+	      size);
 }
 
 static int cmp_long(const void *a, const void *b)
@@ -272,6 +351,9 @@ int main(void)
 {
 	log_quiet = 1;
 	test_conc_average();
+	test_aslab_locks(64);
+	test_aslab_locks(512);
+	test_aslab_locks(4096);
 	test_cold_walk();
 	test_cold_bytes();
 	for (int a = 0; a < BULK__COUNT; a++)

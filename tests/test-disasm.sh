@@ -19,6 +19,9 @@
 #                 lock word in %rdi and the lock function RMWs (%rdi);
 #       register  op i's destination register is read by op i+1, and nothing
 #                 between them writes it.
+#   - the 2007 SLUB reproduction: the rmb (lfence) of the post's cmpxchg kfree
+#     path is in its loops, between the freelist load and the commit, and
+#     absent from cmpxchg_local's and the cmpxchg+barrier twin's.
 # Exit 77 on other architectures.
 set -u
 objdump=$1 lib=$2 ac=${3:-$(dirname "$2")/atomcost}
@@ -429,6 +432,40 @@ for pr in table['probes']:
                 memory_chain(p, sym, body, lo, hi, opi)
             elif pr['chain'] == 'register':
                 register_chain(p, sym, body, lo, hi, opi)
+
+# ---- the 2007 SLUB reproduction (src/repro/slub-cmpxchg-local.c) ----------
+# The post's cmpxchg kfree had smp_rmb() (lfence on the x86-64 of 2007)
+# between the freelist read and the slab check; cmpxchg_local, and the
+# cmpxchg+barrier twin that isolates the fence's share, had barrier(). In
+# each timed loop, an lfence not beside rdtsc/rdtscp (the timer's) is the
+# rmb: the cmpxchg loops need one right after a load and before their
+# lock cmpxchg, the others none.
+def rmb_fences(body):
+    out = []
+    for k, (_, t) in enumerate(body):
+        near = [body[j][1] for j in (k - 1, k + 1) if 0 <= j < len(body)]
+        if t == 'lfence' and not any(n.startswith('rdtsc') for n in near):
+            out.append(k)
+    return out
+
+
+for test in ('repeat', 'pair'):
+    for form, want in (('LOCKED', True), ('LOCKED_BARRIER', False), ('LOCAL', False)):
+        sym = 'time_%s_y07_%s' % (test, form)
+        check(sym in funcs, '2007 SLUB: %s not in the executable' % sym)
+        if sym not in funcs:
+            continue
+        body, fences = funcs[sym], rmb_fences(funcs[sym])
+        if not want:
+            check(not fences, '2007 SLUB: %s: %d fences where the post had barrier()' % (sym, len(fences)))
+            continue
+        check(bool(fences), '2007 SLUB: %s: no rmb (lfence) in the cmpxchg kfree path' % sym)
+        for k in fences:
+            after = [t for _, t in body[k + 1:k + 13]]
+            check(k > 0 and re.match(r'mov\s+\S*\(%\w+\),%\w+$', body[k - 1][1]) and
+                  any(t.startswith('lock cmpxchg') for t in after),
+                  '2007 SLUB: %s: the lfence at %x is not between the freelist load and the commit'
+                  % (sym, body[k][0]))
 
 print('disasm: %d passed, %d failed' % (npass, nfail))
 sys.exit(1 if nfail else 0)

@@ -10,10 +10,14 @@
  * cmpxchg128 (remote free, __slab_free). Two fast paths:
  *   2007 (SLUB_FP_2007, what the post measured): alloc = read freelist,
  *     stop if empty, cmpxchg(&c->freelist, obj, obj->next); free = read
- *     freelist, barrier, check the slab, obj->next = freelist,
+ *     freelist, order, check the slab, obj->next = freelist,
  *     cmpxchg(&c->freelist, freelist, obj). One 8-byte word, no tid:
- *     cmpxchg is `lock cmpxchgq`; cmpxchg_local is `cmpxchgq` inside a
- *     preempt_disable/enable analog (the post: "we must disable preemption").
+ *     cmpxchg is `lock cmpxchgq` ordered by smp_rmb() (lfence on the x86-64
+ *     of 2007: the thread may run on another CPU than the structure's);
+ *     cmpxchg_local is `cmpxchgq` inside a preempt_disable/enable analog,
+ *     ordered by barrier() (the post: "we can use barrier() instead of
+ *     rmb()", "we must disable preemption"). cmpxchg+barrier, cmpxchg with
+ *     barrier(), isolates the fence's share of the saving.
  *   2011 (SLUB_FP_TID, the kernel since 2011): read tid, barrier, read
  *     freelist and next, cmpxchg128 {obj, tid} -> {next, tid + TID_STEP}.
  * Within a fast path the variants differ only in the commit: each fast path
@@ -64,7 +68,7 @@ const char *const slub_fastpath_names[SLUB_FP__COUNT] = {
 };
 const char *const slub_variant_names[SLUB__COUNT] = {
 	[SLUB_LOCKED] = "cmpxchg", [SLUB_LOCAL] = "cmpxchg_local", [SLUB_THIS_CPU] = "this_cpu",
-	[SLUB_RSEQ] = "rseq", [SLUB_IRQOFF] = "irq-off",
+	[SLUB_RSEQ] = "rseq", [SLUB_IRQOFF] = "irq-off", [SLUB_LOCKED_BARRIER] = "cmpxchg+barrier",
 };
 const char *const slub_variant_insn[SLUB__COUNT] = {
 	[SLUB_LOCKED] = ARCH_INSN_CMPXCHG128,
@@ -72,6 +76,7 @@ const char *const slub_variant_insn[SLUB__COUNT] = {
 	[SLUB_THIS_CPU] = ARCH_INSN_PERCPU_CMPXCHG128,
 	[SLUB_RSEQ] = "rseq: head and next read, one store commits, in the critical section",
 	[SLUB_IRQOFF] = "flags read + thread-local flag, plain stores of freelist and tid",
+	[SLUB_LOCKED_BARRIER] = "2007 fast path only",
 };
 #if HAVE_LOCK_INSNS
 #define PREEMPT_INSN "incl %fs:count .. decl %fs:count; je"
@@ -79,8 +84,10 @@ const char *const slub_variant_insn[SLUB__COUNT] = {
 #define PREEMPT_INSN "++ .. --; == 0 of a thread-local count"
 #endif
 static const char *const slub07_insn[SLUB__COUNT] = {
-	[SLUB_LOCKED] = ARCH_INSN_CMPXCHG,
-	[SLUB_LOCAL] = ARCH_INSN_CMPXCHG_NL " inside preempt_disable analog (" PREEMPT_INSN ")",
+	[SLUB_LOCKED] = ARCH_INSN_CMPXCHG "; kfree: smp_rmb() " ARCH_INSN_SMP_RMB " before the slab check",
+	[SLUB_LOCKED_BARRIER] = ARCH_INSN_CMPXCHG "; kfree: barrier() before the slab check",
+	[SLUB_LOCAL] = ARCH_INSN_CMPXCHG_NL " inside preempt_disable analog (" PREEMPT_INSN
+		       "); kfree: barrier() before the slab check",
 	[SLUB_THIS_CPU] = ARCH_INSN_PERCPU_CMPXCHG,
 	[SLUB_RSEQ] = "rseq: head and next read, one store commits, in the critical section",
 	[SLUB_IRQOFF] = "flags read + thread-local flag, plain store of freelist",
@@ -139,6 +146,8 @@ const char *slub_variant_unavailable_in(enum slub_fastpath fp, enum slub_variant
 #endif
 	case SLUB_IRQOFF:
 		return NULL;
+	case SLUB_LOCKED_BARRIER:
+		return fp == SLUB_FP_2007 ? NULL : "2007 fast path only: the 2011 one has no rmb() to leave out";
 	default:
 		return "unknown variant";
 	}
@@ -517,7 +526,14 @@ static __attribute__((noinline)) void preempt_schedule_analog(void)
 #endif
 #define NOTHING() do { } while (0)
 
-#define SLUB07_FASTPATHS(V, COMMIT, ENTER, EXIT)					\
+/* ORDER: between the freelist read and the slab check of kfree. The 2007
+ * cmpxchg path had smp_rmb() there: preemptible, it may read the structure
+ * of a CPU it no longer runs on, so the freelist must be read before the
+ * slab, or a change of CPU slab between the two reads goes unseen (the
+ * cmpxchg then succeeds on the old freelist of a new slab); cmpxchg_local
+ * runs with preemption off, where only an interrupt on the same CPU can
+ * intervene, so barrier() is enough. */
+#define SLUB07_FASTPATHS(V, COMMIT, ENTER, EXIT, ORDER)				\
 static inline void *alloc07_##V(struct slab_cache *s)					\
 {											\
 	struct kmem_cpu *c;								\
@@ -547,7 +563,7 @@ static inline void free07_##V(struct slab_cache *s, size_t idx, void *head, void
 	for (;;) {									\
 		void *fl = c->freelist;							\
 											\
-		barrier();								\
+		ORDER();								\
 		if (unlikely((int64_t)idx != c->slab)) {				\
 			slab_free_slow(s, idx, head, tail, cnt);			\
 			break;								\
@@ -559,10 +575,11 @@ static inline void free07_##V(struct slab_cache *s, size_t idx, void *head, void
 	EXIT();										\
 }
 
-SLUB07_FASTPATHS(LOCKED, C07_LOCKED, NOTHING, NOTHING)
-SLUB07_FASTPATHS(LOCAL, C07_LOCAL, PREEMPT_OFF, PREEMPT_ON)
-SLUB07_FASTPATHS(THIS_CPU, C07_THIS_CPU, NOTHING, NOTHING)
-SLUB07_FASTPATHS(IRQOFF, C07_IRQOFF, NOTHING, NOTHING)
+SLUB07_FASTPATHS(LOCKED, C07_LOCKED, NOTHING, NOTHING, arch_smp_rmb)
+SLUB07_FASTPATHS(LOCKED_BARRIER, C07_LOCKED, NOTHING, NOTHING, barrier)
+SLUB07_FASTPATHS(LOCAL, C07_LOCAL, PREEMPT_OFF, PREEMPT_ON, barrier)
+SLUB07_FASTPATHS(THIS_CPU, C07_THIS_CPU, NOTHING, NOTHING, barrier)
+SLUB07_FASTPATHS(IRQOFF, C07_IRQOFF, NOTHING, NOTHING, barrier)
 
 /* ---- rseq: per-CPU freelists shared by the threads of a CPU ----
  * The same in both fast paths (rseq restarts instead of needing a tid). The
@@ -669,6 +686,7 @@ void *slab_alloc(struct slab_cache *s, enum slub_variant v)
 	case SLUB_LOCAL: return y07 ? alloc07_LOCAL(s) : alloc_tid_LOCAL(s);
 	case SLUB_THIS_CPU: return y07 ? alloc07_THIS_CPU(s) : alloc_tid_THIS_CPU(s);
 	case SLUB_RSEQ: return alloc_rseq(s);
+	case SLUB_LOCKED_BARRIER: return alloc07_LOCKED_BARRIER(s);	/* 2007 only */
 	default: return y07 ? alloc07_IRQOFF(s) : alloc_tid_IRQOFF(s);
 	}
 }
@@ -690,6 +708,9 @@ void slab_free(struct slab_cache *s, enum slub_variant v, void *obj)
 		break;
 	case SLUB_RSEQ:
 		free_rseq(s, idx, obj, obj, 1);
+		break;
+	case SLUB_LOCKED_BARRIER:	/* 2007 only */
+		free07_LOCKED_BARRIER(s, idx, obj, obj, 1);
 		break;
 	default:
 		y07 ? free07_IRQOFF(s, idx, obj, obj, 1) : free_tid_IRQOFF(s, idx, obj, obj, 1);
@@ -820,9 +841,11 @@ void slab_cpu_flush(struct slab_cache *s, enum slub_variant v)
 #define SLUB_2007_MAX_SIZE 2048
 
 /* Published figures: Mathieu Desnoyers, "Re: [PATCH] SLUB use cmpxchg_local",
- * LKML, 21 Aug 2007, "SLUB Performance testing", cycles on a 3 GHz Pentium 4. */
+ * LKML, 21 Aug 2007, "SLUB Performance testing", cycles on a 3 GHz Pentium 4.
+ * The patches are against a 2.6.23-rc -mm SLUB (struct kmem_cache_cpu); the
+ * "Linux/2.6.21.3-grsec (i686)" of the mail's header is the sender's host. */
 #define PUB_SOURCE "M. Desnoyers, LKML 21 Aug 2007, \"Re: [PATCH] SLUB use cmpxchg_local\""
-#define PUB_MACHINE "Pentium 4 3 GHz, i686, Linux 2.6.21 + SLUB cmpxchg patches"
+#define PUB_MACHINE "Pentium 4 3 GHz, 2.6.23-rc -mm SLUB (kmem_cache_cpu) + cmpxchg patches"
 #define PUB_TEST1 "1. Kmalloc: Repeatedly allocate then free test (kfree here is slow path)"
 #define PUB_TEST2 "2. Kmalloc: alloc/free test"
 #define PAGE_ALLOC_NOTE "page allocator in 2007 (no SLUB fast path)"
@@ -918,6 +941,7 @@ SLUB_TIMERS(tid_LOCAL, alloc_tid_LOCAL, free_tid_LOCAL)
 SLUB_TIMERS(tid_THIS_CPU, alloc_tid_THIS_CPU, free_tid_THIS_CPU)
 SLUB_TIMERS(tid_IRQOFF, alloc_tid_IRQOFF, free_tid_IRQOFF)
 SLUB_TIMERS(y07_LOCKED, alloc07_LOCKED, free07_LOCKED)
+SLUB_TIMERS(y07_LOCKED_BARRIER, alloc07_LOCKED_BARRIER, free07_LOCKED_BARRIER)
 SLUB_TIMERS(y07_LOCAL, alloc07_LOCAL, free07_LOCAL)
 SLUB_TIMERS(y07_THIS_CPU, alloc07_THIS_CPU, free07_THIS_CPU)
 SLUB_TIMERS(y07_IRQOFF, alloc07_IRQOFF, free07_IRQOFF)
@@ -936,6 +960,7 @@ static const struct {
 	},
 	[SLUB_FP_2007] = {
 		[SLUB_LOCKED] = { time_repeat_y07_LOCKED, time_pair_y07_LOCKED },
+		[SLUB_LOCKED_BARRIER] = { time_repeat_y07_LOCKED_BARRIER, time_pair_y07_LOCKED_BARRIER },
 		[SLUB_LOCAL] = { time_repeat_y07_LOCAL, time_pair_y07_LOCAL },
 		[SLUB_THIS_CPU] = { time_repeat_y07_THIS_CPU, time_pair_y07_THIS_CPU },
 		[SLUB_RSEQ] = { time_repeat_RSEQ, time_pair_RSEQ },
@@ -943,6 +968,16 @@ static const struct {
 	},
 };
 
+static json_t *doubles_json(const double *v, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, isfinite(v[i]) ? json_real(v[i]) : json_null());
+	return a;
+}
+
+/* Summary of a figure over the passes, and its value in each (cycles). */
 static json_t *summary_json(const struct calibration *cal, const double *ticks, size_t n,
 			    double ops)
 {
@@ -955,83 +990,128 @@ static json_t *summary_json(const struct calibration *cal, const double *ticks, 
 	for (size_t i = 0; i < n; i++)
 		v[i] = repro_cycles_per_op(ticks[i], cal->overhead_median, ops, cal->ticks_per_cycle);
 	stats_summarize(v, n, &sm);
-	free(v);
-	j = json_pack("{s:f,s:f,s:f,s:f,s:f,s:I}", "median_cycles", sm.median, "min_cycles", sm.min,
+	j = json_pack("{s:f,s:f,s:f,s:f,s:f,s:I,s:o}", "median_cycles", sm.median, "min_cycles", sm.min,
 		      "ci_lo", sm.ci_lo, "ci_hi", sm.ci_hi, "mean_cycles", sm.mean, "n",
-		      (json_int_t)n);
+		      (json_int_t)n, "passes", doubles_json(v, n));
+	free(v);
 	return j;
 }
 
-/* Median over the sizes on the 2007 fast path (size <= SLUB_2007_MAX_SIZE)
- * of column col of a measured table and of the published table's rows with
- * the same labels. NAN when none. */
-static void fastpath_medians(const struct repro_table *meas, const struct repro_table *pub,
-			     const uint64_t *sizes, unsigned col, double *m, double *p)
+/* A row label as the post prints it. */
+static void row_label(char *buf, size_t len, int test, uint64_t size)
 {
-	double mv[MAX_SIZES], pv[MAX_SIZES];
-	size_t nm = 0, np = 0;
-
-	for (size_t i = 0; i < meas->nrows; i++) {
-		const struct repro_row *r = pub ? repro_table_row(pub, meas->rows[i].label) : NULL;
-
-		if (sizes[i] > SLUB_2007_MAX_SIZE || isnan(meas->rows[i].v[col]))
-			continue;
-		mv[nm++] = meas->rows[i].v[col];
-		if (r && !isnan(r->v[col]))
-			pv[np++] = r->v[col];
-	}
-	*m = nm ? stats_median(mv, nm) : NAN;
-	*p = np ? stats_median(pv, np) : NAN;
+	snprintf(buf, len, test == 1 ? "kmalloc(%llu)" : "kmalloc(%llu)/kfree", (unsigned long long)size);
 }
 
-/* Ticks of every timed loop: [variant][column][size][repeat]. */
+double slub_pub_saving(int test, unsigned col, const uint64_t *sizes, size_t nsizes, double *a,
+		       double *b, const char **label)
+{
+	const struct repro_table *ta = published(SLUB_FP_2007, test, SLUB_LOCAL);
+	const struct repro_table *tb = published(SLUB_FP_2007, test, SLUB_LOCKED);
+	const struct repro_row *ra[MAX_SIZES], *rb[MAX_SIZES];
+	size_t n = 0, m;
+
+	*a = *b = NAN;
+	*label = NULL;
+	if (col >= ta->ncols)
+		return NAN;
+	for (size_t i = 0; i < nsizes && n < MAX_SIZES; i++) {
+		char lab[32];
+
+		row_label(lab, sizeof(lab), test, sizes[i]);
+		ra[n] = repro_table_row(ta, lab);
+		rb[n] = repro_table_row(tb, lab);
+		if (sizes[i] <= SLUB_2007_MAX_SIZE && ra[n] && rb[n] && !isnan(ra[n]->v[col]) &&
+		    !isnan(rb[n]->v[col]))
+			n++;
+	}
+	if (!n)
+		return NAN;
+	/* sort the rows by their difference; the lower median is a row's own */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && rb[j]->v[col] - ra[j]->v[col] < rb[j - 1]->v[col] - ra[j - 1]->v[col];
+		     j--) {
+			const struct repro_row *t = ra[j];
+
+			ra[j] = ra[j - 1];
+			ra[j - 1] = t;
+			t = rb[j];
+			rb[j] = rb[j - 1];
+			rb[j - 1] = t;
+		}
+	m = (n - 1) / 2;
+	*a = ra[m]->v[col];
+	*b = rb[m]->v[col];
+	*label = ra[m]->label;
+	return *b - *a;
+}
+
+/* Ticks of every timed loop: [variant][column][size][pass], and each
+ * pass's CPU share. */
 struct slub_run {
 	struct repro_ctx *rc;
 	const uint64_t *sizes;
 	size_t nsizes, n, reps;
 	void **obj;
-	double *ticks;
+	double *ticks, *share;
 };
 #define TICKS(r, v, col, si, k) \
 	((r)->ticks[(((size_t)(v) * 2 + (col)) * (r)->nsizes + (si)) * (r)->reps + (k)])
 
-/* One (fast path, test): every size, every repeat, the nv variants vs[]
- * interleaved (their order rotates from one repeat to the next), so that
- * drift and disturbances fall on all of them alike. Each loop gets a fresh
- * cache, warmed by one untimed loop (faults the arena in). */
+/* One timed loop (two for test 1) of variant v, size si, pass k, on a fresh
+ * cache warmed by one untimed loop (faults the arena in). */
+static int time_one(struct slub_run *r, enum slub_fastpath fp, int test, enum slub_variant v,
+		    size_t si, size_t k)
+{
+	struct slab_cache s;
+	double ta, tf;
+	int ret = slab_cache_init(&s, r->sizes[si], r->n);
+
+	if (ret < 0)
+		return ret;
+	s.fastpath = fp;
+	if (test == 1) {
+		timers[fp][v].repeat(&s, r->obj, r->n, &ta, &tf);
+		slab_cache_reset(&s);
+		timers[fp][v].repeat(&s, r->obj, r->n, &ta, &tf);
+		TICKS(r, v, 0, si, k) = ta;
+		TICKS(r, v, 1, si, k) = tf;
+	} else {
+		timers[fp][v].pair(&s, r->n);
+		TICKS(r, v, 0, si, k) = timers[fp][v].pair(&s, r->n);
+	}
+	slab_cache_destroy(&s);
+	return 0;
+}
+
+/* One (fast path, test): r->reps passes; each pass times every size, and
+ * for each size the nv variants vs[] one after the other, in an order that
+ * turns from pass to pass (reversed every other pass, rotated every two),
+ * so that drift and disturbances fall on all of them alike and every pass
+ * holds a paired figure of each. */
 static int measure(struct slub_run *r, enum slub_fastpath fp, int test, const enum slub_variant *vs,
 		   size_t nv)
 {
-	for (size_t si = 0; si < r->nsizes; si++) {
-		for (size_t k = 0; k < r->reps; k++) {
-			for (size_t j = 0; j < nv; j++) {
-				enum slub_variant v = vs[(j + k) % nv];
-				struct slab_cache s;
-				double ta, tf;
-				int ret;
+	for (size_t k = 0; k < r->reps; k++) {
+		struct repro_pass pass;
 
-				ret = slab_cache_init(&s, r->sizes[si], r->n);
+		repro_pass_start(&pass);
+		for (size_t si = 0; si < r->nsizes; si++) {
+			for (size_t j = 0; j < nv; j++) {
+				size_t o = (j + k / 2) % nv;
+				int ret = time_one(r, fp, test, vs[k & 1 ? nv - 1 - o : o], si, k);
+
 				if (ret < 0)
 					return ret;
-				s.fastpath = fp;
-				if (test == 1) {
-					timers[fp][v].repeat(&s, r->obj, r->n, &ta, &tf);
-					slab_cache_reset(&s);
-					timers[fp][v].repeat(&s, r->obj, r->n, &ta, &tf);
-					TICKS(r, v, 0, si, k) = ta;
-					TICKS(r, v, 1, si, k) = tf;
-				} else {
-					timers[fp][v].pair(&s, r->n);
-					TICKS(r, v, 0, si, k) = timers[fp][v].pair(&s, r->n);
-				}
-				slab_cache_destroy(&s);
 			}
 		}
+		r->share[k] = repro_pass_share(&pass);
 	}
 	return 0;
 }
 
-/* The measured table of variant v (labels in lab[]) and its JSON. */
+/* The measured table of variant v (labels in lab[]) and its JSON: per size
+ * the median over the passes. */
 static void tabulate(struct slub_run *r, int test, enum slub_variant v, struct repro_row *rows,
 		     char (*lab)[32], json_t *jvar)
 {
@@ -1040,8 +1120,7 @@ static void tabulate(struct slub_run *r, int test, enum slub_variant v, struct r
 	for (size_t si = 0; si < r->nsizes; si++) {
 		char key[32];
 
-		snprintf(lab[si], sizeof(lab[si]), test == 1 ? "kmalloc(%llu)" : "kmalloc(%llu)/kfree",
-			 (unsigned long long)r->sizes[si]);
+		row_label(lab[si], sizeof(lab[si]), test, r->sizes[si]);
 		rows[si] = (struct repro_row){ .label = lab[si], .v = { NAN, NAN, NAN, NAN } };
 		if (r->sizes[si] > SLUB_2007_MAX_SIZE)
 			rows[si].note = "page allocator in 2007; SLUB fast path here";
@@ -1061,64 +1140,222 @@ static void tabulate(struct slub_run *r, int test, enum slub_variant v, struct r
 	}
 }
 
-/* The claims of the post, computed from the measured tables of cmpxchg_local
- * (a) and cmpxchg (b) of one fast path. */
-static void conclude(struct slub_run *r, enum slub_fastpath fp, int test,
-		     const struct repro_table *local, const struct repro_table *locked)
+/* Pass k's figure of variant v in column col: the median over the sizes on
+ * the 2007 fast path (<= SLUB_2007_MAX_SIZE) of its cycles per op. */
+static double pass_figure(struct slub_run *r, enum slub_variant v, unsigned col, size_t k)
+{
+	const struct calibration *cal = r->rc->cal;
+	double c[MAX_SIZES];
+	size_t n = 0;
+
+	for (size_t si = 0; si < r->nsizes; si++)
+		if (r->sizes[si] <= SLUB_2007_MAX_SIZE)
+			c[n++] = repro_cycles_per_op(TICKS(r, v, col, si, k), cal->overhead_median,
+						     (double)r->n, cal->ticks_per_cycle);
+	return n ? stats_median(c, n) : NAN;
+}
+
+/* The claims of one fast path: on 2007 the post's saving and its two parts
+ * (the lock prefix with the preempt count, and the rmb), on 2011 the lock
+ * alone (no rmb there). a is claimed to cost less than b. */
+static const struct slub_claim {
+	enum slub_variant a, b;
+	const char *part;		/* NULL on 2011 */
+	const char *words[3];		/* the post's, per column: kmalloc, kfree, pair */
+} claims07[] = {
+	{ SLUB_LOCAL, SLUB_LOCKED, "the whole saving",
+	  { "it saves about 60 to 70 cycles for kmalloc", NULL,
+	    "and 200 cycles for the kmalloc/kfree pair (test 2)" } },
+	{ SLUB_LOCAL, SLUB_LOCKED_BARRIER, "the lock's part",
+	  { "cmpxchg_local is faster", "cmpxchg_local is faster", "cmpxchg_local is faster" } },
+	{ SLUB_LOCKED_BARRIER, SLUB_LOCKED, "the fence's part",
+	  { NULL, "we can use barrier() instead of rmb()", "we can use barrier() instead of rmb()" } },
+}, claims11[] = { { SLUB_LOCAL, SLUB_LOCKED, NULL, { NULL } } };
+
+static const char *claim_name(enum slub_fastpath fp, enum slub_variant v)
+{
+	if (fp == SLUB_FP_2007 && v == SLUB_LOCKED)
+		return "cmpxchg+rmb";
+	return slub_variant_names[v];
+}
+
+/* Claim cl of fast path fp for column col of test, over the passes. */
+static void conclude_one(struct slub_run *r, enum slub_fastpath fp, int test, unsigned col,
+			 const struct slub_claim *cl)
 {
 	static const char *const what[2][2] = {
 		{ "per kmalloc (test 1)", "per kfree (test 1, slow path)" },
 		{ "per kmalloc/kfree pair (test 2)", NULL },
 	};
-	static const char *const words[2][2] = {
-		{ "it saves about 60 to 70 cycles for kmalloc", NULL },
-		{ "and 200 cycles for the kmalloc/kfree pair (test 2)", NULL },
+	unsigned wi = test == 1 ? col : 2;
+	double ea[JUDGE_MAX_EPOCHS], eb[JUDGE_MAX_EPOCHS];
+	size_t n = r->reps < JUDGE_MAX_EPOCHS ? r->reps : JUDGE_MAX_EPOCHS;
+	const char *row = NULL;
+	json_t *jc;
+	char w[160];
+	struct repro_claim c = {
+		.what = w, .a = claim_name(fp, cl->a), .b = claim_name(fp, cl->b), .unit = "cycles",
+		.ea = ea, .eb = eb, .n = n, .share = r->share, .pub_unit = "cycles",
+		.pub_a = NAN, .pub_b = NAN, .pub_words = cl->words[wi], .pub_machine = PUB_MACHINE,
 	};
 
-	for (unsigned col = 0; col < local->ncols; col++) {
-		const struct repro_table *pa = published(fp, test, SLUB_LOCAL);
-		const struct repro_table *pb = published(fp, test, SLUB_LOCKED);
-		char w[96];
-		double ma, mb;
-		struct repro_claim c = {
-			.a = "cmpxchg_local", .b = "cmpxchg", .unit = "cycles", .pub_unit = "cycles",
-			.ea = &ma, .eb = &mb, .n = 1,
-			.pub_machine = PUB_MACHINE, .pub_words = words[test - 1][col],
-		};
-
-		if (!what[test - 1][col])
-			continue;
-		snprintf(w, sizeof(w), "%s, %s fast path, sizes <= %d", what[test - 1][col],
-			 slub_fastpath_names[fp], SLUB_2007_MAX_SIZE);
-		c.what = w;
-		fastpath_medians(local, pa, r->sizes, col, &ma, &c.pub_a);
-		fastpath_medians(locked, pb, r->sizes, col, &mb, &c.pub_b);
-		if (fp != SLUB_FP_2007) {
-			c.pub_a = c.pub_b = NAN;
-			c.pub_words = NULL;
-		}
-		repro_conclude(r->rc, &c);
+	snprintf(w, sizeof(w), "%s, %s fast path, sizes <= %d%s%s%s", what[test - 1][col],
+		 slub_fastpath_names[fp], SLUB_2007_MAX_SIZE, cl->part ? ", " : "",
+		 cl->part ? cl->part : "",
+		 cl->b == SLUB_LOCKED && cl->a == SLUB_LOCKED_BARRIER && wi == 0
+			 ? " (kmalloc has no fence: a control)" : "");
+	for (size_t k = 0; k < n; k++) {
+		ea[k] = pass_figure(r, cl->a, col, k);
+		eb[k] = pass_figure(r, cl->b, col, k);
 	}
+	if (fp == SLUB_FP_2007 && cl->a == SLUB_LOCAL && cl->b == SLUB_LOCKED) {
+		slub_pub_saving(test, col, r->sizes, r->nsizes, &c.pub_a, &c.pub_b, &row);
+		c.pub_derived = true;
+	}
+	repro_conclude(r->rc, &c);
+	jc = json_array_get(json_object_get(r->rc->json, "conclusions"),
+			    json_array_size(json_object_get(r->rc->json, "conclusions")) - 1);
+	json_object_set_new(jc, "pass_a", doubles_json(ea, n));
+	json_object_set_new(jc, "pass_b", doubles_json(eb, n));
+	json_object_set_new(jc, "pass_share", doubles_json(r->share, n));
+	if (row) {
+		fprintf(r->rc->out, "  (derived: the post states no single figure; the median of its "
+				    "per-size savings over these sizes is the one at %s)\n", row);
+		json_object_set_new(jc, "pub_row", json_string(row));
+	}
+}
+
+/* Every claim of fast path fp for test, given which variants were timed. */
+static void conclude(struct slub_run *r, enum slub_fastpath fp, int test, const bool *have)
+{
+	const struct slub_claim *cls = fp == SLUB_FP_2007 ? claims07 : claims11;
+	size_t ncl = fp == SLUB_FP_2007 ? ARRAY_SIZE(claims07) : ARRAY_SIZE(claims11);
+
+	for (unsigned col = 0; col < (test == 1 ? 2u : 1u); col++)
+		for (size_t i = 0; i < ncl; i++)
+			if (have[cls[i].a] && have[cls[i].b])
+				conclude_one(r, fp, test, col, &cls[i]);
+}
+
+/* What the model leaves out of what the post ran, printed with the tables. */
+static void print_deviations(FILE *out)
+{
+	static const char *const dev[] = {
+		"user space: one pinned thread; \"per-CPU\" data is the thread's, no other CPU touches it",
+		"preempt_disable/enable: incl/decl of a thread-local count, no scheduler behind it",
+		"no interrupts: cmpxchg_local's safety against them is never exercised",
+		ARCH_NAME " (8-byte freelist; smp_rmb() is " ARCH_INSN_SMP_RMB ") where the post ran i686 "
+		"on a Pentium 4 (4-byte freelist; rmb() an lfence on SSE2 CPUs)",
+		"kmalloc: one cache per size, no size lookup, no NUMA node check, no debug hooks",
+		"sizes >= 4096 went to the page allocator in 2007: published only, not modelled",
+		"cycles: whole-loop TSC minus the timer pair, scaled to core cycles (no PMU)",
+	};
+
+	fprintf(out, "Deviations from what the post ran:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(dev); i++)
+		fprintf(out, "  - %s\n", dev[i]);
+}
+
+#define SEC "slub-cmpxchg-local"
+
+/* The order the variants are timed and printed in: the post's two forms
+ * and the fence's twin first. */
+static const enum slub_variant slub_order[] = {
+	SLUB_LOCKED, SLUB_LOCKED_BARRIER, SLUB_LOCAL, SLUB_THIS_CPU, SLUB_RSEQ, SLUB_IRQOFF,
+};
+
+/* Listed in the experiment: cmpxchg+barrier comes with cmpxchg. */
+static bool listed(const struct experiment *e, enum slub_variant v)
+{
+	return config_list_has(e, SEC, "variants", slub_variant_names[v == SLUB_LOCKED_BARRIER ? SLUB_LOCKED : v]);
+}
+
+/* Variant v's measured table beside the post's (or beside none). */
+static int print_variant(struct slub_run *r, enum slub_fastpath fp, int test, enum slub_variant v,
+			 const char *title, struct repro_row *rows, char (*lab)[32], json_t *jv)
+{
+	const struct repro_table *pub = published(fp, test, v);
+	struct repro_table meas, shown;
+	char reason[128];
+
+	tabulate(r, test, v, rows, lab, json_object_get(jv, slub_variant_names[v]));
+	meas = (struct repro_table){ .title = title, .machine = r->rc->machine, .unit = "core cycles",
+		.ncols = test == 1 ? 2 : 1, .cols = { test == 1 ? "kmalloc" : "kmalloc/kfree", "kfree" },
+		.nrows = r->nsizes, .rows = rows };
+	if (pub) {
+		shown = *pub;
+	} else {
+		snprintf(reason, sizeof(reason), "the post measured %s",
+			 fp == SLUB_FP_2007 ? "cmpxchg with rmb() and cmpxchg_local with barrier() only"
+					    : "the 2007 fast path only");
+		shown = (struct repro_table){ .source = reason, .unit = "cycles", .ncols = meas.ncols,
+			.cols = { meas.cols[0], meas.cols[1] } };
+	}
+	shown.title = title;
+	return repro_print_beside(r->rc->out, &shown, &meas);
+}
+
+/* One test of fast path fp: the listed variants that run here, timed over
+ * the passes, printed, and the claims judged. 0 or -errno. */
+static int run_test(struct slub_run *r, enum slub_fastpath fp, int test, json_t *jv)
+{
+	FILE *out = r->rc->out;
+	struct repro_row rows[SLUB__COUNT][MAX_SIZES];
+	char lab[SLUB__COUNT][MAX_SIZES][32], title[SLUB__COUNT][320];
+	enum slub_variant vs[SLUB__COUNT];
+	bool have[SLUB__COUNT] = { false };
+	size_t nv = 0;
+	int ret;
+
+	for (size_t i = 0; i < ARRAY_SIZE(slub_order); i++) {
+		enum slub_variant v = slub_order[i];
+		const char *why, *name = slub_variant_names[v];
+
+		if (!listed(r->rc->exp, v) || (v == SLUB_LOCKED_BARRIER && fp != SLUB_FP_2007))
+			continue;
+		why = slub_variant_unavailable_in(fp, v);
+		snprintf(title[v], sizeof(title[v]), "%s * %s [%s fast path: %s]",
+			 test == 1 ? PUB_TEST1 : PUB_TEST2, name, slub_fastpath_names[fp],
+			 slub_variant_insn_of(fp, v));
+		if (!json_object_get(jv, name))
+			json_object_set_new(jv, name, json_pack("{s:s}", "insn", slub_variant_insn_of(fp, v)));
+		if (why) {
+			fprintf(out, "%s\n  unavailable: %s\n", title[v], why);
+			json_object_set_new(json_object_get(jv, name), "unavailable", json_string(why));
+			continue;
+		}
+		vs[nv++] = v;
+	}
+	if (!nv)
+		return 0;
+	ret = measure(r, fp, test, vs, nv);
+	for (size_t j = 0; j < nv && ret == 0; j++) {
+		ret = print_variant(r, fp, test, vs[j], title[vs[j]], rows[vs[j]], lab[vs[j]], jv);
+		have[vs[j]] = true;
+	}
+	if (ret == 0)
+		conclude(r, fp, test, have);
+	fflush(out);
+	return ret;
 }
 
 int repro_slub_run(struct repro_ctx *rc)
 {
 	const struct experiment *e = rc->exp;
-	const char *sec = "slub-cmpxchg-local";
 	uint64_t sizes[MAX_SIZES];
 	struct slub_run r = { .rc = rc, .sizes = sizes };
-	bool tests[2] = { config_list_has(e, sec, "tests", "repeat"), config_list_has(e, sec, "tests", "pair") };
+	bool tests[2] = { config_list_has(e, SEC, "tests", "repeat"), config_list_has(e, SEC, "tests", "pair") };
 	json_t *jfp = json_object();
 	int ret = 0;
 
-	r.nsizes = config_u64_list(e, sec, "sizes", sizes, MAX_SIZES);
-	r.n = config_u64(e, sec, "objects");
-	r.reps = config_u64(e, sec, "repeats");
+	r.nsizes = config_u64_list(e, SEC, "sizes", sizes, MAX_SIZES);
+	r.n = config_u64(e, SEC, "objects");
+	r.reps = config_u64(e, SEC, "repeats");
 	json_object_set_new(rc->json, "fastpaths", jfp);
 	json_object_set_new(rc->json, "cycles", json_string("core cycles (TSC ticks - timer pair) / ticks per cycle"));
 	for (size_t i = 0; i < r.nsizes; i++) {
 		if (sizes[i] % 8) {
-			pr_err("%s: sizes: %llu is not a multiple of 8 (expected 8, 16, 32, ...)", sec,
+			pr_err("%s: sizes: %llu is not a multiple of 8 (expected 8, 16, 32, ...)", SEC,
 			       (unsigned long long)sizes[i]);
 			return -EINVAL;
 		}
@@ -1127,93 +1364,34 @@ int repro_slub_run(struct repro_ctx *rc)
 		return ret;
 	r.obj = malloc(r.n * sizeof(void *));
 	r.ticks = malloc((size_t)SLUB__COUNT * 2 * r.nsizes * r.reps * sizeof(double));
-	if (!r.obj || !r.ticks) {
+	r.share = malloc(r.reps * sizeof(double));
+	if (!r.obj || !r.ticks || !r.share) {
 		ret = -ENOMEM;
 		goto out;
 	}
 
 	fprintf(rc->out, "SLUB Performance testing (atomcost user-space model, %zu objects per loop, "
-			 "median of %zu loops, forms interleaved, core cycles)\n========================\n",
-		r.n, r.reps);
-	for (int f = SLUB_FP__COUNT - 1; f >= 0; f--) {		/* 2007 first */
+			 "%zu passes, forms interleaved in each, core cycles: per size the median over the "
+			 "passes)\n========================\n", r.n, r.reps);
+	print_deviations(rc->out);
+	for (int f = SLUB_FP__COUNT - 1; f >= 0 && ret == 0; f--) {	/* 2007 first */
 		enum slub_fastpath fp = (enum slub_fastpath)f;
 		json_t *jv;
 
-		if (!config_list_has(e, sec, "fastpath", slub_fastpath_names[fp]))
+		if (!config_list_has(e, SEC, "fastpath", slub_fastpath_names[fp]))
 			continue;
 		jv = json_object();
 		json_object_set_new(jfp, slub_fastpath_names[fp], jv);
 		fprintf(rc->out, "\n--- %s fast path: %s\n", slub_fastpath_names[fp],
 			fp == SLUB_FP_2007 ? "the per-CPU freelist word, single-word cmpxchg (the post's)"
 					   : "{freelist, tid} pair, cmpxchg16b (the kernel since 2011)");
-		for (int test = 1; test <= 2; test++) {
-			struct repro_row rows[SLUB__COUNT][MAX_SIZES];
-			char lab[SLUB__COUNT][MAX_SIZES][32], title[SLUB__COUNT][192];
-			struct repro_table meas[SLUB__COUNT];
-			enum slub_variant vs[SLUB__COUNT];
-			bool have[SLUB__COUNT] = { false };
-			size_t nv = 0;
-
-			if (!tests[test - 1])
-				continue;
-			for (int vi = 0; vi < SLUB__COUNT; vi++) {
-				enum slub_variant v = (enum slub_variant)vi;
-				const char *why = slub_variant_unavailable_in(fp, v);
-
-				if (!config_list_has(e, sec, "variants", slub_variant_names[v]))
-					continue;
-				snprintf(title[v], sizeof(title[v]), "%s * %s [%s fast path: %s]",
-					 test == 1 ? PUB_TEST1 : PUB_TEST2, slub_variant_names[v],
-					 slub_fastpath_names[fp], slub_variant_insn_of(fp, v));
-				if (!json_object_get(jv, slub_variant_names[v]))
-					json_object_set_new(jv, slub_variant_names[v],
-							    json_pack("{s:s}", "insn", slub_variant_insn_of(fp, v)));
-				if (why) {
-					fprintf(rc->out, "%s\n  unavailable: %s\n", title[v], why);
-					json_object_set_new(json_object_get(jv, slub_variant_names[v]),
-							    "unavailable", json_string(why));
-					continue;
-				}
-				vs[nv++] = v;
-			}
-			if (!nv)
-				continue;
-			ret = measure(&r, fp, test, vs, nv);
-			if (ret < 0)
-				goto out;
-			for (size_t j = 0; j < nv; j++) {
-				enum slub_variant v = vs[j];
-				const struct repro_table *pub = published(fp, test, v);
-				struct repro_table shown;
-				char reason[96];
-
-				tabulate(&r, test, v, rows[v], lab[v], json_object_get(jv, slub_variant_names[v]));
-				meas[v] = (struct repro_table){ .title = title[v], .machine = rc->machine,
-					.unit = "core cycles", .ncols = test == 1 ? 2 : 1,
-					.cols = { test == 1 ? "kmalloc" : "kmalloc/kfree", "kfree" },
-					.nrows = r.nsizes, .rows = rows[v] };
-				have[v] = true;
-				if (pub) {
-					shown = *pub;
-				} else {
-					snprintf(reason, sizeof(reason), "the post measured %s",
-						 fp == SLUB_FP_2007 ? "cmpxchg and cmpxchg_local only"
-								    : "the 2007 fast path only");
-					shown = (struct repro_table){ .source = reason, .unit = "cycles",
-						.ncols = meas[v].ncols, .cols = { meas[v].cols[0], meas[v].cols[1] } };
-				}
-				shown.title = title[v];
-				ret = repro_print_beside(rc->out, &shown, &meas[v]);
-				if (ret < 0)
-					goto out;
-			}
-			if (have[SLUB_LOCAL] && have[SLUB_LOCKED])
-				conclude(&r, fp, test, &meas[SLUB_LOCAL], &meas[SLUB_LOCKED]);
-			fflush(rc->out);
-		}
+		for (int test = 1; test <= 2 && ret == 0; test++)
+			if (tests[test - 1])
+				ret = run_test(&r, fp, test, jv);
 	}
 out:
 	free(r.obj);
 	free(r.ticks);
+	free(r.share);
 	return ret;
 }

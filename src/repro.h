@@ -230,14 +230,19 @@ enum slub_fastpath {
 extern const char *const slub_fastpath_names[SLUB_FP__COUNT];	/* config names */
 
 enum slub_variant {
-	SLUB_LOCKED,	/* 2011: lock cmpxchg16b; 2007: lock cmpxchgq (cmpxchg) */
-	SLUB_LOCAL,	/* 2011: cmpxchg16b; 2007: cmpxchgq + preempt_disable analog (cmpxchg_local) */
+	SLUB_LOCKED,	/* 2011: lock cmpxchg16b; 2007: lock cmpxchgq, kfree's smp_rmb() (cmpxchg) */
+	SLUB_LOCAL,	/* 2011: cmpxchg16b; 2007: cmpxchgq + preempt_disable analog,
+			 * kfree's barrier() (cmpxchg_local) */
 	SLUB_THIS_CPU,	/* cmpxchg16b / cmpxchgq %fs:off (this_cpu_cmpxchg) */
 	SLUB_RSEQ,	/* rseq critical section on a per-CPU freelist (same in both) */
 	SLUB_IRQOFF,	/* flags save + plain loads/stores (local_irq_save analog) */
+	SLUB_LOCKED_BARRIER,	/* 2007 only: cmpxchg with barrier() in place of the rmb
+				 * (the fence's share); measured whenever cmpxchg is */
 	SLUB__COUNT,
 };
-extern const char *const slub_variant_names[SLUB__COUNT];	/* config names */
+/* Names in the config and the JSON; "cmpxchg+barrier" is not a config
+ * name: listing cmpxchg measures it too, on the 2007 fast path. */
+extern const char *const slub_variant_names[SLUB__COUNT];
 extern const char *const slub_variant_insn[SLUB__COUNT];	/* of SLUB_FP_TID */
 /* The fast path's instructions for variant v of fast path fp. */
 const char *slub_variant_insn_of(enum slub_fastpath fp, enum slub_variant v);
@@ -295,22 +300,34 @@ static inline size_t slab_index(const struct slab_cache *s, const void *obj)
 {
 	return (size_t)((const char *)obj - s->arena) >> s->shift;
 }
+/* The 2007 post's saving of cmpxchg_local over cmpxchg for test (1: repeat,
+ * 2: pair) and column col (test 1: 0 kmalloc, 1 kfree), derived from its
+ * tables, as it states no single figure: the lower median, over the given
+ * sizes the post has (<= 2048), of its per-size differences, and the row
+ * that holds it (*label; *a cmpxchg_local's, *b cmpxchg's figure). Returns
+ * b - a, NAN when no size qualifies. */
+double slub_pub_saving(int test, unsigned col, const uint64_t *sizes, size_t nsizes, double *a,
+		       double *b, const char **label);
 
 /* ---- the 2015 bulk alloc/free model (repro/slub-bulk-free.c) ----
- * SLUB as in v4.1 for the calling thread; the bulk algorithms: */
+ * SLUB as in v4.1 for the calling thread, with the posted series (netdev /
+ * linux-mm, 15-16 Jun 2015) through 7/7; the bulk algorithms: */
 enum bulk_algo {
 	BULK_FALLBACK,	/* kmem_cache_alloc / kmem_cache_free one by one */
-	BULK_PREVIOUS,	/* posted alloc_bulk, free one by one (the post's "previous patch") */
-	BULK_POSTED,	/* posted alloc_bulk + free_bulk (IRQs off, toggled around __slab_free) */
+	BULK_PREVIOUS,	/* through 6/7: bulk alloc, free one by one (the post's "previous patch") */
+	BULK_POSTED,	/* through 7/7: 6/7 bulk alloc + bulk free (IRQs toggled around __slab_free) */
 	BULK_DETACHED,	/* later (v4.3): detached freelists, no IRQ toggling */
 	BULK__COUNT,
 };
 extern const char *const bulk_algo_names[BULK__COUNT];
 struct bulk_cache;
-/* Slow-path counts, as CONFIG_SLUB_STATS: __slab_free calls (each one group
- * of objects), ___slab_alloc refills. */
+/* Counts, as CONFIG_SLUB_STATS: __slab_free calls (each one group of
+ * objects), ___slab_alloc refills; and the ops the what-if prices:
+ * local_irq_disable/enable pairs, local_irq_save/restore pairs and
+ * this_cpu_cmpxchg_double commits. */
 struct bulk_stats {
 	uint64_t free_slow, alloc_slow;
+	uint64_t irq_pairs, irq_saves, cpu_cmpxchg;
 };
 int bulk_cache_create(struct bulk_cache **out, size_t size, size_t max_objects);
 void bulk_cache_destroy(struct bulk_cache *c);
@@ -328,11 +345,26 @@ unsigned bulk_objs_per_slab(const struct bulk_cache *c);
 /* The calling thread's CPU slab, -1: none. */
 int64_t bulk_cpu_slab(struct bulk_cache *c);
 
+/* One figure per priced op: a count per object, or a cost in core cycles
+ * per op (a disable/enable pair, a save/restore pair, a commit). */
+struct bulk_ops {
+	double irq_pair, irq_save, cpu_cmpxchg;
+};
+/* The series' own figures (commit messages of 6/7 and 7/7, i7-4790K): 7, 37
+ * and 9 cycles(tsc) of its 4.00 GHz TSC, taken as core cycles. */
+extern const struct bulk_ops bulk_kernel_cost;
+/* Ops per object between two snapshots over objs objects. */
+void bulk_ops_per_object(const struct bulk_stats *s0, const struct bulk_stats *s1, double objs,
+			 struct bulk_ops *per_obj);
+/* WHAT-IF: timer ticks per object with each op's model cost (core cycles)
+ * replaced by the kernel's: ticks + ticks_per_cycle * sum of
+ * per_obj * (kernel - model). */
+double bulk_whatif(double ticks, const struct bulk_ops *per_obj, const struct bulk_ops *model,
+		   const struct bulk_ops *kernel, double ticks_per_cycle);
+
 /* ---- the 2016 concurrent SLAB model (repro/slab-concurrent.c) ---- */
 
 struct aslab_cache;
-/* LOCKED: the post's "before" (the previous patch applied); LOCKLESS: the
- * seed's patch on top of it. */
 /* LOCKED: the post's "before" (the previous patch applied); LOCKLESS: the
  * seed's patch on top of it. */
 enum aslab_variant { ASLAB_LOCKED, ASLAB_LOCKLESS };
@@ -342,15 +374,6 @@ void aslab_destroy(struct aslab_cache *c);
 /* tid: 0..nthreads-1, the calling thread's per-CPU array cache. */
 void *aslab_alloc(struct aslab_cache *c, unsigned tid);
 void aslab_free(struct aslab_cache *c, unsigned tid, void *obj);
-/* One thread's counts since aslab_create, kept by that thread (read them
- * from it, or when it is done): array-cache refills, slabs grown, flushes of
- * the array cache, node-lock acquisitions and how many of them found the lock
- * taken. Before: locks = refills + grows + flushes from one thread alone;
- * after: one acquisition fewer per grow. */
-struct aslab_stats {
-	uint64_t refills, grows, flushes, locks, contended;
-};
-void aslab_stats(const struct aslab_cache *c, unsigned tid, struct aslab_stats *st);
 /* One thread's counts since aslab_create, kept by that thread (read them
  * from it, or when it is done): array-cache refills, slabs grown, flushes of
  * the array cache, node-lock acquisitions and how many of them found the lock

@@ -592,17 +592,18 @@ struct modern {
 	char *hot;
 	struct buddy_cold cold, l2walk;
 	double *samples[BUDDY_MODERN_CASES];	/* [v * trials + t] core cycles per loop */
-	double share[BUDDY_PASSES];		/* each pass's CPU share */
+	double share[NVARIANTS][BUDDY_PASSES];	/* each variant's CPU share in each pass */
 	size_t vlist[NVARIANTS], nv;		/* the variants measured, in config order */
 };
 
 /* A claim on modern cases ca (a) and cb (b), over the passes' medians. */
-static void conclude_cases(struct repro_ctx *rc, const struct modern *m, double pm[][BUDDY_PASSES],
-			   const char *what, const char *a, const char *b, int ca, int cb)
+static void conclude_cases(struct repro_ctx *rc, const struct modern *m, size_t v,
+			   double pm[][BUDDY_PASSES], const char *what, const char *a, const char *b,
+			   int ca, int cb)
 {
 	struct repro_claim c = {
 		.what = what, .a = a, .b = b, .unit = "cycles per loop", .ea = pm[ca], .eb = pm[cb],
-		.n = m->passes, .share = m->share, .pub_unit = "ticks per loop",
+		.n = m->passes, .share = m->share[v], .pub_unit = "ticks per loop",
 		.pub_a = POSTED(modern_posted[ca]), .pub_b = POSTED(modern_posted[cb]),
 		.pub_machine = POSTED_MACHINE,
 	};
@@ -642,7 +643,7 @@ static void conclude_variant(struct repro_ctx *rc, const struct modern *m, size_
 			b = "a hot line, atomic";
 		}
 		snprintf(what, sizeof(what), "%s, %s", bv->name, claims[k].what);
-		conclude_cases(rc, m, pm, what, a, b, claims[k].ca, claims[k].cb);
+		conclude_cases(rc, m, v, pm, what, a, b, claims[k].ca, claims[k].cb);
 	}
 }
 
@@ -731,18 +732,18 @@ static void modern_walk_check(struct repro_ctx *rc, struct modern *m)
 
 /* The passes: each measures every variant (in config order, reversed every
  * other pass), a warm-up trial first, then its trials of every case (in
- * order, reversed every other trial). */
+ * order, reversed every other trial). The CPU share is read per variant and
+ * pass: a preemption leaves out that stretch, not the whole pass. */
 static void modern_measure(struct repro_ctx *rc, struct modern *m)
 {
 	const struct calibration *cal = rc->cal;
 
 	for (size_t p = 0; p < m->passes; p++) {
-		struct repro_pass ps;
-
-		repro_pass_start(&ps);
 		for (size_t k = 0; k < m->nv; k++) {
 			size_t v = m->vlist[p & 1 ? m->nv - 1 - k : k];
+			struct repro_pass ps;
 
+			repro_pass_start(&ps);
 			for (int cs = 0; cs < BUDDY_MODERN_CASES; cs++)
 				buddy_modern_loop(v, cs, m->hot, &m->cold, m->iters, m->line);
 			for (size_t t = pass_first(p, m->trials, m->passes);
@@ -755,8 +756,8 @@ static void modern_measure(struct repro_ctx *rc, struct modern *m)
 					m->samples[cs][v * m->trials + t] = repro_cycles_per_op(
 						(double)ticks, cal->overhead_min, 1, cal->ticks_per_cycle);
 				}
+			m->share[v][p] = repro_pass_share(&ps);
 		}
-		m->share[p] = repro_pass_share(&ps);
 	}
 }
 
@@ -791,6 +792,10 @@ static int modern_report_variant(struct repro_ctx *rc, const struct modern *m, s
 			"posted_2004", POSTED(modern_posted[cs])));
 	}
 	json_object_set_new(jv, "cases", jcases);
+	jcases = json_array();
+	for (size_t p = 0; p < m->passes; p++)
+		json_array_append_new(jcases, json_real(m->share[v][p]));
+	json_object_set_new(jv, "pass_cpu_share", jcases);
 	snprintf(title, sizeof(title), "variant %s: scores beside the 2004 ones", bv->name);
 	snprintf(munit, sizeof(munit), "median core cycles per loop of %zu iterations", m->iters);
 	if (repro_print_beside(rc->out, &posted_2004, &meas) < 0)

@@ -2,7 +2,7 @@
 /* repro-align.h - the code-alignment experiment (repro/code-alignment-2008.c): one probe's
  * timed loop, byte for byte the same, placed at several code addresses;
  * the cost at each placement, the spread across placements, and whether it
- * stands above the noise of re-running one placement. */
+ * is judged slower over passes. */
 #ifndef ATOMCOST_REPRO_ALIGN_H
 #define ATOMCOST_REPRO_ALIGN_H
 
@@ -73,34 +73,47 @@ int align_check_probe(const struct align_probe *p);
  * offset. Every pass visits every placement once. */
 size_t align_pass_index(size_t pass, size_t n);
 
+/* The passes a run may have (config: passes, 2..20). */
+#define ALIGN_MAX_PASSES 20
+/* The judgment's unit: one iteration of a probe's loop, 64 ops. The
+ * question is relative (the post's ~3%); per op, stats_judge's absolute
+ * margin (0.25 cycles, meant for one fast-path op) would be 25-100% of
+ * these 0.25-20 cycle figures and decide alone; per 64 ops it is under 2%
+ * of every probe's figure here, and the 5% relative margin decides. */
+#define ALIGN_JUDGE_OPS 64
+
 /* The assessment of one probe (or of a ratio of two, placement by
- * placement). fig[i]: the figure of placement i, the median of its pass
- * medians; imin, imax: the fastest and slowest placement by figure;
- * spread: fig[imax] / fig[imin] - 1. noise: the typical cost of re-running
- * the same code at the same address, the median over the placements of
- * max/min - 1 of one placement's pass medians; noise_max: the largest.
- * floor: noise, raised to NOISE_FLOOR_MIN.
- * The effect must repeat: in every pass the slowest placement must cost
- * more than the fastest by more than the floor. A disturbance (another
- * process on the vCPU, a clock change) lengthens some timings of some
- * passes, so one slow pass, or a placement that drew two, cannot make a
- * verdict. kworst: the pass where imax is least above imin; verdict:
- * stats_verdict(pass_med of imax, of imin, floor) in that pass (SLOWER iff
- * every pass agrees, which also makes fig[imax] > fig[imin] * (1 + floor));
- * agree: how many passes show it; shows: verdict == VERDICT_SLOWER. */
+ * placement). fig[i]: the figure of placement i, the median of its
+ * undisturbed pass medians; imin, imax: the fastest and slowest placement
+ * by figure; spread: fig[imax] / fig[imin] - 1. noise, noise_max: what
+ * re-running one placement moves (max/min - 1 of its pass medians; the
+ * median over the placements, and the largest): shown, not judged on.
+ *
+ * The verdict is stats_judge over the passes. Picking the slowest and the
+ * fastest of 20 placements and testing that pair on the same passes would
+ * find a "difference" in pure noise (the largest of 20 draws lies above
+ * the smallest). So each pass k is judged on a pair chosen without it:
+ * the slowest and fastest placements by the median of the OTHER undisturbed
+ * passes (leave one out); ea[k], eb[k] are their pass medians in pass k.
+ * agree: undisturbed passes whose pair is (imax, imin). j: stats_judge of
+ * ea * ALIGN_JUDGE_OPS against eb * ALIGN_JUDGE_OPS over the passes with
+ * share >= REPRO_SHARE_MIN (all, when share is NULL); shows: j.v is
+ * VERDICT_SLOWER. */
 struct align_assessment {
-	double spread, noise, noise_max, floor;
+	double spread, noise, noise_max;
 	size_t imin, imax;
-	size_t kworst, agree;
-	double worst_a, worst_b;	/* pass_med of imax and imin in pass kworst */
-	enum verdict verdict;
+	size_t used, agree;			/* undisturbed passes; see above */
+	double ea[ALIGN_MAX_PASSES], eb[ALIGN_MAX_PASSES];	/* per op; NAN: no pair */
+	struct judgment j;
 	bool shows;
 };
 
-/* pass_med[i * npass + k]: median cost of placement i in pass k (> 0).
- * Fills fig[0..nplace) and *a. 0, or -EINVAL (fewer than 2 placements or
- * 2 passes, or a figure that is not a positive number). */
-int align_assess(const double *pass_med, size_t nplace, size_t npass, double *fig,
-		 struct align_assessment *a);
+/* pass_med[i * npass + k]: median cost of placement i in pass k (> 0);
+ * share: NULL, or per pass its CPU share (repro_pass_share). Fills
+ * fig[0..nplace) and *a. 0, or -EINVAL (fewer than 2 placements or 2
+ * passes, more than ALIGN_MAX_PASSES, or a figure that is not a positive
+ * number), -ENOMEM. */
+int align_assess(const double *pass_med, size_t nplace, size_t npass, const double *share,
+		 double *fig, struct align_assessment *a);
 
 #endif

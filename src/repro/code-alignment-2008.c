@@ -11,10 +11,10 @@
  * (runner_measure_kernel: N/2N overhead cancellation, drift correction,
  * warm-up), in core cycles, in `passes` passes; the passes run the
  * placements in alternating order so that a slow change of the machine
- * during a pass does not line up with the offset. The spread across
- * placements is judged against the spread between passes of one placement
- * (align_assess): only a spread above that noise, and above
- * NOISE_FLOOR_MIN, in every pass, says the machine shows the effect.
+ * during a pass does not line up with the offset. The slowest placement
+ * is judged against the fastest over the passes by stats_judge, each pass
+ * on the pair the other passes chose (align_assess: choosing and testing on
+ * the same passes would find the largest of 20 draws above the smallest).
  */
 #include "repro-align.h"
 
@@ -142,20 +142,58 @@ int align_check_probe(const struct align_probe *p)
 	return 0;
 }
 
-int align_assess(const double *pass_med, size_t nplace, size_t npass, double *fig,
-		 struct align_assessment *a)
+/* The slowest and fastest placement by the median over the undisturbed
+ * passes other than skip (npass: none skipped); false when no pass is left. */
+static bool pick_pair(const double *pass_med, size_t nplace, size_t npass, const bool *ok,
+		      size_t skip, double *fig, size_t *imin, size_t *imax)
 {
-	double *range;
+	double v[ALIGN_MAX_PASSES];
+
+	*imin = *imax = 0;
+	for (size_t i = 0; i < nplace; i++) {
+		size_t m = 0;
+
+		for (size_t k = 0; k < npass; k++)
+			if (ok[k] && k != skip)
+				v[m++] = pass_med[i * npass + k];
+		if (!m)
+			return false;
+		fig[i] = stats_median(v, m);
+		if (fig[i] < fig[*imin])
+			*imin = i;
+		if (fig[i] > fig[*imax])
+			*imax = i;
+	}
+	return true;
+}
+
+int align_assess(const double *pass_med, size_t nplace, size_t npass, const double *share,
+		 double *fig, struct align_assessment *a)
+{
+	double ea[ALIGN_MAX_PASSES], eb[ALIGN_MAX_PASSES], *range, *tmp;
+	bool ok[ALIGN_MAX_PASSES];
 
 	memset(a, 0, sizeof(*a));
-	if (nplace < 2 || npass < 2)
+	if (nplace < 2 || npass < 2 || npass > ALIGN_MAX_PASSES)
 		return -EINVAL;
 	for (size_t i = 0; i < nplace * npass; i++)
 		if (!(pass_med[i] > 0) || !isfinite(pass_med[i]))
 			return -EINVAL;
+	for (size_t k = 0; k < npass; k++) {
+		ok[k] = !share || share[k] >= REPRO_SHARE_MIN;
+		a->used += ok[k];
+	}
+	/* with every pass disturbed, the figures are all there is to show */
+	if (!a->used)
+		for (size_t k = 0; k < npass; k++)
+			ok[k] = true;
 	range = malloc(nplace * sizeof(double));
-	if (!range)
+	tmp = malloc(nplace * sizeof(double));
+	if (!range || !tmp) {
+		free(range);
+		free(tmp);
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < nplace; i++) {
 		const double *m = pass_med + i * npass;
 		double lo = m[0], hi = m[0];
@@ -166,29 +204,32 @@ int align_assess(const double *pass_med, size_t nplace, size_t npass, double *fi
 		}
 		range[i] = hi / lo - 1;
 		a->noise_max = fmax(a->noise_max, range[i]);
-		fig[i] = stats_median(m, npass);
-		if (fig[i] < fig[a->imin])
-			a->imin = i;
-		if (fig[i] > fig[a->imax])
-			a->imax = i;
 	}
 	a->noise = stats_median(range, nplace);
-	free(range);
+	pick_pair(pass_med, nplace, npass, ok, npass, fig, &a->imin, &a->imax);
 	a->spread = fig[a->imax] / fig[a->imin] - 1;
-	a->floor = fmax(a->noise, NOISE_FLOOR_MIN);
+	/* every pass, disturbed or not, gets its pair from the undisturbed
+	 * others: repro_conclude leaves the disturbed ones out again, and says so */
 	for (size_t k = 0; k < npass; k++) {
-		double x = pass_med[a->imax * npass + k], y = pass_med[a->imin * npass + k];
+		size_t lo, hi;
 
-		if (k == 0 || x / y < a->worst_a / a->worst_b) {
-			a->kworst = k;
-			a->worst_a = x;
-			a->worst_b = y;
-		}
-		if (stats_verdict(x, y, a->floor) == VERDICT_SLOWER)
-			a->agree++;
+		a->ea[k] = a->eb[k] = NAN;
+		if (!pick_pair(pass_med, nplace, npass, ok, k, tmp, &lo, &hi))
+			continue;
+		a->ea[k] = pass_med[hi * npass + k];
+		a->eb[k] = pass_med[lo * npass + k];
+		a->agree += ok[k] && a->used && hi == a->imax && lo == a->imin;
 	}
-	a->verdict = stats_verdict(a->worst_a, a->worst_b, a->floor);
-	a->shows = a->verdict == VERDICT_SLOWER;
+	free(range);
+	free(tmp);
+	for (size_t k = 0; k < npass; k++) {
+		bool judged = a->used && ok[k];
+
+		ea[k] = judged ? a->ea[k] * ALIGN_JUDGE_OPS : NAN;
+		eb[k] = judged ? a->eb[k] * ALIGN_JUDGE_OPS : NAN;
+	}
+	stats_judge(ea, eb, npass, &a->j);
+	a->shows = a->j.v == VERDICT_SLOWER;
 	return 0;
 }
 
@@ -218,12 +259,10 @@ static const struct repro_table tbench_table = {
 	.nrows = ARRAY_SIZE(tbench_rows), .rows = tbench_rows,
 };
 
-#define MAX_PASSES 20
-
 struct place_acc {
 	double *samples;	/* pooled over the passes, core cycles per op */
 	size_t n, cap;
-	double pass_med[MAX_PASSES];
+	double pass_med[ALIGN_MAX_PASSES];
 };
 
 static int pool_add(struct place_acc *pa, const double *v, size_t n, double tpc)
@@ -301,25 +340,54 @@ static void warm(const struct align_probe *const *sel, size_t nsel, void *mem)
 			sel[i]->copy[0].fn(&ctx, 64);
 }
 
-/* "spread .. noise .. floor ..: verdict" for a probe or a ratio. */
+/* The verdict in a few words. */
+static const char *assessment_words(const struct align_assessment *a)
+{
+	if (!a->used)
+		return "no verdict: every pass was disturbed";
+	switch (a->j.v) {
+	case VERDICT_SLOWER:
+		return "the placement moves the cost";
+	case VERDICT_SAME:
+		return "no placement effect: the same within the margin";
+	case VERDICT_FASTER:	/* a held-out "slowest" that is faster: noise */
+	case VERDICT_UNRESOLVED:
+		return "cannot tell";
+	default:
+		return "no verdict";
+	}
+}
+
+/* "spread ..; passes ..; judged ..: verdict" for a probe or a ratio. */
 static void print_assessment(FILE *f, const char *what, const struct align_assessment *a,
 			     size_t npass)
 {
-	fprintf(f, "  %sspread %.2f%% (slowest +%u / fastest +%u); noise %.2f%% (typical spread "
-		"between passes of one placement, largest %.2f%%), floor %.2f%%; slower by more than "
-		"the floor in %zu of %zu passes: %s\n", what, a->spread * 100,
-		align_offsets[a->imax], align_offsets[a->imin], a->noise * 100, a->noise_max * 100,
-		a->floor * 100, a->agree, npass,
-		a->shows ? "the placement moves the cost" : "no placement effect above the noise");
+	fprintf(f, "  %sspread %.2f%% (slowest +%u / fastest +%u); one placement moves %.2f%% "
+		"between passes (typical; largest %.2f%%); judged pass by pass on the slowest and "
+		"fastest of the other passes (%zu of %zu undisturbed passes chose +%u / +%u): x%.3f",
+		what, a->spread * 100, align_offsets[a->imax], align_offsets[a->imin], a->noise * 100,
+		a->noise_max * 100, a->agree, a->used, align_offsets[a->imax], align_offsets[a->imin],
+		a->j.ratio);
+	if (a->j.n >= 2)
+		fprintf(f, ", 95%% x%.3f-%.3f, margin %.1f%%", a->j.lo, a->j.hi, a->j.margin * 100);
+	fprintf(f, ", %zu of %zu passes: %s\n", a->j.n, npass, assessment_words(a));
+}
+
+static double num0(double v)
+{
+	return isfinite(v) ? v : 0.0;
 }
 
 static json_t *assessment_json(const struct align_assessment *a)
 {
-	return json_pack("{s:f,s:f,s:f,s:f,s:i,s:i,s:i,s:s,s:b}", "spread", a->spread, "noise",
-			 a->noise, "noise_max", a->noise_max, "floor", a->floor, "slowest",
-			 align_offsets[a->imax], "fastest", align_offsets[a->imin], "passes_agreeing",
-			 (int)a->agree, "verdict", stats_verdict_name(a->verdict), "shows_effect",
-			 a->shows);
+	return json_pack("{s:f,s:f,s:f,s:i,s:i,s:i,s:i,s:f,s:f,s:f,s:f,s:s,s:b,s:s}", "spread",
+			 a->spread, "noise", a->noise, "noise_max", a->noise_max, "slowest",
+			 align_offsets[a->imax], "fastest", align_offsets[a->imin], "passes_judged",
+			 (int)a->j.n, "passes_choosing_them", (int)a->agree, "ratio", num0(a->j.ratio),
+			 "lo", num0(a->j.lo), "hi", num0(a->j.hi), "margin", num0(a->j.margin),
+			 "verdict", stats_verdict_name(a->j.v), "shows_effect", a->shows, "selection",
+			 "leave one out: each pass judged on the slowest and fastest placements of the "
+			 "other undisturbed passes");
 }
 
 static void print_probe(FILE *f, const struct align_probe *p, const bool *use,
@@ -373,13 +441,14 @@ static const struct {
 };
 
 static int twin_ratios(struct repro_ctx *rc, const struct align_probe *const *sel, size_t nsel,
-		       const bool *use, size_t npass, struct place_acc (*acc)[ALIGN_NPLACE])
+		       const bool *use, size_t npass, const double *share,
+		       struct place_acc (*acc)[ALIGN_NPLACE])
 {
 	json_t *jt = json_array();
 
 	json_object_set_new(rc->json, "twin_ratios", jt);
 	for (size_t t = 0; t < ARRAY_SIZE(twins); t++) {
-		double pm[ALIGN_NPLACE * MAX_PASSES], fig[ALIGN_NPLACE];
+		double pm[ALIGN_NPLACE * ALIGN_MAX_PASSES], fig[ALIGN_NPLACE];
 		size_t a = nsel, b = nsel, idx[ALIGN_NPLACE], m = 0;
 		struct align_assessment as;
 		int ret;
@@ -401,7 +470,7 @@ static int twin_ratios(struct repro_ctx *rc, const struct align_probe *const *se
 				pm[m * npass + k] = acc[a][i].pass_med[k] / acc[b][i].pass_med[k];
 			idx[m++] = i;
 		}
-		ret = align_assess(pm, m, npass, fig, &as);
+		ret = align_assess(pm, m, npass, share, fig, &as);
 		if (ret < 0)
 			return ret;
 		fprintf(rc->out, "%s / %s at the same placement: x%.2f (+%u) .. x%.2f (+%u)\n",
@@ -416,6 +485,116 @@ static int twin_ratios(struct repro_ctx *rc, const struct align_probe *const *se
 	return 0;
 }
 
+/* ---- the run ---- */
+
+/* "what: 0.97 0.95 .." and the same as JSON under key. */
+static void print_shares(struct repro_ctx *rc, const char *what, const char *key,
+			 const double *share, size_t npass)
+{
+	json_t *js = json_array();
+
+	fprintf(rc->out, "%s (under %.2f: disturbed, left out of the verdicts):", what,
+		REPRO_SHARE_MIN);
+	for (size_t k = 0; k < npass; k++) {
+		fprintf(rc->out, " %.2f", share[k]);
+		json_array_append_new(js, json_real(num0(share[k])));
+	}
+	fputc('\n', rc->out);
+	json_object_set_new(rc->json, key, js);
+}
+
+/* Every pass times every selected probe at every used placement; share[k]:
+ * the CPU share of pass k. 0, -EINTR or -errno. */
+static int measure_passes(struct repro_ctx *rc, const struct align_probe *const *sel,
+			  size_t nsel, const bool *use, size_t npass, const struct run_opts *o,
+			  void *mem, struct place_acc (*acc)[ALIGN_NPLACE], double *share)
+{
+	warm(sel, nsel, mem);
+	for (size_t k = 0; k < npass; k++) {
+		struct repro_pass pass;
+
+		repro_pass_start(&pass);
+		for (size_t pi = 0; pi < nsel; pi++) {
+			warm_copy(&sel[pi]->copy[align_pass_index(k, 0)], mem, PROBE_WARM_NS);
+			for (size_t n = 0; n < ALIGN_NPLACE; n++) {
+				size_t i = align_pass_index(k, n);
+				int ret;
+
+				if (!use[i])
+					continue;
+				if (runner_stop)
+					return -EINTR;
+				ret = time_copy(&sel[pi]->copy[i], mem, o, rc->cal, &acc[pi][i],
+						&acc[pi][i].pass_med[k]);
+				if (ret < 0)
+					return ret;
+			}
+		}
+		share[k] = repro_pass_share(&pass);
+	}
+	return 0;
+}
+
+/* Assess one probe over the used placements, print its table; fig[i]:
+ * placement i's figure. */
+static int assess_probe(struct repro_ctx *rc, const struct align_probe *p, const bool *use,
+			const struct place_acc *pa, size_t npass, const double *share,
+			struct align_assessment *a, json_t *jprobes, double *fig)
+{
+	double pm[ALIGN_NPLACE * ALIGN_MAX_PASSES], fig_u[ALIGN_NPLACE];
+	size_t idx[ALIGN_NPLACE], m = 0;
+	json_t *jp;
+	int ret;
+
+	for (size_t i = 0; i < ALIGN_NPLACE; i++) {
+		if (!use[i])
+			continue;
+		idx[m] = i;
+		memcpy(pm + m * npass, pa[i].pass_med, npass * sizeof(double));
+		m++;
+	}
+	ret = align_assess(pm, m, npass, share, fig_u, a);
+	if (ret < 0) {
+		pr_err("code-alignment-2008: %s: a placement has no positive median "
+		       "(is the clock calibrated?)", p->name);
+		return ret;
+	}
+	/* back from the used placements to placement indexes */
+	for (size_t j = 0; j < m; j++)
+		fig[idx[j]] = fig_u[j];
+	a->imin = idx[a->imin];
+	a->imax = idx[a->imax];
+	jp = json_pack("{s:s,s:s}", "insn", p->insn, "form", p->form);
+	json_object_set_new(jprobes, p->name, jp);
+	print_probe(rc->out, p, use, pa, npass, fig, a, jp);
+	return 0;
+}
+
+/* The probe's conclusion: its pass pairs, per 64-op loop (ALIGN_JUDGE_OPS). */
+static void conclude_probe(struct repro_ctx *rc, const char *name, const struct align_assessment *a,
+			   size_t npass, const double *share, bool first)
+{
+	double ea[ALIGN_MAX_PASSES], eb[ALIGN_MAX_PASSES];
+	char wa[32], wb[32], what[160];
+	struct repro_claim c = {
+		.what = what, .a = wa, .b = wb, .unit = "cycles per 64 ops",
+		.ea = ea, .eb = eb, .n = npass, .share = share,
+		.pub_unit = "MB/sec", .pub_a = NAN, .pub_b = NAN,
+		/* the post's words once, on the first line */
+		.pub_words = first ? PUB_WORDS : NULL, .pub_machine = PUB_MACHINE,
+	};
+
+	for (size_t k = 0; k < npass; k++) {
+		ea[k] = a->ea[k] * ALIGN_JUDGE_OPS;
+		eb[k] = a->eb[k] * ALIGN_JUDGE_OPS;
+	}
+	snprintf(what, sizeof(what), "%s, slowest vs fastest placement (each pass on the pair the "
+		 "other passes chose, %zu of %zu chose these)", name, a->agree, a->used);
+	snprintf(wa, sizeof(wa), "+%u", align_offsets[a->imax]);
+	snprintf(wb, sizeof(wb), "+%u", align_offsets[a->imin]);
+	repro_conclude(rc, &c);
+}
+
 int repro_align_run(struct repro_ctx *rc)
 {
 	const struct experiment *e = rc->exp;
@@ -423,6 +602,7 @@ int repro_align_run(struct repro_ctx *rc)
 	size_t npass = config_u64(e, sec, "passes"), nsel = 0, nuse = 0;
 	const struct align_probe *sel[ARRAY_SIZE(align_probes)];
 	struct place_acc (*acc)[ALIGN_NPLACE] = NULL;
+	double share[ALIGN_MAX_PASSES];
 	bool use[ALIGN_NPLACE];
 	struct run_opts o;
 	void *mem = NULL;
@@ -431,7 +611,7 @@ int repro_align_run(struct repro_ctx *rc)
 	/* the measured spread table and the conclusions */
 	struct repro_row rows[ARRAY_SIZE(align_probes)];
 	char notes[ARRAY_SIZE(align_probes)][96];
-	struct align_assessment assess[ARRAY_SIZE(align_probes)];
+	struct align_assessment *assess = NULL;
 	size_t nshow = 0;
 	char munit[160];
 	struct repro_table meas = {
@@ -451,9 +631,9 @@ int repro_align_run(struct repro_ctx *rc)
 	for (size_t i = 0; i < align_nprobes; i++)
 		if (config_list_has(e, sec, "probes", align_probes[i].name))
 			sel[nsel++] = &align_probes[i];
-	if (nuse < 2 || !nsel || npass < 2 || npass > MAX_PASSES) {
+	if (nuse < 2 || !nsel || npass < 2 || npass > ALIGN_MAX_PASSES) {
 		pr_err("code-alignment-2008: %zu probes, %zu placements, %zu passes: need a probe, "
-		       "2 placements and 2..%d passes", nsel, nuse, npass, MAX_PASSES);
+		       "2 placements and 2..%d passes", nsel, nuse, npass, ALIGN_MAX_PASSES);
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < nsel; i++) {
@@ -467,7 +647,8 @@ int repro_align_run(struct repro_ctx *rc)
 	o.max_seconds = config_double(e, sec, "max_seconds");
 	mem = aligned_alloc(4096, ALIGN_MEM_BYTES);
 	acc = calloc(nsel, sizeof(*acc));
-	if (!mem || !acc) {
+	assess = calloc(nsel, sizeof(*assess));
+	if (!mem || !acc || !assess) {
 		pr_err("code-alignment-2008: cannot allocate %zu placements' samples", nsel * nuse);
 		ret = -ENOMEM;
 		goto out;
@@ -479,26 +660,10 @@ int repro_align_run(struct repro_ctx *rc)
 	fprintf(rc->out, "%zu probes, each one loop of 64 ops copied to %zu code placements (offset of "
 		"the loop from a 4 KiB page: +0..+60 inside one line, +4072..+4092 across the page "
 		"end), the same bytes at each; %zu passes, each in another order\n", nsel, nuse, npass);
-	warm(sel, nsel, mem);
-	for (size_t k = 0; k < npass; k++) {
-		for (size_t pi = 0; pi < nsel; pi++) {
-			warm_copy(&sel[pi]->copy[align_pass_index(k, 0)], mem, PROBE_WARM_NS);
-			for (size_t n = 0; n < ALIGN_NPLACE; n++) {
-				size_t i = align_pass_index(k, n);
-
-				if (!use[i])
-					continue;
-				if (runner_stop) {
-					ret = -EINTR;
-					goto out;
-				}
-				ret = time_copy(&sel[pi]->copy[i], mem, &o, rc->cal, &acc[pi][i],
-						&acc[pi][i].pass_med[k]);
-				if (ret < 0)
-					goto out;
-			}
-		}
-	}
+	ret = measure_passes(rc, sel, nsel, use, npass, &o, mem, acc, share);
+	if (ret < 0)
+		goto out;
+	print_shares(rc, "CPU share of each pass", "pass_share", share, npass);
 
 	jprobes = json_object();
 	json_object_set_new(rc->json, "probes", jprobes);
@@ -506,38 +671,17 @@ int repro_align_run(struct repro_ctx *rc)
 	json_object_set_new(rc->json, "published_mb_s", json_pack("[f,f,f,f]", tbench_2008[0],
 				tbench_2008[1], tbench_2008[2], tbench_2008[3]));
 	for (size_t pi = 0; pi < nsel; pi++) {
-		double pm[ALIGN_NPLACE * MAX_PASSES], fig_u[ALIGN_NPLACE], fig[ALIGN_NPLACE];
-		size_t idx[ALIGN_NPLACE], m = 0;
-		struct align_assessment a;
-		json_t *jp = json_pack("{s:s,s:s}", "insn", sel[pi]->insn, "form", sel[pi]->form);
+		struct align_assessment *a = &assess[pi];
+		double fig[ALIGN_NPLACE];
 
-		for (size_t i = 0; i < ALIGN_NPLACE; i++) {
-			if (!use[i])
-				continue;
-			idx[m] = i;
-			memcpy(pm + m * npass, acc[pi][i].pass_med, npass * sizeof(double));
-			m++;
-		}
-		ret = align_assess(pm, m, npass, fig_u, &a);
-		if (ret < 0) {
-			pr_err("code-alignment-2008: %s: a placement has no positive median "
-			       "(is the clock calibrated?)", sel[pi]->name);
-			json_decref(jp);
+		ret = assess_probe(rc, sel[pi], use, acc[pi], npass, share, a, jprobes, fig);
+		if (ret < 0)
 			goto out;
-		}
-		/* back from the used placements to placement indexes */
-		for (size_t j = 0; j < m; j++)
-			fig[idx[j]] = fig_u[j];
-		a.imin = idx[a.imin];
-		a.imax = idx[a.imax];
-		json_object_set_new(jprobes, sel[pi]->name, jp);
-		print_probe(rc->out, sel[pi], use, acc[pi], npass, fig, &a, jp);
 		rows[pi] = (struct repro_row){ sel[pi]->name,
-			{ fig[a.imin], fig[a.imax], a.spread * 100 }, notes[pi] };
-		snprintf(notes[pi], sizeof(notes[pi]), "noise %.2f%%, floor %.2f%%, %zu of %zu passes: %s",
-			 a.noise * 100, a.floor * 100, a.agree, npass,
-			 a.shows ? "above the floor" : "not above the floor");
-		assess[pi] = a;
+			{ fig[a->imin], fig[a->imax], a->spread * 100 }, notes[pi] };
+		snprintf(notes[pi], sizeof(notes[pi]), "x%.3f over %zu passes: %s", a->j.ratio,
+			 a->j.n, assessment_words(a));
+		nshow += a->shows;
 	}
 
 	fprintf(rc->out, "\npublished (%s):\n", PUB_MACHINE);
@@ -546,32 +690,15 @@ int repro_align_run(struct repro_ctx *rc)
 	ret = repro_print_beside(rc->out, &tbench_table, &meas);
 	if (ret < 0)
 		goto out;
-	for (size_t pi = 0; pi < nsel; pi++) {
-		char wa[32], wb[32], what[96];
-		/* the pass least favourable to the effect: its verdict is the
-		 * probe's (align_assess) */
-		struct repro_claim c = {
-			.what = what, .a = wa, .b = wb, .unit = "cycles",
-			.ea = &assess[pi].worst_a, .eb = &assess[pi].worst_b, .n = 1,
-			.pub_unit = "MB/sec", .pub_a = NAN, .pub_b = NAN,
-			/* the post's words once, on the first line */
-			.pub_words = pi ? NULL : PUB_WORDS, .pub_machine = PUB_MACHINE,
-		};
-
-		snprintf(what, sizeof(what), "%s, slowest vs fastest placement, least favourable of "
-			 "%zu passes", sel[pi]->name, npass);
-		snprintf(wa, sizeof(wa), "+%u", align_offsets[assess[pi].imax]);
-		snprintf(wb, sizeof(wb), "+%u", align_offsets[assess[pi].imin]);
-		if (repro_conclude(rc, &c) == VERDICT_SLOWER && assess[pi].shows)
-			nshow++;
-	}
-	ret = twin_ratios(rc, sel, nsel, use, npass, acc);
+	for (size_t pi = 0; pi < nsel; pi++)
+		conclude_probe(rc, sel[pi]->name, &assess[pi], npass, share, pi == 0);
+	ret = twin_ratios(rc, sel, nsel, use, npass, share, acc);
 	if (ret < 0)
 		goto out;
 	fprintf(rc->out, "this machine shows the effect for %zu of %zu probes (a probe shows it when "
-		"its slowest placement costs more than its fastest by more than the floor in every "
-		"pass; the floor is the typical spread between passes of one placement, at least "
-		"%.0f%%)\n", nshow, nsel, NOISE_FLOOR_MIN * 100);
+		"its slowest placement is judged slower than its fastest over the passes, by more "
+		"than a %.0f%% margin, each pass on the pair the other passes chose)\n", nshow, nsel,
+		JUDGE_MARGIN_REL * 100);
 	json_object_set_new(rc->json, "probes_showing_effect", json_integer((json_int_t)nshow));
 	ret = 0;
 out:
@@ -580,6 +707,7 @@ out:
 			for (size_t i = 0; i < ALIGN_NPLACE; i++)
 				free(acc[pi][i].samples);
 	free(acc);
+	free(assess);
 	free(mem);
 	return ret;
 }

@@ -116,19 +116,6 @@ double stats_ci_rel(const struct summary *s)
 	return (s->ci_hi - s->ci_lo) / 2.0 / fabs(s->median);
 }
 
-enum verdict stats_verdict(double a, double b, double floor)
-{
-	if (!(a > 0) || !(b > 0) || !isfinite(a) || !isfinite(b))
-		return VERDICT_NONE;
-	if (!(floor >= NOISE_FLOOR_MIN))
-		floor = NOISE_FLOOR_MIN;
-	if (a > b * (1.0 + floor))
-		return VERDICT_SLOWER;
-	if (a * (1.0 + floor) < b)
-		return VERDICT_FASTER;
-	return VERDICT_SAME;
-}
-
 const char *stats_verdict_name(enum verdict v)
 {
 	switch (v) {

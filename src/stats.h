@@ -48,9 +48,6 @@ enum verdict {
 	VERDICT_NONE,		/* no verdict may be given (analog, missing figure) */
 	VERDICT_UNRESOLVED,	/* the data cannot tell (stats_judge) */
 };
-/* a against b (costs, same units, > 0) under a relative floor (0: the
- * minimum; below the minimum: raised to it). */
-enum verdict stats_verdict(double a, double b, double floor);
 const char *stats_verdict_name(enum verdict v);
 
 /* The judgment of a pair from the spread between epochs (docs/method.md,

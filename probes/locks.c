@@ -412,6 +412,17 @@ bool locks_excludes(const char *name)
 	return o && o->excludes;
 }
 
+int locks_ops(const char *name, void (**lock)(volatile void *l), void (**unlock)(volatile void *l))
+{
+	const struct lk_ops *o = lk_find(name);
+
+	if (!o || !o->excludes)
+		return -ENOENT;
+	*lock = o->lock;
+	*unlock = o->unlock;
+	return 0;
+}
+
 struct lk_arena {
 	/* the lock and the counter it protects, on one line as in most kernel
 	 * structures; big enough for a pthread_mutex_t */
@@ -682,6 +693,11 @@ static int verify_call_pair(void)
 bool locks_excludes(const char *name)
 {
 	return false;
+}
+
+int locks_ops(const char *name, void (**lock)(volatile void *l), void (**unlock)(volatile void *l))
+{
+	return -ENOTSUP;
 }
 
 int64_t locks_exclusion_run(const char *name, unsigned nthreads, uint64_t iters)

@@ -12,6 +12,12 @@
  * sigprocmask)? */
 bool locks_excludes(const char *name);
 
+/* The out-of-line lock and unlock of a lock that excludes other CPUs (the
+ * bodies its probe's kernel inlines), for a harness of its own (the 2008
+ * hand-over timing, repro/code-alignment-2008.c). 0, -ENOENT (no such
+ * lock) or -ENOTSUP (no lock-word primitives on this architecture). */
+int locks_ops(const char *name, void (**lock)(volatile void *l), void (**unlock)(volatile void *l));
+
 /* nthreads unpinned threads each take the named lock iters times around a
  * non-atomic increment of a shared counter (load, add, store). Returns the
  * final count (nthreads * iters when the lock excludes), or -errno after a

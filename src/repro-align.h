@@ -2,7 +2,8 @@
 /* repro-align.h - the code-alignment experiment (repro/code-alignment-2008.c): one probe's
  * timed loop, byte for byte the same, placed at several code addresses;
  * the cost at each placement, the spread across placements, and whether it
- * is judged slower over passes. */
+ * is judged slower over passes; and the seed's non-atomic unlock question
+ * (bit_spin_unlock against __bit_spin_unlock, two threads on one line). */
 #ifndef ATOMCOST_REPRO_ALIGN_H
 #define ATOMCOST_REPRO_ALIGN_H
 
@@ -115,5 +116,46 @@ struct align_assessment {
  * number), -ENOMEM. */
 int align_assess(const double *pass_med, size_t nplace, size_t npass, const double *share,
 		 double *fig, struct align_assessment *a);
+
+/* ---- the non-atomic unlock question ----
+ * The seed's one claim about atomics: "0006-Use-non-atomic-unlock.patch:
+ * Surprisingly this one caused a 1% regression in some of my tests. Maybe
+ * the cacheline is held longer if no atomic op is used during unlock?"
+ * Two threads pinned to two PUs take one bit spinlock in turn
+ * (probes/locks.c bit_spin_lock, released by bit_spin_unlock or by
+ * __bit_spin_unlock). Throughput and fairness come from the contention
+ * engine (contention_run, the probes' own kernels); the hand-over time from
+ * this harness: the holder stamps the timer just before its release, and
+ * the next holder, when it is the other thread, stamps it again just after
+ * its acquire. The stamps and the owner sit on the lock's line, as a
+ * slab's fields sit beside page->flags. */
+struct unlock_line {
+	uint64_t lock;		/* bit 0: the bit spinlock */
+	uint64_t owner;		/* id of the last holder; 0: none yet */
+	uint64_t released;	/* timer tick just before the last release */
+} __attribute__((aligned(64)));
+
+#define UNLOCK_SAMPLE_CAP 16384
+struct unlock_thread {
+	unsigned id;		/* 1, 2, ..: never 0 */
+	uint64_t acquired;	/* acquisitions */
+	uint64_t handovers;	/* acquisitions from the other thread */
+	uint64_t backwards;	/* hand-overs stamped before the release: the two
+				 * PUs' timers disagree; no sample kept */
+	size_t nsamples, stride;	/* every stride-th hand-over is kept */
+	double samples[UNLOCK_SAMPLE_CAP];	/* hand-over times, ticks */
+};
+void unlock_thread_init(struct unlock_thread *th, unsigned id);
+/* In the critical section, th took the lock of l at tick t. */
+void unlock_acquired(struct unlock_line *l, struct unlock_thread *th, uint64_t t);
+
+struct unlock_summary {
+	double handover_ticks;	/* median of the kept hand-over times; NAN: none */
+	double handover_share;	/* hand-overs / acquisitions */
+	double fairness;	/* stddev / mean of the threads' acquisitions */
+	uint64_t acquired, handovers, backwards;
+};
+/* Pool n threads' records. 0, -EINVAL (no thread), -ENOMEM. */
+int unlock_summarize(const struct unlock_thread *const *th, unsigned n, struct unlock_summary *s);
 
 #endif

@@ -5,6 +5,7 @@
  * the atomic loops hold their lock prefixes and the plain ones none, the
  * checker refuses a table that lies, each copy runs and does its op; and
  * the spread / noise / verdict arithmetic on synthetic figures. */
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -305,10 +306,76 @@ static void test_assess(void)
 	CHECK(align_assess(nan_v, 2, 2, NULL, fig, &a) == -EINVAL, "a NaN figure accepted\n");
 }
 
+/* The hand-over arithmetic on synthetic stamps. */
+static void test_unlock(void)
+{
+	struct unlock_thread *t = calloc(2, sizeof(*t));
+	const struct unlock_thread *th[2] = { &t[0], &t[1] };
+	struct unlock_line l = { 0 };
+	struct unlock_summary s;
+
+	if (!t)
+		return;
+	unlock_thread_init(&t[0], 1);
+	unlock_thread_init(&t[1], 2);
+	unlock_acquired(&l, &t[0], 100);	/* first holder: no hand-over */
+	l.released = 150;
+	unlock_acquired(&l, &t[0], 200);	/* the same thread again */
+	l.released = 250;
+	unlock_acquired(&l, &t[1], 330);	/* hand-over: 80 */
+	l.released = 400;
+	unlock_acquired(&l, &t[0], 430);	/* hand-over: 30 */
+	l.released = 500;
+	unlock_acquired(&l, &t[1], 490);	/* stamped before the release */
+	l.released = 600;
+	unlock_acquired(&l, &t[1], 700);
+	CHECK(t[0].acquired == 3 && t[1].acquired == 3, "acquired %" PRIu64 " %" PRIu64 "\n",
+	      t[0].acquired, t[1].acquired);
+	CHECK(t[0].handovers == 1 && t[1].handovers == 2 && t[1].backwards == 1,
+	      "hand-overs %" PRIu64 " %" PRIu64 "\n", t[0].handovers, t[1].handovers);
+	CHECK(unlock_summarize(th, 2, &s) == 0, "summary refused\n");
+	CHECK(NEAR(s.handover_ticks, 55) && s.handovers == 3 && s.backwards == 1 &&
+	      s.acquired == 6 && NEAR(s.handover_share, 0.5) && NEAR(s.fairness, 0),
+	      "summary: %g ticks, %" PRIu64 " of %" PRIu64 ", fairness %g\n", s.handover_ticks,
+	      s.handovers, s.acquired, s.fairness);
+
+	/* thread 1 takes it 3 times as often: cv 0.5; with no hand-over, no
+	 * time */
+	unlock_thread_init(&t[0], 1);
+	unlock_thread_init(&t[1], 2);
+	l = (struct unlock_line){ 0 };
+	for (int i = 0; i < 3; i++)
+		unlock_acquired(&l, &t[0], 10 * i);
+	CHECK(unlock_summarize(th, 1, &s) == 0 && isnan(s.handover_ticks) && s.handovers == 0,
+	      "one thread: %g ticks\n", s.handover_ticks);
+	unlock_acquired(&l, &t[1], 100);
+	CHECK(unlock_summarize(th, 2, &s) == 0 && NEAR(s.fairness, 0.5), "fairness %g\n",
+	      s.fairness);
+
+	/* many hand-overs: the record stays bounded and keeps the median */
+	unlock_thread_init(&t[0], 1);
+	unlock_thread_init(&t[1], 2);
+	l = (struct unlock_line){ 0 };
+	for (uint64_t i = 0; i < 3 * UNLOCK_SAMPLE_CAP; i++) {
+		struct unlock_thread *me = &t[i % 2];
+
+		unlock_acquired(&l, me, 1000 * i + 40 + (i % 4 == 1 ? 20 : 0));
+		l.released = 1000 * (i + 1);
+	}
+	CHECK(t[0].nsamples <= UNLOCK_SAMPLE_CAP && t[0].stride >= 2 &&
+	      t[0].handovers == 3 * UNLOCK_SAMPLE_CAP / 2 - 1, "kept %zu, stride %zu\n", t[0].nsamples,
+	      t[0].stride);
+	CHECK(unlock_summarize(th, 2, &s) == 0 && s.handover_ticks >= 40 && s.handover_ticks <= 60,
+	      "bounded median %g\n", s.handover_ticks);
+	CHECK(unlock_summarize(th, 0, &s) == -EINVAL, "no thread accepted\n");
+	free(t);
+}
+
 int main(void)
 {
 	log_quiet = 1;
 	test_assess();
+	test_unlock();
 	test_twins();
 	test_pass_order();
 	test_prepare();

@@ -376,11 +376,12 @@ void *aslab_alloc(struct aslab_cache *c, unsigned tid);
 void aslab_free(struct aslab_cache *c, unsigned tid, void *obj);
 /* One thread's counts since aslab_create, kept by that thread (read them
  * from it, or when it is done): array-cache refills, slabs grown, flushes of
- * the array cache, node-lock acquisitions and how many of them found the lock
- * taken. Before: locks = refills + grows + flushes from one thread alone;
- * after: one acquisition fewer per grow. */
+ * the array cache, node-lock acquisitions, how many of them found the lock
+ * taken and how long those waited. Before: locks = refills + grows +
+ * flushes from one thread alone; after: one acquisition fewer per grow. */
 struct aslab_stats {
 	uint64_t refills, grows, flushes, locks, contended;
+	uint64_t wait_ticks;	/* timer ticks spent waiting in the contended ones */
 };
 void aslab_stats(const struct aslab_cache *c, unsigned tid, struct aslab_stats *st);
 /* Free objects everywhere (slabs, shared array, per-thread arrays) and the

@@ -141,8 +141,8 @@ static void test_aslab_locks(size_t size)
 	      "size %zu: after differs from before by one acquisition per grow alone", size);
 	CHECK(!memcmp(off[0], off[1], sizeof(off[0])), "size %zu: both hand out the same objects in "
 	      "the same order", size);
-	CHECK(a->contended == 0 && b->contended == 0, "size %zu: one thread never finds the lock taken",
-	      size);
+	CHECK(a->contended == 0 && b->contended == 0 && a->wait_ticks == 0 && b->wait_ticks == 0,
+	      "size %zu: one thread never finds the lock taken nor waits", size);
 }
 
 static int cmp_long(const void *a, const void *b)

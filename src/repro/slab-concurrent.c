@@ -820,6 +820,27 @@ static int print_tables(struct repro_ctx *rc, const struct conc_run *r, struct c
 	return 0;
 }
 
+/* What runs where, into the text and the JSON. */
+static void print_intro(struct repro_ctx *rc, const struct conc_run *r)
+{
+	json_t *jcpus = json_array();
+
+	for (unsigned i = 0; i < r->nth; i++)
+		json_array_append_new(jcpus, json_integer(r->cpus[i]));
+	json_object_set_new(rc->json, "cpus", jcpus);
+	json_object_set_new(rc->json, "threads", json_integer(r->nth));
+	fprintf(rc->out, "Concurrent slab (atomcost user-space SLAB model): %u threads on CPUs", r->nth);
+	for (unsigned i = 0; i < r->nth; i++)
+		fprintf(rc->out, "%s%d", i ? "," : " ", r->cpus[i]);
+	fprintf(rc->out, ", %zu objects each, core cycles per alloc/free (each thread's own phase, "
+			 "barrier waits excluded).\nEach try runs before and after in new caches, "
+			 "the order alternating; it counts when both passes' threads ran together at\n"
+			 "least %.0f%% of each phase unpreempted (up to %d times %zu tries to count %zu). "
+			 "Figures: medians of the counted passes;\nconclusions: the paired passes "
+			 "judged (stats_judge)\n", r->n, 100 * MIN_OVERLAP, MAX_PASS_FACTOR, r->reps,
+		r->reps);
+}
+
 int repro_concurrent_run(struct repro_ctx *rc)
 {
 	const struct experiment *e = rc->exp;
@@ -835,7 +856,7 @@ int repro_concurrent_run(struct repro_ctx *rc)
 	struct conc_size zs[MAX_SIZES];
 	struct pass_fig *pf = NULL;
 	size_t *idx = NULL;
-	json_t *jv = json_object(), *jcpus = json_array();
+	json_t *jv = json_object();
 	int cpus[MAX_THREADS], ret = 0;
 
 	json_object_set_new(rc->json, "variants", jv);
@@ -857,21 +878,7 @@ int repro_concurrent_run(struct repro_ctx *rc)
 	if (ret < 0)
 		goto out;
 	r.cpus = cpus;
-	for (unsigned i = 0; i < r.nth; i++)
-		json_array_append_new(jcpus, json_integer(cpus[i]));
-	json_object_set_new(rc->json, "cpus", jcpus);
-	jcpus = NULL;
-	json_object_set_new(rc->json, "threads", json_integer(r.nth));
-	fprintf(rc->out, "Concurrent slab (atomcost user-space SLAB model): %u threads on CPUs", r.nth);
-	for (unsigned i = 0; i < r.nth; i++)
-		fprintf(rc->out, "%s%d", i ? "," : " ", cpus[i]);
-	fprintf(rc->out, ", %zu objects each, core cycles per alloc/free (each thread's own phase, "
-			 "barrier waits excluded).\nEach try runs before and after in new caches, "
-			 "the order alternating; it counts when both passes' threads ran together at\n"
-			 "least %.0f%% of each phase unpreempted (up to %d times %zu tries to count %zu). "
-			 "Figures: medians of the counted passes;\nconclusions: the paired passes "
-			 "judged (stats_judge)\n", r.n, 100 * MIN_OVERLAP, MAX_PASS_FACTOR, r.reps,
-		r.reps);
+	print_intro(rc, &r);
 	for (size_t si = 0; si < nsizes; si++) {
 		if (sizes[si] % 8 || sizes[si] > PAGE) {
 			pr_err("%s: sizes: %llu is not a multiple of 8 up to %d", sec,
@@ -904,7 +911,6 @@ int repro_concurrent_run(struct repro_ctx *rc)
 	/* the workers ran on every planned CPU: put this thread back */
 	topo_bind_thread(rc->t, rc->cpu_os);
 out:
-	json_decref(jcpus);
 	free(pf);
 	free(idx);
 	return ret;

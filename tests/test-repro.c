@@ -218,6 +218,11 @@ static void test_conclusions(void)
 	c.share = share;
 	CHECK(repro_conclusion_text(t, sizeof(t), &c, &j) == VERDICT_SLOWER && j.n == 4 &&
 	      strstr(t, "[1 disturbed pass left out]"), "disturbed pass left out: %s", t);
+	for (int k = 0; k < 5; k++)
+		share[k] = 0.5;
+	CHECK(repro_conclusion_text(t, sizeof(t), &c, NULL) == VERDICT_NONE &&
+	      strstr(t, "every pass with figures of cmpxchg_local and cmpxchg was disturbed") &&
+	      strstr(t, "[5 disturbed passes left out]"), "all disturbed: %s", t);
 	c.share = NULL;
 	a[0] = NAN;
 	a[1] = a[2] = a[3] = a[4] = 0;

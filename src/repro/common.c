@@ -205,7 +205,10 @@ enum verdict repro_conclusion_text(char *buf, size_t len, const struct repro_cla
 		PUT("cannot tell %s from %s here", c->a, c->b);
 		break;
 	case VERDICT_NONE:
-		PUT("no verdict: %s or %s has no measured figure here", c->a, c->b);
+		if (disturbed)
+			PUT("no verdict: every pass with figures of %s and %s was disturbed", c->a, c->b);
+		else
+			PUT("no verdict: %s or %s has no measured figure here", c->a, c->b);
 		break;
 	}
 	if (j.v != VERDICT_NONE) {

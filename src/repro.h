@@ -283,10 +283,6 @@ void slab_cache_destroy(struct slab_cache *s);
 void slab_cache_reset(struct slab_cache *s);
 void *slab_alloc(struct slab_cache *s, enum slub_variant v);
 void slab_free(struct slab_cache *s, enum slub_variant v, void *obj);
-/* kmem_cache_free_bulk: detached freelists (objects of one slab linked with
- * plain stores, look back at most 3 misses), one cmpxchg per group. p[] is
- * consumed (entries set to NULL). */
-void slab_free_bulk(struct slab_cache *s, size_t n, void **p);
 /* Free objects: in slab freelists plus the calling thread's cpu freelist
  * (other threads add theirs with slab_cpu_free_count). SLUB_RSEQ keeps its
  * freelists per CPU, shared by the threads on that CPU: its count covers

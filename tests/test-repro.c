@@ -3,8 +3,7 @@
  * the legacy 2004 scoring prints exactly its eight lines in the original
  * format; the cold preparation really runs (its bytes are read back); the
  * SLUB model hands out each object once and takes every one back under two
- * threads (local and remote frees); bulk free of objects from many slabs
- * returns each exactly once; the concurrent SLAB model neither leaks nor
+ * threads (local and remote frees); the concurrent SLAB model neither leaks nor
  * double-allocates under two threads; the rseq model's per-CPU freelists
  * keep every object under two threads on one CPU, preempted, signalled and
  * migrated; the published-beside-measured printer and the computed
@@ -549,49 +548,6 @@ static void test_slub_single(enum slub_fastpath fp, enum slub_variant v)
 	free(p);
 }
 
-static void test_bulk_spread(size_t nslabs_used, size_t bulk)
-{
-	struct slab_cache s;
-	void **pool, **p, **seen;
-	size_t npool, nseen = 0;
-
-	if (slab_cache_init(&s, 256, 64 * 64) < 0)
-		return;
-	npool = nslabs_used * s.objs;
-	pool = malloc(npool * sizeof(void *));
-	p = malloc(npool * sizeof(void *));
-	seen = malloc(npool * sizeof(void *));
-	for (size_t i = 0; i < npool; i++)
-		pool[i] = slab_alloc(&s, SLUB_LOCAL);
-	CHECK(unique(pool, npool), "bulk: pool unique");
-	/* free everything in bulks whose objects come from different slabs */
-	for (size_t done = 0; done < npool; done += bulk) {
-		size_t n = done + bulk <= npool ? bulk : npool - done;
-
-		for (size_t j = 0; j < n; j++) {
-			size_t g = done + j;
-
-			p[j] = pool[(g % nslabs_used) * s.objs + (g / nslabs_used) % s.objs];
-		}
-		slab_free_bulk(&s, n, p);
-		for (size_t j = 0; j < n; j++)
-			CHECK(!p[j], "bulk consumed entry %zu", j);
-	}
-	slab_cpu_flush(&s, SLUB_LOCAL);
-	for (size_t i = 0; i < s.nslabs; i++)
-		for (void *o = s.meta[i].freelist; o && nseen < npool; o = *(void **)o) {
-			CHECK(slab_index(&s, o) == i, "object on its own slab's list");
-			seen[nseen++] = o;
-		}
-	CHECK(nseen == npool && slab_free_in_slabs(&s) == s.nslabs * s.objs,
-	      "bulk (%zu slabs, bulk %zu): all %zu objects back, got %zu", nslabs_used, bulk, npool, nseen);
-	CHECK(unique(seen, nseen), "bulk: each object back once");
-	slab_cache_destroy(&s);
-	free(pool);
-	free(p);
-	free(seen);
-}
-
 /* ---- rseq: two threads on the same per-CPU freelists ----
  * Both threads pinned to one CPU (they share its freelist and preempt each
  * other), or moved between CPUs by a third thread; that thread also signals
@@ -839,9 +795,6 @@ int main(void)
 	test_rseq_threads(64, false);
 	test_rseq_threads(64, true);
 	test_rseq_threads(4096, true);
-	test_bulk_spread(40, 16);
-	test_bulk_spread(40, 250);
-	test_bulk_spread(3, 7);
 	test_aslab(ASLAB_LOCKED, 64);
 	test_aslab(ASLAB_LOCKLESS, 64);
 	test_aslab(ASLAB_LOCKED, 4096);

@@ -718,66 +718,6 @@ void slab_free(struct slab_cache *s, enum slub_variant v, void *obj)
 	}
 }
 
-/* build_detached_freelist (4.2): walk p[] backwards from the end; the first
- * object fixes the slab; later objects of the same slab are linked in front
- * with plain stores (they are ours), others are skipped; give up after 3
- * misses. Returns how many entries of p[] are left to look at. */
-struct detached {
-	size_t idx;
-	void *head, *tail;
-	unsigned cnt;
-};
-
-static size_t build_detached(const struct slab_cache *s, size_t n, void **p, struct detached *df)
-{
-	size_t first_skipped = 0;
-	int lookahead = 3;
-
-	df->head = df->tail = NULL;
-	df->idx = 0;
-	df->cnt = 0;
-	while (n--) {
-		void *obj = p[n];
-
-		if (!obj)
-			continue;
-		if (!df->head) {
-			df->idx = slab_index(s, obj);
-			set_next(obj, NULL);
-			df->head = df->tail = obj;
-			df->cnt = 1;
-			p[n] = NULL;
-			continue;
-		}
-		if (slab_index(s, obj) == df->idx) {
-			set_next(obj, df->head);
-			df->head = obj;
-			df->cnt++;
-			p[n] = NULL;
-			continue;
-		}
-		if (!--lookahead)
-			break;
-		if (!first_skipped)
-			first_skipped = n + 1;
-	}
-	return first_skipped;
-}
-
-/* kmem_cache_free_bulk on the cmpxchg_local fast path of 2011 (the kernel's
- * this_cpu_cmpxchg_double), a locked cmpxchg for other slabs. */
-void slab_free_bulk(struct slab_cache *s, size_t n, void **p)
-{
-	struct detached df;
-
-	while (n) {
-		n = build_detached(s, n, p, &df);
-		if (!df.head)
-			break;
-		free_tid_LOCAL(s, df.idx, df.head, df.tail, df.cnt);
-	}
-}
-
 size_t slab_free_in_slabs(const struct slab_cache *s)
 {
 	size_t n = 0;

@@ -73,7 +73,8 @@ const struct cfg_key cfg_schema[] = {
 	  "legacy: the 2004 program's constants, loops, mean and line format; modern: sized from "
 	  "hwloc, pinned, serialized, core cycles, median/min/CI" },
 	{ "buddy-bitmap-2004", "trials", CFG_U64, "100", NULL, 1, 100000, NULL,
-	  "trials per case (2004: 100); each trial runs cases 0..7 in order" },
+	  "trials per case (2004: 100); each trial runs cases 0..7 in order; conclusions judge "
+	  "the medians of 5 passes of consecutive trials" },
 	{ "buddy-bitmap-2004", "variants", CFG_ENUM_LIST, "2004,kernel,var,orb,orq,ds",
 	  "2004|kernel|var|orb|orq|ds", 0, 0, NULL,
 	  "modern mode instruction pairs (set_bit / __set_bit): 2004 (lock btsl $nr / btsl $nr), "
@@ -86,8 +87,9 @@ const struct cfg_key cfg_schema[] = {
 	/* [slub-cmpxchg-local] */
 	{ "slub-cmpxchg-local", "variants", CFG_ENUM_LIST, "cmpxchg,cmpxchg_local,this_cpu,rseq,irq-off",
 	  "cmpxchg|cmpxchg_local|this_cpu|rseq|irq-off", 0, 0, NULL,
-	  "fast-path forms: lock cmpxchg16b, cmpxchg16b, cmpxchg16b %fs:, rseq, plain loads/stores "
-	  "(irq-off analog)" },
+	  "fast-path forms (2011 / 2007): cmpxchg (lock cmpxchg16b / lock cmpxchgq with the "
+	  "2007 rmb, and a cmpxchg+barrier twin without it), cmpxchg_local, this_cpu (%fs:), "
+	  "rseq, irq-off (plain loads/stores in a saved-flags analog)" },
 	{ "slub-cmpxchg-local", "fastpath", CFG_ENUM_LIST, "2007", "2007|2011", 0, 0, NULL,
 	  "fast-path models: 2007 (single-word per-CPU freelist: cmpxchg is lock cmpxchgq, cmpxchg_local "
 	  "is cmpxchgq in a preempt_disable analog, as the post measured), 2011 (freelist + tid pair "
@@ -98,8 +100,9 @@ const struct cfg_key cfg_schema[] = {
 	  "object sizes, bytes (multiples of 8)" },
 	{ "slub-cmpxchg-local", "objects", CFG_U64, "10000", NULL, 1, 10000000, NULL,
 	  "objects per timed loop (2007: 10000)" },
-	{ "slub-cmpxchg-local", "repeats", CFG_U64, "5", NULL, 1, 10000, NULL,
-	  "timed loops per figure; the median is printed, min and CI go to the report" },
+	{ "slub-cmpxchg-local", "passes", CFG_U64, "21", NULL, 1, 64, NULL,
+	  "passes, each timing every form at every size (order reversed every other pass); "
+	  "conclusions judge the passes' paired figures" },
 
 	/* [slub-bulk-free] */
 	{ "slub-bulk-free", "bulk", CFG_U64_LIST, "1,2,3,4,8,16,30,32,34,48,64,128,158,250", NULL, 1, 4096, NULL,
@@ -108,8 +111,9 @@ const struct cfg_key cfg_schema[] = {
 	  "object size, bytes" },
 	{ "slub-bulk-free", "objects", CFG_U64, "100000", NULL, 1000, 100000000, NULL,
 	  "objects freed per timed loop (rounds = objects / bulk)" },
-	{ "slub-bulk-free", "repeats", CFG_U64, "5", NULL, 1, 10000, NULL,
-	  "timed loops per figure (median printed)" },
+	{ "slub-bulk-free", "passes", CFG_U64, "5", NULL, 2, 64, NULL,
+	  "passes, each running every algorithm (order alternating); conclusions judge the "
+	  "passes' paired figures" },
 	{ "slub-bulk-free", "spread_slabs", CFG_U64, "256", NULL, 0, 65536, NULL,
 	  "the reviewer's case: objects taken from this many different slabs (0: skip)" },
 
@@ -123,10 +127,11 @@ const struct cfg_key cfg_schema[] = {
 	{ "slab-concurrent", "objects", CFG_U64, "10000", NULL, 1, 10000000, NULL,
 	  "allocations per thread per timed phase (N of N*alloc N*free)" },
 	{ "slab-concurrent", "variants", CFG_ENUM_LIST, "locked,lockless", "locked|lockless", 0, 0, NULL,
-	  "locked: refill checks the shared pool under its lock (2016 before); lockless: checks "
-	  "first without it (after)" },
-	{ "slab-concurrent", "repeats", CFG_U64, "3", NULL, 1, 1000, NULL,
-	  "timed passes per figure (median printed)" },
+	  "locked: the previous patch applied, refill checks the shared pool under the node "
+	  "lock (the post's before); lockless: checks it first without the lock (after)" },
+	{ "slab-concurrent", "passes", CFG_U64, "9", NULL, 1, 64, NULL,
+	  "counted passes, each running before and after (order alternating); conclusions "
+	  "judge the passes' paired figures" },
 
 	/* [code-alignment-2008] */
 	{ "code-alignment-2008", "probes", CFG_ENUM_LIST,
@@ -140,8 +145,9 @@ const struct cfg_key cfg_schema[] = {
 	{ "code-alignment-2008", "placements", CFG_ENUM_LIST, "line,page", "line|page", 0, 0, NULL,
 	  "line: the loop at +0, +4, .. +60 from a page start; page: at +4072, +4080, +4088, +4092, "
 	  "crossing into the next page" },
-	{ "code-alignment-2008", "passes", CFG_U64, "3", NULL, 2, 20, NULL,
-	  "passes over every placement; their spread at one placement is the noise floor" },
+	{ "code-alignment-2008", "passes", CFG_U64, "5", NULL, 2, 20, NULL,
+	  "passes over every placement, and of the unlock experiment; each pass is judged on "
+	  "the slowest and fastest placements of the other passes" },
 	{ "code-alignment-2008", "max_seconds", CFG_DOUBLE, "0.05", NULL, 0.005, 10, NULL,
 	  "time cap per placement and pass, seconds" },
 };

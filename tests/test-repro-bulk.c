@@ -152,7 +152,7 @@ static void test_units(void)
 {
 	char *ov[] = {
 		"experiment.kind=slub-bulk-free", "slub-bulk-free.bulk=1,8,16",
-		"slub-bulk-free.objects=1000", "slub-bulk-free.repeats=2",
+		"slub-bulk-free.objects=1000", "slub-bulk-free.passes=2",
 		"slub-bulk-free.spread_slabs=16",
 	};
 	struct calibration cal = { .ticks_per_cycle = 0.5, .timer_hz = 2e9, .overhead_min = 0 };

@@ -395,7 +395,7 @@ static void test_slub_scoring(void)
 		"experiment.kind=slub-cmpxchg-local", "slub-cmpxchg-local.fastpath=2007,2011",
 		"slub-cmpxchg-local.variants=cmpxchg,cmpxchg_local,rseq",
 		"slub-cmpxchg-local.sizes=8,64,4096", "slub-cmpxchg-local.objects=300",
-		"slub-cmpxchg-local.repeats=3",
+		"slub-cmpxchg-local.passes=3",
 	};
 	struct calibration cal = { .ticks_per_cycle = 1, .overhead_median = 0 };
 	struct experiment *e = NULL;

@@ -484,7 +484,7 @@ double conc_overlap(const struct conc_stamps *st, unsigned nth, bool free_phase)
  * phase (conc_overlap) and none was preempted inside one: a pass whose
  * threads ran apart measured no contention. */
 #define MIN_OVERLAP 0.5
-/* Up to this many times the repeats are tried to count them. */
+/* Up to this many times the passes are tried to count them. */
 #define MAX_PASS_FACTOR 3
 #define MAX_SIZES 32
 
@@ -848,7 +848,7 @@ int repro_concurrent_run(struct repro_ctx *rc)
 	uint64_t sizes[MAX_SIZES];
 	size_t nsizes = config_u64_list(e, sec, "sizes", sizes, MAX_SIZES);
 	struct conc_run r = {
-		.t = rc->t, .n = config_u64(e, sec, "objects"), .reps = config_u64(e, sec, "repeats"),
+		.t = rc->t, .n = config_u64(e, sec, "objects"), .reps = config_u64(e, sec, "passes"),
 		.nth = (unsigned)config_u64(e, sec, "threads"), .tpc = rc->cal->ticks_per_cycle,
 		.ran = { config_list_has(e, sec, "variants", "locked"),
 			 config_list_has(e, sec, "variants", "lockless") },

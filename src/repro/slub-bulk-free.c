@@ -1303,7 +1303,7 @@ int repro_bulk_run(struct repro_ctx *rc)
 	uint64_t bulks[MAX_BULK_SIZES];
 	size_t nb = config_u64_list(e, sec, "bulk", bulks, MAX_BULK_SIZES);
 	size_t size = config_u64(e, sec, "size"), objects = config_u64(e, sec, "objects");
-	size_t reps = config_u64(e, sec, "repeats"), spread = config_u64(e, sec, "spread_slabs");
+	size_t reps = config_u64(e, sec, "passes"), spread = config_u64(e, sec, "spread_slabs");
 	struct bulk_run *res = calloc(nb ? nb : 1, sizeof(*res));
 	struct bulk_ops model;
 	size_t redone = 0;
@@ -1316,11 +1316,6 @@ int repro_bulk_run(struct repro_ctx *rc)
 			pr_err("%s: bulk: %llu is more than %d", sec, (unsigned long long)bulks[i], MAX_BULK);
 			ret = -EINVAL;
 		}
-	if (!ret && reps > JUDGE_MAX_EPOCHS) {
-		pr_err("%s: repeats: %zu passes, at most %d are judged (expected 2..%d)", sec, reps,
-		       JUDGE_MAX_EPOCHS, JUDGE_MAX_EPOCHS);
-		ret = -EINVAL;
-	}
 	if (!ret)
 		ret = measure_model_cost(rc->cal, &model);
 	if (ret < 0)

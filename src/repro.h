@@ -313,6 +313,7 @@ enum bulk_algo {
 	BULK_PREVIOUS,	/* through 6/7: bulk alloc, free one by one (the post's "previous patch") */
 	BULK_POSTED,	/* through 7/7: 6/7 bulk alloc + bulk free (IRQs toggled around __slab_free) */
 	BULK_DETACHED,	/* later (v4.3): detached freelists, no IRQ toggling */
+	BULK_TWIN,	/* the fallback with a plain compare-and-store commit: prices the commit */
 	BULK__COUNT,
 };
 extern const char *const bulk_algo_names[BULK__COUNT];
@@ -320,10 +321,10 @@ struct bulk_cache;
 /* Counts, as CONFIG_SLUB_STATS: __slab_free calls (each one group of
  * objects), ___slab_alloc refills; and the ops the what-if prices:
  * local_irq_disable/enable pairs, local_irq_save/restore pairs and
- * this_cpu_cmpxchg_double commits. */
+ * this_cpu_cmpxchg_double commits; and the twin's plain commits. */
 struct bulk_stats {
 	uint64_t free_slow, alloc_slow;
-	uint64_t irq_pairs, irq_saves, cpu_cmpxchg;
+	uint64_t irq_pairs, irq_saves, cpu_cmpxchg, plain_commits;
 };
 int bulk_cache_create(struct bulk_cache **out, size_t size, size_t max_objects);
 void bulk_cache_destroy(struct bulk_cache *c);
@@ -357,6 +358,11 @@ void bulk_ops_per_object(const struct bulk_stats *s0, const struct bulk_stats *s
  * per_obj * (kernel - model). */
 double bulk_whatif(double ticks, const struct bulk_ops *per_obj, const struct bulk_ops *model,
 		   const struct bulk_ops *kernel, double ticks_per_cycle);
+/* The commit's cost in context, core cycles per commit: the fallback's and
+ * its plain-commit twin's timer ticks per object (one pass), commits per
+ * object, ticks per core cycle. */
+double bulk_commit_in_context(double fallback_ticks, double twin_ticks, double commits,
+			      double ticks_per_cycle);
 
 /* ---- the 2016 concurrent SLAB model (repro/slab-concurrent.c) ---- */
 

@@ -3,7 +3,9 @@
  * timing thresholds: the alloc path of patch 6/7 (one __slab_alloc refill
  * per slab of objects, plain loads and stores in between, no per-object
  * this_cpu_cmpxchg as 2/7's fall-back had; distinct objects), the ops each
- * algorithm runs per object, the what-if arithmetic on a synthetic input,
+ * algorithm runs per object, the fallback's plain-commit twin (every object
+ * out and back once, its commits without cmpxchg16b), the what-if
+ * arithmetic on a synthetic input and with the commit priced in context,
  * and the units its tables and lines say. */
 #include <math.h>
 #include <stdlib.h>
@@ -146,6 +148,107 @@ static void test_whatif(void)
 	      o.cpu_cmpxchg);
 }
 
+/* The twin runs the fallback's path with a plain commit: the same objects
+ * and the same number of commits, none of them a cmpxchg16b (the counters
+ * say which commit ran); every object comes back once. */
+static void test_twin(void)
+{
+	static const size_t ns[] = { 1, 15, 17, 40 };
+
+	for (size_t t = 0; t < ARRAY_SIZE(ns); t++) {
+		struct bulk_cache *c[2];
+		struct bulk_stats s0[2], s1[2];
+		void *p[2][64];
+		size_t n = ns[t], slabs, commits;
+
+		for (int v = 0; v < 2; v++) {
+			enum bulk_algo a = v ? BULK_TWIN : BULK_FALLBACK;
+
+			if (bulk_cache_create(&c[v], 256, 4096) < 0) {
+				CHECK(0, "bulk cache");
+				return;
+			}
+			bulk_cache_stats(c[v], &s0[v]);
+			CHECK(bulk_alloc(c[v], a, n, p[v]) == 0, "%s: alloc %zu", bulk_algo_names[a], n);
+			CHECK(distinct(c[v], p[v], n, &slabs), "%s: %zu distinct objects",
+			      bulk_algo_names[a], n);
+			bulk_free(c[v], a, n, p[v]);
+			bulk_cache_stats(c[v], &s1[v]);
+			CHECK(bulk_cache_free_objects(c[v]) == bulk_cache_capacity(c[v]),
+			      "%s: %zu objects out, %zu of %zu back", bulk_algo_names[a], n,
+			      bulk_cache_free_objects(c[v]), bulk_cache_capacity(c[v]));
+		}
+		CHECK(s1[1].cpu_cmpxchg == s0[1].cpu_cmpxchg, "twin, %zu objects: %llu cmpxchg16b "
+		      "commits, expected none", n, (unsigned long long)(s1[1].cpu_cmpxchg - s0[1].cpu_cmpxchg));
+		CHECK(s1[0].plain_commits == s0[0].plain_commits, "fallback, %zu objects: %llu plain "
+		      "commits, expected none", n,
+		      (unsigned long long)(s1[0].plain_commits - s0[0].plain_commits));
+		/* one commit per alloc and per free that takes no slow path */
+		commits = 2 * n - (s1[0].alloc_slow - s0[0].alloc_slow) - (s1[0].free_slow - s0[0].free_slow);
+		CHECK(s1[1].plain_commits - s0[1].plain_commits == commits &&
+		      s1[0].cpu_cmpxchg - s0[0].cpu_cmpxchg == commits,
+		      "%zu objects: twin %llu plain commits, fallback %llu cmpxchg16b, expected %zu each",
+		      n, (unsigned long long)(s1[1].plain_commits - s0[1].plain_commits),
+		      (unsigned long long)(s1[0].cpu_cmpxchg - s0[0].cpu_cmpxchg), commits);
+		CHECK(s1[1].alloc_slow - s0[1].alloc_slow == s1[0].alloc_slow - s0[0].alloc_slow &&
+		      s1[1].free_slow - s0[1].free_slow == s1[0].free_slow - s0[0].free_slow,
+		      "%zu objects: twin and fallback take the same slow paths", n);
+		bulk_cache_destroy(c[0]);
+		bulk_cache_destroy(c[1]);
+	}
+}
+
+/* The commit priced in context, on a synthetic pass: fallback 30 ticks per
+ * object, its twin 20, 2 commits per object, 0.5 ticks per cycle: 10 core
+ * cycles per commit; at the kernel's 9 the fallback's what-if is the twin
+ * plus 2 x 9 cycles: 29 ticks (the chained 25 would give 46). */
+static void test_whatif_in_context(void)
+{
+	struct bulk_ops n = { .cpu_cmpxchg = 2 }, m = { .irq_pair = 1, .irq_save = 1 };
+	double ctx = bulk_commit_in_context(30, 20, 2, 0.5), w;
+
+	CHECK(near(ctx, 10), "in-context commit %.6f core cycles, expected 10", ctx);
+	m.cpu_cmpxchg = ctx;
+	w = bulk_whatif(30, &n, &m, &bulk_kernel_cost, 0.5);
+	CHECK(near(w, 29) && near(w, 20 + 0.5 * 2 * 9), "what-if %.6f ticks, expected 29", w);
+}
+
+static double jnum(json_t *o, const char *key)
+{
+	return json_number_value(json_object_get(o, key));
+}
+
+/* The run's what-if of the fallback is, pass by pass, its twin plus the
+ * kernel's commits and toggles: with the chained commit cost it is not. */
+static void check_whatif_json(json_t *root, double tpc)
+{
+	json_t *mc = json_object_get(json_object_get(root, "priced_ops"), "model_cycles");
+	json_t *row = json_array_get(json_object_get(root, "main"), 0);
+	json_t *ops = json_object_get(row, "fallback_ops_per_object");
+	json_t *tw = json_object_get(row, "fallback_twin_passes");
+	double v[JUDGE_MAX_EPOCHS], c, want, got, chained;
+	size_t np = json_array_size(tw);
+
+	if (!mc || !ops || !np || np > JUDGE_MAX_EPOCHS) {
+		CHECK(0, "the JSON has the priced ops, the bulk-1 row and its twin's passes");
+		return;
+	}
+	c = tpc * (jnum(ops, "irq_pairs") * (bulk_kernel_cost.irq_pair - jnum(mc, "irq_pairs")) +
+		   jnum(ops, "irq_saves") * (bulk_kernel_cost.irq_save - jnum(mc, "irq_saves")) +
+		   jnum(ops, "cpu_cmpxchg") * bulk_kernel_cost.cpu_cmpxchg);
+	for (size_t k = 0; k < np; k++)
+		v[k] = json_number_value(json_array_get(tw, k)) + c;
+	want = stats_median(v, np);
+	got = jnum(row, "fallback_whatif_ticks");
+	chained = jnum(row, "fallback_ticks") + tpc * jnum(ops, "cpu_cmpxchg") *
+		  (bulk_kernel_cost.cpu_cmpxchg - jnum(mc, "cpu_cmpxchg"));
+	CHECK(jnum(ops, "cpu_cmpxchg") > 1 && near(got, want),
+	      "bulk 1: the fallback's what-if %.6f ticks, expected its twin + the kernel's costs %.6f "
+	      "(at the chained commit cost: %.6f)", got, want, chained);
+	CHECK(near(jnum(json_array_get(json_object_get(root, "whatif"), 0), "fallback_ticks"), got),
+	      "the what-if table's fallback is the same figure");
+}
+
 /* The run on a tiny experiment: each table says its unit, and figures
  * measured in timer ticks are never called cycles. */
 static void test_units(void)
@@ -181,6 +284,11 @@ static void test_units(void)
 	      strstr(buf, "unit: timer ticks per object (TSC 2.00 GHz here"), "the what-if in ticks");
 	CHECK(strstr(buf, "x 0.500 ticks per core cycle"), "the what-if's conversion stated");
 	CHECK(strstr(buf, "bulk 1: the measured model gives x"), "the bulk-1 comparison");
+	CHECK(strstr(buf, "check: the commit in context costs ") &&
+	      strstr(buf, "isolated, chained: "), "the check line prices the commit in context");
+	CHECK(strstr(buf, "| fallback, plain commit (twin)\n"), "the twin named in the main table");
+	CHECK(strstr(buf, "conclusion bulk 1, per object: ") &&
+	      strstr(buf, "fallback, plain commit (twin)"), "the twin's conclusion");
 	CHECK(strstr(buf, "timer ticks (\"cycles(tsc)\") per object, median of 2 passes"),
 	      "the reviewer's case in ticks");
 	CHECK(strstr(buf, "would add ") && strstr(buf, " timer ticks per object: "),
@@ -190,7 +298,7 @@ static void test_units(void)
 	      "the deviations listed");
 	CHECK(strstr(buf, "(series 1-7/7)") && strstr(buf, "(through 6/7"), "the series positions");
 	conc = json_object_get(rc.json, "conclusions");
-	CHECK(conc && json_array_size(conc) == 3 * 3 + 1, "conclusions: %zu, expected 10",
+	CHECK(conc && json_array_size(conc) == 3 * 3 + 1 + 1, "conclusions: %zu, expected 11",
 	      conc ? json_array_size(conc) : 0);
 	for (size_t i = 0; conc && i < json_array_size(conc); i++) {
 		json_t *c = json_array_get(conc, i);
@@ -200,6 +308,7 @@ static void test_units(void)
 		CHECK(n + d == 2, "conclusion %zu judged over the 2 passes (%lld + %lld disturbed)", i,
 		      (long long)n, (long long)d);
 	}
+	check_whatif_json(rc.json, cal.ticks_per_cycle);
 	json_decref(rc.json);
 	config_free(e);
 	free(buf);
@@ -211,6 +320,8 @@ int main(void)
 	test_alloc_67(BULK_POSTED);
 	test_alloc_67(BULK_PREVIOUS);
 	test_whatif();
+	test_twin();
+	test_whatif_in_context();
 	test_units();
 	return test_done("repro-bulk");
 }

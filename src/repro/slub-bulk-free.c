@@ -25,7 +25,10 @@
  *  - detached: the later (v4.3) algorithm, a named variant only: alloc
  *    with IRQs off throughout (the slow path included), free by detached
  *    freelists (objects of one slab linked with plain stores, look back at
- *    most 3 misses, one cmpxchg16b per group, no IRQ toggling).
+ *    most 3 misses, one cmpxchg16b per group, no IRQ toggling);
+ *  - fallback_twin: the fallback with its commit a plain compare and store
+ *    of {freelist, tid}: fallback minus twin is the commit's cost in
+ *    context, which the what-if replaces by the kernel's.
  * User space cannot run cli/sti: the IRQ-toggle analog is a store to a
  * thread-local "IRQs off" byte and a compiler barrier for each, the
  * semantics of local_irq_disable/enable for the model's one thread; its cost

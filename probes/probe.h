@@ -16,19 +16,7 @@
 #include <stdint.h>
 
 #include "arch/arch.h"
-
-enum atomicity {
-	ATOMICITY_BASELINE,	/* reference loop, not a primitive */
-	ATOMICITY_ATOMIC,	/* atomic against every CPU */
-	ATOMICITY_LOCAL,	/* atomic only against this CPU (irq/preempt) */
-	ATOMICITY_NONATOMIC,	/* plain read-modify-write */
-};
-
-enum probe_mode {
-	MODE_LATENCY,		/* each op depends on the previous op */
-	MODE_THROUGHPUT,	/* independent ops on different hot lines */
-	MODE__COUNT,
-};
+#include "vocab.h"
 
 /* Memory the runner gives a kernel: page aligned, zeroed, then prepared by
  * the probe's setup(). */
@@ -175,10 +163,6 @@ static inline const char *probe_unsupported(const struct probe *p)
 		return p->unsupported;
 	return p->unsupported_now ? p->unsupported_now() : NULL;
 }
-
-const char *probe_mode_name(enum probe_mode m);
-int probe_mode_parse(const char *s, enum probe_mode *out);
-const char *probe_atomicity_name(enum atomicity a);
 
 /* The registry (probes/registry.c). */
 extern const struct probe *const probe_table[];

@@ -147,31 +147,6 @@ int c2c_measure_pair(struct topo *t, int a, int b, enum c2c_method m, double sec
 	return err;
 }
 
-int c2c_parse_methods(const char *s, unsigned *mask)
-{
-	char buf[64], *save = NULL, *tok;
-
-	*mask = 0;
-	snprintf(buf, sizeof(buf), "%s", s);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int m;
-
-		for (m = 0; m < C2C__COUNT; m++)
-			if (!strcmp(tok, c2c_method_name((enum c2c_method)m)))
-				break;
-		if (m == C2C__COUNT) {
-			pr_err("c2c: --method: unknown method '%s' (expected cmpxchg, load-store)", tok);
-			return -EINVAL;
-		}
-		*mask |= 1u << m;
-	}
-	if (!*mask) {
-		pr_err("c2c: --method: empty list (expected cmpxchg, load-store)");
-		return -EINVAL;
-	}
-	return 0;
-}
-
 int c2c_plan(const struct topo *t, bool all, struct c2c_pair **pairs, size_t *npairs,
 	     bool absent[PAIR__COUNT])
 {

@@ -25,21 +25,9 @@
 #include <jansson.h>
 
 #include "clock.h"
+#include "sections.h"	/* C2C_ROUNDS, struct c2c_row, c2c_where, the writers */
 #include "stats.h"
 #include "topo.h"
-
-#define C2C_ROUNDS 64		/* round trips per sample */
-
-enum c2c_method { C2C_CMPXCHG, C2C_LOADSTORE, C2C__COUNT };
-
-/* "cmpxchg", "load-store"; JSON keys "cmpxchg", "load_store"; what one
- * round trip moves. */
-const char *c2c_method_name(enum c2c_method m);
-const char *c2c_method_key(enum c2c_method m);
-const char *c2c_method_transfers(enum c2c_method m);
-/* "cmpxchg,load-store" (any subset) into 1u << C2C_* bits; -EINVAL after
- * a message. */
-int c2c_parse_methods(const char *s, unsigned *mask);
 
 struct c2c_pair {
 	enum pair_class cls;
@@ -53,15 +41,6 @@ struct c2c_pair {
 int c2c_plan(const struct topo *t, bool all, struct c2c_pair **pairs, size_t *npairs,
 	     bool absent[PAIR__COUNT]);
 
-struct c2c_row {
-	enum pair_class cls;
-	int a, b;
-	enum c2c_method m;
-	struct summary s;	/* ticks per round trip */
-	size_t n;
-	bool timed_out;
-};
-
 /* One pair, one method; the calling thread must already be pinned to a.
  * 0, -EINTR when stopped (row holds what was measured), or -errno. */
 int c2c_measure_pair(struct topo *t, int a, int b, enum c2c_method m, double seconds,
@@ -73,22 +52,7 @@ int c2c_measure_pair(struct topo *t, int a, int b, enum c2c_method m, double sec
 int c2c_run(struct topo *t, const struct c2c_pair *pairs, size_t npairs, unsigned mmask,
 	    double seconds, bool progress, struct c2c_row *rows, size_t *nrows);
 
-/* Where the rows were measured, for the writers: the allowed PUs (OS
- * indexes, the matrix's order) and the topology's one-line summary. */
-struct c2c_where {
-	const int *cpus;
-	int ncpus;
-	const char *summary;
-};
-
 /* Fill w from the topology (cpus: at least topo_allowed_count entries). */
 void c2c_where_of(const struct topo *t, int *cpus, char *summary, size_t len, struct c2c_where *w);
-
-/* Writers (report/c2c.c, model only): the JSON section ("atomcost-c2c/1")
- * and the table. */
-json_t *c2c_to_json(const struct calibration *cal, const struct c2c_where *w, const struct c2c_row *rows,
-		    size_t nrows, const bool *absent, unsigned mmask, bool all);
-void c2c_write_text(const struct calibration *cal, const struct c2c_where *w, const struct c2c_row *rows,
-		    size_t nrows, const bool *absent, FILE *f);
 
 #endif

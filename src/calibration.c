@@ -2,13 +2,12 @@
 /* calibration.c - the calibration record in and out: its text, its JSON
  * and reading it back from a report. Part of the model: writers and
  * report readers link this, never the calibrating engine (clock.c). */
-#include "clock.h"
+#include "calibration.h"
 
 #include <errno.h>
 #include <math.h>
 #include <string.h>
 
-#include "arch/arch.h"
 #include "common.h"
 
 static double deviation(double got, double want)
@@ -35,8 +34,8 @@ void clock_print(const struct calibration *c, FILE *f)
 	fprintf(f, "timer invariant   %s\n", c->timer_invariant ? "yes" : "NO (constant_tsc/nonstop_tsc missing)");
 	fprintf(f, "timer overhead    %.0f ticks median, %.0f min (fenced start+stop)\n",
 		c->overhead_median, c->overhead_min);
-	fprintf(f, "ticks per cycle   %.4f (add chain), %.4f (imul chain, %d cycles each): agree within %.2f%%\n",
-		c->ticks_per_cycle, c->ticks_per_cycle_mul, ARCH_MUL_LATENCY, c->chain_agreement * 100);
+	fprintf(f, "ticks per cycle   %.4f (add chain), %.4f (imul chain, %.0f cycles each): agree within %.2f%%\n",
+		c->ticks_per_cycle, c->ticks_per_cycle_mul, c->mul_expected, c->chain_agreement * 100);
 	fprintf(f, "chain medians     %.4f (add), %.4f (imul): spread from disturbances\n",
 		c->add_median, c->mul_median);
 	clock_print_self_checks(c, f, "self-checks       ");
@@ -52,7 +51,7 @@ void clock_print(const struct calibration *c, FILE *f)
 
 json_t *clock_to_json(const struct calibration *c)
 {
-	json_t *j = json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:s, s:s, s:b, s:b, s:i, s:i}",
+	json_t *j = json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:s, s:s, s:b, s:b, s:i, s:o}",
 			 "timer_hz", c->timer_hz, "timer_hz_spread", c->timer_hz_spread,
 			 "overhead_min_ticks", c->overhead_min,
 			 "overhead_median_ticks", c->overhead_median,
@@ -61,7 +60,8 @@ json_t *clock_to_json(const struct calibration *c)
 			 "chain_agreement", c->chain_agreement, "core_hz", c->core_hz,
 			 "cycle_source", c->cycle_source, "timer", c->timer,
 			 "timer_invariant", c->timer_invariant, "trustworthy", c->trustworthy,
-			 "cpu_os", c->cpu_os, "mul_latency", ARCH_MUL_LATENCY);
+			 "cpu_os", c->cpu_os, "mul_latency",
+			 c->mul_expected > 0 ? json_integer((json_int_t)c->mul_expected) : json_null());
 	if (j) {
 		json_object_set_new(j, "emulated", json_boolean(c->emulated));
 		json_object_set_new(j, "emulation", json_string(c->emulation ? c->emulation : ""));

@@ -39,55 +39,6 @@
 #define WARM_CALLS 64
 #define MAX_THREADS 1024
 
-static const char *const sharing_names[SHARING__COUNT] = { "true", "false", "none" };
-static const char *const sharing_patterns[SHARING__COUNT] = {
-	"true-share", "false-share", "no-share",
-};
-
-const char *contention_sharing_name(enum sharing s)
-{
-	return s < SHARING__COUNT ? sharing_names[s] : "?";
-}
-
-const char *contention_sharing_pattern(enum sharing s)
-{
-	return s < SHARING__COUNT ? sharing_patterns[s] : "?";
-}
-
-int contention_parse_sharing(const char *list, unsigned *mask)
-{
-	char buf[128], *save = NULL, *tok;
-
-	*mask = 0;
-	if (!list) {
-		*mask = (1u << SHARING__COUNT) - 1;
-		return 0;
-	}
-	if (strlen(list) >= sizeof(buf)) {
-		pr_err("--sharing: '%s' is too long (expected a list of true, false, none)", list);
-		return -EINVAL;
-	}
-	snprintf(buf, sizeof(buf), "%s", list);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int s;
-
-		for (s = 0; s < SHARING__COUNT; s++)
-			if (!strcmp(tok, sharing_names[s]))
-				break;
-		if (s == SHARING__COUNT) {
-			pr_err("--sharing: unknown case '%s' (expected true (same word), false "
-			       "(same line, own words) or none (private lines), comma-separated)", tok);
-			return -EINVAL;
-		}
-		*mask |= 1u << s;
-	}
-	if (!*mask) {
-		pr_err("--sharing: empty list (expected true, false, none or a comma-separated mix)");
-		return -EINVAL;
-	}
-	return 0;
-}
-
 double contention_fairness(const uint64_t *ops, unsigned n)
 {
 	double mean = 0, var = 0;

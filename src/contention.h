@@ -21,26 +21,9 @@
 
 #include "result.h"
 #include "runner.h"
+#include "sections.h"	/* CONTENTION_*_MIN, the contention table's writer */
 #include "topo.h"
-
-/* A case whose threads overlapped less than this, or a thread that ran less
- * than this share of its wall time, did not really contend. */
-#define CONTENTION_OVERLAP_MIN 0.9		/* below: threads did not run together */
-#define CONTENTION_CPU_WALL_MIN 0.9
-
-enum sharing {
-	SHARING_TRUE,	/* every thread on the same word */
-	SHARING_FALSE,	/* each thread its own word, all in one line */
-	SHARING_NONE,	/* each thread its own line (own page) */
-	SHARING__COUNT,
-};
-
-/* "true", "false", "none" (command line) and the result pattern names. */
-const char *contention_sharing_name(enum sharing s);
-const char *contention_sharing_pattern(enum sharing s);
-/* Parse "true,false,none" (any subset, any order) into a mask of
- * 1u << SHARING_*. NULL means all three. -EINVAL after a message. */
-int contention_parse_sharing(const char *list, unsigned *mask);
+#include "vocab.h"	/* enum sharing, its names and parser */
 
 /* Coefficient of variation of the per-thread op counts: stddev / mean
  * (population stddev); 0 when all threads did the same work, 0 for n < 2. */
@@ -66,10 +49,5 @@ int contention_plan(const struct topo *t, const char *placement, unsigned nthrea
  * (rep->partial set) or -errno. */
 int contention_run(struct topo *t, const struct run_opts *o, const struct probe *const *list,
 		   size_t n, struct report *rep);
-
-/* True when r came from contention_run (extra has "contention"). */
-bool contention_result(const struct result *r);
-/* The contention table for those results (nothing when there are none). */
-void contention_write_text(const struct report *rep, FILE *f);
 
 #endif

@@ -16,12 +16,13 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "arch/arch.h"
 #include "common.h"
 #include "build-config.h"
 
 #define ABSENT "absent"
 #define UNREADABLE "unreadable"
+
+struct fingerprint_arch fingerprint_arch = { "none", "none" };
 
 /* First line of root/path without its newline into buf; "absent" or
  * "unreadable" when it cannot be had. Returns 0 when read. */
@@ -225,7 +226,7 @@ json_t *fingerprint_collect(const char *root, int cpu_os, const char *topo_summa
 		       "topology", topo_summary ? topo_summary : "",
 		       "compiler", "cc", ATOMCOST_CC, "flags", ATOMCOST_CFLAGS,
 		       "buildtype", ATOMCOST_BUILDTYPE,
-		       "arch", ARCH_NAME, "atomics", ARCH_ATOMICS_IMPL,
+		       "arch", fingerprint_arch.name, "atomics", fingerprint_arch.atomics,
 		       "tool_version", ATOMCOST_VERSION);
 	return fp;
 }

@@ -12,7 +12,17 @@
 #include <stddef.h>
 #include <jansson.h>
 
-#include "clock.h"
+#include "calibration.h"
+
+/* The architecture code this program times with and its atomics: src/arch's
+ * ARCH_NAME and ARCH_ATOMICS_IMPL, their one definition. The model never
+ * sees the arch headers, so the engine hands them over before a command
+ * runs (main.c); fingerprints and reports record them. A program that never
+ * set them (the model's tests, the fuzzers) records "none". */
+struct fingerprint_arch {
+	const char *name, *atomics;
+};
+extern struct fingerprint_arch fingerprint_arch;
 
 /* Collect the fingerprint. root prefixes every /proc and /sys path ("" or
  * NULL: the real system; tests pass a fake tree). cpu_os selects the

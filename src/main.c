@@ -5,9 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/arch.h"
 #include "cmd.h"
 #include "common.h"
 #include "build-config.h"
+#include "fingerprint.h"
 #include "runner.h"
 
 volatile sig_atomic_t cmd_signal;
@@ -76,6 +78,7 @@ int main(int argc, char **argv)
 		printf("atomcost %s\n", ATOMCOST_VERSION);
 		return EXIT_OK;
 	}
+	fingerprint_arch = (struct fingerprint_arch){ ARCH_NAME, ARCH_ATOMICS_IMPL };
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* result.c - the report data model: adding results and pairing twins. */
 #include "result.h"
-#include "topo.h"
 
 #include <errno.h>
 #include <math.h>
@@ -237,70 +236,3 @@ void result_judgment_text(const struct result *r, char *buf, size_t len)
 		snprintf(buf, len, "unresolved (%zu ep, %.1f%%)", j->n, j->spread * 100);
 }
 
-/* ---- names of modes and atomicity classes (probe.h declares them; the
- * model owns them so writers and readers link without the probe table) */
-
-static const char *const mode_names[MODE__COUNT] = {
-	[MODE_LATENCY] = "latency",
-	[MODE_THROUGHPUT] = "throughput",
-};
-
-const char *probe_mode_name(enum probe_mode m)
-{
-	return m < MODE__COUNT ? mode_names[m] : "?";
-}
-
-int probe_mode_parse(const char *s, enum probe_mode *out)
-{
-	for (int m = 0; m < MODE__COUNT; m++) {
-		if (!strcmp(s, mode_names[m]) || (!strcmp(s, m == MODE_LATENCY ? "lat" : "tput"))) {
-			*out = (enum probe_mode)m;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-const char *probe_atomicity_name(enum atomicity a)
-{
-	switch (a) {
-	case ATOMICITY_BASELINE:
-		return "baseline";
-	case ATOMICITY_ATOMIC:
-		return "atomic";
-	case ATOMICITY_LOCAL:
-		return "local-only";
-	case ATOMICITY_NONATOMIC:
-		return "non-atomic";
-	}
-	return "?";
-}
-
-/* Pair classes (topo.h declares them: the placement planner parses them,
- * the writers print them). */
-static const char *const class_names[PAIR__COUNT] = {
-	[PAIR_SMT] = "smt",
-	[PAIR_L2] = "l2",
-	[PAIR_L3] = "l3",
-	[PAIR_NUMA] = "numa",
-	[PAIR_PACKAGE] = "package",
-	[PAIR_CROSS] = "cross",
-};
-
-const char *topo_pair_class_name(enum pair_class c)
-{
-	if ((unsigned)c >= PAIR__COUNT)
-		return "?";
-	return class_names[c];
-}
-
-int topo_pair_class_parse(const char *s, enum pair_class *out)
-{
-	for (int c = 0; c < PAIR__COUNT; c++) {
-		if (s && !strcmp(s, class_names[c])) {
-			*out = c;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}

@@ -9,9 +9,9 @@
 #include <stdint.h>
 #include <jansson.h>
 
-#include "clock.h"
-#include "probe.h"
+#include "calibration.h"
 #include "stats.h"
+#include "vocab.h"
 
 /* One event over a result's samples. An event that could not be counted
  * has available false and a reason, and no value: it is never shown as 0. */
@@ -29,7 +29,6 @@ struct result_event {
 /* One footprint of a throughput sweep (words on each of lines), ticks per
  * op. A report read back without words has 1. */
 #define RESULT_MAX_SWEEP 24
-_Static_assert(RESULT_MAX_SWEEP >= TPUT_NFOOT, "a result keeps the whole sweep");
 struct result_sweep {
 	unsigned words, lines;
 	size_t n;

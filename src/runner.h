@@ -6,9 +6,12 @@
 #include <signal.h>
 #include <stdbool.h>
 
+#include "clock.h"
 #include "probe.h"
 #include "result.h"
 #include "topo.h"
+
+_Static_assert(RESULT_MAX_SWEEP >= TPUT_NFOOT, "a result keeps the whole sweep");
 
 struct pmu_set;
 struct pattern_sizes;

@@ -36,23 +36,6 @@
 #define REF_PROBE "atomic_inc"
 #define REF_SECONDS 0.2
 
-const char *splitlock_mode_name(enum splitlock_mode m)
-{
-	switch (m) {
-	case SPLITLOCK_UNDETECTED:
-		return "undetected";
-	case SPLITLOCK_OFF:
-		return "off";
-	case SPLITLOCK_WARN:
-		return "warn";
-	case SPLITLOCK_FATAL:
-		return "fatal";
-	case SPLITLOCK_RATELIMIT:
-		return "ratelimit";
-	}
-	return "?";
-}
-
 /* Is word a whitespace-separated token of the line starting at s (up to
  * the end of that line)? */
 static bool line_has_word(const char *s, const char *word)

@@ -21,14 +21,7 @@
 #include <jansson.h>
 
 #include "clock.h"
-
-enum splitlock_mode {
-	SPLITLOCK_UNDETECTED,	/* the CPU (as the kernel sees it) cannot detect split locks */
-	SPLITLOCK_OFF,		/* detection turned off on the command line */
-	SPLITLOCK_WARN,		/* warn (and, with split_lock_mitigate, slow the task) */
-	SPLITLOCK_FATAL,	/* SIGBUS */
-	SPLITLOCK_RATELIMIT,	/* bus locks limited to N per second per task */
-};
+#include "vocab.h"	/* enum splitlock_mode, its names */
 
 /* What the kernel says about split locks. */
 struct splitlock_kernel {
@@ -40,8 +33,6 @@ struct splitlock_kernel {
 	enum splitlock_mode mode;	/* what applies to user space */
 	char why[200];			/* one sentence: the mode and what it does to a split lock */
 };
-
-const char *splitlock_mode_name(enum splitlock_mode m);
 
 /* Decide the mode from the text of /proc/cpuinfo (its flags line is
  * enough), /proc/cmdline and /proc/sys/kernel/split_lock_mitigate; NULL

@@ -12,23 +12,9 @@
 #include <hwloc.h>
 #include <jansson.h>
 
+#include "vocab.h"	/* enum pair_class, its names */
+
 struct topo;
-
-/* Classes of PU pairs, closest first. */
-enum pair_class {
-	PAIR_SMT,	/* same core (SMT siblings) */
-	PAIR_L2,	/* different cores sharing an L2 */
-	PAIR_L3,	/* sharing an L3 (last level) but not an L2 */
-	PAIR_NUMA,	/* same NUMA node, no shared cache */
-	PAIR_PACKAGE,	/* same package, different NUMA node */
-	PAIR_CROSS,	/* different packages */
-	PAIR__COUNT,
-};
-
-const char *topo_pair_class_name(enum pair_class c);
-/* Parse a class name ("smt", "l2", "l3", "numa", "package", "cross"); -EINVAL if
- * unknown, silently: the caller names the context in its message. */
-int topo_pair_class_parse(const char *s, enum pair_class *out);
 
 /* Load the topology: this system when both are NULL, else a synthetic
  * description ("pack:2 numa:2 l3:2 core:4 pu:2") or an XML file. Returns 0 or

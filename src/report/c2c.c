@@ -3,29 +3,7 @@
  * ("atomcost-c2c/1": pairs, absent classes, matrix) and the text table. */
 #include <math.h>
 
-#include "c2c.h"
-
-static const char *const method_names[C2C__COUNT] = { "cmpxchg", "load-store" };
-static const char *const method_keys[C2C__COUNT] = { "cmpxchg", "load_store" };
-static const char *const method_transfers[C2C__COUNT] = {
-	">= 2 line transfers (failed cmpxchgs also pull the line exclusive)",
-	"2 line transfers (read misses) + 2 invalidations (store upgrades)",
-};
-
-const char *c2c_method_name(enum c2c_method m)
-{
-	return m < C2C__COUNT ? method_names[m] : "?";
-}
-
-const char *c2c_method_key(enum c2c_method m)
-{
-	return m < C2C__COUNT ? method_keys[m] : "?";
-}
-
-const char *c2c_method_transfers(enum c2c_method m)
-{
-	return m < C2C__COUNT ? method_transfers[m] : "?";
-}
+#include "sections.h"
 
 static json_t *summary_obj(const struct summary *s, double scale)
 {

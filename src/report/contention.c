@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* report/contention.c - the contention rows' table (contention.h): reads
+/* report/contention.c - the contention rows' table (sections.h): reads
  * results, never measures. */
 #include <string.h>
 
-#include "contention.h"
+#include "sections.h"
 
 static json_t *cont_of(const struct result *r)
 {

@@ -6,9 +6,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "arch/arch.h"
 #include "common.h"
 #include "build-config.h"
+#include "fingerprint.h"
 #include "report.h"
 
 static json_t *summary_json(const struct summary *s, double scale)
@@ -197,7 +197,8 @@ json_t *report_to_json(const struct report *rep)
 	root = json_pack("{s:s, s:{s:s, s:s, s:s, s:s, s:s}, s:s, s:f, s:b, s:s, s:o, s:s}",
 			 "schema", REPORT_SCHEMA,
 			 "tool", "name", ATOMCOST_NAME, "version", ATOMCOST_VERSION,
-			 "arch", ARCH_NAME, "atomics", ARCH_ATOMICS_IMPL, "compiler", ATOMCOST_CC,
+			 "arch", fingerprint_arch.name, "atomics", fingerprint_arch.atomics,
+			 "compiler", ATOMCOST_CC,
 			 "started", rep->started, "wall_s", rep->wall_s, "partial", rep->partial,
 			 "partial_reason", rep->partial_reason,
 			 "calibration", clock_to_json(&rep->cal),

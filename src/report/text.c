@@ -8,7 +8,7 @@
 #include "card.h"
 #include "compare.h"
 #include "report.h"
-#include "contention.h"
+#include "sections.h"
 
 /* How the verdicts were reached, once above the table. */
 static void verdict_rule(FILE *f)

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/* calibration.h - the calibration record: timer frequency against
+ * CLOCK_MONOTONIC_RAW, fenced timer overhead, timer ticks per core cycle
+ * (docs/method.md), its text, its JSON and the conversions. The model's
+ * part: the engine that measures it is clock.h's clock_calibrate. */
+#ifndef ATOMCOST_CALIBRATION_H
+#define ATOMCOST_CALIBRATION_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <jansson.h>
+
+/* Frequency windows of the calibration (each 40 ms). */
+#define CLOCK_FREQ_REPEATS 5
+
+struct calibration {
+	double timer_hz;		/* timer ticks per second */
+	double timer_hz_spread;		/* relative spread over the repeats */
+	double overhead_min;		/* fenced start/stop pair, ticks */
+	double overhead_median;
+	double ticks_per_cycle;		/* fastest dependent add chain repeat */
+	double ticks_per_cycle_mul;	/* from the multiply chain */
+	double add_median, mul_median;	/* medians over the repeats */
+	double chain_agreement;		/* |add - mul| / add */
+	/* Self-checks in add-chain cycles (the add chain itself reads 1 by
+	 * construction): the imul chain (expected: the arch's multiply
+	 * latency) and the L1 load chase (expected CLOCK_L1_CHASE_CYCLES).
+	 * 0: not measured. */
+	double mul_cycles, mul_expected;
+	double load_cycles, load_expected;
+	double core_hz;			/* timer_hz / ticks_per_cycle */
+	const char *cycle_source;	/* how cycles were obtained */
+	const char *timer;		/* which timer reads */
+	bool timer_invariant;		/* constant/nonstop TSC (or a fixed-rate counter) */
+	bool trustworthy;		/* chains agree within 1%, spread small, not emulated */
+	bool emulated;			/* an emulator runs this binary: timings are meaningless */
+	const char *emulation;		/* why we think so ("" when not emulated) */
+	int cpu_os;			/* PU it was measured on (-1: unpinned) */
+};
+
+void clock_print(const struct calibration *c, FILE *f);
+/* One line: the imul and L1 chase self-checks with their expected values
+ * and deviations, after prefix; nothing when they were not measured. */
+void clock_print_self_checks(const struct calibration *c, FILE *f, const char *prefix);
+json_t *clock_to_json(const struct calibration *c);
+/* Read back what clock_to_json wrote (for compare and report). */
+int clock_from_json(json_t *j, struct calibration *c);
+
+static inline double clock_ticks_to_cycles(const struct calibration *c, double ticks)
+{
+	return ticks / c->ticks_per_cycle;
+}
+
+static inline double clock_ticks_to_ns(const struct calibration *c, double ticks)
+{
+	return ticks * 1e9 / c->timer_hz;
+}
+
+#endif

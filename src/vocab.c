@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+/* vocab.c - names and parsers of the model's vocabulary (vocab.h). */
+#include "vocab.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common.h"
+
+/* Probe modes and atomicity classes. */
+static const char *const mode_names[MODE__COUNT] = {
+	[MODE_LATENCY] = "latency",
+	[MODE_THROUGHPUT] = "throughput",
+};
+
+const char *probe_mode_name(enum probe_mode m)
+{
+	return m < MODE__COUNT ? mode_names[m] : "?";
+}
+
+int probe_mode_parse(const char *s, enum probe_mode *out)
+{
+	for (int m = 0; m < MODE__COUNT; m++) {
+		if (!strcmp(s, mode_names[m]) || (!strcmp(s, m == MODE_LATENCY ? "lat" : "tput"))) {
+			*out = (enum probe_mode)m;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+const char *probe_atomicity_name(enum atomicity a)
+{
+	switch (a) {
+	case ATOMICITY_BASELINE:
+		return "baseline";
+	case ATOMICITY_ATOMIC:
+		return "atomic";
+	case ATOMICITY_LOCAL:
+		return "local-only";
+	case ATOMICITY_NONATOMIC:
+		return "non-atomic";
+	}
+	return "?";
+}
+
+/* Pair classes: the placement planner parses them, the writers print them. */
+static const char *const class_names[PAIR__COUNT] = {
+	[PAIR_SMT] = "smt",
+	[PAIR_L2] = "l2",
+	[PAIR_L3] = "l3",
+	[PAIR_NUMA] = "numa",
+	[PAIR_PACKAGE] = "package",
+	[PAIR_CROSS] = "cross",
+};
+
+const char *topo_pair_class_name(enum pair_class c)
+{
+	if ((unsigned)c >= PAIR__COUNT)
+		return "?";
+	return class_names[c];
+}
+
+int topo_pair_class_parse(const char *s, enum pair_class *out)
+{
+	for (int c = 0; c < PAIR__COUNT; c++) {
+		if (s && !strcmp(s, class_names[c])) {
+			*out = c;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* c2c methods. */
+static const char *const method_names[C2C__COUNT] = { "cmpxchg", "load-store" };
+static const char *const method_keys[C2C__COUNT] = { "cmpxchg", "load_store" };
+static const char *const method_transfers[C2C__COUNT] = {
+	">= 2 line transfers (failed cmpxchgs also pull the line exclusive)",
+	"2 line transfers (read misses) + 2 invalidations (store upgrades)",
+};
+
+const char *c2c_method_name(enum c2c_method m)
+{
+	return m < C2C__COUNT ? method_names[m] : "?";
+}
+
+const char *c2c_method_key(enum c2c_method m)
+{
+	return m < C2C__COUNT ? method_keys[m] : "?";
+}
+
+const char *c2c_method_transfers(enum c2c_method m)
+{
+	return m < C2C__COUNT ? method_transfers[m] : "?";
+}
+
+int c2c_parse_methods(const char *s, unsigned *mask)
+{
+	char buf[64], *save = NULL, *tok;
+
+	*mask = 0;
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int m;
+
+		for (m = 0; m < C2C__COUNT; m++)
+			if (!strcmp(tok, c2c_method_name((enum c2c_method)m)))
+				break;
+		if (m == C2C__COUNT) {
+			pr_err("c2c: --method: unknown method '%s' (expected cmpxchg, load-store)", tok);
+			return -EINVAL;
+		}
+		*mask |= 1u << m;
+	}
+	if (!*mask) {
+		pr_err("c2c: --method: empty list (expected cmpxchg, load-store)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Sharing cases of the contention runs. */
+static const char *const sharing_names[SHARING__COUNT] = { "true", "false", "none" };
+static const char *const sharing_patterns[SHARING__COUNT] = {
+	"true-share", "false-share", "no-share",
+};
+
+const char *contention_sharing_name(enum sharing s)
+{
+	return s < SHARING__COUNT ? sharing_names[s] : "?";
+}
+
+const char *contention_sharing_pattern(enum sharing s)
+{
+	return s < SHARING__COUNT ? sharing_patterns[s] : "?";
+}
+
+int contention_parse_sharing(const char *list, unsigned *mask)
+{
+	char buf[128], *save = NULL, *tok;
+
+	*mask = 0;
+	if (!list) {
+		*mask = (1u << SHARING__COUNT) - 1;
+		return 0;
+	}
+	if (strlen(list) >= sizeof(buf)) {
+		pr_err("--sharing: '%s' is too long (expected a list of true, false, none)", list);
+		return -EINVAL;
+	}
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int s;
+
+		for (s = 0; s < SHARING__COUNT; s++)
+			if (!strcmp(tok, sharing_names[s]))
+				break;
+		if (s == SHARING__COUNT) {
+			pr_err("--sharing: unknown case '%s' (expected true (same word), false "
+			       "(same line, own words) or none (private lines), comma-separated)", tok);
+			return -EINVAL;
+		}
+		*mask |= 1u << s;
+	}
+	if (!*mask) {
+		pr_err("--sharing: empty list (expected true, false, none or a comma-separated mix)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Split-lock modes. */
+const char *splitlock_mode_name(enum splitlock_mode m)
+{
+	switch (m) {
+	case SPLITLOCK_UNDETECTED:
+		return "undetected";
+	case SPLITLOCK_OFF:
+		return "off";
+	case SPLITLOCK_WARN:
+		return "warn";
+	case SPLITLOCK_FATAL:
+		return "fatal";
+	case SPLITLOCK_RATELIMIT:
+		return "ratelimit";
+	}
+	return "?";
+}

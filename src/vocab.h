@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/* vocab.h - the model's vocabulary: the enums that results, sections and
+ * writers speak (probe mode, atomicity, pair class, c2c method, sharing,
+ * split-lock mode), with their names and parsers (vocab.c). The engines'
+ * headers (probe.h, topo.h, c2c.h, contention.h, splitlock.h) include this
+ * one; the model never includes theirs. */
+#ifndef ATOMCOST_VOCAB_H
+#define ATOMCOST_VOCAB_H
+
+enum atomicity {
+	ATOMICITY_BASELINE,	/* reference loop, not a primitive */
+	ATOMICITY_ATOMIC,	/* atomic against every CPU */
+	ATOMICITY_LOCAL,	/* atomic only against this CPU (irq/preempt) */
+	ATOMICITY_NONATOMIC,	/* plain read-modify-write */
+};
+
+enum probe_mode {
+	MODE_LATENCY,		/* each op depends on the previous op */
+	MODE_THROUGHPUT,	/* independent ops on different hot lines */
+	MODE__COUNT,
+};
+
+const char *probe_mode_name(enum probe_mode m);
+/* "latency"/"lat", "throughput"/"tput"; -EINVAL, silently. */
+int probe_mode_parse(const char *s, enum probe_mode *out);
+const char *probe_atomicity_name(enum atomicity a);
+
+/* Classes of PU pairs, closest first. */
+enum pair_class {
+	PAIR_SMT,	/* same core (SMT siblings) */
+	PAIR_L2,	/* different cores sharing an L2 */
+	PAIR_L3,	/* sharing an L3 (last level) but not an L2 */
+	PAIR_NUMA,	/* same NUMA node, no shared cache */
+	PAIR_PACKAGE,	/* same package, different NUMA node */
+	PAIR_CROSS,	/* different packages */
+	PAIR__COUNT,
+};
+
+const char *topo_pair_class_name(enum pair_class c);
+/* Parse a class name ("smt", "l2", "l3", "numa", "package", "cross"); -EINVAL if
+ * unknown, silently: the caller names the context in its message. */
+int topo_pair_class_parse(const char *s, enum pair_class *out);
+
+/* How c2c moves a line between two PUs (c2c.h says what each does). */
+enum c2c_method { C2C_CMPXCHG, C2C_LOADSTORE, C2C__COUNT };
+
+/* "cmpxchg", "load-store"; JSON keys "cmpxchg", "load_store"; what one
+ * round trip moves. */
+const char *c2c_method_name(enum c2c_method m);
+const char *c2c_method_key(enum c2c_method m);
+const char *c2c_method_transfers(enum c2c_method m);
+/* "cmpxchg,load-store" (any subset) into 1u << C2C_* bits; -EINVAL after
+ * a message. */
+int c2c_parse_methods(const char *s, unsigned *mask);
+
+/* What the threads of a contention case share (contention.h). */
+enum sharing {
+	SHARING_TRUE,	/* every thread on the same word */
+	SHARING_FALSE,	/* each thread its own word, all in one line */
+	SHARING_NONE,	/* each thread its own line (own page) */
+	SHARING__COUNT,
+};
+
+/* "true", "false", "none" (command line) and the result pattern names. */
+const char *contention_sharing_name(enum sharing s);
+const char *contention_sharing_pattern(enum sharing s);
+/* Parse "true,false,none" (any subset, any order) into a mask of
+ * 1u << SHARING_*. NULL means all three. -EINVAL after a message. */
+int contention_parse_sharing(const char *list, unsigned *mask);
+
+/* What the kernel does to a split lock (splitlock.h). */
+enum splitlock_mode {
+	SPLITLOCK_UNDETECTED,	/* the CPU (as the kernel sees it) cannot detect split locks */
+	SPLITLOCK_OFF,		/* detection turned off on the command line */
+	SPLITLOCK_WARN,		/* warn (and, with split_lock_mitigate, slow the task) */
+	SPLITLOCK_FATAL,	/* SIGBUS */
+	SPLITLOCK_RATELIMIT,	/* bus locks limited to N per second per task */
+};
+
+const char *splitlock_mode_name(enum splitlock_mode m);
+
+#endif

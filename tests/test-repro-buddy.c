@@ -18,6 +18,7 @@
 #include "common.h"
 #include "config.h"
 #include "harness.h"
+#include "repro-run.h"
 #include "repro.h"
 
 #define LINE 64
@@ -163,22 +164,18 @@ static void test_legacy_spread(void)
 	char *ov[] = { "experiment.kind=buddy-bitmap-2004", "buddy-bitmap-2004.mode=legacy",
 		       "buddy-bitmap-2004.trials=4" };
 	struct calibration cal = { .ticks_per_cycle = 1 };
-	struct repro_ctx rc = { .cal = &cal, .machine = "Test CPU" };
-	struct experiment *e = NULL;
-	char *buf = NULL, *line, *save = NULL;
-	size_t len = 0, means = 0;
+	struct repro_test_run t;
+	char *buf, *line, *save = NULL;
+	size_t means = 0;
 	json_t *l, *conc;
 	int ret;
 
-	if (config_load(NULL, ov, ARRAY_SIZE(ov), &e) < 0) {
+	if (repro_test_run(&t, repro_buddy_run, ov, ARRAY_SIZE(ov), &cal) < 0) {
 		CHECK(0, "legacy experiment loads");
 		return;
 	}
-	rc.exp = e;
-	rc.json = json_object();
-	rc.out = open_memstream(&buf, &len);
-	ret = repro_buddy_run(&rc);
-	fclose(rc.out);
+	buf = t.text;
+	ret = t.ret;
 	if (ret == -ENOTSUP) {
 		printf("legacy mode not on this architecture\n");
 		goto out;
@@ -197,12 +194,12 @@ static void test_legacy_spread(void)
 		CHECK(ratios == 4 && spreads == 4, "each ratio of means with its spread: '%s'", line);
 	}
 	CHECK(means == 1, "one line of ratios of means (%zu)", means);
-	l = json_object_get(rc.json, "legacy");
+	l = json_object_get(t.rc.json, "legacy");
 	for (size_t k = 0; k < json_array_size(json_object_get(l, "ratios_of_means")); k++)
 		CHECK(strstr(json_string_value(json_array_get(json_object_get(l, "ratios_of_means"), k)),
 			     "; 4 passes "), "JSON ratio %zu with its spread", k);
 	CHECK(json_integer_value(json_object_get(l, "passes")) == 4, "4 trials: 4 passes");
-	conc = json_object_get(rc.json, "conclusions");
+	conc = json_object_get(t.rc.json, "conclusions");
 	CHECK(json_array_size(conc) == 3, "three legacy conclusions (%zu)", json_array_size(conc));
 	for (size_t k = 0; k < json_array_size(conc); k++) {
 		json_t *c = json_array_get(conc, k);
@@ -212,9 +209,7 @@ static void test_legacy_spread(void)
 		      "conclusion %zu over the 4 passes", k);
 	}
 out:
-	json_decref(rc.json);
-	free(buf);
-	config_free(e);
+	repro_test_done(&t);
 }
 
 int main(void)

@@ -14,6 +14,7 @@
 #include "common.h"
 #include "config.h"
 #include "harness.h"
+#include "repro-run.h"
 #include "repro.h"
 
 static int cmp_ptr(const void *a, const void *b)
@@ -259,22 +260,17 @@ static void test_units(void)
 		"slub-bulk-free.spread_slabs=16",
 	};
 	struct calibration cal = { .ticks_per_cycle = 0.5, .timer_hz = 2e9, .overhead_min = 0 };
-	struct experiment *e = NULL;
-	struct repro_ctx rc = { .cal = &cal, .machine = "Test CPU" };
+	struct repro_test_run t;
 	json_t *conc;
-	char *buf = NULL;
-	size_t len = 0;
+	char *buf;
 	int ret;
 
-	if (config_load(NULL, ov, ARRAY_SIZE(ov), &e) < 0) {
+	if (repro_test_run(&t, repro_bulk_run, ov, ARRAY_SIZE(ov), &cal) < 0) {
 		CHECK(0, "bulk: experiment loads");
 		return;
 	}
-	rc.exp = e;
-	rc.json = json_object();
-	rc.out = open_memstream(&buf, &len);
-	ret = repro_bulk_run(&rc);
-	fclose(rc.out);
+	buf = t.text;
+	ret = t.ret;
 	CHECK(ret == 0, "bulk scoring ran (%d)", ret);
 	CHECK(strstr(buf, "Priced ops, core cycles per op"), "the priced ops in core cycles");
 	CHECK(strstr(buf, "timer ticks (\"cycles(tsc)\", as the post) per object\nBulk - Fallback"),
@@ -297,7 +293,7 @@ static void test_units(void)
 	CHECK(strstr(buf, "deviations from the kernel the post ran:\n  - user space"),
 	      "the deviations listed");
 	CHECK(strstr(buf, "(series 1-7/7)") && strstr(buf, "(through 6/7"), "the series positions");
-	conc = json_object_get(rc.json, "conclusions");
+	conc = json_object_get(t.rc.json, "conclusions");
 	CHECK(conc && json_array_size(conc) == 3 * 3 + 1 + 1, "conclusions: %zu, expected 11",
 	      conc ? json_array_size(conc) : 0);
 	for (size_t i = 0; conc && i < json_array_size(conc); i++) {
@@ -308,10 +304,8 @@ static void test_units(void)
 		CHECK(n + d == 2, "conclusion %zu judged over the 2 passes (%lld + %lld disturbed)", i,
 		      (long long)n, (long long)d);
 	}
-	check_whatif_json(rc.json, cal.ticks_per_cycle);
-	json_decref(rc.json);
-	config_free(e);
-	free(buf);
+	check_whatif_json(t.rc.json, cal.ticks_per_cycle);
+	repro_test_done(&t);
 }
 
 int main(void)

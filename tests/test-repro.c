@@ -20,6 +20,7 @@
 #include "common.h"
 #include "config.h"
 #include "harness.h"
+#include "repro-run.h"
 #include "repro.h"
 
 static int cmp_ptr(const void *a, const void *b)
@@ -398,25 +399,20 @@ static void test_slub_scoring(void)
 		"slub-cmpxchg-local.passes=3",
 	};
 	struct calibration cal = { .ticks_per_cycle = 1, .overhead_median = 0 };
-	struct experiment *e = NULL;
-	struct repro_ctx rc = { .cal = &cal, .machine = "Test CPU" };
+	struct repro_test_run t;
 	bool has2011 = !slub_variant_unavailable_in(SLUB_FP_TID, SLUB_LOCKED) &&
 		       !slub_variant_unavailable_in(SLUB_FP_TID, SLUB_LOCAL);
 	json_t *conc, *fp07;
-	char *buf = NULL;
-	size_t len = 0;
+	char *buf;
 	int ret;
 
 	test_slub_pub_saving();
-	if (config_load(NULL, ov, ARRAY_SIZE(ov), &e) < 0) {
+	if (repro_test_run(&t, repro_slub_run, ov, ARRAY_SIZE(ov), &cal) < 0) {
 		CHECK(0, "scoring: experiment loads");
 		return;
 	}
-	rc.exp = e;
-	rc.json = json_object();
-	rc.out = open_memstream(&buf, &len);
-	ret = repro_slub_run(&rc);
-	fclose(rc.out);
+	buf = t.text;
+	ret = t.ret;
 	CHECK(ret == 0, "scoring ran (%d)", ret);
 	CHECK(strstr(buf, "* cmpxchg [2007 fast path: " ARCH_INSN_CMPXCHG "; kfree: smp_rmb() " ARCH_INSN_SMP_RMB
 			  " before the slab check]\n  published: Pentium 4 3 GHz, 2.6.23-rc -mm SLUB"),
@@ -439,8 +435,8 @@ static void test_slub_scoring(void)
 	CHECK(strstr(buf, "(derived: the post states no single figure; the median of its per-size "
 			  "savings over these sizes is the one at kmalloc(64))"), "the derived figure says so");
 	l_check_note(buf);
-	conc = json_object_get(rc.json, "conclusions");
-	fp07 = json_object_get(json_object_get(rc.json, "fastpaths"), "2007");
+	conc = json_object_get(t.rc.json, "conclusions");
+	fp07 = json_object_get(json_object_get(t.rc.json, "fastpaths"), "2007");
 	CHECK(json_array_size(conc) == (has2011 ? 12u : 9u), "nine claims on 2007, three on 2011 (%zu)",
 	      json_array_size(conc));
 	check_slub_claims(conc, fp07, 3);
@@ -451,9 +447,7 @@ static void test_slub_scoring(void)
 		      !strcmp(json_string_value(json_object_get(c, "b")), "cmpxchg"),
 		      "2011 claims: the lock alone, no published figures");
 	}
-	json_decref(rc.json);
-	free(buf);
-	config_free(e);
+	repro_test_done(&t);
 }
 
 /* ---- SLUB model under two threads ---- */

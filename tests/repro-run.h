@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/* repro-run.h - the reproduction tests' one way to run a reproduction on a
+ * small experiment: overrides loaded as the experiment, the printed text
+ * kept in a buffer, the figures in t->rc.json. */
+#ifndef ATOMCOST_TESTS_REPRO_RUN_H
+#define ATOMCOST_TESTS_REPRO_RUN_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "config.h"
+#include "repro.h"
+
+struct repro_test_run {
+	struct experiment *e;
+	struct repro_ctx rc;
+	char *text;		/* what the reproduction printed */
+	size_t len;
+	int ret;		/* what it returned */
+};
+
+/* Load ov[0..n) as the experiment and run `run` on it under cal. -1 when
+ * the experiment does not load (nothing to free then). */
+static inline int repro_test_run(struct repro_test_run *t, int (*run)(struct repro_ctx *), char **ov,
+				 size_t n, const struct calibration *cal)
+{
+	*t = (struct repro_test_run){ .rc = { .cal = cal, .machine = "Test CPU" } };
+	if (config_load(NULL, ov, n, &t->e) < 0)
+		return -1;
+	t->rc.exp = t->e;
+	t->rc.json = json_object();
+	t->rc.out = open_memstream(&t->text, &t->len);
+	t->ret = run(&t->rc);
+	fclose(t->rc.out);
+	return 0;
+}
+
+static inline void repro_test_done(struct repro_test_run *t)
+{
+	json_decref(t->rc.json);
+	free(t->text);
+	config_free(t->e);
+}
+
+#endif

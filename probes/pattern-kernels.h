@@ -153,7 +153,7 @@
 		.overlap = kp_##id##_indexed,					\
 	};
 
-/* ---- the fast-path menu's context forms (src/card.c) --------------------
+/* ---- the fast-path menu's context forms (src/model/card.c) --------------
  * What an op adds to a stream of independent work, for the probes a menu
  * need lists. The family defines CTX_OP(i): the op on its own i-th hot
  * line (PAT_HOT_ADDR(p, i), p = ctx->mem; or a per-CPU displacement), so

@@ -142,7 +142,7 @@ struct probe {
 	/* Kernels under the l2/llc/miss/dep/mix/miss-overlap patterns; NULL:
 	 * the probe runs only under `hit` (its run[] kernels). */
 	const struct probe_pattern *patterns;
-	/* The fast-path menu (src/card.c): the needs this probe meets (up to
+	/* The fast-path menu (src/model/card.c): the needs this probe meets (up to
 	 * PROBE_MAX_NEEDS of the NEED_* titles above; none: not on the menu)
 	 * and the condition under which it is correct. Every result carries
 	 * both (extra.menu_need, extra.safe_when: runner_fill_identity), so

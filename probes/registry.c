@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* registry.c - the probe table built from the PROBES() list (the names of
- * modes and atomicity classes are the model's: src/result.c). */
+ * modes and atomicity classes are the model's: src/model/vocab.c). */
 #include "probes.h"
 
 #include <errno.h>

@@ -296,6 +296,46 @@ static inline size_t slab_index(const struct slab_cache *s, const void *obj)
 {
 	return (size_t)((const char *)obj - s->arena) >> s->shift;
 }
+
+/* The slab layer under every fast path (the 2007/2011 ones and the 2015
+ * bulk ones): a free object's first word links it to the next. */
+static inline void *slab_next(const void *obj)
+{
+	return *(void *const *)obj;
+}
+
+static inline void slab_set_next(void *obj, void *next)
+{
+	*(void **)obj = next;
+}
+
+/* The per-CPU structure (kmem_cache_cpu): freelist and tid form the 16-byte
+ * pair of the 2011 fast path; the 2007 one commits on freelist alone. */
+struct kmem_cpu {
+	void *freelist;
+	uint64_t tid;
+	int64_t slab;		/* slab index, -1: none */
+	uint64_t gen;		/* == cache gen when this slot is the cache's */
+} __attribute__((aligned(16)));
+#define SLUB_TID_STEP 1024	/* power of two >= CPUs: tids never collide across CPUs */
+
+/* c, emptied first if it last served another cache (or an earlier pass). */
+static inline struct kmem_cpu *slab_cpu_own(const struct slab_cache *s, struct kmem_cpu *c)
+{
+	if (__builtin_expect(c->gen != s->gen, 0)) {
+		c->freelist = NULL;
+		c->slab = -1;
+		c->tid = 0;
+		c->gen = s->gen;
+	}
+	return c;
+}
+/* ___slab_alloc: refill c (its slab's remote frees, else a partial slab,
+ * else a new one, frozen to c), advance its tid; an object, NULL: full. */
+void *slab_alloc_slow(struct slab_cache *s, struct kmem_cpu *c);
+/* __slab_free: cnt objects head..tail of slab idx onto the slab's own
+ * {freelist, counters} by a locked cmpxchg128; a full slab becomes partial. */
+void slab_free_slow(struct slab_cache *s, size_t idx, void *head, void *tail, unsigned cnt);
 /* The 2007 post's saving of cmpxchg_local over cmpxchg for test (1: repeat,
  * 2: pair) and column col (test 1: 0 kmalloc, 1 kfree), derived from its
  * tables, as it states no single figure: the lower median, over the given

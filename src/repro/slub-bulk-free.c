@@ -2,15 +2,13 @@
 /* repro/slub-bulk-free.c - the 2015 SLUB bulk alloc/free scoring
  * (docs/reproductions.md, section 3).
  *
- * A model of SLUB as it was in v4.1/4.2, in user space, for one thread:
- * slabs aligned to their size (the slab of an object is an address mask),
- * each with a {freelist, counters} pair changed by a locked cmpxchg16b
- * (cmpxchg_double_slab); the CPU's {freelist, tid} pair and its slab in TLS,
- * committed by an unlocked `cmpxchg16b %fs:` (this_cpu_cmpxchg_double);
- * a partial list under a spinlock (left out: per-CPU partial lists, NUMA
- * nodes, debugging, giving empty slabs back). It is a model of its own, not
- * the 2007 one of repro/slub-cmpxchg-local.c: the posted bulk algorithms work on the CPU
- * pair directly with interrupts off, which that model does not expose.
+ * SLUB as it was in v4.1/4.2, in user space, for one thread, on the slab
+ * layer of repro/slub-cmpxchg-local.c (aligned slabs, each with a
+ * {freelist, counters} pair changed by a locked cmpxchg16b, a partial list
+ * under a spinlock; left out: per-CPU partial lists, NUMA nodes, debugging,
+ * giving empty slabs back): the CPU's {freelist, tid} pair and its slab in
+ * TLS, committed by an unlocked `cmpxchg16b %fs:` (this_cpu_cmpxchg_double).
+ * The posted bulk algorithms work on that pair directly with interrupts off.
  *
  * The algorithms timed (per round: allocate `bulk` objects, free them):
  *  - fallback: kmem_cache_alloc / kmem_cache_free one by one (the generic
@@ -48,7 +46,6 @@
 #include "common.h"
 #include "stats.h"
 
-#define FROZEN (1ull << 32)
 #define barrier() asm volatile("" ::: "memory")
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
@@ -63,36 +60,16 @@ const char *const bulk_algo_names[BULK__COUNT] = {
 	[BULK_DETACHED] = "detached", [BULK_TWIN] = "fallback_twin",
 };
 
-struct bslab {
-	void *freelist;
-	uint64_t counters;	/* inuse in the low 32 bits, FROZEN: a CPU's slab */
-} __attribute__((aligned(16)));
-
+/* The slab layer is the one of repro/slub-cmpxchg-local.c; this model adds
+ * its counts. */
 struct bulk_cache {
-	size_t size;
-	unsigned shift, objs;
-	char *map, *arena;
-	size_t map_size, max_slabs, nslabs;
-	struct bslab *meta;
-	int32_t *pnext;		/* partial list links */
-	uint8_t *on_partial;
-	int32_t partial;
-	uint64_t lock;
-	uint64_t gen;
+	struct slab_cache s;
 	struct bulk_stats st;
 };
 
 /* kmem_cache_cpu, per thread (one thread per CPU: pinned). */
-struct bcpu {
-	void *freelist;
-	uint64_t tid;
-	int64_t slab;
-	uint64_t gen;
-} __attribute__((aligned(16)));
-
-static __thread struct bcpu bulk_cpu __attribute__((tls_model("initial-exec")));
+static __thread struct kmem_cpu bulk_cpu __attribute__((tls_model("initial-exec")));
 static __thread volatile uint8_t bulk_irqs_off __attribute__((tls_model("initial-exec")));
-static uint64_t bulk_gen;
 
 /* local_irq_disable / local_irq_enable analog (see the top comment); the
  * count is part of the analog, so its measured cost is what the what-if
@@ -118,24 +95,14 @@ static inline void irq_save(struct bulk_cache *c)
 	barrier();
 }
 
-static inline void *get_next(const void *o)
-{
-	return *(void *const *)o;
-}
-
-static inline void set_next(void *o, void *n)
-{
-	*(void **)o = n;
-}
-
 size_t bulk_slab_index(const struct bulk_cache *c, const void *obj)
 {
-	return (size_t)((const char *)obj - c->arena) >> c->shift;
+	return slab_index(&c->s, obj);
 }
 
 unsigned bulk_objs_per_slab(const struct bulk_cache *c)
 {
-	return c->objs;
+	return c->s.objs;
 }
 
 void bulk_cache_stats(const struct bulk_cache *c, struct bulk_stats *st)
@@ -143,23 +110,15 @@ void bulk_cache_stats(const struct bulk_cache *c, struct bulk_stats *st)
 	*st = c->st;
 }
 
-static struct bcpu *cpu_of(struct bulk_cache *c)
+static inline struct kmem_cpu *cpu_of(struct bulk_cache *c)
 {
-	struct bcpu *k = &bulk_cpu;
-
-	if (unlikely(k->gen != c->gen)) {
-		k->freelist = NULL;
-		k->slab = -1;
-		k->tid = 0;
-		k->gen = c->gen;
-	}
-	return k;
+	return slab_cpu_own(&c->s, &bulk_cpu);
 }
 
 int bulk_cache_create(struct bulk_cache **out, size_t size, size_t max_objects)
 {
 	struct bulk_cache *c;
-	size_t slab_bytes;
+	int ret;
 
 	*out = NULL;
 	if (size < 8 || size % 8 || size > (1u << 15)) {
@@ -170,31 +129,13 @@ int bulk_cache_create(struct bulk_cache **out, size_t size, size_t max_objects)
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	c->size = size;
-	/* calculate_order(): at least 12 objects (2 CPUs) up to order 3 */
-	c->shift = 12;
-	while ((1ul << c->shift) / size < 12 && c->shift < 15)
-		c->shift++;
-	slab_bytes = 1ul << c->shift;
-	c->objs = (unsigned)(slab_bytes / size);
-	c->max_slabs = (max_objects + c->objs - 1) / c->objs + 8;
-	c->map_size = (c->max_slabs + 1) * slab_bytes;
-	c->map = mmap(NULL, c->map_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	c->meta = aligned_alloc(16, c->max_slabs * sizeof(*c->meta));
-	c->pnext = calloc(c->max_slabs, sizeof(*c->pnext));
-	c->on_partial = calloc(c->max_slabs, 1);
-	if (c->map == MAP_FAILED || !c->meta || !c->pnext || !c->on_partial) {
-		if (c->map == MAP_FAILED)
-			c->map = NULL;
-		bulk_cache_destroy(c);
-		pr_err("slub-bulk-free: cannot map %zu objects of %zu bytes", max_objects, size);
-		return -ENOMEM;
+	ret = slab_cache_init(&c->s, size, max_objects);
+	if (ret < 0) {
+		free(c);
+		return ret;
 	}
 	/* fault the arena in: page faults are not what is measured */
-	memset(c->map, 0, c->map_size);
-	c->arena = (char *)(((uintptr_t)c->map + slab_bytes - 1) & ~(uintptr_t)(slab_bytes - 1));
-	c->partial = -1;
-	c->gen = __atomic_add_fetch(&bulk_gen, 1, __ATOMIC_RELAXED);
+	memset(c->s.map, 0, c->s.map_size);
 	*out = c;
 	return 0;
 }
@@ -203,146 +144,33 @@ void bulk_cache_destroy(struct bulk_cache *c)
 {
 	if (!c)
 		return;
-	if (c->map)
-		munmap(c->map, c->map_size);
-	free(c->meta);
-	free(c->pnext);
-	free(c->on_partial);
+	slab_cache_destroy(&c->s);
 	free(c);
 }
 
-/* ---- slow paths (not inlined: the fast paths stay small) ---- */
+/* ---- slow paths: the slab layer's, counted (as CONFIG_SLUB_STATS) ---- */
 
-static void node_lock(struct bulk_cache *c)
+static inline void free_slow(struct bulk_cache *c, size_t idx, void *head, void *tail,
+			     unsigned cnt)
 {
-	while (arch_cmpxchg(&c->lock, 0, 1) != 0)
-		while (arch_load(&c->lock))
-			arch_cpu_relax();
-}
-
-static void node_unlock(struct bulk_cache *c)
-{
-	arch_store(&c->lock, 0);
-}
-
-static void add_partial(struct bulk_cache *c, size_t idx)
-{
-	node_lock(c);
-	if (!c->on_partial[idx]) {
-		c->on_partial[idx] = 1;
-		c->pnext[idx] = c->partial;
-		c->partial = (int32_t)idx;
-	}
-	node_unlock(c);
-}
-
-static int64_t get_partial(struct bulk_cache *c)
-{
-	int64_t idx = -1;
-
-	node_lock(c);
-	if (c->partial >= 0) {
-		idx = c->partial;
-		c->partial = c->pnext[idx];
-		c->on_partial[idx] = 0;
-	}
-	node_unlock(c);
-	return idx;
-}
-
-static int64_t new_slab(struct bulk_cache *c)
-{
-	size_t idx;
-	char *base;
-
-	if (c->nslabs == c->max_slabs)
-		return -1;
-	idx = c->nslabs++;
-	base = c->arena + (idx << c->shift);
-	for (unsigned i = 0; i + 1 < c->objs; i++)
-		set_next(base + i * c->size, base + (i + 1) * c->size);
-	set_next(base + (c->objs - 1) * c->size, NULL);
-	c->meta[idx].freelist = base;
-	c->meta[idx].counters = 0;
-	return (int64_t)idx;
-}
-
-/* Take the slab's whole freelist and freeze the slab to this CPU. */
-static void *take_freelist(struct bulk_cache *c, size_t idx)
-{
-	struct bslab *m = &c->meta[idx];
-	uint64_t old[2] = { (uint64_t)(uintptr_t)m->freelist, m->counters };
-
-	while (!arch_cmpxchg128(&m->freelist, old, 0, (uint64_t)c->objs | FROZEN))
-		;
-	return (void *)(uintptr_t)old[0];
-}
-
-/* deactivate_slab: give the CPU slab up; if objects were freed to it
- * meanwhile, it goes on the partial list. */
-static void unfreeze(struct bulk_cache *c, size_t idx)
-{
-	struct bslab *m = &c->meta[idx];
-	uint64_t old[2] = { (uint64_t)(uintptr_t)m->freelist, m->counters };
-
-	while (!arch_cmpxchg128(&m->freelist, old, old[0], old[1] & ~FROZEN))
-		;
-	if (old[0])
-		add_partial(c, idx);
-}
-
-/* __slab_free: cnt objects head..tail of slab idx onto the slab's own
- * freelist with a locked cmpxchg16b; a full slab becomes partial. */
-static __attribute__((noinline)) void slab_free_slow(struct bulk_cache *c, size_t idx, void *head,
-						      void *tail, unsigned cnt)
-{
-	struct bslab *m = &c->meta[idx];
-	uint64_t old[2] = { (uint64_t)(uintptr_t)m->freelist, m->counters };
-	bool was_full;
-
 	c->st.free_slow++;
-	do {
-		set_next(tail, (void *)(uintptr_t)old[0]);
-		was_full = !old[0] && !(old[1] & FROZEN);
-	} while (!arch_cmpxchg128(&m->freelist, old, (uint64_t)(uintptr_t)head, old[1] - cnt));
-	if (was_full)
-		add_partial(c, idx);
+	slab_free_slow(&c->s, idx, head, tail, cnt);
 }
 
 /* ___slab_alloc with IRQs already off: refill the CPU freelist. */
-static __attribute__((noinline)) void *slab_alloc_refill(struct bulk_cache *c, struct bcpu *k)
+static inline void *alloc_refill(struct bulk_cache *c, struct kmem_cpu *k)
 {
-	void *fl = NULL;
-	int64_t idx = k->slab;
-
 	c->st.alloc_slow++;
-	if (idx >= 0)
-		fl = take_freelist(c, (size_t)idx);
-	while (!fl) {
-		if (idx >= 0)
-			unfreeze(c, (size_t)idx);
-		idx = get_partial(c);
-		if (idx < 0)
-			idx = new_slab(c);
-		if (idx < 0) {
-			k->slab = -1;
-			return NULL;
-		}
-		fl = take_freelist(c, (size_t)idx);
-	}
-	k->slab = idx;
-	k->freelist = get_next(fl);
-	k->tid++;
-	return fl;
+	return slab_alloc_slow(&c->s, k);
 }
 
 /* __slab_alloc: local_irq_save / restore around the refill. */
-static __attribute__((noinline)) void *slab_alloc_slow(struct bulk_cache *c, struct bcpu *k)
+static __attribute__((noinline)) void *alloc_slow(struct bulk_cache *c, struct kmem_cpu *k)
 {
 	void *o;
 
 	irq_save(c);
-	o = slab_alloc_refill(c, k);
+	o = alloc_refill(c, k);
 	irq_enable();
 	return o;
 }
@@ -356,7 +184,7 @@ static __attribute__((noinline)) void *slab_alloc_slow(struct bulk_cache *c, str
  * IRQ-off analog); fallback minus twin is the commit's cost in context. */
 enum commit { COMMIT_PERCPU, COMMIT_PLAIN };
 
-static ALWAYS_INLINE bool cpu_commit(struct bulk_cache *c, struct bcpu *k, uint64_t *old,
+static ALWAYS_INLINE bool cpu_commit(struct bulk_cache *c, struct kmem_cpu *k, uint64_t *old,
 				      uint64_t nlo, uint64_t nhi, enum commit how)
 {
 	uint64_t lo, hi;
@@ -381,7 +209,7 @@ static ALWAYS_INLINE bool cpu_commit(struct bulk_cache *c, struct bcpu *k, uint6
 /* slab_alloc */
 static ALWAYS_INLINE void *cache_alloc(struct bulk_cache *c, enum commit how)
 {
-	struct bcpu *k = cpu_of(c);
+	struct kmem_cpu *k = cpu_of(c);
 
 	for (;;) {
 		uint64_t tid = k->tid, old[2];
@@ -390,10 +218,11 @@ static ALWAYS_INLINE void *cache_alloc(struct bulk_cache *c, enum commit how)
 		barrier();
 		o = k->freelist;
 		if (unlikely(!o))
-			return slab_alloc_slow(c, k);
+			return alloc_slow(c, k);
 		old[0] = (uint64_t)(uintptr_t)o;
 		old[1] = tid;
-		if (likely(cpu_commit(c, k, old, (uint64_t)(uintptr_t)get_next(o), tid + 1, how)))
+		if (likely(cpu_commit(c, k, old, (uint64_t)(uintptr_t)slab_next(o),
+				      tid + SLUB_TID_STEP, how)))
 			return o;
 	}
 }
@@ -402,7 +231,7 @@ static ALWAYS_INLINE void *cache_alloc(struct bulk_cache *c, enum commit how)
 static ALWAYS_INLINE void cache_free(struct bulk_cache *c, size_t idx, void *head, void *tail,
 				       unsigned cnt, enum commit how)
 {
-	struct bcpu *k = cpu_of(c);
+	struct kmem_cpu *k = cpu_of(c);
 
 	for (;;) {
 		uint64_t tid = k->tid, old[2];
@@ -410,14 +239,14 @@ static ALWAYS_INLINE void cache_free(struct bulk_cache *c, size_t idx, void *hea
 
 		barrier();
 		if (unlikely((int64_t)idx != k->slab)) {
-			slab_free_slow(c, idx, head, tail, cnt);
+			free_slow(c, idx, head, tail, cnt);
 			return;
 		}
 		fl = k->freelist;
-		set_next(tail, fl);
+		slab_set_next(tail, fl);
 		old[0] = (uint64_t)(uintptr_t)fl;
 		old[1] = tid;
-		if (likely(cpu_commit(c, k, old, (uint64_t)(uintptr_t)head, tid + 1, how)))
+		if (likely(cpu_commit(c, k, old, (uint64_t)(uintptr_t)head, tid + SLUB_TID_STEP, how)))
 			return;
 	}
 }
@@ -451,7 +280,7 @@ static ALWAYS_INLINE int alloc_one_by_one(struct bulk_cache *c, size_t n, void *
  * freelist, then off again and on taking. */
 static int alloc_bulk_posted(struct bulk_cache *c, size_t n, void **p)
 {
-	struct bcpu *k;
+	struct kmem_cpu *k;
 
 	irq_disable(c);
 	k = cpu_of(c);
@@ -459,9 +288,9 @@ static int alloc_bulk_posted(struct bulk_cache *c, size_t n, void **p)
 		void *o = k->freelist;
 
 		if (unlikely(!o)) {
-			k->tid++;
+			k->tid += SLUB_TID_STEP;
 			irq_enable();
-			p[i] = slab_alloc_slow(c, k);
+			p[i] = alloc_slow(c, k);
 			if (unlikely(!p[i])) {
 				free_one_by_one(c, i, p, COMMIT_PERCPU);
 				return -ENOMEM;
@@ -469,10 +298,10 @@ static int alloc_bulk_posted(struct bulk_cache *c, size_t n, void **p)
 			irq_disable(c);
 			continue;
 		}
-		k->freelist = get_next(o);
+		k->freelist = slab_next(o);
 		p[i] = o;
 	}
-	k->tid++;
+	k->tid += SLUB_TID_STEP;
 	irq_enable();
 	return 0;
 }
@@ -480,7 +309,7 @@ static int alloc_bulk_posted(struct bulk_cache *c, size_t n, void **p)
 /* v4.3 kmem_cache_alloc_bulk: IRQs off throughout, the refill included. */
 static int alloc_bulk_detached(struct bulk_cache *c, size_t n, void **p)
 {
-	struct bcpu *k;
+	struct kmem_cpu *k;
 
 	irq_disable(c);
 	k = cpu_of(c);
@@ -488,7 +317,7 @@ static int alloc_bulk_detached(struct bulk_cache *c, size_t n, void **p)
 		void *o = k->freelist;
 
 		if (unlikely(!o)) {
-			p[i] = slab_alloc_refill(c, k);
+			p[i] = alloc_refill(c, k);
 			if (unlikely(!p[i])) {
 				irq_enable();
 				free_one_by_one(c, i, p, COMMIT_PERCPU);
@@ -496,10 +325,10 @@ static int alloc_bulk_detached(struct bulk_cache *c, size_t n, void **p)
 			}
 			continue;
 		}
-		k->freelist = get_next(o);
+		k->freelist = slab_next(o);
 		p[i] = o;
 	}
-	k->tid++;
+	k->tid += SLUB_TID_STEP;
 	irq_enable();
 	return 0;
 }
@@ -507,7 +336,7 @@ static int alloc_bulk_detached(struct bulk_cache *c, size_t n, void **p)
 /* The posted kmem_cache_free_bulk ("slub: initial bulk free implementation"). */
 static void free_bulk_posted(struct bulk_cache *c, size_t n, void **p)
 {
-	struct bcpu *k;
+	struct kmem_cpu *k;
 
 	irq_disable(c);
 	k = cpu_of(c);
@@ -516,16 +345,16 @@ static void free_bulk_posted(struct bulk_cache *c, size_t n, void **p)
 		size_t idx = bulk_slab_index(c, o);
 
 		if ((int64_t)idx == k->slab) {
-			set_next(o, k->freelist);
+			slab_set_next(o, k->freelist);
 			k->freelist = o;
 		} else {
-			k->tid++;
+			k->tid += SLUB_TID_STEP;
 			irq_enable();
-			slab_free_slow(c, idx, o, o, 1);
+			free_slow(c, idx, o, o, 1);
 			irq_disable(c);
 		}
 	}
-	k->tid++;
+	k->tid += SLUB_TID_STEP;
 	irq_enable();
 }
 
@@ -549,14 +378,14 @@ static size_t build_detached(const struct bulk_cache *c, size_t n, void **p, siz
 			continue;
 		if (!*head) {
 			*idx = bulk_slab_index(c, o);
-			set_next(o, NULL);
+			slab_set_next(o, NULL);
 			*head = *tail = o;
 			*cnt = 1;
 			p[n] = NULL;
 			continue;
 		}
 		if (bulk_slab_index(c, o) == *idx) {
-			set_next(o, *head);
+			slab_set_next(o, *head);
 			*head = o;
 			(*cnt)++;
 			p[n] = NULL;
@@ -619,12 +448,9 @@ void bulk_free(struct bulk_cache *c, enum bulk_algo a, size_t n, void **p)
 
 size_t bulk_cache_free_objects(struct bulk_cache *c)
 {
-	size_t n = 0;
+	size_t n = slab_free_in_slabs(&c->s);
 
-	for (size_t i = 0; i < c->nslabs; i++)
-		for (void *o = c->meta[i].freelist; o; o = get_next(o))
-			n++;
-	for (void *o = cpu_of(c)->freelist; o; o = get_next(o))
+	for (void *o = cpu_of(c)->freelist; o; o = slab_next(o))
 		n++;
 	return n;
 }
@@ -636,7 +462,7 @@ int64_t bulk_cpu_slab(struct bulk_cache *c)
 
 size_t bulk_cache_capacity(const struct bulk_cache *c)
 {
-	return c->nslabs * c->objs;
+	return c->s.nslabs * c->s.objs;
 }
 
 /* ---- the what-if arithmetic ---- */
@@ -776,7 +602,7 @@ static int time_spread(struct timed *t, enum bulk_algo a, double *ticks, struct 
 		for (size_t j = 0; j < t->bulk; j++, t->cursor++) {
 			size_t g = t->cursor;
 
-			w->slot[j] = (g % t->nslabs) * c->objs + (g / t->nslabs) % c->objs;
+			w->slot[j] = (g % t->nslabs) * c->s.objs + (g / t->nslabs) % c->s.objs;
 			w->p[j] = t->pool[w->slot[j]];
 			w->slot_slab[j] = bulk_slab_index(c, w->p[j]);
 		}
@@ -888,15 +714,15 @@ static __attribute__((noinline)) uint64_t time_irq_pairs(struct bulk_cache *c, s
 }
 
 /* A chain of this_cpu_cmpxchg_double commits {freelist, tid} -> {freelist,
- * tid + 1}, each reading what the previous one wrote, as the fast paths do. */
+ * tid + step}, each reading what the previous one wrote, as the fast paths do. */
 static __attribute__((noinline)) uint64_t time_commits(struct bulk_cache *c, size_t n)
 {
-	struct bcpu *k = cpu_of(c);
+	struct kmem_cpu *k = cpu_of(c);
 	uint64_t t0 = arch_timer_start();
 
 #define COMMIT(j) {								\
 		uint64_t o_[2] = { (uint64_t)(uintptr_t)k->freelist, k->tid };	\
-		cpu_commit(c, k, o_, o_[0], o_[1] + 1, COMMIT_PERCPU);		\
+		cpu_commit(c, k, o_, o_[0], o_[1] + SLUB_TID_STEP, COMMIT_PERCPU); \
 	}
 	for (size_t i = 0; i < n; i += 64) {
 		OPS64(COMMIT)
@@ -1104,7 +930,7 @@ static int run_main(struct repro_ctx *rc, const uint64_t *bulks, size_t nb, size
 	fprintf(rc->out, "SLUB bulk alloc + free (atomcost user-space model of v4.1 SLUB + the series, "
 			 "object %zu bytes, %u per slab, %zu objects per timed loop, median of %zu "
 			 "passes),\ntimer ticks (\"cycles(tsc)\", as the post) per object\n", size,
-		t.c->objs, objects, reps);
+		t.c->s.objs, objects, reps);
 	fprintf(rc->out, "Bulk - Fallback bulking           - fastpath-bulking (1-7/7)           "
 			 "| previous (1-6/7) | later: detached | fallback, plain commit (twin)\n");
 	for (size_t i = 0; i < nb; i++) {
@@ -1355,9 +1181,9 @@ static int run_spread(struct repro_ctx *rc, const uint64_t *bulks, size_t nb, si
 	t.w = malloc(sizeof(*t.w));
 	ret = r && t.w ? bulk_cache_create(&t.c, size, (nslabs + 2) * (1u << 15) / size + MAX_BULK)
 		       : -ENOMEM;
-	if (!ret && !(t.pool = malloc(nslabs * t.c->objs * sizeof(void *))))
+	if (!ret && !(t.pool = malloc(nslabs * t.c->s.objs * sizeof(void *))))
 		ret = -ENOMEM;
-	for (size_t k = 0; !ret && k < nslabs * t.c->objs; k++)
+	for (size_t k = 0; !ret && k < nslabs * t.c->s.objs; k++)
 		if (!(t.pool[k] = cache_alloc(t.c, COMMIT_PERCPU)))
 			ret = -ENOMEM;
 	if (ret < 0)

@@ -19,9 +19,11 @@
  *     rmb()", "we must disable preemption"). cmpxchg+barrier, cmpxchg with
  *     barrier(), isolates the fence's share of the saving.
  *   2011 (SLUB_FP_TID, the kernel since 2011): read tid, barrier, read
- *     freelist and next, cmpxchg128 {obj, tid} -> {next, tid + TID_STEP}.
+ *     freelist and next, cmpxchg128 {obj, tid} -> {next, tid + SLUB_TID_STEP}.
  * Within a fast path the variants differ only in the commit: each fast path
- * is generated from one macro, so they are identical otherwise.
+ * is generated from one macro, so they are identical otherwise. The slab
+ * layer (slab_alloc_slow, slab_free_slow and what they call) also serves the
+ * 2015 bulk model (repro/slub-bulk-free.c).
  */
 #include "repro.h"
 
@@ -54,11 +56,9 @@
 #define HAVE_LOCK_INSNS 0
 #endif
 
-#define TID_STEP 1024		/* power of two >= CPUs: tids never collide across CPUs */
 #define SLAB_MAX_CACHES 64
 #define SLAB_MAX_CPUS 1024
 #define FROZEN (1ull << 32)
-#define INUSE(c) ((uint32_t)(c))
 #define barrier() asm volatile("" ::: "memory")
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
@@ -99,15 +99,6 @@ const char *slub_variant_insn_of(enum slub_fastpath fp, enum slub_variant v)
 		return "?";
 	return fp == SLUB_FP_2007 ? slub07_insn[v] : slub_variant_insn[v];
 }
-
-/* The per-CPU structure: freelist and tid form the 16-byte pair of the 2011
- * fast path; the 2007 one commits on freelist alone. */
-struct kmem_cpu {
-	void *freelist;
-	uint64_t tid;
-	int64_t slab;		/* slab index, -1: none */
-	uint64_t gen;		/* == cache gen when this slot is the cache's */
-} __attribute__((aligned(16)));
 
 static __thread struct kmem_cpu slab_tls[SLAB_MAX_CACHES] __attribute__((tls_model("initial-exec")));
 static __thread volatile int slab_irqs_off __attribute__((tls_model("initial-exec")));
@@ -253,16 +244,6 @@ void slab_cache_destroy(struct slab_cache *s)
 
 /* ---- slow paths (shared by every variant, never timed apart) ---- */
 
-static inline void *get_next(const void *obj)
-{
-	return *(void *const *)obj;
-}
-
-static inline void set_next(void *obj, void *next)
-{
-	*(void **)obj = next;
-}
-
 /* A new slab from the "page allocator" (the arena): its objects linked in
  * address order with plain stores, as allocate_slab() does. */
 static int64_t new_slab(struct slab_cache *s)
@@ -279,8 +260,8 @@ static int64_t new_slab(struct slab_cache *s)
 	node_unlock(s);
 	base = s->arena + (idx << s->shift);
 	for (unsigned i = 0; i + 1 < s->objs; i++)
-		set_next(base + i * s->size, base + (i + 1) * s->size);
-	set_next(base + (s->objs - 1) * s->size, NULL);
+		slab_set_next(base + i * s->size, base + (i + 1) * s->size);
+	slab_set_next(base + (s->objs - 1) * s->size, NULL);
 	s->meta[idx].next = -1;
 	s->meta[idx].on_partial = 0;
 	s->meta[idx].counters = 0;
@@ -341,15 +322,15 @@ static void unfreeze(struct slab_cache *s, size_t idx)
 }
 
 /* __slab_free: cnt objects head..tail of slab idx to the slab's own list. */
-static __attribute__((noinline)) void slab_free_slow(struct slab_cache *s, size_t idx, void *head,
-						      void *tail, unsigned cnt)
+__attribute__((noinline)) void slab_free_slow(struct slab_cache *s, size_t idx, void *head, void *tail,
+					       unsigned cnt)
 {
 	struct slab_meta *m = &s->meta[idx];
 	uint64_t old[2] = { (uint64_t)(uintptr_t)m->freelist, m->counters };
 	bool was_full;
 
 	do {
-		set_next(tail, (void *)(uintptr_t)old[0]);
+		slab_set_next(tail, (void *)(uintptr_t)old[0]);
 		was_full = !old[0] && !(old[1] & FROZEN);
 	} while (!arch_cmpxchg128(&m->freelist, old, (uint64_t)(uintptr_t)head, old[1] - cnt));
 	if (was_full)
@@ -359,15 +340,7 @@ static __attribute__((noinline)) void slab_free_slow(struct slab_cache *s, size_
 /* The calling thread's structure (every variant but rseq). */
 static inline struct kmem_cpu *cpu_slot(struct slab_cache *s)
 {
-	struct kmem_cpu *c = &slab_tls[s->id];
-
-	if (unlikely(c->gen != s->gen)) {
-		c->freelist = NULL;
-		c->slab = -1;
-		c->tid = 0;
-		c->gen = s->gen;
-	}
-	return c;
+	return slab_cpu_own(s, &slab_tls[s->id]);
 }
 
 /* Refill: the CPU slab's remote frees, else a partial slab, else a new one,
@@ -393,7 +366,7 @@ static void *refill(struct slab_cache *s, int64_t *idx)
 
 /* ___slab_alloc: the CPU freelist is empty. Runs with "irqs off" in the
  * kernel: here the structure belongs to the calling thread. */
-static __attribute__((noinline)) void *slab_alloc_slow(struct slab_cache *s, struct kmem_cpu *c)
+__attribute__((noinline)) void *slab_alloc_slow(struct slab_cache *s, struct kmem_cpu *c)
 {
 	int64_t idx = c->slab;
 	void *fl = refill(s, &idx);
@@ -401,8 +374,8 @@ static __attribute__((noinline)) void *slab_alloc_slow(struct slab_cache *s, str
 	c->slab = idx;
 	if (!fl)
 		return NULL;
-	c->freelist = get_next(fl);
-	c->tid += TID_STEP;
+	c->freelist = slab_next(fl);
+	c->tid += SLUB_TID_STEP;
 	return fl;
 }
 
@@ -445,7 +418,7 @@ static inline void *alloc_tid_##V(struct slab_cache *s)				\
 			return slab_alloc_slow(s, c);					\
 		old[0] = (uint64_t)(uintptr_t)obj;					\
 		old[1] = tid;								\
-		if (likely(COMMIT(c, old, (uint64_t)(uintptr_t)get_next(obj), tid + TID_STEP))) \
+		if (likely(COMMIT(c, old, (uint64_t)(uintptr_t)slab_next(obj), tid + SLUB_TID_STEP))) \
 			return obj;							\
 	}										\
 }											\
@@ -464,10 +437,10 @@ static inline void free_tid_##V(struct slab_cache *s, size_t idx, void *head, vo
 			return;								\
 		}									\
 		fl = c->freelist;							\
-		set_next(tail, fl);							\
+		slab_set_next(tail, fl);							\
 		old[0] = (uint64_t)(uintptr_t)fl;					\
 		old[1] = tid;								\
-		if (likely(COMMIT(c, old, (uint64_t)(uintptr_t)head, tid + TID_STEP)))	\
+		if (likely(COMMIT(c, old, (uint64_t)(uintptr_t)head, tid + SLUB_TID_STEP)))	\
 			return;								\
 	}										\
 }
@@ -547,7 +520,7 @@ static inline void *alloc07_##V(struct slab_cache *s)					\
 			obj = slab_alloc_slow(s, c);					\
 			break;								\
 		}									\
-		if (likely(COMMIT(c, obj, get_next(obj))))				\
+		if (likely(COMMIT(c, obj, slab_next(obj))))				\
 			break;								\
 	}										\
 	EXIT();										\
@@ -568,7 +541,7 @@ static inline void free07_##V(struct slab_cache *s, size_t idx, void *head, void
 			slab_free_slow(s, idx, head, tail, cnt);			\
 			break;								\
 		}									\
-		set_next(tail, fl);							\
+		slab_set_next(tail, fl);							\
 		if (likely(COMMIT(c, fl, head)))					\
 			break;								\
 	}										\
@@ -628,14 +601,14 @@ static void *slab_alloc_slow_rseq_locked(struct slab_cache *s, struct kmem_cpu *
 	unsigned cnt = 1;
 
 	__atomic_store_n(&c->slab, idx, __ATOMIC_RELAXED);
-	if (!fl || !(rest = get_next(fl)))
+	if (!fl || !(rest = slab_next(fl)))
 		return fl;
 	/* Install the rest on the CPU we are on now: into an empty freelist,
 	 * else in front of what other threads pushed meanwhile, else (the slab
 	 * is not that CPU's) back to the slab. */
 	if (arch_rseq_cmpxchg(rseq_base(s), RSEQ_STRIDE, 0, U64(rest), __rseq_offset))
 		return fl;
-	for (tail = rest; get_next(tail); tail = get_next(tail))
+	for (tail = rest; slab_next(tail); tail = slab_next(tail))
 		cnt++;
 	if (!arch_rseq_push(rseq_base(s), RSEQ_STRIDE, RSEQ_SLAB_OFF, (uint64_t)idx, rest, tail,
 			    __rseq_offset))
@@ -723,7 +696,7 @@ size_t slab_free_in_slabs(const struct slab_cache *s)
 	size_t n = 0;
 
 	for (size_t i = 0; i < s->nslabs; i++)
-		for (void *o = s->meta[i].freelist; o; o = get_next(o))
+		for (void *o = s->meta[i].freelist; o; o = slab_next(o))
 			n++;
 	return n;
 }
@@ -732,7 +705,7 @@ static size_t list_len(const void *o)
 {
 	size_t n = 0;
 
-	for (; o; o = get_next(o))
+	for (; o; o = slab_next(o))
 		n++;
 	return n;
 }
@@ -753,7 +726,7 @@ static void flush_one(struct slab_cache *s, struct kmem_cpu *c)
 	while (c->freelist) {
 		void *o = c->freelist;
 
-		c->freelist = get_next(o);
+		c->freelist = slab_next(o);
 		slab_free_slow(s, slab_index(s, o), o, o, 1);
 	}
 	if (c->slab >= 0)

@@ -8,8 +8,10 @@
 # hwloc; and a file that includes any engine, probe or arch header fails to
 # compile with the model library's own command (each header of src/,
 # src/arch/ and probes/ planted in turn, beside a control that must
-# compile). Commands come from BUILD_DIR/compile_commands.json, so the
-# compiler, flags and include path are the build's own (cross, sanitizers).
+# compile). And the architecture headers #error when an engine file
+# includes one other than through arch/arch.h. Commands come from
+# BUILD_DIR/compile_commands.json, so the compiler, flags and include path
+# are the build's own (cross, sanitizers).
 # Exit 0 pass, 1 fail.
 import glob
 import json
@@ -94,11 +96,11 @@ engine = sorted(glob.glob(os.path.join(src, 'src/*.h')) + glob.glob(os.path.join
 engine = [os.path.basename(h) for h in engine]
 engine += ['arch/' + os.path.basename(h) for h in sorted(glob.glob(os.path.join(src, 'src/arch/*.h')))]
 with tempfile.TemporaryDirectory() as tmp:
-    def planted(name, text):
+    def planted(name, text, e=e0):
         p = os.path.join(tmp, name)
         with open(p, 'w') as f:
             f.write(text)
-        return run(model_command(e0, p, ['-fsyntax-only']), e0['directory'])
+        return run(model_command(e, p, ['-fsyntax-only']), e['directory'])
 
     r = planted('wall-control.c', '#include "report.h"\n#include "sections.h"\n#include "card.h"\n'
                 '#include "build-config.h"\nint wall_control(void);\nint wall_control(void) { return 0; }\n')
@@ -107,5 +109,16 @@ with tempfile.TemporaryDirectory() as tmp:
         r = planted('wall-probe.c', f'#include "{h}"\n')
         check(r.returncode != 0 and h in r.stderr and 'No such file' in r.stderr,
               f'a model file including "{h}" does not compile', r.stderr or 'it compiled')
+
+    # The arch headers, planted in an engine file (runner.c's command).
+    eng = [e for e in entries if e['file'].endswith('src/runner.c')]
+    check(len(eng) == 1, 'the engine command (src/runner.c) found')
+    if eng:
+        r = planted('arch-control.c', '#include "arch/arch.h"\n', eng[0])
+        check(r.returncode == 0, 'control: an engine file including "arch/arch.h" compiles', r.stderr)
+        for h in [h for h in engine if h.startswith('arch/') and h != 'arch/arch.h']:
+            r = planted('arch-probe.c', f'#include "{h}"\n', eng[0])
+            check(r.returncode != 0 and 'include arch/arch.h, not ' + h in r.stderr,
+                  f'an engine file including "{h}" directly stops at its #error', r.stderr or 'it compiled')
 print(f'wall: {fails} failed')
 sys.exit(1 if fails else 0)

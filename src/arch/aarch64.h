@@ -21,6 +21,9 @@
  * atomic forms, as the kernel's cmpxchg_local and local_t are on arm64;
  * the bit and exchange *_nl forms are plain load/modify/store (non-atomic).
  */
+#ifndef ATOMCOST_ARCH_INSIDE
+#error "include arch/arch.h, not arch/aarch64.h: arch.h picks the architecture"
+#endif
 #ifndef ATOMCOST_ARCH_AARCH64_H
 #define ATOMCOST_ARCH_AARCH64_H
 

@@ -22,6 +22,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The architecture headers refuse to be included other than from here
+ * (Concurrency Kit's gcc/<arch>/ck_pr.h way): #error without this token. */
+#define ATOMCOST_ARCH_INSIDE 1
 #if defined(ATOMCOST_GENERIC)
 #include "arch/generic.h"
 #elif defined(__x86_64__)
@@ -31,6 +34,7 @@
 #else
 #include "arch/generic.h"
 #endif
+#undef ATOMCOST_ARCH_INSIDE
 
 /* Stand-ins for x86-only forms on architectures without them: segment-
  * relative per-CPU addressing and the UP-patched `ds` form. They only let

@@ -15,6 +15,9 @@
  * of cmpxchg, fetch-add and increment are the relaxed atomics; the bit and
  * exchange *_nl forms are plain volatile read-modify-write (non-atomic).
  */
+#ifndef ATOMCOST_ARCH_INSIDE
+#error "include arch/arch.h, not arch/generic.h: arch.h picks the architecture"
+#endif
 #ifndef ATOMCOST_ARCH_GENERIC_H
 #define ATOMCOST_ARCH_GENERIC_H
 

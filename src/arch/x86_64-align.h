@@ -36,6 +36,9 @@
  * side, align_prepare); %rcx = 1 where setup says so, built as
  * `mov $-1; neg` so no core sees an immediate (docs/method.md).
  */
+#ifndef ATOMCOST_ARCH_INSIDE
+#error "include arch/arch.h, not arch/x86_64-align.h: arch.h picks the architecture"
+#endif
 #ifndef ATOMCOST_ARCH_X86_64_ALIGN_H
 #define ATOMCOST_ARCH_X86_64_ALIGN_H
 

@@ -13,6 +13,9 @@
  *                        store, xadd ticket, flags save)
  *   ARCH_HAS_RSEQ        hand-written rseq critical sections below
  */
+#ifndef ATOMCOST_ARCH_INSIDE
+#error "include arch/arch.h, not arch/x86_64-rseq.h: arch.h picks the architecture"
+#endif
 #ifndef ATOMCOST_ARCH_X86_64_RSEQ_H
 #define ATOMCOST_ARCH_X86_64_RSEQ_H
 

@@ -8,6 +8,9 @@
  * mode (OPS64 offsets become displacements). Each probe's .kernel_src
  * names the kernel file (ARCH_KSRC_*) and macro whose instruction it runs.
  */
+#ifndef ATOMCOST_ARCH_INSIDE
+#error "include arch/arch.h, not arch/x86_64.h: arch.h picks the architecture"
+#endif
 #ifndef ATOMCOST_ARCH_X86_64_H
 #define ATOMCOST_ARCH_X86_64_H
 

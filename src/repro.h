@@ -336,6 +336,57 @@ void *slab_alloc_slow(struct slab_cache *s, struct kmem_cpu *c);
 /* __slab_free: cnt objects head..tail of slab idx onto the slab's own
  * {freelist, counters} by a locked cmpxchg128; a full slab becomes partial. */
 void slab_free_slow(struct slab_cache *s, size_t idx, void *head, void *tail, unsigned cnt);
+
+/* The fast path since 2011, one template for every commit form (the 2011
+ * variants, the 2015 bulk model's kernel commit and its plain twin):
+ * alloc_##NAME(s) and free_##NAME(s, idx, head, tail, cnt) on a CACHE *s,
+ * whose kmem_cpu is CPU(s); ALLOC_SLOW(s, c) and FREE_SLOW(s, idx, head,
+ * tail, cnt) its slow paths; COMMIT(s, c, old, nlo, nhi) sets {freelist, tid}
+ * to {nlo, nhi} when it still holds old[] (true), else reloads old[]. */
+#define SLUB_TID_FASTPATHS(NAME, CACHE, CPU, ALLOC_SLOW, FREE_SLOW, COMMIT)		\
+static inline __attribute__((always_inline)) void *alloc_##NAME(CACHE *s)		\
+{											\
+	struct kmem_cpu *c = CPU(s);							\
+											\
+	for (;;) {									\
+		uint64_t tid = c->tid, old[2];						\
+		void *obj;								\
+											\
+		asm volatile("" ::: "memory");						\
+		obj = c->freelist;							\
+		if (__builtin_expect(!obj, 0))						\
+			return ALLOC_SLOW(s, c);					\
+		old[0] = (uint64_t)(uintptr_t)obj;					\
+		old[1] = tid;								\
+		if (__builtin_expect(!!(COMMIT(s, c, old, (uint64_t)(uintptr_t)slab_next(obj),\
+					       tid + SLUB_TID_STEP)), 1))		\
+			return obj;							\
+	}										\
+}											\
+static inline __attribute__((always_inline)) void free_##NAME(CACHE *s, size_t idx,	\
+							       void *head, void *tail,	\
+							       unsigned cnt)		\
+{											\
+	struct kmem_cpu *c = CPU(s);							\
+											\
+	for (;;) {									\
+		uint64_t tid = c->tid, old[2];						\
+		void *fl;								\
+											\
+		asm volatile("" ::: "memory");						\
+		if (__builtin_expect((int64_t)idx != c->slab, 0)) {			\
+			FREE_SLOW(s, idx, head, tail, cnt);				\
+			return;								\
+		}									\
+		fl = c->freelist;							\
+		slab_set_next(tail, fl);						\
+		old[0] = (uint64_t)(uintptr_t)fl;					\
+		old[1] = tid;								\
+		if (__builtin_expect(!!(COMMIT(s, c, old, (uint64_t)(uintptr_t)head,	\
+					       tid + SLUB_TID_STEP)), 1))		\
+			return;								\
+	}										\
+}
 /* The 2007 post's saving of cmpxchg_local over cmpxchg for test (1: repeat,
  * 2: pair) and column col (test 1: 0 kmalloc, 1 kfree), derived from its
  * tables, as it states no single figure: the lower median, over the given

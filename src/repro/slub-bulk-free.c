@@ -180,7 +180,7 @@ static __attribute__((noinline)) void *alloc_slow(struct bulk_cache *c, struct k
 /* How the fast paths commit {freelist, tid}: COMMIT_PERCPU as the kernel
  * (this_cpu_cmpxchg_double); COMMIT_PLAIN, the fallback's twin: load both
  * words, compare, store both, with plain moves and the same control flow.
- * The twin is correct because only this thread touches its bcpu (as the
+ * The twin is correct because only this thread touches its kmem_cpu (as the
  * IRQ-off analog); fallback minus twin is the commit's cost in context. */
 enum commit { COMMIT_PERCPU, COMMIT_PLAIN };
 
@@ -206,49 +206,25 @@ static ALWAYS_INLINE bool cpu_commit(struct bulk_cache *c, struct kmem_cpu *k, u
 	return true;
 }
 
+#define COMMIT_KERNEL(c, k, old, nlo, nhi) cpu_commit(c, k, old, nlo, nhi, COMMIT_PERCPU)
+#define COMMIT_TWIN(c, k, old, nlo, nhi) cpu_commit(c, k, old, nlo, nhi, COMMIT_PLAIN)
+SLUB_TID_FASTPATHS(kernel, struct bulk_cache, cpu_of, alloc_slow, free_slow, COMMIT_KERNEL)
+SLUB_TID_FASTPATHS(twin, struct bulk_cache, cpu_of, alloc_slow, free_slow, COMMIT_TWIN)
+
 /* slab_alloc */
 static ALWAYS_INLINE void *cache_alloc(struct bulk_cache *c, enum commit how)
 {
-	struct kmem_cpu *k = cpu_of(c);
-
-	for (;;) {
-		uint64_t tid = k->tid, old[2];
-		void *o;
-
-		barrier();
-		o = k->freelist;
-		if (unlikely(!o))
-			return alloc_slow(c, k);
-		old[0] = (uint64_t)(uintptr_t)o;
-		old[1] = tid;
-		if (likely(cpu_commit(c, k, old, (uint64_t)(uintptr_t)slab_next(o),
-				      tid + SLUB_TID_STEP, how)))
-			return o;
-	}
+	return how == COMMIT_PERCPU ? alloc_kernel(c) : alloc_twin(c);
 }
 
 /* slab_free: head..tail (cnt objects) of slab idx */
 static ALWAYS_INLINE void cache_free(struct bulk_cache *c, size_t idx, void *head, void *tail,
 				       unsigned cnt, enum commit how)
 {
-	struct kmem_cpu *k = cpu_of(c);
-
-	for (;;) {
-		uint64_t tid = k->tid, old[2];
-		void *fl;
-
-		barrier();
-		if (unlikely((int64_t)idx != k->slab)) {
-			free_slow(c, idx, head, tail, cnt);
-			return;
-		}
-		fl = k->freelist;
-		slab_set_next(tail, fl);
-		old[0] = (uint64_t)(uintptr_t)fl;
-		old[1] = tid;
-		if (likely(cpu_commit(c, k, old, (uint64_t)(uintptr_t)head, tid + SLUB_TID_STEP, how)))
-			return;
-	}
+	if (how == COMMIT_PERCPU)
+		free_kernel(c, idx, head, tail, cnt);
+	else
+		free_twin(c, idx, head, tail, cnt);
 }
 
 /* ---- the bulk algorithms ---- */

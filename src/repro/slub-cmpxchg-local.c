@@ -381,9 +381,10 @@ __attribute__((noinline)) void *slab_alloc_slow(struct slab_cache *s, struct kme
 
 /* ---- the 2011 fast path: {freelist, tid} committed together ---- */
 
-#define COMMIT_LOCKED(c, old, nlo, nhi) arch_cmpxchg128(&(c)->freelist, old, nlo, nhi)
-#define COMMIT_LOCAL(c, old, nlo, nhi) arch_cmpxchg128_nl(&(c)->freelist, old, nlo, nhi)
-#define COMMIT_THIS_CPU(c, old, nlo, nhi) arch_percpu_cmpxchg128(arch_percpu_offset(c), old, nlo, nhi)
+#define COMMIT_LOCKED(s, c, old, nlo, nhi) arch_cmpxchg128(&(c)->freelist, old, nlo, nhi)
+#define COMMIT_LOCAL(s, c, old, nlo, nhi) arch_cmpxchg128_nl(&(c)->freelist, old, nlo, nhi)
+#define COMMIT_THIS_CPU(s, c, old, nlo, nhi) \
+	arch_percpu_cmpxchg128(arch_percpu_offset(c), old, nlo, nhi)
 /* irq-off analog: local_irq_save (flags read + thread-local "off" flag),
  * plain stores, local_irq_restore. Only this thread touches c. */
 static inline bool commit_irqoff(struct kmem_cpu *c, uint64_t *old, uint64_t nlo, uint64_t nhi)
@@ -401,50 +402,10 @@ static inline bool commit_irqoff(struct kmem_cpu *c, uint64_t *old, uint64_t nlo
 	slab_irqs_off = 0;
 	return true;
 }
-#define COMMIT_IRQOFF(c, old, nlo, nhi) commit_irqoff(c, old, nlo, nhi)
+#define COMMIT_IRQOFF(s, c, old, nlo, nhi) commit_irqoff(c, old, nlo, nhi)
 
-#define SLUB_FASTPATHS(V, COMMIT)							\
-static inline void *alloc_tid_##V(struct slab_cache *s)				\
-{											\
-	struct kmem_cpu *c = cpu_slot(s);						\
-											\
-	for (;;) {									\
-		uint64_t tid = c->tid, old[2];						\
-		void *obj;								\
-											\
-		barrier();								\
-		obj = c->freelist;							\
-		if (unlikely(!obj))							\
-			return slab_alloc_slow(s, c);					\
-		old[0] = (uint64_t)(uintptr_t)obj;					\
-		old[1] = tid;								\
-		if (likely(COMMIT(c, old, (uint64_t)(uintptr_t)slab_next(obj), tid + SLUB_TID_STEP))) \
-			return obj;							\
-	}										\
-}											\
-static inline void free_tid_##V(struct slab_cache *s, size_t idx, void *head, void *tail, \
-				unsigned cnt)						\
-{											\
-	struct kmem_cpu *c = cpu_slot(s);						\
-											\
-	for (;;) {									\
-		uint64_t tid = c->tid, old[2];						\
-		void *fl;								\
-											\
-		barrier();								\
-		if (unlikely((int64_t)idx != c->slab)) {				\
-			slab_free_slow(s, idx, head, tail, cnt);			\
-			return;								\
-		}									\
-		fl = c->freelist;							\
-		slab_set_next(tail, fl);							\
-		old[0] = (uint64_t)(uintptr_t)fl;					\
-		old[1] = tid;								\
-		if (likely(COMMIT(c, old, (uint64_t)(uintptr_t)head, tid + SLUB_TID_STEP)))	\
-			return;								\
-	}										\
-}
-
+#define SLUB_FASTPATHS(V, COMMIT) \
+	SLUB_TID_FASTPATHS(tid_##V, struct slab_cache, cpu_slot, slab_alloc_slow, slab_free_slow, COMMIT)
 SLUB_FASTPATHS(LOCKED, COMMIT_LOCKED)
 SLUB_FASTPATHS(LOCAL, COMMIT_LOCAL)
 SLUB_FASTPATHS(THIS_CPU, COMMIT_THIS_CPU)

@@ -347,10 +347,10 @@ void slab_free_slow(struct slab_cache *s, size_t idx, void *head, void *tail, un
 static inline __attribute__((always_inline)) void *alloc_##NAME(CACHE *s)		\
 {											\
 	struct kmem_cpu *c = CPU(s);							\
+	void *obj;									\
 											\
 	for (;;) {									\
 		uint64_t tid = c->tid, old[2];						\
-		void *obj;								\
 											\
 		asm volatile("" ::: "memory");						\
 		obj = c->freelist;							\
@@ -387,6 +387,7 @@ static inline __attribute__((always_inline)) void free_##NAME(CACHE *s, size_t i
 			return;								\
 	}										\
 }
+
 /* The 2007 post's saving of cmpxchg_local over cmpxchg for test (1: repeat,
  * 2: pair) and column col (test 1: 0 kmalloc, 1 kfree), derived from its
  * tables, as it states no single figure: the lower median, over the given

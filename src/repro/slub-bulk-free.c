@@ -253,8 +253,9 @@ static ALWAYS_INLINE int alloc_one_by_one(struct bulk_cache *c, size_t n, void *
  * IRQs off around the loop, objects taken from the CPU freelist with plain
  * loads and stores; when it is empty, IRQs on around __slab_alloc (which
  * saves and restores them itself), whose side effect refills the CPU
- * freelist, then off again and on taking. */
-static int alloc_bulk_posted(struct bulk_cache *c, size_t n, void **p)
+ * freelist, then off again and on taking. v43: the v4.3 one, IRQs off
+ * throughout, the refill included. */
+static ALWAYS_INLINE int alloc_bulk(struct bulk_cache *c, size_t n, void **p, bool v43)
 {
 	struct kmem_cpu *k;
 
@@ -264,41 +265,19 @@ static int alloc_bulk_posted(struct bulk_cache *c, size_t n, void **p)
 		void *o = k->freelist;
 
 		if (unlikely(!o)) {
-			k->tid += SLUB_TID_STEP;
-			irq_enable();
-			p[i] = alloc_slow(c, k);
-			if (unlikely(!p[i])) {
-				free_one_by_one(c, i, p, COMMIT_PERCPU);
-				return -ENOMEM;
-			}
-			irq_disable(c);
-			continue;
-		}
-		k->freelist = slab_next(o);
-		p[i] = o;
-	}
-	k->tid += SLUB_TID_STEP;
-	irq_enable();
-	return 0;
-}
-
-/* v4.3 kmem_cache_alloc_bulk: IRQs off throughout, the refill included. */
-static int alloc_bulk_detached(struct bulk_cache *c, size_t n, void **p)
-{
-	struct kmem_cpu *k;
-
-	irq_disable(c);
-	k = cpu_of(c);
-	for (size_t i = 0; i < n; i++) {
-		void *o = k->freelist;
-
-		if (unlikely(!o)) {
-			p[i] = alloc_refill(c, k);
-			if (unlikely(!p[i])) {
+			if (!v43) {
+				k->tid += SLUB_TID_STEP;
 				irq_enable();
+			}
+			p[i] = v43 ? alloc_refill(c, k) : alloc_slow(c, k);
+			if (unlikely(!p[i])) {
+				if (v43)
+					irq_enable();
 				free_one_by_one(c, i, p, COMMIT_PERCPU);
 				return -ENOMEM;
 			}
+			if (!v43)
+				irq_disable(c);
 			continue;
 		}
 		k->freelist = slab_next(o);
@@ -394,9 +373,9 @@ int bulk_alloc(struct bulk_cache *c, enum bulk_algo a, size_t n, void **p)
 	switch (a) {
 	case BULK_PREVIOUS:
 	case BULK_POSTED:
-		return alloc_bulk_posted(c, n, p);
+		return alloc_bulk(c, n, p, false);
 	case BULK_DETACHED:
-		return alloc_bulk_detached(c, n, p);
+		return alloc_bulk(c, n, p, true);
 	case BULK_TWIN:
 		return alloc_one_by_one(c, n, p, COMMIT_PLAIN);
 	default:
@@ -516,8 +495,8 @@ static __attribute__((noinline)) int time_rounds(struct bulk_cache *c, enum bulk
 /* The many-slab case: put freed objects back in their pool slots
  * (untimed): allocate as many again (they come back from the partial
  * slabs) and give each the slot of a freed object of the same slab. */
-static int refill(struct bulk_cache *c, void **pool, const size_t *slot, const size_t *slot_slab,
-		  size_t bulk, bool *used)
+static int refill_pool(struct bulk_cache *c, void **pool, const size_t *slot,
+		       const size_t *slot_slab, size_t bulk, bool *used)
 {
 	for (size_t j = 0; j < bulk; j++)
 		used[j] = false;
@@ -589,7 +568,7 @@ static int time_spread(struct timed *t, enum bulk_algo a, double *ticks, struct 
 		s1 = c->st;
 		stats_add(d, &s0, &s1);
 		sum += (double)(t1 - t0) - t->overhead;
-		ret = refill(c, t->pool, w->slot, w->slot_slab, t->bulk, w->used);
+		ret = refill_pool(c, t->pool, w->slot, w->slot_slab, t->bulk, w->used);
 		if (ret < 0)
 			return ret;
 	}
@@ -622,8 +601,8 @@ struct bulk_run {
 
 /* One loop of algorithm a, taken again while preempted; ticks per object,
  * the loop's CPU share and its ops per object. */
-static int time_one(struct timed *t, enum bulk_algo a, double *per_obj, double *share,
-		    struct bulk_ops *ops, size_t *redone)
+static int time_loop(struct timed *t, enum bulk_algo a, double *per_obj, double *share,
+		     struct bulk_ops *ops, size_t *redone)
 {
 	struct bulk_stats zero = { 0 }, d;
 	struct repro_pass ps;
@@ -655,7 +634,7 @@ static int run_passes(struct timed *t, const enum bulk_algo *algos, size_t na, s
 		for (size_t i = 0; i < na; i++) {
 			enum bulk_algo a = algos[k & 1 ? na - 1 - i : i];
 			double share;
-			int ret = time_one(t, a, &r->pass[a][k], &share, &r->ops[a], redone);
+			int ret = time_loop(t, a, &r->pass[a][k], &share, &r->ops[a], redone);
 
 			if (ret < 0)
 				return ret;

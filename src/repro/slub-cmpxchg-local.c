@@ -386,8 +386,11 @@ __attribute__((noinline)) void *slab_alloc_slow(struct slab_cache *s, struct kme
 #define COMMIT_THIS_CPU(s, c, old, nlo, nhi) \
 	arch_percpu_cmpxchg128(arch_percpu_offset(c), old, nlo, nhi)
 /* irq-off analog: local_irq_save (flags read + thread-local "off" flag),
- * plain stores, local_irq_restore. Only this thread touches c. */
-static inline bool commit_irqoff(struct kmem_cpu *c, uint64_t *old, uint64_t nlo, uint64_t nhi)
+ * plain stores of the freelist (and of the tid, with_tid: 2011),
+ * local_irq_restore. Only this thread touches c. */
+static inline __attribute__((always_inline)) bool commit_irqoff(struct kmem_cpu *c, uint64_t *old,
+								 uint64_t nlo, uint64_t nhi,
+								 bool with_tid)
 {
 #if HAVE_LOCK_INSNS
 	uint64_t flags = arch_save_flags();
@@ -397,12 +400,13 @@ static inline bool commit_irqoff(struct kmem_cpu *c, uint64_t *old, uint64_t nlo
 	slab_irqs_off = 1;
 	barrier();
 	arch_store(&c->freelist, nlo);
-	arch_store(&c->tid, nhi);
+	if (with_tid)
+		arch_store(&c->tid, nhi);
 	barrier();
 	slab_irqs_off = 0;
 	return true;
 }
-#define COMMIT_IRQOFF(s, c, old, nlo, nhi) commit_irqoff(c, old, nlo, nhi)
+#define COMMIT_IRQOFF(s, c, old, nlo, nhi) commit_irqoff(c, old, nlo, nhi, true)
 
 #define SLUB_FASTPATHS(V, COMMIT) \
 	SLUB_TID_FASTPATHS(tid_##V, struct slab_cache, cpu_slot, slab_alloc_slow, slab_free_slow, COMMIT)
@@ -420,21 +424,7 @@ SLUB_FASTPATHS(IRQOFF, COMMIT_IRQOFF)
 #define C07_LOCAL(c, o, n) (arch_cmpxchg_nl(&(c)->freelist, U64(o), U64(n)) == U64(o))
 /* this_cpu_cmpxchg: `cmpxchgq %reg,%fs:off` (the form 2.6.25 planned). */
 #define C07_THIS_CPU(c, o, n) (arch_percpu_cmpxchg(arch_percpu_offset(&(c)->freelist), U64(o), U64(n)) == U64(o))
-static inline bool c07_irqoff(struct kmem_cpu *c, void *n)
-{
-#if HAVE_LOCK_INSNS
-	uint64_t flags = arch_save_flags();
-
-	asm volatile("" : : "r"(flags));
-#endif
-	slab_irqs_off = 1;
-	barrier();
-	arch_store(&c->freelist, U64(n));
-	barrier();
-	slab_irqs_off = 0;
-	return true;
-}
-#define C07_IRQOFF(c, o, n) c07_irqoff(c, n)
+#define C07_IRQOFF(c, o, n) commit_irqoff(c, NULL, U64(n), 0, false)
 
 /* preempt_disable / preempt_enable around the cmpxchg_local fast path (the
  * post: "Con: we must disable preemption"); nothing around the others. */

@@ -656,17 +656,33 @@ static int run_size(const struct conc_run *r, size_t size, struct conc_size *z)
 	return 0;
 }
 
-/* The pass figure at byte offset off of variant v's passes: pass i of the
- * counted ones (of every try when none counted). */
-static double fig(const struct conc_run *r, const struct conc_size *z, int v, size_t i, size_t off)
+enum pf_field { PF_TK, PF_OV, PF_LOCKS, PF_TAKEN, PF_WAIT, PF_SHARE };
+
+/* Field f (phase ph) of variant v's pass i of the counted ones (of every
+ * try when none counted). */
+static double fig(const struct conc_run *r, const struct conc_size *z, int v, size_t i,
+		  enum pf_field f, int ph)
 {
 	const struct pass_fig *p = &z->pf[(size_t)v * r->cap + (z->got ? z->idx[i] : i)];
 
-	return *(const double *)((const char *)p + off);
+	switch (f) {
+	case PF_TK:
+		return p->tk[ph];
+	case PF_OV:
+		return p->ov[ph];
+	case PF_LOCKS:
+		return p->locks[ph];
+	case PF_TAKEN:
+		return p->taken[ph];
+	case PF_WAIT:
+		return p->wait[ph];
+	default:
+		return p->share;
+	}
 }
 
 /* Its median over those passes. */
-static double med(const struct conc_run *r, const struct conc_size *z, int v, size_t off)
+static double med(const struct conc_run *r, const struct conc_size *z, int v, enum pf_field f, int ph)
 {
 	size_t m = z->got ? z->got : z->tries;
 	double x[JUDGE_MAX_EPOCHS * MAX_PASS_FACTOR];
@@ -674,11 +690,10 @@ static double med(const struct conc_run *r, const struct conc_size *z, int v, si
 	if (m > ARRAY_SIZE(x))
 		m = ARRAY_SIZE(x);
 	for (size_t i = 0; i < m; i++)
-		x[i] = fig(r, z, v, i, off);
+		x[i] = fig(r, z, v, i, f, ph);
 	return stats_median(x, m);
 }
 
-#define OFF(field, ph) (offsetof(struct pass_fig, field) + (ph) * sizeof(double))
 
 static void print_contention(FILE *out, const struct conc_run *r, const struct conc_size *zs,
 			     size_t nsizes)
@@ -699,10 +714,10 @@ static void print_contention(FILE *out, const struct conc_run *r, const struct c
 			if (!r->ran[v])
 				continue;
 			fprintf(out, " %s: %.3f / %.3f locks, taken %.0f%% / %.0f%%, waiting %.1f / "
-				     "%.1f%s", vn[v], med(r, z, v, OFF(locks, 0)),
-				med(r, z, v, OFF(locks, 1)), 100 * med(r, z, v, OFF(taken, 0)),
-				100 * med(r, z, v, OFF(taken, 1)), med(r, z, v, OFF(wait, 0)) / r->tpc,
-				med(r, z, v, OFF(wait, 1)) / r->tpc, v ? "" : ";");
+				     "%.1f%s", vn[v], med(r, z, v, PF_LOCKS, 0),
+				med(r, z, v, PF_LOCKS, 1), 100 * med(r, z, v, PF_TAKEN, 0),
+				100 * med(r, z, v, PF_TAKEN, 1), med(r, z, v, PF_WAIT, 0) / r->tpc,
+				med(r, z, v, PF_WAIT, 1) / r->tpc, v ? "" : ";");
 		}
 		fputc('\n', out);
 	}
@@ -755,10 +770,10 @@ static void conclude_size(struct repro_ctx *rc, const struct conc_run *r, const 
 			continue;
 		}
 		for (size_t i = 0; i < m; i++) {
-			ea[i] = fig(r, z, 1, i, OFF(tk, ph)) / r->tpc;
-			eb[i] = fig(r, z, 0, i, OFF(tk, ph)) / r->tpc;
-			sh[i] = fmin(fig(r, z, 0, i, offsetof(struct pass_fig, share)),
-				     fig(r, z, 1, i, offsetof(struct pass_fig, share)));
+			ea[i] = fig(r, z, 1, i, PF_TK, ph) / r->tpc;
+			eb[i] = fig(r, z, 0, i, PF_TK, ph) / r->tpc;
+			sh[i] = fmin(fig(r, z, 0, i, PF_SHARE, 0),
+				     fig(r, z, 1, i, PF_SHARE, 0));
 		}
 		repro_conclude(rc, &c);
 	}
@@ -793,8 +808,8 @@ static int print_tables(struct repro_ctx *rc, const struct conc_run *r, struct c
 		fprintf(rc->out, "* %s\n", vtitle[v]);
 		for (size_t si = 0; si < nsizes; si++) {
 			const struct conc_size *z = &zs[si];
-			double a = med(r, z, v, OFF(tk, 0)) / r->tpc, f = med(r, z, v, OFF(tk, 1)) / r->tpc;
-			double oa = med(r, z, v, OFF(ov, 0)), of = med(r, z, v, OFF(ov, 1));
+			double a = med(r, z, v, PF_TK, 0) / r->tpc, f = med(r, z, v, PF_TK, 1) / r->tpc;
+			double oa = med(r, z, v, PF_OV, 0), of = med(r, z, v, PF_OV, 1);
 
 			fprintf(rc->out, "Kmalloc N*alloc N*free(%s): Average=%.0f/%.0f\n", z->label, a, f);
 			snprintf(notes[si], sizeof(notes[si]), "together %.0f%% / %.0f%%, %zu of %zu "
@@ -803,12 +818,12 @@ static int print_tables(struct repro_ctx *rc, const struct conc_run *r, struct c
 			json_object_set_new(jvar, z->label, json_pack(
 				"{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:I,s:I}",
 				"alloc_cycles", a, "free_cycles", f, "alloc_overlap", oa, "free_overlap", of,
-				"alloc_locks_per_op", med(r, z, v, OFF(locks, 0)),
-				"free_locks_per_op", med(r, z, v, OFF(locks, 1)),
-				"alloc_lock_taken", med(r, z, v, OFF(taken, 0)),
-				"free_lock_taken", med(r, z, v, OFF(taken, 1)),
-				"alloc_lock_wait_cycles", med(r, z, v, OFF(wait, 0)) / r->tpc,
-				"free_lock_wait_cycles", med(r, z, v, OFF(wait, 1)) / r->tpc,
+				"alloc_locks_per_op", med(r, z, v, PF_LOCKS, 0),
+				"free_locks_per_op", med(r, z, v, PF_LOCKS, 1),
+				"alloc_lock_taken", med(r, z, v, PF_TAKEN, 0),
+				"free_lock_taken", med(r, z, v, PF_TAKEN, 1),
+				"alloc_lock_wait_cycles", med(r, z, v, PF_WAIT, 0) / r->tpc,
+				"free_lock_wait_cycles", med(r, z, v, PF_WAIT, 1) / r->tpc,
 				"passes_counted", (json_int_t)z->got, "tries", (json_int_t)z->tries));
 		}
 		fputc('\n', rc->out);
@@ -853,7 +868,7 @@ int repro_concurrent_run(struct repro_ctx *rc)
 		.ran = { config_list_has(e, sec, "variants", "locked"),
 			 config_list_has(e, sec, "variants", "lockless") },
 	};
-	struct conc_size zs[MAX_SIZES];
+	struct conc_size zs[MAX_SIZES] = { 0 };
 	struct pass_fig *pf = NULL;
 	size_t *idx = NULL;
 	json_t *jv = json_object();

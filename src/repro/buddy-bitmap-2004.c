@@ -73,8 +73,6 @@ static const struct repro_table posted_2004 = {
 #define POSTED(cs) (posted_rows[cs].v[0])
 #define POSTED_MACHINE "Xeon MP 1.9 GHz, 2004"
 
-static const bool case_cold[BUDDY_CASES] = { 0, 0, 0, 1, 1, 1, 0, 0 };
-
 volatile uint64_t buddy_cold_preps;
 
 #define LEGACY_SIZE (512 * 1024)
@@ -188,6 +186,8 @@ static const char *const legacy_deviations[] = {
 };
 
 #if defined(ARCH_HAS_BIT32_IMM) && ARCH_HAS_BIT32_IMM && defined(ARCH_HAS_TIMER_RAW) && ARCH_HAS_TIMER_RAW
+static const bool case_cold[BUDDY_CASES] = { 0, 0, 0, 1, 1, 1, 0, 0 };
+
 /* The 2004 loop bodies, one function so the disassembly shows them all. */
 static __attribute__((noinline)) uint64_t legacy_case(int cs, char *buf)
 {

@@ -7,7 +7,7 @@
  *       1.0 cycles(tsc)   0.296 ns -   12.8 cycles(tsc)   6.108 ns
  *
  * "cycles(tsc)" are TSC ticks, as the kernel's get_cycles() counts them
- * (slub bulk-free benchmarks, seeds/slub-bulk-free-2015.txt); the header
+ * (the 2015 slub bulk-free benchmark posts, docs/reproductions.md); the header
  * says how many ticks a core cycle is. Each pair is printed once, the less
  * atomic probe before. With --epochs a row is the median of the epoch
  * medians and the bracket is the range of the pass ratios. */

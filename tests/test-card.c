@@ -224,7 +224,7 @@ int main(void)
 	CHECK(has(t, "     2 __set_bit_var             +2.1"), "an injected 2 cycles in the walk: rank 2, not tied");
 	free(t);
 	{
-		json_t *j = card_to_json(&rep);
+		json_t *j = card_build(&rep, &c) ? NULL : card_to_json(&c);
 		const json_t *o = json_array_get(json_object_get(json_array_get(json_object_get(j, "menu"), 0),
 								 "options"), 0);
 

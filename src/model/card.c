@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "common.h"
 #include "compare.h"
 #include "fingerprint.h"
 
@@ -17,14 +18,15 @@
 static const struct {
 	const char *what, *pattern;
 	enum probe_mode mode;
+	const char *chart;	/* label in the ratio chart; NULL: not there */
 } cmp_rows[] = {
-	{ "hot line, independent ops", "hit", MODE_THROUGHPUT },
-	{ "hot line, dependency chain", "hit", MODE_LATENCY },
-	{ "L1 walk, op on another word", "dep", MODE_LATENCY },
-	{ "L1 walk, op on the followed word", "dep+ptr", MODE_LATENCY },
-	{ "L2 walk, op on another word", "l2", MODE_LATENCY },
-	{ "LLC walk, op on another word", "llc", MODE_LATENCY },
-	{ "DRAM walk, op on another word", "miss", MODE_LATENCY },
+	{ "hot line, independent ops", "hit", MODE_THROUGHPUT, "hit, throughput" },
+	{ "hot line, dependency chain", "hit", MODE_LATENCY, "hit, latency" },
+	{ "L1 walk, op on another word", "dep", MODE_LATENCY, "dep" },
+	{ "L1 walk, op on the followed word", "dep+ptr", MODE_LATENCY, NULL },
+	{ "L2 walk, op on another word", "l2", MODE_LATENCY, "l2" },
+	{ "LLC walk, op on another word", "llc", MODE_LATENCY, "llc" },
+	{ "DRAM walk, op on another word", "miss", MODE_LATENCY, "miss" },
 };
 
 /* The twin pairs tried for the paragraph, first measured one wins. */
@@ -40,6 +42,23 @@ static const struct result *find(const struct report *rep, const char *name, enu
 				 const char *pattern)
 {
 	return report_find(rep, name, m, pattern);
+}
+
+static const json_t *get(const json_t *o, const char *key)
+{
+	return json_object_get(o, key);
+}
+
+static double num(const json_t *o, const char *key)
+{
+	return json_number_value(json_object_get(o, key));
+}
+
+static const char *str(const json_t *o, const char *key, const char *dflt)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : dflt;
 }
 
 static double med_cycles(const struct report *rep, const struct result *r)
@@ -156,6 +175,8 @@ static void build_cmp(const struct report *rep, struct card *c)
 	if (!c->pair_atomic)
 		return;
 	describe_pair(a, n, c);
+	c->atomic_insn = a->insn;
+	c->plain_insn = n->insn;
 	c->lock_plain = unlocked_twin(rep, a);
 	if (c->lock_plain && !strcmp(c->lock_plain, c->pair_plain))
 		c->lock_plain = NULL;	/* the pair is the lock prefix alone */
@@ -272,6 +293,247 @@ static void build_share(const struct report *rep, struct card *c)
 			s->false_share = cyc;
 		else if (!strcmp(r->pattern, "no-share"))
 			s->no_share = cyc;
+	}
+}
+
+const char *card_part_word(const struct card_part *p, char *buf, size_t len)
+{
+	const struct judgment *j = &p->j;
+
+	if (!p->a)
+		snprintf(buf, len, "not measured");
+	else if (j->v == VERDICT_SLOWER || j->v == VERDICT_FASTER)
+		snprintf(buf, len, "%s %.2fx", stats_verdict_name(j->v), j->ratio);
+	else if (j->v == VERDICT_SAME)
+		snprintf(buf, len, "same");
+	else if (j->v == VERDICT_NONE)
+		snprintf(buf, len, "no verdict");
+	else
+		snprintf(buf, len, "unresolved");
+	return buf;
+}
+
+const char *card_diff_cell(const struct card_part *p, char *buf, size_t len)
+{
+	if (!p->a)
+		snprintf(buf, len, "-");
+	else if (isfinite(p->j.diff_lo))
+		snprintf(buf, len, "%+.1f [%+.1f,%+.1f]", p->j.diff, p->j.diff_lo, p->j.diff_hi);
+	else
+		snprintf(buf, len, "%+.1f", p->j.diff);
+	return buf;
+}
+
+const char *card_part_cell(const struct card_part *p, char *buf, size_t len)
+{
+	char w[32];
+
+	if (!p->a)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%+.1f %s", p->j.diff, card_part_word(p, w, sizeof(w)));
+	return buf;
+}
+
+/* ---- the machine and the sections -------------------------------------- */
+
+static void build_machine(const struct report *rep, struct card *c)
+{
+	const json_t *fp = fingerprint_of_meta(rep->meta), *cpu = get(fp, "cpu"), *k = get(fp, "kernel");
+	const json_t *hv = get(fp, "hypervisor");
+
+	c->machine = (struct card_machine){
+		.cpu = str(cpu, "model_name", "?"), .family = str(cpu, "family", "?"),
+		.model = str(cpu, "model", "?"), .microcode = str(cpu, "microcode", "?"),
+		.sysname = str(k, "sysname", "?"), .release = str(k, "release", "?"),
+		.vm = !hv ? -1 : json_is_true(get(hv, "cpuid_flag")),
+	};
+}
+
+static void build_level(const json_t *lv, struct card_level *l)
+{
+	*l = (struct card_level){
+		.name = str(lv, "level", "?"), .memory = json_is_true(get(lv, "memory")),
+		.cycles = num(lv, "cycles"), .ns = num(lv, "ns"), .size = num(lv, "size_bytes"),
+		.size_min = num(lv, "size_min"), .size_max = num(lv, "size_max"),
+		.size_lo = num(lv, "size_lo"), .size_hi = num(lv, "size_hi"),
+		.first = num(lv, "first_bytes"), .last = num(lv, "last_bytes"), .hwloc = num(lv, "hwloc_size"),
+		.disagrees = json_is_false(get(lv, "agrees")),
+		.effective_share = json_is_true(get(lv, "effective_share")),
+	};
+}
+
+/* The measured hierarchy (hierarchy section): levels, pages, TLB, and the
+ * staircase's points with hwloc's declared sizes. */
+static void build_caches(const struct report *rep, struct card *c)
+{
+	const json_t *h = get(rep->sections, "hierarchy"), *tlb = get(h, "tlb"), *v;
+	struct card_caches *k = &c->caches;
+	size_t i;
+
+	json_array_foreach(get(h, "levels"), i, v)
+		if (k->nlevel < CARD_MAX_LEVELS)
+			build_level(v, &k->level[k->nlevel++]);
+	k->epochs = (int)json_integer_value(get(h, "epochs"));
+	k->page_bytes = num(get(h, "pages"), "page_bytes");
+	k->page_source = str(get(h, "pages"), "source", NULL);
+	k->tlb = json_is_object(tlb);
+	k->tlb_reach = num(tlb, "reach_bytes");
+	k->tlb_compared = num(tlb, "compared_to_bytes");
+	json_array_foreach(get(h, "points"), i, v) {
+		if (k->npoint == CARD_MAX_POINTS || !(num(v, "bytes") > 0) || !(num(v, "cycles") > 0))
+			continue;
+		k->point[k->npoint].bytes = num(v, "bytes");
+		k->point[k->npoint].cycles = num(v, "cycles");
+		k->point[k->npoint++].ns = num(v, "ns");
+	}
+	json_array_foreach(get(h, "hwloc_caches"), i, v)
+		if (k->nhwloc < CARD_MAX_HWLOC)
+			k->hwloc[k->nhwloc++] = json_number_value(v);
+}
+
+/* The split lock: against the report's aligned atomic_inc hit latency row
+ * (the session puts it in the section as the denominator), in older
+ * reports the probe's own aligned ops. */
+static void build_split(const struct report *rep, struct card *c)
+{
+	const json_t *sl = get(rep->sections, "splitlock"), *den = get(sl, "ratio_denominator");
+	struct card_split *s = &c->split;
+	const char *what = str(den, "what", NULL);
+
+	s->state = !sl ? CARD_SPLIT_NONE : get(sl, "skipped") ? CARD_SPLIT_SKIPPED :
+		   !json_is_true(get(sl, "supported")) ? CARD_SPLIT_UNSUPPORTED :
+		   json_is_true(get(sl, "sigbus")) ? CARD_SPLIT_SIGBUS : CARD_SPLIT_MEASURED;
+	s->skipped = str(sl, "skipped", NULL);
+	s->has_kernel = get(sl, "kernel") != NULL;
+	s->kernel_why = str(get(sl, "kernel"), "why", NULL);
+	s->split_ns = num(sl, "split_ns");
+	s->aligned_ns = num(den ? den : sl, den ? "ns" : "aligned_ns");
+	s->ratio = num(sl, "ratio");
+	s->vs_atomic_inc = what && strstr(what, "atomic_inc");
+}
+
+const char *card_split_text(const struct card_split *s, char *buf, size_t len)
+{
+	switch (s->state) {
+	case CARD_SPLIT_NONE:
+		snprintf(buf, len, "not measured");
+		break;
+	case CARD_SPLIT_SKIPPED:
+		snprintf(buf, len, "skipped (%s)", s->skipped ? s->skipped : "?");
+		break;
+	case CARD_SPLIT_UNSUPPORTED:
+		snprintf(buf, len, "no split lock on this architecture");
+		break;
+	case CARD_SPLIT_SIGBUS:
+		snprintf(buf, len, "a locked op across two cache lines is killed here (SIGBUS)");
+		break;
+	default:
+		snprintf(buf, len, "a locked op across two cache lines: %.0f ns against %.1f ns %s (%.0fx)",
+			 s->split_ns, s->aligned_ns, s->vs_atomic_inc ? "for an aligned atomic_inc" : "aligned",
+			 s->ratio);
+	}
+	return buf;
+}
+
+/* The c2c round trip of one pair per topology class (c2c section). */
+static void build_c2c(const struct report *rep, struct card *c)
+{
+	const json_t *c2c = get(rep->sections, "c2c"), *p;
+	size_t i;
+
+	json_array_foreach(get(c2c, "pairs"), i, p) {
+		const json_t *ns = get(p, "round_trip_ns");
+
+		if (c->nc2c == CARD_MAX_C2C || !json_is_object(ns))
+			continue;
+		c->c2c[c->nc2c++] = (struct card_c2c){
+			.cls = str(p, "class", "?"), .method = str(p, "method", "?"),
+			.cpu_a = (int)json_integer_value(get(p, "cpu_a")),
+			.cpu_b = (int)json_integer_value(get(p, "cpu_b")), .median = num(ns, "median"),
+			.p10 = num(ns, "p10"), .p90 = num(ns, "p90"), .timed_out = json_is_true(get(p, "timed_out")),
+		};
+	}
+	json_array_foreach(get(c2c, "absent_classes"), i, p)
+		if (c->nabsent < CARD_MAX_ABSENT)
+			c->c2c_absent[c->nabsent++] = json_string_value(p);
+}
+
+/* True, false and no sharing of every contention probe on each placement,
+ * from the rows' extra.contention: one group per probe and placement,
+ * started at its true-share row. */
+static void build_cases(const struct report *rep, struct card *c)
+{
+	static const char *const cases[] = { "true-share", "false-share", "no-share" };
+
+	for (size_t i = 0; i < rep->n && c->ncase + ARRAY_SIZE(cases) <= CARD_MAX_CASES; i++) {
+		const struct result *r = &rep->r[i];
+		const char *pl = str(get(r->extra, "contention"), "placement", NULL);
+
+		if (!pl || strcmp(r->pattern, "true-share") || !compare_group_first(rep, i))
+			continue;
+		for (size_t k = 0; k < ARRAY_SIZE(cases); k++)
+			for (size_t j = 0; j < rep->n; j++) {
+				const struct result *q = &rep->r[j];
+				const json_t *qc = get(q->extra, "contention");
+
+				if (strcmp(q->name, r->name) || strcmp(q->pattern, cases[k]) ||
+				    !compare_group_first(rep, j) || strcmp(str(qc, "placement", ""), pl))
+					continue;
+				c->cases[c->ncase++] = (struct card_case){
+					.probe = q->name, .placement = pl, .pattern = cases[k],
+					.cycles = report_median_cycles(rep, q->name, q->mode, q->pattern),
+					.no_overlap = json_is_false(get(qc, "overlapped")),
+				};
+				break;
+			}
+	}
+}
+
+int card_atomic_rank(const struct result *r)
+{
+	if (!strcmp(r->atomicity, "non-atomic"))
+		return 0;
+	if (!strcmp(r->atomicity, "local-only"))
+		return 1;
+	return 2;
+}
+
+const char *card_ratio_label(unsigned cat)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(cmp_rows); i++)
+		if (cmp_rows[i].chart && !cat--)
+			return cmp_rows[i].chart;
+	return NULL;
+}
+
+/* Atomic over non-atomic by pattern: the twin pairs measured under the
+ * patterns (dep), else those of the hot line, each judged in every
+ * pattern of the chart. */
+static void build_ratio(const struct report *rep, struct card *c)
+{
+	for (size_t i = 0; i < 2 * rep->n && c->nratio < CARD_MAX_RATIO; i++) {
+		const struct result *r = &rep->r[i % rep->n], *t;
+		bool seen = false;
+
+		if (i == rep->n && c->nratio)
+			break;
+		if (!r->twin[0] || card_atomic_rank(r) != 2 || strcmp(r->pattern, i < rep->n ? "dep" : "hit"))
+			continue;
+		t = report_find(rep, r->twin, r->mode, r->pattern);
+		if (!t || card_atomic_rank(t) >= 2)
+			continue;
+		for (unsigned k = 0; k < c->nratio; k++)
+			seen |= !strcmp(c->ratio[k].atomic, r->name);
+		if (seen)
+			continue;
+		c->ratio[c->nratio].atomic = r->name;
+		c->ratio[c->nratio].plain = r->twin;
+		for (size_t k = 0, g = 0; k < ARRAY_SIZE(cmp_rows); k++)
+			if (cmp_rows[k].chart)
+				judge_part(rep, r->name, r->twin, cmp_rows[k].pattern, cmp_rows[k].mode,
+					   &c->ratio[c->nratio].part[g++]);
+		c->nratio++;
 	}
 }
 
@@ -439,398 +701,21 @@ int card_build(const struct report *rep, struct card *c)
 	memset(c, 0, sizeof(*c));
 	if (!rep || !rep->n)
 		return -EINVAL;
+	build_machine(rep, c);
+	build_caches(rep, c);
+	build_split(rep, c);
 	build_cmp(rep, c);
 	build_noise(rep, c);
 	build_share(rep, c);
 	build_menu(rep, c);
+	build_ratio(rep, c);
+	build_c2c(rep, c);
+	build_cases(rep, c);
 	return 0;
 }
 
-/* ---- text ------------------------------------------------------------ */
-
-static const char *fp_str(const json_t *fp, const char *a, const char *b)
+bool card_wanted(const struct report *rep)
 {
-	const char *s = json_string_value(json_object_get(json_object_get(fp, a), b));
-
-	return s ? s : "?";
+	return rep->n && json_object_get(rep->meta, "characterization");
 }
 
-/* "45.2 KiB", "996 KiB", "1.04 MiB" (the card's sizes) */
-static const char *size_text(double bytes, char *buf, size_t len)
-{
-	bool mib = bytes >= 1 << 20;
-	double v = bytes / (mib ? 1 << 20 : 1 << 10);
-
-	snprintf(buf, len, v >= 100 ? "%.0f %s" : "%.3g %s", v, mib ? "MiB" : "KiB");
-	return buf;
-}
-
-/* The measured hierarchy: each level (the size used), the pages and
- * epochs it was measured with, each size's range over the epochs, an L3
- * smaller than declared as the effective share, and TLB reach apart. */
-static void write_caches(const json_t *hier, bool vm, FILE *f)
-{
-	const json_t *levels = json_object_get(hier, "levels"), *lv, *tlb = json_object_get(hier, "tlb");
-	double page = json_number_value(json_object_get(json_object_get(hier, "pages"), "page_bytes"));
-	const char *src = json_string_value(json_object_get(json_object_get(hier, "pages"), "source"));
-	int epochs = (int)json_integer_value(json_object_get(hier, "epochs"));
-	char a[32], b[32];
-	size_t i;
-
-	if (!json_array_size(levels)) {
-		fprintf(f, "caches    measured hierarchy not in this report\n");
-		return;
-	}
-	fprintf(f, "caches   ");
-	json_array_foreach(levels, i, lv) {
-		const char *name = json_string_value(json_object_get(lv, "level"));
-
-		if (json_is_true(json_object_get(lv, "memory")))
-			fprintf(f, " %sDRAM %.0f ns", i ? "| " : "", json_number_value(json_object_get(lv, "ns")));
-		else
-			fprintf(f, " %s%s %s %.1f cyc", i ? "| " : "", name ? name : "?",
-				size_text(json_number_value(json_object_get(lv, "size_bytes")), a, sizeof(a)),
-				json_number_value(json_object_get(lv, "cycles")));
-	}
-	if (epochs)
-		fprintf(f, " (measured: %d epoch%s, %s pages%s%s)\n", epochs, epochs == 1 ? "" : "s",
-			page >= 1 << 21 ? "2 MiB" : "4 KiB", page >= 1 << 21 ? "" : ": huge pages not had, ",
-			page >= 1 << 21 ? "" : src ? src : "?");
-	else
-		fprintf(f, " (measured)\n");
-	if (epochs) {
-		fprintf(f, "          sizes over the epochs:");
-		json_array_foreach(levels, i, lv) {
-			if (!(json_number_value(json_object_get(lv, "size_min")) > 0))
-				continue;
-			size_text(json_number_value(json_object_get(lv, "size_min")), a, sizeof(a));
-			size_text(json_number_value(json_object_get(lv, "size_max")), b, sizeof(b));
-			fprintf(f, "%s %s %s%s%s", i ? "," : "", json_string_value(json_object_get(lv, "level")), a,
-				strcmp(a, b) ? "-" : "", strcmp(a, b) ? b : "");
-		}
-		fputc('\n', f);
-	}
-	json_array_foreach(levels, i, lv) {
-		double hw = json_number_value(json_object_get(lv, "hwloc_size"));
-		const char *name = json_string_value(json_object_get(lv, "level"));
-
-		size_text(json_number_value(json_object_get(lv, "size_bytes")), a, sizeof(a));
-		if (hw > 0 && json_is_true(json_object_get(lv, "effective_share")))
-			fprintf(f, "          %s effective share about %s of %s declared: shared with other %s\n",
-				name, a, size_text(hw, b, sizeof(b)), vm ? "tenants" : "cores");
-		else if (hw > 0 && json_is_false(json_object_get(lv, "agrees")))
-			fprintf(f, "          warning: hwloc declares %s = %s, measured about %s: the patterns use "
-				"the measured size\n", name, size_text(hw, b, sizeof(b)), a);
-	}
-	if (json_is_object(tlb) && json_number_value(json_object_get(tlb, "reach_bytes")) > 0)
-		fprintf(f, "          TLB reach about %s (4 KiB pages cost more past it; not a cache level)\n",
-			size_text(json_number_value(json_object_get(tlb, "reach_bytes")), a, sizeof(a)));
-	else if (json_is_object(tlb))
-		fprintf(f, "          TLB: 4 KiB and 2 MiB pages walk alike up to %s (huge pages did not move "
-			"the staircase here)\n",
-			size_text(json_number_value(json_object_get(tlb, "compared_to_bytes")), a, sizeof(a)));
-}
-
-static void write_machine(const struct report *rep, FILE *f)
-{
-	const json_t *fp = fingerprint_of_meta(rep->meta);
-	const json_t *hv = json_object_get(fp, "hypervisor");
-	const json_t *hier = rep->sections ? json_object_get(rep->sections, "hierarchy") : NULL;
-	bool vm = json_is_true(json_object_get(hv, "cpuid_flag"));
-
-	fprintf(f, "machine   %s (family %s model %s, microcode %s)\n", fp_str(fp, "cpu", "model_name"),
-		fp_str(fp, "cpu", "family"), fp_str(fp, "cpu", "model"), fp_str(fp, "cpu", "microcode"));
-	fprintf(f, "          %s %s, %s, %s\n", fp_str(fp, "kernel", "sysname"),
-		fp_str(fp, "kernel", "release"),
-		!hv ? "VM or not: unknown" : vm ? "virtual machine (hypervisor flag set)" : "no hypervisor flag",
-		rep->topo_summary[0] ? rep->topo_summary : "topology unknown");
-	fprintf(f, "clock     core %.3f GHz, cycles: %s; %s\n", rep->cal.core_hz / 1e9,
-		rep->cal.cycle_source ? rep->cal.cycle_source : "?",
-		rep->cal.trustworthy ? "calibration trustworthy" : "CALIBRATION NOT TRUSTWORTHY");
-	write_caches(hier, vm, f);
-}
-
-static const char *mode_word(enum probe_mode m)
-{
-	return m == MODE_LATENCY ? "latency" : "throughput";
-}
-
-const char *card_part_word(const struct card_part *p, char *buf, size_t len)
-{
-	const struct judgment *j = &p->j;
-
-	if (!p->a)
-		snprintf(buf, len, "not measured");
-	else if (j->v == VERDICT_SLOWER || j->v == VERDICT_FASTER)
-		snprintf(buf, len, "%s %.2fx", stats_verdict_name(j->v), j->ratio);
-	else if (j->v == VERDICT_SAME)
-		snprintf(buf, len, "same");
-	else if (j->v == VERDICT_NONE)
-		snprintf(buf, len, "no verdict");
-	else
-		snprintf(buf, len, "unresolved");
-	return buf;
-}
-
-const char *card_diff_cell(const struct card_part *p, char *buf, size_t len)
-{
-	if (!p->a)
-		snprintf(buf, len, "-");
-	else if (isfinite(p->j.diff_lo))
-		snprintf(buf, len, "%+.1f [%+.1f,%+.1f]", p->j.diff, p->j.diff_lo, p->j.diff_hi);
-	else
-		snprintf(buf, len, "%+.1f", p->j.diff);
-	return buf;
-}
-
-const char *card_part_cell(const struct card_part *p, char *buf, size_t len)
-{
-	char w[32];
-
-	if (!p->a)
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%+.1f %s", p->j.diff, card_part_word(p, w, sizeof(w)));
-	return buf;
-}
-
-static void write_atomicity(const struct report *rep, const struct card *c, FILE *f)
-{
-	const struct result *a, *n;
-
-	if (!c->pair_atomic) {
-		fprintf(f, "atomicity not measured (no atomic/non-atomic twin pair in this report)\n");
-		return;
-	}
-	a = find(rep, c->pair_atomic, MODE_LATENCY, "hit");
-	n = find(rep, c->pair_plain, MODE_LATENCY, "hit");
-	fprintf(f, "atomicity %s (%s) against %s (%s): they differ in %s\n", c->pair_atomic, a->insn,
-		c->pair_plain, n->insn, c->differs);
-	if (c->lock_plain)
-		fprintf(f, "          split: lock = %s against %s (the same op unlocked); insn = %s against %s\n",
-			c->pair_atomic, c->lock_plain, c->lock_plain, c->pair_plain);
-	fprintf(f, "          cycles per op, medians of %u epoch%s; slower/faster beyond %.0f%% or %.2f cycles, "
-		   "same only by equivalence\n", c->epochs, c->epochs == 1 ? "" : "s", JUDGE_MARGIN_REL * 100,
-		JUDGE_MARGIN_ABS);
-	fprintf(f, "  %-33s %9s %9s  %-22s %-14s %-20s %s\n", "where", "atomic", "plain", "difference [95% CI]",
-		"verdict", c->lock_plain ? "lock's part" : "", c->lock_plain ? "insn's part" : "");
-	for (unsigned i = 0; i < c->ncmp; i++) {
-		const struct card_cmp *k = &c->cmp[i];
-		char d[48], v[32], l[32], s[32];
-
-		if (!k->pair.a) {
-			fprintf(f, "  %-33s not measured\n", k->what);
-			continue;
-		}
-		fprintf(f, "  %-33s %9.2f %9.2f  %-22s %-14s %-20s %s\n", k->what, k->pair.a_cyc, k->pair.b_cyc,
-			card_diff_cell(&k->pair, d, sizeof(d)), card_part_word(&k->pair, v, sizeof(v)),
-			c->lock_plain ? card_part_cell(&k->lock, l, sizeof(l)) : "",
-			c->lock_plain ? card_part_cell(&k->insn, s, sizeof(s)) : "");
-	}
-}
-
-/* Whether the run was quiet enough, and what it left unresolved. */
-static void write_noise(const struct card *c, FILE *f)
-{
-	bool disturbed = c->disturbed_epochs > 0;
-
-	fprintf(f, "noise     %u epoch%s, each with fresh buffers, pinning and calibration; ", c->epochs,
-		c->epochs == 1 ? "" : "s");
-	if (disturbed)
-		fprintf(f, "DISTURBED: in %u the thread had its CPU under %.0f%% of the time (lowest %.0f%%) or "
-			   "over %.0f%% of the samples saw a context switch (worst %.0f%%)", c->disturbed_epochs,
-			CARD_CPU_SHARE * 100, c->cpu_share * 100, CARD_DISTURBED * 100, c->disturbed * 100);
-	else
-		fprintf(f, "quiet (the thread had its CPU %.0f%% of the time or more)", c->cpu_share * 100);
-	if (c->ghz_hi > 0)
-		fprintf(f, "; core clock %.2f-%.2f GHz over them", c->ghz_lo, c->ghz_hi);
-	fputc('\n', f);
-	if (!c->unresolved)
-		return;
-	fprintf(f, "          unresolved:");
-	for (unsigned i = 0, k = 0; i < c->ncmp; i++)
-		if (c->cmp[i].pair.a && (c->cmp[i].pair.j.v == VERDICT_UNRESOLVED || c->cmp[i].pair.j.v == VERDICT_NONE))
-			fprintf(f, "%s %s", k++ ? "," : "", c->cmp[i].what);
-	fprintf(f, " (%s)\n", c->epochs < 2 ? "one epoch cannot be judged: --epochs 5" :
-		disturbed ? "a quieter machine or more epochs would settle them" :
-		"the difference sits near the margin or the epochs spread too far");
-}
-
-const char *card_split_text(const struct report *rep, char *buf, size_t len)
-{
-	const json_t *sl = rep->sections ? json_object_get(rep->sections, "splitlock") : NULL;
-	/* the denominator: the report's aligned atomic_inc hit latency row
-	 * (the session puts it in the section), in older reports the
-	 * probe's own aligned ops */
-	const json_t *den = json_object_get(sl, "ratio_denominator");
-	const char *what = json_string_value(json_object_get(den, "what"));
-
-	if (!sl)
-		snprintf(buf, len, "not measured");
-	else if (json_object_get(sl, "skipped"))
-		snprintf(buf, len, "skipped (%s)", json_string_value(json_object_get(sl, "skipped")));
-	else if (!json_is_true(json_object_get(sl, "supported")))
-		snprintf(buf, len, "no split lock on this architecture");
-	else if (json_is_true(json_object_get(sl, "sigbus")))
-		snprintf(buf, len, "a locked op across two cache lines is killed here (SIGBUS)");
-	else
-		snprintf(buf, len, "a locked op across two cache lines: %.0f ns against %.1f ns %s (%.0fx)",
-			 json_number_value(json_object_get(sl, "split_ns")),
-			 json_number_value(json_object_get(den ? den : sl, den ? "ns" : "aligned_ns")),
-			 what && strstr(what, "atomic_inc") ? "for an aligned atomic_inc" : "aligned",
-			 json_number_value(json_object_get(sl, "ratio")));
-	return buf;
-}
-
-/* The split lock (splitlock section): what a locked op across two cache
- * lines costs here, and what the kernel does about it. */
-static void write_splitlock(const struct report *rep, FILE *f)
-{
-	const json_t *sl = rep->sections ? json_object_get(rep->sections, "splitlock") : NULL;
-	const char *why = json_string_value(json_object_get(json_object_get(sl, "kernel"), "why"));
-	char t[256];
-
-	fprintf(f, "split     %s\n", card_split_text(rep, t, sizeof(t)));
-	if (json_is_true(json_object_get(sl, "supported")) && !json_object_get(sl, "skipped"))
-		fprintf(f, "          kernel: %s\n", why ? why : "mode unknown");
-}
-
-static void write_share(const struct card *c, FILE *f)
-{
-	if (!c->share_probe) {
-		fprintf(f, "sharing   not measured (no contention rows in this report)\n");
-		return;
-	}
-	fprintf(f, "sharing   %s by 2 threads, cycles per op (true / false / no sharing):\n", c->share_probe);
-	for (unsigned i = 0; i < c->nshare; i++) {
-		const struct card_share *s = &c->share[i];
-
-		char v[3][16];
-		const double x[3] = { s->true_share, s->false_share, s->no_share };
-
-		for (int k = 0; k < 3; k++)
-			snprintf(v[k], sizeof(v[k]), x[k] > 0 ? "%.1f" : "-", x[k]);
-		fprintf(f, "  %-10s %8s / %8s / %8s", s->placement, v[0], v[1], v[2]);
-		if (s->not_overlapped)
-			fprintf(f, "   (some cases' threads did not overlap: not contention, left out)");
-		/* one measurement per case, no epochs: a ratio, not a verdict */
-		if (s->no_share > 0 && s->true_share > 0)
-			fprintf(f, "   true/no sharing %.1fx (one process: not judged)", s->true_share / s->no_share);
-		fputc('\n', f);
-	}
-}
-
-static void write_menu(const struct card *c, FILE *f)
-{
-	fprintf(f, "fast-path menu: the cycles an op adds to independent work (walk: an L1 pointer walk;\n"
-		   "          stores: 4 pending stores), cheapest first, = tied with the one above (not\n"
-		   "          resolved); chain latency and best throughput beside:\n");
-	if (c->nneed)
-		fprintf(f, "  %-27s %7s %7s %7s %7s  %s\n", "", "walk", "stores", "chain", "tput", "safe when");
-	else
-		fprintf(f, "  not in this report (no result names a need: a report from before the menu was "
-			   "drawn from the results)\n");
-	for (unsigned n = 0; n < c->nneed; n++) {
-		const struct card_need *nd = &c->need[n];
-
-		fprintf(f, "  %s%s:\n", nd->need, nd->basis == CARD_BASIS_WALK ? "" :
-			nd->basis == CARD_BASIS_STORES ? " (no walk rows: ranked after the stores)" :
-			" (no context rows: ranked by chain latency)");
-		for (unsigned o = 0; o < nd->nopt; o++) {
-			const struct card_option *op = &nd->opt[o];
-			char rank[16], w[16], st[16], ch[16], tp[16];
-
-			snprintf(rank, sizeof(rank), op->rank ? "%s%u" : "-", op->tie ? "=" : "", op->rank);
-			card_cost_text(op->walk, true, w, sizeof(w));
-			card_cost_text(op->stores, true, st, sizeof(st));
-			card_cost_text(op->chain, false, ch, sizeof(ch));
-			card_cost_text(op->tput, false, tp, sizeof(tp));
-			fprintf(f, "  %4s %-22s %7s %7s %7s %7s  %s%s\n", rank, op->probe, w, st, ch, tp,
-				op->safe_when, op->analog ? " [analog: not the real primitive]" : "");
-		}
-	}
-}
-
-int card_write_text(const struct report *rep, FILE *f)
-{
-	struct card c;
-	int err = card_build(rep, &c);
-
-	if (err)
-		return err;
-	fprintf(f, "== atomcost machine card%s ==\n", rep->partial ? " (PARTIAL run)" : "");
-	write_machine(rep, f);
-	write_atomicity(rep, &c, f);
-	write_noise(&c, f);
-	write_share(&c, f);
-	write_splitlock(rep, f);
-	write_menu(&c, f);
-	fprintf(f, "==\n");
-	return ferror(f) ? -EIO : 0;
-}
-
-/* ---- summary JSON ---------------------------------------------------- */
-
-static json_t *num_or_null(double v)
-{
-	return isfinite(v) && v > 0 ? json_real(v) : json_null();
-}
-
-static json_t *part_json(const struct card_part *p)
-{
-	if (!p->a)
-		return json_null();
-	return json_pack("{s:s, s:s, s:o, s:o, s:s, s:i, s:o, s:o, s:o}", "a", p->a, "b", p->b, "a_cycles",
-			 num_or_null(p->a_cyc), "b_cycles", num_or_null(p->b_cyc), "verdict",
-			 stats_verdict_name(p->j.v), "epochs", (json_int_t)p->j.n, "diff_cycles",
-			 isfinite(p->j.diff) ? json_real(p->j.diff) : json_null(), "diff_lo",
-			 isfinite(p->j.diff_lo) ? json_real(p->j.diff_lo) : json_null(), "diff_hi",
-			 isfinite(p->j.diff_hi) ? json_real(p->j.diff_hi) : json_null());
-}
-
-json_t *card_to_json(const struct report *rep)
-{
-	struct card c;
-	json_t *o, *cmp, *share, *menu_j;
-
-	if (card_build(rep, &c))
-		return json_null();
-	cmp = json_array();
-	for (unsigned i = 0; i < c.ncmp; i++)
-		json_array_append_new(cmp, json_pack("{s:s, s:s, s:s, s:o, s:o, s:s, s:o, s:o, s:o}", "what",
-			c.cmp[i].what, "pattern", c.cmp[i].pattern, "mode", mode_word(c.cmp[i].mode),
-			"atomic_cycles", num_or_null(c.cmp[i].pair.a_cyc), "plain_cycles",
-			num_or_null(c.cmp[i].pair.b_cyc), "verdict", stats_verdict_name(c.cmp[i].pair.j.v),
-			"pair", part_json(&c.cmp[i].pair), "lock", part_json(&c.cmp[i].lock),
-			"insn", part_json(&c.cmp[i].insn)));
-	share = json_array();
-	for (unsigned i = 0; i < c.nshare; i++)
-		json_array_append_new(share, json_pack("{s:s, s:o, s:o, s:o}", "placement", c.share[i].placement,
-			"true_share", num_or_null(c.share[i].true_share),
-			"false_share", num_or_null(c.share[i].false_share),
-			"no_share", num_or_null(c.share[i].no_share)));
-	menu_j = json_array();
-	for (unsigned n = 0; n < c.nneed; n++) {
-		json_t *opts = json_array();
-
-		/* cycles: the chain latency, as before the menu was ranked in context */
-		for (unsigned k = 0; k < c.need[n].nopt; k++) {
-			const struct card_option *op = &c.need[n].opt[k];
-
-			json_array_append_new(opts, json_pack("{s:s, s:i, s:b, s:o, s:o, s:o, s:o, s:s, s:b}",
-				"probe", op->probe, "rank", (json_int_t)op->rank, "tie", op->tie,
-				"walk_cycles", isfinite(op->walk) ? json_real(op->walk) : json_null(),
-				"stores_cycles", isfinite(op->stores) ? json_real(op->stores) : json_null(),
-				"cycles", num_or_null(op->chain), "tput_cycles", num_or_null(op->tput),
-				"safe_when", op->safe_when, "analog", op->analog));
-		}
-		json_array_append_new(menu_j, json_pack("{s:s, s:s, s:o}", "need", c.need[n].need, "ranked_by",
-							card_basis_name(c.need[n].basis), "options", opts));
-	}
-	o = json_pack("{s:s?, s:s?, s:s?, s:s, s:i, s:f, s:i, s:f, s:o, s:s?, s:o, s:o}", "atomic",
-		      c.pair_atomic, "plain", c.pair_plain, "unlocked", c.lock_plain, "differs", c.differs,
-		      "epochs", (json_int_t)c.epochs, "disturbed", c.disturbed, "disturbed_epochs",
-		      (json_int_t)c.disturbed_epochs, "cpu_share", c.cpu_share, "atomicity", cmp,
-		      "sharing_probe", c.share_probe, "sharing", share, "menu", menu_j);
-	return o;
-}

@@ -78,8 +78,92 @@ struct card_need {
 #define CARD_TIE_REL 0.05
 #define CARD_TIE_ABS 0.5	/* cycles */
 
+/* The machine, from the fingerprint ("?" where it says nothing). */
+struct card_machine {
+	const char *cpu, *family, *model, *microcode, *sysname, *release;
+	int vm;			/* hypervisor flag: 1 set, 0 not set, -1 unknown */
+};
+
+/* One level of the measured hierarchy (the hierarchy section): the size
+ * used, its range over the epochs, the band of footprints it spans in the
+ * staircase and the bracket its size lies in; sizes in bytes, 0: none. */
+struct card_level {
+	const char *name;	/* "L1", ...; "?" when the section has none */
+	bool memory;		/* DRAM: a latency, no size */
+	double cycles, ns;
+	double size, size_min, size_max, size_lo, size_hi, first, last;
+	double hwloc;		/* the size hwloc declares */
+	bool disagrees;		/* hwloc's size is not what was measured */
+	bool effective_share;	/* smaller than declared: shared with others */
+};
+
+#define CARD_MAX_LEVELS 8
+#define CARD_MAX_POINTS 160
+#define CARD_MAX_HWLOC 8
+
+/* The measured hierarchy, as the card and its staircase chart show it. */
+struct card_caches {
+	struct card_level level[CARD_MAX_LEVELS];
+	unsigned nlevel;	/* 0: not in this report */
+	int epochs;		/* the hierarchy's epochs, 0: one measurement */
+	double page_bytes;
+	const char *page_source;	/* why huge pages were not had; NULL: unknown */
+	bool tlb;		/* a TLB comparison was made */
+	double tlb_reach, tlb_compared;	/* bytes; reach 0: pages walked alike */
+	struct { double bytes, cycles, ns; } point[CARD_MAX_POINTS];	/* the staircase */
+	unsigned npoint;
+	double hwloc[CARD_MAX_HWLOC];	/* hwloc's cache sizes, L1 first; 0: none */
+	unsigned nhwloc;
+};
+
+/* The split lock (splitlock section): what a locked op across two cache
+ * lines costs against the report's aligned atomic_inc row. */
+enum card_split_state { CARD_SPLIT_NONE, CARD_SPLIT_SKIPPED, CARD_SPLIT_UNSUPPORTED, CARD_SPLIT_SIGBUS,
+			CARD_SPLIT_MEASURED };
+struct card_split {
+	enum card_split_state state;
+	const char *skipped;	/* why it was skipped */
+	bool has_kernel;	/* the section says what the kernel does */
+	const char *kernel_why;	/* NULL: mode unknown */
+	double split_ns, aligned_ns, ratio;
+	bool vs_atomic_inc;	/* the aligned figure is the atomic_inc row's */
+};
+
+/* One c2c round trip of a pair per topology class (c2c section), ns. */
+#define CARD_MAX_C2C 32
+#define CARD_MAX_ABSENT 8
+struct card_c2c {
+	const char *cls, *method;
+	int cpu_a, cpu_b;
+	double median, p10, p90;
+	bool timed_out;
+};
+
+/* One sharing case of a contention probe on a placement (the charts draw
+ * every probe's, the card's sharing line one probe's): median over the
+ * epochs, core cycles per op; no_overlap: its threads did not run together. */
+#define CARD_MAX_CASES 48
+struct card_case {
+	const char *probe, *placement, *pattern;
+	double cycles;
+	bool no_overlap;
+};
+
+/* Atomic over non-atomic by access pattern: one twin pair, judged in each
+ * of the patterns of the ratio chart (card_ratio_label). */
+#define CARD_RATIO_CATS 6
+#define CARD_MAX_RATIO 8
+struct card_ratio {
+	const char *atomic, *plain;
+	struct card_part part[CARD_RATIO_CATS];	/* part.a NULL: not measured */
+};
+
 struct card {
+	struct card_machine machine;
+	struct card_caches caches;
+	struct card_split split;
 	const char *pair_atomic, *pair_plain;	/* the twin pair the sentences use */
+	const char *atomic_insn, *plain_insn;	/* their instructions */
 	const char *lock_plain;	/* the atomic op without its lock prefix, when measured */
 	char differs[160];	/* what the pair differs in: "the lock prefix only", ... */
 	unsigned epochs;	/* most epochs of a row */
@@ -95,19 +179,33 @@ struct card {
 	const char *share_probe;
 	struct card_need need[CARD_MAX_NEEDS];
 	unsigned nneed;
+	/* for the charts */
+	struct card_ratio ratio[CARD_MAX_RATIO];
+	unsigned nratio;
+	struct card_c2c c2c[CARD_MAX_C2C];
+	unsigned nc2c;
+	const char *c2c_absent[CARD_MAX_ABSENT];
+	unsigned nabsent;
+	struct card_case cases[CARD_MAX_CASES];
+	unsigned ncase;
 };
 #define CARD_DISTURBED 0.05	/* an epoch with more disturbed samples was disturbed */
 #define CARD_CPU_SHARE 0.90	/* an epoch whose thread had its CPU less was disturbed */
 
 /* "slower 2.2x", "faster 0.45x", "same", "unresolved" for a part. */
-/* The split-lock sentence: "a locked op across two cache lines: 1270 ns
- * against 4.6 ns for an aligned atomic_inc (277x)", "skipped (...)", ... */
-const char *card_split_text(const struct report *rep, char *buf, size_t len);
 const char *card_part_word(const struct card_part *p, char *buf, size_t len);
 /* "+18.0 [+17.9,+18.1]" (the difference and its 95% interval), "-". */
 const char *card_diff_cell(const struct card_part *p, char *buf, size_t len);
 /* "+19.5 slower 2.1x", "+0.1 same", "-": a part in one cell. */
 const char *card_part_cell(const struct card_part *p, char *buf, size_t len);
+/* The split-lock sentence: "a locked op across two cache lines: 1270 ns
+ * against 4.6 ns for an aligned atomic_inc (277x)", "skipped (...)", ... */
+const char *card_split_text(const struct card_split *s, char *buf, size_t len);
+/* 2: atomic against every CPU (or a baseline), 1: only against this CPU,
+ * 0: not atomic (the order the charts draw twins in). */
+int card_atomic_rank(const struct result *r);
+/* The label of a pattern of the ratio chart ("hit, latency", "l2"). */
+const char *card_ratio_label(unsigned cat);
 
 /* The menu's basis by name ("walk", "stores", "chain"), an option's cost
  * in a basis, and a cost as the card prints it ("+0.5" for what an op adds,
@@ -116,11 +214,15 @@ const char *card_basis_name(enum card_basis b);
 double card_option_cost(const struct card_option *o, enum card_basis b);
 void card_cost_text(double v, bool added, char *buf, size_t len);
 
-/* Compute the card from the report. 0, or -EINVAL for an empty report. */
+/* Compute the card from the report, once: every writer formats this. The
+ * card's strings point into rep. 0, or -EINVAL for an empty report. */
 int card_build(const struct report *rep, struct card *c);
-/* The card as text (one screen) and as a summary JSON object (figures
- * without samples, for reference cards and fleet compares). */
+/* A default characterization: its writers start with the card. */
+bool card_wanted(const struct report *rep);
+/* The report's card as text (one screen; report/text.c), and a card as a
+ * summary JSON object (figures without samples, for reference cards and
+ * fleet compares; report/summary.c). */
 int card_write_text(const struct report *rep, FILE *f);
-json_t *card_to_json(const struct report *rep);
+json_t *card_to_json(const struct card *c);
 
 #endif

@@ -30,6 +30,10 @@
 #define COL_BASE "#999999"
 #define COL_LOCAL "#e09f3e"
 
+/* one colour per curve or pair */
+static const char *const palette[] = { "#c8553d", "#3a7ca5", "#588157", "#8f2d56",
+				       "#f28f3b", "#6a4c93", "#2a9d8f", "#6d6875" };
+
 void report_html_escape(FILE *f, const char *s)
 {
 	for (; s && *s; s++) {
@@ -306,8 +310,6 @@ static double y_of(const struct yscale *s, double v)
 /* Cycles per op against footprint (log2 x): one path per probe. */
 static void footprint_chart(const struct report *rep, enum probe_mode mode, FILE *f)
 {
-	static const char *const colors[] = { "#c8553d", "#3a7ca5", "#588157", "#8f2d56",
-					      "#f28f3b", "#6a4c93", "#2a9d8f", "#6d6875" };
 	double xmin = INFINITY, xmax = -INFINITY, ymax = 0, ymin = INFINITY, lo, hi;
 	struct yscale ys;
 	int lw = 60, h = 300, pw = W - lw - 170, ncurve = 0;
@@ -359,7 +361,7 @@ static void footprint_chart(const struct report *rep, enum probe_mode mode, FILE
 		lw, h + 34, ys.log ? ", log scale" : "");
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct result *r = &rep->r[i];
-		const char *col = colors[ncurve % ARRAY_SIZE(colors)];
+		const char *col = palette[ncurve % ARRAY_SIZE(palette)];
 		bool first = true, dup = false;
 		double lastx = 0, lasty = 0;
 
@@ -527,72 +529,62 @@ static void size_str(double bytes, char *buf, size_t len, bool iec)
 	snprintf(buf, len, v >= 10 ? "%.0f%s" : "%.2g%s", v, unit[u][iec]);
 }
 
-static const char *fp_get(const json_t *fp, const char *a, const char *b)
-{
-	const char *s = json_string_value(json_object_get(json_object_get(fp, a), b));
-
-	return s ? s : "?";
-}
-
 /* The levels (the size used), the pages and epochs, each size's range
  * over the epochs, an L3 smaller than declared as the effective share, and
  * TLB reach on its own line (as the text card). */
-static void card_caches(const json_t *hier, bool vm, FILE *f)
+static void card_caches(const struct card *c, FILE *f)
 {
-	const json_t *levels = json_object_get(hier, "levels"), *lv, *tlb = json_object_get(hier, "tlb");
-	double page = json_number_value(json_object_get(json_object_get(hier, "pages"), "page_bytes"));
-	int epochs = (int)json_integer_value(json_object_get(hier, "epochs"));
+	const struct card_caches *k = &c->caches;
 	char a[32], b[32];
-	size_t i;
 
-	if (!json_array_size(levels)) {
+	if (!k->nlevel) {
 		fputs("measured hierarchy not in this report", f);
 		return;
 	}
-	json_array_foreach(levels, i, lv) {
+	for (unsigned i = 0; i < k->nlevel; i++) {
+		const struct card_level *l = &k->level[i];
+
 		if (i)
 			fputs(" | ", f);
-		if (json_is_true(json_object_get(lv, "memory"))) {
-			fprintf(f, "DRAM %.0f ns (%.0f cycles)", json_number_value(json_object_get(lv, "ns")),
-				json_number_value(json_object_get(lv, "cycles")));
+		if (l->memory) {
+			fprintf(f, "DRAM %.0f ns (%.0f cycles)", l->ns, l->cycles);
 			continue;
 		}
-		size_str(json_number_value(json_object_get(lv, "size_bytes")), a, sizeof(a), true);
-		report_html_escape(f, json_string_value(json_object_get(lv, "level")));
-		fprintf(f, " %s %.1f cycles", a, json_number_value(json_object_get(lv, "cycles")));
-		if (json_number_value(json_object_get(lv, "size_min")) > 0) {
-			size_str(json_number_value(json_object_get(lv, "size_min")), a, sizeof(a), true);
-			size_str(json_number_value(json_object_get(lv, "size_max")), b, sizeof(b), true);
+		size_str(l->size, a, sizeof(a), true);
+		report_html_escape(f, l->name);
+		fprintf(f, " %s %.1f cycles", a, l->cycles);
+		if (l->size_min > 0) {
+			size_str(l->size_min, a, sizeof(a), true);
+			size_str(l->size_max, b, sizeof(b), true);
 			fprintf(f, " <small>(%s%s%s over the epochs)</small>", a, strcmp(a, b) ? "-" : "",
 				strcmp(a, b) ? b : "");
 		}
 	}
-	if (epochs)
-		fprintf(f, " (measured: %d epoch%s, %s pages)", epochs, epochs == 1 ? "" : "s",
-			page >= 1 << 21 ? "2 MiB" : "4 KiB: huge pages not had,");
+	if (k->epochs)
+		fprintf(f, " (measured: %d epoch%s, %s pages)", k->epochs, k->epochs == 1 ? "" : "s",
+			k->page_bytes >= 1 << 21 ? "2 MiB" : "4 KiB: huge pages not had,");
 	else
 		fputs(" (measured)", f);
-	json_array_foreach(levels, i, lv) {
-		double hw = json_number_value(json_object_get(lv, "hwloc_size"));
-		bool share = json_is_true(json_object_get(lv, "effective_share"));
+	for (unsigned i = 0; i < k->nlevel; i++) {
+		const struct card_level *l = &k->level[i];
 
-		if (!(hw > 0) || !json_is_false(json_object_get(lv, "agrees")))
+		if (!(l->hwloc > 0) || !l->disagrees)
 			continue;
-		size_str(hw, a, sizeof(a), true);
-		size_str(json_number_value(json_object_get(lv, "size_bytes")), b, sizeof(b), true);
-		fputs(share ? "<br>" : "<br><span class=\"warn\">hwloc declares ", f);
-		report_html_escape(f, json_string_value(json_object_get(lv, "level")));
-		if (share)
+		size_str(l->hwloc, a, sizeof(a), true);
+		size_str(l->size, b, sizeof(b), true);
+		fputs(l->effective_share ? "<br>" : "<br><span class=\"warn\">hwloc declares ", f);
+		report_html_escape(f, l->name);
+		if (l->effective_share)
 			fprintf(f, " effective share about %s of %s declared: shared with other %s", b, a,
-				vm ? "tenants" : "cores");
+				c->machine.vm > 0 ? "tenants" : "cores");
 		else
 			fprintf(f, " = %s, measured about %s: the patterns use the measured size</span>", a, b);
 	}
-	if (json_is_object(tlb) && json_number_value(json_object_get(tlb, "reach_bytes")) > 0) {
-		size_str(json_number_value(json_object_get(tlb, "reach_bytes")), a, sizeof(a), true);
+	if (k->tlb && k->tlb_reach > 0) {
+		size_str(k->tlb_reach, a, sizeof(a), true);
 		fprintf(f, "<br>TLB reach about %s (4 KiB pages cost more past it; not a cache level)", a);
-	} else if (json_is_object(tlb)) {
-		size_str(json_number_value(json_object_get(tlb, "compared_to_bytes")), a, sizeof(a), true);
+	} else if (k->tlb) {
+		size_str(k->tlb_compared, a, sizeof(a), true);
 		fprintf(f, "<br>TLB: 4 KiB and 2 MiB pages walk alike up to %s (huge pages did not move the "
 			   "staircase here)", a);
 	}
@@ -600,49 +592,45 @@ static void card_caches(const json_t *hier, bool vm, FILE *f)
 
 /* The split lock: its cost against the report's aligned atomic_inc row (the
  * section's denominator), or why it was not measured. */
-static void card_split(const struct report *rep, FILE *f)
+static void card_split(const struct card_split *s, FILE *f)
 {
-	const json_t *sl = json_object_get(rep->sections, "splitlock");
 	char t[256];
 
 	fputs("<tr><th>split lock</th><td>", f);
-	report_html_escape(f, card_split_text(rep, t, sizeof(t)));
-	if (json_object_get(sl, "kernel")) {
+	report_html_escape(f, card_split_text(s, t, sizeof(t)));
+	if (s->has_kernel) {
 		fputs("<br>kernel: ", f);
-		report_html_escape(f, json_string_value(json_object_get(json_object_get(sl, "kernel"), "why")));
+		report_html_escape(f, s->kernel_why);
 	}
 	fputs("</td></tr>\n", f);
 }
 
-static void card_machine(const struct report *rep, FILE *f)
+static void card_machine(const struct report *rep, const struct card *c, FILE *f)
 {
-	const json_t *fp = fingerprint_of_meta(rep->meta);
-	const json_t *hv = json_object_get(fp, "hypervisor");
+	const struct card_machine *m = &c->machine;
 
 	fputs("<table class=\"card\"><tr><th>machine</th><td>", f);
-	report_html_escape(f, fp_get(fp, "cpu", "model_name"));
+	report_html_escape(f, m->cpu);
 	fputs(" (family ", f);
-	report_html_escape(f, fp_get(fp, "cpu", "family"));
+	report_html_escape(f, m->family);
 	fputs(" model ", f);
-	report_html_escape(f, fp_get(fp, "cpu", "model"));
+	report_html_escape(f, m->model);
 	fputs(", microcode ", f);
-	report_html_escape(f, fp_get(fp, "cpu", "microcode"));
+	report_html_escape(f, m->microcode);
 	fputs(")<br>", f);
-	report_html_escape(f, fp_get(fp, "kernel", "sysname"));
+	report_html_escape(f, m->sysname);
 	fputc(' ', f);
-	report_html_escape(f, fp_get(fp, "kernel", "release"));
-	fprintf(f, ", %s, ", !hv ? "VM or not: unknown" :
-		json_is_true(json_object_get(hv, "cpuid_flag")) ? "virtual machine (hypervisor flag set)" :
+	report_html_escape(f, m->release);
+	fprintf(f, ", %s, ", m->vm < 0 ? "VM or not: unknown" : m->vm ? "virtual machine (hypervisor flag set)" :
 		"no hypervisor flag");
 	report_html_escape(f, rep->topo_summary[0] ? rep->topo_summary : "topology unknown");
 	fprintf(f, "</td></tr>\n<tr><th>clock</th><td>core %.3f GHz, cycles from ", rep->cal.core_hz / 1e9);
 	report_html_escape(f, rep->cal.cycle_source ? rep->cal.cycle_source : "?");
 	fprintf(f, "; %s</td></tr>\n<tr><th>caches</th><td>", rep->cal.trustworthy ? "calibration trustworthy" :
 		"<span class=\"warn\">CALIBRATION NOT TRUSTWORTHY</span>");
-	card_caches(json_object_get(rep->sections, "hierarchy"),
-		    json_is_true(json_object_get(hv, "cpuid_flag")), f);
+	card_caches(c, f);
 	fputs("</td></tr>\n", f);
-	card_split(rep, f);
+	card_split(&c->split, f);
 	fputs("</table>\n", f);
 }
 
@@ -778,264 +766,233 @@ static void card_menu(const struct card *c, FILE *f)
 /* The measured staircase: cycles per load of the dependent chase against
  * the footprint (log x, log y), the detected levels as bands with their
  * measured size (solid) and hwloc's declared sizes (dashed). */
-static void staircase_chart(const struct report *rep, FILE *f)
+struct stair {
+	const struct card_caches *k;
+	double xmin, xmax, ylo, yhi;
+};
+
+#define ST_LW 50
+#define ST_TOP 34
+#define ST_PH 300
+#define ST_PW (W - ST_LW - 20)
+
+static double st_x(const struct stair *s, double bytes)
+{
+	return ST_LW + ST_PW * (log2(bytes) - s->xmin) / (s->xmax - s->xmin);
+}
+
+static double st_y(const struct stair *s, double v)
+{
+	return ST_TOP + ST_PH - ST_PH * (log10(fmax(v, s->ylo)) - log10(s->ylo)) / (log10(s->yhi) - log10(s->ylo));
+}
+
+/* The level bands, labelled at the top; the grid: 1, 2, 5 per decade up,
+ * a tick every power of 4 across. */
+static void stair_frame(const struct stair *s, FILE *f)
 {
 	static const char *const band[] = { "#eef4fa", "#fbf1e6", "#eef6ee", "#f6eef6", "#f4f4f4" };
-	const json_t *h = json_object_get(rep->sections, "hierarchy");
-	const json_t *pts = json_object_get(h, "points"), *levels = json_object_get(h, "levels");
-	const json_t *hw = json_object_get(h, "hwloc_caches"), *p, *lv;
-	double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = 0;
-	int lw = 50, top = 34, ph = 300, pw = W - lw - 20;
-	size_t i;
-	bool first = true;
 
-	json_array_foreach(pts, i, p) {
-		double b = json_number_value(json_object_get(p, "bytes"));
-		double c = json_number_value(json_object_get(p, "cycles"));
+	for (unsigned i = 0; i < s->k->nlevel; i++) {
+		const struct card_level *l = &s->k->level[i];
+		char lab[64];
 
-		if (!(b > 0) || !(c > 0))
+		if (!(l->first > 0) || !(l->last >= l->first))
 			continue;
-		xmin = fmin(xmin, log2(b));
-		xmax = fmax(xmax, log2(b));
-		ymin = fmin(ymin, c);
-		ymax = fmax(ymax, c);
+		fprintf(f, "<rect class=\"level\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>",
+			st_x(s, l->first), ST_TOP, fmax(st_x(s, l->last) - st_x(s, l->first), 2), ST_PH,
+			band[i % ARRAY_SIZE(band)]);
+		if (l->memory)
+			snprintf(lab, sizeof(lab), "DRAM %.0f ns", l->ns);
+		else
+			snprintf(lab, sizeof(lab), "%.6s %.1f cyc", l->name, l->cycles);
+		fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"lvl\">", (st_x(s, l->first) + st_x(s, l->last)) / 2,
+			ST_TOP + 14);
+		report_html_escape(f, lab);
+		fputs("</text>\n", f);
+	}
+	for (double d = s->ylo; d <= s->yhi * 1.001; d *= 10)
+		for (int m = 1; m <= 5 && d * m <= s->yhi * 1.001; m += (m == 1 ? 1 : 3))
+			fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" class=\"grid\"/>"
+				   "<text x=\"%d\" y=\"%.1f\" class=\"label\">%g</text>\n",
+				ST_LW, st_y(s, d * m), ST_LW + ST_PW, st_y(s, d * m), ST_LW - 4, st_y(s, d * m) + 4, d * m);
+	for (double e = ceil(s->xmin); e <= s->xmax; e += 1) {
+		char t[32];
+
+		if ((long)e % 2)
+			continue;
+		size_str(pow(2, e), t, sizeof(t), false);
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" class=\"grid\"/>"
+			   "<text x=\"%.1f\" y=\"%d\" class=\"tick\">%s</text>\n", st_x(s, pow(2, e)), ST_TOP + ST_PH,
+			st_x(s, pow(2, e)), ST_TOP + ST_PH + 4, st_x(s, pow(2, e)), ST_TOP + ST_PH + 16, t);
+	}
+}
+
+/* hwloc's declared sizes, dashed, labelled below the top; the measured
+ * sizes: a solid line, the bracket under it. */
+static void stair_sizes(const struct stair *s, FILE *f)
+{
+	char t[32];
+
+	for (unsigned i = 0; i < s->k->nhwloc; i++) {
+		double b = s->k->hwloc[i];
+
+		if (!(b > 0) || log2(b) < s->xmin || log2(b) > s->xmax)
+			continue;
+		size_str(b, t, sizeof(t), false);
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" class=\"hwloc\"/>"
+			   "<text x=\"%.1f\" y=\"%d\" class=\"hwlab\">hwloc L%u %s</text>\n", st_x(s, b), ST_TOP,
+			st_x(s, b), ST_TOP + ST_PH, st_x(s, b) + 3, ST_TOP + ST_PH - 18 - 12 * (int)(i % 2), i + 1, t);
+	}
+	for (unsigned i = 0; i < s->k->nlevel; i++) {
+		const struct card_level *l = &s->k->level[i];
+		double hi = fmin(l->size_hi, pow(2, s->xmax));
+
+		if (!(l->size > 0) || l->memory)
+			continue;
+		size_str(l->size, t, sizeof(t), false);
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" class=\"measured\"/>"
+			   "<text x=\"%.1f\" y=\"%d\" class=\"mlab\">", st_x(s, l->size), ST_TOP + 18, st_x(s, l->size),
+			ST_TOP + ST_PH, st_x(s, l->size) - 3, ST_TOP + 30);
+		report_html_escape(f, l->name);
+		fprintf(f, " %s measured</text>", t);
+		if (l->size_lo > 0 && l->size_hi > l->size_lo)
+			fprintf(f, "<path class=\"bracket\" d=\"M%.1f %d H%.1f M%.1f %d v8 M%.1f %d v8\"/>",
+				st_x(s, l->size_lo), ST_TOP + ST_PH - 8, st_x(s, hi), st_x(s, l->size_lo),
+				ST_TOP + ST_PH - 12, st_x(s, hi), ST_TOP + ST_PH - 12);
+		fputc('\n', f);
+	}
+}
+
+static void stair_points(const struct stair *s, FILE *f)
+{
+	const struct card_caches *k = s->k;
+
+	fputs("<path class=\"curve\" stroke=\"#222\" d=\"", f);
+	for (unsigned i = 0; i < k->npoint; i++)
+		fprintf(f, "%s%.1f %.1f", i ? " L" : "M", st_x(s, k->point[i].bytes), st_y(s, k->point[i].cycles));
+	fputs("\"/>\n", f);
+	for (unsigned i = 0; i < k->npoint; i++) {
+		char t[32];
+
+		size_str(k->point[i].bytes, t, sizeof(t), false);
+		fprintf(f, "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.2\"><title>%s: %.2f cycles, "
+			   "%.2f ns</title></circle>", st_x(s, k->point[i].bytes), st_y(s, k->point[i].cycles), t,
+			k->point[i].cycles, k->point[i].ns);
+	}
+}
+
+static void staircase_chart(const struct card *c, FILE *f)
+{
+	struct stair s = { &c->caches, INFINITY, -INFINITY, INFINITY, 0 };
+
+	for (unsigned i = 0; i < s.k->npoint; i++) {
+		s.xmin = fmin(s.xmin, log2(s.k->point[i].bytes));
+		s.xmax = fmax(s.xmax, log2(s.k->point[i].bytes));
+		s.ylo = fmin(s.ylo, s.k->point[i].cycles);
+		s.yhi = fmax(s.yhi, s.k->point[i].cycles);
 	}
 	fputs("<h3>Measured memory hierarchy (the staircase)</h3>\n", f);
-	if (!isfinite(xmin) || xmax - xmin < 1) {
+	if (!isfinite(s.xmin) || s.xmax - s.xmin < 1) {
 		fputs("<p class=\"note\">No measured hierarchy in this report (the default characterization, "
 		      "atomcost run with no probe names, measures it; so does atomcost hierarchy).</p>\n", f);
 		return;
 	}
-#define SX(b) (lw + pw * (log2(b) - xmin) / (xmax - xmin))
-	{
-		double ylo = pow(10, floor(log10(ymin))), yhi = pow(10, ceil(log10(ymax)));
-#define SY(v) (top + ph - ph * (log10(fmax(v, ylo)) - log10(ylo)) / (log10(yhi) - log10(ylo)))
-		fprintf(f, "<figure><svg class=\"chart staircase\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-			   "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\"><title>measured memory hierarchy: "
-			   "cycles per dependent load against footprint</title>\n",
-			W, top + ph + 44, W, top + ph + 44);
-		/* level bands, labelled at the top */
-		json_array_foreach(levels, i, lv) {
-			double a = json_number_value(json_object_get(lv, "first_bytes"));
-			double b = json_number_value(json_object_get(lv, "last_bytes"));
-			bool mem = json_is_true(json_object_get(lv, "memory"));
-			char lab[64];
-
-			if (!(a > 0) || !(b >= a))
-				continue;
-			fprintf(f, "<rect class=\"level\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>",
-				SX(a), top, fmax(SX(b) - SX(a), 2), ph, band[i % ARRAY_SIZE(band)]);
-			if (mem)
-				snprintf(lab, sizeof(lab), "DRAM %.0f ns", json_number_value(json_object_get(lv, "ns")));
-			else
-				snprintf(lab, sizeof(lab), "%.6s %.1f cyc",
-					 json_string_value(json_object_get(lv, "level")) ?: "?",
-					 json_number_value(json_object_get(lv, "cycles")));
-			fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"lvl\">", (SX(a) + SX(b)) / 2, top + 14);
-			report_html_escape(f, lab);
-			fputs("</text>\n", f);
-		}
-		/* y grid: 1, 2, 5 per decade */
-		for (double d = ylo; d <= yhi * 1.001; d *= 10)
-			for (int m = 1; m <= 5; m += (m == 1 ? 1 : 3)) {
-				double v = d * m, y = SY(v);
-
-				if (v > yhi * 1.001)
-					break;
-				fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" class=\"grid\"/>"
-					   "<text x=\"%d\" y=\"%.1f\" class=\"label\">%g</text>\n",
-					lw, y, lw + pw, y, lw - 4, y + 4, v);
-			}
-		/* x ticks every power of 4 */
-		for (double e = ceil(xmin); e <= xmax; e += 1) {
-			char s[32];
-
-			if ((long)e % 2)
-				continue;
-			size_str(pow(2, e), s, sizeof(s), false);
-			fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" class=\"grid\"/>"
-				   "<text x=\"%.1f\" y=\"%d\" class=\"tick\">%s</text>\n",
-				SX(pow(2, e)), top + ph, SX(pow(2, e)), top + ph + 4, SX(pow(2, e)), top + ph + 16, s);
-		}
-		/* hwloc's declared sizes, dashed, labelled below the top */
-		json_array_foreach(hw, i, p) {
-			double b = json_number_value(p);
-			char s[32];
-
-			if (!(b > 0) || log2(b) < xmin || log2(b) > xmax)
-				continue;
-			size_str(b, s, sizeof(s), false);
-			fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" class=\"hwloc\"/>"
-				   "<text x=\"%.1f\" y=\"%d\" class=\"hwlab\">hwloc L%zu %s</text>\n",
-				SX(b), top, SX(b), top + ph, SX(b) + 3, top + ph - 18 - 12 * (int)(i % 2), i + 1, s);
-		}
-		/* the measured sizes: a solid line, the bracket under it */
-		json_array_foreach(levels, i, lv) {
-			double s = json_number_value(json_object_get(lv, "size_bytes"));
-			double lo = json_number_value(json_object_get(lv, "size_lo"));
-			double hi = json_number_value(json_object_get(lv, "size_hi"));
-			char t[32];
-
-			if (!(s > 0) || json_is_true(json_object_get(lv, "memory")))
-				continue;
-			size_str(s, t, sizeof(t), false);
-			fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" class=\"measured\"/>"
-				   "<text x=\"%.1f\" y=\"%d\" class=\"mlab\">",
-				SX(s), top + 18, SX(s), top + ph, SX(s) - 3, top + 30);
-			report_html_escape(f, json_string_value(json_object_get(lv, "level")));
-			fprintf(f, " %s measured</text>", t);
-			if (lo > 0 && hi > lo)
-				fprintf(f, "<path class=\"bracket\" d=\"M%.1f %d H%.1f M%.1f %d v8 M%.1f %d v8\"/>",
-					SX(lo), top + ph - 8, SX(fmin(hi, pow(2, xmax))), SX(lo), top + ph - 12,
-					SX(fmin(hi, pow(2, xmax))), top + ph - 12);
-			fputc('\n', f);
-		}
-		/* the points */
-		fputs("<path class=\"curve\" stroke=\"#222\" d=\"", f);
-		json_array_foreach(pts, i, p) {
-			double b = json_number_value(json_object_get(p, "bytes"));
-			double c = json_number_value(json_object_get(p, "cycles"));
-
-			if (!(b > 0) || !(c > 0))
-				continue;
-			fprintf(f, "%s%.1f %.1f", first ? "M" : " L", SX(b), SY(c));
-			first = false;
-		}
-		fputs("\"/>\n", f);
-		json_array_foreach(pts, i, p) {
-			double b = json_number_value(json_object_get(p, "bytes"));
-			double c = json_number_value(json_object_get(p, "cycles"));
-			char s[32];
-
-			if (!(b > 0) || !(c > 0))
-				continue;
-			size_str(b, s, sizeof(s), false);
-			fprintf(f, "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.2\"><title>%s: %.2f cycles, "
-				   "%.2f ns</title></circle>", SX(b), SY(c), s, c,
-				json_number_value(json_object_get(p, "ns")));
-		}
-		fprintf(f, "\n<text x=\"%d\" y=\"%d\" class=\"axis\">footprint of the dependent random chase (bytes, log "
-			   "scale); y: core cycles per load (log scale)</text>\n</svg>",
-			lw, top + ph + 36);
-#undef SY
-	}
-#undef SX
+	s.ylo = pow(10, floor(log10(s.ylo)));
+	s.yhi = pow(10, ceil(log10(s.yhi)));
+	fprintf(f, "<figure><svg class=\"chart staircase\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+		   "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\"><title>measured memory hierarchy: "
+		   "cycles per dependent load against footprint</title>\n",
+		W, ST_TOP + ST_PH + 44, W, ST_TOP + ST_PH + 44);
+	stair_frame(&s, f);
+	stair_sizes(&s, f);
+	stair_points(&s, f);
+	fprintf(f, "\n<text x=\"%d\" y=\"%d\" class=\"axis\">footprint of the dependent random chase (bytes, log "
+		   "scale); y: core cycles per load (log scale)</text>\n</svg>", ST_LW, ST_TOP + ST_PH + 36);
 	fputs("<figcaption>Bands: the levels found at the knees of the staircase; solid lines: each level's "
 	      "measured size, with the bracket of footprints it lies between; dashed: the sizes hwloc "
 	      "declares (in a virtual machine they can be fiction).</figcaption></figure>\n", f);
 }
 
-/* The patterns of the ratio chart, in order of distance from the core. */
-static const struct {
-	const char *pattern, *label;
-	enum probe_mode mode;
-} ratio_cats[] = {
-	{ "hit", "hit, throughput", MODE_THROUGHPUT },
-	{ "hit", "hit, latency", MODE_LATENCY },
-	{ "dep", "dep", MODE_LATENCY },
-	{ "l2", "l2", MODE_LATENCY },
-	{ "llc", "llc", MODE_LATENCY },
-	{ "miss", "miss", MODE_LATENCY },
-};
+/* Atomic over non-atomic by pattern (card_build's ratio pairs): one bar
+ * per twin pair in each pattern, on a log scale around 1 (no cost); a bar
+ * judged the same over the epochs (stats_judge) is drawn pale. */
+#define RC_LW 50
+#define RC_TOP 10
+#define RC_PH 260
+#define RC_PW (W - RC_LW - 150)
 
-/* Median cycles of the first group of (name, mode, pattern), NAN: absent. */
-/* Atomic over non-atomic by pattern: one bar per twin pair in each
- * pattern, on a log scale around 1 (no cost); a bar judged the same over
- * the epochs (stats_judge) is drawn pale. */
-static void ratio_chart(const struct report *rep, FILE *f)
+static double rc_y(double r, double lmin, double lmax)
 {
-	static const char *const colors[] = { "#c8553d", "#3a7ca5", "#588157", "#8f2d56",
-					      "#f28f3b", "#6a4c93", "#2a9d8f", "#6d6875" };
-	const char *names[8], *twins[8];
-	size_t np = 0;
-	double lmin = -1, lmax = 1;
-	int lw = 50, top = 10, ph = 260, pw = W - lw - 150;
-	double gw;
+	return RC_TOP + RC_PH - RC_PH * (log2(r) - lmin) / (lmax - lmin);
+}
 
-	/* the pairs measured under the patterns, else those of the hot line */
-	for (size_t i = 0; i < 2 * rep->n && np < ARRAY_SIZE(names); i++) {
-		const struct result *r = &rep->r[i % rep->n];
-		const struct result *t;
-		size_t ti;
-		bool seen = false;
+static bool rc_drawn(const struct card_part *p)
+{
+	return p->a && p->a_cyc > 0 && p->b_cyc > 0;
+}
 
-		if (i == rep->n && np)
-			break;
-		if (!r->twin[0] || rank(r) != 2 || strcmp(r->pattern, i < rep->n ? "dep" : "hit"))
-			continue;
-		t = find_twin(rep, r, &ti);
-		if (!t || rank(t) >= 2)
-			continue;
-		for (size_t k = 0; k < np; k++)
-			seen |= !strcmp(names[k], r->name);
-		if (seen)
-			continue;
-		names[np] = r->name;
-		twins[np++] = r->twin;
+static void ratio_bars(const struct card *c, double lmin, double lmax, FILE *f)
+{
+	double gw = (double)RC_PW / CARD_RATIO_CATS, y0 = rc_y(1, lmin, lmax);
+
+	for (unsigned g = 0; g < CARD_RATIO_CATS; g++) {
+		double x0 = RC_LW + g * gw, bw = gw * 0.8 / (double)c->nratio;
+
+		fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"tick\">%s</text>\n", x0 + gw / 2, RC_TOP + RC_PH + 16,
+			card_ratio_label(g));
+		for (unsigned k = 0; k < c->nratio; k++) {
+			const struct card_part *p = &c->ratio[k].part[g];
+			double y1 = rc_y(p->a_cyc / p->b_cyc, lmin, lmax), x = x0 + gw * 0.1 + k * bw;
+
+			if (!rc_drawn(p))
+				continue;
+			fprintf(f, "<rect class=\"rbar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"%s>"
+				   "<title>", x, fmin(y0, y1), fmax(bw - 1, 1), fmax(fabs(y1 - y0), 1),
+				palette[k % ARRAY_SIZE(palette)], p->j.v == VERDICT_SAME ? " fill-opacity=\"0.3\"" : "");
+			report_html_escape(f, p->a);
+			fputs(" / ", f);
+			report_html_escape(f, p->b);
+			fprintf(f, ", %s: %.2f / %.2f cycles = %.2fx: %s over %zu epochs</title></rect>\n",
+				card_ratio_label(g), p->a_cyc, p->b_cyc, p->a_cyc / p->b_cyc, stats_verdict_name(p->j.v),
+				p->j.n);
+		}
 	}
+}
+
+static void ratio_chart(const struct card *c, FILE *f)
+{
+	double lmin = -1, lmax = 1;
+
 	fputs("<h3>Atomic against non-atomic, by access pattern</h3>\n", f);
-	if (!np) {
+	if (!c->nratio) {
 		fputs("<p class=\"note\">No twin pair measured under the access patterns (the default "
 		      "characterization measures them under hit, dep, l2, llc and miss).</p>\n", f);
 		return;
 	}
-	for (size_t k = 0; k < np; k++)
-		for (size_t g = 0; g < ARRAY_SIZE(ratio_cats); g++) {
-			double a = report_median_cycles(rep, names[k], ratio_cats[g].mode, ratio_cats[g].pattern);
-			double b = report_median_cycles(rep, twins[k], ratio_cats[g].mode, ratio_cats[g].pattern);
-
-			if (a > 0 && b > 0) {
-				lmin = fmin(lmin, floor(log2(a / b)));
-				lmax = fmax(lmax, ceil(log2(a / b)));
+	for (unsigned k = 0; k < c->nratio; k++)
+		for (unsigned g = 0; g < CARD_RATIO_CATS; g++)
+			if (rc_drawn(&c->ratio[k].part[g])) {
+				lmin = fmin(lmin, floor(log2(c->ratio[k].part[g].a_cyc / c->ratio[k].part[g].b_cyc)));
+				lmax = fmax(lmax, ceil(log2(c->ratio[k].part[g].a_cyc / c->ratio[k].part[g].b_cyc)));
 			}
-		}
-	gw = (double)pw / ARRAY_SIZE(ratio_cats);
-#define RY(r) (top + ph - ph * (log2(r) - lmin) / (lmax - lmin))
 	fprintf(f, "<figure><svg class=\"chart ratios\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 		   "viewBox=\"0 0 %d %d\" role=\"img\"><title>atomic over non-atomic cycles per op, by pattern</title>\n",
-		W, top + ph + 44, W, top + ph + 44);
+		W, RC_TOP + RC_PH + 44, W, RC_TOP + RC_PH + 44);
 	for (double e = lmin; e <= lmax; e += 1)
 		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" class=\"%s\"/>"
-			   "<text x=\"%d\" y=\"%.1f\" class=\"label\">%gx</text>\n",
-			lw, RY(pow(2, e)), lw + pw, RY(pow(2, e)), e == 0 ? "one" : "grid", lw - 4, RY(pow(2, e)) + 4,
-			pow(2, e));
-	for (size_t g = 0; g < ARRAY_SIZE(ratio_cats); g++) {
-		double x0 = lw + g * gw, bw = gw * 0.8 / (double)np;
-
-		fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"tick\">%s</text>\n", x0 + gw / 2, top + ph + 16,
-			ratio_cats[g].label);
-		for (size_t k = 0; k < np; k++) {
-			double a = report_median_cycles(rep, names[k], ratio_cats[g].mode, ratio_cats[g].pattern);
-			double b = report_median_cycles(rep, twins[k], ratio_cats[g].mode, ratio_cats[g].pattern);
-			double y1, y0 = RY(1), x = x0 + gw * 0.1 + k * bw;
-			struct judgment j;
-			bool same;
-
-			if (!(a > 0 && b > 0))
-				continue;
-			y1 = RY(a / b);
-			report_judge(rep, names[k], twins[k], ratio_cats[g].mode, ratio_cats[g].pattern, &j);
-			same = j.v == VERDICT_SAME;
-			fprintf(f, "<rect class=\"rbar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"%s>"
-				   "<title>", x, fmin(y0, y1), fmax(bw - 1, 1), fmax(fabs(y1 - y0), 1),
-				colors[k % ARRAY_SIZE(colors)], same ? " fill-opacity=\"0.3\"" : "");
-			report_html_escape(f, names[k]);
-			fputs(" / ", f);
-			report_html_escape(f, twins[k]);
-			fprintf(f, ", %s: %.2f / %.2f cycles = %.2fx: %s over %zu epochs</title></rect>\n",
-				ratio_cats[g].label, a, b, a / b, stats_verdict_name(j.v), j.n);
-		}
-	}
-	for (size_t k = 0; k < np; k++) {
-		fprintf(f, "<rect x=\"%d\" y=\"%zu\" width=\"10\" height=\"10\" fill=\"%s\"/><text x=\"%d\" y=\"%zu\" "
-			   "class=\"value\">", lw + pw + 12, top + 4 + 16 * k, colors[k % ARRAY_SIZE(colors)], lw + pw + 26,
-			top + 13 + 16 * k);
-		report_html_escape(f, names[k]);
+			   "<text x=\"%d\" y=\"%.1f\" class=\"label\">%gx</text>\n", RC_LW, rc_y(pow(2, e), lmin, lmax),
+			RC_LW + RC_PW, rc_y(pow(2, e), lmin, lmax), e == 0 ? "one" : "grid", RC_LW - 4,
+			rc_y(pow(2, e), lmin, lmax) + 4, pow(2, e));
+	ratio_bars(c, lmin, lmax, f);
+	for (unsigned k = 0; k < c->nratio; k++) {
+		fprintf(f, "<rect x=\"%d\" y=\"%u\" width=\"10\" height=\"10\" fill=\"%s\"/><text x=\"%d\" y=\"%u\" "
+			   "class=\"value\">", RC_LW + RC_PW + 12, RC_TOP + 4 + 16 * k, palette[k % ARRAY_SIZE(palette)],
+			RC_LW + RC_PW + 26, RC_TOP + 13 + 16 * k);
+		report_html_escape(f, c->ratio[k].atomic);
 		fputs("</text>\n", f);
 	}
 	fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"axis\">atomic op's cycles over its non-atomic twin's (log scale; "
-		   "1x: atomicity costs nothing)</text>\n</svg>", lw, top + ph + 36);
-#undef RY
+		   "1x: atomicity costs nothing)</text>\n</svg>", RC_LW, RC_TOP + RC_PH + 36);
 	fprintf(f, "<figcaption>One bar per twin pair (the atomic op named; its twin is the non-atomic form) in each "
 		   "access pattern, ordered from the core outwards; pale: the same cost shown by an equivalence test "
 		   "over the epochs (within %.0f%% or %.2f cycles).</figcaption></figure>\n", JUDGE_MARGIN_REL * 100,
@@ -1103,93 +1060,64 @@ static void hbars(const struct hbar *b, size_t n, const char *unit, const char *
 }
 
 /* The c2c round trip of one pair per topology class (the c2c section). */
-static void c2c_class_chart(const struct report *rep, FILE *f)
+static void c2c_class_chart(const struct card *c, FILE *f)
 {
-	const json_t *c2c = json_object_get(rep->sections, "c2c"), *p;
-	struct hbar b[32];
-	size_t n = 0, i;
+	struct hbar b[CARD_MAX_C2C];
 
 	fputs("<h3>Cache-to-cache round trip, by topology class</h3>\n", f);
-	json_array_foreach(json_object_get(c2c, "pairs"), i, p) {
-		const json_t *ns = json_object_get(p, "round_trip_ns");
-
-		if (n == ARRAY_SIZE(b) || !json_is_object(ns))
-			continue;
-		snprintf(b[n].label, sizeof(b[n].label), "%.12s (PU %d, %d) %.12s",
-			 json_string_value(json_object_get(p, "class")) ?: "?",
-			 (int)json_integer_value(json_object_get(p, "cpu_a")),
-			 (int)json_integer_value(json_object_get(p, "cpu_b")),
-			 json_string_value(json_object_get(p, "method")) ?: "?");
-		b[n].v = json_number_value(json_object_get(ns, "median"));
-		b[n].lo = json_number_value(json_object_get(ns, "p10"));
-		b[n].hi = json_number_value(json_object_get(ns, "p90"));
-		b[n].color = COL_ATOMIC;
-		b[n].note = json_is_true(json_object_get(p, "timed_out")) ? "timed out" : NULL;
-		n++;
-	}
-	if (!n) {
+	if (!c->nc2c) {
 		fputs("<p class=\"note\">No c2c round trips in this report.</p>\n", f);
 		return;
 	}
+	for (unsigned n = 0; n < c->nc2c; n++) {
+		const struct card_c2c *p = &c->c2c[n];
+
+		snprintf(b[n].label, sizeof(b[n].label), "%.12s (PU %d, %d) %.12s", p->cls, p->cpu_a, p->cpu_b,
+			 p->method);
+		b[n].v = p->median;
+		b[n].lo = p->p10;
+		b[n].hi = p->p90;
+		b[n].color = COL_ATOMIC;
+		b[n].note = p->timed_out ? "timed out" : NULL;
+	}
 	fputs("<figure>", f);
-	hbars(b, n, "ns per round trip (median; whisker p10 to p90)", "c2c-class", f);
+	hbars(b, c->nc2c, "ns per round trip (median; whisker p10 to p90)", "c2c-class", f);
 	fputs("<figcaption>The line goes to the other PU and back; one pair per class this machine has.", f);
-	if (json_array_size(json_object_get(c2c, "absent_classes"))) {
+	if (c->nabsent) {
 		fputs(" Absent here (no PU pair of the class):", f);
-		json_array_foreach(json_object_get(c2c, "absent_classes"), i, p) {
+		for (unsigned i = 0; i < c->nabsent; i++) {
 			fputc(' ', f);
-			report_html_escape(f, json_string_value(p));
+			report_html_escape(f, c->c2c_absent[i]);
 		}
 		fputc('.', f);
 	}
 	fputs("</figcaption></figure>\n", f);
 }
 
-/* True, false and no sharing of each contention probe, per class, from
- * the contention rows (extra.contention). Cases whose threads did not run
- * together are drawn grey and said: they measured no contention. */
-static void sharing_chart(const struct report *rep, FILE *f)
+/* True, false and no sharing of each contention probe, per class (the
+ * card's cases). Cases whose threads did not run together are drawn grey
+ * and said: they measured no contention. */
+static void sharing_chart(const struct card *c, FILE *f)
 {
-	static const struct {
-		const char *pattern, *color;
-	} cases[] = { { "true-share", COL_ATOMIC }, { "false-share", COL_LOCAL }, { "no-share", COL_PLAIN } };
-	struct hbar b[48] = { 0 };
-	size_t n = 0;
-	double lo, hi;
+	struct hbar b[CARD_MAX_CASES];
 
 	fputs("<h3>Contention: true, false and no sharing, by topology class</h3>\n", f);
-	for (size_t i = 0; i < rep->n && n + ARRAY_SIZE(cases) <= ARRAY_SIZE(b); i++) {
-		const struct result *r = &rep->r[i];
-		const json_t *ct = json_object_get(r->extra, "contention");
-		const char *pl = json_string_value(json_object_get(ct, "placement"));
-
-		/* one group per probe and placement: start at its true-share row */
-		if (!pl || strcmp(r->pattern, "true-share") || !compare_group_first(rep, i))
-			continue;
-		for (size_t k = 0; k < ARRAY_SIZE(cases); k++)
-			for (size_t j = 0; j < rep->n; j++) {
-				const struct result *q = &rep->r[j];
-				const json_t *qc = json_object_get(q->extra, "contention");
-
-				if (strcmp(q->name, r->name) || strcmp(q->pattern, cases[k].pattern) ||
-				    !compare_group_first(rep, j) ||
-				    strcmp(json_string_value(json_object_get(qc, "placement")) ?: "", pl))
-					continue;
-				snprintf(b[n].label, sizeof(b[n].label), "%.12s %.20s %.12s", pl, q->name, cases[k].pattern);
-				b[n].v = group_cycles(rep, j, &lo, &hi);
-				b[n].lo = b[n].hi = NAN;
-				b[n].color = cases[k].color;
-				b[n].note = json_is_false(json_object_get(qc, "overlapped")) ? "no overlap" : NULL;
-				n++;
-				break;
-			}
-	}
-	if (!n) {
+	if (!c->ncase) {
 		fputs("<p class=\"note\">No contention rows in this report.</p>\n", f);
 		return;
 	}
+	for (unsigned n = 0; n < c->ncase; n++) {
+		const struct card_case *k = &c->cases[n];
+
+		snprintf(b[n].label, sizeof(b[n].label), "%.12s %.20s %.12s", k->placement, k->probe, k->pattern);
+		b[n].v = k->cycles;
+		b[n].lo = b[n].hi = NAN;
+		b[n].color = !strcmp(k->pattern, "true-share") ? COL_ATOMIC :
+			     !strcmp(k->pattern, "false-share") ? COL_LOCAL : COL_PLAIN;
+		b[n].note = k->no_overlap ? "no overlap" : NULL;
+	}
 	fputs("<figure>", f);
-	hbars(b, n, "core cycles per op per thread (median)", "sharing", f);
+	hbars(b, c->ncase, "core cycles per op per thread (median)", "sharing", f);
 	fprintf(f, "<figcaption>2 threads on a pair of PUs of the class: <span style=\"color:%s\">&#9632;</span> true "
 		   "sharing (one word), <span style=\"color:%s\">&#9632;</span> false sharing (two words of one line), "
 		   "<span style=\"color:%s\">&#9632;</span> no sharing (lines apart); grey, \"no overlap\": the "
@@ -1206,15 +1134,15 @@ static void card_and_charts(const struct report *rep, FILE *f)
 	if (card_build(rep, &c))
 		return;
 	fprintf(f, "<h2 id=\"card\">Machine card%s</h2>\n", rep->partial ? " (PARTIAL run)" : "");
-	card_machine(rep, f);
+	card_machine(rep, &c, f);
 	card_atomicity(&c, f);
 	card_sharing(&c, f);
 	card_menu(&c, f);
 	fputs("<h2 id=\"charts\">The card as charts</h2>\n", f);
-	staircase_chart(rep, f);
-	ratio_chart(rep, f);
-	c2c_class_chart(rep, f);
-	sharing_chart(rep, f);
+	staircase_chart(&c, f);
+	ratio_chart(&c, f);
+	c2c_class_chart(&c, f);
+	sharing_chart(&c, f);
 }
 
 static const char css[] =
@@ -1272,7 +1200,7 @@ int report_write_html(const struct report *rep, FILE *f)
 	}
 
 	/* a default characterization: the card first, then its charts */
-	if (json_object_get(rep->meta, "characterization"))
+	if (card_wanted(rep))
 		card_and_charts(rep, f);
 
 	fputs("<h2>Atomic vs non-atomic, per pattern</h2>\n", f);

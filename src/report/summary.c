@@ -61,11 +61,73 @@ static json_t *row_json(const struct report *rep, size_t i)
 	return o;
 }
 
+/* ---- the card, as card_build computed it ---- */
+
+static json_t *num_or_null(double v)
+{
+	return isfinite(v) && v > 0 ? json_real(v) : json_null();
+}
+
+static json_t *part_json(const struct card_part *p)
+{
+	if (!p->a)
+		return json_null();
+	return json_pack("{s:s, s:s, s:o, s:o, s:s, s:i, s:o, s:o, s:o}", "a", p->a, "b", p->b, "a_cycles",
+			 num_or_null(p->a_cyc), "b_cycles", num_or_null(p->b_cyc), "verdict",
+			 stats_verdict_name(p->j.v), "epochs", (json_int_t)p->j.n, "diff_cycles",
+			 num(p->j.diff), "diff_lo", num(p->j.diff_lo), "diff_hi", num(p->j.diff_hi));
+}
+
+json_t *card_to_json(const struct card *c)
+{
+	json_t *o, *cmp, *share, *menu_j;
+
+	cmp = json_array();
+	for (unsigned i = 0; i < c->ncmp; i++)
+		json_array_append_new(cmp, json_pack("{s:s, s:s, s:s, s:o, s:o, s:s, s:o, s:o, s:o}", "what",
+			c->cmp[i].what, "pattern", c->cmp[i].pattern, "mode", probe_mode_name(c->cmp[i].mode),
+			"atomic_cycles", num_or_null(c->cmp[i].pair.a_cyc), "plain_cycles",
+			num_or_null(c->cmp[i].pair.b_cyc), "verdict", stats_verdict_name(c->cmp[i].pair.j.v),
+			"pair", part_json(&c->cmp[i].pair), "lock", part_json(&c->cmp[i].lock),
+			"insn", part_json(&c->cmp[i].insn)));
+	share = json_array();
+	for (unsigned i = 0; i < c->nshare; i++)
+		json_array_append_new(share, json_pack("{s:s, s:o, s:o, s:o}", "placement", c->share[i].placement,
+			"true_share", num_or_null(c->share[i].true_share),
+			"false_share", num_or_null(c->share[i].false_share),
+			"no_share", num_or_null(c->share[i].no_share)));
+	menu_j = json_array();
+	for (unsigned n = 0; n < c->nneed; n++) {
+		json_t *opts = json_array();
+
+		/* cycles: the chain latency, as before the menu was ranked in context */
+		for (unsigned k = 0; k < c->need[n].nopt; k++) {
+			const struct card_option *op = &c->need[n].opt[k];
+
+			json_array_append_new(opts, json_pack("{s:s, s:i, s:b, s:o, s:o, s:o, s:o, s:s, s:b}",
+				"probe", op->probe, "rank", (json_int_t)op->rank, "tie", op->tie,
+				"walk_cycles", num(op->walk),
+				"stores_cycles", num(op->stores),
+				"cycles", num_or_null(op->chain), "tput_cycles", num_or_null(op->tput),
+				"safe_when", op->safe_when, "analog", op->analog));
+		}
+		json_array_append_new(menu_j, json_pack("{s:s, s:s, s:o}", "need", c->need[n].need, "ranked_by",
+							card_basis_name(c->need[n].basis), "options", opts));
+	}
+	o = json_pack("{s:s?, s:s?, s:s?, s:s, s:i, s:f, s:i, s:f, s:o, s:s?, s:o, s:o}", "atomic",
+		      c->pair_atomic, "plain", c->pair_plain, "unlocked", c->lock_plain, "differs", c->differs,
+		      "epochs", (json_int_t)c->epochs, "disturbed", c->disturbed, "disturbed_epochs",
+		      (json_int_t)c->disturbed_epochs, "cpu_share", c->cpu_share, "atomicity", cmp,
+		      "sharing_probe", c->share_probe, "sharing", share, "menu", menu_j);
+	return o;
+}
+
 static const char *const kept_sections[] = { "hierarchy", "splitlock", "c2c" };
 
 int report_write_summary(const struct report *rep, FILE *f)
 {
 	json_t *rows = json_array(), *root;
+	struct card card;
 	int err = 0;
 
 	for (size_t i = 0; i < rep->n; i++)
@@ -77,7 +139,7 @@ int report_write_summary(const struct report *rep, FILE *f)
 			 "started", rep->started, "partial", rep->partial,
 			 "calibration", clock_to_json(&rep->cal),
 			 "topology_summary", rep->topo_summary,
-			 "card", card_to_json(rep), "results", rows);
+			 "card", card_build(rep, &card) ? json_null() : card_to_json(&card), "results", rows);
 	if (rep->tool)
 		json_object_set(root, "tool", rep->tool);
 	if (rep->meta && json_object_get(rep->meta, "fingerprint"))

@@ -2,6 +2,7 @@
 /* report/text.c - the aligned table printed on a terminal; a default
  * characterization (meta.characterization) starts with its machine card,
  * whether it comes from `atomcost run` or from `atomcost report X.json`. */
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 
@@ -212,12 +213,253 @@ static void write_sweeps(const struct report *rep, FILE *f)
 	}
 }
 
+/* ---- the machine card: formats what card_build computed ---------------- */
+
+/* "45.2 KiB", "996 KiB", "1.04 MiB" (the card's sizes) */
+static const char *size_text(double bytes, char *buf, size_t len)
+{
+	bool mib = bytes >= 1 << 20;
+	double v = bytes / (mib ? 1 << 20 : 1 << 10);
+
+	snprintf(buf, len, v >= 100 ? "%.0f %s" : "%.3g %s", v, mib ? "MiB" : "KiB");
+	return buf;
+}
+
+/* The levels and how they were measured, each size's range over the epochs. */
+static void write_levels(const struct card_caches *k, FILE *f)
+{
+	bool huge = k->page_bytes >= 1 << 21;
+	char a[32], b[32];
+
+	fprintf(f, "caches   ");
+	for (unsigned i = 0; i < k->nlevel; i++) {
+		const struct card_level *l = &k->level[i];
+
+		if (l->memory)
+			fprintf(f, " %sDRAM %.0f ns", i ? "| " : "", l->ns);
+		else
+			fprintf(f, " %s%s %s %.1f cyc", i ? "| " : "", l->name, size_text(l->size, a, sizeof(a)),
+				l->cycles);
+	}
+	if (!k->epochs) {
+		fprintf(f, " (measured)\n");
+		return;
+	}
+	fprintf(f, " (measured: %d epoch%s, %s pages%s%s)\n", k->epochs, k->epochs == 1 ? "" : "s",
+		huge ? "2 MiB" : "4 KiB", huge ? "" : ": huge pages not had, ",
+		huge ? "" : k->page_source ? k->page_source : "?");
+	fprintf(f, "          sizes over the epochs:");
+	for (unsigned i = 0; i < k->nlevel; i++) {
+		const struct card_level *l = &k->level[i];
+
+		if (!(l->size_min > 0))
+			continue;
+		size_text(l->size_min, a, sizeof(a));
+		size_text(l->size_max, b, sizeof(b));
+		fprintf(f, "%s %s %s%s%s", i ? "," : "", l->name, a, strcmp(a, b) ? "-" : "", strcmp(a, b) ? b : "");
+	}
+	fputc('\n', f);
+}
+
+/* The measured hierarchy: the levels, an L3 smaller than declared as the
+ * effective share, and TLB reach apart. */
+static void write_caches(const struct card *c, FILE *f)
+{
+	const struct card_caches *k = &c->caches;
+	char a[32], b[32];
+
+	if (!k->nlevel) {
+		fprintf(f, "caches    measured hierarchy not in this report\n");
+		return;
+	}
+	write_levels(k, f);
+	for (unsigned i = 0; i < k->nlevel; i++) {
+		const struct card_level *l = &k->level[i];
+
+		size_text(l->size, a, sizeof(a));
+		if (l->hwloc > 0 && l->effective_share)
+			fprintf(f, "          %s effective share about %s of %s declared: shared with other %s\n",
+				l->name, a, size_text(l->hwloc, b, sizeof(b)), c->machine.vm > 0 ? "tenants" : "cores");
+		else if (l->hwloc > 0 && l->disagrees)
+			fprintf(f, "          warning: hwloc declares %s = %s, measured about %s: the patterns use "
+				"the measured size\n", l->name, size_text(l->hwloc, b, sizeof(b)), a);
+	}
+	if (k->tlb && k->tlb_reach > 0)
+		fprintf(f, "          TLB reach about %s (4 KiB pages cost more past it; not a cache level)\n",
+			size_text(k->tlb_reach, a, sizeof(a)));
+	else if (k->tlb)
+		fprintf(f, "          TLB: 4 KiB and 2 MiB pages walk alike up to %s (huge pages did not move "
+			"the staircase here)\n", size_text(k->tlb_compared, a, sizeof(a)));
+}
+
+static const char *vm_text(int vm)
+{
+	return vm < 0 ? "VM or not: unknown" : vm ? "virtual machine (hypervisor flag set)" : "no hypervisor flag";
+}
+
+static void write_machine(const struct report *rep, const struct card *c, FILE *f)
+{
+	const struct card_machine *m = &c->machine;
+
+	fprintf(f, "machine   %s (family %s model %s, microcode %s)\n", m->cpu, m->family, m->model,
+		m->microcode);
+	fprintf(f, "          %s %s, %s, %s\n", m->sysname, m->release, vm_text(m->vm),
+		rep->topo_summary[0] ? rep->topo_summary : "topology unknown");
+	fprintf(f, "clock     core %.3f GHz, cycles: %s; %s\n", rep->cal.core_hz / 1e9,
+		rep->cal.cycle_source ? rep->cal.cycle_source : "?",
+		rep->cal.trustworthy ? "calibration trustworthy" : "CALIBRATION NOT TRUSTWORTHY");
+	write_caches(c, f);
+}
+
+static void write_atomicity(const struct card *c, FILE *f)
+{
+	if (!c->pair_atomic) {
+		fprintf(f, "atomicity not measured (no atomic/non-atomic twin pair in this report)\n");
+		return;
+	}
+	fprintf(f, "atomicity %s (%s) against %s (%s): they differ in %s\n", c->pair_atomic, c->atomic_insn,
+		c->pair_plain, c->plain_insn, c->differs);
+	if (c->lock_plain)
+		fprintf(f, "          split: lock = %s against %s (the same op unlocked); insn = %s against %s\n",
+			c->pair_atomic, c->lock_plain, c->lock_plain, c->pair_plain);
+	fprintf(f, "          cycles per op, medians of %u epoch%s; slower/faster beyond %.0f%% or %.2f cycles, "
+		   "same only by equivalence\n", c->epochs, c->epochs == 1 ? "" : "s", JUDGE_MARGIN_REL * 100,
+		JUDGE_MARGIN_ABS);
+	fprintf(f, "  %-33s %9s %9s  %-22s %-14s %-20s %s\n", "where", "atomic", "plain", "difference [95% CI]",
+		"verdict", c->lock_plain ? "lock's part" : "", c->lock_plain ? "insn's part" : "");
+	for (unsigned i = 0; i < c->ncmp; i++) {
+		const struct card_cmp *k = &c->cmp[i];
+		char d[48], v[32], l[32], s[32];
+
+		if (!k->pair.a) {
+			fprintf(f, "  %-33s not measured\n", k->what);
+			continue;
+		}
+		fprintf(f, "  %-33s %9.2f %9.2f  %-22s %-14s %-20s %s\n", k->what, k->pair.a_cyc, k->pair.b_cyc,
+			card_diff_cell(&k->pair, d, sizeof(d)), card_part_word(&k->pair, v, sizeof(v)),
+			c->lock_plain ? card_part_cell(&k->lock, l, sizeof(l)) : "",
+			c->lock_plain ? card_part_cell(&k->insn, s, sizeof(s)) : "");
+	}
+}
+
+/* Whether the run was quiet enough, and what it left unresolved. */
+static void write_noise(const struct card *c, FILE *f)
+{
+	bool disturbed = c->disturbed_epochs > 0;
+
+	fprintf(f, "noise     %u epoch%s, each with fresh buffers, pinning and calibration; ", c->epochs,
+		c->epochs == 1 ? "" : "s");
+	if (disturbed)
+		fprintf(f, "DISTURBED: in %u the thread had its CPU under %.0f%% of the time (lowest %.0f%%) or "
+			   "over %.0f%% of the samples saw a context switch (worst %.0f%%)", c->disturbed_epochs,
+			CARD_CPU_SHARE * 100, c->cpu_share * 100, CARD_DISTURBED * 100, c->disturbed * 100);
+	else
+		fprintf(f, "quiet (the thread had its CPU %.0f%% of the time or more)", c->cpu_share * 100);
+	if (c->ghz_hi > 0)
+		fprintf(f, "; core clock %.2f-%.2f GHz over them", c->ghz_lo, c->ghz_hi);
+	fputc('\n', f);
+	if (!c->unresolved)
+		return;
+	fprintf(f, "          unresolved:");
+	for (unsigned i = 0, k = 0; i < c->ncmp; i++)
+		if (c->cmp[i].pair.a && (c->cmp[i].pair.j.v == VERDICT_UNRESOLVED || c->cmp[i].pair.j.v == VERDICT_NONE))
+			fprintf(f, "%s %s", k++ ? "," : "", c->cmp[i].what);
+	fprintf(f, " (%s)\n", c->epochs < 2 ? "one epoch cannot be judged: --epochs 5" :
+		disturbed ? "a quieter machine or more epochs would settle them" :
+		"the difference sits near the margin or the epochs spread too far");
+}
+
+/* The split lock: what a locked op across two cache lines costs here, and
+ * what the kernel does about it. */
+static void write_splitlock(const struct card_split *s, FILE *f)
+{
+	char t[256];
+
+	fprintf(f, "split     %s\n", card_split_text(s, t, sizeof(t)));
+	if (s->state == CARD_SPLIT_MEASURED || s->state == CARD_SPLIT_SIGBUS)
+		fprintf(f, "          kernel: %s\n", s->kernel_why ? s->kernel_why : "mode unknown");
+}
+
+static void write_share(const struct card *c, FILE *f)
+{
+	if (!c->share_probe) {
+		fprintf(f, "sharing   not measured (no contention rows in this report)\n");
+		return;
+	}
+	fprintf(f, "sharing   %s by 2 threads, cycles per op (true / false / no sharing):\n", c->share_probe);
+	for (unsigned i = 0; i < c->nshare; i++) {
+		const struct card_share *s = &c->share[i];
+
+		char v[3][16];
+		const double x[3] = { s->true_share, s->false_share, s->no_share };
+
+		for (int k = 0; k < 3; k++)
+			snprintf(v[k], sizeof(v[k]), x[k] > 0 ? "%.1f" : "-", x[k]);
+		fprintf(f, "  %-10s %8s / %8s / %8s", s->placement, v[0], v[1], v[2]);
+		if (s->not_overlapped)
+			fprintf(f, "   (some cases' threads did not overlap: not contention, left out)");
+		/* one measurement per case, no epochs: a ratio, not a verdict */
+		if (s->no_share > 0 && s->true_share > 0)
+			fprintf(f, "   true/no sharing %.1fx (one process: not judged)", s->true_share / s->no_share);
+		fputc('\n', f);
+	}
+}
+
+static void write_menu(const struct card *c, FILE *f)
+{
+	fprintf(f, "fast-path menu: the cycles an op adds to independent work (walk: an L1 pointer walk;\n"
+		   "          stores: 4 pending stores), cheapest first, = tied with the one above (not\n"
+		   "          resolved); chain latency and best throughput beside:\n");
+	if (c->nneed)
+		fprintf(f, "  %-27s %7s %7s %7s %7s  %s\n", "", "walk", "stores", "chain", "tput", "safe when");
+	else
+		fprintf(f, "  not in this report (no result names a need: a report from before the menu was "
+			   "drawn from the results)\n");
+	for (unsigned n = 0; n < c->nneed; n++) {
+		const struct card_need *nd = &c->need[n];
+
+		fprintf(f, "  %s%s:\n", nd->need, nd->basis == CARD_BASIS_WALK ? "" :
+			nd->basis == CARD_BASIS_STORES ? " (no walk rows: ranked after the stores)" :
+			" (no context rows: ranked by chain latency)");
+		for (unsigned o = 0; o < nd->nopt; o++) {
+			const struct card_option *op = &nd->opt[o];
+			char rank[16], w[16], st[16], ch[16], tp[16];
+
+			snprintf(rank, sizeof(rank), op->rank ? "%s%u" : "-", op->tie ? "=" : "", op->rank);
+			card_cost_text(op->walk, true, w, sizeof(w));
+			card_cost_text(op->stores, true, st, sizeof(st));
+			card_cost_text(op->chain, false, ch, sizeof(ch));
+			card_cost_text(op->tput, false, tp, sizeof(tp));
+			fprintf(f, "  %4s %-22s %7s %7s %7s %7s  %s%s\n", rank, op->probe, w, st, ch, tp,
+				op->safe_when, op->analog ? " [analog: not the real primitive]" : "");
+		}
+	}
+}
+
+int card_write_text(const struct report *rep, FILE *f)
+{
+	struct card c;
+	int err = card_build(rep, &c);
+
+	if (err)
+		return err;
+	fprintf(f, "== atomcost machine card%s ==\n", rep->partial ? " (PARTIAL run)" : "");
+	write_machine(rep, &c, f);
+	write_atomicity(&c, f);
+	write_noise(&c, f);
+	write_share(&c, f);
+	write_splitlock(&c.split, f);
+	write_menu(&c, f);
+	fprintf(f, "==\n");
+	return ferror(f) ? -EIO : 0;
+}
+
 int report_write_text(const struct report *rep, FILE *f)
 {
 	const struct calibration *c = &rep->cal;
 
 	/* what a person reads first */
-	if (json_object_get(rep->meta, "characterization") && rep->n) {
+	if (card_wanted(rep)) {
 		int err = card_write_text(rep, f);
 
 		if (err)

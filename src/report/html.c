@@ -59,23 +59,14 @@ void report_html_escape(FILE *f, const char *s)
 	}
 }
 
-/* Median of pass medians (cycles) of rep->r[i]'s group, and the interval
- * drawn as a whisker: the median's CI for one pass, the range of the pass
- * medians for several. */
-static double group_cycles(const struct report *rep, size_t i, double *lo, double *hi)
+/* 4096 -> "4K", 1572864 -> "1.5M" (chart ticks); iec: "4 KiB", "1.5 MiB" */
+static void size_str(double bytes, char *buf, size_t len, bool iec)
 {
-	static const struct result *g[MAX_GROUP];
-	double m[MAX_GROUP];
-	size_t n = compare_group(rep, i, g, MAX_GROUP);
+	static const char *const unit[][2] = { { "K", " KiB" }, { "M", " MiB" }, { "G", " GiB" } };
+	int u = bytes >= 1 << 30 ? 2 : bytes >= 1 << 20 ? 1 : 0;
+	double v = bytes / pow(1024, u + 1);
 
-	*lo = INFINITY;
-	*hi = -INFINITY;
-	for (size_t k = 0; k < n; k++) {
-		m[k] = result_cycles(rep, g[k]->s.median);
-		*lo = fmin(*lo, result_cycles(rep, n > 1 ? g[k]->s.median : g[k]->s.ci_lo));
-		*hi = fmax(*hi, result_cycles(rep, n > 1 ? g[k]->s.median : g[k]->s.ci_hi));
-	}
-	return stats_median(m, n);
+	snprintf(buf, len, v >= 10 ? "%.0f%s" : "%.2g%s", v, unit[u][iec]);
 }
 
 static void fp_rows(FILE *f, const char *prefix, const json_t *v)
@@ -119,35 +110,6 @@ static void fp_rows(FILE *f, const char *prefix, const json_t *v)
 	fputs("</td></tr>\n", f);
 }
 
-static const struct result *find_twin(const struct report *rep, const struct result *r, size_t *idx)
-{
-	for (size_t j = 0; j < rep->n; j++) {
-		const struct result *t = &rep->r[j];
-
-		if (t->mode == r->mode && !strcmp(t->name, r->twin) && !strcmp(t->pattern, r->pattern)) {
-			*idx = j;
-			return t;
-		}
-	}
-	return NULL;
-}
-
-static int rank(const struct result *r)
-{
-	if (!strcmp(r->atomicity, "non-atomic"))
-		return 0;
-	if (!strcmp(r->atomicity, "local-only"))
-		return 1;
-	return 2;
-}
-
-static const char *color_of(const struct result *r)
-{
-	if (!strcmp(r->atomicity, "baseline"))
-		return COL_BASE;
-	return rank(r) == 0 ? COL_PLAIN : rank(r) == 1 ? COL_LOCAL : COL_ATOMIC;
-}
-
 static bool seen_pattern(const struct report *rep, size_t i)
 {
 	for (size_t j = 0; j < i; j++)
@@ -156,119 +118,23 @@ static bool seen_pattern(const struct report *rep, size_t i)
 	return false;
 }
 
-/* Horizontal bars for one pattern and mode: every probe whose twin ran too
- * (the atomic one with its non-atomic twin below it), then the others. */
-static void bars_chart(const struct report *rep, const char *pattern, enum probe_mode mode, FILE *f)
-{
-	size_t idx[512], n = 0;
-	double max = 0, lo, hi;
-	int label_w = 230, row_h = 16, y;
+/* The report's rows, grouped over the epochs once for every chart: the
+ * median of the epoch medians (core cycles), the whisker (the median's CI
+ * for one epoch, the range of the epoch medians for several) and the
+ * footprint the pattern walks over (NAN: none). */
+struct row {
+	const struct result *r;
+	double cyc, lo, hi, fp;
+};
 
-	for (size_t i = 0; i < rep->n && n < ARRAY_SIZE(idx); i++) {
-		const struct result *r = &rep->r[i], *t;
-		size_t ti;
-
-		if (r->mode != mode || strcmp(r->pattern, pattern) || !compare_group_first(rep, i))
-			continue;
-		t = r->twin[0] ? find_twin(rep, r, &ti) : NULL;
-		/* a mutual pair is drawn once, the less atomic probe under the
-		 * more atomic one; a one-way twin (this_cpu_cmpxchg -> cmpxchg)
-		 * is drawn with its own bar pair */
-		if (t && !strcmp(t->twin, r->name) &&
-		    (rank(t) > rank(r) || (rank(t) == rank(r) && ti < i)))
-			continue;
-		idx[n++] = i;
-		group_cycles(rep, i, &lo, &hi);
-		max = fmax(max, hi);
-		if (t) {
-			group_cycles(rep, ti, &lo, &hi);
-			max = fmax(max, hi);
-		}
-	}
-	if (!n || !(max > 0))
-		return;
-	max *= 1.12;
-
-	/* count the bars to size the picture */
-	y = 0;
-	for (size_t k = 0; k < n; k++) {
-		const struct result *r = &rep->r[idx[k]];
-		size_t ti;
-
-		y += row_h + (r->twin[0] && find_twin(rep, r, &ti) ? row_h : 0) + 8;
-	}
-	fputs("<h3>", f);
-	report_html_escape(f, pattern);
-	fprintf(f, ", %s</h3>\n", probe_mode_name(mode));
-	fprintf(f, "<figure><svg class=\"chart bars\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-		   "viewBox=\"0 0 %d %d\" role=\"img\"><title>",
-		W, y + 40, W, y + 40);
-	report_html_escape(f, pattern);
-	fprintf(f, " %s: core cycles per op</title>\n", probe_mode_name(mode));
-	/* axis with 5 ticks */
-	for (int k = 0; k <= 4; k++) {
-		double v = max * k / 4.0;
-		double x = label_w + (W - label_w - 70) * v / max;
-
-		fprintf(f, "<line x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%d\" class=\"grid\"/>"
-			   "<text x=\"%.1f\" y=\"%d\" class=\"tick\">%.3g</text>\n",
-			x, x, y, x, y + 14, v);
-	}
-	fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"axis\">core cycles per op (median; whisker: %s)</text>\n",
-		label_w, y + 32, compare_max_epoch(rep) > 1 ? "range of pass medians" : "95% CI of the median");
-	y = 0;
-	for (size_t k = 0; k < n; k++) {
-		const struct result *r = &rep->r[idx[k]], *t;
-		size_t ti = 0;
-		const struct result *pair[2];
-		size_t pidx[2], np = 0;
-
-		t = r->twin[0] ? find_twin(rep, r, &ti) : NULL;
-		pair[np] = r;
-		pidx[np++] = idx[k];
-		if (t) {
-			pair[np] = t;
-			pidx[np++] = ti;
-		}
-		for (size_t p = 0; p < np; p++) {
-			double m = group_cycles(rep, pidx[p], &lo, &hi);
-			double scale = (W - label_w - 70) / max;
-			double bw = fmax(m, 0) * scale;
-
-			fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"label\">", label_w - 6, y + 12);
-			report_html_escape(f, pair[p]->name);
-			fputs("</text>", f);
-			fprintf(f, "<rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>",
-				label_w, y + 1, bw, row_h - 3,
-				color_of(pair[p]));
-			report_html_escape(f, pair[p]->name);
-			fputs(": ", f);
-			report_html_escape(f, pair[p]->insn);
-			fprintf(f, ", %.2f cycles</title></rect>", m);
-			if (isfinite(lo) && isfinite(hi))
-				fprintf(f, "<path class=\"whisker\" d=\"M%.1f %d H%.1f M%.1f %d v6 M%.1f %d v6\"/>",
-					label_w + fmax(lo, 0) * scale, y + 7, label_w + hi * scale,
-					label_w + fmax(lo, 0) * scale, y + 4, label_w + hi * scale, y + 4);
-			fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"value\">%.2f", label_w + fmax(hi, m) * scale + 4,
-				y + 12, m);
-			if (p == 0 && r->has_ratio && t)
-				fprintf(f, " (x%.2f)", m / fmax(group_cycles(rep, ti, &lo, &hi), 1e-9));
-			fputs("</text>\n", f);
-			y += row_h;
-		}
-		y += 8;
-	}
-	fputs("</svg><figcaption>", f);
-	report_html_escape(f, pattern);
-	fprintf(f, ", %s: <span style=\"color:%s\">&#9632;</span> atomic, <span style=\"color:%s\">&#9632;</span> "
-		   "local-only (atomic against this CPU), "
-		   "<span style=\"color:%s\">&#9632;</span> non-atomic, <span style=\"color:%s\">&#9632;</span> baseline; "
-		   "(xN) is the ratio to the twin drawn under it.</figcaption></figure>\n",
-		probe_mode_name(mode), COL_ATOMIC, COL_LOCAL, COL_PLAIN, COL_BASE);
-}
+struct rows {
+	struct row *v;
+	size_t n;
+	int epochs;
+};
 
 /* Bytes the pattern walks over: extra.pattern.footprint_bytes (pattern.c),
- * or a plain extra.footprint / extra.footprint_bytes. */
+ * or a plain extra.footprint / extra.footprint_bytes (older reports). */
 static double footprint_of(const struct result *r)
 {
 	json_t *v = json_object_get(json_object_get(r->extra, "pattern"), "footprint_bytes");
@@ -280,6 +146,146 @@ static double footprint_of(const struct result *r)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+static int rows_build(const struct report *rep, struct rows *rs)
+{
+	static const struct result *g[MAX_GROUP];
+	double m[MAX_GROUP];
+
+	rs->n = 0;
+	rs->epochs = compare_max_epoch(rep);
+	rs->v = calloc(rep->n ? rep->n : 1, sizeof(*rs->v));
+	if (!rs->v)
+		return -ENOMEM;
+	for (size_t i = 0; i < rep->n; i++) {
+		struct row *w = &rs->v[rs->n];
+		size_t n;
+
+		if (!compare_group_first(rep, i))
+			continue;
+		n = compare_group(rep, i, g, MAX_GROUP);
+		*w = (struct row){ &rep->r[i], 0, INFINITY, -INFINITY, footprint_of(&rep->r[i]) };
+		for (size_t k = 0; k < n; k++) {
+			m[k] = result_cycles(rep, g[k]->s.median);
+			w->lo = fmin(w->lo, result_cycles(rep, n > 1 ? g[k]->s.median : g[k]->s.ci_lo));
+			w->hi = fmax(w->hi, result_cycles(rep, n > 1 ? g[k]->s.median : g[k]->s.ci_hi));
+		}
+		w->cyc = stats_median(m, n);
+		rs->n++;
+	}
+	return 0;
+}
+
+static const struct row *row_find(const struct rows *rs, const char *name, enum probe_mode m, const char *pattern)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		if (rs->v[i].r->mode == m && !strcmp(rs->v[i].r->name, name) && !strcmp(rs->v[i].r->pattern, pattern))
+			return &rs->v[i];
+	return NULL;
+}
+
+static const char *color_of(const struct result *r)
+{
+	int k = card_atomic_rank(r);
+
+	return !strcmp(r->atomicity, "baseline") ? COL_BASE : k == 0 ? COL_PLAIN : k == 1 ? COL_LOCAL : COL_ATOMIC;
+}
+
+#define BAR_LW 230
+#define BAR_H 16
+
+/* One bar with its whisker and value; ratio: to the twin drawn under it. */
+static void bar(const struct row *w, double scale, int y, double ratio, FILE *f)
+{
+	fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"label\">", BAR_LW - 6, y + 12);
+	report_html_escape(f, w->r->name);
+	fprintf(f, "</text><rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>",
+		BAR_LW, y + 1, fmax(w->cyc, 0) * scale, BAR_H - 3, color_of(w->r));
+	report_html_escape(f, w->r->name);
+	fputs(": ", f);
+	report_html_escape(f, w->r->insn);
+	fprintf(f, ", %.2f cycles</title></rect>", w->cyc);
+	if (isfinite(w->lo) && isfinite(w->hi))
+		fprintf(f, "<path class=\"whisker\" d=\"M%.1f %d H%.1f M%.1f %d v6 M%.1f %d v6\"/>",
+			BAR_LW + fmax(w->lo, 0) * scale, y + 7, BAR_LW + w->hi * scale, BAR_LW + fmax(w->lo, 0) * scale,
+			y + 4, BAR_LW + w->hi * scale, y + 4);
+	fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"value\">%.2f", BAR_LW + fmax(w->hi, w->cyc) * scale + 4, y + 12,
+		w->cyc);
+	if (isfinite(ratio))
+		fprintf(f, " (x%.2f)", ratio);
+	fputs("</text>\n", f);
+}
+
+/* The probes of one pattern and mode: every probe whose twin ran too (the
+ * atomic one with its non-atomic twin below it), then the others. A mutual
+ * pair is drawn once, the less atomic probe under the more atomic one; a
+ * one-way twin (this_cpu_cmpxchg -> cmpxchg) is drawn with its own pair. */
+static size_t bars_pick(const struct rows *rs, const char *pattern, enum probe_mode mode, const struct row **pick,
+			const struct row **twin, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rs->n && n < max; i++) {
+		const struct row *w = &rs->v[i], *t;
+
+		if (w->r->mode != mode || strcmp(w->r->pattern, pattern))
+			continue;
+		t = w->r->twin[0] ? row_find(rs, w->r->twin, mode, pattern) : NULL;
+		if (t && !strcmp(t->r->twin, w->r->name) && (card_atomic_rank(t->r) > card_atomic_rank(w->r) ||
+		    (card_atomic_rank(t->r) == card_atomic_rank(w->r) && t < w)))
+			continue;
+		pick[n] = w;
+		twin[n++] = t;
+	}
+	return n;
+}
+
+/* Horizontal bars for one pattern and mode. */
+static void bars_chart(const struct rows *rs, const char *pattern, enum probe_mode mode, FILE *f)
+{
+	const struct row *pick[512], *twin[512];
+	size_t n = bars_pick(rs, pattern, mode, pick, twin, ARRAY_SIZE(pick));
+	double max = 0, scale;
+	int y = 0;
+
+	for (size_t k = 0; k < n; k++) {
+		max = fmax(max, fmax(pick[k]->hi, twin[k] ? twin[k]->hi : 0));
+		y += BAR_H * (twin[k] ? 2 : 1) + 8;
+	}
+	if (!n || !(max > 0))
+		return;
+	max *= 1.12;
+	scale = (W - BAR_LW - 70) / max;
+	fputs("<h3>", f);
+	report_html_escape(f, pattern);
+	fprintf(f, ", %s</h3>\n<figure><svg class=\"chart bars\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+		   "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\"><title>", probe_mode_name(mode), W, y + 40, W, y + 40);
+	report_html_escape(f, pattern);
+	fprintf(f, " %s: core cycles per op</title>\n", probe_mode_name(mode));
+	for (int k = 0; k <= 4; k++) {	/* axis with 5 ticks */
+		double v = max * k / 4.0, x = BAR_LW + (W - BAR_LW - 70) * v / max;
+
+		fprintf(f, "<line x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%d\" class=\"grid\"/>"
+			   "<text x=\"%.1f\" y=\"%d\" class=\"tick\">%.3g</text>\n", x, x, y, x, y + 14, v);
+	}
+	fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"axis\">core cycles per op (median; whisker: %s)</text>\n",
+		BAR_LW, y + 32, rs->epochs > 1 ? "range of pass medians" : "95% CI of the median");
+	y = 0;
+	for (size_t k = 0; k < n; k++) {
+		bar(pick[k], scale, y, pick[k]->r->has_ratio && twin[k] ? pick[k]->cyc / fmax(twin[k]->cyc, 1e-9) : NAN,
+		    f);
+		if (twin[k])
+			bar(twin[k], scale, y + BAR_H, NAN, f);
+		y += BAR_H * (twin[k] ? 2 : 1) + 8;
+	}
+	fputs("</svg><figcaption>", f);
+	report_html_escape(f, pattern);
+	fprintf(f, ", %s: <span style=\"color:%s\">&#9632;</span> atomic, <span style=\"color:%s\">&#9632;</span> "
+		   "local-only (atomic against this CPU), "
+		   "<span style=\"color:%s\">&#9632;</span> non-atomic, <span style=\"color:%s\">&#9632;</span> baseline; "
+		   "(xN) is the ratio to the twin drawn under it.</figcaption></figure>\n",
+		probe_mode_name(mode), COL_ATOMIC, COL_LOCAL, COL_PLAIN, COL_BASE);
+}
+
 /* Variant of a pattern ("l2+w1" -> "+w1", "l2" -> ""): one curve per probe
  * and variant. */
 static const char *variant_of(const struct result *r)
@@ -289,134 +295,134 @@ static const char *variant_of(const struct result *r)
 	return plus ? plus : "";
 }
 
-static bool same_curve(const struct result *a, const struct result *b)
+static bool same_curve(const struct row *a, const struct row *b)
 {
-	return a->mode == b->mode && !strcmp(a->name, b->name) && !strcmp(variant_of(a), variant_of(b));
+	return a->r->mode == b->r->mode && !strcmp(a->r->name, b->r->name) &&
+	       !strcmp(variant_of(a->r), variant_of(b->r)) && a->fp > 0 && b->fp > 0;
 }
 
-struct yscale {
+/* Cycles per op against footprint: log2 x, a log y axis when costs span
+ * more than 20x (L1 hit to DRAM miss). */
+struct fscale {
+	double xmin, xmax, ymin, ymax, lo, hi;
 	bool log;
-	double lo, hi;
-	int h;
 };
 
-static double y_of(const struct yscale *s, double v)
+#define FP_LW 60
+#define FP_H 300
+#define FP_PW (W - FP_LW - 170)
+
+static double fp_x(const struct fscale *s, double bytes)
 {
-	if (s->log)
-		return s->h - s->h * (log10(fmax(v, s->lo)) - log10(s->lo)) / (log10(s->hi) - log10(s->lo));
-	return s->h - s->h * v / s->hi;
+	return FP_LW + FP_PW * (log2(bytes) - s->xmin) / (s->xmax - s->xmin);
 }
 
-/* Cycles per op against footprint (log2 x): one path per probe. */
-static void footprint_chart(const struct report *rep, enum probe_mode mode, FILE *f)
+static double fp_y(const struct fscale *s, double v)
 {
-	double xmin = INFINITY, xmax = -INFINITY, ymax = 0, ymin = INFINITY, lo, hi;
-	struct yscale ys;
-	int lw = 60, h = 300, pw = W - lw - 170, ncurve = 0;
+	if (s->log)
+		return FP_H - FP_H * (log10(fmax(v, s->lo)) - log10(s->lo)) / (log10(s->hi) - log10(s->lo));
+	return FP_H - FP_H * v / s->hi;
+}
 
-	for (size_t i = 0; i < rep->n; i++) {
-		double fp = footprint_of(&rep->r[i]);
-
-		if (rep->r[i].mode != mode || !(fp > 0))
-			continue;
-		xmin = fmin(xmin, log2(fp));
-		xmax = fmax(xmax, log2(fp));
-		ymax = fmax(ymax, group_cycles(rep, i, &lo, &hi));
-		if (group_cycles(rep, i, &lo, &hi) > 0)
-			ymin = fmin(ymin, group_cycles(rep, i, &lo, &hi));
-	}
-	if (!isfinite(xmin) || !(ymax > 0))
-		return;
-	if (xmax - xmin < 1)
-		xmax = xmin + 1;
-	ymax *= 1.1;
-	/* a log y axis when costs span more than 20x (L1 hit to DRAM miss) */
-	ys.log = isfinite(ymin) && ymax / ymin > 20;
-	ys.lo = ys.log ? pow(10, floor(log10(ymin))) : 0;
-	ys.hi = ys.log ? pow(10, ceil(log10(ymax))) : ymax;
-	ys.h = h;
-	fprintf(f, "<h3>%s</h3>\n<figure><svg class=\"chart curves\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-		   "viewBox=\"0 -12 %d %d\" role=\"img\"><title>%s: cycles per op vs footprint</title>\n",
-		probe_mode_name(mode), W, h + 62, W, h + 62, probe_mode_name(mode));
-	for (int k = 0; k <= (ys.log ? (int)lround(log10(ys.hi / ys.lo)) : 4); k++) {
-		double yv = ys.log ? ys.lo * pow(10, k) : ymax * k / 4.0, yy = y_of(&ys, yv);
+static void fp_axes(const struct fscale *s, FILE *f)
+{
+	for (int k = 0; k <= (s->log ? (int)lround(log10(s->hi / s->lo)) : 4); k++) {
+		double yv = s->log ? s->lo * pow(10, k) : s->ymax * k / 4.0, yy = fp_y(s, yv);
 
 		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" class=\"grid\"/>"
 			   "<text x=\"%d\" y=\"%.1f\" class=\"label\">%g</text>\n",
-			lw, yy, lw + pw, yy, lw - 4, yy + 4, yv);
+			FP_LW, yy, FP_LW + FP_PW, yy, FP_LW - 4, yy + 4, yv);
 	}
-	for (double e = ceil(xmin); e <= xmax; e += ceil((xmax - xmin) / 10)) {
-		double x = lw + pw * (e - xmin) / (xmax - xmin);
-		double bytes = pow(2, e);
+	for (double e = ceil(s->xmin); e <= s->xmax; e += ceil((s->xmax - s->xmin) / 10)) {
+		double x = FP_LW + FP_PW * (e - s->xmin) / (s->xmax - s->xmin), bytes = pow(2, e);
+		char t[32];
 
-		fprintf(f, "<line x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%d\" class=\"grid\"/>", x, x, h);
-		if (bytes >= 1 << 30)
-			fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"tick\">%gG</text>\n", x, h + 14, bytes / (1 << 30));
-		else if (bytes >= 1 << 20)
-			fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"tick\">%gM</text>\n", x, h + 14, bytes / (1 << 20));
-		else
-			fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"tick\">%gK</text>\n", x, h + 14, bytes / 1024);
+		size_str(bytes, t, sizeof(t), false);
+		fprintf(f, "<line x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%d\" class=\"grid\"/>"
+			   "<text x=\"%.1f\" y=\"%d\" class=\"tick\">%s</text>\n", x, x, FP_H, x, FP_H + 14, t);
 	}
-	fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"axis\">footprint (bytes, log scale); y: core cycles per op (median%s)</text>\n",
-		lw, h + 34, ys.log ? ", log scale" : "");
-	for (size_t i = 0; i < rep->n; i++) {
-		const struct result *r = &rep->r[i];
-		const char *col = palette[ncurve % ARRAY_SIZE(palette)];
-		bool first = true, dup = false;
-		double lastx = 0, lasty = 0;
+	fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"axis\">footprint (bytes, log scale); y: core cycles per op "
+		   "(median%s)</text>\n", FP_LW, FP_H + 34, s->log ? ", log scale" : "");
+}
 
-		if (r->mode != mode || !(footprint_of(r) > 0) || !compare_group_first(rep, i))
+/* One probe's curve: its points in footprint order, each with its figure,
+ * and its legend line at the right (end labels collide). */
+static void fp_curve(const struct rows *rs, const struct fscale *s, const struct row *w, int ncurve, FILE *f)
+{
+	const char *col = palette[ncurve % ARRAY_SIZE(palette)];
+	double lastx = FP_LW + FP_PW;
+	bool first = true;
+
+	fprintf(f, "<path class=\"curve\" stroke=\"%s\" d=\"", col);
+	for (double prev = -INFINITY;;) {
+		const struct row *best = NULL;
+
+		for (size_t j = 0; j < rs->n; j++)
+			if (same_curve(&rs->v[j], w) && rs->v[j].fp > prev && (!best || rs->v[j].fp < best->fp))
+				best = &rs->v[j];
+		if (!best)
+			break;
+		prev = best->fp;
+		fprintf(f, "%s%.1f %.1f", first ? "M" : " L", fp_x(s, prev), fp_y(s, best->cyc));
+		first = false;
+	}
+	fputs("\"/>", f);
+	for (size_t j = 0; j < rs->n; j++) {
+		const struct row *q = &rs->v[j];
+
+		if (!same_curve(q, w))
 			continue;
+		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>", fp_x(s, q->fp),
+			fp_y(s, q->cyc), col);
+		report_html_escape(f, q->r->name);
+		fputs(" ", f);
+		report_html_escape(f, q->r->pattern);
+		fprintf(f, ": %.2f cycles, %.0f bytes</title></circle>", q->cyc, q->fp);
+	}
+	fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\"/>"
+		   "<text x=\"%.1f\" y=\"%d\" class=\"value\" fill=\"%s\">",
+		lastx + 12, 8 + 14 * ncurve, lastx + 26, 8 + 14 * ncurve, col, lastx + 30, 12 + 14 * ncurve, col);
+	report_html_escape(f, w->r->name);
+	report_html_escape(f, variant_of(w->r));
+	fputs("</text>\n", f);
+}
+
+/* Cycles per op against footprint: one curve per probe and variant. */
+static void footprint_chart(const struct rows *rs, enum probe_mode mode, FILE *f)
+{
+	struct fscale s = { INFINITY, -INFINITY, INFINITY, 0, 0, 0, false };
+	int ncurve = 0;
+
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct row *w = &rs->v[i];
+
+		if (w->r->mode != mode || !(w->fp > 0))
+			continue;
+		s.xmin = fmin(s.xmin, log2(w->fp));
+		s.xmax = fmax(s.xmax, log2(w->fp));
+		s.ymax = fmax(s.ymax, w->cyc);
+		if (w->cyc > 0)
+			s.ymin = fmin(s.ymin, w->cyc);
+	}
+	if (!isfinite(s.xmin) || !(s.ymax > 0))
+		return;
+	if (s.xmax - s.xmin < 1)
+		s.xmax = s.xmin + 1;
+	s.ymax *= 1.1;
+	s.log = isfinite(s.ymin) && s.ymax / s.ymin > 20;
+	s.lo = s.log ? pow(10, floor(log10(s.ymin))) : 0;
+	s.hi = s.log ? pow(10, ceil(log10(s.ymax))) : s.ymax;
+	fprintf(f, "<h3>%s</h3>\n<figure><svg class=\"chart curves\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+		   "height=\"%d\" viewBox=\"0 -12 %d %d\" role=\"img\"><title>%s: cycles per op vs footprint</title>\n",
+		probe_mode_name(mode), W, FP_H + 62, W, FP_H + 62, probe_mode_name(mode));
+	fp_axes(&s, f);
+	for (size_t i = 0; i < rs->n; i++) {
+		bool dup = false;
+
 		for (size_t j = 0; j < i && !dup; j++)
-			dup = same_curve(&rep->r[j], r) && footprint_of(&rep->r[j]) > 0;
-		if (dup)
-			continue;
-		/* points of this probe, in footprint order */
-		fprintf(f, "<path class=\"curve\" stroke=\"%s\" d=\"", col);
-		for (double prev = -INFINITY;;) {
-			size_t best = SIZE_MAX;
-
-			for (size_t j = 0; j < rep->n; j++) {
-				const struct result *q = &rep->r[j];
-				double fp = footprint_of(q);
-
-				if (!same_curve(q, r) || !(fp > prev) || !compare_group_first(rep, j))
-					continue;
-				if (best == SIZE_MAX || fp < footprint_of(&rep->r[best]))
-					best = j;
-			}
-			if (best == SIZE_MAX)
-				break;
-			prev = footprint_of(&rep->r[best]);
-			lastx = lw + pw;
-			lasty = y_of(&ys, group_cycles(rep, best, &lo, &hi));
-			fprintf(f, "%s%.1f %.1f", first ? "M" : " L", lw + pw * (log2(prev) - xmin) / (xmax - xmin), lasty);
-			first = false;
-		}
-		fputs("\"/>", f);
-		for (size_t j = 0; j < rep->n; j++) {
-			const struct result *q = &rep->r[j];
-			double fp = footprint_of(q);
-
-			if (!same_curve(q, r) || !(fp > 0) || !compare_group_first(rep, j))
-				continue;
-			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>",
-				lw + pw * (log2(fp) - xmin) / (xmax - xmin),
-				y_of(&ys, group_cycles(rep, j, &lo, &hi)), col);
-			report_html_escape(f, q->name);
-			fputs(" ", f);
-			report_html_escape(f, q->pattern);
-			fprintf(f, ": %.2f cycles, %.0f bytes</title></circle>", group_cycles(rep, j, &lo, &hi), fp);
-		}
-		/* legend at the right, one line per curve (end labels collide) */
-		(void)lasty;
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\"/>"
-			   "<text x=\"%.1f\" y=\"%d\" class=\"value\" fill=\"%s\">",
-			lastx + 12, 8 + 14 * ncurve, lastx + 26, 8 + 14 * ncurve, col, lastx + 30, 12 + 14 * ncurve, col);
-		report_html_escape(f, r->name);
-		report_html_escape(f, variant_of(r));
-		fputs("</text>\n", f);
-		ncurve++;
+			dup = same_curve(&rs->v[j], &rs->v[i]);
+		if (rs->v[i].r->mode == mode && rs->v[i].fp > 0 && !dup)
+			fp_curve(rs, &s, &rs->v[i], ncurve++, f);
 	}
 	fputs("</svg><figcaption>Cost against the memory the op walks over; each point is one "
 	      "pattern's median.</figcaption></figure>\n", f);
@@ -518,16 +524,6 @@ static void c2c_chart(const json_t *c2c, FILE *f)
 }
 
 /* ---- the machine card and its charts ------------------------------------ */
-
-/* 4096 -> "4K", 1572864 -> "1.5M" (chart ticks); iec: "4 KiB", "1.5 MiB" */
-static void size_str(double bytes, char *buf, size_t len, bool iec)
-{
-	static const char *const unit[][2] = { { "K", " KiB" }, { "M", " MiB" }, { "G", " GiB" } };
-	int u = bytes >= 1 << 30 ? 2 : bytes >= 1 << 20 ? 1 : 0;
-	double v = bytes / pow(1024, u + 1);
-
-	snprintf(buf, len, v >= 10 ? "%.0f%s" : "%.2g%s", v, unit[u][iec]);
-}
 
 /* The levels (the size used), the pages and epochs, each size's range
  * over the epochs, an L3 smaller than declared as the effective share, and
@@ -1162,15 +1158,14 @@ static const char css[] =
 	".hwlab{fill:#a4161a}.measured{stroke:#222;stroke-width:1.5}.mlab{text-anchor:end;fill:#222}"
 	".bracket{stroke:#222;fill:none}.pt{fill:#222}.one{stroke:#222;stroke-width:1.5}";
 
-int report_write_html(const struct report *rep, FILE *f)
+/* The title and what the page is of: the machine in a line, when and how
+ * long, the calibration, and what to read with care. */
+static void page_head(const struct report *rep, const json_t *fp, FILE *f)
 {
-	const json_t *fp = fingerprint_of_meta(rep->meta);
-	const json_t *c2c = json_object_get(rep->sections, "c2c");
 	const char *host = json_string_value(json_object_get(fp, "host"));
 	const struct calibration *c = &rep->cal;
-	char line[512];
-	bool any_fp = false;
 	int passes = compare_max_epoch(rep);
+	char line[512];
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>atomcost report", f);
 	if (host) {
@@ -1198,36 +1193,36 @@ int report_write_html(const struct report *rep, FILE *f)
 		report_html_escape(f, rep->partial_reason);
 		fputs("): only what was measured before it stopped.</p>\n", f);
 	}
+}
 
-	/* a default characterization: the card first, then its charts */
-	if (card_wanted(rep))
-		card_and_charts(rep, f);
+/* Atomic against non-atomic bars per pattern and mode, and the cost
+ * against the footprint, from the rows grouped once. */
+static void row_charts(const struct report *rep, const struct rows *rs, FILE *f)
+{
+	bool any_fp = false;
 
 	fputs("<h2>Atomic vs non-atomic, per pattern</h2>\n", f);
 	for (size_t i = 0; i < rep->n; i++) {
 		if (seen_pattern(rep, i))
 			continue;
 		for (int m = 0; m < MODE__COUNT; m++)
-			bars_chart(rep, rep->r[i].pattern, (enum probe_mode)m, f);
+			bars_chart(rs, rep->r[i].pattern, (enum probe_mode)m, f);
 	}
 	if (!rep->n)
 		fputs("<p class=\"note\">No results.</p>\n", f);
-
 	fputs("<h2>Cost vs footprint</h2>\n", f);
-	for (size_t i = 0; i < rep->n; i++)
-		any_fp |= footprint_of(&rep->r[i]) > 0;
+	for (size_t i = 0; i < rs->n; i++)
+		any_fp |= rs->v[i].fp > 0;
 	if (any_fp)
 		for (int m = 0; m < MODE__COUNT; m++)
-			footprint_chart(rep, (enum probe_mode)m, f);
+			footprint_chart(rs, (enum probe_mode)m, f);
 	else
 		fputs("<p class=\"note\">No result carries a footprint (run with --pattern hit,l2,llc,miss to draw the curves).</p>\n", f);
+}
 
-	fputs("<h2>Cache-to-cache transfers</h2>\n", f);
-	if (c2c)
-		c2c_chart(c2c, f);
-	else
-		fputs("<p class=\"note\">The report has no c2c section (atomcost report RUN.json --c2c C2C.json adds the JSON of atomcost c2c --all-pairs).</p>\n", f);
-
+/* Every result, with its judgment over the epochs. */
+static void results_table(const struct report *rep, FILE *f)
+{
 	fprintf(f, "<h2>Results</h2>\n<p class=\"note\">vs twin: the row against its twin over the epochs "
 		   "(each with fresh buffers, pinning and calibration): slower or faster when the 95%% interval of "
 		   "the ratio lies beyond the margin (%.0f%% or %.2f cycles), same when the 90%% interval lies "
@@ -1266,16 +1261,39 @@ int report_write_html(const struct report *rep, FILE *f)
 		}
 		fprintf(f, "<td class=\"n\">%zu%s</td></tr>\n", r->nsamples, r->migrated ? " MIGRATED" : "");
 	}
-	fputs("</table>\n<h2>Machine fingerprint</h2>\n<table class=\"fp\">\n", f);
+	fputs("</table>\n", f);
+}
+
+int report_write_html(const struct report *rep, FILE *f)
+{
+	static const char *const meta_rows[] = { "command_line", "experiment" };
+	const json_t *fp = fingerprint_of_meta(rep->meta);
+	const json_t *c2c = json_object_get(rep->sections, "c2c");
+	struct rows rs;
+	int err = rows_build(rep, &rs);
+
+	if (err)
+		return err;
+	page_head(rep, fp, f);
+	/* a default characterization: the card first, then its charts */
+	if (card_wanted(rep))
+		card_and_charts(rep, f);
+	row_charts(rep, &rs, f);
+	free(rs.v);
+	fputs("<h2>Cache-to-cache transfers</h2>\n", f);
+	if (c2c)
+		c2c_chart(c2c, f);
+	else
+		fputs("<p class=\"note\">The report has no c2c section (atomcost report RUN.json --c2c C2C.json adds the JSON of atomcost c2c --all-pairs).</p>\n", f);
+	results_table(rep, f);
+	fputs("<h2>Machine fingerprint</h2>\n<table class=\"fp\">\n", f);
 	if (fp)
 		fp_rows(f, "", fp);
 	else
 		fputs("<tr><td>this report carries no fingerprint</td></tr>\n", f);
-	if (json_object_get(rep->meta, "command_line")) {
-		fp_rows(f, "command_line", json_object_get(rep->meta, "command_line"));
-	}
-	if (json_object_get(rep->meta, "experiment"))
-		fp_rows(f, "experiment", json_object_get(rep->meta, "experiment"));
+	for (size_t i = 0; i < ARRAY_SIZE(meta_rows); i++)
+		if (json_object_get(rep->meta, meta_rows[i]))
+			fp_rows(f, meta_rows[i], json_object_get(rep->meta, meta_rows[i]));
 	fputs("</table>\n<p class=\"note\">Written by atomcost " ATOMCOST_VERSION
 	      " from the JSON report; self-contained, no scripts.</p>\n</body></html>\n", f);
 	return ferror(f) ? -EIO : 0;

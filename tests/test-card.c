@@ -182,6 +182,20 @@ int main(void)
 	free(t);
 	report_free(&rep);
 
+	/* one epoch of true sharing whose threads did not run together: the
+	 * case measured no contention, on the line and in the chart */
+	make(&rep, 16.2);
+	for (size_t i = 0, k = 0; i < rep.n; i++)
+		if (!strcmp(rep.r[i].pattern, "true-share") && k++ == 2)
+			json_object_set_new(json_object_get(rep.r[i].extra, "contention"), "overlapped", json_false());
+	CHECK(card_build(&rep, &c) == 0 && c.ncase == 3 && c.cases[0].no_overlap && !c.cases[1].no_overlap &&
+	      c.cases[1].cycles == 58.0, "cases: one epoch without overlap marks the case; medians over the epochs");
+	t = card_text(&rep);
+	CHECK(has(t, "  l3                - /     58.0 /      8.0   (some cases' threads did not overlap"),
+	      "a case without overlap in one epoch is left out of the sharing line");
+	free(t);
+	report_free(&rep);
+
 	/* the split lock, from its section */
 	make(&rep, 16.2);
 	rep.sections = json_pack("{s:{s:b, s:b, s:f, s:f, s:f, s:{s:s}}}", "splitlock", "supported", 1,

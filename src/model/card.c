@@ -61,11 +61,6 @@ static const char *str(const json_t *o, const char *key, const char *dflt)
 	return s ? s : dflt;
 }
 
-static double med_cycles(const struct report *rep, const struct result *r)
-{
-	return r && r->nsamples ? result_cycles(rep, r->s.median) : NAN;
-}
-
 /* The mnemonic of an instruction string, without a lock prefix and
  * without what follows the first operand list ("lock orb $imm8,mem" ->
  * "orb"); *ops gets the operands up to a " (" or ";" note. */
@@ -244,57 +239,6 @@ static void build_noise(const struct report *rep, struct card *c)
 		c->disturbed_epochs += bad[ep];
 }
 
-static const char *placement_of(const struct result *r)
-{
-	const json_t *ct = r->extra ? json_object_get(r->extra, "contention") : NULL;
-	const char *s = json_string_value(json_object_get(ct, "placement"));
-
-	return s ? s : "?";
-}
-
-static void build_share(const struct report *rep, struct card *c)
-{
-	c->nshare = 0;
-	c->share_probe = NULL;
-	for (size_t p = 0; p < sizeof(share_probes) / sizeof(share_probes[0]) && !c->share_probe; p++)
-		for (size_t i = 0; i < rep->n; i++)
-			if (!strcmp(rep->r[i].name, share_probes[p]) &&
-			    !strcmp(rep->r[i].pattern, "true-share")) {
-				c->share_probe = share_probes[p];
-				break;
-			}
-	if (!c->share_probe)
-		return;
-	for (size_t i = 0; i < rep->n; i++) {
-		const struct result *r = &rep->r[i];
-		struct card_share *s = NULL;
-		double cyc = med_cycles(rep, r);
-
-		if (strcmp(r->name, c->share_probe) || !strstr(r->pattern, "-share") || !isfinite(cyc))
-			continue;
-		/* threads that did not run at the same time measured no contention */
-		if (json_is_false(json_object_get(json_object_get(r->extra, "contention"), "overlapped")))
-			cyc = NAN;
-		for (unsigned k = 0; k < c->nshare; k++)
-			if (!strcmp(c->share[k].placement, placement_of(r)))
-				s = &c->share[k];
-		if (!s) {
-			if (c->nshare == CARD_MAX_SHARE)
-				continue;
-			s = &c->share[c->nshare++];
-			memset(s, 0, sizeof(*s));
-			snprintf(s->placement, sizeof(s->placement), "%s", placement_of(r));
-		}
-		if (!isfinite(cyc))
-			s->not_overlapped = true;
-		else if (!strcmp(r->pattern, "true-share"))
-			s->true_share = cyc;
-		else if (!strcmp(r->pattern, "false-share"))
-			s->false_share = cyc;
-		else if (!strcmp(r->pattern, "no-share"))
-			s->no_share = cyc;
-	}
-}
 
 const char *card_part_word(const struct card_part *p, char *buf, size_t len)
 {
@@ -459,6 +403,19 @@ static void build_c2c(const struct report *rep, struct card *c)
 			c->c2c_absent[c->nabsent++] = json_string_value(p);
 }
 
+/* Whether the threads of a case ran together in every epoch. */
+static bool overlapped(const struct report *rep, const struct result *q, const char *pl)
+{
+	for (size_t i = 0; i < rep->n; i++) {
+		const json_t *ct = get(rep->r[i].extra, "contention");
+
+		if (rep->r[i].mode == q->mode && !strcmp(rep->r[i].name, q->name) && !strcmp(rep->r[i].pattern, q->pattern) &&
+		    !strcmp(str(ct, "placement", ""), pl) && json_is_false(get(ct, "overlapped")))
+			return false;
+	}
+	return true;
+}
+
 /* True, false and no sharing of every contention probe on each placement,
  * from the rows' extra.contention: one group per probe and placement,
  * started at its true-share row. */
@@ -483,10 +440,41 @@ static void build_cases(const struct report *rep, struct card *c)
 				c->cases[c->ncase++] = (struct card_case){
 					.probe = q->name, .placement = pl, .pattern = cases[k],
 					.cycles = report_median_cycles(rep, q->name, q->mode, q->pattern),
-					.no_overlap = json_is_false(get(qc, "overlapped")),
+					.no_overlap = !overlapped(rep, q, pl),
 				};
 				break;
 			}
+	}
+}
+
+/* The card's sharing line: the first of share_probes with contention
+ * rows, its cases (build_cases) by placement. A case whose threads did not
+ * run at the same time measured no contention: left out, and said. */
+static void build_share(struct card *c)
+{
+	for (size_t p = 0; p < ARRAY_SIZE(share_probes) && !c->share_probe; p++)
+		for (unsigned i = 0; i < c->ncase && !c->share_probe; i++)
+			if (!strcmp(c->cases[i].probe, share_probes[p]))
+				c->share_probe = share_probes[p];
+	for (unsigned i = 0; c->share_probe && i < c->ncase; i++) {
+		const struct card_case *k = &c->cases[i];
+		struct card_share *s = NULL;
+
+		if (strcmp(k->probe, c->share_probe) || !isfinite(k->cycles))
+			continue;
+		for (unsigned j = 0; j < c->nshare && !s; j++)
+			if (!strcmp(c->share[j].placement, k->placement))
+				s = &c->share[j];
+		if (!s && c->nshare == CARD_MAX_SHARE)
+			continue;
+		if (!s)
+			s = memset(&c->share[c->nshare++], 0, sizeof(*s));
+		s->placement = k->placement;
+		if (k->no_overlap)
+			s->not_overlapped = true;
+		else
+			*(k->pattern[0] == 't' ? &s->true_share : k->pattern[0] == 'f' ? &s->false_share :
+			  &s->no_share) = k->cycles;
 	}
 }
 
@@ -706,11 +694,11 @@ int card_build(const struct report *rep, struct card *c)
 	build_split(rep, c);
 	build_cmp(rep, c);
 	build_noise(rep, c);
-	build_share(rep, c);
 	build_menu(rep, c);
 	build_ratio(rep, c);
 	build_c2c(rep, c);
 	build_cases(rep, c);
+	build_share(c);
 	return 0;
 }
 

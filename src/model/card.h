@@ -44,7 +44,7 @@ struct card_cmp {
 
 /* Contention of one locked op by topology class (pattern true-share, ...). */
 struct card_share {
-	char placement[32];
+	const char *placement;
 	double true_share, false_share, no_share;	/* cycles per op, 0: absent */
 	bool not_overlapped;	/* a case whose threads did not run together (left out) */
 };
@@ -141,7 +141,8 @@ struct card_c2c {
 
 /* One sharing case of a contention probe on a placement (the charts draw
  * every probe's, the card's sharing line one probe's): median over the
- * epochs, core cycles per op; no_overlap: its threads did not run together. */
+ * epochs, core cycles per op; no_overlap: its threads did not run together
+ * in some epoch. */
 #define CARD_MAX_CASES 48
 struct card_case {
 	const char *probe, *placement, *pattern;

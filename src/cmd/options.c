@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: MIT */
+/* cmd/options.c - a command's option table into getopt_long, --help and
+ * checked values (cmd/options.h). */
+#include <getopt.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "cmd/options.h"
+#include "config.h"
+#include "pattern.h"
+#include "report.h"
+
+#define OPT_ID_BASE 256	/* getopt value of an option without a letter: base + index */
+#define HELP_COLUMN_MAX 24
+#define LINE_WIDTH 79
+
+static const struct cmd_opt help_opt = { .name = "help", .letter = 'h', .type = OPT_FLAG, .help = "this help" };
+
+/* An option's range, help and default once its [run] row filled the gaps. */
+struct opt_view {
+	double min, max;
+	const char *help, *def;
+};
+
+static struct opt_view view_of(const struct cmd_opts *c, const struct cmd_opt *o)
+{
+	struct opt_view v = { o->min, o->max, o->help, o->def };
+
+	for (size_t i = 0; c->section && i < cfg_schema_count; i++) {
+		const struct cfg_key *k = &cfg_schema[i];
+
+		if (strcmp(k->section, c->section) || !k->option || strncmp(k->option, "--", 2) ||
+		    strcmp(k->option + 2, o->name))
+			continue;
+		if (!o->min && !o->max) {
+			v.min = k->min;
+			v.max = k->max;
+		}
+		v.help = v.help ? v.help : k->help;
+		v.def = v.def || !o->arg ? v.def : k->def;
+		break;
+	}
+	return v;
+}
+
+/* The index of val among choices "a|b|c". */
+static int choice_index(const char *what, const char *choices, const char *val, unsigned *out)
+{
+	size_t len = strlen(val);
+	unsigned i = 0;
+
+	for (const char *p = choices; *p; i++) {
+		size_t n = strcspn(p, "|");
+
+		if (n == len && !strncmp(p, val, n)) {
+			*out = i;
+			return 0;
+		}
+		p += n + (p[n] == '|');
+	}
+	pr_err("%s: unknown value '%s' (expected %s)", what, val, choices);
+	return -EINVAL;
+}
+
+int opts_set(const struct cmd_opts *c, const struct cmd_opt *o, const char *what,
+	     const char *val, void *args)
+{
+	struct opt_view v = view_of(c, o);
+	void *f = (char *)args + o->off;
+	struct opt_list *l = f;
+	uint64_t u;
+	double d;
+
+	switch (o->type) {
+	case OPT_FLAG:
+		*(bool *)f = true;
+		return 0;
+	case OPT_STR:
+		*(const char **)f = val;
+		return 0;
+	case OPT_LIST:
+		if (l->n == ARRAY_SIZE(l->v)) {
+			pr_err("%s: given more than %zu times", what, ARRAY_SIZE(l->v));
+			return -EINVAL;
+		}
+		l->v[l->n++] = (char *)val;
+		return 0;
+	case OPT_U64:
+		return parse_u64(what, val, (uint64_t)v.min, (uint64_t)v.max, f);
+	case OPT_INT:
+		if (parse_u64(what, val, (uint64_t)v.min, (uint64_t)v.max, &u) < 0)
+			return -EINVAL;
+		*(int *)f = (int)u;
+		return 0;
+	case OPT_DOUBLE:
+		return parse_double(what, val, v.min, v.max, f);
+	case OPT_PCT:
+		if (parse_double(what, val, v.min, v.max, &d) < 0)
+			return -EINVAL;
+		*(double *)f = d / 100;
+		return 0;
+	case OPT_SIZE:
+		return pattern_parse_size(what, val, f);
+	case OPT_CHOICE:
+		return choice_index(what, o->choices, val, f);
+	case OPT_FN:
+		return o->parse(what, val, f);
+	}
+	return -EINVAL;
+}
+
+int opts_writer(const char *what, const char *val, void *field)
+{
+	const struct report_writer **w = field;
+
+	*w = report_writer_find(val);
+	if (*w)
+		return 0;
+	pr_err("%s: unknown format '%s' (expected one of: %s)", what, val, report_writer_names(false));
+	return -EINVAL;
+}
+
+int opts_defaults(const struct cmd_opts *c, void *args)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		struct opt_view v = view_of(c, &c->opt[i]);
+		char what[64];
+
+		snprintf(what, sizeof(what), "--%s (default, internal error)", c->opt[i].name);
+		if (v.def && opts_set(c, &c->opt[i], what, v.def, args) < 0)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* " (default X)": the table's or row's, else a number field's value when
+ * it lies in the range (an unset value, such as 0 for "the engine's
+ * default", lies outside), or a string's. */
+static void default_text(const struct cmd_opt *o, const struct opt_view *v, const void *args,
+			 char *buf, size_t len)
+{
+	const void *f = (const char *)args + o->off;
+	const char *s = v->def ? v->def : o->type == OPT_STR ? *(const char *const *)f : NULL;
+	double x;
+
+	buf[0] = 0;
+	if (s || o->type < OPT_U64 || o->type > OPT_SIZE) {
+		if (s)
+			snprintf(buf, len, " (default\a%s)", s);
+		return;
+	}
+	x = o->type == OPT_U64 ? (double)*(const uint64_t *)f : o->type == OPT_INT ? *(const int *)f :
+	    o->type == OPT_SIZE ? (double)*(const size_t *)f : *(const double *)f;
+	x *= o->type == OPT_PCT ? 100 : 1;
+	if (o->type == OPT_SIZE ? x > 0 : x >= v->min && x <= v->max)
+		snprintf(buf, len, " (default\a%.15g)", x);
+}
+
+/* "  HEAD  text", the text wrapped at LINE_WIDTH under its column; '\a'
+ * is a space that does not break. */
+static void print_wrapped(FILE *f, const char *head, int col, const char *text)
+{
+	int at = fprintf(f, "  %-*s  ", col, head), indent = col + 4;
+
+	if (at > indent) {
+		fprintf(f, "\n%*s", indent, "");
+		at = indent;
+	}
+	while (*text) {
+		size_t w = strcspn(text, " ");
+
+		if (at > indent && at + 1 + (int)w > LINE_WIDTH) {
+			fprintf(f, "\n%*s", indent, "");
+			at = indent;
+		} else if (at > indent) {
+			at += fprintf(f, " ");
+		}
+		for (size_t i = 0; i < w; i++)
+			fputc(text[i] == '\a' ? ' ' : text[i], f);
+		at += (int)w;
+		text += w + strspn(text + w, " ");
+	}
+	fputc('\n', f);
+}
+
+static int head_of(const struct cmd_opt *o, char *buf, size_t len)
+{
+	int n = o->letter ? snprintf(buf, len, "-%c, ", o->letter) : 0;
+
+	return n + snprintf(buf + n, len - n, "--%s%s%s", o->name, o->arg ? " " : "",
+			    o->arg ? o->arg : "");
+}
+
+void opts_usage(const struct cmd_opts *c, const void *args, FILE *f)
+{
+	int col = 0;
+	char head[64], def[96], text[768];
+
+	for (size_t i = 0; i <= c->n; i++) {
+		int n = head_of(i < c->n ? &c->opt[i] : &help_opt, head, sizeof(head));
+
+		col = n > col && n <= HELP_COLUMN_MAX ? n : col;
+	}
+	fputs(c->usage, f);
+	for (size_t i = 0; i <= c->n; i++) {
+		const struct cmd_opt *o = i < c->n ? &c->opt[i] : &help_opt;
+		struct opt_view v = view_of(c, o);
+
+		head_of(o, head, sizeof(head));
+		default_text(o, &v, args, def, sizeof(def));
+		snprintf(text, sizeof(text), "%s%s", v.help ? v.help : "", def);
+		print_wrapped(f, head, col, text);
+	}
+	if (c->tail)
+		fputs(c->tail, f);
+}
+
+static const struct cmd_opt *opt_of(const struct cmd_opts *c, int id)
+{
+	if (id >= OPT_ID_BASE)
+		return (size_t)(id - OPT_ID_BASE) < c->n ? &c->opt[id - OPT_ID_BASE] : NULL;
+	for (size_t i = 0; i < c->n; i++)
+		if (c->opt[i].letter == id)
+			return &c->opt[i];
+	return id == 'h' ? &help_opt : NULL;
+}
+
+const struct cmd_opt *opts_for_key(const struct cmd_opts *c, const char *option)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (!strncmp(option, "--", 2) && !strcmp(c->opt[i].name, option + 2))
+			return &c->opt[i];
+	return NULL;
+}
+
+int opts_argv(const struct cmd_opts *c, int argc, char **argv, void *args)
+{
+	struct option lo[c->n + 2];
+	char so[2 * c->n + 3], what[64];
+	size_t ns = 0;
+	int id;
+
+	for (size_t i = 0; i <= c->n; i++) {
+		const struct cmd_opt *o = i < c->n ? &c->opt[i] : &help_opt;
+
+		lo[i] = (struct option){ o->name, o->arg ? required_argument : no_argument, NULL,
+					 o->letter ? o->letter : OPT_ID_BASE + (int)i };
+		if (o->letter) {
+			so[ns++] = (char)o->letter;
+			if (o->arg)
+				so[ns++] = ':';
+		}
+	}
+	so[ns] = 0;
+	memset(&lo[c->n + 1], 0, sizeof(lo[0]));
+	while ((id = getopt_long(argc, argv, so, lo, NULL)) != -1) {
+		const struct cmd_opt *o = opt_of(c, id);
+
+		if (!o) {	/* getopt said what */
+			pr_err("%s: see 'atomcost %s --help'", argv[0], argv[0]);
+			return -EINVAL;
+		}
+		if (o == &help_opt) {
+			opts_usage(c, args, stdout);
+			return 1;
+		}
+		snprintf(what, sizeof(what), "--%s", o->name);
+		if (opts_set(c, o, what, optarg, args) < 0)
+			return -EINVAL;
+	}
+	if (c->max_operands >= 0 && argc - optind > c->max_operands) {
+		pr_err("%s: unexpected argument '%s' (see 'atomcost %s --help')", argv[0],
+		       argv[optind + c->max_operands], argv[0]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int opts_parse(const struct cmd_opts *c, int argc, char **argv, void *args)
+{
+	return opts_defaults(c, args) < 0 ? -EINVAL : opts_argv(c, argc, argv, args);
+}

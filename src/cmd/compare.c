@@ -9,32 +9,56 @@
  * (--fail-on-regression: 1 when a row regressed, for CI scripts).
  * Three or more files, a summary among them, or --cards: the machines side
  * by side, the card's rows one column per machine (compare-n.h). */
-#include <getopt.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
+#include "cmd/options.h"
 #include "common.h"
 #include "compare.h"
 #include "compare-n.h"
 #include "fingerprint.h"
 #include "report.h"
 
-static void compare_usage(FILE *f)
+struct compare_args {
+	struct compare_n_opts no;	/* side by side; two-way takes the same margins */
+	unsigned format;		/* text, mail, html */
+	bool fail_reg, cards;
+	const char *as;
+};
+
+#define A(f) offsetof(struct compare_args, f)
+static const struct cmd_opt compare_opt[] = {
+	{ .name = "format", .type = OPT_CHOICE, .arg = "FMT", .off = A(format), .def = "text",
+	  .choices = "text|mail|html", .help = "text or mail (72 columns, before - after); side by side: text or html" },
+	{ .name = "min-change", .type = OPT_PCT, .arg = "PCT", .off = A(no.min_change),
+	  .min = NOISE_FLOOR_MIN * 100, .max = 100,
+	  .help = "the practical margin, never lower: smaller changes are not worth a verdict" },
+	{ .name = "noise-floor", .type = OPT_PCT, .arg = "PCT", .off = A(no.noise_floor),
+	  .min = NOISE_FLOOR_MIN * 100, .max = 100, .help = "margin of rows of a side without epochs" },
+	{ .name = "fail-on-regression", .type = OPT_FLAG, .off = A(fail_reg),
+	  .help = "exit 1 when a row regressed" },
+	{ .name = "as", .type = OPT_STR, .arg = "X=Y", .off = A(as),
+	  .help = "A's probe X stands for B's probe Y (compare two probes: --as __set_bit=set_bit "
+		  "run.json run.json)" },
+	{ .name = "cards", .type = OPT_FLAG, .off = A(cards),
+	  .help = "two files side by side (as for three or more)" },
+	{ .name = "all", .type = OPT_FLAG, .off = A(no.all_rows),
+	  .help = "side by side: every result line too, not only the card's" },
+};
+#undef A
+
+static const struct cmd_opts compare_cmd = {
+	.usage = "usage: atomcost compare A.json[,A2.json...] B.json[,B2.json...] [options]\n"
+		 "       atomcost compare A.json B.json C.json ... [--format text|html] [--all]\n",
+	.opt = compare_opt, .n = ARRAY_SIZE(compare_opt), .max_operands = -1,
+};
+
+/* After the options in --help: the rule. */
+static void compare_rule(FILE *f)
 {
 	fprintf(f,
-		"usage: atomcost compare A.json[,A2.json...] B.json[,B2.json...] [options]\n"
-		"       atomcost compare A.json B.json C.json ... [--format text|html] [--all]\n"
-		"  --format FMT          text (default) or mail (72 columns, before - after);\n"
-		"                        side by side: text or html\n"
-		"  --min-change PCT      the practical margin: smaller changes are not worth a\n"
-		"                        verdict (default %.0f, never below)\n"
-		"  --noise-floor PCT     margin of rows of a side without epochs (default %.0f)\n"
-		"  --fail-on-regression  exit 1 when a row regressed\n"
-		"  --as X=Y              A's probe X stands for B's probe Y (compare two probes:\n"
-		"                        --as __set_bit=set_bit run.json run.json)\n"
-		"  --cards               two files side by side (as for three or more)\n"
-		"  --all                 side by side: every result line too, not only the card's\n"
 		"Rows are compared in core cycles. A row's replicates are its epochs' medians\n"
 		"(several reports per side: epochs within processes). Each row says:\n"
 		"  regressed/improved P%%  the change lies beyond the margin (t test),\n"
@@ -51,8 +75,7 @@ static void compare_usage(FILE *f)
 		"epochs in both files are judged as above (marked, '=' the same, or cannot\n"
 		"tell); other cells are marked only beyond their row's floor: --noise-floor on\n"
 		"hot-line rows, %.0f%% on rows under a pattern, sharing or c2c (docs/fleet.md).\n",
-		COMPARE_MARGIN * 100, COMPARE_NOISE_FLOOR * 100, COMPARE_Q * 100,
-		COMPARE_N_WIDE_FLOOR * 100);
+		COMPARE_Q * 100, COMPARE_N_WIDE_FLOOR * 100);
 }
 
 /* --as X=Y: A's rows of probe X stand for B's rows of probe Y (A's own Y
@@ -189,112 +212,26 @@ out:
 	return code;
 }
 
-int cmd_compare(int argc, char **argv)
+/* Two sides, A before and B after: a verdict per row. An exit code. */
+static int compare_two(const struct compare_args *ca, char **files)
 {
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "noise-floor", required_argument, NULL, 'n' },
-		{ "min-change", required_argument, NULL, 'm' },
-		{ "fail-on-regression", no_argument, NULL, 'r' },
-		{ "as", required_argument, NULL, 'a' },
-		{ "cards", no_argument, NULL, 'c' },
-		{ "all", no_argument, NULL, 'A' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct compare_opts o;
-	struct report a, b;
 	struct comparison cmp;
-	struct compare_n_opts no = { .noise_floor = COMPARE_NOISE_FLOOR, .min_change = COMPARE_MARGIN };
-	bool mail = false, html = false, fail_reg = false, cards = false, two_way_only = false;
-	const char *as = NULL;
-	double pct;
-	int c, ret, code = EXIT_OK;
+	struct report a, b;
+	int ret, code = EXIT_OK;
 
 	compare_default_opts(&o);
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			if (!strcmp(optarg, "mail")) {
-				mail = true;
-			} else if (!strcmp(optarg, "html")) {
-				html = true;
-			} else if (strcmp(optarg, "text")) {
-				pr_err("compare: --format: unknown format '%s' (expected text, mail or html)", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'n':
-			if (parse_double("--noise-floor", optarg, NOISE_FLOOR_MIN * 100, 100, &pct) < 0)
-				return EXIT_USAGE;
-			o.noise_floor = pct / 100;
-			no.noise_floor = pct / 100;
-			break;
-		case 'm':
-			if (parse_double("--min-change", optarg, NOISE_FLOOR_MIN * 100, 100, &pct) < 0)
-				return EXIT_USAGE;
-			o.min_change = pct / 100;
-			no.min_change = pct / 100;
-			break;
-		case 'r':
-			fail_reg = true;
-			two_way_only = true;
-			break;
-		case 'a':
-			as = optarg;
-			two_way_only = true;
-			break;
-		case 'c':
-			cards = true;
-			break;
-		case 'A':
-			no.all_rows = true;
-			break;
-		case 'h':
-			compare_usage(stdout);
-			return EXIT_OK;
-		default:
-			compare_usage(stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (argc - optind == 2 && !cards) {
-		/* a summary has no samples: it can only stand side by side */
-		for (int i = optind; i < argc && !cards; i++) {
-			bool sum = false;
-
-			cards = !strchr(argv[i], ',') && compare_n_is_summary(argv[i], &sum) == 0 && sum;
-		}
-	}
-	if (argc - optind >= 3 || cards) {
-		if (argc - optind < 2) {
-			pr_err("compare: --cards: give two or more JSON reports or summaries; got %d", argc - optind);
-			return EXIT_USAGE;
-		}
-		if (two_way_only || mail) {
-			pr_err("compare: --fail-on-regression, --as and --format mail are for two-way compare (two full reports); side by side takes --format text|html, --min-change, --noise-floor and --all");
-			return EXIT_USAGE;
-		}
-		return compare_side_by_side(argv + optind, (size_t)(argc - optind), &no, html);
-	}
-	if (argc - optind != 2) {
-		pr_err("compare: give two JSON reports, A (before) and B (after), or three or more to set machines side by side; got %d",
-		       argc - optind);
-		return EXIT_USAGE;
-	}
-	if (html || no.all_rows) {
-		pr_err("compare: --format html and --all are for machines side by side (three or more files, or --cards)");
-		return EXIT_USAGE;
-	}
-	ret = read_side(argv[optind], &a);
+	o.noise_floor = ca->no.noise_floor;
+	o.min_change = ca->no.min_change;
+	ret = read_side(files[0], &a);
 	if (ret < 0)
 		return ret == -EINVAL ? EXIT_USAGE : exit_code_for(ret);
-	ret = read_side(argv[optind + 1], &b);
+	ret = read_side(files[1], &b);
 	if (ret < 0) {
 		report_free(&a);
 		return ret == -EINVAL ? EXIT_USAGE : exit_code_for(ret);
 	}
-	if (as && rename_rows(&a, as) < 0) {
+	if (ca->as && rename_rows(&a, ca->as) < 0) {
 		code = EXIT_USAGE;
 		goto out;
 	}
@@ -304,15 +241,55 @@ int cmd_compare(int argc, char **argv)
 		code = exit_code_for(ret);
 		goto out;
 	}
-	if (mail)
-		compare_write_mail(&cmp, &a, &b, argv[optind], argv[optind + 1], stdout);
+	if (ca->format == 1)
+		compare_write_mail(&cmp, &a, &b, files[0], files[1], stdout);
 	else
-		compare_write_text(&cmp, &a, &b, argv[optind], argv[optind + 1], stdout);
-	if (fail_reg && cmp.regressed)
+		compare_write_text(&cmp, &a, &b, files[0], files[1], stdout);
+	if (ca->fail_reg && cmp.regressed)
 		code = EXIT_RUNTIME;
 	compare_free(&cmp);
 out:
 	report_free(&a);
 	report_free(&b);
 	return code;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct compare_args a = { .no = { .noise_floor = COMPARE_NOISE_FLOOR, .min_change = COMPARE_MARGIN } };
+	int ret, n;
+
+	ret = opts_parse(&compare_cmd, argc, argv, &a);
+	if (ret > 0)
+		compare_rule(stdout);
+	if (ret)
+		return opts_exit(ret);
+	n = argc - optind;
+	/* a summary has no samples: it can only stand side by side */
+	for (int i = optind; n == 2 && i < argc && !a.cards; i++) {
+		bool sum = false;
+
+		a.cards = !strchr(argv[i], ',') && compare_n_is_summary(argv[i], &sum) == 0 && sum;
+	}
+	if (n >= 3 || a.cards) {
+		if (n < 2) {
+			pr_err("compare: --cards: give two or more JSON reports or summaries; got %d", n);
+			return EXIT_USAGE;
+		}
+		if (a.fail_reg || a.as || a.format == 1) {
+			pr_err("compare: --fail-on-regression, --as and --format mail are for two-way compare (two full reports); side by side takes --format text|html, --min-change, --noise-floor and --all");
+			return EXIT_USAGE;
+		}
+		return compare_side_by_side(argv + optind, (size_t)n, &a.no, a.format == 2);
+	}
+	if (n != 2) {
+		pr_err("compare: give two JSON reports, A (before) and B (after), or three or more to set machines side by side; got %d",
+		       n);
+		return EXIT_USAGE;
+	}
+	if (a.format == 2 || a.no.all_rows) {
+		pr_err("compare: --format html and --all are for machines side by side (three or more files, or --cards)");
+		return EXIT_USAGE;
+	}
+	return compare_two(&a, argv + optind);
 }

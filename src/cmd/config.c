@@ -1,76 +1,59 @@
 /* SPDX-License-Identifier: MIT */
 /* cmd/config.c - `atomcost config`: the experiment file schema, and a check
  * of experiment files without running them. */
-#include <getopt.h>
-#include <string.h>
+#include <stddef.h>
 
 #include "cmd.h"
+#include "cmd/options.h"
 #include "common.h"
 #include "config.h"
 
-static void config_usage(FILE *f)
+struct config_args {
+	bool schema, json, check;
+	struct opt_list sets;
+};
+
+#define A(f) offsetof(struct config_args, f)
+static const struct cmd_opt config_opt[] = {
+	{ .name = "schema", .type = OPT_FLAG, .off = A(schema),
+	  .help = "every key: section, type, default, help" },
+	{ .name = "json", .type = OPT_FLAG, .off = A(json), .help = "the schema as JSON" },
+	{ .name = "check", .type = OPT_FLAG, .off = A(check),
+	  .help = "load each FILE; print its effective experiment (JSON)" },
+	{ .name = "set", .type = OPT_LIST, .arg = "SEC.KEY=VAL", .off = A(sets),
+	  .help = "override a key of each FILE" },
+};
+#undef A
+
+static const struct cmd_opts config_cmd = {
+	.usage = "usage: atomcost config --schema [--json]\n"
+		 "       atomcost config --check FILE... [--set section.key=value]...\n",
+	.opt = config_opt, .n = ARRAY_SIZE(config_opt), .max_operands = -1,
+};
+
+static int print_json(json_t *j)
 {
-	fprintf(f, "usage: atomcost config --schema [--json]     every key: section, type, default, help\n"
-		   "       atomcost config --check FILE... [--set section.key=value]...\n"
-		   "                                            load each file; print its effective experiment (JSON)\n");
+	json_dumpf(j, stdout, JSON_INDENT(2));
+	fputc('\n', stdout);
+	json_decref(j);
+	return EXIT_OK;
 }
 
 int cmd_config(int argc, char **argv)
 {
-	enum { O_SCHEMA = 256, O_JSON, O_CHECK, O_SET };
-	static const struct option opts[] = {
-		{ "schema", no_argument, NULL, O_SCHEMA },
-		{ "json", no_argument, NULL, O_JSON },
-		{ "check", no_argument, NULL, O_CHECK },
-		{ "set", required_argument, NULL, O_SET },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	bool schema = false, json = false, check = false;
-	char *sets[64];
-	size_t nsets = 0;
-	int c;
+	struct config_args a = { 0 };
+	int code;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case O_SCHEMA:
-			schema = true;
-			break;
-		case O_JSON:
-			json = true;
-			break;
-		case O_CHECK:
-			check = true;
-			break;
-		case O_SET:
-			if (nsets == ARRAY_SIZE(sets)) {
-				pr_err("--set: at most %zu overrides", ARRAY_SIZE(sets));
-				return EXIT_USAGE;
-			}
-			sets[nsets++] = optarg;
-			break;
-		case 'h':
-			config_usage(stdout);
-			return EXIT_OK;
-		default:
-			config_usage(stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (schema == check) {
-		config_usage(stderr);
+	if ((code = opts_exit(opts_parse(&config_cmd, argc, argv, &a))) >= 0)
+		return code;
+	if (a.schema == a.check) {
+		opts_usage(&config_cmd, &a, stderr);
 		return EXIT_USAGE;
 	}
-	if (schema) {
-		if (json) {
-			json_t *j = config_schema_json();
-
-			json_dumpf(j, stdout, JSON_INDENT(2));
-			fputc('\n', stdout);
-			json_decref(j);
-		} else {
-			config_print_schema(stdout);
-		}
+	if (a.schema && a.json)
+		return print_json(config_schema_json());
+	if (a.schema) {
+		config_print_schema(stdout);
 		return EXIT_OK;
 	}
 	if (optind == argc) {
@@ -79,15 +62,11 @@ int cmd_config(int argc, char **argv)
 	}
 	for (int i = optind; i < argc; i++) {
 		struct experiment *e;
-		int ret = config_load(argv[i], sets, nsets, &e);
-		json_t *j;
+		int ret = config_load(argv[i], a.sets.v, a.sets.n, &e);
 
 		if (ret < 0)
 			return exit_code_for(ret);
-		j = config_to_json(e);
-		json_dumpf(j, stdout, JSON_INDENT(2));
-		fputc('\n', stdout);
-		json_decref(j);
+		print_json(config_to_json(e));
 		config_free(e);
 	}
 	return EXIT_OK;

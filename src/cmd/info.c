@@ -3,8 +3,8 @@
  * topo, calibrate, list. */
 #include <elf.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <link.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -13,6 +13,7 @@
 
 #include "clock.h"
 #include "cmd.h"
+#include "cmd/options.h"
 #include "common.h"
 #include "pattern.h"
 #include "probes.h"
@@ -28,51 +29,42 @@ static int print_json(json_t *j)
 	return EXIT_OK;
 }
 
+struct topo_args {
+	const char *syn, *xml;
+	bool json;
+};
+
+static const struct cmd_opt topo_opt[] = {
+	{ .name = "json", .letter = 'j', .type = OPT_FLAG, .off = offsetof(struct topo_args, json),
+	  .help = "as JSON" },
+	{ .name = "synthetic", .type = OPT_STR, .arg = "DESC", .off = offsetof(struct topo_args, syn),
+	  .help = "describe an hwloc synthetic topology ('pack:2 numa:2 l3:2 core:4 pu:2')" },
+	{ .name = "xml", .type = OPT_STR, .arg = "FILE", .off = offsetof(struct topo_args, xml),
+	  .help = "describe an hwloc XML topology" },
+};
+
+static const struct cmd_opts topo_cmd = {
+	.usage = "usage: atomcost topo [--json] [--synthetic DESC | --xml FILE]\n",
+	.opt = topo_opt, .n = ARRAY_SIZE(topo_opt),
+	.tail = "A synthetic or XML topology is described and planned on, never bound to.\n",
+};
+
 int cmd_topo(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "synthetic", required_argument, NULL, 's' },
-		{ "xml", required_argument, NULL, 'x' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	const char *syn = NULL, *xml = NULL;
-	bool json = false;
+	struct topo_args a = { 0 };
 	struct topo *t;
-	int c, ret;
+	int ret;
 
-	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 's':
-			syn = optarg;
-			break;
-		case 'x':
-			xml = optarg;
-			break;
-		case 'h':
-			printf("usage: atomcost topo [--json] [--synthetic 'pack:2 numa:2 l3:2 core:4 pu:2' | --xml FILE]\n"
-			       "A synthetic or XML topology is described and planned on, never bound to.\n");
-			return EXIT_OK;
-		default:
-			return EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		pr_err("topo: unexpected argument '%s'", argv[optind]);
-		return EXIT_USAGE;
-	}
-	if (syn && xml) {
+	if ((ret = opts_exit(opts_parse(&topo_cmd, argc, argv, &a))) >= 0)
+		return ret;
+	if (a.syn && a.xml) {
 		pr_err("topo: --synthetic and --xml exclude each other: give one");
 		return EXIT_USAGE;
 	}
-	ret = topo_open(&t, syn, xml);
+	ret = topo_open(&t, a.syn, a.xml);
 	if (ret < 0)
 		return exit_code_for(ret);
-	if (json)
+	if (a.json)
 		ret = print_json(topo_to_json(t));
 	else
 		topo_print(t, stdout);
@@ -80,43 +72,36 @@ int cmd_topo(int argc, char **argv)
 	return ret < 0 ? EXIT_RUNTIME : EXIT_OK;
 }
 
+struct calibrate_args {
+	const char *cpu;
+	bool json;
+};
+
+static const struct cmd_opt calibrate_opt[] = {
+	{ .name = "cpu", .type = OPT_STR, .arg = "N", .off = offsetof(struct calibrate_args, cpu),
+	  .help = "PU to calibrate on (OS index, in the allowed cpuset); default: first allowed" },
+	{ .name = "json", .letter = 'j', .type = OPT_FLAG, .off = offsetof(struct calibrate_args, json),
+	  .help = "as JSON" },
+};
+
+static const struct cmd_opts calibrate_cmd = {
+	.usage = "usage: atomcost calibrate [--cpu N] [--json]\n",
+	.opt = calibrate_opt, .n = ARRAY_SIZE(calibrate_opt),
+};
+
 int cmd_calibrate(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "cpu", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	const char *cpu_arg = NULL;
+	struct calibrate_args a = { 0 };
 	struct calibration cal;
-	bool json = false;
 	struct topo *t;
-	int c, ret, cpu;
+	int ret, cpu;
 
-	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'c':
-			cpu_arg = optarg;
-			break;
-		case 'h':
-			printf("usage: atomcost calibrate [--cpu N] [--json]\n");
-			return EXIT_OK;
-		default:
-			return EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		pr_err("calibrate: unexpected argument '%s'", argv[optind]);
-		return EXIT_USAGE;
-	}
+	if ((ret = opts_exit(opts_parse(&calibrate_cmd, argc, argv, &a))) >= 0)
+		return ret;
 	ret = topo_open(&t, NULL, NULL);
 	if (ret < 0)
 		return exit_code_for(ret);
-	if (topo_parse_one_cpu(t, cpu_arg, &cpu) < 0) {
+	if (topo_parse_one_cpu(t, a.cpu, &cpu) < 0) {
 		topo_close(t);
 		return EXIT_USAGE;
 	}
@@ -126,7 +111,7 @@ int cmd_calibrate(int argc, char **argv)
 	topo_close(t);
 	if (ret < 0)
 		return exit_code_for(ret);
-	if (json)
+	if (a.json)
 		return print_json(clock_to_json(&cal));
 	clock_print(&cal, stdout);
 	return EXIT_OK;
@@ -327,48 +312,39 @@ static void list_probes(bool json)
 		       ARCH_NAME, ARCH_ATOMICS_IMPL);
 }
 
+struct list_args {
+	bool json, patterns;
+};
+
+static const struct cmd_opt list_opt[] = {
+	{ .name = "json", .letter = 'j', .type = OPT_FLAG, .off = offsetof(struct list_args, json),
+	  .help = "as JSON, with each probe's timed loops by symbol" },
+	{ .name = "patterns", .type = OPT_FLAG, .off = offsetof(struct list_args, patterns),
+	  .help = "the access patterns of 'run --pattern', with their footprints here" },
+};
+
+static const struct cmd_opts list_cmd = {
+	.usage = "usage: atomcost list [--json] [--patterns]\n",
+	.opt = list_opt, .n = ARRAY_SIZE(list_opt),
+};
+
 int cmd_list(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "patterns", no_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	bool json = false, patterns = false;
-	int c;
+	struct list_args a = { 0 };
+	struct topo *t = NULL;
+	int ret;
 
-	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'p':
-			patterns = true;
-			break;
-		case 'h':
-			printf("usage: atomcost list [--json] [--patterns]\n"
-			       "  --patterns   the access patterns of 'run --pattern', with their footprints here\n");
-			return EXIT_OK;
-		default:
-			return EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		pr_err("list: unexpected argument '%s'", argv[optind]);
-		return EXIT_USAGE;
-	}
-	if (patterns) {
-		struct topo *t = NULL;
-
-		/* footprints come from this machine's caches; without hwloc, '-' */
-		if (topo_open(&t, NULL, NULL) < 0)
-			t = NULL;
-		pattern_list(t, json);
-		if (t)
-			topo_close(t);
+	if ((ret = opts_exit(opts_parse(&list_cmd, argc, argv, &a))) >= 0)
+		return ret;
+	if (!a.patterns) {
+		list_probes(a.json);
 		return EXIT_OK;
 	}
-	list_probes(json);
+	/* footprints come from this machine's caches; without hwloc, '-' */
+	if (topo_open(&t, NULL, NULL) < 0)
+		t = NULL;
+	pattern_list(t, a.json);
+	if (t)
+		topo_close(t);
 	return EXIT_OK;
 }

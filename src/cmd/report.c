@@ -2,26 +2,39 @@
 /* cmd/report.c - `atomcost report RUN.json [-o FILE] [--format FMT]`:
  * rewrite a JSON report in another format (html, text, mail, csv, json).
  * Reads, never measures. */
-#include <getopt.h>
+#include <stddef.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cmd.h"
+#include "cmd/options.h"
 #include "common.h"
 #include "report.h"
 
-static void report_usage(FILE *f)
-{
-	fprintf(f,
-		"usage: atomcost report RUN.json [-o FILE] [--format FMT] [--force]\n"
-		"  -o, --output FILE   write FILE (format from its extension: %s)\n"
-		"  --format FMT        %s (default: from -o, else text)\n"
-		"  --force             overwrite an existing FILE\n"
-		"  --c2c C2C.json      add the matrix of 'atomcost c2c --all-pairs --format json' (heat map)\n"
-		"The HTML page is self-contained: fingerprint, atomic vs non-atomic bars per pattern,\n"
+struct report_args {
+	const char *out, *c2c;
+	const struct report_writer *w;
+	bool force;
+};
+
+#define A(f) offsetof(struct report_args, f)
+static const struct cmd_opt report_opt[] = {
+	{ .name = "output", .letter = 'o', .type = OPT_STR, .arg = "FILE", .off = A(out),
+	  .help = "write FILE (format from its extension)" },
+	{ .name = "format", .type = OPT_FN, .arg = "FMT", .off = A(w), .parse = opts_writer,
+	  .help = "the format (default: from -o, else text)" },
+	{ .name = "force", .type = OPT_FLAG, .off = A(force), .help = "overwrite an existing FILE" },
+	{ .name = "c2c", .type = OPT_STR, .arg = "C2C.json", .off = A(c2c),
+	  .help = "add the matrix of 'atomcost c2c --all-pairs --format json' (heat map)" },
+};
+#undef A
+
+static const struct cmd_opts report_cmd = {
+	.usage = "usage: atomcost report RUN.json [-o FILE] [--format FMT] [--force]\n",
+	.opt = report_opt, .n = ARRAY_SIZE(report_opt), .max_operands = 1,
+	.tail = "The HTML page is self-contained: fingerprint, atomic vs non-atomic bars per pattern,\n"
 		"cost vs footprint curves and the c2c heat map when the report has them.\n",
-		report_writer_names(true), report_writer_names(false));
-}
+};
 
 /* --c2c FILE: the JSON of `atomcost c2c` becomes the report's "c2c"
  * section (drawn as heat maps, and kept when written as JSON). */
@@ -50,86 +63,52 @@ static int attach_c2c(struct report *rep, const char *path)
 	return 0;
 }
 
-int cmd_report(int argc, char **argv)
+/* The writer: --format's, else -o's extension's, else text. */
+static int pick_writer(struct report_args *a)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "force", no_argument, NULL, 'F' },
-		{ "c2c", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	const struct report_writer *w = NULL;
-	const char *out = NULL, *c2c = NULL;
-	bool force = false;
-	struct report rep;
-	int c, ret;
-
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			out = optarg;
-			break;
-		case 'f':
-			w = report_writer_find(optarg);
-			if (!w) {
-				pr_err("report: --format: unknown format '%s' (expected %s)", optarg,
-				       report_writer_names(false));
-				return EXIT_USAGE;
-			}
-			break;
-		case 'F':
-			force = true;
-			break;
-		case 'c':
-			c2c = optarg;
-			break;
-		case 'h':
-			report_usage(stdout);
-			return EXIT_OK;
-		default:
-			report_usage(stderr);
-			return EXIT_USAGE;
+	if (!a->w && a->out) {
+		a->w = report_writer_for_path(a->out);
+		if (!a->w) {
+			pr_err("report: -o: cannot tell the format of '%s' from its extension (use --format: %s)",
+			       a->out, report_writer_names(false));
+			return -EINVAL;
 		}
 	}
+	if (!a->w)
+		a->w = report_writer_find("text");
+	return a->out ? report_check_path(a->out, a->force) : 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_args a = { 0 };
+	struct report rep;
+	int ret;
+
+	ret = opts_parse(&report_cmd, argc, argv, &a);
+	if (ret > 0)
+		printf("formats: %s; extensions: %s\n", report_writer_names(false), report_writer_names(true));
+	if (ret)
+		return opts_exit(ret);
 	if (optind + 1 != argc) {
 		pr_err("report: give exactly one JSON report (got %d arguments; see 'atomcost report --help')",
 		       argc - optind);
 		return EXIT_USAGE;
 	}
-	if (!w && out) {
-		w = report_writer_for_path(out);
-		if (!w) {
-			pr_err("report: -o: cannot tell the format of '%s' from its extension (use --format: %s)",
-			       out, report_writer_names(false));
-			return EXIT_USAGE;
-		}
-	}
-	if (!w)
-		w = report_writer_find("text");
-	if (out) {
-		ret = report_check_path(out, force);
-		if (ret < 0)
-			return ret == -EEXIST ? EXIT_USAGE : exit_code_for(ret);
-	}
-	ret = report_read(argv[optind], &rep);
+	ret = pick_writer(&a);
+	if (ret >= 0)
+		ret = report_read(argv[optind], &rep);
 	if (ret < 0)
-		return ret == -EINVAL ? EXIT_USAGE : exit_code_for(ret);
-	if (c2c) {
-		ret = attach_c2c(&rep, c2c);
-		if (ret < 0) {
-			report_free(&rep);
-			return ret == -EINVAL ? EXIT_USAGE : exit_code_for(ret);
-		}
-	}
-	if (out) {
-		ret = report_write_file(&rep, w, out, force);
-		if (ret == 0)
-			pr_info("%s report written to %s", w->name, out);
-	} else {
-		ret = w->write(&rep, stdout);
+		return ret == -EEXIST ? EXIT_USAGE : exit_code_for(ret);
+	if (a.c2c)
+		ret = attach_c2c(&rep, a.c2c);
+	if (!ret && a.out) {
+		ret = report_write_file(&rep, a.w, a.out, a.force);
+		if (!ret)
+			pr_info("%s report written to %s", a.w->name, a.out);
+	} else if (!ret) {
+		ret = a.w->write(&rep, stdout);
 	}
 	report_free(&rep);
-	return ret < 0 ? (ret == -EEXIST ? EXIT_USAGE : exit_code_for(ret)) : EXIT_OK;
+	return ret >= 0 ? EXIT_OK : ret == -EEXIST ? EXIT_USAGE : exit_code_for(ret);
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* test-config.c - the experiment file schema: every key takes a good value
- * and refuses a bad one, unknown/duplicate keys and unknown sections are
- * errors, overrides win, every shipped config loads, and the run argv built
- * from a file puts the command line last. */
+/* test-config.c - the experiment file schema: a reproduction's rows join it
+ * (once, with valid defaults), every key takes a good value and refuses a
+ * bad one, unknown/duplicate keys and unknown sections are errors, overrides
+ * win, every shipped config loads, and the run argv built from a file puts
+ * the command line last. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,6 +27,14 @@ static int load_text(const char *text, struct experiment **e)
 	ret = config_load(path, NULL, 0, e);
 	return ret;
 }
+
+/* A reproduction's section, as it joins the schema at startup
+ * (repro_register): the single enum and the integer list are theirs. */
+static const struct cfg_key fake[] = {
+	{ "fake-repro", "mode", CFG_ENUM, "both", "legacy|modern|both", 0, 0, NULL, "a mode" },
+	{ "fake-repro", "trials", CFG_U64, "100", NULL, 1, 100000, NULL, "trials" },
+	{ "fake-repro", "sizes", CFG_U64_LIST, "8,16", NULL, 8, 1 << 20, NULL, "object sizes" },
+}, bad_default = { "fake-2", "trials", CFG_U64, "0", NULL, 1, 9, NULL, "trials" };
 
 /* A good and a bad value for a key, from its type. */
 static void good_bad(const struct cfg_key *k, char *good, char *bad, size_t n)
@@ -75,6 +84,10 @@ int main(void)
 	log_quiet = 1;
 	if (!mkdtemp(tmpdir))
 		return 1;
+	CHECK(config_schema_add("fake-repro", fake, ARRAY_SIZE(fake)) == 0, "a reproduction's rows join");
+	CHECK(config_schema_add("fake-2", fake, 1) == -EINVAL, "a key twice is refused");
+	CHECK(config_schema_add("fake-2", &bad_default, 1) == -EINVAL, "a default out of range is refused");
+	CHECK(load_text("[experiment]\nkind = fake-2\n", &e) == -EINVAL, "a refused kind is not added");
 
 	/* every key: a good value loads and reads back, a bad one is refused */
 	for (size_t i = 0; i < cfg_schema_count; i++) {
@@ -110,7 +123,7 @@ int main(void)
 	CHECK(load_text("mode = latency\n", &e) == -EINVAL, "key outside a section");
 	CHECK(load_text("[run]\nmode\n", &e) == -EINVAL, "not key = value");
 	CHECK(load_text("[experiment]\nkind = probes, bogus\n", &e) == -EINVAL, "bad list item");
-	CHECK(load_text("[buddy-bitmap-2004]\nmode = legacy, modern\n", &e) == -EINVAL, "enum is not a list");
+	CHECK(load_text("[fake-repro]\nmode = legacy, modern\n", &e) == -EINVAL, "enum is not a list");
 	{
 		char path[300];
 
@@ -119,29 +132,29 @@ int main(void)
 	}
 
 	/* defaults, comments, lists, overrides */
-	CHECK(load_text("# c\n; c\n[experiment]\nkind = buddy-bitmap-2004, slab-concurrent ; why\n", &e) == 0,
+	CHECK(load_text("# c\n; c\n[experiment]\nkind = characterization, fake-repro ; why\n", &e) == 0,
 	      "comments and lists");
 	if (e) {
-		CHECK(config_kind_has(e, "slab-concurrent") && !config_kind_has(e, "probes"), "kind list");
-		CHECK(config_u64(e, "buddy-bitmap-2004", "trials") == 100, "default trials");
-		CHECK(!config_is_set(e, "buddy-bitmap-2004", "trials"), "default is not set");
+		CHECK(config_kind_has(e, "fake-repro") && !config_kind_has(e, "probes"), "kind list");
+		CHECK(config_u64(e, "fake-repro", "trials") == 100, "default trials");
+		CHECK(!config_is_set(e, "fake-repro", "trials"), "default is not set");
 		config_free(e);
 	}
 	{
-		char *ov[] = { "buddy-bitmap-2004.trials=7", "slub-bulk-free.bulk=1,8" };
+		char *ov[] = { "fake-repro.trials=7", "fake-repro.sizes=16,8" };
 		uint64_t v[4];
 
 		CHECK(config_load(NULL, ov, 2, &e) == 0, "overrides without a file");
 		if (e) {
-			CHECK(config_u64(e, "buddy-bitmap-2004", "trials") == 7, "override applied");
-			CHECK(config_u64_list(e, "slub-bulk-free", "bulk", v, 4) == 2 && v[1] == 8, "u64 list");
+			CHECK(config_u64(e, "fake-repro", "trials") == 7, "override applied");
+			CHECK(config_u64_list(e, "fake-repro", "sizes", v, 4) == 2 && v[1] == 8, "u64 list");
 			CHECK(e->source[0] == CFG_SRC_DEFAULT, "untouched key from default");
 			{
 				json_t *j = config_to_json(e);
 
 				CHECK(json_array_size(json_object_get(j, "overrides")) == 2, "overrides in JSON");
 				CHECK(!strcmp(json_string_value(json_object_get(json_object_get(json_object_get(
-						  json_object_get(j, "values"), "buddy-bitmap-2004"), "trials"),
+						  json_object_get(j, "values"), "fake-repro"), "trials"),
 						  "source")), "override"), "source in JSON");
 				json_decref(j);
 			}

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* cmd/run.c - `atomcost run`: select probes, measure, print, write. */
 #include <fnmatch.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cmd.h"
+#include "cmd/options.h"
 #include "common.h"
 #include "config.h"
 #include "session.h"
@@ -17,120 +18,22 @@
 #include "runner.h"
 #include "topo.h"
 
-/* The one table of `atomcost run` options: getopt's long options, --help
- * and the experiment files' [run] keys (config.c's schema names the option
- * each key maps to; cmd_run checks every such option is here) all come from
- * it, and one function applies an option whatever its source. */
-enum run_opt_id {
-	O_OUTPUT = 'o', O_EVENTS = 'e', O_HELP = 'h',
-	O_FORCE = 256, O_FORMAT, O_MAXS, O_CI, O_TLIMIT, O_STRICT, O_FAMILY, O_NOTWINS, O_MODE,
-	O_CPU, O_PATTERN, O_MEMNODE, O_REQEV, O_THREADS, O_PLACEMENT, O_SHARING, O_EPOCHS,
-	O_CSWORK, O_OUTWORK, O_FOOTPRINT, O_NOSPLIT,
-};
-
-enum run_opt_default { DEF_NONE, DEF_MAX_SECONDS, DEF_TARGET_CI };
-
-static const struct run_option {
-	const char *name;	/* long option, "--" + name */
-	int has_arg;
-	int id;
-	const char *arg;	/* argument in the help, NULL: a flag */
-	enum run_opt_default def;	/* a default printed from runner_default_opts */
-	const char *help;	/* '\n' continues on an indented line */
-} run_options[] = {
-	{ "family", required_argument, O_FAMILY, "NAME", DEF_NONE,
-	  "every probe of a family (baseline, bitops, cmpxchg, lock, percpu, ...)" },
-	{ "no-twins", no_argument, O_NOTWINS, NULL, DEF_NONE,
-	  "do not add each probe's twin (by default it is measured too, for the ratio)" },
-	{ "cpu", required_argument, O_CPU, "N", DEF_NONE,
-	  "PU to run on (OS index, in the allowed cpuset); default: first allowed" },
-	{ "mode", required_argument, O_MODE, "LIST", DEF_NONE, "latency,throughput (default both)" },
-	{ "output", required_argument, O_OUTPUT, "FILE",  DEF_NONE,
-	  "-o: write the report; format from the extension (.json, .txt, .html, ...)" },
-	{ "force", no_argument, O_FORCE, NULL, DEF_NONE, "overwrite an existing output file" },
-	{ "format", required_argument, O_FORMAT, "FMT", DEF_NONE,
-	  "what goes to stdout: text (default), json, csv, mail, html, summary" },
-	{ "max-seconds", required_argument, O_MAXS, "S", DEF_MAX_SECONDS,
-	  "time cap per probe and form (default %g)" },
-	{ "target-ci", required_argument, O_CI, "R", DEF_TARGET_CI,
-	  "stop a probe once the median's 95%% CI half-width is below R (default %g)" },
-	{ "time-limit", required_argument, O_TLIMIT, "S", DEF_NONE,
-	  "cap the whole run; what was measured is written, marked partial" },
-	{ "strict", no_argument, O_STRICT, NULL, DEF_NONE,
-	  "exit 5 when the results are untrustworthy (calibration, migrations)" },
-	{ "pattern", required_argument, O_PATTERN, "LIST", DEF_NONE,
-	  "access patterns: hit (default), dep, l2, llc, miss, miss-overlap,\n"
-	  "mix=K/M; 'atomcost list --patterns' says what each measures" },
-	{ "footprint", required_argument, O_FOOTPRINT, "BYTES", DEF_NONE,
-	  "buffer of the dep/l2/llc/miss patterns (64M, 2G); default from hwloc" },
-	{ "mem-node", required_argument, O_MEMNODE, "N", DEF_NONE, "bind the pattern buffers to NUMA node N" },
-	{ "threads", required_argument, O_THREADS, "N", DEF_NONE,
-	  "N pinned threads on one cache line (contention); each case runs\n"
-	  "--max-seconds; ns/op per thread and aggregate, fairness, overlap" },
-	{ "placement", required_argument, O_PLACEMENT, "P", DEF_NONE,
-	  "smt|l2|l3|numa|package|cross (threads pairwise of that class with\n"
-	  "thread 0; absent here: exit 4), spread (default), list:0,3,5" },
-	{ "sharing", required_argument, O_SHARING, "LIST", DEF_NONE,
-	  "true (same word), false (own words, same line), none (private\n"
-	  "lines); default true,false,none" },
-	{ "cs-work", required_argument, O_CSWORK, "N", DEF_NONE,
-	  "lock probes: N work units (~1 cycle each) inside the critical section" },
-	{ "outside-work", required_argument, O_OUTWORK, "N", DEF_NONE,
-	  "lock probes: N work units between one unlock and the next lock" },
-	{ "epochs", required_argument, O_EPOCHS, "K", DEF_NONE,
-	  "K epochs, each with fresh buffers, pinning and calibration; verdicts\n"
-	  "come from the spread between them (default 3; the characterization: 5,\n"
-	  "more for rows still unresolved)" },
-	{ "events", required_argument, O_EVENTS, "LIST", DEF_NONE,
-	  "-e: count events around each sample: cycles, instructions,\n"
-	  "cache-misses, L1-dcache-load-misses, LLC-load-misses, ... or libpfm4\n"
-	  "names (PMU::EVENT:UMASK); 'atomcost events' shows what counts here.\n"
-	  "One that cannot be counted prints as n/a (reason). context-switches,\n"
-	  "cpu-migrations and task-clock are always counted" },
-	{ "no-split-lock", no_argument, O_NOSPLIT, NULL, DEF_NONE,
-	  "the characterization skips its split-lock step: its locked ops across\n"
-	  "two cache lines take bus locks that stall every tenant of the host" },
-	{ "require-events", no_argument, O_REQEV, NULL, DEF_NONE,
-	  "exit 4 before measuring when an event of -e cannot be counted here" },
-	{ "help", no_argument, O_HELP, NULL, DEF_NONE, "-h: this help" },
-};
-
-static const struct run_option *run_option_named(const char *name)
+/* fn(arg, item) on each item of a comma list, blanks trimmed. */
+static int each_item(const char *list, int (*fn)(void *arg, const char *item), void *arg)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(run_options); i++)
-		if (!strcmp(run_options[i].name, name))
-			return &run_options[i];
-	return NULL;
-}
+	char *buf = strdup(list), *save = NULL, *tok;
+	int err = 0;
 
-static void run_usage(FILE *f)
-{
-	struct run_opts d;	/* the defaults the help prints are the code's */
-
-	runner_default_opts(&d);
-	fprintf(f,
-		"usage: atomcost run [PROBE|GLOB ...] [FILE.conf] [options]\n"
-		"  (no PROBE, family or file: characterize this machine, under a minute: measured\n"
-		"  hierarchy, every twin under hit/dep/l2/llc/miss, locks, split lock, topology;\n"
-		"  the machine card first)\n"
-		"  PROBE|GLOB          probe names or shell globs ('*set_bit*')\n");
-	for (size_t i = 0; i < ARRAY_SIZE(run_options); i++) {
-		const struct run_option *r = &run_options[i];
-		char head[40], help[512];
-		const char *line;
-
-		snprintf(head, sizeof(head), "--%s%s%s", r->name, r->arg ? " " : "", r->arg ? r->arg : "");
-		snprintf(help, sizeof(help), r->help,
-			 r->def == DEF_MAX_SECONDS ? d.max_seconds : r->def == DEF_TARGET_CI ? d.target_ci : 0.0);
-		line = strtok(help, "\n");
-		fprintf(f, "  %-19s %s\n", head, line);
-		while ((line = strtok(NULL, "\n")))
-			fprintf(f, "  %-19s %s\n", "", line);
+	if (!buf)
+		return -ENOMEM;
+	for (tok = strtok_r(buf, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
+		tok += strspn(tok, " \t");
+		for (char *end = tok + strlen(tok); end > tok && (end[-1] == ' ' || end[-1] == '\t');)
+			*--end = 0;
+		err = fn(arg, tok);
 	}
-	fprintf(f,
-		"  FILE.conf, -c FILE  run an experiment file (configs/*.conf; 'atomcost config --schema');\n"
-		"                      its [run] keys are these options; the command line overrides them\n"
-		"  --set SEC.KEY=VAL   override any experiment key (--set buddy-bitmap-2004.trials=10)\n");
+	free(buf);
+	return err;
 }
 
 struct selection {
@@ -157,8 +60,9 @@ static const char *probe_name_at(size_t i, void *arg)
 	return i < probe_count ? probe_table[i]->name : NULL;
 }
 
-static int select_arg(struct selection *s, const char *arg)
+static int select_arg(void *sel, const char *arg)
 {
+	struct selection *s = sel;
 	bool glob = strpbrk(arg, "*?[") != NULL, any = false;
 
 	for (size_t i = 0; i < probe_count; i++) {
@@ -203,8 +107,9 @@ static void family_list(char *buf, size_t len)
 	}
 }
 
-static int select_family(struct selection *s, const char *fam)
+static int select_family(void *sel, const char *fam)
 {
+	struct selection *s = sel;
 	bool any = false;
 	char fams[256];
 
@@ -227,35 +132,31 @@ static int select_family(struct selection *s, const char *fam)
 	return 0;
 }
 
-static int parse_modes(const char *s, unsigned *mask)
+/* A [run] mode was checked against the schema's choices: a bad one comes
+ * from the command line. */
+static int add_mode(void *mask, const char *name)
 {
-	char buf[128], *save = NULL, *tok;
+	enum probe_mode m;
 
-	snprintf(buf, sizeof(buf), "%s", s);
-	*mask = 0;
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		enum probe_mode m;
-
-		if (probe_mode_parse(tok, &m) < 0) {
-			pr_err("--mode: unknown mode '%s' (expected latency, throughput, or both: latency,throughput)", tok);
-			return -EINVAL;
-		}
-		*mask |= 1u << m;
-	}
-	if (!*mask) {
-		pr_err("--mode: empty list (expected latency, throughput, or both)");
+	if (probe_mode_parse(name, &m) < 0) {
+		pr_err("--mode: unknown mode '%s' (expected latency, throughput, or both: latency,throughput)",
+		       name);
 		return -EINVAL;
 	}
+	*(unsigned *)mask |= 1u << m;
 	return 0;
 }
 
-static json_t *make_meta(int argc, char **argv)
+static int parse_modes(const char *what, const char *s, void *mask)
 {
-	json_t *cmd = json_array();
-
-	for (int i = 0; i < argc; i++)
-		json_array_append_new(cmd, json_string(argv[i]));
-	return json_pack("{s:o}", "command_line", cmd);
+	*(unsigned *)mask = 0;
+	if (each_item(s, add_mode, mask) < 0)
+		return -EINVAL;
+	if (!*(unsigned *)mask) {
+		pr_err("%s: empty list (expected latency, throughput, or both)", what);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* What was asked for, recorded with the fingerprint. */
@@ -278,151 +179,92 @@ static json_t *experiment_json(const struct run_opts *o, const struct selection 
  * command line alike. */
 struct run_cmd {
 	struct run_opts o;
-	const char *out, *cpu_arg, *families[8];
-	size_t nfam;
+	const char *out, *cpu_arg;
+	struct opt_list families;
 	const struct report_writer *stdout_w;
-	bool force, strict, twins;
+	bool force, strict, no_twins;
 	struct selection sel;
 };
 
-/* Apply one option (id from run_options[]) with its value; `what` names it
- * in messages ("--max-seconds"). 0, or -EINVAL after a message. */
-static int apply_option(struct run_cmd *c, int id, const char *what, const char *val)
+/* The one table of `atomcost run` options. An option that is an experiment
+ * file's [run] key (its schema row names the option) takes its range,
+ * default and help from that row: those are written once, in config.c. */
+#define A(f) offsetof(struct run_cmd, f)
+static const struct cmd_opt run_opt[] = {
+	{ .name = "family", .type = OPT_LIST, .arg = "NAME", .off = A(families) },
+	{ .name = "no-twins", .type = OPT_FLAG, .off = A(no_twins),
+	  .help = "do not add each probe's twin (by default it is measured too, for the ratio)" },
+	{ .name = "cpu", .type = OPT_STR, .arg = "N", .off = A(cpu_arg) },
+	{ .name = "mode", .type = OPT_FN, .arg = "LIST", .off = A(o.mode_mask), .parse = parse_modes },
+	{ .name = "output", .letter = 'o', .type = OPT_STR, .arg = "FILE", .off = A(out),
+	  .help = "write the report; format from the extension (.json, .txt, .html, ...)" },
+	{ .name = "force", .type = OPT_FLAG, .off = A(force), .help = "overwrite an existing output file" },
+	{ .name = "format", .type = OPT_FN, .arg = "FMT", .off = A(stdout_w), .parse = opts_writer,
+	  .def = "text", .help = "what goes to stdout: text, json, csv, mail, html, summary" },
+	{ .name = "max-seconds", .type = OPT_DOUBLE, .arg = "S", .off = A(o.max_seconds) },
+	{ .name = "target-ci", .type = OPT_DOUBLE, .arg = "R", .off = A(o.target_ci) },
+	{ .name = "time-limit", .type = OPT_DOUBLE, .arg = "S", .off = A(o.time_limit_s) },
+	{ .name = "strict", .type = OPT_FLAG, .off = A(strict) },
+	{ .name = "pattern", .type = OPT_STR, .arg = "LIST", .off = A(o.patterns) },
+	{ .name = "footprint", .type = OPT_SIZE, .arg = "BYTES", .off = A(o.footprint),
+	  .help = "buffer of the dep/l2/llc/miss patterns (64M, 2G); default from hwloc" },
+	{ .name = "mem-node", .type = OPT_INT, .arg = "N", .off = A(o.mem_node) },
+	{ .name = "threads", .type = OPT_INT, .arg = "N", .off = A(o.threads) },
+	{ .name = "placement", .type = OPT_STR, .arg = "P", .off = A(o.placement) },
+	{ .name = "sharing", .type = OPT_STR, .arg = "LIST", .off = A(o.sharing) },
+	{ .name = "cs-work", .type = OPT_U64, .arg = "N", .off = A(o.cs_work), .max = 1000000,
+	  .help = "lock probes: N work units (~1 cycle each) inside the critical section" },
+	{ .name = "outside-work", .type = OPT_U64, .arg = "N", .off = A(o.out_work), .max = 1000000,
+	  .help = "lock probes: N work units between one unlock and the next lock" },
+	{ .name = "epochs", .type = OPT_INT, .arg = "K", .off = A(o.epochs) },
+	{ .name = "events", .letter = 'e', .type = OPT_STR, .arg = "LIST", .off = A(o.events) },
+	{ .name = "no-split-lock", .type = OPT_FLAG, .off = A(o.no_split_lock),
+	  .help = "the characterization skips its split-lock step: its locked ops across two cache "
+		  "lines take bus locks that stall every tenant of the host" },
+	{ .name = "require-events", .type = OPT_FLAG, .off = A(o.require_events) },
+};
+#undef A
+
+static const struct cmd_opts run_cmd_opts = {
+	.usage = "usage: atomcost run [PROBE|GLOB ...] [FILE.conf] [options]\n"
+		 "  (no PROBE, family or file: characterize this machine, under a minute: measured\n"
+		 "  hierarchy, every twin under hit/dep/l2/llc/miss, locks, split lock, topology;\n"
+		 "  the machine card first)\n"
+		 "  PROBE|GLOB         probe names or shell globs ('*set_bit*')\n",
+	.opt = run_opt, .n = ARRAY_SIZE(run_opt), .section = "run", .max_operands = -1,
+	.tail = "  -c, --config FILE  run an experiment file (configs/*.conf; FILE.conf among the\n"
+		"                     probes too): its [run] keys are these options, and the\n"
+		"                     command line overrides them ('atomcost config --schema')\n"
+		"  --set SEC.KEY=VAL  override any experiment key (--set buddy-bitmap-2004.trials=10)\n",
+};
+
+/* An experiment file's [run] keys, through the same table (the command
+ * line's options come after them and win). A row whose option is not in
+ * the table is a programming error, caught on every run with a file.
+ * `probes` are positional; a true boolean sets its flag, a false one its
+ * --no-* flag. */
+static int apply_experiment(struct run_cmd *c, const struct experiment *e)
 {
-	uint64_t v;
-
-	switch (id) {
-	case O_CPU:
-		c->cpu_arg = val;
-		return 0;
-	case O_MODE:
-		return parse_modes(val, &c->o.mode_mask);
-	case O_OUTPUT:
-		c->out = val;
-		return 0;
-	case O_FORCE:
-		c->force = true;
-		return 0;
-	case O_FORMAT:
-		c->stdout_w = report_writer_find(val);
-		if (!c->stdout_w) {
-			pr_err("%s: unknown format '%s' (expected one of: %s)", what, val, report_writer_names(false));
-			return -EINVAL;
-		}
-		return 0;
-	case O_MAXS:
-		return parse_double(what, val, 0.001, 3600, &c->o.max_seconds);
-	case O_CI:
-		return parse_double(what, val, 0.0001, 0.5, &c->o.target_ci);
-	case O_TLIMIT:
-		return parse_double(what, val, 0.1, 1e6, &c->o.time_limit_s);
-	case O_STRICT:
-		c->strict = true;
-		return 0;
-	case O_FAMILY:
-		if (c->nfam == ARRAY_SIZE(c->families)) {
-			pr_err("%s: at most %zu families", what, ARRAY_SIZE(c->families));
-			return -EINVAL;
-		}
-		c->families[c->nfam++] = val;
-		return 0;
-	case O_NOTWINS:
-		c->twins = false;
-		return 0;
-	case O_PATTERN:
-		c->o.patterns = val;
-		return 0;
-	case O_FOOTPRINT:
-		return pattern_parse_size(what, val, &c->o.footprint);
-	case O_MEMNODE:
-		if (parse_u64(what, val, 0, 4095, &v) < 0)
-			return -EINVAL;
-		c->o.mem_node = (int)v;
-		return 0;
-	case O_EVENTS:
-		c->o.events = val;
-		return 0;
-	case O_REQEV:
-		c->o.require_events = true;
-		return 0;
-	case O_NOSPLIT:
-		c->o.no_split_lock = true;
-		return 0;
-	case O_THREADS:
-		if (parse_u64(what, val, 1, 4096, &v) < 0)
-			return -EINVAL;
-		c->o.threads = (unsigned)v;
-		return 0;
-	case O_PLACEMENT:
-		c->o.placement = val;
-		return 0;
-	case O_SHARING:
-		c->o.sharing = val;
-		return 0;
-	case O_CSWORK:
-		return parse_u64(what, val, 0, 1000000, &c->o.cs_work);
-	case O_OUTWORK:
-		return parse_u64(what, val, 0, 1000000, &c->o.out_work);
-	case O_EPOCHS:
-		if (parse_u64(what, val, 1, 1000, &v) < 0)
-			return -EINVAL;
-		c->o.epochs = (unsigned)v;
-		return 0;
-	}
-	pr_err("run: option %s is not handled (internal error)", what);
-	return -EINVAL;
-}
-
-/* An experiment file's [run] keys, through the same options (command-line
- * options applied after them win). The schema names the option of each
- * key; a key naming no option of run_options[] is a programming error,
- * caught on every run. List keys (probes, family) apply item by item;
- * `twins = false` is --no-twins, `split_lock = no` --no-split-lock, a true
- * boolean its flag. */
-static int apply_experiment(struct run_cmd *c, const struct experiment *e, char **strbuf)
-{
-	size_t need = 1, used = 0;
-
-	for (size_t i = 0; i < cfg_schema_count; i++)
-		if (e->value[i])
-			need += strlen(e->value[i]) + 1;
-	*strbuf = malloc(need);
-	if (!*strbuf)
-		return -ENOMEM;
 	for (size_t i = 0; i < cfg_schema_count; i++) {
 		const struct cfg_key *k = &cfg_schema[i];
-		const struct run_option *r = k->option && *k->option ? run_option_named(k->option + 2) : NULL;
-		char what[96], *buf, *save = NULL, *tok;
+		const struct cmd_opt *o = k->option ? opts_for_key(&run_cmd_opts, k->option) : NULL;
+		char what[96];
 		int err = 0;
 
-		if (!k->option)
-			continue;
-		if (*k->option && !r) {
+		if (k->option && *k->option && !o) {
 			pr_err("run: [run] %s maps to %s, which 'atomcost run' does not have (internal error)",
 			       k->key, k->option);
 			return -EINVAL;
 		}
-		if (!e->value[i])
+		if (!k->option || !e->value[i])
 			continue;
 		snprintf(what, sizeof(what), "%s: [run] %s", e->file ? e->file : "--set", k->key);
-		buf = strcpy(*strbuf + used, e->value[i]);
-		used += strlen(buf) + 1;
-		if (k->type == CFG_BOOL) {
-			bool b = config_bool(e, k->section, k->key);
-
-			if (r->id == O_NOTWINS || r->id == O_NOSPLIT ? !b : b)
-				err = apply_option(c, r->id, what, NULL);
-		} else if (!r || k->type == CFG_STR_LIST) {
-			for (tok = strtok_r(buf, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
-				while (*tok == ' ' || *tok == '\t')
-					tok++;
-				for (char *end = tok + strlen(tok); end > tok && (end[-1] == ' ' || end[-1] == '\t');)
-					*--end = 0;
-				err = r ? apply_option(c, r->id, what, tok) : select_arg(&c->sel, tok);
-			}
-		} else {
-			err = apply_option(c, r->id, what, buf);
-		}
+		if (!o)
+			err = each_item(e->value[i], select_arg, &c->sel);
+		else if (k->type != CFG_BOOL)
+			err = opts_set(&run_cmd_opts, o, what, e->value[i], c);
+		else if (config_bool(e, k->section, k->key) == !!strncmp(o->name, "no-", 3))
+			err = opts_set(&run_cmd_opts, o, what, NULL, c);
 		if (err)
 			return err;
 	}
@@ -435,14 +277,14 @@ static void select_defaults(struct run_cmd *rc, bool named, bool characterize)
 {
 	size_t n;
 
-	if (!named && !rc->nfam)
+	if (!named && !rc->families.n)
 		for (size_t i = 0; i < probe_count; i++)
 			if ((probe_table[i]->in_default ||
 			     (characterize && (!strcmp(probe_table[i]->family, "lock") ||
 					       !strcmp(probe_table[i]->family, "percpu")))) &&
 			    !probe_unsupported(probe_table[i]))
 				select_add(&rc->sel, probe_table[i]);
-	if (!rc->twins)
+	if (rc->no_twins)
 		return;
 	n = rc->sel.n;
 	for (size_t i = 0; i < n; i++) {
@@ -487,119 +329,109 @@ static int prepare_run(struct run_cmd *rc, struct pmu_set *evset, struct topo **
 	return ret < 0 ? exit_code_for(ret) : EXIT_OK;
 }
 
-int cmd_run(int argc, char **argv)
+/* The probes: named (on the command line or in [run] probes), of the
+ * families, else the default set; then the twins. *characterize: no
+ * probe names, families, experiment file or engine options, so the
+ * default characterization of this machine (session.c). An exit code. */
+static int select_probes(struct run_cmd *rc, int argc, char **argv, const struct experiment *exp,
+			 bool *characterize)
 {
-	static struct pmu_set evset;	/* large: not on the stack */
-	struct option opts[ARRAY_SIZE(run_options) + 1];
-	struct run_cmd rc = { .twins = true };
-	const struct report_writer *file_w = NULL;
-	bool characterize = false, named;
-	struct report rep;
-	struct topo *t = NULL;
-	int c, ret, code = EXIT_OK;
-	/* experiment file (config.c): its [run] keys are applied through the
-	 * option table first, so the command line wins */
-	struct experiment *exp = NULL;
-	char **orig_argv = argv, *strbuf = NULL;
-	int orig_argc = argc;
+	bool named = optind < argc || rc->sel.n > 0;
+	int ret;
 
-	for (size_t i = 0; i < ARRAY_SIZE(run_options); i++)
-		opts[i] = (struct option){ run_options[i].name, run_options[i].has_arg, NULL, run_options[i].id };
-	memset(&opts[ARRAY_SIZE(run_options)], 0, sizeof(opts[0]));
-	runner_default_opts(&rc.o);
-	rc.stdout_w = report_writer_find("text");
-	ret = config_prepare_run(orig_argc, orig_argv, &argc, &argv, &exp);
-	if (ret < 0)
-		return exit_code_for(ret);
-	if (exp && (ret = apply_experiment(&rc, exp, &strbuf)) < 0) {
-		code = exit_code_for(ret);
-		goto out_cfg;
-	}
-	while ((c = getopt_long(argc, argv, "o:e:h", opts, NULL)) != -1) {
-		char what[40];
+	for (int i = optind; i < argc; i++)
+		if ((ret = select_arg(&rc->sel, argv[i])) < 0)
+			return exit_code_for(ret);
+	for (size_t i = 0; i < rc->families.n; i++)
+		if ((ret = each_item(rc->families.v[i], select_family, &rc->sel)) < 0)
+			return exit_code_for(ret);
+	*characterize = !named && !rc->families.n && (!exp || config_kind_has(exp, "characterization")) &&
+			!rc->o.patterns && !rc->o.placement && !rc->o.sharing && rc->o.threads < 2;
+	select_defaults(rc, named, *characterize);
+	return EXIT_OK;
+}
 
-		if (c == O_HELP) {
-			run_usage(stdout);
-			code = EXIT_OK;
-			goto out_cfg;
-		}
-		if (c == '?' || c == ':') {
-			run_usage(stderr);
-			code = EXIT_USAGE;
-			goto out_cfg;
-		}
-		for (size_t i = 0; i < ARRAY_SIZE(run_options); i++)
-			if (run_options[i].id == c)
-				snprintf(what, sizeof(what), "--%s", run_options[i].name);
-		if (apply_option(&rc, c, what, optarg) < 0) {
-			code = EXIT_USAGE;
-			goto out_cfg;
-		}
-	}
+/* The report's command line and experiment: what was asked for, and the
+ * file, the overrides, every key and where it came from. */
+static void describe_run(struct report *rep, const struct run_cmd *rc, const struct experiment *exp,
+			 int argc, char **argv)
+{
+	json_t *cmd = json_array();
 
-	named = optind < argc || rc.sel.n > 0;	/* on the command line or in [run] probes */
-	for (int i = optind; i < argc; i++) {
-		ret = select_arg(&rc.sel, argv[i]);
-		if (ret < 0) {
-			code = exit_code_for(ret);
-			goto out_cfg;
-		}
-	}
-	for (size_t i = 0; i < rc.nfam; i++)
-		if (select_family(&rc.sel, rc.families[i]) < 0) {
-			code = EXIT_USAGE;
-			goto out_cfg;
-		}
-	/* no probe names, families, experiment file or engine options: the
-	 * default characterization of this machine (session.c) */
-	characterize = !named && !rc.nfam && (!exp || config_kind_has(exp, "characterization")) && !rc.o.patterns && !rc.o.placement && !rc.o.sharing &&
-		       rc.o.threads < 2;
-	select_defaults(&rc, named, characterize);
-
-	code = prepare_run(&rc, &evset, &t, &file_w);
-	if (code != EXIT_OK)
-		goto out_cfg;
-
-	report_init(&rep);
-	rep.meta = make_meta(orig_argc, orig_argv);
-	session_identity(&rep, t, rc.o.cpu_os);
-	json_object_set_new(rep.meta, "experiment", experiment_json(&rc.o, &rc.sel));
-	if (exp) {	/* the file, the overrides, every key and where it came from */
+	for (int i = 0; i < argc; i++)
+		json_array_append_new(cmd, json_string(argv[i]));
+	rep->meta = json_pack("{s:o}", "command_line", cmd);
+	json_object_set_new(rep->meta, "experiment", experiment_json(&rc->o, &rc->sel));
+	if (exp) {
 		json_t *cj = config_to_json(exp);
 
-		json_object_update(json_object_get(rep.meta, "experiment"), cj);
+		json_object_update(json_object_get(rep->meta, "experiment"), cj);
 		json_decref(cj);
 	}
+}
 
-	ret = session_run(t, &rc.o, rc.sel.list, rc.sel.n, exp, characterize,
-			  rc.stdout_w == report_writer_find("text") ? stdout : stderr, &rep);
+/* Measure, print, write the file. An exit code. */
+static int measure_and_write(struct run_cmd *rc, struct topo *t, const struct experiment *exp,
+			     bool characterize, const struct report_writer *file_w, int argc, char **argv)
+{
+	const struct report_writer *text = report_writer_find("text");
+	struct report rep;
+	int ret, code = EXIT_OK;
+
+	report_init(&rep);
+	describe_run(&rep, rc, exp, argc, argv);
+	session_identity(&rep, t, rc->o.cpu_os);
+	ret = session_run(t, &rc->o, rc->sel.list, rc->sel.n, exp, characterize,
+			  rc->stdout_w == text ? stdout : stderr, &rep);
 	if (ret < 0 && ret != -EINTR) {
-		code = exit_code_for(ret);
-		goto out;
+		report_free(&rep);
+		return exit_code_for(ret);
 	}
 	if (ret == -EINTR)
 		code = cmd_signal == SIGTERM ? EXIT_SIGTERM : EXIT_SIGINT;
-
-	if (!exp || characterize || config_kind_has(exp, "probes") || rc.stdout_w != report_writer_find("text"))
-		rc.stdout_w->write(&rep, stdout);
+	if (!exp || characterize || config_kind_has(exp, "probes") || rc->stdout_w != text)
+		rc->stdout_w->write(&rep, stdout);
 	fflush(stdout);
-	if (rc.out) {
-		ret = report_write_file(&rep, file_w, rc.out, rc.force);
-		if (ret < 0) {
-			if (code == EXIT_OK)
-				code = exit_code_for(ret);
-		} else {
-			pr_info("report written to %s%s", rc.out, rep.partial ? " (partial)" : "");
-		}
+	if (rc->out) {
+		ret = report_write_file(&rep, file_w, rc->out, rc->force);
+		if (ret >= 0)
+			pr_info("report written to %s%s", rc->out, rep.partial ? " (partial)" : "");
+		else if (code == EXIT_OK)
+			code = exit_code_for(ret);
 	}
-	if (code == EXIT_OK && rc.strict && session_untrustworthy(&rep))
+	if (code == EXIT_OK && rc->strict && session_untrustworthy(&rep))
 		code = EXIT_UNTRUSTED;
-out:
 	report_free(&rep);
-out_cfg:
+	return code;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	static struct pmu_set evset;	/* large: not on the stack */
+	struct run_cmd rc = { 0 };
+	const struct report_writer *file_w = NULL;
+	struct experiment *exp = NULL;	/* its [run] keys go through the table first */
+	struct topo *t = NULL;
+	char **args = argv;
+	int nargs = argc, ret, code;
+	bool characterize;
+
+	runner_default_opts(&rc.o);
+	ret = config_prepare_run(argc, argv, &nargs, &args, &exp);
+	if (ret < 0)
+		return exit_code_for(ret);
+	ret = opts_defaults(&run_cmd_opts, &rc);
+	if (!ret && exp)
+		ret = apply_experiment(&rc, exp);
+	if (!ret)
+		ret = opts_argv(&run_cmd_opts, nargs, args, &rc);
+	code = ret > 0 ? EXIT_OK : ret < 0 ? exit_code_for(ret) : select_probes(&rc, nargs, args, exp, &characterize);
+	if (!ret && code == EXIT_OK)
+		code = prepare_run(&rc, &evset, &t, &file_w);
+	if (!ret && code == EXIT_OK)
+		code = measure_and_write(&rc, t, exp, characterize, file_w, argc, argv);
 	topo_close(t);
-	free(strbuf);
 	config_free(exp);
-	config_free_argv(argv, orig_argv);
+	config_free_argv(args, argv);
 	return code;
 }

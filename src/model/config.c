@@ -20,7 +20,7 @@
 
 #define SIZES_2007 "8,16,32,64,128,256,512,1024,2048,4096,8192,16384"
 
-const struct cfg_key cfg_schema[] = {
+static const struct cfg_key builtin[] = {
 	/* [experiment] */
 	{ "experiment", "kind", CFG_ENUM_LIST, "probes",
 	  "probes|characterization|buddy-bitmap-2004|slub-cmpxchg-local|slub-bulk-free|slab-concurrent|"
@@ -151,7 +151,8 @@ const struct cfg_key cfg_schema[] = {
 	{ "code-alignment-2008", "max_seconds", CFG_DOUBLE, "0.05", NULL, 0.005, 10, NULL,
 	  "time cap per placement and pass, seconds" },
 };
-const size_t cfg_schema_count = ARRAY_SIZE(cfg_schema);
+const struct cfg_key *cfg_schema = builtin;
+size_t cfg_schema_count = ARRAY_SIZE(builtin);
 
 static const char *const cfg_type_names[] = {
 	[CFG_STR] = "string", [CFG_ENUM] = "enum", [CFG_ENUM_LIST] = "list",
@@ -330,6 +331,40 @@ static int check_value(const struct cfg_key *k, const char *where, const char *v
 			return -EINVAL;
 		}
 	}
+	return 0;
+}
+
+/* ---- rows registered at startup ---- */
+
+int config_schema_add(const char *kind, const struct cfg_key *rows, size_t n)
+{
+	static struct cfg_key *grown;
+	static char kinds[256];	/* split_choices' size */
+	size_t ki = (size_t)key_index("experiment", "kind"), l = strlen(kinds);
+	struct cfg_key *s;
+
+	for (size_t i = 0; i < n; i++)
+		if (key_index(rows[i].section, rows[i].key) >= 0 ||
+		    (rows[i].def && check_value(&rows[i], "config: schema default", rows[i].def) < 0)) {
+			pr_err("config: %s.%s twice, or its default refused (internal error)",
+			       rows[i].section, rows[i].key);
+			return -EINVAL;
+		}
+	if (!l)
+		l = (size_t)snprintf(kinds, sizeof(kinds), "%s", builtin[ki].choices);
+	if (kind && l + strlen(kind) + 2 > sizeof(kinds))
+		return -E2BIG;
+	s = realloc(grown, (cfg_schema_count + n) * sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	if (!grown)
+		memcpy(s, builtin, sizeof(builtin));
+	memcpy(s + cfg_schema_count, rows, n * sizeof(*rows));
+	if (kind)
+		snprintf(kinds + l, sizeof(kinds) - l, "|%s", kind);
+	s[ki].choices = kinds;
+	cfg_schema = grown = s;
+	cfg_schema_count += n;
 	return 0;
 }
 

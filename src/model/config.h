@@ -40,8 +40,15 @@ struct cfg_key {
 	const char *help;
 };
 
-extern const struct cfg_key cfg_schema[];
-extern const size_t cfg_schema_count;
+/* The schema: [experiment] and [run], then the rows added at startup. */
+extern const struct cfg_key *cfg_schema;
+extern size_t cfg_schema_count;
+
+/* Add kind (NULL: none) to [experiment] kind's choices and rows[0..n) to
+ * the schema (each reproduction, by repro_register), before any experiment
+ * is loaded. A key already there, or a default its row refuses, is a
+ * programming error: -EINVAL with a message; -E2BIG, -ENOMEM. */
+int config_schema_add(const char *kind, const struct cfg_key *rows, size_t n);
 
 enum cfg_source { CFG_SRC_DEFAULT, CFG_SRC_FILE, CFG_SRC_OVERRIDE };
 

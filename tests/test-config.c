@@ -190,7 +190,7 @@ int main(void)
 				CHECK(strcmp(nv[i], path) && strcmp(nv[i], "--set"), "the .conf and --set are consumed");
 			CHECK(config_double(e, "run", "max_seconds") == 0.05, "[run] max_seconds from the file");
 			CHECK(!config_bool(e, "run", "twins"), "[run] twins = no");
-			CHECK(config_is_set(e, "run", "cpu") && config_u64(e, "run", "cpu") == 0,
+			CHECK(config_is_set(e, "run", "cpu") && !strcmp(config_str(e, "run", "cpu"), "0"),
 			      "--set run.cpu=0 in the experiment");
 			config_free_argv(nv, argv);
 			config_free(e);

@@ -30,17 +30,19 @@ static const struct cfg_key builtin[] = {
 	{ "experiment", "description", CFG_STR, NULL, NULL, 0, 0, NULL,
 	  "one line saying what the experiment answers (copied into the report)" },
 
-	/* [run]: the `atomcost run` options; the command line overrides them */
+	/* [run]: the `atomcost run` options; the command line overrides them.
+	 * The option (cmd/run.c) takes its range, default and help from here. */
 	{ "run", "probes", CFG_STR_LIST, NULL, NULL, 0, 0, "",
 	  "probe names or shell globs (unset: the default set)" },
 	{ "run", "family", CFG_STR_LIST, NULL, NULL, 0, 0, "--family",
-	  "every probe of these families ('atomcost list' shows them)" },
+	  "every probe of these families (baseline, bitops, cmpxchg, lock, percpu, ...: 'atomcost "
+	  "list' shows them)" },
 	{ "run", "twins", CFG_BOOL, "true", NULL, 0, 0, "--no-twins",
 	  "measure each probe's twin too, for the ratio" },
 	{ "run", "mode", CFG_ENUM_LIST, "latency,throughput", "latency|throughput", 0, 0, "--mode",
 	  "dependent (latency) and/or independent (throughput) forms" },
-	{ "run", "cpu", CFG_U64, NULL, NULL, 0, 4095, "--cpu",
-	  "PU to run on (OS index; unset: first allowed)" },
+	{ "run", "cpu", CFG_STR, NULL, NULL, 0, 0, "--cpu",
+	  "PU to run on (OS index, in the allowed cpuset; unset: the first allowed)" },
 	{ "run", "max_seconds", CFG_DOUBLE, "0.4", NULL, 0.001, 3600, "--max-seconds",
 	  "time cap per probe and form, seconds" },
 	{ "run", "target_ci", CFG_DOUBLE, "0.002", NULL, 0.0001, 0.5, "--target-ci",
@@ -48,23 +50,31 @@ static const struct cfg_key builtin[] = {
 	{ "run", "time_limit", CFG_DOUBLE, NULL, NULL, 0.1, 1e6, "--time-limit",
 	  "cap of the whole probe run, seconds (what was measured is kept, marked partial)" },
 	{ "run", "strict", CFG_BOOL, "false", NULL, 0, 0, "--strict",
-	  "exit 5 when the results are untrustworthy" },
+	  "exit 5 when the results are untrustworthy (calibration, migrations)" },
 	{ "run", "pattern", CFG_STR, NULL, NULL, 0, 0, "--pattern",
-	  "access patterns (hit, miss, dependency, mixture, ...; see 'atomcost run --help')" },
+	  "access patterns: hit (unset), dep, l2, llc, miss, miss-overlap, mix=K/M ('atomcost list "
+	  "--patterns' says what each measures)" },
 	{ "run", "mem_node", CFG_U64, NULL, NULL, 0, 4095, "--mem-node",
-	  "NUMA node (logical index) of the probe memory" },
+	  "NUMA node (logical index) of the pattern buffers" },
 	{ "run", "events", CFG_STR, NULL, NULL, 0, 0, "--events",
-	  "hardware/software events to count beside each probe" },
+	  "events counted around each sample: cycles, instructions, cache-misses, "
+	  "L1-dcache-load-misses, LLC-load-misses, ... or libpfm4 names (PMU::EVENT:UMASK); "
+	  "'atomcost events' shows what counts here, one that cannot prints as n/a (reason); "
+	  "context-switches, cpu-migrations and task-clock are always counted" },
 	{ "run", "require_events", CFG_BOOL, "false", NULL, 0, 0, "--require-events",
-	  "fail instead of printing an unavailable event" },
+	  "exit 4 before measuring when an event cannot be counted here" },
 	{ "run", "threads", CFG_U64, NULL, NULL, 1, 4096, "--threads",
-	  "threads for contention probes" },
+	  "pinned threads on one cache line (contention); each case runs max_seconds; ns/op per "
+	  "thread and aggregate, fairness, overlap" },
 	{ "run", "placement", CFG_STR, NULL, NULL, 0, 0, "--placement",
-	  "where the threads go: smt|l2|l3|numa|package|cross|spread|list:0,3" },
+	  "where the threads go: smt|l2|l3|numa|package|cross (pairwise of that class with thread "
+	  "0; absent here: exit 4), spread (unset), list:0,3,5" },
 	{ "run", "sharing", CFG_STR, NULL, NULL, 0, 0, "--sharing",
-	  "what the threads share (see 'atomcost run --help')" },
+	  "what the threads share: true (one word), false (own words, one line), none (private "
+	  "lines); unset: true,false,none" },
 	{ "run", "epochs", CFG_U64, NULL, NULL, 1, 1000, "--epochs",
-	  "epochs: the probe list K times, each with fresh buffers, pinning and calibration" },
+	  "epochs, each with fresh buffers, pinning and calibration; verdicts come from the "
+	  "spread between them (unset: 3; the characterization: 5, more for rows unresolved)" },
 	{ "run", "split_lock", CFG_BOOL, "true", NULL, 0, 0, "--no-split-lock",
 	  "the characterization's split-lock step (no: skip its bus locks, which stall every tenant)" },
 

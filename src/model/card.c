@@ -294,6 +294,11 @@ static void build_machine(const struct report *rep, struct card *c)
 	};
 }
 
+const char *card_vm_text(int vm)
+{
+	return vm < 0 ? "VM or not: unknown" : vm ? "virtual machine (hypervisor flag set)" : "no hypervisor flag";
+}
+
 static void build_level(const json_t *lv, struct card_level *l)
 {
 	*l = (struct card_level){

@@ -199,6 +199,8 @@ const char *card_part_word(const struct card_part *p, char *buf, size_t len);
 const char *card_diff_cell(const struct card_part *p, char *buf, size_t len);
 /* "+19.5 slower 2.1x", "+0.1 same", "-": a part in one cell. */
 const char *card_part_cell(const struct card_part *p, char *buf, size_t len);
+/* "virtual machine (hypervisor flag set)", ... for card_machine.vm. */
+const char *card_vm_text(int vm);
 /* The split-lock sentence: "a locked op across two cache lines: 1270 ns
  * against 4.6 ns for an aligned atomic_inc (277x)", "skipped (...)", ... */
 const char *card_split_text(const struct card_split *s, char *buf, size_t len);

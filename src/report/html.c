@@ -30,6 +30,14 @@
 #define COL_BASE "#999999"
 #define COL_LOCAL "#e09f3e"
 
+/* pre, s escaped, post */
+static void esc(FILE *f, const char *pre, const char *s, const char *post)
+{
+	fputs(pre, f);
+	report_html_escape(f, s);
+	fputs(post, f);
+}
+
 /* one colour per curve or pair */
 static const char *const palette[] = { "#c8553d", "#3a7ca5", "#588157", "#8f2d56",
 				       "#f28f3b", "#6a4c93", "#2a9d8f", "#6d6875" };
@@ -37,25 +45,13 @@ static const char *const palette[] = { "#c8553d", "#3a7ca5", "#588157", "#8f2d56
 void report_html_escape(FILE *f, const char *s)
 {
 	for (; s && *s; s++) {
-		switch (*s) {
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		case '\'':
-			fputs("&#39;", f);
-			break;
-		default:
+		const char *e = *s == '&' ? "&amp;" : *s == '<' ? "&lt;" : *s == '>' ? "&gt;" :
+				*s == '"' ? "&quot;" : *s == '\'' ? "&#39;" : NULL;
+
+		if (e)
+			fputs(e, f);
+		else
 			fputc(*s, f);
-		}
 	}
 }
 
@@ -83,9 +79,7 @@ static void fp_rows(FILE *f, const char *prefix, const json_t *v)
 		}
 		return;
 	}
-	fputs("<tr><th>", f);
-	report_html_escape(f, prefix);
-	fputs("</th><td>", f);
+	esc(f, "<tr><th>", prefix, "</th><td>");
 	if (json_is_string(v)) {
 		report_html_escape(f, json_string_value(v));
 	} else if (json_is_array(v)) {
@@ -201,8 +195,7 @@ static void bar(const struct row *w, double scale, int y, double ratio, FILE *f)
 	fprintf(f, "</text><rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>",
 		BAR_LW, y + 1, fmax(w->cyc, 0) * scale, BAR_H - 3, color_of(w->r));
 	report_html_escape(f, w->r->name);
-	fputs(": ", f);
-	report_html_escape(f, w->r->insn);
+	esc(f, ": ", w->r->insn, "");
 	fprintf(f, ", %.2f cycles</title></rect>", w->cyc);
 	if (isfinite(w->lo) && isfinite(w->hi))
 		fprintf(f, "<path class=\"whisker\" d=\"M%.1f %d H%.1f M%.1f %d v6 M%.1f %d v6\"/>",
@@ -255,8 +248,7 @@ static void bars_chart(const struct rows *rs, const char *pattern, enum probe_mo
 		return;
 	max *= 1.12;
 	scale = (W - BAR_LW - 70) / max;
-	fputs("<h3>", f);
-	report_html_escape(f, pattern);
+	esc(f, "<h3>", pattern, "");
 	fprintf(f, ", %s</h3>\n<figure><svg class=\"chart bars\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
 		   "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\"><title>", probe_mode_name(mode), W, y + 40, W, y + 40);
 	report_html_escape(f, pattern);
@@ -277,8 +269,7 @@ static void bars_chart(const struct rows *rs, const char *pattern, enum probe_mo
 			bar(twin[k], scale, y + BAR_H, NAN, f);
 		y += BAR_H * (twin[k] ? 2 : 1) + 8;
 	}
-	fputs("</svg><figcaption>", f);
-	report_html_escape(f, pattern);
+	esc(f, "</svg><figcaption>", pattern, "");
 	fprintf(f, ", %s: <span style=\"color:%s\">&#9632;</span> atomic, <span style=\"color:%s\">&#9632;</span> "
 		   "local-only (atomic against this CPU), "
 		   "<span style=\"color:%s\">&#9632;</span> non-atomic, <span style=\"color:%s\">&#9632;</span> baseline; "
@@ -375,16 +366,14 @@ static void fp_curve(const struct rows *rs, const struct fscale *s, const struct
 		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>", fp_x(s, q->fp),
 			fp_y(s, q->cyc), col);
 		report_html_escape(f, q->r->name);
-		fputs(" ", f);
-		report_html_escape(f, q->r->pattern);
+		esc(f, " ", q->r->pattern, "");
 		fprintf(f, ": %.2f cycles, %.0f bytes</title></circle>", q->cyc, q->fp);
 	}
 	fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\"/>"
 		   "<text x=\"%.1f\" y=\"%d\" class=\"value\" fill=\"%s\">",
 		lastx + 12, 8 + 14 * ncurve, lastx + 26, 8 + 14 * ncurve, col, lastx + 30, 12 + 14 * ncurve, col);
 	report_html_escape(f, w->r->name);
-	report_html_escape(f, variant_of(w->r));
-	fputs("</text>\n", f);
+	esc(f, "", variant_of(w->r), "</text>\n");
 }
 
 /* Cycles per op against footprint: one curve per probe and variant. */
@@ -435,11 +424,8 @@ static void heatmap(const json_t *m, const json_t *cpus, const char *unit, const
 	double lo = INFINITY, hi = -INFINITY;
 	int lw = 50;
 
-	if (method) {
-		fputs("<h3>", f);
-		report_html_escape(f, method);
-		fputs("</h3>\n", f);
-	}
+	if (method)
+		esc(f, "<h3>", method, "</h3>\n");
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < json_array_size(json_array_get(m, i)); j++) {
 			json_t *v = json_array_get(json_array_get(m, i), j);
@@ -481,8 +467,7 @@ static void heatmap(const json_t *m, const json_t *cpus, const char *unit, const
 			fprintf(f, "<rect class=\"cell\" x=\"%zu\" y=\"%zu\" width=\"%zu\" height=\"%zu\" fill=\"rgb(%d,%d,%d)\">"
 				   "<title>%lld -&gt; %zu: %.1f ",
 				lw + j * cell, lw + i * cell, cell - 1, cell - 1, r, g, b, os, j, val);
-			report_html_escape(f, unit ? unit : "ns");
-			fputs("</title></rect>", f);
+			esc(f, "", unit ? unit : "ns", "</title></rect>");
 			if (cell >= 48)
 				fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"cellv\">%.0f</text>",
 					lw + j * cell + cell / 2.0, lw + i * cell + cell / 2.0 + 4, val);
@@ -491,9 +476,8 @@ static void heatmap(const json_t *m, const json_t *cpus, const char *unit, const
 	}
 	fprintf(f, "<text x=\"%d\" y=\"%zu\" class=\"axis\">row: from CPU, column: to CPU; %.1f to %.1f ",
 		lw, lw + n * cell + 20, lo, hi);
-	report_html_escape(f, unit ? unit : "ns");
-	fputs("</text></svg><figcaption>Cache-to-cache transfer cost (the c2c section of the "
-	      "report); grey: not measured.</figcaption></figure>\n", f);
+	esc(f, "", unit ? unit : "ns", "</text></svg><figcaption>Cache-to-cache transfer cost (the c2c section "
+	    "of the report); grey: not measured.</figcaption></figure>\n");
 }
 
 /* The "c2c" section, either of
@@ -592,12 +576,9 @@ static void card_split(const struct card_split *s, FILE *f)
 {
 	char t[256];
 
-	fputs("<tr><th>split lock</th><td>", f);
-	report_html_escape(f, card_split_text(s, t, sizeof(t)));
-	if (s->has_kernel) {
-		fputs("<br>kernel: ", f);
-		report_html_escape(f, s->kernel_why);
-	}
+	esc(f, "<tr><th>split lock</th><td>", card_split_text(s, t, sizeof(t)), "");
+	if (s->has_kernel)
+		esc(f, "<br>kernel: ", s->kernel_why, "");
 	fputs("</td></tr>\n", f);
 }
 
@@ -605,20 +586,14 @@ static void card_machine(const struct report *rep, const struct card *c, FILE *f
 {
 	const struct card_machine *m = &c->machine;
 
-	fputs("<table class=\"card\"><tr><th>machine</th><td>", f);
-	report_html_escape(f, m->cpu);
-	fputs(" (family ", f);
+	esc(f, "<table class=\"card\"><tr><th>machine</th><td>", m->cpu, " (family ");
 	report_html_escape(f, m->family);
-	fputs(" model ", f);
-	report_html_escape(f, m->model);
-	fputs(", microcode ", f);
+	esc(f, " model ", m->model, ", microcode ");
 	report_html_escape(f, m->microcode);
-	fputs(")<br>", f);
-	report_html_escape(f, m->sysname);
+	esc(f, ")<br>", m->sysname, "");
 	fputc(' ', f);
 	report_html_escape(f, m->release);
-	fprintf(f, ", %s, ", m->vm < 0 ? "VM or not: unknown" : m->vm ? "virtual machine (hypervisor flag set)" :
-		"no hypervisor flag");
+	fprintf(f, ", %s, ", card_vm_text(m->vm));
 	report_html_escape(f, rep->topo_summary[0] ? rep->topo_summary : "topology unknown");
 	fprintf(f, "</td></tr>\n<tr><th>clock</th><td>core %.3f GHz, cycles from ", rep->cal.core_hz / 1e9);
 	report_html_escape(f, rep->cal.cycle_source ? rep->cal.cycle_source : "?");
@@ -636,20 +611,13 @@ static void card_atomicity(const struct card *c, FILE *f)
 		fputs("<p>atomicity: not measured (no atomic/non-atomic twin pair in this report)</p>\n", f);
 		return;
 	}
-	fputs("<h3>The cost of atomicity: ", f);
-	report_html_escape(f, c->pair_atomic);
-	fputs(" against ", f);
+	esc(f, "<h3>The cost of atomicity: ", c->pair_atomic, " against ");
 	report_html_escape(f, c->pair_plain);
-	fputs("</h3>\n<p class=\"note\">They differ in ", f);
-	report_html_escape(f, c->differs);
+	esc(f, "</h3>\n<p class=\"note\">They differ in ", c->differs, "");
 	if (c->lock_plain) {
-		fputs(". The lock's part: ", f);
-		report_html_escape(f, c->pair_atomic);
-		fputs(" against ", f);
+		esc(f, ". The lock's part: ", c->pair_atomic, " against ");
 		report_html_escape(f, c->lock_plain);
-		fputs(" (the same op unlocked); the instruction's part: ", f);
-		report_html_escape(f, c->lock_plain);
-		fputs(" against ", f);
+		esc(f, " (the same op unlocked); the instruction's part: ", c->lock_plain, " against ");
 		report_html_escape(f, c->pair_plain);
 	}
 	fprintf(f, ". Cycles per op, medians of %u epochs; slower or faster only beyond %.0f%% or %.2f cycles, "
@@ -661,8 +629,7 @@ static void card_atomicity(const struct card *c, FILE *f)
 		const struct card_cmp *k = &c->cmp[i];
 		char d[48], v[32], l[32], s[32];
 
-		fputs("<tr><td>", f);
-		report_html_escape(f, k->what);
+		esc(f, "<tr><td>", k->what, "");
 		fprintf(f, "</td><td>%s</td>", probe_mode_name(k->mode));
 		if (!k->pair.a) {
 			fputs("<td colspan=\"6\" class=\"note\">not measured</td></tr>\n", f);
@@ -682,17 +649,14 @@ static void card_sharing(const struct card *c, FILE *f)
 		fputs("<p>sharing: not measured (no contention rows in this report)</p>\n", f);
 		return;
 	}
-	fputs("<h3>Sharing: ", f);
-	report_html_escape(f, c->share_probe);
-	fputs(" by 2 threads, per topology class</h3>\n<table class=\"res card\"><tr><th>class</th>"
-	      "<th>true sharing</th><th>false sharing</th><th>no sharing</th><th>cycles per op</th></tr>\n", f);
+	esc(f, "<h3>Sharing: ", c->share_probe, " by 2 threads, per topology class</h3>\n<table class=\"res card\">"
+	    "<tr><th>class</th><th>true sharing</th><th>false sharing</th><th>no sharing</th><th>cycles per op</th>"
+	    "</tr>\n");
 	for (unsigned i = 0; i < c->nshare; i++) {
 		const struct card_share *s = &c->share[i];
 		const double v[3] = { s->true_share, s->false_share, s->no_share };
 
-		fputs("<tr><td>", f);
-		report_html_escape(f, s->placement);
-		fputs("</td>", f);
+		esc(f, "<tr><td>", s->placement, "</td>");
 		for (int k = 0; k < 3; k++)
 			if (v[k] > 0)
 				fprintf(f, "<td class=\"n\">%.1f</td>", v[k]);
@@ -803,8 +767,7 @@ static void stair_frame(const struct stair *s, FILE *f)
 			snprintf(lab, sizeof(lab), "%.6s %.1f cyc", l->name, l->cycles);
 		fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"lvl\">", (st_x(s, l->first) + st_x(s, l->last)) / 2,
 			ST_TOP + 14);
-		report_html_escape(f, lab);
-		fputs("</text>\n", f);
+		esc(f, "", lab, "</text>\n");
 	}
 	for (double d = s->ylo; d <= s->yhi * 1.001; d *= 10)
 		for (int m = 1; m <= 5 && d * m <= s->yhi * 1.001; m += (m == 1 ? 1 : 3))
@@ -946,8 +909,7 @@ static void ratio_bars(const struct card *c, double lmin, double lmax, FILE *f)
 				   "<title>", x, fmin(y0, y1), fmax(bw - 1, 1), fmax(fabs(y1 - y0), 1),
 				palette[k % ARRAY_SIZE(palette)], p->j.v == VERDICT_SAME ? " fill-opacity=\"0.3\"" : "");
 			report_html_escape(f, p->a);
-			fputs(" / ", f);
-			report_html_escape(f, p->b);
+			esc(f, " / ", p->b, "");
 			fprintf(f, ", %s: %.2f / %.2f cycles = %.2fx: %s over %zu epochs</title></rect>\n",
 				card_ratio_label(g), p->a_cyc, p->b_cyc, p->a_cyc / p->b_cyc, stats_verdict_name(p->j.v),
 				p->j.n);
@@ -984,8 +946,7 @@ static void ratio_chart(const struct card *c, FILE *f)
 		fprintf(f, "<rect x=\"%d\" y=\"%u\" width=\"10\" height=\"10\" fill=\"%s\"/><text x=\"%d\" y=\"%u\" "
 			   "class=\"value\">", RC_LW + RC_PW + 12, RC_TOP + 4 + 16 * k, palette[k % ARRAY_SIZE(palette)],
 			RC_LW + RC_PW + 26, RC_TOP + 13 + 16 * k);
-		report_html_escape(f, c->ratio[k].atomic);
-		fputs("</text>\n", f);
+		esc(f, "", c->ratio[k].atomic, "</text>\n");
 	}
 	fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"axis\">atomic op's cycles over its non-atomic twin's (log scale; "
 		   "1x: atomicity costs nothing)</text>\n</svg>", RC_LW, RC_TOP + RC_PH + 36);
@@ -1017,8 +978,7 @@ static void hbars(const struct hbar *b, size_t n, const char *unit, const char *
 	scale = (W - label_w - 150) / max;
 	fprintf(f, "<svg class=\"chart %s\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 		   "viewBox=\"0 0 %d %d\" role=\"img\"><title>", klass, W, h, W, h);
-	report_html_escape(f, unit);
-	fputs("</title>\n", f);
+	esc(f, "", unit, "</title>\n");
 	for (int k = 0; k <= 4; k++) {
 		double v = max * k / 4, x = label_w + v * scale;
 
@@ -1029,30 +989,26 @@ static void hbars(const struct hbar *b, size_t n, const char *unit, const char *
 		int y = (int)i * row_h;
 
 		fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"label\">", label_w - 6, y + 13);
-		report_html_escape(f, b[i].label);
-		fputs("</text>", f);
+		esc(f, "", b[i].label, "</text>");
 		fprintf(f, "<rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"%s><title>",
 			label_w, y + 2, fmax(b[i].v, 0) * scale, row_h - 5, b[i].note ? COL_BASE : b[i].color,
 			b[i].note ? " fill-opacity=\"0.4\"" : "");
 		report_html_escape(f, b[i].label);
 		fprintf(f, ": %.1f ", b[i].v);
-		report_html_escape(f, unit);
-		fputs("</title></rect>", f);
+		esc(f, "", unit, "</title></rect>");
 		if (isfinite(b[i].lo) && isfinite(b[i].hi))
 			fprintf(f, "<path class=\"whisker\" d=\"M%.1f %d H%.1f\"/>", label_w + b[i].lo * scale, y + 9,
 				label_w + b[i].hi * scale);
 		fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"value\">%.1f", label_w + fmax(b[i].v, isfinite(b[i].hi) ?
 			b[i].hi : 0) * scale + 4, y + 13, b[i].v);
 		if (b[i].note) {
-			fputs(" (", f);
-			report_html_escape(f, b[i].note);
+			esc(f, " (", b[i].note, "");
 			fputc(')', f);
 		}
 		fputs("</text>\n", f);
 	}
 	fprintf(f, "<text x=\"%d\" y=\"%zu\" class=\"axis\">", label_w, n * row_h + 30);
-	report_html_escape(f, unit);
-	fputs("</text></svg>", f);
+	esc(f, "", unit, "</text></svg>");
 }
 
 /* The c2c round trip of one pair per topology class (the c2c section). */
@@ -1168,31 +1124,23 @@ static void page_head(const struct report *rep, const json_t *fp, FILE *f)
 	char line[512];
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>atomcost report", f);
-	if (host) {
-		fputs(": ", f);
-		report_html_escape(f, host);
-	}
-	fputs(" ", f);
-	report_html_escape(f, rep->started);
+	if (host)
+		esc(f, ": ", host, "");
+	esc(f, " ", rep->started, "");
 	fprintf(f, "</title>\n<style>%s</style></head><body>\n<h1>atomcost report</h1>\n<p>", css);
 	fingerprint_oneline(fp, line, sizeof(line));
 	report_html_escape(f, line);
-	fputs("<br>measured ", f);
-	report_html_escape(f, rep->started);
+	esc(f, "<br>measured ", rep->started, "");
 	fprintf(f, " in %.1f s; %zu results", rep->wall_s, rep->n);
 	if (passes > 1)
 		fprintf(f, " in %d interleaved passes (figures are medians of the pass medians)", passes);
 	fprintf(f, ". Core %.3f GHz, timer %.4f GHz, %.4f ticks per core cycle (", c->core_hz / 1e9,
 		c->timer_hz / 1e9, c->ticks_per_cycle);
-	report_html_escape(f, c->cycle_source);
-	fputs(").</p>\n", f);
+	esc(f, "", c->cycle_source, ").</p>\n");
 	if (!c->trustworthy)
 		fputs("<p class=\"warn\">The cycle calibration does not agree with itself: read core-cycle figures with care.</p>\n", f);
-	if (rep->partial) {
-		fputs("<p class=\"warn\">PARTIAL report (", f);
-		report_html_escape(f, rep->partial_reason);
-		fputs("): only what was measured before it stopped.</p>\n", f);
-	}
+	if (rep->partial)
+		esc(f, "<p class=\"warn\">PARTIAL report (", rep->partial_reason, "): only what was measured before it stopped.</p>\n");
 }
 
 /* Atomic against non-atomic bars per pattern and mode, and the cost
@@ -1234,12 +1182,9 @@ static void results_table(const struct report *rep, FILE *f)
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct result *r = &rep->r[i];
 
-		fputs("<tr><td>", f);
-		report_html_escape(f, r->name);
-		fputs("</td><td>", f);
+		esc(f, "<tr><td>", r->name, "</td><td>");
 		report_html_escape(f, r->twin[0] ? r->twin : "-");
-		fputs("</td><td>", f);
-		report_html_escape(f, r->pattern);
+		esc(f, "</td><td>", r->pattern, "");
 		fprintf(f, "</td><td>%s</td><td class=\"n\">%d</td><td>", probe_mode_name(r->mode), result_epoch(r));
 		report_html_escape(f, r->insn);
 		fprintf(f, "</td><td class=\"n\">%.2f</td><td class=\"n\">%.2f</td><td class=\"n\">%.2f</td>"

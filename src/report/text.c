@@ -292,18 +292,13 @@ static void write_caches(const struct card *c, FILE *f)
 			"the staircase here)\n", size_text(k->tlb_compared, a, sizeof(a)));
 }
 
-static const char *vm_text(int vm)
-{
-	return vm < 0 ? "VM or not: unknown" : vm ? "virtual machine (hypervisor flag set)" : "no hypervisor flag";
-}
-
 static void write_machine(const struct report *rep, const struct card *c, FILE *f)
 {
 	const struct card_machine *m = &c->machine;
 
 	fprintf(f, "machine   %s (family %s model %s, microcode %s)\n", m->cpu, m->family, m->model,
 		m->microcode);
-	fprintf(f, "          %s %s, %s, %s\n", m->sysname, m->release, vm_text(m->vm),
+	fprintf(f, "          %s %s, %s, %s\n", m->sysname, m->release, card_vm_text(m->vm),
 		rep->topo_summary[0] ? rep->topo_summary : "topology unknown");
 	fprintf(f, "clock     core %.3f GHz, cycles: %s; %s\n", rep->cal.core_hz / 1e9,
 		rep->cal.cycle_source ? rep->cal.cycle_source : "?",

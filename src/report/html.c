@@ -292,56 +292,52 @@ static bool same_curve(const struct row *a, const struct row *b)
 	       !strcmp(variant_of(a->r), variant_of(b->r)) && a->fp > 0 && b->fp > 0;
 }
 
-/* Cycles per op against footprint: log2 x, a log y axis when costs span
- * more than 20x (L1 hit to DRAM miss). */
-struct fscale {
-	double xmin, xmax, ymin, ymax, lo, hi;
-	bool log;
+/* A plot area: x the log2 of bytes, y cycles on a log10 or a linear scale. */
+struct plot {
+	int lw, top, pw, ph;
+	double xmin, xmax, ylo, yhi;
+	bool ylog;
 };
 
-#define FP_LW 60
-#define FP_H 300
-#define FP_PW (W - FP_LW - 170)
-
-static double fp_x(const struct fscale *s, double bytes)
+static double plot_x(const struct plot *p, double bytes)
 {
-	return FP_LW + FP_PW * (log2(bytes) - s->xmin) / (s->xmax - s->xmin);
+	return p->lw + p->pw * (log2(bytes) - p->xmin) / (p->xmax - p->xmin);
 }
 
-static double fp_y(const struct fscale *s, double v)
+static double plot_y(const struct plot *p, double v)
 {
-	if (s->log)
-		return FP_H - FP_H * (log10(fmax(v, s->lo)) - log10(s->lo)) / (log10(s->hi) - log10(s->lo));
-	return FP_H - FP_H * v / s->hi;
+	if (!p->ylog)
+		return p->top + p->ph - p->ph * v / p->yhi;
+	return p->top + p->ph - p->ph * (log10(fmax(v, p->ylo)) - log10(p->ylo)) / (log10(p->yhi) - log10(p->ylo));
 }
 
-static void fp_axes(const struct fscale *s, FILE *f)
+static void fp_axes(const struct plot *s, FILE *f)
 {
-	for (int k = 0; k <= (s->log ? (int)lround(log10(s->hi / s->lo)) : 4); k++) {
-		double yv = s->log ? s->lo * pow(10, k) : s->ymax * k / 4.0, yy = fp_y(s, yv);
+	for (int k = 0; k <= (s->ylog ? (int)lround(log10(s->yhi / s->ylo)) : 4); k++) {
+		double yv = s->ylog ? s->ylo * pow(10, k) : s->yhi * k / 4.0, yy = plot_y(s, yv);
 
 		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" class=\"grid\"/>"
 			   "<text x=\"%d\" y=\"%.1f\" class=\"label\">%g</text>\n",
-			FP_LW, yy, FP_LW + FP_PW, yy, FP_LW - 4, yy + 4, yv);
+			s->lw, yy, s->lw + s->pw, yy, s->lw - 4, yy + 4, yv);
 	}
 	for (double e = ceil(s->xmin); e <= s->xmax; e += ceil((s->xmax - s->xmin) / 10)) {
-		double x = FP_LW + FP_PW * (e - s->xmin) / (s->xmax - s->xmin), bytes = pow(2, e);
+		double x = s->lw + s->pw * (e - s->xmin) / (s->xmax - s->xmin), bytes = pow(2, e);
 		char t[32];
 
 		size_str(bytes, t, sizeof(t), false);
 		fprintf(f, "<line x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%d\" class=\"grid\"/>"
-			   "<text x=\"%.1f\" y=\"%d\" class=\"tick\">%s</text>\n", x, x, FP_H, x, FP_H + 14, t);
+			   "<text x=\"%.1f\" y=\"%d\" class=\"tick\">%s</text>\n", x, x, s->ph, x, s->ph + 14, t);
 	}
 	fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"axis\">footprint (bytes, log scale); y: core cycles per op "
-		   "(median%s)</text>\n", FP_LW, FP_H + 34, s->log ? ", log scale" : "");
+		   "(median%s)</text>\n", s->lw, s->ph + 34, s->ylog ? ", log scale" : "");
 }
 
 /* One probe's curve: its points in footprint order, each with its figure,
  * and its legend line at the right (end labels collide). */
-static void fp_curve(const struct rows *rs, const struct fscale *s, const struct row *w, int ncurve, FILE *f)
+static void fp_curve(const struct rows *rs, const struct plot *s, const struct row *w, int ncurve, FILE *f)
 {
 	const char *col = palette[ncurve % ARRAY_SIZE(palette)];
-	double lastx = FP_LW + FP_PW;
+	double lastx = s->lw + s->pw;
 	bool first = true;
 
 	fprintf(f, "<path class=\"curve\" stroke=\"%s\" d=\"", col);
@@ -354,7 +350,7 @@ static void fp_curve(const struct rows *rs, const struct fscale *s, const struct
 		if (!best)
 			break;
 		prev = best->fp;
-		fprintf(f, "%s%.1f %.1f", first ? "M" : " L", fp_x(s, prev), fp_y(s, best->cyc));
+		fprintf(f, "%s%.1f %.1f", first ? "M" : " L", plot_x(s, prev), plot_y(s, best->cyc));
 		first = false;
 	}
 	fputs("\"/>", f);
@@ -363,8 +359,8 @@ static void fp_curve(const struct rows *rs, const struct fscale *s, const struct
 
 		if (!same_curve(q, w))
 			continue;
-		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>", fp_x(s, q->fp),
-			fp_y(s, q->cyc), col);
+		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>", plot_x(s, q->fp),
+			plot_y(s, q->cyc), col);
 		report_html_escape(f, q->r->name);
 		esc(f, " ", q->r->pattern, "");
 		fprintf(f, ": %.2f cycles, %.0f bytes</title></circle>", q->cyc, q->fp);
@@ -379,7 +375,8 @@ static void fp_curve(const struct rows *rs, const struct fscale *s, const struct
 /* Cycles per op against footprint: one curve per probe and variant. */
 static void footprint_chart(const struct rows *rs, enum probe_mode mode, FILE *f)
 {
-	struct fscale s = { INFINITY, -INFINITY, INFINITY, 0, 0, 0, false };
+	struct plot s = { 60, 0, W - 60 - 170, 300, INFINITY, -INFINITY, 0, 0, false };
+	double ymin = INFINITY, ymax = 0;
 	int ncurve = 0;
 
 	for (size_t i = 0; i < rs->n; i++) {
@@ -389,21 +386,21 @@ static void footprint_chart(const struct rows *rs, enum probe_mode mode, FILE *f
 			continue;
 		s.xmin = fmin(s.xmin, log2(w->fp));
 		s.xmax = fmax(s.xmax, log2(w->fp));
-		s.ymax = fmax(s.ymax, w->cyc);
+		ymax = fmax(ymax, w->cyc);
 		if (w->cyc > 0)
-			s.ymin = fmin(s.ymin, w->cyc);
+			ymin = fmin(ymin, w->cyc);
 	}
-	if (!isfinite(s.xmin) || !(s.ymax > 0))
+	if (!isfinite(s.xmin) || !(ymax > 0))
 		return;
 	if (s.xmax - s.xmin < 1)
 		s.xmax = s.xmin + 1;
-	s.ymax *= 1.1;
-	s.log = isfinite(s.ymin) && s.ymax / s.ymin > 20;
-	s.lo = s.log ? pow(10, floor(log10(s.ymin))) : 0;
-	s.hi = s.log ? pow(10, ceil(log10(s.ymax))) : s.ymax;
+	ymax *= 1.1;
+	s.ylog = isfinite(ymin) && ymax / ymin > 20;	/* L1 hit to DRAM miss */
+	s.ylo = s.ylog ? pow(10, floor(log10(ymin))) : 0;
+	s.yhi = s.ylog ? pow(10, ceil(log10(ymax))) : ymax;
 	fprintf(f, "<h3>%s</h3>\n<figure><svg class=\"chart curves\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
 		   "height=\"%d\" viewBox=\"0 -12 %d %d\" role=\"img\"><title>%s: cycles per op vs footprint</title>\n",
-		probe_mode_name(mode), W, FP_H + 62, W, FP_H + 62, probe_mode_name(mode));
+		probe_mode_name(mode), W, s.ph + 62, W, s.ph + 62, probe_mode_name(mode));
 	fp_axes(&s, f);
 	for (size_t i = 0; i < rs->n; i++) {
 		bool dup = false;
@@ -726,54 +723,34 @@ static void card_menu(const struct card *c, FILE *f)
 /* The measured staircase: cycles per load of the dependent chase against
  * the footprint (log x, log y), the detected levels as bands with their
  * measured size (solid) and hwloc's declared sizes (dashed). */
-struct stair {
-	const struct card_caches *k;
-	double xmin, xmax, ylo, yhi;
-};
-
-#define ST_LW 50
-#define ST_TOP 34
-#define ST_PH 300
-#define ST_PW (W - ST_LW - 20)
-
-static double st_x(const struct stair *s, double bytes)
-{
-	return ST_LW + ST_PW * (log2(bytes) - s->xmin) / (s->xmax - s->xmin);
-}
-
-static double st_y(const struct stair *s, double v)
-{
-	return ST_TOP + ST_PH - ST_PH * (log10(fmax(v, s->ylo)) - log10(s->ylo)) / (log10(s->yhi) - log10(s->ylo));
-}
-
 /* The level bands, labelled at the top; the grid: 1, 2, 5 per decade up,
  * a tick every power of 4 across. */
-static void stair_frame(const struct stair *s, FILE *f)
+static void stair_frame(const struct plot *s, const struct card_caches *k, FILE *f)
 {
 	static const char *const band[] = { "#eef4fa", "#fbf1e6", "#eef6ee", "#f6eef6", "#f4f4f4" };
 
-	for (unsigned i = 0; i < s->k->nlevel; i++) {
-		const struct card_level *l = &s->k->level[i];
+	for (unsigned i = 0; i < k->nlevel; i++) {
+		const struct card_level *l = &k->level[i];
 		char lab[64];
 
 		if (!(l->first > 0) || !(l->last >= l->first))
 			continue;
 		fprintf(f, "<rect class=\"level\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>",
-			st_x(s, l->first), ST_TOP, fmax(st_x(s, l->last) - st_x(s, l->first), 2), ST_PH,
+			plot_x(s, l->first), s->top, fmax(plot_x(s, l->last) - plot_x(s, l->first), 2), s->ph,
 			band[i % ARRAY_SIZE(band)]);
 		if (l->memory)
 			snprintf(lab, sizeof(lab), "DRAM %.0f ns", l->ns);
 		else
 			snprintf(lab, sizeof(lab), "%.6s %.1f cyc", l->name, l->cycles);
-		fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"lvl\">", (st_x(s, l->first) + st_x(s, l->last)) / 2,
-			ST_TOP + 14);
+		fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"lvl\">", (plot_x(s, l->first) + plot_x(s, l->last)) / 2,
+			s->top + 14);
 		esc(f, "", lab, "</text>\n");
 	}
 	for (double d = s->ylo; d <= s->yhi * 1.001; d *= 10)
 		for (int m = 1; m <= 5 && d * m <= s->yhi * 1.001; m += (m == 1 ? 1 : 3))
 			fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" class=\"grid\"/>"
 				   "<text x=\"%d\" y=\"%.1f\" class=\"label\">%g</text>\n",
-				ST_LW, st_y(s, d * m), ST_LW + ST_PW, st_y(s, d * m), ST_LW - 4, st_y(s, d * m) + 4, d * m);
+				s->lw, plot_y(s, d * m), s->lw + s->pw, plot_y(s, d * m), s->lw - 4, plot_y(s, d * m) + 4, d * m);
 	for (double e = ceil(s->xmin); e <= s->xmax; e += 1) {
 		char t[32];
 
@@ -781,74 +758,73 @@ static void stair_frame(const struct stair *s, FILE *f)
 			continue;
 		size_str(pow(2, e), t, sizeof(t), false);
 		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" class=\"grid\"/>"
-			   "<text x=\"%.1f\" y=\"%d\" class=\"tick\">%s</text>\n", st_x(s, pow(2, e)), ST_TOP + ST_PH,
-			st_x(s, pow(2, e)), ST_TOP + ST_PH + 4, st_x(s, pow(2, e)), ST_TOP + ST_PH + 16, t);
+			   "<text x=\"%.1f\" y=\"%d\" class=\"tick\">%s</text>\n", plot_x(s, pow(2, e)), s->top + s->ph,
+			plot_x(s, pow(2, e)), s->top + s->ph + 4, plot_x(s, pow(2, e)), s->top + s->ph + 16, t);
 	}
 }
 
 /* hwloc's declared sizes, dashed, labelled below the top; the measured
  * sizes: a solid line, the bracket under it. */
-static void stair_sizes(const struct stair *s, FILE *f)
+static void stair_sizes(const struct plot *s, const struct card_caches *k, FILE *f)
 {
 	char t[32];
 
-	for (unsigned i = 0; i < s->k->nhwloc; i++) {
-		double b = s->k->hwloc[i];
+	for (unsigned i = 0; i < k->nhwloc; i++) {
+		double b = k->hwloc[i];
 
 		if (!(b > 0) || log2(b) < s->xmin || log2(b) > s->xmax)
 			continue;
 		size_str(b, t, sizeof(t), false);
 		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" class=\"hwloc\"/>"
-			   "<text x=\"%.1f\" y=\"%d\" class=\"hwlab\">hwloc L%u %s</text>\n", st_x(s, b), ST_TOP,
-			st_x(s, b), ST_TOP + ST_PH, st_x(s, b) + 3, ST_TOP + ST_PH - 18 - 12 * (int)(i % 2), i + 1, t);
+			   "<text x=\"%.1f\" y=\"%d\" class=\"hwlab\">hwloc L%u %s</text>\n", plot_x(s, b), s->top,
+			plot_x(s, b), s->top + s->ph, plot_x(s, b) + 3, s->top + s->ph - 18 - 12 * (int)(i % 2), i + 1, t);
 	}
-	for (unsigned i = 0; i < s->k->nlevel; i++) {
-		const struct card_level *l = &s->k->level[i];
+	for (unsigned i = 0; i < k->nlevel; i++) {
+		const struct card_level *l = &k->level[i];
 		double hi = fmin(l->size_hi, pow(2, s->xmax));
 
 		if (!(l->size > 0) || l->memory)
 			continue;
 		size_str(l->size, t, sizeof(t), false);
 		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" class=\"measured\"/>"
-			   "<text x=\"%.1f\" y=\"%d\" class=\"mlab\">", st_x(s, l->size), ST_TOP + 18, st_x(s, l->size),
-			ST_TOP + ST_PH, st_x(s, l->size) - 3, ST_TOP + 30);
+			   "<text x=\"%.1f\" y=\"%d\" class=\"mlab\">", plot_x(s, l->size), s->top + 18, plot_x(s, l->size),
+			s->top + s->ph, plot_x(s, l->size) - 3, s->top + 30);
 		report_html_escape(f, l->name);
 		fprintf(f, " %s measured</text>", t);
 		if (l->size_lo > 0 && l->size_hi > l->size_lo)
 			fprintf(f, "<path class=\"bracket\" d=\"M%.1f %d H%.1f M%.1f %d v8 M%.1f %d v8\"/>",
-				st_x(s, l->size_lo), ST_TOP + ST_PH - 8, st_x(s, hi), st_x(s, l->size_lo),
-				ST_TOP + ST_PH - 12, st_x(s, hi), ST_TOP + ST_PH - 12);
+				plot_x(s, l->size_lo), s->top + s->ph - 8, plot_x(s, hi), plot_x(s, l->size_lo),
+				s->top + s->ph - 12, plot_x(s, hi), s->top + s->ph - 12);
 		fputc('\n', f);
 	}
 }
 
-static void stair_points(const struct stair *s, FILE *f)
+static void stair_points(const struct plot *s, const struct card_caches *k, FILE *f)
 {
-	const struct card_caches *k = s->k;
-
 	fputs("<path class=\"curve\" stroke=\"#222\" d=\"", f);
 	for (unsigned i = 0; i < k->npoint; i++)
-		fprintf(f, "%s%.1f %.1f", i ? " L" : "M", st_x(s, k->point[i].bytes), st_y(s, k->point[i].cycles));
+		fprintf(f, "%s%.1f %.1f", i ? " L" : "M", plot_x(s, k->point[i].bytes), plot_y(s, k->point[i].cycles));
 	fputs("\"/>\n", f);
 	for (unsigned i = 0; i < k->npoint; i++) {
 		char t[32];
 
 		size_str(k->point[i].bytes, t, sizeof(t), false);
 		fprintf(f, "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.2\"><title>%s: %.2f cycles, "
-			   "%.2f ns</title></circle>", st_x(s, k->point[i].bytes), st_y(s, k->point[i].cycles), t,
+			   "%.2f ns</title></circle>", plot_x(s, k->point[i].bytes), plot_y(s, k->point[i].cycles), t,
 			k->point[i].cycles, k->point[i].ns);
 	}
 }
 
 static void staircase_chart(const struct card *c, FILE *f)
 {
-	struct stair s = { &c->caches, INFINITY, -INFINITY, INFINITY, 0 };
+	const struct card_caches *k = &c->caches;
+	struct plot s = { 50, 34, W - 50 - 20, 300, INFINITY, -INFINITY, INFINITY, 0, true };
 
-	for (unsigned i = 0; i < s.k->npoint; i++) {
-		s.xmin = fmin(s.xmin, log2(s.k->point[i].bytes));
-		s.xmax = fmax(s.xmax, log2(s.k->point[i].bytes));
-		s.ylo = fmin(s.ylo, s.k->point[i].cycles);
-		s.yhi = fmax(s.yhi, s.k->point[i].cycles);
+	for (unsigned i = 0; i < k->npoint; i++) {
+		s.xmin = fmin(s.xmin, log2(k->point[i].bytes));
+		s.xmax = fmax(s.xmax, log2(k->point[i].bytes));
+		s.ylo = fmin(s.ylo, k->point[i].cycles);
+		s.yhi = fmax(s.yhi, k->point[i].cycles);
 	}
 	fputs("<h3>Measured memory hierarchy (the staircase)</h3>\n", f);
 	if (!isfinite(s.xmin) || s.xmax - s.xmin < 1) {
@@ -861,12 +837,12 @@ static void staircase_chart(const struct card *c, FILE *f)
 	fprintf(f, "<figure><svg class=\"chart staircase\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
 		   "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\"><title>measured memory hierarchy: "
 		   "cycles per dependent load against footprint</title>\n",
-		W, ST_TOP + ST_PH + 44, W, ST_TOP + ST_PH + 44);
-	stair_frame(&s, f);
-	stair_sizes(&s, f);
-	stair_points(&s, f);
+		W, s.top + s.ph + 44, W, s.top + s.ph + 44);
+	stair_frame(&s, k, f);
+	stair_sizes(&s, k, f);
+	stair_points(&s, k, f);
 	fprintf(f, "\n<text x=\"%d\" y=\"%d\" class=\"axis\">footprint of the dependent random chase (bytes, log "
-		   "scale); y: core cycles per load (log scale)</text>\n</svg>", ST_LW, ST_TOP + ST_PH + 36);
+		   "scale); y: core cycles per load (log scale)</text>\n</svg>", s.lw, s.top + s.ph + 36);
 	fputs("<figcaption>Bands: the levels found at the knees of the staircase; solid lines: each level's "
 	      "measured size, with the bracket of footprints it lies between; dashed: the sizes hwloc "
 	      "declares (in a virtual machine they can be fiction).</figcaption></figure>\n", f);

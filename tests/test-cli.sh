@@ -47,8 +47,28 @@ accept --version
 # ---- every command: unknown option, --help ------------------------------
 for c in $commands; do
 	accept "$c" --help
+	grep -q -- '-h, --help' "$T/out" && ok || bad "atomcost $c --help: no '-h, --help' line (option table)"
 	refuse 2 "unrecognized option|unknown option|invalid option" "$c" --no-such-option
 done
+
+# ---- option tables: one range check and message for every command ----------
+refuse 2 "--max-seconds: 0 is out of range \(expected 0.001..600\)" c2c --max-seconds 0
+refuse 2 "--format: unknown value 'xml' \(expected text\|json\)" c2c --format xml
+refuse 2 "--steps: 99 is out of range \(expected 1..16\)" hierarchy --steps 99
+refuse 2 "--only: unknown value 'both2'" hierarchy --only both2
+refuse 2 "--min-change: 1 is out of range \(expected 3..100\)" compare --min-change 1 a.json b.json
+refuse 2 "--format: unknown format 'xml'" report --format xml x.json
+refuse 2 "unexpected argument 'extra'" events extra
+# run's defaults and ranges are the [run] rows': --help says what the schema says
+for k in max_seconds:max-seconds target_ci:target-ci; do
+	def=$("$A" config --schema | awk -v k="${k%%:*}" '$1 == k && $2 == "=" {print $3; exit}')
+	"$A" run --help | grep -A1 -- "--${k#*:} " | tr -s ' \n' ' ' | grep -q "(default $def)" && ok ||
+		bad "run --help: --${k#*:} does not print the [run] ${k%%:*} default $def"
+done
+refuse 2 "--set run.max_seconds=0: .*out of range \(expected 0.001..3600\)" run --set run.max_seconds=0
+# [run] cpu goes through the one CPU-list parser, as --cpu does
+refuse 2 "--cpu: malformed CPU list 'x'" run --set run.cpu=x
+refuse 2 "--cpu: CPU 0 appears twice" run --set run.cpu=0,0
 
 # ---- run: names -----------------------------------------------------------
 refuse 2 "unknown probe 'set_bti'.*did you mean 'set_bit'" run set_bti

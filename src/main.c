@@ -10,6 +10,7 @@
 #include "common.h"
 #include "build-config.h"
 #include "fingerprint.h"
+#include "repro.h"
 #include "runner.h"
 
 volatile sig_atomic_t cmd_signal;
@@ -79,6 +80,8 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	fingerprint_arch = (struct fingerprint_arch){ ARCH_NAME, ARCH_ATOMICS_IMPL };
+	if (repro_register() < 0)	/* their config keys, before any experiment loads */
+		return EXIT_RUNTIME;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);

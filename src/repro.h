@@ -34,11 +34,27 @@ struct repro_ctx {
 	const char *machine;	/* this machine in one line (fingerprint), for the tables */
 };
 
-int repro_buddy_run(struct repro_ctx *c);
-int repro_slub_run(struct repro_ctx *c);
-int repro_bulk_run(struct repro_ctx *c);
-int repro_concurrent_run(struct repro_ctx *c);
-int repro_align_run(struct repro_ctx *c);	/* repro/code-alignment-2008.c, repro-align.h */
+/* One reproduction: src/repro/KIND.c ends with `const struct repro
+ * repro_KIND` (KIND with '_' for '-'), and its name in meson.build's
+ * `repros` list registers it (the generated repro-list.h): no other list. */
+struct repro {
+	const char *kind;		/* [experiment] kind, its config section, its file */
+	const char *seed;		/* the seed it reproduces */
+	const char *source;		/* the post: author, list, date, subject */
+	int (*run)(struct repro_ctx *c);
+	const struct cfg_key *keys;	/* its section's rows of the config schema */
+	size_t nkeys;
+};
+#define REPRO_KEYS(...) .keys = (const struct cfg_key[]){ __VA_ARGS__ },			\
+	.nkeys = sizeof((const struct cfg_key[]){ __VA_ARGS__ }) / sizeof(struct cfg_key)
+
+extern const struct repro *const repro_list[];
+extern const size_t repro_count;
+
+/* Every reproduction's kind and keys into the config schema
+ * (config_schema_add), before any experiment is loaded; later calls do
+ * nothing. 0 or -errno. */
+int repro_register(void);
 
 /* Run every reproduction listed in [experiment] kind, in order; pins and
  * calibrates first when rep->cal is not filled yet. Figures go to

@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "config.h"
 #include "repro.h"
@@ -19,13 +20,18 @@ struct repro_test_run {
 	int ret;		/* what it returned */
 };
 
-/* Load ov[0..n) as the experiment and run `run` on it under cal. -1 when
- * the experiment does not load (nothing to free then). */
-static inline int repro_test_run(struct repro_test_run *t, int (*run)(struct repro_ctx *), char **ov,
-				 size_t n, const struct calibration *cal)
+/* Load ov[0..n) as the experiment and run the reproduction `kind` on it
+ * under cal. -1 when the experiment does not load (nothing to free then). */
+static inline int repro_test_run(struct repro_test_run *t, const char *kind, char **ov, size_t n,
+				 const struct calibration *cal)
 {
+	int (*run)(struct repro_ctx *) = NULL;
+
 	*t = (struct repro_test_run){ .rc = { .cal = cal, .machine = "Test CPU" } };
-	if (config_load(NULL, ov, n, &t->e) < 0)
+	for (size_t i = 0; i < repro_count; i++)
+		if (!strcmp(repro_list[i]->kind, kind))
+			run = repro_list[i]->run;
+	if (!run || repro_register() < 0 || config_load(NULL, ov, n, &t->e) < 0)
 		return -1;
 	t->rc.exp = t->e;
 	t->rc.json = json_object();

@@ -170,7 +170,7 @@ static void test_legacy_spread(void)
 	json_t *l, *conc;
 	int ret;
 
-	if (repro_test_run(&t, repro_buddy_run, ov, ARRAY_SIZE(ov), &cal) < 0) {
+	if (repro_test_run(&t, "buddy-bitmap-2004", ov, ARRAY_SIZE(ov), &cal) < 0) {
 		CHECK(0, "legacy experiment loads");
 		return;
 	}

@@ -265,7 +265,7 @@ static void test_units(void)
 	char *buf;
 	int ret;
 
-	if (repro_test_run(&t, repro_bulk_run, ov, ARRAY_SIZE(ov), &cal) < 0) {
+	if (repro_test_run(&t, "slub-bulk-free", ov, ARRAY_SIZE(ov), &cal) < 0) {
 		CHECK(0, "bulk: experiment loads");
 		return;
 	}

@@ -7,7 +7,10 @@
  * double-allocates under two threads; the rseq model's per-CPU freelists
  * keep every object under two threads on one CPU, preempted, signalled and
  * migrated; the published-beside-measured printer and the computed
- * conclusions follow the figures they are given. */
+ * conclusions follow the figures they are given; every registered
+ * reproduction's keys join the schema in its own section, and its
+ * configs/KIND.conf loads and lists it. */
+#include <dirent.h>
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
@@ -410,7 +413,7 @@ static void test_slub_scoring(void)
 	int ret;
 
 	test_slub_pub_saving();
-	if (repro_test_run(&t, repro_slub_run, ov, ARRAY_SIZE(ov), &cal) < 0) {
+	if (repro_test_run(&t, "slub-cmpxchg-local", ov, ARRAY_SIZE(ov), &cal) < 0) {
 		CHECK(0, "scoring: experiment loads");
 		return;
 	}
@@ -773,9 +776,47 @@ static void test_aslab(enum aslab_variant v, size_t size)
 	free(all);
 }
 
+/* The registry (meson.build's repros): whole descriptors, keys in their
+ * kind's section, one shipped experiment per reproduction listing it, and
+ * every shipped experiment loads once they are registered. */
+static void test_registry(const char *src)
+{
+	struct experiment *e;
+	struct dirent *d;
+	char path[512];
+	DIR *dir;
+
+	CHECK(repro_register() == 0 && repro_register() == 0, "the keys join the schema once");
+	for (size_t i = 0; i < repro_count; i++) {
+		const struct repro *r = repro_list[i];
+
+		CHECK(r->nkeys && r->seed && r->source && r->run, "%s: a whole descriptor", r->kind);
+		for (size_t k = 0; k < r->nkeys; k++)
+			CHECK(!strcmp(r->keys[k].section, r->kind), "%s: %s in its own section", r->kind,
+			      r->keys[k].key);
+		snprintf(path, sizeof(path), "%s/configs/%s.conf", src, r->kind);
+		CHECK(config_load(path, NULL, 0, &e) == 0 && config_kind_has(e, r->kind),
+		      "%s loads and lists %s", path, r->kind);
+		config_free(e);
+	}
+	snprintf(path, sizeof(path), "%s/configs", src);
+	dir = opendir(path);
+	CHECK(dir, "%s opens", path);
+	while (dir && (d = readdir(dir))) {
+		if (!strstr(d->d_name, ".conf"))
+			continue;
+		snprintf(path, sizeof(path), "%s/configs/%s", src, d->d_name);
+		CHECK(config_load(path, NULL, 0, &e) == 0, "%s loads", path);
+		config_free(e);
+	}
+	if (dir)
+		closedir(dir);
+}
+
 int main(void)
 {
 	log_quiet = 1;
+	test_registry(getenv("ATOMCOST_SRCDIR") ? getenv("ATOMCOST_SRCDIR") : ".");
 	test_printer();
 	test_conclusions();
 	test_per_op();

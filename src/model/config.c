@@ -18,13 +18,10 @@
 
 #include "common.h"
 
-#define SIZES_2007 "8,16,32,64,128,256,512,1024,2048,4096,8192,16384"
-
 static const struct cfg_key builtin[] = {
 	/* [experiment] */
-	{ "experiment", "kind", CFG_ENUM_LIST, "probes",
-	  "probes|characterization|buddy-bitmap-2004|slub-cmpxchg-local|slub-bulk-free|slab-concurrent|"
-	  "code-alignment-2008", 0, 0, NULL,
+	/* each reproduction adds its kind (config_schema_add) */
+	{ "experiment", "kind", CFG_ENUM_LIST, "probes", "probes|characterization", 0, 0, NULL,
 	  "what to run, in order: the probe table (or the default characterization, with its [run] "
 	  "keys) and/or reproductions of published scorings" },
 	{ "experiment", "description", CFG_STR, NULL, NULL, 0, 0, NULL,
@@ -77,89 +74,6 @@ static const struct cfg_key builtin[] = {
 	  "spread between them (unset: 3; the characterization: 5, more for rows unresolved)" },
 	{ "run", "split_lock", CFG_BOOL, "true", NULL, 0, 0, "--no-split-lock",
 	  "the characterization's split-lock step (no: skip its bus locks, which stall every tenant)" },
-
-	/* [buddy-bitmap-2004] */
-	{ "buddy-bitmap-2004", "mode", CFG_ENUM, "both", "legacy|modern|both", 0, 0, NULL,
-	  "legacy: the 2004 program's constants, loops, mean and line format; modern: sized from "
-	  "hwloc, pinned, serialized, core cycles, median/min/CI" },
-	{ "buddy-bitmap-2004", "trials", CFG_U64, "100", NULL, 1, 100000, NULL,
-	  "trials per case (2004: 100); each trial runs cases 0..7 in order; conclusions judge "
-	  "the medians of 5 passes of consecutive trials" },
-	{ "buddy-bitmap-2004", "variants", CFG_ENUM_LIST, "2004,kernel,var,orb,orq,ds",
-	  "2004|kernel|var|orb|orq|ds", 0, 0, NULL,
-	  "modern mode instruction pairs (set_bit / __set_bit): 2004 (lock btsl $nr / btsl $nr), "
-	  "kernel (lock orb $imm / btsq $nr: today's constant nr), var (lock btsq %reg / btsq %reg), "
-	  "orb (lock orb $imm / orb: C |= on a byte), orq (lock orq / orq: C |= on a word), ds (ds "
-	  "orb: the lock a uniprocessor kernel patches out / btsq $nr)" },
-	{ "buddy-bitmap-2004", "cold_buffer", CFG_U64, "0", NULL, 0, 1ull << 40, NULL,
-	  "modern mode: bytes the cold cases walk in random order (0: 256 MiB; at least 8x L2)" },
-
-	/* [slub-cmpxchg-local] */
-	{ "slub-cmpxchg-local", "variants", CFG_ENUM_LIST, "cmpxchg,cmpxchg_local,this_cpu,rseq,irq-off",
-	  "cmpxchg|cmpxchg_local|this_cpu|rseq|irq-off", 0, 0, NULL,
-	  "fast-path forms (2011 / 2007): cmpxchg (lock cmpxchg16b / lock cmpxchgq with the "
-	  "2007 rmb, and a cmpxchg+barrier twin without it), cmpxchg_local, this_cpu (%fs:), "
-	  "rseq, irq-off (plain loads/stores in a saved-flags analog)" },
-	{ "slub-cmpxchg-local", "fastpath", CFG_ENUM_LIST, "2007", "2007|2011", 0, 0, NULL,
-	  "fast-path models: 2007 (single-word per-CPU freelist: cmpxchg is lock cmpxchgq, cmpxchg_local "
-	  "is cmpxchgq in a preempt_disable analog, as the post measured), 2011 (freelist + tid pair "
-	  "committed by cmpxchg16b, the kernel since 2011)" },
-	{ "slub-cmpxchg-local", "tests", CFG_ENUM_LIST, "repeat,pair", "repeat|pair", 0, 0, NULL,
-	  "repeat: N kmalloc then N kfree (2007 test 1); pair: kmalloc/kfree pairs (test 2)" },
-	{ "slub-cmpxchg-local", "sizes", CFG_U64_LIST, SIZES_2007, NULL, 8, 1 << 20, NULL,
-	  "object sizes, bytes (multiples of 8)" },
-	{ "slub-cmpxchg-local", "objects", CFG_U64, "10000", NULL, 1, 10000000, NULL,
-	  "objects per timed loop (2007: 10000)" },
-	{ "slub-cmpxchg-local", "passes", CFG_U64, "21", NULL, 1, 64, NULL,
-	  "passes, each timing every form at every size (order reversed every other pass); "
-	  "conclusions judge the passes' paired figures" },
-
-	/* [slub-bulk-free] */
-	{ "slub-bulk-free", "bulk", CFG_U64_LIST, "1,2,3,4,8,16,30,32,34,48,64,128,158,250", NULL, 1, 4096, NULL,
-	  "bulk sizes (2015: 1..250)" },
-	{ "slub-bulk-free", "size", CFG_U64, "256", NULL, 8, 1 << 16, NULL,
-	  "object size, bytes" },
-	{ "slub-bulk-free", "objects", CFG_U64, "100000", NULL, 1000, 100000000, NULL,
-	  "objects freed per timed loop (rounds = objects / bulk)" },
-	{ "slub-bulk-free", "passes", CFG_U64, "5", NULL, 2, 64, NULL,
-	  "passes, each running every algorithm (order alternating); conclusions judge the "
-	  "passes' paired figures" },
-	{ "slub-bulk-free", "spread_slabs", CFG_U64, "256", NULL, 0, 65536, NULL,
-	  "the reviewer's case: objects taken from this many different slabs (0: skip)" },
-
-	/* [slab-concurrent] */
-	{ "slab-concurrent", "threads", CFG_U64, "0", NULL, 0, 4096, NULL,
-	  "pinned threads (0: one per allowed PU)" },
-	{ "slab-concurrent", "placement", CFG_STR, "spread", NULL, 0, 0, NULL,
-	  "placement plan of the threads (as --placement)" },
-	{ "slab-concurrent", "sizes", CFG_U64_LIST, "32,64,128,256,512,1024,2048,4096", NULL, 8, 1 << 20, NULL,
-	  "object sizes, bytes" },
-	{ "slab-concurrent", "objects", CFG_U64, "10000", NULL, 1, 10000000, NULL,
-	  "allocations per thread per timed phase (N of N*alloc N*free)" },
-	{ "slab-concurrent", "variants", CFG_ENUM_LIST, "locked,lockless", "locked|lockless", 0, 0, NULL,
-	  "locked: the previous patch applied, refill checks the shared pool under the node "
-	  "lock (the post's before); lockless: checks it first without the lock (after)" },
-	{ "slab-concurrent", "passes", CFG_U64, "9", NULL, 1, 64, NULL,
-	  "counted passes, each running before and after (order alternating); conclusions "
-	  "judge the passes' paired figures" },
-
-	/* [code-alignment-2008] */
-	{ "code-alignment-2008", "probes", CFG_ENUM_LIST,
-	  "add,add-tput,add-loop,orb-loop,lock-orb-loop,chase,orb,lock-orb,btsq,cmpxchgq-tput,"
-	  "lock-cmpxchgq-tput",
-	  "add|add-tput|add-loop|orb-loop|lock-orb-loop|chase|orb|lock-orb|btsq|cmpxchgq-tput|"
-	  "lock-cmpxchgq-tput", 0, 0, NULL,
-	  "loops to place: add chain, 4 add chains, the same in a 4-add inner loop, orb / lock orb "
-	  "over 64 lines in a 4-op inner loop, L1 pointer chase, orb / lock orb / btsq on one word "
-	  "(latency), cmpxchgq / lock cmpxchgq over 8 lines (throughput)" },
-	{ "code-alignment-2008", "placements", CFG_ENUM_LIST, "line,page", "line|page", 0, 0, NULL,
-	  "line: the loop at +0, +4, .. +60 from a page start; page: at +4072, +4080, +4088, +4092, "
-	  "crossing into the next page" },
-	{ "code-alignment-2008", "passes", CFG_U64, "5", NULL, 2, 20, NULL,
-	  "passes over every placement, and of the unlock experiment; each pass is judged on "
-	  "the slowest and fastest placements of the other passes" },
-	{ "code-alignment-2008", "max_seconds", CFG_DOUBLE, "0.05", NULL, 0.005, 10, NULL,
-	  "time cap per placement and pass, seconds" },
 };
 const struct cfg_key *cfg_schema = builtin;
 size_t cfg_schema_count = ARRAY_SIZE(builtin);

@@ -1022,7 +1022,7 @@ static int run_legacy(struct repro_ctx *rc, unsigned trials)
 	return 0;
 }
 
-int repro_buddy_run(struct repro_ctx *rc)
+static int repro_buddy_run(struct repro_ctx *rc)
 {
 	const char *mode = config_str(rc->exp, "buddy-bitmap-2004", "mode");
 	unsigned trials = (unsigned)config_u64(rc->exp, "buddy-bitmap-2004", "trials");
@@ -1037,3 +1037,23 @@ int repro_buddy_run(struct repro_ctx *rc)
 		ret = run_modern(rc, trials);
 	return ret;
 }
+
+const struct repro repro_buddy_bitmap_2004 = {
+	.kind = "buddy-bitmap-2004", .seed = "buddy-bitmap-test-atomics-2004", .run = repro_buddy_run,
+	.source = "Hiroyuki Kamezawa, lhms-devel, 2004, \"Re: [RFC] buddy allocator without bitmap [2/4]\"",
+	REPRO_KEYS(
+	{ "buddy-bitmap-2004", "mode", CFG_ENUM, "both", "legacy|modern|both", 0, 0, NULL,
+	  "legacy: the 2004 program's constants, loops, mean and line format; modern: sized from "
+	  "hwloc, pinned, serialized, core cycles, median/min/CI" },
+	{ "buddy-bitmap-2004", "trials", CFG_U64, "100", NULL, 1, 100000, NULL,
+	  "trials per case (2004: 100); each trial runs cases 0..7 in order; conclusions judge "
+	  "the medians of 5 passes of consecutive trials" },
+	{ "buddy-bitmap-2004", "variants", CFG_ENUM_LIST, "2004,kernel,var,orb,orq,ds",
+	  "2004|kernel|var|orb|orq|ds", 0, 0, NULL,
+	  "modern mode instruction pairs (set_bit / __set_bit): 2004 (lock btsl $nr / btsl $nr), "
+	  "kernel (lock orb $imm / btsq $nr: today's constant nr), var (lock btsq %reg / btsq %reg), "
+	  "orb (lock orb $imm / orb: C |= on a byte), orq (lock orq / orq: C |= on a word), ds (ds "
+	  "orb: the lock a uniprocessor kernel patches out / btsq $nr)" },
+	{ "buddy-bitmap-2004", "cold_buffer", CFG_U64, "0", NULL, 0, 1ull << 40, NULL,
+	  "modern mode: bytes the cold cases walk in random order (0: 256 MiB; at least 8x L2)" }),
+};

@@ -1068,7 +1068,7 @@ static int align_report(struct repro_ctx *rc, const struct align_probe *const *s
 	return ret;
 }
 
-int repro_align_run(struct repro_ctx *rc)
+static int repro_align_run(struct repro_ctx *rc)
 {
 	const struct experiment *e = rc->exp;
 	const char *sec = "code-alignment-2008";
@@ -1115,3 +1115,26 @@ out:
 	free(mem);
 	return ret;
 }
+
+const struct repro repro_code_alignment_2008 = {
+	.kind = "code-alignment-2008", .seed = "slub-partial-pages-variance-2008", .run = repro_align_run,
+	.source = "Christoph Lameter, linux-mm, Jan 2008, \"Re: SLUB: Increasing partial pages\" "
+		  "(~3% variance between kernel builds, blamed on code alignment)",
+	REPRO_KEYS(
+	{ "code-alignment-2008", "probes", CFG_ENUM_LIST,
+	  "add,add-tput,add-loop,orb-loop,lock-orb-loop,chase,orb,lock-orb,btsq,cmpxchgq-tput,"
+	  "lock-cmpxchgq-tput",
+	  "add|add-tput|add-loop|orb-loop|lock-orb-loop|chase|orb|lock-orb|btsq|cmpxchgq-tput|"
+	  "lock-cmpxchgq-tput", 0, 0, NULL,
+	  "loops to place: add chain, 4 add chains, the same in a 4-add inner loop, orb / lock orb "
+	  "over 64 lines in a 4-op inner loop, L1 pointer chase, orb / lock orb / btsq on one word "
+	  "(latency), cmpxchgq / lock cmpxchgq over 8 lines (throughput)" },
+	{ "code-alignment-2008", "placements", CFG_ENUM_LIST, "line,page", "line|page", 0, 0, NULL,
+	  "line: the loop at +0, +4, .. +60 from a page start; page: at +4072, +4080, +4088, +4092, "
+	  "crossing into the next page" },
+	{ "code-alignment-2008", "passes", CFG_U64, "5", NULL, 2, 20, NULL,
+	  "passes over every placement, and of the unlock experiment; each pass is judged on "
+	  "the slowest and fastest placements of the other passes" },
+	{ "code-alignment-2008", "max_seconds", CFG_DOUBLE, "0.05", NULL, 0.005, 10, NULL,
+	  "time cap per placement and pass, seconds" }),
+};

@@ -856,7 +856,7 @@ static void print_intro(struct repro_ctx *rc, const struct conc_run *r)
 		r->reps);
 }
 
-int repro_concurrent_run(struct repro_ctx *rc)
+static int repro_concurrent_run(struct repro_ctx *rc)
 {
 	const struct experiment *e = rc->exp;
 	const char *sec = "slab-concurrent";
@@ -930,3 +930,24 @@ out:
 	free(idx);
 	return ret;
 }
+
+const struct repro repro_slab_concurrent = {
+	.kind = "slab-concurrent", .seed = "slab-lockless-shared-check-2016", .run = repro_concurrent_run,
+	.source = "Joonsoo Kim, linux-mm, 12 Apr 2016, patch making slab's free-object check lockless "
+		  "(Christoph Lameter's concurrent alloc/free benchmark)",
+	REPRO_KEYS(
+	{ "slab-concurrent", "threads", CFG_U64, "0", NULL, 0, 4096, NULL,
+	  "pinned threads (0: one per allowed PU)" },
+	{ "slab-concurrent", "placement", CFG_STR, "spread", NULL, 0, 0, NULL,
+	  "placement plan of the threads (as --placement)" },
+	{ "slab-concurrent", "sizes", CFG_U64_LIST, "32,64,128,256,512,1024,2048,4096", NULL, 8, 1 << 20, NULL,
+	  "object sizes, bytes" },
+	{ "slab-concurrent", "objects", CFG_U64, "10000", NULL, 1, 10000000, NULL,
+	  "allocations per thread per timed phase (N of N*alloc N*free)" },
+	{ "slab-concurrent", "variants", CFG_ENUM_LIST, "locked,lockless", "locked|lockless", 0, 0, NULL,
+	  "locked: the previous patch applied, refill checks the shared pool under the node "
+	  "lock (the post's before); lockless: checks it first without the lock (after)" },
+	{ "slab-concurrent", "passes", CFG_U64, "9", NULL, 1, 64, NULL,
+	  "counted passes, each running before and after (order alternating); conclusions "
+	  "judge the passes' paired figures" }),
+};

@@ -1181,7 +1181,7 @@ out:
 	return ret;
 }
 
-int repro_bulk_run(struct repro_ctx *rc)
+static int repro_bulk_run(struct repro_ctx *rc)
 {
 	const struct experiment *e = rc->exp;
 	const char *sec = "slub-bulk-free";
@@ -1236,3 +1236,21 @@ out:
 	free(res);
 	return ret;
 }
+
+const struct repro repro_slub_bulk_free = {
+	.kind = "slub-bulk-free", .seed = "slub-bulk-free-2015", .run = repro_bulk_run,
+	.source = "Jesper Dangaard Brouer / Joonsoo Kim, linux-mm, 16 Jun 2015, "
+		  "\"Re: [PATCH 7/7] slub: initial bulk free implementation\"",
+	REPRO_KEYS(
+	{ "slub-bulk-free", "bulk", CFG_U64_LIST, "1,2,3,4,8,16,30,32,34,48,64,128,158,250", NULL, 1, 4096, NULL,
+	  "bulk sizes (2015: 1..250)" },
+	{ "slub-bulk-free", "size", CFG_U64, "256", NULL, 8, 1 << 16, NULL,
+	  "object size, bytes" },
+	{ "slub-bulk-free", "objects", CFG_U64, "100000", NULL, 1000, 100000000, NULL,
+	  "objects freed per timed loop (rounds = objects / bulk)" },
+	{ "slub-bulk-free", "passes", CFG_U64, "5", NULL, 2, 64, NULL,
+	  "passes, each running every algorithm (order alternating); conclusions judge the "
+	  "passes' paired figures" },
+	{ "slub-bulk-free", "spread_slabs", CFG_U64, "256", NULL, 0, 65536, NULL,
+	  "the reviewer's case: objects taken from this many different slabs (0: skip)" }),
+};

@@ -1203,7 +1203,7 @@ static int run_test(struct slub_run *r, enum slub_fastpath fp, int test, json_t 
 	return ret;
 }
 
-int repro_slub_run(struct repro_ctx *rc)
+static int repro_slub_run(struct repro_ctx *rc)
 {
 	const struct experiment *e = rc->exp;
 	uint64_t sizes[MAX_SIZES];
@@ -1259,3 +1259,28 @@ out:
 	free(r.share);
 	return ret;
 }
+
+const struct repro repro_slub_cmpxchg_local = {
+	.kind = "slub-cmpxchg-local", .seed = "slub-cmpxchg-local-2007", .run = repro_slub_run,
+	.source = "Mathieu Desnoyers, LKML, 21 Aug 2007, \"Re: [PATCH] SLUB use cmpxchg_local\"",
+	REPRO_KEYS(
+	{ "slub-cmpxchg-local", "variants", CFG_ENUM_LIST, "cmpxchg,cmpxchg_local,this_cpu,rseq,irq-off",
+	  "cmpxchg|cmpxchg_local|this_cpu|rseq|irq-off", 0, 0, NULL,
+	  "fast-path forms (2011 / 2007): cmpxchg (lock cmpxchg16b / lock cmpxchgq with the "
+	  "2007 rmb, and a cmpxchg+barrier twin without it), cmpxchg_local, this_cpu (%fs:), "
+	  "rseq, irq-off (plain loads/stores in a saved-flags analog)" },
+	{ "slub-cmpxchg-local", "fastpath", CFG_ENUM_LIST, "2007", "2007|2011", 0, 0, NULL,
+	  "fast-path models: 2007 (single-word per-CPU freelist: cmpxchg is lock cmpxchgq, cmpxchg_local "
+	  "is cmpxchgq in a preempt_disable analog, as the post measured), 2011 (freelist + tid pair "
+	  "committed by cmpxchg16b, the kernel since 2011)" },
+	{ "slub-cmpxchg-local", "tests", CFG_ENUM_LIST, "repeat,pair", "repeat|pair", 0, 0, NULL,
+	  "repeat: N kmalloc then N kfree (2007 test 1); pair: kmalloc/kfree pairs (test 2)" },
+	{ "slub-cmpxchg-local", "sizes", CFG_U64_LIST, "8,16,32,64,128,256,512,1024,2048,4096,8192,16384",
+	  NULL, 8, 1 << 20, NULL,
+	  "object sizes, bytes (multiples of 8)" },
+	{ "slub-cmpxchg-local", "objects", CFG_U64, "10000", NULL, 1, 10000000, NULL,
+	  "objects per timed loop (2007: 10000)" },
+	{ "slub-cmpxchg-local", "passes", CFG_U64, "21", NULL, 1, 64, NULL,
+	  "passes, each timing every form at every size (order reversed every other pass); "
+	  "conclusions judge the passes' paired figures" }),
+};

@@ -29,13 +29,6 @@ static int dump_json(void *arg, FILE *f)
 	return 0;
 }
 
-/* Through the reports' atomic writer: temporary file, fsync, rename; an
- * existing file only with --force. */
-static int write_json_file(json_t *j, const char *path, bool force)
-{
-	return report_write_atomic(path, force, dump_json, j);
-}
-
 struct c2c_args {
 	bool all, force;
 	unsigned methods, json;
@@ -90,8 +83,8 @@ static int c2c_output(const struct c2c_args *a, struct topo *t, const struct cal
 		dump_json(j, stdout);
 	else
 		c2c_write_text(cal, &w, rows, nrows, absent, stdout);
-	if (a->out) {
-		int werr = write_json_file(j, a->out, a->force);
+	if (a->out) {	/* the reports' atomic writer: temporary file, fsync, rename */
+		int werr = report_write_atomic(a->out, a->force, dump_json, j);
 
 		err = err ? err : werr;
 	}

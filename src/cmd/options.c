@@ -14,7 +14,9 @@
 #define HELP_COLUMN_MAX 24
 #define LINE_WIDTH 79
 
-static const struct cmd_opt help_opt = { .name = "help", .letter = 'h', .type = OPT_FLAG, .help = "this help" };
+static const struct cmd_opt help_opt = {
+	.name = "help", .letter = 'h', .type = OPT_FLAG, .help = "this help"
+};
 
 /* An option's range, help and default once its [run] row filled the gaps. */
 struct opt_view {

@@ -1,12 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* cmd/options.h - one option table per command, as stress-ng's per-unit
- * opts[]: name, short letter, argument type, range and help. getopt_long's
- * array, the command's --help and every range check and its message come
- * from it. Defaults are written once: a `def` string is parsed into the
- * field before argv (and printed), else the field's initial value (from
- * the engine's default function) is printed. An option of `atomcost run`
- * that is also an experiment file's [run] key (the schema row's `option`,
- * model/config.c) takes its range, default and help from that row. */
+/* cmd/options.h - one option table per command (stress-ng's per-unit
+ * opts[]): getopt_long's array, --help and every range check come from it.
+ * A `def` is parsed into the field before argv, else the field's initial
+ * value is printed as the default. A `run` option that is an experiment
+ * file's [run] key takes range, default and help from its schema row. */
 #ifndef ATOMCOST_CMD_OPTIONS_H
 #define ATOMCOST_CMD_OPTIONS_H
 
@@ -48,16 +45,12 @@ struct cmd_opt {
 	int (*parse)(const char *what, const char *val, void *field);	/* OPT_FN */
 };
 
-/* A command: its usage line(s), its table, the schema section whose rows
- * an option may stand for (NULL: none), text after the options, and how
- * many operands it takes (-1: any). */
 struct cmd_opts {
-	const char *usage;
+	const char *usage, *tail;	/* --help before and after the options */
 	const struct cmd_opt *opt;
 	size_t n;
-	const char *section;
-	const char *tail;
-	int max_operands;
+	const char *section;	/* schema rows the options may stand for, NULL: none */
+	int max_operands;	/* -1: any */
 };
 
 /* Defaults, then argv's options into args (opts_parse is both). 0:

@@ -41,17 +41,12 @@ struct selection {
 	size_t n;
 };
 
-static bool selected(const struct selection *s, const struct probe *p)
+static void select_add(struct selection *s, const struct probe *p)
 {
 	for (size_t i = 0; i < s->n; i++)
 		if (s->list[i] == p)
-			return true;
-	return false;
-}
-
-static void select_add(struct selection *s, const struct probe *p)
-{
-	if (!selected(s, p) && s->n < ARRAY_SIZE(s->list))
+			return;
+	if (s->n < ARRAY_SIZE(s->list))
 		s->list[s->n++] = p;
 }
 

@@ -1046,53 +1046,49 @@ static void print_whatif(struct repro_ctx *rc, const struct bulk_run *res, size_
 			 "published bulk sizes\n", closer, npub);
 }
 
-/* The post's claims at a few bulk sizes, judged over the passes. */
+/* The post's claims at a few bulk sizes, judged over the passes: a against
+ * b, published as pub's row of the bulk size (v[1] a's, v[0] b's). */
+static const struct {
+	const char *a, *b;
+	enum bulk_algo ea, eb;
+	const struct repro_table *pub;	/* NULL: none */
+	bool need_row, bulk1;		/* only where pub has the row; only at bulk 1 */
+} bulk_claims[] = {
+	/* the commit's cost in context, judged */
+	{ "fallback bulking", "fallback, plain commit (twin)", BULK_FALLBACK, BULK_TWIN, NULL, 0, 1 },
+	{ "bulk alloc + free (1-7/7)", "fallback bulking", BULK_POSTED, BULK_FALLBACK, &posted_2015,
+	  0, 0 },
+	{ "this patch (1-7/7)", "previous patch (1-6/7)", BULK_POSTED, BULK_PREVIOUS, &previous_2015,
+	  1, 0 },
+	{ "later detached freelists", "bulk alloc + free (1-7/7)", BULK_DETACHED, BULK_POSTED, NULL,
+	  0, 0 },
+};
+
 static void conclude_main(struct repro_ctx *rc, const struct bulk_run *res, size_t nb, size_t reps)
 {
 	for (size_t i = 0; i < nb; i++) {
 		const struct bulk_run *r = &res[i];
 		char what[64], label[16];
-		const struct repro_row *pr, *pp;
-		struct repro_claim cl = {
-			.what = what, .unit = "cycles(tsc)", .pub_unit = "cycles(tsc)", .n = reps,
-			.share = r->share, .pub_machine = "Brouer, 2015",
-		};
 
 		if (r->bulk != 1 && r->bulk != 8 && r->bulk != 16 && r->bulk != 64)
 			continue;
 		snprintf(label, sizeof(label), "%zu", r->bulk);
 		snprintf(what, sizeof(what), "bulk %zu, per object", r->bulk);
-		pr = repro_table_row(&posted_2015, label);
-		pp = repro_table_row(&previous_2015, label);
-		if (r->bulk == 1) {	/* the commit's cost in context, judged */
-			cl.a = "fallback bulking";
-			cl.b = "fallback, plain commit (twin)";
-			cl.ea = r->pass[BULK_FALLBACK];
-			cl.eb = r->pass[BULK_TWIN];
-			cl.pub_a = cl.pub_b = NAN;
+		for (size_t k = 0; k < ARRAY_SIZE(bulk_claims); k++) {
+			const struct repro_row *pr =
+				bulk_claims[k].pub ? repro_table_row(bulk_claims[k].pub, label) : NULL;
+			struct repro_claim cl = {
+				.what = what, .a = bulk_claims[k].a, .b = bulk_claims[k].b,
+				.unit = "cycles(tsc)", .pub_unit = "cycles(tsc)", .n = reps,
+				.ea = r->pass[bulk_claims[k].ea], .eb = r->pass[bulk_claims[k].eb],
+				.share = r->share, .pub_machine = "Brouer, 2015",
+				.pub_a = pr ? pr->v[1] : NAN, .pub_b = pr ? pr->v[0] : NAN,
+			};
+
+			if ((bulk_claims[k].need_row && !pr) || (bulk_claims[k].bulk1 && r->bulk != 1))
+				continue;
 			repro_conclude(rc, &cl);
 		}
-		cl.a = "bulk alloc + free (1-7/7)";
-		cl.b = "fallback bulking";
-		cl.ea = r->pass[BULK_POSTED];
-		cl.eb = r->pass[BULK_FALLBACK];
-		cl.pub_a = pr ? pr->v[1] : NAN;
-		cl.pub_b = pr ? pr->v[0] : NAN;
-		repro_conclude(rc, &cl);
-		if (pp) {
-			cl.a = "this patch (1-7/7)";
-			cl.b = "previous patch (1-6/7)";
-			cl.eb = r->pass[BULK_PREVIOUS];
-			cl.pub_a = pp->v[1];
-			cl.pub_b = pp->v[0];
-			repro_conclude(rc, &cl);
-		}
-		cl.a = "later detached freelists";
-		cl.b = "bulk alloc + free (1-7/7)";
-		cl.ea = r->pass[BULK_DETACHED];
-		cl.eb = r->pass[BULK_POSTED];
-		cl.pub_a = cl.pub_b = NAN;
-		repro_conclude(rc, &cl);
 	}
 }
 

@@ -67,8 +67,10 @@ for k in max_seconds:max-seconds target_ci:target-ci; do
 done
 refuse 2 "--set run.max_seconds=0: .*out of range \(expected 0.001..3600\)" run --set run.max_seconds=0
 # [run] cpu goes through the one CPU-list parser, as --cpu does
-refuse 2 "--cpu: malformed CPU list 'x'" run --set run.cpu=x
-refuse 2 "--cpu: CPU 0 appears twice" run --set run.cpu=0,0
+refuse 2 "--set run.cpu=x: cpu in .run.: 'x' is not an unsigned integer" run --set run.cpu=x
+printf '[run]\ncpu = 0,0\n' > "$T/cpu.conf"
+refuse 2 "$T/cpu.conf:2: cpu in .run.: '0,0' is not an unsigned integer" config --check "$T/cpu.conf"
+refuse 2 "--cpu: malformed CPU list 'x'" run --cpu x
 
 # ---- run: names -----------------------------------------------------------
 refuse 2 "unknown probe 'set_bti'.*did you mean 'set_bit'" run set_bti

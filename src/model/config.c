@@ -38,7 +38,7 @@ static const struct cfg_key builtin[] = {
 	  "measure each probe's twin too, for the ratio" },
 	{ "run", "mode", CFG_ENUM_LIST, "latency,throughput", "latency|throughput", 0, 0, "--mode",
 	  "dependent (latency) and/or independent (throughput) forms" },
-	{ "run", "cpu", CFG_STR, NULL, NULL, 0, 0, "--cpu",
+	{ "run", "cpu", CFG_U64, NULL, NULL, 0, 4095, "--cpu",
 	  "PU to run on (OS index, in the allowed cpuset; unset: the first allowed)" },
 	{ "run", "max_seconds", CFG_DOUBLE, "0.4", NULL, 0.001, 3600, "--max-seconds",
 	  "time cap per probe and form, seconds" },

@@ -344,6 +344,40 @@ static long voluntary_switches(void)
 	return getrusage(RUSAGE_THREAD, &ru) ? 0 : ru.ru_nvcsw;
 }
 
+/* The split ops: one alone (a SIGBUS, where the mode is fatal, or a
+ * throttling sleep shows here), a few more when it was slow, else the
+ * timed samples. */
+static void time_split(struct split_run *s, const struct calibration *cal,
+		       struct splitlock_result *r)
+{
+	if (splitlock_guarded(split_first, s) == -EFAULT)
+		goto sigbus;
+	if (s->first_ns > THROTTLE_NS) {
+		/* slow alone: a kernel sleep, or a preemption; time a few more */
+		if (splitlock_guarded(split_throttled, s) == -EFAULT)
+			goto sigbus;
+		if (stats_median(s->single_ns, s->nsingle) > THROTTLE_NS) {
+			r->throttled = true;
+			r->split_ops = 1 + s->nsingle;
+			r->split_ns = stats_median(s->single_ns, s->nsingle);
+			r->split_cycles = r->split_ns * 1e-9 * cal->timer_hz / cal->ticks_per_cycle;
+			r->split_min_cycles = min_of(s->single_ns, s->nsingle) * 1e-9 * cal->timer_hz /
+					      cal->ticks_per_cycle;
+		}
+	}
+	if (r->throttled)
+		return;
+	if (splitlock_guarded(split_timed, s) == -EFAULT)
+		goto sigbus;
+	r->split_ops = 1 + s->nsingle + UNROLL + s->nsamples * UNROLL;
+	r->split_cycles = clock_ticks_to_cycles(cal, stats_median(s->samples, s->nsamples));
+	r->split_ns = clock_ticks_to_ns(cal, stats_median(s->samples, s->nsamples));
+	r->split_min_cycles = clock_ticks_to_cycles(cal, min_of(s->samples, s->nsamples));
+	return;
+sigbus:
+	r->sigbus = true;
+}
+
 int splitlock_measure(uint64_t max_ops, const struct calibration *cal, struct splitlock_result *r)
 {
 	struct split_run s = { .cal = cal };
@@ -389,46 +423,15 @@ int splitlock_measure(uint64_t max_ops, const struct calibration *cal, struct sp
 	r->aligned_ops = (uint64_t)ALIGNED_SAMPLES * ALIGNED_ITERS * UNROLL;
 	time_inline((uint64_t *)((char *)aw + MISALIGNED_OFFSET), cal, &r->misaligned_cycles,
 		    &r->misaligned_ns, &r->misaligned_min_cycles);
-
-	/* one split op alone: a SIGBUS (fatal) or a throttling sleep shows here */
 	sw0 = voluntary_switches();
-	if (splitlock_guarded(split_first, &s) == -EFAULT) {
-		r->sigbus = true;
-		goto out;
-	}
-	if (s.first_ns > THROTTLE_NS) {
-		/* slow alone: a kernel sleep, or a preemption; time a few more */
-		if (splitlock_guarded(split_throttled, &s) == -EFAULT) {
-			r->sigbus = true;
-			goto out;
-		}
-		if (stats_median(s.single_ns, s.nsingle) > THROTTLE_NS) {
-			r->throttled = true;
-			r->split_ops = 1 + s.nsingle;
-			r->split_ns = stats_median(s.single_ns, s.nsingle);
-			r->split_cycles = r->split_ns * 1e-9 * cal->timer_hz / cal->ticks_per_cycle;
-			r->split_min_cycles = min_of(s.single_ns, s.nsingle) * 1e-9 * cal->timer_hz /
-					      cal->ticks_per_cycle;
-		}
-	}
-	if (!r->throttled) {
-		if (splitlock_guarded(split_timed, &s) == -EFAULT) {
-			r->sigbus = true;
-			goto out;
-		}
-		r->split_ops = 1 + s.nsingle + UNROLL + s.nsamples * UNROLL;
-		r->split_cycles = clock_ticks_to_cycles(cal, stats_median(s.samples, s.nsamples));
-		r->split_ns = clock_ticks_to_ns(cal, stats_median(s.samples, s.nsamples));
-		r->split_min_cycles = clock_ticks_to_cycles(cal, min_of(s.samples, s.nsamples));
-	}
+	time_split(&s, cal, r);
 	r->voluntary_switches = voluntary_switches() - sw0;
-	/* slow samples count as throttling only when the task slept */
-	if (s.throttled && !r->throttled)
-		r->throttled = r->voluntary_switches > 0;
-	splitlock_set_reference(r, r->aligned_cycles, r->aligned_ns, "the probe's own aligned ops");
-out:
-	if (r->sigbus)
-		r->voluntary_switches = voluntary_switches() - sw0;
+	if (!r->sigbus) {
+		/* slow samples count as throttling only when the task slept */
+		if (s.throttled && !r->throttled)
+			r->throttled = r->voluntary_switches > 0;
+		splitlock_set_reference(r, r->aligned_cycles, r->aligned_ns, "the probe's own aligned ops");
+	}
 	free(s.samples);
 	munmap(page, 4096);
 	r->elapsed_s = (now_ns() - t0) / 1e9;

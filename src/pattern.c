@@ -210,8 +210,6 @@ static int footprint_of(const struct pattern *p, const struct pattern_sizes *s, 
 	}
 	switch (p->kind) {
 	case PAT_HIT:
-		fp = TPUT_LINES * CACHE_LINE_BYTES;
-		break;
 	case PAT_MIX:
 		fp = TPUT_LINES * CACHE_LINE_BYTES;
 		break;
@@ -712,21 +710,17 @@ static json_t *pattern_json(const struct run_state *s, enum variant v)
 			      "line_bytes", (int)(b ? b->stride : s->sizes->line),
 			      s->o->sizes ? "measured" : "hwloc", "l1d", (json_int_t)s->sizes->l1d, "l2", (json_int_t)s->sizes->l2,
 			      "llc", (json_int_t)s->sizes->llc);
+	json_t *more = b ? json_pack("{s:I, s:I, s:s, s:b, s:I, s:I, s:o, s:f}",
+				     "lines", (json_int_t)b->nlines, "page_bytes", (json_int_t)b->page_bytes,
+				     "thp_mode", b->thp_mode, "thp_requested", b->thp_requested,
+				     "thp_bytes", (json_int_t)b->thp_bytes, "seed", (json_int_t)b->seed,
+				     "node", b->node >= 0 ? json_integer(b->node) : json_null(),
+				     "setup_s", b->setup_s)
+			 : s->pat->kind == PAT_MIX ? json_pack("{s:i, s:i}", "mix_k", (int)s->pat->mix_k,
+							       "mix_m", (int)s->pat->mix_m) : NULL;
 
-	if (b) {
-		json_object_set_new(j, "lines", json_integer((json_int_t)b->nlines));
-		json_object_set_new(j, "page_bytes", json_integer((json_int_t)b->page_bytes));
-		json_object_set_new(j, "thp_mode", json_string(b->thp_mode));
-		json_object_set_new(j, "thp_requested", json_boolean(b->thp_requested));
-		json_object_set_new(j, "thp_bytes", json_integer((json_int_t)b->thp_bytes));
-		json_object_set_new(j, "seed", json_integer((json_int_t)b->seed));
-		json_object_set_new(j, "node", b->node >= 0 ? json_integer(b->node) : json_null());
-		json_object_set_new(j, "setup_s", json_real(b->setup_s));
-	}
-	if (s->pat->kind == PAT_MIX) {
-		json_object_set_new(j, "mix_k", json_integer(s->pat->mix_k));
-		json_object_set_new(j, "mix_m", json_integer(s->pat->mix_m));
-	}
+	json_object_update(j, more);
+	json_decref(more);
 	return j;
 }
 
@@ -739,13 +733,51 @@ static bool out_of_time(struct run_state *s)
 	return true;
 }
 
+/* KEY and over_KEY: the bare cost beside a row and the row's cost over it. */
+static void set_over(json_t *x, const char *key, double bare, double med)
+{
+	char over[32];
+
+	snprintf(over, sizeof(over), "over_%s", key);
+	json_object_set_new(x, key, json_real(bare));
+	json_object_set_new(x, over, json_real(med - bare));
+}
+
+/* A measured row's pattern, the step of its walk, and its cost over the
+ * bare walk, loads or stores; the bare walk's own cost is kept for them. */
+static void row_extra(struct run_state *s, const struct probe *p, enum probe_mode m,
+		      enum variant v, struct result *r)
+{
+	double med = result_cycles(s->rep, r->s.median);
+
+	if (!r->extra)
+		r->extra = json_object();
+	json_object_set_new(r->extra, "pattern", pattern_json(s, v));
+	/* the step of the walk: the bare walk and the PATTERN rows follow the
+	 * pointer as loaded; PATTERN+ptr rows mask it, one more cycle a step */
+	if (v == V_CHASE || v == V_CHASE_PTR)
+		json_object_set_new(r->extra, "chase_step", json_string(
+			v == V_CHASE_PTR ? "load, then and ~63" : "load"));
+	if (!isnan(s->chase_cyc) && m == MODE_LATENCY)
+		set_over(r->extra, "chase_cycles", s->chase_cyc, med);
+	if (!isnan(s->load_cyc) && m == MODE_THROUGHPUT)
+		set_over(r->extra, "load_cycles", s->load_cyc, med);
+	if (v == V_STORES && !isnan(s->stores_cyc))
+		set_over(r->extra, "stores_cycles", s->stores_cyc, med);
+	if (p == &probe_load_chase) {
+		if (m == MODE_LATENCY)
+			s->chase_cyc = med;
+		else
+			s->load_cyc = med;
+	}
+}
+
 /* One row: probe p, mode m, variant v of the current pattern. */
 static int run_row(struct run_state *s, const struct probe *p, enum probe_mode m, enum variant v,
 		   probe_kernel_fn fn)
 {
 	struct probe_ctx ctx = { .mode = m };
 	struct result *r;
-	double med;
 	int ret;
 
 	if (s->o->progress) {
@@ -792,33 +824,7 @@ static int run_row(struct run_state *s, const struct probe *p, enum probe_mode m
 	if (ret < 0 && ret != -EINTR)
 		goto out_drop;
 
-	if (!r->extra)
-		r->extra = json_object();
-	json_object_set_new(r->extra, "pattern", pattern_json(s, v));
-	/* the step of the walk: the bare walk and the PATTERN rows follow the
-	 * pointer as loaded; PATTERN+ptr rows mask it, one more cycle a step */
-	if (v == V_CHASE || v == V_CHASE_PTR)
-		json_object_set_new(r->extra, "chase_step", json_string(
-			v == V_CHASE_PTR ? "load, then and ~63" : "load"));
-	med = result_cycles(s->rep, r->s.median);
-	if (!isnan(s->chase_cyc) && m == MODE_LATENCY) {
-		json_object_set_new(r->extra, "chase_cycles", json_real(s->chase_cyc));
-		json_object_set_new(r->extra, "over_chase_cycles", json_real(med - s->chase_cyc));
-	}
-	if (!isnan(s->load_cyc) && m == MODE_THROUGHPUT) {
-		json_object_set_new(r->extra, "load_cycles", json_real(s->load_cyc));
-		json_object_set_new(r->extra, "over_load_cycles", json_real(med - s->load_cyc));
-	}
-	if (v == V_STORES && !isnan(s->stores_cyc)) {
-		json_object_set_new(r->extra, "stores_cycles", json_real(s->stores_cyc));
-		json_object_set_new(r->extra, "over_stores_cycles", json_real(med - s->stores_cyc));
-	}
-	if (p == &probe_load_chase) {
-		if (m == MODE_LATENCY)
-			s->chase_cyc = med;
-		else
-			s->load_cyc = med;
-	}
+	row_extra(s, p, m, v, r);
 	s->done++;
 	return ret;
 

@@ -31,43 +31,38 @@
 #define CAP_SYS_ADMIN_BIT 21
 
 /* perf's own names, encoded here directly so that they work in a build
- * without libpfm4 too. kernel_raised: a software event the kernel raises
- * from its own context, which reads 0 when exclude_kernel is set. */
+ * without libpfm4 too. */
 static const struct alias {
 	const char *name;
 	uint32_t type;
 	uint64_t config;
-	bool kernel_raised;
 } aliases[] = {
-#define CACHE(id, op, res) ((id) | ((op) << 8) | ((res) << 16))
-	{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, false },
-	{ "cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, false },
-	{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, false },
-	{ "cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES, false },
-	{ "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, false },
-	{ "branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, false },
-	{ "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, false },
-	{ "stalled-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND, false },
-	{ "L1-dcache-loads", PERF_TYPE_HW_CACHE,
-	  CACHE(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_READ, PERF_COUNT_HW_CACHE_RESULT_ACCESS), false },
-	{ "L1-dcache-load-misses", PERF_TYPE_HW_CACHE,
-	  CACHE(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_READ, PERF_COUNT_HW_CACHE_RESULT_MISS), false },
-	{ "LLC-loads", PERF_TYPE_HW_CACHE,
-	  CACHE(PERF_COUNT_HW_CACHE_LL, PERF_COUNT_HW_CACHE_OP_READ, PERF_COUNT_HW_CACHE_RESULT_ACCESS), false },
-	{ "LLC-load-misses", PERF_TYPE_HW_CACHE,
-	  CACHE(PERF_COUNT_HW_CACHE_LL, PERF_COUNT_HW_CACHE_OP_READ, PERF_COUNT_HW_CACHE_RESULT_MISS), false },
-	{ "dTLB-load-misses", PERF_TYPE_HW_CACHE,
-	  CACHE(PERF_COUNT_HW_CACHE_DTLB, PERF_COUNT_HW_CACHE_OP_READ, PERF_COUNT_HW_CACHE_RESULT_MISS), false },
-	{ "context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, true },
-	{ "cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, true },
-	{ "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, true },
-	{ "migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, true },
-	{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, false },
-	{ "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, false },
-	{ "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, false },
-	{ "faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, false },
-	{ "minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN, false },
-	{ "major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ, false },
+/* reads of cache id, by result */
+#define CACHE(id, res) (PERF_COUNT_HW_CACHE_##id | PERF_COUNT_HW_CACHE_OP_READ << 8 | \
+			PERF_COUNT_HW_CACHE_RESULT_##res << 16)
+	{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+	{ "cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+	{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
+	{ "cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES },
+	{ "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
+	{ "branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
+	{ "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
+	{ "stalled-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND },
+	{ "L1-dcache-loads", PERF_TYPE_HW_CACHE, CACHE(L1D, ACCESS) },
+	{ "L1-dcache-load-misses", PERF_TYPE_HW_CACHE, CACHE(L1D, MISS) },
+	{ "LLC-loads", PERF_TYPE_HW_CACHE, CACHE(LL, ACCESS) },
+	{ "LLC-load-misses", PERF_TYPE_HW_CACHE, CACHE(LL, MISS) },
+	{ "dTLB-load-misses", PERF_TYPE_HW_CACHE, CACHE(DTLB, MISS) },
+	{ "context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
+	{ "cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
+	{ "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
+	{ "migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
+	{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
+	{ "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
+	{ "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
+	{ "faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
+	{ "minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN },
+	{ "major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ },
 #undef CACHE
 };
 
@@ -150,70 +145,51 @@ static bool in_vm(void)
 	return vm;
 }
 
+/* The errors with one reason whoever asks (pmu_explain). */
+static const struct {
+	int err;
+	const char *why, *reason;
+} plain_errors[] = {
+	{ ENODEV, "no PMU", "the PMU of this event is not on this machine (ENODEV)" },
+	{ EOPNOTSUPP, "unsupported", "the PMU cannot count this event in this mode (EOPNOTSUPP)" },
+	{ EINVAL, "refused", "the kernel refused the encoding, or the group does not fit the PMU's "
+	  "counters (EINVAL)" },
+	{ ENOSPC, "no counter", "no free hardware counter (ENOSPC)" },
+	{ EMFILE, "EMFILE", "too many open files (EMFILE): raise ulimit -n" },
+	{ ENOSYS, "no perf", "this kernel has no perf_event_open (ENOSYS)" },
+};
+
 void pmu_explain(int err, bool hw, int paranoid, bool privileged, bool vm,
 		 char *why, size_t whylen, char *reason, size_t len)
 {
-	switch (err) {
-	case ENOENT:
-		snprintf(why, whylen, "no PMU");
-		if (!hw)
-			snprintf(reason, len, "this kernel does not offer the event (ENOENT)");
-		else if (vm)
-			snprintf(reason, len, "no hardware PMU exposed to this VM (ENOENT)");
-		else
-			snprintf(reason, len, "the kernel has no PMU driver for this CPU (ENOENT)");
-		break;
-	case ENODEV:
-		snprintf(why, whylen, "no PMU");
-		snprintf(reason, len, "the PMU of this event is not on this machine (ENODEV)");
-		break;
-	case EACCES:
-	case EPERM:
-		if (!privileged && paranoid >= 3) {
-			snprintf(why, whylen, "paranoid");
-			snprintf(reason, len, "perf_event_paranoid=%d forbids perf events for non-root "
-				 "(run as root, grant CAP_PERFMON, or sysctl kernel.perf_event_paranoid=2) (%s)",
-				 paranoid, err == EACCES ? "EACCES" : "EPERM");
-		} else if (!privileged && paranoid >= 2) {
-			snprintf(why, whylen, "paranoid");
-			snprintf(reason, len, "perf_event_paranoid=%d forbids counting the kernel for non-root "
-				 "(run as root, grant CAP_PERFMON, or sysctl kernel.perf_event_paranoid=1) (%s)",
-				 paranoid, err == EACCES ? "EACCES" : "EPERM");
-		} else if (!privileged) {
-			snprintf(why, whylen, "not root");
-			snprintf(reason, len, "not root: permission denied (%s)",
-				 err == EACCES ? "EACCES" : "EPERM");
-		} else {
-			snprintf(why, whylen, "denied");
-			snprintf(reason, len, "denied although privileged: a seccomp or LSM policy blocks "
-				 "perf_event_open (%s)", err == EACCES ? "EACCES" : "EPERM");
+	const char *name = err == EACCES ? "EACCES" : "EPERM";
+
+	for (size_t i = 0; i < ARRAY_SIZE(plain_errors); i++)
+		if (plain_errors[i].err == err) {
+			snprintf(why, whylen, "%s", plain_errors[i].why);
+			snprintf(reason, len, "%s", plain_errors[i].reason);
+			return;
 		}
-		break;
-	case EOPNOTSUPP:
-		snprintf(why, whylen, "unsupported");
-		snprintf(reason, len, "the PMU cannot count this event in this mode (EOPNOTSUPP)");
-		break;
-	case EINVAL:
-		snprintf(why, whylen, "refused");
-		snprintf(reason, len, "the kernel refused the encoding, or the group does not fit "
-			 "the PMU's counters (EINVAL)");
-		break;
-	case ENOSPC:
-		snprintf(why, whylen, "no counter");
-		snprintf(reason, len, "no free hardware counter (ENOSPC)");
-		break;
-	case EMFILE:
-		snprintf(why, whylen, "EMFILE");
-		snprintf(reason, len, "too many open files (EMFILE): raise ulimit -n");
-		break;
-	case ENOSYS:
-		snprintf(why, whylen, "no perf");
-		snprintf(reason, len, "this kernel has no perf_event_open (ENOSYS)");
-		break;
-	default:
+	if (err == ENOENT) {
+		snprintf(why, whylen, "no PMU");
+		snprintf(reason, len, "%s (ENOENT)", !hw ? "this kernel does not offer the event" :
+			 vm ? "no hardware PMU exposed to this VM" :
+			 "the kernel has no PMU driver for this CPU");
+	} else if (err != EACCES && err != EPERM) {
 		snprintf(why, whylen, "errno %d", err);
 		snprintf(reason, len, "perf_event_open failed: %s (errno %d)", strerror(err), err);
-		break;
+	} else if (!privileged && paranoid >= 2) {
+		snprintf(why, whylen, "paranoid");
+		snprintf(reason, len, "perf_event_paranoid=%d forbids %s for non-root (run as root, grant "
+			 "CAP_PERFMON, or sysctl kernel.perf_event_paranoid=%d) (%s)", paranoid,
+			 paranoid >= 3 ? "perf events" : "counting the kernel", paranoid >= 3 ? 2 : 1, name);
+	} else if (!privileged) {
+		snprintf(why, whylen, "not root");
+		snprintf(reason, len, "not root: permission denied (%s)", name);
+	} else {
+		snprintf(why, whylen, "denied");
+		snprintf(reason, len, "denied although privileged: a seccomp or LSM policy blocks "
+			 "perf_event_open (%s)", name);
 	}
 }
 
@@ -556,28 +532,22 @@ static int add_event(struct pmu_set *s, const char *name, bool requested, int pa
 	return 0;
 }
 
+/* The first available event of this type and config, or -1. */
+static int first_of(const struct pmu_set *s, uint32_t type, uint64_t config)
+{
+	for (unsigned i = 0; i < s->n; i++)
+		if (s->ev[i].available && s->ev[i].attr.type == type && s->ev[i].attr.config == config)
+			return (int)i;
+	return -1;
+}
+
 static void set_indices(struct pmu_set *s)
 {
-	s->idx_cs = s->idx_mig = s->idx_task = s->idx_cycles = -1;
-	for (unsigned i = 0; i < s->n; i++) {
-		const struct perf_event_attr *a = &s->ev[i].attr;
-
-		if (!s->ev[i].available)
-			continue;
-		if (a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_CONTEXT_SWITCHES &&
-		    s->idx_cs < 0)
-			s->idx_cs = (int)i;
-		if (a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_CPU_MIGRATIONS &&
-		    s->idx_mig < 0)
-			s->idx_mig = (int)i;
-		if (a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_TASK_CLOCK &&
-		    s->idx_task < 0)
-			s->idx_task = (int)i;
-		/* user-mode core cycles, nothing filtered (no cmask, no edge) */
-		if (a->type == PERF_TYPE_HARDWARE && a->config == PERF_COUNT_HW_CPU_CYCLES &&
-		    s->idx_cycles < 0)
-			s->idx_cycles = (int)i;
-	}
+	s->idx_cs = first_of(s, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES);
+	s->idx_mig = first_of(s, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS);
+	s->idx_task = first_of(s, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
+	/* user-mode core cycles, nothing filtered (no cmask, no edge) */
+	s->idx_cycles = first_of(s, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
 }
 
 static int resolve(struct pmu_set *s, const char *list, bool require, bool quiet)
@@ -932,6 +902,16 @@ int pmu_print_events(FILE *f, bool all)
 
 /* ---- per-sample bookkeeping (runner.c) --------------------------------- */
 
+static void sampler_free(struct pmu_sampler *s)
+{
+	free(s->v);
+	free(s->disturbed);
+	free(s->dticks);
+	free(s->dcycles);
+	free(s->own);
+	memset(s, 0, sizeof(*s));
+}
+
 int pmu_sampler_start(struct pmu_sampler *s, const struct pmu_set *set, size_t cap,
 		      uint64_t ops_n)
 {
@@ -950,11 +930,7 @@ int pmu_sampler_start(struct pmu_sampler *s, const struct pmu_set *set, size_t c
 	s->dticks = malloc(cap * sizeof(double));
 	s->dcycles = malloc(cap * sizeof(double));
 	if (!s->v || !s->disturbed || !s->dticks || !s->dcycles) {
-		free(s->v);
-		free(s->disturbed);
-		free(s->dticks);
-		free(s->dcycles);
-		free(s->own);
+		sampler_free(s);
 		return -ENOMEM;
 	}
 	pmu_group_open(&s->g, set);
@@ -1017,52 +993,48 @@ void pmu_sampler_after(struct pmu_sampler *s, size_t i, double t_n, double t_2n)
 	s->a = s->c;
 }
 
-void pmu_sampler_finish(struct pmu_sampler *s, size_t n, struct result *res)
+/* Event k's figures over the n samples into re; tmp holds n values. */
+static void event_figures(const struct pmu_sampler *s, unsigned k, size_t n, double *tmp,
+			  struct result_event *re)
 {
-	const struct pmu_set *set = s->g.set;
-	double *tmp = malloc((n ? n : 1) * sizeof(double)), *dt, *dc;
-	json_t *idx = json_array();
-	size_t nd = 0, nknown = 0, m = 0;
+	const struct pmu_event *e = &s->g.set->ev[k];
+	struct pmu_stat st;
+	size_t cnt = 0;
 
-	if (n > s->cap)
-		n = s->cap;
-	res->nevents = 0;
-	for (unsigned k = 0; k < set->n && k < RESULT_MAX_EVENTS && tmp; k++) {
-		struct result_event *re = &res->events[res->nevents++];
-		const struct pmu_event *e = &set->ev[k];
-		struct pmu_stat st;
-		size_t cnt = 0;
-
-		memset(re, 0, sizeof(*re));
-		snprintf(re->name, sizeof(re->name), "%s", e->name);
-		re->per_op = e->per_op;
-		for (size_t i = 0; i < n; i++) {
-			double v = s->v[(size_t)k * s->cap + i];
-
-			if (!isnan(v))
-				tmp[cnt++] = v;
-		}
-		if (!s->g.ok[k]) {
-			snprintf(re->why, sizeof(re->why), "%s", e->available ? "group" : e->why);
-			snprintf(re->reason, sizeof(re->reason), "%s", s->g.reason[k]);
-			continue;
-		}
-		if (!cnt) {
-			snprintf(re->why, sizeof(re->why), "multiplexed");
-			snprintf(re->reason, sizeof(re->reason),
-				 "never counted over a whole sample: the PMU multiplexed the group with "
-				 "other perf users (time_running < time_enabled)");
-			continue;
-		}
-		pmu_stat_of(tmp, cnt, &st);
-		re->available = true;
-		re->n = st.n;
-		re->min = st.min;
-		re->median = st.median;
-		re->mean = st.mean;
-		re->max = st.max;
-		re->total = st.total;
+	memset(re, 0, sizeof(*re));
+	snprintf(re->name, sizeof(re->name), "%s", e->name);
+	re->per_op = e->per_op;
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(s->v[(size_t)k * s->cap + i]))
+			tmp[cnt++] = s->v[(size_t)k * s->cap + i];
+	if (!s->g.ok[k]) {
+		snprintf(re->why, sizeof(re->why), "%s", e->available ? "group" : e->why);
+		snprintf(re->reason, sizeof(re->reason), "%s", s->g.reason[k]);
+		return;
 	}
+	if (!cnt) {
+		snprintf(re->why, sizeof(re->why), "multiplexed");
+		snprintf(re->reason, sizeof(re->reason),
+			 "never counted over a whole sample: the PMU multiplexed the group with "
+			 "other perf users (time_running < time_enabled)");
+		return;
+	}
+	pmu_stat_of(tmp, cnt, &st);
+	re->available = true;
+	re->n = st.n;
+	re->min = st.min;
+	re->median = st.median;
+	re->mean = st.mean;
+	re->max = st.max;
+	re->total = st.total;
+}
+
+/* The disturbed samples (a context switch or a migration counted), by index. */
+static void disturbed_samples(const struct pmu_sampler *s, size_t n, struct result *res)
+{
+	json_t *idx = json_array();
+	size_t nd = 0, nknown = 0;
+
 	for (size_t i = 0; i < n; i++) {
 		if (s->disturbed[i] < 0)
 			continue;
@@ -1079,31 +1051,43 @@ void pmu_sampler_finish(struct pmu_sampler *s, size_t n, struct result *res)
 		json_object_set(res->extra, "disturbed_samples", idx);
 	}
 	json_decref(idx);
-	/* ticks per PMU cycle over the undisturbed samples */
-	res->pmu_ticks_per_cycle = 0;
-	dt = s->dticks;
-	dc = s->dcycles;
-	if (set->idx_cycles >= 0 && tmp) {
-		double *ct = malloc((n ? n : 1) * sizeof(double));
+}
 
-		if (ct) {
-			for (size_t i = 0; i < n; i++)
-				if (!isnan(dc[i]) && s->disturbed[i] <= 0) {
-					tmp[m] = dt[i];
-					ct[m++] = dc[i];
-				}
-			res->pmu_ticks_per_cycle = pmu_ticks_per_cycle(tmp, ct, m);
-			free(ct);
-		}
+/* Ticks per PMU cycle over the undisturbed samples; 0 when none counted. */
+static double sampler_ticks_per_cycle(const struct pmu_sampler *s, size_t n)
+{
+	double *dt = malloc((n ? n : 1) * sizeof(double)), *dc = malloc((n ? n : 1) * sizeof(double));
+	double tpc = 0;
+	size_t m = 0;
+
+	if (dt && dc && s->g.set->idx_cycles >= 0) {
+		for (size_t i = 0; i < n; i++)
+			if (!isnan(s->dcycles[i]) && s->disturbed[i] <= 0) {
+				dt[m] = s->dticks[i];
+				dc[m++] = s->dcycles[i];
+			}
+		tpc = pmu_ticks_per_cycle(dt, dc, m);
 	}
+	free(dt);
+	free(dc);
+	return tpc;
+}
+
+void pmu_sampler_finish(struct pmu_sampler *s, size_t n, struct result *res)
+{
+	const struct pmu_set *set = s->g.set;
+	double *tmp = malloc((n ? n : 1) * sizeof(double));
+
+	if (n > s->cap)
+		n = s->cap;
+	res->nevents = 0;
+	for (unsigned k = 0; k < set->n && k < RESULT_MAX_EVENTS && tmp; k++)
+		event_figures(s, k, n, tmp, &res->events[res->nevents++]);
 	free(tmp);
+	disturbed_samples(s, n, res);
+	res->pmu_ticks_per_cycle = sampler_ticks_per_cycle(s, n);
 	pmu_group_close(&s->g);
-	free(s->v);
-	free(s->disturbed);
-	free(s->dticks);
-	free(s->dcycles);
-	free(s->own);
-	memset(s, 0, sizeof(*s));
+	sampler_free(s);
 }
 
 /* One correction per result: a result whose cycles the PMU counted has raw

@@ -164,41 +164,21 @@ static int compute_allowed(struct topo *t)
 	return 0;
 }
 
-static int compute_ids(struct topo *t)
+/* Each PU's OS index and the logical index of its core, L2, L3 and
+ * package (-1: none above it). */
+static void pu_ancestors(struct topo *t)
 {
-	hwloc_obj_t pu, o;
-	int i;
-
-	t->npu = hwloc_get_nbobjs_by_type(t->h, HWLOC_OBJ_PU);
-	if (t->npu <= 0) {
-		pr_err("topology: hwloc found no PU in the topology");
-		return -EINVAL;
-	}
-	t->pu_os = calloc(t->npu, sizeof(int));
-	t->core_id = calloc(t->npu, sizeof(int));
-	t->l2_id = calloc(t->npu, sizeof(int));
-	t->l3_id = calloc(t->npu, sizeof(int));
-	t->numa_id = calloc(t->npu, sizeof(int));
-	t->pkg_id = calloc(t->npu, sizeof(int));
-	t->allowed_log = calloc(t->npu, sizeof(int));
-	if (!t->pu_os || !t->core_id || !t->l2_id || !t->l3_id || !t->numa_id || !t->pkg_id ||
-	    !t->allowed_log)
-		return -ENOMEM;
-
-	t->npkg = hwloc_get_nbobjs_by_type(t->h, HWLOC_OBJ_PACKAGE);
-	t->ncores = hwloc_get_nbobjs_by_type(t->h, HWLOC_OBJ_CORE);
-	t->nnuma = hwloc_get_nbobjs_by_type(t->h, HWLOC_OBJ_NUMANODE);
-
 	t->max_os = 0;
-	for (i = 0; i < t->npu; i++) {
-		pu = hwloc_get_obj_by_type(t->h, HWLOC_OBJ_PU, i);
+	for (int i = 0; i < t->npu; i++) {
+		hwloc_obj_t pu = hwloc_get_obj_by_type(t->h, HWLOC_OBJ_PU, i);
+
 		t->pu_os[i] = (int)pu->os_index;
 		if ((int)pu->os_index > t->max_os)
 			t->max_os = (int)pu->os_index;
 		t->core_id[i] = t->l2_id[i] = t->l3_id[i] = t->numa_id[i] = -1;
 		/* A machine without Package objects is one package. */
 		t->pkg_id[i] = t->npkg ? -1 : 0;
-		for (o = pu->parent; o; o = o->parent) {
+		for (hwloc_obj_t o = pu->parent; o; o = o->parent) {
 			if (o->type == HWLOC_OBJ_CORE && t->core_id[i] < 0)
 				t->core_id[i] = (int)o->logical_index;
 			else if (o->type == HWLOC_OBJ_L2CACHE && is_data_cache(o) && t->l2_id[i] < 0)
@@ -209,8 +189,51 @@ static int compute_ids(struct topo *t)
 				t->pkg_id[i] = (int)o->logical_index;
 		}
 	}
+}
+
+/* hwloc 2 hangs NUMA nodes as memory children: the local node of a PU is
+ * the first node (logical order) whose cpuset contains it. */
+static void pu_numa(struct topo *t)
+{
+	hwloc_obj_t o = NULL;
+
+	while ((o = hwloc_get_next_obj_by_type(t->h, HWLOC_OBJ_NUMANODE, o))) {
+		unsigned os;
+
+		hwloc_bitmap_foreach_begin(os, o->cpuset) {
+			int l = os <= (unsigned)t->max_os ? t->os_to_log[os] : -1;
+
+			if (l >= 0 && t->numa_id[l] < 0)
+				t->numa_id[l] = (int)o->logical_index;
+		} hwloc_bitmap_foreach_end();
+	}
+}
+
+static int compute_ids(struct topo *t)
+{
+	hwloc_obj_t o = NULL;
+	int i;
+
+	t->npu = hwloc_get_nbobjs_by_type(t->h, HWLOC_OBJ_PU);
+	if (t->npu <= 0) {
+		pr_err("topology: hwloc found no PU in the topology");
+		return -EINVAL;
+	}
+	/* one block for the per-PU arrays; topo_close frees pu_os */
+	t->pu_os = calloc(7 * (size_t)t->npu, sizeof(int));
+	if (!t->pu_os)
+		return -ENOMEM;
+	t->core_id = t->pu_os + t->npu;
+	t->l2_id = t->core_id + t->npu;
+	t->l3_id = t->l2_id + t->npu;
+	t->numa_id = t->l3_id + t->npu;
+	t->pkg_id = t->numa_id + t->npu;
+	t->allowed_log = t->pkg_id + t->npu;
+	t->npkg = hwloc_get_nbobjs_by_type(t->h, HWLOC_OBJ_PACKAGE);
+	t->ncores = hwloc_get_nbobjs_by_type(t->h, HWLOC_OBJ_CORE);
+	t->nnuma = hwloc_get_nbobjs_by_type(t->h, HWLOC_OBJ_NUMANODE);
+	pu_ancestors(t);
 	t->smt_ways = 1;
-	o = NULL;
 	while ((o = hwloc_get_next_obj_by_type(t->h, HWLOC_OBJ_CORE, o)))
 		if (hwloc_bitmap_weight(o->cpuset) > t->smt_ways)
 			t->smt_ways = hwloc_bitmap_weight(o->cpuset);
@@ -223,20 +246,7 @@ static int compute_ids(struct topo *t)
 		t->os_to_log[i] = -1;
 	for (i = 0; i < t->npu; i++)
 		t->os_to_log[t->pu_os[i]] = i;
-
-	/* hwloc 2 hangs NUMA nodes as memory children: the local node of a PU
-	 * is the first node (logical order) whose cpuset contains it. */
-	o = NULL;
-	while ((o = hwloc_get_next_obj_by_type(t->h, HWLOC_OBJ_NUMANODE, o))) {
-		unsigned os;
-
-		hwloc_bitmap_foreach_begin(os, o->cpuset) {
-			int l = os <= (unsigned)t->max_os ? t->os_to_log[os] : -1;
-
-			if (l >= 0 && t->numa_id[l] < 0)
-				t->numa_id[l] = (int)o->logical_index;
-		} hwloc_bitmap_foreach_end();
-	}
+	pu_numa(t);
 
 	t->nallowed = 0;
 	for (i = 0; i < t->npu; i++)
@@ -321,13 +331,7 @@ void topo_close(struct topo *t)
 	hwloc_bitmap_free(t->allowed);
 	free(t->desc);
 	free(t->pu_os);
-	free(t->core_id);
-	free(t->l2_id);
-	free(t->l3_id);
-	free(t->numa_id);
-	free(t->pkg_id);
 	free(t->os_to_log);
-	free(t->allowed_log);
 	free(t);
 }
 
@@ -543,16 +547,14 @@ static int spread_order(const struct topo *t, const int *in, int n, int level, i
 		memcpy(out, in, n * sizeof(int));
 		return 0;
 	}
-	keys = calloc(n, sizeof(int));
-	start = calloc(n, sizeof(int));
-	size = calloc(n, sizeof(int));
-	fill = calloc(n, sizeof(int));
-	grouped = calloc(n, sizeof(int));
-	ordered = calloc(n, sizeof(int));
-	if (!keys || !start || !size || !fill || !grouped || !ordered) {
-		err = -ENOMEM;
-		goto out;
-	}
+	keys = calloc(6 * (size_t)n, sizeof(int));
+	if (!keys)
+		return -ENOMEM;
+	start = keys + n;
+	size = start + n;
+	fill = size + n;
+	grouped = fill + n;
+	ordered = grouped + n;
 	for (i = 0; i < n; i++) {
 		int key = spread_key(t, level, in[i]);
 
@@ -582,11 +584,6 @@ static int spread_order(const struct topo *t, const int *in, int n, int level, i
 				out[k++] = ordered[start[g] + r];
 out:
 	free(keys);
-	free(start);
-	free(size);
-	free(fill);
-	free(grouped);
-	free(ordered);
 	return err;
 }
 
@@ -1003,98 +1000,77 @@ void topo_print(const struct topo *t, FILE *f)
 	}
 }
 
-/* json_object_set_new() that remembers a failure. */
-static void jset(json_t *obj, const char *key, json_t *v, bool *ok)
+/* Each PU: its indexes and whether this process may run on it. */
+static json_t *pus_json(const struct topo *t)
 {
-	if (!v || json_object_set_new(obj, key, v))
-		*ok = false;
+	json_t *a = json_array();
+
+	for (int i = 0; a && i < t->npu; i++)
+		if (json_array_append_new(a, json_pack("{s:i, s:i, s:i, s:i, s:i, s:b}", "logical", i,
+				"os", t->pu_os[i], "core", t->core_id[i], "package", t->pkg_id[i],
+				"numa", t->numa_id[i], "allowed",
+				hwloc_bitmap_isset(t->allowed, t->pu_os[i])))) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
+}
+
+static json_t *caches_json(const struct topo *t)
+{
+	struct cache_group g[MAX_CACHE_GROUPS];
+	int ng = cache_groups(t, g, MAX_CACHE_GROUPS);
+	json_t *a = json_array();
+
+	for (int i = 0; a && i < ng; i++)
+		if (json_array_append_new(a, json_pack("{s:i, s:s, s:I, s:i, s:i, s:i}",
+				"level", g[i].level, "type", g[i].unified ? "unified" : "data",
+				"size", (json_int_t)g[i].size, "line", (int)g[i].line, "count", g[i].count,
+				"pus_per_instance", g[i].pus))) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
+}
+
+/* Per pair class: present, and then an example pair (OS indexes). */
+static json_t *classes_json(const struct topo *t)
+{
+	json_t *o = json_object();
+
+	for (int c = 0; o && c < PAIR__COUNT; c++) {
+		int a, b;
+		json_t *e = topo_find_pair(t, c, &a, &b) ? json_pack("{s:b}", "present", 0) :
+			    json_pack("{s:b, s:[ii]}", "present", 1, "example", a, b);
+
+		if (json_object_set_new(o, topo_pair_class_name((enum pair_class)(c)), e)) {
+			json_decref(o);
+			return NULL;
+		}
+	}
+	return o;
 }
 
 json_t *topo_to_json(const struct topo *t)
 {
-	struct cache_group groups[MAX_CACHE_GROUPS];
-	json_t *root = json_object(), *pus = json_array(), *caches = json_array();
-	json_t *classes = json_object();
+	json_t *root = json_pack("{s:s}", "source", source_name(t->source)), *rest;
 	char buf[256];
-	bool ok = root && pus && caches && classes;
-	int ng;
 
-	if (!ok)
-		goto out_err;
-	jset(root, "source", json_string(source_name(t->source)), &ok);
-	if (t->desc)
-		jset(root, "description", json_string(t->desc), &ok);
-	jset(root, "thissystem", json_boolean(t->thissystem), &ok);
-	jset(root, "packages", json_integer(t->npkg), &ok);
-	jset(root, "numa_nodes", json_integer(t->nnuma), &ok);
-	jset(root, "cores", json_integer(t->ncores), &ok);
-
-	for (int i = 0; i < t->npu; i++) {
-		json_t *pu = json_object();
-
-		if (!pu || json_array_append_new(pus, pu)) {
-			ok = false;
-			break;
-		}
-		jset(pu, "logical", json_integer(i), &ok);
-		jset(pu, "os", json_integer(t->pu_os[i]), &ok);
-		jset(pu, "core", json_integer(t->core_id[i]), &ok);
-		jset(pu, "package", json_integer(t->pkg_id[i]), &ok);
-		jset(pu, "numa", json_integer(t->numa_id[i]), &ok);
-		jset(pu, "allowed", json_boolean(hwloc_bitmap_isset(t->allowed, t->pu_os[i])), &ok);
-	}
-	jset(root, "pus", pus, &ok);
-	pus = NULL;
-
-	ng = cache_groups(t, groups, MAX_CACHE_GROUPS);
-	for (int i = 0; i < ng; i++) {
-		json_t *c = json_object();
-
-		if (!c || json_array_append_new(caches, c)) {
-			ok = false;
-			break;
-		}
-		jset(c, "level", json_integer(groups[i].level), &ok);
-		jset(c, "type", json_string(groups[i].unified ? "unified" : "data"), &ok);
-		jset(c, "size", json_integer((json_int_t)groups[i].size), &ok);
-		jset(c, "line", json_integer(groups[i].line), &ok);
-		jset(c, "count", json_integer(groups[i].count), &ok);
-		jset(c, "pus_per_instance", json_integer(groups[i].pus), &ok);
-	}
-	jset(root, "caches", caches, &ok);
-	caches = NULL;
-	jset(root, "line_size", json_integer(t->line), &ok);
-	jset(root, "smt", json_boolean(t->smt), &ok);
 	allowed_str(t, buf, sizeof(buf));
-	jset(root, "allowed", json_string(buf), &ok);
-
-	for (int c = 0; c < PAIR__COUNT; c++) {
-		json_t *e = json_object();
-		int a, b;
-
-		if (!e) {
-			ok = false;
-			break;
-		}
-		if (topo_find_pair(t, c, &a, &b)) {
-			jset(e, "present", json_false(), &ok);
-		} else {
-			jset(e, "present", json_true(), &ok);
-			jset(e, "example", json_pack("[ii]", a, b), &ok);
-		}
-		jset(classes, topo_pair_class_name((enum pair_class)(c)), e, &ok);
+	if (root && t->desc && json_object_set_new(root, "description", json_string(t->desc)))
+		json_decref(root), root = NULL;
+	rest = json_pack("{s:b, s:i, s:i, s:i, s:o, s:o, s:i, s:b, s:s, s:o}",
+			 "thissystem", t->thissystem, "packages", t->npkg, "numa_nodes", t->nnuma,
+			 "cores", t->ncores, "pus", pus_json(t), "caches", caches_json(t),
+			 "line_size", (int)t->line, "smt", t->smt, "allowed", buf,
+			 "pair_classes", classes_json(t));
+	if (!root || !rest || json_object_update(root, rest)) {
+		pr_err("topology: out of memory building the JSON description");
+		json_decref(root);
+		root = NULL;
 	}
-	jset(root, "pair_classes", classes, &ok);
-	classes = NULL;
-	if (ok)
-		return root;
-out_err:
-	pr_err("topology: out of memory building the JSON description");
-	json_decref(root);
-	json_decref(pus);
-	json_decref(caches);
-	json_decref(classes);
-	return NULL;
+	json_decref(rest);
+	return root;
 }
 
 void topo_summary(const struct topo *t, char *buf, size_t len)

@@ -74,20 +74,26 @@ static size_t round_down(size_t v, size_t to)
 	return v / to * to;
 }
 
+/* "4 KiB", "1.50 MiB": whole units exact, else 2 decimals (1 in KiB). */
 static void fmt_size(char *buf, size_t len, uint64_t v)
 {
-	if (v >= (1ull << 30) && !(v % (1ull << 30)))
-		snprintf(buf, len, "%" PRIu64 " GiB", v >> 30);
-	else if (v >= (1ull << 30))
-		snprintf(buf, len, "%.2f GiB", v / (double)(1ull << 30));
-	else if (v >= (1ull << 20) && !(v % (1ull << 20)))
-		snprintf(buf, len, "%" PRIu64 " MiB", v >> 20);
-	else if (v >= (1ull << 20))
-		snprintf(buf, len, "%.2f MiB", v / (double)(1ull << 20));
-	else if (!(v % 1024))
-		snprintf(buf, len, "%" PRIu64 " KiB", v >> 10);
+	static const char *const unit[] = { "KiB", "MiB", "GiB" };
+	int u = v >= (1ull << 30) ? 2 : v >= (1ull << 20) ? 1 : 0;
+	uint64_t d = 1ull << (10 * (u + 1));
+
+	if (v % d)
+		snprintf(buf, len, u ? "%.2f %s" : "%.1f %s", (double)v / (double)d, unit[u]);
 	else
-		snprintf(buf, len, "%.1f KiB", v / 1024.0);
+		snprintf(buf, len, "%" PRIu64 " %s", v / d, unit[u]);
+}
+
+/* fmt_size, or none when v is 0 */
+static void fmt_size_or(char *buf, size_t len, uint64_t v, const char *none)
+{
+	if (v)
+		fmt_size(buf, len, v);
+	else
+		snprintf(buf, len, "%s", none);
 }
 
 size_t hierarchy_default_max(size_t hwloc_llc, uint64_t mem_avail, char *why, size_t len)
@@ -1057,10 +1063,17 @@ static json_t *size_or_null(size_t v)
 	return v ? json_integer((json_int_t)v) : json_null();
 }
 
+/* more's keys into o, more released */
+static void add_keys(json_t *o, json_t *more)
+{
+	json_object_update(o, more);
+	json_decref(more);
+}
+
 static json_t *level_json(const struct hierarchy *h, size_t l)
 {
 	const struct hierarchy_level *lv = &h->levels[l];
-	int walk_level = lv->memory ? (int)h->ncaches + 1 : (int)l + 1;
+	size_t walk = hierarchy_level_footprint(h, lv->memory ? (int)h->ncaches + 1 : (int)l + 1);
 	char name[16];
 	json_t *o = json_pack("{s:s, s:b, s:f, s:f, s:I, s:I, s:i}",
 		"level", level_name(lv, l, name, sizeof(name)), "memory", lv->memory,
@@ -1068,25 +1081,19 @@ static json_t *level_json(const struct hierarchy *h, size_t l)
 		"first_bytes", (json_int_t)h->pts[lv->first].bytes,
 		"last_bytes", (json_int_t)h->pts[lv->last].bytes, "epochs_seen", (int)lv->seen);
 
-	if (lv->inner_cycles > 0) {
-		json_object_set_new(o, "inner_step_cycles", json_real(lv->inner_cycles));
-		json_object_set_new(o, "inner_step_ns", json_real(isnan(lv->inner_ns) ? 0 : lv->inner_ns));
-		json_object_set_new(o, "inner_step_from_bytes", json_integer((json_int_t)lv->inner_from));
-		json_object_set_new(o, "inner_step_to_bytes", json_integer((json_int_t)lv->inner_to));
-	}
-	if (hierarchy_level_footprint(h, walk_level))
-		json_object_set_new(o, "walk_bytes",
-				    json_integer((json_int_t)hierarchy_level_footprint(h, walk_level)));
-	if (lv->memory || lv->shelf)
-		return o;
-	json_object_set_new(o, "size_bytes", json_integer((json_int_t)lv->size_bytes));
-	json_object_set_new(o, "size_lo", json_integer((json_int_t)lv->size_lo));
-	json_object_set_new(o, "size_hi", size_or_null(lv->size_hi));
-	json_object_set_new(o, "size_min", size_or_null(lv->size_min));
-	json_object_set_new(o, "size_max", size_or_null(lv->size_max));
-	json_object_set_new(o, "hwloc_size", size_or_null(lv->hwloc_size));
-	json_object_set_new(o, "agrees", json_boolean(lv->agrees));
-	json_object_set_new(o, "effective_share", json_boolean(lv->share));
+	if (lv->inner_cycles > 0)
+		add_keys(o, json_pack("{s:f, s:f, s:I, s:I}", "inner_step_cycles", lv->inner_cycles,
+			"inner_step_ns", isnan(lv->inner_ns) ? 0.0 : lv->inner_ns,
+			"inner_step_from_bytes", (json_int_t)lv->inner_from,
+			"inner_step_to_bytes", (json_int_t)lv->inner_to));
+	if (walk)
+		json_object_set_new(o, "walk_bytes", json_integer((json_int_t)walk));
+	if (!lv->memory && !lv->shelf)
+		add_keys(o, json_pack("{s:I, s:I, s:o, s:o, s:o, s:o, s:b, s:b}",
+			"size_bytes", (json_int_t)lv->size_bytes, "size_lo", (json_int_t)lv->size_lo,
+			"size_hi", size_or_null(lv->size_hi), "size_min", size_or_null(lv->size_min),
+			"size_max", size_or_null(lv->size_max), "hwloc_size", size_or_null(lv->hwloc_size),
+			"agrees", lv->agrees, "effective_share", lv->share));
 	return o;
 }
 
@@ -1224,10 +1231,7 @@ static void print_levels(const struct hierarchy *h, FILE *f)
 		const struct hierarchy_level *lv = &h->levels[l];
 		size_t walk = hierarchy_level_footprint(h, lv->memory ? (int)h->ncaches + 1 : (int)l + 1);
 
-		if (walk && !lv->shelf)
-			fmt_size(d, sizeof(d), walk);
-		else
-			snprintf(d, sizeof(d), "-");
+		fmt_size_or(d, sizeof(d), lv->shelf ? 0 : walk, "-");
 		if (lv->memory || lv->shelf) {
 			snprintf(sz, sizeof(sz), lv->memory ? "- (%u of %u)" : "-", lv->seen, h->epochs);
 			fprintf(f, "%-7s %-40s %-22s %7.1f %7.1f %10s  %-9s%s\n", level_name(lv, l, name, sizeof(name)),
@@ -1236,15 +1240,9 @@ static void print_levels(const struct hierarchy *h, FILE *f)
 		}
 		size_range(h, lv, sz, sizeof(sz));
 		fmt_size(b, sizeof(b), lv->size_lo);
-		if (lv->size_hi)
-			fmt_size(c, sizeof(c), lv->size_hi);
-		else
-			snprintf(c, sizeof(c), "?");
+		fmt_size_or(c, sizeof(c), lv->size_hi, "?");
 		snprintf(br, sizeof(br), "%s-%s", b, c);
-		if (lv->hwloc_size)
-			fmt_size(a, sizeof(a), lv->hwloc_size);
-		else
-			snprintf(a, sizeof(a), "none");
+		fmt_size_or(a, sizeof(a), lv->hwloc_size, "none");
 		fprintf(f, "%-7s %-40s %-22s %7.1f %7.1f %10s  %-9s %s\n", level_name(lv, l, name, sizeof(name)),
 			sz, br, lv->cycles, lv->ns, d, a,
 			lv->agrees ? "agrees" : lv->share ? "share" : "DISAGREES");

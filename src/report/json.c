@@ -336,33 +336,76 @@ static int read_result(json_t *o, struct result *r, size_t idx, const char *path
 	return stats_summarize(r->samples, r->nsamples, &r->s);
 }
 
-int report_read(const char *path, struct report *rep)
+/* Open path as JSON: 0, or -errno said with the path. */
+static int load(const char *path, json_t **root)
 {
 	json_error_t e;
+	struct stat st;
+
+	/* jansson reads a directory as an empty document */
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		pr_err("%s: is a directory (give a JSON report file)", path);
+		return -EINVAL;
+	}
+	*root = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
+	if (*root)
+		return 0;
+	if (e.line < 0 || strstr(e.text, "unable to open")) {
+		pr_err("%s: cannot read: %s", path, e.text);
+		return -ENOENT;
+	}
+	pr_err("%s:%d:%d: not valid JSON: %s", path, e.line, e.column, e.text);
+	return -EINVAL;
+}
+
+/* The document's facts beside calibration and results; keys besides the
+ * core ones are extension sections ("c2c", ...), kept as read. */
+static void read_top(json_t *root, struct report *rep)
+{
+	static const char *const core[] = { "schema", "tool", "started", "wall_s", "partial",
+					    "partial_reason", "calibration", "topology_summary", "cycles",
+					    "meta", "topology", "results", "units" };
+	const char *k;
+	json_t *v, *cy = json_object_get(root, "cycles");
+
+	rep->partial = json_is_true(json_object_get(root, "partial"));
+	copy_str(rep->partial_reason, sizeof(rep->partial_reason), root, "partial_reason");
+	copy_str(rep->started, sizeof(rep->started), root, "started");
+	copy_str(rep->topo_summary, sizeof(rep->topo_summary), root, "topology_summary");
+	rep->wall_s = json_number_value(json_object_get(root, "wall_s"));
+	rep->pmu_ticks_per_cycle = json_number_value(json_object_get(cy, "pmu_ticks_per_cycle"));
+	rep->chain_ticks_per_cycle = json_number_value(json_object_get(cy, "chain_ticks_per_cycle"));
+	rep->cycle_agreement = json_number_value(json_object_get(cy, "agreement"));
+	if (json_is_object(json_object_get(root, "tool")))
+		rep->tool = json_incref(json_object_get(root, "tool"));
+	if (json_object_get(root, "meta"))
+		rep->meta = json_incref(json_object_get(root, "meta"));
+	if (json_object_get(root, "topology"))
+		rep->topo = json_incref(json_object_get(root, "topology"));
+	json_object_foreach(root, k, v) {
+		size_t c = 0;
+
+		while (c < ARRAY_SIZE(core) && strcmp(core[c], k))
+			c++;
+		if (c < ARRAY_SIZE(core))
+			continue;
+		if (!rep->sections)
+			rep->sections = json_object();
+		json_object_set(rep->sections, k, v);
+	}
+}
+
+int report_read(const char *path, struct report *rep)
+{
 	json_t *root, *results, *o;
 	const char *schema;
 	size_t i;
-	int ret = 0;
+	int ret;
 
 	report_init(rep);
-	{
-		struct stat st;
-
-		/* jansson reads a directory as an empty document */
-		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-			pr_err("%s: is a directory (give a JSON report file)", path);
-			return -EINVAL;
-		}
-	}
-	root = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
-	if (!root) {
-		if (e.line < 0 || strstr(e.text, "unable to open")) {
-			pr_err("%s: cannot read: %s", path, e.text);
-			return -ENOENT;
-		}
-		pr_err("%s:%d:%d: not valid JSON: %s", path, e.line, e.column, e.text);
-		return -EINVAL;
-	}
+	ret = load(path, &root);
+	if (ret < 0)
+		return ret;
 	schema = json_string_value(json_object_get(root, "schema"));
 	if (!schema || strcmp(schema, REPORT_SCHEMA)) {
 		pr_err("%s: not an atomcost report (schema '%s', expected '%s')", path,
@@ -378,43 +421,7 @@ int report_read(const char *path, struct report *rep)
 		ret = -EINVAL;
 		goto out;
 	}
-	rep->partial = json_is_true(json_object_get(root, "partial"));
-	copy_str(rep->partial_reason, sizeof(rep->partial_reason), root, "partial_reason");
-	copy_str(rep->started, sizeof(rep->started), root, "started");
-	copy_str(rep->topo_summary, sizeof(rep->topo_summary), root, "topology_summary");
-	rep->wall_s = json_number_value(json_object_get(root, "wall_s"));
-	{
-		json_t *cy = json_object_get(root, "cycles");
-
-		rep->pmu_ticks_per_cycle = json_number_value(json_object_get(cy, "pmu_ticks_per_cycle"));
-		rep->chain_ticks_per_cycle = json_number_value(json_object_get(cy, "chain_ticks_per_cycle"));
-		rep->cycle_agreement = json_number_value(json_object_get(cy, "agreement"));
-	}
-	if (json_is_object(json_object_get(root, "tool")))
-		rep->tool = json_incref(json_object_get(root, "tool"));
-	if (json_object_get(root, "meta"))
-		rep->meta = json_incref(json_object_get(root, "meta"));
-	if (json_object_get(root, "topology"))
-		rep->topo = json_incref(json_object_get(root, "topology"));
-	{
-		static const char *const core[] = { "schema", "tool", "started", "wall_s", "partial",
-						    "partial_reason", "calibration", "topology_summary", "cycles",
-						    "meta", "topology", "results", "units" };
-		const char *k;
-		json_t *v;
-
-		json_object_foreach(root, k, v) {
-			size_t c = 0;
-
-			while (c < ARRAY_SIZE(core) && strcmp(core[c], k))
-				c++;
-			if (c < ARRAY_SIZE(core))
-				continue;
-			if (!rep->sections)
-				rep->sections = json_object();
-			json_object_set(rep->sections, k, v);
-		}
-	}
+	read_top(root, rep);
 	results = json_object_get(root, "results");
 	if (!json_is_array(results)) {
 		pr_err("%s: no results array", path);

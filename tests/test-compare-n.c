@@ -153,9 +153,7 @@ int main(void)
 						false, NULL };
 	struct machine same = base, other = base;
 	char dir[] = "/tmp/atomcost-cmpn-XXXXXX", p[3][256], bad[300];
-	const char *paths[3] = { p[0], p[1], p[2] };
-	json_t *docs[3] = { NULL };
-	bool summary[3];
+	struct compare_n_doc docs[3] = { 0 };
 	struct compare_n c;
 	struct compare_n_opts o = { .noise_floor = COMPARE_NOISE_FLOOR };
 	const struct compare_n_row *r;
@@ -185,12 +183,12 @@ int main(void)
 	CHECK(write_doc(p[1], &same, true) == 0, "write summary 2");
 	CHECK(write_doc(p[2], &other, true) == 0, "write summary 3");
 	for (int i = 0; i < 3; i++)
-		CHECK(compare_n_read(p[i], &docs[i], &summary[i]) == 0, "read %s", p[i]);
-	CHECK(!summary[0] && summary[1] && summary[2], "the reader tells a report from a summary");
+		CHECK(report_read_summary(p[i], &docs[i]) == 0, "read %s", p[i]);
+	CHECK(!docs[0].summary && docs[1].summary && docs[2].summary, "the reader tells a report from a summary");
 	if (t_failed)
 		return test_done("compare-n");
 
-	CHECK(compare_n_build(docs, paths, summary, 3, &o, &c) == 0, "build");
+	CHECK(compare_n_build(docs, 3, &o, &c) == 0, "build");
 	CHECK(c.ncols == 3, "three columns");
 	/* names: machines 1 and 2 share a model, so they get their file names */
 	CHECK(!strcmp(c.cols[0].name, "a") && !strcmp(c.cols[1].name, "b"), "equal machines: file names ('%s', '%s')",
@@ -220,16 +218,14 @@ int main(void)
 	/* the full report and a summary of the same machine: one column */
 	{
 		struct compare_n c2;
-		json_t *d2[2];
-		bool s2[2];
+		struct compare_n_doc d2[2];
 		char p3[300];
-		const char *pp[2] = { p[0], p3 };
 		bool same_cells = true;
 
 		snprintf(p3, sizeof(p3), "%s/a.summary.json", dir);
 		CHECK(write_doc(p3, &base, true) == 0, "write a's summary");
-		CHECK(compare_n_read(p[0], &d2[0], &s2[0]) == 0 && compare_n_read(p3, &d2[1], &s2[1]) == 0, "read both");
-		CHECK(compare_n_build(d2, pp, s2, 2, &o, &c2) == 0, "build 2");
+		CHECK(report_read_summary(p[0], &d2[0]) == 0 && report_read_summary(p3, &d2[1]) == 0, "read both");
+		CHECK(compare_n_build(d2, 2, &o, &c2) == 0, "build 2");
 		for (size_t i = 0; i < c2.nrows; i++)
 			if (c2.rows[i].kind != CN_TEXT &&
 			    (!c2.rows[i].cells[1].present || c2.rows[i].cells[1].v != c2.rows[i].cells[0].v)) {
@@ -238,8 +234,8 @@ int main(void)
 			}
 		CHECK(same_cells && c2.marked == 0 && c2.missing == 0, "a report and its summary read the same");
 		compare_n_free(&c2);
-		json_decref(d2[0]);
-		json_decref(d2[1]);
+		report_free_summary(&d2[0]);
+		report_free_summary(&d2[1]);
 		unlink(p3);
 	}
 
@@ -259,7 +255,6 @@ int main(void)
 	 * row +1% but 8% apart between epochs cannot tell */
 	{
 		struct machine ea = base, eb = base;
-		const char *pp[2] = { p[0], p[1] };
 
 		ea.epochs = eb.epochs = true;
 		ea.noisy = eb.noisy = "__set_bit";
@@ -267,10 +262,10 @@ int main(void)
 		eb.hot_plain = 2.0 * 1.01;
 		CHECK(write_doc(p[0], &ea, false) == 0 && write_doc(p[1], &eb, true) == 0, "write epochs");
 		for (int i = 0; i < 2; i++) {
-			json_decref(docs[i]);
-			CHECK(compare_n_read(p[i], &docs[i], &summary[i]) == 0, "read %s", p[i]);
+			report_free_summary(&docs[i]);
+			CHECK(report_read_summary(p[i], &docs[i]) == 0, "read %s", p[i]);
 		}
-		CHECK(compare_n_build(docs, pp, summary, 2, &o, &c) == 0, "build with epochs");
+		CHECK(compare_n_build(docs, 2, &o, &c) == 0, "build with epochs");
 		r = row(&c, "hot line, dependency chain: set_bit");
 		CHECK(r && r->cells[1].judged && r->cells[1].marked && fabs(r->cells[1].change - 0.10) < 0.005,
 		      "+10%% over tight epochs: marked (change %.3f, p %.2g)", r ? r->cells[1].change : 0,
@@ -301,13 +296,12 @@ int main(void)
 		fclose(f);
 	}
 	{
-		json_t *d = NULL;
-		bool s;
+		struct compare_n_doc d;
 
-		CHECK(compare_n_read(bad, &d, &s) == -EINVAL && !d, "another schema is refused");
+		CHECK(report_read_summary(bad, &d) == -EINVAL && !d.nres, "another schema is refused");
 	}
 	for (int i = 0; i < 3; i++) {
-		json_decref(docs[i]);
+		report_free_summary(&docs[i]);
 		unlink(p[i]);
 	}
 	unlink(bad);

@@ -174,10 +174,9 @@ static int read_side(const char *arg, struct report *rep)
 /* The machines side by side: one column per file. */
 static int compare_side_by_side(char **files, size_t n, const struct compare_n_opts *o, bool html)
 {
-	json_t *docs[COMPARE_N_MAX] = { NULL };
-	bool summary[COMPARE_N_MAX];
+	static struct compare_n_doc docs[COMPARE_N_MAX];
 	struct compare_n cn;
-	int ret = 0, code = EXIT_OK;
+	int ret = 0;
 	size_t k;
 
 	if (n > COMPARE_N_MAX) {
@@ -189,27 +188,19 @@ static int compare_side_by_side(char **files, size_t n, const struct compare_n_o
 			pr_err("compare: '%s': side by side takes one file per machine, not a comma-separated list (that is for two-way compare)",
 			       files[k]);
 			ret = -EINVAL;
-			break;
+		} else {
+			ret = report_read_summary(files[k], &docs[k]);
 		}
-		ret = compare_n_read(files[k], &docs[k], &summary[k]);
 	}
-	if (ret < 0) {
-		code = ret == -EINVAL ? EXIT_USAGE : exit_code_for(ret);
-		goto out;
+	if (!ret)
+		ret = compare_n_build(docs, n, o, &cn);
+	if (!ret) {
+		ret = html ? compare_n_write_html(&cn, stdout) : compare_n_write_text(&cn, stdout);
+		compare_n_free(&cn);
 	}
-	ret = compare_n_build(docs, (const char *const *)files, summary, n, o, &cn);
-	if (ret < 0) {
-		code = ret == -EINVAL ? EXIT_USAGE : exit_code_for(ret);
-		goto out;
-	}
-	ret = html ? compare_n_write_html(&cn, stdout) : compare_n_write_text(&cn, stdout);
-	if (ret < 0)
-		code = exit_code_for(ret);
-	compare_n_free(&cn);
-out:
 	for (k = 0; k < n; k++)
-		json_decref(docs[k]);
-	return code;
+		report_free_summary(&docs[k]);
+	return ret == -EINVAL ? EXIT_USAGE : ret < 0 ? exit_code_for(ret) : EXIT_OK;
 }
 
 /* Two sides, A before and B after: a verdict per row. An exit code. */
@@ -266,11 +257,8 @@ int cmd_compare(int argc, char **argv)
 		return opts_exit(ret);
 	n = argc - optind;
 	/* a summary has no samples: it can only stand side by side */
-	for (int i = optind; n == 2 && i < argc && !a.cards; i++) {
-		bool sum = false;
-
-		a.cards = !strchr(argv[i], ',') && compare_n_is_summary(argv[i], &sum) == 0 && sum;
-	}
+	for (int i = optind; n == 2 && i < argc && !a.cards; i++)
+		a.cards = !strchr(argv[i], ',') && report_is_summary(argv[i]);
 	if (n >= 3 || a.cards) {
 		if (n < 2) {
 			pr_err("compare: --cards: give two or more JSON reports or summaries; got %d", n);

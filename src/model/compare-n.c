@@ -27,96 +27,12 @@ const char *const compare_n_sections[] = {
 
 enum { S_MACHINE, S_HIER, S_ATOM, S_SPLIT, S_C2C, S_SHARE, S_MENU, S_RESULTS };
 
-/* ---- reading ------------------------------------------------------------ */
-
-static const char *schema_of(const json_t *root)
-{
-	return json_string_value(json_object_get(root, "schema"));
-}
-
-int compare_n_is_summary(const char *path, bool *summary)
-{
-	json_error_t e;
-	json_t *root = json_load_file(path, 0, &e);
-
-	*summary = false;
-	if (!root)	/* said by whichever reader then opens it */
-		return e.line < 0 || strstr(e.text, "unable to open") ? -ENOENT : -EINVAL;
-	*summary = schema_of(root) && !strcmp(schema_of(root), SUMMARY_SCHEMA);
-	json_decref(root);
-	return 0;
-}
-
-/* A full report reduced to what its summary keeps: one column reads the
- * same from either. */
-static int reduce(const char *path, json_t **doc)
-{
-	struct report rep;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
-	json_error_t e;
-	int ret = report_read(path, &rep);
-
-	if (ret < 0)
-		return ret;
-	f = open_memstream(&buf, &len);
-	if (!f) {
-		report_free(&rep);
-		return -ENOMEM;
-	}
-	ret = report_write_summary(&rep, f);
-	if (fclose(f) && !ret)
-		ret = -EIO;
-	report_free(&rep);
-	if (!ret) {
-		*doc = json_loadb(buf, len, 0, &e);
-		if (!*doc)
-			ret = -ENOMEM;
-	}
-	free(buf);
-	return ret;
-}
-
-int compare_n_read(const char *path, json_t **doc, bool *summary)
-{
-	json_error_t e;
-	json_t *root;
-	const char *schema;
-
-	*doc = NULL;
-	*summary = false;
-	root = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
-	if (!root) {
-		if (e.line < 0 || strstr(e.text, "unable to open")) {
-			pr_err("compare: %s: cannot read: %s", path, e.text);
-			return -ENOENT;
-		}
-		pr_err("compare: %s:%d:%d: not valid JSON: %s", path, e.line, e.column, e.text);
-		return -EINVAL;
-	}
-	schema = schema_of(root);
-	if (schema && !strcmp(schema, SUMMARY_SCHEMA)) {
-		*doc = root;
-		*summary = true;
-		return 0;
-	}
-	if (!schema || strcmp(schema, REPORT_SCHEMA)) {
-		pr_err("compare: %s: schema '%s' is neither a report ('%s') nor a summary ('%s'): give the JSON of atomcost run -o or of atomcost report X.json -o X.summary.json",
-		       path, schema ? schema : "(none)", REPORT_SCHEMA, SUMMARY_SCHEMA);
-		json_decref(root);
-		return -EINVAL;
-	}
-	json_decref(root);
-	return reduce(path, doc);
-}
-
 /* ---- rows ----------------------------------------------------------------- */
 
 struct emit {
 	struct compare_n *c;
 	size_t col;
-	const json_t *doc;	/* the column's document */
+	const struct compare_n_doc *doc;	/* the column's document */
 	int err;
 };
 
@@ -184,288 +100,216 @@ static void text(struct emit *e, int section, const char *label, const char *s)
 	if (!k)
 		return;
 	k->present = true;
-	snprintf(k->text, sizeof(k->text), "%s", s);
+	snprintf(k->text, sizeof(k->text), "%.95s", s);
 }
 
-static const char *str(const json_t *o, const char *a, const char *b)
+/* A label's word: "?" for a fact the document lacks. */
+static const char *known(const char *s)
 {
-	return json_string_value(json_object_get(b ? json_object_get(o, a) : o, b ? b : a));
+	return *s ? s : "?";
 }
 
-/* A figure; nothing when v is not a positive number (null: not measured). */
+/* A figure; nothing when v is not a positive number (not measured). */
 static struct compare_n_cell *num(struct emit *e, int section, const char *label, const char *unit,
-				  enum compare_n_kind kind, const json_t *v)
+				  enum compare_n_kind kind, double v)
 {
 	struct compare_n_cell *k;
 
-	if (!json_is_number(v) || !(json_number_value(v) > 0))
+	if (!(v > 0))
 		return NULL;
 	k = cell(e, section, label, unit, kind);
 	if (!k)
 		return NULL;
 	k->present = true;
-	k->v = k->lo = k->hi = json_number_value(v);
+	k->v = k->lo = k->hi = v;
 	return k;
 }
 
-/* A hot-line cell's epochs: the cycles medians of every result of the
- * column's document with this probe, pattern, mode (and no placement), in
- * order (a row measured over K epochs appears K times). */
+/* A hot-line cell's epochs: those of the column's row with this probe,
+ * pattern and mode (and no placement). */
 static void epochs(struct emit *e, struct compare_n_cell *k, const char *probe, const char *pattern,
 		   const char *mode)
 {
-	const json_t *r;
-	size_t i, n = 0;
+	for (size_t i = 0; k && *probe && i < e->doc->nres; i++) {
+		const struct cn_result *r = &e->doc->res[i];
 
-	if (!k || e->err || !probe)
-		return;
-	json_array_foreach(json_object_get(e->doc, "results"), i, r) {
-		const json_t *em = json_object_get(r, "epoch_medians");
-		size_t j;
-
-		if (strcmp(str(r, "probe", NULL) ?: "", probe) || strcmp(str(r, "pattern", NULL) ?: "", pattern) ||
-		    strcmp(str(r, "mode", NULL) ?: "", mode) || json_object_get(r, "placement"))
-			continue;
-		n++;
-		if (json_array_size(em) < 2)
-			continue;
-		/* a summary's row: its epochs listed */
-		k->ep = malloc(json_array_size(em) * sizeof(*k->ep));
-		if (!k->ep) {
-			e->err = -ENOMEM;
+		if (!strcmp(r->probe, probe) && !strcmp(r->pattern, pattern) && !strcmp(r->mode, mode) &&
+		    !*r->placement) {
+			k->ep = r->nep >= 2 ? r->ep : NULL;
+			k->nep = r->nep >= 2 ? r->nep : 0;
 			return;
 		}
-		for (j = 0; j < json_array_size(em); j++)
-			k->ep[k->nep++] = json_number_value(json_array_get(em, j));
-		return;
-	}
-	if (n < 2)
-		return;
-	k->ep = malloc(n * sizeof(*k->ep));
-	if (!k->ep) {
-		e->err = -ENOMEM;
-		return;
-	}
-	json_array_foreach(json_object_get(e->doc, "results"), i, r) {
-		double v = json_number_value(json_object_get(json_object_get(r, "cycles"), "median"));
-
-		if (!strcmp(str(r, "probe", NULL) ?: "", probe) && !strcmp(str(r, "pattern", NULL) ?: "", pattern) &&
-		    !strcmp(str(r, "mode", NULL) ?: "", mode) && !json_object_get(r, "placement"))
-			k->ep[k->nep++] = v;
 	}
 }
 
-static void machine_rows(struct emit *e, const json_t *doc, bool summary)
+static void machine_rows(struct emit *e, const struct compare_n_doc *d)
 {
-	const json_t *fp = json_object_get(doc, "fingerprint");
-	const json_t *cal = json_object_get(doc, "calibration");
-	const json_t *hv = json_object_get(fp, "hypervisor");
 	char buf[96];
 
-	text(e, S_MACHINE, "host", str(fp, "host", NULL));
-	text(e, S_MACHINE, "model", str(fp, "cpu", "model_name"));
-	if (str(fp, "cpu", "family")) {
-		snprintf(buf, sizeof(buf), "%s/%s stepping %s", str(fp, "cpu", "family"),
-			 str(fp, "cpu", "model") ?: "?", str(fp, "cpu", "stepping") ?: "?");
+	text(e, S_MACHINE, "host", d->host);
+	text(e, S_MACHINE, "model", d->model_name);
+	if (*d->family) {
+		snprintf(buf, sizeof(buf), "%s/%s stepping %s", d->family, known(d->model), known(d->stepping));
 		text(e, S_MACHINE, "family/model", buf);
 	}
-	text(e, S_MACHINE, "microcode", str(fp, "cpu", "microcode"));
-	text(e, S_MACHINE, "kernel", str(fp, "kernel", "release"));
-	if (hv)
-		text(e, S_MACHINE, "virtual machine",
-		     json_is_true(json_object_get(hv, "cpuid_flag")) ? "yes (hypervisor flag)" : "no flag");
-	text(e, S_MACHINE, "topology", str(doc, "topology_summary", NULL));
-	if (json_number_value(json_object_get(cal, "core_hz")) > 0) {
-		snprintf(buf, sizeof(buf), "%.3f GHz", json_number_value(json_object_get(cal, "core_hz")) / 1e9);
+	text(e, S_MACHINE, "microcode", d->microcode);
+	text(e, S_MACHINE, "kernel", d->kernel);
+	if (d->vm >= 0)
+		text(e, S_MACHINE, "virtual machine", d->vm ? "yes (hypervisor flag)" : "no flag");
+	text(e, S_MACHINE, "topology", d->topology);
+	if (d->core_hz > 0) {
+		snprintf(buf, sizeof(buf), "%.3f GHz", d->core_hz / 1e9);
 		text(e, S_MACHINE, "core clock", buf);
 	}
-	if (json_is_boolean(json_object_get(cal, "trustworthy")))
-		text(e, S_MACHINE, "calibration",
-		     json_is_true(json_object_get(cal, "trustworthy")) ? "trustworthy" : "NOT TRUSTWORTHY");
-	snprintf(buf, sizeof(buf), "%s%s", str(doc, "started", NULL) ?: "?",
-		 json_is_true(json_object_get(doc, "partial")) ? " PARTIAL" : "");
+	if (d->trustworthy >= 0)
+		text(e, S_MACHINE, "calibration", d->trustworthy ? "trustworthy" : "NOT TRUSTWORTHY");
+	snprintf(buf, sizeof(buf), "%s%s", known(d->started), d->partial ? " PARTIAL" : "");
 	text(e, S_MACHINE, "measured", buf);
-	if (str(doc, "tool", "version")) {
-		snprintf(buf, sizeof(buf), "atomcost %.16s, %.24s %.40s", str(doc, "tool", "version"),
-			 str(fp, "compiler", "cc") ?: "?", str(fp, "compiler", "flags") ?: "");
+	if (*d->version) {
+		snprintf(buf, sizeof(buf), "atomcost %.16s, %.24s %.40s", d->version, known(d->cc), d->flags);
 		text(e, S_MACHINE, "built with", buf);
 	}
-	text(e, S_MACHINE, "read from", summary ? "summary" : "full report");
+	text(e, S_MACHINE, "read from", d->summary ? "summary" : "full report");
 }
 
-static void hierarchy_rows(struct emit *e, const json_t *doc)
+static void hierarchy_rows(struct emit *e, const struct compare_n_doc *d)
 {
-	const json_t *levels = json_object_get(json_object_get(doc, "hierarchy"), "levels"), *lv;
-	size_t i;
-	char label[128];
+	char label[256];
 
-	json_array_foreach(levels, i, lv) {
-		const char *name = str(lv, "level", NULL) ?: "?";
+	for (size_t i = 0; i < d->nlevel; i++) {
+		const struct cn_level *lv = &d->level[i];
+		const char *name = known(lv->name);
 		struct compare_n_cell *k;
 
-		if (json_is_true(json_object_get(lv, "memory"))) {
-			num(e, S_HIER, "DRAM latency", "ns", CN_WIDE, json_object_get(lv, "ns"));
-			num(e, S_HIER, "DRAM latency", "cycles", CN_WIDE, json_object_get(lv, "cycles"));
+		if (lv->memory) {
+			num(e, S_HIER, "DRAM latency", "ns", CN_WIDE, lv->ns);
+			num(e, S_HIER, "DRAM latency", "cycles", CN_WIDE, lv->cycles);
 			continue;
 		}
 		snprintf(label, sizeof(label), "%s size", name);
-		if (json_number_value(json_object_get(lv, "size_bytes")) > 0 &&
-		    (k = cell(e, S_HIER, label, "KiB", CN_SIZE))) {
-			double lo = json_number_value(json_object_get(lv, "size_lo"));
-			double hi = json_number_value(json_object_get(lv, "size_hi"));
-
+		if (lv->size > 0 && (k = cell(e, S_HIER, label, "KiB", CN_SIZE))) {
 			k->present = true;
-			k->v = json_number_value(json_object_get(lv, "size_bytes")) / 1024;
-			k->lo = lo > 0 ? lo / 1024 : k->v;
-			k->hi = hi > 0 ? hi / 1024 : INFINITY;	/* null: no footprint beyond */
+			k->v = lv->size / 1024;
+			k->lo = lv->size_lo > 0 ? lv->size_lo / 1024 : k->v;
+			k->hi = lv->size_hi > 0 ? lv->size_hi / 1024 : INFINITY;	/* none: no footprint beyond */
 		}
-		if (json_number_value(json_object_get(lv, "hwloc_size")) > 0) {
+		if (lv->hwloc_size > 0) {
 			char v[32];
 
-			snprintf(v, sizeof(v), "%.0f KiB", json_number_value(json_object_get(lv, "hwloc_size")) / 1024);
+			snprintf(v, sizeof(v), "%.0f KiB", lv->hwloc_size / 1024);
 			snprintf(label, sizeof(label), "%s size declared by hwloc", name);
 			text(e, S_HIER, label, v);
 		}
 		/* the L1 chase is the hot-line dependent load */
 		snprintf(label, sizeof(label), "%s latency", name);
-		num(e, S_HIER, label, "cycles", i == 0 ? CN_HOT : CN_WIDE, json_object_get(lv, "cycles"));
+		num(e, S_HIER, label, "cycles", i == 0 ? CN_HOT : CN_WIDE, lv->cycles);
 	}
 }
 
-static void atomicity_rows(struct emit *e, const json_t *card)
+static void atomicity_rows(struct emit *e, const struct compare_n_doc *d)
 {
-	const char *atomic = str(card, "atomic", NULL), *plain = str(card, "plain", NULL);
-	const json_t *a;
-	size_t i;
-	char label[128];
+	char label[256];
 
-	if (!atomic || !plain)
+	if (!*d->atomic || !*d->plain)
 		return;
-	json_array_foreach(json_object_get(card, "atomicity"), i, a) {
-		const char *what = str(a, "what", NULL) ?: "?", *mode = str(a, "mode", NULL) ?: "latency";
-		enum compare_n_kind kind = !strcmp(str(a, "pattern", NULL) ?: "", "hit") ? CN_HOT : CN_WIDE;
+	for (size_t i = 0; i < d->npair; i++) {
+		const struct cn_pair *a = &d->pair[i];
+		const char *what = known(a->what), *mode = *a->mode ? a->mode : "latency";
+		enum compare_n_kind kind = !strcmp(a->pattern, "hit") ? CN_HOT : CN_WIDE;
 		struct compare_n_cell *k;
-		double ac = json_number_value(json_object_get(a, "atomic_cycles"));
-		double pc = json_number_value(json_object_get(a, "plain_cycles"));
 
-		snprintf(label, sizeof(label), "%s: %s", what, atomic);
-		k = num(e, S_ATOM, label, "cycles", kind, json_object_get(a, "atomic_cycles"));
+		snprintf(label, sizeof(label), "%s: %s", what, d->atomic);
+		k = num(e, S_ATOM, label, "cycles", kind, a->atomic);
 		if (kind == CN_HOT)
-			epochs(e, k, atomic, "hit", mode);
-		snprintf(label, sizeof(label), "%s: %s", what, plain);
-		k = num(e, S_ATOM, label, "cycles", kind, json_object_get(a, "plain_cycles"));
+			epochs(e, k, d->atomic, "hit", mode);
+		snprintf(label, sizeof(label), "%s: %s", what, d->plain);
+		k = num(e, S_ATOM, label, "cycles", kind, a->plain);
 		if (kind == CN_HOT)
-			epochs(e, k, plain, "hit", mode);
-		if (ac > 0 && pc > 0) {
-			json_t *r = json_real(ac / pc);
-
-			snprintf(label, sizeof(label), "%s: %s / %s", what, atomic, plain);
-			num(e, S_ATOM, label, "x", kind, r);
-			json_decref(r);
+			epochs(e, k, d->plain, "hit", mode);
+		if (a->atomic > 0 && a->plain > 0) {
+			snprintf(label, sizeof(label), "%s: %s / %s", what, d->atomic, d->plain);
+			num(e, S_ATOM, label, "x", kind, a->atomic / a->plain);
 		}
 	}
 }
 
-static void splitlock_rows(struct emit *e, const json_t *doc)
+static void splitlock_rows(struct emit *e, const struct compare_n_doc *d)
 {
-	const json_t *s = json_object_get(doc, "splitlock");
-
-	if (!s)
+	if (!d->splitlock.present)
 		return;
-	text(e, S_SPLIT, "kernel split-lock mode", str(s, "kernel", "mode"));
-	if (!json_is_true(json_object_get(s, "supported"))) {
-		text(e, S_SPLIT, "split lock", str(s, "unsupported", NULL));
+	text(e, S_SPLIT, "kernel split-lock mode", d->splitlock.mode);
+	if (!d->splitlock.supported) {
+		text(e, S_SPLIT, "split lock", d->splitlock.unsupported);
 		return;
 	}
-	if (json_is_true(json_object_get(s, "sigbus"))) {
+	if (d->splitlock.sigbus) {
 		text(e, S_SPLIT, "split lock", "killed with SIGBUS (forbidden here)");
 	} else {
-		num(e, S_SPLIT, "split locked add", "cycles", CN_WIDE, json_object_get(s, "split_cycles"));
-		num(e, S_SPLIT, "split / aligned", "x", CN_WIDE, json_object_get(s, "ratio"));
+		num(e, S_SPLIT, "split locked add", "cycles", CN_WIDE, d->splitlock.split);
+		num(e, S_SPLIT, "split / aligned", "x", CN_WIDE, d->splitlock.ratio);
 	}
-	num(e, S_SPLIT, "aligned locked add", "cycles", CN_HOT, json_object_get(s, "aligned_cycles"));
+	num(e, S_SPLIT, "aligned locked add", "cycles", CN_HOT, d->splitlock.aligned);
 }
 
-static void c2c_rows(struct emit *e, const json_t *doc)
+static void c2c_rows(struct emit *e, const struct compare_n_doc *d)
 {
-	const json_t *c2c = json_object_get(doc, "c2c"), *p;
-	size_t i;
-	char label[128];
+	char label[256];
 
-	json_array_foreach(json_object_get(c2c, "pairs"), i, p) {
-		const char *cls = str(p, "class", NULL) ?: "?", *m = str(p, "method", NULL) ?: "?";
+	for (size_t i = 0; i < d->nc2c; i++) {
+		const struct cn_c2c *p = &d->c2c[i];
 
-		snprintf(label, sizeof(label), "%s, %s round trip", cls, m);
-		num(e, S_C2C, label, "ns", CN_WIDE, json_object_get(json_object_get(p, "round_trip_ns"), "median"));
-		snprintf(label, sizeof(label), "%s, %s round trip", cls, m);
-		num(e, S_C2C, label, "cycles", CN_WIDE,
-		    json_object_get(json_object_get(p, "round_trip_cycles"), "median"));
-	}
-	json_array_foreach(json_object_get(c2c, "absent_classes"), i, p) {
-		snprintf(label, sizeof(label), "%s", json_string_value(p) ?: "?");
-		text(e, S_C2C, label, "absent here");
-	}
-}
-
-static void sharing_rows(struct emit *e, const json_t *card)
-{
-	static const char *const cases[][2] = {
-		{ "true_share", "true sharing" }, { "false_share", "false sharing" }, { "no_share", "no sharing" },
-	};
-	const char *probe = str(card, "sharing_probe", NULL);
-	const json_t *s;
-	size_t i;
-	char label[128];
-
-	if (!probe)
-		return;
-	json_array_foreach(json_object_get(card, "sharing"), i, s)
-		for (size_t k = 0; k < ARRAY_SIZE(cases); k++) {
-			snprintf(label, sizeof(label), "%s, %s %s", str(s, "placement", NULL) ?: "?", probe,
-				 cases[k][1]);
-			num(e, S_SHARE, label, "cycles", CN_WIDE, json_object_get(s, cases[k][0]));
-		}
-}
-
-static void menu_rows(struct emit *e, const json_t *card)
-{
-	const json_t *need, *opt;
-	size_t i, k;
-	char label[128];
-
-	json_array_foreach(json_object_get(card, "menu"), i, need) {
-		const json_t *opts = json_object_get(need, "options");
-
-		json_array_foreach(opts, k, opt) {
-			snprintf(label, sizeof(label), "%s: %s", str(need, "need", NULL) ?: "?",
-				 str(opt, "probe", NULL) ?: "?");
-			epochs(e, num(e, S_MENU, label, "cycles", CN_HOT, json_object_get(opt, "cycles")),
-			       str(opt, "probe", NULL), "hit", "latency");
-		}
-	}
-}
-
-static void result_rows(struct emit *e, const json_t *doc)
-{
-	const json_t *r;
-	struct compare_n_cell *k;
-	size_t i;
-	char label[128];
-
-	json_array_foreach(json_object_get(doc, "results"), i, r) {
-		const char *pattern = str(r, "pattern", NULL) ?: "?";
-		const char *placement = str(r, "placement", NULL);
-
-		snprintf(label, sizeof(label), "%s %s %s%s%s", str(r, "probe", NULL) ?: "?", pattern,
-			 str(r, "mode", NULL) ?: "?", placement ? " " : "", placement ? placement : "");
-		k = num(e, S_RESULTS, label, "cycles", !strcmp(pattern, "hit") ? CN_HOT : CN_WIDE,
-			json_object_get(json_object_get(r, "cycles"), "median"));
-		if (placement || !k)
+		if (p->absent) {
+			text(e, S_C2C, known(p->cls), "absent here");
 			continue;
-		epochs(e, k, str(r, "probe", NULL), pattern, str(r, "mode", NULL) ?: "?");
+		}
+		snprintf(label, sizeof(label), "%s, %s round trip", known(p->cls), known(p->method));
+		num(e, S_C2C, label, "ns", CN_WIDE, p->ns);
+		num(e, S_C2C, label, "cycles", CN_WIDE, p->cycles);
+	}
+}
+
+static void sharing_rows(struct emit *e, const struct compare_n_doc *d)
+{
+	static const char *const cases[] = { "true sharing", "false sharing", "no sharing" };
+	char label[256];
+
+	for (size_t i = 0; *d->sharing_probe && i < d->nshare; i++)
+		for (size_t k = 0; k < ARRAY_SIZE(cases); k++) {
+			snprintf(label, sizeof(label), "%s, %s %s", known(d->share[i].placement), d->sharing_probe,
+				 cases[k]);
+			num(e, S_SHARE, label, "cycles", CN_WIDE, d->share[i].cycles[k]);
+		}
+}
+
+static void menu_rows(struct emit *e, const struct compare_n_doc *d)
+{
+	char label[256];
+
+	for (size_t i = 0; i < d->nmenu; i++) {
+		const struct cn_option *o = &d->menu[i];
+
+		snprintf(label, sizeof(label), "%s: %s", known(o->need), known(o->probe));
+		epochs(e, num(e, S_MENU, label, "cycles", CN_HOT, o->cycles), o->probe, "hit", "latency");
+	}
+}
+
+static void result_rows(struct emit *e, const struct compare_n_doc *d)
+{
+	struct compare_n_cell *k;
+	char label[256];
+
+	for (size_t i = 0; i < d->nres; i++) {
+		const struct cn_result *r = &d->res[i];
+
+		snprintf(label, sizeof(label), "%s %s %s%s%s", known(r->probe), known(r->pattern), known(r->mode),
+			 *r->placement ? " " : "", r->placement);
+		k = num(e, S_RESULTS, label, "cycles", !strcmp(r->pattern, "hit") ? CN_HOT : CN_WIDE, r->median);
+		if (*r->placement || !k || r->nep < 2)
+			continue;
 		/* the row over its epochs, not the first epoch's median */
-		if (k->nep)
-			k->v = k->lo = k->hi = stats_median(k->ep, k->nep);
+		k->ep = r->ep;
+		k->nep = r->nep;
+		k->v = k->lo = k->hi = stats_median(r->ep, r->nep);
 	}
 }
 
@@ -480,12 +324,11 @@ static void cut(char *s, const char *word)
 }
 
 /* "AMD EPYC 9R14 96-Core Processor", 25, 17 -> "AMD EPYC 9R14 25/17" */
-static void machine_name(const json_t *doc, char *buf, size_t len)
+static void machine_name(const struct compare_n_doc *d, char *buf, size_t len)
 {
-	const json_t *fp = json_object_get(doc, "fingerprint");
 	char model[96], *p, *q;
 
-	snprintf(model, sizeof(model), "%s", str(fp, "cpu", "model_name") ?: "unknown CPU");
+	snprintf(model, sizeof(model), "%s", *d->model_name ? d->model_name : "unknown CPU");
 	cut(model, "(R)");
 	cut(model, "(TM)");
 	cut(model, "(tm)");
@@ -505,9 +348,8 @@ static void machine_name(const json_t *doc, char *buf, size_t len)
 	while (q > model && q[-1] == ' ')
 		q--;
 	*q = '\0';
-	if (str(fp, "cpu", "family"))
-		snprintf(buf, len, "%.40s %.8s/%.8s", model, str(fp, "cpu", "family"),
-			 str(fp, "cpu", "model") ?: "?");
+	if (*d->family)
+		snprintf(buf, len, "%.40s %.8s/%.8s", model, d->family, known(d->model));
 	else
 		snprintf(buf, len, "%.60s", model);
 }
@@ -537,12 +379,12 @@ static size_t count_equal(const struct compare_n *c, size_t i)
 /* The machine name, or where two columns share it, the file name; where
  * files share theirs too (one directory per host), the host; else the
  * column's number. */
-static void name_columns(struct compare_n *c, json_t *const *docs)
+static void name_columns(struct compare_n *c, const struct compare_n_doc *docs)
 {
 	char tmp[COMPARE_N_MAX][64];
 
 	for (size_t i = 0; i < c->ncols; i++)
-		machine_name(docs[i], c->cols[i].name, sizeof(c->cols[i].name));
+		machine_name(&docs[i], c->cols[i].name, sizeof(c->cols[i].name));
 	for (size_t i = 0; i < c->ncols; i++) {
 		tmp[i][0] = '\0';
 		if (count_equal(c, i) > 1)
@@ -552,11 +394,9 @@ static void name_columns(struct compare_n *c, json_t *const *docs)
 		if (tmp[i][0])
 			snprintf(c->cols[i].name, sizeof(c->cols[i].name), "%.63s", tmp[i]);
 	for (size_t i = 0; i < c->ncols; i++) {
-		const char *host = str(json_object_get(docs[i], "fingerprint"), "host", NULL);
-
 		tmp[i][0] = '\0';
 		if (count_equal(c, i) > 1)
-			snprintf(tmp[i], sizeof(tmp[i]), "%s", host ? host : "");
+			snprintf(tmp[i], sizeof(tmp[i]), "%s", docs[i].host);
 	}
 	for (size_t i = 0; i < c->ncols; i++)
 		if (tmp[i][0])
@@ -658,8 +498,15 @@ out:
 	return ret;
 }
 
-int compare_n_build(json_t *const *docs, const char *const *paths, const bool *summary, size_t n,
-		    const struct compare_n_opts *o, struct compare_n *out)
+
+/* The rows of each section, in compare_n_sections' order. */
+static void (*const section_rows[])(struct emit *e, const struct compare_n_doc *d) = {
+	machine_rows, hierarchy_rows, atomicity_rows, splitlock_rows, c2c_rows, sharing_rows, menu_rows,
+	result_rows,
+};
+
+int compare_n_build(const struct compare_n_doc *docs, size_t n, const struct compare_n_opts *o,
+		    struct compare_n *out)
 {
 	struct emit e = { .c = out };
 	double card_floor = 0;
@@ -673,13 +520,12 @@ int compare_n_build(json_t *const *docs, const char *const *paths, const bool *s
 	for (size_t i = 0; i < n; i++) {
 		struct compare_n_col *col = &out->cols[i];
 
-		snprintf(col->path, sizeof(col->path), "%s", paths[i]);
-		snprintf(col->started, sizeof(col->started), "%s", str(docs[i], "started", NULL) ?: "?");
-		snprintf(col->topology, sizeof(col->topology), "%s", str(docs[i], "topology_summary", NULL) ?: "?");
-		col->summary = summary && summary[i];
-		col->partial = json_is_true(json_object_get(docs[i], "partial"));
-		card_floor = fmax(card_floor, json_number_value(json_object_get(json_object_get(docs[i], "card"),
-										  "noise_floor")));
+		snprintf(col->path, sizeof(col->path), "%s", docs[i].path);
+		snprintf(col->started, sizeof(col->started), "%s", known(docs[i].started));
+		snprintf(col->topology, sizeof(col->topology), "%s", known(docs[i].topology));
+		col->summary = docs[i].summary;
+		col->partial = docs[i].partial;
+		card_floor = fmax(card_floor, docs[i].card_floor);
 	}
 	out->base_floor = fmax(fmax(o->noise_floor, NOISE_FLOOR_MIN), card_floor);
 	out->margin = fmax(o->min_change, NOISE_FLOOR_MIN);
@@ -687,58 +533,22 @@ int compare_n_build(json_t *const *docs, const char *const *paths, const bool *s
 	/* every column emits its rows section by section; a row first met in
 	 * a later column lands at the end of its section */
 	for (int s = S_MACHINE; s <= S_RESULTS && !e.err; s++)
-		for (size_t i = 0; i < n && !e.err; i++) {
-			const json_t *card = json_object_get(docs[i], "card");
-
+		for (size_t i = 0; i < n && !e.err && (s != S_RESULTS || o->all_rows); i++) {
 			e.col = i;
-			e.doc = docs[i];
-			switch (s) {
-			case S_MACHINE:
-				machine_rows(&e, docs[i], out->cols[i].summary);
-				break;
-			case S_HIER:
-				hierarchy_rows(&e, docs[i]);
-				break;
-			case S_ATOM:
-				atomicity_rows(&e, card);
-				break;
-			case S_SPLIT:
-				splitlock_rows(&e, docs[i]);
-				break;
-			case S_C2C:
-				c2c_rows(&e, docs[i]);
-				break;
-			case S_SHARE:
-				sharing_rows(&e, card);
-				break;
-			case S_MENU:
-				menu_rows(&e, card);
-				break;
-			case S_RESULTS:
-				if (o->all_rows)
-					result_rows(&e, docs[i]);
-				break;
-			}
+			e.doc = &docs[i];
+			section_rows[s](&e, &docs[i]);
 		}
-	if (e.err) {
+	if (!e.err)
+		e.err = mark(out);
+	if (e.err)
 		compare_n_free(out);
-		return e.err;
-	}
-	e.err = mark(out);
-	if (e.err) {
-		compare_n_free(out);
-		return e.err;
-	}
-	return 0;
+	return e.err;
 }
 
 void compare_n_free(struct compare_n *c)
 {
-	for (size_t i = 0; i < c->nrows; i++) {
-		for (size_t j = 0; j < c->ncols && c->rows[i].cells; j++)
-			free(c->rows[i].cells[j].ep);
+	for (size_t i = 0; i < c->nrows; i++)
 		free(c->rows[i].cells);
-	}
 	free(c->rows);
 	c->rows = NULL;
 	c->nrows = c->cap = 0;

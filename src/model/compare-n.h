@@ -36,7 +36,6 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-#include <jansson.h>
 
 #include "compare.h"
 
@@ -59,7 +58,7 @@ struct compare_n_cell {
 	char text[96];		/* CN_TEXT */
 	bool marked;
 	double change;		/* v / first column's v - 1 (epochs: of their means) */
-	double *ep;		/* the row's per-epoch medians, cycles (owned); nep < 2: none */
+	const double *ep;	/* the row's per-epoch medians, cycles (the document's); nep < 2: none */
 	size_t nep;
 	bool judged;		/* from the epochs of this and the first column */
 	bool same;		/* judged, and the same within the margin (TOST) */
@@ -104,19 +103,80 @@ struct compare_n_opts {
 
 extern const char *const compare_n_sections[];
 
-/* Read one column's document: a summary as it is, a full report reduced to
- * its summary (report_write_summary); *summary says which it was. *doc is a
- * new reference. 0 or -errno (-EINVAL: neither, said with the path). */
-int compare_n_read(const char *path, json_t **doc, bool *summary);
-/* Whether path holds a summary (schema atomcost-summary/1). 0 or -errno,
- * silently: the reader that opens the file says what is wrong with it. */
-int compare_n_is_summary(const char *path, bool *summary);
+/* One machine's document, typed: what side by side reads of a summary
+ * (report_read_summary, report/json.c). Absent numbers are 0, absent
+ * strings "". */
+struct cn_level {
+	char name[32];
+	bool memory;		/* the DRAM row */
+	double cycles, ns, size, size_lo, size_hi, hwloc_size;	/* sizes in bytes */
+};
 
-/* Build the rows from n summary documents (paths name the columns;
- * summary[i]: read from a summary, NULL: all full reports). 0 or -errno
+struct cn_pair {		/* one of the card's atomic/non-atomic comparisons */
+	char what[64], mode[16], pattern[32];
+	double atomic, plain;	/* cycles */
+};
+
+struct cn_share {		/* the sharing cases at one placement */
+	char placement[64];
+	double cycles[3];	/* true, false, no sharing */
+};
+
+struct cn_option {		/* one option of the fast-path menu */
+	char need[64], probe[64];
+	double cycles;
+};
+
+struct cn_c2c {			/* a class's round trip, or a class absent here */
+	char cls[32], method[32];
+	bool absent;
+	double ns, cycles;	/* medians */
+};
+
+struct cn_result {		/* one row of the summary: probe, pattern, mode */
+	char probe[64], pattern[32], mode[16], placement[64];
+	double median;		/* cycles */
+	double *ep;		/* every epoch's median, cycles (owned) */
+	size_t nep;
+};
+
+struct compare_n_doc {
+	char path[256];
+	bool summary;		/* read from a summary, not a full report */
+	bool partial;
+	char started[40], topology[128], version[32];
+	char host[64], model_name[96], family[16], model[16], stepping[16], microcode[32];
+	char kernel[64], cc[64], flags[96];
+	int vm, trustworthy;	/* -1: not said; vm 1: the hypervisor flag is set */
+	double core_hz, card_floor;
+	char atomic[64], plain[64], sharing_probe[64];	/* the card's probes */
+	struct cn_pair *pair;
+	struct cn_share *share;
+	struct cn_option *menu;
+	struct cn_level *level;
+	struct cn_c2c *c2c;
+	struct cn_result *res;
+	size_t npair, nshare, nmenu, nlevel, nc2c, nres;
+	struct {
+		bool present, supported, sigbus;
+		char mode[32], unsupported[96];
+		double split, ratio, aligned;	/* cycles, split / aligned */
+	} splitlock;
+};
+
+/* Read one column's document: a summary as it is, a full report reduced to
+ * its summary (report_write_summary), so both give the same column. 0 or
+ * -errno, said with the path (-EINVAL: not JSON, or neither schema). */
+int report_read_summary(const char *path, struct compare_n_doc *d);
+void report_free_summary(struct compare_n_doc *d);
+/* Whether path holds a summary (schema atomcost-summary/1), silently: the
+ * reader that opens the file says what is wrong with it. */
+bool report_is_summary(const char *path);
+
+/* Build the rows from n documents (docs must outlive out). 0 or -errno
  * (-EINVAL for fewer than 2 or more than COMPARE_N_MAX columns). */
-int compare_n_build(json_t *const *docs, const char *const *paths, const bool *summary, size_t n,
-		    const struct compare_n_opts *o, struct compare_n *out);
+int compare_n_build(const struct compare_n_doc *docs, size_t n, const struct compare_n_opts *o,
+		    struct compare_n *out);
 void compare_n_free(struct compare_n *c);
 
 int compare_n_write_text(const struct compare_n *c, FILE *f);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* report/json.c - the versioned JSON report (schema in README "JSON
  * report") and its reader. jansson does the escaping. */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 
 #include "common.h"
 #include "build-config.h"
+#include "compare-n.h"
 #include "fingerprint.h"
 #include "report.h"
 
@@ -445,4 +447,244 @@ out:
 	if (ret < 0)
 		report_free(rep);
 	return ret;
+}
+
+/* ---- the summary, typed for side by side (compare-n.h) ---- */
+
+static double num_of(json_t *o, const char *key)
+{
+	return json_number_value(json_object_get(o, key));
+}
+
+/* n zeroed items of size (NULL: none), counted in *np; *err -ENOMEM when
+ * short of memory. */
+static void *items(size_t n, size_t size, size_t *np, int *err)
+{
+	void *p = n ? calloc(n, size) : NULL;
+
+	*np = p ? n : 0;
+	if (n && !p)
+		*err = -ENOMEM;
+	return p;
+}
+
+static void summary_machine(json_t *root, struct compare_n_doc *d)
+{
+	json_t *fp = json_object_get(root, "fingerprint"), *cpu = json_object_get(fp, "cpu");
+	json_t *cal = json_object_get(root, "calibration"), *cc = json_object_get(fp, "compiler");
+	json_t *hv = json_object_get(fp, "hypervisor"), *tr = json_object_get(cal, "trustworthy");
+
+	d->partial = json_is_true(json_object_get(root, "partial"));
+	copy_str(d->started, sizeof(d->started), root, "started");
+	copy_str(d->topology, sizeof(d->topology), root, "topology_summary");
+	copy_str(d->version, sizeof(d->version), json_object_get(root, "tool"), "version");
+	copy_str(d->host, sizeof(d->host), fp, "host");
+	copy_str(d->model_name, sizeof(d->model_name), cpu, "model_name");
+	copy_str(d->family, sizeof(d->family), cpu, "family");
+	copy_str(d->model, sizeof(d->model), cpu, "model");
+	copy_str(d->stepping, sizeof(d->stepping), cpu, "stepping");
+	copy_str(d->microcode, sizeof(d->microcode), cpu, "microcode");
+	copy_str(d->kernel, sizeof(d->kernel), json_object_get(fp, "kernel"), "release");
+	copy_str(d->cc, sizeof(d->cc), cc, "cc");
+	copy_str(d->flags, sizeof(d->flags), cc, "flags");
+	d->vm = hv ? json_is_true(json_object_get(hv, "cpuid_flag")) : -1;
+	d->trustworthy = json_is_boolean(tr) ? json_is_true(tr) : -1;
+	d->core_hz = num_of(cal, "core_hz");
+	d->card_floor = num_of(json_object_get(root, "card"), "noise_floor");
+}
+
+static int summary_card(json_t *card, struct compare_n_doc *d)
+{
+	json_t *pairs = json_object_get(card, "atomicity"), *share = json_object_get(card, "sharing");
+	json_t *menu = json_object_get(card, "menu"), *o, *need, *opt;
+	size_t i, k, n = 0;
+	int err = 0;
+
+	copy_str(d->atomic, sizeof(d->atomic), card, "atomic");
+	copy_str(d->plain, sizeof(d->plain), card, "plain");
+	copy_str(d->sharing_probe, sizeof(d->sharing_probe), card, "sharing_probe");
+	json_array_foreach(menu, i, need)
+		n += json_array_size(json_object_get(need, "options"));
+	d->pair = items(json_array_size(pairs), sizeof(*d->pair), &d->npair, &err);
+	d->share = items(json_array_size(share), sizeof(*d->share), &d->nshare, &err);
+	d->menu = items(n, sizeof(*d->menu), &d->nmenu, &err);
+	if (err)
+		return err;
+	json_array_foreach(pairs, i, o) {
+		copy_str(d->pair[i].what, sizeof(d->pair[i].what), o, "what");
+		copy_str(d->pair[i].mode, sizeof(d->pair[i].mode), o, "mode");
+		copy_str(d->pair[i].pattern, sizeof(d->pair[i].pattern), o, "pattern");
+		d->pair[i].atomic = num_of(o, "atomic_cycles");
+		d->pair[i].plain = num_of(o, "plain_cycles");
+	}
+	json_array_foreach(share, i, o) {
+		copy_str(d->share[i].placement, sizeof(d->share[i].placement), o, "placement");
+		d->share[i].cycles[0] = num_of(o, "true_share");
+		d->share[i].cycles[1] = num_of(o, "false_share");
+		d->share[i].cycles[2] = num_of(o, "no_share");
+	}
+	n = 0;
+	json_array_foreach(menu, i, need)
+		json_array_foreach(json_object_get(need, "options"), k, opt) {
+			copy_str(d->menu[n].need, sizeof(d->menu[n].need), need, "need");
+			copy_str(d->menu[n].probe, sizeof(d->menu[n].probe), opt, "probe");
+			d->menu[n++].cycles = num_of(opt, "cycles");
+		}
+	return 0;
+}
+
+/* The measured sections a summary keeps: hierarchy, split lock, c2c. */
+static int summary_sections(json_t *root, struct compare_n_doc *d)
+{
+	json_t *levels = json_object_get(json_object_get(root, "hierarchy"), "levels");
+	json_t *sl = json_object_get(root, "splitlock"), *c2c = json_object_get(root, "c2c");
+	json_t *pairs = json_object_get(c2c, "pairs"), *absent = json_object_get(c2c, "absent_classes"), *o;
+	size_t i, np = json_array_size(pairs);
+	int err = 0;
+
+	d->level = items(json_array_size(levels), sizeof(*d->level), &d->nlevel, &err);
+	d->c2c = items(np + json_array_size(absent), sizeof(*d->c2c), &d->nc2c, &err);
+	if (err)
+		return err;
+	json_array_foreach(levels, i, o) {
+		struct cn_level *l = &d->level[i];
+
+		copy_str(l->name, sizeof(l->name), o, "level");
+		l->memory = json_is_true(json_object_get(o, "memory"));
+		l->cycles = num_of(o, "cycles");
+		l->ns = num_of(o, "ns");
+		l->size = num_of(o, "size_bytes");
+		l->size_lo = num_of(o, "size_lo");
+		l->size_hi = num_of(o, "size_hi");
+		l->hwloc_size = num_of(o, "hwloc_size");
+	}
+	d->splitlock.present = sl != NULL;
+	copy_str(d->splitlock.mode, sizeof(d->splitlock.mode), json_object_get(sl, "kernel"), "mode");
+	copy_str(d->splitlock.unsupported, sizeof(d->splitlock.unsupported), sl, "unsupported");
+	d->splitlock.supported = json_is_true(json_object_get(sl, "supported"));
+	d->splitlock.sigbus = json_is_true(json_object_get(sl, "sigbus"));
+	d->splitlock.split = num_of(sl, "split_cycles");
+	d->splitlock.ratio = num_of(sl, "ratio");
+	d->splitlock.aligned = num_of(sl, "aligned_cycles");
+	json_array_foreach(pairs, i, o) {
+		copy_str(d->c2c[i].cls, sizeof(d->c2c[i].cls), o, "class");
+		copy_str(d->c2c[i].method, sizeof(d->c2c[i].method), o, "method");
+		d->c2c[i].ns = num_of(json_object_get(o, "round_trip_ns"), "median");
+		d->c2c[i].cycles = num_of(json_object_get(o, "round_trip_cycles"), "median");
+	}
+	json_array_foreach(absent, i, o) {
+		snprintf(d->c2c[np + i].cls, sizeof(d->c2c[np + i].cls), "%s", json_string_value(o) ?: "");
+		d->c2c[np + i].absent = true;
+	}
+	return 0;
+}
+
+/* One line per row (probe, pattern, mode) with every epoch's median. */
+static int summary_rows(json_t *root, struct compare_n_doc *d)
+{
+	json_t *rows = json_object_get(root, "results"), *o, *em, *v;
+	size_t i, k;
+	int err = 0;
+
+	d->res = items(json_array_size(rows), sizeof(*d->res), &d->nres, &err);
+	if (err)
+		return err;
+	json_array_foreach(rows, i, o) {
+		struct cn_result *r = &d->res[i];
+
+		copy_str(r->probe, sizeof(r->probe), o, "probe");
+		copy_str(r->pattern, sizeof(r->pattern), o, "pattern");
+		copy_str(r->mode, sizeof(r->mode), o, "mode");
+		copy_str(r->placement, sizeof(r->placement), o, "placement");
+		r->median = num_of(json_object_get(o, "cycles"), "median");
+		em = json_object_get(o, "epoch_medians");
+		r->ep = items(json_array_size(em), sizeof(*r->ep), &r->nep, &err);
+		json_array_foreach(em, k, v)
+			if (r->ep)
+				r->ep[k] = json_number_value(v);
+	}
+	return err;
+}
+
+/* A full report reduced to what its summary keeps: one column reads the
+ * same from either. */
+static int reduce(const char *path, json_t **doc)
+{
+	struct report rep;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int ret = report_read(path, &rep);
+
+	if (ret < 0)
+		return ret;
+	f = open_memstream(&buf, &len);
+	ret = f ? report_write_summary(&rep, f) : -ENOMEM;
+	if (f && fclose(f) && !ret)
+		ret = -EIO;
+	report_free(&rep);
+	if (!ret) {
+		*doc = json_loadb(buf, len, 0, NULL);
+		ret = *doc ? 0 : -ENOMEM;
+	}
+	free(buf);
+	return ret;
+}
+
+int report_read_summary(const char *path, struct compare_n_doc *d)
+{
+	json_t *root;
+	const char *schema;
+	int ret;
+
+	memset(d, 0, sizeof(*d));
+	snprintf(d->path, sizeof(d->path), "%s", path);
+	ret = load(path, &root);
+	if (ret < 0)
+		return ret;
+	schema = json_string_value(json_object_get(root, "schema")) ?: "(none)";
+	d->summary = !strcmp(schema, SUMMARY_SCHEMA);
+	if (!d->summary && strcmp(schema, REPORT_SCHEMA)) {
+		pr_err("%s: schema '%s' is neither a report ('%s') nor a summary ('%s'): give the JSON of atomcost run -o or of atomcost report X.json -o X.summary.json",
+		       path, schema, REPORT_SCHEMA, SUMMARY_SCHEMA);
+		ret = -EINVAL;
+	} else if (!d->summary) {
+		json_decref(root);
+		root = NULL;
+		ret = reduce(path, &root);
+	}
+	if (!ret) {
+		summary_machine(root, d);
+		ret = summary_card(json_object_get(root, "card"), d);
+	}
+	if (!ret)
+		ret = summary_sections(root, d);
+	if (!ret)
+		ret = summary_rows(root, d);
+	json_decref(root);
+	if (ret < 0)
+		report_free_summary(d);
+	return ret;
+}
+
+void report_free_summary(struct compare_n_doc *d)
+{
+	for (size_t i = 0; i < d->nres; i++)
+		free(d->res[i].ep);
+	free(d->pair);
+	free(d->share);
+	free(d->menu);
+	free(d->level);
+	free(d->c2c);
+	free(d->res);
+	memset(d, 0, sizeof(*d));
+}
+
+bool report_is_summary(const char *path)
+{
+	json_t *root = json_load_file(path, 0, NULL);
+	bool summary = !strcmp(json_string_value(json_object_get(root, "schema")) ?: "", SUMMARY_SCHEMA);
+
+	json_decref(root);
+	return summary;
 }

@@ -195,6 +195,11 @@ int main(void)
 	      c.cols[0].name, c.cols[1].name);
 	CHECK(!strcmp(c.cols[2].name, "Other CPU 25/17"), "model and family/model ('%s')", c.cols[2].name);
 
+	r = row(&c, "family/model");
+	CHECK(r && !strcmp(r->cells[0].text, "25/17 stepping ?") && !strcmp(r->cells[2].text, r->cells[0].text),
+	      "the fingerprint read into the typed document, from a report and a summary");
+	r = row(&c, "kernel");
+	CHECK(r && !strcmp(r->cells[1].text, "6.1"), "the kernel release");
 	r = row(&c, "hot line, independent ops: __set_bit");
 	CHECK(r && r->cells[0].present && fabs(r->cells[0].v - 2.0) < 1e-9, "cycles read back (ticks converted)");
 	CHECK(r && !r->cells[1].marked, "unchanged hot-line figure: not marked");

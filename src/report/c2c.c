@@ -16,7 +16,7 @@ json_t *c2c_to_json(const struct calibration *cal, const struct c2c_where *w, co
 {
 	int npu = w->ncpus;
 	json_t *pairs = json_array(), *absent_j = json_array(), *cpus = json_array();
-	json_t *matrix = json_object(), *root, *methods = json_object();
+	json_t *matrix = json_object(), *root, *methods = json_object(), *mats[C2C__COUNT] = { NULL };
 	const char *summ = w->summary;
 
 	for (int i = 0; i < npu; i++)
@@ -24,24 +24,23 @@ json_t *c2c_to_json(const struct calibration *cal, const struct c2c_where *w, co
 	json_object_set_new(matrix, "cpus", cpus);
 	json_object_set_new(matrix, "unit", json_string("ns per round trip (median)"));
 	for (int m = 0; m < C2C__COUNT; m++) {
-		json_t *mat = json_array();
-
 		if (!(mmask & (1u << m)))
 			continue;
+		mats[m] = json_array();
 		for (int i = 0; i < npu; i++) {
 			json_t *rowj = json_array();
 
 			for (int j = 0; j < npu; j++)
 				json_array_append_new(rowj, json_null());
-			json_array_append_new(mat, rowj);
+			json_array_append_new(mats[m], rowj);
 		}
-		json_object_set_new(matrix, c2c_method_key((enum c2c_method)m), mat);
+		json_object_set_new(matrix, c2c_method_key((enum c2c_method)m), mats[m]);
 		json_object_set_new(methods, c2c_method_name((enum c2c_method)m), json_string(c2c_method_transfers((enum c2c_method)m)));
 	}
 	for (size_t k = 0; k < nrows; k++) {
 		const struct c2c_row *r = &rows[k];
 		double ns = 1e9 / cal->timer_hz, cyc = 1.0 / cal->ticks_per_cycle;
-		json_t *mat = json_object_get(matrix, c2c_method_key(r->m));
+		json_t *mat = mats[r->m];
 		int ia = -1, ib = -1;
 
 		for (int i = 0; i < npu; i++) {

@@ -26,6 +26,56 @@ static const struct result_event *find_event(const struct result *r, const char 
 	return NULL;
 }
 
+/* One event's cell of a row over its epochs g[0..n): the median of the
+ * epochs' figures, "n/a (why)" or "-". */
+static void event_cell(const struct result *r, const struct result *const *g, size_t n, const char *name,
+		       char *cell, size_t len)
+{
+	const struct result_event *e = find_event(r, name);
+	double v[1000];
+	size_t m = 0;
+
+	if (!e) {
+		snprintf(cell, len, "-");
+		return;
+	}
+	if (!e->available) {
+		snprintf(cell, len, "n/a (%s)", e->why);
+		return;
+	}
+	for (size_t j = 0; j < n; j++) {
+		const struct result_event *x = find_event(g[j], e->name);
+
+		if (x && x->available)
+			v[m++] = x->per_op ? x->median : x->mean;
+	}
+	snprintf(cell, len, "%.4g", stats_median(v, m));
+}
+
+/* Each distinct reason an event could not be counted, once. */
+static void event_reasons(const struct report *rep, FILE *f)
+{
+	for (size_t i = 0; i < rep->n; i++)
+		for (unsigned k = 0; k < rep->r[i].nevents; k++) {
+			const struct result_event *e = &rep->r[i].events[k];
+			bool seen = false;
+
+			if (e->available)
+				continue;
+			for (size_t j = 0; j <= i && !seen; j++)
+				for (unsigned l = 0; l < rep->r[j].nevents && !seen; l++) {
+					const struct result_event *p = &rep->r[j].events[l];
+
+					if (p == e)
+						break;
+					seen = !p->available && !strcmp(p->name, e->name) &&
+					       !strcmp(p->reason, e->reason);
+				}
+			if (!seen)
+				fprintf(f, "# %s: n/a (%s)\n", e->name, e->reason);
+		}
+}
+
 /* Events counted around the samples (pmu.c): hardware events per op
  * (median), software events per sample (mean). An event that could not be
  * counted is n/a with its reason, never 0. */
@@ -71,48 +121,12 @@ static void write_events(const struct report *rep, FILE *f)
 			snprintf(cell, sizeof(cell), "%ld/%zu", dist, ns);
 		fprintf(f, "%-20s %-7s %-10s %-11s", r->name, r->pattern, probe_mode_name(r->mode), cell);
 		for (unsigned k = 0; k < cols->nevents; k++) {
-			const struct result_event *e = find_event(r, cols->events[k].name);
-			double v[1000];
-
-			if (!e)
-				snprintf(cell, sizeof(cell), "-");
-			else if (!e->available)
-				snprintf(cell, sizeof(cell), "n/a (%s)", e->why);
-			else {
-				size_t m = 0;
-
-				for (size_t j = 0; j < n; j++) {
-					const struct result_event *x = find_event(g[j], e->name);
-
-					if (x && x->available)
-						v[m++] = x->per_op ? x->median : x->mean;
-				}
-				snprintf(cell, sizeof(cell), "%.4g", stats_median(v, m));
-			}
+			event_cell(r, g, n, cols->events[k].name, cell, sizeof(cell));
 			fprintf(f, " %*s", w[k], cell);
 		}
 		fputc('\n', f);
 	}
-	/* each distinct reason once */
-	for (size_t i = 0; i < rep->n; i++)
-		for (unsigned k = 0; k < rep->r[i].nevents; k++) {
-			const struct result_event *e = &rep->r[i].events[k];
-			bool seen = false;
-
-			if (e->available)
-				continue;
-			for (size_t j = 0; j <= i && !seen; j++)
-				for (unsigned l = 0; l < rep->r[j].nevents && !seen; l++) {
-					const struct result_event *p = &rep->r[j].events[l];
-
-					if (p == e)
-						break;
-					seen = !p->available && !strcmp(p->name, e->name) &&
-					       !strcmp(p->reason, e->reason);
-				}
-			if (!seen)
-				fprintf(f, "# %s: n/a (%s)\n", e->name, e->reason);
-		}
+	event_reasons(rep, f);
 }
 
 /* With epochs: one row per probe, pattern and mode, so the table stays as

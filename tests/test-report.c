@@ -93,7 +93,7 @@ static void set_result(struct report *rep, const char *name, const char *twin, c
 	r->nsamples = n;
 	stats_summarize(r->samples, n, &r->s);
 	if (footprint > 0)
-		r->extra = json_pack("{s:f}", "footprint", footprint);
+		r->extra = json_pack("{s:{s:f}}", "pattern", "footprint_bytes", footprint);
 }
 
 static void fixed_report(struct report *rep)

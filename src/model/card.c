@@ -9,7 +9,6 @@
 
 #include "common.h"
 #include "compare.h"
-#include "fingerprint.h"
 
 /* The comparisons the atomicity paragraph makes, in reading order. The
  * walks put the op on another word of the visited line; the followed-word
@@ -42,23 +41,6 @@ static const struct result *find(const struct report *rep, const char *name, enu
 				 const char *pattern)
 {
 	return report_find(rep, name, m, pattern);
-}
-
-static const json_t *get(const json_t *o, const char *key)
-{
-	return json_object_get(o, key);
-}
-
-static double num(const json_t *o, const char *key)
-{
-	return json_number_value(json_object_get(o, key));
-}
-
-static const char *str(const json_t *o, const char *key, const char *dflt)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? s : dflt;
 }
 
 /* The mnemonic of an instruction string, without a lock prefix and
@@ -200,9 +182,9 @@ static void build_cmp(const struct report *rep, struct card *c)
  * in its own cycles, so this informs, it does not disturb). */
 static void build_noise(const struct report *rep, struct card *c)
 {
-	const json_t *eps = json_object_get(rep->meta, "epochs"), *e;
+	struct epoch_meta e[REPORT_MAX_EPOCHS];
+	size_t ne = report_epochs(rep, e, REPORT_MAX_EPOCHS);
 	bool bad[JUDGE_MAX_EPOCHS + 1] = { false };
-	size_t i;
 
 	c->cpu_share = 1;
 	for (int ep = 0; ep <= compare_max_epoch(rep) && ep <= JUDGE_MAX_EPOCHS; ep++) {
@@ -219,19 +201,17 @@ static void build_noise(const struct report *rep, struct card *c)
 		if (ep > 0 && all > 0 && (unsigned)ep > c->epochs)
 			c->epochs = (unsigned)ep;
 	}
-	json_array_foreach(eps, i, e) {
-		int ep = (int)json_integer_value(json_object_get(e, "epoch"));
-		double t = json_number_value(json_object_get(e, "ticks_per_cycle"));
-		double hz = json_number_value(json_object_get(e, "timer_hz"));
-		const json_t *sh = json_object_get(e, "cpu_share");
+	for (size_t i = 0; i < ne; i++) {
+		int ep = e[i].epoch;
+		double ghz = e[i].timer_hz / e[i].ticks_per_cycle / 1e9;
 
-		if (t > 0 && hz > 0) {
-			c->ghz_lo = c->ghz_lo > 0 ? fmin(c->ghz_lo, hz / t / 1e9) : hz / t / 1e9;
-			c->ghz_hi = fmax(c->ghz_hi, hz / t / 1e9);
+		if (e[i].ticks_per_cycle > 0 && e[i].timer_hz > 0) {
+			c->ghz_lo = c->ghz_lo > 0 ? fmin(c->ghz_lo, ghz) : ghz;
+			c->ghz_hi = fmax(c->ghz_hi, ghz);
 		}
-		if (json_is_number(sh)) {
-			c->cpu_share = fmin(c->cpu_share, json_number_value(sh));
-			if (ep >= 0 && ep <= JUDGE_MAX_EPOCHS && json_number_value(sh) < CARD_CPU_SHARE)
+		if (isfinite(e[i].cpu_share)) {
+			c->cpu_share = fmin(c->cpu_share, e[i].cpu_share);
+			if (ep >= 0 && ep <= JUDGE_MAX_EPOCHS && e[i].cpu_share < CARD_CPU_SHARE)
 				bad[ep] = true;
 		}
 	}
@@ -281,85 +261,9 @@ const char *card_part_cell(const struct card_part *p, char *buf, size_t len)
 
 /* ---- the machine and the sections -------------------------------------- */
 
-static void build_machine(const struct report *rep, struct card *c)
-{
-	const json_t *fp = fingerprint_of_meta(rep->meta), *cpu = get(fp, "cpu"), *k = get(fp, "kernel");
-	const json_t *hv = get(fp, "hypervisor");
-
-	c->machine = (struct card_machine){
-		.cpu = str(cpu, "model_name", "?"), .family = str(cpu, "family", "?"),
-		.model = str(cpu, "model", "?"), .microcode = str(cpu, "microcode", "?"),
-		.sysname = str(k, "sysname", "?"), .release = str(k, "release", "?"),
-		.vm = !hv ? -1 : json_is_true(get(hv, "cpuid_flag")),
-	};
-}
-
 const char *card_vm_text(int vm)
 {
 	return vm < 0 ? "VM or not: unknown" : vm ? "virtual machine (hypervisor flag set)" : "no hypervisor flag";
-}
-
-static void build_level(const json_t *lv, struct card_level *l)
-{
-	*l = (struct card_level){
-		.name = str(lv, "level", "?"), .memory = json_is_true(get(lv, "memory")),
-		.cycles = num(lv, "cycles"), .ns = num(lv, "ns"), .size = num(lv, "size_bytes"),
-		.size_min = num(lv, "size_min"), .size_max = num(lv, "size_max"),
-		.size_lo = num(lv, "size_lo"), .size_hi = num(lv, "size_hi"),
-		.first = num(lv, "first_bytes"), .last = num(lv, "last_bytes"), .hwloc = num(lv, "hwloc_size"),
-		.disagrees = json_is_false(get(lv, "agrees")),
-		.effective_share = json_is_true(get(lv, "effective_share")),
-	};
-}
-
-/* The measured hierarchy (hierarchy section): levels, pages, TLB, and the
- * staircase's points with hwloc's declared sizes. */
-static void build_caches(const struct report *rep, struct card *c)
-{
-	const json_t *h = get(rep->sections, "hierarchy"), *tlb = get(h, "tlb"), *v;
-	struct card_caches *k = &c->caches;
-	size_t i;
-
-	json_array_foreach(get(h, "levels"), i, v)
-		if (k->nlevel < CARD_MAX_LEVELS)
-			build_level(v, &k->level[k->nlevel++]);
-	k->epochs = (int)json_integer_value(get(h, "epochs"));
-	k->page_bytes = num(get(h, "pages"), "page_bytes");
-	k->page_source = str(get(h, "pages"), "source", NULL);
-	k->tlb = json_is_object(tlb);
-	k->tlb_reach = num(tlb, "reach_bytes");
-	k->tlb_compared = num(tlb, "compared_to_bytes");
-	json_array_foreach(get(h, "points"), i, v) {
-		if (k->npoint == CARD_MAX_POINTS || !(num(v, "bytes") > 0) || !(num(v, "cycles") > 0))
-			continue;
-		k->point[k->npoint].bytes = num(v, "bytes");
-		k->point[k->npoint].cycles = num(v, "cycles");
-		k->point[k->npoint++].ns = num(v, "ns");
-	}
-	json_array_foreach(get(h, "hwloc_caches"), i, v)
-		if (k->nhwloc < CARD_MAX_HWLOC)
-			k->hwloc[k->nhwloc++] = json_number_value(v);
-}
-
-/* The split lock: against the report's aligned atomic_inc hit latency row
- * (the session puts it in the section as the denominator), in older
- * reports the probe's own aligned ops. */
-static void build_split(const struct report *rep, struct card *c)
-{
-	const json_t *sl = get(rep->sections, "splitlock"), *den = get(sl, "ratio_denominator");
-	struct card_split *s = &c->split;
-	const char *what = str(den, "what", NULL);
-
-	s->state = !sl ? CARD_SPLIT_NONE : get(sl, "skipped") ? CARD_SPLIT_SKIPPED :
-		   !json_is_true(get(sl, "supported")) ? CARD_SPLIT_UNSUPPORTED :
-		   json_is_true(get(sl, "sigbus")) ? CARD_SPLIT_SIGBUS : CARD_SPLIT_MEASURED;
-	s->skipped = str(sl, "skipped", NULL);
-	s->has_kernel = get(sl, "kernel") != NULL;
-	s->kernel_why = str(get(sl, "kernel"), "why", NULL);
-	s->split_ns = num(sl, "split_ns");
-	s->aligned_ns = num(den ? den : sl, den ? "ns" : "aligned_ns");
-	s->ratio = num(sl, "ratio");
-	s->vs_atomic_inc = what && strstr(what, "atomic_inc");
 }
 
 const char *card_split_text(const struct card_split *s, char *buf, size_t len)
@@ -388,36 +292,34 @@ const char *card_split_text(const struct card_split *s, char *buf, size_t len)
 /* The c2c round trip of one pair per topology class (c2c section). */
 static void build_c2c(const struct report *rep, struct card *c)
 {
-	const json_t *c2c = get(rep->sections, "c2c"), *p;
-	size_t i;
+	struct c2c_section s;
 
-	json_array_foreach(get(c2c, "pairs"), i, p) {
-		const json_t *ns = get(p, "round_trip_ns");
+	if (report_c2c(rep, &s))
+		return;	/* no memory for the matrices: no pairs either */
+	memcpy(c->c2c, s.pair, sizeof(s.pair));
+	c->nc2c = s.npair;
+	memcpy(c->c2c_absent, s.absent, sizeof(s.absent));
+	c->nabsent = s.nabsent;
+	c2c_section_free(&s);
+}
 
-		if (c->nc2c == CARD_MAX_C2C || !json_is_object(ns))
-			continue;
-		c->c2c[c->nc2c++] = (struct card_c2c){
-			.cls = str(p, "class", "?"), .method = str(p, "method", "?"),
-			.cpu_a = (int)json_integer_value(get(p, "cpu_a")),
-			.cpu_b = (int)json_integer_value(get(p, "cpu_b")), .median = num(ns, "median"),
-			.p10 = num(ns, "p10"), .p90 = num(ns, "p90"), .timed_out = json_is_true(get(p, "timed_out")),
-		};
-	}
-	json_array_foreach(get(c2c, "absent_classes"), i, p)
-		if (c->nabsent < CARD_MAX_ABSENT)
-			c->c2c_absent[c->nabsent++] = json_string_value(p);
+/* The placement of a contention row; NULL for another row. */
+static const char *placement_of(const struct result *r)
+{
+	struct contention_part ct;
+
+	return result_contention(r, &ct) ? ct.placement : NULL;
 }
 
 /* Whether the threads of a case ran together in every epoch. */
 static bool overlapped(const struct report *rep, const struct result *q, const char *pl)
 {
-	for (size_t i = 0; i < rep->n; i++) {
-		const json_t *ct = get(rep->r[i].extra, "contention");
+	struct contention_part ct;
 
+	for (size_t i = 0; i < rep->n; i++)
 		if (rep->r[i].mode == q->mode && !strcmp(rep->r[i].name, q->name) && !strcmp(rep->r[i].pattern, q->pattern) &&
-		    !strcmp(str(ct, "placement", ""), pl) && json_is_false(get(ct, "overlapped")))
+		    result_contention(&rep->r[i], &ct) && ct.placement && !strcmp(ct.placement, pl) && ct.overlapped == 0)
 			return false;
-	}
 	return true;
 }
 
@@ -430,17 +332,16 @@ static void build_cases(const struct report *rep, struct card *c)
 
 	for (size_t i = 0; i < rep->n && c->ncase + ARRAY_SIZE(cases) <= CARD_MAX_CASES; i++) {
 		const struct result *r = &rep->r[i];
-		const char *pl = str(get(r->extra, "contention"), "placement", NULL);
+		const char *pl = placement_of(r);
 
 		if (!pl || strcmp(r->pattern, "true-share") || !compare_group_first(rep, i))
 			continue;
 		for (size_t k = 0; k < ARRAY_SIZE(cases); k++)
 			for (size_t j = 0; j < rep->n; j++) {
 				const struct result *q = &rep->r[j];
-				const json_t *qc = get(q->extra, "contention");
 
 				if (strcmp(q->name, r->name) || strcmp(q->pattern, cases[k]) ||
-				    !compare_group_first(rep, j) || strcmp(str(qc, "placement", ""), pl))
+				    !compare_group_first(rep, j) || strcmp(placement_of(q) ?: "", pl))
 					continue;
 				c->cases[c->ncase++] = (struct card_case){
 					.probe = q->name, .placement = pl, .pattern = cases[k],
@@ -539,12 +440,12 @@ static void build_ratio(const struct report *rep, struct card *c)
  * an L1 pointer walk, else pending stores, else the chain latency alone);
  * two neighbours are tied where their difference is not resolved. */
 static const struct {
-	const char *name, *pattern, *key;	/* key: extra over the bare work */
+	const char *name, *pattern;	/* the row whose figure over the bare work ranks */
 	enum probe_mode mode;
 } basis[] = {
-	[CARD_BASIS_WALK] = { "walk", "dep", "over_chase_cycles", MODE_LATENCY },
-	[CARD_BASIS_STORES] = { "stores", "hit+stores", "over_stores_cycles", MODE_THROUGHPUT },
-	[CARD_BASIS_CHAIN] = { "chain", "hit", NULL, MODE_LATENCY },
+	[CARD_BASIS_WALK] = { "walk", "dep", MODE_LATENCY },		/* over_chase_cycles */
+	[CARD_BASIS_STORES] = { "stores", "hit+stores", MODE_THROUGHPUT },	/* over_stores_cycles */
+	[CARD_BASIS_CHAIN] = { "chain", "hit", MODE_LATENCY },
 };
 
 const char *card_basis_name(enum card_basis b)
@@ -577,11 +478,15 @@ static double extra_median(const struct report *rep, const char *name, enum card
 
 	for (size_t i = 0; i < rep->n && n < JUDGE_MAX_EPOCHS; i++) {
 		const struct result *r = &rep->r[i];
-		const json_t *x = r->extra ? json_object_get(r->extra, basis[b].key) : NULL;
+		struct pattern_part p;
+		double x;
 
-		if (r->mode == basis[b].mode && !strcmp(r->name, name) && !strcmp(r->pattern, basis[b].pattern) &&
-		    json_is_number(x))
-			v[n++] = json_number_value(x);
+		if (r->mode != basis[b].mode || strcmp(r->name, name) || strcmp(r->pattern, basis[b].pattern))
+			continue;
+		result_pattern(r, &p);
+		x = b == CARD_BASIS_WALK ? p.over_chase_cycles : p.over_stores_cycles;
+		if (isfinite(x))
+			v[n++] = x;
 	}
 	return n ? stats_median(v, n) : NAN;
 }
@@ -602,19 +507,18 @@ static void menu_collect(const struct report *rep, struct card *c)
 {
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct result *r = &rep->r[i];
-		const json_t *needs = r->extra ? json_object_get(r->extra, "menu_need") : NULL, *nv;
-		const char *safe = r->extra ? json_string_value(json_object_get(r->extra, "safe_when")) : NULL;
-		size_t k;
+		struct menu_part m;
 
-		json_array_foreach(needs, k, nv) {
-			struct card_need *nd = json_is_string(nv) ? need_of(c, json_string_value(nv)) : NULL;
+		result_menu(r, &m);
+		for (unsigned k = 0; k < m.nneed; k++) {
+			struct card_need *nd = need_of(c, m.need[k]);
 			unsigned o = 0;
 
 			while (nd && o < nd->nopt && strcmp(nd->opt[o].probe, r->name))
 				o++;
 			if (!nd || o < nd->nopt || o == CARD_MAX_OPTIONS)
 				continue;
-			nd->opt[nd->nopt++] = (struct card_option){ .probe = r->name, .safe_when = safe ? safe : "?",
+			nd->opt[nd->nopt++] = (struct card_option){ .probe = r->name, .safe_when = m.safe_when ?: "?",
 								    .analog = r->analog };
 		}
 	}
@@ -694,9 +598,9 @@ int card_build(const struct report *rep, struct card *c)
 	memset(c, 0, sizeof(*c));
 	if (!rep || !rep->n)
 		return -EINVAL;
-	build_machine(rep, c);
-	build_caches(rep, c);
-	build_split(rep, c);
+	report_machine(rep, &c->machine);
+	report_caches(rep, &c->caches);
+	report_split(rep, &c->split);
 	build_cmp(rep, c);
 	build_noise(rep, c);
 	build_menu(rep, c);
@@ -709,6 +613,6 @@ int card_build(const struct report *rep, struct card *c)
 
 bool card_wanted(const struct report *rep)
 {
-	return rep->n && json_object_get(rep->meta, "characterization");
+	return rep->n && report_meta(rep, "characterization");
 }
 

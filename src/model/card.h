@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "result.h"
+#include "sections.h"
 #include "stats.h"
 
 /* One comparison over the epochs, a against b, core cycles. */
@@ -82,6 +83,7 @@ struct card_need {
 struct card_machine {
 	const char *cpu, *family, *model, *microcode, *sysname, *release;
 	int vm;			/* hypervisor flag: 1 set, 0 not set, -1 unknown */
+	const char *host, *tool_version;	/* NULL: not said */
 };
 
 /* One level of the measured hierarchy (the hierarchy section): the size
@@ -129,16 +131,6 @@ struct card_split {
 	bool vs_atomic_inc;	/* the aligned figure is the atomic_inc row's */
 };
 
-/* One c2c round trip of a pair per topology class (c2c section), ns. */
-#define CARD_MAX_C2C 32
-#define CARD_MAX_ABSENT 8
-struct card_c2c {
-	const char *cls, *method;
-	int cpu_a, cpu_b;
-	double median, p10, p90;
-	bool timed_out;
-};
-
 /* One sharing case of a contention probe on a placement (the charts draw
  * every probe's, the card's sharing line one probe's): median over the
  * epochs, core cycles per op; no_overlap: its threads did not run together
@@ -183,9 +175,9 @@ struct card {
 	/* for the charts */
 	struct card_ratio ratio[CARD_MAX_RATIO];
 	unsigned nratio;
-	struct card_c2c c2c[CARD_MAX_C2C];
+	struct c2c_pair_ns c2c[C2C_MAX_PAIRS];	/* one round trip per topology class */
 	unsigned nc2c;
-	const char *c2c_absent[CARD_MAX_ABSENT];
+	const char *c2c_absent[C2C_MAX_ABSENT];
 	unsigned nabsent;
 	struct card_case cases[CARD_MAX_CASES];
 	unsigned ncase;
@@ -216,6 +208,12 @@ const char *card_ratio_label(unsigned cat);
 const char *card_basis_name(enum card_basis b);
 double card_option_cost(const struct card_option *o, enum card_basis b);
 void card_cost_text(double v, bool added, char *buf, size_t len);
+
+/* The machine (fingerprint), the hierarchy and the split-lock sections,
+ * decoded by the codec (report/json.c); card_build calls them. */
+void report_machine(const struct report *rep, struct card_machine *m);
+void report_caches(const struct report *rep, struct card_caches *k);
+void report_split(const struct report *rep, struct card_split *s);
 
 /* Compute the card from the report, once: every writer formats this. The
  * card's strings point into rep. 0, or -EINVAL for an empty report. */

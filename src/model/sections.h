@@ -49,9 +49,96 @@ void c2c_write_text(const struct calibration *cal, const struct c2c_where *w, co
 #define CONTENTION_OVERLAP_MIN 0.9		/* below: threads did not run together */
 #define CONTENTION_CPU_WALL_MIN 0.9
 
+/* A contention row's part (extra.contention, written by contention_run):
+ * the case, its threads' shares and the first CONTENTION_PART_THREADS
+ * threads (more than the table has room for). Ticks per op. */
+#define CONTENTION_PART_THREADS 64
+struct contention_part {
+	const char *placement, *sharing;
+	int threads;
+	long long cs_work, outside_work;
+	double duration_s, thread_ticks_per_op, aggregate_ticks_per_op, fairness_cv, overlap, cpu_wall_min;
+	int overlapped;		/* the threads ran together: 1, 0, -1 not said */
+	unsigned nper;
+	struct { int cpu_os; double ops; } per[CONTENTION_PART_THREADS];
+};
+
 /* True when r came from contention_run (extra has "contention"). */
 bool contention_result(const struct result *r);
 /* The contention table for those results (nothing when there are none). */
 void contention_write_text(const struct report *rep, FILE *f);
+
+/* ---- what the writers read of a report, typed ------------------------
+ * Decoded by the codec (report/json.c) from the results' extra and the
+ * report's sections, so that no writer reads JSON. Strings point into the
+ * report. */
+
+/* r's contention part; false (c zeroed) when r is no contention row. */
+bool result_contention(const struct result *r, struct contention_part *c);
+
+/* Figures of a pattern row (extra, pattern.c); NAN where absent. */
+struct pattern_part {
+	double footprint_bytes;		/* extra.pattern.footprint_bytes */
+	double over_chase_cycles;	/* the op's cost over the bare walk */
+	double over_stores_cycles;	/* over the bare pending stores */
+};
+void result_pattern(const struct result *r, struct pattern_part *p);
+
+/* What r serves on the fast-path menu (extra.menu_need, extra.safe_when,
+ * from the probe's descriptor); nneed 0: nothing. */
+#define RESULT_MAX_NEEDS 4
+struct menu_part {
+	const char *need[RESULT_MAX_NEEDS];
+	unsigned nneed;
+	const char *safe_when;	/* NULL: not said */
+};
+void result_menu(const struct result *r, struct menu_part *m);
+
+/* The c2c section: one round trip per pair (ns), the classes absent here
+ * and the matrices, one per method (v[i * n + j] from cpus[i] to cpus[j],
+ * ns, NAN: not measured). report_c2c allocates; c2c_section_free. */
+#define C2C_MAX_PAIRS 32
+#define C2C_MAX_ABSENT 8
+#define C2C_MAX_MAPS 4
+struct c2c_pair_ns {
+	const char *cls, *method;
+	int cpu_a, cpu_b;
+	double median, p10, p90;
+	bool timed_out;
+};
+struct c2c_map {
+	const char *method;	/* NULL: the section's only matrix */
+	const char *unit;	/* NULL: ns */
+	size_t n;
+	long long *cpus;	/* OS indexes of the rows and columns */
+	double *v;
+};
+struct c2c_section {
+	bool present;
+	struct c2c_pair_ns pair[C2C_MAX_PAIRS];
+	unsigned npair;
+	const char *absent[C2C_MAX_ABSENT];
+	unsigned nabsent;
+	struct c2c_map map[C2C_MAX_MAPS];
+	unsigned nmap;
+};
+int report_c2c(const struct report *rep, struct c2c_section *s);
+void c2c_section_free(struct c2c_section *s);
+
+/* The epochs' own calibrations and CPU shares (meta.epochs, written by the
+ * session); NAN where an epoch says nothing. Returns how many. */
+#define REPORT_MAX_EPOCHS 64
+struct epoch_meta {
+	int epoch;
+	double ticks_per_cycle, timer_hz, cpu_share;
+};
+size_t report_epochs(const struct report *rep, struct epoch_meta *e, size_t max);
+
+/* The one pass-through: a block of the report kept as it was read (meta:
+ * fingerprint, command_line, experiment, characterization; sections:
+ * hierarchy, splitlock, c2c), for the writers that show or copy it whole
+ * (the HTML fingerprint table, the summary JSON). NULL when absent. */
+json_t *report_meta(const struct report *rep, const char *key);
+json_t *report_section(const struct report *rep, const char *key);
 
 #endif

@@ -7,7 +7,7 @@
  * atomic/non-atomic ratio by pattern, the c2c round trip and the sharing
  * cases by topology class. Then, for every report: atomic vs non-atomic
  * bars per pattern and mode, cost vs footprint curves (results carrying
- * extra.footprint), the c2c matrix as a heat map (a top-level "c2c"
+ * extra.pattern.footprint_bytes), the c2c matrix as a heat map (a top-level "c2c"
  * section), the results table and the fingerprint. Every string
  * from the report goes through report_html_escape(): probe names and fingerprint
  * facts come from files a user may have edited. */
@@ -127,17 +127,13 @@ struct rows {
 	int epochs;
 };
 
-/* Bytes the pattern walks over: extra.pattern.footprint_bytes (pattern.c),
- * or a plain extra.footprint / extra.footprint_bytes (older reports). */
+/* Bytes the pattern walks over (extra.pattern.footprint_bytes, pattern.c). */
 static double footprint_of(const struct result *r)
 {
-	json_t *v = json_object_get(json_object_get(r->extra, "pattern"), "footprint_bytes");
+	struct pattern_part p;
 
-	if (!v)
-		v = json_object_get(r->extra, "footprint");
-	if (!v)
-		v = json_object_get(r->extra, "footprint_bytes");
-	return json_is_number(v) ? json_number_value(v) : NAN;
+	result_pattern(r, &p);
+	return p.footprint_bytes;
 }
 
 static int rows_build(const struct report *rep, struct rows *rs)
@@ -414,48 +410,41 @@ static void footprint_chart(const struct rows *rs, enum probe_mode mode, FILE *f
 	      "pattern's median.</figcaption></figure>\n", f);
 }
 
-/* One heat map: m[i][j] the cost of moving a line from cpus[i] to cpus[j]. */
-static void heatmap(const json_t *m, const json_t *cpus, const char *unit, const char *method, FILE *f)
+/* One heat map: v[i][j] the cost of moving a line from cpus[i] to cpus[j]. */
+static void heatmap(const struct c2c_map *m, FILE *f)
 {
-	size_t n = json_array_size(m), cell;
+	size_t n = m->n, cell;
 	double lo = INFINITY, hi = -INFINITY;
+	const char *unit = m->unit;
 	int lw = 50;
 
-	if (method)
-		esc(f, "<h3>", method, "</h3>\n");
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = 0; j < json_array_size(json_array_get(m, i)); j++) {
-			json_t *v = json_array_get(json_array_get(m, i), j);
-
-			if (json_is_number(v)) {
-				lo = fmin(lo, json_number_value(v));
-				hi = fmax(hi, json_number_value(v));
-			}
+	if (m->method)
+		esc(f, "<h3>", m->method, "</h3>\n");
+	for (size_t i = 0; i < n * n; i++)
+		if (isfinite(m->v[i])) {
+			lo = fmin(lo, m->v[i]);
+			hi = fmax(hi, m->v[i]);
 		}
 	cell = n > 32 ? 12 : n > 8 ? 24 : 48;
 	fprintf(f, "<figure><svg class=\"chart heatmap\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%zu\" height=\"%zu\" "
 		   "viewBox=\"0 0 %zu %zu\" role=\"img\"><title>cache-to-cache transfer cost</title>\n",
 		lw + n * cell + 360, lw + n * cell + 30, lw + n * cell + 360, lw + n * cell + 30);
 	for (size_t i = 0; i < n; i++) {
-		json_t *row = json_array_get(m, i);
-		json_t *ci = json_array_get(cpus, i);
-		long long os = json_is_integer(ci) ? (long long)json_integer_value(ci) : (long long)i;
+		long long os = m->cpus[i];
 
 		fprintf(f, "<text x=\"%d\" y=\"%.1f\" class=\"label\">%lld</text>", lw - 4,
 			lw + i * cell + cell / 2.0 + 4, os);
 		fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"tick\">%lld</text>", lw + i * cell + cell / 2.0,
 			lw - 6, os);
 		for (size_t j = 0; j < n; j++) {
-			json_t *v = json_array_get(row, j);
-			double t, val;
+			double t, val = m->v[i * n + j];
 			int r, g, b;
 
-			if (!json_is_number(v)) {
+			if (isnan(val)) {
 				fprintf(f, "<rect class=\"cell none\" x=\"%zu\" y=\"%zu\" width=\"%zu\" height=\"%zu\"/>",
 					lw + j * cell, lw + i * cell, cell - 1, cell - 1);
 				continue;
 			}
-			val = json_number_value(v);
 			t = hi > lo ? (val - lo) / (hi - lo) : 0;
 			/* light yellow (cheap) to dark red (dear) */
 			r = (int)(255 - 100 * t);
@@ -477,30 +466,12 @@ static void heatmap(const json_t *m, const json_t *cpus, const char *unit, const
 	    "of the report); grey: not measured.</figcaption></figure>\n");
 }
 
-/* The "c2c" section, either of
- *   {"unit": "ns", "cpus": [os...], "matrix": [[v|null...]...]}
- *   the document of `atomcost c2c --format json`, whose "matrix" is
- *   {"cpus": [...], "unit": "...", "cmpxchg": [[...]], "load_store": [[...]]}:
- *   one heat map per method. */
-static void c2c_chart(const json_t *c2c, FILE *f)
+/* The c2c section's matrices (report_c2c): one heat map per method. */
+static void c2c_chart(const struct c2c_section *s, FILE *f)
 {
-	const json_t *m = json_object_get(c2c, "matrix");
-	const char *k;
-	json_t *v;
-	bool any = false;
-
-	if (json_is_array(m) && json_array_size(m)) {
-		heatmap(m, json_object_get(c2c, "cpus"), json_string_value(json_object_get(c2c, "unit")),
-			NULL, f);
-		return;
-	}
-	json_object_foreach((json_t *)m, k, v) {
-		if (!json_is_array(v) || !json_is_array(json_array_get(v, 0)))
-			continue;
-		heatmap(v, json_object_get(m, "cpus"), json_string_value(json_object_get(m, "unit")), k, f);
-		any = true;
-	}
-	if (!any)
+	for (unsigned m = 0; m < s->nmap; m++)
+		heatmap(&s->map[m], f);
+	if (!s->nmap)
 		fputs("<p class=\"note\">The report's c2c section has no matrix.</p>\n", f);
 }
 
@@ -990,7 +961,7 @@ static void hbars(const struct hbar *b, size_t n, const char *unit, const char *
 /* The c2c round trip of one pair per topology class (the c2c section). */
 static void c2c_class_chart(const struct card *c, FILE *f)
 {
-	struct hbar b[CARD_MAX_C2C];
+	struct hbar b[C2C_MAX_PAIRS];
 
 	fputs("<h3>Cache-to-cache round trip, by topology class</h3>\n", f);
 	if (!c->nc2c) {
@@ -998,7 +969,7 @@ static void c2c_class_chart(const struct card *c, FILE *f)
 		return;
 	}
 	for (unsigned n = 0; n < c->nc2c; n++) {
-		const struct card_c2c *p = &c->c2c[n];
+		const struct c2c_pair_ns *p = &c->c2c[n];
 
 		snprintf(b[n].label, sizeof(b[n].label), "%.12s (PU %d, %d) %.12s", p->cls, p->cpu_a, p->cpu_b,
 			 p->method);
@@ -1094,14 +1065,15 @@ static const char css[] =
  * long, the calibration, and what to read with care. */
 static void page_head(const struct report *rep, const json_t *fp, FILE *f)
 {
-	const char *host = json_string_value(json_object_get(fp, "host"));
+	struct card_machine m;
 	const struct calibration *c = &rep->cal;
 	int passes = compare_max_epoch(rep);
 	char line[512];
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>atomcost report", f);
-	if (host)
-		esc(f, ": ", host, "");
+	report_machine(rep, &m);
+	if (m.host)
+		esc(f, ": ", m.host, "");
 	esc(f, " ", rep->started, "");
 	fprintf(f, "</title>\n<style>%s</style></head><body>\n<h1>atomcost report</h1>\n<p>", css);
 	fingerprint_oneline(fp, line, sizeof(line));
@@ -1189,12 +1161,16 @@ int report_write_html(const struct report *rep, FILE *f)
 {
 	static const char *const meta_rows[] = { "command_line", "experiment" };
 	const json_t *fp = fingerprint_of_meta(rep->meta);
-	const json_t *c2c = json_object_get(rep->sections, "c2c");
+	struct c2c_section c2c;
 	struct rows rs;
 	int err = rows_build(rep, &rs);
 
-	if (err)
+	if (!err)
+		err = report_c2c(rep, &c2c);
+	if (err) {
+		free(rs.v);
 		return err;
+	}
 	page_head(rep, fp, f);
 	/* a default characterization: the card first, then its charts */
 	if (card_wanted(rep))
@@ -1202,8 +1178,8 @@ int report_write_html(const struct report *rep, FILE *f)
 	row_charts(rep, &rs, f);
 	free(rs.v);
 	fputs("<h2>Cache-to-cache transfers</h2>\n", f);
-	if (c2c)
-		c2c_chart(c2c, f);
+	if (c2c.present)
+		c2c_chart(&c2c, f);
 	else
 		fputs("<p class=\"note\">The report has no c2c section (atomcost report RUN.json --c2c C2C.json adds the JSON of atomcost c2c --all-pairs).</p>\n", f);
 	results_table(rep, f);
@@ -1213,8 +1189,9 @@ int report_write_html(const struct report *rep, FILE *f)
 	else
 		fputs("<tr><td>this report carries no fingerprint</td></tr>\n", f);
 	for (size_t i = 0; i < ARRAY_SIZE(meta_rows); i++)
-		if (json_object_get(rep->meta, meta_rows[i]))
-			fp_rows(f, meta_rows[i], json_object_get(rep->meta, meta_rows[i]));
+		if (report_meta(rep, meta_rows[i]))
+			fp_rows(f, meta_rows[i], report_meta(rep, meta_rows[i]));
+	c2c_section_free(&c2c);
 	fputs("</table>\n<p class=\"note\">Written by atomcost " ATOMCOST_VERSION
 	      " from the JSON report; self-contained, no scripts.</p>\n</body></html>\n", f);
 	return ferror(f) ? -EIO : 0;

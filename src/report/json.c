@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "card.h"
 #include "common.h"
 #include "build-config.h"
 #include "compare-n.h"
@@ -687,4 +688,260 @@ bool report_is_summary(const char *path)
 
 	json_decref(root);
 	return summary;
+}
+
+/* ---- the parts writers read, typed (sections.h, card.h) -----------------
+ * The results' extra and the report's sections stay JSON as read or as the
+ * engines made them; these decode what the writers and the card use, so
+ * that no writer reads JSON. Strings point into the report. */
+
+static double nan_or(const json_t *v)
+{
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static double jnum(const json_t *o, const char *key)
+{
+	return nan_or(json_object_get(o, key));
+}
+
+static const char *jstr(const json_t *o, const char *key, const char *dflt)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : dflt;
+}
+
+json_t *report_meta(const struct report *rep, const char *key)
+{
+	return json_object_get(rep->meta, key);
+}
+
+json_t *report_section(const struct report *rep, const char *key)
+{
+	return json_object_get(rep->sections, key);
+}
+
+bool result_contention(const struct result *r, struct contention_part *c)
+{
+	json_t *o = json_object_get(r->extra, "contention"), *pt, *ov = json_object_get(o, "overlapped");
+	size_t k;
+
+	if (!o || !c)
+		return o != NULL;
+	*c = (struct contention_part){
+		.placement = jstr(o, "placement", NULL), .sharing = jstr(o, "sharing", NULL),
+		.threads = (int)json_integer_value(json_object_get(o, "threads")),
+		.cs_work = json_integer_value(json_object_get(o, "cs_work")),
+		.outside_work = json_integer_value(json_object_get(o, "outside_work")),
+		.duration_s = num_of(o, "duration_s"), .thread_ticks_per_op = num_of(o, "thread_ticks_per_op"),
+		.aggregate_ticks_per_op = num_of(o, "aggregate_ticks_per_op"),
+		.fairness_cv = num_of(o, "fairness_cv"), .overlap = num_of(o, "overlap"),
+		.cpu_wall_min = num_of(o, "cpu_wall_min"), .overlapped = json_is_boolean(ov) ? json_is_true(ov) : -1,
+	};
+	json_array_foreach(json_object_get(o, "per_thread"), k, pt)
+		if (c->nper < CONTENTION_PART_THREADS) {
+			c->per[c->nper].cpu_os = (int)json_integer_value(json_object_get(pt, "cpu_os"));
+			c->per[c->nper++].ops = num_of(pt, "ops");
+		}
+	return true;
+}
+
+bool contention_result(const struct result *r)
+{
+	return result_contention(r, NULL);
+}
+
+void result_pattern(const struct result *r, struct pattern_part *p)
+{
+	p->footprint_bytes = jnum(json_object_get(r->extra, "pattern"), "footprint_bytes");
+	p->over_chase_cycles = jnum(r->extra, "over_chase_cycles");
+	p->over_stores_cycles = jnum(r->extra, "over_stores_cycles");
+}
+
+void result_menu(const struct result *r, struct menu_part *m)
+{
+	json_t *v;
+	size_t k;
+
+	m->nneed = 0;
+	m->safe_when = jstr(r->extra, "safe_when", NULL);
+	json_array_foreach(json_object_get(r->extra, "menu_need"), k, v)
+		if (json_is_string(v) && m->nneed < RESULT_MAX_NEEDS)
+			m->need[m->nneed++] = json_string_value(v);
+}
+
+size_t report_epochs(const struct report *rep, struct epoch_meta *e, size_t max)
+{
+	json_t *o;
+	size_t i, n = 0;
+
+	json_array_foreach(json_object_get(rep->meta, "epochs"), i, o)
+		if (n < max)
+			e[n++] = (struct epoch_meta){
+				.epoch = (int)json_integer_value(json_object_get(o, "epoch")),
+				.ticks_per_cycle = jnum(o, "ticks_per_cycle"), .timer_hz = jnum(o, "timer_hz"),
+				.cpu_share = jnum(o, "cpu_share"),
+			};
+	return n;
+}
+
+/* One matrix: rows of numbers or nulls, their CPUs (row index without). */
+static int c2c_map_read(json_t *m, json_t *cpus, const char *unit, const char *method,
+			struct c2c_map *d)
+{
+	size_t n = json_array_size(m);
+
+	*d = (struct c2c_map){ .method = method, .unit = unit, .n = n };
+	d->cpus = malloc((n ? n : 1) * sizeof(*d->cpus));
+	d->v = malloc((n ? n * n : 1) * sizeof(*d->v));
+	if (!d->cpus || !d->v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		json_t *ci = json_array_get(cpus, i);
+
+		d->cpus[i] = json_is_integer(ci) ? (long long)json_integer_value(ci) : (long long)i;
+		for (size_t j = 0; j < n; j++)
+			d->v[i * n + j] = nan_or(json_array_get(json_array_get(m, i), j));
+	}
+	return 0;
+}
+
+/* The matrix is either {"unit", "cpus", "matrix": [[...]]} or, as
+ * `atomcost c2c --format json` writes it, "matrix": {"cpus", "unit",
+ * "<method>": [[...]], ...}: one map per method. */
+static int c2c_maps(json_t *c2c, struct c2c_section *s)
+{
+	json_t *m = json_object_get(c2c, "matrix"), *v;
+	const char *k;
+	int err = 0;
+
+	if (json_is_array(m) && json_array_size(m)) {
+		s->nmap = 1;
+		return c2c_map_read(m, json_object_get(c2c, "cpus"), jstr(c2c, "unit", NULL), NULL, s->map);
+	}
+	json_object_foreach(m, k, v) {
+		if (!json_is_array(v) || !json_is_array(json_array_get(v, 0)) || s->nmap == C2C_MAX_MAPS)
+			continue;
+		err = c2c_map_read(v, json_object_get(m, "cpus"), jstr(m, "unit", NULL), k, &s->map[s->nmap++]);
+		if (err)
+			break;
+	}
+	return err;
+}
+
+int report_c2c(const struct report *rep, struct c2c_section *s)
+{
+	json_t *c2c = json_object_get(rep->sections, "c2c"), *p;
+	size_t i;
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	s->present = c2c != NULL;
+	json_array_foreach(json_object_get(c2c, "pairs"), i, p) {
+		json_t *ns = json_object_get(p, "round_trip_ns");
+
+		if (s->npair == C2C_MAX_PAIRS || !json_is_object(ns))
+			continue;
+		s->pair[s->npair++] = (struct c2c_pair_ns){
+			.cls = jstr(p, "class", "?"), .method = jstr(p, "method", "?"),
+			.cpu_a = (int)json_integer_value(json_object_get(p, "cpu_a")),
+			.cpu_b = (int)json_integer_value(json_object_get(p, "cpu_b")),
+			.median = num_of(ns, "median"), .p10 = num_of(ns, "p10"), .p90 = num_of(ns, "p90"),
+			.timed_out = json_is_true(json_object_get(p, "timed_out")),
+		};
+	}
+	json_array_foreach(json_object_get(c2c, "absent_classes"), i, p)
+		if (s->nabsent < C2C_MAX_ABSENT)
+			s->absent[s->nabsent++] = json_string_value(p);
+	err = c2c_maps(c2c, s);
+	if (err)
+		c2c_section_free(s);
+	return err;
+}
+
+void c2c_section_free(struct c2c_section *s)
+{
+	for (unsigned m = 0; m < s->nmap; m++) {
+		free(s->map[m].cpus);
+		free(s->map[m].v);
+	}
+	s->nmap = 0;
+}
+
+/* ---- the card's sections (card.h): 0 and "?" where a report says nothing */
+
+void report_machine(const struct report *rep, struct card_machine *m)
+{
+	json_t *fp = fingerprint_of_meta(rep->meta), *cpu = json_object_get(fp, "cpu");
+	json_t *k = json_object_get(fp, "kernel"), *hv = json_object_get(fp, "hypervisor");
+
+	*m = (struct card_machine){
+		.cpu = jstr(cpu, "model_name", "?"), .family = jstr(cpu, "family", "?"),
+		.model = jstr(cpu, "model", "?"), .microcode = jstr(cpu, "microcode", "?"),
+		.sysname = jstr(k, "sysname", "?"), .release = jstr(k, "release", "?"),
+		.vm = !hv ? -1 : json_is_true(json_object_get(hv, "cpuid_flag")),
+		.host = jstr(fp, "host", NULL), .tool_version = jstr(fp, "tool_version", NULL),
+	};
+}
+
+static void read_level(json_t *lv, struct card_level *l)
+{
+	*l = (struct card_level){
+		.name = jstr(lv, "level", "?"), .memory = json_is_true(json_object_get(lv, "memory")),
+		.cycles = num_of(lv, "cycles"), .ns = num_of(lv, "ns"), .size = num_of(lv, "size_bytes"),
+		.size_min = num_of(lv, "size_min"), .size_max = num_of(lv, "size_max"),
+		.size_lo = num_of(lv, "size_lo"), .size_hi = num_of(lv, "size_hi"),
+		.first = num_of(lv, "first_bytes"), .last = num_of(lv, "last_bytes"),
+		.hwloc = num_of(lv, "hwloc_size"), .disagrees = json_is_false(json_object_get(lv, "agrees")),
+		.effective_share = json_is_true(json_object_get(lv, "effective_share")),
+	};
+}
+
+void report_caches(const struct report *rep, struct card_caches *k)
+{
+	json_t *h = json_object_get(rep->sections, "hierarchy"), *v;
+	json_t *tlb = json_object_get(h, "tlb"), *pg = json_object_get(h, "pages");
+	size_t i;
+
+	json_array_foreach(json_object_get(h, "levels"), i, v)
+		if (k->nlevel < CARD_MAX_LEVELS)
+			read_level(v, &k->level[k->nlevel++]);
+	k->epochs = (int)json_integer_value(json_object_get(h, "epochs"));
+	k->page_bytes = num_of(pg, "page_bytes");
+	k->page_source = jstr(pg, "source", NULL);
+	k->tlb = json_is_object(tlb);
+	k->tlb_reach = num_of(tlb, "reach_bytes");
+	k->tlb_compared = num_of(tlb, "compared_to_bytes");
+	json_array_foreach(json_object_get(h, "points"), i, v) {
+		if (k->npoint == CARD_MAX_POINTS || !(num_of(v, "bytes") > 0) || !(num_of(v, "cycles") > 0))
+			continue;
+		k->point[k->npoint].bytes = num_of(v, "bytes");
+		k->point[k->npoint].cycles = num_of(v, "cycles");
+		k->point[k->npoint++].ns = num_of(v, "ns");
+	}
+	json_array_foreach(json_object_get(h, "hwloc_caches"), i, v)
+		if (k->nhwloc < CARD_MAX_HWLOC)
+			k->hwloc[k->nhwloc++] = json_number_value(v);
+}
+
+/* Against the report's aligned atomic_inc hit latency row (the session
+ * puts it in the section as the denominator), in older reports the
+ * probe's own aligned ops. */
+void report_split(const struct report *rep, struct card_split *s)
+{
+	json_t *sl = json_object_get(rep->sections, "splitlock");
+	json_t *den = json_object_get(sl, "ratio_denominator");
+	const char *what = jstr(den, "what", NULL);
+
+	s->state = !sl ? CARD_SPLIT_NONE : json_object_get(sl, "skipped") ? CARD_SPLIT_SKIPPED :
+		   !json_is_true(json_object_get(sl, "supported")) ? CARD_SPLIT_UNSUPPORTED :
+		   json_is_true(json_object_get(sl, "sigbus")) ? CARD_SPLIT_SIGBUS : CARD_SPLIT_MEASURED;
+	s->skipped = jstr(sl, "skipped", NULL);
+	s->has_kernel = json_object_get(sl, "kernel") != NULL;
+	s->kernel_why = jstr(json_object_get(sl, "kernel"), "why", NULL);
+	s->split_ns = num_of(sl, "split_ns");
+	s->aligned_ns = num_of(den ? den : sl, den ? "ns" : "aligned_ns");
+	s->ratio = num_of(sl, "ratio");
+	s->vs_atomic_inc = what && strstr(what, "atomic_inc");
 }

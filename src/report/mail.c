@@ -14,6 +14,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "card.h"
 #include "compare.h"
 #include "build-config.h"
 #include "fingerprint.h"
@@ -87,20 +88,19 @@ static const struct result *twin_of(const struct report *rep, const struct resul
 	return NULL;
 }
 
-int report_write_mail(const struct report *rep, FILE *f)
+/* What measured, when, the calibration and how to read the verdicts. */
+static void mail_header(const struct report *rep, FILE *f)
 {
 	const struct calibration *c = &rep->cal;
 	const json_t *fp = fingerprint_of_meta(rep->meta);
+	struct card_machine m;
 	char line[512];
 	int passes = compare_max_epoch(rep);
 
-	{
-		/* the version that measured, not the one reading */
-		const char *v = json_string_value(json_object_get(fp, "tool_version"));
-
-		snprintf(line, sizeof(line), "atomcost %s, %s: atomic vs non-atomic cost per op",
-			 v ? v : ATOMCOST_VERSION, rep->started);
-	}
+	/* the version that measured, not the one reading */
+	report_machine(rep, &m);
+	snprintf(line, sizeof(line), "atomcost %s, %s: atomic vs non-atomic cost per op",
+		 m.tool_version ? m.tool_version : ATOMCOST_VERSION, rep->started);
 	report_mail_wrap(f, "", line);
 	fingerprint_oneline(fp, line, sizeof(line));
 	report_mail_wrap(f, "", line);
@@ -123,6 +123,11 @@ int report_write_mail(const struct report *rep, FILE *f)
 			 rep->partial_reason);
 		report_mail_wrap(f, "", line);
 	}
+}
+
+int report_write_mail(const struct report *rep, FILE *f)
+{
+	mail_header(rep, f);
 	fprintf(f, "\n%-34s - %s\n", "twin, less atomic (before)", "probe (after)");
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct result *r = &rep->r[i], *t;

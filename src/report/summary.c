@@ -25,6 +25,7 @@ static json_t *row_json(const struct report *rep, size_t i)
 {
 	static const struct result *g[1000];
 	const struct result *r = &rep->r[i];
+	struct contention_part ct;
 	double k = 1.0 / rep->cal.ticks_per_cycle, med[1000], p10[1000], p90[1000], mn = INFINITY;
 	size_t n = compare_group(rep, i, g, 1000), ns = 0;
 	json_t *em = json_array(), *o;
@@ -55,9 +56,8 @@ static json_t *row_json(const struct report *rep, size_t i)
 			"spread", isfinite(r->judge.spread) ? r->judge.spread : 0.0));
 	if (r->analog)
 		json_object_set_new(o, "analog", json_true());
-	if (r->extra && json_object_get(r->extra, "contention"))
-		json_object_set_new(o, "placement", json_deep_copy(json_object_get(
-			json_object_get(r->extra, "contention"), "placement")));
+	if (result_contention(r, &ct) && ct.placement)
+		json_object_set_new(o, "placement", json_string(ct.placement));
 	return o;
 }
 
@@ -142,14 +142,12 @@ int report_write_summary(const struct report *rep, FILE *f)
 			 "card", card_build(rep, &card) ? json_null() : card_to_json(&card), "results", rows);
 	if (rep->tool)
 		json_object_set(root, "tool", rep->tool);
-	if (rep->meta && json_object_get(rep->meta, "fingerprint"))
-		json_object_set(root, "fingerprint", json_object_get(rep->meta, "fingerprint"));
-	for (size_t i = 0; i < sizeof(kept_sections) / sizeof(kept_sections[0]); i++) {
-		json_t *s = rep->sections ? json_object_get(rep->sections, kept_sections[i]) : NULL;
-
-		if (s)
-			json_object_set(root, kept_sections[i], s);
-	}
+	/* the pass-through: as the report has them */
+	if (report_meta(rep, "fingerprint"))
+		json_object_set(root, "fingerprint", report_meta(rep, "fingerprint"));
+	for (size_t i = 0; i < sizeof(kept_sections) / sizeof(kept_sections[0]); i++)
+		if (report_section(rep, kept_sections[i]))
+			json_object_set(root, kept_sections[i], report_section(rep, kept_sections[i]));
 	/* the staircase's points and the c2c matrix stay: small; nothing per sample */
 	if (json_dumpf(root, f, JSON_INDENT(1) | JSON_REAL_PRECISION(5)) < 0)
 		err = -EIO;

@@ -56,21 +56,6 @@ static const struct {
 		      "twin's, interleaved on the hot lines; pairs only", "latency, throughput" },
 };
 
-const char *pattern_kind_name(enum pattern_kind k)
-{
-	return k < PAT__COUNT ? kinds[k].name : "?";
-}
-
-const char *pattern_kind_desc(enum pattern_kind k)
-{
-	return k < PAT__COUNT ? kinds[k].desc : "?";
-}
-
-const char *pattern_kind_forms(enum pattern_kind k)
-{
-	return k < PAT__COUNT ? kinds[k].forms : "?";
-}
-
 bool pattern_kind_has_buffer(enum pattern_kind k)
 {
 	return k != PAT_HIT && k != PAT_MIX;

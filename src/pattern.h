@@ -43,10 +43,6 @@ struct pattern {
  * so JSON readers that hold numbers as doubles keep it exact). */
 #define PATTERN_SEED 20040827ull
 
-const char *pattern_kind_name(enum pattern_kind k);
-/* One line for `atomcost list --patterns`, and the forms it reports. */
-const char *pattern_kind_desc(enum pattern_kind k);
-const char *pattern_kind_forms(enum pattern_kind k);
 /* Kinds that walk a buffer of lines (everything but hit and mix). */
 bool pattern_kind_has_buffer(enum pattern_kind k);
 

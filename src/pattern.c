@@ -257,9 +257,10 @@ int pattern_footprint(const struct pattern *p, const struct pattern_sizes *s, si
 	return footprint_of(p, s, bytes, true);
 }
 
-size_t pattern_buf_need(size_t footprint)
+/* Bytes a buffer of this footprint needs: the lines, the walk order, and
+ * the successors while linking. */
+static size_t buf_need(size_t footprint)
 {
-	/* the lines, the walk order, and the successors while linking */
 	return footprint + 2 * (footprint / CACHE_LINE_BYTES * sizeof(uint32_t));
 }
 
@@ -589,10 +590,10 @@ static int make_plan(struct topo *t, const struct run_opts *o, struct plan *pl)
 			if (ret < 0)
 				return ret;
 		}
-		fmt_bytes(need, sizeof(need), pattern_buf_need(pl->fp[i]));
+		fmt_bytes(need, sizeof(need), buf_need(pl->fp[i]));
 		fmt_bytes(have, sizeof(have), avail);
 		/* leave a quarter of the free memory to everything else */
-		if (avail && pattern_buf_need(pl->fp[i]) > avail / 4 * 3) {
+		if (avail && buf_need(pl->fp[i]) > avail / 4 * 3) {
 			pr_err("pattern %s: its buffer needs %s but only %s is available (MemAvailable); "
 			       "give a smaller --footprint", p->name, need, have);
 			return -EINVAL;

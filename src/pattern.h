@@ -68,8 +68,6 @@ void pattern_sizes_from_topo(const struct topo *t, struct pattern_sizes *s);
  * Then a multiple of 64 lines. 0, or -ENOTSUP after a message
  * when a needed size is unknown or the levels do not nest. Pure. */
 int pattern_footprint(const struct pattern *p, const struct pattern_sizes *s, size_t *bytes);
-/* Bytes a buffer of this footprint needs (lines + walk order). */
-size_t pattern_buf_need(size_t footprint);
 /* The transparent-huge-page mode ("always", "madvise", "never"; "unknown"
  * when unreadable) into buf, and the AnonHugePages of the mappings
  * overlapping [lo, hi), bytes (/proc/self/smaps). */

@@ -92,7 +92,8 @@ static long perf_open(struct perf_event_attr *a, int group_fd)
 
 /* ---- privileges and reasons ------------------------------------------ */
 
-int pmu_paranoid(void)
+/* /proc/sys/kernel/perf_event_paranoid, 2 when unreadable */
+static int pmu_paranoid(void)
 {
 	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
 	int v = 2;
@@ -105,7 +106,8 @@ int pmu_paranoid(void)
 	return v;
 }
 
-bool pmu_privileged(void)
+/* euid 0, CAP_PERFMON or CAP_SYS_ADMIN */
+static bool pmu_privileged(void)
 {
 	FILE *f;
 	char line[256];
@@ -608,7 +610,8 @@ int pmu_set_resolve(struct pmu_set *s, const char *list, bool require)
 	return resolve(s, list, require, false);
 }
 
-void pmu_set_default(struct pmu_set *s)
+/* The always-on software events only (no messages; never fails). */
+static void pmu_set_default(struct pmu_set *s)
 {
 	(void)resolve(s, NULL, false, true);
 }

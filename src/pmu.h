@@ -60,8 +60,6 @@ struct pmu_set {
  * returns -EINVAL (exit 2). With require, an event that cannot be counted
  * here prints its reason and returns -ENOTSUP (exit 4). */
 int pmu_set_resolve(struct pmu_set *s, const char *list, bool require);
-/* The always-on software events only (no messages; never fails). */
-void pmu_set_default(struct pmu_set *s);
 
 /* One probe thread's counters. Open on the thread that runs the probe. */
 struct pmu_group {
@@ -103,8 +101,6 @@ double pmu_agreement(double a, double b);
 /* May kernel-raised software events (context switches, migrations) be
  * counted with the kernel included? paranoid <= 1, or root/CAP_PERFMON. */
 bool pmu_kernel_allowed(int paranoid, bool privileged);
-int pmu_paranoid(void);		/* /proc/sys/kernel/perf_event_paranoid, 2 when unreadable */
-bool pmu_privileged(void);	/* euid 0, CAP_PERFMON or CAP_SYS_ADMIN */
 /* The reason (short and long) for a perf_event_open errno. */
 void pmu_explain(int err, bool hw, int paranoid, bool privileged, bool in_vm,
 		 char *why, size_t whylen, char *reason, size_t len);

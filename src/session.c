@@ -18,7 +18,12 @@
 #include "repro.h"
 #include "splitlock.h"
 
-int session_merge(struct report *rep, struct report *seg, const char *tag_key, json_t *tag_value)
+/* Append the results of seg to rep (taking its samples and extras), their
+ * ticks rescaled from seg's calibration clock onto rep's, so one report
+ * converts every row with one calibration. The first segment (rep->n == 0
+ * and no calibration yet) gives rep its calibration. tag: extra key and
+ * value recorded on each result (NULL: none). 0 or -ENOMEM. */
+static int merge(struct report *rep, struct report *seg, const char *tag_key, json_t *tag_value)
 {
 	bool first = rep->n == 0 && !(rep->cal.ticks_per_cycle > 0);
 	double k = 1.0;
@@ -130,7 +135,7 @@ static int run_epoch(struct topo *t, struct run_opts *o, const struct probe *con
 						seg.cal.timer_hz, "wall_s", seg.wall_s, "cpu_share",
 						(double)(thread_cpu_ns() - c0) / (double)(now_ns() - w0 + 1),
 						"partial", seg.partial));
-	err = session_merge(rep, &seg, tag ? "step" : NULL, tag ? json_string(tag) : NULL);
+	err = merge(rep, &seg, tag ? "step" : NULL, tag ? json_string(tag) : NULL);
 	for (size_t i = first; i < rep->n && !err; i++) {
 		if (!rep->r[i].extra)
 			rep->r[i].extra = json_object();
@@ -148,13 +153,16 @@ static void set_meta_epochs(struct report *rep, json_t *epochs)
 	json_object_set_new(rep->meta, "epochs", epochs);
 }
 
+/* Epochs when --epochs is not given: enough for a t interval (df 2). */
+#define SESSION_EPOCHS 3
+
 /* --epochs K: the whole set K times, one epoch after the other, so a slow
  * drift or a noisy neighbour lands in the spread between epochs that the
  * verdicts and compare use. The report keeps epoch 1's calibration (later
  * epochs' samples are rescaled onto its clock); every epoch's goes to
  * meta.epochs. */
-int session_epochs(struct topo *t, struct run_opts *o, const struct probe *const *list,
-		   size_t n, struct report *rep)
+static int epochs_run(struct topo *t, struct run_opts *o, const struct probe *const *list,
+		      size_t n, struct report *rep)
 {
 	json_t *epochs = json_array();
 	unsigned k = o->epochs ? o->epochs : SESSION_EPOCHS;
@@ -347,7 +355,7 @@ static int epoch_segment(struct cz *c, unsigned e, enum segment sg, bool all, co
 }
 
 /* The twins under every pattern and the locks and per-CPU ops on hot
- * lines, over epochs (session_epochs), judged after each: the first ones
+ * lines, over epochs (epochs_run), judged after each: the first ones
  * run everything, later ones only what is still unresolved. */
 static int step_epochs(struct cz *c)
 {
@@ -456,7 +464,7 @@ static int step_topology(struct cz *c)
 		o.time_limit_s = time_left(c);
 		report_init(&seg);
 		ret = contention_run(c->t, &o, sp, nsp, &seg);
-		err = session_merge(c->rep, &seg, "step", json_string("topology"));
+		err = merge(c->rep, &seg, "step", json_string("topology"));
 		report_free(&seg);
 		if (!ret)
 			ret = err;
@@ -490,8 +498,12 @@ static void progress(const struct cz *c, size_t i)
 		NSTEPS, steps[i].name, el, left);
 }
 
-int session_characterize(struct topo *t, struct run_opts *o, const struct probe *const *list,
-			 size_t n, struct report *rep)
+/* The default characterization, in under a minute: the steps above in this
+ * order, each in its own time budget; a step that cannot run here is
+ * recorded as skipped with its reason in meta.characterization. list: the
+ * default probe set (twins included). */
+static int characterization(struct topo *t, struct run_opts *o, const struct probe *const *list,
+			    size_t n, struct report *rep)
 {
 	struct cz c = { .t = t, .o = o, .list = list, .n = n, .rep = rep, .t0 = now_ns() };
 	int ret = 0;
@@ -556,13 +568,13 @@ int session_run(struct topo *t, struct run_opts *o, const struct probe *const *l
 	int ret;
 
 	if (characterize)
-		ret = session_characterize(t, o, list, n, rep);
+		ret = characterization(t, o, list, n, rep);
 	else if (exp && !config_kind_has(exp, "probes"))
 		ret = 0;	/* reproductions only */
 	else if (o->threads >= 2 || o->placement || o->sharing)
 		ret = contention_run(t, o, list, n, rep);	/* N pinned threads on one line */
 	else
-		ret = session_epochs(t, o, list, n, rep);
+		ret = epochs_run(t, o, list, n, rep);
 	/* reproductions of published scorings (src/repro/) print their
 	 * seed-shaped tables as they go */
 	if (exp && ret >= 0)

@@ -15,28 +15,6 @@
 #include "config.h"
 #include <stdio.h>
 
-/* Append the results of seg to rep (taking its samples and extras), their
- * ticks rescaled from seg's calibration clock onto rep's, so one report
- * converts every row with one calibration. The first segment (rep->n == 0
- * and no calibration yet) gives rep its calibration. tag: extra key and
- * value recorded on each result (NULL: none). 0 or -ENOMEM. */
-int session_merge(struct report *rep, struct report *seg, const char *tag_key, json_t *tag_value);
-
-/* Epochs when --epochs is not given: enough for a t interval (df 2). */
-#define SESSION_EPOCHS 3
-/* --epochs K (0: SESSION_EPOCHS): the whole set K times, each epoch with
- * fresh buffers, pinned and calibrated afresh, results tagged extra.epoch
- * and rescaled onto epoch 1's clock, each epoch's clock in meta.epochs. */
-int session_epochs(struct topo *t, struct run_opts *o, const struct probe *const *list,
-		   size_t n, struct report *rep);
-
-/* The default characterization, in under a minute: the steps below in this
- * order, each in its own time budget; a step that cannot run here is
- * recorded as skipped with its reason in meta.characterization. list: the
- * default probe set (twins included). */
-int session_characterize(struct topo *t, struct run_opts *o, const struct probe *const *list,
-			 size_t n, struct report *rep);
-
 /* The report's identity: start time, topology (JSON and summary) and the
  * machine fingerprint (cpu_os: the PU whose cpufreq it reads). */
 void session_identity(struct report *rep, struct topo *t, int cpu_os);

@@ -696,28 +696,12 @@ static bool is_conf_path(const char *s)
 	return s[0] != '-' && n > 5 && !strcmp(s + n - 5, ".conf");
 }
 
-static int push(char ***v, int *n, int *cap, const char *s, bool own)
-{
-	if (*n + 1 >= *cap) {
-		int nc = *cap ? *cap * 2 : 32;
-		char **nv = realloc(*v, (size_t)nc * sizeof(char *));
-
-		if (!nv)
-			return -ENOMEM;
-		*v = nv;
-		*cap = nc;
-	}
-	(*v)[(*n)++] = own ? strdup(s) : (char *)s;
-	(*v)[*n] = NULL;
-	return 0;
-}
-
 int config_prepare_run(int argc, char **argv, int *new_argc, char ***new_argv,
 		       struct experiment **exp)
 {
 	const char *file = NULL;
-	char **sets = NULL, **rest = NULL, **v = NULL;
-	int nsets = 0, nrest = 0, n = 0, cap = 0, ret = 0;
+	char **sets = NULL, **rest = NULL;
+	int nsets = 0, nrest = 0, ret = 0;
 	struct experiment *e = NULL;
 	bool conf_mode = false;
 
@@ -730,6 +714,7 @@ int config_prepare_run(int argc, char **argv, int *new_argc, char ***new_argv,
 		ret = -ENOMEM;
 		goto out;
 	}
+	rest[nrest++] = argv[0];
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *val = NULL;
 
@@ -773,38 +758,20 @@ int config_prepare_run(int argc, char **argv, int *new_argc, char ***new_argv,
 	ret = config_load(file, sets, (size_t)nsets, &e);
 	if (ret < 0)
 		goto out;
-
-	if ((ret = push(&v, &n, &cap, argv[0], false)) < 0)
-		goto out;
-	for (int i = 0; i < nrest; i++)
-		if ((ret = push(&v, &n, &cap, rest[i], false)) < 0)
-			goto out;
-	*new_argc = n;
-	*new_argv = v;
+	/* the rest borrows argv's strings, NULL-terminated by calloc */
+	*new_argc = nrest;
+	*new_argv = rest;
 	*exp = e;
-	e = NULL;
-	v = NULL;
+	rest = NULL;
 out:
-	if (v)
-		config_free_argv(v, argv);
-	config_free(e);
 	free(sets);
 	free(rest);
 	return ret;
 }
 
-/* Free what config_prepare_run allocated: only the strings it copied. */
+/* Free what config_prepare_run allocated: the new argv, not its strings. */
 void config_free_argv(char **v, char **orig)
 {
-	if (!v || v == orig)
-		return;
-	for (char **p = v + 1; *p; p++) {
-		bool borrowed = false;
-
-		for (char **o = orig; *o && !borrowed; o++)
-			borrowed = *p == *o;
-		if (!borrowed)
-			free(*p);
-	}
-	free(v);
+	if (v != orig)
+		free(v);
 }

@@ -243,8 +243,6 @@ int align_assess(const double *pass_med, size_t nplace, size_t npass, const doub
 	return 0;
 }
 
-/* ---- the run ---- */
-
 /* The post's four tbench runs, each on a different build of the same
  * kernel (2.6.24-rc8, slab, x86_64 8p SMP 8G), MB/sec, 8 procs, in the
  * post's order; and the same as a spread table: fastest, slowest, and
@@ -714,7 +712,6 @@ static int tput_case(struct repro_ctx *rc, const struct probe *const *list, doub
 	report_free(&rep);
 	return ret;
 }
-
 
 #define UNLOCK_PUB_WORDS "0006-Use-non-atomic-unlock.patch: Surprisingly this one caused a 1% " \
 	"regression in some of my tests. Maybe the cacheline is held longer if no atomic op is " \

@@ -762,11 +762,6 @@ static int unlock_pass(struct repro_ctx *rc, const struct probe *const *pr, cons
 	return ret;
 }
 
-static double med_of(const double *v, size_t n)
-{
-	return stats_median(v, n);
-}
-
 static void unlock_report(struct repro_ctx *rc, size_t npass, const struct unlock_passes *u)
 {
 	double ghz = rc->cal->timer_hz / rc->cal->ticks_per_cycle / 1e9;
@@ -786,52 +781,48 @@ static void unlock_report(struct repro_ctx *rc, size_t npass, const struct unloc
 	fprintf(rc->out, "  %-18s %10s %10s %10s %10s %12s %8s\n", "", "cycles", "share",
 		"cycles", "cycles", "both thr.", "cv");
 	for (unsigned v = 0; v < 2; v++) {
-		double cy = med_of(u->cyc[v], npass);
+		double ho = stats_median(u->ho[v], npass), hs = stats_median(u->hshare[v], npass);
+		double gap = stats_median(u->gap[v], npass), cy = stats_median(u->cyc[v], npass);
+		double fair = stats_median(u->fair[v], npass);
+		json_t *jho = json_array(), *jcy = json_array();
 
 		fprintf(rc->out, "  %-18s %10.1f %9.2f%% %10.0f %10.1f %11.2fM %8.3f\n", unlock_release[v],
-			med_of(u->ho[v], npass), med_of(u->hshare[v], npass) * 100,
-			med_of(u->gap[v], npass), cy, ghz * 1e3 / cy, med_of(u->fair[v], npass));
-		json_t *jv = json_pack("{s:f,s:f,s:f,s:f,s:f,s:[],s:[]}",
-			"handover_cycles", num0(med_of(u->ho[v], npass)), "handover_share",
-			num0(med_of(u->hshare[v], npass)), "cycles_between_handovers",
-			num0(med_of(u->gap[v], npass)), "cycles_per_acquisition", num0(cy),
-			"fairness_cv", num0(med_of(u->fair[v], npass)), "handover_cycles_per_pass",
-			"cycles_per_acquisition_per_pass");
-
+			ho, hs * 100, gap, cy, ghz * 1e3 / cy, fair);
 		for (size_t k = 0; k < npass; k++) {
-			json_array_append_new(json_object_get(jv, "handover_cycles_per_pass"),
-					      json_real(num0(u->ho[v][k])));
-			json_array_append_new(json_object_get(jv, "cycles_per_acquisition_per_pass"),
-					      json_real(num0(u->cyc[v][k])));
+			json_array_append_new(jho, json_real(num0(u->ho[v][k])));
+			json_array_append_new(jcy, json_real(num0(u->cyc[v][k])));
 		}
-		json_object_set_new(ju, unlock_release[v], jv);
+		json_object_set_new(ju, unlock_release[v], json_pack("{s:f,s:f,s:f,s:f,s:f,s:o,s:o}",
+			"handover_cycles", num0(ho), "handover_share", num0(hs),
+			"cycles_between_handovers", num0(gap), "cycles_per_acquisition", num0(cy),
+			"fairness_cv", num0(fair), "handover_cycles_per_pass", jho,
+			"cycles_per_acquisition_per_pass", jcy));
 	}
 	if (u->backwards)
 		fprintf(rc->out, "  %" PRIu64 " hand-overs stamped before their release (the PUs' "
 			"timers disagree) were left out\n", u->backwards);
 	json_object_set_new(rc->json, "unlock", ju);
-	c.what = "hand-over (release stamp to the other thread's acquire)";
-	c.ea = u->ho[1];
-	c.eb = u->ho[0];
-	c.pub_words = UNLOCK_PUB_WORDS;
-	repro_conclude(rc, &c);
-	c.what = "cycles one thread keeps the lock from the other (between hand-overs)";
-	c.ea = u->gap[1];
-	c.eb = u->gap[0];
-	c.pub_words = NULL;
-	repro_conclude(rc, &c);
-	c.what = "per acquisition, two threads on one lock (throughput)";
-	c.ea = u->cyc[1];
-	c.eb = u->cyc[0];
-	c.pub_words = NULL;
-	repro_conclude(rc, &c);
+	for (int k = 0; k < 3; k++) {
+		static const char *const what[3] = {
+			"hand-over (release stamp to the other thread's acquire)",
+			"cycles one thread keeps the lock from the other (between hand-overs)",
+			"per acquisition, two threads on one lock (throughput)",
+		};
+		const double (*fig)[ALIGN_MAX_PASSES] = k == 0 ? u->ho : k == 1 ? u->gap : u->cyc;
+
+		c.what = what[k];
+		c.ea = fig[1];
+		c.eb = fig[0];
+		c.pub_words = k ? NULL : UNLOCK_PUB_WORDS;
+		repro_conclude(rc, &c);
+	}
 	fprintf(rc->out, "  deviations: two threads on one lock word in a loop, %d cycles of "
-		"other work between a release and the next acquire, where the post ran tbench (8 processes, the whole kernel) and saw "
-		"1%%; today's bit_spin_lock bodies "
-		"(lock btsq to take, lock andb or a plain btrq to release, a thread-local preempt "
-		"count), not 2.6.24's; the hand-over harness calls them out of line and reads the "
-		"fenced timer inside the critical section (both releases alike); the two PUs are "
-		"vCPUs of a guest\n", UNLOCK_OUTSIDE_WORK);
+		"other work between a release and the next acquire, where the post ran tbench (8 "
+		"processes, the whole kernel) and saw 1%%; today's bit_spin_lock bodies (lock btsq "
+		"to take, lock andb or a plain btrq to release, a thread-local preempt count), not "
+		"2.6.24's; the hand-over harness calls them out of line and reads the fenced timer "
+		"inside the critical section (both releases alike); the two PUs are vCPUs of a "
+		"guest\n", UNLOCK_OUTSIDE_WORK);
 }
 
 /* "what: 0.97 0.95 .." and the same as JSON under key. */

@@ -319,33 +319,25 @@ size_t align_pass_index(size_t pass, size_t n)
 	return pass % 2 ? (start + ALIGN_NPLACE - n) % ALIGN_NPLACE : (start + n) % ALIGN_NPLACE;
 }
 
-/* Before each probe's placements in a pass: its first copy for a while,
- * untimed. Without it the first placement timed after another probe read
- * up to 7% high in some passes (lock-orb-loop after orb-loop). */
+/* Warm-up, untimed: the first copy of each of sel[0..nsel) at placement i,
+ * in turn, for ns. Before the first timing, a third of a second of every
+ * probe, so the placements timed first do not pay for a core that is still
+ * waking (runner.c, prewarm); before each probe's placements in a pass, its
+ * first copy alone for PROBE_WARM_NS: without it the first placement timed
+ * after another probe read up to 7% high in some passes (lock-orb-loop
+ * after orb-loop). */
 #define PROBE_WARM_NS 20000000ull
 
-static void warm_copy(const struct align_copy *c, void *mem, uint64_t ns)
+static void warm(const struct align_probe *const *sel, size_t nsel, size_t i, void *mem,
+		 uint64_t ns)
 {
 	struct probe_ctx ctx = { .mem = mem, .mem_size = ALIGN_MEM_BYTES };
 	uint64_t end = now_ns() + ns;
 
 	align_prepare(mem);
 	while (now_ns() < end && !runner_stop)
-		c->fn(&ctx, 64);
-}
-
-/* Before the first timing: a third of a second of the probes themselves, so
- * the placements timed first do not pay for a core that is still waking
- * (runner.c, prewarm). */
-static void warm(const struct align_probe *const *sel, size_t nsel, void *mem)
-{
-	struct probe_ctx ctx = { .mem = mem, .mem_size = ALIGN_MEM_BYTES };
-	uint64_t end = now_ns() + 300000000ull;
-
-	align_prepare(mem);
-	while (now_ns() < end && !runner_stop)
-		for (size_t i = 0; i < nsel; i++)
-			sel[i]->copy[0].fn(&ctx, 64);
+		for (size_t pi = 0; pi < nsel; pi++)
+			sel[pi]->copy[i].fn(&ctx, 64);
 }
 
 /* The verdict in a few words. */
@@ -885,13 +877,13 @@ static int measure_passes(struct repro_ctx *rc, const struct align_probe *const 
 			  size_t nsel, const bool *use, size_t npass, const struct run_opts *o,
 			  void *mem, struct place_acc (*acc)[ALIGN_NPLACE], double *share)
 {
-	warm(sel, nsel, mem);
+	warm(sel, nsel, 0, mem, 300000000ull);
 	for (size_t k = 0; k < npass; k++) {
 		struct repro_pass pass;
 
 		repro_pass_start(&pass);
 		for (size_t pi = 0; pi < nsel; pi++) {
-			warm_copy(&sel[pi]->copy[align_pass_index(k, 0)], mem, PROBE_WARM_NS);
+			warm(sel + pi, 1, align_pass_index(k, 0), mem, PROBE_WARM_NS);
 			for (size_t n = 0; n < ALIGN_NPLACE; n++) {
 				size_t i = align_pass_index(k, n);
 				int ret;

@@ -430,6 +430,36 @@ static void print_probe(FILE *f, const struct align_probe *p, const bool *use,
 	json_object_set_new(jp, "assessment", assessment_json(a));
 }
 
+/* Assess a probe's placements, or (pb not NULL) the ratio pa / pb
+ * placement by placement, over the used ones: fig[i] is placement i's
+ * figure, a->imin and a->imax placement indexes. 0 or align_assess's error. */
+static int assess_used(const struct place_acc *pa, const struct place_acc *pb, const bool *use,
+		       size_t npass, const double *share, double *fig, struct align_assessment *a)
+{
+	double pm[ALIGN_NPLACE * ALIGN_MAX_PASSES], fig_u[ALIGN_NPLACE];
+	size_t idx[ALIGN_NPLACE], m = 0;
+	int ret;
+
+	/* a ratio pass by pass: both figures of a pass were timed minutes
+	 * apart at most, in the same pass order */
+	for (size_t i = 0; i < ALIGN_NPLACE; i++) {
+		if (!use[i])
+			continue;
+		for (size_t k = 0; k < npass; k++)
+			pm[m * npass + k] = pa[i].pass_med[k] / (pb ? pb[i].pass_med[k] : 1);
+		idx[m++] = i;
+	}
+	ret = align_assess(pm, m, npass, share, fig_u, a);
+	if (ret < 0)
+		return ret;
+	/* back from the used placements to placement indexes */
+	for (size_t j = 0; j < m; j++)
+		fig[idx[j]] = fig_u[j];
+	a->imin = idx[a->imin];
+	a->imax = idx[a->imax];
+	return 0;
+}
+
 /* Atomic and plain twins among the probes: does the atomic premium (the
  * ratio of the two at the same placement) depend on the placement? */
 static const struct {
@@ -448,8 +478,8 @@ static int twin_ratios(struct repro_ctx *rc, const struct align_probe *const *se
 
 	json_object_set_new(rc->json, "twin_ratios", jt);
 	for (size_t t = 0; t < ARRAY_SIZE(twins); t++) {
-		double pm[ALIGN_NPLACE * ALIGN_MAX_PASSES], fig[ALIGN_NPLACE];
-		size_t a = nsel, b = nsel, idx[ALIGN_NPLACE], m = 0;
+		double fig[ALIGN_NPLACE];
+		size_t a = nsel, b = nsel;
 		struct align_assessment as;
 		int ret;
 
@@ -461,23 +491,12 @@ static int twin_ratios(struct repro_ctx *rc, const struct align_probe *const *se
 		}
 		if (a == nsel || b == nsel)
 			continue;
-		/* the ratio pass by pass: both figures of a pass were timed
-		 * minutes apart at most, in the same pass order */
-		for (size_t i = 0; i < ALIGN_NPLACE; i++) {
-			if (!use[i])
-				continue;
-			for (size_t k = 0; k < npass; k++)
-				pm[m * npass + k] = acc[a][i].pass_med[k] / acc[b][i].pass_med[k];
-			idx[m++] = i;
-		}
-		ret = align_assess(pm, m, npass, share, fig, &as);
+		ret = assess_used(acc[a], acc[b], use, npass, share, fig, &as);
 		if (ret < 0)
 			return ret;
 		fprintf(rc->out, "%s / %s at the same placement: x%.2f (+%u) .. x%.2f (+%u)\n",
-			twins[t].atomic, twins[t].plain, fig[as.imin], align_offsets[idx[as.imin]],
-			fig[as.imax], align_offsets[idx[as.imax]]);
-		as.imin = idx[as.imin];
-		as.imax = idx[as.imax];
+			twins[t].atomic, twins[t].plain, fig[as.imin], align_offsets[as.imin],
+			fig[as.imax], align_offsets[as.imax]);
 		print_assessment(rc->out, "ratio ", &as, npass);
 		json_array_append_new(jt, json_pack("{s:s,s:s,s:o}", "atomic", twins[t].atomic,
 			"plain", twins[t].plain, "assessment", assessment_json(&as)));
@@ -909,29 +928,14 @@ static int assess_probe(struct repro_ctx *rc, const struct align_probe *p, const
 			const struct place_acc *pa, size_t npass, const double *share,
 			struct align_assessment *a, json_t *jprobes, double *fig)
 {
-	double pm[ALIGN_NPLACE * ALIGN_MAX_PASSES], fig_u[ALIGN_NPLACE];
-	size_t idx[ALIGN_NPLACE], m = 0;
+	int ret = assess_used(pa, NULL, use, npass, share, fig, a);
 	json_t *jp;
-	int ret;
 
-	for (size_t i = 0; i < ALIGN_NPLACE; i++) {
-		if (!use[i])
-			continue;
-		idx[m] = i;
-		memcpy(pm + m * npass, pa[i].pass_med, npass * sizeof(double));
-		m++;
-	}
-	ret = align_assess(pm, m, npass, share, fig_u, a);
 	if (ret < 0) {
 		pr_err("code-alignment-2008: %s: a placement has no positive median "
 		       "(is the clock calibrated?)", p->name);
 		return ret;
 	}
-	/* back from the used placements to placement indexes */
-	for (size_t j = 0; j < m; j++)
-		fig[idx[j]] = fig_u[j];
-	a->imin = idx[a->imin];
-	a->imax = idx[a->imax];
 	jp = json_pack("{s:s,s:s}", "insn", p->insn, "form", p->form);
 	json_object_set_new(jprobes, p->name, jp);
 	print_probe(rc->out, p, use, pa, npass, fig, a, jp);

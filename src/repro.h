@@ -141,6 +141,8 @@ enum verdict repro_conclusion_text(char *buf, size_t len, const struct repro_cla
  * the passes judged), saves, ratio, lo, hi, spread, margin, passes,
  * disturbed, text, and pub_a, pub_b, pub_derived when published}). */
 enum verdict repro_conclude(struct repro_ctx *rc, const struct repro_claim *c);
+/* v, or 0 where v is not finite (JSON has no NaN). */
+double repro_num0(double v);
 
 /* The CPU share of a pass: start before it, read after it. */
 struct repro_pass {

@@ -242,7 +242,7 @@ enum verdict repro_conclusion_text(char *buf, size_t len, const struct repro_cla
 	return j.v;
 }
 
-static double num0(double v)
+double repro_num0(double v)
 {
 	return isfinite(v) ? v : 0.0;
 }
@@ -267,10 +267,11 @@ enum verdict repro_conclude(struct repro_ctx *rc, const struct repro_claim *c)
 	ma = stats_median(a, m);
 	mb = stats_median(b, m);
 	o = json_pack("{s:s,s:s,s:s,s:s,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:I,s:I,s:s}", "what", c->what,
-		      "a", c->a, "b", c->b, "verdict", stats_verdict_name(v), "meas_a", num0(ma),
-		      "meas_b", num0(mb), "saves", num0(mb - ma), "ratio", num0(j.ratio), "lo",
-		      num0(j.lo), "hi", num0(j.hi), "spread", num0(j.spread), "margin", num0(j.margin),
-		      "passes", (json_int_t)m, "disturbed", (json_int_t)disturbed, "text", text);
+		      "a", c->a, "b", c->b, "verdict", stats_verdict_name(v), "meas_a", repro_num0(ma),
+		      "meas_b", repro_num0(mb), "saves", repro_num0(mb - ma), "ratio",
+		      repro_num0(j.ratio), "lo", repro_num0(j.lo), "hi", repro_num0(j.hi), "spread",
+		      repro_num0(j.spread), "margin", repro_num0(j.margin), "passes", (json_int_t)m,
+		      "disturbed", (json_int_t)disturbed, "text", text);
 	if (!isnan(c->pub_a) && !isnan(c->pub_b)) {
 		json_object_set_new(o, "pub_a", json_real(c->pub_a));
 		json_object_set_new(o, "pub_b", json_real(c->pub_b));

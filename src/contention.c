@@ -142,14 +142,6 @@ struct cthread {
 	size_t nsamples;
 };
 
-static double thread_cpu_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static void barrier_wait(struct cshared *sh)
 {
 	if (__atomic_add_fetch(&sh->arrived, 1, __ATOMIC_ACQ_REL) == sh->nthreads) {
@@ -179,7 +171,7 @@ static void *cworker(void *arg)
 	if (th->err)
 		return NULL;
 
-	c0 = thread_cpu_s();
+	c0 = thread_cpu_ns() / 1e9;
 	w0 = now_ns() / 1e9;
 	th->t_start = arch_timer_start();
 	do {
@@ -199,7 +191,7 @@ static void *cworker(void *arg)
 	} while (b < sh->deadline && !runner_stop);
 	th->t_end = b;
 	th->wall_s = now_ns() / 1e9 - w0;
-	th->cpu_s = thread_cpu_s() - c0;
+	th->cpu_s = thread_cpu_ns() / 1e9 - c0;
 	th->migrated = sched_getcpu() != th->cpu_os;
 	return NULL;
 }

@@ -87,29 +87,24 @@ int c2c_measure_pair(struct topo *t, int a, int b, enum c2c_method m, double sec
 	pthread_t tid;
 	uint64_t v = 0, end;
 	size_t n = 0;
-	int err = 0;
+	int err = -ENOMEM;
 
-	if (!samples || !line) {
-		free(samples);
-		free(line);
-		return -ENOMEM;
-	}
+	if (!samples || !line)
+		goto out;
 	memset(line, 0, 128);
 	pp.w = line;
 	pp.deadline_ns = now_ns() + (uint64_t)(seconds * 1e9) + 2000000000ull;
 	if (pthread_create(&tid, NULL, responder, &pp)) {
 		pr_err("c2c: cannot start the thread for CPU %d", b);
-		free(samples);
-		free(line);
-		return -EAGAIN;
+		err = -EAGAIN;
+		goto out;
 	}
 	while (!__atomic_load_n(&pp.go, __ATOMIC_ACQUIRE))
 		arch_cpu_relax();
 	if (pp.go < 0) {
 		pthread_join(tid, NULL);
-		free(samples);
-		free(line);
-		return pp.err_b;
+		err = pp.err_b;
+		goto out;
 	}
 	/* warm-up: a few hundred round trips */
 	for (int i = 0; i < 256 && !row->timed_out; i++, v += 2)
@@ -140,8 +135,8 @@ int c2c_measure_pair(struct topo *t, int a, int b, enum c2c_method m, double sec
 	row->n = n;
 	if (n)
 		stats_summarize(samples, n, &row->s);
-	if (runner_stop)
-		err = -EINTR;
+	err = runner_stop ? -EINTR : 0;
+out:
 	free(samples);
 	free(line);
 	return err;

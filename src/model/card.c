@@ -60,21 +60,13 @@ static void mnemonic(const char *insn, char *m, size_t mlen, char *ops, size_t o
 
 static const char *width_of(const char *mn)
 {
+	static const char suffix[] = "bwlq", *const width[] = { "byte", "word", "dword", "qword" };
 	size_t n = strlen(mn);
+	const char *k = n ? strchr(suffix, mn[n - 1]) : NULL;
 
 	if (n > 3 && !strcmp(mn + n - 3, "16b"))
 		return "16 bytes";
-	switch (n ? mn[n - 1] : 0) {
-	case 'b':
-		return "byte";
-	case 'w':
-		return "word";
-	case 'l':
-		return "dword";
-	case 'q':
-		return "qword";
-	}
-	return NULL;
+	return k ? width[k - suffix] : NULL;
 }
 
 /* The atomic op without its lock prefix: a probe measured in the report

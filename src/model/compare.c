@@ -444,29 +444,17 @@ static void test_row(const struct comparison *c, struct compare_row *r)
 
 static void count(struct comparison *c, const struct compare_row *r)
 {
+	size_t *const by[] = {
+		[CMP_CANNOT_TELL] = &c->cannot_tell, [CMP_SAME] = &c->same,
+		[CMP_IMPROVED] = &c->improved, [CMP_REGRESSED] = &c->regressed,
+		[CMP_ONLY_A] = &c->unmatched, [CMP_ONLY_B] = &c->unmatched,
+		[CMP_CALIBRATION] = &c->calibration,
+	};
+
 	c->blocks += r->basis == BASIS_BLOCKS;
 	c->untested += r->unsettled;
 	c->blocks_untested += r->unsettled && r->basis == BASIS_BLOCKS;
-	switch (r->verdict) {
-	case CMP_IMPROVED:
-		c->improved++;
-		break;
-	case CMP_REGRESSED:
-		c->regressed++;
-		break;
-	case CMP_SAME:
-		c->same++;
-		break;
-	case CMP_CALIBRATION:
-		c->calibration++;
-		break;
-	case CMP_ONLY_A:
-	case CMP_ONLY_B:
-		c->unmatched++;
-		break;
-	default:
-		c->cannot_tell++;
-	}
+	(*by[r->verdict])++;
 }
 
 /* Verdicts: the self-checks' move widens every margin; changes are

@@ -118,19 +118,12 @@ double stats_ci_rel(const struct summary *s)
 
 const char *stats_verdict_name(enum verdict v)
 {
-	switch (v) {
-	case VERDICT_SAME:
-		return "same";
-	case VERDICT_SLOWER:
-		return "slower";
-	case VERDICT_FASTER:
-		return "faster";
-	case VERDICT_UNRESOLVED:
-		return "unresolved";
-	case VERDICT_NONE:
-		break;
-	}
-	return "-";
+	static const char *const names[] = {
+		[VERDICT_SAME] = "same", [VERDICT_SLOWER] = "slower", [VERDICT_FASTER] = "faster",
+		[VERDICT_NONE] = "-", [VERDICT_UNRESOLVED] = "unresolved",
+	};
+
+	return (unsigned)v <= VERDICT_UNRESOLVED ? names[v] : "-";
 }
 
 /* Continued fraction of the incomplete beta (modified Lentz). */

@@ -30,19 +30,14 @@ int probe_mode_parse(const char *s, enum probe_mode *out)
 	return -EINVAL;
 }
 
+static const char *const atomicity_names[] = {
+	[ATOMICITY_BASELINE] = "baseline", [ATOMICITY_ATOMIC] = "atomic",
+	[ATOMICITY_LOCAL] = "local-only", [ATOMICITY_NONATOMIC] = "non-atomic",
+};
+
 const char *probe_atomicity_name(enum atomicity a)
 {
-	switch (a) {
-	case ATOMICITY_BASELINE:
-		return "baseline";
-	case ATOMICITY_ATOMIC:
-		return "atomic";
-	case ATOMICITY_LOCAL:
-		return "local-only";
-	case ATOMICITY_NONATOMIC:
-		return "non-atomic";
-	}
-	return "?";
+	return (unsigned)a < ARRAY_SIZE(atomicity_names) ? atomicity_names[a] : "?";
 }
 
 /* Pair classes: the placement planner parses them, the writers print them. */
@@ -57,9 +52,7 @@ static const char *const class_names[PAIR__COUNT] = {
 
 const char *topo_pair_class_name(enum pair_class c)
 {
-	if ((unsigned)c >= PAIR__COUNT)
-		return "?";
-	return class_names[c];
+	return (unsigned)c < PAIR__COUNT ? class_names[c] : "?";
 }
 
 int topo_pair_class_parse(const char *s, enum pair_class *out)
@@ -172,19 +165,12 @@ int contention_parse_sharing(const char *list, unsigned *mask)
 }
 
 /* Split-lock modes. */
+static const char *const splitlock_names[] = {
+	[SPLITLOCK_UNDETECTED] = "undetected", [SPLITLOCK_OFF] = "off", [SPLITLOCK_WARN] = "warn",
+	[SPLITLOCK_FATAL] = "fatal", [SPLITLOCK_RATELIMIT] = "ratelimit",
+};
+
 const char *splitlock_mode_name(enum splitlock_mode m)
 {
-	switch (m) {
-	case SPLITLOCK_UNDETECTED:
-		return "undetected";
-	case SPLITLOCK_OFF:
-		return "off";
-	case SPLITLOCK_WARN:
-		return "warn";
-	case SPLITLOCK_FATAL:
-		return "fatal";
-	case SPLITLOCK_RATELIMIT:
-		return "ratelimit";
-	}
-	return "?";
+	return (unsigned)m < ARRAY_SIZE(splitlock_names) ? splitlock_names[m] : "?";
 }

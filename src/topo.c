@@ -69,18 +69,9 @@ static bool is_data_cache(hwloc_obj_t o)
 	       o->attr->cache.type != HWLOC_OBJ_CACHE_INSTRUCTION;
 }
 
-static const char *source_name(enum topo_source s)
-{
-	switch (s) {
-	case SRC_SYSTEM:
-		return "system";
-	case SRC_SYNTHETIC:
-		return "synthetic";
-	case SRC_XML:
-		return "xml";
-	}
-	return "?";
-}
+static const char *const source_names[] = {
+	[SRC_SYSTEM] = "system", [SRC_SYNTHETIC] = "synthetic", [SRC_XML] = "xml",
+};
 
 static int load_hwloc(struct topo *t, const char *synthetic, const char *xml)
 {
@@ -131,7 +122,7 @@ static int load_hwloc(struct topo *t, const char *synthetic, const char *xml)
 			       xml);
 		else
 			pr_err("topology: hwloc cannot load %s topology '%s' (check it with 'lstopo-no-graphics -i')",
-			       source_name(t->source), synthetic ? synthetic : xml);
+			       source_names[t->source], synthetic ? synthetic : xml);
 		return err == -ENOENT ? -EINVAL : err;
 	}
 	/* HWLOC_XMLFILE or HWLOC_SYNTHETIC in the environment can replace
@@ -517,18 +508,9 @@ static int plan_class(const struct topo *t, enum pair_class c, int n, int *os_ou
  * one group: it does not split anything. */
 static int spread_key(const struct topo *t, int level, int l)
 {
-	switch (level) {
-	case 0:
-		return t->pkg_id[l];
-	case 1:
-		return t->numa_id[l];
-	case 2:
-		return t->l3_id[l];
-	case 3:
-		return t->l2_id[l];
-	default:
-		return t->core_id[l];
-	}
+	const int *const ids[] = { t->pkg_id, t->numa_id, t->l3_id, t->l2_id, t->core_id };
+
+	return ids[level][l];
 }
 
 #define SPREAD_LEVELS 5
@@ -719,7 +701,7 @@ int topo_parse_cpulist(const struct topo *t, const char *what, const char *s,
 					       what, cpu, allowed);
 				else
 					pr_err("%s: CPU %d is not a PU of this %s topology (PUs: %s)",
-					       what, cpu, source_name(t->source), allowed);
+					       what, cpu, source_names[t->source], allowed);
 				goto out;
 			}
 			if (hwloc_bitmap_isset(seen, cpu)) {
@@ -761,7 +743,7 @@ int topo_bind_thread(struct topo *t, int os_index)
 			       os_index);
 		else
 			pr_err("bind: cannot bind to PU %d: the topology comes from %s '%s', not this system",
-			       os_index, source_name(t->source), t->desc);
+			       os_index, source_names[t->source], t->desc);
 		return -ENOTSUP;
 	}
 	if (!topo_os_allowed(t, os_index)) {
@@ -802,7 +784,7 @@ int topo_bind_memory(struct topo *t, void *addr, size_t len, int node)
 
 	if (!t->thissystem) {
 		pr_err("bind: cannot bind memory to NUMA node %d: the topology is %s, not this system",
-		       node, source_name(t->source));
+		       node, source_names[t->source]);
 		return -ENOTSUP;
 	}
 	o = node >= 0 ? hwloc_get_obj_by_type(t->h, HWLOC_OBJ_NUMANODE, node) : NULL;
@@ -936,7 +918,7 @@ void topo_print(const struct topo *t, FILE *f)
 			HWLOC_VERSION);
 	else
 		fprintf(f, "topology: %s '%s' (not this system: placement only, no binding)\n",
-			source_name(t->source), t->desc);
+			source_names[t->source], t->desc);
 
 	fprintf(f, "packages: %d\n", t->npkg);
 	o = NULL;
@@ -1053,7 +1035,7 @@ static json_t *classes_json(const struct topo *t)
 
 json_t *topo_to_json(const struct topo *t)
 {
-	json_t *root = json_pack("{s:s}", "source", source_name(t->source)), *rest;
+	json_t *root = json_pack("{s:s}", "source", source_names[t->source]), *rest;
 	char buf[256];
 
 	allowed_str(t, buf, sizeof(buf));

@@ -283,11 +283,8 @@ int topo_open(struct topo **out, const char *synthetic, const char *xml)
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
-	if (synthetic) {
-		t->desc = strdup(synthetic);
-	} else if (xml) {
-		t->desc = strdup(xml);
-	}
+	if (synthetic || xml)
+		t->desc = strdup(synthetic ? synthetic : xml);
 	if ((synthetic || xml) && !t->desc) {
 		err = -ENOMEM;
 		goto out_err;
@@ -835,6 +832,13 @@ struct cache_group {
 
 #define MAX_CACHE_GROUPS 32
 
+static bool same_cache_group(const struct cache_group *g, hwloc_obj_t o)
+{
+	return o->attr->cache.size == g->size && o->attr->cache.linesize == g->line &&
+	       (o->attr->cache.type == HWLOC_OBJ_CACHE_UNIFIED) == g->unified &&
+	       hwloc_bitmap_weight(o->cpuset) == g->pus;
+}
+
 static int cache_groups(const struct topo *t, struct cache_group *g, int max)
 {
 	int ng = 0;
@@ -857,8 +861,7 @@ static int cache_groups(const struct topo *t, struct cache_group *g, int max)
 			if (!is_data_cache(o))
 				continue;
 			for (i = 0; i < ng; i++)
-				if (g[i].level == k.level && g[i].unified == k.unified &&
-				    g[i].size == k.size && g[i].line == k.line && g[i].pus == k.pus)
+				if (g[i].level == level && same_cache_group(&g[i], o))
 					break;
 			if (i < ng)
 				g[i].count++;
@@ -867,13 +870,6 @@ static int cache_groups(const struct topo *t, struct cache_group *g, int max)
 		}
 	}
 	return ng;
-}
-
-static bool same_cache_group(const struct cache_group *g, hwloc_obj_t o)
-{
-	return o->attr->cache.size == g->size && o->attr->cache.linesize == g->line &&
-	       (o->attr->cache.type == HWLOC_OBJ_CACHE_UNIFIED) == g->unified &&
-	       hwloc_bitmap_weight(o->cpuset) == g->pus;
 }
 
 #define MAX_LISTED 16

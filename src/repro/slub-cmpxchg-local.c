@@ -458,7 +458,7 @@ static __attribute__((noinline)) void preempt_schedule_analog(void)
  * runs with preemption off, where only an interrupt on the same CPU can
  * intervene, so barrier() is enough. */
 #define SLUB07_FASTPATHS(V, COMMIT, ENTER, EXIT, ORDER)				\
-static inline void *alloc07_##V(struct slab_cache *s)					\
+static inline void *alloc_y07_##V(struct slab_cache *s)					\
 {											\
 	struct kmem_cpu *c;								\
 	void *obj;									\
@@ -477,8 +477,8 @@ static inline void *alloc07_##V(struct slab_cache *s)					\
 	EXIT();										\
 	return obj;									\
 }											\
-static inline void free07_##V(struct slab_cache *s, size_t idx, void *head, void *tail, \
-			      unsigned cnt)						\
+static inline void free_y07_##V(struct slab_cache *s, size_t idx, void *head, void *tail, \
+			       unsigned cnt)						\
 {											\
 	struct kmem_cpu *c;								\
 											\
@@ -567,7 +567,7 @@ static void *slab_alloc_slow_rseq_locked(struct slab_cache *s, struct kmem_cpu *
 	return fl;
 }
 
-static inline void *alloc_rseq(struct slab_cache *s)
+static inline void *alloc_RSEQ(struct slab_cache *s)
 {
 	uint32_t cpu;
 	void *obj = arch_rseq_pop(rseq_base(s), RSEQ_STRIDE, __rseq_offset, &cpu);
@@ -577,7 +577,7 @@ static inline void *alloc_rseq(struct slab_cache *s)
 	return slab_alloc_slow_rseq(s, cpu);
 }
 
-static inline void free_rseq(struct slab_cache *s, size_t idx, void *head, void *tail, unsigned cnt)
+static inline void free_RSEQ(struct slab_cache *s, size_t idx, void *head, void *tail, unsigned cnt)
 {
 	if (unlikely(!arch_rseq_push(rseq_base(s), RSEQ_STRIDE, RSEQ_SLAB_OFF, (uint64_t)idx, head, tail,
 				     __rseq_offset)))
@@ -585,62 +585,16 @@ static inline void free_rseq(struct slab_cache *s, size_t idx, void *head, void 
 }
 #else
 /* Never called: slub_variant_unavailable() refuses rseq here. */
-static inline void *alloc_rseq(struct slab_cache *s)
+static inline void *alloc_RSEQ(struct slab_cache *s)
 {
 	return alloc_tid_LOCAL(s);
 }
 
-static inline void free_rseq(struct slab_cache *s, size_t idx, void *head, void *tail, unsigned cnt)
+static inline void free_RSEQ(struct slab_cache *s, size_t idx, void *head, void *tail, unsigned cnt)
 {
 	free_tid_LOCAL(s, idx, head, tail, cnt);
 }
 #endif
-
-#define alloc_tid_RSEQ alloc_rseq
-#define free_tid_RSEQ free_rseq
-#define alloc07_RSEQ alloc_rseq
-#define free07_RSEQ free_rseq
-
-void *slab_alloc(struct slab_cache *s, enum slub_variant v)
-{
-	bool y07 = s->fastpath == SLUB_FP_2007;
-
-	switch (v) {
-	case SLUB_LOCKED: return y07 ? alloc07_LOCKED(s) : alloc_tid_LOCKED(s);
-	case SLUB_LOCAL: return y07 ? alloc07_LOCAL(s) : alloc_tid_LOCAL(s);
-	case SLUB_THIS_CPU: return y07 ? alloc07_THIS_CPU(s) : alloc_tid_THIS_CPU(s);
-	case SLUB_RSEQ: return alloc_rseq(s);
-	case SLUB_LOCKED_BARRIER: return alloc07_LOCKED_BARRIER(s);	/* 2007 only */
-	default: return y07 ? alloc07_IRQOFF(s) : alloc_tid_IRQOFF(s);
-	}
-}
-
-void slab_free(struct slab_cache *s, enum slub_variant v, void *obj)
-{
-	size_t idx = slab_index(s, obj);
-	bool y07 = s->fastpath == SLUB_FP_2007;
-
-	switch (v) {
-	case SLUB_LOCKED:
-		y07 ? free07_LOCKED(s, idx, obj, obj, 1) : free_tid_LOCKED(s, idx, obj, obj, 1);
-		break;
-	case SLUB_LOCAL:
-		y07 ? free07_LOCAL(s, idx, obj, obj, 1) : free_tid_LOCAL(s, idx, obj, obj, 1);
-		break;
-	case SLUB_THIS_CPU:
-		y07 ? free07_THIS_CPU(s, idx, obj, obj, 1) : free_tid_THIS_CPU(s, idx, obj, obj, 1);
-		break;
-	case SLUB_RSEQ:
-		free_rseq(s, idx, obj, obj, 1);
-		break;
-	case SLUB_LOCKED_BARRIER:	/* 2007 only */
-		free07_LOCKED_BARRIER(s, idx, obj, obj, 1);
-		break;
-	default:
-		y07 ? free07_IRQOFF(s, idx, obj, obj, 1) : free_tid_IRQOFF(s, idx, obj, obj, 1);
-		break;
-	}
-}
 
 size_t slab_free_in_slabs(const struct slab_cache *s)
 {
@@ -772,7 +726,7 @@ static const struct repro_table *published(enum slub_fastpath fp, int test, enum
 /* Test 1: `objects` kmalloc timed as one loop, then `objects` kfree timed
  * as one loop (the kfree mostly takes the slow path: the objects belong to
  * slabs the CPU has left). Test 2: kmalloc/kfree pairs. Ticks per loop. */
-#define SLUB_TIMERS(NAME, ALLOC, FREE)							\
+#define SLUB_TIMERS(NAME)								\
 static __attribute__((noinline)) void time_repeat_##NAME(struct slab_cache *s, void **obj, \
 							 size_t n, double *ta, double *tf) \
 {											\
@@ -780,10 +734,10 @@ static __attribute__((noinline)) void time_repeat_##NAME(struct slab_cache *s, v
 											\
 	t0 = arch_timer_start();							\
 	for (size_t i = 0; i < n; i++)							\
-		obj[i] = ALLOC(s);							\
+		obj[i] = alloc_##NAME(s);						\
 	t1 = arch_timer_stop();								\
 	for (size_t i = 0; i < n; i++)							\
-		FREE(s, slab_index(s, obj[i]), obj[i], obj[i], 1);			\
+		free_##NAME(s, slab_index(s, obj[i]), obj[i], obj[i], 1);		\
 	t2 = arch_timer_stop();								\
 	*ta = (double)(t1 - t0);							\
 	*tf = (double)(t2 - t1);							\
@@ -793,44 +747,54 @@ static __attribute__((noinline)) double time_pair_##NAME(struct slab_cache *s, s
 	uint64_t t0 = arch_timer_start();						\
 											\
 	for (size_t i = 0; i < n; i++) {						\
-		void *o = ALLOC(s);							\
+		void *o = alloc_##NAME(s);						\
 											\
-		FREE(s, slab_index(s, o), o, o, 1);					\
+		free_##NAME(s, slab_index(s, o), o, o, 1);				\
 	}										\
 	return (double)(arch_timer_stop() - t0);					\
 }
 
-SLUB_TIMERS(tid_LOCKED, alloc_tid_LOCKED, free_tid_LOCKED)
-SLUB_TIMERS(tid_LOCAL, alloc_tid_LOCAL, free_tid_LOCAL)
-SLUB_TIMERS(tid_THIS_CPU, alloc_tid_THIS_CPU, free_tid_THIS_CPU)
-SLUB_TIMERS(tid_IRQOFF, alloc_tid_IRQOFF, free_tid_IRQOFF)
-SLUB_TIMERS(y07_LOCKED, alloc07_LOCKED, free07_LOCKED)
-SLUB_TIMERS(y07_LOCKED_BARRIER, alloc07_LOCKED_BARRIER, free07_LOCKED_BARRIER)
-SLUB_TIMERS(y07_LOCAL, alloc07_LOCAL, free07_LOCAL)
-SLUB_TIMERS(y07_THIS_CPU, alloc07_THIS_CPU, free07_THIS_CPU)
-SLUB_TIMERS(y07_IRQOFF, alloc07_IRQOFF, free07_IRQOFF)
-SLUB_TIMERS(RSEQ, alloc_rseq, free_rseq)
+SLUB_TIMERS(tid_LOCKED)
+SLUB_TIMERS(tid_LOCAL)
+SLUB_TIMERS(tid_THIS_CPU)
+SLUB_TIMERS(tid_IRQOFF)
+SLUB_TIMERS(y07_LOCKED)
+SLUB_TIMERS(y07_LOCKED_BARRIER)
+SLUB_TIMERS(y07_LOCAL)
+SLUB_TIMERS(y07_THIS_CPU)
+SLUB_TIMERS(y07_IRQOFF)
+SLUB_TIMERS(RSEQ)
 
+/* Every form of each fast path: its timed loops, and its alloc and free for
+ * slab_alloc/slab_free (cmpxchg+barrier, 2007 only, serves both rows). */
+#define FORM(NAME) { time_repeat_##NAME, time_pair_##NAME, alloc_##NAME, free_##NAME }
 static const struct {
 	void (*repeat)(struct slab_cache *s, void **obj, size_t n, double *ta, double *tf);
 	double (*pair)(struct slab_cache *s, size_t n);
-} timers[SLUB_FP__COUNT][SLUB__COUNT] = {
+	void *(*alloc)(struct slab_cache *s);
+	void (*free)(struct slab_cache *s, size_t idx, void *head, void *tail, unsigned cnt);
+} forms[SLUB_FP__COUNT][SLUB__COUNT] = {
 	[SLUB_FP_TID] = {
-		[SLUB_LOCKED] = { time_repeat_tid_LOCKED, time_pair_tid_LOCKED },
-		[SLUB_LOCAL] = { time_repeat_tid_LOCAL, time_pair_tid_LOCAL },
-		[SLUB_THIS_CPU] = { time_repeat_tid_THIS_CPU, time_pair_tid_THIS_CPU },
-		[SLUB_RSEQ] = { time_repeat_RSEQ, time_pair_RSEQ },
-		[SLUB_IRQOFF] = { time_repeat_tid_IRQOFF, time_pair_tid_IRQOFF },
+		[SLUB_LOCKED] = FORM(tid_LOCKED), [SLUB_LOCAL] = FORM(tid_LOCAL),
+		[SLUB_THIS_CPU] = FORM(tid_THIS_CPU), [SLUB_RSEQ] = FORM(RSEQ),
+		[SLUB_IRQOFF] = FORM(tid_IRQOFF), [SLUB_LOCKED_BARRIER] = FORM(y07_LOCKED_BARRIER),
 	},
 	[SLUB_FP_2007] = {
-		[SLUB_LOCKED] = { time_repeat_y07_LOCKED, time_pair_y07_LOCKED },
-		[SLUB_LOCKED_BARRIER] = { time_repeat_y07_LOCKED_BARRIER, time_pair_y07_LOCKED_BARRIER },
-		[SLUB_LOCAL] = { time_repeat_y07_LOCAL, time_pair_y07_LOCAL },
-		[SLUB_THIS_CPU] = { time_repeat_y07_THIS_CPU, time_pair_y07_THIS_CPU },
-		[SLUB_RSEQ] = { time_repeat_RSEQ, time_pair_RSEQ },
-		[SLUB_IRQOFF] = { time_repeat_y07_IRQOFF, time_pair_y07_IRQOFF },
+		[SLUB_LOCKED] = FORM(y07_LOCKED), [SLUB_LOCAL] = FORM(y07_LOCAL),
+		[SLUB_THIS_CPU] = FORM(y07_THIS_CPU), [SLUB_RSEQ] = FORM(RSEQ),
+		[SLUB_IRQOFF] = FORM(y07_IRQOFF), [SLUB_LOCKED_BARRIER] = FORM(y07_LOCKED_BARRIER),
 	},
 };
+
+void *slab_alloc(struct slab_cache *s, enum slub_variant v)
+{
+	return forms[s->fastpath][v].alloc(s);
+}
+
+void slab_free(struct slab_cache *s, enum slub_variant v, void *obj)
+{
+	forms[s->fastpath][v].free(s, slab_index(s, obj), obj, obj, 1);
+}
 
 static json_t *doubles_json(const double *v, size_t n)
 {
@@ -935,14 +899,14 @@ static int time_one(struct slub_run *r, enum slub_fastpath fp, int test, enum sl
 		return ret;
 	s.fastpath = fp;
 	if (test == 1) {
-		timers[fp][v].repeat(&s, r->obj, r->n, &ta, &tf);
+		forms[fp][v].repeat(&s, r->obj, r->n, &ta, &tf);
 		slab_cache_reset(&s);
-		timers[fp][v].repeat(&s, r->obj, r->n, &ta, &tf);
+		forms[fp][v].repeat(&s, r->obj, r->n, &ta, &tf);
 		TICKS(r, v, 0, si, k) = ta;
 		TICKS(r, v, 1, si, k) = tf;
 	} else {
-		timers[fp][v].pair(&s, r->n);
-		TICKS(r, v, 0, si, k) = timers[fp][v].pair(&s, r->n);
+		forms[fp][v].pair(&s, r->n);
+		TICKS(r, v, 0, si, k) = forms[fp][v].pair(&s, r->n);
 	}
 	slab_cache_destroy(&s);
 	return 0;

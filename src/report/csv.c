@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common.h"
 #include "report.h"
 
 static void csv_str(FILE *f, const char *s)
@@ -41,25 +42,19 @@ int report_write_csv(const struct report *rep, FILE *f)
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct result *r = &rep->r[i];
 		char *extra = r->extra ? json_dumps(r->extra, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+		const char *str[] = { r->name, r->twin, r->family, r->atomicity, r->insn,
+				      r->pattern };
+		const double cyc[] = { r->s.min, r->s.p10, r->s.median, r->s.p90, r->s.ci_lo,
+				       r->s.ci_hi };
 
-		csv_str(f, r->name);
-		fputc(',', f);
-		csv_str(f, r->twin);
-		fputc(',', f);
-		csv_str(f, r->family);
-		fputc(',', f);
-		csv_str(f, r->atomicity);
-		fputc(',', f);
-		csv_str(f, r->insn);
-		fputc(',', f);
-		csv_str(f, r->pattern);
+		for (size_t k = 0; k < ARRAY_SIZE(str); k++) {
+			if (k)
+				fputc(',', f);
+			csv_str(f, str[k]);
+		}
 		fprintf(f, ",%s,%d,%d", probe_mode_name(r->mode), result_epoch(r), r->cpu_os);
-		csv_num(f, result_cycles(rep, r->s.min));
-		csv_num(f, result_cycles(rep, r->s.p10));
-		csv_num(f, result_cycles(rep, r->s.median));
-		csv_num(f, result_cycles(rep, r->s.p90));
-		csv_num(f, result_cycles(rep, r->s.ci_lo));
-		csv_num(f, result_cycles(rep, r->s.ci_hi));
+		for (size_t k = 0; k < ARRAY_SIZE(cyc); k++)
+			csv_num(f, result_cycles(rep, cyc[k]));
 		csv_num(f, result_ns(rep, r->s.median));
 		csv_num(f, r->s.median);
 		fprintf(f, ",%zu,%zu", r->nsamples, r->s.outliers);

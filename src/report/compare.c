@@ -3,6 +3,7 @@
  * table and the 72-column mail shape. They read a computed comparison and
  * the two reports; the arithmetic and the verdicts are compare.c's. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,18 +17,27 @@ struct diff_print {
 	size_t n;
 };
 
+/* report_mail_wrap of a formatted line */
+static void __attribute__((format(printf, 3, 4)))
+wrapf(FILE *f, const char *prefix, const char *fmt, ...)
+{
+	char line[700];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	report_mail_wrap(f, prefix, line);
+}
+
 static void print_diff(const char *key, const char *a, const char *b, void *arg)
 {
 	struct diff_print *d = arg;
 
-	char line[700];
-
 	if (d->n++ == 0)
 		report_mail_wrap(d->f, "# ", "FINGERPRINTS DIFFER: the reports come from different machines, kernels or builds");
-	snprintf(line, sizeof(line), "%s: A '%s', B '%s'", key, a, b);
-	report_mail_wrap(d->f, "#   ", line);
+	wrapf(d->f, "#   ", "%s: A '%s', B '%s'", key, a, b);
 }
-
 
 /* A side's name for the header: the file name without its directory (the
  * header must fit the 72-column mail format wherever the reports live);
@@ -90,51 +100,34 @@ static void header(const struct comparison *c, const struct report *a, const str
 	fingerprint_oneline(fb, line, sizeof(line));
 	report_mail_wrap(f, "#    ", line);
 	/* the rule, with the figures this comparison used */
-	snprintf(line, sizeof(line),
-		 "rule: core cycles; replicates: each row's epoch medians, %d and %d process%s; a side's variance from its process means when they vary more than its epochs predict (F test at %.0f%%), else from its pooled epochs",
-		 c->a_procs, c->b_procs, c->b_procs == 1 ? "" : "es", COMPARE_POOL_ALPHA * 100);
-	report_mail_wrap(f, "# ", line);
-	snprintf(line, sizeof(line),
-		 "margin %.1f%%: sqrt(min-change %.1f%%^2 + self-check %.2f%%^2), at least %.2f cycles/op; the core clocks differ by %.2f%% (each row's cycles carry their own calibration)",
-		 c->margin * 100, c->min_change * 100, c->check_shift * 100, COMPARE_ABS_FLOOR, c->cal_shift * 100);
-	report_mail_wrap(f, "# ", line);
-	snprintf(line, sizeof(line),
-		 "regressed/improved: the change lies beyond the margin (minimum-effect t test), Benjamini-Hochberg at FDR %.0f%% over %zu rows; same: inside it (TOST at %.0f%%); otherwise cannot tell below the row's detectable change (at p %.2g, what one more flagged row needs)",
-		 c->q * 100, c->tested, c->q * 100, c->threshold);
-	report_mail_wrap(f, "# ", line);
-	if (c->untested > c->blocks_untested) {
-		snprintf(line, sizeof(line),
-			 "%zu rows under an access pattern not tested: one process on a side (its epochs share the buffer sizes of the hierarchy it measured); give 2+ reports a side (a1.json,a2.json)",
-			 c->untested - c->blocks_untested);
-		report_mail_wrap(f, "# ", line);
-	}
-	if (c->blocks) {
-		snprintf(line, sizeof(line),
-			 "%zu rows on blocks of one run's samples (a side without epochs): margin %.1f%% (--noise-floor, how far rows move between processes), never same; %zu of them not tested (under a pattern, or a CI target missed)",
-			 c->blocks, c->block_margin * 100, c->blocks_untested);
-		report_mail_wrap(f, "# ", line);
-	}
-	if (c->calibration) {
-		snprintf(line, sizeof(line),
-			 "CALIBRATION MOVED: a self-check (add_chain, imul_chain) changed by %.1f%%: the clock calibration differs between the runs, not the code; every margin includes it",
-			 c->check_shift * 100);
-		report_mail_wrap(f, "# ", line);
-	}
+	wrapf(f, "# ",
+	      "rule: core cycles; replicates: each row's epoch medians, %d and %d process%s; a side's variance from its process means when they vary more than its epochs predict (F test at %.0f%%), else from its pooled epochs",
+	      c->a_procs, c->b_procs, c->b_procs == 1 ? "" : "es", COMPARE_POOL_ALPHA * 100);
+	wrapf(f, "# ",
+	      "margin %.1f%%: sqrt(min-change %.1f%%^2 + self-check %.2f%%^2), at least %.2f cycles/op; the core clocks differ by %.2f%% (each row's cycles carry their own calibration)",
+	      c->margin * 100, c->min_change * 100, c->check_shift * 100, COMPARE_ABS_FLOOR,
+	      c->cal_shift * 100);
+	wrapf(f, "# ",
+	      "regressed/improved: the change lies beyond the margin (minimum-effect t test), Benjamini-Hochberg at FDR %.0f%% over %zu rows; same: inside it (TOST at %.0f%%); otherwise cannot tell below the row's detectable change (at p %.2g, what one more flagged row needs)",
+	      c->q * 100, c->tested, c->q * 100, c->threshold);
+	if (c->untested > c->blocks_untested)
+		wrapf(f, "# ",
+		      "%zu rows under an access pattern not tested: one process on a side (its epochs share the buffer sizes of the hierarchy it measured); give 2+ reports a side (a1.json,a2.json)",
+		      c->untested - c->blocks_untested);
+	if (c->blocks)
+		wrapf(f, "# ",
+		      "%zu rows on blocks of one run's samples (a side without epochs): margin %.1f%% (--noise-floor, how far rows move between processes), never same; %zu of them not tested (under a pattern, or a CI target missed)",
+		      c->blocks, c->block_margin * 100, c->blocks_untested);
+	if (c->calibration)
+		wrapf(f, "# ",
+		      "CALIBRATION MOVED: a self-check (add_chain, imul_chain) changed by %.1f%%: the clock calibration differs between the runs, not the code; every margin includes it",
+		      c->check_shift * 100);
 }
 
-static const char *basis_name(const struct compare_row *r)
-{
-	switch (r->basis) {
-	case BASIS_PROCESSES:
-		return "procs";
-	case BASIS_EPOCHS:
-		return "epochs";
-	case BASIS_BLOCKS:
-		return "blocks";
-	default:
-		return "-";
-	}
-}
+static const char *const basis_names[] = {
+	[BASIS_PROCESSES] = "procs", [BASIS_EPOCHS] = "epochs", [BASIS_BLOCKS] = "blocks",
+	[BASIS_NONE] = "-",
+};
 
 int compare_write_text(const struct comparison *c, const struct report *a,
 		       const struct report *b, const char *na, const char *nb, FILE *f)
@@ -165,7 +158,8 @@ int compare_write_text(const struct comparison *c, const struct report *a,
 			snprintf(detect, sizeof(detect), r->detect < 10 ? "%.1f%%" : "%.0f%%", r->detect * 100);
 		compare_verdict_text(r, v, sizeof(v));
 		fprintf(f, "%-20s %-7s %-10s %9s %9s %8s %-19s %-6s %5s %6s %7s %s\n", r->name, r->pattern,
-			probe_mode_name(r->mode), as, bs, chg, ci, basis_name(r), reps, margin, detect, v);
+			probe_mode_name(r->mode), as, bs, chg, ci, basis_names[r->basis], reps,
+			margin, detect, v);
 	}
 	compare_summary(c, sum, sizeof(sum));
 	fprintf(f, "%s\n", sum);

@@ -75,19 +75,6 @@ static double group_ticks(const struct report *rep, size_t i, double *rlo, doubl
 	return stats_median(m, n);
 }
 
-static const struct result *twin_of(const struct report *rep, const struct result *r, size_t *idx)
-{
-	for (size_t j = 0; j < rep->n; j++) {
-		const struct result *t = &rep->r[j];
-
-		if (t->mode == r->mode && !strcmp(t->name, r->twin) && !strcmp(t->pattern, r->pattern)) {
-			*idx = j;
-			return t;
-		}
-	}
-	return NULL;
-}
-
 /* What measured, when, the calibration and how to read the verdicts. */
 static void mail_header(const struct report *rep, FILE *f)
 {
@@ -132,12 +119,13 @@ int report_write_mail(const struct report *rep, FILE *f)
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct result *r = &rep->r[i], *t;
 		double lo, hi, tlo, thi, a, b;
-		size_t n, tn, ti = 0;
-		char name[512], ratio[96];
+		size_t n, tn, ti;
+		char name[512], ratio[96] = "";
 
 		if (!compare_group_first(rep, i))
 			continue;
-		t = r->twin[0] ? twin_of(rep, r, &ti) : NULL;
+		t = r->twin[0] ? report_find(rep, r->twin, r->mode, r->pattern) : NULL;
+		ti = t ? (size_t)(t - rep->r) : 0;
 		/* a mutual pair is printed once, from its more atomic side
 		 * (this_cpu_cmpxchg -> cmpxchg is not mutual: cmpxchg pairs
 		 * with cmpxchg_local, so it is printed from both) */
@@ -146,19 +134,15 @@ int report_write_mail(const struct report *rep, FILE *f)
 		     (rank(t->atomicity) == rank(r->atomicity) && ti < i)))
 			continue;
 		b = group_ticks(rep, i, &lo, &hi, &n);
+		snprintf(name, sizeof(name), "%s%s%s %s %s: %s", t ? t->name : "", t ? " - " : "",
+			 r->name, r->pattern, r->mode == MODE_LATENCY ? "lat" : "tput", r->insn);
 		if (!t) {
-			snprintf(name, sizeof(name), "%s %s %s: %s", r->name, r->pattern,
-				 r->mode == MODE_LATENCY ? "lat" : "tput", r->insn);
-			if (strlen(name) > 34)
-				snprintf(name, sizeof(name), "%s %s %s", r->name, r->pattern,
-					 r->mode == MODE_LATENCY ? "lat" : "tput");
+			if (strlen(name) > 34)	/* too long: without its ": insn" */
+				name[strlen(name) - strlen(r->insn) - 2] = '\0';
 			fprintf(f, "%-34s   %6.1f cycles(tsc) %7.3f ns\n", name, b, result_ns(rep, b));
 			continue;
 		}
-		snprintf(name, sizeof(name), "%s - %s %s %s: %s", t->name, r->name, r->pattern,
-			 r->mode == MODE_LATENCY ? "lat" : "tput", r->insn);
 		a = group_ticks(rep, ti, &tlo, &thi, &tn);
-		ratio[0] = 0;
 		if (isfinite(lo)) {
 			char v[48];
 
@@ -166,8 +150,7 @@ int report_write_mail(const struct report *rep, FILE *f)
 			snprintf(ratio, sizeof(ratio), "x%.2f [%.2f,%.2f] %s", a > 0 ? b / a : NAN, lo, hi, v);
 		}
 		if (strlen(name) + 1 + strlen(ratio) > 72)
-			snprintf(name, sizeof(name), "%s - %s %s %s", t->name, r->name, r->pattern,
-				 r->mode == MODE_LATENCY ? "lat" : "tput");
+			name[strlen(name) - strlen(r->insn) - 2] = '\0';
 		/* at least one space between the name and the ratio: a long
 		 * name pushes the line past 72 rather than touch it */
 		fprintf(f, "%-*s %s\n", (int)(71 - strlen(ratio)), name, ratio);

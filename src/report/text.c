@@ -11,11 +11,14 @@
 #include "report.h"
 #include "sections.h"
 
-/* How the verdicts were reached, once above the table. */
-static void verdict_rule(FILE *f)
+/* How the verdicts were reached, then the table's head (spread: with epochs). */
+static void table_head(bool spread, FILE *f)
 {
 	fprintf(f, "# vs: the row against its twin over the epochs (paired, each epoch fresh buffers, pinning and calibration): slower/faster when the 95%% interval of the ratio lies beyond the margin (%.0f%% or %.2f cycles, whichever is larger), same when the 90%% interval lies inside it (equivalence), else unresolved; analogs get none\n",
 		JUDGE_MARGIN_REL * 100, JUDGE_MARGIN_ABS);
+	fprintf(f, "%-20s %-20s %-7s %-10s %8s %8s %8s %8s %7s %-17s %-28s %s%7s\n", "probe",
+		"twin", "pattern", "mode", "cyc min", "median", "p90", "ns", "ratio", "[95% CI]",
+		"vs", spread ? "spread " : "", "samples");
 }
 
 static const struct result_event *find_event(const struct result *r, const char *name)
@@ -139,10 +142,7 @@ static void write_epochs(const struct report *rep, FILE *f)
 
 	fprintf(f, "# %d epochs: median of epoch medians; ratio to twin over the epochs [95%% interval]; spread = sd/mean of the epoch medians\n",
 		compare_max_epoch(rep));
-	verdict_rule(f);
-	fprintf(f, "%-20s %-20s %-7s %-10s %8s %8s %8s %8s %7s %-17s %-28s %6s %7s\n",
-		"probe", "twin", "pattern", "mode", "cyc min", "median", "p90", "ns", "ratio",
-		"[95% CI]", "vs", "spread", "samples");
+	table_head(true, f);
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct result *r = &rep->r[i];
 		double med[1000], p90[1000], mn = INFINITY, m;
@@ -398,7 +398,6 @@ static void write_share(const struct card *c, FILE *f)
 	fprintf(f, "sharing   %s by 2 threads, cycles per op (true / false / no sharing):\n", c->share_probe);
 	for (unsigned i = 0; i < c->nshare; i++) {
 		const struct card_share *s = &c->share[i];
-
 		char v[3][16];
 		const double x[3] = { s->true_share, s->false_share, s->no_share };
 
@@ -497,10 +496,7 @@ int report_write_text(const struct report *rep, FILE *f)
 	/* contention results (threads > 1) have their own table */
 	for (size_t i = 0; i < rep->n; i++)
 		if (!contention_result(&rep->r[i])) {
-			verdict_rule(f);
-			fprintf(f, "%-20s %-20s %-7s %-10s %8s %8s %8s %8s %7s %-17s %-28s %7s\n",
-				"probe", "twin", "pattern", "mode", "cyc min", "median", "p90", "ns",
-				"ratio", "[95% CI]", "vs", "samples");
+			table_head(false, f);
 			break;
 		}
 	for (size_t i = 0; i < rep->n; i++) {

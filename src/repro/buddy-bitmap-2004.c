@@ -44,10 +44,6 @@ const char *const buddy_notes[BUDDY_CASES] = {
 	"cache hit, dependency, mixture",
 };
 
-static const char *const score_labels[BUDDY_CASES] = {
-	"score 0", "score 1", "score 2", "score 3", "score 4", "score 5", "score 6", "score 7",
-};
-
 /* The posted table, as posted (rdtsc ticks per loop of 2048 iterations). */
 static const struct repro_row posted_rows[BUDDY_CASES] = {
 	{ "score 0", { 64011 }, "cache hit, no atomic" },
@@ -427,7 +423,8 @@ static const struct buddy_variant variants[] = {
 /* Modern cases 8-10 are cases 3-5 on the dependent walk. */
 static const bool modern_cold[BUDDY_MODERN_CASES] = { 0, 0, 0, 1, 1, 1, 0, 0, 1, 1, 1 };
 static const int modern_posted[BUDDY_MODERN_CASES] = { 0, 1, 2, 3, 4, 5, 6, 7, 3, 4, 5 };
-static const char *const modern_labels[BUDDY_MODERN_CASES] = {
+/* Row labels of both modes (legacy: the first BUDDY_CASES). */
+static const char *const labels[BUDDY_MODERN_CASES] = {
 	"score 0", "score 1", "score 2", "score 3", "score 4", "score 5", "score 6", "score 7",
 	"score 3d", "score 4d", "score 5d",
 };
@@ -783,9 +780,9 @@ static int modern_report_variant(struct repro_ctx *rc, const struct modern *m, s
 		buddy_pass_medians(x, m->trials, m->passes, pm[cs]);
 		snprintf(notes[k], sizeof(notes[k]), "%s; %.2f cyc/op, min %.0f, CI [%.0f, %.0f]",
 			 modern_notes[cs], s[cs].median / d, s[cs].min, s[cs].ci_lo, s[cs].ci_hi);
-		rows[k] = (struct repro_row){ modern_labels[cs], { s[cs].median }, notes[k] };
+		rows[k] = (struct repro_row){ labels[cs], { s[cs].median }, notes[k] };
 		json_array_append_new(jcases, json_pack("{s:i,s:s,s:s,s:s,s:f,s:f,s:f,s:f,s:f,s:f,s:f}",
-			"score", modern_posted[cs], "label", modern_labels[cs], "note", modern_notes[cs],
+			"score", modern_posted[cs], "label", labels[cs], "note", modern_notes[cs],
 			"walk", !modern_cold[cs] ? "hot" : cs >= 8 ? "dependent" : "independent",
 			"median_cycles", s[cs].median, "min_cycles", s[cs].min, "ci_lo", s[cs].ci_lo,
 			"ci_hi", s[cs].ci_hi, "mean_cycles", s[cs].mean, "per_op_cycles", s[cs].median / d,
@@ -1000,7 +997,7 @@ static int run_legacy(struct repro_ctx *rc, unsigned trials)
 		json_array_append_new(a, json_integer(mean[cs]));
 		json_array_append_new(p, json_integer((json_int_t)POSTED(cs)));
 		json_array_append_new(med, json_real(s[cs].median));
-		rows[cs] = (struct repro_row){ score_labels[cs], { (double)mean[cs] }, notes[cs] };
+		rows[cs] = (struct repro_row){ labels[cs], { (double)mean[cs] }, notes[cs] };
 	}
 	for (size_t k = 0; k < passes; k++)
 		json_array_append_new(jshare, json_real(share[k]));

@@ -593,21 +593,6 @@ struct modern {
 	size_t vlist[NVARIANTS], nv;		/* the variants measured, in config order */
 };
 
-/* A claim on modern cases ca (a) and cb (b), over the passes' medians. */
-static void conclude_cases(struct repro_ctx *rc, const struct modern *m, size_t v,
-			   double pm[][BUDDY_PASSES], const char *what, const char *a, const char *b,
-			   int ca, int cb)
-{
-	struct repro_claim c = {
-		.what = what, .a = a, .b = b, .unit = "cycles per loop", .ea = pm[ca], .eb = pm[cb],
-		.n = m->passes, .share = m->share[v], .pub_unit = "ticks per loop",
-		.pub_a = POSTED(modern_posted[ca]), .pub_b = POSTED(modern_posted[cb]),
-		.pub_machine = POSTED_MACHINE,
-	};
-
-	repro_conclude(rc, &c);
-}
-
 /* Each claim names its walk: the post's cold case walked in address order;
  * ours walks independently (3-5, misses overlap) and dependently (8-10). */
 static void conclude_variant(struct repro_ctx *rc, const struct modern *m, size_t v,
@@ -631,16 +616,24 @@ static void conclude_variant(struct repro_ctx *rc, const struct modern *m, size_
 	char what[128];
 
 	for (size_t k = 0; k < ARRAY_SIZE(claims); k++) {
-		const char *a = bv->pname, *b = claims[k].mix ? "one of the two ops atomic" : bv->aname;
+		int ca = claims[k].ca, cb = claims[k].cb;
+		struct repro_claim c = {
+			.what = what, .a = bv->pname,
+			.b = claims[k].mix ? "one of the two ops atomic" : bv->aname,
+			.unit = "cycles per loop", .ea = pm[ca], .eb = pm[cb], .n = m->passes,
+			.share = m->share[v], .pub_unit = "ticks per loop",
+			.pub_a = POSTED(modern_posted[ca]), .pub_b = POSTED(modern_posted[cb]),
+			.pub_machine = POSTED_MACHINE,
+		};
 
 		if (claims[k].main_only && !main_pair)
 			continue;
 		if (claims[k].main_only) {
-			a = "a cold line, no atomic";
-			b = "a hot line, atomic";
+			c.a = "a cold line, no atomic";
+			c.b = "a hot line, atomic";
 		}
 		snprintf(what, sizeof(what), "%s, %s", bv->name, claims[k].what);
-		conclude_cases(rc, m, v, pm, what, a, b, claims[k].ca, claims[k].cb);
+		repro_conclude(rc, &c);
 	}
 }
 
@@ -962,8 +955,7 @@ static int run_legacy(struct repro_ctx *rc, unsigned trials)
 {
 	long long mean[BUDDY_CASES];
 	uint64_t cold_sum;
-	json_t *a = json_array(), *p = json_array(), *dev = json_array(), *med = json_array(), *jl;
-	json_t *jshare = json_array();
+	json_t *dev = json_array(), *jl;
 	struct repro_row rows[BUDDY_CASES];
 	struct summary s[BUDDY_CASES];
 	char notes[BUDDY_CASES][80];
@@ -983,13 +975,11 @@ static int run_legacy(struct repro_ctx *rc, unsigned trials)
 		    : -ENOMEM;
 	if (ret < 0) {
 		free(ticks);
-		json_decref(a);
-		json_decref(p);
 		json_decref(dev);
-		json_decref(med);
-		json_decref(jshare);
 		return ret;
 	}
+	json_t *a = json_array(), *p = json_array(), *med = json_array(), *jshare = json_array();
+
 	for (int cs = 0; cs < BUDDY_CASES; cs++) {
 		stats_summarize(ticks + (size_t)cs * trials, trials, &s[cs]);
 		snprintf(notes[cs], sizeof(notes[cs]), "%s; median %.0f, min %.0f", buddy_notes[cs],

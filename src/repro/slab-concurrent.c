@@ -479,7 +479,6 @@ double conc_overlap(const struct conc_stamps *st, unsigned nth, bool free_phase)
 	return (double)(hi - lo) / (double)longest;
 }
 
-
 /* A pass counts when its threads ran together at least this much of each
  * phase (conc_overlap) and none was preempted inside one: a pass whose
  * threads ran apart measured no contention. */
@@ -488,20 +487,24 @@ double conc_overlap(const struct conc_stamps *st, unsigned nth, bool free_phase)
 #define MAX_PASS_FACTOR 3
 #define MAX_SIZES 32
 
-/* What one pass of one variant measured. */
+/* What one pass of one variant measured, per phase (alloc, free). */
+enum pf_field {
+	PF_TK,		/* timer ticks per op (conc_average) */
+	PF_OV,		/* conc_overlap of the phase */
+	PF_LOCKS,	/* node-lock acquisitions per op */
+	PF_TAKEN,	/* the share of them that found the lock taken */
+	PF_WAIT,	/* ticks per op spent waiting for it */
+	PF_SHARE,	/* not per phase: the least CPU share of a worker (repro_pass_share) */
+};
 struct pass_fig {
-	double tk[2];		/* timer ticks per alloc, per free (conc_average) */
-	double ov[2];		/* conc_overlap of the alloc and of the free phase */
-	double locks[2];	/* node-lock acquisitions per op, alloc and free phase */
-	double taken[2];	/* the share of them that found the lock taken */
-	double wait[2];		/* ticks per op spent waiting for it */
-	double share;		/* the least CPU share of a worker (repro_pass_share) */
+	double f[PF_SHARE][2];	/* [field][phase] */
+	double share;		/* PF_SHARE */
 	bool preempted;
 };
 
 static bool pass_counts(const struct pass_fig *p)
 {
-	return fmin(p->ov[0], p->ov[1]) >= MIN_OVERLAP && !p->preempted;
+	return fmin(p->f[PF_OV][0], p->f[PF_OV][1]) >= MIN_OVERLAP && !p->preempted;
 }
 
 /* The threads' counts of one phase, per op, into pf. */
@@ -515,9 +518,9 @@ static void pass_locks(struct pass_fig *pf, const struct worker *w, unsigned nth
 			cont += (double)(w[i].s[ph].contended - (ph ? w[i].s[0].contended : 0));
 			wait += (double)(w[i].s[ph].wait_ticks - (ph ? w[i].s[0].wait_ticks : 0));
 		}
-		pf->locks[ph] = locks / ((double)n * nth);
-		pf->taken[ph] = locks > 0 ? cont / locks : 0;
-		pf->wait[ph] = wait / ((double)n * nth);
+		pf->f[PF_LOCKS][ph] = locks / ((double)n * nth);
+		pf->f[PF_TAKEN][ph] = locks > 0 ? cont / locks : 0;
+		pf->f[PF_WAIT][ph] = wait / ((double)n * nth);
 	}
 }
 
@@ -568,9 +571,9 @@ static int one_pass(struct topo *t, const int *cpus, unsigned nth, size_t size, 
 	}
 	if (!ret) {
 		pass_locks(pf, w, nth, n);
-		pf->ov[0] = conc_overlap(st, nth, false);
-		pf->ov[1] = conc_overlap(st, nth, true);
-		ret = conc_average(st, nth, n, &pf->tk[0], &pf->tk[1]);
+		pf->f[PF_OV][0] = conc_overlap(st, nth, false);
+		pf->f[PF_OV][1] = conc_overlap(st, nth, true);
+		ret = conc_average(st, nth, n, &pf->f[PF_TK][0], &pf->f[PF_TK][1]);
 		for (unsigned i = 0; ret == -ERANGE && i < nth; i++)
 			if (!stamps_ordered(&st[i])) {
 				pr_err("slab-concurrent: thread %u on CPU %d: its timer went backwards "
@@ -656,8 +659,6 @@ static int run_size(const struct conc_run *r, size_t size, struct conc_size *z)
 	return 0;
 }
 
-enum pf_field { PF_TK, PF_OV, PF_LOCKS, PF_TAKEN, PF_WAIT, PF_SHARE };
-
 /* Field f (phase ph) of variant v's pass i of the counted ones (of every
  * try when none counted). */
 static double fig(const struct conc_run *r, const struct conc_size *z, int v, size_t i,
@@ -665,20 +666,7 @@ static double fig(const struct conc_run *r, const struct conc_size *z, int v, si
 {
 	const struct pass_fig *p = &z->pf[(size_t)v * r->cap + (z->got ? z->idx[i] : i)];
 
-	switch (f) {
-	case PF_TK:
-		return p->tk[ph];
-	case PF_OV:
-		return p->ov[ph];
-	case PF_LOCKS:
-		return p->locks[ph];
-	case PF_TAKEN:
-		return p->taken[ph];
-	case PF_WAIT:
-		return p->wait[ph];
-	default:
-		return p->share;
-	}
+	return f == PF_SHARE ? p->share : p->f[f][ph];
 }
 
 /* Its median over those passes. */
@@ -693,7 +681,6 @@ static double med(const struct conc_run *r, const struct conc_size *z, int v, en
 		x[i] = fig(r, z, v, i, f, ph);
 	return stats_median(x, m);
 }
-
 
 static void print_contention(FILE *out, const struct conc_run *r, const struct conc_size *zs,
 			     size_t nsizes)

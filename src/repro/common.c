@@ -80,7 +80,7 @@ static void print_row(FILE *out, int lw, const unsigned *cw, unsigned ncols, con
 int repro_print_beside(FILE *out, const struct repro_table *pub, const struct repro_table *meas)
 {
 	unsigned cw[REPRO_MAX_COLS], ncols = pub->ncols;
-	int lw = 5;
+	int lw = 5, w = 0;
 
 	if (ncols < 1 || ncols > REPRO_MAX_COLS || meas->ncols != ncols) {
 		pr_err("repro: table '%s': %u published columns, %u measured (expected the same, 1..%d)",
@@ -97,6 +97,7 @@ int repro_print_beside(FILE *out, const struct repro_table *pub, const struct re
 		cw[k] = (unsigned)strlen(pub->cols[k]);
 		if (cw[k] < 8)
 			cw[k] = 8;
+		w += (int)cw[k] + 1;	/* a group of all columns, each with its space */
 	}
 	for (size_t i = 0; i < meas->nrows; i++)
 		if ((int)strlen(meas->rows[i].label) > lw)
@@ -111,19 +112,8 @@ int repro_print_beside(FILE *out, const struct repro_table *pub, const struct re
 	else
 		fprintf(out, "  published: none (%s)\n", pub->source);
 	fprintf(out, "  measured:  %s, in %s\n", meas->machine, meas->unit);
-	fprintf(out, "  %-*s |", lw, "");
-	{
-		const char *const heads[3] = { "published", "measured", "measured/published" };
-
-		for (int h = 0; h < 3; h++) {
-			int w = 0;
-
-			for (unsigned k = 0; k < ncols; k++)
-				w += (int)cw[k] + 1;
-			fprintf(out, " %-*s%s", w - 1, heads[h], h < 2 ? " |" : "");
-		}
-	}
-	fputc('\n', out);
+	fprintf(out, "  %-*s | %-*s | %-*s | %-*s\n", lw, "", w - 1, "published", w - 1, "measured",
+		w - 1, "measured/published");
 	fprintf(out, "  %-*s |", lw, "");
 	for (int h = 0; h < 3; h++) {
 		for (unsigned k = 0; k < ncols; k++)

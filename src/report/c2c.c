@@ -16,8 +16,7 @@ json_t *c2c_to_json(const struct calibration *cal, const struct c2c_where *w, co
 {
 	int npu = w->ncpus;
 	json_t *pairs = json_array(), *absent_j = json_array(), *cpus = json_array();
-	json_t *matrix = json_object(), *root, *methods = json_object(), *mats[C2C__COUNT] = { NULL };
-	const char *summ = w->summary;
+	json_t *matrix = json_object(), *methods = json_object(), *mats[C2C__COUNT] = { NULL };
 
 	for (int i = 0; i < npu; i++)
 		json_array_append_new(cpus, json_integer(w->cpus[i]));
@@ -65,21 +64,18 @@ json_t *c2c_to_json(const struct calibration *cal, const struct c2c_where *w, co
 	for (int c = 0; c < PAIR__COUNT; c++)
 		if (absent[c])
 			json_array_append_new(absent_j, json_string(topo_pair_class_name((enum pair_class)c)));
-	root = json_pack("{s:s, s:s, s:o, s:s, s:i, s:o, s:o, s:o, s:o}",
+	return json_pack("{s:s, s:s, s:o, s:s, s:i, s:o, s:o, s:o, s:o}",
 			 "schema", "atomcost-c2c/1", "mode", all ? "all-pairs" : "one pair per class",
-			 "calibration", clock_to_json(cal), "topology", summ,
+			 "calibration", clock_to_json(cal), "topology", w->summary,
 			 "rounds_per_sample", C2C_ROUNDS, "methods", methods, "pairs", pairs,
 			 "absent_classes", absent_j, "matrix", matrix);
-	return root;
 }
 
 void c2c_write_text(const struct calibration *cal, const struct c2c_where *w, const struct c2c_row *rows,
 		    size_t nrows, const bool *absent, FILE *f)
 {
-	const char *summ = w->summary;
-
 	fprintf(f, "# atomcost c2c: core %.3f GHz (timer %.4f GHz), %s\n", cal->core_hz / 1e9,
-		cal->timer_hz / 1e9, summ);
+		cal->timer_hz / 1e9, w->summary);
 	fprintf(f, "# round trip = the line goes to the other PU and back; one-way = median / 2\n");
 	for (int m = 0; m < C2C__COUNT; m++)
 		fprintf(f, "# %-10s per round trip: %s\n", c2c_method_name((enum c2c_method)m), c2c_method_transfers((enum c2c_method)m));

@@ -127,15 +127,6 @@ struct rows {
 	int epochs;
 };
 
-/* Bytes the pattern walks over (extra.pattern.footprint_bytes, pattern.c). */
-static double footprint_of(const struct result *r)
-{
-	struct pattern_part p;
-
-	result_pattern(r, &p);
-	return p.footprint_bytes;
-}
-
 static int rows_build(const struct report *rep, struct rows *rs)
 {
 	static const struct result *g[MAX_GROUP];
@@ -148,12 +139,14 @@ static int rows_build(const struct report *rep, struct rows *rs)
 		return -ENOMEM;
 	for (size_t i = 0; i < rep->n; i++) {
 		struct row *w = &rs->v[rs->n];
+		struct pattern_part p;
 		size_t n;
 
 		if (!compare_group_first(rep, i))
 			continue;
 		n = compare_group(rep, i, g, MAX_GROUP);
-		*w = (struct row){ &rep->r[i], 0, INFINITY, -INFINITY, footprint_of(&rep->r[i]) };
+		result_pattern(&rep->r[i], &p);
+		*w = (struct row){ &rep->r[i], 0, INFINITY, -INFINITY, p.footprint_bytes };
 		for (size_t k = 0; k < n; k++) {
 			m[k] = result_cycles(rep, g[k]->s.median);
 			w->lo = fmin(w->lo, result_cycles(rep, n > 1 ? g[k]->s.median : g[k]->s.ci_lo));

@@ -166,16 +166,13 @@ static json_t *result_json(const struct report *rep, const struct result *r)
 		      "samples_ticks", samples);
 	if (r->analog)
 		json_object_set_new(o, "analog", json_true());
-	if (r->has_ratio)
-		json_object_set_new(o, "ratio_to_twin",
-				    /* this epoch's ratio, and the judgment over every
-				     * epoch (report_pair_twins): verdict null for an analog */
-				    json_pack("{s:f, s:f, s:f, s:o, s:o}", "ratio", r->ratio, "lo", r->ratio_lo,
-					      "hi", r->ratio_hi, "verdict", r->judge.v == VERDICT_NONE ? json_null() :
-							 json_string(stats_verdict_name(r->judge.v)),
-					      "judgment", judgment_json(&r->judge)));
-	else
-		json_object_set_new(o, "ratio_to_twin", json_null());
+	/* this epoch's ratio, and the judgment over every epoch
+	 * (report_pair_twins): verdict null for an analog */
+	json_object_set_new(o, "ratio_to_twin", !r->has_ratio ? json_null() :
+		json_pack("{s:f, s:f, s:f, s:o, s:o}", "ratio", r->ratio, "lo", r->ratio_lo,
+			  "hi", r->ratio_hi, "verdict", r->judge.v == VERDICT_NONE ? json_null() :
+			  json_string(stats_verdict_name(r->judge.v)),
+			  "judgment", judgment_json(&r->judge)));
 	if (isfinite(r->epoch_spread))
 		json_object_set_new(o, "epoch_spread", json_real(r->epoch_spread));
 	engine_json(o, rep, r);
@@ -332,8 +329,7 @@ static int read_result(json_t *o, struct result *r, size_t idx, const char *path
 		}
 		r->samples[i] = json_number_value(v);
 	}
-	if (json_object_get(o, "extra"))
-		r->extra = json_incref(json_object_get(o, "extra"));
+	r->extra = json_incref(json_object_get(o, "extra"));
 	read_events(o, r);
 	read_engine(o, r);
 	return stats_summarize(r->samples, r->nsamples, &r->s);
@@ -381,10 +377,8 @@ static void read_top(json_t *root, struct report *rep)
 	rep->cycle_agreement = json_number_value(json_object_get(cy, "agreement"));
 	if (json_is_object(json_object_get(root, "tool")))
 		rep->tool = json_incref(json_object_get(root, "tool"));
-	if (json_object_get(root, "meta"))
-		rep->meta = json_incref(json_object_get(root, "meta"));
-	if (json_object_get(root, "topology"))
-		rep->topo = json_incref(json_object_get(root, "topology"));
+	rep->meta = json_incref(json_object_get(root, "meta"));
+	rep->topo = json_incref(json_object_get(root, "topology"));
 	json_object_foreach(root, k, v) {
 		size_t c = 0;
 

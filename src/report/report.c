@@ -139,21 +139,15 @@ int report_write_atomic(const char *path, bool overwrite,
 		goto out_unlink;
 	}
 	f = NULL;
-	if (!overwrite) {
-		/* link() fails if path appeared meanwhile: no silent overwrite */
-		if (link(tmp, path) < 0) {
-			ret = -errno;
-			pr_err("output: cannot create '%s': %s", path, strerror(errno));
-			goto out_unlink;
-		}
-		unlink(tmp);
-		return 0;
-	}
-	if (rename(tmp, path) < 0) {
+	/* link() fails if path appeared meanwhile: no silent overwrite */
+	if ((overwrite ? rename(tmp, path) : link(tmp, path)) < 0) {
 		ret = -errno;
-		pr_err("output: cannot rename to '%s': %s", path, strerror(errno));
+		pr_err("output: cannot %s '%s': %s", overwrite ? "rename to" : "create", path,
+		       strerror(errno));
 		goto out_unlink;
 	}
+	if (!overwrite)
+		unlink(tmp);
 	return 0;
 out_close:
 	if (f)

@@ -1,16 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* report/html.c - `atomcost report RUN.json -o report.html`: one
- * self-contained page (inline CSS, inline SVG drawn here; no script, no
- * network). A default characterization starts with its machine card
- * (card_build: machine, atomicity, sharing, fast-path menu) and the card as
- * charts: the measured staircase with its levels and hwloc's sizes, the
- * atomic/non-atomic ratio by pattern, the c2c round trip and the sharing
- * cases by topology class. Then, for every report: atomic vs non-atomic
- * bars per pattern and mode, cost vs footprint curves (results carrying
- * extra.pattern.footprint_bytes), the c2c matrix as a heat map (a top-level "c2c"
- * section), the results table and the fingerprint. Every string
- * from the report goes through report_html_escape(): probe names and fingerprint
- * facts come from files a user may have edited. */
+ * self-contained page (inline CSS and SVG; no script, no network). A default
+ * characterization starts with its machine card and the card as charts; then
+ * bars per pattern and mode, cost vs footprint curves, the c2c heat map, the
+ * results and the fingerprint. Every string from the report goes through
+ * report_html_escape(): names and facts come from files a user may edit. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -1018,7 +1012,6 @@ static void sharing_chart(const struct card *c, FILE *f)
 		COL_ATOMIC, COL_LOCAL, COL_PLAIN);
 }
 
-/* The card first, then its charts. */
 static void card_and_charts(const struct report *rep, FILE *f)
 {
 	struct card c;

@@ -37,12 +37,6 @@ static const char *const pairs[][2] = {
 /* Locked ops and locks whose contention rows the sharing line uses. */
 static const char *const share_probes[] = { "atomic_inc", "cmpxchg", "set_bit", "spin_lock" };
 
-static const struct result *find(const struct report *rep, const char *name, enum probe_mode m,
-				 const char *pattern)
-{
-	return report_find(rep, name, m, pattern);
-}
-
 /* The mnemonic of an instruction string, without a lock prefix and
  * without what follows the first operand list ("lock orb $imm8,mem" ->
  * "orb"); *ops gets the operands up to a " (" or ";" note. */
@@ -134,8 +128,8 @@ static void build_cmp(const struct report *rep, struct card *c)
 	const struct result *a = NULL, *n = NULL;
 
 	for (size_t p = 0; p < sizeof(pairs) / sizeof(pairs[0]) && !c->pair_atomic; p++) {
-		a = find(rep, pairs[p][0], MODE_LATENCY, "hit");
-		n = find(rep, pairs[p][1], MODE_LATENCY, "hit");
+		a = report_find(rep, pairs[p][0], MODE_LATENCY, "hit");
+		n = report_find(rep, pairs[p][1], MODE_LATENCY, "hit");
 		if (a && n) {
 			c->pair_atomic = pairs[p][0];
 			c->pair_plain = pairs[p][1];

@@ -14,7 +14,7 @@
 #include "common.h"
 #include "report.h"
 
-const char *const compare_n_sections[] = {
+static const char *const compare_n_sections[] = {
 	"machine",
 	"memory hierarchy (measured: dependent random chase)",
 	"atomicity: the atomic op against its non-atomic twin",

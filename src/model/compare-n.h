@@ -66,7 +66,7 @@ struct compare_n_cell {
 };
 
 struct compare_n_row {
-	int section;		/* index into compare_n_sections */
+	int section;		/* index into compare-n.c's sections */
 	char label[128];
 	char unit[16];		/* "cycles", "ns", "KiB", "x", "" */
 	enum compare_n_kind kind;
@@ -100,8 +100,6 @@ struct compare_n_opts {
 	double min_change;	/* margin of cells judged from epochs */
 	bool all_rows;		/* every result line, not only the card's */
 };
-
-extern const char *const compare_n_sections[];
 
 /* One machine's document, typed: what side by side reads of a summary
  * (report_read_summary, report/json.c). Absent numbers are 0, absent

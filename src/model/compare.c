@@ -205,7 +205,8 @@ int compare_bh(const double *p, size_t m, double q, bool *reject, size_t *k, siz
 	return 0;
 }
 
-int compare_process(const struct result *r)
+/* Process of a merged result (extra.process, 1 when absent). */
+static int compare_process(const struct result *r)
 {
 	json_t *p = json_object_get(r->extra, "process");
 

@@ -168,8 +168,6 @@ void compare_free(struct comparison *c);
  * result gets extra.process and an epoch number after into's. from is
  * emptied (report_free it). 0 or -ENOMEM. */
 int compare_merge(struct report *into, struct report *from);
-/* Process of a merged result (extra.process, 1 when absent). */
-int compare_process(const struct result *r);
 /* Largest process number in rep (1 for one report). */
 int compare_max_process(const struct report *rep);
 

@@ -16,7 +16,9 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-double stats_quantile_sorted(const double *s, size_t n, double q)
+/* Quantile q in [0,1] of sorted data, linear interpolation between order
+ * statistics (Hyndman-Fan type 7, as R and numpy default). */
+static double stats_quantile_sorted(const double *s, size_t n, double q)
 {
 	double h, f;
 	size_t i;

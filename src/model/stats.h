@@ -14,9 +14,6 @@ struct summary {
 	size_t outliers;	/* beyond 3 IQR from the quartiles (Tukey far out) */
 };
 
-/* Quantile q in [0,1] of sorted data, linear interpolation between order
- * statistics (Hyndman-Fan type 7, as R and numpy default). */
-double stats_quantile_sorted(const double *sorted, size_t n, double q);
 /* Median of unsorted data (the input is not modified). NAN when n == 0. */
 double stats_median(const double *v, size_t n);
 /* 0-based ranks bounding a 95% distribution-free confidence interval of the

@@ -805,9 +805,7 @@ static int run_row(struct run_state *s, const struct probe *p, enum probe_mode m
 		s->buf->dirty |= v == V_CHASE_PTR;
 	}
 	r->migrated = sched_getcpu() != s->cpu;
-	if (ret == -EINTR && r->nsamples < s->o->min_samples)
-		goto out_drop;
-	if (ret < 0 && ret != -EINTR)
+	if (ret < 0 && (ret != -EINTR || r->nsamples < s->o->min_samples))
 		goto out_drop;
 
 	row_extra(s, p, m, v, r);

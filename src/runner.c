@@ -573,23 +573,18 @@ int runner_run(struct topo *t, const struct run_opts *o, const struct probe *con
 			r->cpu_logical = topo_logical_of_os(t, cpu);
 			ret = runner_measure(p, (enum probe_mode)m, o, &rep->cal, r);
 			r->migrated = sched_getcpu() != cpu;
-			if (ret == -EINTR) {
-				/* keep what this probe measured only if it has enough samples */
-				if (r->nsamples < o->min_samples) {
-					free(r->samples);
-					json_decref(r->extra);
-					rep->n--;
-				}
-				rep->partial = true;
-				snprintf(rep->partial_reason, sizeof(rep->partial_reason), "interrupted");
-				break;
-			}
-			if (ret < 0) {
+			/* an interrupted probe's row stays only with enough samples */
+			if (ret < 0 && (ret != -EINTR || r->nsamples < o->min_samples)) {
 				free(r->samples);
 				json_decref(r->extra);
 				rep->n--;
-				break;
 			}
+			if (ret == -EINTR) {
+				rep->partial = true;
+				snprintf(rep->partial_reason, sizeof(rep->partial_reason), "interrupted");
+			}
+			if (ret < 0)
+				break;
 			done++;
 		}
 	}

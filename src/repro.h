@@ -261,9 +261,6 @@ enum slub_variant {
 /* Names in the config and the JSON; "cmpxchg+barrier" is not a config
  * name: listing cmpxchg measures it too, on the 2007 fast path. */
 extern const char *const slub_variant_names[SLUB__COUNT];
-extern const char *const slub_variant_insn[SLUB__COUNT];	/* of SLUB_FP_TID */
-/* The fast path's instructions for variant v of fast path fp. */
-const char *slub_variant_insn_of(enum slub_fastpath fp, enum slub_variant v);
 /* NULL, or why the variant cannot run here: in fast path fp, or (the
  * second) in SLUB_FP_TID. */
 const char *slub_variant_unavailable_in(enum slub_fastpath fp, enum slub_variant v);

@@ -70,35 +70,33 @@ const char *const slub_variant_names[SLUB__COUNT] = {
 	[SLUB_LOCKED] = "cmpxchg", [SLUB_LOCAL] = "cmpxchg_local", [SLUB_THIS_CPU] = "this_cpu",
 	[SLUB_RSEQ] = "rseq", [SLUB_IRQOFF] = "irq-off", [SLUB_LOCKED_BARRIER] = "cmpxchg+barrier",
 };
-const char *const slub_variant_insn[SLUB__COUNT] = {
-	[SLUB_LOCKED] = ARCH_INSN_CMPXCHG128,
-	[SLUB_LOCAL] = ARCH_INSN_CMPXCHG128_NL,
-	[SLUB_THIS_CPU] = ARCH_INSN_PERCPU_CMPXCHG128,
-	[SLUB_RSEQ] = "rseq: head and next read, one store commits, in the critical section",
-	[SLUB_IRQOFF] = "flags read + thread-local flag, plain stores of freelist and tid",
-	[SLUB_LOCKED_BARRIER] = "2007 fast path only",
-};
 #if HAVE_LOCK_INSNS
 #define PREEMPT_INSN "incl %fs:count .. decl %fs:count; je"
 #else
 #define PREEMPT_INSN "++ .. --; == 0 of a thread-local count"
 #endif
-static const char *const slub07_insn[SLUB__COUNT] = {
-	[SLUB_LOCKED] = ARCH_INSN_CMPXCHG "; kfree: smp_rmb() " ARCH_INSN_SMP_RMB " before the slab check",
-	[SLUB_LOCKED_BARRIER] = ARCH_INSN_CMPXCHG "; kfree: barrier() before the slab check",
-	[SLUB_LOCAL] = ARCH_INSN_CMPXCHG_NL " inside preempt_disable analog (" PREEMPT_INSN
-		       "); kfree: barrier() before the slab check",
-	[SLUB_THIS_CPU] = ARCH_INSN_PERCPU_CMPXCHG,
-	[SLUB_RSEQ] = "rseq: head and next read, one store commits, in the critical section",
-	[SLUB_IRQOFF] = "flags read + thread-local flag, plain store of freelist",
+#define RSEQ_INSN "rseq: head and next read, one store commits, in the critical section"
+/* The instructions of each form, per fast path. */
+static const char *const slub_insn[SLUB_FP__COUNT][SLUB__COUNT] = {
+	[SLUB_FP_TID] = {
+		[SLUB_LOCKED] = ARCH_INSN_CMPXCHG128,
+		[SLUB_LOCAL] = ARCH_INSN_CMPXCHG128_NL,
+		[SLUB_THIS_CPU] = ARCH_INSN_PERCPU_CMPXCHG128,
+		[SLUB_RSEQ] = RSEQ_INSN,
+		[SLUB_IRQOFF] = "flags read + thread-local flag, plain stores of freelist and tid",
+		[SLUB_LOCKED_BARRIER] = "2007 fast path only",
+	},
+	[SLUB_FP_2007] = {
+		[SLUB_LOCKED] = ARCH_INSN_CMPXCHG "; kfree: smp_rmb() " ARCH_INSN_SMP_RMB
+				" before the slab check",
+		[SLUB_LOCKED_BARRIER] = ARCH_INSN_CMPXCHG "; kfree: barrier() before the slab check",
+		[SLUB_LOCAL] = ARCH_INSN_CMPXCHG_NL " inside preempt_disable analog (" PREEMPT_INSN
+			       "); kfree: barrier() before the slab check",
+		[SLUB_THIS_CPU] = ARCH_INSN_PERCPU_CMPXCHG,
+		[SLUB_RSEQ] = RSEQ_INSN,
+		[SLUB_IRQOFF] = "flags read + thread-local flag, plain store of freelist",
+	},
 };
-
-const char *slub_variant_insn_of(enum slub_fastpath fp, enum slub_variant v)
-{
-	if ((unsigned)v >= SLUB__COUNT)
-		return "?";
-	return fp == SLUB_FP_2007 ? slub07_insn[v] : slub_variant_insn[v];
-}
 
 static __thread struct kmem_cpu slab_tls[SLAB_MAX_CACHES] __attribute__((tls_model("initial-exec")));
 static __thread volatile int slab_irqs_off __attribute__((tls_model("initial-exec")));
@@ -1144,9 +1142,9 @@ static int run_test(struct slub_run *r, enum slub_fastpath fp, int test, json_t 
 		why = slub_variant_unavailable_in(fp, v);
 		snprintf(title[v], sizeof(title[v]), "%s * %s [%s fast path: %s]",
 			 test == 1 ? PUB_TEST1 : PUB_TEST2, name, slub_fastpath_names[fp],
-			 slub_variant_insn_of(fp, v));
+			 slub_insn[fp][v]);
 		if (!json_object_get(jv, name))
-			json_object_set_new(jv, name, json_pack("{s:s}", "insn", slub_variant_insn_of(fp, v)));
+			json_object_set_new(jv, name, json_pack("{s:s}", "insn", slub_insn[fp][v]));
 		if (why) {
 			fprintf(out, "%s\n  unavailable: %s\n", title[v], why);
 			json_object_set_new(json_object_get(jv, name), "unavailable", json_string(why));

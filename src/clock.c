@@ -169,6 +169,7 @@ static const char *emulation_hint(void)
 int clock_calibrate(struct calibration *c, int cpu_os)
 {
 	double hz[CLOCK_FREQ_REPEATS], ovh[OVERHEAD_REPEATS];
+	struct summary s;
 
 	memset(c, 0, sizeof(*c));
 	arch_init();
@@ -184,16 +185,9 @@ int clock_calibrate(struct calibration *c, int cpu_os)
 	spin_ns(20000000ull);
 	for (int i = 0; i < CLOCK_FREQ_REPEATS; i++)
 		hz[i] = measure_timer_hz();
-	c->timer_hz = stats_median(hz, CLOCK_FREQ_REPEATS);
-	{
-		double lo = hz[0], hi = hz[0];
-
-		for (int i = 1; i < CLOCK_FREQ_REPEATS; i++) {
-			lo = fmin(lo, hz[i]);
-			hi = fmax(hi, hz[i]);
-		}
-		c->timer_hz_spread = (hi - lo) / c->timer_hz;
-	}
+	stats_summarize(hz, CLOCK_FREQ_REPEATS, &s);
+	c->timer_hz = s.median;
+	c->timer_hz_spread = (s.max - s.min) / c->timer_hz;
 	if (!(c->timer_hz > 0)) {
 		pr_err("calibrate: timer frequency measured as %g Hz: the timer does not advance", c->timer_hz);
 		return -EIO;

@@ -812,8 +812,9 @@ static void measure_point(struct chase_buf *b, size_t bytes, const struct calibr
 	size_t n = bytes / LINE;
 	uint64_t warm_steps = n < WARM_STEPS_MIN ? WARM_STEPS_MIN : n > WARM_STEPS_MAX ? WARM_STEPS_MAX : n;
 	uint64_t done = 0, iters, t0;
-	double s[SAMPLES], med, ticks = 0, ticks_per_step, target = cal->timer_hz * SAMPLE_S;
+	double s[SAMPLES], ticks = 0, ticks_per_step, target = cal->timer_hz * SAMPLE_S;
 	char *cursor = b->base;
+	struct summary st;
 
 	hierarchy_link_ring(b->base, n, b->order, seed);
 	/* warm: once around the ring (up to WARM_STEPS_MAX loads, or WARM_NS
@@ -839,13 +840,10 @@ static void measure_point(struct chase_buf *b, size_t bytes, const struct calibr
 	pt->bytes = bytes;
 	pt->samples = SAMPLES;
 	pt->steps = iters * UNROLL;
-	med = stats_median(s, SAMPLES);
-	pt->cycles = clock_ticks_to_cycles(cal, med);
-	pt->ns = clock_ticks_to_ns(cal, med);
-	pt->cycles_min = s[0];
-	for (unsigned k = 1; k < SAMPLES; k++)
-		pt->cycles_min = fmin(pt->cycles_min, s[k]);
-	pt->cycles_min = clock_ticks_to_cycles(cal, pt->cycles_min);
+	stats_summarize(s, SAMPLES, &st);
+	pt->cycles = clock_ticks_to_cycles(cal, st.median);
+	pt->ns = clock_ticks_to_ns(cal, st.median);
+	pt->cycles_min = clock_ticks_to_cycles(cal, st.min);
 }
 
 /* The walk on 4 KiB pages over the footprints up to TLB_MAX, into

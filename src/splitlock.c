@@ -308,21 +308,13 @@ static void split_timed(void *arg)
 	}
 }
 
-static double min_of(const double *v, size_t n)
-{
-	double m = v[0];
-
-	for (size_t i = 1; i < n; i++)
-		m = v[i] < m ? v[i] : m;
-	return m;
-}
-
 /* Per-op median, in cycles and ns, and the fastest sample, of the locked
  * add on a word inside one line. */
 static void time_inline(uint64_t *w, const struct calibration *cal, double *cycles, double *ns,
 			double *min_cycles)
 {
 	double t[ALIGNED_SAMPLES];
+	struct summary s;
 
 	locked_add_kernel(w, ALIGNED_ITERS);
 	for (int k = 0; k < ALIGNED_SAMPLES; k++) {
@@ -332,9 +324,10 @@ static void time_inline(uint64_t *w, const struct calibration *cal, double *cycl
 		b = arch_timer_stop();
 		t[k] = ((double)(b - a) - cal->overhead_min) / (ALIGNED_ITERS * UNROLL);
 	}
-	*cycles = clock_ticks_to_cycles(cal, stats_median(t, ALIGNED_SAMPLES));
-	*ns = clock_ticks_to_ns(cal, stats_median(t, ALIGNED_SAMPLES));
-	*min_cycles = clock_ticks_to_cycles(cal, min_of(t, ALIGNED_SAMPLES));
+	stats_summarize(t, ALIGNED_SAMPLES, &s);
+	*cycles = clock_ticks_to_cycles(cal, s.median);
+	*ns = clock_ticks_to_ns(cal, s.median);
+	*min_cycles = clock_ticks_to_cycles(cal, s.min);
 }
 
 static long voluntary_switches(void)
@@ -350,29 +343,32 @@ static long voluntary_switches(void)
 static void time_split(struct split_run *s, const struct calibration *cal,
 		       struct splitlock_result *r)
 {
+	struct summary st;
+
 	if (splitlock_guarded(split_first, s) == -EFAULT)
 		goto sigbus;
 	if (s->first_ns > THROTTLE_NS) {
 		/* slow alone: a kernel sleep, or a preemption; time a few more */
 		if (splitlock_guarded(split_throttled, s) == -EFAULT)
 			goto sigbus;
-		if (stats_median(s->single_ns, s->nsingle) > THROTTLE_NS) {
+		stats_summarize(s->single_ns, s->nsingle, &st);
+		if (st.median > THROTTLE_NS) {
 			r->throttled = true;
 			r->split_ops = 1 + s->nsingle;
-			r->split_ns = stats_median(s->single_ns, s->nsingle);
+			r->split_ns = st.median;
 			r->split_cycles = r->split_ns * 1e-9 * cal->timer_hz / cal->ticks_per_cycle;
-			r->split_min_cycles = min_of(s->single_ns, s->nsingle) * 1e-9 * cal->timer_hz /
-					      cal->ticks_per_cycle;
+			r->split_min_cycles = st.min * 1e-9 * cal->timer_hz / cal->ticks_per_cycle;
 		}
 	}
 	if (r->throttled)
 		return;
 	if (splitlock_guarded(split_timed, s) == -EFAULT)
 		goto sigbus;
+	stats_summarize(s->samples, s->nsamples, &st);
 	r->split_ops = 1 + s->nsingle + UNROLL + s->nsamples * UNROLL;
-	r->split_cycles = clock_ticks_to_cycles(cal, stats_median(s->samples, s->nsamples));
-	r->split_ns = clock_ticks_to_ns(cal, stats_median(s->samples, s->nsamples));
-	r->split_min_cycles = clock_ticks_to_cycles(cal, min_of(s->samples, s->nsamples));
+	r->split_cycles = clock_ticks_to_cycles(cal, st.median);
+	r->split_ns = clock_ticks_to_ns(cal, st.median);
+	r->split_min_cycles = clock_ticks_to_cycles(cal, st.min);
 	return;
 sigbus:
 	r->sigbus = true;

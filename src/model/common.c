@@ -48,22 +48,19 @@ void pr_info(const char *fmt, ...)
 
 int parse_u64(const char *what, const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
-	char *end;
-	unsigned long long v;
+	char *end = "";
+	unsigned long long v = 0;
 
 	if (!s || !*s) {
 		pr_err("%s: empty value (expected an integer in %llu..%llu)", what,
 		       (unsigned long long)min, (unsigned long long)max);
 		return -EINVAL;
 	}
-	if (*s == '-' || *s == '+' || *s == ' ') {
-		pr_err("%s: '%s' is not an unsigned integer (expected %llu..%llu)", what, s,
-		       (unsigned long long)min, (unsigned long long)max);
-		return -EINVAL;
-	}
+	/* strtoull would take a sign or leading spaces */
 	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || *end) {
+	if (!strchr("-+ ", *s))
+		v = strtoull(s, &end, 0);
+	if (strchr("-+ ", *s) || errno || *end) {
 		pr_err("%s: '%s' is not an unsigned integer (expected %llu..%llu)", what, s,
 		       (unsigned long long)min, (unsigned long long)max);
 		return -EINVAL;

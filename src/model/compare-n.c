@@ -385,22 +385,18 @@ static void name_columns(struct compare_n *c, const struct compare_n_doc *docs)
 
 	for (size_t i = 0; i < c->ncols; i++)
 		machine_name(&docs[i], c->cols[i].name, sizeof(c->cols[i].name));
-	for (size_t i = 0; i < c->ncols; i++) {
-		tmp[i][0] = '\0';
-		if (count_equal(c, i) > 1)
-			file_name(c->cols[i].path, tmp[i], sizeof(tmp[i]));
+	for (int by_host = 0; by_host < 2; by_host++) {
+		for (size_t i = 0; i < c->ncols; i++) {
+			tmp[i][0] = '\0';
+			if (count_equal(c, i) > 1 && !by_host)
+				file_name(c->cols[i].path, tmp[i], sizeof(tmp[i]));
+			else if (count_equal(c, i) > 1)
+				snprintf(tmp[i], sizeof(tmp[i]), "%s", docs[i].host);
+		}
+		for (size_t i = 0; i < c->ncols; i++)
+			if (tmp[i][0])
+				snprintf(c->cols[i].name, sizeof(c->cols[i].name), "%.63s", tmp[i]);
 	}
-	for (size_t i = 0; i < c->ncols; i++)
-		if (tmp[i][0])
-			snprintf(c->cols[i].name, sizeof(c->cols[i].name), "%.63s", tmp[i]);
-	for (size_t i = 0; i < c->ncols; i++) {
-		tmp[i][0] = '\0';
-		if (count_equal(c, i) > 1)
-			snprintf(tmp[i], sizeof(tmp[i]), "%s", docs[i].host);
-	}
-	for (size_t i = 0; i < c->ncols; i++)
-		if (tmp[i][0])
-			snprintf(c->cols[i].name, sizeof(c->cols[i].name), "%.63s", tmp[i]);
 	for (size_t i = 0; i < c->ncols; i++)
 		if (count_equal(c, i) > 1)
 			snprintf(c->cols[i].name, sizeof(c->cols[i].name), "machine %zu", i + 1);

@@ -1,10 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* compare.c - the change between two reports, and whether it is real,
- * the same, or beyond what the data can tell. The rule is in compare.h and
- * docs/reports.md. Times are compared in core cycles: ns carry each run's
- * clock (a core that ran faster in B is not a change of the code), and
- * the calibration's own wobble between the two reports widens the margin
- * instead of being read as a change. A verdict needs power: a row whose
+ * the same, or beyond what the data can tell: the rule, in core cycles,
+ * is in compare.h and docs/reports.md. A verdict needs power: a row whose
  * replicates cannot flag a change says how large a change it could have
  * flagged, never "no change". */
 #include "compare.h"
@@ -337,10 +334,8 @@ static bool group_processes(const struct result *const *g, size_t n)
 
 /* Each side's centre and the variance of its mean; the change B/A with
  * its Welch standard error, degrees of freedom and 95% interval. Epochs
- * when both sides hold two or more results of the row, else blocks. A row
- * under an access pattern is untested with one process on a side: the
- * pattern's sizes come from the process's measured hierarchy, which its
- * epochs share. */
+ * when both sides hold two or more results of the row, else blocks; which
+ * rows go untested: compare.h. */
 static void compare_row(const struct report *a, const struct result *const *ga, size_t na,
 			const struct report *b, const struct result *const *gb, size_t nb,
 			struct compare_row *row)

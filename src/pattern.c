@@ -282,6 +282,7 @@ uint64_t pattern_mem_available(void)
 int pattern_parse_size(const char *what, const char *s, size_t *out)
 {
 	char *end;
+	const char *units = "kmg", *u;
 	unsigned long long v;
 	unsigned shift = 0;
 
@@ -289,22 +290,11 @@ int pattern_parse_size(const char *what, const char *s, size_t *out)
 	v = strtoull(s, &end, 10);
 	if (end == s || errno || *s == '-')
 		goto bad;
-	switch (tolower((unsigned char)*end)) {
-	case 'k':
-		shift = 10;
-		break;
-	case 'm':
-		shift = 20;
-		break;
-	case 'g':
-		shift = 30;
-		break;
-	case '\0':
-		break;
-	default:
-		goto bad;
-	}
 	if (*end) {
+		u = strchr(units, tolower((unsigned char)*end));
+		if (!u)
+			goto bad;
+		shift = 10 * (unsigned)(u - units + 1);
 		end++;
 		if (!strcasecmp(end, "ib") || !strcasecmp(end, "b"))
 			end += strlen(end);

@@ -80,6 +80,8 @@ json_t *clock_to_json(const struct calibration *c)
 
 int clock_from_json(json_t *j, struct calibration *c)
 {
+	json_t *sc = json_object_get(j, "self_checks");
+	json_t *m = json_object_get(sc, "imul_chain"), *l = json_object_get(sc, "l1_load_chase");
 	json_error_t e;
 	int inv = 0, tr = 0;
 
@@ -94,15 +96,10 @@ int clock_from_json(json_t *j, struct calibration *c)
 	c->timer_invariant = inv;
 	c->trustworthy = tr;
 	c->emulated = json_is_true(json_object_get(j, "emulated"));
-	{
-		json_t *sc = json_object_get(j, "self_checks");
-		json_t *m = json_object_get(sc, "imul_chain"), *l = json_object_get(sc, "l1_load_chase");
-
-		c->mul_expected = json_number_value(json_object_get(m, "expected_cycles"));
-		c->mul_cycles = json_number_value(json_object_get(m, "cycles"));
-		c->load_expected = json_number_value(json_object_get(l, "expected_cycles"));
-		c->load_cycles = json_number_value(json_object_get(l, "cycles"));
-	}
+	c->mul_expected = json_number_value(json_object_get(m, "expected_cycles"));
+	c->mul_cycles = json_number_value(json_object_get(m, "cycles"));
+	c->load_expected = json_number_value(json_object_get(l, "expected_cycles"));
+	c->load_cycles = json_number_value(json_object_get(l, "cycles"));
 	c->emulation = c->emulated ? "from report" : "";
 	c->cpu_os = -1;
 	c->cycle_source = "from report";

@@ -173,19 +173,12 @@ size_t hierarchy_tlb_reach(const size_t *bytes, const double *huge, const double
  * A plateau is a run of points spanning at least 1.6x in footprint, each
  * within 20% of the median of the points before it; a single point above
  * the band with the next one back inside is noise, not a knee. Adjacent
- * plateaus less than 1.3x apart are one level (the slow tail of a gradual
- * transition); a plateau 1.3-1.5x above a level belongs to it (TLB misses
- * added, or the tail of the transition into it): the longer of the two
- * sets the level's latency, the other is its inner step. A level's
- * latency is the median of its (sub-)plateau's upper half; its capacity lies where the latency
- * rises, between the plateau's last footprint and the next plateau's
- * first: the plateau's last footprint where the latency jumps within one
- * step (an LRU-like cache on contiguous memory), else the footprint where
- * the latency crosses the geometric mean of the two levels' (log
- * interpolation; on random page colours, as a guest's host gives, about
- * a third of the loads miss there). Fills levels (first, last, size_lo, size_hi,
- * size_bytes, cycles, ns, inner_*; memory and hwloc fields cleared);
- * returns the count. ns may be NULL. Pure. */
+ * plateaus less than 1.3x apart are one level; a plateau 1.3-1.5x above a
+ * level is its inner step (the longer of the two sets the latency). A
+ * level's latency is the median of its (sub-)plateau's upper half, its
+ * capacity where the latency rises (hierarchy.c says how and why). Fills
+ * levels (first, last, size_lo, size_hi, size_bytes, cycles, ns, inner_*;
+ * memory and hwloc fields cleared); returns the count. ns may be NULL. Pure. */
 size_t hierarchy_find_levels(const size_t *bytes, const double *cycles, const double *ns,
 			     size_t n, struct hierarchy_level *levels, size_t max);
 

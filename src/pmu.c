@@ -1,12 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* pmu.c - events through perf_event_open, names through libpfm4 where the
- * build has it (docs/method.md). See pmu.h for the model.
- *
- * Only perf_event_open says whether an event can be had: in a VM libpfm4
- * still lists the PMU it finds in CPUID, and the kernel then answers ENOENT.
- * So every event is tried, and each one that does not open keeps the errno
- * and a reason a user can act on.
- */
+ * build has it (docs/method.md). See pmu.h for the model: in a VM libpfm4
+ * still lists the PMU it finds in CPUID, and the kernel then answers ENOENT. */
 #include "pmu.h"
 
 #include <ctype.h>

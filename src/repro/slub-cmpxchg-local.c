@@ -184,6 +184,8 @@ int slab_cache_init(struct slab_cache *s, size_t size, size_t max_objects)
 		pr_err("slab model: object size %zu is not a multiple of 8 (expected 8, 16, ...)", size);
 		return -EINVAL;
 	}
+	if (rseq_alloc_once() < 0)
+		return -ENOMEM;
 	s->size = size;
 	/* kernel calculate_order(): at least 4 * (fls(nr_cpus) + 1) objects
 	 * (12 for 2 CPUs) up to order 3 */
@@ -208,11 +210,6 @@ int slab_cache_init(struct slab_cache *s, size_t size, size_t max_objects)
 	s->meta = aligned_alloc(16, s->max_slabs * sizeof(*s->meta));
 	if (!s->meta) {
 		munmap(s->map, s->map_size);
-		return -ENOMEM;
-	}
-	if (rseq_alloc_once() < 0) {
-		munmap(s->map, s->map_size);
-		free(s->meta);
 		return -ENOMEM;
 	}
 	s->id = __atomic_fetch_add(&slab_id_counter, 1, __ATOMIC_RELAXED) % SLAB_MAX_CACHES;
@@ -594,22 +591,21 @@ static inline void free_RSEQ(struct slab_cache *s, size_t idx, void *head, void 
 }
 #endif
 
-size_t slab_free_in_slabs(const struct slab_cache *s)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < s->nslabs; i++)
-		for (void *o = s->meta[i].freelist; o; o = slab_next(o))
-			n++;
-	return n;
-}
-
 static size_t list_len(const void *o)
 {
 	size_t n = 0;
 
 	for (; o; o = slab_next(o))
 		n++;
+	return n;
+}
+
+size_t slab_free_in_slabs(const struct slab_cache *s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->nslabs; i++)
+		n += list_len(s->meta[i].freelist);
 	return n;
 }
 
@@ -834,7 +830,7 @@ double slub_pub_saving(int test, unsigned col, const uint64_t *sizes, size_t nsi
 {
 	const struct repro_table *ta = published(SLUB_FP_2007, test, SLUB_LOCAL);
 	const struct repro_table *tb = published(SLUB_FP_2007, test, SLUB_LOCKED);
-	const struct repro_row *ra[MAX_SIZES], *rb[MAX_SIZES];
+	struct { const struct repro_row *a, *b; } r[MAX_SIZES], t;
 	size_t n = 0, m;
 
 	*a = *b = NAN;
@@ -845,30 +841,27 @@ double slub_pub_saving(int test, unsigned col, const uint64_t *sizes, size_t nsi
 		char lab[32];
 
 		row_label(lab, sizeof(lab), test, sizes[i]);
-		ra[n] = repro_table_row(ta, lab);
-		rb[n] = repro_table_row(tb, lab);
-		if (sizes[i] <= SLUB_2007_MAX_SIZE && ra[n] && rb[n] && !isnan(ra[n]->v[col]) &&
-		    !isnan(rb[n]->v[col]))
+		r[n].a = repro_table_row(ta, lab);
+		r[n].b = repro_table_row(tb, lab);
+		if (sizes[i] <= SLUB_2007_MAX_SIZE && r[n].a && r[n].b && !isnan(r[n].a->v[col]) &&
+		    !isnan(r[n].b->v[col]))
 			n++;
 	}
 	if (!n)
 		return NAN;
 	/* sort the rows by their difference; the lower median is a row's own */
+#define SAVING(k) (r[k].b->v[col] - r[k].a->v[col])
 	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && rb[j]->v[col] - ra[j]->v[col] < rb[j - 1]->v[col] - ra[j - 1]->v[col];
-		     j--) {
-			const struct repro_row *t = ra[j];
-
-			ra[j] = ra[j - 1];
-			ra[j - 1] = t;
-			t = rb[j];
-			rb[j] = rb[j - 1];
-			rb[j - 1] = t;
+		for (size_t j = i; j > 0 && SAVING(j) < SAVING(j - 1); j--) {
+			t = r[j];
+			r[j] = r[j - 1];
+			r[j - 1] = t;
 		}
+#undef SAVING
 	m = (n - 1) / 2;
-	*a = ra[m]->v[col];
-	*b = rb[m]->v[col];
-	*label = ra[m]->label;
+	*a = r[m].a->v[col];
+	*b = r[m].b->v[col];
+	*label = r[m].a->label;
 	return *b - *a;
 }
 

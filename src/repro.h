@@ -294,8 +294,6 @@ struct slab_cache {
  * 0 or -errno. */
 int slab_cache_init(struct slab_cache *s, size_t size, size_t max_objects);
 void slab_cache_destroy(struct slab_cache *s);
-/* Forget every slab (arena kept, pages stay faulted in): for the next pass. */
-void slab_cache_reset(struct slab_cache *s);
 void *slab_alloc(struct slab_cache *s, enum slub_variant v);
 void slab_free(struct slab_cache *s, enum slub_variant v, void *obj);
 /* Free objects: in slab freelists plus the calling thread's cpu freelist

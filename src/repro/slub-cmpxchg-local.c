@@ -174,6 +174,18 @@ static int rseq_alloc_once(void)
 	return 0;
 }
 
+/* Forget every slab (arena kept, pages stay faulted in): for the next pass. */
+static void slab_cache_reset(struct slab_cache *s)
+{
+	s->nslabs = 0;
+	s->partial = -1;
+	s->lock = 0;
+	s->gen = __atomic_add_fetch(&slab_gen_counter, 1, __ATOMIC_RELAXED);
+	/* The rseq structures are shared by the threads of a CPU: they are
+	 * reset here, while no thread allocates, never lazily by a thread. */
+	for (size_t cpu = 0; rseq_cpu && cpu < SLAB_MAX_CPUS; cpu++)
+		rseq_cpu[s->id][cpu] = (struct kmem_cpu){ .slab = -1, .gen = s->gen };
+}
 
 int slab_cache_init(struct slab_cache *s, size_t size, size_t max_objects)
 {
@@ -215,18 +227,6 @@ int slab_cache_init(struct slab_cache *s, size_t size, size_t max_objects)
 	s->id = __atomic_fetch_add(&slab_id_counter, 1, __ATOMIC_RELAXED) % SLAB_MAX_CACHES;
 	slab_cache_reset(s);
 	return 0;
-}
-
-void slab_cache_reset(struct slab_cache *s)
-{
-	s->nslabs = 0;
-	s->partial = -1;
-	s->lock = 0;
-	s->gen = __atomic_add_fetch(&slab_gen_counter, 1, __ATOMIC_RELAXED);
-	/* The rseq structures are shared by the threads of a CPU: they are
-	 * reset here, while no thread allocates, never lazily by a thread. */
-	for (size_t cpu = 0; rseq_cpu && cpu < SLAB_MAX_CPUS; cpu++)
-		rseq_cpu[s->id][cpu] = (struct kmem_cpu){ .slab = -1, .gen = s->gen };
 }
 
 void slab_cache_destroy(struct slab_cache *s)

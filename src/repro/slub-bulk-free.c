@@ -71,28 +71,22 @@ struct bulk_cache {
 static __thread struct kmem_cpu bulk_cpu __attribute__((tls_model("initial-exec")));
 static __thread volatile uint8_t bulk_irqs_off __attribute__((tls_model("initial-exec")));
 
-/* local_irq_disable / local_irq_enable analog (see the top comment); the
- * count is part of the analog, so its measured cost is what the what-if
- * replaces. */
-static inline void irq_disable(struct bulk_cache *c)
+/* local_irq_disable (count: irq_pairs) and local_irq_save (irq_saves)
+ * analog, see the top comment; irq_enable ends both. The count is part of
+ * the analog, so its measured cost is what the what-if replaces. */
+static inline void irq_off(uint64_t *count)
 {
-	c->st.irq_pairs++;
+	(*count)++;
 	bulk_irqs_off = 1;
 	barrier();
 }
+#define irq_disable(c) irq_off(&(c)->st.irq_pairs)
+#define irq_save(c) irq_off(&(c)->st.irq_saves)
 
 static inline void irq_enable(void)
 {
 	barrier();
 	bulk_irqs_off = 0;
-}
-
-/* local_irq_save / local_irq_restore analog: the same stores, its own count. */
-static inline void irq_save(struct bulk_cache *c)
-{
-	c->st.irq_saves++;
-	bulk_irqs_off = 1;
-	barrier();
 }
 
 size_t bulk_slab_index(const struct bulk_cache *c, const void *obj)
@@ -695,14 +689,11 @@ static int measure_model_cost(const struct calibration *cal, struct bulk_ops *m)
 
 	if (ret < 0)
 		return ret;
-	for (int k = 0; k < 5; k++) {
-		t[0][k] = repro_cycles_per_op((double)time_irq_pairs(c, n, false), cal->overhead_min,
-					      (double)n, cal->ticks_per_cycle);
-		t[1][k] = repro_cycles_per_op((double)time_irq_pairs(c, n, true), cal->overhead_min,
-					      (double)n, cal->ticks_per_cycle);
-		t[2][k] = repro_cycles_per_op((double)time_commits(c, n), cal->overhead_min, (double)n,
-					      cal->ticks_per_cycle);
-	}
+	for (int k = 0; k < 5; k++)
+		for (int i = 0; i < 3; i++)	/* pairs, saves, commits */
+			t[i][k] = repro_cycles_per_op((double)(i < 2 ? time_irq_pairs(c, n, i)
+								     : time_commits(c, n)),
+						      cal->overhead_min, (double)n, cal->ticks_per_cycle);
 	m->irq_pair = stats_median(t[0], 5);
 	m->irq_save = stats_median(t[1], 5);
 	m->cpu_cmpxchg = stats_median(t[2], 5);

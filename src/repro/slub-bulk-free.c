@@ -10,23 +10,12 @@
  * TLS, committed by an unlocked `cmpxchg16b %fs:` (this_cpu_cmpxchg_double).
  * The posted bulk algorithms work on that pair directly with interrupts off.
  *
- * The algorithms timed (per round: allocate `bulk` objects, free them):
- *  - fallback: kmem_cache_alloc / kmem_cache_free one by one (the generic
- *    __kmem_cache_alloc_bulk / __kmem_cache_free_bulk);
- *  - previous: the posted kmem_cache_alloc_bulk (IRQs off, drain the CPU
- *    freelist with plain loads/stores, IRQs on, then one by one), freeing
- *    one by one (the post's "previous patch");
- *  - posted: that alloc, and the posted kmem_cache_free_bulk: IRQs off
- *    around the loop, each object pushed onto the CPU freelist with plain
- *    stores when its slab is the CPU slab, else IRQs on around __slab_free
- *    (a locked cmpxchg16b on the slab's pair) and off again;
- *  - detached: the later (v4.3) algorithm, a named variant only: alloc
- *    with IRQs off throughout (the slow path included), free by detached
- *    freelists (objects of one slab linked with plain stores, look back at
- *    most 3 misses, one cmpxchg16b per group, no IRQ toggling);
- *  - fallback_twin: the fallback with its commit a plain compare and store
- *    of {freelist, tid}: fallback minus twin is the commit's cost in
- *    context, which the what-if replaces by the kernel's.
+ * The algorithms timed (per round: allocate `bulk` objects, free them) are
+ * enum bulk_algo's (repro.h), each described at its function: fallback
+ * (the generic __kmem_cache_{alloc,free}_bulk, one by one), previous,
+ * posted, detached (v4.3, a named variant only) and fallback_twin (the
+ * fallback with a plain commit: fallback minus twin is the commit's cost in
+ * context, which the what-if replaces by the kernel's).
  * User space cannot run cli/sti: the IRQ-toggle analog is a store to a
  * thread-local "IRQs off" byte and a compiler barrier for each, the
  * semantics of local_irq_disable/enable for the model's one thread; its cost
@@ -282,7 +271,9 @@ static ALWAYS_INLINE int alloc_bulk(struct bulk_cache *c, size_t n, void **p, bo
 	return 0;
 }
 
-/* The posted kmem_cache_free_bulk ("slub: initial bulk free implementation"). */
+/* The posted kmem_cache_free_bulk ("slub: initial bulk free implementation"):
+ * IRQs off around the loop; an object of another slab than the CPU's goes
+ * to __slab_free (a locked cmpxchg16b on the slab's pair) with IRQs on. */
 static void free_bulk_posted(struct bulk_cache *c, size_t n, void **p)
 {
 	struct kmem_cpu *k;

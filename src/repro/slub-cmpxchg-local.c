@@ -10,14 +10,10 @@
  * cmpxchg128 (remote free, __slab_free). Two fast paths:
  *   2007 (SLUB_FP_2007, what the post measured): alloc = read freelist,
  *     stop if empty, cmpxchg(&c->freelist, obj, obj->next); free = read
- *     freelist, order, check the slab, obj->next = freelist,
- *     cmpxchg(&c->freelist, freelist, obj). One 8-byte word, no tid:
- *     cmpxchg is `lock cmpxchgq` ordered by smp_rmb() (lfence on the x86-64
- *     of 2007: the thread may run on another CPU than the structure's);
- *     cmpxchg_local is `cmpxchgq` inside a preempt_disable/enable analog,
- *     ordered by barrier() (the post: "we can use barrier() instead of
- *     rmb()", "we must disable preemption"). cmpxchg+barrier, cmpxchg with
- *     barrier(), isolates the fence's share of the saving.
+ *     freelist, order (smp_rmb() or barrier(): see SLUB07_FASTPATHS), check
+ *     the slab, obj->next = freelist, cmpxchg(&c->freelist, freelist, obj).
+ *     One 8-byte word, no tid; cmpxchg_local runs in a preempt_disable
+ *     analog; cmpxchg+barrier isolates the fence's share of the saving.
  *   2011 (SLUB_FP_TID, the kernel since 2011): read tid, barrier, read
  *     freelist and next, cmpxchg128 {obj, tid} -> {next, tid + SLUB_TID_STEP}.
  * Within a fast path the variants differ only in the commit: each fast path
@@ -316,7 +312,6 @@ static void unfreeze(struct slab_cache *s, size_t idx)
 		add_partial(s, idx);
 }
 
-/* __slab_free: cnt objects head..tail of slab idx to the slab's own list. */
 __attribute__((noinline)) void slab_free_slow(struct slab_cache *s, size_t idx, void *head, void *tail,
 					       unsigned cnt)
 {

@@ -41,7 +41,6 @@
 #define ARCH_HAS_CMPXCHG128 1	/* casp (LSE) / ldxp+stxp (LL/SC) */
 #define ARCH_HAS_SEG_PERCPU 0
 #define ARCH_HAS_DS_PREFIX 0
-#define ARCH_HAS_BIT_INSNS 0
 #define ARCH_HAS_LLSC 1
 #define ARCH_HAS_LSE 1
 #define ARCH_HAS_SPLIT_LOCK 0
@@ -75,15 +74,6 @@ static inline uint64_t arch_timer_stop(void)
 static inline const char *arch_timer_name(void)
 {
 	return "isb;mrs cntvct_el0;isb .. isb;mrs cntvct_el0";
-}
-
-/* The counter frequency the firmware programmed (cntfrq_el0), in Hz. */
-static inline uint64_t arch_timer_freq_hint(void)
-{
-	uint64_t f;
-
-	asm volatile("mrs %[f], cntfrq_el0" : [f] "=r"(f));
-	return f;
 }
 
 static inline void arch_cpu_relax(void)
@@ -496,7 +486,6 @@ static inline void arch_inc_nl(volatile void *p)
 }
 
 #define ARCH_INSN_ADD A64_I("stadd x,[mem]", "ldxr;add;stxr;cbnz loop")
-#define ARCH_INSN_ADD_NL ARCH_INSN_ADD
 static inline void arch_add(volatile void *p, uint64_t v)
 {
 	A64_STADD(p, v);
@@ -533,7 +522,6 @@ static inline void arch_store(volatile void *p, uint64_t v)
 }
 
 /* Full barrier as the kernel's smp_mb(). */
-#define ARCH_INSN_MB "dmb ish"
 static inline void arch_smp_mb(void)
 {
 	asm volatile("dmb ish" ::: "memory");

@@ -10,10 +10,9 @@
  *   void arch_init(void)                         detect CPU features once
  *   uint64_t arch_timer_start(void), arch_timer_stop(void)
  *   const char *arch_timer_name(void)
- *   uint64_t arch_timer_freq_hint(void)          0 when the timer must be calibrated
  *   void arch_add_chain(uint64_t iters)          64 dependent 1-cycle adds per iteration
  *   void arch_mul_chain(uint64_t iters)          64 dependent multiplies per iteration
- *   unsigned arch_mul_latency                    cycles per multiply in that chain
+ *   ARCH_MUL_LATENCY                             cycles per multiply in that chain
  *   void arch_cpu_relax(void)
  */
 #ifndef ATOMCOST_ARCH_H

@@ -32,7 +32,6 @@
 #define ARCH_HAS_CMPXCHG128 0	/* __int128 atomics may be a libatomic lock */
 #define ARCH_HAS_SEG_PERCPU 0
 #define ARCH_HAS_DS_PREFIX 0
-#define ARCH_HAS_BIT_INSNS 0
 #define ARCH_HAS_LLSC 0
 #define ARCH_HAS_LSE 0
 #define ARCH_HAS_SPLIT_LOCK 0
@@ -75,12 +74,6 @@ static inline uint64_t arch_timer_stop(void)
 static inline const char *arch_timer_name(void)
 {
 	return "clock_gettime(CLOCK_MONOTONIC_RAW) between seq_cst fences";
-}
-
-/* The timer counts nanoseconds. */
-static inline uint64_t arch_timer_freq_hint(void)
-{
-	return 1000000000ull;
 }
 
 static inline void arch_cpu_relax(void)
@@ -284,7 +277,6 @@ static inline void arch_inc_nl(volatile void *p)
 }
 
 #define ARCH_INSN_ADD "__atomic_fetch_add(relaxed)"
-#define ARCH_INSN_ADD_NL ARCH_INSN_ADD
 static inline void arch_add(volatile void *p, uint64_t v)
 {
 	__atomic_fetch_add(GEN_W64(p), v, GEN_RLX);
@@ -306,7 +298,6 @@ static inline void arch_store(volatile void *p, uint64_t v)
 	*GEN_W64(p) = v;
 }
 
-#define ARCH_INSN_MB "__atomic_thread_fence(seq_cst)"
 static inline void arch_smp_mb(void)
 {
 	__atomic_thread_fence(GEN_SC);

@@ -30,7 +30,6 @@
 
 /* ---- lock words ---------------------------------------------------------- */
 
-#define ARCH_INSN_LOCK_CMPXCHG32 "lock cmpxchgl %reg,mem (0 -> 1)"
 /* The queued spinlock fast path: atomic_try_cmpxchg_acquire(&lock->val, 0, 1).
  * True when the lock was taken. Fully ordered (every locked op is). */
 static inline bool arch_lock_cmpxchg32(volatile void *p, uint32_t old, uint32_t nw)
@@ -42,7 +41,6 @@ static inline bool arch_lock_cmpxchg32(volatile void *p, uint32_t old, uint32_t 
 	return ok;
 }
 
-#define ARCH_INSN_XCHG32 "xchgl %reg,mem (implicitly locked)"
 /* Test-and-set: returns the old word. */
 static inline uint32_t arch_xchg32(volatile void *p, uint32_t v)
 {
@@ -50,7 +48,6 @@ static inline uint32_t arch_xchg32(volatile void *p, uint32_t v)
 	return v;
 }
 
-#define ARCH_INSN_XCHG8 "xchgb %reg,mem (implicitly locked)"
 /* An atomic byte release (the "atomic unlock" twin of arch_release8). */
 static inline uint8_t arch_xchg8(volatile void *p, uint8_t v)
 {
@@ -58,7 +55,6 @@ static inline uint8_t arch_xchg8(volatile void *p, uint8_t v)
 	return v;
 }
 
-#define ARCH_INSN_RELEASE8 "movb $0,mem"
 /* smp_store_release(&lock->locked, 0): a plain byte store. x86 stores are
  * releases (TSO), so the kernel's spin_unlock needs no locked op. */
 static inline void arch_release8(volatile void *p)
@@ -66,7 +62,6 @@ static inline void arch_release8(volatile void *p)
 	asm volatile("movb $0, %[m]" : [m] "=m"(X86_M8(p)) : : "memory");
 }
 
-#define ARCH_INSN_RELEASE32 "movl $0,mem"
 /* The same release as a store of the whole 32-bit word: shows what the
  * byte store costs when the next lock reads the word (a narrower store
  * cannot forward to a wider load). */
@@ -84,7 +79,6 @@ static inline uint32_t arch_load32(const volatile void *p)
 	return v;
 }
 
-#define ARCH_INSN_TICKET "lock xaddl (tail += 1) / addw $1 head (unlocked)"
 /* Ticket lock word: head (now serving) in the low 16 bits, tail (next
  * ticket) in the high 16. Taking a ticket is `lock xaddl $0x10000`; returns
  * the old word. */
@@ -120,7 +114,6 @@ static inline void arch_ticket_release(volatile void *p)
  * PREEMPT_NEED_RESCHED bit inverted in the count, so `decl; je` branches only
  * when the count reaches 0 AND a reschedule is due: initialize var to
  * 0x80000000. arch_preempt_dec returns that "resched due" condition. */
-#define ARCH_INSN_PREEMPT "incl %fs:count / decl %fs:count; je resched"
 #define arch_preempt_inc(var) asm volatile("incl %[c]" : [c] "+m"(var) : : "memory", "cc")
 #define arch_preempt_dec(var) ({							\
 	bool z_;									\
@@ -128,7 +121,6 @@ static inline void arch_ticket_release(volatile void *p)
 	z_;										\
 })
 
-#define ARCH_INSN_IRQ_SAVE "pushfq; popq %reg; movb $1,%fs:flag / testl $IF; movb $0,%fs:flag (analog: no cli/sti)"
 /* local_irq_save: the kernel runs `pushfq; popq %reg; cli`. cli/sti fault in
  * user space; the flags read is kept and the "irqs off" state goes to a
  * thread-local byte. Returns the flags. */
@@ -155,7 +147,6 @@ static inline uint64_t arch_save_flags(void)
  * The descriptor is also listed in __rseq_cs_ptr_array, as librseq does, so
  * tools can find every critical section. */
 #define ARCH_HAS_RSEQ 1
-#define ARCH_RSEQ_SIG 0x53053053
 
 #define X86_RSEQ_CS_BEGIN							\
 	".pushsection __rseq_cs, \"aw\"\n\t"					\
@@ -234,7 +225,6 @@ fail:
 	return false;
 }
 
-#define ARCH_INSN_RSEQ_POP "rseq: cmpl cpu,%fs:cpu_id; jnz abort; movq (slot),head; testq head; jz end; movq (head),next; movq next,(slot)"
 /* Per-CPU list pop (the SLUB alloc fast path as a restartable sequence):
  * slot = base + cpu * stride holds the head of a list linked through each
  * object's first word. Inside one critical section: read head, stop if it is
@@ -267,7 +257,6 @@ retry:
 	return head;
 }
 
-#define ARCH_INSN_RSEQ_PUSH "rseq: cmpl cpu,%fs:cpu_id; jnz abort; cmpq tag,(tagp); jnz fail; movq (slot),%rax; movq %rax,(last); movq first,(slot)"
 /* Per-CPU list push of the chain first..last (linked through each object's
  * first word; last's link is overwritten) onto slot = base + cpu * stride,
  * only while the 64-bit word at slot + tag_off equals tag (SLUB: the object

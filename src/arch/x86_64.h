@@ -24,7 +24,6 @@
 #define ARCH_HAS_CMPXCHG128 1	/* cmpxchg16b (cx16) */
 #define ARCH_HAS_SEG_PERCPU 1	/* %fs:-relative ops, the this_cpu_* form */
 #define ARCH_HAS_DS_PREFIX 1	/* UP-patched `ds` form of locked ops */
-#define ARCH_HAS_BIT_INSNS 1	/* bts/btr with a register bit number */
 #define ARCH_HAS_LLSC 0
 #define ARCH_HAS_LSE 0
 #define ARCH_HAS_SPLIT_LOCK 1	/* a locked RMW may straddle two lines (src/splitlock.c) */
@@ -286,7 +285,6 @@ static inline void arch_inc_nl(volatile void *p)
 }
 
 #define ARCH_INSN_ADD "lock addq %reg,mem"
-#define ARCH_INSN_ADD_NL "addq %reg,mem"
 static inline void arch_add(volatile void *p, uint64_t v)
 {
 	asm volatile("lock addq %[v], %[m]" : [m] "+m"(X86_M64(p)) : [v] "r"(v) : "memory");
@@ -373,7 +371,6 @@ static inline void arch_store(volatile void *p, uint64_t v)
 }
 
 /* Full barrier as the kernel's smp_mb() (a locked add to the stack). */
-#define ARCH_INSN_MB "lock addl $0,-4(%rsp)"
 static inline void arch_smp_mb(void)
 {
 	asm volatile("lock addl $0, -4(%%rsp)" ::: "memory", "cc");
@@ -402,16 +399,13 @@ static inline void arch_smp_rmb(void)
  *                        2004 program used (rdtsc alone, no fences)
  *   ARCH_HAS_BIT32_IMM   arch_bts32_imm / _nl: `lock btsl $nr,mem` / `btsl`,
  *                        the 2004 program's set_bit / __set_bit (i386)
- *   ARCH_HAS_CACHE_FLUSH arch_flush_line (clflush) + arch_mfence
  *   ARCH_HAS_SEG_PERCPU128 arch_percpu_cmpxchg128: `cmpxchg16b %fs:(off)`,
  *                        the this_cpu_cmpxchg128 form
  */
 #define ARCH_HAS_TIMER_RAW 1
 #define ARCH_HAS_BIT32_IMM 1
-#define ARCH_HAS_CACHE_FLUSH 1
 #define ARCH_HAS_SEG_PERCPU128 1
 
-#define ARCH_INSN_TIMER_RAW "rdtsc (unserialized)"
 /* A bare rdtsc: earlier instructions may still be in flight and later ones
  * may start before it. Only the legacy 2004 mode uses it, on purpose. */
 static inline uint64_t arch_timer_raw(void)
@@ -422,26 +416,12 @@ static inline uint64_t arch_timer_raw(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
-#define ARCH_INSN_BTS32_IMM "lock btsl $nr,mem"
-#define ARCH_INSN_BTS32_IMM_NL "btsl $nr,mem"
 /* i386 set_bit/__set_bit of 2004 with a constant nr (< 32): 32-bit bts with
  * an immediate bit number. Fully ordered (locked) / non-atomic. */
 #define arch_bts32_imm(p, nr) \
 	asm volatile("lock btsl %[n], %[m]" : [m] "+m"(*(volatile uint32_t *)(p)) : [n] "I"(nr) : "memory", "cc")
 #define arch_bts32_imm_nl(p, nr) \
 	asm volatile("btsl %[n], %[m]" : [m] "+m"(*(volatile uint32_t *)(p)) : [n] "I"(nr) : "memory", "cc")
-
-#define ARCH_INSN_FLUSH_LINE "clflush mem"
-/* Write back and evict the line holding p from every cache level. clflush
- * is ordered only by fences: follow a batch with arch_mfence(). */
-static inline void arch_flush_line(const volatile void *p)
-{
-	asm volatile("clflush %[m]" : : [m] "m"(*(const volatile uint8_t *)p) : "memory");
-}
-static inline void arch_mfence(void)
-{
-	asm volatile("mfence" ::: "memory");
-}
 
 #define ARCH_INSN_PERCPU_CMPXCHG128 "cmpxchg16b %fs:(%off) (this_cpu_cmpxchg128 form)"
 /* this_cpu_cmpxchg128: unlocked cmpxchg16b addressed through the segment

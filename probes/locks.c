@@ -660,8 +660,9 @@ static int verify_call_pair(void)
 	return 0;
 }
 
-#define LK_RUN(id) .run = { [MODE_LATENCY] = k_##id##_lat }, .chain = CHAIN_MEMORY
-#define LK_RUN_TPUT(id) .run = { [MODE_THROUGHPUT] = k_##id##_tput }
+#define LK_RUN(id) .run = { [MODE_LATENCY] = k_##id##_lat }, .chain = CHAIN_MEMORY,	\
+		   .verify = verify_##id
+#define LK_RUN_TPUT(id) .run = { [MODE_THROUGHPUT] = k_##id##_tput }, .verify = verify_##id
 #define LK_COMMON .family = "lock"
 #define LK_INSN(s) .insn = s
 #define LK_SETUP(id) .setup = setup_##id
@@ -673,22 +674,6 @@ static int verify_call_pair(void)
 #define LK_INSN(s) .insn = "-"
 #define LK_SETUP(id) .setup = NULL
 #define LK_CTX(id) .patterns = NULL
-#define verify_spin_lock NULL
-#define verify_spin_lock_xchg_unlock NULL
-#define verify_ticket_lock NULL
-#define verify_spin_lock_movl_unlock NULL
-#define verify_spin_lock_xchgl_unlock NULL
-#define verify_tas_lock NULL
-#define verify_tatas_lock NULL
-#define verify_raw_spin_lock_inline NULL
-#define verify_call_pair NULL
-#define verify_bit_spin_lock NULL
-#define verify___bit_spin_unlock NULL
-#define verify_pthread_mutex NULL
-#define verify_pthread_spin NULL
-#define verify_preempt_disable NULL
-#define verify_local_irq_save_analog NULL
-#define verify_sigprocmask NULL
 
 bool locks_excludes(const char *name)
 {
@@ -714,7 +699,7 @@ const struct probe probe_spin_lock = {
 	.kernel_src = "kernel/locking/spinlock.c _raw_spin_lock, _raw_spin_unlock (include/asm-generic/qspinlock.h queued_spin_lock)",
 	.kernel = "spin_lock + spin_unlock (queued spinlock fast path)",
 	.desc = "out-of-line lock/unlock, preempt count, release by a plain byte store",
-	LK_RUN(spin_lock), .verify = verify_spin_lock, LK_CTX(spin_lock),
+	LK_RUN(spin_lock), LK_CTX(spin_lock),
 	.menu_need = { NEED_CRITICAL }, .safe_when = "always",
 };
 
@@ -725,7 +710,7 @@ const struct probe probe_spin_lock_xchg_unlock = {
 	.kernel_src = "kernel/locking/spinlock.c _raw_spin_lock; unlock by xchg (no kernel macro)",
 	.kernel = "spin_lock + an atomic unlock",
 	.desc = "spin_lock with the release done by an atomic exchange of the lock byte",
-	LK_RUN(spin_lock_xchg_unlock), .verify = verify_spin_lock_xchg_unlock,
+	LK_RUN(spin_lock_xchg_unlock),
 };
 
 const struct probe probe_spin_lock_movl_unlock = {
@@ -735,7 +720,7 @@ const struct probe probe_spin_lock_movl_unlock = {
 	.kernel_src = "kernel/locking/spinlock.c _raw_spin_lock; word-sized release (no kernel macro)",
 	.kernel = "spin_lock + a plain word-sized release",
 	.desc = "spin_lock released by a 32-bit store (no narrow-store forwarding stall)",
-	LK_RUN(spin_lock_movl_unlock), .verify = verify_spin_lock_movl_unlock,
+	LK_RUN(spin_lock_movl_unlock),
 };
 
 const struct probe probe_spin_lock_xchgl_unlock = {
@@ -745,7 +730,7 @@ const struct probe probe_spin_lock_xchgl_unlock = {
 	.kernel_src = "kernel/locking/spinlock.c _raw_spin_lock; unlock by xchgl (no kernel macro)",
 	.kernel = "spin_lock + an atomic word-sized release",
 	.desc = "spin_lock released by an atomic exchange of the whole 32-bit word",
-	LK_RUN(spin_lock_xchgl_unlock), .verify = verify_spin_lock_xchgl_unlock,
+	LK_RUN(spin_lock_xchgl_unlock),
 };
 
 const struct probe probe_ticket_lock = {
@@ -755,7 +740,7 @@ const struct probe probe_ticket_lock = {
 	.kernel_src = "arch/x86/include/asm/spinlock.h (2.6.25-4.1) __ticket_spin_lock, __ticket_spin_unlock",
 	.kernel = "x86 ticket spinlock (2.6.25 - 4.1)",
 	.desc = "ticket lock: take a ticket with xadd, release by an unlocked add to the head",
-	LK_RUN(ticket_lock), .verify = verify_ticket_lock, LK_CTX(ticket_lock),
+	LK_RUN(ticket_lock), LK_CTX(ticket_lock),
 	.menu_need = { NEED_CRITICAL }, .safe_when = "always (FIFO)",
 };
 
@@ -766,7 +751,7 @@ const struct probe probe_tas_lock = {
 	.kernel_src = "- (textbook lock, no kernel macro; lockhammer swap_mutex at 32 bits)",
 	.kernel = "test-and-set lock",
 	.desc = "test-and-set: spin on xchgl, no read before the RMW; 32-bit take and release",
-	LK_RUN(tas_lock), .verify = verify_tas_lock,
+	LK_RUN(tas_lock),
 };
 
 const struct probe probe_tatas_lock = {
@@ -778,7 +763,7 @@ const struct probe probe_tatas_lock = {
 	.kernel = "test-and-test-and-set lock",
 	.desc = "test-and-set with a read before the RMW (spin on a shared copy); 32-bit "
 		"read, take and release",
-	LK_RUN(tatas_lock), .verify = verify_tatas_lock,
+	LK_RUN(tatas_lock),
 };
 
 const struct probe probe_raw_spin_lock_inline = {
@@ -788,7 +773,7 @@ const struct probe probe_raw_spin_lock_inline = {
 	.kernel_src = "include/asm-generic/qspinlock.h queued_spin_lock, queued_spin_unlock",
 	.kernel = "arch_spin_lock + arch_spin_unlock (breakdown: lock-word ops only)",
 	.desc = "breakdown of spin_lock: the lock-word ops without call and preempt count",
-	LK_RUN(raw_spin_lock_inline), .verify = verify_raw_spin_lock_inline,
+	LK_RUN(raw_spin_lock_inline),
 };
 
 const struct probe probe_call_pair = {
@@ -798,7 +783,7 @@ const struct probe probe_call_pair = {
 	.kernel_src = "-",
 	.kernel = "- (breakdown: call overhead of out-of-line lock and unlock)",
 	.desc = "breakdown of spin_lock: two calls of an empty out-of-line function (no chain: throughput)",
-	LK_RUN_TPUT(call_pair), .verify = verify_call_pair,
+	LK_RUN_TPUT(call_pair),
 };
 
 const struct probe probe_bit_spin_lock = {
@@ -808,7 +793,7 @@ const struct probe probe_bit_spin_lock = {
 	.kernel_src = "include/linux/bit_spinlock.h bit_spin_lock, bit_spin_unlock (clear_bit_unlock)",
 	.kernel = "bit_spin_lock + bit_spin_unlock",
 	.desc = "bit spinlock released by an atomic clear (clear_bit_unlock)",
-	LK_RUN(bit_spin_lock), .verify = verify_bit_spin_lock, LK_CTX(bit_spin_lock),
+	LK_RUN(bit_spin_lock), LK_CTX(bit_spin_lock),
 	.menu_need = { NEED_CRITICAL }, .safe_when = "always (lock bit in a flags word)",
 };
 
@@ -819,7 +804,7 @@ const struct probe probe___bit_spin_unlock = {
 	.kernel_src = "include/linux/bit_spinlock.h bit_spin_lock, __bit_spin_unlock (__clear_bit_unlock)",
 	.kernel = "bit_spin_lock + __bit_spin_unlock",
 	.desc = "bit spinlock released non-atomically (__clear_bit_unlock)",
-	LK_RUN(__bit_spin_unlock), .verify = verify___bit_spin_unlock,
+	LK_RUN(__bit_spin_unlock),
 };
 
 const struct probe probe_pthread_mutex = {
@@ -829,7 +814,7 @@ const struct probe probe_pthread_mutex = {
 	.kernel_src = "- (glibc)",
 	.kernel = "- (user-space baseline)",
 	.desc = "glibc default mutex, uncontended (no futex call)",
-	LK_RUN(pthread_mutex), .verify = verify_pthread_mutex, LK_SETUP(pthread_mutex),
+	LK_RUN(pthread_mutex), LK_SETUP(pthread_mutex),
 	LK_CTX(pthread_mutex), .menu_need = { NEED_CRITICAL },
 	.safe_when = "always (sleeps under contention)",
 	.word_size = sizeof(pthread_mutex_t),
@@ -842,7 +827,7 @@ const struct probe probe_pthread_spin = {
 	.kernel_src = "- (glibc)",
 	.kernel = "- (user-space baseline)",
 	.desc = "glibc spinlock",
-	LK_RUN(pthread_spin), .verify = verify_pthread_spin, LK_SETUP(pthread_spin),
+	LK_RUN(pthread_spin), LK_SETUP(pthread_spin),
 	LK_CTX(pthread_spin), .menu_need = { NEED_CRITICAL }, .safe_when = "always (user space)",
 	.word_size = sizeof(pthread_spinlock_t),
 };
@@ -854,7 +839,7 @@ const struct probe probe_preempt_disable = {
 	.kernel = "preempt_disable + preempt_enable (local_lock on !RT)",
 	.kernel_src = ARCH_KSRC_PREEMPT " __preempt_count_add, __preempt_count_dec_and_test",
 	.desc = "thread-local preempt count inc/dec, the whole cost of local_lock",
-	LK_RUN(preempt_disable), .verify = verify_preempt_disable, LK_CTX(preempt_disable),
+	LK_RUN(preempt_disable), LK_CTX(preempt_disable),
 	.menu_need = { NEED_CRITICAL }, .safe_when = "same-CPU exclusion only (local_lock)",
 };
 
@@ -866,7 +851,7 @@ const struct probe probe_local_irq_save_analog = {
 	.kernel_src = ARCH_KSRC_IRQFLAGS " arch_local_irq_save, arch_local_irq_restore",
 	.desc = "flags read and a thread-local byte: lacks cli/sti/popf (they fault in user space) "
 		"and any chain; throughput only, never a verdict",
-	LK_RUN_TPUT(local_irq_save_analog), .verify = verify_local_irq_save_analog,
+	LK_RUN_TPUT(local_irq_save_analog),
 };
 
 const struct probe probe_sigprocmask = {
@@ -877,5 +862,5 @@ const struct probe probe_sigprocmask = {
 	.kernel = "local_irq_save's semantics in user space (heavy: not its cost)",
 	.kernel_src = "kernel/signal.c sigprocmask (what user space has instead of cli)",
 	.desc = "blocking signals: what user space does to keep handlers off; ~100x too heavy",
-	LK_RUN_TPUT(sigprocmask), .verify = verify_sigprocmask,
+	LK_RUN_TPUT(sigprocmask),
 };

@@ -280,11 +280,6 @@ CONTEXT_STORES_PAIR(test_and_set_bit, __test_and_set_bit, PAT_TSB_DECL, PROBE_SI
 #undef PAT_OP_A
 #undef PAT_OP_N
 
-#define KERNELS(id) .chain = CHAIN_MEMORY,						\
-	.run = { [MODE_LATENCY] = k_##id##_lat, [MODE_THROUGHPUT] = k_##id##_tput },	\
-	.tput_sweep = k_##id##_tput_sweep
-#define KSRC(file, macro) .kernel_src = file " " macro
-
 const struct probe probe_set_bit = {
 	.name = "set_bit", .twin = "__set_bit", .family = "bitops",
 	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_SET_BIT_IMM,

@@ -239,11 +239,6 @@ PATTERN_CONTEXT(cmpxchg128, PAT_ZACC_DECL, PROBE_SINK(acc))
 #undef CTX_OP
 #endif
 
-#define KERNELS(id) .chain = CHAIN_MEMORY,						\
-	.run = { [MODE_LATENCY] = k_##id##_lat, [MODE_THROUGHPUT] = k_##id##_tput },	\
-	.tput_sweep = k_##id##_tput_sweep
-#define KSRC(file, macro) .kernel_src = file " " macro
-
 const struct probe probe_cmpxchg = {
 	.name = "cmpxchg", .twin = "cmpxchg_local", .family = "cmpxchg",
 	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_CMPXCHG,

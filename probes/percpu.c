@@ -223,9 +223,7 @@ static int verify_tc(bool add)
 static int verify_this_cpu_inc(void) { return verify_tc(false); }
 static int verify_this_cpu_add(void) { return verify_tc(true); }
 
-#define TC_RUN(id, is) .insn = is, .chain = CHAIN_MEMORY,			\
-	.run = { [MODE_LATENCY] = k_this_cpu_##id##_lat, [MODE_THROUGHPUT] = k_this_cpu_##id##_tput }, \
-	.tput_sweep = k_this_cpu_##id##_tput_sweep, .verify = verify_this_cpu_##id,	\
+#define TC_RUN(id, is) .insn = is, KERNELS(this_cpu_##id), .verify = verify_this_cpu_##id,	\
 	.patterns = &pat_this_cpu_##id, .ctx_stores = kc_this_cpu_##id##_stores
 #else
 #define TC_RUN(id, is) .insn = "-", .unsupported = "no segment-relative per-CPU addressing on this architecture"

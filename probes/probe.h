@@ -211,6 +211,13 @@ const struct probe *probe_find(const char *name);
 	static const probe_kernel_fn fn##_sweep[TPUT_NFOOT] = {			\
 		TPUT_FOOTPRINTS(TPUT16_NAME_, fn, ) };
 
+/* A descriptor's kernels k_<id>_lat (PROBE_KERNEL, a memory chain) and
+ * k_<id>_tput with its sweep (PROBE_KERNEL_TPUT); its kernel file and macro. */
+#define KERNELS(id) .chain = CHAIN_MEMORY,						\
+	.run = { [MODE_LATENCY] = k_##id##_lat, [MODE_THROUGHPUT] = k_##id##_tput },	\
+	.tput_sweep = k_##id##_tput_sweep
+#define KSRC(file, macro) .kernel_src = file " " macro
+
 /* Offset of the i-th op's word in a throughput kernel: tput_words_ words
  * of wsize bytes on each of tput_lines_ lines (the kernel's footprint),
  * cycled word first, consecutive ops on consecutive words of a line, as

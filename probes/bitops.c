@@ -106,13 +106,23 @@ static int check_word(uint64_t got, uint64_t want)
 	return got == want ? 0 : -1;
 }
 
-static int verify_set_bit(void)
-{
-	uint64_t w = 0x10;
-
-	arch_set_bit_imm(&w, BIT_IMM);
-	return check_word(w, 0x12);
-}
+/* One op on a word holding init must leave want. */
+#define VERIFY_OP(id, init, op, want)						\
+	static int verify_##id(void)						\
+	{									\
+		uint64_t w = (init);						\
+										\
+		op;								\
+		return check_word(w, want);					\
+	}
+VERIFY_OP(set_bit, 0x10, arch_set_bit_imm(&w, BIT_IMM), 0x12)
+VERIFY_OP(__or_byte, 0x10, arch_or_byte_nl(&w, BIT_IMM), 0x12)
+#if ARCH_HAS_DS_PREFIX
+VERIFY_OP(set_bit_ds, 0x10, arch_set_bit_imm_ds(&w, BIT_IMM), 0x12)
+#endif
+VERIFY_OP(or_word, 1, arch_or_word(&w, 1ull << 40), 1 | (1ull << 40))
+VERIFY_OP(__or_word, 1, arch_or_word_nl(&w, 1ull << 40), 1 | (1ull << 40))
+VERIFY_OP(clear_bit, 0xff, arch_clear_bit_imm(&w, BIT_IMM), 0xfd)
 
 /* A bit above the first byte too: bts addresses the whole word. */
 static int verify___set_bit(void)
@@ -122,26 +132,6 @@ static int verify___set_bit(void)
 	arch___set_bit_imm(&w, BIT_NR);
 	arch___set_bit_imm(&w, 40);
 	return check_word(w, 0x12 | (1ull << 40));
-}
-
-static int verify___or_byte(void)
-{
-	uint64_t w = 0x10;
-
-	arch_or_byte_nl(&w, BIT_IMM);
-	return check_word(w, 0x12);
-}
-
-static int verify_set_bit_ds(void)
-{
-#if ARCH_HAS_DS_PREFIX
-	uint64_t w = 0x10;
-
-	arch_set_bit_imm_ds(&w, BIT_IMM);
-	return check_word(w, 0x12);
-#else
-	return 0;
-#endif
 }
 
 /* Bit 63 and the masking rule: only the addressed word changes. */
@@ -160,30 +150,6 @@ static int verify_set_bit_var(void) { return verify_var(arch_set_bit_var, 1); }
 static int verify___set_bit_var(void) { return verify_var(arch_set_bit_var_nl, 1); }
 static int verify_clear_bit_var(void) { return verify_var(arch_clear_bit_var, 0); }
 static int verify___clear_bit_var(void) { return verify_var(arch_clear_bit_var_nl, 0); }
-
-static int verify_or_word(void)
-{
-	uint64_t w = 1;
-
-	arch_or_word(&w, 1ull << 40);
-	return check_word(w, 1 | (1ull << 40));
-}
-
-static int verify___or_word(void)
-{
-	uint64_t w = 1;
-
-	arch_or_word_nl(&w, 1ull << 40);
-	return check_word(w, 1 | (1ull << 40));
-}
-
-static int verify_clear_bit(void)
-{
-	uint64_t w = 0xff;
-
-	arch_clear_bit_imm(&w, BIT_IMM);
-	return check_word(w, 0xfd);
-}
 
 static int verify___clear_bit(void)
 {
@@ -312,14 +278,13 @@ const struct probe probe_set_bit_ds = {
 	.name = "set_bit_ds", .twin = "set_bit", .family = "bitops",
 	.atomicity = ATOMICITY_LOCAL,
 #if ARCH_HAS_DS_PREFIX
-	.insn = ARCH_INSN_SET_BIT_IMM_DS, KERNELS(set_bit_ds),
+	.insn = ARCH_INSN_SET_BIT_IMM_DS, KERNELS(set_bit_ds), .verify = verify_set_bit_ds,
 #else
 	.insn = "-", .unsupported = "no lock-prefix patching on this architecture",
 #endif
 	.kernel = "set_bit on a UP-booted kernel (lock patched to ds)",
 	KSRC(ARCH_KSRC_BITOPS, "arch_set_bit (LOCK_PREFIX patched by alternatives_smp_unlock)"),
 	.desc = "the lock prefix replaced by ds, as a uniprocessor kernel runs it",
-	.verify = verify_set_bit_ds,
 };
 
 const struct probe probe_set_bit_var = {

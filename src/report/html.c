@@ -948,7 +948,7 @@ static void hbars(const struct hbar *b, size_t n, const char *unit, const char *
 /* The c2c round trip of one pair per topology class (the c2c section). */
 static void c2c_class_chart(const struct card *c, FILE *f)
 {
-	struct hbar b[C2C_MAX_PAIRS];
+	struct hbar b[C2C_MAX_PAIRS] = { 0 };
 
 	fputs("<h3>Cache-to-cache round trip, by topology class</h3>\n", f);
 	if (!c->nc2c) {
@@ -985,7 +985,7 @@ static void c2c_class_chart(const struct card *c, FILE *f)
  * and said: they measured no contention. */
 static void sharing_chart(const struct card *c, FILE *f)
 {
-	struct hbar b[CARD_MAX_CASES];
+	struct hbar b[CARD_MAX_CASES] = { 0 };
 
 	fputs("<h3>Contention: true, false and no sharing, by topology class</h3>\n", f);
 	if (!c->ncase) {

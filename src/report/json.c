@@ -519,12 +519,13 @@ static int summary_card(json_t *card, struct compare_n_doc *d)
 		d->share[i].cycles[2] = num_of(o, "no_share");
 	}
 	n = 0;
-	json_array_foreach(menu, i, need)
+	json_array_foreach(menu, i, need) {
 		json_array_foreach(json_object_get(need, "options"), k, opt) {
 			copy_str(d->menu[n].need, sizeof(d->menu[n].need), need, "need");
 			copy_str(d->menu[n].probe, sizeof(d->menu[n].probe), opt, "probe");
 			d->menu[n++].cycles = num_of(opt, "cycles");
 		}
+	}
 	return 0;
 }
 

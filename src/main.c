@@ -10,7 +10,7 @@
 #include "common.h"
 #include "build-config.h"
 #include "fingerprint.h"
-#include "repro.h"
+#include "repro/repro.h"
 #include "runner.h"
 
 volatile sig_atomic_t cmd_signal;

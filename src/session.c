@@ -15,7 +15,7 @@
 #include "fingerprint.h"
 #include "hierarchy.h"
 #include "pattern.h"
-#include "repro.h"
+#include "repro/repro.h"
 #include "splitlock.h"
 
 /* Append the results of seg to rep (taking its samples and extras), their

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "repro.h"
+#include "repro/repro.h"
 
 struct repro_test_run {
 	struct experiment *e;

@@ -12,7 +12,7 @@
 
 #include "common.h"
 #include "harness.h"
-#include "repro-align.h"
+#include "repro/align.h"
 
 static void test_placements(const struct align_probe *p)
 {

@@ -19,7 +19,7 @@
 #include "config.h"
 #include "harness.h"
 #include "repro-run.h"
-#include "repro.h"
+#include "repro/repro.h"
 
 #define LINE 64
 #define ITERS 2048

@@ -22,7 +22,7 @@
 
 #include "common.h"
 #include "harness.h"
-#include "repro.h"
+#include "repro/repro.h"
 
 static bool near(double a, double b)
 {

@@ -24,7 +24,7 @@
 #include "config.h"
 #include "harness.h"
 #include "repro-run.h"
-#include "repro.h"
+#include "repro/repro.h"
 
 static int cmp_ptr(const void *a, const void *b)
 {

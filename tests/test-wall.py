@@ -7,7 +7,7 @@
 # headers (gcc -M) come from src/model, src/report and /usr only, never
 # hwloc; and a file that includes any engine, probe or arch header fails to
 # compile with the model library's own command (each header of src/,
-# src/arch/ and probes/ planted in turn, beside a control that must
+# its engine folders and probes/ planted in turn, beside a control that must
 # compile). And the architecture headers #error when an engine file
 # includes one other than through arch/arch.h. Commands come from
 # BUILD_DIR/compile_commands.json, so the compiler, flags and include path
@@ -94,7 +94,9 @@ for path, e in sorted(model.items()):
 # the header not found; the control (model headers) must compile.
 engine = sorted(glob.glob(os.path.join(src, 'src/*.h')) + glob.glob(os.path.join(src, 'probes/*.h')))
 engine = [os.path.basename(h) for h in engine]
-engine += ['arch/' + os.path.basename(h) for h in sorted(glob.glob(os.path.join(src, 'src/arch/*.h')))]
+# and the engine folders' headers by their folder path (arch/arch.h, cmd/cmd.h, repro/repro.h)
+engine += sorted(os.path.relpath(h, os.path.join(src, 'src')) for h in glob.glob(os.path.join(src, 'src/*/*.h'))
+                 if os.path.basename(os.path.dirname(h)) not in ('model', 'report'))
 with tempfile.TemporaryDirectory() as tmp:
     def planted(name, text, e=e0):
         p = os.path.join(tmp, name)

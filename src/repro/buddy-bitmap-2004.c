@@ -20,7 +20,7 @@
  * trials, and the plain chase latency of the same walk is measured and
  * printed beside, against the latency of a walk that fits in L2.
  */
-#include "repro.h"
+#include "repro/repro.h"
 
 #include <math.h>
 #include <sched.h>

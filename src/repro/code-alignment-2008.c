@@ -21,7 +21,7 @@
  * __bit_spin_unlock with two threads on one lock word (hand-over time,
  * throughput, fairness), over the same number of passes (unlock_experiment).
  */
-#include "repro-align.h"
+#include "repro/align.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -34,7 +34,7 @@
 #include "common.h"
 #include "contention.h"
 #include "locks.h"
-#include "repro.h"
+#include "repro/repro.h"
 #include "result.h"
 #include "runner.h"
 

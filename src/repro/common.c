@@ -3,7 +3,7 @@
  * table beside the measured one and compute conclusions from the measured
  * figures (repro.h, "published beside measured"). The run of an
  * experiment's reproductions is repro/run.c. */
-#include "repro.h"
+#include "repro/repro.h"
 
 #include <math.h>
 #include <string.h>

@@ -2,7 +2,7 @@
 /* repro/run.c - the reproductions' registry (meson.build's `repros`), and
  * the run of those an experiment lists, in order, with their figures put
  * into the report (rep->meta["reproductions"]). */
-#include "repro.h"
+#include "repro/repro.h"
 
 #include <errno.h>
 #include <string.h>

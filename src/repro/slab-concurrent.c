@@ -18,7 +18,7 @@
  * aslab_stats), so the tests check the lock traffic of each variant and the
  * run says how contended the lock was.
  */
-#include "repro.h"
+#include "repro/repro.h"
 
 #include <math.h>
 #include <pthread.h>

@@ -23,7 +23,7 @@
  * Slow paths count themselves (as CONFIG_SLUB_STATS does), so the tests can
  * check how often each algorithm takes them.
  */
-#include "repro.h"
+#include "repro/repro.h"
 
 #include <math.h>
 #include <stdlib.h>

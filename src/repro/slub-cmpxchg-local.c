@@ -21,7 +21,7 @@
  * layer (slab_alloc_slow, slab_free_slow and what they call) also serves the
  * 2015 bulk model (repro/slub-bulk-free.c).
  */
-#include "repro.h"
+#include "repro/repro.h"
 
 #include <math.h>
 #include <pthread.h>

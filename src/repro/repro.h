@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* repro.h - reproductions of published scorings: the 2004 buddy-bitmap
+/* repro/repro.h - reproductions of published scorings: the 2004 buddy-bitmap
  * test-atomics, the 2007 SLUB cmpxchg_local fast path, the 2015 SLUB bulk
  * free and the 2016 concurrent slab test (docs/reproductions.md). Each keeps
  * the post's published table as data (struct repro_table), prints it beside

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* repro-align.h - the code-alignment experiment (repro/code-alignment-2008.c): one probe's
+/* repro/align.h - the code-alignment experiment (repro/code-alignment-2008.c): one probe's
  * timed loop, byte for byte the same, placed at several code addresses;
  * the cost at each placement, the spread across placements, and whether it
  * is judged slower over passes; and the seed's non-atomic unlock question

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "arch/arch.h"
-#include "cmd.h"
+#include "cmd/cmd.h"
 #include "common.h"
 #include "build-config.h"
 #include "fingerprint.h"

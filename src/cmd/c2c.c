@@ -13,7 +13,7 @@
 
 #include "c2c.h"
 #include "clock.h"
-#include "cmd.h"
+#include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "common.h"
 #include "report.h"

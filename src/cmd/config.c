@@ -3,7 +3,7 @@
  * of experiment files without running them. */
 #include <stddef.h>
 
-#include "cmd.h"
+#include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "common.h"
 #include "config.h"

@@ -2,7 +2,7 @@
 /* cmd/events.c - `atomcost events`: which PMUs libpfm4 detects, and which
  * events really open here (perf_event_open decides), with the reason for
  * each that does not. */
-#include "cmd.h"
+#include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "common.h"
 #include "pmu.h"

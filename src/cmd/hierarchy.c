@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "clock.h"
-#include "cmd.h"
+#include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "common.h"
 #include "hierarchy.h"

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "cmd.h"
+#include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "common.h"
 #include "pattern.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* cmd.h - subcommands. Each takes its own argv (argv[0] is the command name)
+/* cmd/cmd.h - subcommands. Each takes its own argv (argv[0] is the command name)
  * and returns an exit code from common.h; only main() exits. */
 #ifndef ATOMCOST_CMD_H
 #define ATOMCOST_CMD_H

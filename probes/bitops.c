@@ -253,7 +253,7 @@ const struct probe probe_set_bit = {
 	.desc = "atomic bit set, constant bit number",
 	.in_default = true, KERNELS(set_bit), .patterns = &pat_set_bit, .verify = verify_set_bit,
 	.menu_need = { NEED_OWN_BIT, NEED_SHARED_BIT }, .safe_when = "always (atomic, unordered)",
-	.ctx_stores = kc_set_bit_stores,
+	.ctx_stores = kc_set_bit_stores, .card_pair = 1,
 };
 
 const struct probe probe___set_bit = {

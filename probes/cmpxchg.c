@@ -246,7 +246,7 @@ const struct probe probe_cmpxchg = {
 	.kernel = "cmpxchg", .desc = "fully ordered compare-and-exchange (succeeding)",
 	.in_default = true, KERNELS(cmpxchg), .patterns = &pat_cmpxchg, .verify = verify_cmpxchg,
 	.menu_need = { NEED_FREELIST }, .safe_when = "always (atomic); ABA needs a tag",
-	.ctx_stores = kc_cmpxchg_stores,
+	.ctx_stores = kc_cmpxchg_stores, .card_pair = 2,
 };
 
 const struct probe probe_cmpxchg_local = {
@@ -336,7 +336,7 @@ const struct probe probe_atomic_inc = {
 	.in_default = true, KERNELS(atomic_inc), .patterns = &pat_atomic_inc, .verify = verify_atomic_inc,
 	.counts = 1,
 	.menu_need = { NEED_PERCPU_COUNTER }, .safe_when = "always (atomic)",
-	.ctx_stores = kc_atomic_inc_stores,
+	.ctx_stores = kc_atomic_inc_stores, .card_share = 1,
 };
 
 const struct probe probe_local_inc = {

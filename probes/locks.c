@@ -700,7 +700,7 @@ const struct probe probe_spin_lock = {
 	.kernel = "spin_lock + spin_unlock (queued spinlock fast path)",
 	.desc = "out-of-line lock/unlock, preempt count, release by a plain byte store",
 	LK_RUN(spin_lock), LK_CTX(spin_lock),
-	.menu_need = { NEED_CRITICAL }, .safe_when = "always",
+	.menu_need = { NEED_CRITICAL }, .safe_when = "always", .card_share = 2,
 };
 
 const struct probe probe_spin_lock_xchg_unlock = {

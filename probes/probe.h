@@ -153,6 +153,12 @@ struct probe {
 	 * CTX_STORES independent stores (probes/pattern-kernels.h); run under
 	 * the hit pattern as the hit+stores row. NULL: not offered. */
 	probe_kernel_fn ctx_stores;
+	/* The card's lines it serves, by preference (the lowest measured wins;
+	 * 0: none), carried by its results (runner_fill_identity) so the card
+	 * needs no names. card_pair: it against its twin is the atomicity
+	 * paragraph's pair; card_share: the characterization measures its
+	 * contention per topology class (session.c) for the sharing line. */
+	unsigned char card_pair, card_share;
 };
 
 /* Why p cannot run here (static reason first, then the run-time check), or

@@ -425,6 +425,8 @@ void runner_fill_identity(struct result *r, const struct probe *p, enum probe_mo
 	snprintf(r->atomicity, sizeof(r->atomicity), "%s", probe_atomicity_name(p->atomicity));
 	snprintf(r->insn, sizeof(r->insn), "%s", p->insn);
 	r->analog = p->analog;
+	r->card_pair = p->card_pair;
+	r->card_share = p->card_share;
 	snprintf(r->pattern, sizeof(r->pattern), "hit");
 	r->mode = m;
 	/* the fast-path menu is drawn from the report, not from the probe table */

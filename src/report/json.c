@@ -166,6 +166,10 @@ static json_t *result_json(const struct report *rep, const struct result *r)
 		      "samples_ticks", samples);
 	if (r->analog)
 		json_object_set_new(o, "analog", json_true());
+	if (r->card_pair)
+		json_object_set_new(o, "card_pair", json_integer(r->card_pair));
+	if (r->card_share)
+		json_object_set_new(o, "card_share", json_integer(r->card_share));
 	/* this epoch's ratio, and the judgment over every epoch
 	 * (report_pair_twins): verdict null for an analog */
 	json_object_set_new(o, "ratio_to_twin", !r->has_ratio ? json_null() :
@@ -314,6 +318,8 @@ static int read_result(json_t *o, struct result *r, size_t idx, const char *path
 	r->ci_reached = json_is_true(json_object_get(o, "ci_reached"));
 	r->migrated = json_is_true(json_object_get(o, "migrated"));
 	r->analog = json_is_true(json_object_get(o, "analog"));
+	r->card_pair = (unsigned char)json_integer_value(json_object_get(o, "card_pair"));
+	r->card_share = (unsigned char)json_integer_value(json_object_get(o, "card_share"));
 	r->nsamples = json_array_size(samples);
 	if (r->nsamples == 0) {
 		pr_err("%s: results[%zu] (%s): no samples", path, idx, r->name);

@@ -68,6 +68,30 @@ static void menu_facts(struct report *rep, const char *name, const char *need2, 
 		}
 }
 
+/* The card's facts, as the runner writes them from the descriptor (twin,
+ * card_pair, card_share): on every row of the probe. */
+static void card_facts(struct report *rep, const char *name, const char *twin, unsigned char pair,
+		       unsigned char share)
+{
+	for (size_t i = 0; i < rep->n; i++)
+		if (!strcmp(rep->r[i].name, name)) {
+			snprintf(rep->r[i].twin, sizeof(rep->r[i].twin), "%s", twin);
+			rep->r[i].card_pair = pair;
+			rep->r[i].card_share = share;
+		}
+}
+
+/* Every row of a probe renamed, and the twin fields that name it. */
+static void rename_probe(struct report *rep, const char *from, const char *to)
+{
+	for (size_t i = 0; i < rep->n; i++) {
+		if (!strcmp(rep->r[i].name, from))
+			snprintf(rep->r[i].name, sizeof(rep->r[i].name), "%s", to);
+		if (!strcmp(rep->r[i].twin, from))
+			snprintf(rep->r[i].twin, sizeof(rep->r[i].twin), "%s", to);
+	}
+}
+
 /* The op between the steps of an L1 walk of 4.0 cycles a step: the dep
  * row, with what it adds over the bare walk, as pattern.c writes it. */
 static void add_walk(struct report *rep, const char *name, double added)
@@ -112,6 +136,8 @@ static void make(struct report *rep, double l2_atomic)
 	add_share(rep, "atomic_inc", "l3", "true-share", 60.0);
 	add_share(rep, "atomic_inc", "l3", "false-share", 58.0);
 	add_share(rep, "atomic_inc", "l3", "no-share", 8.0);
+	card_facts(rep, "set_bit", "__set_bit", 1, 0);
+	card_facts(rep, "atomic_inc", "local_inc", 0, 1);
 }
 
 static char *card_text(const struct report *rep)
@@ -128,7 +154,48 @@ static bool has(const char *text, const char *needle)
 	return ok;
 }
 
-int main(void)
+/* The card's pair and sharing probe come from the results' card facts,
+ * never from names: a renamed probe keeps its line, a probe without the
+ * facts has none, and the lowest preference wins whatever the row order. */
+static void test_card_facts(void)
+{
+	struct report rep;
+	struct card c;
+	char *t;
+
+	make(&rep, 16.2);
+	rename_probe(&rep, "set_bit", "setb");
+	rename_probe(&rep, "__set_bit", "__setb");
+	rename_probe(&rep, "atomic_inc", "counter_inc");
+	t = card_text(&rep);
+	CHECK(has(t, "atomicity setb (lock orb $imm8,mem) against __setb (btsq $nr,mem)") &&
+	      has(t, "sharing   counter_inc by 2 threads"), "renamed probes keep their card lines");
+	free(t);
+	card_facts(&rep, "setb", "__setb", 0, 0);
+	card_facts(&rep, "counter_inc", "local_inc", 0, 0);
+	CHECK(card_build(&rep, &c) == 0 && !c.pair_atomic && !c.share_probe && !c.ncmp,
+	      "without the facts the same rows make no pair and no sharing line");
+	report_free(&rep);
+
+	make(&rep, 16.2);
+	add(&rep, "cmpxchg", MODE_LATENCY, "hit", 20.0);
+	add(&rep, "cmpxchg_local", MODE_LATENCY, "hit", 9.0);
+	add_share(&rep, "spin_lock", "l3", "true-share", 90.0);
+	card_facts(&rep, "set_bit", "__set_bit", 2, 0);
+	card_facts(&rep, "cmpxchg", "cmpxchg_local", 1, 0);
+	card_facts(&rep, "atomic_inc", "local_inc", 0, 2);
+	card_facts(&rep, "spin_lock", "", 0, 1);
+	CHECK(card_build(&rep, &c) == 0 && c.pair_atomic && !strcmp(c.pair_atomic, "cmpxchg") &&
+	      !strcmp(c.pair_plain, "cmpxchg_local") && c.share_probe && !strcmp(c.share_probe, "spin_lock"),
+	      "preference 1 wins over 2 listed before it (pair %s, sharing %s)", c.pair_atomic, c.share_probe);
+	card_facts(&rep, "cmpxchg", "absent", 1, 0);
+	CHECK(card_build(&rep, &c) == 0 && c.pair_atomic && !strcmp(c.pair_atomic, "set_bit"),
+	      "a pair whose twin was not measured gives way to the next preference");
+	report_free(&rep);
+}
+
+/* The card's lines follow the synthetic report's known figures. */
+static void test_lines(void)
 {
 	struct report rep;
 	struct card c;
@@ -181,6 +248,14 @@ int main(void)
 	CHECK(has(t, "split     not measured"), "no split-lock section: said so");
 	free(t);
 	report_free(&rep);
+}
+
+/* The sharing cases, the split lock, and verdicts that follow the numbers. */
+static void test_sections(void)
+{
+	struct report rep;
+	struct card c;
+	char *t;
 
 	/* one epoch of true sharing whose threads did not run together: the
 	 * case measured no contention, on the line and in the chart */
@@ -225,6 +300,14 @@ int main(void)
 	jitter = 0.004;
 	free(t);
 	report_free(&rep);
+}
+
+/* The menu: injected costs found, ties by the rule, no list of names. */
+static void test_menu(void)
+{
+	struct report rep;
+	struct card c;
+	char *t;
 
 	/* the menu follows the numbers: an injected cost in the walk is found
 	 * (2 cycles over 5 tight epochs: resolved, no longer tied) */
@@ -273,5 +356,13 @@ int main(void)
 	free(t);
 	epochs = EPOCHS;
 	report_free(&rep);
+}
+
+int main(void)
+{
+	test_lines();
+	test_sections();
+	test_menu();
+	test_card_facts();
 	return test_done("card");
 }

@@ -30,6 +30,10 @@ static struct result *add(struct report *rep, const char *name, enum probe_mode 
 	snprintf(r->name, sizeof(r->name), "%s", name);
 	snprintf(r->pattern, sizeof(r->pattern), "%s", pattern);
 	r->mode = m;
+	if (!strcmp(name, "set_bit")) {	/* the card's pair, as its descriptor says */
+		snprintf(r->twin, sizeof(r->twin), "__set_bit");
+		r->card_pair = 1;
+	}
 	r->samples = malloc(2 * sizeof(double));
 	r->samples[0] = r->samples[1] = cycles * rep->cal.ticks_per_cycle;
 	r->nsamples = 2;

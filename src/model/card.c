@@ -28,15 +28,6 @@ static const struct {
 	{ "DRAM walk, op on another word", "miss", MODE_LATENCY, "miss" },
 };
 
-/* The twin pairs tried for the paragraph, first measured one wins. */
-static const char *const pairs[][2] = {
-	{ "set_bit", "__set_bit" },
-	{ "cmpxchg", "cmpxchg_local" },
-};
-
-/* Locked ops and locks whose contention rows the sharing line uses. */
-static const char *const share_probes[] = { "atomic_inc", "cmpxchg", "set_bit", "spin_lock" };
-
 /* The mnemonic of an instruction string, without a lock prefix and
  * without what follows the first operand list ("lock orb $imm8,mem" ->
  * "orb"); *ops gets the operands up to a " (" or ";" note. */
@@ -123,20 +114,25 @@ static void judge_part(const struct report *rep, const char *a, const char *b, c
 	report_judge(rep, a, b, m, pattern, &p->j);
 }
 
+/* The paragraph's pair: the hot-line chain of the lowest result.card_pair
+ * (from its descriptor: no names here) whose twin was measured. */
 static void build_cmp(const struct report *rep, struct card *c)
 {
 	const struct result *a = NULL, *n = NULL;
 
-	for (size_t p = 0; p < sizeof(pairs) / sizeof(pairs[0]) && !c->pair_atomic; p++) {
-		a = report_find(rep, pairs[p][0], MODE_LATENCY, "hit");
-		n = report_find(rep, pairs[p][1], MODE_LATENCY, "hit");
-		if (a && n) {
-			c->pair_atomic = pairs[p][0];
-			c->pair_plain = pairs[p][1];
-		}
+	for (size_t i = 0; i < rep->n; i++) {
+		const struct result *r = &rep->r[i], *t;
+
+		if (!r->card_pair || (a && a->card_pair <= r->card_pair) || r->mode != MODE_LATENCY ||
+		    strcmp(r->pattern, "hit") || !(t = report_find(rep, r->twin, MODE_LATENCY, "hit")))
+			continue;
+		a = r;
+		n = t;
 	}
-	if (!c->pair_atomic)
+	if (!a)
 		return;
+	c->pair_atomic = a->name;
+	c->pair_plain = n->name;
 	describe_pair(a, n, c);
 	c->atomic_insn = a->insn;
 	c->plain_insn = n->insn;
@@ -332,22 +328,24 @@ static void build_cases(const struct report *rep, struct card *c)
 				c->cases[c->ncase++] = (struct card_case){
 					.probe = q->name, .placement = pl, .pattern = cases[k],
 					.cycles = report_median_cycles(rep, q->name, q->mode, q->pattern),
-					.no_overlap = !overlapped(rep, q, pl),
+					.no_overlap = !overlapped(rep, q, pl), .share_rank = q->card_share,
 				};
 				break;
 			}
 	}
 }
 
-/* The card's sharing line: the first of share_probes with contention
- * rows, its cases (build_cases) by placement. A case whose threads did not
- * run at the same time measured no contention: left out, and said. */
+/* The card's sharing line: the contention probe of the lowest
+ * result.card_share, its cases (build_cases) by placement. A case whose
+ * threads did not run together measured no contention: left out, and said. */
 static void build_share(struct card *c)
 {
-	for (size_t p = 0; p < ARRAY_SIZE(share_probes) && !c->share_probe; p++)
-		for (unsigned i = 0; i < c->ncase && !c->share_probe; i++)
-			if (!strcmp(c->cases[i].probe, share_probes[p]))
-				c->share_probe = share_probes[p];
+	const struct card_case *best = NULL;
+
+	for (unsigned i = 0; i < c->ncase; i++)
+		if (c->cases[i].share_rank && (!best || c->cases[i].share_rank < best->share_rank))
+			best = &c->cases[i];
+	c->share_probe = best ? best->probe : NULL;
 	for (unsigned i = 0; c->share_probe && i < c->ncase; i++) {
 		const struct card_case *k = &c->cases[i];
 		struct card_share *s = NULL;

@@ -140,6 +140,7 @@ struct card_case {
 	const char *probe, *placement, *pattern;
 	double cycles;
 	bool no_overlap;
+	unsigned char share_rank;	/* result.card_share: the sharing line's choice */
 };
 
 /* Atomic over non-atomic by access pattern: one twin pair, judged in each

@@ -89,15 +89,6 @@ void result_rescale(struct result *r, double k)
 		stats_summarize(r->samples, r->nsamples, &r->s);
 }
 
-int result_epoch(const struct result *r)
-{
-	json_t *p = json_object_get(r->extra, "epoch");
-
-	if (!p)
-		p = json_object_get(r->extra, "pass");	/* reports before epochs */
-	return json_is_integer(p) ? (int)json_integer_value(p) : 0;
-}
-
 /* Ratio of medians within one epoch, with an interval from the two
  * medians' CIs: [lo_a / hi_b, hi_a / lo_b], printed for reference only.
  * The verdict comes from the epochs (stats_judge): samples within one

@@ -748,6 +748,15 @@ bool result_contention(const struct result *r, struct contention_part *c)
 	return true;
 }
 
+int result_epoch(const struct result *r)
+{
+	json_t *p = json_object_get(r->extra, "epoch");
+
+	if (!p)
+		p = json_object_get(r->extra, "pass");	/* reports before epochs */
+	return json_is_integer(p) ? (int)json_integer_value(p) : 0;
+}
+
 bool contention_result(const struct result *r)
 {
 	return result_contention(r, NULL);

@@ -1,14 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* calibration.c - the calibration record in and out: its text, its JSON
- * and reading it back from a report. Part of the model: writers and
- * report readers link this, never the calibrating engine (clock.c). */
+/* calibration.c - the calibration record out: its text and its JSON
+ * (report/json.c reads it back). Part of the model: writers and report
+ * readers link this, never the calibrating engine (clock.c). */
 #include "calibration.h"
-
-#include <errno.h>
-#include <math.h>
-#include <string.h>
-
-#include "common.h"
 
 static double deviation(double got, double want)
 {
@@ -76,33 +70,4 @@ json_t *clock_to_json(const struct calibration *c)
 			"deviation", deviation(c->load_cycles, c->load_expected)));
 	}
 	return j;
-}
-
-int clock_from_json(json_t *j, struct calibration *c)
-{
-	json_t *sc = json_object_get(j, "self_checks");
-	json_t *m = json_object_get(sc, "imul_chain"), *l = json_object_get(sc, "l1_load_chase");
-	json_error_t e;
-	int inv = 0, tr = 0;
-
-	memset(c, 0, sizeof(*c));
-	if (json_unpack_ex(j, &e, 0, "{s:F, s:F, s:F, s?F, s?b, s?b}",
-			   "timer_hz", &c->timer_hz, "ticks_per_cycle", &c->ticks_per_cycle,
-			   "core_hz", &c->core_hz, "chain_agreement", &c->chain_agreement,
-			   "timer_invariant", &inv, "trustworthy", &tr)) {
-		pr_err("calibration in report: %s", e.text);
-		return -EINVAL;
-	}
-	c->timer_invariant = inv;
-	c->trustworthy = tr;
-	c->emulated = json_is_true(json_object_get(j, "emulated"));
-	c->mul_expected = json_number_value(json_object_get(m, "expected_cycles"));
-	c->mul_cycles = json_number_value(json_object_get(m, "cycles"));
-	c->load_expected = json_number_value(json_object_get(l, "expected_cycles"));
-	c->load_cycles = json_number_value(json_object_get(l, "cycles"));
-	c->emulation = c->emulated ? "from report" : "";
-	c->cpu_os = -1;
-	c->cycle_source = "from report";
-	c->timer = "from report";
-	return 0;
 }

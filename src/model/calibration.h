@@ -42,9 +42,8 @@ void clock_print(const struct calibration *c, FILE *f);
 /* One line: the imul and L1 chase self-checks with their expected values
  * and deviations, after prefix; nothing when they were not measured. */
 void clock_print_self_checks(const struct calibration *c, FILE *f, const char *prefix);
+/* report/json.c reads it back (report_read). */
 json_t *clock_to_json(const struct calibration *c);
-/* Read back what clock_to_json wrote (for compare and report). */
-int clock_from_json(json_t *j, struct calibration *c);
 
 static inline double clock_ticks_to_cycles(const struct calibration *c, double ticks)
 {

@@ -514,6 +514,16 @@ static void test_fingerprint(const char *dir)
 	json_decref(fp);
 	json_decref(fp2);
 
+	/* no /proc/cpuinfo: the same cpu keys, absent, and no arm64 ones */
+	snprintf(root, sizeof(root), "%s/none", dir);
+	fp = fingerprint_collect(root, 0, NULL);
+	CHECK(fp && !strcmp(json_string_value(json_object_get(json_object_get(fp, "cpu"), "model_name")),
+			    "absent") &&
+		      json_object_size(json_object_get(fp, "cpu")) == 7 &&
+		      !json_object_get(json_object_get(fp, "cpu"), "part"),
+	      "cpu keys without cpuinfo");
+	json_decref(fp);
+
 	/* the real machine: every key present, whatever the values */
 	fp = fingerprint_collect(NULL, -1, NULL);
 	CHECK(fp && json_object_get(fp, "kernel") && json_object_get(fp, "cpu") &&

@@ -74,13 +74,15 @@ static json_t *bracketed_json(const char *root, const char *path)
 static json_t *cpu_json(const char *root, bool *hypervisor)
 {
 	char full[512], line[4096];
-	const char *keys[][2] = {
-		{ "vendor_id", "vendor" }, { "CPU implementer", "implementer" },
-		{ "model name", "model_name" }, { "cpu family", "family" },
-		{ "model", "model" }, { "CPU part", "part" }, { "stepping", "stepping" },
-		{ "CPU variant", "variant" }, { "CPU revision", "revision" },
-		{ "microcode", "microcode" },
+	/* always: the same keys every time, so reports line up */
+	static const struct { const char *in, *out; bool always; } keys[] = {
+		{ "vendor_id", "vendor", true }, { "CPU implementer", "implementer", false },
+		{ "model name", "model_name", true }, { "cpu family", "family", true },
+		{ "model", "model", true }, { "CPU part", "part", false },
+		{ "stepping", "stepping", true }, { "CPU variant", "variant", false },
+		{ "CPU revision", "revision", false }, { "microcode", "microcode", true },
 	};
+	bool seen[ARRAY_SIZE(keys)] = { false };
 	json_t *o = json_object();
 	FILE *f;
 
@@ -111,21 +113,17 @@ static json_t *cpu_json(const char *root, bool *hypervisor)
 				continue;
 			}
 			for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
-				if (!strcmp(k, keys[i][0]) && !json_object_get(o, keys[i][1]))
-					json_object_set_new(o, keys[i][1], json_string(v));
+				if (!strcmp(k, keys[i].in) && !seen[i]) {
+					seen[i] = true;
+					json_object_set_new(o, keys[i].out, json_string(v));
+				}
 		}
 		fclose(f);
 	}
-	/* the same keys every time, so reports line up */
 	json_object_set_new(o, "source", json_string(f ? "/proc/cpuinfo" : ABSENT));
-	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
-		const char *k = keys[i][1];
-
-		if (!json_object_get(o, k) && (!strcmp(k, "vendor") || !strcmp(k, "model_name") ||
-					       !strcmp(k, "family") || !strcmp(k, "model") ||
-					       !strcmp(k, "stepping") || !strcmp(k, "microcode")))
-			json_object_set_new(o, k, json_string(ABSENT));
-	}
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+		if (!seen[i] && keys[i].always)
+			json_object_set_new(o, keys[i].out, json_string(ABSENT));
 	return o;
 }
 

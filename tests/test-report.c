@@ -449,7 +449,7 @@ static void collect_diff(const char *key, const char *a, const char *b, void *ar
 
 static void test_fingerprint(const char *dir)
 {
-	char root[1024];
+	char root[1024], line[512];
 	json_t *fp, *fp2;
 	struct diffs d = { "" };
 	struct calibration cal = { .core_hz = 3.5e9, .timer_hz = 2.1e9 };
@@ -498,6 +498,15 @@ static void test_fingerprint(const char *dir)
 	CHECK(json_is_null(json_object_get(fp, "core_hz")), "no frequency before calibration");
 	fingerprint_set_clock(fp, &cal);
 	CHECK(json_real_value(json_object_get(fp, "tsc_hz")) == 2.1e9, "TSC frequency from the calibration");
+	fingerprint_oneline(fp, line, sizeof(line));
+	CHECK(!strncmp(line, "Test CPU @ 2.0GHz (family 6 model 85 stepping 7), xen, ", 55),
+	      "one line: the hypervisor's type where DMI is absent (%s)", line);
+	json_object_set_new(json_object_get(fp, "hypervisor"), "cpuid_flag", json_false());
+	fingerprint_oneline(fp, line, sizeof(line));
+	CHECK(strstr(line, "), no hypervisor flag, "), "one line: no flag (%s)", line);
+	json_object_set_new(json_object_get(fp, "hypervisor"), "cpuid_flag", json_true());
+	fingerprint_oneline(NULL, line, sizeof(line));
+	CHECK(!strcmp(line, "no fingerprint"), "one line without a fingerprint");
 
 	/* same machine: no difference, even with another host name and 1% clock */
 	fp2 = json_deep_copy(fp);

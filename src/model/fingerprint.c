@@ -9,7 +9,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,9 +17,6 @@
 
 #include "common.h"
 #include "build-config.h"
-
-#define ABSENT "absent"
-#define UNREADABLE "unreadable"
 
 struct fingerprint_arch fingerprint_arch = { "none", "none" };
 
@@ -35,7 +31,8 @@ static int read_line(const char *root, const char *path, char *buf, size_t len)
 	snprintf(full, sizeof(full), "%s%s", root, path);
 	f = fopen(full, "re");
 	if (!f) {
-		snprintf(buf, len, "%s", errno == ENOENT || errno == ENOTDIR ? ABSENT : UNREADABLE);
+		snprintf(buf, len, "%s", errno == ENOENT || errno == ENOTDIR ? FINGERPRINT_ABSENT :
+			 FINGERPRINT_UNREADABLE);
 		return -1;
 	}
 	if (!fgets(buf, (int)len, f)) {
@@ -120,10 +117,10 @@ static json_t *cpu_json(const char *root, bool *hypervisor)
 		}
 		fclose(f);
 	}
-	json_object_set_new(o, "source", json_string(f ? "/proc/cpuinfo" : ABSENT));
+	json_object_set_new(o, "source", json_string(f ? "/proc/cpuinfo" : FINGERPRINT_ABSENT));
 	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
 		if (!seen[i] && keys[i].always)
-			json_object_set_new(o, keys[i].out, json_string(ABSENT));
+			json_object_set_new(o, keys[i].out, json_string(FINGERPRINT_ABSENT));
 	return o;
 }
 
@@ -144,7 +141,7 @@ static json_t *mitigations_json(const char *root)
 	snprintf(full, sizeof(full), "%s%s", root, dir);
 	n = scandir(full, &ents, NULL, name_cmp);
 	if (n < 0)
-		return json_string(errno == ENOENT ? ABSENT : UNREADABLE);
+		return json_string(errno == ENOENT ? FINGERPRINT_ABSENT : FINGERPRINT_UNREADABLE);
 	o = json_object();
 	for (int i = 0; i < n; i++) {
 		char path[512];
@@ -193,7 +190,7 @@ static json_t *kernel_json(void)
 	struct utsname u;
 
 	if (uname(&u) < 0)
-		return json_string(UNREADABLE);
+		return json_string(FINGERPRINT_UNREADABLE);
 	return json_pack("{s:s, s:s, s:s, s:s}", "sysname", u.sysname, "release", u.release,
 			 "version", u.version, "machine", u.machine);
 }
@@ -207,7 +204,7 @@ json_t *fingerprint_collect(const char *root, int cpu_os, const char *topo_summa
 	if (!root)
 		root = "";
 	if (gethostname(host, sizeof(host) - 1) < 0)
-		snprintf(host, sizeof(host), UNREADABLE);
+		snprintf(host, sizeof(host), FINGERPRINT_UNREADABLE);
 	cpu = cpu_json(root, &hv);
 	fp = json_pack("{s:s, s:o, s:n, s:n, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s,"
 		       " s:{s:s, s:s, s:s}, s:s, s:s, s:s}",
@@ -235,127 +232,4 @@ void fingerprint_set_clock(json_t *fp, const struct calibration *cal)
 		return;
 	json_object_set_new(fp, "core_hz", json_real(cal->core_hz));
 	json_object_set_new(fp, "tsc_hz", json_real(cal->timer_hz));
-}
-
-json_t *fingerprint_of_meta(const json_t *meta)
-{
-	json_t *fp = json_object_get(meta, "fingerprint");
-
-	return json_is_object(fp) ? fp : NULL;
-}
-
-static const char *str_at(const json_t *fp, const char *a, const char *b)
-{
-	const json_t *o = json_object_get(fp, a);
-	const char *s;
-
-	if (b)
-		o = json_object_get(o, b);
-	s = json_string_value(o);
-	return s ? s : "?";
-}
-
-void fingerprint_oneline(const json_t *fp, char *buf, size_t len)
-{
-	const json_t *hvo = json_object_get(fp, "hypervisor");
-	const char *hv = str_at(fp, "hypervisor", "dmi_sys_vendor");
-
-	if (!fp) {
-		snprintf(buf, len, "no fingerprint");
-		return;
-	}
-	if (!strcmp(hv, ABSENT) || !strcmp(hv, UNREADABLE) || !strcmp(hv, "?") || !hv[0])
-		hv = str_at(fp, "hypervisor", "type");
-	if (!strcmp(hv, ABSENT) || !strcmp(hv, UNREADABLE) || !strcmp(hv, "?") || !hv[0])
-		hv = "virtual machine";
-	if (!json_is_true(json_object_get(hvo, "cpuid_flag")))
-		hv = "no hypervisor flag";
-	snprintf(buf, len, "%s (family %s model %s stepping %s), %s, %s %s, %s %s",
-		 str_at(fp, "cpu", "model_name"), str_at(fp, "cpu", "family"),
-		 str_at(fp, "cpu", "model"), str_at(fp, "cpu", "stepping"), hv,
-		 str_at(fp, "kernel", "sysname"), str_at(fp, "kernel", "release"),
-		 str_at(fp, "compiler", "cc"), str_at(fp, "compiler", "flags"));
-}
-
-/* Facts that say nothing about the machine or the build's code. */
-static bool skipped(const char *key)
-{
-	static const char *const skip[] = { "host", "tool_version", "kernel.version" };
-
-	for (size_t i = 0; i < ARRAY_SIZE(skip); i++)
-		if (!strcmp(key, skip[i]))
-			return true;
-	return false;
-}
-
-static void scalar_text(const json_t *v, char *buf, size_t len)
-{
-	if (!v)
-		snprintf(buf, len, "(missing)");
-	else if (json_is_string(v))
-		snprintf(buf, len, "%s", json_string_value(v));
-	else if (json_is_integer(v))
-		snprintf(buf, len, "%lld", (long long)json_integer_value(v));
-	else if (json_is_real(v))
-		snprintf(buf, len, "%.4g", json_real_value(v));
-	else if (json_is_boolean(v))
-		snprintf(buf, len, "%s", json_is_true(v) ? "true" : "false");
-	else if (json_is_null(v))
-		snprintf(buf, len, "null");
-	else
-		snprintf(buf, len, "(%s)", json_is_object(v) ? "object" : "array");
-}
-
-static bool freq_key(const char *key)
-{
-	const char *dot = strrchr(key, '.');
-
-	dot = dot ? dot + 1 : key;
-	return !strcmp(dot, "core_hz") || !strcmp(dot, "tsc_hz");
-}
-
-static size_t diff_rec(const char *prefix, const json_t *a, const json_t *b,
-		       fingerprint_diff_fn fn, void *arg)
-{
-	const char *k;
-	json_t *v;
-	size_t n = 0;
-	char key[256], sa[256], sb[256];
-
-	if (json_is_object(a) && json_is_object(b)) {
-		json_object_foreach((json_t *)a, k, v) {
-			snprintf(key, sizeof(key), "%s%s%s", prefix, prefix[0] ? "." : "", k);
-			n += diff_rec(key, v, json_object_get(b, k), fn, arg);
-		}
-		json_object_foreach((json_t *)b, k, v) {
-			if (json_object_get(a, k))
-				continue;
-			snprintf(key, sizeof(key), "%s%s%s", prefix, prefix[0] ? "." : "", k);
-			n += diff_rec(key, NULL, v, fn, arg);
-		}
-		return n;
-	}
-	if (skipped(prefix))
-		return 0;
-	if (freq_key(prefix) && json_is_number(a) && json_is_number(b)) {
-		double x = json_number_value(a), y = json_number_value(b);
-
-		/* the core clock is itself measured, and boost moves it: on the
-		 * Zen 5 guest 3.88-4.53 GHz between runs of one machine (15%),
-		 * so only a larger move says another machine or setting */
-		if (fabs(x - y) <= 0.18 * fmax(fabs(x), fabs(y)))
-			return 0;
-	} else if (a && b && json_equal((json_t *)a, (json_t *)b)) {
-		return 0;
-	}
-	scalar_text(a, sa, sizeof(sa));
-	scalar_text(b, sb, sizeof(sb));
-	if (fn)
-		fn(prefix, sa, sb, arg);
-	return 1;
-}
-
-size_t fingerprint_diff(const json_t *a, const json_t *b, fingerprint_diff_fn fn, void *arg)
-{
-	return diff_rec("", a, b, fn, arg);
 }

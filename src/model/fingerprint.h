@@ -14,6 +14,10 @@
 
 #include "calibration.h"
 
+/* A fact whose file does not exist, or exists and cannot be read. */
+#define FINGERPRINT_ABSENT "absent"
+#define FINGERPRINT_UNREADABLE "unreadable"
+
 /* The architecture code this program times with and its atomics: src/arch's
  * ARCH_NAME and ARCH_ATOMICS_IMPL, their one definition. The model never
  * sees the arch headers, so the engine hands them over before a command
@@ -33,7 +37,7 @@ json_t *fingerprint_collect(const char *root, int cpu_os, const char *topo_summa
 /* Record the calibration's core and timer (TSC) frequency in fp. */
 void fingerprint_set_clock(json_t *fp, const struct calibration *cal);
 
-/* meta["fingerprint"] or NULL. */
+/* The readers (report/json.c). meta["fingerprint"] or NULL. */
 json_t *fingerprint_of_meta(const json_t *meta);
 
 /* One line for table headers: "AMD EPYC (fam 26 model 2 step 1), KVM guest,

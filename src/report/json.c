@@ -910,6 +910,127 @@ void c2c_section_free(struct c2c_section *s)
 	s->nmap = 0;
 }
 
+/* ---- the fingerprint (fingerprint.h): what a report was measured on */
+
+json_t *fingerprint_of_meta(const json_t *meta)
+{
+	json_t *fp = json_object_get(meta, "fingerprint");
+
+	return json_is_object(fp) ? fp : NULL;
+}
+
+/* A fact a line can show: not absent, unreadable, missing or empty. */
+static bool fact(const char *s)
+{
+	return s[0] && strcmp(s, FINGERPRINT_ABSENT) && strcmp(s, FINGERPRINT_UNREADABLE) &&
+	       strcmp(s, "?");
+}
+
+void fingerprint_oneline(const json_t *fp, char *buf, size_t len)
+{
+	json_t *cpu = json_object_get(fp, "cpu"), *k = json_object_get(fp, "kernel");
+	json_t *hvo = json_object_get(fp, "hypervisor"), *cc = json_object_get(fp, "compiler");
+	const char *hv = jstr(hvo, "dmi_sys_vendor", "?");
+
+	if (!fp) {
+		snprintf(buf, len, "no fingerprint");
+		return;
+	}
+	if (!fact(hv))
+		hv = jstr(hvo, "type", "?");
+	if (!fact(hv))
+		hv = "virtual machine";
+	if (!json_is_true(json_object_get(hvo, "cpuid_flag")))
+		hv = "no hypervisor flag";
+	snprintf(buf, len, "%s (family %s model %s stepping %s), %s, %s %s, %s %s",
+		 jstr(cpu, "model_name", "?"), jstr(cpu, "family", "?"), jstr(cpu, "model", "?"),
+		 jstr(cpu, "stepping", "?"), hv, jstr(k, "sysname", "?"), jstr(k, "release", "?"),
+		 jstr(cc, "cc", "?"), jstr(cc, "flags", "?"));
+}
+
+/* Facts that say nothing about the machine or the build's code. */
+static bool skipped(const char *key)
+{
+	static const char *const skip[] = { "host", "tool_version", "kernel.version" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(skip); i++)
+		if (!strcmp(key, skip[i]))
+			return true;
+	return false;
+}
+
+static void scalar_text(const json_t *v, char *buf, size_t len)
+{
+	if (!v)
+		snprintf(buf, len, "(missing)");
+	else if (json_is_string(v))
+		snprintf(buf, len, "%s", json_string_value(v));
+	else if (json_is_integer(v))
+		snprintf(buf, len, "%lld", (long long)json_integer_value(v));
+	else if (json_is_real(v))
+		snprintf(buf, len, "%.4g", json_real_value(v));
+	else if (json_is_boolean(v))
+		snprintf(buf, len, "%s", json_is_true(v) ? "true" : "false");
+	else if (json_is_null(v))
+		snprintf(buf, len, "null");
+	else
+		snprintf(buf, len, "(%s)", json_is_object(v) ? "object" : "array");
+}
+
+static bool freq_key(const char *key)
+{
+	const char *dot = strrchr(key, '.');
+
+	dot = dot ? dot + 1 : key;
+	return !strcmp(dot, "core_hz") || !strcmp(dot, "tsc_hz");
+}
+
+static size_t diff_rec(const char *prefix, const json_t *a, const json_t *b,
+		       fingerprint_diff_fn fn, void *arg)
+{
+	const char *k;
+	json_t *v;
+	size_t n = 0;
+	char key[256], sa[256], sb[256];
+
+	if (json_is_object(a) && json_is_object(b)) {
+		json_object_foreach((json_t *)a, k, v) {
+			snprintf(key, sizeof(key), "%s%s%s", prefix, prefix[0] ? "." : "", k);
+			n += diff_rec(key, v, json_object_get(b, k), fn, arg);
+		}
+		json_object_foreach((json_t *)b, k, v) {
+			if (json_object_get(a, k))
+				continue;
+			snprintf(key, sizeof(key), "%s%s%s", prefix, prefix[0] ? "." : "", k);
+			n += diff_rec(key, NULL, v, fn, arg);
+		}
+		return n;
+	}
+	if (skipped(prefix))
+		return 0;
+	if (freq_key(prefix) && json_is_number(a) && json_is_number(b)) {
+		double x = json_number_value(a), y = json_number_value(b);
+
+		/* the core clock is itself measured, and boost moves it: on the
+		 * Zen 5 guest 3.88-4.53 GHz between runs of one machine (15%),
+		 * so only a larger move says another machine or setting */
+		if (fabs(x - y) <= 0.18 * fmax(fabs(x), fabs(y)))
+			return 0;
+	} else if (a && b && json_equal((json_t *)a, (json_t *)b)) {
+		return 0;
+	}
+	scalar_text(a, sa, sizeof(sa));
+	scalar_text(b, sb, sizeof(sb));
+	if (fn)
+		fn(prefix, sa, sb, arg);
+	return 1;
+}
+
+size_t fingerprint_diff(const json_t *a, const json_t *b, fingerprint_diff_fn fn, void *arg)
+{
+	return diff_rec("", a, b, fn, arg);
+}
+
 /* ---- the card's sections (card.h): 0 and "?" where a report says nothing */
 
 void report_machine(const struct report *rep, struct card_machine *m)

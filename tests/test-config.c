@@ -155,6 +155,16 @@ int main(void)
 				CHECK(!strcmp(json_string_value(json_object_get(json_object_get(json_object_get(
 						  json_object_get(j, "values"), "fake-repro"), "trials"),
 						  "source")), "override"), "source in JSON");
+				{
+					size_t nkeys = 0;
+					const char *sk;
+					json_t *sv;
+
+					json_object_foreach(json_object_get(j, "values"), sk, sv)
+						nkeys += json_object_size(sv);
+					CHECK(nkeys == cfg_schema_count, "every key once in JSON (%zu of %zu)",
+					      nkeys, cfg_schema_count);
+				}
 				json_decref(j);
 			}
 			config_free(e);

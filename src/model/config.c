@@ -611,6 +611,17 @@ bool config_kind_has(const struct experiment *e, const char *kind)
 
 static const char *const source_names[] = { "default", "file", "override" };
 
+static json_t *value_json(const struct experiment *e, size_t i)
+{
+	bool set = e && e->value[i];
+	json_t *one = json_pack("{s:s?,s:s}", "value", set ? e->value[i] : cfg_schema[i].def,
+				"source", source_names[set ? e->source[i] : CFG_SRC_DEFAULT]);
+
+	if (e && e->line[i])
+		json_object_set_new(one, "line", json_integer(e->line[i]));
+	return one;
+}
+
 json_t *config_to_json(const struct experiment *e)
 {
 	json_t *j = json_object(), *vals = json_object(), *ovs = json_array();
@@ -619,20 +630,18 @@ json_t *config_to_json(const struct experiment *e)
 	for (size_t i = 0; e && i < e->noverrides; i++)
 		json_array_append_new(ovs, json_string(e->overrides[i]));
 	json_object_set_new(j, "overrides", ovs);
+	/* one object per section, in the order the schema first names them */
 	for (size_t i = 0; i < cfg_schema_count; i++) {
-		const struct cfg_key *k = &cfg_schema[i];
-		const char *v = e && e->value[i] ? e->value[i] : k->def;
-		json_t *sec = json_object_get(vals, k->section), *one;
+		const char *name = section_at(i, NULL);
+		json_t *sec;
 
-		if (!sec) {
-			sec = json_object();
-			json_object_set_new(vals, k->section, sec);
-		}
-		one = json_pack("{s:s?,s:s}", "value", v, "source",
-				source_names[e && e->value[i] ? e->source[i] : CFG_SRC_DEFAULT]);
-		if (e && e->line[i])
-			json_object_set_new(one, "line", json_integer(e->line[i]));
-		json_object_set_new(sec, k->key, one);
+		if (!name)
+			continue;
+		sec = json_object();
+		for (size_t k = i; k < cfg_schema_count; k++)
+			if (key_at(k, (void *)name))
+				json_object_set_new(sec, cfg_schema[k].key, value_json(e, k));
+		json_object_set_new(vals, name, sec);
 	}
 	json_object_set_new(j, "values", vals);
 	return j;

@@ -633,15 +633,13 @@ json_t *config_to_json(const struct experiment *e)
 	/* one object per section, in the order the schema first names them */
 	for (size_t i = 0; i < cfg_schema_count; i++) {
 		const char *name = section_at(i, NULL);
-		json_t *sec;
+		json_t *sec = name ? json_object() : NULL;
 
-		if (!name)
-			continue;
-		sec = json_object();
-		for (size_t k = i; k < cfg_schema_count; k++)
+		for (size_t k = i; sec && k < cfg_schema_count; k++)
 			if (key_at(k, (void *)name))
 				json_object_set_new(sec, cfg_schema[k].key, value_json(e, k));
-		json_object_set_new(vals, name, sec);
+		if (sec)
+			json_object_set_new(vals, name, sec);
 	}
 	json_object_set_new(j, "values", vals);
 	return j;

@@ -211,10 +211,6 @@ static int epochs_run(struct topo *t, struct run_opts *o, const struct probe *co
 #define SHARE_SECONDS 0.1
 #define CHAR_PATTERNS "hit,dep,l2,llc,miss"
 
-/* The locked RMW and the lock whose contention the topology step measures
- * per pair class. */
-static const char *const share_probes[] = { "atomic_inc", "spin_lock" };
-
 struct cz {
 	struct topo *t;
 	struct run_opts *o;
@@ -417,7 +413,7 @@ static int step_topology(struct cz *c)
 {
 	struct c2c_pair *pairs = NULL;
 	struct c2c_row *rows = NULL;
-	const struct probe *sp[2];
+	const struct probe *sp[4];	/* those the card's sharing line can show (probe.card_share) */
 	size_t npairs = 0, nrows = 0, nsp = 0;
 	bool absent[PAIR__COUNT];
 	int ret;
@@ -445,10 +441,10 @@ static int step_topology(struct cz *c)
 			free(cpus);
 		}
 	}
-	for (size_t i = 0; i < sizeof(share_probes) / sizeof(share_probes[0]); i++) {
-		const struct probe *p = probe_find(share_probes[i]);
+	for (size_t i = 0; i < probe_count && nsp < ARRAY_SIZE(sp); i++) {
+		const struct probe *p = probe_table[i];
 
-		if (p && !probe_unsupported(p) && p->run[MODE_LATENCY])
+		if (p->card_share && !probe_unsupported(p) && p->run[MODE_LATENCY])
 			sp[nsp++] = p;
 	}
 	for (size_t k = 0; k < npairs && !ret && nsp; k++) {

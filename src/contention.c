@@ -253,6 +253,72 @@ static const char *no_contention_form(const struct probe *p)
 }
 
 /* One probe in one sharing case: n threads, one result. */
+/* Start the n workers, let them run, join them: 0, -EAGAIN (a thread did
+ * not start) or a worker's error. */
+static int run_threads(struct cshared *sh, struct cthread *th, unsigned n, const struct probe *p)
+{
+	unsigned started = 0;
+
+	for (; started < n; started++)
+		if (pthread_create(&th[started].tid, NULL, cworker, &th[started]))
+			break;
+	if (started < n) {
+		/* release the threads already waiting at the barrier */
+		sh->nthreads = started;
+		__atomic_store_n(&sh->go, 1, __ATOMIC_RELEASE);
+	}
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(th[i].tid, NULL);
+	if (started < n) {
+		pr_err("run %s: cannot start thread %u of %u", p->name, started + 1, n);
+		return -EAGAIN;
+	}
+	for (unsigned i = 0; i < n; i++)
+		if (th[i].err)
+			return th[i].err;	/* topo_bind_thread printed why */
+	return 0;
+}
+
+/* The case's row: every thread's samples, and its contention details
+ * (slot: the byte step between two threads' words). */
+static int add_row(struct topo *t, const struct run_opts *o, const struct probe *p, enum sharing s,
+		   const int *os, const struct cthread *th, unsigned n, size_t slot, struct report *rep)
+{
+	struct result *r = report_add(rep);
+	size_t nsamples = 0;
+	bool migrated = false;
+
+	if (!r)
+		return -ENOMEM;
+	for (unsigned i = 0; i < n; i++) {
+		nsamples += th[i].nsamples;
+		migrated |= th[i].migrated;
+	}
+	runner_fill_identity(r, p, MODE_LATENCY);
+	snprintf(r->pattern, sizeof(r->pattern), "%s", contention_sharing_pattern(s));
+	r->cpu_os = os[0];
+	r->cpu_logical = topo_logical_of_os(t, os[0]);
+	r->iters = CHUNK_ITERS;
+	r->ops_per_sample = CHUNK_ITERS * UNROLL;
+	r->migrated = migrated;
+	r->samples = malloc((nsamples ? nsamples : 1) * sizeof(double));
+	if (!r->samples) {
+		json_decref(r->extra);
+		rep->n--;
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		memcpy(r->samples + r->nsamples, th[i].samples, th[i].nsamples * sizeof(double));
+		r->nsamples += th[i].nsamples;
+	}
+	if (r->nsamples)
+		stats_summarize(r->samples, r->nsamples, &r->s);
+	if (!r->extra)	/* runner_fill_identity may have written the menu facts */
+		r->extra = json_object();
+	json_object_set_new(r->extra, "contention", contention_json(rep, th, n, o, s, slot));
+	return 0;
+}
+
 static int run_case(struct topo *t, const struct run_opts *o, const struct probe *p,
 		    enum sharing s, const int *os, unsigned n, struct report *rep)
 {
@@ -261,11 +327,7 @@ static int run_case(struct topo *t, const struct run_opts *o, const struct probe
 	size_t word = p->word_size ? p->word_size : 8;
 	struct cshared sh = { .topo = t, .nthreads = n };
 	struct cthread *th = NULL;
-	struct result *r;
 	char *area = NULL;
-	size_t nsamples = 0;
-	unsigned started = 0;
-	bool migrated = false;
 	int err = 0;
 
 	if (contention_slot_offset(s, n - 1, n, word, line, 4096) < 0) {
@@ -308,60 +370,10 @@ static int run_case(struct topo *t, const struct run_opts *o, const struct probe
 			goto out;
 		}
 	}
-	for (; started < n; started++)
-		if (pthread_create(&th[started].tid, NULL, cworker, &th[started]))
-			break;
-	if (started < n) {
-		/* release the threads already waiting at the barrier */
-		sh.nthreads = started;
-		__atomic_store_n(&sh.go, 1, __ATOMIC_RELEASE);
-	}
-	for (unsigned i = 0; i < started; i++)
-		pthread_join(th[i].tid, NULL);
-	if (started < n) {
-		pr_err("run %s: cannot start thread %u of %u", p->name, started + 1, n);
-		err = -EAGAIN;
-		goto out;
-	}
-	for (unsigned i = 0; i < n; i++) {
-		if (th[i].err) {
-			err = th[i].err;	/* topo_bind_thread printed why */
-			goto out;
-		}
-		nsamples += th[i].nsamples;
-		migrated |= th[i].migrated;
-	}
-
-	r = report_add(rep);
-	if (!r) {
-		err = -ENOMEM;
-		goto out;
-	}
-	runner_fill_identity(r, p, MODE_LATENCY);
-	snprintf(r->pattern, sizeof(r->pattern), "%s", contention_sharing_pattern(s));
-	r->cpu_os = os[0];
-	r->cpu_logical = topo_logical_of_os(t, os[0]);
-	r->iters = CHUNK_ITERS;
-	r->ops_per_sample = CHUNK_ITERS * UNROLL;
-	r->migrated = migrated;
-	r->samples = malloc((nsamples ? nsamples : 1) * sizeof(double));
-	if (!r->samples) {
-		json_decref(r->extra);
-		rep->n--;
-		err = -ENOMEM;
-		goto out;
-	}
-	for (unsigned i = 0; i < n; i++) {
-		memcpy(r->samples + r->nsamples, th[i].samples, th[i].nsamples * sizeof(double));
-		r->nsamples += th[i].nsamples;
-	}
-	if (r->nsamples)
-		stats_summarize(r->samples, r->nsamples, &r->s);
-	if (!r->extra)	/* runner_fill_identity may have written the menu facts */
-		r->extra = json_object();
-	json_object_set_new(r->extra, "contention",
-			    contention_json(rep, th, n, o, s,
-					    (size_t)contention_slot_offset(s, n > 1, n, word, line, region)));
+	err = run_threads(&sh, th, n, p);
+	if (!err)
+		err = add_row(t, o, p, s, os, th, n,
+			      (size_t)contention_slot_offset(s, n > 1, n, word, line, region), rep);
 out:
 	if (th)
 		for (unsigned i = 0; i < n; i++)

@@ -14,6 +14,12 @@
 #include "fingerprint.h"
 #include "report.h"
 
+/* A number of o (0 when absent or not a number, as jansson reads it). */
+static double num_of(const json_t *o, const char *key)
+{
+	return json_number_value(json_object_get(o, key));
+}
+
 static json_t *summary_json(const struct summary *s, double scale)
 {
 	return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
@@ -114,8 +120,8 @@ static void read_engine(json_t *o, struct result *r)
 	if (result_clock_parse(json_string_value(json_object_get(o, "clock_source")),
 			       &r->clock_source) < 0)
 		r->clock_source = RESULT_CLOCK_NONE;
-	r->overhead_extrap_ticks = json_number_value(json_object_get(ov, "extrapolated_ticks"));
-	r->sample_min_ticks = json_number_value(json_object_get(ov, "sample_min_ticks"));
+	r->overhead_extrap_ticks = num_of(ov, "extrapolated_ticks");
+	r->sample_min_ticks = num_of(ov, "sample_min_ticks");
 	r->overhead_flag = json_is_true(json_object_get(ov, "implausible"));
 	r->footprint_lines = (unsigned)json_integer_value(json_object_get(o, "footprint_lines"));
 	/* reports from before the words sweep put one word on each line */
@@ -134,13 +140,13 @@ static void read_engine(json_t *o, struct result *r)
 		w->words = json_is_integer(fw) ? (unsigned)json_integer_value(fw) : 1;
 		w->lines = (unsigned)json_integer_value(json_object_get(e, "lines"));
 		w->n = (size_t)json_integer_value(json_object_get(e, "n"));
-		w->min = json_number_value(json_object_get(t, "min"));
-		w->p10 = json_number_value(json_object_get(t, "p10"));
-		w->median = json_number_value(json_object_get(t, "median"));
-		w->p90 = json_number_value(json_object_get(t, "p90"));
+		w->min = num_of(t, "min");
+		w->p10 = num_of(t, "p10");
+		w->median = num_of(t, "median");
+		w->p90 = num_of(t, "p90");
 	}
 	r->min_flag = json_is_object(mb);
-	r->min_bound_ticks = json_number_value(json_object_get(mb, "bound_ticks"));
+	r->min_bound_ticks = num_of(mb, "bound_ticks");
 }
 
 static json_t *result_json(const struct report *rep, const struct result *r)
@@ -263,7 +269,7 @@ static void read_events(json_t *o, struct result *r)
 	size_t i;
 
 	r->disturbed = json_is_integer(d) ? (long)json_integer_value(d) : -1;
-	r->pmu_ticks_per_cycle = json_number_value(json_object_get(o, "pmu_ticks_per_cycle"));
+	r->pmu_ticks_per_cycle = num_of(o, "pmu_ticks_per_cycle");
 	json_array_foreach(a, i, e) {
 		struct result_event *re;
 		const char *name = json_string_value(json_object_get(e, "name"));
@@ -278,11 +284,11 @@ static void read_events(json_t *o, struct result *r)
 		re->available = json_is_number(v);
 		copy_str(re->why, sizeof(re->why), e, "why");
 		copy_str(re->reason, sizeof(re->reason), e, "reason");
-		re->median = json_number_value(json_object_get(e, "median"));
-		re->mean = json_number_value(json_object_get(e, "mean"));
-		re->min = json_number_value(json_object_get(e, "min"));
-		re->max = json_number_value(json_object_get(e, "max"));
-		re->total = json_number_value(json_object_get(e, "total"));
+		re->median = num_of(e, "median");
+		re->mean = num_of(e, "mean");
+		re->min = num_of(e, "min");
+		re->max = num_of(e, "max");
+		re->total = num_of(e, "total");
 		re->n = (size_t)json_integer_value(json_object_get(e, "samples"));
 	}
 }
@@ -312,8 +318,8 @@ static int read_result(json_t *o, struct result *r, size_t idx, const char *path
 	r->cpu_logical = (int)json_integer_value(json_object_get(json_object_get(o, "cpu"), "logical"));
 	r->iters = (uint64_t)json_integer_value(json_object_get(o, "iters"));
 	r->ops_per_sample = (uint64_t)json_integer_value(json_object_get(o, "ops_per_sample"));
-	r->overhead_ticks = json_number_value(json_object_get(o, "overhead_ticks"));
-	r->clock_scale = json_number_value(json_object_get(o, "clock_scale"));
+	r->overhead_ticks = num_of(o, "overhead_ticks");
+	r->clock_scale = num_of(o, "clock_scale");
 	r->warmup = (size_t)json_integer_value(json_object_get(o, "warmup_dropped"));
 	r->ci_reached = json_is_true(json_object_get(o, "ci_reached"));
 	r->migrated = json_is_true(json_object_get(o, "migrated"));
@@ -377,10 +383,10 @@ static void read_top(json_t *root, struct report *rep)
 	copy_str(rep->partial_reason, sizeof(rep->partial_reason), root, "partial_reason");
 	copy_str(rep->started, sizeof(rep->started), root, "started");
 	copy_str(rep->topo_summary, sizeof(rep->topo_summary), root, "topology_summary");
-	rep->wall_s = json_number_value(json_object_get(root, "wall_s"));
-	rep->pmu_ticks_per_cycle = json_number_value(json_object_get(cy, "pmu_ticks_per_cycle"));
-	rep->chain_ticks_per_cycle = json_number_value(json_object_get(cy, "chain_ticks_per_cycle"));
-	rep->cycle_agreement = json_number_value(json_object_get(cy, "agreement"));
+	rep->wall_s = num_of(root, "wall_s");
+	rep->pmu_ticks_per_cycle = num_of(cy, "pmu_ticks_per_cycle");
+	rep->chain_ticks_per_cycle = num_of(cy, "chain_ticks_per_cycle");
+	rep->cycle_agreement = num_of(cy, "agreement");
 	if (json_is_object(json_object_get(root, "tool")))
 		rep->tool = json_incref(json_object_get(root, "tool"));
 	rep->meta = json_incref(json_object_get(root, "meta"));
@@ -418,10 +424,10 @@ static int read_calibration(json_t *j, struct calibration *c)
 	c->timer_invariant = inv;
 	c->trustworthy = tr;
 	c->emulated = json_is_true(json_object_get(j, "emulated"));
-	c->mul_expected = json_number_value(json_object_get(m, "expected_cycles"));
-	c->mul_cycles = json_number_value(json_object_get(m, "cycles"));
-	c->load_expected = json_number_value(json_object_get(l, "expected_cycles"));
-	c->load_cycles = json_number_value(json_object_get(l, "cycles"));
+	c->mul_expected = num_of(m, "expected_cycles");
+	c->mul_cycles = num_of(m, "cycles");
+	c->load_expected = num_of(l, "expected_cycles");
+	c->load_cycles = num_of(l, "cycles");
 	c->emulation = c->emulated ? "from report" : "";
 	c->cpu_os = -1;
 	c->cycle_source = "from report";
@@ -482,11 +488,6 @@ out:
 }
 
 /* ---- the summary, typed for side by side (compare-n.h) ---- */
-
-static double num_of(json_t *o, const char *key)
-{
-	return json_number_value(json_object_get(o, key));
-}
 
 /* n zeroed items of size (NULL: none), counted in *np; *err -ENOMEM when
  * short of memory. */

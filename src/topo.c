@@ -31,12 +31,9 @@ struct topo {
 
 	int npu;		/* all PUs of the topology */
 	int *pu_os;		/* [logical] -> OS index */
-	/* [logical] -> logical index of the ancestor, -1 if none (see classify) */
-	int *core_id;
-	int *l2_id;
-	int *l3_id;
-	int *numa_id;
-	int *pkg_id;
+	/* [class][logical] -> logical index of the object a pair of that class
+	 * shares (core, L2, L3, NUMA node, package), -1 if none (see classify) */
+	int *id[PAIR_CROSS];
 
 	int max_os;
 	int *os_to_log;		/* [0..max_os] -> logical index or -1 */
@@ -75,7 +72,7 @@ static const char *const source_names[] = {
 
 static int load_hwloc(struct topo *t, const char *synthetic, const char *xml)
 {
-	int err;
+	int err = 0;
 
 	if (hwloc_topology_init(&t->h)) {
 		err = -errno;
@@ -98,31 +95,28 @@ static int load_hwloc(struct topo *t, const char *synthetic, const char *xml)
 			       xml, strerror(errno));
 			return err;
 		}
-		if (hwloc_topology_set_xml(t->h, xml)) {
-			pr_err("topology: '%s' is not an hwloc XML topology (export one with 'lstopo FILE.xml')",
-			       xml);
-			return -EINVAL;
-		}
 	} else {
 		t->source = SRC_SYSTEM;
 		/* Keep the PUs that cgroups forbid in the description; the
 		 * allowed set is computed apart (see topo_open). */
 		hwloc_topology_set_flags(t->h, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
 	}
+	/* hwloc's own XML parser refuses a bad file in the load, the libxml2
+	 * one (libhwloc-plugins) already in set_xml: one message for both. */
 	errno = 0;
-	if (hwloc_topology_load(t->h)) {
+	if (xml && hwloc_topology_set_xml(t->h, xml))
+		err = -EINVAL;
+	else if (hwloc_topology_load(t->h))
 		err = errno ? -errno : -EINVAL;
+	if (err) {
 		if (t->source == SRC_SYSTEM)
 			pr_err("topology: hwloc cannot load this system's topology: %s", strerror(-err));
-		else if (t->source == SRC_XML)
-			/* hwloc's own XML parser refuses a bad file here, in the
-			 * load; the libxml2 one (libhwloc-plugins) already in
-			 * set_xml above: one message for both. */
+		else if (xml)
 			pr_err("topology: '%s' is not an hwloc XML topology (export one with 'lstopo FILE.xml')",
 			       xml);
 		else
-			pr_err("topology: hwloc cannot load %s topology '%s' (check it with 'lstopo-no-graphics -i')",
-			       source_names[t->source], synthetic ? synthetic : xml);
+			pr_err("topology: hwloc cannot load synthetic topology '%s' (check it with 'lstopo-no-graphics -i')",
+			       synthetic);
 		return err == -ENOENT ? -EINVAL : err;
 	}
 	/* HWLOC_XMLFILE or HWLOC_SYNTHETIC in the environment can replace
@@ -155,6 +149,13 @@ static int compute_allowed(struct topo *t)
 	return 0;
 }
 
+/* The object a pair of each class shares. NUMA nodes are no PU's ancestor
+ * in hwloc 2: pu_numa. */
+static const hwloc_obj_type_t shared_type[PAIR_CROSS] = {
+	[PAIR_SMT] = HWLOC_OBJ_CORE, [PAIR_L2] = HWLOC_OBJ_L2CACHE, [PAIR_L3] = HWLOC_OBJ_L3CACHE,
+	[PAIR_NUMA] = HWLOC_OBJ_NUMANODE, [PAIR_PACKAGE] = HWLOC_OBJ_PACKAGE,
+};
+
 /* Each PU's OS index and the logical index of its core, L2, L3 and
  * package (-1: none above it). */
 static void pu_ancestors(struct topo *t)
@@ -166,19 +167,16 @@ static void pu_ancestors(struct topo *t)
 		t->pu_os[i] = (int)pu->os_index;
 		if ((int)pu->os_index > t->max_os)
 			t->max_os = (int)pu->os_index;
-		t->core_id[i] = t->l2_id[i] = t->l3_id[i] = t->numa_id[i] = -1;
+		for (int c = 0; c < PAIR_CROSS; c++)
+			t->id[c][i] = -1;
 		/* A machine without Package objects is one package. */
-		t->pkg_id[i] = t->npkg ? -1 : 0;
-		for (hwloc_obj_t o = pu->parent; o; o = o->parent) {
-			if (o->type == HWLOC_OBJ_CORE && t->core_id[i] < 0)
-				t->core_id[i] = (int)o->logical_index;
-			else if (o->type == HWLOC_OBJ_L2CACHE && is_data_cache(o) && t->l2_id[i] < 0)
-				t->l2_id[i] = (int)o->logical_index;
-			else if (o->type == HWLOC_OBJ_L3CACHE && is_data_cache(o) && t->l3_id[i] < 0)
-				t->l3_id[i] = (int)o->logical_index;
-			else if (o->type == HWLOC_OBJ_PACKAGE && t->pkg_id[i] < 0)
-				t->pkg_id[i] = (int)o->logical_index;
-		}
+		if (!t->npkg)
+			t->id[PAIR_PACKAGE][i] = 0;
+		for (hwloc_obj_t o = pu->parent; o; o = o->parent)
+			for (int c = 0; c < PAIR_CROSS; c++)
+				if (o->type == shared_type[c] && t->id[c][i] < 0 &&
+				    (!hwloc_obj_type_is_cache(o->type) || is_data_cache(o)))
+					t->id[c][i] = (int)o->logical_index;
 	}
 }
 
@@ -194,8 +192,8 @@ static void pu_numa(struct topo *t)
 		hwloc_bitmap_foreach_begin(os, o->cpuset) {
 			int l = os <= (unsigned)t->max_os ? t->os_to_log[os] : -1;
 
-			if (l >= 0 && t->numa_id[l] < 0)
-				t->numa_id[l] = (int)o->logical_index;
+			if (l >= 0 && t->id[PAIR_NUMA][l] < 0)
+				t->id[PAIR_NUMA][l] = (int)o->logical_index;
 		} hwloc_bitmap_foreach_end();
 	}
 }
@@ -214,12 +212,9 @@ static int compute_ids(struct topo *t)
 	t->pu_os = calloc(7 * (size_t)t->npu, sizeof(int));
 	if (!t->pu_os)
 		return -ENOMEM;
-	t->core_id = t->pu_os + t->npu;
-	t->l2_id = t->core_id + t->npu;
-	t->l3_id = t->l2_id + t->npu;
-	t->numa_id = t->l3_id + t->npu;
-	t->pkg_id = t->numa_id + t->npu;
-	t->allowed_log = t->pkg_id + t->npu;
+	for (i = 0; i < PAIR_CROSS; i++)
+		t->id[i] = t->pu_os + (i + 1) * t->npu;
+	t->allowed_log = t->pu_os + (PAIR_CROSS + 1) * t->npu;
 	t->npkg = hwloc_get_nbobjs_by_type(t->h, HWLOC_OBJ_PACKAGE);
 	t->ncores = hwloc_get_nbobjs_by_type(t->h, HWLOC_OBJ_CORE);
 	t->nnuma = hwloc_get_nbobjs_by_type(t->h, HWLOC_OBJ_NUMANODE);
@@ -283,9 +278,7 @@ int topo_open(struct topo **out, const char *synthetic, const char *xml)
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
-	if (synthetic || xml)
-		t->desc = strdup(synthetic ? synthetic : xml);
-	if ((synthetic || xml) && !t->desc) {
+	if ((synthetic || xml) && !(t->desc = strdup(synthetic ? synthetic : xml))) {
 		err = -ENOMEM;
 		goto out_err;
 	}
@@ -388,19 +381,16 @@ static bool same(const int *id, int a, int b)
 	return id[a] >= 0 && id[a] == id[b];
 }
 
+/* The closest class whose object the two PUs share. */
 static enum pair_class classify_log(const struct topo *t, int a, int b)
 {
-	if (a == b || same(t->core_id, a, b))
+	int c = PAIR_SMT;
+
+	if (a == b)
 		return PAIR_SMT;
-	if (same(t->l2_id, a, b))
-		return PAIR_L2;
-	if (same(t->l3_id, a, b))
-		return PAIR_L3;
-	if (same(t->numa_id, a, b))
-		return PAIR_NUMA;
-	if (same(t->pkg_id, a, b))
-		return PAIR_PACKAGE;
-	return PAIR_CROSS;
+	while (c < PAIR_CROSS && !same(t->id[c], a, b))
+		c++;
+	return (enum pair_class)c;
 }
 
 /* A PU with itself is as close as it gets (smt); an OS index that is not a
@@ -482,17 +472,12 @@ static int plan_class(const struct topo *t, enum pair_class c, int n, int *os_ou
 	for (i = 0; i < t->nallowed; i++) {
 		int a = t->allowed_log[i], k = 1;
 
+		os_out[0] = t->pu_os[a];
 		for (j = 0; j < t->nallowed && k < n; j++)
 			if (j != i && classify_log(t, a, t->allowed_log[j]) == c)
-				k++;
-		if (k >= n) {
-			os_out[0] = t->pu_os[a];
-			k = 1;
-			for (j = 0; j < t->nallowed && k < n; j++)
-				if (j != i && classify_log(t, a, t->allowed_log[j]) == c)
-					os_out[k++] = t->pu_os[t->allowed_log[j]];
+				os_out[k++] = t->pu_os[t->allowed_log[j]];
+		if (k >= n)
 			return 0;
-		}
 		if (k > best)
 			best = k;
 	}
@@ -501,28 +486,19 @@ static int plan_class(const struct topo *t, enum pair_class c, int n, int *os_ou
 	return -ENOENT;
 }
 
-/* The grouping keys of 'spread', outermost first. A missing object (-1) is
- * one group: it does not split anything. */
-static int spread_key(const struct topo *t, int level, int l)
-{
-	const int *const ids[] = { t->pkg_id, t->numa_id, t->l3_id, t->l2_id, t->core_id };
-
-	return ids[level][l];
-}
-
-#define SPREAD_LEVELS 5
-
 /* Order the PUs in[0..n) (logical indexes, logical order) so that
- * consecutive ones are as far apart as possible: split by the key of this
- * level, order each group one level down, then take one PU of each group in
- * turn. Below the core level, the PUs of a core stay in logical order, so the
- * first PU of every core comes before any second SMT sibling. */
-static int spread_order(const struct topo *t, const int *in, int n, int level, int *out)
+ * consecutive ones are as far apart as possible: split by the object of
+ * this class they share (package first, then NUMA node, L3, L2, core; a
+ * missing object, -1, is one group), order each group one class down, then
+ * take one PU of each group in turn. Below the core, the PUs of a core stay
+ * in logical order, so the first PU of every core comes before any second
+ * SMT sibling. */
+static int spread_order(const struct topo *t, const int *in, int n, int c, int *out)
 {
 	int *keys, *start, *size, *grouped, *ordered, *fill;
 	int ng = 0, i, g, k, r, err = 0;
 
-	if (level == SPREAD_LEVELS || n <= 1) {
+	if (c < PAIR_SMT || n <= 1) {
 		memcpy(out, in, n * sizeof(int));
 		return 0;
 	}
@@ -535,7 +511,7 @@ static int spread_order(const struct topo *t, const int *in, int n, int level, i
 	grouped = fill + n;
 	ordered = grouped + n;
 	for (i = 0; i < n; i++) {
-		int key = spread_key(t, level, in[i]);
+		int key = t->id[c][in[i]];
 
 		for (g = 0; g < ng && keys[g] != key; g++)
 			;
@@ -546,14 +522,14 @@ static int spread_order(const struct topo *t, const int *in, int n, int level, i
 	for (g = 1; g < ng; g++)
 		start[g] = start[g - 1] + size[g - 1];
 	for (i = 0; i < n; i++) {
-		int key = spread_key(t, level, in[i]);
+		int key = t->id[c][in[i]];
 
 		for (g = 0; keys[g] != key; g++)
 			;
 		grouped[start[g] + fill[g]++] = in[i];
 	}
 	for (g = 0; g < ng; g++) {
-		err = spread_order(t, grouped + start[g], size[g], level + 1, ordered + start[g]);
+		err = spread_order(t, grouped + start[g], size[g], c - 1, ordered + start[g]);
 		if (err)
 			goto out;
 	}
@@ -573,7 +549,7 @@ static int plan_spread(const struct topo *t, int n, int *os_out)
 
 	if (!order)
 		return -ENOMEM;
-	err = spread_order(t, t->allowed_log, t->nallowed, 0, order);
+	err = spread_order(t, t->allowed_log, t->nallowed, PAIR_PACKAGE, order);
 	if (!err)
 		for (int i = 0; i < n; i++)
 			os_out[i] = t->pu_os[order[i]];
@@ -633,6 +609,21 @@ int topo_plan(const struct topo *t, const char *spec, int nthreads, int *os_out)
 	return -EINVAL;
 }
 
+/* A message for a CPU outside the allowed set; -EINVAL. */
+static int not_allowed(const struct topo *t, const char *what, int cpu)
+{
+	char allowed[256];
+
+	allowed_str(t, allowed, sizeof(allowed));
+	if (t->thissystem)
+		pr_err("%s: CPU %d is not in the allowed cpuset %s (see taskset/cgroups)", what, cpu,
+		       allowed);
+	else
+		pr_err("%s: CPU %d is not a PU of this %s topology (PUs: %s)", what, cpu,
+		       source_names[t->source], allowed);
+	return -EINVAL;
+}
+
 /* A decimal CPU number at *p, without sign or spaces; advances *p.
  * -ERANGE when it does not fit an int. */
 static int parse_cpu(const char **p, int *out)
@@ -654,19 +645,13 @@ static int parse_cpu(const char **p, int *out)
 int topo_parse_cpulist(const struct topo *t, const char *what, const char *s,
 		       int *out, int max)
 {
-	char allowed[256];
-	hwloc_bitmap_t seen;
 	const char *p = s;
-	int count = 0, err = -EINVAL;
+	int count = 0;
 
 	if (!s || !*s) {
 		pr_err("%s: empty CPU list (expected OS indexes like '0,2-4')", what);
 		return -EINVAL;
 	}
-	seen = hwloc_bitmap_alloc();
-	if (!seen)
-		return -ENOMEM;
-	allowed_str(t, allowed, sizeof(allowed));
 	for (;;) {
 		const char *tok = p;
 		int lo, hi, e;
@@ -680,57 +665,45 @@ int topo_parse_cpulist(const struct topo *t, const char *what, const char *s,
 		if (e == -ERANGE) {
 			pr_err("%s: CPU number too large in CPU list '%s' (expected OS indexes like '0,2-4')",
 			       what, s);
-			goto out;
+			return -EINVAL;
 		}
 		if (e)
 			goto bad_syntax;
 		if (hi < lo) {
 			pr_err("%s: reversed range '%.*s' in CPU list '%s' (write %d-%d)",
 			       what, (int)(p - tok), tok, s, hi, lo);
-			goto out;
+			return -EINVAL;
 		}
 		if (*p != ',' && *p)
 			goto bad_syntax;
 		for (int cpu = lo; cpu <= hi; cpu++) {
-			if (!topo_os_allowed(t, cpu)) {
-				if (t->thissystem)
-					pr_err("%s: CPU %d is not in the allowed cpuset %s (see taskset/cgroups)",
-					       what, cpu, allowed);
-				else
-					pr_err("%s: CPU %d is not a PU of this %s topology (PUs: %s)",
-					       what, cpu, source_names[t->source], allowed);
-				goto out;
-			}
-			if (hwloc_bitmap_isset(seen, cpu)) {
-				pr_err("%s: CPU %d appears twice in CPU list '%s' (name each CPU once)",
-				       what, cpu, s);
-				goto out;
-			}
+			if (!topo_os_allowed(t, cpu))
+				return not_allowed(t, what, cpu);
+			for (int k = 0; k < count; k++)
+				if (out[k] == cpu) {
+					pr_err("%s: CPU %d appears twice in CPU list '%s' (name each CPU once)",
+					       what, cpu, s);
+					return -EINVAL;
+				}
 			if (count >= max) {
 				pr_err("%s: CPU list '%s' names more than %d CPUs", what, s, max);
-				goto out;
+				return -EINVAL;
 			}
-			hwloc_bitmap_set(seen, cpu);
 			out[count++] = cpu;
 		}
 		if (!*p)
-			break;
+			return count;
 		p++;
 	}
-	err = count;
-	goto out;
 
 bad_syntax:
 	pr_err("%s: malformed CPU list '%s' at '%s' (expected OS indexes like '0,2-4')",
 	       what, s, *p ? p : "end");
-out:
-	hwloc_bitmap_free(seen);
-	return err;
+	return -EINVAL;
 }
 
 int topo_bind_thread(struct topo *t, int os_index)
 {
-	char allowed[256];
 	hwloc_bitmap_t set;
 	int cpu = -1, err = 0;
 
@@ -743,12 +716,8 @@ int topo_bind_thread(struct topo *t, int os_index)
 			       os_index, source_names[t->source], t->desc);
 		return -ENOTSUP;
 	}
-	if (!topo_os_allowed(t, os_index)) {
-		allowed_str(t, allowed, sizeof(allowed));
-		pr_err("bind: CPU %d is not in the allowed cpuset %s (see taskset/cgroups)",
-		       os_index, allowed);
-		return -EINVAL;
-	}
+	if (!topo_os_allowed(t, os_index))
+		return not_allowed(t, "bind", os_index);
 	set = hwloc_bitmap_alloc();
 	if (!set)
 		return -ENOMEM;
@@ -827,7 +796,6 @@ struct cache_group {
 	unsigned line;
 	int pus;		/* PUs per instance */
 	int count;		/* instances */
-	hwloc_obj_t first;
 };
 
 #define MAX_CACHE_GROUPS 32
@@ -854,7 +822,6 @@ static int cache_groups(const struct topo *t, struct cache_group *g, int max)
 				.line = o->attr->cache.linesize,
 				.pus = hwloc_bitmap_weight(o->cpuset),
 				.count = 1,
-				.first = o,
 			};
 			int i;
 
@@ -904,8 +871,7 @@ void topo_print(const struct topo *t, FILE *f)
 {
 	struct cache_group groups[MAX_CACHE_GROUPS];
 	char buf[256], size[32];
-	hwloc_obj_t o;
-	bool identity = true;
+	hwloc_obj_t o = NULL;
 	int ng, i;
 
 	if (t->source == SRC_SYSTEM)
@@ -917,7 +883,6 @@ void topo_print(const struct topo *t, FILE *f)
 			source_names[t->source], t->desc);
 
 	fprintf(f, "packages: %d\n", t->npkg);
-	o = NULL;
 	while ((o = hwloc_get_next_obj_by_type(t->h, HWLOC_OBJ_PACKAGE, o))) {
 		hwloc_bitmap_list_snprintf(buf, sizeof(buf), o->cpuset);
 		fprintf(f, "  package L#%u: PUs %s\n", o->logical_index, buf);
@@ -932,10 +897,9 @@ void topo_print(const struct topo *t, FILE *f)
 	}
 	fprintf(f, "cores: %d\n", t->ncores);
 
-	for (i = 0; i < t->npu; i++)
-		if (t->pu_os[i] != i)
-			identity = false;
-	if (identity) {
+	for (i = 0; i < t->npu && t->pu_os[i] == i; i++)
+		;
+	if (i == t->npu) {
 		fprintf(f, "PUs: %d (logical index = OS index)\n", t->npu);
 	} else {
 		fprintf(f, "PUs: %d (L#logical:P#os)", t->npu);
@@ -978,71 +942,40 @@ void topo_print(const struct topo *t, FILE *f)
 	}
 }
 
-/* Each PU: its indexes and whether this process may run on it. */
-static json_t *pus_json(const struct topo *t)
-{
-	json_t *a = json_array();
-
-	for (int i = 0; a && i < t->npu; i++)
-		if (json_array_append_new(a, json_pack("{s:i, s:i, s:i, s:i, s:i, s:b}", "logical", i,
-				"os", t->pu_os[i], "core", t->core_id[i], "package", t->pkg_id[i],
-				"numa", t->numa_id[i], "allowed",
-				hwloc_bitmap_isset(t->allowed, t->pu_os[i])))) {
-			json_decref(a);
-			return NULL;
-		}
-	return a;
-}
-
-static json_t *caches_json(const struct topo *t)
-{
-	struct cache_group g[MAX_CACHE_GROUPS];
-	int ng = cache_groups(t, g, MAX_CACHE_GROUPS);
-	json_t *a = json_array();
-
-	for (int i = 0; a && i < ng; i++)
-		if (json_array_append_new(a, json_pack("{s:i, s:s, s:I, s:i, s:i, s:i}",
-				"level", g[i].level, "type", g[i].unified ? "unified" : "data",
-				"size", (json_int_t)g[i].size, "line", (int)g[i].line, "count", g[i].count,
-				"pus_per_instance", g[i].pus))) {
-			json_decref(a);
-			return NULL;
-		}
-	return a;
-}
-
-/* Per pair class: present, and then an example pair (OS indexes). */
-static json_t *classes_json(const struct topo *t)
-{
-	json_t *o = json_object();
-
-	for (int c = 0; o && c < PAIR__COUNT; c++) {
-		int a, b;
-		json_t *e = topo_find_pair(t, c, &a, &b) ? json_pack("{s:b}", "present", 0) :
-			    json_pack("{s:b, s:[ii]}", "present", 1, "example", a, b);
-
-		if (json_object_set_new(o, topo_pair_class_name((enum pair_class)(c)), e)) {
-			json_decref(o);
-			return NULL;
-		}
-	}
-	return o;
-}
-
+/* The description above as JSON: each PU with its indexes and whether this
+ * process may run on it, the cache groups, and per pair class whether it is
+ * present and then an example pair (OS indexes). */
 json_t *topo_to_json(const struct topo *t)
 {
-	json_t *root = json_pack("{s:s}", "source", source_names[t->source]), *rest;
+	struct cache_group g[MAX_CACHE_GROUPS];
+	int ng = cache_groups(t, g, MAX_CACHE_GROUPS), a, b, err = 0;
+	json_t *pus = json_array(), *caches = json_array(), *classes = json_object(), *root, *rest;
 	char buf[256];
 
+	for (int i = 0; i < t->npu; i++)
+		err |= json_array_append_new(pus, json_pack("{s:i, s:i, s:i, s:i, s:i, s:b}",
+				"logical", i, "os", t->pu_os[i], "core", t->id[PAIR_SMT][i],
+				"package", t->id[PAIR_PACKAGE][i], "numa", t->id[PAIR_NUMA][i],
+				"allowed", hwloc_bitmap_isset(t->allowed, t->pu_os[i])));
+	for (int i = 0; i < ng; i++)
+		err |= json_array_append_new(caches, json_pack("{s:i, s:s, s:I, s:i, s:i, s:i}",
+				"level", g[i].level, "type", g[i].unified ? "unified" : "data",
+				"size", (json_int_t)g[i].size, "line", (int)g[i].line, "count", g[i].count,
+				"pus_per_instance", g[i].pus));
+	for (int c = 0; c < PAIR__COUNT; c++)
+		err |= json_object_set_new(classes, topo_pair_class_name(c),
+				topo_find_pair(t, c, &a, &b) ? json_pack("{s:b}", "present", 0) :
+				json_pack("{s:b, s:[ii]}", "present", 1, "example", a, b));
+	root = json_pack("{s:s}", "source", source_names[t->source]);
+	if (root && t->desc)
+		err |= json_object_set_new(root, "description", json_string(t->desc));
 	allowed_str(t, buf, sizeof(buf));
-	if (root && t->desc && json_object_set_new(root, "description", json_string(t->desc)))
-		json_decref(root), root = NULL;
 	rest = json_pack("{s:b, s:i, s:i, s:i, s:o, s:o, s:i, s:b, s:s, s:o}",
 			 "thissystem", t->thissystem, "packages", t->npkg, "numa_nodes", t->nnuma,
-			 "cores", t->ncores, "pus", pus_json(t), "caches", caches_json(t),
+			 "cores", t->ncores, "pus", pus, "caches", caches,
 			 "line_size", (int)t->line, "smt", t->smt, "allowed", buf,
-			 "pair_classes", classes_json(t));
-	if (!root || !rest || json_object_update(root, rest)) {
+			 "pair_classes", classes);
+	if (err || !root || !rest || json_object_update(root, rest)) {
 		pr_err("topology: out of memory building the JSON description");
 		json_decref(root);
 		root = NULL;

@@ -110,51 +110,36 @@ static void chains(struct calibration *c)
 			(ops * ARCH_MUL_LATENCY);
 }
 
-static bool timer_invariant(void)
-{
-#if ARCH_TIMER_IS_CYCLE_CLOCK
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	char line[4096];
-	bool constant = false, nonstop = false;
-
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "flags", 5))
-			continue;
-		constant = strstr(line, " constant_tsc") != NULL;
-		nonstop = strstr(line, " nonstop_tsc") != NULL;
-		break;
-	}
-	fclose(f);
-	return constant && nonstop;
-#else
-	return true;	/* fixed-frequency counters (cntvct, clock_gettime) */
-#endif
-}
-
-/* Emulation (qemu-user running a foreign binary, Rosetta, box64): every
+/* What /proc/cpuinfo says of the timer and of emulation. The TSC is
+ * invariant with constant_tsc and nonstop_tsc; the other timers (cntvct,
+ * clock_gettime) run at a fixed frequency.
+ *
+ * Emulation (qemu-user running a foreign binary, Rosetta, box64): every
  * timing then describes the translator, not the CPU. The kernel's
  * /proc/cpuinfo describes the real CPU, and qemu-user (7.2) passes it
  * through: an x86 description under an arm64 binary, or the reverse, gives
  * the emulator away. The timing itself is checked too: a translated add
  * chain and multiply chain run at the same speed, so their ratio misses the
  * multiply latency (that alone only makes the calibration untrustworthy). */
-static const char *emulation_hint(void)
+static void cpuinfo_checks(struct calibration *c)
 {
 	static char why[160];
 	FILE *f = fopen("/proc/cpuinfo", "r");
-	char line[512];
-	bool x86 = false, arm = false;
+	char line[4096];
+	bool x86 = false, arm = false, flags = false;
 
-	why[0] = '\0';
-	if (f) {
-		while (fgets(line, sizeof(line), f)) {
-			x86 |= !strncmp(line, "vendor_id", 9);
-			arm |= !strncmp(line, "CPU implementer", 15);
+	c->timer_invariant = !ARCH_TIMER_IS_CYCLE_CLOCK;
+	while (f && fgets(line, sizeof(line), f)) {
+		x86 |= !strncmp(line, "vendor_id", 9);
+		arm |= !strncmp(line, "CPU implementer", 15);
+		if (ARCH_TIMER_IS_CYCLE_CLOCK && !flags && !strncmp(line, "flags", 5)) {
+			flags = true;
+			c->timer_invariant = strstr(line, " constant_tsc") && strstr(line, " nonstop_tsc");
 		}
-		fclose(f);
 	}
+	if (f)
+		fclose(f);
+	why[0] = '\0';
 	if (!strcmp(ARCH_NAME, "aarch64") && x86 && !arm)
 		snprintf(why, sizeof(why), "/proc/cpuinfo describes an x86 CPU under this %s binary (qemu-user?)",
 			 ARCH_NAME);
@@ -163,7 +148,8 @@ static const char *emulation_hint(void)
 			 ARCH_NAME);
 	else if (getenv("QEMU_LD_PREFIX") && strcmp(ARCH_NAME, "generic"))
 		snprintf(why, sizeof(why), "QEMU_LD_PREFIX is set (qemu-user?)");
-	return why;
+	c->emulation = why;
+	c->emulated = why[0] != '\0';
 }
 
 int clock_calibrate(struct calibration *c, int cpu_os)
@@ -175,9 +161,7 @@ int clock_calibrate(struct calibration *c, int cpu_os)
 	arch_init();
 	c->cpu_os = cpu_os;
 	c->timer = arch_timer_name();
-	c->timer_invariant = timer_invariant();
-	c->emulation = emulation_hint();
-	c->emulated = c->emulation[0] != '\0';
+	cpuinfo_checks(c);
 	if (c->emulated)
 		pr_warn("calibrate: running under emulation: %s: timings measure the emulator, not this CPU",
 			c->emulation);
@@ -199,9 +183,7 @@ int clock_calibrate(struct calibration *c, int cpu_os)
 		ovh[i] = (double)(b - a);
 	}
 	c->overhead_median = stats_median(ovh, OVERHEAD_REPEATS);
-	c->overhead_min = ovh[0];
-	for (int i = 1; i < OVERHEAD_REPEATS; i++)
-		c->overhead_min = fmin(c->overhead_min, ovh[i]);
+	c->overhead_min = min_of(ovh, OVERHEAD_REPEATS);
 
 	chains(c);
 	if (!(c->ticks_per_cycle > 0)) {

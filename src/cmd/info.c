@@ -131,11 +131,17 @@ struct symtab {
 	uintptr_t bias;	/* run-time address - link-time address */
 };
 
-static const ElfW(Sym) *symtab_lookup(const struct symtab *t, const char *name)
+/* The symbol of this name; with name NULL, the function at link-time
+ * address value. */
+static const ElfW(Sym) *symtab_find(const struct symtab *t, const char *name, uintptr_t value)
 {
-	for (size_t i = 0; i < t->nsym; i++)
-		if (t->sym[i].st_name < t->strsz && !strcmp(t->str + t->sym[i].st_name, name))
-			return &t->sym[i];
+	for (size_t i = 0; i < t->nsym; i++) {
+		const ElfW(Sym) *s = &t->sym[i];
+
+		if (s->st_name < t->strsz && (name ? !strcmp(t->str + s->st_name, name) :
+					      ELF64_ST_TYPE(s->st_info) == STT_FUNC && s->st_value == value))
+			return s;
+	}
 	return NULL;
 }
 
@@ -184,7 +190,7 @@ static int symtab_open(struct symtab *t)
 		break;
 	}
 	/* the load bias from a function whose run-time address we know */
-	self = t->sym ? symtab_lookup(t, "cmd_list") : NULL;
+	self = t->sym ? symtab_find(t, "cmd_list", 0) : NULL;
 	if (self) {
 		t->bias = (uintptr_t)cmd_list - (uintptr_t)self->st_value;
 		return 0;
@@ -201,38 +207,17 @@ static void symtab_close(struct symtab *t)
 		munmap(t->map, t->len);
 }
 
-/* The name of the function at fn, or NULL. */
-static const char *symtab_name(const struct symtab *t, probe_kernel_fn fn)
+/* The name of the function at fn, as JSON: null when unknown. */
+static json_t *symtab_name(const struct symtab *t, probe_kernel_fn fn)
 {
-	uintptr_t v;
+	const ElfW(Sym) *s = fn ? symtab_find(t, NULL, (uintptr_t)fn - t->bias) : NULL;
 
-	if (!fn || !t->sym)
-		return NULL;
-	v = (uintptr_t)fn - t->bias;
-	for (size_t i = 0; i < t->nsym; i++)
-		if (ELF64_ST_TYPE(t->sym[i].st_info) == STT_FUNC && t->sym[i].st_value == v &&
-		    t->sym[i].st_name < t->strsz)
-			return t->str + t->sym[i].st_name;
-	return NULL;
+	return s ? json_string(t->str + s->st_name) : json_null();
 }
 
-static json_t *json_string_or_null(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
-
-static const char *chain_name(enum probe_chain c)
-{
-	switch (c) {
-	case CHAIN_NONE:
-		return "none";
-	case CHAIN_MEMORY:
-		return "memory";
-	case CHAIN_REGISTER:
-		return "register";
-	}
-	return "?";
-}
+static const char *const chain_names[] = {
+	[CHAIN_NONE] = "none", [CHAIN_MEMORY] = "memory", [CHAIN_REGISTER] = "register",
+};
 
 /* {"latency": sym, "throughput": sym,
  *  "sweep": [{"words": w, "lines": n, "kernel": sym}]}: a footprint the op
@@ -244,7 +229,7 @@ static json_t *kernels_json(const struct symtab *t, const struct probe *p)
 	for (int m = 0; m < MODE__COUNT; m++)
 		if (p->run[m])
 			json_object_set_new(k, probe_mode_name((enum probe_mode)m),
-					    json_string_or_null(symtab_name(t, p->run[m])));
+					    symtab_name(t, p->run[m]));
 	if (!p->tput_sweep)
 		return k;
 	sw = json_array();
@@ -252,7 +237,7 @@ static json_t *kernels_json(const struct symtab *t, const struct probe *p)
 		if (p->tput_sweep[i])
 			json_array_append_new(sw, json_pack("{s:i, s:i, s:o}",
 				"words", (int)tput_footprints[i].words, "lines", (int)tput_footprints[i].lines,
-				"kernel", json_string_or_null(symtab_name(t, p->tput_sweep[i]))));
+				"kernel", symtab_name(t, p->tput_sweep[i])));
 	json_object_set_new(k, "sweep", sw);
 	return k;
 }
@@ -281,7 +266,7 @@ static void list_probes(bool json)
 				"probe", p->name, "twin", p->twin, "family", p->family,
 				"atomicity", probe_atomicity_name(p->atomicity), "insn", p->insn,
 				"kernel", p->kernel, "kernel_src", p->kernel_src,
-				"chain", chain_name(p->chain), "analog", p->analog,
+				"chain", chain_names[p->chain], "analog", p->analog,
 				"description", p->desc,
 				"latency", p->run[MODE_LATENCY] != NULL,
 				"throughput", p->run[MODE_THROUGHPUT] != NULL, "default", p->in_default,
@@ -293,7 +278,7 @@ static void list_probes(bool json)
 		}
 		printf("%-20s %-20s %-9s %-10s %-12s %-8s %s\n", p->name, p->twin ? p->twin : "-",
 		       p->family, probe_atomicity_name(p->atomicity), forms,
-		       p->run[MODE_LATENCY] ? chain_name(p->chain) : "-", p->insn);
+		       p->run[MODE_LATENCY] ? chain_names[p->chain] : "-", p->insn);
 		printf("%-20s %s%s%s%s%s\n", "", p->analog ? "ANALOG (not the real semantics): " : "",
 		       p->kernel, p->kernel_src ? " [" : "", p->kernel_src ? p->kernel_src : "",
 		       p->kernel_src ? "]" : "");

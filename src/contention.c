@@ -196,14 +196,17 @@ static void *cworker(void *arg)
 	return NULL;
 }
 
-static json_t *contention_json(const struct report *rep, const struct cthread *th, unsigned n,
-			       const struct run_opts *o, enum sharing s, size_t word_offset_step)
+/* The case's figures (c->per allocated here; -ENOMEM). */
+static int case_figures(const struct report *rep, const struct cthread *th, unsigned n,
+			   const struct run_opts *o, enum sharing s, size_t word_offset_step,
+			   struct contention_part *c)
 {
 	uint64_t ops[MAX_THREADS], st[MAX_THREADS], en[MAX_THREADS], total = 0, lo = UINT64_MAX, hi = 0;
-	double cpu_wall_min = INFINITY, per_thread_mean = 0, fair, ovl, agg;
-	json_t *per = json_array(), *j;
-	bool overlapped;
+	double cpu_wall_min = INFINITY, per_thread_mean = 0;
 
+	c->per = calloc(n, sizeof(*c->per));
+	if (!c->per)
+		return -ENOMEM;
 	for (unsigned i = 0; i < n; i++) {
 		double tpo = th[i].ops ? (double)(th[i].t_end - th[i].t_start) / th[i].ops : 0;
 		double cw = th[i].wall_s > 0 ? th[i].cpu_s / th[i].wall_s : 0;
@@ -216,30 +219,33 @@ static json_t *contention_json(const struct report *rep, const struct cthread *t
 		hi = en[i] > hi ? en[i] : hi;
 		per_thread_mean += tpo / n;
 		cpu_wall_min = fmin(cpu_wall_min, cw);
-		json_array_append_new(per, json_pack("{s:i, s:i, s:I, s:f, s:f, s:f, s:f, s:I, s:I, s:b}",
-			"cpu_os", th[i].cpu_os, "cpu_logical", th[i].cpu_logical, "ops", (json_int_t)th[i].ops, "ticks_per_op", tpo,
-			"ns_per_op", result_ns(rep, tpo), "cpu_s", th[i].cpu_s, "cpu_wall", cw,
-			"start_tick", (json_int_t)th[i].t_start, "end_tick", (json_int_t)th[i].t_end,
-			"migrated", th[i].migrated));
+		c->per[i] = (struct contention_thread){
+			.has = ~0u, .cpu_os = th[i].cpu_os, .cpu_logical = th[i].cpu_logical,
+			.ops = (long long)th[i].ops, .ticks_per_op = tpo, .ns_per_op = result_ns(rep, tpo),
+			.cpu_s = th[i].cpu_s, .cpu_wall = cw, .start_tick = (long long)th[i].t_start,
+			.end_tick = (long long)th[i].t_end, .migrated = th[i].migrated,
+		};
 	}
-	fair = contention_fairness(ops, n);
-	ovl = contention_overlap(st, en, n);
-	agg = total ? (double)(hi - lo) / total : 0;
-	overlapped = ovl >= CONTENTION_OVERLAP_MIN && cpu_wall_min >= CONTENTION_CPU_WALL_MIN;
-	j = json_pack("{s:i, s:s, s:s, s:f, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f,"
-		      " s:b, s:s, s:o}",
-		      "threads", (int)n, "placement", o->placement ? o->placement : "spread",
-		      "sharing", contention_sharing_name(s), "duration_s", o->max_seconds,
-		      "slot_stride_bytes", (json_int_t)word_offset_step,
-		      "cs_work", (json_int_t)o->cs_work, "outside_work", (json_int_t)o->out_work,
-		      "total_ops", (json_int_t)total,
-		      "thread_ticks_per_op", per_thread_mean,
-		      "thread_ns_per_op", result_ns(rep, per_thread_mean),
-		      "aggregate_ticks_per_op", agg, "aggregate_ns_per_op", result_ns(rep, agg),
-		      "fairness_cv", fair, "overlap", ovl, "cpu_wall_min", cpu_wall_min,
-		      "overlapped", overlapped, "stopping", "fixed duration, start barrier",
-		      "per_thread", per);
-	return j;
+	c->has = ~0u;
+	c->nper = n;
+	c->threads = (int)n;
+	snprintf(c->placement, sizeof(c->placement), "%s", o->placement ? o->placement : "spread");
+	snprintf(c->sharing, sizeof(c->sharing), "%s", contention_sharing_name(s));
+	snprintf(c->stopping, sizeof(c->stopping), "fixed duration, start barrier");
+	c->duration_s = o->max_seconds;
+	c->slot_stride_bytes = (long long)word_offset_step;
+	c->cs_work = (long long)o->cs_work;
+	c->outside_work = (long long)o->out_work;
+	c->total_ops = (long long)total;
+	c->thread_ticks_per_op = per_thread_mean;
+	c->thread_ns_per_op = result_ns(rep, per_thread_mean);
+	c->aggregate_ticks_per_op = total ? (double)(hi - lo) / total : 0;
+	c->aggregate_ns_per_op = result_ns(rep, c->aggregate_ticks_per_op);
+	c->fairness_cv = contention_fairness(ops, n);
+	c->overlap = contention_overlap(st, en, n);
+	c->cpu_wall_min = cpu_wall_min;
+	c->overlapped = c->overlap >= CONTENTION_OVERLAP_MIN && cpu_wall_min >= CONTENTION_CPU_WALL_MIN;
+	return 0;
 }
 
 /* Why p has no contention form, or NULL. */
@@ -302,20 +308,18 @@ static int add_row(struct topo *t, const struct run_opts *o, const struct probe 
 	r->ops_per_sample = CHUNK_ITERS * UNROLL;
 	r->migrated = migrated;
 	r->samples = malloc((nsamples ? nsamples : 1) * sizeof(double));
-	if (!r->samples) {
-		json_decref(r->extra);
+	if (!r->samples || case_figures(rep, th, n, o, s, slot, &r->extra.contention) < 0) {
+		result_release(r);
 		rep->n--;
 		return -ENOMEM;
 	}
+	r->extra.has |= 1u << RX_CONTENTION;
 	for (unsigned i = 0; i < n; i++) {
 		memcpy(r->samples + r->nsamples, th[i].samples, th[i].nsamples * sizeof(double));
 		r->nsamples += th[i].nsamples;
 	}
 	if (r->nsamples)
 		stats_summarize(r->samples, r->nsamples, &r->s);
-	if (!r->extra)	/* runner_fill_identity may have written the menu facts */
-		r->extra = json_object();
-	json_object_set_new(r->extra, "contention", contention_json(rep, th, n, o, s, slot));
 	return 0;
 }
 

@@ -8,8 +8,8 @@
  * own word of the same line (false sharing) or on a private line (none).
  * One result per probe and sharing case (pattern "true-share",
  * "false-share", "no-share", so twins pair within a case); the per-thread
- * counts, fairness, overlap and CPU/wall ratios go to result->extra
- * under "contention".
+ * counts, fairness, overlap and CPU/wall ratios go to the result's
+ * extra.contention.
  */
 #ifndef ATOMCOST_CONTENTION_H
 #define ATOMCOST_CONTENTION_H

@@ -677,27 +677,35 @@ static probe_kernel_fn kernel_of(const struct probe *p, enum pattern_kind k, enu
 	return v == V_INDEXED ? pp->indexed : NULL;
 }
 
-static json_t *pattern_json(const struct run_state *s, enum variant v)
+static void pattern_info(const struct run_state *s, enum variant v, struct pattern_info *pi)
 {
 	const struct pattern_buf *b = s->buf;
-	json_t *j = json_pack("{s:s, s:s, s:I, s:i, s:{s:I, s:I, s:I}}",
-			      "name", s->pat->name, "variant", variant_names[v],
-			      "footprint_bytes", (json_int_t)(b ? b->bytes : s->footprint),
-			      "line_bytes", (int)(b ? b->stride : s->sizes->line),
-			      s->o->sizes ? "measured" : "hwloc", "l1d", (json_int_t)s->sizes->l1d, "l2", (json_int_t)s->sizes->l2,
-			      "llc", (json_int_t)s->sizes->llc);
-	json_t *more = b ? json_pack("{s:I, s:I, s:s, s:b, s:I, s:I, s:o, s:f}",
-				     "lines", (json_int_t)b->nlines, "page_bytes", (json_int_t)b->page_bytes,
-				     "thp_mode", b->thp_mode, "thp_requested", b->thp_requested,
-				     "thp_bytes", (json_int_t)b->thp_bytes, "seed", (json_int_t)b->seed,
-				     "node", b->node >= 0 ? json_integer(b->node) : json_null(),
-				     "setup_s", b->setup_s)
-			 : s->pat->kind == PAT_MIX ? json_pack("{s:i, s:i}", "mix_k", (int)s->pat->mix_k,
-							       "mix_m", (int)s->pat->mix_m) : NULL;
 
-	json_object_update(j, more);
-	json_decref(more);
-	return j;
+	pi->has = 1u << PX_NAME | 1u << PX_VARIANT | 1u << PX_FOOTPRINT | 1u << PX_LINE |
+		  1u << (s->o->sizes ? PX_MEASURED : PX_HWLOC);
+	snprintf(pi->name, sizeof(pi->name), "%s", s->pat->name);
+	snprintf(pi->variant, sizeof(pi->variant), "%s", variant_names[v]);
+	pi->footprint_bytes = (long long)(b ? b->bytes : s->footprint);
+	pi->line_bytes = (int)(b ? b->stride : s->sizes->line);
+	pi->sizes.has = ~0u;
+	pi->sizes.l1d = (long long)s->sizes->l1d;
+	pi->sizes.l2 = (long long)s->sizes->l2;
+	pi->sizes.llc = (long long)s->sizes->llc;
+	if (b) {
+		pi->has |= (1u << (PX_SETUP + 1)) - (1u << PX_LINES);
+		pi->lines = (long long)b->nlines;
+		pi->page_bytes = (long long)b->page_bytes;
+		snprintf(pi->thp_mode, sizeof(pi->thp_mode), "%s", b->thp_mode);
+		pi->thp_requested = b->thp_requested;
+		pi->thp_bytes = (long long)b->thp_bytes;
+		pi->seed = (long long)b->seed;
+		pi->node = b->node >= 0 ? b->node : -1;
+		pi->setup_s = b->setup_s;
+	} else if (s->pat->kind == PAT_MIX) {
+		pi->has |= 1u << PX_MIX_K | 1u << PX_MIX_M;
+		pi->mix_k = (int)s->pat->mix_k;
+		pi->mix_m = (int)s->pat->mix_m;
+	}
 }
 
 static bool out_of_time(struct run_state *s)
@@ -709,14 +717,13 @@ static bool out_of_time(struct run_state *s)
 	return true;
 }
 
-/* KEY and over_KEY: the bare cost beside a row and the row's cost over it. */
-static void set_over(json_t *x, const char *key, double bare, double med)
+/* The bare cost beside a row (key k) and the row's cost over it (k + 1). */
+static void set_over(struct result_extra *x, enum result_extra_key k, struct result_over *o, double bare,
+		     double med)
 {
-	char over[32];
-
-	snprintf(over, sizeof(over), "over_%s", key);
-	json_object_set_new(x, key, json_real(bare));
-	json_object_set_new(x, over, json_real(med - bare));
+	x->has |= 1u << k | 1u << (k + 1);
+	o->bare = bare;
+	o->over = med - bare;
 }
 
 /* A measured row's pattern, the step of its walk, and its cost over the
@@ -725,21 +732,22 @@ static void row_extra(struct run_state *s, const struct probe *p, enum probe_mod
 		      enum variant v, struct result *r)
 {
 	double med = result_cycles(s->rep, r->s.median);
+	struct result_extra *x = &r->extra;
 
-	if (!r->extra)
-		r->extra = json_object();
-	json_object_set_new(r->extra, "pattern", pattern_json(s, v));
+	x->has |= 1u << RX_PATTERN;
+	pattern_info(s, v, &x->pattern);
 	/* the step of the walk: the bare walk and the PATTERN rows follow the
 	 * pointer as loaded; PATTERN+ptr rows mask it, one more cycle a step */
-	if (v == V_CHASE || v == V_CHASE_PTR)
-		json_object_set_new(r->extra, "chase_step", json_string(
-			v == V_CHASE_PTR ? "load, then and ~63" : "load"));
+	if (v == V_CHASE || v == V_CHASE_PTR) {
+		x->has |= 1u << RX_CHASE_STEP;
+		snprintf(x->chase_step, sizeof(x->chase_step), "%s", v == V_CHASE_PTR ? "load, then and ~63" : "load");
+	}
 	if (!isnan(s->chase_cyc) && m == MODE_LATENCY)
-		set_over(r->extra, "chase_cycles", s->chase_cyc, med);
+		set_over(x, RX_CHASE, &x->chase, s->chase_cyc, med);
 	if (!isnan(s->load_cyc) && m == MODE_THROUGHPUT)
-		set_over(r->extra, "load_cycles", s->load_cyc, med);
+		set_over(x, RX_LOAD, &x->load, s->load_cyc, med);
 	if (v == V_STORES && !isnan(s->stores_cyc))
-		set_over(r->extra, "stores_cycles", s->stores_cyc, med);
+		set_over(x, RX_STORES, &x->stores, s->stores_cyc, med);
 	if (p == &probe_load_chase) {
 		if (m == MODE_LATENCY)
 			s->chase_cyc = med;
@@ -803,8 +811,7 @@ static int run_row(struct run_state *s, const struct probe *p, enum probe_mode m
 	return ret;
 
 out_drop:
-	free(r->samples);
-	json_decref(r->extra);
+	result_release(r);
 	s->rep->n--;
 	return ret;
 }
@@ -823,8 +830,7 @@ static double bare_stores(struct run_state *s)
 		return NAN;
 	if (runner_measure_kernel(kc_bare_stores, &ctx, s->o, &s->rep->cal, &r) >= 0 && r.nsamples)
 		cyc = result_cycles(s->rep, r.s.median);
-	free(r.samples);
-	json_decref(r.extra);
+	result_release(&r);
 	free(ctx.mem);
 	return cyc;
 }

@@ -1030,25 +1030,24 @@ static void event_figures(const struct pmu_sampler *s, unsigned k, size_t n, dou
 /* The disturbed samples (a context switch or a migration counted), by index. */
 static void disturbed_samples(const struct pmu_sampler *s, size_t n, struct result *res)
 {
-	json_t *idx = json_array();
-	size_t nd = 0, nknown = 0;
+	size_t nd = 0, nknown = 0, *idx = malloc((n ? n : 1) * sizeof(*idx));
 
 	for (size_t i = 0; i < n; i++) {
 		if (s->disturbed[i] < 0)
 			continue;
 		nknown++;
-		if (s->disturbed[i] > 0) {
-			nd++;
-			json_array_append_new(idx, json_integer((json_int_t)i));
-		}
+		if (s->disturbed[i] > 0 && idx)
+			idx[nd] = i;
+		nd += s->disturbed[i] > 0;
 	}
 	res->disturbed = nknown ? (long)nd : -1;
-	if (nknown) {
-		if (!res->extra)
-			res->extra = json_object();
-		json_object_set(res->extra, "disturbed_samples", idx);
-	}
-	json_decref(idx);
+	free(res->extra.disturbed_at);
+	res->extra.disturbed_at = nknown ? idx : NULL;
+	res->extra.ndisturbed_at = idx ? nd : 0;
+	if (nknown && idx)
+		res->extra.has |= 1u << RX_DISTURBED;
+	else
+		free(idx);
 }
 
 /* Ticks per PMU cycle over the undisturbed samples; 0 when none counted. */

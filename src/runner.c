@@ -226,14 +226,6 @@ int runner_measure(const struct probe *p, enum probe_mode mode, const struct run
 	return ret;
 }
 
-static void result_release(struct result *r)
-{
-	free(r->samples);
-	json_decref(r->extra);
-	r->samples = NULL;
-	r->extra = NULL;
-}
-
 int runner_measure_sweep(const probe_kernel_fn *sweep, struct probe_ctx *ctx,
 			 const struct run_opts *o, const struct calibration *cal,
 			 struct result *res)
@@ -265,7 +257,7 @@ int runner_measure_sweep(const probe_kernel_fn *sweep, struct probe_ctx *ctx,
 			continue;	/* a footprint the op cannot form */
 		cur = *res;	/* identity; no samples, no extra yet */
 		cur.samples = NULL;
-		cur.extra = NULL;
+		cur.extra = (struct result_extra){ 0 };
 		ret = runner_measure_kernel(sweep[k], ctx, &scan, cal, &cur);
 		if (cur.nsamples && ret >= 0) {
 			sw[nsw++] = (struct result_sweep){ .words = tput_footprints[k].words,
@@ -431,14 +423,11 @@ void runner_fill_identity(struct result *r, const struct probe *p, enum probe_mo
 	r->mode = m;
 	/* the fast-path menu is drawn from the report, not from the probe table */
 	if (p->menu_need[0]) {
-		json_t *needs = json_array();
-
-		for (size_t i = 0; i < PROBE_MAX_NEEDS && p->menu_need[i]; i++)
-			json_array_append_new(needs, json_string(p->menu_need[i]));
-		if (!r->extra)
-			r->extra = json_object();
-		json_object_set_new(r->extra, "menu_need", needs);
-		json_object_set_new(r->extra, "safe_when", json_string(p->safe_when ? p->safe_when : "?"));
+		for (size_t i = 0; i < PROBE_MAX_NEEDS && i < RESULT_MAX_NEEDS && p->menu_need[i]; i++)
+			snprintf(r->extra.menu_need[r->extra.nneed++], sizeof(r->extra.menu_need[0]), "%s",
+				 p->menu_need[i]);
+		snprintf(r->extra.safe_when, sizeof(r->extra.safe_when), "%s", p->safe_when ? p->safe_when : "?");
+		r->extra.has |= 1u << RX_MENU_NEED | 1u << RX_SAFE_WHEN;
 	}
 }
 
@@ -461,22 +450,23 @@ static void annotate_self_checks(struct report *rep)
 			expect = CLOCK_L1_CHASE_CYCLES;
 		else if (strcmp(r->name, "add_chain"))
 			continue;
-		if (!r->extra)
-			r->extra = json_object();
 		if (!expect) {
-			json_object_set_new(r->extra, "note", json_string(
+			r->extra.has |= 1u << RX_NOTE;
+			snprintf(r->extra.note, sizeof(r->extra.note), "%s",
 				rep->pmu_ticks_per_cycle > 0 ?
 				"circular only in part: the PMU defines the cycle, but the drift chain "
 				"is an add chain; the self-checks are imul_chain and load_chase" :
 				"circular: samples are rescaled by a dependent add chain and the cycle is "
 				"defined by one, so this row reads 1.00 by construction; the self-checks "
-				"are imul_chain and load_chase"));
+				"are imul_chain and load_chase");
 			continue;
 		}
 		cyc = result_cycles(rep, r->s.median);
-		json_object_set_new(r->extra, "self_check",
-				    json_pack("{s:f, s:f, s:f}", "expected_cycles", expect, "cycles", cyc,
-					      "deviation", cyc / expect - 1));
+		r->extra.has |= 1u << RX_SELF_CHECK;
+		r->extra.self_check.has = ~0u;
+		r->extra.self_check.expected_cycles = expect;
+		r->extra.self_check.cycles = cyc;
+		r->extra.self_check.deviation = cyc / expect - 1;
 	}
 }
 
@@ -577,8 +567,7 @@ int runner_run(struct topo *t, const struct run_opts *o, const struct probe *con
 			r->migrated = sched_getcpu() != cpu;
 			/* an interrupted probe's row stays only with enough samples */
 			if (ret < 0 && (ret != -EINTR || r->nsamples < o->min_samples)) {
-				free(r->samples);
-				json_decref(r->extra);
+				result_release(r);
 				rep->n--;
 			}
 			if (ret == -EINTR) {

@@ -18,12 +18,12 @@
 #include "repro/repro.h"
 #include "splitlock.h"
 
-/* Append the results of seg to rep (taking its samples and extras), their
- * ticks rescaled from seg's calibration clock onto rep's, so one report
- * converts every row with one calibration. The first segment (rep->n == 0
- * and no calibration yet) gives rep its calibration. tag: extra key and
- * value recorded on each result (NULL: none). 0 or -ENOMEM. */
-static int merge(struct report *rep, struct report *seg, const char *tag_key, json_t *tag_value)
+/* Append the results of seg to rep (taking what they own), their ticks
+ * rescaled from seg's calibration clock onto rep's, so one report converts
+ * every row with one calibration. The first segment (rep->n == 0 and no
+ * calibration yet) gives rep its calibration. step: recorded on each
+ * result (extra.step; NULL: none). 0 or -ENOMEM. */
+static int merge(struct report *rep, struct report *seg, const char *step)
 {
 	bool first = rep->n == 0 && !(rep->cal.ticks_per_cycle > 0);
 	double k = 1.0;
@@ -35,24 +35,18 @@ static int merge(struct report *rep, struct report *seg, const char *tag_key, js
 	for (size_t i = 0; i < seg->n; i++) {
 		struct result *d = report_add(rep);
 
-		if (!d) {
-			json_decref(tag_value);
+		if (!d)
 			return -ENOMEM;
-		}
-		*d = seg->r[i];
+		result_move(d, &seg->r[i]);
 		/* kept ticks are on the calibration clock of their segment
 		 * (runner.c, clock drift); the report converts with its own */
 		if (k != 1.0)
 			result_rescale(d, k);	/* samples, sweep, bound; overheads stay raw */
-		if (tag_key) {
-			if (!d->extra)
-				d->extra = json_object();
-			json_object_set(d->extra, tag_key, tag_value);
+		if (step) {
+			d->extra.has |= 1u << RX_STEP;
+			snprintf(d->extra.step, sizeof(d->extra.step), "%s", step);
 		}
-		seg->r[i].samples = NULL;
-		seg->r[i].extra = NULL;
 	}
-	json_decref(tag_value);
 	if (seg->partial && !rep->partial) {
 		rep->partial = true;
 		snprintf(rep->partial_reason, sizeof(rep->partial_reason), "%s", seg->partial_reason);
@@ -135,12 +129,9 @@ static int run_epoch(struct topo *t, struct run_opts *o, const struct probe *con
 						seg.cal.timer_hz, "wall_s", seg.wall_s, "cpu_share",
 						(double)(thread_cpu_ns() - c0) / (double)(now_ns() - w0 + 1),
 						"partial", seg.partial));
-	err = merge(rep, &seg, tag ? "step" : NULL, tag ? json_string(tag) : NULL);
-	for (size_t i = first; i < rep->n && !err; i++) {
-		if (!rep->r[i].extra)
-			rep->r[i].extra = json_object();
-		err = json_object_set_new(rep->r[i].extra, "epoch", json_integer(epoch)) ? -ENOMEM : 0;
-	}
+	err = merge(rep, &seg, tag);
+	for (size_t i = first; i < rep->n && !err; i++)
+		result_set_epoch(&rep->r[i], (int)epoch);
 	report_free(&seg);
 	ballast_drop(&b);
 	return ret ? ret : err;
@@ -460,7 +451,7 @@ static int step_topology(struct cz *c)
 		o.time_limit_s = time_left(c);
 		report_init(&seg);
 		ret = contention_run(c->t, &o, sp, nsp, &seg);
-		err = merge(c->rep, &seg, "step", json_string("topology"));
+		err = merge(c->rep, &seg, "topology");
 		report_free(&seg);
 		if (!ret)
 			ret = err;
@@ -585,7 +576,7 @@ bool session_untrustworthy(const struct report *rep)
 
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct result *r = &rep->r[i];
-		json_t *ct = r->extra ? json_object_get(r->extra, "contention") : NULL;
+		const struct contention_part *ct = result_contention(r);
 
 		bad |= r->migrated;
 		/* more than 5% of the samples saw a context switch or a migration */
@@ -595,7 +586,7 @@ bool session_untrustworthy(const struct report *rep)
 			bad = true;
 		}
 		/* a contention case whose threads did not run at the same time */
-		if (ct && json_is_false(json_object_get(ct, "overlapped"))) {
+		if (ct && ct->overlapped == 0) {
 			pr_warn("run: %s: the threads did not overlap: not a contention measurement", r->name);
 			bad = true;
 		}

@@ -469,8 +469,7 @@ int splitlock_reference(const struct calibration *cal, struct splitlock_result *
 		splitlock_set_reference(r, clock_ticks_to_cycles(cal, res.s.median),
 					clock_ticks_to_ns(cal, res.s.median),
 					"atomic_inc hit latency, timed by the runner");
-	free(res.samples);
-	json_decref(res.extra);
+	result_release(&res);
 	return ret == -EINTR ? 0 : ret;
 }
 

@@ -38,9 +38,26 @@ static void add(struct report *rep, const char *name, enum probe_mode m, const c
 		r->samples = malloc(sizeof(double));
 		r->samples[0] = cycles * (1 + jitter * z[(e + strlen(name)) % EPOCHS]) * rep->cal.ticks_per_cycle;
 		r->nsamples = 1;
-		r->extra = json_pack("{s:i}", "epoch", e);
+		result_set_epoch(r, e);
 		stats_summarize(r->samples, 1, &r->s);
 	}
+}
+
+/* A contention row's placement, as contention.c writes it ("overlapped"
+ * not said). */
+static void set_placement(struct result *r, const char *placement)
+{
+	r->extra.has |= 1u << RX_CONTENTION;
+	r->extra.contention.has |= 1u << 1;	/* "placement" */
+	r->extra.contention.overlapped = -1;
+	snprintf(r->extra.contention.placement, sizeof(r->extra.contention.placement), "%s", placement);
+}
+
+/* The op's cost over the bare walk, as pattern.c writes it. */
+static void set_over_chase(struct result *r, double over)
+{
+	r->extra.has |= 1u << RX_OVER_CHASE;
+	r->extra.chase.over = over;
 }
 
 static void add_share(struct report *rep, const char *name, const char *placement,
@@ -48,7 +65,7 @@ static void add_share(struct report *rep, const char *name, const char *placemen
 {
 	add(rep, name, MODE_LATENCY, pattern, cycles);
 	for (size_t i = rep->n - epochs; i < rep->n; i++)
-		json_object_set_new(rep->r[i].extra, "contention", json_pack("{s:s}", "placement", placement));
+		set_placement(&rep->r[i], placement);
 }
 
 /* The menu's facts, as the runner writes them from the descriptor: on
@@ -57,14 +74,15 @@ static void menu_facts(struct report *rep, const char *name, const char *need2, 
 {
 	for (size_t i = 0; i < rep->n; i++)
 		if (!strcmp(rep->r[i].name, name)) {
-			json_t *needs = json_pack("[s]", "set a bit in a word only this CPU writes");
+			struct result_extra *x = &rep->r[i].extra;
 
-			if (!strcmp(need2, "critical"))
-				json_array_set_new(needs, 0, json_string("short critical section"));
-			else if (*need2)
-				json_array_append_new(needs, json_string(need2));
-			json_object_set_new(rep->r[i].extra, "menu_need", needs);
-			json_object_set_new(rep->r[i].extra, "safe_when", json_string(safe));
+			x->has |= 1u << RX_MENU_NEED | 1u << RX_SAFE_WHEN;
+			snprintf(x->menu_need[0], sizeof(x->menu_need[0]), "%s", !strcmp(need2, "critical") ?
+				 "short critical section" : "set a bit in a word only this CPU writes");
+			x->nneed = 1;
+			if (*need2 && strcmp(need2, "critical"))
+				snprintf(x->menu_need[x->nneed++], sizeof(x->menu_need[0]), "%s", need2);
+			snprintf(x->safe_when, sizeof(x->safe_when), "%s", safe);
 		}
 }
 
@@ -98,8 +116,7 @@ static void add_walk(struct report *rep, const char *name, double added)
 {
 	add(rep, name, MODE_LATENCY, "dep", 4.0 + added);
 	for (size_t i = rep->n - epochs; i < rep->n; i++)
-		json_object_set_new(rep->r[i].extra, "over_chase_cycles",
-				    json_real(result_cycles(rep, rep->r[i].s.median) - 4.0));
+		set_over_chase(&rep->r[i], result_cycles(rep, rep->r[i].s.median) - 4.0);
 }
 
 static void make(struct report *rep, double l2_atomic)
@@ -262,7 +279,7 @@ static void test_sections(void)
 	make(&rep, 16.2);
 	for (size_t i = 0, k = 0; i < rep.n; i++)
 		if (!strcmp(rep.r[i].pattern, "true-share") && k++ == 2)
-			json_object_set_new(json_object_get(rep.r[i].extra, "contention"), "overlapped", json_false());
+			rep.r[i].extra.contention.overlapped = 0;
 	CHECK(card_build(&rep, &c) == 0 && c.ncase == 3 && c.cases[0].no_overlap && !c.cases[1].no_overlap &&
 	      c.cases[1].cycles == 58.0, "cases: one epoch without overlap marks the case; medians over the epochs");
 	t = card_text(&rep);
@@ -315,7 +332,7 @@ static void test_menu(void)
 	for (size_t i = 0; i < rep.n; i++)
 		if (!strcmp(rep.r[i].name, "__set_bit_var") && !strcmp(rep.r[i].pattern, "dep")) {
 			rep.r[i].s.median += 2.0 * rep.cal.ticks_per_cycle;
-			json_object_set_new(rep.r[i].extra, "over_chase_cycles", json_real(2.1));
+			set_over_chase(&rep.r[i], 2.1);
 		}
 	t = card_text(&rep);
 	CHECK(has(t, "     2 __set_bit_var             +2.1"), "an injected 2 cycles in the walk: rank 2, not tied");
@@ -350,7 +367,7 @@ static void test_menu(void)
 	make(&rep, 16.2);
 	for (size_t i = 0; i < rep.n; i++)
 		if (!strcmp(rep.r[i].name, "__set_bit_var") && !strcmp(rep.r[i].pattern, "dep"))
-			json_object_set_new(rep.r[i].extra, "over_chase_cycles", json_real(0.9));
+			set_over_chase(&rep.r[i], 0.9);
 	t = card_text(&rep);
 	CHECK(has(t, "     2 __set_bit_var             +0.9"), "one epoch, 0.9 cycles apart: resolved");
 	free(t);

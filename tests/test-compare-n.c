@@ -51,7 +51,7 @@ static void add_epochs(struct report *rep, const char *noisy)
 	size_t n = rep->n;
 
 	for (size_t i = 0; i < n; i++)
-		rep->r[i].extra = json_pack("{s:i}", "epoch", 1);
+		result_set_epoch(&rep->r[i], 1);
 	for (int e = 1; e < 5; e++)
 		for (size_t i = 0; i < n; i++) {
 			char name[64], pattern[32];
@@ -63,7 +63,7 @@ static void add_epochs(struct report *rep, const char *noisy)
 			snprintf(name, sizeof(name), "%s", rep->r[i].name);
 			snprintf(pattern, sizeof(pattern), "%s", rep->r[i].pattern);
 			c *= f[e] * (noisy && !strcmp(name, noisy) && m == MODE_THROUGHPUT ? nf[e] : 1);
-			add(rep, name, m, pattern, c)->extra = json_pack("{s:i}", "epoch", e + 1);
+			result_set_epoch(add(rep, name, m, pattern, c), e + 1);
 		}
 }
 
@@ -118,10 +118,12 @@ static void make(struct report *rep, const struct machine *m)
 	/* spin_lock is on the card's menu by the facts its results carry */
 	for (size_t i = 0; i < rep->n; i++)
 		if (!strcmp(rep->r[i].name, "spin_lock")) {
-			if (!rep->r[i].extra)
-				rep->r[i].extra = json_object();
-			json_object_set_new(rep->r[i].extra, "menu_need", json_pack("[s]", "short critical section"));
-			json_object_set_new(rep->r[i].extra, "safe_when", json_string("always"));
+			struct result_extra *x = &rep->r[i].extra;
+
+			x->has |= 1u << RX_MENU_NEED | 1u << RX_SAFE_WHEN;
+			x->nneed = 1;
+			snprintf(x->menu_need[0], sizeof(x->menu_need[0]), "short critical section");
+			snprintf(x->safe_when, sizeof(x->safe_when), "always");
 		}
 }
 

@@ -70,7 +70,7 @@ static struct result *add(struct report *rep, const char *name, const char *patt
 	gen(r->samples, n, base, spread, seed);
 	stats_summarize(r->samples, n, &r->s);
 	if (epoch)
-		r->extra = json_pack("{s:i}", "epoch", epoch);
+		result_set_epoch(r, epoch);
 	return r;
 }
 

@@ -140,19 +140,16 @@ static void test_run(void)
 	err = contention_run(t, &o, list, 1, &rep);
 	CHECK(!err && rep.n == 3, "2 threads x 3 sharing cases: 3 results (err %d, n %zu)", err, rep.n);
 	for (size_t i = 0; i < rep.n; i++) {
-		json_t *c = json_object_get(rep.r[i].extra, "contention");
-		json_t *per = json_object_get(c, "per_thread"), *pt;
-		double total = json_number_value(json_object_get(c, "total_ops")), sum = 0;
-		double ovl = json_number_value(json_object_get(c, "overlap"));
-		size_t k;
+		const struct contention_part *c = result_contention(&rep.r[i]);
+		long long sum = 0;
 
-		CHECK(contention_result(&rep.r[i]) && json_array_size(per) == 2,
-		      "%s: per-thread details for 2 threads", rep.r[i].pattern);
-		json_array_foreach(per, k, pt)
-			sum += json_number_value(json_object_get(pt, "ops"));
-		CHECK(total > 0 && sum == total, "%s: per-thread ops add up to total_ops",
+		CHECK(c && c->nper == 2, "%s: per-thread details for 2 threads", rep.r[i].pattern);
+		for (size_t k = 0; c && k < c->nper; k++)
+			sum += c->per[k].ops;
+		CHECK(c && c->total_ops > 0 && sum == c->total_ops, "%s: per-thread ops add up to total_ops",
 		      rep.r[i].pattern);
-		CHECK(ovl >= 0 && ovl <= 1, "%s: overlap %g in [0,1]", rep.r[i].pattern, ovl);
+		CHECK(c && c->overlap >= 0 && c->overlap <= 1, "%s: overlap %g in [0,1]", rep.r[i].pattern,
+		      c ? c->overlap : NAN);
 		CHECK(rep.r[i].nsamples > 0, "%s: chunk samples kept", rep.r[i].pattern);
 	}
 	report_free(&rep);

@@ -322,15 +322,14 @@ static void test_sampler(void)
 			CHECK(e->total >= 1 && e->n == n, "context switches counted: total %g\n", e->total);
 	}
 	if (s.idx_cs >= 0) {
-		json_t *d = json_object_get(res.extra, "disturbed_samples");
-
 		CHECK(res.disturbed >= 1 && res.disturbed <= (long)n, "disturbed %ld of %zu\n",
 		      res.disturbed, n);
-		CHECK(json_array_size(d) == (size_t)res.disturbed, "disturbed indices listed\n");
+		CHECK(res.extra.has & 1u << RX_DISTURBED && res.extra.ndisturbed_at == (size_t)res.disturbed,
+		      "disturbed indices listed\n");
 	} else {
 		CHECK(res.disturbed == -1, "disturbed unknown without context switches\n");
 	}
-	json_decref(res.extra);
+	result_release(&res);
 }
 
 /* n/a reaches the text and JSON reports with its reason, never as 0. */

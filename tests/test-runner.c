@@ -75,8 +75,7 @@ static double fake_measure(double sample_us, double per_op, double cold, double 
 	F.per_op = per_op;
 	F.cold = cold;
 	F.chain_tpc = chain_tpc;
-	free(res->samples);
-	json_decref(res->extra);
+	result_release(res);
 	memset(res, 0, sizeof(*res));
 	if (runner_measure_kernel(fake_fn, &ctx, &o, &cal, res) < 0)
 		return NAN;
@@ -118,8 +117,7 @@ static void test_overhead(void)
 	 * so the samples are rescaled by 0.75/0.80 onto the calibration */
 	m = fake_measure(1000, 4, 0, 0.80, &r);
 	CHECK(fabs(m / (4 * 0.75 / 0.80) - 1) < 1e-9, "drift rescaled once (%g)", m);
-	free(r.samples);
-	json_decref(r.extra);
+	result_release(&r);
 }
 
 /* The sweep on the fake clock: every footprint of TPUT_FOOTPRINTS, ops
@@ -175,8 +173,7 @@ static void test_sweep(void)
 	}
 	CHECK(order, "sweep in footprint order, each at its own cost");
 	CHECK(r.nsamples >= o.min_samples, "the row has the full sample target (%zu)", r.nsamples);
-	free(r.samples);
-	json_decref(r.extra);
+	result_release(&r);
 }
 
 /* The bounds on the fastest sample, on synthetic samples (ticks, at 0.75

@@ -97,8 +97,7 @@ static int rename_rows(struct report *a, const char *spec)
 		struct result *r = &a->r[i];
 
 		if (!strcmp(r->name, to)) {
-			free(r->samples);
-			json_decref(r->extra);
+			result_release(r);
 			continue;
 		}
 		if (!strcmp(r->name, from)) {

@@ -288,19 +288,19 @@ static void build_c2c(const struct report *rep, struct card *c)
 /* The placement of a contention row; NULL for another row. */
 static const char *placement_of(const struct result *r)
 {
-	struct contention_part ct;
+	const struct contention_part *ct = result_contention(r);
 
-	return result_contention(r, &ct) ? ct.placement : NULL;
+	return ct && ct->placement[0] ? ct->placement : NULL;
 }
 
 /* Whether the threads of a case ran together in every epoch. */
 static bool overlapped(const struct report *rep, const struct result *q, const char *pl)
 {
-	struct contention_part ct;
+	const struct contention_part *ct;
 
 	for (size_t i = 0; i < rep->n; i++)
 		if (rep->r[i].mode == q->mode && !strcmp(rep->r[i].name, q->name) && !strcmp(rep->r[i].pattern, q->pattern) &&
-		    result_contention(&rep->r[i], &ct) && ct.placement && !strcmp(ct.placement, pl) && ct.overlapped == 0)
+		    (ct = result_contention(&rep->r[i])) && !strcmp(ct->placement, pl) && ct->overlapped == 0)
 			return false;
 	return true;
 }

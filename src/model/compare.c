@@ -205,9 +205,7 @@ int compare_bh(const double *p, size_t m, double q, bool *reject, size_t *k, siz
 /* Process of a merged result (extra.process, 1 when absent). */
 static int compare_process(const struct result *r)
 {
-	json_t *p = json_object_get(r->extra, "process");
-
-	return json_is_integer(p) ? (int)json_integer_value(p) : 1;
+	return r->extra.process ? r->extra.process : 1;
 }
 
 int compare_max_process(const struct report *rep)
@@ -220,13 +218,11 @@ int compare_max_process(const struct report *rep)
 	return m;
 }
 
-static int set_int(struct result *r, const char *key, int v)
+static void set_process(struct result *r, int process, int epoch)
 {
-	if (!r->extra)
-		r->extra = json_object();
-	if (!r->extra || json_object_set_new(r->extra, key, json_integer(v)) < 0)
-		return -ENOMEM;
-	return 0;
+	r->extra.has |= 1u << RX_PROCESS;
+	r->extra.process = process;
+	result_set_epoch(r, epoch);
 }
 
 int compare_merge(struct report *into, struct report *from)
@@ -240,11 +236,8 @@ int compare_merge(struct report *into, struct report *from)
 	for (size_t i = 0; i < into->n; i++) {
 		struct result *r = &into->r[i];
 
-		if (json_object_get(r->extra, "process"))
-			continue;
-		if (set_int(r, "process", 1) < 0 ||
-		    set_int(r, "epoch", result_epoch(r) ? result_epoch(r) : 1) < 0)
-			return -ENOMEM;
+		if (!(r->extra.has & 1u << RX_PROCESS))
+			set_process(r, 1, result_epoch(r) ? result_epoch(r) : 1);
 	}
 	base = compare_max_epoch(into);
 	proc = compare_max_process(into) + 1;
@@ -254,14 +247,11 @@ int compare_merge(struct report *into, struct report *from)
 
 		if (!d)
 			return -ENOMEM;
-		*d = *s;
-		s->samples = NULL;
-		s->extra = NULL;
+		result_move(d, s);
 		/* onto into's clock, as --epochs does for its later passes:
 		 * cycles (ticks / ticks per cycle) are unchanged */
 		result_rescale(d, k);
-		if (set_int(d, "process", proc) < 0 || set_int(d, "epoch", base + (pass ? pass : 1)) < 0)
-			return -ENOMEM;
+		set_process(d, proc, base + (pass ? pass : 1));
 	}
 	from->n = 0;
 	report_pair_twins(into);

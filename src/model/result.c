@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* result.c - the report data model: adding results and pairing twins. */
 #include "result.h"
+#include "sections.h"
 
 #include <errno.h>
 #include <math.h>
@@ -14,16 +15,65 @@ void report_init(struct report *rep)
 
 void report_free(struct report *rep)
 {
-	for (size_t i = 0; i < rep->n; i++) {
-		free(rep->r[i].samples);
-		json_decref(rep->r[i].extra);
-	}
+	for (size_t i = 0; i < rep->n; i++)
+		result_release(&rep->r[i]);
 	free(rep->r);
 	json_decref(rep->topo);
 	json_decref(rep->meta);
 	json_decref(rep->tool);
 	json_decref(rep->sections);
 	memset(rep, 0, sizeof(*rep));
+}
+
+void result_release(struct result *r)
+{
+	free(r->samples);
+	free(r->extra.disturbed_at);
+	free(r->extra.contention.per);
+	r->samples = NULL;
+	r->extra.disturbed_at = NULL;
+	r->extra.contention.per = NULL;
+}
+
+void result_move(struct result *d, struct result *s)
+{
+	*d = *s;
+	s->samples = NULL;
+	s->extra.disturbed_at = NULL;
+	s->extra.contention.per = NULL;
+}
+
+const struct contention_part *result_contention(const struct result *r)
+{
+	return r->extra.has & 1u << RX_CONTENTION ? &r->extra.contention : NULL;
+}
+
+bool contention_result(const struct result *r)
+{
+	return result_contention(r) != NULL;
+}
+
+static double has_or_nan(const struct result_extra *x, enum result_extra_key k, double v)
+{
+	return x->has & 1u << k ? v : NAN;
+}
+
+void result_pattern(const struct result *r, struct pattern_part *p)
+{
+	const struct result_extra *x = &r->extra;
+
+	p->footprint_bytes = x->has & 1u << RX_PATTERN && x->pattern.has & 1u << PX_FOOTPRINT ?
+			     (double)x->pattern.footprint_bytes : NAN;
+	p->over_chase_cycles = has_or_nan(x, RX_OVER_CHASE, x->chase.over);
+	p->over_stores_cycles = has_or_nan(x, RX_OVER_STORES, x->stores.over);
+}
+
+void result_menu(const struct result *r, struct menu_part *m)
+{
+	m->nneed = 0;
+	m->safe_when = r->extra.has & 1u << RX_SAFE_WHEN ? r->extra.safe_when : NULL;
+	for (size_t k = 0; r->extra.has & 1u << RX_MENU_NEED && k < r->extra.nneed; k++)
+		m->need[m->nneed++] = r->extra.menu_need[k];
 }
 
 struct result *report_add(struct report *rep)

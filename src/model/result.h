@@ -46,6 +46,82 @@ enum result_clock {
 const char *result_clock_name(enum result_clock c);
 int result_clock_parse(const char *s, enum result_clock *out);
 
+/* ---- a row's details beyond its timing: the JSON "extra" object, written
+ * and read by report/json.c under the keys of its tables, in the order of
+ * the enums here. has: which keys a part has, bit (1u << key); whoever
+ * fills a member sets its bit (~0u: every key). */
+
+/* The pattern a row walked (pattern.c). */
+enum pattern_key {
+	PX_NAME, PX_VARIANT, PX_FOOTPRINT, PX_LINE, PX_MEASURED, PX_HWLOC,	/* every pattern row */
+	PX_LINES, PX_PAGE, PX_THP_MODE, PX_THP_REQUESTED, PX_THP_BYTES, PX_SEED, PX_NODE,
+	PX_SETUP,			/* a buffer's */
+	PX_MIX_K, PX_MIX_M,		/* mix's */
+};
+struct pattern_info {
+	unsigned has;
+	char name[32], variant[16];
+	long long footprint_bytes;
+	int line_bytes;
+	struct { unsigned has; long long l1d, l2, llc; } sizes;	/* "measured" or "hwloc" */
+	long long lines, page_bytes;
+	char thp_mode[16];
+	bool thp_requested;
+	long long thp_bytes, seed, node;	/* node -1: null */
+	double setup_s;
+	int mix_k, mix_m;
+};
+
+/* A contention case's row (contention.c); ticks per op. */
+struct contention_thread {
+	unsigned has;
+	int cpu_os, cpu_logical;
+	long long ops;
+	double ticks_per_op, ns_per_op, cpu_s, cpu_wall;
+	long long start_tick, end_tick;
+	bool migrated;
+};
+struct contention_part {
+	unsigned has;
+	int threads;
+	char placement[16], sharing[8];
+	double duration_s;
+	long long slot_stride_bytes, cs_work, outside_work, total_ops;
+	double thread_ticks_per_op, thread_ns_per_op, aggregate_ticks_per_op, aggregate_ns_per_op;
+	double fairness_cv, overlap, cpu_wall_min;
+	int overlapped;		/* the threads ran together: 1, 0, -1 not said */
+	char stopping[40];
+	struct contention_thread *per;	/* owned */
+	size_t nper;
+};
+
+enum result_extra_key {	/* RX_OVER_X follows RX_X */
+	RX_MENU_NEED, RX_SAFE_WHEN, RX_DISTURBED, RX_PATTERN, RX_CHASE_STEP, RX_CHASE, RX_OVER_CHASE,
+	RX_LOAD, RX_OVER_LOAD, RX_STORES, RX_OVER_STORES, RX_CONTENTION, RX_NOTE, RX_SELF_CHECK,
+	RX_STEP, RX_EPOCH, RX_PASS, RX_PROCESS,
+};
+#define RESULT_MAX_NEEDS 4
+struct result_extra {
+	unsigned has;
+	/* what the row serves on the fast-path menu (the probe's descriptor) */
+	char menu_need[RESULT_MAX_NEEDS][64];
+	size_t nneed;
+	char safe_when[96];
+	size_t *disturbed_at;	/* owned: the samples with a context switch or migration (pmu.c) */
+	size_t ndisturbed_at;
+	struct pattern_info pattern;
+	char chase_step[24];
+	/* the bare walk's, loads' or stores' cost beside the row and the
+	 * row's cost over it, cycles (pattern.c; RX_X, RX_OVER_X) */
+	struct result_over { double bare, over; } chase, load, stores;
+	struct contention_part contention;
+	char note[256];
+	struct { unsigned has; double expected_cycles, cycles, deviation; } self_check;
+	char step[24];		/* the characterization's step (session.c) */
+	int epoch;		/* 1-based ("pass" in older reports, read into it) */
+	int process;		/* compare's merged process */
+};
+
 struct result {
 	char name[64];		/* probe name */
 	char twin[64];		/* "" when none */
@@ -98,7 +174,7 @@ struct result {
 	struct judgment judge;
 	/* relative sd of the row's own medians between epochs; NAN under 2 */
 	double epoch_spread;
-	json_t *extra;		/* per-result details added by extensions (owned) */
+	struct result_extra extra;	/* JSON "extra" */
 	/* events counted around each sample (pmu.c); nevents 0: none recorded */
 	struct result_event events[RESULT_MAX_EVENTS];
 	unsigned nevents;
@@ -130,12 +206,25 @@ void report_init(struct report *rep);
 void report_free(struct report *rep);
 /* Append a zeroed result; NULL on ENOMEM. */
 struct result *report_add(struct report *rep);
+/* Free what r owns (samples, the extra's arrays); r stays a valid empty row. */
+void result_release(struct result *r);
+/* *d = *s, and s gives up what it owned. */
+void result_move(struct result *d, struct result *s);
 /* Move a result's ticks onto another clock: multiply its samples, sweep
  * and minimum bound by k (clock_scale too) and summarize again. Overheads
  * stay raw ticks. */
 void result_rescale(struct result *r, double k);
-/* Epoch of a result (extra.epoch, 1-based; "pass" in older reports); 0 when none. */
-int result_epoch(const struct result *r);
+/* Epoch of a result (extra.epoch, 1-based); 0 when none. */
+static inline int result_epoch(const struct result *r)
+{
+	return r->extra.epoch;
+}
+
+static inline void result_set_epoch(struct result *r, int epoch)
+{
+	r->extra.has |= 1u << RX_EPOCH;
+	r->extra.epoch = epoch;
+}
 /* Fill ratio fields of every result whose twin ran in the same mode, pattern
  * and epoch, and judge each row against its twin over the epochs. */
 void report_pair_twins(struct report *rep);

@@ -49,32 +49,22 @@ void c2c_write_text(const struct calibration *cal, const struct c2c_where *w, co
 #define CONTENTION_OVERLAP_MIN 0.9		/* below: threads did not run together */
 #define CONTENTION_CPU_WALL_MIN 0.9
 
-/* A contention row's part (extra.contention, written by contention_run):
- * the case, its threads' shares and the first CONTENTION_PART_THREADS
- * threads (more than the table has room for). Ticks per op. */
-#define CONTENTION_PART_THREADS 64
-struct contention_part {
-	const char *placement, *sharing;
-	int threads;
-	long long cs_work, outside_work;
-	double duration_s, thread_ticks_per_op, aggregate_ticks_per_op, fairness_cv, overlap, cpu_wall_min;
-	int overlapped;		/* the threads ran together: 1, 0, -1 not said */
-	unsigned nper;
-	struct { int cpu_os; double ops; } per[CONTENTION_PART_THREADS];
-};
-
 /* True when r came from contention_run (extra has "contention"). */
 bool contention_result(const struct result *r);
 /* The contention table for those results (nothing when there are none). */
 void contention_write_text(const struct report *rep, FILE *f);
 
 /* ---- what the writers read of a report, typed ------------------------
- * Decoded by the codec (report/json.c) from the results' extra and the
- * report's sections, so that no writer reads JSON. Strings point into the
- * report. */
+ * Decoded by the codec (report/json.c) from the report's sections, or
+ * drawn from the results' typed extra (result.c), so that no writer reads
+ * JSON. Strings point into the report. */
 
-/* r's contention part; false (c zeroed) when r is no contention row. */
-bool result_contention(const struct result *r, struct contention_part *c);
+/* A row's extra as compact JSON with sorted keys, the CSV's column
+ * (malloc'd; NULL: none). */
+char *report_extra_text(const struct result *r);
+
+/* r's contention part; NULL when r is no contention row. */
+const struct contention_part *result_contention(const struct result *r);
 
 /* Figures of a pattern row (extra, pattern.c); NAN where absent. */
 struct pattern_part {
@@ -86,7 +76,6 @@ void result_pattern(const struct result *r, struct pattern_part *p);
 
 /* What r serves on the fast-path menu (extra.menu_need, extra.safe_when,
  * from the probe's descriptor); nneed 0: nothing. */
-#define RESULT_MAX_NEEDS 4
 struct menu_part {
 	const char *need[RESULT_MAX_NEEDS];
 	unsigned nneed;

@@ -9,6 +9,7 @@
 
 #include "common.h"
 #include "report.h"
+#include "sections.h"
 
 static void csv_str(FILE *f, const char *s)
 {
@@ -41,7 +42,7 @@ int report_write_csv(const struct report *rep, FILE *f)
 	      "extra,verdict,epochs,spread\n", f);
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct result *r = &rep->r[i];
-		char *extra = r->extra ? json_dumps(r->extra, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+		char *extra = report_extra_text(r);
 		const char *str[] = { r->name, r->twin, r->family, r->atomicity, r->insn,
 				      r->pattern };
 		const double cyc[] = { r->s.min, r->s.p10, r->s.median, r->s.p90, r->s.ci_lo,

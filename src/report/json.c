@@ -20,6 +20,263 @@ static double num_of(const json_t *o, const char *key)
 	return json_number_value(json_object_get(o, key));
 }
 
+/* ---- the rows' extra (result.h): typed members, one table per object.
+ * A key is written when its bit in the object's has is set, and read into
+ * its member, setting the bit, when the document has it. */
+
+enum jkind {
+	JK_INT,		/* int or long long, by size */
+	JK_INTN,	/* long long, null when negative */
+	JK_REAL,
+	JK_BOOL,	/* bool, or an int (-1: not said), by size */
+	JK_STR,		/* char[size] */
+	JK_OBJ,		/* a struct of table sub (its has first) */
+	JK_STRS,	/* char[max][size] strings, count at cnt */
+	JK_INTS,	/* size_t *, owned, count at cnt */
+	JK_OBJS,	/* an owned array of table sub's structs, count at cnt */
+};
+
+struct jtable;
+struct jfield {
+	const char *key;
+	enum jkind kind;
+	size_t off, size, cnt, max;
+	const struct jtable *sub;
+};
+struct jtable {
+	const struct jfield *f;
+	size_t n, size;
+};
+
+#define JF(type, m, kind, key) { key, kind, offsetof(type, m), sizeof(((type *)0)->m), 0, 0, NULL }
+#define JSUB(type, m, kind, key, t) { key, kind, offsetof(type, m), sizeof(((type *)0)->m), 0, 0, &t }
+#define JTABLE(f, type) { f, ARRAY_SIZE(f), sizeof(type) }
+
+typedef __typeof__(((struct pattern_info *)0)->sizes) sizes_t;
+typedef __typeof__(((struct result_extra *)0)->self_check) self_check_t;
+
+static const struct jfield sizes_f[] = {
+	JF(sizes_t, l1d, JK_INT, "l1d"), JF(sizes_t, l2, JK_INT, "l2"), JF(sizes_t, llc, JK_INT, "llc"),
+};
+static const struct jtable sizes_t_ = JTABLE(sizes_f, sizes_t);
+
+static const struct jfield pattern_f[] = {
+	[PX_NAME] = JF(struct pattern_info, name, JK_STR, "name"),
+	[PX_VARIANT] = JF(struct pattern_info, variant, JK_STR, "variant"),
+	[PX_FOOTPRINT] = JF(struct pattern_info, footprint_bytes, JK_INT, "footprint_bytes"),
+	[PX_LINE] = JF(struct pattern_info, line_bytes, JK_INT, "line_bytes"),
+	[PX_MEASURED] = JSUB(struct pattern_info, sizes, JK_OBJ, "measured", sizes_t_),
+	[PX_HWLOC] = JSUB(struct pattern_info, sizes, JK_OBJ, "hwloc", sizes_t_),
+	[PX_LINES] = JF(struct pattern_info, lines, JK_INT, "lines"),
+	[PX_PAGE] = JF(struct pattern_info, page_bytes, JK_INT, "page_bytes"),
+	[PX_THP_MODE] = JF(struct pattern_info, thp_mode, JK_STR, "thp_mode"),
+	[PX_THP_REQUESTED] = JF(struct pattern_info, thp_requested, JK_BOOL, "thp_requested"),
+	[PX_THP_BYTES] = JF(struct pattern_info, thp_bytes, JK_INT, "thp_bytes"),
+	[PX_SEED] = JF(struct pattern_info, seed, JK_INT, "seed"),
+	[PX_NODE] = JF(struct pattern_info, node, JK_INTN, "node"),
+	[PX_SETUP] = JF(struct pattern_info, setup_s, JK_REAL, "setup_s"),
+	[PX_MIX_K] = JF(struct pattern_info, mix_k, JK_INT, "mix_k"),
+	[PX_MIX_M] = JF(struct pattern_info, mix_m, JK_INT, "mix_m"),
+};
+static const struct jtable pattern_t = JTABLE(pattern_f, struct pattern_info);
+
+#define CT(m, kind, key) JF(struct contention_thread, m, kind, key)
+static const struct jfield thread_f[] = {
+	CT(cpu_os, JK_INT, "cpu_os"), CT(cpu_logical, JK_INT, "cpu_logical"), CT(ops, JK_INT, "ops"),
+	CT(ticks_per_op, JK_REAL, "ticks_per_op"), CT(ns_per_op, JK_REAL, "ns_per_op"),
+	CT(cpu_s, JK_REAL, "cpu_s"), CT(cpu_wall, JK_REAL, "cpu_wall"),
+	CT(start_tick, JK_INT, "start_tick"), CT(end_tick, JK_INT, "end_tick"),
+	CT(migrated, JK_BOOL, "migrated"),
+};
+static const struct jtable thread_t = JTABLE(thread_f, struct contention_thread);
+
+#define CP(m, kind, key) JF(struct contention_part, m, kind, key)
+static const struct jfield contention_f[] = {
+	CP(threads, JK_INT, "threads"), CP(placement, JK_STR, "placement"), CP(sharing, JK_STR, "sharing"),
+	CP(duration_s, JK_REAL, "duration_s"), CP(slot_stride_bytes, JK_INT, "slot_stride_bytes"),
+	CP(cs_work, JK_INT, "cs_work"), CP(outside_work, JK_INT, "outside_work"),
+	CP(total_ops, JK_INT, "total_ops"), CP(thread_ticks_per_op, JK_REAL, "thread_ticks_per_op"),
+	CP(thread_ns_per_op, JK_REAL, "thread_ns_per_op"),
+	CP(aggregate_ticks_per_op, JK_REAL, "aggregate_ticks_per_op"),
+	CP(aggregate_ns_per_op, JK_REAL, "aggregate_ns_per_op"), CP(fairness_cv, JK_REAL, "fairness_cv"),
+	CP(overlap, JK_REAL, "overlap"), CP(cpu_wall_min, JK_REAL, "cpu_wall_min"),
+	CP(overlapped, JK_BOOL, "overlapped"), CP(stopping, JK_STR, "stopping"),
+	{ "per_thread", JK_OBJS, offsetof(struct contention_part, per), 0,
+	  offsetof(struct contention_part, nper), 0, &thread_t },
+};
+static const struct jtable contention_t = JTABLE(contention_f, struct contention_part);
+
+static const struct jfield self_check_f[] = {
+	JF(self_check_t, expected_cycles, JK_REAL, "expected_cycles"),
+	JF(self_check_t, cycles, JK_REAL, "cycles"), JF(self_check_t, deviation, JK_REAL, "deviation"),
+};
+static const struct jtable self_check_t_ = JTABLE(self_check_f, self_check_t);
+
+#define RX(m, kind, key) [RX_##m] = JF(struct result_extra, m, kind, key)
+static const struct jfield extra_f[] = {
+	[RX_MENU_NEED] = { "menu_need", JK_STRS, offsetof(struct result_extra, menu_need),
+			   sizeof(((struct result_extra *)0)->menu_need[0]),
+			   offsetof(struct result_extra, nneed), RESULT_MAX_NEEDS, NULL },
+	[RX_SAFE_WHEN] = JF(struct result_extra, safe_when, JK_STR, "safe_when"),
+	[RX_DISTURBED] = { "disturbed_samples", JK_INTS, offsetof(struct result_extra, disturbed_at), 0,
+			   offsetof(struct result_extra, ndisturbed_at), 0, NULL },
+	[RX_PATTERN] = JSUB(struct result_extra, pattern, JK_OBJ, "pattern", pattern_t),
+	[RX_CHASE_STEP] = JF(struct result_extra, chase_step, JK_STR, "chase_step"),
+	[RX_CHASE] = JF(struct result_extra, chase.bare, JK_REAL, "chase_cycles"),
+	[RX_OVER_CHASE] = JF(struct result_extra, chase.over, JK_REAL, "over_chase_cycles"),
+	[RX_LOAD] = JF(struct result_extra, load.bare, JK_REAL, "load_cycles"),
+	[RX_OVER_LOAD] = JF(struct result_extra, load.over, JK_REAL, "over_load_cycles"),
+	[RX_STORES] = JF(struct result_extra, stores.bare, JK_REAL, "stores_cycles"),
+	[RX_OVER_STORES] = JF(struct result_extra, stores.over, JK_REAL, "over_stores_cycles"),
+	[RX_CONTENTION] = JSUB(struct result_extra, contention, JK_OBJ, "contention", contention_t),
+	[RX_NOTE] = JF(struct result_extra, note, JK_STR, "note"),
+	[RX_SELF_CHECK] = JSUB(struct result_extra, self_check, JK_OBJ, "self_check", self_check_t_),
+	[RX_STEP] = JF(struct result_extra, step, JK_STR, "step"),
+	[RX_EPOCH] = JF(struct result_extra, epoch, JK_INT, "epoch"),
+	[RX_PASS] = JF(struct result_extra, epoch, JK_INT, "pass"),	/* reports before epochs */
+	[RX_PROCESS] = JF(struct result_extra, process, JK_INT, "process"),
+};
+static const struct jtable extra_t = JTABLE(extra_f, struct result_extra);
+
+static json_t *obj_json(const struct jtable *t, const void *p);
+
+static json_t *item_json(const struct jfield *f, const char *m, size_t k)
+{
+	if (f->kind == JK_STRS)
+		return json_string(m + k * f->size);
+	if (f->kind == JK_INTS)
+		return json_integer((json_int_t)(*(size_t *const *)m)[k]);
+	return obj_json(f->sub, *(char *const *)m + k * f->sub->size);
+}
+
+static json_t *field_json(const struct jfield *f, const char *m)
+{
+	size_t n = f->kind >= JK_STRS ? *(const size_t *)(m - f->off + f->cnt) : 0;
+	long long v = 0;
+	json_t *a;
+
+	if (f->kind == JK_INT || f->kind == JK_INTN)
+		v = f->size == sizeof(int) ? *(const int *)m : *(const long long *)m;
+	switch (f->kind) {
+	case JK_INT:
+		return json_integer(v);
+	case JK_INTN:
+		return v < 0 ? json_null() : json_integer(v);
+	case JK_REAL:
+		return json_real(*(const double *)m);
+	case JK_BOOL:
+		return json_boolean(f->size == sizeof(bool) ? *(const bool *)m : *(const int *)m > 0);
+	case JK_STR:
+		return json_string(m);
+	case JK_OBJ:
+		return obj_json(f->sub, m);
+	default:
+		a = json_array();
+		for (size_t k = 0; k < n; k++)
+			json_array_append_new(a, item_json(f, m, k));
+		return a;
+	}
+}
+
+static json_t *obj_json(const struct jtable *t, const void *p)
+{
+	unsigned has = *(const unsigned *)p;
+	json_t *o = json_object();
+
+	for (size_t i = 0; i < t->n; i++)
+		if (has & 1u << i)
+			json_object_set_new(o, t->f[i].key, field_json(&t->f[i], (const char *)p + t->f[i].off));
+	return o;
+}
+
+static int obj_read(const struct jtable *t, json_t *o, void *p);
+
+/* An array of f's items into m; 0 or -ENOMEM. */
+static int items_read(const struct jfield *f, json_t *a, char *m, size_t *n)
+{
+	size_t each = f->kind == JK_INTS ? sizeof(size_t) : f->kind == JK_OBJS ? f->sub->size : f->size;
+	size_t k, max = f->max ? f->max : json_array_size(a);
+	char *d = m;
+	json_t *v;
+
+	if (f->kind != JK_STRS) {
+		d = calloc(max ? max : 1, each);
+		if (!d)
+			return -ENOMEM;
+		*(char **)m = d;
+	}
+	*n = 0;
+	json_array_foreach(a, k, v) {
+		if (*n == max)
+			break;
+		if (f->kind == JK_STRS)
+			snprintf(d + *n * each, each, "%s", json_string_value(v) ?: "");
+		else if (f->kind == JK_INTS)
+			((size_t *)d)[*n] = (size_t)json_integer_value(v);
+		else if (obj_read(f->sub, v, d + *n * each) < 0)
+			return -ENOMEM;
+		++*n;
+	}
+	return 0;
+}
+
+static int field_read(const struct jfield *f, json_t *v, char *m)
+{
+	double x = json_number_value(v);
+	/* a whole number written as a real (16384.0) reads as one */
+	long long i = json_is_integer(v) ? json_integer_value(v) : json_is_null(v) ? -1 :
+		      fabs(x) < 9e18 ? (long long)x : 0;
+
+	switch (f->kind) {
+	case JK_INT:
+	case JK_INTN:
+		if (f->size == sizeof(int))
+			*(int *)m = (int)i;
+		else
+			*(long long *)m = i;
+		return 0;
+	case JK_REAL:
+		*(double *)m = x;
+		return 0;
+	case JK_BOOL:
+		if (f->size == sizeof(bool))
+			*(bool *)m = json_is_true(v);
+		else
+			*(int *)m = json_is_true(v);
+		return 0;
+	case JK_STR:
+		snprintf(m, f->size, "%s", json_string_value(v) ?: "");
+		return 0;
+	case JK_OBJ:
+		return obj_read(f->sub, v, m);
+	default:
+		return items_read(f, v, m, (size_t *)(m - f->off + f->cnt));
+	}
+}
+
+static int obj_read(const struct jtable *t, json_t *o, void *p)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		json_t *v = json_object_get(o, t->f[i].key);
+
+		if (!v)
+			continue;
+		*(unsigned *)p |= 1u << i;
+		if (field_read(&t->f[i], v, (char *)p + t->f[i].off) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+char *report_extra_text(const struct result *r)
+{
+	json_t *o = r->extra.has ? obj_json(&extra_t, &r->extra) : NULL;
+	char *s = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+
+	json_decref(o);
+	return s;
+}
+
 static json_t *summary_json(const struct summary *s, double scale)
 {
 	return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
@@ -186,8 +443,8 @@ static json_t *result_json(const struct report *rep, const struct result *r)
 	if (isfinite(r->epoch_spread))
 		json_object_set_new(o, "epoch_spread", json_real(r->epoch_spread));
 	engine_json(o, rep, r);
-	if (r->extra)
-		json_object_set(o, "extra", r->extra);
+	if (r->extra.has)
+		json_object_set_new(o, "extra", obj_json(&extra_t, &r->extra));
 	if (r->nevents) {
 		json_object_set_new(o, "events", events_json(r));
 		json_object_set_new(o, "disturbed_samples", r->disturbed < 0 ? json_null() :
@@ -341,7 +598,10 @@ static int read_result(json_t *o, struct result *r, size_t idx, const char *path
 		}
 		r->samples[i] = json_number_value(v);
 	}
-	r->extra = json_incref(json_object_get(o, "extra"));
+	/* a contention case that does not say whether its threads overlapped */
+	r->extra.contention.overlapped = -1;
+	if (obj_read(&extra_t, json_object_get(o, "extra"), &r->extra) < 0)
+		return -ENOMEM;
 	read_events(o, r);
 	read_engine(o, r);
 	return stats_summarize(r->samples, r->nsamples, &r->s);
@@ -753,64 +1013,6 @@ json_t *report_meta(const struct report *rep, const char *key)
 json_t *report_section(const struct report *rep, const char *key)
 {
 	return json_object_get(rep->sections, key);
-}
-
-bool result_contention(const struct result *r, struct contention_part *c)
-{
-	json_t *o = json_object_get(r->extra, "contention"), *pt, *ov = json_object_get(o, "overlapped");
-	size_t k;
-
-	if (!o || !c)
-		return o != NULL;
-	*c = (struct contention_part){
-		.placement = jstr(o, "placement", NULL), .sharing = jstr(o, "sharing", NULL),
-		.threads = (int)json_integer_value(json_object_get(o, "threads")),
-		.cs_work = json_integer_value(json_object_get(o, "cs_work")),
-		.outside_work = json_integer_value(json_object_get(o, "outside_work")),
-		.duration_s = num_of(o, "duration_s"), .thread_ticks_per_op = num_of(o, "thread_ticks_per_op"),
-		.aggregate_ticks_per_op = num_of(o, "aggregate_ticks_per_op"),
-		.fairness_cv = num_of(o, "fairness_cv"), .overlap = num_of(o, "overlap"),
-		.cpu_wall_min = num_of(o, "cpu_wall_min"), .overlapped = json_is_boolean(ov) ? json_is_true(ov) : -1,
-	};
-	json_array_foreach(json_object_get(o, "per_thread"), k, pt)
-		if (c->nper < CONTENTION_PART_THREADS) {
-			c->per[c->nper].cpu_os = (int)json_integer_value(json_object_get(pt, "cpu_os"));
-			c->per[c->nper++].ops = num_of(pt, "ops");
-		}
-	return true;
-}
-
-int result_epoch(const struct result *r)
-{
-	json_t *p = json_object_get(r->extra, "epoch");
-
-	if (!p)
-		p = json_object_get(r->extra, "pass");	/* reports before epochs */
-	return json_is_integer(p) ? (int)json_integer_value(p) : 0;
-}
-
-bool contention_result(const struct result *r)
-{
-	return result_contention(r, NULL);
-}
-
-void result_pattern(const struct result *r, struct pattern_part *p)
-{
-	p->footprint_bytes = jnum(json_object_get(r->extra, "pattern"), "footprint_bytes");
-	p->over_chase_cycles = jnum(r->extra, "over_chase_cycles");
-	p->over_stores_cycles = jnum(r->extra, "over_stores_cycles");
-}
-
-void result_menu(const struct result *r, struct menu_part *m)
-{
-	json_t *v;
-	size_t k;
-
-	m->nneed = 0;
-	m->safe_when = jstr(r->extra, "safe_when", NULL);
-	json_array_foreach(json_object_get(r->extra, "menu_need"), k, v)
-		if (json_is_string(v) && m->nneed < RESULT_MAX_NEEDS)
-			m->need[m->nneed++] = json_string_value(v);
 }
 
 size_t report_epochs(const struct report *rep, struct epoch_meta *e, size_t max)

@@ -25,7 +25,7 @@ static json_t *row_json(const struct report *rep, size_t i)
 {
 	static const struct result *g[1000];
 	const struct result *r = &rep->r[i];
-	struct contention_part ct;
+	const struct contention_part *ct;
 	double k = 1.0 / rep->cal.ticks_per_cycle, med[1000], p10[1000], p90[1000], mn = INFINITY;
 	size_t n = compare_group(rep, i, g, 1000), ns = 0;
 	json_t *em = json_array(), *o;
@@ -56,8 +56,8 @@ static json_t *row_json(const struct report *rep, size_t i)
 			"spread", isfinite(r->judge.spread) ? r->judge.spread : 0.0));
 	if (r->analog)
 		json_object_set_new(o, "analog", json_true());
-	if (result_contention(r, &ct) && ct.placement)
-		json_object_set_new(o, "placement", json_string(ct.placement));
+	if ((ct = result_contention(r)) && ct->placement[0])
+		json_object_set_new(o, "placement", json_string(ct->placement));
 	return o;
 }
 

@@ -306,8 +306,7 @@ static int time_copy(const struct align_copy *c, void *mem, const struct run_opt
 		*med = r.s.median / cal->ticks_per_cycle;
 		ret = pool_add(pa, r.samples, r.nsamples, cal->ticks_per_cycle);
 	}
-	free(r.samples);
-	json_decref(r.extra);
+	result_release(&r);
 	return ret;
 }
 
@@ -701,7 +700,7 @@ static int tput_case(struct repro_ctx *rc, const struct probe *const *list, doub
 	for (size_t i = 0; !ret && i < 2; i++) {
 		const struct result *r = report_find(&rep, list[i]->name, MODE_LATENCY,
 						     contention_sharing_pattern(SHARING_TRUE));
-		json_t *c = r ? json_object_get(r->extra, "contention") : NULL;
+		const struct contention_part *c = r ? result_contention(r) : NULL;
 
 		if (!c) {
 			pr_err("code-alignment-2008: the contention run gave no %s result",
@@ -709,11 +708,9 @@ static int tput_case(struct repro_ctx *rc, const struct probe *const *list, doub
 			ret = -EIO;
 			break;
 		}
-		cyc[i] = json_number_value(json_object_get(c, "aggregate_ticks_per_op")) /
-			 rep.cal.ticks_per_cycle;
-		fair[i] = json_number_value(json_object_get(c, "fairness_cv"));
-		*share = fmin(*share, json_number_value(json_object_get(c, "cpu_wall_min")));
-		*share = fmin(*share, json_number_value(json_object_get(c, "overlap")));
+		cyc[i] = c->aggregate_ticks_per_op / rep.cal.ticks_per_cycle;
+		fair[i] = c->fairness_cv;
+		*share = fmin(*share, fmin(c->cpu_wall_min, c->overlap));
 	}
 	report_free(&rep);
 	return ret;

@@ -87,59 +87,41 @@ static long perf_open(struct perf_event_attr *a, int group_fd)
 
 /* ---- privileges and reasons ------------------------------------------ */
 
-/* /proc/sys/kernel/perf_event_paranoid, 2 when unreadable */
-static int pmu_paranoid(void)
+/* perf_event_paranoid (2 when unreadable), euid 0 or CAP_PERFMON or
+ * CAP_SYS_ADMIN, and the hypervisor flag of /proc/cpuinfo. */
+static struct pmu_perm perm_here(void)
 {
+	struct pmu_perm p = { .paranoid = 2, .privileged = geteuid() == 0 };
+	unsigned long long eff = 0;
+	char line[4096];
 	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-	int v = 2;
 
 	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = 2;
+		if (fscanf(f, "%d", &p.paranoid) != 1)
+			p.paranoid = 2;
 		fclose(f);
 	}
-	return v;
-}
-
-/* euid 0, CAP_PERFMON or CAP_SYS_ADMIN */
-static bool pmu_privileged(void)
-{
-	FILE *f;
-	char line[256];
-	unsigned long long eff = 0;
-
-	if (geteuid() == 0)
-		return true;
-	f = fopen("/proc/self/status", "r");
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "CapEff: %llx", &eff) == 1)
-			break;
-	fclose(f);
-	return (eff >> CAP_PERFMON_BIT & 1) || (eff >> CAP_SYS_ADMIN_BIT & 1);
+	if (!p.privileged && (f = fopen("/proc/self/status", "r"))) {
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "CapEff: %llx", &eff) == 1)
+				break;
+		fclose(f);
+		p.privileged = (eff >> CAP_PERFMON_BIT & 1) || (eff >> CAP_SYS_ADMIN_BIT & 1);
+	}
+	if ((f = fopen("/proc/cpuinfo", "r"))) {
+		while (fgets(line, sizeof(line), f))
+			if (!strncmp(line, "flags", 5)) {
+				p.vm = strstr(line, " hypervisor") != NULL;
+				break;
+			}
+		fclose(f);
+	}
+	return p;
 }
 
 bool pmu_kernel_allowed(int paranoid, bool privileged)
 {
 	return privileged || paranoid <= 1;
-}
-
-static bool in_vm(void)
-{
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	char line[4096];
-	bool vm = false;
-
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "flags", 5)) {
-			vm = strstr(line, " hypervisor") != NULL;
-			break;
-		}
-	fclose(f);
-	return vm;
 }
 
 /* The errors with one reason whoever asks (pmu_explain). */
@@ -156,8 +138,8 @@ static const struct {
 	{ ENOSYS, "no perf", "this kernel has no perf_event_open (ENOSYS)" },
 };
 
-void pmu_explain(int err, bool hw, int paranoid, bool privileged, bool vm,
-		 char *why, size_t whylen, char *reason, size_t len)
+void pmu_explain(int err, bool hw, const struct pmu_perm *p, char *why, size_t whylen,
+		 char *reason, size_t len)
 {
 	const char *name = err == EACCES ? "EACCES" : "EPERM";
 
@@ -170,17 +152,18 @@ void pmu_explain(int err, bool hw, int paranoid, bool privileged, bool vm,
 	if (err == ENOENT) {
 		snprintf(why, whylen, "no PMU");
 		snprintf(reason, len, "%s (ENOENT)", !hw ? "this kernel does not offer the event" :
-			 vm ? "no hardware PMU exposed to this VM" :
+			 p->vm ? "no hardware PMU exposed to this VM" :
 			 "the kernel has no PMU driver for this CPU");
 	} else if (err != EACCES && err != EPERM) {
 		snprintf(why, whylen, "errno %d", err);
 		snprintf(reason, len, "perf_event_open failed: %s (errno %d)", strerror(err), err);
-	} else if (!privileged && paranoid >= 2) {
+	} else if (!p->privileged && p->paranoid >= 2) {
 		snprintf(why, whylen, "paranoid");
 		snprintf(reason, len, "perf_event_paranoid=%d forbids %s for non-root (run as root, grant "
-			 "CAP_PERFMON, or sysctl kernel.perf_event_paranoid=%d) (%s)", paranoid,
-			 paranoid >= 3 ? "perf events" : "counting the kernel", paranoid >= 3 ? 2 : 1, name);
-	} else if (!privileged) {
+			 "CAP_PERFMON, or sysctl kernel.perf_event_paranoid=%d) (%s)", p->paranoid,
+			 p->paranoid >= 3 ? "perf events" : "counting the kernel", p->paranoid >= 3 ? 2 : 1,
+			 name);
+	} else if (!p->privileged) {
 		snprintf(why, whylen, "not root");
 		snprintf(reason, len, "not root: permission denied (%s)", name);
 	} else {
@@ -447,7 +430,7 @@ static int encode_pfm(const char *name, struct pmu_event *e)
 
 /* Fill e for name: alias or libpfm4 string. 0, 1 (known but unavailable
  * without trying), or -EINVAL. */
-static int encode(const char *name, struct pmu_event *e, int paranoid, bool privileged)
+static int encode(const char *name, struct pmu_event *e, const struct pmu_perm *p)
 {
 	const struct alias *al = find_alias(name);
 	int ret;
@@ -473,13 +456,13 @@ static int encode(const char *name, struct pmu_event *e, int paranoid, bool priv
 	if (is_kernel_raised(&e->attr)) {
 		/* The kernel raises these from its own context: with
 		 * exclude_kernel they silently read 0. */
-		if (!pmu_kernel_allowed(paranoid, privileged)) {
+		if (!pmu_kernel_allowed(p->paranoid, p->privileged)) {
 			char reason[PMU_REASON_LEN];
 
 			snprintf(reason, sizeof(reason),
 				 "perf_event_paranoid=%d forbids counting kernel-raised events for "
 				 "non-root, and with the kernel excluded they read 0 (run as root, grant "
-				 "CAP_PERFMON, or sysctl kernel.perf_event_paranoid=1)", paranoid);
+				 "CAP_PERFMON, or sysctl kernel.perf_event_paranoid=1)", p->paranoid);
 			mark_unavailable(e, EACCES, "paranoid", reason);
 			return 1;
 		}
@@ -488,8 +471,7 @@ static int encode(const char *name, struct pmu_event *e, int paranoid, bool priv
 	return 0;
 }
 
-static int add_event(struct pmu_set *s, const char *name, bool requested, int paranoid,
-		     bool privileged, bool vm)
+static int add_event(struct pmu_set *s, const char *name, bool requested)
 {
 	struct pmu_event *e;
 	int ret;
@@ -506,7 +488,7 @@ static int add_event(struct pmu_set *s, const char *name, bool requested, int pa
 		return -EINVAL;
 	}
 	e = &s->ev[s->n];
-	ret = encode(name, e, paranoid, privileged);
+	ret = encode(name, e, &s->perm);
 	if (ret < 0)
 		return ret;
 	e->requested = requested;
@@ -516,12 +498,9 @@ static int add_event(struct pmu_set *s, const char *name, bool requested, int pa
 	/* Only the kernel tells whether it can be had. */
 	fd = perf_open(&e->attr, -1);
 	if (fd < 0) {
-		int err = errno;
-
-		e->err = err;
-		pmu_explain(err, e->hw, paranoid, privileged, vm, e->why, sizeof(e->why),
-			    e->reason, sizeof(e->reason));
-		e->available = false;
+		e->err = errno;
+		pmu_explain(e->err, e->hw, &s->perm, e->why, sizeof(e->why), e->reason,
+			    sizeof(e->reason));
 		return 0;
 	}
 	close((int)fd);
@@ -549,12 +528,12 @@ static void set_indices(struct pmu_set *s)
 
 static int resolve(struct pmu_set *s, const char *list, bool require, bool quiet)
 {
-	int paranoid = pmu_paranoid(), ret = 0;
-	bool privileged = pmu_privileged(), vm = in_vm();
 	char *buf = NULL, *save = NULL, *tok;
 	struct pmu_group g;
+	int ret = 0;
 
 	memset(s, 0, sizeof(*s));
+	s->perm = perm_here();
 	if (list && *list) {
 		buf = strdup(list);
 		if (!buf)
@@ -564,13 +543,13 @@ static int resolve(struct pmu_set *s, const char *list, bool require, bool quiet
 				tok++;
 			if (!*tok)
 				continue;
-			ret = add_event(s, tok, true, paranoid, privileged, vm);
+			ret = add_event(s, tok, true);
 			if (ret < 0)
 				goto out;
 		}
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(always_on); i++) {
-		ret = add_event(s, always_on[i], false, paranoid, privileged, vm);
+		ret = add_event(s, always_on[i], false);
 		if (ret < 0)
 			goto out;
 	}
@@ -578,11 +557,8 @@ static int resolve(struct pmu_set *s, const char *list, bool require, bool quiet
 	set_indices(s);
 	if (pmu_group_open(&g, s) == 0) {
 		for (unsigned i = 0; i < s->n; i++)
-			if (s->ev[i].available && !g.ok[i]) {
-				s->ev[i].available = false;
-				snprintf(s->ev[i].why, sizeof(s->ev[i].why), "group");
-				snprintf(s->ev[i].reason, sizeof(s->ev[i].reason), "%s", g.reason[i]);
-			}
+			if (s->ev[i].available && !g.ok[i])
+				mark_unavailable(&s->ev[i], s->ev[i].err, "group", g.reason[i]);
 		pmu_group_close(&g);
 	}
 	set_indices(s);
@@ -615,9 +591,6 @@ static void pmu_set_default(struct pmu_set *s)
 
 int pmu_group_open(struct pmu_group *g, const struct pmu_set *s)
 {
-	int paranoid = -1;
-	bool privileged = false, vm = false;
-
 	memset(g, 0, sizeof(*g));
 	g->set = s;
 	g->leader[0] = g->leader[1] = -1;
@@ -640,13 +613,8 @@ int pmu_group_open(struct pmu_group *g, const struct pmu_set *s)
 			char why[24];
 			int err = errno;
 
-			if (paranoid < 0) {
-				paranoid = pmu_paranoid();
-				privileged = pmu_privileged();
-				vm = in_vm();
-			}
-			pmu_explain(err, e->hw, paranoid, privileged, vm, why, sizeof(why),
-				    g->reason[i], sizeof(g->reason[i]));
+			pmu_explain(err, e->hw, &s->perm, why, sizeof(why), g->reason[i],
+				    sizeof(g->reason[i]));
 			if (*leader >= 0 && err == EINVAL)
 				snprintf(g->reason[i], sizeof(g->reason[i]),
 					 "opens alone but not in one group with the other %s events: "
@@ -686,10 +654,6 @@ void pmu_group_close(struct pmu_group *g)
 	for (int k = 0; k < 2; k++)
 		if (g->leader[k] >= 0)
 			close(g->leader[k]);
-	memset(g->ok, 0, sizeof(g->ok));
-	g->leader[0] = g->leader[1] = -1;
-	for (unsigned i = 0; i < PMU_MAX_EVENTS; i++)
-		g->fd[i] = -1;
 }
 
 bool pmu_group_active(const struct pmu_group *g)
@@ -810,24 +774,21 @@ static void print_event_line(FILE *f, const struct pmu_event *e)
 		fprintf(f, "  %-28s %-9s no   %s\n", e->name, type, e->reason);
 }
 
-static void try_and_print(FILE *f, const char *name, int paranoid, bool privileged, bool vm)
+static void try_and_print(FILE *f, const char *name, const struct pmu_perm *p)
 {
-	struct pmu_set s;
+	struct pmu_set s = { .perm = *p };
+	int ret;
 
-	memset(&s, 0, sizeof(s));
 	encode_quiet = true;	/* an event libpfm4 cannot encode alone is a line, not an error */
-	if (add_event(&s, name, true, paranoid, privileged, vm) < 0 || !s.n) {
-		encode_quiet = false;
-		return;
-	}
+	ret = add_event(&s, name, true);
 	encode_quiet = false;
-	print_event_line(f, &s.ev[0]);
+	if (ret >= 0 && s.n)
+		print_event_line(f, &s.ev[0]);
 }
 
 int pmu_print_events(FILE *f, bool all)
 {
-	int paranoid = pmu_paranoid();
-	bool privileged = pmu_privileged(), vm = in_vm();
+	struct pmu_perm perm = perm_here();
 
 #if HAVE_LIBPFM
 	pfm_pmu_t p;
@@ -861,16 +822,17 @@ int pmu_print_events(FILE *f, bool all)
 #endif
 	fprintf(f, "kernel PMU: %s\n",
 		access("/sys/bus/event_source/devices/cpu", F_OK) == 0 ? "cpu (hardware events possible)" :
-		vm ? "none exposed to this VM (no /sys/bus/event_source/devices/cpu)" :
+		perm.vm ? "none exposed to this VM (no /sys/bus/event_source/devices/cpu)" :
 		     "none (no /sys/bus/event_source/devices/cpu)");
 	fprintf(f, "perf_event_paranoid=%d, %s: kernel-raised software events (context-switches, "
-		   "cpu-migrations) %s\n", paranoid, privileged ? "privileged (root or CAP_PERFMON)" : "not root",
-		pmu_kernel_allowed(paranoid, privileged) ? "are counted with the kernel included" :
+		   "cpu-migrations) %s\n", perm.paranoid,
+		perm.privileged ? "privileged (root or CAP_PERFMON)" : "not root",
+		pmu_kernel_allowed(perm.paranoid, perm.privileged) ? "are counted with the kernel included" :
 		"cannot be counted (they read 0 without the kernel)");
 	fprintf(f, "\nwhat opens here (perf_event_open on this thread):\n");
 	fprintf(f, "  %-28s %-9s %-4s %s\n", "event", "type", "ok", "mode or reason");
 	for (size_t i = 0; i < ARRAY_SIZE(aliases); i++)
-		try_and_print(f, aliases[i].name, paranoid, privileged, vm);
+		try_and_print(f, aliases[i].name, &perm);
 #if HAVE_LIBPFM
 	if (all) {
 		pfm_for_all_pmus(p) {
@@ -886,7 +848,7 @@ int pmu_print_events(FILE *f, bool all)
 				if (pfm_get_event_info(i, PFM_OS_PERF_EVENT_EXT, &ei) != PFM_SUCCESS)
 					continue;
 				snprintf(buf, sizeof(buf), "%s::%s", pi.name, ei.name);
-				try_and_print(f, buf, paranoid, privileged, vm);
+				try_and_print(f, buf, &perm);
 			}
 		}
 	} else {

@@ -48,10 +48,18 @@ struct pmu_event {
 	char reason[PMU_REASON_LEN];	/* plain-language reason when !available */
 };
 
+/* What decides whether an event opens for this process. */
+struct pmu_perm {
+	int paranoid;		/* /proc/sys/kernel/perf_event_paranoid */
+	bool privileged;	/* root or CAP_PERFMON */
+	bool vm;		/* under a hypervisor */
+};
+
 struct pmu_set {
 	struct pmu_event ev[PMU_MAX_EVENTS];
 	unsigned n;
 	int idx_cs, idx_mig, idx_task, idx_cycles;	/* -1: not in the set / not available */
+	struct pmu_perm perm;	/* read when the set was resolved */
 };
 
 /* Build the set from a comma-separated list (NULL or "": only the always-on
@@ -102,8 +110,8 @@ double pmu_agreement(double a, double b);
  * counted with the kernel included? paranoid <= 1, or root/CAP_PERFMON. */
 bool pmu_kernel_allowed(int paranoid, bool privileged);
 /* The reason (short and long) for a perf_event_open errno. */
-void pmu_explain(int err, bool hw, int paranoid, bool privileged, bool in_vm,
-		 char *why, size_t whylen, char *reason, size_t len);
+void pmu_explain(int err, bool hw, const struct pmu_perm *p, char *why, size_t whylen,
+		 char *reason, size_t len);
 
 /* Summary of event values over samples (per op or per sample). */
 struct pmu_stat {

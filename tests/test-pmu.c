@@ -34,19 +34,19 @@ static void test_explain(void)
 {
 	char why[24], r[PMU_REASON_LEN];
 
-	pmu_explain(ENOENT, true, 2, true, true, why, sizeof(why), r, sizeof(r));
+	pmu_explain(ENOENT, true, &(struct pmu_perm){ 2, true, true }, why, sizeof(why), r, sizeof(r));
 	CHECK(strstr(r, "no hardware PMU exposed to this VM (ENOENT)") != NULL, "ENOENT in a VM: %s\n", r);
 	CHECK(!strcmp(why, "no PMU"), "short reason '%s'\n", why);
-	pmu_explain(ENOENT, true, 2, true, false, why, sizeof(why), r, sizeof(r));
+	pmu_explain(ENOENT, true, &(struct pmu_perm){ 2, true, false }, why, sizeof(why), r, sizeof(r));
 	CHECK(strstr(r, "VM") == NULL && strstr(r, "ENOENT") != NULL, "ENOENT on metal: %s\n", r);
-	pmu_explain(EACCES, true, 3, false, false, why, sizeof(why), r, sizeof(r));
+	pmu_explain(EACCES, true, &(struct pmu_perm){ 3, false, false }, why, sizeof(why), r, sizeof(r));
 	CHECK(strstr(r, "perf_event_paranoid=3") != NULL && !strcmp(why, "paranoid"), "paranoid 3: %s\n", r);
-	pmu_explain(EACCES, false, 2, false, false, why, sizeof(why), r, sizeof(r));
+	pmu_explain(EACCES, false, &(struct pmu_perm){ 2, false, false }, why, sizeof(why), r, sizeof(r));
 	CHECK(strstr(r, "perf_event_paranoid=2") != NULL && strstr(r, "kernel") != NULL,
 	      "paranoid 2: %s\n", r);
-	pmu_explain(EPERM, false, 1, false, false, why, sizeof(why), r, sizeof(r));
+	pmu_explain(EPERM, false, &(struct pmu_perm){ 1, false, false }, why, sizeof(why), r, sizeof(r));
 	CHECK(strstr(r, "not root") != NULL && !strcmp(why, "not root"), "not root: %s\n", r);
-	pmu_explain(EOPNOTSUPP, true, 0, true, false, why, sizeof(why), r, sizeof(r));
+	pmu_explain(EOPNOTSUPP, true, &(struct pmu_perm){ 0, true, false }, why, sizeof(why), r, sizeof(r));
 	CHECK(strstr(r, "EOPNOTSUPP") != NULL, "EOPNOTSUPP: %s\n", r);
 
 	CHECK(pmu_kernel_allowed(2, true), "root may count the kernel at paranoid 2\n");

@@ -723,10 +723,10 @@ double pmu_agreement(double a, double b)
 	return b != 0 ? fabs(a - b) / fabs(b) : 0;
 }
 
-void pmu_stat_of(const double *v, size_t n, struct pmu_stat *st)
+void pmu_stat_of(const double *v, size_t n, struct result_event *st)
 {
-	memset(st, 0, sizeof(*st));
 	st->n = n;
+	st->min = st->median = st->mean = st->max = st->total = 0;
 	if (!n)
 		return;
 	st->min = st->max = v[0];
@@ -958,7 +958,6 @@ static void event_figures(const struct pmu_sampler *s, unsigned k, size_t n, dou
 			  struct result_event *re)
 {
 	const struct pmu_event *e = &s->g.set->ev[k];
-	struct pmu_stat st;
 	size_t cnt = 0;
 
 	memset(re, 0, sizeof(*re));
@@ -979,14 +978,8 @@ static void event_figures(const struct pmu_sampler *s, unsigned k, size_t n, dou
 			 "other perf users (time_running < time_enabled)");
 		return;
 	}
-	pmu_stat_of(tmp, cnt, &st);
+	pmu_stat_of(tmp, cnt, re);
 	re->available = true;
-	re->n = st.n;
-	re->min = st.min;
-	re->median = st.median;
-	re->mean = st.mean;
-	re->max = st.max;
-	re->total = st.total;
 }
 
 /* The disturbed samples (a context switch or a migration counted), by index. */
@@ -1013,23 +1006,12 @@ static void disturbed_samples(const struct pmu_sampler *s, size_t n, struct resu
 }
 
 /* Ticks per PMU cycle over the undisturbed samples; 0 when none counted. */
-static double sampler_ticks_per_cycle(const struct pmu_sampler *s, size_t n)
+static double sampler_ticks_per_cycle(struct pmu_sampler *s, size_t n)
 {
-	double *dt = malloc((n ? n : 1) * sizeof(double)), *dc = malloc((n ? n : 1) * sizeof(double));
-	double tpc = 0;
-	size_t m = 0;
-
-	if (dt && dc && s->g.set->idx_cycles >= 0) {
-		for (size_t i = 0; i < n; i++)
-			if (!isnan(s->dcycles[i]) && s->disturbed[i] <= 0) {
-				dt[m] = s->dticks[i];
-				dc[m++] = s->dcycles[i];
-			}
-		tpc = pmu_ticks_per_cycle(dt, dc, m);
-	}
-	free(dt);
-	free(dc);
-	return tpc;
+	for (size_t i = 0; i < n; i++)
+		if (s->disturbed[i] > 0)
+			s->dcycles[i] = NAN;
+	return s->g.set->idx_cycles >= 0 ? pmu_ticks_per_cycle(s->dticks, s->dcycles, n) : 0;
 }
 
 void pmu_sampler_finish(struct pmu_sampler *s, size_t n, struct result *res)

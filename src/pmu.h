@@ -113,12 +113,10 @@ bool pmu_kernel_allowed(int paranoid, bool privileged);
 void pmu_explain(int err, bool hw, const struct pmu_perm *p, char *why, size_t whylen,
 		 char *reason, size_t len);
 
-/* Summary of event values over samples (per op or per sample). */
-struct pmu_stat {
-	double min, median, mean, max, total;
-	size_t n;
-};
-void pmu_stat_of(const double *v, size_t n, struct pmu_stat *st);
+/* n, min, median, mean, max and total of event values over samples (per op
+ * or per sample). */
+struct result_event;
+void pmu_stat_of(const double *v, size_t n, struct result_event *st);
 
 /* Per-sample bookkeeping for one measurement (runner.c). A sample times N
  * then 2N iterations; the groups are read before (a), between (b) and after

@@ -60,7 +60,7 @@ static void test_arithmetic(void)
 	double dt[7] = { 750, 1500, 760, 0, 7500, 740, 300 };
 	double dc[7] = { 1000, 2000, 1000, 1000, 10000, 1000, 0 };
 	double v[5] = { 3, 1, 2, 5, 4 };
-	struct pmu_stat st;
+	struct result_event st;
 
 	/* ratios 0.75 0.75 0.76 (0: skipped) 0.75 0.74 (no cycles: skipped) */
 	CHECK(fabs(pmu_ticks_per_cycle(dt, dc, 7) - 0.75) < 1e-12, "median ticks/cycle %g\n",

@@ -10,6 +10,7 @@
 #include "cmd/options.h"
 #include "common.h"
 #include "report.h"
+#include "sections.h"
 
 struct report_args {
 	const char *out, *c2c;
@@ -35,33 +36,6 @@ static const struct cmd_opts report_cmd = {
 	.tail = "The HTML page is self-contained: fingerprint, atomic vs non-atomic bars per pattern,\n"
 		"cost vs footprint curves and the c2c heat map when the report has them.\n",
 };
-
-/* --c2c FILE: the JSON of `atomcost c2c` becomes the report's "c2c"
- * section (drawn as heat maps, and kept when written as JSON). */
-static int attach_c2c(struct report *rep, const char *path)
-{
-	json_error_t e;
-	json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
-
-	if (!j) {
-		if (e.line < 0 || strstr(e.text, "unable to open")) {
-			pr_err("report: --c2c: cannot read '%s': %s", path, e.text);
-			return -ENOENT;
-		}
-		pr_err("report: --c2c: %s:%d:%d: not valid JSON: %s", path, e.line, e.column, e.text);
-		return -EINVAL;
-	}
-	if (!json_is_object(j) || !json_object_get(j, "matrix")) {
-		pr_err("report: --c2c: '%s' has no \"matrix\" (expected the JSON of 'atomcost c2c --all-pairs --format json')",
-		       path);
-		json_decref(j);
-		return -EINVAL;
-	}
-	if (!rep->sections)
-		rep->sections = json_object();
-	json_object_set_new(rep->sections, "c2c", j);
-	return 0;
-}
 
 /* The writer: --format's, else -o's extension's, else text. */
 static int pick_writer(struct report_args *a)
@@ -101,7 +75,7 @@ int cmd_report(int argc, char **argv)
 	if (ret < 0)
 		return ret == -EEXIST ? EXIT_USAGE : exit_code_for(ret);
 	if (a.c2c)
-		ret = attach_c2c(&rep, a.c2c);
+		ret = report_attach_c2c(&rep, a.c2c);
 	if (!ret && a.out) {
 		ret = report_write_file(&rep, a.w, a.out, a.force);
 		if (!ret)

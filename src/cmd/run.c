@@ -351,18 +351,17 @@ static int select_probes(struct run_cmd *rc, int argc, char **argv, const struct
 static void describe_run(struct report *rep, const struct run_cmd *rc, const struct experiment *exp,
 			 int argc, char **argv)
 {
-	json_t *cmd = json_array();
+	json_t *cmd = json_array(), *x = experiment_json(&rc->o, &rc->sel);
 
 	for (int i = 0; i < argc; i++)
 		json_array_append_new(cmd, json_string(argv[i]));
-	rep->meta = json_pack("{s:o}", "command_line", cmd);
-	json_object_set_new(rep->meta, "experiment", experiment_json(&rc->o, &rc->sel));
 	if (exp) {
 		json_t *cj = config_to_json(exp);
 
-		json_object_update(json_object_get(rep->meta, "experiment"), cj);
+		json_object_update(x, cj);
 		json_decref(cj);
 	}
+	rep->meta = json_pack("{s:o, s:o}", "command_line", cmd, "experiment", x);
 }
 
 /* Measure, print, write the file. An exit code. */

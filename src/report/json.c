@@ -747,6 +747,31 @@ out:
 	return ret;
 }
 
+int report_attach_c2c(struct report *rep, const char *path)
+{
+	json_error_t e;
+	json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
+
+	if (!j) {
+		if (e.line < 0 || strstr(e.text, "unable to open")) {
+			pr_err("report: --c2c: cannot read '%s': %s", path, e.text);
+			return -ENOENT;
+		}
+		pr_err("report: --c2c: %s:%d:%d: not valid JSON: %s", path, e.line, e.column, e.text);
+		return -EINVAL;
+	}
+	if (!json_is_object(j) || !json_object_get(j, "matrix")) {
+		pr_err("report: --c2c: '%s' has no \"matrix\" (expected the JSON of 'atomcost c2c --all-pairs --format json')",
+		       path);
+		json_decref(j);
+		return -EINVAL;
+	}
+	if (!rep->sections)
+		rep->sections = json_object();
+	json_object_set_new(rep->sections, "c2c", j);
+	return 0;
+}
+
 /* ---- the summary, typed for side by side (compare-n.h) ---- */
 
 /* n zeroed items of size (NULL: none), counted in *np; *err -ENOMEM when

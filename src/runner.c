@@ -306,27 +306,18 @@ int runner_ctx_init(const struct probe *p, struct probe_ctx *ctx)
 	return 0;
 }
 
-int runner_measure_kernel(probe_kernel_fn fn, struct probe_ctx *ctx, const struct run_opts *o,
-			  const struct calibration *cal, struct result *res)
+/* Warm the lines, the branch predictors and the core clock, for at most a
+ * quarter of the budget (in the characterization, 30 ms a row, a sweep's
+ * scan gives each of its 21 footprints 0.7 ms, on a core and lines the
+ * previous footprint warmed); then choose N and drop the warm-up samples.
+ * Returns the fixed overhead. */
+static double warm_up(const struct runner_timing *T, probe_kernel_fn fn, struct probe_ctx *ctx,
+		      const struct run_opts *o, const struct calibration *cal, struct result *res)
 {
-	const struct runner_timing *T = o->timing ? o->timing : &real_timing;
-	size_t cap;
-	uint64_t deadline, end;
-	double *t2n = NULL, *tn = NULL, *chain = NULL, min2 = INFINITY, fixed;
-	uint64_t chain_iters;
-	size_t n = 0;
-	int ret = 0;
-	struct pmu_sampler ev;
-	bool ev_on = false;
+	uint64_t end = now_ns() + (uint64_t)fmin((double)WARMUP_NS, o->max_seconds * 0.25e9);
 
-	/* warm the lines, the branch predictors and the core clock, for at
-	 * most a quarter of the budget: in the characterization (30 ms a row)
-	 * a sweep's scan gives each of its 21 footprints 0.7 ms, on a core and
-	 * lines the previous footprint warmed */
-	end = now_ns() + (uint64_t)fmin((double)WARMUP_NS, o->max_seconds * 0.25e9);
 	while (now_ns() < end)
 		fn(ctx, 64);
-
 	res->iters = choose_iters(T, fn, ctx, o->sample_us * 1e-6 * cal->timer_hz);
 	res->ops_per_sample = 2 * res->iters * UNROLL;
 	for (int i = 0; i < WARMUP_SAMPLES; i++) {
@@ -334,25 +325,63 @@ int runner_measure_kernel(probe_kernel_fn fn, struct probe_ctx *ctx, const struc
 		(void)time_kernel(T, fn, ctx, 2 * res->iters);
 	}
 	res->warmup = WARMUP_SAMPLES;
-	fixed = fixed_overhead(T, fn, ctx);
+	return fixed_overhead(T, fn, ctx);
+}
 
-	cap = o->max_samples;
-	res->samples = malloc(cap * sizeof(double));
-	t2n = malloc(cap * sizeof(double));
-	tn = malloc(cap * sizeof(double));
-	chain = malloc((cap + 1) * sizeof(double));
+/* Has the median's CI got tight enough after n samples? */
+static bool ci_reached(const double *t2n, const double *chain, size_t n, double fixed,
+		       const struct run_opts *o, const struct calibration *cal, struct result *res)
+{
+	struct summary s;
+
+	if (n < o->min_samples)
+		return false;
+	runner_to_per_op(t2n, chain, n, fixed, cal->ticks_per_cycle, 0, res);
+	stats_summarize(res->samples, n, &s);
+	/* an absolute floor for near-zero medians (the empty probe) */
+	return (s.ci_hi - s.ci_lo) / 2.0 <= fmax(o->target_ci * fabs(s.median), 0.002);
+}
+
+/* The row from its n samples (t_N, t_2N, the drift chains around them). */
+static void finish_row(const double *tn, const double *t2n, const double *chain, size_t n,
+		       double fixed, double min2, const struct calibration *cal, struct result *res)
+{
+	res->overhead_ticks = fixed;
+	/* from medians: the minima of a bimodal chain (a locked op on Zen
+	 * 3/4) can come from different modes at N and 2N */
+	res->overhead_extrap_ticks = 2 * stats_median(tn, n) - stats_median(t2n, n);
+	res->sample_min_ticks = min2;
+	res->overhead_flag = fixed > RUNNER_OVH_SHARE * min2 ||
+			     fabs(res->overhead_extrap_ticks - fixed) > RUNNER_OVH_EXTRAP * min2;
+	runner_to_per_op(t2n, chain, n, fixed, cal->ticks_per_cycle, res->pmu_ticks_per_cycle, res);
+	stats_summarize(res->samples, res->nsamples, &res->s);
+}
+
+int runner_measure_kernel(probe_kernel_fn fn, struct probe_ctx *ctx, const struct run_opts *o,
+			  const struct calibration *cal, struct result *res)
+{
+	const struct runner_timing *T = o->timing ? o->timing : &real_timing;
+	size_t cap = o->max_samples, n = 0;
+	double fixed = warm_up(T, fn, ctx, o, cal, res), min2 = INFINITY;
+	/* t_N, t_2N and the drift chains (one more than samples) */
+	double *tn = malloc((3 * cap + 1) * sizeof(double)), *t2n = tn + cap, *chain = t2n + cap;
 	/* a drift chain about as long as the N timing */
-	chain_iters = (uint64_t)(o->sample_us * 1e-6 * cal->core_hz / 64) + 1;
-	if (!res->samples || !t2n || !tn || !chain) {
-		ret = -ENOMEM;
-		goto out_free;
+	uint64_t deadline, chain_iters = (uint64_t)(o->sample_us * 1e-6 * cal->core_hz / 64) + 1;
+	struct pmu_sampler ev;
+	int ret;
+
+	res->samples = malloc(cap * sizeof(double));
+	if (!res->samples || !tn) {
+		free(tn);
+		return -ENOMEM;
 	}
 	/* events (pmu.c): the groups are read between the timings, never
 	 * inside one; hardware counts are per op from the N/2N difference */
 	ret = pmu_sampler_start(&ev, o->pmu, cap, res->iters * UNROLL);
-	if (ret < 0)
-		goto out_free;
-	ev_on = true;
+	if (ret < 0) {
+		free(tn);
+		return ret;
+	}
 	chain[0] = drift_chain(T, chain_iters, cal->overhead_min);
 	deadline = now_ns() + (uint64_t)(o->max_seconds * 1e9);
 	while (n < cap) {
@@ -374,38 +403,17 @@ int runner_measure_kernel(probe_kernel_fn fn, struct probe_ctx *ctx, const struc
 		pmu_sampler_stale(&ev);
 		if (n % CI_CHECK_EVERY)
 			continue;
-		if (n >= o->min_samples) {
-			struct summary s;
-
-			runner_to_per_op(t2n, chain, n, fixed, cal->ticks_per_cycle, 0, res);
-			stats_summarize(res->samples, n, &s);
-			/* an absolute floor for near-zero medians (the empty probe) */
-			if ((s.ci_hi - s.ci_lo) / 2.0 <= fmax(o->target_ci * fabs(s.median), 0.002)) {
-				res->ci_reached = true;
-				break;
-			}
+		if (ci_reached(t2n, chain, n, fixed, o, cal, res)) {
+			res->ci_reached = true;
+			break;
 		}
 		if (now_ns() > deadline)
 			break;
 	}
-	if (ev_on)
-		pmu_sampler_finish(&ev, n, res);	/* sets pmu_ticks_per_cycle */
-	if (n) {
-		res->overhead_ticks = fixed;
-		/* from medians: the minima of a bimodal chain (a locked op
-		 * on Zen 3/4) can come from different modes at N and 2N */
-		res->overhead_extrap_ticks = 2 * stats_median(tn, n) - stats_median(t2n, n);
-		res->sample_min_ticks = min2;
-		res->overhead_flag = fixed > RUNNER_OVH_SHARE * min2 ||
-				     fabs(res->overhead_extrap_ticks - fixed) > RUNNER_OVH_EXTRAP * min2;
-		runner_to_per_op(t2n, chain, n, fixed, cal->ticks_per_cycle, res->pmu_ticks_per_cycle,
-				 res);
-		stats_summarize(res->samples, res->nsamples, &res->s);
-	}
-out_free:
-	free(chain);
+	pmu_sampler_finish(&ev, n, res);	/* sets pmu_ticks_per_cycle */
+	if (n)
+		finish_row(tn, t2n, chain, n, fixed, min2, cal, res);
 	free(tn);
-	free(t2n);
 	return ret;
 }
 

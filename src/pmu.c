@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -173,12 +174,17 @@ void pmu_explain(int err, bool hw, const struct pmu_perm *p, char *why, size_t w
 	}
 }
 
-static void mark_unavailable(struct pmu_event *e, int err, const char *why, const char *reason)
+__attribute__((format(printf, 4, 5)))
+static void mark_unavailable(struct pmu_event *e, int err, const char *why, const char *fmt, ...)
 {
+	va_list ap;
+
 	e->available = false;
 	e->err = err;
 	snprintf(e->why, sizeof(e->why), "%s", why);
-	snprintf(e->reason, sizeof(e->reason), "%s", reason);
+	va_start(ap, fmt);
+	vsnprintf(e->reason, sizeof(e->reason), fmt, ap);
+	va_end(ap);
 }
 
 /* ---- encoding ---------------------------------------------------------- */
@@ -186,15 +192,6 @@ static void mark_unavailable(struct pmu_event *e, int err, const char *why, cons
 /* Set while `events --all` walks every event: encoding failures become
  * lines of the listing instead of errors. */
 static bool encode_quiet;
-
-static void setup_attr(struct perf_event_attr *a)
-{
-	a->size = sizeof(struct perf_event_attr);	/* libpfm4 leaves it to us */
-	a->read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED |
-			 PERF_FORMAT_TOTAL_TIME_RUNNING;
-	a->disabled = 0;
-	a->inherit = 0;
-}
 
 #if HAVE_LIBPFM
 static bool pfm_ready;
@@ -347,7 +344,7 @@ static void detected_pmus(char *buf, size_t len)
 static int encode_pfm(const char *name, struct pmu_event *e)
 {
 	pfm_perf_encode_arg_t arg;
-	char *fstr = NULL, pmu[64], det[256];
+	char pmu[64], det[256];
 	int r;
 
 	if (pfm_init_once() < 0)
@@ -355,20 +352,15 @@ static int encode_pfm(const char *name, struct pmu_event *e)
 	memset(&arg, 0, sizeof(arg));
 	memset(&e->attr, 0, sizeof(e->attr));
 	arg.attr = &e->attr;
-	arg.fstr = &fstr;
 	arg.size = sizeof(arg);
 	/* PFM_PLM3: count user mode only unless the string says otherwise
 	 * (":k=1"): the probes run in user mode, and paranoid=2 allows that
 	 * to any user. */
 	r = pfm_get_os_event_encoding(name, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
-	if (r == PFM_SUCCESS) {
-		snprintf(e->fstr, sizeof(e->fstr), "%s", fstr ? fstr : name);
-		free(fstr);
+	if (r == PFM_SUCCESS)
 		return 0;
-	}
-	free(fstr);
 	if (r == PFM_ERR_NOTFOUND && pmu_known_not_present(name, pmu, sizeof(pmu))) {
-		char reason[PMU_REASON_LEN], sug[256];
+		char sug[256];
 
 		/* libpfm4 keeps the tables of PMUs it does not detect: a typo in
 		 * another CPU's event name is still a usage error */
@@ -379,9 +371,8 @@ static int encode_pfm(const char *name, struct pmu_event *e)
 		}
 
 		detected_pmus(det, sizeof(det));
-		snprintf(reason, sizeof(reason), "this CPU has no %s PMU (libpfm4 detects: %s)",
-			 pmu, det[0] ? det : "none");
-		mark_unavailable(e, ENODEV, "other CPU", reason);
+		mark_unavailable(e, ENODEV, "other CPU", "this CPU has no %s PMU (libpfm4 detects: %s)",
+				 pmu, det[0] ? det : "none");
 		return 1;
 	}
 	if (r == PFM_ERR_NOTFOUND) {
@@ -395,10 +386,8 @@ static int encode_pfm(const char *name, struct pmu_event *e)
 		return -EINVAL;
 	}
 	if (encode_quiet) {
-		char reason[PMU_REASON_LEN];
-
-		snprintf(reason, sizeof(reason), "libpfm4 cannot encode it alone: %s", pfm_strerror(r));
-		mark_unavailable(e, EINVAL, "encoding", reason);
+		mark_unavailable(e, EINVAL, "encoding", "libpfm4 cannot encode it alone: %s",
+				 pfm_strerror(r));
 		return 1;
 	}
 	pr_err("-e: event '%s': %s (libpfm4 syntax: PMU::EVENT:UMASK:modifier=value)", name,
@@ -416,7 +405,7 @@ static int encode_pfm(const char *name, struct pmu_event *e)
 	const char *s = suggest_name(name, alias_name_at, ARRAY_SIZE(aliases), NULL);
 
 	if (strstr(name, "::")) {
-		mark_unavailable(e, ENOTSUP, "no libpfm4",
+		mark_unavailable(e, ENOTSUP, "no libpfm4", "%s",
 				 "built without libpfm4 (install libpfm4-dev and rebuild)");
 		return 1;
 	}
@@ -438,7 +427,6 @@ static int encode(const char *name, struct pmu_event *e, const struct pmu_perm *
 	memset(e, 0, sizeof(*e));
 	snprintf(e->name, sizeof(e->name), "%s", name);
 	if (al) {
-		snprintf(e->fstr, sizeof(e->fstr), "%s", al->name);
 		e->attr.type = al->type;
 		e->attr.config = al->config;
 		e->attr.exclude_kernel = 1;	/* user mode, as PFM_PLM3 */
@@ -446,24 +434,24 @@ static int encode(const char *name, struct pmu_event *e, const struct pmu_perm *
 	} else {
 		ret = encode_pfm(name, e);
 		if (ret == 1)
-			e->hw = e->per_op = true;	/* a CPU PMU's event */
+			e->hw = true;	/* a CPU PMU's event */
 		if (ret)
 			return ret;
 	}
 	e->hw = e->attr.type != PERF_TYPE_SOFTWARE && e->attr.type != PERF_TYPE_TRACEPOINT;
-	e->per_op = e->hw;
-	setup_attr(&e->attr);
+	e->attr.size = sizeof(struct perf_event_attr);	/* libpfm4 leaves it to us */
+	e->attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED |
+			      PERF_FORMAT_TOTAL_TIME_RUNNING;
+	e->attr.disabled = 0;
+	e->attr.inherit = 0;
 	if (is_kernel_raised(&e->attr)) {
 		/* The kernel raises these from its own context: with
 		 * exclude_kernel they silently read 0. */
 		if (!pmu_kernel_allowed(p->paranoid, p->privileged)) {
-			char reason[PMU_REASON_LEN];
-
-			snprintf(reason, sizeof(reason),
-				 "perf_event_paranoid=%d forbids counting kernel-raised events for "
-				 "non-root, and with the kernel excluded they read 0 (run as root, grant "
-				 "CAP_PERFMON, or sysctl kernel.perf_event_paranoid=1)", p->paranoid);
-			mark_unavailable(e, EACCES, "paranoid", reason);
+			mark_unavailable(e, EACCES, "paranoid", "perf_event_paranoid=%d forbids counting "
+					 "kernel-raised events for non-root, and with the kernel excluded "
+					 "they read 0 (run as root, grant CAP_PERFMON, or sysctl "
+					 "kernel.perf_event_paranoid=1)", p->paranoid);
 			return 1;
 		}
 		e->attr.exclude_kernel = 0;
@@ -555,12 +543,11 @@ static int resolve(struct pmu_set *s, const char *list, bool require, bool quiet
 	}
 	/* Each event opens alone; check that they open together, as groups. */
 	set_indices(s);
-	if (pmu_group_open(&g, s) == 0) {
-		for (unsigned i = 0; i < s->n; i++)
-			if (s->ev[i].available && !g.ok[i])
-				mark_unavailable(&s->ev[i], s->ev[i].err, "group", g.reason[i]);
-		pmu_group_close(&g);
-	}
+	pmu_group_open(&g, s);
+	for (unsigned i = 0; i < s->n; i++)
+		if (s->ev[i].available && !g.ok[i])
+			mark_unavailable(&s->ev[i], s->ev[i].err, "group", "%s", g.reason[i]);
+	pmu_group_close(&g);
 	set_indices(s);
 	if (require) {
 		for (unsigned i = 0; i < s->n; i++)
@@ -589,7 +576,7 @@ static void pmu_set_default(struct pmu_set *s)
 
 /* ---- groups ------------------------------------------------------------ */
 
-int pmu_group_open(struct pmu_group *g, const struct pmu_set *s)
+void pmu_group_open(struct pmu_group *g, const struct pmu_set *s)
 {
 	memset(g, 0, sizeof(*g));
 	g->set = s;
@@ -633,13 +620,11 @@ int pmu_group_open(struct pmu_group *g, const struct pmu_set *s)
 		if (*leader < 0)
 			*leader = (int)fd;
 	}
-	for (int k = 0; k < 2; k++) {
-		if (g->leader[k] < 0)
-			continue;
-		ioctl(g->leader[k], PERF_EVENT_IOC_RESET, PERF_IOC_FLAG_GROUP);
-		ioctl(g->leader[k], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
-	}
-	return 0;
+	for (int k = 0; k < 2; k++)
+		if (g->leader[k] >= 0) {
+			ioctl(g->leader[k], PERF_EVENT_IOC_RESET, PERF_IOC_FLAG_GROUP);
+			ioctl(g->leader[k], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
+		}
 }
 
 void pmu_group_close(struct pmu_group *g)
@@ -654,11 +639,6 @@ void pmu_group_close(struct pmu_group *g)
 	for (int k = 0; k < 2; k++)
 		if (g->leader[k] >= 0)
 			close(g->leader[k]);
-}
-
-bool pmu_group_active(const struct pmu_group *g)
-{
-	return g->leader[0] >= 0 || g->leader[1] >= 0;
 }
 
 int pmu_group_read(const struct pmu_group *g, struct pmu_reading *r)
@@ -716,11 +696,6 @@ double pmu_ticks_per_cycle(const double *dticks, const double *dcycles, size_t n
 	m = k ? stats_median(r, k) : 0;
 	free(r);
 	return m;
-}
-
-double pmu_agreement(double a, double b)
-{
-	return b != 0 ? fabs(a - b) / fabs(b) : 0;
 }
 
 void pmu_stat_of(const double *v, size_t n, struct result_event *st)
@@ -894,7 +869,7 @@ int pmu_sampler_start(struct pmu_sampler *s, const struct pmu_set *set, size_t c
 		return -ENOMEM;
 	}
 	pmu_group_open(&s->g, set);
-	s->active = pmu_group_active(&s->g);
+	s->active = s->g.leader[0] >= 0 || s->g.leader[1] >= 0;	/* a read is worth its cost */
 	s->stale = true;
 	return 0;
 }
@@ -934,7 +909,7 @@ void pmu_sampler_after(struct pmu_sampler *s, size_t i, double t_n, double t_2n)
 		*v = NAN;
 		if (!s->active)
 			continue;
-		if (set->ev[k].per_op) {
+		if (set->ev[k].hw) {
 			if (pmu_delta(&s->g, &s->a, &s->b, k, &dn) &&
 			    pmu_delta(&s->g, &s->b, &s->c, k, &d2n)) {
 				*v = (d2n - dn) / s->ops_n;
@@ -962,7 +937,7 @@ static void event_figures(const struct pmu_sampler *s, unsigned k, size_t n, dou
 
 	memset(re, 0, sizeof(*re));
 	snprintf(re->name, sizeof(re->name), "%s", e->name);
-	re->per_op = e->per_op;
+	re->per_op = e->hw;
 	for (size_t i = 0; i < n; i++)
 		if (!isnan(s->v[(size_t)k * s->cap + i]))
 			tmp[cnt++] = s->v[(size_t)k * s->cap + i];
@@ -1052,7 +1027,7 @@ void pmu_report_cycles(struct report *rep)
 
 		rep->pmu_ticks_per_cycle = tpc;
 		rep->chain_ticks_per_cycle = chain;
-		rep->cycle_agreement = pmu_agreement(tpc, chain);
+		rep->cycle_agreement = fabs(tpc - chain) / chain;
 		rep->cal.ticks_per_cycle = tpc;
 		rep->cal.core_hz = rep->cal.timer_hz / tpc;
 		rep->cal.cycle_source = "PMU cycles event (user mode, median over probes); "

@@ -37,10 +37,9 @@
 
 struct pmu_event {
 	char name[PMU_NAME_LEN];	/* as requested (or the always-on alias) */
-	char fstr[PMU_NAME_LEN];	/* what was encoded (libpfm4's full string or the alias) */
 	struct perf_event_attr attr;
-	bool hw;		/* counted by a CPU PMU (hardware group) */
-	bool per_op;		/* summarized per op; else per sample (software events) */
+	bool hw;		/* counted by a CPU PMU (hardware group), summarized per op;
+				 * else per sample (software events) */
 	bool requested;		/* named with -e (else always-on) */
 	bool available;		/* opened here */
 	int err;		/* the errno perf_event_open gave (0: none) */
@@ -85,13 +84,11 @@ struct pmu_reading {
 };
 
 /* Open, reset and enable the groups on the calling thread. Events that
- * do not open here are marked !ok with a reason; 0 unless out of memory. */
-int pmu_group_open(struct pmu_group *g, const struct pmu_set *s);
+ * do not open here are marked !ok with a reason. */
+void pmu_group_open(struct pmu_group *g, const struct pmu_set *s);
 /* Read both groups (one read() each). 0 or -errno. */
 int pmu_group_read(const struct pmu_group *g, struct pmu_reading *r);
 void pmu_group_close(struct pmu_group *g);
-/* Any event open at all (a read is worth its cost). */
-bool pmu_group_active(const struct pmu_group *g);
 
 /* Counts of event i between two readings; false when it could not be
  * counted over the whole interval (not open, or its group was multiplexed
@@ -103,8 +100,6 @@ bool pmu_delta(const struct pmu_group *g, const struct pmu_reading *a,
  * PMU cycles: the median of dticks[i] / dcycles[i] over pairs with positive
  * cycles. 0 when none. */
 double pmu_ticks_per_cycle(const double *dticks, const double *dcycles, size_t n);
-/* |a - b| / b, the agreement shown between PMU cycles and the add chain. */
-double pmu_agreement(double a, double b);
 
 /* May kernel-raised software events (context switches, migrations) be
  * counted with the kernel included? paranoid <= 1, or root/CAP_PERFMON. */

@@ -33,6 +33,7 @@ enum jkind {
 	JK_OBJ,		/* a struct of table sub (its has first) */
 	JK_STRS,	/* char[max][size] strings, count at cnt */
 	JK_INTS,	/* size_t *, owned, count at cnt */
+	JK_REALS,	/* double *, owned, count at cnt */
 	JK_OBJS,	/* an owned array of table sub's structs, count at cnt */
 };
 
@@ -46,11 +47,16 @@ struct jfield {
 struct jtable {
 	const struct jfield *f;
 	size_t n, size;
+	bool has;		/* the struct starts with its has bits */
 };
 
 #define JF(type, m, kind, key) { key, kind, offsetof(type, m), sizeof(((type *)0)->m), 0, 0, NULL }
 #define JSUB(type, m, kind, key, t) { key, kind, offsetof(type, m), sizeof(((type *)0)->m), 0, 0, &t }
-#define JTABLE(f, type) { f, ARRAY_SIZE(f), sizeof(type) }
+#define JTABLE(f, type) { f, ARRAY_SIZE(f), sizeof(type), true }
+#define JPLAIN(f, type) { f, ARRAY_SIZE(f), sizeof(type), false }
+/* an object whose keys go to members of the same struct */
+#define JFLAT(key, t) { key, JK_OBJ, 0, 0, 0, 0, &t }
+#define JARR(type, m, key, t) { key, JK_OBJS, offsetof(type, m), 0, offsetof(type, n##m), 0, &t }
 
 typedef __typeof__(((struct pattern_info *)0)->sizes) sizes_t;
 typedef __typeof__(((struct result_extra *)0)->self_check) self_check_t;
@@ -194,7 +200,8 @@ static int obj_read(const struct jtable *t, json_t *o, void *p);
 /* An array of f's items into m; 0 or -ENOMEM. */
 static int items_read(const struct jfield *f, json_t *a, char *m, size_t *n)
 {
-	size_t each = f->kind == JK_INTS ? sizeof(size_t) : f->kind == JK_OBJS ? f->sub->size : f->size;
+	size_t each = f->kind == JK_INTS ? sizeof(size_t) : f->kind == JK_REALS ? sizeof(double) :
+		      f->kind == JK_OBJS ? f->sub->size : f->size;
 	size_t k, max = f->max ? f->max : json_array_size(a);
 	char *d = m;
 	json_t *v;
@@ -213,6 +220,8 @@ static int items_read(const struct jfield *f, json_t *a, char *m, size_t *n)
 			snprintf(d + *n * each, each, "%s", json_string_value(v) ?: "");
 		else if (f->kind == JK_INTS)
 			((size_t *)d)[*n] = (size_t)json_integer_value(v);
+		else if (f->kind == JK_REALS)
+			((double *)d)[*n] = json_number_value(v);
 		else if (obj_read(f->sub, v, d + *n * each) < 0)
 			return -ENOMEM;
 		++*n;
@@ -261,7 +270,8 @@ static int obj_read(const struct jtable *t, json_t *o, void *p)
 
 		if (!v)
 			continue;
-		*(unsigned *)p |= 1u << i;
+		if (t->has)
+			*(unsigned *)p |= 1u << i;
 		if (field_read(&t->f[i], v, (char *)p + t->f[i].off) < 0)
 			return -ENOMEM;
 	}
@@ -786,61 +796,101 @@ static void *items(size_t n, size_t size, size_t *np, int *err)
 	return p;
 }
 
-static void summary_machine(json_t *root, struct compare_n_doc *d)
-{
-	json_t *fp = json_object_get(root, "fingerprint"), *cpu = json_object_get(fp, "cpu");
-	json_t *cal = json_object_get(root, "calibration"), *cc = json_object_get(fp, "compiler");
-	json_t *hv = json_object_get(fp, "hypervisor"), *tr = json_object_get(cal, "trustworthy");
+#define DOC(m, kind, key) JF(struct compare_n_doc, m, kind, key)
+static const struct jfield cpu_f[] = {
+	DOC(model_name, JK_STR, "model_name"), DOC(family, JK_STR, "family"), DOC(model, JK_STR, "model"),
+	DOC(stepping, JK_STR, "stepping"), DOC(microcode, JK_STR, "microcode"),
+};
+static const struct jfield kernel_f[] = { DOC(kernel, JK_STR, "release") };
+static const struct jfield cc_f[] = { DOC(cc, JK_STR, "cc"), DOC(flags, JK_STR, "flags") };
+static const struct jfield hv_f[] = { DOC(vm, JK_BOOL, "cpuid_flag") };
+static const struct jtable cpu_t = JPLAIN(cpu_f, struct compare_n_doc);
+static const struct jtable kernel_t = JPLAIN(kernel_f, struct compare_n_doc);
+static const struct jtable cc_t = JPLAIN(cc_f, struct compare_n_doc);
+static const struct jtable hv_t = JPLAIN(hv_f, struct compare_n_doc);
+static const struct jfield fp_f[] = {
+	DOC(host, JK_STR, "host"), JFLAT("cpu", cpu_t), JFLAT("kernel", kernel_t), JFLAT("compiler", cc_t),
+	JFLAT("hypervisor", hv_t),
+};
+static const struct jfield tool_f[] = { DOC(version, JK_STR, "version") };
+static const struct jfield cal_f[] = {
+	DOC(trustworthy, JK_BOOL, "trustworthy"), DOC(core_hz, JK_REAL, "core_hz"),
+};
+static const struct jtable fp_t = JPLAIN(fp_f, struct compare_n_doc);
+static const struct jtable tool_t = JPLAIN(tool_f, struct compare_n_doc);
+static const struct jtable cal_t = JPLAIN(cal_f, struct compare_n_doc);
 
-	d->partial = json_is_true(json_object_get(root, "partial"));
-	copy_str(d->started, sizeof(d->started), root, "started");
-	copy_str(d->topology, sizeof(d->topology), root, "topology_summary");
-	copy_str(d->version, sizeof(d->version), json_object_get(root, "tool"), "version");
-	copy_str(d->host, sizeof(d->host), fp, "host");
-	copy_str(d->model_name, sizeof(d->model_name), cpu, "model_name");
-	copy_str(d->family, sizeof(d->family), cpu, "family");
-	copy_str(d->model, sizeof(d->model), cpu, "model");
-	copy_str(d->stepping, sizeof(d->stepping), cpu, "stepping");
-	copy_str(d->microcode, sizeof(d->microcode), cpu, "microcode");
-	copy_str(d->kernel, sizeof(d->kernel), json_object_get(fp, "kernel"), "release");
-	copy_str(d->cc, sizeof(d->cc), cc, "cc");
-	copy_str(d->flags, sizeof(d->flags), cc, "flags");
-	d->vm = hv ? json_is_true(json_object_get(hv, "cpuid_flag")) : -1;
-	d->trustworthy = json_is_boolean(tr) ? json_is_true(tr) : -1;
-	d->core_hz = num_of(cal, "core_hz");
-	d->card_floor = num_of(json_object_get(root, "card"), "noise_floor");
-}
+#define PAIR(m, kind, key) JF(struct cn_pair, m, kind, key)
+static const struct jfield pair_f[] = {
+	PAIR(what, JK_STR, "what"), PAIR(mode, JK_STR, "mode"), PAIR(pattern, JK_STR, "pattern"),
+	PAIR(atomic, JK_REAL, "atomic_cycles"), PAIR(plain, JK_REAL, "plain_cycles"),
+};
+static const struct jfield share_f[] = {
+	JF(struct cn_share, placement, JK_STR, "placement"), JF(struct cn_share, cycles[0], JK_REAL, "true_share"),
+	JF(struct cn_share, cycles[1], JK_REAL, "false_share"), JF(struct cn_share, cycles[2], JK_REAL, "no_share"),
+};
+static const struct jtable pair_t = JPLAIN(pair_f, struct cn_pair);
+static const struct jtable share_t = JPLAIN(share_f, struct cn_share);
+static const struct jfield card_f[] = {
+	DOC(card_floor, JK_REAL, "noise_floor"), DOC(atomic, JK_STR, "atomic"), DOC(plain, JK_STR, "plain"),
+	DOC(sharing_probe, JK_STR, "sharing_probe"), JARR(struct compare_n_doc, pair, "atomicity", pair_t),
+	JARR(struct compare_n_doc, share, "sharing", share_t),
+};
+static const struct jtable card_t = JPLAIN(card_f, struct compare_n_doc);
 
-static int summary_card(json_t *card, struct compare_n_doc *d)
+#define LEVEL(m, kind, key) JF(struct cn_level, m, kind, key)
+static const struct jfield level_f[] = {
+	LEVEL(name, JK_STR, "level"), LEVEL(memory, JK_BOOL, "memory"), LEVEL(cycles, JK_REAL, "cycles"),
+	LEVEL(ns, JK_REAL, "ns"), LEVEL(size, JK_REAL, "size_bytes"), LEVEL(size_lo, JK_REAL, "size_lo"),
+	LEVEL(size_hi, JK_REAL, "size_hi"), LEVEL(hwloc_size, JK_REAL, "hwloc_size"),
+};
+static const struct jtable level_t = JPLAIN(level_f, struct cn_level);
+static const struct jfield hier_f[] = { JARR(struct compare_n_doc, level, "levels", level_t) };
+static const struct jtable hier_t = JPLAIN(hier_f, struct compare_n_doc);
+
+typedef __typeof__(((struct compare_n_doc *)0)->splitlock) split_t;
+static const struct jfield split_kernel_f[] = { JF(split_t, mode, JK_STR, "mode") };
+static const struct jtable split_kernel_t = JPLAIN(split_kernel_f, split_t);
+static const struct jfield split_f[] = {
+	JFLAT("kernel", split_kernel_t), JF(split_t, unsupported, JK_STR, "unsupported"),
+	JF(split_t, supported, JK_BOOL, "supported"), JF(split_t, sigbus, JK_BOOL, "sigbus"),
+	JF(split_t, split, JK_REAL, "split_cycles"), JF(split_t, ratio, JK_REAL, "ratio"),
+	JF(split_t, aligned, JK_REAL, "aligned_cycles"),
+};
+static const struct jtable split_t_ = JPLAIN(split_f, split_t);
+
+/* One line per row (probe, pattern, mode) with every epoch's median. */
+static const struct jfield median_f[] = { JF(struct cn_result, median, JK_REAL, "median") };
+static const struct jtable median_t = JPLAIN(median_f, struct cn_result);
+static const struct jfield row_f[] = {
+	JF(struct cn_result, probe, JK_STR, "probe"), JF(struct cn_result, pattern, JK_STR, "pattern"),
+	JF(struct cn_result, mode, JK_STR, "mode"), JF(struct cn_result, placement, JK_STR, "placement"),
+	JFLAT("cycles", median_t),
+	{ "epoch_medians", JK_REALS, offsetof(struct cn_result, ep), 0, offsetof(struct cn_result, nep), 0, NULL },
+};
+static const struct jtable row_t = JPLAIN(row_f, struct cn_result);
+
+static const struct jfield doc_f[] = {
+	DOC(partial, JK_BOOL, "partial"), DOC(started, JK_STR, "started"),
+	DOC(topology, JK_STR, "topology_summary"), JFLAT("tool", tool_t), JFLAT("fingerprint", fp_t),
+	JFLAT("calibration", cal_t), JFLAT("card", card_t), JFLAT("hierarchy", hier_t),
+	JSUB(struct compare_n_doc, splitlock, JK_OBJ, "splitlock", split_t_),
+	JARR(struct compare_n_doc, res, "results", row_t),
+};
+static const struct jtable doc_t = JPLAIN(doc_f, struct compare_n_doc);
+
+/* The menu's options, one item per need and option. */
+static int summary_menu(json_t *card, struct compare_n_doc *d)
 {
-	json_t *pairs = json_object_get(card, "atomicity"), *share = json_object_get(card, "sharing");
-	json_t *menu = json_object_get(card, "menu"), *o, *need, *opt;
+	json_t *menu = json_object_get(card, "menu"), *need, *opt;
 	size_t i, k, n = 0;
 	int err = 0;
 
-	copy_str(d->atomic, sizeof(d->atomic), card, "atomic");
-	copy_str(d->plain, sizeof(d->plain), card, "plain");
-	copy_str(d->sharing_probe, sizeof(d->sharing_probe), card, "sharing_probe");
 	json_array_foreach(menu, i, need)
 		n += json_array_size(json_object_get(need, "options"));
-	d->pair = items(json_array_size(pairs), sizeof(*d->pair), &d->npair, &err);
-	d->share = items(json_array_size(share), sizeof(*d->share), &d->nshare, &err);
 	d->menu = items(n, sizeof(*d->menu), &d->nmenu, &err);
 	if (err)
 		return err;
-	json_array_foreach(pairs, i, o) {
-		copy_str(d->pair[i].what, sizeof(d->pair[i].what), o, "what");
-		copy_str(d->pair[i].mode, sizeof(d->pair[i].mode), o, "mode");
-		copy_str(d->pair[i].pattern, sizeof(d->pair[i].pattern), o, "pattern");
-		d->pair[i].atomic = num_of(o, "atomic_cycles");
-		d->pair[i].plain = num_of(o, "plain_cycles");
-	}
-	json_array_foreach(share, i, o) {
-		copy_str(d->share[i].placement, sizeof(d->share[i].placement), o, "placement");
-		d->share[i].cycles[0] = num_of(o, "true_share");
-		d->share[i].cycles[1] = num_of(o, "false_share");
-		d->share[i].cycles[2] = num_of(o, "no_share");
-	}
 	n = 0;
 	json_array_foreach(menu, i, need) {
 		json_array_foreach(json_object_get(need, "options"), k, opt) {
@@ -852,39 +902,17 @@ static int summary_card(json_t *card, struct compare_n_doc *d)
 	return 0;
 }
 
-/* The measured sections a summary keeps: hierarchy, split lock, c2c. */
-static int summary_sections(json_t *root, struct compare_n_doc *d)
+/* The c2c classes measured, then those absent here. */
+static int summary_c2c(json_t *root, struct compare_n_doc *d)
 {
-	json_t *levels = json_object_get(json_object_get(root, "hierarchy"), "levels");
-	json_t *sl = json_object_get(root, "splitlock"), *c2c = json_object_get(root, "c2c");
-	json_t *pairs = json_object_get(c2c, "pairs"), *absent = json_object_get(c2c, "absent_classes"), *o;
+	json_t *c2c = json_object_get(root, "c2c"), *o;
+	json_t *pairs = json_object_get(c2c, "pairs"), *absent = json_object_get(c2c, "absent_classes");
 	size_t i, np = json_array_size(pairs);
 	int err = 0;
 
-	d->level = items(json_array_size(levels), sizeof(*d->level), &d->nlevel, &err);
 	d->c2c = items(np + json_array_size(absent), sizeof(*d->c2c), &d->nc2c, &err);
 	if (err)
 		return err;
-	json_array_foreach(levels, i, o) {
-		struct cn_level *l = &d->level[i];
-
-		copy_str(l->name, sizeof(l->name), o, "level");
-		l->memory = json_is_true(json_object_get(o, "memory"));
-		l->cycles = num_of(o, "cycles");
-		l->ns = num_of(o, "ns");
-		l->size = num_of(o, "size_bytes");
-		l->size_lo = num_of(o, "size_lo");
-		l->size_hi = num_of(o, "size_hi");
-		l->hwloc_size = num_of(o, "hwloc_size");
-	}
-	d->splitlock.present = sl != NULL;
-	copy_str(d->splitlock.mode, sizeof(d->splitlock.mode), json_object_get(sl, "kernel"), "mode");
-	copy_str(d->splitlock.unsupported, sizeof(d->splitlock.unsupported), sl, "unsupported");
-	d->splitlock.supported = json_is_true(json_object_get(sl, "supported"));
-	d->splitlock.sigbus = json_is_true(json_object_get(sl, "sigbus"));
-	d->splitlock.split = num_of(sl, "split_cycles");
-	d->splitlock.ratio = num_of(sl, "ratio");
-	d->splitlock.aligned = num_of(sl, "aligned_cycles");
 	json_array_foreach(pairs, i, o) {
 		copy_str(d->c2c[i].cls, sizeof(d->c2c[i].cls), o, "class");
 		copy_str(d->c2c[i].method, sizeof(d->c2c[i].method), o, "method");
@@ -896,33 +924,6 @@ static int summary_sections(json_t *root, struct compare_n_doc *d)
 		d->c2c[np + i].absent = true;
 	}
 	return 0;
-}
-
-/* One line per row (probe, pattern, mode) with every epoch's median. */
-static int summary_rows(json_t *root, struct compare_n_doc *d)
-{
-	json_t *rows = json_object_get(root, "results"), *o, *em, *v;
-	size_t i, k;
-	int err = 0;
-
-	d->res = items(json_array_size(rows), sizeof(*d->res), &d->nres, &err);
-	if (err)
-		return err;
-	json_array_foreach(rows, i, o) {
-		struct cn_result *r = &d->res[i];
-
-		copy_str(r->probe, sizeof(r->probe), o, "probe");
-		copy_str(r->pattern, sizeof(r->pattern), o, "pattern");
-		copy_str(r->mode, sizeof(r->mode), o, "mode");
-		copy_str(r->placement, sizeof(r->placement), o, "placement");
-		r->median = num_of(json_object_get(o, "cycles"), "median");
-		em = json_object_get(o, "epoch_medians");
-		r->ep = items(json_array_size(em), sizeof(*r->ep), &r->nep, &err);
-		json_array_foreach(em, k, v)
-			if (r->ep)
-				r->ep[k] = json_number_value(v);
-	}
-	return err;
 }
 
 /* A full report reduced to what its summary keeps: one column reads the
@@ -972,14 +973,14 @@ int report_read_summary(const char *path, struct compare_n_doc *d)
 		root = NULL;
 		ret = reduce(path, &root);
 	}
-	if (!ret) {
-		summary_machine(root, d);
-		ret = summary_card(json_object_get(root, "card"), d);
-	}
+	d->vm = d->trustworthy = -1;
+	d->splitlock.present = !ret && json_object_get(root, "splitlock");
 	if (!ret)
-		ret = summary_sections(root, d);
+		ret = obj_read(&doc_t, root, d);
 	if (!ret)
-		ret = summary_rows(root, d);
+		ret = summary_menu(json_object_get(root, "card"), d);
+	if (!ret)
+		ret = summary_c2c(root, d);
 	json_decref(root);
 	if (ret < 0)
 		report_free_summary(d);

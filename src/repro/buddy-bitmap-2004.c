@@ -7,7 +7,7 @@
  * unserialized rdtsc around each whole loop, the mean tick count, and the
  * line `score %d is %16lld note: %s`. Its loops are NOT unrolled (the
  * original's were not), on purpose. It deviates from the posted program only
- * where listed in legacy_deviations[] (printed with every run).
+ * where legacy_header lists (printed with every run).
  *
  * Modern mode: the same eight cases, 2048 iterations of two ops each as
  * posted, pinned, serialized timer, core cycles, median / min / CI over the
@@ -33,27 +33,19 @@
 #include "pattern.h"
 #include "stats.h"
 
+/* The posted notes; the measured rows print them. */
 const char *const buddy_notes[BUDDY_CASES] = {
-	"cache hit, no atomic",
-	"cache hit, atomic",
-	"cache hit, mixture",
-	"cache miss, no atomic",
-	"cache miss, atomic",
-	"cache miss, mixture",
-	"cache hit, dependency, noatomic",
+	"cache hit, no atomic", "cache hit, atomic", "cache hit, mixture", "cache miss, no atomic",
+	"cache miss, atomic", "cache miss, mixture", "cache hit, dependency, noatomic",
 	"cache hit, dependency, mixture",
 };
 
 /* The posted table, as posted (rdtsc ticks per loop of 2048 iterations). */
 static const struct repro_row posted_rows[BUDDY_CASES] = {
-	{ "score 0", { 64011 }, "cache hit, no atomic" },
-	{ "score 1", { 543011 }, "cache hit, atomic" },
-	{ "score 2", { 303901 }, "cache hit, mixture" },
-	{ "score 3", { 344261 }, "cache miss, no atomic" },
-	{ "score 4", { 1131085 }, "cache miss, atomic" },
-	{ "score 5", { 593443 }, "cache miss, mixture" },
-	{ "score 6", { 118455 }, "cache hit, dependency, noatomic" },
-	{ "score 7", { 416195 }, "cache hit, dependency, mixture" },
+	{ "score 0", { 64011 }, NULL },	  { "score 1", { 543011 }, NULL },
+	{ "score 2", { 303901 }, NULL },  { "score 3", { 344261 }, NULL },
+	{ "score 4", { 1131085 }, NULL }, { "score 5", { 593443 }, NULL },
+	{ "score 6", { 118455 }, NULL },  { "score 7", { 416195 }, NULL },
 };
 static const struct repro_table posted_2004 = {
 	.title = "2004 test-atomics scores (smaller is better)",
@@ -61,10 +53,7 @@ static const struct repro_table posted_2004 = {
 		  "\"[RFC] buddy allocator without bitmap [2/4]\"",
 	.machine = "Intel Xeon MP 1.9 GHz (NetBurst), 512 KiB L2, 32-bit, unpinned, nice -10",
 	.unit = "rdtsc ticks per loop of 2048 iterations (= core cycles on that CPU)",
-	.ncols = 1,
-	.cols = { "per loop" },
-	.nrows = BUDDY_CASES,
-	.rows = posted_rows,
+	.ncols = 1, .cols = { "per loop" }, .nrows = BUDDY_CASES, .rows = posted_rows,
 };
 #define POSTED(cs) (posted_rows[cs].v[0])
 #define POSTED_MACHINE "Xeon MP 1.9 GHz, 2004"
@@ -87,16 +76,14 @@ static uint64_t cold_prep_keep(unsigned char fill, void **keep)
 	uint64_t sum = 0;
 
 	if (keep)
-		*keep = NULL;
+		*keep = p;
 	if (!p)
 		return 0;
 	memset(p, fill, LEGACY_SIZE);
 	ESCAPE(p);
 	for (size_t i = 0; i < LEGACY_SIZE; i += LEGACY_LINE)
 		sum += ((volatile unsigned char *)p)[i];
-	if (keep)
-		*keep = p;
-	else
+	if (!keep)
 		free(p);
 	buddy_cold_preps = buddy_cold_preps + 1;
 	return sum;
@@ -199,30 +186,10 @@ static __attribute__((noinline)) uint64_t legacy_case(int cs, char *buf)
 	return t1 - t0;
 }
 
-/* One trial of cases 0..7 in order, as posted; ticks[cs * trials + t]
- * receives each loop's ticks when not NULL. */
-static void legacy_trial(unsigned t, unsigned trials, char *buf, void **kept, size_t *nkept,
-			 uint64_t *cold_sum, long long total[BUDDY_CASES], double *ticks)
-{
-	for (int cs = 0; cs < BUDDY_CASES; cs++) {
-		unsigned char fill = (unsigned char)(1 + (t * BUDDY_CASES + cs) % 127);
-		uint64_t dt;
-
-		if (!case_cold[cs])
-			hot_prep(buf, LEGACY_SIZE);
-		else
-			*cold_sum += cold_prep_keep(fill, *nkept < BUDDY_COLD_KEEP_MAX ?
-							  &kept[(*nkept)++] : NULL);
-		dt = legacy_case(cs, buf);
-		total[cs] += (long long)dt;
-		if (ticks)
-			ticks[(size_t)cs * trials + t] = (double)dt;
-	}
-}
-
-/* The legacy run: the trials in order, grouped into passes of consecutive
- * trials (nothing else changes: the grouping only reads each pass's CPU
- * share into share[p] when not NULL). */
+/* The legacy run: the trials in order, each of cases 0..7 in order, as
+ * posted, grouped into passes of consecutive trials (nothing else changes:
+ * the grouping only reads each pass's CPU share into share[p] when not
+ * NULL); ticks[cs * trials + t] receives each loop's ticks when not NULL. */
 static int legacy_run(unsigned trials, unsigned passes, long long mean[BUDDY_CASES], FILE *out,
 		      uint64_t *cold_sum, double *ticks, double *share)
 {
@@ -244,7 +211,20 @@ static int legacy_run(unsigned trials, unsigned passes, long long mean[BUDDY_CAS
 
 		repro_pass_start(&ps);
 		for (size_t t = pass_first(p, trials, passes); t < pass_first(p + 1, trials, passes); t++)
-			legacy_trial((unsigned)t, trials, buf, kept, &nkept, cold_sum, total, ticks);
+			for (int cs = 0; cs < BUDDY_CASES; cs++) {
+				unsigned char fill = (unsigned char)(1 + (t * BUDDY_CASES + cs) % 127);
+				uint64_t dt;
+
+				if (!case_cold[cs])
+					hot_prep(buf, LEGACY_SIZE);
+				else
+					*cold_sum += cold_prep_keep(fill, nkept < BUDDY_COLD_KEEP_MAX ?
+									  &kept[nkept++] : NULL);
+				dt = legacy_case(cs, buf);
+				total[cs] += (long long)dt;
+				if (ticks)
+					ticks[(size_t)cs * trials + t] = (double)dt;
+			}
 		if (share)
 			share[p] = repro_pass_share(&ps);
 	}
@@ -339,7 +319,6 @@ int buddy_cold_create(struct buddy_cold *c, size_t bytes, size_t line, size_t ta
 	for (size_t k = 0; k < c->npairs; k++)
 		*(char **)(c->buf + (size_t)c->order[k] * c->pair + BUDDY_LINK_OFF) =
 			c->buf + (size_t)c->order[(k + 1) % c->npairs] * c->pair + BUDDY_LINK_OFF;
-	c->pos = 0;
 	c->cursor = c->buf + (size_t)c->order[c->npairs / 2] * c->pair + BUDDY_LINK_OFF;
 	return 0;
 }
@@ -572,15 +551,18 @@ static void conclude_variant(struct repro_ctx *rc, const struct modern *m, size_
 	static const struct {
 		const char *what;
 		int ca, cb;
-		bool mix, main_only;
+		const char *a, *b;	/* NULL: the variant's own plain, atomic op */
 	} claims[] = {
-		{ "hot line (score 0 vs 1)", 0, 1, false, false },
-		{ "cold line, independent walk (score 3 vs 4)", 3, 4, false, false },
-		{ "cold line, dependent walk (score 3d vs 4d)", 8, 9, false, false },
-		{ "cold mixture, independent walk (score 3 vs 5)", 3, 5, true, false },
-		{ "cold mixture, dependent walk (score 3d vs 5d)", 8, 10, true, false },
-		{ "a miss against the lock, independent walk (score 3 vs 1)", 3, 1, false, true },
-		{ "a miss against the lock, dependent walk (score 3d vs 1)", 8, 1, false, true },
+		{ "hot line (score 0 vs 1)", 0, 1, NULL, NULL },
+		{ "cold line, independent walk (score 3 vs 4)", 3, 4, NULL, NULL },
+		{ "cold line, dependent walk (score 3d vs 4d)", 8, 9, NULL, NULL },
+		{ "cold mixture, independent walk (score 3 vs 5)", 3, 5, NULL, "one of the two ops atomic" },
+		{ "cold mixture, dependent walk (score 3d vs 5d)", 8, 10, NULL, "one of the two ops atomic" },
+		/* the main pairs only */
+		{ "a miss against the lock, independent walk (score 3 vs 1)", 3, 1,
+		  "a cold line, no atomic", "a hot line, atomic" },
+		{ "a miss against the lock, dependent walk (score 3d vs 1)", 8, 1,
+		  "a cold line, no atomic", "a hot line, atomic" },
 	};
 	bool main_pair = !strcmp(bv->name, "kernel") || !strcmp(bv->name, "2004");
 	char what[128];
@@ -588,20 +570,16 @@ static void conclude_variant(struct repro_ctx *rc, const struct modern *m, size_
 	for (size_t k = 0; k < ARRAY_SIZE(claims); k++) {
 		int ca = claims[k].ca, cb = claims[k].cb;
 		struct repro_claim c = {
-			.what = what, .a = bv->pname,
-			.b = claims[k].mix ? "one of the two ops atomic" : bv->aname,
+			.what = what, .a = claims[k].a ? claims[k].a : bv->pname,
+			.b = claims[k].b ? claims[k].b : bv->aname,
 			.unit = "cycles per loop", .ea = pm[ca], .eb = pm[cb], .n = m->passes,
 			.share = m->share[v], .pub_unit = "ticks per loop",
 			.pub_a = POSTED(modern_posted[ca]), .pub_b = POSTED(modern_posted[cb]),
 			.pub_machine = POSTED_MACHINE,
 		};
 
-		if (claims[k].main_only && !main_pair)
+		if (claims[k].a && !main_pair)
 			continue;
-		if (claims[k].main_only) {
-			c.a = "a cold line, no atomic";
-			c.b = "a hot line, atomic";
-		}
 		snprintf(what, sizeof(what), "%s, %s", bv->name, claims[k].what);
 		repro_conclude(rc, &c);
 	}

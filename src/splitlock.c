@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* splitlock.c - the split-lock probe: `lock add` on a word that straddles
- * two cache lines against the same op inside one line, with the kernel's
- * split-lock mode read first and a SIGBUS caught where the mode is fatal.
- *
+/* splitlock.c - the split-lock probe (splitlock.h says what it measures).
  * The number of split ops is bounded (4096 by default) and so is their
  * time (SPLIT_TIME_CAP_NS): where the kernel throttles split-locking tasks
  * (warn with kernel.split_lock_mitigate=1 sleeps about 10 ms per op,
@@ -40,18 +37,11 @@
  * the end of that line)? */
 static bool line_has_word(const char *s, const char *word)
 {
-	size_t wl = strlen(word);
-	const char *end = strchr(s, '\n');
+	size_t wl = strlen(word), len = strcspn(s, "\n");
 
-	if (!end)
-		end = s + strlen(s);
-	for (const char *p = s; p + wl <= end; p++) {
-		if (strncmp(p, word, wl))
-			continue;
-		if ((p == s || p[-1] == ' ' || p[-1] == '\t') &&
-		    (p + wl == end || p[wl] == ' ' || p[wl] == '\t' || p[wl] == '\n'))
+	for (const char *p = s; (p = strstr(p, word)) && p + wl <= s + len; p++)
+		if ((p == s || strchr(" \t", p[-1])) && strchr(" \t\n", p[wl]))
 			return true;
-	}
 	return false;
 }
 
@@ -71,19 +61,13 @@ static bool cmdline_value(const char *cmdline, char *out, size_t len)
 	static const char key[] = "split_lock_detect=";
 	bool found = false;
 
-	for (const char *p = cmdline; (p = strstr(p, key)); ) {
-		size_t n = 0;
+	for (const char *p = cmdline; (p = strstr(p, key)); p += sizeof(key) - 1)
+		if (p == cmdline || p[-1] == ' ' || p[-1] == '\t') {
+			const char *v = p + sizeof(key) - 1;
 
-		if (p != cmdline && p[-1] != ' ' && p[-1] != '\t') {
-			p += sizeof(key) - 1;
-			continue;
+			snprintf(out, len, "%.*s", (int)strcspn(v, " \t\n"), v);
+			found = true;
 		}
-		p += sizeof(key) - 1;
-		while (p[n] && p[n] != ' ' && p[n] != '\t' && p[n] != '\n')
-			n++;
-		snprintf(out, len, "%.*s", (int)n, p);
-		found = true;
-	}
 	return found;
 }
 
@@ -101,30 +85,25 @@ int splitlock_parse(const char *cpuinfo, const char *cmdline, const char *mitiga
 		k->flag_split_lock_detect = line_has_word(fl, "split_lock_detect");
 		k->flag_bus_lock_detect = line_has_word(fl, "bus_lock_detect");
 	}
-	if (mitigate) {
-		int v;
-
-		if (sscanf(mitigate, "%d", &v) == 1)
-			k->mitigate = v;
-	}
+	if (mitigate)
+		(void)sscanf(mitigate, "%d", &k->mitigate);	/* unread: stays -1 */
 	k->mode = SPLITLOCK_WARN;	/* the kernel's default */
 	if (cmdline && cmdline_value(cmdline, k->cmdline, sizeof(k->cmdline))) {
 		unsigned n;
 		int used = 0;
 
 		given = true;
-		if (!strcmp(k->cmdline, "off"))
-			k->mode = SPLITLOCK_OFF;
-		else if (!strcmp(k->cmdline, "warn"))
-			k->mode = SPLITLOCK_WARN;
-		else if (!strcmp(k->cmdline, "fatal"))
-			k->mode = SPLITLOCK_FATAL;
-		else if (sscanf(k->cmdline, "ratelimit:%u%n", &n, &used) == 1 && !k->cmdline[used] &&
-			 n >= 1 && n <= 1000) {
+		ret = -EINVAL;	/* unless the kernel takes it; else it keeps warn */
+		for (int m = SPLITLOCK_OFF; m <= SPLITLOCK_FATAL; m++)
+			if (!strcmp(k->cmdline, splitlock_mode_name((enum splitlock_mode)m))) {
+				k->mode = (enum splitlock_mode)m;
+				ret = 0;
+			}
+		if (sscanf(k->cmdline, "ratelimit:%u%n", &n, &used) == 1 && !k->cmdline[used] &&
+		    n >= 1 && n <= 1000) {
 			k->mode = SPLITLOCK_RATELIMIT;
 			k->ratelimit = n;
-		} else {
-			ret = -EINVAL;	/* the kernel ignores it and keeps warn */
+			ret = 0;
 		}
 	}
 	if (!k->flag_split_lock_detect && !k->flag_bus_lock_detect) {

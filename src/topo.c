@@ -149,15 +149,14 @@ static int compute_allowed(struct topo *t)
 	return 0;
 }
 
-/* The object a pair of each class shares. NUMA nodes are no PU's ancestor
- * in hwloc 2: pu_numa. */
+/* The object a pair of each class shares. */
 static const hwloc_obj_type_t shared_type[PAIR_CROSS] = {
 	[PAIR_SMT] = HWLOC_OBJ_CORE, [PAIR_L2] = HWLOC_OBJ_L2CACHE, [PAIR_L3] = HWLOC_OBJ_L3CACHE,
 	[PAIR_NUMA] = HWLOC_OBJ_NUMANODE, [PAIR_PACKAGE] = HWLOC_OBJ_PACKAGE,
 };
 
-/* Each PU's OS index and the logical index of its core, L2, L3 and
- * package (-1: none above it). */
+/* Each PU's OS index and the logical index of its core, L2, L3, NUMA node
+ * and package (-1: none). */
 static void pu_ancestors(struct topo *t)
 {
 	t->max_os = 0;
@@ -177,24 +176,13 @@ static void pu_ancestors(struct topo *t)
 				if (o->type == shared_type[c] && t->id[c][i] < 0 &&
 				    (!hwloc_obj_type_is_cache(o->type) || is_data_cache(o)))
 					t->id[c][i] = (int)o->logical_index;
-	}
-}
-
-/* hwloc 2 hangs NUMA nodes as memory children: the local node of a PU is
- * the first node (logical order) whose cpuset contains it. */
-static void pu_numa(struct topo *t)
-{
-	hwloc_obj_t o = NULL;
-
-	while ((o = hwloc_get_next_obj_by_type(t->h, HWLOC_OBJ_NUMANODE, o))) {
-		unsigned os;
-
-		hwloc_bitmap_foreach_begin(os, o->cpuset) {
-			int l = os <= (unsigned)t->max_os ? t->os_to_log[os] : -1;
-
-			if (l >= 0 && t->id[PAIR_NUMA][l] < 0)
-				t->id[PAIR_NUMA][l] = (int)o->logical_index;
-		} hwloc_bitmap_foreach_end();
+		/* hwloc 2 hangs NUMA nodes as memory children, never parents: the
+		 * local node is the first node (logical order) whose cpuset holds
+		 * the PU. */
+		for (hwloc_obj_t o = NULL; t->id[PAIR_NUMA][i] < 0 &&
+		     (o = hwloc_get_next_obj_by_type(t->h, HWLOC_OBJ_NUMANODE, o));)
+			if (hwloc_bitmap_isset(o->cpuset, pu->os_index))
+				t->id[PAIR_NUMA][i] = (int)o->logical_index;
 	}
 }
 
@@ -209,7 +197,7 @@ static int compute_ids(struct topo *t)
 		return -EINVAL;
 	}
 	/* one block for the per-PU arrays; topo_close frees pu_os */
-	t->pu_os = calloc(7 * (size_t)t->npu, sizeof(int));
+	t->pu_os = calloc((PAIR_CROSS + 2) * (size_t)t->npu, sizeof(int));
 	if (!t->pu_os)
 		return -ENOMEM;
 	for (i = 0; i < PAIR_CROSS; i++)
@@ -232,7 +220,6 @@ static int compute_ids(struct topo *t)
 		t->os_to_log[i] = -1;
 	for (i = 0; i < t->npu; i++)
 		t->os_to_log[t->pu_os[i]] = i;
-	pu_numa(t);
 
 	t->nallowed = 0;
 	for (i = 0; i < t->npu; i++)
@@ -314,11 +301,6 @@ void topo_close(struct topo *t)
 	free(t->pu_os);
 	free(t->os_to_log);
 	free(t);
-}
-
-hwloc_topology_t topo_hwloc(struct topo *t)
-{
-	return t->h;
 }
 
 bool topo_is_thissystem(const struct topo *t)

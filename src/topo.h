@@ -22,7 +22,6 @@ struct topo;
 int topo_open(struct topo **out, const char *synthetic, const char *xml);
 void topo_close(struct topo *t);
 
-hwloc_topology_t topo_hwloc(struct topo *t);
 bool topo_is_thissystem(const struct topo *t);
 
 /* Allowed PUs (process cpuset for this system, all PUs otherwise), as OS

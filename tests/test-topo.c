@@ -74,8 +74,9 @@ static void check_class(struct topo *t, int a, int b, enum pair_class c)
 
 static void test_open_errors(void)
 {
+	char path[] = "/tmp/test-topo-XXXXXX.xml";
 	struct topo *t = (struct topo *)1;
-	int err;
+	int err, fd;
 
 	err = topo_open(&t, "pack:2 bogus:3", NULL);
 	CHECK(err == -EINVAL && !t, "bad synthetic description -> -EINVAL (got %d)", err);
@@ -83,6 +84,14 @@ static void test_open_errors(void)
 	CHECK(err == -ENOENT, "missing XML file -> -ENOENT (got %d)", err);
 	err = topo_open(&t, SYN_A, "/nonexistent/topo.xml");
 	CHECK(err == -EINVAL, "both synthetic and XML -> -EINVAL (got %d)", err);
+	fd = mkstemps(path, 4);
+	if (fd >= 0) {
+		CHECK(write(fd, "not xml\n", 8) == 8, "write a file that is not XML");
+		close(fd);
+		err = topo_open(&t, NULL, path);
+		CHECK(err == -EINVAL && !t, "a file that is not hwloc XML -> -EINVAL (got %d)", err);
+		unlink(path);
+	}
 }
 
 static void test_class_names(void)
@@ -269,17 +278,19 @@ static void test_l2_and_nosmt(void)
 static void test_xml(void)
 {
 	char path[] = "/tmp/test-topo-XXXXXX.xml";
-	struct topo *t = open_syn(SYN_A), *x;
+	hwloc_topology_t h = NULL;
+	struct topo *x;
 	int fd, err, a, b;
 
-	if (!t)
-		return;
 	fd = mkstemps(path, 4);
-	if (fd < 0 || hwloc_topology_export_xml(topo_hwloc(t), path, 0)) {
+	if (fd < 0 || hwloc_topology_init(&h) || hwloc_topology_set_synthetic(h, SYN_A) ||
+	    hwloc_topology_load(h) || hwloc_topology_export_xml(h, path, 0)) {
 		CHECK(0, "export a synthetic topology to XML");
-		topo_close(t);
+		if (h)
+			hwloc_topology_destroy(h);
 		return;
 	}
+	hwloc_topology_destroy(h);
 	close(fd);
 	err = topo_open(&x, NULL, path);
 	CHECK(!err, "topo_open XML '%s' -> %d", path, err);
@@ -292,7 +303,6 @@ static void test_xml(void)
 		topo_close(x);
 	}
 	unlink(path);
-	topo_close(t);
 }
 
 static void test_json_and_print(void)

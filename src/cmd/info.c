@@ -145,29 +145,25 @@ static const ElfW(Sym) *symtab_find(const struct symtab *t, const char *name, ui
 	return NULL;
 }
 
-/* 0, or -errno when there is no readable symbol table (t is then empty). */
-static int symtab_open(struct symtab *t)
+/* t stays empty when there is no readable symbol table. */
+static void symtab_open(struct symtab *t)
 {
 	const ElfW(Ehdr) *eh;
 	const ElfW(Shdr) *sh;
 	const ElfW(Sym) *self;
 	struct stat st;
-	int fd, ret = -ENOENT;
+	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
 
 	memset(t, 0, sizeof(*t));
-	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || (size_t)st.st_size < sizeof(*eh)) {
-		close(fd);
-		return -EINVAL;
+	if (fd >= 0 && !fstat(fd, &st) && (size_t)st.st_size >= sizeof(*eh)) {
+		t->len = (size_t)st.st_size;
+		t->map = mmap(NULL, t->len, PROT_READ, MAP_PRIVATE, fd, 0);
 	}
-	t->len = (size_t)st.st_size;
-	t->map = mmap(NULL, t->len, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (t->map == MAP_FAILED) {
+	if (fd >= 0)
+		close(fd);
+	if (!t->map || t->map == MAP_FAILED) {
 		t->map = NULL;
-		return -errno;
+		return;
 	}
 	eh = t->map;
 	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_shentsize != sizeof(*sh) ||
@@ -190,15 +186,14 @@ static int symtab_open(struct symtab *t)
 		break;
 	}
 	/* the load bias from a function whose run-time address we know */
-	self = t->sym ? symtab_find(t, "cmd_list", 0) : NULL;
+	self = symtab_find(t, "cmd_list", 0);
 	if (self) {
 		t->bias = (uintptr_t)cmd_list - (uintptr_t)self->st_value;
-		return 0;
+		return;
 	}
 out_unmap:
 	munmap(t->map, t->len);
 	memset(t, 0, sizeof(*t));
-	return ret;
 }
 
 static void symtab_close(struct symtab *t)

@@ -211,51 +211,83 @@ static int pfm_init_once(void)
 	return 0;
 }
 
+/* "pmu::event" names, for "did you mean" and `events --all`. */
+struct names {
+	char **v;
+	size_t n, cap;
+};
+
+/* Append "pmu::event" for every event of the PMU, as the OS layer os names it. */
+static void add_names(struct names *l, const pfm_pmu_info_t *pi, pfm_os_t os)
+{
+	for (int i = pi->first_event; i != -1; i = pfm_get_event_next(i)) {
+		pfm_event_info_t ei = { .size = sizeof(ei) };
+		size_t cap = l->cap ? 2 * l->cap : 256;
+		char buf[256], **nv;
+
+		if (pfm_get_event_info(i, os, &ei) != PFM_SUCCESS)
+			continue;
+		if (l->n == l->cap) {
+			if (!(nv = realloc(l->v, cap * sizeof(*nv))))
+				return;
+			l->v = nv;
+			l->cap = cap;
+		}
+		snprintf(buf, sizeof(buf), "%s::%s", pi->name, ei.name);
+		if ((l->v[l->n] = strdup(buf)))
+			l->n++;
+	}
+}
+
+static void free_names(struct names *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+}
+
+static const char *names_at(size_t i, void *arg)
+{
+	const struct names *l = arg;
+
+	return i < l->n ? l->v[i] : NULL;
+}
+
 /* Candidates for "did you mean": the aliases, then "pmu::event" of every
  * PMU detected here. Built once. */
-static char **cand;
-static size_t ncand;
+static struct names cand;
+
+static const char *cand_name_at(size_t i, void *arg)
+{
+	return i < ARRAY_SIZE(aliases) ? aliases[i].name : names_at(i - ARRAY_SIZE(aliases), &cand);
+}
 
 static void build_candidates(void)
 {
 	pfm_pmu_t p;
-	size_t cap = 0;
 
-	if (cand)
+	if (cand.v)
 		return;
 	pfm_for_all_pmus(p) {
 		pfm_pmu_info_t pi = { .size = sizeof(pi) };
 
-		if (pfm_get_pmu_info(p, &pi) != PFM_SUCCESS || !pi.is_present)
-			continue;
-		for (int i = pi.first_event; i != -1; i = pfm_get_event_next(i)) {
-			pfm_event_info_t ei = { .size = sizeof(ei) };
-			char buf[256];
-			char **nc;
-
-			if (pfm_get_event_info(i, PFM_OS_PERF_EVENT_EXT, &ei) != PFM_SUCCESS)
-				continue;
-			if (ncand == cap) {
-				cap = cap ? 2 * cap : 256;
-				nc = realloc(cand, cap * sizeof(*cand));
-				if (!nc)
-					return;
-				cand = nc;
-			}
-			snprintf(buf, sizeof(buf), "%s::%s", pi.name, ei.name);
-			cand[ncand] = strdup(buf);
-			if (cand[ncand])
-				ncand++;
-		}
+		if (pfm_get_pmu_info(p, &pi) == PFM_SUCCESS && pi.is_present)
+			add_names(&cand, &pi, PFM_OS_PERF_EVENT_EXT);
 	}
 }
 
-static const char *cand_name_at(size_t i, void *arg)
+/* The PMU libpfm4 knows by this name, detected here or not. */
+static bool pmu_named(const char *name, pfm_pmu_info_t *pi)
 {
-	if (i < ARRAY_SIZE(aliases))
-		return aliases[i].name;
-	i -= ARRAY_SIZE(aliases);
-	return i < ncand ? cand[i] : NULL;
+	pfm_pmu_t p;
+
+	pfm_for_all_pmus(p) {
+		memset(pi, 0, sizeof(*pi));
+		pi->size = sizeof(*pi);
+		if (pfm_get_pmu_info(p, pi) == PFM_SUCCESS && pi->name && !strcmp(pi->name, name))
+			return true;
+	}
+	return false;
 }
 
 /* A "pmu::" prefix that names a PMU libpfm4 knows but does not detect here:
@@ -263,63 +295,31 @@ static const char *cand_name_at(size_t i, void *arg)
 static bool pmu_known_not_present(const char *name, char *pmu, size_t len)
 {
 	const char *sep = strstr(name, "::");
-	pfm_pmu_t p;
+	pfm_pmu_info_t pi;
 
 	if (!sep || (size_t)(sep - name) >= len)
 		return false;
 	snprintf(pmu, len, "%.*s", (int)(sep - name), name);
-	pfm_for_all_pmus(p) {
-		pfm_pmu_info_t pi = { .size = sizeof(pi) };
-
-		if (pfm_get_pmu_info(p, &pi) == PFM_SUCCESS && pi.name && !strcmp(pi.name, pmu))
-			return !pi.is_present;
-	}
-	return false;
+	return pmu_named(pmu, &pi) && !pi.is_present;
 }
 
 /* Whether pmu (known to libpfm4, maybe not detected) has the event named
  * in "pmu::EVENT[:UMASK...]"; else the closest "pmu::EVENT" into sug. */
-static const char *pmu_ev_at(size_t i, void *arg)
-{
-	char **names = arg;
-
-	return names[i];
-}
-
 static bool event_in_pmu(const char *name, const char *pmu, char *sug, size_t len)
 {
-	const char *ev = strstr(name, "::") + 2;
-	size_t evlen = strcspn(ev, ":"), n = 0;
-	char *names[2048];
+	size_t plen = strlen(pmu) + 2, evlen = strcspn(name + plen, ":");
+	struct names l = { 0 };
 	bool found = false;
-	pfm_pmu_t p;
+	pfm_pmu_info_t pi;
+	const char *s;
 
-	sug[0] = 0;
-	pfm_for_all_pmus(p) {
-		pfm_pmu_info_t pi = { .size = sizeof(pi) };
-
-		if (pfm_get_pmu_info(p, &pi) != PFM_SUCCESS || !pi.name || strcmp(pi.name, pmu))
-			continue;
-		for (int i = pi.first_event; i != -1 && !found; i = pfm_get_event_next(i)) {
-			pfm_event_info_t ei = { .size = sizeof(ei) };
-			char buf[256];
-
-			if (pfm_get_event_info(i, PFM_OS_NONE, &ei) != PFM_SUCCESS)
-				continue;
-			found = strlen(ei.name) == evlen && !strncasecmp(ei.name, ev, evlen);
-			snprintf(buf, sizeof(buf), "%s::%s", pmu, ei.name);
-			if (n < ARRAY_SIZE(names) && (names[n] = strdup(buf)))
-				n++;
-		}
-		break;
-	}
-	if (!found) {
-		const char *s = suggest_name(name, pmu_ev_at, n, names);
-
-		snprintf(sug, len, "%s", s ? s : "");
-	}
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
+	if (pmu_named(pmu, &pi))
+		add_names(&l, &pi, PFM_OS_NONE);
+	for (size_t i = 0; i < l.n && !found; i++)
+		found = strlen(l.v[i]) == plen + evlen && !strncasecmp(l.v[i] + plen, name + plen, evlen);
+	s = found ? NULL : suggest_name(name, names_at, l.n, &l);
+	snprintf(sug, len, "%s", s ? s : "");
+	free_names(&l);
 	return found;
 }
 
@@ -379,7 +379,7 @@ static int encode_pfm(const char *name, struct pmu_event *e)
 		const char *s;
 
 		build_candidates();
-		s = suggest_name(name, cand_name_at, ARRAY_SIZE(aliases) + ncand, NULL);
+		s = suggest_name(name, cand_name_at, ARRAY_SIZE(aliases) + cand.n, NULL);
 		pr_err("-e: unknown event '%s': libpfm4 does not know this event%s%s%s "
 		       "('atomcost events --all' lists what it knows here)",
 		       name, s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "");
@@ -813,18 +813,15 @@ int pmu_print_events(FILE *f, bool all)
 		pfm_for_all_pmus(p) {
 			pfm_pmu_info_t pi = { .size = sizeof(pi) };
 
+			struct names l = { 0 };
+
 			if (pfm_get_pmu_info(p, &pi) != PFM_SUCCESS || !pi.is_present)
 				continue;
 			fprintf(f, "\nlibpfm4 PMU %s:\n", pi.name);
-			for (int i = pi.first_event; i != -1; i = pfm_get_event_next(i)) {
-				pfm_event_info_t ei = { .size = sizeof(ei) };
-				char buf[256];
-
-				if (pfm_get_event_info(i, PFM_OS_PERF_EVENT_EXT, &ei) != PFM_SUCCESS)
-					continue;
-				snprintf(buf, sizeof(buf), "%s::%s", pi.name, ei.name);
-				try_and_print(f, buf, &perm);
-			}
+			add_names(&l, &pi, PFM_OS_PERF_EVENT_EXT);
+			for (size_t i = 0; i < l.n; i++)
+				try_and_print(f, l.v[i], &perm);
+			free_names(&l);
 		}
 	} else {
 		fprintf(f, "\n'atomcost events --all' tries every event of every PMU libpfm4 detects.\n");

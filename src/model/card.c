@@ -462,15 +462,12 @@ static double extra_median(const struct report *rep, const char *name, enum card
 
 	for (size_t i = 0; i < rep->n && n < JUDGE_MAX_EPOCHS; i++) {
 		const struct result *r = &rep->r[i];
-		struct pattern_part p;
-		double x;
+		bool walk = b == CARD_BASIS_WALK;
 
 		if (r->mode != basis[b].mode || strcmp(r->name, name) || strcmp(r->pattern, basis[b].pattern))
 			continue;
-		result_pattern(r, &p);
-		x = b == CARD_BASIS_WALK ? p.over_chase_cycles : p.over_stores_cycles;
-		if (isfinite(x))
-			v[n++] = x;
+		if (r->extra.has & 1u << (walk ? RX_OVER_CHASE : RX_OVER_STORES))
+			v[n++] = walk ? r->extra.chase.over : r->extra.stores.over;
 	}
 	return n ? stats_median(v, n) : NAN;
 }
@@ -491,19 +488,18 @@ static void menu_collect(const struct report *rep, struct card *c)
 {
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct result *r = &rep->r[i];
-		struct menu_part m;
 
-		result_menu(r, &m);
-		for (unsigned k = 0; k < m.nneed; k++) {
-			struct card_need *nd = need_of(c, m.need[k]);
+		for (size_t k = 0; k < r->extra.nneed; k++) {
+			struct card_need *nd = need_of(c, r->extra.menu_need[k]);
 			unsigned o = 0;
 
 			while (nd && o < nd->nopt && strcmp(nd->opt[o].probe, r->name))
 				o++;
 			if (!nd || o < nd->nopt || o == CARD_MAX_OPTIONS)
 				continue;
-			nd->opt[nd->nopt++] = (struct card_option){ .probe = r->name, .safe_when = m.safe_when ?: "?",
-								    .analog = r->analog };
+			nd->opt[nd->nopt++] = (struct card_option){
+				.probe = r->name, .analog = r->analog,
+				.safe_when = r->extra.safe_when[0] ? r->extra.safe_when : "?" };
 		}
 	}
 }

@@ -48,34 +48,6 @@ const struct contention_part *result_contention(const struct result *r)
 	return r->extra.has & 1u << RX_CONTENTION ? &r->extra.contention : NULL;
 }
 
-bool contention_result(const struct result *r)
-{
-	return result_contention(r) != NULL;
-}
-
-static double has_or_nan(const struct result_extra *x, enum result_extra_key k, double v)
-{
-	return x->has & 1u << k ? v : NAN;
-}
-
-void result_pattern(const struct result *r, struct pattern_part *p)
-{
-	const struct result_extra *x = &r->extra;
-
-	p->footprint_bytes = x->has & 1u << RX_PATTERN && x->pattern.has & 1u << PX_FOOTPRINT ?
-			     (double)x->pattern.footprint_bytes : NAN;
-	p->over_chase_cycles = has_or_nan(x, RX_OVER_CHASE, x->chase.over);
-	p->over_stores_cycles = has_or_nan(x, RX_OVER_STORES, x->stores.over);
-}
-
-void result_menu(const struct result *r, struct menu_part *m)
-{
-	m->nneed = 0;
-	m->safe_when = r->extra.has & 1u << RX_SAFE_WHEN ? r->extra.safe_when : NULL;
-	for (size_t k = 0; r->extra.has & 1u << RX_MENU_NEED && k < r->extra.nneed; k++)
-		m->need[m->nneed++] = r->extra.menu_need[k];
-}
-
 struct result *report_add(struct report *rep)
 {
 	if (rep->n == rep->cap) {

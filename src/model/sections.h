@@ -49,8 +49,6 @@ void c2c_write_text(const struct calibration *cal, const struct c2c_where *w, co
 #define CONTENTION_OVERLAP_MIN 0.9		/* below: threads did not run together */
 #define CONTENTION_CPU_WALL_MIN 0.9
 
-/* True when r came from contention_run (extra has "contention"). */
-bool contention_result(const struct result *r);
 /* The contention table for those results (nothing when there are none). */
 void contention_write_text(const struct report *rep, FILE *f);
 
@@ -65,23 +63,6 @@ char *report_extra_text(const struct result *r);
 
 /* r's contention part; NULL when r is no contention row. */
 const struct contention_part *result_contention(const struct result *r);
-
-/* Figures of a pattern row (extra, pattern.c); NAN where absent. */
-struct pattern_part {
-	double footprint_bytes;		/* extra.pattern.footprint_bytes */
-	double over_chase_cycles;	/* the op's cost over the bare walk */
-	double over_stores_cycles;	/* over the bare pending stores */
-};
-void result_pattern(const struct result *r, struct pattern_part *p);
-
-/* What r serves on the fast-path menu (extra.menu_need, extra.safe_when,
- * from the probe's descriptor); nneed 0: nothing. */
-struct menu_part {
-	const char *need[RESULT_MAX_NEEDS];
-	unsigned nneed;
-	const char *safe_when;	/* NULL: not said */
-};
-void result_menu(const struct result *r, struct menu_part *m);
 
 /* The c2c section: one round trip per pair (ns), the classes absent here
  * and the matrices, one per method (v[i * n + j] from cpus[i] to cpus[j],

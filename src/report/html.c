@@ -133,14 +133,14 @@ static int rows_build(const struct report *rep, struct rows *rs)
 		return -ENOMEM;
 	for (size_t i = 0; i < rep->n; i++) {
 		struct row *w = &rs->v[rs->n];
-		struct pattern_part p;
+		const struct pattern_info *pi = &rep->r[i].extra.pattern;
 		size_t n;
 
 		if (!compare_group_first(rep, i))
 			continue;
 		n = compare_group(rep, i, g, MAX_GROUP);
-		result_pattern(&rep->r[i], &p);
-		*w = (struct row){ &rep->r[i], 0, INFINITY, -INFINITY, p.footprint_bytes };
+		*w = (struct row){ &rep->r[i], 0, INFINITY, -INFINITY,
+				   pi->has & 1u << PX_FOOTPRINT ? (double)pi->footprint_bytes : NAN };
 		for (size_t k = 0; k < n; k++) {
 			m[k] = result_cycles(rep, g[k]->s.median);
 			w->lo = fmin(w->lo, result_cycles(rep, n > 1 ? g[k]->s.median : g[k]->s.ci_lo));

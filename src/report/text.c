@@ -495,7 +495,7 @@ int report_write_text(const struct report *rep, FILE *f)
 	}
 	/* contention results (threads > 1) have their own table */
 	for (size_t i = 0; i < rep->n; i++)
-		if (!contention_result(&rep->r[i])) {
+		if (!result_contention(&rep->r[i])) {
 			table_head(false, f);
 			break;
 		}
@@ -503,7 +503,7 @@ int report_write_text(const struct report *rep, FILE *f)
 		const struct result *r = &rep->r[i];
 		char ratio[16] = "-", ci[32] = "", vs[48], mincell[16], flags[160];
 
-		if (contention_result(r))
+		if (result_contention(r))
 			continue;
 		result_judgment_text(r, vs, sizeof(vs));
 		if (r->has_ratio) {

@@ -237,6 +237,15 @@ double repro_num0(double v)
 	return isfinite(v) ? v : 0.0;
 }
 
+json_t *repro_doubles_json(const double *v, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, isfinite(v[i]) ? json_real(v[i]) : json_null());
+	return a;
+}
+
 enum verdict repro_conclude(struct repro_ctx *rc, const struct repro_claim *c)
 {
 	double a[JUDGE_MAX_EPOCHS], b[JUDGE_MAX_EPOCHS], ma, mb;
@@ -244,15 +253,14 @@ enum verdict repro_conclude(struct repro_ctx *rc, const struct repro_claim *c)
 	struct judgment j;
 	char text[1024];
 	enum verdict v = repro_conclusion_text(text, sizeof(text), c, &j);
-	json_t *arr, *o;
+	json_t *o;
 
 	fprintf(rc->out, "%s\n", text);
 	if (!rc->json)
 		return v;
-	arr = json_object_get(rc->json, "conclusions");
-	if (!arr) {
-		arr = json_array();
-		json_object_set_new(rc->json, "conclusions", arr);
+	if (!rc->conclusions) {
+		rc->conclusions = json_array();
+		json_object_set_new(rc->json, "conclusions", rc->conclusions);
 	}
 	ma = stats_median(a, m);
 	mb = stats_median(b, m);
@@ -267,7 +275,14 @@ enum verdict repro_conclude(struct repro_ctx *rc, const struct repro_claim *c)
 		json_object_set_new(o, "pub_b", json_real(c->pub_b));
 		json_object_set_new(o, "pub_derived", json_boolean(c->pub_derived));
 	}
-	json_array_append_new(arr, o);
+	if (c->per_pass) {
+		json_object_set_new(o, "pass_a", repro_doubles_json(c->ea, c->n));
+		json_object_set_new(o, "pass_b", repro_doubles_json(c->eb, c->n));
+		json_object_set_new(o, "pass_share", repro_doubles_json(c->share, c->n));
+	}
+	if (c->pub_row)
+		json_object_set_new(o, "pub_row", json_string(c->pub_row));
+	json_array_append_new(rc->conclusions, o);
 	return v;
 }
 

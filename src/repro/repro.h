@@ -31,6 +31,7 @@ struct repro_ctx {
 	int cpu_os;		/* the pinned PU of the calling thread */
 	FILE *out;		/* the seed-shaped tables */
 	json_t *json;		/* this reproduction's figures (filled by it) */
+	json_t *conclusions;	/* json["conclusions"]: made by the first repro_conclude */
 	const char *machine;	/* this machine in one line (fingerprint), for the tables */
 };
 
@@ -123,6 +124,8 @@ struct repro_claim {
 	bool pub_derived;		/* pub_* computed from the post's tables, not stated in it */
 	const char *pub_words;		/* the post's own summary, quoted; NULL: none */
 	const char *pub_machine;	/* where pub_* were measured */
+	const char *pub_row;		/* NULL, or the published row pub_* come from */
+	bool per_pass;			/* the JSON keeps ea, eb and share too */
 };
 
 /* A pass with less of its CPU than this was disturbed (another task ran on
@@ -139,10 +142,13 @@ enum verdict repro_conclusion_text(char *buf, size_t len, const struct repro_cla
 /* repro_conclusion_text() printed to rc->out and appended to
  * rc->json["conclusions"] ({what, a, b, verdict, meas_a, meas_b (medians of
  * the passes judged), saves, ratio, lo, hi, spread, margin, passes,
- * disturbed, text, and pub_a, pub_b, pub_derived when published}). */
+ * disturbed, text, and pub_a, pub_b, pub_derived when published; pass_a,
+ * pass_b, pass_share when per_pass; pub_row when given}). */
 enum verdict repro_conclude(struct repro_ctx *rc, const struct repro_claim *c);
 /* v, or 0 where v is not finite (JSON has no NaN). */
 double repro_num0(double v);
+/* v[0..n) as a JSON array, null where not finite. */
+json_t *repro_doubles_json(const double *v, size_t n);
 
 /* The CPU share of a pass: start before it, read after it. */
 struct repro_pass {

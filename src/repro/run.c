@@ -60,11 +60,8 @@ int repro_run_all(const struct experiment *e, struct topo *t, const struct run_o
 
 		snprintf(machine + l, sizeof(machine) - l, ", core %.2f GHz", rep->cal.core_hz / 1e9);
 	}
-	all = json_object_get(rep->meta, "reproductions");
-	if (!all) {
-		all = json_object();
-		json_object_set_new(rep->meta, "reproductions", all);
-	}
+	all = json_object();
+	json_object_set_new(rep->meta, "reproductions", all);
 	for (size_t i = 0; i < repro_count; i++) {
 		const struct repro *r = repro_list[i];
 		struct repro_ctx c = { .exp = e, .t = t, .cal = &rep->cal, .cpu_os = cpu, .out = out,

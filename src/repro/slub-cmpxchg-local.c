@@ -785,15 +785,6 @@ void slab_free(struct slab_cache *s, enum slub_variant v, void *obj)
 	forms[s->fastpath][v].free(s, slab_index(s, obj), obj, obj, 1);
 }
 
-static json_t *doubles_json(const double *v, size_t n)
-{
-	json_t *a = json_array();
-
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, isfinite(v[i]) ? json_real(v[i]) : json_null());
-	return a;
-}
-
 /* Summary of a figure over the passes, and its value in each (cycles). */
 static json_t *summary_json(const struct calibration *cal, const double *ticks, size_t n,
 			    double ops)
@@ -809,7 +800,7 @@ static json_t *summary_json(const struct calibration *cal, const double *ticks, 
 	stats_summarize(v, n, &sm);
 	j = json_pack("{s:f,s:f,s:f,s:f,s:f,s:I,s:o}", "median_cycles", sm.median, "min_cycles", sm.min,
 		      "ci_lo", sm.ci_lo, "ci_hi", sm.ci_hi, "mean_cycles", sm.mean, "n",
-		      (json_int_t)n, "passes", doubles_json(v, n));
+		      (json_int_t)n, "passes", repro_doubles_json(v, n));
 	free(v);
 	return j;
 }
@@ -868,6 +859,7 @@ struct slub_run {
 	size_t nsizes, n, reps;
 	void **obj;
 	double *ticks, *share;
+	json_t *jvar[SLUB__COUNT];	/* the fast path's per variant, made when first listed */
 };
 #define TICKS(r, v, col, si, k) \
 	((r)->ticks[(((size_t)(v) * 2 + (col)) * (r)->nsizes + (si)) * (r)->reps + (k)])
@@ -1004,13 +996,12 @@ static void conclude_one(struct slub_run *r, enum slub_fastpath fp, int test, un
 	unsigned wi = test == 1 ? col : 2;
 	double ea[JUDGE_MAX_EPOCHS], eb[JUDGE_MAX_EPOCHS];
 	size_t n = r->reps < JUDGE_MAX_EPOCHS ? r->reps : JUDGE_MAX_EPOCHS;
-	const char *row = NULL;
-	json_t *jc;
 	char w[160];
 	struct repro_claim c = {
 		.what = w, .a = claim_name(fp, cl->a), .b = claim_name(fp, cl->b), .unit = "cycles",
 		.ea = ea, .eb = eb, .n = n, .share = r->share, .pub_unit = "cycles",
 		.pub_a = NAN, .pub_b = NAN, .pub_words = cl->words[wi], .pub_machine = PUB_MACHINE,
+		.per_pass = true,
 	};
 
 	snprintf(w, sizeof(w), "%s, %s fast path, sizes <= %d%s%s%s", what[test - 1][col],
@@ -1023,20 +1014,13 @@ static void conclude_one(struct slub_run *r, enum slub_fastpath fp, int test, un
 		eb[k] = pass_figure(r, cl->b, col, k);
 	}
 	if (fp == SLUB_FP_2007 && cl->a == SLUB_LOCAL && cl->b == SLUB_LOCKED) {
-		slub_pub_saving(test, col, r->sizes, r->nsizes, &c.pub_a, &c.pub_b, &row);
+		slub_pub_saving(test, col, r->sizes, r->nsizes, &c.pub_a, &c.pub_b, &c.pub_row);
 		c.pub_derived = true;
 	}
 	repro_conclude(r->rc, &c);
-	jc = json_array_get(json_object_get(r->rc->json, "conclusions"),
-			    json_array_size(json_object_get(r->rc->json, "conclusions")) - 1);
-	json_object_set_new(jc, "pass_a", doubles_json(ea, n));
-	json_object_set_new(jc, "pass_b", doubles_json(eb, n));
-	json_object_set_new(jc, "pass_share", doubles_json(r->share, n));
-	if (row) {
+	if (c.pub_row)
 		fprintf(r->rc->out, "  (derived: the post states no single figure; the median of its "
-				    "per-size savings over these sizes is the one at %s)\n", row);
-		json_object_set_new(jc, "pub_row", json_string(row));
-	}
+				    "per-size savings over these sizes is the one at %s)\n", c.pub_row);
 }
 
 /* Every claim of fast path fp for test, given which variants were timed. */
@@ -1086,13 +1070,13 @@ static bool listed(const struct experiment *e, enum slub_variant v)
 
 /* Variant v's measured table beside the post's (or beside none). */
 static int print_variant(struct slub_run *r, enum slub_fastpath fp, int test, enum slub_variant v,
-			 const char *title, struct repro_row *rows, char (*lab)[32], json_t *jv)
+			 const char *title, struct repro_row *rows, char (*lab)[32])
 {
 	const struct repro_table *pub = published(fp, test, v);
 	struct repro_table meas, shown;
 	char reason[128];
 
-	tabulate(r, test, v, rows, lab, json_object_get(jv, slub_variant_names[v]));
+	tabulate(r, test, v, rows, lab, r->jvar[v]);
 	meas = (struct repro_table){ .title = title, .machine = r->rc->machine, .unit = "core cycles",
 		.ncols = test == 1 ? 2 : 1, .cols = { test == 1 ? "kmalloc" : "kmalloc/kfree", "kfree" },
 		.nrows = r->nsizes, .rows = rows };
@@ -1131,11 +1115,13 @@ static int run_test(struct slub_run *r, enum slub_fastpath fp, int test, json_t 
 		snprintf(title[v], sizeof(title[v]), "%s * %s [%s fast path: %s]",
 			 test == 1 ? PUB_TEST1 : PUB_TEST2, name, slub_fastpath_names[fp],
 			 slub_insn[fp][v]);
-		if (!json_object_get(jv, name))
-			json_object_set_new(jv, name, json_pack("{s:s}", "insn", slub_insn[fp][v]));
+		if (!r->jvar[v]) {
+			r->jvar[v] = json_pack("{s:s}", "insn", slub_insn[fp][v]);
+			json_object_set_new(jv, name, r->jvar[v]);
+		}
 		if (why) {
 			fprintf(out, "%s\n  unavailable: %s\n", title[v], why);
-			json_object_set_new(json_object_get(jv, name), "unavailable", json_string(why));
+			json_object_set_new(r->jvar[v], "unavailable", json_string(why));
 			continue;
 		}
 		vs[nv++] = v;
@@ -1144,7 +1130,7 @@ static int run_test(struct slub_run *r, enum slub_fastpath fp, int test, json_t 
 		return 0;
 	ret = measure(r, fp, test, vs, nv);
 	for (size_t j = 0; j < nv && ret == 0; j++) {
-		ret = print_variant(r, fp, test, vs[j], title[vs[j]], rows[vs[j]], lab[vs[j]], jv);
+		ret = print_variant(r, fp, test, vs[j], title[vs[j]], rows[vs[j]], lab[vs[j]]);
 		have[vs[j]] = true;
 	}
 	if (ret == 0)
@@ -1196,6 +1182,7 @@ static int repro_slub_run(struct repro_ctx *rc)
 			continue;
 		jv = json_object();
 		json_object_set_new(jfp, slub_fastpath_names[fp], jv);
+		memset(r.jvar, 0, sizeof(r.jvar));
 		fprintf(rc->out, "\n--- %s fast path: %s\n", slub_fastpath_names[fp],
 			fp == SLUB_FP_2007 ? "the per-CPU freelist word, single-word cmpxchg (the post's)"
 					   : "{freelist, tid} pair, cmpxchg16b (the kernel since 2011)");

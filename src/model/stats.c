@@ -37,17 +37,39 @@ static double stats_quantile_sorted(const double *s, size_t n, double q)
 	return s[i] + f * (s[i + 1] - s[i]);
 }
 
+/* A sorted copy of v[0..n) (n > 0), to free; NULL on ENOMEM. */
+static double *sorted_copy(const double *v, size_t n)
+{
+	double *s = malloc(n * sizeof(*s));
+
+	if (s) {
+		memcpy(s, v, n * sizeof(*s));
+		qsort(s, n, sizeof(*s), cmp_double);
+	}
+	return s;
+}
+
+/* The mean of v[0..n) (n > 0); *sd its sample standard deviation (0 for
+ * one value). */
+static double mean_sd(const double *v, size_t n, double *sd)
+{
+	double m = 0, s = 0;
+
+	for (size_t i = 0; i < n; i++)
+		m += v[i];
+	m /= (double)n;
+	for (size_t i = 0; i < n; i++)
+		s += (v[i] - m) * (v[i] - m);
+	*sd = n > 1 ? sqrt(s / (double)(n - 1)) : 0;
+	return m;
+}
+
 double stats_median(const double *v, size_t n)
 {
-	double *s, m;
+	double *s = n ? sorted_copy(v, n) : NULL, m;
 
-	if (n == 0)
-		return NAN;
-	s = malloc(n * sizeof(*s));
 	if (!s)
 		return NAN;
-	memcpy(s, v, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
 	m = stats_quantile_sorted(s, n, 0.5);
 	free(s);
 	return m;
@@ -74,18 +96,15 @@ void stats_median_ci_ranks(size_t n, size_t *lo, size_t *hi)
 
 int stats_summarize(const double *v, size_t n, struct summary *s)
 {
-	double *x, sum = 0, sq = 0, iqr;
+	double *x, iqr;
 	size_t lo, hi;
 
 	memset(s, 0, sizeof(*s));
 	if (n == 0)
 		return -EINVAL;
-	x = malloc(n * sizeof(*x));
+	x = sorted_copy(v, n);
 	if (!x)
 		return -ENOMEM;
-	memcpy(x, v, n * sizeof(*x));
-	qsort(x, n, sizeof(*x), cmp_double);
-
 	s->n = n;
 	s->min = x[0];
 	s->max = x[n - 1];
@@ -94,12 +113,7 @@ int stats_summarize(const double *v, size_t n, struct summary *s)
 	s->median = stats_quantile_sorted(x, n, 0.50);
 	s->p75 = stats_quantile_sorted(x, n, 0.75);
 	s->p90 = stats_quantile_sorted(x, n, 0.90);
-	for (size_t i = 0; i < n; i++)
-		sum += x[i];
-	s->mean = sum / (double)n;
-	for (size_t i = 0; i < n; i++)
-		sq += (x[i] - s->mean) * (x[i] - s->mean);
-	s->stddev = n > 1 ? sqrt(sq / (double)(n - 1)) : 0;
+	s->mean = mean_sd(x, n, &s->stddev);
 	stats_median_ci_ranks(n, &lo, &hi);
 	s->ci_lo = x[lo];
 	s->ci_hi = x[hi];
@@ -109,13 +123,6 @@ int stats_summarize(const double *v, size_t n, struct summary *s)
 			s->outliers++;
 	free(x);
 	return 0;
-}
-
-double stats_ci_rel(const struct summary *s)
-{
-	if (s->n == 0 || s->median == 0)
-		return INFINITY;
-	return (s->ci_hi - s->ci_lo) / 2.0 / fabs(s->median);
 }
 
 const char *stats_verdict_name(enum verdict v)
@@ -128,33 +135,33 @@ const char *stats_verdict_name(enum verdict v)
 	return (unsigned)v <= VERDICT_UNRESOLVED ? names[v] : "-";
 }
 
-/* Continued fraction of the incomplete beta (modified Lentz). */
-static double beta_cf(double a, double b, double x)
+/* One term aa of the continued fraction, modified Lentz: the factor it
+ * brings to the fraction. */
+static double lentz_step(double aa, double *c, double *d)
 {
 	const double tiny = 1e-300;
+
+	*d = 1 + aa * *d;
+	*d = fabs(*d) < tiny ? tiny : *d;
+	*c = 1 + aa / *c;
+	*c = fabs(*c) < tiny ? tiny : *c;
+	*d = 1 / *d;
+	return *d * *c;
+}
+
+/* Continued fraction of the incomplete beta. */
+static double beta_cf(double a, double b, double x)
+{
 	double c = 1, d = 1 - (a + b) * x / (a + 1), h;
 
-	if (fabs(d) < tiny)
-		d = tiny;
-	d = 1 / d;
+	d = 1 / (fabs(d) < 1e-300 ? 1e-300 : d);
 	h = d;
-	for (int m = 1; m <= 300; m++) {
-		double m2 = 2.0 * m, aa, del;
 
-		aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
-		d = 1 + aa * d;
-		d = fabs(d) < tiny ? tiny : d;
-		c = 1 + aa / c;
-		c = fabs(c) < tiny ? tiny : c;
-		d = 1 / d;
-		h *= d * c;
-		aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
-		d = 1 + aa * d;
-		d = fabs(d) < tiny ? tiny : d;
-		c = 1 + aa / c;
-		c = fabs(c) < tiny ? tiny : c;
-		d = 1 / d;
-		del = d * c;
+	for (int m = 1; m <= 300; m++) {
+		double m2 = 2.0 * m, del;
+
+		h *= lentz_step(m * (b - m) * x / ((a + m2 - 1) * (a + m2)), &c, &d);
+		del = lentz_step(-(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1)), &c, &d);
 		h *= del;
 		if (fabs(del - 1) < 1e-14)
 			break;
@@ -210,21 +217,14 @@ double stats_t_quantile(double p, double df)
 
 double stats_rel_sd(const double *v, size_t n)
 {
-	double m = 0, s = 0;
+	double sd = 0, m = n < 2 ? 0 : mean_sd(v, n, &sd);
 
-	if (n < 2)
-		return NAN;
-	for (size_t i = 0; i < n; i++)
-		m += v[i];
-	m /= (double)n;
-	for (size_t i = 0; i < n; i++)
-		s += (v[i] - m) * (v[i] - m);
-	return m != 0 ? sqrt(s / (double)(n - 1)) / fabs(m) : NAN;
+	return m != 0 ? sd / fabs(m) : NAN;
 }
 
 enum verdict stats_judge(const double *a, const double *b, size_t n, struct judgment *j)
 {
-	double l[JUDGE_MAX_EPOCHS], bs[JUDGE_MAX_EPOCHS], mean = 0, sd = 0, se, bm, lm;
+	double l[JUDGE_MAX_EPOCHS], bs[JUDGE_MAX_EPOCHS], mean, sd, se, bm, lm;
 	size_t k = 0;
 
 	memset(j, 0, sizeof(*j));
@@ -240,9 +240,7 @@ enum verdict stats_judge(const double *a, const double *b, size_t n, struct judg
 		j->v = VERDICT_NONE;
 		return j->v;
 	}
-	for (size_t i = 0; i < k; i++)
-		mean += l[i];
-	mean /= (double)k;
+	mean = mean_sd(l, k, &sd);
 	bm = stats_median(bs, k);
 	j->margin = fmax(JUDGE_MARGIN_REL, JUDGE_MARGIN_ABS / bm);
 	/* the point shown is the median epoch's ratio, so one wild epoch does
@@ -252,9 +250,6 @@ enum verdict stats_judge(const double *a, const double *b, size_t n, struct judg
 	j->diff = bm * (j->ratio - 1);
 	if (k < 2)
 		return j->v;
-	for (size_t i = 0; i < k; i++)
-		sd += (l[i] - mean) * (l[i] - mean);
-	sd = sqrt(sd / (double)(k - 1));
 	se = sd / sqrt((double)k);
 	j->spread = sd;
 	j->lo = exp(mean - stats_t_quantile(0.975, (double)(k - 1)) * se);

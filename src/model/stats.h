@@ -21,8 +21,6 @@ double stats_median(const double *v, size_t n);
 void stats_median_ci_ranks(size_t n, size_t *lo, size_t *hi);
 /* Summarize n samples (not modified). -EINVAL when n == 0. */
 int stats_summarize(const double *v, size_t n, struct summary *s);
-/* Relative half-width of the median's CI: (hi - lo) / 2 / |median|. */
-double stats_ci_rel(const struct summary *s);
 
 /* The noise rule (docs/method.md): two figures of the same kind differ only
  * when their ratio leaves 1 by more than a noise floor measured between

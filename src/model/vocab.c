@@ -89,29 +89,46 @@ const char *c2c_method_transfers(enum c2c_method m)
 	return m < C2C__COUNT ? method_transfers[m] : "?";
 }
 
-int c2c_parse_methods(const char *s, unsigned *mask)
+/* A comma-separated list of names[0..n) into a mask of 1u << index;
+ * -EINVAL after a message naming opt, what an item is and what was
+ * expected (expect_item for an unknown one, expect for an empty list). A
+ * list too long for the buffer is refused: cutting it could drop an item
+ * unsaid. */
+static int parse_mask(const char *list, const char *const *names, int n, const char *opt,
+		      const char *item, const char *expect_item, const char *expect, unsigned *mask)
 {
-	char buf[64], *save = NULL, *tok;
+	char buf[128], all[64] = "", *save = NULL, *tok;
 
 	*mask = 0;
-	snprintf(buf, sizeof(buf), "%s", s);
+	if (strlen(list) >= sizeof(buf)) {
+		for (int i = 0; i < n; i++)
+			snprintf(all + strlen(all), sizeof(all) - strlen(all), "%s%s", i ? ", " : "", names[i]);
+		pr_err("%s: '%s' is too long (expected a list of %s)", opt, list, all);
+		return -EINVAL;
+	}
+	snprintf(buf, sizeof(buf), "%s", list);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int m;
+		int i = 0;
 
-		for (m = 0; m < C2C__COUNT; m++)
-			if (!strcmp(tok, c2c_method_name((enum c2c_method)m)))
-				break;
-		if (m == C2C__COUNT) {
-			pr_err("c2c: --method: unknown method '%s' (expected cmpxchg, load-store)", tok);
+		while (i < n && strcmp(tok, names[i]))
+			i++;
+		if (i == n) {
+			pr_err("%s: unknown %s '%s' (expected %s)", opt, item, tok, expect_item);
 			return -EINVAL;
 		}
-		*mask |= 1u << m;
+		*mask |= 1u << i;
 	}
 	if (!*mask) {
-		pr_err("c2c: --method: empty list (expected cmpxchg, load-store)");
+		pr_err("%s: empty list (expected %s)", opt, expect);
 		return -EINVAL;
 	}
 	return 0;
+}
+
+int c2c_parse_methods(const char *s, unsigned *mask)
+{
+	return parse_mask(s, method_names, C2C__COUNT, "c2c: --method", "method", "cmpxchg, load-store",
+			  "cmpxchg, load-store", mask);
 }
 
 /* Sharing cases of the contention runs. */
@@ -132,36 +149,12 @@ const char *contention_sharing_pattern(enum sharing s)
 
 int contention_parse_sharing(const char *list, unsigned *mask)
 {
-	char buf[128], *save = NULL, *tok;
-
-	*mask = 0;
-	if (!list) {
-		*mask = (1u << SHARING__COUNT) - 1;
+	*mask = (1u << SHARING__COUNT) - 1;
+	if (!list)
 		return 0;
-	}
-	if (strlen(list) >= sizeof(buf)) {
-		pr_err("--sharing: '%s' is too long (expected a list of true, false, none)", list);
-		return -EINVAL;
-	}
-	snprintf(buf, sizeof(buf), "%s", list);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int s;
-
-		for (s = 0; s < SHARING__COUNT; s++)
-			if (!strcmp(tok, sharing_names[s]))
-				break;
-		if (s == SHARING__COUNT) {
-			pr_err("--sharing: unknown case '%s' (expected true (same word), false "
-			       "(same line, own words) or none (private lines), comma-separated)", tok);
-			return -EINVAL;
-		}
-		*mask |= 1u << s;
-	}
-	if (!*mask) {
-		pr_err("--sharing: empty list (expected true, false, none or a comma-separated mix)");
-		return -EINVAL;
-	}
-	return 0;
+	return parse_mask(list, sharing_names, SHARING__COUNT, "--sharing", "case",
+			  "true (same word), false (same line, own words) or none (private lines), comma-separated",
+			  "true, false, none or a comma-separated mix", mask);
 }
 
 /* Split-lock modes. */

@@ -145,6 +145,16 @@ static const char *choice_at(size_t i, void *arg)
 	return i < c->n ? c->item[i] : NULL;
 }
 
+/* " (did you mean 'NAME'?)", or "" without a suggestion. */
+static const char *did_you_mean(const char *name, char *buf, size_t len)
+{
+	if (name)
+		snprintf(buf, len, " (did you mean '%s'?)", name);
+	else
+		*buf = '\0';
+	return buf;
+}
+
 /* ---- value checking ---- */
 
 static char *trim(char *s)
@@ -238,15 +248,13 @@ static int check_value(const struct cfg_key *k, const char *where, const char *v
 		for (size_t i = 0; i < ch.n; i++)
 			found |= !strcmp(t, ch.item[i]);
 		if (!found) {
-			const char *s = suggest_name(t, choice_at, ch.n, &ch);
-			char choices[256];
+			char mean[96], choices[256];
 
 			snprintf(choices, sizeof(choices), "%s", k->choices);
-			for (char *c = choices; *c; c++)
-				if (*c == '|')
-					*c = ',';
-			pr_err("%s: unknown value '%s'%s%s%s (expected %s%s)", what, t,
-			       s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "",
+			for (char *c = strchr(choices, '|'); c; c = strchr(c, '|'))
+				*c = ',';
+			pr_err("%s: unknown value '%s'%s (expected %s%s)", what, t,
+			       did_you_mean(suggest_name(t, choice_at, ch.n, &ch), mean, sizeof(mean)),
 			       k->type == CFG_ENUM ? "one of " : "a list of ", choices);
 			return -EINVAL;
 		}
@@ -329,17 +337,16 @@ void config_free(struct experiment *e)
 
 static int report_unknown_key(const char *where, const char *section, const char *key)
 {
-	const char *s;
+	char mean[96];
 
-	if (!section_known(section)) {
-		s = suggest_name(section, section_at, cfg_schema_count, NULL);
-		pr_err("%s: unknown section [%s]%s%s%s ('atomcost config --schema' lists them)", where,
-		       section, s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "");
-		return -EINVAL;
-	}
-	s = suggest_name(key, key_at, cfg_schema_count, (void *)section);
-	pr_err("%s: unknown key '%s' in [%s]%s%s%s ('atomcost config --schema' lists them)", where,
-	       key, section, s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "");
+	if (!section_known(section))
+		pr_err("%s: unknown section [%s]%s ('atomcost config --schema' lists them)", where, section,
+		       did_you_mean(suggest_name(section, section_at, cfg_schema_count, NULL), mean,
+				    sizeof(mean)));
+	else
+		pr_err("%s: unknown key '%s' in [%s]%s ('atomcost config --schema' lists them)", where, key,
+		       section, did_you_mean(suggest_name(key, key_at, cfg_schema_count, (void *)section),
+					     mean, sizeof(mean)));
 	return -EINVAL;
 }
 
@@ -449,17 +456,13 @@ static int apply_override(struct experiment *e, const char *ov)
 
 	snprintf(buf, sizeof(buf), "%s", ov);
 	eq = strchr(buf, '=');
-	dot = eq ? memchr(buf, '.', (size_t)(eq - buf)) : NULL;
-	/* the section name may hold dots? no: split at the last dot before '=' */
 	if (eq)
-		for (char *p = buf; p < eq; p++)
-			if (*p == '.')
-				dot = p;
-	if (!eq || !dot) {
+		*eq = 0;
+	dot = eq ? strrchr(buf, '.') : NULL;	/* the key holds no dot, the section may */
+	if (!dot) {
 		pr_err("--set: '%s' is not section.key=value (e.g. --set buddy-bitmap-2004.trials=10)", ov);
 		return -EINVAL;
 	}
-	*eq = 0;
 	*dot = 0;
 	snprintf(where, sizeof(where), "--set %s", ov);
 	idx = key_index(trim(buf), trim(dot + 1));
@@ -503,12 +506,10 @@ int config_load(const char *file, char *const *overrides, size_t noverrides,
 			goto err;
 		}
 	}
-	if (noverrides) {
-		e->overrides = calloc(noverrides, sizeof(char *));
-		if (!e->overrides) {
-			ret = -ENOMEM;
-			goto err;
-		}
+	e->overrides = calloc(noverrides + 1, sizeof(char *));
+	if (!e->overrides) {
+		ret = -ENOMEM;
+		goto err;
 	}
 	for (size_t i = 0; i < noverrides; i++) {
 		e->overrides[e->noverrides++] = strdup(overrides[i]);
@@ -541,11 +542,6 @@ const char *config_str(const struct experiment *e, const char *section, const ch
 	int idx = must_index(section, key);
 
 	return e && e->value[idx] ? e->value[idx] : cfg_schema[idx].def;
-}
-
-bool config_is_set(const struct experiment *e, const char *section, const char *key)
-{
-	return e && e->value[must_index(section, key)];
 }
 
 uint64_t config_u64(const struct experiment *e, const char *section, const char *key)
@@ -719,7 +715,6 @@ int config_prepare_run(int argc, char **argv, int *new_argc, char ***new_argv,
 	char **sets = NULL, **rest = NULL;
 	int nsets = 0, nrest = 0, ret = 0;
 	struct experiment *e = NULL;
-	bool conf_mode = false;
 
 	*exp = NULL;
 	*new_argc = argc;
@@ -767,9 +762,8 @@ int config_prepare_run(int argc, char **argv, int *new_argc, char ***new_argv,
 		} else {
 			file = val;
 		}
-		conf_mode = true;
 	}
-	if (!conf_mode)
+	if (!file && !nsets)
 		goto out;
 	ret = config_load(file, sets, (size_t)nsets, &e);
 	if (ret < 0)

@@ -75,7 +75,6 @@ const char *config_str(const struct experiment *e, const char *section, const ch
 uint64_t config_u64(const struct experiment *e, const char *section, const char *key);
 double config_double(const struct experiment *e, const char *section, const char *key);
 bool config_bool(const struct experiment *e, const char *section, const char *key);
-bool config_is_set(const struct experiment *e, const char *section, const char *key);
 /* A list item's presence (ENUM_LIST, STR_LIST). */
 bool config_list_has(const struct experiment *e, const char *section, const char *key,
 		     const char *item);

@@ -36,71 +36,64 @@ struct emit {
 	int err;
 };
 
+/* The cell of this column in the row of that section, label and unit (the
+ * row made where none is), now present; NULL when it already was (the
+ * first figure of a row wins: repeated passes) or on ENOMEM (e->err). */
 static struct compare_n_cell *cell(struct emit *e, int section, const char *label, const char *unit,
 				   enum compare_n_kind kind)
 {
 	struct compare_n *c = e->c;
+	const char *colon = strchr(label, ':');
+	size_t glen = colon ? (size_t)(colon - label) : 0, at = c->nrows;
+	struct compare_n_cell *cells;
 	struct compare_n_row *r;
 
 	if (e->err)
 		return NULL;
-	for (size_t i = 0; i < c->nrows; i++)
-		if (c->rows[i].section == section && !strcmp(c->rows[i].label, label) &&
-		    !strcmp(c->rows[i].unit, unit)) {
-			/* the first figure of a row wins (repeated passes) */
-			return c->rows[i].cells[e->col].present ? NULL : &c->rows[i].cells[e->col];
+	for (size_t i = 0; i < c->nrows; i++) {
+		r = &c->rows[i];
+		if (r->section == section && !strcmp(r->label, label) && !strcmp(r->unit, unit)) {
+			cells = r->cells[e->col].present ? NULL : &r->cells[e->col];
+			if (cells)
+				cells->present = true;
+			return cells;
 		}
+		/* a row first met in a later column goes after the last row of
+		 * its group (the label up to ':', a need of the menu, a
+		 * comparison), else at the end of its section: rows are emitted
+		 * section by section, so the end is the current section's */
+		if (r->section == section && glen && !strncmp(r->label, label, glen) && r->label[glen] == ':')
+			at = i + 1;
+	}
 	if (c->nrows == c->cap) {
 		size_t ncap = c->cap ? c->cap * 2 : 64;
-		struct compare_n_row *nr = realloc(c->rows, ncap * sizeof(*nr));
 
-		if (!nr) {
-			e->err = -ENOMEM;
-			return NULL;
+		r = realloc(c->rows, ncap * sizeof(*r));
+		if (r) {
+			c->rows = r;
+			c->cap = ncap;
 		}
-		c->rows = nr;
-		c->cap = ncap;
 	}
-	{
-		/* a row first met in a later column goes after the last row of its
-		 * group (the label up to ':', a need of the menu, a comparison),
-		 * else at the end of its section: rows are emitted section by
-		 * section, so the end is the current section's */
-		const char *colon = strchr(label, ':');
-		size_t glen = colon ? (size_t)(colon - label) : 0, at = c->nrows;
-
-		for (size_t i = 0; i < c->nrows && glen; i++)
-			if (c->rows[i].section == section && !strncmp(c->rows[i].label, label, glen) &&
-			    c->rows[i].label[glen] == ':')
-				at = i + 1;
-		memmove(&c->rows[at + 1], &c->rows[at], (c->nrows - at) * sizeof(*r));
-		r = &c->rows[at];
-	}
-	memset(r, 0, sizeof(*r));
-	r->cells = calloc(c->ncols, sizeof(*r->cells));
-	c->nrows++;
-	if (!r->cells) {
+	cells = c->nrows < c->cap ? calloc(c->ncols, sizeof(*cells)) : NULL;
+	if (!cells) {
 		e->err = -ENOMEM;
 		return NULL;
 	}
-	r->section = section;
+	memmove(&c->rows[at + 1], &c->rows[at], (c->nrows++ - at) * sizeof(*r));
+	r = &c->rows[at];
+	*r = (struct compare_n_row){ .section = section, .kind = kind, .cells = cells };
 	snprintf(r->label, sizeof(r->label), "%s", label);
 	snprintf(r->unit, sizeof(r->unit), "%s", unit);
-	r->kind = kind;
-	return &r->cells[e->col];
+	cells[e->col].present = true;
+	return &cells[e->col];
 }
 
 static void text(struct emit *e, int section, const char *label, const char *s)
 {
-	struct compare_n_cell *k;
+	struct compare_n_cell *k = s && *s ? cell(e, section, label, "", CN_TEXT) : NULL;
 
-	if (!s || !*s)
-		return;
-	k = cell(e, section, label, "", CN_TEXT);
-	if (!k)
-		return;
-	k->present = true;
-	snprintf(k->text, sizeof(k->text), "%.95s", s);
+	if (k)
+		snprintf(k->text, sizeof(k->text), "%.95s", s);
 }
 
 /* A label's word: "?" for a fact the document lacks. */
@@ -113,15 +106,10 @@ static const char *known(const char *s)
 static struct compare_n_cell *num(struct emit *e, int section, const char *label, const char *unit,
 				  enum compare_n_kind kind, double v)
 {
-	struct compare_n_cell *k;
+	struct compare_n_cell *k = v > 0 ? cell(e, section, label, unit, kind) : NULL;
 
-	if (!(v > 0))
-		return NULL;
-	k = cell(e, section, label, unit, kind);
-	if (!k)
-		return NULL;
-	k->present = true;
-	k->v = k->lo = k->hi = v;
+	if (k)
+		k->v = k->lo = k->hi = v;
 	return k;
 }
 
@@ -188,7 +176,6 @@ static void hierarchy_rows(struct emit *e, const struct compare_n_doc *d)
 		}
 		snprintf(label, sizeof(label), "%s size", name);
 		if (lv->size > 0 && (k = cell(e, S_HIER, label, "KiB", CN_SIZE))) {
-			k->present = true;
 			k->v = lv->size / 1024;
 			k->lo = lv->size_lo > 0 ? lv->size_lo / 1024 : k->v;
 			k->hi = lv->size_hi > 0 ? lv->size_hi / 1024 : INFINITY;	/* none: no footprint beyond */
@@ -218,14 +205,14 @@ static void atomicity_rows(struct emit *e, const struct compare_n_doc *d)
 		enum compare_n_kind kind = !strcmp(a->pattern, "hit") ? CN_HOT : CN_WIDE;
 		struct compare_n_cell *k;
 
-		snprintf(label, sizeof(label), "%s: %s", what, d->atomic);
-		k = num(e, S_ATOM, label, "cycles", kind, a->atomic);
-		if (kind == CN_HOT)
-			epochs(e, k, d->atomic, "hit", mode);
-		snprintf(label, sizeof(label), "%s: %s", what, d->plain);
-		k = num(e, S_ATOM, label, "cycles", kind, a->plain);
-		if (kind == CN_HOT)
-			epochs(e, k, d->plain, "hit", mode);
+		for (int side = 0; side < 2; side++) {
+			const char *probe = side ? d->plain : d->atomic;
+
+			snprintf(label, sizeof(label), "%s: %s", what, probe);
+			k = num(e, S_ATOM, label, "cycles", kind, side ? a->plain : a->atomic);
+			if (kind == CN_HOT)
+				epochs(e, k, probe, "hit", mode);
+		}
 		if (a->atomic > 0 && a->plain > 0) {
 			snprintf(label, sizeof(label), "%s: %s / %s", what, d->atomic, d->plain);
 			num(e, S_ATOM, label, "x", kind, a->atomic / a->plain);
@@ -315,24 +302,16 @@ static void result_rows(struct emit *e, const struct compare_n_doc *d)
 
 /* ---- names ---------------------------------------------------------------- */
 
-static void cut(char *s, const char *word)
-{
-	char *p;
-
-	while ((p = strstr(s, word)))
-		memmove(p, p + strlen(word), strlen(p + strlen(word)) + 1);
-}
-
 /* "AMD EPYC 9R14 96-Core Processor", 25, 17 -> "AMD EPYC 9R14 25/17" */
 static void machine_name(const struct compare_n_doc *d, char *buf, size_t len)
 {
+	static const char *const noise[] = { "(R)", "(TM)", "(tm)", " Processor" };
 	char model[96], *p, *q;
 
 	snprintf(model, sizeof(model), "%s", *d->model_name ? d->model_name : "unknown CPU");
-	cut(model, "(R)");
-	cut(model, "(TM)");
-	cut(model, "(tm)");
-	cut(model, " Processor");
+	for (size_t i = 0; i < ARRAY_SIZE(noise); i++)
+		while ((p = strstr(model, noise[i])))
+			memmove(p, p + strlen(noise[i]), strlen(p + strlen(noise[i])) + 1);
 	if ((p = strstr(model, " CPU @")) || (p = strstr(model, " @ ")))
 		*p = '\0';
 	if ((p = strstr(model, "-Core")) ) {
@@ -389,7 +368,7 @@ static void name_columns(struct compare_n *c, const struct compare_n_doc *docs)
 		for (size_t i = 0; i < c->ncols; i++) {
 			tmp[i][0] = '\0';
 			if (count_equal(c, i) > 1 && !by_host)
-				file_name(c->cols[i].path, tmp[i], sizeof(tmp[i]));
+				file_name(docs[i].path, tmp[i], sizeof(tmp[i]));
 			else if (count_equal(c, i) > 1)
 				snprintf(tmp[i], sizeof(tmp[i]), "%s", docs[i].host);
 		}
@@ -441,11 +420,10 @@ static int mark(struct compare_n *c)
 	size_t n = c->nrows * c->ncols, maxep = 1, k, fam;
 	double *p = malloc((n ? n : 1) * sizeof(*p));
 	bool *rej = malloc((n ? n : 1) * sizeof(*rej));
-	int *proc = NULL, ret = -ENOMEM;
+	int *proc, ret = -ENOMEM;
 
 	for (size_t i = 0; i < n; i++)
-		maxep = c->rows[i / c->ncols].cells[i % c->ncols].nep > maxep ?
-				c->rows[i / c->ncols].cells[i % c->ncols].nep : maxep;
+		maxep = (size_t)fmax(maxep, c->rows[i / c->ncols].cells[i % c->ncols].nep);
 	proc = calloc(maxep, sizeof(*proc));	/* one process: every epoch 0 */
 	if (!p || !rej || !proc)
 		goto out;
@@ -514,13 +492,7 @@ int compare_n_build(const struct compare_n_doc *docs, size_t n, const struct com
 	}
 	out->ncols = n;
 	for (size_t i = 0; i < n; i++) {
-		struct compare_n_col *col = &out->cols[i];
-
-		snprintf(col->path, sizeof(col->path), "%s", docs[i].path);
-		snprintf(col->started, sizeof(col->started), "%s", known(docs[i].started));
-		snprintf(col->topology, sizeof(col->topology), "%s", known(docs[i].topology));
-		col->summary = docs[i].summary;
-		col->partial = docs[i].partial;
+		out->cols[i].doc = &docs[i];
 		card_floor = fmax(card_floor, docs[i].card_floor);
 	}
 	out->base_floor = fmax(fmax(o->noise_floor, NOISE_FLOOR_MIN), card_floor);
@@ -630,37 +602,46 @@ static void rule_text(const struct compare_n *c, char *buf, size_t len)
 		 c->base_floor * 100, fmax(COMPARE_N_WIDE_FLOOR, c->base_floor) * 100, COMPARE_ABS_FLOOR);
 }
 
+/* Whether row i opens its section: the rows are in section order (each
+ * column emits its rows section by section, cell() keeps a later row in
+ * its section). */
+static bool opens_section(const struct compare_n *c, size_t i)
+{
+	return i == 0 || c->rows[i].section != c->rows[i - 1].section;
+}
+
+/* A row's label as the text writer's first column shows it; the HTML
+ * writer shows it without the indent. */
+static void row_label(const struct compare_n_row *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "  %s%s", r->label, strcmp(r->unit, "ns") ? "" : " (ns)");
+}
+
 int compare_n_write_text(const struct compare_n *c, FILE *f)
 {
 	int lw = 20, cw[COMPARE_N_MAX] = { 0 };
-	char buf[160], rule[1536];
-	int section = -1;
+	char buf[200], rule[1536];
 
-	for (size_t i = 0; i < c->nrows; i++) {
-		int l = (int)strlen(c->rows[i].label) + (strcmp(c->rows[i].unit, "ns") ? 2 : 7);
-
-		if (l > lw)
-			lw = l;
-	}
-	if (lw > 60)
-		lw = 60;
-	for (size_t j = 0; j < c->ncols; j++) {
-		cw[j] = (int)strlen(c->cols[j].name) + 4;
-		if (cw[j] < 12)
-			cw[j] = 12;
-		for (size_t i = 0; i < c->nrows; i++) {
-			cell_text(&c->rows[i], &c->rows[i].cells[j], buf, sizeof(buf));
-			if ((int)strlen(buf) > cw[j])
-				cw[j] = (int)strlen(buf);
-		}
-		if (cw[j] > 24)
-			cw[j] = 24;
-	}
-	fprintf(f, "# atomcost compare: %zu machines side by side, the card's rows\n", c->ncols);
 	for (size_t j = 0; j < c->ncols; j++)
-		fprintf(f, "# [%zu] %-24s %s (%s, %s%s)\n#     %s\n", j + 1, c->cols[j].name, c->cols[j].path,
-			c->cols[j].started, c->cols[j].summary ? "summary" : "full report",
-			c->cols[j].partial ? ", PARTIAL" : "", c->cols[j].topology);
+		cw[j] = (int)fmax(12, (double)strlen(c->cols[j].name) + 4);
+	for (size_t i = 0; i < c->nrows; i++) {
+		row_label(&c->rows[i], buf, sizeof(buf));
+		lw = (int)fmax(lw, (double)strlen(buf));
+		for (size_t j = 0; j < c->ncols; j++) {
+			cell_text(&c->rows[i], &c->rows[i].cells[j], buf, sizeof(buf));
+			cw[j] = (int)fmax(cw[j], (double)strlen(buf));
+		}
+	}
+	lw = (int)fmin(lw, 60);
+	fprintf(f, "# atomcost compare: %zu machines side by side, the card's rows\n", c->ncols);
+	for (size_t j = 0; j < c->ncols; j++) {
+		const struct compare_n_doc *d = c->cols[j].doc;
+
+		cw[j] = (int)fmin(cw[j], 24);
+		fprintf(f, "# [%zu] %-24s %s (%s, %s%s)\n#     %s\n", j + 1, c->cols[j].name, d->path,
+			known(d->started), d->summary ? "summary" : "full report", d->partial ? ", PARTIAL" : "",
+			known(d->topology));
+	}
 	rule_text(c, rule, sizeof(rule));
 	report_mail_wrap(f, "# ", rule);
 	fprintf(f, "%-*s", lw, "row");
@@ -669,28 +650,22 @@ int compare_n_write_text(const struct compare_n *c, FILE *f)
 		fprintf(f, " %-*.*s", cw[j], cw[j], buf);
 	}
 	fprintf(f, " floor\n");
-	for (size_t s = 0; s < ARRAY_SIZE(compare_n_sections); s++)
-		for (size_t i = 0; i < c->nrows; i++) {
-			const struct compare_n_row *r = &c->rows[i];
-			char label[200];
+	for (size_t i = 0; i < c->nrows; i++) {
+		const struct compare_n_row *r = &c->rows[i];
 
-			if (r->section != (int)s)
-				continue;
-			if (section != r->section) {
-				fprintf(f, "## %s\n", compare_n_sections[s]);
-				section = r->section;
-			}
-			snprintf(label, sizeof(label), "  %s%s", r->label, strcmp(r->unit, "ns") ? "" : " (ns)");
-			fit(label, lw);
-			fprintf(f, "%-*s", lw, label);
-			for (size_t j = 0; j < c->ncols; j++) {
-				cell_text(r, &r->cells[j], buf, sizeof(buf));
-				fit(buf, cw[j]);
-				fprintf(f, " %-*s", cw[j], buf);
-			}
-			floor_text(r, c->ncols, buf, sizeof(buf));
-			fprintf(f, " %s\n", buf);
+		if (opens_section(c, i))
+			fprintf(f, "## %s\n", compare_n_sections[r->section]);
+		row_label(r, buf, sizeof(buf));
+		fit(buf, lw);
+		fprintf(f, "%-*s", lw, buf);
+		for (size_t j = 0; j < c->ncols; j++) {
+			cell_text(r, &r->cells[j], buf, sizeof(buf));
+			fit(buf, cw[j]);
+			fprintf(f, " %-*s", cw[j], buf);
 		}
+		floor_text(r, c->ncols, buf, sizeof(buf));
+		fprintf(f, " %s\n", buf);
+	}
 	fprintf(f, "summary: %zu rows, %zu machines: %zu cells marked, %zu the same (of %zu judged from epochs), %zu missing; the others cannot tell\n",
 		c->nrows, c->ncols, c->marked, c->same, c->judged, c->missing);
 	return ferror(f) ? -EIO : 0;
@@ -710,21 +685,23 @@ static const char css[] =
 
 int compare_n_write_html(const struct compare_n *c, FILE *f)
 {
-	char rule[1536], buf[160];
+	char rule[1536], buf[200];
 
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 		   "<title>atomcost compare: %zu machines</title>\n<style>%s</style></head><body>\n"
 		   "<h1>atomcost compare: %zu machines side by side</h1>\n<table class=\"cols\">\n",
 		c->ncols, css, c->ncols);
 	for (size_t j = 0; j < c->ncols; j++) {
+		const struct compare_n_doc *d = c->cols[j].doc;
+
 		fprintf(f, "<tr><th>[%zu]</th><td><b>", j + 1);
 		report_html_escape(f, c->cols[j].name);
 		fputs("</b></td><td>", f);
-		report_html_escape(f, c->cols[j].path);
+		report_html_escape(f, d->path);
 		fputs("</td><td>", f);
-		report_html_escape(f, c->cols[j].started);
-		fprintf(f, "</td><td>%s%s</td></tr>\n", c->cols[j].summary ? "summary" : "full report",
-			c->cols[j].partial ? ", PARTIAL" : "");
+		report_html_escape(f, known(d->started));
+		fprintf(f, "</td><td>%s%s</td></tr>\n", d->summary ? "summary" : "full report",
+			d->partial ? ", PARTIAL" : "");
 	}
 	rule_text(c, rule, sizeof(rule));
 	fputs("</table>\n<p class=\"note\">", f);
@@ -737,40 +714,32 @@ int compare_n_write_html(const struct compare_n *c, FILE *f)
 		fputs("</th>", f);
 	}
 	fputs("<th>floor</th></tr>\n", f);
-	for (size_t s = 0; s < ARRAY_SIZE(compare_n_sections); s++) {
-		bool head = false;
+	for (size_t i = 0; i < c->nrows; i++) {
+		const struct compare_n_row *r = &c->rows[i];
 
-		for (size_t i = 0; i < c->nrows; i++) {
-			const struct compare_n_row *r = &c->rows[i];
-
-			if (r->section != (int)s)
-				continue;
-			if (!head) {
-				fprintf(f, "<tr class=\"sec\"><th colspan=\"%zu\">", c->ncols + 2);
-				report_html_escape(f, compare_n_sections[s]);
-				fputs("</th></tr>\n", f);
-				head = true;
-			}
-			fputs("<tr><td class=\"l\">", f);
-			report_html_escape(f, r->label);
-			if (!strcmp(r->unit, "ns"))
-				fputs(" (ns)", f);
-			fputs("</td>", f);
-			for (size_t j = 0; j < c->ncols; j++) {
-				const struct compare_n_cell *k = &r->cells[j];
-
-				cell_text(r, k, buf, sizeof(buf));
-				fprintf(f, "<td class=\"v%s%s\"", r->kind == CN_TEXT ? " t" : "", !k->present ? " missing" :
-					k->marked ? (k->change > 0 ? " up" : " down") : "");
-				if (k->marked)
-					fprintf(f, " title=\"%+.1f%% against column 1, beyond the floor\"", k->change * 100);
-				fputc('>', f);
-				report_html_escape(f, buf);
-				fputs("</td>", f);
-			}
-			floor_text(r, c->ncols, buf, sizeof(buf));
-			fprintf(f, "<td>%s</td></tr>\n", buf);
+		if (opens_section(c, i)) {
+			fprintf(f, "<tr class=\"sec\"><th colspan=\"%zu\">", c->ncols + 2);
+			report_html_escape(f, compare_n_sections[r->section]);
+			fputs("</th></tr>\n", f);
 		}
+		row_label(r, buf, sizeof(buf));
+		fputs("<tr><td class=\"l\">", f);
+		report_html_escape(f, buf + 2);
+		fputs("</td>", f);
+		for (size_t j = 0; j < c->ncols; j++) {
+			const struct compare_n_cell *k = &r->cells[j];
+
+			cell_text(r, k, buf, sizeof(buf));
+			fprintf(f, "<td class=\"v%s%s\"", r->kind == CN_TEXT ? " t" : "", !k->present ? " missing" :
+				k->marked ? (k->change > 0 ? " up" : " down") : "");
+			if (k->marked)
+				fprintf(f, " title=\"%+.1f%% against column 1, beyond the floor\"", k->change * 100);
+			fputc('>', f);
+			report_html_escape(f, buf);
+			fputs("</td>", f);
+		}
+		floor_text(r, c->ncols, buf, sizeof(buf));
+		fprintf(f, "<td>%s</td></tr>\n", buf);
 	}
 	fprintf(f, "</table>\n<p class=\"note\">%zu rows, %zu machines: %zu cells marked, %zu the same (of %zu judged "
 		   "from epochs), %zu missing; the others cannot tell. Written by atomcost " ATOMCOST_VERSION

@@ -9,27 +9,13 @@
  * trip and the sharing cases per topology class, the fast-path menu (and,
  * with all_rows, every result line).
  *
- * The rule is two-way compare's (compare.h) with one process a side.
- * A hot-line cell (the hit pattern) whose documents both hold two or more
- * epochs of the row is judged from them: marked when the change lies
- * beyond the margin (--min-change, and COMPARE_ABS_FLOOR cycles), the
- * p-values of all such cells under Benjamini-Hochberg at COMPARE_Q; "="
- * when TOST puts it inside the margin; else unmarked, "cannot tell". Any
- * other cell has no spread to test, and is marked only when it differs
- * from the first column by more than the row's floor, how far such a row
- * moves between processes of one build on one machine (never "="):
- *  - hot-line rows (the hit pattern): the base floor, --noise-floor
- *    (default COMPARE_NOISE_FLOOR), raised to a card's own floor when it
- *    recorded a larger one;
- *  - rows under an access pattern, a sharing case, a c2c round trip, a
- *    measured level's latency or the split lock: COMPARE_N_WIDE_FLOOR, the
- *    widest move of settled such rows between processes (two-way compare
- *    gives them no verdict at all between single runs);
- *  - core-cycle rows must also move by COMPARE_ABS_FLOOR cycles;
- *  - a measured cache size is marked when its bracket (the two footprints
- *    around the knee) does not overlap the first column's.
- * Text rows (model, kernel) are shown, never marked. A row one machine
- * lacks says "missing" in its cell.
+ * The rule is two-way compare's (compare.h) with one process a side: a
+ * hot-line cell whose documents both hold two or more epochs of the row is
+ * judged from them (Benjamini-Hochberg over such cells, "=" by TOST); any
+ * other cell has no spread to test and is marked only beyond its row's
+ * floor (enum compare_n_kind), how far such a row moves between processes
+ * of one build on one machine. rule_text (compare-n.c) says the rule, with
+ * its figures, on every comparison. A row one machine lacks says "missing".
  */
 #ifndef ATOMCOST_COMPARE_N_H
 #define ATOMCOST_COMPARE_N_H
@@ -47,7 +33,7 @@
 
 enum compare_n_kind {
 	CN_TEXT,	/* shown, never marked */
-	CN_HOT,		/* hot-line figure: the base floor */
+	CN_HOT,		/* hot-line figure: the base floor (a card's own when larger) */
 	CN_WIDE,	/* pattern, sharing, c2c, level latency: COMPARE_N_WIDE_FLOOR */
 	CN_SIZE,	/* measured size with its bracket: marked when brackets are apart */
 };
@@ -77,11 +63,7 @@ struct compare_n_row {
 
 struct compare_n_col {
 	char name[64];		/* short machine name (model family/model, or file/host) */
-	char path[256];
-	char started[40];
-	char topology[128];	/* the topology line, said whole in the legend */
-	bool summary;		/* read from a summary, not a full report */
-	bool partial;
+	const struct compare_n_doc *doc;	/* what the column was read from */
 };
 
 struct compare_n {

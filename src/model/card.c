@@ -139,7 +139,7 @@ static void build_cmp(const struct report *rep, struct card *c)
 	c->lock_plain = unlocked_twin(rep, a);
 	if (c->lock_plain && !strcmp(c->lock_plain, c->pair_plain))
 		c->lock_plain = NULL;	/* the pair is the lock prefix alone */
-	for (size_t i = 0; i < sizeof(cmp_rows) / sizeof(cmp_rows[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cmp_rows); i++) {
 		struct card_cmp *k = &c->cmp[c->ncmp];
 
 		k->what = cmp_rows[i].what;
@@ -204,18 +204,13 @@ static void build_noise(const struct report *rep, struct card *c)
 
 const char *card_part_word(const struct card_part *p, char *buf, size_t len)
 {
-	const struct judgment *j = &p->j;
+	enum verdict v = p->j.v;
 
-	if (!p->a)
-		snprintf(buf, len, "not measured");
-	else if (j->v == VERDICT_SLOWER || j->v == VERDICT_FASTER)
-		snprintf(buf, len, "%s %.2fx", stats_verdict_name(j->v), j->ratio);
-	else if (j->v == VERDICT_SAME)
-		snprintf(buf, len, "same");
-	else if (j->v == VERDICT_NONE)
-		snprintf(buf, len, "no verdict");
+	if (p->a && (v == VERDICT_SLOWER || v == VERDICT_FASTER))
+		snprintf(buf, len, "%s %.2fx", stats_verdict_name(v), p->j.ratio);
 	else
-		snprintf(buf, len, "unresolved");
+		snprintf(buf, len, "%s", !p->a ? "not measured" : v == VERDICT_SAME ? "same" :
+			 v == VERDICT_NONE ? "no verdict" : "unresolved");
 	return buf;
 }
 
@@ -250,24 +245,20 @@ const char *card_vm_text(int vm)
 
 const char *card_split_text(const struct card_split *s, char *buf, size_t len)
 {
-	switch (s->state) {
-	case CARD_SPLIT_NONE:
-		snprintf(buf, len, "not measured");
-		break;
-	case CARD_SPLIT_SKIPPED:
+	static const char *const said[] = {
+		[CARD_SPLIT_NONE] = "not measured",
+		[CARD_SPLIT_UNSUPPORTED] = "no split lock on this architecture",
+		[CARD_SPLIT_SIGBUS] = "a locked op across two cache lines is killed here (SIGBUS)",
+	};
+
+	if (s->state == CARD_SPLIT_SKIPPED)
 		snprintf(buf, len, "skipped (%s)", s->skipped ? s->skipped : "?");
-		break;
-	case CARD_SPLIT_UNSUPPORTED:
-		snprintf(buf, len, "no split lock on this architecture");
-		break;
-	case CARD_SPLIT_SIGBUS:
-		snprintf(buf, len, "a locked op across two cache lines is killed here (SIGBUS)");
-		break;
-	default:
+	else if (s->state == CARD_SPLIT_MEASURED)
 		snprintf(buf, len, "a locked op across two cache lines: %.0f ns against %.1f ns %s (%.0fx)",
 			 s->split_ns, s->aligned_ns, s->vs_atomic_inc ? "for an aligned atomic_inc" : "aligned",
 			 s->ratio);
-	}
+	else
+		snprintf(buf, len, "%s", said[s->state]);
 	return buf;
 }
 
@@ -370,11 +361,7 @@ static void build_share(struct card *c)
 
 int card_atomic_rank(const struct result *r)
 {
-	if (!strcmp(r->atomicity, "non-atomic"))
-		return 0;
-	if (!strcmp(r->atomicity, "local-only"))
-		return 1;
-	return 2;
+	return !strcmp(r->atomicity, "non-atomic") ? 0 : !strcmp(r->atomicity, "local-only") ? 1 : 2;
 }
 
 const char *card_ratio_label(unsigned cat)

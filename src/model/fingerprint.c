@@ -26,7 +26,6 @@ static int read_line(const char *root, const char *path, char *buf, size_t len)
 {
 	char full[512];
 	FILE *f;
-	size_t n;
 
 	snprintf(full, sizeof(full), "%s%s", root, path);
 	f = fopen(full, "re");
@@ -35,13 +34,10 @@ static int read_line(const char *root, const char *path, char *buf, size_t len)
 			 FINGERPRINT_UNREADABLE);
 		return -1;
 	}
-	if (!fgets(buf, (int)len, f)) {
-		/* sysfs files like /sys/hypervisor/type can be empty */
-		buf[0] = 0;
-	}
+	if (!fgets(buf, (int)len, f))
+		buf[0] = 0;	/* sysfs files like /sys/hypervisor/type can be empty */
 	fclose(f);
-	n = strcspn(buf, "\n");
-	buf[n] = 0;
+	buf[strcspn(buf, "\n")] = 0;
 	return 0;
 }
 
@@ -158,22 +154,21 @@ static json_t *mitigations_json(const char *root)
 
 static json_t *cpufreq_json(const char *root, int cpu)
 {
+	static const char *const knob[] = { "driver", "governor" };
 	char path[256], buf[64];
 	json_t *o = json_object();
+	const char *boost = buf;
 
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_driver", cpu);
-	json_object_set_new(o, "driver", line_json(root, path));
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", cpu);
-	json_object_set_new(o, "governor", line_json(root, path));
-	/* boost: the generic knob, else intel_pstate's inverted one */
-	if (read_line(root, "/sys/devices/system/cpu/cpufreq/boost", buf, sizeof(buf)) == 0) {
-		json_object_set_new(o, "boost", json_string(!strcmp(buf, "1") ? "on" : "off"));
-	} else if (read_line(root, "/sys/devices/system/cpu/intel_pstate/no_turbo", buf,
-			     sizeof(buf)) == 0) {
-		json_object_set_new(o, "boost", json_string(!strcmp(buf, "1") ? "off" : "on"));
-	} else {
-		json_object_set_new(o, "boost", json_string(buf));
+	for (size_t i = 0; i < ARRAY_SIZE(knob); i++) {
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_%s", cpu, knob[i]);
+		json_object_set_new(o, knob[i], line_json(root, path));
 	}
+	/* boost: the generic knob, else intel_pstate's inverted one */
+	if (read_line(root, "/sys/devices/system/cpu/cpufreq/boost", buf, sizeof(buf)) == 0)
+		boost = !strcmp(buf, "1") ? "on" : "off";
+	else if (read_line(root, "/sys/devices/system/cpu/intel_pstate/no_turbo", buf, sizeof(buf)) == 0)
+		boost = !strcmp(buf, "1") ? "off" : "on";
+	json_object_set_new(o, "boost", json_string(boost));
 	return o;
 }
 

@@ -4,7 +4,6 @@
 #include "c2c.h"
 
 #include <errno.h>
-#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,7 +75,6 @@ static void *responder(void *arg)
 	}
 	return NULL;
 }
-
 
 int c2c_measure_pair(struct topo *t, int a, int b, enum c2c_method m, double seconds,
 		     struct c2c_row *row)

@@ -1,32 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /* c2c.h - cache-line round trips between two PUs (the engine behind
- * `atomcost c2c` and the default characterization's topology part).
- *
- * Two threads pinned to PUs a and b pass one cache line back and forth, a
- * counter in its first word telling whose turn it is (a writes odd values,
- * b even ones). Two methods:
- *   cmpxchg     each side spins on `lock cmpxchg` until it turns the value
- *               it waits for into its own: a round trip moves the line at
- *               least twice (once to each side); a failed cmpxchg also takes
- *               the line exclusive, so waiting can move it more often.
- *   load-store  each side spins reading the line, then stores: per round
- *               trip 2 transfers (each side's read miss fetches the line the
- *               other side modified) and 2 invalidations (each store upgrades
- *               a line the other side holds shared).
- * A sample times C2C_ROUNDS round trips on a's timer; samples are kept for
- * a given time per pair and method.
+ * `atomcost c2c` and the default characterization's topology part): two
+ * pinned threads pass one line back and forth, a counter in its first word
+ * saying whose turn it is (a writes odd values, b even ones), by cmpxchg or
+ * by load and store; docs/locks.md says what each method moves. A sample
+ * times C2C_ROUNDS round trips on a's timer.
  */
 #ifndef ATOMCOST_C2C_H
 #define ATOMCOST_C2C_H
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdio.h>
-#include <jansson.h>
 
 #include "clock.h"
 #include "sections.h"	/* C2C_ROUNDS, struct c2c_row, c2c_where, the writers */
-#include "stats.h"
 #include "topo.h"
 
 struct c2c_pair {

@@ -1,17 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* pattern.c - access patterns: parsing, footprints from hwloc, the walk
  * buffer (touched, huge pages where THP allows, optionally bound to a NUMA
- * node) and the run of every probe under every pattern (docs/method.md).
- *
- * Under the buffer patterns each probe reports its latency form twice (the
- * op on another word of the visited line, PATTERN; the op on the pointer
- * word the chase follows, PATTERN+ptr, where the op may run there) and its
- * throughput form once, and the plain chase (load_chase) is measured first
- * in the same run, so every row can carry the op's cost over the bare walk
- * (extra.chase_cycles). The op is off the pointer word by default: a byte
- * RMW there (orb, lock orb) makes the next 8-byte load of the word fail
- * store forwarding, locked or not, and that stall would pass for the cost
- * of the lock; PATTERN+ptr keeps it as a finding of its own.
+ * node) and the run of every probe under every pattern. Under the walks
+ * the bare chase (load_chase) runs first, so each row carries the op's cost
+ * over it; the op is on word 1 of each line, and on the pointer word only
+ * in the PATTERN+ptr rows, where a byte RMW fails store forwarding to the
+ * next load (docs/patterns.md "The patterns").
  */
 #include "pattern.h"
 

@@ -1,21 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* runner.c - the measurement loop (docs/method.md).
- *
- * Each sample times N and 2N iterations back to back. What is subtracted is
- * only what is fixed: the fastest of many timings of the same kernel called
- * for 0 iterations (fenced timer pair, call, the kernel's prologue and
- * epilogue), so a sample is (t_2N - fixed) / (2N * UNROLL) ticks per op, one
- * timing that a disturbance can only lengthen. The N/2N extrapolation
- * 2 min(t_N) - min(t_2N) is not a fixed cost for memory-bound kernels (it
- * came out at thousands of ticks on L2/LLC walks and negative on DRAM ones):
- * it is recorded (from the medians of t_N and t_2N) beside the fixed
- * overhead and the row is flagged when the two disagree, or when the fixed
- * overhead is a large share of a sample.
- * N is chosen so the N-iteration timing lasts about sample_us. Warm-up
- * samples are dropped; every other sample is kept. Events are read and the
- * drift chain runs between timings, never inside one.
- * Sampling stops when the median's 95% CI is tight enough (after
- * min_samples), at max_samples, or at the time cap.
+/* runner.c - the measurement loop: warm-up, N, the fixed overhead (the
+ * fastest 0-iteration call, the only thing subtracted), samples of t_2N
+ * rescaled by the drift chain, the N/2N extrapolation kept as a check, and
+ * the stop rule. docs/method.md "One row" says each step and why.
  */
 #include "runner.h"
 
@@ -23,8 +10,6 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "arch/arch.h"
 #include "common.h"

@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* splitlock.c - the split-lock probe (splitlock.h says what it measures).
- * The number of split ops is bounded (4096 by default) and so is their
- * time (SPLIT_TIME_CAP_NS): where the kernel throttles split-locking tasks
- * (warn with kernel.split_lock_mitigate=1 sleeps about 10 ms per op,
- * ratelimit sleeps past N per second) the probe stops early and says so.
+/* splitlock.c - the split-lock probe (splitlock.h). The split ops are
+ * bounded in number (4096 by default) and time (SPLIT_TIME_CAP_NS): where
+ * the kernel throttles them the probe stops early and says so.
  */
 #include "splitlock.h"
 

@@ -1,15 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* splitlock.h - the split lock: a locked read-modify-write whose 8 bytes
- * straddle two cache lines, against the same op inside one line.
- *
- * A split lock cannot be done in one cache line, so the core locks the
- * bus (or its equivalent) for it: thousands of cycles on big machines, and
- * felt by every other core. Linux may detect it (#AC on split_lock_detect
- * CPUs, #DB after the fact on bus_lock_detect ones) and then warn, throttle
- * the task or kill it with SIGBUS, as the kernel command line
- * (split_lock_detect=off|warn|fatal|ratelimit:N) and the
- * kernel.split_lock_mitigate sysctl say. The mode is read before the probe;
- * a SIGBUS is caught and reported, never fatal to atomcost.
+ * straddle two cache lines (a bus lock, felt by every core), against the
+ * same op inside one line. Linux may warn, throttle the task or kill it
+ * with SIGBUS (docs/hierarchy.md "The split lock" has the modes): the mode
+ * is read before the probe, and a SIGBUS is caught, never fatal.
  */
 #ifndef ATOMCOST_SPLITLOCK_H
 #define ATOMCOST_SPLITLOCK_H

@@ -5,10 +5,8 @@
  * pairs; absent classes are listed as absent. --all-pairs measures every
  * pair of allowed PUs and fills the whole matrix (JSON: "matrix").
  */
-#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "c2c.h"
@@ -17,8 +15,6 @@
 #include "cmd/options.h"
 #include "common.h"
 #include "report.h"
-#include "runner.h"
-#include "stats.h"
 #include "topo.h"
 
 static int dump_json(void *arg, FILE *f)

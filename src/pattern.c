@@ -50,7 +50,8 @@ static const struct {
 		      "twin's, interleaved on the hot lines; pairs only", "latency, throughput" },
 };
 
-bool pattern_kind_has_buffer(enum pattern_kind k)
+/* Kinds that walk a buffer of lines (everything but hit and mix). */
+static bool pattern_kind_has_buffer(enum pattern_kind k)
 {
 	return k != PAT_HIT && k != PAT_MIX;
 }
@@ -362,7 +363,6 @@ void pattern_thp_mode(char *buf, size_t len)
 	fclose(f);
 }
 
-/* AnonHugePages of the mappings overlapping [lo, hi), bytes. */
 size_t pattern_thp_bytes(uintptr_t lo, uintptr_t hi)
 {
 	FILE *f = fopen("/proc/self/smaps", "r");
@@ -845,7 +845,8 @@ static size_t pattern_probes(const struct pattern *pat, const struct probe *cons
 	return k;
 }
 
-static int run_pattern(struct run_state *s, const struct probe *const *list, size_t n)
+/* Every row of this pattern; with count, only s->total grows. */
+static int run_pattern(struct run_state *s, const struct probe *const *list, size_t n, bool count)
 {
 	const struct probe **todo = calloc(n + 1, sizeof(*todo));
 	size_t k;
@@ -854,7 +855,8 @@ static int run_pattern(struct run_state *s, const struct probe *const *list, siz
 	if (!todo)
 		return -ENOMEM;
 	k = pattern_probes(s->pat, list, n, todo);
-	for (size_t i = 0; i < k && s->pat->kind == PAT_HIT && (s->o->mode_mask & (1u << MODE_THROUGHPUT)); i++)
+	for (size_t i = 0; !count && i < k && s->pat->kind == PAT_HIT &&
+			   (s->o->mode_mask & (1u << MODE_THROUGHPUT)); i++)
 		if (todo[i]->ctx_stores) {
 			s->stores_cyc = bare_stores(s);
 			break;
@@ -875,7 +877,8 @@ static int run_pattern(struct run_state *s, const struct probe *const *list, siz
 				probe_kernel_fn fn = kernel_of(todo[i], s->pat->kind, (enum probe_mode)m,
 							       (enum variant)v);
 
-				if (!fn)
+				s->total += count && fn;
+				if (count || !fn)
 					continue;
 				if (out_of_time(s)) {
 					ret = 1;
@@ -886,28 +889,6 @@ static int run_pattern(struct run_state *s, const struct probe *const *list, siz
 	}
 	free(todo);
 	return ret;
-}
-
-static size_t count_rows(const struct plan *pl, const struct run_opts *o,
-			 const struct probe *const *list, size_t n)
-{
-	const struct probe **todo = calloc(n + 1, sizeof(*todo));
-	size_t total = 0;
-
-	if (!todo)
-		return 0;
-	for (int i = 0; i < pl->n; i++) {
-		size_t k = pattern_probes(&pl->pat[i], list, n, todo);
-
-		for (size_t j = 0; j < k; j++)
-			for (int m = 0; m < MODE__COUNT; m++)
-				for (int v = V_HOT; v <= V_STORES; v++)
-					total += (o->mode_mask & (1u << m)) &&
-						 kernel_of(todo[j], pl->pat[i].kind, (enum probe_mode)m,
-							   (enum variant)v);
-	}
-	free(todo);
-	return total;
 }
 
 /* The walks must get slower level by level; when two neighbours cost about
@@ -940,6 +921,7 @@ int pattern_run(struct topo *t, const struct run_opts *o, const struct probe *co
 	struct pattern_buf buf = { 0 };
 	struct run_state s = { .t = t, .o = o, .rep = rep, .cpu = cpu, .t0 = now_ns() };
 	struct plan pl;
+	bool beyond_hit = false;
 	int ret;
 
 	ret = make_plan(t, o, &pl);
@@ -948,15 +930,14 @@ int pattern_run(struct topo *t, const struct run_opts *o, const struct probe *co
 	for (int k = 0; k < PAT__COUNT; k++)
 		chase_cyc[k] = NAN;
 	s.sizes = &pl.sizes;
-	s.total = count_rows(&pl, o, list, n);
-	for (size_t i = 0; i < n; i++)
-		if (!list[i]->patterns && o->progress)
-			for (int j = 0; j < pl.n; j++)
-				if (pl.pat[j].kind != PAT_HIT) {
-					pr_info("pattern: %s runs only under 'hit' (no op-at-an-address form)",
-						list[i]->name);
-					break;
-				}
+	for (int i = 0; i < pl.n; i++) {
+		s.pat = &pl.pat[i];
+		run_pattern(&s, list, n, true);
+		beyond_hit |= s.pat->kind != PAT_HIT;
+	}
+	for (size_t i = 0; i < n && beyond_hit && o->progress; i++)
+		if (!list[i]->patterns)
+			pr_info("pattern: %s runs only under 'hit' (no op-at-an-address form)", list[i]->name);
 
 	for (int i = 0; i < pl.n && !ret; i++) {
 		s.pat = &pl.pat[i];
@@ -981,7 +962,7 @@ int pattern_run(struct topo *t, const struct run_opts *o, const struct probe *co
 			}
 			s.buf = &buf;
 		}
-		ret = run_pattern(&s, list, n);
+		ret = run_pattern(&s, list, n, false);
 		chase_cyc[s.pat->kind] = s.chase_cyc;
 		chase_fp[s.pat->kind] = s.footprint;
 		if (ret == -EINTR) {

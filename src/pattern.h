@@ -43,9 +43,6 @@ struct pattern {
  * so JSON readers that hold numbers as doubles keep it exact). */
 #define PATTERN_SEED 20040827ull
 
-/* Kinds that walk a buffer of lines (everything but hit and mix). */
-bool pattern_kind_has_buffer(enum pattern_kind k);
-
 /* Parse "hit,l2,mix=1/4". Returns the count, or -EINVAL after a message
  * naming the bad element. */
 int pattern_parse_list(const char *s, struct pattern *out, size_t max);

@@ -38,10 +38,15 @@
 #include "result.h"
 #include "runner.h"
 
-const unsigned align_offsets[ALIGN_NPLACE] = {
-	0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60,
-	4072, 4080, 4088, 4092,
-};
+/* M(..., off) for every placement, in order (align.h). */
+#define ALIGN_PLACEMENTS(M, ...)						\
+	M(__VA_ARGS__, 0) M(__VA_ARGS__, 4) M(__VA_ARGS__, 8) M(__VA_ARGS__, 12)	\
+	M(__VA_ARGS__, 16) M(__VA_ARGS__, 20) M(__VA_ARGS__, 24) M(__VA_ARGS__, 28)	\
+	M(__VA_ARGS__, 32) M(__VA_ARGS__, 36) M(__VA_ARGS__, 40) M(__VA_ARGS__, 44)	\
+	M(__VA_ARGS__, 48) M(__VA_ARGS__, 52) M(__VA_ARGS__, 56) M(__VA_ARGS__, 60)	\
+	M(__VA_ARGS__, 4072) M(__VA_ARGS__, 4080) M(__VA_ARGS__, 4088) M(__VA_ARGS__, 4092)
+#define OFFSET(unused, off) off,
+const unsigned align_offsets[ALIGN_NPLACE] = { ALIGN_PLACEMENTS(OFFSET, 0) };
 
 size_t align_page_twin(size_t i)
 {
@@ -54,14 +59,6 @@ size_t align_page_twin(size_t i)
 #if ARCH_HAS_ALIGN_LOOPS
 /* The entries read ctx->mem as the first word of the context. */
 _Static_assert(offsetof(struct probe_ctx, mem) == 0, "placed loops read ctx->mem at offset 0");
-
-/* Must list the numbers of align_offsets[], in order. */
-#define ALIGN_PLACEMENTS(M, ...)						\
-	M(__VA_ARGS__, 0) M(__VA_ARGS__, 4) M(__VA_ARGS__, 8) M(__VA_ARGS__, 12)	\
-	M(__VA_ARGS__, 16) M(__VA_ARGS__, 20) M(__VA_ARGS__, 24) M(__VA_ARGS__, 28)	\
-	M(__VA_ARGS__, 32) M(__VA_ARGS__, 36) M(__VA_ARGS__, 40) M(__VA_ARGS__, 44)	\
-	M(__VA_ARGS__, 48) M(__VA_ARGS__, 52) M(__VA_ARGS__, 56) M(__VA_ARGS__, 60)	\
-	M(__VA_ARGS__, 4072) M(__VA_ARGS__, 4080) M(__VA_ARGS__, 4088) M(__VA_ARGS__, 4092)
 
 /* The copies, in their own text section (objdump: atomcost_align_*). */
 #define EMIT_COPY(id, setup, op, rept, off) ARCH_ALIGN_COPY(id, off, setup, op, rept)
@@ -384,11 +381,12 @@ static json_t *assessment_json(const struct align_assessment *a)
 			 "other undisturbed passes");
 }
 
+/* A probe's table and assessment, and its figures into jprobes. */
 static void print_probe(FILE *f, const struct align_probe *p, const bool *use,
 			const struct place_acc *pa, size_t npass, const double *fig,
-			const struct align_assessment *a, json_t *jp)
+			const struct align_assessment *a, json_t *jprobes)
 {
-	json_t *rows = json_array();
+	json_t *rows = json_array(), *jp = json_pack("{s:s,s:s}", "insn", p->insn, "form", p->form);
 
 	fprintf(f, "\n%s: %s, %s; core cycles per op, %zu passes\n", p->name, p->insn, p->form, npass);
 	fprintf(f, "  %5s %5s %-6s %8s %8s %8s %8s %8s %s\n", "place", "mod64", "page", "median",
@@ -420,6 +418,7 @@ static void print_probe(FILE *f, const struct align_probe *p, const bool *use,
 			"p90", s.p90, "pass_lo", lo, "pass_hi", hi, "samples", (int)pa[i].n));
 	}
 	print_assessment(f, "", a, npass);
+	json_object_set_new(jprobes, p->name, jp);
 	json_object_set_new(jp, "placements", rows);
 	json_object_set_new(jp, "assessment", assessment_json(a));
 }
@@ -914,26 +913,6 @@ static int measure_passes(struct repro_ctx *rc, const struct align_probe *const 
 	return 0;
 }
 
-/* Assess one probe over the used placements, print its table; fig[i]:
- * placement i's figure. */
-static int assess_probe(struct repro_ctx *rc, const struct align_probe *p, const bool *use,
-			const struct place_acc *pa, size_t npass, const double *share,
-			struct align_assessment *a, json_t *jprobes, double *fig)
-{
-	int ret = assess_used(pa, NULL, use, npass, share, fig, a);
-	json_t *jp;
-
-	if (ret < 0) {
-		pr_err("code-alignment-2008: %s: a placement has no positive median "
-		       "(is the clock calibrated?)", p->name);
-		return ret;
-	}
-	jp = json_pack("{s:s,s:s}", "insn", p->insn, "form", p->form);
-	json_object_set_new(jprobes, p->name, jp);
-	print_probe(rc->out, p, use, pa, npass, fig, a, jp);
-	return 0;
-}
-
 /* The probe's conclusion: its pass pairs, per 64-op loop (ALIGN_JUDGE_OPS). */
 static void conclude_probe(struct repro_ctx *rc, const char *name, const struct align_assessment *a,
 			   size_t npass, const double *share, bool first)
@@ -1017,7 +996,13 @@ static int align_report(struct repro_ctx *rc, const struct align_probe *const *s
 		struct align_assessment *a = &assess[pi];
 		double fig[ALIGN_NPLACE];
 
-		ret = assess_probe(rc, sel[pi], use, acc[pi], npass, share, a, jprobes, fig);
+		ret = assess_used(acc[pi], NULL, use, npass, share, fig, a);
+		if (ret < 0) {
+			pr_err("code-alignment-2008: %s: a placement has no positive median "
+			       "(is the clock calibrated?)", sel[pi]->name);
+			break;
+		}
+		print_probe(rc->out, sel[pi], use, acc[pi], npass, fig, a, jprobes);
 		rows[pi] = (struct repro_row){ sel[pi]->name,
 			{ fig[a->imin], fig[a->imax], a->spread * 100 }, notes[pi] };
 		snprintf(notes[pi], sizeof(notes[pi]), "x%.3f over %zu passes: %s", a->j.ratio,

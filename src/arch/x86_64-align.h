@@ -99,13 +99,16 @@
  * cmpxchg probes (%rax = 0) always matches the zeroed words, so every op
  * succeeds and writes 0 back: no op depends on another. */
 #define X86_ALIGN_SYM(id, off, sfx) "atomcost_align_" #id "_" #off sfx
+/* A global label, and one that starts a function (objdump shows it whole). */
+#define X86_ALIGN_LABEL(id, off, sfx)						\
+	".globl " X86_ALIGN_SYM(id, off, sfx) "\n" X86_ALIGN_SYM(id, off, sfx) ":\n"
+#define X86_ALIGN_FUNC(id, off, sfx)						\
+	".type " X86_ALIGN_SYM(id, off, sfx) ", @function\n" X86_ALIGN_LABEL(id, off, sfx)
 #define ARCH_ALIGN_COPY(id, off, setup, op, rept)				\
 	".pushsection .text.atomcost_align,\"ax\",@progbits\n"			\
 	".p2align 12, 0xcc\n"							\
 	".if " #off "\n.skip " #off ", 0xcc\n.endif\n"						\
-	".globl " X86_ALIGN_SYM(id, off, "_loop") "\n"				\
-	".type " X86_ALIGN_SYM(id, off, "_loop") ", @function\n"		\
-	X86_ALIGN_SYM(id, off, "_loop") ":\n"					\
+	X86_ALIGN_FUNC(id, off, "_loop")					\
 	"1:\n"									\
 	".set .Lk, 0\n"								\
 	".rept " #rept "\n\t"							\
@@ -114,22 +117,18 @@
 	".endr\n\t"								\
 	"sub $1, %rsi\n\t"							\
 	"jnz 1b\n"								\
-	".globl " X86_ALIGN_SYM(id, off, "_tail") "\n"				\
-	X86_ALIGN_SYM(id, off, "_tail") ":\n"					\
+	X86_ALIGN_LABEL(id, off, "_tail")					\
 	"2:\n\t"								\
 	"ret\n"									\
 	".size " X86_ALIGN_SYM(id, off, "_loop") ", . - " X86_ALIGN_SYM(id, off, "_loop") "\n" \
-	".globl " X86_ALIGN_SYM(id, off, "") "\n"				\
-	".type " X86_ALIGN_SYM(id, off, "") ", @function\n"			\
-	X86_ALIGN_SYM(id, off, "") ":\n\t"					\
+	X86_ALIGN_FUNC(id, off, "") "\t"					\
 	"mov (%rdi), %rdx\n\t"							\
 	setup "\n\t"								\
 	"test %rsi, %rsi\n\t"							\
 	"jz 2b\n\t"								\
 	"jmp 1b\n"								\
 	".size " X86_ALIGN_SYM(id, off, "") ", . - " X86_ALIGN_SYM(id, off, "") "\n" \
-	".globl " X86_ALIGN_SYM(id, off, "_end") "\n"				\
-	X86_ALIGN_SYM(id, off, "_end") ":\n"					\
+	X86_ALIGN_LABEL(id, off, "_end")					\
 	".popsection\n"
 
 #endif

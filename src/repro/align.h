@@ -1,9 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* repro/align.h - the code-alignment experiment (repro/code-alignment-2008.c): one probe's
- * timed loop, byte for byte the same, placed at several code addresses;
- * the cost at each placement, the spread across placements, and whether it
- * is judged slower over passes; and the seed's non-atomic unlock question
- * (bit_spin_unlock against __bit_spin_unlock, two threads on one line). */
+/* repro/align.h - the code-alignment experiment's parts that tests see
+ * (repro/code-alignment-2008.c says what it measures and why). */
 #ifndef ATOMCOST_REPRO_ALIGN_H
 #define ATOMCOST_REPRO_ALIGN_H
 
@@ -88,17 +85,12 @@ size_t align_pass_index(size_t pass, size_t n);
  * by figure; spread: fig[imax] / fig[imin] - 1. noise, noise_max: what
  * re-running one placement moves (max/min - 1 of its pass medians; the
  * median over the placements, and the largest): shown, not judged on.
- *
- * The verdict is stats_judge over the passes. Picking the slowest and the
- * fastest of 20 placements and testing that pair on the same passes would
- * find a "difference" in pure noise (the largest of 20 draws lies above
- * the smallest). So each pass k is judged on a pair chosen without it:
- * the slowest and fastest placements by the median of the OTHER undisturbed
- * passes (leave one out); ea[k], eb[k] are their pass medians in pass k.
- * agree: undisturbed passes whose pair is (imax, imin). j: stats_judge of
- * ea * ALIGN_JUDGE_OPS against eb * ALIGN_JUDGE_OPS over the passes with
- * share >= REPRO_SHARE_MIN (all, when share is NULL); shows: j.v is
- * VERDICT_SLOWER. */
+ * Each pass k is judged on the pair the OTHER undisturbed passes chose
+ * (leave one out): ea[k], eb[k] are that slowest and fastest placement's
+ * medians in pass k; agree: undisturbed passes whose pair is (imax, imin).
+ * j: stats_judge of ea * ALIGN_JUDGE_OPS against eb * ALIGN_JUDGE_OPS over
+ * the passes with share >= REPRO_SHARE_MIN (all, when share is NULL);
+ * shows: j.v is VERDICT_SLOWER. */
 struct align_assessment {
 	double spread, noise, noise_max;
 	size_t imin, imax;
@@ -116,10 +108,7 @@ struct align_assessment {
 int align_assess(const double *pass_med, size_t nplace, size_t npass, const double *share,
 		 double *fig, struct align_assessment *a);
 
-/* ---- the non-atomic unlock question ----
- * The seed's one claim about atomics: "0006-Use-non-atomic-unlock.patch:
- * Surprisingly this one caused a 1% regression in some of my tests. Maybe
- * the cacheline is held longer if no atomic op is used during unlock?"
+/* ---- the non-atomic unlock question (UNLOCK_PUB_WORDS) ----
  * Two threads pinned to two PUs take one bit spinlock in turn
  * (probes/locks.c bit_spin_lock, released by bit_spin_unlock or by
  * __bit_spin_unlock). Throughput and fairness come from the contention

@@ -35,7 +35,7 @@ static bool distinct(const struct bulk_cache *c, void **v, size_t n, size_t *nsl
 	qsort(s, n, sizeof(void *), cmp_ptr);
 	for (size_t i = 0; i < n && ok; i++) {
 		ok = s[i] && (i == 0 || s[i] != s[i - 1]);
-		idx[i] = bulk_slab_index(c, s[i]);
+		idx[i] = slab_index(&c->s, s[i]);
 		k += i == 0 || idx[i] != idx[i - 1];	/* sorted: one slab's objects are adjacent */
 	}
 	*nslabs = k;
@@ -62,11 +62,11 @@ static void test_alloc_67(enum bulk_algo a)
 			CHECK(0, "bulk cache");
 			return;
 		}
-		m = bulk_objs_per_slab(c);
+		m = c->s.objs;
 		refills = (n + m - 1) / m;
-		bulk_cache_stats(c, &s0);
+		s0 = c->st;
 		CHECK(bulk_alloc(c, a, n, p) == 0, "%s: alloc %zu", bulk_algo_names[a], n);
-		bulk_cache_stats(c, &s1);
+		s1 = c->st;
 		CHECK(s1.alloc_slow - s0.alloc_slow == refills && s1.irq_saves - s0.irq_saves == refills,
 		      "%s: %zu objects, %zu per slab: %llu refills, %llu saves, expected %zu",
 		      bulk_algo_names[a], n, m, (unsigned long long)(s1.alloc_slow - s0.alloc_slow),
@@ -80,10 +80,10 @@ static void test_alloc_67(enum bulk_algo a)
 		CHECK(distinct(c, p, n, &slabs) && slabs == refills, "%s: %zu distinct objects from %zu "
 		      "slabs, expected %zu", bulk_algo_names[a], n, slabs, refills);
 		/* F = refills * m - n left on the CPU freelist */
-		bulk_cache_stats(c, &s0);
+		s0 = c->st;
 		CHECK(bulk_alloc(c, a, 5 + refills * m - n, p + 0) == 0, "%s: alloc again",
 		      bulk_algo_names[a]);
-		bulk_cache_stats(c, &s1);
+		s1 = c->st;
 		CHECK(s1.alloc_slow - s0.alloc_slow == 1, "%s: %zu left on the CPU freelist, %zu more: "
 		      "%llu refill, expected 1", bulk_algo_names[a], refills * m - n,
 		      5 + refills * m - n, (unsigned long long)(s1.alloc_slow - s0.alloc_slow));
@@ -104,11 +104,11 @@ static void ops_at(enum bulk_algo a, size_t b, struct bulk_ops *o)
 	for (int r = 0; r < 4; r++)	/* warm: a CPU slab */
 		if (!bulk_alloc(c, a, b, p))
 			bulk_free(c, a, b, p);
-	bulk_cache_stats(c, &s0);
+	s0 = c->st;
 	for (int r = 0; r < 10; r++)
 		if (!bulk_alloc(c, a, b, p))
 			bulk_free(c, a, b, p);
-	bulk_cache_stats(c, &s1);
+	s1 = c->st;
 	bulk_ops_per_object(&s0, &s1, 10.0 * (double)b, o);
 	bulk_cache_destroy(c);
 }
@@ -169,15 +169,15 @@ static void test_twin(void)
 				CHECK(0, "bulk cache");
 				return;
 			}
-			bulk_cache_stats(c[v], &s0[v]);
+			s0[v] = c[v]->st;
 			CHECK(bulk_alloc(c[v], a, n, p[v]) == 0, "%s: alloc %zu", bulk_algo_names[a], n);
 			CHECK(distinct(c[v], p[v], n, &slabs), "%s: %zu distinct objects",
 			      bulk_algo_names[a], n);
 			bulk_free(c[v], a, n, p[v]);
-			bulk_cache_stats(c[v], &s1[v]);
-			CHECK(bulk_cache_free_objects(c[v]) == bulk_cache_capacity(c[v]),
+			s1[v] = c[v]->st;
+			CHECK(bulk_cache_free_objects(c[v]) == c[v]->s.nslabs * c[v]->s.objs,
 			      "%s: %zu objects out, %zu of %zu back", bulk_algo_names[a], n,
-			      bulk_cache_free_objects(c[v]), bulk_cache_capacity(c[v]));
+			      bulk_cache_free_objects(c[v]), c[v]->s.nslabs * c[v]->s.objs);
 		}
 		CHECK(s1[1].cpu_cmpxchg == s0[1].cpu_cmpxchg, "twin, %zu objects: %llu cmpxchg16b "
 		      "commits, expected none", n, (unsigned long long)(s1[1].cpu_cmpxchg - s0[1].cpu_cmpxchg));

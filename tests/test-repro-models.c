@@ -267,9 +267,9 @@ static void test_bulk_roundtrip(enum bulk_algo a)
 		for (size_t i = 0; i < n; i++)
 			memset(p[i], 0xa5, 256);	/* the objects are the caller's */
 		bulk_free(c, a, n, p);
-		CHECK(bulk_cache_free_objects(c) == bulk_cache_capacity(c),
+		CHECK(bulk_cache_free_objects(c) == c->s.nslabs * c->s.objs,
 		      "%s: all %zu objects back after bulk %zu (%zu free)", bulk_algo_names[a],
-		      bulk_cache_capacity(c), n, bulk_cache_free_objects(c));
+		      c->s.nslabs * c->s.objs, n, bulk_cache_free_objects(c));
 	}
 	bulk_cache_destroy(c);
 }
@@ -288,16 +288,16 @@ static void test_bulk_slow_paths(void)
 		CHECK(0, "bulk cache");
 		return;
 	}
-	objs = bulk_objs_per_slab(c);
+	objs = c->s.objs;
 	pool = malloc(40 * objs * sizeof(void *));
 	CHECK(bulk_alloc(c, BULK_FALLBACK, 40 * objs, pool) == 0, "fill 40 slabs");
-	cpu_slab = bulk_slab_index(c, pool[40 * objs - 1]);	/* the last slab taken */
+	cpu_slab = slab_index(&c->s, pool[40 * objs - 1]);	/* the last slab taken */
 	for (size_t s = 0; s < 40 && n < 32; s++)
-		if (s != cpu_slab && bulk_slab_index(c, pool[s * objs]) != cpu_slab)
+		if (s != cpu_slab && slab_index(&c->s, pool[s * objs]) != cpu_slab)
 			p[n++] = pool[s * objs];
-	bulk_cache_stats(c, &s0);
+	s0 = c->st;
 	bulk_free(c, BULK_POSTED, n, p);
-	bulk_cache_stats(c, &s1);
+	s1 = c->st;
 	CHECK(s1.free_slow - s0.free_slow == n, "posted, %zu objects of %zu slabs: %llu slow-path "
 	      "frees, expected one per object", n, n, (unsigned long long)(s1.free_slow - s0.free_slow));
 	CHECK(bulk_alloc(c, BULK_FALLBACK, n, p) == 0, "take them back");
@@ -306,11 +306,11 @@ static void test_bulk_slow_paths(void)
 
 		/* taking them back made one of their slabs the CPU slab */
 		for (size_t i = 0; i < n; i++)
-			other += (int64_t)bulk_slab_index(c, p[i]) != bulk_cpu_slab(c);
+			other += (int64_t)slab_index(&c->s, p[i]) != bulk_cpu_slab(c);
 		CHECK(other + 1 >= n && other < n, "%zu of %zu in the CPU slab", n - other, n);
-		bulk_cache_stats(c, &s0);
+		s0 = c->st;
 		bulk_free(c, BULK_DETACHED, n, p);
-		bulk_cache_stats(c, &s1);
+		s1 = c->st;
 		CHECK(s1.free_slow - s0.free_slow == other, "detached, %zu slabs: %llu slow-path frees, "
 		      "expected one per slab but the CPU's (%zu)", n,
 		      (unsigned long long)(s1.free_slow - s0.free_slow), other);
@@ -320,13 +320,13 @@ static void test_bulk_slow_paths(void)
 	{
 		size_t s = 0, k = 0;
 
-		while ((int64_t)bulk_slab_index(c, pool[s * objs]) == bulk_cpu_slab(c))
+		while ((int64_t)slab_index(&c->s, pool[s * objs]) == bulk_cpu_slab(c))
 			s++;
 		for (k = 0; k < objs && k < 8; k++)
 			p[k] = pool[s * objs + k];
-		bulk_cache_stats(c, &s0);
+		s0 = c->st;
 		bulk_free(c, BULK_DETACHED, k, p);
-		bulk_cache_stats(c, &s1);
+		s1 = c->st;
 		CHECK(s1.free_slow - s0.free_slow == 1, "detached, %zu objects of one slab: %llu "
 		      "slow-path frees, expected 1", k, (unsigned long long)(s1.free_slow - s0.free_slow));
 	}
@@ -336,9 +336,9 @@ static void test_bulk_slow_paths(void)
 
 		CHECK(bulk_cache_create(&d, 256, 1024) == 0, "second cache");
 		CHECK(bulk_alloc(d, BULK_FALLBACK, 4, p) == 0, "4 objects of the first slab");
-		bulk_cache_stats(d, &s0);
+		s0 = d->st;
 		bulk_free(d, BULK_POSTED, 4, p);
-		bulk_cache_stats(d, &s1);
+		s1 = d->st;
 		CHECK(s1.free_slow == s0.free_slow, "posted, objects of the CPU slab: no slow path (%llu)",
 		      (unsigned long long)(s1.free_slow - s0.free_slow));
 		bulk_cache_destroy(d);

@@ -428,7 +428,6 @@ enum bulk_algo {
 	BULK__COUNT,
 };
 extern const char *const bulk_algo_names[BULK__COUNT];
-struct bulk_cache;
 /* Counts, as CONFIG_SLUB_STATS: __slab_free calls (each one group of
  * objects), ___slab_alloc refills; and the ops the what-if prices:
  * local_irq_disable/enable pairs, local_irq_save/restore pairs and
@@ -437,19 +436,19 @@ struct bulk_stats {
 	uint64_t free_slow, alloc_slow;
 	uint64_t irq_pairs, irq_saves, cpu_cmpxchg, plain_commits;
 };
+/* The slab layer of the SLUB model, and the counts this model adds. */
+struct bulk_cache {
+	struct slab_cache s;
+	struct bulk_stats st;
+};
 int bulk_cache_create(struct bulk_cache **out, size_t size, size_t max_objects);
 void bulk_cache_destroy(struct bulk_cache *c);
 /* n objects into p[] (0, or -ENOMEM with none allocated). */
 int bulk_alloc(struct bulk_cache *c, enum bulk_algo a, size_t n, void **p);
 /* Free p[0..n) (the detached algorithm consumes p[]: entries set to NULL). */
 void bulk_free(struct bulk_cache *c, enum bulk_algo a, size_t n, void **p);
-void bulk_cache_stats(const struct bulk_cache *c, struct bulk_stats *st);
-/* Free objects in the slabs and on the calling thread's CPU freelist; the
- * objects of every slab grown so far. */
+/* Free objects in the slabs and on the calling thread's CPU freelist. */
 size_t bulk_cache_free_objects(struct bulk_cache *c);
-size_t bulk_cache_capacity(const struct bulk_cache *c);
-size_t bulk_slab_index(const struct bulk_cache *c, const void *obj);
-unsigned bulk_objs_per_slab(const struct bulk_cache *c);
 /* The calling thread's CPU slab, -1: none. */
 int64_t bulk_cpu_slab(struct bulk_cache *c);
 

@@ -49,13 +49,6 @@ const char *const bulk_algo_names[BULK__COUNT] = {
 	[BULK_DETACHED] = "detached", [BULK_TWIN] = "fallback_twin",
 };
 
-/* The slab layer is the one of repro/slub-cmpxchg-local.c; this model adds
- * its counts. */
-struct bulk_cache {
-	struct slab_cache s;
-	struct bulk_stats st;
-};
-
 /* kmem_cache_cpu, per thread (one thread per CPU: pinned). */
 static __thread struct kmem_cpu bulk_cpu __attribute__((tls_model("initial-exec")));
 static __thread volatile uint8_t bulk_irqs_off __attribute__((tls_model("initial-exec")));
@@ -76,21 +69,6 @@ static inline void irq_enable(void)
 {
 	barrier();
 	bulk_irqs_off = 0;
-}
-
-size_t bulk_slab_index(const struct bulk_cache *c, const void *obj)
-{
-	return slab_index(&c->s, obj);
-}
-
-unsigned bulk_objs_per_slab(const struct bulk_cache *c)
-{
-	return c->s.objs;
-}
-
-void bulk_cache_stats(const struct bulk_cache *c, struct bulk_stats *st)
-{
-	*st = c->st;
 }
 
 static inline struct kmem_cpu *cpu_of(struct bulk_cache *c)
@@ -216,7 +194,7 @@ static ALWAYS_INLINE void free_one_by_one(struct bulk_cache *c, size_t n, void *
 					    enum commit how)
 {
 	for (size_t i = 0; i < n; i++)
-		cache_free(c, bulk_slab_index(c, p[i]), p[i], p[i], 1, how);
+		cache_free(c, slab_index(&c->s, p[i]), p[i], p[i], 1, how);
 }
 
 static ALWAYS_INLINE int alloc_one_by_one(struct bulk_cache *c, size_t n, void **p,
@@ -282,7 +260,7 @@ static void free_bulk_posted(struct bulk_cache *c, size_t n, void **p)
 	k = cpu_of(c);
 	for (size_t i = 0; i < n; i++) {
 		void *o = p[i];
-		size_t idx = bulk_slab_index(c, o);
+		size_t idx = slab_index(&c->s, o);
 
 		if ((int64_t)idx == k->slab) {
 			slab_set_next(o, k->freelist);
@@ -317,14 +295,14 @@ static size_t build_detached(const struct bulk_cache *c, size_t n, void **p, siz
 		if (!o)
 			continue;
 		if (!*head) {
-			*idx = bulk_slab_index(c, o);
+			*idx = slab_index(&c->s, o);
 			slab_set_next(o, NULL);
 			*head = *tail = o;
 			*cnt = 1;
 			p[n] = NULL;
 			continue;
 		}
-		if (bulk_slab_index(c, o) == *idx) {
+		if (slab_index(&c->s, o) == *idx) {
 			slab_set_next(o, *head);
 			*head = o;
 			(*cnt)++;
@@ -398,11 +376,6 @@ size_t bulk_cache_free_objects(struct bulk_cache *c)
 int64_t bulk_cpu_slab(struct bulk_cache *c)
 {
 	return cpu_of(c)->slab;
-}
-
-size_t bulk_cache_capacity(const struct bulk_cache *c)
-{
-	return c->s.nslabs * c->s.objs;
 }
 
 /* ---- the what-if arithmetic ---- */
@@ -491,7 +464,7 @@ static int refill_pool(struct bulk_cache *c, void **pool, const size_t *slot,
 
 		if (!o)
 			return -ENOMEM;
-		idx = bulk_slab_index(c, o);
+		idx = slab_index(&c->s, o);
 		for (k = 0; k < bulk; k++)
 			if (!used[k] && slot_slab[k] == idx)
 				break;
@@ -544,7 +517,7 @@ static int time_spread(struct timed *t, enum bulk_algo a, double *ticks, struct 
 
 			w->slot[j] = (g % t->nslabs) * c->s.objs + (g / t->nslabs) % c->s.objs;
 			w->p[j] = t->pool[w->slot[j]];
-			w->slot_slab[j] = bulk_slab_index(c, w->p[j]);
+			w->slot_slab[j] = slab_index(&c->s, w->p[j]);
 		}
 		s0 = c->st;
 		t0 = arch_timer_start();

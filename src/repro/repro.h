@@ -241,6 +241,11 @@ int buddy_ratio_of_means_text(char *buf, size_t len, const char *name, const dou
 
 /* ---- the SLUB model (repro/slub-cmpxchg-local.c), shared by the 2007 and 2015 ones ---- */
 
+/* The kernel's spellings, for the fast paths. */
+#define barrier() asm volatile("" ::: "memory")
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
 /* Which fast path the model runs. SLUB_FP_TID (0, what slab_cache_init
  * sets) is the kernel's since 2011: a per-CPU {freelist, tid} pair committed
  * by a 16-byte compare-and-exchange. SLUB_FP_2007 is the one the 2007 post
@@ -371,14 +376,14 @@ static inline __attribute__((always_inline)) void *alloc_##NAME(CACHE *s)		\
 	for (;;) {									\
 		uint64_t tid = c->tid, old[2];						\
 											\
-		asm volatile("" ::: "memory");						\
+		barrier();								\
 		obj = c->freelist;							\
-		if (__builtin_expect(!obj, 0))						\
+		if (unlikely(!obj))							\
 			return ALLOC_SLOW(s, c);					\
 		old[0] = (uint64_t)(uintptr_t)obj;					\
 		old[1] = tid;								\
-		if (__builtin_expect(!!(COMMIT(s, c, old, (uint64_t)(uintptr_t)slab_next(obj),\
-					       tid + SLUB_TID_STEP)), 1))		\
+		if (likely(COMMIT(s, c, old, (uint64_t)(uintptr_t)slab_next(obj),	\
+				  tid + SLUB_TID_STEP)))				\
 			return obj;							\
 	}										\
 }											\
@@ -392,8 +397,8 @@ static inline __attribute__((always_inline)) void free_##NAME(CACHE *s, size_t i
 		uint64_t tid = c->tid, old[2];						\
 		void *fl;								\
 											\
-		asm volatile("" ::: "memory");						\
-		if (__builtin_expect((int64_t)idx != c->slab, 0)) {			\
+		barrier();								\
+		if (unlikely((int64_t)idx != c->slab)) {				\
 			FREE_SLOW(s, idx, head, tail, cnt);				\
 			return;								\
 		}									\
@@ -401,8 +406,8 @@ static inline __attribute__((always_inline)) void free_##NAME(CACHE *s, size_t i
 		slab_set_next(tail, fl);						\
 		old[0] = (uint64_t)(uintptr_t)fl;					\
 		old[1] = tid;								\
-		if (__builtin_expect(!!(COMMIT(s, c, old, (uint64_t)(uintptr_t)head,	\
-					       tid + SLUB_TID_STEP)), 1))		\
+		if (likely(COMMIT(s, c, old, (uint64_t)(uintptr_t)head,		\
+				  tid + SLUB_TID_STEP)))				\
 			return;								\
 	}										\
 }

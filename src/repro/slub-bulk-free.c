@@ -35,9 +35,6 @@
 #include "common.h"
 #include "stats.h"
 
-#define barrier() asm volatile("" ::: "memory")
-#define likely(x) __builtin_expect(!!(x), 1)
-#define unlikely(x) __builtin_expect(!!(x), 0)
 /* the fast paths take the commit as a constant: one copy per commit form,
  * no run-time test of it inside the timed paths */
 #define ALWAYS_INLINE inline __attribute__((always_inline))

@@ -55,9 +55,6 @@
 #define SLAB_MAX_CACHES 64
 #define SLAB_MAX_CPUS 1024
 #define FROZEN (1ull << 32)
-#define barrier() asm volatile("" ::: "memory")
-#define likely(x) __builtin_expect(!!(x), 1)
-#define unlikely(x) __builtin_expect(!!(x), 0)
 
 const char *const slub_fastpath_names[SLUB_FP__COUNT] = {
 	[SLUB_FP_TID] = "2011", [SLUB_FP_2007] = "2007",
@@ -657,59 +654,58 @@ void slab_cpu_flush(struct slab_cache *s, enum slub_variant v)
 #define PUB_TEST2 "2. Kmalloc: alloc/free test"
 #define PAGE_ALLOC_NOTE "page allocator in 2007 (no SLUB fast path)"
 
-static const struct repro_row pub_t1_locked[] = {
-	{ "kmalloc(8)", { 271, 645 }, NULL }, { "kmalloc(16)", { 158, 428 }, NULL },
-	{ "kmalloc(32)", { 153, 446 }, NULL }, { "kmalloc(64)", { 178, 459 }, NULL },
-	{ "kmalloc(128)", { 247, 481 }, NULL }, { "kmalloc(256)", { 363, 605 }, NULL },
-	{ "kmalloc(512)", { 449, 677 }, NULL }, { "kmalloc(1024)", { 626, 810 }, NULL },
-	{ "kmalloc(2048)", { 681, 869 }, NULL }, { "kmalloc(4096)", { 471, 575 }, PAGE_ALLOC_NOTE },
-	{ "kmalloc(8192)", { 666, 747 }, PAGE_ALLOC_NOTE }, { "kmalloc(16384)", { 736, 853 }, PAGE_ALLOC_NOTE },
+/* Per size: the figures of test 1 (kmalloc, kfree) and test 2 (the pair),
+ * of cmpxchg and of cmpxchg_local: v[test - 1][cmpxchg_local][column]. */
+static const struct {
+	unsigned size;
+	double v[2][2][2];
+} pub07[] = {
+	{ 8, { { { 271, 645 }, { 83, 363 } }, { { 321 }, { 112 } } } },
+	{ 16, { { { 158, 428 }, { 85, 372 } }, { { 308 }, { 103 } } } },
+	{ 32, { { { 153, 446 }, { 92, 377 } }, { { 311 }, { 103 } } } },
+	{ 64, { { { 178, 459 }, { 115, 397 } }, { { 310 }, { 103 } } } },
+	{ 128, { { { 247, 481 }, { 179, 438 } }, { { 306 }, { 112 } } } },
+	{ 256, { { { 363, 605 }, { 314, 564 } }, { { 325 }, { 111 } } } },
+	{ 512, { { { 449, 677 }, { 398, 615 } }, { { 324 }, { 111 } } } },
+	{ 1024, { { { 626, 810 }, { 573, 745 } }, { { 322 }, { 111 } } } },
+	{ 2048, { { { 681, 869 }, { 629, 816 } }, { { 309 }, { 121 } } } },
+	{ 4096, { { { 471, 575 }, { 473, 548 } }, { { 678 }, { 650 } } } },
+	{ 8192, { { { 666, 747 }, { 659, 745 } }, { { 1027 }, { 1042 } } } },
+	{ 16384, { { { 736, 853 }, { 724, 843 } }, { { 1204 }, { 1149 } } } },
 };
-static const struct repro_row pub_t1_local[] = {
-	{ "kmalloc(8)", { 83, 363 }, NULL }, { "kmalloc(16)", { 85, 372 }, NULL },
-	{ "kmalloc(32)", { 92, 377 }, NULL }, { "kmalloc(64)", { 115, 397 }, NULL },
-	{ "kmalloc(128)", { 179, 438 }, NULL }, { "kmalloc(256)", { 314, 564 }, NULL },
-	{ "kmalloc(512)", { 398, 615 }, NULL }, { "kmalloc(1024)", { 573, 745 }, NULL },
-	{ "kmalloc(2048)", { 629, 816 }, NULL }, { "kmalloc(4096)", { 473, 548 }, PAGE_ALLOC_NOTE },
-	{ "kmalloc(8192)", { 659, 745 }, PAGE_ALLOC_NOTE }, { "kmalloc(16384)", { 724, 843 }, PAGE_ALLOC_NOTE },
-};
-static const struct repro_row pub_t2_locked[] = {
-	{ "kmalloc(8)/kfree", { 321 }, NULL }, { "kmalloc(16)/kfree", { 308 }, NULL },
-	{ "kmalloc(32)/kfree", { 311 }, NULL }, { "kmalloc(64)/kfree", { 310 }, NULL },
-	{ "kmalloc(128)/kfree", { 306 }, NULL }, { "kmalloc(256)/kfree", { 325 }, NULL },
-	{ "kmalloc(512)/kfree", { 324 }, NULL }, { "kmalloc(1024)/kfree", { 322 }, NULL },
-	{ "kmalloc(2048)/kfree", { 309 }, NULL }, { "kmalloc(4096)/kfree", { 678 }, PAGE_ALLOC_NOTE },
-	{ "kmalloc(8192)/kfree", { 1027 }, PAGE_ALLOC_NOTE }, { "kmalloc(16384)/kfree", { 1204 }, PAGE_ALLOC_NOTE },
-};
-static const struct repro_row pub_t2_local[] = {
-	{ "kmalloc(8)/kfree", { 112 }, NULL }, { "kmalloc(16)/kfree", { 103 }, NULL },
-	{ "kmalloc(32)/kfree", { 103 }, NULL }, { "kmalloc(64)/kfree", { 103 }, NULL },
-	{ "kmalloc(128)/kfree", { 112 }, NULL }, { "kmalloc(256)/kfree", { 111 }, NULL },
-	{ "kmalloc(512)/kfree", { 111 }, NULL }, { "kmalloc(1024)/kfree", { 111 }, NULL },
-	{ "kmalloc(2048)/kfree", { 121 }, NULL }, { "kmalloc(4096)/kfree", { 650 }, PAGE_ALLOC_NOTE },
-	{ "kmalloc(8192)/kfree", { 1042 }, PAGE_ALLOC_NOTE }, { "kmalloc(16384)/kfree", { 1149 }, PAGE_ALLOC_NOTE },
-};
+#define PUB_ROWS ARRAY_SIZE(pub07)
 
-#define PUB_TABLE(t, title_, cols_, n_, rows_)						\
-	static const struct repro_table t = { .title = title_, .source = PUB_SOURCE,	\
-		.machine = PUB_MACHINE, .unit = "cycles", .ncols = n_, .cols = cols_,	\
-		.nrows = ARRAY_SIZE(rows_), .rows = rows_ }
-#define COLS1 { "kmalloc", "kfree" }
-#define COLS2 { "kmalloc/kfree" }
-PUB_TABLE(pub_1_locked, PUB_TEST1 " * cmpxchg", COLS1, 2, pub_t1_locked);
-PUB_TABLE(pub_1_local, PUB_TEST1 " * cmpxchg_local", COLS1, 2, pub_t1_local);
-PUB_TABLE(pub_2_locked, PUB_TEST2 " * cmpxchg", COLS2, 1, pub_t2_locked);
-PUB_TABLE(pub_2_local, PUB_TEST2 " * cmpxchg_local", COLS2, 1, pub_t2_local);
+/* A row label as the post prints it. */
+static void row_label(char *buf, size_t len, int test, uint64_t size)
+{
+	snprintf(buf, len, test == 1 ? "kmalloc(%llu)" : "kmalloc(%llu)/kfree", (unsigned long long)size);
+}
 
 /* The published table of (fast path, test, variant), or NULL: the post
- * measured only the 2007 fast path with cmpxchg and cmpxchg_local. */
+ * measured only the 2007 fast path with cmpxchg and cmpxchg_local. Made
+ * from pub07 when first asked for; the caller gives it its title. */
 static const struct repro_table *published(enum slub_fastpath fp, int test, enum slub_variant v)
 {
+	static struct repro_row rows[2][2][PUB_ROWS];
+	static char lab[2][PUB_ROWS][32];
+	static struct repro_table t[2][2];
+	unsigned ti = (unsigned)test - 1, l = v == SLUB_LOCAL;
+
 	if (fp != SLUB_FP_2007 || (v != SLUB_LOCKED && v != SLUB_LOCAL))
 		return NULL;
-	if (test == 1)
-		return v == SLUB_LOCKED ? &pub_1_locked : &pub_1_local;
-	return v == SLUB_LOCKED ? &pub_2_locked : &pub_2_local;
+	if (t[ti][l].rows)
+		return &t[ti][l];
+	for (size_t i = 0; i < PUB_ROWS; i++) {
+		row_label(lab[ti][i], sizeof(lab[ti][i]), test, pub07[i].size);
+		rows[ti][l][i] = (struct repro_row){ lab[ti][i],
+			{ pub07[i].v[ti][l][0], pub07[i].v[ti][l][1] },
+			pub07[i].size > SLUB_2007_MAX_SIZE ? PAGE_ALLOC_NOTE : NULL };
+	}
+	t[ti][l] = (struct repro_table){ .source = PUB_SOURCE, .machine = PUB_MACHINE,
+		.unit = "cycles", .ncols = test == 1 ? 2 : 1,
+		.cols = { test == 1 ? "kmalloc" : "kmalloc/kfree", "kfree" }, .nrows = PUB_ROWS,
+		.rows = rows[ti][l] };
+	return &t[ti][l];
 }
 
 /* Test 1: `objects` kmalloc timed as one loop, then `objects` kfree timed
@@ -743,16 +739,9 @@ static __attribute__((noinline)) double time_pair_##NAME(struct slab_cache *s, s
 	return (double)(arch_timer_stop() - t0);					\
 }
 
-SLUB_TIMERS(tid_LOCKED)
-SLUB_TIMERS(tid_LOCAL)
-SLUB_TIMERS(tid_THIS_CPU)
-SLUB_TIMERS(tid_IRQOFF)
-SLUB_TIMERS(y07_LOCKED)
-SLUB_TIMERS(y07_LOCKED_BARRIER)
-SLUB_TIMERS(y07_LOCAL)
-SLUB_TIMERS(y07_THIS_CPU)
-SLUB_TIMERS(y07_IRQOFF)
-SLUB_TIMERS(RSEQ)
+#define SLUB_FORMS(X) X(tid_LOCKED) X(tid_LOCAL) X(tid_THIS_CPU) X(tid_IRQOFF) X(y07_LOCKED) \
+	X(y07_LOCKED_BARRIER) X(y07_LOCAL) X(y07_THIS_CPU) X(y07_IRQOFF) X(RSEQ)
+SLUB_FORMS(SLUB_TIMERS)
 
 /* Every form of each fast path: its timed loops, and its alloc and free for
  * slab_alloc/slab_free (cmpxchg+barrier, 2007 only, serves both rows). */
@@ -803,12 +792,6 @@ static json_t *summary_json(const struct calibration *cal, const double *ticks, 
 		      (json_int_t)n, "passes", repro_doubles_json(v, n));
 	free(v);
 	return j;
-}
-
-/* A row label as the post prints it. */
-static void row_label(char *buf, size_t len, int test, uint64_t size)
-{
-	snprintf(buf, len, test == 1 ? "kmalloc(%llu)" : "kmalloc(%llu)/kfree", (unsigned long long)size);
 }
 
 double slub_pub_saving(int test, unsigned col, const uint64_t *sizes, size_t nsizes, double *a,

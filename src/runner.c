@@ -463,15 +463,6 @@ static void annotate_self_checks(struct report *rep)
 	}
 }
 
-static void progress(const struct run_opts *o, size_t done, size_t total, const char *name,
-		     enum probe_mode m)
-{
-	if (!o->progress)
-		return;
-	fprintf(stderr, "\r\033[K[%zu/%zu] %s %s", done + 1, total, name, probe_mode_name(m));
-	fflush(stderr);
-}
-
 /* Before calibrating, keep the core busy with the kind of work we time
  * (dependent adds and locked RMWs) for a while: on both machines we have
  * seen, the first second of a process measured locked ops ~20% slower and
@@ -537,7 +528,7 @@ int runner_run(struct topo *t, const struct run_opts *o, const struct probe *con
 	for (size_t i = 0; i < n && !ret; i++) {
 		const struct probe *p = list[i];
 
-		for (int m = 0; m < MODE__COUNT; m++) {
+		for (enum probe_mode m = 0; m < MODE__COUNT; m++) {
 			struct result *r;
 
 			if (!p->run[m] || !(o->mode_mask & (1u << m)))
@@ -547,16 +538,19 @@ int runner_run(struct topo *t, const struct run_opts *o, const struct probe *con
 				snprintf(rep->partial_reason, sizeof(rep->partial_reason), "time limit");
 				goto out;
 			}
-			progress(o, done, total, p->name, (enum probe_mode)m);
+			if (o->progress) {
+				fprintf(stderr, "\r\033[K[%zu/%zu] %s %s", done + 1, total, p->name, probe_mode_name(m));
+				fflush(stderr);
+			}
 			r = report_add(rep);
 			if (!r) {
 				ret = -ENOMEM;
 				break;
 			}
-			runner_fill_identity(r, p, (enum probe_mode)m);
+			runner_fill_identity(r, p, m);
 			r->cpu_os = cpu;
 			r->cpu_logical = topo_logical_of_os(t, cpu);
-			ret = runner_measure(p, (enum probe_mode)m, o, &rep->cal, r);
+			ret = runner_measure(p, m, o, &rep->cal, r);
 			r->migrated = sched_getcpu() != cpu;
 			/* an interrupted probe's row stays only with enough samples */
 			if (ret < 0 && (ret != -EINTR || r->nsamples < o->min_samples)) {

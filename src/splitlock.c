@@ -233,28 +233,19 @@ struct split_run {
 	volatile uint64_t *split;
 	const struct calibration *cal;
 	uint64_t max_ops;
-	double first_ns;
-	double single_ns[THROTTLED_OPS];
-	unsigned nsingle;
+	double single_ns[1 + THROTTLED_OPS];	/* the first op, then the throttled ones */
+	unsigned nsingle, nwant;
 	double *samples;	/* ticks per op, one per 64 ops */
 	size_t nsamples;
 	bool throttled;
 };
 
-static void split_first(void *arg)
-{
-	struct split_run *s = arg;
-	uint64_t t0 = now_ns();
-
-	locked_add_once(s->split);
-	s->first_ns = (double)(now_ns() - t0);
-}
-
-static void split_throttled(void *arg)
+/* Split ops one at a time, until single_ns holds nwant of them. */
+static void split_single(void *arg)
 {
 	struct split_run *s = arg;
 
-	for (s->nsingle = 0; s->nsingle < THROTTLED_OPS; s->nsingle++) {
+	for (; s->nsingle < s->nwant; s->nsingle++) {
 		uint64_t t0 = now_ns();
 
 		locked_add_once(s->split);
@@ -322,16 +313,18 @@ static void time_split(struct split_run *s, const struct calibration *cal,
 {
 	struct summary st;
 
-	if (splitlock_guarded(split_first, s) == -EFAULT)
+	s->nwant = 1;
+	if (splitlock_guarded(split_single, s) == -EFAULT)
 		goto sigbus;
-	if (s->first_ns > THROTTLE_NS) {
+	if (s->single_ns[0] > THROTTLE_NS) {
 		/* slow alone: a kernel sleep, or a preemption; time a few more */
-		if (splitlock_guarded(split_throttled, s) == -EFAULT)
+		s->nwant = 1 + THROTTLED_OPS;
+		if (splitlock_guarded(split_single, s) == -EFAULT)
 			goto sigbus;
-		stats_summarize(s->single_ns, s->nsingle, &st);
+		stats_summarize(s->single_ns + 1, THROTTLED_OPS, &st);
 		if (st.median > THROTTLE_NS) {
 			r->throttled = true;
-			r->split_ops = 1 + s->nsingle;
+			r->split_ops = s->nsingle;
 			r->split_ns = st.median;
 			r->split_cycles = r->split_ns * 1e-9 * cal->timer_hz / cal->ticks_per_cycle;
 			r->split_min_cycles = st.min * 1e-9 * cal->timer_hz / cal->ticks_per_cycle;
@@ -342,7 +335,7 @@ static void time_split(struct split_run *s, const struct calibration *cal,
 	if (splitlock_guarded(split_timed, s) == -EFAULT)
 		goto sigbus;
 	stats_summarize(s->samples, s->nsamples, &st);
-	r->split_ops = 1 + s->nsingle + UNROLL + s->nsamples * UNROLL;
+	r->split_ops = s->nsingle + UNROLL + s->nsamples * UNROLL;
 	r->split_cycles = clock_ticks_to_cycles(cal, st.median);
 	r->split_ns = clock_ticks_to_ns(cal, st.median);
 	r->split_min_cycles = clock_ticks_to_cycles(cal, st.min);

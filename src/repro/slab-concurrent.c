@@ -51,10 +51,10 @@ struct array_cache {
 };
 
 struct aslab_cache {
-	size_t size, slab_bytes;
+	size_t size;		/* slabs are PAGE bytes, PAGE aligned */
 	unsigned objs;
 	enum aslab_variant variant;
-	char *map, *arena;
+	char *map;		/* the arena: max_slabs slabs */
 	size_t map_size, max_slabs;
 	uint64_t nslabs;		/* grown so far (atomic) */
 	struct aslab *slabs;
@@ -98,12 +98,8 @@ static struct array_cache *ac_new(unsigned limit, unsigned batch)
 {
 	struct array_cache *a = aligned_alloc(64, (sizeof(*a) + limit * sizeof(void *) + 63) & ~63ul);
 
-	if (a) {
-		memset(&a->st, 0, sizeof(a->st));
-		a->avail = 0;
-		a->limit = limit;
-		a->batch = batch;
-	}
+	if (a)
+		*a = (struct array_cache){ .limit = limit, .batch = batch };
 	return a;
 }
 
@@ -124,7 +120,6 @@ int aslab_create(struct aslab_cache **out, size_t size, unsigned nthreads, size_
 		return -ENOMEM;
 	memset(c, 0, sizeof(*c));
 	c->size = size;
-	c->slab_bytes = PAGE;
 	c->objs = (unsigned)(PAGE / size);
 	c->variant = v;
 	c->nthreads = nthreads;
@@ -133,7 +128,7 @@ int aslab_create(struct aslab_cache **out, size_t size, unsigned nthreads, size_
 	/* room for every object held anywhere: threads' arrays, shared, slack */
 	max_objects += (size_t)nthreads * limit + 8 * limit;
 	c->max_slabs = (max_objects + c->objs - 1) / c->objs + (size_t)nthreads + 8;
-	c->map_size = c->max_slabs * c->slab_bytes + c->slab_bytes;
+	c->map_size = c->max_slabs * PAGE;	/* mmap: PAGE aligned */
 	c->map = mmap(NULL, c->map_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (c->map == MAP_FAILED) {
 		free(c);
@@ -141,7 +136,6 @@ int aslab_create(struct aslab_cache **out, size_t size, unsigned nthreads, size_
 	}
 	/* fault the arena in up front: page faults are not what is measured */
 	memset(c->map, 0, c->map_size);
-	c->arena = (char *)(((uintptr_t)c->map + c->slab_bytes - 1) & ~(uintptr_t)(c->slab_bytes - 1));
 	c->slabs = calloc(c->max_slabs, sizeof(*c->slabs));
 	c->shared = ac_new(8 * ((limit + 1) / 2), (limit + 1) / 2);
 	for (int l = 0; l < L__N; l++)
@@ -171,7 +165,7 @@ void aslab_destroy(struct aslab_cache *c)
 
 static inline size_t slab_of(const struct aslab_cache *c, const void *obj)
 {
-	return (size_t)((const char *)obj - c->arena) / c->slab_bytes;
+	return (size_t)((const char *)obj - c->map) / PAGE;
 }
 
 /* ---- slab lists (under the lock) ---- */
@@ -223,7 +217,7 @@ static int32_t grow(struct aslab_cache *c)
 
 	if (i >= c->max_slabs)
 		return -1;
-	base = c->arena + i * c->slab_bytes;
+	base = c->map + i * PAGE;
 	s = &c->slabs[i];
 	for (unsigned k = 0; k < c->objs; k++)
 		*(void **)(base + k * c->size) = k + 1 < c->objs ? base + (k + 1) * c->size : NULL;
@@ -405,9 +399,7 @@ static void spin_barrier(unsigned *arrived, unsigned total)
 		arch_cpu_relax();
 }
 
-/* Each phase is stamped right after the barrier releases this thread and
- * right after its own last op: the wait for the slowest thread at the next
- * barrier belongs to no phase. */
+/* The phases stamped as struct conc_stamps says. */
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;

@@ -434,7 +434,7 @@ static void test_slub_scoring(void)
 	else
 		CHECK(strstr(buf, "* cmpxchg [2011 fast path: " ARCH_INSN_CMPXCHG128 "]\n  unavailable: "),
 		      "2011 unavailable here, and says so");
-	if (!slub_variant_unavailable(SLUB_RSEQ))
+	if (!slub_variant_unavailable_in(SLUB_FP_TID, SLUB_RSEQ))
 		CHECK(strstr(buf, "* rseq [2007 fast path: rseq") &&
 		      strstr(buf, "published: none (the post measured cmpxchg with rmb() and"),
 		      "rseq: no published table");
@@ -631,7 +631,7 @@ static void *rseq_shaker(void *p)
 
 static void test_rseq_threads(size_t size, bool migrate)
 {
-	const char *why = slub_variant_unavailable(SLUB_RSEQ);
+	const char *why = slub_variant_unavailable_in(SLUB_FP_TID, SLUB_RSEQ);
 	struct slab_cache s;
 	struct rseq_arg a[2];
 	struct shaker_arg sh = { .ncpus = 0 };

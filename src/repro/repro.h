@@ -272,10 +272,8 @@ enum slub_variant {
 /* Names in the config and the JSON; "cmpxchg+barrier" is not a config
  * name: listing cmpxchg measures it too, on the 2007 fast path. */
 extern const char *const slub_variant_names[SLUB__COUNT];
-/* NULL, or why the variant cannot run here: in fast path fp, or (the
- * second) in SLUB_FP_TID. */
+/* NULL, or why the variant cannot run here, in fast path fp. */
 const char *slub_variant_unavailable_in(enum slub_fastpath fp, enum slub_variant v);
-const char *slub_variant_unavailable(enum slub_variant v);
 
 /* Per-slab pair {freelist, counters} (kernel: slab->freelist, counters),
  * changed with a locked cmpxchg128 by remote frees. counters: inuse in the

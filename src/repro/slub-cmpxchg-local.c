@@ -135,11 +135,6 @@ const char *slub_variant_unavailable_in(enum slub_fastpath fp, enum slub_variant
 	}
 }
 
-const char *slub_variant_unavailable(enum slub_variant v)
-{
-	return slub_variant_unavailable_in(SLUB_FP_TID, v);
-}
-
 /* ---- the node's list_lock: a test-and-test-and-set spinlock ---- */
 
 static void node_lock(struct slab_cache *s)
@@ -571,7 +566,7 @@ static inline void free_RSEQ(struct slab_cache *s, size_t idx, void *head, void 
 		slab_free_slow(s, idx, head, tail, cnt);
 }
 #else
-/* Never called: slub_variant_unavailable() refuses rseq here. */
+/* Never called: slub_variant_unavailable_in() refuses rseq here. */
 static inline void *alloc_RSEQ(struct slab_cache *s)
 {
 	return alloc_tid_LOCAL(s);

@@ -137,6 +137,13 @@ int repro_print_beside(FILE *out, const struct repro_table *pub, const struct re
 	return 0;
 }
 
+void repro_print_list(FILE *out, const char *head, const char *const *items, size_t n)
+{
+	fprintf(out, "%s\n", head);
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "  - %s\n", items[i]);
+}
+
 double repro_cycles_per_op(double ticks, double overhead, double ops, double ticks_per_cycle)
 {
 	if (!(ops > 0) || !(ticks_per_cycle > 0))

@@ -93,6 +93,8 @@ struct repro_table {
 	const struct repro_row *rows;
 };
 
+/* head, then each of items[0..n) on a line of its own after "  - ". */
+void repro_print_list(FILE *out, const char *head, const char *const *items, size_t n);
 /* The row of t labelled label, or NULL. */
 const struct repro_row *repro_table_row(const struct repro_table *t, const char *label);
 

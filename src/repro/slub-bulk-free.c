@@ -1153,9 +1153,8 @@ static int repro_bulk_run(struct repro_ctx *rc)
 		ret = measure_model_cost(rc->cal, &model);
 	if (ret < 0)
 		goto out;
-	fprintf(rc->out, "The model's deviations from the kernel the post ran:\n");
-	for (size_t i = 0; i < ARRAY_SIZE(deviations); i++)
-		fprintf(rc->out, "  - %s\n", deviations[i]);
+	repro_print_list(rc->out, "The model's deviations from the kernel the post ran:", deviations,
+			 ARRAY_SIZE(deviations));
 	print_costs(rc->out, &model);
 	json_object_set_new(rc->json, "priced_ops", json_pack("{s:o,s:o,s:s,s:s}", "model_cycles",
 		ops_json(&model), "kernel_cycles", ops_json(&bulk_kernel_cost), "kernel_source",

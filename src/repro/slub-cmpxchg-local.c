@@ -1014,23 +1014,16 @@ static void conclude(struct slub_run *r, enum slub_fastpath fp, int test, const 
 }
 
 /* What the model leaves out of what the post ran, printed with the tables. */
-static void print_deviations(FILE *out)
-{
-	static const char *const dev[] = {
-		"user space: one pinned thread; \"per-CPU\" data is the thread's, no other CPU touches it",
-		"preempt_disable/enable: incl/decl of a thread-local count, no scheduler behind it",
-		"no interrupts: cmpxchg_local's safety against them is never exercised",
-		ARCH_NAME " (8-byte freelist; smp_rmb() is " ARCH_INSN_SMP_RMB ") where the post ran i686 "
-		"on a Pentium 4 (4-byte freelist; rmb() an lfence on SSE2 CPUs)",
-		"kmalloc: one cache per size, no size lookup, no NUMA node check, no debug hooks",
-		"sizes >= 4096 went to the page allocator in 2007: published only, not modelled",
-		"cycles: whole-loop TSC minus the timer pair, scaled to core cycles (no PMU)",
-	};
-
-	fprintf(out, "Deviations from what the post ran:\n");
-	for (size_t i = 0; i < ARRAY_SIZE(dev); i++)
-		fprintf(out, "  - %s\n", dev[i]);
-}
+static const char *const deviations[] = {
+	"user space: one pinned thread; \"per-CPU\" data is the thread's, no other CPU touches it",
+	"preempt_disable/enable: incl/decl of a thread-local count, no scheduler behind it",
+	"no interrupts: cmpxchg_local's safety against them is never exercised",
+	ARCH_NAME " (8-byte freelist; smp_rmb() is " ARCH_INSN_SMP_RMB ") where the post ran i686 "
+	"on a Pentium 4 (4-byte freelist; rmb() an lfence on SSE2 CPUs)",
+	"kmalloc: one cache per size, no size lookup, no NUMA node check, no debug hooks",
+	"sizes >= 4096 went to the page allocator in 2007: published only, not modelled",
+	"cycles: whole-loop TSC minus the timer pair, scaled to core cycles (no PMU)",
+};
 
 #define SEC "slub-cmpxchg-local"
 
@@ -1151,7 +1144,8 @@ static int repro_slub_run(struct repro_ctx *rc)
 	fprintf(rc->out, "SLUB Performance testing (atomcost user-space model, %zu objects per loop, "
 			 "%zu passes, forms interleaved in each, core cycles: per size the median over the "
 			 "passes)\n========================\n", r.n, r.reps);
-	print_deviations(rc->out);
+	repro_print_list(rc->out, "Deviations from what the post ran:", deviations,
+			 ARRAY_SIZE(deviations));
 	for (int f = SLUB_FP__COUNT - 1; f >= 0 && ret == 0; f--) {	/* 2007 first */
 		enum slub_fastpath fp = (enum slub_fastpath)f;
 		json_t *jv;

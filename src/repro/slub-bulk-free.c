@@ -409,27 +409,15 @@ double bulk_commit_in_context(double fallback_ticks, double twin_ticks, double c
 
 /* ---- the scoring ---- */
 
-static void stats_add(struct bulk_stats *sum, const struct bulk_stats *s0, const struct bulk_stats *s1)
-{
-	sum->free_slow += s1->free_slow - s0->free_slow;
-	sum->alloc_slow += s1->alloc_slow - s0->alloc_slow;
-	sum->irq_pairs += s1->irq_pairs - s0->irq_pairs;
-	sum->irq_saves += s1->irq_saves - s0->irq_saves;
-	sum->cpu_cmpxchg += s1->cpu_cmpxchg - s0->cpu_cmpxchg;
-	sum->plain_commits += s1->plain_commits - s0->plain_commits;
-}
-
 /* Ticks for `rounds` rounds of alloc + free of `bulk` objects, less the
- * fixed timer-pair cost; *d: the counts of the loop. */
+ * fixed timer-pair cost. */
 static __attribute__((noinline)) int time_rounds(struct bulk_cache *c, enum bulk_algo a, void **p,
 						 size_t bulk, size_t rounds, double overhead,
-						 double *ticks, struct bulk_stats *d)
+						 double *ticks)
 {
-	struct bulk_stats s0, s1;
 	uint64_t t0, t1;
 	int ret = 0;
 
-	s0 = c->st;
 	t0 = arch_timer_start();
 	for (size_t r = 0; r < rounds && !ret; r++) {
 		ret = bulk_alloc(c, a, bulk, p);
@@ -437,9 +425,6 @@ static __attribute__((noinline)) int time_rounds(struct bulk_cache *c, enum bulk
 			bulk_free(c, a, bulk, p);
 	}
 	t1 = arch_timer_stop();
-	s1 = c->st;
-	*d = (struct bulk_stats){ 0 };
-	stats_add(d, &s0, &s1);
 	*ticks = (double)(t1 - t0) - overhead;
 	if (ret < 0)
 		pr_err("slub-bulk-free: the model ran out of slabs at bulk %zu (%s)", bulk,
@@ -448,11 +433,14 @@ static __attribute__((noinline)) int time_rounds(struct bulk_cache *c, enum bulk
 }
 
 /* The many-slab case: put freed objects back in their pool slots
- * (untimed): allocate as many again (they come back from the partial
- * slabs) and give each the slot of a freed object of the same slab. */
+ * (untimed, and its counts left out of c->st): allocate as many again (they
+ * come back from the partial slabs) and give each the slot of a freed
+ * object of the same slab. */
 static int refill_pool(struct bulk_cache *c, void **pool, const size_t *slot,
 		       const size_t *slot_slab, size_t bulk, bool *used)
 {
+	struct bulk_stats counts = c->st;
+
 	for (size_t j = 0; j < bulk; j++)
 		used[j] = false;
 	for (size_t j = 0; j < bulk; j++) {
@@ -472,6 +460,7 @@ static int refill_pool(struct bulk_cache *c, void **pool, const size_t *slot,
 		used[k] = true;
 		pool[slot[k]] = o;
 	}
+	c->st = counts;
 	return 0;
 }
 
@@ -496,17 +485,15 @@ struct timed {
 
 /* Free only, `bulk` objects each from a different slab (of nslabs) per
  * round, one timer pair per round (its fixed cost subtracted); the refill
- * is untimed, and its counts are left out of *d. */
-static int time_spread(struct timed *t, enum bulk_algo a, double *ticks, struct bulk_stats *d)
+ * is untimed. */
+static int time_spread(struct timed *t, enum bulk_algo a, double *ticks)
 {
 	struct bulk_cache *c = t->c;
 	struct spread_ws *w = t->w;
 	double sum = 0;
 	int ret;
 
-	*d = (struct bulk_stats){ 0 };
 	for (size_t r = 0; r < t->rounds; r++) {
-		struct bulk_stats s0, s1;
 		uint64_t t0, t1;
 
 		for (size_t j = 0; j < t->bulk; j++, t->cursor++) {
@@ -516,12 +503,9 @@ static int time_spread(struct timed *t, enum bulk_algo a, double *ticks, struct 
 			w->p[j] = t->pool[w->slot[j]];
 			w->slot_slab[j] = slab_index(&c->s, w->p[j]);
 		}
-		s0 = c->st;
 		t0 = arch_timer_start();
 		bulk_free(c, a, t->bulk, w->p);
 		t1 = arch_timer_stop();
-		s1 = c->st;
-		stats_add(d, &s0, &s1);
 		sum += (double)(t1 - t0) - t->overhead;
 		ret = refill_pool(c, t->pool, w->slot, w->slot_slab, t->bulk, w->used);
 		if (ret < 0)
@@ -559,7 +543,7 @@ struct bulk_run {
 static int time_loop(struct timed *t, enum bulk_algo a, double *per_obj, double *share,
 		     struct bulk_ops *ops, size_t *redone)
 {
-	struct bulk_stats zero = { 0 }, d;
+	struct bulk_stats s0;
 	struct repro_pass ps;
 	double ticks, objs = (double)(t->rounds * t->bulk);
 	int tries = 0, ret;
@@ -567,15 +551,16 @@ static int time_loop(struct timed *t, enum bulk_algo a, double *per_obj, double 
 
 	do {
 		cs = preempted();
+		s0 = t->c->st;
 		repro_pass_start(&ps);
-		ret = t->pool ? time_spread(t, a, &ticks, &d)
-			      : time_rounds(t->c, a, t->p, t->bulk, t->rounds, t->overhead, &ticks, &d);
+		ret = t->pool ? time_spread(t, a, &ticks)
+			      : time_rounds(t->c, a, t->p, t->bulk, t->rounds, t->overhead, &ticks);
 		*share = repro_pass_share(&ps);
 		if (ret < 0)
 			return ret;
 	} while (preempted() != cs && ++tries <= MAX_REDO && ++*redone);
 	*per_obj = ticks / objs;
-	bulk_ops_per_object(&zero, &d, objs, ops);
+	bulk_ops_per_object(&s0, &t->c->st, objs, ops);
 	return 0;
 }
 
@@ -604,22 +589,15 @@ static int run_passes(struct timed *t, const enum bulk_algo *algos, size_t na, s
 
 /* The priced ops of the model, core cycles per op: the IRQ analogs and the
  * commit chain, each timed 64 to a loop iteration on a scratch cache. */
-static __attribute__((noinline)) uint64_t time_irq_pairs(struct bulk_cache *c, size_t n, bool save)
+static __attribute__((noinline)) uint64_t time_irq_pairs(uint64_t *count, size_t n)
 {
 	uint64_t t0 = arch_timer_start();
 
-#define PAIR(k) irq_disable(c); irq_enable();
-#define SAVE(k) irq_save(c); irq_enable();
-	if (save)
-		for (size_t i = 0; i < n; i += 64) {
-			OPS64(SAVE)
-		}
-	else
-		for (size_t i = 0; i < n; i += 64) {
-			OPS64(PAIR)
-		}
+#define PAIR(k) irq_off(count); irq_enable();
+	for (size_t i = 0; i < n; i += 64) {
+		OPS64(PAIR)
+	}
 #undef PAIR
-#undef SAVE
 	return arch_timer_stop() - t0;
 }
 
@@ -652,7 +630,8 @@ static int measure_model_cost(const struct calibration *cal, struct bulk_ops *m)
 		return ret;
 	for (int k = 0; k < 5; k++)
 		for (int i = 0; i < 3; i++)	/* pairs, saves, commits */
-			t[i][k] = repro_cycles_per_op((double)(i < 2 ? time_irq_pairs(c, n, i)
+			t[i][k] = repro_cycles_per_op((double)(i < 2 ? time_irq_pairs(i ? &c->st.irq_saves :
+										       &c->st.irq_pairs, n)
 								     : time_commits(c, n)),
 						      cal->overhead_min, (double)n, cal->ticks_per_cycle);
 	m->irq_pair = stats_median(t[0], 5);
@@ -843,12 +822,11 @@ static int run_main(struct repro_ctx *rc, const uint64_t *bulks, size_t nb, size
 	for (size_t i = 0; i < nb; i++) {
 		size_t rounds = (objects + bulks[i] - 1) / bulks[i];
 		double tk;
-		struct bulk_stats d;
 
 		t.bulk = bulks[i];
 		/* warm: slabs in use, the CPU slab set */
 		for (int a = 0; a < BULK__COUNT && !ret; a++)
-			ret = time_rounds(t.c, (enum bulk_algo)a, t.p, t.bulk, rounds / 8 + 1, 0, &tk, &d);
+			ret = time_rounds(t.c, (enum bulk_algo)a, t.p, t.bulk, rounds / 8 + 1, 0, &tk);
 		t.rounds = rounds;
 		if (!ret)
 			ret = run_passes(&t, algos, BULK__COUNT, reps, &res[i], redone);

@@ -66,23 +66,18 @@ static const struct jfield sizes_f[] = {
 };
 static const struct jtable sizes_t_ = JTABLE(sizes_f, sizes_t);
 
+#define PI(m, kind, key) JF(struct pattern_info, m, kind, key)
 static const struct jfield pattern_f[] = {
-	[PX_NAME] = JF(struct pattern_info, name, JK_STR, "name"),
-	[PX_VARIANT] = JF(struct pattern_info, variant, JK_STR, "variant"),
-	[PX_FOOTPRINT] = JF(struct pattern_info, footprint_bytes, JK_INT, "footprint_bytes"),
-	[PX_LINE] = JF(struct pattern_info, line_bytes, JK_INT, "line_bytes"),
+	[PX_NAME] = PI(name, JK_STR, "name"), [PX_VARIANT] = PI(variant, JK_STR, "variant"),
+	[PX_FOOTPRINT] = PI(footprint_bytes, JK_INT, "footprint_bytes"), [PX_LINE] = PI(line_bytes, JK_INT, "line_bytes"),
 	[PX_MEASURED] = JSUB(struct pattern_info, sizes, JK_OBJ, "measured", sizes_t_),
 	[PX_HWLOC] = JSUB(struct pattern_info, sizes, JK_OBJ, "hwloc", sizes_t_),
-	[PX_LINES] = JF(struct pattern_info, lines, JK_INT, "lines"),
-	[PX_PAGE] = JF(struct pattern_info, page_bytes, JK_INT, "page_bytes"),
-	[PX_THP_MODE] = JF(struct pattern_info, thp_mode, JK_STR, "thp_mode"),
-	[PX_THP_REQUESTED] = JF(struct pattern_info, thp_requested, JK_BOOL, "thp_requested"),
-	[PX_THP_BYTES] = JF(struct pattern_info, thp_bytes, JK_INT, "thp_bytes"),
-	[PX_SEED] = JF(struct pattern_info, seed, JK_INT, "seed"),
-	[PX_NODE] = JF(struct pattern_info, node, JK_INTN, "node"),
-	[PX_SETUP] = JF(struct pattern_info, setup_s, JK_REAL, "setup_s"),
-	[PX_MIX_K] = JF(struct pattern_info, mix_k, JK_INT, "mix_k"),
-	[PX_MIX_M] = JF(struct pattern_info, mix_m, JK_INT, "mix_m"),
+	[PX_LINES] = PI(lines, JK_INT, "lines"), [PX_PAGE] = PI(page_bytes, JK_INT, "page_bytes"),
+	[PX_THP_MODE] = PI(thp_mode, JK_STR, "thp_mode"),
+	[PX_THP_REQUESTED] = PI(thp_requested, JK_BOOL, "thp_requested"),
+	[PX_THP_BYTES] = PI(thp_bytes, JK_INT, "thp_bytes"), [PX_SEED] = PI(seed, JK_INT, "seed"),
+	[PX_NODE] = PI(node, JK_INTN, "node"), [PX_SETUP] = PI(setup_s, JK_REAL, "setup_s"),
+	[PX_MIX_K] = PI(mix_k, JK_INT, "mix_k"), [PX_MIX_M] = PI(mix_m, JK_INT, "mix_m"),
 };
 static const struct jtable pattern_t = JTABLE(pattern_f, struct pattern_info);
 
@@ -113,34 +108,31 @@ static const struct jfield contention_f[] = {
 static const struct jtable contention_t = JTABLE(contention_f, struct contention_part);
 
 static const struct jfield self_check_f[] = {
-	JF(self_check_t, expected_cycles, JK_REAL, "expected_cycles"),
-	JF(self_check_t, cycles, JK_REAL, "cycles"), JF(self_check_t, deviation, JK_REAL, "deviation"),
+	JF(self_check_t, expected_cycles, JK_REAL, "expected_cycles"), JF(self_check_t, cycles, JK_REAL, "cycles"),
+	JF(self_check_t, deviation, JK_REAL, "deviation"),
 };
 static const struct jtable self_check_t_ = JTABLE(self_check_f, self_check_t);
 
-#define RX(m, kind, key) [RX_##m] = JF(struct result_extra, m, kind, key)
+#define RX(m, kind, key) JF(struct result_extra, m, kind, key)
 static const struct jfield extra_f[] = {
 	[RX_MENU_NEED] = { "menu_need", JK_STRS, offsetof(struct result_extra, menu_need),
 			   sizeof(((struct result_extra *)0)->menu_need[0]),
 			   offsetof(struct result_extra, nneed), RESULT_MAX_NEEDS, NULL },
-	[RX_SAFE_WHEN] = JF(struct result_extra, safe_when, JK_STR, "safe_when"),
+	[RX_SAFE_WHEN] = RX(safe_when, JK_STR, "safe_when"),
 	[RX_DISTURBED] = { "disturbed_samples", JK_INTS, offsetof(struct result_extra, disturbed_at), 0,
 			   offsetof(struct result_extra, ndisturbed_at), 0, NULL },
 	[RX_PATTERN] = JSUB(struct result_extra, pattern, JK_OBJ, "pattern", pattern_t),
-	[RX_CHASE_STEP] = JF(struct result_extra, chase_step, JK_STR, "chase_step"),
-	[RX_CHASE] = JF(struct result_extra, chase.bare, JK_REAL, "chase_cycles"),
-	[RX_OVER_CHASE] = JF(struct result_extra, chase.over, JK_REAL, "over_chase_cycles"),
-	[RX_LOAD] = JF(struct result_extra, load.bare, JK_REAL, "load_cycles"),
-	[RX_OVER_LOAD] = JF(struct result_extra, load.over, JK_REAL, "over_load_cycles"),
-	[RX_STORES] = JF(struct result_extra, stores.bare, JK_REAL, "stores_cycles"),
-	[RX_OVER_STORES] = JF(struct result_extra, stores.over, JK_REAL, "over_stores_cycles"),
+	[RX_CHASE_STEP] = RX(chase_step, JK_STR, "chase_step"),
+	[RX_CHASE] = RX(chase.bare, JK_REAL, "chase_cycles"), [RX_OVER_CHASE] = RX(chase.over, JK_REAL, "over_chase_cycles"),
+	[RX_LOAD] = RX(load.bare, JK_REAL, "load_cycles"), [RX_OVER_LOAD] = RX(load.over, JK_REAL, "over_load_cycles"),
+	[RX_STORES] = RX(stores.bare, JK_REAL, "stores_cycles"),
+	[RX_OVER_STORES] = RX(stores.over, JK_REAL, "over_stores_cycles"),
 	[RX_CONTENTION] = JSUB(struct result_extra, contention, JK_OBJ, "contention", contention_t),
-	[RX_NOTE] = JF(struct result_extra, note, JK_STR, "note"),
+	[RX_NOTE] = RX(note, JK_STR, "note"),
 	[RX_SELF_CHECK] = JSUB(struct result_extra, self_check, JK_OBJ, "self_check", self_check_t_),
-	[RX_STEP] = JF(struct result_extra, step, JK_STR, "step"),
-	[RX_EPOCH] = JF(struct result_extra, epoch, JK_INT, "epoch"),
-	[RX_PASS] = JF(struct result_extra, epoch, JK_INT, "pass"),	/* reports before epochs */
-	[RX_PROCESS] = JF(struct result_extra, process, JK_INT, "process"),
+	[RX_STEP] = RX(step, JK_STR, "step"), [RX_EPOCH] = RX(epoch, JK_INT, "epoch"),
+	[RX_PASS] = RX(epoch, JK_INT, "pass"),	/* reports before epochs */
+	[RX_PROCESS] = RX(process, JK_INT, "process"),
 };
 static const struct jtable extra_t = JTABLE(extra_f, struct result_extra);
 

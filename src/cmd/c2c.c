@@ -112,16 +112,13 @@ int cmd_c2c(int argc, char **argv)
 	npu = topo_allowed_count(t);
 	if (npu < 2) {
 		pr_err("c2c: only %d PU allowed (a round trip needs 2; check taskset/cgroups)", npu);
-		topo_close(t);
-		return EXIT_UNSUPPORTED;
+		err = -ENOTSUP;	/* exit 4 */
+	} else if (c2c_plan(t, a.all, &pairs, &npairs, absent) < 0 ||
+		   !(rows = calloc(npairs * C2C__COUNT + 1, sizeof(*rows)))) {
+		err = -ENOMEM;
+	} else {
+		err = topo_bind_thread(t, topo_allowed_os(t, 0));
 	}
-	if (c2c_plan(t, a.all, &pairs, &npairs, absent) < 0 ||
-	    !(rows = calloc(npairs * C2C__COUNT + 1, sizeof(*rows)))) {
-		free(pairs);
-		topo_close(t);
-		return EXIT_RUNTIME;
-	}
-	err = topo_bind_thread(t, topo_allowed_os(t, 0));
 	if (!err)
 		err = clock_calibrate(&cal, topo_allowed_os(t, 0));
 	if (!err)

@@ -387,42 +387,27 @@ enum pair_class topo_classify(const struct topo *t, int os_a, int os_b)
 	return classify_log(t, a, b);
 }
 
-/* First pair (i < j in allowed order) of class c, as allowed-list indexes. */
-static int find_pair_idx(const struct topo *t, enum pair_class c, int *ia, int *ib)
-{
-	for (int i = 0; i < t->nallowed; i++) {
-		int a = t->allowed_log[i];
-
-		for (int j = i + 1; j < t->nallowed; j++) {
-			if (classify_log(t, a, t->allowed_log[j]) == c) {
-				*ia = i;
-				*ib = j;
-				return 0;
-			}
-		}
-	}
-	return -ENOENT;
-}
-
+/* The first pair (i < j in allowed order) of class c. */
 int topo_find_pair(const struct topo *t, enum pair_class c, int *os_a, int *os_b)
 {
-	int i, j;
-
-	if ((unsigned)c >= PAIR__COUNT || find_pair_idx(t, c, &i, &j))
-		return -ENOENT;
-	*os_a = topo_allowed_os(t, i);
-	*os_b = topo_allowed_os(t, j);
-	return 0;
+	for (int i = 0; i < t->nallowed; i++)
+		for (int j = i + 1; j < t->nallowed; j++)
+			if (classify_log(t, t->allowed_log[i], t->allowed_log[j]) == c) {
+				*os_a = t->pu_os[t->allowed_log[i]];
+				*os_b = t->pu_os[t->allowed_log[j]];
+				return 0;
+			}
+	return -ENOENT;
 }
 
 static void classes_present(const struct topo *t, char *buf, size_t len)
 {
 	size_t n = 0;
-	int i, j;
+	int a, b;
 
 	buf[0] = 0;
 	for (int c = 0; c < PAIR__COUNT; c++) {
-		if (find_pair_idx(t, c, &i, &j))
+		if (topo_find_pair(t, c, &a, &b))
 			continue;
 		n += snprintf(buf + n, n < len ? len - n : 0, "%s%s", n ? ", " : "",
 			      topo_pair_class_name((enum pair_class)(c)));
@@ -445,7 +430,7 @@ static int plan_class(const struct topo *t, enum pair_class c, int n, int *os_ou
 	char present[128];
 	int i, j, best = 0;
 
-	if (find_pair_idx(t, c, &i, &j)) {
+	if (topo_find_pair(t, c, &i, &j)) {
 		classes_present(t, present, sizeof(present));
 		pr_err("placement: no PU pair of class '%s' on this machine (classes present: %s)",
 		       topo_pair_class_name((enum pair_class)(c)), present);
@@ -477,49 +462,36 @@ static int plan_class(const struct topo *t, enum pair_class c, int n, int *os_ou
  * SMT sibling. */
 static int spread_order(const struct topo *t, const int *in, int n, int c, int *out)
 {
-	int *keys, *start, *size, *grouped, *ordered, *fill;
-	int ng = 0, i, g, k, r, err = 0;
+	int *keys, *start, *ordered, ng = 0, i, g, k = 0, r, err = 0;
 
 	if (c < PAIR_SMT || n <= 1) {
 		memcpy(out, in, n * sizeof(int));
 		return 0;
 	}
-	keys = calloc(6 * (size_t)n, sizeof(int));
+	keys = calloc(3 * (size_t)n + 1, sizeof(int));
 	if (!keys)
 		return -ENOMEM;
-	start = keys + n;
-	size = start + n;
-	fill = size + n;
-	grouped = fill + n;
-	ordered = grouped + n;
+	start = keys + n;	/* [ng + 1]: group g is out[start[g]..start[g + 1]) */
+	ordered = start + n + 1;
 	for (i = 0; i < n; i++) {
-		int key = t->id[c][in[i]];
-
-		for (g = 0; g < ng && keys[g] != key; g++)
+		for (g = 0; g < ng && keys[g] != t->id[c][in[i]]; g++)
 			;
 		if (g == ng)
-			keys[ng++] = key;
-		size[g]++;
+			keys[ng++] = t->id[c][in[i]];
 	}
-	for (g = 1; g < ng; g++)
-		start[g] = start[g - 1] + size[g - 1];
-	for (i = 0; i < n; i++) {
-		int key = t->id[c][in[i]];
-
-		for (g = 0; keys[g] != key; g++)
-			;
-		grouped[start[g] + fill[g]++] = in[i];
+	/* out holds the groups one after the other while each is ordered */
+	for (g = 0; g < ng && !err; g++) {
+		start[g] = k;
+		for (i = 0; i < n; i++)
+			if (t->id[c][in[i]] == keys[g])
+				out[k++] = in[i];
+		err = spread_order(t, out + start[g], k - start[g], c - 1, ordered + start[g]);
 	}
-	for (g = 0; g < ng; g++) {
-		err = spread_order(t, grouped + start[g], size[g], c - 1, ordered + start[g]);
-		if (err)
-			goto out;
-	}
-	for (k = 0, r = 0; k < n; r++)
+	start[ng] = n;
+	for (k = 0, r = 0; k < n && !err; r++)
 		for (g = 0; g < ng; g++)
-			if (r < size[g])
+			if (r < start[g + 1] - start[g])
 				out[k++] = ordered[start[g] + r];
-out:
 	free(keys);
 	return err;
 }

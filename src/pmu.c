@@ -514,7 +514,7 @@ static void set_indices(struct pmu_set *s)
 	s->idx_cycles = first_of(s, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
 }
 
-static int resolve(struct pmu_set *s, const char *list, bool require, bool quiet)
+int pmu_set_resolve(struct pmu_set *s, const char *list, bool require)
 {
 	char *buf = NULL, *save = NULL, *tok;
 	struct pmu_group g;
@@ -542,36 +542,21 @@ static int resolve(struct pmu_set *s, const char *list, bool require, bool quiet
 			goto out;
 	}
 	/* Each event opens alone; check that they open together, as groups. */
-	set_indices(s);
 	pmu_group_open(&g, s);
 	for (unsigned i = 0; i < s->n; i++)
 		if (s->ev[i].available && !g.ok[i])
 			mark_unavailable(&s->ev[i], s->ev[i].err, "group", "%s", g.reason[i]);
 	pmu_group_close(&g);
 	set_indices(s);
-	if (require) {
-		for (unsigned i = 0; i < s->n; i++)
-			if (s->ev[i].requested && !s->ev[i].available) {
-				if (!quiet)
-					pr_err("--require-events: event '%s' cannot be counted here: %s",
-					       s->ev[i].name, s->ev[i].reason);
-				ret = -ENOTSUP;
-			}
-	}
+	for (unsigned i = 0; require && i < s->n; i++)
+		if (s->ev[i].requested && !s->ev[i].available) {
+			pr_err("--require-events: event '%s' cannot be counted here: %s", s->ev[i].name,
+			       s->ev[i].reason);
+			ret = -ENOTSUP;
+		}
 out:
 	free(buf);
 	return ret;
-}
-
-int pmu_set_resolve(struct pmu_set *s, const char *list, bool require)
-{
-	return resolve(s, list, require, false);
-}
-
-/* The always-on software events only (no messages; never fails). */
-static void pmu_set_default(struct pmu_set *s)
-{
-	(void)resolve(s, NULL, false, true);
 }
 
 /* ---- groups ------------------------------------------------------------ */
@@ -852,7 +837,7 @@ int pmu_sampler_start(struct pmu_sampler *s, const struct pmu_set *set, size_t c
 		s->own = malloc(sizeof(*s->own));
 		if (!s->own)
 			return -ENOMEM;
-		pmu_set_default(s->own);
+		(void)pmu_set_resolve(s->own, NULL, false);	/* always-on aliases: never fails */
 		set = s->own;
 	}
 	s->cap = cap;

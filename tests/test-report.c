@@ -652,6 +652,104 @@ static void test_twin_verdicts(void)
 	report_free(&rep);
 }
 
+/* Every key of a row's extra, as the engines fill them: written in their
+ * order (the engines' own), read back to the same members; a key without
+ * its bit is not written, and a changed member changes the text. */
+static void test_extra(const char *dir)
+{
+	static const char want[] =	/* sorted, as the CSV has it */
+		"{\"chase_cycles\":4.0,\"chase_step\":\"load\",\"contention\":{\"overlapped\":false,"
+		"\"per_thread\":[{\"cpu_os\":1,\"ops\":100},{\"cpu_os\":3,\"ops\":200}],\"placement\":\"l3\","
+		"\"threads\":2},\"disturbed_samples\":[3,9],\"epoch\":2,\"menu_need\":[\"per-CPU counter\","
+		"\"short critical section\"],\"note\":\"n\",\"over_chase_cycles\":1.5,\"pattern\":"
+		"{\"footprint_bytes\":65536,\"hwloc\":{\"l1d\":32768,\"l2\":1048576,\"llc\":33554432},"
+		"\"line_bytes\":64,\"lines\":1024,\"name\":\"miss\",\"node\":null,\"page_bytes\":4096,\"seed\":7,"
+		"\"setup_s\":0.5,\"thp_bytes\":0,\"thp_mode\":\"never\",\"thp_requested\":false,"
+		"\"variant\":\"word1\"},\"process\":1,\"safe_when\":\"always\",\"self_check\":{\"cycles\":3.5,"
+		"\"deviation\":0.25,\"expected_cycles\":3.0},\"step\":\"patterns\"}";
+	/* the engines' order in the file: identity, measurement, engine, session */
+	static const char *const order[] = { "\"menu_need\"", "\"safe_when\"", "\"disturbed_samples\": [",
+					     "\"pattern\": {", "\"chase_step\"", "\"chase_cycles\"",
+					     "\"contention\"", "\"note\"", "\"self_check\"", "\"step\"",
+					     "\"epoch\": 2", "\"process\"" };
+	struct report rep, back;
+	struct result *r;
+	struct result_extra *x;
+	char path[1100], *text = NULL, *again = NULL;
+	int ret;
+
+	fixed_report(&rep);
+	r = &rep.r[0];
+	x = &r->extra;
+	memset(x, 0, sizeof(*x));
+	x->has = ~0u & ~(1u << RX_LOAD | 1u << RX_OVER_LOAD | 1u << RX_STORES | 1u << RX_OVER_STORES | 1u << RX_PASS);
+	snprintf(x->menu_need[0], sizeof(x->menu_need[0]), "per-CPU counter");
+	snprintf(x->menu_need[1], sizeof(x->menu_need[1]), "short critical section");
+	x->nneed = 2;
+	snprintf(x->safe_when, sizeof(x->safe_when), "always");
+	x->disturbed_at = malloc(2 * sizeof(size_t));
+	x->disturbed_at[0] = 3;
+	x->disturbed_at[1] = 9;
+	x->ndisturbed_at = 2;
+	x->pattern = (struct pattern_info){
+		.has = ~0u & ~(1u << PX_MEASURED | 1u << PX_MIX_K | 1u << PX_MIX_M), .name = "miss",
+		.variant = "word1", .footprint_bytes = 65536, .line_bytes = 64,
+		.sizes = { ~0u, 32768, 1048576, 33554432 }, .lines = 1024, .page_bytes = 4096,
+		.thp_mode = "never", .seed = 7, .node = -1, .setup_s = 0.5,
+	};
+	snprintf(x->chase_step, sizeof(x->chase_step), "load");
+	x->chase = (struct result_over){ 4.0, 1.5 };
+	x->contention = (struct contention_part){ .has = 1u << 0 | 1u << 1 | 1u << 15 | 1u << 17, .threads = 2,
+						  .placement = "l3", .overlapped = 0, .nper = 2 };
+	x->contention.per = calloc(2, sizeof(*x->contention.per));
+	x->contention.per[0] = (struct contention_thread){ .has = 1u << 0 | 1u << 2, .cpu_os = 1, .ops = 100 };
+	x->contention.per[1] = (struct contention_thread){ .has = 1u << 0 | 1u << 2, .cpu_os = 3, .ops = 200 };
+	snprintf(x->note, sizeof(x->note), "n");
+	x->self_check.has = ~0u;
+	x->self_check.expected_cycles = 3;
+	x->self_check.cycles = 3.5;
+	x->self_check.deviation = 0.25;
+	snprintf(x->step, sizeof(x->step), "patterns");
+	x->epoch = 2;
+	x->process = 1;
+	text = report_extra_text(r);
+	CHECK(text && !strcmp(text, want), "extra written in the engines' order:\n%s\nwant\n%s", text, want);
+	snprintf(path, sizeof(path), "%s/extra.json", dir);
+	ret = report_write_file(&rep, report_writer_find("json"), path, false);
+	if (!ret)
+		ret = report_read(path, &back);
+	CHECK(ret == 0, "extra: write and read back (%d)", ret);
+	{
+		size_t len;
+		char *doc = slurp(path, &len), *at = doc;
+
+		for (size_t k = 0; at && k < ARRAY_SIZE(order); k++)
+			at = strstr(at, order[k]);
+		CHECK(doc && at, "extra keys in the engines' order in the file");
+		free(doc);
+	}
+	if (!ret) {
+		again = report_extra_text(&back.r[0]);
+		CHECK(again && !strcmp(again, want) && back.r[0].extra.contention.per[1].ops == 200 &&
+		      back.r[0].extra.pattern.node == -1 && result_epoch(&back.r[0]) == 2,
+		      "extra read back to the same members:\n%s", again);
+		CHECK(!(back.r[1].extra.has & 1u << RX_CONTENTION) && back.r[1].extra.contention.overlapped == -1,
+		      "a row without contention has none, its overlap not said");
+		report_free(&back);
+	}
+	free(again);
+	x->contention.per[1].ops = 201;
+	again = report_extra_text(r);
+	CHECK(again && strcmp(again, want), "a changed member changes the extra");
+	free(again);
+	x->has &= ~(1u << RX_CONTENTION);
+	again = report_extra_text(r);
+	CHECK(again && !strstr(again, "contention"), "a key without its bit is not written");
+	free(again);
+	free(text);
+	report_free(&rep);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/atomcost-test-report-XXXXXX";
@@ -668,6 +766,7 @@ int main(void)
 	test_html(&rep);
 	test_fingerprint(dir);
 	test_twin_verdicts();
+	test_extra(dir);
 	report_free(&rep);
 	{
 		char cmd[1100];

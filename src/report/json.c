@@ -161,7 +161,7 @@ static json_t *field_json(const struct jfield *f, const char *m)
 	case JK_INTN:
 		return v < 0 ? json_null() : json_integer(v);
 	case JK_REAL:
-		return json_real(*(const double *)m);
+		return json_real(*(const double *)(const void *)m);
 	case JK_BOOL:
 		return json_boolean(f->size == sizeof(bool) ? *(const bool *)m : *(const int *)m > 0);
 	case JK_STR:
@@ -213,7 +213,7 @@ static int items_read(const struct jfield *f, json_t *a, char *m, size_t *n)
 		else if (f->kind == JK_INTS)
 			((size_t *)d)[*n] = (size_t)json_integer_value(v);
 		else if (f->kind == JK_REALS)
-			((double *)d)[*n] = json_number_value(v);
+			((double *)(void *)d)[*n] = json_number_value(v);
 		else if (obj_read(f->sub, v, d + *n * each) < 0)
 			return -ENOMEM;
 		++*n;
@@ -237,7 +237,7 @@ static int field_read(const struct jfield *f, json_t *v, char *m)
 			*(long long *)m = i;
 		return 0;
 	case JK_REAL:
-		*(double *)m = x;
+		*(double *)(void *)m = x;
 		return 0;
 	case JK_BOOL:
 		if (f->size == sizeof(bool))

@@ -1041,11 +1041,12 @@ static bool listed(const struct experiment *e, enum slub_variant v)
 
 /* Variant v's measured table beside the post's (or beside none). */
 static int print_variant(struct slub_run *r, enum slub_fastpath fp, int test, enum slub_variant v,
-			 const char *title, struct repro_row *rows, char (*lab)[32])
+			 const char *title)
 {
 	const struct repro_table *pub = published(fp, test, v);
 	struct repro_table meas, shown;
-	char reason[128];
+	struct repro_row rows[MAX_SIZES];
+	char lab[MAX_SIZES][32], reason[128];
 
 	tabulate(r, test, v, rows, lab, r->jvar[v]);
 	meas = (struct repro_table){ .title = title, .machine = r->rc->machine, .unit = "core cycles",
@@ -1069,8 +1070,7 @@ static int print_variant(struct slub_run *r, enum slub_fastpath fp, int test, en
 static int run_test(struct slub_run *r, enum slub_fastpath fp, int test, json_t *jv)
 {
 	FILE *out = r->rc->out;
-	struct repro_row rows[SLUB__COUNT][MAX_SIZES];
-	char lab[SLUB__COUNT][MAX_SIZES][32], title[SLUB__COUNT][320];
+	char title[SLUB__COUNT][320];
 	enum slub_variant vs[SLUB__COUNT];
 	bool have[SLUB__COUNT] = { false };
 	size_t nv = 0;
@@ -1101,7 +1101,7 @@ static int run_test(struct slub_run *r, enum slub_fastpath fp, int test, json_t 
 		return 0;
 	ret = measure(r, fp, test, vs, nv);
 	for (size_t j = 0; j < nv && ret == 0; j++) {
-		ret = print_variant(r, fp, test, vs[j], title[vs[j]], rows[vs[j]], lab[vs[j]]);
+		ret = print_variant(r, fp, test, vs[j], title[vs[j]]);
 		have[vs[j]] = true;
 	}
 	if (ret == 0)

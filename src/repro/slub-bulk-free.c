@@ -432,82 +432,85 @@ static __attribute__((noinline)) int time_rounds(struct bulk_cache *c, enum bulk
 	return ret;
 }
 
+struct bulk_run;
+
+/* One scoring: the experiment's keys, the model's priced ops (core cycles
+ * per op), ticks per core cycle, the main table per bulk size, and what
+ * the timed loops run: rounds of alloc + free of the `bulk` objects p[]
+ * (pool NULL), or the many-slab case (free only). */
+struct bulk_score {
+	struct repro_ctx *rc;
+	uint64_t bulks[MAX_BULK_SIZES];
+	size_t nb, size, objects, reps, spread;
+	struct bulk_ops model;
+	double tpc;
+	struct bulk_run *res;
+	struct bulk_cache *c;
+	size_t bulk, rounds, redone;	/* redone: loops taken again (preempted) */
+	double overhead;	/* the fixed timer-pair cost, ticks */
+	void **pool;		/* the many-slab case: spread * objs objects */
+	uint64_t cursor;
+	void *p[MAX_BULK];
+	size_t slot[MAX_BULK], slot_slab[MAX_BULK];	/* where p[] came from in the pool */
+	bool used[MAX_BULK];
+};
+
 /* The many-slab case: put freed objects back in their pool slots
  * (untimed, and its counts left out of c->st): allocate as many again (they
  * come back from the partial slabs) and give each the slot of a freed
  * object of the same slab. */
-static int refill_pool(struct bulk_cache *c, void **pool, const size_t *slot,
-		       const size_t *slot_slab, size_t bulk, bool *used)
+static int refill_pool(struct bulk_score *x)
 {
+	struct bulk_cache *c = x->c;
 	struct bulk_stats counts = c->st;
 
-	for (size_t j = 0; j < bulk; j++)
-		used[j] = false;
-	for (size_t j = 0; j < bulk; j++) {
+	for (size_t j = 0; j < x->bulk; j++)
+		x->used[j] = false;
+	for (size_t j = 0; j < x->bulk; j++) {
 		void *o = cache_alloc(c, COMMIT_PERCPU);
 		size_t idx, k;
 
 		if (!o)
 			return -ENOMEM;
 		idx = slab_index(&c->s, o);
-		for (k = 0; k < bulk; k++)
-			if (!used[k] && slot_slab[k] == idx)
+		for (k = 0; k < x->bulk; k++)
+			if (!x->used[k] && x->slot_slab[k] == idx)
 				break;
-		if (k == bulk) {
+		if (k == x->bulk) {
 			pr_err("slub-bulk-free: object %p came back from slab %zu, which lost none", o, idx);
 			return -EIO;
 		}
-		used[k] = true;
-		pool[slot[k]] = o;
+		x->used[k] = true;
+		x->pool[x->slot[k]] = o;
 	}
 	c->st = counts;
 	return 0;
 }
 
-struct spread_ws {
-	size_t slot[MAX_BULK], slot_slab[MAX_BULK];
-	bool used[MAX_BULK];
-	void *p[MAX_BULK];
-};
-
-/* What one timed loop runs: rounds of alloc + free of `bulk` objects
- * (pool NULL), or the many-slab case (free only). */
-struct timed {
-	struct bulk_cache *c;
-	void **p;
-	size_t bulk, rounds;
-	double overhead;	/* the fixed timer-pair cost, ticks */
-	void **pool;		/* the many-slab case: nslabs * objs objects */
-	size_t nslabs;
-	uint64_t cursor;
-	struct spread_ws *w;
-};
-
-/* Free only, `bulk` objects each from a different slab (of nslabs) per
+/* Free only, `bulk` objects each from a different slab (of spread) per
  * round, one timer pair per round (its fixed cost subtracted); the refill
  * is untimed. */
-static int time_spread(struct timed *t, enum bulk_algo a, double *ticks)
+static int time_spread(struct bulk_score *x, enum bulk_algo a, double *ticks)
 {
-	struct bulk_cache *c = t->c;
-	struct spread_ws *w = t->w;
+	struct bulk_cache *c = x->c;
 	double sum = 0;
 	int ret;
 
-	for (size_t r = 0; r < t->rounds; r++) {
+	for (size_t r = 0; r < x->rounds; r++) {
 		uint64_t t0, t1;
 
-		for (size_t j = 0; j < t->bulk; j++, t->cursor++) {
-			size_t g = t->cursor;
+		for (size_t j = 0; j < x->bulk; j++, x->cursor++) {
+			size_t g = x->cursor;
 
-			w->slot[j] = (g % t->nslabs) * c->s.objs + (g / t->nslabs) % c->s.objs;
-			w->p[j] = t->pool[w->slot[j]];
-			w->slot_slab[j] = slab_index(&c->s, w->p[j]);
+			x->slot[j] = (g % x->spread) * c->s.objs + (g / x->spread) % c->s.objs;
+			x->p[j] = x->pool[x->slot[j]];
+			x->slot_slab[j] = slab_index(&c->s, x->p[j]);
 		}
 		t0 = arch_timer_start();
-		bulk_free(c, a, t->bulk, w->p);
+		bulk_free(c, a, x->bulk, x->p);
 		t1 = arch_timer_stop();
-		sum += (double)(t1 - t0) - t->overhead;
-		ret = refill_pool(c, t->pool, w->slot, w->slot_slab, t->bulk, w->used);
+		sum += (double)(t1 - t0) - x->overhead;
+		ret = refill_pool(x);
 		if (ret < 0)
 			return ret;
 	}
@@ -540,41 +543,40 @@ struct bulk_run {
 
 /* One loop of algorithm a, taken again while preempted; ticks per object,
  * the loop's CPU share and its ops per object. */
-static int time_loop(struct timed *t, enum bulk_algo a, double *per_obj, double *share,
-		     struct bulk_ops *ops, size_t *redone)
+static int time_loop(struct bulk_score *x, enum bulk_algo a, double *per_obj, double *share,
+		     struct bulk_ops *ops)
 {
 	struct bulk_stats s0;
 	struct repro_pass ps;
-	double ticks, objs = (double)(t->rounds * t->bulk);
+	double ticks, objs = (double)(x->rounds * x->bulk);
 	int tries = 0, ret;
 	long cs;
 
 	do {
 		cs = preempted();
-		s0 = t->c->st;
+		s0 = x->c->st;
 		repro_pass_start(&ps);
-		ret = t->pool ? time_spread(t, a, &ticks)
-			      : time_rounds(t->c, a, t->p, t->bulk, t->rounds, t->overhead, &ticks);
+		ret = x->pool ? time_spread(x, a, &ticks)
+			      : time_rounds(x->c, a, x->p, x->bulk, x->rounds, x->overhead, &ticks);
 		*share = repro_pass_share(&ps);
 		if (ret < 0)
 			return ret;
-	} while (preempted() != cs && ++tries <= MAX_REDO && ++*redone);
+	} while (preempted() != cs && ++tries <= MAX_REDO && ++x->redone);
 	*per_obj = ticks / objs;
-	bulk_ops_per_object(&s0, &t->c->st, objs, ops);
+	bulk_ops_per_object(&s0, &x->c->st, objs, ops);
 	return 0;
 }
 
-/* reps passes of the algorithms algos[0..na) into r. */
-static int run_passes(struct timed *t, const enum bulk_algo *algos, size_t na, size_t reps,
-		      struct bulk_run *r, size_t *redone)
+/* x->reps passes of the algorithms algos[0..na) into r. */
+static int run_passes(struct bulk_score *x, const enum bulk_algo *algos, size_t na, struct bulk_run *r)
 {
-	r->bulk = t->bulk;
-	for (size_t k = 0; k < reps; k++) {
+	r->bulk = x->bulk;
+	for (size_t k = 0; k < x->reps; k++) {
 		r->share[k] = 1;
 		for (size_t i = 0; i < na; i++) {
 			enum bulk_algo a = algos[k & 1 ? na - 1 - i : i];
 			double share;
-			int ret = time_loop(t, a, &r->pass[a][k], &share, &r->ops[a], redone);
+			int ret = time_loop(x, a, &r->pass[a][k], &share, &r->ops[a]);
 
 			if (ret < 0)
 				return ret;
@@ -583,7 +585,7 @@ static int run_passes(struct timed *t, const enum bulk_algo *algos, size_t na, s
 		}
 	}
 	for (size_t i = 0; i < na; i++)
-		r->med[algos[i]] = stats_median(r->pass[algos[i]], reps);
+		r->med[algos[i]] = stats_median(r->pass[algos[i]], x->reps);
 	return 0;
 }
 
@@ -700,44 +702,42 @@ static void print_line(FILE *f, const struct calibration *cal, size_t bulk, doub
  * with the commit at its cost in context, from the pass's fallback and
  * plain-commit twin, where r has the twin (the main table; a twin pass is
  * never 0 ticks). */
-static struct bulk_ops pass_costs(const struct bulk_run *r, size_t k, const struct bulk_ops *model,
-				  double tpc)
+static struct bulk_ops pass_costs(const struct bulk_score *x, const struct bulk_run *r, size_t k)
 {
-	struct bulk_ops m = *model;
+	struct bulk_ops m = x->model;
 	double n = r->ops[BULK_FALLBACK].cpu_cmpxchg;
 
 	if (r->pass[BULK_TWIN][k] != 0 && n > 0)
 		m.cpu_cmpxchg = bulk_commit_in_context(r->pass[BULK_FALLBACK][k], r->pass[BULK_TWIN][k],
-						       n, tpc);
+						       n, x->tpc);
 	return m;
 }
 
 /* Median over the passes of the commit's cost in context, core cycles. */
-static double commit_median(const struct bulk_run *r, size_t reps, const struct bulk_ops *model,
-			    double tpc)
+static double commit_median(const struct bulk_score *x, const struct bulk_run *r)
 {
 	double v[JUDGE_MAX_EPOCHS];
 
-	for (size_t k = 0; k < reps; k++)
-		v[k] = pass_costs(r, k, model, tpc).cpu_cmpxchg;
-	return stats_median(v, reps);
+	for (size_t k = 0; k < x->reps; k++)
+		v[k] = pass_costs(x, r, k).cpu_cmpxchg;
+	return stats_median(v, x->reps);
 }
 
 /* Median over the passes of algorithm a's what-if ticks per object (ratio
  * to b's when b is given: the median pass's ratio). */
-static double whatif_median(const struct bulk_run *r, size_t reps, enum bulk_algo a, int b,
-			    const struct bulk_ops *model, double tpc)
+static double whatif_median(const struct bulk_score *x, const struct bulk_run *r, enum bulk_algo a,
+			    int b)
 {
 	double v[JUDGE_MAX_EPOCHS];
 
-	for (size_t k = 0; k < reps; k++) {
-		struct bulk_ops m = pass_costs(r, k, model, tpc);
+	for (size_t k = 0; k < x->reps; k++) {
+		struct bulk_ops m = pass_costs(x, r, k);
 
-		v[k] = bulk_whatif(r->pass[a][k], &r->ops[a], &m, &bulk_kernel_cost, tpc);
+		v[k] = bulk_whatif(r->pass[a][k], &r->ops[a], &m, &bulk_kernel_cost, x->tpc);
 		if (b >= 0)
-			v[k] /= bulk_whatif(r->pass[b][k], &r->ops[b], &m, &bulk_kernel_cost, tpc);
+			v[k] /= bulk_whatif(r->pass[b][k], &r->ops[b], &m, &bulk_kernel_cost, x->tpc);
 	}
-	return stats_median(v, reps);
+	return stats_median(v, x->reps);
 }
 
 static double ratio_median(const double *a, const double *b, size_t n)
@@ -771,115 +771,99 @@ static json_t *ops_json(const struct bulk_ops *o)
 			 "cpu_cmpxchg", o->cpu_cmpxchg);
 }
 
-static void json_main_row(json_t *arr, const struct bulk_run *r, size_t reps,
-			  const struct bulk_ops *model, double tpc)
+static void json_main_row(const struct bulk_score *x, json_t *arr, const struct bulk_run *r)
 {
-	json_t *j = json_pack("{s:I}", "bulk", (json_int_t)r->bulk), *sh = json_array();
+	json_t *j = json_pack("{s:I}", "bulk", (json_int_t)r->bulk);
 
 	for (int a = 0; a < BULK__COUNT; a++) {
-		json_t *pv = json_array();
 		char key[40];
 
-		for (size_t k = 0; k < reps; k++)
-			json_array_append_new(pv, json_real(r->pass[a][k]));
 		snprintf(key, sizeof(key), "%s_ticks", bulk_algo_names[a]);
 		json_object_set_new(j, key, json_real(r->med[a]));
 		snprintf(key, sizeof(key), "%s_passes", bulk_algo_names[a]);
-		json_object_set_new(j, key, pv);
+		json_object_set_new(j, key, repro_doubles_json(r->pass[a], x->reps));
 		snprintf(key, sizeof(key), "%s_ops_per_object", bulk_algo_names[a]);
 		json_object_set_new(j, key, ops_json(&r->ops[a]));
 		snprintf(key, sizeof(key), "%s_whatif_ticks", bulk_algo_names[a]);
-		json_object_set_new(j, key, json_real(whatif_median(r, reps, a, -1, model, tpc)));
+		json_object_set_new(j, key, json_real(whatif_median(x, r, a, -1)));
 	}
-	json_object_set_new(j, "commit_in_context_cycles", json_real(commit_median(r, reps, model, tpc)));
-	for (size_t k = 0; k < reps; k++)
-		json_array_append_new(sh, json_real(r->share[k]));
-	json_object_set_new(j, "pass_cpu_share", sh);
+	json_object_set_new(j, "commit_in_context_cycles", json_real(commit_median(x, r)));
+	json_object_set_new(j, "pass_cpu_share", repro_doubles_json(r->share, x->reps));
 	json_array_append_new(arr, j);
 }
 
-static int run_main(struct repro_ctx *rc, const uint64_t *bulks, size_t nb, size_t size,
-		    size_t objects, size_t reps, const struct bulk_ops *model, struct bulk_run *res,
-		    size_t *redone)
+static int run_main(struct bulk_score *x)
 {
 	static const enum bulk_algo algos[] = { BULK_FALLBACK, BULK_PREVIOUS, BULK_POSTED,
 						BULK_DETACHED, BULK_TWIN };
-	struct timed t = { .overhead = rc->cal->overhead_min };
 	json_t *jmain = json_array();
 	int ret;
 
-	json_object_set_new(rc->json, "main", jmain);
-	t.p = malloc(MAX_BULK * sizeof(void *));
-	ret = t.p ? bulk_cache_create(&t.c, size, 2 * MAX_BULK + 64) : -ENOMEM;
+	json_object_set_new(x->rc->json, "main", jmain);
+	ret = bulk_cache_create(&x->c, x->size, 2 * MAX_BULK + 64);
 	if (ret < 0)
-		goto out;
-	fprintf(rc->out, "SLUB bulk alloc + free (atomcost user-space model of v4.1 SLUB + the series, "
-			 "object %zu bytes, %u per slab, %zu objects per timed loop, median of %zu "
-			 "passes),\ntimer ticks (\"cycles(tsc)\", as the post) per object\n", size,
-		t.c->s.objs, objects, reps);
-	fprintf(rc->out, "Bulk - Fallback bulking           - fastpath-bulking (1-7/7)           "
-			 "| previous (1-6/7) | later: detached | fallback, plain commit (twin)\n");
-	for (size_t i = 0; i < nb; i++) {
-		size_t rounds = (objects + bulks[i] - 1) / bulks[i];
+		return ret;
+	fprintf(x->rc->out, "SLUB bulk alloc + free (atomcost user-space model of v4.1 SLUB + the "
+			    "series, object %zu bytes, %u per slab, %zu objects per timed loop, median "
+			    "of %zu passes),\ntimer ticks (\"cycles(tsc)\", as the post) per object\n",
+		x->size, x->c->s.objs, x->objects, x->reps);
+	fprintf(x->rc->out, "Bulk - Fallback bulking           - fastpath-bulking (1-7/7)           "
+			    "| previous (1-6/7) | later: detached | fallback, plain commit (twin)\n");
+	for (size_t i = 0; i < x->nb && !ret; i++) {
+		struct bulk_run *r = &x->res[i];
+		size_t rounds = (x->objects + x->bulks[i] - 1) / x->bulks[i];
 		double tk;
 
-		t.bulk = bulks[i];
+		x->bulk = x->bulks[i];
 		/* warm: slabs in use, the CPU slab set */
 		for (int a = 0; a < BULK__COUNT && !ret; a++)
-			ret = time_rounds(t.c, (enum bulk_algo)a, t.p, t.bulk, rounds / 8 + 1, 0, &tk);
-		t.rounds = rounds;
+			ret = time_rounds(x->c, (enum bulk_algo)a, x->p, x->bulk, rounds / 8 + 1, 0, &tk);
+		x->rounds = rounds;
 		if (!ret)
-			ret = run_passes(&t, algos, BULK__COUNT, reps, &res[i], redone);
+			ret = run_passes(x, algos, BULK__COUNT, r);
 		if (ret < 0)
-			goto out;
-		print_line(rc->out, rc->cal, t.bulk, res[i].med[BULK_FALLBACK], res[i].med[BULK_POSTED]);
-		fprintf(rc->out, " | %3.0f cycles(tsc)   | %3.0f cycles(tsc)  | %3.0f cycles(tsc)\n",
-			res[i].med[BULK_PREVIOUS], res[i].med[BULK_DETACHED], res[i].med[BULK_TWIN]);
-		fflush(rc->out);
-		json_main_row(jmain, &res[i], reps, model, rc->cal->ticks_per_cycle);
+			break;
+		print_line(x->rc->out, x->rc->cal, x->bulk, r->med[BULK_FALLBACK], r->med[BULK_POSTED]);
+		fprintf(x->rc->out, " | %3.0f cycles(tsc)   | %3.0f cycles(tsc)  | %3.0f cycles(tsc)\n",
+			r->med[BULK_PREVIOUS], r->med[BULK_DETACHED], r->med[BULK_TWIN]);
+		fflush(x->rc->out);
+		json_main_row(x, jmain, r);
 	}
-out:
-	free(t.p);
-	bulk_cache_destroy(t.c);
+	if (!ret)
+		fprintf(x->rc->out, "(%zu timed loops taken again: the thread was preempted during "
+				    "them)\n", x->redone);
+	bulk_cache_destroy(x->c);
+	x->c = NULL;
 	return ret;
 }
 
-/* The post's tables beside the measured ones, in the post's shape. */
-static int print_tables(struct repro_ctx *rc, const struct bulk_run *res, size_t nb)
+/* pub beside the medians of a and b (pub's two columns) at every bulk
+ * size, or (only_pub) at those pub has. */
+static int print_beside(const struct bulk_score *x, const struct repro_table *pub,
+			enum bulk_algo a, enum bulk_algo b, bool only_pub)
 {
-	struct repro_row *mrows = calloc(2 * nb, sizeof(*mrows));
-	char (*labels)[16] = calloc(nb, 16), munit[96];
+	const struct bulk_run *res = x->res;
+	struct repro_row *rows = calloc(x->nb, sizeof(*rows));
+	char (*labels)[16] = calloc(x->nb, 16), unit[96];
 	struct repro_table m = {
-		.title = posted_2015.title, .machine = rc->machine ? rc->machine : "this machine",
-		.unit = munit, .ncols = 2, .cols = { "fallback", "bulking" }, .nrows = nb,
-	}, mp;
-	size_t nprev = 0;
+		.title = pub->title, .machine = x->rc->machine ? x->rc->machine : "this machine",
+		.unit = unit, .ncols = 2, .cols = { pub->cols[0], pub->cols[1] }, .rows = rows,
+	};
 	int ret = -ENOMEM;
 
-	if (!mrows || !labels)
+	if (!rows || !labels)
 		goto out;
-	for (size_t i = 0; i < nb; i++) {
+	for (size_t i = 0; i < x->nb; i++) {
 		snprintf(labels[i], 16, "%zu", res[i].bulk);
-		mrows[i] = (struct repro_row){ labels[i],
-			{ res[i].med[BULK_FALLBACK], res[i].med[BULK_POSTED] }, NULL };
-		if (repro_table_row(&previous_2015, labels[i]))
-			mrows[nb + nprev++] = (struct repro_row){ labels[i],
-				{ res[i].med[BULK_PREVIOUS], res[i].med[BULK_POSTED] }, NULL };
+		if (!only_pub || repro_table_row(pub, labels[i]))
+			rows[m.nrows++] = (struct repro_row){ labels[i],
+				{ res[i].med[a], res[i].med[b] }, NULL };
 	}
-	snprintf(munit, sizeof(munit), "timer ticks per object (TSC %.2f GHz)", rc->cal->timer_hz / 1e9);
-	m.rows = mrows;
-	mp = m;
-	fputc('\n', rc->out);
-	ret = repro_print_beside(rc->out, &posted_2015, &m);
-	mp.title = previous_2015.title;
-	mp.cols[0] = "previous";
-	mp.cols[1] = "this";
-	mp.nrows = nprev;
-	mp.rows = mrows + nb;
-	if (!ret)
-		ret = repro_print_beside(rc->out, &previous_2015, &mp);
+	snprintf(unit, sizeof(unit), "timer ticks per object (TSC %.2f GHz)",
+		 x->rc->cal->timer_hz / 1e9);
+	ret = repro_print_beside(x->rc->out, pub, &m);
 out:
-	free(mrows);
+	free(rows);
 	free(labels);
 	return ret;
 }
@@ -889,13 +873,14 @@ out:
  * fallback, beside the isolated chained latency the what-if does not use
  * (in context the commits overlap other work: over 100% it would leave the
  * what-if's fallback too low). */
-static void whatif_bulk1(FILE *out, const struct bulk_run *r, size_t reps, double mx, double wx,
-			 double px, const struct bulk_ops *model, double tpc)
+static void whatif_bulk1(const struct bulk_score *x, const struct bulk_run *r, double mx,
+			 double wx, double px)
 {
 	double n = r->ops[BULK_FALLBACK].cpu_cmpxchg, fb = r->med[BULK_FALLBACK];
-	double ctx = commit_median(r, reps, model, tpc);
+	double ctx = commit_median(x, r), tpc = x->tpc;
+	const struct bulk_ops *model = &x->model;
 
-	fprintf(out, "       bulk 1: the measured model gives x%.2f, the what-if x%.2f, the post "
+	fprintf(x->rc->out, "       bulk 1: the measured model gives x%.2f, the what-if x%.2f, the post "
 		     "x%.2f: the what-if is %s the post;\n       check: the commit in context costs "
 		     "%.1f core cycles (fallback minus its plain-commit twin, %.2f commits per object: "
 		     "%.1f of the fallback's %.1f timer ticks per object, %.0f%%); isolated, chained: "
@@ -909,22 +894,21 @@ static void whatif_bulk1(FILE *out, const struct bulk_run *r, size_t reps, doubl
 }
 
 /* The median over the bulk sizes of the commit's cost in context. */
-static double commit_summary(const struct bulk_run *res, size_t nb, size_t reps,
-			     const struct bulk_ops *model, double tpc)
+static double commit_summary(const struct bulk_score *x)
 {
 	double v[MAX_BULK_SIZES];
 
-	for (size_t i = 0; i < nb; i++)
-		v[i] = commit_median(&res[i], reps, model, tpc);
-	return stats_median(v, nb);
+	for (size_t i = 0; i < x->nb; i++)
+		v[i] = commit_median(x, &x->res[i]);
+	return stats_median(v, x->nb);
 }
 
 /* The what-if table: fallback and 1-7/7 as measured, with the priced ops
  * at the kernel's costs, and as published; all in timer ticks. */
-static void print_whatif(struct repro_ctx *rc, const struct bulk_run *res, size_t nb, size_t reps,
-			 const struct bulk_ops *model)
+static void print_whatif(const struct bulk_score *x)
 {
-	double tpc = rc->cal->ticks_per_cycle;
+	struct repro_ctx *rc = x->rc;
+	double tpc = x->tpc;
 	size_t npub = 0, closer = 0;
 	json_t *jw = json_array();
 
@@ -937,18 +921,17 @@ static void print_whatif(struct repro_ctx *rc, const struct bulk_run *res, size_
 	fprintf(rc->out, "  here: this_cpu_cmpxchg_double at its cost in context, (fallback - its "
 			 "plain-commit twin) / commits per object, per pass and bulk size (median %.1f "
 			 "core cycles; not its isolated chained latency, %.1f); the IRQ analogs at their "
-			 "isolated cost (no twin)\n", commit_summary(res, nb, reps, model, tpc),
-		model->cpu_cmpxchg);
+			 "isolated cost (no twin)\n", commit_summary(x), x->model.cpu_cmpxchg);
 	fprintf(rc->out, "  Bulk | measured: fallback bulking      x | what-if: fallback bulking      x "
 			 "| published: fallback bulking     x\n");
-	for (size_t i = 0; i < nb; i++) {
-		const struct bulk_run *r = &res[i];
+	for (size_t i = 0; i < x->nb; i++) {
+		const struct bulk_run *r = &x->res[i];
 		char label[16];
 		const struct repro_row *pr;
-		double mx = ratio_median(r->pass[BULK_POSTED], r->pass[BULK_FALLBACK], reps);
-		double wf = whatif_median(r, reps, BULK_FALLBACK, -1, model, tpc);
-		double wp = whatif_median(r, reps, BULK_POSTED, -1, model, tpc);
-		double wx = whatif_median(r, reps, BULK_POSTED, BULK_FALLBACK, model, tpc);
+		double mx = ratio_median(r->pass[BULK_POSTED], r->pass[BULK_FALLBACK], x->reps);
+		double wf = whatif_median(x, r, BULK_FALLBACK, -1);
+		double wp = whatif_median(x, r, BULK_POSTED, -1);
+		double wx = whatif_median(x, r, BULK_POSTED, BULK_FALLBACK);
 
 		snprintf(label, sizeof(label), "%zu", r->bulk);
 		pr = repro_table_row(&posted_2015, label);
@@ -963,14 +946,14 @@ static void print_whatif(struct repro_ctx *rc, const struct bulk_run *res, size_
 			npub++;
 			closer += c;
 			if (r->bulk == 1)
-				whatif_bulk1(rc->out, r, reps, mx, wx, px, model, tpc);
+				whatif_bulk1(x, r, mx, wx, px);
 		} else {
 			fputc('\n', rc->out);
 		}
 		json_array_append_new(jw, json_pack("{s:I,s:f,s:f,s:f,s:f,s:f,s:f}", "bulk",
 			(json_int_t)r->bulk, "fallback_ticks", wf, "posted_ticks", wp, "ratio", wx,
 			"measured_ratio", mx, "published_ratio", pr ? pr->v[1] / pr->v[0] : 0.0,
-			"commit_in_context_cycles", commit_median(r, reps, model, tpc)));
+			"commit_in_context_cycles", commit_median(x, r)));
 	}
 	fprintf(rc->out, "  the what-if is closer to the post's bulking/fallback ratio at %zu of %zu "
 			 "published bulk sizes\n", closer, npub);
@@ -994,10 +977,10 @@ static const struct {
 	  0, 0 },
 };
 
-static void conclude_main(struct repro_ctx *rc, const struct bulk_run *res, size_t nb, size_t reps)
+static void conclude_main(const struct bulk_score *x)
 {
-	for (size_t i = 0; i < nb; i++) {
-		const struct bulk_run *r = &res[i];
+	for (size_t i = 0; i < x->nb; i++) {
+		const struct bulk_run *r = &x->res[i];
 		char what[64], label[16];
 
 		if (r->bulk != 1 && r->bulk != 8 && r->bulk != 16 && r->bulk != 64)
@@ -1009,7 +992,7 @@ static void conclude_main(struct repro_ctx *rc, const struct bulk_run *res, size
 				bulk_claims[k].pub ? repro_table_row(bulk_claims[k].pub, label) : NULL;
 			struct repro_claim cl = {
 				.what = what, .a = bulk_claims[k].a, .b = bulk_claims[k].b,
-				.unit = "cycles(tsc)", .pub_unit = "cycles(tsc)", .n = reps,
+				.unit = "cycles(tsc)", .pub_unit = "cycles(tsc)", .n = x->reps,
 				.ea = r->pass[bulk_claims[k].ea], .eb = r->pass[bulk_claims[k].eb],
 				.share = r->share, .pub_machine = "Brouer, 2015",
 				.pub_a = pr ? pr->v[1] : NAN, .pub_b = pr ? pr->v[0] : NAN,
@@ -1017,55 +1000,51 @@ static void conclude_main(struct repro_ctx *rc, const struct bulk_run *res, size
 
 			if ((bulk_claims[k].need_row && !pr) || (bulk_claims[k].bulk1 && r->bulk != 1))
 				continue;
-			repro_conclude(rc, &cl);
+			repro_conclude(x->rc, &cl);
 		}
 	}
 }
 
 /* The reviewer's case at one bulk size: the claim over the passes, then
  * the what-if at the kernel's costs, in ticks. */
-static void conclude_spread(struct repro_ctx *rc, const struct bulk_run *r, size_t reps,
-			    const struct bulk_ops *model)
+static void conclude_spread(const struct bulk_score *x, const struct bulk_run *r)
 {
-	double tpc = rc->cal->ticks_per_cycle;
 	char what[96];
 	struct repro_claim cl = {
 		.what = what, .a = "posted bulk free", .b = "one-by-one free", .unit = "cycles(tsc)",
-		.ea = r->pass[BULK_POSTED], .eb = r->pass[BULK_FALLBACK], .n = reps, .share = r->share,
+		.ea = r->pass[BULK_POSTED], .eb = r->pass[BULK_FALLBACK], .n = x->reps, .share = r->share,
 		.pub_a = NAN, .pub_b = NAN, .pub_words = REVIEWER_WORDS,
 		.pub_machine = "Joonsoo Kim, 16 Jun 2015",
 	};
 	const struct bulk_ops *n = &r->ops[BULK_POSTED];
 
 	snprintf(what, sizeof(what), "many slabs, bulk %zu, per object", r->bulk);
-	repro_conclude(rc, &cl);
-	fprintf(rc->out, "  WHAT-IF (computed): at the kernel's costs the posted free's %.2f IRQ "
-			 "disable/enable pairs per object would add %.1f timer ticks per object: %.1f "
-			 "against %.1f ticks for one-by-one free (x%.2f)\n", n->irq_pair,
-		n->irq_pair * (bulk_kernel_cost.irq_pair - model->irq_pair) * tpc,
-		whatif_median(r, reps, BULK_POSTED, -1, model, tpc),
-		whatif_median(r, reps, BULK_FALLBACK, -1, model, tpc),
-		whatif_median(r, reps, BULK_POSTED, BULK_FALLBACK, model, tpc));
+	repro_conclude(x->rc, &cl);
+	fprintf(x->rc->out, "  WHAT-IF (computed): at the kernel's costs the posted free's %.2f IRQ "
+			    "disable/enable pairs per object would add %.1f timer ticks per object: "
+			    "%.1f against %.1f ticks for one-by-one free (x%.2f)\n", n->irq_pair,
+		n->irq_pair * (bulk_kernel_cost.irq_pair - x->model.irq_pair) * x->tpc,
+		whatif_median(x, r, BULK_POSTED, -1), whatif_median(x, r, BULK_FALLBACK, -1),
+		whatif_median(x, r, BULK_POSTED, BULK_FALLBACK));
 }
 
-static int run_spread(struct repro_ctx *rc, const uint64_t *bulks, size_t nb, size_t size,
-		      size_t objects, size_t reps, size_t nslabs, const struct bulk_ops *model,
-		      size_t *redone)
+static int run_spread(struct bulk_score *x)
 {
 	static const enum bulk_algo algos[] = { BULK_FALLBACK, BULK_POSTED, BULK_DETACHED };
-	struct timed t = { .overhead = rc->cal->overhead_min, .nslabs = nslabs };
+	struct repro_ctx *rc = x->rc;
+	size_t nslabs = x->spread;
 	struct bulk_run *r = calloc(1, sizeof(*r));
 	json_t *jspread = json_array();
 	int ret;
 
 	json_object_set_new(rc->json, "spread", jspread);
-	t.w = malloc(sizeof(*t.w));
-	ret = r && t.w ? bulk_cache_create(&t.c, size, (nslabs + 2) * (1u << 15) / size + MAX_BULK)
-		       : -ENOMEM;
-	if (!ret && !(t.pool = malloc(nslabs * t.c->s.objs * sizeof(void *))))
+	x->redone = 0;
+	ret = r ? bulk_cache_create(&x->c, x->size, (nslabs + 2) * (1u << 15) / x->size + MAX_BULK)
+		: -ENOMEM;
+	if (!ret && !(x->pool = malloc(nslabs * x->c->s.objs * sizeof(void *))))
 		ret = -ENOMEM;
-	for (size_t k = 0; !ret && k < nslabs * t.c->s.objs; k++)
-		if (!(t.pool[k] = cache_alloc(t.c, COMMIT_PERCPU)))
+	for (size_t k = 0; !ret && k < nslabs * x->c->s.objs; k++)
+		if (!(x->pool[k] = cache_alloc(x->c, COMMIT_PERCPU)))
 			ret = -ENOMEM;
 	if (ret < 0)
 		goto out;
@@ -1073,37 +1052,37 @@ static int run_spread(struct repro_ctx *rc, const uint64_t *bulks, size_t nb, si
 			 "slab (%zu slabs), free only (one timer pair per bulk, its %.0f ticks "
 			 "subtracted),\ntimer ticks (\"cycles(tsc)\") per object, median of %zu passes\n"
 			 "Bulk - one by one (fallback)   - posted bulk free (1-7/7)          "
-			 "| IRQ pairs per object | later: detached\n", nslabs, t.overhead, reps);
-	for (size_t i = 0; i < nb; i++) {
-		t.bulk = bulks[i];
-		t.rounds = (objects / 4 + t.bulk - 1) / t.bulk;
-		if (t.bulk > nslabs) {
-			fprintf(rc->out, "%4zu - skipped: more than the %zu slabs\n", t.bulk, nslabs);
+			 "| IRQ pairs per object | later: detached\n", nslabs, x->overhead, x->reps);
+	for (size_t i = 0; i < x->nb && !ret; i++) {
+		x->bulk = x->bulks[i];
+		x->rounds = (x->objects / 4 + x->bulk - 1) / x->bulk;
+		if (x->bulk > nslabs) {
+			fprintf(rc->out, "%4zu - skipped: more than the %zu slabs\n", x->bulk, nslabs);
 			continue;
 		}
-		ret = run_passes(&t, algos, ARRAY_SIZE(algos), reps, r, redone);
+		ret = run_passes(x, algos, ARRAY_SIZE(algos), r);
 		if (ret < 0)
-			goto out;
-		print_line(rc->out, rc->cal, t.bulk, r->med[BULK_FALLBACK], r->med[BULK_POSTED]);
+			break;
+		print_line(rc->out, rc->cal, x->bulk, r->med[BULK_FALLBACK], r->med[BULK_POSTED]);
 		fprintf(rc->out, " | %.2f | %3.0f cycles(tsc)\n", r->ops[BULK_POSTED].irq_pair,
 			r->med[BULK_DETACHED]);
 		json_array_append_new(jspread, json_pack("{s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:f}", "bulk",
-			(json_int_t)t.bulk, "slabs", (json_int_t)nslabs, "one_by_one_ticks",
+			(json_int_t)x->bulk, "slabs", (json_int_t)nslabs, "one_by_one_ticks",
 			r->med[BULK_FALLBACK], "posted_ticks", r->med[BULK_POSTED], "detached_ticks",
 			r->med[BULK_DETACHED], "irq_pairs_per_object", r->ops[BULK_POSTED].irq_pair,
-			"posted_whatif_ticks", whatif_median(r, reps, BULK_POSTED, -1, model,
-							     rc->cal->ticks_per_cycle),
-			"one_by_one_whatif_ticks", whatif_median(r, reps, BULK_FALLBACK, -1, model,
-								 rc->cal->ticks_per_cycle)));
-		if (t.bulk == 16 || t.bulk == 64 || t.bulk == 250 || i + 1 == nb)
-			conclude_spread(rc, r, reps, model);
+			"posted_whatif_ticks", whatif_median(x, r, BULK_POSTED, -1),
+			"one_by_one_whatif_ticks", whatif_median(x, r, BULK_FALLBACK, -1)));
+		if (x->bulk == 16 || x->bulk == 64 || x->bulk == 250 || i + 1 == x->nb)
+			conclude_spread(x, r);
 		fflush(rc->out);
 	}
+	if (!ret)
+		fprintf(rc->out, "(%zu timed loops taken again: the thread was preempted during "
+				 "them)\n", x->redone);
 out:
-	free(t.pool);
-	free(t.w);
+	free(x->pool);
+	bulk_cache_destroy(x->c);
 	free(r);
-	bulk_cache_destroy(t.c);
 	return ret;
 }
 
@@ -1111,54 +1090,58 @@ static int repro_bulk_run(struct repro_ctx *rc)
 {
 	const struct experiment *e = rc->exp;
 	const char *sec = "slub-bulk-free";
-	uint64_t bulks[MAX_BULK_SIZES];
-	size_t nb = config_u64_list(e, sec, "bulk", bulks, MAX_BULK_SIZES);
-	size_t size = config_u64(e, sec, "size"), objects = config_u64(e, sec, "objects");
-	size_t reps = config_u64(e, sec, "passes"), spread = config_u64(e, sec, "spread_slabs");
-	struct bulk_run *res = calloc(nb ? nb : 1, sizeof(*res));
-	struct bulk_ops model;
-	size_t redone = 0;
-	int ret;
+	struct bulk_score *x = calloc(1, sizeof(*x));
+	int ret = 0;
 
+	if (!x)
+		return -ENOMEM;
+	x->rc = rc;
+	x->tpc = rc->cal->ticks_per_cycle;
+	x->overhead = rc->cal->overhead_min;
+
+	x->nb = config_u64_list(e, sec, "bulk", x->bulks, MAX_BULK_SIZES);
+	x->size = config_u64(e, sec, "size");
+	x->objects = config_u64(e, sec, "objects");
+	x->reps = config_u64(e, sec, "passes");
+	x->spread = config_u64(e, sec, "spread_slabs");
 	json_object_set_new(rc->json, "unit", json_string("timer ticks per object (cycles(tsc))"));
-	ret = res ? 0 : -ENOMEM;
-	for (size_t i = 0; i < nb && !ret; i++)
-		if (bulks[i] > MAX_BULK) {
-			pr_err("%s: bulk: %llu is more than %d", sec, (unsigned long long)bulks[i], MAX_BULK);
+	for (size_t i = 0; i < x->nb && !ret; i++)
+		if (x->bulks[i] > MAX_BULK) {
+			pr_err("%s: bulk: %llu is more than %d", sec, (unsigned long long)x->bulks[i],
+			       MAX_BULK);
 			ret = -EINVAL;
 		}
+	x->res = calloc(x->nb ? x->nb : 1, sizeof(*x->res));
 	if (!ret)
-		ret = measure_model_cost(rc->cal, &model);
+		ret = x->res ? measure_model_cost(rc->cal, &x->model) : -ENOMEM;
 	if (ret < 0)
 		goto out;
 	repro_print_list(rc->out, "The model's deviations from the kernel the post ran:", deviations,
 			 ARRAY_SIZE(deviations));
-	print_costs(rc->out, &model);
+	print_costs(rc->out, &x->model);
 	json_object_set_new(rc->json, "priced_ops", json_pack("{s:o,s:o,s:s,s:s}", "model_cycles",
-		ops_json(&model), "kernel_cycles", ops_json(&bulk_kernel_cost), "kernel_source",
+		ops_json(&x->model), "kernel_cycles", ops_json(&bulk_kernel_cost), "kernel_source",
 		KERNEL_COST_SRC, "model_form", "thread-local byte store + compiler barrier per "
 		"cli/sti; cmpxchg16b %fs: chained on {freelist, tid}"));
-	ret = run_main(rc, bulks, nb, size, objects, reps, &model, res, &redone);
+	ret = run_main(x);
 	if (ret < 0)
 		goto out;
-	fprintf(rc->out, "(%zu timed loops taken again: the thread was preempted during them)\n",
-		redone);
-	ret = print_tables(rc, res, nb);
+	fputc('\n', rc->out);
+	ret = print_beside(x, &posted_2015, BULK_FALLBACK, BULK_POSTED, false);
+	if (!ret)
+		ret = print_beside(x, &previous_2015, BULK_PREVIOUS, BULK_POSTED, true);
 	if (ret < 0)
 		goto out;
-	print_whatif(rc, res, nb, reps, &model);
-	conclude_main(rc, res, nb, reps);
-	if (spread) {
+	print_whatif(x);
+	conclude_main(x);
+	if (x->spread) {
 		/* no twin there: the commit at the main table's cost in context */
-		model.cpu_cmpxchg = commit_summary(res, nb, reps, &model, rc->cal->ticks_per_cycle);
-		redone = 0;
-		ret = run_spread(rc, bulks, nb, size, objects, reps, spread, &model, &redone);
-		if (!ret)
-			fprintf(rc->out, "(%zu timed loops taken again: the thread was preempted during "
-					 "them)\n", redone);
+		x->model.cpu_cmpxchg = commit_summary(x);
+		ret = run_spread(x);
 	}
 out:
-	free(res);
+	free(x->res);
+	free(x);
 	return ret;
 }
 

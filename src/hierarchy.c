@@ -164,21 +164,6 @@ void hierarchy_link_ring(char *base, size_t n, uint32_t *order, uint64_t seed)
 	}
 }
 
-size_t hierarchy_ring_length(const char *base, size_t n)
-{
-	const char *q = base;
-	size_t steps = 0;
-
-	do {
-		q = *(char *const *)q;
-		if (q < base || q >= base + n * LINE || (size_t)(q - base) % LINE)
-			return 0;
-		if (++steps > n)
-			return 0;
-	} while (q != base);
-	return steps;
-}
-
 /* ---- knees ------------------------------------------------------------- */
 
 static bool in_band(double med, double v)
@@ -194,50 +179,39 @@ static double median_of(const double *v, size_t first, size_t last, const bool *
 	for (size_t i = first; i <= last; i++)
 		if (!skip[i])
 			tmp[k++] = v[i];
-	return k ? stats_median(tmp, k) : NAN;
+	return stats_median(tmp, k);
 }
 
 /* A level's latency: the median of its plateau's upper half (by
  * footprint), where the level below no longer serves any load of a
  * gradual transition. */
-static void upper_median(size_t first, size_t last, const double *cycles, const double *ns,
-			 const bool *noise, double *c, double *t)
+static void upper_median(struct hierarchy_span *s, const double *cycles, const double *ns, const bool *noise)
 {
-	size_t mid = first + (last - first + 1) / 2;
+	size_t mid = s->first + (s->last - s->first + 1) / 2;
 
-	*c = median_of(cycles, mid, last, noise);
-	*t = ns ? median_of(ns, mid, last, noise) : NAN;
-	if (isnan(*c)) {	/* only noise up there */
-		*c = median_of(cycles, first, last, noise);
-		*t = ns ? median_of(ns, first, last, noise) : NAN;
-	}
+	if (isnan(median_of(cycles, mid, s->last, noise)))	/* only noise up there */
+		mid = s->first;
+	s->cycles = median_of(cycles, mid, s->last, noise);
+	s->ns = median_of(ns, mid, s->last, noise);
 }
 
 /* Of a level's two sub-plateaus, the longer (in footprint) is its core. */
 static void keep_longer(struct hierarchy_level *lv, const size_t *bytes)
 {
-	double core = (double)bytes[lv->core_last] / (double)bytes[lv->core_first];
-	double inner = (double)bytes[lv->inner_last] / (double)bytes[lv->inner_first];
-	size_t f = lv->core_first, l = lv->core_last;
-	double c = lv->cycles, t = lv->ns;
+	struct hierarchy_span core = lv->core;
 
-	if (inner <= core)
+	if ((double)bytes[lv->inner.last] / (double)bytes[lv->inner.first] <=
+	    (double)bytes[core.last] / (double)bytes[core.first])
 		return;
-	lv->core_first = lv->inner_first;
-	lv->core_last = lv->inner_last;
-	lv->cycles = lv->inner_cycles;
-	lv->ns = lv->inner_ns;
-	lv->inner_first = f;
-	lv->inner_last = l;
-	lv->inner_cycles = c;
-	lv->inner_ns = t;
+	lv->core = lv->inner;
+	lv->inner = core;
 }
 
 /* A level's capacity lies where the staircase rises, between its
- * plateau's last footprint (last) and the next plateau's first (end).
- * Where the latency jumps within one step (an LRU-like cache on
- * contiguous memory), the plateau's last footprint. Otherwise the rise is
- * gradual: in a guest the host maps 4 KiB pages at random, so a
+ * plateau's last footprint and the next plateau's first. Where the
+ * latency jumps within one step (an LRU-like cache on contiguous memory),
+ * the plateau's last footprint (also with no next level). Otherwise the
+ * rise is gradual: in a guest the host maps 4 KiB pages at random, so a
  * set-associative cache's sets fill unevenly and loads start to miss well
  * before its capacity and still hit past it (here the 1 MiB L2 rises from
  * 430 KiB to 1.4 MiB). The estimate is where the latency crosses the
@@ -246,15 +220,15 @@ static void keep_longer(struct hierarchy_level *lv, const size_t *bytes)
  * which lands on the capacity; under fully random replacement it lands
  * about 1.5x past it. The slope of the rise, the estimate before this one,
  * moved between 861 KiB and 1.19 MiB from run to run on the same L2. */
-static size_t crossing(const size_t *bytes, const double *cycles, size_t n, size_t last, size_t end,
-		       double lo, double hi)
+static size_t crossing(const struct hierarchy_level *lv, const struct hierarchy_level *next,
+		       const size_t *bytes, const double *cycles, size_t n)
 {
-	double target = sqrt(lo * hi);
-	size_t prev = last;
+	double lo = lv->core.cycles, hi = next ? next->core.cycles : 0, target = sqrt(lo * hi);
+	size_t last = lv->last, prev = last;
 
-	if (!(hi > lo) || end >= n)
+	if (!next || !(hi > lo) || next->first >= n)
 		return bytes[last];
-	for (size_t k = last + 1; k <= end; k++) {
+	for (size_t k = last + 1; k <= next->first; k++) {
 		double f;
 
 		if (!(cycles[k] > 0))
@@ -272,14 +246,10 @@ static size_t crossing(const size_t *bytes, const double *cycles, size_t n, size
 	return bytes[last];
 }
 
-struct plateau {
-	size_t first, last;
-};
-
 /* Greedy plateaus of cycles[0, n) into run[]; noise[] marks the disturbed
  * points inside them. Returns the count. */
 static size_t find_plateaus(const size_t *bytes, const double *cycles, size_t n, bool *noise,
-			    struct plateau *run)
+			    struct hierarchy_span *run)
 {
 	size_t nrun = 0, i = 0;
 
@@ -312,9 +282,7 @@ static size_t find_plateaus(const size_t *bytes, const double *cycles, size_t n,
 			break;
 		}
 		if (j > i && (double)bytes[j] >= (double)bytes[i] * PLATEAU_MIN_SPAN) {
-			run[nrun].first = i;
-			run[nrun].last = j;
-			nrun++;
+			run[nrun++] = (struct hierarchy_span){ .first = i, .last = j };
 			i = j + 1;
 		} else {
 			for (size_t k = i + 1; k <= j; k++)
@@ -325,16 +293,19 @@ static size_t find_plateaus(const size_t *bytes, const double *cycles, size_t n,
 	return nrun;
 }
 
-size_t hierarchy_find_levels(const size_t *bytes, const double *cycles, const double *ns,
-			     size_t n, struct hierarchy_level *levels, size_t max)
+/* Knee detection: the levels of a latency curve over ascending footprints
+ * (n at most HIER_MAX_POINTS). A plateau is a run of points spanning at
+ * least 1.6x in footprint, each within 20% of the median of the points
+ * before it; a single point above the band with the next one back inside
+ * is noise, not a knee. Fills levels (plateau, core, inner step, size
+ * estimate and bracket; the rest cleared); returns the count. */
+static size_t find_levels(const size_t *bytes, const double *cycles, const double *ns, size_t n,
+			  struct hierarchy_level *levels)
 {
 	bool noise[HIER_MAX_POINTS] = { false };
-	struct plateau run[HIER_MAX_POINTS];
-	size_t nrun, nlev = 0;
+	struct hierarchy_span run[HIER_MAX_POINTS];
+	size_t nrun = find_plateaus(bytes, cycles, n, noise, run), nlev = 0;
 
-	if (n > HIER_MAX_POINTS)
-		n = HIER_MAX_POINTS;
-	nrun = find_plateaus(bytes, cycles, n, noise, run);
 	/* a gradual transition's slow tail forms a plateau just below the next
 	 * level: merge plateaus closer than MERGE_RATIO. A plateau up to
 	 * STEP_RATIO above a level belongs to the same level: either the
@@ -347,53 +318,37 @@ size_t hierarchy_find_levels(const size_t *bytes, const double *cycles, const do
 	for (size_t r = 0; r < nrun; r++) {
 		double med = median_of(cycles, run[r].first, run[r].last, noise);
 		struct hierarchy_level *lv = nlev ? &levels[nlev - 1] : NULL;
+		bool inner = lv && lv->inner.cycles > 0;
+		double top = !lv ? 0 : inner ? fmax(lv->core.cycles, lv->inner.cycles) : lv->core.cycles;
 
-		if (lv && !(lv->inner_cycles > 0) && med < lv->cycles * MERGE_RATIO) {
-			lv->last = lv->core_last = run[r].last;
-			upper_median(lv->core_first, lv->core_last, cycles, ns, noise, &lv->cycles, &lv->ns);
-		} else if (lv && lv->inner_cycles > 0 &&
-			   med < fmax(lv->cycles, lv->inner_cycles) * MERGE_RATIO) {
+		if (lv && med < top * MERGE_RATIO) {
 			/* more of the upper sub-plateau */
+			struct hierarchy_span *up = inner && lv->inner.first > lv->core.first ?
+						    &lv->inner : &lv->core;
+
+			lv->last = up->last = run[r].last;
+			upper_median(up, cycles, ns, noise);
+		} else if (lv && !inner && med < lv->core.cycles * STEP_RATIO) {
 			lv->last = run[r].last;
-			if (lv->core_first > lv->inner_first) {
-				lv->core_last = run[r].last;
-				upper_median(lv->core_first, lv->core_last, cycles, ns, noise, &lv->cycles,
-					     &lv->ns);
-			} else {
-				lv->inner_last = run[r].last;
-				upper_median(lv->inner_first, lv->inner_last, cycles, ns, noise,
-					     &lv->inner_cycles, &lv->inner_ns);
-			}
-			keep_longer(lv, bytes);
-		} else if (lv && !(lv->inner_cycles > 0) && med < lv->cycles * STEP_RATIO) {
-			lv->last = run[r].last;
-			lv->inner_first = run[r].first;
-			lv->inner_last = run[r].last;
-			upper_median(run[r].first, run[r].last, cycles, ns, noise, &lv->inner_cycles, &lv->inner_ns);
-			keep_longer(lv, bytes);
+			lv->inner = run[r];
+			upper_median(&lv->inner, cycles, ns, noise);
+		} else if (nlev == HIER_MAX_LEVELS) {
+			break;
 		} else {
-			if (nlev == max)
-				break;
 			lv = &levels[nlev++];
-			memset(lv, 0, sizeof(*lv));
-			lv->first = lv->core_first = run[r].first;
-			lv->last = lv->core_last = run[r].last;
-			upper_median(lv->first, lv->last, cycles, ns, noise, &lv->cycles, &lv->ns);
+			*lv = (struct hierarchy_level){ .first = run[r].first, .last = run[r].last,
+							.core = run[r] };
+			upper_median(&lv->core, cycles, ns, noise);
 		}
+		keep_longer(lv, bytes);
 	}
-	for (size_t l = 0; l < nlev; l++)
-		if (levels[l].inner_cycles > 0) {
-			levels[l].inner_from = bytes[levels[l].inner_first];
-			levels[l].inner_to = bytes[levels[l].inner_last];
-		}
 	for (size_t l = 0; l < nlev; l++) {
-		struct hierarchy_level *lv = &levels[l];
-		size_t end = l + 1 < nlev ? levels[l + 1].first : lv->last + 1;
+		struct hierarchy_level *lv = &levels[l], *next = l + 1 < nlev ? lv + 1 : NULL;
+		size_t end = next ? next->first : lv->last + 1;
 
 		lv->size_lo = bytes[lv->last];
 		lv->size_hi = end < n ? bytes[end] : 0;
-		lv->size_bytes = l + 1 < nlev ? crossing(bytes, cycles, n, lv->last, end, lv->cycles,
-							 levels[l + 1].cycles) : lv->size_lo;
+		lv->size_bytes = crossing(lv, next, bytes, cycles, n);
 	}
 	return nlev;
 }
@@ -402,32 +357,54 @@ size_t hierarchy_find_levels(const size_t *bytes, const double *cycles, const do
  * memory is the upper sub-plateau (at the largest footprints no cache hit
  * is left), the lower one a shelf (partial hits in the cache below, or
  * fewer page walks). Split it in two. */
-static void split_memory_step(struct hierarchy *h)
+static void split_memory_step(struct hierarchy_level *levels, size_t *nlevels)
 {
 	struct hierarchy_level *lv, *mem;
 	bool core_upper;
 
-	if (!h->nlevels || h->nlevels == HIER_MAX_LEVELS)
+	if (!*nlevels || *nlevels == HIER_MAX_LEVELS)
 		return;
-	lv = &h->levels[h->nlevels - 1];
-	if (!(lv->inner_cycles > 0) || !(fmax(lv->ns, lv->inner_ns) >= MEMORY_MIN_NS))
+	lv = &levels[*nlevels - 1];
+	if (!(lv->inner.cycles > 0) || !(fmax(lv->core.ns, lv->inner.ns) >= MEMORY_MIN_NS))
 		return;
-	core_upper = lv->core_first > lv->inner_first;
-	mem = &h->levels[h->nlevels++];
+	core_upper = lv->core.first > lv->inner.first;
+	mem = &levels[(*nlevels)++];
 	*mem = *lv;
-	mem->first = mem->core_first = core_upper ? lv->core_first : lv->inner_first;
-	mem->core_last = mem->last = lv->last;
-	mem->cycles = core_upper ? lv->cycles : lv->inner_cycles;
-	mem->ns = core_upper ? lv->ns : lv->inner_ns;
-	lv->last = lv->core_last = mem->first - 1;
-	lv->core_first = lv->first;
-	if (core_upper) {
-		lv->cycles = lv->inner_cycles;
-		lv->ns = lv->inner_ns;
+	mem->core = core_upper ? lv->core : lv->inner;
+	mem->first = mem->core.first;
+	lv->core = core_upper ? lv->inner : lv->core;
+	lv->core.first = lv->first;
+	lv->last = lv->core.last = mem->first - 1;
+	mem->inner = lv->inner = (struct hierarchy_span){ 0 };
+}
+
+/* The levels of a latency curve into levels[0, *nlevels), classified:
+ * past the first plateau that costs what no cache does, well above the
+ * level before it, the last plateau is memory (*memory set). Those in
+ * between are shelves: partial hits in a shared or randomly replaced
+ * cache below (its share changes with the neighbours), or, on 4 KiB
+ * pages, memory before page walks grow. Returns the count of caches. */
+static size_t levels_of(const size_t *bytes, const double *cycles, const double *ns, size_t n,
+			struct hierarchy_level *levels, size_t *nlevels, bool *memory)
+{
+	size_t ncaches = *nlevels = find_levels(bytes, cycles, ns, n, levels);
+
+	*memory = false;
+	split_memory_step(levels, nlevels);
+	for (size_t l = 1; l < *nlevels; l++) {
+		struct hierarchy_level *lv = &levels[l];
+
+		if (!*memory && !(lv->core.ns >= MEMORY_MIN_NS &&
+				  lv->core.cycles >= MEMORY_MIN_STEP * levels[l - 1].core.cycles))
+			continue;
+		if (!*memory)
+			ncaches = l;
+		*memory = true;
+		lv->memory = l == *nlevels - 1;
+		lv->shelf = !lv->memory;
+		lv->size_bytes = lv->size_lo = lv->size_hi = 0;
 	}
-	mem->inner_cycles = mem->inner_ns = lv->inner_cycles = lv->inner_ns = 0;
-	mem->inner_first = mem->inner_last = lv->inner_first = lv->inner_last = 0;
-	mem->inner_from = mem->inner_to = lv->inner_from = lv->inner_to = 0;
+	return ncaches;
 }
 
 /* Each cache level beside hwloc's of the same rank. The last cache, when
@@ -440,14 +417,9 @@ static void match_hwloc(struct hierarchy *h)
 	for (size_t l = 0; l < h->ncaches; l++) {
 		struct hierarchy_level *lv = &h->levels[l];
 
+		/* hwloc's size where the staircase rises (a step of slack); a
+		 * cache's size_lo is never 0, so no size declared never agrees */
 		lv->hwloc_size = l < h->hwloc_n ? h->hwloc[l] : 0;
-		lv->share = false;
-		if (!lv->hwloc_size) {
-			lv->agrees = false;
-			h->disagrees = true;
-			continue;
-		}
-		/* hwloc's size where the staircase rises (a step of slack) */
 		lv->agrees = (double)lv->hwloc_size * AGREE_SLACK >= (double)lv->size_lo &&
 			     (!lv->size_hi || (double)lv->hwloc_size <= (double)lv->size_hi * AGREE_SLACK);
 		lv->share = !lv->agrees && l > 0 && l + 1 == h->ncaches && l + 1 == h->hwloc_n &&
@@ -455,36 +427,6 @@ static void match_hwloc(struct hierarchy *h)
 		if (!lv->agrees && !lv->share)
 			h->disagrees = true;
 	}
-}
-
-void hierarchy_classify(struct hierarchy *h)
-{
-	h->ncaches = h->nlevels;
-	h->reached_memory = false;
-	h->disagrees = false;
-	h->memory_level = 0;
-	split_memory_step(h);
-	/* memory: past the first plateau that costs what no cache does, well
-	 * above the level before it, the last plateau is memory. Those in
-	 * between are shelves: partial hits in a shared or randomly replaced
-	 * cache below (its share changes with the neighbours), or, on 4 KiB
-	 * pages, memory before page walks grow. */
-	for (size_t l = 1; l < h->nlevels; l++) {
-		struct hierarchy_level *lv = &h->levels[l];
-
-		if (!h->reached_memory && !(lv->ns >= MEMORY_MIN_NS &&
-					    lv->cycles >= MEMORY_MIN_STEP * h->levels[l - 1].cycles))
-			continue;
-		if (!h->reached_memory)
-			h->ncaches = l;
-		h->reached_memory = true;
-		lv->memory = l == h->nlevels - 1;
-		lv->shelf = !lv->memory;
-		lv->size_bytes = lv->size_lo = lv->size_hi = 0;
-	}
-	if (h->reached_memory)
-		h->memory_level = h->nlevels;
-	match_hwloc(h);
 }
 
 size_t hierarchy_cache_size(const struct hierarchy *h, int level)
@@ -500,22 +442,21 @@ size_t hierarchy_level_footprint(const struct hierarchy *h, int level)
 
 	if (level >= 1 && (size_t)level <= h->ncaches)
 		lv = &h->levels[level - 1];
-	else if (h->memory_level && (size_t)level == h->ncaches + 1)
-		lv = &h->levels[h->memory_level - 1];
+	else if (h->reached_memory && (size_t)level == h->ncaches + 1)
+		lv = &h->levels[h->nlevels - 1];
 	else
 		return 0;
 	/* inside the sub-plateau that sets the level's latency */
-	return round_down((size_t)sqrt((double)h->pts[lv->core_first].bytes *
-				       (double)h->pts[lv->core_last].bytes), LINE);
+	return round_down((size_t)sqrt((double)h->pts[lv->core.first].bytes *
+				       (double)h->pts[lv->core.last].bytes), LINE);
 }
 
 void hierarchy_walks(const struct hierarchy *h, size_t walk[PAT__COUNT])
 {
-	for (int k = 0; k < PAT__COUNT; k++)
-		walk[k] = 0;
+	memset(walk, 0, PAT__COUNT * sizeof(*walk));
 	/* the l2/llc/miss walks only when the staircase shows three caches
 	 * and memory: with fewer, which level is which is a guess */
-	if (h->ncaches < 3 || !h->memory_level)
+	if (h->ncaches < 3 || !h->reached_memory)
 		return;
 	walk[PAT_DEP] = hierarchy_level_footprint(h, 1);
 	walk[PAT_L2] = hierarchy_level_footprint(h, 2);
@@ -546,25 +487,6 @@ size_t hierarchy_tlb_reach(const size_t *bytes, const double *huge, const double
 	return 0;
 }
 
-/* The levels of the curve cycles[] alone (per epoch, or combined) into
- * scratch, with h's footprints and hwloc. */
-static void levels_of(const struct hierarchy *h, const double *cycles, const double *ns,
-		      struct hierarchy *scratch)
-{
-	size_t xb[HIER_MAX_POINTS];
-
-	scratch->npts = h->npts;
-	for (size_t i = 0; i < h->npts; i++) {
-		xb[i] = scratch->pts[i].bytes = h->pts[i].bytes;
-		scratch->pts[i].cycles = cycles[i];
-		scratch->pts[i].ns = ns[i];
-	}
-	memcpy(scratch->hwloc, h->hwloc, sizeof(h->hwloc));
-	scratch->hwloc_n = h->hwloc_n;
-	scratch->nlevels = hierarchy_find_levels(xb, cycles, ns, h->npts, scratch->levels, HIER_MAX_LEVELS);
-	hierarchy_classify(scratch);
-}
-
 /* The epoch's cache nearest in latency to lv, within STABLE_MATCH; -1: none. */
 static int epoch_match(const struct hierarchy_epoch *e, const struct hierarchy_level *lv)
 {
@@ -572,7 +494,7 @@ static int epoch_match(const struct hierarchy_epoch *e, const struct hierarchy_l
 	double bd = log(STABLE_MATCH);
 
 	for (size_t j = 0; j < e->ncaches; j++) {
-		double d = fabs(log(e->cycles[j] / lv->cycles));
+		double d = fabs(log(e->cycles[j] / lv->core.cycles));
 
 		if (d < bd) {
 			bd = d;
@@ -593,63 +515,58 @@ static void count_seen(struct hierarchy *h)
 		lv->seen = 0;
 		lv->size_min = lv->size_max = 0;
 		for (unsigned e = 0; e < h->epochs; e++) {
-			int j = lv->memory ? -1 : epoch_match(&h->ep[e], lv);
+			const struct hierarchy_epoch *ep = &h->ep[e];
+			int j = epoch_match(ep, lv);
 			bool same_next;
+			size_t sz;
 
 			if (lv->memory || lv->shelf) {
-				lv->seen += lv->memory && h->ep[e].memory;
+				lv->seen += lv->memory && ep->memory;
 				continue;
 			}
 			if (j < 0)
 				continue;
 			lv->seen++;
 			same_next = l + 1 < h->ncaches ?
-				    (size_t)j + 1 < h->ep[e].ncaches &&
-				    fabs(log(h->ep[e].cycles[j + 1] / h->levels[l + 1].cycles)) < log(STABLE_MATCH) :
-				    (size_t)j + 1 == h->ep[e].ncaches;
+				    (size_t)j + 1 < ep->ncaches &&
+				    fabs(log(ep->cycles[j + 1] / lv[1].core.cycles)) < log(STABLE_MATCH) :
+				    (size_t)j + 1 == ep->ncaches;
 			if (!same_next)
 				continue;
-			if (!lv->size_min || h->ep[e].size[j] < lv->size_min)
-				lv->size_min = h->ep[e].size[j];
-			lv->size_max = h->ep[e].size[j] > lv->size_max ? h->ep[e].size[j] : lv->size_max;
+			sz = ep->size[j];
+			if (!lv->size_min || sz < lv->size_min)
+				lv->size_min = sz;
+			if (sz > lv->size_max)
+				lv->size_max = sz;
 		}
 	}
 }
 
 /* Drop cache level l (not every epoch shows it): its points join the rise
- * from the level below to the one above, whose capacity is sized again. */
-static void drop_level(struct hierarchy *h, size_t l)
+ * from the level below to the one above (over bytes, cycles: the combined
+ * curve), whose capacity is sized again. */
+static void drop_level(struct hierarchy *h, size_t l, const size_t *bytes, const double *cycles)
 {
-	struct hierarchy_level *lv = &h->levels[l];
-	double c[HIER_MAX_POINTS];
-	size_t b[HIER_MAX_POINTS];
+	struct hierarchy_level *lv, *next;
 
 	if (h->nunstable < HIER_MAX_LEVELS)
-		h->unstable[h->nunstable++] = (struct hierarchy_unstable){
-			.cycles = lv->cycles, .ns = lv->ns, .from = h->pts[lv->first].bytes,
-			.to = h->pts[lv->last].bytes, .seen = lv->seen };
-	memmove(lv, lv + 1, (h->nlevels - l - 1) * sizeof(*lv));
+		h->unstable[h->nunstable++] = h->levels[l];
+	memmove(&h->levels[l], &h->levels[l + 1], (h->nlevels - l - 1) * sizeof(h->levels[0]));
 	h->nlevels--;
 	h->ncaches--;
-	if (h->memory_level)
-		h->memory_level--;
 	if (!l)
 		return;
-	for (size_t i = 0; i < h->npts; i++) {
-		b[i] = h->pts[i].bytes;
-		c[i] = h->pts[i].cycles;
-	}
 	lv = &h->levels[l - 1];
-	lv->size_lo = b[lv->last];
-	lv->size_hi = l < h->nlevels ? b[h->levels[l].first] : 0;
-	lv->size_bytes = l < h->nlevels ? crossing(b, c, h->npts, lv->last, h->levels[l].first, lv->cycles,
-						   h->levels[l].cycles) : lv->size_lo;
+	next = l < h->nlevels ? lv + 1 : NULL;
+	lv->size_lo = bytes[lv->last];
+	lv->size_hi = next ? bytes[next->first] : 0;
+	lv->size_bytes = crossing(lv, next, bytes, cycles, h->npts);
 }
 
 /* More caches than hwloc declares: drop those not every epoch shows, the
  * least seen first (a tie: the larger). A level every epoch shows stays,
  * and is reported as one hwloc lacks. */
-static void drop_unstable(struct hierarchy *h)
+static void drop_unstable(struct hierarchy *h, const size_t *bytes, const double *cycles)
 {
 	while (h->hwloc_n && h->ncaches > h->hwloc_n) {
 		size_t worst = SIZE_MAX;
@@ -660,60 +577,57 @@ static void drop_unstable(struct hierarchy *h)
 				worst = l;
 		if (worst == SIZE_MAX)
 			return;
-		drop_level(h, worst);
+		drop_level(h, worst, bytes, cycles);
 	}
 }
 
-int hierarchy_combine(struct hierarchy *h)
+/* The median over ne epochs of point i of per-epoch curves v. */
+static double epoch_median(const double v[][HIER_MAX_POINTS], unsigned ne, size_t i)
 {
-	struct hierarchy *scratch = calloc(1, sizeof(*scratch));
-	size_t xb[HIER_MAX_POINTS];
-	double c[HIER_MAX_POINTS], t[HIER_MAX_POINTS], v[HIER_MAX_EPOCHS];
+	double tmp[HIER_MAX_EPOCHS];
+
+	for (unsigned e = 0; e < ne; e++)
+		tmp[e] = v[e][i];
+	return stats_median(tmp, ne);
+}
+
+void hierarchy_combine(struct hierarchy *h)
+{
+	struct hierarchy_level one[HIER_MAX_LEVELS];	/* an epoch's curve alone */
+	size_t xb[HIER_MAX_POINTS], nlev;
+	double c[HIER_MAX_POINTS], t[HIER_MAX_POINTS];
 	unsigned ne = h->epochs < HIER_MAX_EPOCHS ? h->epochs : HIER_MAX_EPOCHS;
 
-	if (!scratch)
-		return -ENOMEM;
 	for (size_t i = 0; i < h->npts; i++) {
 		double lo = INFINITY, hi = 0;
 
 		for (unsigned e = 0; e < ne; e++) {
-			v[e] = h->ep_cycles[e][i];
-			lo = fmin(lo, v[e]);
-			hi = fmax(hi, v[e]);
+			lo = fmin(lo, h->ep_cycles[e][i]);
+			hi = fmax(hi, h->ep_cycles[e][i]);
 		}
 		xb[i] = h->pts[i].bytes;
-		c[i] = h->pts[i].cycles = ne ? stats_median(v, ne) : NAN;
+		c[i] = h->pts[i].cycles = epoch_median(h->ep_cycles, ne, i);
+		t[i] = h->pts[i].ns = epoch_median(h->ep_ns, ne, i);
 		h->pts[i].spread = lo > 0 ? hi / lo - 1 : 0;
-		for (unsigned e = 0; e < ne; e++)
-			v[e] = h->ep_ns[e][i];
-		t[i] = h->pts[i].ns = ne ? stats_median(v, ne) : NAN;
 	}
 	for (unsigned e = 0; e < ne; e++) {
 		struct hierarchy_epoch *ep = &h->ep[e];
 
-		levels_of(h, h->ep_cycles[e], h->ep_ns[e], scratch);
-		ep->ncaches = scratch->ncaches;
-		ep->memory = scratch->reached_memory;
-		for (size_t l = 0; l < scratch->ncaches; l++) {
-			ep->size[l] = scratch->levels[l].size_bytes;
-			ep->cycles[l] = scratch->levels[l].cycles;
+		ep->ncaches = levels_of(xb, h->ep_cycles[e], h->ep_ns[e], h->npts, one, &nlev, &ep->memory);
+		for (size_t l = 0; l < ep->ncaches; l++) {
+			ep->size[l] = one[l].size_bytes;
+			ep->cycles[l] = one[l].core.cycles;
 		}
 	}
-	free(scratch);
 	h->nunstable = 0;
-	h->nlevels = hierarchy_find_levels(xb, c, t, h->npts, h->levels, HIER_MAX_LEVELS);
-	hierarchy_classify(h);
+	h->ncaches = levels_of(xb, c, t, h->npts, h->levels, &h->nlevels, &h->reached_memory);
 	count_seen(h);
-	drop_unstable(h);
+	drop_unstable(h, xb, c);
 	count_seen(h);	/* the ranges again, against the levels left */
 	match_hwloc(h);
-	for (size_t i = 0; i < h->nsmall && i < h->npts; i++) {
-		for (unsigned e = 0; e < ne; e++)
-			v[e] = h->ep_small[e][i];
-		h->small_cycles[i] = ne ? stats_median(v, ne) : NAN;
-	}
+	for (size_t i = 0; i < h->nsmall && i < h->npts; i++)
+		h->small_cycles[i] = epoch_median(h->ep_small, ne, i);
 	h->tlb_reach = h->nsmall ? hierarchy_tlb_reach(xb, c, h->small_cycles, h->nsmall) : 0;
-	return 0;
 }
 
 /* ---- measuring --------------------------------------------------------- */
@@ -1038,8 +952,7 @@ int hierarchy_measure(const struct hierarchy_opts *o, const struct calibration *
 	}
 	h->interrupted = ret == -EINTR;
 	page_summary(h, want_huge, hugetlb);
-	if (hierarchy_combine(h) < 0)
-		return -ENOMEM;
+	hierarchy_combine(h);
 	h->elapsed_s = (now_ns() - t0) / 1e9;
 	return ret;
 }
@@ -1075,15 +988,15 @@ static json_t *level_json(const struct hierarchy *h, size_t l)
 	char name[16];
 	json_t *o = json_pack("{s:s, s:b, s:f, s:f, s:I, s:I, s:i}",
 		"level", level_name(lv, l, name, sizeof(name)), "memory", lv->memory,
-		"cycles", lv->cycles, "ns", isnan(lv->ns) ? 0.0 : lv->ns,
+		"cycles", lv->core.cycles, "ns", isnan(lv->core.ns) ? 0.0 : lv->core.ns,
 		"first_bytes", (json_int_t)h->pts[lv->first].bytes,
 		"last_bytes", (json_int_t)h->pts[lv->last].bytes, "epochs_seen", (int)lv->seen);
 
-	if (lv->inner_cycles > 0)
-		add_keys(o, json_pack("{s:f, s:f, s:I, s:I}", "inner_step_cycles", lv->inner_cycles,
-			"inner_step_ns", isnan(lv->inner_ns) ? 0.0 : lv->inner_ns,
-			"inner_step_from_bytes", (json_int_t)lv->inner_from,
-			"inner_step_to_bytes", (json_int_t)lv->inner_to));
+	if (lv->inner.cycles > 0)
+		add_keys(o, json_pack("{s:f, s:f, s:I, s:I}", "inner_step_cycles", lv->inner.cycles,
+			"inner_step_ns", isnan(lv->inner.ns) ? 0.0 : lv->inner.ns,
+			"inner_step_from_bytes", (json_int_t)h->pts[lv->inner.first].bytes,
+			"inner_step_to_bytes", (json_int_t)h->pts[lv->inner.last].bytes));
 	if (walk)
 		json_object_set_new(o, "walk_bytes", json_integer((json_int_t)walk));
 	if (!lv->memory && !lv->shelf)
@@ -1145,9 +1058,9 @@ json_t *hierarchy_to_json(const struct hierarchy *h)
 	for (size_t l = 0; l < h->nlevels; l++)	/* shelves: neither cache nor memory, kept apart */
 		json_array_append_new(h->levels[l].shelf ? shelves : lev, level_json(h, l));
 	for (size_t u = 0; u < h->nunstable; u++)
-		json_array_append_new(unst, json_pack("{s:f, s:f, s:I, s:I, s:i}", "cycles", h->unstable[u].cycles,
-			"ns", h->unstable[u].ns, "first_bytes", (json_int_t)h->unstable[u].from,
-			"last_bytes", (json_int_t)h->unstable[u].to, "epochs_seen", (int)h->unstable[u].seen));
+		json_array_append_new(unst, json_pack("{s:f, s:f, s:I, s:I, s:i}", "cycles", h->unstable[u].core.cycles,
+			"ns", h->unstable[u].core.ns, "first_bytes", (json_int_t)h->pts[h->unstable[u].first].bytes,
+			"last_bytes", (json_int_t)h->pts[h->unstable[u].last].bytes, "epochs_seen", (int)h->unstable[u].seen));
 	for (size_t l = 0; l < h->hwloc_n; l++)
 		json_array_append_new(hw, json_integer((json_int_t)h->hwloc[l]));
 	return json_pack("{s:s, s:i, s:I, s:f, s:f, s:{s:s, s:s, s:b, s:I, s:I}, s:I, s:s, s:i, s:i, s:b, "
@@ -1233,7 +1146,7 @@ static void print_levels(const struct hierarchy *h, FILE *f)
 		if (lv->memory || lv->shelf) {
 			snprintf(sz, sizeof(sz), lv->memory ? "- (%u of %u)" : "-", lv->seen, h->epochs);
 			fprintf(f, "%-7s %-40s %-22s %7.1f %7.1f %10s  %-9s%s\n", level_name(lv, l, name, sizeof(name)),
-				sz, "-", lv->cycles, lv->ns, d, "-", lv->shelf ? " (not a level: see the note)" : "");
+				sz, "-", lv->core.cycles, lv->core.ns, d, "-", lv->shelf ? " (not a level: see the note)" : "");
 			continue;
 		}
 		size_range(h, lv, sz, sizeof(sz));
@@ -1242,7 +1155,7 @@ static void print_levels(const struct hierarchy *h, FILE *f)
 		snprintf(br, sizeof(br), "%s-%s", b, c);
 		fmt_size_or(a, sizeof(a), lv->hwloc_size, "none");
 		fprintf(f, "%-7s %-40s %-22s %7.1f %7.1f %10s  %-9s %s\n", level_name(lv, l, name, sizeof(name)),
-			sz, br, lv->cycles, lv->ns, d, a,
+			sz, br, lv->core.cycles, lv->core.ns, d, a,
 			lv->agrees ? "agrees" : lv->share ? "share" : "DISAGREES");
 	}
 	if (!h->nlevels)
@@ -1284,21 +1197,21 @@ static void print_notes(const struct hierarchy *h, FILE *f)
 			fprintf(f, "note: the shelf at %.0f ns (%s-%s) lies between the last cache and memory: "
 				   "partial hits in a shared or randomly replaced cache (its share changes with "
 				   "the neighbours), or, on 4 KiB pages, memory before page walks grow\n",
-				lv->ns, a, b);
+				lv->core.ns, a, b);
 		}
-		if (!(lv->inner_cycles > 0))
+		if (!(lv->inner.cycles > 0))
 			continue;
-		fmt_size(a, sizeof(a), lv->inner_from);
-		fmt_size(b, sizeof(b), lv->inner_to);
+		fmt_size(a, sizeof(a), h->pts[lv->inner.first].bytes);
+		fmt_size(b, sizeof(b), h->pts[lv->inner.last].bytes);
 		fprintf(f, "note: %s reads %.1f cycles (%.1f ns) over %s-%s: a step inside the level (TLB "
 			   "misses, or the tail of the transition into it)\n", level_name(lv, l, name, sizeof(name)),
-			lv->inner_cycles, lv->inner_ns, a, b);
+			lv->inner.cycles, lv->inner.ns, a, b);
 	}
 	for (size_t u = 0; u < h->nunstable; u++) {
-		fmt_size(a, sizeof(a), h->unstable[u].from);
-		fmt_size(b, sizeof(b), h->unstable[u].to);
+		fmt_size(a, sizeof(a), h->pts[h->unstable[u].first].bytes);
+		fmt_size(b, sizeof(b), h->pts[h->unstable[u].last].bytes);
 		fprintf(f, "note: a step at %.1f cycles (%s-%s) that hwloc does not declare, seen in %u of %u "
-			   "epochs: not a level\n", h->unstable[u].cycles, a, b, h->unstable[u].seen, h->epochs);
+			   "epochs: not a level\n", h->unstable[u].core.cycles, a, b, h->unstable[u].seen, h->epochs);
 	}
 }
 

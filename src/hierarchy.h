@@ -6,10 +6,10 @@
  * range over the epochs beside the value used and what hwloc declares
  * (hwloc's sizes can be fiction in a guest).
  *
- * The pure parts (footprint list, ring linking, knee detection, combining
- * epochs, TLB reach, matching against hwloc, the JSON and text writers)
- * work without measuring, for the tests; hierarchy_measure runs on the
- * calling, pinned and calibrated thread.
+ * The pure parts (footprint list, ring linking, combining epochs into
+ * levels, TLB reach, the JSON and text writers) work without measuring,
+ * for the tests; hierarchy_measure runs on the calling, pinned and
+ * calibrated thread.
  */
 #ifndef ATOMCOST_HIERARCHY_H
 #define ATOMCOST_HIERARCHY_H
@@ -50,6 +50,12 @@ struct hierarchy_point {
 	uint64_t steps;		/* loads per sample */
 };
 
+/* A run of points [first, last] and its latency (the median of its upper half). */
+struct hierarchy_span {
+	size_t first, last;
+	double cycles, ns;
+};
+
 /* One level: a plateau of the staircase. */
 struct hierarchy_level {
 	bool memory;		/* the memory plateau: the last one */
@@ -58,13 +64,10 @@ struct hierarchy_level {
 	size_t size_lo;		/* the plateau's last footprint */
 	size_t size_hi;		/* the next plateau's first footprint (the next point
 				 * when none follows; 0 when the sweep ended here) */
-	double cycles, ns;	/* median of the plateau's points */
 	size_t first, last;	/* plateau: points [first, last] */
-	size_t core_first, core_last;	/* the sub-plateau that sets cycles, ns and the walk */
-	double inner_cycles, inner_ns;	/* the level's other sub-plateau (TLB misses after
-					 * the core, or the transition's tail before), 0: none */
-	size_t inner_from, inner_to;	/* its footprints */
-	size_t inner_first, inner_last;	/* its points */
+	struct hierarchy_span core;	/* the sub-plateau that sets the latency and the walk */
+	struct hierarchy_span inner;	/* the other one (TLB misses after the core, or the
+					 * transition's tail before), cycles 0: none */
 	size_t hwloc_size;	/* what hwloc declares for this cache level, 0: nothing */
 	bool agrees;		/* hwloc's size in [size_lo, size_hi], a step of slack */
 	bool share;		/* the last cache, smaller than declared: the effective share
@@ -83,25 +86,16 @@ struct hierarchy_epoch {
 	bool hugetlb;		/* its buffer came from the hugetlb pool */
 };
 
-/* A plateau of the combined staircase that hwloc does not declare and that
- * not every epoch shows: not a level. */
-struct hierarchy_unstable {
-	double cycles, ns;
-	size_t from, to;	/* its footprints */
-	unsigned seen;		/* epochs that show it */
-};
-
 struct hierarchy {
 	struct hierarchy_point pts[HIER_MAX_POINTS];
 	size_t npts;
 	struct hierarchy_level levels[HIER_MAX_LEVELS];
 	size_t nlevels;
 	size_t ncaches;		/* levels[0, ncaches) are caches */
-	size_t memory_level;	/* levels[memory_level - 1] is memory, 0: not reached */
 	size_t hwloc[HIER_MAX_HWLOC];	/* hwloc's data/unified cache sizes, L1..L5, 0: none */
 	size_t hwloc_n;		/* levels hwloc declares */
 	bool disagrees;		/* some measured level and hwloc's disagree */
-	bool reached_memory;	/* the sweep ended on a memory plateau */
+	bool reached_memory;	/* the sweep ended on a memory plateau: the last level */
 	bool truncated;		/* the time budget stopped the first sweep early */
 	unsigned epochs;	/* sweeps done (the first one maybe in part) */
 	unsigned epochs_planned;
@@ -117,7 +111,9 @@ struct hierarchy {
 	double ep_cycles[HIER_MAX_EPOCHS][HIER_MAX_POINTS];
 	double ep_ns[HIER_MAX_EPOCHS][HIER_MAX_POINTS];
 	struct hierarchy_epoch ep[HIER_MAX_EPOCHS];
-	struct hierarchy_unstable unstable[HIER_MAX_LEVELS];
+	/* plateaus of the combined staircase that hwloc does not declare and
+	 * that not every epoch shows: not levels */
+	struct hierarchy_level unstable[HIER_MAX_LEVELS];
 	size_t nunstable;
 	/* TLB reach: the same walk on 4 KiB pages over the first nsmall
 	 * footprints, beside the huge-page one (only when huge pages were had) */
@@ -149,45 +145,20 @@ size_t hierarchy_footprints(size_t min, size_t max, unsigned steps_per_octave, s
  * line's first word points at the next line. order is scratch for n
  * entries. Pure (no timing). */
 void hierarchy_link_ring(char *base, size_t n, uint32_t *order, uint64_t seed);
-/* Steps from base around the ring back to base; 0 when it leaves
- * [base, base + n lines) or runs longer than n. */
-size_t hierarchy_ring_length(const char *base, size_t n);
 
 /* Combine the epochs: h->pts[].bytes, h->npts, h->epochs, h->ep_cycles,
  * h->ep_ns (and h->ep_small over h->nsmall points) and h->hwloc given.
  * Each point becomes the median over the epochs; the levels are those of
- * that curve, each with the epochs whose own staircase shows it and their
- * size range; where the combined curve has more caches than hwloc
- * declares, a level that not every epoch shows is dropped (into
- * h->unstable). Sets h->tlb_reach. 0, or -ENOMEM. Pure. */
-int hierarchy_combine(struct hierarchy *h);
+ * that curve (hierarchy.c says how knees are found), each with the epochs
+ * whose own staircase shows it and their size range, and beside hwloc's;
+ * where the combined curve has more caches than hwloc declares, a level
+ * that not every epoch shows is dropped (into h->unstable). Sets
+ * h->tlb_reach. Pure. */
+void hierarchy_combine(struct hierarchy *h);
 
 /* TLB reach: where the walk on 4 KiB pages (small) starts to cost more
- * than on huge pages (huge): the last footprint before the first three
- * points in a row that are over 8% and half a cycle slower where the
- * huge-page curve is flat (a cache's rise is not judged). 0 when the two
- * curves never part. Pure. */
+ * than on huge pages (huge); 0 when the two curves never part. Pure. */
 size_t hierarchy_tlb_reach(const size_t *bytes, const double *huge, const double *small, size_t n);
-
-/* Knee detection: plateaus of a latency curve over ascending footprints.
- * A plateau is a run of points spanning at least 1.6x in footprint, each
- * within 20% of the median of the points before it; a single point above
- * the band with the next one back inside is noise, not a knee. Adjacent
- * plateaus less than 1.3x apart are one level; a plateau 1.3-1.5x above a
- * level is its inner step (the longer of the two sets the latency). A
- * level's latency is the median of its (sub-)plateau's upper half, its
- * capacity where the latency rises (hierarchy.c says how and why). Fills
- * levels (first, last, size_lo, size_hi, size_bytes, cycles, ns, inner_*;
- * memory and hwloc fields cleared); returns the count. ns may be NULL. Pure. */
-size_t hierarchy_find_levels(const size_t *bytes, const double *cycles, const double *ns,
-			     size_t n, struct hierarchy_level *levels, size_t max);
-
-/* Classify h->levels (past the first plateau that costs at least 40 ns
- * and twice the level before, the last plateau is memory and any between
- * are shelves, neither cache nor memory) and set each cache level beside
- * hwloc's (h->hwloc): agrees, share, disagrees, reached_memory, ncaches.
- * Pure. */
-void hierarchy_classify(struct hierarchy *h);
 
 /* Measure the staircase on the calling thread (pin it, calibrate into cal
  * first). t gives hwloc's declared caches; cpu_os is recorded. 0, -EINTR
@@ -201,16 +172,14 @@ int hierarchy_measure(const struct hierarchy_opts *o, const struct calibration *
 size_t hierarchy_cache_size(const struct hierarchy *h, int level);
 
 /* A footprint whose walk lives in one level: the geometric middle of its
- * plateau (level 1..ncaches: the caches; ncaches + 1: memory), away from
- * both knees; 0 when there is no such
- * level. For sizing the l2/llc/miss walks from the staircase. */
+ * core (level 1..ncaches: the caches; ncaches + 1: memory), away from both
+ * knees; 0 when there is no such level. */
 size_t hierarchy_level_footprint(const struct hierarchy *h, int level);
 
 /* Footprints for the walking patterns from the staircase: walk[PAT_DEP]
  * in L1, walk[PAT_L2] in L2, walk[PAT_LLC] in the last cache,
- * walk[PAT_MISS] and walk[PAT_MISS_OVERLAP] in memory (each the middle of
- * its plateau), the others 0; all 0 unless three caches and memory were
- * found. */
+ * walk[PAT_MISS] and walk[PAT_MISS_OVERLAP] in memory, the others 0; all
+ * 0 unless three caches and memory were found. */
 void hierarchy_walks(const struct hierarchy *h, size_t walk[PAT__COUNT]);
 
 /* Writers: read h, never measure. */

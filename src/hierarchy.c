@@ -74,54 +74,57 @@ static size_t round_down(size_t v, size_t to)
 	return v / to * to;
 }
 
-/* "4 KiB", "1.50 MiB": whole units exact, else 2 decimals (1 in KiB). */
-static void fmt_size(char *buf, size_t len, uint64_t v)
+/* A size as text, for the arguments of one call: it lives to the end of
+ * the full expression. */
+struct size_text {
+	char s[32];
+};
+
+/* "4 KiB", "1.50 MiB": whole units exact, else 2 decimals (1 in KiB);
+ * none (when given) for 0. */
+static struct size_text fmt_size_or(uint64_t v, const char *none)
 {
 	static const char *const unit[] = { "KiB", "MiB", "GiB" };
 	int u = v >= (1ull << 30) ? 2 : v >= (1ull << 20) ? 1 : 0;
 	uint64_t d = 1ull << (10 * (u + 1));
+	struct size_text t;
 
-	if (v % d)
-		snprintf(buf, len, u ? "%.2f %s" : "%.1f %s", (double)v / (double)d, unit[u]);
+	if (!v && none)
+		snprintf(t.s, sizeof(t.s), "%s", none);
+	else if (v % d)
+		snprintf(t.s, sizeof(t.s), u ? "%.2f %s" : "%.1f %s", (double)v / (double)d, unit[u]);
 	else
-		snprintf(buf, len, "%" PRIu64 " %s", v / d, unit[u]);
+		snprintf(t.s, sizeof(t.s), "%" PRIu64 " %s", v / d, unit[u]);
+	return t;
 }
 
-/* fmt_size, or none when v is 0 */
-static void fmt_size_or(char *buf, size_t len, uint64_t v, const char *none)
+static struct size_text fmt_size(uint64_t v)
 {
-	if (v)
-		fmt_size(buf, len, v);
-	else
-		snprintf(buf, len, "%s", none);
+	return fmt_size_or(v, NULL);
 }
 
 size_t hierarchy_default_max(size_t hwloc_llc, uint64_t mem_avail, char *why, size_t len)
 {
-	char a[32], b[32];
-	size_t max;
+	struct size_text llc = fmt_size(hwloc_llc);
+	size_t max = 8 * hwloc_llc;
 
-	if (hwloc_llc) {
-		max = 8 * hwloc_llc;
-		fmt_size(a, sizeof(a), hwloc_llc);
-		snprintf(why, len, "8 x hwloc's last-level cache (%s)", a);
-		if (max > MAX_AUTO) {
-			max = MAX_AUTO;
-			snprintf(why, len, "512 MiB cap (8 x hwloc's %s last-level cache is more)", a);
-		} else if (max < MIN_AUTO) {
-			max = MIN_AUTO;
-			snprintf(why, len, "64 MiB floor (8 x hwloc's %s last-level cache is less)", a);
-		}
-	} else {
+	if (!hwloc_llc) {
 		max = FALLBACK_AUTO;
 		snprintf(why, len, "256 MiB (hwloc declares no cache size)");
+	} else if (max > MAX_AUTO) {
+		max = MAX_AUTO;
+		snprintf(why, len, "512 MiB cap (8 x hwloc's %s last-level cache is more)", llc.s);
+	} else if (max < MIN_AUTO) {
+		max = MIN_AUTO;
+		snprintf(why, len, "64 MiB floor (8 x hwloc's %s last-level cache is less)", llc.s);
+	} else {
+		snprintf(why, len, "8 x hwloc's last-level cache (%s)", llc.s);
 	}
 	if (mem_avail && max > mem_avail / 4) {
 		max = round_down(mem_avail / 4, HUGE_BYTES);
 		if (max < MIN_LINES * LINE)
 			max = MIN_LINES * LINE;
-		fmt_size(b, sizeof(b), mem_avail);
-		snprintf(why, len, "a quarter of MemAvailable (%s)", b);
+		snprintf(why, len, "a quarter of MemAvailable (%s)", fmt_size(mem_avail).s);
 	}
 	return max;
 }
@@ -679,10 +682,8 @@ static void chase_buf_free(struct chase_buf *b)
 static int chase_buf_alloc(struct chase_buf *b, size_t bytes, bool want_huge)
 {
 	size_t huge_len = (bytes + HUGE_BYTES - 1) / HUGE_BYTES * HUGE_BYTES;
-	char sz[32];
 
 	memset(b, 0, sizeof(*b));
-	fmt_size(sz, sizeof(sz), bytes);
 	if (want_huge) {
 		b->map = mmap(NULL, huge_len, PROT_READ | PROT_WRITE,
 			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
@@ -699,7 +700,7 @@ static int chase_buf_alloc(struct chase_buf *b, size_t bytes, bool want_huge)
 
 		b->map = NULL;
 		pr_err("hierarchy: cannot map %s for the chase: %s (give a smaller --max-footprint)",
-		       sz, strerror(-err));
+		       fmt_size(bytes).s, strerror(-err));
 		return err;
 	}
 	b->base = (char *)(((uintptr_t)b->map + HUGE_BYTES - 1) & ~(uintptr_t)(HUGE_BYTES - 1));
@@ -713,7 +714,7 @@ static int chase_buf_alloc(struct chase_buf *b, size_t bytes, bool want_huge)
 		b->huge_bytes = bytes;
 	b->order = malloc(bytes / LINE * sizeof(uint32_t));
 	if (!b->order) {
-		pr_err("hierarchy: cannot allocate the walk order of %s", sz);
+		pr_err("hierarchy: cannot allocate the walk order of %s", fmt_size(bytes).s);
 		chase_buf_free(b);
 		return -ENOMEM;
 	}
@@ -882,13 +883,8 @@ static int measure_setup(const struct hierarchy_opts *o, const struct calibratio
 		max = o->max_footprint;
 		snprintf(h->max_reason, sizeof(h->max_reason), "--max-footprint");
 		if (avail && max > avail / 2) {
-			char a[32], m[32], half[32];
-
-			fmt_size(a, sizeof(a), avail);
-			fmt_size(m, sizeof(m), max);
-			fmt_size(half, sizeof(half), round_down(avail / 2, HUGE_BYTES));
 			pr_err("hierarchy: --max-footprint %s exceeds half of MemAvailable (%s): give at most %s",
-			       m, a, half);
+			       fmt_size(max).s, fmt_size(avail).s, fmt_size(round_down(avail / 2, HUGE_BYTES)).s);
 			return -EINVAL;
 		}
 	} else {
@@ -969,6 +965,12 @@ static const char *level_name(const struct hierarchy_level *lv, size_t l, char *
 	return buf;
 }
 
+/* The walk of level l (of a shelf right after the caches: memory's). */
+static size_t level_walk(const struct hierarchy *h, size_t l)
+{
+	return hierarchy_level_footprint(h, h->levels[l].memory ? (int)h->ncaches + 1 : (int)l + 1);
+}
+
 static json_t *size_or_null(size_t v)
 {
 	return v ? json_integer((json_int_t)v) : json_null();
@@ -984,7 +986,7 @@ static void add_keys(json_t *o, json_t *more)
 static json_t *level_json(const struct hierarchy *h, size_t l)
 {
 	const struct hierarchy_level *lv = &h->levels[l];
-	size_t walk = hierarchy_level_footprint(h, lv->memory ? (int)h->ncaches + 1 : (int)l + 1);
+	size_t walk = level_walk(h, l);
 	char name[16];
 	json_t *o = json_pack("{s:s, s:b, s:f, s:f, s:I, s:I, s:i}",
 		"level", level_name(lv, l, name, sizeof(name)), "memory", lv->memory,
@@ -1057,10 +1059,10 @@ json_t *hierarchy_to_json(const struct hierarchy *h)
 	}
 	for (size_t l = 0; l < h->nlevels; l++)	/* shelves: neither cache nor memory, kept apart */
 		json_array_append_new(h->levels[l].shelf ? shelves : lev, level_json(h, l));
-	for (size_t u = 0; u < h->nunstable; u++)
-		json_array_append_new(unst, json_pack("{s:f, s:f, s:I, s:I, s:i}", "cycles", h->unstable[u].core.cycles,
-			"ns", h->unstable[u].core.ns, "first_bytes", (json_int_t)h->pts[h->unstable[u].first].bytes,
-			"last_bytes", (json_int_t)h->pts[h->unstable[u].last].bytes, "epochs_seen", (int)h->unstable[u].seen));
+	for (const struct hierarchy_level *u = h->unstable; u < h->unstable + h->nunstable; u++)
+		json_array_append_new(unst, json_pack("{s:f, s:f, s:I, s:I, s:i}", "cycles", u->core.cycles,
+			"ns", u->core.ns, "first_bytes", (json_int_t)h->pts[u->first].bytes,
+			"last_bytes", (json_int_t)h->pts[u->last].bytes, "epochs_seen", (int)u->seen));
 	for (size_t l = 0; l < h->hwloc_n; l++)
 		json_array_append_new(hw, json_integer((json_int_t)h->hwloc[l]));
 	return json_pack("{s:s, s:i, s:I, s:f, s:f, s:{s:s, s:s, s:b, s:I, s:I}, s:I, s:s, s:i, s:i, s:b, "
@@ -1079,26 +1081,25 @@ json_t *hierarchy_to_json(const struct hierarchy *h)
 		"per_epoch", epochs_json(h), "tlb", tlb_json(h));
 }
 
+
 static void print_pages(const struct hierarchy *h, FILE *f)
 {
-	char a[32], b[32];
+	struct size_text huge = fmt_size(h->huge_bytes), max = fmt_size(h->max_footprint);
 
-	fmt_size(a, sizeof(a), h->huge_bytes);
-	fmt_size(b, sizeof(b), h->max_footprint);
 	if (h->page_bytes == HUGE_BYTES)
 		fprintf(f, "pages: 2 MiB (%s: at least %s of the %s buffer huge in every epoch)\n",
-			h->page_source, a, b);
+			h->page_source, huge.s, max.s);
 	else
 		fprintf(f, "pages: 4 KiB: huge pages not had (%s; %s of the %s buffer huge): TLB reach is "
-			   "inside the staircase\n", h->page_source, a, b);
+			   "inside the staircase\n", h->page_source, huge.s, max.s);
 	fprintf(f, "largest footprint %s: %s; %u epoch%s of %u (each a fresh buffer and walk order; a "
-		   "point is their median,\n \"epochs\" how far apart they were)\n\n", b, h->max_reason,
+		   "point is their median,\n \"epochs\" how far apart they were)\n\n", max.s, h->max_reason,
 		h->epochs, h->epochs == 1 ? "" : "s", h->epochs_planned);
 }
 
 static void print_points(const struct hierarchy *h, FILE *f)
 {
-	char a[32], sm[16];
+	char sm[16];
 
 	fprintf(f, "%12s %9s %9s %9s %7s %9s\n", "footprint", "cycles", "ns", "min cyc", "epochs",
 		h->nsmall ? "4K pages" : "");
@@ -1110,61 +1111,43 @@ static void print_points(const struct hierarchy *h, FILE *f)
 			if (i == h->levels[l].first)
 				mark = h->levels[l].shelf ? "  <- shelf" :
 				       h->levels[l].memory ? "  <- memory" : "  <- level starts";
-		fmt_size(a, sizeof(a), p->bytes);
 		snprintf(sm, sizeof(sm), i < h->nsmall ? "%.2f" : "", h->small_cycles[i]);
-		fprintf(f, "%12s %9.2f %9.2f %9.2f %6.0f%% %9s%s\n", a, p->cycles, p->ns, p->cycles_min,
-			100 * p->spread, sm, mark);
+		fprintf(f, "%12s %9.2f %9.2f %9.2f %6.0f%% %9s%s\n", fmt_size(p->bytes).s, p->cycles, p->ns,
+			p->cycles_min, 100 * p->spread, sm, mark);
 	}
 }
 
-/* "1 MiB (0.93-1.1 MiB, 5 of 5)": the value used, its range over the
- * epochs that show the level, and how many do. */
-static void size_range(const struct hierarchy *h, const struct hierarchy_level *lv, char *buf, size_t len)
+/* A level's row. A cache: "1 MiB (0.93-1.1 MiB, 5 of 5)", the value used,
+ * its range over the epochs that show the level, and how many do; its
+ * bracket; hwloc's size and the verdict. Memory: the epochs that reach it. */
+static void print_level(const struct hierarchy *h, size_t l, FILE *f)
 {
-	char a[32], b[32], c[32];
+	const struct hierarchy_level *lv = &h->levels[l];
+	const char *verdict = lv->shelf ? " (not a level: see the note)" : lv->memory ? "" :
+			      lv->agrees ? " agrees" : lv->share ? " share" : " DISAGREES";
+	struct size_text hw = { "-" };
+	char name[16], sz[112] = "-", br[80] = "-";
 
-	fmt_size(a, sizeof(a), lv->size_bytes);
-	fmt_size(b, sizeof(b), lv->size_min);
-	fmt_size(c, sizeof(c), lv->size_max);
-	if (lv->size_min)
-		snprintf(buf, len, "%s (%s-%s, %u of %u)", a, b, c, lv->seen, h->epochs);
-	else
-		snprintf(buf, len, "%s (seen in %u of %u)", a, lv->seen, h->epochs);
-}
-
-static void print_levels(const struct hierarchy *h, FILE *f)
-{
-	char a[32], b[32], c[32], d[32], name[16], sz[112], br[80];
-
-	fprintf(f, "\n%-7s %-40s %-22s %7s %7s %10s  %-9s\n", "level", "size (over the epochs)",
-		"bracket", "cycles", "ns", "walk", "hwloc");
-	for (size_t l = 0; l < h->nlevels; l++) {
-		const struct hierarchy_level *lv = &h->levels[l];
-		size_t walk = hierarchy_level_footprint(h, lv->memory ? (int)h->ncaches + 1 : (int)l + 1);
-
-		fmt_size_or(d, sizeof(d), lv->shelf ? 0 : walk, "-");
-		if (lv->memory || lv->shelf) {
-			snprintf(sz, sizeof(sz), lv->memory ? "- (%u of %u)" : "-", lv->seen, h->epochs);
-			fprintf(f, "%-7s %-40s %-22s %7.1f %7.1f %10s  %-9s%s\n", level_name(lv, l, name, sizeof(name)),
-				sz, "-", lv->core.cycles, lv->core.ns, d, "-", lv->shelf ? " (not a level: see the note)" : "");
-			continue;
-		}
-		size_range(h, lv, sz, sizeof(sz));
-		fmt_size(b, sizeof(b), lv->size_lo);
-		fmt_size_or(c, sizeof(c), lv->size_hi, "?");
-		snprintf(br, sizeof(br), "%s-%s", b, c);
-		fmt_size_or(a, sizeof(a), lv->hwloc_size, "none");
-		fprintf(f, "%-7s %-40s %-22s %7.1f %7.1f %10s  %-9s %s\n", level_name(lv, l, name, sizeof(name)),
-			sz, br, lv->core.cycles, lv->core.ns, d, a,
-			lv->agrees ? "agrees" : lv->share ? "share" : "DISAGREES");
+	if (lv->memory)
+		snprintf(sz, sizeof(sz), "- (%u of %u)", lv->seen, h->epochs);
+	if (!lv->memory && !lv->shelf) {
+		if (lv->size_min)
+			snprintf(sz, sizeof(sz), "%s (%s-%s, %u of %u)", fmt_size(lv->size_bytes).s,
+				 fmt_size(lv->size_min).s, fmt_size(lv->size_max).s, lv->seen, h->epochs);
+		else
+			snprintf(sz, sizeof(sz), "%s (seen in %u of %u)", fmt_size(lv->size_bytes).s, lv->seen,
+				 h->epochs);
+		snprintf(br, sizeof(br), "%s-%s", fmt_size(lv->size_lo).s, fmt_size_or(lv->size_hi, "?").s);
+		hw = fmt_size_or(lv->hwloc_size, "none");
 	}
-	if (!h->nlevels)
-		fprintf(f, "(no plateau found: the latency never levelled off)\n");
+	fprintf(f, "%-7s %-40s %-22s %7.1f %7.1f %10s  %-9s%s\n", level_name(lv, l, name, sizeof(name)), sz,
+		br, lv->core.cycles, lv->core.ns, fmt_size_or(lv->shelf ? 0 : level_walk(h, l), "-").s, hw.s,
+		verdict);
 }
 
 static void print_tlb(const struct hierarchy *h, FILE *f)
 {
-	char a[32], b[32];
+	struct size_text to, reach = fmt_size(h->tlb_reach);
 
 	if (h->page_bytes != HUGE_BYTES)
 		return;
@@ -1172,77 +1155,62 @@ static void print_tlb(const struct hierarchy *h, FILE *f)
 		fprintf(f, "TLB: not compared (4 KiB pages could not be had for the comparison walk)\n");
 		return;
 	}
-	fmt_size(b, sizeof(b), h->pts[h->nsmall - 1].bytes);
-	if (h->tlb_reach) {
-		fmt_size(a, sizeof(a), h->tlb_reach);
+	to = fmt_size(h->pts[h->nsmall - 1].bytes);
+	if (h->tlb_reach)
 		fprintf(f, "TLB: on 4 KiB pages the walk costs more than on 2 MiB pages past %s: TLB reach "
-			   "about %s (not a cache level; compared up to %s)\n", a, a, b);
-	} else {
+			   "about %s (not a cache level; compared up to %s)\n", reach.s, reach.s, to.s);
+	else
 		fprintf(f, "TLB: 4 KiB and 2 MiB pages walk alike up to %s: huge pages did not move the "
 			   "staircase here (in a guest the host may map its memory with 4 KiB pages, and TLB "
-			   "reach then stays inside the staircase)\n", b);
-	}
+			   "reach then stays inside the staircase)\n", to.s);
 }
 
 static void print_notes(const struct hierarchy *h, FILE *f)
 {
-	char a[32], b[32], name[16];
+	char name[16];
 
 	for (size_t l = 0; l < h->nlevels; l++) {
 		const struct hierarchy_level *lv = &h->levels[l];
 
-		if (lv->shelf) {
-			fmt_size(a, sizeof(a), h->pts[lv->first].bytes);
-			fmt_size(b, sizeof(b), h->pts[lv->last].bytes);
+		if (lv->shelf)
 			fprintf(f, "note: the shelf at %.0f ns (%s-%s) lies between the last cache and memory: "
 				   "partial hits in a shared or randomly replaced cache (its share changes with "
 				   "the neighbours), or, on 4 KiB pages, memory before page walks grow\n",
-				lv->core.ns, a, b);
-		}
-		if (!(lv->inner.cycles > 0))
-			continue;
-		fmt_size(a, sizeof(a), h->pts[lv->inner.first].bytes);
-		fmt_size(b, sizeof(b), h->pts[lv->inner.last].bytes);
-		fprintf(f, "note: %s reads %.1f cycles (%.1f ns) over %s-%s: a step inside the level (TLB "
-			   "misses, or the tail of the transition into it)\n", level_name(lv, l, name, sizeof(name)),
-			lv->inner.cycles, lv->inner.ns, a, b);
+				lv->core.ns, fmt_size(h->pts[lv->first].bytes).s, fmt_size(h->pts[lv->last].bytes).s);
+		if (lv->inner.cycles > 0)
+			fprintf(f, "note: %s reads %.1f cycles (%.1f ns) over %s-%s: a step inside the level "
+				   "(TLB misses, or the tail of the transition into it)\n",
+				level_name(lv, l, name, sizeof(name)), lv->inner.cycles, lv->inner.ns,
+				fmt_size(h->pts[lv->inner.first].bytes).s, fmt_size(h->pts[lv->inner.last].bytes).s);
 	}
-	for (size_t u = 0; u < h->nunstable; u++) {
-		fmt_size(a, sizeof(a), h->pts[h->unstable[u].first].bytes);
-		fmt_size(b, sizeof(b), h->pts[h->unstable[u].last].bytes);
+	for (const struct hierarchy_level *u = h->unstable; u < h->unstable + h->nunstable; u++)
 		fprintf(f, "note: a step at %.1f cycles (%s-%s) that hwloc does not declare, seen in %u of %u "
-			   "epochs: not a level\n", h->unstable[u].core.cycles, a, b, h->unstable[u].seen, h->epochs);
-	}
+			   "epochs: not a level\n", u->core.cycles, fmt_size(h->pts[u->first].bytes).s,
+			fmt_size(h->pts[u->last].bytes).s, u->seen, h->epochs);
 }
 
 static void print_warnings(const struct hierarchy *h, FILE *f)
 {
-	char a[32], b[32], c[32], d[32];
-
-	for (size_t l = h->ncaches; l < h->hwloc_n; l++) {
-		fmt_size(a, sizeof(a), h->hwloc[l]);
+	for (size_t l = h->ncaches; l < h->hwloc_n; l++)
 		fprintf(f, "warning: hwloc declares an L%zu of %s that the staircase does not show as its "
-			   "own level\n", l + 1, a);
-	}
+			   "own level\n", l + 1, fmt_size(h->hwloc[l]).s);
 	for (size_t l = 0; l < h->ncaches; l++) {
 		const struct hierarchy_level *lv = &h->levels[l];
+		struct size_text size = fmt_size(lv->size_bytes), hw = fmt_size(lv->hwloc_size);
 
 		if (lv->agrees)
 			continue;
-		fmt_size(a, sizeof(a), lv->size_bytes);
-		fmt_size(b, sizeof(b), lv->hwloc_size);
-		fmt_size(c, sizeof(c), lv->size_lo);
-		fmt_size(d, sizeof(d), lv->size_hi);
 		if (lv->share)
 			fprintf(f, "note: L%zu effective share about %s of %s declared: the cache is shared with "
 				   "other cores (in a guest, other tenants), and this PU gets that much of it now; "
-				   "the patterns use the measured size\n", l + 1, a, b);
+				   "the patterns use the measured size\n", l + 1, size.s, hw.s);
 		else if (lv->hwloc_size)
 			fprintf(f, "warning: L%zu measured about %s (latency rises between %s and %s), hwloc "
-				   "declares %s: use the measured size\n", l + 1, a, c, lv->size_hi ? d : "the end", b);
+				   "declares %s: use the measured size\n", l + 1, size.s, fmt_size(lv->size_lo).s,
+				fmt_size_or(lv->size_hi, "the end").s, hw.s);
 		else
 			fprintf(f, "warning: L%zu measured about %s, seen in %u of %u epochs; hwloc declares no "
-				   "such level\n", l + 1, a, lv->seen, h->epochs);
+				   "such level\n", l + 1, size.s, lv->seen, h->epochs);
 	}
 }
 
@@ -1251,7 +1219,12 @@ void hierarchy_print(const struct hierarchy *h, FILE *f)
 	fprintf(f, "memory hierarchy on PU %d: dependent random chase, 64-byte lines, one cycle\n", h->cpu_os);
 	print_pages(h, f);
 	print_points(h, f);
-	print_levels(h, f);
+	fprintf(f, "\n%-7s %-40s %-22s %7s %7s %10s  %-9s\n", "level", "size (over the epochs)",
+		"bracket", "cycles", "ns", "walk", "hwloc");
+	for (size_t l = 0; l < h->nlevels; l++)
+		print_level(h, l, f);
+	if (!h->nlevels)
+		fprintf(f, "(no plateau found: the latency never levelled off)\n");
 	print_tlb(h, f);
 	print_notes(h, f);
 	print_warnings(h, f);

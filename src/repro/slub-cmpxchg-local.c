@@ -792,40 +792,32 @@ static json_t *summary_json(const struct calibration *cal, const double *ticks, 
 double slub_pub_saving(int test, unsigned col, const uint64_t *sizes, size_t nsizes, double *a,
 		       double *b, const char **label)
 {
-	const struct repro_table *ta = published(SLUB_FP_2007, test, SLUB_LOCAL);
-	const struct repro_table *tb = published(SLUB_FP_2007, test, SLUB_LOCKED);
-	struct { const struct repro_row *a, *b; } r[MAX_SIZES], t;
-	size_t n = 0, m;
+	const struct repro_table *t = published(SLUB_FP_2007, test, SLUB_LOCAL);
+	size_t r[MAX_SIZES], n = 0, ti = (size_t)test - 1, m;
 
 	*a = *b = NAN;
 	*label = NULL;
-	if (col >= ta->ncols)
+	if (col >= t->ncols)
 		return NAN;
-	for (size_t i = 0; i < nsizes && n < MAX_SIZES; i++) {
-		char lab[32];
-
-		row_label(lab, sizeof(lab), test, sizes[i]);
-		r[n].a = repro_table_row(ta, lab);
-		r[n].b = repro_table_row(tb, lab);
-		if (sizes[i] <= SLUB_2007_MAX_SIZE && r[n].a && r[n].b && !isnan(r[n].a->v[col]) &&
-		    !isnan(r[n].b->v[col]))
-			n++;
-	}
+	for (size_t i = 0; i < nsizes && n < MAX_SIZES; i++)
+		for (size_t k = 0; k < PUB_ROWS && n < MAX_SIZES; k++)
+			if (pub07[k].size == sizes[i] && sizes[i] <= SLUB_2007_MAX_SIZE)
+				r[n++] = k;
 	if (!n)
 		return NAN;
 	/* sort the rows by their difference; the lower median is a row's own */
-#define SAVING(k) (r[k].b->v[col] - r[k].a->v[col])
+#define SAVING(j) (pub07[r[j]].v[ti][0][col] - pub07[r[j]].v[ti][1][col])
 	for (size_t i = 1; i < n; i++)
 		for (size_t j = i; j > 0 && SAVING(j) < SAVING(j - 1); j--) {
-			t = r[j];
+			m = r[j];
 			r[j] = r[j - 1];
-			r[j - 1] = t;
+			r[j - 1] = m;
 		}
 #undef SAVING
-	m = (n - 1) / 2;
-	*a = r[m].a->v[col];
-	*b = r[m].b->v[col];
-	*label = r[m].a->label;
+	m = r[(n - 1) / 2];
+	*a = pub07[m].v[ti][1][col];
+	*b = pub07[m].v[ti][0][col];
+	*label = t->rows[m].label;
 	return *b - *a;
 }
 

@@ -1,7 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* hierarchy.c - the measured memory hierarchy (docs/hierarchy.md): a latency
- * staircase over footprints from 4 KiB to several times the last-level
- * cache, its knees, and each level beside what hwloc declares.
+/* hierarchy.c - the measured memory hierarchy (hierarchy.h, docs/hierarchy.md).
  *
  * The chase is one random cycle through the 64-byte lines of the footprint,
  * one pointer per line, walked by a chain of dependent loads
@@ -27,13 +25,8 @@
 #include "runner.h"
 #include "stats.h"
 
-#define LINE 64u
-#define MIN_LINES UNROLL		/* the chase takes 64 steps per iteration */
+#define MIN_BYTES (UNROLL * CACHELINE)	/* the chase takes 64 steps per iteration */
 #define HUGE_BYTES (2u << 20)
-#define DEFAULT_MIN (4u << 10)
-#define DEFAULT_STEPS 4
-#define DEFAULT_BUDGET_S 20.0
-#define DEFAULT_EPOCHS 5
 #define MAX_AUTO (512ull << 20)	/* 512 MiB */
 #define MIN_AUTO (64ull << 20)		/* 64 MiB */
 #define FALLBACK_AUTO (256ull << 20)	/* when hwloc knows no cache */
@@ -44,7 +37,7 @@
 #define WARM_NS 5000000ull		/* 5 ms */
 #define WARM_CHUNK 64			/* iterations: 4096 loads */
 
-/* Knee detection (hierarchy_find_levels). */
+/* Knee detection (find_levels). */
 #define PLATEAU_BAND 0.20		/* within 20% of the plateau's running median */
 #define PLATEAU_MIN_SPAN 1.6		/* over half an octave: 4 points at 4 per octave */
 #define MERGE_RATIO 1.30		/* plateaus closer than this are one level */
@@ -61,12 +54,8 @@
 
 void hierarchy_default_opts(struct hierarchy_opts *o)
 {
-	memset(o, 0, sizeof(*o));
-	o->min_footprint = DEFAULT_MIN;
-	o->steps_per_octave = DEFAULT_STEPS;
-	o->time_budget_s = DEFAULT_BUDGET_S;
-	o->epochs = DEFAULT_EPOCHS;
-	o->seed = PATTERN_SEED;
+	*o = (struct hierarchy_opts){ .min_footprint = MIN_BYTES, .steps_per_octave = 4,
+		.time_budget_s = 20.0, .epochs = 5, .seed = PATTERN_SEED };
 }
 
 static size_t round_down(size_t v, size_t to)
@@ -122,8 +111,8 @@ size_t hierarchy_default_max(size_t hwloc_llc, uint64_t mem_avail, char *why, si
 	}
 	if (mem_avail && max > mem_avail / 4) {
 		max = round_down(mem_avail / 4, HUGE_BYTES);
-		if (max < MIN_LINES * LINE)
-			max = MIN_LINES * LINE;
+		if (max < MIN_BYTES)
+			max = MIN_BYTES;
 		snprintf(why, len, "a quarter of MemAvailable (%s)", fmt_size(mem_avail).s);
 	}
 	return max;
@@ -132,16 +121,13 @@ size_t hierarchy_default_max(size_t hwloc_llc, uint64_t mem_avail, char *why, si
 size_t hierarchy_footprints(size_t min, size_t max, unsigned steps_per_octave, size_t *out,
 			    size_t max_out)
 {
-	const size_t unit = LINE;
 	size_t n = 0;
 
-	if (!steps_per_octave)
-		steps_per_octave = DEFAULT_STEPS;
-	min = min < MIN_LINES * LINE ? MIN_LINES * LINE : round_down(min, unit);
-	max = max < min ? min : round_down(max, unit);
+	min = min < MIN_BYTES ? MIN_BYTES : round_down(min, CACHELINE);
+	max = max < min ? min : round_down(max, CACHELINE);
 	for (unsigned k = 0; n < max_out; k++) {
 		double f = (double)min * exp2((double)k / steps_per_octave);
-		size_t v = round_down((size_t)f, unit);
+		size_t v = round_down((size_t)f, CACHELINE);
 
 		if (v > max)
 			v = max;
@@ -163,7 +149,7 @@ void hierarchy_link_ring(char *base, size_t n, uint32_t *order, uint64_t seed)
 	for (size_t k = 0; k < n; k++) {
 		size_t next = order[k + 1 == n ? 0 : k + 1];
 
-		*(char **)(base + (size_t)order[k] * LINE) = base + next * LINE;
+		*(char **)(base + (size_t)order[k] * CACHELINE) = base + next * CACHELINE;
 	}
 }
 
@@ -244,7 +230,7 @@ static size_t crossing(const struct hierarchy_level *lv, const struct hierarchy_
 			return bytes[last];	/* a jump within one step */
 		f = log(target / cycles[prev]) / log(cycles[k] / cycles[prev]);
 		return round_down((size_t)((double)bytes[prev] *
-					   pow((double)bytes[k] / (double)bytes[prev], f)), LINE);
+					   pow((double)bytes[k] / (double)bytes[prev], f)), CACHELINE);
 	}
 	return bytes[last];
 }
@@ -451,7 +437,7 @@ size_t hierarchy_level_footprint(const struct hierarchy *h, int level)
 		return 0;
 	/* inside the sub-plateau that sets the level's latency */
 	return round_down((size_t)sqrt((double)h->pts[lv->core.first].bytes *
-				       (double)h->pts[lv->core.last].bytes), LINE);
+				       (double)h->pts[lv->core.last].bytes), CACHELINE);
 }
 
 void hierarchy_walks(const struct hierarchy *h, size_t walk[PAT__COUNT])
@@ -712,7 +698,7 @@ static int chase_buf_alloc(struct chase_buf *b, size_t bytes, bool want_huge)
 	b->huge_bytes = b->hugetlb ? bytes : pattern_thp_bytes((uintptr_t)b->base, (uintptr_t)b->base + bytes);
 	if (b->huge_bytes > bytes)	/* the VMA merged with a neighbour */
 		b->huge_bytes = bytes;
-	b->order = malloc(bytes / LINE * sizeof(uint32_t));
+	b->order = malloc(bytes / CACHELINE * sizeof(uint32_t));
 	if (!b->order) {
 		pr_err("hierarchy: cannot allocate the walk order of %s", fmt_size(bytes).s);
 		chase_buf_free(b);
@@ -724,7 +710,7 @@ static int chase_buf_alloc(struct chase_buf *b, size_t bytes, bool want_huge)
 static void measure_point(struct chase_buf *b, size_t bytes, const struct calibration *cal,
 			  uint64_t seed, struct hierarchy_point *pt)
 {
-	size_t n = bytes / LINE;
+	size_t n = bytes / CACHELINE;
 	uint64_t warm_steps = n < WARM_STEPS_MIN ? WARM_STEPS_MIN : n > WARM_STEPS_MAX ? WARM_STEPS_MAX : n;
 	uint64_t done = 0, iters, t0;
 	double s[SAMPLES], ticks = 0, ticks_per_step, target = cal->timer_hz * SAMPLE_S;
@@ -752,13 +738,10 @@ static void measure_point(struct chase_buf *b, size_t bytes, const struct calibr
 
 		s[k] = t / (double)(iters * UNROLL);
 	}
-	pt->bytes = bytes;
-	pt->samples = SAMPLES;
-	pt->steps = iters * UNROLL;
 	stats_summarize(s, SAMPLES, &st);
-	pt->cycles = clock_ticks_to_cycles(cal, st.median);
-	pt->ns = clock_ticks_to_ns(cal, st.median);
-	pt->cycles_min = clock_ticks_to_cycles(cal, st.min);
+	*pt = (struct hierarchy_point){ .bytes = bytes, .samples = SAMPLES, .steps = iters * UNROLL,
+		.cycles = clock_ticks_to_cycles(cal, st.median), .ns = clock_ticks_to_ns(cal, st.median),
+		.cycles_min = clock_ticks_to_cycles(cal, st.min) };
 }
 
 /* The walk on 4 KiB pages over the footprints up to TLB_MAX, into
@@ -807,16 +790,12 @@ static int sweep_epoch(struct hierarchy *h, const size_t *fps, size_t nfp, const
 		struct hierarchy_point pt, *q = &h->pts[i];
 		double el = (now_ns() - t0) / 1e9;
 
-		if (runner_stop) {
-			ret = -EINTR;
+		if (runner_stop || (e && el > budget * 1.5)) {
+			ret = runner_stop ? -EINTR : 1;
 			break;
 		}
 		if (!e && i && el > budget) {
 			h->truncated = true;
-			break;
-		}
-		if (e && el > budget * 1.5) {
-			ret = 1;
 			break;
 		}
 		measure_point(&b, fps[i], cal, seed, &pt);
@@ -839,23 +818,22 @@ static int sweep_epoch(struct hierarchy *h, const size_t *fps, size_t nfp, const
 }
 
 /* Which pages the staircase walked, from the epochs' buffers. */
-static void page_summary(struct hierarchy *h, bool want_huge, bool hugetlb)
+static void page_summary(struct hierarchy *h, bool want_huge)
 {
+	bool hugetlb = false;
+
 	h->huge_bytes = h->max_footprint;
-	for (unsigned e = 0; e < h->epochs; e++)
-		if (h->ep[e].huge_bytes < h->huge_bytes)
-			h->huge_bytes = h->ep[e].huge_bytes;
+	for (unsigned e = 0; e < h->epochs; e++) {
+		h->huge_bytes = h->ep[e].huge_bytes < h->huge_bytes ? h->ep[e].huge_bytes : h->huge_bytes;
+		hugetlb |= h->ep[e].hugetlb;
+	}
 	h->page_bytes = h->epochs && h->huge_bytes * 2 >= h->max_footprint ? HUGE_BYTES
 									     : (size_t)sysconf(_SC_PAGESIZE);
-	if (h->page_bytes == HUGE_BYTES)
-		snprintf(h->page_source, sizeof(h->page_source), "%s%s", hugetlb ? "hugetlb" : "THP ",
-			 hugetlb ? "" : h->thp_mode);
-	else if (!want_huge)
-		snprintf(h->page_source, sizeof(h->page_source), "--no-huge");
-	else if (!strcmp(h->thp_mode, "never"))
-		snprintf(h->page_source, sizeof(h->page_source), "no hugetlb pages, THP never");
-	else
-		snprintf(h->page_source, sizeof(h->page_source), "THP %s, not granted", h->thp_mode);
+	snprintf(h->page_source, sizeof(h->page_source),
+		 h->page_bytes == HUGE_BYTES ? (hugetlb ? "hugetlb" : "THP %s") :
+		 !want_huge ? "--no-huge" :
+		 !strcmp(h->thp_mode, "never") ? "no hugetlb pages, THP never" : "THP %s, not granted",
+		 h->thp_mode);
 }
 
 /* The hwloc caches, the calibration check and the footprints. 0, or
@@ -863,8 +841,8 @@ static void page_summary(struct hierarchy *h, bool want_huge, bool hugetlb)
 static int measure_setup(const struct hierarchy_opts *o, const struct calibration *cal,
 			 const struct topo *t, struct hierarchy *h, size_t *fps, size_t *nfp)
 {
-	uint64_t avail;
-	size_t max;
+	uint64_t avail = pattern_mem_available();
+	size_t max = o->max_footprint;
 
 	for (int l = 1; t && l <= HIER_MAX_HWLOC; l++) {
 		size_t sz = topo_cache_size(t, l);
@@ -878,21 +856,17 @@ static int measure_setup(const struct hierarchy_opts *o, const struct calibratio
 		       cal->ticks_per_cycle, cal->timer_hz);
 		return -EINVAL;
 	}
-	avail = pattern_mem_available();
-	if (o->max_footprint) {
-		max = o->max_footprint;
-		snprintf(h->max_reason, sizeof(h->max_reason), "--max-footprint");
-		if (avail && max > avail / 2) {
-			pr_err("hierarchy: --max-footprint %s exceeds half of MemAvailable (%s): give at most %s",
-			       fmt_size(max).s, fmt_size(avail).s, fmt_size(round_down(avail / 2, HUGE_BYTES)).s);
-			return -EINVAL;
-		}
-	} else {
+	if (!max) {
 		max = hierarchy_default_max(t ? topo_llc_size(t) : 0, avail, h->max_reason,
 					    sizeof(h->max_reason));
+	} else if (avail && max > avail / 2) {
+		pr_err("hierarchy: --max-footprint %s exceeds half of MemAvailable (%s): give at most %s",
+		       fmt_size(max).s, fmt_size(avail).s, fmt_size(round_down(avail / 2, HUGE_BYTES)).s);
+		return -EINVAL;
+	} else {
+		snprintf(h->max_reason, sizeof(h->max_reason), "--max-footprint");
 	}
-	*nfp = hierarchy_footprints(o->min_footprint ? o->min_footprint : DEFAULT_MIN, max,
-				    o->steps_per_octave, fps, HIER_MAX_POINTS);
+	*nfp = hierarchy_footprints(o->min_footprint, max, o->steps_per_octave, fps, HIER_MAX_POINTS);
 	h->max_footprint = fps[*nfp - 1];
 	return 0;
 }
@@ -900,40 +874,30 @@ static int measure_setup(const struct hierarchy_opts *o, const struct calibratio
 int hierarchy_measure(const struct hierarchy_opts *o, const struct calibration *cal,
 		      const struct topo *t, int cpu_os, struct hierarchy *h)
 {
-	struct hierarchy_opts def;
 	size_t fps[HIER_MAX_POINTS], nfp;
 	uint64_t t0 = now_ns();
-	double budget, longest = 0;
-	bool want_huge, hugetlb = false;
-	int ret = 0;
+	double longest = 0;
+	int ret;
 
-	if (!o) {
-		hierarchy_default_opts(&def);
-		o = &def;
-	}
-	budget = o->time_budget_s > 0 ? o->time_budget_s : DEFAULT_BUDGET_S;
 	memset(h, 0, sizeof(*h));
 	h->cpu_os = cpu_os;
-	h->seed = o->seed ? o->seed : PATTERN_SEED;
+	h->seed = o->seed;
 	h->ticks_per_cycle = cal->ticks_per_cycle;
 	h->timer_hz = cal->timer_hz;
-	h->epochs_planned = o->epochs ? o->epochs : DEFAULT_EPOCHS;
-	if (h->epochs_planned > HIER_MAX_EPOCHS)
-		h->epochs_planned = HIER_MAX_EPOCHS;
+	h->epochs_planned = o->epochs < HIER_MAX_EPOCHS ? o->epochs : HIER_MAX_EPOCHS;
 	ret = measure_setup(o, cal, t, h, fps, &nfp);
 	if (ret < 0)
 		return ret;
 	pattern_thp_mode(h->thp_mode, sizeof(h->thp_mode));
-	want_huge = !o->no_huge;
 	/* fresh state each epoch: buffer, physical pages, walk order. One
 	 * starts only when it fits the budget at the pace of the longest so
 	 * far (the first always runs, cut short by the budget if need be). */
 	for (unsigned e = 0; e < h->epochs_planned; e++) {
 		uint64_t e0 = now_ns();
 
-		if (e && (e0 - t0) / 1e9 + longest > budget)
+		if (e && (e0 - t0) / 1e9 + longest > o->time_budget_s)
 			break;
-		ret = sweep_epoch(h, fps, nfp, cal, e, want_huge, t0, budget);
+		ret = sweep_epoch(h, fps, nfp, cal, e, !o->no_huge, t0, o->time_budget_s);
 		if (ret < 0 && ret != -EINTR)
 			return ret;
 		if (ret == 1 || (ret == -EINTR && e)) {	/* dropped */
@@ -941,13 +905,12 @@ int hierarchy_measure(const struct hierarchy_opts *o, const struct calibration *
 			break;
 		}
 		h->epochs = e + 1;
-		hugetlb |= h->ep[e].hugetlb;
 		longest = fmax(longest, (now_ns() - e0) / 1e9);
 		if (ret == -EINTR || h->truncated)
 			break;
 	}
 	h->interrupted = ret == -EINTR;
-	page_summary(h, want_huge, hugetlb);
+	page_summary(h, !o->no_huge);
 	hierarchy_combine(h);
 	h->elapsed_s = (now_ns() - t0) / 1e9;
 	return ret;

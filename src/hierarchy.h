@@ -29,14 +29,15 @@
 #define HIER_MAX_HWLOC 5	/* cache levels hwloc can declare */
 #define HIER_MAX_EPOCHS 8
 
+/* From hierarchy_default_opts, then changed. */
 struct hierarchy_opts {
-	size_t min_footprint;	/* bytes, 0: 4 KiB */
+	size_t min_footprint;	/* bytes */
 	size_t max_footprint;	/* bytes, 0: chosen (hierarchy_default_max) */
-	unsigned steps_per_octave;	/* footprints per doubling, 0: 4 */
-	double time_budget_s;	/* no epoch starts that would end past this, 0: 20 s */
+	unsigned steps_per_octave;	/* footprints per doubling */
+	double time_budget_s;	/* no epoch starts that would end past this */
 	bool no_huge;		/* 4 KiB pages: no hugetlb, no THP */
-	unsigned epochs;	/* sweeps, each on a fresh buffer and walk order, 0: 5 */
-	uint64_t seed;		/* walk order of the first epoch, 0: PATTERN_SEED */
+	unsigned epochs;	/* sweeps, each on a fresh buffer and walk order */
+	uint64_t seed;		/* walk order of the first epoch */
 };
 
 /* One footprint of the staircase. */

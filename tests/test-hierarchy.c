@@ -4,7 +4,7 @@
  * staircases (sharp, gradual, random page colours, noisy, flat, never
  * level), matching against hwloc (an L3 share), combining epochs (a level
  * only some epochs show is dropped, the size range printed), TLB reach
- * against a 4 KiB-page walk, and the JSON writer. No timing. */
+ * against a 4 KiB-page walk, and the JSON and text writers. No timing. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -437,6 +437,24 @@ static void test_real(void)
 	}
 }
 
+/* A fixture below (footprints 4 KiB-256 MiB, 4 per doubling, at 3.69 GHz)
+ * into h, beside hwloc's 32 KiB, 1 MiB and 32 MiB; false when the
+ * footprints do not match it. */
+static bool fill_fixture(struct hierarchy *h, const char *what, const double *c, size_t nc)
+{
+	static const size_t hw[] = { KiB(32), MiB(1), MiB(32) };
+	size_t b[HIER_MAX_POINTS], n = hierarchy_footprints(KiB(4), MiB(256), 4, b, HIER_MAX_POINTS);
+	double ns[HIER_MAX_POINTS];
+
+	CHECK(n == nc, "%s: %zu footprints", what, n);
+	if (n != nc)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		ns[i] = c[i] / 3.69;
+	fill(h, b, c, ns, n, hw, 3);
+	return true;
+}
+
 /* The same guest with a busy neighbour: the L3 share shrank to about
  * 2.4 MiB (a plateau of under an octave) and two points past it had one
  * pass at DRAM latency. Footprints 4 KiB-256 MiB, 4 per doubling. */
@@ -451,17 +469,10 @@ static const double busy_c[] = {
 
 static void test_busy(void)
 {
-	static const size_t hw[] = { KiB(32), MiB(1), MiB(32) };
 	static struct hierarchy h;
-	size_t b[HIER_MAX_POINTS], n = hierarchy_footprints(KiB(4), MiB(256), 4, b, HIER_MAX_POINTS);
-	double ns[ARRAY_SIZE(busy_c)];
 
-	CHECK(n == ARRAY_SIZE(busy_c), "busy: %zu footprints", n);
-	if (n != ARRAY_SIZE(busy_c))
+	if (!fill_fixture(&h, "busy", busy_c, ARRAY_SIZE(busy_c)))
 		return;
-	for (size_t i = 0; i < n; i++)
-		ns[i] = busy_c[i] / 3.69;
-	fill(&h, b, busy_c, ns, n, hw, 3);
 	CHECK(h.nlevels == 4 && h.ncaches == 3 && h.reached_memory, "busy: 3 caches and memory (%zu levels)",
 	      h.nlevels);
 	if (h.nlevels != 4)
@@ -486,31 +497,24 @@ static const double shelf_c[] = {
 
 static void test_shelf(void)
 {
-	static const size_t hw[] = { KiB(32), MiB(1), MiB(32) };
 	static struct hierarchy h;
-	size_t b[HIER_MAX_POINTS], n = hierarchy_footprints(KiB(4), MiB(256), 4, b, HIER_MAX_POINTS);
-	double ns[ARRAY_SIZE(shelf_c)];
 
-	if (n != ARRAY_SIZE(shelf_c)) {
-		CHECK(0, "shelf: %zu footprints", n);
+	if (!fill_fixture(&h, "shelf", shelf_c, ARRAY_SIZE(shelf_c)))
 		return;
-	}
-	for (size_t i = 0; i < n; i++)
-		ns[i] = shelf_c[i] / 3.69;
-	fill(&h, b, shelf_c, ns, n, hw, 3);
 	CHECK(h.nlevels == 4 && h.ncaches == 3 && h.reached_memory, "shelf: 3 caches and memory (%zu levels)",
 	      h.nlevels);
 	if (h.nlevels != 4)
 		return;
 	CHECK(fabs(h.levels[1].core.cycles - 14.05) < 0.2 && h.levels[1].inner.cycles > 17 &&
-	      h.levels[1].inner.cycles < 22 && h.pts[h.levels[1].inner.first].bytes == b[28],
+	      h.levels[1].inner.cycles < 22 && h.levels[1].inner.first == 28,
 	      "shelf: L2 14 cycles, inner step %.1f from %zu", h.levels[1].inner.cycles,
 	      h.pts[h.levels[1].inner.first].bytes);
 	CHECK(h.levels[1].size_lo == MiB(1) && h.levels[1].agrees, "shelf: L2 ends at 1 MiB (%zu), agrees",
 	      h.levels[1].size_lo);
-	CHECK(hierarchy_level_footprint(&h, 2) < b[28], "shelf: the L2 walk before the TLB step (%zu)",
+	CHECK(hierarchy_level_footprint(&h, 2) < h.pts[28].bytes, "shelf: the L2 walk before the TLB step (%zu)",
 	      hierarchy_level_footprint(&h, 2));
-	CHECK(h.levels[2].core.cycles > 45 && h.levels[2].core.cycles < 62, "shelf: L3 %.1f cycles", h.levels[2].core.cycles);
+	CHECK(h.levels[2].core.cycles > 45 && h.levels[2].core.cycles < 62, "shelf: L3 %.1f cycles",
+	      h.levels[2].core.cycles);
 }
 
 /* And once more: past an L3 of about 7 MiB, a plateau at ~100 ns from 8 to
@@ -527,18 +531,10 @@ static const double dram_shelf_c[] = {
 
 static void test_dram_shelf(void)
 {
-	static const size_t hw[] = { KiB(32), MiB(1), MiB(32) };
 	static struct hierarchy h;
-	size_t b[HIER_MAX_POINTS], n = hierarchy_footprints(KiB(4), MiB(256), 4, b, HIER_MAX_POINTS);
-	double ns[ARRAY_SIZE(dram_shelf_c)];
 
-	if (n != ARRAY_SIZE(dram_shelf_c)) {
-		CHECK(0, "dram shelf: %zu footprints", n);
+	if (!fill_fixture(&h, "dram shelf", dram_shelf_c, ARRAY_SIZE(dram_shelf_c)))
 		return;
-	}
-	for (size_t i = 0; i < n; i++)
-		ns[i] = dram_shelf_c[i] / 3.69;
-	fill(&h, b, dram_shelf_c, ns, n, hw, 3);
 	CHECK(h.ncaches == 3 && h.reached_memory && h.nlevels == 5 && h.levels[3].shelf,
 	      "dram shelf: 3 caches, a shelf, memory (%zu levels)", h.nlevels);
 	CHECK(h.nlevels && h.levels[h.nlevels - 1].memory && h.levels[h.nlevels - 1].core.cycles > 500,
@@ -560,18 +556,10 @@ static const double tail_c[] = {
 
 static void test_tail(void)
 {
-	static const size_t hw[] = { KiB(32), MiB(1), MiB(32) };
 	static struct hierarchy h;
-	size_t b[HIER_MAX_POINTS], n = hierarchy_footprints(KiB(4), MiB(256), 4, b, HIER_MAX_POINTS);
-	double ns[ARRAY_SIZE(tail_c)];
 
-	if (n != ARRAY_SIZE(tail_c)) {
-		CHECK(0, "tail: %zu footprints", n);
+	if (!fill_fixture(&h, "tail", tail_c, ARRAY_SIZE(tail_c)))
 		return;
-	}
-	for (size_t i = 0; i < n; i++)
-		ns[i] = tail_c[i] / 3.69;
-	fill(&h, b, tail_c, ns, n, hw, 3);
 	CHECK(h.nlevels == 4 && h.ncaches == 3 && h.reached_memory, "tail: 3 caches and memory (%zu levels)",
 	      h.nlevels);
 	if (h.nlevels != 4)
@@ -612,9 +600,9 @@ static void test_drift(void)
 		}
 	fill(&h, b, c, ns, n, hw, 3);
 	CHECK(h.nlevels == 5 && h.ncaches == 3 && h.levels[3].shelf && fabs(h.levels[3].core.cycles - 480) < 10 &&
-	      h.levels[4].memory && fabs(h.levels[4].core.cycles - 672) < 1 && h.pts[h.levels[4].first].bytes > MiB(128),
-	      "page walks +40%%: shelf %.0f, memory %.0f (%zu levels)", h.levels[3].core.cycles, h.levels[4].core.cycles,
-	      h.nlevels);
+	      h.levels[4].memory && fabs(h.levels[4].core.cycles - 672) < 1 &&
+	      h.pts[h.levels[4].first].bytes > MiB(128), "page walks +40%%: shelf %.0f, memory %.0f (%zu levels)",
+	      h.levels[3].core.cycles, h.levels[4].core.cycles, h.nlevels);
 	for (size_t i = 0; i < n; i++)
 		if (b[i] > MiB(128)) {
 			c[i] *= 1.8 / 1.4;
@@ -838,6 +826,44 @@ static void test_json(void)
 	}
 }
 
+/* The text writer's level rows and notes: an L2 hwloc declares smaller (a
+ * disagreement), an L3 share, a shelf (page walks add 80% past 128 MiB)
+ * and memory. */
+static void test_text(void)
+{
+	static const char *const want[] = {
+		"\nL2      1 MiB (1 MiB-1 MiB, 1 of 1)              1 MiB-1.19 MiB            14.0     4.4  197.2 KiB"
+		"  256 KiB   DISAGREES\n",
+		"\nL3      32 MiB (32 MiB-32 MiB, 1 of 1)           32 MiB-38.05 MiB          50.0    15.6   6.17 MiB"
+		"  508 MiB   share\n",
+		"\nshelf   -                                        -                        480.0   150.0          -"
+		"  -         (not a level: see the note)\n",
+		"\nmemory  - (1 of 1)                               -                        864.0   270.0 279.17 MiB"
+		"  -        \n",
+		"\nnote: the shelf at 150 ns (38.05 MiB-128 MiB) lies between",
+		"\nwarning: L2 measured about 1 MiB (latency rises between 1 MiB and 1.19 MiB), hwloc declares "
+		"256 KiB: use the measured size\n",
+		"\nnote: L3 effective share about 32 MiB of 508 MiB declared",
+	};
+	static const size_t hw[] = { KiB(32), KiB(256), MiB(508) };
+	static struct hierarchy h;
+	size_t b[HIER_MAX_POINTS], n;
+	double c[HIER_MAX_POINTS], ns[HIER_MAX_POINTS];
+	char *text;
+
+	n = make_points(b, c, ns, sharp, zen, ARRAY_SIZE(zen));
+	for (size_t i = 0; i < n; i++)
+		if (b[i] > MiB(128)) {
+			c[i] *= 1.8;
+			ns[i] = c[i] / GHZ;
+		}
+	fill(&h, b, c, ns, n, hw, 3);
+	text = TEST_TEXT(hierarchy_print(&h, f));
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++)
+		CHECK(text && strstr(text, want[i]), "text: %s missing from\n%s", want[i], text ? text : "");
+	free(text);
+}
+
 int main(void)
 {
 	log_quiet = 1;
@@ -853,5 +879,6 @@ int main(void)
 	test_epochs();
 	test_tlb();
 	test_json();
+	test_text();
 	return test_done("hierarchy");
 }

@@ -50,14 +50,17 @@ bool compare_group_first(const struct report *rep, size_t i)
 	return true;
 }
 
+/* The largest of(r) over rep's results, m when none is larger. */
+static int largest(const struct report *rep, int (*of)(const struct result *), int m)
+{
+	for (size_t i = 0; i < rep->n; i++)
+		m = of(&rep->r[i]) > m ? of(&rep->r[i]) : m;
+	return m;
+}
+
 int compare_max_epoch(const struct report *rep)
 {
-	int m = 0;
-
-	for (size_t i = 0; i < rep->n; i++)
-		if (result_epoch(&rep->r[i]) > m)
-			m = result_epoch(&rep->r[i]);
-	return m;
+	return largest(rep, result_epoch, 0);
 }
 
 /* P(F > f) for Fisher's F with d1, d2 degrees of freedom: I_x(d2/2, d1/2)
@@ -210,12 +213,7 @@ static int compare_process(const struct result *r)
 
 int compare_max_process(const struct report *rep)
 {
-	int m = 1;
-
-	for (size_t i = 0; i < rep->n; i++)
-		if (compare_process(&rep->r[i]) > m)
-			m = compare_process(&rep->r[i]);
-	return m;
+	return largest(rep, compare_process, 1);
 }
 
 static void set_process(struct result *r, int process, int epoch)

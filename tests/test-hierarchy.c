@@ -438,9 +438,10 @@ static void test_real(void)
 }
 
 /* A fixture below (footprints 4 KiB-256 MiB, 4 per doubling, at 3.69 GHz)
- * into h, beside hwloc's 32 KiB, 1 MiB and 32 MiB; false when the
- * footprints do not match it. */
-static bool fill_fixture(struct hierarchy *h, const char *what, const double *c, size_t nc)
+ * into h, beside hwloc's 32 KiB, 1 MiB and 32 MiB: 3 caches and memory
+ * must be found in nlevels levels. False when they are not, or the
+ * footprints do not match. */
+static bool fill_fixture(struct hierarchy *h, const char *what, const double *c, size_t nc, size_t nlevels)
 {
 	static const size_t hw[] = { KiB(32), MiB(1), MiB(32) };
 	size_t b[HIER_MAX_POINTS], n = hierarchy_footprints(KiB(4), MiB(256), 4, b, HIER_MAX_POINTS);
@@ -452,7 +453,9 @@ static bool fill_fixture(struct hierarchy *h, const char *what, const double *c,
 	for (size_t i = 0; i < n; i++)
 		ns[i] = c[i] / 3.69;
 	fill(h, b, c, ns, n, hw, 3);
-	return true;
+	CHECK(h->nlevels == nlevels && h->ncaches == 3 && h->reached_memory,
+	      "%s: 3 caches and memory in %zu levels (%zu)", what, nlevels, h->nlevels);
+	return h->nlevels == nlevels;
 }
 
 /* The same guest with a busy neighbour: the L3 share shrank to about
@@ -471,11 +474,7 @@ static void test_busy(void)
 {
 	static struct hierarchy h;
 
-	if (!fill_fixture(&h, "busy", busy_c, ARRAY_SIZE(busy_c)))
-		return;
-	CHECK(h.nlevels == 4 && h.ncaches == 3 && h.reached_memory, "busy: 3 caches and memory (%zu levels)",
-	      h.nlevels);
-	if (h.nlevels != 4)
+	if (!fill_fixture(&h, "busy", busy_c, ARRAY_SIZE(busy_c), 4))
 		return;
 	CHECK(h.levels[1].agrees && h.levels[2].core.cycles > 40 && h.levels[2].core.cycles < 60 &&
 	      h.levels[2].size_hi <= MiB(4) && !h.levels[2].agrees,
@@ -499,11 +498,7 @@ static void test_shelf(void)
 {
 	static struct hierarchy h;
 
-	if (!fill_fixture(&h, "shelf", shelf_c, ARRAY_SIZE(shelf_c)))
-		return;
-	CHECK(h.nlevels == 4 && h.ncaches == 3 && h.reached_memory, "shelf: 3 caches and memory (%zu levels)",
-	      h.nlevels);
-	if (h.nlevels != 4)
+	if (!fill_fixture(&h, "shelf", shelf_c, ARRAY_SIZE(shelf_c), 4))
 		return;
 	CHECK(fabs(h.levels[1].core.cycles - 14.05) < 0.2 && h.levels[1].inner.cycles > 17 &&
 	      h.levels[1].inner.cycles < 22 && h.levels[1].inner.first == 28,
@@ -533,13 +528,10 @@ static void test_dram_shelf(void)
 {
 	static struct hierarchy h;
 
-	if (!fill_fixture(&h, "dram shelf", dram_shelf_c, ARRAY_SIZE(dram_shelf_c)))
+	if (!fill_fixture(&h, "dram shelf", dram_shelf_c, ARRAY_SIZE(dram_shelf_c), 5))
 		return;
-	CHECK(h.ncaches == 3 && h.reached_memory && h.nlevels == 5 && h.levels[3].shelf,
-	      "dram shelf: 3 caches, a shelf, memory (%zu levels)", h.nlevels);
-	CHECK(h.nlevels && h.levels[h.nlevels - 1].memory && h.levels[h.nlevels - 1].core.cycles > 500,
-	      "dram shelf: memory is the upper plateau (%.0f cycles)",
-	      h.nlevels ? h.levels[h.nlevels - 1].core.cycles : 0);
+	CHECK(h.levels[3].shelf && h.levels[4].memory && h.levels[4].core.cycles > 500,
+	      "dram shelf: a shelf, then memory the upper plateau (%.0f cycles)", h.levels[4].core.cycles);
 }
 
 /* A default run here: past the L2, a plateau at 36-40 cycles to 1.4 MiB
@@ -558,17 +550,27 @@ static void test_tail(void)
 {
 	static struct hierarchy h;
 
-	if (!fill_fixture(&h, "tail", tail_c, ARRAY_SIZE(tail_c)))
-		return;
-	CHECK(h.nlevels == 4 && h.ncaches == 3 && h.reached_memory, "tail: 3 caches and memory (%zu levels)",
-	      h.nlevels);
-	if (h.nlevels != 4)
+	if (!fill_fixture(&h, "tail", tail_c, ARRAY_SIZE(tail_c), 4))
 		return;
 	CHECK(h.levels[2].core.cycles > 48 && h.levels[2].inner.cycles > 30 && h.levels[2].inner.cycles < 45 &&
 	      h.levels[2].inner.first < h.levels[2].core.first,
 	      "tail: L3 %.1f cycles, the tail %.1f before it", h.levels[2].core.cycles, h.levels[2].inner.cycles);
 	CHECK(hierarchy_level_footprint(&h, 3) > MiB(2), "tail: the L3 walk past the tail (%zu)",
 	      hierarchy_level_footprint(&h, 3));
+}
+
+/* The sharp staircase on 4 KiB pages: past 128 MiB page walks make every
+ * load cost walks times as much. Returns the count of points. */
+static size_t page_walks(size_t *b, double *c, double *ns, double walks)
+{
+	size_t n = make_points(b, c, ns, sharp, zen, ARRAY_SIZE(zen));
+
+	for (size_t i = 0; i < n; i++)
+		if (b[i] > MiB(128)) {
+			c[i] *= walks;
+			ns[i] = c[i] / GHZ;
+		}
+	return n;
 }
 
 /* DRAM latency drifting up 40% over five octaves is one level, not two */
@@ -592,22 +594,13 @@ static void test_drift(void)
 	/* 4 KiB pages: past 128 MiB page walks add 40% (an inner step) or
 	 * 80% (a level): either way memory is the last plateau, the one
 	 * before it a shelf */
-	n = make_points(b, c, ns, sharp, zen, ARRAY_SIZE(zen));
-	for (size_t i = 0; i < n; i++)
-		if (b[i] > MiB(128)) {
-			c[i] *= 1.4;
-			ns[i] = c[i] / GHZ;
-		}
+	n = page_walks(b, c, ns, 1.4);
 	fill(&h, b, c, ns, n, hw, 3);
 	CHECK(h.nlevels == 5 && h.ncaches == 3 && h.levels[3].shelf && fabs(h.levels[3].core.cycles - 480) < 10 &&
 	      h.levels[4].memory && fabs(h.levels[4].core.cycles - 672) < 1 &&
 	      h.pts[h.levels[4].first].bytes > MiB(128), "page walks +40%%: shelf %.0f, memory %.0f (%zu levels)",
 	      h.levels[3].core.cycles, h.levels[4].core.cycles, h.nlevels);
-	for (size_t i = 0; i < n; i++)
-		if (b[i] > MiB(128)) {
-			c[i] *= 1.8 / 1.4;
-			ns[i] = c[i] / GHZ;
-		}
+	n = page_walks(b, c, ns, 1.8);
 	fill(&h, b, c, ns, n, hw, 3);
 	CHECK(h.nlevels == 5 && h.ncaches == 3 && h.reached_memory && h.levels[3].shelf &&
 	      !h.levels[3].memory && h.levels[4].memory && !h.levels[4].shelf,
@@ -851,12 +844,7 @@ static void test_text(void)
 	double c[HIER_MAX_POINTS], ns[HIER_MAX_POINTS];
 	char *text;
 
-	n = make_points(b, c, ns, sharp, zen, ARRAY_SIZE(zen));
-	for (size_t i = 0; i < n; i++)
-		if (b[i] > MiB(128)) {
-			c[i] *= 1.8;
-			ns[i] = c[i] / GHZ;
-		}
+	n = page_walks(b, c, ns, 1.8);
 	fill(&h, b, c, ns, n, hw, 3);
 	text = TEST_TEXT(hierarchy_print(&h, f));
 	for (size_t i = 0; i < ARRAY_SIZE(want); i++)

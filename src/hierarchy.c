@@ -655,10 +655,8 @@ struct chase_buf {
 
 static void chase_buf_free(struct chase_buf *b)
 {
-	if (b->map)
-		munmap(b->map, b->map_len);
+	munmap(b->map, b->map_len);
 	free(b->order);
-	memset(b, 0, sizeof(*b));
 }
 
 /* Map bytes for the chase: from the hugetlb pool when it has the pages
@@ -684,7 +682,6 @@ static int chase_buf_alloc(struct chase_buf *b, size_t bytes, bool want_huge)
 	if (b->map == MAP_FAILED) {
 		int err = -errno;
 
-		b->map = NULL;
 		pr_err("hierarchy: cannot map %s for the chase: %s (give a smaller --max-footprint)",
 		       fmt_size(bytes).s, strerror(-err));
 		return err;
@@ -1128,6 +1125,8 @@ static void print_tlb(const struct hierarchy *h, FILE *f)
 			   "reach then stays inside the staircase)\n", to.s);
 }
 
+/* The notes and warnings under the table: shelves, inner steps, unstable
+ * steps, then each cache beside hwloc's. */
 static void print_notes(const struct hierarchy *h, FILE *f)
 {
 	char name[16];
@@ -1150,10 +1149,6 @@ static void print_notes(const struct hierarchy *h, FILE *f)
 		fprintf(f, "note: a step at %.1f cycles (%s-%s) that hwloc does not declare, seen in %u of %u "
 			   "epochs: not a level\n", u->core.cycles, fmt_size(h->pts[u->first].bytes).s,
 			fmt_size(h->pts[u->last].bytes).s, u->seen, h->epochs);
-}
-
-static void print_warnings(const struct hierarchy *h, FILE *f)
-{
 	for (size_t l = h->ncaches; l < h->hwloc_n; l++)
 		fprintf(f, "warning: hwloc declares an L%zu of %s that the staircase does not show as its "
 			   "own level\n", l + 1, fmt_size(h->hwloc[l]).s);
@@ -1190,7 +1185,6 @@ void hierarchy_print(const struct hierarchy *h, FILE *f)
 		fprintf(f, "(no plateau found: the latency never levelled off)\n");
 	print_tlb(h, f);
 	print_notes(h, f);
-	print_warnings(h, f);
 	if (h->interrupted)
 		fprintf(f, "interrupted: %zu footprints measured in %u epoch%s\n", h->npts, h->epochs,
 			h->epochs == 1 ? "" : "s");

@@ -339,19 +339,15 @@ static void warm(const struct align_probe *const *sel, size_t nsel, size_t i, vo
 /* The verdict in a few words. */
 static const char *assessment_words(const struct align_assessment *a)
 {
-	if (!a->used)
-		return "no verdict: every pass was disturbed";
-	switch (a->j.v) {
-	case VERDICT_SLOWER:
-		return "the placement moves the cost";
-	case VERDICT_SAME:
-		return "no placement effect: the same within the margin";
-	case VERDICT_FASTER:	/* a held-out "slowest" that is faster: noise */
-	case VERDICT_UNRESOLVED:
-		return "cannot tell";
-	default:
-		return "no verdict";
-	}
+	static const char *const words[] = {
+		[VERDICT_SLOWER] = "the placement moves the cost",
+		[VERDICT_SAME] = "no placement effect: the same within the margin",
+		[VERDICT_FASTER] = "cannot tell",	/* a held-out "slowest" that is faster: noise */
+		[VERDICT_NONE] = "no verdict",
+		[VERDICT_UNRESOLVED] = "cannot tell",
+	};
+
+	return a->used ? words[a->j.v] : "no verdict: every pass was disturbed";
 }
 
 /* "spread ..; passes ..; judged ..: verdict" for a probe or a ratio. */

@@ -24,17 +24,12 @@ void compare_default_opts(struct compare_opts *o)
 	o->q = COMPARE_Q;
 }
 
-static bool same_row(const struct result *x, const struct result *y)
-{
-	return x->mode == y->mode && !strcmp(x->name, y->name) && !strcmp(x->pattern, y->pattern);
-}
-
 size_t compare_group(const struct report *rep, size_t i, const struct result **out, size_t max)
 {
 	size_t n = 0;
 
 	for (size_t j = 0; j < rep->n; j++)
-		if (same_row(&rep->r[i], &rep->r[j])) {
+		if (result_same_row(&rep->r[i], &rep->r[j])) {
 			if (n < max)
 				out[n] = &rep->r[j];
 			n++;
@@ -45,7 +40,7 @@ size_t compare_group(const struct report *rep, size_t i, const struct result **o
 bool compare_group_first(const struct report *rep, size_t i)
 {
 	for (size_t j = 0; j < i; j++)
-		if (same_row(&rep->r[i], &rep->r[j]))
+		if (result_same_row(&rep->r[i], &rep->r[j]))
 			return false;
 	return true;
 }
@@ -523,7 +518,7 @@ int compare_reports(const struct report *a, const struct report *b,
 		ident(row, &a->r[i]);
 		na = compare_group(a, i, ga, MAX_PASSES);
 		for (size_t j = 0; j < b->n && !nb; j++)
-			if (same_row(&a->r[i], &b->r[j]))
+			if (result_same_row(&a->r[i], &b->r[j]))
 				nb = compare_group(b, j, gb, MAX_PASSES);
 		if (!nb) {
 			row->basis = BASIS_NONE;
@@ -543,7 +538,7 @@ int compare_reports(const struct report *a, const struct report *b,
 		if (!compare_group_first(b, j))
 			continue;
 		for (size_t i = 0; i < a->n && !found; i++)
-			found = same_row(&a->r[i], &b->r[j]);
+			found = result_same_row(&a->r[i], &b->r[j]);
 		if (found)
 			continue;
 		row = add_row(out, &cap);

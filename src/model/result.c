@@ -111,13 +111,7 @@ void result_rescale(struct result *r, double k)
 		stats_summarize(r->samples, r->nsamples, &r->s);
 }
 
-/* Ratio of medians within one epoch, with an interval from the two
- * medians' CIs: [lo_a / hi_b, hi_a / lo_b], printed for reference only.
- * The verdict comes from the epochs (stats_judge): samples within one
- * epoch are serially correlated and share its buffers, pages and
- * calibration, and their intervals understate the noise between epochs.
- * An analog on either side gets no verdict. */
-static bool same_row(const struct result *x, const struct result *y)
+bool result_same_row(const struct result *x, const struct result *y)
 {
 	return x->mode == y->mode && !strcmp(x->name, y->name) && !strcmp(x->pattern, y->pattern);
 }
@@ -187,20 +181,26 @@ static void judge_row(struct report *rep, size_t i)
 	size_t k = 0;
 
 	for (size_t e = i; e < rep->n && k < JUDGE_MAX_EPOCHS; e++)
-		if (same_row(&rep->r[e], r0) && rep->r[e].nsamples)
+		if (result_same_row(&rep->r[e], r0) && rep->r[e].nsamples)
 			own[k++] = rep->r[e].s.median;
 	if (r0->has_ratio)
 		report_judge(rep, r0->name, r0->twin, r0->mode, r0->pattern, &j);
 	if (r0->has_ratio && (r0->analog || (t && t->analog)))
 		j.v = VERDICT_NONE;
 	for (size_t e = i; e < rep->n; e++)
-		if (same_row(&rep->r[e], r0)) {
+		if (result_same_row(&rep->r[e], r0)) {
 			rep->r[e].epoch_spread = stats_rel_sd(own, k);
 			if (r0->has_ratio)
 				rep->r[e].judge = j;
 		}
 }
 
+/* Ratio of medians within one epoch, with an interval from the two
+ * medians' CIs: [lo_a / hi_b, hi_a / lo_b], printed for reference only.
+ * The verdict comes from the epochs (stats_judge): samples within one
+ * epoch are serially correlated and share its buffers, pages and
+ * calibration, and their intervals understate the noise between epochs.
+ * An analog on either side gets no verdict. */
 void report_pair_twins(struct report *rep)
 {
 	for (size_t i = 0; i < rep->n; i++) {
@@ -225,7 +225,7 @@ void report_pair_twins(struct report *rep)
 		bool first = true;
 
 		for (size_t j = 0; j < i && first; j++)
-			first = !same_row(&rep->r[i], &rep->r[j]);
+			first = !result_same_row(&rep->r[i], &rep->r[j]);
 		if (first)
 			judge_row(rep, i);
 	}

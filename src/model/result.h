@@ -231,6 +231,8 @@ void report_pair_twins(struct report *rep);
 /* The judgment of a row in a few words: "slower +11.0 cyc", "same (5%)",
  * "unresolved (5 epochs, spread 3.1%)", "analog", "" without a twin. */
 void result_judgment_text(const struct result *r, char *buf, size_t len);
+/* x and y are one row: the same probe, mode and pattern (epochs apart). */
+bool result_same_row(const struct result *x, const struct result *y);
 const struct result *report_find(const struct report *rep, const char *name,
 				 enum probe_mode mode, const char *pattern);
 /* Judge probe a against probe b in one mode and pattern over the epochs

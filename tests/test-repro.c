@@ -239,6 +239,44 @@ static void test_conclusions(void)
 	CHECK(repro_conclusion_text(t, 16, &c, NULL) == VERDICT_FASTER && strlen(t) == 15, "truncates safely");
 }
 
+/* repro_conclude: one "conclusions" array in rc->json, made by the first
+ * claim; a per-pass claim carries its passes (null where not finite) and
+ * its published row, a plain one neither. */
+static void test_conclude_json(void)
+{
+	double a[3] = { 10, NAN, 11 }, b[3] = { 20, 21, 22 }, share[3] = { 1, 1, 0.95 };
+	struct repro_claim c = {
+		.what = "per op", .a = "x", .b = "y", .unit = "cycles", .ea = a, .eb = b, .n = 3,
+		.pub_a = NAN, .pub_b = NAN,
+	};
+	char *text = NULL;
+	size_t len = 0;
+	struct repro_ctx rc = { .json = json_object(), .out = open_memstream(&text, &len) };
+	json_t *conc, *p;
+
+	repro_conclude(&rc, &c);
+	c.per_pass = true;
+	c.share = share;
+	c.pub_row = "kmalloc(64)";
+	repro_conclude(&rc, &c);
+	fclose(rc.out);
+	conc = json_object_get(rc.json, "conclusions");
+	CHECK(conc && conc == rc.conclusions && json_array_size(conc) == 2,
+	      "one conclusions array, both claims in it");
+	CHECK(!json_object_get(json_array_get(conc, 0), "pass_a") &&
+	      !json_object_get(json_array_get(conc, 0), "pub_row"), "a plain claim: no passes, no row");
+	p = json_object_get(json_array_get(conc, 1), "pass_a");
+	CHECK(json_array_size(p) == 3 && json_is_null(json_array_get(p, 1)) &&
+	      json_real_value(json_array_get(p, 2)) == 11 &&
+	      json_array_size(json_object_get(json_array_get(conc, 1), "pass_share")) == 3,
+	      "per-pass claim: its passes, null where not finite");
+	CHECK(!strcmp(json_string_value(json_object_get(json_array_get(conc, 1), "pub_row")),
+		      "kmalloc(64)"), "per-pass claim: its published row");
+	CHECK(text && strstr(text, "conclusion per op: ") == text, "printed too");
+	json_decref(rc.json);
+	free(text);
+}
+
 static void test_per_op(void)
 {
 	CHECK(fabs(repro_cycles_per_op(10042, 42, 1000, 0.5) - 20.0) < 1e-12, "per-op: overhead off, to cycles");
@@ -819,6 +857,7 @@ int main(void)
 	test_registry(getenv("ATOMCOST_SRCDIR") ? getenv("ATOMCOST_SRCDIR") : ".");
 	test_printer();
 	test_conclusions();
+	test_conclude_json();
 	test_per_op();
 	test_slub_scoring();
 	test_legacy();

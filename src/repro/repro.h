@@ -65,7 +65,7 @@ int repro_run_all(const struct experiment *e, struct topo *t, const struct run_o
 
 /* ---- published beside measured (repro/common.c) ----
  *
- * A published table is data: one const struct repro_table per table of the
+ * A published table is data: one struct repro_table per table of the
  * post, with its source and the machine it was measured on, figures exactly
  * as published (NAN where the post gives none). The measured table has the
  * same shape (same columns; rows matched by label) and is built at run time.

@@ -202,10 +202,10 @@ static int case_figures(const struct report *rep, const struct cthread *th, unsi
 			   struct contention_part *c)
 {
 	uint64_t ops[MAX_THREADS], st[MAX_THREADS], en[MAX_THREADS], total = 0, lo = UINT64_MAX, hi = 0;
-	double cpu_wall_min = INFINITY, per_thread_mean = 0;
+	double cpu_wall_min = INFINITY, per_thread_mean = 0, agg;
+	struct contention_thread *per = calloc(n, sizeof(*per));
 
-	c->per = calloc(n, sizeof(*c->per));
-	if (!c->per)
+	if (!per)
 		return -ENOMEM;
 	for (unsigned i = 0; i < n; i++) {
 		double tpo = th[i].ops ? (double)(th[i].t_end - th[i].t_start) / th[i].ops : 0;
@@ -219,32 +219,26 @@ static int case_figures(const struct report *rep, const struct cthread *th, unsi
 		hi = en[i] > hi ? en[i] : hi;
 		per_thread_mean += tpo / n;
 		cpu_wall_min = fmin(cpu_wall_min, cw);
-		c->per[i] = (struct contention_thread){
+		per[i] = (struct contention_thread){
 			.has = ~0u, .cpu_os = th[i].cpu_os, .cpu_logical = th[i].cpu_logical,
 			.ops = (long long)th[i].ops, .ticks_per_op = tpo, .ns_per_op = result_ns(rep, tpo),
 			.cpu_s = th[i].cpu_s, .cpu_wall = cw, .start_tick = (long long)th[i].t_start,
 			.end_tick = (long long)th[i].t_end, .migrated = th[i].migrated,
 		};
 	}
-	c->has = ~0u;
-	c->nper = n;
-	c->threads = (int)n;
+	agg = total ? (double)(hi - lo) / total : 0;
+	*c = (struct contention_part){
+		.has = ~0u, .threads = (int)n, .duration_s = o->max_seconds, .stopping = "fixed duration, start barrier",
+		.slot_stride_bytes = (long long)word_offset_step, .cs_work = (long long)o->cs_work,
+		.outside_work = (long long)o->out_work, .total_ops = (long long)total,
+		.thread_ticks_per_op = per_thread_mean, .thread_ns_per_op = result_ns(rep, per_thread_mean),
+		.aggregate_ticks_per_op = agg, .aggregate_ns_per_op = result_ns(rep, agg),
+		.fairness_cv = contention_fairness(ops, n), .overlap = contention_overlap(st, en, n),
+		.cpu_wall_min = cpu_wall_min, .per = per, .nper = n,
+	};
+	c->overlapped = c->overlap >= CONTENTION_OVERLAP_MIN && cpu_wall_min >= CONTENTION_CPU_WALL_MIN;
 	snprintf(c->placement, sizeof(c->placement), "%s", o->placement ? o->placement : "spread");
 	snprintf(c->sharing, sizeof(c->sharing), "%s", contention_sharing_name(s));
-	snprintf(c->stopping, sizeof(c->stopping), "fixed duration, start barrier");
-	c->duration_s = o->max_seconds;
-	c->slot_stride_bytes = (long long)word_offset_step;
-	c->cs_work = (long long)o->cs_work;
-	c->outside_work = (long long)o->out_work;
-	c->total_ops = (long long)total;
-	c->thread_ticks_per_op = per_thread_mean;
-	c->thread_ns_per_op = result_ns(rep, per_thread_mean);
-	c->aggregate_ticks_per_op = total ? (double)(hi - lo) / total : 0;
-	c->aggregate_ns_per_op = result_ns(rep, c->aggregate_ticks_per_op);
-	c->fairness_cv = contention_fairness(ops, n);
-	c->overlap = contention_overlap(st, en, n);
-	c->cpu_wall_min = cpu_wall_min;
-	c->overlapped = c->overlap >= CONTENTION_OVERLAP_MIN && cpu_wall_min >= CONTENTION_CPU_WALL_MIN;
 	return 0;
 }
 

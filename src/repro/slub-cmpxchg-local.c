@@ -840,21 +840,19 @@ static int time_one(struct slub_run *r, enum slub_fastpath fp, int test, enum sl
 		    size_t si, size_t k)
 {
 	struct slab_cache s;
-	double ta, tf;
+	double *ta = &TICKS(r, v, 0, si, k), *tf = &TICKS(r, v, 1, si, k);
 	int ret = slab_cache_init(&s, r->sizes[si], r->n);
 
 	if (ret < 0)
 		return ret;
 	s.fastpath = fp;
 	if (test == 1) {
-		forms[fp][v].repeat(&s, r->obj, r->n, &ta, &tf);
+		forms[fp][v].repeat(&s, r->obj, r->n, ta, tf);
 		slab_cache_reset(&s);
-		forms[fp][v].repeat(&s, r->obj, r->n, &ta, &tf);
-		TICKS(r, v, 0, si, k) = ta;
-		TICKS(r, v, 1, si, k) = tf;
+		forms[fp][v].repeat(&s, r->obj, r->n, ta, tf);
 	} else {
 		forms[fp][v].pair(&s, r->n);
-		TICKS(r, v, 0, si, k) = forms[fp][v].pair(&s, r->n);
+		*ta = forms[fp][v].pair(&s, r->n);
 	}
 	slab_cache_destroy(&s);
 	return 0;

@@ -797,7 +797,6 @@ int pmu_print_events(FILE *f, bool all)
 	if (all) {
 		pfm_for_all_pmus(p) {
 			pfm_pmu_info_t pi = { .size = sizeof(pi) };
-
 			struct names l = { 0 };
 
 			if (pfm_get_pmu_info(p, &pi) != PFM_SUCCESS || !pi.is_present)
@@ -822,9 +821,6 @@ int pmu_print_events(FILE *f, bool all)
 static void sampler_free(struct pmu_sampler *s)
 {
 	free(s->v);
-	free(s->disturbed);
-	free(s->dticks);
-	free(s->dcycles);
 	free(s->own);
 	memset(s, 0, sizeof(*s));
 }
@@ -842,14 +838,15 @@ int pmu_sampler_start(struct pmu_sampler *s, const struct pmu_set *set, size_t c
 	}
 	s->cap = cap;
 	s->ops_n = (double)ops_n;
-	s->v = malloc((set->n ? set->n : 1) * cap * sizeof(double));
-	s->disturbed = malloc(cap);
-	s->dticks = malloc(cap * sizeof(double));
-	s->dcycles = malloc(cap * sizeof(double));
-	if (!s->v || !s->disturbed || !s->dticks || !s->dcycles) {
+	/* one block: v, then dticks, dcycles and disturbed */
+	s->v = malloc((set->n + 2) * cap * sizeof(double) + cap);
+	if (!s->v) {
 		sampler_free(s);
 		return -ENOMEM;
 	}
+	s->dticks = s->v + set->n * cap;
+	s->dcycles = s->dticks + cap;
+	s->disturbed = (signed char *)(s->dcycles + cap);
 	pmu_group_open(&s->g, set);
 	s->active = s->g.leader[0] >= 0 || s->g.leader[1] >= 0;	/* a read is worth its cost */
 	s->stale = true;

@@ -349,7 +349,7 @@ int runner_measure_kernel(probe_kernel_fn fn, struct probe_ctx *ctx, const struc
 	size_t cap = o->max_samples, n = 0;
 	double fixed = warm_up(T, fn, ctx, o, cal, res), min2 = INFINITY;
 	/* t_N, t_2N and the drift chains (one more than samples) */
-	double *tn = malloc((3 * cap + 1) * sizeof(double)), *t2n = tn + cap, *chain = t2n + cap;
+	double *tn = malloc((3 * cap + 1) * sizeof(double)), *t2n, *chain;
 	/* a drift chain about as long as the N timing */
 	uint64_t deadline, chain_iters = (uint64_t)(o->sample_us * 1e-6 * cal->core_hz / 64) + 1;
 	struct pmu_sampler ev;
@@ -360,6 +360,8 @@ int runner_measure_kernel(probe_kernel_fn fn, struct probe_ctx *ctx, const struc
 		free(tn);
 		return -ENOMEM;
 	}
+	t2n = tn + cap;
+	chain = t2n + cap;
 	/* events (pmu.c): the groups are read between the timings, never
 	 * inside one; hardware counts are per op from the N/2N difference */
 	ret = pmu_sampler_start(&ev, o->pmu, cap, res->iters * UNROLL);

@@ -7,6 +7,7 @@
  * report_html_escape(): names and facts come from files a user may edit. */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,12 +25,40 @@
 #define COL_BASE "#999999"
 #define COL_LOCAL "#e09f3e"
 
-/* pre, s escaped, post */
-static void esc(FILE *f, const char *pre, const char *s, const char *post)
+/* fprintf for the page, with every %s argument escaped
+ * (report_html_escape): markup goes in the format, never in an argument.
+ * Conversions: %s, %d, %u, %zu, %lld, %%, and %f or %g with any flags. */
+static void __attribute__((format(printf, 2, 3))) out(FILE *f, const char *fmt, ...)
 {
-	fputs(pre, f);
-	report_html_escape(f, s);
-	fputs(post, f);
+	va_list ap;
+
+	va_start(ap, fmt);
+	for (size_t lit; *fmt; fmt++) {
+		char spec[16], conv;
+
+		lit = strcspn(fmt, "%");
+		fwrite(fmt, 1, lit, f);
+		fmt += lit;
+		if (!*fmt)
+			break;
+		lit = strspn(fmt + 1, "-+ #.0123456789lz") + 2;
+		snprintf(spec, sizeof(spec), "%.*s", (int)lit, fmt);
+		conv = fmt[lit - 1];
+		fmt += lit - 1;
+		if (conv == 's')
+			report_html_escape(f, va_arg(ap, const char *));
+		else if (conv == 'f' || conv == 'g')
+			fprintf(f, spec, va_arg(ap, double));
+		else if (conv == '%')
+			fputc('%', f);
+		else if (strchr(spec, 'z'))
+			fprintf(f, spec, va_arg(ap, size_t));
+		else if (strstr(spec, "ll"))
+			fprintf(f, spec, va_arg(ap, long long));
+		else
+			fprintf(f, spec, va_arg(ap, int));
+	}
+	va_end(ap);
 }
 
 /* one colour per curve or pair */
@@ -62,38 +91,30 @@ static void size_str(double bytes, char *buf, size_t len, bool iec)
 static void fp_rows(FILE *f, const char *prefix, const json_t *v)
 {
 	char key[256];
+	const char *k;
+	size_t i;
+	json_t *x;
 
 	if (json_is_object(v)) {
-		const char *k;
-		json_t *x;
-
 		json_object_foreach((json_t *)v, k, x) {
 			snprintf(key, sizeof(key), "%s%s%s", prefix, prefix[0] ? "." : "", k);
 			fp_rows(f, key, x);
 		}
 		return;
 	}
-	esc(f, "<tr><th>", prefix, "</th><td>");
-	if (json_is_string(v)) {
-		report_html_escape(f, json_string_value(v));
-	} else if (json_is_array(v)) {
-		size_t i;
-		json_t *x;
-
-		json_array_foreach(v, i, x) {
-			if (i)
-				fputc(' ', f);
-			if (json_is_string(x))
-				report_html_escape(f, json_string_value(x));
-			else if (json_is_number(x))
-				fprintf(f, "%g", json_number_value(x));
-		}
-	} else if (json_is_number(v)) {
+	out(f, "<tr><th>%s</th><td>%s", prefix, json_string_value(v));
+	if (json_is_number(v))
 		fprintf(f, "%.6g", json_number_value(v));
-	} else if (json_is_boolean(v)) {
+	else if (json_is_boolean(v))
 		fputs(json_is_true(v) ? "true" : "false", f);
-	} else {
+	else if (json_is_null(v))
 		fputs("-", f);
+	json_array_foreach(v, i, x) {
+		if (i)
+			fputc(' ', f);
+		out(f, "%s", json_string_value(x));
+		if (json_is_number(x))
+			fprintf(f, "%g", json_number_value(x));
 	}
 	fputs("</td></tr>\n", f);
 }
@@ -170,16 +191,20 @@ static const char *color_of(const struct result *r)
 #define BAR_LW 230
 #define BAR_H 16
 
+/* A chart's figure and svg, w x h from the top y0, with its title. */
+static void svg_open(FILE *f, const char *klass, int w, int h, int y0, const char *title)
+{
+	out(f, "<figure><svg class=\"chart %s\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+	    "viewBox=\"0 %d %d %d\" role=\"img\"><title>%s</title>\n", klass, w, h, y0, w, h, title);
+}
+
 /* One bar with its whisker and value; ratio: to the twin drawn under it. */
 static void bar(const struct row *w, double scale, int y, double ratio, FILE *f)
 {
-	fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"label\">", BAR_LW - 6, y + 12);
-	report_html_escape(f, w->r->name);
-	fprintf(f, "</text><rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>",
-		BAR_LW, y + 1, fmax(w->cyc, 0) * scale, BAR_H - 3, color_of(w->r));
-	report_html_escape(f, w->r->name);
-	esc(f, ": ", w->r->insn, "");
-	fprintf(f, ", %.2f cycles</title></rect>", w->cyc);
+	out(f, "<text x=\"%d\" y=\"%d\" class=\"label\">%s</text><rect class=\"bar\" x=\"%d\" y=\"%d\" "
+	    "width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>%s: %s, %.2f cycles</title></rect>", BAR_LW - 6,
+	    y + 12, w->r->name, BAR_LW, y + 1, fmax(w->cyc, 0) * scale, BAR_H - 3, color_of(w->r), w->r->name,
+	    w->r->insn, w->cyc);
 	if (isfinite(w->lo) && isfinite(w->hi))
 		fprintf(f, "<path class=\"whisker\" d=\"M%.1f %d H%.1f M%.1f %d v6 M%.1f %d v6\"/>",
 			BAR_LW + fmax(w->lo, 0) * scale, y + 7, BAR_LW + w->hi * scale, BAR_LW + fmax(w->lo, 0) * scale,
@@ -220,7 +245,9 @@ static void bars_chart(const struct rows *rs, const char *pattern, enum probe_mo
 {
 	const struct row *pick[512], *twin[512];
 	size_t n = bars_pick(rs, pattern, mode, pick, twin, ARRAY_SIZE(pick));
+	const char *mn = probe_mode_name(mode);
 	double max = 0, scale;
+	char title[128];
 	int y = 0;
 
 	for (size_t k = 0; k < n; k++) {
@@ -231,11 +258,9 @@ static void bars_chart(const struct rows *rs, const char *pattern, enum probe_mo
 		return;
 	max *= 1.12;
 	scale = (W - BAR_LW - 70) / max;
-	esc(f, "<h3>", pattern, "");
-	fprintf(f, ", %s</h3>\n<figure><svg class=\"chart bars\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-		   "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\"><title>", probe_mode_name(mode), W, y + 40, W, y + 40);
-	report_html_escape(f, pattern);
-	fprintf(f, " %s: core cycles per op</title>\n", probe_mode_name(mode));
+	out(f, "<h3>%s, %s</h3>\n", pattern, mn);
+	snprintf(title, sizeof(title), "%s %s: core cycles per op", pattern, mn);
+	svg_open(f, "bars", W, y + 40, 0, title);
 	for (int k = 0; k <= 4; k++) {	/* axis with 5 ticks */
 		double v = max * k / 4.0, x = BAR_LW + (W - BAR_LW - 70) * v / max;
 
@@ -252,12 +277,10 @@ static void bars_chart(const struct rows *rs, const char *pattern, enum probe_mo
 			bar(twin[k], scale, y + BAR_H, NAN, f);
 		y += BAR_H * (twin[k] ? 2 : 1) + 8;
 	}
-	esc(f, "</svg><figcaption>", pattern, "");
-	fprintf(f, ", %s: <span style=\"color:%s\">&#9632;</span> atomic, <span style=\"color:%s\">&#9632;</span> "
-		   "local-only (atomic against this CPU), "
-		   "<span style=\"color:%s\">&#9632;</span> non-atomic, <span style=\"color:%s\">&#9632;</span> baseline; "
-		   "(xN) is the ratio to the twin drawn under it.</figcaption></figure>\n",
-		probe_mode_name(mode), COL_ATOMIC, COL_LOCAL, COL_PLAIN, COL_BASE);
+	out(f, "</svg><figcaption>%s, %s: <span style=\"color:%s\">&#9632;</span> atomic, <span style=\"color:%s\">"
+	    "&#9632;</span> local-only (atomic against this CPU), <span style=\"color:%s\">&#9632;</span> non-atomic, "
+	    "<span style=\"color:%s\">&#9632;</span> baseline; (xN) is the ratio to the twin drawn under it."
+	    "</figcaption></figure>\n", pattern, mn, COL_ATOMIC, COL_LOCAL, COL_PLAIN, COL_BASE);
 }
 
 /* Variant of a pattern ("l2+w1" -> "+w1", "l2" -> ""): one curve per probe
@@ -342,17 +365,12 @@ static void fp_curve(const struct rows *rs, const struct plot *s, const struct r
 
 		if (!same_curve(q, w))
 			continue;
-		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>", plot_x(s, q->fp),
-			plot_y(s, q->cyc), col);
-		report_html_escape(f, q->r->name);
-		esc(f, " ", q->r->pattern, "");
-		fprintf(f, ": %.2f cycles, %.0f bytes</title></circle>", q->cyc, q->fp);
+		out(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>%s %s: %.2f cycles, %.0f bytes</title>"
+		    "</circle>", plot_x(s, q->fp), plot_y(s, q->cyc), col, q->r->name, q->r->pattern, q->cyc, q->fp);
 	}
-	fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\"/>"
-		   "<text x=\"%.1f\" y=\"%d\" class=\"value\" fill=\"%s\">",
-		lastx + 12, 8 + 14 * ncurve, lastx + 26, 8 + 14 * ncurve, col, lastx + 30, 12 + 14 * ncurve, col);
-	report_html_escape(f, w->r->name);
-	esc(f, "", variant_of(w->r), "</text>\n");
+	out(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\"/><text x=\"%.1f\" "
+	    "y=\"%d\" class=\"value\" fill=\"%s\">%s%s</text>\n", lastx + 12, 8 + 14 * ncurve, lastx + 26, 8 + 14 * ncurve,
+	    col, lastx + 30, 12 + 14 * ncurve, col, w->r->name, variant_of(w->r));
 }
 
 /* Cycles per op against footprint: one curve per probe and variant. */
@@ -360,6 +378,7 @@ static void footprint_chart(const struct rows *rs, enum probe_mode mode, FILE *f
 {
 	struct plot s = { 60, 0, W - 60 - 170, 300, INFINITY, -INFINITY, 0, 0, false };
 	double ymin = INFINITY, ymax = 0;
+	char title[64];
 	int ncurve = 0;
 
 	for (size_t i = 0; i < rs->n; i++) {
@@ -381,9 +400,9 @@ static void footprint_chart(const struct rows *rs, enum probe_mode mode, FILE *f
 	s.ylog = isfinite(ymin) && ymax / ymin > 20;	/* L1 hit to DRAM miss */
 	s.ylo = s.ylog ? pow(10, floor(log10(ymin))) : 0;
 	s.yhi = s.ylog ? pow(10, ceil(log10(ymax))) : ymax;
-	fprintf(f, "<h3>%s</h3>\n<figure><svg class=\"chart curves\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-		   "height=\"%d\" viewBox=\"0 -12 %d %d\" role=\"img\"><title>%s: cycles per op vs footprint</title>\n",
-		probe_mode_name(mode), W, s.ph + 62, W, s.ph + 62, probe_mode_name(mode));
+	snprintf(title, sizeof(title), "%s: cycles per op vs footprint", probe_mode_name(mode));
+	fprintf(f, "<h3>%s</h3>\n", probe_mode_name(mode));
+	svg_open(f, "curves", W, s.ph + 62, -12, title);
 	fp_axes(&s, f);
 	for (size_t i = 0; i < rs->n; i++) {
 		bool dup = false;
@@ -400,57 +419,44 @@ static void footprint_chart(const struct rows *rs, enum probe_mode mode, FILE *f
 /* One heat map: v[i][j] the cost of moving a line from cpus[i] to cpus[j]. */
 static void heatmap(const struct c2c_map *m, FILE *f)
 {
-	size_t n = m->n, cell;
+	int n = (int)m->n, lw = 50, cell = n > 32 ? 12 : n > 8 ? 24 : 48;
 	double lo = INFINITY, hi = -INFINITY;
-	const char *unit = m->unit;
-	int lw = 50;
+	const char *unit = m->unit ? m->unit : "ns";
 
 	if (m->method)
-		esc(f, "<h3>", m->method, "</h3>\n");
-	for (size_t i = 0; i < n * n; i++)
+		out(f, "<h3>%s</h3>\n", m->method);
+	for (int i = 0; i < n * n; i++)
 		if (isfinite(m->v[i])) {
 			lo = fmin(lo, m->v[i]);
 			hi = fmax(hi, m->v[i]);
 		}
-	cell = n > 32 ? 12 : n > 8 ? 24 : 48;
-	fprintf(f, "<figure><svg class=\"chart heatmap\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%zu\" height=\"%zu\" "
-		   "viewBox=\"0 0 %zu %zu\" role=\"img\"><title>cache-to-cache transfer cost</title>\n",
-		lw + n * cell + 360, lw + n * cell + 30, lw + n * cell + 360, lw + n * cell + 30);
-	for (size_t i = 0; i < n; i++) {
+	svg_open(f, "heatmap", lw + n * cell + 360, lw + n * cell + 30, 0, "cache-to-cache transfer cost");
+	for (int i = 0; i < n; i++) {
 		long long os = m->cpus[i];
 
-		fprintf(f, "<text x=\"%d\" y=\"%.1f\" class=\"label\">%lld</text>", lw - 4,
-			lw + i * cell + cell / 2.0 + 4, os);
-		fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"tick\">%lld</text>", lw + i * cell + cell / 2.0,
-			lw - 6, os);
-		for (size_t j = 0; j < n; j++) {
-			double t, val = m->v[i * n + j];
-			int r, g, b;
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\" class=\"label\">%lld</text><text x=\"%.1f\" y=\"%d\" class=\"tick\">"
+			   "%lld</text>", lw - 4, lw + i * cell + cell / 2.0 + 4, os, lw + i * cell + cell / 2.0, lw - 6, os);
+		for (int j = 0; j < n; j++) {
+			double val = m->v[i * n + j], t = hi > lo ? (val - lo) / (hi - lo) : 0;
 
+			fprintf(f, "<rect class=\"cell%s\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"", isnan(val) ?
+				" none" : "", lw + j * cell, lw + i * cell, cell - 1, cell - 1);
 			if (isnan(val)) {
-				fprintf(f, "<rect class=\"cell none\" x=\"%zu\" y=\"%zu\" width=\"%zu\" height=\"%zu\"/>",
-					lw + j * cell, lw + i * cell, cell - 1, cell - 1);
+				fputs("/>", f);
 				continue;
 			}
-			t = hi > lo ? (val - lo) / (hi - lo) : 0;
 			/* light yellow (cheap) to dark red (dear) */
-			r = (int)(255 - 100 * t);
-			g = (int)(240 - 210 * t);
-			b = (int)(180 - 150 * t);
-			fprintf(f, "<rect class=\"cell\" x=\"%zu\" y=\"%zu\" width=\"%zu\" height=\"%zu\" fill=\"rgb(%d,%d,%d)\">"
-				   "<title>%lld -&gt; %zu: %.1f ",
-				lw + j * cell, lw + i * cell, cell - 1, cell - 1, r, g, b, os, j, val);
-			esc(f, "", unit ? unit : "ns", "</title></rect>");
+			out(f, " fill=\"rgb(%d,%d,%d)\"><title>%lld -&gt; %d: %.1f %s</title></rect>", (int)(255 - 100 * t),
+			    (int)(240 - 210 * t), (int)(180 - 150 * t), os, j, val, unit);
 			if (cell >= 48)
 				fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"cellv\">%.0f</text>",
 					lw + j * cell + cell / 2.0, lw + i * cell + cell / 2.0 + 4, val);
 		}
 		fputc('\n', f);
 	}
-	fprintf(f, "<text x=\"%d\" y=\"%zu\" class=\"axis\">row: from CPU, column: to CPU; %.1f to %.1f ",
-		lw, lw + n * cell + 20, lo, hi);
-	esc(f, "", unit ? unit : "ns", "</text></svg><figcaption>Cache-to-cache transfer cost (the c2c section "
-	    "of the report); grey: not measured.</figcaption></figure>\n");
+	out(f, "<text x=\"%d\" y=\"%d\" class=\"axis\">row: from CPU, column: to CPU; %.1f to %.1f %s</text></svg>"
+	    "<figcaption>Cache-to-cache transfer cost (the c2c section of the report); grey: not measured."
+	    "</figcaption></figure>\n", lw, lw + n * cell + 20, lo, hi, unit);
 }
 
 /* The c2c section's matrices (report_c2c): one heat map per method. */
@@ -479,15 +485,13 @@ static void card_caches(const struct card *c, FILE *f)
 	for (unsigned i = 0; i < k->nlevel; i++) {
 		const struct card_level *l = &k->level[i];
 
-		if (i)
-			fputs(" | ", f);
+		fputs(i ? " | " : "", f);
 		if (l->memory) {
 			fprintf(f, "DRAM %.0f ns (%.0f cycles)", l->ns, l->cycles);
 			continue;
 		}
 		size_str(l->size, a, sizeof(a), true);
-		report_html_escape(f, l->name);
-		fprintf(f, " %s %.1f cycles", a, l->cycles);
+		out(f, "%s %s %.1f cycles", l->name, a, l->cycles);
 		if (l->size_min > 0) {
 			size_str(l->size_min, a, sizeof(a), true);
 			size_str(l->size_max, b, sizeof(b), true);
@@ -507,57 +511,41 @@ static void card_caches(const struct card *c, FILE *f)
 			continue;
 		size_str(l->hwloc, a, sizeof(a), true);
 		size_str(l->size, b, sizeof(b), true);
-		fputs(l->effective_share ? "<br>" : "<br><span class=\"warn\">hwloc declares ", f);
-		report_html_escape(f, l->name);
 		if (l->effective_share)
-			fprintf(f, " effective share about %s of %s declared: shared with other %s", b, a,
-				c->machine.vm > 0 ? "tenants" : "cores");
+			out(f, "<br>%s effective share about %s of %s declared: shared with other %s", l->name, b, a,
+			    c->machine.vm > 0 ? "tenants" : "cores");
 		else
-			fprintf(f, " = %s, measured about %s: the patterns use the measured size</span>", a, b);
+			out(f, "<br><span class=\"warn\">hwloc declares %s = %s, measured about %s: the patterns use the "
+			    "measured size</span>", l->name, a, b);
 	}
-	if (k->tlb && k->tlb_reach > 0) {
-		size_str(k->tlb_reach, a, sizeof(a), true);
+	if (k->tlb)
+		size_str(k->tlb_reach > 0 ? k->tlb_reach : k->tlb_compared, a, sizeof(a), true);
+	if (k->tlb && k->tlb_reach > 0)
 		fprintf(f, "<br>TLB reach about %s (4 KiB pages cost more past it; not a cache level)", a);
-	} else if (k->tlb) {
-		size_str(k->tlb_compared, a, sizeof(a), true);
+	else if (k->tlb)
 		fprintf(f, "<br>TLB: 4 KiB and 2 MiB pages walk alike up to %s (huge pages did not move the "
 			   "staircase here)", a);
-	}
-}
-
-/* The split lock: its cost against the report's aligned atomic_inc row (the
- * section's denominator), or why it was not measured. */
-static void card_split(const struct card_split *s, FILE *f)
-{
-	char t[256];
-
-	esc(f, "<tr><th>split lock</th><td>", card_split_text(s, t, sizeof(t)), "");
-	if (s->has_kernel)
-		esc(f, "<br>kernel: ", s->kernel_why, "");
-	fputs("</td></tr>\n", f);
 }
 
 static void card_machine(const struct report *rep, const struct card *c, FILE *f)
 {
 	const struct card_machine *m = &c->machine;
+	char t[256];
 
-	esc(f, "<table class=\"card\"><tr><th>machine</th><td>", m->cpu, " (family ");
-	report_html_escape(f, m->family);
-	esc(f, " model ", m->model, ", microcode ");
-	report_html_escape(f, m->microcode);
-	esc(f, ")<br>", m->sysname, "");
-	fputc(' ', f);
-	report_html_escape(f, m->release);
-	fprintf(f, ", %s, ", card_vm_text(m->vm));
-	report_html_escape(f, rep->topo_summary[0] ? rep->topo_summary : "topology unknown");
-	fprintf(f, "</td></tr>\n<tr><th>clock</th><td>core %.3f GHz, cycles from ", rep->cal.core_hz / 1e9);
-	report_html_escape(f, rep->cal.cycle_source ? rep->cal.cycle_source : "?");
-	fprintf(f, "; %s</td></tr>\n<tr><th>caches</th><td>", rep->cal.trustworthy ? "calibration trustworthy" :
-		"<span class=\"warn\">CALIBRATION NOT TRUSTWORTHY</span>");
+	out(f, "<table class=\"card\"><tr><th>machine</th><td>%s (family %s model %s, microcode %s)<br>%s %s, %s, %s"
+	    "</td></tr>\n<tr><th>clock</th><td>core %.3f GHz, cycles from %s; ", m->cpu, m->family, m->model,
+	    m->microcode, m->sysname, m->release, card_vm_text(m->vm),
+	    rep->topo_summary[0] ? rep->topo_summary : "topology unknown", rep->cal.core_hz / 1e9,
+	    rep->cal.cycle_source ? rep->cal.cycle_source : "?");
+	fputs(rep->cal.trustworthy ? "calibration trustworthy" : "<span class=\"warn\">CALIBRATION NOT TRUSTWORTHY</span>",
+	      f);
+	fputs("</td></tr>\n<tr><th>caches</th><td>", f);
 	card_caches(c, f);
-	fputs("</td></tr>\n", f);
-	card_split(&c->split, f);
-	fputs("</table>\n", f);
+	/* the split lock: its cost against the aligned atomic_inc row, or why not measured */
+	out(f, "</td></tr>\n<tr><th>split lock</th><td>%s", card_split_text(&c->split, t, sizeof(t)));
+	if (c->split.has_kernel)
+		out(f, "<br>kernel: %s", c->split.kernel_why);
+	fputs("</td></tr>\n</table>\n", f);
 }
 
 static void card_atomicity(const struct card *c, FILE *f)
@@ -566,15 +554,11 @@ static void card_atomicity(const struct card *c, FILE *f)
 		fputs("<p>atomicity: not measured (no atomic/non-atomic twin pair in this report)</p>\n", f);
 		return;
 	}
-	esc(f, "<h3>The cost of atomicity: ", c->pair_atomic, " against ");
-	report_html_escape(f, c->pair_plain);
-	esc(f, "</h3>\n<p class=\"note\">They differ in ", c->differs, "");
-	if (c->lock_plain) {
-		esc(f, ". The lock's part: ", c->pair_atomic, " against ");
-		report_html_escape(f, c->lock_plain);
-		esc(f, " (the same op unlocked); the instruction's part: ", c->lock_plain, " against ");
-		report_html_escape(f, c->pair_plain);
-	}
+	out(f, "<h3>The cost of atomicity: %s against %s</h3>\n<p class=\"note\">They differ in %s", c->pair_atomic,
+	    c->pair_plain, c->differs);
+	if (c->lock_plain)
+		out(f, ". The lock's part: %s against %s (the same op unlocked); the instruction's part: %s against %s",
+		    c->pair_atomic, c->lock_plain, c->lock_plain, c->pair_plain);
 	fprintf(f, ". Cycles per op, medians of %u epochs; slower or faster only beyond %.0f%% or %.2f cycles, "
 		   "same only by an equivalence test, else unresolved.</p>\n<table class=\"res card\"><tr><th>where"
 		   "</th><th>mode</th><th>atomic</th><th>non-atomic</th><th>difference [95%% CI]</th><th>verdict</th>"
@@ -584,16 +568,14 @@ static void card_atomicity(const struct card *c, FILE *f)
 		const struct card_cmp *k = &c->cmp[i];
 		char d[48], v[32], l[32], s[32];
 
-		esc(f, "<tr><td>", k->what, "");
-		fprintf(f, "</td><td>%s</td>", probe_mode_name(k->mode));
-		if (!k->pair.a) {
+		out(f, "<tr><td>%s</td><td>%s</td>", k->what, probe_mode_name(k->mode));
+		if (!k->pair.a)
 			fputs("<td colspan=\"6\" class=\"note\">not measured</td></tr>\n", f);
-			continue;
-		}
-		fprintf(f, "<td class=\"n\">%.2f</td><td class=\"n\">%.2f</td><td class=\"n\">%s</td><td>%s</td>"
-			   "<td>%s</td><td>%s</td></tr>\n", k->pair.a_cyc, k->pair.b_cyc,
-			card_diff_cell(&k->pair, d, sizeof(d)), card_part_word(&k->pair, v, sizeof(v)),
-			card_part_cell(&k->lock, l, sizeof(l)), card_part_cell(&k->insn, s, sizeof(s)));
+		else
+			fprintf(f, "<td class=\"n\">%.2f</td><td class=\"n\">%.2f</td><td class=\"n\">%s</td><td>%s</td>"
+				   "<td>%s</td><td>%s</td></tr>\n", k->pair.a_cyc, k->pair.b_cyc,
+				card_diff_cell(&k->pair, d, sizeof(d)), card_part_word(&k->pair, v, sizeof(v)),
+				card_part_cell(&k->lock, l, sizeof(l)), card_part_cell(&k->insn, s, sizeof(s)));
 	}
 	fputs("</table>\n", f);
 }
@@ -604,19 +586,16 @@ static void card_sharing(const struct card *c, FILE *f)
 		fputs("<p>sharing: not measured (no contention rows in this report)</p>\n", f);
 		return;
 	}
-	esc(f, "<h3>Sharing: ", c->share_probe, " by 2 threads, per topology class</h3>\n<table class=\"res card\">"
-	    "<tr><th>class</th><th>true sharing</th><th>false sharing</th><th>no sharing</th><th>cycles per op</th>"
-	    "</tr>\n");
+	out(f, "<h3>Sharing: %s by 2 threads, per topology class</h3>\n<table class=\"res card\"><tr><th>class</th>"
+	    "<th>true sharing</th><th>false sharing</th><th>no sharing</th><th>cycles per op</th></tr>\n",
+	    c->share_probe);
 	for (unsigned i = 0; i < c->nshare; i++) {
 		const struct card_share *s = &c->share[i];
 		const double v[3] = { s->true_share, s->false_share, s->no_share };
 
-		esc(f, "<tr><td>", s->placement, "</td>");
+		out(f, "<tr><td>%s</td>", s->placement);
 		for (int k = 0; k < 3; k++)
-			if (v[k] > 0)
-				fprintf(f, "<td class=\"n\">%.1f</td>", v[k]);
-			else
-				fputs("<td class=\"n note\">-</td>", f);
+			fprintf(f, v[k] > 0 ? "<td class=\"n\">%.1f</td>" : "<td class=\"n note\">-</td>", v[k]);
 		fputs("<td>", f);
 		if (s->not_overlapped)
 			fputs("some cases' threads did not overlap: not contention, left out. ", f);
@@ -625,6 +604,29 @@ static void card_sharing(const struct card *c, FILE *f)
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);
+}
+
+/* One option of a need's menu: rank, probe, its costs, a spark bar of its
+ * cost in the need's basis (max: the need's dearest) and when it is safe. */
+static void menu_option(const struct card_option *op, enum card_basis basis, double max, FILE *f)
+{
+	double cost = fmax(card_option_cost(op, basis), 0);
+	char cell[4][16];
+
+	card_cost_text(op->walk, true, cell[0], sizeof(cell[0]));
+	card_cost_text(op->stores, true, cell[1], sizeof(cell[1]));
+	card_cost_text(op->chain, false, cell[2], sizeof(cell[2]));
+	card_cost_text(op->tput, false, cell[3], sizeof(cell[3]));
+	if (op->rank)
+		fprintf(f, "<td class=\"n\">%s%u</td>", op->tie ? "=" : "", op->rank);
+	else
+		fputs("<td class=\"n\">-</td>", f);
+	out(f, "<td><code>%s</code></td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
+	    "<td class=\"n\">%s</td><td><svg class=\"spark\" width=\"120\" height=\"10\" role=\"img\"><rect x=\"0\" "
+	    "y=\"1\" width=\"%.1f\" height=\"8\" fill=\"%s\"/></svg></td><td>%s", op->probe, cell[0], cell[1], cell[2],
+	    cell[3], max > 0 && isfinite(cost) ? 120 * cost / max : 0, op->rank == 1 ? COL_PLAIN : COL_BASE,
+	    op->safe_when);
+	fputs(op->analog ? " <i>[analog: not the real primitive]</i></td></tr>\n" : "</td></tr>\n", f);
 }
 
 static void card_menu(const struct card *c, FILE *f)
@@ -643,36 +645,13 @@ static void card_menu(const struct card *c, FILE *f)
 
 		for (unsigned o = 0; o < nd->nopt; o++)
 			max = fmax(max, fmax(card_option_cost(&nd->opt[o], nd->basis), 0));
-		fprintf(f, "<tr class=\"need\"><td rowspan=\"%u\">", nd->nopt ? nd->nopt : 1);
-		report_html_escape(f, nd->need);
-		fprintf(f, "<br><span class=\"note\">ranked by: %s</span></td>", card_basis_name(nd->basis));
+		out(f, "<tr class=\"need\"><td rowspan=\"%u\">%s<br><span class=\"note\">ranked by: %s</span></td>",
+		    nd->nopt ? nd->nopt : 1, nd->need, card_basis_name(nd->basis));
 		if (!nd->nopt)
 			fputs("<td colspan=\"8\" class=\"note\">not measured</td></tr>\n", f);
 		for (unsigned o = 0; o < nd->nopt; o++) {
-			const struct card_option *op = &nd->opt[o];
-			double cost = fmax(card_option_cost(op, nd->basis), 0);
-			char cell[4][16];
-
-			card_cost_text(op->walk, true, cell[0], sizeof(cell[0]));
-			card_cost_text(op->stores, true, cell[1], sizeof(cell[1]));
-			card_cost_text(op->chain, false, cell[2], sizeof(cell[2]));
-			card_cost_text(op->tput, false, cell[3], sizeof(cell[3]));
-			if (o)
-				fputs("<tr>", f);
-			if (op->rank)
-				fprintf(f, "<td class=\"n\">%s%u</td><td><code>", op->tie ? "=" : "", op->rank);
-			else
-				fputs("<td class=\"n\">-</td><td><code>", f);
-			report_html_escape(f, op->probe);
-			fprintf(f, "</code></td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
-				   "<td class=\"n\">%s</td><td><svg class=\"spark\" width=\"120\" height=\"10\" role=\"img\">"
-				   "<rect x=\"0\" y=\"1\" width=\"%.1f\" height=\"8\" fill=\"%s\"/></svg></td><td>",
-				cell[0], cell[1], cell[2], cell[3], max > 0 && isfinite(cost) ? 120 * cost / max : 0,
-				op->rank == 1 ? COL_PLAIN : COL_BASE);
-			report_html_escape(f, op->safe_when);
-			if (op->analog)
-				fputs(" <i>[analog: not the real primitive]</i>", f);
-			fputs("</td></tr>\n", f);
+			fputs(o ? "<tr>" : "", f);
+			menu_option(&nd->opt[o], nd->basis, max, f);
 		}
 	}
 	fputs("</table>\n", f);
@@ -680,9 +659,9 @@ static void card_menu(const struct card *c, FILE *f)
 
 /* The measured staircase: cycles per load of the dependent chase against
  * the footprint (log x, log y), the detected levels as bands with their
- * measured size (solid) and hwloc's declared sizes (dashed). */
-/* The level bands, labelled at the top; the grid: 1, 2, 5 per decade up,
- * a tick every power of 4 across. */
+ * measured size (solid) and hwloc's declared sizes (dashed). The level
+ * bands, labelled at the top; the grid: 1, 2, 5 per decade up, a tick
+ * every power of 4 across. */
 static void stair_frame(const struct plot *s, const struct card_caches *k, FILE *f)
 {
 	static const char *const band[] = { "#eef4fa", "#fbf1e6", "#eef6ee", "#f6eef6", "#f4f4f4" };
@@ -693,16 +672,14 @@ static void stair_frame(const struct plot *s, const struct card_caches *k, FILE 
 
 		if (!(l->first > 0) || !(l->last >= l->first))
 			continue;
-		fprintf(f, "<rect class=\"level\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>",
-			plot_x(s, l->first), s->top, fmax(plot_x(s, l->last) - plot_x(s, l->first), 2), s->ph,
-			band[i % ARRAY_SIZE(band)]);
 		if (l->memory)
 			snprintf(lab, sizeof(lab), "DRAM %.0f ns", l->ns);
 		else
 			snprintf(lab, sizeof(lab), "%.6s %.1f cyc", l->name, l->cycles);
-		fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"lvl\">", (plot_x(s, l->first) + plot_x(s, l->last)) / 2,
-			s->top + 14);
-		esc(f, "", lab, "</text>\n");
+		out(f, "<rect class=\"level\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/><text x=\"%.1f\" "
+		    "y=\"%d\" class=\"lvl\">%s</text>\n", plot_x(s, l->first), s->top,
+		    fmax(plot_x(s, l->last) - plot_x(s, l->first), 2), s->ph, band[i % ARRAY_SIZE(band)],
+		    (plot_x(s, l->first) + plot_x(s, l->last)) / 2, s->top + 14, lab);
 	}
 	for (double d = s->ylo; d <= s->yhi * 1.001; d *= 10)
 		for (int m = 1; m <= 5 && d * m <= s->yhi * 1.001; m += (m == 1 ? 1 : 3))
@@ -744,11 +721,9 @@ static void stair_sizes(const struct plot *s, const struct card_caches *k, FILE 
 		if (!(l->size > 0) || l->memory)
 			continue;
 		size_str(l->size, t, sizeof(t), false);
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" class=\"measured\"/>"
-			   "<text x=\"%.1f\" y=\"%d\" class=\"mlab\">", plot_x(s, l->size), s->top + 18, plot_x(s, l->size),
-			s->top + s->ph, plot_x(s, l->size) - 3, s->top + 30);
-		report_html_escape(f, l->name);
-		fprintf(f, " %s measured</text>", t);
+		out(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" class=\"measured\"/><text x=\"%.1f\" y=\"%d\" "
+		    "class=\"mlab\">%s %s measured</text>", plot_x(s, l->size), s->top + 18, plot_x(s, l->size),
+		    s->top + s->ph, plot_x(s, l->size) - 3, s->top + 30, l->name, t);
 		if (l->size_lo > 0 && l->size_hi > l->size_lo)
 			fprintf(f, "<path class=\"bracket\" d=\"M%.1f %d H%.1f M%.1f %d v8 M%.1f %d v8\"/>",
 				plot_x(s, l->size_lo), s->top + s->ph - 8, plot_x(s, hi), plot_x(s, l->size_lo),
@@ -792,18 +767,16 @@ static void staircase_chart(const struct card *c, FILE *f)
 	}
 	s.ylo = pow(10, floor(log10(s.ylo)));
 	s.yhi = pow(10, ceil(log10(s.yhi)));
-	fprintf(f, "<figure><svg class=\"chart staircase\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-		   "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\"><title>measured memory hierarchy: "
-		   "cycles per dependent load against footprint</title>\n",
-		W, s.top + s.ph + 44, W, s.top + s.ph + 44);
+	svg_open(f, "staircase", W, s.top + s.ph + 44, 0,
+		 "measured memory hierarchy: cycles per dependent load against footprint");
 	stair_frame(&s, k, f);
 	stair_sizes(&s, k, f);
 	stair_points(&s, k, f);
 	fprintf(f, "\n<text x=\"%d\" y=\"%d\" class=\"axis\">footprint of the dependent random chase (bytes, log "
-		   "scale); y: core cycles per load (log scale)</text>\n</svg>", s.lw, s.top + s.ph + 36);
-	fputs("<figcaption>Bands: the levels found at the knees of the staircase; solid lines: each level's "
-	      "measured size, with the bracket of footprints it lies between; dashed: the sizes hwloc "
-	      "declares (in a virtual machine they can be fiction).</figcaption></figure>\n", f);
+		   "scale); y: core cycles per load (log scale)</text>\n</svg><figcaption>Bands: the levels found at the "
+		   "knees of the staircase; solid lines: each level's measured size, with the bracket of footprints it "
+		   "lies between; dashed: the sizes hwloc declares (in a virtual machine they can be fiction)."
+		   "</figcaption></figure>\n", s.lw, s.top + s.ph + 36);
 }
 
 /* Atomic over non-atomic by pattern (card_build's ratio pairs): one bar
@@ -839,14 +812,12 @@ static void ratio_bars(const struct card *c, double lmin, double lmax, FILE *f)
 
 			if (!rc_drawn(p))
 				continue;
-			fprintf(f, "<rect class=\"rbar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"%s>"
-				   "<title>", x, fmin(y0, y1), fmax(bw - 1, 1), fmax(fabs(y1 - y0), 1),
-				palette[k % ARRAY_SIZE(palette)], p->j.v == VERDICT_SAME ? " fill-opacity=\"0.3\"" : "");
-			report_html_escape(f, p->a);
-			esc(f, " / ", p->b, "");
-			fprintf(f, ", %s: %.2f / %.2f cycles = %.2fx: %s over %zu epochs</title></rect>\n",
-				card_ratio_label(g), p->a_cyc, p->b_cyc, p->a_cyc / p->b_cyc, stats_verdict_name(p->j.v),
-				p->j.n);
+			fprintf(f, "<rect class=\"rbar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"%s>",
+				x, fmin(y0, y1), fmax(bw - 1, 1), fmax(fabs(y1 - y0), 1), palette[k % ARRAY_SIZE(palette)],
+				p->j.v == VERDICT_SAME ? " fill-opacity=\"0.3\"" : "");
+			out(f, "<title>%s / %s, %s: %.2f / %.2f cycles = %.2fx: %s over %zu epochs</title></rect>\n", p->a,
+			    p->b, card_ratio_label(g), p->a_cyc, p->b_cyc, p->a_cyc / p->b_cyc, stats_verdict_name(p->j.v),
+			    p->j.n);
 		}
 	}
 }
@@ -867,21 +838,17 @@ static void ratio_chart(const struct card *c, FILE *f)
 				lmin = fmin(lmin, floor(log2(c->ratio[k].part[g].a_cyc / c->ratio[k].part[g].b_cyc)));
 				lmax = fmax(lmax, ceil(log2(c->ratio[k].part[g].a_cyc / c->ratio[k].part[g].b_cyc)));
 			}
-	fprintf(f, "<figure><svg class=\"chart ratios\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-		   "viewBox=\"0 0 %d %d\" role=\"img\"><title>atomic over non-atomic cycles per op, by pattern</title>\n",
-		W, RC_TOP + RC_PH + 44, W, RC_TOP + RC_PH + 44);
+	svg_open(f, "ratios", W, RC_TOP + RC_PH + 44, 0, "atomic over non-atomic cycles per op, by pattern");
 	for (double e = lmin; e <= lmax; e += 1)
 		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" class=\"%s\"/>"
 			   "<text x=\"%d\" y=\"%.1f\" class=\"label\">%gx</text>\n", RC_LW, rc_y(pow(2, e), lmin, lmax),
 			RC_LW + RC_PW, rc_y(pow(2, e), lmin, lmax), e == 0 ? "one" : "grid", RC_LW - 4,
 			rc_y(pow(2, e), lmin, lmax) + 4, pow(2, e));
 	ratio_bars(c, lmin, lmax, f);
-	for (unsigned k = 0; k < c->nratio; k++) {
-		fprintf(f, "<rect x=\"%d\" y=\"%u\" width=\"10\" height=\"10\" fill=\"%s\"/><text x=\"%d\" y=\"%u\" "
-			   "class=\"value\">", RC_LW + RC_PW + 12, RC_TOP + 4 + 16 * k, palette[k % ARRAY_SIZE(palette)],
-			RC_LW + RC_PW + 26, RC_TOP + 13 + 16 * k);
-		esc(f, "", c->ratio[k].atomic, "</text>\n");
-	}
+	for (unsigned k = 0; k < c->nratio; k++)
+		out(f, "<rect x=\"%d\" y=\"%u\" width=\"10\" height=\"10\" fill=\"%s\"/><text x=\"%d\" y=\"%u\" "
+		    "class=\"value\">%s</text>\n", RC_LW + RC_PW + 12, RC_TOP + 4 + 16 * k, palette[k % ARRAY_SIZE(palette)],
+		    RC_LW + RC_PW + 26, RC_TOP + 13 + 16 * k, c->ratio[k].atomic);
 	fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"axis\">atomic op's cycles over its non-atomic twin's (log scale; "
 		   "1x: atomicity costs nothing)</text>\n</svg>", RC_LW, RC_TOP + RC_PH + 36);
 	fprintf(f, "<figcaption>One bar per twin pair (the atomic op named; its twin is the non-atomic form) in each "
@@ -910,9 +877,7 @@ static void hbars(const struct hbar *b, size_t n, const char *unit, const char *
 		max = 1;
 	max *= 1.15;
 	scale = (W - label_w - 150) / max;
-	fprintf(f, "<svg class=\"chart %s\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-		   "viewBox=\"0 0 %d %d\" role=\"img\"><title>", klass, W, h, W, h);
-	esc(f, "", unit, "</title>\n");
+	svg_open(f, klass, W, h, 0, unit);
 	for (int k = 0; k <= 4; k++) {
 		double v = max * k / 4, x = label_w + v * scale;
 
@@ -922,27 +887,21 @@ static void hbars(const struct hbar *b, size_t n, const char *unit, const char *
 	for (size_t i = 0; i < n; i++) {
 		int y = (int)i * row_h;
 
-		fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"label\">", label_w - 6, y + 13);
-		esc(f, "", b[i].label, "</text>");
-		fprintf(f, "<rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"%s><title>",
-			label_w, y + 2, fmax(b[i].v, 0) * scale, row_h - 5, b[i].note ? COL_BASE : b[i].color,
+		out(f, "<text x=\"%d\" y=\"%d\" class=\"label\">%s</text>", label_w - 6, y + 13, b[i].label);
+		fprintf(f, "<rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"%s>", label_w,
+			y + 2, fmax(b[i].v, 0) * scale, row_h - 5, b[i].note ? COL_BASE : b[i].color,
 			b[i].note ? " fill-opacity=\"0.4\"" : "");
-		report_html_escape(f, b[i].label);
-		fprintf(f, ": %.1f ", b[i].v);
-		esc(f, "", unit, "</title></rect>");
+		out(f, "<title>%s: %.1f %s</title></rect>", b[i].label, b[i].v, unit);
 		if (isfinite(b[i].lo) && isfinite(b[i].hi))
 			fprintf(f, "<path class=\"whisker\" d=\"M%.1f %d H%.1f\"/>", label_w + b[i].lo * scale, y + 9,
 				label_w + b[i].hi * scale);
 		fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"value\">%.1f", label_w + fmax(b[i].v, isfinite(b[i].hi) ?
 			b[i].hi : 0) * scale + 4, y + 13, b[i].v);
-		if (b[i].note) {
-			esc(f, " (", b[i].note, "");
-			fputc(')', f);
-		}
+		if (b[i].note)
+			out(f, " (%s)", b[i].note);
 		fputs("</text>\n", f);
 	}
-	fprintf(f, "<text x=\"%d\" y=\"%zu\" class=\"axis\">", label_w, n * row_h + 30);
-	esc(f, "", unit, "</text></svg>");
+	out(f, "<text x=\"%d\" y=\"%zu\" class=\"axis\">%s</text></svg>", label_w, n * row_h + 30, unit);
 }
 
 /* The c2c round trip of one pair per topology class (the c2c section). */
@@ -966,15 +925,12 @@ static void c2c_class_chart(const struct card *c, FILE *f)
 		b[n].color = COL_ATOMIC;
 		b[n].note = p->timed_out ? "timed out" : NULL;
 	}
-	fputs("<figure>", f);
 	hbars(b, c->nc2c, "ns per round trip (median; whisker p10 to p90)", "c2c-class", f);
 	fputs("<figcaption>The line goes to the other PU and back; one pair per class this machine has.", f);
 	if (c->nabsent) {
 		fputs(" Absent here (no PU pair of the class):", f);
-		for (unsigned i = 0; i < c->nabsent; i++) {
-			fputc(' ', f);
-			report_html_escape(f, c->c2c_absent[i]);
-		}
+		for (unsigned i = 0; i < c->nabsent; i++)
+			out(f, " %s", c->c2c_absent[i]);
 		fputc('.', f);
 	}
 	fputs("</figcaption></figure>\n", f);
@@ -1002,7 +958,6 @@ static void sharing_chart(const struct card *c, FILE *f)
 			     !strcmp(k->pattern, "false-share") ? COL_LOCAL : COL_PLAIN;
 		b[n].note = k->no_overlap ? "no overlap" : NULL;
 	}
-	fputs("<figure>", f);
 	hbars(b, c->ncase, "core cycles per op per thread (median)", "sharing", f);
 	fprintf(f, "<figcaption>2 threads on a pair of PUs of the class: <span style=\"color:%s\">&#9632;</span> true "
 		   "sharing (one word), <span style=\"color:%s\">&#9632;</span> false sharing (two words of one line), "
@@ -1059,22 +1014,20 @@ static void page_head(const struct report *rep, const json_t *fp, FILE *f)
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>atomcost report", f);
 	report_machine(rep, &m);
 	if (m.host)
-		esc(f, ": ", m.host, "");
-	esc(f, " ", rep->started, "");
-	fprintf(f, "</title>\n<style>%s</style></head><body>\n<h1>atomcost report</h1>\n<p>", css);
+		out(f, ": %s", m.host);
+	out(f, " %s</title>\n", rep->started);
+	fprintf(f, "<style>%s</style></head><body>\n<h1>atomcost report</h1>\n<p>", css);
 	fingerprint_oneline(fp, line, sizeof(line));
-	report_html_escape(f, line);
-	esc(f, "<br>measured ", rep->started, "");
-	fprintf(f, " in %.1f s; %zu results", rep->wall_s, rep->n);
+	out(f, "%s<br>measured %s in %.1f s; %zu results", line, rep->started, rep->wall_s, rep->n);
 	if (passes > 1)
 		fprintf(f, " in %d interleaved passes (figures are medians of the pass medians)", passes);
-	fprintf(f, ". Core %.3f GHz, timer %.4f GHz, %.4f ticks per core cycle (", c->core_hz / 1e9,
-		c->timer_hz / 1e9, c->ticks_per_cycle);
-	esc(f, "", c->cycle_source, ").</p>\n");
+	out(f, ". Core %.3f GHz, timer %.4f GHz, %.4f ticks per core cycle (%s).</p>\n", c->core_hz / 1e9,
+	    c->timer_hz / 1e9, c->ticks_per_cycle, c->cycle_source);
 	if (!c->trustworthy)
 		fputs("<p class=\"warn\">The cycle calibration does not agree with itself: read core-cycle figures with care.</p>\n", f);
 	if (rep->partial)
-		esc(f, "<p class=\"warn\">PARTIAL report (", rep->partial_reason, "): only what was measured before it stopped.</p>\n");
+		out(f, "<p class=\"warn\">PARTIAL report (%s): only what was measured before it stopped.</p>\n",
+		    rep->partial_reason);
 }
 
 /* Atomic against non-atomic bars per pattern and mode, and the cost
@@ -1115,30 +1068,21 @@ static void results_table(const struct report *rep, FILE *f)
 	      "<th>ratio in the epoch [95% CI]</th><th>vs twin, over the epochs</th><th>samples</th></tr>\n", f);
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct result *r = &rep->r[i];
+		char v[48];
 
-		esc(f, "<tr><td>", r->name, "</td><td>");
-		report_html_escape(f, r->twin[0] ? r->twin : "-");
-		esc(f, "</td><td>", r->pattern, "");
-		fprintf(f, "</td><td>%s</td><td class=\"n\">%d</td><td>", probe_mode_name(r->mode), result_epoch(r));
-		report_html_escape(f, r->insn);
-		fprintf(f, "</td><td class=\"n\">%.2f</td><td class=\"n\">%.2f</td><td class=\"n\">%.2f</td>"
-			   "<td class=\"n\">%.3f</td>",
-			result_cycles(rep, r->s.min), result_cycles(rep, r->s.median),
-			result_cycles(rep, r->s.p90), result_ns(rep, r->s.median));
+		out(f, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td class=\"n\">%d</td><td>%s</td><td class=\"n\">"
+		    "%.2f</td><td class=\"n\">%.2f</td><td class=\"n\">%.2f</td><td class=\"n\">%.3f</td>", r->name,
+		    r->twin[0] ? r->twin : "-", r->pattern, probe_mode_name(r->mode), result_epoch(r), r->insn,
+		    result_cycles(rep, r->s.min), result_cycles(rep, r->s.median), result_cycles(rep, r->s.p90),
+		    result_ns(rep, r->s.median));
 		if (r->has_ratio)
 			fprintf(f, "<td class=\"n\">%.2f [%.2f, %.2f]</td>", r->ratio, r->ratio_lo, r->ratio_hi);
 		else
 			fputs("<td class=\"n\">-</td>", f);
 		/* the judgment over the epochs (report_pair_twins) */
-		if (r->has_ratio && r->judge.v != VERDICT_NONE) {
-			char v[48];
-
-			result_judgment_text(r, v, sizeof(v));
-			fprintf(f, "<td>%s</td>", v);
-		} else {
-			fprintf(f, "<td>%s</td>", r->has_ratio ? "analog: none" : "-");
-		}
-		fprintf(f, "<td class=\"n\">%zu%s</td></tr>\n", r->nsamples, r->migrated ? " MIGRATED" : "");
+		result_judgment_text(r, v, sizeof(v));
+		fprintf(f, "<td>%s</td><td class=\"n\">%zu%s</td></tr>\n", !r->has_ratio ? "-" :
+			r->judge.v == VERDICT_NONE ? "analog: none" : v, r->nsamples, r->migrated ? " MIGRATED" : "");
 	}
 	fputs("</table>\n", f);
 }

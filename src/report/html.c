@@ -18,7 +18,6 @@
 #include "fingerprint.h"
 #include "report.h"
 
-#define MAX_GROUP 1000
 #define W 760			/* chart width, px */
 #define COL_ATOMIC "#c8553d"
 #define COL_PLAIN "#3a7ca5"
@@ -144,31 +143,21 @@ struct rows {
 
 static int rows_build(const struct report *rep, struct rows *rs)
 {
-	static const struct result *g[MAX_GROUP];
-	double m[MAX_GROUP];
-
 	rs->n = 0;
 	rs->epochs = compare_max_epoch(rep);
 	rs->v = calloc(rep->n ? rep->n : 1, sizeof(*rs->v));
 	if (!rs->v)
 		return -ENOMEM;
 	for (size_t i = 0; i < rep->n; i++) {
-		struct row *w = &rs->v[rs->n];
 		const struct pattern_info *pi = &rep->r[i].extra.pattern;
-		size_t n;
+		struct report_row e;
 
 		if (!compare_group_first(rep, i))
 			continue;
-		n = compare_group(rep, i, g, MAX_GROUP);
-		*w = (struct row){ &rep->r[i], 0, INFINITY, -INFINITY,
-				   pi->has & 1u << PX_FOOTPRINT ? (double)pi->footprint_bytes : NAN };
-		for (size_t k = 0; k < n; k++) {
-			m[k] = result_cycles(rep, g[k]->s.median);
-			w->lo = fmin(w->lo, result_cycles(rep, n > 1 ? g[k]->s.median : g[k]->s.ci_lo));
-			w->hi = fmax(w->hi, result_cycles(rep, n > 1 ? g[k]->s.median : g[k]->s.ci_hi));
-		}
-		w->cyc = stats_median(m, n);
-		rs->n++;
+		report_row(rep, i, &e);
+		rs->v[rs->n++] = (struct row){ &rep->r[i], result_cycles(rep, e.median), result_cycles(rep, e.lo),
+					       result_cycles(rep, e.hi),
+					       pi->has & 1u << PX_FOOTPRINT ? (double)pi->footprint_bytes : NAN };
 	}
 	return 0;
 }
@@ -216,10 +205,8 @@ static void bar(const struct row *w, double scale, int y, double ratio, FILE *f)
 	fputs("</text>\n", f);
 }
 
-/* The probes of one pattern and mode: every probe whose twin ran too (the
- * atomic one with its non-atomic twin below it), then the others. A mutual
- * pair is drawn once, the less atomic probe under the more atomic one; a
- * one-way twin (this_cpu_cmpxchg -> cmpxchg) is drawn with its own pair. */
+/* The probes of one pattern and mode, each with its twin under it
+ * (report_pair_lead). */
 static size_t bars_pick(const struct rows *rs, const char *pattern, enum probe_mode mode, const struct row **pick,
 			const struct row **twin, size_t max)
 {
@@ -231,8 +218,7 @@ static size_t bars_pick(const struct rows *rs, const char *pattern, enum probe_m
 		if (w->r->mode != mode || strcmp(w->r->pattern, pattern))
 			continue;
 		t = w->r->twin[0] ? row_find(rs, w->r->twin, mode, pattern) : NULL;
-		if (t && !strcmp(t->r->twin, w->r->name) && (card_atomic_rank(t->r) > card_atomic_rank(w->r) ||
-		    (card_atomic_rank(t->r) == card_atomic_rank(w->r) && t < w)))
+		if (!report_pair_lead(w->r, t ? t->r : NULL))
 			continue;
 		pick[n] = w;
 		twin[n++] = t;

@@ -20,8 +20,6 @@
 #include "fingerprint.h"
 #include "report.h"
 
-#define MAX_GROUP 1000
-
 void report_mail_wrap(FILE *f, const char *prefix, const char *text)
 {
 	size_t width = 72 - strlen(prefix);
@@ -42,37 +40,6 @@ void report_mail_wrap(FILE *f, const char *prefix, const char *text)
 		while (*p == ' ')
 			p++;
 	}
-}
-
-static int rank(const char *atomicity)
-{
-	if (!strcmp(atomicity, "non-atomic") || !strcmp(atomicity, "nonatomic"))
-		return 0;
-	if (!strncmp(atomicity, "local", 5))
-		return 1;
-	return 2;
-}
-
-/* Median of pass medians of rep->r[i]'s group, and the range of its pass
- * ratios (the result's own CI when there is one pass). */
-static double group_ticks(const struct report *rep, size_t i, double *rlo, double *rhi,
-			  size_t *passes)
-{
-	static const struct result *g[MAX_GROUP];
-	double m[MAX_GROUP];
-	size_t n = compare_group(rep, i, g, MAX_GROUP);
-
-	*rlo = INFINITY;
-	*rhi = -INFINITY;
-	for (size_t k = 0; k < n; k++) {
-		m[k] = g[k]->s.median;
-		if (g[k]->has_ratio) {
-			*rlo = fmin(*rlo, n > 1 ? g[k]->ratio : g[k]->ratio_lo);
-			*rhi = fmax(*rhi, n > 1 ? g[k]->ratio : g[k]->ratio_hi);
-		}
-	}
-	*passes = n;
-	return stats_median(m, n);
 }
 
 /* What measured, when, the calibration and how to read the verdicts. */
@@ -118,44 +85,35 @@ int report_write_mail(const struct report *rep, FILE *f)
 	fprintf(f, "\n%-34s - %s\n", "twin, less atomic (before)", "probe (after)");
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct result *r = &rep->r[i], *t;
-		double lo, hi, tlo, thi, a, b;
-		size_t n, tn, ti;
-		char name[512], ratio[96] = "";
+		struct report_row b, a;
+		char name[512], ratio[96] = "", v[48];
 
 		if (!compare_group_first(rep, i))
 			continue;
 		t = r->twin[0] ? report_find(rep, r->twin, r->mode, r->pattern) : NULL;
-		ti = t ? (size_t)(t - rep->r) : 0;
-		/* a mutual pair is printed once, from its more atomic side
-		 * (this_cpu_cmpxchg -> cmpxchg is not mutual: cmpxchg pairs
-		 * with cmpxchg_local, so it is printed from both) */
-		if (t && !strcmp(t->twin, r->name) &&
-		    (rank(t->atomicity) > rank(r->atomicity) ||
-		     (rank(t->atomicity) == rank(r->atomicity) && ti < i)))
+		if (!report_pair_lead(r, t))
 			continue;
-		b = group_ticks(rep, i, &lo, &hi, &n);
+		report_row(rep, i, &b);
 		snprintf(name, sizeof(name), "%s%s%s %s %s: %s", t ? t->name : "", t ? " - " : "",
 			 r->name, r->pattern, r->mode == MODE_LATENCY ? "lat" : "tput", r->insn);
 		if (!t) {
 			if (strlen(name) > 34)	/* too long: without its ": insn" */
 				name[strlen(name) - strlen(r->insn) - 2] = '\0';
-			fprintf(f, "%-34s   %6.1f cycles(tsc) %7.3f ns\n", name, b, result_ns(rep, b));
+			fprintf(f, "%-34s   %6.1f cycles(tsc) %7.3f ns\n", name, b.median, result_ns(rep, b.median));
 			continue;
 		}
-		a = group_ticks(rep, ti, &tlo, &thi, &tn);
-		if (isfinite(lo)) {
-			char v[48];
-
-			result_judgment_text(r, v, sizeof(v));
-			snprintf(ratio, sizeof(ratio), "x%.2f [%.2f,%.2f] %s", a > 0 ? b / a : NAN, lo, hi, v);
-		}
+		report_row(rep, (size_t)(t - rep->r), &a);
+		result_judgment_text(r, v, sizeof(v));
+		if (isfinite(b.ratio_lo))
+			snprintf(ratio, sizeof(ratio), "x%.2f [%.2f,%.2f] %s", a.median > 0 ? b.median / a.median : NAN,
+				 b.ratio_lo, b.ratio_hi, v);
 		if (strlen(name) + 1 + strlen(ratio) > 72)
 			name[strlen(name) - strlen(r->insn) - 2] = '\0';
 		/* at least one space between the name and the ratio: a long
 		 * name pushes the line past 72 rather than touch it */
 		fprintf(f, "%-*s %s\n", (int)(71 - strlen(ratio)), name, ratio);
-		fprintf(f, "  %6.1f cycles(tsc) %7.3f ns - %6.1f cycles(tsc) %7.3f ns\n", a,
-			result_ns(rep, a), b, result_ns(rep, b));
+		fprintf(f, "  %6.1f cycles(tsc) %7.3f ns - %6.1f cycles(tsc) %7.3f ns\n", a.median,
+			result_ns(rep, a.median), b.median, result_ns(rep, b.median));
 	}
 	return 0;
 }

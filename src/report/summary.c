@@ -26,27 +26,24 @@ static json_t *row_json(const struct report *rep, size_t i)
 	static const struct result *g[1000];
 	const struct result *r = &rep->r[i];
 	const struct contention_part *ct;
-	double k = 1.0 / rep->cal.ticks_per_cycle, med[1000], p10[1000], p90[1000], mn = INFINITY;
-	size_t n = compare_group(rep, i, g, 1000), ns = 0;
-	json_t *em = json_array(), *o;
+	double k = 1.0 / rep->cal.ticks_per_cycle;
+	size_t n = compare_group(rep, i, g, 1000);
+	struct report_row w;
+	json_t *o;
 
-	for (size_t j = 0; j < n; j++) {
-		med[j] = g[j]->s.median * k;
-		p10[j] = g[j]->s.p10 * k;
-		p90[j] = g[j]->s.p90 * k;
-		mn = fmin(mn, g[j]->s.min * k);
-		ns += g[j]->s.n;
-		json_array_append_new(em, num(med[j]));
-	}
+	report_row(rep, i, &w);
 	o = json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:{s:o, s:o, s:o, s:o}}",
 		      "probe", r->name, "twin", r->twin, "pattern", r->pattern,
-		      "mode", probe_mode_name(r->mode), "samples", (json_int_t)ns, "epochs", (json_int_t)n,
-		      "cycles", "min", num(mn), "p10", num(stats_median(p10, n)),
-		      "median", num(stats_median(med, n)), "p90", num(stats_median(p90, n)));
-	if (n > 1)
+		      "mode", probe_mode_name(r->mode), "samples", (json_int_t)w.samples, "epochs", (json_int_t)n,
+		      "cycles", "min", num(w.min * k), "p10", num(w.p10 * k), "median", num(w.median * k),
+		      "p90", num(w.p90 * k));
+	if (n > 1) {
+		json_t *em = json_array();
+
+		for (size_t j = 0; j < n; j++)
+			json_array_append_new(em, num(g[j]->s.median * k));
 		json_object_set_new(o, "epoch_medians", em);
-	else
-		json_decref(em);
+	}
 
 	if (r->footprint_lines)
 		json_object_set_new(o, "footprint_lines", json_integer(r->footprint_lines));

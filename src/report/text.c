@@ -108,20 +108,14 @@ static void write_events(const struct report *rep, FILE *f)
 	for (size_t i = 0; i < rep->n; i++) {
 		static const struct result *g[1000];
 		const struct result *r = &rep->r[i];
-		size_t n = compare_group(rep, i, g, 1000), ns = 0;
-		long dist = 0;
+		size_t n = compare_group(rep, i, g, 1000);
+		struct report_row row;
 		char cell[48];
 
 		if (!r->nevents || !compare_group_first(rep, i))
 			continue;
-		for (size_t j = 0; j < n; j++) {
-			dist = dist < 0 || g[j]->disturbed < 0 ? -1 : dist + g[j]->disturbed;
-			ns += g[j]->nsamples;
-		}
-		if (dist < 0)
-			snprintf(cell, sizeof(cell), "unknown");
-		else
-			snprintf(cell, sizeof(cell), "%ld/%zu", dist, ns);
+		report_row(rep, i, &row);
+		snprintf(cell, sizeof(cell), row.disturbed < 0 ? "unknown" : "%ld/%zu", row.disturbed, row.samples);
 		fprintf(f, "%-20s %-7s %-10s %-11s", r->name, r->pattern, probe_mode_name(r->mode), cell);
 		for (unsigned k = 0; k < cols->nevents; k++) {
 			event_cell(r, g, n, cols->events[k].name, cell, sizeof(cell));
@@ -138,27 +132,17 @@ static void write_events(const struct report *rep, FILE *f)
  * relative sd of the row's epoch medians, the noise compare works with. */
 static void write_epochs(const struct report *rep, FILE *f)
 {
-	static const struct result *g[1000];
-
 	fprintf(f, "# %d epochs: median of epoch medians; ratio to twin over the epochs [95%% interval]; spread = sd/mean of the epoch medians\n",
 		compare_max_epoch(rep));
 	table_head(true, f);
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct result *r = &rep->r[i];
-		double med[1000], p90[1000], mn = INFINITY, m;
-		size_t n, ns = 0;
 		char ratio[16] = "-", ci[32] = "", vs[48];
+		struct report_row w;
 
 		if (!compare_group_first(rep, i))
 			continue;
-		n = compare_group(rep, i, g, 1000);
-		for (size_t k = 0; k < n; k++) {
-			med[k] = g[k]->s.median;
-			p90[k] = g[k]->s.p90;
-			mn = fmin(mn, g[k]->s.min);
-			ns += g[k]->nsamples;
-		}
-		m = stats_median(med, n);
+		report_row(rep, i, &w);
 		if (r->has_ratio && isfinite(r->judge.ratio)) {
 			snprintf(ratio, sizeof(ratio), "%.2f", r->judge.ratio);
 			if (isfinite(r->judge.lo))
@@ -167,8 +151,9 @@ static void write_epochs(const struct report *rep, FILE *f)
 		result_judgment_text(r, vs, sizeof(vs));
 		fprintf(f, "%-20s %-20s %-7s %-10s %8.2f %8.2f %8.2f %8.3f %7s %-17s %-28s %5.1f%% %7zu",
 			r->name, r->twin[0] ? r->twin : "-", r->pattern, probe_mode_name(r->mode),
-			result_cycles(rep, mn), result_cycles(rep, m), result_cycles(rep, stats_median(p90, n)),
-			result_ns(rep, m), ratio, ci, vs, isfinite(r->epoch_spread) ? r->epoch_spread * 100 : 0.0, ns);
+			result_cycles(rep, w.min), result_cycles(rep, w.median), result_cycles(rep, w.p90),
+			result_ns(rep, w.median), ratio, ci, vs, isfinite(r->epoch_spread) ? r->epoch_spread * 100 : 0.0,
+			w.samples);
 		if (r->footprint_lines)	/* the first epoch's best footprint */
 			fprintf(f, " [%uw x %ul]", r->footprint_words, r->footprint_lines);
 		fputc('\n', f);

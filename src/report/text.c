@@ -55,26 +55,27 @@ static void event_cell(const struct result *r, const struct result *const *g, si
 	snprintf(cell, len, "%.4g", stats_median(v, m));
 }
 
+/* The first event of rep not counted with e's name and reason. */
+static const struct result_event *first_reason(const struct report *rep, const struct result_event *e)
+{
+	for (size_t i = 0; i < rep->n; i++)
+		for (unsigned k = 0; k < rep->r[i].nevents; k++) {
+			const struct result_event *p = &rep->r[i].events[k];
+
+			if (!p->available && !strcmp(p->name, e->name) && !strcmp(p->reason, e->reason))
+				return p;
+		}
+	return e;
+}
+
 /* Each distinct reason an event could not be counted, once. */
 static void event_reasons(const struct report *rep, FILE *f)
 {
 	for (size_t i = 0; i < rep->n; i++)
 		for (unsigned k = 0; k < rep->r[i].nevents; k++) {
 			const struct result_event *e = &rep->r[i].events[k];
-			bool seen = false;
 
-			if (e->available)
-				continue;
-			for (size_t j = 0; j <= i && !seen; j++)
-				for (unsigned l = 0; l < rep->r[j].nevents && !seen; l++) {
-					const struct result_event *p = &rep->r[j].events[l];
-
-					if (p == e)
-						break;
-					seen = !p->available && !strcmp(p->name, e->name) &&
-					       !strcmp(p->reason, e->reason);
-				}
-			if (!seen)
+			if (!e->available && first_reason(rep, e) == e)
 				fprintf(f, "# %s: n/a (%s)\n", e->name, e->reason);
 		}
 }

@@ -769,26 +769,6 @@ void slab_free(struct slab_cache *s, enum slub_variant v, void *obj)
 	forms[s->fastpath][v].free(s, slab_index(s, obj), obj, obj, 1);
 }
 
-/* Summary of a figure over the passes, and its value in each (cycles). */
-static json_t *summary_json(const struct calibration *cal, const double *ticks, size_t n,
-			    double ops)
-{
-	struct summary sm;
-	double *v = malloc(n * sizeof(double));
-	json_t *j;
-
-	if (!v)
-		return json_null();
-	for (size_t i = 0; i < n; i++)
-		v[i] = repro_cycles_per_op(ticks[i], cal->overhead_median, ops, cal->ticks_per_cycle);
-	stats_summarize(v, n, &sm);
-	j = json_pack("{s:f,s:f,s:f,s:f,s:f,s:I,s:o}", "median_cycles", sm.median, "min_cycles", sm.min,
-		      "ci_lo", sm.ci_lo, "ci_hi", sm.ci_hi, "mean_cycles", sm.mean, "n",
-		      (json_int_t)n, "passes", repro_doubles_json(v, n));
-	free(v);
-	return j;
-}
-
 double slub_pub_saving(int test, unsigned col, const uint64_t *sizes, size_t nsizes, double *a,
 		       double *b, const char **label)
 {
@@ -833,6 +813,28 @@ struct slub_run {
 };
 #define TICKS(r, v, col, si, k) \
 	((r)->ticks[(((size_t)(v) * 2 + (col)) * (r)->nsizes + (si)) * (r)->reps + (k)])
+
+/* Summary over the passes of variant v's figure in column col at size si,
+ * and its value in each (cycles). */
+static json_t *summary_json(const struct slub_run *r, enum slub_variant v, unsigned col, size_t si)
+{
+	const struct calibration *cal = r->rc->cal;
+	double *c = malloc(r->reps * sizeof(double));
+	struct summary sm;
+	json_t *j;
+
+	if (!c)
+		return json_null();
+	for (size_t k = 0; k < r->reps; k++)
+		c[k] = repro_cycles_per_op(TICKS(r, v, col, si, k), cal->overhead_median, (double)r->n,
+					   cal->ticks_per_cycle);
+	stats_summarize(c, r->reps, &sm);
+	j = json_pack("{s:f,s:f,s:f,s:f,s:f,s:I,s:o}", "median_cycles", sm.median, "min_cycles", sm.min,
+		      "ci_lo", sm.ci_lo, "ci_hi", sm.ci_hi, "mean_cycles", sm.mean, "n",
+		      (json_int_t)r->reps, "passes", repro_doubles_json(c, r->reps));
+	free(c);
+	return j;
+}
 
 /* One timed loop (two for test 1) of variant v, size si, pass k, on a fresh
  * cache warmed by one untimed loop (faults the arena in). */
@@ -905,12 +907,10 @@ static void tabulate(struct slub_run *r, int test, enum slub_variant v, struct r
 		snprintf(key, sizeof(key), "%s%llu", test == 1 ? "repeat_" : "pair_",
 			 (unsigned long long)r->sizes[si]);
 		if (test == 1)
-			json_object_set_new(jvar, key, json_pack("{s:o,s:o}",
-				"kmalloc", summary_json(cal, &TICKS(r, v, 0, si, 0), r->reps, (double)r->n),
-				"kfree", summary_json(cal, &TICKS(r, v, 1, si, 0), r->reps, (double)r->n)));
+			json_object_set_new(jvar, key, json_pack("{s:o,s:o}", "kmalloc",
+					    summary_json(r, v, 0, si), "kfree", summary_json(r, v, 1, si)));
 		else
-			json_object_set_new(jvar, key,
-					    summary_json(cal, &TICKS(r, v, 0, si, 0), r->reps, (double)r->n));
+			json_object_set_new(jvar, key, summary_json(r, v, 0, si));
 	}
 }
 

@@ -43,7 +43,6 @@ static double real_kernel(void *arg, probe_kernel_fn fn, struct probe_ctx *c, ui
 {
 	uint64_t a = arch_timer_start();
 
-	(void)arg;
 	fn(c, iters);
 	return (double)(arch_timer_stop() - a);
 }
@@ -52,7 +51,6 @@ static double real_chain(void *arg, uint64_t iters)
 {
 	uint64_t a = arch_timer_start();
 
-	(void)arg;
 	arch_add_chain(iters);
 	return (double)(arch_timer_stop() - a);
 }
@@ -112,17 +110,10 @@ void runner_to_per_op(const double *t2n, const double *chain, size_t n, double o
 	res->clock_scale = by_chain && n ? cal_tpc / stats_median(chain, n + 1) : 1.0;
 }
 
-/* Clock drift. The core clock of a guest (and of a turbo-boosting host)
- * moves during a run while the timer does not: a conversion calibrated at
- * start can be several percent off by the time a probe runs, and it can
- * wobble between two frequencies within one probe (seen on both our
- * machines: the add chain read 0.94..1.07 cycles). So a short dependent add
- * chain, about as long as the N timing, is timed before the first sample
- * and after every sample, and each sample is rescaled to the calibration's
- * clock: kept ticks = raw ticks * tpc_cal / tpc_around_this_sample. Cycles
- * derived from kept ticks are core cycles at the moment of measuring; ns
- * are wall time at the calibrated core clock. The median factor is
- * reported as clock_scale. */
+/* Clock drift (docs/method.md "Drift"): the core clock moves while the
+ * timer does not, even within one probe (the add chain read 0.94..1.07
+ * cycles here), so a dependent add chain as long as the N timing runs
+ * around every sample, and the sample is rescaled by it (runner_to_per_op). */
 static double drift_chain(const struct runner_timing *T, uint64_t iters, double overhead)
 {
 	return (T->chain(T->arg, iters) - overhead) / (64.0 * (double)iters);
@@ -222,12 +213,6 @@ int runner_measure_sweep(const probe_kernel_fn *sweep, struct probe_ctx *ctx,
 	double best = INFINITY;
 	int ret = 0;
 
-	/* Two stages within the probe's budget: every footprint briefly (half
-	 * the time and the sample target, shared out; at least 32 samples
-	 * each), then the best one again with the other half and the full
-	 * sample target. The row is the second measurement: picking the
-	 * lowest of 21 noisy medians and reporting that same median would
-	 * favour a lucky one. */
 	for (unsigned k = 0; k < TPUT_NFOOT; k++)
 		nfoot += sweep[k] != NULL;
 	if (!nfoot)

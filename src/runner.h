@@ -78,26 +78,21 @@ int runner_measure_kernel(probe_kernel_fn fn, struct probe_ctx *ctx, const struc
  * NULL entries skipped) each measured briefly (max_seconds / 2 and
  * min_samples shared among the n footprints, at least 32 samples), then
  * the one with the lowest median measured again with max_seconds / 2: res
- * is that measurement, with footprint_words, footprint_lines and the sweep. */
+ * is that measurement, with footprint_words, footprint_lines and the sweep
+ * (reporting the lowest of 21 noisy medians itself would favour a lucky one). */
 int runner_measure_sweep(const probe_kernel_fn *sweep, struct probe_ctx *ctx,
 			 const struct run_opts *o, const struct calibration *cal,
 			 struct result *res);
 
-/* Implausible overheads (result.overhead_flag): the fixed overhead is more
- * than RUNNER_OVH_SHARE of the fastest sample, or the N/2N extrapolation
- * differs from it by more than RUNNER_OVH_EXTRAP of the fastest sample
- * (the per-op figure would depend on the N chosen by that much). */
+/* Implausible overheads (result.overhead_flag), docs/method.md "Overhead":
+ * fixed overhead, or its gap to the N/2N extrapolation, over this share
+ * of the fastest sample. */
 #define RUNNER_OVH_SHARE 0.05
 #define RUNNER_OVH_EXTRAP 0.05
-/* Physical bounds of the fastest sample (result.min_flag): not below
- * RUNNER_MIN_REL of the 10th percentile, nor below RUNNER_MIN_LONE of it
- * when at most 1% of the samples are (one or two lone samples that much
- * faster than nine in ten of their neighbours are a drift rescaling or timer
- * artefact: 10.1 cycles in a 14.1-cycle L2 walk; a real fast mode of a
- * bimodal op, 3.0 against 4.4 cycles for cmpxchg throughput on Zen 4, has
- * 5% of the samples and more), and for a dependency chain not below
- * RUNNER_MIN_CHAIN core cycles per op (1 cycle, less the 2-3% the drift
- * rescaling moves a sample). */
+/* Physical bounds of the fastest sample (result.min_flag), docs/method.md
+ * "Minima below a physical bound": not below RUNNER_MIN_REL of the p10, nor
+ * RUNNER_MIN_LONE of it when at most 1% of the samples are, nor (a chain)
+ * RUNNER_MIN_CHAIN core cycles per op. */
 #define RUNNER_MIN_REL 0.6
 #define RUNNER_MIN_LONE 0.85
 #define RUNNER_MIN_CHAIN 0.95

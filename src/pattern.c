@@ -504,23 +504,6 @@ void pattern_buf_destroy(struct pattern_buf *b)
 	memset(b, 0, sizeof(*b));
 }
 
-size_t pattern_buf_ring_length(const struct pattern_buf *b)
-{
-	const char *q = b->base;
-	size_t n = 0;
-
-	do {
-		uintptr_t v = *(const uintptr_t *)q & ~(uintptr_t)(CACHE_LINE_BYTES - 1);
-
-		if (v < (uintptr_t)b->base || v >= (uintptr_t)b->base + b->bytes)
-			return 0;
-		q = (const char *)v;
-		if (++n > b->nlines)
-			return 0;
-	} while (q != b->base);
-	return n;
-}
-
 void pattern_buf_clean(struct pattern_buf *b)
 {
 	for (size_t k = 0; k < b->nlines; k++)

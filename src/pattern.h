@@ -110,9 +110,6 @@ struct pattern_buf {
 int pattern_buf_create(struct pattern_buf *b, size_t bytes, unsigned line, uint64_t seed,
 		       struct topo *t, int node);
 void pattern_buf_destroy(struct pattern_buf *b);
-/* Walk the ring from base (masking low bits): the number of steps until it
- * returns to base, 0 if it leaves the buffer or exceeds nlines steps. */
-size_t pattern_buf_ring_length(const struct pattern_buf *b);
 /* Clear the low 6 bits of every link (one sequential pass), so the walks
  * that follow the pointer word unmasked (the bare chase, the PATTERN rows,
  * op on word 1) can run after a PATTERN+ptr row set some of them. Clears

@@ -658,16 +658,15 @@ static void pattern_info(const struct run_state *s, enum variant v, struct patte
 {
 	const struct pattern_buf *b = s->buf;
 
-	pi->has = 1u << PX_NAME | 1u << PX_VARIANT | 1u << PX_FOOTPRINT | 1u << PX_LINE |
-		  1u << (s->o->sizes ? PX_MEASURED : PX_HWLOC);
+	*pi = (struct pattern_info){
+		.has = 1u << PX_NAME | 1u << PX_VARIANT | 1u << PX_FOOTPRINT | 1u << PX_LINE |
+		       1u << (s->o->sizes ? PX_MEASURED : PX_HWLOC),
+		.footprint_bytes = (long long)(b ? b->bytes : s->footprint),
+		.line_bytes = (int)(b ? b->stride : s->sizes->line),
+		.sizes = { ~0u, (long long)s->sizes->l1d, (long long)s->sizes->l2, (long long)s->sizes->llc },
+	};
 	snprintf(pi->name, sizeof(pi->name), "%s", s->pat->name);
 	snprintf(pi->variant, sizeof(pi->variant), "%s", variant_names[v]);
-	pi->footprint_bytes = (long long)(b ? b->bytes : s->footprint);
-	pi->line_bytes = (int)(b ? b->stride : s->sizes->line);
-	pi->sizes.has = ~0u;
-	pi->sizes.l1d = (long long)s->sizes->l1d;
-	pi->sizes.l2 = (long long)s->sizes->l2;
-	pi->sizes.llc = (long long)s->sizes->llc;
 	if (b) {
 		pi->has |= (1u << (PX_SETUP + 1)) - (1u << PX_LINES);
 		pi->lines = (long long)b->nlines;

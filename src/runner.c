@@ -443,10 +443,7 @@ static void annotate_self_checks(struct report *rep)
 		}
 		cyc = result_cycles(rep, r->s.median);
 		r->extra.has |= 1u << RX_SELF_CHECK;
-		r->extra.self_check.has = ~0u;
-		r->extra.self_check.expected_cycles = expect;
-		r->extra.self_check.cycles = cyc;
-		r->extra.self_check.deviation = cyc / expect - 1;
+		r->extra.self_check = (struct result_self_check){ ~0u, expect, cyc, cyc / expect - 1 };
 	}
 }
 

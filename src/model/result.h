@@ -116,7 +116,7 @@ struct result_extra {
 	struct result_over { double bare, over; } chase, load, stores;
 	struct contention_part contention;
 	char note[256];
-	struct { unsigned has; double expected_cycles, cycles, deviation; } self_check;
+	struct result_self_check { unsigned has; double expected_cycles, cycles, deviation; } self_check;
 	char step[24];		/* the characterization's step (session.c) */
 	int epoch;		/* 1-based ("pass" in older reports, read into it) */
 	int process;		/* compare's merged process */

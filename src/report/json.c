@@ -59,7 +59,6 @@ struct jtable {
 #define JARR(type, m, key, t) { key, JK_OBJS, offsetof(type, m), 0, offsetof(type, n##m), 0, &t }
 
 typedef __typeof__(((struct pattern_info *)0)->sizes) sizes_t;
-typedef __typeof__(((struct result_extra *)0)->self_check) self_check_t;
 
 static const struct jfield sizes_f[] = {
 	JF(sizes_t, l1d, JK_INT, "l1d"), JF(sizes_t, l2, JK_INT, "l2"), JF(sizes_t, llc, JK_INT, "llc"),
@@ -108,10 +107,10 @@ static const struct jfield contention_f[] = {
 static const struct jtable contention_t = JTABLE(contention_f, struct contention_part);
 
 static const struct jfield self_check_f[] = {
-	JF(self_check_t, expected_cycles, JK_REAL, "expected_cycles"), JF(self_check_t, cycles, JK_REAL, "cycles"),
-	JF(self_check_t, deviation, JK_REAL, "deviation"),
+	JF(struct result_self_check, expected_cycles, JK_REAL, "expected_cycles"), JF(struct result_self_check, cycles, JK_REAL, "cycles"),
+	JF(struct result_self_check, deviation, JK_REAL, "deviation"),
 };
-static const struct jtable self_check_t_ = JTABLE(self_check_f, self_check_t);
+static const struct jtable self_check_t = JTABLE(self_check_f, struct result_self_check);
 
 #define RX(m, kind, key) JF(struct result_extra, m, kind, key)
 static const struct jfield extra_f[] = {
@@ -129,7 +128,7 @@ static const struct jfield extra_f[] = {
 	[RX_OVER_STORES] = RX(stores.over, JK_REAL, "over_stores_cycles"),
 	[RX_CONTENTION] = JSUB(struct result_extra, contention, JK_OBJ, "contention", contention_t),
 	[RX_NOTE] = RX(note, JK_STR, "note"),
-	[RX_SELF_CHECK] = JSUB(struct result_extra, self_check, JK_OBJ, "self_check", self_check_t_),
+	[RX_SELF_CHECK] = JSUB(struct result_extra, self_check, JK_OBJ, "self_check", self_check_t),
 	[RX_STEP] = RX(step, JK_STR, "step"), [RX_EPOCH] = RX(epoch, JK_INT, "epoch"),
 	[RX_PASS] = RX(epoch, JK_INT, "pass"),	/* reports before epochs */
 	[RX_PROCESS] = RX(process, JK_INT, "process"),

@@ -10,39 +10,16 @@
 
 int log_quiet;
 
-static void vmsg(const char *tag, const char *fmt, va_list ap)
-{
-	fprintf(stderr, ATOMCOST_NAME ": %s", tag);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
-void pr_err(const char *fmt, ...)
+void pr_msg(enum pr_level level, const char *fmt, ...)
 {
 	va_list ap;
 
-	va_start(ap, fmt);
-	vmsg("", fmt, ap);
-	va_end(ap);
-}
-
-void pr_warn(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg("warning: ", fmt, ap);
-	va_end(ap);
-}
-
-void pr_info(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (log_quiet)
+	if (level == PR_INFO && log_quiet)
 		return;
 	va_start(ap, fmt);
-	vmsg("", fmt, ap);
+	fprintf(stderr, ATOMCOST_NAME ": %s", level == PR_WARN ? "warning: " : "");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
 	va_end(ap);
 }
 

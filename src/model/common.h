@@ -52,10 +52,12 @@ static inline int exit_code_for(int err)
 
 #define ATOMCOST_NAME "atomcost"
 
-/* "atomcost: context: reason" on stderr. */
-void pr_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void pr_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void pr_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "atomcost: context: reason" on stderr; a warning says "warning: " first. */
+enum pr_level { PR_ERR, PR_WARN, PR_INFO };
+void pr_msg(enum pr_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define pr_err(...) pr_msg(PR_ERR, __VA_ARGS__)
+#define pr_warn(...) pr_msg(PR_WARN, __VA_ARGS__)
+#define pr_info(...) pr_msg(PR_INFO, __VA_ARGS__)
 
 /* Quiet mode for tests: pr_info is dropped. */
 extern int log_quiet;

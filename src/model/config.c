@@ -186,11 +186,30 @@ static int parse_bool(const char *s, bool *out)
 	return -EINVAL;
 }
 
+/* An item of an enum or enum list: 0 when it is one of k's choices, else
+ * -EINVAL after a message with the closest choice. */
+static int check_choice(const struct cfg_key *k, const char *what, const char *t,
+			struct choice_ctx *ch)
+{
+	char mean[96], choices[256];
+
+	for (size_t i = 0; i < ch->n; i++)
+		if (!strcmp(t, ch->item[i]))
+			return 0;
+	snprintf(choices, sizeof(choices), "%s", k->choices);
+	for (char *c = strchr(choices, '|'); c; c = strchr(c, '|'))
+		*c = ',';
+	pr_err("%s: unknown value '%s'%s (expected %s%s)", what, t,
+	       did_you_mean(suggest_name(t, choice_at, ch->n, ch), mean, sizeof(mean)),
+	       k->type == CFG_ENUM ? "one of " : "a list of ", choices);
+	return -EINVAL;
+}
+
 /* Check one value against its key; print "WHERE: ..." on error. */
 static int check_value(const struct cfg_key *k, const char *where, const char *value)
 {
-	char what[512], buf[1024], *save = NULL, *tok;
-	struct choice_ctx ch;
+	char what[512], buf[1024], *save = buf, *tok;
+	struct choice_ctx ch = { .n = 0 };
 	uint64_t u;
 	double d;
 	bool b;
@@ -198,28 +217,22 @@ static int check_value(const struct cfg_key *k, const char *where, const char *v
 	snprintf(what, sizeof(what), "%s: %s in [%s]", where, k->key, k->section);
 	switch (k->type) {
 	case CFG_STR:
-		if (!*value) {
-			pr_err("%s: empty value (expected %s)", what, k->help);
-			return -EINVAL;
-		}
-		return 0;
+		if (*value)
+			return 0;
+		pr_err("%s: empty value (expected %s)", what, k->help);
+		return -EINVAL;
 	case CFG_BOOL:
-		if (parse_bool(value, &b) < 0) {
-			pr_err("%s: '%s' is not a boolean (expected true or false)", what, value);
-			return -EINVAL;
-		}
-		return 0;
+		if (parse_bool(value, &b) == 0)
+			return 0;
+		pr_err("%s: '%s' is not a boolean (expected true or false)", what, value);
+		return -EINVAL;
 	case CFG_U64:
 		return parse_u64(what, value, (uint64_t)k->min, (uint64_t)k->max, &u);
 	case CFG_DOUBLE:
 		return parse_double(what, value, k->min, k->max, &d);
-	case CFG_ENUM:
-	case CFG_ENUM_LIST:
-	case CFG_STR_LIST:
-	case CFG_U64_LIST:
+	default:	/* the lists and the single enum */
 		break;
 	}
-	/* lists (and the single enum) */
 	if (k->choices)
 		split_choices(k->choices, &ch);
 	snprintf(buf, sizeof(buf), "%s", value);
@@ -229,35 +242,17 @@ static int check_value(const struct cfg_key *k, const char *where, const char *v
 		return -EINVAL;
 	}
 	/* strsep, not strtok: "a,,b" has an empty item */
-	save = buf;
 	while ((tok = strsep(&save, ","))) {
 		char *t = trim(tok);
-		bool found = false;
 
 		if (!*t) {
 			pr_err("%s: empty item in '%s' (expected a comma-separated list)", what, value);
 			return -EINVAL;
 		}
-		if (k->type == CFG_U64_LIST) {
-			if (parse_u64(what, t, (uint64_t)k->min, (uint64_t)k->max, &u) < 0)
-				return -EINVAL;
-			continue;
-		}
-		if (k->type == CFG_STR_LIST)
-			continue;
-		for (size_t i = 0; i < ch.n; i++)
-			found |= !strcmp(t, ch.item[i]);
-		if (!found) {
-			char mean[96], choices[256];
-
-			snprintf(choices, sizeof(choices), "%s", k->choices);
-			for (char *c = strchr(choices, '|'); c; c = strchr(c, '|'))
-				*c = ',';
-			pr_err("%s: unknown value '%s'%s (expected %s%s)", what, t,
-			       did_you_mean(suggest_name(t, choice_at, ch.n, &ch), mean, sizeof(mean)),
-			       k->type == CFG_ENUM ? "one of " : "a list of ", choices);
+		if (k->type == CFG_U64_LIST && parse_u64(what, t, (uint64_t)k->min, (uint64_t)k->max, &u) < 0)
 			return -EINVAL;
-		}
+		if ((k->type == CFG_ENUM || k->type == CFG_ENUM_LIST) && check_choice(k, what, t, &ch) < 0)
+			return -EINVAL;
 		if (k->type == CFG_ENUM && save) {
 			pr_err("%s: '%s' is a list (expected one value)", what, value);
 			return -EINVAL;
@@ -711,27 +706,25 @@ static bool is_conf_path(const char *s)
 int config_prepare_run(int argc, char **argv, int *new_argc, char ***new_argv,
 		       struct experiment **exp)
 {
+	char **sets = calloc((size_t)argc + 1, sizeof(char *));
+	char **rest = calloc((size_t)argc + 1, sizeof(char *));
+	int nsets = 0, nrest = 1, ret = -EINVAL;
 	const char *file = NULL;
-	char **sets = NULL, **rest = NULL;
-	int nsets = 0, nrest = 0, ret = 0;
-	struct experiment *e = NULL;
 
 	*exp = NULL;
 	*new_argc = argc;
 	*new_argv = argv;
-	sets = calloc((size_t)argc + 1, sizeof(char *));
-	rest = calloc((size_t)argc + 1, sizeof(char *));
 	if (!sets || !rest) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	rest[nrest++] = argv[0];
+	rest[0] = argv[0];
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *val = NULL;
 
 		if (!strcmp(a, "--")) {
-			for (; i < argc; i++)
-				rest[nrest++] = argv[i];
+			while (i < argc)
+				rest[nrest++] = argv[i++];
 			break;
 		}
 		if (!strcmp(a, "-c") || !strcmp(a, "--config") || !strcmp(a, "--set")) {
@@ -739,7 +732,6 @@ int config_prepare_run(int argc, char **argv, int *new_argc, char ***new_argv,
 				pr_err("%s: missing argument (expected %s)", a,
 				       strcmp(a, "--set") ? "an experiment file, e.g. configs/quick.conf"
 							  : "section.key=value");
-				ret = -EINVAL;
 				goto out;
 			}
 			val = argv[++i];
@@ -757,22 +749,18 @@ int config_prepare_run(int argc, char **argv, int *new_argc, char ***new_argv,
 			sets[nsets++] = (char *)val;
 		} else if (file) {
 			pr_err("run: two experiment files ('%s' and '%s'): give one", file, val);
-			ret = -EINVAL;
 			goto out;
 		} else {
 			file = val;
 		}
 	}
-	if (!file && !nsets)
-		goto out;
-	ret = config_load(file, sets, (size_t)nsets, &e);
-	if (ret < 0)
-		goto out;
-	/* the rest borrows argv's strings, NULL-terminated by calloc */
-	*new_argc = nrest;
-	*new_argv = rest;
-	*exp = e;
-	rest = NULL;
+	ret = file || nsets ? config_load(file, sets, (size_t)nsets, exp) : 0;
+	if (*exp) {
+		/* the rest borrows argv's strings, NULL-terminated by calloc */
+		*new_argc = nrest;
+		*new_argv = rest;
+		rest = NULL;
+	}
 out:
 	free(sets);
 	free(rest);

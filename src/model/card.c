@@ -177,11 +177,11 @@ static void build_noise(const struct report *rep, struct card *c)
 				dist += rep->r[k].disturbed > 0 ? (double)rep->r[k].disturbed : 0;
 				all += (double)rep->r[k].nsamples;
 			}
-		if (all > 0 && dist / all > c->disturbed)
-			c->disturbed = dist / all;
-		bad[ep] = all > 0 && dist / all > CARD_DISTURBED;
-		if (ep > 0 && all > 0 && (unsigned)ep > c->epochs)
-			c->epochs = (unsigned)ep;
+		if (!(all > 0))
+			continue;
+		c->disturbed = fmax(c->disturbed, dist / all);
+		bad[ep] = dist / all > CARD_DISTURBED;
+		c->epochs = (unsigned)ep;	/* the last with rows (1-based; 0: none) */
 	}
 	for (size_t i = 0; i < ne; i++) {
 		int ep = e[i].epoch;

@@ -361,56 +361,74 @@ void *slab_alloc_slow(struct slab_cache *s, struct kmem_cpu *c);
  * {freelist, counters} by a locked cmpxchg128; a full slab becomes partial. */
 void slab_free_slow(struct slab_cache *s, size_t idx, void *head, void *tail, unsigned cnt);
 
-/* The fast path since 2011, one template for every commit form (the 2011
- * variants, the 2015 bulk model's kernel commit and its plain twin):
- * alloc_##NAME(s) and free_##NAME(s, idx, head, tail, cnt) on a CACHE *s,
- * whose kmem_cpu is CPU(s); ALLOC_SLOW(s, c) and FREE_SLOW(s, idx, head,
- * tail, cnt) its slow paths; COMMIT(s, c, old, nlo, nhi) sets {freelist, tid}
- * to {nlo, nhi} when it still holds old[] (true), else reloads old[]. */
-#define SLUB_TID_FASTPATHS(NAME, CACHE, CPU, ALLOC_SLOW, FREE_SLOW, COMMIT)		\
+/* The fast path, one template for both kernels' and every commit form (the
+ * 2007 and 2011 variants, the 2015 bulk model's kernel commit and its plain
+ * twin): alloc_##NAME(s) and free_##NAME(s, idx, head, tail, cnt) on a
+ * CACHE *s, whose kmem_cpu is CPU(s); ALLOC_SLOW(s, c) and FREE_SLOW(s, idx,
+ * head, tail, cnt) its slow paths; COMMIT(s, c, old, nlo, nhi) sets
+ * {freelist, tid} to {nlo, nhi} when it still holds old[] (true), else
+ * reloads old[]. TID 1, the kernel since 2011: tid read, barrier(), then the
+ * freelist; a free checks the slab before it reads the freelist. TID 0, the
+ * 2007 one: the freelist word alone (the commit ignores tid), read first; a
+ * free orders it before its slab check with ORDER(); ENTER() and EXIT()
+ * around both (the preempt count of cmpxchg_local). */
+#define SLUB_FASTPATH(NAME, CACHE, CPU, ALLOC_SLOW, FREE_SLOW, COMMIT, TID, ENTER, EXIT, ORDER) \
 static inline __attribute__((always_inline)) void *alloc_##NAME(CACHE *s)		\
 {											\
-	struct kmem_cpu *c = CPU(s);							\
+	struct kmem_cpu *c;								\
 	void *obj;									\
 											\
+	ENTER();									\
+	c = CPU(s);									\
 	for (;;) {									\
-		uint64_t tid = c->tid, old[2];						\
+		uint64_t old[2] = { 0, TID ? c->tid : 0 };				\
 											\
-		barrier();								\
+		if (TID)								\
+			barrier();							\
 		obj = c->freelist;							\
-		if (unlikely(!obj))							\
-			return ALLOC_SLOW(s, c);					\
+		if (unlikely(!obj)) {							\
+			obj = ALLOC_SLOW(s, c);						\
+			break;								\
+		}									\
 		old[0] = (uint64_t)(uintptr_t)obj;					\
-		old[1] = tid;								\
 		if (likely(COMMIT(s, c, old, (uint64_t)(uintptr_t)slab_next(obj),	\
-				  tid + SLUB_TID_STEP)))				\
-			return obj;							\
+				  old[1] + SLUB_TID_STEP)))				\
+			break;								\
 	}										\
+	EXIT();										\
+	return obj;									\
 }											\
 static inline __attribute__((always_inline)) void free_##NAME(CACHE *s, size_t idx,	\
 							       void *head, void *tail,	\
 							       unsigned cnt)		\
 {											\
-	struct kmem_cpu *c = CPU(s);							\
+	struct kmem_cpu *c;								\
 											\
+	ENTER();									\
+	c = CPU(s);									\
 	for (;;) {									\
-		uint64_t tid = c->tid, old[2];						\
-		void *fl;								\
+		uint64_t old[2] = { TID ? 0 : (uint64_t)(uintptr_t)c->freelist,	\
+				    TID ? c->tid : 0 };					\
 											\
-		barrier();								\
+		ORDER();								\
 		if (unlikely((int64_t)idx != c->slab)) {				\
 			FREE_SLOW(s, idx, head, tail, cnt);				\
-			return;								\
+			break;								\
 		}									\
-		fl = c->freelist;							\
-		slab_set_next(tail, fl);						\
-		old[0] = (uint64_t)(uintptr_t)fl;					\
-		old[1] = tid;								\
+		if (TID)								\
+			old[0] = (uint64_t)(uintptr_t)c->freelist;			\
+		slab_set_next(tail, (void *)(uintptr_t)old[0]);				\
 		if (likely(COMMIT(s, c, old, (uint64_t)(uintptr_t)head,		\
-				  tid + SLUB_TID_STEP)))				\
-			return;								\
+				  old[1] + SLUB_TID_STEP)))				\
+			break;								\
 	}										\
+	EXIT();										\
 }
+#define SLUB_NOTHING() do { } while (0)
+/* The kernel's since 2011. */
+#define SLUB_TID_FASTPATHS(NAME, CACHE, CPU, ALLOC_SLOW, FREE_SLOW, COMMIT)		\
+	SLUB_FASTPATH(NAME, CACHE, CPU, ALLOC_SLOW, FREE_SLOW, COMMIT, 1, SLUB_NOTHING,	\
+		      SLUB_NOTHING, barrier)
 
 /* The 2007 post's saving of cmpxchg_local over cmpxchg for test (1: repeat,
  * 2: pair) and column col (test 1: 0 kmalloc, 1 kfree), derived from its

@@ -16,8 +16,8 @@
  *     analog; cmpxchg+barrier isolates the fence's share of the saving.
  *   2011 (SLUB_FP_TID, the kernel since 2011): read tid, barrier, read
  *     freelist and next, cmpxchg128 {obj, tid} -> {next, tid + SLUB_TID_STEP}.
- * Within a fast path the variants differ only in the commit: each fast path
- * is generated from one macro, so they are identical otherwise. The slab
+ * The variants differ only in the commit: both fast paths come from one
+ * template (SLUB_FASTPATH, repro.h), the differences its parameters. The slab
  * layer (slab_alloc_slow, slab_free_slow and what they call) also serves the
  * 2015 bulk model (repro/slub-bulk-free.c).
  */
@@ -401,12 +401,13 @@ SLUB_FASTPATHS(IRQOFF, COMMIT_IRQOFF)
 
 #define U64(p) ((uint64_t)(uintptr_t)(p))
 /* cmpxchg(&c->freelist, o, n) == o: `lock cmpxchgq`. */
-#define C07_LOCKED(c, o, n) (arch_cmpxchg(&(c)->freelist, U64(o), U64(n)) == U64(o))
+#define C07_LOCKED(s, c, old, nlo, nhi) (arch_cmpxchg(&(c)->freelist, old[0], nlo) == old[0])
 /* cmpxchg_local: the same without lock. */
-#define C07_LOCAL(c, o, n) (arch_cmpxchg_nl(&(c)->freelist, U64(o), U64(n)) == U64(o))
+#define C07_LOCAL(s, c, old, nlo, nhi) (arch_cmpxchg_nl(&(c)->freelist, old[0], nlo) == old[0])
 /* this_cpu_cmpxchg: `cmpxchgq %reg,%fs:off` (the form 2.6.25 planned). */
-#define C07_THIS_CPU(c, o, n) (arch_percpu_cmpxchg(arch_percpu_offset(&(c)->freelist), U64(o), U64(n)) == U64(o))
-#define C07_IRQOFF(c, o, n) commit_irqoff(c, NULL, U64(n), 0, false)
+#define C07_THIS_CPU(s, c, old, nlo, nhi) \
+	(arch_percpu_cmpxchg(arch_percpu_offset(&(c)->freelist), old[0], nlo) == old[0])
+#define C07_IRQOFF(s, c, old, nlo, nhi) commit_irqoff(c, old, nlo, nhi, false)
 
 /* preempt_disable / preempt_enable around the cmpxchg_local fast path (the
  * post: "Con: we must disable preemption"); nothing around the others. */
@@ -430,7 +431,6 @@ static __attribute__((noinline)) void preempt_schedule_analog(void)
 			preempt_schedule_analog();					\
 	} while (0)
 #endif
-#define NOTHING() do { } while (0)
 
 /* ORDER: between the freelist read and the slab check of kfree. The 2007
  * cmpxchg path had smp_rmb() there: preemptible, it may read the structure
@@ -439,53 +439,14 @@ static __attribute__((noinline)) void preempt_schedule_analog(void)
  * cmpxchg then succeeds on the old freelist of a new slab); cmpxchg_local
  * runs with preemption off, where only an interrupt on the same CPU can
  * intervene, so barrier() is enough. */
-#define SLUB07_FASTPATHS(V, COMMIT, ENTER, EXIT, ORDER)				\
-static inline void *alloc_y07_##V(struct slab_cache *s)					\
-{											\
-	struct kmem_cpu *c;								\
-	void *obj;									\
-											\
-	ENTER();									\
-	c = cpu_slot(s);								\
-	for (;;) {									\
-		obj = c->freelist;							\
-		if (unlikely(!obj)) {							\
-			obj = slab_alloc_slow(s, c);					\
-			break;								\
-		}									\
-		if (likely(COMMIT(c, obj, slab_next(obj))))				\
-			break;								\
-	}										\
-	EXIT();										\
-	return obj;									\
-}											\
-static inline void free_y07_##V(struct slab_cache *s, size_t idx, void *head, void *tail, \
-			       unsigned cnt)						\
-{											\
-	struct kmem_cpu *c;								\
-											\
-	ENTER();									\
-	c = cpu_slot(s);								\
-	for (;;) {									\
-		void *fl = c->freelist;							\
-											\
-		ORDER();								\
-		if (unlikely((int64_t)idx != c->slab)) {				\
-			slab_free_slow(s, idx, head, tail, cnt);			\
-			break;								\
-		}									\
-		slab_set_next(tail, fl);							\
-		if (likely(COMMIT(c, fl, head)))					\
-			break;								\
-	}										\
-	EXIT();										\
-}
-
-SLUB07_FASTPATHS(LOCKED, C07_LOCKED, NOTHING, NOTHING, arch_smp_rmb)
-SLUB07_FASTPATHS(LOCKED_BARRIER, C07_LOCKED, NOTHING, NOTHING, barrier)
+#define SLUB07_FASTPATHS(V, COMMIT, ENTER, EXIT, ORDER)					\
+	SLUB_FASTPATH(y07_##V, struct slab_cache, cpu_slot, slab_alloc_slow, slab_free_slow,	\
+		      COMMIT, 0, ENTER, EXIT, ORDER)
+SLUB07_FASTPATHS(LOCKED, C07_LOCKED, SLUB_NOTHING, SLUB_NOTHING, arch_smp_rmb)
+SLUB07_FASTPATHS(LOCKED_BARRIER, C07_LOCKED, SLUB_NOTHING, SLUB_NOTHING, barrier)
 SLUB07_FASTPATHS(LOCAL, C07_LOCAL, PREEMPT_OFF, PREEMPT_ON, barrier)
-SLUB07_FASTPATHS(THIS_CPU, C07_THIS_CPU, NOTHING, NOTHING, barrier)
-SLUB07_FASTPATHS(IRQOFF, C07_IRQOFF, NOTHING, NOTHING, barrier)
+SLUB07_FASTPATHS(THIS_CPU, C07_THIS_CPU, SLUB_NOTHING, SLUB_NOTHING, barrier)
+SLUB07_FASTPATHS(IRQOFF, C07_IRQOFF, SLUB_NOTHING, SLUB_NOTHING, barrier)
 
 /* ---- rseq: per-CPU freelists shared by the threads of a CPU ----
  * The same in both fast paths (rseq restarts instead of needing a tid). The

@@ -32,7 +32,6 @@ enum { S_MACHINE, S_HIER, S_ATOM, S_SPLIT, S_C2C, S_SHARE, S_MENU, S_RESULTS };
 struct emit {
 	struct compare_n *c;
 	size_t col;
-	const struct compare_n_doc *doc;	/* the column's document */
 	int err;
 };
 
@@ -115,11 +114,11 @@ static struct compare_n_cell *num(struct emit *e, int section, const char *label
 
 /* A hot-line cell's epochs: those of the column's row with this probe,
  * pattern and mode (and no placement). */
-static void epochs(struct emit *e, struct compare_n_cell *k, const char *probe, const char *pattern,
-		   const char *mode)
+static void epochs(const struct compare_n_doc *d, struct compare_n_cell *k, const char *probe,
+		   const char *pattern, const char *mode)
 {
-	for (size_t i = 0; k && *probe && i < e->doc->nres; i++) {
-		const struct cn_result *r = &e->doc->res[i];
+	for (size_t i = 0; k && *probe && i < d->nres; i++) {
+		const struct cn_result *r = &d->res[i];
 
 		if (!strcmp(r->probe, probe) && !strcmp(r->pattern, pattern) && !strcmp(r->mode, mode) &&
 		    !*r->placement) {
@@ -211,7 +210,7 @@ static void atomicity_rows(struct emit *e, const struct compare_n_doc *d)
 			snprintf(label, sizeof(label), "%s: %s", what, probe);
 			k = num(e, S_ATOM, label, "cycles", kind, side ? a->plain : a->atomic);
 			if (kind == CN_HOT)
-				epochs(e, k, probe, "hit", mode);
+				epochs(d, k, probe, "hit", mode);
 		}
 		if (a->atomic > 0 && a->plain > 0) {
 			snprintf(label, sizeof(label), "%s: %s / %s", what, d->atomic, d->plain);
@@ -276,7 +275,7 @@ static void menu_rows(struct emit *e, const struct compare_n_doc *d)
 		const struct cn_option *o = &d->menu[i];
 
 		snprintf(label, sizeof(label), "%s: %s", known(o->need), known(o->probe));
-		epochs(e, num(e, S_MENU, label, "cycles", CN_HOT, o->cycles), o->probe, "hit", "latency");
+		epochs(d, num(e, S_MENU, label, "cycles", CN_HOT, o->cycles), o->probe, "hit", "latency");
 	}
 }
 
@@ -498,12 +497,9 @@ int compare_n_build(const struct compare_n_doc *docs, size_t n, const struct com
 	out->base_floor = fmax(fmax(o->noise_floor, NOISE_FLOOR_MIN), card_floor);
 	out->margin = fmax(o->min_change, NOISE_FLOOR_MIN);
 	name_columns(out, docs);
-	/* every column emits its rows section by section; a row first met in
-	 * a later column lands at the end of its section */
 	for (int s = S_MACHINE; s <= S_RESULTS && !e.err; s++)
 		for (size_t i = 0; i < n && !e.err && (s != S_RESULTS || o->all_rows); i++) {
 			e.col = i;
-			e.doc = &docs[i];
 			section_rows[s](&e, &docs[i]);
 		}
 	if (!e.err)
@@ -602,9 +598,7 @@ static void rule_text(const struct compare_n *c, char *buf, size_t len)
 		 c->base_floor * 100, fmax(COMPARE_N_WIDE_FLOOR, c->base_floor) * 100, COMPARE_ABS_FLOOR);
 }
 
-/* Whether row i opens its section: the rows are in section order (each
- * column emits its rows section by section, cell() keeps a later row in
- * its section). */
+/* Whether row i opens its section (the rows are in section order: cell()). */
 static bool opens_section(const struct compare_n *c, size_t i)
 {
 	return i == 0 || c->rows[i].section != c->rows[i - 1].section;

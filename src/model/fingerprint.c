@@ -120,12 +120,8 @@ static json_t *cpu_json(const char *root, bool *hypervisor)
 	return o;
 }
 
-static int name_cmp(const struct dirent **a, const struct dirent **b)
-{
-	return strcmp((*a)->d_name, (*b)->d_name);
-}
-
-/* Every file of /sys/devices/system/cpu/vulnerabilities, sorted by name. */
+/* Every file of /sys/devices/system/cpu/vulnerabilities, sorted by name
+ * (alphasort: strcoll, which is strcmp in the C locale this program keeps). */
 static json_t *mitigations_json(const char *root)
 {
 	const char *dir = "/sys/devices/system/cpu/vulnerabilities";
@@ -135,7 +131,7 @@ static json_t *mitigations_json(const char *root)
 	int n;
 
 	snprintf(full, sizeof(full), "%s%s", root, dir);
-	n = scandir(full, &ents, NULL, name_cmp);
+	n = scandir(full, &ents, NULL, alphasort);
 	if (n < 0)
 		return json_string(errno == ENOENT ? FINGERPRINT_ABSENT : FINGERPRINT_UNREADABLE);
 	o = json_object();

@@ -16,25 +16,14 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Quantile q in [0,1] of sorted data, linear interpolation between order
- * statistics (Hyndman-Fan type 7, as R and numpy default). */
+/* Quantile q in (0,1) of n > 0 sorted values, linear interpolation between
+ * order statistics (Hyndman-Fan type 7, as R and numpy default). */
 static double stats_quantile_sorted(const double *s, size_t n, double q)
 {
-	double h, f;
-	size_t i;
+	double h = (double)(n - 1) * q;
+	size_t i = (size_t)h;
 
-	if (n == 0)
-		return NAN;
-	if (q <= 0)
-		return s[0];
-	if (q >= 1)
-		return s[n - 1];
-	h = (double)(n - 1) * q;
-	i = (size_t)h;
-	f = h - (double)i;
-	if (i + 1 >= n)
-		return s[n - 1];
-	return s[i] + f * (s[i + 1] - s[i]);
+	return i + 1 >= n ? s[n - 1] : s[i] + (h - (double)i) * (s[i + 1] - s[i]);
 }
 
 /* A sorted copy of v[0..n) (n > 0), to free; NULL on ENOMEM. */

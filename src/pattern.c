@@ -811,32 +811,21 @@ static double bare_stores(struct run_state *s)
 	return cyc;
 }
 
-/* The probes of this pattern, the plain walk first for buffer patterns. */
-static size_t pattern_probes(const struct pattern *pat, const struct probe *const *list, size_t n,
-			     const struct probe **out)
-{
-	size_t k = 0;
-
-	if (pattern_kind_has_buffer(pat->kind))
-		out[k++] = &probe_load_chase;
-	for (size_t i = 0; i < n; i++) {
-		if (pattern_kind_has_buffer(pat->kind) && list[i] == &probe_load_chase)
-			continue;
-		out[k++] = list[i];
-	}
-	return k;
-}
-
 /* Every row of this pattern; with count, only s->total grows. */
 static int run_pattern(struct run_state *s, const struct probe *const *list, size_t n, bool count)
 {
 	const struct probe **todo = calloc(n + 1, sizeof(*todo));
-	size_t k;
+	bool walk = pattern_kind_has_buffer(s->pat->kind);
+	size_t k = 0;
 	int ret = 0;
 
 	if (!todo)
 		return -ENOMEM;
-	k = pattern_probes(s->pat, list, n, todo);
+	if (walk)	/* the plain walk first */
+		todo[k++] = &probe_load_chase;
+	for (size_t i = 0; i < n; i++)
+		if (!walk || list[i] != &probe_load_chase)
+			todo[k++] = list[i];
 	for (size_t i = 0; !count && i < k && s->pat->kind == PAT_HIT &&
 			   (s->o->mode_mask & (1u << MODE_THROUGHPUT)); i++)
 		if (todo[i]->ctx_stores) {

@@ -522,16 +522,11 @@ void compare_n_free(struct compare_n *c)
 
 static void fmt_value(const struct compare_n_row *r, double v, char *buf, size_t len)
 {
-	if (!strcmp(r->unit, "x"))
-		snprintf(buf, len, v >= 100 ? "%.0fx" : v >= 10 ? "%.1fx" : "%.2fx", v);
-	else if (!strcmp(r->unit, "KiB"))
+	if (!strcmp(r->unit, "KiB"))
 		snprintf(buf, len, v >= 4096 ? "%.1f MiB" : "%.0f KiB", v >= 4096 ? v / 1024 : v);
-	else if (v >= 100)
-		snprintf(buf, len, "%.0f", v);
-	else if (v >= 10)
-		snprintf(buf, len, "%.1f", v);
-	else
-		snprintf(buf, len, "%.2f", v);
+	else	/* three significant digits or so; a ratio says x */
+		snprintf(buf, len, v >= 100 ? "%.0f%s" : v >= 10 ? "%.1f%s" : "%.2f%s", v,
+			 strcmp(r->unit, "x") ? "" : "x");
 }
 
 static void cell_text(const struct compare_n_row *r, const struct compare_n_cell *k, char *buf, size_t len)
@@ -562,16 +557,10 @@ static void floor_text(const struct compare_n_row *r, size_t ncols, char *buf, s
 			snprintf(buf, len, "%.0f%% ep", r->cells[j].margin * 100);
 			return;
 		}
-	switch (r->kind) {
-	case CN_TEXT:
-		snprintf(buf, len, "-");
-		break;
-	case CN_SIZE:
-		snprintf(buf, len, "bracket");
-		break;
-	default:
+	if (r->kind == CN_TEXT || r->kind == CN_SIZE)
+		snprintf(buf, len, "%s", r->kind == CN_TEXT ? "-" : "bracket");
+	else
 		snprintf(buf, len, "%.0f%%", r->floor * 100);
-	}
 }
 
 /* Cut s to w columns, a '~' saying it was cut. */

@@ -63,7 +63,7 @@ struct pattern_info {
 	char name[32], variant[16];
 	long long footprint_bytes;
 	int line_bytes;
-	struct { unsigned has; long long l1d, l2, llc; } sizes;	/* "measured" or "hwloc" */
+	struct result_cache_sizes { unsigned has; long long l1d, l2, llc; } sizes;	/* "measured" or "hwloc" */
 	long long lines, page_bytes;
 	char thp_mode[16];
 	bool thp_requested;

@@ -58,19 +58,18 @@ struct jtable {
 #define JFLAT(key, t) { key, JK_OBJ, 0, 0, 0, 0, &t }
 #define JARR(type, m, key, t) { key, JK_OBJS, offsetof(type, m), 0, offsetof(type, n##m), 0, &t }
 
-typedef __typeof__(((struct pattern_info *)0)->sizes) sizes_t;
 
 static const struct jfield sizes_f[] = {
-	JF(sizes_t, l1d, JK_INT, "l1d"), JF(sizes_t, l2, JK_INT, "l2"), JF(sizes_t, llc, JK_INT, "llc"),
+	JF(struct result_cache_sizes, l1d, JK_INT, "l1d"), JF(struct result_cache_sizes, l2, JK_INT, "l2"), JF(struct result_cache_sizes, llc, JK_INT, "llc"),
 };
-static const struct jtable sizes_t_ = JTABLE(sizes_f, sizes_t);
+static const struct jtable sizes_t = JTABLE(sizes_f, struct result_cache_sizes);
 
 #define PI(m, kind, key) JF(struct pattern_info, m, kind, key)
 static const struct jfield pattern_f[] = {
 	[PX_NAME] = PI(name, JK_STR, "name"), [PX_VARIANT] = PI(variant, JK_STR, "variant"),
 	[PX_FOOTPRINT] = PI(footprint_bytes, JK_INT, "footprint_bytes"), [PX_LINE] = PI(line_bytes, JK_INT, "line_bytes"),
-	[PX_MEASURED] = JSUB(struct pattern_info, sizes, JK_OBJ, "measured", sizes_t_),
-	[PX_HWLOC] = JSUB(struct pattern_info, sizes, JK_OBJ, "hwloc", sizes_t_),
+	[PX_MEASURED] = JSUB(struct pattern_info, sizes, JK_OBJ, "measured", sizes_t),
+	[PX_HWLOC] = JSUB(struct pattern_info, sizes, JK_OBJ, "hwloc", sizes_t),
 	[PX_LINES] = PI(lines, JK_INT, "lines"), [PX_PAGE] = PI(page_bytes, JK_INT, "page_bytes"),
 	[PX_THP_MODE] = PI(thp_mode, JK_STR, "thp_mode"),
 	[PX_THP_REQUESTED] = PI(thp_requested, JK_BOOL, "thp_requested"),

@@ -610,26 +610,29 @@ void slab_cpu_flush(struct slab_cache *s, enum slub_variant v)
 #define PUB_TEST2 "2. Kmalloc: alloc/free test"
 #define PAGE_ALLOC_NOTE "page allocator in 2007 (no SLUB fast path)"
 
-/* Per size: the figures of test 1 (kmalloc, kfree) and test 2 (the pair),
- * of cmpxchg and of cmpxchg_local: v[test - 1][cmpxchg_local][column]. */
+/* Per size, as the post's tables give them: test 1's kmalloc and kfree with
+ * cmpxchg, then with cmpxchg_local; test 2's pair with each. */
 static const struct {
 	unsigned size;
-	double v[2][2][2];
+	double t1[4], t2[2];
 } pub07[] = {
-	{ 8, { { { 271, 645 }, { 83, 363 } }, { { 321 }, { 112 } } } },
-	{ 16, { { { 158, 428 }, { 85, 372 } }, { { 308 }, { 103 } } } },
-	{ 32, { { { 153, 446 }, { 92, 377 } }, { { 311 }, { 103 } } } },
-	{ 64, { { { 178, 459 }, { 115, 397 } }, { { 310 }, { 103 } } } },
-	{ 128, { { { 247, 481 }, { 179, 438 } }, { { 306 }, { 112 } } } },
-	{ 256, { { { 363, 605 }, { 314, 564 } }, { { 325 }, { 111 } } } },
-	{ 512, { { { 449, 677 }, { 398, 615 } }, { { 324 }, { 111 } } } },
-	{ 1024, { { { 626, 810 }, { 573, 745 } }, { { 322 }, { 111 } } } },
-	{ 2048, { { { 681, 869 }, { 629, 816 } }, { { 309 }, { 121 } } } },
-	{ 4096, { { { 471, 575 }, { 473, 548 } }, { { 678 }, { 650 } } } },
-	{ 8192, { { { 666, 747 }, { 659, 745 } }, { { 1027 }, { 1042 } } } },
-	{ 16384, { { { 736, 853 }, { 724, 843 } }, { { 1204 }, { 1149 } } } },
+	{ 8, { 271, 645, 83, 363 }, { 321, 112 } },	{ 16, { 158, 428, 85, 372 }, { 308, 103 } },
+	{ 32, { 153, 446, 92, 377 }, { 311, 103 } },	{ 64, { 178, 459, 115, 397 }, { 310, 103 } },
+	{ 128, { 247, 481, 179, 438 }, { 306, 112 } },	{ 256, { 363, 605, 314, 564 }, { 325, 111 } },
+	{ 512, { 449, 677, 398, 615 }, { 324, 111 } },	{ 1024, { 626, 810, 573, 745 }, { 322, 111 } },
+	{ 2048, { 681, 869, 629, 816 }, { 309, 121 } },	{ 4096, { 471, 575, 473, 548 }, { 678, 650 } },
+	{ 8192, { 666, 747, 659, 745 }, { 1027, 1042 } },	{ 16384, { 736, 853, 724, 843 }, { 1204, 1149 } },
 };
 #define PUB_ROWS ARRAY_SIZE(pub07)
+
+/* pub07's figure at row k of test, column col, of cmpxchg_local (local) or
+ * cmpxchg; 0 past the test's columns. */
+static double pub_figure(size_t k, int test, unsigned local, unsigned col)
+{
+	if (test == 1)
+		return pub07[k].t1[2 * local + col];
+	return col ? 0 : pub07[k].t2[local];
+}
 
 /* A row label as the post prints it. */
 static void row_label(char *buf, size_t len, int test, uint64_t size)
@@ -654,7 +657,7 @@ static const struct repro_table *published(enum slub_fastpath fp, int test, enum
 	for (size_t i = 0; i < PUB_ROWS; i++) {
 		row_label(lab[ti][i], sizeof(lab[ti][i]), test, pub07[i].size);
 		rows[ti][l][i] = (struct repro_row){ lab[ti][i],
-			{ pub07[i].v[ti][l][0], pub07[i].v[ti][l][1] },
+			{ pub_figure(i, test, l, 0), pub_figure(i, test, l, 1) },
 			pub07[i].size > SLUB_2007_MAX_SIZE ? PAGE_ALLOC_NOTE : NULL };
 	}
 	t[ti][l] = (struct repro_table){ .source = PUB_SOURCE, .machine = PUB_MACHINE,
@@ -734,7 +737,7 @@ double slub_pub_saving(int test, unsigned col, const uint64_t *sizes, size_t nsi
 		       double *b, const char **label)
 {
 	const struct repro_table *t = published(SLUB_FP_2007, test, SLUB_LOCAL);
-	size_t r[MAX_SIZES], n = 0, ti = (size_t)test - 1, m;
+	size_t r[MAX_SIZES], n = 0, m;
 
 	*a = *b = NAN;
 	*label = NULL;
@@ -747,7 +750,7 @@ double slub_pub_saving(int test, unsigned col, const uint64_t *sizes, size_t nsi
 	if (!n)
 		return NAN;
 	/* sort the rows by their difference; the lower median is a row's own */
-#define SAVING(j) (pub07[r[j]].v[ti][0][col] - pub07[r[j]].v[ti][1][col])
+#define SAVING(j) (pub_figure(r[j], test, 0, col) - pub_figure(r[j], test, 1, col))
 	for (size_t i = 1; i < n; i++)
 		for (size_t j = i; j > 0 && SAVING(j) < SAVING(j - 1); j--) {
 			m = r[j];
@@ -756,8 +759,8 @@ double slub_pub_saving(int test, unsigned col, const uint64_t *sizes, size_t nsi
 		}
 #undef SAVING
 	m = r[(n - 1) / 2];
-	*a = pub07[m].v[ti][1][col];
-	*b = pub07[m].v[ti][0][col];
+	*a = pub_figure(m, test, 1, col);
+	*b = pub_figure(m, test, 0, col);
 	*label = t->rows[m].label;
 	return *b - *a;
 }

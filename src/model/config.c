@@ -604,21 +604,12 @@ static const char *const source_names[] = { "default", "file", "override" };
 
 static json_t *value_json(const struct experiment *e, size_t i)
 {
-	const char *v = cfg_schema[i].def;
-	enum cfg_source src = CFG_SRC_DEFAULT;
-	int line = 0;
-	json_t *one;
+	bool set = e && e->value[i];
+	json_t *one = json_pack("{s:s?,s:s}", "value", set ? e->value[i] : cfg_schema[i].def, "source",
+				source_names[set ? e->source[i] : CFG_SRC_DEFAULT]);
 
-	if (e) {
-		if (e->value[i]) {
-			v = e->value[i];
-			src = e->source[i];
-		}
-		line = e->line[i];
-	}
-	one = json_pack("{s:s?,s:s}", "value", v, "source", source_names[src]);
-	if (line)
-		json_object_set_new(one, "line", json_integer(line));
+	if (set && e->line[i])	/* set_value writes a line with its value only */
+		json_object_set_new(one, "line", json_integer(e->line[i]));
 	return one;
 }
 

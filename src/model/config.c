@@ -297,22 +297,6 @@ int config_schema_add(const char *kind, const struct cfg_key *rows, size_t n)
 
 /* ---- the experiment ---- */
 
-static struct experiment *experiment_new(void)
-{
-	struct experiment *e = calloc(1, sizeof(*e));
-
-	if (!e)
-		return NULL;
-	e->value = calloc(cfg_schema_count, sizeof(*e->value));
-	e->source = calloc(cfg_schema_count, sizeof(*e->source));
-	e->line = calloc(cfg_schema_count, sizeof(*e->line));
-	if (!e->value || !e->source || !e->line) {
-		config_free(e);
-		return NULL;
-	}
-	return e;
-}
-
 void config_free(struct experiment *e)
 {
 	if (!e)
@@ -468,52 +452,51 @@ static int apply_override(struct experiment *e, const char *ov)
 	return set_value(e, idx, trim(eq + 1), CFG_SRC_OVERRIDE, 0);
 }
 
+/* Parse FILE into e: 0, or -errno after one message with file:line. */
+static int load_file(struct experiment *e, const char *file)
+{
+	struct parse_state ps = { .e = e, .file = file, .f = fopen(file, "r") };
+	int r;
+
+	if (!ps.f) {
+		r = -errno;
+		pr_err("config: cannot open '%s': %s (experiment files are in configs/)", file, strerror(-r));
+		return r;
+	}
+	r = ini_parse_stream(reader, &ps, handler, &ps);
+	fclose(ps.f);
+	if (r && !ps.err) {
+		pr_err("%s:%d: not INI syntax (expected [section] or key = value)", file, r);
+		return -EINVAL;
+	}
+	return ps.err;
+}
+
 int config_load(const char *file, char *const *overrides, size_t noverrides,
 		struct experiment **out)
 {
-	struct experiment *e = experiment_new();
-	int ret = 0;
+	struct experiment *e = calloc(1, sizeof(*e));
+	int ret = -ENOMEM;
 
 	*out = NULL;
 	if (!e)
 		return -ENOMEM;
-	if (file) {
-		struct parse_state ps = { .e = e, .file = file };
-		int r;
-
-		e->file = strdup(file);
-		ps.f = fopen(file, "r");
-		if (!ps.f) {
-			ret = -errno;
-			pr_err("config: cannot open '%s': %s (experiment files are in configs/)", file,
-			       strerror(errno));
-			goto err;
-		}
-		r = ini_parse_stream(reader, &ps, handler, &ps);
-		fclose(ps.f);
-		if (ps.err) {
-			ret = ps.err;
-			goto err;
-		}
-		if (r) {
-			pr_err("%s:%d: not INI syntax (expected [section] or key = value)", file, r);
-			ret = -EINVAL;
-			goto err;
-		}
-	}
+	e->value = calloc(cfg_schema_count, sizeof(*e->value));
+	e->source = calloc(cfg_schema_count, sizeof(*e->source));
+	e->line = calloc(cfg_schema_count, sizeof(*e->line));
 	e->overrides = calloc(noverrides + 1, sizeof(char *));
-	if (!e->overrides) {
-		ret = -ENOMEM;
+	if (!e->value || !e->source || !e->line || !e->overrides)
 		goto err;
-	}
-	for (size_t i = 0; i < noverrides; i++) {
+	e->file = file ? strdup(file) : NULL;
+	ret = file ? load_file(e, file) : 0;
+	for (size_t i = 0; i < noverrides && !ret; i++) {
 		e->overrides[e->noverrides++] = strdup(overrides[i]);
 		ret = apply_override(e, overrides[i]);
-		if (ret < 0)
-			goto err;
 	}
-	*out = e;
-	return 0;
+	if (!ret) {
+		*out = e;
+		return 0;
+	}
 err:
 	config_free(e);
 	return ret;

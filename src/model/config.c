@@ -329,15 +329,29 @@ static int report_unknown_key(const char *where, const char *section, const char
 	return -EINVAL;
 }
 
-static int set_value(struct experiment *e, int idx, const char *value, enum cfg_source src,
-		     int line)
+/* Set section.key to value, from the file (at line) or an override (line
+ * 0): 0, or -EINVAL / -ENOMEM after a message that starts with where. */
+static int set_key(struct experiment *e, const char *where, const char *section, const char *key,
+		   const char *value, enum cfg_source src, int line)
 {
-	enum cfg_type ty = cfg_schema[idx].type;
-	char *v = strdup(value);
+	int idx = key_index(section, key);
+	enum cfg_type ty;
+	char *v;
 
+	if (idx < 0)
+		return report_unknown_key(where, section, key);
+	if (src == CFG_SRC_FILE && e->source[idx] == CFG_SRC_FILE) {
+		pr_err("%s: duplicate key '%s' in [%s] (first set on line %d)", where, key, section,
+		       e->line[idx]);
+		return -EINVAL;
+	}
+	if (check_value(&cfg_schema[idx], where, value) < 0)
+		return -EINVAL;
+	v = strdup(value);
 	if (!v)
 		return -ENOMEM;
 	/* lists are kept as "a,b,c": an option takes them as written */
+	ty = cfg_schema[idx].type;
 	if (ty == CFG_ENUM_LIST || ty == CFG_STR_LIST || ty == CFG_U64_LIST) {
 		char *w = v;
 
@@ -398,40 +412,22 @@ static int handler(void *arg, const char *section, const char *name, const char 
 {
 	struct parse_state *ps = arg;
 	char where[512];
-	int idx;
 
+	snprintf(where, sizeof(where), "%s:%d", ps->file, ps->line);
 	if (ps->err)
 		return 1;
-	snprintf(where, sizeof(where), "%s:%d", ps->file, ps->line);
-	if (!*section) {
-		pr_err("%s: key '%s' outside a section (put it under [experiment], [run], ...)", where,
-		       name);
-		ps->err = -EINVAL;
+	if (*section) {
+		ps->err = set_key(ps->e, where, section, name, value, CFG_SRC_FILE, ps->line);
 		return 1;
 	}
-	idx = key_index(section, name);
-	if (idx < 0) {
-		ps->err = report_unknown_key(where, section, name);
-		return 1;
-	}
-	if (ps->e->source[idx] == CFG_SRC_FILE) {
-		pr_err("%s: duplicate key '%s' in [%s] (first set on line %d)", where, name, section,
-		       ps->e->line[idx]);
-		ps->err = -EINVAL;
-		return 1;
-	}
-	if (check_value(&cfg_schema[idx], where, value) < 0) {
-		ps->err = -EINVAL;
-		return 1;
-	}
-	ps->err = set_value(ps->e, idx, value, CFG_SRC_FILE, ps->line);
+	pr_err("%s: key '%s' outside a section (put it under [experiment], [run], ...)", where, name);
+	ps->err = -EINVAL;
 	return 1;
 }
 
 static int apply_override(struct experiment *e, const char *ov)
 {
 	char buf[512], *eq, *dot, where[600];
-	int idx;
 
 	snprintf(buf, sizeof(buf), "%s", ov);
 	eq = strchr(buf, '=');
@@ -444,12 +440,7 @@ static int apply_override(struct experiment *e, const char *ov)
 	}
 	*dot = 0;
 	snprintf(where, sizeof(where), "--set %s", ov);
-	idx = key_index(trim(buf), trim(dot + 1));
-	if (idx < 0)
-		return report_unknown_key(where, trim(buf), trim(dot + 1));
-	if (check_value(&cfg_schema[idx], where, trim(eq + 1)) < 0)
-		return -EINVAL;
-	return set_value(e, idx, trim(eq + 1), CFG_SRC_OVERRIDE, 0);
+	return set_key(e, where, trim(buf), trim(dot + 1), trim(eq + 1), CFG_SRC_OVERRIDE, 0);
 }
 
 /* Parse FILE into e: 0, or -errno after one message with file:line. */

@@ -490,8 +490,7 @@ int pattern_buf_create(struct pattern_buf *b, size_t bytes, unsigned line, uint6
 	return 0;
 
 out_unmap:
-	munmap(b->map, b->map_len);
-	b->map = NULL;
+	pattern_buf_destroy(b);	/* the walk order too, when linking failed */
 	return ret;
 }
 

@@ -425,7 +425,7 @@ void splitlock_set_reference(struct splitlock_result *r, double cycles, double n
 int splitlock_reference(const struct calibration *cal, struct splitlock_result *r)
 {
 	const struct probe *p = probe_find(REF_PROBE);
-	struct result res;
+	struct result res = { 0 };
 	struct run_opts o;
 	int ret;
 
@@ -433,7 +433,6 @@ int splitlock_reference(const struct calibration *cal, struct splitlock_result *
 		return 0;
 	runner_default_opts(&o);
 	o.max_seconds = REF_SECONDS;
-	memset(&res, 0, sizeof(res));
 	ret = runner_measure(p, MODE_LATENCY, &o, cal, &res);
 	if (!ret && res.nsamples)
 		splitlock_set_reference(r, clock_ticks_to_cycles(cal, res.s.median),

@@ -58,9 +58,9 @@ struct jtable {
 #define JFLAT(key, t) { key, JK_OBJ, 0, 0, 0, 0, &t }
 #define JARR(type, m, key, t) { key, JK_OBJS, offsetof(type, m), 0, offsetof(type, n##m), 0, &t }
 
-
 static const struct jfield sizes_f[] = {
-	JF(struct result_cache_sizes, l1d, JK_INT, "l1d"), JF(struct result_cache_sizes, l2, JK_INT, "l2"), JF(struct result_cache_sizes, llc, JK_INT, "llc"),
+	JF(struct result_cache_sizes, l1d, JK_INT, "l1d"), JF(struct result_cache_sizes, l2, JK_INT, "l2"),
+	JF(struct result_cache_sizes, llc, JK_INT, "llc"),
 };
 static const struct jtable sizes_t = JTABLE(sizes_f, struct result_cache_sizes);
 

@@ -60,6 +60,21 @@ static void test_lock_prefixes(const struct align_probe *p)
 	      p->name, n);
 }
 
+/* The twin ratios pair "lock-X" with "X" by name: every atomic probe has
+ * its plain twin, the same instruction without the lock prefix, timed the
+ * same way (a renamed twin would drop its ratio silently). */
+static void test_probe_twin(const struct align_probe *p)
+{
+	const struct align_probe *t;
+
+	if (strncmp(p->name, "lock-", 5))
+		return;
+	t = align_probe_find(p->name + 5);
+	CHECK(t && !strncmp(p->insn, "lock ", 5) && !strcmp(t->insn, p->insn + 5) &&
+	      !strcmp(t->form, p->form), "%s: no plain twin '%s' of the same instruction and form\n",
+	      p->name, p->name + 5);
+}
+
 /* The checker must be able to fail: a copy pointing at another placement,
  * a shortened copy, a copy whose bytes differ. */
 static void test_checker_refuses(const struct align_probe *p)
@@ -387,6 +402,7 @@ int main(void)
 		test_placements(&align_probes[i]);
 		test_checker_refuses(&align_probes[i]);
 		test_lock_prefixes(&align_probes[i]);
+		test_probe_twin(&align_probes[i]);
 		test_run(&align_probes[i]);
 		CHECK(align_probe_find(align_probes[i].name) == &align_probes[i], "find %s\n",
 		      align_probes[i].name);

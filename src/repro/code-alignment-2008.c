@@ -449,16 +449,9 @@ static int assess_used(const struct place_acc *pa, const struct place_acc *pb, c
 	return 0;
 }
 
-/* Atomic and plain twins among the probes: does the atomic premium (the
+/* Atomic and plain twins among the probes ("lock-X" and "X", test-align
+ * holds the names to their lock prefixes): does the atomic premium (the
  * ratio of the two at the same placement) depend on the placement? */
-static const struct {
-	const char *atomic, *plain;
-} twins[] = {
-	{ "lock-orb-loop", "orb-loop" },
-	{ "lock-orb", "orb" },
-	{ "lock-cmpxchgq-tput", "cmpxchgq-tput" },
-};
-
 static int twin_ratios(struct repro_ctx *rc, const struct align_probe *const *sel, size_t nsel,
 		       const bool *use, size_t npass, const double *share,
 		       struct place_acc (*acc)[ALIGN_NPLACE])
@@ -466,29 +459,27 @@ static int twin_ratios(struct repro_ctx *rc, const struct align_probe *const *se
 	json_t *jt = json_array();
 
 	json_object_set_new(rc->json, "twin_ratios", jt);
-	for (size_t t = 0; t < ARRAY_SIZE(twins); t++) {
+	for (size_t a = 0; a < nsel; a++) {
+		const char *atomic = sel[a]->name, *plain = atomic + 5;
 		double fig[ALIGN_NPLACE];
-		size_t a = nsel, b = nsel;
 		struct align_assessment as;
+		size_t b = 0;
 		int ret;
 
-		for (size_t i = 0; i < nsel; i++) {
-			if (!strcmp(sel[i]->name, twins[t].atomic))
-				a = i;
-			if (!strcmp(sel[i]->name, twins[t].plain))
-				b = i;
-		}
-		if (a == nsel || b == nsel)
+		if (strncmp(atomic, "lock-", 5))
+			continue;
+		while (b < nsel && strcmp(sel[b]->name, plain))
+			b++;
+		if (b == nsel)
 			continue;
 		ret = assess_used(acc[a], acc[b], use, npass, share, fig, &as);
 		if (ret < 0)
 			return ret;
-		fprintf(rc->out, "%s / %s at the same placement: x%.2f (+%u) .. x%.2f (+%u)\n",
-			twins[t].atomic, twins[t].plain, fig[as.imin], align_offsets[as.imin],
-			fig[as.imax], align_offsets[as.imax]);
+		fprintf(rc->out, "%s / %s at the same placement: x%.2f (+%u) .. x%.2f (+%u)\n", atomic,
+			plain, fig[as.imin], align_offsets[as.imin], fig[as.imax], align_offsets[as.imax]);
 		print_assessment(rc->out, "ratio ", &as, npass);
-		json_array_append_new(jt, json_pack("{s:s,s:s,s:o}", "atomic", twins[t].atomic,
-			"plain", twins[t].plain, "assessment", assessment_json(&as)));
+		json_array_append_new(jt, json_pack("{s:s,s:s,s:o}", "atomic", atomic, "plain", plain,
+						    "assessment", assessment_json(&as)));
 	}
 	return 0;
 }

@@ -3,7 +3,6 @@
  * rewrite a JSON report in another format (html, text, mail, csv, json).
  * Reads, never measures. */
 #include <stddef.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"

@@ -139,6 +139,31 @@ int main(void)
 		CHECK(config_load(path, NULL, 0, &e) == -ENOENT, "missing file is -ENOENT");
 	}
 
+	/* --set splits at the last dot before '=' and wins over the file's
+	 * key (not a duplicate), which then has no line */
+	{
+		char *dotted[] = { "run.mode.x=latency" }, *nodot[] = { "mode=latency" },
+		     *mode[] = { "run.mode = throughput" }, path[300];
+
+		CHECK(config_load(NULL, dotted, 1, &e) == -EINVAL, "section 'run.mode' is unknown");
+		CHECK(config_load(NULL, nodot, 1, &e) == -EINVAL, "no dot: not section.key=value");
+		CHECK(load_text("[run]\nmode = latency\n", &e) == 0, "a file's mode");
+		config_free(e);
+		snprintf(path, sizeof(path), "%s/t.conf", tmpdir);
+		CHECK(config_load(path, mode, 1, &e) == 0, "--set over the file's key");
+		if (e) {
+			json_t *j = config_to_json(e);
+			json_t *m = json_object_get(json_object_get(json_object_get(j, "values"), "run"), "mode");
+
+			CHECK(!strcmp(config_str(e, "run", "mode"), "throughput"), "the override wins");
+			CHECK(!strcmp(json_string_value(json_object_get(m, "source")), "override") &&
+				      !json_object_get(m, "line"),
+			      "the override's source, and no file line");
+			json_decref(j);
+			config_free(e);
+		}
+	}
+
 	/* defaults, comments, lists, overrides */
 	CHECK(load_text("# c\n; c\n[experiment]\nkind = characterization, fake-repro ; why\n", &e) == 0,
 	      "comments and lists");

@@ -87,15 +87,15 @@ size_t align_pass_index(size_t pass, size_t n);
  * median over the placements, and the largest): shown, not judged on.
  * Each pass k is judged on the pair the OTHER undisturbed passes chose
  * (leave one out): ea[k], eb[k] are that slowest and fastest placement's
- * medians in pass k; agree: undisturbed passes whose pair is (imax, imin).
- * j: stats_judge of ea * ALIGN_JUDGE_OPS against eb * ALIGN_JUDGE_OPS over
- * the passes with share >= REPRO_SHARE_MIN (all, when share is NULL);
- * shows: j.v is VERDICT_SLOWER. */
+ * medians in pass k, times ALIGN_JUDGE_OPS; agree: undisturbed passes whose
+ * pair is (imax, imin). j: stats_judge of ea against eb over the passes
+ * with share >= REPRO_SHARE_MIN (all, when share is NULL); shows: j.v is
+ * VERDICT_SLOWER. */
 struct align_assessment {
 	double spread, noise, noise_max;
 	size_t imin, imax;
 	size_t used, agree;			/* undisturbed passes; see above */
-	double ea[ALIGN_MAX_PASSES], eb[ALIGN_MAX_PASSES];	/* per op; NAN: no pair */
+	double ea[ALIGN_MAX_PASSES], eb[ALIGN_MAX_PASSES];	/* per 64 ops; NAN: no pair */
 	struct judgment j;
 	bool shows;
 };

@@ -223,8 +223,8 @@ int align_assess(const double *pass_med, size_t nplace, size_t npass, const doub
 		a->ea[k] = a->eb[k] = NAN;
 		if (!pick_pair(pass_med, nplace, npass, ok, k, tmp, &lo, &hi))
 			continue;
-		a->ea[k] = pass_med[hi * npass + k];
-		a->eb[k] = pass_med[lo * npass + k];
+		a->ea[k] = pass_med[hi * npass + k] * ALIGN_JUDGE_OPS;
+		a->eb[k] = pass_med[lo * npass + k] * ALIGN_JUDGE_OPS;
 		a->agree += ok[k] && a->used && hi == a->imax && lo == a->imin;
 	}
 	free(range);
@@ -232,8 +232,8 @@ int align_assess(const double *pass_med, size_t nplace, size_t npass, const doub
 	for (size_t k = 0; k < npass; k++) {
 		bool judged = a->used && ok[k];
 
-		ea[k] = judged ? a->ea[k] * ALIGN_JUDGE_OPS : NAN;
-		eb[k] = judged ? a->eb[k] * ALIGN_JUDGE_OPS : NAN;
+		ea[k] = judged ? a->ea[k] : NAN;
+		eb[k] = judged ? a->eb[k] : NAN;
 	}
 	stats_judge(ea, eb, npass, &a->j);
 	a->shows = a->j.v == VERDICT_SLOWER;
@@ -904,20 +904,15 @@ static int measure_passes(struct repro_ctx *rc, const struct align_probe *const 
 static void conclude_probe(struct repro_ctx *rc, const char *name, const struct align_assessment *a,
 			   size_t npass, const double *share, bool first)
 {
-	double ea[ALIGN_MAX_PASSES], eb[ALIGN_MAX_PASSES];
 	char wa[32], wb[32], what[160];
 	struct repro_claim c = {
 		.what = what, .a = wa, .b = wb, .unit = "cycles per 64 ops",
-		.ea = ea, .eb = eb, .n = npass, .share = share,
+		.ea = a->ea, .eb = a->eb, .n = npass, .share = share,
 		.pub_unit = "MB/sec", .pub_a = NAN, .pub_b = NAN,
 		/* the post's words once, on the first line */
 		.pub_words = first ? PUB_WORDS : NULL, .pub_machine = PUB_MACHINE,
 	};
 
-	for (size_t k = 0; k < npass; k++) {
-		ea[k] = a->ea[k] * ALIGN_JUDGE_OPS;
-		eb[k] = a->eb[k] * ALIGN_JUDGE_OPS;
-	}
 	snprintf(what, sizeof(what), "%s, slowest vs fastest placement (each pass on the pair the "
 		 "other passes chose, %zu of %zu chose these)", name, a->agree, a->used);
 	snprintf(wa, sizeof(wa), "+%u", align_offsets[a->imax]);

@@ -301,23 +301,23 @@ static bool overlapped(const struct report *rep, const struct result *q, const c
  * started at its true-share row. */
 static void build_cases(const struct report *rep, struct card *c)
 {
-	static const char *const cases[] = { "true-share", "false-share", "no-share" };
-
-	for (size_t i = 0; i < rep->n && c->ncase + ARRAY_SIZE(cases) <= CARD_MAX_CASES; i++) {
+	for (size_t i = 0; i < rep->n && c->ncase + SHARING__COUNT <= CARD_MAX_CASES; i++) {
 		const struct result *r = &rep->r[i];
 		const char *pl = placement_of(r);
 
-		if (!pl || strcmp(r->pattern, "true-share") || !compare_group_first(rep, i))
+		if (!pl || strcmp(r->pattern, contention_sharing_pattern(SHARING_TRUE)) ||
+		    !compare_group_first(rep, i))
 			continue;
-		for (size_t k = 0; k < ARRAY_SIZE(cases); k++)
+		for (int k = 0; k < SHARING__COUNT; k++)
 			for (size_t j = 0; j < rep->n; j++) {
 				const struct result *q = &rep->r[j];
+				const char *pattern = contention_sharing_pattern(k);
 
-				if (strcmp(q->name, r->name) || strcmp(q->pattern, cases[k]) ||
+				if (strcmp(q->name, r->name) || strcmp(q->pattern, pattern) ||
 				    !compare_group_first(rep, j) || strcmp(placement_of(q) ?: "", pl))
 					continue;
 				c->cases[c->ncase++] = (struct card_case){
-					.probe = q->name, .placement = pl, .pattern = cases[k],
+					.probe = q->name, .placement = pl, .pattern = pattern,
 					.cycles = report_median_cycles(rep, q->name, q->mode, q->pattern),
 					.no_overlap = !overlapped(rep, q, pl), .share_rank = q->card_share,
 				};

@@ -50,7 +50,6 @@ struct align_probe {
 /* The probes of this architecture; none where !ARCH_HAS_ALIGN_LOOPS. */
 extern const struct align_probe align_probes[];
 extern const size_t align_nprobes;
-const struct align_probe *align_probe_find(const char *name);
 /* Bytes the kernels use at ctx->mem (page aligned): hot words in the first
  * 8 lines, the chase ring in the second page. */
 #define ALIGN_MEM_BYTES 8192

@@ -86,14 +86,6 @@ const struct align_probe align_probes[1];
 const size_t align_nprobes = 0;
 #endif
 
-const struct align_probe *align_probe_find(const char *name)
-{
-	for (size_t i = 0; i < align_nprobes; i++)
-		if (!strcmp(align_probes[i].name, name))
-			return &align_probes[i];
-	return NULL;
-}
-
 /* The chase ring: 8 lines of the second page, visited 0 3 6 1 4 7 2 5 (so
  * no two consecutive loads are neighbours). */
 void align_prepare(void *mem)

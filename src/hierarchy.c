@@ -420,9 +420,7 @@ static void match_hwloc(struct hierarchy *h)
 
 size_t hierarchy_cache_size(const struct hierarchy *h, int level)
 {
-	if (level < 1 || (size_t)level > h->ncaches)
-		return 0;
-	return h->levels[level - 1].size_bytes;
+	return level >= 1 && (size_t)level <= h->ncaches ? h->levels[level - 1].size_bytes : 0;
 }
 
 size_t hierarchy_level_footprint(const struct hierarchy *h, int level)
@@ -507,7 +505,6 @@ static void count_seen(struct hierarchy *h)
 			const struct hierarchy_epoch *ep = &h->ep[e];
 			int j = epoch_match(ep, lv);
 			bool same_next;
-			size_t sz;
 
 			if (lv->memory || lv->shelf) {
 				lv->seen += lv->memory && ep->memory;
@@ -520,13 +517,10 @@ static void count_seen(struct hierarchy *h)
 				    (size_t)j + 1 < ep->ncaches &&
 				    fabs(log(ep->cycles[j + 1] / lv[1].core.cycles)) < log(STABLE_MATCH) :
 				    (size_t)j + 1 == ep->ncaches;
-			if (!same_next)
-				continue;
-			sz = ep->size[j];
-			if (!lv->size_min || sz < lv->size_min)
-				lv->size_min = sz;
-			if (sz > lv->size_max)
-				lv->size_max = sz;
+			if (same_next && (!lv->size_min || ep->size[j] < lv->size_min))
+				lv->size_min = ep->size[j];
+			if (same_next && ep->size[j] > lv->size_max)
+				lv->size_max = ep->size[j];
 		}
 	}
 }

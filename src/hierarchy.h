@@ -137,7 +137,7 @@ void hierarchy_default_opts(struct hierarchy_opts *o);
 size_t hierarchy_default_max(size_t hwloc_llc, uint64_t mem_avail, char *why, size_t len);
 
 /* Footprints from min (at least 64 lines) to max, whole 64-byte lines,
- * steps_per_octave per doubling, geometric, no duplicates. Returns the
+ * steps_per_octave (at least 1) per doubling, geometric, no duplicates. Returns the
  * count (at most max_out). Pure. */
 size_t hierarchy_footprints(size_t min, size_t max, unsigned steps_per_octave, size_t *out,
 			    size_t max_out);

@@ -86,20 +86,13 @@ static const char *const cfg_type_names[] = {
 
 /* ---- schema lookup ---- */
 
+/* The schema row of section.key (key NULL: the section's first); -1: none. */
 static int key_index(const char *section, const char *key)
 {
 	for (size_t i = 0; i < cfg_schema_count; i++)
-		if (!strcmp(cfg_schema[i].section, section) && !strcmp(cfg_schema[i].key, key))
+		if (!strcmp(cfg_schema[i].section, section) && (!key || !strcmp(cfg_schema[i].key, key)))
 			return (int)i;
 	return -1;
-}
-
-static bool section_known(const char *section)
-{
-	for (size_t i = 0; i < cfg_schema_count; i++)
-		if (!strcmp(cfg_schema[i].section, section))
-			return true;
-	return false;
 }
 
 /* Distinct section names, for suggestions. */
@@ -318,7 +311,7 @@ static int report_unknown_key(const char *where, const char *section, const char
 {
 	char mean[96];
 
-	if (!section_known(section))
+	if (key_index(section, NULL) < 0)
 		pr_err("%s: unknown section [%s]%s ('atomcost config --schema' lists them)", where, section,
 		       did_you_mean(suggest_name(section, section_at, cfg_schema_count, NULL), mean,
 				    sizeof(mean)));
@@ -400,7 +393,7 @@ static char *reader(char *str, int num, void *arg)
 			return r;	/* inih reports the syntax error */
 		snprintf(name, sizeof(name), "%.*s", (int)(end - s - 1), s + 1);
 		snprintf(where, sizeof(where), "%s:%d", ps->file, ps->line);
-		if (!section_known(trim(name)))
+		if (key_index(trim(name), NULL) < 0)
 			ps->err = report_unknown_key(where, trim(name), "");
 	}
 	return r;

@@ -112,15 +112,14 @@ static struct compare_n_cell *num(struct emit *e, int section, const char *label
 	return k;
 }
 
-/* A hot-line cell's epochs: those of the column's row with this probe,
- * pattern and mode (and no placement). */
-static void epochs(const struct compare_n_doc *d, struct compare_n_cell *k, const char *probe,
-		   const char *pattern, const char *mode)
+/* A hot-line cell's epochs: those of the column's row with this probe and
+ * mode under the hit pattern (and no placement). */
+static void epochs(const struct compare_n_doc *d, struct compare_n_cell *k, const char *probe, const char *mode)
 {
 	for (size_t i = 0; k && *probe && i < d->nres; i++) {
 		const struct cn_result *r = &d->res[i];
 
-		if (!strcmp(r->probe, probe) && !strcmp(r->pattern, pattern) && !strcmp(r->mode, mode) &&
+		if (!strcmp(r->probe, probe) && !strcmp(r->pattern, "hit") && !strcmp(r->mode, mode) &&
 		    !*r->placement) {
 			k->ep = r->nep >= 2 ? r->ep : NULL;
 			k->nep = r->nep >= 2 ? r->nep : 0;
@@ -210,7 +209,7 @@ static void atomicity_rows(struct emit *e, const struct compare_n_doc *d)
 			snprintf(label, sizeof(label), "%s: %s", what, probe);
 			k = num(e, S_ATOM, label, "cycles", kind, side ? a->plain : a->atomic);
 			if (kind == CN_HOT)
-				epochs(d, k, probe, "hit", mode);
+				epochs(d, k, probe, mode);
 		}
 		if (a->atomic > 0 && a->plain > 0) {
 			snprintf(label, sizeof(label), "%s: %s / %s", what, d->atomic, d->plain);
@@ -275,7 +274,7 @@ static void menu_rows(struct emit *e, const struct compare_n_doc *d)
 		const struct cn_option *o = &d->menu[i];
 
 		snprintf(label, sizeof(label), "%s: %s", known(o->need), known(o->probe));
-		epochs(d, num(e, S_MENU, label, "cycles", CN_HOT, o->cycles), o->probe, "hit", "latency");
+		epochs(d, num(e, S_MENU, label, "cycles", CN_HOT, o->cycles), o->probe, "latency");
 	}
 }
 

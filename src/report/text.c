@@ -127,40 +127,6 @@ static void write_events(const struct report *rep, FILE *f)
 	event_reasons(rep, f);
 }
 
-/* With epochs: one row per probe, pattern and mode, so the table stays as
- * long as with one. median: median of the epoch medians; ratio: geometric
- * mean of the epoch ratios and its 95% interval (stats_judge); spread:
- * relative sd of the row's epoch medians, the noise compare works with. */
-static void write_epochs(const struct report *rep, FILE *f)
-{
-	fprintf(f, "# %d epochs: median of epoch medians; ratio to twin over the epochs [95%% interval]; spread = sd/mean of the epoch medians\n",
-		compare_max_epoch(rep));
-	table_head(true, f);
-	for (size_t i = 0; i < rep->n; i++) {
-		const struct result *r = &rep->r[i];
-		char ratio[16] = "-", ci[32] = "", vs[48];
-		struct report_row w;
-
-		if (!compare_group_first(rep, i))
-			continue;
-		report_row(rep, i, &w);
-		if (r->has_ratio && isfinite(r->judge.ratio)) {
-			snprintf(ratio, sizeof(ratio), "%.2f", r->judge.ratio);
-			if (isfinite(r->judge.lo))
-				snprintf(ci, sizeof(ci), "[%.2f,%.2f]", r->judge.lo, r->judge.hi);
-		}
-		result_judgment_text(r, vs, sizeof(vs));
-		fprintf(f, "%-20s %-20s %-7s %-10s %8.2f %8.2f %8.2f %8.3f %7s %-17s %-28s %5.1f%% %7zu",
-			r->name, r->twin[0] ? r->twin : "-", r->pattern, probe_mode_name(r->mode),
-			result_cycles(rep, w.min), result_cycles(rep, w.median), result_cycles(rep, w.p90),
-			result_ns(rep, w.median), ratio, ci, vs, isfinite(r->epoch_spread) ? r->epoch_spread * 100 : 0.0,
-			w.samples);
-		if (r->footprint_lines)	/* the first epoch's best footprint */
-			fprintf(f, " [%uw x %ul]", r->footprint_words, r->footprint_lines);
-		fputc('\n', f);
-	}
-}
-
 /* The engine's checks on a row (runner.c): a minimum below its physical
  * bound is shown as "!" and said, not printed as a figure; the footprint
  * a swept throughput was best at; an implausible overhead. */
@@ -183,6 +149,63 @@ static void engine_cells(const struct report *rep, const struct result *r, char 
 	if (r->overhead_flag && k < flen)
 		snprintf(flags + k, flen - k, " [overhead? fixed %.0f, N/2N %.0f ticks]",
 			 r->overhead_ticks, r->overhead_extrap_ticks);
+}
+
+/* One line of the table. With epochs (w: the row over them): the median
+ * of the epoch medians, the ratio to the twin over the epochs (the
+ * geometric mean of the epoch ratios and its 95% interval, stats_judge)
+ * and the spread (relative sd of the epoch medians, the noise compare
+ * works with); else the result's own figures, its ratio in the epoch and
+ * the engine's checks. */
+static void write_row(const struct report *rep, const struct result *r, const struct report_row *w, FILE *f)
+{
+	double ratio = w ? r->judge.ratio : r->ratio, lo = w ? r->judge.lo : r->ratio_lo;
+	double hi = w ? r->judge.hi : r->ratio_hi, med = w ? w->median : r->s.median;
+	char rc[16] = "-", ci[32] = "", vs[48], mincell[16], spread[16] = "", flags[160] = "";
+
+	if (r->has_ratio && isfinite(ratio)) {
+		snprintf(rc, sizeof(rc), "%.2f", ratio);
+		if (isfinite(lo))
+			snprintf(ci, sizeof(ci), "[%.2f,%.2f]", lo, hi);
+	}
+	result_judgment_text(r, vs, sizeof(vs));
+	if (!w) {
+		engine_cells(rep, r, mincell, sizeof(mincell), flags, sizeof(flags));
+	} else {
+		snprintf(mincell, sizeof(mincell), "%.2f", result_cycles(rep, w->min));
+		snprintf(spread, sizeof(spread), "%5.1f%% ", isfinite(r->epoch_spread) ? r->epoch_spread * 100 : 0.0);
+		if (r->footprint_lines)	/* the first epoch's best footprint */
+			snprintf(flags, sizeof(flags), " [%uw x %ul]", r->footprint_words, r->footprint_lines);
+	}
+	fprintf(f, "%-20s %-20s %-7s %-10s %8s %8.2f %8.2f %8.3f %7s %-17s %-28s %s%7zu%s%s%s\n", r->name,
+		r->twin[0] ? r->twin : "-", r->pattern, probe_mode_name(r->mode), mincell, result_cycles(rep, med),
+		result_cycles(rep, w ? w->p90 : r->s.p90), result_ns(rep, med), rc, ci, vs, spread,
+		w ? w->samples : r->nsamples, !w && r->migrated ? " MIGRATED" : "",
+		w || r->ci_reached ? "" : " (CI target not reached)", flags);
+}
+
+/* The table: with epochs one line per row over them, so that it stays as
+ * long as with one; else one per result, the contention results (threads
+ * > 1) left to their own table. */
+static void write_table(const struct report *rep, bool epochs, FILE *f)
+{
+	bool head = false;
+
+	if (epochs)
+		fprintf(f, "# %d epochs: median of epoch medians; ratio to twin over the epochs [95%% interval]; spread = sd/mean of the epoch medians\n",
+			compare_max_epoch(rep));
+	for (size_t i = 0; i < rep->n; i++) {
+		struct report_row w;
+
+		if (epochs ? !compare_group_first(rep, i) : result_contention(&rep->r[i]) != NULL)
+			continue;
+		if (!head)
+			table_head(epochs, f);
+		head = true;
+		if (epochs)
+			report_row(rep, i, &w);
+		write_row(rep, &rep->r[i], epochs ? &w : NULL, f);
+	}
 }
 
 /* Throughput over footprints: median cycles per op at each, one line per
@@ -451,6 +474,7 @@ int card_write_text(const struct report *rep, FILE *f)
 int report_write_text(const struct report *rep, FILE *f)
 {
 	const struct calibration *c = &rep->cal;
+	bool epochs = compare_max_epoch(rep) > 1;
 
 	/* what a person reads first */
 	if (card_wanted(rep)) {
@@ -473,39 +497,10 @@ int report_write_text(const struct report *rep, FILE *f)
 	if (rep->partial)
 		fprintf(f, "# PARTIAL: %s: results below are what was measured before it stopped\n",
 			rep->partial_reason);
-	if (compare_max_epoch(rep) > 1) {
-		write_epochs(rep, f);
-		write_sweeps(rep, f);
-		write_events(rep, f);
-		return 0;
-	}
-	/* contention results (threads > 1) have their own table */
-	for (size_t i = 0; i < rep->n; i++)
-		if (!result_contention(&rep->r[i])) {
-			table_head(false, f);
-			break;
-		}
-	for (size_t i = 0; i < rep->n; i++) {
-		const struct result *r = &rep->r[i];
-		char ratio[16] = "-", ci[32] = "", vs[48], mincell[16], flags[160];
-
-		if (result_contention(r))
-			continue;
-		result_judgment_text(r, vs, sizeof(vs));
-		if (r->has_ratio) {
-			snprintf(ratio, sizeof(ratio), "%.2f", r->ratio);
-			snprintf(ci, sizeof(ci), "[%.2f,%.2f]", r->ratio_lo, r->ratio_hi);
-		}
-		engine_cells(rep, r, mincell, sizeof(mincell), flags, sizeof(flags));
-		fprintf(f, "%-20s %-20s %-7s %-10s %8s %8.2f %8.2f %8.3f %7s %-17s %-28s %7zu%s%s%s\n",
-			r->name, r->twin[0] ? r->twin : "-", r->pattern, probe_mode_name(r->mode),
-			mincell, result_cycles(rep, r->s.median),
-			result_cycles(rep, r->s.p90), result_ns(rep, r->s.median), ratio, ci,
-			vs, r->nsamples, r->migrated ? " MIGRATED" : "",
-			r->ci_reached ? "" : " (CI target not reached)", flags);
-	}
+	write_table(rep, epochs, f);
 	write_sweeps(rep, f);
-	contention_write_text(rep, f);
+	if (!epochs)
+		contention_write_text(rep, f);
 	write_events(rep, f);
 	return 0;
 }

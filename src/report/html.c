@@ -672,15 +672,13 @@ static void stair_frame(const struct plot *s, const struct card_caches *k, FILE 
 			fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" class=\"grid\"/>"
 				   "<text x=\"%d\" y=\"%.1f\" class=\"label\">%g</text>\n",
 				s->lw, plot_y(s, d * m), s->lw + s->pw, plot_y(s, d * m), s->lw - 4, plot_y(s, d * m) + 4, d * m);
-	for (double e = ceil(s->xmin); e <= s->xmax; e += 1) {
+	for (double e = 2 * ceil(s->xmin / 2), x; e <= s->xmax; e += 2) {
 		char t[32];
 
-		if ((long)e % 2)
-			continue;
 		size_str(pow(2, e), t, sizeof(t), false);
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" class=\"grid\"/>"
-			   "<text x=\"%.1f\" y=\"%d\" class=\"tick\">%s</text>\n", plot_x(s, pow(2, e)), s->top + s->ph,
-			plot_x(s, pow(2, e)), s->top + s->ph + 4, plot_x(s, pow(2, e)), s->top + s->ph + 16, t);
+		x = plot_x(s, pow(2, e));
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" class=\"grid\"/><text x=\"%.1f\" y=\"%d\" "
+			   "class=\"tick\">%s</text>\n", x, s->top + s->ph, x, s->top + s->ph + 4, x, s->top + s->ph + 16, t);
 	}
 }
 
@@ -903,13 +901,10 @@ static void c2c_class_chart(const struct card *c, FILE *f)
 	for (unsigned n = 0; n < c->nc2c; n++) {
 		const struct c2c_pair_ns *p = &c->c2c[n];
 
+		b[n] = (struct hbar){ .v = p->median, .lo = p->p10, .hi = p->p90, .color = COL_ATOMIC,
+				      .note = p->timed_out ? "timed out" : NULL };
 		snprintf(b[n].label, sizeof(b[n].label), "%.12s (PU %d, %d) %.12s", p->cls, p->cpu_a, p->cpu_b,
 			 p->method);
-		b[n].v = p->median;
-		b[n].lo = p->p10;
-		b[n].hi = p->p90;
-		b[n].color = COL_ATOMIC;
-		b[n].note = p->timed_out ? "timed out" : NULL;
 	}
 	hbars(b, c->nc2c, "ns per round trip (median; whisker p10 to p90)", "c2c-class", f);
 	fputs("<figcaption>The line goes to the other PU and back; one pair per class this machine has.", f);
@@ -937,12 +932,10 @@ static void sharing_chart(const struct card *c, FILE *f)
 	for (unsigned n = 0; n < c->ncase; n++) {
 		const struct card_case *k = &c->cases[n];
 
+		b[n] = (struct hbar){ .v = k->cycles, .lo = NAN, .hi = NAN, .note = k->no_overlap ? "no overlap" : NULL,
+				      .color = !strcmp(k->pattern, "true-share") ? COL_ATOMIC :
+					       !strcmp(k->pattern, "false-share") ? COL_LOCAL : COL_PLAIN };
 		snprintf(b[n].label, sizeof(b[n].label), "%.12s %.20s %.12s", k->placement, k->probe, k->pattern);
-		b[n].v = k->cycles;
-		b[n].lo = b[n].hi = NAN;
-		b[n].color = !strcmp(k->pattern, "true-share") ? COL_ATOMIC :
-			     !strcmp(k->pattern, "false-share") ? COL_LOCAL : COL_PLAIN;
-		b[n].note = k->no_overlap ? "no overlap" : NULL;
 	}
 	hbars(b, c->ncase, "core cycles per op per thread (median)", "sharing", f);
 	fprintf(f, "<figcaption>2 threads on a pair of PUs of the class: <span style=\"color:%s\">&#9632;</span> true "

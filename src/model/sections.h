@@ -93,10 +93,10 @@ struct c2c_section {
 	unsigned nmap;
 };
 int report_c2c(const struct report *rep, struct c2c_section *s);
+void c2c_section_free(struct c2c_section *s);
 /* --c2c FILE: the JSON of `atomcost c2c` becomes rep's "c2c" section
  * (drawn as heat maps, kept when written as JSON). 0 or -errno, said. */
 int report_attach_c2c(struct report *rep, const char *path);
-void c2c_section_free(struct c2c_section *s);
 
 /* The epochs' own calibrations and CPU shares (meta.epochs, written by the
  * session); NAN where an epoch says nothing. Returns how many. */

@@ -652,6 +652,59 @@ static void test_twin_verdicts(void)
 	report_free(&rep);
 }
 
+/* A row over its epochs (report_row): the medians of the epoch medians,
+ * the whisker and the ratio's range over them, the samples and disturbed
+ * ones summed; one epoch: its own interval. The side a pair is drawn from
+ * (report_pair_lead): the more atomic of a mutual pair, whichever way the
+ * report lists them, the first of two alike, a one-way twin with its own. */
+static void test_rows(void)
+{
+	static const double a[] = { 12, 14, 13, 20 };
+	struct report rep;
+	struct report_row w;
+	struct result *r;
+
+	report_init(&rep);
+	rep.cal.ticks_per_cycle = 0.5;
+	for (int e = 1; e <= 4; e++) {
+		add_const(&rep, "a", "b", a[e - 1], e, false);
+		add_const(&rep, "b", "a", 10.0, e, false);
+		rep.r[rep.n - 1].disturbed = e;
+	}
+	add_const(&rep, "one", "", 7.0, 0, false);
+	report_pair_twins(&rep);
+	report_row(&rep, 0, &w);
+	CHECK(w.epochs == 4 && w.median == 13.5 && w.min == 12 && w.lo == 12 && w.hi == 20 && w.samples == 64 &&
+		      w.disturbed == 0, "a row over 4 epochs: median %g, whisker %g-%g", w.median, w.lo, w.hi);
+	CHECK(w.ratio_lo == 12.0 / 10.0 && w.ratio_hi == 2, "its ratio ranges over the epochs (%g-%g)", w.ratio_lo,
+	      w.ratio_hi);
+	report_row(&rep, 1, &w);
+	CHECK(w.median == 10 && w.disturbed == 10, "the twin's row: disturbed samples summed (%ld)", w.disturbed);
+	rep.r[3].disturbed = -1;
+	report_row(&rep, 1, &w);
+	CHECK(w.disturbed == -1, "one epoch that cannot say: unknown");
+	report_row(&rep, 8, &w);
+	CHECK(w.epochs == 1 && w.lo == rep.r[8].s.ci_lo && w.hi == rep.r[8].s.ci_hi && !(w.ratio_lo <= w.ratio_hi),
+	      "one epoch: its CI, no ratio");
+
+	snprintf(rep.r[0].atomicity, sizeof(rep.r[0].atomicity), "atomic");
+	snprintf(rep.r[1].atomicity, sizeof(rep.r[1].atomicity), "non-atomic");
+	CHECK(report_pair_lead(&rep.r[0], &rep.r[1]) && !report_pair_lead(&rep.r[1], &rep.r[0]),
+	      "a mutual pair: drawn from its atomic side");
+	snprintf(rep.r[0].atomicity, sizeof(rep.r[0].atomicity), "local-only");
+	snprintf(rep.r[1].atomicity, sizeof(rep.r[1].atomicity), "atomic");
+	CHECK(!report_pair_lead(&rep.r[0], &rep.r[1]) && report_pair_lead(&rep.r[1], &rep.r[0]),
+	      "the other way round: from the other side");
+	snprintf(rep.r[0].atomicity, sizeof(rep.r[0].atomicity), "atomic");
+	CHECK(report_pair_lead(&rep.r[0], &rep.r[1]) && !report_pair_lead(&rep.r[1], &rep.r[0]),
+	      "alike: from the first");
+	r = &rep.r[8];
+	snprintf(r->twin, sizeof(r->twin), "a");
+	CHECK(report_pair_lead(r, &rep.r[0]) && report_pair_lead(&rep.r[0], &rep.r[1]) &&
+		      report_pair_lead(&rep.r[8], NULL), "a one-way twin: drawn with its own pair, and apart");
+	report_free(&rep);
+}
+
 /* Every key of a row's extra, as the engines fill them: written in their
  * order (the engines' own), read back to the same members; a key without
  * its bit is not written, and a changed member changes the text. */
@@ -766,6 +819,7 @@ int main(void)
 	test_html(&rep);
 	test_fingerprint(dir);
 	test_twin_verdicts();
+	test_rows();
 	test_extra(dir);
 	report_free(&rep);
 	{

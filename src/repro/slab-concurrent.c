@@ -613,8 +613,8 @@ static const struct repro_table posted_2016[2] = {
 struct conc_size {
 	char label[24];
 	size_t tries, got;
-	size_t *idx;		/* [reps] */
-	struct pass_fig *pf;	/* [2][cap]: variant, try */
+	size_t idx[JUDGE_MAX_EPOCHS];	/* passes: at most JUDGE_MAX_EPOCHS (config) */
+	struct pass_fig pf[2][MAX_PASS_FACTOR * JUDGE_MAX_EPOCHS];	/* [variant][try] */
 };
 
 struct conc_run {
@@ -640,10 +640,10 @@ static int run_size(const struct conc_run *r, size_t size, struct conc_size *z)
 			if (!r->ran[v])
 				continue;
 			ret = one_pass(r->t, r->cpus, r->nth, size, r->n, (enum aslab_variant)v,
-				       &z->pf[(size_t)v * r->cap + k]);
+				       &z->pf[v][k]);
 			if (ret < 0)
 				return ret;
-			ok = ok && pass_counts(&z->pf[(size_t)v * r->cap + k]);
+			ok = ok && pass_counts(&z->pf[v][k]);
 		}
 		if (ok)
 			z->idx[z->got++] = k;
@@ -656,7 +656,7 @@ static int run_size(const struct conc_run *r, size_t size, struct conc_size *z)
 static double fig(const struct conc_run *r, const struct conc_size *z, int v, size_t i,
 		  enum pf_field f, int ph)
 {
-	const struct pass_fig *p = &z->pf[(size_t)v * r->cap + (z->got ? z->idx[i] : i)];
+	const struct pass_fig *p = &z->pf[v][z->got ? z->idx[i] : i];
 
 	return f == PF_SHARE ? p->share : p->f[f][ph];
 }
@@ -847,17 +847,13 @@ static int repro_concurrent_run(struct repro_ctx *rc)
 		.ran = { config_list_has(e, sec, "variants", "locked"),
 			 config_list_has(e, sec, "variants", "lockless") },
 	};
-	struct conc_size zs[MAX_SIZES] = { 0 };
-	struct pass_fig *pf = NULL;
-	size_t *idx = NULL;
+	struct conc_size *zs = calloc(MAX_SIZES, sizeof(*zs));
 	json_t *jv = json_object();
 	int cpus[MAX_THREADS], ret = 0;
 
 	json_object_set_new(rc->json, "variants", jv);
 	r.cap = MAX_PASS_FACTOR * r.reps;
-	pf = calloc(nsizes * 2 * r.cap, sizeof(*pf));
-	idx = calloc(nsizes * r.reps, sizeof(*idx));
-	if (!pf || !idx) {
+	if (!zs) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -881,8 +877,6 @@ static int repro_concurrent_run(struct repro_ctx *rc)
 			goto out;
 		}
 		snprintf(zs[si].label, sizeof(zs[si].label), "%llu", (unsigned long long)sizes[si]);
-		zs[si].pf = pf + si * 2 * r.cap;
-		zs[si].idx = idx + si * r.reps;
 	}
 	for (size_t si = 0; si < nsizes; si++) {
 		ret = run_size(&r, sizes[si], &zs[si]);
@@ -905,8 +899,7 @@ static int repro_concurrent_run(struct repro_ctx *rc)
 	/* the workers ran on every planned CPU: put this thread back */
 	topo_bind_thread(rc->t, rc->cpu_os);
 out:
-	free(pf);
-	free(idx);
+	free(zs);
 	return ret;
 }
 
@@ -926,7 +919,7 @@ const struct repro repro_slab_concurrent = {
 	{ "slab-concurrent", "variants", CFG_ENUM_LIST, "locked,lockless", "locked|lockless", 0, 0, NULL,
 	  "locked: the previous patch applied, refill checks the shared pool under the node "
 	  "lock (the post's before); lockless: checks it first without the lock (after)" },
-	{ "slab-concurrent", "passes", CFG_U64, "9", NULL, 1, 64, NULL,
+	{ "slab-concurrent", "passes", CFG_U64, "9", NULL, 1, JUDGE_MAX_EPOCHS, NULL,
 	  "counted passes, each running before and after (order alternating); conclusions "
 	  "judge the passes' paired figures" }),
 };

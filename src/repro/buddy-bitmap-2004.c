@@ -31,7 +31,6 @@
 #include "arch/arch.h"
 #include "common.h"
 #include "pattern.h"
-#include "stats.h"
 
 /* The posted notes; the measured rows print them. */
 const char *const buddy_notes[BUDDY_CASES] = {

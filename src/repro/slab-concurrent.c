@@ -29,8 +29,6 @@
 
 #include "arch/arch.h"
 #include "common.h"
-#include "runner.h"
-#include "stats.h"
 
 #define MAX_THREADS 256
 #define PAGE 4096

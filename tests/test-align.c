@@ -323,6 +323,8 @@ static void test_assess(void)
 
 	CHECK(align_assess(pm, NP, 1, NULL, fig, &a) == -EINVAL, "one pass accepted\n");
 	CHECK(align_assess(pm, 1, NK, NULL, fig, &a) == -EINVAL, "one placement accepted\n");
+	CHECK(align_assess(pm, ALIGN_NPLACE + 1, 2, NULL, fig, &a) == -EINVAL,
+	      "more placements than there are accepted\n");
 	CHECK(align_assess(pm, 2, ALIGN_MAX_PASSES + 1, NULL, fig, &a) == -EINVAL,
 	      "too many passes accepted\n");
 	CHECK(align_assess(zero, 2, 2, NULL, fig, &a) == -EINVAL, "a zero figure accepted\n");

@@ -101,9 +101,9 @@ struct align_assessment {
 
 /* pass_med[i * npass + k]: median cost of placement i in pass k (> 0);
  * share: NULL, or per pass its CPU share (repro_pass_share). Fills
- * fig[0..nplace) and *a. 0, or -EINVAL (fewer than 2 placements or 2
- * passes, more than ALIGN_MAX_PASSES, or a figure that is not a positive
- * number), -ENOMEM. */
+ * fig[0..nplace) and *a. 0, or -EINVAL (not 2..ALIGN_NPLACE placements
+ * and 2..ALIGN_MAX_PASSES passes, or a figure that is not a positive
+ * number). */
 int align_assess(const double *pass_med, size_t nplace, size_t npass, const double *share,
 		 double *fig, struct align_assessment *a);
 

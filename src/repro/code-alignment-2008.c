@@ -167,11 +167,11 @@ static bool pick_pair(const double *pass_med, size_t nplace, size_t npass, const
 int align_assess(const double *pass_med, size_t nplace, size_t npass, const double *share,
 		 double *fig, struct align_assessment *a)
 {
-	double ea[ALIGN_MAX_PASSES], eb[ALIGN_MAX_PASSES], *range, *tmp;
+	double ea[ALIGN_MAX_PASSES], eb[ALIGN_MAX_PASSES], range[ALIGN_NPLACE], tmp[ALIGN_NPLACE];
 	bool ok[ALIGN_MAX_PASSES];
 
 	memset(a, 0, sizeof(*a));
-	if (nplace < 2 || npass < 2 || npass > ALIGN_MAX_PASSES)
+	if (nplace < 2 || nplace > ALIGN_NPLACE || npass < 2 || npass > ALIGN_MAX_PASSES)
 		return -EINVAL;
 	for (size_t i = 0; i < nplace * npass; i++)
 		if (!(pass_med[i] > 0) || !isfinite(pass_med[i]))
@@ -184,13 +184,6 @@ int align_assess(const double *pass_med, size_t nplace, size_t npass, const doub
 	if (!a->used)
 		for (size_t k = 0; k < npass; k++)
 			ok[k] = true;
-	range = malloc(nplace * sizeof(double));
-	tmp = malloc(nplace * sizeof(double));
-	if (!range || !tmp) {
-		free(range);
-		free(tmp);
-		return -ENOMEM;
-	}
 	for (size_t i = 0; i < nplace; i++) {
 		const double *m = pass_med + i * npass;
 		double lo = m[0], hi = m[0];
@@ -217,8 +210,6 @@ int align_assess(const double *pass_med, size_t nplace, size_t npass, const doub
 		a->eb[k] = pass_med[lo * npass + k] * ALIGN_JUDGE_OPS;
 		a->agree += ok[k] && a->used && hi == a->imax && lo == a->imin;
 	}
-	free(range);
-	free(tmp);
 	for (size_t k = 0; k < npass; k++) {
 		bool judged = a->used && ok[k];
 

@@ -795,7 +795,7 @@ static int cache_groups(const struct topo *t, struct cache_group *g, int max)
 
 #define MAX_LISTED 16
 
-/* "0-1 | 2-3 | ... (30 more)": the cpusets of the objects of one type. */
+/* "0-1 | 2-3 | ... (30 more)": the cpusets of the objects of one type, a line. */
 static void print_sets(FILE *f, const struct topo *t, hwloc_obj_type_t type,
 		       const struct cache_group *g)
 {
@@ -814,6 +814,7 @@ static void print_sets(FILE *f, const struct topo *t, hwloc_obj_type_t type,
 	}
 	if (n > MAX_LISTED)
 		fprintf(f, " | ... (%d more)", n - MAX_LISTED);
+	fputc('\n', f);
 }
 
 static const char *plural(int n)
@@ -842,7 +843,6 @@ void topo_print(const struct topo *t, FILE *f)
 		fprintf(f, "  package L#%u: PUs %s\n", o->logical_index, buf);
 	}
 	fprintf(f, "NUMA nodes: %d\n", t->nnuma);
-	o = NULL;
 	while ((o = hwloc_get_next_obj_by_type(t->h, HWLOC_OBJ_NUMANODE, o))) {
 		hwloc_bitmap_list_snprintf(buf, sizeof(buf), o->cpuset);
 		fmt_size(size, sizeof(size), o->attr->numanode.local_memory);
@@ -871,16 +871,11 @@ void topo_print(const struct topo *t, FILE *f)
 		fprintf(f, "  L%d%s %s line %u B x%d: PUs ", g->level, g->unified ? "" : "d",
 			size, g->line, g->count);
 		print_sets(f, t, cache_types[g->level], g);
-		fputc('\n', f);
 	}
 
-	if (t->smt) {
-		fprintf(f, "SMT siblings: ");
+	fputs(t->smt ? "SMT siblings: " : "SMT: no SMT\n", f);
+	if (t->smt)
 		print_sets(f, t, HWLOC_OBJ_CORE, NULL);
-		fputc('\n', f);
-	} else {
-		fprintf(f, "SMT: no SMT\n");
-	}
 
 	allowed_str(t, buf, sizeof(buf));
 	fprintf(f, "allowed: %s (%d of %d PUs)\n", buf, t->nallowed, t->npu);

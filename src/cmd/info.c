@@ -257,7 +257,7 @@ static void list_probes(bool json)
 		if (p->unsupported)
 			snprintf(forms, sizeof(forms), "n/a");
 		if (json) {
-			json_t *o = json_pack("{s:s, s:s?, s:s, s:s, s:s, s:s, s:s?, s:s, s:b, s:s, s:b, s:b, s:b, s:s?}",
+			json_array_append_new(arr, json_pack("{s:s, s:s?, s:s, s:s, s:s, s:s, s:s?, s:s, s:b, s:s, s:b, s:b, s:b, s:s?, s:o}",
 				"probe", p->name, "twin", p->twin, "family", p->family,
 				"atomicity", probe_atomicity_name(p->atomicity), "insn", p->insn,
 				"kernel", p->kernel, "kernel_src", p->kernel_src,
@@ -265,10 +265,7 @@ static void list_probes(bool json)
 				"description", p->desc,
 				"latency", p->run[MODE_LATENCY] != NULL,
 				"throughput", p->run[MODE_THROUGHPUT] != NULL, "default", p->in_default,
-				"unsupported", p->unsupported);
-
-			json_object_set_new(o, "kernels", kernels_json(&st, p));
-			json_array_append_new(arr, o);
+				"unsupported", p->unsupported, "kernels", kernels_json(&st, p)));
 			continue;
 		}
 		printf("%-20s %-20s %-9s %-10s %-12s %-8s %s\n", p->name, p->twin ? p->twin : "-",

@@ -194,15 +194,12 @@ static int legacy_run(unsigned trials, unsigned passes, long long mean[BUDDY_CAS
 {
 	char *buf = mmap(NULL, LEGACY_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	long long total[BUDDY_CASES] = { 0 };
-	void **kept = calloc(BUDDY_COLD_KEEP_MAX, sizeof(void *));
+	void *kept[BUDDY_COLD_KEEP_MAX];
 	size_t nkept = 0;
 
 	*cold_sum = 0;
-	if (buf == MAP_FAILED || !kept) {
+	if (buf == MAP_FAILED) {
 		pr_err("buddy-bitmap-2004: cannot map the %d KiB buffer", LEGACY_SIZE / 1024);
-		if (buf != MAP_FAILED)
-			munmap(buf, LEGACY_SIZE);
-		free(kept);
 		return -ENOMEM;
 	}
 	for (unsigned p = 0; p < passes; p++) {
@@ -229,7 +226,6 @@ static int legacy_run(unsigned trials, unsigned passes, long long mean[BUDDY_CAS
 	}
 	for (size_t k = 0; k < nkept; k++)
 		free(kept[k]);
-	free(kept);
 	munmap(buf, LEGACY_SIZE);
 	for (int cs = 0; cs < BUDDY_CASES; cs++) {
 		mean[cs] = trials ? total[cs] / (long long)trials : 0;

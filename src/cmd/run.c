@@ -154,22 +154,6 @@ static int parse_modes(const char *what, const char *s, void *mask)
 	return 0;
 }
 
-/* What was asked for, recorded with the fingerprint. */
-static json_t *experiment_json(const struct run_opts *o, const struct selection *sel)
-{
-	json_t *probes = json_array(), *modes = json_array();
-
-	for (size_t i = 0; i < sel->n; i++)
-		json_array_append_new(probes, json_string(sel->list[i]->name));
-	for (int m = 0; m < MODE__COUNT; m++)
-		if (o->mode_mask & (1u << m))
-			json_array_append_new(modes, json_string(probe_mode_name((enum probe_mode)m)));
-	return json_pack("{s:o, s:o, s:s, s:i, s:f, s:f, s:f, s:i}", "probes", probes, "modes", modes,
-			 "patterns", o->patterns ? o->patterns : "default", "cpu", o->cpu_os,
-			 "max_seconds", o->max_seconds, "target_ci", o->target_ci,
-			 "time_limit_s", o->time_limit_s, "epochs", o->epochs);
-}
-
 /* What the options set, from an experiment file's [run] keys and the
  * command line alike. */
 struct run_cmd {
@@ -346,21 +330,28 @@ static int select_probes(struct run_cmd *rc, int argc, char **argv, const struct
 	return EXIT_OK;
 }
 
-/* The report's command line and experiment: what was asked for, and the
- * file, the overrides, every key and where it came from. */
+/* The report's command line and experiment (recorded with the
+ * fingerprint): what was asked for, and the file, the overrides, every key
+ * and where it came from. */
 static void describe_run(struct report *rep, const struct run_cmd *rc, const struct experiment *exp,
 			 int argc, char **argv)
 {
-	json_t *cmd = json_array(), *x = experiment_json(&rc->o, &rc->sel);
+	const struct run_opts *o = &rc->o;
+	json_t *cmd = json_array(), *probes = json_array(), *modes = json_array(), *x;
 
 	for (int i = 0; i < argc; i++)
 		json_array_append_new(cmd, json_string(argv[i]));
-	if (exp) {
-		json_t *cj = config_to_json(exp);
-
-		json_object_update(x, cj);
-		json_decref(cj);
-	}
+	for (size_t i = 0; i < rc->sel.n; i++)
+		json_array_append_new(probes, json_string(rc->sel.list[i]->name));
+	for (enum probe_mode m = 0; m < MODE__COUNT; m++)
+		if (o->mode_mask & (1u << m))
+			json_array_append_new(modes, json_string(probe_mode_name(m)));
+	x = json_pack("{s:o, s:o, s:s, s:i, s:f, s:f, s:f, s:i}", "probes", probes, "modes", modes,
+		      "patterns", o->patterns ? o->patterns : "default", "cpu", o->cpu_os,
+		      "max_seconds", o->max_seconds, "target_ci", o->target_ci,
+		      "time_limit_s", o->time_limit_s, "epochs", o->epochs);
+	if (exp)
+		json_object_update_new(x, config_to_json(exp));
 	rep->meta = json_pack("{s:o, s:o}", "command_line", cmd, "experiment", x);
 }
 

@@ -18,8 +18,15 @@
 #ifndef ATOMCOST_ARCH_H
 #define ATOMCOST_ARCH_H
 
+/* Under __KERNEL__ (kernel/, the atomcost.ko module) the same op
+ * definitions compile against the kernel's types; what only user space has
+ * (rseq, the placed loops, libc) is left out there. */
+#ifdef __KERNEL__
+#include <linux/types.h>
+#else
 #include <stdbool.h>
 #include <stdint.h>
+#endif
 
 /* The architecture headers refuse to be included other than from here
  * (Concurrency Kit's gcc/<arch>/ck_pr.h way): #error without this token. */

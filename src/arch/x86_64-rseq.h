@@ -19,9 +19,11 @@
 #ifndef ATOMCOST_ARCH_X86_64_RSEQ_H
 #define ATOMCOST_ARCH_X86_64_RSEQ_H
 
+#ifndef __KERNEL__
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#endif
 
 #define ARCH_HAS_LOCK_INSNS 1
 
@@ -145,7 +147,9 @@ static inline uint64_t arch_save_flags(void)
  * emitted as the operand of a `ud1` so a disassembler stays in sync). The
  * abort handler jumps back to the C retry label.
  * The descriptor is also listed in __rseq_cs_ptr_array, as librseq does, so
- * tools can find every critical section. */
+ * tools can find every critical section. User space only: the kernel
+ * module (__KERNEL__) leaves this part out. */
+#ifndef __KERNEL__
 #define ARCH_HAS_RSEQ 1
 
 #define X86_RSEQ_CS_BEGIN							\
@@ -288,5 +292,7 @@ retry:
 fail:
 	return false;
 }
+
+#endif /* !__KERNEL__ */
 
 #endif

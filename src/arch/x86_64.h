@@ -14,8 +14,10 @@
 #ifndef ATOMCOST_ARCH_X86_64_H
 #define ATOMCOST_ARCH_X86_64_H
 
+#ifndef __KERNEL__
 #include <stdbool.h>
 #include <stdint.h>
+#endif
 
 #define ARCH_NAME "x86_64"
 #define ARCH_ATOMICS_IMPL "asm"
@@ -438,7 +440,10 @@ static inline bool arch_percpu_cmpxchg128(uintptr_t off, uint64_t *old, uint64_t
 	return ok;
 }
 
-/* Timed loops placed at chosen code addresses (code-alignment experiment). */
+/* Timed loops placed at chosen code addresses (code-alignment experiment);
+ * user space only. */
+#ifndef __KERNEL__
 #include "arch/x86_64-align.h"
+#endif
 
 #endif

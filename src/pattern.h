@@ -1,11 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* pattern.h - access patterns (--pattern): where the line an op touches
- * comes from (L1, L2, LLC, DRAM), whether each op waits for the previous
- * one, atomic/non-atomic mixtures, and misses around an op (docs/method.md).
- *
- * The pure parts (parsing, footprints from a topology, the cyclic walk
- * order, the mix mask) work on synthetic topologies for the tests; the
- * buffer and the run work on this system.
+/* pattern.h - access patterns (--pattern, docs/patterns.md): where the
+ * line an op touches comes from, whether each op waits for the previous
+ * one, mixtures, misses around an op. The pure parts (parsing, footprints,
+ * walk order, mix mask) run on synthetic topologies for the tests.
  */
 #ifndef ATOMCOST_PATTERN_H
 #define ATOMCOST_PATTERN_H

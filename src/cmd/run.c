@@ -165,9 +165,8 @@ struct run_cmd {
 	struct selection sel;
 };
 
-/* The one table of `atomcost run` options. An option that is an experiment
- * file's [run] key (its schema row names the option) takes its range,
- * default and help from that row: those are written once, in config.c. */
+/* The one table of `atomcost run` options; [run] keys' rows fill the gaps
+ * (cmd/options.h). */
 #define A(f) offsetof(struct run_cmd, f)
 static const struct cmd_opt run_opt[] = {
 	{ .name = "family", .type = OPT_LIST, .arg = "NAME", .off = A(families) },

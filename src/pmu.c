@@ -343,16 +343,12 @@ static void detected_pmus(char *buf, size_t len)
  * then marked unavailable). */
 static int encode_pfm(const char *name, struct pmu_event *e)
 {
-	pfm_perf_encode_arg_t arg;
+	pfm_perf_encode_arg_t arg = { .attr = &e->attr, .size = sizeof(arg) };
 	char pmu[64], det[256];
 	int r;
 
 	if (pfm_init_once() < 0)
 		return -EIO;
-	memset(&arg, 0, sizeof(arg));
-	memset(&e->attr, 0, sizeof(e->attr));
-	arg.attr = &e->attr;
-	arg.size = sizeof(arg);
 	/* PFM_PLM3: count user mode only unless the string says otherwise
 	 * (":k=1"): the probes run in user mode, and paranoid=2 allows that
 	 * to any user. */

@@ -770,12 +770,9 @@ static int cache_groups(const struct topo *t, struct cache_group *g, int max)
 
 		while ((o = hwloc_get_next_obj_by_type(t->h, cache_types[level], o))) {
 			struct cache_group k = {
-				.level = level,
-				.unified = o->attr->cache.type == HWLOC_OBJ_CACHE_UNIFIED,
-				.size = o->attr->cache.size,
-				.line = o->attr->cache.linesize,
-				.pus = hwloc_bitmap_weight(o->cpuset),
-				.count = 1,
+				.level = level, .unified = o->attr->cache.type == HWLOC_OBJ_CACHE_UNIFIED,
+				.size = o->attr->cache.size, .line = o->attr->cache.linesize,
+				.pus = hwloc_bitmap_weight(o->cpuset), .count = 1,
 			};
 			int i;
 

@@ -683,15 +683,6 @@ static void pattern_info(const struct run_state *s, enum variant v, struct patte
 	}
 }
 
-static bool out_of_time(struct run_state *s)
-{
-	if (s->o->time_limit_s <= 0 || (now_ns() - s->t0) / 1e9 <= s->o->time_limit_s)
-		return false;
-	s->rep->partial = true;
-	snprintf(s->rep->partial_reason, sizeof(s->rep->partial_reason), "time limit");
-	return true;
-}
-
 /* The bare cost beside a row (key k) and the row's cost over it (k + 1). */
 static void set_over(struct result_extra *x, enum result_extra_key k, struct result_over *o, double bare,
 		     double med)
@@ -850,7 +841,7 @@ static int run_pattern(struct run_state *s, const struct probe *const *list, siz
 				s->total += count && fn;
 				if (count || !fn)
 					continue;
-				if (out_of_time(s)) {
+				if (runner_out_of_time(s->o, s->rep, s->t0)) {
 					ret = 1;
 					break;
 				}

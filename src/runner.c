@@ -489,6 +489,15 @@ void runner_finish(const struct run_opts *o, struct report *rep, uint64_t t0)
 	report_pair_twins(rep);
 }
 
+bool runner_out_of_time(const struct run_opts *o, struct report *rep, uint64_t t0)
+{
+	if (o->time_limit_s <= 0 || (now_ns() - t0) / 1e9 <= o->time_limit_s)
+		return false;
+	rep->partial = true;
+	snprintf(rep->partial_reason, sizeof(rep->partial_reason), "time limit");
+	return true;
+}
+
 int runner_run(struct topo *t, const struct run_opts *o, const struct probe *const *list,
 	       size_t n, struct report *rep)
 {
@@ -517,11 +526,8 @@ int runner_run(struct topo *t, const struct run_opts *o, const struct probe *con
 
 			if (!p->run[m] || !(o->mode_mask & (1u << m)))
 				continue;
-			if (o->time_limit_s > 0 && (now_ns() - t0) / 1e9 > o->time_limit_s) {
-				rep->partial = true;
-				snprintf(rep->partial_reason, sizeof(rep->partial_reason), "time limit");
+			if (runner_out_of_time(o, rep, t0))
 				goto out;
-			}
 			if (o->progress) {
 				fprintf(stderr, "\r\033[K[%zu/%zu] %s %s", done + 1, total, p->name, probe_mode_name(m));
 				fflush(stderr);

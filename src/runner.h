@@ -118,6 +118,9 @@ int runner_prepare(struct topo *t, const struct run_opts *o, struct report *rep,
  * chain when counted, the self-check notes and the twin ratios. */
 void runner_finish(const struct run_opts *o, struct report *rep, uint64_t t0);
 
+/* Past o->time_limit_s since t0 (0: no limit)? Then rep is marked partial. */
+bool runner_out_of_time(const struct run_opts *o, struct report *rep, uint64_t t0);
+
 /* Pin to o->cpu_os, calibrate into rep->cal, and measure every probe in
  * every requested mode it offers. -EINTR when interrupted (rep->partial set). */
 int runner_run(struct topo *t, const struct run_opts *o, const struct probe *const *list,

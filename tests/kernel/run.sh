@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# tests/kernel/run.sh SRCDIR BUILDDIR - the `kernel` suite (docs/kernel.md).
+# Builds kernel/ (atomcost.ko) against Debian's kernel headers, packs it into
+# a busybox initramfs whose /init loads it and runs every probe it lists
+# through /sys/kernel/debug/atomcost/run, boots Debian's kernel in
+# qemu-system-x86_64 under TCG (no network device, no reboot, a timeout),
+# and checks the serial log: every probe returned its samples with err 0,
+# irqs were off wherever the probe holds them off (and on where it does not),
+# every object the alloc probes took was returned, the module unloaded and
+# dmesg holds no WARNING, BUG or oops. The checker is then fed copies of the
+# log with one planted fault each, and must fail every one.
+# Exit 0 pass, 1 fail, 77 skip (names the Debian package that is missing).
+set -u
+SRC=${1:?usage: run.sh SRCDIR BUILDDIR}
+B=${2:?usage: run.sh SRCDIR BUILDDIR}
+CPU=1 SAMPLES=4 ITERS=4		# small: emulated, nothing here is a measurement
+
+skip() { echo "SKIP: $*"; exit 77; }
+[ "$(uname -m)" = x86_64 ] || skip "the module supports x86_64 only (this is $(uname -m))"
+command -v qemu-system-x86_64 >/dev/null || skip "no qemu-system-x86_64: apt-get install qemu-system-x86"
+BUSYBOX=$(command -v busybox) || skip "no busybox: apt-get install busybox-static"
+file -L "$BUSYBOX" 2>/dev/null | grep -q 'statically linked' ||
+	ldd "$BUSYBOX" 2>&1 | grep -q 'not a dynamic' ||
+	skip "$BUSYBOX is not static: apt-get install busybox-static"
+KVER=
+for k in /boot/vmlinuz-*; do
+	v=${k#/boot/vmlinuz-}
+	[ -r "$k" ] && [ -f "/lib/modules/$v/build/Makefile" ] && KVER=$v
+done
+[ -n "$KVER" ] || skip "no readable /boot/vmlinuz-V with /lib/modules/V/build: apt-get install linux-image-amd64 linux-headers-amd64"
+
+rm -rf "$B" && mkdir -p "$B/mod" "$B/root/bin" "$B/root/proc" "$B/root/sys" "$B/root/dev" || exit 1
+cp "$SRC"/kernel/Kbuild "$SRC"/kernel/Makefile "$SRC"/kernel/*.[ch] "$B/mod/" || exit 1
+if ! make -s -C "/lib/modules/$KVER/build" M="$B/mod" ATOMCOST_SRC="$SRC/src" modules \
+	>"$B/build.log" 2>&1; then
+	cat "$B/build.log"
+	echo "FAIL: atomcost.ko does not build against $KVER"
+	exit 1
+fi
+if grep -Ei 'warning|error' "$B/build.log" | grep -v 'Skipping BTF'; then
+	echo "FAIL: building atomcost.ko warned (above)"
+	exit 1
+fi
+cp "$B/mod/atomcost.ko" "$BUSYBOX" "$B/root/" && mv "$B/root/busybox" "$B/root/bin/" || exit 1
+cat >"$B/root/init" <<INIT
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t debugfs debugfs /sys/kernel/debug
+echo "@@ boot \$(uname -r) cpus \$(grep -c ^processor /proc/cpuinfo)"
+insmod /atomcost.ko && echo "@@ insmod ok"
+D=/sys/kernel/debug/atomcost
+sed 's/^/@@ list /' \$D/probes
+for p in \$(cut -f1 \$D/probes); do
+	if echo "\$p $CPU $SAMPLES $ITERS" >\$D/run; then
+		echo "@@ begin \$p"; sed 's/^/@@ /' \$D/run; echo "@@ done \$p"
+	else
+		echo "@@ refused \$p"
+	fi
+done
+rmmod atomcost && echo "@@ rmmod ok"
+[ -e \$D ] && echo "@@ still loaded"
+dmesg | sed 's/^/@@ dmesg /'
+echo "@@ finished"
+poweroff -f
+INIT
+chmod +x "$B/root/init"
+(cd "$B/root" && find . | "$BUSYBOX" cpio -o -H newc >"$B/initrd.cpio" 2>/dev/null) || exit 1
+
+echo "booting $KVER in qemu-system-x86_64 (TCG: emulated, not a measurement)"
+start=$(date +%s)
+timeout 400 qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 512 -nographic -no-reboot \
+	-nic none -kernel "/boot/vmlinuz-$KVER" -initrd "$B/initrd.cpio" \
+	-append "console=ttyS0 panic=-1 loglevel=3 oops=panic" </dev/null >"$B/serial.log" 2>&1
+echo "qemu exit $? after $(($(date +%s) - start)) s; serial log: $B/serial.log"
+tr -d '\r' <"$B/serial.log" | sed -n 's/^@@ //p' >"$B/out.log"
+
+# check LOG: prints one FAIL line per fault, exits 1 if any.
+check() {
+	awk -v S="$SAMPLES" -v N="$ITERS" '
+	function fail(m) { print "FAIL: " m; bad = 1 }
+	function probe_end(  want) {
+		if (h["err"] != 0) fail(p ": err " h["err"])
+		if (h["samples"] != S || ns != S) fail(p ": " ns " samples, asked " S)
+		want = h["irqs"] == "on" ? 0 : 1
+		if (h["irqs_off"] != want) fail(p ": irqs_off " h["irqs_off"] " with irqs " h["irqs"])
+		if (h["allocated"] != h["freed"] || h["alloc_errors"] != 0)
+			fail(p ": allocated " h["allocated"] " freed " h["freed"] " errors " h["alloc_errors"])
+		if (p ~ /^kmem_cache_alloc/ && h["allocated"] != S * 3 * N * h["ops"])
+			fail(p ": allocated " h["allocated"] ", expected " S * 3 * N * h["ops"])
+		done[p] = 1
+	}
+	$1 == "list" { listed[$2] = 1; nlist++ }
+	$1 == "insmod" { insmod = 1 }
+	$1 == "begin" { p = $2; ns = 0; delete h; inp = 1; next }
+	$1 == "done" { probe_end(); inp = 0; next }
+	$1 == "refused" { fail($2 ": the run file refused the request") }
+	inp && $1 == "sample" { ns++; if ($2 !~ /^[0-9]+$/ || $3 !~ /^[0-9]+$/) fail(p ": sample " $0); next }
+	inp { h[$1] = $2 }
+	$1 == "rmmod" { rmmod = 1 }
+	$1 == "still" { fail("the module is still loaded after rmmod") }
+	$1 == "dmesg" && /WARNING:|BUG:|BUG at|Oops|general protection fault|Call Trace:|RIP: / { fail("dmesg: " $0) }
+	$1 == "finished" { finished = 1 }
+	END {
+		if (!insmod) fail("insmod atomcost.ko failed")
+		if (nlist < 30) fail("only " nlist + 0 " probes listed")
+		for (q in listed) if (!(q in done)) fail(q ": no result")
+		if (!rmmod) fail("rmmod atomcost failed")
+		if (!finished) fail("the guest did not finish (boot, hang or panic: see the serial log)")
+		exit bad
+	}' "$1"
+}
+
+# The figures, each marked: emulated, not a measurement.
+summary() {
+	awk '$1 == "begin" { p = $2; n = 0 } $1 == "iters" { it = $2 } $1 == "ops" { ops = $2 }
+	$1 == "overhead" { o = $2 } $1 == "sample" { t[++n] = $3 }
+	$1 == "done" { m = t[1]; for (i = 2; i <= n; i++) if (t[i] < m) m = t[i]
+		printf "%-28s %8.1f ticks/op  (emulated: not a measurement)\n", p, (m - o) / (2 * it * ops) }' "$1"
+}
+
+fails=0
+summary "$B/out.log"
+check "$B/out.log" || fails=1
+# planted faults, one per copy: the checker must catch each
+plant() {
+	sed "$1" "$B/out.log" >"$B/planted.log"
+	if check "$B/planted.log" >/dev/null; then
+		echo "FAIL: the checker missed a planted fault: $2"
+		fails=1
+	fi
+}
+plant '0,/^irqs_off 1/s//irqs_off 0/' "irqs on inside an irq-off probe"
+plant '0,/^sample /{/^sample /d}' "a missing sample"
+plant '/^probe kmem_cache_alloc_bulk:16/,/^end/s/^freed .*/freed 1/' "bulk objects not freed"
+plant '$a dmesg WARNING: CPU: 1 PID: 1 at planted' "a WARNING in dmesg"
+plant '/^rmmod ok/d' "the module not unloaded"
+plant '/^done this_cpu_inc$/d' "a probe without result"
+[ "$fails" = 0 ] && echo "kernel: every probe ran in $KVER under qemu (TCG), checks passed"
+exit "$fails"

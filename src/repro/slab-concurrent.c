@@ -161,11 +161,6 @@ void aslab_destroy(struct aslab_cache *c)
 	free(c);
 }
 
-static inline size_t slab_of(const struct aslab_cache *c, const void *obj)
-{
-	return (size_t)((const char *)obj - c->map) / PAGE;
-}
-
 /* ---- slab lists (under the lock) ---- */
 
 static void list_del(struct aslab_cache *c, int32_t i)
@@ -319,7 +314,7 @@ static __attribute__((noinline)) void flusharray(struct aslab_cache *c, struct a
 	} else {
 		for (unsigned k = 0; k < n; k++) {
 			void *o = ac->entry[k];
-			int32_t i = (int32_t)slab_of(c, o);
+			int32_t i = (int32_t)(((char *)o - c->map) / PAGE);	/* its slab */
 			struct aslab *s = &c->slabs[i];
 
 			*(void **)o = s->freelist;

@@ -194,21 +194,14 @@ static void mark_unavailable(struct pmu_event *e, int err, const char *why, cons
 static bool encode_quiet;
 
 #if HAVE_LIBPFM
-static bool pfm_ready;
-
+/* Once initialized, pfm_initialize returns at once. */
 static int pfm_init_once(void)
 {
-	int r;
+	int r = pfm_initialize();
 
-	if (pfm_ready)
-		return 0;
-	r = pfm_initialize();
-	if (r != PFM_SUCCESS) {
+	if (r != PFM_SUCCESS)
 		pr_err("events: libpfm4 does not initialize: %s", pfm_strerror(r));
-		return -EIO;
-	}
-	pfm_ready = true;
-	return 0;
+	return r == PFM_SUCCESS ? 0 : -EIO;
 }
 
 /* "pmu::event" names, for "did you mean" and `events --all`. */
@@ -501,15 +494,6 @@ static int first_of(const struct pmu_set *s, uint32_t type, uint64_t config)
 	return -1;
 }
 
-static void set_indices(struct pmu_set *s)
-{
-	s->idx_cs = first_of(s, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES);
-	s->idx_mig = first_of(s, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS);
-	s->idx_task = first_of(s, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
-	/* user-mode core cycles, nothing filtered (no cmask, no edge) */
-	s->idx_cycles = first_of(s, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
-}
-
 int pmu_set_resolve(struct pmu_set *s, const char *list, bool require)
 {
 	char *buf = NULL, *save = NULL, *tok;
@@ -543,7 +527,11 @@ int pmu_set_resolve(struct pmu_set *s, const char *list, bool require)
 		if (s->ev[i].available && !g.ok[i])
 			mark_unavailable(&s->ev[i], s->ev[i].err, "group", "%s", g.reason[i]);
 	pmu_group_close(&g);
-	set_indices(s);
+	s->idx_cs = first_of(s, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES);
+	s->idx_mig = first_of(s, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS);
+	s->idx_task = first_of(s, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
+	/* user-mode core cycles, nothing filtered (no cmask, no edge) */
+	s->idx_cycles = first_of(s, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
 	for (unsigned i = 0; require && i < s->n; i++)
 		if (s->ev[i].requested && !s->ev[i].available) {
 			pr_err("--require-events: event '%s' cannot be counted here: %s", s->ev[i].name,

@@ -183,8 +183,7 @@ int c2c_run(struct topo *t, const struct c2c_pair *pairs, size_t npairs, unsigne
 				continue;
 			if (progress)
 				fprintf(stderr, "\r\033[Kc2c %d,%d %s", pairs[k].a, pairs[k].b, c2c_method_name((enum c2c_method)m));
-			memset(r, 0, sizeof(*r));
-			r->cls = pairs[k].cls;
+			*r = (struct c2c_row){ .cls = pairs[k].cls };
 			err = c2c_measure_pair(t, pairs[k].a, pairs[k].b, (enum c2c_method)m, seconds, r);
 			if (!err || err == -EINTR)
 				(*nrows)++;

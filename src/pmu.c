@@ -707,27 +707,21 @@ static void cpu_id(char *buf, size_t len)
 }
 #endif
 
-static void print_event_line(FILE *f, const struct pmu_event *e)
-{
-	const char *type = e->hw ? "hardware" : "software";
-
-	if (e->available)
-		fprintf(f, "  %-28s %-9s yes  %s\n", e->name, type,
-			e->attr.exclude_kernel ? "user mode" : "kernel included");
-	else
-		fprintf(f, "  %-28s %-9s no   %s\n", e->name, type, e->reason);
-}
-
+/* One line of the table: the event, its type, whether it opens, and its
+ * mode or the reason it does not. */
 static void try_and_print(FILE *f, const char *name, const struct pmu_perm *p)
 {
 	struct pmu_set s = { .perm = *p };
+	const struct pmu_event *e = &s.ev[0];
 	int ret;
 
 	encode_quiet = true;	/* an event libpfm4 cannot encode alone is a line, not an error */
 	ret = add_event(&s, name, true);
 	encode_quiet = false;
 	if (ret >= 0 && s.n)
-		print_event_line(f, &s.ev[0]);
+		fprintf(f, "  %-28s %-9s %-4s %s\n", e->name, e->hw ? "hardware" : "software",
+			e->available ? "yes" : "no", !e->available ? e->reason :
+			e->attr.exclude_kernel ? "user mode" : "kernel included");
 }
 
 int pmu_print_events(FILE *f, bool all)

@@ -950,17 +950,11 @@ void topo_summary(const struct topo *t, char *buf, size_t len)
 	}
 }
 
+/* With max 1, a list of more CPUs is refused with its own message. */
 int topo_parse_one_cpu(const struct topo *t, const char *arg, int *os_out)
 {
-	int ret;
-
 	*os_out = topo_allowed_os(t, 0);
 	if (!arg)
 		return 0;
-	ret = topo_parse_cpulist(t, "--cpu", arg, os_out, 1);
-	if (ret == 1)
-		return 0;
-	if (ret >= 0)
-		pr_err("--cpu: give one CPU, not '%s'", arg);
-	return -EINVAL;
+	return topo_parse_cpulist(t, "--cpu", arg, os_out, 1) == 1 ? 0 : -EINVAL;
 }

@@ -234,6 +234,12 @@ static void test_cpulist(void)
 	CHECK(n == 64, "cpulist '0-63' -> 64 (n %d)", n);
 	n = topo_parse_cpulist(t, "test", "0-3", cpus, 3);
 	CHECK(n == -EINVAL, "cpulist longer than max -> -EINVAL (n %d)", n);
+	n = topo_parse_one_cpu(t, NULL, &cpus[0]);
+	CHECK(n == 0 && cpus[0] == 0, "--cpu absent: the first allowed PU (%d, got %d)", n, cpus[0]);
+	n = topo_parse_one_cpu(t, "7", &cpus[0]);
+	CHECK(n == 0 && cpus[0] == 7, "--cpu 7 -> 7 (%d, got %d)", n, cpus[0]);
+	n = topo_parse_one_cpu(t, "0,1", &cpus[0]);
+	CHECK(n == -EINVAL, "--cpu 0,1 -> -EINVAL (got %d)", n);
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		n = topo_parse_cpulist(t, "test", bad[i], cpus, 64);
 		CHECK(n == -EINVAL, "cpulist '%s' -> -EINVAL (got %d)", bad[i], n);

@@ -5,7 +5,7 @@
  * cannot tell); mismatched fingerprints and the rule first, a one-line
  * summary last. A side may be several reports of separate processes
  * (a1.json,a2.json,a3.json): their epochs are then nested in processes.
- * The rule is in compare.h. Exit 0 whatever the verdicts
+ * The rule: compare.h, docs/reports.md. Exit 0 whatever the verdicts
  * (--fail-on-regression: 1 when a row regressed, for CI scripts).
  * Three or more files, a summary among them, or --cards: the machines side
  * by side, the card's rows one column per machine (compare-n.h). */

@@ -1,60 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /* compare.h - is B faster or slower than A, the same, or can we not tell?
  *
- * Rows are matched by probe, mode and pattern and compared in core cycles
- * (ticks / that report's ticks per cycle): ns carry each run's clock, and a
- * core that ran 1% faster in B is not a regression.
- *
- * Replicates. A row's replicates are its per-epoch medians (extra.epoch:
- * --epochs, the default run's epochs of fresh state), in log core cycles.
- * Several reports of one side ("a1.json,a2.json", compare_merge) nest the
- * epochs in processes, and the variance of the side's mean (the mean of
- * its process means) comes from the level that carries it:
- *   v_proc  = var(process means) / P                    df P - 1
- *   v_epoch = s_w^2 * sum(1 / K_p) / P^2                 df sum(K_p - 1)
- * where s_w^2 is the variance of epochs within processes, pooled. The
- * process level is kept when the process means vary more than their
- * epochs predict: F = v_proc / v_epoch above 1 and significant at
- * COMPARE_POOL_ALPHA (the one-way layout's F test). Otherwise the pooled
- * epochs estimate the same variance with more degrees of freedom. One
- * process: v_epoch; one epoch per process: v_proc. A side whose row has a single result (an old report, no epochs)
- * falls back, on both sides, to COMPARE_BLOCKS blocks of each result's
- * time-ordered samples ("blocks"): serially correlated, they understate
- * the spread between processes, so such a row is judged against the
- * between-process floor (--noise-floor) and is never called "same"; a
- * row that is not a settled hot-line row (it missed its CI target, or
- * runs under an access pattern or a sharing case) is not tested at all.
- * A row under an access pattern (anything but "hit") is not tested with
- * one process on a side: the pattern's buffer sizes come from the
- * hierarchy the process measured once, which its epochs share (in an A/A
- * pair of one process a side, load_chase llc latency read 341-510 cycles
- * over the epochs of one process and 45 in all three of the next). One
- * report a side is enough for hot-line rows; pattern rows need two or
- * more.
- * The difference d = mean_B - mean_A is tested with Welch's t (the sides'
- * variances and degrees of freedom, Satterthwaite).
- *
- * Verdicts, against a practical margin m: --min-change (default
- * COMPARE_MARGIN), widened by the calibration difference of the two
- * reports and the move of the self-checks, sqrt(m^2 + cal^2 + check^2),
- * and never below COMPARE_ABS_FLOOR cycles per op:
- *  - regressed / improved: a minimum-effect t test says |d| > log(1 + m)
- *    (the interval of the change lies beyond the margin), the p-values
- *    of all rows tested under Benjamini-Hochberg at false discovery rate
- *    q (COMPARE_Q): of the rows flagged, at most q are expected false;
- *  - same within m: two one-sided tests (TOST) at level q put d inside
- *    the margin (the 90% interval lies inside it), row by row: the
- *    correction guards the discoveries; a row beyond the margin that
- *    TOST calls the same is as rare as an interval that misses;
- *  - cannot tell below X%: neither. X is the row's detectable change,
- *    exp(log(1 + m) + t * se) - 1, with t the Student quantile at the
- *    threshold one more flagged row would need ((R + 1) q / n, R rows
- *    flagged of n tested): the smallest change this row's spread and
- *    replicates could flag.
- * The self-checks (add_chain, imul_chain: fixed cycles per op by
- * construction) are never regressions: their move widens every margin,
- * and one that moved by more than COMPARE_CAL_TOLERANCE is a calibration
- * problem, reported as such.
+ * Rows are matched by probe, mode and pattern and compared in core cycles.
+ * A row's replicates are its per-epoch medians (extra.epoch), nested in
+ * processes when a side is several reports (compare_merge); each side's
+ * variance comes from the level that carries it (compare_estimate). A side
+ * without epochs falls back to blocks of samples (COMPARE_BLOCKS), judged
+ * against --noise-floor, never "same"; unsettled rows, and pattern rows
+ * with one process a side, are not tested. Verdicts against the margin:
+ * regressed or improved (minimum-effect t test, Benjamini-Hochberg at
+ * COMPARE_Q), same (TOST), else cannot tell below the row's detectable
+ * change; a self-check that moved is a calibration problem. The rule whole,
+ * with its figures and where they come from: docs/reports.md, "compare:
+ * how it decides".
  */
 #ifndef ATOMCOST_COMPARE_H
 #define ATOMCOST_COMPARE_H

@@ -25,24 +25,11 @@
 #include <asm/tsc.h>
 
 #include "atomcost.h"
+#include "run.h"
 
-#define AC_MAX_SAMPLES 100000
-#define AC_MAX_ITERS 100000	/* x AC_UNROLL ops, 3 timings per sample */
-#define AC_MAX_MS 10000		/* one request's run time */
 #define AC_FIXED_REPEATS 255	/* 0-iteration calls before the first sample */
 #define AC_BULK_MAX 256
 #define AC_OBJ_SIZE 256		/* the 2015 post's object size */
-
-struct ac_run {
-	const struct ac_probe *pr;
-	unsigned int cpu, samples, done_samples;
-	u64 iters, overhead;
-	u64 *tn, *t2n;
-	bool irqs_off;		/* irqs were off wherever the probe holds them off */
-	int err;
-	struct ac_ctx ctx;
-	struct completion done;
-};
 
 static DEFINE_MUTEX(ac_mutex);	/* one run at a time; guards ac_out */
 static char *ac_out;		/* the last run's text */
@@ -100,7 +87,6 @@ static void ac_sample(struct ac_run *r, unsigned int s)
 static int ac_thread(void *arg)
 {
 	struct ac_run *r = arg;
-	unsigned long deadline = jiffies + msecs_to_jiffies(AC_MAX_MS);
 
 	r->err = 0;
 	r->irqs_off = true;
@@ -109,17 +95,28 @@ static int ac_thread(void *arg)
 			r->err = -EINTR;
 			break;
 		}
-		if (time_after(jiffies, deadline)) {
+		if (time_after(jiffies, r->deadline)) {
 			r->err = -ETIME;
 			break;
 		}
 		ac_sample(r, s);
 		r->done_samples = s + 1;
-		touch_nmi_watchdog();
-		touch_softlockup_watchdog();
-		cond_resched();
+		ac_between_samples();
 	}
 	complete(&r->done);
+	return ac_park();
+}
+
+void ac_between_samples(void)
+{
+	touch_nmi_watchdog();
+	touch_softlockup_watchdog();
+	cond_resched();
+}
+
+/* A finished kthread waits here for kthread_stop(). */
+int ac_park(void)
+{
 	set_current_state(TASK_INTERRUPTIBLE);
 	while (!kthread_should_stop()) {
 		schedule();
@@ -150,26 +147,27 @@ static const char *const ac_irqs_names[] = {
 	[AC_IRQS_RUNNER] = "runner", [AC_IRQS_OWN] = "own", [AC_IRQS_ON] = "on",
 };
 
-/* The run as text: "key value" lines, one "sample t_N t_2N" line per
- * sample (TSC ticks, overhead not subtracted), then "end". */
+/* The run as text: "key value" lines, one "sample A B" line per sample and
+ * CPU (TSC ticks: t_N t_2N with the overhead in, or for the concurrent
+ * probes, form phases, one CPU's alloc and free phases), then "end". */
 static int ac_format(const struct ac_run *r)
 {
-	size_t cap = 1024 + (size_t)r->done_samples * 48, n = 0;
+	size_t lines = (size_t)r->done_samples * r->ncpus, cap = 1024 + lines * 48, n = 0;
 	char *b = kvmalloc(cap, GFP_KERNEL);
 
 	if (!b)
 		return -ENOMEM;
 	n += scnprintf(b + n, cap - n,
-		       "probe %s\ntwin %s\nwhat %s\ncpu %u\nsamples %u\nrequested %u\n"
-		       "iters %llu\nops %u\nirqs %s\nirqs_off %d\noverhead %llu\n"
+		       "probe %s\ntwin %s\nwhat %s\ncpu %u\ncpus %u\nform %s\nsamples %u\n"
+		       "requested %u\niters %llu\nops %u\nirqs %s\nirqs_off %d\noverhead %llu\n"
 		       "tsc_khz %u\nhypervisor %d\nallocated %llu\nfreed %llu\n"
 		       "alloc_errors %llu\nerr %d\n",
-		       r->pr->name, r->pr->twin, r->pr->what, r->cpu, r->done_samples,
-		       r->samples, r->iters, r->pr->ops, ac_irqs_names[r->pr->irqs],
-		       r->irqs_off, r->overhead, tsc_khz,
-		       boot_cpu_has(X86_FEATURE_HYPERVISOR), r->ctx.allocated, r->ctx.freed,
-		       r->ctx.alloc_errors, r->err);
-	for (unsigned int s = 0; s < r->done_samples; s++)
+		       r->pr->name, r->pr->twin, r->pr->what, r->cpu, r->ncpus,
+		       r->pr->conc_size ? "phases" : "n2n", r->done_samples, r->samples,
+		       r->iters, r->pr->ops, ac_irqs_names[r->pr->irqs], r->irqs_off,
+		       r->overhead, tsc_khz, boot_cpu_has(X86_FEATURE_HYPERVISOR),
+		       r->ctx.allocated, r->ctx.freed, r->ctx.alloc_errors, r->err);
+	for (size_t s = 0; s < lines; s++)
 		n += scnprintf(b + n, cap - n, "sample %llu %llu\n", r->tn[s], r->t2n[s]);
 	n += scnprintf(b + n, cap - n, "end\n");
 	kvfree(ac_out);
@@ -178,38 +176,52 @@ static int ac_format(const struct ac_run *r)
 	return 0;
 }
 
+/* The request's probe, CPU (for the concurrent probes: how many CPUs, 0 for
+ * every online one) and limits; the sample arrays. */
+static int ac_parse(struct ac_run *r, const char *line)
+{
+	char name[64];
+
+	if (sscanf(line, "%63s %u %u %llu", name, &r->cpu, &r->samples, &r->iters) != 4)
+		return -EINVAL;
+	r->pr = ac_find(name);
+	if (!r->pr)
+		return -ENOENT;
+	r->ncpus = 1;
+	if (r->pr->conc_size)
+		r->ncpus = r->cpu && r->cpu < num_online_cpus() ? r->cpu : num_online_cpus();
+	else if (r->cpu >= nr_cpu_ids || !cpu_online(r->cpu))
+		return -ENXIO;
+	if (!r->samples || (u64)r->samples * r->ncpus > AC_MAX_SAMPLES || r->iters > AC_MAX_ITERS)
+		return -EINVAL;
+	r->tn = kvcalloc(2 * r->samples * r->ncpus, sizeof(u64), GFP_KERNEL);
+	if (!r->tn)
+		return -ENOMEM;
+	r->t2n = r->tn + r->samples * r->ncpus;
+	return 0;
+}
+
 /* "PROBE CPU SAMPLES ITERS" -> a run, its text kept for the next read. */
 static int ac_request(const char *line)
 {
-	char name[64];
-	struct ac_run *r;
+	struct ac_run *r = kzalloc(sizeof(*r), GFP_KERNEL);
 	int ret;
 
-	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r)
 		return -ENOMEM;
-	ret = -EINVAL;
-	if (sscanf(line, "%63s %u %u %llu", name, &r->cpu, &r->samples, &r->iters) != 4 ||
-	    !r->samples || r->samples > AC_MAX_SAMPLES || r->iters > AC_MAX_ITERS)
-		goto out;
-	ret = -ENOENT;
-	r->pr = ac_find(name);
-	if (!r->pr)
-		goto out;
-	ret = -ENXIO;
-	if (r->cpu >= nr_cpu_ids || !cpu_online(r->cpu))
+	ret = ac_parse(r, line);
+	if (ret)
 		goto out;
 	ret = -ENOMEM;
-	r->tn = kvcalloc(2 * r->samples, sizeof(u64), GFP_KERNEL);
 	r->ctx.mem = (u8 *)get_zeroed_page(GFP_KERNEL);
 	r->ctx.objs = kcalloc(AC_BULK_MAX, sizeof(void *), GFP_KERNEL);
-	if (!r->tn || !r->ctx.mem || !r->ctx.objs)
+	if (!r->ctx.mem || !r->ctx.objs)
 		goto out;
-	r->t2n = r->tn + r->samples;
-	r->overhead = U64_MAX;
+	r->overhead = r->pr->conc_size ? 0 : U64_MAX;
 	r->ctx.cache = ac_cache;
 	r->ctx.bulk = r->pr->bulk;
-	ret = ac_run_on_cpu(r);
+	r->deadline = jiffies + msecs_to_jiffies(AC_MAX_MS);
+	ret = r->pr->conc_size ? ac_run_concurrent(r) : ac_run_on_cpu(r);
 	if (!ret)
 		ret = ac_format(r);
 out:

@@ -93,6 +93,13 @@ static noinline void kmem_cache_bulk_fn(struct ac_ctx *c, u64 iters)
 	  .what = "kmem_cache_alloc_bulk + kmem_cache_free_bulk, per object",	\
 	  .fn = kmem_cache_bulk_fn, .ops = n, .irqs = AC_IRQS_ON, .bulk = n }
 
+/* The 2016 post's sizes (configs/slab-concurrent.conf), run by concurrent.c:
+ * N x kmalloc then N x kfree on K CPUs at once, per object. */
+#define CONC(n)								\
+	{ .name = "kmalloc_concurrent:" #n, .twin = "-",			\
+	  .what = "N x kmalloc then N x kfree on K CPUs at once, per object",	\
+	  .ops = 1, .irqs = AC_IRQS_ON, .conc_size = n }
+
 const struct ac_probe ac_prim_probes[] = {
 	PRIM("this_cpu_inc", "-", this_cpu_inc_lat, R),
 	PRIM("this_cpu_inc:tput", "-", this_cpu_inc_tput, R),
@@ -113,5 +120,6 @@ const struct ac_probe ac_prim_probes[] = {
 	PRIM("kmem_cache_alloc", "kmem_cache_alloc_bulk:1", kmem_cache_alloc_fn, AC_IRQS_ON),
 	BULK(1), BULK(2), BULK(3), BULK(4), BULK(8), BULK(16), BULK(30), BULK(32),
 	BULK(34), BULK(48), BULK(64), BULK(128), BULK(158), BULK(250),
+	CONC(32), CONC(64), CONC(128), CONC(256), CONC(512), CONC(1024), CONC(2048), CONC(4096),
 };
 const unsigned int ac_prim_nprobes = ARRAY_SIZE(ac_prim_probes);

@@ -54,7 +54,9 @@ insmod /atomcost.ko && echo "@@ insmod ok"
 D=/sys/kernel/debug/atomcost
 sed 's/^/@@ list /' \$D/probes
 for p in \$(cut -f1 \$D/probes); do
-	if echo "\$p $CPU $SAMPLES $ITERS" >\$D/run; then
+	c=$CPU
+	case \$p in *_concurrent:*) c=0 ;; esac	# every online CPU at once
+	if echo "\$p \$c $SAMPLES $ITERS" >\$D/run; then
 		echo "@@ begin \$p"; sed 's/^/@@ /' \$D/run; echo "@@ done \$p"
 	else
 		echo "@@ refused \$p"
@@ -81,15 +83,18 @@ tr -d '\r' <"$B/serial.log" | sed -n 's/^@@ //p' >"$B/out.log"
 check() {
 	awk -v S="$SAMPLES" -v N="$ITERS" '
 	function fail(m) { print "FAIL: " m; bad = 1 }
-	function probe_end(  want) {
+	function probe_end(  want, lines, objs) {
 		if (h["err"] != 0) fail(p ": err " h["err"])
-		if (h["samples"] != S || ns != S) fail(p ": " ns " samples, asked " S)
+		lines = h["form"] == "phases" ? S * h["cpus"] : S
+		if (h["samples"] != S || ns != lines) fail(p ": " ns " sample lines, expected " lines)
 		want = h["irqs"] == "on" ? 0 : 1
 		if (h["irqs_off"] != want) fail(p ": irqs_off " h["irqs_off"] " with irqs " h["irqs"])
 		if (h["allocated"] != h["freed"] || h["alloc_errors"] != 0)
 			fail(p ": allocated " h["allocated"] " freed " h["freed"] " errors " h["alloc_errors"])
-		if (p ~ /^kmem_cache_alloc/ && h["allocated"] != S * 3 * N * h["ops"])
-			fail(p ": allocated " h["allocated"] ", expected " S * 3 * N * h["ops"])
+		objs = h["form"] == "phases" ? S * h["cpus"] * N : S * 3 * N * h["ops"]
+		if (p ~ /^(kmem_cache_alloc|kmalloc)/ && h["allocated"] != objs)
+			fail(p ": allocated " h["allocated"] ", expected " objs)
+		if (h["form"] == "phases" && h["cpus"] < 2) fail(p ": ran on " h["cpus"] " CPU")
 		done[p] = 1
 	}
 	$1 == "list" { listed[$2] = 1; nlist++ }
@@ -113,12 +118,21 @@ check() {
 	}' "$1"
 }
 
-# The figures, each marked: emulated, not a measurement.
+# The figures, each marked: emulated, not a measurement. n2n rows: the
+# fastest (t_2N - overhead) / 2N ops; phases rows: the fastest alloc and free
+# phase / N.
 summary() {
 	awk '$1 == "begin" { p = $2; n = 0 } $1 == "iters" { it = $2 } $1 == "ops" { ops = $2 }
-	$1 == "overhead" { o = $2 } $1 == "sample" { t[++n] = $3 }
-	$1 == "done" { m = t[1]; for (i = 2; i <= n; i++) if (t[i] < m) m = t[i]
-		printf "%-28s %8.1f ticks/op  (emulated: not a measurement)\n", p, (m - o) / (2 * it * ops) }' "$1"
+	$1 == "form" { form = $2 } $1 == "overhead" { o = $2 }
+	$1 == "sample" { a[++n] = $2; t[n] = $3 }
+	$1 == "done" { ma = a[1]; m = t[1]
+		for (i = 2; i <= n; i++) { if (t[i] < m) m = t[i]; if (a[i] < ma) ma = a[i] }
+		if (form == "phases")
+			printf "%-28s %8.1f alloc %8.1f free ticks/object  (emulated: not a measurement)\n",
+			       p, ma / it, m / it
+		else
+			printf "%-28s %8.1f ticks/op  (emulated: not a measurement)\n",
+			       p, (m - o) / (2 * it * ops) }' "$1"
 }
 
 fails=0
@@ -138,5 +152,6 @@ plant '/^probe kmem_cache_alloc_bulk:16/,/^end/s/^freed .*/freed 1/' "bulk objec
 plant '$a dmesg WARNING: CPU: 1 PID: 1 at planted' "a WARNING in dmesg"
 plant '/^rmmod ok/d' "the module not unloaded"
 plant '/^done this_cpu_inc$/d' "a probe without result"
+plant '/^probe kmalloc_concurrent:64/,/^end/s/^cpus .*/cpus 1/' "a concurrent probe on one CPU"
 [ "$fails" = 0 ] && echo "kernel: every probe ran in $KVER under qemu (TCG), checks passed"
 exit "$fails"

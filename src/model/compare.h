@@ -109,7 +109,7 @@ struct comparison {
 	double cal_shift;		/* |tpc_B / tpc_A - 1| */
 	double check_shift;		/* largest |change| of a self-check */
 	double min_change;		/* m */
-	double margin;			/* sqrt(m^2 + cal^2 + check^2) */
+	double margin;			/* sqrt(m^2 + check^2) (decide) */
 	double block_margin;		/* the same with --noise-floor for m */
 	int a_procs, b_procs;		/* processes on each side */
 };

@@ -52,8 +52,10 @@ bool report_pair_lead(const struct result *r, const struct result *t);
 void report_html_escape(FILE *f, const char *s);
 /* The summary JSON without samples (report/summary.c): reference cards. */
 int report_write_summary(const struct report *rep, FILE *f);
-/* Print text word-wrapped at 72 columns, each line starting with prefix. */
+/* Print text word-wrapped at 72 columns, each line starting with prefix;
+ * report_mail_wrapf formats it first (at most 700 characters). */
 void report_mail_wrap(FILE *f, const char *prefix, const char *text);
+void __attribute__((format(printf, 3, 4))) report_mail_wrapf(FILE *f, const char *prefix, const char *fmt, ...);
 /* jansson flags of report_write_json (the golden test dumps with them). */
 #define REPORT_JSON_FLAGS (JSON_INDENT(1) | JSON_REAL_PRECISION(10))
 

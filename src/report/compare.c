@@ -3,7 +3,6 @@
  * table and the 72-column mail shape. They read a computed comparison and
  * the two reports; the arithmetic and the verdicts are compare.c's. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,26 +16,13 @@ struct diff_print {
 	size_t n;
 };
 
-/* report_mail_wrap of a formatted line */
-static void __attribute__((format(printf, 3, 4)))
-wrapf(FILE *f, const char *prefix, const char *fmt, ...)
-{
-	char line[700];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	report_mail_wrap(f, prefix, line);
-}
-
 static void print_diff(const char *key, const char *a, const char *b, void *arg)
 {
 	struct diff_print *d = arg;
 
 	if (d->n++ == 0)
 		report_mail_wrap(d->f, "# ", "FINGERPRINTS DIFFER: the reports come from different machines, kernels or builds");
-	wrapf(d->f, "#   ", "%s: A '%s', B '%s'", key, a, b);
+	report_mail_wrapf(d->f, "#   ", "%s: A '%s', B '%s'", key, a, b);
 }
 
 /* A side's name for the header: the file name without its directory (the
@@ -100,28 +86,28 @@ static void header(const struct comparison *c, const struct report *a, const str
 	fingerprint_oneline(fb, line, sizeof(line));
 	report_mail_wrap(f, "#    ", line);
 	/* the rule, with the figures this comparison used */
-	wrapf(f, "# ",
-	      "rule: core cycles; replicates: each row's epoch medians, %d and %d process%s; a side's variance from its process means when they vary more than its epochs predict (F test at %.0f%%), else from its pooled epochs",
-	      c->a_procs, c->b_procs, c->b_procs == 1 ? "" : "es", COMPARE_POOL_ALPHA * 100);
-	wrapf(f, "# ",
-	      "margin %.1f%%: sqrt(min-change %.1f%%^2 + self-check %.2f%%^2), at least %.2f cycles/op; the core clocks differ by %.2f%% (each row's cycles carry their own calibration)",
-	      c->margin * 100, c->min_change * 100, c->check_shift * 100, COMPARE_ABS_FLOOR,
-	      c->cal_shift * 100);
-	wrapf(f, "# ",
-	      "regressed/improved: the change lies beyond the margin (minimum-effect t test), Benjamini-Hochberg at FDR %.0f%% over %zu rows; same: inside it (TOST at %.0f%%); otherwise cannot tell below the row's detectable change (at p %.2g, what one more flagged row needs)",
-	      c->q * 100, c->tested, c->q * 100, c->threshold);
+	report_mail_wrapf(f, "# ",
+			  "rule: core cycles; replicates: each row's epoch medians, %d and %d process%s; a side's variance from its process means when they vary more than its epochs predict (F test at %.0f%%), else from its pooled epochs",
+			  c->a_procs, c->b_procs, c->b_procs == 1 ? "" : "es", COMPARE_POOL_ALPHA * 100);
+	report_mail_wrapf(f, "# ",
+			  "margin %.1f%%: sqrt(min-change %.1f%%^2 + self-check %.2f%%^2), at least %.2f cycles/op; the core clocks differ by %.2f%% (each row's cycles carry their own calibration)",
+			  c->margin * 100, c->min_change * 100, c->check_shift * 100, COMPARE_ABS_FLOOR,
+			  c->cal_shift * 100);
+	report_mail_wrapf(f, "# ",
+			  "regressed/improved: the change lies beyond the margin (minimum-effect t test), Benjamini-Hochberg at FDR %.0f%% over %zu rows; same: inside it (TOST at %.0f%%); otherwise cannot tell below the row's detectable change (at p %.2g, what one more flagged row needs)",
+			  c->q * 100, c->tested, c->q * 100, c->threshold);
 	if (c->untested > c->blocks_untested)
-		wrapf(f, "# ",
-		      "%zu rows under an access pattern not tested: one process on a side (its epochs share the buffer sizes of the hierarchy it measured); give 2+ reports a side (a1.json,a2.json)",
-		      c->untested - c->blocks_untested);
+		report_mail_wrapf(f, "# ",
+				  "%zu rows under an access pattern not tested: one process on a side (its epochs share the buffer sizes of the hierarchy it measured); give 2+ reports a side (a1.json,a2.json)",
+				  c->untested - c->blocks_untested);
 	if (c->blocks)
-		wrapf(f, "# ",
-		      "%zu rows on blocks of one run's samples (a side without epochs): margin %.1f%% (--noise-floor, how far rows move between processes), never same; %zu of them not tested (under a pattern, or a CI target missed)",
-		      c->blocks, c->block_margin * 100, c->blocks_untested);
+		report_mail_wrapf(f, "# ",
+				  "%zu rows on blocks of one run's samples (a side without epochs): margin %.1f%% (--noise-floor, how far rows move between processes), never same; %zu of them not tested (under a pattern, or a CI target missed)",
+				  c->blocks, c->block_margin * 100, c->blocks_untested);
 	if (c->calibration)
-		wrapf(f, "# ",
-		      "CALIBRATION MOVED: a self-check (add_chain, imul_chain) changed by %.1f%%: the clock calibration differs between the runs, not the code; every margin includes it",
-		      c->check_shift * 100);
+		report_mail_wrapf(f, "# ",
+				  "CALIBRATION MOVED: a self-check (add_chain, imul_chain) changed by %.1f%%: the clock calibration differs between the runs, not the code; every margin includes it",
+				  c->check_shift * 100);
 }
 
 static const char *const basis_names[] = {

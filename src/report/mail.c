@@ -12,6 +12,7 @@
  * atomic probe before. With --epochs a row is the median of the epoch
  * medians and the bracket is the range of the pass ratios. */
 #include <math.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include "card.h"
@@ -42,41 +43,41 @@ void report_mail_wrap(FILE *f, const char *prefix, const char *text)
 	}
 }
 
+void report_mail_wrapf(FILE *f, const char *prefix, const char *fmt, ...)
+{
+	char line[700];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	report_mail_wrap(f, prefix, line);
+}
+
 /* What measured, when, the calibration and how to read the verdicts. */
 static void mail_header(const struct report *rep, FILE *f)
 {
 	const struct calibration *c = &rep->cal;
-	const json_t *fp = fingerprint_of_meta(rep->meta);
 	struct card_machine m;
 	char line[512];
 	int passes = compare_max_epoch(rep);
 
 	/* the version that measured, not the one reading */
 	report_machine(rep, &m);
-	snprintf(line, sizeof(line), "atomcost %s, %s: atomic vs non-atomic cost per op",
-		 m.tool_version ? m.tool_version : ATOMCOST_VERSION, rep->started);
+	report_mail_wrapf(f, "", "atomcost %s, %s: atomic vs non-atomic cost per op",
+			  m.tool_version ? m.tool_version : ATOMCOST_VERSION, rep->started);
+	fingerprint_oneline(fingerprint_of_meta(rep->meta), line, sizeof(line));
 	report_mail_wrap(f, "", line);
-	fingerprint_oneline(fp, line, sizeof(line));
-	report_mail_wrap(f, "", line);
-	snprintf(line, sizeof(line),
-		 "core %.3f GHz, TSC %.4f GHz: cycles(tsc) are TSC ticks, %.4f per core cycle (%s)",
-		 c->core_hz / 1e9, c->timer_hz / 1e9, c->ticks_per_cycle,
-		 c->trustworthy ? "calibration consistent" : "calibration NOT consistent");
-	report_mail_wrap(f, "", line);
-	if (passes > 1) {
-		snprintf(line, sizeof(line), "%d epochs: median of epoch medians; [..] is the range of the epoch ratios",
-			 passes);
-		report_mail_wrap(f, "", line);
-	}
-	snprintf(line, sizeof(line),
-		 "slower/faster: the 95%% interval of the ratio over the epochs lies beyond %.0f%% (or %.2f cycles); same: its 90%% interval lies inside (equivalence); else unresolved; analogs get none",
-		 JUDGE_MARGIN_REL * 100, JUDGE_MARGIN_ABS);
-	report_mail_wrap(f, "", line);
-	if (rep->partial) {
-		snprintf(line, sizeof(line), "PARTIAL (%s): only what was measured before it stopped",
-			 rep->partial_reason);
-		report_mail_wrap(f, "", line);
-	}
+	report_mail_wrapf(f, "", "core %.3f GHz, TSC %.4f GHz: cycles(tsc) are TSC ticks, %.4f per core cycle (%s)",
+			  c->core_hz / 1e9, c->timer_hz / 1e9, c->ticks_per_cycle,
+			  c->trustworthy ? "calibration consistent" : "calibration NOT consistent");
+	if (passes > 1)
+		report_mail_wrapf(f, "", "%d epochs: median of epoch medians; [..] is the range of the epoch ratios",
+				  passes);
+	report_mail_wrapf(f, "", "slower/faster: the 95%% interval of the ratio over the epochs lies beyond %.0f%% (or %.2f cycles); same: its 90%% interval lies inside (equivalence); else unresolved; analogs get none",
+			  JUDGE_MARGIN_REL * 100, JUDGE_MARGIN_ABS);
+	if (rep->partial)
+		report_mail_wrapf(f, "", "PARTIAL (%s): only what was measured before it stopped", rep->partial_reason);
 }
 
 int report_write_mail(const struct report *rep, FILE *f)

@@ -118,14 +118,6 @@ static void fp_rows(FILE *f, const char *prefix, const json_t *v)
 	fputs("</td></tr>\n", f);
 }
 
-static bool seen_pattern(const struct report *rep, size_t i)
-{
-	for (size_t j = 0; j < i; j++)
-		if (!strcmp(rep->r[j].pattern, rep->r[i].pattern))
-			return true;
-	return false;
-}
-
 /* The report's rows, grouped over the epochs once for every chart: the
  * median of the epoch medians (core cycles), the whisker (the median's CI
  * for one epoch, the range of the epoch medians for several) and the
@@ -443,15 +435,6 @@ static void heatmap(const struct c2c_map *m, FILE *f)
 	out(f, "<text x=\"%d\" y=\"%d\" class=\"axis\">row: from CPU, column: to CPU; %.1f to %.1f %s</text></svg>"
 	    "<figcaption>Cache-to-cache transfer cost (the c2c section of the report); grey: not measured."
 	    "</figcaption></figure>\n", lw, lw + n * cell + 20, lo, hi, unit);
-}
-
-/* The c2c section's matrices (report_c2c): one heat map per method. */
-static void c2c_chart(const struct c2c_section *s, FILE *f)
-{
-	for (unsigned m = 0; m < s->nmap; m++)
-		heatmap(&s->map[m], f);
-	if (!s->nmap)
-		fputs("<p class=\"note\">The report's c2c section has no matrix.</p>\n", f);
 }
 
 /* ---- the machine card and its charts ------------------------------------ */
@@ -946,24 +929,6 @@ static void sharing_chart(const struct card *c, FILE *f)
 		COL_ATOMIC, COL_LOCAL, COL_PLAIN);
 }
 
-static void card_and_charts(const struct report *rep, FILE *f)
-{
-	struct card c;
-
-	if (card_build(rep, &c))
-		return;
-	fprintf(f, "<h2 id=\"card\">Machine card%s</h2>\n", rep->partial ? " (PARTIAL run)" : "");
-	card_machine(rep, &c, f);
-	card_atomicity(&c, f);
-	card_sharing(&c, f);
-	card_menu(&c, f);
-	fputs("<h2 id=\"charts\">The card as charts</h2>\n", f);
-	staircase_chart(&c, f);
-	ratio_chart(&c, f);
-	c2c_class_chart(&c, f);
-	sharing_chart(&c, f);
-}
-
 static const char css[] =
 	"body{font:14px/1.4 system-ui,sans-serif;max-width:1000px;margin:1em auto;padding:0 1em;color:#222}"
 	"h1{font-size:1.5em}h3{font-size:1em;margin:1em 0 0}h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ccc}"
@@ -1016,10 +981,12 @@ static void row_charts(const struct report *rep, const struct rows *rs, FILE *f)
 	bool any_fp = false;
 
 	fputs("<h2>Atomic vs non-atomic, per pattern</h2>\n", f);
-	for (size_t i = 0; i < rep->n; i++) {
-		if (seen_pattern(rep, i))
-			continue;
-		for (int m = 0; m < MODE__COUNT; m++)
+	for (size_t i = 0; i < rep->n; i++) {	/* each pattern once, in the order of the results */
+		bool seen = false;
+
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = !strcmp(rep->r[j].pattern, rep->r[i].pattern);
+		for (int m = 0; m < MODE__COUNT && !seen; m++)
 			bars_chart(rs, rep->r[i].pattern, (enum probe_mode)m, f);
 	}
 	if (!rep->n)
@@ -1071,6 +1038,7 @@ int report_write_html(const struct report *rep, FILE *f)
 	static const char *const meta_rows[] = { "command_line", "experiment" };
 	const json_t *fp = fingerprint_of_meta(rep->meta);
 	struct c2c_section c2c;
+	struct card card;
 	struct rows rs;
 	int err = rows_build(rep, &rs);
 
@@ -1082,14 +1050,27 @@ int report_write_html(const struct report *rep, FILE *f)
 	}
 	page_head(rep, fp, f);
 	/* a default characterization: the card first, then its charts */
-	if (card_wanted(rep))
-		card_and_charts(rep, f);
+	if (card_wanted(rep) && !card_build(rep, &card)) {
+		fprintf(f, "<h2 id=\"card\">Machine card%s</h2>\n", rep->partial ? " (PARTIAL run)" : "");
+		card_machine(rep, &card, f);
+		card_atomicity(&card, f);
+		card_sharing(&card, f);
+		card_menu(&card, f);
+		fputs("<h2 id=\"charts\">The card as charts</h2>\n", f);
+		staircase_chart(&card, f);
+		ratio_chart(&card, f);
+		c2c_class_chart(&card, f);
+		sharing_chart(&card, f);
+	}
 	row_charts(rep, &rs, f);
 	free(rs.v);
+	/* the c2c section's matrices (report_c2c): one heat map per method */
 	fputs("<h2>Cache-to-cache transfers</h2>\n", f);
-	if (c2c.present)
-		c2c_chart(&c2c, f);
-	else
+	for (unsigned m = 0; m < c2c.nmap; m++)
+		heatmap(&c2c.map[m], f);
+	if (c2c.present && !c2c.nmap)
+		fputs("<p class=\"note\">The report's c2c section has no matrix.</p>\n", f);
+	else if (!c2c.present)
 		fputs("<p class=\"note\">The report has no c2c section (atomcost report RUN.json --c2c C2C.json adds the JSON of atomcost c2c --all-pairs).</p>\n", f);
 	results_table(rep, f);
 	fputs("<h2>Machine fingerprint</h2>\n<table class=\"fp\">\n", f);

@@ -58,79 +58,76 @@ struct jtable {
 #define JFLAT(key, t) { key, JK_OBJ, 0, 0, 0, 0, &t }
 #define JARR(type, m, key, t) { key, JK_OBJS, offsetof(type, m), 0, offsetof(type, n##m), 0, &t }
 
+/* a member under its own name */
+#define JM(type, m, kind) JF(type, m, kind, #m)
+
 static const struct jfield sizes_f[] = {
-	JF(struct result_cache_sizes, l1d, JK_INT, "l1d"), JF(struct result_cache_sizes, l2, JK_INT, "l2"),
-	JF(struct result_cache_sizes, llc, JK_INT, "llc"),
+	JM(struct result_cache_sizes, l1d, JK_INT), JM(struct result_cache_sizes, l2, JK_INT),
+	JM(struct result_cache_sizes, llc, JK_INT),
 };
 static const struct jtable sizes_t = JTABLE(sizes_f, struct result_cache_sizes);
 
-#define PI(m, kind, key) JF(struct pattern_info, m, kind, key)
+#define PI(m, kind) JM(struct pattern_info, m, kind)
 static const struct jfield pattern_f[] = {
-	[PX_NAME] = PI(name, JK_STR, "name"), [PX_VARIANT] = PI(variant, JK_STR, "variant"),
-	[PX_FOOTPRINT] = PI(footprint_bytes, JK_INT, "footprint_bytes"), [PX_LINE] = PI(line_bytes, JK_INT, "line_bytes"),
+	[PX_NAME] = PI(name, JK_STR), [PX_VARIANT] = PI(variant, JK_STR),
+	[PX_FOOTPRINT] = PI(footprint_bytes, JK_INT), [PX_LINE] = PI(line_bytes, JK_INT),
 	[PX_MEASURED] = JSUB(struct pattern_info, sizes, JK_OBJ, "measured", sizes_t),
 	[PX_HWLOC] = JSUB(struct pattern_info, sizes, JK_OBJ, "hwloc", sizes_t),
-	[PX_LINES] = PI(lines, JK_INT, "lines"), [PX_PAGE] = PI(page_bytes, JK_INT, "page_bytes"),
-	[PX_THP_MODE] = PI(thp_mode, JK_STR, "thp_mode"),
-	[PX_THP_REQUESTED] = PI(thp_requested, JK_BOOL, "thp_requested"),
-	[PX_THP_BYTES] = PI(thp_bytes, JK_INT, "thp_bytes"), [PX_SEED] = PI(seed, JK_INT, "seed"),
-	[PX_NODE] = PI(node, JK_INTN, "node"), [PX_SETUP] = PI(setup_s, JK_REAL, "setup_s"),
-	[PX_MIX_K] = PI(mix_k, JK_INT, "mix_k"), [PX_MIX_M] = PI(mix_m, JK_INT, "mix_m"),
+	[PX_LINES] = PI(lines, JK_INT), [PX_PAGE] = PI(page_bytes, JK_INT), [PX_THP_MODE] = PI(thp_mode, JK_STR),
+	[PX_THP_REQUESTED] = PI(thp_requested, JK_BOOL), [PX_THP_BYTES] = PI(thp_bytes, JK_INT),
+	[PX_SEED] = PI(seed, JK_INT), [PX_NODE] = PI(node, JK_INTN), [PX_SETUP] = PI(setup_s, JK_REAL),
+	[PX_MIX_K] = PI(mix_k, JK_INT), [PX_MIX_M] = PI(mix_m, JK_INT),
 };
 static const struct jtable pattern_t = JTABLE(pattern_f, struct pattern_info);
 
-#define CT(m, kind, key) JF(struct contention_thread, m, kind, key)
+#define CT(m, kind) JM(struct contention_thread, m, kind)
 static const struct jfield thread_f[] = {
-	CT(cpu_os, JK_INT, "cpu_os"), CT(cpu_logical, JK_INT, "cpu_logical"), CT(ops, JK_INT, "ops"),
-	CT(ticks_per_op, JK_REAL, "ticks_per_op"), CT(ns_per_op, JK_REAL, "ns_per_op"),
-	CT(cpu_s, JK_REAL, "cpu_s"), CT(cpu_wall, JK_REAL, "cpu_wall"),
-	CT(start_tick, JK_INT, "start_tick"), CT(end_tick, JK_INT, "end_tick"),
-	CT(migrated, JK_BOOL, "migrated"),
+	CT(cpu_os, JK_INT), CT(cpu_logical, JK_INT), CT(ops, JK_INT), CT(ticks_per_op, JK_REAL),
+	CT(ns_per_op, JK_REAL), CT(cpu_s, JK_REAL), CT(cpu_wall, JK_REAL), CT(start_tick, JK_INT),
+	CT(end_tick, JK_INT), CT(migrated, JK_BOOL),
 };
 static const struct jtable thread_t = JTABLE(thread_f, struct contention_thread);
 
-#define CP(m, kind, key) JF(struct contention_part, m, kind, key)
+#define CP(m, kind) JM(struct contention_part, m, kind)
 static const struct jfield contention_f[] = {
-	CP(threads, JK_INT, "threads"), CP(placement, JK_STR, "placement"), CP(sharing, JK_STR, "sharing"),
-	CP(duration_s, JK_REAL, "duration_s"), CP(slot_stride_bytes, JK_INT, "slot_stride_bytes"),
-	CP(cs_work, JK_INT, "cs_work"), CP(outside_work, JK_INT, "outside_work"),
-	CP(total_ops, JK_INT, "total_ops"), CP(thread_ticks_per_op, JK_REAL, "thread_ticks_per_op"),
-	CP(thread_ns_per_op, JK_REAL, "thread_ns_per_op"),
-	CP(aggregate_ticks_per_op, JK_REAL, "aggregate_ticks_per_op"),
-	CP(aggregate_ns_per_op, JK_REAL, "aggregate_ns_per_op"), CP(fairness_cv, JK_REAL, "fairness_cv"),
-	CP(overlap, JK_REAL, "overlap"), CP(cpu_wall_min, JK_REAL, "cpu_wall_min"),
-	CP(overlapped, JK_BOOL, "overlapped"), CP(stopping, JK_STR, "stopping"),
+	CP(threads, JK_INT), CP(placement, JK_STR), CP(sharing, JK_STR), CP(duration_s, JK_REAL),
+	CP(slot_stride_bytes, JK_INT), CP(cs_work, JK_INT), CP(outside_work, JK_INT), CP(total_ops, JK_INT),
+	CP(thread_ticks_per_op, JK_REAL), CP(thread_ns_per_op, JK_REAL), CP(aggregate_ticks_per_op, JK_REAL),
+	CP(aggregate_ns_per_op, JK_REAL), CP(fairness_cv, JK_REAL), CP(overlap, JK_REAL),
+	CP(cpu_wall_min, JK_REAL), CP(overlapped, JK_BOOL), CP(stopping, JK_STR),
 	{ "per_thread", JK_OBJS, offsetof(struct contention_part, per), 0,
 	  offsetof(struct contention_part, nper), 0, &thread_t },
 };
 static const struct jtable contention_t = JTABLE(contention_f, struct contention_part);
 
 static const struct jfield self_check_f[] = {
-	JF(struct result_self_check, expected_cycles, JK_REAL, "expected_cycles"), JF(struct result_self_check, cycles, JK_REAL, "cycles"),
-	JF(struct result_self_check, deviation, JK_REAL, "deviation"),
+	JM(struct result_self_check, expected_cycles, JK_REAL), JM(struct result_self_check, cycles, JK_REAL),
+	JM(struct result_self_check, deviation, JK_REAL),
 };
 static const struct jtable self_check_t = JTABLE(self_check_f, struct result_self_check);
 
-#define RX(m, kind, key) JF(struct result_extra, m, kind, key)
+#define RX(m, kind) JM(struct result_extra, m, kind)
 static const struct jfield extra_f[] = {
 	[RX_MENU_NEED] = { "menu_need", JK_STRS, offsetof(struct result_extra, menu_need),
 			   sizeof(((struct result_extra *)0)->menu_need[0]),
 			   offsetof(struct result_extra, nneed), RESULT_MAX_NEEDS, NULL },
-	[RX_SAFE_WHEN] = RX(safe_when, JK_STR, "safe_when"),
+	[RX_SAFE_WHEN] = RX(safe_when, JK_STR),
 	[RX_DISTURBED] = { "disturbed_samples", JK_INTS, offsetof(struct result_extra, disturbed_at), 0,
 			   offsetof(struct result_extra, ndisturbed_at), 0, NULL },
 	[RX_PATTERN] = JSUB(struct result_extra, pattern, JK_OBJ, "pattern", pattern_t),
-	[RX_CHASE_STEP] = RX(chase_step, JK_STR, "chase_step"),
-	[RX_CHASE] = RX(chase.bare, JK_REAL, "chase_cycles"), [RX_OVER_CHASE] = RX(chase.over, JK_REAL, "over_chase_cycles"),
-	[RX_LOAD] = RX(load.bare, JK_REAL, "load_cycles"), [RX_OVER_LOAD] = RX(load.over, JK_REAL, "over_load_cycles"),
-	[RX_STORES] = RX(stores.bare, JK_REAL, "stores_cycles"),
-	[RX_OVER_STORES] = RX(stores.over, JK_REAL, "over_stores_cycles"),
+	[RX_CHASE_STEP] = RX(chase_step, JK_STR),
+	[RX_CHASE] = JF(struct result_extra, chase.bare, JK_REAL, "chase_cycles"),
+	[RX_OVER_CHASE] = JF(struct result_extra, chase.over, JK_REAL, "over_chase_cycles"),
+	[RX_LOAD] = JF(struct result_extra, load.bare, JK_REAL, "load_cycles"),
+	[RX_OVER_LOAD] = JF(struct result_extra, load.over, JK_REAL, "over_load_cycles"),
+	[RX_STORES] = JF(struct result_extra, stores.bare, JK_REAL, "stores_cycles"),
+	[RX_OVER_STORES] = JF(struct result_extra, stores.over, JK_REAL, "over_stores_cycles"),
 	[RX_CONTENTION] = JSUB(struct result_extra, contention, JK_OBJ, "contention", contention_t),
-	[RX_NOTE] = RX(note, JK_STR, "note"),
+	[RX_NOTE] = RX(note, JK_STR),
 	[RX_SELF_CHECK] = JSUB(struct result_extra, self_check, JK_OBJ, "self_check", self_check_t),
-	[RX_STEP] = RX(step, JK_STR, "step"), [RX_EPOCH] = RX(epoch, JK_INT, "epoch"),
-	[RX_PASS] = RX(epoch, JK_INT, "pass"),	/* reports before epochs */
-	[RX_PROCESS] = RX(process, JK_INT, "process"),
+	[RX_STEP] = RX(step, JK_STR), [RX_EPOCH] = RX(epoch, JK_INT),
+	[RX_PASS] = JF(struct result_extra, epoch, JK_INT, "pass"),	/* reports before epochs */
+	[RX_PROCESS] = RX(process, JK_INT),
 };
 static const struct jtable extra_t = JTABLE(extra_f, struct result_extra);
 

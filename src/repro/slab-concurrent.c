@@ -116,11 +116,8 @@ int aslab_create(struct aslab_cache **out, size_t size, unsigned nthreads, size_
 	c = aligned_alloc(64, (sizeof(*c) + 63) & ~63ul);
 	if (!c)
 		return -ENOMEM;
-	memset(c, 0, sizeof(*c));
-	c->size = size;
-	c->objs = (unsigned)(PAGE / size);
-	c->variant = v;
-	c->nthreads = nthreads;
+	*c = (struct aslab_cache){ .size = size, .objs = (unsigned)(PAGE / size), .variant = v,
+				   .nthreads = nthreads };
 	/* enable_cpucache(): limit by size, batchcount half of it, shared 8x */
 	limit = size > 1024 ? 24 : size > 256 ? 54 : 120;
 	/* room for every object held anywhere: threads' arrays, shared, slack */

@@ -272,10 +272,9 @@ static int time_copy(const struct align_copy *c, void *mem, const struct run_opt
 		     const struct calibration *cal, struct place_acc *pa, double *med)
 {
 	struct probe_ctx ctx = { .mem = mem, .mem_size = ALIGN_MEM_BYTES, .mode = MODE_LATENCY };
-	struct result r;
+	struct result r = { 0 };
 	int ret;
 
-	memset(&r, 0, sizeof(r));
 	align_prepare(mem);
 	ret = runner_measure_kernel(c->fn, &ctx, o, cal, &r);
 	if (ret == 0 && r.nsamples == 0)

@@ -75,12 +75,8 @@ void stats_median_ci_ranks(size_t n, size_t *lo, size_t *hi)
 		*lo = *hi = 0;
 		return;
 	}
-	if (l < 1)
-		l = 1;
-	if (h > (double)n)
-		h = (double)n;
-	*lo = (size_t)l - 1;
-	*hi = (size_t)h - 1;
+	*lo = (size_t)fmax(l, 1) - 1;
+	*hi = (size_t)fmin(h, (double)n) - 1;
 }
 
 int stats_summarize(const double *v, size_t n, struct summary *s)

@@ -550,8 +550,6 @@ void pmu_group_open(struct pmu_group *g, const struct pmu_set *s)
 	memset(g, 0, sizeof(*g));
 	g->set = s;
 	g->leader[0] = g->leader[1] = -1;
-	for (unsigned i = 0; i < PMU_MAX_EVENTS; i++)
-		g->fd[i] = -1;
 	for (unsigned i = 0; i < s->n; i++) {
 		const struct pmu_event *e = &s->ev[i];
 		struct perf_event_attr a = e->attr;
@@ -603,7 +601,7 @@ void pmu_group_close(struct pmu_group *g)
 			ioctl(g->leader[k], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
 	/* members before leaders: closing a leader first would orphan them */
 	for (unsigned i = 0; i < PMU_MAX_EVENTS; i++)
-		if (g->fd[i] >= 0 && g->fd[i] != g->leader[0] && g->fd[i] != g->leader[1])
+		if (g->ok[i] && g->fd[i] != g->leader[0] && g->fd[i] != g->leader[1])
 			close(g->fd[i]);
 	for (int k = 0; k < 2; k++)
 		if (g->leader[k] >= 0)

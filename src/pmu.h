@@ -72,7 +72,7 @@ int pmu_set_resolve(struct pmu_set *s, const char *list, bool require);
 struct pmu_group {
 	const struct pmu_set *set;
 	int leader[2];			/* [0] hardware, [1] software; -1: none */
-	int fd[PMU_MAX_EVENTS];
+	int fd[PMU_MAX_EVENTS];		/* when ok */
 	uint64_t id[PMU_MAX_EVENTS];
 	bool ok[PMU_MAX_EVENTS];	/* open in this thread's group */
 	char reason[PMU_MAX_EVENTS][PMU_REASON_LEN];	/* why not, when !ok */

@@ -146,7 +146,7 @@ static inline void pmu_sampler_stale(struct pmu_sampler *s)
 	s->stale = true;
 }
 /* Summaries of the first n samples into res (events, disturbed,
- * pmu_ticks_per_cycle, extra.disturbed_samples); closes and frees. */
+ * pmu_ticks_per_cycle, extra.disturbed_at); closes and frees. */
 void pmu_sampler_finish(struct pmu_sampler *s, size_t n, struct result *res);
 
 /* When the cycles event counted in the results, its ticks per cycle (the

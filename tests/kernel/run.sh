@@ -8,7 +8,8 @@
 # and checks the serial log: every probe returned its samples with err 0,
 # irqs were off wherever the probe holds them off (and on where it does not),
 # every object the alloc probes took was returned, the module unloaded and
-# dmesg holds no WARNING, BUG or oops. The checker is then fed copies of the
+# dmesg holds no WARNING, BUG or oops, and a run whose writer is killed
+# stops with EINTR. The checker is then fed copies of the
 # log with one planted fault each, and must fail every one.
 # Exit 0 pass, 1 fail, 77 skip (names the Debian package that is missing).
 set -u
@@ -49,6 +50,7 @@ cat >"$B/root/init" <<INIT
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t debugfs debugfs /sys/kernel/debug
+mount -t devtmpfs dev /dev
 echo "@@ boot \$(uname -r) cpus \$(grep -c ^processor /proc/cpuinfo)"
 insmod /atomcost.ko && echo "@@ insmod ok"
 D=/sys/kernel/debug/atomcost
@@ -62,6 +64,11 @@ for p in \$(cut -f1 \$D/probes); do
 		echo "@@ refused \$p"
 	fi
 done
+# an interrupted run: the writer killed mid-run must stop it (err -EINTR)
+(echo "set_bit $CPU 100000 1000" >\$D/run) &
+sleep 2
+kill -9 \$! && wait
+echo "@@ begin killed"; grep -v '^sample ' \$D/run | sed 's/^/@@ /'; echo "@@ done killed"
 rmmod atomcost && echo "@@ rmmod ok"
 [ -e \$D ] && echo "@@ still loaded"
 dmesg | sed 's/^/@@ dmesg /'
@@ -84,6 +91,12 @@ check() {
 	awk -v S="$SAMPLES" -v N="$ITERS" '
 	function fail(m) { print "FAIL: " m; bad = 1 }
 	function probe_end(  want, lines, objs) {
+		if (p == "killed") {
+			if (h["err"] != -4 || h["samples"] >= h["requested"])
+				fail("a killed writer: err " h["err"] ", " h["samples"] " of " h["requested"] " samples")
+			killed = 1
+			return
+		}
 		if (h["err"] != 0) fail(p ": err " h["err"])
 		lines = h["form"] == "phases" ? S * h["cpus"] : S
 		if (h["samples"] != S || ns != lines) fail(p ": " ns " sample lines, expected " lines)
@@ -113,6 +126,7 @@ check() {
 		if (nlist < 30) fail("only " nlist + 0 " probes listed")
 		for (q in listed) if (!(q in done)) fail(q ": no result")
 		if (!rmmod) fail("rmmod atomcost failed")
+		if (!killed) fail("no interrupted run")
 		if (!finished) fail("the guest did not finish (boot, hang or panic: see the serial log)")
 		exit bad
 	}' "$1"
@@ -152,6 +166,7 @@ plant '/^probe kmem_cache_alloc_bulk:16/,/^end/s/^freed .*/freed 1/' "bulk objec
 plant '$a dmesg WARNING: CPU: 1 PID: 1 at planted' "a WARNING in dmesg"
 plant '/^rmmod ok/d' "the module not unloaded"
 plant '/^done this_cpu_inc$/d' "a probe without result"
+plant '/^begin killed/,/^done killed/s/^err .*/err 0/' "a killed run that did not stop"
 plant '/^probe kmalloc_concurrent:64/,/^end/s/^cpus .*/cpus 1/' "a concurrent probe on one CPU"
 [ "$fails" = 0 ] && echo "kernel: every probe ran in $KVER under qemu (TCG), checks passed"
 exit "$fails"

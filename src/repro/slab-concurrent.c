@@ -643,8 +643,7 @@ static int run_size(const struct conc_run *r, size_t size, struct conc_size *z)
 
 /* Field f (phase ph) of variant v's pass i of the counted ones (of every
  * try when none counted). */
-static double fig(const struct conc_run *r, const struct conc_size *z, int v, size_t i,
-		  enum pf_field f, int ph)
+static double fig(const struct conc_size *z, int v, size_t i, enum pf_field f, int ph)
 {
 	const struct pass_fig *p = &z->pf[v][z->got ? z->idx[i] : i];
 
@@ -652,15 +651,13 @@ static double fig(const struct conc_run *r, const struct conc_size *z, int v, si
 }
 
 /* Its median over those passes. */
-static double med(const struct conc_run *r, const struct conc_size *z, int v, enum pf_field f, int ph)
+static double med(const struct conc_size *z, int v, enum pf_field f, int ph)
 {
 	size_t m = z->got ? z->got : z->tries;
-	double x[JUDGE_MAX_EPOCHS * MAX_PASS_FACTOR];
+	double x[ARRAY_SIZE(z->pf[0])];	/* at most every try */
 
-	if (m > ARRAY_SIZE(x))
-		m = ARRAY_SIZE(x);
 	for (size_t i = 0; i < m; i++)
-		x[i] = fig(r, z, v, i, f, ph);
+		x[i] = fig(z, v, i, f, ph);
 	return stats_median(x, m);
 }
 
@@ -683,10 +680,10 @@ static void print_contention(FILE *out, const struct conc_run *r, const struct c
 			if (!r->ran[v])
 				continue;
 			fprintf(out, " %s: %.3f / %.3f locks, taken %.0f%% / %.0f%%, waiting %.1f / "
-				     "%.1f%s", vn[v], med(r, z, v, PF_LOCKS, 0),
-				med(r, z, v, PF_LOCKS, 1), 100 * med(r, z, v, PF_TAKEN, 0),
-				100 * med(r, z, v, PF_TAKEN, 1), med(r, z, v, PF_WAIT, 0) / r->tpc,
-				med(r, z, v, PF_WAIT, 1) / r->tpc, v ? "" : ";");
+				     "%.1f%s", vn[v], med(z, v, PF_LOCKS, 0),
+				med(z, v, PF_LOCKS, 1), 100 * med(z, v, PF_TAKEN, 0),
+				100 * med(z, v, PF_TAKEN, 1), med(z, v, PF_WAIT, 0) / r->tpc,
+				med(z, v, PF_WAIT, 1) / r->tpc, v ? "" : ";");
 		}
 		fputc('\n', out);
 	}
@@ -739,10 +736,9 @@ static void conclude_size(struct repro_ctx *rc, const struct conc_run *r, const 
 			continue;
 		}
 		for (size_t i = 0; i < m; i++) {
-			ea[i] = fig(r, z, 1, i, PF_TK, ph) / r->tpc;
-			eb[i] = fig(r, z, 0, i, PF_TK, ph) / r->tpc;
-			sh[i] = fmin(fig(r, z, 0, i, PF_SHARE, 0),
-				     fig(r, z, 1, i, PF_SHARE, 0));
+			ea[i] = fig(z, 1, i, PF_TK, ph) / r->tpc;
+			eb[i] = fig(z, 0, i, PF_TK, ph) / r->tpc;
+			sh[i] = fmin(fig(z, 0, i, PF_SHARE, 0), fig(z, 1, i, PF_SHARE, 0));
 		}
 		repro_conclude(rc, &c);
 	}
@@ -777,8 +773,8 @@ static int print_tables(struct repro_ctx *rc, const struct conc_run *r, struct c
 		fprintf(rc->out, "* %s\n", vtitle[v]);
 		for (size_t si = 0; si < nsizes; si++) {
 			const struct conc_size *z = &zs[si];
-			double a = med(r, z, v, PF_TK, 0) / r->tpc, f = med(r, z, v, PF_TK, 1) / r->tpc;
-			double oa = med(r, z, v, PF_OV, 0), of = med(r, z, v, PF_OV, 1);
+			double a = med(z, v, PF_TK, 0) / r->tpc, f = med(z, v, PF_TK, 1) / r->tpc;
+			double oa = med(z, v, PF_OV, 0), of = med(z, v, PF_OV, 1);
 
 			fprintf(rc->out, "Kmalloc N*alloc N*free(%s): Average=%.0f/%.0f\n", z->label, a, f);
 			snprintf(notes[si], sizeof(notes[si]), "together %.0f%% / %.0f%%, %zu of %zu "
@@ -787,12 +783,12 @@ static int print_tables(struct repro_ctx *rc, const struct conc_run *r, struct c
 			json_object_set_new(jvar, z->label, json_pack(
 				"{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:I,s:I}",
 				"alloc_cycles", a, "free_cycles", f, "alloc_overlap", oa, "free_overlap", of,
-				"alloc_locks_per_op", med(r, z, v, PF_LOCKS, 0),
-				"free_locks_per_op", med(r, z, v, PF_LOCKS, 1),
-				"alloc_lock_taken", med(r, z, v, PF_TAKEN, 0),
-				"free_lock_taken", med(r, z, v, PF_TAKEN, 1),
-				"alloc_lock_wait_cycles", med(r, z, v, PF_WAIT, 0) / r->tpc,
-				"free_lock_wait_cycles", med(r, z, v, PF_WAIT, 1) / r->tpc,
+				"alloc_locks_per_op", med(z, v, PF_LOCKS, 0),
+				"free_locks_per_op", med(z, v, PF_LOCKS, 1),
+				"alloc_lock_taken", med(z, v, PF_TAKEN, 0),
+				"free_lock_taken", med(z, v, PF_TAKEN, 1),
+				"alloc_lock_wait_cycles", med(z, v, PF_WAIT, 0) / r->tpc,
+				"free_lock_wait_cycles", med(z, v, PF_WAIT, 1) / r->tpc,
 				"passes_counted", (json_int_t)z->got, "tries", (json_int_t)z->tries));
 		}
 		fputc('\n', rc->out);

@@ -535,4 +535,86 @@ static inline void arch_smp_rmb(void)
 	asm volatile("dmb ishld" ::: "memory");
 }
 
+
+/* ---- ordering: barriers, acquire/release, lock/unlock bitops ------------
+ * As arch/arm64/include/asm/barrier.h, atomic_lse.h and the generic
+ * bitops/lock.h emit them (probes/ordering.c): smp_* are `dmb ish*`, the
+ * mandatory barriers `dsb`, acquire/release `ldar`/`stlr`, and the LSE
+ * fetch ops come in four orderings (ldset, ldseta, ldsetl, ldsetal). */
+#define ARCH_KSRC_BARRIER "arch/arm64/include/asm/barrier.h"
+#define ARCH_INSN_SMP_MB "dmb ish"
+#define ARCH_INSN_MB "dsb sy"
+#define ARCH_INSN_RMB "dsb ld"
+#define ARCH_INSN_WMB "dsb st"
+#define ARCH_INSN_SMP_RMB_NOW ARCH_INSN_SMP_RMB
+#define ARCH_INSN_SMP_WMB "dmb ishst"
+#define ARCH_INSN_MB_AROUND_ATOMIC "dmb ish"
+#define ARCH_INSN_STORE_RELEASE "stlr x,[mem]"
+#define ARCH_INSN_LOAD_ACQUIRE "ldar x,[mem]"
+#define ARCH_INSN_CLEAR_BIT_UNLOCK A64_I("ldclrl x,x,[mem]", "ldxr;bic;stlxr;cbnz loop")
+#define ARCH_INSN___CLEAR_BIT_UNLOCK "ldr;bic;stlr"
+#define ARCH_INSN_TEST_AND_SET_BIT_LOCK A64_I("ldr;tbnz;ldseta x,x,[mem]", "ldr;tbnz;ldaxr;orr;stxr;cbnz loop")
+#define A64_BARRIER(name, insn) \
+	static inline void name(void) { asm volatile(insn ::: "memory"); }
+A64_BARRIER(arch_barrier, "")
+A64_BARRIER(arch_mb, "dsb sy")
+A64_BARRIER(arch_rmb, "dsb ld")
+A64_BARRIER(arch_wmb, "dsb st")
+A64_BARRIER(arch_smp_wmb, "dmb ishst")
+#define arch_smp_rmb_now arch_smp_rmb
+#define arch_smp_mb__before_atomic arch_smp_mb
+#define arch_smp_mb__after_atomic arch_smp_mb
+static inline void arch_smp_store_release(volatile void *p, uint64_t v)
+{
+	asm volatile("stlr %[v], %[m]" : [m] "=Q"(A64_M64(p)) : [v] "r"(v) : "memory");
+}
+static inline uint64_t arch_smp_load_acquire(const volatile void *p)
+{
+	uint64_t v;
+
+	asm volatile("ldar %[v], %[m]" : [v] "=r"(v) : [m] "Q"(*(const volatile uint64_t *)p) : "memory");
+	return v;
+}
+/* The LSE fetch-or in each ordering: atomic_long_fetch_or{_relaxed,_acquire,
+ * _release,} (ldsetal is arch_lse_fetch_or above). */
+#define A64_LSE_FETCH(name, insn)						\
+static inline uint64_t name(volatile void *p, uint64_t m)			\
+{										\
+	uint64_t old;								\
+										\
+	asm volatile(A64_LSE insn " %[k], %[o], %[m]"				\
+		     : [m] "+Q"(A64_M64(p)), [o] "=r"(old) : [k] "r"(m) : "memory");	\
+	return old;								\
+}
+A64_LSE_FETCH(arch_lse_fetch_or_relaxed, "ldset")
+A64_LSE_FETCH(arch_lse_fetch_or_acquire, "ldseta")
+A64_LSE_FETCH(arch_lse_fetch_or_release, "ldsetl")
+A64_LSE_FETCH(arch_lse_fetch_andnot_release, "ldclrl")
+A64_LLSC_OP(arch_llsc_fetch_andnot_release, "bic", "", "", "ldxr", "stlxr")
+A64_LLSC_OP(arch_llsc_fetch_or_acquire, "orr", "", "", "ldaxr", "stxr")
+#define ARCH_INSN_LSE_FETCH_OR_RELAXED "ldset x,x,[mem]"
+#define ARCH_INSN_LSE_FETCH_OR_ACQUIRE "ldseta x,x,[mem]"
+#define ARCH_INSN_LSE_FETCH_OR_RELEASE "ldsetl x,x,[mem]"
+#define ARCH_INSN_LSE_FETCH_OR "ldsetal x,x,[mem]"
+/* clear_bit_unlock: atomic_long_fetch_andnot_release; __clear_bit_unlock:
+ * READ_ONCE, clear, atomic_long_set_release (the word must be owned);
+ * test_and_set_bit_lock: a plain read first, the acquire RMW only when the
+ * bit is clear (include/asm-generic/bitops/lock.h). */
+static inline void arch_clear_bit_unlock(volatile void *p, uint64_t mask)
+{
+	(void)A64_I(arch_lse_fetch_andnot_release, arch_llsc_fetch_andnot_release)(p, mask);
+}
+static inline void arch___clear_bit_unlock(volatile void *p, int nr)
+{
+	arch_smp_store_release(p, arch_load(p) & ~(1ull << nr));
+}
+static inline bool arch_test_and_set_bit_lock(uint64_t nr, volatile void *p)
+{
+	uint64_t m = 1ull << (nr & 63);
+
+	if (arch_load(p) & m)
+		return true;
+	return (A64_I(arch_lse_fetch_or_acquire, arch_llsc_fetch_or_acquire)(p, m) & m) != 0;
+}
+
 #endif

@@ -345,4 +345,48 @@ static inline bool arch_cmpxchg128_nl(volatile void *p, uint64_t *old, uint64_t 
 	return gen_cx128(p, old, nlo, nhi);
 }
 
+/* ---- ordering: barriers, acquire/release, lock/unlock bitops ------------
+ * The C11 fences and orderings the kernel's macros correspond to (the
+ * compiler picks the instructions: `ninja disasm` shows them). */
+#define ARCH_KSRC_BARRIER "include/asm-generic/barrier.h"
+#define ARCH_INSN_BARRIER "barrier() (no instruction)"
+#define ARCH_INSN_SMP_MB "__atomic_thread_fence(seq_cst)"
+#define ARCH_INSN_MB ARCH_INSN_SMP_MB
+#define ARCH_INSN_RMB ARCH_INSN_SMP_RMB
+#define ARCH_INSN_WMB "__atomic_thread_fence(release)"
+#define ARCH_INSN_SMP_RMB_NOW ARCH_INSN_SMP_RMB
+#define ARCH_INSN_SMP_WMB ARCH_INSN_WMB
+#define ARCH_INSN_MB_AROUND_ATOMIC ARCH_INSN_SMP_MB
+#define ARCH_INSN_STORE_RELEASE "__atomic_store_n(release)"
+#define ARCH_INSN_LOAD_ACQUIRE "__atomic_load_n(acquire)"
+#define ARCH_INSN_CLEAR_BIT_UNLOCK "__atomic_fetch_and(release)"
+#define ARCH_INSN___CLEAR_BIT_UNLOCK "volatile load; and; __atomic_store_n(release)"
+#define ARCH_INSN_TEST_AND_SET_BIT_LOCK "__atomic_fetch_or(acquire)"
+static inline void arch_barrier(void)
+{
+	asm volatile("" ::: "memory");
+}
+static inline void arch_wmb(void)
+{
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+}
+#define arch_mb arch_smp_mb
+#define arch_rmb arch_smp_rmb
+#define arch_smp_rmb_now arch_smp_rmb
+#define arch_smp_wmb arch_wmb
+#define arch_smp_mb__before_atomic arch_smp_mb
+#define arch_smp_mb__after_atomic arch_smp_mb
+#define arch_smp_store_release(p, v) __atomic_store_n(GEN_W64(p), (v), __ATOMIC_RELEASE)
+#define arch_smp_load_acquire(p) __atomic_load_n(GEN_W64(p), __ATOMIC_ACQUIRE)
+#define arch_clear_bit_unlock(p, mask) \
+	((void)__atomic_fetch_and(GEN_W64(p), ~(uint64_t)(mask), __ATOMIC_RELEASE))
+#define arch___clear_bit_unlock(p, nr) \
+	arch_smp_store_release(p, *GEN_W64(p) & ~(1ull << (nr)))
+static inline bool arch_test_and_set_bit_lock(uint64_t nr, volatile void *p)
+{
+	uint64_t m = 1ull << (nr & 63);
+
+	return (__atomic_fetch_or(GEN_W64(p), m, __ATOMIC_ACQUIRE) & m) != 0;
+}
+
 #endif

@@ -390,6 +390,53 @@ static inline void arch_smp_rmb(void)
 	asm volatile("lfence" ::: "memory");
 }
 
+/* ---- ordering: barriers, acquire/release, lock/unlock bitops ------------
+ * As arch/x86/include/asm/barrier.h and bitops.h emit them (probes/ordering.c).
+ * x86 is TSO: only a store followed by a load to another address may be
+ * reordered, so smp_rmb, smp_wmb and smp_mb__{before,after}_atomic are
+ * barrier() and release/acquire are plain moves; smp_mb() is the locked add
+ * of arch_smp_mb (since 4.15: cheaper than mb()'s mfence, which also orders
+ * non-temporal stores and WC memory). Each "memory" clobber is the barrier(). */
+#define ARCH_KSRC_BARRIER "arch/x86/include/asm/barrier.h"
+#define ARCH_INSN_BARRIER "barrier() (no instruction)"
+#define ARCH_INSN_SMP_MB "lock addl $0,-4(%rsp)"
+#define ARCH_INSN_MB "mfence"
+#define ARCH_INSN_RMB ARCH_INSN_SMP_RMB
+#define ARCH_INSN_WMB "sfence"
+#define ARCH_INSN_SMP_RMB_NOW ARCH_INSN_BARRIER
+#define ARCH_INSN_SMP_WMB ARCH_INSN_BARRIER
+#define ARCH_INSN_MB_AROUND_ATOMIC ARCH_INSN_BARRIER
+#define ARCH_INSN_STORE_RELEASE "movq %reg,mem (release: a plain store)"
+#define ARCH_INSN_LOAD_ACQUIRE "movq mem,%reg (acquire: a plain load)"
+#define ARCH_INSN_CLEAR_BIT_UNLOCK ARCH_INSN_CLEAR_BIT_IMM
+#define ARCH_INSN___CLEAR_BIT_UNLOCK ARCH_INSN___CLEAR_BIT_IMM
+#define ARCH_INSN_TEST_AND_SET_BIT_LOCK ARCH_INSN_TEST_AND_SET_BIT
+static inline void arch_barrier(void)
+{
+	asm volatile("" ::: "memory");
+}
+static inline void arch_mb(void)
+{
+	asm volatile("mfence" ::: "memory");
+}
+static inline void arch_wmb(void)
+{
+	asm volatile("sfence" ::: "memory");
+}
+#define arch_rmb arch_smp_rmb	/* lfence: the 2007 smp_rmb was rmb() */
+#define arch_smp_rmb_now arch_barrier	/* smp_rmb() of current kernels */
+#define arch_smp_wmb arch_barrier
+#define arch_smp_mb__before_atomic arch_barrier
+#define arch_smp_mb__after_atomic arch_barrier
+#define arch_smp_store_release(p, v) arch_store(p, v)
+#define arch_smp_load_acquire(p) arch_load(p)
+/* clear_bit_unlock is barrier(); clear_bit (`lock andb`), __clear_bit_unlock
+ * barrier(); __clear_bit (`btrq`: an x86 store is a release), and
+ * test_and_set_bit_lock is test_and_set_bit (`lock btsq`). */
+#define arch_clear_bit_unlock(p, mask) arch_clear_bit_imm(p, mask)
+#define arch___clear_bit_unlock(p, nr) arch___clear_bit_imm(p, nr)
+#define arch_test_and_set_bit_lock(nr, p) arch_test_and_set_bit(nr, p)
+
 /* Lock-word primitives and rseq per-CPU critical sections. */
 #include "arch/x86_64-rseq.h"
 

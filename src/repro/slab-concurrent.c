@@ -715,7 +715,7 @@ static void conclude_size(struct repro_ctx *rc, const struct conc_run *r, const 
 	const struct repro_row *pb = repro_table_row(&posted_2016[0], z->label);
 	const struct repro_row *pa = repro_table_row(&posted_2016[1], z->label);
 	double ea[JUDGE_MAX_EPOCHS], eb[JUDGE_MAX_EPOCHS], sh[JUDGE_MAX_EPOCHS];
-	size_t m = z->got < JUDGE_MAX_EPOCHS ? z->got : JUDGE_MAX_EPOCHS;
+	size_t m = z->got;	/* at most the passes, JUDGE_MAX_EPOCHS */
 
 	for (int ph = 0; ph < 2; ph++) {
 		struct repro_claim c = {
@@ -757,7 +757,7 @@ static int print_tables(struct repro_ctx *rc, const struct conc_run *r, struct c
 	char notes[MAX_SIZES][128];
 
 	for (int v = 0; v < 2; v++) {
-		json_t *jvar = json_object();
+		json_t *jvar;
 		struct repro_table m = {
 			.title = posted_2016[v].title, .machine = rc->machine ? rc->machine : "this machine",
 			.unit = "core cycles per op", .ncols = 2, .cols = { "alloc", "free" },
@@ -765,10 +765,9 @@ static int print_tables(struct repro_ctx *rc, const struct conc_run *r, struct c
 		};
 		int ret;
 
-		if (!r->ran[v]) {
-			json_decref(jvar);
+		if (!r->ran[v])
 			continue;
-		}
+		jvar = json_object();
 		json_object_set_new(jv, vnames[v], jvar);
 		fprintf(rc->out, "* %s\n", vtitle[v]);
 		for (size_t si = 0; si < nsizes; si++) {

@@ -748,7 +748,7 @@ static int modern_report_variant(struct repro_ctx *rc, const struct modern *m, s
 	};
 	struct summary s[BUDDY_MODERN_CASES];
 	double pm[BUDDY_MODERN_CASES][BUDDY_PASSES], d = 2.0 * m->iters;
-	json_t *jcases = json_array(), *jshare = json_array(), *jr = json_object();
+	json_t *jcases = json_array(), *jshare = json_array(), *jr;
 
 	for (int k = 0; k < BUDDY_MODERN_CASES; k++) {
 		int cs = modern_shown[k];
@@ -772,12 +772,11 @@ static int modern_report_variant(struct repro_ctx *rc, const struct modern *m, s
 	json_object_set_new(jv, "pass_cpu_share", jshare);
 	snprintf(title, sizeof(title), "variant %s: scores beside the 2004 ones", bv->name);
 	snprintf(munit, sizeof(munit), "median core cycles per loop of %zu iterations", m->iters);
-	if (repro_print_beside(rc->out, &posted_2004, &meas) < 0) {
-		json_decref(jr);
+	if (repro_print_beside(rc->out, &posted_2004, &meas) < 0)
 		return -EINVAL;
-	}
-	print_ratios(rc->out, "ratios of the medians (2004 in parentheses):", s, jr);
+	jr = json_object();
 	json_object_set_new(jv, "ratios", jr);
+	print_ratios(rc->out, "ratios of the medians (2004 in parentheses):", s, jr);
 	conclude_variant(rc, m, v, pm);
 	fflush(rc->out);
 	return 0;

@@ -380,7 +380,7 @@ static void test_json_and_print(void)
 	topo_close(t);
 }
 
-static void test_speed(const char *syn, int npu)
+static void test_large(const char *syn, int npu)
 {
 	struct topo *t;
 	double t0, t1, t2;
@@ -402,8 +402,9 @@ static void test_speed(const char *syn, int npu)
 	err |= topo_plan(t, "cross", 2, os);
 	err |= topo_plan(t, "smt", 2, os);
 	t2 = now_s();
-	CHECK(!err && t2 - t1 < 1.0,
-	      "'%s': find_pair x %d (%d present) + 3 plans in %.2f ms (limit 1 s)", syn,
+	/* The time is printed, never judged: a unit test must not fail on a
+	 * busy machine (speed targets belong to benchmarks). */
+	CHECK(!err, "'%s': find_pair x %d (%d present) + 3 plans in %.2f ms", syn,
 	      PAIR__COUNT, present, (t2 - t1) * 1e3);
 	topo_close(t);
 	free(os);
@@ -488,9 +489,9 @@ int main(void)
 	test_l2_and_nosmt();
 	test_xml();
 	test_json_and_print();
-	test_speed("pack:2 numa:2 core:16 pu:2", 128);
-	test_speed("pack:4 numa:2 l3:4 core:16 pu:2", 1024);
-	test_speed("pack:4 numa:2 l3:4 l2:8 core:2 pu:2", 1024);
+	test_large("pack:2 numa:2 core:16 pu:2", 128);
+	test_large("pack:4 numa:2 l3:4 core:16 pu:2", 1024);
+	test_large("pack:4 numa:2 l3:4 l2:8 core:2 pu:2", 1024);
 	test_system();
 	printf("%d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;

@@ -640,7 +640,8 @@ int topo_parse_cpulist(const struct topo *t, const char *what, const char *s,
 					return -EINVAL;
 				}
 			if (count >= max) {
-				pr_err("%s: CPU list '%s' names more than %d CPUs", what, s, max);
+				pr_err("%s: CPU list '%s' names more than %d CPU%s (give at most %d)",
+				       what, s, max, max == 1 ? "" : "s", max);
 				return -EINVAL;
 			}
 			out[count++] = cpu;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* stats.c - quantiles, median confidence interval, outliers. No
  * distribution is assumed: timing samples are skewed and often bimodal
- * (METHOD 5), so the median's interval comes from order statistics. */
+ * (docs/method.md, noise and verdicts), so the median's interval comes from order statistics. */
 #include "stats.h"
 
 #include <errno.h>

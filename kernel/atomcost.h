@@ -41,7 +41,7 @@ struct ac_probe {
 	unsigned int ops;		/* ops per iteration */
 	enum ac_irqs irqs;
 	unsigned int bulk;		/* kmem_cache_alloc_bulk size, else 0 */
-	unsigned int conc_size;		/* concurrent.c's kmalloc size, else 0 */
+	unsigned int conc_size;		/* kthread.c's kmalloc size, else 0 */
 };
 
 /* fn(c, iters): iters x n copies of op (i: the copy's index, a constant

@@ -6,19 +6,14 @@
  * that CPU times the probe's loop for N and 2N iterations and for 0 (the
  * fixed overhead, the minimum over every 0-iteration call, as src/runner.c)
  * with rdtsc_ordered(), irqs or preemption off as the probe allows, and
- * hands every raw sample back: user space does the statistics. Between
- * samples it touches the watchdogs and calls cond_resched(); a run stops at
- * AC_MAX_MS, or when the writer is killed. */
-#include <linux/completion.h>
+ * hands every raw sample back: user space does the statistics. The
+ * kthreads, the run's bounds and the concurrent probes are kthread.c's. */
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
 #include <linux/jiffies.h>
-#include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
-#include <linux/nmi.h>
-#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <asm/msr.h>
@@ -57,8 +52,9 @@ static u64 ac_time(struct ac_run *r, u64 iters)
 }
 
 /* One sample: t_N, t_2N and a 0-iteration call, under the probe's
- * conditions; the first also takes the fixed overhead's warm-up. */
-static void ac_sample(struct ac_run *r, unsigned int s)
+ * conditions; the first also takes the fixed overhead's warm-up. Returns
+ * whether irqs were off where the probe holds them off. */
+bool ac_sample(struct ac_run *r, unsigned int s)
 {
 	enum ac_irqs mode = r->pr->irqs;
 	unsigned long flags = 0;
@@ -79,68 +75,7 @@ static void ac_sample(struct ac_run *r, unsigned int s)
 		local_irq_restore(flags);
 	else if (mode == AC_IRQS_OWN)
 		preempt_enable();
-	if (mode == AC_IRQS_OWN)
-		off = r->ctx.irqs_in;
-	r->irqs_off = r->irqs_off && off;
-}
-
-static int ac_thread(void *arg)
-{
-	struct ac_run *r = arg;
-
-	r->err = 0;
-	r->irqs_off = true;
-	for (unsigned int s = 0; s < r->samples; s++) {
-		if (kthread_should_stop()) {
-			r->err = -EINTR;
-			break;
-		}
-		if (time_after(jiffies, r->deadline)) {
-			r->err = -ETIME;
-			break;
-		}
-		ac_sample(r, s);
-		r->done_samples = s + 1;
-		ac_between_samples();
-	}
-	complete(&r->done);
-	return ac_park();
-}
-
-void ac_between_samples(void)
-{
-	touch_nmi_watchdog();
-	touch_softlockup_watchdog();
-	cond_resched();
-}
-
-/* A finished kthread waits here for kthread_stop(). */
-int ac_park(void)
-{
-	set_current_state(TASK_INTERRUPTIBLE);
-	while (!kthread_should_stop()) {
-		schedule();
-		set_current_state(TASK_INTERRUPTIBLE);
-	}
-	__set_current_state(TASK_RUNNING);
-	return 0;
-}
-
-/* Runs r on its CPU and waits; a killed writer stops it at the next sample. */
-static int ac_run_on_cpu(struct ac_run *r)
-{
-	struct task_struct *t;
-
-	r->err = -EINTR;
-	init_completion(&r->done);
-	t = kthread_create(ac_thread, r, "atomcost/%u", r->cpu);
-	if (IS_ERR(t))
-		return PTR_ERR(t);
-	kthread_bind(t, r->cpu);
-	wake_up_process(t);
-	wait_for_completion_killable(&r->done);
-	kthread_stop(t);
-	return 0;
+	return mode == AC_IRQS_OWN ? r->ctx.irqs_in : off;
 }
 
 static const char *const ac_irqs_names[] = {
@@ -221,7 +156,7 @@ static int ac_request(const char *line)
 	r->ctx.cache = ac_cache;
 	r->ctx.bulk = r->pr->bulk;
 	r->deadline = jiffies + msecs_to_jiffies(AC_MAX_MS);
-	ret = r->pr->conc_size ? ac_run_concurrent(r) : ac_run_on_cpu(r);
+	ret = ac_run_kthreads(r);
 	if (!ret)
 		ret = ac_format(r);
 out:

@@ -93,7 +93,7 @@ static noinline void kmem_cache_bulk_fn(struct ac_ctx *c, u64 iters)
 	  .what = "kmem_cache_alloc_bulk + kmem_cache_free_bulk, per object",	\
 	  .fn = kmem_cache_bulk_fn, .ops = n, .irqs = AC_IRQS_ON, .bulk = n }
 
-/* The 2016 post's sizes (configs/slab-concurrent.conf), run by concurrent.c:
+/* The 2016 post's sizes (configs/slab-concurrent.conf), run by kthread.c:
  * N x kmalloc then N x kfree on K CPUs at once, per object. */
 #define CONC(n)								\
 	{ .name = "kmalloc_concurrent:" #n, .twin = "-",			\

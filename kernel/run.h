@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* run.h - one request's run, shared by the runner (main.c) and the
- * concurrent allocator probes (concurrent.c). */
+ * kthreads that run it (kthread.c). */
 #ifndef ATOMCOST_KERNEL_RUN_H
 #define ATOMCOST_KERNEL_RUN_H
 
 #include <linux/atomic.h>
-#include <linux/completion.h>
 
 #include "atomcost.h"
 
@@ -22,13 +21,11 @@ struct ac_run {
 	bool irqs_off;		/* irqs were off wherever the probe holds them off */
 	int err;
 	unsigned long deadline;	/* jiffies */
-	atomic_t arrived;	/* concurrent.c's barrier */
+	atomic_t arrived;	/* kthread.c's barrier */
 	struct ac_ctx ctx;
-	struct completion done;
 };
 
-void ac_between_samples(void);
-int ac_park(void);
-int ac_run_concurrent(struct ac_run *r);
+bool ac_sample(struct ac_run *r, unsigned int s);
+int ac_run_kthreads(struct ac_run *r);
 
 #endif

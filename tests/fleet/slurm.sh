@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: MIT
+# tests/fleet/slurm.sh - sourced by run.sh: slurm_start starts munged,
+# slurmctld and slurmd for this host alone, everything under $T (key,
+# socket, state, spool, logs, pids), on two free loopback ports; their pids
+# go to PIDS (run.sh's cleanup stops them) and SLURM_CONF is exported for
+# salloc, srun, squeue and scancel. Shows the daemons' logs on failure.
+
+# A TCP port free on the loopback address now.
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+slurm_conf() {
+	local node
+	node=$(slurmd -C | head -n 1 | sed 's/ UpTime=[^ ]*//') || return 1
+	cat <<CONF
+ClusterName=atomcost-fleet
+SlurmctldHost=$HOSTNAME_S(127.0.0.1)
+SlurmctldPort=$(free_port)
+SlurmdPort=$(free_port)
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$T/munge/munge.socket
+StateSaveLocation=$T/state
+SlurmdSpoolDir=$T/spool
+SlurmctldPidFile=$T/slurmctld.pid
+SlurmdPidFile=$T/slurmd.pid
+SlurmctldLogFile=$T/log/slurmctld.log
+SlurmdLogFile=$T/log/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/affinity
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+MpiDefault=none
+SwitchType=switch/none
+MailProg=/bin/true
+ReturnToService=2
+$node NodeAddr=127.0.0.1 State=UNKNOWN
+PartitionName=fleet Nodes=$HOSTNAME_S Default=YES MaxTime=INFINITE State=UP
+CONF
+}
+
+slurm_logs() {
+	tail -n 20 "$T"/log/*
+}
+
+slurm_start() {
+	HOSTNAME_S=$(hostname -s)
+	head -c 1024 /dev/urandom >"$T/key/munge.key" && chmod 700 "$T/key" && chmod 400 "$T/key/munge.key" || return 1
+	munged -F --socket="$T/munge/munge.socket" --key-file="$T/key/munge.key" \
+		--pid-file="$T/munge/munged.pid" --seed-file="$T/munge/munged.seed" \
+		--log-file="$T/log/munged.log" >"$T/log/munged.out" 2>&1 &
+	PIDS+=($!)
+	slurm_conf >"$T/slurm.conf" || return 1
+	export SLURM_CONF=$T/slurm.conf
+	for _ in $(seq 30); do
+		munge -S "$T/munge/munge.socket" -n 2>/dev/null | unmunge -S "$T/munge/munge.socket" >/dev/null 2>&1 && break
+		sleep 1
+	done
+	slurmctld -D -f "$SLURM_CONF" >"$T/log/slurmctld.out" 2>&1 &
+	PIDS+=($!)
+	slurmd -D -f "$SLURM_CONF" -N "$HOSTNAME_S" >"$T/log/slurmd.out" 2>&1 &
+	PIDS+=($!)
+	for _ in $(seq 60); do
+		if [ "$(sinfo -h -n "$HOSTNAME_S" -o %t 2>/dev/null)" = idle ]; then
+			echo "Slurm up: $(grep -m1 -o 'slurmctld version [^ ]*' "$T/log/slurmctld.out"), node $(sinfo -h -o '%N %c CPUs %t')"
+			return 0
+		fi
+		sleep 1
+	done
+	slurm_logs
+	return 1
+}

@@ -249,30 +249,6 @@ static int apply_experiment(struct run_cmd *c, const struct experiment *e)
 	return 0;
 }
 
-/* Without probe names or families: the default set (the characterization
- * adds the locks and per-CPU ops); then each probe's twin, for the ratio. */
-static void select_defaults(struct run_cmd *rc, bool named, bool characterize)
-{
-	size_t n;
-
-	if (!named && !rc->families.n)
-		for (size_t i = 0; i < probe_count; i++)
-			if ((probe_table[i]->in_default ||
-			     (characterize && (!strcmp(probe_table[i]->family, "lock") ||
-					       !strcmp(probe_table[i]->family, "percpu")))) &&
-			    !probe_unsupported(probe_table[i]))
-				select_add(&rc->sel, probe_table[i]);
-	if (rc->no_twins)
-		return;
-	n = rc->sel.n;
-	for (size_t i = 0; i < n; i++) {
-		const struct probe *tw = rc->sel.list[i]->twin ? probe_find(rc->sel.list[i]->twin) : NULL;
-
-		if (tw && !probe_unsupported(tw))
-			select_add(&rc->sel, tw);
-	}
-}
-
 /* Before measuring: resolve the events, check the output path, open the
  * topology, place the run on its CPU and check the patterns, so that no
  * bad option costs run time. EXIT_OK or the exit code (message printed). */
@@ -308,13 +284,15 @@ static int prepare_run(struct run_cmd *rc, struct pmu_set *evset, struct topo **
 }
 
 /* The probes: named (on the command line or in [run] probes), of the
- * families, else the default set; then the twins. *characterize: no
+ * families, else the default set (the characterization adds the locks and
+ * per-CPU ops); then each probe's twin, for the ratio. *characterize: no
  * probe names, families, experiment file or engine options, so the
  * default characterization of this machine (session.c). An exit code. */
 static int select_probes(struct run_cmd *rc, int argc, char **argv, const struct experiment *exp,
 			 bool *characterize)
 {
 	bool named = optind < argc || rc->sel.n > 0;
+	size_t n;
 	int ret;
 
 	for (int i = optind; i < argc; i++)
@@ -325,7 +303,20 @@ static int select_probes(struct run_cmd *rc, int argc, char **argv, const struct
 			return exit_code_for(ret);
 	*characterize = !named && !rc->families.n && (!exp || config_kind_has(exp, "characterization")) &&
 			!rc->o.patterns && !rc->o.placement && !rc->o.sharing && rc->o.threads < 2;
-	select_defaults(rc, named, *characterize);
+	if (!named && !rc->families.n)
+		for (size_t i = 0; i < probe_count; i++)
+			if ((probe_table[i]->in_default ||
+			     (*characterize && (!strcmp(probe_table[i]->family, "lock") ||
+						!strcmp(probe_table[i]->family, "percpu")))) &&
+			    !probe_unsupported(probe_table[i]))
+				select_add(&rc->sel, probe_table[i]);
+	n = rc->no_twins ? 0 : rc->sel.n;
+	for (size_t i = 0; i < n; i++) {
+		const struct probe *tw = rc->sel.list[i]->twin ? probe_find(rc->sel.list[i]->twin) : NULL;
+
+		if (tw && !probe_unsupported(tw))
+			select_add(&rc->sel, tw);
+	}
 	return EXIT_OK;
 }
 

@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: MIT
 # tests/fleet/slurm.sh - sourced by run.sh: slurm_start starts munged,
 # slurmctld and slurmd for this host alone, everything under $T (key,
-# socket, state, spool, logs, pids), on two free loopback ports; their pids
-# go to PIDS (run.sh's cleanup stops them) and SLURM_CONF is exported for
-# salloc, srun, squeue and scancel. Shows the daemons' logs on failure.
+# socket, state, spool, logs, pids), on two free loopback ports, as the
+# user who runs the test (no root: slurmd launches that user's tasks only;
+# run as root and as nobody). Their pids go to PIDS (run.sh's cleanup stops
+# them); SLURM_CONF is exported for salloc, srun, squeue and scancel.
+# Shows the daemons' logs on failure.
 
 # A TCP port free on the loopback address now.
 free_port() {
@@ -18,8 +20,8 @@ ClusterName=atomcost-fleet
 SlurmctldHost=$HOSTNAME_S(127.0.0.1)
 SlurmctldPort=$(free_port)
 SlurmdPort=$(free_port)
-SlurmUser=root
-SlurmdUser=root
+SlurmUser=$(id -un)
+SlurmdUser=$(id -un)
 AuthType=auth/munge
 CredType=cred/munge
 AuthInfo=socket=$T/munge/munge.socket

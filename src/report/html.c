@@ -124,6 +124,7 @@ static void fp_rows(FILE *f, const char *prefix, const json_t *v)
  * footprint the pattern walks over (NAN: none). */
 struct row {
 	const struct result *r;
+	const struct row *twin;	/* its twin's, in the same mode and pattern; NULL: none */
 	double cyc, lo, hi, fp;
 };
 
@@ -132,6 +133,14 @@ struct rows {
 	size_t n;
 	int epochs;
 };
+
+static const struct row *row_find(const struct rows *rs, const char *name, enum probe_mode m, const char *pattern)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		if (rs->v[i].r->mode == m && !strcmp(rs->v[i].r->name, name) && !strcmp(rs->v[i].r->pattern, pattern))
+			return &rs->v[i];
+	return NULL;
+}
 
 static int rows_build(const struct report *rep, struct rows *rs)
 {
@@ -147,19 +156,16 @@ static int rows_build(const struct report *rep, struct rows *rs)
 		if (!compare_group_first(rep, i))
 			continue;
 		report_row(rep, i, &e);
-		rs->v[rs->n++] = (struct row){ &rep->r[i], result_cycles(rep, e.median), result_cycles(rep, e.lo),
+		rs->v[rs->n++] = (struct row){ &rep->r[i], NULL, result_cycles(rep, e.median), result_cycles(rep, e.lo),
 					       result_cycles(rep, e.hi),
 					       pi->has & 1u << PX_FOOTPRINT ? (double)pi->footprint_bytes : NAN };
 	}
-	return 0;
-}
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct result *r = rs->v[i].r;
 
-static const struct row *row_find(const struct rows *rs, const char *name, enum probe_mode m, const char *pattern)
-{
-	for (size_t i = 0; i < rs->n; i++)
-		if (rs->v[i].r->mode == m && !strcmp(rs->v[i].r->name, name) && !strcmp(rs->v[i].r->pattern, pattern))
-			return &rs->v[i];
-	return NULL;
+		rs->v[i].twin = r->twin[0] ? row_find(rs, r->twin, r->mode, r->pattern) : NULL;
+	}
+	return 0;
 }
 
 static const char *color_of(const struct result *r)
@@ -197,42 +203,28 @@ static void bar(const struct row *w, double scale, int y, double ratio, FILE *f)
 	fputs("</text>\n", f);
 }
 
-/* The probes of one pattern and mode, each with its twin under it
- * (report_pair_lead). */
-static size_t bars_pick(const struct rows *rs, const char *pattern, enum probe_mode mode, const struct row **pick,
-			const struct row **twin, size_t max)
+/* Whether w is drawn in the bars of pattern and mode, with its twin under
+ * it (report_pair_lead). */
+static bool bar_lead(const struct row *w, const char *pattern, enum probe_mode mode)
 {
-	size_t n = 0;
-
-	for (size_t i = 0; i < rs->n && n < max; i++) {
-		const struct row *w = &rs->v[i], *t;
-
-		if (w->r->mode != mode || strcmp(w->r->pattern, pattern))
-			continue;
-		t = w->r->twin[0] ? row_find(rs, w->r->twin, mode, pattern) : NULL;
-		if (!report_pair_lead(w->r, t ? t->r : NULL))
-			continue;
-		pick[n] = w;
-		twin[n++] = t;
-	}
-	return n;
+	return w->r->mode == mode && !strcmp(w->r->pattern, pattern) &&
+	       report_pair_lead(w->r, w->twin ? w->twin->r : NULL);
 }
 
 /* Horizontal bars for one pattern and mode. */
 static void bars_chart(const struct rows *rs, const char *pattern, enum probe_mode mode, FILE *f)
 {
-	const struct row *pick[512], *twin[512];
-	size_t n = bars_pick(rs, pattern, mode, pick, twin, ARRAY_SIZE(pick));
 	const char *mn = probe_mode_name(mode);
 	double max = 0, scale;
 	char title[128];
 	int y = 0;
 
-	for (size_t k = 0; k < n; k++) {
-		max = fmax(max, fmax(pick[k]->hi, twin[k] ? twin[k]->hi : 0));
-		y += BAR_H * (twin[k] ? 2 : 1) + 8;
-	}
-	if (!n || !(max > 0))
+	for (size_t k = 0; k < rs->n; k++)
+		if (bar_lead(&rs->v[k], pattern, mode)) {
+			max = fmax(max, fmax(rs->v[k].hi, rs->v[k].twin ? rs->v[k].twin->hi : 0));
+			y += BAR_H * (rs->v[k].twin ? 2 : 1) + 8;
+		}
+	if (!y || !(max > 0))
 		return;
 	max *= 1.12;
 	scale = (W - BAR_LW - 70) / max;
@@ -248,12 +240,15 @@ static void bars_chart(const struct rows *rs, const char *pattern, enum probe_mo
 	fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"axis\">core cycles per op (median; whisker: %s)</text>\n",
 		BAR_LW, y + 32, rs->epochs > 1 ? "range of pass medians" : "95% CI of the median");
 	y = 0;
-	for (size_t k = 0; k < n; k++) {
-		bar(pick[k], scale, y, pick[k]->r->has_ratio && twin[k] ? pick[k]->cyc / fmax(twin[k]->cyc, 1e-9) : NAN,
-		    f);
-		if (twin[k])
-			bar(twin[k], scale, y + BAR_H, NAN, f);
-		y += BAR_H * (twin[k] ? 2 : 1) + 8;
+	for (size_t k = 0; k < rs->n; k++) {
+		const struct row *w = &rs->v[k];
+
+		if (!bar_lead(w, pattern, mode))
+			continue;
+		bar(w, scale, y, w->r->has_ratio && w->twin ? w->cyc / fmax(w->twin->cyc, 1e-9) : NAN, f);
+		if (w->twin)
+			bar(w->twin, scale, y + BAR_H, NAN, f);
+		y += BAR_H * (w->twin ? 2 : 1) + 8;
 	}
 	out(f, "</svg><figcaption>%s, %s: <span style=\"color:%s\">&#9632;</span> atomic, <span style=\"color:%s\">"
 	    "&#9632;</span> local-only (atomic against this CPU), <span style=\"color:%s\">&#9632;</span> non-atomic, "

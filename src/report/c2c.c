@@ -42,11 +42,9 @@ json_t *c2c_to_json(const struct calibration *cal, const struct c2c_where *w, co
 		json_t *mat = mats[r->m];
 		int ia = -1, ib = -1;
 
-		for (int i = 0; i < npu; i++) {
-			if (w->cpus[i] == r->a)
-				ia = i;
-			if (w->cpus[i] == r->b)
-				ib = i;
+		for (int i = 0; i < npu; i++) {	/* the pair's places in the matrix */
+			ia = w->cpus[i] == r->a ? i : ia;
+			ib = w->cpus[i] == r->b ? i : ib;
 		}
 		json_array_append_new(pairs, json_pack("{s:s, s:i, s:i, s:s, s:s, s:I, s:b, s:o, s:o, s:o, s:f}",
 			"class", topo_pair_class_name(r->cls), "cpu_a", r->a, "cpu_b", r->b,

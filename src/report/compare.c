@@ -45,10 +45,7 @@ static void side_name(const char *arg, char *buf, size_t len)
 		n -= (size_t)(slash + 1 - arg);
 		arg = slash + 1;
 	}
-	if (more)
-		snprintf(buf, len, "%.*s and %zu more", (int)n, arg, more);
-	else
-		snprintf(buf, len, "%.*s", (int)n, arg);
+	snprintf(buf, len, more ? "%.*s and %zu more" : "%.*s", (int)n, arg, more);
 }
 
 static void side_line(FILE *f, const char *tag, const char *arg, const struct report *rep)

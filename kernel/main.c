@@ -22,6 +22,13 @@
 #include "atomcost.h"
 #include "run.h"
 
+#ifndef CONFIG_X86_64
+#error "atomcost.ko supports x86-64 only (docs/kernel.md)"
+#endif
+#ifdef CONFIG_PREEMPT_RT
+#error "atomcost.ko: PREEMPT_RT is not supported: local_lock and spin_lock sleep there (docs/kernel.md)"
+#endif
+
 #define AC_FIXED_REPEATS 255	/* 0-iteration calls before the first sample */
 #define AC_BULK_MAX 256
 #define AC_OBJ_SIZE 256		/* the 2015 post's object size */

@@ -19,6 +19,7 @@ CPU=1 SAMPLES=4 ITERS=4		# small: emulated, nothing here is a measurement
 
 skip() { echo "SKIP: $*"; exit 77; }
 [ "$(uname -m)" = x86_64 ] || skip "the module supports x86_64 only (this is $(uname -m))"
+command -v make >/dev/null || skip "no make (kbuild runs it): apt-get install make"
 command -v qemu-system-x86_64 >/dev/null || skip "no qemu-system-x86_64: apt-get install qemu-system-x86"
 BUSYBOX=$(command -v busybox) || skip "no busybox: apt-get install busybox-static"
 file -L "$BUSYBOX" 2>/dev/null | grep -q 'statically linked' ||

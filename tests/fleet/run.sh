@@ -82,15 +82,18 @@ run_block() {
 	[ $rc = 0 ] || fail "block $1 exited $rc"
 }
 
-# doc_check FILE: every fenced block of the page is ```sh and marked, and
-# the marks are those run below, in this order; says what is wrong.
+# doc_check FILE: every block of commands (```sh; ```bash, ```shell,
+# ```console or a bare ``` are refused: write commands as ```sh) is marked,
+# right above it, and the marks are those run below, in this order; blocks
+# of output (```text, ```json, ...) are not run. Says what is wrong.
 MARKS="slurm-mask slurm-run ansible-run ansible-fetch collect compare types"
 doc_check() {
-	local fences sh marks m
-	fences=$(grep -c '^```' "$1") sh=$(grep -c '^```sh$' "$1")
+	local info sh marks m
+	info=$(awk '/^```/ { if (!open) print substr($0, 4) "."; open = !open }' "$1")
+	sh=$(grep -cx 'sh\.' <<<"$info")
 	marks=$(sed -n 's/^<!-- fleet-test: \([a-z-]*\) -->$/\1/p' "$1" | xargs)
-	if [ $((fences / 2)) != "$sh" ]; then
-		echo "$1: a fenced block that is not \`\`\`sh (the suite runs every block)"
+	if grep -Eqx '(bash|shell|console)?\.' <<<"$info"; then
+		echo "$1: a block of commands that is not \`\`\`sh (the suite runs every \`\`\`sh block)"
 	elif [ "$marks" != "$MARKS" ]; then
 		echo "$1: marks '$marks', the suite runs '$MARKS'"
 	elif [ "$sh" != "$(echo $MARKS | wc -w)" ]; then
@@ -111,11 +114,15 @@ while IFS='|' read -r what expr; do
 	doc_check "$T/planted.md" >/dev/null && fail "doc_check missed a planted fault: $what ($expr)"
 done <<'PLANTS'
 an unmarked block|/^<!-- fleet-test: types -->$/d
-a block in another language|0,/^```sh$/s//```bash/
+a block of commands in bash|0,/^```sh$/s//```bash/
+a bare block|0,/^```sh$/s//```/
+an unmarked block at the end|$s/$/\n```sh\nexit 0\n```/
 an unknown mark|s/fleet-test: collect -->/fleet-test: gather -->/
 a mark apart from its block|/^<!-- fleet-test: compare -->$/s/$/\ntext/
 two blocks under one mark|/^<!-- fleet-test: slurm-run -->$/{n;s/$/\n```\n```sh/}
 PLANTS
+sed '$s/$/\n```text\noutput, not run\n```/' "$DOC" >"$T/planted.md"
+doc_check "$T/planted.md" || fail "doc_check refused a block of output (\`\`\`text)"
 
 # The environment the blocks see.
 W=$T/work

@@ -75,7 +75,7 @@ if "$A" compare --help | grep -q -- '--fleet'; then
 	files=("$T/h01.summary.json" "$T/h02.summary.json")
 	for b in $BAD h01-again; do files+=("$T/$b.summary.json"); done
 	files+=("$T/h03.summary.json")
-	nskip=$(($(echo $BAD | wc -w) + 1))
+	nskip=$(($(wc -w <<<"$BAD") + 1))
 	"$A" compare --fleet "${files[@]}" >"$T/out" 2>"$T/err" </dev/null
 	rc=$?
 	if crashed $rc || [ $rc != 0 ]; then

@@ -48,7 +48,7 @@ cleanup() {
 	for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do	# slurmd, slurmctld, then munged
 		kill "${PIDS[i]}" 2>/dev/null && wait "${PIDS[i]}" 2>/dev/null
 	done
-	[ "${KEEP:-0}" = 1 ] && echo "kept $T" || rm -rf "$T"
+	if [ "${KEEP:-0}" = 1 ]; then echo "kept $T"; else rm -rf "$T"; fi
 }
 trap cleanup EXIT
 trap 'echo "interrupted"; exit 130' INT
@@ -87,6 +87,7 @@ run_block() {
 # right above it, and the marks are those run below, in this order; blocks
 # of output (```text, ```json, ...) are not run. Says what is wrong.
 MARKS="slurm-mask slurm-run ansible-run ansible-fetch collect compare types"
+NMARKS=$(wc -w <<<"$MARKS")
 doc_check() {
 	local info sh marks m
 	info=$(awk '/^```/ { if (!open) print substr($0, 4) "."; open = !open }' "$1")
@@ -96,8 +97,8 @@ doc_check() {
 		echo "$1: a block of commands that is not \`\`\`sh (the suite runs every \`\`\`sh block)"
 	elif [ "$marks" != "$MARKS" ]; then
 		echo "$1: marks '$marks', the suite runs '$MARKS'"
-	elif [ "$sh" != "$(echo $MARKS | wc -w)" ]; then
-		echo "$1: $sh sh blocks, $(echo $MARKS | wc -w) marks: mark each (<!-- fleet-test: NAME -->)"
+	elif [ "$sh" != "$NMARKS" ]; then
+		echo "$1: $sh sh blocks, $NMARKS marks: mark each (<!-- fleet-test: NAME -->)"
 	else
 		for m in $MARKS; do
 			doc_block "$m" "$1" >/dev/null || { echo "$1: no \`\`\`sh block right after the mark $m"; return 1; }
@@ -151,7 +152,8 @@ done
 
 # Ansible: two inventory names, one machine.
 export ANSIBLE_INVENTORY=$T/hosts.ini ANSIBLE_LOCAL_TEMP=$T/ansible-tmp ANSIBLE_REMOTE_TEMP=$T/ansible-tmp
-export ANSIBLE_NOCOLOR=1 ANSIBLE_PYTHON_INTERPRETER=$(command -v python3)
+ANSIBLE_PYTHON_INTERPRETER=$(command -v python3)
+export ANSIBLE_NOCOLOR=1 ANSIBLE_PYTHON_INTERPRETER
 mkdir -p "$T/host-a" "$T/host-b" || exit 1
 cat >"$ANSIBLE_INVENTORY" <<EOF
 [fleet]

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: MIT
+# shellcheck shell=bash
 # tests/fleet/slurm.sh - sourced by run.sh: slurm_start starts munged,
 # slurmctld and slurmd for this host alone, everything under $T (key,
 # socket, state, spool, logs, pids), on two free loopback ports, as the

@@ -133,22 +133,18 @@ static void write_events(const struct report *rep, FILE *f)
 static void engine_cells(const struct report *rep, const struct result *r, char *mincell,
 			 size_t mlen, char *flags, size_t flen)
 {
-	size_t k = 0;
+	char bound[96] = "", fp[48] = "", ovh[96] = "";
 
-	flags[0] = '\0';
-	if (r->min_flag) {
-		snprintf(mincell, mlen, "!");
-		k += (size_t)snprintf(flags + k, flen - k, " [min %.2f below bound %.2f]",
-				      result_cycles(rep, r->s.min), result_cycles(rep, r->min_bound_ticks));
-	} else {
-		snprintf(mincell, mlen, "%.2f", result_cycles(rep, r->s.min));
-	}
-	if (r->footprint_lines && k < flen)
-		k += (size_t)snprintf(flags + k, flen - k, " [%uw x %ul]", r->footprint_words,
-				      r->footprint_lines);
-	if (r->overhead_flag && k < flen)
-		snprintf(flags + k, flen - k, " [overhead? fixed %.0f, N/2N %.0f ticks]",
-			 r->overhead_ticks, r->overhead_extrap_ticks);
+	snprintf(mincell, mlen, r->min_flag ? "!" : "%.2f", result_cycles(rep, r->s.min));
+	if (r->min_flag)
+		snprintf(bound, sizeof(bound), " [min %.2f below bound %.2f]", result_cycles(rep, r->s.min),
+			 result_cycles(rep, r->min_bound_ticks));
+	if (r->footprint_lines)
+		snprintf(fp, sizeof(fp), " [%uw x %ul]", r->footprint_words, r->footprint_lines);
+	if (r->overhead_flag)
+		snprintf(ovh, sizeof(ovh), " [overhead? fixed %.0f, N/2N %.0f ticks]", r->overhead_ticks,
+			 r->overhead_extrap_ticks);
+	snprintf(flags, flen, "%s%s%s", bound, fp, ovh);
 }
 
 /* One line of the table. With epochs (w: the row over them): the median

@@ -68,7 +68,28 @@
 	X(percpu_add_nl)		\
 	X(rseq_cmpxchg)			\
 	X(this_cpu_inc)			\
-	X(this_cpu_add)
+	X(this_cpu_add)			\
+	/* ordering */			\
+	X(smp_mb)			\
+	X(mb)				\
+	X(rmb)				\
+	X(smp_rmb)			\
+	X(wmb)				\
+	X(smp_wmb)			\
+	X(smp_mb__before_atomic)	\
+	X(smp_mb__after_atomic)		\
+	X(set_bit_mb_after_atomic)	\
+	X(__set_bit_smp_mb)		\
+	X(clear_bit_unlock)		\
+	X(__clear_bit_unlock)		\
+	X(test_and_set_bit_lock)	\
+	X(store_smp_mb)			\
+	X(smp_store_release)		\
+	X(smp_load_acquire)		\
+	X(atomic_fetch_or_relaxed)	\
+	X(atomic_fetch_or_acquire)	\
+	X(atomic_fetch_or_release)	\
+	X(atomic_fetch_or)
 
 #define PROBE_DECLARE(id) extern const struct probe probe_##id;
 PROBES(PROBE_DECLARE)

@@ -383,6 +383,7 @@ def register_chain(p, sym, body, lo, hi, opi):
     check(True, '')
 
 
+LOAD = ('', 'mov', ['mem', 'reg'])
 table = json.load(open(list_path))
 for pr in table['probes']:
     p = pr['probe']
@@ -396,6 +397,17 @@ for pr in table['probes']:
     instrs = insn_instrs(pr['insn'])
     if p == 'empty':
         continue
+    # ordering (probes/ordering.c): barrier() emits nothing, so those loops
+    # hold no fence and no lock, and only the latency loop's 64 chained loads
+    # are counted; a barrier an insn declares after its op is counted too
+    ordering = pr['family'] == 'ordering'
+    if ordering:
+        instrs = [x for x in instrs if x[1] != 'barrier()']
+        if not instrs:
+            for sym in (kernels.get(m) for m in ('latency', 'throughput')):
+                bad = [t for _, t in funcs.get(sym, []) if parse(t)[0] == 'lock' or parse(t)[1].endswith('fence')]
+                check(sym in funcs and not bad, '%s: %s: barrier() emitted %s' % (p, sym, bad[:2]))
+            kernels, instrs = {'latency': kernels['latency']}, [LOAD]
     check(bool(instrs), '%s: insn "%s" declares no instruction' % (p, pr['insn']))
     if not instrs:
         continue
@@ -422,8 +434,18 @@ for pr in table['probes']:
               (p, sym, n, ' '.join(filter(None, first[:2])), 'at least ' if atleast else '', want))
         if not opi:
             continue
+        for x in {(a, b, tuple(c or ())) for a, b, c in instrs[1:] if a == 'lock' or b.endswith('fence')} \
+                if ordering else ():
+            x = (x[0], x[1], list(x[2]) or None)
+            c = sum(1 for k in range(lo, hi + 1) if matches(body[k][1], x))
+            check(c == UNROLL * instrs.count(x), '%s: %s: %d instructions match "%s", expected %d'
+                  % (p, sym, c, ' '.join(filter(None, x[:2])), UNROLL * instrs.count(x)))
+        if ordering and mode == 'latency' and pr['chain'] == 'register':
+            opi = [k for k in range(lo, hi + 1) if matches(body[k][1], LOAD)]
+            check(len(opi) == UNROLL, '%s: %s: %d chained loads, expected %d' % (p, sym, len(opi), UNROLL))
         if not atleast:
-            st = [body[k][1] for k in range(opi[0], opi[-1] + 1) if '(%rsp)' in body[k][1]]
+            st = [body[k][1] for k in range(opi[0], opi[-1] + 1)
+                  if '(%rsp)' in body[k][1] and not any(matches(body[k][1], x) for x in instrs)]
             check(not st, '%s: %s: stack traffic between the ops: %s' % (p, sym, st[:3]))
         if foot is not None:
             sweep_footprint(p, sym, [mem_operand(body[k][1]) for k in opi], *foot)

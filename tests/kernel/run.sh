@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # tests/kernel/run.sh SRCDIR BUILDDIR - the `kernel` suite (docs/kernel.md).
-# Builds kernel/ (atomcost.ko) against Debian's kernel headers, packs it into
-# a busybox initramfs whose /init loads it and runs every probe it lists
-# through /sys/kernel/debug/atomcost/run, boots Debian's kernel in
-# qemu-system-x86_64 under TCG (no network device, no reboot, a timeout),
-# and checks the serial log: every probe returned its samples with err 0,
-# irqs were off wherever the probe holds them off (and on where it does not),
-# every object the alloc probes took was returned, the module unloaded and
-# dmesg holds no WARNING, BUG or oops, and a run whose writer is killed
-# stops with EINTR. The checker is then fed copies of the
-# log with one planted fault each, and must fail every one.
+# Builds kernel/ (atomcost.ko) against Debian's kernel headers and checks its
+# timed loops in the disassembly; packs it into a busybox initramfs whose
+# /init loads it and runs every probe it lists through
+# /sys/kernel/debug/atomcost/run; boots Debian's kernel in qemu-system-x86_64
+# under TCG (no network device, no reboot, a timeout); and checks the serial
+# log: every probe returned its samples with err 0, irqs were off wherever
+# the probe holds them off (and on where it does not), every object the
+# alloc probes took was returned, the module unloaded, dmesg holds no
+# WARNING, BUG or oops, and a run whose writer is killed stops with EINTR.
+# Each checker is then fed copies of its input with one planted fault each,
+# and must fail every one.
 # Exit 0 pass, 1 fail, 77 skip (names the Debian package that is missing).
 set -u
 SRC=${1:?usage: run.sh SRCDIR BUILDDIR}
@@ -20,6 +21,7 @@ CPU=1 SAMPLES=4 ITERS=4		# small: emulated, nothing here is a measurement
 skip() { echo "SKIP: $*"; exit 77; }
 [ "$(uname -m)" = x86_64 ] || skip "the module supports x86_64 only (this is $(uname -m))"
 command -v make >/dev/null || skip "no make (kbuild runs it): apt-get install make"
+command -v objdump >/dev/null || skip "no objdump: apt-get install binutils"
 command -v qemu-system-x86_64 >/dev/null || skip "no qemu-system-x86_64: apt-get install qemu-system-x86"
 BUSYBOX=$(command -v busybox) || skip "no busybox: apt-get install busybox-static"
 file -L "$BUSYBOX" 2>/dev/null | grep -q 'statically linked' ||
@@ -42,6 +44,47 @@ if ! make -s -C "/lib/modules/$KVER/build" M="$B/mod" ATOMCOST_SRC="$SRC/src" mo
 fi
 if grep -Ei 'warning|error' "$B/build.log" | grep -v 'Skipping BTF'; then
 	echo "FAIL: building atomcost.ko warned (above)"
+	exit 1
+fi
+# check_loops DISASSEMBLY: the timed loops hold their op 64 times per
+# iteration (unrolled; the ops of src/arch as user space emits them, the
+# this_cpu ops through %gs), the unlocked twins no lock, and a throughput
+# loop spreads its ops over 32 lines.
+check_loops() {
+	awk '
+	function want(fn, re, n, lines) { W[fn] = re; N[fn] = n; L[fn] = lines }
+	BEGIN {
+		want("set_bit_lat", "^lock orb \\$0x1,", 64, 1)
+		want("set_bit_tput", "^lock orb \\$0x1,", 64, 32)
+		want("__set_bit_lat", "^btsq \\$0x0,", 64, 1)
+		want("cmpxchg_lat", "^lock cmpxchg %", 64, 1)
+		want("cmpxchg_local_lat", "^cmpxchg %", 64, 1)
+		want("cmpxchg_local_tput", "^cmpxchg %", 64, 32)
+		want("this_cpu_inc_lat", "^incq +%gs:", 64, 1)
+		want("this_cpu_add_lat", "^add +%[a-z0-9]+,%gs:", 64, 1)
+		want("this_cpu_cmpxchg_lat", "^cmpxchg +%[a-z0-9]+,%gs:", 64, 1)
+	}
+	/^[0-9a-f]+ <.*>:$/ { fn = substr($2, 2, length($2) - 3); next }
+	fn in W {
+		sub(/^ *[0-9a-f]+:[ \t]*/, ""); sub(/ *#.*/, ""); gsub(/  +/, " ")
+		if ($0 ~ W[fn]) { n[fn]++; addr[fn, $NF] = 1 }
+		if (fn ~ /_local_/ && /^lock/) locked[fn]++
+	}
+	END {
+		for (f in W) {
+			k = 0
+			for (x in addr) { split(x, y, SUBSEP); k += y[1] == f }
+			if (n[f] != N[f] || k != L[f] || locked[f])
+				{ print "FAIL: " f ": " n[f] + 0 " ops on " k " addresses, " locked[f] + 0 " locked"; bad = 1 }
+		}
+		exit bad
+	}' "$1"
+}
+objdump -d --no-show-raw-insn "$B/mod/atomcost.ko" >"$B/ko.dis" || exit 1
+check_loops "$B/ko.dis" || exit 1
+sed '0,/lock orb/{/lock orb/d}' "$B/ko.dis" >"$B/planted.dis"
+if check_loops "$B/planted.dis" >/dev/null; then
+	echo "FAIL: the loop check missed a planted fault: a set_bit loop one op short"
 	exit 1
 fi
 cp "$B/mod/atomcost.ko" "$BUSYBOX" "$B/root/" && mv "$B/root/busybox" "$B/root/bin/" || exit 1

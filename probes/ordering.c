@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: MIT */
+/* ordering.c - the kernel's barriers, its acquire/release forms and the
+ * combinations a fast path chooses between (issue 22), as
+ * arch/x86/include/asm/barrier.h and arm64's emit them (src/arch/).
+ *
+ * A barrier has no price alone: it costs what it makes wait. Each one is
+ * timed where ordering has a price:
+ *   latency     a store to another line, the barrier, then a load that
+ *               chains (the word points to itself): the load may not pass
+ *               the barrier, so it waits for the store to drain (the store
+ *               buffering case a full barrier exists for; CHAIN_REGISTER);
+ *   throughput  barriers back to back (compiler barriers: the bare loop);
+ *   hit+stores  CTX_STORES stores pending before each barrier (ctx_stores);
+ *   patterns    after each step of a walk (dep/l2/llc/miss), and behind an
+ *               outstanding miss (miss-overlap): PATTERN_CONTEXT.
+ * The combinations are twins judged like every pair: set_bit +
+ * smp_mb__after_atomic against __set_bit + smp_mb, clear_bit_unlock against
+ * __clear_bit_unlock, xchg against a store + smp_mb (smp_store_mb).
+ * tests/test-litmus.c proves the full barriers order what they claim.
+ */
+#include "probes.h"
+#include "pattern-kernels.h"
+
+#define BIT_NR 1
+#define BIT_IMM (1u << BIT_NR)
+
+/* ---- barriers: ORD_BAR() is the barrier of the kernels that follow ---- */
+#define ORD_L(i) arch_store(PAT_HOT_ADDR(p, i) + CACHE_LINE_BYTES, 0); ORD_BAR(); q = (char *)arch_load(q);
+#define ORD_T(i) ORD_BAR();
+#define CTX_OP(i) ORD_BAR();
+#define ORD_DECL char *q = p
+#define ORD_KERNELS(id)								\
+	PROBE_KERNEL(k_##id##_lat, ORD_DECL, ORD_L, PROBE_SINK(q))		\
+	PROBE_KERNEL(k_##id##_tput, , ORD_T, )					\
+	PATTERN_CONTEXT(id, , )
+
+#define ORD_BAR arch_smp_mb
+ORD_KERNELS(smp_mb)
+#undef ORD_BAR
+#define ORD_BAR arch_mb
+ORD_KERNELS(mb)
+#undef ORD_BAR
+#define ORD_BAR arch_rmb
+ORD_KERNELS(rmb)
+#undef ORD_BAR
+#define ORD_BAR arch_wmb
+ORD_KERNELS(wmb)
+#undef ORD_BAR
+#define ORD_BAR arch_smp_rmb_now
+ORD_KERNELS(smp_rmb)
+#undef ORD_BAR
+#define ORD_BAR arch_smp_wmb
+ORD_KERNELS(smp_wmb)
+#undef ORD_BAR
+#define ORD_BAR arch_smp_mb__before_atomic
+ORD_KERNELS(smp_mb__before_atomic)
+#undef ORD_BAR
+#define ORD_BAR arch_smp_mb__after_atomic
+ORD_KERNELS(smp_mb__after_atomic)
+#undef ORD_BAR
+#undef CTX_OP
+
+/* The latency chain: word 0 points to itself; the stores go to lines 1..32. */
+static int setup_self(struct probe_ctx *ctx)
+{
+	*(void **)ctx->mem = ctx->mem;
+	return 0;
+}
+
+#define ORD_PROBE(id, twin_, insn_, macro, desc_)				\
+	const struct probe probe_##id = {					\
+		.name = #id, .twin = twin_, .family = "ordering",		\
+		.atomicity = ATOMICITY_BASELINE, .insn = insn_,			\
+		.kernel = #id "()", KSRC(ARCH_KSRC_BARRIER, macro), .desc = desc_,	\
+		.chain = CHAIN_REGISTER, .setup = setup_self,			\
+		.run = { [MODE_LATENCY] = k_##id##_lat, [MODE_THROUGHPUT] = k_##id##_tput }, \
+		.patterns = &pat_##id, .ctx_stores = kc_##id##_stores,		\
+	};
+ORD_PROBE(smp_mb, "mb", ARCH_INSN_SMP_MB, "__smp_mb", "full barrier between CPUs")
+ORD_PROBE(mb, "smp_mb", ARCH_INSN_MB, "mb", "mandatory full barrier (also for devices)")
+ORD_PROBE(rmb, "smp_rmb", ARCH_INSN_RMB, "rmb", "mandatory read barrier")
+ORD_PROBE(wmb, "smp_wmb", ARCH_INSN_WMB, "wmb", "mandatory write barrier")
+ORD_PROBE(smp_rmb, "rmb", ARCH_INSN_SMP_RMB_NOW, "__smp_rmb", "read barrier between CPUs")
+ORD_PROBE(smp_wmb, "wmb", ARCH_INSN_SMP_WMB, "__smp_wmb", "write barrier between CPUs")
+ORD_PROBE(smp_mb__before_atomic, "smp_mb", ARCH_INSN_MB_AROUND_ATOMIC, "__smp_mb__before_atomic",
+	  "orders before an unordered atomic RMW")
+ORD_PROBE(smp_mb__after_atomic, "smp_mb", ARCH_INSN_MB_AROUND_ATOMIC, "__smp_mb__after_atomic",
+	  "orders after an unordered atomic RMW")
+
+/* ---- combinations: the op (and its barrier) at an address --------------
+ * Latency: every op on one word (CHAIN_MEMORY); throughput: the sweep. */
+#define ORD_PAIR_KERNELS(id, decls, tail)					\
+	PROBE_KERNEL(k_##id##_lat, decls, id##_L, tail)				\
+	PROBE_KERNEL_TPUT(k_##id##_tput, decls, id##_T, tail)
+#define set_bit_mb_after_atomic_X(x) arch_set_bit_imm(x, BIT_IMM); arch_smp_mb__after_atomic();
+#define __set_bit_smp_mb_X(x) arch___set_bit_imm(x, BIT_NR); arch_smp_mb();
+#define clear_bit_unlock_X(x) arch_clear_bit_unlock(x, BIT_IMM);
+#define __clear_bit_unlock_X(x) arch___clear_bit_unlock(x, BIT_NR);
+#define TSBL_X(x) acc += arch_test_and_set_bit_lock(nr, x); PROBE_LAUNDER(acc);
+#define set_bit_mb_after_atomic_L(i) set_bit_mb_after_atomic_X(p)
+#define set_bit_mb_after_atomic_T(i) set_bit_mb_after_atomic_X(TPUT_ADDR(p, i))
+#define __set_bit_smp_mb_L(i) __set_bit_smp_mb_X(p)
+#define __set_bit_smp_mb_T(i) __set_bit_smp_mb_X(TPUT_ADDR(p, i))
+#define clear_bit_unlock_L(i) clear_bit_unlock_X(p)
+#define clear_bit_unlock_T(i) clear_bit_unlock_X(TPUT_ADDR(p, i))
+#define __clear_bit_unlock_L(i) __clear_bit_unlock_X(p)
+#define __clear_bit_unlock_T(i) __clear_bit_unlock_X(TPUT_ADDR(p, i))
+#define test_and_set_bit_lock_L(i) TSBL_X(p)
+#define test_and_set_bit_lock_T(i) TSBL_X(TPUT_ADDR(p, i))
+ORD_PAIR_KERNELS(set_bit_mb_after_atomic, , )
+ORD_PAIR_KERNELS(__set_bit_smp_mb, , )
+ORD_PAIR_KERNELS(clear_bit_unlock, , )
+ORD_PAIR_KERNELS(__clear_bit_unlock, , )
+/* the bit number in a register, as the bitops probes and a lock word's caller */
+ORD_PAIR_KERNELS(test_and_set_bit_lock, uint64_t acc = 0; uint64_t nr = BIT_NR; PROBE_LAUNDER(nr),
+		 PROBE_SINK(acc))
+
+#define PAT_OP_A(x) set_bit_mb_after_atomic_X(x)
+#define PAT_OP_N(x) __set_bit_smp_mb_X(x)
+CONTEXT_STORES_PAIR(set_bit_mb_after_atomic, __set_bit_smp_mb, , )
+#undef PAT_OP_A
+#undef PAT_OP_N
+#define PAT_OP_A(x) clear_bit_unlock_X(x)
+#define PAT_OP_N(x) __clear_bit_unlock_X(x)
+CONTEXT_STORES_PAIR(clear_bit_unlock, __clear_bit_unlock, , )
+#undef PAT_OP_A
+#undef PAT_OP_N
+
+/* smp_store_mb's generic form, a store then smp_mb(), against xchg (what
+ * x86's __smp_store_mb is): stores form no chain, so throughput only. */
+#define store_smp_mb_T(i) arch_store(TPUT_ADDR(p, i), v); arch_smp_mb();
+PROBE_KERNEL_TPUT(k_store_smp_mb_tput, uint64_t v = ctx->scratch, store_smp_mb_T, )
+#define CTX_OP(i) arch_store(PAT_HOT_ADDR(p, i), 0); arch_smp_mb();
+CONTEXT_STORES(store_smp_mb, , )
+#undef CTX_OP
+/* Release stores and acquire loads in the templates of `store` and
+ * `load_chase`'s throughput form, their twins. */
+#define store_release_T(i) arch_smp_store_release(TPUT_ADDR(p, i), v);
+PROBE_KERNEL_TPUT(k_smp_store_release_tput, uint64_t v = ctx->scratch, store_release_T, )
+#define load_acquire_T(i) (void)arch_smp_load_acquire(TPUT_ADDR(p, i));
+PROBE_KERNEL_TPUT(k_smp_load_acquire_tput, , load_acquire_T, )
+
+/* ---- the LSE fetch-or in its four orderings (arm64: ldset, ldseta, ldsetl,
+ * ldsetal), the cost of each ordering on one instruction. LSE_FN is the
+ * op of the kernels that follow. */
+#if ARCH_HAS_LSE
+#define LSE_L(i) acc += LSE_FN(p, BIT_IMM); PROBE_LAUNDER(acc);
+#define LSE_T(i) acc += LSE_FN(TPUT_ADDR(p, i), BIT_IMM); PROBE_LAUNDER(acc);
+#define LSE_KERNELS(id)								\
+	PROBE_KERNEL(k_##id##_lat, uint64_t acc = 0, LSE_L, PROBE_SINK(acc))	\
+	PROBE_KERNEL_TPUT(k_##id##_tput, uint64_t acc = 0, LSE_T, PROBE_SINK(acc))	\
+	static int verify_##id(void)						\
+	{									\
+		uint64_t w = 0x10;						\
+										\
+		return LSE_FN(&w, BIT_IMM) == 0x10 && w == 0x12 ? 0 : -1;	\
+	}
+#define LSE_FN arch_lse_fetch_or_relaxed
+LSE_KERNELS(atomic_fetch_or_relaxed)
+#undef LSE_FN
+#define LSE_FN arch_lse_fetch_or_acquire
+LSE_KERNELS(atomic_fetch_or_acquire)
+#undef LSE_FN
+#define LSE_FN arch_lse_fetch_or_release
+LSE_KERNELS(atomic_fetch_or_release)
+#undef LSE_FN
+#define LSE_FN arch_lse_fetch_or
+LSE_KERNELS(atomic_fetch_or)
+#undef LSE_FN
+#define LSE_RUN(id, insn_) .insn = insn_, KERNELS(id), .verify = verify_##id
+#else
+#define LSE_RUN(id, insn_) .insn = "-", \
+	.unsupported = "LSE only: on x86-64 every locked RMW is fully ordered"
+#endif
+#define LSE_PROBE(id, twin_, insn_, macro)					\
+	const struct probe probe_##id = {					\
+		.name = #id, .twin = twin_, .family = "ordering",		\
+		.atomicity = ATOMICITY_ATOMIC, LSE_RUN(id, insn_), .kernel = #id,	\
+		.kernel_src = "arch/arm64/include/asm/atomic_lse.h " macro,	\
+		.desc = "LSE fetch-or, one ordering of four",			\
+	};
+LSE_PROBE(atomic_fetch_or_relaxed, "atomic_fetch_or", ARCH_INSN_LSE_FETCH_OR_RELAXED,
+	  "__lse_atomic64_fetch_or_relaxed")
+LSE_PROBE(atomic_fetch_or_acquire, "atomic_fetch_or_relaxed", ARCH_INSN_LSE_FETCH_OR_ACQUIRE,
+	  "__lse_atomic64_fetch_or_acquire")
+LSE_PROBE(atomic_fetch_or_release, "atomic_fetch_or_relaxed", ARCH_INSN_LSE_FETCH_OR_RELEASE,
+	  "__lse_atomic64_fetch_or_release")
+LSE_PROBE(atomic_fetch_or, "atomic_fetch_or_relaxed", ARCH_INSN_LSE_FETCH_OR,
+	  "__lse_atomic64_fetch_or")
+
+/* ---- semantics ------------------------------------------------------- */
+static int verify_set_bit_mb_after_atomic(void)
+{
+	uint64_t w = 0x10;
+
+	set_bit_mb_after_atomic_X((char *)&w);
+	return w == 0x12 ? 0 : -1;
+}
+
+static int verify___set_bit_smp_mb(void)
+{
+	uint64_t w = 0x10;
+
+	__set_bit_smp_mb_X((char *)&w);
+	return w == 0x12 ? 0 : -1;
+}
+
+static int verify_clear_bit_unlock(void)
+{
+	uint64_t w = 0xff;
+
+	arch_clear_bit_unlock(&w, BIT_IMM);
+	return w == 0xfd ? 0 : -1;
+}
+
+static int verify___clear_bit_unlock(void)
+{
+	uint64_t w = 0xff;
+
+	arch___clear_bit_unlock(&w, BIT_NR);
+	return w == 0xfd ? 0 : -1;
+}
+
+static int verify_test_and_set_bit_lock(void)
+{
+	uint64_t w = 0;
+	bool first = arch_test_and_set_bit_lock(7, &w), second = arch_test_and_set_bit_lock(7, &w);
+
+	return !first && second && w == (1ull << 7) ? 0 : -1;
+}
+
+static int verify_store_smp_mb(void)
+{
+	uint64_t w = 0;
+
+	arch_store(&w, 0x1234);
+	arch_smp_mb();
+	return arch_smp_load_acquire(&w) == 0x1234 ? 0 : -1;
+}
+
+static int verify_release_acquire(void)
+{
+	uint64_t w = 0;
+
+	arch_smp_store_release(&w, 0x5678);
+	return arch_smp_load_acquire(&w) == 0x5678 ? 0 : -1;
+}
+
+const struct probe probe_set_bit_mb_after_atomic = {
+	.name = "set_bit_mb_after_atomic", .twin = "__set_bit_smp_mb", .family = "ordering",
+	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_SET_BIT_IMM "; " ARCH_INSN_MB_AROUND_ATOMIC,
+	.kernel = "set_bit(const nr); smp_mb__after_atomic()",
+	KSRC(ARCH_KSRC_BARRIER, "__smp_mb__after_atomic"),
+	.desc = "an ordered bit set: the atomic RMW, then the barrier an unordered atomic needs",
+	KERNELS(set_bit_mb_after_atomic), .verify = verify_set_bit_mb_after_atomic,
+	.ctx_stores = kc_set_bit_mb_after_atomic_stores,
+};
+
+const struct probe probe___set_bit_smp_mb = {
+	.name = "__set_bit_smp_mb", .twin = "set_bit_mb_after_atomic", .family = "ordering",
+	.atomicity = ATOMICITY_NONATOMIC, .insn = ARCH_INSN___SET_BIT_IMM "; " ARCH_INSN_SMP_MB,
+	.kernel = "__set_bit(const nr); smp_mb()", KSRC(ARCH_KSRC_BARRIER, "__smp_mb"),
+	.desc = "an ordered bit set on an owned word: the plain RMW, then a full barrier",
+	KERNELS(__set_bit_smp_mb), .verify = verify___set_bit_smp_mb,
+	.ctx_stores = kc___set_bit_smp_mb_stores,
+};
+
+const struct probe probe_clear_bit_unlock = {
+	.name = "clear_bit_unlock", .twin = "__clear_bit_unlock", .family = "ordering",
+	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_CLEAR_BIT_UNLOCK,
+	.kernel = "clear_bit_unlock(const nr)", KSRC(ARCH_KSRC_BITOPS, "arch_clear_bit_unlock"),
+	.desc = "atomic bit clear with release semantics (a bit lock's unlock)",
+	KERNELS(clear_bit_unlock), .verify = verify_clear_bit_unlock,
+	.ctx_stores = kc_clear_bit_unlock_stores,
+};
+
+const struct probe probe___clear_bit_unlock = {
+	.name = "__clear_bit_unlock", .twin = "clear_bit_unlock", .family = "ordering",
+	.atomicity = ATOMICITY_NONATOMIC, .insn = ARCH_INSN___CLEAR_BIT_UNLOCK,
+	.kernel = "__clear_bit_unlock(const nr)", KSRC(ARCH_KSRC_BITOPS_NL, "arch___clear_bit_unlock"),
+	.desc = "non-atomic release clear: only the lock holder writes the word",
+	KERNELS(__clear_bit_unlock), .verify = verify___clear_bit_unlock,
+	.ctx_stores = kc___clear_bit_unlock_stores,
+};
+
+const struct probe probe_test_and_set_bit_lock = {
+	.name = "test_and_set_bit_lock", .twin = "test_and_set_bit", .family = "ordering",
+	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_TEST_AND_SET_BIT_LOCK,
+	.kernel = "test_and_set_bit_lock", KSRC(ARCH_KSRC_BITOPS, "arch_test_and_set_bit_lock"),
+	.desc = "atomic bit set with acquire semantics, returns the old bit (a bit lock's lock)",
+	KERNELS(test_and_set_bit_lock), .verify = verify_test_and_set_bit_lock,
+};
+
+const struct probe probe_store_smp_mb = {
+	.name = "store_smp_mb", .twin = "xchg", .family = "ordering",
+	.atomicity = ATOMICITY_NONATOMIC, .insn = ARCH_INSN_STORE "; " ARCH_INSN_SMP_MB,
+	.kernel = "smp_store_mb (WRITE_ONCE; smp_mb())",
+	.kernel_src = "include/asm-generic/barrier.h __smp_store_mb",
+	.desc = "a store made visible before later loads: the generic smp_store_mb",
+	.run = { [MODE_THROUGHPUT] = k_store_smp_mb_tput }, .tput_sweep = k_store_smp_mb_tput_sweep,
+	.verify = verify_store_smp_mb, .ctx_stores = kc_store_smp_mb_stores,
+};
+
+const struct probe probe_smp_store_release = {
+	.name = "smp_store_release", .twin = "store", .family = "ordering",
+	.atomicity = ATOMICITY_BASELINE, .insn = ARCH_INSN_STORE_RELEASE,
+	.kernel = "smp_store_release", KSRC(ARCH_KSRC_BARRIER, "__smp_store_release"),
+	.desc = "release store (throughput only: stores form no chain)",
+	.run = { [MODE_THROUGHPUT] = k_smp_store_release_tput },
+	.tput_sweep = k_smp_store_release_tput_sweep, .verify = verify_release_acquire,
+};
+
+const struct probe probe_smp_load_acquire = {
+	.name = "smp_load_acquire", .twin = "load_chase", .family = "ordering",
+	.atomicity = ATOMICITY_BASELINE, .insn = ARCH_INSN_LOAD_ACQUIRE,
+	.kernel = "smp_load_acquire", KSRC(ARCH_KSRC_BARRIER, "__smp_load_acquire"),
+	.desc = "acquire load (throughput, in load_chase's template)",
+	.run = { [MODE_THROUGHPUT] = k_smp_load_acquire_tput },
+	.tput_sweep = k_smp_load_acquire_tput_sweep, .verify = verify_release_acquire,
+};

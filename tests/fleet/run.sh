@@ -125,7 +125,11 @@ PLANTS
 sed '$s/$/\n```text\noutput, not run\n```/' "$DOC" >"$T/planted.md"
 doc_check "$T/planted.md" || fail "doc_check refused a block of output (\`\`\`text)"
 
-# The environment the blocks see.
+# The environment the blocks see: none of the caller's Slurm or Ansible
+# settings (a CI job inside a Slurm allocation, /etc/ansible/ansible.cfg).
+for v in $(compgen -e | grep -E '^(SLURM|SBATCH|SALLOC|SRUN|ANSIBLE)_'); do
+	unset "$v"
+done
 W=$T/work
 export HOME=$T/home
 mkdir -p "$W" "$HOME" "$T/bin" "$T/munge" "$T/key" "$T/state" "$T/spool" "$T/log" || exit 1
@@ -151,7 +155,9 @@ for f in "$HOME/atomcost-fleet/$HOSTNAME_S".{json,txt,summary.json}; do
 done
 
 # Ansible: two inventory names, one machine.
-export ANSIBLE_INVENTORY=$T/hosts.ini ANSIBLE_LOCAL_TEMP=$T/ansible-tmp ANSIBLE_REMOTE_TEMP=$T/ansible-tmp
+: >"$T/ansible.cfg"
+export ANSIBLE_CONFIG=$T/ansible.cfg ANSIBLE_INVENTORY=$T/hosts.ini
+export ANSIBLE_LOCAL_TEMP=$T/ansible-tmp ANSIBLE_REMOTE_TEMP=$T/ansible-tmp
 ANSIBLE_PYTHON_INTERPRETER=$(command -v python3)
 export ANSIBLE_NOCOLOR=1 ANSIBLE_PYTHON_INTERPRETER
 mkdir -p "$T/host-a" "$T/host-b" || exit 1

@@ -8,19 +8,25 @@
 # them); SLURM_CONF is exported for salloc, srun, squeue and scancel.
 # Shows the daemons' logs on failure.
 
-# A TCP port free on the loopback address now.
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+# Two TCP ports free on the loopback address now (held together while
+# chosen, so they differ).
+free_ports() {
+	python3 -c 'import socket
+s = [socket.socket() for _ in range(2)]
+for x in s:
+    x.bind(("127.0.0.1", 0))
+print(*(x.getsockname()[1] for x in s))'
 }
 
 slurm_conf() {
-	local node
+	local node ports
 	node=$(slurmd -C | head -n 1 | sed 's/ UpTime=[^ ]*//') || return 1
+	read -r -a ports <<<"$(free_ports)" && [ ${#ports[@]} = 2 ] || return 1
 	cat <<CONF
 ClusterName=atomcost-fleet
 SlurmctldHost=$HOSTNAME_S(127.0.0.1)
-SlurmctldPort=$(free_port)
-SlurmdPort=$(free_port)
+SlurmctldPort=${ports[0]}
+SlurmdPort=${ports[1]}
 SlurmUser=$(id -un)
 SlurmdUser=$(id -un)
 AuthType=auth/munge

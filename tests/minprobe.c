@@ -57,7 +57,7 @@
  * comments (CPU, clock; with -a the whole sweep). -j: one JSON object.
  *
  * Disassembly checked with `objdump -d --no-show-raw-insn` on the binary:
- * each of the 297 loops holds 64 copies of its body between `1:` and
+ * each of the 319 loops holds 64 copies of its body between `1:` and
  * `dec; jne` (the op; for a walk the step and the op; for a lock the
  * pair; for bts's rlat the op and its cmovc) and no stack reference; a
  * packed loop over L lines addresses 8L distinct words.
@@ -205,6 +205,10 @@ LOOPB(none_w, "", WALK_STEP)
 #define LOCK_SETUP "mov $1,%%edx\n\t"
 #define OP_SPIN_MOVB(a) "xor %%eax,%%eax\n\tlock cmpxchgl %%edx," a "\n\tjnz 9f\n\tmovb $0," a
 #define OP_SPIN_MOVL(a) "xor %%eax,%%eax\n\tlock cmpxchgl %%edx," a "\n\tjnz 9f\n\tmovl $0," a
+/* Ordering (issue 22): a store, then the full barrier the kernel's mb()
+ * (mfence) or smp_mb() (a locked add to the stack, x86-64 since 4.15) is */
+#define OP_ST_MFENCE(a) "mov %%r\\r," a "\n\tmfence"
+#define OP_ST_LOCKADD(a) "mov %%r\\r," a "\n\tlock addl $0,-4(%%rsp)"
 #define OP_TAS_MOVL(a) "mov %%edx,%%eax\n\txchgl %%eax," a "\n\ttest %%eax,%%eax\n\tjnz 9f\n\tmovl $0," a
 
 /* the per-CPU area of this thread: %fs is its TLS block */
@@ -261,6 +265,12 @@ WALK(inc, "", OP_INC)
 WALK(lock_inc, "", OP_LOCK_INC)
 WALK(cmpxchg, "", OP_CMPXCHG)
 WALK(lock_cmpxchg, "", OP_LOCK_CMPXCHG)
+LOOPS(st_mfence, "", OP_ST_MFENCE)
+LOOPS(st_lockadd, "", OP_ST_LOCKADD)
+WALK(st_mfence, "", OP_ST_MFENCE)
+WALK(st_lockadd, "", OP_ST_LOCKADD)
+LOOPB(mfence_1, "", "mfence")
+LOOPB(lockadd_1, "", "lock addl $0,-4(%%rsp)")
 LOOPB(spin_movb_1, LOCK_SETUP, OP_SPIN_MOVB(ADDR(1)))
 LOOPB(spin_movl_1, LOCK_SETUP, OP_SPIN_MOVL(ADDR(1)))
 LOOPB(tas_movl_1, LOCK_SETUP, OP_TAS_MOVL(ADDR(1)))
@@ -326,6 +336,12 @@ static const struct op ops[] = {
 	{ "spin_cmpxchgl_movb", "lock cmpxchg r32,m32 0->1; jnz; mov $0,m8 (qspinlock fast path)",
 	  .lat = spin_movb_1 },
 	{ "spin_cmpxchgl_movl", "lock cmpxchg r32,m32 0->1; jnz; mov $0,m32", .lat = spin_movl_1 },
+	{ "mfence", "mfence (back to back)", .lat = mfence_1 },
+	{ "lock_addl_rsp", "lock addl $0,-4(%rsp) (back to back)", .lat = lockadd_1 },
+	{ "store_mfence", "mov r64,m64; mfence (walk: then the next line's load)", TP(st_mfence),
+	  .walk = st_mfence_w },
+	{ "store_lock_addl", "mov r64,m64; lock addl $0,-4(%rsp) (walk: then the next line's load)",
+	  TP(st_lockadd), .walk = st_lockadd_w },
 	{ "tas_xchgl_movl", "xchg r32,m32 (1); test; jnz; mov $0,m32", .lat = tas_movl_1 },
 };
 #define NOPS (sizeof(ops) / sizeof(ops[0]))

@@ -149,6 +149,12 @@ if [ "$cpus" -gt 1 ]; then
 	one=$(srun --nodes="$NODES" --ntasks-per-node=1 --exclusive --cpu-bind=none nproc 2>/dev/null | sort -u)
 	[ "$one" = 1 ] || fail "srun --exclusive --cpu-bind=none gave $one CPUs, not 1: this Slurm does not bind as docs/fleet.md says"
 fi
+# The page's batch form: #SBATCH --exclusive in salloc's place, the same srun.
+timeout 120 sbatch --wait --quiet --output="$T/sbatch.out" --nodes="$NODES" --exclusive \
+	--wrap 'srun --whole --ntasks-per-node=1 --cpu-bind=none nproc' ||
+	fail "sbatch --wait --exclusive with srun --whole failed: $(cat "$T/sbatch.out" 2>/dev/null)"
+[ "$(grep -xc "$cpus" "$T/sbatch.out")" = "$NODES" ] ||
+	fail "sbatch --exclusive, srun --whole: expected $NODES lines '$cpus', got: $(xargs <"$T/sbatch.out")"
 run_block slurm-run
 for f in "$HOME/atomcost-fleet/$HOSTNAME_S".{json,txt,summary.json}; do
 	[ -s "$f" ] || fail "slurm-run wrote no $f"

@@ -183,7 +183,7 @@ summary() {
 	awk '$1 == "begin" { p = $2; n = 0 } $1 == "iters" { it = $2 } $1 == "ops" { ops = $2 }
 	$1 == "form" { form = $2 } $1 == "overhead" { o = $2 }
 	$1 == "sample" { a[++n] = $2; t[n] = $3 }
-	$1 == "done" { ma = a[1]; m = t[1]
+	$1 == "done" && p != "killed" { ma = a[1]; m = t[1]
 		for (i = 2; i <= n; i++) { if (t[i] < m) m = t[i]; if (a[i] < ma) ma = a[i] }
 		if (form == "phases")
 			printf "%-28s %8.1f alloc %8.1f free ticks/object  (emulated: not a measurement)\n",

@@ -422,6 +422,13 @@ static void test_html(const struct report *rep)
 	      "bars, footprint curves and c2c heat map present");
 	CHECK(!strstr(s, "src=") && !strstr(s, "href=") && !strstr(s, "url("), "no external resources");
 	free(s);
+	/* a cell's title names its CPUs, not their places in the matrix */
+	json_object_set_new(json_object_get(rep->sections, "c2c"), "cpus", json_pack("[i,i]", 4, 6));
+	s = render(rep, report_write_html, &len);
+	CHECK(strstr(s, "<title>4 -&gt; 6: 81.5 ns</title>") && strstr(s, "<title>6 -&gt; 4: 79.2 ns</title>"),
+	      "heat map cells titled by their CPUs");
+	json_object_set_new(json_object_get(rep->sections, "c2c"), "cpus", json_pack("[i,i]", 0, 1));
+	free(s);
 }
 
 static void put(const char *root, const char *rel, const char *text)

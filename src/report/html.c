@@ -419,8 +419,8 @@ static void heatmap(const struct c2c_map *m, FILE *f)
 				continue;
 			}
 			/* light yellow (cheap) to dark red (dear) */
-			out(f, " fill=\"rgb(%d,%d,%d)\"><title>%lld -&gt; %d: %.1f %s</title></rect>", (int)(255 - 100 * t),
-			    (int)(240 - 210 * t), (int)(180 - 150 * t), os, j, val, unit);
+			out(f, " fill=\"rgb(%d,%d,%d)\"><title>%lld -&gt; %lld: %.1f %s</title></rect>", (int)(255 - 100 * t),
+			    (int)(240 - 210 * t), (int)(180 - 150 * t), os, m->cpus[j], val, unit);
 			if (cell >= 48)
 				fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"cellv\">%.0f</text>",
 					lw + j * cell + cell / 2.0, lw + i * cell + cell / 2.0 + 4, val);

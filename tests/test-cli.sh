@@ -54,6 +54,9 @@ done
 # ---- option tables: one range check and message for every command ----------
 refuse 2 "--max-seconds: 0 is out of range \(expected 0.001..600\)" c2c --max-seconds 0
 refuse 2 "--format: unknown value 'xml' \(expected text\|json\)" c2c --format xml
+# A typo past the 63rd character is still found (the list was once cut there unsaid).
+refuse 2 "unknown method 'load-stor'" c2c --method \
+	cmpxchg,cmpxchg,cmpxchg,cmpxchg,cmpxchg,cmpxchg,cmpxchg,cmpxchg,cmpxchg,cmpxchg,load-stor
 refuse 2 "--steps: 99 is out of range \(expected 1..16\)" hierarchy --steps 99
 refuse 2 "--only: unknown value 'both2'" hierarchy --only both2
 refuse 2 "--min-change: 1 is out of range \(expected 3..100\)" compare --min-change 1 a.json b.json

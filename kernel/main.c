@@ -16,6 +16,7 @@
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/version.h>
 #include <asm/msr.h>
 #include <asm/tsc.h>
 
@@ -24,6 +25,9 @@
 
 #ifndef CONFIG_X86_64
 #error "atomcost.ko supports x86-64 only (docs/kernel.md)"
+#endif
+#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 8, 0)
+#error "atomcost.ko needs Linux 5.8 or later (local_lock_t; docs/kernel.md)"
 #endif
 #ifdef CONFIG_PREEMPT_RT
 #error "atomcost.ko: PREEMPT_RT is not supported: local_lock and spin_lock sleep there (docs/kernel.md)"

@@ -75,6 +75,9 @@ slurm_start() {
 	slurmd -D -f "$SLURM_CONF" -N "$HOSTNAME_S" >"$T/log/slurmd.out" 2>&1 &
 	PIDS+=($!)
 	for _ in $(seq 60); do
+		for p in "${PIDS[@]}"; do
+			kill -0 "$p" 2>/dev/null || { slurm_logs; return 1; }	# a daemon exited
+		done
 		if [ "$(sinfo -h -n "$HOSTNAME_S" -o %t 2>/dev/null)" = idle ]; then
 			echo "Slurm up: $(grep -m1 -o 'slurmctld version [^ ]*' "$T/log/slurmctld.out"), node $(sinfo -h -o '%N %c CPUs %t')"
 			return 0

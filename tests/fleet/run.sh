@@ -159,6 +159,9 @@ run_block slurm-run
 for f in "$HOME/atomcost-fleet/$HOSTNAME_S".{json,txt,summary.json}; do
 	[ -s "$f" ] || fail "slurm-run wrote no $f"
 done
+# atomcost had the node's every CPU (a narrowed mask: ", 1 allowed (0)")
+grep '^# topology:' "$HOME/atomcost-fleet/$HOSTNAME_S.txt" | grep -q ' allowed (' &&
+	fail "slurm-run: atomcost ran on part of the node: $(grep '^# topology:' "$HOME/atomcost-fleet/$HOSTNAME_S.txt")"
 
 # Ansible: two inventory names, one machine.
 : >"$T/ansible.cfg"

@@ -36,6 +36,7 @@ enum ac_irqs { AC_IRQS_RUNNER, AC_IRQS_OWN, AC_IRQS_ON };
 
 struct ac_probe {
 	const char *name, *twin;	/* twin: "-" when none */
+	const char *analog;		/* the user-space probe it stands beside, or "-" */
 	const char *what;		/* the instruction or the kernel macro timed */
 	void (*fn)(struct ac_ctx *c, u64 iters);
 	unsigned int ops;		/* ops per iteration */

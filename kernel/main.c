@@ -104,11 +104,11 @@ static int ac_format(const struct ac_run *r)
 	if (!b)
 		return -ENOMEM;
 	n += scnprintf(b + n, cap - n,
-		       "probe %s\ntwin %s\nwhat %s\ncpu %u\ncpus %u\nform %s\nsamples %u\n"
+		       "probe %s\ntwin %s\nanalog %s\nwhat %s\ncpu %u\ncpus %u\nform %s\nsamples %u\n"
 		       "requested %u\niters %llu\nops %u\nirqs %s\nirqs_off %d\noverhead %llu\n"
 		       "tsc_khz %u\nhypervisor %d\nallocated %llu\nfreed %llu\n"
 		       "alloc_errors %llu\nerr %d\n",
-		       r->pr->name, r->pr->twin, r->pr->what, r->cpu, r->ncpus,
+		       r->pr->name, r->pr->twin, r->pr->analog, r->pr->what, r->cpu, r->ncpus,
 		       r->pr->conc_size ? "phases" : "n2n", r->done_samples, r->samples,
 		       r->iters, r->pr->ops, ac_irqs_names[r->pr->irqs], r->irqs_off,
 		       r->overhead, tsc_khz, boot_cpu_has(X86_FEATURE_HYPERVISOR),
@@ -213,7 +213,8 @@ static const struct file_operations ac_run_fops = {
 	.llseek = default_llseek,
 };
 
-/* One line per probe: name, twin, ops per iteration, irqs, what it times. */
+/* One line per probe: name, twin, user-space analog, ops per iteration,
+ * irqs, what it times. */
 static int ac_probes_show(struct seq_file *m, void *unused)
 {
 	const struct ac_probe *tables[] = { ac_op_probes, ac_prim_probes };
@@ -223,8 +224,8 @@ static int ac_probes_show(struct seq_file *m, void *unused)
 		for (unsigned int i = 0; i < counts[t]; i++) {
 			const struct ac_probe *p = &tables[t][i];
 
-			seq_printf(m, "%s\t%s\t%u\t%s\t%s\n", p->name, p->twin, p->ops,
-				   ac_irqs_names[p->irqs], p->what);
+			seq_printf(m, "%s\t%s\t%s\t%u\t%s\t%s\n", p->name, p->twin, p->analog,
+				   p->ops, ac_irqs_names[p->irqs], p->what);
 		}
 	return 0;
 }

@@ -25,9 +25,9 @@ AC_LOOP(cmpxchg_local_lat, u64 a = c->scratch, a = arch_cmpxchg_nl(p, a, a), SIN
 AC_LOOP(cmpxchg_local_tput, u64 a = c->scratch, a = arch_cmpxchg_nl(AC_LINE(p, i), a, a), SINK(a))
 
 #define OP_PAIR(nm, tw, insn)							\
-	{ .name = #nm, .twin = #tw, .what = insn, .fn = nm##_lat,		\
+	{ .name = #nm, .twin = #tw, .analog = #nm, .what = insn, .fn = nm##_lat, \
 	  .ops = AC_UNROLL, .irqs = AC_IRQS_RUNNER },				\
-	{ .name = #nm ":tput", .twin = #tw ":tput", .what = insn,		\
+	{ .name = #nm ":tput", .twin = #tw ":tput", .analog = #nm, .what = insn, \
 	  .fn = nm##_tput, .ops = AC_UNROLL, .irqs = AC_IRQS_RUNNER }
 
 const struct ac_probe ac_op_probes[] = {

@@ -196,6 +196,11 @@ summary() {
 fails=0
 summary "$B/out.log"
 check "$B/out.log" || fails=1
+# each kernel row's user-space analog is a probe of probes/ (the card sets
+# the two side by side)
+for an in $(awk -F'\t' '$1 ~ /^list / && $3 != "-" { print $3 }' "$B/out.log" | sort -u); do
+	grep -q "\.name = \"$an\"" "$SRC"/probes/*.c || { echo "FAIL: analog $an: no such user-space probe"; fails=1; }
+done
 # planted faults, one per copy: the checker must catch each
 plant() {
 	sed "$1" "$B/out.log" >"$B/planted.log"

@@ -268,7 +268,7 @@ const struct probe probe___set_bit_smp_mb = {
 const struct probe probe_clear_bit_unlock = {
 	.name = "clear_bit_unlock", .twin = "__clear_bit_unlock", .family = "ordering",
 	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_CLEAR_BIT_UNLOCK,
-	.kernel = "clear_bit_unlock(const nr)", KSRC(ARCH_KSRC_BITOPS, "arch_clear_bit_unlock"),
+	.kernel = "clear_bit_unlock(const nr)", KSRC(ARCH_KSRC_BITOPS_LOCK, "arch_clear_bit_unlock"),
 	.desc = "atomic bit clear with release semantics (a bit lock's unlock)",
 	KERNELS(clear_bit_unlock), .verify = verify_clear_bit_unlock,
 	.ctx_stores = kc_clear_bit_unlock_stores,
@@ -277,7 +277,7 @@ const struct probe probe_clear_bit_unlock = {
 const struct probe probe___clear_bit_unlock = {
 	.name = "__clear_bit_unlock", .twin = "clear_bit_unlock", .family = "ordering",
 	.atomicity = ATOMICITY_NONATOMIC, .insn = ARCH_INSN___CLEAR_BIT_UNLOCK,
-	.kernel = "__clear_bit_unlock(const nr)", KSRC(ARCH_KSRC_BITOPS_NL, "arch___clear_bit_unlock"),
+	.kernel = "__clear_bit_unlock(const nr)", KSRC(ARCH_KSRC_BITOPS_LOCK, "arch___clear_bit_unlock"),
 	.desc = "non-atomic release clear: only the lock holder writes the word",
 	KERNELS(__clear_bit_unlock), .verify = verify___clear_bit_unlock,
 	.ctx_stores = kc___clear_bit_unlock_stores,
@@ -286,7 +286,7 @@ const struct probe probe___clear_bit_unlock = {
 const struct probe probe_test_and_set_bit_lock = {
 	.name = "test_and_set_bit_lock", .twin = "test_and_set_bit", .family = "ordering",
 	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_TEST_AND_SET_BIT_LOCK,
-	.kernel = "test_and_set_bit_lock", KSRC(ARCH_KSRC_BITOPS, "arch_test_and_set_bit_lock"),
+	.kernel = "test_and_set_bit_lock", KSRC(ARCH_KSRC_BITOPS_LOCK, "arch_test_and_set_bit_lock"),
 	.desc = "atomic bit set with acquire semantics, returns the old bit (a bit lock's lock)",
 	KERNELS(test_and_set_bit_lock), .verify = verify_test_and_set_bit_lock,
 };

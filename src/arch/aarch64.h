@@ -542,6 +542,7 @@ static inline void arch_smp_rmb(void)
  * mandatory barriers `dsb`, acquire/release `ldar`/`stlr`, and the LSE
  * fetch ops come in four orderings (ldset, ldseta, ldsetl, ldsetal). */
 #define ARCH_KSRC_BARRIER "arch/arm64/include/asm/barrier.h"
+#define ARCH_KSRC_BITOPS_LOCK "include/asm-generic/bitops/lock.h"
 #define ARCH_INSN_SMP_MB "dmb ish"
 #define ARCH_INSN_MB "dsb sy"
 #define ARCH_INSN_RMB "dsb ld"

@@ -349,6 +349,7 @@ static inline bool arch_cmpxchg128_nl(volatile void *p, uint64_t *old, uint64_t 
  * The C11 fences and orderings the kernel's macros correspond to (the
  * compiler picks the instructions: `ninja disasm` shows them). */
 #define ARCH_KSRC_BARRIER "include/asm-generic/barrier.h"
+#define ARCH_KSRC_BITOPS_LOCK "include/asm-generic/bitops/lock.h"
 #define ARCH_INSN_BARRIER "barrier() (no instruction)"
 #define ARCH_INSN_SMP_MB "__atomic_thread_fence(seq_cst)"
 #define ARCH_INSN_MB ARCH_INSN_SMP_MB

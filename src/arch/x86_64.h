@@ -398,6 +398,7 @@ static inline void arch_smp_rmb(void)
  * of arch_smp_mb (since 4.15: cheaper than mb()'s mfence, which also orders
  * non-temporal stores and WC memory). Each "memory" clobber is the barrier(). */
 #define ARCH_KSRC_BARRIER "arch/x86/include/asm/barrier.h"
+#define ARCH_KSRC_BITOPS_LOCK "arch/x86/include/asm/bitops.h"
 #define ARCH_INSN_BARRIER "barrier() (no instruction)"
 #define ARCH_INSN_SMP_MB "lock addl $0,-4(%rsp)"
 #define ARCH_INSN_MB "mfence"

@@ -168,35 +168,42 @@ double compare_detect(double se, double df, double delta, double alpha)
 	return expm1(delta + stats_t_quantile(1 - alpha / 2, df) * se);
 }
 
+struct p_at {
+	double p;
+	size_t i;
+};
+
+static int cmp_p_at(const void *a, const void *b)
+{
+	const struct p_at *x = a, *y = b;
+
+	return x->p < y->p ? -1 : x->p > y->p ? 1 : x->i < y->i ? -1 : x->i > y->i;
+}
+
 int compare_bh(const double *p, size_t m, double q, bool *reject, size_t *k, size_t *family)
 {
-	size_t *idx, n = 0, cut = 0;
+	struct p_at *s;
+	size_t n = 0, cut = 0;
 
 	for (size_t i = 0; i < m; i++)
 		reject[i] = false;
-	idx = malloc((m ? m : 1) * sizeof(*idx));
-	if (!idx)
+	s = malloc((m ? m : 1) * sizeof(*s));
+	if (!s)
 		return -ENOMEM;
 	for (size_t i = 0; i < m; i++)
 		if (!isnan(p[i]))
-			idx[n++] = i;
-	/* insertion sort by p: a few hundred rows */
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && p[idx[j]] < p[idx[j - 1]]; j--) {
-			size_t t = idx[j];
-
-			idx[j] = idx[j - 1];
-			idx[j - 1] = t;
-		}
+			s[n++] = (struct p_at){ p[i], i };
+	/* a fleet tests rows x machines: 400,000 cells */
+	qsort(s, n, sizeof(*s), cmp_p_at);
 	/* step up: the largest j with p_(j) <= j q / n, and every p below */
 	for (size_t j = 0; j < n; j++)
-		if (p[idx[j]] <= q * (double)(j + 1) / (double)n)
+		if (s[j].p <= q * (double)(j + 1) / (double)n)
 			cut = j + 1;
 	for (size_t j = 0; j < cut; j++)
-		reject[idx[j]] = true;
+		reject[s[j].i] = true;
 	*k = cut;
 	*family = n;
-	free(idx);
+	free(s);
 	return 0;
 }
 

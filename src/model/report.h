@@ -50,6 +50,8 @@ void report_row(const struct report *rep, size_t i, struct report_row *w);
 bool report_pair_lead(const struct result *r, const struct result *t);
 /* Text as HTML (&, <, >, quotes escaped), for the HTML writers. */
 void report_html_escape(FILE *f, const char *s);
+/* A CSV field (RFC 4180: quoted when it holds a comma, quote or newline). */
+void report_csv_str(FILE *f, const char *s);
 /* The summary JSON without samples (report/summary.c): reference cards. */
 int report_write_summary(const struct report *rep, FILE *f);
 /* Print text word-wrapped at 72 columns, each line starting with prefix;

@@ -11,7 +11,7 @@
 #include "report.h"
 #include "sections.h"
 
-static void csv_str(FILE *f, const char *s)
+void report_csv_str(FILE *f, const char *s)
 {
 	if (!strpbrk(s, ",\"\r\n")) {
 		fputs(s, f);
@@ -51,7 +51,7 @@ int report_write_csv(const struct report *rep, FILE *f)
 		for (size_t k = 0; k < ARRAY_SIZE(str); k++) {
 			if (k)
 				fputc(',', f);
-			csv_str(f, str[k]);
+			report_csv_str(f, str[k]);
 		}
 		fprintf(f, ",%s,%d,%d", probe_mode_name(r->mode), result_epoch(r), r->cpu_os);
 		for (size_t k = 0; k < ARRAY_SIZE(cyc); k++)
@@ -63,7 +63,7 @@ int report_write_csv(const struct report *rep, FILE *f)
 		csv_num(f, r->has_ratio ? r->ratio_lo : NAN);
 		csv_num(f, r->has_ratio ? r->ratio_hi : NAN);
 		fprintf(f, ",%d,%d,", r->ci_reached, r->migrated);
-		csv_str(f, extra ? extra : "");
+		report_csv_str(f, extra ? extra : "");
 		/* the judgment over the epochs (empty: no ratio, or an analog) */
 		fprintf(f, ",%s", r->has_ratio && r->judge.v != VERDICT_NONE ? stats_verdict_name(r->judge.v) : "");
 		fprintf(f, ",%zu", r->has_ratio ? r->judge.n : 0);

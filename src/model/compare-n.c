@@ -32,8 +32,14 @@ enum { S_MACHINE, S_HIER, S_ATOM, S_SPLIT, S_C2C, S_SHARE, S_MENU, S_RESULTS };
 struct emit {
 	struct compare_n *c;
 	size_t col;
+	size_t next;	/* the row after the last one met */
 	int err;
 };
+
+static bool row_is(const struct compare_n_row *r, int section, const char *label, const char *unit)
+{
+	return r->section == section && !strcmp(r->label, label) && !strcmp(r->unit, unit);
+}
 
 /* The cell of this column in the row of that section, label and unit (the
  * row made where none is), now present; NULL when it already was (the
@@ -43,15 +49,19 @@ static struct compare_n_cell *cell(struct emit *e, int section, const char *labe
 {
 	struct compare_n *c = e->c;
 	const char *colon = strchr(label, ':');
-	size_t glen = colon ? (size_t)(colon - label) : 0, at = c->nrows;
+	size_t glen = colon ? (size_t)(colon - label) : 0, at = c->nrows, i;
 	struct compare_n_cell *cells;
 	struct compare_n_row *r;
 
 	if (e->err)
 		return NULL;
-	for (size_t i = 0; i < c->nrows; i++) {
+	/* documents emit their rows in one order: the row after the last one
+	 * met first, or a fleet of 1,000 scans every row for every cell */
+	i = e->next < c->nrows && row_is(&c->rows[e->next], section, label, unit) ? e->next : 0;
+	for (; i < c->nrows; i++) {
 		r = &c->rows[i];
-		if (r->section == section && !strcmp(r->label, label) && !strcmp(r->unit, unit)) {
+		if (row_is(r, section, label, unit)) {
+			e->next = i + 1;
 			cells = r->cells[e->col].present ? NULL : &r->cells[e->col];
 			if (cells)
 				cells->present = true;
@@ -83,6 +93,7 @@ static struct compare_n_cell *cell(struct emit *e, int section, const char *labe
 	*r = (struct compare_n_row){ .section = section, .kind = kind, .cells = cells };
 	snprintf(r->label, sizeof(r->label), "%s", label);
 	snprintf(r->unit, sizeof(r->unit), "%s", unit);
+	e->next = at + 1;
 	cells[e->col].present = true;
 	return &cells[e->col];
 }
@@ -484,24 +495,33 @@ int compare_n_build(const struct compare_n_doc *docs, size_t n, const struct com
 	double card_floor = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (n < 2 || n > COMPARE_N_MAX) {
+	if (n < 2 || (n > COMPARE_N_MAX && !o->fleet)) {
 		pr_err("compare: %zu documents: side by side takes 2 to %d", n, COMPARE_N_MAX);
 		return -EINVAL;
 	}
+	out->cols = calloc(n, sizeof(*out->cols));
+	if (!out->cols)
+		return -ENOMEM;
 	out->ncols = n;
 	for (size_t i = 0; i < n; i++) {
 		out->cols[i].doc = &docs[i];
 		card_floor = fmax(card_floor, docs[i].card_floor);
+		/* a fleet's machines are its hosts (fleet_read: one file each) */
+		if (o->fleet && *docs[i].host)
+			snprintf(out->cols[i].name, sizeof(out->cols[i].name), "%s", docs[i].host);
+		else if (o->fleet)
+			file_name(docs[i].path, out->cols[i].name, sizeof(out->cols[i].name));
 	}
 	out->base_floor = fmax(fmax(o->noise_floor, NOISE_FLOOR_MIN), card_floor);
 	out->margin = fmax(o->min_change, NOISE_FLOOR_MIN);
-	name_columns(out, docs);
+	if (!o->fleet)
+		name_columns(out, docs);
 	for (int s = S_MACHINE; s <= S_RESULTS && !e.err; s++)
 		for (size_t i = 0; i < n && !e.err && (s != S_RESULTS || o->all_rows); i++) {
 			e.col = i;
 			section_rows[s](&e, &docs[i]);
 		}
-	if (!e.err)
+	if (!e.err && !o->fleet)
 		e.err = mark(out);
 	if (e.err)
 		compare_n_free(out);
@@ -513,8 +533,16 @@ void compare_n_free(struct compare_n *c)
 	for (size_t i = 0; i < c->nrows; i++)
 		free(c->rows[i].cells);
 	free(c->rows);
+	free(c->cols);
 	c->rows = NULL;
-	c->nrows = c->cap = 0;
+	c->cols = NULL;
+	c->nrows = c->cap = c->ncols = 0;
+}
+
+/* The section a row opens under (compare_n_sections' title). */
+const char *compare_n_section(const struct compare_n_row *r)
+{
+	return compare_n_sections[r->section];
 }
 
 /* ---- writers -------------------------------------------------------------- */
@@ -653,7 +681,7 @@ int compare_n_write_text(const struct compare_n *c, FILE *f)
 	return ferror(f) ? -EIO : 0;
 }
 
-static const char css[] =
+const char compare_n_css[] =
 	"body{font:14px/1.4 system-ui,sans-serif;max-width:1200px;margin:1em auto;padding:0 1em;color:#222}"
 	"h1{font-size:1.5em}table{border-collapse:collapse;font-size:12px}"
 	"td,th{padding:2px 8px;text-align:left;vertical-align:top}"
@@ -672,7 +700,7 @@ int compare_n_write_html(const struct compare_n *c, FILE *f)
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 		   "<title>atomcost compare: %zu machines</title>\n<style>%s</style></head><body>\n"
 		   "<h1>atomcost compare: %zu machines side by side</h1>\n<table class=\"cols\">\n",
-		c->ncols, css, c->ncols);
+		c->ncols, compare_n_css, c->ncols);
 	for (size_t j = 0; j < c->ncols; j++) {
 		const struct compare_n_doc *d = c->cols[j].doc;
 

@@ -67,7 +67,7 @@ struct compare_n_col {
 };
 
 struct compare_n {
-	struct compare_n_col cols[COMPARE_N_MAX];
+	struct compare_n_col *cols;	/* ncols */
 	size_t ncols;
 	struct compare_n_row *rows;
 	size_t nrows, cap;
@@ -81,6 +81,8 @@ struct compare_n_opts {
 	double noise_floor;	/* base floor for hot-line rows */
 	double min_change;	/* margin of cells judged from epochs */
 	bool all_rows;		/* every result line, not only the card's */
+	bool fleet;		/* any number of columns named by host, none
+				 * marked: fleet.h judges them */
 };
 
 /* One machine's document, typed: what side by side reads of a summary
@@ -154,12 +156,16 @@ void report_free_summary(struct compare_n_doc *d);
 bool report_is_summary(const char *path);
 
 /* Build the rows from n documents (docs must outlive out). 0 or -errno
- * (-EINVAL for fewer than 2 or more than COMPARE_N_MAX columns). */
+ * (-EINVAL for fewer than 2, or more than COMPARE_N_MAX columns unless
+ * o->fleet). */
 int compare_n_build(const struct compare_n_doc *docs, size_t n, const struct compare_n_opts *o,
 		    struct compare_n *out);
 void compare_n_free(struct compare_n *c);
 
+/* compare_n_sections' title of the row's section. */
+const char *compare_n_section(const struct compare_n_row *r);
 int compare_n_write_text(const struct compare_n *c, FILE *f);
 int compare_n_write_html(const struct compare_n *c, FILE *f);
+extern const char compare_n_css[];	/* the HTML writers' style sheet */
 
 #endif

@@ -8,7 +8,10 @@
  * The rule: compare.h, docs/reports.md. Exit 0 whatever the verdicts
  * (--fail-on-regression: 1 when a row regressed, for CI scripts).
  * Three or more files, a summary among them, or --cards: the machines side
- * by side, the card's rows one column per machine (compare-n.h). */
+ * by side, the card's rows one column per machine (compare-n.h). More than
+ * COMPARE_N_MAX files, or --fleet: a fleet, each row's median and spread
+ * and the machines beyond it named (fleet.h); unreadable files and repeated
+ * hosts are skipped and counted, exit 2 when fewer than two remain. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,11 +22,12 @@
 #include "compare.h"
 #include "compare-n.h"
 #include "fingerprint.h"
+#include "fleet.h"
 #include "report.h"
 
 struct compare_args {
 	struct compare_n_opts no;	/* side by side; two-way takes the same margins */
-	unsigned format;		/* text, mail, html */
+	unsigned format;		/* text, mail, html, csv */
 	bool fail_reg, cards;
 	const char *as;
 };
@@ -31,7 +35,8 @@ struct compare_args {
 #define A(f) offsetof(struct compare_args, f)
 static const struct cmd_opt compare_opt[] = {
 	{ .name = "format", .type = OPT_CHOICE, .arg = "FMT", .off = A(format), .def = "text",
-	  .choices = "text|mail|html", .help = "text or mail (72 columns, before - after); side by side: text or html" },
+	  .choices = "text|mail|html|csv",
+	  .help = "text or mail (72 columns, before - after); side by side: text or html; a fleet: text, html or csv" },
 	{ .name = "min-change", .type = OPT_PCT, .arg = "PCT", .off = A(no.min_change),
 	  .min = NOISE_FLOOR_MIN * 100, .max = 100,
 	  .help = "the practical margin, never lower: smaller changes are not worth a verdict" },
@@ -46,12 +51,16 @@ static const struct cmd_opt compare_opt[] = {
 	  .help = "two files side by side (as for three or more)" },
 	{ .name = "all", .type = OPT_FLAG, .off = A(no.all_rows),
 	  .help = "side by side: every result line too, not only the card's" },
+	{ .name = "fleet", .type = OPT_FLAG, .off = A(no.fleet),
+	  .help = "the files as a fleet: each row's median and spread, the machines beyond it named "
+		  "(always above 64 files)" },
 };
 #undef A
 
 static const struct cmd_opts compare_cmd = {
 	.usage = "usage: atomcost compare A.json[,A2.json...] B.json[,B2.json...] [options]\n"
-		 "       atomcost compare A.json B.json C.json ... [--format text|html] [--all]\n",
+		 "       atomcost compare A.json B.json C.json ... [--format text|html] [--all]\n"
+		 "       atomcost compare --fleet FILE... [--format text|html|csv] [--all]\n",
 	.opt = compare_opt, .n = ARRAY_SIZE(compare_opt), .max_operands = -1,
 };
 
@@ -74,8 +83,13 @@ static void compare_rule(FILE *f)
 		"column per machine, each cell against the first column: hot-line cells with\n"
 		"epochs in both files are judged as above (marked, '=' the same, or cannot\n"
 		"tell); other cells are marked only beyond their row's floor: --noise-floor on\n"
-		"hot-line rows, %.0f%% on rows under a pattern, sharing or c2c (docs/fleet.md).\n",
-		COMPARE_Q * 100, COMPARE_N_WIDE_FLOOR * 100);
+		"hot-line rows, %.0f%% on rows under a pattern, sharing or c2c (docs/fleet.md).\n"
+		"A fleet (--fleet, or more than %d files): per row the fleet's median and robust\n"
+		"spread (%.4g x MAD of the logs); a machine is named where it lies beyond %.1f\n"
+		"spreads, beyond --min-change and, where it has epochs, beyond its own noise,\n"
+		"Benjamini-Hochberg over rows x machines. Files that cannot be read, are not a\n"
+		"summary or repeat a host are named and skipped; exit 2 when fewer than two remain.\n",
+		COMPARE_Q * 100, COMPARE_N_WIDE_FLOOR * 100, COMPARE_N_MAX, FLEET_MAD_SD, FLEET_K);
 }
 
 /* --as X=Y: A's rows of probe X stand for B's rows of probe Y (A's own Y
@@ -178,10 +192,6 @@ static int compare_side_by_side(char **files, size_t n, const struct compare_n_o
 	int ret = 0;
 	size_t k;
 
-	if (n > COMPARE_N_MAX) {
-		pr_err("compare: %zu files: side by side takes at most %d (compare a subset)", n, COMPARE_N_MAX);
-		return EXIT_USAGE;
-	}
 	for (k = 0; k < n && !ret; k++) {
 		if (strchr(files[k], ',')) {
 			pr_err("compare: '%s': side by side takes one file per machine, not a comma-separated list (that is for two-way compare)",
@@ -200,6 +210,34 @@ static int compare_side_by_side(char **files, size_t n, const struct compare_n_o
 	for (k = 0; k < n; k++)
 		report_free_summary(&docs[k]);
 	return ret == -EINVAL ? EXIT_USAGE : ret < 0 ? exit_code_for(ret) : EXIT_OK;
+}
+
+/* A fleet: the files read in one pass, bad ones skipped. */
+static int compare_fleet(char **files, size_t n, const struct compare_n_opts *o, unsigned format)
+{
+	static int (*const write[])(const struct fleet *f, FILE *out) = {
+		fleet_write_text, NULL, fleet_write_html, fleet_write_csv,
+	};
+	struct fleet_in in;
+	struct fleet f;
+	int ret = fleet_read(files, n, &in);
+
+	if (ret < 0)
+		return exit_code_for(ret);
+	if (in.n < 2) {
+		pr_err("compare: %zu of %zu files read: a fleet needs two or more summaries", in.n, n);
+		fleet_in_free(&in);
+		return EXIT_USAGE;
+	}
+	if (in.nskip)
+		pr_err("compare: %zu of %zu files skipped (named above); comparing %zu", in.nskip, n, in.n);
+	ret = fleet_build(&in, o, &f);
+	if (!ret) {
+		ret = write[format](&f, stdout);
+		fleet_free(&f);
+	}
+	fleet_in_free(&in);
+	return ret < 0 ? exit_code_for(ret) : EXIT_OK;
 }
 
 /* Two sides, A before and B after: a verdict per row. An exit code. */
@@ -258,6 +296,17 @@ int cmd_compare(int argc, char **argv)
 	/* a summary has no samples: it can only stand side by side */
 	for (int i = optind; n == 2 && i < argc && !a.cards; i++)
 		a.cards = !strchr(argv[i], ',') && report_is_summary(argv[i]);
+	if (a.no.fleet || n > COMPARE_N_MAX) {
+		if (a.fail_reg || a.as || a.cards || a.format == 1) {
+			pr_err("compare: a fleet takes --format text|html|csv, --min-change and --all; --fail-on-regression, --as, --cards and --format mail are for two or a few files");
+			return EXIT_USAGE;
+		}
+		return compare_fleet(argv + optind, (size_t)n, &a.no, a.format);
+	}
+	if (a.format == 3) {
+		pr_err("compare: --format csv is for a fleet (--fleet, or more than %d files)", COMPARE_N_MAX);
+		return EXIT_USAGE;
+	}
 	if (n >= 3 || a.cards) {
 		if (n < 2) {
 			pr_err("compare: --cards: give two or more JSON reports or summaries; got %d", n);

@@ -30,8 +30,8 @@
  * would name hundreds of a fleet's 100,000 cells by chance; Benjamini-
  * Hochberg over them lets about one name in twenty be false, and with a
  * few real names one false name among them is common (a generated fleet
- * of 60 machines x 24 rows 1% apart with 4 planted: a fifth of seeds at
- * 3.5, 3 in 100 at 5; MAD estimates from 60 machines are 15% loose).
+ * of 60 machines x 24 rows 1% apart: a false name in 9 of 40 seeds at
+ * 3.5, in 4 of 100 at 5; a MAD from 60 machines is 15% loose).
  * A name sends someone to a machine: 5 robust sds, one normal cell in
  * 1.7 million. */
 #define FLEET_K 5.0

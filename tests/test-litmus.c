@@ -30,7 +30,7 @@
 enum order { ORD_NONE, ORD_SMP_MB, ORD_MB, ORD_XCHG, ORD__COUNT };
 static const char *const order_name[ORD__COUNT] = {
 	"no barrier", "smp_mb() (" ARCH_INSN_SMP_MB ")", "mb() (" ARCH_INSN_MB ")",
-	"smp_store_mb as xchg (" ARCH_INSN_XCHG ")",
+	"xchg, x86's smp_store_mb (" ARCH_INSN_XCHG ")",
 };
 
 struct line {

@@ -422,11 +422,8 @@ int contention_run(struct topo *t, const struct run_opts *o, const struct probe 
 				err = -EINTR;
 				break;
 			}
-			if (o->time_limit_s > 0 && (now_ns() - t0) / 1e9 > o->time_limit_s) {
-				rep->partial = true;
-				snprintf(rep->partial_reason, sizeof(rep->partial_reason), "time limit");
+			if (runner_out_of_time(o, rep, t0))
 				goto done;
-			}
 			if (o->progress) {
 				fprintf(stderr, "\r\033[K%s, %u threads, sharing %s", list[i]->name,
 					nthreads, contention_sharing_name((enum sharing)s));

@@ -748,7 +748,7 @@ static int modern_report_variant(struct repro_ctx *rc, const struct modern *m, s
 	};
 	struct summary s[BUDDY_MODERN_CASES];
 	double pm[BUDDY_MODERN_CASES][BUDDY_PASSES], d = 2.0 * m->iters;
-	json_t *jcases = json_array(), *jshare = json_array(), *jr;
+	json_t *jcases = json_array(), *jr;
 
 	for (int k = 0; k < BUDDY_MODERN_CASES; k++) {
 		int cs = modern_shown[k];
@@ -766,10 +766,8 @@ static int modern_report_variant(struct repro_ctx *rc, const struct modern *m, s
 			"ci_hi", s[cs].ci_hi, "mean_cycles", s[cs].mean, "per_op_cycles", s[cs].median / d,
 			"posted_2004", POSTED(modern_posted[cs])));
 	}
-	for (size_t p = 0; p < m->passes; p++)
-		json_array_append_new(jshare, json_real(m->share[v][p]));
 	json_object_set_new(jv, "cases", jcases);
-	json_object_set_new(jv, "pass_cpu_share", jshare);
+	json_object_set_new(jv, "pass_cpu_share", repro_doubles_json(m->share[v], m->passes));
 	snprintf(title, sizeof(title), "variant %s: scores beside the 2004 ones", bv->name);
 	snprintf(munit, sizeof(munit), "median core cycles per loop of %zu iterations", m->iters);
 	if (repro_print_beside(rc->out, &posted_2004, &meas) < 0)
@@ -953,7 +951,7 @@ static int run_legacy(struct repro_ctx *rc, unsigned trials)
 		json_decref(dev);
 		return ret;
 	}
-	json_t *a = json_array(), *p = json_array(), *med = json_array(), *jshare = json_array();
+	json_t *a = json_array(), *p = json_array(), *med = json_array();
 
 	for (int cs = 0; cs < BUDDY_CASES; cs++) {
 		stats_summarize(ticks + (size_t)cs * trials, trials, &s[cs]);
@@ -964,11 +962,9 @@ static int run_legacy(struct repro_ctx *rc, unsigned trials)
 		json_array_append_new(med, json_real(s[cs].median));
 		rows[cs] = (struct repro_row){ labels[cs], { (double)mean[cs] }, notes[cs] };
 	}
-	for (size_t k = 0; k < passes; k++)
-		json_array_append_new(jshare, json_real(share[k]));
 	jl = json_pack("{s:o,s:o,s:o,s:o,s:I,s:i,s:I,s:o}", "scores", a, "medians", med, "posted_2004",
 		       p, "deviations", dev, "trials", (json_int_t)trials, "cpu", cpu, "passes",
-		       (json_int_t)passes, "pass_cpu_share", jshare);
+		       (json_int_t)passes, "pass_cpu_share", repro_doubles_json(share, passes));
 	json_object_set_new(rc->json, "legacy", jl);
 	ret = repro_print_beside(rc->out, &posted_2004, &meas);
 	if (!ret) {

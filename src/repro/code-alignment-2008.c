@@ -798,16 +798,12 @@ static void unlock_report(struct repro_ctx *rc, size_t npass, const struct unloc
 static void print_shares(struct repro_ctx *rc, const char *what, const char *key,
 			 const double *share, size_t npass)
 {
-	json_t *js = json_array();
-
 	fprintf(rc->out, "%s (under %.2f: disturbed, left out of the verdicts):", what,
 		REPRO_SHARE_MIN);
-	for (size_t k = 0; k < npass; k++) {
+	for (size_t k = 0; k < npass; k++)
 		fprintf(rc->out, " %.2f", share[k]);
-		json_array_append_new(js, json_real(repro_num0(share[k])));
-	}
 	fputc('\n', rc->out);
-	json_object_set_new(rc->json, key, js);
+	json_object_set_new(rc->json, key, repro_doubles_json(share, npass));
 }
 
 /* The seed's non-atomic unlock question, npass passes of both releases. */

@@ -695,19 +695,21 @@ static void print_contention(FILE *out, const struct conc_run *r, const struct c
 
 static void print_deviations(FILE *out, const struct conc_run *r)
 {
-	fprintf(out, "\nDeviations from the post:\n"
-		     "  - %u threads on this machine's CPUs, not 8 on an i7-3770 (see Contention); "
-		     "%zu objects per thread, not 100000\n"
-		     "  - user-space model of SLAB v4.7-rc1: a grow carves pre-faulted memory (no "
-		     "page allocator: the post's large sizes\n"
-		     "    pay for pages, 9000 cycles per alloc at 4096 bytes before); the node lock "
-		     "is a test-and-test-and-set spinlock,\n"
-		     "    not the kernel's queued spinlock with interrupts off\n"
-		     "  - left out: the touched/BATCHREFILL_LIMIT partial refill, the free_limit "
-		     "release of free slabs, the cache reaper,\n"
-		     "    alien caches and NUMA nodes\n"
-		     "  - core cycles from the TSC (no PMU here); the post's cycles are its own "
-		     "counter's\n", r->nth, r->n);
+	char threads[128];
+	const char *const dev[] = {
+		threads,
+		"user-space model of SLAB v4.7-rc1: a grow carves pre-faulted memory (no page "
+		"allocator: the post's large sizes\n    pay for pages, 9000 cycles per alloc at 4096 "
+		"bytes before); the node lock is a test-and-test-and-set spinlock,\n    not the "
+		"kernel's queued spinlock with interrupts off",
+		"left out: the touched/BATCHREFILL_LIMIT partial refill, the free_limit release of "
+		"free slabs, the cache reaper,\n    alien caches and NUMA nodes",
+		"core cycles from the TSC (no PMU here); the post's cycles are its own counter's",
+	};
+
+	snprintf(threads, sizeof(threads), "%u threads on this machine's CPUs, not 8 on an i7-3770 "
+		 "(see Contention); %zu objects per thread, not 100000", r->nth, r->n);
+	repro_print_list(out, "\nDeviations from the post:", dev, ARRAY_SIZE(dev));
 }
 
 static void conclude_size(struct repro_ctx *rc, const struct conc_run *r, const struct conc_size *z)

@@ -16,6 +16,7 @@
 set -u
 SRC=${1:?usage: bad-input.sh SRCDIR ATOMCOST}
 A=${2:?usage: bad-input.sh SRCDIR ATOMCOST}
+[ -x "$A" ] || { echo "FAIL: no atomcost executable at $A"; exit 1; }
 T=$(mktemp -d) || exit 1
 trap 'rm -rf "$T"' EXIT
 fails=0 passes=0

@@ -20,6 +20,7 @@ set -u
 SRC=$(realpath "${1:?usage: run.sh SRCDIR ATOMCOST [NODES]}")
 A=$(realpath "${2:?usage: run.sh SRCDIR ATOMCOST [NODES]}")
 NODES=${3:-1}
+[ -x "$A" ] || { echo "FAIL: no atomcost executable at $A"; exit 1; }
 DOC=$SRC/docs/fleet.md
 
 skip() { echo "SKIP: $*"; exit 77; }

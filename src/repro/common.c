@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "common.h"
 #include "fingerprint.h"
@@ -302,4 +303,11 @@ void repro_pass_start(struct repro_pass *p)
 double repro_pass_share(const struct repro_pass *p)
 {
 	return (double)(thread_cpu_ns() - p->cpu0) / (double)(now_ns() - p->wall0 + 1);
+}
+
+long repro_preemptions(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) ? -1 : ru.ru_nivcsw;
 }

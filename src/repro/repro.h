@@ -158,6 +158,8 @@ struct repro_pass {
 };
 void repro_pass_start(struct repro_pass *p);
 double repro_pass_share(const struct repro_pass *p);
+/* Involuntary context switches of the calling thread so far; -1: unknown. */
+long repro_preemptions(void);
 
 /* Core cycles per op from a timed loop: (ticks - overhead) / ops /
  * ticks_per_cycle; NAN when ops or ticks_per_cycle is not positive. The

@@ -25,7 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 
 #include "arch/arch.h"
 #include "common.h"
@@ -373,13 +372,6 @@ struct worker {
 	double share;		/* its CPU share from the first barrier to its end */
 };
 
-static long nivcsw(void)
-{
-	struct rusage ru;
-
-	return getrusage(RUSAGE_THREAD, &ru) ? -1 : ru.ru_nivcsw;
-}
-
 /* One-shot barrier: spinning threads see every arrival without a syscall;
  * the starter can also count threads that never started. */
 static void spin_barrier(unsigned *arrived, unsigned total)
@@ -399,20 +391,20 @@ static void *worker_main(void *arg)
 	w->ret = topo_bind_thread(w->t, w->cpu_os);
 	spin_barrier(&w->arrived[0], w->total);
 	repro_pass_start(&p);
-	cs0 = nivcsw();
+	cs0 = repro_preemptions();
 	w->st.alloc_start = arch_timer_start();
 	for (size_t i = 0; i < w->n; i++)
 		w->obj[i] = aslab_alloc(w->c, w->tid);
 	w->st.alloc_end = arch_timer_stop();
-	cs1 = nivcsw();
+	cs1 = repro_preemptions();
 	aslab_stats(w->c, w->tid, &w->s[0]);
 	spin_barrier(&w->arrived[1], w->total);
-	cs2 = nivcsw();
+	cs2 = repro_preemptions();
 	w->st.free_start = arch_timer_start();
 	for (size_t i = 0; i < w->n; i++)
 		aslab_free(w->c, w->tid, w->obj[i]);
 	w->st.free_end = arch_timer_stop();
-	cs3 = nivcsw();
+	cs3 = repro_preemptions();
 	aslab_stats(w->c, w->tid, &w->s[1]);
 	w->share = repro_pass_share(&p);
 	/* preempted inside a timed phase (the barrier waits do not count) */

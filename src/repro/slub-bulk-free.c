@@ -29,7 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 
 #include "arch/arch.h"
 #include "common.h"
@@ -518,14 +517,6 @@ static int time_spread(struct bulk_score *x, enum bulk_algo a, double *ticks)
 	return 0;
 }
 
-/* Involuntary context switches of the calling thread so far. */
-static long preempted(void)
-{
-	struct rusage ru;
-
-	return getrusage(RUSAGE_THREAD, &ru) ? -1 : ru.ru_nivcsw;
-}
-
 /* A loop during which the thread was preempted measured something else:
  * take it again, up to this many times. */
 #define MAX_REDO 8
@@ -553,7 +544,7 @@ static int time_loop(struct bulk_score *x, enum bulk_algo a, double *per_obj, do
 	long cs;
 
 	do {
-		cs = preempted();
+		cs = repro_preemptions();
 		s0 = x->c->st;
 		repro_pass_start(&ps);
 		ret = x->pool ? time_spread(x, a, &ticks)
@@ -561,7 +552,7 @@ static int time_loop(struct bulk_score *x, enum bulk_algo a, double *per_obj, do
 		*share = repro_pass_share(&ps);
 		if (ret < 0)
 			return ret;
-	} while (preempted() != cs && ++tries <= MAX_REDO && ++x->redone);
+	} while (repro_preemptions() != cs && ++tries <= MAX_REDO && ++x->redone);
 	*per_obj = ticks / objs;
 	bulk_ops_per_object(&s0, &x->c->st, objs, ops);
 	return 0;

@@ -925,114 +925,121 @@ static size_t level_walk(const struct hierarchy *h, size_t l)
 	return hierarchy_level_footprint(h, h->levels[l].memory ? (int)h->ncaches + 1 : (int)l + 1);
 }
 
-static json_t *size_or_null(size_t v)
+static long long size_or_none(size_t v)
 {
-	return v ? json_integer((json_int_t)v) : json_null();
+	return v ? (long long)v : -1;
 }
 
-/* more's keys into o, more released */
-static void add_keys(json_t *o, json_t *more)
+/* A plateau's span: all an unstable one has. */
+static void span_out(const struct hierarchy *h, const struct hierarchy_level *lv, struct hier_level_out *o)
 {
-	json_object_update(o, more);
-	json_decref(more);
+	o->has |= 0x1fu << HL_CYCLES;
+	o->cycles = lv->core.cycles;
+	o->ns = lv->core.ns;
+	o->first_bytes = (long long)h->pts[lv->first].bytes;
+	o->last_bytes = (long long)h->pts[lv->last].bytes;
+	o->epochs_seen = (int)lv->seen;
 }
 
-static json_t *level_json(const struct hierarchy *h, size_t l)
+static void level_out(const struct hierarchy *h, size_t l, struct hier_level_out *o)
 {
 	const struct hierarchy_level *lv = &h->levels[l];
 	size_t walk = level_walk(h, l);
 	char name[16];
-	json_t *o = json_pack("{s:s, s:b, s:f, s:f, s:I, s:I, s:i}",
-		"level", level_name(lv, l, name, sizeof(name)), "memory", lv->memory,
-		"cycles", lv->core.cycles, "ns", isnan(lv->core.ns) ? 0.0 : lv->core.ns,
-		"first_bytes", (json_int_t)h->pts[lv->first].bytes,
-		"last_bytes", (json_int_t)h->pts[lv->last].bytes, "epochs_seen", (int)lv->seen);
 
-	if (lv->inner.cycles > 0)
-		add_keys(o, json_pack("{s:f, s:f, s:I, s:I}", "inner_step_cycles", lv->inner.cycles,
-			"inner_step_ns", isnan(lv->inner.ns) ? 0.0 : lv->inner.ns,
-			"inner_step_from_bytes", (json_int_t)h->pts[lv->inner.first].bytes,
-			"inner_step_to_bytes", (json_int_t)h->pts[lv->inner.last].bytes));
-	if (walk)
-		json_object_set_new(o, "walk_bytes", json_integer((json_int_t)walk));
-	if (!lv->memory && !lv->shelf)
-		add_keys(o, json_pack("{s:I, s:I, s:o, s:o, s:o, s:o, s:b, s:b}",
-			"size_bytes", (json_int_t)lv->size_bytes, "size_lo", (json_int_t)lv->size_lo,
-			"size_hi", size_or_null(lv->size_hi), "size_min", size_or_null(lv->size_min),
-			"size_max", size_or_null(lv->size_max), "hwloc_size", size_or_null(lv->hwloc_size),
-			"agrees", lv->agrees, "effective_share", lv->share));
-	return o;
-}
-
-/* Per epoch: its caches, and the points' medians (cycles). */
-static json_t *epochs_json(const struct hierarchy *h)
-{
-	json_t *a = json_array();
-
-	for (unsigned e = 0; e < h->epochs; e++) {
-		json_t *c = json_array(), *sz = json_array();
-
-		for (size_t i = 0; i < h->npts; i++)
-			json_array_append_new(c, json_real(h->ep_cycles[e][i]));
-		for (size_t l = 0; l < h->ep[e].ncaches; l++)
-			json_array_append_new(sz, json_integer((json_int_t)h->ep[e].size[l]));
-		json_array_append_new(a, json_pack("{s:i, s:b, s:o, s:I, s:o}", "caches", (int)h->ep[e].ncaches,
-			"memory", h->ep[e].memory, "cache_sizes", sz,
-			"huge_bytes", (json_int_t)h->ep[e].huge_bytes, "cycles", c));
+	span_out(h, lv, o);
+	o->has |= 1u << HL_LEVEL | 1u << HL_MEMORY;
+	snprintf(o->level, sizeof(o->level), "%s", level_name(lv, l, name, sizeof(name)));
+	o->memory = lv->memory;
+	o->ns = isnan(o->ns) ? 0.0 : o->ns;
+	if (lv->inner.cycles > 0) {
+		o->has |= 0xfu << HL_INNER;
+		o->inner_cycles = lv->inner.cycles;
+		o->inner_ns = isnan(lv->inner.ns) ? 0.0 : lv->inner.ns;
+		o->inner_from = (long long)h->pts[lv->inner.first].bytes;
+		o->inner_to = (long long)h->pts[lv->inner.last].bytes;
 	}
-	return a;
+	o->has |= walk ? 1u << HL_WALK : 0;
+	o->walk_bytes = (long long)walk;
+	if (lv->memory || lv->shelf)
+		return;
+	o->has |= 0xffu << HL_SIZE;
+	o->size_bytes = (long long)lv->size_bytes;
+	o->size_lo = (long long)lv->size_lo;
+	o->size_hi = size_or_none(lv->size_hi);
+	o->size_min = size_or_none(lv->size_min);
+	o->size_max = size_or_none(lv->size_max);
+	o->hwloc_size = size_or_none(lv->hwloc_size);
+	o->agrees = lv->agrees;
+	o->effective_share = lv->share;
 }
 
-static json_t *tlb_json(const struct hierarchy *h)
+/* The points, each epoch's curve and the 4 KiB-page one. */
+static void curves_out(const struct hierarchy *h, struct hierarchy_section *s)
 {
-	json_t *c;
-
-	if (!h->nsmall)
-		return json_null();
-	c = json_array();
-	for (size_t i = 0; i < h->nsmall; i++)
-		json_array_append_new(c, json_real(h->small_cycles[i]));
-	return json_pack("{s:s, s:I, s:o, s:o}",
-		"method", "the same walk on 4 KiB pages (MADV_NOHUGEPAGE) over the first footprints",
-		"compared_to_bytes", (json_int_t)h->pts[h->nsmall - 1].bytes,
-		"reach_bytes", size_or_null(h->tlb_reach), "cycles_4k", c);
-}
-
-json_t *hierarchy_to_json(const struct hierarchy *h)
-{
-	json_t *pts = json_array(), *lev = json_array(), *hw = json_array(), *shelves = json_array();
-	json_t *unst = json_array();
-
 	for (size_t i = 0; i < h->npts; i++) {
 		const struct hierarchy_point *p = &h->pts[i];
 
-		json_array_append_new(pts, json_pack("{s:I, s:f, s:f, s:f, s:f, s:i, s:I}",
-			"bytes", (json_int_t)p->bytes, "cycles", p->cycles, "cycles_min", p->cycles_min,
-			"ns", p->ns, "epoch_spread", p->spread, "samples", (int)p->samples,
-			"loads_per_sample", (json_int_t)p->steps));
+		s->points[i] = (struct hier_point_out){
+			.has = 0xffu & ~(1u << HP_PASS_SPREAD), .bytes = (long long)p->bytes, .cycles = p->cycles,
+			.cycles_min = p->cycles_min, .ns = p->ns, .spread = p->spread, .samples = (int)p->samples,
+			.loads_per_sample = (long long)p->steps,
+		};
 	}
+	s->npoints = h->npts;
+	for (unsigned e = 0; e < h->epochs; e++) {
+		struct hier_epoch_out *o = &s->per_epoch[e];
+
+		*o = (struct hier_epoch_out){ .has = 0x1f, .caches = (int)h->ep[e].ncaches, .memory = h->ep[e].memory,
+					      .ncache_sizes = h->ep[e].ncaches, .ncycles = h->npts,
+					      .huge_bytes = (long long)h->ep[e].huge_bytes };
+		memcpy(o->cache_sizes, h->ep[e].size, h->ep[e].ncaches * sizeof(*o->cache_sizes));
+		memcpy(o->cycles, h->ep_cycles[e], h->npts * sizeof(*o->cycles));
+	}
+	s->nper_epoch = h->epochs;
+	if (!h->nsmall)
+		return;
+	s->tlb.has = 0xf;
+	snprintf(s->tlb.method, sizeof(s->tlb.method), "%s",
+		 "the same walk on 4 KiB pages (MADV_NOHUGEPAGE) over the first footprints");
+	s->tlb.compared_to_bytes = (long long)h->pts[h->nsmall - 1].bytes;
+	s->tlb.reach_bytes = size_or_none(h->tlb_reach);
+	memcpy(s->tlb.cycles_4k, h->small_cycles, h->nsmall * sizeof(*s->tlb.cycles_4k));
+	s->tlb.ncycles_4k = h->nsmall;
+}
+
+void hierarchy_section(const struct hierarchy *h, struct hierarchy_section *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->has = ((1u << HS__COUNT) - 1) & ~(1u << HS_PASSES);
+	snprintf(s->method, sizeof(s->method), "%s", "dependent random chase, one pointer per 64-byte line, "
+		 "single cycle; epochs of fresh buffers, each point the median over them");
+	s->cpu = h->cpu_os;
+	s->seed = (long long)h->seed;
+	s->ticks_per_cycle = h->ticks_per_cycle;
+	s->timer_hz = h->timer_hz;
+	s->pages.has = 0x1f;
+	snprintf(s->pages.source, sizeof(s->pages.source), "%s", h->page_source);
+	snprintf(s->pages.thp_mode, sizeof(s->pages.thp_mode), "%s", h->thp_mode);
+	s->pages.huge_requested = h->huge_requested;
+	s->pages.huge_bytes = (long long)h->huge_bytes;
+	s->pages.page_bytes = (long long)h->page_bytes;
+	s->max_footprint = (long long)h->max_footprint;
+	snprintf(s->max_reason, sizeof(s->max_reason), "%s", h->max_reason);
+	s->epochs = (int)h->epochs;
+	s->epochs_planned = (int)h->epochs_planned;
+	s->interrupted = h->interrupted;
+	s->reached_memory = h->reached_memory;
+	s->truncated = h->truncated;
+	s->disagrees = h->disagrees;
+	s->elapsed_s = h->elapsed_s;
+	curves_out(h, s);
 	for (size_t l = 0; l < h->nlevels; l++)	/* shelves: neither cache nor memory, kept apart */
-		json_array_append_new(h->levels[l].shelf ? shelves : lev, level_json(h, l));
-	for (const struct hierarchy_level *u = h->unstable; u < h->unstable + h->nunstable; u++)
-		json_array_append_new(unst, json_pack("{s:f, s:f, s:I, s:I, s:i}", "cycles", u->core.cycles,
-			"ns", u->core.ns, "first_bytes", (json_int_t)h->pts[u->first].bytes,
-			"last_bytes", (json_int_t)h->pts[u->last].bytes, "epochs_seen", (int)u->seen));
+		level_out(h, l, h->levels[l].shelf ? &s->shelves[s->nshelves++] : &s->levels[s->nlevels++]);
+	for (size_t u = 0; u < h->nunstable; u++)
+		span_out(h, &h->unstable[u], &s->unstable[s->nunstable++]);
 	for (size_t l = 0; l < h->hwloc_n; l++)
-		json_array_append_new(hw, json_integer((json_int_t)h->hwloc[l]));
-	return json_pack("{s:s, s:i, s:I, s:f, s:f, s:{s:s, s:s, s:b, s:I, s:I}, s:I, s:s, s:i, s:i, s:b, "
-			 "s:b, s:b, s:b, s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-		"method", "dependent random chase, one pointer per 64-byte line, single cycle; "
-			  "epochs of fresh buffers, each point the median over them",
-		"cpu", h->cpu_os, "seed", (json_int_t)h->seed,
-		"ticks_per_cycle", h->ticks_per_cycle, "timer_hz", h->timer_hz,
-		"pages", "source", h->page_source, "thp_mode", h->thp_mode, "huge_requested", h->huge_requested,
-		"huge_bytes", (json_int_t)h->huge_bytes, "page_bytes", (json_int_t)h->page_bytes,
-		"max_footprint", (json_int_t)h->max_footprint, "max_reason", h->max_reason,
-		"epochs", (int)h->epochs, "epochs_planned", (int)h->epochs_planned, "interrupted", h->interrupted,
-		"reached_memory", h->reached_memory, "truncated", h->truncated,
-		"disagrees_with_hwloc", h->disagrees, "elapsed_s", h->elapsed_s,
-		"points", pts, "levels", lev, "shelves", shelves, "unstable", unst, "hwloc_caches", hw,
-		"per_epoch", epochs_json(h), "tlb", tlb_json(h));
+		s->hwloc_caches[s->nhwloc_caches++] = h->hwloc[l];
 }
 
 

@@ -18,16 +18,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <jansson.h>
 
 #include "clock.h"
 #include "pattern.h"
+#include "sections.h"
 #include "topo.h"
-
-#define HIER_MAX_POINTS 160
-#define HIER_MAX_LEVELS 8
-#define HIER_MAX_HWLOC 5	/* cache levels hwloc can declare */
-#define HIER_MAX_EPOCHS 8
 
 /* From hierarchy_default_opts, then changed. */
 struct hierarchy_opts {
@@ -183,8 +178,8 @@ size_t hierarchy_level_footprint(const struct hierarchy *h, int level);
  * 0 unless three caches and memory were found. */
 void hierarchy_walks(const struct hierarchy *h, size_t walk[PAT__COUNT]);
 
-/* Writers: read h, never measure. */
-json_t *hierarchy_to_json(const struct hierarchy *h);
+/* Writers: read h, never measure. The report's section (sections.h) and the text. */
+void hierarchy_section(const struct hierarchy *h, struct hierarchy_section *s);
 void hierarchy_print(const struct hierarchy *h, FILE *f);
 
 #endif

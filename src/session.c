@@ -255,7 +255,10 @@ static int step_hierarchy(struct cz *c)
 	ret = hierarchy_measure(&ho, &c->rep->cal, c->t, c->cpu, c->h);
 	if (ret && ret != -EINTR)
 		return ret;
-	set_section(c->rep, "hierarchy", hierarchy_to_json(c->h));
+	c->rep->hier = malloc(sizeof(*c->rep->hier));
+	if (!c->rep->hier)
+		return -ENOMEM;
+	hierarchy_section(c->h, c->rep->hier);
 	/* the patterns' footprints from the measured levels, when the three
 	 * caches were found (hwloc's sizes can be fiction in a guest) */
 	c->sizes.l1d = hierarchy_cache_size(c->h, 1);

@@ -80,6 +80,9 @@ struct machine {
 	const char *noisy;	/* a probe whose throughput epochs are 8% apart */
 };
 
+/* a cache level's keys: its name to ns, size_bytes to size_hi, hwloc_size, agrees */
+#define CACHE_KEYS (0xfu | 0x7u << HL_SIZE | 1u << (HL_SIZE + 5) | 1u << (HL_SIZE + 6))
+
 static void make(struct report *rep, const struct machine *m)
 {
 	report_init(rep);
@@ -95,16 +98,22 @@ static void make(struct report *rep, const struct machine *m)
 	rep->meta = json_pack("{s:{s:s, s:{s:s, s:s, s:s, s:s}, s:{s:s}}, s:{}}", "fingerprint", "host", "h",
 			      "cpu", "model_name", m->model, "family", "25", "model", "17", "microcode", "0x1",
 			      "kernel", "release", "6.1", "characterization");
-	rep->sections = json_pack("{s:{s:[{s:s, s:b, s:f, s:f, s:I, s:I, s:I, s:I, s:b}, "
-				  "{s:s, s:b, s:f, s:f, s:I, s:I, s:I, s:I, s:b}, {s:s, s:b, s:f, s:f}]}}",
-				  "hierarchy", "levels",
-				  "level", "L1", "memory", 0, "cycles", 4.0, "ns", 1.3, "size_bytes", (json_int_t)32768,
-				  "size_lo", (json_int_t)32768, "size_hi", (json_int_t)36864,
-				  "hwloc_size", (json_int_t)32768, "agrees", 1,
-				  "level", "L2", "memory", 0, "cycles", 14.0, "ns", 4.7,
-				  "size_bytes", (json_int_t)((m->l2_lo + m->l2_hi) / 2), "size_lo", (json_int_t)m->l2_lo,
-				  "size_hi", (json_int_t)m->l2_hi, "hwloc_size", (json_int_t)1048576, "agrees", 1,
-				  "level", "memory", "memory", 1, "cycles", m->dram_ns * 3, "ns", m->dram_ns);
+	rep->hier = calloc(1, sizeof(*rep->hier));
+	if (!rep->hier)
+		abort();
+	rep->hier->has = 1u << HS_LEVELS;
+	rep->hier->nlevels = 3;
+	rep->hier->levels[0] = (struct hier_level_out){
+		.has = CACHE_KEYS, .level = "L1", .cycles = 4.0, .ns = 1.3, .size_bytes = 32768, .size_lo = 32768,
+		.size_hi = 36864, .hwloc_size = 32768, .agrees = true,
+	};
+	rep->hier->levels[1] = (struct hier_level_out){
+		.has = CACHE_KEYS, .level = "L2", .cycles = 14.0, .ns = 4.7, .size_bytes = (long long)((m->l2_lo + m->l2_hi) / 2),
+		.size_lo = (long long)m->l2_lo, .size_hi = (long long)m->l2_hi, .hwloc_size = 1048576, .agrees = true,
+	};
+	rep->hier->levels[2] = (struct hier_level_out){
+		.has = 0xf, .level = "memory", .memory = true, .cycles = m->dram_ns * 3, .ns = m->dram_ns,
+	};
 	add(rep, "set_bit", MODE_THROUGHPUT, "hit", 7.5);
 	add(rep, "__set_bit", MODE_THROUGHPUT, "hit", m->hot_plain);
 	add(rep, "set_bit", MODE_LATENCY, "hit", m->hot_atomic);

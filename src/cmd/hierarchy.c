@@ -79,11 +79,14 @@ static void print_results(const struct hier_args *a, const struct calibration *c
 			  const struct hierarchy *h, const struct splitlock_result *sl, bool split)
 {
 	if (a->json) {
+		static struct hierarchy_section s;	/* 26 KiB: off the stack */
 		json_t *j = json_object();
 
 		json_object_set_new(j, "calibration", clock_to_json(cal));
-		if (h)
-			json_object_set_new(j, "hierarchy", hierarchy_to_json(h));
+		if (h) {
+			hierarchy_section(h, &s);
+			json_object_set_new(j, "hierarchy", hierarchy_section_json(&s));
+		}
 		if (split)
 			json_object_set_new(j, "splitlock", splitlock_to_json(sl));
 		json_dumpf(j, stdout, JSON_INDENT(2));

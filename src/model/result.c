@@ -22,6 +22,7 @@ void report_free(struct report *rep)
 	json_decref(rep->meta);
 	json_decref(rep->tool);
 	json_decref(rep->sections);
+	free(rep->hier);
 	memset(rep, 0, sizeof(*rep));
 }
 

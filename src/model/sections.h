@@ -114,4 +114,89 @@ size_t report_epochs(const struct report *rep, struct epoch_meta *e, size_t max)
 json_t *report_meta(const struct report *rep, const char *key);
 json_t *report_section(const struct report *rep, const char *key);
 
+/* ---- hierarchy: the measured staircase (hierarchy.c fills it from its
+ * sweep, report/json.c codes it as "hierarchy"). A key is in the JSON when
+ * its bit is in the object's has (older reports lack some: passes and
+ * pass_spread before epochs); absent sizes are -1 (null). */
+
+#define HIER_MAX_POINTS 160
+#define HIER_MAX_LEVELS 8
+#define HIER_MAX_HWLOC 5	/* cache levels hwloc can declare */
+#define HIER_MAX_EPOCHS 8
+
+enum { HP_BYTES, HP_CYCLES, HP_CYCLES_MIN, HP_NS, HP_SPREAD, HP_PASS_SPREAD, HP_SAMPLES, HP_LOADS };
+struct hier_point_out {
+	unsigned has;
+	long long bytes;
+	double cycles, cycles_min, ns, spread;
+	int samples;
+	long long loads_per_sample;
+};
+
+/* a level's keys in their groups: every level, its inner step, its walk,
+ * a cache's size (an unstable plateau has cycles to epochs_seen) */
+enum { HL_LEVEL, HL_MEMORY, HL_CYCLES, HL_NS, HL_FIRST, HL_LAST, HL_SEEN, HL_INNER, HL_WALK = HL_INNER + 4,
+       HL_SIZE, HL__COUNT = HL_SIZE + 8 };
+struct hier_level_out {
+	unsigned has;
+	char level[16];
+	bool memory;
+	double cycles, ns;
+	long long first_bytes, last_bytes;
+	int epochs_seen;
+	double inner_cycles, inner_ns;
+	long long inner_from, inner_to, walk_bytes, size_bytes, size_lo;
+	long long size_hi, size_min, size_max, hwloc_size;	/* -1: null */
+	bool agrees, effective_share;
+};
+
+struct hier_epoch_out {
+	unsigned has;
+	int caches;
+	bool memory;
+	size_t cache_sizes[HIER_MAX_LEVELS], ncache_sizes;
+	long long huge_bytes;
+	double cycles[HIER_MAX_POINTS];
+	size_t ncycles;
+};
+
+enum { HS_METHOD, HS_CPU, HS_SEED, HS_TPC, HS_TIMER_HZ, HS_PAGES, HS_MAX, HS_MAX_REASON, HS_PASSES, HS_EPOCHS,
+       HS_PLANNED, HS_INTERRUPTED, HS_MEMORY, HS_TRUNCATED, HS_DISAGREES, HS_ELAPSED, HS_POINTS, HS_LEVELS,
+       HS_SHELVES, HS_UNSTABLE, HS_HWLOC, HS_PER_EPOCH, HS_TLB, HS__COUNT };
+struct hierarchy_section {
+	unsigned has;
+	char method[160];
+	int cpu;
+	long long seed;
+	double ticks_per_cycle, timer_hz;
+	struct hier_pages_out {
+		unsigned has;
+		char source[40], thp_mode[16];
+		bool huge_requested;
+		long long huge_bytes, page_bytes;
+	} pages;
+	long long max_footprint;
+	char max_reason[96];
+	int epochs, epochs_planned;
+	bool interrupted, reached_memory, truncated, disagrees;
+	double elapsed_s;
+	struct hier_point_out points[HIER_MAX_POINTS];
+	size_t npoints;
+	struct hier_level_out levels[HIER_MAX_LEVELS], shelves[HIER_MAX_LEVELS], unstable[HIER_MAX_LEVELS];
+	size_t nlevels, nshelves, nunstable;
+	size_t hwloc_caches[HIER_MAX_HWLOC], nhwloc_caches;
+	struct hier_epoch_out per_epoch[HIER_MAX_EPOCHS];
+	size_t nper_epoch;
+	struct hier_tlb_out {	/* has 0: null (huge pages not had) */
+		unsigned has;
+		char method[96];
+		long long compared_to_bytes, reach_bytes;	/* reach -1: null */
+		double cycles_4k[HIER_MAX_POINTS];
+		size_t ncycles_4k;
+	} tlb;
+};
+
+/* The section as JSON (report/json.c), for `atomcost hierarchy`. */
+json_t *hierarchy_section_json(const struct hierarchy_section *s);
+
 #endif

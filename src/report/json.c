@@ -31,10 +31,11 @@ enum jkind {
 	JK_BOOL,	/* bool, or an int (-1: not said), by size */
 	JK_STR,		/* char[size] */
 	JK_OBJ,		/* a struct of table sub (its has first) */
+	JK_OBJN,	/* the same, null when its has is 0 */
 	JK_STRS,	/* char[max][size] strings, count at cnt */
-	JK_INTS,	/* size_t *, owned, count at cnt */
-	JK_REALS,	/* double *, owned, count at cnt */
-	JK_OBJS,	/* an owned array of table sub's structs, count at cnt */
+	JK_INTS,	/* size_t *, owned, count at cnt; max: size_t[max] in place */
+	JK_REALS,	/* double *, the same */
+	JK_OBJS,	/* an owned array of table sub's structs, the same */
 };
 
 struct jtable;
@@ -57,6 +58,9 @@ struct jtable {
 /* an object whose keys go to members of the same struct */
 #define JFLAT(key, t) { key, JK_OBJ, 0, 0, 0, 0, &t }
 #define JARR(type, m, key, t) { key, JK_OBJS, offsetof(type, m), 0, offsetof(type, n##m), 0, &t }
+/* an array in place under its own name, count in n##m */
+#define JIN(type, m, kind, t) { #m, kind, offsetof(type, m), sizeof(((type *)0)->m[0]), offsetof(type, n##m), \
+				ARRAY_SIZE(((type *)0)->m), t }
 
 /* a member under its own name */
 #define JM(type, m, kind) JF(type, m, kind, #m)
@@ -131,15 +135,76 @@ static const struct jfield extra_f[] = {
 };
 static const struct jtable extra_t = JTABLE(extra_f, struct result_extra);
 
+/* ---- the hierarchy section (sections.h): passes and pass_spread, of
+ * reports before epochs, read into the epochs' members */
+#define HPT(m, kind) JM(struct hier_point_out, m, kind)
+static const struct jfield hs_point_f[] = {
+	HPT(bytes, JK_INT), HPT(cycles, JK_REAL), HPT(cycles_min, JK_REAL), HPT(ns, JK_REAL),
+	JF(struct hier_point_out, spread, JK_REAL, "epoch_spread"), JF(struct hier_point_out, spread, JK_REAL, "pass_spread"),
+	HPT(samples, JK_INT), HPT(loads_per_sample, JK_INT),
+};
+static const struct jtable hs_point_t = JTABLE(hs_point_f, struct hier_point_out);
+
+#define HLV(m, kind) JM(struct hier_level_out, m, kind)
+static const struct jfield hs_level_f[] = {
+	HLV(level, JK_STR), HLV(memory, JK_BOOL), HLV(cycles, JK_REAL), HLV(ns, JK_REAL), HLV(first_bytes, JK_INT),
+	HLV(last_bytes, JK_INT), HLV(epochs_seen, JK_INT),
+	JF(struct hier_level_out, inner_cycles, JK_REAL, "inner_step_cycles"),
+	JF(struct hier_level_out, inner_ns, JK_REAL, "inner_step_ns"),
+	JF(struct hier_level_out, inner_from, JK_INT, "inner_step_from_bytes"),
+	JF(struct hier_level_out, inner_to, JK_INT, "inner_step_to_bytes"),
+	HLV(walk_bytes, JK_INT), HLV(size_bytes, JK_INT), HLV(size_lo, JK_INT), HLV(size_hi, JK_INTN),
+	HLV(size_min, JK_INTN), HLV(size_max, JK_INTN), HLV(hwloc_size, JK_INTN), HLV(agrees, JK_BOOL),
+	HLV(effective_share, JK_BOOL),
+};
+static const struct jtable hs_level_t = JTABLE(hs_level_f, struct hier_level_out);
+
+static const struct jfield hs_epoch_f[] = {
+	JM(struct hier_epoch_out, caches, JK_INT), JM(struct hier_epoch_out, memory, JK_BOOL),
+	JIN(struct hier_epoch_out, cache_sizes, JK_INTS, NULL), JM(struct hier_epoch_out, huge_bytes, JK_INT),
+	JIN(struct hier_epoch_out, cycles, JK_REALS, NULL),
+};
+static const struct jtable hs_epoch_t = JTABLE(hs_epoch_f, struct hier_epoch_out);
+
+#define HPG(m, kind) JM(struct hier_pages_out, m, kind)
+static const struct jfield hs_pages_f[] = {
+	HPG(source, JK_STR), HPG(thp_mode, JK_STR), HPG(huge_requested, JK_BOOL), HPG(huge_bytes, JK_INT),
+	HPG(page_bytes, JK_INT),
+};
+static const struct jtable hs_pages_t = JTABLE(hs_pages_f, struct hier_pages_out);
+static const struct jfield hs_tlb_f[] = {
+	JM(struct hier_tlb_out, method, JK_STR), JM(struct hier_tlb_out, compared_to_bytes, JK_INT),
+	JM(struct hier_tlb_out, reach_bytes, JK_INTN), JIN(struct hier_tlb_out, cycles_4k, JK_REALS, NULL),
+};
+static const struct jtable hs_tlb_t = JTABLE(hs_tlb_f, struct hier_tlb_out);
+
+#define HS(m, kind) JM(struct hierarchy_section, m, kind)
+#define HSA(m, t) JIN(struct hierarchy_section, m, JK_OBJS, &t)
+static const struct jfield hs_f[] = {
+	HS(method, JK_STR), HS(cpu, JK_INT), HS(seed, JK_INT), HS(ticks_per_cycle, JK_REAL), HS(timer_hz, JK_REAL),
+	JSUB(struct hierarchy_section, pages, JK_OBJ, "pages", hs_pages_t), HS(max_footprint, JK_INT),
+	HS(max_reason, JK_STR), JF(struct hierarchy_section, epochs, JK_INT, "passes"), HS(epochs, JK_INT),
+	HS(epochs_planned, JK_INT), HS(interrupted, JK_BOOL), HS(reached_memory, JK_BOOL), HS(truncated, JK_BOOL),
+	JF(struct hierarchy_section, disagrees, JK_BOOL, "disagrees_with_hwloc"), HS(elapsed_s, JK_REAL),
+	HSA(points, hs_point_t), HSA(levels, hs_level_t), HSA(shelves, hs_level_t), HSA(unstable, hs_level_t),
+	JIN(struct hierarchy_section, hwloc_caches, JK_INTS, NULL), HSA(per_epoch, hs_epoch_t),
+	JSUB(struct hierarchy_section, tlb, JK_OBJN, "tlb", hs_tlb_t),
+};
+static const struct jtable hs_t = JTABLE(hs_f, struct hierarchy_section);
+
 static json_t *obj_json(const struct jtable *t, const void *p);
 
 static json_t *item_json(const struct jfield *f, const char *m, size_t k)
 {
+	const char *d = f->max ? m : *(char *const *)m;
+
 	if (f->kind == JK_STRS)
 		return json_string(m + k * f->size);
 	if (f->kind == JK_INTS)
-		return json_integer((json_int_t)(*(size_t *const *)m)[k]);
-	return obj_json(f->sub, *(char *const *)m + k * f->sub->size);
+		return json_integer((json_int_t)((const size_t *)(const void *)d)[k]);
+	if (f->kind == JK_REALS)
+		return json_real(((const double *)(const void *)d)[k]);
+	return obj_json(f->sub, d + k * f->sub->size);
 }
 
 static json_t *field_json(const struct jfield *f, const char *m)
@@ -163,6 +228,8 @@ static json_t *field_json(const struct jfield *f, const char *m)
 		return json_string(m);
 	case JK_OBJ:
 		return obj_json(f->sub, m);
+	case JK_OBJN:
+		return *(const unsigned *)(const void *)m ? obj_json(f->sub, m) : json_null();
 	default:
 		a = json_array();
 		for (size_t k = 0; k < n; k++)
@@ -193,7 +260,7 @@ static int items_read(const struct jfield *f, json_t *a, char *m, size_t *n)
 	char *d = m;
 	json_t *v;
 
-	if (f->kind != JK_STRS) {
+	if (!f->max) {
 		d = calloc(max ? max : 1, each);
 		if (!d)
 			return -ENOMEM;
@@ -244,6 +311,7 @@ static int field_read(const struct jfield *f, json_t *v, char *m)
 		snprintf(m, f->size, "%s", json_string_value(v) ?: "");
 		return 0;
 	case JK_OBJ:
+	case JK_OBJN:
 		return obj_read(f->sub, v, m);
 	default:
 		return items_read(f, v, m, (size_t *)(m - f->off + f->cnt));
@@ -263,6 +331,11 @@ static int obj_read(const struct jtable *t, json_t *o, void *p)
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+json_t *hierarchy_section_json(const struct hierarchy_section *s)
+{
+	return obj_json(&hs_t, s);
 }
 
 char *report_extra_text(const struct result *r)
@@ -491,6 +564,8 @@ json_t *report_to_json(const struct report *rep)
 		"cycles", "core cycles per op: ticks / ticks_per_cycle",
 		"ns", "wall time per op at the calibrated core clock (cycles / core_hz), not at "
 		      "the clock of the moment"));
+	if (rep->hier)
+		json_object_set_new(root, "hierarchy", hierarchy_section_json(rep->hier));
 	/* extension sections ("c2c", ...) never replace a core key */
 	if (json_is_object(rep->sections))
 		json_object_update_missing(root, rep->sections);
@@ -655,6 +730,10 @@ static void read_top(json_t *root, struct report *rep)
 			c++;
 		if (c < ARRAY_SIZE(core))
 			continue;
+		if (!strcmp(k, "hierarchy") && (rep->hier = calloc(1, sizeof(*rep->hier)))) {
+			obj_read(&hs_t, v, rep->hier);
+			continue;
+		}
 		if (!rep->sections)
 			rep->sections = json_object();
 		json_object_set(rep->sections, k, v);
@@ -1263,44 +1342,49 @@ void report_machine(const struct report *rep, struct card_machine *m)
 	};
 }
 
-static void read_level(json_t *lv, struct card_level *l)
+static double size_of(long long v)
+{
+	return v < 0 ? 0 : (double)v;
+}
+
+static void read_level(const struct hier_level_out *lv, struct card_level *l)
 {
 	*l = (struct card_level){
-		.name = jstr(lv, "level", "?"), .memory = json_is_true(json_object_get(lv, "memory")),
-		.cycles = num_of(lv, "cycles"), .ns = num_of(lv, "ns"), .size = num_of(lv, "size_bytes"),
-		.size_min = num_of(lv, "size_min"), .size_max = num_of(lv, "size_max"),
-		.size_lo = num_of(lv, "size_lo"), .size_hi = num_of(lv, "size_hi"),
-		.first = num_of(lv, "first_bytes"), .last = num_of(lv, "last_bytes"),
-		.hwloc = num_of(lv, "hwloc_size"), .disagrees = json_is_false(json_object_get(lv, "agrees")),
-		.effective_share = json_is_true(json_object_get(lv, "effective_share")),
+		.name = lv->has & 1u << HL_LEVEL ? lv->level : "?", .memory = lv->memory,
+		.cycles = lv->cycles, .ns = lv->ns, .size = (double)lv->size_bytes,
+		.size_min = size_of(lv->size_min), .size_max = size_of(lv->size_max),
+		.size_lo = (double)lv->size_lo, .size_hi = size_of(lv->size_hi),
+		.first = (double)lv->first_bytes, .last = (double)lv->last_bytes,
+		.hwloc = size_of(lv->hwloc_size), .disagrees = lv->has & 1u << (HL_SIZE + 6) && !lv->agrees,
+		.effective_share = lv->effective_share,
 	};
 }
 
 void report_caches(const struct report *rep, struct card_caches *k)
 {
-	json_t *h = json_object_get(rep->sections, "hierarchy"), *v;
-	json_t *tlb = json_object_get(h, "tlb"), *pg = json_object_get(h, "pages");
-	size_t i;
+	const struct hierarchy_section *h = rep->hier;
 
-	json_array_foreach(json_object_get(h, "levels"), i, v)
-		if (k->nlevel < CARD_MAX_LEVELS)
-			read_level(v, &k->level[k->nlevel++]);
-	k->epochs = (int)json_integer_value(json_object_get(h, "epochs"));
-	k->page_bytes = num_of(pg, "page_bytes");
-	k->page_source = jstr(pg, "source", NULL);
-	k->tlb = json_is_object(tlb);
-	k->tlb_reach = num_of(tlb, "reach_bytes");
-	k->tlb_compared = num_of(tlb, "compared_to_bytes");
-	json_array_foreach(json_object_get(h, "points"), i, v) {
-		if (k->npoint == CARD_MAX_POINTS || !(num_of(v, "bytes") > 0) || !(num_of(v, "cycles") > 0))
+	if (!h)
+		return;
+	for (size_t i = 0; i < h->nlevels && k->nlevel < CARD_MAX_LEVELS; i++)
+		read_level(&h->levels[i], &k->level[k->nlevel++]);
+	k->epochs = h->has & 1u << HS_EPOCHS ? h->epochs : 0;
+	k->page_bytes = (double)h->pages.page_bytes;
+	k->page_source = h->pages.has & 1u ? h->pages.source : NULL;
+	k->tlb = h->tlb.has != 0;
+	k->tlb_reach = size_of(h->tlb.reach_bytes);
+	k->tlb_compared = (double)h->tlb.compared_to_bytes;
+	for (size_t i = 0; i < h->npoints; i++) {
+		const struct hier_point_out *p = &h->points[i];
+
+		if (k->npoint == CARD_MAX_POINTS || !(p->bytes > 0) || !(p->cycles > 0))
 			continue;
-		k->point[k->npoint].bytes = num_of(v, "bytes");
-		k->point[k->npoint].cycles = num_of(v, "cycles");
-		k->point[k->npoint++].ns = num_of(v, "ns");
+		k->point[k->npoint].bytes = (double)p->bytes;
+		k->point[k->npoint].cycles = p->cycles;
+		k->point[k->npoint++].ns = p->ns;
 	}
-	json_array_foreach(json_object_get(h, "hwloc_caches"), i, v)
-		if (k->nhwloc < CARD_MAX_HWLOC)
-			k->hwloc[k->nhwloc++] = json_number_value(v);
+	for (size_t i = 0; i < h->nhwloc_caches && k->nhwloc < CARD_MAX_HWLOC; i++)
+		k->hwloc[k->nhwloc++] = (double)h->hwloc_caches[i];
 }
 
 /* Against the report's aligned atomic_inc hit latency row (the session

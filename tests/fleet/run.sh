@@ -170,11 +170,23 @@ export ANSIBLE_CONFIG=$T/ansible.cfg ANSIBLE_INVENTORY=$T/hosts.ini
 export ANSIBLE_LOCAL_TEMP=$T/ansible-tmp ANSIBLE_REMOTE_TEMP=$T/ansible-tmp
 ANSIBLE_PYTHON_INTERPRETER=$(command -v python3)
 export ANSIBLE_NOCOLOR=1 ANSIBLE_PYTHON_INTERPRETER
-mkdir -p "$T/host-a" "$T/host-b" || exit 1
+# Each name is a host of its own name (gethostname, the fingerprint's
+# host): its shell runs in a UTS namespace of its own (a user namespace
+# too where the test is not root), through the inventory's
+# ansible_shell_executable, so the two do not read as one host twice.
+userns=
+[ "$(id -u)" = 0 ] || userns=--map-root-user
+for h in a b; do
+	mkdir -p "$T/host-$h" || exit 1
+	printf '#!/bin/sh\nexec unshare --uts %s /bin/sh -c '\''hostname %s && exec /bin/sh "$@"'\'' sh "$@"\n' \
+		"$userns" "fleet-$h" >"$T/bin/sh-$h" && chmod +x "$T/bin/sh-$h" || exit 1
+	"$T/bin/sh-$h" -c 'test "$(hostname)" = fleet-'$h ||
+		fail "unshare --uts $userns: no host name of its own for $h (the kernel's namespaces?)"
+done
 cat >"$ANSIBLE_INVENTORY" <<EOF
 [fleet]
-a atomcost_dir=$T/host-a
-b atomcost_dir=$T/host-b
+a atomcost_dir=$T/host-a ansible_shell_executable=$T/bin/sh-a
+b atomcost_dir=$T/host-b ansible_shell_executable=$T/bin/sh-b
 [fleet:vars]
 ansible_connection=local
 atomcost_args=$ATOMCOST_ARGS

@@ -16,13 +16,12 @@
 
 /* ---- reading -------------------------------------------------------------- */
 
-static int skip(struct fleet_in *in, const char *path, const char *why)
+static void skip(struct fleet_in *in, const char *path, const char *why)
 {
 	struct fleet_skip *s = &in->skip[in->nskip++];
 
 	snprintf(s->path, sizeof(s->path), "%s", path);
 	s->why = why;
-	return 0;
 }
 
 /* The document read before d with d's host, or NULL. */
@@ -138,6 +137,14 @@ static bool far(const struct fleet *f, const struct fleet_row *s, const struct c
 	return d > FLEET_K * s->spread && d > log1p(f->margin) && d > own;
 }
 
+/* The cell's difference in spreads (infinite over none). */
+static double z_of(const struct fleet_row *s, const struct compare_n_cell *k)
+{
+	double d = log(k->v) - s->mlog;
+
+	return s->spread > 0 ? d / s->spread : copysign(INFINITY, d);
+}
+
 /* Every row's statistics and every cell's p (NAN: not tested). */
 static int test_cells(struct fleet *f, double *p)
 {
@@ -185,7 +192,7 @@ static int name_cells(struct fleet *f, const double *p, const bool *rej)
 			f->named = more;
 			nm = &f->named[f->nnamed++];
 			*nm = (struct fleet_named){ .row = i, .col = j, .change = k->v / s->median - 1,
-						    .z = (log(k->v) - s->mlog) / s->spread, .p = p[i * c->ncols + j] };
+						    .z = z_of(s, k), .p = p[i * c->ncols + j] };
 			s->named++;
 			f->group[f->group_of[j]].named += !hit[j];
 			f->machines_named += !hit[j];

@@ -8,9 +8,10 @@
 #    task/affinity binding, all state in a temporary directory), then the
 #    page's salloc/srun blocks over NODES nodes (1: the one this test has);
 #  - Ansible: an inventory of two names that reach this machine through the
-#    local connection, each with its own atomcost_dir, then the page's
-#    ad-hoc run and fetch;
-#  - the page's collect and compare blocks over the summaries both brought.
+#    local connection, each with its own atomcost_dir and host name, then
+#    the page's ad-hoc run and fetch;
+#  - the page's collect, compare (side by side) and fleet compare blocks
+#    over the summaries both brought.
 # The blocks are adapted only through what they leave open: HOME, --nodes=16,
 # ANSIBLE_INVENTORY, ATOMCOST_ARGS/atomcost_args (configs/quick.conf: a few
 # seconds instead of the default characterization's minute) and PATH.
@@ -87,7 +88,7 @@ run_block() {
 # ```console or a bare ``` are refused: write commands as ```sh) is marked,
 # right above it, and the marks are those run below, in this order; blocks
 # of output (```text, ```json, ...) are not run. Says what is wrong.
-MARKS="slurm-mask slurm-run ansible-run ansible-fetch collect compare types"
+MARKS="slurm-mask slurm-run ansible-run ansible-fetch collect compare types fleet"
 NMARKS=$(wc -w <<<"$MARKS")
 doc_check() {
 	local info sh marks m
@@ -211,4 +212,9 @@ done
 grep -q '</html>' "$W/fleet.html" || fail "compare: fleet.html is no whole HTML page"
 run_block types
 [ "$(awk '{ n += $1 } END { print n }' "$T/types.out")" = 3 ] || fail "types: the counts do not add up to 3 summaries"
-echo "PASS: Slurm ($NODES node) and Ansible (2 hosts) ran docs/fleet.md's commands; compare read their 3 summaries"
+run_block fleet
+grep -q '^# atomcost compare: a fleet of 3 machines, .*(0 of 3 files skipped' "$T/fleet.out" ||
+	fail "fleet: expected a fleet of 3 machines, none skipped: $(head -n 1 "$T/fleet.out")"
+grep -q '^group,.*,g1,3,' "$W/fleet.csv" && grep -q '^row,' "$W/fleet.csv" ||
+	fail "fleet: fleet.csv lacks its group of 3 machines or its rows: $(head -c 300 "$W/fleet.csv")"
+echo "PASS: Slurm ($NODES node) and Ansible (2 hosts) ran docs/fleet.md's commands; compare read their 3 summaries, side by side and as a fleet"

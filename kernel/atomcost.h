@@ -47,10 +47,13 @@ struct ac_probe {
 
 /* fn(c, iters): iters x n copies of op (i: the copy's index, a constant
  * once unrolled), then tail, which runs also at 0 iterations and so belongs
- * to the fixed overhead. p is laundered each iteration so the compiler cannot
- * hoist address arithmetic out of the loop. n is a literal (the pragma's). */
+ * to the fixed overhead; fn_what: op's text as written (AC_LOOP stringifies
+ * it before it expands), what the probe times. p is laundered each iteration
+ * so the compiler cannot hoist address arithmetic out of the loop. n is a
+ * literal (the pragma's). */
 #define AC_PRAGMA_(x) _Pragma(#x)
-#define AC_LOOP_N(fn, n, decl, op, tail)					\
+#define AC_LOOP_N(fn, n, what, decl, op, tail)				\
+	static const char fn##_what[] __maybe_unused = what;			\
 	static noinline void fn(struct ac_ctx *c, u64 iters)			\
 	{									\
 		u8 *p = c->mem;							\
@@ -64,11 +67,11 @@ struct ac_probe {
 		}								\
 		tail;								\
 	}
-#define AC_LOOP(fn, decl, op, tail) AC_LOOP_N(fn, 64, decl, op, tail)
+#define AC_LOOP(fn, decl, op, tail) AC_LOOP_N(fn, 64, #op, decl, op, tail)
 /* Probes that save the flags themselves unroll less: objtool tracks at most
  * 31 nested pushf (local_irq_save) in one function. */
 #define AC_OWN_UNROLL 16
-#define AC_LOOP_OWN(fn, decl, op, tail) AC_LOOP_N(fn, 16, decl, op, tail)
+#define AC_LOOP_OWN(fn, decl, op, tail) AC_LOOP_N(fn, 16, #op, decl, op, tail)
 
 /* The i-th op's line in a throughput form. */
 #define AC_LINE(p, i) ((p) + (i) % AC_LINES * AC_LINE_BYTES)

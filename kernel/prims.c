@@ -84,10 +84,10 @@ static noinline void kmem_cache_bulk_fn(struct ac_ctx *c, u64 iters)
 
 #define R AC_IRQS_RUNNER
 #define O AC_IRQS_OWN
-/* name, twin, the user-space probe it stands beside ("-": none), the
- * kernel's macros timed, the loop, where irqs are off */
-#define PRIM(nm, tw, an, wh, f_, irqs_)					\
-	{ .name = nm, .twin = tw, .analog = an, .what = wh, .fn = f_,	\
+/* name, twin, the user-space probe it stands beside ("-": none), the loop
+ * (its op's text says what is timed), where irqs are off */
+#define PRIM(nm, tw, an, f_, irqs_)						\
+	{ .name = nm, .twin = tw, .analog = an, .what = f_##_what, .fn = f_,	\
 	  .ops = irqs_ == O ? AC_OWN_UNROLL : AC_UNROLL, .irqs = irqs_ }
 /* The 2015 post's bulk sizes (configs/slub-bulk-free.conf). */
 #define BULK(n)								\
@@ -103,36 +103,23 @@ static noinline void kmem_cache_bulk_fn(struct ac_ctx *c, u64 iters)
 	  .ops = 1, .irqs = AC_IRQS_ON, .conc_size = n }
 
 const struct ac_probe ac_prim_probes[] = {
-	PRIM("this_cpu_inc", "-", "this_cpu_inc", "this_cpu_inc", this_cpu_inc_lat, R),
-	PRIM("this_cpu_inc:tput", "-", "this_cpu_inc", "this_cpu_inc", this_cpu_inc_tput, R),
-	PRIM("this_cpu_add", "-", "this_cpu_add", "this_cpu_add", this_cpu_add_lat, R),
-	PRIM("this_cpu_add:tput", "-", "this_cpu_add", "this_cpu_add", this_cpu_add_tput, R),
-	PRIM("this_cpu_cmpxchg", "cmpxchg_local", "this_cpu_cmpxchg", "this_cpu_cmpxchg",
-	     this_cpu_cmpxchg_lat, R),
-	PRIM("local_irq_save", "local_irq_disable", "local_irq_save_analog",
-	     "local_irq_save + local_irq_restore", local_irq_save_fn, O),
-	PRIM("local_irq_disable", "local_irq_save", "-",
-	     "local_irq_disable + local_irq_enable", local_irq_disable_fn, O),
-	PRIM("local_irq_save:store", "cmpxchg_local", "-",
-	     "local_irq_save + READ_ONCE/WRITE_ONCE of a word + local_irq_restore",
-	     local_irq_save_store_fn, O),
-	PRIM("preempt_disable", "-", "preempt_disable", "preempt_disable + preempt_enable",
-	     preempt_disable_fn, R),
-	PRIM("local_lock", "preempt_disable", "preempt_disable", "local_lock + local_unlock",
-	     local_lock_fn, R),
-	PRIM("local_lock_irqsave", "local_irq_save", "local_irq_save_analog",
-	     "local_lock_irqsave + local_unlock_irqrestore", local_lock_irqsave_fn, O),
-	PRIM("spin_lock", "raw_spin_lock", "spin_lock", "spin_lock + spin_unlock", spin_lock_fn, R),
-	PRIM("spin_lock_irqsave", "spin_lock", "-", "spin_lock_irqsave + spin_unlock_irqrestore",
-	     spin_lock_irqsave_fn, O),
-	PRIM("raw_spin_lock", "spin_lock", "raw_spin_lock_inline", "raw_spin_lock + raw_spin_unlock",
-	     raw_spin_lock_fn, R),
-	PRIM("bit_spin_lock", "__bit_spin_unlock", "bit_spin_lock", "bit_spin_lock + bit_spin_unlock",
-	     bit_spin_lock_fn, R),
-	PRIM("__bit_spin_unlock", "bit_spin_lock", "__bit_spin_unlock",
-	     "bit_spin_lock + __bit_spin_unlock", __bit_spin_unlock_fn, R),
-	PRIM("kmem_cache_alloc", "kmem_cache_alloc_bulk:1", "-",
-	     "kmem_cache_alloc + kmem_cache_free", kmem_cache_alloc_fn, AC_IRQS_ON),
+	PRIM("this_cpu_inc", "-", "this_cpu_inc", this_cpu_inc_lat, R),
+	PRIM("this_cpu_inc:tput", "-", "this_cpu_inc", this_cpu_inc_tput, R),
+	PRIM("this_cpu_add", "-", "this_cpu_add", this_cpu_add_lat, R),
+	PRIM("this_cpu_add:tput", "-", "this_cpu_add", this_cpu_add_tput, R),
+	PRIM("this_cpu_cmpxchg", "cmpxchg_local", "this_cpu_cmpxchg", this_cpu_cmpxchg_lat, R),
+	PRIM("local_irq_save", "local_irq_disable", "local_irq_save_analog", local_irq_save_fn, O),
+	PRIM("local_irq_disable", "local_irq_save", "-", local_irq_disable_fn, O),
+	PRIM("local_irq_save:store", "cmpxchg_local", "-", local_irq_save_store_fn, O),
+	PRIM("preempt_disable", "-", "preempt_disable", preempt_disable_fn, R),
+	PRIM("local_lock", "preempt_disable", "preempt_disable", local_lock_fn, R),
+	PRIM("local_lock_irqsave", "local_irq_save", "local_irq_save_analog", local_lock_irqsave_fn, O),
+	PRIM("spin_lock", "raw_spin_lock", "spin_lock", spin_lock_fn, R),
+	PRIM("spin_lock_irqsave", "spin_lock", "-", spin_lock_irqsave_fn, O),
+	PRIM("raw_spin_lock", "spin_lock", "raw_spin_lock_inline", raw_spin_lock_fn, R),
+	PRIM("bit_spin_lock", "__bit_spin_unlock", "bit_spin_lock", bit_spin_lock_fn, R),
+	PRIM("__bit_spin_unlock", "bit_spin_lock", "__bit_spin_unlock", __bit_spin_unlock_fn, R),
+	PRIM("kmem_cache_alloc", "kmem_cache_alloc_bulk:1", "-", kmem_cache_alloc_fn, AC_IRQS_ON),
 	BULK(1), BULK(2), BULK(3), BULK(4), BULK(8), BULK(16), BULK(30), BULK(32),
 	BULK(34), BULK(48), BULK(64), BULK(128), BULK(158), BULK(250),
 	CONC(32), CONC(64), CONC(128), CONC(256), CONC(512), CONC(1024), CONC(2048), CONC(4096),

@@ -390,7 +390,10 @@ static int step_splitlock(struct cz *c)
 	int ret;
 
 	if (c->o->no_split_lock) {
-		set_section(c->rep, "splitlock", json_pack("{s:s}", "skipped", "--no-split-lock"));
+		if (!(c->rep->split = calloc(1, sizeof(*c->rep->split))))
+			return -ENOMEM;
+		c->rep->split->has = 1u << SL_SKIPPED;
+		snprintf(c->rep->split->skipped, sizeof(c->rep->split->skipped), "--no-split-lock");
 		return 0;
 	}
 	ret = topo_bind_thread(c->t, c->cpu);
@@ -398,8 +401,10 @@ static int step_splitlock(struct cz *c)
 		ret = splitlock_measure(SPLIT_OPS, &c->rep->cal, &sr);
 	if (!ret && !splitlock_reference_from(&sr, c->rep))
 		ret = splitlock_reference(&c->rep->cal, &sr);
+	if (!ret && !(c->rep->split = malloc(sizeof(*c->rep->split))))
+		ret = -ENOMEM;
 	if (!ret)
-		set_section(c->rep, "splitlock", splitlock_to_json(&sr));
+		splitlock_section(&sr, c->rep->split);
 	return ret;
 }
 

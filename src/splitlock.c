@@ -462,31 +462,31 @@ void splitlock_announce(const char *skip)
 		"skips them", DEFAULT_OPS, skip);
 }
 
-json_t *splitlock_to_json(const struct splitlock_result *r)
+void splitlock_section(const struct splitlock_result *r, struct splitlock_section *s)
 {
 	const struct splitlock_kernel *k = &r->kernel;
-	json_t *kj = json_pack("{s:s, s:s, s:b, s:b, s:s?, s:i}",
-		"mode", splitlock_mode_name(k->mode), "why", k->why,
-		"flag_split_lock_detect", k->flag_split_lock_detect,
-		"flag_bus_lock_detect", k->flag_bus_lock_detect,
-		"cmdline", k->cmdline[0] ? k->cmdline : NULL, "split_lock_mitigate", k->mitigate);
 
-	if (!r->supported)
-		return json_pack("{s:b, s:s, s:o}", "supported", false, "unsupported", r->unsupported,
-				 "kernel", kj);
-	return json_pack("{s:b, s:s, s:i, s:o, s:b, s:b, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, "
-			 "s:{s:s, s:f, s:f}, s:i, s:f, s:f, s:I, s:f}",
-		"supported", true, "insn", ARCH_INSN_ADD, "split_offset", SPLIT_OFFSET, "kernel", kj,
-		"sigbus", r->sigbus, "throttled", r->throttled,
-		"split_ops", (json_int_t)r->split_ops, "aligned_ops", (json_int_t)r->aligned_ops,
-		"split_ns", r->split_ns, "split_cycles", r->split_cycles,
-		"split_min_cycles", r->split_min_cycles,
-		"aligned_ns", r->aligned_ns, "aligned_cycles", r->aligned_cycles,
-		"aligned_min_cycles", r->aligned_min_cycles, "ratio", r->ratio,
-		"ratio_denominator", "what", r->ref_what ? r->ref_what : "none", "cycles", r->ref_cycles,
-		"ns", r->ref_ns, "misaligned_offset", MISALIGNED_OFFSET, "misaligned_cycles", r->misaligned_cycles,
-		"misaligned_ns", r->misaligned_ns,
-		"voluntary_switches", (json_int_t)r->voluntary_switches, "elapsed_s", r->elapsed_s);
+	*s = (struct splitlock_section){
+		.has = r->supported ? ((1u << SL__COUNT) - 1) & ~(1u << SL_SKIPPED | 1u << SL_UNSUPPORTED) :
+				      1u << SL_SUPPORTED | 1u << SL_UNSUPPORTED | 1u << SL_KERNEL,
+		.supported = r->supported, .split_offset = SPLIT_OFFSET, .sigbus = r->sigbus,
+		.throttled = r->throttled, .split_ops = (long long)r->split_ops, .aligned_ops = (long long)r->aligned_ops,
+		.split_ns = r->split_ns, .split_cycles = r->split_cycles, .split_min_cycles = r->split_min_cycles,
+		.aligned_ns = r->aligned_ns, .aligned_cycles = r->aligned_cycles,
+		.aligned_min_cycles = r->aligned_min_cycles, .ratio = r->ratio,
+		.ratio_denominator = { .has = 7, .cycles = r->ref_cycles, .ns = r->ref_ns },
+		.misaligned_offset = MISALIGNED_OFFSET, .misaligned_cycles = r->misaligned_cycles,
+		.misaligned_ns = r->misaligned_ns, .voluntary_switches = r->voluntary_switches,
+		.elapsed_s = r->elapsed_s,
+		.kernel = { .has = 0x3f, .flag_split_lock_detect = k->flag_split_lock_detect,
+			    .flag_bus_lock_detect = k->flag_bus_lock_detect, .split_lock_mitigate = k->mitigate },
+	};
+	snprintf(s->unsupported, sizeof(s->unsupported), "%s", r->unsupported ? r->unsupported : "");
+	snprintf(s->insn, sizeof(s->insn), "%s", ARCH_INSN_ADD);
+	snprintf(s->ratio_denominator.what, sizeof(s->ratio_denominator.what), "%s", r->ref_what ? r->ref_what : "none");
+	snprintf(s->kernel.mode, sizeof(s->kernel.mode), "%s", splitlock_mode_name(k->mode));
+	snprintf(s->kernel.why, sizeof(s->kernel.why), "%s", k->why);
+	snprintf(s->kernel.cmdline, sizeof(s->kernel.cmdline), "%s", k->cmdline);
 }
 
 void splitlock_print(const struct splitlock_result *r, FILE *f)

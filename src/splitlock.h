@@ -12,9 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <jansson.h>
 
 #include "clock.h"
+#include "sections.h"
 #include "vocab.h"	/* enum splitlock_mode, its names */
 
 /* What the kernel says about split locks. */
@@ -94,7 +94,8 @@ bool splitlock_reference_from(struct splitlock_result *r, const struct report *r
  * tenant of the host, and how to skip them (skip: "--no-split-lock"). */
 void splitlock_announce(const char *skip);
 
-json_t *splitlock_to_json(const struct splitlock_result *r);
+/* The report's section (sections.h). */
+void splitlock_section(const struct splitlock_result *r, struct splitlock_section *s);
 void splitlock_print(const struct splitlock_result *r, FILE *f);
 
 #endif

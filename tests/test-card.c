@@ -290,9 +290,15 @@ static void test_sections(void)
 
 	/* the split lock, from its section */
 	make(&rep, 16.2);
-	rep.sections = json_pack("{s:{s:b, s:b, s:f, s:f, s:f, s:{s:s}}}", "splitlock", "supported", 1,
-				 "sigbus", 0, "split_ns", 1041.0, "aligned_ns", 1.7, "ratio", 612.0, "kernel",
-				 "why", "not detected");
+	rep.split = calloc(1, sizeof(*rep.split));
+	if (!rep.split)
+		abort();
+	*rep.split = (struct splitlock_section){
+		.has = 1u << SL_SUPPORTED | 1u << SL_SIGBUS | 1u << SL_SPLIT_NS | 1u << SL_ALIGNED_NS | 1u << SL_RATIO |
+		       1u << SL_KERNEL,
+		.supported = true, .split_ns = 1041.0, .aligned_ns = 1.7, .ratio = 612.0,
+		.kernel = { .has = 2, .why = "not detected" },
+	};
 	t = card_text(&rep);
 	CHECK(has(t, "1041 ns against 1.7 ns aligned (612x)") && has(t, "kernel: not detected"),
 	      "split-lock line from the section");

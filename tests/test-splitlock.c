@@ -199,6 +199,7 @@ static void test_ratio(void)
 {
 	struct splitlock_result r = { .supported = true, .split_cycles = 3600, .split_ns = 1000,
 				      .aligned_cycles = 6.2, .aligned_ns = 1.72 };
+	struct splitlock_section *s = malloc(sizeof(*s));
 	struct report rep;
 	json_t *j;
 	char *t;
@@ -218,15 +219,19 @@ static void test_ratio(void)
 	      fabs(r.ref_cycles - 7.3) < 1e-9 && fabs(r.ref_ns - 7.3 / 3.6) < 1e-6 &&
 	      strstr(r.ref_what, "atomic_inc"), "the atomic_inc row: %.1fx against %.2f cycles", r.ratio,
 	      r.ref_cycles);
-	j = splitlock_to_json(&r);
+	if (!s)
+		abort();
+	splitlock_section(&r, s);
+	j = splitlock_section_json(s);
 	CHECK(fabs(json_number_value(json_object_get(j, "ratio")) - 493.15) < 0.01 &&
 	      strstr(json_string_value(json_object_get(json_object_get(j, "ratio_denominator"), "what")),
-		     "atomic_inc"), "json: ratio and its denominator");
-	rep.sections = json_pack("{s:o}", "splitlock", j);
+		     "atomic_inc") && !json_object_get(j, "skipped"), "json: ratio and its denominator");
+	json_decref(j);
+	rep.split = s;
 	t = card_of(&rep);
 	CHECK(t && strstr(t, "1000 ns against 2.0 ns for an aligned atomic_inc (493x)"), "card:\n%s", t);
 	free(t);
-	json_object_set_new(rep.sections, "splitlock", json_pack("{s:s}", "skipped", "--no-split-lock"));
+	*s = (struct splitlock_section){ .has = 1u << SL_SKIPPED, .skipped = "--no-split-lock" };
 	t = card_of(&rep);
 	CHECK(t && strstr(t, "split     skipped (--no-split-lock)\n"), "card, skipped:\n%s", t);
 	free(t);

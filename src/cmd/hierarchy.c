@@ -80,6 +80,7 @@ static void print_results(const struct hier_args *a, const struct calibration *c
 {
 	if (a->json) {
 		static struct hierarchy_section s;	/* 26 KiB: off the stack */
+		struct splitlock_section ss;
 		json_t *j = json_object();
 
 		json_object_set_new(j, "calibration", clock_to_json(cal));
@@ -87,8 +88,10 @@ static void print_results(const struct hier_args *a, const struct calibration *c
 			hierarchy_section(h, &s);
 			json_object_set_new(j, "hierarchy", hierarchy_section_json(&s));
 		}
-		if (split)
-			json_object_set_new(j, "splitlock", splitlock_to_json(sl));
+		if (split) {
+			splitlock_section(sl, &ss);
+			json_object_set_new(j, "splitlock", splitlock_section_json(&ss));
+		}
 		json_dumpf(j, stdout, JSON_INDENT(2));
 		putchar('\n');
 		json_decref(j);

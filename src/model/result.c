@@ -23,6 +23,7 @@ void report_free(struct report *rep)
 	json_decref(rep->tool);
 	json_decref(rep->sections);
 	free(rep->hier);
+	free(rep->split);
 	memset(rep, 0, sizeof(*rep));
 }
 

@@ -188,6 +188,7 @@ struct report {
 	json_t *meta;		/* fingerprint, command line, experiment (owned) */
 	json_t *sections;	/* other top-level JSON objects ("c2c", ...), kept as read (owned) */
 	struct hierarchy_section *hier;	/* the measured staircase (sections.h; owned), NULL: none */
+	struct splitlock_section *split;	/* the split lock (sections.h; owned), NULL: none */
 	json_t *tool;		/* the tool identity of a report read back (owned); NULL:
 				 * this build's (a rewrite keeps the measuring tool's) */
 	char topo_summary[256];

@@ -108,8 +108,8 @@ struct epoch_meta {
 size_t report_epochs(const struct report *rep, struct epoch_meta *e, size_t max);
 
 /* The one pass-through: a block of the report kept as it was read (meta:
- * fingerprint, command_line, experiment, characterization; sections:
- * hierarchy, splitlock, c2c), for the writers that show or copy it whole
+ * fingerprint, command_line, experiment, characterization; the c2c
+ * section), for the writers that show or copy it whole
  * (the HTML fingerprint table, the summary JSON). NULL when absent. */
 json_t *report_meta(const struct report *rep, const char *key);
 json_t *report_section(const struct report *rep, const char *key);
@@ -198,5 +198,39 @@ struct hierarchy_section {
 
 /* The section as JSON (report/json.c), for `atomcost hierarchy`. */
 json_t *hierarchy_section_json(const struct hierarchy_section *s);
+
+/* ---- split lock: one locked op across two lines ("splitlock",
+ * splitlock.c fills it; skipped alone under --no-split-lock; unsupported:
+ * supported, unsupported and kernel). cmdline "": null. */
+enum { SL_SKIPPED, SL_SUPPORTED, SL_UNSUPPORTED, SL_INSN, SL_OFFSET, SL_KERNEL, SL_SIGBUS, SL_THROTTLED,
+       SL_SPLIT_OPS, SL_ALIGNED_OPS, SL_SPLIT_NS, SL_SPLIT_CYCLES, SL_SPLIT_MIN, SL_ALIGNED_NS, SL_ALIGNED_CYCLES,
+       SL_ALIGNED_MIN, SL_RATIO, SL_DENOMINATOR, SL_MISALIGNED_OFFSET, SL_MISALIGNED_CYCLES, SL_MISALIGNED_NS,
+       SL_SWITCHES, SL_ELAPSED, SL__COUNT };
+struct splitlock_section {
+	unsigned has;
+	char skipped[32];
+	bool supported;
+	char unsupported[128], insn[32];
+	int split_offset;
+	struct splitlock_kernel_out {
+		unsigned has;
+		char mode[24], why[200];
+		bool flag_split_lock_detect, flag_bus_lock_detect;
+		char cmdline[24];
+		int split_lock_mitigate;
+	} kernel;
+	bool sigbus, throttled;
+	long long split_ops, aligned_ops;
+	double split_ns, split_cycles, split_min_cycles, aligned_ns, aligned_cycles, aligned_min_cycles, ratio;
+	struct splitlock_ref_out { unsigned has; char what[64]; double cycles, ns; } ratio_denominator;
+	int misaligned_offset;
+	double misaligned_cycles, misaligned_ns;
+	long long voluntary_switches;
+	double elapsed_s;
+};
+json_t *splitlock_section_json(const struct splitlock_section *s);
+
+/* rep's typed sections (hierarchy, splitlock) into root, in that order. */
+void report_typed_sections(const struct report *rep, json_t *root);
 
 #endif

@@ -30,6 +30,7 @@ enum jkind {
 	JK_REAL,
 	JK_BOOL,	/* bool, or an int (-1: not said), by size */
 	JK_STR,		/* char[size] */
+	JK_STRN,	/* the same, null when "" */
 	JK_OBJ,		/* a struct of table sub (its has first) */
 	JK_OBJN,	/* the same, null when its has is 0 */
 	JK_STRS,	/* char[max][size] strings, count at cnt */
@@ -192,6 +193,43 @@ static const struct jfield hs_f[] = {
 };
 static const struct jtable hs_t = JTABLE(hs_f, struct hierarchy_section);
 
+/* ---- the split-lock section (sections.h) */
+#define SLK(m, kind) JM(struct splitlock_kernel_out, m, kind)
+static const struct jfield sl_kernel_f[] = {
+	SLK(mode, JK_STR), SLK(why, JK_STR), SLK(flag_split_lock_detect, JK_BOOL), SLK(flag_bus_lock_detect, JK_BOOL),
+	SLK(cmdline, JK_STRN), SLK(split_lock_mitigate, JK_INT),
+};
+static const struct jtable sl_kernel_t = JTABLE(sl_kernel_f, struct splitlock_kernel_out);
+static const struct jfield sl_ref_f[] = {
+	JM(struct splitlock_ref_out, what, JK_STR), JM(struct splitlock_ref_out, cycles, JK_REAL),
+	JM(struct splitlock_ref_out, ns, JK_REAL),
+};
+static const struct jtable sl_ref_t = JTABLE(sl_ref_f, struct splitlock_ref_out);
+
+#define SL(m, kind) JM(struct splitlock_section, m, kind)
+static const struct jfield sl_f[] = {
+	SL(skipped, JK_STR), SL(supported, JK_BOOL), SL(unsupported, JK_STR), SL(insn, JK_STR),
+	SL(split_offset, JK_INT), JSUB(struct splitlock_section, kernel, JK_OBJ, "kernel", sl_kernel_t),
+	SL(sigbus, JK_BOOL), SL(throttled, JK_BOOL), SL(split_ops, JK_INT), SL(aligned_ops, JK_INT),
+	SL(split_ns, JK_REAL), SL(split_cycles, JK_REAL), SL(split_min_cycles, JK_REAL), SL(aligned_ns, JK_REAL),
+	SL(aligned_cycles, JK_REAL), SL(aligned_min_cycles, JK_REAL), SL(ratio, JK_REAL),
+	JSUB(struct splitlock_section, ratio_denominator, JK_OBJ, "ratio_denominator", sl_ref_t),
+	SL(misaligned_offset, JK_INT), SL(misaligned_cycles, JK_REAL), SL(misaligned_ns, JK_REAL),
+	SL(voluntary_switches, JK_INT), SL(elapsed_s, JK_REAL),
+};
+static const struct jtable sl_t = JTABLE(sl_f, struct splitlock_section);
+
+/* The typed sections, in the order a report has them; the others stay
+ * JSON in rep->sections. */
+static const struct typed_section {
+	const char *key;
+	const struct jtable *t;
+	size_t off;		/* of the pointer in struct report */
+} typed[] = {
+	{ "hierarchy", &hs_t, offsetof(struct report, hier) },
+	{ "splitlock", &sl_t, offsetof(struct report, split) },
+};
+
 static json_t *obj_json(const struct jtable *t, const void *p);
 
 static json_t *item_json(const struct jfield *f, const char *m, size_t k)
@@ -226,6 +264,8 @@ static json_t *field_json(const struct jfield *f, const char *m)
 		return json_boolean(f->size == sizeof(bool) ? *(const bool *)m : *(const int *)m > 0);
 	case JK_STR:
 		return json_string(m);
+	case JK_STRN:
+		return *m ? json_string(m) : json_null();
 	case JK_OBJ:
 		return obj_json(f->sub, m);
 	case JK_OBJN:
@@ -308,6 +348,7 @@ static int field_read(const struct jfield *f, json_t *v, char *m)
 			*(int *)m = json_is_true(v);
 		return 0;
 	case JK_STR:
+	case JK_STRN:
 		snprintf(m, f->size, "%s", json_string_value(v) ?: "");
 		return 0;
 	case JK_OBJ:
@@ -336,6 +377,34 @@ static int obj_read(const struct jtable *t, json_t *o, void *p)
 json_t *hierarchy_section_json(const struct hierarchy_section *s)
 {
 	return obj_json(&hs_t, s);
+}
+
+json_t *splitlock_section_json(const struct splitlock_section *s)
+{
+	return obj_json(&sl_t, s);
+}
+
+void report_typed_sections(const struct report *rep, json_t *root)
+{
+	for (const struct typed_section *t = typed; t < typed + ARRAY_SIZE(typed); t++) {
+		const void *p = *(void *const *)(const void *)((const char *)rep + t->off);
+
+		if (p)
+			json_object_set_new(root, t->key, obj_json(t->t, p));
+	}
+}
+
+/* Key's section into its typed struct (allocated); false when key has
+ * none or memory ran out (it stays JSON then). */
+static bool read_typed(struct report *rep, const char *key, json_t *v)
+{
+	for (const struct typed_section *t = typed; t < typed + ARRAY_SIZE(typed); t++) {
+		void **p = (void **)(void *)((char *)rep + t->off);
+
+		if (!strcmp(key, t->key) && (*p = calloc(1, t->t->size)))
+			return obj_read(t->t, v, *p) == 0;
+	}
+	return false;
 }
 
 char *report_extra_text(const struct result *r)
@@ -564,8 +633,7 @@ json_t *report_to_json(const struct report *rep)
 		"cycles", "core cycles per op: ticks / ticks_per_cycle",
 		"ns", "wall time per op at the calibrated core clock (cycles / core_hz), not at "
 		      "the clock of the moment"));
-	if (rep->hier)
-		json_object_set_new(root, "hierarchy", hierarchy_section_json(rep->hier));
+	report_typed_sections(rep, root);
 	/* extension sections ("c2c", ...) never replace a core key */
 	if (json_is_object(rep->sections))
 		json_object_update_missing(root, rep->sections);
@@ -730,10 +798,8 @@ static void read_top(json_t *root, struct report *rep)
 			c++;
 		if (c < ARRAY_SIZE(core))
 			continue;
-		if (!strcmp(k, "hierarchy") && (rep->hier = calloc(1, sizeof(*rep->hier)))) {
-			obj_read(&hs_t, v, rep->hier);
+		if (read_typed(rep, k, v))
 			continue;
-		}
 		if (!rep->sections)
 			rep->sections = json_object();
 		json_object_set(rep->sections, k, v);
@@ -1392,18 +1458,18 @@ void report_caches(const struct report *rep, struct card_caches *k)
  * probe's own aligned ops. */
 void report_split(const struct report *rep, struct card_split *s)
 {
-	json_t *sl = json_object_get(rep->sections, "splitlock");
-	json_t *den = json_object_get(sl, "ratio_denominator");
-	const char *what = jstr(den, "what", NULL);
+	const struct splitlock_section *sl = rep->split;
+	bool den = sl && sl->has & 1u << SL_DENOMINATOR;
 
-	s->state = !sl ? CARD_SPLIT_NONE : json_object_get(sl, "skipped") ? CARD_SPLIT_SKIPPED :
-		   !json_is_true(json_object_get(sl, "supported")) ? CARD_SPLIT_UNSUPPORTED :
-		   json_is_true(json_object_get(sl, "sigbus")) ? CARD_SPLIT_SIGBUS : CARD_SPLIT_MEASURED;
-	s->skipped = jstr(sl, "skipped", NULL);
-	s->has_kernel = json_object_get(sl, "kernel") != NULL;
-	s->kernel_why = jstr(json_object_get(sl, "kernel"), "why", NULL);
-	s->split_ns = num_of(sl, "split_ns");
-	s->aligned_ns = num_of(den ? den : sl, den ? "ns" : "aligned_ns");
-	s->ratio = num_of(sl, "ratio");
-	s->vs_atomic_inc = what && strstr(what, "atomic_inc");
+	if (!sl)
+		return;
+	s->state = sl->has & 1u << SL_SKIPPED ? CARD_SPLIT_SKIPPED : !sl->supported ? CARD_SPLIT_UNSUPPORTED :
+		   sl->sigbus ? CARD_SPLIT_SIGBUS : CARD_SPLIT_MEASURED;
+	s->skipped = sl->has & 1u << SL_SKIPPED ? sl->skipped : NULL;
+	s->has_kernel = sl->has & 1u << SL_KERNEL;
+	s->kernel_why = sl->kernel.has & 1u << 1 ? sl->kernel.why : NULL;
+	s->split_ns = sl->split_ns;
+	s->aligned_ns = den ? sl->ratio_denominator.ns : sl->aligned_ns;
+	s->ratio = sl->ratio;
+	s->vs_atomic_inc = den && strstr(sl->ratio_denominator.what, "atomic_inc");
 }

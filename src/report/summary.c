@@ -119,7 +119,7 @@ json_t *card_to_json(const struct card *c)
 	return o;
 }
 
-static const char *const kept_sections[] = { "splitlock", "c2c" };
+static const char *const kept_sections[] = { "c2c" };
 
 int report_write_summary(const struct report *rep, FILE *f)
 {
@@ -142,8 +142,7 @@ int report_write_summary(const struct report *rep, FILE *f)
 	/* the pass-through: as the report has them */
 	if (report_meta(rep, "fingerprint"))
 		json_object_set(root, "fingerprint", report_meta(rep, "fingerprint"));
-	if (rep->hier)
-		json_object_set_new(root, "hierarchy", hierarchy_section_json(rep->hier));
+	report_typed_sections(rep, root);
 	for (size_t i = 0; i < sizeof(kept_sections) / sizeof(kept_sections[0]); i++)
 		if (report_section(rep, kept_sections[i]))
 			json_object_set(root, kept_sections[i], report_section(rep, kept_sections[i]));

@@ -252,7 +252,6 @@ static const char *no_contention_form(const struct probe *p)
 	return NULL;
 }
 
-/* One probe in one sharing case: n threads, one result. */
 /* Start the n workers, let them run, join them: 0, -EAGAIN (a thread did
  * not start) or a worker's error. */
 static int run_threads(struct cshared *sh, struct cthread *th, unsigned n, const struct probe *p)
@@ -317,6 +316,7 @@ static int add_row(struct topo *t, const struct run_opts *o, const struct probe 
 	return 0;
 }
 
+/* One probe in one sharing case: n threads, one result. */
 static int run_case(struct topo *t, const struct run_opts *o, const struct probe *p,
 		    enum sharing s, const int *os, unsigned n, struct report *rep)
 {

@@ -104,17 +104,30 @@ static void ballast_drop(struct ballast *b)
 		munmap(b->map, b->map_len);
 }
 
+/* rep's meta.epochs, there even when empty; 0 or -ENOMEM. */
+static int epochs_start(struct report *rep)
+{
+	if (!rep->epochs)
+		rep->epochs = calloc(1, sizeof(*rep->epochs));
+	return rep->epochs ? 0 : -ENOMEM;
+}
+
 /* One epoch of the probes of list into rep: fresh state, pinned and
  * calibrated afresh, every result tagged extra.epoch and extra.step (tag,
- * NULL: none); the epoch's calibration and time go to epochs (an array). */
+ * NULL: none); the epoch's calibration and time go to rep's meta.epochs. */
 static int run_epoch(struct topo *t, struct run_opts *o, const struct probe *const *list, size_t n,
-		     unsigned epoch, const char *tag, struct report *rep, json_t *epochs)
+		     unsigned epoch, const char *tag, struct report *rep)
 {
+	struct epoch_out *ep = realloc(rep->epochs, (rep->nepochs + 1) * sizeof(*ep));
 	struct report seg;
 	struct ballast b;
 	size_t first = rep->n;
 	uint64_t w0, c0;
 	int ret, err;
+
+	if (!ep)
+		return -ENOMEM;
+	rep->epochs = ep;
 
 	ballast_take(&b, epoch);
 	report_init(&seg);
@@ -124,24 +137,17 @@ static int run_epoch(struct topo *t, struct run_opts *o, const struct probe *con
 	ret = run_probes(t, o, list, n, &seg);
 	/* cpu_share: the share of the epoch's wall time this thread had its
 	 * CPU; another task on the PU takes it away without a migration */
-	json_array_append_new(epochs, json_pack("{s:i, s:s?, s:f, s:f, s:f, s:f, s:b}", "epoch", epoch, "step", tag,
-						"ticks_per_cycle", seg.cal.ticks_per_cycle, "timer_hz",
-						seg.cal.timer_hz, "wall_s", seg.wall_s, "cpu_share",
-						(double)(thread_cpu_ns() - c0) / (double)(now_ns() - w0 + 1),
-						"partial", seg.partial));
+	ep = &rep->epochs[rep->nepochs++];
+	*ep = (struct epoch_out){ .has = 0x7f, .epoch = (int)epoch, .ticks_per_cycle = seg.cal.ticks_per_cycle,
+				  .timer_hz = seg.cal.timer_hz, .wall_s = seg.wall_s, .partial = seg.partial,
+				  .cpu_share = (double)(thread_cpu_ns() - c0) / (double)(now_ns() - w0 + 1) };
+	snprintf(ep->step, sizeof(ep->step), "%s", tag ? tag : "");
 	err = merge(rep, &seg, tag);
 	for (size_t i = first; i < rep->n && !err; i++)
 		result_set_epoch(&rep->r[i], (int)epoch);
 	report_free(&seg);
 	ballast_drop(&b);
 	return ret ? ret : err;
-}
-
-static void set_meta_epochs(struct report *rep, json_t *epochs)
-{
-	if (!rep->meta)
-		rep->meta = json_object();
-	json_object_set_new(rep->meta, "epochs", epochs);
 }
 
 /* Epochs when --epochs is not given: enough for a t interval (df 2). */
@@ -155,11 +161,10 @@ static void set_meta_epochs(struct report *rep, json_t *epochs)
 static int epochs_run(struct topo *t, struct run_opts *o, const struct probe *const *list,
 		      size_t n, struct report *rep)
 {
-	json_t *epochs = json_array();
 	unsigned k = o->epochs ? o->epochs : SESSION_EPOCHS;
 	uint64_t t0 = now_ns();
 	double limit = o->time_limit_s;
-	int ret = 0;
+	int ret = epochs_start(rep);
 
 	for (unsigned e = 1; e <= k && ret == 0; e++) {
 		if (limit > 0) {
@@ -170,7 +175,7 @@ static int epochs_run(struct topo *t, struct run_opts *o, const struct probe *co
 				break;
 			}
 		}
-		ret = run_epoch(t, o, list, n, e, NULL, rep, epochs);
+		ret = run_epoch(t, o, list, n, e, NULL, rep);
 		if (rep->partial && !strstr(rep->partial_reason, "epoch")) {
 			size_t l = strlen(rep->partial_reason);
 
@@ -180,7 +185,6 @@ static int epochs_run(struct topo *t, struct run_opts *o, const struct probe *co
 	o->time_limit_s = limit;
 	rep->wall_s = (now_ns() - t0) / 1e9;
 	report_pair_twins(rep);
-	set_meta_epochs(rep, epochs);
 	return ret;
 }
 
@@ -213,7 +217,6 @@ struct cz {
 	struct pattern_sizes sizes;	/* from the measured hierarchy */
 	bool have_sizes;
 	json_t *steps;			/* meta.characterization.steps */
-	json_t *epochs;			/* meta.epochs */
 	uint64_t t0;
 };
 
@@ -340,7 +343,7 @@ static int epoch_segment(struct cz *c, unsigned e, enum segment sg, bool all, co
 	if (o.patterns)
 		ret = pattern_check(c->t, &o);
 	if (!ret)
-		ret = run_epoch(c->t, &o, sub, k, e, segments[sg].tag, c->rep, c->epochs);
+		ret = run_epoch(c->t, &o, sub, k, e, segments[sg].tag, c->rep);
 	return ret;
 }
 
@@ -506,8 +509,9 @@ static int characterization(struct topo *t, struct run_opts *o, const struct pro
 	c.cpu = o->cpu_os >= 0 ? o->cpu_os : topo_allowed_os(t, 0);
 	if (!o->no_split_lock)	/* before it starts: its bus locks reach every tenant */
 		splitlock_announce("--no-split-lock (or [run] split_lock = no)");
+	if (epochs_start(rep))
+		return -ENOMEM;
 	c.steps = json_array();
-	c.epochs = json_array();
 	for (size_t i = 0; i < NSTEPS && ret != -EINTR; i++) {
 		uint64_t s0 = now_ns();
 		const char *status = "done";
@@ -537,7 +541,6 @@ static int characterization(struct topo *t, struct run_opts *o, const struct pro
 				      c.have_sizes ? "measured hierarchy" : "hwloc (measured levels incomplete)",
 				      "complete", !rep->partial && !ret));
 	free(c.h);
-	set_meta_epochs(rep, c.epochs);
 	rep->wall_s = (now_ns() - c.t0) / 1e9;
 	report_pair_twins(rep);
 	return ret;

@@ -242,10 +242,14 @@ static void test_lines(void)
 	CHECK(has(t, "noise     5 epochs") && has(t, "quiet"), "noise line");
 	free(t);
 	/* another task took the CPU for half of epoch 2: the card says so */
-	json_object_set_new(rep.meta, "epochs", json_pack("[{s:i, s:f, s:f, s:f}, {s:i, s:f, s:f, s:f}]", "epoch", 1,
-							    "ticks_per_cycle", 0.5, "timer_hz", 2e9, "cpu_share",
-							    0.99, "epoch", 2, "ticks_per_cycle", 0.52, "timer_hz",
-							    2e9, "cpu_share", 0.5));
+	rep.epochs = calloc(2, sizeof(*rep.epochs));
+	if (!rep.epochs)
+		abort();
+	rep.nepochs = 2;	/* has: epoch, ticks_per_cycle, timer_hz, cpu_share */
+	rep.epochs[0] = (struct epoch_out){ .has = 0x2d, .epoch = 1, .ticks_per_cycle = 0.5, .timer_hz = 2e9,
+					    .cpu_share = 0.99 };
+	rep.epochs[1] = (struct epoch_out){ .has = 0x2d, .epoch = 2, .ticks_per_cycle = 0.52, .timer_hz = 2e9,
+					    .cpu_share = 0.5 };
 	t = card_text(&rep);
 	CHECK(has(t, "DISTURBED: in 1 the thread had its CPU under 90% of the time (lowest 50%)") &&
 		      has(t, "core clock 3.85-4.00 GHz over them"), "a disturbed epoch and the clock range");

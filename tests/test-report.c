@@ -364,6 +364,44 @@ static size_t temp_files(const char *dir)
 	return n;
 }
 
+/* meta.epochs (typed) reads back and writes again byte for byte, a step
+ * of null among them, before the reproductions and after the rest. */
+static void test_epochs(const char *dir)
+{
+	char path[1024], *one, *two;
+	struct report rep, back;
+	json_t *j;
+
+	report_init(&rep);
+	report_init(&back);
+	rep.cal = (struct calibration){ .ticks_per_cycle = 0.5, .timer_hz = 2e9, .cycle_source = "test",
+					.timer = "test", .emulation = "" };
+	rep.meta = json_pack("{s:[s], s:[]}", "command_line", "run", "reproductions");
+	rep.epochs = calloc(2, sizeof(*rep.epochs));
+	if (!rep.meta || !rep.epochs)
+		abort();
+	rep.nepochs = 2;
+	rep.epochs[0] = (struct epoch_out){ .has = 0x7f, .epoch = 1, .ticks_per_cycle = 0.5, .cpu_share = 0.99 };
+	rep.epochs[1] = (struct epoch_out){ .has = 0x7f, .epoch = 2, .step = "patterns", .partial = true };
+	snprintf(path, sizeof(path), "%s/epochs.json", dir);
+	CHECK(report_write_file(&rep, report_writer_find("json"), path, false) == 0 &&
+	      report_read(path, &back) == 0 && back.nepochs == 2 && !strcmp(back.epochs[1].step, "patterns"),
+	      "epochs read back");
+	j = report_to_json(&rep);
+	one = json_dumps(json_object_get(j, "meta"), JSON_COMPACT);
+	json_decref(j);
+	j = report_to_json(&back);
+	two = json_dumps(json_object_get(j, "meta"), JSON_COMPACT);
+	json_decref(j);
+	CHECK(one && two && !strcmp(one, two) && strstr(one, "\"step\":null") &&
+	      strstr(one, "\"command_line\":[\"run\"],\"epochs\"") && strstr(one, "],\"reproductions\":[]}"),
+	      "epochs written back byte for byte, in place:\n%s\n%s", one ? one : "", two ? two : "");
+	free(one);
+	free(two);
+	report_free(&rep);
+	report_free(&back);
+}
+
 static void test_atomic_write(const struct report *rep, const char *dir)
 {
 	static const struct report_writer failing = { "failing", "json", fail_midway };
@@ -828,6 +866,7 @@ int main(void)
 	test_twin_verdicts();
 	test_rows();
 	test_extra(dir);
+	test_epochs(dir);
 	report_free(&rep);
 	{
 		char cmd[1100];

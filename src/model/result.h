@@ -189,6 +189,8 @@ struct report {
 	json_t *sections;	/* other top-level JSON objects ("c2c", ...), kept as read (owned) */
 	struct hierarchy_section *hier;	/* the measured staircase (sections.h; owned), NULL: none */
 	struct splitlock_section *split;	/* the split lock (sections.h; owned), NULL: none */
+	struct epoch_out *epochs;	/* meta.epochs (sections.h; owned), NULL: none */
+	size_t nepochs;
 	json_t *tool;		/* the tool identity of a report read back (owned); NULL:
 				 * this build's (a rewrite keeps the measuring tool's) */
 	char topo_summary[256];

@@ -98,8 +98,19 @@ void c2c_section_free(struct c2c_section *s);
  * (drawn as heat maps, kept when written as JSON). 0 or -errno, said. */
 int report_attach_c2c(struct report *rep, const char *path);
 
-/* The epochs' own calibrations and CPU shares (meta.epochs, written by the
- * session); NAN where an epoch says nothing. Returns how many. */
+/* An epoch's clock, time and CPU share (meta.epochs: the session's
+ * run_epoch fills one per epoch and step, report/json.c codes them; step
+ * "": null, no step). */
+struct epoch_out {
+	unsigned has;
+	int epoch;
+	char step[32];
+	double ticks_per_cycle, timer_hz, wall_s, cpu_share;
+	bool partial;
+};
+
+/* The epochs' own calibrations and CPU shares, for the writers; NAN where
+ * an epoch says nothing. Returns how many. */
 #define REPORT_MAX_EPOCHS 64
 struct epoch_meta {
 	int epoch;

@@ -219,6 +219,16 @@ static const struct jfield sl_f[] = {
 };
 static const struct jtable sl_t = JTABLE(sl_f, struct splitlock_section);
 
+/* meta.epochs (sections.h), an array of the report itself */
+#define EPM(m, kind) JM(struct epoch_out, m, kind)
+static const struct jfield epoch_f[] = {
+	EPM(epoch, JK_INT), EPM(step, JK_STRN), EPM(ticks_per_cycle, JK_REAL), EPM(timer_hz, JK_REAL),
+	EPM(wall_s, JK_REAL), EPM(cpu_share, JK_REAL), EPM(partial, JK_BOOL),
+};
+static const struct jtable epoch_t = JTABLE(epoch_f, struct epoch_out);
+static const struct jfield epochs_f = { "epochs", JK_OBJS, offsetof(struct report, epochs), 0,
+					offsetof(struct report, nepochs), 0, &epoch_t };
+
 /* The typed sections, in the order a report has them; the others stay
  * JSON in rep->sections. */
 static const struct typed_section {
@@ -594,6 +604,23 @@ static json_t *result_json(const struct report *rep, const struct result *r)
 	return o;
 }
 
+/* meta as read or made, its typed epochs after every key but the
+ * reproductions (the session writes them last but repro_run_all) */
+static json_t *meta_json(const struct report *rep)
+{
+	json_t *m = json_object(), *v;
+	const char *k;
+
+	json_object_foreach(rep->meta, k, v)
+		if (strcmp(k, "reproductions"))
+			json_object_set(m, k, v);
+	if (rep->epochs)
+		json_object_set_new(m, "epochs", field_json(&epochs_f, (const char *)rep + epochs_f.off));
+	if ((v = json_object_get(rep->meta, "reproductions")))
+		json_object_set(m, "reproductions", v);
+	return m;
+}
+
 json_t *report_to_json(const struct report *rep)
 {
 	json_t *root, *results = json_array();
@@ -611,8 +638,8 @@ json_t *report_to_json(const struct report *rep)
 			 "topology_summary", rep->topo_summary);
 	if (rep->tool)
 		json_object_set(root, "tool", rep->tool);
-	if (rep->meta)
-		json_object_set(root, "meta", rep->meta);
+	if (rep->meta || rep->epochs)
+		json_object_set_new(root, "meta", meta_json(rep));
 	if (rep->topo)
 		json_object_set(root, "topology", rep->topo);
 	json_object_set_new(root, "results", results);
@@ -790,6 +817,12 @@ static void read_top(json_t *root, struct report *rep)
 	if (json_is_object(json_object_get(root, "tool")))
 		rep->tool = json_incref(json_object_get(root, "tool"));
 	rep->meta = json_incref(json_object_get(root, "meta"));
+	if ((v = json_object_get(rep->meta, "epochs"))) {
+		field_read(&epochs_f, v, (char *)rep + epochs_f.off);
+		json_decref(rep->meta);
+		rep->meta = json_copy(json_object_get(root, "meta"));
+		json_object_del(rep->meta, "epochs");
+	}
 	rep->topo = json_incref(json_object_get(root, "topology"));
 	json_object_foreach(root, k, v) {
 		size_t c = 0;
@@ -1151,11 +1184,6 @@ static double nan_or(const json_t *v)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-static double jnum(const json_t *o, const char *key)
-{
-	return nan_or(json_object_get(o, key));
-}
-
 static const char *jstr(const json_t *o, const char *key, const char *dflt)
 {
 	const char *s = json_string_value(json_object_get(o, key));
@@ -1173,18 +1201,23 @@ json_t *report_section(const struct report *rep, const char *key)
 	return json_object_get(rep->sections, key);
 }
 
+static double had(unsigned has, unsigned key, double v)
+{
+	return has & 1u << key ? v : NAN;
+}
+
 size_t report_epochs(const struct report *rep, struct epoch_meta *e, size_t max)
 {
-	json_t *o;
-	size_t i, n = 0;
+	size_t n;
 
-	json_array_foreach(json_object_get(rep->meta, "epochs"), i, o)
-		if (n < max)
-			e[n++] = (struct epoch_meta){
-				.epoch = (int)json_integer_value(json_object_get(o, "epoch")),
-				.ticks_per_cycle = jnum(o, "ticks_per_cycle"), .timer_hz = jnum(o, "timer_hz"),
-				.cpu_share = jnum(o, "cpu_share"),
-			};
+	for (n = 0; n < rep->nepochs && n < max; n++) {
+		const struct epoch_out *o = &rep->epochs[n];
+
+		e[n] = (struct epoch_meta){
+			.epoch = o->epoch, .ticks_per_cycle = had(o->has, 2, o->ticks_per_cycle),
+			.timer_hz = had(o->has, 3, o->timer_hz), .cpu_share = had(o->has, 5, o->cpu_share),
+		};
+	}
 	return n;
 }
 

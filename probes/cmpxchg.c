@@ -221,6 +221,7 @@ CONTEXT_STORES_PAIR(atomic_inc, local_inc, , )
 #define PAT_OP_A(x) v = arch_xchg(x, v);
 #define PAT_OP_N(x) v = arch_xchg_nl(x, v);
 PATTERN_PAIR(xchg, __xchg, 1, PAT_XCH_DECL, PROBE_SINK(v))
+CONTEXT_STORES_PAIR(xchg, __xchg, PAT_XCH_DECL, PROBE_SINK(v))
 #undef PAT_OP_A
 #undef PAT_OP_N
 
@@ -300,6 +301,8 @@ const struct probe probe_xchg = {
 	KSRC(ARCH_KSRC_CMPXCHG, "arch_xchg"),
 	.kernel = "xchg", .desc = "atomic exchange (old value feeds the next op)",
 	.in_default = true, KERNELS(xchg), .patterns = &pat_xchg, .verify = verify_xchg,
+	.menu_need = { NEED_PUBLISH }, .safe_when = "always (fully ordered: x86's smp_store_mb)",
+	.ctx_stores = kc_xchg_stores,
 };
 
 const struct probe probe___xchg = {
@@ -309,6 +312,7 @@ const struct probe probe___xchg = {
 	.kernel = "__xchg (non-atomic exchange: a load and a store)",
 	.desc = "the same exchange as a load and a store; throughput only (no single chain)",
 	.in_default = true, .run = { [MODE_THROUGHPUT] = k___xchg_tput }, .tput_sweep = k___xchg_tput_sweep, .patterns = &pat___xchg, .verify = verify___xchg,
+	.ctx_stores = kc___xchg_stores,
 };
 
 const struct probe probe_atomic_add_return = {

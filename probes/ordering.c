@@ -120,18 +120,24 @@ ORD_PAIR_KERNELS(test_and_set_bit_lock, uint64_t acc = 0; uint64_t nr = BIT_NR; 
 CONTEXT_STORES_PAIR(set_bit_mb_after_atomic, __set_bit_smp_mb, , )
 #undef PAT_OP_A
 #undef PAT_OP_N
-#define PAT_OP_A(x) clear_bit_unlock_X(x)
-#define PAT_OP_N(x) __clear_bit_unlock_X(x)
-CONTEXT_STORES_PAIR(clear_bit_unlock, __clear_bit_unlock, , )
-#undef PAT_OP_A
-#undef PAT_OP_N
+/* The menu's unlock and ordered-publish options in context (their walk,
+ * loads and stores kernels: PATTERN_CONTEXT), each on its own hot lines. */
+#define CTX_OP(i) clear_bit_unlock_X(PAT_HOT_ADDR(p, i))
+PATTERN_CONTEXT(clear_bit_unlock, , )
+#undef CTX_OP
+#define CTX_OP(i) __clear_bit_unlock_X(PAT_HOT_ADDR(p, i))
+PATTERN_CONTEXT(__clear_bit_unlock, , )
+#undef CTX_OP
 
 /* smp_store_mb's generic form, a store then smp_mb(), against xchg (what
  * x86's __smp_store_mb is): stores form no chain, so throughput only. */
 #define store_smp_mb_T(i) arch_store(TPUT_ADDR(p, i), v); arch_smp_mb();
 PROBE_KERNEL_TPUT(k_store_smp_mb_tput, uint64_t v = ctx->scratch, store_smp_mb_T, )
 #define CTX_OP(i) arch_store(PAT_HOT_ADDR(p, i), 0); arch_smp_mb();
-CONTEXT_STORES(store_smp_mb, , )
+PATTERN_CONTEXT(store_smp_mb, , )
+#undef CTX_OP
+#define CTX_OP(i) arch_smp_store_release(PAT_HOT_ADDR(p, i), 0);
+PATTERN_CONTEXT(smp_store_release, , )
 #undef CTX_OP
 /* Release stores and acquire loads in the templates of `store` and
  * `load_chase`'s throughput form, their twins. */
@@ -271,7 +277,8 @@ const struct probe probe_clear_bit_unlock = {
 	.kernel = "clear_bit_unlock(const nr)", KSRC(ARCH_KSRC_BITOPS_LOCK, "arch_clear_bit_unlock"),
 	.desc = "atomic bit clear with release semantics (a bit lock's unlock)",
 	KERNELS(clear_bit_unlock), .verify = verify_clear_bit_unlock,
-	.ctx_stores = kc_clear_bit_unlock_stores,
+	.ctx_stores = kc_clear_bit_unlock_stores, .patterns = &pat_clear_bit_unlock,
+	.menu_need = { NEED_UNLOCK }, .safe_when = "always (atomic, release)",
 };
 
 const struct probe probe___clear_bit_unlock = {
@@ -280,7 +287,8 @@ const struct probe probe___clear_bit_unlock = {
 	.kernel = "__clear_bit_unlock(const nr)", KSRC(ARCH_KSRC_BITOPS_LOCK, "arch___clear_bit_unlock"),
 	.desc = "non-atomic release clear: only the lock holder writes the word",
 	KERNELS(__clear_bit_unlock), .verify = verify___clear_bit_unlock,
-	.ctx_stores = kc___clear_bit_unlock_stores,
+	.ctx_stores = kc___clear_bit_unlock_stores, .patterns = &pat___clear_bit_unlock,
+	.menu_need = { NEED_UNLOCK }, .safe_when = "no other CPU writes the word while the lock is held",
 };
 
 const struct probe probe_test_and_set_bit_lock = {
@@ -298,7 +306,8 @@ const struct probe probe_store_smp_mb = {
 	.kernel_src = "include/asm-generic/barrier.h __smp_store_mb",
 	.desc = "a store made visible before later loads: the generic smp_store_mb",
 	.run = { [MODE_THROUGHPUT] = k_store_smp_mb_tput }, .tput_sweep = k_store_smp_mb_tput_sweep,
-	.verify = verify_store_smp_mb, .ctx_stores = kc_store_smp_mb_stores,
+	.verify = verify_store_smp_mb, .ctx_stores = kc_store_smp_mb_stores, .patterns = &pat_store_smp_mb,
+	.menu_need = { NEED_PUBLISH }, .safe_when = "always (the store is visible before later loads)",
 };
 
 const struct probe probe_smp_store_release = {
@@ -308,6 +317,9 @@ const struct probe probe_smp_store_release = {
 	.desc = "release store (throughput only: stores form no chain)",
 	.run = { [MODE_THROUGHPUT] = k_smp_store_release_tput },
 	.tput_sweep = k_smp_store_release_tput_sweep, .verify = verify_release_acquire,
+	.ctx_stores = kc_smp_store_release_stores, .patterns = &pat_smp_store_release,
+	.menu_need = { NEED_PUBLISH },
+	.safe_when = "readers use smp_load_acquire and only earlier accesses need ordering",
 };
 
 const struct probe probe_smp_load_acquire = {

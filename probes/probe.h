@@ -101,6 +101,8 @@ struct probe_pattern {
 #define NEED_PERCPU_COUNTER "per-CPU counter"
 #define NEED_FREELIST "lockless freelist pop/push"
 #define NEED_CRITICAL "short critical section"
+#define NEED_PUBLISH "ordered publish"
+#define NEED_UNLOCK "unlock"
 
 struct probe {
 	const char *name;	/* kernel-style name on the command line */

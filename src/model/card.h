@@ -40,7 +40,7 @@ struct card_cmp {
 
 #define CARD_MAX_CMP 8
 #define CARD_MAX_SHARE 8
-#define CARD_MAX_NEEDS 6
+#define CARD_MAX_NEEDS 8
 #define CARD_MAX_OPTIONS 8
 
 /* Contention of one locked op by topology class (pattern true-share, ...). */

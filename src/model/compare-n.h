@@ -164,6 +164,13 @@ void compare_n_free(struct compare_n *c);
 
 /* compare_n_sections' title of the row's section. */
 const char *compare_n_section(const struct compare_n_row *r);
+/* A document's word: "?" for a fact it lacks. */
+const char *cn_known(const char *s);
+
+/* The writers (report/compare-n.c): v as a cell shows it, three
+ * significant digits or so, a ratio with x, a KiB row as KiB or MiB when
+ * sizes (the fleet's rows say their unit apart). */
+void compare_n_value(const struct compare_n_row *r, double v, bool sizes, char *buf, size_t len);
 int compare_n_write_text(const struct compare_n *c, FILE *f);
 int compare_n_write_html(const struct compare_n *c, FILE *f);
 extern const char compare_n_css[];	/* the HTML writers' style sheet */

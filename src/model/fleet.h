@@ -90,6 +90,7 @@ void fleet_in_free(struct fleet_in *in);
 int fleet_build(const struct fleet_in *in, const struct compare_n_opts *o, struct fleet *f);
 void fleet_free(struct fleet *f);
 
+/* The writers (report/fleet.c). */
 int fleet_write_text(const struct fleet *f, FILE *out);
 int fleet_write_csv(const struct fleet *f, FILE *out);
 int fleet_write_html(const struct fleet *f, FILE *out);

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* result.c - the report data model: adding results and pairing twins. */
 #include "result.h"
+#include "card.h"
+#include "common.h"
+#include "compare.h"
 #include "sections.h"
 
 #include <errno.h>
@@ -171,6 +174,42 @@ double report_median_cycles(const struct report *rep, const char *name, enum pro
 			v[n++] = result_cycles(rep, r->s.median);
 	}
 	return n ? stats_median(v, n) : NAN;
+}
+
+void report_row(const struct report *rep, size_t i, struct report_row *w)
+{
+	static const struct result *g[1000];
+	double med[1000], p10[1000], p90[1000];
+	size_t n = compare_group(rep, i, g, ARRAY_SIZE(g));
+
+	*w = (struct report_row){ .epochs = n, .min = INFINITY, .lo = INFINITY, .hi = -INFINITY,
+				  .ratio_lo = INFINITY, .ratio_hi = -INFINITY };
+	for (size_t k = 0; k < n; k++) {
+		const struct result *r = g[k];
+
+		med[k] = r->s.median;
+		p10[k] = r->s.p10;
+		p90[k] = r->s.p90;
+		w->min = fmin(w->min, r->s.min);
+		w->samples += r->nsamples;
+		w->disturbed = w->disturbed < 0 || r->disturbed < 0 ? -1 : w->disturbed + r->disturbed;
+		w->lo = fmin(w->lo, n > 1 ? r->s.median : r->s.ci_lo);
+		w->hi = fmax(w->hi, n > 1 ? r->s.median : r->s.ci_hi);
+		if (r->has_ratio) {
+			w->ratio_lo = fmin(w->ratio_lo, n > 1 ? r->ratio : r->ratio_lo);
+			w->ratio_hi = fmax(w->ratio_hi, n > 1 ? r->ratio : r->ratio_hi);
+		}
+	}
+	w->median = stats_median(med, n);
+	w->p10 = stats_median(p10, n);
+	w->p90 = stats_median(p90, n);
+}
+
+bool report_pair_lead(const struct result *r, const struct result *t)
+{
+	int a = card_atomic_rank(r), b = t ? card_atomic_rank(t) : 0;
+
+	return !t || strcmp(t->twin, r->name) || b < a || (b == a && r <= t);
 }
 
 /* Judge the row of rep->r[i] (its first result) against its twin over the

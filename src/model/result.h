@@ -247,6 +247,23 @@ size_t report_judge(const struct report *rep, const char *a, const char *b, enum
 /* Median over the epochs of a row's medians, core cycles; NAN if absent. */
 double report_median_cycles(const struct report *rep, const char *name, enum probe_mode m,
 			    const char *pattern);
+/* A row over its epochs (every result of rep->r[i]'s probe, mode and
+ * pattern: compare_group), ticks per op: the medians of the epochs'
+ * medians, p10s and p90s, the fastest sample of any, the samples and the
+ * disturbed ones in all (-1: unknown), the median's whisker (the range of
+ * the epoch medians; one epoch: its CI) and the ratio to the twin's range
+ * (the same way; ratio_lo > ratio_hi: no ratio). */
+struct report_row {
+	size_t epochs, samples;
+	long disturbed;
+	double median, p10, p90, min, lo, hi, ratio_lo, ratio_hi;
+};
+void report_row(const struct report *rep, size_t i, struct report_row *w);
+/* Whether r is drawn (or printed) with its twin t (NULL: none) under it: a
+ * mutual pair once, from its more atomic side (card_atomic_rank), else
+ * its first; a one-way twin (this_cpu_cmpxchg -> cmpxchg) is drawn with
+ * its own pair too. r and t: the first results of their rows. */
+bool report_pair_lead(const struct result *r, const struct result *t);
 
 /* Conversions using the report's calibration. */
 static inline double result_cycles(const struct report *rep, double ticks)

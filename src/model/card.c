@@ -151,8 +151,8 @@ static void build_cmp(const struct report *rep, struct card *c)
 		judge_part(rep, c->pair_atomic, c->lock_plain, k->pattern, k->mode, &k->lock);
 		judge_part(rep, c->lock_plain, c->pair_plain, k->pattern, k->mode, &k->insn);
 		c->ncmp++;
-		if (k->pair.a && (k->pair.j.v == VERDICT_UNRESOLVED || k->pair.j.v == VERDICT_NONE))
-			c->unresolved++;
+		k->unresolved = k->pair.a && (k->pair.j.v == VERDICT_UNRESOLVED || k->pair.j.v == VERDICT_NONE);
+		c->unresolved += k->unresolved;
 	}
 }
 

@@ -36,6 +36,7 @@ struct card_cmp {
 	const char *pattern;	/* result pattern */
 	enum probe_mode mode;
 	struct card_part pair, lock, insn;
+	bool unresolved;	/* the pair measured, with no definite verdict */
 };
 
 #define CARD_MAX_CMP 8

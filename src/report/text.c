@@ -376,7 +376,7 @@ static void write_noise(const struct card *c, FILE *f)
 		return;
 	fprintf(f, "          unresolved:");
 	for (unsigned i = 0, k = 0; i < c->ncmp; i++)
-		if (c->cmp[i].pair.a && (c->cmp[i].pair.j.v == VERDICT_UNRESOLVED || c->cmp[i].pair.j.v == VERDICT_NONE))
+		if (c->cmp[i].unresolved)
 			fprintf(f, "%s %s", k++ ? "," : "", c->cmp[i].what);
 	fprintf(f, " (%s)\n", c->epochs < 2 ? "one epoch cannot be judged: --epochs 5" :
 		disturbed ? "a quieter machine or more epochs would settle them" :

@@ -240,9 +240,9 @@ enum verdict repro_conclusion_text(char *buf, size_t len, const struct repro_cla
 	return j.v;
 }
 
-double repro_num0(double v)
+json_t *repro_real(double v)
 {
-	return isfinite(v) ? v : 0.0;
+	return isfinite(v) ? json_real(v) : json_null();
 }
 
 json_t *repro_doubles_json(const double *v, size_t n)
@@ -250,7 +250,7 @@ json_t *repro_doubles_json(const double *v, size_t n)
 	json_t *a = json_array();
 
 	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, isfinite(v[i]) ? json_real(v[i]) : json_null());
+		json_array_append_new(a, repro_real(v[i]));
 	return a;
 }
 
@@ -272,11 +272,11 @@ enum verdict repro_conclude(struct repro_ctx *rc, const struct repro_claim *c)
 	}
 	ma = stats_median(a, m);
 	mb = stats_median(b, m);
-	o = json_pack("{s:s,s:s,s:s,s:s,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:I,s:I,s:s}", "what", c->what,
-		      "a", c->a, "b", c->b, "verdict", stats_verdict_name(v), "meas_a", repro_num0(ma),
-		      "meas_b", repro_num0(mb), "saves", repro_num0(mb - ma), "ratio",
-		      repro_num0(j.ratio), "lo", repro_num0(j.lo), "hi", repro_num0(j.hi), "spread",
-		      repro_num0(j.spread), "margin", repro_num0(j.margin), "passes", (json_int_t)m,
+	o = json_pack("{s:s,s:s,s:s,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:I,s:s}", "what", c->what,
+		      "a", c->a, "b", c->b, "verdict", stats_verdict_name(v), "meas_a", repro_real(ma),
+		      "meas_b", repro_real(mb), "saves", repro_real(mb - ma), "ratio",
+		      repro_real(j.ratio), "lo", repro_real(j.lo), "hi", repro_real(j.hi), "spread",
+		      repro_real(j.spread), "margin", repro_real(j.margin), "passes", (json_int_t)m,
 		      "disturbed", (json_int_t)disturbed, "text", text);
 	if (!isnan(c->pub_a) && !isnan(c->pub_b)) {
 		json_object_set_new(o, "pub_a", json_real(c->pub_a));

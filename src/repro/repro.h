@@ -147,8 +147,9 @@ enum verdict repro_conclusion_text(char *buf, size_t len, const struct repro_cla
  * disturbed, text, and pub_a, pub_b, pub_derived when published; pass_a,
  * pass_b, pass_share when per_pass; pub_row when given}). */
 enum verdict repro_conclude(struct repro_ctx *rc, const struct repro_claim *c);
-/* v, or 0 where v is not finite (JSON has no NaN). */
-double repro_num0(double v);
+/* v as a JSON number, or null where it is not finite (JSON has no NaN, and a
+ * figure that was not measured is never written as 0). */
+json_t *repro_real(double v);
 /* v[0..n) as a JSON array, null where not finite. */
 json_t *repro_doubles_json(const double *v, size_t n);
 

@@ -52,27 +52,22 @@ static void text_head(const struct fleet *f, FILE *out)
 	report_mail_wrap(out, "# ", buf);
 }
 
-/* The names of a row: how many, "-" when it was not judged. */
-static void named_text(const struct fleet_row *s, char *buf, size_t len)
-{
-	if (s->judged)
-		snprintf(buf, len, "%zu", s->named);
-	else
-		snprintf(buf, len, "-");
-}
-
-/* The row's median, p10 and p90 as text. */
-static void fmt3(const struct compare_n_row *r, const struct fleet_row *s, char v[3][32])
+/* The row's median, p10 and p90 as text, and its names: how many, "-"
+ * when it was not judged. */
+static void row_text(const struct compare_n_row *r, const struct fleet_row *s, char v[4][32])
 {
 	compare_n_value(r, s->median, false, v[0], sizeof(v[0]));
 	compare_n_value(r, s->p10, false, v[1], sizeof(v[1]));
 	compare_n_value(r, s->p90, false, v[2], sizeof(v[2]));
+	snprintf(v[3], sizeof(v[3]), "%s", "-");
+	if (s->judged)
+		snprintf(v[3], sizeof(v[3]), "%zu", s->named);
 }
 
 int fleet_write_text(const struct fleet *f, FILE *out)
 {
 	const struct compare_n *c = &f->cn;
-	char v[3][32], named[16], skipped[256];
+	char v[4][32], skipped[256];
 
 	text_head(f, out);
 	fprintf(out, "%-56s %-6s %8s %8s %8s %8s %7s %6s\n", "row", "unit", "machines", "median", "p10", "p90", "spread",
@@ -85,10 +80,9 @@ int fleet_write_text(const struct fleet *f, FILE *out)
 			continue;
 		if (i == 0 || r->section != c->rows[i - 1].section)
 			fprintf(out, "## %s\n", compare_n_section(r));
-		fmt3(r, s, v);
-		named_text(s, named, sizeof(named));
+		row_text(r, s, v);
 		fprintf(out, "  %-54.54s %-6s %8zu %8s %8s %8s %6.1f%% %6s\n", r->label, r->unit, s->n, v[0], v[1],
-			v[2], s->spread * 100, named);
+			v[2], s->spread * 100, v[3]);
 	}
 	fprintf(out, "## named: %zu cells on %zu machines\n", f->nnamed, f->machines_named);
 	for (size_t i = 0; i < f->nnamed; i++) {
@@ -239,7 +233,7 @@ static void html_named(const struct fleet *f, FILE *out)
 int fleet_write_html(const struct fleet *f, FILE *out)
 {
 	const struct compare_n *c = &f->cn;
-	char v[3][32], named[16];
+	char v[4][32];
 
 	html_head(f, out);
 	html_named(f, out);
@@ -256,14 +250,13 @@ int fleet_write_html(const struct fleet *f, FILE *out)
 			report_html_escape(out, compare_n_section(r));
 			fputs("</th></tr>\n", out);
 		}
-		fmt3(r, s, v);
-		named_text(s, named, sizeof(named));
+		row_text(r, s, v);
 		fputs("<tr>", out);
 		html_cell(out, r->label);
 		html_cell(out, r->unit);
 		fprintf(out, "<td class=\"v\">%zu</td><td class=\"v\">%s</td><td class=\"v\">%s</td>"
 			     "<td class=\"v\">%s</td><td class=\"v\">%.1f%%</td><td class=\"v\">%s</td></tr>\n", s->n,
-			v[0], v[1], v[2], s->spread * 100, named);
+			v[0], v[1], v[2], s->spread * 100, v[3]);
 	}
 	fputs("</table>\n<p class=\"note\">Written by atomcost " ATOMCOST_VERSION "; self-contained, no scripts.</p>\n"
 	      "</body></html>\n", out);

@@ -33,6 +33,10 @@ int report_write_mail(const struct report *rep, FILE *f);
 int report_write_html(const struct report *rep, FILE *f);
 /* Text as HTML (&, <, >, quotes escaped), for the HTML writers. */
 void report_html_escape(FILE *f, const char *s);
+/* fprintf for an HTML page, with every %s argument escaped: markup goes in
+ * the format, never in an argument. Conversions: %s, %d, %u, %zu, %lld,
+ * %%, and %f or %g with any flags. */
+void __attribute__((format(printf, 2, 3))) report_htmlf(FILE *f, const char *fmt, ...);
 /* A CSV field (RFC 4180: quoted when it holds a comma, quote or newline). */
 void report_csv_str(FILE *f, const char *s);
 /* The summary JSON without samples (report/summary.c): reference cards. */

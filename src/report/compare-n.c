@@ -168,38 +168,24 @@ int compare_n_write_html(const struct compare_n *c, FILE *f)
 	for (size_t j = 0; j < c->ncols; j++) {
 		const struct compare_n_doc *d = c->cols[j].doc;
 
-		fprintf(f, "<tr><th>[%zu]</th><td><b>", j + 1);
-		report_html_escape(f, c->cols[j].name);
-		fputs("</b></td><td>", f);
-		report_html_escape(f, d->path);
-		fputs("</td><td>", f);
-		report_html_escape(f, cn_known(d->started));
-		fprintf(f, "</td><td>%s%s</td></tr>\n", d->summary ? "summary" : "full report",
-			d->partial ? ", PARTIAL" : "");
+		report_htmlf(f, "<tr><th>[%zu]</th><td><b>%s</b></td><td>%s</td><td>%s</td><td>%s%s</td></tr>\n", j + 1,
+			     c->cols[j].name, d->path, cn_known(d->started), d->summary ? "summary" : "full report",
+			     d->partial ? ", PARTIAL" : "");
 	}
 	rule_text(c, rule, sizeof(rule));
-	fputs("</table>\n<p class=\"note\">", f);
-	report_html_escape(f, rule);
-	fputs(" <span style=\"color:#a4161a\">Red</span>: costs more than column 1, "
-	      "<span style=\"color:#1b6b3a\">green</span>: less.</p>\n<table class=\"n\">\n<tr><th>row</th>", f);
-	for (size_t j = 0; j < c->ncols; j++) {
-		fprintf(f, "<th>[%zu] ", j + 1);
-		report_html_escape(f, c->cols[j].name);
-		fputs("</th>", f);
-	}
+	report_htmlf(f, "</table>\n<p class=\"note\">%s <span style=\"color:#a4161a\">Red</span>: costs more than column 1, "
+		     "<span style=\"color:#1b6b3a\">green</span>: less.</p>\n<table class=\"n\">\n<tr><th>row</th>", rule);
+	for (size_t j = 0; j < c->ncols; j++)
+		report_htmlf(f, "<th>[%zu] %s</th>", j + 1, c->cols[j].name);
 	fputs("<th>floor</th></tr>\n", f);
 	for (size_t i = 0; i < c->nrows; i++) {
 		const struct compare_n_row *r = &c->rows[i];
 
-		if (opens_section(c, i)) {
-			fprintf(f, "<tr class=\"sec\"><th colspan=\"%zu\">", c->ncols + 2);
-			report_html_escape(f, compare_n_section(r));
-			fputs("</th></tr>\n", f);
-		}
+		if (opens_section(c, i))
+			report_htmlf(f, "<tr class=\"sec\"><th colspan=\"%zu\">%s</th></tr>\n", c->ncols + 2,
+				     compare_n_section(r));
 		row_label(r, buf, sizeof(buf));
-		fputs("<tr><td class=\"l\">", f);
-		report_html_escape(f, buf + 2);
-		fputs("</td>", f);
+		report_htmlf(f, "<tr><td class=\"l\">%s</td>", buf + 2);
 		for (size_t j = 0; j < c->ncols; j++) {
 			const struct compare_n_cell *k = &r->cells[j];
 
@@ -208,9 +194,7 @@ int compare_n_write_html(const struct compare_n *c, FILE *f)
 				k->marked ? (k->change > 0 ? " up" : " down") : "");
 			if (k->marked)
 				fprintf(f, " title=\"%+.1f%% against column 1, beyond the floor\"", k->change * 100);
-			fputc('>', f);
-			report_html_escape(f, buf);
-			fputs("</td>", f);
+			report_htmlf(f, ">%s</td>", buf);
 		}
 		floor_text(r, c->ncols, buf, sizeof(buf));
 		fprintf(f, "<td>%s</td></tr>\n", buf);

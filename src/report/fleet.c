@@ -169,13 +169,6 @@ int fleet_write_csv(const struct fleet *f, FILE *out)
 
 /* ---- HTML ----------------------------------------------------------------- */
 
-static void html_cell(FILE *out, const char *s)
-{
-	fputs("<td>", out);
-	report_html_escape(out, s);
-	fputs("</td>", out);
-}
-
 static void html_head(const struct fleet *f, FILE *out)
 {
 	char buf[2048];
@@ -185,24 +178,15 @@ static void html_head(const struct fleet *f, FILE *out)
 		     "<h1>atomcost compare: a fleet of %zu machines</h1>\n<p class=\"note\">",
 		f->cn.ncols, compare_n_css, f->cn.ncols);
 	skipped_text(f, buf, sizeof(buf));
-	report_html_escape(out, buf);
-	fputs("</p>\n<table class=\"cols\">\n", out);
-	for (size_t i = 0; i < f->in->nskip; i++) {
-		fputs("<tr><th>skipped</th>", out);
-		html_cell(out, f->in->skip[i].path);
-		html_cell(out, f->in->skip[i].why);
-		fputs("</tr>\n", out);
-	}
-	for (size_t g = 0; g < f->ngroup; g++) {
-		fprintf(out, "<tr><th>g%zu</th><td>%zu machines, %zu named</td>", g + 1, f->group[g].n,
-			f->group[g].named);
-		html_cell(out, f->group[g].label);
-		fputs("</tr>\n", out);
-	}
+	report_htmlf(out, "%s</p>\n<table class=\"cols\">\n", buf);
+	for (size_t i = 0; i < f->in->nskip; i++)
+		report_htmlf(out, "<tr><th>skipped</th><td>%s</td><td>%s</td></tr>\n", f->in->skip[i].path,
+			     f->in->skip[i].why);
+	for (size_t g = 0; g < f->ngroup; g++)
+		report_htmlf(out, "<tr><th>g%zu</th><td>%zu machines, %zu named</td><td>%s</td></tr>\n", g + 1,
+			     f->group[g].n, f->group[g].named, f->group[g].label);
 	fleet_rule(f, buf, sizeof(buf));
-	fputs("</table>\n<p class=\"note\">", out);
-	report_html_escape(out, buf);
-	fputs("</p>\n", out);
+	report_htmlf(out, "</table>\n<p class=\"note\">%s</p>\n", buf);
 }
 
 static void html_named(const struct fleet *f, FILE *out)
@@ -219,13 +203,10 @@ static void html_named(const struct fleet *f, FILE *out)
 
 		compare_n_value(r, r->cells[nm->col].v, false, v[0], sizeof(v[0]));
 		compare_n_value(r, f->row[nm->row].median, false, v[1], sizeof(v[1]));
-		fputs("<tr>", out);
-		html_cell(out, c->cols[nm->col].name);
-		fprintf(out, "<td>g%zu</td>", f->group_of[nm->col] + 1);
-		html_cell(out, r->label);
-		fprintf(out, "<td class=\"v\">%s %s</td><td class=\"v\">%s</td><td class=\"v %s\">%+.1f%%</td>"
-			     "<td class=\"v\">%.1f</td><td class=\"v\">%.2g</td></tr>\n", v[0], r->unit, v[1],
-			nm->change > 0 ? "up" : "down", nm->change * 100, nm->z, nm->p);
+		report_htmlf(out, "<tr><td>%s</td><td>g%zu</td><td>%s</td><td class=\"v\">%s %s</td><td class=\"v\">%s</td>"
+			     "<td class=\"v %s\">%+.1f%%</td><td class=\"v\">%.1f</td><td class=\"v\">%.2g</td></tr>\n",
+			     c->cols[nm->col].name, f->group_of[nm->col] + 1, r->label, v[0], r->unit, v[1],
+			     nm->change > 0 ? "up" : "down", nm->change * 100, nm->z, nm->p);
 	}
 	fputs("</table>\n", out);
 }
@@ -245,18 +226,12 @@ int fleet_write_html(const struct fleet *f, FILE *out)
 
 		if (r->kind == CN_TEXT)
 			continue;
-		if (i == 0 || r->section != c->rows[i - 1].section) {
-			fputs("<tr class=\"sec\"><th colspan=\"8\">", out);
-			report_html_escape(out, compare_n_section(r));
-			fputs("</th></tr>\n", out);
-		}
+		if (i == 0 || r->section != c->rows[i - 1].section)
+			report_htmlf(out, "<tr class=\"sec\"><th colspan=\"8\">%s</th></tr>\n", compare_n_section(r));
 		row_text(r, s, v);
-		fputs("<tr>", out);
-		html_cell(out, r->label);
-		html_cell(out, r->unit);
-		fprintf(out, "<td class=\"v\">%zu</td><td class=\"v\">%s</td><td class=\"v\">%s</td>"
-			     "<td class=\"v\">%s</td><td class=\"v\">%.1f%%</td><td class=\"v\">%s</td></tr>\n", s->n,
-			v[0], v[1], v[2], s->spread * 100, v[3]);
+		report_htmlf(out, "<tr><td>%s</td><td>%s</td><td class=\"v\">%zu</td><td class=\"v\">%s</td><td class=\"v\">%s</td>"
+			     "<td class=\"v\">%s</td><td class=\"v\">%.1f%%</td><td class=\"v\">%s</td></tr>\n", r->label,
+			     r->unit, s->n, v[0], v[1], v[2], s->spread * 100, v[3]);
 	}
 	fputs("</table>\n<p class=\"note\">Written by atomcost " ATOMCOST_VERSION "; self-contained, no scripts.</p>\n"
 	      "</body></html>\n", out);

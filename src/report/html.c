@@ -24,10 +24,7 @@
 #define COL_BASE "#999999"
 #define COL_LOCAL "#e09f3e"
 
-/* fprintf for the page, with every %s argument escaped
- * (report_html_escape): markup goes in the format, never in an argument.
- * Conversions: %s, %d, %u, %zu, %lld, %%, and %f or %g with any flags. */
-static void __attribute__((format(printf, 2, 3))) out(FILE *f, const char *fmt, ...)
+void report_htmlf(FILE *f, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -101,7 +98,7 @@ static void fp_rows(FILE *f, const char *prefix, const json_t *v)
 		}
 		return;
 	}
-	out(f, "<tr><th>%s</th><td>%s", prefix, json_string_value(v));
+	report_htmlf(f, "<tr><th>%s</th><td>%s", prefix, json_string_value(v));
 	if (json_is_number(v))
 		fprintf(f, "%.6g", json_number_value(v));
 	else if (json_is_boolean(v))
@@ -111,7 +108,7 @@ static void fp_rows(FILE *f, const char *prefix, const json_t *v)
 	json_array_foreach(v, i, x) {
 		if (i)
 			fputc(' ', f);
-		out(f, "%s", json_string_value(x));
+		report_htmlf(f, "%s", json_string_value(x));
 		if (json_is_number(x))
 			fprintf(f, "%g", json_number_value(x));
 	}
@@ -181,14 +178,14 @@ static const char *color_of(const struct result *r)
 /* A chart's figure and svg, w x h from the top y0, with its title. */
 static void svg_open(FILE *f, const char *klass, int w, int h, int y0, const char *title)
 {
-	out(f, "<figure><svg class=\"chart %s\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+	report_htmlf(f, "<figure><svg class=\"chart %s\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 	    "viewBox=\"0 %d %d %d\" role=\"img\"><title>%s</title>\n", klass, w, h, y0, w, h, title);
 }
 
 /* One bar with its whisker and value; ratio: to the twin drawn under it. */
 static void bar(const struct row *w, double scale, int y, double ratio, FILE *f)
 {
-	out(f, "<text x=\"%d\" y=\"%d\" class=\"label\">%s</text><rect class=\"bar\" x=\"%d\" y=\"%d\" "
+	report_htmlf(f, "<text x=\"%d\" y=\"%d\" class=\"label\">%s</text><rect class=\"bar\" x=\"%d\" y=\"%d\" "
 	    "width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>%s: %s, %.2f cycles</title></rect>", BAR_LW - 6,
 	    y + 12, w->r->name, BAR_LW, y + 1, fmax(w->cyc, 0) * scale, BAR_H - 3, color_of(w->r), w->r->name,
 	    w->r->insn, w->cyc);
@@ -228,7 +225,7 @@ static void bars_chart(const struct rows *rs, const char *pattern, enum probe_mo
 		return;
 	max *= 1.12;
 	scale = (W - BAR_LW - 70) / max;
-	out(f, "<h3>%s, %s</h3>\n", pattern, mn);
+	report_htmlf(f, "<h3>%s, %s</h3>\n", pattern, mn);
 	snprintf(title, sizeof(title), "%s %s: core cycles per op", pattern, mn);
 	svg_open(f, "bars", W, y + 40, 0, title);
 	for (int k = 0; k <= 4; k++) {	/* axis with 5 ticks */
@@ -250,7 +247,7 @@ static void bars_chart(const struct rows *rs, const char *pattern, enum probe_mo
 			bar(w->twin, scale, y + BAR_H, NAN, f);
 		y += BAR_H * (w->twin ? 2 : 1) + 8;
 	}
-	out(f, "</svg><figcaption>%s, %s: <span style=\"color:%s\">&#9632;</span> atomic, <span style=\"color:%s\">"
+	report_htmlf(f, "</svg><figcaption>%s, %s: <span style=\"color:%s\">&#9632;</span> atomic, <span style=\"color:%s\">"
 	    "&#9632;</span> local-only (atomic against this CPU), <span style=\"color:%s\">&#9632;</span> non-atomic, "
 	    "<span style=\"color:%s\">&#9632;</span> baseline; (xN) is the ratio to the twin drawn under it."
 	    "</figcaption></figure>\n", pattern, mn, COL_ATOMIC, COL_LOCAL, COL_PLAIN, COL_BASE);
@@ -338,10 +335,10 @@ static void fp_curve(const struct rows *rs, const struct plot *s, const struct r
 
 		if (!same_curve(q, w))
 			continue;
-		out(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>%s %s: %.2f cycles, %.0f bytes</title>"
+		report_htmlf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>%s %s: %.2f cycles, %.0f bytes</title>"
 		    "</circle>", plot_x(s, q->fp), plot_y(s, q->cyc), col, q->r->name, q->r->pattern, q->cyc, q->fp);
 	}
-	out(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\"/><text x=\"%.1f\" "
+	report_htmlf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\"/><text x=\"%.1f\" "
 	    "y=\"%d\" class=\"value\" fill=\"%s\">%s%s</text>\n", lastx + 12, 8 + 14 * ncurve, lastx + 26, 8 + 14 * ncurve,
 	    col, lastx + 30, 12 + 14 * ncurve, col, w->r->name, variant_of(w->r));
 }
@@ -397,7 +394,7 @@ static void heatmap(const struct c2c_map *m, FILE *f)
 	const char *unit = m->unit ? m->unit : "ns";
 
 	if (m->method)
-		out(f, "<h3>%s</h3>\n", m->method);
+		report_htmlf(f, "<h3>%s</h3>\n", m->method);
 	for (int i = 0; i < n * n; i++)
 		if (isfinite(m->v[i])) {
 			lo = fmin(lo, m->v[i]);
@@ -419,7 +416,7 @@ static void heatmap(const struct c2c_map *m, FILE *f)
 				continue;
 			}
 			/* light yellow (cheap) to dark red (dear) */
-			out(f, " fill=\"rgb(%d,%d,%d)\"><title>%lld -&gt; %lld: %.1f %s</title></rect>", (int)(255 - 100 * t),
+			report_htmlf(f, " fill=\"rgb(%d,%d,%d)\"><title>%lld -&gt; %lld: %.1f %s</title></rect>", (int)(255 - 100 * t),
 			    (int)(240 - 210 * t), (int)(180 - 150 * t), os, m->cpus[j], val, unit);
 			if (cell >= 48)
 				fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"cellv\">%.0f</text>",
@@ -427,7 +424,7 @@ static void heatmap(const struct c2c_map *m, FILE *f)
 		}
 		fputc('\n', f);
 	}
-	out(f, "<text x=\"%d\" y=\"%d\" class=\"axis\">row: from CPU, column: to CPU; %.1f to %.1f %s</text></svg>"
+	report_htmlf(f, "<text x=\"%d\" y=\"%d\" class=\"axis\">row: from CPU, column: to CPU; %.1f to %.1f %s</text></svg>"
 	    "<figcaption>Cache-to-cache transfer cost (the c2c section of the report); grey: not measured."
 	    "</figcaption></figure>\n", lw, lw + n * cell + 20, lo, hi, unit);
 }
@@ -455,7 +452,7 @@ static void card_caches(const struct card *c, FILE *f)
 			continue;
 		}
 		size_str(l->size, a, sizeof(a), true);
-		out(f, "%s %s %.1f cycles", l->name, a, l->cycles);
+		report_htmlf(f, "%s %s %.1f cycles", l->name, a, l->cycles);
 		if (l->size_min > 0) {
 			size_str(l->size_min, a, sizeof(a), true);
 			size_str(l->size_max, b, sizeof(b), true);
@@ -476,10 +473,10 @@ static void card_caches(const struct card *c, FILE *f)
 		size_str(l->hwloc, a, sizeof(a), true);
 		size_str(l->size, b, sizeof(b), true);
 		if (l->effective_share)
-			out(f, "<br>%s effective share about %s of %s declared: shared with other %s", l->name, b, a,
+			report_htmlf(f, "<br>%s effective share about %s of %s declared: shared with other %s", l->name, b, a,
 			    c->machine.vm > 0 ? "tenants" : "cores");
 		else
-			out(f, "<br><span class=\"warn\">hwloc declares %s = %s, measured about %s: the patterns use the "
+			report_htmlf(f, "<br><span class=\"warn\">hwloc declares %s = %s, measured about %s: the patterns use the "
 			    "measured size</span>", l->name, a, b);
 	}
 	if (k->tlb)
@@ -496,7 +493,7 @@ static void card_machine(const struct report *rep, const struct card *c, FILE *f
 	const struct card_machine *m = &c->machine;
 	char t[256];
 
-	out(f, "<table class=\"card\"><tr><th>machine</th><td>%s (family %s model %s, microcode %s)<br>%s %s, %s, %s"
+	report_htmlf(f, "<table class=\"card\"><tr><th>machine</th><td>%s (family %s model %s, microcode %s)<br>%s %s, %s, %s"
 	    "</td></tr>\n<tr><th>clock</th><td>core %.3f GHz, cycles from %s; ", m->cpu, m->family, m->model,
 	    m->microcode, m->sysname, m->release, card_vm_text(m->vm),
 	    rep->topo_summary[0] ? rep->topo_summary : "topology unknown", rep->cal.core_hz / 1e9,
@@ -506,9 +503,9 @@ static void card_machine(const struct report *rep, const struct card *c, FILE *f
 	fputs("</td></tr>\n<tr><th>caches</th><td>", f);
 	card_caches(c, f);
 	/* the split lock: its cost against the aligned atomic_inc row, or why not measured */
-	out(f, "</td></tr>\n<tr><th>split lock</th><td>%s", card_split_text(&c->split, t, sizeof(t)));
+	report_htmlf(f, "</td></tr>\n<tr><th>split lock</th><td>%s", card_split_text(&c->split, t, sizeof(t)));
 	if (c->split.has_kernel)
-		out(f, "<br>kernel: %s", c->split.kernel_why);
+		report_htmlf(f, "<br>kernel: %s", c->split.kernel_why);
 	fputs("</td></tr>\n</table>\n", f);
 }
 
@@ -518,10 +515,10 @@ static void card_atomicity(const struct card *c, FILE *f)
 		fputs("<p>atomicity: not measured (no atomic/non-atomic twin pair in this report)</p>\n", f);
 		return;
 	}
-	out(f, "<h3>The cost of atomicity: %s against %s</h3>\n<p class=\"note\">They differ in %s", c->pair_atomic,
+	report_htmlf(f, "<h3>The cost of atomicity: %s against %s</h3>\n<p class=\"note\">They differ in %s", c->pair_atomic,
 	    c->pair_plain, c->differs);
 	if (c->lock_plain)
-		out(f, ". The lock's part: %s against %s (the same op unlocked); the instruction's part: %s against %s",
+		report_htmlf(f, ". The lock's part: %s against %s (the same op unlocked); the instruction's part: %s against %s",
 		    c->pair_atomic, c->lock_plain, c->lock_plain, c->pair_plain);
 	fprintf(f, ". Cycles per op, medians of %u epochs; slower or faster only beyond %.0f%% or %.2f cycles, "
 		   "same only by an equivalence test, else unresolved.</p>\n<table class=\"res card\"><tr><th>where"
@@ -532,7 +529,7 @@ static void card_atomicity(const struct card *c, FILE *f)
 		const struct card_cmp *k = &c->cmp[i];
 		char d[48], v[32], l[32], s[32];
 
-		out(f, "<tr><td>%s</td><td>%s</td>", k->what, probe_mode_name(k->mode));
+		report_htmlf(f, "<tr><td>%s</td><td>%s</td>", k->what, probe_mode_name(k->mode));
 		if (!k->pair.a)
 			fputs("<td colspan=\"6\" class=\"note\">not measured</td></tr>\n", f);
 		else
@@ -550,14 +547,14 @@ static void card_sharing(const struct card *c, FILE *f)
 		fputs("<p>sharing: not measured (no contention rows in this report)</p>\n", f);
 		return;
 	}
-	out(f, "<h3>Sharing: %s by 2 threads, per topology class</h3>\n<table class=\"res card\"><tr><th>class</th>"
+	report_htmlf(f, "<h3>Sharing: %s by 2 threads, per topology class</h3>\n<table class=\"res card\"><tr><th>class</th>"
 	    "<th>true sharing</th><th>false sharing</th><th>no sharing</th><th>cycles per op</th></tr>\n",
 	    c->share_probe);
 	for (unsigned i = 0; i < c->nshare; i++) {
 		const struct card_share *s = &c->share[i];
 		const double v[3] = { s->true_share, s->false_share, s->no_share };
 
-		out(f, "<tr><td>%s</td>", s->placement);
+		report_htmlf(f, "<tr><td>%s</td>", s->placement);
 		for (int k = 0; k < 3; k++)
 			fprintf(f, v[k] > 0 ? "<td class=\"n\">%.1f</td>" : "<td class=\"n note\">-</td>", v[k]);
 		fputs("<td>", f);
@@ -585,7 +582,7 @@ static void menu_option(const struct card_option *op, enum card_basis basis, dou
 		fprintf(f, "<td class=\"n\">%s%u</td>", op->tie ? "=" : "", op->rank);
 	else
 		fputs("<td class=\"n\">-</td>", f);
-	out(f, "<td><code>%s</code></td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
+	report_htmlf(f, "<td><code>%s</code></td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
 	    "<td class=\"n\">%s</td><td><svg class=\"spark\" width=\"120\" height=\"10\" role=\"img\"><rect x=\"0\" "
 	    "y=\"1\" width=\"%.1f\" height=\"8\" fill=\"%s\"/></svg></td><td>%s", op->probe, cell[0], cell[1], cell[2],
 	    cell[3], max > 0 && isfinite(cost) ? 120 * cost / max : 0, op->rank == 1 ? COL_PLAIN : COL_BASE,
@@ -609,7 +606,7 @@ static void card_menu(const struct card *c, FILE *f)
 
 		for (unsigned o = 0; o < nd->nopt; o++)
 			max = fmax(max, fmax(card_option_cost(&nd->opt[o], nd->basis), 0));
-		out(f, "<tr class=\"need\"><td rowspan=\"%u\">%s<br><span class=\"note\">ranked by: %s</span></td>",
+		report_htmlf(f, "<tr class=\"need\"><td rowspan=\"%u\">%s<br><span class=\"note\">ranked by: %s</span></td>",
 		    nd->nopt ? nd->nopt : 1, nd->need, card_basis_name(nd->basis));
 		if (!nd->nopt)
 			fputs("<td colspan=\"8\" class=\"note\">not measured</td></tr>\n", f);
@@ -640,7 +637,7 @@ static void stair_frame(const struct plot *s, const struct card_caches *k, FILE 
 			snprintf(lab, sizeof(lab), "DRAM %.0f ns", l->ns);
 		else
 			snprintf(lab, sizeof(lab), "%.6s %.1f cyc", l->name, l->cycles);
-		out(f, "<rect class=\"level\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/><text x=\"%.1f\" "
+		report_htmlf(f, "<rect class=\"level\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/><text x=\"%.1f\" "
 		    "y=\"%d\" class=\"lvl\">%s</text>\n", plot_x(s, l->first), s->top,
 		    fmax(plot_x(s, l->last) - plot_x(s, l->first), 2), s->ph, band[i % ARRAY_SIZE(band)],
 		    (plot_x(s, l->first) + plot_x(s, l->last)) / 2, s->top + 14, lab);
@@ -683,7 +680,7 @@ static void stair_sizes(const struct plot *s, const struct card_caches *k, FILE 
 		if (!(l->size > 0) || l->memory)
 			continue;
 		size_str(l->size, t, sizeof(t), false);
-		out(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" class=\"measured\"/><text x=\"%.1f\" y=\"%d\" "
+		report_htmlf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" class=\"measured\"/><text x=\"%.1f\" y=\"%d\" "
 		    "class=\"mlab\">%s %s measured</text>", plot_x(s, l->size), s->top + 18, plot_x(s, l->size),
 		    s->top + s->ph, plot_x(s, l->size) - 3, s->top + 30, l->name, t);
 		if (l->size_lo > 0 && l->size_hi > l->size_lo)
@@ -777,7 +774,7 @@ static void ratio_bars(const struct card *c, double lmin, double lmax, FILE *f)
 			fprintf(f, "<rect class=\"rbar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"%s>",
 				x, fmin(y0, y1), fmax(bw - 1, 1), fmax(fabs(y1 - y0), 1), palette[k % ARRAY_SIZE(palette)],
 				p->j.v == VERDICT_SAME ? " fill-opacity=\"0.3\"" : "");
-			out(f, "<title>%s / %s, %s: %.2f / %.2f cycles = %.2fx: %s over %zu epochs</title></rect>\n", p->a,
+			report_htmlf(f, "<title>%s / %s, %s: %.2f / %.2f cycles = %.2fx: %s over %zu epochs</title></rect>\n", p->a,
 			    p->b, card_ratio_label(g), p->a_cyc, p->b_cyc, p->a_cyc / p->b_cyc, stats_verdict_name(p->j.v),
 			    p->j.n);
 		}
@@ -808,7 +805,7 @@ static void ratio_chart(const struct card *c, FILE *f)
 			rc_y(pow(2, e), lmin, lmax) + 4, pow(2, e));
 	ratio_bars(c, lmin, lmax, f);
 	for (unsigned k = 0; k < c->nratio; k++)
-		out(f, "<rect x=\"%d\" y=\"%u\" width=\"10\" height=\"10\" fill=\"%s\"/><text x=\"%d\" y=\"%u\" "
+		report_htmlf(f, "<rect x=\"%d\" y=\"%u\" width=\"10\" height=\"10\" fill=\"%s\"/><text x=\"%d\" y=\"%u\" "
 		    "class=\"value\">%s</text>\n", RC_LW + RC_PW + 12, RC_TOP + 4 + 16 * k, palette[k % ARRAY_SIZE(palette)],
 		    RC_LW + RC_PW + 26, RC_TOP + 13 + 16 * k, c->ratio[k].atomic);
 	fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"axis\">atomic op's cycles over its non-atomic twin's (log scale; "
@@ -849,21 +846,21 @@ static void hbars(const struct hbar *b, size_t n, const char *unit, const char *
 	for (size_t i = 0; i < n; i++) {
 		int y = (int)i * row_h;
 
-		out(f, "<text x=\"%d\" y=\"%d\" class=\"label\">%s</text>", label_w - 6, y + 13, b[i].label);
+		report_htmlf(f, "<text x=\"%d\" y=\"%d\" class=\"label\">%s</text>", label_w - 6, y + 13, b[i].label);
 		fprintf(f, "<rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"%s>", label_w,
 			y + 2, fmax(b[i].v, 0) * scale, row_h - 5, b[i].note ? COL_BASE : b[i].color,
 			b[i].note ? " fill-opacity=\"0.4\"" : "");
-		out(f, "<title>%s: %.1f %s</title></rect>", b[i].label, b[i].v, unit);
+		report_htmlf(f, "<title>%s: %.1f %s</title></rect>", b[i].label, b[i].v, unit);
 		if (isfinite(b[i].lo) && isfinite(b[i].hi))
 			fprintf(f, "<path class=\"whisker\" d=\"M%.1f %d H%.1f\"/>", label_w + b[i].lo * scale, y + 9,
 				label_w + b[i].hi * scale);
 		fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"value\">%.1f", label_w + fmax(b[i].v, isfinite(b[i].hi) ?
 			b[i].hi : 0) * scale + 4, y + 13, b[i].v);
 		if (b[i].note)
-			out(f, " (%s)", b[i].note);
+			report_htmlf(f, " (%s)", b[i].note);
 		fputs("</text>\n", f);
 	}
-	out(f, "<text x=\"%d\" y=\"%zu\" class=\"axis\">%s</text></svg>", label_w, n * row_h + 30, unit);
+	report_htmlf(f, "<text x=\"%d\" y=\"%zu\" class=\"axis\">%s</text></svg>", label_w, n * row_h + 30, unit);
 }
 
 /* The c2c round trip of one pair per topology class (the c2c section). */
@@ -889,7 +886,7 @@ static void c2c_class_chart(const struct card *c, FILE *f)
 	if (c->nabsent) {
 		fputs(" Absent here (no PU pair of the class):", f);
 		for (unsigned i = 0; i < c->nabsent; i++)
-			out(f, " %s", c->c2c_absent[i]);
+			report_htmlf(f, " %s", c->c2c_absent[i]);
 		fputc('.', f);
 	}
 	fputs("</figcaption></figure>\n", f);
@@ -953,19 +950,19 @@ static void page_head(const struct report *rep, const json_t *fp, FILE *f)
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>atomcost report", f);
 	report_machine(rep, &m);
 	if (m.host)
-		out(f, ": %s", m.host);
-	out(f, " %s</title>\n", rep->started);
+		report_htmlf(f, ": %s", m.host);
+	report_htmlf(f, " %s</title>\n", rep->started);
 	fprintf(f, "<style>%s</style></head><body>\n<h1>atomcost report</h1>\n<p>", css);
 	fingerprint_oneline(fp, line, sizeof(line));
-	out(f, "%s<br>measured %s in %.1f s; %zu results", line, rep->started, rep->wall_s, rep->n);
+	report_htmlf(f, "%s<br>measured %s in %.1f s; %zu results", line, rep->started, rep->wall_s, rep->n);
 	if (passes > 1)
 		fprintf(f, " in %d interleaved passes (figures are medians of the pass medians)", passes);
-	out(f, ". Core %.3f GHz, timer %.4f GHz, %.4f ticks per core cycle (%s).</p>\n", c->core_hz / 1e9,
+	report_htmlf(f, ". Core %.3f GHz, timer %.4f GHz, %.4f ticks per core cycle (%s).</p>\n", c->core_hz / 1e9,
 	    c->timer_hz / 1e9, c->ticks_per_cycle, c->cycle_source);
 	if (!c->trustworthy)
 		fputs("<p class=\"warn\">The cycle calibration does not agree with itself: read core-cycle figures with care.</p>\n", f);
 	if (rep->partial)
-		out(f, "<p class=\"warn\">PARTIAL report (%s): only what was measured before it stopped.</p>\n",
+		report_htmlf(f, "<p class=\"warn\">PARTIAL report (%s): only what was measured before it stopped.</p>\n",
 		    rep->partial_reason);
 }
 
@@ -1011,7 +1008,7 @@ static void results_table(const struct report *rep, FILE *f)
 		const struct result *r = &rep->r[i];
 		char v[48];
 
-		out(f, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td class=\"n\">%d</td><td>%s</td><td class=\"n\">"
+		report_htmlf(f, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td class=\"n\">%d</td><td>%s</td><td class=\"n\">"
 		    "%.2f</td><td class=\"n\">%.2f</td><td class=\"n\">%.2f</td><td class=\"n\">%.3f</td>", r->name,
 		    r->twin[0] ? r->twin : "-", r->pattern, probe_mode_name(r->mode), result_epoch(r), r->insn,
 		    result_cycles(rep, r->s.min), result_cycles(rep, r->s.median), result_cycles(rep, r->s.p90),

@@ -52,16 +52,23 @@ static void text_head(const struct fleet *f, FILE *out)
 	report_mail_wrap(out, "# ", buf);
 }
 
-/* The row's median, p10 and p90 as text, and its names: how many, "-"
- * when it was not judged. */
-static void row_text(const struct compare_n_row *r, const struct fleet_row *s, char v[4][32])
+/* Row i's median, p10 and p90 as text, and its names: how many, "-" when
+ * it was not judged. NULL for a text row (no figures), else the title of
+ * the section it opens, "" when it opens none. */
+static const char *row_text(const struct fleet *f, size_t i, char v[4][32])
 {
+	const struct compare_n_row *r = &f->cn.rows[i];
+	const struct fleet_row *s = &f->row[i];
+
+	if (r->kind == CN_TEXT)
+		return NULL;
 	compare_n_value(r, s->median, false, v[0], sizeof(v[0]));
 	compare_n_value(r, s->p10, false, v[1], sizeof(v[1]));
 	compare_n_value(r, s->p90, false, v[2], sizeof(v[2]));
 	snprintf(v[3], sizeof(v[3]), "%s", "-");
 	if (s->judged)
 		snprintf(v[3], sizeof(v[3]), "%zu", s->named);
+	return i == 0 || r->section != f->cn.rows[i - 1].section ? compare_n_section(r) : "";
 }
 
 int fleet_write_text(const struct fleet *f, FILE *out)
@@ -73,16 +80,13 @@ int fleet_write_text(const struct fleet *f, FILE *out)
 	fprintf(out, "%-56s %-6s %8s %8s %8s %8s %7s %6s\n", "row", "unit", "machines", "median", "p10", "p90", "spread",
 		"named");
 	for (size_t i = 0; i < c->nrows; i++) {
-		const struct compare_n_row *r = &c->rows[i];
-		const struct fleet_row *s = &f->row[i];
+		const char *sec = row_text(f, i, v);
 
-		if (r->kind == CN_TEXT)
-			continue;
-		if (i == 0 || r->section != c->rows[i - 1].section)
-			fprintf(out, "## %s\n", compare_n_section(r));
-		row_text(r, s, v);
-		fprintf(out, "  %-54.54s %-6s %8zu %8s %8s %8s %6.1f%% %6s\n", r->label, r->unit, s->n, v[0], v[1],
-			v[2], s->spread * 100, v[3]);
+		if (sec && *sec)
+			fprintf(out, "## %s\n", sec);
+		if (sec)
+			fprintf(out, "  %-54.54s %-6s %8zu %8s %8s %8s %6.1f%% %6s\n", c->rows[i].label, c->rows[i].unit,
+				f->row[i].n, v[0], v[1], v[2], f->row[i].spread * 100, v[3]);
 	}
 	fprintf(out, "## named: %zu cells on %zu machines\n", f->nnamed, f->machines_named);
 	for (size_t i = 0; i < f->nnamed; i++) {
@@ -221,17 +225,15 @@ int fleet_write_html(const struct fleet *f, FILE *out)
 	fputs("<h2>rows</h2>\n<table class=\"n\">\n<tr><th>row</th><th>unit</th><th>machines</th><th>median</th>"
 	      "<th>p10</th><th>p90</th><th>spread</th><th>named</th></tr>\n", out);
 	for (size_t i = 0; i < c->nrows; i++) {
-		const struct compare_n_row *r = &c->rows[i];
-		const struct fleet_row *s = &f->row[i];
+		const char *sec = row_text(f, i, v);
 
-		if (r->kind == CN_TEXT)
-			continue;
-		if (i == 0 || r->section != c->rows[i - 1].section)
-			report_htmlf(out, "<tr class=\"sec\"><th colspan=\"8\">%s</th></tr>\n", compare_n_section(r));
-		row_text(r, s, v);
-		report_htmlf(out, "<tr><td>%s</td><td>%s</td><td class=\"v\">%zu</td><td class=\"v\">%s</td><td class=\"v\">%s</td>"
-			     "<td class=\"v\">%s</td><td class=\"v\">%.1f%%</td><td class=\"v\">%s</td></tr>\n", r->label,
-			     r->unit, s->n, v[0], v[1], v[2], s->spread * 100, v[3]);
+		if (sec && *sec)
+			report_htmlf(out, "<tr class=\"sec\"><th colspan=\"8\">%s</th></tr>\n", sec);
+		if (sec)
+			report_htmlf(out, "<tr><td>%s</td><td>%s</td><td class=\"v\">%zu</td><td class=\"v\">%s</td>"
+				     "<td class=\"v\">%s</td><td class=\"v\">%s</td><td class=\"v\">%.1f%%</td>"
+				     "<td class=\"v\">%s</td></tr>\n", c->rows[i].label, c->rows[i].unit, f->row[i].n,
+				     v[0], v[1], v[2], f->row[i].spread * 100, v[3]);
 	}
 	fputs("</table>\n<p class=\"note\">Written by atomcost " ATOMCOST_VERSION "; self-contained, no scripts.</p>\n"
 	      "</body></html>\n", out);

@@ -67,17 +67,18 @@ static int setup_self(struct probe_ctx *ctx)
 	return 0;
 }
 
-#define ORD_PROBE(id, twin_, insn_, macro, desc_)				\
+#define ORD_PROBE(id, twin_, insn_, macro, desc_, ...)				\
 	const struct probe probe_##id = {					\
 		.name = #id, .twin = twin_, .family = "ordering",		\
 		.atomicity = ATOMICITY_BASELINE, .insn = insn_,			\
 		.kernel = #id "()", KSRC(ARCH_KSRC_BARRIER, macro), .desc = desc_,	\
 		.chain = CHAIN_REGISTER, .setup = setup_self,			\
 		.run = { [MODE_LATENCY] = k_##id##_lat, [MODE_THROUGHPUT] = k_##id##_tput }, \
-		.patterns = &pat_##id, .ctx_stores = kc_##id##_stores,		\
+		.patterns = &pat_##id, .ctx_stores = kc_##id##_stores, __VA_ARGS__	\
 	};
-ORD_PROBE(smp_mb, "mb", ARCH_INSN_SMP_MB, "__smp_mb", "full barrier between CPUs")
-ORD_PROBE(mb, "smp_mb", ARCH_INSN_MB, "mb", "mandatory full barrier (also for devices)")
+/* the card's ordering line compares the two full barriers (card_order) */
+ORD_PROBE(smp_mb, "mb", ARCH_INSN_SMP_MB, "__smp_mb", "full barrier between CPUs", .card_order = 1)
+ORD_PROBE(mb, "smp_mb", ARCH_INSN_MB, "mb", "mandatory full barrier (also for devices)", .card_order = 2)
 ORD_PROBE(rmb, "smp_rmb", ARCH_INSN_RMB, "rmb", "mandatory read barrier")
 ORD_PROBE(wmb, "smp_wmb", ARCH_INSN_WMB, "wmb", "mandatory write barrier")
 ORD_PROBE(smp_rmb, "rmb", ARCH_INSN_SMP_RMB_NOW, "__smp_rmb", "read barrier between CPUs")

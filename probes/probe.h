@@ -159,8 +159,10 @@ struct probe {
 	 * 0: none), carried by its results (runner_fill_identity) so the card
 	 * needs no names. card_pair: it against its twin is the atomicity
 	 * paragraph's pair; card_share: the characterization measures its
-	 * contention per topology class (session.c) for the sharing line. */
-	unsigned char card_pair, card_share;
+	 * contention per topology class (session.c) for the sharing line;
+	 * card_order: a full barrier the ordering line compares (the
+	 * characterization runs it). */
+	unsigned char card_pair, card_share, card_order;
 };
 
 /* Why p cannot run here (static reason first, then the run-time check), or

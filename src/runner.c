@@ -399,6 +399,7 @@ void runner_fill_identity(struct result *r, const struct probe *p, enum probe_mo
 	r->analog = p->analog;
 	r->card_pair = p->card_pair;
 	r->card_share = p->card_share;
+	r->card_order = p->card_order;
 	snprintf(r->pattern, sizeof(r->pattern), "hit");
 	r->mode = m;
 	/* the fast-path menu is drawn from the report, not from the probe table */

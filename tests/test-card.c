@@ -329,6 +329,64 @@ static void test_sections(void)
 	report_free(&rep);
 }
 
+/* The two full barriers of the ordering line, as the runner writes their
+ * descriptors' facts (card_order, insn), behind a pending store. */
+static void add_barriers(struct report *rep, double smp_mb, double mb)
+{
+	static const char *const name[] = { "smp_mb", "mb" }, *const insn[] = { "lock addl $0,-4(%rsp)", "mfence" };
+
+	add(rep, name[0], MODE_LATENCY, "hit", smp_mb);
+	add(rep, name[1], MODE_LATENCY, "hit", mb);
+	for (size_t i = 0; i < rep->n; i++)
+		for (int k = 0; k < 2; k++)
+			if (!strcmp(rep->r[i].name, name[k])) {
+				rep->r[i].card_order = (unsigned char)(k + 1);
+				snprintf(rep->r[i].insn, sizeof(rep->r[i].insn), "%s", insn[k]);
+			}
+}
+
+/* The ordering line: "cheapest" only when judged faster over the epochs
+ * (an injected difference either way is found), "the same" for an A/A
+ * pair, "cannot tell" when the epochs spread; the pair from the facts. */
+static void test_order(void)
+{
+	static const struct {
+		double smp_mb, mb, jitter;
+		const char *says;
+	} cases[] = {
+		{ 20.0, 80.0, 0.004, "20.0 cyc, mb (mfence) 80.0 cyc behind a pending store: smp_mb cheapest" },
+		{ 20.0, 15.0, 0.004, "20.0 cyc, mb (mfence) 15.0 cyc behind a pending store: mb cheapest" },
+		{ 20.0, 20.0, 0.004, "behind a pending store: the same" },
+		{ 20.0, 20.0, 0.08, "behind a pending store: cannot tell which is cheaper" },
+	};
+	struct report rep;
+	char *t;
+
+	make(&rep, 16.2);
+	t = card_text(&rep);
+	CHECK(has(t, "ordering  full barrier: not measured"), "no barrier rows: not measured");
+	free(t);
+	report_free(&rep);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		jitter = cases[i].jitter;
+		make(&rep, 16.2);
+		add_barriers(&rep, cases[i].smp_mb, cases[i].mb);
+		t = card_text(&rep);
+		CHECK(has(t, "ordering  full barrier: smp_mb (lock addl $0,-4(%rsp)) ") && has(t, cases[i].says),
+		      "ordering line, case %zu", i);
+		free(t);
+		report_free(&rep);
+	}
+	jitter = 0.004;
+	make(&rep, 16.2);
+	add_barriers(&rep, 20.0, 80.0);
+	rename_probe(&rep, "smp_mb", "fence_a");
+	t = card_text(&rep);
+	CHECK(has(t, "full barrier: fence_a (lock addl $0,-4(%rsp)) 20.0 cyc"), "renamed: the line from the facts");
+	free(t);
+	report_free(&rep);
+}
+
 /* The menu: injected costs found, ties by the rule, no list of names. */
 static void test_menu(void)
 {
@@ -391,5 +449,6 @@ int main(void)
 	test_sections();
 	test_menu();
 	test_card_facts();
+	test_order();
 	return test_done("card");
 }

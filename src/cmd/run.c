@@ -284,10 +284,11 @@ static int prepare_run(struct run_cmd *rc, struct pmu_set *evset, struct topo **
 }
 
 /* The probes: named (on the command line or in [run] probes), of the
- * families, else the default set (the characterization adds the locks and
- * per-CPU ops); then each probe's twin, for the ratio. *characterize: no
- * probe names, families, experiment file or engine options, so the
- * default characterization of this machine (session.c). An exit code. */
+ * families, else the default set (the characterization adds the locks,
+ * per-CPU ops, the ordering line's barriers and every menu option: probe.h);
+ * then each probe's twin, for the ratio. *characterize: no probe names,
+ * families, experiment file or engine options, so the default
+ * characterization of this machine (session.c). An exit code. */
 static int select_probes(struct run_cmd *rc, int argc, char **argv, const struct experiment *exp,
 			 bool *characterize)
 {
@@ -307,7 +308,8 @@ static int select_probes(struct run_cmd *rc, int argc, char **argv, const struct
 		for (size_t i = 0; i < probe_count; i++)
 			if ((probe_table[i]->in_default ||
 			     (*characterize && (!strcmp(probe_table[i]->family, "lock") ||
-						!strcmp(probe_table[i]->family, "percpu")))) &&
+						!strcmp(probe_table[i]->family, "percpu") ||
+						probe_table[i]->card_order || probe_table[i]->menu_need[0]))) &&
 			    !probe_unsupported(probe_table[i]))
 				select_add(&rc->sel, probe_table[i]);
 	n = rc->no_twins ? 0 : rc->sel.n;

@@ -236,6 +236,49 @@ const char *card_part_cell(const struct card_part *p, char *buf, size_t len)
 	return buf;
 }
 
+/* The card_order row after rank `above` with the lowest rank (hit latency). */
+static const struct result *order_row(const struct report *rep, unsigned above)
+{
+	const struct result *best = NULL;
+
+	for (size_t i = 0; i < rep->n; i++) {
+		const struct result *r = &rep->r[i];
+
+		if (r->card_order > above && r->mode == MODE_LATENCY && !strcmp(r->pattern, "hit") &&
+		    (!best || r->card_order < best->card_order))
+			best = r;
+	}
+	return best;
+}
+
+/* The ordering line's pair (from the descriptors' card_order: no names). */
+static void build_order(const struct report *rep, struct card *c)
+{
+	const struct result *a = order_row(rep, 0), *b = a ? order_row(rep, a->card_order) : NULL;
+
+	judge_part(rep, a ? a->name : NULL, b ? b->name : NULL, "hit", MODE_LATENCY, &c->order);
+	if (!c->order.a)
+		return;
+	c->order_insn_a = a->insn;
+	c->order_insn_b = b->insn;
+}
+
+const char *card_order_text(const struct card *c, char *buf, size_t len)
+{
+	const struct card_part *p = &c->order;
+	enum verdict v = p->j.v;
+
+	if (!p->a)
+		snprintf(buf, len, "not measured (no full-barrier rows in this report)");
+	else
+		snprintf(buf, len, "%s (%s) %.1f cyc, %s (%s) %.1f cyc behind a pending store: %s%s", p->a,
+			 c->order_insn_a, p->a_cyc, p->b, c->order_insn_b, p->b_cyc,
+			 v == VERDICT_FASTER ? p->a : v == VERDICT_SLOWER ? p->b : "",
+			 v == VERDICT_FASTER || v == VERDICT_SLOWER ? " cheapest" :
+			 v == VERDICT_SAME ? "the same" : "cannot tell which is cheaper");
+	return buf;
+}
+
 /* ---- the machine and the sections -------------------------------------- */
 
 const char *card_vm_text(int vm)
@@ -572,6 +615,7 @@ int card_build(const struct report *rep, struct card *c)
 	build_cmp(rep, c);
 	build_noise(rep, c);
 	build_menu(rep, c);
+	build_order(rep, c);
 	build_ratio(rep, c);
 	build_c2c(rep, c);
 	build_cases(rep, c);

@@ -174,6 +174,11 @@ struct card {
 	const char *share_probe;
 	struct card_need need[CARD_MAX_NEEDS];
 	unsigned nneed;
+	/* The ordering line: the full barriers of the two lowest
+	 * result.card_order, a against b behind a pending store (the hit
+	 * latency row: store, barrier, a load that waits for it). */
+	struct card_part order;
+	const char *order_insn_a, *order_insn_b;
 	/* for the charts */
 	struct card_ratio ratio[CARD_MAX_RATIO];
 	unsigned nratio;
@@ -193,6 +198,10 @@ const char *card_part_word(const struct card_part *p, char *buf, size_t len);
 const char *card_diff_cell(const struct card_part *p, char *buf, size_t len);
 /* "+19.5 slower 2.1x", "+0.1 same", "-": a part in one cell. */
 const char *card_part_cell(const struct card_part *p, char *buf, size_t len);
+/* The ordering line: "smp_mb (lock addl $0,-4(%rsp)) 20.0 cyc, mb (mfence)
+ * 80.6 cyc behind a pending store: smp_mb cheapest" ("cannot tell" or
+ * "the same" unless judged faster), or why not measured. */
+const char *card_order_text(const struct card *c, char *buf, size_t len);
 /* "virtual machine (hypervisor flag set)", ... for card_machine.vm. */
 const char *card_vm_text(int vm);
 /* The split-lock sentence: "a locked op across two cache lines: 1270 ns

@@ -506,6 +506,7 @@ static void card_machine(const struct report *rep, const struct card *c, FILE *f
 	report_htmlf(f, "</td></tr>\n<tr><th>split lock</th><td>%s", card_split_text(&c->split, t, sizeof(t)));
 	if (c->split.has_kernel)
 		report_htmlf(f, "<br>kernel: %s", c->split.kernel_why);
+	report_htmlf(f, "</td></tr>\n<tr><th>ordering</th><td>full barrier: %s", card_order_text(c, t, sizeof(t)));
 	fputs("</td></tr>\n</table>\n", f);
 }
 

@@ -111,11 +111,12 @@ json_t *card_to_json(const struct card *c)
 		json_array_append_new(menu_j, json_pack("{s:s, s:s, s:o}", "need", c->need[n].need, "ranked_by",
 							card_basis_name(c->need[n].basis), "options", opts));
 	}
-	o = json_pack("{s:s?, s:s?, s:s?, s:s, s:i, s:f, s:i, s:f, s:o, s:s?, s:o, s:o}", "atomic",
+	o = json_pack("{s:s?, s:s?, s:s?, s:s, s:i, s:f, s:i, s:f, s:o, s:s?, s:o, s:o, s:o}", "atomic",
 		      c->pair_atomic, "plain", c->pair_plain, "unlocked", c->lock_plain, "differs", c->differs,
 		      "epochs", (json_int_t)c->epochs, "disturbed", c->disturbed, "disturbed_epochs",
 		      (json_int_t)c->disturbed_epochs, "cpu_share", c->cpu_share, "atomicity", cmp,
-		      "sharing_probe", c->share_probe, "sharing", share, "menu", menu_j);
+		      "sharing_probe", c->share_probe, "sharing", share, "menu", menu_j, "ordering",
+		      part_json(&c->order));
 	return o;
 }
 

@@ -453,6 +453,7 @@ int card_write_text(const struct report *rep, FILE *f)
 {
 	struct card c;
 	int err = card_build(rep, &c);
+	char t[256];
 
 	if (err)
 		return err;
@@ -462,6 +463,7 @@ int card_write_text(const struct report *rep, FILE *f)
 	write_noise(&c, f);
 	write_share(&c, f);
 	write_splitlock(&c.split, f);
+	fprintf(f, "ordering  full barrier: %s\n", card_order_text(&c, t, sizeof(t)));
 	write_menu(&c, f);
 	fprintf(f, "==\n");
 	return ferror(f) ? -EIO : 0;

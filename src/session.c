@@ -216,7 +216,6 @@ struct cz {
 	struct hierarchy *h;
 	struct pattern_sizes sizes;	/* from the measured hierarchy */
 	bool have_sizes;
-	json_t *steps;			/* meta.characterization.steps */
 	uint64_t t0;
 };
 
@@ -483,6 +482,7 @@ static const struct {
 	{ "topology: c2c and sharing per pair class", 5, step_topology },
 };
 #define NSTEPS (sizeof(steps) / sizeof(steps[0]))
+_Static_assert(NSTEPS <= CHARZ_MAX_STEPS, "meta.characterization holds every step");
 
 static void progress(const struct cz *c, size_t i)
 {
@@ -504,14 +504,15 @@ static int characterization(struct topo *t, struct run_opts *o, const struct pro
 			    size_t n, struct report *rep)
 {
 	struct cz c = { .t = t, .o = o, .list = list, .n = n, .rep = rep, .t0 = now_ns() };
+	struct characterization_meta *cm;
+	struct charz_step *st;
 	int ret = 0;
 
 	c.cpu = o->cpu_os >= 0 ? o->cpu_os : topo_allowed_os(t, 0);
 	if (!o->no_split_lock)	/* before it starts: its bus locks reach every tenant */
 		splitlock_announce("--no-split-lock (or [run] split_lock = no)");
-	if (epochs_start(rep))
+	if (epochs_start(rep) || !(cm = rep->charz = calloc(1, sizeof(*cm))))
 		return -ENOMEM;
-	c.steps = json_array();
 	for (size_t i = 0; i < NSTEPS && ret != -EINTR; i++) {
 		uint64_t s0 = now_ns();
 		const char *status = "done";
@@ -533,13 +534,15 @@ static int characterization(struct topo *t, struct run_opts *o, const struct pro
 		} else if (ret) {
 			break;
 		}
-		json_array_append_new(c.steps, json_pack("{s:s, s:f, s:s}", "step", steps[i].name,
-							 "seconds", (now_ns() - s0) / 1e9, "status", status));
+		st = &cm->steps[cm->nsteps++];
+		*st = (struct charz_step){ .has = 7, .seconds = (now_ns() - s0) / 1e9 };
+		snprintf(st->step, sizeof(st->step), "%s", steps[i].name);
+		snprintf(st->status, sizeof(st->status), "%s", status);
 	}
-	json_object_set_new(rep->meta, "characterization",
-			    json_pack("{s:o, s:s, s:b}", "steps", c.steps, "pattern_sizes",
-				      c.have_sizes ? "measured hierarchy" : "hwloc (measured levels incomplete)",
-				      "complete", !rep->partial && !ret));
+	cm->has = 7;
+	snprintf(cm->pattern_sizes, sizeof(cm->pattern_sizes), "%s",
+		 c.have_sizes ? "measured hierarchy" : "hwloc (measured levels incomplete)");
+	cm->complete = !rep->partial && !ret;
 	free(c.h);
 	rep->wall_s = (now_ns() - c.t0) / 1e9;
 	report_pair_twins(rep);

@@ -95,11 +95,12 @@ static void make(struct report *rep, const struct machine *m)
 	rep->cal.emulation = "";
 	snprintf(rep->started, sizeof(rep->started), "2026-11-30T12:00:00Z");
 	snprintf(rep->topo_summary, sizeof(rep->topo_summary), "1 package, 2 cores");
-	rep->meta = json_pack("{s:{s:s, s:{s:s, s:s, s:s, s:s}, s:{s:s}}, s:{}}", "fingerprint", "host", "h",
+	rep->meta = json_pack("{s:{s:s, s:{s:s, s:s, s:s, s:s}, s:{s:s}}}", "fingerprint", "host", "h",
 			      "cpu", "model_name", m->model, "family", "25", "model", "17", "microcode", "0x1",
-			      "kernel", "release", "6.1", "characterization");
+			      "kernel", "release", "6.1");
+	rep->charz = calloc(1, sizeof(*rep->charz));	/* a characterization: {} */
 	rep->hier = calloc(1, sizeof(*rep->hier));
-	if (!rep->hier)
+	if (!rep->hier || !rep->charz)
 		abort();
 	rep->hier->has = 1u << HS_LEVELS;
 	rep->hier->nlevels = 3;

@@ -364,8 +364,9 @@ static size_t temp_files(const char *dir)
 	return n;
 }
 
-/* meta.epochs (typed) reads back and writes again byte for byte, a step
- * of null among them, before the reproductions and after the rest. */
+/* meta.characterization and meta.epochs (typed) read back and write again
+ * byte for byte, a step of null among them, before the reproductions and
+ * after the rest. */
 static void test_epochs(const char *dir)
 {
 	char path[1024], *one, *two;
@@ -378,8 +379,11 @@ static void test_epochs(const char *dir)
 					.timer = "test", .emulation = "" };
 	rep.meta = json_pack("{s:[s], s:[]}", "command_line", "run", "reproductions");
 	rep.epochs = calloc(2, sizeof(*rep.epochs));
-	if (!rep.meta || !rep.epochs)
+	rep.charz = calloc(1, sizeof(*rep.charz));
+	if (!rep.meta || !rep.epochs || !rep.charz)
 		abort();
+	*rep.charz = (struct characterization_meta){ .has = 7, .nsteps = 1, .steps[0] = { 7, "split lock", 0.5, "done" },
+						     .pattern_sizes = "measured hierarchy" };
 	rep.nepochs = 2;
 	rep.epochs[0] = (struct epoch_out){ .has = 0x7f, .epoch = 1, .ticks_per_cycle = 0.5, .cpu_share = 0.99 };
 	rep.epochs[1] = (struct epoch_out){ .has = 0x7f, .epoch = 2, .step = "patterns", .partial = true };
@@ -394,7 +398,8 @@ static void test_epochs(const char *dir)
 	two = json_dumps(json_object_get(j, "meta"), JSON_COMPACT);
 	json_decref(j);
 	CHECK(one && two && !strcmp(one, two) && strstr(one, "\"step\":null") &&
-	      strstr(one, "\"command_line\":[\"run\"],\"epochs\"") && strstr(one, "],\"reproductions\":[]}"),
+	      strstr(one, "\"command_line\":[\"run\"],\"characterization\":{\"steps\":[{\"step\":\"split lock\"") &&
+	      strstr(one, "\"complete\":false},\"epochs\"") && strstr(one, "],\"reproductions\":[]}"),
 	      "epochs written back byte for byte, in place:\n%s\n%s", one ? one : "", two ? two : "");
 	free(one);
 	free(two);

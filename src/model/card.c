@@ -625,6 +625,6 @@ int card_build(const struct report *rep, struct card *c)
 
 bool card_wanted(const struct report *rep)
 {
-	return rep->n && report_meta(rep, "characterization");
+	return rep->n && rep->charz;
 }
 

@@ -27,6 +27,7 @@ void report_free(struct report *rep)
 	json_decref(rep->sections);
 	free(rep->hier);
 	free(rep->split);
+	free(rep->charz);
 	free(rep->epochs);
 	memset(rep, 0, sizeof(*rep));
 }

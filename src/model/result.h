@@ -189,6 +189,7 @@ struct report {
 	json_t *sections;	/* other top-level JSON objects ("c2c", ...), kept as read (owned) */
 	struct hierarchy_section *hier;	/* the measured staircase (sections.h; owned), NULL: none */
 	struct splitlock_section *split;	/* the split lock (sections.h; owned), NULL: none */
+	struct characterization_meta *charz;	/* meta.characterization (sections.h; owned), NULL: none */
 	struct epoch_out *epochs;	/* meta.epochs (sections.h; owned), NULL: none */
 	size_t nepochs;
 	json_t *tool;		/* the tool identity of a report read back (owned); NULL:

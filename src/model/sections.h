@@ -109,6 +109,24 @@ struct epoch_out {
 	bool partial;
 };
 
+/* The default characterization's steps, each with its time and status,
+ * and where the patterns' sizes came from (meta.characterization: the
+ * session fills it, report/json.c codes it). */
+#define CHARZ_MAX_STEPS 8
+struct charz_step {
+	unsigned has;
+	char step[96];
+	double seconds;
+	char status[32];
+};
+struct characterization_meta {
+	unsigned has;
+	struct charz_step steps[CHARZ_MAX_STEPS];
+	size_t nsteps;
+	char pattern_sizes[48];
+	bool complete;
+};
+
 /* The epochs' own calibrations and CPU shares, for the writers; NAN where
  * an epoch says nothing. Returns how many. */
 #define REPORT_MAX_EPOCHS 64

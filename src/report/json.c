@@ -219,7 +219,19 @@ static const struct jfield sl_f[] = {
 };
 static const struct jtable sl_t = JTABLE(sl_f, struct splitlock_section);
 
-/* meta.epochs (sections.h), an array of the report itself */
+/* meta.characterization and meta.epochs (sections.h), the latter an array
+ * of the report itself */
+static const struct jfield charz_step_f[] = {
+	JM(struct charz_step, step, JK_STR), JM(struct charz_step, seconds, JK_REAL),
+	JM(struct charz_step, status, JK_STR),
+};
+static const struct jtable charz_step_t = JTABLE(charz_step_f, struct charz_step);
+static const struct jfield charz_f[] = {
+	JIN(struct characterization_meta, steps, JK_OBJS, &charz_step_t),
+	JM(struct characterization_meta, pattern_sizes, JK_STR), JM(struct characterization_meta, complete, JK_BOOL),
+};
+static const struct jtable charz_t = JTABLE(charz_f, struct characterization_meta);
+
 #define EPM(m, kind) JM(struct epoch_out, m, kind)
 static const struct jfield epoch_f[] = {
 	EPM(epoch, JK_INT), EPM(step, JK_STRN), EPM(ticks_per_cycle, JK_REAL), EPM(timer_hz, JK_REAL),
@@ -606,7 +618,7 @@ static json_t *result_json(const struct report *rep, const struct result *r)
 	return o;
 }
 
-/* meta as read or made, its typed epochs after every key but the
+/* meta as read or made, its typed parts after every key but the
  * reproductions (the session writes them last but repro_run_all) */
 static json_t *meta_json(const struct report *rep)
 {
@@ -616,6 +628,8 @@ static json_t *meta_json(const struct report *rep)
 	json_object_foreach(rep->meta, k, v)
 		if (strcmp(k, "reproductions"))
 			json_object_set(m, k, v);
+	if (rep->charz)
+		json_object_set_new(m, "characterization", obj_json(&charz_t, rep->charz));
 	if (rep->epochs)
 		json_object_set_new(m, "epochs", field_json(&epochs_f, (const char *)rep + epochs_f.off));
 	if ((v = json_object_get(rep->meta, "reproductions")))
@@ -640,7 +654,7 @@ json_t *report_to_json(const struct report *rep)
 			 "topology_summary", rep->topo_summary);
 	if (rep->tool)
 		json_object_set(root, "tool", rep->tool);
-	if (rep->meta || rep->epochs)
+	if (rep->meta || rep->charz || rep->epochs)
 		json_object_set_new(root, "meta", meta_json(rep));
 	if (rep->topo)
 		json_object_set(root, "topology", rep->topo);
@@ -799,6 +813,22 @@ static int load(const char *path, json_t **root)
 	return -EINVAL;
 }
 
+/* meta's typed parts out of it, the rest kept as read */
+static void read_meta(json_t *meta, struct report *rep)
+{
+	json_t *v;
+
+	rep->meta = json_copy(meta);
+	if ((v = json_object_get(meta, "characterization")) && (rep->charz = calloc(1, sizeof(*rep->charz)))) {
+		obj_read(&charz_t, v, rep->charz);
+		json_object_del(rep->meta, "characterization");
+	}
+	if ((v = json_object_get(meta, "epochs"))) {
+		field_read(&epochs_f, v, (char *)rep + epochs_f.off);
+		json_object_del(rep->meta, "epochs");
+	}
+}
+
 /* The document's facts beside calibration and results; keys besides the
  * core ones are extension sections ("c2c", ...), kept as read. */
 static void read_top(json_t *root, struct report *rep)
@@ -819,13 +849,7 @@ static void read_top(json_t *root, struct report *rep)
 	rep->cycle_agreement = num_of(cy, "agreement");
 	if (json_is_object(json_object_get(root, "tool")))
 		rep->tool = json_incref(json_object_get(root, "tool"));
-	rep->meta = json_incref(json_object_get(root, "meta"));
-	if ((v = json_object_get(rep->meta, "epochs"))) {
-		field_read(&epochs_f, v, (char *)rep + epochs_f.off);
-		json_decref(rep->meta);
-		rep->meta = json_copy(json_object_get(root, "meta"));
-		json_object_del(rep->meta, "epochs");
-	}
+	read_meta(json_object_get(root, "meta"), rep);
 	rep->topo = json_incref(json_object_get(root, "topology"));
 	json_object_foreach(root, k, v) {
 		size_t c = 0;

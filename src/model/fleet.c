@@ -51,6 +51,7 @@ int fleet_read(char *const *paths, size_t n, struct fleet_in *in)
 			return ret;
 		}
 		if (ret < 0) {
+			in->unread += ret == -ENOENT;
 			skip(in, path, ret == -ENOENT ? "cannot read" : "not a summary (truncated, not JSON or another schema)");
 			continue;
 		}
@@ -58,6 +59,7 @@ int fleet_read(char *const *paths, size_t n, struct fleet_in *in)
 		if (twin) {
 			pr_err("%s: host '%s' was read from %s already: skipped (one summary per host)", path, d->host,
 			       twin->path);
+			in->dup++;
 			skip(in, path, "duplicate host");
 			report_free_summary(d);
 			continue;
@@ -104,22 +106,18 @@ static int row_stats(const struct compare_n_row *r, size_t ncols, double *x, str
 	return 0;
 }
 
-/* p of d / sd with df degrees of freedom where the spread may be 0: a
- * difference over no spread at all is beyond it. */
-static double p_of(double d, double sd, double df)
-{
-	if (sd > 0)
-		return stats_t_pvalue(d / sd, df);
-	return d == 0 ? 1 : 0;
-}
-
 /* A cell's p-value: its difference from the fleet median over the fleet's
  * spread, t with the degrees of freedom of the spread: a MAD estimates a
  * normal sd with FLEET_MAD_EFF of the efficiency of the sd (Rousseeuw
- * and Croux 1993), so it is worth that share of n - 1. */
+ * and Croux 1993), so it is worth that share of n - 1. A difference over
+ * no spread at all is beyond it. */
 static double cell_p(const struct fleet_row *s, const struct compare_n_cell *k)
 {
-	return p_of(log(k->v) - s->mlog, s->spread, FLEET_MAD_EFF * ((double)s->n - 1));
+	double d = log(k->v) - s->mlog;
+
+	if (s->spread > 0)
+		return stats_t_pvalue(d / s->spread, FLEET_MAD_EFF * ((double)s->n - 1));
+	return d == 0 ? 1 : 0;
 }
 
 /* Beyond FLEET_K robust sds, the margin, and where the cell has epochs its

@@ -49,7 +49,7 @@ struct fleet_in {
 	struct compare_n_doc *docs;
 	size_t n, files;
 	struct fleet_skip *skip;
-	size_t nskip;
+	size_t nskip, unread, dup;	/* skipped; of them unreadable, a host read already */
 };
 
 struct fleet_row {

@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <string.h>
 
 #include "build-config.h"
 #include "common.h"
@@ -26,14 +25,10 @@ static void fleet_rule(const struct fleet *f, char *buf, size_t len)
 
 static void skipped_text(const struct fleet *f, char *buf, size_t len)
 {
-	size_t unread = 0, dup = 0;
+	const struct fleet_in *in = f->in;
 
-	for (size_t i = 0; i < f->in->nskip; i++) {
-		unread += !strcmp(f->in->skip[i].why, "cannot read");
-		dup += !strcmp(f->in->skip[i].why, "duplicate host");
-	}
 	snprintf(buf, len, "%zu of %zu files skipped: %zu cannot be read, %zu not a summary, %zu duplicate host",
-		 f->in->nskip, f->in->files, unread, f->in->nskip - unread - dup, dup);
+		 in->nskip, in->files, in->unread, in->nskip - in->unread - in->dup, in->dup);
 }
 
 static void text_head(const struct fleet *f, FILE *out)

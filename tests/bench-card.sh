@@ -4,8 +4,8 @@
 # Runs the default characterization BENCH_RUNS times (5), each its own
 # process, and reads each card (the summary JSON of `atomcost report`):
 #  - no atomicity line (the pair, the lock's part, the instruction's part)
-#    moves between two definite verdicts (slower, faster, same) from one run
-#    to another, and no two menu options swap places (a tie is unresolved):
+#    nor the ordering line moves between two definite verdicts (slower,
+#    faster, same) from one run to another, and no two menu options swap places (a tie is unresolved):
 #    "unresolved" may come and go, a flip may not;
 #  - at least 80% of the pair's atomicity lines resolved in every run;
 #  - the measured hierarchy has the same number of levels in every run, and
@@ -34,6 +34,7 @@ verdicts() {
 	  ($c.atomicity[] | select(.pair != null) | . as $r |
 	    ("pair", "lock", "insn") as $k | select($r[$k] != null) |
 	    "\($r.what) [\($k)]\t\($r[$k].verdict)"),
+	  ($c.ordering // empty | "ordering \(.a) vs \(.b)\t\(.verdict)"),
 	  ($c.menu[]? | .need as $n | .options as $o | $o[] as $x | $o[] |
 	    select(.probe > $x.probe) |
 	    "menu \($n): \($x.probe) vs \(.probe)\t\(if $x.rank < .rank then "before"

@@ -220,6 +220,8 @@ static void test_bad_input(void)
 		printf("skipped %s: %s\n", in.skip[i].path, in.skip[i].why);
 	CHECK(in.nskip == 4 && !strcmp(in.skip[0].why, "duplicate host") && !strcmp(in.skip[1].why, "cannot read") &&
 	      strstr(in.skip[2].why, "not a summary") && strstr(in.skip[3].why, "not a summary"), "reasons");
+	CHECK(in.unread == 1 && in.dup == 1, "counted by the model: %zu unreadable, %zu repeated hosts; want 1, 1",
+	      in.unread, in.dup);
 	CHECK(fleet_build(&in, &o, &fl) == 0, "build 2 machines");
 	if (in.n == 2 && fl.cn.ncols == 2) {
 		char *t = TEST_TEXT(fleet_write_text(&fl, f)), *c = TEST_TEXT(fleet_write_csv(&fl, f));

@@ -14,7 +14,7 @@
  * judged from them (Benjamini-Hochberg over such cells, "=" by TOST); any
  * other cell has no spread to test and is marked only beyond its row's
  * floor (enum compare_n_kind), how far such a row moves between processes
- * of one build on one machine. rule_text (compare-n.c) says the rule, with
+ * of one build on one machine. report/compare-n.c says the rule, with
  * its figures, on every comparison. A row one machine lacks says "missing".
  */
 #ifndef ATOMCOST_COMPARE_N_H

@@ -114,13 +114,19 @@ static void fill(struct hierarchy *h, const size_t *b, const double *c, const do
 	hierarchy_combine(h);
 }
 
-/* h's section of a report, as its JSON */
-static json_t *section_json(const struct hierarchy *h)
+/* The JSON of a hierarchy section (s: h's, or NULL: none). */
+static json_t *section_json(const struct hierarchy *h, struct hierarchy_section *s)
 {
-	static struct hierarchy_section s;
+	static struct hierarchy_section own;
+	struct report rep = { .hier = s ? s : &own };
+	json_t *j = json_object(), *o;
 
-	hierarchy_section(h, &s);
-	return hierarchy_section_json(&s);
+	if (h)
+		hierarchy_section(h, rep.hier);
+	report_typed_sections(&rep, j);
+	o = json_incref(json_object_get(j, "hierarchy"));
+	json_decref(j);
+	return o;
 }
 
 /* Each true cache found, its estimate within 1.5x (1.6x under fully
@@ -619,7 +625,7 @@ static void test_drift(void)
 	CHECK(hierarchy_level_footprint(&h, 4) > MiB(128) && hierarchy_level_footprint(&h, 5) == 0,
 	      "page walks +80%%: the memory walk is on the last plateau");
 	{
-		json_t *j = section_json(&h);
+		json_t *j = section_json(&h, NULL);
 
 		CHECK(json_array_size(json_object_get(j, "levels")) == 4 &&
 		      json_array_size(json_object_get(j, "shelves")) == 1, "json: the shelf kept apart");
@@ -728,7 +734,7 @@ static void test_epochs(void)
 	CHECK(text && strstr(text, "1 MiB (861.1 KiB-1.19 MiB, 5 of 5)") && strstr(text, "5 epochs of 5"),
 	      "the range printed:\n%s", text ? text : "");
 	free(text);
-	j = section_json(&h);
+	j = section_json(&h, NULL);
 	CHECK(json_integer_value(json_object_get(json_array_get(json_object_get(j, "levels"), 1), "size_min")) ==
 	      881728 && json_array_size(json_object_get(j, "per_epoch")) == 5 &&
 	      json_integer_value(json_object_get(j, "epochs")) == 5, "json: range and epochs");
@@ -816,8 +822,8 @@ static void round_trip(const struct hierarchy *h)
 	report_write_json(&rep, out);
 	fclose(out);
 	CHECK(report_read(path, &back) == 0 && back.hier, "json: the section reads back");
-	a = hierarchy_section_json(rep.hier);
-	b = back.hier ? hierarchy_section_json(back.hier) : NULL;
+	a = section_json(NULL, rep.hier);
+	b = back.hier ? section_json(NULL, back.hier) : NULL;
 	one = json_dumps(a, JSON_INDENT(1));
 	two = json_dumps(b, JSON_INDENT(1));
 	CHECK(one && two && !strcmp(one, two) && strstr(one, "\"tlb\": null"),
@@ -843,7 +849,7 @@ static void test_json(void)
 	n = make_points(b, c, ns, sharp, zen, ARRAY_SIZE(zen));
 	fill(&h, b, c, ns, n, hw, 3);
 	snprintf(h.thp_mode, sizeof(h.thp_mode), "madvise");
-	j = section_json(&h);
+	j = section_json(&h, NULL);
 	CHECK(j != NULL, "json built");
 	if (!j)
 		return;

@@ -200,8 +200,8 @@ static void test_ratio(void)
 	struct splitlock_result r = { .supported = true, .split_cycles = 3600, .split_ns = 1000,
 				      .aligned_cycles = 6.2, .aligned_ns = 1.72 };
 	struct splitlock_section *s = malloc(sizeof(*s));
-	struct report rep;
-	json_t *j;
+	struct report rep, one = { .split = s };
+	json_t *j = json_object(), *o;
 	char *t;
 
 	splitlock_set_reference(&r, r.aligned_cycles, r.aligned_ns, "the probe's own aligned ops");
@@ -222,10 +222,11 @@ static void test_ratio(void)
 	if (!s)
 		abort();
 	splitlock_section(&r, s);
-	j = splitlock_section_json(s);
-	CHECK(fabs(json_number_value(json_object_get(j, "ratio")) - 493.15) < 0.01 &&
-	      strstr(json_string_value(json_object_get(json_object_get(j, "ratio_denominator"), "what")),
-		     "atomic_inc") && !json_object_get(j, "skipped"), "json: ratio and its denominator");
+	report_typed_sections(&one, j);
+	o = json_object_get(j, "splitlock");
+	CHECK(fabs(json_number_value(json_object_get(o, "ratio")) - 493.15) < 0.01 &&
+	      strstr(json_string_value(json_object_get(json_object_get(o, "ratio_denominator"), "what")) ?: "",
+		     "atomic_inc") && !json_object_get(o, "skipped"), "json: ratio and its denominator");
 	json_decref(j);
 	rep.split = s;
 	t = card_of(&rep);

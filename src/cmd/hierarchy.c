@@ -81,17 +81,15 @@ static void print_results(const struct hier_args *a, const struct calibration *c
 	if (a->json) {
 		static struct hierarchy_section s;	/* 26 KiB: off the stack */
 		struct splitlock_section ss;
+		struct report rep = { .hier = h ? &s : NULL, .split = split ? &ss : NULL };
 		json_t *j = json_object();
 
 		json_object_set_new(j, "calibration", clock_to_json(cal));
-		if (h) {
+		if (h)
 			hierarchy_section(h, &s);
-			json_object_set_new(j, "hierarchy", hierarchy_section_json(&s));
-		}
-		if (split) {
+		if (split)
 			splitlock_section(sl, &ss);
-			json_object_set_new(j, "splitlock", splitlock_section_json(&ss));
-		}
+		report_typed_sections(&rep, j);
 		json_dumpf(j, stdout, JSON_INDENT(2));
 		putchar('\n');
 		json_decref(j);

@@ -225,9 +225,6 @@ struct hierarchy_section {
 	} tlb;
 };
 
-/* The section as JSON (report/json.c), for `atomcost hierarchy`. */
-json_t *hierarchy_section_json(const struct hierarchy_section *s);
-
 /* ---- split lock: one locked op across two lines ("splitlock",
  * splitlock.c fills it; skipped alone under --no-split-lock; unsupported:
  * supported, unsupported and kernel). cmdline "": null. */
@@ -257,9 +254,9 @@ struct splitlock_section {
 	long long voluntary_switches;
 	double elapsed_s;
 };
-json_t *splitlock_section_json(const struct splitlock_section *s);
 
-/* rep's typed sections (hierarchy, splitlock) into root, in that order. */
+/* rep's typed sections (hierarchy, splitlock) into root, in that order
+ * (report/json.c). */
 void report_typed_sections(const struct report *rep, json_t *root);
 
 #endif

@@ -396,16 +396,6 @@ static int obj_read(const struct jtable *t, json_t *o, void *p)
 	return 0;
 }
 
-json_t *hierarchy_section_json(const struct hierarchy_section *s)
-{
-	return obj_json(&hs_t, s);
-}
-
-json_t *splitlock_section_json(const struct splitlock_section *s)
-{
-	return obj_json(&sl_t, s);
-}
-
 void report_typed_sections(const struct report *rep, json_t *root)
 {
 	for (const struct typed_section *t = typed; t < typed + ARRAY_SIZE(typed); t++) {

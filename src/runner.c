@@ -312,8 +312,7 @@ static bool ci_reached(const double *t2n, const double *chain, size_t n, double 
 	return (s.ci_hi - s.ci_lo) / 2.0 <= fmax(o->target_ci * fabs(s.median), 0.002);
 }
 
-/* The row from its n samples (t_N, t_2N, the drift chains around them). */
-static void finish_row(const double *tn, const double *t2n, const double *chain, size_t n,
+void runner_finish_row(const double *tn, const double *t2n, const double *chain, size_t n,
 		       double fixed, double min2, const struct calibration *cal, struct result *res)
 {
 	res->overhead_ticks = fixed;
@@ -384,7 +383,7 @@ int runner_measure_kernel(probe_kernel_fn fn, struct probe_ctx *ctx, const struc
 	}
 	pmu_sampler_finish(&ev, n, res);	/* sets pmu_ticks_per_cycle */
 	if (n)
-		finish_row(tn, t2n, chain, n, fixed, min2, cal, res);
+		runner_finish_row(tn, t2n, chain, n, fixed, min2, cal, res);
 	free(tn);
 	return ret;
 }

@@ -107,6 +107,12 @@ void runner_check_bounds(struct result *r, bool chain, const struct calibration 
 void runner_to_per_op(const double *t2n, const double *chain, size_t n, double overhead,
 		      double cal_tpc, double pmu_tpc, struct result *res);
 
+/* The row from its n samples (t_N, t_2N raw ticks; chain: the drift
+ * chains around them, NULL: none): the overheads, the per-op samples and
+ * their summary. */
+void runner_finish_row(const double *tn, const double *t2n, const double *chain, size_t n,
+		       double fixed, double min2, const struct calibration *cal, struct result *res);
+
 /* Name, twin, family, atomicity, insn, mode of p into r; pattern "hit". */
 void runner_fill_identity(struct result *r, const struct probe *p, enum probe_mode m);
 

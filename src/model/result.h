@@ -162,6 +162,7 @@ struct result {
 	bool ci_reached;	/* stopped because the CI target was met */
 	bool migrated;		/* the thread was found off its PU */
 	bool analog;		/* the probe is a user-space stand-in (probe.analog): no verdicts */
+	enum result_context { RESULT_USER, RESULT_KERNEL } context;	/* where it ran (kmod.c) */
 	unsigned char card_pair, card_share, card_order;	/* the card's lines it serves (probe.h), 0: none */
 	/* vs twin (same mode, pattern and epoch); has_ratio false when absent.
 	 * ratio_lo/hi come from this epoch's sample intervals: shown, never

@@ -580,6 +580,8 @@ static json_t *result_json(const struct report *rep, const struct result *r)
 		      "samples_ticks", samples);
 	if (r->analog)
 		json_object_set_new(o, "analog", json_true());
+	if (r->context == RESULT_KERNEL)	/* absent: user space */
+		json_object_set_new(o, "context", json_string("kernel"));
 	if (r->card_pair)
 		json_object_set_new(o, "card_pair", json_integer(r->card_pair));
 	if (r->card_share)
@@ -754,6 +756,8 @@ static int read_result(json_t *o, struct result *r, size_t idx, const char *path
 	r->ci_reached = json_is_true(json_object_get(o, "ci_reached"));
 	r->migrated = json_is_true(json_object_get(o, "migrated"));
 	r->analog = json_is_true(json_object_get(o, "analog"));
+	r->context = !strcmp(json_string_value(json_object_get(o, "context")) ?: "", "kernel") ? RESULT_KERNEL :
+		     RESULT_USER;
 	r->card_pair = (unsigned char)json_integer_value(json_object_get(o, "card_pair"));
 	r->card_share = (unsigned char)json_integer_value(json_object_get(o, "card_share"));
 	r->card_order = (unsigned char)json_integer_value(json_object_get(o, "card_order"));

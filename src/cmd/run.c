@@ -10,6 +10,7 @@
 #include "cmd/options.h"
 #include "common.h"
 #include "config.h"
+#include "kmod.h"
 #include "session.h"
 #include "pattern.h"
 #include "pmu.h"
@@ -154,6 +155,17 @@ static int parse_modes(const char *what, const char *s, void *mask)
 	return 0;
 }
 
+/* --context: user (false) or kernel (true: atomcost.ko, kmod.c). */
+static int parse_context(const char *what, const char *s, void *kernel)
+{
+	if (strcmp(s, "user") && strcmp(s, "kernel")) {
+		pr_err("%s: unknown context '%s' (expected user or kernel)", what, s);
+		return -EINVAL;
+	}
+	*(bool *)kernel = !strcmp(s, "kernel");
+	return 0;
+}
+
 /* What the options set, from an experiment file's [run] keys and the
  * command line alike. */
 struct run_cmd {
@@ -161,8 +173,10 @@ struct run_cmd {
 	const char *out, *cpu_arg;
 	struct opt_list families;
 	const struct report_writer *stdout_w;
-	bool force, strict, no_twins;
+	bool force, strict, no_twins, kernel;
 	struct selection sel;
+	char **knames;		/* --context kernel: the kernel probes' globs */
+	size_t nknames;
 };
 
 /* The one table of `atomcost run` options; [run] keys' rows fill the gaps
@@ -200,6 +214,8 @@ static const struct cmd_opt run_opt[] = {
 	  .help = "the characterization skips its split-lock step: its locked ops across two cache "
 		  "lines take bus locks that stall every tenant of the host" },
 	{ .name = "require-events", .type = OPT_FLAG, .off = A(o.require_events) },
+	{ .name = "context", .type = OPT_FN, .arg = "C", .off = A(kernel), .parse = parse_context, .def = "user",
+	  .help = "user: this binary's probes; kernel: atomcost.ko's, PROBE|GLOB its names (root; docs/kernel.md)" },
 };
 #undef A
 
@@ -283,6 +299,21 @@ static int prepare_run(struct run_cmd *rc, struct pmu_set *evset, struct topo **
 	return ret < 0 ? exit_code_for(ret) : EXIT_OK;
 }
 
+/* --context kernel: the operands are atomcost.ko's probe names (kmod.c
+ * checks them once it is loaded); what only user space runs is refused. */
+static int kernel_probes(struct run_cmd *rc, int argc, char **argv, const struct experiment *exp)
+{
+	if (exp || rc->families.n || rc->o.patterns || rc->o.threads >= 2 || rc->o.placement ||
+	    rc->o.sharing || rc->o.epochs > 1) {
+		pr_err("run: --context kernel times atomcost.ko's probes on one CPU: experiment files, --family, "
+		       "--pattern, --threads, --placement, --sharing and --epochs are user space's");
+		return EXIT_USAGE;
+	}
+	rc->knames = argv + optind;
+	rc->nknames = (size_t)(argc - optind);
+	return EXIT_OK;
+}
+
 /* The probes: named (on the command line or in [run] probes), of the
  * families, else the default set (the characterization adds the locks,
  * per-CPU ops, the ordering line's barriers and every menu option: probe.h);
@@ -358,8 +389,11 @@ static int measure_and_write(struct run_cmd *rc, struct topo *t, const struct ex
 	report_init(&rep);
 	describe_run(&rep, rc, exp, argc, argv);
 	session_identity(&rep, t, rc->o.cpu_os);
-	ret = session_run(t, &rc->o, rc->sel.list, rc->sel.n, exp, characterize,
-			  rc->stdout_w == text ? stdout : stderr, &rep);
+	if (rc->kernel)
+		ret = kmod_run(t, &rc->o, rc->knames, rc->nknames, &rep);
+	else
+		ret = session_run(t, &rc->o, rc->sel.list, rc->sel.n, exp, characterize,
+				  rc->stdout_w == text ? stdout : stderr, &rep);
 	if (ret < 0 && ret != -EINTR) {
 		report_free(&rep);
 		return exit_code_for(ret);
@@ -402,7 +436,12 @@ int cmd_run(int argc, char **argv)
 		ret = apply_experiment(&rc, exp);
 	if (!ret)
 		ret = opts_argv(&run_cmd_opts, nargs, args, &rc);
-	code = ret > 0 ? EXIT_OK : ret < 0 ? exit_code_for(ret) : select_probes(&rc, nargs, args, exp, &characterize);
+	characterize = false;
+	if (ret)
+		code = ret > 0 ? EXIT_OK : exit_code_for(ret);
+	else
+		code = rc.kernel ? kernel_probes(&rc, nargs, args, exp) :
+		       select_probes(&rc, nargs, args, exp, &characterize);
 	if (!ret && code == EXIT_OK)
 		code = prepare_run(&rc, &evset, &t, &file_w);
 	if (!ret && code == EXIT_OK)

@@ -10,18 +10,26 @@
 # the probe holds them off (and on where it does not), every object the
 # alloc probes took was returned, the module unloaded, dmesg holds no
 # WARNING, BUG or oops, and a run whose writer is killed stops with EINTR.
+# Then the real `atomcost run --context kernel` (ATOMEXE, with its shared
+# libraries) runs every probe in the guest and writes a report, read back
+# here: a row with context "kernel" for every probe the module lists, each
+# marked emulated, the module unloaded after the run, after SIGINT (exit
+# 130, partial report) and after SIGKILL (its guard process), and the
+# refusals: a module already loaded (exit 1, left loaded), lockdown (exit 4).
 # Each checker is then fed copies of its input with one planted fault each,
 # and must fail every one.
 # Exit 0 pass, 1 fail, 77 skip (names the Debian package that is missing).
 set -u
-SRC=${1:?usage: run.sh SRCDIR BUILDDIR}
-B=${2:?usage: run.sh SRCDIR BUILDDIR}
+SRC=${1:?usage: run.sh SRCDIR BUILDDIR ATOMEXE}
+B=${2:?usage: run.sh SRCDIR BUILDDIR ATOMEXE}
+ATOMEXE=${3:?usage: run.sh SRCDIR BUILDDIR ATOMEXE}
 CPU=1 SAMPLES=4 ITERS=4		# small: emulated, nothing here is a measurement
 
 skip() { echo "SKIP: $*"; exit 77; }
 [ "$(uname -m)" = x86_64 ] || skip "the module supports x86_64 only (this is $(uname -m))"
 command -v make >/dev/null || skip "no make (kbuild runs it): apt-get install make"
 command -v objdump >/dev/null || skip "no objdump: apt-get install binutils"
+command -v jq >/dev/null || skip "no jq (reads the guest's report): apt-get install jq"
 command -v qemu-system-x86_64 >/dev/null || skip "no qemu-system-x86_64: apt-get install qemu-system-x86"
 BUSYBOX=$(command -v busybox) || skip "no busybox: apt-get install busybox-static"
 file -L "$BUSYBOX" 2>/dev/null | grep -q 'statically linked' ||
@@ -36,6 +44,11 @@ done
 
 rm -rf "$B" && mkdir -p "$B/mod" "$B/root/bin" "$B/root/proc" "$B/root/sys" "$B/root/dev" || exit 1
 cp "$SRC"/kernel/Kbuild "$SRC"/kernel/Makefile "$SRC"/kernel/*.[ch] "$B/mod/" || exit 1
+# atomcost and its shared libraries, at their paths, for the guest
+for f in "$ATOMEXE" $(ldd "$ATOMEXE" | grep -o '/[^ ]*'); do
+	mkdir -p "$B/root$(dirname "$f")" && cp -L "$f" "$B/root$f" || exit 1
+done
+ln -s "$ATOMEXE" "$B/root/atomcost" || exit 1
 if ! make -s -C "/lib/modules/$KVER/build" M="$B/mod" ATOMCOST_SRC="$SRC/src" modules \
 	>"$B/build.log" 2>&1; then
 	cat "$B/build.log"
@@ -115,6 +128,31 @@ kill -9 \$! && wait
 echo "@@ begin killed"; grep -v '^sample ' \$D/run | sed 's/^/@@ /'; echo "@@ done killed"
 rmmod atomcost && echo "@@ rmmod ok"
 [ -e \$D ] && echo "@@ still loaded"
+# the command itself (docs/kernel.md): every probe, then interrupted,
+# killed, refused; "@@ ac CASE EXIT LOADED" each
+export ATOMCOST_KMOD=/atomcost.ko
+ac() { [ -e /sys/module/atomcost ] && l=loaded || l=unloaded; echo "@@ ac \$1 \$2 \$l"; }
+echo "@@ \$(grep -m1 '^model name' /proc/cpuinfo)"
+/atomcost run --context kernel --cpu $CPU --max-seconds 0.002 -o /r.json >/dev/null 2>/err
+ac run \$?
+sed 's/^/@@ stderr /' /err
+sed 's/^/@@ json /' /r.json
+/atomcost run --context kernel --cpu $CPU --max-seconds 0.5 -o /i.json >/dev/null 2>/dev/null &
+sleep 6; kill -INT \$!; wait \$!
+ac sigint \$?
+echo "@@ partial \$(grep -c '"partial": true' /i.json)"
+/atomcost run --context kernel --cpu $CPU --max-seconds 0.5 >/dev/null 2>/dev/null &
+sleep 6; kill -9 \$!; wait \$!; s=\$?; sleep 3
+ac sigkill \$s
+insmod /atomcost.ko
+/atomcost run --context kernel set_bit >/dev/null 2>/dev/null
+ac loaded \$?
+rmmod atomcost
+mount -t securityfs none /sys/kernel/security
+echo integrity >/sys/kernel/security/lockdown
+/atomcost run --context kernel set_bit >/dev/null 2>/err
+ac lockdown \$?
+sed 's/^/@@ stderr /' /err
 dmesg | sed 's/^/@@ dmesg /'
 echo "@@ finished"
 poweroff -f
@@ -193,9 +231,42 @@ summary() {
 			       p, (m - o) / (2 * it * ops) }' "$1"
 }
 
+# check_ac LOG: the report of `atomcost run --context kernel` (the json
+# lines) has a kernel row, marked emulated, for every probe the module
+# lists (a :tput form is its name's throughput row; a concurrent probe has
+# a NAME:free row too) and no other row; each case exited as documented
+# (docs/kernel.md) and left the module as expected.
+check_ac() {
+	local bad=0 rows c
+	sed -n 's/^json //p' "$1" >"$B/r.json"
+	rows=$(jq -r '.results[] | select(.context == "kernel" and .extra.note == "emulated: not a measurement")
+		| .probe + (if .mode == "throughput" then ":tput" else "" end)' "$B/r.json" 2>/dev/null)
+	for p in $(awk '$1 == "list" { print $2 }' "$1"); do
+		case $p in *_concurrent:*) p="$p $p:free" ;; esac
+		for q in $p; do
+			printf '%s\n' "$rows" | grep -qxF "$q" || { echo "FAIL: --context kernel: no kernel row $q"; bad=1; }
+		done
+	done
+	[ "$(jq '[.results[] | select(.context != "kernel")] | length' "$B/r.json" 2>/dev/null)" = 0 ] ||
+		{ echo "FAIL: --context kernel: a row without context kernel (or no report)"; bad=1; }
+	for c in "run 0 unloaded" "sigint 130 unloaded" "sigkill 137 unloaded" "loaded 1 loaded" \
+		 "lockdown 4 unloaded"; do
+		grep -qx "ac $c" "$1" || { echo "FAIL: --context kernel, case ${c%% *}:" \
+			"$(grep "^ac ${c%% *} " "$1" || echo 'did not run'), expected ac $c"; bad=1; }
+	done
+	grep -qx "partial 1" "$1" || { echo "FAIL: the interrupted run wrote no partial report"; bad=1; }
+	grep -q '^stderr .*sign-file' "$1" || { echo "FAIL: the lockdown refusal does not say how to sign"; bad=1; }
+	return $bad
+}
+
 fails=0
 summary "$B/out.log"
 check "$B/out.log" || fails=1
+check_ac "$B/out.log" || fails=1
+grep '^model name' "$B/out.log"
+sed -n 's/^stderr /guest stderr: /p' "$B/out.log"
+[ -s "$B/r.json" ] && jq -r '.results[] | "\(.probe) \(.mode) \(.cycles.median) cycles (\(.extra.note))"' \
+	"$B/r.json" | head -5
 # each kernel row's user-space analog is a probe of probes/ (the card sets
 # the two side by side)
 for an in $(awk -F'\t' '$1 ~ /^list / && $3 != "-" { print $3 }' "$B/out.log" | sort -u); do
@@ -204,7 +275,7 @@ done
 # planted faults, one per copy: the checker must catch each
 plant() {
 	sed "$1" "$B/out.log" >"$B/planted.log"
-	if check "$B/planted.log" >/dev/null; then
+	if ${3:-check} "$B/planted.log" >/dev/null; then
 		echo "FAIL: the checker missed a planted fault: $2"
 		fails=1
 	fi
@@ -217,5 +288,12 @@ plant '/^rmmod ok/d' "the module not unloaded"
 plant '/^done this_cpu_inc$/d' "a probe without result"
 plant '/^begin killed/,/^done killed/s/^err .*/err 0/' "a killed run that did not stop"
 plant '/^probe kmalloc_concurrent:64/,/^end/s/^cpus .*/cpus 1/' "a concurrent probe on one CPU"
+plant '0,/^json *"context": "kernel",$/{//d}' "a row without its context" check_ac
+plant '/^json *"probe": "kmalloc_concurrent:32:free"/s/:free//' "a missing free-phase row" check_ac
+plant 's/^ac run 0 unloaded/ac run 0 loaded/' "the module left loaded by the run" check_ac
+plant 's/^ac sigint 130/ac sigint 0/' "an interrupted run exiting 0" check_ac
+plant 's/^partial 1/partial 0/' "an interrupted run without a partial report" check_ac
+plant 's/^ac sigkill 137 unloaded/ac sigkill 137 loaded/' "a killed run leaving the module" check_ac
+plant '/^stderr .*sign-file/d' "a lockdown refusal without the way to sign" check_ac
 [ "$fails" = 0 ] && echo "kernel: every probe ran in $KVER under qemu (TCG), checks passed"
 exit "$fails"

@@ -13,14 +13,18 @@
 
 static void fleet_rule(const struct fleet *f, char *buf, size_t len)
 {
+	char p[48] = "nothing tested here";
+
+	if (f->tests && isfinite(f->threshold))
+		snprintf(p, sizeof(p), "p below %.3g here", f->threshold);
 	snprintf(buf, len,
 		 "Each row over the machines that have it: the fleet median, p10 and p90, and the spread (%.4g x the median absolute deviation of the logs: a robust relative sd). "
 		 "A machine is named in a row when its difference from the fleet median lies beyond %.1f spreads, beyond %.0f%% (--min-change), "
 		 "beyond its own noise where its summary holds epochs (the 95%% interval of its epochs' mean leaves the fleet median out), "
-		 "and its difference over the spread (t, %.2f (machines - 1) df: the MAD's efficiency) survives Benjamini-Hochberg at %.0f%% over the %zu rows x machines tested (p below %.3g here). "
+		 "and its difference over the spread (t, %.2f (machines - 1) df: the MAD's efficiency) survives Benjamini-Hochberg at %.0f%% over the %zu rows x machines tested (%s). "
 		 "Rows held by fewer than %d machines are not judged. "
 		 "The whole fleet is every machine's reference: a group of another CPU or microcode shows as names in the rows it differs in.",
-		 FLEET_MAD_SD, FLEET_K, f->margin * 100, FLEET_MAD_EFF, COMPARE_Q * 100, f->tests, f->threshold, FLEET_MIN);
+		 FLEET_MAD_SD, FLEET_K, f->margin * 100, FLEET_MAD_EFF, COMPARE_Q * 100, f->tests, p, FLEET_MIN);
 }
 
 static void skipped_text(const struct fleet *f, char *buf, size_t len)
@@ -31,15 +35,26 @@ static void skipped_text(const struct fleet *f, char *buf, size_t len)
 		 in->nskip, in->files, in->unread, in->nskip - in->unread - in->dup, in->dup);
 }
 
+/* Rows with figures: the text rows (the machine's name, ...) are not shown. */
+static size_t figure_rows(const struct fleet *f)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->cn.nrows; i++)
+		n += f->cn.rows[i].kind != CN_TEXT;
+	return n;
+}
+
 static void text_head(const struct fleet *f, FILE *out)
 {
 	char buf[2048];
 
 	skipped_text(f, buf, sizeof(buf));
-	fprintf(out, "# atomcost compare: a fleet of %zu machines, %zu rows (%s)\n", f->cn.ncols, f->cn.nrows, buf);
+	fprintf(out, "# atomcost compare: a fleet of %zu machines, %zu rows (%s)\n", f->cn.ncols, figure_rows(f),
+		buf);
 	for (size_t i = 0; i < f->in->nskip; i++)
 		fprintf(out, "# skipped %s: %s\n", f->in->skip[i].path, f->in->skip[i].why);
-	fprintf(out, "# %zu groups by CPU model, family/model and microcode:\n", f->ngroup);
+	fprintf(out, "# %zu group%s by CPU model, family/model and microcode:\n", f->ngroup, f->ngroup == 1 ? "" : "s");
 	for (size_t g = 0; g < f->ngroup; g++)
 		fprintf(out, "#   g%-3zu %5zu machines, %zu named: %s\n", g + 1, f->group[g].n, f->group[g].named,
 			f->group[g].label);
@@ -95,8 +110,8 @@ int fleet_write_text(const struct fleet *f, FILE *out)
 			nm->change * 100, nm->z, nm->p);
 	}
 	skipped_text(f, skipped, sizeof(skipped));
-	fprintf(out, "summary: %zu rows x %zu machines in %zu groups: %zu cells named on %zu machines (of %zu tested); %s\n",
-		c->nrows, c->ncols, f->ngroup, f->nnamed, f->machines_named, f->tests, skipped);
+	fprintf(out, "summary: %zu rows x %zu machines in %zu group%s: %zu cells named on %zu machines (of %zu tested); %s\n",
+		figure_rows(f), c->ncols, f->ngroup, f->ngroup == 1 ? "" : "s", f->nnamed, f->machines_named, f->tests, skipped);
 	return ferror(out) ? -EIO : 0;
 }
 

@@ -81,14 +81,14 @@ static void print_results(const struct hier_args *a, const struct calibration *c
 	if (a->json) {
 		static struct hierarchy_section s;	/* 26 KiB: off the stack */
 		struct splitlock_section ss;
-		struct report rep = { .hier = h ? &s : NULL, .split = split ? &ss : NULL };
+		struct report rep = { .hier = NULL };
 		json_t *j = json_object();
 
 		json_object_set_new(j, "calibration", clock_to_json(cal));
 		if (h)
-			hierarchy_section(h, &s);
+			hierarchy_section(h, rep.hier = &s);
 		if (split)
-			splitlock_section(sl, &ss);
+			splitlock_section(sl, rep.split = &ss);
 		report_typed_sections(&rep, j);
 		json_dumpf(j, stdout, JSON_INDENT(2));
 		putchar('\n');

@@ -405,6 +405,7 @@ static int kmod_size(const char *probe, int arg, const struct run_opts *o, const
 	if (!text)
 		return -EIO;
 	if (kmod_parse(text, &k) < 0 || k.n < 2) {
+		pr_warn(KMOD_WHO ": %s skipped: its pilot returned %zu samples (err %ld)", probe, k.n, k.err);
 		free(text);
 		free(k.a);
 		return -EIO;

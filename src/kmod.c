@@ -11,7 +11,6 @@
 #include <fnmatch.h>
 #include <limits.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,9 +180,9 @@ static int kmod_unload(void)
 }
 
 /* The guard: a child that unloads the module once this process is done
- * with it, however it ends (a second Ctrl-C, SIGKILL): it waits for the
- * end of a pipe only this process holds. A byte on the pipe first: the
- * module is not ours to unload. Returns the write end, or -errno. */
+ * with it, however it ends (a second Ctrl-C, SIGKILL): it waits for the end
+ * of a pipe only this process holds. A byte on the pipe first: the module
+ * is not ours to unload. Returns the write end, or -errno. */
 static int kmod_guard(pid_t *pid)
 {
 	int fd[2];
@@ -201,8 +200,7 @@ static int kmod_guard(pid_t *pid)
 		close(fd[1]);
 		return -EAGAIN;
 	}
-	signal(SIGINT, SIG_IGN);	/* Ctrl-C reaches the whole process group */
-	signal(SIGTERM, SIG_IGN);
+	setsid();	/* out of the process group: Ctrl-C, a hangup or a group kill pass it by */
 	close(fd[1]);
 	while ((r = read(fd[0], &c, 1)) < 0 && errno == EINTR)
 		;

@@ -5,12 +5,15 @@
  * experiment's reproductions is repro/run.c. */
 #include "repro/repro.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 
 #include "common.h"
 #include "fingerprint.h"
+#include "kmod.h"
 #include "result.h"
 #include "runner.h"
 
@@ -310,4 +313,112 @@ long repro_preemptions(void)
 	struct rusage ru;
 
 	return getrusage(RUSAGE_THREAD, &ru) ? -1 : ru.ru_nivcsw;
+}
+
+/* ---- kernel mode (context = kernel) ---- */
+
+#define KERNEL_NOTE "emulated: not a measurement"
+
+/* The row named name in k, or NULL. */
+static const struct result *kernel_row(const struct report *k, const char *name)
+{
+	for (size_t i = 0; i < k->n; i++)
+		if (!strcmp(k->r[i].name, name))
+			return &k->r[i];
+	return NULL;
+}
+
+/* Every row of k: printed as a table beside none of the post's (its
+ * figures are in the tables above), and in rc->json["kernel"]. */
+static int kernel_table(struct repro_ctx *rc, const struct repro_kernel *spec, const struct report *k)
+{
+	const char *note = k->cal.emulated ? KERNEL_NOTE : NULL;
+	struct repro_row *rows = calloc(k->n + 1, sizeof(*rows));
+	json_t *jk = json_pack("{s:s,s:b,s:s}", "context", "kernel", "emulated", k->cal.emulated,
+			       "unit", "core cycles per op (per object), median of the samples");
+	json_t *jr = json_array();
+	struct repro_table pub = { .title = spec->title, .source = spec->pub, .unit = "cycles", .ncols = 1,
+				   .cols = { "per op" } }, meas = pub;
+	int ret;
+
+	if (!rows)
+		return -ENOMEM;
+	if (note)
+		json_object_set_new(jk, "note", json_string(note));
+	json_object_set_new(jk, "rows", jr);
+	json_object_set_new(rc->json, "kernel", jk);
+	for (size_t i = 0; i < k->n; i++) {
+		const struct result *r = &k->r[i];
+		double c = r->s.median / k->cal.ticks_per_cycle;
+
+		rows[i] = (struct repro_row){ r->name, { c }, note };
+		json_array_append_new(jr, json_pack("{s:s,s:s,s:o,s:I}", "probe", r->name, "what", r->insn,
+						    "cycles", repro_real(c), "samples", (json_int_t)r->nsamples));
+	}
+	meas.machine = rc->machine;
+	meas.unit = "core cycles, in the kernel";
+	meas.nrows = k->n;
+	meas.rows = rows;
+	ret = repro_print_beside(rc->out, &pub, &meas);
+	free(rows);
+	return ret;
+}
+
+/* Each claim over the rows' samples, each sample a pass; none under
+ * emulation. */
+static void kernel_conclude(struct repro_ctx *rc, const struct repro_kernel *spec, const struct report *k)
+{
+	double ea[JUDGE_MAX_EPOCHS], eb[JUDGE_MAX_EPOCHS];
+	char w[160];
+
+	for (size_t i = 0; i < spec->nclaims; i++) {
+		const struct repro_kclaim *cl = &spec->claims[i];
+		const struct result *a = kernel_row(k, cl->a), *b = kernel_row(k, cl->b);
+		struct repro_claim c = { .what = w, .a = cl->a, .b = cl->b, .unit = "cycles", .ea = ea,
+					 .eb = eb, .pub_a = NAN, .pub_b = NAN };
+
+		snprintf(w, sizeof(w), "%s, in the kernel", cl->what);
+		if (k->cal.emulated || !a || !b) {
+			fprintf(rc->out, "no conclusion %s: %s vs %s: %s\n", w, cl->a, cl->b,
+				k->cal.emulated ? KERNEL_NOTE : "not measured");
+			continue;
+		}
+		c.n = a->nsamples < b->nsamples ? a->nsamples : b->nsamples;
+		c.n = c.n < JUDGE_MAX_EPOCHS ? c.n : JUDGE_MAX_EPOCHS;
+		for (size_t p = 0; p < c.n; p++) {
+			ea[p] = a->samples[p] / k->cal.ticks_per_cycle;
+			eb[p] = b->samples[p] / k->cal.ticks_per_cycle;
+		}
+		repro_conclude(rc, &c);
+	}
+}
+
+int repro_kernel_run(struct repro_ctx *rc, const struct repro_kernel *spec)
+{
+	struct run_opts o;
+	struct report k;
+	int ret;
+
+	if (strcmp(config_str(rc->exp, spec->sec, "context"), "kernel"))
+		return 0;
+	runner_default_opts(&o);
+	o.cpu_os = rc->cpu_os;
+	o.mode_mask = 1u << MODE_LATENCY;
+	o.max_samples = config_u64(rc->exp, spec->sec, "passes");
+	o.max_samples = o.max_samples < 2 ? 2 : o.max_samples;
+	report_init(&k);
+	k.meta = json_object();
+	fprintf(rc->out, "\n--- in the kernel: atomcost.ko, %zu samples per probe (docs/kernel.md)\n",
+		o.max_samples);
+	fflush(rc->out);
+	ret = kmod_run(rc->t, &o, spec->probes, spec->nprobes, &k);
+	if (k.cal.emulated)
+		fprintf(rc->out, "%s (%s): the kernel's figures below are no one's\n", KERNEL_NOTE,
+			k.cal.emulation);
+	if (!ret)
+		ret = kernel_table(rc, spec, &k);
+	if (!ret)
+		kernel_conclude(rc, spec, &k);
+	report_free(&k);
+	return ret;
 }

@@ -167,6 +167,36 @@ long repro_preemptions(void);
  * overhead is the fixed timer-pair cost (calibration overhead_median). */
 double repro_cycles_per_op(double ticks, double overhead, double ops, double ticks_per_cycle);
 
+/* ---- kernel mode: `context = kernel` (repro/common.c, docs/kernel.md) ----
+ *
+ * With `context = kernel` in its section a reproduction also runs the
+ * post's own test in atomcost.ko (kmod_run: root, the module loaded,
+ * unloaded whatever happens), one sample per pass, and prints the kernel's
+ * figures after the model's, judged by repro_conclude. Under emulation
+ * (qemu TCG) every figure says "emulated: not a measurement" and no claim is
+ * judged. */
+#define REPRO_CONTEXT_KEY(sec)								\
+	{ sec, "context", CFG_ENUM, "user", "user|kernel", 0, 0, NULL,			\
+	  "kernel: also run the post's test in atomcost.ko (root; docs/kernel.md) beside the model" }
+struct repro_kclaim {
+	const char *what;		/* "per op, the 2007 test" */
+	const char *a, *b;		/* kernel rows (probe names): a costs less than b */
+};
+struct repro_kernel {
+	const char *sec;		/* the section: its `context` and `passes` */
+	const char *title;		/* of the kernel table */
+	const char *pub;		/* where the post's figures are (the tables above) */
+	char *const *probes;		/* kernel probe names, run in order */
+	size_t nprobes;
+	const struct repro_kclaim *claims;
+	size_t nclaims;
+};
+/* Nothing unless sec's `context` is kernel; else the probes run in the
+ * kernel, their rows (NAME, NAME:free for a concurrent probe's free phase)
+ * printed and put in rc->json["kernel"], the claims judged. 0, or kmod_run's
+ * -errno (its refusals: -ENOTSUP, -ENOENT). */
+int repro_kernel_run(struct repro_ctx *rc, const struct repro_kernel *k);
+
 /* ---- 2004 buddy-bitmap test-atomics (repro/buddy-bitmap-2004.c) ---- */
 
 #define BUDDY_CASES 8

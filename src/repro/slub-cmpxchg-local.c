@@ -1064,6 +1064,21 @@ static int run_test(struct slub_run *r, enum slub_fastpath fp, int test, json_t 
 	return ret;
 }
 
+/* The 2007 test as it was run, in atomcost.ko (kernel/prims.c, ops.c):
+ * cmpxchg and cmpxchg_local with irqs off, and the plain update under
+ * local_irq_save. */
+static char *kernel07_probes[] = { "cmpxchg", "cmpxchg_local", "local_irq_save:store" };
+static const struct repro_kclaim kernel07_claims[] = {
+	{ "per op, the 2007 test", "cmpxchg_local", "cmpxchg" },
+	{ "per op, the 2007 test", "cmpxchg_local", "local_irq_save:store" },
+};
+static const struct repro_kernel kernel07 = {
+	.sec = SEC, .title = "The 2007 test in the kernel: cmpxchg, cmpxchg_local (irqs off), irq save/restore",
+	.pub = "the post gives per-op figures in its text only: the tables above are per kmalloc",
+	.probes = kernel07_probes, .nprobes = ARRAY_SIZE(kernel07_probes),
+	.claims = kernel07_claims, .nclaims = ARRAY_SIZE(kernel07_claims),
+};
+
 static int repro_slub_run(struct repro_ctx *rc)
 {
 	const struct experiment *e = rc->exp;
@@ -1116,6 +1131,8 @@ static int repro_slub_run(struct repro_ctx *rc)
 			if (tests[test - 1])
 				ret = run_test(&r, fp, test, jv);
 	}
+	if (ret == 0)
+		ret = repro_kernel_run(rc, &kernel07);
 out:
 	free(r.obj);
 	free(r.ticks);
@@ -1145,5 +1162,6 @@ const struct repro repro_slub_cmpxchg_local = {
 	  "objects per timed loop (2007: 10000)" },
 	{ "slub-cmpxchg-local", "passes", CFG_U64, "21", NULL, 1, 64, NULL,
 	  "passes, each timing every form at every size (order reversed every other pass); "
-	  "conclusions judge the passes' paired figures" }),
+	  "conclusions judge the passes' paired figures" },
+	REPRO_CONTEXT_KEY("slub-cmpxchg-local")),
 };

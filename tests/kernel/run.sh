@@ -16,6 +16,9 @@
 # marked emulated, the module unloaded after the run, after SIGINT (exit
 # 130, partial report) and after SIGKILL (its guard process), and the
 # refusals: a module already loaded (exit 1, left loaded), lockdown (exit 4).
+# The 2007, 2015 and 2016 reproductions run in kernel mode (short configs):
+# exit 0, the module unloaded, their report's kernel figures marked emulated
+# and not judged; under lockdown the 2007 one is refused (exit 4).
 # Each checker is then fed copies of its input with one planted fault each,
 # and must fail every one.
 # Exit 0 pass, 1 fail, 77 skip (names the Debian package that is missing).
@@ -148,16 +151,34 @@ insmod /atomcost.ko
 /atomcost run --context kernel set_bit >/dev/null 2>/dev/null
 ac loaded \$?
 rmmod atomcost
+# the 2007, 2015 and 2016 reproductions in kernel mode (short configs)
+for k in 07 15 16; do
+	/atomcost run /k\$k.conf --cpu $CPU -o /k\$k.json >/k\$k.out 2>/err
+	ac k\$k \$?
+	sed 's/^/@@ stderr /' /err
+	grep -A40 '^--- in the kernel' /k\$k.out | sed "s/^/@@ k\$k out /"
+	sed "s/^/@@ k\$k json /" /k\$k.json
+done
 mount -t securityfs none /sys/kernel/security
 echo integrity >/sys/kernel/security/lockdown
 /atomcost run --context kernel set_bit >/dev/null 2>/err
 ac lockdown \$?
 sed 's/^/@@ stderr /' /err
+/atomcost run /k07.conf --cpu $CPU >/dev/null 2>/dev/null
+ac k07-lockdown \$?
 dmesg | sed 's/^/@@ dmesg /'
 echo "@@ finished"
 poweroff -f
 INIT
 chmod +x "$B/root/init"
+# short configs of the three reproductions with a kernel mode: small passes
+printf '%s\n' '[experiment]' 'kind = slub-cmpxchg-local' '[slub-cmpxchg-local]' 'fastpath = 2007' \
+	'variants = cmpxchg, cmpxchg_local' 'tests = repeat' 'sizes = 8' 'objects = 100' 'passes = 3' \
+	'context = kernel' >"$B/root/k07.conf"
+printf '%s\n' '[experiment]' 'kind = slub-bulk-free' '[slub-bulk-free]' 'bulk = 1, 16' 'size = 256' \
+	'objects = 1000' 'passes = 2' 'spread_slabs = 0' 'context = kernel' >"$B/root/k15.conf"
+printf '%s\n' '[experiment]' 'kind = slab-concurrent' '[slab-concurrent]' 'sizes = 32, 64' \
+	'objects = 100' 'passes = 2' 'context = kernel' >"$B/root/k16.conf"
 (cd "$B/root" && find . | "$BUSYBOX" cpio -o -H newc >"$B/initrd.cpio" 2>/dev/null) || exit 1
 
 echo "booting $KVER in qemu-system-x86_64 (TCG: emulated, not a measurement)"
@@ -250,13 +271,40 @@ check_ac() {
 	[ "$(jq '[.results[] | select(.context != "kernel")] | length' "$B/r.json" 2>/dev/null)" = 0 ] ||
 		{ echo "FAIL: --context kernel: a row without context kernel (or no report)"; bad=1; }
 	for c in "run 0 unloaded" "sigint 130 unloaded" "sigkill 137 unloaded" "loaded 1 loaded" \
-		 "lockdown 4 unloaded"; do
+		 "lockdown 4 unloaded" "k07-lockdown 4 unloaded"; do
 		grep -qx "ac $c" "$1" || { echo "FAIL: --context kernel, case ${c%% *}:" \
 			"$(grep "^ac ${c%% *} " "$1" || echo 'did not run'), expected ac $c"; bad=1; }
 	done
 	grep -qx "partial 1" "$1" || { echo "FAIL: the interrupted run wrote no partial report"; bad=1; }
+	check_repro "$1" 07 slub-cmpxchg-local "cmpxchg cmpxchg_local local_irq_save:store" || bad=1
+	check_repro "$1" 15 slub-bulk-free "kmem_cache_alloc kmem_cache_alloc_bulk:1 kmem_cache_alloc_bulk:16" ||
+		bad=1
+	check_repro "$1" 16 slab-concurrent "kmalloc_concurrent:32 kmalloc_concurrent:32:free
+		kmalloc_concurrent:64 kmalloc_concurrent:64:free" || bad=1
 	grep -q '^stderr .*sign-file' "$1" || { echo "FAIL: the lockdown refusal does not say how to sign"; bad=1; }
 	return $bad
+}
+
+# check_repro LOG NN KIND ROWS: the reproduction's run in kernel mode exited
+# 0 and left the module unloaded; its report's figures hold a kernel
+# section marked emulated with a number for each of ROWS, and no conclusion
+# judged in the kernel; its printout says so.
+check_repro() {
+	local j="$B/k$2.json" rows q
+	sed -n "s/^k$2 json //p" "$1" >"$j"
+	grep -qx "ac k$2 0 unloaded" "$1" || { echo "FAIL: $3 in kernel mode:" \
+		"$(grep "^ac k$2 " "$1" || echo 'did not run'), expected ac k$2 0 unloaded"; return 1; }
+	rows=$(jq -r --arg k "$3" '.meta.reproductions[$k].kernel
+		| select(.context == "kernel" and .emulated == true and .note == "emulated: not a measurement")
+		| .rows[] | select(.cycles | type == "number") | .probe' "$j" 2>/dev/null)
+	for q in $4; do
+		printf '%s\n' "$rows" | grep -qxF "$q" || { echo "FAIL: $3 in kernel mode: no kernel figure $q"; return 1; }
+	done
+	[ "$(jq --arg k "$3" '[.meta.reproductions[$k].conclusions[]? | select(.what | test("in the kernel"))]
+		| length' "$j" 2>/dev/null)" = 0 ] ||
+		{ echo "FAIL: $3 in kernel mode: a conclusion judged under emulation"; return 1; }
+	grep -q "^k$2 out emulated: not a measurement" "$1" ||
+		{ echo "FAIL: $3 in kernel mode: the printout does not say emulated"; return 1; }
 }
 
 fails=0
@@ -295,5 +343,10 @@ plant 's/^ac sigint 130/ac sigint 0/' "an interrupted run exiting 0" check_ac
 plant 's/^partial 1/partial 0/' "an interrupted run without a partial report" check_ac
 plant 's/^ac sigkill 137 unloaded/ac sigkill 137 loaded/' "a killed run leaving the module" check_ac
 plant '/^stderr .*sign-file/d' "a lockdown refusal without the way to sign" check_ac
+plant 's/^ac k07 0 unloaded/ac k07 0 loaded/' "a reproduction leaving the module" check_ac
+plant '/^k15 json .*"emulated": true/s/true/false/' "a kernel section not marked emulated" check_ac
+plant '/^k16 json .*"probe": "kmalloc_concurrent:64:free"/s/:free//' "a missing kernel figure" check_ac
+plant '/^k07 out emulated/d' "a kernel printout not marked emulated" check_ac
+plant 's/^ac k07-lockdown 4/ac k07-lockdown 0/' "a reproduction in kernel mode not refused" check_ac
 [ "$fails" = 0 ] && echo "kernel: every probe ran in $KVER under qemu (TCG), checks passed"
 exit "$fails"

@@ -219,13 +219,6 @@ struct cz {
 	uint64_t t0;
 };
 
-static void set_section(struct report *rep, const char *key, json_t *v)
-{
-	if (!rep->sections)
-		rep->sections = json_object();
-	json_object_set_new(rep->sections, key, v);
-}
-
 /* Seconds left under --time-limit (0: no limit; tiny when spent). */
 static double time_left(const struct cz *c)
 {
@@ -435,12 +428,15 @@ static int step_topology(struct cz *c)
 		char summ[256];
 		struct c2c_where w;
 
-		if (cpus) {
+		if (cpus && (c->rep->c2c = malloc(sizeof(*c->rep->c2c)))) {
 			c2c_where_of(c->t, cpus, summ, sizeof(summ), &w);
-			set_section(c->rep, "c2c", c2c_to_json(&c->rep->cal, &w, rows, nrows, absent,
-							       1u << C2C_CMPXCHG, false));
-			free(cpus);
+			if (c2c_out_fill(c->rep->c2c, &c->rep->cal, &w, rows, nrows, absent, 1u << C2C_CMPXCHG,
+					 false)) {
+				free(c->rep->c2c);
+				c->rep->c2c = NULL;
+			}
 		}
+		free(cpus);
 	}
 	for (size_t i = 0; i < probe_count && nsp < ARRAY_SIZE(sp); i++) {
 		const struct probe *p = probe_table[i];

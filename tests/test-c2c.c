@@ -2,14 +2,20 @@
 /* test-c2c.c - the c2c pair plan on machines we do not have (hwloc
  * synthetic topologies): one pair per class present, the classes right,
  * absent classes said, and a 1024-PU machine planned in well under a
- * second with the number of pairs bounded by the number of classes.
+ * second with the number of pairs bounded by the number of classes. And
+ * the section: rows filled into it, written, attached back (--c2c) and
+ * written again the same, read by the writers' view.
  * Exit 0 pass, 1 fail.
  */
 #include "c2c.h"
 #include "harness.h"
+#include "report.h"
 
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static double now_s(void)
 {
@@ -54,9 +60,58 @@ static double check_plan(const char *syn, unsigned want, bool all, size_t want_p
 
 #define ALL_CLASSES ((1u << PAIR__COUNT) - 1)
 
+/* Two methods on PUs 2 and 5, one row without samples (no entry). */
+static void check_section(void)
+{
+	struct calibration cal = { .timer_hz = 2e9, .ticks_per_cycle = 0.5, .core_hz = 4e9, .cycle_source = "synthetic",
+				   .timer = "synthetic timer", .cpu_os = 3, .mul_expected = 3, .mul_cycles = 3.5,
+				   .load_expected = 4, .load_cycles = 4, .emulation = "" };
+	int cpus[] = { 2, 5 };
+	struct c2c_where w = { .cpus = cpus, .ncpus = 2, .summary = "2 PUs" };
+	struct c2c_row rows[3] = {
+		{ .cls = PAIR_L3, .a = 2, .b = 5, .m = C2C_CMPXCHG, .n = 10, .s = { .median = 200, .p10 = 190, .p90 = 220 } },
+		{ .cls = PAIR_L3, .a = 2, .b = 5, .m = C2C_LOADSTORE, .n = 10, .s = { .median = 300 } },
+		{ .cls = PAIR_SMT, .a = 2, .b = 5, .m = C2C_LOADSTORE, .n = 0, .timed_out = true },
+	};
+	bool absent[PAIR__COUNT] = { [PAIR_NUMA] = true };
+	char path[] = "/tmp/atomcost-test-c2c-XXXXXX";
+	struct c2c_out o;
+	struct report rep;
+	struct c2c_section s;
+	json_t *j, *back;
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0 && c2c_out_fill(&o, &cal, &w, rows, 3, absent, 3, true) == 0, "section filled");
+	CHECK(o.npairs == 2 && o.nabsent == 1 && !strcmp(o.absent[0], "numa"), "no entry without samples: %zu",
+	      o.npairs);
+	CHECK(!strcmp(o.cal.cycle_source, "synthetic") && o.cal.cpu_os == 3 && o.cal.mul_latency == 3,
+	      "its calibration as written");
+	j = c2c_out_json(&o);
+	CHECK(json_dump_file(j, path, JSON_INDENT(1)) == 0, "written to %s", path);
+	report_init(&rep);
+	CHECK(report_attach_c2c(&rep, path) == 0 && rep.c2c, "attached back");
+	back = rep.c2c ? c2c_out_json(rep.c2c) : NULL;
+	CHECK(json_equal(j, back), "what is attached is what was written");
+	CHECK(report_c2c(&rep, &s) == 0 && s.npair == 2 && s.nmap == 2, "the writers' view: 2 pairs, 2 maps");
+	CHECK(s.nmap == 2 && fabs(s.pair[0].median - 100) < 1e-9 && s.map[1].cpus[1] == 5 &&
+		      fabs(s.map[1].v[1] - 150) < 1e-9 && isnan(s.map[1].v[0]) && !strcmp(s.map[1].method, "load_store"),
+	      "round trips in ns, by CPU, per method");
+	c2c_section_free(&s);
+	json_decref(j);
+	json_decref(back);
+	c2c_out_free(&o);
+	report_free(&rep);
+	if (fd >= 0) {
+		close(fd);
+		unlink(path);
+	}
+}
+
 int main(void)
 {
 	double dt;
+
+	check_section();
 
 	/* 2 packages x 2 NUMA x 16 cores x 2 SMT: no shared L2/L3 objects */
 	check_plan("pack:2 numa:2 core:16 pu:2", ALL_CLASSES & ~(1u << PAIR_L2 | 1u << PAIR_L3), false, 4);

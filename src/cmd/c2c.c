@@ -69,12 +69,17 @@ static int c2c_output(const struct c2c_args *a, struct topo *t, const struct cal
 	int *cpus = calloc((size_t)topo_allowed_count(t), sizeof(int));
 	char summ[256];
 	struct c2c_where w;
+	struct c2c_out o;
 	json_t *j;
 
 	if (!cpus)
 		return -ENOMEM;
 	c2c_where_of(t, cpus, summ, sizeof(summ), &w);
-	j = c2c_to_json(cal, &w, rows, nrows, absent, a->methods, a->all);
+	if (c2c_out_fill(&o, cal, &w, rows, nrows, absent, a->methods, a->all)) {
+		free(cpus);
+		return -ENOMEM;
+	}
+	j = c2c_out_json(&o);
 	if (a->json)
 		dump_json(j, stdout);
 	else
@@ -85,6 +90,7 @@ static int c2c_output(const struct c2c_args *a, struct topo *t, const struct cal
 		err = err ? err : werr;
 	}
 	json_decref(j);
+	c2c_out_free(&o);
 	free(cpus);
 	return err;
 }

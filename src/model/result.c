@@ -27,6 +27,8 @@ void report_free(struct report *rep)
 	json_decref(rep->sections);
 	free(rep->hier);
 	free(rep->split);
+	c2c_out_free(rep->c2c);
+	free(rep->c2c);
 	free(rep->charz);
 	free(rep->epochs);
 	memset(rep, 0, sizeof(*rep));

@@ -190,6 +190,7 @@ struct report {
 	json_t *sections;	/* other top-level JSON objects ("c2c", ...), kept as read (owned) */
 	struct hierarchy_section *hier;	/* the measured staircase (sections.h; owned), NULL: none */
 	struct splitlock_section *split;	/* the split lock (sections.h; owned), NULL: none */
+	struct c2c_out *c2c;	/* the c2c round trips (sections.h; owned), NULL: none */
 	struct characterization_meta *charz;	/* meta.characterization (sections.h; owned), NULL: none */
 	struct epoch_out *epochs;	/* meta.epochs (sections.h; owned), NULL: none */
 	size_t nepochs;

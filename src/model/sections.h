@@ -36,9 +36,72 @@ struct c2c_where {
 	const char *summary;
 };
 
-/* The JSON section ("atomcost-c2c/1") and the table. */
-json_t *c2c_to_json(const struct calibration *cal, const struct c2c_where *w, const struct c2c_row *rows,
-		    size_t nrows, const bool *absent, unsigned mmask, bool all);
+/* A calibration as written (clock_to_json's keys), kept whole where a
+ * section carries its own run's (c2c). mul_latency -1: null. */
+struct calibration_check_out { unsigned has; double expected_cycles, cycles, deviation; };
+struct calibration_out {
+	unsigned has;
+	double timer_hz, timer_hz_spread, overhead_min_ticks, overhead_median_ticks, ticks_per_cycle;
+	double ticks_per_cycle_mul, chain_agreement, core_hz;
+	char cycle_source[128], timer[64];
+	bool timer_invariant, trustworthy;
+	int cpu_os;
+	long long mul_latency;
+	bool emulated;
+	char emulation[160];
+	struct calibration_checks_out {
+		unsigned has;
+		char add_chain[128];
+		struct calibration_check_out imul_chain, l1_load_chase;
+	} self_checks;
+};
+
+/* The section ("atomcost-c2c/1"): what `atomcost c2c --format json`
+ * writes and a report holds as "c2c" (report/json.c codes it): one entry
+ * per pair and method (summaries in ticks, ns and cycles; has 0: null),
+ * the classes absent here, one matrix per method (v[m][i * n + j] from
+ * cpus[i] to cpus[j], ns, NAN: null). Arrays owned: c2c_out_free. */
+struct c2c_summary_out { unsigned has; double min, p10, median, p90, max; };
+struct c2c_pair_out {
+	unsigned has;
+	char cls[16];
+	int cpu_a, cpu_b;
+	char method[16], transfers[96];
+	long long samples;
+	bool timed_out;
+	struct c2c_summary_out ticks, ns, cycles;
+	double one_way_ns;
+};
+enum { C2C_FLAT = 11 };	/* has: the matrix alone, unit and cpus beside it */
+struct c2c_out {
+	unsigned has;
+	char schema[24], mode[24];
+	struct calibration_out cal;
+	char topology[256];
+	int rounds_per_sample;
+	struct c2c_methods_out { unsigned has; char transfers[C2C__COUNT][96]; } methods;
+	struct c2c_pair_out *pairs;
+	size_t npairs;
+	char absent[PAIR__COUNT][16];
+	size_t nabsent;
+	struct c2c_matrix_out {
+		unsigned has;
+		size_t *cpus, ncpus;
+		char unit[40];
+		double *v[C2C__COUNT];
+		size_t nv[C2C__COUNT];
+	} matrix;
+};
+
+/* Fill o from the rows (report/c2c.c); 0 or -ENOMEM (o freed). */
+int c2c_out_fill(struct c2c_out *o, const struct calibration *cal, const struct c2c_where *w,
+		 const struct c2c_row *rows, size_t nrows, const bool *absent, unsigned mmask, bool all);
+void c2c_out_free(struct c2c_out *o);
+/* The section as JSON, and the calibration as written (report/json.c). */
+json_t *c2c_out_json(const struct c2c_out *o);
+int calibration_out_of(const struct calibration *c, struct calibration_out *o);
+
+/* The table. */
 void c2c_write_text(const struct calibration *cal, const struct c2c_where *w, const struct c2c_row *rows,
 		    size_t nrows, const bool *absent, FILE *f);
 
@@ -94,7 +157,7 @@ struct c2c_section {
 };
 int report_c2c(const struct report *rep, struct c2c_section *s);
 void c2c_section_free(struct c2c_section *s);
-/* --c2c FILE: the JSON of `atomcost c2c` becomes rep's "c2c" section
+/* --c2c FILE: the JSON of `atomcost c2c` becomes rep's c2c section
  * (drawn as heat maps, kept when written as JSON). 0 or -errno, said. */
 int report_attach_c2c(struct report *rep, const char *path);
 

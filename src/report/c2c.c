@@ -1,72 +1,103 @@
 /* SPDX-License-Identifier: MIT */
-/* report/c2c.c - writers of the c2c round trips: the JSON section
- * ("atomcost-c2c/1": pairs, absent classes, matrix) and the text table. */
+/* report/c2c.c - the c2c round trips: the section filled from the rows
+ * ("atomcost-c2c/1": pairs, absent classes, matrix; report/json.c codes
+ * it) and the text table. */
+#include <errno.h>
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "sections.h"
 
-static json_t *summary_obj(const struct summary *s, double scale)
+static void summary_of(const struct summary *s, double scale, struct c2c_summary_out *o)
 {
-	return json_pack("{s:f, s:f, s:f, s:f, s:f}", "min", s->min * scale, "p10", s->p10 * scale,
-			 "median", s->median * scale, "p90", s->p90 * scale, "max", s->max * scale);
+	*o = (struct c2c_summary_out){ .has = 0x1f, .min = s->min * scale, .p10 = s->p10 * scale,
+				       .median = s->median * scale, .p90 = s->p90 * scale, .max = s->max * scale };
 }
 
-json_t *c2c_to_json(const struct calibration *cal, const struct c2c_where *w, const struct c2c_row *rows,
-		       size_t nrows, const bool *absent, unsigned mmask, bool all)
+/* Row r as its entry, and into its method's matrix; none without samples
+ * (the table says why). */
+static void pair_of(const struct calibration *cal, const struct c2c_where *w, const struct c2c_row *r,
+		    struct c2c_out *o)
 {
-	int npu = w->ncpus;
-	json_t *pairs = json_array(), *absent_j = json_array(), *cpus = json_array();
-	json_t *matrix = json_object(), *methods = json_object(), *mats[C2C__COUNT] = { NULL };
+	struct c2c_pair_out *p = &o->pairs[o->npairs];
+	double ns = 1e9 / cal->timer_hz, *v = o->matrix.v[r->m];
+	int ia = -1, ib = -1, n = w->ncpus;
 
-	for (int i = 0; i < npu; i++)
-		json_array_append_new(cpus, json_integer(w->cpus[i]));
-	json_object_set_new(matrix, "cpus", cpus);
-	json_object_set_new(matrix, "unit", json_string("ns per round trip (median)"));
+	if (!r->n)
+		return;
+	*p = (struct c2c_pair_out){ .has = 0x7ff, .cpu_a = r->a, .cpu_b = r->b, .samples = (long long)r->n,
+				    .timed_out = r->timed_out, .one_way_ns = r->s.median * ns / 2 };
+	o->npairs++;
+	snprintf(p->cls, sizeof(p->cls), "%s", topo_pair_class_name(r->cls));
+	snprintf(p->method, sizeof(p->method), "%s", c2c_method_name(r->m));
+	snprintf(p->transfers, sizeof(p->transfers), "%s", c2c_method_transfers(r->m));
+	summary_of(&r->s, 1, &p->ticks);
+	summary_of(&r->s, ns, &p->ns);
+	summary_of(&r->s, 1.0 / cal->ticks_per_cycle, &p->cycles);
+	for (int i = 0; i < n; i++) {	/* the pair's places in the matrix */
+		ia = w->cpus[i] == r->a ? i : ia;
+		ib = w->cpus[i] == r->b ? i : ib;
+	}
+	if (v && ia >= 0 && ib >= 0)
+		v[ia * n + ib] = v[ib * n + ia] = r->s.median * ns;
+}
+
+int c2c_out_fill(struct c2c_out *o, const struct calibration *cal, const struct c2c_where *w,
+		 const struct c2c_row *rows, size_t nrows, const bool *absent, unsigned mmask, bool all)
+{
+	size_t n = (size_t)w->ncpus;
+	struct c2c_matrix_out *mx = &o->matrix;
+
+	*o = (struct c2c_out){ .has = 0x7fc, .rounds_per_sample = C2C_ROUNDS };
+	snprintf(o->schema, sizeof(o->schema), "atomcost-c2c/1");
+	snprintf(o->mode, sizeof(o->mode), "%s", all ? "all-pairs" : "one pair per class");
+	snprintf(o->topology, sizeof(o->topology), "%s", w->summary);
+	o->pairs = calloc(nrows ? nrows : 1, sizeof(*o->pairs));
+	mx->cpus = calloc(n ? n : 1, sizeof(*mx->cpus));
+	if (!o->pairs || !mx->cpus || calibration_out_of(cal, &o->cal))
+		goto nomem;
+	mx->has = 0x3;
+	mx->ncpus = n;
+	for (size_t i = 0; i < n; i++)
+		mx->cpus[i] = (size_t)w->cpus[i];
+	snprintf(mx->unit, sizeof(mx->unit), "ns per round trip (median)");
 	for (int m = 0; m < C2C__COUNT; m++) {
 		if (!(mmask & (1u << m)))
 			continue;
-		mats[m] = json_array();
-		for (int i = 0; i < npu; i++) {
-			json_t *rowj = json_array();
-
-			for (int j = 0; j < npu; j++)
-				json_array_append_new(rowj, json_null());
-			json_array_append_new(mats[m], rowj);
-		}
-		json_object_set_new(matrix, c2c_method_key((enum c2c_method)m), mats[m]);
-		json_object_set_new(methods, c2c_method_name((enum c2c_method)m), json_string(c2c_method_transfers((enum c2c_method)m)));
+		if (!(mx->v[m] = malloc((n ? n * n : 1) * sizeof(double))))
+			goto nomem;
+		for (size_t i = 0; i < n * n; i++)
+			mx->v[m][i] = NAN;
+		mx->nv[m] = n;
+		mx->has |= 1u << (2 + m);
+		o->methods.has |= 1u << m;
+		snprintf(o->methods.transfers[m], sizeof(o->methods.transfers[m]), "%s",
+			 c2c_method_transfers((enum c2c_method)m));
 	}
-	for (size_t k = 0; k < nrows; k++) {
-		const struct c2c_row *r = &rows[k];
-		double ns = 1e9 / cal->timer_hz, cyc = 1.0 / cal->ticks_per_cycle;
-		json_t *mat = mats[r->m];
-		int ia = -1, ib = -1;
-
-		for (int i = 0; i < npu; i++) {	/* the pair's places in the matrix */
-			ia = w->cpus[i] == r->a ? i : ia;
-			ib = w->cpus[i] == r->b ? i : ib;
-		}
-		json_array_append_new(pairs, json_pack("{s:s, s:i, s:i, s:s, s:s, s:I, s:b, s:o, s:o, s:o, s:f}",
-			"class", topo_pair_class_name(r->cls), "cpu_a", r->a, "cpu_b", r->b,
-			"method", c2c_method_name(r->m), "transfers_per_round_trip", c2c_method_transfers(r->m),
-			"samples", (json_int_t)r->n, "timed_out", r->timed_out,
-			"round_trip_ticks", r->n ? summary_obj(&r->s, 1) : json_null(),
-			"round_trip_ns", r->n ? summary_obj(&r->s, ns) : json_null(),
-			"round_trip_cycles", r->n ? summary_obj(&r->s, cyc) : json_null(),
-			"one_way_ns", r->n ? r->s.median * ns / 2 : NAN));
-		if (r->n && ia >= 0 && ib >= 0) {
-			json_array_set_new(json_array_get(mat, ia), ib, json_real(r->s.median * ns));
-			json_array_set_new(json_array_get(mat, ib), ia, json_real(r->s.median * ns));
-		}
-	}
+	for (size_t k = 0; k < nrows; k++)
+		pair_of(cal, w, &rows[k], o);
 	for (int c = 0; c < PAIR__COUNT; c++)
 		if (absent[c])
-			json_array_append_new(absent_j, json_string(topo_pair_class_name((enum pair_class)c)));
-	return json_pack("{s:s, s:s, s:o, s:s, s:i, s:o, s:o, s:o, s:o}",
-			 "schema", "atomcost-c2c/1", "mode", all ? "all-pairs" : "one pair per class",
-			 "calibration", clock_to_json(cal), "topology", w->summary,
-			 "rounds_per_sample", C2C_ROUNDS, "methods", methods, "pairs", pairs,
-			 "absent_classes", absent_j, "matrix", matrix);
+			snprintf(o->absent[o->nabsent++], sizeof(o->absent[0]), "%s",
+				 topo_pair_class_name((enum pair_class)c));
+	return 0;
+nomem:
+	c2c_out_free(o);
+	return -ENOMEM;
+}
+
+void c2c_out_free(struct c2c_out *o)
+{
+	if (!o)
+		return;
+	free(o->pairs);
+	free(o->matrix.cpus);
+	for (int m = 0; m < C2C__COUNT; m++)
+		free(o->matrix.v[m]);
+	o->pairs = NULL;
+	o->matrix.cpus = NULL;
+	memset(o->matrix.v, 0, sizeof(o->matrix.v));
 }
 
 void c2c_write_text(const struct calibration *cal, const struct c2c_where *w, const struct c2c_row *rows,

@@ -37,6 +37,7 @@ enum jkind {
 	JK_INTS,	/* size_t *, owned, count at cnt; max: size_t[max] in place */
 	JK_REALS,	/* double *, the same */
 	JK_OBJS,	/* an owned array of table sub's structs, the same */
+	JK_MATRIX,	/* double *, owned, n * n (n at cnt) as n rows; NAN: null */
 };
 
 struct jtable;
@@ -219,6 +220,75 @@ static const struct jfield sl_f[] = {
 };
 static const struct jtable sl_t = JTABLE(sl_f, struct splitlock_section);
 
+/* ---- the c2c section (sections.h), with its run's calibration as written */
+#define CCK(m) JM(struct calibration_check_out, m, JK_REAL)
+static const struct jfield cal_check_f[] = { CCK(expected_cycles), CCK(cycles), CCK(deviation) };
+static const struct jtable cal_check_t = JTABLE(cal_check_f, struct calibration_check_out);
+static const struct jfield cal_checks_f[] = {
+	JM(struct calibration_checks_out, add_chain, JK_STR),
+	JSUB(struct calibration_checks_out, imul_chain, JK_OBJ, "imul_chain", cal_check_t),
+	JSUB(struct calibration_checks_out, l1_load_chase, JK_OBJ, "l1_load_chase", cal_check_t),
+};
+static const struct jtable cal_checks_t = JTABLE(cal_checks_f, struct calibration_checks_out);
+
+#define CAL(m, kind) JM(struct calibration_out, m, kind)
+static const struct jfield calw_f[] = {
+	CAL(timer_hz, JK_REAL), CAL(timer_hz_spread, JK_REAL), CAL(overhead_min_ticks, JK_REAL),
+	CAL(overhead_median_ticks, JK_REAL), CAL(ticks_per_cycle, JK_REAL), CAL(ticks_per_cycle_mul, JK_REAL),
+	CAL(chain_agreement, JK_REAL), CAL(core_hz, JK_REAL), CAL(cycle_source, JK_STR), CAL(timer, JK_STR),
+	CAL(timer_invariant, JK_BOOL), CAL(trustworthy, JK_BOOL), CAL(cpu_os, JK_INT), CAL(mul_latency, JK_INTN),
+	CAL(emulated, JK_BOOL), CAL(emulation, JK_STR),
+	JSUB(struct calibration_out, self_checks, JK_OBJ, "self_checks", cal_checks_t),
+};
+static const struct jtable calw_t = JTABLE(calw_f, struct calibration_out);
+
+#define C2S(m) JM(struct c2c_summary_out, m, JK_REAL)
+static const struct jfield c2c_summary_f[] = { C2S(min), C2S(p10), C2S(median), C2S(p90), C2S(max) };
+static const struct jtable c2c_summary_t = JTABLE(c2c_summary_f, struct c2c_summary_out);
+
+#define C2P(m, kind, key) JF(struct c2c_pair_out, m, kind, key)
+static const struct jfield c2c_pair_f[] = {
+	C2P(cls, JK_STR, "class"), C2P(cpu_a, JK_INT, "cpu_a"), C2P(cpu_b, JK_INT, "cpu_b"),
+	C2P(method, JK_STR, "method"), C2P(transfers, JK_STR, "transfers_per_round_trip"),
+	C2P(samples, JK_INT, "samples"), C2P(timed_out, JK_BOOL, "timed_out"),
+	JSUB(struct c2c_pair_out, ticks, JK_OBJN, "round_trip_ticks", c2c_summary_t),
+	JSUB(struct c2c_pair_out, ns, JK_OBJN, "round_trip_ns", c2c_summary_t),
+	JSUB(struct c2c_pair_out, cycles, JK_OBJN, "round_trip_cycles", c2c_summary_t),
+	C2P(one_way_ns, JK_REAL, "one_way_ns"),
+};
+static const struct jtable c2c_pair_t = JTABLE(c2c_pair_f, struct c2c_pair_out);
+
+/* the methods and matrices are keyed by method (vocab.c's names, keys) */
+static const struct jfield c2c_methods_f[] = {
+	JF(struct c2c_methods_out, transfers[C2C_CMPXCHG], JK_STR, "cmpxchg"),
+	JF(struct c2c_methods_out, transfers[C2C_LOADSTORE], JK_STR, "load-store"),
+};
+static const struct jtable c2c_methods_t = JTABLE(c2c_methods_f, struct c2c_methods_out);
+#define C2M(m, key) { key, JK_MATRIX, offsetof(struct c2c_matrix_out, v[m]), 0, \
+		      offsetof(struct c2c_matrix_out, nv[m]), 0, NULL }
+static const struct jfield c2c_matrix_f[] = {
+	{ "cpus", JK_INTS, offsetof(struct c2c_matrix_out, cpus), 0, offsetof(struct c2c_matrix_out, ncpus), 0, NULL },
+	JM(struct c2c_matrix_out, unit, JK_STR), C2M(C2C_CMPXCHG, "cmpxchg"), C2M(C2C_LOADSTORE, "load_store"),
+};
+static const struct jtable c2c_matrix_t = JTABLE(c2c_matrix_f, struct c2c_matrix_out);
+
+/* hand-made sections may have one matrix, its unit and CPUs beside it
+ * (C2C_FLAT: unit, cpus and an array under "matrix") */
+#define C2O(m, kind) JM(struct c2c_out, m, kind)
+static const struct jfield c2c_f[] = {
+	JF(struct c2c_out, matrix.unit, JK_STR, "unit"),
+	{ "cpus", JK_INTS, offsetof(struct c2c_out, matrix.cpus), 0, offsetof(struct c2c_out, matrix.ncpus), 0, NULL },
+	C2O(schema, JK_STR), C2O(mode, JK_STR), JSUB(struct c2c_out, cal, JK_OBJ, "calibration", calw_t),
+	C2O(topology, JK_STR), C2O(rounds_per_sample, JK_INT),
+	JSUB(struct c2c_out, methods, JK_OBJ, "methods", c2c_methods_t), JARR(struct c2c_out, pairs, "pairs", c2c_pair_t),
+	{ "absent_classes", JK_STRS, offsetof(struct c2c_out, absent), sizeof(((struct c2c_out *)0)->absent[0]),
+	  offsetof(struct c2c_out, nabsent), PAIR__COUNT, NULL },
+	JSUB(struct c2c_out, matrix, JK_OBJ, "matrix", c2c_matrix_t),
+	[C2C_FLAT] = { "matrix", JK_MATRIX, offsetof(struct c2c_out, matrix.v[0]), 0,
+		       offsetof(struct c2c_out, matrix.nv[0]), 0, NULL },
+};
+static const struct jtable c2c_t = JTABLE(c2c_f, struct c2c_out);
+
 /* meta.characterization and meta.epochs (sections.h), the latter an array
  * of the report itself */
 static const struct jfield charz_step_f[] = {
@@ -250,6 +320,7 @@ static const struct typed_section {
 } typed[] = {
 	{ "hierarchy", &hs_t, offsetof(struct report, hier) },
 	{ "splitlock", &sl_t, offsetof(struct report, split) },
+	{ "c2c", &c2c_t, offsetof(struct report, c2c) },
 };
 
 static json_t *obj_json(const struct jtable *t, const void *p);
@@ -292,6 +363,17 @@ static json_t *field_json(const struct jfield *f, const char *m)
 		return obj_json(f->sub, m);
 	case JK_OBJN:
 		return *(const unsigned *)(const void *)m ? obj_json(f->sub, m) : json_null();
+	case JK_MATRIX:
+		a = json_array();
+		for (size_t i = 0; i < n; i++) {
+			const double *x = *(double *const *)(const void *)m + i * n;
+			json_t *row = json_array();
+
+			for (size_t j = 0; j < n; j++)
+				json_array_append_new(row, isnan(x[j]) ? json_null() : json_real(x[j]));
+			json_array_append_new(a, row);
+		}
+		return a;
 	default:
 		a = json_array();
 		for (size_t k = 0; k < n; k++)
@@ -345,6 +427,24 @@ static int items_read(const struct jfield *f, json_t *a, char *m, size_t *n)
 	return 0;
 }
 
+/* n rows of n numbers or nulls (NAN) into *d (allocated); 0 or -ENOMEM */
+static int matrix_read(json_t *a, double **d, size_t *np)
+{
+	size_t n = json_array_size(a);
+
+	*np = 0;
+	*d = malloc((n ? n * n : 1) * sizeof(double));
+	if (!*d)
+		return -ENOMEM;
+	for (size_t i = 0; i < n * n; i++) {
+		json_t *x = json_array_get(json_array_get(a, i / n), i % n);
+
+		(*d)[i] = json_is_number(x) ? json_number_value(x) : NAN;
+	}
+	*np = n;
+	return 0;
+}
+
 static int field_read(const struct jfield *f, json_t *v, char *m)
 {
 	double x = json_number_value(v);
@@ -376,6 +476,8 @@ static int field_read(const struct jfield *f, json_t *v, char *m)
 	case JK_OBJ:
 	case JK_OBJN:
 		return obj_read(f->sub, v, m);
+	case JK_MATRIX:
+		return matrix_read(v, (double **)(void *)m, (size_t *)(m - f->off + f->cnt));
 	default:
 		return items_read(f, v, m, (size_t *)(m - f->off + f->cnt));
 	}
@@ -386,7 +488,8 @@ static int obj_read(const struct jtable *t, json_t *o, void *p)
 	for (size_t i = 0; i < t->n; i++) {
 		json_t *v = json_object_get(o, t->f[i].key);
 
-		if (!v)
+		/* a key read as an object or as rows, whichever it is */
+		if (!v || (t->f[i].kind == JK_OBJ && json_is_array(v)) || (t->f[i].kind == JK_MATRIX && !json_is_array(v)))
 			continue;
 		if (t->has)
 			*(unsigned *)p |= 1u << i;
@@ -947,6 +1050,7 @@ int report_attach_c2c(struct report *rep, const char *path)
 {
 	json_error_t e;
 	json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
+	int err;
 
 	if (!j) {
 		if (e.line < 0 || strstr(e.text, "unable to open")) {
@@ -962,10 +1066,12 @@ int report_attach_c2c(struct report *rep, const char *path)
 		json_decref(j);
 		return -EINVAL;
 	}
-	if (!rep->sections)
-		rep->sections = json_object();
-	json_object_set_new(rep->sections, "c2c", j);
-	return 0;
+	c2c_out_free(rep->c2c);
+	free(rep->c2c);
+	rep->c2c = calloc(1, sizeof(*rep->c2c));
+	err = rep->c2c ? obj_read(&c2c_t, j, rep->c2c) : -ENOMEM;
+	json_decref(j);
+	return err;
 }
 
 /* ---- the summary, typed for side by side (compare-n.h) ---- */
@@ -1200,11 +1306,6 @@ bool report_is_summary(const char *path)
  * engines made them; these decode what the writers and the card use, so
  * that no writer reads JSON. Strings point into the report. */
 
-static double nan_or(const json_t *v)
-{
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
 static const char *jstr(const json_t *o, const char *key, const char *dflt)
 {
 	const char *s = json_string_value(json_object_get(o, key));
@@ -1242,77 +1343,66 @@ size_t report_epochs(const struct report *rep, struct epoch_meta *e, size_t max)
 	return n;
 }
 
-/* One matrix: rows of numbers or nulls, their CPUs (row index without). */
-static int c2c_map_read(json_t *m, json_t *cpus, const char *unit, const char *method,
-			struct c2c_map *d)
+/* Matrix m of the section, its CPUs (row index without). */
+static int c2c_map_of(const struct c2c_matrix_out *mx, int m, const char *method, const char *unit,
+		      struct c2c_map *d)
 {
-	size_t n = json_array_size(m);
+	size_t n = mx->nv[m];
 
 	*d = (struct c2c_map){ .method = method, .unit = unit, .n = n };
 	d->cpus = malloc((n ? n : 1) * sizeof(*d->cpus));
 	d->v = malloc((n ? n * n : 1) * sizeof(*d->v));
 	if (!d->cpus || !d->v)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		json_t *ci = json_array_get(cpus, i);
-
-		d->cpus[i] = json_is_integer(ci) ? (long long)json_integer_value(ci) : (long long)i;
-		for (size_t j = 0; j < n; j++)
-			d->v[i * n + j] = nan_or(json_array_get(json_array_get(m, i), j));
-	}
+	for (size_t i = 0; i < n; i++)
+		d->cpus[i] = i < mx->ncpus ? (long long)mx->cpus[i] : (long long)i;
+	memcpy(d->v, mx->v[m], n * n * sizeof(*d->v));
 	return 0;
-}
-
-/* The matrix is either {"unit", "cpus", "matrix": [[...]]} or, as
- * `atomcost c2c --format json` writes it, "matrix": {"cpus", "unit",
- * "<method>": [[...]], ...}: one map per method. */
-static int c2c_maps(json_t *c2c, struct c2c_section *s)
-{
-	json_t *m = json_object_get(c2c, "matrix"), *v;
-	const char *k;
-	int err = 0;
-
-	if (json_is_array(m) && json_array_size(m)) {
-		s->nmap = 1;
-		return c2c_map_read(m, json_object_get(c2c, "cpus"), jstr(c2c, "unit", NULL), NULL, s->map);
-	}
-	json_object_foreach(m, k, v) {
-		if (!json_is_array(v) || !json_is_array(json_array_get(v, 0)) || s->nmap == C2C_MAX_MAPS)
-			continue;
-		err = c2c_map_read(v, json_object_get(m, "cpus"), jstr(m, "unit", NULL), k, &s->map[s->nmap++]);
-		if (err)
-			break;
-	}
-	return err;
 }
 
 int report_c2c(const struct report *rep, struct c2c_section *s)
 {
-	json_t *c2c = json_object_get(rep->sections, "c2c"), *p;
-	size_t i;
-	int err;
+	const struct c2c_out *o = rep->c2c;
+	int err = 0;
 
 	memset(s, 0, sizeof(*s));
-	s->present = c2c != NULL;
-	json_array_foreach(json_object_get(c2c, "pairs"), i, p) {
-		json_t *ns = json_object_get(p, "round_trip_ns");
+	s->present = o != NULL;
+	for (size_t i = 0; o && i < o->npairs && s->npair < C2C_MAX_PAIRS; i++) {
+		const struct c2c_pair_out *p = &o->pairs[i];
 
-		if (s->npair == C2C_MAX_PAIRS || !json_is_object(ns))
-			continue;
-		s->pair[s->npair++] = (struct c2c_pair_ns){
-			.cls = jstr(p, "class", "?"), .method = jstr(p, "method", "?"),
-			.cpu_a = (int)json_integer_value(json_object_get(p, "cpu_a")),
-			.cpu_b = (int)json_integer_value(json_object_get(p, "cpu_b")),
-			.median = num_of(ns, "median"), .p10 = num_of(ns, "p10"), .p90 = num_of(ns, "p90"),
-			.timed_out = json_is_true(json_object_get(p, "timed_out")),
-		};
+		if (p->ns.has)
+			s->pair[s->npair++] = (struct c2c_pair_ns){
+				.cls = *p->cls ? p->cls : "?", .method = *p->method ? p->method : "?",
+				.cpu_a = p->cpu_a, .cpu_b = p->cpu_b, .median = p->ns.median, .p10 = p->ns.p10,
+				.p90 = p->ns.p90, .timed_out = p->timed_out,
+			};
 	}
-	json_array_foreach(json_object_get(c2c, "absent_classes"), i, p)
-		if (s->nabsent < C2C_MAX_ABSENT)
-			s->absent[s->nabsent++] = json_string_value(p);
-	err = c2c_maps(c2c, s);
+	for (size_t i = 0; o && i < o->nabsent && s->nabsent < C2C_MAX_ABSENT; i++)
+		s->absent[s->nabsent++] = o->absent[i];
+	if (o && o->has & 1u << C2C_FLAT && o->matrix.nv[0]) {
+		s->nmap = 1;
+		err = c2c_map_of(&o->matrix, 0, NULL, o->has & 1 ? o->matrix.unit : NULL, s->map);
+	}
+	for (int m = 0; o && !(o->has & 1u << C2C_FLAT) && m < C2C__COUNT && !err; m++)
+		if (o->matrix.nv[m])
+			err = c2c_map_of(&o->matrix, m, c2c_method_key((enum c2c_method)m),
+					 o->matrix.has & 2 ? o->matrix.unit : NULL, &s->map[s->nmap++]);
 	if (err)
 		c2c_section_free(s);
+	return err;
+}
+
+json_t *c2c_out_json(const struct c2c_out *o)
+{
+	return obj_json(&c2c_t, o);
+}
+
+int calibration_out_of(const struct calibration *c, struct calibration_out *o)
+{
+	json_t *j = clock_to_json(c);
+	int err = j ? obj_read(&calw_t, j, o) : -ENOMEM;
+
+	json_decref(j);
 	return err;
 }
 

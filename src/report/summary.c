@@ -120,8 +120,6 @@ json_t *card_to_json(const struct card *c)
 	return o;
 }
 
-static const char *const kept_sections[] = { "c2c" };
-
 int report_write_summary(const struct report *rep, FILE *f)
 {
 	json_t *rows = json_array(), *root;
@@ -144,9 +142,6 @@ int report_write_summary(const struct report *rep, FILE *f)
 	if (report_meta(rep, "fingerprint"))
 		json_object_set(root, "fingerprint", report_meta(rep, "fingerprint"));
 	report_typed_sections(rep, root);
-	for (size_t i = 0; i < sizeof(kept_sections) / sizeof(kept_sections[0]); i++)
-		if (report_section(rep, kept_sections[i]))
-			json_object_set(root, kept_sections[i], report_section(rep, kept_sections[i]));
 	/* the staircase's points and the c2c matrix stay: small; nothing per sample */
 	if (json_dumpf(root, f, JSON_INDENT(1) | JSON_REAL_PRECISION(5)) < 0)
 		err = -EIO;

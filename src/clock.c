@@ -118,20 +118,23 @@ static void chains(struct calibration *c)
  * timing then describes the translator, not the CPU. The kernel's
  * /proc/cpuinfo describes the real CPU, and qemu-user (7.2) passes it
  * through: an x86 description under an arm64 binary, or the reverse, gives
- * the emulator away. The timing itself is checked too: a translated add
- * chain and multiply chain run at the same speed, so their ratio misses the
- * multiply latency (that alone only makes the calibration untrustworthy). */
+ * the emulator away, and qemu's TCG (full-system, a kernel suite's guest)
+ * names itself in the model name of its "max" CPU. The timing itself is
+ * checked too: a translated add chain and multiply chain run at the same
+ * speed, so their ratio misses the multiply latency (that alone only makes
+ * the calibration untrustworthy). */
 static void cpuinfo_checks(struct calibration *c)
 {
 	static char why[160];
 	FILE *f = fopen("/proc/cpuinfo", "r");
 	char line[4096];
-	bool x86 = false, arm = false, flags = false;
+	bool x86 = false, arm = false, flags = false, tcg = false;
 
 	c->timer_invariant = !ARCH_TIMER_IS_CYCLE_CLOCK;
 	while (f && fgets(line, sizeof(line), f)) {
 		x86 |= !strncmp(line, "vendor_id", 9);
 		arm |= !strncmp(line, "CPU implementer", 15);
+		tcg |= !strncmp(line, "model name", 10) && strstr(line, " TCG ");
 		if (ARCH_TIMER_IS_CYCLE_CLOCK && !flags && !strncmp(line, "flags", 5)) {
 			flags = true;
 			c->timer_invariant = strstr(line, " constant_tsc") && strstr(line, " nonstop_tsc");
@@ -140,7 +143,9 @@ static void cpuinfo_checks(struct calibration *c)
 	if (f)
 		fclose(f);
 	why[0] = '\0';
-	if (!strcmp(ARCH_NAME, "aarch64") && x86 && !arm)
+	if (tcg)
+		snprintf(why, sizeof(why), "qemu TCG (its CPU model name in /proc/cpuinfo)");
+	else if (!strcmp(ARCH_NAME, "aarch64") && x86 && !arm)
 		snprintf(why, sizeof(why), "/proc/cpuinfo describes an x86 CPU under this %s binary (qemu-user?)",
 			 ARCH_NAME);
 	else if (!strcmp(ARCH_NAME, "x86_64") && arm && !x86)

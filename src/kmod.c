@@ -319,27 +319,10 @@ static int kmod_parse(char *text, struct kout *k)
 	return 0;
 }
 
-/* qemu's TCG translates the guest's code, and its "max" CPU says so in
- * its model name: every timing is then qemu's, not the CPU's. */
-static void kmod_emulation(struct calibration *c)
-{
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	char line[512];
-
-	while (f && !c->emulated && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "model name", 10) && strstr(line, " TCG ")) {
-			c->emulated = true;
-			c->emulation = "qemu TCG (its CPU model name in /proc/cpuinfo)";
-			c->trustworthy = false;
-		}
-	if (f)
-		fclose(f);
-}
-
 /* A row's identity: the probe's name (a :tput form is the throughput mode
  * of the name before it; a concurrent probe's free phase NAME:free), its
- * twin, what it times, context "kernel"; under emulation a note, and no
- * card line ever (card_pair 0). */
+ * twin, the user-space probe it sits beside, what it times, context
+ * "kernel"; under emulation (clock.c) a note, and no card line ever. */
 static void kmod_identity(struct result *r, const char *probe, const struct kout *k, bool free_phase,
 			  const struct calibration *cal)
 {
@@ -519,10 +502,8 @@ int kmod_run(struct topo *t, const struct run_opts *o, char *const *names, size_
 	}
 	if (!ret)
 		ret = runner_prepare(t, o, rep, &cpu);
-	if (!ret) {
-		kmod_emulation(&rep->cal);
+	if (!ret)
 		ret = kmod_probes(t, o, names, n, cpu, rep, t0);
-	}
 	err = kmod_release(wfd, guard, err < 0);
 	runner_finish(o, rep, t0);
 	fingerprint_set_clock(fingerprint_of_meta(rep->meta), &rep->cal);

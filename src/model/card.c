@@ -111,7 +111,7 @@ static void judge_part(const struct report *rep, const char *a, const char *b, c
 		return;
 	p->a = a;
 	p->b = b;
-	report_judge(rep, a, b, m, pattern, &p->j);
+	report_judge(rep, RESULT_USER, a, b, m, pattern, &p->j);
 }
 
 /* The paragraph's pair: the hot-line chain of the lowest result.card_pair
@@ -544,7 +544,7 @@ static bool menu_tied(const struct report *rep, enum card_basis b, const struct 
 	double x = card_option_cost(lo, b), y = card_option_cost(hi, b);
 	struct judgment j;
 
-	if (report_judge(rep, hi->probe, lo->probe, basis[b].mode, basis[b].pattern, &j) >= 2)
+	if (report_judge(rep, RESULT_USER, hi->probe, lo->probe, basis[b].mode, basis[b].pattern, &j) >= 2)
 		return j.v != VERDICT_SLOWER;
 	return y - x <= fmax(CARD_TIE_ABS, CARD_TIE_REL * fmax(fabs(x), fabs(y)));
 }

@@ -122,7 +122,8 @@ void result_rescale(struct result *r, double k)
 
 bool result_same_row(const struct result *x, const struct result *y)
 {
-	return x->mode == y->mode && !strcmp(x->name, y->name) && !strcmp(x->pattern, y->pattern);
+	return x->mode == y->mode && !strcmp(x->name, y->name) && !strcmp(x->pattern, y->pattern) &&
+	       x->context == y->context;
 }
 
 /* r's twin in the same mode, pattern and epoch, or NULL. */
@@ -132,14 +133,14 @@ static const struct result *twin_of(const struct report *rep, const struct resul
 		const struct result *c = &rep->r[j];
 
 		if (c->mode == r->mode && !strcmp(c->name, r->twin) && !strcmp(c->pattern, r->pattern) &&
-		    result_epoch(c) == result_epoch(r))
+		    result_epoch(c) == result_epoch(r) && c->context == r->context)
 			return c;
 	}
 	return NULL;
 }
 
-size_t report_judge(const struct report *rep, const char *a, const char *b, enum probe_mode m,
-		    const char *pattern, struct judgment *j)
+size_t report_judge(const struct report *rep, enum result_context ctx, const char *a, const char *b,
+		    enum probe_mode m, const char *pattern, struct judgment *j)
 {
 	double x[JUDGE_MAX_EPOCHS], y[JUDGE_MAX_EPOCHS];
 	size_t n = 0;
@@ -147,13 +148,14 @@ size_t report_judge(const struct report *rep, const char *a, const char *b, enum
 	for (size_t i = 0; i < rep->n && n < JUDGE_MAX_EPOCHS; i++) {
 		const struct result *r = &rep->r[i];
 
-		if (r->mode != m || strcmp(r->name, a) || strcmp(r->pattern, pattern) || !r->nsamples)
+		if (r->mode != m || strcmp(r->name, a) || strcmp(r->pattern, pattern) || !r->nsamples ||
+		    r->context != ctx)
 			continue;
 		for (size_t k = 0; k < rep->n; k++) {
 			const struct result *t = &rep->r[k];
 
 			if (t->mode == m && !strcmp(t->name, b) && !strcmp(t->pattern, pattern) && t->nsamples &&
-			    result_epoch(t) == result_epoch(r)) {
+			    result_epoch(t) == result_epoch(r) && t->context == ctx) {
 				x[n] = result_cycles(rep, r->s.median);
 				y[n++] = result_cycles(rep, t->s.median);
 				break;
@@ -173,7 +175,8 @@ double report_median_cycles(const struct report *rep, const char *name, enum pro
 	for (size_t i = 0; i < rep->n && n < JUDGE_MAX_EPOCHS; i++) {
 		const struct result *r = &rep->r[i];
 
-		if (r->mode == m && !strcmp(r->name, name) && !strcmp(r->pattern, pattern) && r->nsamples)
+		if (r->mode == m && !strcmp(r->name, name) && !strcmp(r->pattern, pattern) && r->nsamples &&
+		    r->context == RESULT_USER)
 			v[n++] = result_cycles(rep, r->s.median);
 	}
 	return n ? stats_median(v, n) : NAN;
@@ -229,7 +232,7 @@ static void judge_row(struct report *rep, size_t i)
 		if (result_same_row(&rep->r[e], r0) && rep->r[e].nsamples)
 			own[k++] = rep->r[e].s.median;
 	if (r0->has_ratio)
-		report_judge(rep, r0->name, r0->twin, r0->mode, r0->pattern, &j);
+		report_judge(rep, r0->context, r0->name, r0->twin, r0->mode, r0->pattern, &j);
 	if (r0->has_ratio && (r0->analog || (t && t->analog)))
 		j.v = VERDICT_NONE;
 	for (size_t e = i; e < rep->n; e++)

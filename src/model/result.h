@@ -238,16 +238,18 @@ void report_pair_twins(struct report *rep);
 /* The judgment of a row in a few words: "slower +11.0 cyc", "same (5%)",
  * "unresolved (5 epochs, spread 3.1%)", "analog", "" without a twin. */
 void result_judgment_text(const struct result *r, char *buf, size_t len);
-/* x and y are one row: the same probe, mode and pattern (epochs apart). */
+/* x and y are one row: the same probe, mode, pattern and context (epochs
+ * apart). */
 bool result_same_row(const struct result *x, const struct result *y);
 const struct result *report_find(const struct report *rep, const char *name,
 				 enum probe_mode mode, const char *pattern);
-/* Judge probe a against probe b in one mode and pattern over the epochs
- * both ran in (paired by extra.epoch, core cycles; stats_judge). Returns
- * the number of paired epochs. */
-size_t report_judge(const struct report *rep, const char *a, const char *b, enum probe_mode m,
-		    const char *pattern, struct judgment *j);
-/* Median over the epochs of a row's medians, core cycles; NAN if absent. */
+/* Judge probe a against probe b in one context, mode and pattern over
+ * the epochs both ran in (paired by extra.epoch, core cycles;
+ * stats_judge). Returns the number of paired epochs. */
+size_t report_judge(const struct report *rep, enum result_context ctx, const char *a, const char *b,
+		    enum probe_mode m, const char *pattern, struct judgment *j);
+/* Median over the epochs of a row's medians, core cycles; NAN if absent.
+ * User-space rows only: a kernel row of that name is another primitive. */
 double report_median_cycles(const struct report *rep, const char *name, enum probe_mode m,
 			    const char *pattern);
 /* A row over its epochs (every result of rep->r[i]'s probe, mode and

@@ -271,7 +271,7 @@ static char *kmod_request(const char *probe, int cpu, size_t samples, uint64_t i
 
 /* A run's text (docs/kernel.md) parsed. */
 struct kout {
-	char twin[64], what[140], form[8];
+	char twin[64], analog[64], what[140], form[8];
 	unsigned long long iters, ops, overhead, cpus;
 	long err;
 	size_t n;
@@ -305,6 +305,8 @@ static int kmod_parse(char *text, struct kout *k)
 			k->min_b = fmin(k->min_b, (double)y);
 		} else if (!strcmp(l, "twin")) {
 			snprintf(k->twin, sizeof(k->twin), "%s", strcmp(v, "-") ? v : "");
+		} else if (!strcmp(l, "analog")) {
+			snprintf(k->analog, sizeof(k->analog), "%s", strcmp(v, "-") ? v : "");
 		} else if (!strcmp(l, "what")) {
 			snprintf(k->what, sizeof(k->what), "%s", v);
 		} else if (!strcmp(l, "form")) {
@@ -331,6 +333,7 @@ static void kmod_identity(struct result *r, const char *probe, const struct kout
 
 	snprintf(r->name, sizeof(r->name), "%.*s%s", len, probe, free_phase ? ":free" : "");
 	snprintf(r->twin, sizeof(r->twin), "%.*s", (int)strcspn(k->twin, ":"), k->twin);
+	snprintf(r->user_analog, sizeof(r->user_analog), "%s", k->analog);
 	snprintf(r->family, sizeof(r->family), "kernel");
 	snprintf(r->insn, sizeof(r->insn), "%s%s", k->what,
 		 !strcmp(k->form, "phases") ? free_phase ? " (free phase)" : " (alloc phase)" : "");
@@ -338,7 +341,7 @@ static void kmod_identity(struct result *r, const char *probe, const struct kout
 	r->mode = tput ? MODE_THROUGHPUT : MODE_LATENCY;
 	r->context = RESULT_KERNEL;
 	if (cal->emulated) {
-		snprintf(r->extra.note, sizeof(r->extra.note), "emulated: not a measurement");
+		snprintf(r->extra.note, sizeof(r->extra.note), RESULT_EMULATED_NOTE);
 		r->extra.has |= 1u << RX_NOTE;
 	}
 }

@@ -875,6 +875,49 @@ static void test_extra(const char *dir)
 	report_free(&rep);
 }
 
+/* A kernel row carries its context and the user-space analog it sits
+ * beside through the JSON, and the text table says both and its note; a
+ * user row says neither (its line as before). */
+static void test_kernel_row(const char *dir)
+{
+	struct report rep, back;
+	struct result *k;
+	char path[1100], *doc, *text;
+	size_t len, tlen;
+	int ret;
+
+	fixed_report(&rep);
+	k = &rep.r[1];
+	k->context = RESULT_KERNEL;
+	snprintf(k->user_analog, sizeof(k->user_analog), "local_irq_save_analog");
+	snprintf(k->extra.note, sizeof(k->extra.note), RESULT_EMULATED_NOTE);
+	k->extra.has |= 1u << RX_NOTE;
+	snprintf(rep.r[0].user_analog, sizeof(rep.r[0].user_analog), "ignored");	/* a user row: never written */
+	snprintf(path, sizeof(path), "%s/kernel.json", dir);
+	ret = report_write_file(&rep, report_writer_find("json"), path, false);
+	doc = ret ? NULL : slurp(path, &len);
+	CHECK(doc && strstr(doc, "\"user_analog\": \"local_irq_save_analog\"") && !strstr(doc, "ignored"),
+	      "the analog written for the kernel row only");
+	free(doc);
+	ret = ret ? ret : report_read(path, &back);
+	CHECK(ret == 0 && back.r[1].context == RESULT_KERNEL &&
+	      !strcmp(back.r[1].user_analog, "local_irq_save_analog") && !back.r[0].user_analog[0],
+	      "the kernel row's context and analog read back (%d)", ret);
+	if (!ret)
+		report_free(&back);
+	text = render(&rep, report_write_text, &tlen);
+	CHECK(text && strstr(text, " [kernel, beside local_irq_save_analog: emulated: not a measurement]\n") &&
+	      !strstr(strstr(text, "[kernel") + 1, "[kernel"),
+	      "the text table says the kernel row's context, analog and note, on that row only:\n%s", text);
+	free(text);
+	snprintf(k->name, sizeof(k->name), "%s", rep.r[0].name);	/* a kernel row of a user row's name */
+	k->mode = rep.r[0].mode;
+	snprintf(k->pattern, sizeof(k->pattern), "%s", rep.r[0].pattern);
+	CHECK(!result_same_row(&rep.r[0], k) && (k->context = RESULT_USER, result_same_row(&rep.r[0], k)),
+	      "a kernel row is not the user row of its name");
+	report_free(&rep);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/atomcost-test-report-XXXXXX";
@@ -893,6 +936,7 @@ int main(void)
 	test_twin_verdicts();
 	test_rows();
 	test_extra(dir);
+	test_kernel_row(dir);
 	test_epochs(dir);
 	report_free(&rep);
 	{

@@ -122,6 +122,9 @@ struct result_extra {
 	int process;		/* compare's merged process */
 };
 
+/* The note of every row timed under emulation (kmod.c): never on a card. */
+#define RESULT_EMULATED_NOTE "emulated: not a measurement"
+
 struct result {
 	char name[64];		/* probe name */
 	char twin[64];		/* "" when none */
@@ -163,6 +166,7 @@ struct result {
 	bool migrated;		/* the thread was found off its PU */
 	bool analog;		/* the probe is a user-space stand-in (probe.analog): no verdicts */
 	enum result_context { RESULT_USER, RESULT_KERNEL } context;	/* where it ran (kmod.c) */
+	char user_analog[64];	/* a kernel row: the user-space probe it sits beside (kmod.c); "": none */
 	unsigned char card_pair, card_share, card_order;	/* the card's lines it serves (probe.h), 0: none */
 	/* vs twin (same mode, pattern and epoch); has_ratio false when absent.
 	 * ratio_lo/hi come from this epoch's sample intervals: shown, never

@@ -685,6 +685,8 @@ static json_t *result_json(const struct report *rep, const struct result *r)
 		json_object_set_new(o, "analog", json_true());
 	if (r->context == RESULT_KERNEL)	/* absent: user space */
 		json_object_set_new(o, "context", json_string("kernel"));
+	if (r->context == RESULT_KERNEL && r->user_analog[0])
+		json_object_set_new(o, "user_analog", json_string(r->user_analog));
 	if (r->card_pair)
 		json_object_set_new(o, "card_pair", json_integer(r->card_pair));
 	if (r->card_share)
@@ -861,6 +863,8 @@ static int read_result(json_t *o, struct result *r, size_t idx, const char *path
 	r->analog = json_is_true(json_object_get(o, "analog"));
 	r->context = !strcmp(json_string_value(json_object_get(o, "context")) ?: "", "kernel") ? RESULT_KERNEL :
 		     RESULT_USER;
+	snprintf(r->user_analog, sizeof(r->user_analog), "%s",
+		 json_string_value(json_object_get(o, "user_analog")) ?: "");
 	r->card_pair = (unsigned char)json_integer_value(json_object_get(o, "card_pair"));
 	r->card_share = (unsigned char)json_integer_value(json_object_get(o, "card_share"));
 	r->card_order = (unsigned char)json_integer_value(json_object_get(o, "card_order"));

@@ -147,6 +147,19 @@ static void engine_cells(const struct report *rep, const struct result *r, char 
 	snprintf(flags, flen, "%s%s%s", bound, fp, ovh);
 }
 
+/* A kernel row's context, the analog it sits beside and its note (an
+ * emulated row says so); a user-space row's nothing. */
+static const char *context_cell(const struct result *r, char *buf, size_t len)
+{
+	bool note = r->extra.has & 1u << RX_NOTE;
+
+	buf[0] = '\0';
+	if (r->context == RESULT_KERNEL)
+		snprintf(buf, len, " [kernel%s%s%s%s]", r->user_analog[0] ? ", beside " : "", r->user_analog,
+			 note ? ": " : "", note ? r->extra.note : "");
+	return buf;
+}
+
 /* One line of the table. With epochs (w: the row over them): the median
  * of the epoch medians, the ratio to the twin over the epochs (the
  * geometric mean of the epoch ratios and its 95% interval, stats_judge)
@@ -157,7 +170,7 @@ static void write_row(const struct report *rep, const struct result *r, const st
 {
 	double ratio = w ? r->judge.ratio : r->ratio, lo = w ? r->judge.lo : r->ratio_lo;
 	double hi = w ? r->judge.hi : r->ratio_hi, med = w ? w->median : r->s.median;
-	char rc[16] = "-", ci[32] = "", vs[48], mincell[16], spread[16] = "", flags[160] = "";
+	char rc[16] = "-", ci[32] = "", vs[48], mincell[16], spread[16] = "", flags[160] = "", ctx[360];
 
 	if (r->has_ratio && isfinite(ratio)) {
 		snprintf(rc, sizeof(rc), "%.2f", ratio);
@@ -173,11 +186,11 @@ static void write_row(const struct report *rep, const struct result *r, const st
 		if (r->footprint_lines)	/* the first epoch's best footprint */
 			snprintf(flags, sizeof(flags), " [%uw x %ul]", r->footprint_words, r->footprint_lines);
 	}
-	fprintf(f, "%-20s %-20s %-7s %-10s %8s %8.2f %8.2f %8.3f %7s %-17s %-28s %s%7zu%s%s%s\n", r->name,
+	fprintf(f, "%-20s %-20s %-7s %-10s %8s %8.2f %8.2f %8.3f %7s %-17s %-28s %s%7zu%s%s%s%s\n", r->name,
 		r->twin[0] ? r->twin : "-", r->pattern, probe_mode_name(r->mode), mincell, result_cycles(rep, med),
 		result_cycles(rep, w ? w->p90 : r->s.p90), result_ns(rep, med), rc, ci, vs, spread,
 		w ? w->samples : r->nsamples, !w && r->migrated ? " MIGRATED" : "",
-		w || r->ci_reached ? "" : " (CI target not reached)", flags);
+		w || r->ci_reached ? "" : " (CI target not reached)", flags, context_cell(r, ctx, sizeof(ctx)));
 }
 
 /* The table: with epochs one line per row over them, so that it stays as

@@ -443,6 +443,65 @@ static void test_menu(void)
 	report_free(&rep);
 }
 
+/* A kernel row as kmod.c writes it: one row, context "kernel", the
+ * user-space probe it sits beside, under emulation the note. */
+static void add_kernel(struct report *rep, const char *name, const char *analog, double cycles, bool emulated)
+{
+	struct result *r = report_add(rep);
+
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	snprintf(r->pattern, sizeof(r->pattern), "hit");
+	snprintf(r->user_analog, sizeof(r->user_analog), "%s", analog);
+	r->context = RESULT_KERNEL;
+	r->mode = MODE_LATENCY;
+	r->samples = malloc(sizeof(double));
+	r->samples[0] = cycles * rep->cal.ticks_per_cycle;
+	r->nsamples = 1;
+	stats_summarize(r->samples, 1, &r->s);
+	if (emulated) {
+		snprintf(r->extra.note, sizeof(r->extra.note), RESULT_EMULATED_NOTE);
+		r->extra.has |= 1u << RX_NOTE;
+	}
+}
+
+/* The kernel's figure beside its user-space analog: an injected real row
+ * reaches the card and the menu; an emulated one, or one whose analog was
+ * not measured here, leaves the card as it was, and no kernel row moves a
+ * user-space figure of the same name. */
+static void test_kernel(void)
+{
+	struct report rep;
+	char *before, *t;
+
+	make(&rep, 16.2);
+	before = card_text(&rep);
+	add_kernel(&rep, "set_bit", "set_bit", 15.0, true);
+	add_kernel(&rep, "local_irq_save", "local_irq_save_analog", 7.1, false);
+	add_kernel(&rep, "local_lock_irqsave", "__or_byte_tput", 12.0, false);	/* the analog in throughput only */
+	t = card_text(&rep);
+	CHECK(!strcmp(t, before), "an emulated kernel row, and one without its analog here: the card unchanged");
+	free(t);
+	rep.r[rep.n - 3].extra.has = 0;	/* the kernel's set_bit, real now */
+	rep.r[rep.n - 3].extra.note[0] = '\0';
+	t = card_text(&rep);
+	CHECK(has(t, "kernel    set_bit 15.00 cyc beside the user-space analog set_bit 7.30\n"),
+	      "a real kernel row beside its analog");
+	CHECK(has(t, "always (atomic, unordered) [kernel: set_bit 15.00]\n"), "the menu's analog option");
+	CHECK(!strstr(t, "local_irq_save "), "no line without the analog measured");
+	free(t);
+	add(&rep, "__or_byte_tput", MODE_THROUGHPUT, "hit", 1.0);
+	t = card_text(&rep);
+	CHECK(has(t, "kernel    local_lock_irqsave 12.00 cyc beside the user-space analog __or_byte_tput 1.00 "
+		     "(throughput)\n"), "an analog measured in the other mode only: that mode, said");
+	free(t);
+	rep.cal.emulated = true;
+	t = card_text(&rep);
+	CHECK(!strstr(t, "kernel    ") && !strstr(t, "[kernel"), "an emulated report: no kernel line");
+	free(t);
+	free(before);
+	report_free(&rep);
+}
+
 int main(void)
 {
 	test_lines();
@@ -450,5 +509,6 @@ int main(void)
 	test_menu();
 	test_card_facts();
 	test_order();
+	test_kernel();
 	return test_done("card");
 }

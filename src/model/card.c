@@ -604,6 +604,47 @@ static void build_menu(const struct report *rep, struct card *c)
 		menu_rank(rep, &c->need[n]);
 }
 
+/* The kernel rows that name a user-space analog measured here, beside
+ * it; an emulated row never (its timing is qemu's). The menu option that
+ * is the analog points at the first kernel latency line beside it. */
+static void build_kernel(const struct report *rep, struct card *c)
+{
+	for (size_t i = 0; i < rep->n && c->nkernel < CARD_MAX_KERNEL; i++) {
+		const struct result *r = &rep->r[i];
+		struct card_kernel k = { .probe = r->name, .analog = r->user_analog, .mode = r->mode,
+					 .user_mode = r->mode };
+		unsigned d = 0;
+
+		if (r->context != RESULT_KERNEL || !r->user_analog[0] || !r->nsamples || rep->cal.emulated ||
+		    strstr(r->extra.note, RESULT_EMULATED_NOTE))
+			continue;
+		while (d < c->nkernel && (strcmp(c->kernel[d].probe, k.probe) || c->kernel[d].mode != k.mode))
+			d++;
+		k.kernel_cyc = result_cycles(rep, r->s.median);
+		k.user_cyc = report_median_cycles(rep, k.analog, k.mode, "hit");
+		if (!isfinite(k.user_cyc)) {
+			k.user_mode = k.mode == MODE_LATENCY ? MODE_THROUGHPUT : MODE_LATENCY;
+			k.user_cyc = report_median_cycles(rep, k.analog, k.user_mode, "hit");
+		}
+		if (d == c->nkernel && isfinite(k.user_cyc))
+			c->kernel[c->nkernel++] = k;
+	}
+	for (unsigned n = 0; n < c->nneed; n++)
+		for (unsigned o = 0; o < c->need[n].nopt; o++)
+			for (unsigned d = 0; d < c->nkernel; d++)
+				if (c->kernel[d].mode == MODE_LATENCY && !c->need[n].opt[o].kernel &&
+				    !strcmp(c->kernel[d].analog, c->need[n].opt[o].probe))
+					c->need[n].opt[o].kernel = &c->kernel[d];
+}
+
+const char *card_kernel_text(const struct card_kernel *k, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s %.2f cyc%s beside the user-space analog %s %.2f%s", k->probe, k->kernel_cyc,
+		 k->mode == MODE_THROUGHPUT ? " (throughput)" : "", k->analog, k->user_cyc,
+		 k->user_mode == MODE_THROUGHPUT ? " (throughput)" : "");
+	return buf;
+}
+
 int card_build(const struct report *rep, struct card *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -615,6 +656,7 @@ int card_build(const struct report *rep, struct card *c)
 	build_cmp(rep, c);
 	build_noise(rep, c);
 	build_menu(rep, c);
+	build_kernel(rep, c);
 	build_order(rep, c);
 	build_ratio(rep, c);
 	build_c2c(rep, c);

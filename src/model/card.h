@@ -64,6 +64,18 @@ struct card_option {
 	unsigned rank;		/* 1 = cheapest in context; 0: no figure of the need's basis */
 	bool tie;		/* shares the rank of the option above: the difference is not resolved */
 	bool analog;
+	const struct card_kernel *kernel;	/* the kernel's own primitive beside it; NULL: none */
+};
+
+/* A kernel row (context "kernel", not emulated) beside the user-space
+ * probe it names (result.user_analog), both measured in this report on a
+ * hot line, the analog in the row's mode where it has it, else in the
+ * other: core cycles, medians over the epochs. */
+#define CARD_MAX_KERNEL 32
+struct card_kernel {
+	const char *probe, *analog;
+	enum probe_mode mode, user_mode;
+	double kernel_cyc, user_cyc;
 };
 
 /* What a need's options are ranked by: the cost in the walk where any
@@ -174,6 +186,8 @@ struct card {
 	const char *share_probe;
 	struct card_need need[CARD_MAX_NEEDS];
 	unsigned nneed;
+	struct card_kernel kernel[CARD_MAX_KERNEL];
+	unsigned nkernel;
 	/* The ordering line: the full barriers of the two lowest
 	 * result.card_order, a against b behind a pending store (the hit
 	 * latency row: store, barrier, a load that waits for it). */
@@ -212,6 +226,10 @@ const char *card_split_text(const struct card_split *s, char *buf, size_t len);
 int card_atomic_rank(const struct result *r);
 /* The label of a pattern of the ratio chart ("hit, latency", "l2"). */
 const char *card_ratio_label(unsigned cat);
+
+/* "local_irq_save 7.10 cyc beside the user-space analog
+ * local_irq_save_analog 1.00 (throughput)": a throughput figure says so. */
+const char *card_kernel_text(const struct card_kernel *k, char *buf, size_t len);
 
 /* The menu's basis by name ("walk", "stores", "chain"), an option's cost
  * in a basis, and a cost as the card prints it ("+0.5" for what an op adds,

@@ -507,6 +507,8 @@ static void card_machine(const struct report *rep, const struct card *c, FILE *f
 	if (c->split.has_kernel)
 		report_htmlf(f, "<br>kernel: %s", c->split.kernel_why);
 	report_htmlf(f, "</td></tr>\n<tr><th>ordering</th><td>full barrier: %s", card_order_text(c, t, sizeof(t)));
+	for (unsigned k = 0; k < c->nkernel; k++)
+		report_htmlf(f, "</td></tr>\n<tr><th>kernel</th><td>%s", card_kernel_text(&c->kernel[k], t, sizeof(t)));
 	fputs("</td></tr>\n</table>\n", f);
 }
 
@@ -588,6 +590,8 @@ static void menu_option(const struct card_option *op, enum card_basis basis, dou
 	    "y=\"1\" width=\"%.1f\" height=\"8\" fill=\"%s\"/></svg></td><td>%s", op->probe, cell[0], cell[1], cell[2],
 	    cell[3], max > 0 && isfinite(cost) ? 120 * cost / max : 0, op->rank == 1 ? COL_PLAIN : COL_BASE,
 	    op->safe_when);
+	if (op->kernel)
+		report_htmlf(f, " [kernel: <code>%s</code> %.2f]", op->kernel->probe, op->kernel->kernel_cyc);
 	fputs(op->analog ? " <i>[analog: not the real primitive]</i></td></tr>\n" : "</td></tr>\n", f);
 }
 

@@ -117,6 +117,16 @@ json_t *card_to_json(const struct card *c)
 		      (json_int_t)c->disturbed_epochs, "cpu_share", c->cpu_share, "atomicity", cmp,
 		      "sharing_probe", c->share_probe, "sharing", share, "menu", menu_j, "ordering",
 		      part_json(&c->order));
+	if (c->nkernel) {	/* absent: no kernel row beside an analog */
+		json_t *k = json_array();
+
+		for (unsigned i = 0; i < c->nkernel; i++)
+			json_array_append_new(k, json_pack("{s:s, s:s, s:s, s:s, s:f, s:f}", "probe", c->kernel[i].probe,
+				"analog", c->kernel[i].analog, "mode", probe_mode_name(c->kernel[i].mode),
+				"analog_mode", probe_mode_name(c->kernel[i].user_mode),
+				"kernel_cycles", c->kernel[i].kernel_cyc, "analog_cycles", c->kernel[i].user_cyc));
+		json_object_set_new(o, "kernel", k);
+	}
 	return o;
 }
 

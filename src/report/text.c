@@ -456,8 +456,11 @@ static void write_menu(const struct card *c, FILE *f)
 			card_cost_text(op->stores, true, st, sizeof(st));
 			card_cost_text(op->chain, false, ch, sizeof(ch));
 			card_cost_text(op->tput, false, tp, sizeof(tp));
-			fprintf(f, "  %4s %-22s %7s %7s %7s %7s  %s%s\n", rank, op->probe, w, st, ch, tp,
+			fprintf(f, "  %4s %-22s %7s %7s %7s %7s  %s%s", rank, op->probe, w, st, ch, tp,
 				op->safe_when, op->analog ? " [analog: not the real primitive]" : "");
+			if (op->kernel)
+				fprintf(f, " [kernel: %s %.2f]", op->kernel->probe, op->kernel->kernel_cyc);
+			fputc('\n', f);
 		}
 	}
 }
@@ -478,6 +481,8 @@ int card_write_text(const struct report *rep, FILE *f)
 	write_splitlock(&c.split, f);
 	fprintf(f, "ordering  full barrier: %s\n", card_order_text(&c, t, sizeof(t)));
 	write_menu(&c, f);
+	for (unsigned k = 0; k < c.nkernel; k++)
+		fprintf(f, "kernel    %s\n", card_kernel_text(&c.kernel[k], t, sizeof(t)));
 	fprintf(f, "==\n");
 	return ferror(f) ? -EIO : 0;
 }

@@ -43,6 +43,7 @@ struct ac_probe {
 	enum ac_irqs irqs;
 	unsigned int bulk;		/* kmem_cache_alloc_bulk size, else 0 */
 	unsigned int conc_size;		/* kthread.c's kmalloc size, else 0 */
+	const char *skip;		/* why this kernel cannot run it, else NULL */
 };
 
 /* fn(c, iters): iters x n copies of op (i: the copy's index, a constant

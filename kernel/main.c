@@ -26,8 +26,10 @@
 #ifndef CONFIG_X86_64
 #error "atomcost.ko supports x86-64 only (docs/kernel.md)"
 #endif
-#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 8, 0)
-#error "atomcost.ko needs Linux 5.8 or later (local_lock_t; docs/kernel.md)"
+/* The floor of what every probe needs; a probe that needs more is skipped
+ * (prims.c's SKIP). */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(4, 18, 0)
+#error "atomcost.ko needs Linux 4.18 or later (kvcalloc; docs/kernel.md)"
 #endif
 #ifdef CONFIG_PREEMPT_RT
 #error "atomcost.ko: PREEMPT_RT is not supported: local_lock and spin_lock sleep there (docs/kernel.md)"
@@ -49,7 +51,7 @@ static const struct ac_probe *ac_find(const char *name)
 		if (!strcmp(ac_op_probes[i].name, name))
 			return &ac_op_probes[i];
 	for (unsigned int i = 0; i < ac_prim_nprobes; i++)
-		if (!strcmp(ac_prim_probes[i].name, name))
+		if (!strcmp(ac_prim_probes[i].name, name) && !ac_prim_probes[i].skip)
 			return &ac_prim_probes[i];
 	return NULL;
 }
@@ -214,7 +216,7 @@ static const struct file_operations ac_run_fops = {
 };
 
 /* One line per probe: name, twin, user-space analog, ops per iteration,
- * irqs, what it times. */
+ * irqs, what it times; a skipped probe: irqs "skipped", then the reason. */
 static int ac_probes_show(struct seq_file *m, void *unused)
 {
 	const struct ac_probe *tables[] = { ac_op_probes, ac_prim_probes };
@@ -225,7 +227,7 @@ static int ac_probes_show(struct seq_file *m, void *unused)
 			const struct ac_probe *p = &tables[t][i];
 
 			seq_printf(m, "%s\t%s\t%s\t%u\t%s\t%s\n", p->name, p->twin, p->analog,
-				   p->ops, ac_irqs_names[p->irqs], p->what);
+				   p->ops, p->skip ? "skipped" : ac_irqs_names[p->irqs], p->what);
 		}
 	return 0;
 }

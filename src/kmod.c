@@ -454,8 +454,14 @@ static int kmod_probes(struct topo *t, const struct run_opts *o, char *const *na
 
 	memset(hit, 0, sizeof(hit));
 	for (char *l = list ? strtok_r(list, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save)) {
+		char *why = strstr(l, "\tskipped\t");	/* the module's reason (docs/kernel.md) */
+
 		l[strcspn(l, "\t")] = 0;
-		if (kmod_wanted(l, names, n, o->mode_mask, hit) && np < KMOD_MAX_PROBES)
+		if (!kmod_wanted(l, names, n, o->mode_mask, hit))
+			continue;
+		if (why)
+			pr_warn(KMOD_WHO ": %s skipped: %s", l, why + strlen("\tskipped\t"));
+		else if (np < KMOD_MAX_PROBES)
 			pick[np++] = l;
 	}
 	for (size_t i = 0; i < n && list; i++)

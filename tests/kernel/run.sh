@@ -29,6 +29,22 @@ ATOMEXE=${3:?usage: run.sh SRCDIR BUILDDIR ATOMEXE}
 CPU=1 SAMPLES=4 ITERS=4		# small: emulated, nothing here is a measurement
 
 skip() { echo "SKIP: $*"; exit 77; }
+
+# check_list LOG: a probe the module lists as skipped (a kernel too old for
+# its primitive, docs/kernel.md) gives its reason.
+check_list() {
+	awk '$1 == "list" && $6 == "skipped" && (NF < 7 || $7 == "-") {
+		print "FAIL: " $2 " listed as skipped without a reason"; bad = 1 }
+	END { exit bad }' "$1"
+}
+# unit level, no kernel needed: a skipped probe with its reason passes, one
+# without fails
+printf 'list local_lock\t-\t-\t0\tskipped\tneeds Linux 5.8: local_lock\n' | check_list /dev/stdin ||
+	{ echo "FAIL: the list check refused a skipped probe with its reason"; exit 1; }
+if printf 'list local_lock\t-\t-\t0\tskipped\n' | check_list /dev/stdin >/dev/null; then
+	echo "FAIL: the list check accepted a skipped probe without a reason"
+	exit 1
+fi
 [ "$(uname -m)" = x86_64 ] || skip "the module supports x86_64 only (this is $(uname -m))"
 command -v make >/dev/null || skip "no make (kbuild runs it): apt-get install make"
 command -v objdump >/dev/null || skip "no objdump: apt-get install binutils"
@@ -115,7 +131,7 @@ echo "@@ boot \$(uname -r) cpus \$(grep -c ^processor /proc/cpuinfo)"
 insmod /atomcost.ko && echo "@@ insmod ok"
 D=/sys/kernel/debug/atomcost
 sed 's/^/@@ list /' \$D/probes
-for p in \$(cut -f1 \$D/probes); do
+for p in \$(awk -F'\t' '\$5 != "skipped" { print \$1 }' \$D/probes); do
 	c=$CPU
 	case \$p in *_concurrent:*) c=0 ;; esac	# every online CPU at once
 	if echo "\$p \$c $SAMPLES $ITERS" >\$D/run; then
@@ -191,6 +207,7 @@ tr -d '\r' <"$B/serial.log" | sed -n 's/^@@ //p' >"$B/out.log"
 
 # check LOG: prints one FAIL line per fault, exits 1 if any.
 check() {
+	check_list "$1" || return 1
 	awk -v S="$SAMPLES" -v N="$ITERS" '
 	function fail(m) { print "FAIL: " m; bad = 1 }
 	function probe_end(  want, lines, objs) {
@@ -213,7 +230,7 @@ check() {
 		if (h["form"] == "phases" && h["cpus"] < 2) fail(p ": ran on " h["cpus"] " CPU")
 		done[p] = 1
 	}
-	$1 == "list" { listed[$2] = 1; nlist++ }
+	$1 == "list" { nlist++; if ($6 != "skipped") listed[$2] = 1 }
 	$1 == "insmod" { insmod = 1 }
 	$1 == "begin" { p = $2; ns = 0; delete h; inp = 1; next }
 	$1 == "done" { probe_end(); inp = 0; next }
@@ -255,14 +272,18 @@ summary() {
 # check_ac LOG: the report of `atomcost run --context kernel` (the json
 # lines) has a kernel row, marked emulated, for every probe the module
 # lists (a :tput form is its name's throughput row; a concurrent probe has
-# a NAME:free row too) and no other row; each case exited as documented
-# (docs/kernel.md) and left the module as expected.
+# a NAME:free row too; a skipped probe: its warning on stderr instead) and
+# no other row; each case exited as documented (docs/kernel.md) and left
+# the module as expected.
 check_ac() {
 	local bad=0 rows c
 	sed -n 's/^json //p' "$1" >"$B/r.json"
 	rows=$(jq -r '.results[] | select(.context == "kernel" and .extra.note == "emulated: not a measurement")
 		| .probe + (if .mode == "throughput" then ":tput" else "" end)' "$B/r.json" 2>/dev/null)
-	for p in $(awk '$1 == "list" { print $2 }' "$1"); do
+	for p in $(awk '$1 == "list" && $6 == "skipped" { print $2 }' "$1"); do
+		grep -q "^stderr .* $p skipped: " "$1" || { echo "FAIL: --context kernel: skipped $p not said"; bad=1; }
+	done
+	for p in $(awk '$1 == "list" && $6 != "skipped" { print $2 }' "$1"); do
 		case $p in *_concurrent:*) p="$p $p:free" ;; esac
 		for q in $p; do
 			printf '%s\n' "$rows" | grep -qxF "$q" || { echo "FAIL: --context kernel: no kernel row $q"; bad=1; }

@@ -273,6 +273,10 @@ static void test_conclude_json(void)
 	CHECK(!strcmp(json_string_value(json_object_get(json_array_get(conc, 1), "pub_row")),
 		      "kmalloc(64)"), "per-pass claim: its published row");
 	CHECK(text && strstr(text, "conclusion per op: ") == text, "printed too");
+	CHECK(json_integer_value(json_object_get(json_array_get(conc, 0), "passes")) == 2 &&
+	      json_integer_value(json_object_get(json_array_get(conc, 0), "unmeasured")) == 1 &&
+	      text && strstr(text, "[1 pass without a measured figure left out]"),
+	      "the pass without a figure is counted and said, not lost");
 	json_decref(rc.json);
 	free(text);
 }
@@ -356,7 +360,8 @@ static void check_claim_passes(json_t *c, json_t *fp07, const char *col, size_t 
 	size_t m = 0;
 
 	CHECK(json_integer_value(json_object_get(c, "passes")) +
-		      json_integer_value(json_object_get(c, "disturbed")) == (json_int_t)reps,
+		      json_integer_value(json_object_get(c, "disturbed")) +
+		      json_integer_value(json_object_get(c, "unmeasured")) == (json_int_t)reps,
 	      "claim '%s': %zu passes judged or left out", json_string_value(json_object_get(c, "what")), reps);
 	CHECK(json_array_size(pass[0]) == reps && json_array_size(pass[1]) == reps &&
 	      json_array_size(share) == reps, "claim: one figure per pass");

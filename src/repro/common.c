@@ -156,14 +156,20 @@ double repro_cycles_per_op(double ticks, double overhead, double ops, double tic
 }
 
 /* The passes judged: finite positive pairs of undisturbed passes. */
-static size_t claim_passes(const struct repro_claim *c, double *a, double *b, size_t *disturbed)
+/* The passes a claim is judged on: both figures measured (finite, above 0)
+ * and the thread's CPU share high enough; *disturbed and *unmeasured count
+ * the passes left out, so every pass is accounted for. */
+static size_t claim_passes(const struct repro_claim *c, double *a, double *b, size_t *disturbed,
+			   size_t *unmeasured)
 {
 	size_t m = 0;
 
-	*disturbed = 0;
+	*disturbed = *unmeasured = 0;
 	for (size_t k = 0; k < c->n && c->ea && c->eb && m < JUDGE_MAX_EPOCHS; k++) {
-		if (!(c->ea[k] > 0) || !(c->eb[k] > 0) || !isfinite(c->ea[k]) || !isfinite(c->eb[k]))
+		if (!(c->ea[k] > 0) || !(c->eb[k] > 0) || !isfinite(c->ea[k]) || !isfinite(c->eb[k])) {
+			(*unmeasured)++;
 			continue;
+		}
 		if (c->share && c->share[k] < REPRO_SHARE_MIN) {
 			(*disturbed)++;
 			continue;
@@ -178,7 +184,7 @@ enum verdict repro_conclusion_text(char *buf, size_t len, const struct repro_cla
 				   struct judgment *jout)
 {
 	double a[JUDGE_MAX_EPOCHS], b[JUDGE_MAX_EPOCHS];
-	size_t disturbed, m = claim_passes(c, a, b, &disturbed);
+	size_t disturbed, unmeasured, m = claim_passes(c, a, b, &disturbed, &unmeasured);
 	struct judgment j = { .v = VERDICT_NONE };
 	double ma = stats_median(a, m), mb = stats_median(b, m);
 	char x[32], y[32], d[32];
@@ -223,6 +229,9 @@ enum verdict repro_conclusion_text(char *buf, size_t len, const struct repro_cla
 	}
 	if (disturbed)
 		PUT(" [%zu disturbed pass%s left out]", disturbed, disturbed == 1 ? "" : "es");
+	if (unmeasured && m + disturbed)
+		PUT(" [%zu pass%s without a measured figure left out]", unmeasured,
+		    unmeasured == 1 ? "" : "es");
 	if (!isnan(c->pub_a) && !isnan(c->pub_b)) {
 		fmt_pub(x, sizeof(x), c->pub_a);
 		fmt_pub(y, sizeof(y), c->pub_b);
@@ -260,7 +269,7 @@ json_t *repro_doubles_json(const double *v, size_t n)
 enum verdict repro_conclude(struct repro_ctx *rc, const struct repro_claim *c)
 {
 	double a[JUDGE_MAX_EPOCHS], b[JUDGE_MAX_EPOCHS], ma, mb;
-	size_t disturbed, m = claim_passes(c, a, b, &disturbed);
+	size_t disturbed, unmeasured, m = claim_passes(c, a, b, &disturbed, &unmeasured);
 	struct judgment j;
 	char text[1024];
 	enum verdict v = repro_conclusion_text(text, sizeof(text), c, &j);
@@ -293,6 +302,8 @@ enum verdict repro_conclude(struct repro_ctx *rc, const struct repro_claim *c)
 	}
 	if (c->pub_row)
 		json_object_set_new(o, "pub_row", json_string(c->pub_row));
+	if (unmeasured)
+		json_object_set_new(o, "unmeasured", json_integer((json_int_t)unmeasured));
 	json_array_append_new(rc->conclusions, o);
 	return v;
 }

@@ -444,7 +444,7 @@ int splitlock_reference(const struct calibration *cal, struct splitlock_result *
 
 bool splitlock_reference_from(struct splitlock_result *r, const struct report *rep)
 {
-	const struct result *row = report_find(rep, REF_PROBE, MODE_LATENCY, "hit");
+	const struct result *row = report_find(rep, REF_PROBE, MODE_LATENCY, "hit", RESULT_USER);
 
 	if (!row || !row->nsamples)
 		return false;

@@ -48,7 +48,7 @@ int main(int argc, char **argv)
 		bool ok;
 
 		for (int i = 0; i < PROCS; i++) {
-			const struct result *r = report_find(&rep[i], r0->name, r0->mode, r0->pattern);
+			const struct result *r = report_find(&rep[i], r0->name, r0->mode, r0->pattern, r0->context);
 			double c = r ? result_cycles(&rep[i], r->s.median) : NAN;
 
 			lo = fmin(lo, c);

@@ -913,8 +913,12 @@ static void test_kernel_row(const char *dir)
 	snprintf(k->name, sizeof(k->name), "%s", rep.r[0].name);	/* a kernel row of a user row's name */
 	k->mode = rep.r[0].mode;
 	snprintf(k->pattern, sizeof(k->pattern), "%s", rep.r[0].pattern);
-	CHECK(!result_same_row(&rep.r[0], k) && (k->context = RESULT_USER, result_same_row(&rep.r[0], k)),
-	      "a kernel row is not the user row of its name");
+	CHECK(!result_same_row(&rep.r[0], k) &&
+	      report_find(&rep, k->name, k->mode, k->pattern, RESULT_KERNEL) == k &&
+	      report_find(&rep, k->name, k->mode, k->pattern, RESULT_USER) == &rep.r[0],
+	      "a kernel row is not the user row of its name, nor found as it");
+	k->context = RESULT_USER;
+	CHECK(result_same_row(&rep.r[0], k), "the same name, mode, pattern and context: one row");
 	report_free(&rep);
 }
 

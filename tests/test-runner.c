@@ -292,14 +292,14 @@ int main(void)
 		CHECK(r->s.ci_lo <= r->s.median && r->s.median <= r->s.ci_hi, "%s: CI brackets", r->name);
 	}
 	{
-		const struct result *a = report_find(&rep, "set_bit", MODE_THROUGHPUT, "hit");
-		const struct result *b = report_find(&rep, "__set_bit", MODE_THROUGHPUT, "hit");
+		const struct result *a = report_find(&rep, "set_bit", MODE_THROUGHPUT, "hit", RESULT_USER);
+		const struct result *b = report_find(&rep, "__set_bit", MODE_THROUGHPUT, "hit", RESULT_USER);
 
 		CHECK(a && b && a->has_ratio && b->has_ratio, "twins paired");
 		if (a && b && a->has_ratio)
 			CHECK(fabs(a->ratio * b->ratio - 1) < 1e-9 && a->ratio_lo <= a->ratio &&
 			      a->ratio <= a->ratio_hi, "ratio and its inverse, interval brackets");
-		CHECK(report_find(&rep, "add_chain", MODE_THROUGHPUT, "hit") == NULL,
+		CHECK(report_find(&rep, "add_chain", MODE_THROUGHPUT, "hit", RESULT_USER) == NULL,
 		      "no throughput form for add_chain");
 	}
 
@@ -335,7 +335,7 @@ int main(void)
 		      "result %zu engine flags round trip", i);
 	}
 	{
-		const struct result *sw = report_find(&rep, "set_bit", MODE_THROUGHPUT, "hit");
+		const struct result *sw = report_find(&rep, "set_bit", MODE_THROUGHPUT, "hit", RESULT_USER);
 
 		CHECK(sw && sw->footprint_lines && sw->nsweep == TPUT_NFOOT,
 		      "set_bit throughput swept over %d footprints (%u)", TPUT_NFOOT, sw ? sw->nsweep : 0);

@@ -124,7 +124,7 @@ static void build_cmp(const struct report *rep, struct card *c)
 		const struct result *r = &rep->r[i], *t;
 
 		if (!r->card_pair || (a && a->card_pair <= r->card_pair) || r->mode != MODE_LATENCY ||
-		    strcmp(r->pattern, "hit") || !(t = report_find(rep, r->twin, MODE_LATENCY, "hit")))
+		    strcmp(r->pattern, "hit") || !(t = report_find(rep, r->twin, MODE_LATENCY, "hit", r->context)))
 			continue;
 		a = r;
 		n = t;
@@ -429,7 +429,7 @@ static void build_ratio(const struct report *rep, struct card *c)
 			break;
 		if (!r->twin[0] || card_atomic_rank(r) != 2 || strcmp(r->pattern, i < rep->n ? "dep" : "hit"))
 			continue;
-		t = report_find(rep, r->twin, r->mode, r->pattern);
+		t = report_find(rep, r->twin, r->mode, r->pattern, r->context);
 		if (!t || card_atomic_rank(t) >= 2)
 			continue;
 		for (unsigned k = 0; k < c->nratio; k++)

@@ -73,12 +73,13 @@ struct result *report_add(struct report *rep)
 }
 
 const struct result *report_find(const struct report *rep, const char *name,
-				 enum probe_mode mode, const char *pattern)
+				 enum probe_mode mode, const char *pattern, enum result_context ctx)
 {
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct result *r = &rep->r[i];
 
-		if (r->mode == mode && !strcmp(r->name, name) && !strcmp(r->pattern, pattern))
+		if (r->mode == mode && r->context == ctx && !strcmp(r->name, name) &&
+		    !strcmp(r->pattern, pattern))
 			return r;
 	}
 	return NULL;

@@ -245,8 +245,9 @@ void result_judgment_text(const struct result *r, char *buf, size_t len);
 /* x and y are one row: the same probe, mode, pattern and context (epochs
  * apart). */
 bool result_same_row(const struct result *x, const struct result *y);
+/* The row of probe name in one mode, pattern and context; NULL if none. */
 const struct result *report_find(const struct report *rep, const char *name,
-				 enum probe_mode mode, const char *pattern);
+				 enum probe_mode mode, const char *pattern, enum result_context ctx);
 /* Judge probe a against probe b in one context, mode and pattern over
  * the epochs both ran in (paired by extra.epoch, core cycles;
  * stats_judge). Returns the number of paired epochs. */

@@ -91,7 +91,7 @@ int report_write_mail(const struct report *rep, FILE *f)
 
 		if (!compare_group_first(rep, i))
 			continue;
-		t = r->twin[0] ? report_find(rep, r->twin, r->mode, r->pattern) : NULL;
+		t = r->twin[0] ? report_find(rep, r->twin, r->mode, r->pattern, r->context) : NULL;
 		if (!report_pair_lead(r, t))
 			continue;
 		report_row(rep, i, &b);

@@ -665,7 +665,8 @@ static int tput_case(struct repro_ctx *rc, const struct probe *const *list, doub
 	*share = 1;
 	for (size_t i = 0; !ret && i < 2; i++) {
 		const struct result *r = report_find(&rep, list[i]->name, MODE_LATENCY,
-						     contention_sharing_pattern(SHARING_TRUE));
+						     contention_sharing_pattern(SHARING_TRUE),
+						     RESULT_USER);
 		const struct contention_part *c = r ? result_contention(r) : NULL;
 
 		if (!c) {

@@ -598,7 +598,7 @@ struct conc_run {
 	struct topo *t;
 	const int *cpus;
 	unsigned nth;
-	size_t n, reps, cap;
+	size_t n, reps;
 	bool ran[2];
 	double tpc;
 };
@@ -606,7 +606,7 @@ struct conc_run {
 static int run_size(const struct conc_run *r, size_t size, struct conc_size *z)
 {
 	z->tries = z->got = 0;
-	while (z->got < r->reps && z->tries < r->cap) {
+	while (z->got < r->reps && z->tries < MAX_PASS_FACTOR * r->reps) {
 		size_t k = z->tries++;
 		bool ok = true;
 
@@ -844,7 +844,6 @@ static int repro_concurrent_run(struct repro_ctx *rc)
 	int cpus[MAX_THREADS], ret = 0;
 
 	json_object_set_new(rc->json, "variants", jv);
-	r.cap = MAX_PASS_FACTOR * r.reps;
 	if (!zs) {
 		ret = -ENOMEM;
 		goto out;

@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* kmod.c - `atomcost run --context kernel` (kmod.h): refuse clearly, build
  * and load atomcost.ko, run each probe through its debugfs protocol
- * (docs/kernel.md) on the CPU the runner pinned and calibrated, turn the
- * samples into rows as the runner does, and unload it.
- */
+ * (docs/kernel.md), turn the samples into rows as the runner does, unload. */
 #include "kmod.h"
 
 #include <errno.h>
@@ -321,10 +319,9 @@ static int kmod_parse(char *text, struct kout *k)
 	return 0;
 }
 
-/* A row's identity: the probe's name (a :tput form is the throughput mode
- * of the name before it; a concurrent probe's free phase NAME:free), its
- * twin, the user-space probe it sits beside, what it times, context
- * "kernel"; under emulation (clock.c) a note, and no card line ever. */
+/* A row's identity: a :tput form is the throughput mode of the name
+ * before it, a concurrent probe's free phase NAME:free; under emulation
+ * (clock.c) a note, and no card line ever. */
 static void kmod_identity(struct result *r, const char *probe, const struct kout *k, bool free_phase,
 			  const struct calibration *cal)
 {

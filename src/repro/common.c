@@ -155,7 +155,6 @@ double repro_cycles_per_op(double ticks, double overhead, double ops, double tic
 	return (ticks - overhead) / ops / ticks_per_cycle;
 }
 
-/* The passes judged: finite positive pairs of undisturbed passes. */
 /* The passes a claim is judged on: both figures measured (finite, above 0)
  * and the thread's CPU share high enough; *disturbed and *unmeasured count
  * the passes left out, so every pass is accounted for. */
@@ -330,15 +329,6 @@ long repro_preemptions(void)
 
 #define KERNEL_NOTE "emulated: not a measurement"
 
-/* The row named name in k, or NULL. */
-static const struct result *kernel_row(const struct report *k, const char *name)
-{
-	for (size_t i = 0; i < k->n; i++)
-		if (!strcmp(k->r[i].name, name))
-			return &k->r[i];
-	return NULL;
-}
-
 /* Every row of k: printed as a table beside none of the post's (its
  * figures are in the tables above), and in rc->json["kernel"]. */
 static int kernel_table(struct repro_ctx *rc, const struct repro_kernel *spec, const struct report *k)
@@ -384,7 +374,9 @@ static void kernel_conclude(struct repro_ctx *rc, const struct repro_kernel *spe
 
 	for (size_t i = 0; i < spec->nclaims; i++) {
 		const struct repro_kclaim *cl = &spec->claims[i];
-		const struct result *a = kernel_row(k, cl->a), *b = kernel_row(k, cl->b);
+		/* kmod_run's rows: latency (the mode_mask below), pattern hit */
+		const struct result *a = report_find(k, cl->a, MODE_LATENCY, "hit", RESULT_KERNEL);
+		const struct result *b = report_find(k, cl->b, MODE_LATENCY, "hit", RESULT_KERNEL);
 		struct repro_claim c = { .what = w, .a = cl->a, .b = cl->b, .unit = "cycles", .ea = ea,
 					 .eb = eb, .pub_a = NAN, .pub_b = NAN };
 

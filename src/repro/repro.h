@@ -1,12 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* repro/repro.h - reproductions of published scorings: the 2004 buddy-bitmap
- * test-atomics, the 2007 SLUB cmpxchg_local fast path, the 2015 SLUB bulk
- * free and the 2016 concurrent slab test (docs/reproductions.md). Each keeps
- * the post's published table as data (struct repro_table), prints it beside
- * its own measured table in the same shape (repro_print_beside), judges its
- * conclusions over passes by the verdict rules (repro_conclude)
- * and returns its figures as JSON for the report.
- */
+/* repro/repro.h - reproductions of published scorings (docs/reproductions.md):
+ * each prints the post's tables beside its own, judges its conclusions over
+ * passes and returns its figures as JSON for the report. */
 #ifndef ATOMCOST_REPRO_H
 #define ATOMCOST_REPRO_H
 
@@ -64,15 +59,8 @@ int repro_run_all(const struct experiment *e, struct topo *t, const struct run_o
 		  struct report *rep, FILE *out);
 
 /* ---- published beside measured (repro/common.c) ----
- *
- * A published table is data: one struct repro_table per table of the
- * post, with its source and the machine it was measured on, figures exactly
- * as published (NAN where the post gives none). The measured table has the
- * same shape (same columns; rows matched by label) and is built at run time.
- * repro_print_beside() prints both side by side with a measured/published
- * ratio per column; repro_conclude() judges two measured costs over the
- * passes with stats_judge(). No conclusion is ever written by hand.
- */
+ * A published table is data, figures exactly as published; the measured one
+ * has its shape. No conclusion is ever written by hand. */
 
 #define REPRO_MAX_COLS 4
 
@@ -98,20 +86,14 @@ void repro_print_list(FILE *out, const char *head, const char *const *items, siz
 /* The row of t labelled label, or NULL. */
 const struct repro_row *repro_table_row(const struct repro_table *t, const char *label);
 
-/* Print pub and meas side by side: a header naming each table's machine,
- * source and unit, then one line per row of meas (rows of pub that meas
- * lacks follow, marked "not measured"), with pub's figures, meas's figures
- * and meas/pub for every column, and the rows' notes. meas->cols must name
- * the same columns as pub->cols, in order. A published table without rows
- * prints "published: none (source)": its source then says why (the post did
- * not measure that form). 0, or -EINVAL (shapes differ, message names the
- * column). */
+/* pub and meas side by side, rows matched by label (pub's rows meas lacks
+ * follow, "not measured"), with meas/pub per column. meas->cols must be
+ * pub->cols, in order. A published table without rows prints "published:
+ * none (source)": its source says why. 0, or -EINVAL (shapes differ). */
 int repro_print_beside(FILE *out, const struct repro_table *pub, const struct repro_table *meas);
 
-/* A claim "a costs less than b", judged by the rules of every verdict
- * (stats_judge, docs/method.md "Verdicts"): pass k of n measured both a and
- * b in fresh state, and the passes' paired ratios are the replicates. One
- * figure, or one pass, is never a conclusion: it is "cannot tell". */
+/* A claim "a costs less than b", judged by stats_judge over the passes'
+ * paired figures (docs/method.md "Verdicts"): one pass is "cannot tell". */
 struct repro_claim {
 	const char *what;		/* "per kmalloc", "per kmalloc/kfree pair" */
 	const char *a, *b;		/* "cmpxchg_local", "cmpxchg" */
@@ -135,20 +117,14 @@ struct repro_claim {
 #define REPRO_SHARE_MIN 0.90
 
 /* The judgment of the claim over its undisturbed passes (j: NULL, or
- * filled), and its conclusion line (no newline) in buf: "conclusion per
- * kmalloc: cmpxchg_local saves 17.8 cycles against cmpxchg here (12.3 vs
- * 30.1 cycles, x0.41, 95% x0.38-0.44, 5 passes); published: ...".
- * VERDICT_NONE when a or b has no measured figure. */
+ * filled), and its conclusion line (no newline) in buf. VERDICT_NONE when a
+ * or b has no measured figure. */
 enum verdict repro_conclusion_text(char *buf, size_t len, const struct repro_claim *c,
 				   struct judgment *j);
-/* repro_conclusion_text() printed to rc->out and appended to
- * rc->json["conclusions"] ({what, a, b, verdict, meas_a, meas_b (medians of
- * the passes judged), saves, ratio, lo, hi, spread, margin, passes,
- * disturbed, text, and pub_a, pub_b, pub_derived when published; pass_a,
- * pass_b, pass_share when per_pass; pub_row when given}). */
+/* repro_conclusion_text() printed to rc->out and appended, with its
+ * figures, to rc->json["conclusions"]. */
 enum verdict repro_conclude(struct repro_ctx *rc, const struct repro_claim *c);
-/* v as a JSON number, or null where it is not finite (JSON has no NaN, and a
- * figure that was not measured is never written as 0). */
+/* v as a JSON number, or null where it is not finite (never 0). */
 json_t *repro_real(double v);
 /* v[0..n) as a JSON array, null where not finite. */
 json_t *repro_doubles_json(const double *v, size_t n);
@@ -168,13 +144,8 @@ long repro_preemptions(void);
 double repro_cycles_per_op(double ticks, double overhead, double ops, double ticks_per_cycle);
 
 /* ---- kernel mode: `context = kernel` (repro/common.c, docs/kernel.md) ----
- *
- * With `context = kernel` in its section a reproduction also runs the
- * post's own test in atomcost.ko (kmod_run: root, the module loaded,
- * unloaded whatever happens), one sample per pass, and prints the kernel's
- * figures after the model's, judged by repro_conclude. Under emulation
- * (qemu TCG) every figure says "emulated: not a measurement" and no claim is
- * judged. */
+ * The post's own test also runs in atomcost.ko (kmod_run), one sample per
+ * pass; under emulation (qemu TCG) no claim is judged. */
 #define REPRO_CONTEXT_KEY(sec)								\
 	{ sec, "context", CFG_ENUM, "user", "user|kernel", 0, 0, NULL,			\
 	  "kernel: also run the post's test in atomcost.ko (root; docs/kernel.md) beside the model" }
@@ -191,10 +162,9 @@ struct repro_kernel {
 	const struct repro_kclaim *claims;
 	size_t nclaims;
 };
-/* Nothing unless sec's `context` is kernel; else the probes run in the
- * kernel, their rows (NAME, NAME:free for a concurrent probe's free phase)
- * printed and put in rc->json["kernel"], the claims judged. 0, or kmod_run's
- * -errno (its refusals: -ENOTSUP, -ENOENT). */
+/* Nothing unless sec's `context` is kernel; else the probes' rows (NAME,
+ * NAME:free for a concurrent probe's free phase) printed and put in
+ * rc->json["kernel"], the claims judged. 0, or kmod_run's -errno. */
 int repro_kernel_run(struct repro_ctx *rc, const struct repro_kernel *k);
 
 /* ---- 2004 buddy-bitmap test-atomics (repro/buddy-bitmap-2004.c) ---- */
@@ -210,7 +180,7 @@ int buddy_legacy(unsigned trials, long long mean[BUDDY_CASES], FILE *out, uint64
 /* The legacy cold preparation on its own: malloc + memset(fill) of 512 KiB,
  * read back one byte per line; returns the checksum (fill * lines). */
 uint64_t buddy_cold_prep(unsigned char fill);
-/* How many cold preparations ran (all of them, since the process started). */
+/* How many cold preparations ran since the process started. */
 extern volatile uint64_t buddy_cold_preps;
 /* Legacy cold buffers held until the end of a run (the posted program never
  * freed them); beyond this many, each is freed at once. */
@@ -276,7 +246,6 @@ int buddy_ratio_of_means_text(char *buf, size_t len, const char *name, const dou
 
 /* ---- the SLUB model (repro/slub-cmpxchg-local.c), shared by the 2007 and 2015 ones ---- */
 
-/* The kernel's spellings, for the fast paths. */
 #define barrier() asm volatile("" ::: "memory")
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
@@ -543,10 +512,8 @@ void aslab_destroy(struct aslab_cache *c);
 void *aslab_alloc(struct aslab_cache *c, unsigned tid);
 void aslab_free(struct aslab_cache *c, unsigned tid, void *obj);
 /* One thread's counts since aslab_create, kept by that thread (read them
- * from it, or when it is done): array-cache refills, slabs grown, flushes of
- * the array cache, node-lock acquisitions, how many of them found the lock
- * taken and how long those waited. Before: locks = refills + grows +
- * flushes from one thread alone; after: one acquisition fewer per grow. */
+ * from it, or when it is done). Before: locks = refills + grows + flushes
+ * from one thread alone; after: one acquisition fewer per grow. */
 struct aslab_stats {
 	uint64_t refills, grows, flushes, locks, contended;
 	uint64_t wait_ticks;	/* timer ticks spent waiting in the contended ones */

@@ -8,15 +8,10 @@
  * The model is the SLAB allocator the patch changed: a per-CPU array cache
  * (limit and batchcount by object size, as the kernel's enable_cpucache),
  * a node with a shared array and slab lists under one list_lock, and page-
- * sized slabs aligned so that the slab of an object is an address mask. On
- * an empty array cache, cache_alloc_refill either takes the lock first and
- * finds out under it that nothing is free (the post's "before": the previous
- * patch, which already fills the array cache from a new slab without the
- * lock), or first checks free_objects and the shared array without the lock
- * and grows at once (commit 801faf0db894, "after": lockless). Each thread
- * counts its refills, grows, flushes and node-lock acquisitions (struct
- * aslab_stats), so the tests check the lock traffic of each variant and the
- * run says how contended the lock was.
+ * sized slabs aligned so that the slab of an object is an address mask.
+ * The variants differ in cache_alloc_refill alone (refill() below); each
+ * thread counts its node-lock traffic (struct aslab_stats), so the tests
+ * check it and the run says how contended the lock was.
  */
 #include "repro/repro.h"
 
@@ -603,7 +598,7 @@ struct conc_run {
 	struct topo *t;
 	const int *cpus;
 	unsigned nth;
-	size_t n, reps, cap;
+	size_t n, reps;
 	bool ran[2];
 	double tpc;
 };
@@ -611,7 +606,7 @@ struct conc_run {
 static int run_size(const struct conc_run *r, size_t size, struct conc_size *z)
 {
 	z->tries = z->got = 0;
-	while (z->got < r->reps && z->tries < r->cap) {
+	while (z->got < r->reps && z->tries < MAX_PASS_FACTOR * r->reps) {
 		size_t k = z->tries++;
 		bool ok = true;
 
@@ -849,7 +844,6 @@ static int repro_concurrent_run(struct repro_ctx *rc)
 	int cpus[MAX_THREADS], ret = 0;
 
 	json_object_set_new(rc->json, "variants", jv);
-	r.cap = MAX_PASS_FACTOR * r.reps;
 	if (!zs) {
 		ret = -ENOMEM;
 		goto out;

@@ -28,6 +28,7 @@
 #define KMOD_MAX_ITERS 100000	/* kernel/run.h: AC_MAX_ITERS, AC_MAX_SAMPLES */
 #define KMOD_MAX_SAMPLES 100000
 #define KMOD_PILOT_ITERS 16
+#define KMOD_ROUNDS 64	/* at most: a judgment pairs at most JUDGE_MAX_EPOCHS */
 #define KMOD_WHO "run --context kernel"
 
 /* Before anything is built or loaded: the architecture and root. */
@@ -370,15 +371,23 @@ static int kmod_rows(struct report *rep, const char *probe, const struct kout *k
 	return 0;
 }
 
+/* A picked probe: its size, and its samples so far (k). */
+struct kpick {
+	const char *name;
+	int arg;		/* the CPU; 0 for a concurrent probe (every online CPU) */
+	uint64_t iters;
+	size_t samples, cap;	/* cap: sample lines, samples x CPUs */
+	struct kout k;
+};
+
 /* N and the sample count, from a pilot of two samples at a few iterations
  * (the first pays for the cold code, and under TCG its translation):
  * N iterations take about o->sample_us, and the samples (N, 2N and 0
  * iterations each; a pass of N allocs and N frees for the concurrent
  * probes) about o->max_seconds, at least 2. */
-static int kmod_size(const char *probe, int arg, const struct run_opts *o, const struct calibration *cal,
-		     uint64_t *iters, size_t *samples)
+static int kmod_size(struct kpick *p, const struct run_opts *o, const struct calibration *cal)
 {
-	char *text = kmod_request(probe, arg, 2, KMOD_PILOT_ITERS);
+	char *text = kmod_request(p->name, p->arg, 2, KMOD_PILOT_ITERS);
 	struct kout k;
 	double per_iter, cap;
 	bool phases;
@@ -386,7 +395,7 @@ static int kmod_size(const char *probe, int arg, const struct run_opts *o, const
 	if (!text)
 		return -EIO;
 	if (kmod_parse(text, &k) < 0 || k.n < 2) {
-		pr_warn(KMOD_WHO ": %s skipped: its pilot returned %zu samples (err %ld)", probe, k.n, k.err);
+		pr_warn(KMOD_WHO ": %s skipped: its pilot returned %zu samples (err %ld)", p->name, k.n, k.err);
 		free(text);
 		free(k.a);
 		return -EIO;
@@ -395,35 +404,86 @@ static int kmod_size(const char *probe, int arg, const struct run_opts *o, const
 	per_iter = phases ? (k.a[k.n - 1] + k.b[k.n - 1]) / KMOD_PILOT_ITERS :
 			    (k.b[k.n - 1] - (double)k.overhead) / (2 * KMOD_PILOT_ITERS);
 	per_iter = fmax(per_iter, 1.0);
-	*iters = (uint64_t)fmin(fmax(o->sample_us * 1e-6 * cal->timer_hz / per_iter, 1), KMOD_MAX_ITERS);
+	p->iters = (uint64_t)fmin(fmax(o->sample_us * 1e-6 * cal->timer_hz / per_iter, 1), KMOD_MAX_ITERS);
 	cap = fmin((double)o->max_samples, KMOD_MAX_SAMPLES / (double)(k.cpus ? k.cpus : 1));
-	*samples = (size_t)fmin(fmax(o->max_seconds * cal->timer_hz / ((phases ? 1 : 3) * *iters * per_iter), 2),
-				cap);
+	p->samples = (size_t)fmin(fmax(o->max_seconds * cal->timer_hz / ((phases ? 1 : 3) * p->iters * per_iter), 2),
+				  cap);
+	p->cap = p->samples * (k.cpus ? k.cpus : 1);
+	p->k = (struct kout){ .a = malloc(2 * p->cap * sizeof(double)), .min_b = INFINITY };
+	p->k.b = p->k.a ? p->k.a + p->cap : NULL;
 	free(text);
 	free(k.a);
-	return 0;
+	return p->k.a ? 0 : -ENOMEM;
 }
 
-/* One probe, sized and run on cpu (the concurrent ones on every online
- * CPU at once), into rows. A failed request is said and skipped. */
-static int kmod_probe(const char *probe, int cpu, struct topo *t, const struct run_opts *o, struct report *rep)
+/* Round r of rounds: the share of p's samples that falls in it (spread
+ * evenly), appended to p->k. A failed request is said, and the probe keeps
+ * what it has. */
+static void kmod_round(struct kpick *p, size_t r, size_t rounds)
 {
-	int arg = strstr(probe, "_concurrent:") ? 0 : cpu, ret;
-	uint64_t iters;
-	size_t samples;
-	char *text;
-	struct kout k = { 0 };
+	size_t take = p->samples * (r + 1) / rounds - p->samples * r / rounds;
+	struct kout k = { 0 }, acc = p->k;
+	char *text = take ? kmod_request(p->name, p->arg, take, p->iters) : NULL;
 
-	if (kmod_size(probe, arg, o, &rep->cal, &iters, &samples) < 0 ||
-	    !(text = kmod_request(probe, arg, samples, iters)))
-		return 0;
-	ret = kmod_parse(text, &k);
-	if (!ret && k.err)
-		pr_warn(KMOD_WHO ": %s: the run stopped early (err %ld, %zu sample lines)", probe, k.err, k.n);
-	if (!ret && k.n)
-		ret = kmod_rows(rep, probe, &k, cpu, topo_logical_of_os(t, cpu));
+	if (!text || kmod_parse(text, &k) < 0 || acc.n + k.n > p->cap) {
+		p->samples = take ? 0 : p->samples;
+		goto out;
+	}
+	if (k.err)
+		pr_warn(KMOD_WHO ": %s: the run stopped early (err %ld, %zu sample lines)", p->name, k.err, k.n);
+	memcpy(acc.a + acc.n, k.a, k.n * sizeof(double));
+	memcpy(acc.b + acc.n, k.b, k.n * sizeof(double));
+	p->k = k;	/* the probe's identity and iterations: every round's alike */
+	p->k.a = acc.a;
+	p->k.b = acc.b;
+	p->k.n = acc.n + k.n;
+	p->k.overhead = acc.n && acc.overhead < k.overhead ? acc.overhead : k.overhead;
+	p->k.min_b = fmin(acc.min_b, k.min_b);
+out:
 	free(k.a);
 	free(text);
+}
+
+/* The picked probes sized, then their samples taken in up to KMOD_ROUNDS
+ * rounds, each round a share of every probe's samples in turn, so that
+ * two probes' samples interleave as a run's epochs do (a drift of the
+ * machine falls on both); until the end, an interruption or the time
+ * limit, the rows from the samples so far. */
+static int kmod_rounds(char **names, size_t np, int cpu, struct topo *t, const struct run_opts *o,
+		       struct report *rep, uint64_t t0)
+{
+	struct kpick *pk = calloc(np + 1, sizeof(*pk));
+	size_t rounds = 0;
+	int ret = pk ? 0 : -ENOMEM;
+
+	for (size_t i = 0; i < np && !ret; i++) {
+		pk[i] = (struct kpick){ .name = names[i], .arg = strstr(names[i], "_concurrent:") ? 0 : cpu };
+		if (kmod_size(&pk[i], o, &rep->cal) == -ENOMEM)
+			ret = -ENOMEM;
+		rounds = pk[i].samples > rounds ? pk[i].samples : rounds;
+	}
+	rounds = rounds < KMOD_ROUNDS ? rounds : KMOD_ROUNDS;
+	for (size_t r = 0; r < rounds && !ret && !runner_out_of_time(o, rep, t0); r++)
+		for (size_t i = 0; i < np && !ret; i++) {
+			if (runner_stop) {
+				rep->partial = true;
+				snprintf(rep->partial_reason, sizeof(rep->partial_reason), "interrupted");
+				ret = -EINTR;
+			} else if (pk[i].samples) {
+				if (o->progress)
+					fprintf(stderr, "\r\033[K[%zu/%zu] %s (kernel)", r + 1, rounds, pk[i].name);
+				kmod_round(&pk[i], r, rounds);
+			}
+		}
+	for (size_t i = 0; pk && i < np; i++) {
+		if (pk[i].k.n && (!ret || ret == -EINTR)) {
+			int err = kmod_rows(rep, pk[i].name, &pk[i].k, cpu, topo_logical_of_os(t, cpu));
+
+			ret = ret ? ret : err;
+		}
+		free(pk[i].k.a);
+	}
+	free(pk);
 	return ret;
 }
 
@@ -468,17 +528,8 @@ static int kmod_probes(struct topo *t, const struct run_opts *o, char *const *na
 		}
 	if (!list)
 		pr_err(KMOD_WHO ": %s/probes: %s", KMOD_DIR, strerror(errno));
-	for (size_t i = 0; i < np && !ret && !runner_out_of_time(o, rep, t0); i++) {
-		if (runner_stop) {
-			rep->partial = true;
-			snprintf(rep->partial_reason, sizeof(rep->partial_reason), "interrupted");
-			ret = -EINTR;
-			break;
-		}
-		if (o->progress)
-			fprintf(stderr, "\r\033[K[%zu/%zu] %s (kernel)", i + 1, np, pick[i]);
-		ret = kmod_probe(pick[i], cpu, t, o, rep);
-	}
+	if (!ret && list)
+		ret = kmod_rounds(pick, np, cpu, t, o, rep, t0);
 	free(list);
 	return list ? ret : -EIO;
 }

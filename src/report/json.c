@@ -1319,11 +1319,6 @@ json_t *report_meta(const struct report *rep, const char *key)
 	return json_object_get(rep->meta, key);
 }
 
-json_t *report_section(const struct report *rep, const char *key)
-{
-	return json_object_get(rep->sections, key);
-}
-
 static double had(unsigned has, unsigned key, double v)
 {
 	return has & 1u << key ? v : NAN;

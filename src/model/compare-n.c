@@ -531,9 +531,7 @@ void compare_n_free(struct compare_n *c)
 		free(c->rows[i].cells);
 	free(c->rows);
 	free(c->cols);
-	c->rows = NULL;
-	c->cols = NULL;
-	c->nrows = c->cap = c->ncols = 0;
+	memset(c, 0, sizeof(*c));
 }
 
 /* The section a row opens under (compare_n_sections' title). */

@@ -142,9 +142,8 @@ static void build_cmp(const struct report *rep, struct card *c)
 	for (size_t i = 0; i < ARRAY_SIZE(cmp_rows); i++) {
 		struct card_cmp *k = &c->cmp[c->ncmp];
 
-		k->what = cmp_rows[i].what;
-		k->pattern = cmp_rows[i].pattern;
-		k->mode = cmp_rows[i].mode;
+		*k = (struct card_cmp){ .what = cmp_rows[i].what, .pattern = cmp_rows[i].pattern,
+					.mode = cmp_rows[i].mode };
 		judge_part(rep, c->pair_atomic, c->pair_plain, k->pattern, k->mode, &k->pair);
 		if (!k->pair.a && strchr(k->pattern, '+'))
 			continue;	/* a named variant this report lacks: no line */

@@ -590,10 +590,8 @@ void compare_verdict_text(const struct compare_row *r, char *buf, size_t len)
 			snprintf(buf, len, "same within %.1f%%", r->margin * 100);
 		break;
 	case CMP_ONLY_A:
-		snprintf(buf, len, "only in A");
-		break;
 	case CMP_ONLY_B:
-		snprintf(buf, len, "only in B");
+		snprintf(buf, len, "only in %s", r->verdict == CMP_ONLY_A ? "A" : "B");
 		break;
 	case CMP_CALIBRATION:
 		snprintf(buf, len, "calibration moved %+.1f%%", (r->ratio - 1.0) * 100);

@@ -598,7 +598,6 @@ static int handover_case(struct repro_ctx *rc, const int *os, const char *name, 
 {
 	struct ho_shared sh = { .t = rc->t };
 	struct ho_worker *w = calloc(2, sizeof(*w));
-	const struct unlock_thread *th[2];
 	unsigned started = 0;
 	int ret = locks_ops(name, &sh.lock, &sh.unlock);
 
@@ -615,7 +614,6 @@ static int handover_case(struct repro_ctx *rc, const int *os, const char *name, 
 		w[i].sh = &sh;
 		w[i].cpu_os = os[i];
 		unlock_thread_init(&w[i].th, i + 1);
-		th[i] = &w[i].th;
 	}
 	for (; started < 2; started++)
 		if (pthread_create(&w[started].tid, NULL, ho_main, &w[started]))
@@ -634,7 +632,7 @@ static int handover_case(struct repro_ctx *rc, const int *os, const char *name, 
 	}
 	ret = w[0].err ? w[0].err : w[1].err;	/* topo_bind_thread said why */
 	if (!ret)
-		ret = unlock_summarize(th, 2, s);
+		ret = unlock_summarize((const struct unlock_thread *[]){ &w[0].th, &w[1].th }, 2, s);
 	*share = fmin(w[0].share, w[1].share);
 out:
 	free(sh.line);
@@ -754,19 +752,15 @@ static void unlock_report(struct repro_ctx *rc, size_t npass, const struct unloc
 		double ho = stats_median(u->ho[v], npass), hs = stats_median(u->hshare[v], npass);
 		double gap = stats_median(u->gap[v], npass), cy = stats_median(u->cyc[v], npass);
 		double fair = stats_median(u->fair[v], npass);
-		json_t *jho = json_array(), *jcy = json_array();
 
 		fprintf(rc->out, "  %-18s %10.1f %9.2f%% %10.0f %10.1f %11.2fM %8.3f\n", unlock_release[v],
 			ho, hs * 100, gap, cy, ghz * 1e3 / cy, fair);
-		for (size_t k = 0; k < npass; k++) {
-			json_array_append_new(jho, repro_real(u->ho[v][k]));
-			json_array_append_new(jcy, repro_real(u->cyc[v][k]));
-		}
 		json_object_set_new(ju, unlock_release[v], json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
 			"handover_cycles", repro_real(ho), "handover_share", repro_real(hs),
 			"cycles_between_handovers", repro_real(gap), "cycles_per_acquisition", repro_real(cy),
-			"fairness_cv", repro_real(fair), "handover_cycles_per_pass", jho,
-			"cycles_per_acquisition_per_pass", jcy));
+			"fairness_cv", repro_real(fair), "handover_cycles_per_pass",
+			repro_doubles_json(u->ho[v], npass), "cycles_per_acquisition_per_pass",
+			repro_doubles_json(u->cyc[v], npass)));
 	}
 	if (u->backwards)
 		fprintf(rc->out, "  %" PRIu64 " hand-overs stamped before their release (the PUs' "
@@ -1021,8 +1015,8 @@ static int repro_align_run(struct repro_ctx *rc)
 		goto out;
 	print_shares(rc, "CPU share of each pass", "pass_share", share, npass);
 	json_object_set_new(rc->json, "passes", json_integer((json_int_t)npass));
-	json_object_set_new(rc->json, "published_mb_s", json_pack("[f,f,f,f]", tbench_2008[0],
-				tbench_2008[1], tbench_2008[2], tbench_2008[3]));
+	json_object_set_new(rc->json, "published_mb_s",
+			    repro_doubles_json(tbench_2008, ARRAY_SIZE(tbench_2008)));
 	ret = align_report(rc, sel, nsel, use, nuse, npass, share, acc);
 	if (!ret)
 		ret = unlock_experiment(rc, npass);

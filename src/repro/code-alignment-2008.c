@@ -368,17 +368,13 @@ static void print_probe(FILE *f, const struct align_probe *p, const bool *use,
 	fprintf(f, "  %5s %5s %-6s %8s %8s %8s %8s %8s %s\n", "place", "mod64", "page", "median",
 		"p10", "p90", "pass-lo", "pass-hi", "vs line twin");
 	for (size_t i = 0; i < ALIGN_NPLACE; i++) {
-		struct summary s;
-		double lo = INFINITY, hi = 0;
+		struct summary s, ps;	/* of the samples, of the pass medians */
 		char twin[48] = "";
 
 		if (!use[i])
 			continue;
 		stats_summarize(pa[i].samples, pa[i].n, &s);
-		for (size_t k = 0; k < npass; k++) {
-			lo = fmin(lo, pa[i].pass_med[k]);
-			hi = fmax(hi, pa[i].pass_med[k]);
-		}
+		stats_summarize(pa[i].pass_med, npass, &ps);
 		if (align_is_page(i) && use[align_page_twin(i)]) {
 			size_t j = align_page_twin(i);
 
@@ -387,11 +383,11 @@ static void print_probe(FILE *f, const struct align_probe *p, const bool *use,
 		}
 		fprintf(f, "  %5u %5u %-6s %8.3f %8.3f %8.3f %8.3f %8.3f %s%s%s\n", align_offsets[i],
 			align_offsets[i] % 64, align_is_page(i) ? "cross" : "inside", fig[i], s.p10,
-			s.p90, lo, hi, twin, i == a->imin ? " best" : "", i == a->imax ? " worst" : "");
+			s.p90, ps.min, ps.max, twin, i == a->imin ? " best" : "", i == a->imax ? " worst" : "");
 		json_array_append_new(rows, json_pack("{s:i,s:i,s:b,s:f,s:f,s:f,s:f,s:f,s:i}",
 			"offset", align_offsets[i], "mod64", align_offsets[i] % 64,
 			"crosses_page", align_is_page(i), "median_cycles", fig[i], "p10", s.p10,
-			"p90", s.p90, "pass_lo", lo, "pass_hi", hi, "samples", (int)pa[i].n));
+			"p90", s.p90, "pass_lo", ps.min, "pass_hi", ps.max, "samples", (int)pa[i].n));
 	}
 	print_assessment(f, "", a, npass);
 	json_object_set_new(jprobes, p->name, jp);

@@ -156,8 +156,9 @@ int buddy_ratio_of_means_text(char *buf, size_t len, const char *name, const dou
 	return (int)n;
 }
 
+/* The cold cases of both modes (modern 8-10: 3-5 on the dependent walk). */
+static const bool case_cold[BUDDY_MODERN_CASES] = { 0, 0, 0, 1, 1, 1, 0, 0, 1, 1, 1 };
 #if defined(ARCH_HAS_BIT32_IMM) && ARCH_HAS_BIT32_IMM && defined(ARCH_HAS_TIMER_RAW) && ARCH_HAS_TIMER_RAW
-static const bool case_cold[BUDDY_CASES] = { 0, 0, 0, 1, 1, 1, 0, 0 };
 
 /* The 2004 loop bodies, one function so the disassembly shows them all. */
 static __attribute__((noinline)) uint64_t legacy_case(int cs, char *buf)
@@ -359,8 +360,6 @@ static __attribute__((noinline)) uint64_t chase(char **cursor, size_t steps)
 
 /* ---- modern mode ---- */
 
-/* Modern cases 8-10 are cases 3-5 on the dependent walk. */
-static const bool modern_cold[BUDDY_MODERN_CASES] = { 0, 0, 0, 1, 1, 1, 0, 0, 1, 1, 1 };
 static const int modern_posted[BUDDY_MODERN_CASES] = { 0, 1, 2, 3, 4, 5, 6, 7, 3, 4, 5 };
 /* Row labels of both modes (legacy: the first BUDDY_CASES). */
 static const char *const labels[BUDDY_MODERN_CASES] = {
@@ -494,7 +493,7 @@ uint64_t buddy_modern_loop(size_t v, int cs, char *hot, struct buddy_cold *c, si
 
 	if (v >= NVARIANTS || cs < 0 || cs >= BUDDY_MODERN_CASES)
 		return 0;
-	if (!modern_cold[cs])
+	if (!case_cold[cs])
 		hot_prep(hot, iters * 2 * line);
 	ticks = variants[v].loop(cs, hot, c->order + c->pos, c->buf, &c->cursor, iters, line);
 	if (cs >= 3 && cs <= 5)
@@ -766,7 +765,7 @@ static int modern_report_variant(struct repro_ctx *rc, const struct modern *m, s
 		rows[k] = (struct repro_row){ labels[cs], { s[cs].median }, notes[k] };
 		json_array_append_new(jcases, json_pack("{s:i,s:s,s:s,s:s,s:f,s:f,s:f,s:f,s:f,s:f,s:f}",
 			"score", modern_posted[cs], "label", labels[cs], "note", modern_notes[cs],
-			"walk", !modern_cold[cs] ? "hot" : cs >= 8 ? "dependent" : "independent",
+			"walk", !case_cold[cs] ? "hot" : cs >= 8 ? "dependent" : "independent",
 			"median_cycles", s[cs].median, "min_cycles", s[cs].min, "ci_lo", s[cs].ci_lo,
 			"ci_hi", s[cs].ci_hi, "mean_cycles", s[cs].mean, "per_op_cycles", s[cs].median / d,
 			"posted_2004", POSTED(modern_posted[cs])));

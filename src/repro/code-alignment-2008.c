@@ -5,16 +5,15 @@
  * cache lines.)
  *
  * Each probe's timed loop exists in ALIGN_NPLACE copies, the same bytes at
- * different addresses (arch: ARCH_ALIGN_COPY): 16 offsets within one
- * 64-byte line, and 4 offsets near the end of a 4 KiB page so that the loop
- * crosses into the next page. Every copy is timed by the engine's sampler
- * (runner_measure_kernel: N/2N overhead cancellation, drift correction,
- * warm-up), in core cycles, in `passes` passes; the passes run the
- * placements in alternating order so that a slow change of the machine
- * during a pass does not line up with the offset. The slowest placement
- * is judged against the fastest over the passes by stats_judge, each pass
- * on the pair the other passes chose (align_assess: choosing and testing on
- * the same passes would find the largest of 20 draws above the smallest).
+ * the placements align.h lists (arch: ARCH_ALIGN_COPY). Every copy is timed
+ * by the engine's sampler (runner_measure_kernel: N/2N overhead
+ * cancellation, drift correction, warm-up), in core cycles, in `passes`
+ * passes; the passes run the placements in alternating order so that a slow
+ * change of the machine during a pass does not line up with the offset. The
+ * slowest placement is judged against the fastest over the passes by
+ * stats_judge, each pass on the pair the other passes chose (align_assess:
+ * choosing and testing on the same passes would find the largest of 20
+ * draws above the smallest).
  *
  * The seed's one claim about atomics, the non-atomic unlock patch's 1%
  * regression, is measured after the placements: bit_spin_unlock against
@@ -105,8 +104,6 @@ int align_check_probe(const struct align_probe *p)
 		uintptr_t a = (uintptr_t)c->loop, e = (uintptr_t)c->end;
 		uintptr_t f = (uintptr_t)c->fn, t = (uintptr_t)c->tail;
 		size_t len = (size_t)(e - a);
-		/* a line placement keeps the whole copy in one page; a page
-		 * placement puts part of the timed loop in the next */
 		bool crosses = align_is_page(i) ? a / 4096 != (t - 1) / 4096 : a / 4096 != (e - 1) / 4096;
 
 		if (c->off != align_offsets[i] || a % 4096 != c->off) {
@@ -383,11 +380,13 @@ static void print_probe(FILE *f, const struct align_probe *p, const bool *use,
 		}
 		fprintf(f, "  %5u %5u %-6s %8.3f %8.3f %8.3f %8.3f %8.3f %s%s%s\n", align_offsets[i],
 			align_offsets[i] % 64, align_is_page(i) ? "cross" : "inside", fig[i], s.p10,
-			s.p90, ps.min, ps.max, twin, i == a->imin ? " best" : "", i == a->imax ? " worst" : "");
+			s.p90, ps.min, ps.max, twin, i == a->imin ? " best" : "",
+			i == a->imax ? " worst" : "");
 		json_array_append_new(rows, json_pack("{s:i,s:i,s:b,s:f,s:f,s:f,s:f,s:f,s:i}",
 			"offset", align_offsets[i], "mod64", align_offsets[i] % 64,
 			"crosses_page", align_is_page(i), "median_cycles", fig[i], "p10", s.p10,
-			"p90", s.p90, "pass_lo", ps.min, "pass_hi", ps.max, "samples", (int)pa[i].n));
+			"p90", s.p90, "pass_lo", ps.min, "pass_hi", ps.max, "samples",
+			(int)pa[i].n));
 	}
 	print_assessment(f, "", a, npass);
 	json_object_set_new(jprobes, p->name, jp);
@@ -628,7 +627,8 @@ static int handover_case(struct repro_ctx *rc, const int *os, const char *name, 
 	}
 	ret = w[0].err ? w[0].err : w[1].err;	/* topo_bind_thread said why */
 	if (!ret)
-		ret = unlock_summarize((const struct unlock_thread *[]){ &w[0].th, &w[1].th }, 2, s);
+		ret = unlock_summarize((const struct unlock_thread *[]){ &w[0].th, &w[1].th }, 2,
+				       s);
 	*share = fmin(w[0].share, w[1].share);
 out:
 	free(sh.line);

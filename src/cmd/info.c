@@ -19,16 +19,6 @@
 #include "probes.h"
 #include "topo.h"
 
-static int print_json(json_t *j)
-{
-	if (!j)
-		return EXIT_RUNTIME;
-	json_dumpf(j, stdout, JSON_INDENT(2));
-	putchar('\n');
-	json_decref(j);
-	return EXIT_OK;
-}
-
 struct topo_args {
 	const char *syn, *xml;
 	bool json;
@@ -65,7 +55,7 @@ int cmd_topo(int argc, char **argv)
 	if (ret < 0)
 		return exit_code_for(ret);
 	if (a.json)
-		ret = print_json(topo_to_json(t));
+		ret = opts_print_json(topo_to_json(t));
 	else
 		topo_print(t, stdout);
 	topo_close(t);
@@ -112,7 +102,7 @@ int cmd_calibrate(int argc, char **argv)
 	if (ret < 0)
 		return exit_code_for(ret);
 	if (a.json)
-		return print_json(clock_to_json(&cal));
+		return opts_print_json(clock_to_json(&cal));
 	clock_print(&cal, stdout);
 	return EXIT_OK;
 }
@@ -279,7 +269,7 @@ static void list_probes(bool json)
 	}
 	symtab_close(&st);
 	if (json)
-		print_json(json_pack("{s:s, s:s, s:o}", "arch", ARCH_NAME, "atomics", ARCH_ATOMICS_IMPL,
+		opts_print_json(json_pack("{s:s, s:s, s:o}", "arch", ARCH_NAME, "atomics", ARCH_ATOMICS_IMPL,
 				     "probes", arr));
 	else
 		printf("\nchain: how each latency op depends on the previous one (memory: it reads the word\n"

@@ -19,29 +19,39 @@
 #include "probes.h"
 #include "topo.h"
 
-struct topo_args {
-	const char *syn, *xml;
+/* topo and calibrate: one struct, and one table of which each takes a slice
+ * (calibrate the first two options, topo the last three). */
+struct info_args {
+	const char *cpu, *syn, *xml;
 	bool json;
 };
 
-static const struct cmd_opt topo_opt[] = {
-	{ .name = "json", .letter = 'j', .type = OPT_FLAG, .off = offsetof(struct topo_args, json),
-	  .help = "as JSON" },
-	{ .name = "synthetic", .type = OPT_STR, .arg = "DESC", .off = offsetof(struct topo_args, syn),
+#define A(f) offsetof(struct info_args, f)
+static const struct cmd_opt info_opt[] = {
+	{ .name = "cpu", .type = OPT_STR, .arg = "N", .off = A(cpu),
+	  .help = "PU to calibrate on (OS index, in the allowed cpuset); default: first allowed" },
+	{ .name = "json", .letter = 'j', .type = OPT_FLAG, .off = A(json), .help = "as JSON" },
+	{ .name = "synthetic", .type = OPT_STR, .arg = "DESC", .off = A(syn),
 	  .help = "describe an hwloc synthetic topology ('pack:2 numa:2 l3:2 core:4 pu:2')" },
-	{ .name = "xml", .type = OPT_STR, .arg = "FILE", .off = offsetof(struct topo_args, xml),
+	{ .name = "xml", .type = OPT_STR, .arg = "FILE", .off = A(xml),
 	  .help = "describe an hwloc XML topology" },
 };
+#undef A
 
 static const struct cmd_opts topo_cmd = {
 	.usage = "usage: atomcost topo [--json] [--synthetic DESC | --xml FILE]\n",
-	.opt = topo_opt, .n = ARRAY_SIZE(topo_opt),
+	.opt = info_opt + 1, .n = 3,
 	.tail = "A synthetic or XML topology is described and planned on, never bound to.\n",
+};
+
+static const struct cmd_opts calibrate_cmd = {
+	.usage = "usage: atomcost calibrate [--cpu N] [--json]\n",
+	.opt = info_opt, .n = 2,
 };
 
 int cmd_topo(int argc, char **argv)
 {
-	struct topo_args a = { 0 };
+	struct info_args a = { 0 };
 	struct topo *t;
 	int ret;
 
@@ -62,26 +72,9 @@ int cmd_topo(int argc, char **argv)
 	return ret < 0 ? EXIT_RUNTIME : EXIT_OK;
 }
 
-struct calibrate_args {
-	const char *cpu;
-	bool json;
-};
-
-static const struct cmd_opt calibrate_opt[] = {
-	{ .name = "cpu", .type = OPT_STR, .arg = "N", .off = offsetof(struct calibrate_args, cpu),
-	  .help = "PU to calibrate on (OS index, in the allowed cpuset); default: first allowed" },
-	{ .name = "json", .letter = 'j', .type = OPT_FLAG, .off = offsetof(struct calibrate_args, json),
-	  .help = "as JSON" },
-};
-
-static const struct cmd_opts calibrate_cmd = {
-	.usage = "usage: atomcost calibrate [--cpu N] [--json]\n",
-	.opt = calibrate_opt, .n = ARRAY_SIZE(calibrate_opt),
-};
-
 int cmd_calibrate(int argc, char **argv)
 {
-	struct calibrate_args a = { 0 };
+	struct info_args a = { 0 };
 	struct calibration cal;
 	struct topo *t;
 	int ret, cpu;

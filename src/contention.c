@@ -62,14 +62,10 @@ double contention_overlap(const uint64_t *start, const uint64_t *end, unsigned n
 	if (n == 0)
 		return 0;
 	for (unsigned i = 0; i < n; i++) {
-		if (start[i] < lo)
-			lo = start[i];
-		if (end[i] > hi)
-			hi = end[i];
-		if (start[i] > ilo)
-			ilo = start[i];
-		if (end[i] < ihi)
-			ihi = end[i];
+		lo = start[i] < lo ? start[i] : lo;
+		hi = end[i] > hi ? end[i] : hi;
+		ilo = start[i] > ilo ? start[i] : ilo;
+		ihi = end[i] < ihi ? end[i] : ihi;
 	}
 	if (hi <= lo)
 		return n == 1 ? 1 : 0;
@@ -408,20 +404,16 @@ int contention_run(struct topo *t, const struct run_opts *o, const struct probe 
 	if (err)
 		goto out;
 
-	for (size_t i = 0; i < n && !err; i++) {
+	for (size_t i = 0; i < n && !err && !runner_stop; i++) {
 		const char *why = no_contention_form(list[i]);
 
 		if (why) {
 			pr_warn("run %s: no contention form: %s; skipped", list[i]->name, why);
 			continue;
 		}
-		for (int s = 0; s < SHARING__COUNT && !err; s++) {
+		for (int s = 0; s < SHARING__COUNT && !err && !runner_stop; s++) {
 			if (!(mask & (1u << s)))
 				continue;
-			if (runner_stop) {
-				err = -EINTR;
-				break;
-			}
 			if (runner_out_of_time(o, rep, t0))
 				goto done;
 			if (o->progress) {

@@ -515,13 +515,12 @@ int runner_run(struct topo *t, const struct run_opts *o, const struct probe *con
 
 	for (size_t i = 0; i < n; i++)
 		for (int m = 0; m < MODE__COUNT; m++)
-			if (list[i]->run[m] && (o->mode_mask & (1u << m)))
-				total++;
+			total += list[i]->run[m] && (o->mode_mask & (1u << m));
 
 	for (size_t i = 0; i < n && !ret; i++) {
 		const struct probe *p = list[i];
 
-		for (enum probe_mode m = 0; m < MODE__COUNT; m++) {
+		for (enum probe_mode m = 0; m < MODE__COUNT && !ret; m++) {
 			struct result *r;
 
 			if (!p->run[m] || !(o->mode_mask & (1u << m)))
@@ -551,8 +550,6 @@ int runner_run(struct topo *t, const struct run_opts *o, const struct probe *con
 				rep->partial = true;
 				snprintf(rep->partial_reason, sizeof(rep->partial_reason), "interrupted");
 			}
-			if (ret < 0)
-				break;
 			done++;
 		}
 	}

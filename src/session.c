@@ -513,11 +513,8 @@ static int characterization(struct topo *t, struct run_opts *o, const struct pro
 		uint64_t s0 = now_ns();
 		const char *status = "done";
 
-		if (o->time_limit_s > 0 && (now_ns() - c.t0) / 1e9 > o->time_limit_s) {
-			rep->partial = true;
-			snprintf(rep->partial_reason, sizeof(rep->partial_reason), "time limit");
+		if (runner_out_of_time(o, rep, c.t0))
 			break;
-		}
 		progress(&c, i);
 		ret = steps[i].fn(&c);
 		if (ret == -EINTR) {

@@ -84,11 +84,7 @@ int cmd_calibrate(int argc, char **argv)
 	ret = topo_open(&t, NULL, NULL);
 	if (ret < 0)
 		return exit_code_for(ret);
-	if (topo_parse_one_cpu(t, a.cpu, &cpu) < 0) {
-		topo_close(t);
-		return EXIT_USAGE;
-	}
-	ret = topo_bind_thread(t, cpu);
+	ret = topo_parse_one_cpu(t, a.cpu, &cpu) < 0 ? -EINVAL : topo_bind_thread(t, cpu);
 	if (!ret)
 		ret = clock_calibrate(&cal, cpu);
 	topo_close(t);
@@ -301,10 +297,8 @@ int cmd_list(int argc, char **argv)
 		return EXIT_OK;
 	}
 	/* footprints come from this machine's caches; without hwloc, '-' */
-	if (topo_open(&t, NULL, NULL) < 0)
-		t = NULL;
+	topo_open(&t, NULL, NULL);	/* t stays NULL when it fails */
 	pattern_list(t, a.json);
-	if (t)
-		topo_close(t);
+	topo_close(t);
 	return EXIT_OK;
 }

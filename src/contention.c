@@ -416,11 +416,9 @@ int contention_run(struct topo *t, const struct run_opts *o, const struct probe 
 				continue;
 			if (runner_out_of_time(o, rep, t0))
 				goto done;
-			if (o->progress) {
+			if (o->progress)
 				fprintf(stderr, "\r\033[K%s, %u threads, sharing %s", list[i]->name,
 					nthreads, contention_sharing_name((enum sharing)s));
-				fflush(stderr);
-			}
 			err = run_case(t, o, list[i], (enum sharing)s, os, nthreads, rep);
 		}
 	}

@@ -730,11 +730,9 @@ static int run_row(struct run_state *s, const struct probe *p, enum probe_mode m
 	struct result *r;
 	int ret;
 
-	if (s->o->progress) {
+	if (s->o->progress)
 		fprintf(stderr, "\r\033[K[%zu/%zu] %s %s %s", s->done + 1, s->total, s->pat->name, p->name,
 			probe_mode_name(m));
-		fflush(stderr);
-	}
 	r = report_add(s->rep);
 	if (!r)
 		return -ENOMEM;
@@ -912,10 +910,8 @@ int pattern_run(struct topo *t, const struct run_opts *o, const struct probe *co
 				char sz[32];
 
 				fmt_bytes(sz, sizeof(sz), pl.fp[i]);
-				if (o->progress) {
+				if (o->progress)
 					fprintf(stderr, "\r\033[Kpattern %s: preparing %s of lines", s.pat->name, sz);
-					fflush(stderr);
-				}
 				ret = pattern_buf_create(&buf, pl.fp[i], pl.sizes.line, PATTERN_SEED + o->epoch, t,
 							 o->mem_node);
 				if (ret < 0)

@@ -527,10 +527,8 @@ int runner_run(struct topo *t, const struct run_opts *o, const struct probe *con
 				continue;
 			if (runner_out_of_time(o, rep, t0))
 				goto out;
-			if (o->progress) {
+			if (o->progress)
 				fprintf(stderr, "\r\033[K[%zu/%zu] %s %s", done + 1, total, p->name, probe_mode_name(m));
-				fflush(stderr);
-			}
 			r = report_add(rep);
 			if (!r) {
 				ret = -ENOMEM;

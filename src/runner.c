@@ -34,7 +34,6 @@ void runner_default_opts(struct run_opts *o)
 	o->target_ci = 0.002;
 	o->sample_us = 10;
 	o->mem_node = -1;
-	o->epochs = 0;	/* unset: the session's default */
 }
 
 /* The fenced timer around one call (the call through the pointer is
@@ -298,7 +297,6 @@ static double warm_up(const struct runner_timing *T, probe_kernel_fn fn, struct 
 	return fixed_overhead(T, fn, ctx);
 }
 
-/* Has the median's CI got tight enough after n samples? */
 static bool ci_reached(const double *t2n, const double *chain, size_t n, double fixed,
 		       const struct run_opts *o, const struct calibration *cal, struct result *res)
 {

@@ -62,14 +62,10 @@ double contention_overlap(const uint64_t *start, const uint64_t *end, unsigned n
 	if (n == 0)
 		return 0;
 	for (unsigned i = 0; i < n; i++) {
-		if (start[i] < lo)
-			lo = start[i];
-		if (end[i] > hi)
-			hi = end[i];
-		if (start[i] > ilo)
-			ilo = start[i];
-		if (end[i] < ihi)
-			ihi = end[i];
+		lo = start[i] < lo ? start[i] : lo;
+		hi = end[i] > hi ? end[i] : hi;
+		ilo = start[i] > ilo ? start[i] : ilo;
+		ihi = end[i] < ihi ? end[i] : ihi;
 	}
 	if (hi <= lo)
 		return n == 1 ? 1 : 0;
@@ -285,21 +281,17 @@ static int add_row(struct topo *t, const struct run_opts *o, const struct probe 
 {
 	struct result *r = report_add(rep);
 	size_t nsamples = 0;
-	bool migrated = false;
 
 	if (!r)
 		return -ENOMEM;
-	for (unsigned i = 0; i < n; i++) {
+	for (unsigned i = 0; i < n; i++)
 		nsamples += th[i].nsamples;
-		migrated |= th[i].migrated;
-	}
 	runner_fill_identity(r, p, MODE_LATENCY);
 	snprintf(r->pattern, sizeof(r->pattern), "%s", contention_sharing_pattern(s));
 	r->cpu_os = os[0];
 	r->cpu_logical = topo_logical_of_os(t, os[0]);
 	r->iters = CHUNK_ITERS;
 	r->ops_per_sample = CHUNK_ITERS * UNROLL;
-	r->migrated = migrated;
 	r->samples = malloc((nsamples ? nsamples : 1) * sizeof(double));
 	if (!r->samples || case_figures(rep, th, n, o, s, slot, &r->extra.contention) < 0) {
 		result_release(r);
@@ -310,6 +302,7 @@ static int add_row(struct topo *t, const struct run_opts *o, const struct probe 
 	for (unsigned i = 0; i < n; i++) {
 		memcpy(r->samples + r->nsamples, th[i].samples, th[i].nsamples * sizeof(double));
 		r->nsamples += th[i].nsamples;
+		r->migrated |= th[i].migrated;
 	}
 	if (r->nsamples)
 		stats_summarize(r->samples, r->nsamples, &r->s);
@@ -359,9 +352,7 @@ static int run_case(struct topo *t, const struct run_opts *o, const struct probe
 		th[i].ctx.out_work = o->out_work;
 	}
 	/* setup once per distinct slot (all threads share one in true sharing) */
-	for (unsigned i = 0; i < n && p->setup; i++) {
-		if (i && s == SHARING_TRUE)
-			break;
+	for (unsigned i = 0; i < (s == SHARING_TRUE ? 1 : n) && p->setup; i++) {
 		err = p->setup(&th[i].ctx);
 		if (err < 0) {
 			pr_err("run %s: setup failed (%d)", p->name, err);
@@ -408,27 +399,21 @@ int contention_run(struct topo *t, const struct run_opts *o, const struct probe 
 	if (err)
 		goto out;
 
-	for (size_t i = 0; i < n && !err; i++) {
+	for (size_t i = 0; i < n && !err && !runner_stop; i++) {
 		const char *why = no_contention_form(list[i]);
 
 		if (why) {
 			pr_warn("run %s: no contention form: %s; skipped", list[i]->name, why);
 			continue;
 		}
-		for (int s = 0; s < SHARING__COUNT && !err; s++) {
+		for (int s = 0; s < SHARING__COUNT && !err && !runner_stop; s++) {
 			if (!(mask & (1u << s)))
 				continue;
-			if (runner_stop) {
-				err = -EINTR;
-				break;
-			}
 			if (runner_out_of_time(o, rep, t0))
 				goto done;
-			if (o->progress) {
+			if (o->progress)
 				fprintf(stderr, "\r\033[K%s, %u threads, sharing %s", list[i]->name,
 					nthreads, contention_sharing_name((enum sharing)s));
-				fflush(stderr);
-			}
 			err = run_case(t, o, list[i], (enum sharing)s, os, nthreads, rep);
 		}
 	}

@@ -50,7 +50,6 @@ static const struct {
 		      "twin's, interleaved on the hot lines; pairs only", "latency, throughput" },
 };
 
-/* Kinds that walk a buffer of lines (everything but hit and mix). */
 static bool pattern_kind_has_buffer(enum pattern_kind k)
 {
 	return k != PAT_HIT && k != PAT_MIX;
@@ -157,9 +156,7 @@ void pattern_sizes_from_topo(const struct topo *t, struct pattern_sizes *s)
 	s->l1d = topo_cache_size(t, 1);
 	s->l2 = topo_cache_size(t, 2);
 	s->llc = topo_llc_size(t);
-	s->line = topo_line_size(t);
-	if (!s->line)
-		s->line = CACHE_LINE_BYTES;
+	s->line = topo_line_size(t) ? topo_line_size(t) : CACHE_LINE_BYTES;
 }
 
 static size_t round_up(size_t v, size_t to)
@@ -722,7 +719,6 @@ static void row_extra(struct run_state *s, const struct probe *p, enum probe_mod
 	}
 }
 
-/* One row: probe p, mode m, variant v of the current pattern. */
 static int run_row(struct run_state *s, const struct probe *p, enum probe_mode m, enum variant v,
 		   probe_kernel_fn fn)
 {
@@ -730,11 +726,9 @@ static int run_row(struct run_state *s, const struct probe *p, enum probe_mode m
 	struct result *r;
 	int ret;
 
-	if (s->o->progress) {
+	if (s->o->progress)
 		fprintf(stderr, "\r\033[K[%zu/%zu] %s %s %s", s->done + 1, s->total, s->pat->name, p->name,
 			probe_mode_name(m));
-		fflush(stderr);
-	}
 	r = report_add(s->rep);
 	if (!r)
 		return -ENOMEM;
@@ -912,10 +906,8 @@ int pattern_run(struct topo *t, const struct run_opts *o, const struct probe *co
 				char sz[32];
 
 				fmt_bytes(sz, sizeof(sz), pl.fp[i]);
-				if (o->progress) {
+				if (o->progress)
 					fprintf(stderr, "\r\033[Kpattern %s: preparing %s of lines", s.pat->name, sz);
-					fflush(stderr);
-				}
 				ret = pattern_buf_create(&buf, pl.fp[i], pl.sizes.line, PATTERN_SEED + o->epoch, t,
 							 o->mem_node);
 				if (ret < 0)

@@ -34,7 +34,6 @@ void runner_default_opts(struct run_opts *o)
 	o->target_ci = 0.002;
 	o->sample_us = 10;
 	o->mem_node = -1;
-	o->epochs = 0;	/* unset: the session's default */
 }
 
 /* The fenced timer around one call (the call through the pointer is
@@ -298,7 +297,6 @@ static double warm_up(const struct runner_timing *T, probe_kernel_fn fn, struct 
 	return fixed_overhead(T, fn, ctx);
 }
 
-/* Has the median's CI got tight enough after n samples? */
 static bool ci_reached(const double *t2n, const double *chain, size_t n, double fixed,
 		       const struct run_opts *o, const struct calibration *cal, struct result *res)
 {
@@ -515,23 +513,20 @@ int runner_run(struct topo *t, const struct run_opts *o, const struct probe *con
 
 	for (size_t i = 0; i < n; i++)
 		for (int m = 0; m < MODE__COUNT; m++)
-			if (list[i]->run[m] && (o->mode_mask & (1u << m)))
-				total++;
+			total += list[i]->run[m] && (o->mode_mask & (1u << m));
 
 	for (size_t i = 0; i < n && !ret; i++) {
 		const struct probe *p = list[i];
 
-		for (enum probe_mode m = 0; m < MODE__COUNT; m++) {
+		for (enum probe_mode m = 0; m < MODE__COUNT && !ret; m++) {
 			struct result *r;
 
 			if (!p->run[m] || !(o->mode_mask & (1u << m)))
 				continue;
 			if (runner_out_of_time(o, rep, t0))
 				goto out;
-			if (o->progress) {
+			if (o->progress)
 				fprintf(stderr, "\r\033[K[%zu/%zu] %s %s", done + 1, total, p->name, probe_mode_name(m));
-				fflush(stderr);
-			}
 			r = report_add(rep);
 			if (!r) {
 				ret = -ENOMEM;
@@ -551,8 +546,6 @@ int runner_run(struct topo *t, const struct run_opts *o, const struct probe *con
 				rep->partial = true;
 				snprintf(rep->partial_reason, sizeof(rep->partial_reason), "interrupted");
 			}
-			if (ret < 0)
-				break;
 			done++;
 		}
 	}

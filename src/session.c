@@ -477,8 +477,7 @@ static const struct {
 	{ "split lock", 1, step_splitlock },
 	{ "topology: c2c and sharing per pair class", 5, step_topology },
 };
-#define NSTEPS (sizeof(steps) / sizeof(steps[0]))
-_Static_assert(NSTEPS <= CHARZ_MAX_STEPS, "meta.characterization holds every step");
+_Static_assert(ARRAY_SIZE(steps) <= CHARZ_MAX_STEPS, "meta.characterization holds every step");
 
 static void progress(const struct cz *c, size_t i)
 {
@@ -486,10 +485,10 @@ static void progress(const struct cz *c, size_t i)
 
 	if (!c->o->progress)
 		return;
-	for (size_t k = i; k < NSTEPS; k++)
+	for (size_t k = i; k < ARRAY_SIZE(steps); k++)
 		left += steps[k].planned_s;
 	fprintf(stderr, "\r\033[Katomcost: step %zu/%zu %s (%.0f s so far, about %.0f s left)\n", i + 1,
-		NSTEPS, steps[i].name, el, left);
+		ARRAY_SIZE(steps), steps[i].name, el, left);
 }
 
 /* The default characterization, in under a minute: the steps above in this
@@ -509,15 +508,12 @@ static int characterization(struct topo *t, struct run_opts *o, const struct pro
 		splitlock_announce("--no-split-lock (or [run] split_lock = no)");
 	if (epochs_start(rep) || !(cm = rep->charz = calloc(1, sizeof(*cm))))
 		return -ENOMEM;
-	for (size_t i = 0; i < NSTEPS && ret != -EINTR; i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(steps) && ret != -EINTR; i++) {
 		uint64_t s0 = now_ns();
 		const char *status = "done";
 
-		if (o->time_limit_s > 0 && (now_ns() - c.t0) / 1e9 > o->time_limit_s) {
-			rep->partial = true;
-			snprintf(rep->partial_reason, sizeof(rep->partial_reason), "time limit");
+		if (runner_out_of_time(o, rep, c.t0))
 			break;
-		}
 		progress(&c, i);
 		ret = steps[i].fn(&c);
 		if (ret == -EINTR) {

@@ -144,41 +144,33 @@ static void count_identity(const char *key, const char *a, const char *b, void *
 static int read_side(const char *arg, struct report *rep)
 {
 	char *list = strdup(arg), *save = NULL, *path;
-	int ret = 0;
-	bool first = true;
+	int ret;
 
 	if (!list)
 		return -ENOMEM;
-	for (path = strtok_r(list, ",", &save); path && ret == 0; path = strtok_r(NULL, ",", &save)) {
+	path = strtok_r(list, ",", &save);
+	ret = path ? report_read(path, rep) : -EINVAL;
+	if (!path)
+		pr_err("compare: '%s' names no report", arg);
+	while (!ret && (path = strtok_r(NULL, ",", &save))) {
 		struct report more;
 		size_t diffs = 0;
 
-		if (first) {
-			ret = report_read(path, rep);
-			first = false;
-			continue;
-		}
 		ret = report_read(path, &more);
-		if (ret < 0) {
-			report_free(rep);
-			break;
+		if (!ret) {
+			fingerprint_diff(fingerprint_of_meta(rep->meta), fingerprint_of_meta(more.meta),
+					 count_identity, &diffs);
+			if (diffs) {
+				pr_err("compare: '%s' comes from another machine, kernel or build than the reports before it in '%s' (a side is several runs of one build)",
+				       path, arg);
+				ret = -EINVAL;
+			} else {
+				ret = compare_merge(rep, &more);
+			}
+			report_free(&more);
 		}
-		fingerprint_diff(fingerprint_of_meta(rep->meta), fingerprint_of_meta(more.meta), count_identity,
-				 &diffs);
-		if (diffs) {
-			pr_err("compare: '%s' comes from another machine, kernel or build than the reports before it in '%s' (a side is several runs of one build)",
-			       path, arg);
-			ret = -EINVAL;
-		} else {
-			ret = compare_merge(rep, &more);
-		}
-		report_free(&more);
 		if (ret < 0)
 			report_free(rep);
-	}
-	if (first) {
-		pr_err("compare: '%s' names no report", arg);
-		ret = -EINVAL;
 	}
 	free(list);
 	return ret;
@@ -209,7 +201,7 @@ static int compare_side_by_side(char **files, size_t n, const struct compare_n_o
 	}
 	for (k = 0; k < n; k++)
 		report_free_summary(&docs[k]);
-	return ret == -EINVAL ? EXIT_USAGE : ret < 0 ? exit_code_for(ret) : EXIT_OK;
+	return ret < 0 ? exit_code_for(ret) : EXIT_OK;
 }
 
 /* A fleet: the files read in one pass, bad ones skipped. */
@@ -253,11 +245,11 @@ static int compare_two(const struct compare_args *ca, char **files)
 	o.min_change = ca->no.min_change;
 	ret = read_side(files[0], &a);
 	if (ret < 0)
-		return ret == -EINVAL ? EXIT_USAGE : exit_code_for(ret);
+		return exit_code_for(ret);
 	ret = read_side(files[1], &b);
 	if (ret < 0) {
 		report_free(&a);
-		return ret == -EINVAL ? EXIT_USAGE : exit_code_for(ret);
+		return exit_code_for(ret);
 	}
 	if (ca->as && rename_rows(&a, ca->as) < 0) {
 		code = EXIT_USAGE;

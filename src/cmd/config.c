@@ -31,14 +31,6 @@ static const struct cmd_opts config_cmd = {
 	.opt = config_opt, .n = ARRAY_SIZE(config_opt), .max_operands = -1,
 };
 
-static int print_json(json_t *j)
-{
-	json_dumpf(j, stdout, JSON_INDENT(2));
-	fputc('\n', stdout);
-	json_decref(j);
-	return EXIT_OK;
-}
-
 int cmd_config(int argc, char **argv)
 {
 	struct config_args a = { 0 };
@@ -51,7 +43,7 @@ int cmd_config(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (a.schema && a.json)
-		return print_json(config_schema_json());
+		return opts_print_json(config_schema_json());
 	if (a.schema) {
 		config_print_schema(stdout);
 		return EXIT_OK;
@@ -66,7 +58,7 @@ int cmd_config(int argc, char **argv)
 
 		if (ret < 0)
 			return exit_code_for(ret);
-		print_json(config_to_json(e));
+		opts_print_json(config_to_json(e));
 		config_free(e);
 	}
 	return EXIT_OK;

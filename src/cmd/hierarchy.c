@@ -90,9 +90,7 @@ static void print_results(const struct hier_args *a, const struct calibration *c
 		if (split)
 			splitlock_section(sl, rep.split = &ss);
 		report_typed_sections(&rep, j);
-		json_dumpf(j, stdout, JSON_INDENT(2));
-		putchar('\n');
-		json_decref(j);
+		opts_print_json(j);
 		return;
 	}
 	if (h)

@@ -19,39 +19,39 @@
 #include "probes.h"
 #include "topo.h"
 
-static int print_json(json_t *j)
-{
-	if (!j)
-		return EXIT_RUNTIME;
-	json_dumpf(j, stdout, JSON_INDENT(2));
-	putchar('\n');
-	json_decref(j);
-	return EXIT_OK;
-}
-
-struct topo_args {
-	const char *syn, *xml;
+/* topo and calibrate: one struct, and one table of which each takes a slice
+ * (calibrate the first two options, topo the last three). */
+struct info_args {
+	const char *cpu, *syn, *xml;
 	bool json;
 };
 
-static const struct cmd_opt topo_opt[] = {
-	{ .name = "json", .letter = 'j', .type = OPT_FLAG, .off = offsetof(struct topo_args, json),
-	  .help = "as JSON" },
-	{ .name = "synthetic", .type = OPT_STR, .arg = "DESC", .off = offsetof(struct topo_args, syn),
+#define A(f) offsetof(struct info_args, f)
+static const struct cmd_opt info_opt[] = {
+	{ .name = "cpu", .type = OPT_STR, .arg = "N", .off = A(cpu),
+	  .help = "PU to calibrate on (OS index, in the allowed cpuset); default: first allowed" },
+	{ .name = "json", .letter = 'j', .type = OPT_FLAG, .off = A(json), .help = "as JSON" },
+	{ .name = "synthetic", .type = OPT_STR, .arg = "DESC", .off = A(syn),
 	  .help = "describe an hwloc synthetic topology ('pack:2 numa:2 l3:2 core:4 pu:2')" },
-	{ .name = "xml", .type = OPT_STR, .arg = "FILE", .off = offsetof(struct topo_args, xml),
+	{ .name = "xml", .type = OPT_STR, .arg = "FILE", .off = A(xml),
 	  .help = "describe an hwloc XML topology" },
 };
+#undef A
 
 static const struct cmd_opts topo_cmd = {
 	.usage = "usage: atomcost topo [--json] [--synthetic DESC | --xml FILE]\n",
-	.opt = topo_opt, .n = ARRAY_SIZE(topo_opt),
+	.opt = info_opt + 1, .n = 3,
 	.tail = "A synthetic or XML topology is described and planned on, never bound to.\n",
+};
+
+static const struct cmd_opts calibrate_cmd = {
+	.usage = "usage: atomcost calibrate [--cpu N] [--json]\n",
+	.opt = info_opt, .n = 2,
 };
 
 int cmd_topo(int argc, char **argv)
 {
-	struct topo_args a = { 0 };
+	struct info_args a = { 0 };
 	struct topo *t;
 	int ret;
 
@@ -65,33 +65,16 @@ int cmd_topo(int argc, char **argv)
 	if (ret < 0)
 		return exit_code_for(ret);
 	if (a.json)
-		ret = print_json(topo_to_json(t));
+		ret = opts_print_json(topo_to_json(t));
 	else
 		topo_print(t, stdout);
 	topo_close(t);
 	return ret < 0 ? EXIT_RUNTIME : EXIT_OK;
 }
 
-struct calibrate_args {
-	const char *cpu;
-	bool json;
-};
-
-static const struct cmd_opt calibrate_opt[] = {
-	{ .name = "cpu", .type = OPT_STR, .arg = "N", .off = offsetof(struct calibrate_args, cpu),
-	  .help = "PU to calibrate on (OS index, in the allowed cpuset); default: first allowed" },
-	{ .name = "json", .letter = 'j', .type = OPT_FLAG, .off = offsetof(struct calibrate_args, json),
-	  .help = "as JSON" },
-};
-
-static const struct cmd_opts calibrate_cmd = {
-	.usage = "usage: atomcost calibrate [--cpu N] [--json]\n",
-	.opt = calibrate_opt, .n = ARRAY_SIZE(calibrate_opt),
-};
-
 int cmd_calibrate(int argc, char **argv)
 {
-	struct calibrate_args a = { 0 };
+	struct info_args a = { 0 };
 	struct calibration cal;
 	struct topo *t;
 	int ret, cpu;
@@ -101,18 +84,14 @@ int cmd_calibrate(int argc, char **argv)
 	ret = topo_open(&t, NULL, NULL);
 	if (ret < 0)
 		return exit_code_for(ret);
-	if (topo_parse_one_cpu(t, a.cpu, &cpu) < 0) {
-		topo_close(t);
-		return EXIT_USAGE;
-	}
-	ret = topo_bind_thread(t, cpu);
+	ret = topo_parse_one_cpu(t, a.cpu, &cpu) < 0 ? -EINVAL : topo_bind_thread(t, cpu);
 	if (!ret)
 		ret = clock_calibrate(&cal, cpu);
 	topo_close(t);
 	if (ret < 0)
 		return exit_code_for(ret);
 	if (a.json)
-		return print_json(clock_to_json(&cal));
+		return opts_print_json(clock_to_json(&cal));
 	clock_print(&cal, stdout);
 	return EXIT_OK;
 }
@@ -279,7 +258,7 @@ static void list_probes(bool json)
 	}
 	symtab_close(&st);
 	if (json)
-		print_json(json_pack("{s:s, s:s, s:o}", "arch", ARCH_NAME, "atomics", ARCH_ATOMICS_IMPL,
+		opts_print_json(json_pack("{s:s, s:s, s:o}", "arch", ARCH_NAME, "atomics", ARCH_ATOMICS_IMPL,
 				     "probes", arr));
 	else
 		printf("\nchain: how each latency op depends on the previous one (memory: it reads the word\n"
@@ -318,10 +297,8 @@ int cmd_list(int argc, char **argv)
 		return EXIT_OK;
 	}
 	/* footprints come from this machine's caches; without hwloc, '-' */
-	if (topo_open(&t, NULL, NULL) < 0)
-		t = NULL;
+	topo_open(&t, NULL, NULL);	/* t stays NULL when it fails */
 	pattern_list(t, a.json);
-	if (t)
-		topo_close(t);
+	topo_close(t);
 	return EXIT_OK;
 }

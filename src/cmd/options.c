@@ -122,6 +122,16 @@ int opts_writer(const char *what, const char *val, void *field)
 	return -EINVAL;
 }
 
+int opts_print_json(json_t *j)
+{
+	if (!j)
+		return EXIT_RUNTIME;
+	json_dumpf(j, stdout, JSON_INDENT(2));
+	putchar('\n');
+	json_decref(j);
+	return EXIT_OK;
+}
+
 int opts_defaults(const struct cmd_opts *c, void *args)
 {
 	for (size_t i = 0; i < c->n; i++) {

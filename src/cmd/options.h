@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <jansson.h>
 
 #include "common.h"
 
@@ -69,6 +70,10 @@ const struct cmd_opt *opts_for_key(const struct cmd_opts *c, const char *option)
 
 /* OPT_FN for a report format: the field is a const struct report_writer *. */
 int opts_writer(const char *what, const char *val, void *field);
+
+/* j on stdout, indented by 2, then dropped: EXIT_OK, or EXIT_RUNTIME when
+ * j is NULL (its builder failed). */
+int opts_print_json(json_t *j);
 
 /* opts_parse's result as an exit code for the command, or -1 to go on. */
 static inline int opts_exit(int ret)

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* calibration.c - the calibration record out: its text and its JSON
- * (report/json.c reads it back). Part of the model: writers and report
- * readers link this, never the calibrating engine (clock.c). */
+ * (calibration.h); the engine that measures it is clock.c. */
 #include "calibration.h"
 
 static double deviation(double got, double want)

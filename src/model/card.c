@@ -142,9 +142,8 @@ static void build_cmp(const struct report *rep, struct card *c)
 	for (size_t i = 0; i < ARRAY_SIZE(cmp_rows); i++) {
 		struct card_cmp *k = &c->cmp[c->ncmp];
 
-		k->what = cmp_rows[i].what;
-		k->pattern = cmp_rows[i].pattern;
-		k->mode = cmp_rows[i].mode;
+		*k = (struct card_cmp){ .what = cmp_rows[i].what, .pattern = cmp_rows[i].pattern,
+					.mode = cmp_rows[i].mode };
 		judge_part(rep, c->pair_atomic, c->pair_plain, k->pattern, k->mode, &k->pair);
 		if (!k->pair.a && strchr(k->pattern, '+'))
 			continue;	/* a named variant this report lacks: no line */
@@ -596,14 +595,6 @@ static void menu_rank(const struct report *rep, struct card_need *nd)
 	}
 }
 
-static void build_menu(const struct report *rep, struct card *c)
-{
-	c->nneed = 0;
-	menu_collect(rep, c);
-	for (unsigned n = 0; n < c->nneed; n++)
-		menu_rank(rep, &c->need[n]);
-}
-
 /* The kernel rows that name a user-space analog measured here, beside
  * it; an emulated row never (its timing is qemu's). The menu option that
  * is the analog points at the first kernel latency line beside it. */
@@ -655,7 +646,9 @@ int card_build(const struct report *rep, struct card *c)
 	report_split(rep, &c->split);
 	build_cmp(rep, c);
 	build_noise(rep, c);
-	build_menu(rep, c);
+	menu_collect(rep, c);
+	for (unsigned n = 0; n < c->nneed; n++)
+		menu_rank(rep, &c->need[n]);
 	build_kernel(rep, c);
 	build_order(rep, c);
 	build_ratio(rep, c);

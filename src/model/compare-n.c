@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* compare-n.c - machines side by side (compare-n.h): the card rows of
- * several reports or summaries, one column per machine, each cell marked
- * only when it leaves the first column by more than its row's floor. Reads
- * documents, never measures. */
+/* compare-n.c - machines side by side (compare-n.h): reads documents,
+ * never measures. */
 #include "compare-n.h"
 
 #include <errno.h>
@@ -531,9 +529,7 @@ void compare_n_free(struct compare_n *c)
 		free(c->rows[i].cells);
 	free(c->rows);
 	free(c->cols);
-	c->rows = NULL;
-	c->cols = NULL;
-	c->nrows = c->cap = c->ncols = 0;
+	memset(c, 0, sizeof(*c));
 }
 
 /* The section a row opens under (compare_n_sections' title). */

@@ -1,21 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* compare-n.h - several machines side by side: `atomcost compare A B C ...`.
- *
  * Each column is one machine's card (card.h) and measured sections, read
  * from a full report or from a summary ("atomcost-summary/1", a reference
- * card: no samples); a full report is first reduced to its summary, so both
- * give the same column. Rows: the machine, the measured hierarchy, the
- * atomic/non-atomic comparisons of the card, the split lock, the c2c round
- * trip and the sharing cases per topology class, the fast-path menu (and,
- * with all_rows, every result line).
- *
- * The rule is two-way compare's (compare.h) with one process a side: a
- * hot-line cell whose documents both hold two or more epochs of the row is
- * judged from them (Benjamini-Hochberg over such cells, "=" by TOST); any
- * other cell has no spread to test and is marked only beyond its row's
- * floor (enum compare_n_kind), how far such a row moves between processes
- * of one build on one machine. report/compare-n.c says the rule, with
- * its figures, on every comparison. A row one machine lacks says "missing".
+ * card: no samples). The rule is two-way compare's (compare.h) with one
+ * process a side where a hot-line cell has epochs on both sides, else its
+ * row's floor (enum compare_n_kind); docs/fleet.md, "The noise rule".
  */
 #ifndef ATOMCOST_COMPARE_N_H
 #define ATOMCOST_COMPARE_N_H

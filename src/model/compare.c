@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* compare.c - the change between two reports, and whether it is real,
- * the same, or beyond what the data can tell: the rule, in core cycles,
- * is in compare.h and docs/reports.md. A verdict needs power: a row whose
- * replicates cannot flag a change says how large a change it could have
- * flagged, never "no change". */
+/* compare.c - the change between two reports (compare.h). A verdict needs
+ * power: a row whose replicates cannot flag a change says how large a
+ * change it could have flagged, never "no change". */
 #include "compare.h"
 
 #include <math.h>
@@ -324,8 +322,7 @@ static bool group_processes(const struct result *const *g, size_t n)
 
 /* Each side's centre and the variance of its mean; the change B/A with
  * its Welch standard error, degrees of freedom and 95% interval. Epochs
- * when both sides hold two or more results of the row, else blocks; which
- * rows go untested: compare.h. */
+ * when both sides hold two or more results of the row, else blocks. */
 static void compare_row(const struct report *a, const struct result *const *ga, size_t na,
 			const struct report *b, const struct result *const *gb, size_t nb,
 			struct compare_row *row)
@@ -593,10 +590,8 @@ void compare_verdict_text(const struct compare_row *r, char *buf, size_t len)
 			snprintf(buf, len, "same within %.1f%%", r->margin * 100);
 		break;
 	case CMP_ONLY_A:
-		snprintf(buf, len, "only in A");
-		break;
 	case CMP_ONLY_B:
-		snprintf(buf, len, "only in B");
+		snprintf(buf, len, "only in %s", r->verdict == CMP_ONLY_A ? "A" : "B");
 		break;
 	case CMP_CALIBRATION:
 		snprintf(buf, len, "calibration moved %+.1f%%", (r->ratio - 1.0) * 100);

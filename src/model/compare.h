@@ -1,18 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* compare.h - is B faster or slower than A, the same, or can we not tell?
- *
  * Rows are matched by probe, mode and pattern and compared in core cycles.
- * A row's replicates are its per-epoch medians (extra.epoch), nested in
- * processes when a side is several reports (compare_merge); each side's
- * variance comes from the level that carries it (compare_estimate). A side
- * without epochs falls back to blocks of samples (COMPARE_BLOCKS), judged
- * against --noise-floor, never "same"; unsettled rows, and pattern rows
- * with one process a side, are not tested. Verdicts against the margin:
- * regressed or improved (minimum-effect t test, Benjamini-Hochberg at
- * COMPARE_Q), same (TOST), else cannot tell below the row's detectable
- * change; a self-check that moved is a calibration problem. The rule whole,
- * with its figures and where they come from: docs/reports.md, "compare:
- * how it decides".
+ * The rule, with its figures and where they come from: docs/reports.md,
+ * "compare: how it decides".
  */
 #ifndef ATOMCOST_COMPARE_H
 #define ATOMCOST_COMPARE_H
@@ -68,7 +58,7 @@ enum compare_basis {
 };
 
 /* One side of a row: the mean of its log replicates and the variance of
- * that mean, from the level that carries it (above). */
+ * that mean, from the level that carries it. */
 struct compare_est {
 	double mean, var, df;
 	double var_proc;		/* variance of the mean from the process means; NAN under 2 */

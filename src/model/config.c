@@ -164,18 +164,13 @@ static char *trim(char *s)
 
 static int parse_bool(const char *s, bool *out)
 {
-	static const char *const yes[] = { "true", "yes", "on", "1" }, *const no[] = { "false", "no", "off", "0" };
+	static const char *const words[] = { "false", "true", "no", "yes", "off", "on", "0", "1" };
 
-	for (size_t i = 0; i < ARRAY_SIZE(yes); i++) {
-		if (!strcasecmp(s, yes[i])) {
-			*out = true;
+	for (size_t i = 0; i < ARRAY_SIZE(words); i++)
+		if (!strcasecmp(s, words[i])) {
+			*out = i % 2;	/* the odd words say yes */
 			return 0;
 		}
-		if (!strcasecmp(s, no[i])) {
-			*out = false;
-			return 0;
-		}
-	}
 	return -EINVAL;
 }
 
@@ -411,10 +406,10 @@ static int handler(void *arg, const char *section, const char *name, const char 
 		return 1;
 	if (*section) {
 		ps->err = set_key(ps->e, where, section, name, value, CFG_SRC_FILE, ps->line);
-		return 1;
+	} else {
+		pr_err("%s: key '%s' outside a section (put it under [experiment], [run], ...)", where, name);
+		ps->err = -EINVAL;
 	}
-	pr_err("%s: key '%s' outside a section (put it under [experiment], [run], ...)", where, name);
-	ps->err = -EINVAL;
 	return 1;
 }
 

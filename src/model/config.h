@@ -1,10 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* config.h - experiment files: INI (parsed with inih) checked against one
- * declarative schema table (config.c), CLI overrides on top, and the
- * effective experiment as JSON for every report.
- *
- * The build settings (ATOMCOST_VERSION, HAVE_LIBPFM, ...) are the generated
- * "build-config.h", included here for the modules that need both.
+/* config.h - experiment files against one schema (config.c), CLI overrides
+ * on top, and the effective experiment as JSON for every report. Includes
+ * the generated build settings (build-config.h) for the modules that need both.
  */
 #ifndef ATOMCOST_CONFIG_H
 #define ATOMCOST_CONFIG_H

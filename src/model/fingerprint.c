@@ -1,10 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* fingerprint.c - what machine, kernel and build a report was measured on.
- *
  * Every fact is read, never set: a report describes the machine as the user
- * left it (boost on, governor "powersave", mitigations on) and a compare
- * shows where two machines differ. Paths go through root so tests can feed
- * a fake /proc and /sys tree. */
+ * left it (boost on, governor "powersave", mitigations on). */
 #include "fingerprint.h"
 
 #include <dirent.h>

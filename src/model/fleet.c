@@ -1,7 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* fleet.c - a fleet compare (fleet.h): per row the fleet's median and
- * robust spread, the machines beyond it named. Reads documents, never
- * measures. */
+/* fleet.c - a fleet compare (fleet.h): reads documents, never measures. */
 #include "fleet.h"
 
 #include <errno.h>

@@ -1,23 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* fleet.h - a fleet of machines: `atomcost compare --fleet` (and any
  * compare of more than COMPARE_N_MAX files). Hundreds to thousands of
- * summaries, read in one pass (a file that cannot be read, is not a
- * summary or report, or repeats a host is named, skipped and counted),
- * their rows built as side by side builds them (compare-n.h), then per
- * row the fleet's median and robust spread, and the machines beyond it
- * named.
- *
- * The rule: a machine is named in a row when its log difference d from
- * the fleet median lies beyond FLEET_K robust standard deviations of the
- * fleet (FLEET_MAD_SD times the median absolute deviation of the logs),
- * beyond the practical margin (--min-change), beyond its own noise where
- * its summary holds epochs of the row (the 95% interval of their mean
- * leaves the fleet median out), and d over the fleet's spread (t,
- * FLEET_MAD_EFF (n - 1) df) survives Benjamini-Hochberg at COMPARE_Q over every row x machine
- * tested: 1,000 machines x 400 rows are 400,000 tests. Machines are
- * grouped by CPU model, family/model and microcode (the fingerprint); the
- * whole fleet is every machine's reference. fleet_rule says it with the
- * figures; docs/fleet.md says why.
+ * summaries, their rows built as side by side builds them (compare-n.h),
+ * then per row the fleet's median and robust spread, and the machines
+ * beyond it named (fleet.c: far, cell_p); the whole fleet is every
+ * machine's reference. docs/fleet.md says why.
  */
 #ifndef ATOMCOST_FLEET_H
 #define ATOMCOST_FLEET_H

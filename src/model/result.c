@@ -270,14 +270,9 @@ void report_pair_twins(struct report *rep)
 		r->ratio_lo = r->s.ci_lo / t->s.ci_hi;
 		r->ratio_hi = r->s.ci_hi / t->s.ci_lo;
 	}
-	for (size_t i = 0; i < rep->n; i++) {
-		bool first = true;
-
-		for (size_t j = 0; j < i && first; j++)
-			first = !result_same_row(&rep->r[i], &rep->r[j]);
-		if (first)
+	for (size_t i = 0; i < rep->n; i++)
+		if (compare_group_first(rep, i))
 			judge_row(rep, i);
-	}
 }
 
 void result_judgment_text(const struct result *r, char *buf, size_t len)

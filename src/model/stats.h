@@ -46,19 +46,11 @@ enum verdict {
 const char *stats_verdict_name(enum verdict v);
 
 /* The judgment of a pair from the spread between epochs (docs/method.md,
- * "Verdicts"). Each epoch e gives paired costs a[e], b[e] (the two rows
- * measured in the same epoch of fresh state); the epochs' log ratios
- * log(a/b) are the replicates: their mean and Student t intervals with
- * n - 1 degrees of freedom. The margin is the smallest difference worth
- * reporting: JUDGE_MARGIN_REL of b, and never less than JUDGE_MARGIN_ABS
- * cycles (a fast path does not change for less). Then:
- *   slower  the 95% interval of the ratio lies above 1 + margin;
- *   faster  it lies below 1 / (1 + margin);
- *   same    the 90% interval lies inside [1/(1+margin), 1+margin]: two
- *           one-sided tests at 5% (TOST), an equivalence shown, not assumed;
- *   unresolved otherwise, and always with fewer than 2 epochs.
- * Slower and same are separated by the width of an interval, so a second
- * run flips one into the other only when an interval missed the truth. */
+ * "Three-valued verdicts"): the epochs' log ratios log(a/b), with Student t
+ * intervals, against the margin (JUDGE_MARGIN_REL of b, never less than
+ * JUDGE_MARGIN_ABS cycles): slower or faster when the 95% interval lies
+ * beyond it, same when the 90% interval lies inside it (TOST), else
+ * unresolved, and always with fewer than 2 epochs. */
 #define JUDGE_MARGIN_REL 0.05
 #define JUDGE_MARGIN_ABS 0.25	/* cycles */
 #define JUDGE_MAX_EPOCHS 64

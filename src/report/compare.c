@@ -3,10 +3,8 @@
  * table and the 72-column mail shape. They read a computed comparison and
  * the two reports; the arithmetic and the verdicts are compare.c's. */
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
 #include "compare.h"
 #include "fingerprint.h"
 #include "report.h"

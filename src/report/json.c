@@ -137,6 +137,40 @@ static const struct jfield extra_f[] = {
 };
 static const struct jtable extra_t = JTABLE(extra_f, struct result_extra);
 
+/* ---- a result's own keys, written in this order around its mode */
+#define RS(m, kind, key) JF(struct result, m, kind, key)
+static const struct jfield ident_f[] = {
+	RS(name, JK_STR, "probe"), RS(twin, JK_STR, "twin"), RS(family, JK_STR, "family"),
+	RS(atomicity, JK_STR, "atomicity"), RS(insn, JK_STR, "insn"), RS(pattern, JK_STR, "pattern"),
+};
+static const struct jtable ident_t = JPLAIN(ident_f, struct result);
+static const struct jfield where_f[] = {
+	RS(cpu_os, JK_INT, "os"), RS(cpu_logical, JK_INT, "logical"),
+};
+static const struct jtable where_t = JPLAIN(where_f, struct result);
+static const struct jfield run_f[] = {
+	JFLAT("cpu", where_t), RS(iters, JK_INT, "iters"),
+	RS(ops_per_sample, JK_INT, "ops_per_sample"), RS(overhead_ticks, JK_REAL, "overhead_ticks"),
+	RS(clock_scale, JK_REAL, "clock_scale"), RS(warmup, JK_INT, "warmup_dropped"),
+	RS(ci_reached, JK_BOOL, "ci_reached"), RS(migrated, JK_BOOL, "migrated"),
+};
+static const struct jtable run_t = JPLAIN(run_f, struct result);
+static const struct jfield overhead_f[] = {
+	RS(overhead_ticks, JK_REAL, "fixed_ticks"),
+	RS(overhead_extrap_ticks, JK_REAL, "extrapolated_ticks"),
+	RS(sample_min_ticks, JK_REAL, "sample_min_ticks"), RS(overhead_flag, JK_BOOL, "implausible"),
+};
+static const struct jtable overhead_t = JPLAIN(overhead_f, struct result);
+#define EV(m, key) JF(struct result_event, m, JK_REAL, key)
+static const struct jfield event_f[] = {
+	EV(median, "median"), EV(mean, "mean"), EV(min, "min"), EV(max, "max"), EV(total, "total"),
+	JF(struct result_event, n, JK_INT, "samples"),
+};
+static const struct jtable event_t = JPLAIN(event_f, struct result_event);
+#define SW(m) JF(struct result_sweep, m, JK_REAL, #m)
+static const struct jfield sweep_f[] = { SW(min), SW(p10), SW(median), SW(p90) };
+static const struct jtable sweep_t = JPLAIN(sweep_f, struct result_sweep);
+
 /* ---- the hierarchy section (sections.h): passes and pass_spread, of
  * reports before epochs, read into the epochs' members */
 #define HPT(m, kind) JM(struct hier_point_out, m, kind)
@@ -384,7 +418,7 @@ static json_t *field_json(const struct jfield *f, const char *m)
 
 static json_t *obj_json(const struct jtable *t, const void *p)
 {
-	unsigned has = *(const unsigned *)p;
+	unsigned has = t->has ? *(const unsigned *)p : ~0u;
 	json_t *o = json_object();
 
 	for (size_t i = 0; i < t->n; i++)
@@ -553,12 +587,7 @@ static json_t *events_json(const struct result *r)
 				      "unit", e->per_op ? "per_op" : "per_sample");
 
 		if (e->available) {
-			json_t *st = json_pack("{s:f, s:f, s:f, s:f, s:f, s:I}", "median", e->median,
-					       "mean", e->mean, "min", e->min, "max", e->max,
-					       "total", e->total, "samples", (json_int_t)e->n);
-
-			json_object_update(o, st);
-			json_decref(st);
+			json_object_update_new(o, obj_json(&event_t, e));
 			json_object_set_new(o, "value", json_real(e->per_op ? e->median : e->mean));
 			json_object_set_new(o, "reason", json_null());
 		} else {
@@ -596,11 +625,7 @@ static void engine_json(json_t *o, const struct report *rep, const struct result
 	double cyc = 1.0 / rep->cal.ticks_per_cycle;
 
 	json_object_set_new(o, "clock_source", json_string(result_clock_name(r->clock_source)));
-	json_object_set_new(o, "overhead", json_pack("{s:f, s:f, s:f, s:b}",
-						      "fixed_ticks", r->overhead_ticks,
-						      "extrapolated_ticks", r->overhead_extrap_ticks,
-						      "sample_min_ticks", r->sample_min_ticks,
-						      "implausible", r->overhead_flag));
+	json_object_set_new(o, "overhead", obj_json(&overhead_t, r));
 	json_object_set_new(o, "footprint_words", r->footprint_lines ?
 			    json_integer(r->footprint_words) : json_null());
 	json_object_set_new(o, "footprint_lines", r->footprint_lines ?
@@ -631,9 +656,7 @@ static void read_engine(json_t *o, struct result *r)
 	if (result_clock_parse(json_string_value(json_object_get(o, "clock_source")),
 			       &r->clock_source) < 0)
 		r->clock_source = RESULT_CLOCK_NONE;
-	r->overhead_extrap_ticks = num_of(ov, "extrapolated_ticks");
-	r->sample_min_ticks = num_of(ov, "sample_min_ticks");
-	r->overhead_flag = json_is_true(json_object_get(ov, "implausible"));
+	obj_read(&overhead_t, ov, r);
 	r->footprint_lines = (unsigned)json_integer_value(json_object_get(o, "footprint_lines"));
 	/* reports from before the words sweep put one word on each line */
 	fw = json_object_get(o, "footprint_words");
@@ -651,10 +674,7 @@ static void read_engine(json_t *o, struct result *r)
 		w->words = json_is_integer(fw) ? (unsigned)json_integer_value(fw) : 1;
 		w->lines = (unsigned)json_integer_value(json_object_get(e, "lines"));
 		w->n = (size_t)json_integer_value(json_object_get(e, "n"));
-		w->min = num_of(t, "min");
-		w->p10 = num_of(t, "p10");
-		w->median = num_of(t, "median");
-		w->p90 = num_of(t, "p90");
+		obj_read(&sweep_t, t, w);
 	}
 	r->min_flag = json_is_object(mb);
 	r->min_bound_ticks = num_of(mb, "bound_ticks");
@@ -663,24 +683,19 @@ static void read_engine(json_t *o, struct result *r)
 static json_t *result_json(const struct report *rep, const struct result *r)
 {
 	double cyc = 1.0 / rep->cal.ticks_per_cycle, ns = 1e9 / rep->cal.timer_hz;
-	json_t *samples = json_array(), *o;
+	json_t *samples = json_array(), *o, *st;
 
 	for (size_t i = 0; i < r->nsamples; i++)
 		json_array_append_new(samples, json_real(r->samples[i]));
-	o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:{s:i, s:i}, s:I, s:I, s:f, s:f, s:I, s:b, s:b,"
-		      " s:o, s:o, s:o, s:I, s:I, s:o}",
-		      "probe", r->name, "twin", r->twin, "family", r->family,
-		      "atomicity", r->atomicity, "insn", r->insn, "pattern", r->pattern,
-		      "mode", probe_mode_name(r->mode),
-		      "cpu", "os", r->cpu_os, "logical", r->cpu_logical,
-		      "iters", (json_int_t)r->iters, "ops_per_sample", (json_int_t)r->ops_per_sample,
-		      "overhead_ticks", r->overhead_ticks, "clock_scale", r->clock_scale,
-		      "warmup_dropped", (json_int_t)r->warmup, "ci_reached", r->ci_reached,
-		      "migrated", r->migrated,
-		      "ticks", summary_json(&r->s, 1.0), "cycles", summary_json(&r->s, cyc),
-		      "ns", summary_json(&r->s, ns),
-		      "samples", (json_int_t)r->nsamples, "outliers", (json_int_t)r->s.outliers,
-		      "samples_ticks", samples);
+	/* a figure jansson cannot write (inf) drops the row, as it always has */
+	st = json_pack("{s:o, s:o, s:o, s:I, s:I, s:o}", "ticks", summary_json(&r->s, 1.0),
+		       "cycles", summary_json(&r->s, cyc), "ns", summary_json(&r->s, ns),
+		       "samples", (json_int_t)r->nsamples, "outliers", (json_int_t)r->s.outliers,
+		       "samples_ticks", samples);
+	o = st ? obj_json(&ident_t, r) : NULL;
+	json_object_set_new(o, "mode", json_string(probe_mode_name(r->mode)));
+	json_object_update_new(o, obj_json(&run_t, r));
+	json_object_update_new(o, st);
 	if (r->analog)
 		json_object_set_new(o, "analog", json_true());
 	if (r->context == RESULT_KERNEL)	/* absent: user space */
@@ -821,12 +836,7 @@ static void read_events(json_t *o, struct result *r)
 		re->available = json_is_number(v);
 		copy_str(re->why, sizeof(re->why), e, "why");
 		copy_str(re->reason, sizeof(re->reason), e, "reason");
-		re->median = num_of(e, "median");
-		re->mean = num_of(e, "mean");
-		re->min = num_of(e, "min");
-		re->max = num_of(e, "max");
-		re->total = num_of(e, "total");
-		re->n = (size_t)json_integer_value(json_object_get(e, "samples"));
+		obj_read(&event_t, e, re);
 	}
 }
 
@@ -841,25 +851,12 @@ static int read_result(json_t *o, struct result *r, size_t idx, const char *path
 		pr_err("%s: results[%zu]: missing probe, mode or samples_ticks", path, idx);
 		return -EINVAL;
 	}
-	copy_str(r->name, sizeof(r->name), o, "probe");
-	copy_str(r->twin, sizeof(r->twin), o, "twin");
-	copy_str(r->family, sizeof(r->family), o, "family");
-	copy_str(r->atomicity, sizeof(r->atomicity), o, "atomicity");
-	copy_str(r->insn, sizeof(r->insn), o, "insn");
-	copy_str(r->pattern, sizeof(r->pattern), o, "pattern");
+	obj_read(&ident_t, o, r);
 	if (probe_mode_parse(mode, &r->mode) < 0) {
 		pr_err("%s: results[%zu]: unknown mode '%s'", path, idx, mode);
 		return -EINVAL;
 	}
-	r->cpu_os = (int)json_integer_value(json_object_get(json_object_get(o, "cpu"), "os"));
-	r->cpu_logical = (int)json_integer_value(json_object_get(json_object_get(o, "cpu"), "logical"));
-	r->iters = (uint64_t)json_integer_value(json_object_get(o, "iters"));
-	r->ops_per_sample = (uint64_t)json_integer_value(json_object_get(o, "ops_per_sample"));
-	r->overhead_ticks = num_of(o, "overhead_ticks");
-	r->clock_scale = num_of(o, "clock_scale");
-	r->warmup = (size_t)json_integer_value(json_object_get(o, "warmup_dropped"));
-	r->ci_reached = json_is_true(json_object_get(o, "ci_reached"));
-	r->migrated = json_is_true(json_object_get(o, "migrated"));
+	obj_read(&run_t, o, r);
 	r->analog = json_is_true(json_object_get(o, "analog"));
 	r->context = !strcmp(json_string_value(json_object_get(o, "context")) ?: "", "kernel") ? RESULT_KERNEL :
 		     RESULT_USER;
@@ -1320,11 +1317,6 @@ static const char *jstr(const json_t *o, const char *key, const char *dflt)
 json_t *report_meta(const struct report *rep, const char *key)
 {
 	return json_object_get(rep->meta, key);
-}
-
-json_t *report_section(const struct report *rep, const char *key)
-{
-	return json_object_get(rep->sections, key);
 }
 
 static double had(unsigned has, unsigned key, double v)

@@ -2,7 +2,6 @@
 /* report/report.c - the writer table and atomic report files. */
 #include "report.h"
 
-#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdlib.h>

@@ -156,8 +156,9 @@ int buddy_ratio_of_means_text(char *buf, size_t len, const char *name, const dou
 	return (int)n;
 }
 
+/* The cold cases of both modes (modern 8-10: 3-5 on the dependent walk). */
+static const bool case_cold[BUDDY_MODERN_CASES] = { 0, 0, 0, 1, 1, 1, 0, 0, 1, 1, 1 };
 #if defined(ARCH_HAS_BIT32_IMM) && ARCH_HAS_BIT32_IMM && defined(ARCH_HAS_TIMER_RAW) && ARCH_HAS_TIMER_RAW
-static const bool case_cold[BUDDY_CASES] = { 0, 0, 0, 1, 1, 1, 0, 0 };
 
 /* The 2004 loop bodies, one function so the disassembly shows them all. */
 static __attribute__((noinline)) uint64_t legacy_case(int cs, char *buf)
@@ -359,8 +360,6 @@ static __attribute__((noinline)) uint64_t chase(char **cursor, size_t steps)
 
 /* ---- modern mode ---- */
 
-/* Modern cases 8-10 are cases 3-5 on the dependent walk. */
-static const bool modern_cold[BUDDY_MODERN_CASES] = { 0, 0, 0, 1, 1, 1, 0, 0, 1, 1, 1 };
 static const int modern_posted[BUDDY_MODERN_CASES] = { 0, 1, 2, 3, 4, 5, 6, 7, 3, 4, 5 };
 /* Row labels of both modes (legacy: the first BUDDY_CASES). */
 static const char *const labels[BUDDY_MODERN_CASES] = {
@@ -494,7 +493,7 @@ uint64_t buddy_modern_loop(size_t v, int cs, char *hot, struct buddy_cold *c, si
 
 	if (v >= NVARIANTS || cs < 0 || cs >= BUDDY_MODERN_CASES)
 		return 0;
-	if (!modern_cold[cs])
+	if (!case_cold[cs])
 		hot_prep(hot, iters * 2 * line);
 	ticks = variants[v].loop(cs, hot, c->order + c->pos, c->buf, &c->cursor, iters, line);
 	if (cs >= 3 && cs <= 5)
@@ -537,48 +536,54 @@ struct modern {
 	size_t vlist[NVARIANTS], nv;		/* the variants measured, in config order */
 };
 
-/* Each claim names its walk: the post's cold case walked in address order;
- * ours walks independently (3-5, misses overlap) and dependently (8-10). */
-static void conclude_variant(struct repro_ctx *rc, const struct modern *m, size_t v,
-			     double pm[][BUDDY_PASSES])
+/* A claim of the post: case ca costs less than case cb; a, b NULL: the
+ * pair's own plain and atomic op. */
+struct buddy_claim {
+	const char *what;
+	int ca, cb;
+	const char *a, *b;
+};
+
+/* Judge claims[0..n) over the passes' medians pm, each named "who, what";
+ * the post's words go with the first. */
+static void conclude_claims(struct repro_ctx *rc, const char *who, const char *plain,
+			    const char *atomic, const struct buddy_claim *claims, size_t n,
+			    double pm[][BUDDY_PASSES], size_t passes, const double *share,
+			    const char *unit, const char *words)
 {
-	const struct buddy_variant *bv = &variants[v];
-	static const struct {
-		const char *what;
-		int ca, cb;
-		const char *a, *b;	/* NULL: the variant's own plain, atomic op */
-	} claims[] = {
-		{ "hot line (score 0 vs 1)", 0, 1, NULL, NULL },
-		{ "cold line, independent walk (score 3 vs 4)", 3, 4, NULL, NULL },
-		{ "cold line, dependent walk (score 3d vs 4d)", 8, 9, NULL, NULL },
-		{ "cold mixture, independent walk (score 3 vs 5)", 3, 5, NULL, "one of the two ops atomic" },
-		{ "cold mixture, dependent walk (score 3d vs 5d)", 8, 10, NULL, "one of the two ops atomic" },
-		/* the main pairs only */
-		{ "a miss against the lock, independent walk (score 3 vs 1)", 3, 1,
-		  "a cold line, no atomic", "a hot line, atomic" },
-		{ "a miss against the lock, dependent walk (score 3d vs 1)", 8, 1,
-		  "a cold line, no atomic", "a hot line, atomic" },
-	};
-	bool main_pair = !strcmp(bv->name, "kernel") || !strcmp(bv->name, "2004");
 	char what[128];
 
-	for (size_t k = 0; k < ARRAY_SIZE(claims); k++) {
+	for (size_t k = 0; k < n; k++) {
 		int ca = claims[k].ca, cb = claims[k].cb;
 		struct repro_claim c = {
-			.what = what, .a = claims[k].a ? claims[k].a : bv->pname,
-			.b = claims[k].b ? claims[k].b : bv->aname,
-			.unit = "cycles per loop", .ea = pm[ca], .eb = pm[cb], .n = m->passes,
-			.share = m->share[v], .pub_unit = "ticks per loop",
+			.what = what, .a = claims[k].a ? claims[k].a : plain,
+			.b = claims[k].b ? claims[k].b : atomic, .unit = unit, .ea = pm[ca],
+			.eb = pm[cb], .n = passes, .share = share, .pub_unit = "ticks per loop",
 			.pub_a = POSTED(modern_posted[ca]), .pub_b = POSTED(modern_posted[cb]),
-			.pub_machine = POSTED_MACHINE,
+			.pub_machine = POSTED_MACHINE, .pub_words = k ? NULL : words,
 		};
 
-		if (claims[k].a && !main_pair)
-			continue;
-		snprintf(what, sizeof(what), "%s, %s", bv->name, claims[k].what);
+		snprintf(what, sizeof(what), "%s, %s", who, claims[k].what);
 		repro_conclude(rc, &c);
 	}
 }
+
+/* Each claim names its walk: the post's cold case walked in address order;
+ * ours walks independently (3-5, misses overlap) and dependently (8-10).
+ * The last two are judged for the main pairs only. */
+static const struct buddy_claim modern_claims[] = {
+	{ "hot line (score 0 vs 1)", 0, 1, NULL, NULL },
+	{ "cold line, independent walk (score 3 vs 4)", 3, 4, NULL, NULL },
+	{ "cold line, dependent walk (score 3d vs 4d)", 8, 9, NULL, NULL },
+	{ "cold mixture, independent walk (score 3 vs 5)", 3, 5, NULL,
+	  "one of the two ops atomic" },
+	{ "cold mixture, dependent walk (score 3d vs 5d)", 8, 10, NULL,
+	  "one of the two ops atomic" },
+	{ "a miss against the lock, independent walk (score 3 vs 1)", 3, 1,
+	  "a cold line, no atomic", "a hot line, atomic" },
+	{ "a miss against the lock, dependent walk (score 3d vs 1)", 8, 1,
+	  "a cold line, no atomic", "a hot line, atomic" },
+};
 
 static void modern_free(struct modern *m)
 {
@@ -749,6 +754,7 @@ static int modern_report_variant(struct repro_ctx *rc, const struct modern *m, s
 	struct summary s[BUDDY_MODERN_CASES];
 	double pm[BUDDY_MODERN_CASES][BUDDY_PASSES], d = 2.0 * m->iters;
 	json_t *jcases = json_array(), *jr;
+	bool main_pair;
 
 	for (int k = 0; k < BUDDY_MODERN_CASES; k++) {
 		int cs = modern_shown[k];
@@ -761,7 +767,7 @@ static int modern_report_variant(struct repro_ctx *rc, const struct modern *m, s
 		rows[k] = (struct repro_row){ labels[cs], { s[cs].median }, notes[k] };
 		json_array_append_new(jcases, json_pack("{s:i,s:s,s:s,s:s,s:f,s:f,s:f,s:f,s:f,s:f,s:f}",
 			"score", modern_posted[cs], "label", labels[cs], "note", modern_notes[cs],
-			"walk", !modern_cold[cs] ? "hot" : cs >= 8 ? "dependent" : "independent",
+			"walk", !case_cold[cs] ? "hot" : cs >= 8 ? "dependent" : "independent",
 			"median_cycles", s[cs].median, "min_cycles", s[cs].min, "ci_lo", s[cs].ci_lo,
 			"ci_hi", s[cs].ci_hi, "mean_cycles", s[cs].mean, "per_op_cycles", s[cs].median / d,
 			"posted_2004", POSTED(modern_posted[cs])));
@@ -775,7 +781,10 @@ static int modern_report_variant(struct repro_ctx *rc, const struct modern *m, s
 	jr = json_object();
 	json_object_set_new(jv, "ratios", jr);
 	print_ratios(rc->out, "ratios of the medians (2004 in parentheses):", s, jr);
-	conclude_variant(rc, m, v, pm);
+	main_pair = !strcmp(bv->name, "kernel") || !strcmp(bv->name, "2004");
+	conclude_claims(rc, bv->name, bv->pname, bv->aname, modern_claims,
+			ARRAY_SIZE(modern_claims) - (main_pair ? 0 : 2), pm, m->passes, m->share[v],
+			"cycles per loop", NULL);
 	fflush(rc->out);
 	return 0;
 }
@@ -880,14 +889,10 @@ static void legacy_header(struct repro_ctx *rc, unsigned trials, size_t passes, 
 static void legacy_conclude(struct repro_ctx *rc, const double *ticks, unsigned trials, size_t passes,
 			    const double *share, json_t *jl)
 {
-	static const struct {
-		const char *what, *a, *b;
-		int ca, cb;
-	} claims[] = {
-		{ "legacy, hot line (score 0 vs 1)", "__set_bit (btsl)", "set_bit (lock btsl)", 0, 1 },
-		{ "legacy, \"cold\" line (score 3 vs 4)", "__set_bit (btsl)", "set_bit (lock btsl)", 3, 4 },
-		{ "legacy, hot dependency (score 6 vs 7)", "__set_bit (btsl)", "one of the two ops atomic",
-		  6, 7 },
+	static const struct buddy_claim claims[] = {
+		{ "hot line (score 0 vs 1)", 0, 1, NULL, NULL },
+		{ "\"cold\" line (score 3 vs 4)", 3, 4, NULL, NULL },
+		{ "hot dependency (score 6 vs 7)", 6, 7, NULL, "one of the two ops atomic" },
 	};
 	double pm[BUDDY_CASES][BUDDY_PASSES];
 	json_t *jr = json_array();
@@ -910,18 +915,9 @@ static void legacy_conclude(struct repro_ctx *rc, const double *ticks, unsigned 
 	json_object_set_new(jl, "ratios_of_means", jr);
 	for (int cs = 0; cs < BUDDY_CASES; cs++)
 		buddy_pass_medians(ticks + (size_t)cs * trials, trials, passes, pm[cs]);
-	for (size_t k = 0; k < ARRAY_SIZE(claims); k++) {
-		struct repro_claim c = {
-			.what = claims[k].what, .a = claims[k].a, .b = claims[k].b,
-			.unit = "ticks per loop", .ea = pm[claims[k].ca], .eb = pm[claims[k].cb],
-			.n = passes, .share = share, .pub_unit = "ticks per loop",
-			.pub_a = POSTED(claims[k].ca), .pub_b = POSTED(claims[k].cb),
-			.pub_machine = POSTED_MACHINE,
-			.pub_words = k ? NULL : "atomic ops are 10x more costly, yes? / yes, when L2 cache hits",
-		};
-
-		repro_conclude(rc, &c);
-	}
+	conclude_claims(rc, "legacy", "__set_bit (btsl)", "set_bit (lock btsl)", claims,
+			ARRAY_SIZE(claims), pm, passes, share, "ticks per loop",
+			"atomic ops are 10x more costly, yes? / yes, when L2 cache hits");
 }
 
 static int run_legacy(struct repro_ctx *rc, unsigned trials)

@@ -5,16 +5,15 @@
  * cache lines.)
  *
  * Each probe's timed loop exists in ALIGN_NPLACE copies, the same bytes at
- * different addresses (arch: ARCH_ALIGN_COPY): 16 offsets within one
- * 64-byte line, and 4 offsets near the end of a 4 KiB page so that the loop
- * crosses into the next page. Every copy is timed by the engine's sampler
- * (runner_measure_kernel: N/2N overhead cancellation, drift correction,
- * warm-up), in core cycles, in `passes` passes; the passes run the
- * placements in alternating order so that a slow change of the machine
- * during a pass does not line up with the offset. The slowest placement
- * is judged against the fastest over the passes by stats_judge, each pass
- * on the pair the other passes chose (align_assess: choosing and testing on
- * the same passes would find the largest of 20 draws above the smallest).
+ * the placements align.h lists (arch: ARCH_ALIGN_COPY). Every copy is timed
+ * by the engine's sampler (runner_measure_kernel: N/2N overhead
+ * cancellation, drift correction, warm-up), in core cycles, in `passes`
+ * passes; the passes run the placements in alternating order so that a slow
+ * change of the machine during a pass does not line up with the offset. The
+ * slowest placement is judged against the fastest over the passes by
+ * stats_judge, each pass on the pair the other passes chose (align_assess:
+ * choosing and testing on the same passes would find the largest of 20
+ * draws above the smallest).
  *
  * The seed's one claim about atomics, the non-atomic unlock patch's 1%
  * regression, is measured after the placements: bit_spin_unlock against
@@ -105,8 +104,6 @@ int align_check_probe(const struct align_probe *p)
 		uintptr_t a = (uintptr_t)c->loop, e = (uintptr_t)c->end;
 		uintptr_t f = (uintptr_t)c->fn, t = (uintptr_t)c->tail;
 		size_t len = (size_t)(e - a);
-		/* a line placement keeps the whole copy in one page; a page
-		 * placement puts part of the timed loop in the next */
 		bool crosses = align_is_page(i) ? a / 4096 != (t - 1) / 4096 : a / 4096 != (e - 1) / 4096;
 
 		if (c->off != align_offsets[i] || a % 4096 != c->off) {
@@ -368,17 +365,13 @@ static void print_probe(FILE *f, const struct align_probe *p, const bool *use,
 	fprintf(f, "  %5s %5s %-6s %8s %8s %8s %8s %8s %s\n", "place", "mod64", "page", "median",
 		"p10", "p90", "pass-lo", "pass-hi", "vs line twin");
 	for (size_t i = 0; i < ALIGN_NPLACE; i++) {
-		struct summary s;
-		double lo = INFINITY, hi = 0;
+		struct summary s, ps;	/* of the samples, of the pass medians */
 		char twin[48] = "";
 
 		if (!use[i])
 			continue;
 		stats_summarize(pa[i].samples, pa[i].n, &s);
-		for (size_t k = 0; k < npass; k++) {
-			lo = fmin(lo, pa[i].pass_med[k]);
-			hi = fmax(hi, pa[i].pass_med[k]);
-		}
+		stats_summarize(pa[i].pass_med, npass, &ps);
 		if (align_is_page(i) && use[align_page_twin(i)]) {
 			size_t j = align_page_twin(i);
 
@@ -387,11 +380,13 @@ static void print_probe(FILE *f, const struct align_probe *p, const bool *use,
 		}
 		fprintf(f, "  %5u %5u %-6s %8.3f %8.3f %8.3f %8.3f %8.3f %s%s%s\n", align_offsets[i],
 			align_offsets[i] % 64, align_is_page(i) ? "cross" : "inside", fig[i], s.p10,
-			s.p90, lo, hi, twin, i == a->imin ? " best" : "", i == a->imax ? " worst" : "");
+			s.p90, ps.min, ps.max, twin, i == a->imin ? " best" : "",
+			i == a->imax ? " worst" : "");
 		json_array_append_new(rows, json_pack("{s:i,s:i,s:b,s:f,s:f,s:f,s:f,s:f,s:i}",
 			"offset", align_offsets[i], "mod64", align_offsets[i] % 64,
 			"crosses_page", align_is_page(i), "median_cycles", fig[i], "p10", s.p10,
-			"p90", s.p90, "pass_lo", lo, "pass_hi", hi, "samples", (int)pa[i].n));
+			"p90", s.p90, "pass_lo", ps.min, "pass_hi", ps.max, "samples",
+			(int)pa[i].n));
 	}
 	print_assessment(f, "", a, npass);
 	json_object_set_new(jprobes, p->name, jp);
@@ -598,7 +593,6 @@ static int handover_case(struct repro_ctx *rc, const int *os, const char *name, 
 {
 	struct ho_shared sh = { .t = rc->t };
 	struct ho_worker *w = calloc(2, sizeof(*w));
-	const struct unlock_thread *th[2];
 	unsigned started = 0;
 	int ret = locks_ops(name, &sh.lock, &sh.unlock);
 
@@ -615,7 +609,6 @@ static int handover_case(struct repro_ctx *rc, const int *os, const char *name, 
 		w[i].sh = &sh;
 		w[i].cpu_os = os[i];
 		unlock_thread_init(&w[i].th, i + 1);
-		th[i] = &w[i].th;
 	}
 	for (; started < 2; started++)
 		if (pthread_create(&w[started].tid, NULL, ho_main, &w[started]))
@@ -634,7 +627,8 @@ static int handover_case(struct repro_ctx *rc, const int *os, const char *name, 
 	}
 	ret = w[0].err ? w[0].err : w[1].err;	/* topo_bind_thread said why */
 	if (!ret)
-		ret = unlock_summarize(th, 2, s);
+		ret = unlock_summarize((const struct unlock_thread *[]){ &w[0].th, &w[1].th }, 2,
+				       s);
 	*share = fmin(w[0].share, w[1].share);
 out:
 	free(sh.line);
@@ -754,19 +748,15 @@ static void unlock_report(struct repro_ctx *rc, size_t npass, const struct unloc
 		double ho = stats_median(u->ho[v], npass), hs = stats_median(u->hshare[v], npass);
 		double gap = stats_median(u->gap[v], npass), cy = stats_median(u->cyc[v], npass);
 		double fair = stats_median(u->fair[v], npass);
-		json_t *jho = json_array(), *jcy = json_array();
 
 		fprintf(rc->out, "  %-18s %10.1f %9.2f%% %10.0f %10.1f %11.2fM %8.3f\n", unlock_release[v],
 			ho, hs * 100, gap, cy, ghz * 1e3 / cy, fair);
-		for (size_t k = 0; k < npass; k++) {
-			json_array_append_new(jho, repro_real(u->ho[v][k]));
-			json_array_append_new(jcy, repro_real(u->cyc[v][k]));
-		}
 		json_object_set_new(ju, unlock_release[v], json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
 			"handover_cycles", repro_real(ho), "handover_share", repro_real(hs),
 			"cycles_between_handovers", repro_real(gap), "cycles_per_acquisition", repro_real(cy),
-			"fairness_cv", repro_real(fair), "handover_cycles_per_pass", jho,
-			"cycles_per_acquisition_per_pass", jcy));
+			"fairness_cv", repro_real(fair), "handover_cycles_per_pass",
+			repro_doubles_json(u->ho[v], npass), "cycles_per_acquisition_per_pass",
+			repro_doubles_json(u->cyc[v], npass)));
 	}
 	if (u->backwards)
 		fprintf(rc->out, "  %" PRIu64 " hand-overs stamped before their release (the PUs' "
@@ -1021,8 +1011,8 @@ static int repro_align_run(struct repro_ctx *rc)
 		goto out;
 	print_shares(rc, "CPU share of each pass", "pass_share", share, npass);
 	json_object_set_new(rc->json, "passes", json_integer((json_int_t)npass));
-	json_object_set_new(rc->json, "published_mb_s", json_pack("[f,f,f,f]", tbench_2008[0],
-				tbench_2008[1], tbench_2008[2], tbench_2008[3]));
+	json_object_set_new(rc->json, "published_mb_s",
+			    repro_doubles_json(tbench_2008, ARRAY_SIZE(tbench_2008)));
 	ret = align_report(rc, sel, nsel, use, nuse, npass, share, acc);
 	if (!ret)
 		ret = unlock_experiment(rc, npass);

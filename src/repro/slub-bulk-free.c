@@ -431,7 +431,16 @@ static __attribute__((noinline)) int time_rounds(struct bulk_cache *c, enum bulk
 	return ret;
 }
 
-struct bulk_run;
+/* Per bulk size: ticks per object of each algorithm in each pass (a pass
+ * runs every algorithm once, in alternating order), the pass's CPU share
+ * (the least of its loops'), the medians, and the priced ops per object. */
+struct bulk_run {
+	size_t bulk;
+	double pass[BULK__COUNT][JUDGE_MAX_EPOCHS];
+	double share[JUDGE_MAX_EPOCHS];
+	double med[BULK__COUNT];
+	struct bulk_ops ops[BULK__COUNT];
+};
 
 /* One scoring: the experiment's keys, the model's priced ops (core cycles
  * per op), ticks per core cycle, the main table per bulk size, and what
@@ -520,17 +529,6 @@ static int time_spread(struct bulk_score *x, enum bulk_algo a, double *ticks)
 /* A loop during which the thread was preempted measured something else:
  * take it again, up to this many times. */
 #define MAX_REDO 8
-
-/* Per bulk size: ticks per object of each algorithm in each pass (a pass
- * runs every algorithm once, in alternating order), the pass's CPU share
- * (the least of its loops'), the medians, and the priced ops per object. */
-struct bulk_run {
-	size_t bulk;
-	double pass[BULK__COUNT][JUDGE_MAX_EPOCHS];
-	double share[JUDGE_MAX_EPOCHS];
-	double med[BULK__COUNT];
-	struct bulk_ops ops[BULK__COUNT];
-};
 
 /* One loop of algorithm a, taken again while preempted; ticks per object,
  * the loop's CPU share and its ops per object. */
@@ -834,29 +832,22 @@ static int print_beside(const struct bulk_score *x, const struct repro_table *pu
 			enum bulk_algo a, enum bulk_algo b, bool only_pub)
 {
 	const struct bulk_run *res = x->res;
-	struct repro_row *rows = calloc(x->nb, sizeof(*rows));
-	char (*labels)[16] = calloc(x->nb, 16), unit[96];
+	struct repro_row rows[MAX_BULK_SIZES];
+	char labels[MAX_BULK_SIZES][16], unit[96];
 	struct repro_table m = {
 		.title = pub->title, .machine = x->rc->machine ? x->rc->machine : "this machine",
 		.unit = unit, .ncols = 2, .cols = { pub->cols[0], pub->cols[1] }, .rows = rows,
 	};
-	int ret = -ENOMEM;
 
-	if (!rows || !labels)
-		goto out;
 	for (size_t i = 0; i < x->nb; i++) {
-		snprintf(labels[i], 16, "%zu", res[i].bulk);
+		snprintf(labels[i], sizeof(labels[i]), "%zu", res[i].bulk);
 		if (!only_pub || repro_table_row(pub, labels[i]))
 			rows[m.nrows++] = (struct repro_row){ labels[i],
 				{ res[i].med[a], res[i].med[b] }, NULL };
 	}
 	snprintf(unit, sizeof(unit), "timer ticks per object (TSC %.2f GHz)",
 		 x->rc->cal->timer_hz / 1e9);
-	ret = repro_print_beside(x->rc->out, pub, &m);
-out:
-	free(rows);
-	free(labels);
-	return ret;
+	return repro_print_beside(x->rc->out, pub, &m);
 }
 
 /* The bulk-1 comparison, and the check of the what-if: the commit's cost in
@@ -1024,14 +1015,13 @@ static int run_spread(struct bulk_score *x)
 	static const enum bulk_algo algos[] = { BULK_FALLBACK, BULK_POSTED, BULK_DETACHED };
 	struct repro_ctx *rc = x->rc;
 	size_t nslabs = x->spread;
-	struct bulk_run *r = calloc(1, sizeof(*r));
+	struct bulk_run run = { 0 }, *r = &run;
 	json_t *jspread = json_array();
 	int ret;
 
 	json_object_set_new(rc->json, "spread", jspread);
 	x->redone = 0;
-	ret = r ? bulk_cache_create(&x->c, x->size, (nslabs + 2) * (1u << 15) / x->size + MAX_BULK)
-		: -ENOMEM;
+	ret = bulk_cache_create(&x->c, x->size, (nslabs + 2) * (1u << 15) / x->size + MAX_BULK);
 	if (!ret && !(x->pool = malloc(nslabs * x->c->s.objs * sizeof(void *))))
 		ret = -ENOMEM;
 	for (size_t k = 0; !ret && k < nslabs * x->c->s.objs; k++)
@@ -1073,7 +1063,6 @@ static int run_spread(struct bulk_score *x)
 out:
 	free(x->pool);
 	bulk_cache_destroy(x->c);
-	free(r);
 	return ret;
 }
 

@@ -705,22 +705,18 @@ SLUB_FORMS(SLUB_TIMERS)
 /* Every form of each fast path: its timed loops, and its alloc and free for
  * slab_alloc/slab_free (cmpxchg+barrier, 2007 only, serves both rows). */
 #define FORM(NAME) { time_repeat_##NAME, time_pair_##NAME, alloc_##NAME, free_##NAME }
+#define FORMS(FP) {									\
+	[SLUB_LOCKED] = FORM(FP##_LOCKED), [SLUB_LOCAL] = FORM(FP##_LOCAL),			\
+	[SLUB_THIS_CPU] = FORM(FP##_THIS_CPU), [SLUB_RSEQ] = FORM(RSEQ),			\
+	[SLUB_IRQOFF] = FORM(FP##_IRQOFF), [SLUB_LOCKED_BARRIER] = FORM(y07_LOCKED_BARRIER),	\
+}
 static const struct {
 	void (*repeat)(struct slab_cache *s, void **obj, size_t n, double *ta, double *tf);
 	double (*pair)(struct slab_cache *s, size_t n);
 	void *(*alloc)(struct slab_cache *s);
 	void (*free)(struct slab_cache *s, size_t idx, void *head, void *tail, unsigned cnt);
 } forms[SLUB_FP__COUNT][SLUB__COUNT] = {
-	[SLUB_FP_TID] = {
-		[SLUB_LOCKED] = FORM(tid_LOCKED), [SLUB_LOCAL] = FORM(tid_LOCAL),
-		[SLUB_THIS_CPU] = FORM(tid_THIS_CPU), [SLUB_RSEQ] = FORM(RSEQ),
-		[SLUB_IRQOFF] = FORM(tid_IRQOFF), [SLUB_LOCKED_BARRIER] = FORM(y07_LOCKED_BARRIER),
-	},
-	[SLUB_FP_2007] = {
-		[SLUB_LOCKED] = FORM(y07_LOCKED), [SLUB_LOCAL] = FORM(y07_LOCAL),
-		[SLUB_THIS_CPU] = FORM(y07_THIS_CPU), [SLUB_RSEQ] = FORM(RSEQ),
-		[SLUB_IRQOFF] = FORM(y07_IRQOFF), [SLUB_LOCKED_BARRIER] = FORM(y07_LOCKED_BARRIER),
-	},
+	[SLUB_FP_TID] = FORMS(tid), [SLUB_FP_2007] = FORMS(y07),
 };
 
 void *slab_alloc(struct slab_cache *s, enum slub_variant v)
@@ -766,13 +762,13 @@ double slub_pub_saving(int test, unsigned col, const uint64_t *sizes, size_t nsi
 }
 
 /* Ticks of every timed loop: [variant][column][size][pass], and each
- * pass's CPU share. */
+ * pass's CPU share (passes <= JUDGE_MAX_EPOCHS: the schema's bound). */
 struct slub_run {
 	struct repro_ctx *rc;
 	const uint64_t *sizes;
 	size_t nsizes, n, reps;
 	void **obj;
-	double *ticks, *share;
+	double *ticks, share[JUDGE_MAX_EPOCHS];
 	json_t *jvar[SLUB__COUNT];	/* the fast path's per variant, made when first listed */
 };
 #define TICKS(r, v, col, si, k) \
@@ -783,21 +779,16 @@ struct slub_run {
 static json_t *summary_json(const struct slub_run *r, enum slub_variant v, unsigned col, size_t si)
 {
 	const struct calibration *cal = r->rc->cal;
-	double *c = malloc(r->reps * sizeof(double));
+	double c[JUDGE_MAX_EPOCHS];
 	struct summary sm;
-	json_t *j;
 
-	if (!c)
-		return json_null();
 	for (size_t k = 0; k < r->reps; k++)
 		c[k] = repro_cycles_per_op(TICKS(r, v, col, si, k), cal->overhead_median, (double)r->n,
 					   cal->ticks_per_cycle);
 	stats_summarize(c, r->reps, &sm);
-	j = json_pack("{s:f,s:f,s:f,s:f,s:f,s:I,s:o}", "median_cycles", sm.median, "min_cycles", sm.min,
-		      "ci_lo", sm.ci_lo, "ci_hi", sm.ci_hi, "mean_cycles", sm.mean, "n",
-		      (json_int_t)r->reps, "passes", repro_doubles_json(c, r->reps));
-	free(c);
-	return j;
+	return json_pack("{s:f,s:f,s:f,s:f,s:f,s:I,s:o}", "median_cycles", sm.median, "min_cycles",
+			 sm.min, "ci_lo", sm.ci_lo, "ci_hi", sm.ci_hi, "mean_cycles", sm.mean, "n",
+			 (json_int_t)r->reps, "passes", repro_doubles_json(c, r->reps));
 }
 
 /* One timed loop (two for test 1) of variant v, size si, pass k, on a fresh
@@ -927,11 +918,10 @@ static void conclude_one(struct slub_run *r, enum slub_fastpath fp, int test, un
 	};
 	unsigned wi = test == 1 ? col : 2;
 	double ea[JUDGE_MAX_EPOCHS], eb[JUDGE_MAX_EPOCHS];
-	size_t n = r->reps < JUDGE_MAX_EPOCHS ? r->reps : JUDGE_MAX_EPOCHS;
 	char w[160];
 	struct repro_claim c = {
 		.what = w, .a = claim_name(fp, cl->a), .b = claim_name(fp, cl->b), .unit = "cycles",
-		.ea = ea, .eb = eb, .n = n, .share = r->share, .pub_unit = "cycles",
+		.ea = ea, .eb = eb, .n = r->reps, .share = r->share, .pub_unit = "cycles",
 		.pub_a = NAN, .pub_b = NAN, .pub_words = cl->words[wi], .pub_machine = PUB_MACHINE,
 		.per_pass = true,
 	};
@@ -941,7 +931,7 @@ static void conclude_one(struct slub_run *r, enum slub_fastpath fp, int test, un
 		 cl->part ? cl->part : "",
 		 cl->b == SLUB_LOCKED && cl->a == SLUB_LOCKED_BARRIER && wi == 0
 			 ? " (kmalloc has no fence: a control)" : "");
-	for (size_t k = 0; k < n; k++) {
+	for (size_t k = 0; k < r->reps; k++) {
 		ea[k] = pass_figure(r, cl->a, col, k);
 		eb[k] = pass_figure(r, cl->b, col, k);
 	}
@@ -1100,12 +1090,9 @@ static int repro_slub_run(struct repro_ctx *rc)
 			return -EINVAL;
 		}
 	}
-	if ((ret = rseq_alloc_once()) < 0)
-		return ret;
 	r.obj = malloc(r.n * sizeof(void *));
 	r.ticks = malloc((size_t)SLUB__COUNT * 2 * r.nsizes * r.reps * sizeof(double));
-	r.share = malloc(r.reps * sizeof(double));
-	if (!r.obj || !r.ticks || !r.share) {
+	if (!r.obj || !r.ticks) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -1136,7 +1123,6 @@ static int repro_slub_run(struct repro_ctx *rc)
 out:
 	free(r.obj);
 	free(r.ticks);
-	free(r.share);
 	return ret;
 }
 
@@ -1160,7 +1146,7 @@ const struct repro repro_slub_cmpxchg_local = {
 	  "object sizes, bytes (multiples of 8)" },
 	{ "slub-cmpxchg-local", "objects", CFG_U64, "10000", NULL, 1, 10000000, NULL,
 	  "objects per timed loop (2007: 10000)" },
-	{ "slub-cmpxchg-local", "passes", CFG_U64, "21", NULL, 1, 64, NULL,
+	{ "slub-cmpxchg-local", "passes", CFG_U64, "21", NULL, 1, JUDGE_MAX_EPOCHS, NULL,
 	  "passes, each timing every form at every size (order reversed every other pass); "
 	  "conclusions judge the passes' paired figures" },
 	REPRO_CONTEXT_KEY("slub-cmpxchg-local")),

@@ -10,12 +10,8 @@
  * TLS, committed by an unlocked `cmpxchg16b %fs:` (this_cpu_cmpxchg_double).
  * The posted bulk algorithms work on that pair directly with interrupts off.
  *
- * The algorithms timed (per round: allocate `bulk` objects, free them) are
- * enum bulk_algo's (repro.h), each described at its function: fallback
- * (the generic __kmem_cache_{alloc,free}_bulk, one by one), previous,
- * posted, detached (v4.3, a named variant only) and fallback_twin (the
- * fallback with a plain commit: fallback minus twin is the commit's cost in
- * context, which the what-if replaces by the kernel's).
+ * The algorithms timed (per round: allocate `bulk` objects, free them):
+ * enum bulk_algo (repro.h), each described at its function.
  * User space cannot run cli/sti: the IRQ-toggle analog is a store to a
  * thread-local "IRQs off" byte and a compiler barrier for each, the
  * semantics of local_irq_disable/enable for the model's one thread; its cost

@@ -7,19 +7,11 @@
  * keeps one per CPU, shared by the threads on it); slabs aligned to their size
  * so that the slab of an object is an address mask; frees of objects of
  * another slab go to that slab's own {freelist, counters} pair with a LOCKED
- * cmpxchg128 (remote free, __slab_free). Two fast paths:
- *   2007 (SLUB_FP_2007, what the post measured): alloc = read freelist,
- *     stop if empty, cmpxchg(&c->freelist, obj, obj->next); free = read
- *     freelist, order (smp_rmb() or barrier(): see SLUB07_FASTPATHS), check
- *     the slab, obj->next = freelist, cmpxchg(&c->freelist, freelist, obj).
- *     One 8-byte word, no tid; cmpxchg_local runs in a preempt_disable
- *     analog; cmpxchg+barrier isolates the fence's share of the saving.
- *   2011 (SLUB_FP_TID, the kernel since 2011): read tid, barrier, read
- *     freelist and next, cmpxchg128 {obj, tid} -> {next, tid + SLUB_TID_STEP}.
- * The variants differ only in the commit: both fast paths come from one
- * template (SLUB_FASTPATH, repro.h), the differences its parameters. The slab
- * layer (slab_alloc_slow, slab_free_slow and what they call) also serves the
- * 2015 bulk model (repro/slub-bulk-free.c).
+ * cmpxchg128 (remote free, __slab_free). Two fast paths, the 2007 one the
+ * post measured and the kernel's since 2011 (enum slub_fastpath): every
+ * variant of both comes from one template (SLUB_FASTPATH, repro.h) and
+ * differs only in its commit. The slab layer (slab_alloc_slow, slab_free_slow
+ * and what they call) also serves the 2015 bulk model (repro/slub-bulk-free.c).
  */
 #include "repro/repro.h"
 

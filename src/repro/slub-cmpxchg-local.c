@@ -766,17 +766,22 @@ struct slub_run {
 #define TICKS(r, v, col, si, k) \
 	((r)->ticks[(((size_t)(v) * 2 + (col)) * (r)->nsizes + (si)) * (r)->reps + (k)])
 
+/* Core cycles per op of a timed loop of r->n ops that took ticks. */
+static double cycles(const struct slub_run *r, double ticks)
+{
+	return repro_cycles_per_op(ticks, r->rc->cal->overhead_median, (double)r->n,
+				   r->rc->cal->ticks_per_cycle);
+}
+
 /* Summary over the passes of variant v's figure in column col at size si,
  * and its value in each (cycles). */
 static json_t *summary_json(const struct slub_run *r, enum slub_variant v, unsigned col, size_t si)
 {
-	const struct calibration *cal = r->rc->cal;
 	double c[JUDGE_MAX_EPOCHS];
 	struct summary sm;
 
 	for (size_t k = 0; k < r->reps; k++)
-		c[k] = repro_cycles_per_op(TICKS(r, v, col, si, k), cal->overhead_median, (double)r->n,
-					   cal->ticks_per_cycle);
+		c[k] = cycles(r, TICKS(r, v, col, si, k));
 	stats_summarize(c, r->reps, &sm);
 	return json_pack("{s:f,s:f,s:f,s:f,s:f,s:I,s:o}", "median_cycles", sm.median, "min_cycles",
 			 sm.min, "ci_lo", sm.ci_lo, "ci_hi", sm.ci_hi, "mean_cycles", sm.mean, "n",
@@ -838,8 +843,6 @@ static int measure(struct slub_run *r, enum slub_fastpath fp, int test, const en
 static void tabulate(struct slub_run *r, int test, enum slub_variant v, struct repro_row *rows,
 		     char (*lab)[32], json_t *jvar)
 {
-	const struct calibration *cal = r->rc->cal;
-
 	for (size_t si = 0; si < r->nsizes; si++) {
 		char key[32];
 
@@ -848,9 +851,7 @@ static void tabulate(struct slub_run *r, int test, enum slub_variant v, struct r
 		if (r->sizes[si] > SLUB_2007_MAX_SIZE)
 			rows[si].note = "page allocator in 2007; SLUB fast path here";
 		for (unsigned col = 0; col < (test == 1 ? 2u : 1u); col++)
-			rows[si].v[col] = repro_cycles_per_op(stats_median(&TICKS(r, v, col, si, 0), r->reps),
-							      cal->overhead_median, (double)r->n,
-							      cal->ticks_per_cycle);
+			rows[si].v[col] = cycles(r, stats_median(&TICKS(r, v, col, si, 0), r->reps));
 		snprintf(key, sizeof(key), "%s%llu", test == 1 ? "repeat_" : "pair_",
 			 (unsigned long long)r->sizes[si]);
 		if (test == 1)
@@ -865,14 +866,12 @@ static void tabulate(struct slub_run *r, int test, enum slub_variant v, struct r
  * the 2007 fast path (<= SLUB_2007_MAX_SIZE) of its cycles per op. */
 static double pass_figure(struct slub_run *r, enum slub_variant v, unsigned col, size_t k)
 {
-	const struct calibration *cal = r->rc->cal;
 	double c[MAX_SIZES];
 	size_t n = 0;
 
 	for (size_t si = 0; si < r->nsizes; si++)
 		if (r->sizes[si] <= SLUB_2007_MAX_SIZE)
-			c[n++] = repro_cycles_per_op(TICKS(r, v, col, si, k), cal->overhead_median,
-						     (double)r->n, cal->ticks_per_cycle);
+			c[n++] = cycles(r, TICKS(r, v, col, si, k));
 	return n ? stats_median(c, n) : NAN;
 }
 
@@ -1066,7 +1065,6 @@ static int repro_slub_run(struct repro_ctx *rc)
 	const struct experiment *e = rc->exp;
 	uint64_t sizes[MAX_SIZES];
 	struct slub_run r = { .rc = rc, .sizes = sizes };
-	bool tests[2] = { config_list_has(e, SEC, "tests", "repeat"), config_list_has(e, SEC, "tests", "pair") };
 	json_t *jfp = json_object();
 	int ret = 0;
 
@@ -1075,13 +1073,12 @@ static int repro_slub_run(struct repro_ctx *rc)
 	r.reps = config_u64(e, SEC, "passes");
 	json_object_set_new(rc->json, "fastpaths", jfp);
 	json_object_set_new(rc->json, "cycles", json_string("core cycles (TSC ticks - timer pair) / ticks per cycle"));
-	for (size_t i = 0; i < r.nsizes; i++) {
+	for (size_t i = 0; i < r.nsizes; i++)
 		if (sizes[i] % 8) {
 			pr_err("%s: sizes: %llu is not a multiple of 8 (expected 8, 16, 32, ...)", SEC,
 			       (unsigned long long)sizes[i]);
 			return -EINVAL;
 		}
-	}
 	r.obj = malloc(r.n * sizeof(void *));
 	r.ticks = malloc((size_t)SLUB__COUNT * 2 * r.nsizes * r.reps * sizeof(double));
 	if (!r.obj || !r.ticks) {
@@ -1107,7 +1104,7 @@ static int repro_slub_run(struct repro_ctx *rc)
 			fp == SLUB_FP_2007 ? "the per-CPU freelist word, single-word cmpxchg (the post's)"
 					   : "{freelist, tid} pair, cmpxchg16b (the kernel since 2011)");
 		for (int test = 1; test <= 2 && ret == 0; test++)
-			if (tests[test - 1])
+			if (config_list_has(e, SEC, "tests", test == 1 ? "repeat" : "pair"))
 				ret = run_test(&r, fp, test, jv);
 	}
 	if (ret == 0)

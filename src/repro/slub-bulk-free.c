@@ -758,19 +758,19 @@ static json_t *ops_json(const struct bulk_ops *o)
 
 static void json_main_row(const struct bulk_score *x, json_t *arr, const struct bulk_run *r)
 {
+	static const char *const what[] = { "ticks", "passes", "ops_per_object", "whatif_ticks" };
 	json_t *j = json_pack("{s:I}", "bulk", (json_int_t)r->bulk);
 
 	for (int a = 0; a < BULK__COUNT; a++) {
-		char key[40];
+		json_t *v[] = { json_real(r->med[a]), repro_doubles_json(r->pass[a], x->reps),
+				ops_json(&r->ops[a]), json_real(whatif_median(x, r, a, -1)) };
 
-		snprintf(key, sizeof(key), "%s_ticks", bulk_algo_names[a]);
-		json_object_set_new(j, key, json_real(r->med[a]));
-		snprintf(key, sizeof(key), "%s_passes", bulk_algo_names[a]);
-		json_object_set_new(j, key, repro_doubles_json(r->pass[a], x->reps));
-		snprintf(key, sizeof(key), "%s_ops_per_object", bulk_algo_names[a]);
-		json_object_set_new(j, key, ops_json(&r->ops[a]));
-		snprintf(key, sizeof(key), "%s_whatif_ticks", bulk_algo_names[a]);
-		json_object_set_new(j, key, json_real(whatif_median(x, r, a, -1)));
+		for (size_t i = 0; i < ARRAY_SIZE(what); i++) {
+			char key[40];
+
+			snprintf(key, sizeof(key), "%s_%s", bulk_algo_names[a], what[i]);
+			json_object_set_new(j, key, v[i]);
+		}
 	}
 	json_object_set_new(j, "commit_in_context_cycles", json_real(commit_median(x, r)));
 	json_object_set_new(j, "pass_cpu_share", repro_doubles_json(r->share, x->reps));
@@ -852,7 +852,7 @@ static int print_beside(const struct bulk_score *x, const struct repro_table *pu
  * (in context the commits overlap other work: over 100% it would leave the
  * what-if's fallback too low). */
 static void whatif_bulk1(const struct bulk_score *x, const struct bulk_run *r, double mx,
-			 double wx, double px)
+			 double wx, double px, bool closer)
 {
 	double n = r->ops[BULK_FALLBACK].cpu_cmpxchg, fb = r->med[BULK_FALLBACK];
 	double ctx = commit_median(x, r), tpc = x->tpc;
@@ -864,7 +864,7 @@ static void whatif_bulk1(const struct bulk_score *x, const struct bulk_run *r, d
 		     "%.1f of the fallback's %.1f timer ticks per object, %.0f%%); isolated, chained: "
 		     "%.1f core cycles (%.0f%%); at the kernel's %.0f the what-if %s %.1f ticks per "
 		     "object\n", mx, wx, px,
-		fabs(log(wx / px)) < fabs(log(mx / px)) ? "closer to" : "farther from", ctx, n,
+		closer ? "closer to" : "farther from", ctx, n,
 		n * ctx * tpc, fb, 100 * n * ctx * tpc / fb, model->cpu_cmpxchg,
 		100 * n * model->cpu_cmpxchg * tpc / fb, bulk_kernel_cost.cpu_cmpxchg,
 		bulk_kernel_cost.cpu_cmpxchg >= ctx ? "adds" : "takes off",
@@ -886,7 +886,6 @@ static double commit_summary(const struct bulk_score *x)
 static void print_whatif(const struct bulk_score *x)
 {
 	struct repro_ctx *rc = x->rc;
-	double tpc = x->tpc;
 	size_t npub = 0, closer = 0;
 	json_t *jw = json_array();
 
@@ -895,7 +894,7 @@ static void print_whatif(const struct bulk_score *x)
 			 "at the kernel's cost instead of the model's:\n  ticks + ops per object x "
 			 "(kernel - here) core cycles x %.3f ticks per core cycle\n  unit: timer ticks per "
 			 "object (TSC %.2f GHz here; the post's: its TSC, 3.94 GHz); x: bulking/fallback, "
-			 "no unit\n", tpc, rc->cal->timer_hz / 1e9);
+			 "no unit\n", x->tpc, rc->cal->timer_hz / 1e9);
 	fprintf(rc->out, "  here: this_cpu_cmpxchg_double at its cost in context, (fallback - its "
 			 "plain-commit twin) / commits per object, per pass and bulk size (median %.1f "
 			 "core cycles; not its isolated chained latency, %.1f); the IRQ analogs at their "
@@ -909,28 +908,26 @@ static void print_whatif(const struct bulk_score *x)
 		double mx = ratio_median(r->pass[BULK_POSTED], r->pass[BULK_FALLBACK], x->reps);
 		double wf = whatif_median(x, r, BULK_FALLBACK, -1);
 		double wp = whatif_median(x, r, BULK_POSTED, -1);
-		double wx = whatif_median(x, r, BULK_POSTED, BULK_FALLBACK);
+		double wx = whatif_median(x, r, BULK_POSTED, BULK_FALLBACK), px;
+		bool c;
 
 		snprintf(label, sizeof(label), "%zu", r->bulk);
 		pr = repro_table_row(&posted_2015, label);
+		px = pr ? pr->v[1] / pr->v[0] : 0.0;
+		c = pr && fabs(log(wx / px)) < fabs(log(mx / px));
 		fprintf(rc->out, "  %4zu |        %8.1f %7.1f  x%.2f |       %8.1f %7.1f  x%.2f", r->bulk,
 			r->med[BULK_FALLBACK], r->med[BULK_POSTED], mx, wf, wp, wx);
-		if (pr) {
-			double px = pr->v[1] / pr->v[0];
-			bool c = fabs(log(wx / px)) < fabs(log(mx / px));
-
-			fprintf(rc->out, " |         %8.0f %7.0f  x%.2f  what-if %s\n", pr->v[0], pr->v[1],
+		if (pr)
+			fprintf(rc->out, " |         %8.0f %7.0f  x%.2f  what-if %s", pr->v[0], pr->v[1],
 				px, c ? "closer" : "farther");
-			npub++;
-			closer += c;
-			if (r->bulk == 1)
-				whatif_bulk1(x, r, mx, wx, px);
-		} else {
-			fputc('\n', rc->out);
-		}
+		fputc('\n', rc->out);
+		npub += pr != NULL;
+		closer += c;
+		if (pr && r->bulk == 1)
+			whatif_bulk1(x, r, mx, wx, px, c);
 		json_array_append_new(jw, json_pack("{s:I,s:f,s:f,s:f,s:f,s:f,s:f}", "bulk",
 			(json_int_t)r->bulk, "fallback_ticks", wf, "posted_ticks", wp, "ratio", wx,
-			"measured_ratio", mx, "published_ratio", pr ? pr->v[1] / pr->v[0] : 0.0,
+			"measured_ratio", mx, "published_ratio", px,
 			"commit_in_context_cycles", commit_median(x, r)));
 	}
 	fprintf(rc->out, "  the what-if is closer to the post's bulking/fallback ratio at %zu of %zu "

@@ -617,15 +617,6 @@ static const struct {
 };
 #define PUB_ROWS ARRAY_SIZE(pub07)
 
-/* pub07's figure at row k of test, column col, of cmpxchg_local (local) or
- * cmpxchg; 0 past the test's columns. */
-static double pub_figure(size_t k, int test, unsigned local, unsigned col)
-{
-	if (test == 1)
-		return pub07[k].t1[2 * local + col];
-	return col ? 0 : pub07[k].t2[local];
-}
-
 /* A row label as the post prints it. */
 static void row_label(char *buf, size_t len, int test, uint64_t size)
 {
@@ -649,7 +640,8 @@ static const struct repro_table *published(enum slub_fastpath fp, int test, enum
 	for (size_t i = 0; i < PUB_ROWS; i++) {
 		row_label(lab[ti][i], sizeof(lab[ti][i]), test, pub07[i].size);
 		rows[ti][l][i] = (struct repro_row){ lab[ti][i],
-			{ pub_figure(i, test, l, 0), pub_figure(i, test, l, 1) },
+			{ test == 1 ? pub07[i].t1[2 * l] : pub07[i].t2[l],
+			  test == 1 ? pub07[i].t1[2 * l + 1] : 0 },
 			pub07[i].size > SLUB_2007_MAX_SIZE ? PAGE_ALLOC_NOTE : NULL };
 	}
 	t[ti][l] = (struct repro_table){ .source = PUB_SOURCE, .machine = PUB_MACHINE,
@@ -725,6 +717,7 @@ double slub_pub_saving(int test, unsigned col, const uint64_t *sizes, size_t nsi
 		       double *b, const char **label)
 {
 	const struct repro_table *t = published(SLUB_FP_2007, test, SLUB_LOCAL);
+	const struct repro_table *tc = published(SLUB_FP_2007, test, SLUB_LOCKED);
 	size_t r[MAX_SIZES], n = 0, m;
 
 	*a = *b = NAN;
@@ -738,7 +731,7 @@ double slub_pub_saving(int test, unsigned col, const uint64_t *sizes, size_t nsi
 	if (!n)
 		return NAN;
 	/* sort the rows by their difference; the lower median is a row's own */
-#define SAVING(j) (pub_figure(r[j], test, 0, col) - pub_figure(r[j], test, 1, col))
+#define SAVING(j) (tc->rows[r[j]].v[col] - t->rows[r[j]].v[col])
 	for (size_t i = 1; i < n; i++)
 		for (size_t j = i; j > 0 && SAVING(j) < SAVING(j - 1); j--) {
 			m = r[j];
@@ -747,8 +740,8 @@ double slub_pub_saving(int test, unsigned col, const uint64_t *sizes, size_t nsi
 		}
 #undef SAVING
 	m = r[(n - 1) / 2];
-	*a = pub_figure(m, test, 1, col);
-	*b = pub_figure(m, test, 0, col);
+	*a = t->rows[m].v[col];
+	*b = tc->rows[m].v[col];
 	*label = t->rows[m].label;
 	return *b - *a;
 }

@@ -1017,9 +1017,8 @@ static int run_spread(struct bulk_score *x)
 	ret = bulk_cache_create(&x->c, x->size, (nslabs + 2) * (1u << 15) / x->size + MAX_BULK);
 	if (!ret && !(x->pool = malloc(nslabs * x->c->s.objs * sizeof(void *))))
 		ret = -ENOMEM;
-	for (size_t k = 0; !ret && k < nslabs * x->c->s.objs; k++)
-		if (!(x->pool[k] = cache_alloc(x->c, COMMIT_PERCPU)))
-			ret = -ENOMEM;
+	if (!ret)
+		ret = bulk_alloc(x->c, BULK_FALLBACK, nslabs * x->c->s.objs, x->pool);
 	if (ret < 0)
 		goto out;
 	fprintf(rc->out, "\nThe reviewer's case (Joonsoo Kim): every object of a bulk from a different "

@@ -69,7 +69,6 @@ static const char *const slub_insn[SLUB_FP__COUNT][SLUB__COUNT] = {
 		[SLUB_THIS_CPU] = ARCH_INSN_PERCPU_CMPXCHG128,
 		[SLUB_RSEQ] = RSEQ_INSN,
 		[SLUB_IRQOFF] = "flags read + thread-local flag, plain stores of freelist and tid",
-		[SLUB_LOCKED_BARRIER] = "2007 fast path only",
 	},
 	[SLUB_FP_2007] = {
 		[SLUB_LOCKED] = ARCH_INSN_CMPXCHG "; kfree: smp_rmb() " ARCH_INSN_SMP_RMB

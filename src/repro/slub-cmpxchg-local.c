@@ -830,30 +830,6 @@ static int measure(struct slub_run *r, enum slub_fastpath fp, int test, const en
 	return 0;
 }
 
-/* The measured table of variant v (labels in lab[]) and its JSON: per size
- * the median over the passes. */
-static void tabulate(struct slub_run *r, int test, enum slub_variant v, struct repro_row *rows,
-		     char (*lab)[32], json_t *jvar)
-{
-	for (size_t si = 0; si < r->nsizes; si++) {
-		char key[32];
-
-		row_label(lab[si], sizeof(lab[si]), test, r->sizes[si]);
-		rows[si] = (struct repro_row){ .label = lab[si], .v = { NAN, NAN, NAN, NAN } };
-		if (r->sizes[si] > SLUB_2007_MAX_SIZE)
-			rows[si].note = "page allocator in 2007; SLUB fast path here";
-		for (unsigned col = 0; col < (test == 1 ? 2u : 1u); col++)
-			rows[si].v[col] = cycles(r, stats_median(&TICKS(r, v, col, si, 0), r->reps));
-		snprintf(key, sizeof(key), "%s%llu", test == 1 ? "repeat_" : "pair_",
-			 (unsigned long long)r->sizes[si]);
-		if (test == 1)
-			json_object_set_new(jvar, key, json_pack("{s:o,s:o}", "kmalloc",
-					    summary_json(r, v, 0, si), "kfree", summary_json(r, v, 1, si)));
-		else
-			json_object_set_new(jvar, key, summary_json(r, v, 0, si));
-	}
-}
-
 /* Pass k's figure of variant v in column col: the median over the sizes on
  * the 2007 fast path (<= SLUB_2007_MAX_SIZE) of its cycles per op. */
 static double pass_figure(struct slub_run *r, enum slub_variant v, unsigned col, size_t k)
@@ -966,19 +942,34 @@ static bool listed(const struct experiment *e, enum slub_variant v)
 	return config_list_has(e, SEC, "variants", slub_variant_names[v == SLUB_LOCKED_BARRIER ? SLUB_LOCKED : v]);
 }
 
-/* Variant v's measured table beside the post's (or beside none). */
+/* Variant v's measured table, per size the median over the passes, beside
+ * the post's (or beside none), and its JSON. */
 static int print_variant(struct slub_run *r, enum slub_fastpath fp, int test, enum slub_variant v,
 			 const char *title)
 {
 	const struct repro_table *pub = published(fp, test, v);
-	struct repro_table meas, shown;
 	struct repro_row rows[MAX_SIZES];
+	struct repro_table shown, meas = { .title = title, .machine = r->rc->machine,
+		.unit = "core cycles", .ncols = test == 1 ? 2 : 1,
+		.cols = { test == 1 ? "kmalloc" : "kmalloc/kfree", "kfree" }, .nrows = r->nsizes,
+		.rows = rows };
 	char lab[MAX_SIZES][32], reason[128];
 
-	tabulate(r, test, v, rows, lab, r->jvar[v]);
-	meas = (struct repro_table){ .title = title, .machine = r->rc->machine, .unit = "core cycles",
-		.ncols = test == 1 ? 2 : 1, .cols = { test == 1 ? "kmalloc" : "kmalloc/kfree", "kfree" },
-		.nrows = r->nsizes, .rows = rows };
+	for (size_t si = 0; si < r->nsizes; si++) {
+		char key[32];
+
+		row_label(lab[si], sizeof(lab[si]), test, r->sizes[si]);
+		rows[si] = (struct repro_row){ .label = lab[si], .v = { NAN, NAN, NAN, NAN } };
+		if (r->sizes[si] > SLUB_2007_MAX_SIZE)
+			rows[si].note = "page allocator in 2007; SLUB fast path here";
+		for (unsigned col = 0; col < meas.ncols; col++)
+			rows[si].v[col] = cycles(r, stats_median(&TICKS(r, v, col, si, 0), r->reps));
+		snprintf(key, sizeof(key), "%s%llu", test == 1 ? "repeat_" : "pair_",
+			 (unsigned long long)r->sizes[si]);
+		json_object_set_new(r->jvar[v], key, test == 2 ? summary_json(r, v, 0, si)
+				    : json_pack("{s:o,s:o}", "kmalloc", summary_json(r, v, 0, si),
+						"kfree", summary_json(r, v, 1, si)));
+	}
 	if (pub) {
 		shown = *pub;
 	} else {

@@ -519,15 +519,8 @@ static inline void free_RSEQ(struct slab_cache *s, size_t idx, void *head, void 
 }
 #else
 /* Never called: slub_variant_unavailable_in() refuses rseq here. */
-static inline void *alloc_RSEQ(struct slab_cache *s)
-{
-	return alloc_tid_LOCAL(s);
-}
-
-static inline void free_RSEQ(struct slab_cache *s, size_t idx, void *head, void *tail, unsigned cnt)
-{
-	free_tid_LOCAL(s, idx, head, tail, cnt);
-}
+#define alloc_RSEQ alloc_tid_LOCAL
+#define free_RSEQ free_tid_LOCAL
 #endif
 
 static size_t list_len(const void *o)
@@ -1014,14 +1007,13 @@ static int run_test(struct slub_run *r, enum slub_fastpath fp, int test, json_t 
 			continue;
 		}
 		vs[nv++] = v;
+		have[v] = true;
 	}
 	if (!nv)
 		return 0;
 	ret = measure(r, fp, test, vs, nv);
-	for (size_t j = 0; j < nv && ret == 0; j++) {
+	for (size_t j = 0; j < nv && ret == 0; j++)
 		ret = print_variant(r, fp, test, vs[j], title[vs[j]]);
-		have[vs[j]] = true;
-	}
 	if (ret == 0)
 		conclude(r, fp, test, have);
 	fflush(out);

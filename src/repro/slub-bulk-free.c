@@ -796,14 +796,13 @@ static int run_main(struct bulk_score *x)
 			    "| previous (1-6/7) | later: detached | fallback, plain commit (twin)\n");
 	for (size_t i = 0; i < x->nb && !ret; i++) {
 		struct bulk_run *r = &x->res[i];
-		size_t rounds = (x->objects + x->bulks[i] - 1) / x->bulks[i];
 		double tk;
 
 		x->bulk = x->bulks[i];
+		x->rounds = (x->objects + x->bulk - 1) / x->bulk;
 		/* warm: slabs in use, the CPU slab set */
 		for (int a = 0; a < BULK__COUNT && !ret; a++)
-			ret = time_rounds(x->c, (enum bulk_algo)a, x->p, x->bulk, rounds / 8 + 1, 0, &tk);
-		x->rounds = rounds;
+			ret = time_rounds(x->c, (enum bulk_algo)a, x->p, x->bulk, x->rounds / 8 + 1, 0, &tk);
 		if (!ret)
 			ret = run_passes(x, algos, BULK__COUNT, r);
 		if (ret < 0)

@@ -3,15 +3,12 @@
  * (docs/reproductions.md, section 3).
  *
  * SLUB as it was in v4.1/4.2, in user space, for one thread, on the slab
- * layer of repro/slub-cmpxchg-local.c (aligned slabs, each with a
- * {freelist, counters} pair changed by a locked cmpxchg16b, a partial list
- * under a spinlock; left out: per-CPU partial lists, NUMA nodes, debugging,
- * giving empty slabs back): the CPU's {freelist, tid} pair and its slab in
- * TLS, committed by an unlocked `cmpxchg16b %fs:` (this_cpu_cmpxchg_double).
- * The posted bulk algorithms work on that pair directly with interrupts off.
- *
- * The algorithms timed (per round: allocate `bulk` objects, free them):
- * enum bulk_algo (repro.h), each described at its function.
+ * layer of repro/slub-cmpxchg-local.c (what it leaves out: deviations[]):
+ * the CPU's {freelist, tid} pair and its slab in TLS, committed by an
+ * unlocked `cmpxchg16b %fs:` (this_cpu_cmpxchg_double). The bulk algorithms
+ * (enum bulk_algo, repro.h, each described at its function) work on that
+ * pair directly with interrupts off; a round allocates `bulk` objects and
+ * frees them.
  * User space cannot run cli/sti: the IRQ-toggle analog is a store to a
  * thread-local "IRQs off" byte and a compiler barrier for each, the
  * semantics of local_irq_disable/enable for the model's one thread; its cost

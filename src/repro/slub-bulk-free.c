@@ -3,19 +3,12 @@
  * (docs/reproductions.md, section 3).
  *
  * SLUB as it was in v4.1/4.2, in user space, for one thread, on the slab
- * layer of repro/slub-cmpxchg-local.c (aligned slabs, each with a
- * {freelist, counters} pair changed by a locked cmpxchg16b, a partial list
- * under a spinlock; left out: per-CPU partial lists, NUMA nodes, debugging,
- * giving empty slabs back): the CPU's {freelist, tid} pair and its slab in
- * TLS, committed by an unlocked `cmpxchg16b %fs:` (this_cpu_cmpxchg_double).
- * The posted bulk algorithms work on that pair directly with interrupts off.
- *
- * The algorithms timed (per round: allocate `bulk` objects, free them) are
- * enum bulk_algo's (repro.h), each described at its function: fallback
- * (the generic __kmem_cache_{alloc,free}_bulk, one by one), previous,
- * posted, detached (v4.3, a named variant only) and fallback_twin (the
- * fallback with a plain commit: fallback minus twin is the commit's cost in
- * context, which the what-if replaces by the kernel's).
+ * layer of repro/slub-cmpxchg-local.c (what it leaves out: deviations[]):
+ * the CPU's {freelist, tid} pair and its slab in TLS, committed by an
+ * unlocked `cmpxchg16b %fs:` (this_cpu_cmpxchg_double). The bulk algorithms
+ * (enum bulk_algo, repro.h, each described at its function) work on that
+ * pair directly with interrupts off; a round allocates `bulk` objects and
+ * frees them.
  * User space cannot run cli/sti: the IRQ-toggle analog is a store to a
  * thread-local "IRQs off" byte and a compiler barrier for each, the
  * semantics of local_irq_disable/enable for the model's one thread; its cost
@@ -431,7 +424,16 @@ static __attribute__((noinline)) int time_rounds(struct bulk_cache *c, enum bulk
 	return ret;
 }
 
-struct bulk_run;
+/* Per bulk size: ticks per object of each algorithm in each pass (a pass
+ * runs every algorithm once, in alternating order), the pass's CPU share
+ * (the least of its loops'), the medians, and the priced ops per object. */
+struct bulk_run {
+	size_t bulk;
+	double pass[BULK__COUNT][JUDGE_MAX_EPOCHS];
+	double share[JUDGE_MAX_EPOCHS];
+	double med[BULK__COUNT];
+	struct bulk_ops ops[BULK__COUNT];
+};
 
 /* One scoring: the experiment's keys, the model's priced ops (core cycles
  * per op), ticks per core cycle, the main table per bulk size, and what
@@ -520,17 +522,6 @@ static int time_spread(struct bulk_score *x, enum bulk_algo a, double *ticks)
 /* A loop during which the thread was preempted measured something else:
  * take it again, up to this many times. */
 #define MAX_REDO 8
-
-/* Per bulk size: ticks per object of each algorithm in each pass (a pass
- * runs every algorithm once, in alternating order), the pass's CPU share
- * (the least of its loops'), the medians, and the priced ops per object. */
-struct bulk_run {
-	size_t bulk;
-	double pass[BULK__COUNT][JUDGE_MAX_EPOCHS];
-	double share[JUDGE_MAX_EPOCHS];
-	double med[BULK__COUNT];
-	struct bulk_ops ops[BULK__COUNT];
-};
 
 /* One loop of algorithm a, taken again while preempted; ticks per object,
  * the loop's CPU share and its ops per object. */
@@ -764,19 +755,19 @@ static json_t *ops_json(const struct bulk_ops *o)
 
 static void json_main_row(const struct bulk_score *x, json_t *arr, const struct bulk_run *r)
 {
+	static const char *const what[] = { "ticks", "passes", "ops_per_object", "whatif_ticks" };
 	json_t *j = json_pack("{s:I}", "bulk", (json_int_t)r->bulk);
 
 	for (int a = 0; a < BULK__COUNT; a++) {
-		char key[40];
+		json_t *v[] = { json_real(r->med[a]), repro_doubles_json(r->pass[a], x->reps),
+				ops_json(&r->ops[a]), json_real(whatif_median(x, r, a, -1)) };
 
-		snprintf(key, sizeof(key), "%s_ticks", bulk_algo_names[a]);
-		json_object_set_new(j, key, json_real(r->med[a]));
-		snprintf(key, sizeof(key), "%s_passes", bulk_algo_names[a]);
-		json_object_set_new(j, key, repro_doubles_json(r->pass[a], x->reps));
-		snprintf(key, sizeof(key), "%s_ops_per_object", bulk_algo_names[a]);
-		json_object_set_new(j, key, ops_json(&r->ops[a]));
-		snprintf(key, sizeof(key), "%s_whatif_ticks", bulk_algo_names[a]);
-		json_object_set_new(j, key, json_real(whatif_median(x, r, a, -1)));
+		for (size_t i = 0; i < ARRAY_SIZE(what); i++) {
+			char key[40];
+
+			snprintf(key, sizeof(key), "%s_%s", bulk_algo_names[a], what[i]);
+			json_object_set_new(j, key, v[i]);
+		}
 	}
 	json_object_set_new(j, "commit_in_context_cycles", json_real(commit_median(x, r)));
 	json_object_set_new(j, "pass_cpu_share", repro_doubles_json(r->share, x->reps));
@@ -802,14 +793,13 @@ static int run_main(struct bulk_score *x)
 			    "| previous (1-6/7) | later: detached | fallback, plain commit (twin)\n");
 	for (size_t i = 0; i < x->nb && !ret; i++) {
 		struct bulk_run *r = &x->res[i];
-		size_t rounds = (x->objects + x->bulks[i] - 1) / x->bulks[i];
 		double tk;
 
 		x->bulk = x->bulks[i];
+		x->rounds = (x->objects + x->bulk - 1) / x->bulk;
 		/* warm: slabs in use, the CPU slab set */
 		for (int a = 0; a < BULK__COUNT && !ret; a++)
-			ret = time_rounds(x->c, (enum bulk_algo)a, x->p, x->bulk, rounds / 8 + 1, 0, &tk);
-		x->rounds = rounds;
+			ret = time_rounds(x->c, (enum bulk_algo)a, x->p, x->bulk, x->rounds / 8 + 1, 0, &tk);
 		if (!ret)
 			ret = run_passes(x, algos, BULK__COUNT, r);
 		if (ret < 0)
@@ -834,29 +824,22 @@ static int print_beside(const struct bulk_score *x, const struct repro_table *pu
 			enum bulk_algo a, enum bulk_algo b, bool only_pub)
 {
 	const struct bulk_run *res = x->res;
-	struct repro_row *rows = calloc(x->nb, sizeof(*rows));
-	char (*labels)[16] = calloc(x->nb, 16), unit[96];
+	struct repro_row rows[MAX_BULK_SIZES];
+	char labels[MAX_BULK_SIZES][16], unit[96];
 	struct repro_table m = {
 		.title = pub->title, .machine = x->rc->machine ? x->rc->machine : "this machine",
 		.unit = unit, .ncols = 2, .cols = { pub->cols[0], pub->cols[1] }, .rows = rows,
 	};
-	int ret = -ENOMEM;
 
-	if (!rows || !labels)
-		goto out;
 	for (size_t i = 0; i < x->nb; i++) {
-		snprintf(labels[i], 16, "%zu", res[i].bulk);
+		snprintf(labels[i], sizeof(labels[i]), "%zu", res[i].bulk);
 		if (!only_pub || repro_table_row(pub, labels[i]))
 			rows[m.nrows++] = (struct repro_row){ labels[i],
 				{ res[i].med[a], res[i].med[b] }, NULL };
 	}
 	snprintf(unit, sizeof(unit), "timer ticks per object (TSC %.2f GHz)",
 		 x->rc->cal->timer_hz / 1e9);
-	ret = repro_print_beside(x->rc->out, pub, &m);
-out:
-	free(rows);
-	free(labels);
-	return ret;
+	return repro_print_beside(x->rc->out, pub, &m);
 }
 
 /* The bulk-1 comparison, and the check of the what-if: the commit's cost in
@@ -865,7 +848,7 @@ out:
  * (in context the commits overlap other work: over 100% it would leave the
  * what-if's fallback too low). */
 static void whatif_bulk1(const struct bulk_score *x, const struct bulk_run *r, double mx,
-			 double wx, double px)
+			 double wx, double px, bool closer)
 {
 	double n = r->ops[BULK_FALLBACK].cpu_cmpxchg, fb = r->med[BULK_FALLBACK];
 	double ctx = commit_median(x, r), tpc = x->tpc;
@@ -877,7 +860,7 @@ static void whatif_bulk1(const struct bulk_score *x, const struct bulk_run *r, d
 		     "%.1f of the fallback's %.1f timer ticks per object, %.0f%%); isolated, chained: "
 		     "%.1f core cycles (%.0f%%); at the kernel's %.0f the what-if %s %.1f ticks per "
 		     "object\n", mx, wx, px,
-		fabs(log(wx / px)) < fabs(log(mx / px)) ? "closer to" : "farther from", ctx, n,
+		closer ? "closer to" : "farther from", ctx, n,
 		n * ctx * tpc, fb, 100 * n * ctx * tpc / fb, model->cpu_cmpxchg,
 		100 * n * model->cpu_cmpxchg * tpc / fb, bulk_kernel_cost.cpu_cmpxchg,
 		bulk_kernel_cost.cpu_cmpxchg >= ctx ? "adds" : "takes off",
@@ -899,7 +882,6 @@ static double commit_summary(const struct bulk_score *x)
 static void print_whatif(const struct bulk_score *x)
 {
 	struct repro_ctx *rc = x->rc;
-	double tpc = x->tpc;
 	size_t npub = 0, closer = 0;
 	json_t *jw = json_array();
 
@@ -908,7 +890,7 @@ static void print_whatif(const struct bulk_score *x)
 			 "at the kernel's cost instead of the model's:\n  ticks + ops per object x "
 			 "(kernel - here) core cycles x %.3f ticks per core cycle\n  unit: timer ticks per "
 			 "object (TSC %.2f GHz here; the post's: its TSC, 3.94 GHz); x: bulking/fallback, "
-			 "no unit\n", tpc, rc->cal->timer_hz / 1e9);
+			 "no unit\n", x->tpc, rc->cal->timer_hz / 1e9);
 	fprintf(rc->out, "  here: this_cpu_cmpxchg_double at its cost in context, (fallback - its "
 			 "plain-commit twin) / commits per object, per pass and bulk size (median %.1f "
 			 "core cycles; not its isolated chained latency, %.1f); the IRQ analogs at their "
@@ -922,28 +904,26 @@ static void print_whatif(const struct bulk_score *x)
 		double mx = ratio_median(r->pass[BULK_POSTED], r->pass[BULK_FALLBACK], x->reps);
 		double wf = whatif_median(x, r, BULK_FALLBACK, -1);
 		double wp = whatif_median(x, r, BULK_POSTED, -1);
-		double wx = whatif_median(x, r, BULK_POSTED, BULK_FALLBACK);
+		double wx = whatif_median(x, r, BULK_POSTED, BULK_FALLBACK), px;
+		bool c;
 
 		snprintf(label, sizeof(label), "%zu", r->bulk);
 		pr = repro_table_row(&posted_2015, label);
+		px = pr ? pr->v[1] / pr->v[0] : 0.0;
+		c = pr && fabs(log(wx / px)) < fabs(log(mx / px));
 		fprintf(rc->out, "  %4zu |        %8.1f %7.1f  x%.2f |       %8.1f %7.1f  x%.2f", r->bulk,
 			r->med[BULK_FALLBACK], r->med[BULK_POSTED], mx, wf, wp, wx);
-		if (pr) {
-			double px = pr->v[1] / pr->v[0];
-			bool c = fabs(log(wx / px)) < fabs(log(mx / px));
-
-			fprintf(rc->out, " |         %8.0f %7.0f  x%.2f  what-if %s\n", pr->v[0], pr->v[1],
+		if (pr)
+			fprintf(rc->out, " |         %8.0f %7.0f  x%.2f  what-if %s", pr->v[0], pr->v[1],
 				px, c ? "closer" : "farther");
-			npub++;
-			closer += c;
-			if (r->bulk == 1)
-				whatif_bulk1(x, r, mx, wx, px);
-		} else {
-			fputc('\n', rc->out);
-		}
+		fputc('\n', rc->out);
+		npub += pr != NULL;
+		closer += c;
+		if (pr && r->bulk == 1)
+			whatif_bulk1(x, r, mx, wx, px, c);
 		json_array_append_new(jw, json_pack("{s:I,s:f,s:f,s:f,s:f,s:f,s:f}", "bulk",
 			(json_int_t)r->bulk, "fallback_ticks", wf, "posted_ticks", wp, "ratio", wx,
-			"measured_ratio", mx, "published_ratio", pr ? pr->v[1] / pr->v[0] : 0.0,
+			"measured_ratio", mx, "published_ratio", px,
 			"commit_in_context_cycles", commit_median(x, r)));
 	}
 	fprintf(rc->out, "  the what-if is closer to the post's bulking/fallback ratio at %zu of %zu "
@@ -1024,19 +1004,17 @@ static int run_spread(struct bulk_score *x)
 	static const enum bulk_algo algos[] = { BULK_FALLBACK, BULK_POSTED, BULK_DETACHED };
 	struct repro_ctx *rc = x->rc;
 	size_t nslabs = x->spread;
-	struct bulk_run *r = calloc(1, sizeof(*r));
+	struct bulk_run run = { 0 }, *r = &run;
 	json_t *jspread = json_array();
 	int ret;
 
 	json_object_set_new(rc->json, "spread", jspread);
 	x->redone = 0;
-	ret = r ? bulk_cache_create(&x->c, x->size, (nslabs + 2) * (1u << 15) / x->size + MAX_BULK)
-		: -ENOMEM;
+	ret = bulk_cache_create(&x->c, x->size, (nslabs + 2) * (1u << 15) / x->size + MAX_BULK);
 	if (!ret && !(x->pool = malloc(nslabs * x->c->s.objs * sizeof(void *))))
 		ret = -ENOMEM;
-	for (size_t k = 0; !ret && k < nslabs * x->c->s.objs; k++)
-		if (!(x->pool[k] = cache_alloc(x->c, COMMIT_PERCPU)))
-			ret = -ENOMEM;
+	if (!ret)
+		ret = bulk_alloc(x->c, BULK_FALLBACK, nslabs * x->c->s.objs, x->pool);
 	if (ret < 0)
 		goto out;
 	fprintf(rc->out, "\nThe reviewer's case (Joonsoo Kim): every object of a bulk from a different "
@@ -1073,7 +1051,6 @@ static int run_spread(struct bulk_score *x)
 out:
 	free(x->pool);
 	bulk_cache_destroy(x->c);
-	free(r);
 	return ret;
 }
 

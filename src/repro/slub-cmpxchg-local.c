@@ -7,19 +7,11 @@
  * keeps one per CPU, shared by the threads on it); slabs aligned to their size
  * so that the slab of an object is an address mask; frees of objects of
  * another slab go to that slab's own {freelist, counters} pair with a LOCKED
- * cmpxchg128 (remote free, __slab_free). Two fast paths:
- *   2007 (SLUB_FP_2007, what the post measured): alloc = read freelist,
- *     stop if empty, cmpxchg(&c->freelist, obj, obj->next); free = read
- *     freelist, order (smp_rmb() or barrier(): see SLUB07_FASTPATHS), check
- *     the slab, obj->next = freelist, cmpxchg(&c->freelist, freelist, obj).
- *     One 8-byte word, no tid; cmpxchg_local runs in a preempt_disable
- *     analog; cmpxchg+barrier isolates the fence's share of the saving.
- *   2011 (SLUB_FP_TID, the kernel since 2011): read tid, barrier, read
- *     freelist and next, cmpxchg128 {obj, tid} -> {next, tid + SLUB_TID_STEP}.
- * The variants differ only in the commit: both fast paths come from one
- * template (SLUB_FASTPATH, repro.h), the differences its parameters. The slab
- * layer (slab_alloc_slow, slab_free_slow and what they call) also serves the
- * 2015 bulk model (repro/slub-bulk-free.c).
+ * cmpxchg128 (remote free, __slab_free). Two fast paths, the 2007 one the
+ * post measured and the kernel's since 2011 (enum slub_fastpath): every
+ * variant of both comes from one template (SLUB_FASTPATH, repro.h) and
+ * differs only in its commit. The slab layer (slab_alloc_slow, slab_free_slow
+ * and what they call) also serves the 2015 bulk model (repro/slub-bulk-free.c).
  */
 #include "repro/repro.h"
 
@@ -77,7 +69,6 @@ static const char *const slub_insn[SLUB_FP__COUNT][SLUB__COUNT] = {
 		[SLUB_THIS_CPU] = ARCH_INSN_PERCPU_CMPXCHG128,
 		[SLUB_RSEQ] = RSEQ_INSN,
 		[SLUB_IRQOFF] = "flags read + thread-local flag, plain stores of freelist and tid",
-		[SLUB_LOCKED_BARRIER] = "2007 fast path only",
 	},
 	[SLUB_FP_2007] = {
 		[SLUB_LOCKED] = ARCH_INSN_CMPXCHG "; kfree: smp_rmb() " ARCH_INSN_SMP_RMB
@@ -528,15 +519,8 @@ static inline void free_RSEQ(struct slab_cache *s, size_t idx, void *head, void 
 }
 #else
 /* Never called: slub_variant_unavailable_in() refuses rseq here. */
-static inline void *alloc_RSEQ(struct slab_cache *s)
-{
-	return alloc_tid_LOCAL(s);
-}
-
-static inline void free_RSEQ(struct slab_cache *s, size_t idx, void *head, void *tail, unsigned cnt)
-{
-	free_tid_LOCAL(s, idx, head, tail, cnt);
-}
+#define alloc_RSEQ alloc_tid_LOCAL
+#define free_RSEQ free_tid_LOCAL
 #endif
 
 static size_t list_len(const void *o)
@@ -625,15 +609,6 @@ static const struct {
 };
 #define PUB_ROWS ARRAY_SIZE(pub07)
 
-/* pub07's figure at row k of test, column col, of cmpxchg_local (local) or
- * cmpxchg; 0 past the test's columns. */
-static double pub_figure(size_t k, int test, unsigned local, unsigned col)
-{
-	if (test == 1)
-		return pub07[k].t1[2 * local + col];
-	return col ? 0 : pub07[k].t2[local];
-}
-
 /* A row label as the post prints it. */
 static void row_label(char *buf, size_t len, int test, uint64_t size)
 {
@@ -657,7 +632,8 @@ static const struct repro_table *published(enum slub_fastpath fp, int test, enum
 	for (size_t i = 0; i < PUB_ROWS; i++) {
 		row_label(lab[ti][i], sizeof(lab[ti][i]), test, pub07[i].size);
 		rows[ti][l][i] = (struct repro_row){ lab[ti][i],
-			{ pub_figure(i, test, l, 0), pub_figure(i, test, l, 1) },
+			{ test == 1 ? pub07[i].t1[2 * l] : pub07[i].t2[l],
+			  test == 1 ? pub07[i].t1[2 * l + 1] : 0 },
 			pub07[i].size > SLUB_2007_MAX_SIZE ? PAGE_ALLOC_NOTE : NULL };
 	}
 	t[ti][l] = (struct repro_table){ .source = PUB_SOURCE, .machine = PUB_MACHINE,
@@ -705,22 +681,18 @@ SLUB_FORMS(SLUB_TIMERS)
 /* Every form of each fast path: its timed loops, and its alloc and free for
  * slab_alloc/slab_free (cmpxchg+barrier, 2007 only, serves both rows). */
 #define FORM(NAME) { time_repeat_##NAME, time_pair_##NAME, alloc_##NAME, free_##NAME }
+#define FORMS(FP) {									\
+	[SLUB_LOCKED] = FORM(FP##_LOCKED), [SLUB_LOCAL] = FORM(FP##_LOCAL),			\
+	[SLUB_THIS_CPU] = FORM(FP##_THIS_CPU), [SLUB_RSEQ] = FORM(RSEQ),			\
+	[SLUB_IRQOFF] = FORM(FP##_IRQOFF), [SLUB_LOCKED_BARRIER] = FORM(y07_LOCKED_BARRIER),	\
+}
 static const struct {
 	void (*repeat)(struct slab_cache *s, void **obj, size_t n, double *ta, double *tf);
 	double (*pair)(struct slab_cache *s, size_t n);
 	void *(*alloc)(struct slab_cache *s);
 	void (*free)(struct slab_cache *s, size_t idx, void *head, void *tail, unsigned cnt);
 } forms[SLUB_FP__COUNT][SLUB__COUNT] = {
-	[SLUB_FP_TID] = {
-		[SLUB_LOCKED] = FORM(tid_LOCKED), [SLUB_LOCAL] = FORM(tid_LOCAL),
-		[SLUB_THIS_CPU] = FORM(tid_THIS_CPU), [SLUB_RSEQ] = FORM(RSEQ),
-		[SLUB_IRQOFF] = FORM(tid_IRQOFF), [SLUB_LOCKED_BARRIER] = FORM(y07_LOCKED_BARRIER),
-	},
-	[SLUB_FP_2007] = {
-		[SLUB_LOCKED] = FORM(y07_LOCKED), [SLUB_LOCAL] = FORM(y07_LOCAL),
-		[SLUB_THIS_CPU] = FORM(y07_THIS_CPU), [SLUB_RSEQ] = FORM(RSEQ),
-		[SLUB_IRQOFF] = FORM(y07_IRQOFF), [SLUB_LOCKED_BARRIER] = FORM(y07_LOCKED_BARRIER),
-	},
+	[SLUB_FP_TID] = FORMS(tid), [SLUB_FP_2007] = FORMS(y07),
 };
 
 void *slab_alloc(struct slab_cache *s, enum slub_variant v)
@@ -737,6 +709,7 @@ double slub_pub_saving(int test, unsigned col, const uint64_t *sizes, size_t nsi
 		       double *b, const char **label)
 {
 	const struct repro_table *t = published(SLUB_FP_2007, test, SLUB_LOCAL);
+	const struct repro_table *tc = published(SLUB_FP_2007, test, SLUB_LOCKED);
 	size_t r[MAX_SIZES], n = 0, m;
 
 	*a = *b = NAN;
@@ -750,7 +723,7 @@ double slub_pub_saving(int test, unsigned col, const uint64_t *sizes, size_t nsi
 	if (!n)
 		return NAN;
 	/* sort the rows by their difference; the lower median is a row's own */
-#define SAVING(j) (pub_figure(r[j], test, 0, col) - pub_figure(r[j], test, 1, col))
+#define SAVING(j) (tc->rows[r[j]].v[col] - t->rows[r[j]].v[col])
 	for (size_t i = 1; i < n; i++)
 		for (size_t j = i; j > 0 && SAVING(j) < SAVING(j - 1); j--) {
 			m = r[j];
@@ -759,45 +732,45 @@ double slub_pub_saving(int test, unsigned col, const uint64_t *sizes, size_t nsi
 		}
 #undef SAVING
 	m = r[(n - 1) / 2];
-	*a = pub_figure(m, test, 1, col);
-	*b = pub_figure(m, test, 0, col);
+	*a = t->rows[m].v[col];
+	*b = tc->rows[m].v[col];
 	*label = t->rows[m].label;
 	return *b - *a;
 }
 
 /* Ticks of every timed loop: [variant][column][size][pass], and each
- * pass's CPU share. */
+ * pass's CPU share (passes <= JUDGE_MAX_EPOCHS: the schema's bound). */
 struct slub_run {
 	struct repro_ctx *rc;
 	const uint64_t *sizes;
 	size_t nsizes, n, reps;
 	void **obj;
-	double *ticks, *share;
+	double *ticks, share[JUDGE_MAX_EPOCHS];
 	json_t *jvar[SLUB__COUNT];	/* the fast path's per variant, made when first listed */
 };
 #define TICKS(r, v, col, si, k) \
 	((r)->ticks[(((size_t)(v) * 2 + (col)) * (r)->nsizes + (si)) * (r)->reps + (k)])
 
+/* Core cycles per op of a timed loop of r->n ops that took ticks. */
+static double cycles(const struct slub_run *r, double ticks)
+{
+	return repro_cycles_per_op(ticks, r->rc->cal->overhead_median, (double)r->n,
+				   r->rc->cal->ticks_per_cycle);
+}
+
 /* Summary over the passes of variant v's figure in column col at size si,
  * and its value in each (cycles). */
 static json_t *summary_json(const struct slub_run *r, enum slub_variant v, unsigned col, size_t si)
 {
-	const struct calibration *cal = r->rc->cal;
-	double *c = malloc(r->reps * sizeof(double));
+	double c[JUDGE_MAX_EPOCHS];
 	struct summary sm;
-	json_t *j;
 
-	if (!c)
-		return json_null();
 	for (size_t k = 0; k < r->reps; k++)
-		c[k] = repro_cycles_per_op(TICKS(r, v, col, si, k), cal->overhead_median, (double)r->n,
-					   cal->ticks_per_cycle);
+		c[k] = cycles(r, TICKS(r, v, col, si, k));
 	stats_summarize(c, r->reps, &sm);
-	j = json_pack("{s:f,s:f,s:f,s:f,s:f,s:I,s:o}", "median_cycles", sm.median, "min_cycles", sm.min,
-		      "ci_lo", sm.ci_lo, "ci_hi", sm.ci_hi, "mean_cycles", sm.mean, "n",
-		      (json_int_t)r->reps, "passes", repro_doubles_json(c, r->reps));
-	free(c);
-	return j;
+	return json_pack("{s:f,s:f,s:f,s:f,s:f,s:I,s:o}", "median_cycles", sm.median, "min_cycles",
+			 sm.min, "ci_lo", sm.ci_lo, "ci_hi", sm.ci_hi, "mean_cycles", sm.mean, "n",
+			 (json_int_t)r->reps, "passes", repro_doubles_json(c, r->reps));
 }
 
 /* One timed loop (two for test 1) of variant v, size si, pass k, on a fresh
@@ -850,46 +823,16 @@ static int measure(struct slub_run *r, enum slub_fastpath fp, int test, const en
 	return 0;
 }
 
-/* The measured table of variant v (labels in lab[]) and its JSON: per size
- * the median over the passes. */
-static void tabulate(struct slub_run *r, int test, enum slub_variant v, struct repro_row *rows,
-		     char (*lab)[32], json_t *jvar)
-{
-	const struct calibration *cal = r->rc->cal;
-
-	for (size_t si = 0; si < r->nsizes; si++) {
-		char key[32];
-
-		row_label(lab[si], sizeof(lab[si]), test, r->sizes[si]);
-		rows[si] = (struct repro_row){ .label = lab[si], .v = { NAN, NAN, NAN, NAN } };
-		if (r->sizes[si] > SLUB_2007_MAX_SIZE)
-			rows[si].note = "page allocator in 2007; SLUB fast path here";
-		for (unsigned col = 0; col < (test == 1 ? 2u : 1u); col++)
-			rows[si].v[col] = repro_cycles_per_op(stats_median(&TICKS(r, v, col, si, 0), r->reps),
-							      cal->overhead_median, (double)r->n,
-							      cal->ticks_per_cycle);
-		snprintf(key, sizeof(key), "%s%llu", test == 1 ? "repeat_" : "pair_",
-			 (unsigned long long)r->sizes[si]);
-		if (test == 1)
-			json_object_set_new(jvar, key, json_pack("{s:o,s:o}", "kmalloc",
-					    summary_json(r, v, 0, si), "kfree", summary_json(r, v, 1, si)));
-		else
-			json_object_set_new(jvar, key, summary_json(r, v, 0, si));
-	}
-}
-
 /* Pass k's figure of variant v in column col: the median over the sizes on
  * the 2007 fast path (<= SLUB_2007_MAX_SIZE) of its cycles per op. */
 static double pass_figure(struct slub_run *r, enum slub_variant v, unsigned col, size_t k)
 {
-	const struct calibration *cal = r->rc->cal;
 	double c[MAX_SIZES];
 	size_t n = 0;
 
 	for (size_t si = 0; si < r->nsizes; si++)
 		if (r->sizes[si] <= SLUB_2007_MAX_SIZE)
-			c[n++] = repro_cycles_per_op(TICKS(r, v, col, si, k), cal->overhead_median,
-						     (double)r->n, cal->ticks_per_cycle);
+			c[n++] = cycles(r, TICKS(r, v, col, si, k));
 	return n ? stats_median(c, n) : NAN;
 }
 
@@ -927,11 +870,10 @@ static void conclude_one(struct slub_run *r, enum slub_fastpath fp, int test, un
 	};
 	unsigned wi = test == 1 ? col : 2;
 	double ea[JUDGE_MAX_EPOCHS], eb[JUDGE_MAX_EPOCHS];
-	size_t n = r->reps < JUDGE_MAX_EPOCHS ? r->reps : JUDGE_MAX_EPOCHS;
 	char w[160];
 	struct repro_claim c = {
 		.what = w, .a = claim_name(fp, cl->a), .b = claim_name(fp, cl->b), .unit = "cycles",
-		.ea = ea, .eb = eb, .n = n, .share = r->share, .pub_unit = "cycles",
+		.ea = ea, .eb = eb, .n = r->reps, .share = r->share, .pub_unit = "cycles",
 		.pub_a = NAN, .pub_b = NAN, .pub_words = cl->words[wi], .pub_machine = PUB_MACHINE,
 		.per_pass = true,
 	};
@@ -941,7 +883,7 @@ static void conclude_one(struct slub_run *r, enum slub_fastpath fp, int test, un
 		 cl->part ? cl->part : "",
 		 cl->b == SLUB_LOCKED && cl->a == SLUB_LOCKED_BARRIER && wi == 0
 			 ? " (kmalloc has no fence: a control)" : "");
-	for (size_t k = 0; k < n; k++) {
+	for (size_t k = 0; k < r->reps; k++) {
 		ea[k] = pass_figure(r, cl->a, col, k);
 		eb[k] = pass_figure(r, cl->b, col, k);
 	}
@@ -993,19 +935,34 @@ static bool listed(const struct experiment *e, enum slub_variant v)
 	return config_list_has(e, SEC, "variants", slub_variant_names[v == SLUB_LOCKED_BARRIER ? SLUB_LOCKED : v]);
 }
 
-/* Variant v's measured table beside the post's (or beside none). */
+/* Variant v's measured table, per size the median over the passes, beside
+ * the post's (or beside none), and its JSON. */
 static int print_variant(struct slub_run *r, enum slub_fastpath fp, int test, enum slub_variant v,
 			 const char *title)
 {
 	const struct repro_table *pub = published(fp, test, v);
-	struct repro_table meas, shown;
 	struct repro_row rows[MAX_SIZES];
+	struct repro_table shown, meas = { .title = title, .machine = r->rc->machine,
+		.unit = "core cycles", .ncols = test == 1 ? 2 : 1,
+		.cols = { test == 1 ? "kmalloc" : "kmalloc/kfree", "kfree" }, .nrows = r->nsizes,
+		.rows = rows };
 	char lab[MAX_SIZES][32], reason[128];
 
-	tabulate(r, test, v, rows, lab, r->jvar[v]);
-	meas = (struct repro_table){ .title = title, .machine = r->rc->machine, .unit = "core cycles",
-		.ncols = test == 1 ? 2 : 1, .cols = { test == 1 ? "kmalloc" : "kmalloc/kfree", "kfree" },
-		.nrows = r->nsizes, .rows = rows };
+	for (size_t si = 0; si < r->nsizes; si++) {
+		char key[32];
+
+		row_label(lab[si], sizeof(lab[si]), test, r->sizes[si]);
+		rows[si] = (struct repro_row){ .label = lab[si], .v = { NAN, NAN, NAN, NAN } };
+		if (r->sizes[si] > SLUB_2007_MAX_SIZE)
+			rows[si].note = "page allocator in 2007; SLUB fast path here";
+		for (unsigned col = 0; col < meas.ncols; col++)
+			rows[si].v[col] = cycles(r, stats_median(&TICKS(r, v, col, si, 0), r->reps));
+		snprintf(key, sizeof(key), "%s%llu", test == 1 ? "repeat_" : "pair_",
+			 (unsigned long long)r->sizes[si]);
+		json_object_set_new(r->jvar[v], key, test == 2 ? summary_json(r, v, 0, si)
+				    : json_pack("{s:o,s:o}", "kmalloc", summary_json(r, v, 0, si),
+						"kfree", summary_json(r, v, 1, si)));
+	}
 	if (pub) {
 		shown = *pub;
 	} else {
@@ -1050,14 +1007,13 @@ static int run_test(struct slub_run *r, enum slub_fastpath fp, int test, json_t 
 			continue;
 		}
 		vs[nv++] = v;
+		have[v] = true;
 	}
 	if (!nv)
 		return 0;
 	ret = measure(r, fp, test, vs, nv);
-	for (size_t j = 0; j < nv && ret == 0; j++) {
+	for (size_t j = 0; j < nv && ret == 0; j++)
 		ret = print_variant(r, fp, test, vs[j], title[vs[j]]);
-		have[vs[j]] = true;
-	}
 	if (ret == 0)
 		conclude(r, fp, test, have);
 	fflush(out);
@@ -1084,7 +1040,6 @@ static int repro_slub_run(struct repro_ctx *rc)
 	const struct experiment *e = rc->exp;
 	uint64_t sizes[MAX_SIZES];
 	struct slub_run r = { .rc = rc, .sizes = sizes };
-	bool tests[2] = { config_list_has(e, SEC, "tests", "repeat"), config_list_has(e, SEC, "tests", "pair") };
 	json_t *jfp = json_object();
 	int ret = 0;
 
@@ -1093,19 +1048,15 @@ static int repro_slub_run(struct repro_ctx *rc)
 	r.reps = config_u64(e, SEC, "passes");
 	json_object_set_new(rc->json, "fastpaths", jfp);
 	json_object_set_new(rc->json, "cycles", json_string("core cycles (TSC ticks - timer pair) / ticks per cycle"));
-	for (size_t i = 0; i < r.nsizes; i++) {
+	for (size_t i = 0; i < r.nsizes; i++)
 		if (sizes[i] % 8) {
 			pr_err("%s: sizes: %llu is not a multiple of 8 (expected 8, 16, 32, ...)", SEC,
 			       (unsigned long long)sizes[i]);
 			return -EINVAL;
 		}
-	}
-	if ((ret = rseq_alloc_once()) < 0)
-		return ret;
 	r.obj = malloc(r.n * sizeof(void *));
 	r.ticks = malloc((size_t)SLUB__COUNT * 2 * r.nsizes * r.reps * sizeof(double));
-	r.share = malloc(r.reps * sizeof(double));
-	if (!r.obj || !r.ticks || !r.share) {
+	if (!r.obj || !r.ticks) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -1128,7 +1079,7 @@ static int repro_slub_run(struct repro_ctx *rc)
 			fp == SLUB_FP_2007 ? "the per-CPU freelist word, single-word cmpxchg (the post's)"
 					   : "{freelist, tid} pair, cmpxchg16b (the kernel since 2011)");
 		for (int test = 1; test <= 2 && ret == 0; test++)
-			if (tests[test - 1])
+			if (config_list_has(e, SEC, "tests", test == 1 ? "repeat" : "pair"))
 				ret = run_test(&r, fp, test, jv);
 	}
 	if (ret == 0)
@@ -1136,7 +1087,6 @@ static int repro_slub_run(struct repro_ctx *rc)
 out:
 	free(r.obj);
 	free(r.ticks);
-	free(r.share);
 	return ret;
 }
 
@@ -1160,7 +1110,7 @@ const struct repro repro_slub_cmpxchg_local = {
 	  "object sizes, bytes (multiples of 8)" },
 	{ "slub-cmpxchg-local", "objects", CFG_U64, "10000", NULL, 1, 10000000, NULL,
 	  "objects per timed loop (2007: 10000)" },
-	{ "slub-cmpxchg-local", "passes", CFG_U64, "21", NULL, 1, 64, NULL,
+	{ "slub-cmpxchg-local", "passes", CFG_U64, "21", NULL, 1, JUDGE_MAX_EPOCHS, NULL,
 	  "passes, each timing every form at every size (order reversed every other pass); "
 	  "conclusions judge the passes' paired figures" },
 	REPRO_CONTEXT_KEY("slub-cmpxchg-local")),

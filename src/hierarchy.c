@@ -1010,29 +1010,21 @@ static void curves_out(const struct hierarchy *h, struct hierarchy_section *s)
 
 void hierarchy_section(const struct hierarchy *h, struct hierarchy_section *s)
 {
-	memset(s, 0, sizeof(*s));
-	s->has = ((1u << HS__COUNT) - 1) & ~(1u << HS_PASSES);
+	*s = (struct hierarchy_section){
+		.has = ((1u << HS__COUNT) - 1) & ~(1u << HS_PASSES), .cpu = h->cpu_os,
+		.seed = (long long)h->seed, .ticks_per_cycle = h->ticks_per_cycle, .timer_hz = h->timer_hz,
+		.pages = { .has = 0x1f, .huge_requested = h->huge_requested,
+			   .huge_bytes = (long long)h->huge_bytes, .page_bytes = (long long)h->page_bytes },
+		.max_footprint = (long long)h->max_footprint, .epochs = (int)h->epochs,
+		.epochs_planned = (int)h->epochs_planned, .interrupted = h->interrupted,
+		.reached_memory = h->reached_memory, .truncated = h->truncated, .disagrees = h->disagrees,
+		.elapsed_s = h->elapsed_s,
+	};
 	snprintf(s->method, sizeof(s->method), "%s", "dependent random chase, one pointer per 64-byte line, "
 		 "single cycle; epochs of fresh buffers, each point the median over them");
-	s->cpu = h->cpu_os;
-	s->seed = (long long)h->seed;
-	s->ticks_per_cycle = h->ticks_per_cycle;
-	s->timer_hz = h->timer_hz;
-	s->pages.has = 0x1f;
 	snprintf(s->pages.source, sizeof(s->pages.source), "%s", h->page_source);
 	snprintf(s->pages.thp_mode, sizeof(s->pages.thp_mode), "%s", h->thp_mode);
-	s->pages.huge_requested = h->huge_requested;
-	s->pages.huge_bytes = (long long)h->huge_bytes;
-	s->pages.page_bytes = (long long)h->page_bytes;
-	s->max_footprint = (long long)h->max_footprint;
 	snprintf(s->max_reason, sizeof(s->max_reason), "%s", h->max_reason);
-	s->epochs = (int)h->epochs;
-	s->epochs_planned = (int)h->epochs_planned;
-	s->interrupted = h->interrupted;
-	s->reached_memory = h->reached_memory;
-	s->truncated = h->truncated;
-	s->disagrees = h->disagrees;
-	s->elapsed_s = h->elapsed_s;
 	curves_out(h, s);
 	for (size_t l = 0; l < h->nlevels; l++)	/* shelves: neither cache nor memory, kept apart */
 		level_out(h, l, h->levels[l].shelf ? &s->shelves[s->nshelves++] : &s->levels[s->nlevels++]);

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* pmu.c - events through perf_event_open, names through libpfm4 where the
- * build has it (docs/method.md). See pmu.h for the model: in a VM libpfm4
- * still lists the PMU it finds in CPUID, and the kernel then answers ENOENT. */
+ * build has it (pmu.h has the model, docs/events.md the use). */
 #include "pmu.h"
 
 #include <ctype.h>

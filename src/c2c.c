@@ -186,7 +186,8 @@ int c2c_run(struct topo *t, const struct c2c_pair *pairs, size_t npairs, unsigne
 			if (progress)
 				fprintf(stderr, "\r\033[Kc2c %d,%d %s", pairs[k].a, pairs[k].b, c2c_method_name((enum c2c_method)m));
 			*r = (struct c2c_row){ .cls = pairs[k].cls };
-			err = measure_pair(t, pairs[k].a, pairs[k].b, (enum c2c_method)m, seconds, r);
+			err = measure_pair(t, pairs[k].a, pairs[k].b, (enum c2c_method)m,
+					   seconds, r);
 			if (!err || err == -EINTR)
 				(*nrows)++;
 		}

@@ -992,13 +992,15 @@ void hierarchy_section(const struct hierarchy *h, struct hierarchy_section *s)
 {
 	*s = (struct hierarchy_section){
 		.has = ((1u << HS__COUNT) - 1) & ~(1u << HS_PASSES), .cpu = h->cpu_os,
-		.seed = (long long)h->seed, .ticks_per_cycle = h->ticks_per_cycle, .timer_hz = h->timer_hz,
+		.seed = (long long)h->seed, .ticks_per_cycle = h->ticks_per_cycle,
+		.timer_hz = h->timer_hz,
 		.pages = { .has = 0x1f, .huge_requested = h->huge_requested,
-			   .huge_bytes = (long long)h->huge_bytes, .page_bytes = (long long)h->page_bytes },
+			   .huge_bytes = (long long)h->huge_bytes,
+			   .page_bytes = (long long)h->page_bytes },
 		.max_footprint = (long long)h->max_footprint, .epochs = (int)h->epochs,
 		.epochs_planned = (int)h->epochs_planned, .interrupted = h->interrupted,
-		.reached_memory = h->reached_memory, .truncated = h->truncated, .disagrees = h->disagrees,
-		.elapsed_s = h->elapsed_s,
+		.reached_memory = h->reached_memory, .truncated = h->truncated,
+		.disagrees = h->disagrees, .elapsed_s = h->elapsed_s,
 	};
 	snprintf(s->method, sizeof(s->method), "%s", "dependent random chase, one pointer per 64-byte line, "
 		 "single cycle; epochs of fresh buffers, each point the median over them");

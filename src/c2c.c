@@ -76,8 +76,10 @@ static void *responder(void *arg)
 	return NULL;
 }
 
-int c2c_measure_pair(struct topo *t, int a, int b, enum c2c_method m, double seconds,
-		     struct c2c_row *row)
+/* One pair, one method; the calling thread must already be pinned to a.
+ * 0, -EINTR when stopped (row holds what was measured), or -errno. */
+static __attribute__((noinline)) int measure_pair(struct topo *t, int a, int b, enum c2c_method m,
+						  double seconds, struct c2c_row *row)
 {
 	struct pingpong pp = { .topo = t, .m = m, .cpu_b = b };
 	double *samples = malloc(MAX_SAMPLES * sizeof(double));
@@ -184,7 +186,8 @@ int c2c_run(struct topo *t, const struct c2c_pair *pairs, size_t npairs, unsigne
 			if (progress)
 				fprintf(stderr, "\r\033[Kc2c %d,%d %s", pairs[k].a, pairs[k].b, c2c_method_name((enum c2c_method)m));
 			*r = (struct c2c_row){ .cls = pairs[k].cls };
-			err = c2c_measure_pair(t, pairs[k].a, pairs[k].b, (enum c2c_method)m, seconds, r);
+			err = measure_pair(t, pairs[k].a, pairs[k].b, (enum c2c_method)m,
+					   seconds, r);
 			if (!err || err == -EINTR)
 				(*nrows)++;
 		}

@@ -28,11 +28,6 @@ struct c2c_pair {
 int c2c_plan(const struct topo *t, bool all, struct c2c_pair **pairs, size_t *npairs,
 	     bool absent[PAIR__COUNT]);
 
-/* One pair, one method; the calling thread must already be pinned to a.
- * 0, -EINTR when stopped (row holds what was measured), or -errno. */
-int c2c_measure_pair(struct topo *t, int a, int b, enum c2c_method m, double seconds,
-		     struct c2c_row *row);
-
 /* Measure every planned pair in every method of mmask (rows: npairs *
  * C2C__COUNT entries), pinning the calling thread to each pair's a.
  * *nrows gets the rows filled. 0, -EINTR or -errno. */

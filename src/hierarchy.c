@@ -1,15 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* hierarchy.c - the measured memory hierarchy (hierarchy.h, docs/hierarchy.md).
- *
- * The chase is one random cycle through the 64-byte lines of the footprint,
- * one pointer per line, walked by a chain of dependent loads
- * (`mov (%reg),%reg`, 64 per loop iteration): each load's address is the
- * previous load's value, so the time per load is the latency of wherever
- * the lines live. The walk keeps its position across samples, so no sample
- * re-walks lines the previous one left warm. One buffer, mapped once for
- * the largest footprint (huge pages where THP allows), holds every
- * footprint from its start: a footprint is its first n lines.
- */
+/* hierarchy.c - the measured memory hierarchy (hierarchy.h; the walk, the
+ * pages, the knees and the epochs are described in docs/hierarchy.md). One
+ * buffer, mapped for the largest footprint, holds every footprint from its
+ * start: a footprint is its first n lines. */
 #include "hierarchy.h"
 
 #include <inttypes.h>
@@ -196,19 +189,12 @@ static void keep_longer(struct hierarchy_level *lv, const size_t *bytes)
 	lv->inner = core;
 }
 
-/* A level's capacity lies where the staircase rises, between its
- * plateau's last footprint and the next plateau's first. Where the
- * latency jumps within one step (an LRU-like cache on contiguous memory),
- * the plateau's last footprint (also with no next level). Otherwise the
- * rise is gradual: in a guest the host maps 4 KiB pages at random, so a
- * set-associative cache's sets fill unevenly and loads start to miss well
- * before its capacity and still hit past it (here the 1 MiB L2 rises from
- * 430 KiB to 1.4 MiB). The estimate is where the latency crosses the
- * geometric mean of the two levels' (log interpolation between the points
- * around it): with random colours about a third of the loads miss there,
- * which lands on the capacity; under fully random replacement it lands
- * about 1.5x past it. The slope of the rise, the estimate before this one,
- * moved between 861 KiB and 1.19 MiB from run to run on the same L2. */
+/* A level's capacity, between its plateau's last footprint and the next
+ * plateau's first: the last footprint where the latency jumps within one
+ * step (also with no next level), else where it crosses the geometric mean
+ * of the two levels' (log interpolation). docs/hierarchy.md ("Capacity")
+ * gives the why and the figures: random page colours in a guest make a
+ * cache's rise gradual, and there about a third of the loads miss. */
 static size_t crossing(const struct hierarchy_level *lv, const struct hierarchy_level *next,
 		       const size_t *bytes, const double *cycles, size_t n)
 {
@@ -282,12 +268,10 @@ static size_t find_plateaus(const size_t *bytes, const double *cycles, size_t n,
 	return nrun;
 }
 
-/* Knee detection: the levels of a latency curve over ascending footprints
- * (n at most HIER_MAX_POINTS). A plateau is a run of points spanning at
- * least 1.6x in footprint, each within 20% of the median of the points
- * before it; a single point above the band with the next one back inside
- * is noise, not a knee. Fills levels (plateau, core, inner step, size
- * estimate and bracket; the rest cleared); returns the count. */
+/* Knee detection (docs/hierarchy.md, "Levels"): the levels of a latency
+ * curve over ascending footprints (n at most HIER_MAX_POINTS). Fills levels
+ * (plateau, core, inner step, size estimate and bracket; the rest
+ * cleared); returns the count. */
 static size_t find_levels(const size_t *bytes, const double *cycles, const double *ns, size_t n,
 			  struct hierarchy_level *levels)
 {
@@ -297,13 +281,10 @@ static size_t find_levels(const size_t *bytes, const double *cycles, const doubl
 
 	/* a gradual transition's slow tail forms a plateau just below the next
 	 * level: merge plateaus closer than MERGE_RATIO. A plateau up to
-	 * STEP_RATIO above a level belongs to the same level: either the
-	 * cache with TLB misses added (here L2 at 14 cycles to 430 KiB, 18-21
-	 * from 512 KiB to 1 MiB) or the tail of the transition into it (L3 at
-	 * 36-40 cycles to 1.7 MiB, then 50-65 to 11 MiB). The longer of the
-	 * two sub-plateaus (in footprint) sets the level's latency and walk;
-	 * the other is its inner step. Cache levels are 2.5x and more apart on
-	 * every core we know. */
+	 * STEP_RATIO above a level is its inner step: TLB misses (here L2 at
+	 * 14 cycles to 430 KiB, 18-21 from 512 KiB to 1 MiB) or the tail of
+	 * the transition into it (L3 at 36-40 cycles to 1.7 MiB, then 50-65 to
+	 * 11 MiB). Cache levels are 2.5x and more apart on every core we know. */
 	for (size_t r = 0; r < nrun; r++) {
 		double med = median_of(cycles, run[r].first, run[r].last, noise);
 		struct hierarchy_level *lv = nlev ? &levels[nlev - 1] : NULL;
@@ -454,10 +435,9 @@ void hierarchy_walks(const struct hierarchy *h, size_t walk[PAT__COUNT])
 /* ---- epochs ------------------------------------------------------------ */
 
 /* Past TLB reach the walk on 4 KiB pages stays slower. Only where the
- * huge-page walk is flat (its neighbours within TLB_FLAT): in the steep
- * rise from one cache to the next, a rise shifted by a fraction of a step
- * between the two buffers reads 10-20% slower at several points in a row
- * (608-1024 KiB on the Zen 5 guest, once in five runs). */
+ * huge-page walk is flat (its neighbours within TLB_FLAT): in a steep rise
+ * a shift by a fraction of a step reads slower at several points in a row
+ * (docs/hierarchy.md, "TLB reach"). */
 size_t hierarchy_tlb_reach(const size_t *bytes, const double *huge, const double *small, size_t n)
 {
 	size_t run = 0;
@@ -1010,29 +990,23 @@ static void curves_out(const struct hierarchy *h, struct hierarchy_section *s)
 
 void hierarchy_section(const struct hierarchy *h, struct hierarchy_section *s)
 {
-	memset(s, 0, sizeof(*s));
-	s->has = ((1u << HS__COUNT) - 1) & ~(1u << HS_PASSES);
+	*s = (struct hierarchy_section){
+		.has = ((1u << HS__COUNT) - 1) & ~(1u << HS_PASSES), .cpu = h->cpu_os,
+		.seed = (long long)h->seed, .ticks_per_cycle = h->ticks_per_cycle,
+		.timer_hz = h->timer_hz,
+		.pages = { .has = 0x1f, .huge_requested = h->huge_requested,
+			   .huge_bytes = (long long)h->huge_bytes,
+			   .page_bytes = (long long)h->page_bytes },
+		.max_footprint = (long long)h->max_footprint, .epochs = (int)h->epochs,
+		.epochs_planned = (int)h->epochs_planned, .interrupted = h->interrupted,
+		.reached_memory = h->reached_memory, .truncated = h->truncated,
+		.disagrees = h->disagrees, .elapsed_s = h->elapsed_s,
+	};
 	snprintf(s->method, sizeof(s->method), "%s", "dependent random chase, one pointer per 64-byte line, "
 		 "single cycle; epochs of fresh buffers, each point the median over them");
-	s->cpu = h->cpu_os;
-	s->seed = (long long)h->seed;
-	s->ticks_per_cycle = h->ticks_per_cycle;
-	s->timer_hz = h->timer_hz;
-	s->pages.has = 0x1f;
 	snprintf(s->pages.source, sizeof(s->pages.source), "%s", h->page_source);
 	snprintf(s->pages.thp_mode, sizeof(s->pages.thp_mode), "%s", h->thp_mode);
-	s->pages.huge_requested = h->huge_requested;
-	s->pages.huge_bytes = (long long)h->huge_bytes;
-	s->pages.page_bytes = (long long)h->page_bytes;
-	s->max_footprint = (long long)h->max_footprint;
 	snprintf(s->max_reason, sizeof(s->max_reason), "%s", h->max_reason);
-	s->epochs = (int)h->epochs;
-	s->epochs_planned = (int)h->epochs_planned;
-	s->interrupted = h->interrupted;
-	s->reached_memory = h->reached_memory;
-	s->truncated = h->truncated;
-	s->disagrees = h->disagrees;
-	s->elapsed_s = h->elapsed_s;
 	curves_out(h, s);
 	for (size_t l = 0; l < h->nlevels; l++)	/* shelves: neither cache nor memory, kept apart */
 		level_out(h, l, h->levels[l].shelf ? &s->shelves[s->nshelves++] : &s->levels[s->nlevels++]);

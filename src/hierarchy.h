@@ -1,16 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* hierarchy.h - the measured memory hierarchy: a latency staircase from a
- * dependent random pointer chase over growing footprints, on huge pages
- * where they can be had, over several epochs (each a fresh buffer and walk
- * order); its knees (cache levels) detected, each level's size given as a
- * range over the epochs beside the value used and what hwloc declares
- * (hwloc's sizes can be fiction in a guest).
- *
- * The pure parts (footprint list, ring linking, combining epochs into
- * levels, TLB reach, the JSON and text writers) work without measuring,
- * for the tests; hierarchy_measure runs on the calling, pinned and
- * calibrated thread.
- */
+ * dependent random pointer chase over growing footprints, over several
+ * epochs, its knees (cache levels) set beside what hwloc declares
+ * (docs/hierarchy.md). The pure parts work without measuring, for the
+ * tests; hierarchy_measure runs on the calling, pinned and calibrated
+ * thread. */
 #ifndef ATOMCOST_HIERARCHY_H
 #define ATOMCOST_HIERARCHY_H
 

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* pmu.c - events through perf_event_open, names through libpfm4 where the
- * build has it (docs/method.md). See pmu.h for the model: in a VM libpfm4
- * still lists the PMU it finds in CPUID, and the kernel then answers ENOENT. */
+ * build has it (pmu.h has the model, docs/events.md the use). */
 #include "pmu.h"
 
 #include <ctype.h>
@@ -204,6 +203,13 @@ static int pfm_init_once(void)
 	return r == PFM_SUCCESS ? 0 : -EIO;
 }
 
+/* PMU p's info: true when libpfm4 has it and, with present, detects it here. */
+static bool pmu_info(pfm_pmu_t p, pfm_pmu_info_t *pi, bool present)
+{
+	*pi = (pfm_pmu_info_t){ .size = sizeof(*pi) };
+	return pfm_get_pmu_info(p, pi) == PFM_SUCCESS && (!present || pi->is_present);
+}
+
 /* "pmu::event" names, for "did you mean" and `events --all`. */
 struct names {
 	char **v;
@@ -257,16 +263,14 @@ static const char *cand_name_at(size_t i, void *arg)
 
 static void build_candidates(void)
 {
+	pfm_pmu_info_t pi;
 	pfm_pmu_t p;
 
 	if (cand.v)
 		return;
-	pfm_for_all_pmus(p) {
-		pfm_pmu_info_t pi = { .size = sizeof(pi) };
-
-		if (pfm_get_pmu_info(p, &pi) == PFM_SUCCESS && pi.is_present)
+	pfm_for_all_pmus(p)
+		if (pmu_info(p, &pi, true))
 			add_names(&cand, &pi, PFM_OS_PERF_EVENT_EXT);
-	}
 }
 
 /* The PMU libpfm4 knows by this name, detected here or not. */
@@ -274,12 +278,9 @@ static bool pmu_named(const char *name, pfm_pmu_info_t *pi)
 {
 	pfm_pmu_t p;
 
-	pfm_for_all_pmus(p) {
-		memset(pi, 0, sizeof(*pi));
-		pi->size = sizeof(*pi);
-		if (pfm_get_pmu_info(p, pi) == PFM_SUCCESS && pi->name && !strcmp(pi->name, name))
+	pfm_for_all_pmus(p)
+		if (pmu_info(p, pi, false) && pi->name && !strcmp(pi->name, name))
 			return true;
-	}
 	return false;
 }
 
@@ -318,17 +319,14 @@ static bool event_in_pmu(const char *name, const char *pmu, char *sug, size_t le
 
 static void detected_pmus(char *buf, size_t len)
 {
+	pfm_pmu_info_t pi;
 	pfm_pmu_t p;
 	size_t off = 0;
 
 	buf[0] = 0;
-	pfm_for_all_pmus(p) {
-		pfm_pmu_info_t pi = { .size = sizeof(pi) };
-
-		if (pfm_get_pmu_info(p, &pi) != PFM_SUCCESS || !pi.is_present || off >= len)
-			continue;
-		off += snprintf(buf + off, len - off, "%s%s", off ? ", " : "", pi.name);
-	}
+	pfm_for_all_pmus(p)
+		if (pmu_info(p, &pi, true) && off < len)
+			off += snprintf(buf + off, len - off, "%s%s", off ? ", " : "", pi.name);
 }
 
 /* Encode a libpfm4 event string. 0, -EINVAL after a message (unknown or
@@ -674,10 +672,8 @@ void pmu_stat_of(const double *v, size_t n, struct result_event *st)
 	st->min = st->max = v[0];
 	for (size_t i = 0; i < n; i++) {
 		st->total += v[i];
-		if (v[i] < st->min)
-			st->min = v[i];
-		if (v[i] > st->max)
-			st->max = v[i];
+		st->min = fmin(st->min, v[i]);
+		st->max = fmax(st->max, v[i]);
 	}
 	st->mean = st->total / (double)n;
 	st->median = stats_median(v, n);
@@ -727,6 +723,7 @@ int pmu_print_events(FILE *f, bool all)
 	struct pmu_perm perm = perm_here();
 
 #if HAVE_LIBPFM
+	pfm_pmu_info_t pi;
 	pfm_pmu_t p;
 	bool core = false;
 
@@ -735,9 +732,7 @@ int pmu_print_events(FILE *f, bool all)
 	fprintf(f, "libpfm4: PMUs detected on this CPU (from CPUID; only perf_event_open "
 		   "says whether they count):\n");
 	pfm_for_all_pmus(p) {
-		pfm_pmu_info_t pi = { .size = sizeof(pi) };
-
-		if (pfm_get_pmu_info(p, &pi) != PFM_SUCCESS || !pi.is_present)
+		if (!pmu_info(p, &pi, true))
 			continue;
 		core |= pi.type == PFM_PMU_TYPE_CORE;
 		fprintf(f, "  %-24s %-40s %4d events%s\n", pi.name, pi.desc, pi.nevents,
@@ -772,10 +767,9 @@ int pmu_print_events(FILE *f, bool all)
 #if HAVE_LIBPFM
 	if (all) {
 		pfm_for_all_pmus(p) {
-			pfm_pmu_info_t pi = { .size = sizeof(pi) };
 			struct names l = { 0 };
 
-			if (pfm_get_pmu_info(p, &pi) != PFM_SUCCESS || !pi.is_present)
+			if (!pmu_info(p, &pi, true))
 				continue;
 			fprintf(f, "\nlibpfm4 PMU %s:\n", pi.name);
 			add_names(&l, &pi, PFM_OS_PERF_EVENT_EXT);

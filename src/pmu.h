@@ -15,12 +15,8 @@
  * reported as n/a with that reason, never as 0.
  *
  * A pmu_group is what one probe thread opens: one group for the hardware
- * events (scheduled on the PMU together, so their counts cover the same
- * instructions) and one for the software events. The software events get a
- * group of their own so that a hardware group the PMU cannot schedule (too
- * many events, counters taken by the NMI watchdog) never hides a context
- * switch. Each leader is opened disabled and driven with PERF_IOC_FLAG_GROUP;
- * both are read with PERF_FORMAT_GROUP|ID|TOTAL_TIME_ENABLED|RUNNING.
+ * events and one for the software events (docs/events.md says why two),
+ * read with PERF_FORMAT_GROUP|ID|TOTAL_TIME_ENABLED|RUNNING.
  */
 #ifndef ATOMCOST_PMU_H
 #define ATOMCOST_PMU_H

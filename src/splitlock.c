@@ -113,29 +113,24 @@ int splitlock_parse(const char *cpuinfo, const char *cmdline, const char *mitiga
 			 "split_lock_detect nor bus_lock_detect, so split locks run unchecked%s", tail);
 		return ret;
 	}
-	switch (k->mode) {
-	case SPLITLOCK_OFF:
+	if (k->mode == SPLITLOCK_OFF)
 		snprintf(k->why, sizeof(k->why), "off (split_lock_detect=off): split locks run unchecked");
-		break;
-	case SPLITLOCK_FATAL:
+	else if (k->mode == SPLITLOCK_FATAL)
 		snprintf(k->why, sizeof(k->why), "fatal (split_lock_detect=fatal): the kernel sends SIGBUS "
 			 "to a task that splits a lock");
-		break;
-	case SPLITLOCK_RATELIMIT:
+	else if (k->mode == SPLITLOCK_RATELIMIT)
 		snprintf(k->why, sizeof(k->why), "ratelimit (split_lock_detect=%s): past %u bus locks a "
 			 "second the kernel sleeps the task%s", k->cmdline, k->ratelimit,
 			 k->flag_bus_lock_detect ? "" : " (needs bus_lock_detect, which is absent)");
-		break;
-	default:
-		if (k->flag_split_lock_detect && k->mitigate > 0)
-			snprintf(tail, sizeof(tail), "; kernel.split_lock_mitigate=1 also sleeps the task "
-				 "about 10 ms per split lock and lets one such task run at a time");
-		else if (k->mitigate == 0)
-			snprintf(tail, sizeof(tail), "; kernel.split_lock_mitigate=0: no slowdown");
-		snprintf(k->why, sizeof(k->why), "warn%s: the kernel logs a task's first split lock%s",
-			 given ? " (split_lock_detect=warn)" : " (the default)", tail);
-		break;
-	}
+	if (k->mode != SPLITLOCK_WARN)
+		return ret;
+	if (k->flag_split_lock_detect && k->mitigate > 0)
+		snprintf(tail, sizeof(tail), "; kernel.split_lock_mitigate=1 also sleeps the task "
+			 "about 10 ms per split lock and lets one such task run at a time");
+	else if (k->mitigate == 0)
+		snprintf(tail, sizeof(tail), "; kernel.split_lock_mitigate=0: no slowdown");
+	snprintf(k->why, sizeof(k->why), "warn%s: the kernel logs a task's first split lock%s",
+		 given ? " (split_lock_detect=warn)" : " (the default)", tail);
 	return ret;
 }
 

@@ -76,13 +76,10 @@ struct splitlock_result {
 int splitlock_measure(uint64_t max_ops, const struct calibration *cal, struct splitlock_result *r);
 
 /* The ratio's denominator: an aligned locked RMW timed as the report's
- * rows are (the probe's own aligned ops are 64 short samples, which on a
- * bimodal core catch its fast phase: 6.2 cycles against the 7.3 of the
- * atomic_inc row, and a ratio 15% high). splitlock_set_reference takes one
- * given (the same report's atomic_inc hit latency row); splitlock_reference
- * times atomic_inc's latency kernel with the runner on the calling
- * (pinned, calibrated) thread, as `atomcost run atomic_inc` does. 0 or
- * -errno. */
+ * rows are (docs/hierarchy.md says why not the probe's own aligned ops).
+ * splitlock_set_reference takes one given; splitlock_reference times
+ * atomic_inc's latency kernel with the runner on the calling (pinned,
+ * calibrated) thread, as `atomcost run atomic_inc` does. 0 or -errno. */
 void splitlock_set_reference(struct splitlock_result *r, double cycles, double ns, const char *what);
 int splitlock_reference(const struct calibration *cal, struct splitlock_result *r);
 /* The reference from rep's atomic_inc hit latency row (its median, with

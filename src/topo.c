@@ -315,16 +315,12 @@ int topo_allowed_count(const struct topo *t)
 
 int topo_allowed_os(const struct topo *t, int i)
 {
-	if (i < 0 || i >= t->nallowed)
-		return -1;
-	return t->pu_os[t->allowed_log[i]];
+	return i >= 0 && i < t->nallowed ? t->pu_os[t->allowed_log[i]] : -1;
 }
 
 int topo_logical_of_os(const struct topo *t, int os_index)
 {
-	if (os_index < 0 || os_index > t->max_os)
-		return -1;
-	return t->os_to_log[os_index];
+	return os_index >= 0 && os_index <= t->max_os ? t->os_to_log[os_index] : -1;
 }
 
 bool topo_os_allowed(const struct topo *t, int os_index)
@@ -334,9 +330,7 @@ bool topo_os_allowed(const struct topo *t, int os_index)
 
 size_t topo_cache_size(const struct topo *t, int level)
 {
-	if (level < 1 || level > 5)
-		return 0;
-	return t->cache_size[level];
+	return level >= 1 && level <= 5 ? t->cache_size[level] : 0;
 }
 
 unsigned topo_line_size(const struct topo *t)
@@ -379,15 +373,11 @@ static enum pair_class classify_log(const struct topo *t, int a, int b)
  * PU of the topology shares nothing (cross). */
 enum pair_class topo_classify(const struct topo *t, int os_a, int os_b)
 {
-	int a = topo_logical_of_os(t, os_a);
-	int b = topo_logical_of_os(t, os_b);
+	int a = topo_logical_of_os(t, os_a), b = topo_logical_of_os(t, os_b);
 
-	if (a < 0 || b < 0)
-		return PAIR_CROSS;
-	return classify_log(t, a, b);
+	return a < 0 || b < 0 ? PAIR_CROSS : classify_log(t, a, b);
 }
 
-/* The first pair (i < j in allowed order) of class c. */
 int topo_find_pair(const struct topo *t, enum pair_class c, int *os_a, int *os_b)
 {
 	for (int i = 0; i < t->nallowed; i++)
@@ -896,7 +886,7 @@ json_t *topo_to_json(const struct topo *t)
 {
 	struct cache_group g[MAX_CACHE_GROUPS];
 	int ng = cache_groups(t, g, MAX_CACHE_GROUPS), a, b, err = 0;
-	json_t *pus = json_array(), *caches = json_array(), *classes = json_object(), *root, *rest;
+	json_t *pus = json_array(), *caches = json_array(), *classes = json_object(), *root;
 	char buf[256];
 
 	for (int i = 0; i < t->npu; i++)
@@ -913,21 +903,19 @@ json_t *topo_to_json(const struct topo *t)
 		err |= json_object_set_new(classes, topo_pair_class_name(c),
 				topo_find_pair(t, c, &a, &b) ? json_pack("{s:b}", "present", 0) :
 				json_pack("{s:b, s:[ii]}", "present", 1, "example", a, b));
-	root = json_pack("{s:s}", "source", source_names[t->source]);
-	if (root && t->desc)
-		err |= json_object_set_new(root, "description", json_string(t->desc));
 	allowed_str(t, buf, sizeof(buf));
-	rest = json_pack("{s:b, s:i, s:i, s:i, s:o, s:o, s:i, s:b, s:s, s:o}",
+	/* s*: no "description" for this system */
+	root = json_pack("{s:s, s:s*, s:b, s:i, s:i, s:i, s:o, s:o, s:i, s:b, s:s, s:o}",
+			 "source", source_names[t->source], "description", t->desc,
 			 "thissystem", t->thissystem, "packages", t->npkg, "numa_nodes", t->nnuma,
 			 "cores", t->ncores, "pus", pus, "caches", caches,
 			 "line_size", (int)t->line, "smt", t->smt, "allowed", buf,
 			 "pair_classes", classes);
-	if (err || !root || !rest || json_object_update(root, rest)) {
+	if (err || !root) {
 		pr_err("topology: out of memory building the JSON description");
 		json_decref(root);
 		root = NULL;
 	}
-	json_decref(rest);
 	return root;
 }
 
@@ -941,10 +929,7 @@ void topo_summary(const struct topo *t, char *buf, size_t len)
 		     plural(t->ncores), t->npu, plural(t->npu));
 	if (n >= len)
 		return;
-	if (t->smt)
-		n += snprintf(buf + n, len - n, "%d-way SMT", t->smt_ways);
-	else
-		n += snprintf(buf + n, len - n, "no SMT");
+	n += snprintf(buf + n, len - n, t->smt ? "%d-way SMT" : "no SMT", t->smt_ways);
 	if (n < len && t->nallowed != t->npu) {
 		allowed_str(t, allowed, sizeof(allowed));
 		snprintf(buf + n, len - n, ", %d allowed (%s)", t->nallowed, allowed);

@@ -66,6 +66,7 @@ int main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 	const char *s;
+	char mean[96];
 
 	if (argc < 2) {
 		usage(stderr);
@@ -91,7 +92,7 @@ int main(int argc, char **argv)
 			exit(commands[i].fn(argc - 1, argv + 1));
 
 	s = suggest_name(argv[1], command_name_at, ARRAY_SIZE(commands), NULL);
-	pr_err("unknown command '%s'%s%s%s (see 'atomcost --help')", argv[1],
-	       s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "");
+	pr_err("unknown command '%s'%s (see 'atomcost --help')", argv[1],
+	       did_you_mean(s, mean, sizeof(mean)));
 	return EXIT_USAGE;
 }

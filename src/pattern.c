@@ -107,10 +107,12 @@ int pattern_parse_list(const char *s, struct pattern *out, size_t max)
 					p.kind = (enum pattern_kind)k;
 			if (p.kind == PAT__COUNT) {
 				const char *sug = suggest_name(tok, kind_name_at, PAT__COUNT, NULL);
+				char mean[96];
 
-				pr_err("--pattern: unknown pattern '%s'%s%s%s (expected hit, dep, l2, llc, "
-				       "miss, miss-overlap or mix=K/M; 'atomcost list --patterns')", tok,
-				       sug ? " (did you mean '" : "", sug ? sug : "", sug ? "'?)" : "");
+				pr_err("--pattern: unknown pattern '%s'%s (expected hit, dep, l2, "
+				       "llc, miss, miss-overlap or mix=K/M; "
+				       "'atomcost list --patterns')", tok,
+				       did_you_mean(sug, mean, sizeof(mean)));
 				return -EINVAL;
 			}
 			snprintf(p.name, sizeof(p.name), "%s", kinds[p.kind].name);

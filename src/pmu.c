@@ -335,7 +335,7 @@ static void detected_pmus(char *buf, size_t len)
 static int encode_pfm(const char *name, struct pmu_event *e)
 {
 	pfm_perf_encode_arg_t arg = { .attr = &e->attr, .size = sizeof(arg) };
-	char pmu[64], det[256];
+	char pmu[64], det[256], mean[300];
 	int r;
 
 	if (pfm_init_once() < 0)
@@ -352,8 +352,8 @@ static int encode_pfm(const char *name, struct pmu_event *e)
 		/* libpfm4 keeps the tables of PMUs it does not detect: a typo in
 		 * another CPU's event name is still a usage error */
 		if (!event_in_pmu(name, pmu, sug, sizeof(sug))) {
-			pr_err("-e: unknown event '%s': the %s PMU has no such event%s%s%s", name, pmu,
-			       sug[0] ? " (did you mean '" : "", sug, sug[0] ? "'?)" : "");
+			pr_err("-e: unknown event '%s': the %s PMU has no such event%s", name, pmu,
+			       did_you_mean(sug, mean, sizeof(mean)));
 			return -EINVAL;
 		}
 
@@ -367,9 +367,9 @@ static int encode_pfm(const char *name, struct pmu_event *e)
 
 		build_candidates();
 		s = suggest_name(name, cand_name_at, ARRAY_SIZE(aliases) + cand.n, NULL);
-		pr_err("-e: unknown event '%s': libpfm4 does not know this event%s%s%s "
-		       "('atomcost events --all' lists what it knows here)",
-		       name, s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "");
+		pr_err("-e: unknown event '%s': libpfm4 does not know this event%s "
+		       "('atomcost events --all' lists what it knows here)", name,
+		       did_you_mean(s, mean, sizeof(mean)));
 		return -EINVAL;
 	}
 	if (encode_quiet) {
@@ -390,16 +390,16 @@ static const char *alias_name_at(size_t i, void *arg)
 static int encode_pfm(const char *name, struct pmu_event *e)
 {
 	const char *s = suggest_name(name, alias_name_at, ARRAY_SIZE(aliases), NULL);
+	char mean[96];
 
 	if (strstr(name, "::")) {
 		mark_unavailable(e, ENOTSUP, "no libpfm4", "%s",
 				 "built without libpfm4 (install libpfm4-dev and rebuild)");
 		return 1;
 	}
-	pr_err("-e: unknown event '%s'%s%s%s: this build knows only perf-style names (cycles, "
+	pr_err("-e: unknown event '%s'%s: this build knows only perf-style names (cycles, "
 	       "instructions, cache-misses, ...); libpfm4 event names need a build with libpfm4 "
-	       "(install libpfm4-dev and rebuild)",
-	       name, s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "");
+	       "(install libpfm4-dev and rebuild)", name, did_you_mean(s, mean, sizeof(mean)));
 	return -EINVAL;
 }
 #endif

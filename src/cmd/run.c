@@ -78,9 +78,10 @@ static int select_arg(void *sel, const char *arg)
 	}
 	if (!any) {
 		const char *sug = suggest_name(arg, probe_name_at, probe_count, NULL);
+		char mean[96];
 
-		pr_err("run: unknown probe '%s'%s%s%s ('atomcost list' shows them all)", arg,
-		       sug ? " (did you mean '" : "", sug ? sug : "", sug ? "'?)" : "");
+		pr_err("run: unknown probe '%s'%s ('atomcost list' shows them all)", arg,
+		       did_you_mean(sug, mean, sizeof(mean)));
 		return -EINVAL;
 	}
 	return 0;

@@ -94,6 +94,15 @@ uint64_t thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+const char *did_you_mean(const char *name, char *buf, size_t len)
+{
+	if (name && *name)
+		snprintf(buf, len, " (did you mean '%s'?)", name);
+	else
+		*buf = '\0';
+	return buf;
+}
+
 /* Levenshtein distance, for "did you mean" suggestions. */
 static size_t edit_distance(const char *a, const char *b)
 {

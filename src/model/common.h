@@ -73,6 +73,8 @@ int parse_double(const char *what, const char *s, double min, double max, double
 /* The candidate closest to bad (edit distance), or NULL when none is close. */
 const char *suggest_name(const char *bad, const char *(*name_at)(size_t i, void *arg),
 			 size_t n, void *arg);
+/* " (did you mean 'NAME'?)" in buf, or "" when name is NULL or "": buf. */
+const char *did_you_mean(const char *name, char *buf, size_t len);
 
 /* Monotonic raw clock in ns (the calibration reference). */
 uint64_t now_ns(void);

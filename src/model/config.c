@@ -138,16 +138,6 @@ static const char *choice_at(size_t i, void *arg)
 	return i < c->n ? c->item[i] : NULL;
 }
 
-/* " (did you mean 'NAME'?)", or "" without a suggestion. */
-static const char *did_you_mean(const char *name, char *buf, size_t len)
-{
-	if (name)
-		snprintf(buf, len, " (did you mean '%s'?)", name);
-	else
-		*buf = '\0';
-	return buf;
-}
-
 /* ---- value checking ---- */
 
 static char *trim(char *s)

@@ -199,12 +199,11 @@ struct epoch_meta {
 };
 size_t report_epochs(const struct report *rep, struct epoch_meta *e, size_t max);
 
-/* The one pass-through: a block of the report kept as it was read (meta:
- * fingerprint, command_line, experiment, characterization; the c2c
- * section), for the writers that show or copy it whole
- * (the HTML fingerprint table, the summary JSON). NULL when absent. */
+/* The one pass-through: a block of the report's meta kept as it was read
+ * (fingerprint, command_line, experiment, characterization), for the
+ * writers that show or copy it whole (the HTML fingerprint table, the
+ * summary JSON). NULL when absent. */
 json_t *report_meta(const struct report *rep, const char *key);
-json_t *report_section(const struct report *rep, const char *key);
 
 /* ---- hierarchy: the measured staircase (hierarchy.c fills it from its
  * sweep, report/json.c codes it as "hierarchy"). A key is in the JSON when

@@ -31,8 +31,6 @@ int report_write_json(const struct report *rep, FILE *f);
 int report_write_csv(const struct report *rep, FILE *f);
 int report_write_mail(const struct report *rep, FILE *f);
 int report_write_html(const struct report *rep, FILE *f);
-/* Text as HTML (&, <, >, quotes escaped), for the HTML writers. */
-void report_html_escape(FILE *f, const char *s);
 /* fprintf for an HTML page, with every %s argument escaped: markup goes in
  * the format, never in an argument. Conversions: %s, %d, %u, %zu, %lld,
  * %%, and %f or %g with any flags. */

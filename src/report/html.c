@@ -4,7 +4,7 @@
  * characterization starts with its machine card and the card as charts; then
  * bars per pattern and mode, cost vs footprint curves, the c2c heat map, the
  * results and the fingerprint. Every string from the report goes through
- * report_html_escape(): names and facts come from files a user may edit. */
+ * html_escape(): names and facts come from files a user may edit. */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -24,6 +24,20 @@
 #define COL_BASE "#999999"
 #define COL_LOCAL "#e09f3e"
 
+/* Text as HTML (&, <, >, quotes escaped). */
+static void html_escape(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		const char *e = *s == '&' ? "&amp;" : *s == '<' ? "&lt;" : *s == '>' ? "&gt;" :
+				*s == '"' ? "&quot;" : *s == '\'' ? "&#39;" : NULL;
+
+		if (e)
+			fputs(e, f);
+		else
+			fputc(*s, f);
+	}
+}
+
 void report_htmlf(FILE *f, const char *fmt, ...)
 {
 	va_list ap;
@@ -42,7 +56,7 @@ void report_htmlf(FILE *f, const char *fmt, ...)
 		conv = fmt[lit - 1];
 		fmt += lit - 1;
 		if (conv == 's')
-			report_html_escape(f, va_arg(ap, const char *));
+			html_escape(f, va_arg(ap, const char *));
 		else if (conv == 'f' || conv == 'g')
 			fprintf(f, spec, va_arg(ap, double));
 		else if (conv == '%')
@@ -60,19 +74,6 @@ void report_htmlf(FILE *f, const char *fmt, ...)
 /* one colour per curve or pair */
 static const char *const palette[] = { "#c8553d", "#3a7ca5", "#588157", "#8f2d56",
 				       "#f28f3b", "#6a4c93", "#2a9d8f", "#6d6875" };
-
-void report_html_escape(FILE *f, const char *s)
-{
-	for (; s && *s; s++) {
-		const char *e = *s == '&' ? "&amp;" : *s == '<' ? "&lt;" : *s == '>' ? "&gt;" :
-				*s == '"' ? "&quot;" : *s == '\'' ? "&#39;" : NULL;
-
-		if (e)
-			fputs(e, f);
-		else
-			fputc(*s, f);
-	}
-}
 
 /* 4096 -> "4K", 1572864 -> "1.5M" (chart ticks); iec: "4 KiB", "1.5 MiB" */
 static void size_str(double bytes, char *buf, size_t len, bool iec)

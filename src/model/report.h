@@ -48,6 +48,8 @@ void __attribute__((format(printf, 3, 4))) report_mail_wrapf(FILE *f, const char
 
 /* The JSON document (new reference). */
 json_t *report_to_json(const struct report *rep);
+/* v as a JSON number, or null where it is not finite (never 0). */
+json_t *report_real(double v);
 /* Read a JSON report back (for compare and report). 0 or -errno. */
 int report_read(const char *path, struct report *rep);
 

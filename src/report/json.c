@@ -609,6 +609,11 @@ static json_t *quartet_json(const struct result_sweep *w, double scale)
 /* The engine's own checks on a row (runner.c): the overhead subtracted and
  * how plausible it is, the throughput sweep, the bound on the minimum. */
 /* A judgment over epochs, the numbers behind the verdict (stats_judge). */
+json_t *report_real(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
 static json_t *judgment_json(const struct judgment *j)
 {
 	json_t *o = json_pack("{s:i, s:f}", "epochs", (json_int_t)j->n, "margin", j->margin);
@@ -616,7 +621,7 @@ static json_t *judgment_json(const struct judgment *j)
 	const double v[] = { j->ratio, j->lo, j->hi, j->diff, j->diff_lo, j->diff_hi, j->spread };
 
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
-		json_object_set_new(o, k[i], isfinite(v[i]) ? json_real(v[i]) : json_null());
+		json_object_set_new(o, k[i], report_real(v[i]));
 	return o;
 }
 

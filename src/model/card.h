@@ -196,9 +196,9 @@ struct card {
 	/* for the charts */
 	struct card_ratio ratio[CARD_MAX_RATIO];
 	unsigned nratio;
-	struct c2c_pair_ns c2c[C2C_MAX_PAIRS];	/* one round trip per topology class */
+	const struct c2c_pair_out *c2c[C2C_MAX_PAIRS];	/* one round trip per class, in ns */
 	unsigned nc2c;
-	const char *c2c_absent[C2C_MAX_ABSENT];
+	const char *c2c_absent[PAIR__COUNT];
 	unsigned nabsent;
 	struct card_case cases[CARD_MAX_CASES];
 	unsigned ncase;

@@ -387,28 +387,38 @@ static void footprint_chart(const struct rows *rs, enum probe_mode mode, FILE *f
 	      "pattern's median.</figcaption></figure>\n", f);
 }
 
-/* One heat map: v[i][j] the cost of moving a line from cpus[i] to cpus[j]. */
-static void heatmap(const struct c2c_map *m, FILE *f)
+/* The OS index of row i of a matrix (the row index where cpus has none). */
+static long long heat_cpu(const struct c2c_matrix_out *mx, int i)
 {
-	int n = (int)m->n, lw = 50, cell = n > 32 ? 12 : n > 8 ? 24 : 48;
-	double lo = INFINITY, hi = -INFINITY;
-	const char *unit = m->unit ? m->unit : "ns";
+	return (size_t)i < mx->ncpus ? (long long)mx->cpus[i] : i;
+}
 
-	if (m->method)
-		report_htmlf(f, "<h3>%s</h3>\n", m->method);
+/* Matrix k of the c2c section as a heat map: v[i][j] the cost of moving a
+ * line from cpus[i] to cpus[j] (NAN: not measured). method NULL: the
+ * section's only matrix; unit NULL: ns. */
+static void heatmap(const struct c2c_matrix_out *mx, int k, const char *method, const char *unit,
+		    FILE *f)
+{
+	int n = (int)mx->nv[k], lw = 50, cell = n > 32 ? 12 : n > 8 ? 24 : 48;
+	double lo = INFINITY, hi = -INFINITY;
+	const double *v = mx->v[k];
+
+	unit = unit ? unit : "ns";
+	if (method)
+		report_htmlf(f, "<h3>%s</h3>\n", method);
 	for (int i = 0; i < n * n; i++)
-		if (isfinite(m->v[i])) {
-			lo = fmin(lo, m->v[i]);
-			hi = fmax(hi, m->v[i]);
+		if (isfinite(v[i])) {
+			lo = fmin(lo, v[i]);
+			hi = fmax(hi, v[i]);
 		}
 	svg_open(f, "heatmap", lw + n * cell + 360, lw + n * cell + 30, 0, "cache-to-cache transfer cost");
 	for (int i = 0; i < n; i++) {
-		long long os = m->cpus[i];
+		long long os = heat_cpu(mx, i);
 
 		fprintf(f, "<text x=\"%d\" y=\"%.1f\" class=\"label\">%lld</text><text x=\"%.1f\" y=\"%d\" class=\"tick\">"
 			   "%lld</text>", lw - 4, lw + i * cell + cell / 2.0 + 4, os, lw + i * cell + cell / 2.0, lw - 6, os);
 		for (int j = 0; j < n; j++) {
-			double val = m->v[i * n + j], t = hi > lo ? (val - lo) / (hi - lo) : 0;
+			double val = v[i * n + j], t = hi > lo ? (val - lo) / (hi - lo) : 0;
 
 			fprintf(f, "<rect class=\"cell%s\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"", isnan(val) ?
 				" none" : "", lw + j * cell, lw + i * cell, cell - 1, cell - 1);
@@ -417,8 +427,9 @@ static void heatmap(const struct c2c_map *m, FILE *f)
 				continue;
 			}
 			/* light yellow (cheap) to dark red (dear) */
-			report_htmlf(f, " fill=\"rgb(%d,%d,%d)\"><title>%lld -&gt; %lld: %.1f %s</title></rect>", (int)(255 - 100 * t),
-			    (int)(240 - 210 * t), (int)(180 - 150 * t), os, m->cpus[j], val, unit);
+			report_htmlf(f, " fill=\"rgb(%d,%d,%d)\"><title>%lld -&gt; %lld: %.1f %s"
+				     "</title></rect>", (int)(255 - 100 * t), (int)(240 - 210 * t),
+				     (int)(180 - 150 * t), os, heat_cpu(mx, j), val, unit);
 			if (cell >= 48)
 				fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"cellv\">%.0f</text>",
 					lw + j * cell + cell / 2.0, lw + i * cell + cell / 2.0 + 4, val);
@@ -869,6 +880,29 @@ static void hbars(const struct hbar *b, size_t n, const char *unit, const char *
 	report_htmlf(f, "<text x=\"%d\" y=\"%zu\" class=\"axis\">%s</text></svg>", label_w, n * row_h + 30, unit);
 }
 
+/* The c2c section's matrices: the flat one of older sections (its unit
+ * beside it), else one heat map per method. */
+static void heatmaps(const struct c2c_out *o, FILE *f)
+{
+	const struct c2c_matrix_out *mx = o ? &o->matrix : NULL;
+	bool flat = o && o->has & 1u << C2C_FLAT, any = false;
+
+	fputs("<h2>Cache-to-cache transfers</h2>\n", f);
+	for (int m = 0; o && m < (flat ? 1 : C2C__COUNT); m++) {
+		const char *method = flat ? NULL : c2c_method_key((enum c2c_method)m);
+
+		if (!mx->nv[m])
+			continue;
+		heatmap(mx, m, method, (flat ? o->has & 1 : mx->has & 2) ? mx->unit : NULL, f);
+		any = true;
+	}
+	if (o && !any)
+		fputs("<p class=\"note\">The report's c2c section has no matrix.</p>\n", f);
+	else if (!o)
+		fputs("<p class=\"note\">The report has no c2c section (atomcost report RUN.json "
+		      "--c2c C2C.json adds the JSON of atomcost c2c --all-pairs).</p>\n", f);
+}
+
 /* The c2c round trip of one pair per topology class (the c2c section). */
 static void c2c_class_chart(const struct card *c, FILE *f)
 {
@@ -880,12 +914,13 @@ static void c2c_class_chart(const struct card *c, FILE *f)
 		return;
 	}
 	for (unsigned n = 0; n < c->nc2c; n++) {
-		const struct c2c_pair_ns *p = &c->c2c[n];
+		const struct c2c_pair_out *p = c->c2c[n];
 
-		b[n] = (struct hbar){ .v = p->median, .lo = p->p10, .hi = p->p90, .color = COL_ATOMIC,
-				      .note = p->timed_out ? "timed out" : NULL };
-		snprintf(b[n].label, sizeof(b[n].label), "%.12s (PU %d, %d) %.12s", p->cls, p->cpu_a, p->cpu_b,
-			 p->method);
+		b[n] = (struct hbar){ .v = p->ns.median, .lo = p->ns.p10, .hi = p->ns.p90,
+				      .color = COL_ATOMIC };
+		b[n].note = p->timed_out ? "timed out" : NULL;
+		snprintf(b[n].label, sizeof(b[n].label), "%.12s (PU %d, %d) %.12s",
+			 *p->cls ? p->cls : "?", p->cpu_a, p->cpu_b, *p->method ? p->method : "?");
 	}
 	hbars(b, c->nc2c, "ns per round trip (median; whisker p10 to p90)", "c2c-class", f);
 	fputs("<figcaption>The line goes to the other PU and back; one pair per class this machine has.", f);
@@ -1035,17 +1070,12 @@ int report_write_html(const struct report *rep, FILE *f)
 {
 	static const char *const meta_rows[] = { "command_line", "experiment" };
 	const json_t *fp = fingerprint_of_meta(rep->meta);
-	struct c2c_section c2c;
 	struct card card;
 	struct rows rs;
 	int err = rows_build(rep, &rs);
 
-	if (!err)
-		err = report_c2c(rep, &c2c);
-	if (err) {
-		free(rs.v);
+	if (err)
 		return err;
-	}
 	page_head(rep, fp, f);
 	/* a default characterization: the card first, then its charts */
 	if (card_wanted(rep) && !card_build(rep, &card)) {
@@ -1062,14 +1092,7 @@ int report_write_html(const struct report *rep, FILE *f)
 	}
 	row_charts(rep, &rs, f);
 	free(rs.v);
-	/* the c2c section's matrices (report_c2c): one heat map per method */
-	fputs("<h2>Cache-to-cache transfers</h2>\n", f);
-	for (unsigned m = 0; m < c2c.nmap; m++)
-		heatmap(&c2c.map[m], f);
-	if (c2c.present && !c2c.nmap)
-		fputs("<p class=\"note\">The report's c2c section has no matrix.</p>\n", f);
-	else if (!c2c.present)
-		fputs("<p class=\"note\">The report has no c2c section (atomcost report RUN.json --c2c C2C.json adds the JSON of atomcost c2c --all-pairs).</p>\n", f);
+	heatmaps(rep->c2c, f);
 	results_table(rep, f);
 	fputs("<h2>Machine fingerprint</h2>\n<table class=\"fp\">\n", f);
 	if (fp)
@@ -1079,7 +1102,6 @@ int report_write_html(const struct report *rep, FILE *f)
 	for (size_t i = 0; i < ARRAY_SIZE(meta_rows); i++)
 		if (report_meta(rep, meta_rows[i]))
 			fp_rows(f, meta_rows[i], report_meta(rep, meta_rows[i]));
-	c2c_section_free(&c2c);
 	fputs("</table>\n<p class=\"note\">Written by atomcost " ATOMCOST_VERSION
 	      " from the JSON report; self-contained, no scripts.</p>\n</body></html>\n", f);
 	return ferror(f) ? -EIO : 0;

@@ -1344,55 +1344,6 @@ size_t report_epochs(const struct report *rep, struct epoch_meta *e, size_t max)
 	return n;
 }
 
-/* Matrix m of the section, its CPUs (row index without). */
-static int c2c_map_of(const struct c2c_matrix_out *mx, int m, const char *method, const char *unit,
-		      struct c2c_map *d)
-{
-	size_t n = mx->nv[m];
-
-	*d = (struct c2c_map){ .method = method, .unit = unit, .n = n };
-	d->cpus = malloc((n ? n : 1) * sizeof(*d->cpus));
-	d->v = malloc((n ? n * n : 1) * sizeof(*d->v));
-	if (!d->cpus || !d->v)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		d->cpus[i] = i < mx->ncpus ? (long long)mx->cpus[i] : (long long)i;
-	memcpy(d->v, mx->v[m], n * n * sizeof(*d->v));
-	return 0;
-}
-
-int report_c2c(const struct report *rep, struct c2c_section *s)
-{
-	const struct c2c_out *o = rep->c2c;
-	int err = 0;
-
-	memset(s, 0, sizeof(*s));
-	s->present = o != NULL;
-	for (size_t i = 0; o && i < o->npairs && s->npair < C2C_MAX_PAIRS; i++) {
-		const struct c2c_pair_out *p = &o->pairs[i];
-
-		if (p->ns.has)
-			s->pair[s->npair++] = (struct c2c_pair_ns){
-				.cls = *p->cls ? p->cls : "?", .method = *p->method ? p->method : "?",
-				.cpu_a = p->cpu_a, .cpu_b = p->cpu_b, .median = p->ns.median, .p10 = p->ns.p10,
-				.p90 = p->ns.p90, .timed_out = p->timed_out,
-			};
-	}
-	for (size_t i = 0; o && i < o->nabsent && s->nabsent < C2C_MAX_ABSENT; i++)
-		s->absent[s->nabsent++] = o->absent[i];
-	if (o && o->has & 1u << C2C_FLAT && o->matrix.nv[0]) {
-		s->nmap = 1;
-		err = c2c_map_of(&o->matrix, 0, NULL, o->has & 1 ? o->matrix.unit : NULL, s->map);
-	}
-	for (int m = 0; o && !(o->has & 1u << C2C_FLAT) && m < C2C__COUNT && !err; m++)
-		if (o->matrix.nv[m])
-			err = c2c_map_of(&o->matrix, m, c2c_method_key((enum c2c_method)m),
-					 o->matrix.has & 2 ? o->matrix.unit : NULL, &s->map[s->nmap++]);
-	if (err)
-		c2c_section_free(s);
-	return err;
-}
-
 json_t *c2c_out_json(const struct c2c_out *o)
 {
 	return obj_json(&c2c_t, o);
@@ -1405,15 +1356,6 @@ int calibration_out_of(const struct calibration *c, struct calibration_out *o)
 
 	json_decref(j);
 	return err;
-}
-
-void c2c_section_free(struct c2c_section *s)
-{
-	for (unsigned m = 0; m < s->nmap; m++) {
-		free(s->map[m].cpus);
-		free(s->map[m].v);
-	}
-	s->nmap = 0;
 }
 
 /* ---- the fingerprint (fingerprint.h): what a report was measured on */

@@ -640,7 +640,7 @@ int card_build(const struct report *rep, struct card *c)
 	if (!rep || !rep->n)
 		return -EINVAL;
 	report_machine(rep, &c->machine);
-	report_caches(rep, &c->caches);
+	c->hier = rep->hier;
 	report_split(rep, &c->split);
 	build_cmp(rep, c);
 	build_noise(rep, c);

@@ -212,6 +212,11 @@ struct hier_level_out {
 	bool agrees, effective_share;
 };
 
+/* A level's name ("?" where the section has none), and whether hwloc's
+ * size is not what was measured (report/json.c). */
+const char *hier_level_name(const struct hier_level_out *l);
+bool hier_level_disagrees(const struct hier_level_out *l);
+
 struct hier_epoch_out {
 	unsigned has;
 	int caches;

@@ -1495,49 +1495,14 @@ void report_machine(const struct report *rep, struct card_machine *m)
 	};
 }
 
-static double size_of(long long v)
+const char *hier_level_name(const struct hier_level_out *l)
 {
-	return v < 0 ? 0 : (double)v;
+	return l->has & 1u << HL_LEVEL ? l->level : "?";
 }
 
-static void read_level(const struct hier_level_out *lv, struct card_level *l)
+bool hier_level_disagrees(const struct hier_level_out *l)
 {
-	*l = (struct card_level){
-		.name = lv->has & 1u << HL_LEVEL ? lv->level : "?", .memory = lv->memory,
-		.cycles = lv->cycles, .ns = lv->ns, .size = (double)lv->size_bytes,
-		.size_min = size_of(lv->size_min), .size_max = size_of(lv->size_max),
-		.size_lo = (double)lv->size_lo, .size_hi = size_of(lv->size_hi),
-		.first = (double)lv->first_bytes, .last = (double)lv->last_bytes,
-		.hwloc = size_of(lv->hwloc_size), .disagrees = lv->has & 1u << (HL_SIZE + 6) && !lv->agrees,
-		.effective_share = lv->effective_share,
-	};
-}
-
-void report_caches(const struct report *rep, struct card_caches *k)
-{
-	const struct hierarchy_section *h = rep->hier;
-
-	if (!h)
-		return;
-	for (size_t i = 0; i < h->nlevels && k->nlevel < CARD_MAX_LEVELS; i++)
-		read_level(&h->levels[i], &k->level[k->nlevel++]);
-	k->epochs = h->has & 1u << HS_EPOCHS ? h->epochs : 0;
-	k->page_bytes = (double)h->pages.page_bytes;
-	k->page_source = h->pages.has & 1u ? h->pages.source : NULL;
-	k->tlb = h->tlb.has != 0;
-	k->tlb_reach = size_of(h->tlb.reach_bytes);
-	k->tlb_compared = (double)h->tlb.compared_to_bytes;
-	for (size_t i = 0; i < h->npoints; i++) {
-		const struct hier_point_out *p = &h->points[i];
-
-		if (k->npoint == CARD_MAX_POINTS || !(p->bytes > 0) || !(p->cycles > 0))
-			continue;
-		k->point[k->npoint].bytes = (double)p->bytes;
-		k->point[k->npoint].cycles = p->cycles;
-		k->point[k->npoint++].ns = p->ns;
-	}
-	for (size_t i = 0; i < h->nhwloc_caches && k->nhwloc < CARD_MAX_HWLOC; i++)
-		k->hwloc[k->nhwloc++] = (double)h->hwloc_caches[i];
+	return l->has & 1u << (HL_SIZE + 6) && !l->agrees;
 }
 
 /* Against the report's aligned atomic_inc hit latency row (the session

@@ -307,15 +307,13 @@ const char *card_split_text(const struct card_split *s, char *buf, size_t len)
 /* The c2c round trip of one pair per topology class (c2c section). */
 static void build_c2c(const struct report *rep, struct card *c)
 {
-	struct c2c_section s;
+	const struct c2c_out *o = rep->c2c;
 
-	if (report_c2c(rep, &s))
-		return;	/* no memory for the matrices: no pairs either */
-	memcpy(c->c2c, s.pair, sizeof(s.pair));
-	c->nc2c = s.npair;
-	memcpy(c->c2c_absent, s.absent, sizeof(s.absent));
-	c->nabsent = s.nabsent;
-	c2c_section_free(&s);
+	for (size_t i = 0; o && i < o->npairs && c->nc2c < C2C_MAX_PAIRS; i++)
+		if (o->pairs[i].ns.has)
+			c->c2c[c->nc2c++] = &o->pairs[i];
+	for (size_t i = 0; o && i < o->nabsent; i++)
+		c->c2c_absent[c->nabsent++] = o->absent[i];
 }
 
 /* The placement of a contention row; NULL for another row. */
@@ -642,7 +640,7 @@ int card_build(const struct report *rep, struct card *c)
 	if (!rep || !rep->n)
 		return -EINVAL;
 	report_machine(rep, &c->machine);
-	report_caches(rep, &c->caches);
+	c->hier = rep->hier;
 	report_split(rep, &c->split);
 	build_cmp(rep, c);
 	build_noise(rep, c);

@@ -99,38 +99,6 @@ struct card_machine {
 	const char *host, *tool_version;	/* NULL: not said */
 };
 
-/* One level of the measured hierarchy (the hierarchy section): the size
- * used, its range over the epochs, the band of footprints it spans in the
- * staircase and the bracket its size lies in; sizes in bytes, 0: none. */
-struct card_level {
-	const char *name;	/* "L1", ...; "?" when the section has none */
-	bool memory;		/* DRAM: a latency, no size */
-	double cycles, ns;
-	double size, size_min, size_max, size_lo, size_hi, first, last;
-	double hwloc;		/* the size hwloc declares */
-	bool disagrees;		/* hwloc's size is not what was measured */
-	bool effective_share;	/* smaller than declared: shared with others */
-};
-
-#define CARD_MAX_LEVELS 8
-#define CARD_MAX_POINTS 160
-#define CARD_MAX_HWLOC 8
-
-/* The measured hierarchy, as the card and its staircase chart show it. */
-struct card_caches {
-	struct card_level level[CARD_MAX_LEVELS];
-	unsigned nlevel;	/* 0: not in this report */
-	int epochs;		/* the hierarchy's epochs, 0: one measurement */
-	double page_bytes;
-	const char *page_source;	/* why huge pages were not had; NULL: unknown */
-	bool tlb;		/* a TLB comparison was made */
-	double tlb_reach, tlb_compared;	/* bytes; reach 0: pages walked alike */
-	struct { double bytes, cycles, ns; } point[CARD_MAX_POINTS];	/* the staircase */
-	unsigned npoint;
-	double hwloc[CARD_MAX_HWLOC];	/* hwloc's cache sizes, L1 first; 0: none */
-	unsigned nhwloc;
-};
-
 /* The split lock (splitlock section): what a locked op across two cache
  * lines costs against the report's aligned atomic_inc row. */
 enum card_split_state { CARD_SPLIT_NONE, CARD_SPLIT_SKIPPED, CARD_SPLIT_UNSUPPORTED, CARD_SPLIT_SIGBUS,
@@ -167,7 +135,7 @@ struct card_ratio {
 
 struct card {
 	struct card_machine machine;
-	struct card_caches caches;
+	const struct hierarchy_section *hier;	/* the measured hierarchy (rep's); NULL: none */
 	struct card_split split;
 	const char *pair_atomic, *pair_plain;	/* the twin pair the sentences use */
 	const char *atomic_insn, *plain_insn;	/* their instructions */
@@ -196,9 +164,9 @@ struct card {
 	/* for the charts */
 	struct card_ratio ratio[CARD_MAX_RATIO];
 	unsigned nratio;
-	struct c2c_pair_ns c2c[C2C_MAX_PAIRS];	/* one round trip per topology class */
+	const struct c2c_pair_out *c2c[C2C_MAX_PAIRS];	/* one round trip per class, in ns */
 	unsigned nc2c;
-	const char *c2c_absent[C2C_MAX_ABSENT];
+	const char *c2c_absent[PAIR__COUNT];
 	unsigned nabsent;
 	struct card_case cases[CARD_MAX_CASES];
 	unsigned ncase;
@@ -238,10 +206,9 @@ const char *card_basis_name(enum card_basis b);
 double card_option_cost(const struct card_option *o, enum card_basis b);
 void card_cost_text(double v, bool added, char *buf, size_t len);
 
-/* The machine (fingerprint), the hierarchy and the split-lock sections,
- * decoded by the codec (report/json.c); card_build calls them. */
+/* The machine (fingerprint) and the split-lock section, decoded by the
+ * codec (report/json.c); card_build calls them. */
 void report_machine(const struct report *rep, struct card_machine *m);
-void report_caches(const struct report *rep, struct card_caches *k);
 void report_split(const struct report *rep, struct card_split *s);
 
 /* Compute the card from the report, once: every writer formats this. The

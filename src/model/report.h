@@ -31,8 +31,6 @@ int report_write_json(const struct report *rep, FILE *f);
 int report_write_csv(const struct report *rep, FILE *f);
 int report_write_mail(const struct report *rep, FILE *f);
 int report_write_html(const struct report *rep, FILE *f);
-/* Text as HTML (&, <, >, quotes escaped), for the HTML writers. */
-void report_html_escape(FILE *f, const char *s);
 /* fprintf for an HTML page, with every %s argument escaped: markup goes in
  * the format, never in an argument. Conversions: %s, %d, %u, %zu, %lld,
  * %%, and %f or %g with any flags. */
@@ -50,6 +48,8 @@ void __attribute__((format(printf, 3, 4))) report_mail_wrapf(FILE *f, const char
 
 /* The JSON document (new reference). */
 json_t *report_to_json(const struct report *rep);
+/* v as a JSON number, or null where it is not finite (never 0). */
+json_t *report_real(double v);
 /* Read a JSON report back (for compare and report). 0 or -errno. */
 int report_read(const char *path, struct report *rep);
 

@@ -127,36 +127,7 @@ char *report_extra_text(const struct result *r);
 /* r's contention part; NULL when r is no contention row. */
 const struct contention_part *result_contention(const struct result *r);
 
-/* The c2c section: one round trip per pair (ns), the classes absent here
- * and the matrices, one per method (v[i * n + j] from cpus[i] to cpus[j],
- * ns, NAN: not measured). report_c2c allocates; c2c_section_free. */
-#define C2C_MAX_PAIRS 32
-#define C2C_MAX_ABSENT 8
-#define C2C_MAX_MAPS 4
-struct c2c_pair_ns {
-	const char *cls, *method;
-	int cpu_a, cpu_b;
-	double median, p10, p90;
-	bool timed_out;
-};
-struct c2c_map {
-	const char *method;	/* NULL: the section's only matrix */
-	const char *unit;	/* NULL: ns */
-	size_t n;
-	long long *cpus;	/* OS indexes of the rows and columns */
-	double *v;
-};
-struct c2c_section {
-	bool present;
-	struct c2c_pair_ns pair[C2C_MAX_PAIRS];
-	unsigned npair;
-	const char *absent[C2C_MAX_ABSENT];
-	unsigned nabsent;
-	struct c2c_map map[C2C_MAX_MAPS];
-	unsigned nmap;
-};
-int report_c2c(const struct report *rep, struct c2c_section *s);
-void c2c_section_free(struct c2c_section *s);
+#define C2C_MAX_PAIRS 32	/* the card's round trips, one per class and method */
 /* --c2c FILE: the JSON of `atomcost c2c` becomes rep's c2c section
  * (drawn as heat maps, kept when written as JSON). 0 or -errno, said. */
 int report_attach_c2c(struct report *rep, const char *path);
@@ -199,12 +170,11 @@ struct epoch_meta {
 };
 size_t report_epochs(const struct report *rep, struct epoch_meta *e, size_t max);
 
-/* The one pass-through: a block of the report kept as it was read (meta:
- * fingerprint, command_line, experiment, characterization; the c2c
- * section), for the writers that show or copy it whole
- * (the HTML fingerprint table, the summary JSON). NULL when absent. */
+/* The one pass-through: a block of the report's meta kept as it was read
+ * (fingerprint, command_line, experiment, characterization), for the
+ * writers that show or copy it whole (the HTML fingerprint table, the
+ * summary JSON). NULL when absent. */
 json_t *report_meta(const struct report *rep, const char *key);
-json_t *report_section(const struct report *rep, const char *key);
 
 /* ---- hierarchy: the measured staircase (hierarchy.c fills it from its
  * sweep, report/json.c codes it as "hierarchy"). A key is in the JSON when
@@ -241,6 +211,11 @@ struct hier_level_out {
 	long long size_hi, size_min, size_max, hwloc_size;	/* -1: null */
 	bool agrees, effective_share;
 };
+
+/* A level's name ("?" where the section has none), and whether hwloc's
+ * size is not what was measured (report/json.c). */
+const char *hier_level_name(const struct hier_level_out *l);
+bool hier_level_disagrees(const struct hier_level_out *l);
 
 struct hier_epoch_out {
 	unsigned has;

@@ -4,7 +4,7 @@
  * characterization starts with its machine card and the card as charts; then
  * bars per pattern and mode, cost vs footprint curves, the c2c heat map, the
  * results and the fingerprint. Every string from the report goes through
- * report_html_escape(): names and facts come from files a user may edit. */
+ * html_escape(): names and facts come from files a user may edit. */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -24,6 +24,20 @@
 #define COL_BASE "#999999"
 #define COL_LOCAL "#e09f3e"
 
+/* Text as HTML (&, <, >, quotes escaped). */
+static void html_escape(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		const char *e = *s == '&' ? "&amp;" : *s == '<' ? "&lt;" : *s == '>' ? "&gt;" :
+				*s == '"' ? "&quot;" : *s == '\'' ? "&#39;" : NULL;
+
+		if (e)
+			fputs(e, f);
+		else
+			fputc(*s, f);
+	}
+}
+
 void report_htmlf(FILE *f, const char *fmt, ...)
 {
 	va_list ap;
@@ -42,7 +56,7 @@ void report_htmlf(FILE *f, const char *fmt, ...)
 		conv = fmt[lit - 1];
 		fmt += lit - 1;
 		if (conv == 's')
-			report_html_escape(f, va_arg(ap, const char *));
+			html_escape(f, va_arg(ap, const char *));
 		else if (conv == 'f' || conv == 'g')
 			fprintf(f, spec, va_arg(ap, double));
 		else if (conv == '%')
@@ -60,19 +74,6 @@ void report_htmlf(FILE *f, const char *fmt, ...)
 /* one colour per curve or pair */
 static const char *const palette[] = { "#c8553d", "#3a7ca5", "#588157", "#8f2d56",
 				       "#f28f3b", "#6a4c93", "#2a9d8f", "#6d6875" };
-
-void report_html_escape(FILE *f, const char *s)
-{
-	for (; s && *s; s++) {
-		const char *e = *s == '&' ? "&amp;" : *s == '<' ? "&lt;" : *s == '>' ? "&gt;" :
-				*s == '"' ? "&quot;" : *s == '\'' ? "&#39;" : NULL;
-
-		if (e)
-			fputs(e, f);
-		else
-			fputc(*s, f);
-	}
-}
 
 /* 4096 -> "4K", 1572864 -> "1.5M" (chart ticks); iec: "4 KiB", "1.5 MiB" */
 static void size_str(double bytes, char *buf, size_t len, bool iec)
@@ -386,28 +387,38 @@ static void footprint_chart(const struct rows *rs, enum probe_mode mode, FILE *f
 	      "pattern's median.</figcaption></figure>\n", f);
 }
 
-/* One heat map: v[i][j] the cost of moving a line from cpus[i] to cpus[j]. */
-static void heatmap(const struct c2c_map *m, FILE *f)
+/* The OS index of row i of a matrix (the row index where cpus has none). */
+static long long heat_cpu(const struct c2c_matrix_out *mx, int i)
 {
-	int n = (int)m->n, lw = 50, cell = n > 32 ? 12 : n > 8 ? 24 : 48;
-	double lo = INFINITY, hi = -INFINITY;
-	const char *unit = m->unit ? m->unit : "ns";
+	return (size_t)i < mx->ncpus ? (long long)mx->cpus[i] : i;
+}
 
-	if (m->method)
-		report_htmlf(f, "<h3>%s</h3>\n", m->method);
+/* Matrix k of the c2c section as a heat map: v[i][j] the cost of moving a
+ * line from cpus[i] to cpus[j] (NAN: not measured). method NULL: the
+ * section's only matrix; unit NULL: ns. */
+static void heatmap(const struct c2c_matrix_out *mx, int k, const char *method, const char *unit,
+		    FILE *f)
+{
+	int n = (int)mx->nv[k], lw = 50, cell = n > 32 ? 12 : n > 8 ? 24 : 48;
+	double lo = INFINITY, hi = -INFINITY;
+	const double *v = mx->v[k];
+
+	unit = unit ? unit : "ns";
+	if (method)
+		report_htmlf(f, "<h3>%s</h3>\n", method);
 	for (int i = 0; i < n * n; i++)
-		if (isfinite(m->v[i])) {
-			lo = fmin(lo, m->v[i]);
-			hi = fmax(hi, m->v[i]);
+		if (isfinite(v[i])) {
+			lo = fmin(lo, v[i]);
+			hi = fmax(hi, v[i]);
 		}
 	svg_open(f, "heatmap", lw + n * cell + 360, lw + n * cell + 30, 0, "cache-to-cache transfer cost");
 	for (int i = 0; i < n; i++) {
-		long long os = m->cpus[i];
+		long long os = heat_cpu(mx, i);
 
 		fprintf(f, "<text x=\"%d\" y=\"%.1f\" class=\"label\">%lld</text><text x=\"%.1f\" y=\"%d\" class=\"tick\">"
 			   "%lld</text>", lw - 4, lw + i * cell + cell / 2.0 + 4, os, lw + i * cell + cell / 2.0, lw - 6, os);
 		for (int j = 0; j < n; j++) {
-			double val = m->v[i * n + j], t = hi > lo ? (val - lo) / (hi - lo) : 0;
+			double val = v[i * n + j], t = hi > lo ? (val - lo) / (hi - lo) : 0;
 
 			fprintf(f, "<rect class=\"cell%s\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"", isnan(val) ?
 				" none" : "", lw + j * cell, lw + i * cell, cell - 1, cell - 1);
@@ -416,8 +427,9 @@ static void heatmap(const struct c2c_map *m, FILE *f)
 				continue;
 			}
 			/* light yellow (cheap) to dark red (dear) */
-			report_htmlf(f, " fill=\"rgb(%d,%d,%d)\"><title>%lld -&gt; %lld: %.1f %s</title></rect>", (int)(255 - 100 * t),
-			    (int)(240 - 210 * t), (int)(180 - 150 * t), os, m->cpus[j], val, unit);
+			report_htmlf(f, " fill=\"rgb(%d,%d,%d)\"><title>%lld -&gt; %lld: %.1f %s"
+				     "</title></rect>", (int)(255 - 100 * t), (int)(240 - 210 * t),
+				     (int)(180 - 150 * t), os, heat_cpu(mx, j), val, unit);
 			if (cell >= 48)
 				fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"cellv\">%.0f</text>",
 					lw + j * cell + cell / 2.0, lw + i * cell + cell / 2.0 + 4, val);
@@ -436,54 +448,61 @@ static void heatmap(const struct c2c_map *m, FILE *f)
  * TLB reach on its own line (as the text card). */
 static void card_caches(const struct card *c, FILE *f)
 {
-	const struct card_caches *k = &c->caches;
+	const struct hierarchy_section *h = c->hier;
+	int epochs = h && h->has & 1u << HS_EPOCHS ? h->epochs : 0, vm = c->machine.vm;
 	char a[32], b[32];
 
-	if (!k->nlevel) {
+	if (!h || !h->nlevels) {
 		fputs("measured hierarchy not in this report", f);
 		return;
 	}
-	for (unsigned i = 0; i < k->nlevel; i++) {
-		const struct card_level *l = &k->level[i];
+	for (size_t i = 0; i < h->nlevels; i++) {
+		const struct hier_level_out *l = &h->levels[i];
 
 		fputs(i ? " | " : "", f);
 		if (l->memory) {
 			fprintf(f, "DRAM %.0f ns (%.0f cycles)", l->ns, l->cycles);
 			continue;
 		}
-		size_str(l->size, a, sizeof(a), true);
-		report_htmlf(f, "%s %s %.1f cycles", l->name, a, l->cycles);
+		size_str((double)l->size_bytes, a, sizeof(a), true);
+		report_htmlf(f, "%s %s %.1f cycles", hier_level_name(l), a, l->cycles);
 		if (l->size_min > 0) {
-			size_str(l->size_min, a, sizeof(a), true);
-			size_str(l->size_max, b, sizeof(b), true);
+			size_str((double)l->size_min, a, sizeof(a), true);
+			size_str(l->size_max > 0 ? (double)l->size_max : 0, b, sizeof(b), true);
 			fprintf(f, " <small>(%s%s%s over the epochs)</small>", a, strcmp(a, b) ? "-" : "",
 				strcmp(a, b) ? b : "");
 		}
 	}
-	if (k->epochs)
-		fprintf(f, " (measured: %d epoch%s, %s pages)", k->epochs, k->epochs == 1 ? "" : "s",
-			k->page_bytes >= 1 << 21 ? "2 MiB" : "4 KiB: huge pages not had,");
+	if (epochs)
+		fprintf(f, " (measured: %d epoch%s, %s pages)", epochs, epochs == 1 ? "" : "s",
+			h->pages.page_bytes >= 1 << 21 ? "2 MiB" : "4 KiB: huge pages not had,");
 	else
 		fputs(" (measured)", f);
-	for (unsigned i = 0; i < k->nlevel; i++) {
-		const struct card_level *l = &k->level[i];
+	for (size_t i = 0; i < h->nlevels; i++) {
+		const struct hier_level_out *l = &h->levels[i];
+		const char *name = hier_level_name(l);
 
-		if (!(l->hwloc > 0) || !l->disagrees)
+		if (!(l->hwloc_size > 0) || !hier_level_disagrees(l))
 			continue;
-		size_str(l->hwloc, a, sizeof(a), true);
-		size_str(l->size, b, sizeof(b), true);
+		size_str((double)l->hwloc_size, a, sizeof(a), true);
+		size_str((double)l->size_bytes, b, sizeof(b), true);
 		if (l->effective_share)
-			report_htmlf(f, "<br>%s effective share about %s of %s declared: shared with other %s", l->name, b, a,
-			    c->machine.vm > 0 ? "tenants" : "cores");
+			report_htmlf(f, "<br>%s effective share about %s of %s declared: shared "
+				     "with other %s", name, b, a, vm > 0 ? "tenants" : "cores");
 		else
-			report_htmlf(f, "<br><span class=\"warn\">hwloc declares %s = %s, measured about %s: the patterns use the "
-			    "measured size</span>", l->name, a, b);
+			report_htmlf(f, "<br><span class=\"warn\">hwloc declares %s = %s, measured "
+				     "about %s: the patterns use the measured size</span>",
+				     name, a, b);
 	}
-	if (k->tlb)
-		size_str(k->tlb_reach > 0 ? k->tlb_reach : k->tlb_compared, a, sizeof(a), true);
-	if (k->tlb && k->tlb_reach > 0)
+	if (h->tlb.has) {
+		long long reach = h->tlb.reach_bytes;
+
+		reach = reach > 0 ? reach : h->tlb.compared_to_bytes;
+		size_str((double)reach, a, sizeof(a), true);
+	}
+	if (h->tlb.has && h->tlb.reach_bytes > 0)
 		fprintf(f, "<br>TLB reach about %s (4 KiB pages cost more past it; not a cache level)", a);
-	else if (k->tlb)
+	else if (h->tlb.has)
 		fprintf(f, "<br>TLB: 4 KiB and 2 MiB pages walk alike up to %s (huge pages did not move the "
 			   "staircase here)", a);
 }
@@ -628,24 +647,26 @@ static void card_menu(const struct card *c, FILE *f)
  * measured size (solid) and hwloc's declared sizes (dashed). The level
  * bands, labelled at the top; the grid: 1, 2, 5 per decade up, a tick
  * every power of 4 across. */
-static void stair_frame(const struct plot *s, const struct card_caches *k, FILE *f)
+static void stair_frame(const struct plot *s, const struct hierarchy_section *h, FILE *f)
 {
 	static const char *const band[] = { "#eef4fa", "#fbf1e6", "#eef6ee", "#f6eef6", "#f4f4f4" };
 
-	for (unsigned i = 0; i < k->nlevel; i++) {
-		const struct card_level *l = &k->level[i];
+	for (size_t i = 0; i < h->nlevels; i++) {
+		const struct hier_level_out *l = &h->levels[i];
+		double x0 = plot_x(s, (double)l->first_bytes);
+		double x1 = plot_x(s, (double)l->last_bytes);
 		char lab[64];
 
-		if (!(l->first > 0) || !(l->last >= l->first))
+		if (!(l->first_bytes > 0) || !(l->last_bytes >= l->first_bytes))
 			continue;
 		if (l->memory)
 			snprintf(lab, sizeof(lab), "DRAM %.0f ns", l->ns);
 		else
-			snprintf(lab, sizeof(lab), "%.6s %.1f cyc", l->name, l->cycles);
-		report_htmlf(f, "<rect class=\"level\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/><text x=\"%.1f\" "
-		    "y=\"%d\" class=\"lvl\">%s</text>\n", plot_x(s, l->first), s->top,
-		    fmax(plot_x(s, l->last) - plot_x(s, l->first), 2), s->ph, band[i % ARRAY_SIZE(band)],
-		    (plot_x(s, l->first) + plot_x(s, l->last)) / 2, s->top + 14, lab);
+			snprintf(lab, sizeof(lab), "%.6s %.1f cyc", hier_level_name(l), l->cycles);
+		report_htmlf(f, "<rect class=\"level\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
+			     "height=\"%d\" fill=\"%s\"/><text x=\"%.1f\" y=\"%d\" "
+			     "class=\"lvl\">%s</text>\n", x0, s->top, fmax(x1 - x0, 2), s->ph,
+			     band[i % ARRAY_SIZE(band)], (x0 + x1) / 2, s->top + 14, lab);
 	}
 	for (double d = s->ylo; d <= s->yhi * 1.001; d *= 10)
 		for (int m = 1; m <= 5 && d * m <= s->yhi * 1.001; m += (m == 1 ? 1 : 3))
@@ -664,12 +685,12 @@ static void stair_frame(const struct plot *s, const struct card_caches *k, FILE 
 
 /* hwloc's declared sizes, dashed, labelled below the top; the measured
  * sizes: a solid line, the bracket under it. */
-static void stair_sizes(const struct plot *s, const struct card_caches *k, FILE *f)
+static void stair_sizes(const struct plot *s, const struct hierarchy_section *h, FILE *f)
 {
 	char t[32];
 
-	for (unsigned i = 0; i < k->nhwloc; i++) {
-		double b = k->hwloc[i];
+	for (unsigned i = 0; i < h->nhwloc_caches; i++) {
+		double b = (double)h->hwloc_caches[i];
 
 		if (!(b > 0) || log2(b) < s->xmin || log2(b) > s->xmax)
 			continue;
@@ -678,50 +699,73 @@ static void stair_sizes(const struct plot *s, const struct card_caches *k, FILE 
 			   "<text x=\"%.1f\" y=\"%d\" class=\"hwlab\">hwloc L%u %s</text>\n", plot_x(s, b), s->top,
 			plot_x(s, b), s->top + s->ph, plot_x(s, b) + 3, s->top + s->ph - 18 - 12 * (int)(i % 2), i + 1, t);
 	}
-	for (unsigned i = 0; i < k->nlevel; i++) {
-		const struct card_level *l = &k->level[i];
-		double hi = fmin(l->size_hi, pow(2, s->xmax));
+	for (size_t i = 0; i < h->nlevels; i++) {
+		const struct hier_level_out *l = &h->levels[i];
+		double x = plot_x(s, (double)l->size_bytes), lo = plot_x(s, (double)l->size_lo);
+		double hi = plot_x(s, fmin((double)l->size_hi, pow(2, s->xmax)));
 
-		if (!(l->size > 0) || l->memory)
+		if (!(l->size_bytes > 0) || l->memory)
 			continue;
-		size_str(l->size, t, sizeof(t), false);
-		report_htmlf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" class=\"measured\"/><text x=\"%.1f\" y=\"%d\" "
-		    "class=\"mlab\">%s %s measured</text>", plot_x(s, l->size), s->top + 18, plot_x(s, l->size),
-		    s->top + s->ph, plot_x(s, l->size) - 3, s->top + 30, l->name, t);
+		size_str((double)l->size_bytes, t, sizeof(t), false);
+		report_htmlf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
+			     "class=\"measured\"/><text x=\"%.1f\" y=\"%d\" class=\"mlab\">%s %s "
+			     "measured</text>", x, s->top + 18, x, s->top + s->ph, x - 3,
+			     s->top + 30, hier_level_name(l), t);
 		if (l->size_lo > 0 && l->size_hi > l->size_lo)
 			fprintf(f, "<path class=\"bracket\" d=\"M%.1f %d H%.1f M%.1f %d v8 M%.1f %d v8\"/>",
-				plot_x(s, l->size_lo), s->top + s->ph - 8, plot_x(s, hi), plot_x(s, l->size_lo),
-				s->top + s->ph - 12, plot_x(s, hi), s->top + s->ph - 12);
+				lo, s->top + s->ph - 8, hi, lo, s->top + s->ph - 12, hi,
+				s->top + s->ph - 12);
 		fputc('\n', f);
 	}
 }
 
-static void stair_points(const struct plot *s, const struct card_caches *k, FILE *f)
+/* A point of the staircase that can be drawn on log axes. */
+static bool stair_drawn(const struct hier_point_out *p)
 {
+	return p->bytes > 0 && p->cycles > 0;
+}
+
+static void stair_points(const struct plot *s, const struct hierarchy_section *h, FILE *f)
+{
+	const char *op = "M";
+
 	fputs("<path class=\"curve\" stroke=\"#222\" d=\"", f);
-	for (unsigned i = 0; i < k->npoint; i++)
-		fprintf(f, "%s%.1f %.1f", i ? " L" : "M", plot_x(s, k->point[i].bytes), plot_y(s, k->point[i].cycles));
+	for (size_t i = 0; i < h->npoints; i++) {
+		const struct hier_point_out *p = &h->points[i];
+
+		if (!stair_drawn(p))
+			continue;
+		fprintf(f, "%s%.1f %.1f", op, plot_x(s, (double)p->bytes), plot_y(s, p->cycles));
+		op = " L";
+	}
 	fputs("\"/>\n", f);
-	for (unsigned i = 0; i < k->npoint; i++) {
+	for (size_t i = 0; i < h->npoints; i++) {
+		const struct hier_point_out *p = &h->points[i];
 		char t[32];
 
-		size_str(k->point[i].bytes, t, sizeof(t), false);
-		fprintf(f, "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.2\"><title>%s: %.2f cycles, "
-			   "%.2f ns</title></circle>", plot_x(s, k->point[i].bytes), plot_y(s, k->point[i].cycles), t,
-			k->point[i].cycles, k->point[i].ns);
+		if (!stair_drawn(p))
+			continue;
+		size_str((double)p->bytes, t, sizeof(t), false);
+		fprintf(f, "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.2\"><title>%s: %.2f "
+			   "cycles, %.2f ns</title></circle>", plot_x(s, (double)p->bytes),
+			plot_y(s, p->cycles), t, p->cycles, p->ns);
 	}
 }
 
 static void staircase_chart(const struct card *c, FILE *f)
 {
-	const struct card_caches *k = &c->caches;
+	const struct hierarchy_section *h = c->hier;
 	struct plot s = { 50, 34, W - 50 - 20, 300, INFINITY, -INFINITY, INFINITY, 0, true };
 
-	for (unsigned i = 0; i < k->npoint; i++) {
-		s.xmin = fmin(s.xmin, log2(k->point[i].bytes));
-		s.xmax = fmax(s.xmax, log2(k->point[i].bytes));
-		s.ylo = fmin(s.ylo, k->point[i].cycles);
-		s.yhi = fmax(s.yhi, k->point[i].cycles);
+	for (size_t i = 0; h && i < h->npoints; i++) {
+		const struct hier_point_out *p = &h->points[i];
+
+		if (!stair_drawn(p))
+			continue;
+		s.xmin = fmin(s.xmin, log2((double)p->bytes));
+		s.xmax = fmax(s.xmax, log2((double)p->bytes));
+		s.ylo = fmin(s.ylo, p->cycles);
+		s.yhi = fmax(s.yhi, p->cycles);
 	}
 	fputs("<h3>Measured memory hierarchy (the staircase)</h3>\n", f);
 	if (!isfinite(s.xmin) || s.xmax - s.xmin < 1) {
@@ -733,9 +777,9 @@ static void staircase_chart(const struct card *c, FILE *f)
 	s.yhi = pow(10, ceil(log10(s.yhi)));
 	svg_open(f, "staircase", W, s.top + s.ph + 44, 0,
 		 "measured memory hierarchy: cycles per dependent load against footprint");
-	stair_frame(&s, k, f);
-	stair_sizes(&s, k, f);
-	stair_points(&s, k, f);
+	stair_frame(&s, h, f);
+	stair_sizes(&s, h, f);
+	stair_points(&s, h, f);
 	fprintf(f, "\n<text x=\"%d\" y=\"%d\" class=\"axis\">footprint of the dependent random chase (bytes, log "
 		   "scale); y: core cycles per load (log scale)</text>\n</svg><figcaption>Bands: the levels found at the "
 		   "knees of the staircase; solid lines: each level's measured size, with the bracket of footprints it "
@@ -868,6 +912,29 @@ static void hbars(const struct hbar *b, size_t n, const char *unit, const char *
 	report_htmlf(f, "<text x=\"%d\" y=\"%zu\" class=\"axis\">%s</text></svg>", label_w, n * row_h + 30, unit);
 }
 
+/* The c2c section's matrices: the flat one of older sections (its unit
+ * beside it), else one heat map per method. */
+static void heatmaps(const struct c2c_out *o, FILE *f)
+{
+	const struct c2c_matrix_out *mx = o ? &o->matrix : NULL;
+	bool flat = o && o->has & 1u << C2C_FLAT, any = false;
+
+	fputs("<h2>Cache-to-cache transfers</h2>\n", f);
+	for (int m = 0; o && m < (flat ? 1 : C2C__COUNT); m++) {
+		const char *method = flat ? NULL : c2c_method_key((enum c2c_method)m);
+
+		if (!mx->nv[m])
+			continue;
+		heatmap(mx, m, method, (flat ? o->has & 1 : mx->has & 2) ? mx->unit : NULL, f);
+		any = true;
+	}
+	if (o && !any)
+		fputs("<p class=\"note\">The report's c2c section has no matrix.</p>\n", f);
+	else if (!o)
+		fputs("<p class=\"note\">The report has no c2c section (atomcost report RUN.json "
+		      "--c2c C2C.json adds the JSON of atomcost c2c --all-pairs).</p>\n", f);
+}
+
 /* The c2c round trip of one pair per topology class (the c2c section). */
 static void c2c_class_chart(const struct card *c, FILE *f)
 {
@@ -879,12 +946,13 @@ static void c2c_class_chart(const struct card *c, FILE *f)
 		return;
 	}
 	for (unsigned n = 0; n < c->nc2c; n++) {
-		const struct c2c_pair_ns *p = &c->c2c[n];
+		const struct c2c_pair_out *p = c->c2c[n];
 
-		b[n] = (struct hbar){ .v = p->median, .lo = p->p10, .hi = p->p90, .color = COL_ATOMIC,
-				      .note = p->timed_out ? "timed out" : NULL };
-		snprintf(b[n].label, sizeof(b[n].label), "%.12s (PU %d, %d) %.12s", p->cls, p->cpu_a, p->cpu_b,
-			 p->method);
+		b[n] = (struct hbar){ .v = p->ns.median, .lo = p->ns.p10, .hi = p->ns.p90,
+				      .color = COL_ATOMIC };
+		b[n].note = p->timed_out ? "timed out" : NULL;
+		snprintf(b[n].label, sizeof(b[n].label), "%.12s (PU %d, %d) %.12s",
+			 *p->cls ? p->cls : "?", p->cpu_a, p->cpu_b, *p->method ? p->method : "?");
 	}
 	hbars(b, c->nc2c, "ns per round trip (median; whisker p10 to p90)", "c2c-class", f);
 	fputs("<figcaption>The line goes to the other PU and back; one pair per class this machine has.", f);
@@ -1034,17 +1102,12 @@ int report_write_html(const struct report *rep, FILE *f)
 {
 	static const char *const meta_rows[] = { "command_line", "experiment" };
 	const json_t *fp = fingerprint_of_meta(rep->meta);
-	struct c2c_section c2c;
 	struct card card;
 	struct rows rs;
 	int err = rows_build(rep, &rs);
 
-	if (!err)
-		err = report_c2c(rep, &c2c);
-	if (err) {
-		free(rs.v);
+	if (err)
 		return err;
-	}
 	page_head(rep, fp, f);
 	/* a default characterization: the card first, then its charts */
 	if (card_wanted(rep) && !card_build(rep, &card)) {
@@ -1061,14 +1124,7 @@ int report_write_html(const struct report *rep, FILE *f)
 	}
 	row_charts(rep, &rs, f);
 	free(rs.v);
-	/* the c2c section's matrices (report_c2c): one heat map per method */
-	fputs("<h2>Cache-to-cache transfers</h2>\n", f);
-	for (unsigned m = 0; m < c2c.nmap; m++)
-		heatmap(&c2c.map[m], f);
-	if (c2c.present && !c2c.nmap)
-		fputs("<p class=\"note\">The report's c2c section has no matrix.</p>\n", f);
-	else if (!c2c.present)
-		fputs("<p class=\"note\">The report has no c2c section (atomcost report RUN.json --c2c C2C.json adds the JSON of atomcost c2c --all-pairs).</p>\n", f);
+	heatmaps(rep->c2c, f);
 	results_table(rep, f);
 	fputs("<h2>Machine fingerprint</h2>\n<table class=\"fp\">\n", f);
 	if (fp)
@@ -1078,7 +1134,6 @@ int report_write_html(const struct report *rep, FILE *f)
 	for (size_t i = 0; i < ARRAY_SIZE(meta_rows); i++)
 		if (report_meta(rep, meta_rows[i]))
 			fp_rows(f, meta_rows[i], report_meta(rep, meta_rows[i]));
-	c2c_section_free(&c2c);
 	fputs("</table>\n<p class=\"note\">Written by atomcost " ATOMCOST_VERSION
 	      " from the JSON report; self-contained, no scripts.</p>\n</body></html>\n", f);
 	return ferror(f) ? -EIO : 0;

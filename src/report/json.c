@@ -609,6 +609,11 @@ static json_t *quartet_json(const struct result_sweep *w, double scale)
 /* The engine's own checks on a row (runner.c): the overhead subtracted and
  * how plausible it is, the throughput sweep, the bound on the minimum. */
 /* A judgment over epochs, the numbers behind the verdict (stats_judge). */
+json_t *report_real(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
 static json_t *judgment_json(const struct judgment *j)
 {
 	json_t *o = json_pack("{s:i, s:f}", "epochs", (json_int_t)j->n, "margin", j->margin);
@@ -616,7 +621,7 @@ static json_t *judgment_json(const struct judgment *j)
 	const double v[] = { j->ratio, j->lo, j->hi, j->diff, j->diff_lo, j->diff_hi, j->spread };
 
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
-		json_object_set_new(o, k[i], isfinite(v[i]) ? json_real(v[i]) : json_null());
+		json_object_set_new(o, k[i], report_real(v[i]));
 	return o;
 }
 
@@ -1339,55 +1344,6 @@ size_t report_epochs(const struct report *rep, struct epoch_meta *e, size_t max)
 	return n;
 }
 
-/* Matrix m of the section, its CPUs (row index without). */
-static int c2c_map_of(const struct c2c_matrix_out *mx, int m, const char *method, const char *unit,
-		      struct c2c_map *d)
-{
-	size_t n = mx->nv[m];
-
-	*d = (struct c2c_map){ .method = method, .unit = unit, .n = n };
-	d->cpus = malloc((n ? n : 1) * sizeof(*d->cpus));
-	d->v = malloc((n ? n * n : 1) * sizeof(*d->v));
-	if (!d->cpus || !d->v)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		d->cpus[i] = i < mx->ncpus ? (long long)mx->cpus[i] : (long long)i;
-	memcpy(d->v, mx->v[m], n * n * sizeof(*d->v));
-	return 0;
-}
-
-int report_c2c(const struct report *rep, struct c2c_section *s)
-{
-	const struct c2c_out *o = rep->c2c;
-	int err = 0;
-
-	memset(s, 0, sizeof(*s));
-	s->present = o != NULL;
-	for (size_t i = 0; o && i < o->npairs && s->npair < C2C_MAX_PAIRS; i++) {
-		const struct c2c_pair_out *p = &o->pairs[i];
-
-		if (p->ns.has)
-			s->pair[s->npair++] = (struct c2c_pair_ns){
-				.cls = *p->cls ? p->cls : "?", .method = *p->method ? p->method : "?",
-				.cpu_a = p->cpu_a, .cpu_b = p->cpu_b, .median = p->ns.median, .p10 = p->ns.p10,
-				.p90 = p->ns.p90, .timed_out = p->timed_out,
-			};
-	}
-	for (size_t i = 0; o && i < o->nabsent && s->nabsent < C2C_MAX_ABSENT; i++)
-		s->absent[s->nabsent++] = o->absent[i];
-	if (o && o->has & 1u << C2C_FLAT && o->matrix.nv[0]) {
-		s->nmap = 1;
-		err = c2c_map_of(&o->matrix, 0, NULL, o->has & 1 ? o->matrix.unit : NULL, s->map);
-	}
-	for (int m = 0; o && !(o->has & 1u << C2C_FLAT) && m < C2C__COUNT && !err; m++)
-		if (o->matrix.nv[m])
-			err = c2c_map_of(&o->matrix, m, c2c_method_key((enum c2c_method)m),
-					 o->matrix.has & 2 ? o->matrix.unit : NULL, &s->map[s->nmap++]);
-	if (err)
-		c2c_section_free(s);
-	return err;
-}
-
 json_t *c2c_out_json(const struct c2c_out *o)
 {
 	return obj_json(&c2c_t, o);
@@ -1400,15 +1356,6 @@ int calibration_out_of(const struct calibration *c, struct calibration_out *o)
 
 	json_decref(j);
 	return err;
-}
-
-void c2c_section_free(struct c2c_section *s)
-{
-	for (unsigned m = 0; m < s->nmap; m++) {
-		free(s->map[m].cpus);
-		free(s->map[m].v);
-	}
-	s->nmap = 0;
 }
 
 /* ---- the fingerprint (fingerprint.h): what a report was measured on */
@@ -1548,49 +1495,14 @@ void report_machine(const struct report *rep, struct card_machine *m)
 	};
 }
 
-static double size_of(long long v)
+const char *hier_level_name(const struct hier_level_out *l)
 {
-	return v < 0 ? 0 : (double)v;
+	return l->has & 1u << HL_LEVEL ? l->level : "?";
 }
 
-static void read_level(const struct hier_level_out *lv, struct card_level *l)
+bool hier_level_disagrees(const struct hier_level_out *l)
 {
-	*l = (struct card_level){
-		.name = lv->has & 1u << HL_LEVEL ? lv->level : "?", .memory = lv->memory,
-		.cycles = lv->cycles, .ns = lv->ns, .size = (double)lv->size_bytes,
-		.size_min = size_of(lv->size_min), .size_max = size_of(lv->size_max),
-		.size_lo = (double)lv->size_lo, .size_hi = size_of(lv->size_hi),
-		.first = (double)lv->first_bytes, .last = (double)lv->last_bytes,
-		.hwloc = size_of(lv->hwloc_size), .disagrees = lv->has & 1u << (HL_SIZE + 6) && !lv->agrees,
-		.effective_share = lv->effective_share,
-	};
-}
-
-void report_caches(const struct report *rep, struct card_caches *k)
-{
-	const struct hierarchy_section *h = rep->hier;
-
-	if (!h)
-		return;
-	for (size_t i = 0; i < h->nlevels && k->nlevel < CARD_MAX_LEVELS; i++)
-		read_level(&h->levels[i], &k->level[k->nlevel++]);
-	k->epochs = h->has & 1u << HS_EPOCHS ? h->epochs : 0;
-	k->page_bytes = (double)h->pages.page_bytes;
-	k->page_source = h->pages.has & 1u ? h->pages.source : NULL;
-	k->tlb = h->tlb.has != 0;
-	k->tlb_reach = size_of(h->tlb.reach_bytes);
-	k->tlb_compared = (double)h->tlb.compared_to_bytes;
-	for (size_t i = 0; i < h->npoints; i++) {
-		const struct hier_point_out *p = &h->points[i];
-
-		if (k->npoint == CARD_MAX_POINTS || !(p->bytes > 0) || !(p->cycles > 0))
-			continue;
-		k->point[k->npoint].bytes = (double)p->bytes;
-		k->point[k->npoint].cycles = p->cycles;
-		k->point[k->npoint++].ns = p->ns;
-	}
-	for (size_t i = 0; i < h->nhwloc_caches && k->nhwloc < CARD_MAX_HWLOC; i++)
-		k->hwloc[k->nhwloc++] = (double)h->hwloc_caches[i];
+	return l->has & 1u << (HL_SIZE + 6) && !l->agrees;
 }
 
 /* Against the report's aligned atomic_inc hit latency row (the session

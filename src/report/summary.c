@@ -13,11 +13,6 @@
 #include "report.h"
 #include "build-config.h"
 
-static json_t *num(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
 /* One line per row (probe, pattern, mode): with epochs the median of the
  * epoch medians, the fastest sample of any, and every epoch's median in
  * epoch_medians (what `compare A B C` judges hot-line cells from). */
@@ -35,13 +30,13 @@ static json_t *row_json(const struct report *rep, size_t i)
 	o = json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:{s:o, s:o, s:o, s:o}}",
 		      "probe", r->name, "twin", r->twin, "pattern", r->pattern,
 		      "mode", probe_mode_name(r->mode), "samples", (json_int_t)w.samples, "epochs", (json_int_t)n,
-		      "cycles", "min", num(w.min * k), "p10", num(w.p10 * k), "median", num(w.median * k),
-		      "p90", num(w.p90 * k));
+		      "cycles", "min", report_real(w.min * k), "p10", report_real(w.p10 * k),
+		      "median", report_real(w.median * k), "p90", report_real(w.p90 * k));
 	if (n > 1) {
 		json_t *em = json_array();
 
 		for (size_t j = 0; j < n; j++)
-			json_array_append_new(em, num(g[j]->s.median * k));
+			json_array_append_new(em, report_real(g[j]->s.median * k));
 		json_object_set_new(o, "epoch_medians", em);
 	}
 
@@ -72,7 +67,8 @@ static json_t *part_json(const struct card_part *p)
 	return json_pack("{s:s, s:s, s:o, s:o, s:s, s:i, s:o, s:o, s:o}", "a", p->a, "b", p->b, "a_cycles",
 			 num_or_null(p->a_cyc), "b_cycles", num_or_null(p->b_cyc), "verdict",
 			 stats_verdict_name(p->j.v), "epochs", (json_int_t)p->j.n, "diff_cycles",
-			 num(p->j.diff), "diff_lo", num(p->j.diff_lo), "diff_hi", num(p->j.diff_hi));
+			 report_real(p->j.diff), "diff_lo", report_real(p->j.diff_lo),
+			 "diff_hi", report_real(p->j.diff_hi));
 }
 
 json_t *card_to_json(const struct card *c)
@@ -103,8 +99,8 @@ json_t *card_to_json(const struct card *c)
 
 			json_array_append_new(opts, json_pack("{s:s, s:i, s:b, s:o, s:o, s:o, s:o, s:s, s:b}",
 				"probe", op->probe, "rank", (json_int_t)op->rank, "tie", op->tie,
-				"walk_cycles", num(op->walk),
-				"stores_cycles", num(op->stores),
+				"walk_cycles", report_real(op->walk),
+				"stores_cycles", report_real(op->stores),
 				"cycles", num_or_null(op->chain), "tput_cycles", num_or_null(op->tput),
 				"safe_when", op->safe_when, "analog", op->analog));
 		}

@@ -258,37 +258,40 @@ static const char *size_text(double bytes, char *buf, size_t len)
 }
 
 /* The levels and how they were measured, each size's range over the epochs. */
-static void write_levels(const struct card_caches *k, FILE *f)
+static void write_levels(const struct hierarchy_section *h, FILE *f)
 {
-	bool huge = k->page_bytes >= 1 << 21;
+	bool huge = h->pages.page_bytes >= 1 << 21;
+	int epochs = h->has & 1u << HS_EPOCHS ? h->epochs : 0;
+	const char *why = h->pages.has & 1u ? h->pages.source : "?";	/* no huge pages */
 	char a[32], b[32];
 
 	fprintf(f, "caches   ");
-	for (unsigned i = 0; i < k->nlevel; i++) {
-		const struct card_level *l = &k->level[i];
+	for (size_t i = 0; i < h->nlevels; i++) {
+		const struct hier_level_out *l = &h->levels[i];
 
 		if (l->memory)
 			fprintf(f, " %sDRAM %.0f ns", i ? "| " : "", l->ns);
 		else
-			fprintf(f, " %s%s %s %.1f cyc", i ? "| " : "", l->name, size_text(l->size, a, sizeof(a)),
-				l->cycles);
+			fprintf(f, " %s%s %s %.1f cyc", i ? "| " : "", hier_level_name(l),
+				size_text((double)l->size_bytes, a, sizeof(a)), l->cycles);
 	}
-	if (!k->epochs) {
+	if (!epochs) {
 		fprintf(f, " (measured)\n");
 		return;
 	}
-	fprintf(f, " (measured: %d epoch%s, %s pages%s%s)\n", k->epochs, k->epochs == 1 ? "" : "s",
+	fprintf(f, " (measured: %d epoch%s, %s pages%s%s)\n", epochs, epochs == 1 ? "" : "s",
 		huge ? "2 MiB" : "4 KiB", huge ? "" : ": huge pages not had, ",
-		huge ? "" : k->page_source ? k->page_source : "?");
+		huge ? "" : why);
 	fprintf(f, "          sizes over the epochs:");
-	for (unsigned i = 0; i < k->nlevel; i++) {
-		const struct card_level *l = &k->level[i];
+	for (size_t i = 0; i < h->nlevels; i++) {
+		const struct hier_level_out *l = &h->levels[i];
 
 		if (!(l->size_min > 0))
 			continue;
-		size_text(l->size_min, a, sizeof(a));
-		size_text(l->size_max, b, sizeof(b));
-		fprintf(f, "%s %s %s%s%s", i ? "," : "", l->name, a, strcmp(a, b) ? "-" : "", strcmp(a, b) ? b : "");
+		size_text((double)l->size_min, a, sizeof(a));
+		size_text(l->size_max > 0 ? (double)l->size_max : 0, b, sizeof(b));
+		fprintf(f, "%s %s %s%s%s", i ? "," : "", hier_level_name(l), a,
+			strcmp(a, b) ? "-" : "", strcmp(a, b) ? b : "");
 	}
 	fputc('\n', f);
 }
@@ -297,31 +300,33 @@ static void write_levels(const struct card_caches *k, FILE *f)
  * effective share, and TLB reach apart. */
 static void write_caches(const struct card *c, FILE *f)
 {
-	const struct card_caches *k = &c->caches;
+	const struct hierarchy_section *h = c->hier;
 	char a[32], b[32];
 
-	if (!k->nlevel) {
+	if (!h || !h->nlevels) {
 		fprintf(f, "caches    measured hierarchy not in this report\n");
 		return;
 	}
-	write_levels(k, f);
-	for (unsigned i = 0; i < k->nlevel; i++) {
-		const struct card_level *l = &k->level[i];
+	write_levels(h, f);
+	for (size_t i = 0; i < h->nlevels; i++) {
+		const struct hier_level_out *l = &h->levels[i];
 
-		size_text(l->size, a, sizeof(a));
-		if (l->hwloc > 0 && l->effective_share)
+		size_text((double)l->size_bytes, a, sizeof(a));
+		size_text((double)l->hwloc_size, b, sizeof(b));
+		if (l->hwloc_size > 0 && l->effective_share)
 			fprintf(f, "          %s effective share about %s of %s declared: shared with other %s\n",
-				l->name, a, size_text(l->hwloc, b, sizeof(b)), c->machine.vm > 0 ? "tenants" : "cores");
-		else if (l->hwloc > 0 && l->disagrees)
+				hier_level_name(l), a, b, c->machine.vm > 0 ? "tenants" : "cores");
+		else if (l->hwloc_size > 0 && hier_level_disagrees(l))
 			fprintf(f, "          warning: hwloc declares %s = %s, measured about %s: the patterns use "
-				"the measured size\n", l->name, size_text(l->hwloc, b, sizeof(b)), a);
+				"the measured size\n", hier_level_name(l), b, a);
 	}
-	if (k->tlb && k->tlb_reach > 0)
+	if (h->tlb.has && h->tlb.reach_bytes > 0)
 		fprintf(f, "          TLB reach about %s (4 KiB pages cost more past it; not a cache level)\n",
-			size_text(k->tlb_reach, a, sizeof(a)));
-	else if (k->tlb)
-		fprintf(f, "          TLB: 4 KiB and 2 MiB pages walk alike up to %s (huge pages did not move "
-			"the staircase here)\n", size_text(k->tlb_compared, a, sizeof(a)));
+			size_text((double)h->tlb.reach_bytes, a, sizeof(a)));
+	else if (h->tlb.has)
+		fprintf(f, "          TLB: 4 KiB and 2 MiB pages walk alike up to %s (huge pages "
+			"did not move the staircase here)\n",
+			size_text((double)h->tlb.compared_to_bytes, a, sizeof(a)));
 }
 
 static void write_machine(const struct report *rep, const struct card *c, FILE *f)

@@ -347,8 +347,8 @@ static json_t *assessment_json(const struct align_assessment *a)
 	return json_pack("{s:f,s:f,s:f,s:i,s:i,s:i,s:i,s:o,s:o,s:o,s:o,s:s,s:b,s:s}", "spread",
 			 a->spread, "noise", a->noise, "noise_max", a->noise_max, "slowest",
 			 align_offsets[a->imax], "fastest", align_offsets[a->imin], "passes_judged",
-			 (int)a->j.n, "passes_choosing_them", (int)a->agree, "ratio", repro_real(a->j.ratio),
-			 "lo", repro_real(a->j.lo), "hi", repro_real(a->j.hi), "margin", repro_real(a->j.margin),
+			 (int)a->j.n, "passes_choosing_them", (int)a->agree, "ratio", report_real(a->j.ratio),
+			 "lo", report_real(a->j.lo), "hi", report_real(a->j.hi), "margin", report_real(a->j.margin),
 			 "verdict", stats_verdict_name(a->j.v), "shows_effect", a->shows, "selection",
 			 "leave one out: each pass judged on the slowest and fastest placements of the "
 			 "other undisturbed passes");
@@ -752,9 +752,9 @@ static void unlock_report(struct repro_ctx *rc, size_t npass, const struct unloc
 		fprintf(rc->out, "  %-18s %10.1f %9.2f%% %10.0f %10.1f %11.2fM %8.3f\n", unlock_release[v],
 			ho, hs * 100, gap, cy, ghz * 1e3 / cy, fair);
 		json_object_set_new(ju, unlock_release[v], json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
-			"handover_cycles", repro_real(ho), "handover_share", repro_real(hs),
-			"cycles_between_handovers", repro_real(gap), "cycles_per_acquisition", repro_real(cy),
-			"fairness_cv", repro_real(fair), "handover_cycles_per_pass",
+			"handover_cycles", report_real(ho), "handover_share", report_real(hs),
+			"cycles_between_handovers", report_real(gap), "cycles_per_acquisition", report_real(cy),
+			"fairness_cv", report_real(fair), "handover_cycles_per_pass",
 			repro_doubles_json(u->ho[v], npass), "cycles_per_acquisition_per_pass",
 			repro_doubles_json(u->cyc[v], npass)));
 	}

@@ -251,17 +251,12 @@ enum verdict repro_conclusion_text(char *buf, size_t len, const struct repro_cla
 	return j.v;
 }
 
-json_t *repro_real(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
 json_t *repro_doubles_json(const double *v, size_t n)
 {
 	json_t *a = json_array();
 
 	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, repro_real(v[i]));
+		json_array_append_new(a, report_real(v[i]));
 	return a;
 }
 
@@ -284,10 +279,10 @@ enum verdict repro_conclude(struct repro_ctx *rc, const struct repro_claim *c)
 	ma = stats_median(a, m);
 	mb = stats_median(b, m);
 	o = json_pack("{s:s,s:s,s:s,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:I,s:s}", "what", c->what,
-		      "a", c->a, "b", c->b, "verdict", stats_verdict_name(v), "meas_a", repro_real(ma),
-		      "meas_b", repro_real(mb), "saves", repro_real(mb - ma), "ratio",
-		      repro_real(j.ratio), "lo", repro_real(j.lo), "hi", repro_real(j.hi), "spread",
-		      repro_real(j.spread), "margin", repro_real(j.margin), "passes", (json_int_t)m,
+		      "a", c->a, "b", c->b, "verdict", stats_verdict_name(v), "meas_a", report_real(ma),
+		      "meas_b", report_real(mb), "saves", report_real(mb - ma), "ratio",
+		      report_real(j.ratio), "lo", report_real(j.lo), "hi", report_real(j.hi), "spread",
+		      report_real(j.spread), "margin", report_real(j.margin), "passes", (json_int_t)m,
 		      "disturbed", (json_int_t)disturbed, "text", text);
 	if (!isnan(c->pub_a) && !isnan(c->pub_b)) {
 		json_object_set_new(o, "pub_a", json_real(c->pub_a));
@@ -354,7 +349,7 @@ static int kernel_table(struct repro_ctx *rc, const struct repro_kernel *spec, c
 
 		rows[i] = (struct repro_row){ r->name, { c }, note };
 		json_array_append_new(jr, json_pack("{s:s,s:s,s:o,s:I}", "probe", r->name, "what", r->insn,
-						    "cycles", repro_real(c), "samples", (json_int_t)r->nsamples));
+						    "cycles", report_real(c), "samples", (json_int_t)r->nsamples));
 	}
 	meas.machine = rc->machine;
 	meas.unit = "core cycles, in the kernel";

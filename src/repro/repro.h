@@ -13,6 +13,7 @@
 
 #include "clock.h"
 #include "config.h"
+#include "report.h"
 #include "stats.h"
 #include "topo.h"
 
@@ -124,8 +125,6 @@ enum verdict repro_conclusion_text(char *buf, size_t len, const struct repro_cla
 /* repro_conclusion_text() printed to rc->out and appended, with its
  * figures, to rc->json["conclusions"]. */
 enum verdict repro_conclude(struct repro_ctx *rc, const struct repro_claim *c);
-/* v as a JSON number, or null where it is not finite (never 0). */
-json_t *repro_real(double v);
 /* v[0..n) as a JSON array, null where not finite. */
 json_t *repro_doubles_json(const double *v, size_t n);
 

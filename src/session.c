@@ -381,7 +381,7 @@ static int step_epochs(struct cz *c)
  * report's aligned atomic_inc hot-line latency row. */
 static int step_splitlock(struct cz *c)
 {
-	struct splitlock_result sr;
+	struct splitlock_section sr;
 	int ret;
 
 	if (c->o->no_split_lock) {
@@ -399,7 +399,7 @@ static int step_splitlock(struct cz *c)
 	if (!ret && !(c->rep->split = malloc(sizeof(*c->rep->split))))
 		ret = -ENOMEM;
 	if (!ret)
-		splitlock_section(&sr, c->rep->split);
+		*c->rep->split = sr;
 	return ret;
 }
 

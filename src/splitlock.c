@@ -207,6 +207,27 @@ int splitlock_guarded(void (*fn)(void *arg), void *arg)
 
 /* ---- the probe ------------------------------------------------------------ */
 
+/* r as a run starts it: the kernel's mode, the constants, no figures. */
+static void section_init(struct splitlock_section *r, bool supported)
+{
+	struct splitlock_kernel k;
+
+	splitlock_read_kernel(&k);
+	*r = (struct splitlock_section){
+		.has = supported ? SPLITLOCK_HAS_MEASURED :
+				   1u << SL_SUPPORTED | 1u << SL_UNSUPPORTED | 1u << SL_KERNEL,
+		.supported = supported, .insn = ARCH_INSN_ADD, .split_offset = SPLIT_OFFSET,
+		.misaligned_offset = MISALIGNED_OFFSET,
+		.ratio_denominator = { .has = 7, .what = "none" },
+		.kernel = { .has = 0x3f, .flag_split_lock_detect = k.flag_split_lock_detect,
+			    .flag_bus_lock_detect = k.flag_bus_lock_detect,
+			    .split_lock_mitigate = k.mitigate },
+	};
+	snprintf(r->kernel.mode, sizeof(r->kernel.mode), "%s", splitlock_mode_name(k.mode));
+	snprintf(r->kernel.why, sizeof(r->kernel.why), "%s", k.why);
+	snprintf(r->kernel.cmdline, sizeof(r->kernel.cmdline), "%s", k.cmdline);
+}
+
 #if ARCH_HAS_SPLIT_LOCK
 /* 64 `lock addq %reg,(mem)` per iteration on one word (ARCH_INSN_ADD); the
  * same loop times the aligned and the split word. noinline: one symbol for
@@ -304,7 +325,7 @@ static long voluntary_switches(void)
  * throttling sleep shows here), a few more when it was slow, else the
  * timed samples. */
 static void time_split(struct split_run *s, const struct calibration *cal,
-		       struct splitlock_result *r)
+		       struct splitlock_section *r)
 {
 	struct summary st;
 
@@ -339,7 +360,7 @@ sigbus:
 	r->sigbus = true;
 }
 
-int splitlock_measure(uint64_t max_ops, const struct calibration *cal, struct splitlock_result *r)
+int splitlock_measure(uint64_t max_ops, const struct calibration *cal, struct splitlock_section *r)
 {
 	struct split_run s = { .cal = cal };
 	uint64_t *aw, *sw, t0 = now_ns();
@@ -347,9 +368,7 @@ int splitlock_measure(uint64_t max_ops, const struct calibration *cal, struct sp
 	void *page;
 	int ret;
 
-	memset(r, 0, sizeof(*r));
-	splitlock_read_kernel(&r->kernel);
-	r->supported = true;
+	section_init(r, true);
 	if (!max_ops)
 		max_ops = DEFAULT_OPS;
 	if (max_ops > MAX_OPS) {
@@ -381,7 +400,7 @@ int splitlock_measure(uint64_t max_ops, const struct calibration *cal, struct sp
 	 * misaligned inside one line (offset 4), which shows that the cost
 	 * is the line crossing, not the misalignment */
 	time_inline(aw, cal, &r->aligned_cycles, &r->aligned_ns, &r->aligned_min_cycles);
-	r->aligned_ops = (uint64_t)ALIGNED_SAMPLES * ALIGNED_ITERS * UNROLL;
+	r->aligned_ops = (long long)ALIGNED_SAMPLES * ALIGNED_ITERS * UNROLL;
 	time_inline((uint64_t *)((char *)aw + MISALIGNED_OFFSET), cal, &r->misaligned_cycles,
 		    &r->misaligned_ns, &r->misaligned_min_cycles);
 	sw0 = voluntary_switches();
@@ -399,25 +418,24 @@ int splitlock_measure(uint64_t max_ops, const struct calibration *cal, struct sp
 	return 0;
 }
 #else
-int splitlock_measure(uint64_t max_ops, const struct calibration *cal, struct splitlock_result *r)
+int splitlock_measure(uint64_t max_ops, const struct calibration *cal, struct splitlock_section *r)
 {
-	memset(r, 0, sizeof(*r));
-	splitlock_read_kernel(&r->kernel);
-	r->supported = false;
-	r->unsupported = ARCH_SPLIT_LOCK_ABSENT;
+	section_init(r, false);
+	snprintf(r->unsupported, sizeof(r->unsupported), "%s", ARCH_SPLIT_LOCK_ABSENT);
 	return 0;
 }
 #endif
 
-void splitlock_set_reference(struct splitlock_result *r, double cycles, double ns, const char *what)
+void splitlock_set_reference(struct splitlock_section *r, double cycles, double ns,
+			     const char *what)
 {
-	r->ref_cycles = cycles;
-	r->ref_ns = ns;
-	r->ref_what = what;
+	r->ratio_denominator.cycles = cycles;
+	r->ratio_denominator.ns = ns;
+	snprintf(r->ratio_denominator.what, sizeof(r->ratio_denominator.what), "%s", what);
 	r->ratio = cycles > 0 && !r->sigbus ? r->split_cycles / cycles : 0;
 }
 
-int splitlock_reference(const struct calibration *cal, struct splitlock_result *r)
+int splitlock_reference(const struct calibration *cal, struct splitlock_section *r)
 {
 	const struct probe *p = probe_find(REF_PROBE);
 	struct result res = { 0 };
@@ -437,7 +455,7 @@ int splitlock_reference(const struct calibration *cal, struct splitlock_result *
 	return ret == -EINTR ? 0 : ret;
 }
 
-bool splitlock_reference_from(struct splitlock_result *r, const struct report *rep)
+bool splitlock_reference_from(struct splitlock_section *r, const struct report *rep)
 {
 	const struct result *row = report_find(rep, REF_PROBE, MODE_LATENCY, "hit", RESULT_USER);
 
@@ -457,63 +475,37 @@ void splitlock_announce(const char *skip)
 		"skips them", DEFAULT_OPS, skip);
 }
 
-void splitlock_section(const struct splitlock_result *r, struct splitlock_section *s)
+void splitlock_print(const struct splitlock_section *s, FILE *f)
 {
-	const struct splitlock_kernel *k = &r->kernel;
-
-	*s = (struct splitlock_section){
-		.has = r->supported ? ((1u << SL__COUNT) - 1) & ~(1u << SL_SKIPPED | 1u << SL_UNSUPPORTED) :
-				      1u << SL_SUPPORTED | 1u << SL_UNSUPPORTED | 1u << SL_KERNEL,
-		.supported = r->supported, .split_offset = SPLIT_OFFSET, .sigbus = r->sigbus,
-		.throttled = r->throttled, .split_ops = (long long)r->split_ops, .aligned_ops = (long long)r->aligned_ops,
-		.split_ns = r->split_ns, .split_cycles = r->split_cycles, .split_min_cycles = r->split_min_cycles,
-		.aligned_ns = r->aligned_ns, .aligned_cycles = r->aligned_cycles,
-		.aligned_min_cycles = r->aligned_min_cycles, .ratio = r->ratio,
-		.ratio_denominator = { .has = 7, .cycles = r->ref_cycles, .ns = r->ref_ns },
-		.misaligned_offset = MISALIGNED_OFFSET, .misaligned_cycles = r->misaligned_cycles,
-		.misaligned_ns = r->misaligned_ns, .voluntary_switches = r->voluntary_switches,
-		.elapsed_s = r->elapsed_s,
-		.kernel = { .has = 0x3f, .flag_split_lock_detect = k->flag_split_lock_detect,
-			    .flag_bus_lock_detect = k->flag_bus_lock_detect, .split_lock_mitigate = k->mitigate },
-	};
-	snprintf(s->unsupported, sizeof(s->unsupported), "%s", r->unsupported ? r->unsupported : "");
-	snprintf(s->insn, sizeof(s->insn), "%s", ARCH_INSN_ADD);
-	snprintf(s->ratio_denominator.what, sizeof(s->ratio_denominator.what), "%s", r->ref_what ? r->ref_what : "none");
-	snprintf(s->kernel.mode, sizeof(s->kernel.mode), "%s", splitlock_mode_name(k->mode));
-	snprintf(s->kernel.why, sizeof(s->kernel.why), "%s", k->why);
-	snprintf(s->kernel.cmdline, sizeof(s->kernel.cmdline), "%s", k->cmdline);
-}
-
-void splitlock_print(const struct splitlock_result *r, FILE *f)
-{
-	const struct splitlock_kernel *k = &r->kernel;
-
-	if (!r->supported) {
-		fprintf(f, "split lock: unsupported here: %s\n", r->unsupported);
+	if (!s->supported) {
+		fprintf(f, "split lock: unsupported here: %s\n", s->unsupported);
 		return;
 	}
-	fprintf(f, "split lock: kernel mode %s\n  %s\n", splitlock_mode_name(k->mode), k->why);
-	if (r->sigbus) {
+	fprintf(f, "split lock: kernel mode %s\n  %s\n", s->kernel.mode, s->kernel.why);
+	if (s->sigbus) {
 		fprintf(f, "  the split op was killed with SIGBUS (caught): this kernel forbids split locks "
-			   "in user space; aligned %s costs %.1f cycles (%.1f ns)\n", ARCH_INSN_ADD,
-			r->aligned_cycles, r->aligned_ns);
+			   "in user space; aligned %s costs %.1f cycles (%.1f ns)\n", s->insn,
+			s->aligned_cycles, s->aligned_ns);
 		return;
 	}
 	fprintf(f, "  %-34s %10s %10s %10s %8s\n", "", "cycles/op", "ns/op", "min cyc", "ops");
-	fprintf(f, "  %-34s %10.1f %10.1f %10.1f %8llu\n", "aligned (one line)", r->aligned_cycles,
-		r->aligned_ns, r->aligned_min_cycles, (unsigned long long)r->aligned_ops);
+	fprintf(f, "  %-34s %10.1f %10.1f %10.1f %8llu\n", "aligned (one line)", s->aligned_cycles,
+		s->aligned_ns, s->aligned_min_cycles, (unsigned long long)s->aligned_ops);
 	fprintf(f, "  %-34s %10.1f %10.1f %10.1f %8llu\n", "misaligned (offset 4, one line)",
-		r->misaligned_cycles, r->misaligned_ns, r->misaligned_min_cycles,
-		(unsigned long long)r->aligned_ops);
-	fprintf(f, "  %-34s %10.1f %10.1f %10.1f %8llu\n", "split (offset 60, two lines)", r->split_cycles,
-		r->split_ns, r->split_min_cycles, (unsigned long long)r->split_ops);
-	fprintf(f, "  split / aligned: %.0fx  (%s against %.1f cycles, %s; medians)\n", r->ratio,
-		ARCH_INSN_ADD, r->ref_cycles, r->ref_what ? r->ref_what : "?");
-	if (r->throttled)
-		fprintf(f, "  throttled: split ops took over 1 ms each or the probe hit its %.0f s cap: the "
-			   "kernel sleeps split-locking tasks here (%ld voluntary context switches); "
-			   "stopped after %llu ops\n", SPLIT_TIME_CAP_NS / 1e9, r->voluntary_switches,
-			(unsigned long long)r->split_ops);
-	else if (r->voluntary_switches > 0)
-		fprintf(f, "  the task slept %ld times during the split ops\n", r->voluntary_switches);
+		s->misaligned_cycles, s->misaligned_ns, s->misaligned_min_cycles,
+		(unsigned long long)s->aligned_ops);
+	fprintf(f, "  %-34s %10.1f %10.1f %10.1f %8llu\n", "split (offset 60, two lines)",
+		s->split_cycles, s->split_ns, s->split_min_cycles,
+		(unsigned long long)s->split_ops);
+	fprintf(f, "  split / aligned: %.0fx  (%s against %.1f cycles, %s; medians)\n", s->ratio,
+		s->insn, s->ratio_denominator.cycles, s->ratio_denominator.what);
+	if (s->throttled)
+		fprintf(f, "  throttled: split ops took over 1 ms each or the probe hit its "
+			   "%.0f s cap: the kernel sleeps split-locking tasks here (%lld "
+			   "voluntary context switches); stopped after %llu ops\n",
+			SPLIT_TIME_CAP_NS / 1e9, s->voluntary_switches,
+			(unsigned long long)s->split_ops);
+	else if (s->voluntary_switches > 0)
+		fprintf(f, "  the task slept %lld times during the split ops\n",
+			s->voluntary_switches);
 }

@@ -49,50 +49,36 @@ int splitlock_addresses(void *buf, size_t len, uint64_t **aligned, uint64_t **sp
  * previous SIGBUS action is restored in both cases. */
 int splitlock_guarded(void (*fn)(void *arg), void *arg);
 
-struct splitlock_result {
-	bool supported;		/* a split lock can be formed here */
-	const char *unsupported;	/* why not, when !supported */
-	struct splitlock_kernel kernel;
-	bool sigbus;		/* the kernel killed the split op (caught) */
-	bool throttled;		/* a split op took over 1 ms: the kernel slowed the task */
-	uint64_t split_ops, aligned_ops;	/* ops timed */
-	double split_ns, split_cycles;	/* median per op */
-	double split_min_cycles;
-	double aligned_ns, aligned_cycles;
-	double aligned_min_cycles;
-	double misaligned_ns, misaligned_cycles;	/* offset 4: misaligned inside one line */
-	double misaligned_min_cycles;
-	double ratio;		/* split / the reference (medians) */
-	double ref_cycles, ref_ns;	/* the denominator: an aligned locked RMW */
-	const char *ref_what;	/* where it comes from (static text) */
-	long voluntary_switches;	/* during the split ops: the task slept */
-	double elapsed_s;
-};
+/* The section's keys when a split lock was measured: all but skipped and
+ * unsupported. */
+#define SPLITLOCK_HAS_MEASURED \
+	(((1u << SL__COUNT) - 1) & ~(1u << SL_SKIPPED | 1u << SL_UNSUPPORTED))
 
 /* Time `max_ops` (rounded to 64, 0: 4096) split `lock add`s and as many
- * aligned ones on the calling (pinned, calibrated) thread. Returns 0 with
+ * aligned ones on the calling (pinned, calibrated) thread, into the report's
+ * section (sections.h), kernel mode included. Returns 0 with
  * r->supported false where the architecture has no split lock, 0 with
  * r->sigbus when the kernel sent SIGBUS, or -errno after a message. */
-int splitlock_measure(uint64_t max_ops, const struct calibration *cal, struct splitlock_result *r);
+int splitlock_measure(uint64_t max_ops, const struct calibration *cal, struct splitlock_section *r);
 
 /* The ratio's denominator: an aligned locked RMW timed as the report's
  * rows are (docs/hierarchy.md says why not the probe's own aligned ops).
  * splitlock_set_reference takes one given; splitlock_reference times
  * atomic_inc's latency kernel with the runner on the calling (pinned,
  * calibrated) thread, as `atomcost run atomic_inc` does. 0 or -errno. */
-void splitlock_set_reference(struct splitlock_result *r, double cycles, double ns, const char *what);
-int splitlock_reference(const struct calibration *cal, struct splitlock_result *r);
+void splitlock_set_reference(struct splitlock_section *r, double cycles, double ns,
+			     const char *what);
+int splitlock_reference(const struct calibration *cal, struct splitlock_section *r);
 /* The reference from rep's atomic_inc hit latency row (its median, with
  * rep's calibration): true, or false when rep has no such row. */
 struct report;
-bool splitlock_reference_from(struct splitlock_result *r, const struct report *rep);
+bool splitlock_reference_from(struct splitlock_section *r, const struct report *rep);
 
 /* Say on stderr, before the split ops, that they lock the bus for every
  * tenant of the host, and how to skip them (skip: "--no-split-lock"). */
 void splitlock_announce(const char *skip);
 
-/* The report's section (sections.h). */
-void splitlock_section(const struct splitlock_result *r, struct splitlock_section *s);
-void splitlock_print(const struct splitlock_result *r, FILE *f);
+/* The section as `atomcost hierarchy` prints it. */
+void splitlock_print(const struct splitlock_section *s, FILE *f);
 
 #endif

@@ -76,19 +76,16 @@ static int check_footprints(const struct hierarchy_opts *ho)
 }
 
 static void print_results(const struct hier_args *a, const struct calibration *cal,
-			  const struct hierarchy *h, const struct splitlock_result *sl, bool split)
+			  const struct hierarchy *h, struct splitlock_section *sl, bool split)
 {
 	if (a->json) {
 		static struct hierarchy_section s;	/* 26 KiB: off the stack */
-		struct splitlock_section ss;
-		struct report rep = { .hier = NULL };
+		struct report rep = { .split = split ? sl : NULL };
 		json_t *j = json_object();
 
 		json_object_set_new(j, "calibration", clock_to_json(cal));
 		if (h)
 			hierarchy_section(h, rep.hier = &s);
-		if (split)
-			splitlock_section(sl, rep.split = &ss);
 		report_typed_sections(&rep, j);
 		opts_print_json(j);
 		return;
@@ -106,7 +103,7 @@ static void print_results(const struct hier_args *a, const struct calibration *c
 static int measure(const struct hier_args *a, struct topo *t, int cpu, struct hierarchy **h)
 {
 	bool stair = a->only != 2, split = a->only != 1;
-	struct splitlock_result sl;
+	struct splitlock_section sl;
 	struct calibration cal;
 	int ret, code = EXIT_OK;
 

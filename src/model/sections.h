@@ -283,13 +283,15 @@ struct splitlock_section {
 		char cmdline[24];
 		int split_lock_mitigate;
 	} kernel;
-	bool sigbus, throttled;
-	long long split_ops, aligned_ops;
+	bool sigbus, throttled;	/* SIGBUS caught; the kernel slept the task (ops over 1 ms) */
+	long long split_ops, aligned_ops;	/* ops timed */
+	/* per op: the median and the fastest sample; ratio: split / ratio_denominator */
 	double split_ns, split_cycles, split_min_cycles, aligned_ns, aligned_cycles, aligned_min_cycles, ratio;
 	struct splitlock_ref_out { unsigned has; char what[64]; double cycles, ns; } ratio_denominator;
 	int misaligned_offset;
 	double misaligned_cycles, misaligned_ns;
-	long long voluntary_switches;
+	double misaligned_min_cycles;	/* for `atomcost hierarchy`'s table: not a JSON key */
+	long long voluntary_switches;	/* during the split ops: the task slept */
 	double elapsed_s;
 };
 

@@ -663,14 +663,12 @@ static int verify_call_pair(void)
 #define LK_RUN(id) .run = { [MODE_LATENCY] = k_##id##_lat }, .chain = CHAIN_MEMORY,	\
 		   .verify = verify_##id
 #define LK_RUN_TPUT(id) .run = { [MODE_THROUGHPUT] = k_##id##_tput }, .verify = verify_##id
-#define LK_COMMON .family = "lock"
 #define LK_INSN(s) .insn = s
 #define LK_SETUP(id) .setup = setup_##id
 #define LK_CTX(id) .patterns = &pat_##id, .ctx_stores = kc_##id##_stores
 #else	/* !ARCH_HAS_LOCK_INSNS */
 #define LK_RUN(id) .unsupported = "no lock-word primitives for this architecture yet"
 #define LK_RUN_TPUT(id) LK_RUN(id)
-#define LK_COMMON .family = "lock"
 #define LK_INSN(s) .insn = "-"
 #define LK_SETUP(id) .setup = NULL
 #define LK_CTX(id) .patterns = NULL
@@ -692,11 +690,15 @@ int64_t locks_exclusion_run(const char *name, unsigned nthreads, uint64_t iters)
 }
 #endif
 
+/* name, twin, family and atomicity of a lock descriptor */
+#define LK_HEAD(id, twin_, at)							\
+	.name = #id, .twin = twin_, .family = "lock", .atomicity = ATOMICITY_##at
+
 const struct probe probe_spin_lock = {
-	.name = "spin_lock", .twin = "spin_lock_xchg_unlock", LK_COMMON,
-	.atomicity = ATOMICITY_ATOMIC,
+	LK_HEAD(spin_lock, "spin_lock_xchg_unlock", ATOMIC),
 	LK_INSN("call lock; call unlock: incl %fs:pc; lock cmpxchgl 0->1 / movb $0; decl %fs:pc; je"),
-	.kernel_src = "kernel/locking/spinlock.c _raw_spin_lock, _raw_spin_unlock (include/asm-generic/qspinlock.h queued_spin_lock)",
+	.kernel_src = "kernel/locking/spinlock.c _raw_spin_lock, _raw_spin_unlock "
+		       "(include/asm-generic/qspinlock.h queued_spin_lock)",
 	.kernel = "spin_lock + spin_unlock (queued spinlock fast path)",
 	.desc = "out-of-line lock/unlock, preempt count, release by a plain byte store",
 	LK_RUN(spin_lock), LK_CTX(spin_lock),
@@ -704,8 +706,7 @@ const struct probe probe_spin_lock = {
 };
 
 const struct probe probe_spin_lock_xchg_unlock = {
-	.name = "spin_lock_xchg_unlock", .twin = "spin_lock", LK_COMMON,
-	.atomicity = ATOMICITY_ATOMIC,
+	LK_HEAD(spin_lock_xchg_unlock, "spin_lock", ATOMIC),
 	LK_INSN("call lock; call unlock: incl %fs:pc; lock cmpxchgl 0->1 / xchgb; decl %fs:pc; je"),
 	.kernel_src = "kernel/locking/spinlock.c _raw_spin_lock; unlock by xchg (no kernel macro)",
 	.kernel = "spin_lock + an atomic unlock",
@@ -714,30 +715,30 @@ const struct probe probe_spin_lock_xchg_unlock = {
 };
 
 const struct probe probe_spin_lock_movl_unlock = {
-	.name = "spin_lock_movl_unlock", .twin = "spin_lock_xchgl_unlock", LK_COMMON,
-	.atomicity = ATOMICITY_ATOMIC,
+	LK_HEAD(spin_lock_movl_unlock, "spin_lock_xchgl_unlock", ATOMIC),
 	LK_INSN("call lock; call unlock: incl %fs:pc; lock cmpxchgl 0->1 / movl $0; decl %fs:pc; je"),
-	.kernel_src = "kernel/locking/spinlock.c _raw_spin_lock; word-sized release (no kernel macro)",
+	.kernel_src = "kernel/locking/spinlock.c _raw_spin_lock; word-sized release "
+		       "(no kernel macro)",
 	.kernel = "spin_lock + a plain word-sized release",
 	.desc = "spin_lock released by a 32-bit store (no narrow-store forwarding stall)",
 	LK_RUN(spin_lock_movl_unlock),
 };
 
 const struct probe probe_spin_lock_xchgl_unlock = {
-	.name = "spin_lock_xchgl_unlock", .twin = "spin_lock_movl_unlock", LK_COMMON,
-	.atomicity = ATOMICITY_ATOMIC,
+	LK_HEAD(spin_lock_xchgl_unlock, "spin_lock_movl_unlock", ATOMIC),
 	LK_INSN("call lock; call unlock: incl %fs:pc; lock cmpxchgl 0->1 / xchgl; decl %fs:pc; je"),
-	.kernel_src = "kernel/locking/spinlock.c _raw_spin_lock; unlock by xchgl (no kernel macro)",
+	.kernel_src = "kernel/locking/spinlock.c _raw_spin_lock; unlock by xchgl "
+		       "(no kernel macro)",
 	.kernel = "spin_lock + an atomic word-sized release",
 	.desc = "spin_lock released by an atomic exchange of the whole 32-bit word",
 	LK_RUN(spin_lock_xchgl_unlock),
 };
 
 const struct probe probe_ticket_lock = {
-	.name = "ticket_lock", .twin = "spin_lock", LK_COMMON,
-	.atomicity = ATOMICITY_ATOMIC,
+	LK_HEAD(ticket_lock, "spin_lock", ATOMIC),
 	LK_INSN("call lock; call unlock: incl %fs:pc; lock xaddl / addw $1 (no lock); decl %fs:pc; je"),
-	.kernel_src = "arch/x86/include/asm/spinlock.h (2.6.25-4.1) __ticket_spin_lock, __ticket_spin_unlock",
+	.kernel_src = "arch/x86/include/asm/spinlock.h (2.6.25-4.1) __ticket_spin_lock, "
+		       "__ticket_spin_unlock",
 	.kernel = "x86 ticket spinlock (2.6.25 - 4.1)",
 	.desc = "ticket lock: take a ticket with xadd, release by an unlocked add to the head",
 	LK_RUN(ticket_lock), LK_CTX(ticket_lock),
@@ -745,8 +746,7 @@ const struct probe probe_ticket_lock = {
 };
 
 const struct probe probe_tas_lock = {
-	.name = "tas_lock", .twin = "tatas_lock", LK_COMMON,
-	.atomicity = ATOMICITY_ATOMIC,
+	LK_HEAD(tas_lock, "tatas_lock", ATOMIC),
 	LK_INSN("call lock; call unlock: incl %fs:pc; xchgl loop / movl $0; decl %fs:pc; je"),
 	.kernel_src = "- (textbook lock, no kernel macro; lockhammer swap_mutex at 32 bits)",
 	.kernel = "test-and-set lock",
@@ -755,11 +755,10 @@ const struct probe probe_tas_lock = {
 };
 
 const struct probe probe_tatas_lock = {
-	.name = "tatas_lock", .twin = "tas_lock", LK_COMMON,
-	.atomicity = ATOMICITY_ATOMIC,
+	LK_HEAD(tatas_lock, "tas_lock", ATOMIC),
 	LK_INSN("call lock; call unlock: incl %fs:pc; movl; xchgl / movl $0; decl %fs:pc; je"),
 	.kernel_src = "- (textbook lock; arch/x86/include/asm/qspinlock.h virt_spin_lock reads "
-		      "then takes the same way, with lock cmpxchgl and a byte release)",
+		       "then takes the same way, with lock cmpxchgl and a byte release)",
 	.kernel = "test-and-test-and-set lock",
 	.desc = "test-and-set with a read before the RMW (spin on a shared copy); 32-bit "
 		"read, take and release",
@@ -767,8 +766,7 @@ const struct probe probe_tatas_lock = {
 };
 
 const struct probe probe_raw_spin_lock_inline = {
-	.name = "raw_spin_lock_inline", .twin = "spin_lock", LK_COMMON,
-	.atomicity = ATOMICITY_ATOMIC,
+	LK_HEAD(raw_spin_lock_inline, "spin_lock", ATOMIC),
 	LK_INSN("lock cmpxchgl 0->1 / movb $0 (inline, no call, no preempt count)"),
 	.kernel_src = "include/asm-generic/qspinlock.h queued_spin_lock, queued_spin_unlock",
 	.kernel = "arch_spin_lock + arch_spin_unlock (breakdown: lock-word ops only)",
@@ -777,20 +775,20 @@ const struct probe probe_raw_spin_lock_inline = {
 };
 
 const struct probe probe_call_pair = {
-	.name = "call_pair", .twin = "spin_lock", LK_COMMON,
-	.atomicity = ATOMICITY_BASELINE,
+	LK_HEAD(call_pair, "spin_lock", BASELINE),
 	LK_INSN("call lock; call unlock: ret / ret (empty functions)"),
 	.kernel_src = "-",
 	.kernel = "- (breakdown: call overhead of out-of-line lock and unlock)",
-	.desc = "breakdown of spin_lock: two calls of an empty out-of-line function (no chain: throughput)",
+	.desc = "breakdown of spin_lock: two calls of an empty out-of-line function "
+		"(no chain: throughput)",
 	LK_RUN_TPUT(call_pair),
 };
 
 const struct probe probe_bit_spin_lock = {
-	.name = "bit_spin_lock", .twin = "__bit_spin_unlock", LK_COMMON,
-	.atomicity = ATOMICITY_ATOMIC,
+	LK_HEAD(bit_spin_lock, "__bit_spin_unlock", ATOMIC),
 	LK_INSN("incl %fs:pc; lock btsq $0 / lock andb $~1; decl %fs:pc; je"),
-	.kernel_src = "include/linux/bit_spinlock.h bit_spin_lock, bit_spin_unlock (clear_bit_unlock)",
+	.kernel_src = "include/linux/bit_spinlock.h bit_spin_lock, bit_spin_unlock "
+		       "(clear_bit_unlock)",
 	.kernel = "bit_spin_lock + bit_spin_unlock",
 	.desc = "bit spinlock released by an atomic clear (clear_bit_unlock)",
 	LK_RUN(bit_spin_lock), LK_CTX(bit_spin_lock),
@@ -798,21 +796,20 @@ const struct probe probe_bit_spin_lock = {
 };
 
 const struct probe probe___bit_spin_unlock = {
-	.name = "__bit_spin_unlock", .twin = "bit_spin_lock", LK_COMMON,
-	.atomicity = ATOMICITY_ATOMIC,
+	LK_HEAD(__bit_spin_unlock, "bit_spin_lock", ATOMIC),
 	LK_INSN("incl %fs:pc; lock btsq $0 / btrq $0 (no lock); decl %fs:pc; je"),
-	.kernel_src = "include/linux/bit_spinlock.h bit_spin_lock, __bit_spin_unlock (__clear_bit_unlock)",
+	.kernel_src = "include/linux/bit_spinlock.h bit_spin_lock, __bit_spin_unlock "
+		       "(__clear_bit_unlock)",
 	.kernel = "bit_spin_lock + __bit_spin_unlock",
 	.desc = "bit spinlock released non-atomically (__clear_bit_unlock)",
 	LK_RUN(__bit_spin_unlock),
 };
 
 const struct probe probe_pthread_mutex = {
-	.name = "pthread_mutex", .twin = "pthread_spin", LK_COMMON,
-	.atomicity = ATOMICITY_ATOMIC, .impl = "libc",
+	LK_HEAD(pthread_mutex, "pthread_spin", ATOMIC),
 	LK_INSN("call pthread_mutex_lock; call pthread_mutex_unlock (glibc)"),
-	.kernel_src = "- (glibc)",
-	.kernel = "- (user-space baseline)",
+	.impl = "libc",
+	.kernel_src = "- (glibc)", .kernel = "- (user-space baseline)",
 	.desc = "glibc default mutex, uncontended (no futex call)",
 	LK_RUN(pthread_mutex), LK_SETUP(pthread_mutex),
 	LK_CTX(pthread_mutex), .menu_need = { NEED_CRITICAL },
@@ -821,20 +818,17 @@ const struct probe probe_pthread_mutex = {
 };
 
 const struct probe probe_pthread_spin = {
-	.name = "pthread_spin", .twin = "pthread_mutex", LK_COMMON,
-	.atomicity = ATOMICITY_ATOMIC, .impl = "libc",
+	LK_HEAD(pthread_spin, "pthread_mutex", ATOMIC),
 	LK_INSN("call pthread_spin_lock; call pthread_spin_unlock (glibc)"),
-	.kernel_src = "- (glibc)",
-	.kernel = "- (user-space baseline)",
-	.desc = "glibc spinlock",
+	.impl = "libc",
+	.kernel_src = "- (glibc)", .kernel = "- (user-space baseline)", .desc = "glibc spinlock",
 	LK_RUN(pthread_spin), LK_SETUP(pthread_spin),
 	LK_CTX(pthread_spin), .menu_need = { NEED_CRITICAL }, .safe_when = "always (user space)",
 	.word_size = sizeof(pthread_spinlock_t),
 };
 
 const struct probe probe_preempt_disable = {
-	.name = "preempt_disable", .twin = "local_irq_save_analog", LK_COMMON,
-	.atomicity = ATOMICITY_LOCAL,
+	LK_HEAD(preempt_disable, "local_irq_save_analog", LOCAL),
 	LK_INSN("incl %fs:pc / decl %fs:pc; je resched"),
 	.kernel = "preempt_disable + preempt_enable (local_lock on !RT)",
 	.kernel_src = ARCH_KSRC_PREEMPT " __preempt_count_add, __preempt_count_dec_and_test",
@@ -844,21 +838,21 @@ const struct probe probe_preempt_disable = {
 };
 
 const struct probe probe_local_irq_save_analog = {
-	.name = "local_irq_save_analog", .twin = "preempt_disable", LK_COMMON,
-	.atomicity = ATOMICITY_LOCAL, .analog = true,
+	LK_HEAD(local_irq_save_analog, "preempt_disable", LOCAL),
 	LK_INSN("pushfq; popq %reg; movb $1,%fs:off / test $IF; movb $0,%fs:off"),
+	.analog = true,
 	.kernel = "local_irq_save + local_irq_restore (local_lock_irqsave), without cli/sti",
 	.kernel_src = ARCH_KSRC_IRQFLAGS " arch_local_irq_save, arch_local_irq_restore",
-	.desc = "flags read and a thread-local byte: lacks cli/sti/popf (they fault in user space) "
-		"and any chain; throughput only, never a verdict",
+	.desc = "flags read and a thread-local byte: lacks cli/sti/popf (they fault in user "
+		"space) and any chain; throughput only, never a verdict",
 	LK_RUN_TPUT(local_irq_save_analog),
 };
 
 const struct probe probe_sigprocmask = {
-	.name = "sigprocmask", .twin = "local_irq_save_analog", LK_COMMON,
-	.atomicity = ATOMICITY_LOCAL, .impl = "libc", .analog = true,
+	LK_HEAD(sigprocmask, "local_irq_save_analog", LOCAL),
 	LK_INSN("call pthread_sigmask; call pthread_sigmask: rt_sigprocmask(SIG_BLOCK all), "
 		"rt_sigprocmask(SIG_SETMASK old), 2 system calls"),
+	.impl = "libc", .analog = true,
 	.kernel = "local_irq_save's semantics in user space (heavy: not its cost)",
 	.kernel_src = "kernel/signal.c sigprocmask (what user space has instead of cli)",
 	.desc = "blocking signals: what user space does to keep handlers off; ~100x too heavy",

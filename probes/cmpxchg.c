@@ -240,44 +240,34 @@ PATTERN_CONTEXT(cmpxchg128, PAT_ZACC_DECL, PROBE_SINK(acc))
 #undef CTX_OP
 #endif
 
-const struct probe probe_cmpxchg = {
-	.name = "cmpxchg", .twin = "cmpxchg_local", .family = "cmpxchg",
-	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_CMPXCHG,
-	KSRC(ARCH_KSRC_CMPXCHG, "arch_cmpxchg"),
-	.kernel = "cmpxchg", .desc = "fully ordered compare-and-exchange (succeeding)",
-	.in_default = true, KERNELS(cmpxchg), .patterns = &pat_cmpxchg, .verify = verify_cmpxchg,
-	.menu_need = { NEED_FREELIST }, .safe_when = "always (atomic); ABA needs a tag",
-	.ctx_stores = kc_cmpxchg_stores, .card_pair = 2,
-};
-
-const struct probe probe_cmpxchg_local = {
-	.name = "cmpxchg_local", .twin = "cmpxchg", .family = "cmpxchg",
-	.atomicity = ARCH_HAS_LOCAL_RMW ? ATOMICITY_LOCAL : ATOMICITY_ATOMIC,
-	.insn = ARCH_INSN_CMPXCHG_NL,
-	KSRC(ARCH_KSRC_CMPXCHG, "arch_cmpxchg_local"),
-	.kernel = "cmpxchg_local", .desc = "compare-and-exchange atomic only against this CPU",
-	.in_default = true, KERNELS(cmpxchg_local), .patterns = &pat_cmpxchg_local, .verify = verify_cmpxchg_local,
-	.menu_need = { NEED_FREELIST }, .safe_when = "this CPU only, irqs/preemption off",
-	.ctx_stores = kc_cmpxchg_local_stores,
-};
-
-const struct probe probe_try_cmpxchg = {
-	.name = "try_cmpxchg", .twin = "try_cmpxchg_local", .family = "cmpxchg",
-	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_TRY_CMPXCHG,
-	KSRC(ARCH_KSRC_CMPXCHG, "arch_try_cmpxchg"),
-	.kernel = "try_cmpxchg", .desc = "cmpxchg returning success, old value written back on failure",
-	KERNELS(try_cmpxchg), .patterns = &pat_try_cmpxchg, .verify = verify_try_cmpxchg,
-};
-
-const struct probe probe_try_cmpxchg_local = {
-	.name = "try_cmpxchg_local", .twin = "try_cmpxchg", .family = "cmpxchg",
-	.atomicity = ARCH_HAS_LOCAL_RMW ? ATOMICITY_LOCAL : ATOMICITY_ATOMIC,
-	.insn = ARCH_INSN_TRY_CMPXCHG_NL,
-	KSRC(ARCH_KSRC_CMPXCHG, "arch_try_cmpxchg_local"),
-	.kernel = "try_cmpxchg_local / this_cpu_try_cmpxchg",
-	.desc = "unlocked try_cmpxchg",
-	KERNELS(try_cmpxchg_local), .patterns = &pat_try_cmpxchg_local, .verify = verify_try_cmpxchg_local,
-};
+/* A descriptor with its kernels, pattern kernels and verify named by id;
+ * CX_LOCAL: the atomicity of an unlocked twin (atomic where there is none). */
+#define CX_LOCAL (ARCH_HAS_LOCAL_RMW ? ATOMICITY_LOCAL : ATOMICITY_ATOMIC)
+#define CX_PROBE(id, twin_, at, insn_, ...)					\
+	const struct probe probe_##id = {					\
+		.name = #id, .twin = twin_, .family = "cmpxchg",		\
+		.atomicity = at, .insn = insn_, KERNELS(id),			\
+		.patterns = &pat_##id, .verify = verify_##id, __VA_ARGS__	\
+	};
+CX_PROBE(cmpxchg, "cmpxchg_local", ATOMICITY_ATOMIC, ARCH_INSN_CMPXCHG,
+	 KSRC(ARCH_KSRC_CMPXCHG, "arch_cmpxchg"),
+	 .kernel = "cmpxchg", .desc = "fully ordered compare-and-exchange (succeeding)",
+	 .in_default = true,
+	 .menu_need = { NEED_FREELIST }, .safe_when = "always (atomic); ABA needs a tag",
+	 .ctx_stores = kc_cmpxchg_stores, .card_pair = 2)
+CX_PROBE(cmpxchg_local, "cmpxchg", CX_LOCAL, ARCH_INSN_CMPXCHG_NL,
+	 KSRC(ARCH_KSRC_CMPXCHG, "arch_cmpxchg_local"),
+	 .kernel = "cmpxchg_local", .desc = "compare-and-exchange atomic only against this CPU",
+	 .in_default = true,
+	 .menu_need = { NEED_FREELIST }, .safe_when = "this CPU only, irqs/preemption off",
+	 .ctx_stores = kc_cmpxchg_local_stores)
+CX_PROBE(try_cmpxchg, "try_cmpxchg_local", ATOMICITY_ATOMIC, ARCH_INSN_TRY_CMPXCHG,
+	 KSRC(ARCH_KSRC_CMPXCHG, "arch_try_cmpxchg"),
+	 .kernel = "try_cmpxchg",
+	 .desc = "cmpxchg returning success, old value written back on failure")
+CX_PROBE(try_cmpxchg_local, "try_cmpxchg", CX_LOCAL, ARCH_INSN_TRY_CMPXCHG_NL,
+	 KSRC(ARCH_KSRC_CMPXCHG, "arch_try_cmpxchg_local"),
+	 .kernel = "try_cmpxchg_local / this_cpu_try_cmpxchg", .desc = "unlocked try_cmpxchg")
 
 const struct probe probe_this_cpu_cmpxchg = {
 	.name = "this_cpu_cmpxchg", .twin = "cmpxchg", .family = "cmpxchg",
@@ -295,15 +285,11 @@ const struct probe probe_this_cpu_cmpxchg = {
 	.menu_need = { NEED_FREELIST }, .safe_when = "this CPU's data, preemption off",
 };
 
-const struct probe probe_xchg = {
-	.name = "xchg", .twin = "__xchg", .family = "cmpxchg",
-	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_XCHG,
-	KSRC(ARCH_KSRC_CMPXCHG, "arch_xchg"),
-	.kernel = "xchg", .desc = "atomic exchange (old value feeds the next op)",
-	.in_default = true, KERNELS(xchg), .patterns = &pat_xchg, .verify = verify_xchg,
-	.menu_need = { NEED_PUBLISH }, .safe_when = "always (fully ordered: x86's smp_store_mb)",
-	.ctx_stores = kc_xchg_stores,
-};
+CX_PROBE(xchg, "__xchg", ATOMICITY_ATOMIC, ARCH_INSN_XCHG, KSRC(ARCH_KSRC_CMPXCHG, "arch_xchg"),
+	 .kernel = "xchg", .desc = "atomic exchange (old value feeds the next op)",
+	 .in_default = true,
+	 .menu_need = { NEED_PUBLISH }, .safe_when = "always (fully ordered: x86's smp_store_mb)",
+	 .ctx_stores = kc_xchg_stores)
 
 const struct probe probe___xchg = {
 	.name = "__xchg", .twin = "xchg", .family = "cmpxchg",
@@ -311,49 +297,27 @@ const struct probe probe___xchg = {
 	.kernel_src = "include/linux/non-atomic/xchg.h __xchg",
 	.kernel = "__xchg (non-atomic exchange: a load and a store)",
 	.desc = "the same exchange as a load and a store; throughput only (no single chain)",
-	.in_default = true, .run = { [MODE_THROUGHPUT] = k___xchg_tput }, .tput_sweep = k___xchg_tput_sweep, .patterns = &pat___xchg, .verify = verify___xchg,
+	.in_default = true, .run = { [MODE_THROUGHPUT] = k___xchg_tput },
+	.tput_sweep = k___xchg_tput_sweep, .patterns = &pat___xchg, .verify = verify___xchg,
 	.ctx_stores = kc___xchg_stores,
 };
 
-const struct probe probe_atomic_add_return = {
-	.name = "atomic_add_return", .twin = "xadd_local", .family = "cmpxchg",
-	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_XADD,
-	KSRC(ARCH_KSRC_ATOMIC, "arch_atomic64_fetch_add"),
-	.kernel = "atomic_fetch_add / atomic_add_return", .desc = "atomic fetch-and-add",
-	.in_default = true, KERNELS(atomic_add_return), .patterns = &pat_atomic_add_return, .verify = verify_atomic_add_return,
-};
-
-const struct probe probe_xadd_local = {
-	.name = "xadd_local", .twin = "atomic_add_return", .family = "cmpxchg",
-	.atomicity = ARCH_HAS_LOCAL_RMW ? ATOMICITY_LOCAL : ATOMICITY_ATOMIC,
-	.insn = ARCH_INSN_XADD_NL,
-	KSRC(ARCH_KSRC_LOCAL, "local_add_return"),
-	.kernel = "local_add_return", .desc = "unlocked fetch-and-add",
-	.in_default = true, KERNELS(xadd_local), .patterns = &pat_xadd_local, .verify = verify_xadd_local,
-};
-
-const struct probe probe_atomic_inc = {
-	.name = "atomic_inc", .twin = "local_inc", .family = "cmpxchg",
-	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_INC,
-	KSRC(ARCH_KSRC_ATOMIC, "arch_atomic64_inc"),
-	.kernel = "atomic_long_inc", .desc = "atomic increment",
-	.in_default = true, KERNELS(atomic_inc), .patterns = &pat_atomic_inc, .verify = verify_atomic_inc,
-	.counts = 1,
-	.menu_need = { NEED_PERCPU_COUNTER }, .safe_when = "always (atomic)",
-	.ctx_stores = kc_atomic_inc_stores, .card_share = 1,
-};
-
-const struct probe probe_local_inc = {
-	.name = "local_inc", .twin = "atomic_inc", .family = "cmpxchg",
-	.atomicity = ARCH_HAS_LOCAL_RMW ? ATOMICITY_LOCAL : ATOMICITY_ATOMIC,
-	.insn = ARCH_INSN_INC_NL,
-	KSRC(ARCH_KSRC_LOCAL, "local_inc"),
-	.kernel = "local_inc", .desc = "increment atomic only against this CPU",
-	.in_default = true, KERNELS(local_inc), .patterns = &pat_local_inc, .verify = verify_local_inc,
-	.counts = 1,
-	.menu_need = { NEED_PERCPU_COUNTER }, .safe_when = "this CPU's counter, preemption off",
-	.ctx_stores = kc_local_inc_stores,
-};
+CX_PROBE(atomic_add_return, "xadd_local", ATOMICITY_ATOMIC, ARCH_INSN_XADD,
+	 KSRC(ARCH_KSRC_ATOMIC, "arch_atomic64_fetch_add"), .in_default = true,
+	 .kernel = "atomic_fetch_add / atomic_add_return", .desc = "atomic fetch-and-add")
+CX_PROBE(xadd_local, "atomic_add_return", CX_LOCAL, ARCH_INSN_XADD_NL,
+	 KSRC(ARCH_KSRC_LOCAL, "local_add_return"), .in_default = true,
+	 .kernel = "local_add_return", .desc = "unlocked fetch-and-add")
+CX_PROBE(atomic_inc, "local_inc", ATOMICITY_ATOMIC, ARCH_INSN_INC,
+	 KSRC(ARCH_KSRC_ATOMIC, "arch_atomic64_inc"),
+	 .kernel = "atomic_long_inc", .desc = "atomic increment", .in_default = true, .counts = 1,
+	 .menu_need = { NEED_PERCPU_COUNTER }, .safe_when = "always (atomic)",
+	 .ctx_stores = kc_atomic_inc_stores, .card_share = 1)
+CX_PROBE(local_inc, "atomic_inc", CX_LOCAL, ARCH_INSN_INC_NL, KSRC(ARCH_KSRC_LOCAL, "local_inc"),
+	 .kernel = "local_inc", .desc = "increment atomic only against this CPU",
+	 .in_default = true, .counts = 1,
+	 .menu_need = { NEED_PERCPU_COUNTER }, .safe_when = "this CPU's counter, preemption off",
+	 .ctx_stores = kc_local_inc_stores)
 
 const struct probe probe_cmpxchg128 = {
 	.name = "cmpxchg128", .twin = "cmpxchg128_local", .family = "cmpxchg",
@@ -373,7 +337,7 @@ const struct probe probe_cmpxchg128 = {
 
 const struct probe probe_cmpxchg128_local = {
 	.name = "cmpxchg128_local", .twin = "cmpxchg128", .family = "cmpxchg",
-	.atomicity = ARCH_HAS_LOCAL_RMW ? ATOMICITY_LOCAL : ATOMICITY_ATOMIC,
+	.atomicity = CX_LOCAL,
 #if ARCH_HAS_CMPXCHG128
 	.insn = ARCH_INSN_CMPXCHG128_NL, KERNELS(cmpxchg128_local),
 	.verify = verify_cmpxchg128_local,

@@ -196,37 +196,19 @@ LSE_PROBE(atomic_fetch_or, "atomic_fetch_or_relaxed", ARCH_INSN_LSE_FETCH_OR,
 	  "__lse_atomic64_fetch_or")
 
 /* ---- semantics ------------------------------------------------------- */
-static int verify_set_bit_mb_after_atomic(void)
-{
-	uint64_t w = 0x10;
-
-	set_bit_mb_after_atomic_X((char *)&w);
-	return w == 0x12 ? 0 : -1;
-}
-
-static int verify___set_bit_smp_mb(void)
-{
-	uint64_t w = 0x10;
-
-	__set_bit_smp_mb_X((char *)&w);
-	return w == 0x12 ? 0 : -1;
-}
-
-static int verify_clear_bit_unlock(void)
-{
-	uint64_t w = 0xff;
-
-	arch_clear_bit_unlock(&w, BIT_IMM);
-	return w == 0xfd ? 0 : -1;
-}
-
-static int verify___clear_bit_unlock(void)
-{
-	uint64_t w = 0xff;
-
-	arch___clear_bit_unlock(&w, BIT_NR);
-	return w == 0xfd ? 0 : -1;
-}
+/* One op on a word holding init must leave want. */
+#define VERIFY_X(id, init, want)						\
+	static int verify_##id(void)						\
+	{									\
+		uint64_t w = (init);						\
+										\
+		id##_X((char *)&w)						\
+		return w == (want) ? 0 : -1;					\
+	}
+VERIFY_X(set_bit_mb_after_atomic, 0x10, 0x12)
+VERIFY_X(__set_bit_smp_mb, 0x10, 0x12)
+VERIFY_X(clear_bit_unlock, 0xff, 0xfd)
+VERIFY_X(__clear_bit_unlock, 0xff, 0xfd)
 
 static int verify_test_and_set_bit_lock(void)
 {
@@ -253,52 +235,42 @@ static int verify_release_acquire(void)
 	return arch_smp_load_acquire(&w) == 0x5678 ? 0 : -1;
 }
 
-const struct probe probe_set_bit_mb_after_atomic = {
-	.name = "set_bit_mb_after_atomic", .twin = "__set_bit_smp_mb", .family = "ordering",
-	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_SET_BIT_IMM "; " ARCH_INSN_MB_AROUND_ATOMIC,
-	.kernel = "set_bit(const nr); smp_mb__after_atomic()",
-	KSRC(ARCH_KSRC_BARRIER, "__smp_mb__after_atomic"),
-	.desc = "an ordered bit set: the atomic RMW, then the barrier an unordered atomic needs",
-	KERNELS(set_bit_mb_after_atomic), .verify = verify_set_bit_mb_after_atomic,
-	.ctx_stores = kc_set_bit_mb_after_atomic_stores,
-};
-
-const struct probe probe___set_bit_smp_mb = {
-	.name = "__set_bit_smp_mb", .twin = "set_bit_mb_after_atomic", .family = "ordering",
-	.atomicity = ATOMICITY_NONATOMIC, .insn = ARCH_INSN___SET_BIT_IMM "; " ARCH_INSN_SMP_MB,
-	.kernel = "__set_bit(const nr); smp_mb()", KSRC(ARCH_KSRC_BARRIER, "__smp_mb"),
-	.desc = "an ordered bit set on an owned word: the plain RMW, then a full barrier",
-	KERNELS(__set_bit_smp_mb), .verify = verify___set_bit_smp_mb,
-	.ctx_stores = kc___set_bit_smp_mb_stores,
-};
-
-const struct probe probe_clear_bit_unlock = {
-	.name = "clear_bit_unlock", .twin = "__clear_bit_unlock", .family = "ordering",
-	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_CLEAR_BIT_UNLOCK,
-	.kernel = "clear_bit_unlock(const nr)", KSRC(ARCH_KSRC_BITOPS_LOCK, "arch_clear_bit_unlock"),
-	.desc = "atomic bit clear with release semantics (a bit lock's unlock)",
-	KERNELS(clear_bit_unlock), .verify = verify_clear_bit_unlock,
-	.ctx_stores = kc_clear_bit_unlock_stores, .patterns = &pat_clear_bit_unlock,
-	.menu_need = { NEED_UNLOCK }, .safe_when = "always (atomic, release)",
-};
-
-const struct probe probe___clear_bit_unlock = {
-	.name = "__clear_bit_unlock", .twin = "clear_bit_unlock", .family = "ordering",
-	.atomicity = ATOMICITY_NONATOMIC, .insn = ARCH_INSN___CLEAR_BIT_UNLOCK,
-	.kernel = "__clear_bit_unlock(const nr)", KSRC(ARCH_KSRC_BITOPS_LOCK, "arch___clear_bit_unlock"),
-	.desc = "non-atomic release clear: only the lock holder writes the word",
-	KERNELS(__clear_bit_unlock), .verify = verify___clear_bit_unlock,
-	.ctx_stores = kc___clear_bit_unlock_stores, .patterns = &pat___clear_bit_unlock,
-	.menu_need = { NEED_UNLOCK }, .safe_when = "no other CPU writes the word while the lock is held",
-};
-
-const struct probe probe_test_and_set_bit_lock = {
-	.name = "test_and_set_bit_lock", .twin = "test_and_set_bit", .family = "ordering",
-	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_TEST_AND_SET_BIT_LOCK,
-	.kernel = "test_and_set_bit_lock", KSRC(ARCH_KSRC_BITOPS_LOCK, "arch_test_and_set_bit_lock"),
-	.desc = "atomic bit set with acquire semantics, returns the old bit (a bit lock's lock)",
-	KERNELS(test_and_set_bit_lock), .verify = verify_test_and_set_bit_lock,
-};
+#define ORD_PAIR_PROBE(id, twin_, at, insn_, ...)				\
+	const struct probe probe_##id = {					\
+		.name = #id, .twin = twin_, .family = "ordering",		\
+		.atomicity = ATOMICITY_##at, .insn = insn_, KERNELS(id),	\
+		.verify = verify_##id, __VA_ARGS__				\
+	};
+ORD_PAIR_PROBE(set_bit_mb_after_atomic, "__set_bit_smp_mb", ATOMIC,
+	       ARCH_INSN_SET_BIT_IMM "; " ARCH_INSN_MB_AROUND_ATOMIC,
+	       .kernel = "set_bit(const nr); smp_mb__after_atomic()",
+	       KSRC(ARCH_KSRC_BARRIER, "__smp_mb__after_atomic"),
+	       .desc = "an ordered bit set: the atomic RMW, then the barrier an unordered "
+		       "atomic needs",
+	       .ctx_stores = kc_set_bit_mb_after_atomic_stores)
+ORD_PAIR_PROBE(__set_bit_smp_mb, "set_bit_mb_after_atomic", NONATOMIC,
+	       ARCH_INSN___SET_BIT_IMM "; " ARCH_INSN_SMP_MB,
+	       .kernel = "__set_bit(const nr); smp_mb()", KSRC(ARCH_KSRC_BARRIER, "__smp_mb"),
+	       .desc = "an ordered bit set on an owned word: the plain RMW, then a full barrier",
+	       .ctx_stores = kc___set_bit_smp_mb_stores)
+ORD_PAIR_PROBE(clear_bit_unlock, "__clear_bit_unlock", ATOMIC, ARCH_INSN_CLEAR_BIT_UNLOCK,
+	       .kernel = "clear_bit_unlock(const nr)",
+	       KSRC(ARCH_KSRC_BITOPS_LOCK, "arch_clear_bit_unlock"),
+	       .desc = "atomic bit clear with release semantics (a bit lock's unlock)",
+	       .ctx_stores = kc_clear_bit_unlock_stores, .patterns = &pat_clear_bit_unlock,
+	       .menu_need = { NEED_UNLOCK }, .safe_when = "always (atomic, release)")
+ORD_PAIR_PROBE(__clear_bit_unlock, "clear_bit_unlock", NONATOMIC, ARCH_INSN___CLEAR_BIT_UNLOCK,
+	       .kernel = "__clear_bit_unlock(const nr)",
+	       KSRC(ARCH_KSRC_BITOPS_LOCK, "arch___clear_bit_unlock"),
+	       .desc = "non-atomic release clear: only the lock holder writes the word",
+	       .ctx_stores = kc___clear_bit_unlock_stores, .patterns = &pat___clear_bit_unlock,
+	       .menu_need = { NEED_UNLOCK },
+	       .safe_when = "no other CPU writes the word while the lock is held")
+ORD_PAIR_PROBE(test_and_set_bit_lock, "test_and_set_bit", ATOMIC, ARCH_INSN_TEST_AND_SET_BIT_LOCK,
+	       .kernel = "test_and_set_bit_lock",
+	       KSRC(ARCH_KSRC_BITOPS_LOCK, "arch_test_and_set_bit_lock"),
+	       .desc = "atomic bit set with acquire semantics, returns the old bit "
+		       "(a bit lock's lock)")
 
 const struct probe probe_store_smp_mb = {
 	.name = "store_smp_mb", .twin = "xchg", .family = "ordering",

@@ -137,29 +137,29 @@ static inline void arch_mul_chain(uint64_t iters)
 #define arch_set_bit_imm_ds(p, mask) \
 	asm volatile(".byte 0x3e\n\torb %[k], %[m]" : [m] "+m"(X86_M8(p)) : [k] "i"(mask) : "memory")
 
+/* arch_<op>(args) and arch_<op>_nl: `lock insn %reg,mem` and the same
+ * instruction unlocked, on the 64-bit word at p, with reg the operand. */
+#define X86_RMW_REG(op, insn, args, reg)					\
+	static inline void arch_##op args					\
+	{									\
+		asm volatile("lock " insn " %[r], %[m]"				\
+			     : [m] "+m"(X86_M64(p)) : [r] "r"(reg) : "memory");	\
+	}									\
+	static inline void arch_##op##_nl args					\
+	{									\
+		asm volatile(insn " %[r], %[m]"					\
+			     : [m] "+m"(X86_M64(p)) : [r] "r"(reg) : "memory");	\
+	}
+
 #define ARCH_INSN_SET_BIT_VAR "lock btsq %reg,mem"
 #define ARCH_INSN_SET_BIT_VAR_NL "btsq %reg,mem"
 /* set_bit(variable nr): nr must be < 64 (bts with a register index addresses
  * outside the word otherwise; callers mask it). */
-static inline void arch_set_bit_var(uint64_t nr, volatile void *p)
-{
-	asm volatile("lock btsq %[n], %[m]" : [m] "+m"(X86_M64(p)) : [n] "r"(nr) : "memory");
-}
-static inline void arch_set_bit_var_nl(uint64_t nr, volatile void *p)
-{
-	asm volatile("btsq %[n], %[m]" : [m] "+m"(X86_M64(p)) : [n] "r"(nr) : "memory");
-}
+X86_RMW_REG(set_bit_var, "btsq", (uint64_t nr, volatile void *p), nr)
 
 #define ARCH_INSN_OR_WORD "lock orq %reg,mem"
 #define ARCH_INSN_OR_WORD_NL "orq %reg,mem (what C |= compiles to)"
-static inline void arch_or_word(volatile void *p, uint64_t mask)
-{
-	asm volatile("lock orq %[k], %[m]" : [m] "+m"(X86_M64(p)) : [k] "r"(mask) : "memory");
-}
-static inline void arch_or_word_nl(volatile void *p, uint64_t mask)
-{
-	asm volatile("orq %[k], %[m]" : [m] "+m"(X86_M64(p)) : [k] "r"(mask) : "memory");
-}
+X86_RMW_REG(or_word, "orq", (volatile void *p, uint64_t mask), mask)
 
 /* clear_bit(const nr): `lock andb $~mask` on the byte; __clear_bit(const
  * nr): `btrq $nr` (arch___clear_bit). clear_bit_unlock is barrier() +
@@ -183,14 +183,7 @@ static inline void arch_or_word_nl(volatile void *p, uint64_t mask)
 
 #define ARCH_INSN_CLEAR_BIT_VAR "lock btrq %reg,mem"
 #define ARCH_INSN_CLEAR_BIT_VAR_NL "btrq %reg,mem"
-static inline void arch_clear_bit_var(uint64_t nr, volatile void *p)
-{
-	asm volatile("lock btrq %[n], %[m]" : [m] "+m"(X86_M64(p)) : [n] "r"(nr) : "memory");
-}
-static inline void arch_clear_bit_var_nl(uint64_t nr, volatile void *p)
-{
-	asm volatile("btrq %[n], %[m]" : [m] "+m"(X86_M64(p)) : [n] "r"(nr) : "memory");
-}
+X86_RMW_REG(clear_bit_var, "btrq", (uint64_t nr, volatile void *p), nr)
 
 #define ARCH_INSN_TEST_AND_SET_BIT "lock btsq %reg,mem; setc"
 #define ARCH_INSN_TEST_AND_SET_BIT_NL "btsq %reg,mem; setc"
@@ -287,14 +280,7 @@ static inline void arch_inc_nl(volatile void *p)
 }
 
 #define ARCH_INSN_ADD "lock addq %reg,mem"
-static inline void arch_add(volatile void *p, uint64_t v)
-{
-	asm volatile("lock addq %[v], %[m]" : [m] "+m"(X86_M64(p)) : [v] "r"(v) : "memory");
-}
-static inline void arch_add_nl(volatile void *p, uint64_t v)
-{
-	asm volatile("addq %[v], %[m]" : [m] "+m"(X86_M64(p)) : [v] "r"(v) : "memory");
-}
+X86_RMW_REG(add, "addq", (volatile void *p, uint64_t v), v)
 
 #define ARCH_INSN_CMPXCHG128 "lock cmpxchg16b mem"
 #define ARCH_INSN_CMPXCHG128_NL "cmpxchg16b mem"

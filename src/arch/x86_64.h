@@ -138,7 +138,10 @@ static inline void arch_mul_chain(uint64_t iters)
 	asm volatile(".byte 0x3e\n\torb %[k], %[m]" : [m] "+m"(X86_M8(p)) : [k] "i"(mask) : "memory")
 
 /* arch_<op>(args) and arch_<op>_nl: `lock insn %reg,mem` and the same
- * instruction unlocked, on the 64-bit word at p, with reg the operand. */
+ * instruction unlocked, on the 64-bit word at p, with reg the operand.
+ * X86_TWINS(def) does the same for other shapes: def(suffix, prefix)
+ * defines arch_<op><suffix> with its asm string starting with prefix. */
+#define X86_TWINS(def) def(, "lock ") def(_nl, "")
 #define X86_RMW_REG(op, insn, args, reg)					\
 	static inline void arch_##op args					\
 	{									\
@@ -189,54 +192,43 @@ X86_RMW_REG(clear_bit_var, "btrq", (uint64_t nr, volatile void *p), nr)
 #define ARCH_INSN_TEST_AND_SET_BIT_NL "btsq %reg,mem; setc"
 /* Returns the old bit. Fully ordered (locked) / non-atomic. "Jr" as the
  * kernel's "Ir": a constant nr (bit_spin_lock) becomes `btsq $nr`. */
-static inline bool arch_test_and_set_bit(uint64_t nr, volatile void *p)
-{
-	bool old;
-
-	asm volatile("lock btsq %[n], %[m]" : [m] "+m"(X86_M64(p)), "=@ccc"(old) : [n] "Jr"(nr) : "memory");
-	return old;
-}
-static inline bool arch_test_and_set_bit_nl(uint64_t nr, volatile void *p)
-{
-	bool old;
-
-	asm volatile("btsq %[n], %[m]" : [m] "+m"(X86_M64(p)), "=@ccc"(old) : [n] "Jr"(nr) : "memory");
-	return old;
-}
+#define X86_TEST_AND_SET_BIT(sfx, lk)						\
+	static inline bool arch_test_and_set_bit##sfx(uint64_t nr, volatile void *p) \
+	{									\
+		bool old;							\
+										\
+		asm volatile(lk "btsq %[n], %[m]"				\
+			     : [m] "+m"(X86_M64(p)), "=@ccc"(old) : [n] "Jr"(nr) : "memory");	\
+		return old;							\
+	}
+X86_TWINS(X86_TEST_AND_SET_BIT)
 
 #define ARCH_INSN_CMPXCHG "lock cmpxchgq %reg,mem"
 #define ARCH_INSN_CMPXCHG_NL "cmpxchgq %reg,mem"
 /* Returns the value seen in memory (== old on success). */
-static inline uint64_t arch_cmpxchg(volatile void *p, uint64_t old, uint64_t nw)
-{
-	asm volatile("lock cmpxchgq %[n], %[m]" : [m] "+m"(X86_M64(p)), "+a"(old) : [n] "r"(nw) : "memory");
-	return old;
-}
-static inline uint64_t arch_cmpxchg_nl(volatile void *p, uint64_t old, uint64_t nw)
-{
-	asm volatile("cmpxchgq %[n], %[m]" : [m] "+m"(X86_M64(p)), "+a"(old) : [n] "r"(nw) : "memory");
-	return old;
-}
+#define X86_CMPXCHG(sfx, lk)							\
+	static inline uint64_t arch_cmpxchg##sfx(volatile void *p, uint64_t old, uint64_t nw) \
+	{									\
+		asm volatile(lk "cmpxchgq %[n], %[m]"				\
+			     : [m] "+m"(X86_M64(p)), "+a"(old) : [n] "r"(nw) : "memory");	\
+		return old;							\
+	}
+X86_TWINS(X86_CMPXCHG)
 
 #define ARCH_INSN_TRY_CMPXCHG "lock cmpxchgq %reg,mem; flags (ZF) consumed"
 #define ARCH_INSN_TRY_CMPXCHG_NL "cmpxchgq %reg,mem; flags (ZF) consumed"
 /* try_cmpxchg: true on success; on failure *old receives the value seen. */
-static inline bool arch_try_cmpxchg(volatile void *p, uint64_t *old, uint64_t nw)
-{
-	bool ok;
-
-	asm volatile("lock cmpxchgq %[n], %[m]"
-		     : [m] "+m"(X86_M64(p)), "+a"(*old), "=@ccz"(ok) : [n] "r"(nw) : "memory");
-	return ok;
-}
-static inline bool arch_try_cmpxchg_nl(volatile void *p, uint64_t *old, uint64_t nw)
-{
-	bool ok;
-
-	asm volatile("cmpxchgq %[n], %[m]"
-		     : [m] "+m"(X86_M64(p)), "+a"(*old), "=@ccz"(ok) : [n] "r"(nw) : "memory");
-	return ok;
-}
+#define X86_TRY_CMPXCHG(sfx, lk)						\
+	static inline bool arch_try_cmpxchg##sfx(volatile void *p, uint64_t *old, uint64_t nw) \
+	{									\
+		bool ok;							\
+										\
+		asm volatile(lk "cmpxchgq %[n], %[m]"				\
+			     : [m] "+m"(X86_M64(p)), "+a"(*old), "=@ccz"(ok)		\
+			     : [n] "r"(nw) : "memory");					\
+		return ok;							\
+	}
+X86_TWINS(X86_TRY_CMPXCHG)
 
 #define ARCH_INSN_XCHG "xchgq %reg,mem (implicitly locked)"
 #define ARCH_INSN_XCHG_NL "movq mem,%tmp; movq %reg,mem"
@@ -257,27 +249,23 @@ static inline uint64_t arch_xchg_nl(volatile void *p, uint64_t v)
 #define ARCH_INSN_XADD "lock xaddq %reg,mem"
 #define ARCH_INSN_XADD_NL "xaddq %reg,mem"
 /* Returns the old value. */
-static inline uint64_t arch_xadd(volatile void *p, uint64_t v)
-{
-	asm volatile("lock xaddq %[v], %[m]" : [m] "+m"(X86_M64(p)), [v] "+r"(v) : : "memory");
-	return v;
-}
-static inline uint64_t arch_xadd_nl(volatile void *p, uint64_t v)
-{
-	asm volatile("xaddq %[v], %[m]" : [m] "+m"(X86_M64(p)), [v] "+r"(v) : : "memory");
-	return v;
-}
+#define X86_XADD(sfx, lk)							\
+	static inline uint64_t arch_xadd##sfx(volatile void *p, uint64_t v)	\
+	{									\
+		asm volatile(lk "xaddq %[v], %[m]"				\
+			     : [m] "+m"(X86_M64(p)), [v] "+r"(v) : : "memory");		\
+		return v;							\
+	}
+X86_TWINS(X86_XADD)
 
 #define ARCH_INSN_INC "lock incq mem"
 #define ARCH_INSN_INC_NL "incq mem"
-static inline void arch_inc(volatile void *p)
-{
-	asm volatile("lock incq %[m]" : [m] "+m"(X86_M64(p)) : : "memory");
-}
-static inline void arch_inc_nl(volatile void *p)
-{
-	asm volatile("incq %[m]" : [m] "+m"(X86_M64(p)) : : "memory");
-}
+#define X86_INC(sfx, lk)							\
+	static inline void arch_inc##sfx(volatile void *p)			\
+	{									\
+		asm volatile(lk "incq %[m]" : [m] "+m"(X86_M64(p)) : : "memory");	\
+	}
+X86_TWINS(X86_INC)
 
 #define ARCH_INSN_ADD "lock addq %reg,mem"
 X86_RMW_REG(add, "addq", (volatile void *p, uint64_t v), v)
@@ -286,24 +274,19 @@ X86_RMW_REG(add, "addq", (volatile void *p, uint64_t v), v)
 #define ARCH_INSN_CMPXCHG128_NL "cmpxchg16b mem"
 /* 16-byte compare-and-exchange; p must be 16-byte aligned. old[0..1] is
  * {lo, hi}; on return it holds the value seen. Returns true on success. */
-static inline bool arch_cmpxchg128(volatile void *p, uint64_t *old, uint64_t nlo, uint64_t nhi)
-{
-	bool ok;
-
-	asm volatile("lock cmpxchg16b %[m]"
-		     : [m] "+m"(*(volatile __int128 *)p), "+a"(old[0]), "+d"(old[1]), "=@ccz"(ok)
-		     : "b"(nlo), "c"(nhi) : "memory");
-	return ok;
-}
-static inline bool arch_cmpxchg128_nl(volatile void *p, uint64_t *old, uint64_t nlo, uint64_t nhi)
-{
-	bool ok;
-
-	asm volatile("cmpxchg16b %[m]"
-		     : [m] "+m"(*(volatile __int128 *)p), "+a"(old[0]), "+d"(old[1]), "=@ccz"(ok)
-		     : "b"(nlo), "c"(nhi) : "memory");
-	return ok;
-}
+#define X86_CMPXCHG128(sfx, lk)							\
+	static inline bool arch_cmpxchg128##sfx(volatile void *p, uint64_t *old, uint64_t nlo,	\
+						uint64_t nhi)			\
+	{									\
+		bool ok;							\
+										\
+		asm volatile(lk "cmpxchg16b %[m]"				\
+			     : [m] "+m"(*(volatile __int128 *)p), "+a"(old[0]), "+d"(old[1]),	\
+			       "=@ccz"(ok)					\
+			     : "b"(nlo), "c"(nhi) : "memory");			\
+		return ok;							\
+	}
+X86_TWINS(X86_CMPXCHG128)
 
 #define ARCH_INSN_PERCPU_CMPXCHG "cmpxchgq %reg,%fs:(%off) (this_cpu_cmpxchg form)"
 /* The this_cpu form: one unlocked cmpxchg addressed through the segment

@@ -21,76 +21,83 @@
 
 /* Variable bit number kept in a register, masked to the word (docs/method.md). */
 #define NR_DECL uint64_t nr = ctx->scratch & 63
-
-/* Each pair: a latency kernel (every op on the same word: each op reads the
- * word the previous one wrote) and a throughput sweep (1..8 words on each
- * of 1..32 lines, cycled). */
-#define BIT_KERNELS(id, decls, tail)					\
-	PROBE_KERNEL(k_##id##_lat, decls, id##_L, tail)				\
-	PROBE_KERNEL_TPUT(k_##id##_tput, decls, id##_T, tail)
-
-#define set_bit_L(i) arch_set_bit_imm(p, BIT_IMM);
-#define set_bit_T(i) arch_set_bit_imm(TPUT_ADDR(p, i), BIT_IMM);
-#define __set_bit_L(i) arch___set_bit_imm(p, BIT_NR);
-#define __set_bit_T(i) arch___set_bit_imm(TPUT_ADDR(p, i), BIT_NR);
-#define __or_byte_L(i) arch_or_byte_nl(p, BIT_IMM);
-#define __or_byte_T(i) arch_or_byte_nl(TPUT_ADDR(p, i), BIT_IMM);
-BIT_KERNELS(set_bit, , )
-BIT_KERNELS(__set_bit, , )
-BIT_KERNELS(__or_byte, , )
-
-#if ARCH_HAS_DS_PREFIX
-#define set_bit_ds_L(i) arch_set_bit_imm_ds(p, BIT_IMM);
-#define set_bit_ds_T(i) arch_set_bit_imm_ds(TPUT_ADDR(p, i), BIT_IMM);
-BIT_KERNELS(set_bit_ds, , )
-#endif
-
-#define set_bit_var_L(i) arch_set_bit_var(nr, p);
-#define set_bit_var_T(i) arch_set_bit_var(nr, TPUT_ADDR(p, i));
-#define __set_bit_var_L(i) arch_set_bit_var_nl(nr, p);
-#define __set_bit_var_T(i) arch_set_bit_var_nl(nr, TPUT_ADDR(p, i));
-BIT_KERNELS(set_bit_var, NR_DECL, )
-BIT_KERNELS(__set_bit_var, NR_DECL, )
-
 #define MASK_DECL uint64_t m = 1ull << (ctx->scratch & 63)
-#define or_word_L(i) arch_or_word(p, m);
-#define or_word_T(i) arch_or_word(TPUT_ADDR(p, i), m);
-#define __or_word_L(i) arch_or_word_nl(p, m);
-#define __or_word_T(i) arch_or_word_nl(TPUT_ADDR(p, i), m);
-BIT_KERNELS(or_word, MASK_DECL, )
-BIT_KERNELS(__or_word, MASK_DECL, )
-
-#define clear_bit_L(i) arch_clear_bit_imm(p, BIT_IMM);
-#define clear_bit_T(i) arch_clear_bit_imm(TPUT_ADDR(p, i), BIT_IMM);
-#define __clear_bit_L(i) arch___clear_bit_imm(p, BIT_NR);
-#define __clear_bit_T(i) arch___clear_bit_imm(TPUT_ADDR(p, i), BIT_NR);
-BIT_KERNELS(clear_bit, , )
-BIT_KERNELS(__clear_bit, , )
-
-#define change_bit_L(i) arch_change_bit_imm(p, BIT_IMM);
-#define change_bit_T(i) arch_change_bit_imm(TPUT_ADDR(p, i), BIT_IMM);
-#define __change_bit_L(i) arch___change_bit_imm(p, BIT_NR);
-#define __change_bit_T(i) arch___change_bit_imm(TPUT_ADDR(p, i), BIT_NR);
-BIT_KERNELS(change_bit, , )
-BIT_KERNELS(__change_bit, , )
-
-#define clear_bit_var_L(i) arch_clear_bit_var(nr, p);
-#define clear_bit_var_T(i) arch_clear_bit_var(nr, TPUT_ADDR(p, i));
-#define __clear_bit_var_L(i) arch_clear_bit_var_nl(nr, p);
-#define __clear_bit_var_T(i) arch_clear_bit_var_nl(nr, TPUT_ADDR(p, i));
-BIT_KERNELS(clear_bit_var, NR_DECL, )
-BIT_KERNELS(__clear_bit_var, NR_DECL, )
-
 /* test_and_set_bit: the returned bit is consumed (added into a register
  * accumulator; a bool accumulator lets gcc park every flag on the stack), as
  * a caller testing it would. The chain runs through the word, not acc. */
-#define test_and_set_bit_L(i) acc += arch_test_and_set_bit(nr, p); PROBE_LAUNDER(acc);
-#define test_and_set_bit_T(i) acc += arch_test_and_set_bit(nr, TPUT_ADDR(p, i)); PROBE_LAUNDER(acc);
-#define __test_and_set_bit_L(i) acc += arch_test_and_set_bit_nl(nr, p); PROBE_LAUNDER(acc);
-#define __test_and_set_bit_T(i) acc += arch_test_and_set_bit_nl(nr, TPUT_ADDR(p, i)); PROBE_LAUNDER(acc);
 #define TSB_DECL NR_DECL; uint64_t acc = 0
-BIT_KERNELS(test_and_set_bit, TSB_DECL, PROBE_SINK(acc))
-BIT_KERNELS(__test_and_set_bit, TSB_DECL, PROBE_SINK(acc))
+
+/* Every kernel of a pair comes from its op at an address: PAT_OP_A(x) for
+ * the atomic probe, PAT_OP_N(x) for its twin; the hot kernels run it on p
+ * (latency) and over the sweep. The access patterns (pattern-kernels.h)
+ * run it at an arbitrary line: the bit ops change only bits 1 and 5 of the
+ * first word, below the line offset a chase masks off, so they also run on
+ * the pointer word. There the bit number and mask sit in a laundered
+ * register, as in the hot kernels. */
+#define BIT_LAT_A(i) PAT_OP_A(p)
+#define BIT_TPUT_A(i) PAT_OP_A(TPUT_ADDR(p, i))
+#define BIT_LAT_N(i) PAT_OP_N(p)
+#define BIT_TPUT_N(i) PAT_OP_N(TPUT_ADDR(p, i))
+#define BIT_KERNELS(id, S, decls, tail)						\
+	PROBE_KERNEL(k_##id##_lat, decls, BIT_LAT_##S, tail)			\
+	PROBE_KERNEL_TPUT(k_##id##_tput, decls, BIT_TPUT_##S, tail)
+#define BIT_PAIR(ida, idn, decls, pat_decls, tail)				\
+	BIT_KERNELS(ida, A, decls, tail)					\
+	BIT_KERNELS(idn, N, decls, tail)					\
+	PATTERN_PAIR(ida, idn, 0, pat_decls, tail)
+#define PAT_NR_DECL uint64_t nr = 5; PROBE_LAUNDER(nr)
+#define PAT_MASK_DECL uint64_t m = 1ull << 5; PROBE_LAUNDER(m)
+#define PAT_TSB_DECL PAT_NR_DECL; uint64_t acc = 0
+
+#define PAT_OP_A(x) arch_set_bit_imm(x, BIT_IMM);
+#define PAT_OP_N(x) arch___set_bit_imm(x, BIT_NR);
+BIT_PAIR(set_bit, __set_bit, , , )
+CONTEXT_STORES_PAIR(set_bit, __set_bit, , )
+#undef PAT_OP_N
+/* set_bit's op without the lock prefix (same byte, same immediate): the
+ * lock-prefix-only control of set_bit under every pattern. */
+#define PAT_OP_N(x) arch_or_byte_nl(x, BIT_IMM);
+BIT_KERNELS(__or_byte, N, , )
+PATTERN_ONE(__or_byte, N, 0, , , NULL, NULL)
+#undef PAT_OP_A
+#undef PAT_OP_N
+#if ARCH_HAS_DS_PREFIX
+#define PAT_OP_A(x) arch_set_bit_imm_ds(x, BIT_IMM);
+BIT_KERNELS(set_bit_ds, A, , )
+#undef PAT_OP_A
+#endif
+#define PAT_OP_A(x) arch_set_bit_var(nr, x);
+#define PAT_OP_N(x) arch_set_bit_var_nl(nr, x);
+BIT_PAIR(set_bit_var, __set_bit_var, NR_DECL, PAT_NR_DECL, )
+CONTEXT_STORES_PAIR(set_bit_var, __set_bit_var, PAT_NR_DECL, )
+#undef PAT_OP_A
+#undef PAT_OP_N
+#define PAT_OP_A(x) arch_or_word(x, m);
+#define PAT_OP_N(x) arch_or_word_nl(x, m);
+BIT_PAIR(or_word, __or_word, MASK_DECL, PAT_MASK_DECL, )
+#undef PAT_OP_A
+#undef PAT_OP_N
+#define PAT_OP_A(x) arch_clear_bit_imm(x, BIT_IMM);
+#define PAT_OP_N(x) arch___clear_bit_imm(x, BIT_NR);
+BIT_PAIR(clear_bit, __clear_bit, , , )
+#undef PAT_OP_A
+#undef PAT_OP_N
+#define PAT_OP_A(x) arch_change_bit_imm(x, BIT_IMM);
+#define PAT_OP_N(x) arch___change_bit_imm(x, BIT_NR);
+BIT_PAIR(change_bit, __change_bit, , , )
+#undef PAT_OP_A
+#undef PAT_OP_N
+#define PAT_OP_A(x) arch_clear_bit_var(nr, x);
+#define PAT_OP_N(x) arch_clear_bit_var_nl(nr, x);
+BIT_PAIR(clear_bit_var, __clear_bit_var, NR_DECL, PAT_NR_DECL, )
+#undef PAT_OP_A
+#undef PAT_OP_N
+#define PAT_OP_A(x) acc += arch_test_and_set_bit(nr, x); PROBE_LAUNDER(acc);
+#define PAT_OP_N(x) acc += arch_test_and_set_bit_nl(nr, x); PROBE_LAUNDER(acc);
+BIT_PAIR(test_and_set_bit, __test_and_set_bit, TSB_DECL, PAT_TSB_DECL, PROBE_SINK(acc))
+CONTEXT_STORES_PAIR(test_and_set_bit, __test_and_set_bit, PAT_TSB_DECL, PROBE_SINK(acc))
+#undef PAT_OP_A
+#undef PAT_OP_N
 
 /* Variable-nr kernels read their bit number from scratch. */
 static int setup_nr(struct probe_ctx *ctx)
@@ -180,57 +187,6 @@ static int verify_tas(bool (*op)(uint64_t, volatile void *))
 
 static int verify_test_and_set_bit(void) { return verify_tas(arch_test_and_set_bit); }
 static int verify___test_and_set_bit(void) { return verify_tas(arch_test_and_set_bit_nl); }
-
-/* ---- access patterns (pattern-kernels.h): each op at an arbitrary line.
- * The bit ops change only bits 1 and 5 of the first word, below the line
- * offset a chase masks off, so they also run on the pointer word. The bit
- * number and mask sit in a laundered register, as in the hot kernels. */
-#define PAT_NR_DECL uint64_t nr = 5; PROBE_LAUNDER(nr)
-#define PAT_MASK_DECL uint64_t m = 1ull << 5; PROBE_LAUNDER(m)
-#define PAT_TSB_DECL PAT_NR_DECL; uint64_t acc = 0
-#define PAT_OP_A(x) arch_set_bit_imm(x, BIT_IMM);
-#define PAT_OP_N(x) arch___set_bit_imm(x, BIT_NR);
-PATTERN_PAIR(set_bit, __set_bit, 0, , )
-CONTEXT_STORES_PAIR(set_bit, __set_bit, , )
-#undef PAT_OP_N
-/* set_bit's op without the lock prefix (same byte, same immediate): the
- * lock-prefix-only control of set_bit under every pattern. */
-#define PAT_OP_N(x) arch_or_byte_nl(x, BIT_IMM);
-PATTERN_ONE(__or_byte, N, 0, , , NULL, NULL)
-#undef PAT_OP_A
-#undef PAT_OP_N
-#define PAT_OP_A(x) arch_set_bit_var(nr, x);
-#define PAT_OP_N(x) arch_set_bit_var_nl(nr, x);
-PATTERN_PAIR(set_bit_var, __set_bit_var, 0, PAT_NR_DECL, )
-CONTEXT_STORES_PAIR(set_bit_var, __set_bit_var, PAT_NR_DECL, )
-#undef PAT_OP_A
-#undef PAT_OP_N
-#define PAT_OP_A(x) arch_or_word(x, m);
-#define PAT_OP_N(x) arch_or_word_nl(x, m);
-PATTERN_PAIR(or_word, __or_word, 0, PAT_MASK_DECL, )
-#undef PAT_OP_A
-#undef PAT_OP_N
-#define PAT_OP_A(x) arch_clear_bit_imm(x, BIT_IMM);
-#define PAT_OP_N(x) arch___clear_bit_imm(x, BIT_NR);
-PATTERN_PAIR(clear_bit, __clear_bit, 0, , )
-#undef PAT_OP_A
-#undef PAT_OP_N
-#define PAT_OP_A(x) arch_change_bit_imm(x, BIT_IMM);
-#define PAT_OP_N(x) arch___change_bit_imm(x, BIT_NR);
-PATTERN_PAIR(change_bit, __change_bit, 0, , )
-#undef PAT_OP_A
-#undef PAT_OP_N
-#define PAT_OP_A(x) arch_clear_bit_var(nr, x);
-#define PAT_OP_N(x) arch_clear_bit_var_nl(nr, x);
-PATTERN_PAIR(clear_bit_var, __clear_bit_var, 0, PAT_NR_DECL, )
-#undef PAT_OP_A
-#undef PAT_OP_N
-#define PAT_OP_A(x) acc += arch_test_and_set_bit(nr, x); PROBE_LAUNDER(acc);
-#define PAT_OP_N(x) acc += arch_test_and_set_bit_nl(nr, x); PROBE_LAUNDER(acc);
-PATTERN_PAIR(test_and_set_bit, __test_and_set_bit, 0, PAT_TSB_DECL, PROBE_SINK(acc))
-CONTEXT_STORES_PAIR(test_and_set_bit, __test_and_set_bit, PAT_TSB_DECL, PROBE_SINK(acc))
-#undef PAT_OP_A
-#undef PAT_OP_N
 
 /* A descriptor with its kernels, pattern kernels and verify named by id. */
 #define BIT_PROBE(id, twin_, at, insn_, ...)					\

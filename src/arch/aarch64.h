@@ -436,20 +436,14 @@ static inline void arch_inc(volatile void *p)
 {
 	A64_STADD(p, 1);
 }
-static inline void arch_inc_nl(volatile void *p)
-{
-	A64_STADD(p, 1);
-}
+#define arch_inc_nl arch_inc
 
 #define ARCH_INSN_ADD A64_I("stadd x,[mem]", "ldxr;add;stxr;cbnz loop")
 static inline void arch_add(volatile void *p, uint64_t v)
 {
 	A64_STADD(p, v);
 }
-static inline void arch_add_nl(volatile void *p, uint64_t v)
-{
-	A64_STADD(p, v);
-}
+#define arch_add_nl arch_add
 
 #define ARCH_INSN_CMPXCHG128 A64_I("caspal x,x,x,x,[mem]", "ldxp;cmp;ccmp;stlxp;cbnz loop;dmb ish")
 #define ARCH_INSN_CMPXCHG128_NL A64_I("casp x,x,x,x,[mem]", "ldxp;cmp;ccmp;stxp;cbnz loop")

@@ -24,41 +24,15 @@
 #define BIT_NR 1
 #define BIT_IMM (1u << BIT_NR)
 
-/* ---- barriers: ORD_BAR() is the barrier of the kernels that follow ---- */
-#define ORD_L(i) arch_store(PAT_HOT_ADDR(p, i) + CACHE_LINE_BYTES, 0); ORD_BAR(); q = (char *)arch_load(q);
-#define ORD_T(i) ORD_BAR();
-#define CTX_OP(i) ORD_BAR();
-#define ORD_DECL char *q = p
-#define ORD_KERNELS(id)								\
-	PROBE_KERNEL(k_##id##_lat, ORD_DECL, ORD_L, PROBE_SINK(q))		\
-	PROBE_KERNEL(k_##id##_tput, , ORD_T, )					\
-	PATTERN_CONTEXT(id, , )
-
-#define ORD_BAR arch_smp_mb
-ORD_KERNELS(smp_mb)
-#undef ORD_BAR
-#define ORD_BAR arch_mb
-ORD_KERNELS(mb)
-#undef ORD_BAR
-#define ORD_BAR arch_rmb
-ORD_KERNELS(rmb)
-#undef ORD_BAR
-#define ORD_BAR arch_wmb
-ORD_KERNELS(wmb)
-#undef ORD_BAR
-#define ORD_BAR arch_smp_rmb_now
-ORD_KERNELS(smp_rmb)
-#undef ORD_BAR
-#define ORD_BAR arch_smp_wmb
-ORD_KERNELS(smp_wmb)
-#undef ORD_BAR
-#define ORD_BAR arch_smp_mb__before_atomic
-ORD_KERNELS(smp_mb__before_atomic)
-#undef ORD_BAR
-#define ORD_BAR arch_smp_mb__after_atomic
-ORD_KERNELS(smp_mb__after_atomic)
-#undef ORD_BAR
-#undef CTX_OP
+/* ---- barriers ---------------------------------------------------------
+ * ORD_PROBE(id, bar, ...): the kernels of barrier bar and the descriptor of
+ * probe id. bar_ is a constant pointer to bar: gcc calls bar directly and
+ * inlines it, so each loop holds the barrier's instructions. */
+#define ORD_L(i) arch_store(PAT_HOT_ADDR(p, i) + CACHE_LINE_BYTES, 0);		\
+	bar_(); q = (char *)arch_load(q);
+#define ORD_T(i) bar_();
+#define CTX_OP(i) bar_();
+#define ORD_BAR_DECL(bar) void (*const bar_)(void) = bar
 
 /* The latency chain: word 0 points to itself; the stores go to lines 1..32. */
 static int setup_self(struct probe_ctx *ctx)
@@ -67,7 +41,10 @@ static int setup_self(struct probe_ctx *ctx)
 	return 0;
 }
 
-#define ORD_PROBE(id, twin_, insn_, macro, desc_, ...)				\
+#define ORD_PROBE(id, bar, twin_, insn_, macro, desc_, ...)			\
+	PROBE_KERNEL(k_##id##_lat, ORD_BAR_DECL(bar); char *q = p, ORD_L, PROBE_SINK(q))	\
+	PROBE_KERNEL(k_##id##_tput, ORD_BAR_DECL(bar), ORD_T, )			\
+	PATTERN_CONTEXT(id, ORD_BAR_DECL(bar), )				\
 	const struct probe probe_##id = {					\
 		.name = #id, .twin = twin_, .family = "ordering",		\
 		.atomicity = ATOMICITY_BASELINE, .insn = insn_,			\
@@ -77,16 +54,21 @@ static int setup_self(struct probe_ctx *ctx)
 		.patterns = &pat_##id, .ctx_stores = kc_##id##_stores, __VA_ARGS__	\
 	};
 /* the card's ordering line compares the two full barriers (card_order) */
-ORD_PROBE(smp_mb, "mb", ARCH_INSN_SMP_MB, "__smp_mb", "full barrier between CPUs", .card_order = 1)
-ORD_PROBE(mb, "smp_mb", ARCH_INSN_MB, "mb", "mandatory full barrier (also for devices)", .card_order = 2)
-ORD_PROBE(rmb, "smp_rmb", ARCH_INSN_RMB, "rmb", "mandatory read barrier")
-ORD_PROBE(wmb, "smp_wmb", ARCH_INSN_WMB, "wmb", "mandatory write barrier")
-ORD_PROBE(smp_rmb, "rmb", ARCH_INSN_SMP_RMB_NOW, "__smp_rmb", "read barrier between CPUs")
-ORD_PROBE(smp_wmb, "wmb", ARCH_INSN_SMP_WMB, "__smp_wmb", "write barrier between CPUs")
-ORD_PROBE(smp_mb__before_atomic, "smp_mb", ARCH_INSN_MB_AROUND_ATOMIC, "__smp_mb__before_atomic",
-	  "orders before an unordered atomic RMW")
-ORD_PROBE(smp_mb__after_atomic, "smp_mb", ARCH_INSN_MB_AROUND_ATOMIC, "__smp_mb__after_atomic",
-	  "orders after an unordered atomic RMW")
+ORD_PROBE(smp_mb, arch_smp_mb, "mb", ARCH_INSN_SMP_MB, "__smp_mb", "full barrier between CPUs",
+	  .card_order = 1)
+ORD_PROBE(mb, arch_mb, "smp_mb", ARCH_INSN_MB, "mb", "mandatory full barrier (also for devices)",
+	  .card_order = 2)
+ORD_PROBE(rmb, arch_rmb, "smp_rmb", ARCH_INSN_RMB, "rmb", "mandatory read barrier")
+ORD_PROBE(wmb, arch_wmb, "smp_wmb", ARCH_INSN_WMB, "wmb", "mandatory write barrier")
+ORD_PROBE(smp_rmb, arch_smp_rmb_now, "rmb", ARCH_INSN_SMP_RMB_NOW, "__smp_rmb",
+	  "read barrier between CPUs")
+ORD_PROBE(smp_wmb, arch_smp_wmb, "wmb", ARCH_INSN_SMP_WMB, "__smp_wmb",
+	  "write barrier between CPUs")
+ORD_PROBE(smp_mb__before_atomic, arch_smp_mb__before_atomic, "smp_mb", ARCH_INSN_MB_AROUND_ATOMIC,
+	  "__smp_mb__before_atomic", "orders before an unordered atomic RMW")
+ORD_PROBE(smp_mb__after_atomic, arch_smp_mb__after_atomic, "smp_mb", ARCH_INSN_MB_AROUND_ATOMIC,
+	  "__smp_mb__after_atomic", "orders after an unordered atomic RMW")
+#undef CTX_OP
 
 /* ---- combinations: the op (and its barrier) at an address --------------
  * Latency: every op on one word (CHAIN_MEMORY); throughput: the sweep. */

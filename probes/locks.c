@@ -265,7 +265,11 @@ static inline void lk_irq_restore(uint64_t f)
 /* ---- kernels: OPS64 of (lock, cs work, unlock, outside work) ------------- */
 
 #define LK_DECL uint64_t cs_ = ctx->cs_work; uint64_t out_ = ctx->out_work
-/* lkop_ is always inlined: left to itself gcc outlines some of the 64
+/* The kernels of lock id repeat lkop_(l, cs_, out_): a constant pointer to
+ * lkop_<id>, which gcc calls directly and inlines. */
+#define LK_OP_DECL(id) LK_DECL; void (*const lkop_)(volatile void *, uint64_t, uint64_t) = lkop_##id
+#define OP_LK(i) lkop_(p, cs_, out_);
+/* lkop_<id> is always inlined: left to itself gcc outlines some of the 64
  * copies, and the loop no longer shows (nor times the same) sequence. */
 #define LK_FUNCS(id, lockf, unlockf)						\
 	static inline __attribute__((always_inline))				\
@@ -288,41 +292,27 @@ static inline void lk_irq_restore(uint64_t f)
  * reads the word the previous release wrote (CHAIN_MEMORY). */
 #define LK_KERNEL(id, lockf, unlockf)						\
 	LK_FUNCS(id, lockf, unlockf)						\
-	PROBE_KERNEL(k_##id##_lat, LK_DECL, OP_##id, )
+	PROBE_KERNEL(k_##id##_lat, LK_OP_DECL(id), OP_LK, )
 
-#define OP_spin_lock(i) lkop_spin_lock(p, cs_, out_);
 LK_KERNEL(spin_lock, lk_spin_lock, lk_spin_unlock)
-#define OP_spin_lock_xchg_unlock(i) lkop_spin_lock_xchg_unlock(p, cs_, out_);
 LK_KERNEL(spin_lock_xchg_unlock, lk_spin_lock, lk_spin_unlock_xchg)
-#define OP_spin_lock_movl_unlock(i) lkop_spin_lock_movl_unlock(p, cs_, out_);
 LK_KERNEL(spin_lock_movl_unlock, lk_spin_lock, lk_spin_unlock_movl)
-#define OP_spin_lock_xchgl_unlock(i) lkop_spin_lock_xchgl_unlock(p, cs_, out_);
 LK_KERNEL(spin_lock_xchgl_unlock, lk_spin_lock, lk_spin_unlock_xchgl)
-#define OP_ticket_lock(i) lkop_ticket_lock(p, cs_, out_);
 LK_KERNEL(ticket_lock, lk_ticket_lock, lk_ticket_unlock)
-#define OP_tas_lock(i) lkop_tas_lock(p, cs_, out_);
 LK_KERNEL(tas_lock, lk_tas_lock, lk_spin_unlock_movl)
-#define OP_tatas_lock(i) lkop_tatas_lock(p, cs_, out_);
 LK_KERNEL(tatas_lock, lk_tatas_lock, lk_spin_unlock_movl)
-#define OP_raw_spin_lock_inline(i) lkop_raw_spin_lock_inline(p, cs_, out_);
 LK_KERNEL(raw_spin_lock_inline, lk_raw_lock_inline, lk_raw_unlock_inline)
 /* Two calls carry no data from one pair to the next: throughput only. */
-#define OP_call_pair(i) lkop_call_pair(p, cs_, out_);
 LK_FUNCS(call_pair, lk_nop, lk_nop)
-PROBE_KERNEL(k_call_pair_tput, LK_DECL, OP_call_pair, )
-#define OP_bit_spin_lock(i) lkop_bit_spin_lock(p, cs_, out_);
+PROBE_KERNEL(k_call_pair_tput, LK_OP_DECL(call_pair), OP_LK, )
 LK_KERNEL(bit_spin_lock, lk_bit_spin_lock, lk_bit_spin_unlock)
-#define OP___bit_spin_unlock(i) lkop___bit_spin_unlock(p, cs_, out_);
 LK_KERNEL(__bit_spin_unlock, lk_bit_spin_lock, lk___bit_spin_unlock)
-#define OP_pthread_mutex(i) lkop_pthread_mutex(p, cs_, out_);
 LK_KERNEL(pthread_mutex, lk_mutex_lock, lk_mutex_unlock)
-#define OP_pthread_spin(i) lkop_pthread_spin(p, cs_, out_);
 LK_KERNEL(pthread_spin, lk_pspin_lock, lk_pspin_unlock)
 
 /* Local analogs: the "lock" is the CPU itself; p is unused. */
 static inline void lk_preempt_disable_l(volatile void *l) { lk_preempt_disable(); }
 static inline void lk_preempt_enable_l(volatile void *l) { lk_preempt_enable(); }
-#define OP_preempt_disable(i) lkop_preempt_disable(p, cs_, out_);
 LK_KERNEL(preempt_disable, lk_preempt_disable_l, lk_preempt_enable_l)
 
 /* The analog has no chain (nothing one pair computes feeds the next) and
@@ -349,23 +339,13 @@ static void lk_ctx_spin_init(char *p)
 	for (int i = 0; i < TPUT_LINES; i++)
 		pthread_spin_init((pthread_spinlock_t *)PAT_HOT_ADDR(p, i), PTHREAD_PROCESS_PRIVATE);
 }
-#define CTX_OP(i) lkop_spin_lock(PAT_HOT_ADDR(p, i), cs_, out_);
-PATTERN_CONTEXT(spin_lock, LK_DECL, )
-#undef CTX_OP
-#define CTX_OP(i) lkop_ticket_lock(PAT_HOT_ADDR(p, i), cs_, out_);
-PATTERN_CONTEXT(ticket_lock, LK_DECL, )
-#undef CTX_OP
-#define CTX_OP(i) lkop_bit_spin_lock(PAT_HOT_ADDR(p, i), cs_, out_);
-PATTERN_CONTEXT(bit_spin_lock, LK_DECL, )
-#undef CTX_OP
-#define CTX_OP(i) lkop_pthread_mutex(PAT_HOT_ADDR(p, i), cs_, out_);
-PATTERN_CONTEXT(pthread_mutex, LK_DECL, )
-#undef CTX_OP
-#define CTX_OP(i) lkop_pthread_spin(PAT_HOT_ADDR(p, i), cs_, out_);
-PATTERN_CONTEXT(pthread_spin, LK_DECL; lk_ctx_spin_init(p), )
-#undef CTX_OP
-#define CTX_OP(i) lkop_preempt_disable(p, cs_, out_);
-PATTERN_CONTEXT(preempt_disable, LK_DECL, )
+#define CTX_OP(i) lkop_(PAT_HOT_ADDR(p, i), cs_, out_);
+PATTERN_CONTEXT(spin_lock, LK_OP_DECL(spin_lock), )
+PATTERN_CONTEXT(ticket_lock, LK_OP_DECL(ticket_lock), )
+PATTERN_CONTEXT(bit_spin_lock, LK_OP_DECL(bit_spin_lock), )
+PATTERN_CONTEXT(pthread_mutex, LK_OP_DECL(pthread_mutex), )
+PATTERN_CONTEXT(pthread_spin, LK_OP_DECL(pthread_spin); lk_ctx_spin_init(p), )
+PATTERN_CONTEXT(preempt_disable, LK_OP_DECL(preempt_disable), )
 #undef CTX_OP
 
 /* ---- exclusion harness ------------------------------------------------- */

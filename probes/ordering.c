@@ -130,32 +130,26 @@ PROBE_KERNEL_TPUT(k_smp_store_release_tput, uint64_t v = ctx->scratch, store_rel
 PROBE_KERNEL_TPUT(k_smp_load_acquire_tput, , load_acquire_T, )
 
 /* ---- the LSE fetch-or in its four orderings (arm64: ldset, ldseta, ldsetl,
- * ldsetal), the cost of each ordering on one instruction. LSE_FN is the
- * op of the kernels that follow. */
+ * ldsetal), the cost of each ordering on one instruction. lse_ is a
+ * constant pointer to the kernel's fetch-or, which gcc calls directly and
+ * inlines. */
 #if ARCH_HAS_LSE
-#define LSE_L(i) acc += LSE_FN(p, BIT_IMM); PROBE_LAUNDER(acc);
-#define LSE_T(i) acc += LSE_FN(TPUT_ADDR(p, i), BIT_IMM); PROBE_LAUNDER(acc);
-#define LSE_KERNELS(id)								\
-	PROBE_KERNEL(k_##id##_lat, uint64_t acc = 0, LSE_L, PROBE_SINK(acc))	\
-	PROBE_KERNEL_TPUT(k_##id##_tput, uint64_t acc = 0, LSE_T, PROBE_SINK(acc))	\
+#define LSE_DECL(fn) uint64_t acc = 0; uint64_t (*const lse_)(volatile void *, uint64_t) = fn
+#define LSE_L(i) acc += lse_(p, BIT_IMM); PROBE_LAUNDER(acc);
+#define LSE_T(i) acc += lse_(TPUT_ADDR(p, i), BIT_IMM); PROBE_LAUNDER(acc);
+#define LSE_KERNELS(id, fn)							\
+	PROBE_KERNEL(k_##id##_lat, LSE_DECL(fn), LSE_L, PROBE_SINK(acc))	\
+	PROBE_KERNEL_TPUT(k_##id##_tput, LSE_DECL(fn), LSE_T, PROBE_SINK(acc))	\
 	static int verify_##id(void)						\
 	{									\
 		uint64_t w = 0x10;						\
 										\
-		return LSE_FN(&w, BIT_IMM) == 0x10 && w == 0x12 ? 0 : -1;	\
+		return fn(&w, BIT_IMM) == 0x10 && w == 0x12 ? 0 : -1;		\
 	}
-#define LSE_FN arch_lse_fetch_or_relaxed
-LSE_KERNELS(atomic_fetch_or_relaxed)
-#undef LSE_FN
-#define LSE_FN arch_lse_fetch_or_acquire
-LSE_KERNELS(atomic_fetch_or_acquire)
-#undef LSE_FN
-#define LSE_FN arch_lse_fetch_or_release
-LSE_KERNELS(atomic_fetch_or_release)
-#undef LSE_FN
-#define LSE_FN arch_lse_fetch_or
-LSE_KERNELS(atomic_fetch_or)
-#undef LSE_FN
+LSE_KERNELS(atomic_fetch_or_relaxed, arch_lse_fetch_or_relaxed)
+LSE_KERNELS(atomic_fetch_or_acquire, arch_lse_fetch_or_acquire)
+LSE_KERNELS(atomic_fetch_or_release, arch_lse_fetch_or_release)
+LSE_KERNELS(atomic_fetch_or, arch_lse_fetch_or)
 #define LSE_RUN(id, insn_) .insn = insn_, KERNELS(id), .verify = verify_##id
 #else
 #define LSE_RUN(id, insn_) .insn = "-", \

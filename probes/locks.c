@@ -294,19 +294,25 @@ static inline void lk_irq_restore(uint64_t f)
 	LK_FUNCS(id, lockf, unlockf)						\
 	PROBE_KERNEL(k_##id##_lat, LK_OP_DECL(id), OP_LK, )
 
-LK_KERNEL(spin_lock, lk_spin_lock, lk_spin_unlock)
-LK_KERNEL(spin_lock_xchg_unlock, lk_spin_lock, lk_spin_unlock_xchg)
-LK_KERNEL(spin_lock_movl_unlock, lk_spin_lock, lk_spin_unlock_movl)
-LK_KERNEL(spin_lock_xchgl_unlock, lk_spin_lock, lk_spin_unlock_xchgl)
+/* The locks whose lock word verify_word checks: X(id, lock, unlock, held),
+ * held the bits a held lock sets. Each has its kernel, its entry in the
+ * exclusion harness and its verify from this list. */
+#define LK_WORD_LOCKS(X)							\
+	X(spin_lock, lk_spin_lock, lk_spin_unlock, 0xff)			\
+	X(spin_lock_xchg_unlock, lk_spin_lock, lk_spin_unlock_xchg, 0xff)	\
+	X(spin_lock_movl_unlock, lk_spin_lock, lk_spin_unlock_movl, 0xff)	\
+	X(spin_lock_xchgl_unlock, lk_spin_lock, lk_spin_unlock_xchgl, 0xff)	\
+	X(tas_lock, lk_tas_lock, lk_spin_unlock_movl, ~0u) /* the whole 32-bit word */ \
+	X(tatas_lock, lk_tatas_lock, lk_spin_unlock_movl, ~0u)			\
+	X(raw_spin_lock_inline, lk_raw_lock_inline, lk_raw_unlock_inline, 0xff)	\
+	X(bit_spin_lock, lk_bit_spin_lock, lk_bit_spin_unlock, 1)		\
+	X(__bit_spin_unlock, lk_bit_spin_lock, lk___bit_spin_unlock, 1)
+#define LK_WORD_KERNEL(id, lockf, unlockf, held) LK_KERNEL(id, lockf, unlockf)
+LK_WORD_LOCKS(LK_WORD_KERNEL)
 LK_KERNEL(ticket_lock, lk_ticket_lock, lk_ticket_unlock)
-LK_KERNEL(tas_lock, lk_tas_lock, lk_spin_unlock_movl)
-LK_KERNEL(tatas_lock, lk_tatas_lock, lk_spin_unlock_movl)
-LK_KERNEL(raw_spin_lock_inline, lk_raw_lock_inline, lk_raw_unlock_inline)
 /* Two calls carry no data from one pair to the next: throughput only. */
 LK_FUNCS(call_pair, lk_nop, lk_nop)
 PROBE_KERNEL(k_call_pair_tput, LK_OP_DECL(call_pair), OP_LK, )
-LK_KERNEL(bit_spin_lock, lk_bit_spin_lock, lk_bit_spin_unlock)
-LK_KERNEL(__bit_spin_unlock, lk_bit_spin_lock, lk___bit_spin_unlock)
 LK_KERNEL(pthread_mutex, lk_mutex_lock, lk_mutex_unlock)
 LK_KERNEL(pthread_spin, lk_pspin_lock, lk_pspin_unlock)
 
@@ -358,17 +364,10 @@ struct lk_ops {
 };
 
 #define LK_OPS(id, ex) { #id, lklock_##id, lkunlock_##id, ex }
+#define LK_WORD_OPS(id, lockf, unlockf, held) LK_OPS(id, true),
 static const struct lk_ops lk_ops_table[] = {
-	LK_OPS(spin_lock, true),
-	LK_OPS(spin_lock_xchg_unlock, true),
-	LK_OPS(spin_lock_movl_unlock, true),
-	LK_OPS(spin_lock_xchgl_unlock, true),
+	LK_WORD_LOCKS(LK_WORD_OPS)
 	LK_OPS(ticket_lock, true),
-	LK_OPS(tas_lock, true),
-	LK_OPS(tatas_lock, true),
-	LK_OPS(raw_spin_lock_inline, true),
-	LK_OPS(bit_spin_lock, true),
-	LK_OPS(__bit_spin_unlock, true),
 	LK_OPS(pthread_mutex, true),
 	LK_OPS(pthread_spin, true),
 	LK_OPS(call_pair, false),
@@ -510,20 +509,12 @@ static int verify_word(const char *name, uint32_t held_mask)
 	return 0;
 }
 
-#define VERIFY_LOCK(id, mask)							\
+#define VERIFY_LOCK(id, lockf, unlockf, held)					\
 	static int verify_##id(void)						\
 	{									\
-		return verify_word(#id, mask) ? -1 : verify_excl(#id);		\
+		return verify_word(#id, held) ? -1 : verify_excl(#id);		\
 	}
-VERIFY_LOCK(spin_lock, 0xff)
-VERIFY_LOCK(spin_lock_xchg_unlock, 0xff)
-VERIFY_LOCK(spin_lock_movl_unlock, 0xff)
-VERIFY_LOCK(spin_lock_xchgl_unlock, 0xff)
-VERIFY_LOCK(tas_lock, ~0u)	/* the whole 32-bit word */
-VERIFY_LOCK(tatas_lock, ~0u)
-VERIFY_LOCK(raw_spin_lock_inline, 0xff)
-VERIFY_LOCK(bit_spin_lock, 1)
-VERIFY_LOCK(__bit_spin_unlock, 1)
+LK_WORD_LOCKS(VERIFY_LOCK)
 
 /* Ticket: held while tail != head; unlock makes them equal again. */
 static int verify_ticket_lock(void)

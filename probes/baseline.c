@@ -67,54 +67,37 @@ static int verify_store(void)
 	return arch_load(&w) == 0x1234 ? 0 : -1;
 }
 
-const struct probe probe_empty = {
-	.name = "empty", .family = "baseline", .atomicity = ATOMICITY_BASELINE,
-	.insn = "(none: loop only)", .kernel = "-", .kernel_src = "-",
-	.desc = "the timed loop with no op: the residual the method leaves",
-	/* no op, so no chain: the one latency-form kernel without one */
-	.in_default = true,
-	.run = { [MODE_LATENCY] = k_empty },
-};
-
-const struct probe probe_add_chain = {
-	.name = "add_chain", .family = "baseline", .atomicity = ATOMICITY_BASELINE,
-	.insn = "add %reg,%reg (dependent, addend from a register)", .kernel = "-", .kernel_src = "-",
-	.chain = CHAIN_REGISTER,
-	.desc = "1-cycle dependent adds: checks the TSC-to-cycle conversion (1.00)",
-	.in_default = true,
-	.run = { [MODE_LATENCY] = k_add_chain },
-};
-
-const struct probe probe_imul_chain = {
-	.name = "imul_chain", .family = "baseline", .atomicity = ATOMICITY_BASELINE,
-	.insn = "imul %reg,%reg (dependent)", .kernel = "-", .kernel_src = "-",
-	.chain = CHAIN_REGISTER,
-	.desc = "dependent multiplies: an independent check of the conversion (3.00 on x86-64)",
-	.in_default = true,
-	.run = { [MODE_LATENCY] = k_imul_chain },
-};
+/* Every baseline is in the default run. */
+#define BASE_PROBE(id, insn_, ...)						\
+	const struct probe probe_##id = {					\
+		.name = #id, .family = "baseline", .atomicity = ATOMICITY_BASELINE,	\
+		.insn = insn_, .in_default = true, __VA_ARGS__			\
+	};
+/* no op, so no chain: the one latency-form kernel without one */
+BASE_PROBE(empty, "(none: loop only)", .kernel = "-", .kernel_src = "-",
+	   .desc = "the timed loop with no op: the residual the method leaves",
+	   .run = { [MODE_LATENCY] = k_empty })
+BASE_PROBE(add_chain, "add %reg,%reg (dependent, addend from a register)",
+	   .kernel = "-", .kernel_src = "-", .chain = CHAIN_REGISTER,
+	   .desc = "1-cycle dependent adds: checks the TSC-to-cycle conversion (1.00)",
+	   .run = { [MODE_LATENCY] = k_add_chain })
+BASE_PROBE(imul_chain, "imul %reg,%reg (dependent)", .kernel = "-", .kernel_src = "-",
+	   .chain = CHAIN_REGISTER,
+	   .desc = "dependent multiplies: an independent check of the conversion (3.00 on x86-64)",
+	   .run = { [MODE_LATENCY] = k_imul_chain })
 
 /* The bare walk of every access pattern: the cost each op is read against. */
 PATTERN_PLAIN(load_chase)
 
-const struct probe probe_load_chase = {
-	.name = "load_chase", .family = "baseline", .atomicity = ATOMICITY_BASELINE,
-	.insn = ARCH_INSN_LOAD, .kernel = "READ_ONCE",
-	.kernel_src = "include/asm-generic/rwonce.h READ_ONCE",
-	.desc = "L1 load: pointer chase (latency) and independent loads (throughput)",
-	.in_default = true, .chain = CHAIN_REGISTER,
-	.run = { [MODE_LATENCY] = k_load_lat, [MODE_THROUGHPUT] = k_load_tput },
-	.tput_sweep = k_load_tput_sweep,
-	.setup = setup_ring, .verify = verify_ring,
-	.patterns = &pat_load_chase,
-};
-
-const struct probe probe_store = {
-	.name = "store", .family = "baseline", .atomicity = ATOMICITY_BASELINE,
-	.insn = ARCH_INSN_STORE, .kernel = "WRITE_ONCE",
-	.kernel_src = "include/asm-generic/rwonce.h WRITE_ONCE",
-	.desc = "plain store to independent lines (throughput only: stores form no chain)",
-	.in_default = true,
-	.run = { [MODE_THROUGHPUT] = k_store_tput }, .tput_sweep = k_store_tput_sweep,
-	.verify = verify_store,
-};
+BASE_PROBE(load_chase, ARCH_INSN_LOAD, .kernel = "READ_ONCE",
+	   .kernel_src = "include/asm-generic/rwonce.h READ_ONCE",
+	   .desc = "L1 load: pointer chase (latency) and independent loads (throughput)",
+	   .chain = CHAIN_REGISTER,
+	   .run = { [MODE_LATENCY] = k_load_lat, [MODE_THROUGHPUT] = k_load_tput },
+	   .tput_sweep = k_load_tput_sweep, .setup = setup_ring, .verify = verify_ring,
+	   .patterns = &pat_load_chase)
+BASE_PROBE(store, ARCH_INSN_STORE, .kernel = "WRITE_ONCE",
+	   .kernel_src = "include/asm-generic/rwonce.h WRITE_ONCE",
+	   .desc = "plain store to independent lines (throughput only: stores form no chain)",
+	   .run = { [MODE_THROUGHPUT] = k_store_tput }, .tput_sweep = k_store_tput_sweep,
+	   .verify = verify_store)

@@ -21,76 +21,83 @@
 
 /* Variable bit number kept in a register, masked to the word (docs/method.md). */
 #define NR_DECL uint64_t nr = ctx->scratch & 63
-
-/* Each pair: a latency kernel (every op on the same word: each op reads the
- * word the previous one wrote) and a throughput sweep (1..8 words on each
- * of 1..32 lines, cycled). */
-#define BIT_KERNELS(id, decls, tail)					\
-	PROBE_KERNEL(k_##id##_lat, decls, id##_L, tail)				\
-	PROBE_KERNEL_TPUT(k_##id##_tput, decls, id##_T, tail)
-
-#define set_bit_L(i) arch_set_bit_imm(p, BIT_IMM);
-#define set_bit_T(i) arch_set_bit_imm(TPUT_ADDR(p, i), BIT_IMM);
-#define __set_bit_L(i) arch___set_bit_imm(p, BIT_NR);
-#define __set_bit_T(i) arch___set_bit_imm(TPUT_ADDR(p, i), BIT_NR);
-#define __or_byte_L(i) arch_or_byte_nl(p, BIT_IMM);
-#define __or_byte_T(i) arch_or_byte_nl(TPUT_ADDR(p, i), BIT_IMM);
-BIT_KERNELS(set_bit, , )
-BIT_KERNELS(__set_bit, , )
-BIT_KERNELS(__or_byte, , )
-
-#if ARCH_HAS_DS_PREFIX
-#define set_bit_ds_L(i) arch_set_bit_imm_ds(p, BIT_IMM);
-#define set_bit_ds_T(i) arch_set_bit_imm_ds(TPUT_ADDR(p, i), BIT_IMM);
-BIT_KERNELS(set_bit_ds, , )
-#endif
-
-#define set_bit_var_L(i) arch_set_bit_var(nr, p);
-#define set_bit_var_T(i) arch_set_bit_var(nr, TPUT_ADDR(p, i));
-#define __set_bit_var_L(i) arch_set_bit_var_nl(nr, p);
-#define __set_bit_var_T(i) arch_set_bit_var_nl(nr, TPUT_ADDR(p, i));
-BIT_KERNELS(set_bit_var, NR_DECL, )
-BIT_KERNELS(__set_bit_var, NR_DECL, )
-
 #define MASK_DECL uint64_t m = 1ull << (ctx->scratch & 63)
-#define or_word_L(i) arch_or_word(p, m);
-#define or_word_T(i) arch_or_word(TPUT_ADDR(p, i), m);
-#define __or_word_L(i) arch_or_word_nl(p, m);
-#define __or_word_T(i) arch_or_word_nl(TPUT_ADDR(p, i), m);
-BIT_KERNELS(or_word, MASK_DECL, )
-BIT_KERNELS(__or_word, MASK_DECL, )
-
-#define clear_bit_L(i) arch_clear_bit_imm(p, BIT_IMM);
-#define clear_bit_T(i) arch_clear_bit_imm(TPUT_ADDR(p, i), BIT_IMM);
-#define __clear_bit_L(i) arch___clear_bit_imm(p, BIT_NR);
-#define __clear_bit_T(i) arch___clear_bit_imm(TPUT_ADDR(p, i), BIT_NR);
-BIT_KERNELS(clear_bit, , )
-BIT_KERNELS(__clear_bit, , )
-
-#define change_bit_L(i) arch_change_bit_imm(p, BIT_IMM);
-#define change_bit_T(i) arch_change_bit_imm(TPUT_ADDR(p, i), BIT_IMM);
-#define __change_bit_L(i) arch___change_bit_imm(p, BIT_NR);
-#define __change_bit_T(i) arch___change_bit_imm(TPUT_ADDR(p, i), BIT_NR);
-BIT_KERNELS(change_bit, , )
-BIT_KERNELS(__change_bit, , )
-
-#define clear_bit_var_L(i) arch_clear_bit_var(nr, p);
-#define clear_bit_var_T(i) arch_clear_bit_var(nr, TPUT_ADDR(p, i));
-#define __clear_bit_var_L(i) arch_clear_bit_var_nl(nr, p);
-#define __clear_bit_var_T(i) arch_clear_bit_var_nl(nr, TPUT_ADDR(p, i));
-BIT_KERNELS(clear_bit_var, NR_DECL, )
-BIT_KERNELS(__clear_bit_var, NR_DECL, )
-
 /* test_and_set_bit: the returned bit is consumed (added into a register
  * accumulator; a bool accumulator lets gcc park every flag on the stack), as
  * a caller testing it would. The chain runs through the word, not acc. */
-#define test_and_set_bit_L(i) acc += arch_test_and_set_bit(nr, p); PROBE_LAUNDER(acc);
-#define test_and_set_bit_T(i) acc += arch_test_and_set_bit(nr, TPUT_ADDR(p, i)); PROBE_LAUNDER(acc);
-#define __test_and_set_bit_L(i) acc += arch_test_and_set_bit_nl(nr, p); PROBE_LAUNDER(acc);
-#define __test_and_set_bit_T(i) acc += arch_test_and_set_bit_nl(nr, TPUT_ADDR(p, i)); PROBE_LAUNDER(acc);
 #define TSB_DECL NR_DECL; uint64_t acc = 0
-BIT_KERNELS(test_and_set_bit, TSB_DECL, PROBE_SINK(acc))
-BIT_KERNELS(__test_and_set_bit, TSB_DECL, PROBE_SINK(acc))
+
+/* Every kernel of a pair comes from its op at an address: PAT_OP_A(x) for
+ * the atomic probe, PAT_OP_N(x) for its twin; the hot kernels run it on p
+ * (latency) and over the sweep. The access patterns (pattern-kernels.h)
+ * run it at an arbitrary line: the bit ops change only bits 1 and 5 of the
+ * first word, below the line offset a chase masks off, so they also run on
+ * the pointer word. There the bit number and mask sit in a laundered
+ * register, as in the hot kernels. */
+#define BIT_LAT_A(i) PAT_OP_A(p)
+#define BIT_TPUT_A(i) PAT_OP_A(TPUT_ADDR(p, i))
+#define BIT_LAT_N(i) PAT_OP_N(p)
+#define BIT_TPUT_N(i) PAT_OP_N(TPUT_ADDR(p, i))
+#define BIT_KERNELS(id, S, decls, tail)						\
+	PROBE_KERNEL(k_##id##_lat, decls, BIT_LAT_##S, tail)			\
+	PROBE_KERNEL_TPUT(k_##id##_tput, decls, BIT_TPUT_##S, tail)
+#define BIT_PAIR(ida, idn, decls, pat_decls, tail)				\
+	BIT_KERNELS(ida, A, decls, tail)					\
+	BIT_KERNELS(idn, N, decls, tail)					\
+	PATTERN_PAIR(ida, idn, 0, pat_decls, tail)
+#define PAT_NR_DECL uint64_t nr = 5; PROBE_LAUNDER(nr)
+#define PAT_MASK_DECL uint64_t m = 1ull << 5; PROBE_LAUNDER(m)
+#define PAT_TSB_DECL PAT_NR_DECL; uint64_t acc = 0
+
+#define PAT_OP_A(x) arch_set_bit_imm(x, BIT_IMM);
+#define PAT_OP_N(x) arch___set_bit_imm(x, BIT_NR);
+BIT_PAIR(set_bit, __set_bit, , , )
+CONTEXT_STORES_PAIR(set_bit, __set_bit, , )
+#undef PAT_OP_N
+/* set_bit's op without the lock prefix (same byte, same immediate): the
+ * lock-prefix-only control of set_bit under every pattern. */
+#define PAT_OP_N(x) arch_or_byte_nl(x, BIT_IMM);
+BIT_KERNELS(__or_byte, N, , )
+PATTERN_ONE(__or_byte, N, 0, , , NULL, NULL)
+#undef PAT_OP_A
+#undef PAT_OP_N
+#if ARCH_HAS_DS_PREFIX
+#define PAT_OP_A(x) arch_set_bit_imm_ds(x, BIT_IMM);
+BIT_KERNELS(set_bit_ds, A, , )
+#undef PAT_OP_A
+#endif
+#define PAT_OP_A(x) arch_set_bit_var(nr, x);
+#define PAT_OP_N(x) arch_set_bit_var_nl(nr, x);
+BIT_PAIR(set_bit_var, __set_bit_var, NR_DECL, PAT_NR_DECL, )
+CONTEXT_STORES_PAIR(set_bit_var, __set_bit_var, PAT_NR_DECL, )
+#undef PAT_OP_A
+#undef PAT_OP_N
+#define PAT_OP_A(x) arch_or_word(x, m);
+#define PAT_OP_N(x) arch_or_word_nl(x, m);
+BIT_PAIR(or_word, __or_word, MASK_DECL, PAT_MASK_DECL, )
+#undef PAT_OP_A
+#undef PAT_OP_N
+#define PAT_OP_A(x) arch_clear_bit_imm(x, BIT_IMM);
+#define PAT_OP_N(x) arch___clear_bit_imm(x, BIT_NR);
+BIT_PAIR(clear_bit, __clear_bit, , , )
+#undef PAT_OP_A
+#undef PAT_OP_N
+#define PAT_OP_A(x) arch_change_bit_imm(x, BIT_IMM);
+#define PAT_OP_N(x) arch___change_bit_imm(x, BIT_NR);
+BIT_PAIR(change_bit, __change_bit, , , )
+#undef PAT_OP_A
+#undef PAT_OP_N
+#define PAT_OP_A(x) arch_clear_bit_var(nr, x);
+#define PAT_OP_N(x) arch_clear_bit_var_nl(nr, x);
+BIT_PAIR(clear_bit_var, __clear_bit_var, NR_DECL, PAT_NR_DECL, )
+#undef PAT_OP_A
+#undef PAT_OP_N
+#define PAT_OP_A(x) acc += arch_test_and_set_bit(nr, x); PROBE_LAUNDER(acc);
+#define PAT_OP_N(x) acc += arch_test_and_set_bit_nl(nr, x); PROBE_LAUNDER(acc);
+BIT_PAIR(test_and_set_bit, __test_and_set_bit, TSB_DECL, PAT_TSB_DECL, PROBE_SINK(acc))
+CONTEXT_STORES_PAIR(test_and_set_bit, __test_and_set_bit, PAT_TSB_DECL, PROBE_SINK(acc))
+#undef PAT_OP_A
+#undef PAT_OP_N
 
 /* Variable-nr kernels read their bit number from scratch. */
 static int setup_nr(struct probe_ctx *ctx)
@@ -123,16 +130,11 @@ VERIFY_OP(set_bit_ds, 0x10, arch_set_bit_imm_ds(&w, BIT_IMM), 0x12)
 VERIFY_OP(or_word, 1, arch_or_word(&w, 1ull << 40), 1 | (1ull << 40))
 VERIFY_OP(__or_word, 1, arch_or_word_nl(&w, 1ull << 40), 1 | (1ull << 40))
 VERIFY_OP(clear_bit, 0xff, arch_clear_bit_imm(&w, BIT_IMM), 0xfd)
-
-/* A bit above the first byte too: bts addresses the whole word. */
-static int verify___set_bit(void)
-{
-	uint64_t w = 0x10;
-
-	arch___set_bit_imm(&w, BIT_NR);
-	arch___set_bit_imm(&w, 40);
-	return check_word(w, 0x12 | (1ull << 40));
-}
+/* A bit above the first byte too: bts and btr address the whole word. */
+VERIFY_OP(__set_bit, 0x10, arch___set_bit_imm(&w, BIT_NR); arch___set_bit_imm(&w, 40),
+	  0x12 | (1ull << 40))
+VERIFY_OP(__clear_bit, 0xff | (1ull << 40), arch___clear_bit_imm(&w, BIT_NR);
+	  arch___clear_bit_imm(&w, 40), 0xfd)
 
 /* Bit 63 and the masking rule: only the addressed word changes. */
 static int verify_var(void (*op)(uint64_t, volatile void *), int set)
@@ -150,15 +152,6 @@ static int verify_set_bit_var(void) { return verify_var(arch_set_bit_var, 1); }
 static int verify___set_bit_var(void) { return verify_var(arch_set_bit_var_nl, 1); }
 static int verify_clear_bit_var(void) { return verify_var(arch_clear_bit_var, 0); }
 static int verify___clear_bit_var(void) { return verify_var(arch_clear_bit_var_nl, 0); }
-
-static int verify___clear_bit(void)
-{
-	uint64_t w = 0xff | (1ull << 40);
-
-	arch___clear_bit_imm(&w, BIT_NR);
-	arch___clear_bit_imm(&w, 40);
-	return check_word(w, 0xfd);
-}
 
 /* change_bit toggles: twice restores the word. */
 static int verify_change_bit(void)
@@ -195,84 +188,34 @@ static int verify_tas(bool (*op)(uint64_t, volatile void *))
 static int verify_test_and_set_bit(void) { return verify_tas(arch_test_and_set_bit); }
 static int verify___test_and_set_bit(void) { return verify_tas(arch_test_and_set_bit_nl); }
 
-/* ---- access patterns (pattern-kernels.h): each op at an arbitrary line.
- * The bit ops change only bits 1 and 5 of the first word, below the line
- * offset a chase masks off, so they also run on the pointer word. The bit
- * number and mask sit in a laundered register, as in the hot kernels. */
-#define PAT_NR_DECL uint64_t nr = 5; PROBE_LAUNDER(nr)
-#define PAT_MASK_DECL uint64_t m = 1ull << 5; PROBE_LAUNDER(m)
-#define PAT_TSB_DECL PAT_NR_DECL; uint64_t acc = 0
-#define PAT_OP_A(x) arch_set_bit_imm(x, BIT_IMM);
-#define PAT_OP_N(x) arch___set_bit_imm(x, BIT_NR);
-PATTERN_PAIR(set_bit, __set_bit, 0, , )
-CONTEXT_STORES_PAIR(set_bit, __set_bit, , )
-#undef PAT_OP_N
-/* set_bit's op without the lock prefix (same byte, same immediate): the
- * lock-prefix-only control of set_bit under every pattern. */
-#define PAT_OP_N(x) arch_or_byte_nl(x, BIT_IMM);
-PATTERN_ONE(__or_byte, N, 0, , , NULL, NULL)
-#undef PAT_OP_A
-#undef PAT_OP_N
-#define PAT_OP_A(x) arch_set_bit_var(nr, x);
-#define PAT_OP_N(x) arch_set_bit_var_nl(nr, x);
-PATTERN_PAIR(set_bit_var, __set_bit_var, 0, PAT_NR_DECL, )
-CONTEXT_STORES_PAIR(set_bit_var, __set_bit_var, PAT_NR_DECL, )
-#undef PAT_OP_A
-#undef PAT_OP_N
-#define PAT_OP_A(x) arch_or_word(x, m);
-#define PAT_OP_N(x) arch_or_word_nl(x, m);
-PATTERN_PAIR(or_word, __or_word, 0, PAT_MASK_DECL, )
-#undef PAT_OP_A
-#undef PAT_OP_N
-#define PAT_OP_A(x) arch_clear_bit_imm(x, BIT_IMM);
-#define PAT_OP_N(x) arch___clear_bit_imm(x, BIT_NR);
-PATTERN_PAIR(clear_bit, __clear_bit, 0, , )
-#undef PAT_OP_A
-#undef PAT_OP_N
-#define PAT_OP_A(x) arch_change_bit_imm(x, BIT_IMM);
-#define PAT_OP_N(x) arch___change_bit_imm(x, BIT_NR);
-PATTERN_PAIR(change_bit, __change_bit, 0, , )
-#undef PAT_OP_A
-#undef PAT_OP_N
-#define PAT_OP_A(x) arch_clear_bit_var(nr, x);
-#define PAT_OP_N(x) arch_clear_bit_var_nl(nr, x);
-PATTERN_PAIR(clear_bit_var, __clear_bit_var, 0, PAT_NR_DECL, )
-#undef PAT_OP_A
-#undef PAT_OP_N
-#define PAT_OP_A(x) acc += arch_test_and_set_bit(nr, x); PROBE_LAUNDER(acc);
-#define PAT_OP_N(x) acc += arch_test_and_set_bit_nl(nr, x); PROBE_LAUNDER(acc);
-PATTERN_PAIR(test_and_set_bit, __test_and_set_bit, 0, PAT_TSB_DECL, PROBE_SINK(acc))
-CONTEXT_STORES_PAIR(test_and_set_bit, __test_and_set_bit, PAT_TSB_DECL, PROBE_SINK(acc))
-#undef PAT_OP_A
-#undef PAT_OP_N
-
-const struct probe probe_set_bit = {
-	.name = "set_bit", .twin = "__set_bit", .family = "bitops",
-	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_SET_BIT_IMM,
-	.kernel = "set_bit(const nr)", KSRC(ARCH_KSRC_BITOPS, "arch_set_bit"),
-	.desc = "atomic bit set, constant bit number",
-	.in_default = true, KERNELS(set_bit), .patterns = &pat_set_bit, .verify = verify_set_bit,
-	.menu_need = { NEED_OWN_BIT, NEED_SHARED_BIT }, .safe_when = "always (atomic, unordered)",
-	.ctx_stores = kc_set_bit_stores, .card_pair = 1,
-};
-
-const struct probe probe___set_bit = {
-	.name = "__set_bit", .twin = "set_bit", .family = "bitops",
-	.atomicity = ATOMICITY_NONATOMIC, .insn = ARCH_INSN___SET_BIT_IMM,
-	.kernel = "__set_bit(const nr)", KSRC(ARCH_KSRC_BITOPS_NL, "arch___set_bit"),
-	.desc = "non-atomic bit set, constant bit number",
-	.in_default = true, KERNELS(__set_bit), .patterns = &pat___set_bit, .verify = verify___set_bit,
-	.menu_need = { NEED_OWN_BIT }, .safe_when = "no concurrent writer to the word",
-	.ctx_stores = kc___set_bit_stores,
-};
-
-const struct probe probe___or_byte = {
-	.name = "__or_byte", .twin = "set_bit", .family = "bitops",
-	.atomicity = ATOMICITY_NONATOMIC, .insn = ARCH_INSN_OR_BYTE_NL,
-	.kernel = "C `*byte |= mask` (not __set_bit)", .kernel_src = "- (C, no kernel macro)",
-	.desc = "a plain byte OR with an immediate: set_bit's op without lock, what C |= compiles to",
-	.in_default = true, KERNELS(__or_byte), .patterns = &pat___or_byte, .verify = verify___or_byte,
-};
+/* A descriptor with its kernels, pattern kernels and verify named by id. */
+#define BIT_PROBE(id, twin_, at, insn_, ...)					\
+	const struct probe probe_##id = {					\
+		.name = #id, .twin = twin_, .family = "bitops",			\
+		.atomicity = ATOMICITY_##at, .insn = insn_, KERNELS(id),	\
+		.patterns = &pat_##id, .verify = verify_##id, __VA_ARGS__	\
+	};
+/* Twins named after their op: op(nr) from ARCH_KSRC_BITOPS arch_<op> and
+ * __op(nr) from ARCH_KSRC_BITOPS_NL arch___<op>, described as what they do. */
+#define BIT_TWINS(ida, idn, op, nr, what, insn_a, insn_n, ...)			\
+	BIT_PROBE(ida, #idn, ATOMIC, insn_a, .kernel = #op "(" nr ")",		\
+		  KSRC(ARCH_KSRC_BITOPS, "arch_" #op), .desc = "atomic " what, __VA_ARGS__)	\
+	BIT_PROBE(idn, #ida, NONATOMIC, insn_n, .kernel = "__" #op "(" nr ")",	\
+		  KSRC(ARCH_KSRC_BITOPS_NL, "arch___" #op), .desc = "non-atomic " what, __VA_ARGS__)
+BIT_PROBE(set_bit, "__set_bit", ATOMIC, ARCH_INSN_SET_BIT_IMM,
+	  .kernel = "set_bit(const nr)", KSRC(ARCH_KSRC_BITOPS, "arch_set_bit"),
+	  .desc = "atomic bit set, constant bit number", .in_default = true,
+	  .menu_need = { NEED_OWN_BIT, NEED_SHARED_BIT }, .safe_when = "always (atomic, unordered)",
+	  .ctx_stores = kc_set_bit_stores, .card_pair = 1)
+BIT_PROBE(__set_bit, "set_bit", NONATOMIC, ARCH_INSN___SET_BIT_IMM,
+	  .kernel = "__set_bit(const nr)", KSRC(ARCH_KSRC_BITOPS_NL, "arch___set_bit"),
+	  .desc = "non-atomic bit set, constant bit number", .in_default = true,
+	  .menu_need = { NEED_OWN_BIT }, .safe_when = "no concurrent writer to the word",
+	  .ctx_stores = kc___set_bit_stores)
+BIT_PROBE(__or_byte, "set_bit", NONATOMIC, ARCH_INSN_OR_BYTE_NL,
+	  .kernel = "C `*byte |= mask` (not __set_bit)", .kernel_src = "- (C, no kernel macro)",
+	  .in_default = true, .desc = "a plain byte OR with an immediate: set_bit's op without "
+				      "lock, what C |= compiles to")
 
 const struct probe probe_set_bit_ds = {
 	.name = "set_bit_ds", .twin = "set_bit", .family = "bitops",
@@ -287,107 +230,36 @@ const struct probe probe_set_bit_ds = {
 	.desc = "the lock prefix replaced by ds, as a uniprocessor kernel runs it",
 };
 
-const struct probe probe_set_bit_var = {
-	.name = "set_bit_var", .twin = "__set_bit_var", .family = "bitops",
-	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_SET_BIT_VAR,
-	.kernel = "set_bit(variable nr)", KSRC(ARCH_KSRC_BITOPS, "arch_set_bit"),
-	.desc = "atomic bit set, bit number in a register",
-	.in_default = true, KERNELS(set_bit_var), .patterns = &pat_set_bit_var, .setup = setup_nr, .verify = verify_set_bit_var,
-	.menu_need = { NEED_OWN_BIT, NEED_SHARED_BIT }, .safe_when = "always (atomic, unordered)",
-	.ctx_stores = kc_set_bit_var_stores,
-};
-
-const struct probe probe___set_bit_var = {
-	.name = "__set_bit_var", .twin = "set_bit_var", .family = "bitops",
-	.atomicity = ATOMICITY_NONATOMIC, .insn = ARCH_INSN_SET_BIT_VAR_NL,
-	.kernel = "__set_bit(variable nr)", KSRC(ARCH_KSRC_BITOPS_NL, "arch___set_bit"),
-	.desc = "non-atomic bit set, bit number in a register",
-	.in_default = true, KERNELS(__set_bit_var), .patterns = &pat___set_bit_var, .setup = setup_nr, .verify = verify___set_bit_var,
-	.menu_need = { NEED_OWN_BIT }, .safe_when = "no concurrent writer to the word",
-	.ctx_stores = kc___set_bit_var_stores,
-};
-
-const struct probe probe_or_word = {
-	.name = "or_word", .twin = "__or_word", .family = "bitops",
-	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_OR_WORD,
-	.kernel = "atomic_long_or", KSRC(ARCH_KSRC_ATOMIC, "arch_atomic64_or"),
-	.desc = "atomic word OR with a mask in a register",
-	KERNELS(or_word), .patterns = &pat_or_word, .setup = setup_nr, .verify = verify_or_word,
-};
-
-const struct probe probe___or_word = {
-	.name = "__or_word", .twin = "or_word", .family = "bitops",
-	.atomicity = ATOMICITY_NONATOMIC, .insn = ARCH_INSN_OR_WORD_NL,
-	.kernel = "C `word |= mask`", .kernel_src = "- (C, no kernel macro)",
-	.desc = "what the compiler emits for C |= (timed in asm)",
-	.in_default = true, KERNELS(__or_word), .patterns = &pat___or_word, .setup = setup_nr, .verify = verify___or_word,
-};
-
-const struct probe probe_clear_bit = {
-	.name = "clear_bit", .twin = "__clear_bit", .family = "bitops",
-	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_CLEAR_BIT_IMM,
-	.kernel = "clear_bit(const nr)", KSRC(ARCH_KSRC_BITOPS, "arch_clear_bit"),
-	.desc = "atomic bit clear, constant bit number",
-	.in_default = true, KERNELS(clear_bit), .patterns = &pat_clear_bit, .verify = verify_clear_bit,
-};
-
-const struct probe probe___clear_bit = {
-	.name = "__clear_bit", .twin = "clear_bit", .family = "bitops",
-	.atomicity = ATOMICITY_NONATOMIC, .insn = ARCH_INSN___CLEAR_BIT_IMM,
-	.kernel = "__clear_bit(const nr)", KSRC(ARCH_KSRC_BITOPS_NL, "arch___clear_bit"),
-	.desc = "non-atomic bit clear, constant bit number",
-	.in_default = true, KERNELS(__clear_bit), .patterns = &pat___clear_bit, .verify = verify___clear_bit,
-};
-
-const struct probe probe_change_bit = {
-	.name = "change_bit", .twin = "__change_bit", .family = "bitops",
-	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_CHANGE_BIT_IMM,
-	.kernel = "change_bit(const nr)", KSRC(ARCH_KSRC_BITOPS, "arch_change_bit"),
-	.desc = "atomic bit toggle, constant bit number",
-	KERNELS(change_bit), .patterns = &pat_change_bit, .verify = verify_change_bit,
-};
-
-const struct probe probe___change_bit = {
-	.name = "__change_bit", .twin = "change_bit", .family = "bitops",
-	.atomicity = ATOMICITY_NONATOMIC, .insn = ARCH_INSN___CHANGE_BIT_IMM,
-	.kernel = "__change_bit(const nr)", KSRC(ARCH_KSRC_BITOPS_NL, "arch___change_bit"),
-	.desc = "non-atomic bit toggle, constant bit number",
-	KERNELS(__change_bit), .patterns = &pat___change_bit, .verify = verify___change_bit,
-};
-
-const struct probe probe_clear_bit_var = {
-	.name = "clear_bit_var", .twin = "__clear_bit_var", .family = "bitops",
-	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_CLEAR_BIT_VAR,
-	.kernel = "clear_bit(variable nr)", KSRC(ARCH_KSRC_BITOPS, "arch_clear_bit"),
-	.desc = "atomic bit clear, bit number in a register",
-	KERNELS(clear_bit_var), .patterns = &pat_clear_bit_var, .setup = setup_nr, .verify = verify_clear_bit_var,
-};
-
-const struct probe probe___clear_bit_var = {
-	.name = "__clear_bit_var", .twin = "clear_bit_var", .family = "bitops",
-	.atomicity = ATOMICITY_NONATOMIC, .insn = ARCH_INSN_CLEAR_BIT_VAR_NL,
-	.kernel = "__clear_bit(variable nr)", KSRC(ARCH_KSRC_BITOPS_NL, "arch___clear_bit"),
-	.desc = "non-atomic bit clear, bit number in a register",
-	KERNELS(__clear_bit_var), .patterns = &pat___clear_bit_var, .setup = setup_nr, .verify = verify___clear_bit_var,
-};
-
-const struct probe probe_test_and_set_bit = {
-	.name = "test_and_set_bit", .twin = "__test_and_set_bit", .family = "bitops",
-	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_TEST_AND_SET_BIT,
-	.kernel = "test_and_set_bit", KSRC(ARCH_KSRC_BITOPS, "arch_test_and_set_bit"),
-	.desc = "atomic, fully ordered, returns the old bit",
-	.in_default = true, KERNELS(test_and_set_bit), .patterns = &pat_test_and_set_bit, .setup = setup_nr,
-	.verify = verify_test_and_set_bit,
-	.menu_need = { NEED_SHARED_BIT }, .safe_when = "always (atomic, fully ordered)",
-	.ctx_stores = kc_test_and_set_bit_stores,
-};
-
-const struct probe probe___test_and_set_bit = {
-	.name = "__test_and_set_bit", .twin = "test_and_set_bit", .family = "bitops",
-	.atomicity = ATOMICITY_NONATOMIC, .insn = ARCH_INSN_TEST_AND_SET_BIT_NL,
-	.kernel = "__test_and_set_bit", KSRC(ARCH_KSRC_BITOPS_NL, "arch___test_and_set_bit"),
-	.desc = "non-atomic, returns the old bit",
-	.in_default = true, KERNELS(__test_and_set_bit), .patterns = &pat___test_and_set_bit, .setup = setup_nr,
-	.verify = verify___test_and_set_bit,
-	.ctx_stores = kc___test_and_set_bit_stores,
-};
+BIT_PROBE(or_word, "__or_word", ATOMIC, ARCH_INSN_OR_WORD,
+	  .kernel = "atomic_long_or", KSRC(ARCH_KSRC_ATOMIC, "arch_atomic64_or"),
+	  .desc = "atomic word OR with a mask in a register", .setup = setup_nr)
+BIT_PROBE(__or_word, "or_word", NONATOMIC, ARCH_INSN_OR_WORD_NL,
+	  .kernel = "C `word |= mask`", .kernel_src = "- (C, no kernel macro)",
+	  .desc = "what the compiler emits for C |= (timed in asm)", .in_default = true,
+	  .setup = setup_nr)
+BIT_PROBE(set_bit_var, "__set_bit_var", ATOMIC, ARCH_INSN_SET_BIT_VAR,
+	  .kernel = "set_bit(variable nr)", KSRC(ARCH_KSRC_BITOPS, "arch_set_bit"),
+	  .desc = "atomic bit set, bit number in a register", .in_default = true, .setup = setup_nr,
+	  .menu_need = { NEED_OWN_BIT, NEED_SHARED_BIT }, .safe_when = "always (atomic, unordered)",
+	  .ctx_stores = kc_set_bit_var_stores)
+BIT_PROBE(__set_bit_var, "set_bit_var", NONATOMIC, ARCH_INSN_SET_BIT_VAR_NL,
+	  .kernel = "__set_bit(variable nr)", KSRC(ARCH_KSRC_BITOPS_NL, "arch___set_bit"),
+	  .desc = "non-atomic bit set, bit number in a register", .in_default = true,
+	  .setup = setup_nr, .menu_need = { NEED_OWN_BIT },
+	  .safe_when = "no concurrent writer to the word", .ctx_stores = kc___set_bit_var_stores)
+BIT_TWINS(clear_bit, __clear_bit, clear_bit, "const nr", "bit clear, constant bit number",
+	  ARCH_INSN_CLEAR_BIT_IMM, ARCH_INSN___CLEAR_BIT_IMM, .in_default = true)
+BIT_TWINS(change_bit, __change_bit, change_bit, "const nr", "bit toggle, constant bit number",
+	  ARCH_INSN_CHANGE_BIT_IMM, ARCH_INSN___CHANGE_BIT_IMM)
+BIT_TWINS(clear_bit_var, __clear_bit_var, clear_bit, "variable nr",
+	  "bit clear, bit number in a register", ARCH_INSN_CLEAR_BIT_VAR,
+	  ARCH_INSN_CLEAR_BIT_VAR_NL, .setup = setup_nr)
+BIT_PROBE(test_and_set_bit, "__test_and_set_bit", ATOMIC, ARCH_INSN_TEST_AND_SET_BIT,
+	  .kernel = "test_and_set_bit", KSRC(ARCH_KSRC_BITOPS, "arch_test_and_set_bit"),
+	  .desc = "atomic, fully ordered, returns the old bit", .in_default = true,
+	  .setup = setup_nr, .menu_need = { NEED_SHARED_BIT },
+	  .safe_when = "always (atomic, fully ordered)", .ctx_stores = kc_test_and_set_bit_stores)
+BIT_PROBE(__test_and_set_bit, "test_and_set_bit", NONATOMIC, ARCH_INSN_TEST_AND_SET_BIT_NL,
+	  .kernel = "__test_and_set_bit", KSRC(ARCH_KSRC_BITOPS_NL, "arch___test_and_set_bit"),
+	  .desc = "non-atomic, returns the old bit", .in_default = true, .setup = setup_nr,
+	  .ctx_stores = kc___test_and_set_bit_stores)

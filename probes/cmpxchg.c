@@ -12,72 +12,57 @@
 
 #include <string.h>
 
+/* CX_KERNELS(id, fn, S, decls, L, T, tail): probe id's latency kernel and
+ * its sweep (PROBE_KERNEL_TPUT##S), whose ops L and T call fn_: a constant
+ * pointer to fn, which gcc calls directly and inlines, so the twins of a
+ * pair share their ops. decls must not contain a comma. */
+#define CX_FN(fn) __typeof__(fn) *const fn_ = fn
+#define CX_KERNELS(id, fn, S, decls, L, T, tail)				\
+	PROBE_KERNEL(k_##id##_lat, decls; CX_FN(fn), L, tail)			\
+	PROBE_KERNEL_TPUT##S(k_##id##_tput, decls; CX_FN(fn), T, tail)
+
 /* cmpxchg / cmpxchg_local: a stays in the accumulator ("+a"), every word is
  * 0 and a is 0, so each op succeeds and stores 0. */
 #define CX_DECL uint64_t a = ctx->scratch
-#define OP_CX_L(i) a = arch_cmpxchg(p, a, a);
-#define OP_CX_T(i) a = arch_cmpxchg(TPUT_ADDR(p, i), a, a);
-#define OP_CXNL_L(i) a = arch_cmpxchg_nl(p, a, a);
-#define OP_CXNL_T(i) a = arch_cmpxchg_nl(TPUT_ADDR(p, i), a, a);
-PROBE_KERNEL(k_cmpxchg_lat, CX_DECL, OP_CX_L, PROBE_SINK(a))
-PROBE_KERNEL_TPUT(k_cmpxchg_tput, CX_DECL, OP_CX_T, PROBE_SINK(a))
-PROBE_KERNEL(k_cmpxchg_local_lat, CX_DECL, OP_CXNL_L, PROBE_SINK(a))
-PROBE_KERNEL_TPUT(k_cmpxchg_local_tput, CX_DECL, OP_CXNL_T, PROBE_SINK(a))
+#define OP_CX_L(i) a = fn_(p, a, a);
+#define OP_CX_T(i) a = fn_(TPUT_ADDR(p, i), a, a);
+CX_KERNELS(cmpxchg, arch_cmpxchg, , CX_DECL, OP_CX_L, OP_CX_T, PROBE_SINK(a))
+CX_KERNELS(cmpxchg_local, arch_cmpxchg_nl, , CX_DECL, OP_CX_L, OP_CX_T, PROBE_SINK(a))
 
 /* try_cmpxchg: the success flag is consumed, as a retry loop would. */
-#define TCX_DECL uint64_t a = ctx->scratch, ok = 0
-#define OP_TCX_L(i) ok += arch_try_cmpxchg(p, &a, a); PROBE_LAUNDER(ok);
-#define OP_TCX_T(i) ok += arch_try_cmpxchg(TPUT_ADDR(p, i), &a, a); PROBE_LAUNDER(ok);
-#define OP_TCXNL_L(i) ok += arch_try_cmpxchg_nl(p, &a, a); PROBE_LAUNDER(ok);
-#define OP_TCXNL_T(i) ok += arch_try_cmpxchg_nl(TPUT_ADDR(p, i), &a, a); PROBE_LAUNDER(ok);
-PROBE_KERNEL(k_try_cmpxchg_lat, TCX_DECL, OP_TCX_L, PROBE_SINK(ok))
-PROBE_KERNEL_TPUT(k_try_cmpxchg_tput, TCX_DECL, OP_TCX_T, PROBE_SINK(ok))
-PROBE_KERNEL(k_try_cmpxchg_local_lat, TCX_DECL, OP_TCXNL_L, PROBE_SINK(ok))
-PROBE_KERNEL_TPUT(k_try_cmpxchg_local_tput, TCX_DECL, OP_TCXNL_T, PROBE_SINK(ok))
+#define TCX_DECL uint64_t a = ctx->scratch; uint64_t ok = 0
+#define OP_TCX_L(i) ok += fn_(p, &a, a); PROBE_LAUNDER(ok);
+#define OP_TCX_T(i) ok += fn_(TPUT_ADDR(p, i), &a, a); PROBE_LAUNDER(ok);
+CX_KERNELS(try_cmpxchg, arch_try_cmpxchg, , TCX_DECL, OP_TCX_L, OP_TCX_T, PROBE_SINK(ok))
+CX_KERNELS(try_cmpxchg_local, arch_try_cmpxchg_nl, , TCX_DECL, OP_TCX_L, OP_TCX_T, PROBE_SINK(ok))
 
 /* xchg: the old value comes back into v and is the next op's operand; the
  * chain runs through the word (each locked xchg reads what the previous one
  * wrote). __xchg (a load, then a store) has no latency form: its load reads
  * the previous store, but the value it stores is the one before, so a loop
- * of them is two interleaved chains through the store buffer, not one. */
+ * of them is two interleaved chains through the store buffer, not one.
+ * xadd: v receives the old value and is added next time. */
 #define XCH_DECL uint64_t v = ctx->scratch
-#define OP_XCH_L(i) v = arch_xchg(p, v);
-#define OP_XCH_T(i) v = arch_xchg(TPUT_ADDR(p, i), v);
-#define OP_XCHNL_T(i) v = arch_xchg_nl(TPUT_ADDR(p, i), v);
-PROBE_KERNEL(k_xchg_lat, XCH_DECL, OP_XCH_L, PROBE_SINK(v))
-PROBE_KERNEL_TPUT(k_xchg_tput, XCH_DECL, OP_XCH_T, PROBE_SINK(v))
-PROBE_KERNEL_TPUT(k___xchg_tput, XCH_DECL, OP_XCHNL_T, PROBE_SINK(v))
+#define OP_XCH_L(i) v = fn_(p, v);
+#define OP_XCH_T(i) v = fn_(TPUT_ADDR(p, i), v);
+CX_KERNELS(xchg, arch_xchg, , XCH_DECL, OP_XCH_L, OP_XCH_T, PROBE_SINK(v))
+PROBE_KERNEL_TPUT(k___xchg_tput, XCH_DECL; CX_FN(arch_xchg_nl), OP_XCH_T, PROBE_SINK(v))
+CX_KERNELS(atomic_add_return, arch_xadd, , XCH_DECL, OP_XCH_L, OP_XCH_T, PROBE_SINK(v))
+CX_KERNELS(xadd_local, arch_xadd_nl, , XCH_DECL, OP_XCH_L, OP_XCH_T, PROBE_SINK(v))
 
-/* xadd: v receives the old value and is added next time. */
-#define OP_XADD_L(i) v = arch_xadd(p, v);
-#define OP_XADD_T(i) v = arch_xadd(TPUT_ADDR(p, i), v);
-#define OP_XADDNL_L(i) v = arch_xadd_nl(p, v);
-#define OP_XADDNL_T(i) v = arch_xadd_nl(TPUT_ADDR(p, i), v);
-PROBE_KERNEL(k_atomic_add_return_lat, XCH_DECL, OP_XADD_L, PROBE_SINK(v))
-PROBE_KERNEL_TPUT(k_atomic_add_return_tput, XCH_DECL, OP_XADD_T, PROBE_SINK(v))
-PROBE_KERNEL(k_xadd_local_lat, XCH_DECL, OP_XADDNL_L, PROBE_SINK(v))
-PROBE_KERNEL_TPUT(k_xadd_local_tput, XCH_DECL, OP_XADDNL_T, PROBE_SINK(v))
-
-#define OP_INC_L(i) arch_inc(p);
-#define OP_INC_T(i) arch_inc(TPUT_ADDR(p, i));
-#define OP_INCNL_L(i) arch_inc_nl(p);
-#define OP_INCNL_T(i) arch_inc_nl(TPUT_ADDR(p, i));
-PROBE_KERNEL(k_atomic_inc_lat, , OP_INC_L, )
-PROBE_KERNEL_TPUT(k_atomic_inc_tput, , OP_INC_T, )
-PROBE_KERNEL(k_local_inc_lat, , OP_INCNL_L, )
-PROBE_KERNEL_TPUT(k_local_inc_tput, , OP_INCNL_T, )
+#define OP_INC_L(i) fn_(p);
+#define OP_INC_T(i) fn_(TPUT_ADDR(p, i));
+CX_KERNELS(atomic_inc, arch_inc, , , OP_INC_L, OP_INC_T, )
+CX_KERNELS(local_inc, arch_inc_nl, , , OP_INC_L, OP_INC_T, )
 
 #if ARCH_HAS_CMPXCHG128
 /* 16-byte pairs: o is {0, 0} and every pair is {0, 0}: always succeeds. */
-#define CX16_DECL uint64_t o[2] = { 0, 0 }, ok = 0
-#define OP_CX16_L(i) ok += arch_cmpxchg128(p, o, o[0], o[1]); PROBE_LAUNDER(ok);
-#define OP_CX16_T(i) ok += arch_cmpxchg128(TPUT_ADDR16(p, i), o, o[0], o[1]); PROBE_LAUNDER(ok);
-#define OP_CX16NL_L(i) ok += arch_cmpxchg128_nl(p, o, o[0], o[1]); PROBE_LAUNDER(ok);
-#define OP_CX16NL_T(i) ok += arch_cmpxchg128_nl(TPUT_ADDR16(p, i), o, o[0], o[1]); PROBE_LAUNDER(ok);
-PROBE_KERNEL(k_cmpxchg128_lat, CX16_DECL, OP_CX16_L, PROBE_SINK(ok))
-PROBE_KERNEL_TPUT16(k_cmpxchg128_tput, CX16_DECL, OP_CX16_T, PROBE_SINK(ok))
-PROBE_KERNEL(k_cmpxchg128_local_lat, CX16_DECL, OP_CX16NL_L, PROBE_SINK(ok))
-PROBE_KERNEL_TPUT16(k_cmpxchg128_local_tput, CX16_DECL, OP_CX16NL_T, PROBE_SINK(ok))
+#define CX16_DECL uint64_t o[2] = { 0 }; uint64_t ok = 0
+#define OP_CX16_L(i) ok += fn_(p, o, o[0], o[1]); PROBE_LAUNDER(ok);
+#define OP_CX16_T(i) ok += fn_(TPUT_ADDR16(p, i), o, o[0], o[1]); PROBE_LAUNDER(ok);
+CX_KERNELS(cmpxchg128, arch_cmpxchg128, 16, CX16_DECL, OP_CX16_L, OP_CX16_T, PROBE_SINK(ok))
+CX_KERNELS(cmpxchg128_local, arch_cmpxchg128_nl, 16, CX16_DECL, OP_CX16_L, OP_CX16_T,
+	   PROBE_SINK(ok))
 #endif
 
 #if ARCH_HAS_SEG_PERCPU
@@ -240,44 +225,34 @@ PATTERN_CONTEXT(cmpxchg128, PAT_ZACC_DECL, PROBE_SINK(acc))
 #undef CTX_OP
 #endif
 
-const struct probe probe_cmpxchg = {
-	.name = "cmpxchg", .twin = "cmpxchg_local", .family = "cmpxchg",
-	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_CMPXCHG,
-	KSRC(ARCH_KSRC_CMPXCHG, "arch_cmpxchg"),
-	.kernel = "cmpxchg", .desc = "fully ordered compare-and-exchange (succeeding)",
-	.in_default = true, KERNELS(cmpxchg), .patterns = &pat_cmpxchg, .verify = verify_cmpxchg,
-	.menu_need = { NEED_FREELIST }, .safe_when = "always (atomic); ABA needs a tag",
-	.ctx_stores = kc_cmpxchg_stores, .card_pair = 2,
-};
-
-const struct probe probe_cmpxchg_local = {
-	.name = "cmpxchg_local", .twin = "cmpxchg", .family = "cmpxchg",
-	.atomicity = ARCH_HAS_LOCAL_RMW ? ATOMICITY_LOCAL : ATOMICITY_ATOMIC,
-	.insn = ARCH_INSN_CMPXCHG_NL,
-	KSRC(ARCH_KSRC_CMPXCHG, "arch_cmpxchg_local"),
-	.kernel = "cmpxchg_local", .desc = "compare-and-exchange atomic only against this CPU",
-	.in_default = true, KERNELS(cmpxchg_local), .patterns = &pat_cmpxchg_local, .verify = verify_cmpxchg_local,
-	.menu_need = { NEED_FREELIST }, .safe_when = "this CPU only, irqs/preemption off",
-	.ctx_stores = kc_cmpxchg_local_stores,
-};
-
-const struct probe probe_try_cmpxchg = {
-	.name = "try_cmpxchg", .twin = "try_cmpxchg_local", .family = "cmpxchg",
-	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_TRY_CMPXCHG,
-	KSRC(ARCH_KSRC_CMPXCHG, "arch_try_cmpxchg"),
-	.kernel = "try_cmpxchg", .desc = "cmpxchg returning success, old value written back on failure",
-	KERNELS(try_cmpxchg), .patterns = &pat_try_cmpxchg, .verify = verify_try_cmpxchg,
-};
-
-const struct probe probe_try_cmpxchg_local = {
-	.name = "try_cmpxchg_local", .twin = "try_cmpxchg", .family = "cmpxchg",
-	.atomicity = ARCH_HAS_LOCAL_RMW ? ATOMICITY_LOCAL : ATOMICITY_ATOMIC,
-	.insn = ARCH_INSN_TRY_CMPXCHG_NL,
-	KSRC(ARCH_KSRC_CMPXCHG, "arch_try_cmpxchg_local"),
-	.kernel = "try_cmpxchg_local / this_cpu_try_cmpxchg",
-	.desc = "unlocked try_cmpxchg",
-	KERNELS(try_cmpxchg_local), .patterns = &pat_try_cmpxchg_local, .verify = verify_try_cmpxchg_local,
-};
+/* A descriptor with its kernels, pattern kernels and verify named by id;
+ * CX_LOCAL: the atomicity of an unlocked twin (atomic where there is none). */
+#define CX_LOCAL (ARCH_HAS_LOCAL_RMW ? ATOMICITY_LOCAL : ATOMICITY_ATOMIC)
+#define CX_PROBE(id, twin_, at, insn_, ...)					\
+	const struct probe probe_##id = {					\
+		.name = #id, .twin = twin_, .family = "cmpxchg",		\
+		.atomicity = at, .insn = insn_, KERNELS(id),			\
+		.patterns = &pat_##id, .verify = verify_##id, __VA_ARGS__	\
+	};
+CX_PROBE(cmpxchg, "cmpxchg_local", ATOMICITY_ATOMIC, ARCH_INSN_CMPXCHG,
+	 KSRC(ARCH_KSRC_CMPXCHG, "arch_cmpxchg"),
+	 .kernel = "cmpxchg", .desc = "fully ordered compare-and-exchange (succeeding)",
+	 .in_default = true,
+	 .menu_need = { NEED_FREELIST }, .safe_when = "always (atomic); ABA needs a tag",
+	 .ctx_stores = kc_cmpxchg_stores, .card_pair = 2)
+CX_PROBE(cmpxchg_local, "cmpxchg", CX_LOCAL, ARCH_INSN_CMPXCHG_NL,
+	 KSRC(ARCH_KSRC_CMPXCHG, "arch_cmpxchg_local"),
+	 .kernel = "cmpxchg_local", .desc = "compare-and-exchange atomic only against this CPU",
+	 .in_default = true,
+	 .menu_need = { NEED_FREELIST }, .safe_when = "this CPU only, irqs/preemption off",
+	 .ctx_stores = kc_cmpxchg_local_stores)
+CX_PROBE(try_cmpxchg, "try_cmpxchg_local", ATOMICITY_ATOMIC, ARCH_INSN_TRY_CMPXCHG,
+	 KSRC(ARCH_KSRC_CMPXCHG, "arch_try_cmpxchg"),
+	 .kernel = "try_cmpxchg",
+	 .desc = "cmpxchg returning success, old value written back on failure")
+CX_PROBE(try_cmpxchg_local, "try_cmpxchg", CX_LOCAL, ARCH_INSN_TRY_CMPXCHG_NL,
+	 KSRC(ARCH_KSRC_CMPXCHG, "arch_try_cmpxchg_local"),
+	 .kernel = "try_cmpxchg_local / this_cpu_try_cmpxchg", .desc = "unlocked try_cmpxchg")
 
 const struct probe probe_this_cpu_cmpxchg = {
 	.name = "this_cpu_cmpxchg", .twin = "cmpxchg", .family = "cmpxchg",
@@ -295,15 +270,11 @@ const struct probe probe_this_cpu_cmpxchg = {
 	.menu_need = { NEED_FREELIST }, .safe_when = "this CPU's data, preemption off",
 };
 
-const struct probe probe_xchg = {
-	.name = "xchg", .twin = "__xchg", .family = "cmpxchg",
-	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_XCHG,
-	KSRC(ARCH_KSRC_CMPXCHG, "arch_xchg"),
-	.kernel = "xchg", .desc = "atomic exchange (old value feeds the next op)",
-	.in_default = true, KERNELS(xchg), .patterns = &pat_xchg, .verify = verify_xchg,
-	.menu_need = { NEED_PUBLISH }, .safe_when = "always (fully ordered: x86's smp_store_mb)",
-	.ctx_stores = kc_xchg_stores,
-};
+CX_PROBE(xchg, "__xchg", ATOMICITY_ATOMIC, ARCH_INSN_XCHG, KSRC(ARCH_KSRC_CMPXCHG, "arch_xchg"),
+	 .kernel = "xchg", .desc = "atomic exchange (old value feeds the next op)",
+	 .in_default = true,
+	 .menu_need = { NEED_PUBLISH }, .safe_when = "always (fully ordered: x86's smp_store_mb)",
+	 .ctx_stores = kc_xchg_stores)
 
 const struct probe probe___xchg = {
 	.name = "__xchg", .twin = "xchg", .family = "cmpxchg",
@@ -311,49 +282,27 @@ const struct probe probe___xchg = {
 	.kernel_src = "include/linux/non-atomic/xchg.h __xchg",
 	.kernel = "__xchg (non-atomic exchange: a load and a store)",
 	.desc = "the same exchange as a load and a store; throughput only (no single chain)",
-	.in_default = true, .run = { [MODE_THROUGHPUT] = k___xchg_tput }, .tput_sweep = k___xchg_tput_sweep, .patterns = &pat___xchg, .verify = verify___xchg,
+	.in_default = true, .run = { [MODE_THROUGHPUT] = k___xchg_tput },
+	.tput_sweep = k___xchg_tput_sweep, .patterns = &pat___xchg, .verify = verify___xchg,
 	.ctx_stores = kc___xchg_stores,
 };
 
-const struct probe probe_atomic_add_return = {
-	.name = "atomic_add_return", .twin = "xadd_local", .family = "cmpxchg",
-	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_XADD,
-	KSRC(ARCH_KSRC_ATOMIC, "arch_atomic64_fetch_add"),
-	.kernel = "atomic_fetch_add / atomic_add_return", .desc = "atomic fetch-and-add",
-	.in_default = true, KERNELS(atomic_add_return), .patterns = &pat_atomic_add_return, .verify = verify_atomic_add_return,
-};
-
-const struct probe probe_xadd_local = {
-	.name = "xadd_local", .twin = "atomic_add_return", .family = "cmpxchg",
-	.atomicity = ARCH_HAS_LOCAL_RMW ? ATOMICITY_LOCAL : ATOMICITY_ATOMIC,
-	.insn = ARCH_INSN_XADD_NL,
-	KSRC(ARCH_KSRC_LOCAL, "local_add_return"),
-	.kernel = "local_add_return", .desc = "unlocked fetch-and-add",
-	.in_default = true, KERNELS(xadd_local), .patterns = &pat_xadd_local, .verify = verify_xadd_local,
-};
-
-const struct probe probe_atomic_inc = {
-	.name = "atomic_inc", .twin = "local_inc", .family = "cmpxchg",
-	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_INC,
-	KSRC(ARCH_KSRC_ATOMIC, "arch_atomic64_inc"),
-	.kernel = "atomic_long_inc", .desc = "atomic increment",
-	.in_default = true, KERNELS(atomic_inc), .patterns = &pat_atomic_inc, .verify = verify_atomic_inc,
-	.counts = 1,
-	.menu_need = { NEED_PERCPU_COUNTER }, .safe_when = "always (atomic)",
-	.ctx_stores = kc_atomic_inc_stores, .card_share = 1,
-};
-
-const struct probe probe_local_inc = {
-	.name = "local_inc", .twin = "atomic_inc", .family = "cmpxchg",
-	.atomicity = ARCH_HAS_LOCAL_RMW ? ATOMICITY_LOCAL : ATOMICITY_ATOMIC,
-	.insn = ARCH_INSN_INC_NL,
-	KSRC(ARCH_KSRC_LOCAL, "local_inc"),
-	.kernel = "local_inc", .desc = "increment atomic only against this CPU",
-	.in_default = true, KERNELS(local_inc), .patterns = &pat_local_inc, .verify = verify_local_inc,
-	.counts = 1,
-	.menu_need = { NEED_PERCPU_COUNTER }, .safe_when = "this CPU's counter, preemption off",
-	.ctx_stores = kc_local_inc_stores,
-};
+CX_PROBE(atomic_add_return, "xadd_local", ATOMICITY_ATOMIC, ARCH_INSN_XADD,
+	 KSRC(ARCH_KSRC_ATOMIC, "arch_atomic64_fetch_add"), .in_default = true,
+	 .kernel = "atomic_fetch_add / atomic_add_return", .desc = "atomic fetch-and-add")
+CX_PROBE(xadd_local, "atomic_add_return", CX_LOCAL, ARCH_INSN_XADD_NL,
+	 KSRC(ARCH_KSRC_LOCAL, "local_add_return"), .in_default = true,
+	 .kernel = "local_add_return", .desc = "unlocked fetch-and-add")
+CX_PROBE(atomic_inc, "local_inc", ATOMICITY_ATOMIC, ARCH_INSN_INC,
+	 KSRC(ARCH_KSRC_ATOMIC, "arch_atomic64_inc"),
+	 .kernel = "atomic_long_inc", .desc = "atomic increment", .in_default = true, .counts = 1,
+	 .menu_need = { NEED_PERCPU_COUNTER }, .safe_when = "always (atomic)",
+	 .ctx_stores = kc_atomic_inc_stores, .card_share = 1)
+CX_PROBE(local_inc, "atomic_inc", CX_LOCAL, ARCH_INSN_INC_NL, KSRC(ARCH_KSRC_LOCAL, "local_inc"),
+	 .kernel = "local_inc", .desc = "increment atomic only against this CPU",
+	 .in_default = true, .counts = 1,
+	 .menu_need = { NEED_PERCPU_COUNTER }, .safe_when = "this CPU's counter, preemption off",
+	 .ctx_stores = kc_local_inc_stores)
 
 const struct probe probe_cmpxchg128 = {
 	.name = "cmpxchg128", .twin = "cmpxchg128_local", .family = "cmpxchg",
@@ -373,7 +322,7 @@ const struct probe probe_cmpxchg128 = {
 
 const struct probe probe_cmpxchg128_local = {
 	.name = "cmpxchg128_local", .twin = "cmpxchg128", .family = "cmpxchg",
-	.atomicity = ARCH_HAS_LOCAL_RMW ? ATOMICITY_LOCAL : ATOMICITY_ATOMIC,
+	.atomicity = CX_LOCAL,
 #if ARCH_HAS_CMPXCHG128
 	.insn = ARCH_INSN_CMPXCHG128_NL, KERNELS(cmpxchg128_local),
 	.verify = verify_cmpxchg128_local,

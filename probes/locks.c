@@ -265,7 +265,11 @@ static inline void lk_irq_restore(uint64_t f)
 /* ---- kernels: OPS64 of (lock, cs work, unlock, outside work) ------------- */
 
 #define LK_DECL uint64_t cs_ = ctx->cs_work; uint64_t out_ = ctx->out_work
-/* lkop_ is always inlined: left to itself gcc outlines some of the 64
+/* The kernels of lock id repeat lkop_(l, cs_, out_): a constant pointer to
+ * lkop_<id>, which gcc calls directly and inlines. */
+#define LK_OP_DECL(id) LK_DECL; void (*const lkop_)(volatile void *, uint64_t, uint64_t) = lkop_##id
+#define OP_LK(i) lkop_(p, cs_, out_);
+/* lkop_<id> is always inlined: left to itself gcc outlines some of the 64
  * copies, and the loop no longer shows (nor times the same) sequence. */
 #define LK_FUNCS(id, lockf, unlockf)						\
 	static inline __attribute__((always_inline))				\
@@ -288,41 +292,33 @@ static inline void lk_irq_restore(uint64_t f)
  * reads the word the previous release wrote (CHAIN_MEMORY). */
 #define LK_KERNEL(id, lockf, unlockf)						\
 	LK_FUNCS(id, lockf, unlockf)						\
-	PROBE_KERNEL(k_##id##_lat, LK_DECL, OP_##id, )
+	PROBE_KERNEL(k_##id##_lat, LK_OP_DECL(id), OP_LK, )
 
-#define OP_spin_lock(i) lkop_spin_lock(p, cs_, out_);
-LK_KERNEL(spin_lock, lk_spin_lock, lk_spin_unlock)
-#define OP_spin_lock_xchg_unlock(i) lkop_spin_lock_xchg_unlock(p, cs_, out_);
-LK_KERNEL(spin_lock_xchg_unlock, lk_spin_lock, lk_spin_unlock_xchg)
-#define OP_spin_lock_movl_unlock(i) lkop_spin_lock_movl_unlock(p, cs_, out_);
-LK_KERNEL(spin_lock_movl_unlock, lk_spin_lock, lk_spin_unlock_movl)
-#define OP_spin_lock_xchgl_unlock(i) lkop_spin_lock_xchgl_unlock(p, cs_, out_);
-LK_KERNEL(spin_lock_xchgl_unlock, lk_spin_lock, lk_spin_unlock_xchgl)
-#define OP_ticket_lock(i) lkop_ticket_lock(p, cs_, out_);
+/* The locks whose lock word verify_word checks: X(id, lock, unlock, held),
+ * held the bits a held lock sets. Each has its kernel, its entry in the
+ * exclusion harness and its verify from this list. */
+#define LK_WORD_LOCKS(X)							\
+	X(spin_lock, lk_spin_lock, lk_spin_unlock, 0xff)			\
+	X(spin_lock_xchg_unlock, lk_spin_lock, lk_spin_unlock_xchg, 0xff)	\
+	X(spin_lock_movl_unlock, lk_spin_lock, lk_spin_unlock_movl, 0xff)	\
+	X(spin_lock_xchgl_unlock, lk_spin_lock, lk_spin_unlock_xchgl, 0xff)	\
+	X(tas_lock, lk_tas_lock, lk_spin_unlock_movl, ~0u) /* the whole 32-bit word */ \
+	X(tatas_lock, lk_tatas_lock, lk_spin_unlock_movl, ~0u)			\
+	X(raw_spin_lock_inline, lk_raw_lock_inline, lk_raw_unlock_inline, 0xff)	\
+	X(bit_spin_lock, lk_bit_spin_lock, lk_bit_spin_unlock, 1)		\
+	X(__bit_spin_unlock, lk_bit_spin_lock, lk___bit_spin_unlock, 1)
+#define LK_WORD_KERNEL(id, lockf, unlockf, held) LK_KERNEL(id, lockf, unlockf)
+LK_WORD_LOCKS(LK_WORD_KERNEL)
 LK_KERNEL(ticket_lock, lk_ticket_lock, lk_ticket_unlock)
-#define OP_tas_lock(i) lkop_tas_lock(p, cs_, out_);
-LK_KERNEL(tas_lock, lk_tas_lock, lk_spin_unlock_movl)
-#define OP_tatas_lock(i) lkop_tatas_lock(p, cs_, out_);
-LK_KERNEL(tatas_lock, lk_tatas_lock, lk_spin_unlock_movl)
-#define OP_raw_spin_lock_inline(i) lkop_raw_spin_lock_inline(p, cs_, out_);
-LK_KERNEL(raw_spin_lock_inline, lk_raw_lock_inline, lk_raw_unlock_inline)
 /* Two calls carry no data from one pair to the next: throughput only. */
-#define OP_call_pair(i) lkop_call_pair(p, cs_, out_);
 LK_FUNCS(call_pair, lk_nop, lk_nop)
-PROBE_KERNEL(k_call_pair_tput, LK_DECL, OP_call_pair, )
-#define OP_bit_spin_lock(i) lkop_bit_spin_lock(p, cs_, out_);
-LK_KERNEL(bit_spin_lock, lk_bit_spin_lock, lk_bit_spin_unlock)
-#define OP___bit_spin_unlock(i) lkop___bit_spin_unlock(p, cs_, out_);
-LK_KERNEL(__bit_spin_unlock, lk_bit_spin_lock, lk___bit_spin_unlock)
-#define OP_pthread_mutex(i) lkop_pthread_mutex(p, cs_, out_);
+PROBE_KERNEL(k_call_pair_tput, LK_OP_DECL(call_pair), OP_LK, )
 LK_KERNEL(pthread_mutex, lk_mutex_lock, lk_mutex_unlock)
-#define OP_pthread_spin(i) lkop_pthread_spin(p, cs_, out_);
 LK_KERNEL(pthread_spin, lk_pspin_lock, lk_pspin_unlock)
 
 /* Local analogs: the "lock" is the CPU itself; p is unused. */
 static inline void lk_preempt_disable_l(volatile void *l) { lk_preempt_disable(); }
 static inline void lk_preempt_enable_l(volatile void *l) { lk_preempt_enable(); }
-#define OP_preempt_disable(i) lkop_preempt_disable(p, cs_, out_);
 LK_KERNEL(preempt_disable, lk_preempt_disable_l, lk_preempt_enable_l)
 
 /* The analog has no chain (nothing one pair computes feeds the next) and
@@ -349,23 +345,13 @@ static void lk_ctx_spin_init(char *p)
 	for (int i = 0; i < TPUT_LINES; i++)
 		pthread_spin_init((pthread_spinlock_t *)PAT_HOT_ADDR(p, i), PTHREAD_PROCESS_PRIVATE);
 }
-#define CTX_OP(i) lkop_spin_lock(PAT_HOT_ADDR(p, i), cs_, out_);
-PATTERN_CONTEXT(spin_lock, LK_DECL, )
-#undef CTX_OP
-#define CTX_OP(i) lkop_ticket_lock(PAT_HOT_ADDR(p, i), cs_, out_);
-PATTERN_CONTEXT(ticket_lock, LK_DECL, )
-#undef CTX_OP
-#define CTX_OP(i) lkop_bit_spin_lock(PAT_HOT_ADDR(p, i), cs_, out_);
-PATTERN_CONTEXT(bit_spin_lock, LK_DECL, )
-#undef CTX_OP
-#define CTX_OP(i) lkop_pthread_mutex(PAT_HOT_ADDR(p, i), cs_, out_);
-PATTERN_CONTEXT(pthread_mutex, LK_DECL, )
-#undef CTX_OP
-#define CTX_OP(i) lkop_pthread_spin(PAT_HOT_ADDR(p, i), cs_, out_);
-PATTERN_CONTEXT(pthread_spin, LK_DECL; lk_ctx_spin_init(p), )
-#undef CTX_OP
-#define CTX_OP(i) lkop_preempt_disable(p, cs_, out_);
-PATTERN_CONTEXT(preempt_disable, LK_DECL, )
+#define CTX_OP(i) lkop_(PAT_HOT_ADDR(p, i), cs_, out_);
+PATTERN_CONTEXT(spin_lock, LK_OP_DECL(spin_lock), )
+PATTERN_CONTEXT(ticket_lock, LK_OP_DECL(ticket_lock), )
+PATTERN_CONTEXT(bit_spin_lock, LK_OP_DECL(bit_spin_lock), )
+PATTERN_CONTEXT(pthread_mutex, LK_OP_DECL(pthread_mutex), )
+PATTERN_CONTEXT(pthread_spin, LK_OP_DECL(pthread_spin); lk_ctx_spin_init(p), )
+PATTERN_CONTEXT(preempt_disable, LK_OP_DECL(preempt_disable), )
 #undef CTX_OP
 
 /* ---- exclusion harness ------------------------------------------------- */
@@ -378,17 +364,10 @@ struct lk_ops {
 };
 
 #define LK_OPS(id, ex) { #id, lklock_##id, lkunlock_##id, ex }
+#define LK_WORD_OPS(id, lockf, unlockf, held) LK_OPS(id, true),
 static const struct lk_ops lk_ops_table[] = {
-	LK_OPS(spin_lock, true),
-	LK_OPS(spin_lock_xchg_unlock, true),
-	LK_OPS(spin_lock_movl_unlock, true),
-	LK_OPS(spin_lock_xchgl_unlock, true),
+	LK_WORD_LOCKS(LK_WORD_OPS)
 	LK_OPS(ticket_lock, true),
-	LK_OPS(tas_lock, true),
-	LK_OPS(tatas_lock, true),
-	LK_OPS(raw_spin_lock_inline, true),
-	LK_OPS(bit_spin_lock, true),
-	LK_OPS(__bit_spin_unlock, true),
 	LK_OPS(pthread_mutex, true),
 	LK_OPS(pthread_spin, true),
 	LK_OPS(call_pair, false),
@@ -530,20 +509,12 @@ static int verify_word(const char *name, uint32_t held_mask)
 	return 0;
 }
 
-#define VERIFY_LOCK(id, mask)							\
+#define VERIFY_LOCK(id, lockf, unlockf, held)					\
 	static int verify_##id(void)						\
 	{									\
-		return verify_word(#id, mask) ? -1 : verify_excl(#id);		\
+		return verify_word(#id, held) ? -1 : verify_excl(#id);		\
 	}
-VERIFY_LOCK(spin_lock, 0xff)
-VERIFY_LOCK(spin_lock_xchg_unlock, 0xff)
-VERIFY_LOCK(spin_lock_movl_unlock, 0xff)
-VERIFY_LOCK(spin_lock_xchgl_unlock, 0xff)
-VERIFY_LOCK(tas_lock, ~0u)	/* the whole 32-bit word */
-VERIFY_LOCK(tatas_lock, ~0u)
-VERIFY_LOCK(raw_spin_lock_inline, 0xff)
-VERIFY_LOCK(bit_spin_lock, 1)
-VERIFY_LOCK(__bit_spin_unlock, 1)
+LK_WORD_LOCKS(VERIFY_LOCK)
 
 /* Ticket: held while tail != head; unlock makes them equal again. */
 static int verify_ticket_lock(void)
@@ -663,14 +634,12 @@ static int verify_call_pair(void)
 #define LK_RUN(id) .run = { [MODE_LATENCY] = k_##id##_lat }, .chain = CHAIN_MEMORY,	\
 		   .verify = verify_##id
 #define LK_RUN_TPUT(id) .run = { [MODE_THROUGHPUT] = k_##id##_tput }, .verify = verify_##id
-#define LK_COMMON .family = "lock"
 #define LK_INSN(s) .insn = s
 #define LK_SETUP(id) .setup = setup_##id
 #define LK_CTX(id) .patterns = &pat_##id, .ctx_stores = kc_##id##_stores
 #else	/* !ARCH_HAS_LOCK_INSNS */
 #define LK_RUN(id) .unsupported = "no lock-word primitives for this architecture yet"
 #define LK_RUN_TPUT(id) LK_RUN(id)
-#define LK_COMMON .family = "lock"
 #define LK_INSN(s) .insn = "-"
 #define LK_SETUP(id) .setup = NULL
 #define LK_CTX(id) .patterns = NULL
@@ -692,11 +661,15 @@ int64_t locks_exclusion_run(const char *name, unsigned nthreads, uint64_t iters)
 }
 #endif
 
+/* name, twin, family and atomicity of a lock descriptor */
+#define LK_HEAD(id, twin_, at)							\
+	.name = #id, .twin = twin_, .family = "lock", .atomicity = ATOMICITY_##at
+
 const struct probe probe_spin_lock = {
-	.name = "spin_lock", .twin = "spin_lock_xchg_unlock", LK_COMMON,
-	.atomicity = ATOMICITY_ATOMIC,
+	LK_HEAD(spin_lock, "spin_lock_xchg_unlock", ATOMIC),
 	LK_INSN("call lock; call unlock: incl %fs:pc; lock cmpxchgl 0->1 / movb $0; decl %fs:pc; je"),
-	.kernel_src = "kernel/locking/spinlock.c _raw_spin_lock, _raw_spin_unlock (include/asm-generic/qspinlock.h queued_spin_lock)",
+	.kernel_src = "kernel/locking/spinlock.c _raw_spin_lock, _raw_spin_unlock "
+		       "(include/asm-generic/qspinlock.h queued_spin_lock)",
 	.kernel = "spin_lock + spin_unlock (queued spinlock fast path)",
 	.desc = "out-of-line lock/unlock, preempt count, release by a plain byte store",
 	LK_RUN(spin_lock), LK_CTX(spin_lock),
@@ -704,8 +677,7 @@ const struct probe probe_spin_lock = {
 };
 
 const struct probe probe_spin_lock_xchg_unlock = {
-	.name = "spin_lock_xchg_unlock", .twin = "spin_lock", LK_COMMON,
-	.atomicity = ATOMICITY_ATOMIC,
+	LK_HEAD(spin_lock_xchg_unlock, "spin_lock", ATOMIC),
 	LK_INSN("call lock; call unlock: incl %fs:pc; lock cmpxchgl 0->1 / xchgb; decl %fs:pc; je"),
 	.kernel_src = "kernel/locking/spinlock.c _raw_spin_lock; unlock by xchg (no kernel macro)",
 	.kernel = "spin_lock + an atomic unlock",
@@ -714,30 +686,30 @@ const struct probe probe_spin_lock_xchg_unlock = {
 };
 
 const struct probe probe_spin_lock_movl_unlock = {
-	.name = "spin_lock_movl_unlock", .twin = "spin_lock_xchgl_unlock", LK_COMMON,
-	.atomicity = ATOMICITY_ATOMIC,
+	LK_HEAD(spin_lock_movl_unlock, "spin_lock_xchgl_unlock", ATOMIC),
 	LK_INSN("call lock; call unlock: incl %fs:pc; lock cmpxchgl 0->1 / movl $0; decl %fs:pc; je"),
-	.kernel_src = "kernel/locking/spinlock.c _raw_spin_lock; word-sized release (no kernel macro)",
+	.kernel_src = "kernel/locking/spinlock.c _raw_spin_lock; word-sized release "
+		       "(no kernel macro)",
 	.kernel = "spin_lock + a plain word-sized release",
 	.desc = "spin_lock released by a 32-bit store (no narrow-store forwarding stall)",
 	LK_RUN(spin_lock_movl_unlock),
 };
 
 const struct probe probe_spin_lock_xchgl_unlock = {
-	.name = "spin_lock_xchgl_unlock", .twin = "spin_lock_movl_unlock", LK_COMMON,
-	.atomicity = ATOMICITY_ATOMIC,
+	LK_HEAD(spin_lock_xchgl_unlock, "spin_lock_movl_unlock", ATOMIC),
 	LK_INSN("call lock; call unlock: incl %fs:pc; lock cmpxchgl 0->1 / xchgl; decl %fs:pc; je"),
-	.kernel_src = "kernel/locking/spinlock.c _raw_spin_lock; unlock by xchgl (no kernel macro)",
+	.kernel_src = "kernel/locking/spinlock.c _raw_spin_lock; unlock by xchgl "
+		       "(no kernel macro)",
 	.kernel = "spin_lock + an atomic word-sized release",
 	.desc = "spin_lock released by an atomic exchange of the whole 32-bit word",
 	LK_RUN(spin_lock_xchgl_unlock),
 };
 
 const struct probe probe_ticket_lock = {
-	.name = "ticket_lock", .twin = "spin_lock", LK_COMMON,
-	.atomicity = ATOMICITY_ATOMIC,
+	LK_HEAD(ticket_lock, "spin_lock", ATOMIC),
 	LK_INSN("call lock; call unlock: incl %fs:pc; lock xaddl / addw $1 (no lock); decl %fs:pc; je"),
-	.kernel_src = "arch/x86/include/asm/spinlock.h (2.6.25-4.1) __ticket_spin_lock, __ticket_spin_unlock",
+	.kernel_src = "arch/x86/include/asm/spinlock.h (2.6.25-4.1) __ticket_spin_lock, "
+		       "__ticket_spin_unlock",
 	.kernel = "x86 ticket spinlock (2.6.25 - 4.1)",
 	.desc = "ticket lock: take a ticket with xadd, release by an unlocked add to the head",
 	LK_RUN(ticket_lock), LK_CTX(ticket_lock),
@@ -745,8 +717,7 @@ const struct probe probe_ticket_lock = {
 };
 
 const struct probe probe_tas_lock = {
-	.name = "tas_lock", .twin = "tatas_lock", LK_COMMON,
-	.atomicity = ATOMICITY_ATOMIC,
+	LK_HEAD(tas_lock, "tatas_lock", ATOMIC),
 	LK_INSN("call lock; call unlock: incl %fs:pc; xchgl loop / movl $0; decl %fs:pc; je"),
 	.kernel_src = "- (textbook lock, no kernel macro; lockhammer swap_mutex at 32 bits)",
 	.kernel = "test-and-set lock",
@@ -755,11 +726,10 @@ const struct probe probe_tas_lock = {
 };
 
 const struct probe probe_tatas_lock = {
-	.name = "tatas_lock", .twin = "tas_lock", LK_COMMON,
-	.atomicity = ATOMICITY_ATOMIC,
+	LK_HEAD(tatas_lock, "tas_lock", ATOMIC),
 	LK_INSN("call lock; call unlock: incl %fs:pc; movl; xchgl / movl $0; decl %fs:pc; je"),
 	.kernel_src = "- (textbook lock; arch/x86/include/asm/qspinlock.h virt_spin_lock reads "
-		      "then takes the same way, with lock cmpxchgl and a byte release)",
+		       "then takes the same way, with lock cmpxchgl and a byte release)",
 	.kernel = "test-and-test-and-set lock",
 	.desc = "test-and-set with a read before the RMW (spin on a shared copy); 32-bit "
 		"read, take and release",
@@ -767,8 +737,7 @@ const struct probe probe_tatas_lock = {
 };
 
 const struct probe probe_raw_spin_lock_inline = {
-	.name = "raw_spin_lock_inline", .twin = "spin_lock", LK_COMMON,
-	.atomicity = ATOMICITY_ATOMIC,
+	LK_HEAD(raw_spin_lock_inline, "spin_lock", ATOMIC),
 	LK_INSN("lock cmpxchgl 0->1 / movb $0 (inline, no call, no preempt count)"),
 	.kernel_src = "include/asm-generic/qspinlock.h queued_spin_lock, queued_spin_unlock",
 	.kernel = "arch_spin_lock + arch_spin_unlock (breakdown: lock-word ops only)",
@@ -777,20 +746,20 @@ const struct probe probe_raw_spin_lock_inline = {
 };
 
 const struct probe probe_call_pair = {
-	.name = "call_pair", .twin = "spin_lock", LK_COMMON,
-	.atomicity = ATOMICITY_BASELINE,
+	LK_HEAD(call_pair, "spin_lock", BASELINE),
 	LK_INSN("call lock; call unlock: ret / ret (empty functions)"),
 	.kernel_src = "-",
 	.kernel = "- (breakdown: call overhead of out-of-line lock and unlock)",
-	.desc = "breakdown of spin_lock: two calls of an empty out-of-line function (no chain: throughput)",
+	.desc = "breakdown of spin_lock: two calls of an empty out-of-line function "
+		"(no chain: throughput)",
 	LK_RUN_TPUT(call_pair),
 };
 
 const struct probe probe_bit_spin_lock = {
-	.name = "bit_spin_lock", .twin = "__bit_spin_unlock", LK_COMMON,
-	.atomicity = ATOMICITY_ATOMIC,
+	LK_HEAD(bit_spin_lock, "__bit_spin_unlock", ATOMIC),
 	LK_INSN("incl %fs:pc; lock btsq $0 / lock andb $~1; decl %fs:pc; je"),
-	.kernel_src = "include/linux/bit_spinlock.h bit_spin_lock, bit_spin_unlock (clear_bit_unlock)",
+	.kernel_src = "include/linux/bit_spinlock.h bit_spin_lock, bit_spin_unlock "
+		       "(clear_bit_unlock)",
 	.kernel = "bit_spin_lock + bit_spin_unlock",
 	.desc = "bit spinlock released by an atomic clear (clear_bit_unlock)",
 	LK_RUN(bit_spin_lock), LK_CTX(bit_spin_lock),
@@ -798,21 +767,20 @@ const struct probe probe_bit_spin_lock = {
 };
 
 const struct probe probe___bit_spin_unlock = {
-	.name = "__bit_spin_unlock", .twin = "bit_spin_lock", LK_COMMON,
-	.atomicity = ATOMICITY_ATOMIC,
+	LK_HEAD(__bit_spin_unlock, "bit_spin_lock", ATOMIC),
 	LK_INSN("incl %fs:pc; lock btsq $0 / btrq $0 (no lock); decl %fs:pc; je"),
-	.kernel_src = "include/linux/bit_spinlock.h bit_spin_lock, __bit_spin_unlock (__clear_bit_unlock)",
+	.kernel_src = "include/linux/bit_spinlock.h bit_spin_lock, __bit_spin_unlock "
+		       "(__clear_bit_unlock)",
 	.kernel = "bit_spin_lock + __bit_spin_unlock",
 	.desc = "bit spinlock released non-atomically (__clear_bit_unlock)",
 	LK_RUN(__bit_spin_unlock),
 };
 
 const struct probe probe_pthread_mutex = {
-	.name = "pthread_mutex", .twin = "pthread_spin", LK_COMMON,
-	.atomicity = ATOMICITY_ATOMIC, .impl = "libc",
+	LK_HEAD(pthread_mutex, "pthread_spin", ATOMIC),
 	LK_INSN("call pthread_mutex_lock; call pthread_mutex_unlock (glibc)"),
-	.kernel_src = "- (glibc)",
-	.kernel = "- (user-space baseline)",
+	.impl = "libc",
+	.kernel_src = "- (glibc)", .kernel = "- (user-space baseline)",
 	.desc = "glibc default mutex, uncontended (no futex call)",
 	LK_RUN(pthread_mutex), LK_SETUP(pthread_mutex),
 	LK_CTX(pthread_mutex), .menu_need = { NEED_CRITICAL },
@@ -821,20 +789,17 @@ const struct probe probe_pthread_mutex = {
 };
 
 const struct probe probe_pthread_spin = {
-	.name = "pthread_spin", .twin = "pthread_mutex", LK_COMMON,
-	.atomicity = ATOMICITY_ATOMIC, .impl = "libc",
+	LK_HEAD(pthread_spin, "pthread_mutex", ATOMIC),
 	LK_INSN("call pthread_spin_lock; call pthread_spin_unlock (glibc)"),
-	.kernel_src = "- (glibc)",
-	.kernel = "- (user-space baseline)",
-	.desc = "glibc spinlock",
+	.impl = "libc",
+	.kernel_src = "- (glibc)", .kernel = "- (user-space baseline)", .desc = "glibc spinlock",
 	LK_RUN(pthread_spin), LK_SETUP(pthread_spin),
 	LK_CTX(pthread_spin), .menu_need = { NEED_CRITICAL }, .safe_when = "always (user space)",
 	.word_size = sizeof(pthread_spinlock_t),
 };
 
 const struct probe probe_preempt_disable = {
-	.name = "preempt_disable", .twin = "local_irq_save_analog", LK_COMMON,
-	.atomicity = ATOMICITY_LOCAL,
+	LK_HEAD(preempt_disable, "local_irq_save_analog", LOCAL),
 	LK_INSN("incl %fs:pc / decl %fs:pc; je resched"),
 	.kernel = "preempt_disable + preempt_enable (local_lock on !RT)",
 	.kernel_src = ARCH_KSRC_PREEMPT " __preempt_count_add, __preempt_count_dec_and_test",
@@ -844,21 +809,21 @@ const struct probe probe_preempt_disable = {
 };
 
 const struct probe probe_local_irq_save_analog = {
-	.name = "local_irq_save_analog", .twin = "preempt_disable", LK_COMMON,
-	.atomicity = ATOMICITY_LOCAL, .analog = true,
+	LK_HEAD(local_irq_save_analog, "preempt_disable", LOCAL),
 	LK_INSN("pushfq; popq %reg; movb $1,%fs:off / test $IF; movb $0,%fs:off"),
+	.analog = true,
 	.kernel = "local_irq_save + local_irq_restore (local_lock_irqsave), without cli/sti",
 	.kernel_src = ARCH_KSRC_IRQFLAGS " arch_local_irq_save, arch_local_irq_restore",
-	.desc = "flags read and a thread-local byte: lacks cli/sti/popf (they fault in user space) "
-		"and any chain; throughput only, never a verdict",
+	.desc = "flags read and a thread-local byte: lacks cli/sti/popf (they fault in user "
+		"space) and any chain; throughput only, never a verdict",
 	LK_RUN_TPUT(local_irq_save_analog),
 };
 
 const struct probe probe_sigprocmask = {
-	.name = "sigprocmask", .twin = "local_irq_save_analog", LK_COMMON,
-	.atomicity = ATOMICITY_LOCAL, .impl = "libc", .analog = true,
+	LK_HEAD(sigprocmask, "local_irq_save_analog", LOCAL),
 	LK_INSN("call pthread_sigmask; call pthread_sigmask: rt_sigprocmask(SIG_BLOCK all), "
 		"rt_sigprocmask(SIG_SETMASK old), 2 system calls"),
+	.impl = "libc", .analog = true,
 	.kernel = "local_irq_save's semantics in user space (heavy: not its cost)",
 	.kernel_src = "kernel/signal.c sigprocmask (what user space has instead of cli)",
 	.desc = "blocking signals: what user space does to keep handlers off; ~100x too heavy",

@@ -24,41 +24,15 @@
 #define BIT_NR 1
 #define BIT_IMM (1u << BIT_NR)
 
-/* ---- barriers: ORD_BAR() is the barrier of the kernels that follow ---- */
-#define ORD_L(i) arch_store(PAT_HOT_ADDR(p, i) + CACHE_LINE_BYTES, 0); ORD_BAR(); q = (char *)arch_load(q);
-#define ORD_T(i) ORD_BAR();
-#define CTX_OP(i) ORD_BAR();
-#define ORD_DECL char *q = p
-#define ORD_KERNELS(id)								\
-	PROBE_KERNEL(k_##id##_lat, ORD_DECL, ORD_L, PROBE_SINK(q))		\
-	PROBE_KERNEL(k_##id##_tput, , ORD_T, )					\
-	PATTERN_CONTEXT(id, , )
-
-#define ORD_BAR arch_smp_mb
-ORD_KERNELS(smp_mb)
-#undef ORD_BAR
-#define ORD_BAR arch_mb
-ORD_KERNELS(mb)
-#undef ORD_BAR
-#define ORD_BAR arch_rmb
-ORD_KERNELS(rmb)
-#undef ORD_BAR
-#define ORD_BAR arch_wmb
-ORD_KERNELS(wmb)
-#undef ORD_BAR
-#define ORD_BAR arch_smp_rmb_now
-ORD_KERNELS(smp_rmb)
-#undef ORD_BAR
-#define ORD_BAR arch_smp_wmb
-ORD_KERNELS(smp_wmb)
-#undef ORD_BAR
-#define ORD_BAR arch_smp_mb__before_atomic
-ORD_KERNELS(smp_mb__before_atomic)
-#undef ORD_BAR
-#define ORD_BAR arch_smp_mb__after_atomic
-ORD_KERNELS(smp_mb__after_atomic)
-#undef ORD_BAR
-#undef CTX_OP
+/* ---- barriers ---------------------------------------------------------
+ * ORD_PROBE(id, bar, ...): the kernels of barrier bar and the descriptor of
+ * probe id. bar_ is a constant pointer to bar: gcc calls bar directly and
+ * inlines it, so each loop holds the barrier's instructions. */
+#define ORD_L(i) arch_store(PAT_HOT_ADDR(p, i) + CACHE_LINE_BYTES, 0);		\
+	bar_(); q = (char *)arch_load(q);
+#define ORD_T(i) bar_();
+#define CTX_OP(i) bar_();
+#define ORD_BAR_DECL(bar) void (*const bar_)(void) = bar
 
 /* The latency chain: word 0 points to itself; the stores go to lines 1..32. */
 static int setup_self(struct probe_ctx *ctx)
@@ -67,7 +41,10 @@ static int setup_self(struct probe_ctx *ctx)
 	return 0;
 }
 
-#define ORD_PROBE(id, twin_, insn_, macro, desc_, ...)				\
+#define ORD_PROBE(id, bar, twin_, insn_, macro, desc_, ...)			\
+	PROBE_KERNEL(k_##id##_lat, ORD_BAR_DECL(bar); char *q = p, ORD_L, PROBE_SINK(q))	\
+	PROBE_KERNEL(k_##id##_tput, ORD_BAR_DECL(bar), ORD_T, )			\
+	PATTERN_CONTEXT(id, ORD_BAR_DECL(bar), )				\
 	const struct probe probe_##id = {					\
 		.name = #id, .twin = twin_, .family = "ordering",		\
 		.atomicity = ATOMICITY_BASELINE, .insn = insn_,			\
@@ -77,16 +54,21 @@ static int setup_self(struct probe_ctx *ctx)
 		.patterns = &pat_##id, .ctx_stores = kc_##id##_stores, __VA_ARGS__	\
 	};
 /* the card's ordering line compares the two full barriers (card_order) */
-ORD_PROBE(smp_mb, "mb", ARCH_INSN_SMP_MB, "__smp_mb", "full barrier between CPUs", .card_order = 1)
-ORD_PROBE(mb, "smp_mb", ARCH_INSN_MB, "mb", "mandatory full barrier (also for devices)", .card_order = 2)
-ORD_PROBE(rmb, "smp_rmb", ARCH_INSN_RMB, "rmb", "mandatory read barrier")
-ORD_PROBE(wmb, "smp_wmb", ARCH_INSN_WMB, "wmb", "mandatory write barrier")
-ORD_PROBE(smp_rmb, "rmb", ARCH_INSN_SMP_RMB_NOW, "__smp_rmb", "read barrier between CPUs")
-ORD_PROBE(smp_wmb, "wmb", ARCH_INSN_SMP_WMB, "__smp_wmb", "write barrier between CPUs")
-ORD_PROBE(smp_mb__before_atomic, "smp_mb", ARCH_INSN_MB_AROUND_ATOMIC, "__smp_mb__before_atomic",
-	  "orders before an unordered atomic RMW")
-ORD_PROBE(smp_mb__after_atomic, "smp_mb", ARCH_INSN_MB_AROUND_ATOMIC, "__smp_mb__after_atomic",
-	  "orders after an unordered atomic RMW")
+ORD_PROBE(smp_mb, arch_smp_mb, "mb", ARCH_INSN_SMP_MB, "__smp_mb", "full barrier between CPUs",
+	  .card_order = 1)
+ORD_PROBE(mb, arch_mb, "smp_mb", ARCH_INSN_MB, "mb", "mandatory full barrier (also for devices)",
+	  .card_order = 2)
+ORD_PROBE(rmb, arch_rmb, "smp_rmb", ARCH_INSN_RMB, "rmb", "mandatory read barrier")
+ORD_PROBE(wmb, arch_wmb, "smp_wmb", ARCH_INSN_WMB, "wmb", "mandatory write barrier")
+ORD_PROBE(smp_rmb, arch_smp_rmb_now, "rmb", ARCH_INSN_SMP_RMB_NOW, "__smp_rmb",
+	  "read barrier between CPUs")
+ORD_PROBE(smp_wmb, arch_smp_wmb, "wmb", ARCH_INSN_SMP_WMB, "__smp_wmb",
+	  "write barrier between CPUs")
+ORD_PROBE(smp_mb__before_atomic, arch_smp_mb__before_atomic, "smp_mb", ARCH_INSN_MB_AROUND_ATOMIC,
+	  "__smp_mb__before_atomic", "orders before an unordered atomic RMW")
+ORD_PROBE(smp_mb__after_atomic, arch_smp_mb__after_atomic, "smp_mb", ARCH_INSN_MB_AROUND_ATOMIC,
+	  "__smp_mb__after_atomic", "orders after an unordered atomic RMW")
+#undef CTX_OP
 
 /* ---- combinations: the op (and its barrier) at an address --------------
  * Latency: every op on one word (CHAIN_MEMORY); throughput: the sweep. */
@@ -148,32 +130,26 @@ PROBE_KERNEL_TPUT(k_smp_store_release_tput, uint64_t v = ctx->scratch, store_rel
 PROBE_KERNEL_TPUT(k_smp_load_acquire_tput, , load_acquire_T, )
 
 /* ---- the LSE fetch-or in its four orderings (arm64: ldset, ldseta, ldsetl,
- * ldsetal), the cost of each ordering on one instruction. LSE_FN is the
- * op of the kernels that follow. */
+ * ldsetal), the cost of each ordering on one instruction. lse_ is a
+ * constant pointer to the kernel's fetch-or, which gcc calls directly and
+ * inlines. */
 #if ARCH_HAS_LSE
-#define LSE_L(i) acc += LSE_FN(p, BIT_IMM); PROBE_LAUNDER(acc);
-#define LSE_T(i) acc += LSE_FN(TPUT_ADDR(p, i), BIT_IMM); PROBE_LAUNDER(acc);
-#define LSE_KERNELS(id)								\
-	PROBE_KERNEL(k_##id##_lat, uint64_t acc = 0, LSE_L, PROBE_SINK(acc))	\
-	PROBE_KERNEL_TPUT(k_##id##_tput, uint64_t acc = 0, LSE_T, PROBE_SINK(acc))	\
+#define LSE_DECL(fn) uint64_t acc = 0; uint64_t (*const lse_)(volatile void *, uint64_t) = fn
+#define LSE_L(i) acc += lse_(p, BIT_IMM); PROBE_LAUNDER(acc);
+#define LSE_T(i) acc += lse_(TPUT_ADDR(p, i), BIT_IMM); PROBE_LAUNDER(acc);
+#define LSE_KERNELS(id, fn)							\
+	PROBE_KERNEL(k_##id##_lat, LSE_DECL(fn), LSE_L, PROBE_SINK(acc))	\
+	PROBE_KERNEL_TPUT(k_##id##_tput, LSE_DECL(fn), LSE_T, PROBE_SINK(acc))	\
 	static int verify_##id(void)						\
 	{									\
 		uint64_t w = 0x10;						\
 										\
-		return LSE_FN(&w, BIT_IMM) == 0x10 && w == 0x12 ? 0 : -1;	\
+		return fn(&w, BIT_IMM) == 0x10 && w == 0x12 ? 0 : -1;		\
 	}
-#define LSE_FN arch_lse_fetch_or_relaxed
-LSE_KERNELS(atomic_fetch_or_relaxed)
-#undef LSE_FN
-#define LSE_FN arch_lse_fetch_or_acquire
-LSE_KERNELS(atomic_fetch_or_acquire)
-#undef LSE_FN
-#define LSE_FN arch_lse_fetch_or_release
-LSE_KERNELS(atomic_fetch_or_release)
-#undef LSE_FN
-#define LSE_FN arch_lse_fetch_or
-LSE_KERNELS(atomic_fetch_or)
-#undef LSE_FN
+LSE_KERNELS(atomic_fetch_or_relaxed, arch_lse_fetch_or_relaxed)
+LSE_KERNELS(atomic_fetch_or_acquire, arch_lse_fetch_or_acquire)
+LSE_KERNELS(atomic_fetch_or_release, arch_lse_fetch_or_release)
+LSE_KERNELS(atomic_fetch_or, arch_lse_fetch_or)
 #define LSE_RUN(id, insn_) .insn = insn_, KERNELS(id), .verify = verify_##id
 #else
 #define LSE_RUN(id, insn_) .insn = "-", \
@@ -196,37 +172,19 @@ LSE_PROBE(atomic_fetch_or, "atomic_fetch_or_relaxed", ARCH_INSN_LSE_FETCH_OR,
 	  "__lse_atomic64_fetch_or")
 
 /* ---- semantics ------------------------------------------------------- */
-static int verify_set_bit_mb_after_atomic(void)
-{
-	uint64_t w = 0x10;
-
-	set_bit_mb_after_atomic_X((char *)&w);
-	return w == 0x12 ? 0 : -1;
-}
-
-static int verify___set_bit_smp_mb(void)
-{
-	uint64_t w = 0x10;
-
-	__set_bit_smp_mb_X((char *)&w);
-	return w == 0x12 ? 0 : -1;
-}
-
-static int verify_clear_bit_unlock(void)
-{
-	uint64_t w = 0xff;
-
-	arch_clear_bit_unlock(&w, BIT_IMM);
-	return w == 0xfd ? 0 : -1;
-}
-
-static int verify___clear_bit_unlock(void)
-{
-	uint64_t w = 0xff;
-
-	arch___clear_bit_unlock(&w, BIT_NR);
-	return w == 0xfd ? 0 : -1;
-}
+/* One op on a word holding init must leave want. */
+#define VERIFY_X(id, init, want)						\
+	static int verify_##id(void)						\
+	{									\
+		uint64_t w = (init);						\
+										\
+		id##_X((char *)&w)						\
+		return w == (want) ? 0 : -1;					\
+	}
+VERIFY_X(set_bit_mb_after_atomic, 0x10, 0x12)
+VERIFY_X(__set_bit_smp_mb, 0x10, 0x12)
+VERIFY_X(clear_bit_unlock, 0xff, 0xfd)
+VERIFY_X(__clear_bit_unlock, 0xff, 0xfd)
 
 static int verify_test_and_set_bit_lock(void)
 {
@@ -253,52 +211,42 @@ static int verify_release_acquire(void)
 	return arch_smp_load_acquire(&w) == 0x5678 ? 0 : -1;
 }
 
-const struct probe probe_set_bit_mb_after_atomic = {
-	.name = "set_bit_mb_after_atomic", .twin = "__set_bit_smp_mb", .family = "ordering",
-	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_SET_BIT_IMM "; " ARCH_INSN_MB_AROUND_ATOMIC,
-	.kernel = "set_bit(const nr); smp_mb__after_atomic()",
-	KSRC(ARCH_KSRC_BARRIER, "__smp_mb__after_atomic"),
-	.desc = "an ordered bit set: the atomic RMW, then the barrier an unordered atomic needs",
-	KERNELS(set_bit_mb_after_atomic), .verify = verify_set_bit_mb_after_atomic,
-	.ctx_stores = kc_set_bit_mb_after_atomic_stores,
-};
-
-const struct probe probe___set_bit_smp_mb = {
-	.name = "__set_bit_smp_mb", .twin = "set_bit_mb_after_atomic", .family = "ordering",
-	.atomicity = ATOMICITY_NONATOMIC, .insn = ARCH_INSN___SET_BIT_IMM "; " ARCH_INSN_SMP_MB,
-	.kernel = "__set_bit(const nr); smp_mb()", KSRC(ARCH_KSRC_BARRIER, "__smp_mb"),
-	.desc = "an ordered bit set on an owned word: the plain RMW, then a full barrier",
-	KERNELS(__set_bit_smp_mb), .verify = verify___set_bit_smp_mb,
-	.ctx_stores = kc___set_bit_smp_mb_stores,
-};
-
-const struct probe probe_clear_bit_unlock = {
-	.name = "clear_bit_unlock", .twin = "__clear_bit_unlock", .family = "ordering",
-	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_CLEAR_BIT_UNLOCK,
-	.kernel = "clear_bit_unlock(const nr)", KSRC(ARCH_KSRC_BITOPS_LOCK, "arch_clear_bit_unlock"),
-	.desc = "atomic bit clear with release semantics (a bit lock's unlock)",
-	KERNELS(clear_bit_unlock), .verify = verify_clear_bit_unlock,
-	.ctx_stores = kc_clear_bit_unlock_stores, .patterns = &pat_clear_bit_unlock,
-	.menu_need = { NEED_UNLOCK }, .safe_when = "always (atomic, release)",
-};
-
-const struct probe probe___clear_bit_unlock = {
-	.name = "__clear_bit_unlock", .twin = "clear_bit_unlock", .family = "ordering",
-	.atomicity = ATOMICITY_NONATOMIC, .insn = ARCH_INSN___CLEAR_BIT_UNLOCK,
-	.kernel = "__clear_bit_unlock(const nr)", KSRC(ARCH_KSRC_BITOPS_LOCK, "arch___clear_bit_unlock"),
-	.desc = "non-atomic release clear: only the lock holder writes the word",
-	KERNELS(__clear_bit_unlock), .verify = verify___clear_bit_unlock,
-	.ctx_stores = kc___clear_bit_unlock_stores, .patterns = &pat___clear_bit_unlock,
-	.menu_need = { NEED_UNLOCK }, .safe_when = "no other CPU writes the word while the lock is held",
-};
-
-const struct probe probe_test_and_set_bit_lock = {
-	.name = "test_and_set_bit_lock", .twin = "test_and_set_bit", .family = "ordering",
-	.atomicity = ATOMICITY_ATOMIC, .insn = ARCH_INSN_TEST_AND_SET_BIT_LOCK,
-	.kernel = "test_and_set_bit_lock", KSRC(ARCH_KSRC_BITOPS_LOCK, "arch_test_and_set_bit_lock"),
-	.desc = "atomic bit set with acquire semantics, returns the old bit (a bit lock's lock)",
-	KERNELS(test_and_set_bit_lock), .verify = verify_test_and_set_bit_lock,
-};
+#define ORD_PAIR_PROBE(id, twin_, at, insn_, ...)				\
+	const struct probe probe_##id = {					\
+		.name = #id, .twin = twin_, .family = "ordering",		\
+		.atomicity = ATOMICITY_##at, .insn = insn_, KERNELS(id),	\
+		.verify = verify_##id, __VA_ARGS__				\
+	};
+ORD_PAIR_PROBE(set_bit_mb_after_atomic, "__set_bit_smp_mb", ATOMIC,
+	       ARCH_INSN_SET_BIT_IMM "; " ARCH_INSN_MB_AROUND_ATOMIC,
+	       .kernel = "set_bit(const nr); smp_mb__after_atomic()",
+	       KSRC(ARCH_KSRC_BARRIER, "__smp_mb__after_atomic"),
+	       .desc = "an ordered bit set: the atomic RMW, then the barrier an unordered "
+		       "atomic needs",
+	       .ctx_stores = kc_set_bit_mb_after_atomic_stores)
+ORD_PAIR_PROBE(__set_bit_smp_mb, "set_bit_mb_after_atomic", NONATOMIC,
+	       ARCH_INSN___SET_BIT_IMM "; " ARCH_INSN_SMP_MB,
+	       .kernel = "__set_bit(const nr); smp_mb()", KSRC(ARCH_KSRC_BARRIER, "__smp_mb"),
+	       .desc = "an ordered bit set on an owned word: the plain RMW, then a full barrier",
+	       .ctx_stores = kc___set_bit_smp_mb_stores)
+ORD_PAIR_PROBE(clear_bit_unlock, "__clear_bit_unlock", ATOMIC, ARCH_INSN_CLEAR_BIT_UNLOCK,
+	       .kernel = "clear_bit_unlock(const nr)",
+	       KSRC(ARCH_KSRC_BITOPS_LOCK, "arch_clear_bit_unlock"),
+	       .desc = "atomic bit clear with release semantics (a bit lock's unlock)",
+	       .ctx_stores = kc_clear_bit_unlock_stores, .patterns = &pat_clear_bit_unlock,
+	       .menu_need = { NEED_UNLOCK }, .safe_when = "always (atomic, release)")
+ORD_PAIR_PROBE(__clear_bit_unlock, "clear_bit_unlock", NONATOMIC, ARCH_INSN___CLEAR_BIT_UNLOCK,
+	       .kernel = "__clear_bit_unlock(const nr)",
+	       KSRC(ARCH_KSRC_BITOPS_LOCK, "arch___clear_bit_unlock"),
+	       .desc = "non-atomic release clear: only the lock holder writes the word",
+	       .ctx_stores = kc___clear_bit_unlock_stores, .patterns = &pat___clear_bit_unlock,
+	       .menu_need = { NEED_UNLOCK },
+	       .safe_when = "no other CPU writes the word while the lock is held")
+ORD_PAIR_PROBE(test_and_set_bit_lock, "test_and_set_bit", ATOMIC, ARCH_INSN_TEST_AND_SET_BIT_LOCK,
+	       .kernel = "test_and_set_bit_lock",
+	       KSRC(ARCH_KSRC_BITOPS_LOCK, "arch_test_and_set_bit_lock"),
+	       .desc = "atomic bit set with acquire semantics, returns the old bit "
+		       "(a bit lock's lock)")
 
 const struct probe probe_store_smp_mb = {
 	.name = "store_smp_mb", .twin = "xchg", .family = "ordering",

@@ -229,71 +229,51 @@ static int verify_this_cpu_add(void) { return verify_tc(true); }
 #define TC_RUN(id, is) .insn = "-", .unsupported = "no segment-relative per-CPU addressing on this architecture"
 #endif
 
-const struct probe probe_rseq_add = {
-	.name = "rseq_add", .twin = "percpu_lock_add", .family = "percpu",
-	.atomicity = ATOMICITY_LOCAL,
-	PC_INSN(ARCH_INSN_RSEQ_ADD),
-	.kernel = "this_cpu_add (user space: rseq per-CPU counter)",
-	.kernel_src = "include/linux/percpu-defs.h this_cpu_add (rseq: kernel/rseq.c)",
-	.desc = "per-CPU counter add in a restartable sequence, committed by a plain add",
-	.mem_size = PCPU_MEM + PCX_BASE, .word_size = PCPU_STRIDE, PC_RUN(rseq_add), PC_CTX(rseq_add),
-	.menu_need = { NEED_PERCPU_COUNTER },
-	.safe_when = "rseq registered (glibc >= 2.35), restarts on migration",
-};
-
-const struct probe probe_percpu_lock_add = {
-	.name = "percpu_lock_add", .twin = "rseq_add", .family = "percpu",
-	.atomicity = ATOMICITY_ATOMIC,
-	PC_INSN("lock addq %reg,(slot) after movl %fs:cpu_id_start"),
-	.kernel = "per-CPU slot + atomic_long_add (what rseq avoids)",
-	.kernel_src = ARCH_KSRC_ATOMIC " arch_atomic64_add (on a per-CPU slot)",
-	.desc = "the same per-CPU slot updated with a locked add",
-	.mem_size = PCPU_MEM + PCX_BASE, .word_size = PCPU_STRIDE, PC_RUN(percpu_lock_add),
-	PC_CTX(percpu_lock_add), .menu_need = { NEED_PERCPU_COUNTER },
-	.safe_when = "always (atomic), on the slot of the CPU it read",
-};
-
-const struct probe probe_percpu_add_nl = {
-	.name = "percpu_add_nl", .twin = "rseq_add", .family = "percpu",
-	.atomicity = ATOMICITY_NONATOMIC,
-	PC_INSN("addq %reg,(slot) after movl %fs:cpu_id_start (unsafe on migration)"),
-	.kernel = "raw_cpu_add without preempt off (unsafe in user space)",
-	.kernel_src = "include/linux/percpu-defs.h raw_cpu_add",
-	.desc = "the per-CPU slot updated with a plain add: loses updates on migration",
-	.mem_size = PCPU_MEM + PCX_BASE, .word_size = PCPU_STRIDE, PC_RUN(percpu_add_nl),
-	PC_CTX(percpu_add_nl), .menu_need = { NEED_PERCPU_COUNTER },
-	.safe_when = "this CPU only, preemption off",
-};
-
-const struct probe probe_rseq_cmpxchg = {
-	.name = "rseq_cmpxchg", .twin = "this_cpu_cmpxchg", .family = "percpu",
-	.atomicity = ATOMICITY_LOCAL,
-	PC_INSN(ARCH_INSN_RSEQ_CMPXCHG),
-	.kernel = "this_cpu_cmpxchg (user space: rseq)",
-	.kernel_src = "include/linux/percpu-defs.h this_cpu_cmpxchg (rseq: kernel/rseq.c)",
-	.desc = "per-CPU compare-and-exchange in a restartable sequence, committed by a store "
-		"(throughput only: compare-then-store forms no chain)",
-	.mem_size = PCPU_MEM + PCX_BASE, .word_size = PCPU_STRIDE, PC_RUN_TPUT(rseq_cmpxchg),
-	PC_CTX(rseq_cmpxchg), .menu_need = { NEED_FREELIST },
-	.safe_when = "rseq registered, restarts on migration",
-};
-
-const struct probe probe_this_cpu_inc = {
-	.name = "this_cpu_inc", .twin = "atomic_inc", .family = "percpu",
-	.atomicity = ATOMICITY_LOCAL, TC_RUN(inc, ARCH_INSN_PERCPU_INC),
-	.kernel = "this_cpu_inc",
-	.kernel_src = ARCH_KSRC_PERCPU " this_cpu_add_8 (percpu_add_op: inc for 1)",
-	.desc = "per-CPU counter increment through the segment base, as the kernel emits it",
-	.menu_need = { NEED_PERCPU_COUNTER },
-	.safe_when = "this CPU's counter: one instruction, safe against preemption and irqs",
-};
-
-const struct probe probe_this_cpu_add = {
-	.name = "this_cpu_add", .twin = "percpu_lock_add", .family = "percpu",
-	.atomicity = ATOMICITY_LOCAL, TC_RUN(add, ARCH_INSN_PERCPU_ADD),
-	.kernel = "this_cpu_add (run-time value)",
-	.kernel_src = ARCH_KSRC_PERCPU " this_cpu_add_8 (percpu_add_op: add %reg)",
-	.desc = "per-CPU counter add of a value in a register through the segment base",
-	.menu_need = { NEED_PERCPU_COUNTER },
-	.safe_when = "this CPU's counter: one instruction, safe against preemption and irqs",
-};
+#define PCPU_PROBE(id, twin_, at, ...)						\
+	const struct probe probe_##id = {					\
+		.name = #id, .twin = twin_, .family = "percpu",			\
+		.atomicity = ATOMICITY_##at, __VA_ARGS__			\
+	};
+/* The rseq-era slot probes: one line per CPU, their context kernels, their
+ * run forms (PC_RUN or PC_RUN_TPUT: run) and the menu need they meet. */
+#define PC_SLOT_PROBE(id, twin_, at, run, need, insn_, ...)			\
+	PCPU_PROBE(id, twin_, at, PC_INSN(insn_), .mem_size = PCPU_MEM + PCX_BASE,	\
+		   .word_size = PCPU_STRIDE, PC_CTX(id), run(id), .menu_need = { need },	\
+		   __VA_ARGS__)
+PC_SLOT_PROBE(rseq_add, "percpu_lock_add", LOCAL, PC_RUN, NEED_PERCPU_COUNTER,
+	      ARCH_INSN_RSEQ_ADD,
+	      .kernel = "this_cpu_add (user space: rseq per-CPU counter)",
+	      .kernel_src = "include/linux/percpu-defs.h this_cpu_add (rseq: kernel/rseq.c)",
+	      .desc = "per-CPU counter add in a restartable sequence, committed by a plain add",
+	      .safe_when = "rseq registered (glibc >= 2.35), restarts on migration")
+PC_SLOT_PROBE(percpu_lock_add, "rseq_add", ATOMIC, PC_RUN, NEED_PERCPU_COUNTER,
+	      "lock addq %reg,(slot) after movl %fs:cpu_id_start",
+	      .kernel = "per-CPU slot + atomic_long_add (what rseq avoids)",
+	      .kernel_src = ARCH_KSRC_ATOMIC " arch_atomic64_add (on a per-CPU slot)",
+	      .desc = "the same per-CPU slot updated with a locked add",
+	      .safe_when = "always (atomic), on the slot of the CPU it read")
+PC_SLOT_PROBE(percpu_add_nl, "rseq_add", NONATOMIC, PC_RUN, NEED_PERCPU_COUNTER,
+	      "addq %reg,(slot) after movl %fs:cpu_id_start (unsafe on migration)",
+	      .kernel = "raw_cpu_add without preempt off (unsafe in user space)",
+	      .kernel_src = "include/linux/percpu-defs.h raw_cpu_add",
+	      .desc = "the per-CPU slot updated with a plain add: loses updates on migration",
+	      .safe_when = "this CPU only, preemption off")
+PC_SLOT_PROBE(rseq_cmpxchg, "this_cpu_cmpxchg", LOCAL, PC_RUN_TPUT, NEED_FREELIST,
+	      ARCH_INSN_RSEQ_CMPXCHG,
+	      .kernel = "this_cpu_cmpxchg (user space: rseq)",
+	      .kernel_src = "include/linux/percpu-defs.h this_cpu_cmpxchg (rseq: kernel/rseq.c)",
+	      .desc = "per-CPU compare-and-exchange in a restartable sequence, committed by a "
+		      "store (throughput only: compare-then-store forms no chain)",
+	      .safe_when = "rseq registered, restarts on migration")
+/* this_cpu_inc and this_cpu_add: one instruction, as the kernel emits it. */
+#define TC_SAFE "this CPU's counter: one instruction, safe against preemption and irqs"
+PCPU_PROBE(this_cpu_inc, "atomic_inc", LOCAL, TC_RUN(inc, ARCH_INSN_PERCPU_INC),
+	   .kernel = "this_cpu_inc",
+	   .kernel_src = ARCH_KSRC_PERCPU " this_cpu_add_8 (percpu_add_op: inc for 1)",
+	   .desc = "per-CPU counter increment through the segment base, as the kernel emits it",
+	   .menu_need = { NEED_PERCPU_COUNTER }, .safe_when = TC_SAFE)
+PCPU_PROBE(this_cpu_add, "percpu_lock_add", LOCAL, TC_RUN(add, ARCH_INSN_PERCPU_ADD),
+	   .kernel = "this_cpu_add (run-time value)",
+	   .kernel_src = ARCH_KSRC_PERCPU " this_cpu_add_8 (percpu_add_op: add %reg)",
+	   .desc = "per-CPU counter add of a value in a register through the segment base",
+	   .menu_need = { NEED_PERCPU_COUNTER }, .safe_when = TC_SAFE)

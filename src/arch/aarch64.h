@@ -112,68 +112,39 @@ static inline void arch_mul_chain(uint64_t iters)
 #define A64_LSE ".arch_extension lse\n\t"
 
 /* LSE: store-form ops (no result, no ordering) as kernel set_bit/clear_bit/
- * atomic_inc; load-form with acquire+release ("al") for the fully ordered
- * value-returning ops. */
-static inline void arch_lse_or(volatile void *p, uint64_t m)
-{
-	asm volatile(A64_LSE "stset %[k], %[m]" : [m] "+Q"(A64_M64(p)) : [k] "r"(m) : "memory");
+ * atomic_inc; load-form ops return the old value, with acquire+release
+ * ("al") for the fully ordered value-returning ops. */
+#define A64_LSE_STORE(name, insn)						\
+static inline void name(volatile void *p, uint64_t v)				\
+{										\
+	asm volatile(A64_LSE insn " %[v], %[m]" : [m] "+Q"(A64_M64(p)) : [v] "r"(v) : "memory"); \
 }
-static inline void arch_lse_xor(volatile void *p, uint64_t m)
-{
-	asm volatile(A64_LSE "steor %[k], %[m]" : [m] "+Q"(A64_M64(p)) : [k] "r"(m) : "memory");
+A64_LSE_STORE(arch_lse_or, "stset")
+A64_LSE_STORE(arch_lse_xor, "steor")
+A64_LSE_STORE(arch_lse_andnot, "stclr")
+A64_LSE_STORE(arch_lse_stadd, "stadd")
+#define A64_LSE_FETCH(name, insn)						\
+static inline uint64_t name(volatile void *p, uint64_t v)			\
+{										\
+	uint64_t old;								\
+										\
+	asm volatile(A64_LSE insn " %[v], %[o], %[m]"				\
+		     : [m] "+Q"(A64_M64(p)), [o] "=r"(old) : [v] "r"(v) : "memory");	\
+	return old;								\
 }
-static inline void arch_lse_andnot(volatile void *p, uint64_t m)
-{
-	asm volatile(A64_LSE "stclr %[k], %[m]" : [m] "+Q"(A64_M64(p)) : [k] "r"(m) : "memory");
+A64_LSE_FETCH(arch_lse_fetch_or, "ldsetal")
+A64_LSE_FETCH(arch_lse_swpal, "swpal")
+A64_LSE_FETCH(arch_lse_ldaddal, "ldaddal")
+A64_LSE_FETCH(arch_lse_ldadd, "ldadd")
+#define A64_LSE_CAS(name, insn)							\
+static inline uint64_t name(volatile void *p, uint64_t old, uint64_t nw)	\
+{										\
+	asm volatile(A64_LSE insn " %[o], %[n], %[m]"				\
+		     : [m] "+Q"(A64_M64(p)), [o] "+r"(old) : [n] "r"(nw) : "memory");	\
+	return old;								\
 }
-static inline uint64_t arch_lse_fetch_or(volatile void *p, uint64_t m)
-{
-	uint64_t old;
-
-	asm volatile(A64_LSE "ldsetal %[k], %[o], %[m]"
-		     : [m] "+Q"(A64_M64(p)), [o] "=r"(old) : [k] "r"(m) : "memory");
-	return old;
-}
-static inline uint64_t arch_lse_cas(volatile void *p, uint64_t old, uint64_t nw)
-{
-	asm volatile(A64_LSE "cas %[o], %[n], %[m]"
-		     : [m] "+Q"(A64_M64(p)), [o] "+r"(old) : [n] "r"(nw) : "memory");
-	return old;
-}
-static inline uint64_t arch_lse_casal(volatile void *p, uint64_t old, uint64_t nw)
-{
-	asm volatile(A64_LSE "casal %[o], %[n], %[m]"
-		     : [m] "+Q"(A64_M64(p)), [o] "+r"(old) : [n] "r"(nw) : "memory");
-	return old;
-}
-static inline uint64_t arch_lse_swpal(volatile void *p, uint64_t v)
-{
-	uint64_t old;
-
-	asm volatile(A64_LSE "swpal %[v], %[o], %[m]"
-		     : [m] "+Q"(A64_M64(p)), [o] "=r"(old) : [v] "r"(v) : "memory");
-	return old;
-}
-static inline uint64_t arch_lse_ldaddal(volatile void *p, uint64_t v)
-{
-	uint64_t old;
-
-	asm volatile(A64_LSE "ldaddal %[v], %[o], %[m]"
-		     : [m] "+Q"(A64_M64(p)), [o] "=r"(old) : [v] "r"(v) : "memory");
-	return old;
-}
-static inline uint64_t arch_lse_ldadd(volatile void *p, uint64_t v)
-{
-	uint64_t old;
-
-	asm volatile(A64_LSE "ldadd %[v], %[o], %[m]"
-		     : [m] "+Q"(A64_M64(p)), [o] "=r"(old) : [v] "r"(v) : "memory");
-	return old;
-}
-static inline void arch_lse_stadd(volatile void *p, uint64_t v)
-{
-	asm volatile(A64_LSE "stadd %[v], %[m]" : [m] "+Q"(A64_M64(p)) : [v] "r"(v) : "memory");
-}
+A64_LSE_CAS(arch_lse_cas, "cas")
+A64_LSE_CAS(arch_lse_casal, "casal")
 /* casp needs an even/odd register pair for each of old and new: fixed
  * registers x0..x3 as the kernel's __CMPXCHG128 does. Returns true on
  * success; old[] receives the value seen. */
@@ -420,14 +391,8 @@ static inline bool arch_test_and_set_bit_nl(uint64_t nr, volatile void *p)
 
 #define ARCH_INSN_CMPXCHG A64_I("casal x,x,[mem]", "ldxr;cmp;b.ne;stlxr;cbnz loop;dmb ish")
 #define ARCH_INSN_CMPXCHG_NL A64_I("cas x,x,[mem] (relaxed)", "ldxr;cmp;b.ne;stxr;cbnz loop")
-static inline uint64_t arch_cmpxchg(volatile void *p, uint64_t old, uint64_t nw)
-{
-	return A64_CAS_AL(p, old, nw);
-}
-static inline uint64_t arch_cmpxchg_nl(volatile void *p, uint64_t old, uint64_t nw)
-{
-	return A64_CAS(p, old, nw);
-}
+#define arch_cmpxchg A64_CAS_AL
+#define arch_cmpxchg_nl A64_CAS
 
 #define ARCH_INSN_TRY_CMPXCHG A64_I("casal x,x,[mem]; cmp", "ldxr;cmp;b.ne;stlxr;cbnz loop;dmb ish; cmp")
 #define ARCH_INSN_TRY_CMPXCHG_NL A64_I("cas x,x,[mem]; cmp", "ldxr;cmp;b.ne;stxr;cbnz loop; cmp")
@@ -448,10 +413,7 @@ static inline bool arch_try_cmpxchg_nl(volatile void *p, uint64_t *old, uint64_t
 
 #define ARCH_INSN_XCHG A64_I("swpal x,x,[mem]", "ldxr;stlxr;cbnz loop;dmb ish")
 #define ARCH_INSN_XCHG_NL "ldr;str"
-static inline uint64_t arch_xchg(volatile void *p, uint64_t v)
-{
-	return A64_SWP_AL(p, v);
-}
+#define arch_xchg A64_SWP_AL
 static inline uint64_t arch_xchg_nl(volatile void *p, uint64_t v)
 {
 	uint64_t old;
@@ -463,14 +425,8 @@ static inline uint64_t arch_xchg_nl(volatile void *p, uint64_t v)
 
 #define ARCH_INSN_XADD A64_I("ldaddal x,x,[mem]", "ldxr;add;stlxr;cbnz loop;dmb ish")
 #define ARCH_INSN_XADD_NL A64_I("ldadd x,x,[mem] (relaxed)", "ldxr;add;stxr;cbnz loop")
-static inline uint64_t arch_xadd(volatile void *p, uint64_t v)
-{
-	return A64_LDADD_AL(p, v);
-}
-static inline uint64_t arch_xadd_nl(volatile void *p, uint64_t v)
-{
-	return A64_LDADD(p, v);
-}
+#define arch_xadd A64_LDADD_AL
+#define arch_xadd_nl A64_LDADD
 
 /* atomic_inc and local_inc are the same instruction on arm64 (local_t is
  * atomic_long_t there): the twin pair shows it, ratio 1. */
@@ -480,31 +436,19 @@ static inline void arch_inc(volatile void *p)
 {
 	A64_STADD(p, 1);
 }
-static inline void arch_inc_nl(volatile void *p)
-{
-	A64_STADD(p, 1);
-}
+#define arch_inc_nl arch_inc
 
 #define ARCH_INSN_ADD A64_I("stadd x,[mem]", "ldxr;add;stxr;cbnz loop")
 static inline void arch_add(volatile void *p, uint64_t v)
 {
 	A64_STADD(p, v);
 }
-static inline void arch_add_nl(volatile void *p, uint64_t v)
-{
-	A64_STADD(p, v);
-}
+#define arch_add_nl arch_add
 
 #define ARCH_INSN_CMPXCHG128 A64_I("caspal x,x,x,x,[mem]", "ldxp;cmp;ccmp;stlxp;cbnz loop;dmb ish")
 #define ARCH_INSN_CMPXCHG128_NL A64_I("casp x,x,x,x,[mem]", "ldxp;cmp;ccmp;stxp;cbnz loop")
-static inline bool arch_cmpxchg128(volatile void *p, uint64_t *old, uint64_t nlo, uint64_t nhi)
-{
-	return A64_CASP_AL(p, old, nlo, nhi);
-}
-static inline bool arch_cmpxchg128_nl(volatile void *p, uint64_t *old, uint64_t nlo, uint64_t nhi)
-{
-	return A64_CASP(p, old, nlo, nhi);
-}
+#define arch_cmpxchg128 A64_CASP_AL
+#define arch_cmpxchg128_nl A64_CASP
 
 /* Plain load and store, for baselines. */
 #define ARCH_INSN_LOAD "ldr x,[mem]"
@@ -578,15 +522,6 @@ static inline uint64_t arch_smp_load_acquire(const volatile void *p)
 }
 /* The LSE fetch-or in each ordering: atomic_long_fetch_or{_relaxed,_acquire,
  * _release,} (ldsetal is arch_lse_fetch_or above). */
-#define A64_LSE_FETCH(name, insn)						\
-static inline uint64_t name(volatile void *p, uint64_t m)			\
-{										\
-	uint64_t old;								\
-										\
-	asm volatile(A64_LSE insn " %[k], %[o], %[m]"				\
-		     : [m] "+Q"(A64_M64(p)), [o] "=r"(old) : [k] "r"(m) : "memory");	\
-	return old;								\
-}
 A64_LSE_FETCH(arch_lse_fetch_or_relaxed, "ldset")
 A64_LSE_FETCH(arch_lse_fetch_or_acquire, "ldseta")
 A64_LSE_FETCH(arch_lse_fetch_or_release, "ldsetl")

@@ -50,7 +50,8 @@ static inline uint64_t gen_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Sequentially consistent fences keep the timed code inside the reads. */
+/* Sequentially consistent fences keep the timed code inside the reads; the
+ * stop is the same fenced read as the start. */
 static inline uint64_t arch_timer_start(void)
 {
 	uint64_t t;
@@ -60,16 +61,7 @@ static inline uint64_t arch_timer_start(void)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	return t;
 }
-
-static inline uint64_t arch_timer_stop(void)
-{
-	uint64_t t;
-
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	t = gen_now();
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	return t;
-}
+#define arch_timer_stop arch_timer_start
 
 static inline const char *arch_timer_name(void)
 {
@@ -115,29 +107,19 @@ static inline void arch_mul_chain(uint64_t iters)
 #define GEN_RLX __ATOMIC_RELAXED
 #define GEN_SC __ATOMIC_SEQ_CST
 
-/* Plain (non-atomic) read-modify-write through a volatile pointer. */
-static inline uint64_t gen_plain_or(volatile void *p, uint64_t m)
-{
-	uint64_t old = *GEN_W64(p);
-
-	*GEN_W64(p) = old | m;
-	return old;
+/* Plain (non-atomic) read-modify-write through a volatile pointer: the
+ * word becomes old <op> m; returns old. */
+#define GEN_PLAIN(name, op)							\
+static inline uint64_t name(volatile void *p, uint64_t m)			\
+{										\
+	uint64_t old = *GEN_W64(p);						\
+										\
+	*GEN_W64(p) = old op;							\
+	return old;								\
 }
-static inline uint64_t gen_plain_xor(volatile void *p, uint64_t m)
-{
-	uint64_t old = *GEN_W64(p);
-
-	*GEN_W64(p) = old ^ m;
-	return old;
-}
-
-static inline uint64_t gen_plain_andnot(volatile void *p, uint64_t m)
-{
-	uint64_t old = *GEN_W64(p);
-
-	*GEN_W64(p) = old & ~m;
-	return old;
-}
+GEN_PLAIN(gen_plain_or, | m)
+GEN_PLAIN(gen_plain_xor, ^ m)
+GEN_PLAIN(gen_plain_andnot, & ~m)
 
 /* The kernel's architecture-independent definitions (probe .kernel_src);
  * here they run as C11 atomics, not the kernel's instructions. */
@@ -271,20 +253,14 @@ static inline void arch_inc(volatile void *p)
 {
 	__atomic_fetch_add(GEN_W64(p), 1, GEN_RLX);
 }
-static inline void arch_inc_nl(volatile void *p)
-{
-	__atomic_fetch_add(GEN_W64(p), 1, GEN_RLX);
-}
+#define arch_inc_nl arch_inc
 
 #define ARCH_INSN_ADD "__atomic_fetch_add(relaxed)"
 static inline void arch_add(volatile void *p, uint64_t v)
 {
 	__atomic_fetch_add(GEN_W64(p), v, GEN_RLX);
 }
-static inline void arch_add_nl(volatile void *p, uint64_t v)
-{
-	__atomic_fetch_add(GEN_W64(p), v, GEN_RLX);
-}
+#define arch_add_nl arch_add
 
 /* Plain load and store, for baselines. */
 #define ARCH_INSN_LOAD "volatile load"
@@ -336,14 +312,8 @@ static inline bool gen_cx128(volatile void *p, uint64_t *old, uint64_t nlo, uint
 }
 #define ARCH_INSN_CMPXCHG128 "(spin-locked 16-byte compare-and-exchange: not timed)"
 #define ARCH_INSN_CMPXCHG128_NL ARCH_INSN_CMPXCHG128
-static inline bool arch_cmpxchg128(volatile void *p, uint64_t *old, uint64_t nlo, uint64_t nhi)
-{
-	return gen_cx128(p, old, nlo, nhi);
-}
-static inline bool arch_cmpxchg128_nl(volatile void *p, uint64_t *old, uint64_t nlo, uint64_t nhi)
-{
-	return gen_cx128(p, old, nlo, nhi);
-}
+#define arch_cmpxchg128 gen_cx128
+#define arch_cmpxchg128_nl gen_cx128
 
 /* ---- ordering: barriers, acquire/release, lock/unlock bitops ------------
  * The C11 fences and orderings the kernel's macros correspond to (the

@@ -137,29 +137,32 @@ static inline void arch_mul_chain(uint64_t iters)
 #define arch_set_bit_imm_ds(p, mask) \
 	asm volatile(".byte 0x3e\n\torb %[k], %[m]" : [m] "+m"(X86_M8(p)) : [k] "i"(mask) : "memory")
 
+/* arch_<op>(args) and arch_<op>_nl: `lock insn %reg,mem` and the same
+ * instruction unlocked, on the 64-bit word at p, with reg the operand.
+ * X86_TWINS(def) does the same for other shapes: def(suffix, prefix)
+ * defines arch_<op><suffix> with its asm string starting with prefix. */
+#define X86_TWINS(def) def(, "lock ") def(_nl, "")
+#define X86_RMW_REG(op, insn, args, reg)					\
+	static inline void arch_##op args					\
+	{									\
+		asm volatile("lock " insn " %[r], %[m]"				\
+			     : [m] "+m"(X86_M64(p)) : [r] "r"(reg) : "memory");	\
+	}									\
+	static inline void arch_##op##_nl args					\
+	{									\
+		asm volatile(insn " %[r], %[m]"					\
+			     : [m] "+m"(X86_M64(p)) : [r] "r"(reg) : "memory");	\
+	}
+
 #define ARCH_INSN_SET_BIT_VAR "lock btsq %reg,mem"
 #define ARCH_INSN_SET_BIT_VAR_NL "btsq %reg,mem"
 /* set_bit(variable nr): nr must be < 64 (bts with a register index addresses
  * outside the word otherwise; callers mask it). */
-static inline void arch_set_bit_var(uint64_t nr, volatile void *p)
-{
-	asm volatile("lock btsq %[n], %[m]" : [m] "+m"(X86_M64(p)) : [n] "r"(nr) : "memory");
-}
-static inline void arch_set_bit_var_nl(uint64_t nr, volatile void *p)
-{
-	asm volatile("btsq %[n], %[m]" : [m] "+m"(X86_M64(p)) : [n] "r"(nr) : "memory");
-}
+X86_RMW_REG(set_bit_var, "btsq", (uint64_t nr, volatile void *p), nr)
 
 #define ARCH_INSN_OR_WORD "lock orq %reg,mem"
 #define ARCH_INSN_OR_WORD_NL "orq %reg,mem (what C |= compiles to)"
-static inline void arch_or_word(volatile void *p, uint64_t mask)
-{
-	asm volatile("lock orq %[k], %[m]" : [m] "+m"(X86_M64(p)) : [k] "r"(mask) : "memory");
-}
-static inline void arch_or_word_nl(volatile void *p, uint64_t mask)
-{
-	asm volatile("orq %[k], %[m]" : [m] "+m"(X86_M64(p)) : [k] "r"(mask) : "memory");
-}
+X86_RMW_REG(or_word, "orq", (volatile void *p, uint64_t mask), mask)
 
 /* clear_bit(const nr): `lock andb $~mask` on the byte; __clear_bit(const
  * nr): `btrq $nr` (arch___clear_bit). clear_bit_unlock is barrier() +
@@ -183,67 +186,49 @@ static inline void arch_or_word_nl(volatile void *p, uint64_t mask)
 
 #define ARCH_INSN_CLEAR_BIT_VAR "lock btrq %reg,mem"
 #define ARCH_INSN_CLEAR_BIT_VAR_NL "btrq %reg,mem"
-static inline void arch_clear_bit_var(uint64_t nr, volatile void *p)
-{
-	asm volatile("lock btrq %[n], %[m]" : [m] "+m"(X86_M64(p)) : [n] "r"(nr) : "memory");
-}
-static inline void arch_clear_bit_var_nl(uint64_t nr, volatile void *p)
-{
-	asm volatile("btrq %[n], %[m]" : [m] "+m"(X86_M64(p)) : [n] "r"(nr) : "memory");
-}
+X86_RMW_REG(clear_bit_var, "btrq", (uint64_t nr, volatile void *p), nr)
 
 #define ARCH_INSN_TEST_AND_SET_BIT "lock btsq %reg,mem; setc"
 #define ARCH_INSN_TEST_AND_SET_BIT_NL "btsq %reg,mem; setc"
 /* Returns the old bit. Fully ordered (locked) / non-atomic. "Jr" as the
  * kernel's "Ir": a constant nr (bit_spin_lock) becomes `btsq $nr`. */
-static inline bool arch_test_and_set_bit(uint64_t nr, volatile void *p)
-{
-	bool old;
-
-	asm volatile("lock btsq %[n], %[m]" : [m] "+m"(X86_M64(p)), "=@ccc"(old) : [n] "Jr"(nr) : "memory");
-	return old;
-}
-static inline bool arch_test_and_set_bit_nl(uint64_t nr, volatile void *p)
-{
-	bool old;
-
-	asm volatile("btsq %[n], %[m]" : [m] "+m"(X86_M64(p)), "=@ccc"(old) : [n] "Jr"(nr) : "memory");
-	return old;
-}
+#define X86_TEST_AND_SET_BIT(sfx, lk)						\
+	static inline bool arch_test_and_set_bit##sfx(uint64_t nr, volatile void *p) \
+	{									\
+		bool old;							\
+										\
+		asm volatile(lk "btsq %[n], %[m]"				\
+			     : [m] "+m"(X86_M64(p)), "=@ccc"(old) : [n] "Jr"(nr) : "memory");	\
+		return old;							\
+	}
+X86_TWINS(X86_TEST_AND_SET_BIT)
 
 #define ARCH_INSN_CMPXCHG "lock cmpxchgq %reg,mem"
 #define ARCH_INSN_CMPXCHG_NL "cmpxchgq %reg,mem"
 /* Returns the value seen in memory (== old on success). */
-static inline uint64_t arch_cmpxchg(volatile void *p, uint64_t old, uint64_t nw)
-{
-	asm volatile("lock cmpxchgq %[n], %[m]" : [m] "+m"(X86_M64(p)), "+a"(old) : [n] "r"(nw) : "memory");
-	return old;
-}
-static inline uint64_t arch_cmpxchg_nl(volatile void *p, uint64_t old, uint64_t nw)
-{
-	asm volatile("cmpxchgq %[n], %[m]" : [m] "+m"(X86_M64(p)), "+a"(old) : [n] "r"(nw) : "memory");
-	return old;
-}
+#define X86_CMPXCHG(sfx, lk)							\
+	static inline uint64_t arch_cmpxchg##sfx(volatile void *p, uint64_t old, uint64_t nw) \
+	{									\
+		asm volatile(lk "cmpxchgq %[n], %[m]"				\
+			     : [m] "+m"(X86_M64(p)), "+a"(old) : [n] "r"(nw) : "memory");	\
+		return old;							\
+	}
+X86_TWINS(X86_CMPXCHG)
 
 #define ARCH_INSN_TRY_CMPXCHG "lock cmpxchgq %reg,mem; flags (ZF) consumed"
 #define ARCH_INSN_TRY_CMPXCHG_NL "cmpxchgq %reg,mem; flags (ZF) consumed"
 /* try_cmpxchg: true on success; on failure *old receives the value seen. */
-static inline bool arch_try_cmpxchg(volatile void *p, uint64_t *old, uint64_t nw)
-{
-	bool ok;
-
-	asm volatile("lock cmpxchgq %[n], %[m]"
-		     : [m] "+m"(X86_M64(p)), "+a"(*old), "=@ccz"(ok) : [n] "r"(nw) : "memory");
-	return ok;
-}
-static inline bool arch_try_cmpxchg_nl(volatile void *p, uint64_t *old, uint64_t nw)
-{
-	bool ok;
-
-	asm volatile("cmpxchgq %[n], %[m]"
-		     : [m] "+m"(X86_M64(p)), "+a"(*old), "=@ccz"(ok) : [n] "r"(nw) : "memory");
-	return ok;
-}
+#define X86_TRY_CMPXCHG(sfx, lk)						\
+	static inline bool arch_try_cmpxchg##sfx(volatile void *p, uint64_t *old, uint64_t nw) \
+	{									\
+		bool ok;							\
+										\
+		asm volatile(lk "cmpxchgq %[n], %[m]"				\
+			     : [m] "+m"(X86_M64(p)), "+a"(*old), "=@ccz"(ok)		\
+			     : [n] "r"(nw) : "memory");					\
+		return ok;							\
+	}
+X86_TWINS(X86_TRY_CMPXCHG)
 
 #define ARCH_INSN_XCHG "xchgq %reg,mem (implicitly locked)"
 #define ARCH_INSN_XCHG_NL "movq mem,%tmp; movq %reg,mem"
@@ -264,60 +249,44 @@ static inline uint64_t arch_xchg_nl(volatile void *p, uint64_t v)
 #define ARCH_INSN_XADD "lock xaddq %reg,mem"
 #define ARCH_INSN_XADD_NL "xaddq %reg,mem"
 /* Returns the old value. */
-static inline uint64_t arch_xadd(volatile void *p, uint64_t v)
-{
-	asm volatile("lock xaddq %[v], %[m]" : [m] "+m"(X86_M64(p)), [v] "+r"(v) : : "memory");
-	return v;
-}
-static inline uint64_t arch_xadd_nl(volatile void *p, uint64_t v)
-{
-	asm volatile("xaddq %[v], %[m]" : [m] "+m"(X86_M64(p)), [v] "+r"(v) : : "memory");
-	return v;
-}
+#define X86_XADD(sfx, lk)							\
+	static inline uint64_t arch_xadd##sfx(volatile void *p, uint64_t v)	\
+	{									\
+		asm volatile(lk "xaddq %[v], %[m]"				\
+			     : [m] "+m"(X86_M64(p)), [v] "+r"(v) : : "memory");		\
+		return v;							\
+	}
+X86_TWINS(X86_XADD)
 
 #define ARCH_INSN_INC "lock incq mem"
 #define ARCH_INSN_INC_NL "incq mem"
-static inline void arch_inc(volatile void *p)
-{
-	asm volatile("lock incq %[m]" : [m] "+m"(X86_M64(p)) : : "memory");
-}
-static inline void arch_inc_nl(volatile void *p)
-{
-	asm volatile("incq %[m]" : [m] "+m"(X86_M64(p)) : : "memory");
-}
+#define X86_INC(sfx, lk)							\
+	static inline void arch_inc##sfx(volatile void *p)			\
+	{									\
+		asm volatile(lk "incq %[m]" : [m] "+m"(X86_M64(p)) : : "memory");	\
+	}
+X86_TWINS(X86_INC)
 
 #define ARCH_INSN_ADD "lock addq %reg,mem"
-static inline void arch_add(volatile void *p, uint64_t v)
-{
-	asm volatile("lock addq %[v], %[m]" : [m] "+m"(X86_M64(p)) : [v] "r"(v) : "memory");
-}
-static inline void arch_add_nl(volatile void *p, uint64_t v)
-{
-	asm volatile("addq %[v], %[m]" : [m] "+m"(X86_M64(p)) : [v] "r"(v) : "memory");
-}
+X86_RMW_REG(add, "addq", (volatile void *p, uint64_t v), v)
 
 #define ARCH_INSN_CMPXCHG128 "lock cmpxchg16b mem"
 #define ARCH_INSN_CMPXCHG128_NL "cmpxchg16b mem"
 /* 16-byte compare-and-exchange; p must be 16-byte aligned. old[0..1] is
  * {lo, hi}; on return it holds the value seen. Returns true on success. */
-static inline bool arch_cmpxchg128(volatile void *p, uint64_t *old, uint64_t nlo, uint64_t nhi)
-{
-	bool ok;
-
-	asm volatile("lock cmpxchg16b %[m]"
-		     : [m] "+m"(*(volatile __int128 *)p), "+a"(old[0]), "+d"(old[1]), "=@ccz"(ok)
-		     : "b"(nlo), "c"(nhi) : "memory");
-	return ok;
-}
-static inline bool arch_cmpxchg128_nl(volatile void *p, uint64_t *old, uint64_t nlo, uint64_t nhi)
-{
-	bool ok;
-
-	asm volatile("cmpxchg16b %[m]"
-		     : [m] "+m"(*(volatile __int128 *)p), "+a"(old[0]), "+d"(old[1]), "=@ccz"(ok)
-		     : "b"(nlo), "c"(nhi) : "memory");
-	return ok;
-}
+#define X86_CMPXCHG128(sfx, lk)							\
+	static inline bool arch_cmpxchg128##sfx(volatile void *p, uint64_t *old, uint64_t nlo,	\
+						uint64_t nhi)			\
+	{									\
+		bool ok;							\
+										\
+		asm volatile(lk "cmpxchg16b %[m]"				\
+			     : [m] "+m"(*(volatile __int128 *)p), "+a"(old[0]), "+d"(old[1]),	\
+			       "=@ccz"(ok)					\
+			     : "b"(nlo), "c"(nhi) : "memory");			\
+		return ok;							\
+	}
+X86_TWINS(X86_CMPXCHG128)
 
 #define ARCH_INSN_PERCPU_CMPXCHG "cmpxchgq %reg,%fs:(%off) (this_cpu_cmpxchg form)"
 /* The this_cpu form: one unlocked cmpxchg addressed through the segment

@@ -45,6 +45,46 @@
 #define TLB_RUN 3			/* ... at this many footprints in a row: past TLB reach */
 #define TLB_FLAT 0.10			/* where the huge-page walk's neighbours are this close */
 
+/* A run of points [first, last] and its latency (the median of its upper half). */
+struct hierarchy_span {
+	size_t first, last;
+	double cycles, ns;
+};
+
+/* One level (a plateau of the staircase) while the knees are found: in
+ * point indices, which the section's level (bytes) does not keep. */
+struct hierarchy_level {
+	bool memory;		/* the memory plateau: the last one */
+	bool shelf;		/* between the last cache and memory: neither */
+	size_t size_bytes;	/* capacity estimate (0 for memory) */
+	size_t size_lo;		/* the plateau's last footprint */
+	size_t size_hi;		/* the next plateau's first footprint (the next point
+				 * when none follows; 0 when the sweep ended here) */
+	size_t first, last;	/* plateau: points [first, last] */
+	struct hierarchy_span core;	/* the sub-plateau that sets the latency and the walk */
+	struct hierarchy_span inner;	/* the other one (TLB misses after the core, or the
+					 * transition's tail before), cycles 0: none */
+	size_t hwloc_size;	/* what hwloc declares for this cache level, 0: nothing */
+	bool agrees;		/* hwloc's size in [size_lo, size_hi], a step of slack */
+	bool share;		/* the last cache, smaller than declared: the effective share
+				 * this PU gets of a cache shared with other cores (tenants) */
+	unsigned seen;		/* epochs whose own staircase shows this level */
+	size_t size_min, size_max;	/* their size estimates (caches) */
+};
+
+/* The combined curve's levels while hierarchy_combine sorts them, and
+ * each epoch's caches' latencies (the section keeps their sizes only). */
+struct knees {
+	struct hierarchy_level levels[HIER_MAX_LEVELS];
+	size_t nlevels;
+	size_t ncaches;		/* levels[0, ncaches) are caches */
+	/* plateaus that hwloc does not declare and that not every epoch
+	 * shows: not levels */
+	struct hierarchy_level unstable[HIER_MAX_LEVELS];
+	size_t nunstable;
+	double ep_cycles[HIER_MAX_EPOCHS][HIER_MAX_LEVELS];
+};
+
 void hierarchy_default_opts(struct hierarchy_opts *o)
 {
 	*o = (struct hierarchy_opts){ .min_footprint = MIN_BYTES, .steps_per_octave = 4,
@@ -381,55 +421,57 @@ static size_t levels_of(const size_t *bytes, const double *cycles, const double 
  * smaller than declared, is the share of it this PU gets: an L3 (or a
  * shared L2) serves other cores, and in a guest other tenants, whose use
  * changes from run to run. That is not a contradiction of hwloc. */
-static void match_hwloc(struct hierarchy *h)
+static void match_hwloc(struct knees *k, struct hierarchy_section *s)
 {
-	h->disagrees = h->ncaches != h->hwloc_n;
-	for (size_t l = 0; l < h->ncaches; l++) {
-		struct hierarchy_level *lv = &h->levels[l];
+	size_t nhw = s->nhwloc_caches;
+
+	s->disagrees = k->ncaches != nhw;
+	for (size_t l = 0; l < k->ncaches; l++) {
+		struct hierarchy_level *lv = &k->levels[l];
 
 		/* hwloc's size where the staircase rises (a step of slack); a
 		 * cache's size_lo is never 0, so no size declared never agrees */
-		lv->hwloc_size = l < h->hwloc_n ? h->hwloc[l] : 0;
+		lv->hwloc_size = l < nhw ? s->hwloc_caches[l] : 0;
 		lv->agrees = (double)lv->hwloc_size * AGREE_SLACK >= (double)lv->size_lo &&
 			     (!lv->size_hi || (double)lv->hwloc_size <= (double)lv->size_hi * AGREE_SLACK);
-		lv->share = !lv->agrees && l > 0 && l + 1 == h->ncaches && l + 1 == h->hwloc_n &&
+		lv->share = !lv->agrees && l > 0 && l + 1 == k->ncaches && l + 1 == nhw &&
 			    lv->size_hi && (double)lv->size_hi * AGREE_SLACK < (double)lv->hwloc_size;
 		if (!lv->agrees && !lv->share)
-			h->disagrees = true;
+			s->disagrees = true;
 	}
 }
 
-size_t hierarchy_cache_size(const struct hierarchy *h, int level)
+size_t hierarchy_ncaches(const struct hierarchy_section *s)
 {
-	return level >= 1 && (size_t)level <= h->ncaches ? h->levels[level - 1].size_bytes : 0;
+	return s->nlevels && s->reached_memory ? s->nlevels - 1 : s->nlevels;
 }
 
-size_t hierarchy_level_footprint(const struct hierarchy *h, int level)
+size_t hierarchy_cache_size(const struct hierarchy_section *s, int level)
 {
-	const struct hierarchy_level *lv;
-
-	if (level >= 1 && (size_t)level <= h->ncaches)
-		lv = &h->levels[level - 1];
-	else if (h->reached_memory && (size_t)level == h->ncaches + 1)
-		lv = &h->levels[h->nlevels - 1];
-	else
-		return 0;
-	/* inside the sub-plateau that sets the level's latency */
-	return round_down((size_t)sqrt((double)h->pts[lv->core.first].bytes *
-				       (double)h->pts[lv->core.last].bytes), CACHELINE);
+	return level >= 1 && (size_t)level <= hierarchy_ncaches(s) ?
+	       (size_t)s->levels[level - 1].size_bytes : 0;
 }
 
-void hierarchy_walks(const struct hierarchy *h, size_t walk[PAT__COUNT])
+size_t hierarchy_level_footprint(const struct hierarchy_section *s, int level)
 {
+	size_t n = hierarchy_ncaches(s) + s->reached_memory;
+
+	return level >= 1 && (size_t)level <= n ? (size_t)s->levels[level - 1].walk_bytes : 0;
+}
+
+void hierarchy_walks(const struct hierarchy_section *s, size_t walk[PAT__COUNT])
+{
+	size_t nc = hierarchy_ncaches(s);
+
 	memset(walk, 0, PAT__COUNT * sizeof(*walk));
 	/* the l2/llc/miss walks only when the staircase shows three caches
 	 * and memory: with fewer, which level is which is a guess */
-	if (h->ncaches < 3 || !h->reached_memory)
+	if (nc < 3 || !s->reached_memory)
 		return;
-	walk[PAT_DEP] = hierarchy_level_footprint(h, 1);
-	walk[PAT_L2] = hierarchy_level_footprint(h, 2);
-	walk[PAT_LLC] = hierarchy_level_footprint(h, (int)h->ncaches);
-	walk[PAT_MISS] = walk[PAT_MISS_OVERLAP] = hierarchy_level_footprint(h, (int)h->ncaches + 1);
+	walk[PAT_DEP] = hierarchy_level_footprint(s, 1);
+	walk[PAT_L2] = hierarchy_level_footprint(s, 2);
+	walk[PAT_LLC] = hierarchy_level_footprint(s, (int)nc);
+	walk[PAT_MISS] = walk[PAT_MISS_OVERLAP] = hierarchy_level_footprint(s, (int)nc + 1);
 }
 
 /* ---- epochs ------------------------------------------------------------ */
@@ -454,14 +496,15 @@ size_t hierarchy_tlb_reach(const size_t *bytes, const double *huge, const double
 	return 0;
 }
 
-/* The epoch's cache nearest in latency to lv, within STABLE_MATCH; -1: none. */
-static int epoch_match(const struct hierarchy_epoch *e, const struct hierarchy_level *lv)
+/* The epoch's cache (latencies cycles[0, n)) nearest in latency to lv,
+ * within STABLE_MATCH; -1: none. */
+static int epoch_match(const double *cycles, size_t n, const struct hierarchy_level *lv)
 {
 	int best = -1;
 	double bd = log(STABLE_MATCH);
 
-	for (size_t j = 0; j < e->ncaches; j++) {
-		double d = fabs(log(e->cycles[j] / lv->core.cycles));
+	for (size_t j = 0; j < n; j++) {
+		double d = fabs(log(cycles[j] / lv->core.cycles));
 
 		if (d < bd) {
 			bd = d;
@@ -474,16 +517,17 @@ static int epoch_match(const struct hierarchy_epoch *e, const struct hierarchy_l
 /* Per level of the combined curve: the epochs that show it, and the size
  * range of those whose rise out of it leads to the same next level (an
  * epoch that missed the L3, disturbed, sizes its L2 against memory). */
-static void count_seen(struct hierarchy *h)
+static void count_seen(struct knees *k, const struct hierarchy_section *s)
 {
-	for (size_t l = 0; l < h->nlevels; l++) {
-		struct hierarchy_level *lv = &h->levels[l];
+	for (size_t l = 0; l < k->nlevels; l++) {
+		struct hierarchy_level *lv = &k->levels[l];
 
 		lv->seen = 0;
 		lv->size_min = lv->size_max = 0;
-		for (unsigned e = 0; e < h->epochs; e++) {
-			const struct hierarchy_epoch *ep = &h->ep[e];
-			int j = epoch_match(ep, lv);
+		for (size_t e = 0; e < s->nper_epoch; e++) {
+			const struct hier_epoch_out *ep = &s->per_epoch[e];
+			const double *cyc = k->ep_cycles[e];
+			int j = epoch_match(cyc, ep->ncache_sizes, lv);
 			bool same_next;
 
 			if (lv->memory || lv->shelf) {
@@ -493,104 +537,201 @@ static void count_seen(struct hierarchy *h)
 			if (j < 0)
 				continue;
 			lv->seen++;
-			same_next = l + 1 < h->ncaches ?
-				    (size_t)j + 1 < ep->ncaches &&
-				    fabs(log(ep->cycles[j + 1] / lv[1].core.cycles)) < log(STABLE_MATCH) :
-				    (size_t)j + 1 == ep->ncaches;
-			if (same_next && (!lv->size_min || ep->size[j] < lv->size_min))
-				lv->size_min = ep->size[j];
-			if (same_next && ep->size[j] > lv->size_max)
-				lv->size_max = ep->size[j];
+			same_next = l + 1 < k->ncaches ?
+				    (size_t)j + 1 < ep->ncache_sizes &&
+				    fabs(log(cyc[j + 1] / lv[1].core.cycles)) < log(STABLE_MATCH) :
+				    (size_t)j + 1 == ep->ncache_sizes;
+			if (same_next && (!lv->size_min || ep->cache_sizes[j] < lv->size_min))
+				lv->size_min = ep->cache_sizes[j];
+			if (same_next && ep->cache_sizes[j] > lv->size_max)
+				lv->size_max = ep->cache_sizes[j];
 		}
 	}
 }
 
 /* Drop cache level l (not every epoch shows it): its points join the rise
  * from the level below to the one above (over bytes, cycles: the combined
- * curve), whose capacity is sized again. */
-static void drop_level(struct hierarchy *h, size_t l, const size_t *bytes, const double *cycles)
+ * curve, n points), whose capacity is sized again. */
+static void drop_level(struct knees *k, size_t l, const size_t *bytes, const double *cycles,
+		       size_t n)
 {
 	struct hierarchy_level *lv, *next;
 
-	if (h->nunstable < HIER_MAX_LEVELS)
-		h->unstable[h->nunstable++] = h->levels[l];
-	memmove(&h->levels[l], &h->levels[l + 1], (h->nlevels - l - 1) * sizeof(h->levels[0]));
-	h->nlevels--;
-	h->ncaches--;
+	if (k->nunstable < HIER_MAX_LEVELS)
+		k->unstable[k->nunstable++] = k->levels[l];
+	memmove(&k->levels[l], &k->levels[l + 1], (k->nlevels - l - 1) * sizeof(k->levels[0]));
+	k->nlevels--;
+	k->ncaches--;
 	if (!l)
 		return;
-	lv = &h->levels[l - 1];
-	next = l < h->nlevels ? lv + 1 : NULL;
+	lv = &k->levels[l - 1];
+	next = l < k->nlevels ? lv + 1 : NULL;
 	lv->size_lo = bytes[lv->last];
 	lv->size_hi = next ? bytes[next->first] : 0;
-	lv->size_bytes = crossing(lv, next, bytes, cycles, h->npts);
+	lv->size_bytes = crossing(lv, next, bytes, cycles, n);
 }
 
 /* More caches than hwloc declares: drop those not every epoch shows, the
  * least seen first (a tie: the larger). A level every epoch shows stays,
  * and is reported as one hwloc lacks. */
-static void drop_unstable(struct hierarchy *h, const size_t *bytes, const double *cycles)
+static void drop_unstable(struct knees *k, const struct hierarchy_section *s, const size_t *bytes,
+			  const double *cycles)
 {
-	while (h->hwloc_n && h->ncaches > h->hwloc_n) {
+	while (s->nhwloc_caches && k->ncaches > s->nhwloc_caches) {
 		size_t worst = SIZE_MAX;
 
-		for (size_t l = 0; l < h->ncaches; l++)
-			if (h->levels[l].seen < h->epochs &&
-			    (worst == SIZE_MAX || h->levels[l].seen <= h->levels[worst].seen))
+		for (size_t l = 0; l < k->ncaches; l++)
+			if (k->levels[l].seen < s->nper_epoch &&
+			    (worst == SIZE_MAX || k->levels[l].seen <= k->levels[worst].seen))
 				worst = l;
 		if (worst == SIZE_MAX)
 			return;
-		drop_level(h, worst, bytes, cycles);
+		drop_level(k, worst, bytes, cycles, s->npoints);
 	}
 }
 
 /* The median over ne epochs of point i of per-epoch curves v. */
-static double epoch_median(const double v[][HIER_MAX_POINTS], unsigned ne, size_t i)
+static double epoch_median(const double v[][HIER_MAX_POINTS], size_t ne, size_t i)
 {
 	double tmp[HIER_MAX_EPOCHS];
 
-	for (unsigned e = 0; e < ne; e++)
+	for (size_t e = 0; e < ne; e++)
 		tmp[e] = v[e][i];
 	return stats_median(tmp, ne);
 }
 
-void hierarchy_combine(struct hierarchy *h)
+/* The middle of a level's core, in bytes: a walk inside the level, away
+ * from both knees. */
+static size_t core_walk(const struct hierarchy_level *lv, const size_t *bytes)
+{
+	double first = (double)bytes[lv->core.first], last = (double)bytes[lv->core.last];
+
+	return round_down((size_t)sqrt(first * last), CACHELINE);
+}
+
+static long long size_or_none(size_t v)
+{
+	return v ? (long long)v : -1;
+}
+
+/* A plateau's span: all an unstable one has. */
+static void span_out(const struct hierarchy_level *lv, const size_t *bytes,
+		     struct hier_level_out *o)
+{
+	*o = (struct hier_level_out){ .has = 0x1fu << HL_CYCLES, .cycles = lv->core.cycles,
+		.ns = lv->core.ns, .first_bytes = (long long)bytes[lv->first],
+		.last_bytes = (long long)bytes[lv->last], .epochs_seen = (int)lv->seen };
+}
+
+/* Level l of k into o; walk: the footprint inside it. */
+static void level_out(const struct knees *k, size_t l, size_t walk, const size_t *bytes,
+		      struct hier_level_out *o)
+{
+	const struct hierarchy_level *lv = &k->levels[l];
+
+	span_out(lv, bytes, o);
+	o->has |= 1u << HL_LEVEL | 1u << HL_MEMORY;
+	if (lv->memory || lv->shelf)
+		snprintf(o->level, sizeof(o->level), "%s", lv->memory ? "memory" : "shelf");
+	else
+		snprintf(o->level, sizeof(o->level), "L%zu", l + 1);
+	o->memory = lv->memory;
+	o->ns = isnan(o->ns) ? 0.0 : o->ns;
+	if (lv->inner.cycles > 0) {
+		o->has |= 0xfu << HL_INNER;
+		o->inner_cycles = lv->inner.cycles;
+		o->inner_ns = isnan(lv->inner.ns) ? 0.0 : lv->inner.ns;
+		o->inner_from = (long long)bytes[lv->inner.first];
+		o->inner_to = (long long)bytes[lv->inner.last];
+	}
+	o->has |= walk ? 1u << HL_WALK : 0;
+	o->walk_bytes = (long long)walk;
+	if (lv->memory || lv->shelf)
+		return;
+	o->has |= 0xffu << HL_SIZE;
+	o->size_bytes = (long long)lv->size_bytes;
+	o->size_lo = (long long)lv->size_lo;
+	o->size_hi = size_or_none(lv->size_hi);
+	o->size_min = size_or_none(lv->size_min);
+	o->size_max = size_or_none(lv->size_max);
+	o->hwloc_size = size_or_none(lv->hwloc_size);
+	o->agrees = lv->agrees;
+	o->effective_share = lv->share;
+}
+
+/* The levels into the section, in bytes: caches and memory, the shelves
+ * kept apart (neither cache nor memory; the one right after the caches
+ * walks memory's footprint), and the unstable plateaus. */
+static void levels_out(const struct knees *k, const size_t *bytes, struct hierarchy_section *s)
+{
+	s->nlevels = s->nshelves = s->nunstable = 0;
+	for (size_t l = 0; l < k->nlevels; l++) {
+		const struct hierarchy_level *lv = &k->levels[l];
+		size_t walk = !lv->shelf ? core_walk(lv, bytes) :
+			      l == k->ncaches ? core_walk(&k->levels[k->nlevels - 1], bytes) : 0;
+
+		level_out(k, l, walk, bytes,
+			  lv->shelf ? &s->shelves[s->nshelves++] : &s->levels[s->nlevels++]);
+	}
+	for (size_t u = 0; u < k->nunstable; u++)
+		span_out(&k->unstable[u], bytes, &s->unstable[s->nunstable++]);
+}
+
+void hierarchy_combine(struct hierarchy_section *s, const struct hierarchy_sweep *w)
 {
 	struct hierarchy_level one[HIER_MAX_LEVELS];	/* an epoch's curve alone */
-	size_t xb[HIER_MAX_POINTS], nlev;
+	struct knees k = { .nlevels = 0 };
+	size_t xb[HIER_MAX_POINTS], nlev, n4k = s->tlb.ncycles_4k;
 	double c[HIER_MAX_POINTS], t[HIER_MAX_POINTS];
-	unsigned ne = h->epochs < HIER_MAX_EPOCHS ? h->epochs : HIER_MAX_EPOCHS;
 
-	for (size_t i = 0; i < h->npts; i++) {
-		double lo = INFINITY, hi = 0;
+	s->has = ((1u << HS__COUNT) - 1) & ~(1u << HS_PASSES);
+	s->pages.has = 0x1f;
+	snprintf(s->method, sizeof(s->method), "%s", "dependent random chase, one pointer per 64-byte line, "
+		 "single cycle; epochs of fresh buffers, each point the median over them");
+	s->nper_epoch = s->epochs < HIER_MAX_EPOCHS ? (size_t)s->epochs : HIER_MAX_EPOCHS;
+	for (size_t i = 0; i < s->npoints; i++) {
+		struct hier_point_out *p = &s->points[i];
+		double lo = INFINITY, hi = 0, ep[HIER_MAX_EPOCHS];
 
-		for (unsigned e = 0; e < ne; e++) {
-			lo = fmin(lo, h->ep_cycles[e][i]);
-			hi = fmax(hi, h->ep_cycles[e][i]);
+		for (size_t e = 0; e < s->nper_epoch; e++) {
+			ep[e] = s->per_epoch[e].cycles[i];
+			lo = fmin(lo, ep[e]);
+			hi = fmax(hi, ep[e]);
 		}
-		xb[i] = h->pts[i].bytes;
-		c[i] = h->pts[i].cycles = epoch_median(h->ep_cycles, ne, i);
-		t[i] = h->pts[i].ns = epoch_median(h->ep_ns, ne, i);
-		h->pts[i].spread = lo > 0 ? hi / lo - 1 : 0;
+		p->has = 0xffu & ~(1u << HP_PASS_SPREAD);
+		xb[i] = (size_t)p->bytes;
+		c[i] = p->cycles = stats_median(ep, s->nper_epoch);
+		t[i] = p->ns = epoch_median(w->ep_ns, s->nper_epoch, i);
+		p->spread = lo > 0 ? hi / lo - 1 : 0;
 	}
-	for (unsigned e = 0; e < ne; e++) {
-		struct hierarchy_epoch *ep = &h->ep[e];
+	for (size_t e = 0; e < s->nper_epoch; e++) {
+		struct hier_epoch_out *ep = &s->per_epoch[e];
 
-		ep->ncaches = levels_of(xb, h->ep_cycles[e], h->ep_ns[e], h->npts, one, &nlev, &ep->memory);
-		for (size_t l = 0; l < ep->ncaches; l++) {
-			ep->size[l] = one[l].size_bytes;
-			ep->cycles[l] = one[l].core.cycles;
+		ep->ncache_sizes = levels_of(xb, ep->cycles, w->ep_ns[e], s->npoints, one, &nlev,
+					     &ep->memory);
+		ep->has = 0x1f;
+		ep->caches = (int)ep->ncache_sizes;
+		ep->ncycles = s->npoints;
+		for (size_t l = 0; l < ep->ncache_sizes; l++) {
+			ep->cache_sizes[l] = one[l].size_bytes;
+			k.ep_cycles[e][l] = one[l].core.cycles;
 		}
 	}
-	h->nunstable = 0;
-	h->ncaches = levels_of(xb, c, t, h->npts, h->levels, &h->nlevels, &h->reached_memory);
-	count_seen(h);
-	drop_unstable(h, xb, c);
-	count_seen(h);	/* the ranges again, against the levels left */
-	match_hwloc(h);
-	for (size_t i = 0; i < h->nsmall && i < h->npts; i++)
-		h->small_cycles[i] = epoch_median(h->ep_small, ne, i);
-	h->tlb_reach = h->nsmall ? hierarchy_tlb_reach(xb, c, h->small_cycles, h->nsmall) : 0;
+	k.ncaches = levels_of(xb, c, t, s->npoints, k.levels, &k.nlevels, &s->reached_memory);
+	count_seen(&k, s);
+	drop_unstable(&k, s, xb, c);
+	count_seen(&k, s);	/* the ranges again, against the levels left */
+	match_hwloc(&k, s);
+	levels_out(&k, xb, s);
+	s->tlb.has = n4k ? 0xf : 0;	/* no 4 KiB-page walk: null */
+	if (!n4k)
+		return;
+	for (size_t i = 0; i < n4k; i++)
+		s->tlb.cycles_4k[i] = epoch_median(w->ep_small, s->nper_epoch, i);
+	snprintf(s->tlb.method, sizeof(s->tlb.method), "%s",
+		 "the same walk on 4 KiB pages (MADV_NOHUGEPAGE) over the first footprints");
+	s->tlb.compared_to_bytes = (long long)xb[n4k - 1];
+	s->tlb.reach_bytes = size_or_none(hierarchy_tlb_reach(xb, c, s->tlb.cycles_4k, n4k));
 }
 
 /* ---- measuring --------------------------------------------------------- */
@@ -679,7 +820,7 @@ static int chase_buf_alloc(struct chase_buf *b, size_t bytes, bool want_huge)
 }
 
 static void measure_point(struct chase_buf *b, size_t bytes, const struct calibration *cal,
-			  uint64_t seed, struct hierarchy_point *pt)
+			  uint64_t seed, struct hier_point_out *pt)
 {
 	size_t n = bytes / CACHELINE;
 	uint64_t warm_steps = n < WARM_STEPS_MIN ? WARM_STEPS_MIN : n > WARM_STEPS_MAX ? WARM_STEPS_MAX : n;
@@ -710,32 +851,34 @@ static void measure_point(struct chase_buf *b, size_t bytes, const struct calibr
 		s[k] = t / (double)(iters * UNROLL);
 	}
 	stats_summarize(s, SAMPLES, &st);
-	*pt = (struct hierarchy_point){ .bytes = bytes, .samples = SAMPLES, .steps = iters * UNROLL,
+	*pt = (struct hier_point_out){ .bytes = (long long)bytes, .samples = SAMPLES,
+		.loads_per_sample = (long long)(iters * UNROLL),
 		.cycles = clock_ticks_to_cycles(cal, st.median), .ns = clock_ticks_to_ns(cal, st.median),
 		.cycles_min = clock_ticks_to_cycles(cal, st.min) };
 }
 
 /* The walk on 4 KiB pages over the footprints up to TLB_MAX, into
- * h->ep_small[e]: against the huge-page walk it shows the TLB reach. */
-static int sweep_small(struct hierarchy *h, const struct calibration *cal, unsigned e, uint64_t seed)
+ * w->ep_small[e]: against the huge-page walk it shows the TLB reach. */
+static int sweep_small(struct hierarchy_section *s, struct hierarchy_sweep *w,
+		       const struct calibration *cal, unsigned e, uint64_t seed)
 {
 	struct chase_buf b;
-	struct hierarchy_point pt;
+	struct hier_point_out pt;
 	size_t n = 0;
 	int ret;
 
-	while (n < h->npts && h->pts[n].bytes <= TLB_MAX)
+	while (n < s->npoints && s->points[n].bytes <= TLB_MAX)
 		n++;
 	if (!n)
 		return 0;
-	ret = chase_buf_alloc(&b, h->pts[n - 1].bytes, false);
+	ret = chase_buf_alloc(&b, (size_t)s->points[n - 1].bytes, false);
 	if (ret < 0)
 		return ret;
 	for (size_t i = 0; i < n && !runner_stop; i++) {
-		measure_point(&b, h->pts[i].bytes, cal, seed, &pt);
-		h->ep_small[e][i] = pt.cycles;
+		measure_point(&b, (size_t)s->points[i].bytes, cal, seed, &pt);
+		w->ep_small[e][i] = pt.cycles;
 	}
-	h->nsmall = b.huge_bytes ? 0 : n;	/* THP "always" ignored MADV_NOHUGEPAGE */
+	s->tlb.ncycles_4k = b.huge_bytes ? 0 : n;	/* THP "always" ignored MADV_NOHUGEPAGE */
 	chase_buf_free(&b);
 	return runner_stop ? -EINTR : 0;
 }
@@ -743,22 +886,24 @@ static int sweep_small(struct hierarchy *h, const struct calibration *cal, unsig
 /* Epoch e: a fresh buffer and walk order, every footprint once. In the
  * first epoch the budget truncates the sweep; a later one that overruns
  * it by half is dropped (1). 0, 1, -EINTR or -errno. */
-static int sweep_epoch(struct hierarchy *h, const size_t *fps, size_t nfp, const struct calibration *cal,
-		       unsigned e, bool want_huge, uint64_t t0, double budget)
+static int sweep_epoch(struct hierarchy_section *s, struct hierarchy_sweep *w, const size_t *fps,
+		       size_t nfp, const struct calibration *cal, unsigned e, bool want_huge,
+		       uint64_t t0, double budget)
 {
 	struct chase_buf b;
-	uint64_t seed = h->seed + e;
+	uint64_t seed = (uint64_t)s->seed + e;
+	size_t max = (size_t)s->max_footprint;
 	bool huge;
-	int ret = chase_buf_alloc(&b, h->max_footprint, want_huge);
+	int ret = chase_buf_alloc(&b, max, want_huge);
 
 	if (ret < 0)
 		return ret;
-	h->huge_requested |= b.hugetlb || b.madvised;
-	h->ep[e].huge_bytes = b.huge_bytes;
-	h->ep[e].hugetlb = b.hugetlb;
-	huge = b.huge_bytes * 2 >= h->max_footprint;
-	for (size_t i = 0; i < (e ? h->npts : nfp); i++) {
-		struct hierarchy_point pt, *q = &h->pts[i];
+	s->pages.huge_requested |= b.hugetlb || b.madvised;
+	s->per_epoch[e].huge_bytes = (long long)b.huge_bytes;
+	w->hugetlb[e] = b.hugetlb;
+	huge = b.huge_bytes * 2 >= max;
+	for (size_t i = 0; i < (e ? s->npoints : nfp); i++) {
+		struct hier_point_out pt, *q = &s->points[i];
 		double el = (now_ns() - t0) / 1e9;
 
 		if (runner_stop || (e && el > budget * 1.5)) {
@@ -766,51 +911,55 @@ static int sweep_epoch(struct hierarchy *h, const size_t *fps, size_t nfp, const
 			break;
 		}
 		if (!e && i && el > budget) {
-			h->truncated = true;
+			s->truncated = true;
 			break;
 		}
 		measure_point(&b, fps[i], cal, seed, &pt);
 		if (!e) {
 			*q = pt;
-			h->npts = i + 1;
+			s->npoints = i + 1;
 		} else {
 			q->samples += pt.samples;
 			q->cycles_min = fmin(q->cycles_min, pt.cycles_min);
 		}
-		h->ep_cycles[e][i] = pt.cycles;
-		h->ep_ns[e][i] = pt.ns;
+		s->per_epoch[e].cycles[i] = pt.cycles;
+		w->ep_ns[e][i] = pt.ns;
 	}
 	chase_buf_free(&b);
-	if (!ret && huge && (!e || h->nsmall))
-		ret = sweep_small(h, cal, e, seed);
+	if (!ret && huge && (!e || s->tlb.ncycles_4k))
+		ret = sweep_small(s, w, cal, e, seed);
 	else if (!huge)
-		h->nsmall = 0;
+		s->tlb.ncycles_4k = 0;
 	return ret;
 }
 
 /* Which pages the staircase walked, from the epochs' buffers. */
-static void page_summary(struct hierarchy *h, bool want_huge)
+static void page_summary(struct hierarchy_section *s, const struct hierarchy_sweep *w,
+			 bool want_huge)
 {
+	struct hier_pages_out *pg = &s->pages;
 	bool hugetlb = false;
 
-	h->huge_bytes = h->max_footprint;
-	for (unsigned e = 0; e < h->epochs; e++) {
-		h->huge_bytes = h->ep[e].huge_bytes < h->huge_bytes ? h->ep[e].huge_bytes : h->huge_bytes;
-		hugetlb |= h->ep[e].hugetlb;
+	pg->huge_bytes = s->max_footprint;
+	for (int e = 0; e < s->epochs; e++) {
+		if (s->per_epoch[e].huge_bytes < pg->huge_bytes)
+			pg->huge_bytes = s->per_epoch[e].huge_bytes;
+		hugetlb |= w->hugetlb[e];
 	}
-	h->page_bytes = h->epochs && h->huge_bytes * 2 >= h->max_footprint ? HUGE_BYTES
-									     : (size_t)sysconf(_SC_PAGESIZE);
-	snprintf(h->page_source, sizeof(h->page_source),
-		 h->page_bytes == HUGE_BYTES ? (hugetlb ? "hugetlb" : "THP %s") :
+	pg->page_bytes = s->epochs && pg->huge_bytes * 2 >= s->max_footprint ? HUGE_BYTES :
+			 sysconf(_SC_PAGESIZE);
+	snprintf(pg->source, sizeof(pg->source),
+		 pg->page_bytes == HUGE_BYTES ? (hugetlb ? "hugetlb" : "THP %s") :
 		 !want_huge ? "--no-huge" :
-		 !strcmp(h->thp_mode, "never") ? "no hugetlb pages, THP never" : "THP %s, not granted",
-		 h->thp_mode);
+		 !strcmp(pg->thp_mode, "never") ? "no hugetlb pages, THP never" :
+		 "THP %s, not granted", pg->thp_mode);
 }
 
 /* The hwloc caches, the calibration check and the footprints. 0, or
  * -EINVAL after a message. */
 static int measure_setup(const struct hierarchy_opts *o, const struct calibration *cal,
-			 const struct topo *t, struct hierarchy *h, size_t *fps, size_t *nfp)
+			 const struct topo *t, struct hierarchy_section *s, size_t *fps,
+			 size_t *nfp)
 {
 	uint64_t avail = pattern_mem_available();
 	size_t max = o->max_footprint;
@@ -820,7 +969,7 @@ static int measure_setup(const struct hierarchy_opts *o, const struct calibratio
 
 		if (!sz)
 			break;
-		h->hwloc[h->hwloc_n++] = sz;
+		s->hwloc_caches[s->nhwloc_caches++] = sz;
 	}
 	if (!(cal->ticks_per_cycle > 0) || !(cal->timer_hz > 0)) {
 		pr_err("hierarchy: no calibration (ticks per cycle %g, timer %g Hz): calibrate first",
@@ -828,270 +977,175 @@ static int measure_setup(const struct hierarchy_opts *o, const struct calibratio
 		return -EINVAL;
 	}
 	if (!max) {
-		max = hierarchy_default_max(t ? topo_llc_size(t) : 0, avail, h->max_reason,
-					    sizeof(h->max_reason));
+		max = hierarchy_default_max(t ? topo_llc_size(t) : 0, avail, s->max_reason,
+					    sizeof(s->max_reason));
 	} else if (avail && max > avail / 2) {
 		pr_err("hierarchy: --max-footprint %s exceeds half of MemAvailable (%s): give at most %s",
 		       fmt_size(max).s, fmt_size(avail).s, fmt_size(round_down(avail / 2, HUGE_BYTES)).s);
 		return -EINVAL;
 	} else {
-		snprintf(h->max_reason, sizeof(h->max_reason), "--max-footprint");
+		snprintf(s->max_reason, sizeof(s->max_reason), "--max-footprint");
 	}
 	*nfp = hierarchy_footprints(o->min_footprint, max, o->steps_per_octave, fps, HIER_MAX_POINTS);
-	h->max_footprint = fps[*nfp - 1];
+	s->max_footprint = (long long)fps[*nfp - 1];
 	return 0;
 }
 
 int hierarchy_measure(const struct hierarchy_opts *o, const struct calibration *cal,
-		      const struct topo *t, int cpu_os, struct hierarchy *h)
+		      const struct topo *t, int cpu_os, struct hierarchy_section *s)
 {
 	size_t fps[HIER_MAX_POINTS], nfp;
+	unsigned planned = o->epochs < HIER_MAX_EPOCHS ? o->epochs : HIER_MAX_EPOCHS;
+	struct hierarchy_sweep *w = calloc(1, sizeof(*w));
 	uint64_t t0 = now_ns();
 	double longest = 0;
 	int ret;
 
-	memset(h, 0, sizeof(*h));
-	h->cpu_os = cpu_os;
-	h->seed = o->seed;
-	h->ticks_per_cycle = cal->ticks_per_cycle;
-	h->timer_hz = cal->timer_hz;
-	h->epochs_planned = o->epochs < HIER_MAX_EPOCHS ? o->epochs : HIER_MAX_EPOCHS;
-	ret = measure_setup(o, cal, t, h, fps, &nfp);
+	*s = (struct hierarchy_section){ .cpu = cpu_os, .seed = (long long)o->seed,
+		.ticks_per_cycle = cal->ticks_per_cycle, .timer_hz = cal->timer_hz,
+		.epochs_planned = (int)planned };
+	if (!w) {
+		pr_err("hierarchy: cannot allocate the sweep");
+		return -ENOMEM;
+	}
+	ret = measure_setup(o, cal, t, s, fps, &nfp);
 	if (ret < 0)
-		return ret;
-	pattern_thp_mode(h->thp_mode, sizeof(h->thp_mode));
+		goto out;
+	pattern_thp_mode(s->pages.thp_mode, sizeof(s->pages.thp_mode));
 	/* fresh state each epoch: buffer, physical pages, walk order. One
 	 * starts only when it fits the budget at the pace of the longest so
 	 * far (the first always runs, cut short by the budget if need be). */
-	for (unsigned e = 0; e < h->epochs_planned; e++) {
+	for (unsigned e = 0; e < planned; e++) {
 		uint64_t e0 = now_ns();
 
 		if (e && (e0 - t0) / 1e9 + longest > o->time_budget_s)
 			break;
-		ret = sweep_epoch(h, fps, nfp, cal, e, !o->no_huge, t0, o->time_budget_s);
+		ret = sweep_epoch(s, w, fps, nfp, cal, e, !o->no_huge, t0, o->time_budget_s);
 		if (ret < 0 && ret != -EINTR)
-			return ret;
+			goto out;
 		if (ret == 1 || (ret == -EINTR && e)) {	/* dropped */
 			ret = ret == 1 ? 0 : ret;
 			break;
 		}
-		h->epochs = e + 1;
+		s->epochs = (int)e + 1;
 		longest = fmax(longest, (now_ns() - e0) / 1e9);
-		if (ret == -EINTR || h->truncated)
+		if (ret == -EINTR || s->truncated)
 			break;
 	}
-	h->interrupted = ret == -EINTR;
-	page_summary(h, !o->no_huge);
-	hierarchy_combine(h);
-	h->elapsed_s = (now_ns() - t0) / 1e9;
+	s->interrupted = ret == -EINTR;
+	page_summary(s, w, !o->no_huge);
+	hierarchy_combine(s, w);
+	s->elapsed_s = (now_ns() - t0) / 1e9;
+out:
+	free(w);
 	return ret;
 }
 
 /* ---- writers ----------------------------------------------------------- */
 
-static const char *level_name(const struct hierarchy_level *lv, size_t l, char *buf, size_t len)
+/* A size the section may hold as -1 (null): 0 then. */
+static uint64_t known(long long v)
 {
-	if (lv->memory)
-		return "memory";
-	if (lv->shelf)
-		return "shelf";
-	snprintf(buf, len, "L%zu", l + 1);
-	return buf;
+	return v > 0 ? (uint64_t)v : 0;
 }
 
-/* The walk of level l (of a shelf right after the caches: memory's). */
-static size_t level_walk(const struct hierarchy *h, size_t l)
+/* Row r of the staircase, in footprint order: the caches, the shelves,
+ * memory. */
+static const struct hier_level_out *row(const struct hierarchy_section *s, size_t r)
 {
-	return hierarchy_level_footprint(h, h->levels[l].memory ? (int)h->ncaches + 1 : (int)l + 1);
+	size_t nc = hierarchy_ncaches(s);
+
+	return r < nc ? &s->levels[r] :
+	       r < nc + s->nshelves ? &s->shelves[r - nc] : &s->levels[r - s->nshelves];
 }
 
-static long long size_or_none(size_t v)
+static bool is_shelf(const struct hier_level_out *l)
 {
-	return v ? (long long)v : -1;
+	return !strcmp(l->level, "shelf");
 }
 
-/* A plateau's span: all an unstable one has. */
-static void span_out(const struct hierarchy *h, const struct hierarchy_level *lv, struct hier_level_out *o)
+static void print_pages(const struct hierarchy_section *s, FILE *f)
 {
-	o->has |= 0x1fu << HL_CYCLES;
-	o->cycles = lv->core.cycles;
-	o->ns = lv->core.ns;
-	o->first_bytes = (long long)h->pts[lv->first].bytes;
-	o->last_bytes = (long long)h->pts[lv->last].bytes;
-	o->epochs_seen = (int)lv->seen;
-}
+	struct size_text huge = fmt_size(known(s->pages.huge_bytes));
+	struct size_text max = fmt_size(known(s->max_footprint));
 
-static void level_out(const struct hierarchy *h, size_t l, struct hier_level_out *o)
-{
-	const struct hierarchy_level *lv = &h->levels[l];
-	size_t walk = level_walk(h, l);
-	char name[16];
-
-	span_out(h, lv, o);
-	o->has |= 1u << HL_LEVEL | 1u << HL_MEMORY;
-	snprintf(o->level, sizeof(o->level), "%s", level_name(lv, l, name, sizeof(name)));
-	o->memory = lv->memory;
-	o->ns = isnan(o->ns) ? 0.0 : o->ns;
-	if (lv->inner.cycles > 0) {
-		o->has |= 0xfu << HL_INNER;
-		o->inner_cycles = lv->inner.cycles;
-		o->inner_ns = isnan(lv->inner.ns) ? 0.0 : lv->inner.ns;
-		o->inner_from = (long long)h->pts[lv->inner.first].bytes;
-		o->inner_to = (long long)h->pts[lv->inner.last].bytes;
-	}
-	o->has |= walk ? 1u << HL_WALK : 0;
-	o->walk_bytes = (long long)walk;
-	if (lv->memory || lv->shelf)
-		return;
-	o->has |= 0xffu << HL_SIZE;
-	o->size_bytes = (long long)lv->size_bytes;
-	o->size_lo = (long long)lv->size_lo;
-	o->size_hi = size_or_none(lv->size_hi);
-	o->size_min = size_or_none(lv->size_min);
-	o->size_max = size_or_none(lv->size_max);
-	o->hwloc_size = size_or_none(lv->hwloc_size);
-	o->agrees = lv->agrees;
-	o->effective_share = lv->share;
-}
-
-/* The points, each epoch's curve and the 4 KiB-page one. */
-static void curves_out(const struct hierarchy *h, struct hierarchy_section *s)
-{
-	for (size_t i = 0; i < h->npts; i++) {
-		const struct hierarchy_point *p = &h->pts[i];
-
-		s->points[i] = (struct hier_point_out){
-			.has = 0xffu & ~(1u << HP_PASS_SPREAD), .bytes = (long long)p->bytes, .cycles = p->cycles,
-			.cycles_min = p->cycles_min, .ns = p->ns, .spread = p->spread, .samples = (int)p->samples,
-			.loads_per_sample = (long long)p->steps,
-		};
-	}
-	s->npoints = h->npts;
-	for (unsigned e = 0; e < h->epochs; e++) {
-		struct hier_epoch_out *o = &s->per_epoch[e];
-
-		*o = (struct hier_epoch_out){ .has = 0x1f, .caches = (int)h->ep[e].ncaches, .memory = h->ep[e].memory,
-					      .ncache_sizes = h->ep[e].ncaches, .ncycles = h->npts,
-					      .huge_bytes = (long long)h->ep[e].huge_bytes };
-		memcpy(o->cache_sizes, h->ep[e].size, h->ep[e].ncaches * sizeof(*o->cache_sizes));
-		memcpy(o->cycles, h->ep_cycles[e], h->npts * sizeof(*o->cycles));
-	}
-	s->nper_epoch = h->epochs;
-	if (!h->nsmall)
-		return;
-	s->tlb.has = 0xf;
-	snprintf(s->tlb.method, sizeof(s->tlb.method), "%s",
-		 "the same walk on 4 KiB pages (MADV_NOHUGEPAGE) over the first footprints");
-	s->tlb.compared_to_bytes = (long long)h->pts[h->nsmall - 1].bytes;
-	s->tlb.reach_bytes = size_or_none(h->tlb_reach);
-	memcpy(s->tlb.cycles_4k, h->small_cycles, h->nsmall * sizeof(*s->tlb.cycles_4k));
-	s->tlb.ncycles_4k = h->nsmall;
-}
-
-void hierarchy_section(const struct hierarchy *h, struct hierarchy_section *s)
-{
-	*s = (struct hierarchy_section){
-		.has = ((1u << HS__COUNT) - 1) & ~(1u << HS_PASSES), .cpu = h->cpu_os,
-		.seed = (long long)h->seed, .ticks_per_cycle = h->ticks_per_cycle,
-		.timer_hz = h->timer_hz,
-		.pages = { .has = 0x1f, .huge_requested = h->huge_requested,
-			   .huge_bytes = (long long)h->huge_bytes,
-			   .page_bytes = (long long)h->page_bytes },
-		.max_footprint = (long long)h->max_footprint, .epochs = (int)h->epochs,
-		.epochs_planned = (int)h->epochs_planned, .interrupted = h->interrupted,
-		.reached_memory = h->reached_memory, .truncated = h->truncated,
-		.disagrees = h->disagrees, .elapsed_s = h->elapsed_s,
-	};
-	snprintf(s->method, sizeof(s->method), "%s", "dependent random chase, one pointer per 64-byte line, "
-		 "single cycle; epochs of fresh buffers, each point the median over them");
-	snprintf(s->pages.source, sizeof(s->pages.source), "%s", h->page_source);
-	snprintf(s->pages.thp_mode, sizeof(s->pages.thp_mode), "%s", h->thp_mode);
-	snprintf(s->max_reason, sizeof(s->max_reason), "%s", h->max_reason);
-	curves_out(h, s);
-	for (size_t l = 0; l < h->nlevels; l++)	/* shelves: neither cache nor memory, kept apart */
-		level_out(h, l, h->levels[l].shelf ? &s->shelves[s->nshelves++] : &s->levels[s->nlevels++]);
-	for (size_t u = 0; u < h->nunstable; u++)
-		span_out(h, &h->unstable[u], &s->unstable[s->nunstable++]);
-	for (size_t l = 0; l < h->hwloc_n; l++)
-		s->hwloc_caches[s->nhwloc_caches++] = h->hwloc[l];
-}
-
-
-static void print_pages(const struct hierarchy *h, FILE *f)
-{
-	struct size_text huge = fmt_size(h->huge_bytes), max = fmt_size(h->max_footprint);
-
-	if (h->page_bytes == HUGE_BYTES)
+	if (s->pages.page_bytes == HUGE_BYTES)
 		fprintf(f, "pages: 2 MiB (%s: at least %s of the %s buffer huge in every epoch)\n",
-			h->page_source, huge.s, max.s);
+			s->pages.source, huge.s, max.s);
 	else
 		fprintf(f, "pages: 4 KiB: huge pages not had (%s; %s of the %s buffer huge): TLB reach is "
-			   "inside the staircase\n", h->page_source, huge.s, max.s);
-	fprintf(f, "largest footprint %s: %s; %u epoch%s of %u (each a fresh buffer and walk order; a "
-		   "point is their median,\n \"epochs\" how far apart they were)\n\n", max.s, h->max_reason,
-		h->epochs, h->epochs == 1 ? "" : "s", h->epochs_planned);
+			   "inside the staircase\n", s->pages.source, huge.s, max.s);
+	fprintf(f, "largest footprint %s: %s; %d epoch%s of %d (each a fresh buffer and walk "
+		   "order; a point is their median,\n \"epochs\" how far apart they were)\n\n",
+		max.s, s->max_reason, s->epochs, s->epochs == 1 ? "" : "s", s->epochs_planned);
 }
 
-static void print_points(const struct hierarchy *h, FILE *f)
+static void print_points(const struct hierarchy_section *s, FILE *f)
 {
+	size_t nsmall = s->tlb.ncycles_4k;
 	char sm[16];
 
 	fprintf(f, "%12s %9s %9s %9s %7s %9s\n", "footprint", "cycles", "ns", "min cyc", "epochs",
-		h->nsmall ? "4K pages" : "");
-	for (size_t i = 0; i < h->npts; i++) {
-		const struct hierarchy_point *p = &h->pts[i];
+		nsmall ? "4K pages" : "");
+	for (size_t i = 0; i < s->npoints; i++) {
+		const struct hier_point_out *p = &s->points[i];
 		const char *mark = "";
 
-		for (size_t l = 0; l < h->nlevels; l++)
-			if (i == h->levels[l].first)
-				mark = h->levels[l].shelf ? "  <- shelf" :
-				       h->levels[l].memory ? "  <- memory" : "  <- level starts";
-		snprintf(sm, sizeof(sm), i < h->nsmall ? "%.2f" : "", h->small_cycles[i]);
-		fprintf(f, "%12s %9.2f %9.2f %9.2f %6.0f%% %9s%s\n", fmt_size(p->bytes).s, p->cycles, p->ns,
-			p->cycles_min, 100 * p->spread, sm, mark);
+		for (size_t r = 0; r < s->nlevels + s->nshelves; r++) {
+			const struct hier_level_out *lv = row(s, r);
+
+			if (p->bytes == lv->first_bytes)
+				mark = is_shelf(lv) ? "  <- shelf" : lv->memory ? "  <- memory" :
+				       "  <- level starts";
+		}
+		snprintf(sm, sizeof(sm), i < nsmall ? "%.2f" : "", s->tlb.cycles_4k[i]);
+		fprintf(f, "%12s %9.2f %9.2f %9.2f %6.0f%% %9s%s\n", fmt_size(known(p->bytes)).s,
+			p->cycles, p->ns, p->cycles_min, 100 * p->spread, sm, mark);
 	}
 }
 
 /* A level's row. A cache: "1 MiB (0.93-1.1 MiB, 5 of 5)", the value used,
  * its range over the epochs that show the level, and how many do; its
  * bracket; hwloc's size and the verdict. Memory: the epochs that reach it. */
-static void print_level(const struct hierarchy *h, size_t l, FILE *f)
+static void print_level(const struct hierarchy_section *s, const struct hier_level_out *lv, FILE *f)
 {
-	const struct hierarchy_level *lv = &h->levels[l];
-	const char *verdict = lv->shelf ? " (not a level: see the note)" : lv->memory ? "" :
-			      lv->agrees ? " agrees" : lv->share ? " share" : " DISAGREES";
-	struct size_text hw = { "-" };
-	char name[16], sz[112] = "-", br[80] = "-";
+	bool shelf = is_shelf(lv);
+	const char *verdict = shelf ? " (not a level: see the note)" : lv->memory ? "" :
+			      lv->agrees ? " agrees" : lv->effective_share ? " share" :
+			      " DISAGREES";
+	struct size_text hw = { "-" }, size = fmt_size(known(lv->size_bytes));
+	char sz[112] = "-", br[80] = "-";
 
 	if (lv->memory)
-		snprintf(sz, sizeof(sz), "- (%u of %u)", lv->seen, h->epochs);
-	if (!lv->memory && !lv->shelf) {
-		if (lv->size_min)
-			snprintf(sz, sizeof(sz), "%s (%s-%s, %u of %u)", fmt_size(lv->size_bytes).s,
-				 fmt_size(lv->size_min).s, fmt_size(lv->size_max).s, lv->seen, h->epochs);
+		snprintf(sz, sizeof(sz), "- (%d of %d)", lv->epochs_seen, s->epochs);
+	if (!lv->memory && !shelf) {
+		if (lv->size_min > 0)
+			snprintf(sz, sizeof(sz), "%s (%s-%s, %d of %d)", size.s,
+				 fmt_size(known(lv->size_min)).s, fmt_size(known(lv->size_max)).s,
+				 lv->epochs_seen, s->epochs);
 		else
-			snprintf(sz, sizeof(sz), "%s (seen in %u of %u)", fmt_size(lv->size_bytes).s, lv->seen,
-				 h->epochs);
-		snprintf(br, sizeof(br), "%s-%s", fmt_size(lv->size_lo).s, fmt_size_or(lv->size_hi, "?").s);
-		hw = fmt_size_or(lv->hwloc_size, "none");
+			snprintf(sz, sizeof(sz), "%s (seen in %d of %d)", size.s, lv->epochs_seen,
+				 s->epochs);
+		snprintf(br, sizeof(br), "%s-%s", fmt_size(known(lv->size_lo)).s,
+			 fmt_size_or(known(lv->size_hi), "?").s);
+		hw = fmt_size_or(known(lv->hwloc_size), "none");
 	}
-	fprintf(f, "%-7s %-40s %-22s %7.1f %7.1f %10s  %-9s%s\n", level_name(lv, l, name, sizeof(name)), sz,
-		br, lv->core.cycles, lv->core.ns, fmt_size_or(lv->shelf ? 0 : level_walk(h, l), "-").s, hw.s,
-		verdict);
+	fprintf(f, "%-7s %-40s %-22s %7.1f %7.1f %10s  %-9s%s\n", lv->level, sz, br, lv->cycles,
+		lv->ns, fmt_size_or(shelf ? 0 : known(lv->walk_bytes), "-").s, hw.s, verdict);
 }
 
-static void print_tlb(const struct hierarchy *h, FILE *f)
+static void print_tlb(const struct hierarchy_section *s, FILE *f)
 {
-	struct size_text to, reach = fmt_size(h->tlb_reach);
+	struct size_text to, reach = fmt_size(known(s->tlb.reach_bytes));
 
-	if (h->page_bytes != HUGE_BYTES)
+	if (s->pages.page_bytes != HUGE_BYTES)
 		return;
-	if (!h->nsmall) {
+	if (!s->tlb.ncycles_4k) {
 		fprintf(f, "TLB: not compared (4 KiB pages could not be had for the comparison walk)\n");
 		return;
 	}
-	to = fmt_size(h->pts[h->nsmall - 1].bytes);
-	if (h->tlb_reach)
+	to = fmt_size(known(s->tlb.compared_to_bytes));
+	if (s->tlb.reach_bytes > 0)
 		fprintf(f, "TLB: on 4 KiB pages the walk costs more than on 2 MiB pages past %s: TLB reach "
 			   "about %s (not a cache level; compared up to %s)\n", reach.s, reach.s, to.s);
 	else
@@ -1102,72 +1156,82 @@ static void print_tlb(const struct hierarchy *h, FILE *f)
 
 /* The notes and warnings under the table: shelves, inner steps, unstable
  * steps, then each cache beside hwloc's. */
-static void print_notes(const struct hierarchy *h, FILE *f)
+static void print_notes(const struct hierarchy_section *s, FILE *f)
 {
-	char name[16];
+	size_t nc = hierarchy_ncaches(s);
 
-	for (size_t l = 0; l < h->nlevels; l++) {
-		const struct hierarchy_level *lv = &h->levels[l];
+	for (size_t r = 0; r < s->nlevels + s->nshelves; r++) {
+		const struct hier_level_out *lv = row(s, r);
 
-		if (lv->shelf)
+		if (is_shelf(lv))
 			fprintf(f, "note: the shelf at %.0f ns (%s-%s) lies between the last cache and memory: "
 				   "partial hits in a shared or randomly replaced cache (its share changes with "
 				   "the neighbours), or, on 4 KiB pages, memory before page walks grow\n",
-				lv->core.ns, fmt_size(h->pts[lv->first].bytes).s, fmt_size(h->pts[lv->last].bytes).s);
-		if (lv->inner.cycles > 0)
-			fprintf(f, "note: %s reads %.1f cycles (%.1f ns) over %s-%s: a step inside the level "
-				   "(TLB misses, or the tail of the transition into it)\n",
-				level_name(lv, l, name, sizeof(name)), lv->inner.cycles, lv->inner.ns,
-				fmt_size(h->pts[lv->inner.first].bytes).s, fmt_size(h->pts[lv->inner.last].bytes).s);
+				lv->ns, fmt_size(known(lv->first_bytes)).s,
+				fmt_size(known(lv->last_bytes)).s);
+		if (lv->inner_cycles > 0)
+			fprintf(f, "note: %s reads %.1f cycles (%.1f ns) over %s-%s: a step "
+				   "inside the level (TLB misses, or the tail of the transition "
+				   "into it)\n",
+				lv->level, lv->inner_cycles, lv->inner_ns,
+				fmt_size(known(lv->inner_from)).s, fmt_size(known(lv->inner_to)).s);
 	}
-	for (const struct hierarchy_level *u = h->unstable; u < h->unstable + h->nunstable; u++)
-		fprintf(f, "note: a step at %.1f cycles (%s-%s) that hwloc does not declare, seen in %u of %u "
-			   "epochs: not a level\n", u->core.cycles, fmt_size(h->pts[u->first].bytes).s,
-			fmt_size(h->pts[u->last].bytes).s, u->seen, h->epochs);
-	for (size_t l = h->ncaches; l < h->hwloc_n; l++)
+	for (const struct hier_level_out *u = s->unstable; u < s->unstable + s->nunstable; u++)
+		fprintf(f, "note: a step at %.1f cycles (%s-%s) that hwloc does not declare, seen "
+			   "in %d of %d epochs: not a level\n", u->cycles,
+			fmt_size(known(u->first_bytes)).s, fmt_size(known(u->last_bytes)).s,
+			u->epochs_seen, s->epochs);
+	for (size_t l = nc; l < s->nhwloc_caches; l++)
 		fprintf(f, "warning: hwloc declares an L%zu of %s that the staircase does not show as its "
-			   "own level\n", l + 1, fmt_size(h->hwloc[l]).s);
-	for (size_t l = 0; l < h->ncaches; l++) {
-		const struct hierarchy_level *lv = &h->levels[l];
-		struct size_text size = fmt_size(lv->size_bytes), hw = fmt_size(lv->hwloc_size);
+			   "own level\n", l + 1, fmt_size(s->hwloc_caches[l]).s);
+	for (size_t l = 0; l < nc; l++) {
+		const struct hier_level_out *lv = &s->levels[l];
+		struct size_text size = fmt_size(known(lv->size_bytes));
+		struct size_text hw = fmt_size(known(lv->hwloc_size));
 
 		if (lv->agrees)
 			continue;
-		if (lv->share)
-			fprintf(f, "note: L%zu effective share about %s of %s declared: the cache is shared with "
-				   "other cores (in a guest, other tenants), and this PU gets that much of it now; "
-				   "the patterns use the measured size\n", l + 1, size.s, hw.s);
-		else if (lv->hwloc_size)
-			fprintf(f, "warning: L%zu measured about %s (latency rises between %s and %s), hwloc "
-				   "declares %s: use the measured size\n", l + 1, size.s, fmt_size(lv->size_lo).s,
-				fmt_size_or(lv->size_hi, "the end").s, hw.s);
+		if (lv->effective_share)
+			fprintf(f, "note: L%zu effective share about %s of %s declared: the "
+				   "cache is shared with other cores (in a guest, other tenants), "
+				   "and this PU gets that much of it now; the patterns use the "
+				   "measured size\n",
+				l + 1, size.s, hw.s);
+		else if (lv->hwloc_size > 0)
+			fprintf(f, "warning: L%zu measured about %s (latency rises between %s and "
+				   "%s), hwloc declares %s: use the measured size\n", l + 1, size.s,
+				fmt_size(known(lv->size_lo)).s,
+				fmt_size_or(known(lv->size_hi), "the end").s, hw.s);
 		else
-			fprintf(f, "warning: L%zu measured about %s, seen in %u of %u epochs; hwloc declares no "
-				   "such level\n", l + 1, size.s, lv->seen, h->epochs);
+			fprintf(f, "warning: L%zu measured about %s, seen in %d of %d epochs; "
+				   "hwloc declares no such level\n", l + 1, size.s, lv->epochs_seen,
+				s->epochs);
 	}
 }
 
-void hierarchy_print(const struct hierarchy *h, FILE *f)
+void hierarchy_print(const struct hierarchy_section *s, FILE *f)
 {
-	fprintf(f, "memory hierarchy on PU %d: dependent random chase, 64-byte lines, one cycle\n", h->cpu_os);
-	print_pages(h, f);
-	print_points(h, f);
+	fprintf(f, "memory hierarchy on PU %d: dependent random chase, 64-byte lines, one cycle\n",
+		s->cpu);
+	print_pages(s, f);
+	print_points(s, f);
 	fprintf(f, "\n%-7s %-40s %-22s %7s %7s %10s  %-9s\n", "level", "size (over the epochs)",
 		"bracket", "cycles", "ns", "walk", "hwloc");
-	for (size_t l = 0; l < h->nlevels; l++)
-		print_level(h, l, f);
-	if (!h->nlevels)
+	for (size_t r = 0; r < s->nlevels + s->nshelves; r++)
+		print_level(s, row(s, r), f);
+	if (!s->nlevels)
 		fprintf(f, "(no plateau found: the latency never levelled off)\n");
-	print_tlb(h, f);
-	print_notes(h, f);
-	if (h->interrupted)
-		fprintf(f, "interrupted: %zu footprints measured in %u epoch%s\n", h->npts, h->epochs,
-			h->epochs == 1 ? "" : "s");
-	if (!h->reached_memory)
-		fprintf(f, "warning: the sweep ended before a memory plateau (%s): raise --max-footprint\n",
-			h->truncated ? "time budget reached" : "largest footprint still cached or rising");
+	print_tlb(s, f);
+	print_notes(s, f);
+	if (s->interrupted)
+		fprintf(f, "interrupted: %zu footprints measured in %d epoch%s\n", s->npoints,
+			s->epochs, s->epochs == 1 ? "" : "s");
+	if (!s->reached_memory)
+		fprintf(f, "warning: the sweep ended before a memory plateau (%s): raise "
+			   "--max-footprint\n", s->truncated ? "time budget reached" :
+			"largest footprint still cached or rising");
 	fprintf(f, "(%.1f s. A level's capacity lies where its latency rises, in the bracket: from its "
 		   "plateau's last footprint\n to the next plateau's first; the size is where the latency "
 		   "crosses the geometric mean of the two\n levels'; walk: a footprint inside the level, for "
-		   "--footprint.)\n", h->elapsed_s);
+		   "--footprint.)\n", s->elapsed_s);
 }

@@ -213,7 +213,6 @@ struct cz {
 	size_t n;
 	struct report *rep;
 	int cpu;
-	struct hierarchy *h;
 	struct pattern_sizes sizes;	/* from the measured hierarchy */
 	bool have_sizes;
 	uint64_t t0;
@@ -233,6 +232,8 @@ static double time_left(const struct cz *c)
 static int step_hierarchy(struct cz *c)
 {
 	struct hierarchy_opts ho;
+	struct hierarchy_section *s;
+	size_t nc;
 	int ret;
 
 	ret = topo_bind_thread(c->t, c->cpu);
@@ -244,24 +245,24 @@ static int step_hierarchy(struct cz *c)
 	ho.time_budget_s = HIER_BUDGET_S;
 	if (time_left(c) > 0 && time_left(c) < ho.time_budget_s)
 		ho.time_budget_s = time_left(c);
-	c->h = calloc(1, sizeof(*c->h));
-	if (!c->h)
+	s = malloc(sizeof(*s));
+	if (!s)
 		return -ENOMEM;
-	ret = hierarchy_measure(&ho, &c->rep->cal, c->t, c->cpu, c->h);
-	if (ret && ret != -EINTR)
+	ret = hierarchy_measure(&ho, &c->rep->cal, c->t, c->cpu, s);
+	if (ret && ret != -EINTR) {
+		free(s);
 		return ret;
-	c->rep->hier = malloc(sizeof(*c->rep->hier));
-	if (!c->rep->hier)
-		return -ENOMEM;
-	hierarchy_section(c->h, c->rep->hier);
+	}
+	c->rep->hier = s;
 	/* the patterns' footprints from the measured levels, when the three
 	 * caches were found (hwloc's sizes can be fiction in a guest) */
-	c->sizes.l1d = hierarchy_cache_size(c->h, 1);
-	c->sizes.l2 = hierarchy_cache_size(c->h, 2);
-	c->sizes.llc = c->h->ncaches >= 3 ? hierarchy_cache_size(c->h, (int)c->h->ncaches) : 0;
+	nc = hierarchy_ncaches(s);
+	c->sizes.l1d = hierarchy_cache_size(s, 1);
+	c->sizes.l2 = hierarchy_cache_size(s, 2);
+	c->sizes.llc = nc >= 3 ? hierarchy_cache_size(s, (int)nc) : 0;
 	c->sizes.line = topo_line_size(c->t) ? topo_line_size(c->t) : 64;
 	c->have_sizes = c->sizes.l1d && c->sizes.l2 > c->sizes.l1d && c->sizes.llc > c->sizes.l2;
-	hierarchy_walks(c->h, c->sizes.walk);	/* walks inside each level, where found */
+	hierarchy_walks(s, c->sizes.walk);	/* walks inside each level, where found */
 	return ret;
 }
 
@@ -535,7 +536,6 @@ static int characterization(struct topo *t, struct run_opts *o, const struct pro
 	snprintf(cm->pattern_sizes, sizeof(cm->pattern_sizes), "%s",
 		 c.have_sizes ? "measured hierarchy" : "hwloc (measured levels incomplete)");
 	cm->complete = !rep->partial && !ret;
-	free(c.h);
 	rep->wall_s = (now_ns() - c.t0) / 1e9;
 	report_pair_twins(rep);
 	return ret;

@@ -97,32 +97,33 @@ static size_t make_points(size_t *b, double *c, double *ns,
 	return n;
 }
 
+/* The raw sweep beside the section that fill and fill_epochs plant. */
+static struct hierarchy_sweep sweep;
+
 /* One epoch of the curve c (ns) over footprints b, beside hwloc's hw. */
-static void fill(struct hierarchy *h, const size_t *b, const double *c, const double *ns, size_t n,
-		 const size_t *hw, size_t nhw)
+static void fill(struct hierarchy_section *h, const size_t *b, const double *c, const double *ns,
+		 size_t n, const size_t *hw, size_t nhw)
 {
 	memset(h, 0, sizeof(*h));
+	memset(&sweep, 0, sizeof(sweep));
 	for (size_t i = 0; i < n; i++) {
-		h->pts[i].bytes = b[i];
-		h->ep_cycles[0][i] = c[i];
-		h->ep_ns[0][i] = ns[i];
+		h->points[i].bytes = (long long)b[i];
+		h->per_epoch[0].cycles[i] = c[i];
+		sweep.ep_ns[0][i] = ns[i];
 	}
-	h->npts = n;
+	h->npoints = n;
 	h->epochs = h->epochs_planned = 1;
-	memcpy(h->hwloc, hw, nhw * sizeof(*hw));
-	h->hwloc_n = nhw;
-	hierarchy_combine(h);
+	memcpy(h->hwloc_caches, hw, nhw * sizeof(*hw));
+	h->nhwloc_caches = nhw;
+	hierarchy_combine(h, &sweep);
 }
 
-/* The JSON of a hierarchy section (s: h's, or NULL: none). */
-static json_t *section_json(const struct hierarchy *h, struct hierarchy_section *s)
+/* The JSON of a hierarchy section. */
+static json_t *section_json(struct hierarchy_section *s)
 {
-	static struct hierarchy_section own;
-	struct report rep = { .hier = s ? s : &own };
+	struct report rep = { .hier = s };
 	json_t *j = json_object(), *o;
 
-	if (h)
-		hierarchy_section(h, rep.hier);
 	report_typed_sections(&rep, j);
 	o = json_incref(json_object_get(j, "hierarchy"));
 	json_decref(j);
@@ -133,34 +134,36 @@ static json_t *section_json(const struct hierarchy *h, struct hierarchy_section 
  * random replacement, where the crossing lies about 1.5x past the
  * capacity) and its bracket around it (or at most one step off for the
  * gradual models), then memory. */
-static void check_levels(const char *what, const struct hierarchy *h, const struct truth *tr, size_t nt,
-			 bool bracket)
+static void check_levels(const char *what, const struct hierarchy_section *h,
+			 const struct truth *tr, size_t nt, bool bracket)
 {
 	CHECK(h->nlevels == nt, "%s: %zu levels, expected %zu", what, h->nlevels, nt);
 	CHECK(h->reached_memory, "%s: memory not reached", what);
-	CHECK(h->ncaches == nt - 1, "%s: %zu caches", what, h->ncaches);
+	CHECK(hierarchy_ncaches(h) == nt - 1, "%s: %zu caches", what, hierarchy_ncaches(h));
 	for (size_t i = 0; i < h->nlevels && i < nt; i++) {
-		const struct hierarchy_level *lv = &h->levels[i];
+		const struct hier_level_out *lv = &h->levels[i];
+		long long size = (long long)tr[i].size;
 
-		CHECK(fabs(lv->core.cycles / tr[i].cycles - 1) < (bracket ? 0.1 : 0.12),
+		CHECK(fabs(lv->cycles / tr[i].cycles - 1) < (bracket ? 0.1 : 0.12),
 		      "%s: level %zu at %.2f cycles, expected %.0f",
-		      what, i + 1, lv->core.cycles, tr[i].cycles);
-		CHECK(fabs(lv->core.ns - lv->core.cycles / GHZ) < 0.2 * lv->core.ns, "%s: level %zu ns %.2f", what,
-		      i + 1, lv->core.ns);
+		      what, i + 1, lv->cycles, tr[i].cycles);
+		CHECK(fabs(lv->ns - lv->cycles / GHZ) < 0.2 * lv->ns, "%s: level %zu ns %.2f", what,
+		      i + 1, lv->ns);
 		if (!tr[i].size) {
 			CHECK(lv->memory, "%s: last level not memory", what);
 			continue;
 		}
 		CHECK(!lv->memory, "%s: level %zu taken for memory", what, i + 1);
-		CHECK(lv->size_bytes * 1.5 >= tr[i].size && lv->size_bytes <= tr[i].size * 1.6,
-		      "%s: L%zu size %zu, true %zu", what, i + 1, lv->size_bytes, tr[i].size);
+		CHECK(lv->size_bytes * 1.5 >= size && lv->size_bytes <= size * 1.6,
+		      "%s: L%zu size %lld, true %lld", what, i + 1, lv->size_bytes, size);
 		if (bracket)
-			CHECK(lv->size_lo <= tr[i].size && lv->size_hi > tr[i].size,
-			      "%s: L%zu bracket %zu-%zu misses %zu", what, i + 1, lv->size_lo, lv->size_hi,
-			      tr[i].size);
-		CHECK(lv->size_lo <= lv->size_bytes && (!lv->size_hi || lv->size_bytes <= lv->size_hi),
-		      "%s: L%zu estimate %zu outside its bracket %zu-%zu", what, i + 1, lv->size_bytes,
-		      lv->size_lo, lv->size_hi);
+			CHECK(lv->size_lo <= size && lv->size_hi > size,
+			      "%s: L%zu bracket %lld-%lld misses %lld", what, i + 1, lv->size_lo,
+			      lv->size_hi, size);
+		CHECK(lv->size_lo <= lv->size_bytes &&
+		      (lv->size_hi < 0 || lv->size_bytes <= lv->size_hi),
+		      "%s: L%zu estimate %lld outside its bracket %lld-%lld", what, i + 1,
+		      lv->size_bytes, lv->size_lo, lv->size_hi);
 	}
 }
 
@@ -271,7 +274,7 @@ static void test_knees(void)
 {
 	static const size_t hw_zen[] = { KiB(32), MiB(1), MiB(32) };
 	static const size_t hw_fiction[] = { KiB(32), MiB(1), MiB(508) };
-	static struct hierarchy h;
+	static struct hierarchy_section h;
 	size_t b[HIER_MAX_POINTS], n;
 	double c[HIER_MAX_POINTS], ns[HIER_MAX_POINTS];
 
@@ -279,23 +282,26 @@ static void test_knees(void)
 	fill(&h, b, c, ns, n, hw_zen, 3);
 	check_levels("sharp", &h, zen, ARRAY_SIZE(zen), true);
 	CHECK(!h.disagrees, "sharp: hwloc agrees");
-	for (size_t l = 0; l < h.ncaches; l++)
-		CHECK(h.levels[l].agrees && h.levels[l].hwloc_size == hw_zen[l], "sharp: L%zu agrees", l + 1);
-	CHECK(hierarchy_cache_size(&h, 2) == h.levels[1].size_bytes && hierarchy_cache_size(&h, 4) == 0,
-	      "cache size accessor");
+	for (size_t l = 0; l < hierarchy_ncaches(&h); l++)
+		CHECK(h.levels[l].agrees && h.levels[l].hwloc_size == (long long)hw_zen[l],
+		      "sharp: L%zu agrees", l + 1);
+	CHECK(hierarchy_cache_size(&h, 2) == (size_t)h.levels[1].size_bytes &&
+	      hierarchy_cache_size(&h, 4) == 0, "cache size accessor");
 
 	/* the same machine, hwloc declaring a 508 MiB L3: this PU gets 32
 	 * MiB of it, an effective share, not a contradiction */
 	fill(&h, b, c, ns, n, hw_fiction, 3);
-	CHECK(!h.disagrees && !h.levels[2].agrees && h.levels[2].share && h.levels[0].agrees &&
-	      h.levels[1].agrees && !h.levels[1].share, "fiction: L3 a share, L1/L2 agree");
+	CHECK(!h.disagrees && !h.levels[2].agrees && h.levels[2].effective_share &&
+	      h.levels[0].agrees && h.levels[1].agrees && !h.levels[1].effective_share,
+	      "fiction: L3 a share, L1/L2 agree");
 	/* hwloc declaring an L2 of 256 KiB, smaller than measured: a
 	 * disagreement (only the last cache can be a share) */
 	{
 		static const size_t hw_small[] = { KiB(32), KiB(256), MiB(32) };
 
 		fill(&h, b, c, ns, n, hw_small, 3);
-		CHECK(h.disagrees && !h.levels[1].agrees && !h.levels[1].share && h.levels[2].agrees,
+		CHECK(h.disagrees && !h.levels[1].agrees && !h.levels[1].effective_share &&
+		      h.levels[2].agrees,
 		      "L2 larger than declared: disagrees");
 	}
 
@@ -308,8 +314,8 @@ static void test_knees(void)
 	fill(&h, b, c, ns, n, hw_zen, 3);
 	check_levels("coloured", &h, zen, ARRAY_SIZE(zen), false);
 	CHECK(h.nlevels == 4 && fabs((double)h.levels[1].size_bytes / MiB(1) - 1) < 0.15 && h.levels[1].agrees,
-	      "coloured: L2 %zu within 15%% of 1 MiB", h.levels[1].size_bytes);
-	CHECK(h.levels[0].size_bytes == KiB(32), "coloured: L1 (uncoloured) at 32 KiB (%zu)",
+	      "coloured: L2 %lld within 15%% of 1 MiB", h.levels[1].size_bytes);
+	CHECK(h.levels[0].size_bytes == KiB(32), "coloured: L1 (uncoloured) at 32 KiB (%lld)",
 	      h.levels[0].size_bytes);
 
 	/* noise: +-6% on every point and one point twice as slow inside the
@@ -335,9 +341,10 @@ static void test_knees(void)
 		ns[i] = 4 / GHZ;
 	}
 	fill(&h, b, c, ns, n, hw_zen, 3);
-	CHECK(h.nlevels == 1 && !h.levels[0].memory && !h.reached_memory && h.ncaches == 1,
+	CHECK(h.nlevels == 1 && !h.levels[0].memory && !h.reached_memory &&
+	      hierarchy_ncaches(&h) == 1,
 	      "flat: one cache level, no memory (%zu levels)", h.nlevels);
-	CHECK(h.levels[0].size_lo == KiB(32) && h.levels[0].size_hi == 0, "flat: open bracket");
+	CHECK(h.levels[0].size_lo == KiB(32) && h.levels[0].size_hi == -1, "flat: open bracket");
 	CHECK(h.disagrees, "flat: hwloc's L2 and L3 not seen is a disagreement");
 
 	/* never levels off: 30% more per step */
@@ -356,7 +363,8 @@ static void test_knees(void)
 		ns[i] = c[i] / GHZ;
 	}
 	fill(&h, b, c, ns, n, hw_zen, 3);
-	CHECK(h.nlevels == 3 && !h.reached_memory && h.ncaches == 3, "sweep to 8M: 3 cache levels, no memory");
+	CHECK(h.nlevels == 3 && !h.reached_memory && hierarchy_ncaches(&h) == 3,
+	      "sweep to 8M: 3 cache levels, no memory");
 }
 
 /* A staircase measured on a 2-vCPU Zen 4 KVM guest (32 KiB L1d, 1 MiB L2,
@@ -385,40 +393,45 @@ static const double real_c[] = {
 static void test_real(void)
 {
 	static const size_t hw[] = { KiB(32), MiB(1), MiB(32) };
-	static struct hierarchy h;
+	static struct hierarchy_section h;
 	double ns[ARRAY_SIZE(real_c)];
 	size_t n = ARRAY_SIZE(real_b);
 
 	for (size_t i = 0; i < n; i++)
 		ns[i] = real_c[i] / 3.69;
 	fill(&h, real_b, real_c, ns, n, hw, 3);
-	CHECK(h.nlevels == 4 && h.ncaches == 3 && h.reached_memory, "real: 3 caches and memory (%zu levels)",
-	      h.nlevels);
+	CHECK(h.nlevels == 4 && hierarchy_ncaches(&h) == 3 && h.reached_memory,
+	      "real: 3 caches and memory (%zu levels)", h.nlevels);
 	if (h.nlevels != 4)
 		return;
-	CHECK(fabs(h.levels[0].core.cycles - 4) < 0.1 && h.levels[0].agrees, "real: L1 4 cycles, agrees");
-	CHECK(fabs(h.levels[1].core.cycles - 14.05) < 0.2 && h.levels[1].agrees &&
-	      h.levels[1].size_lo < MiB(1) && h.levels[1].size_hi >= MiB(1),
-	      "real: L2 14 cycles, rising around hwloc's 1 MiB (%zu-%zu)", h.levels[1].size_lo,
+	CHECK(fabs(h.levels[0].cycles - 4) < 0.1 && h.levels[0].agrees,
+	      "real: L1 4 cycles, agrees");
+	CHECK(fabs(h.levels[1].cycles - 14.05) < 0.2 && h.levels[1].agrees &&
+	      h.levels[1].size_lo < (long long)MiB(1) && h.levels[1].size_hi >= (long long)MiB(1),
+	      "real: L2 14 cycles, rising around hwloc's 1 MiB (%lld-%lld)", h.levels[1].size_lo,
 	      h.levels[1].size_hi);
 	/* the L2 rises slowly from 300 KiB (TLB reach) and jumps at 1 MiB:
 	 * the estimate is the jump, not the onset */
-	CHECK(h.levels[1].size_bytes >= KiB(768) && h.levels[1].size_bytes <= KiB(1280),
-	      "real: L2 estimated near 1 MiB (%zu)", h.levels[1].size_bytes);
-	CHECK(h.levels[0].size_bytes == KiB(32), "real: L1 estimated at 32 KiB (%zu)", h.levels[0].size_bytes);
-	CHECK(h.levels[2].core.cycles > 40 && h.levels[2].core.cycles < 65 && !h.levels[2].agrees &&
-	      h.levels[2].size_hi < MiB(16), "real: L3 ~50 cycles, a few MiB, not hwloc's 32 MiB");
-	CHECK(h.levels[3].memory && h.levels[3].core.cycles > 500 && h.levels[3].core.cycles < 660,
-	      "real: memory ~580 cycles (%.0f)", h.levels[3].core.cycles);
-	CHECK(!h.disagrees && h.levels[2].share, "real: the L3 an effective share, no disagreement");
+	CHECK(h.levels[1].size_bytes >= (long long)KiB(768) &&
+	      h.levels[1].size_bytes <= (long long)KiB(1280),
+	      "real: L2 estimated near 1 MiB (%lld)", h.levels[1].size_bytes);
+	CHECK(h.levels[0].size_bytes == KiB(32), "real: L1 estimated at 32 KiB (%lld)",
+	      h.levels[0].size_bytes);
+	CHECK(h.levels[2].cycles > 40 && h.levels[2].cycles < 65 && !h.levels[2].agrees &&
+	      h.levels[2].size_hi < (long long)MiB(16),
+	      "real: L3 ~50 cycles, a few MiB, not hwloc's 32 MiB");
+	CHECK(h.levels[3].memory && h.levels[3].cycles > 500 && h.levels[3].cycles < 660,
+	      "real: memory ~580 cycles (%.0f)", h.levels[3].cycles);
+	CHECK(!h.disagrees && h.levels[2].effective_share,
+	      "real: the L3 an effective share, no disagreement");
 	/* walks inside each level, away from its knees */
 	for (int l = 1; l <= 4; l++) {
-		size_t fp = hierarchy_level_footprint(&h, l);
-		const struct hierarchy_level *lv = &h.levels[l - 1];
+		long long fp = (long long)hierarchy_level_footprint(&h, l);
+		const struct hier_level_out *lv = &h.levels[l - 1];
 
-		CHECK(fp > real_b[lv->first] && fp < real_b[lv->last] && fp % 64 == 0,
-		      "real: level %d walk %zu inside its plateau %zu-%zu", l, fp, real_b[lv->first],
-		      real_b[lv->last]);
+		CHECK(fp > lv->first_bytes && fp < lv->last_bytes && fp % 64 == 0,
+		      "real: level %d walk %lld inside its plateau %lld-%lld", l, fp,
+		      lv->first_bytes, lv->last_bytes);
 	}
 	CHECK(hierarchy_level_footprint(&h, 5) == 0 && hierarchy_level_footprint(&h, 0) == 0,
 	      "real: no level 0 or 5");
@@ -447,10 +460,10 @@ static void test_real(void)
 			      fpm < walk[PAT_MISS] + KiB(4), "miss from the walk: %zu (walk %zu)", fpm,
 			      walk[PAT_MISS]);
 		}
-		h.ncaches = 2;
+		h.nlevels = 3;	/* two caches and memory */
 		hierarchy_walks(&h, walk);
 		CHECK(!walk[PAT_L2] && !walk[PAT_MISS], "two caches: no walks");
-		h.ncaches = 3;
+		h.nlevels = 4;
 	}
 }
 
@@ -458,7 +471,8 @@ static void test_real(void)
  * into h, beside hwloc's 32 KiB, 1 MiB and 32 MiB: 3 caches and memory
  * must be found in nlevels levels. False when they are not, or the
  * footprints do not match. */
-static bool fill_fixture(struct hierarchy *h, const char *what, const double *c, size_t nc, size_t nlevels)
+static bool fill_fixture(struct hierarchy_section *h, const char *what, const double *c, size_t nc,
+			 size_t nlevels)
 {
 	static const size_t hw[] = { KiB(32), MiB(1), MiB(32) };
 	size_t b[HIER_MAX_POINTS], n = hierarchy_footprints(KiB(4), MiB(256), 4, b, HIER_MAX_POINTS);
@@ -470,9 +484,10 @@ static bool fill_fixture(struct hierarchy *h, const char *what, const double *c,
 	for (size_t i = 0; i < n; i++)
 		ns[i] = c[i] / 3.69;
 	fill(h, b, c, ns, n, hw, 3);
-	CHECK(h->nlevels == nlevels && h->ncaches == 3 && h->reached_memory,
-	      "%s: 3 caches and memory in %zu levels (%zu)", what, nlevels, h->nlevels);
-	return h->nlevels == nlevels;
+	CHECK(h->nlevels + h->nshelves == nlevels && hierarchy_ncaches(h) == 3 && h->reached_memory,
+	      "%s: 3 caches and memory in %zu levels (%zu)", what, nlevels,
+	      h->nlevels + h->nshelves);
+	return h->nlevels + h->nshelves == nlevels;
 }
 
 /* The same guest with a busy neighbour: the L3 share shrank to about
@@ -489,14 +504,14 @@ static const double busy_c[] = {
 
 static void test_busy(void)
 {
-	static struct hierarchy h;
+	static struct hierarchy_section h;
 
 	if (!fill_fixture(&h, "busy", busy_c, ARRAY_SIZE(busy_c), 4))
 		return;
-	CHECK(h.levels[1].agrees && h.levels[2].core.cycles > 40 && h.levels[2].core.cycles < 60 &&
-	      h.levels[2].size_hi <= MiB(4) && !h.levels[2].agrees,
-	      "busy: L2 agrees, an L3 of a few MiB at ~50 cycles, flagged (%.1f cycles, to %zu)",
-	      h.levels[2].core.cycles, h.levels[2].size_hi);
+	CHECK(h.levels[1].agrees && h.levels[2].cycles > 40 && h.levels[2].cycles < 60 &&
+	      h.levels[2].size_hi <= (long long)MiB(4) && !h.levels[2].agrees,
+	      "busy: L2 agrees, an L3 of a few MiB at ~50 cycles, flagged (%.1f cycles, to %lld)",
+	      h.levels[2].cycles, h.levels[2].size_hi);
 }
 
 /* The same guest again: L2 at 14 cycles to 430 KiB, then a shelf at 18-21
@@ -513,20 +528,20 @@ static const double shelf_c[] = {
 
 static void test_shelf(void)
 {
-	static struct hierarchy h;
+	static struct hierarchy_section h;
 
 	if (!fill_fixture(&h, "shelf", shelf_c, ARRAY_SIZE(shelf_c), 4))
 		return;
-	CHECK(fabs(h.levels[1].core.cycles - 14.05) < 0.2 && h.levels[1].inner.cycles > 17 &&
-	      h.levels[1].inner.cycles < 22 && h.levels[1].inner.first == 28,
-	      "shelf: L2 14 cycles, inner step %.1f from %zu", h.levels[1].inner.cycles,
-	      h.pts[h.levels[1].inner.first].bytes);
-	CHECK(h.levels[1].size_lo == MiB(1) && h.levels[1].agrees, "shelf: L2 ends at 1 MiB (%zu), agrees",
-	      h.levels[1].size_lo);
-	CHECK(hierarchy_level_footprint(&h, 2) < h.pts[28].bytes, "shelf: the L2 walk before the TLB step (%zu)",
-	      hierarchy_level_footprint(&h, 2));
-	CHECK(h.levels[2].core.cycles > 45 && h.levels[2].core.cycles < 62, "shelf: L3 %.1f cycles",
-	      h.levels[2].core.cycles);
+	CHECK(fabs(h.levels[1].cycles - 14.05) < 0.2 && h.levels[1].inner_cycles > 17 &&
+	      h.levels[1].inner_cycles < 22 && h.levels[1].inner_from == h.points[28].bytes,
+	      "shelf: L2 14 cycles, inner step %.1f from %lld", h.levels[1].inner_cycles,
+	      h.levels[1].inner_from);
+	CHECK(h.levels[1].size_lo == MiB(1) && h.levels[1].agrees,
+	      "shelf: L2 ends at 1 MiB (%lld), agrees", h.levels[1].size_lo);
+	CHECK((long long)hierarchy_level_footprint(&h, 2) < h.points[28].bytes,
+	      "shelf: the L2 walk before the TLB step (%zu)", hierarchy_level_footprint(&h, 2));
+	CHECK(h.levels[2].cycles > 45 && h.levels[2].cycles < 62, "shelf: L3 %.1f cycles",
+	      h.levels[2].cycles);
 }
 
 /* And once more: past an L3 of about 7 MiB, a plateau at ~100 ns from 8 to
@@ -543,12 +558,13 @@ static const double dram_shelf_c[] = {
 
 static void test_dram_shelf(void)
 {
-	static struct hierarchy h;
+	static struct hierarchy_section h;
 
 	if (!fill_fixture(&h, "dram shelf", dram_shelf_c, ARRAY_SIZE(dram_shelf_c), 5))
 		return;
-	CHECK(h.levels[3].shelf && h.levels[4].memory && h.levels[4].core.cycles > 500,
-	      "dram shelf: a shelf, then memory the upper plateau (%.0f cycles)", h.levels[4].core.cycles);
+	CHECK(h.nshelves == 1 && h.levels[3].memory && h.levels[3].cycles > 500,
+	      "dram shelf: a shelf, then memory the upper plateau (%.0f cycles)",
+	      h.levels[3].cycles);
 }
 
 /* A default run here: past the L2, a plateau at 36-40 cycles to 1.4 MiB
@@ -565,13 +581,14 @@ static const double tail_c[] = {
 
 static void test_tail(void)
 {
-	static struct hierarchy h;
+	static struct hierarchy_section h;
 
 	if (!fill_fixture(&h, "tail", tail_c, ARRAY_SIZE(tail_c), 4))
 		return;
-	CHECK(h.levels[2].core.cycles > 48 && h.levels[2].inner.cycles > 30 && h.levels[2].inner.cycles < 45 &&
-	      h.levels[2].inner.first < h.levels[2].core.first,
-	      "tail: L3 %.1f cycles, the tail %.1f before it", h.levels[2].core.cycles, h.levels[2].inner.cycles);
+	CHECK(h.levels[2].cycles > 48 && h.levels[2].inner_cycles > 30 &&
+	      h.levels[2].inner_cycles < 45 && h.levels[2].inner_to < h.levels[2].walk_bytes,
+	      "tail: L3 %.1f cycles, the tail %.1f before it", h.levels[2].cycles,
+	      h.levels[2].inner_cycles);
 	CHECK(hierarchy_level_footprint(&h, 3) > MiB(2), "tail: the L3 walk past the tail (%zu)",
 	      hierarchy_level_footprint(&h, 3));
 }
@@ -594,7 +611,7 @@ static size_t page_walks(size_t *b, double *c, double *ns, double walks)
 static void test_drift(void)
 {
 	static const size_t hw[] = { KiB(32), MiB(1), MiB(32) };
-	static struct hierarchy h;
+	static struct hierarchy_section h;
 	size_t b[HIER_MAX_POINTS], n;
 	double c[HIER_MAX_POINTS], ns[HIER_MAX_POINTS];
 
@@ -613,46 +630,49 @@ static void test_drift(void)
 	 * before it a shelf */
 	n = page_walks(b, c, ns, 1.4);
 	fill(&h, b, c, ns, n, hw, 3);
-	CHECK(h.nlevels == 5 && h.ncaches == 3 && h.levels[3].shelf && fabs(h.levels[3].core.cycles - 480) < 10 &&
-	      h.levels[4].memory && fabs(h.levels[4].core.cycles - 672) < 1 &&
-	      h.pts[h.levels[4].first].bytes > MiB(128), "page walks +40%%: shelf %.0f, memory %.0f (%zu levels)",
-	      h.levels[3].core.cycles, h.levels[4].core.cycles, h.nlevels);
+	CHECK(h.nlevels == 4 && h.nshelves == 1 && hierarchy_ncaches(&h) == 3 &&
+	      fabs(h.shelves[0].cycles - 480) < 10 && h.levels[3].memory &&
+	      fabs(h.levels[3].cycles - 672) < 1 && h.levels[3].first_bytes > (long long)MiB(128),
+	      "page walks +40%%: shelf %.0f, memory %.0f (%zu levels)",
+	      h.shelves[0].cycles, h.levels[3].cycles, h.nlevels + h.nshelves);
 	n = page_walks(b, c, ns, 1.8);
 	fill(&h, b, c, ns, n, hw, 3);
-	CHECK(h.nlevels == 5 && h.ncaches == 3 && h.reached_memory && h.levels[3].shelf &&
-	      !h.levels[3].memory && h.levels[4].memory && !h.levels[4].shelf,
-	      "page walks +80%%: 3 caches, a shelf, memory (%zu levels)", h.nlevels);
+	CHECK(h.nlevels == 4 && h.nshelves == 1 && hierarchy_ncaches(&h) == 3 && h.reached_memory &&
+	      !h.shelves[0].memory && h.levels[3].memory,
+	      "page walks +80%%: 3 caches, a shelf, memory (%zu levels)", h.nlevels + h.nshelves);
 	CHECK(hierarchy_level_footprint(&h, 4) > MiB(128) && hierarchy_level_footprint(&h, 5) == 0,
 	      "page walks +80%%: the memory walk is on the last plateau");
 	{
-		json_t *j = section_json(&h, NULL);
+		json_t *j = section_json(&h);
 
 		CHECK(json_array_size(json_object_get(j, "levels")) == 4 &&
 		      json_array_size(json_object_get(j, "shelves")) == 1, "json: the shelf kept apart");
 		json_decref(j);
 	}
-	CHECK(fabs(h.levels[3].core.cycles - 480) < 10, "page walks: memory latency from the first plateau");
+	CHECK(fabs(h.shelves[0].cycles - 480) < 10,
+	      "page walks: memory latency from the first plateau");
 }
 
 /* Epochs: h over footprints 4 KiB-256 MiB, curve e from model(e, f). */
-static void fill_epochs(struct hierarchy *h, unsigned ne, double (*model)(unsigned e, size_t f),
-			const size_t *hw, size_t nhw)
+static void fill_epochs(struct hierarchy_section *h, unsigned ne,
+			double (*model)(unsigned e, size_t f), const size_t *hw, size_t nhw)
 {
 	size_t b[HIER_MAX_POINTS], n = hierarchy_footprints(KiB(4), MiB(256), 4, b, HIER_MAX_POINTS);
 
 	memset(h, 0, sizeof(*h));
-	h->npts = n;
-	h->epochs = h->epochs_planned = ne;
+	memset(&sweep, 0, sizeof(sweep));
+	h->npoints = n;
+	h->epochs = h->epochs_planned = (int)ne;
 	for (size_t i = 0; i < n; i++)
-		h->pts[i].bytes = b[i];
+		h->points[i].bytes = (long long)b[i];
 	for (unsigned e = 0; e < ne; e++)
 		for (size_t i = 0; i < n; i++) {
-			h->ep_cycles[e][i] = model(e, b[i]);
-			h->ep_ns[e][i] = h->ep_cycles[e][i] / GHZ;
+			h->per_epoch[e].cycles[i] = model(e, b[i]);
+			sweep.ep_ns[e][i] = h->per_epoch[e].cycles[i] / GHZ;
 		}
-	memcpy(h->hwloc, hw, nhw * sizeof(*hw));
-	h->hwloc_n = nhw;
-	hierarchy_combine(h);
+	memcpy(h->hwloc_caches, hw, nhw * sizeof(*hw));
+	h->nhwloc_caches = nhw;
+	hierarchy_combine(h, &sweep);
 }
 
 /* The L3 share moves: epochs 0 and 1 keep 4 MiB of it and then partial
@@ -698,43 +718,51 @@ static double l3_missed(unsigned e, size_t f)
 static void test_epochs(void)
 {
 	static const size_t hw[] = { KiB(32), MiB(1), MiB(32) };
-	static struct hierarchy h;
+	static struct hierarchy_section h;
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f;
 	json_t *j;
 
 	fill_epochs(&h, 5, share_moves, hw, 3);
-	CHECK(h.ncaches == 3 && h.reached_memory && h.nunstable == 1 && h.unstable[0].seen == 2 &&
-	      fabs(h.unstable[0].core.cycles - 110) < 1, "2 of 5 epochs: the 110-cycle step is no level "
-	      "(%zu caches, %zu unstable)", h.ncaches, h.nunstable);
-	CHECK(h.levels[2].seen == 5 && h.levels[2].size_min <= MiB(4) && h.levels[2].size_max >= MiB(16),
-	      "the L3 in every epoch, its size ranging %zu-%zu", h.levels[2].size_min, h.levels[2].size_max);
+	CHECK(hierarchy_ncaches(&h) == 3 && h.reached_memory && h.nunstable == 1 &&
+	      h.unstable[0].epochs_seen == 2 && fabs(h.unstable[0].cycles - 110) < 1,
+	      "2 of 5 epochs: the 110-cycle step is no level (%zu caches, %zu unstable)",
+	      hierarchy_ncaches(&h), h.nunstable);
+	CHECK(h.levels[2].epochs_seen == 5 && h.levels[2].size_min <= (long long)MiB(4) &&
+	      h.levels[2].size_max >= (long long)MiB(16),
+	      "the L3 in every epoch, its size ranging %lld-%lld", h.levels[2].size_min,
+	      h.levels[2].size_max);
 	for (unsigned e = 0; e < 5; e++)
-		CHECK(h.ep[e].ncaches == (e < 2 ? 4u : 3u), "epoch %u alone: %zu caches", e, h.ep[e].ncaches);
+		CHECK(h.per_epoch[e].ncache_sizes == (e < 2 ? 4u : 3u),
+		      "epoch %u alone: %zu caches", e, h.per_epoch[e].ncache_sizes);
 
 	fill_epochs(&h, 5, l3_missed, hw, 3);
-	CHECK(h.ncaches == 3 && h.ep[0].ncaches == 2 && h.levels[1].seen == 5 && h.levels[2].seen == 4 &&
-	      h.levels[1].size_min > h.ep[0].size[1] && h.levels[1].size_min > MiB(1) * 0.85 &&
-	      h.levels[1].size_max < MiB(1) * 1.15,
-	      "an epoch without the L3 shows the L2 (%u of 5) but does not size it (%zu-%zu; alone %zu)",
-	      h.levels[1].seen, h.levels[1].size_min, h.levels[1].size_max, h.ep[0].size[1]);
+	CHECK(hierarchy_ncaches(&h) == 3 && h.per_epoch[0].ncache_sizes == 2 &&
+	      h.levels[1].epochs_seen == 5 && h.levels[2].epochs_seen == 4 &&
+	      h.levels[1].size_min > (long long)h.per_epoch[0].cache_sizes[1] &&
+	      h.levels[1].size_min > MiB(1) * 0.85 && h.levels[1].size_max < MiB(1) * 1.15,
+	      "an epoch without the L3 shows the L2 (%d of 5) but does not size it "
+	      "(%lld-%lld; alone %zu)", h.levels[1].epochs_seen, h.levels[1].size_min,
+	      h.levels[1].size_max, h.per_epoch[0].cache_sizes[1]);
 
 	fill_epochs(&h, 5, shelf_always, hw, 3);
-	CHECK(h.ncaches == 4 && h.nunstable == 0 && h.levels[3].seen == 5 && h.disagrees,
-	      "5 of 5 epochs: the step stays, a level hwloc lacks (%zu caches)", h.ncaches);
+	CHECK(hierarchy_ncaches(&h) == 4 && h.nunstable == 0 && h.levels[3].epochs_seen == 5 &&
+	      h.disagrees, "5 of 5 epochs: the step stays, a level hwloc lacks (%zu caches)",
+	      hierarchy_ncaches(&h));
 
 	fill_epochs(&h, 5, l2_moves, hw, 3);
-	CHECK(h.ncaches == 3 && h.levels[1].size_bytes == MiB(1) && h.levels[1].size_min == 881728 &&
-	      h.levels[1].size_max == 1246912 && h.levels[1].seen == 5,
-	      "L2 1 MiB used, %zu-%zu over the epochs", h.levels[1].size_min, h.levels[1].size_max);
+	CHECK(hierarchy_ncaches(&h) == 3 && h.levels[1].size_bytes == MiB(1) &&
+	      h.levels[1].size_min == 881728 && h.levels[1].size_max == 1246912 &&
+	      h.levels[1].epochs_seen == 5, "L2 1 MiB used, %lld-%lld over the epochs",
+	      h.levels[1].size_min, h.levels[1].size_max);
 	f = open_memstream(&text, &len);
 	hierarchy_print(&h, f);
 	fclose(f);
 	CHECK(text && strstr(text, "1 MiB (861.1 KiB-1.19 MiB, 5 of 5)") && strstr(text, "5 epochs of 5"),
 	      "the range printed:\n%s", text ? text : "");
 	free(text);
-	j = section_json(&h, NULL);
+	j = section_json(&h);
 	CHECK(json_integer_value(json_object_get(json_array_get(json_object_get(j, "levels"), 1), "size_min")) ==
 	      881728 && json_array_size(json_object_get(j, "per_epoch")) == 5 &&
 	      json_integer_value(json_object_get(j, "epochs")) == 5, "json: range and epochs");
@@ -758,7 +786,7 @@ static double zen_sharp(unsigned e, size_t f)
 static void test_tlb(void)
 {
 	static const size_t hw[] = { KiB(32), MiB(1), MiB(32) };
-	static struct hierarchy h;
+	static struct hierarchy_section h;
 	size_t b[HIER_MAX_POINTS], n = hierarchy_footprints(KiB(4), MiB(256), 4, b, HIER_MAX_POINTS);
 	double c[HIER_MAX_POINTS], ns[HIER_MAX_POINTS], huge[HIER_MAX_POINTS];
 
@@ -768,16 +796,21 @@ static void test_tlb(void)
 		ns[i] = c[i] / GHZ;
 	}
 	fill(&h, b, c, ns, n, hw, 3);
-	CHECK(h.ncaches == 4, "4 KiB pages alone: the TLB step reads as a level (%zu caches)", h.ncaches);
+	CHECK(hierarchy_ncaches(&h) == 4,
+	      "4 KiB pages alone: the TLB step reads as a level (%zu caches)",
+	      hierarchy_ncaches(&h));
 
 	/* on huge pages with the 4 KiB walk beside it: TLB reach, no level */
 	fill_epochs(&h, 3, zen_sharp, hw, 3);
-	for (h.nsmall = 0; h.nsmall < n && b[h.nsmall] <= MiB(2); h.nsmall++)
+	for (h.tlb.ncycles_4k = 0; h.tlb.ncycles_4k < n && b[h.tlb.ncycles_4k] <= MiB(2);
+	     h.tlb.ncycles_4k++)
 		for (unsigned e = 0; e < 3; e++)
-			h.ep_small[e][h.nsmall] = tlb_4k(b[h.nsmall]) * (1 + 0.01 * e);
-	hierarchy_combine(&h);
-	CHECK(h.ncaches == 3 && h.levels[1].agrees && h.tlb_reach >= KiB(256) && h.tlb_reach <= KiB(288),
-	      "huge pages: 3 caches, TLB reach %zu", h.tlb_reach);
+			sweep.ep_small[e][h.tlb.ncycles_4k] =
+				tlb_4k(b[h.tlb.ncycles_4k]) * (1 + 0.01 * e);
+	hierarchy_combine(&h, &sweep);
+	CHECK(hierarchy_ncaches(&h) == 3 && h.levels[1].agrees &&
+	      h.tlb.reach_bytes >= (long long)KiB(256) && h.tlb.reach_bytes <= (long long)KiB(288),
+	      "huge pages: 3 caches, TLB reach %lld", h.tlb.reach_bytes);
 
 	/* the curves never part, or part at one point only: no reach */
 	for (size_t i = 0; i < n; i++)
@@ -803,7 +836,7 @@ static void test_tlb(void)
 
 /* The section written in a report reads back and writes again byte for
  * byte, the TLB's null among it. */
-static void round_trip(const struct hierarchy *h)
+static void round_trip(const struct hierarchy_section *h)
 {
 	char path[] = "/tmp/test-hierarchy-XXXXXX", *one = NULL, *two = NULL;
 	struct report rep, back;
@@ -818,12 +851,12 @@ static void round_trip(const struct hierarchy *h)
 	rep.hier = malloc(sizeof(*rep.hier));
 	if (!out || !rep.hier)
 		abort();
-	hierarchy_section(h, rep.hier);
+	*rep.hier = *h;
 	report_write_json(&rep, out);
 	fclose(out);
 	CHECK(report_read(path, &back) == 0 && back.hier, "json: the section reads back");
-	a = section_json(NULL, rep.hier);
-	b = back.hier ? section_json(NULL, back.hier) : NULL;
+	a = section_json(rep.hier);
+	b = back.hier ? section_json(back.hier) : NULL;
 	one = json_dumps(a, JSON_INDENT(1));
 	two = json_dumps(b, JSON_INDENT(1));
 	CHECK(one && two && !strcmp(one, two) && strstr(one, "\"tlb\": null"),
@@ -840,7 +873,7 @@ static void round_trip(const struct hierarchy *h)
 static void test_json(void)
 {
 	static const size_t hw[] = { KiB(32), MiB(1), MiB(508) };
-	static struct hierarchy h;
+	static struct hierarchy_section h;
 	size_t b[HIER_MAX_POINTS], n;
 	double c[HIER_MAX_POINTS], ns[HIER_MAX_POINTS];
 	json_t *j, *lv;
@@ -848,8 +881,8 @@ static void test_json(void)
 
 	n = make_points(b, c, ns, sharp, zen, ARRAY_SIZE(zen));
 	fill(&h, b, c, ns, n, hw, 3);
-	snprintf(h.thp_mode, sizeof(h.thp_mode), "madvise");
-	j = section_json(&h, NULL);
+	snprintf(h.pages.thp_mode, sizeof(h.pages.thp_mode), "madvise");
+	j = section_json(&h);
 	CHECK(j != NULL, "json built");
 	if (!j)
 		return;
@@ -893,7 +926,7 @@ static void test_text(void)
 		"\nnote: L3 effective share about 32 MiB of 508 MiB declared",
 	};
 	static const size_t hw[] = { KiB(32), KiB(256), MiB(508) };
-	static struct hierarchy h;
+	static struct hierarchy_section h;
 	size_t b[HIER_MAX_POINTS], n;
 	double c[HIER_MAX_POINTS], ns[HIER_MAX_POINTS];
 	char *text;

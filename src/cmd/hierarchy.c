@@ -76,16 +76,13 @@ static int check_footprints(const struct hierarchy_opts *ho)
 }
 
 static void print_results(const struct hier_args *a, const struct calibration *cal,
-			  const struct hierarchy *h, struct splitlock_section *sl, bool split)
+			  struct hierarchy_section *h, struct splitlock_section *sl, bool split)
 {
 	if (a->json) {
-		static struct hierarchy_section s;	/* 26 KiB: off the stack */
-		struct report rep = { .split = split ? sl : NULL };
+		struct report rep = { .hier = h, .split = split ? sl : NULL };
 		json_t *j = json_object();
 
 		json_object_set_new(j, "calibration", clock_to_json(cal));
-		if (h)
-			hierarchy_section(h, rep.hier = &s);
 		report_typed_sections(&rep, j);
 		opts_print_json(j);
 		return;
@@ -100,7 +97,7 @@ static void print_results(const struct hier_args *a, const struct calibration *c
 
 /* The staircase (into *h, allocated) and the split lock, as asked; prints
  * them. An exit code. */
-static int measure(const struct hier_args *a, struct topo *t, int cpu, struct hierarchy **h)
+static int measure(const struct hier_args *a, struct topo *t, int cpu, struct hierarchy_section **h)
 {
 	bool stair = a->only != 2, split = a->only != 1;
 	struct splitlock_section sl;
@@ -141,7 +138,7 @@ static int measure(const struct hier_args *a, struct topo *t, int cpu, struct hi
 int cmd_hierarchy(int argc, char **argv)
 {
 	struct hier_args a = { 0 };
-	struct hierarchy *h = NULL;
+	struct hierarchy_section *h = NULL;
 	struct topo *t = NULL;
 	int ret, cpu, code;
 

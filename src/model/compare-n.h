@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "compare.h"
+#include "sections.h"
 
 /* Rows under a pattern or a sharing case moved by 25-55% between
  * processes of one build when they had settled (compare.h): the widest. */
@@ -77,12 +78,6 @@ struct compare_n_opts {
 /* One machine's document, typed: what side by side reads of a summary
  * (report_read_summary, report/json.c). Absent numbers are 0, absent
  * strings "". */
-struct cn_level {
-	char name[32];
-	bool memory;		/* the DRAM row */
-	double cycles, ns, size, size_lo, size_hi, hwloc_size;	/* sizes in bytes */
-};
-
 struct cn_pair {		/* one of the card's atomic/non-atomic comparisons */
 	char what[64], mode[16], pattern[32];
 	double atomic, plain;	/* cycles */
@@ -124,10 +119,11 @@ struct compare_n_doc {
 	struct cn_pair *pair;
 	struct cn_share *share;
 	struct cn_option *menu;
-	struct cn_level *level;
 	struct cn_c2c *c2c;
 	struct cn_result *res;
-	size_t npair, nshare, nmenu, nlevel, nc2c, nres;
+	size_t npair, nshare, nmenu, nc2c, nres;
+	/* the report's own sections, as the codec reads them (NULL: none) */
+	struct hierarchy_section *hier;
 	struct {
 		bool present, supported, sigbus;
 		char mode[32], unsupported[96];

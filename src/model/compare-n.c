@@ -243,21 +243,20 @@ static void splitlock_rows(struct emit *e, const struct compare_n_doc *d)
 	num(e, S_SPLIT, "aligned locked add", "cycles", CN_HOT, d->splitlock.aligned);
 }
 
+/* The classes measured, then those absent here. */
 static void c2c_rows(struct emit *e, const struct compare_n_doc *d)
 {
 	char label[256];
 
-	for (size_t i = 0; i < d->nc2c; i++) {
-		const struct cn_c2c *p = &d->c2c[i];
+	for (size_t i = 0; d->c2c && i < d->c2c->npairs; i++) {
+		const struct c2c_pair_out *p = &d->c2c->pairs[i];
 
-		if (p->absent) {
-			text(e, S_C2C, cn_known(p->cls), "absent here");
-			continue;
-		}
 		snprintf(label, sizeof(label), "%s, %s round trip", cn_known(p->cls), cn_known(p->method));
-		num(e, S_C2C, label, "ns", CN_WIDE, p->ns);
-		num(e, S_C2C, label, "cycles", CN_WIDE, p->cycles);
+		num(e, S_C2C, label, "ns", CN_WIDE, p->ns.median);
+		num(e, S_C2C, label, "cycles", CN_WIDE, p->cycles.median);
 	}
+	for (size_t i = 0; d->c2c && i < d->c2c->nabsent; i++)
+		text(e, S_C2C, cn_known(d->c2c->absent[i]), "absent here");
 }
 
 static void sharing_rows(struct emit *e, const struct compare_n_doc *d)

@@ -93,12 +93,6 @@ struct cn_option {		/* one option of the fast-path menu */
 	double cycles;
 };
 
-struct cn_c2c {			/* a class's round trip, or a class absent here */
-	char cls[32], method[32];
-	bool absent;
-	double ns, cycles;	/* medians */
-};
-
 struct cn_result {		/* one row of the summary: probe, pattern, mode */
 	char probe[64], pattern[32], mode[16], placement[64];
 	double median;		/* cycles */
@@ -119,11 +113,11 @@ struct compare_n_doc {
 	struct cn_pair *pair;
 	struct cn_share *share;
 	struct cn_option *menu;
-	struct cn_c2c *c2c;
 	struct cn_result *res;
-	size_t npair, nshare, nmenu, nc2c, nres;
+	size_t npair, nshare, nmenu, nres;
 	/* the report's own sections, as the codec reads them (NULL: none) */
 	struct hierarchy_section *hier;
+	struct c2c_out *c2c;
 	struct {
 		bool present, supported, sigbus;
 		char mode[32], unsupported[96];

@@ -1190,30 +1190,6 @@ static int summary_menu(json_t *card, struct compare_n_doc *d)
 	return 0;
 }
 
-/* The c2c classes measured, then those absent here. */
-static int summary_c2c(json_t *root, struct compare_n_doc *d)
-{
-	json_t *c2c = json_object_get(root, "c2c"), *o;
-	json_t *pairs = json_object_get(c2c, "pairs"), *absent = json_object_get(c2c, "absent_classes");
-	size_t i, np = json_array_size(pairs);
-	int err = 0;
-
-	d->c2c = items(np + json_array_size(absent), sizeof(*d->c2c), &d->nc2c, &err);
-	if (err)
-		return err;
-	json_array_foreach(pairs, i, o) {
-		copy_str(d->c2c[i].cls, sizeof(d->c2c[i].cls), o, "class");
-		copy_str(d->c2c[i].method, sizeof(d->c2c[i].method), o, "method");
-		d->c2c[i].ns = num_of(json_object_get(o, "round_trip_ns"), "median");
-		d->c2c[i].cycles = num_of(json_object_get(o, "round_trip_cycles"), "median");
-	}
-	json_array_foreach(absent, i, o) {
-		snprintf(d->c2c[np + i].cls, sizeof(d->c2c[np + i].cls), "%s", json_string_value(o) ?: "");
-		d->c2c[np + i].absent = true;
-	}
-	return 0;
-}
-
 /* A typed section (sections.h) by the report's own table, into *p
  * (allocated; none when the document has no such object). 0 or -ENOMEM. */
 static int section_read(const struct jtable *t, json_t *v, void *p)
@@ -1282,7 +1258,7 @@ int report_read_summary(const char *path, struct compare_n_doc *d)
 	if (!ret)
 		ret = section_read(&hs_t, json_object_get(root, "hierarchy"), &d->hier);
 	if (!ret)
-		ret = summary_c2c(root, d);
+		ret = section_read(&c2c_t, json_object_get(root, "c2c"), &d->c2c);
 	json_decref(root);
 	if (ret < 0)
 		report_free_summary(d);
@@ -1296,9 +1272,10 @@ void report_free_summary(struct compare_n_doc *d)
 	free(d->pair);
 	free(d->share);
 	free(d->menu);
-	free(d->c2c);
 	free(d->res);
 	free(d->hier);
+	c2c_out_free(d->c2c);
+	free(d->c2c);
 	memset(d, 0, sizeof(*d));
 }
 

@@ -168,9 +168,9 @@ static void hierarchy_rows(struct emit *e, const struct compare_n_doc *d)
 {
 	char label[256];
 
-	for (size_t i = 0; i < d->nlevel; i++) {
-		const struct cn_level *lv = &d->level[i];
-		const char *name = cn_known(lv->name);
+	for (size_t i = 0; d->hier && i < d->hier->nlevels; i++) {
+		const struct hier_level_out *lv = &d->hier->levels[i];
+		const char *name = cn_known(lv->level);
 		struct compare_n_cell *k;
 
 		if (lv->memory) {
@@ -179,15 +179,16 @@ static void hierarchy_rows(struct emit *e, const struct compare_n_doc *d)
 			continue;
 		}
 		snprintf(label, sizeof(label), "%s size", name);
-		if (lv->size > 0 && (k = cell(e, S_HIER, label, "KiB", CN_SIZE))) {
-			k->v = lv->size / 1024;
-			k->lo = lv->size_lo > 0 ? lv->size_lo / 1024 : k->v;
-			k->hi = lv->size_hi > 0 ? lv->size_hi / 1024 : INFINITY;	/* none: no footprint beyond */
+		if (lv->size_bytes > 0 && (k = cell(e, S_HIER, label, "KiB", CN_SIZE))) {
+			k->v = lv->size_bytes / 1024.0;
+			k->lo = lv->size_lo > 0 ? lv->size_lo / 1024.0 : k->v;
+			/* no size_hi: no footprint beyond */
+			k->hi = lv->size_hi > 0 ? lv->size_hi / 1024.0 : INFINITY;
 		}
 		if (lv->hwloc_size > 0) {
 			char v[32];
 
-			snprintf(v, sizeof(v), "%.0f KiB", lv->hwloc_size / 1024);
+			snprintf(v, sizeof(v), "%.0f KiB", lv->hwloc_size / 1024.0);
 			snprintf(label, sizeof(label), "%s size declared by hwloc", name);
 			text(e, S_HIER, label, v);
 		}
@@ -242,21 +243,20 @@ static void splitlock_rows(struct emit *e, const struct compare_n_doc *d)
 	num(e, S_SPLIT, "aligned locked add", "cycles", CN_HOT, d->splitlock.aligned);
 }
 
+/* The classes measured, then those absent here. */
 static void c2c_rows(struct emit *e, const struct compare_n_doc *d)
 {
 	char label[256];
 
-	for (size_t i = 0; i < d->nc2c; i++) {
-		const struct cn_c2c *p = &d->c2c[i];
+	for (size_t i = 0; d->c2c && i < d->c2c->npairs; i++) {
+		const struct c2c_pair_out *p = &d->c2c->pairs[i];
 
-		if (p->absent) {
-			text(e, S_C2C, cn_known(p->cls), "absent here");
-			continue;
-		}
 		snprintf(label, sizeof(label), "%s, %s round trip", cn_known(p->cls), cn_known(p->method));
-		num(e, S_C2C, label, "ns", CN_WIDE, p->ns);
-		num(e, S_C2C, label, "cycles", CN_WIDE, p->cycles);
+		num(e, S_C2C, label, "ns", CN_WIDE, p->ns.median);
+		num(e, S_C2C, label, "cycles", CN_WIDE, p->cycles.median);
 	}
+	for (size_t i = 0; d->c2c && i < d->c2c->nabsent; i++)
+		text(e, S_C2C, cn_known(d->c2c->absent[i]), "absent here");
 }
 
 static void sharing_rows(struct emit *e, const struct compare_n_doc *d)

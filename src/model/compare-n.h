@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "compare.h"
+#include "sections.h"
 
 /* Rows under a pattern or a sharing case moved by 25-55% between
  * processes of one build when they had settled (compare.h): the widest. */
@@ -77,12 +78,6 @@ struct compare_n_opts {
 /* One machine's document, typed: what side by side reads of a summary
  * (report_read_summary, report/json.c). Absent numbers are 0, absent
  * strings "". */
-struct cn_level {
-	char name[32];
-	bool memory;		/* the DRAM row */
-	double cycles, ns, size, size_lo, size_hi, hwloc_size;	/* sizes in bytes */
-};
-
 struct cn_pair {		/* one of the card's atomic/non-atomic comparisons */
 	char what[64], mode[16], pattern[32];
 	double atomic, plain;	/* cycles */
@@ -96,12 +91,6 @@ struct cn_share {		/* the sharing cases at one placement */
 struct cn_option {		/* one option of the fast-path menu */
 	char need[64], probe[64];
 	double cycles;
-};
-
-struct cn_c2c {			/* a class's round trip, or a class absent here */
-	char cls[32], method[32];
-	bool absent;
-	double ns, cycles;	/* medians */
 };
 
 struct cn_result {		/* one row of the summary: probe, pattern, mode */
@@ -124,10 +113,11 @@ struct compare_n_doc {
 	struct cn_pair *pair;
 	struct cn_share *share;
 	struct cn_option *menu;
-	struct cn_level *level;
-	struct cn_c2c *c2c;
 	struct cn_result *res;
-	size_t npair, nshare, nmenu, nlevel, nc2c, nres;
+	size_t npair, nshare, nmenu, nres;
+	/* the report's own sections, as the codec reads them (NULL: none) */
+	struct hierarchy_section *hier;
+	struct c2c_out *c2c;
 	struct {
 		bool present, supported, sigbus;
 		char mode[32], unsupported[96];

@@ -1136,16 +1136,6 @@ static const struct jfield card_f[] = {
 };
 static const struct jtable card_t = JPLAIN(card_f, struct compare_n_doc);
 
-#define LEVEL(m, kind, key) JF(struct cn_level, m, kind, key)
-static const struct jfield level_f[] = {
-	LEVEL(name, JK_STR, "level"), LEVEL(memory, JK_BOOL, "memory"), LEVEL(cycles, JK_REAL, "cycles"),
-	LEVEL(ns, JK_REAL, "ns"), LEVEL(size, JK_REAL, "size_bytes"), LEVEL(size_lo, JK_REAL, "size_lo"),
-	LEVEL(size_hi, JK_REAL, "size_hi"), LEVEL(hwloc_size, JK_REAL, "hwloc_size"),
-};
-static const struct jtable level_t = JPLAIN(level_f, struct cn_level);
-static const struct jfield hier_f[] = { JARR(struct compare_n_doc, level, "levels", level_t) };
-static const struct jtable hier_t = JPLAIN(hier_f, struct compare_n_doc);
-
 typedef __typeof__(((struct compare_n_doc *)0)->splitlock) split_t;
 static const struct jfield split_kernel_f[] = { JF(split_t, mode, JK_STR, "mode") };
 static const struct jtable split_kernel_t = JPLAIN(split_kernel_f, split_t);
@@ -1171,7 +1161,7 @@ static const struct jtable row_t = JPLAIN(row_f, struct cn_result);
 static const struct jfield doc_f[] = {
 	DOC(partial, JK_BOOL, "partial"), DOC(started, JK_STR, "started"),
 	DOC(topology, JK_STR, "topology_summary"), JFLAT("tool", tool_t), JFLAT("fingerprint", fp_t),
-	JFLAT("calibration", cal_t), JFLAT("card", card_t), JFLAT("hierarchy", hier_t),
+	JFLAT("calibration", cal_t), JFLAT("card", card_t),
 	JSUB(struct compare_n_doc, splitlock, JK_OBJ, "splitlock", split_t_),
 	JARR(struct compare_n_doc, res, "results", row_t),
 };
@@ -1200,28 +1190,16 @@ static int summary_menu(json_t *card, struct compare_n_doc *d)
 	return 0;
 }
 
-/* The c2c classes measured, then those absent here. */
-static int summary_c2c(json_t *root, struct compare_n_doc *d)
+/* A typed section (sections.h) by the report's own table, into *p
+ * (allocated; none when the document has no such object). 0 or -ENOMEM. */
+static int section_read(const struct jtable *t, json_t *v, void *p)
 {
-	json_t *c2c = json_object_get(root, "c2c"), *o;
-	json_t *pairs = json_object_get(c2c, "pairs"), *absent = json_object_get(c2c, "absent_classes");
-	size_t i, np = json_array_size(pairs);
-	int err = 0;
+	void **sec = p;
 
-	d->c2c = items(np + json_array_size(absent), sizeof(*d->c2c), &d->nc2c, &err);
-	if (err)
-		return err;
-	json_array_foreach(pairs, i, o) {
-		copy_str(d->c2c[i].cls, sizeof(d->c2c[i].cls), o, "class");
-		copy_str(d->c2c[i].method, sizeof(d->c2c[i].method), o, "method");
-		d->c2c[i].ns = num_of(json_object_get(o, "round_trip_ns"), "median");
-		d->c2c[i].cycles = num_of(json_object_get(o, "round_trip_cycles"), "median");
-	}
-	json_array_foreach(absent, i, o) {
-		snprintf(d->c2c[np + i].cls, sizeof(d->c2c[np + i].cls), "%s", json_string_value(o) ?: "");
-		d->c2c[np + i].absent = true;
-	}
-	return 0;
+	if (!json_is_object(v))
+		return 0;
+	*sec = calloc(1, t->size);
+	return *sec ? obj_read(t, v, *sec) : -ENOMEM;
 }
 
 /* A full report reduced to what its summary keeps: one column reads the
@@ -1278,7 +1256,9 @@ int report_read_summary(const char *path, struct compare_n_doc *d)
 	if (!ret)
 		ret = summary_menu(json_object_get(root, "card"), d);
 	if (!ret)
-		ret = summary_c2c(root, d);
+		ret = section_read(&hs_t, json_object_get(root, "hierarchy"), &d->hier);
+	if (!ret)
+		ret = section_read(&c2c_t, json_object_get(root, "c2c"), &d->c2c);
 	json_decref(root);
 	if (ret < 0)
 		report_free_summary(d);
@@ -1292,9 +1272,10 @@ void report_free_summary(struct compare_n_doc *d)
 	free(d->pair);
 	free(d->share);
 	free(d->menu);
-	free(d->level);
-	free(d->c2c);
 	free(d->res);
+	free(d->hier);
+	c2c_out_free(d->c2c);
+	free(d->c2c);
 	memset(d, 0, sizeof(*d));
 }
 

@@ -336,10 +336,11 @@ grep '^model name' "$B/out.log"
 sed -n 's/^stderr /guest stderr: /p' "$B/out.log"
 [ -s "$B/r.json" ] && jq -r '.results[] | "\(.probe) \(.mode) \(.cycles.median) cycles (\(.extra.note))"' \
 	"$B/r.json" | head -5
-# each kernel row's user-space analog is a probe of probes/ (the card sets
-# the two side by side)
+# each kernel row's user-space analog is a probe `atomcost list` shows (the
+# card sets the two side by side)
+probes=$("$ATOMEXE" list --json | jq -r '.probes[].probe')
 for an in $(awk -F'\t' '$1 ~ /^list / && $3 != "-" { print $3 }' "$B/out.log" | sort -u); do
-	grep -q "\.name = \"$an\"" "$SRC"/probes/*.c || { echo "FAIL: analog $an: no such user-space probe"; fails=1; }
+	printf '%s\n' "$probes" | grep -qxF "$an" || { echo "FAIL: analog $an: no such user-space probe"; fails=1; }
 done
 # planted faults, one per copy: the checker must catch each
 plant() {

@@ -197,12 +197,21 @@ int c2c_run(struct topo *t, const struct c2c_pair *pairs, size_t npairs, unsigne
 	return err;
 }
 
-void c2c_where_of(const struct topo *t, int *cpus, char *summary, size_t len, struct c2c_where *w)
+int c2c_section_of(const struct topo *t, const struct calibration *cal, const struct c2c_row *rows,
+		   size_t nrows, const bool *absent, unsigned mmask, bool all, struct c2c_out *o)
 {
 	int n = topo_allowed_count(t);
+	int *cpus = calloc((size_t)n, sizeof(int));
+	char summary[256];
+	struct c2c_where w = { .cpus = cpus, .ncpus = n, .summary = summary };
+	int ret;
 
+	if (!cpus)
+		return -ENOMEM;
 	for (int i = 0; i < n; i++)
 		cpus[i] = topo_allowed_os(t, i);
-	topo_summary(t, summary, len);
-	*w = (struct c2c_where){ .cpus = cpus, .ncpus = n, .summary = summary };
+	topo_summary(t, summary, sizeof(summary));
+	ret = c2c_out_fill(o, cal, &w, rows, nrows, absent, mmask, all);
+	free(cpus);
+	return ret;
 }

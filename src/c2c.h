@@ -34,7 +34,9 @@ int c2c_plan(const struct topo *t, bool all, struct c2c_pair **pairs, size_t *np
 int c2c_run(struct topo *t, const struct c2c_pair *pairs, size_t npairs, unsigned mmask,
 	    double seconds, bool progress, struct c2c_row *rows, size_t *nrows);
 
-/* Fill w from the topology (cpus: at least topo_allowed_count entries). */
-void c2c_where_of(const struct topo *t, int *cpus, char *summary, size_t len, struct c2c_where *w);
+/* Fill o from rows measured on t: c2c_out_fill where they ran, the
+ * allowed PUs and the topology's summary. 0 or -ENOMEM (o freed). */
+int c2c_section_of(const struct topo *t, const struct calibration *cal, const struct c2c_row *rows,
+		   size_t nrows, const bool *absent, unsigned mmask, bool all, struct c2c_out *o);
 
 #endif

@@ -424,20 +424,11 @@ static int step_topology(struct cz *c)
 		return -ENOMEM;
 	}
 	ret = c2c_run(c->t, pairs, npairs, 1u << C2C_CMPXCHG, C2C_SECONDS, false, rows, &nrows);
-	if (!ret || ret == -EINTR) {
-		int *cpus = calloc((size_t)topo_allowed_count(c->t), sizeof(int));
-		char summ[256];
-		struct c2c_where w;
-
-		if (cpus && (c->rep->c2c = malloc(sizeof(*c->rep->c2c)))) {
-			c2c_where_of(c->t, cpus, summ, sizeof(summ), &w);
-			if (c2c_out_fill(c->rep->c2c, &c->rep->cal, &w, rows, nrows, absent, 1u << C2C_CMPXCHG,
-					 false)) {
-				free(c->rep->c2c);
-				c->rep->c2c = NULL;
-			}
-		}
-		free(cpus);
+	if ((!ret || ret == -EINTR) && (c->rep->c2c = malloc(sizeof(*c->rep->c2c))) &&
+	    c2c_section_of(c->t, &c->rep->cal, rows, nrows, absent, 1u << C2C_CMPXCHG, false,
+			   c->rep->c2c)) {
+		free(c->rep->c2c);
+		c->rep->c2c = NULL;
 	}
 	for (size_t i = 0; i < probe_count && nsp < ARRAY_SIZE(sp); i++) {
 		const struct probe *p = probe_table[i];

@@ -66,19 +66,12 @@ static const struct cmd_opts c2c_cmd = {
 static int c2c_output(const struct c2c_args *a, struct topo *t, const struct calibration *cal,
 		      const struct c2c_row *rows, size_t nrows, const bool *absent, int err)
 {
-	int *cpus = calloc((size_t)topo_allowed_count(t), sizeof(int));
-	char summ[256];
-	struct c2c_where w;
 	struct c2c_out o;
+	struct c2c_where w = { .summary = o.topology };	/* what the text names */
 	json_t *j;
 
-	if (!cpus)
+	if (c2c_section_of(t, cal, rows, nrows, absent, a->methods, a->all, &o))
 		return -ENOMEM;
-	c2c_where_of(t, cpus, summ, sizeof(summ), &w);
-	if (c2c_out_fill(&o, cal, &w, rows, nrows, absent, a->methods, a->all)) {
-		free(cpus);
-		return -ENOMEM;
-	}
 	j = c2c_out_json(&o);
 	if (a->json)
 		dump_json(j, stdout);
@@ -91,7 +84,6 @@ static int c2c_output(const struct c2c_args *a, struct topo *t, const struct cal
 	}
 	json_decref(j);
 	c2c_out_free(&o);
-	free(cpus);
 	return err;
 }
 

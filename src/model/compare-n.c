@@ -227,20 +227,22 @@ static void atomicity_rows(struct emit *e, const struct compare_n_doc *d)
 
 static void splitlock_rows(struct emit *e, const struct compare_n_doc *d)
 {
-	if (!d->splitlock.present)
+	const struct splitlock_section *s = d->split;
+
+	if (!s)
 		return;
-	text(e, S_SPLIT, "kernel split-lock mode", d->splitlock.mode);
-	if (!d->splitlock.supported) {
-		text(e, S_SPLIT, "split lock", d->splitlock.unsupported);
+	text(e, S_SPLIT, "kernel split-lock mode", s->kernel.mode);
+	if (!s->supported) {
+		text(e, S_SPLIT, "split lock", s->unsupported);
 		return;
 	}
-	if (d->splitlock.sigbus) {
+	if (s->sigbus) {
 		text(e, S_SPLIT, "split lock", "killed with SIGBUS (forbidden here)");
 	} else {
-		num(e, S_SPLIT, "split locked add", "cycles", CN_WIDE, d->splitlock.split);
-		num(e, S_SPLIT, "split / aligned", "x", CN_WIDE, d->splitlock.ratio);
+		num(e, S_SPLIT, "split locked add", "cycles", CN_WIDE, s->split_cycles);
+		num(e, S_SPLIT, "split / aligned", "x", CN_WIDE, s->ratio);
 	}
-	num(e, S_SPLIT, "aligned locked add", "cycles", CN_HOT, d->splitlock.aligned);
+	num(e, S_SPLIT, "aligned locked add", "cycles", CN_HOT, s->aligned_cycles);
 }
 
 /* The classes measured, then those absent here. */

@@ -118,11 +118,7 @@ struct compare_n_doc {
 	/* the report's own sections, as the codec reads them (NULL: none) */
 	struct hierarchy_section *hier;
 	struct c2c_out *c2c;
-	struct {
-		bool present, supported, sigbus;
-		char mode[32], unsupported[96];
-		double split, ratio, aligned;	/* cycles, split / aligned */
-	} splitlock;
+	struct splitlock_section *split;
 };
 
 /* Read one column's document: a summary as it is, a full report reduced to

@@ -1136,17 +1136,6 @@ static const struct jfield card_f[] = {
 };
 static const struct jtable card_t = JPLAIN(card_f, struct compare_n_doc);
 
-typedef __typeof__(((struct compare_n_doc *)0)->splitlock) split_t;
-static const struct jfield split_kernel_f[] = { JF(split_t, mode, JK_STR, "mode") };
-static const struct jtable split_kernel_t = JPLAIN(split_kernel_f, split_t);
-static const struct jfield split_f[] = {
-	JFLAT("kernel", split_kernel_t), JF(split_t, unsupported, JK_STR, "unsupported"),
-	JF(split_t, supported, JK_BOOL, "supported"), JF(split_t, sigbus, JK_BOOL, "sigbus"),
-	JF(split_t, split, JK_REAL, "split_cycles"), JF(split_t, ratio, JK_REAL, "ratio"),
-	JF(split_t, aligned, JK_REAL, "aligned_cycles"),
-};
-static const struct jtable split_t_ = JPLAIN(split_f, split_t);
-
 /* One line per row (probe, pattern, mode) with every epoch's median. */
 static const struct jfield median_f[] = { JF(struct cn_result, median, JK_REAL, "median") };
 static const struct jtable median_t = JPLAIN(median_f, struct cn_result);
@@ -1162,7 +1151,6 @@ static const struct jfield doc_f[] = {
 	DOC(partial, JK_BOOL, "partial"), DOC(started, JK_STR, "started"),
 	DOC(topology, JK_STR, "topology_summary"), JFLAT("tool", tool_t), JFLAT("fingerprint", fp_t),
 	JFLAT("calibration", cal_t), JFLAT("card", card_t),
-	JSUB(struct compare_n_doc, splitlock, JK_OBJ, "splitlock", split_t_),
 	JARR(struct compare_n_doc, res, "results", row_t),
 };
 static const struct jtable doc_t = JPLAIN(doc_f, struct compare_n_doc);
@@ -1229,7 +1217,7 @@ static int reduce(const char *path, json_t **doc)
 
 int report_read_summary(const char *path, struct compare_n_doc *d)
 {
-	json_t *root;
+	json_t *root, *split;
 	const char *schema;
 	int ret;
 
@@ -1250,7 +1238,6 @@ int report_read_summary(const char *path, struct compare_n_doc *d)
 		ret = reduce(path, &root);
 	}
 	d->vm = d->trustworthy = -1;
-	d->splitlock.present = !ret && json_object_get(root, "splitlock");
 	if (!ret)
 		ret = obj_read(&doc_t, root, d);
 	if (!ret)
@@ -1259,6 +1246,12 @@ int report_read_summary(const char *path, struct compare_n_doc *d)
 		ret = section_read(&hs_t, json_object_get(root, "hierarchy"), &d->hier);
 	if (!ret)
 		ret = section_read(&c2c_t, json_object_get(root, "c2c"), &d->c2c);
+	/* a split lock of any JSON kind shows, an empty one when not an object */
+	split = json_object_get(root, "splitlock");
+	if (!ret && split && !(d->split = calloc(1, sizeof(*d->split))))
+		ret = -ENOMEM;
+	if (!ret && split)
+		ret = obj_read(&sl_t, split, d->split);
 	json_decref(root);
 	if (ret < 0)
 		report_free_summary(d);
@@ -1276,6 +1269,7 @@ void report_free_summary(struct compare_n_doc *d)
 	free(d->hier);
 	c2c_out_free(d->c2c);
 	free(d->c2c);
+	free(d->split);
 	memset(d, 0, sizeof(*d));
 }
 

@@ -113,11 +113,9 @@ PROBE_KERNEL_TPUT(k_smp_load_acquire_tput, , load_acquire_T, )
  * inlines. */
 #if ARCH_HAS_LSE
 #define LSE_DECL(fn) uint64_t acc = 0; uint64_t (*const lse_)(volatile void *, uint64_t) = fn
-#define LSE_L(i) acc += lse_(p, BIT_IMM); PROBE_LAUNDER(acc);
-#define LSE_T(i) acc += lse_(TPUT_ADDR(p, i), BIT_IMM); PROBE_LAUNDER(acc);
+#define LSE_X(x) acc += lse_(x, BIT_IMM); PROBE_LAUNDER(acc);
 #define LSE_KERNELS(id, fn)							\
-	PROBE_KERNEL(k_##id##_lat, LSE_DECL(fn), LSE_L, PROBE_SINK(acc))	\
-	PROBE_KERNEL_TPUT(k_##id##_tput, LSE_DECL(fn), LSE_T, PROBE_SINK(acc))	\
+	PROBE_KERNELS_AT(id, LSE_X, LSE_DECL(fn), PROBE_SINK(acc))		\
 	static int verify_##id(void)						\
 	{									\
 		uint64_t w = 0x10;						\

@@ -27,77 +27,54 @@
  * a caller testing it would. The chain runs through the word, not acc. */
 #define TSB_DECL NR_DECL; uint64_t acc = 0
 
-/* Every kernel of a pair comes from its op at an address: PAT_OP_A(x) for
- * the atomic probe, PAT_OP_N(x) for its twin; the hot kernels run it on p
- * (latency) and over the sweep. The access patterns (pattern-kernels.h)
- * run it at an arbitrary line: the bit ops change only bits 1 and 5 of the
- * first word, below the line offset a chase masks off, so they also run on
- * the pointer word. There the bit number and mask sit in a laundered
- * register, as in the hot kernels. */
-#define BIT_LAT_A(i) PAT_OP_A(p)
-#define BIT_TPUT_A(i) PAT_OP_A(TPUT_ADDR(p, i))
-#define BIT_LAT_N(i) PAT_OP_N(p)
-#define BIT_TPUT_N(i) PAT_OP_N(TPUT_ADDR(p, i))
-#define BIT_KERNELS(id, S, decls, tail)						\
-	PROBE_KERNEL(k_##id##_lat, decls, BIT_LAT_##S, tail)			\
-	PROBE_KERNEL_TPUT(k_##id##_tput, decls, BIT_TPUT_##S, tail)
+/* Every kernel of a probe comes from its op at an address, <id>_X(x); the
+ * hot kernels run it on p (latency) and over the sweep. The access patterns
+ * (pattern-kernels.h) run it at an arbitrary line: the bit ops change only
+ * bits 1 and 5 of the first word, below the line offset a chase masks off,
+ * so they also run on the pointer word. There the bit number and mask sit
+ * in a laundered register, as in the hot kernels. */
 #define BIT_PAIR(ida, idn, decls, pat_decls, tail)				\
-	BIT_KERNELS(ida, A, decls, tail)					\
-	BIT_KERNELS(idn, N, decls, tail)					\
-	PATTERN_PAIR(ida, idn, 0, pat_decls, tail)
+	PROBE_KERNELS_AT(ida, ida##_X, decls, tail)				\
+	PROBE_KERNELS_AT(idn, idn##_X, decls, tail)				\
+	PATTERN_PAIR(ida, ida##_X, idn, idn##_X, 0, pat_decls, tail)
 #define PAT_NR_DECL uint64_t nr = 5; PROBE_LAUNDER(nr)
 #define PAT_MASK_DECL uint64_t m = 1ull << 5; PROBE_LAUNDER(m)
 #define PAT_TSB_DECL PAT_NR_DECL; uint64_t acc = 0
 
-#define PAT_OP_A(x) arch_set_bit_imm(x, BIT_IMM);
-#define PAT_OP_N(x) arch___set_bit_imm(x, BIT_NR);
+#define set_bit_X(x) arch_set_bit_imm(x, BIT_IMM);
+#define __set_bit_X(x) arch___set_bit_imm(x, BIT_NR);
 BIT_PAIR(set_bit, __set_bit, , , )
-CONTEXT_STORES_PAIR(set_bit, __set_bit, , )
-#undef PAT_OP_N
+CONTEXT_STORES_PAIR(set_bit, set_bit_X, __set_bit, __set_bit_X, , )
 /* set_bit's op without the lock prefix (same byte, same immediate): the
  * lock-prefix-only control of set_bit under every pattern. */
-#define PAT_OP_N(x) arch_or_byte_nl(x, BIT_IMM);
-BIT_KERNELS(__or_byte, N, , )
-PATTERN_ONE(__or_byte, N, 0, , , NULL, NULL)
-#undef PAT_OP_A
-#undef PAT_OP_N
+#define __or_byte_X(x) arch_or_byte_nl(x, BIT_IMM);
+PROBE_KERNELS_AT(__or_byte, __or_byte_X, , )
+PATTERN_ONE(__or_byte, __or_byte_X, 0, , , NULL, NULL)
 #if ARCH_HAS_DS_PREFIX
-#define PAT_OP_A(x) arch_set_bit_imm_ds(x, BIT_IMM);
-BIT_KERNELS(set_bit_ds, A, , )
-#undef PAT_OP_A
+#define set_bit_ds_X(x) arch_set_bit_imm_ds(x, BIT_IMM);
+PROBE_KERNELS_AT(set_bit_ds, set_bit_ds_X, , )
 #endif
-#define PAT_OP_A(x) arch_set_bit_var(nr, x);
-#define PAT_OP_N(x) arch_set_bit_var_nl(nr, x);
+#define set_bit_var_X(x) arch_set_bit_var(nr, x);
+#define __set_bit_var_X(x) arch_set_bit_var_nl(nr, x);
 BIT_PAIR(set_bit_var, __set_bit_var, NR_DECL, PAT_NR_DECL, )
-CONTEXT_STORES_PAIR(set_bit_var, __set_bit_var, PAT_NR_DECL, )
-#undef PAT_OP_A
-#undef PAT_OP_N
-#define PAT_OP_A(x) arch_or_word(x, m);
-#define PAT_OP_N(x) arch_or_word_nl(x, m);
+CONTEXT_STORES_PAIR(set_bit_var, set_bit_var_X, __set_bit_var, __set_bit_var_X, PAT_NR_DECL, )
+#define or_word_X(x) arch_or_word(x, m);
+#define __or_word_X(x) arch_or_word_nl(x, m);
 BIT_PAIR(or_word, __or_word, MASK_DECL, PAT_MASK_DECL, )
-#undef PAT_OP_A
-#undef PAT_OP_N
-#define PAT_OP_A(x) arch_clear_bit_imm(x, BIT_IMM);
-#define PAT_OP_N(x) arch___clear_bit_imm(x, BIT_NR);
+#define clear_bit_X(x) arch_clear_bit_imm(x, BIT_IMM);
+#define __clear_bit_X(x) arch___clear_bit_imm(x, BIT_NR);
 BIT_PAIR(clear_bit, __clear_bit, , , )
-#undef PAT_OP_A
-#undef PAT_OP_N
-#define PAT_OP_A(x) arch_change_bit_imm(x, BIT_IMM);
-#define PAT_OP_N(x) arch___change_bit_imm(x, BIT_NR);
+#define change_bit_X(x) arch_change_bit_imm(x, BIT_IMM);
+#define __change_bit_X(x) arch___change_bit_imm(x, BIT_NR);
 BIT_PAIR(change_bit, __change_bit, , , )
-#undef PAT_OP_A
-#undef PAT_OP_N
-#define PAT_OP_A(x) arch_clear_bit_var(nr, x);
-#define PAT_OP_N(x) arch_clear_bit_var_nl(nr, x);
+#define clear_bit_var_X(x) arch_clear_bit_var(nr, x);
+#define __clear_bit_var_X(x) arch_clear_bit_var_nl(nr, x);
 BIT_PAIR(clear_bit_var, __clear_bit_var, NR_DECL, PAT_NR_DECL, )
-#undef PAT_OP_A
-#undef PAT_OP_N
-#define PAT_OP_A(x) acc += arch_test_and_set_bit(nr, x); PROBE_LAUNDER(acc);
-#define PAT_OP_N(x) acc += arch_test_and_set_bit_nl(nr, x); PROBE_LAUNDER(acc);
+#define test_and_set_bit_X(x) acc += arch_test_and_set_bit(nr, x); PROBE_LAUNDER(acc);
+#define __test_and_set_bit_X(x) acc += arch_test_and_set_bit_nl(nr, x); PROBE_LAUNDER(acc);
 BIT_PAIR(test_and_set_bit, __test_and_set_bit, TSB_DECL, PAT_TSB_DECL, PROBE_SINK(acc))
-CONTEXT_STORES_PAIR(test_and_set_bit, __test_and_set_bit, PAT_TSB_DECL, PROBE_SINK(acc))
-#undef PAT_OP_A
-#undef PAT_OP_N
+CONTEXT_STORES_PAIR(test_and_set_bit, test_and_set_bit_X, __test_and_set_bit,
+		    __test_and_set_bit_X, PAT_TSB_DECL, PROBE_SINK(acc))
 
 /* Variable-nr kernels read their bit number from scratch. */
 static int setup_nr(struct probe_ctx *ctx)

@@ -180,49 +180,48 @@ static int verify_cmpxchg128_local(void) { return verify_cx16(arch_cmpxchg128_nl
  * same reason. xchg and inc would change the pointer: they run on word 1. */
 #define PAT_ACC_DECL uint64_t acc = 0
 #define PAT_ZERO_DECL uint64_t z = 0; PROBE_LAUNDER(z); uint64_t acc = 0
-#define PAT_OP_A(x) { char *a_ = (x); uint64_t o_ = arch_load(a_); acc += arch_cmpxchg(a_, o_, o_); PROBE_LAUNDER(acc); }
-#define PAT_OP_N(x) { char *a_ = (x); uint64_t o_ = arch_load(a_); acc += arch_cmpxchg_nl(a_, o_, o_); PROBE_LAUNDER(acc); }
-PATTERN_PAIR(cmpxchg, cmpxchg_local, 0, PAT_ACC_DECL, PROBE_SINK(acc))
-CONTEXT_STORES_PAIR(cmpxchg, cmpxchg_local, PAT_ACC_DECL, PROBE_SINK(acc))
-#undef PAT_OP_A
-#undef PAT_OP_N
-#define PAT_OP_A(x) { char *a_ = (x); uint64_t o_ = arch_load(a_); acc += arch_try_cmpxchg(a_, &o_, o_); PROBE_LAUNDER(acc); }
-#define PAT_OP_N(x) { char *a_ = (x); uint64_t o_ = arch_load(a_); acc += arch_try_cmpxchg_nl(a_, &o_, o_); PROBE_LAUNDER(acc); }
-PATTERN_PAIR(try_cmpxchg, try_cmpxchg_local, 0, PAT_ACC_DECL, PROBE_SINK(acc))
-#undef PAT_OP_A
-#undef PAT_OP_N
-#define PAT_OP_A(x) acc += arch_xadd(x, z); PROBE_LAUNDER(acc);
-#define PAT_OP_N(x) acc += arch_xadd_nl(x, z); PROBE_LAUNDER(acc);
-PATTERN_PAIR(atomic_add_return, xadd_local, 0, PAT_ZERO_DECL, PROBE_SINK(acc))
-#undef PAT_OP_A
-#undef PAT_OP_N
-#define PAT_OP_A(x) arch_inc(x);
-#define PAT_OP_N(x) arch_inc_nl(x);
-PATTERN_PAIR(atomic_inc, local_inc, 1, , )
-CONTEXT_STORES_PAIR(atomic_inc, local_inc, , )
-#undef PAT_OP_A
-#undef PAT_OP_N
+/* cx(x, old, old) after old = READ_ONCE(*x); o is old or &old */
+#define CX_READ_X(x, cx, o)							\
+	{ char *a_ = (x); uint64_t o_ = arch_load(a_); acc += cx(a_, o, o_); PROBE_LAUNDER(acc); }
+#define cmpxchg_X(x) CX_READ_X(x, arch_cmpxchg, o_)
+#define cmpxchg_local_X(x) CX_READ_X(x, arch_cmpxchg_nl, o_)
+PATTERN_PAIR(cmpxchg, cmpxchg_X, cmpxchg_local, cmpxchg_local_X, 0, PAT_ACC_DECL, PROBE_SINK(acc))
+CONTEXT_STORES_PAIR(cmpxchg, cmpxchg_X, cmpxchg_local, cmpxchg_local_X, PAT_ACC_DECL,
+		    PROBE_SINK(acc))
+#define try_cmpxchg_X(x) CX_READ_X(x, arch_try_cmpxchg, &o_)
+#define try_cmpxchg_local_X(x) CX_READ_X(x, arch_try_cmpxchg_nl, &o_)
+PATTERN_PAIR(try_cmpxchg, try_cmpxchg_X, try_cmpxchg_local, try_cmpxchg_local_X, 0, PAT_ACC_DECL,
+	     PROBE_SINK(acc))
+#define atomic_add_return_X(x) acc += arch_xadd(x, z); PROBE_LAUNDER(acc);
+#define xadd_local_X(x) acc += arch_xadd_nl(x, z); PROBE_LAUNDER(acc);
+PATTERN_PAIR(atomic_add_return, atomic_add_return_X, xadd_local, xadd_local_X, 0, PAT_ZERO_DECL,
+	     PROBE_SINK(acc))
+#define atomic_inc_X(x) arch_inc(x);
+#define local_inc_X(x) arch_inc_nl(x);
+PATTERN_PAIR(atomic_inc, atomic_inc_X, local_inc, local_inc_X, 1, , )
+CONTEXT_STORES_PAIR(atomic_inc, atomic_inc_X, local_inc, local_inc_X, , )
 #define PAT_XCH_DECL uint64_t v = ctx->scratch
-#define PAT_OP_A(x) v = arch_xchg(x, v);
-#define PAT_OP_N(x) v = arch_xchg_nl(x, v);
-PATTERN_PAIR(xchg, __xchg, 1, PAT_XCH_DECL, PROBE_SINK(v))
-CONTEXT_STORES_PAIR(xchg, __xchg, PAT_XCH_DECL, PROBE_SINK(v))
-#undef PAT_OP_A
-#undef PAT_OP_N
+#define xchg_X(x) v = arch_xchg(x, v);
+#define __xchg_X(x) v = arch_xchg_nl(x, v);
+PATTERN_PAIR(xchg, xchg_X, __xchg, __xchg_X, 1, PAT_XCH_DECL, PROBE_SINK(v))
+CONTEXT_STORES_PAIR(xchg, xchg_X, __xchg, __xchg_X, PAT_XCH_DECL, PROBE_SINK(v))
 
 /* The fast-path menu's context for the two without pattern kernels: the
  * op on its own hot lines (pattern-kernels.h), expected and new values from
  * a laundered zero, so no op waits for the previous one's result. */
 #define PAT_ZACC_DECL uint64_t z = 0; PROBE_LAUNDER(z); uint64_t acc = 0
 #if ARCH_HAS_SEG_PERCPU
-#define CTX_OP(i) acc += arch_percpu_cmpxchg_disp(off, ((i) % TPUT_LINES) * CACHE_LINE_BYTES, z, z); PROBE_LAUNDER(acc);
-PATTERN_CONTEXT(this_cpu_cmpxchg, PAT_ZACC_DECL; uintptr_t off = arch_percpu_offset(pcpu_area), PROBE_SINK(acc))
-#undef CTX_OP
+#define this_cpu_cmpxchg_CTX(i)							\
+	acc += arch_percpu_cmpxchg_disp(off, ((i) % TPUT_LINES) * CACHE_LINE_BYTES, z, z); \
+	PROBE_LAUNDER(acc);
+PATTERN_CONTEXT(this_cpu_cmpxchg, this_cpu_cmpxchg_CTX,
+		PAT_ZACC_DECL; uintptr_t off = arch_percpu_offset(pcpu_area), PROBE_SINK(acc))
 #endif
 #if ARCH_HAS_CMPXCHG128
-#define CTX_OP(i) { uint64_t o_[2] = { z, z }; acc += arch_cmpxchg128(PAT_HOT_ADDR(p, i), o_, z, z); PROBE_LAUNDER(acc); }
-PATTERN_CONTEXT(cmpxchg128, PAT_ZACC_DECL, PROBE_SINK(acc))
-#undef CTX_OP
+#define cmpxchg128_CTX(i)							\
+	{ uint64_t o_[2] = { z, z }; acc += arch_cmpxchg128(PAT_HOT_ADDR(p, i), o_, z, z); \
+	  PROBE_LAUNDER(acc); }
+PATTERN_CONTEXT(cmpxchg128, cmpxchg128_CTX, PAT_ZACC_DECL, PROBE_SINK(acc))
 #endif
 
 /* A descriptor with its kernels, pattern kernels and verify named by id;

@@ -345,14 +345,13 @@ static void lk_ctx_spin_init(char *p)
 	for (int i = 0; i < TPUT_LINES; i++)
 		pthread_spin_init((pthread_spinlock_t *)PAT_HOT_ADDR(p, i), PTHREAD_PROCESS_PRIVATE);
 }
-#define CTX_OP(i) lkop_(PAT_HOT_ADDR(p, i), cs_, out_);
-PATTERN_CONTEXT(spin_lock, LK_OP_DECL(spin_lock), )
-PATTERN_CONTEXT(ticket_lock, LK_OP_DECL(ticket_lock), )
-PATTERN_CONTEXT(bit_spin_lock, LK_OP_DECL(bit_spin_lock), )
-PATTERN_CONTEXT(pthread_mutex, LK_OP_DECL(pthread_mutex), )
-PATTERN_CONTEXT(pthread_spin, LK_OP_DECL(pthread_spin); lk_ctx_spin_init(p), )
-PATTERN_CONTEXT(preempt_disable, LK_OP_DECL(preempt_disable), )
-#undef CTX_OP
+#define LK_HOT_OP(i) lkop_(PAT_HOT_ADDR(p, i), cs_, out_);
+PATTERN_CONTEXT(spin_lock, LK_HOT_OP, LK_OP_DECL(spin_lock), )
+PATTERN_CONTEXT(ticket_lock, LK_HOT_OP, LK_OP_DECL(ticket_lock), )
+PATTERN_CONTEXT(bit_spin_lock, LK_HOT_OP, LK_OP_DECL(bit_spin_lock), )
+PATTERN_CONTEXT(pthread_mutex, LK_HOT_OP, LK_OP_DECL(pthread_mutex), )
+PATTERN_CONTEXT(pthread_spin, LK_HOT_OP, LK_OP_DECL(pthread_spin); lk_ctx_spin_init(p), )
+PATTERN_CONTEXT(preempt_disable, LK_HOT_OP, LK_OP_DECL(preempt_disable), )
 
 /* ---- exclusion harness ------------------------------------------------- */
 

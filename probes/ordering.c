@@ -31,7 +31,6 @@
 #define ORD_L(i) arch_store(PAT_HOT_ADDR(p, i) + CACHE_LINE_BYTES, 0);		\
 	bar_(); q = (char *)arch_load(q);
 #define ORD_T(i) bar_();
-#define CTX_OP(i) bar_();
 #define ORD_BAR_DECL(bar) void (*const bar_)(void) = bar
 
 /* The latency chain: word 0 points to itself; the stores go to lines 1..32. */
@@ -44,7 +43,7 @@ static int setup_self(struct probe_ctx *ctx)
 #define ORD_PROBE(id, bar, twin_, insn_, macro, desc_, ...)			\
 	PROBE_KERNEL(k_##id##_lat, ORD_BAR_DECL(bar); char *q = p, ORD_L, PROBE_SINK(q))	\
 	PROBE_KERNEL(k_##id##_tput, ORD_BAR_DECL(bar), ORD_T, )			\
-	PATTERN_CONTEXT(id, ORD_BAR_DECL(bar), )				\
+	PATTERN_CONTEXT(id, ORD_T, ORD_BAR_DECL(bar), )				\
 	const struct probe probe_##id = {					\
 		.name = #id, .twin = twin_, .family = "ordering",		\
 		.atomicity = ATOMICITY_BASELINE, .insn = insn_,			\
@@ -68,60 +67,39 @@ ORD_PROBE(smp_mb__before_atomic, arch_smp_mb__before_atomic, "smp_mb", ARCH_INSN
 	  "__smp_mb__before_atomic", "orders before an unordered atomic RMW")
 ORD_PROBE(smp_mb__after_atomic, arch_smp_mb__after_atomic, "smp_mb", ARCH_INSN_MB_AROUND_ATOMIC,
 	  "__smp_mb__after_atomic", "orders after an unordered atomic RMW")
-#undef CTX_OP
 
 /* ---- combinations: the op (and its barrier) at an address --------------
  * Latency: every op on one word (CHAIN_MEMORY); throughput: the sweep. */
-#define ORD_PAIR_KERNELS(id, decls, tail)					\
-	PROBE_KERNEL(k_##id##_lat, decls, id##_L, tail)				\
-	PROBE_KERNEL_TPUT(k_##id##_tput, decls, id##_T, tail)
 #define set_bit_mb_after_atomic_X(x) arch_set_bit_imm(x, BIT_IMM); arch_smp_mb__after_atomic();
 #define __set_bit_smp_mb_X(x) arch___set_bit_imm(x, BIT_NR); arch_smp_mb();
 #define clear_bit_unlock_X(x) arch_clear_bit_unlock(x, BIT_IMM);
 #define __clear_bit_unlock_X(x) arch___clear_bit_unlock(x, BIT_NR);
-#define TSBL_X(x) acc += arch_test_and_set_bit_lock(nr, x); PROBE_LAUNDER(acc);
-#define set_bit_mb_after_atomic_L(i) set_bit_mb_after_atomic_X(p)
-#define set_bit_mb_after_atomic_T(i) set_bit_mb_after_atomic_X(TPUT_ADDR(p, i))
-#define __set_bit_smp_mb_L(i) __set_bit_smp_mb_X(p)
-#define __set_bit_smp_mb_T(i) __set_bit_smp_mb_X(TPUT_ADDR(p, i))
-#define clear_bit_unlock_L(i) clear_bit_unlock_X(p)
-#define clear_bit_unlock_T(i) clear_bit_unlock_X(TPUT_ADDR(p, i))
-#define __clear_bit_unlock_L(i) __clear_bit_unlock_X(p)
-#define __clear_bit_unlock_T(i) __clear_bit_unlock_X(TPUT_ADDR(p, i))
-#define test_and_set_bit_lock_L(i) TSBL_X(p)
-#define test_and_set_bit_lock_T(i) TSBL_X(TPUT_ADDR(p, i))
-ORD_PAIR_KERNELS(set_bit_mb_after_atomic, , )
-ORD_PAIR_KERNELS(__set_bit_smp_mb, , )
-ORD_PAIR_KERNELS(clear_bit_unlock, , )
-ORD_PAIR_KERNELS(__clear_bit_unlock, , )
+#define test_and_set_bit_lock_X(x) acc += arch_test_and_set_bit_lock(nr, x); PROBE_LAUNDER(acc);
+PROBE_KERNELS_AT(set_bit_mb_after_atomic, set_bit_mb_after_atomic_X, , )
+PROBE_KERNELS_AT(__set_bit_smp_mb, __set_bit_smp_mb_X, , )
+PROBE_KERNELS_AT(clear_bit_unlock, clear_bit_unlock_X, , )
+PROBE_KERNELS_AT(__clear_bit_unlock, __clear_bit_unlock_X, , )
 /* the bit number in a register, as the bitops probes and a lock word's caller */
-ORD_PAIR_KERNELS(test_and_set_bit_lock, uint64_t acc = 0; uint64_t nr = BIT_NR; PROBE_LAUNDER(nr),
-		 PROBE_SINK(acc))
+PROBE_KERNELS_AT(test_and_set_bit_lock, test_and_set_bit_lock_X,
+		 uint64_t acc = 0; uint64_t nr = BIT_NR; PROBE_LAUNDER(nr), PROBE_SINK(acc))
 
-#define PAT_OP_A(x) set_bit_mb_after_atomic_X(x)
-#define PAT_OP_N(x) __set_bit_smp_mb_X(x)
-CONTEXT_STORES_PAIR(set_bit_mb_after_atomic, __set_bit_smp_mb, , )
-#undef PAT_OP_A
-#undef PAT_OP_N
+CONTEXT_STORES_PAIR(set_bit_mb_after_atomic, set_bit_mb_after_atomic_X,
+		    __set_bit_smp_mb, __set_bit_smp_mb_X, , )
 /* The menu's unlock and ordered-publish options in context (their walk,
  * loads and stores kernels: PATTERN_CONTEXT), each on its own hot lines. */
-#define CTX_OP(i) clear_bit_unlock_X(PAT_HOT_ADDR(p, i))
-PATTERN_CONTEXT(clear_bit_unlock, , )
-#undef CTX_OP
-#define CTX_OP(i) __clear_bit_unlock_X(PAT_HOT_ADDR(p, i))
-PATTERN_CONTEXT(__clear_bit_unlock, , )
-#undef CTX_OP
+#define clear_bit_unlock_CTX(i) clear_bit_unlock_X(PAT_HOT_ADDR(p, i))
+PATTERN_CONTEXT(clear_bit_unlock, clear_bit_unlock_CTX, , )
+#define __clear_bit_unlock_CTX(i) __clear_bit_unlock_X(PAT_HOT_ADDR(p, i))
+PATTERN_CONTEXT(__clear_bit_unlock, __clear_bit_unlock_CTX, , )
 
 /* smp_store_mb's generic form, a store then smp_mb(), against xchg (what
  * x86's __smp_store_mb is): stores form no chain, so throughput only. */
 #define store_smp_mb_T(i) arch_store(TPUT_ADDR(p, i), v); arch_smp_mb();
 PROBE_KERNEL_TPUT(k_store_smp_mb_tput, uint64_t v = ctx->scratch, store_smp_mb_T, )
-#define CTX_OP(i) arch_store(PAT_HOT_ADDR(p, i), 0); arch_smp_mb();
-PATTERN_CONTEXT(store_smp_mb, , )
-#undef CTX_OP
-#define CTX_OP(i) arch_smp_store_release(PAT_HOT_ADDR(p, i), 0);
-PATTERN_CONTEXT(smp_store_release, , )
-#undef CTX_OP
+#define store_smp_mb_CTX(i) arch_store(PAT_HOT_ADDR(p, i), 0); arch_smp_mb();
+PATTERN_CONTEXT(store_smp_mb, store_smp_mb_CTX, , )
+#define smp_store_release_CTX(i) arch_smp_store_release(PAT_HOT_ADDR(p, i), 0);
+PATTERN_CONTEXT(smp_store_release, smp_store_release_CTX, , )
 /* Release stores and acquire loads in the templates of `store` and
  * `load_chase`'s throughput form, their twins. */
 #define store_release_T(i) arch_smp_store_release(TPUT_ADDR(p, i), v);
@@ -135,11 +113,9 @@ PROBE_KERNEL_TPUT(k_smp_load_acquire_tput, , load_acquire_T, )
  * inlines. */
 #if ARCH_HAS_LSE
 #define LSE_DECL(fn) uint64_t acc = 0; uint64_t (*const lse_)(volatile void *, uint64_t) = fn
-#define LSE_L(i) acc += lse_(p, BIT_IMM); PROBE_LAUNDER(acc);
-#define LSE_T(i) acc += lse_(TPUT_ADDR(p, i), BIT_IMM); PROBE_LAUNDER(acc);
+#define LSE_X(x) acc += lse_(x, BIT_IMM); PROBE_LAUNDER(acc);
 #define LSE_KERNELS(id, fn)							\
-	PROBE_KERNEL(k_##id##_lat, LSE_DECL(fn), LSE_L, PROBE_SINK(acc))	\
-	PROBE_KERNEL_TPUT(k_##id##_tput, LSE_DECL(fn), LSE_T, PROBE_SINK(acc))	\
+	PROBE_KERNELS_AT(id, LSE_X, LSE_DECL(fn), PROBE_SINK(acc))		\
 	static int verify_##id(void)						\
 	{									\
 		uint64_t w = 0x10;						\

@@ -2,11 +2,12 @@
 /* pattern-kernels.h - the timed loops of the access patterns (src/pattern.c),
  * generated from one "op at an address" per probe.
  *
- * A family file defines PAT_OP_A(x) (the atomic probe's op on the line at x,
- * a statement ending in ';') and PAT_OP_N(x) (its twin's), then invokes
- * PATTERN_PAIR(atomic_id, twin_id, W, decls, tail); a third probe that
- * shares the pair's atomic op (a lock-prefix-only control) takes
- * PATTERN_ONE(id, N, W, decls, tail, NULL, NULL) with its op as PAT_OP_N.
+ * A probe's op is a macro X(x): the op on the line at x, a statement ending in
+ * ';' (by convention <id>_X, defined where the probe is). A family invokes
+ * PATTERN_PAIR(atomic_id, atomic_X, twin_id, twin_X, W, decls, tail); a third
+ * probe that shares the pair's atomic op (a lock-prefix-only control) takes
+ * PATTERN_ONE(id, X, W, decls, tail, NULL, NULL). The generated loops get X
+ * as an argument of their step (OPS64_X, probe.h).
  * That gives each probe a `static const struct probe_pattern pat_<id>` with:
  *   chase_w1  latency, the row named by the pattern ("dep", "l2", ...): op
  *             on word 1 of the line, then next = *line, the bare walk's own
@@ -24,9 +25,9 @@
  *             misses overlap, and the links stay as the walks need them.
  *   overlap   miss-overlap: an independent load of the next walk line, then
  *             the op on one of the TPUT_LINES hot lines.
- *   mix[]     mix=K/M, shared by the pair: op i of each 64 is PAT_OP_A when
- *             bit i of ctx->mix_mask is set, else PAT_OP_N, on the hot lines
- *             (latency: one word; throughput: TPUT_LINES lines).
+ *   mix[]     mix=K/M, shared by the pair: op i of each 64 is the atomic
+ *             op when bit i of ctx->mix_mask is set, else the twin's, on the
+ *             hot lines (latency: one word; throughput: TPUT_LINES lines).
  * Every loop is OPS64-unrolled and the same for both probes of a pair but
  * for the op (`ninja disasm`; tests/test-pattern.sh checks it).
  */
@@ -49,27 +50,24 @@
 #define PAT_FOLLOW(q) q = (char *)arch_load(q);
 #define PAT_NEXT(q) q = (char *)(arch_load(q) & PAT_LINE_MASK);
 
-#define PAT_CH0_A(i) PAT_OP_A(q) PAT_NEXT(q)
-#define PAT_CH0_N(i) PAT_OP_N(q) PAT_NEXT(q)
-#define PAT_CH1_A(i) PAT_OP_A(q + 8) PAT_FOLLOW(q)
-#define PAT_CH1_N(i) PAT_OP_N(q + 8) PAT_FOLLOW(q)
-#define PAT_CHP(i) PAT_FOLLOW(q)
-#define PAT_IX1_A(i) PAT_OP_A(PAT_AT(b, w, i) + 8)
-#define PAT_IX1_N(i) PAT_OP_N(PAT_AT(b, w, i) + 8)
-#define PAT_IXP(i) (void)arch_load(PAT_AT(b, w, i));
-#define PAT_OV_A(i) (void)arch_load(PAT_AT(b, w, i)); PAT_OP_A(PAT_HOT_ADDR(p, i))
-#define PAT_OV_N(i) (void)arch_load(PAT_AT(b, w, i)); PAT_OP_N(PAT_HOT_ADDR(p, i))
-#define PAT_MXL(i) if (mm & (1ull << (i))) { PAT_OP_A(p) } else { PAT_OP_N(p) }
-#define PAT_MXT(i) if (mm & (1ull << (i))) { PAT_OP_A(PAT_HOT_ADDR(p, i)) } else { PAT_OP_N(PAT_HOT_ADDR(p, i)) }
+#define PAT_CH0(i, X) X(q) PAT_NEXT(q)
+#define PAT_CH1(i, X) X(q + 8) PAT_FOLLOW(q)
+#define PAT_CHP(i, X) PAT_FOLLOW(q)
+#define PAT_IX1(i, X) X(PAT_AT(b, w, i) + 8)
+#define PAT_IXP(i, X) (void)arch_load(PAT_AT(b, w, i));
+#define PAT_OV(i, X) (void)arch_load(PAT_AT(b, w, i)); X(PAT_HOT_ADDR(p, i))
+#define PAT_MXL(i, A, N) if (mm & (1ull << (i))) { A(p) } else { N(p) }
+#define PAT_MXT(i, A, N)							\
+	if (mm & (1ull << (i))) { A(PAT_HOT_ADDR(p, i)) } else { N(PAT_HOT_ADDR(p, i)) }
 
 /* A chase: the cursor is kept in ctx between calls. */
-#define PAT_CHASE_KERNEL(fn, step, decls, tail)					\
+#define PAT_CHASE_KERNEL(fn, decls, tail, step, ...)				\
 	static __attribute__((noinline)) void fn(struct probe_ctx *ctx, uint64_t iters) \
 	{									\
 		char *q = ctx->pat_cursor;					\
 		decls;								\
 		for (uint64_t it_ = 0; it_ < iters; it_++) {			\
-			OPS64(step)						\
+			OPS64_X(step, __VA_ARGS__)				\
 		}								\
 		ctx->pat_cursor = q;						\
 		tail;								\
@@ -77,7 +75,7 @@
 
 /* A walk of the index sequence (64 entries per iteration, wrapping), with
  * the hot lines at p for the overlap form. The position is kept in ctx. */
-#define PAT_INDEX_KERNEL(fn, step, decls, tail)					\
+#define PAT_INDEX_KERNEL(fn, decls, tail, step, ...)				\
 	static __attribute__((noinline)) void fn(struct probe_ctx *ctx, uint64_t iters) \
 	{									\
 		char *b = ctx->pat_base, *p = ctx->mem;				\
@@ -86,7 +84,7 @@
 		decls;								\
 		for (uint64_t it_ = 0; it_ < iters; it_++) {			\
 			PROBE_LAUNDER(p);					\
-			OPS64(step)						\
+			OPS64_X(step, __VA_ARGS__)				\
 			w += UNROLL;						\
 			if (w == wend)						\
 				w = w0;						\
@@ -97,7 +95,7 @@
 		(void)p;							\
 	}
 
-#define PAT_MIX_KERNEL(fn, step, decls, tail)					\
+#define PAT_MIX_KERNEL(fn, decls, tail, step, ...)				\
 	static __attribute__((noinline)) void fn(struct probe_ctx *ctx, uint64_t iters) \
 	{									\
 		char *p = ctx->mem;						\
@@ -106,7 +104,7 @@
 		for (uint64_t it_ = 0; it_ < iters; it_++) {			\
 			PROBE_LAUNDER(p);					\
 			PROBE_LAUNDER(mm);	/* else gcc hoists 64 masked copies to the stack */ \
-			OPS64(step)						\
+			OPS64_X(step, __VA_ARGS__)				\
 		}								\
 		tail;								\
 	}
@@ -116,13 +114,13 @@
 #define PAT_IF0_0(x) x
 #define PAT_IF0_1(x)
 
-/* The kernels of one probe: S = A or N picks its op (PAT_OP_A, PAT_OP_N),
- * W as for PATTERN_PAIR, and the mix kernels it offers (NULL, NULL: none). */
-#define PATTERN_ONE(id, S, W, decls, tail, mixlat, mixtput)			\
-	PAT_IF0_##W(PAT_CHASE_KERNEL(kp_##id##_chase, PAT_CH0_##S, decls, tail)) \
-	PAT_CHASE_KERNEL(kp_##id##_chase_w1, PAT_CH1_##S, decls, tail)		\
-	PAT_INDEX_KERNEL(kp_##id##_indexed, PAT_IX1_##S, decls, tail)		\
-	PAT_INDEX_KERNEL(kp_##id##_overlap, PAT_OV_##S, decls, tail)		\
+/* The kernels of one probe from its op X(x), W as for PATTERN_PAIR, and
+ * the mix kernels it offers (NULL, NULL: none). */
+#define PATTERN_ONE(id, X, W, decls, tail, mixlat, mixtput)			\
+	PAT_IF0_##W(PAT_CHASE_KERNEL(kp_##id##_chase, decls, tail, PAT_CH0, X))	\
+	PAT_CHASE_KERNEL(kp_##id##_chase_w1, decls, tail, PAT_CH1, X)		\
+	PAT_INDEX_KERNEL(kp_##id##_indexed, decls, tail, PAT_IX1, X)		\
+	PAT_INDEX_KERNEL(kp_##id##_overlap, decls, tail, PAT_OV, X)		\
 	static const struct probe_pattern pat_##id = {				\
 		.chase = PAT_SEL_##W(kp_##id##_chase, NULL),			\
 		.chase_w1 = kp_##id##_chase_w1,					\
@@ -135,18 +133,18 @@
  * the first word (or write back what they read), so they may run on the
  * pointer word; W = 1: they would break the chain there, so they run on
  * word 1 only and offer no `chase` (PATTERN+ptr) form. */
-#define PATTERN_PAIR(ida, idn, W, decls, tail)					\
-	PAT_MIX_KERNEL(km_##ida##_lat, PAT_MXL, decls, tail)			\
-	PAT_MIX_KERNEL(km_##ida##_tput, PAT_MXT, decls, tail)			\
-	PATTERN_ONE(ida, A, W, decls, tail, km_##ida##_lat, km_##ida##_tput)	\
-	PATTERN_ONE(idn, N, W, decls, tail, km_##ida##_lat, km_##ida##_tput)
+#define PATTERN_PAIR(ida, xa, idn, xn, W, decls, tail)				\
+	PAT_MIX_KERNEL(km_##ida##_lat, decls, tail, PAT_MXL, xa, xn)		\
+	PAT_MIX_KERNEL(km_##ida##_tput, decls, tail, PAT_MXT, xa, xn)		\
+	PATTERN_ONE(ida, xa, W, decls, tail, km_##ida##_lat, km_##ida##_tput)	\
+	PATTERN_ONE(idn, xn, W, decls, tail, km_##ida##_lat, km_##ida##_tput)
 
 /* The plain chase and independent loads (load_chase): the baseline each
  * pattern's op cost is read against. The bare walk is the PATTERN rows'
  * step without the op (chase_w1); it has no pointer-word form. */
 #define PATTERN_PLAIN(id)							\
-	PAT_CHASE_KERNEL(kp_##id##_chase, PAT_CHP, , )				\
-	PAT_INDEX_KERNEL(kp_##id##_indexed, PAT_IXP, , )			\
+	PAT_CHASE_KERNEL(kp_##id##_chase, , , PAT_CHP, )			\
+	PAT_INDEX_KERNEL(kp_##id##_indexed, , , PAT_IXP, )			\
 	static const struct probe_pattern pat_##id = {				\
 		.chase_w1 = kp_##id##_chase,					\
 		.indexed = kp_##id##_indexed,					\
@@ -155,16 +153,15 @@
 
 /* ---- the fast-path menu's context forms (src/model/card.c) --------------
  * What an op adds to a stream of independent work, for the probes a menu
- * need lists. The family defines CTX_OP(i): the op on its own i-th hot
- * line (PAT_HOT_ADDR(p, i), p = ctx->mem; or a per-CPU displacement), so
- * no op waits for the previous one through memory; then invokes
- *   PATTERN_CONTEXT(id, decls, tail)  the kernels below, and `pat_<id>`
+ * need lists. The op is a macro OP(i): the op on its own i-th hot line
+ * (PAT_HOT_ADDR(p, i), p = ctx->mem; or a per-CPU displacement), so no op
+ * waits for the previous one through memory. A family invokes
+ *   PATTERN_CONTEXT(id, OP, decls, tail)  the kernels below, and `pat_<id>`
  *       with the walk as its PATTERN row (chase_w1), for probes without
  *       pattern kernels (locks, per-CPU ops);
- *   CONTEXT_STORES(id, decls, tail)   the stores kernel alone;
- *   CONTEXT_STORES_PAIR(ida, idn, decls, tail)  after PATTERN_PAIR: both
- *       probes' stores kernels from PAT_OP_A and PAT_OP_N on the hot lines
- *       (their PATTERN rows already put the op in the walk).
+ *   CONTEXT_STORES_PAIR(ida, xa, idn, xn, decls, tail)  after PATTERN_PAIR:
+ *       both probes' stores kernels from their ops at an address, xa(x) and
+ *       xn(x), on the hot lines (their PATTERN rows put the op in the walk).
  *   kc_<id>_walk    latency: one step of the pattern's pointer walk (next =
  *                   *line), then the op: its cost over the bare walk is the
  *                   row's extra.over_chase_cycles (pattern.c).
@@ -182,15 +179,16 @@
  * register. p and s_ are laundered every step: else gcc keeps the lines'
  * addresses across the lock calls by spilling them to the stack. */
 #define CTX_ST_(i, k) arch_store(PAT_HOT_ADDR(s_, i) + 8 * (k), 0);
-#define CTX_STEP_0(i) PROBE_LAUNDER(p); PROBE_LAUNDER(s_);			\
+#define CTX_STEP_0(i, OP) PROBE_LAUNDER(p); PROBE_LAUNDER(s_);			\
 	CTX_ST_(i, 0) CTX_ST_(i, 1) CTX_ST_(i, 2) CTX_ST_(i, 3)
-#define CTX_STEP_S(i) CTX_STEP_0(i) CTX_OP(i)
-#define CTX_STEP_W(i) PROBE_LAUNDER(p); PAT_FOLLOW(q) CTX_OP(i)
-#define CTX_STEP_L(i) PROBE_LAUNDER(p); (void)arch_load(PAT_AT(b, w, i)); CTX_OP(i)
+#define CTX_STEP_S(i, OP) CTX_STEP_0(i, ) OP(i)
+#define CTX_STEP_SX(i, X) CTX_STEP_0(i, ) X(PAT_HOT_ADDR(p, i))
+#define CTX_STEP_W(i, OP) PROBE_LAUNDER(p); PAT_FOLLOW(q) OP(i)
+#define CTX_STEP_L(i, OP) PROBE_LAUNDER(p); (void)arch_load(PAT_AT(b, w, i)); OP(i)
 /* flatten: gcc would otherwise call an outlined copy of a large inline op
  * (an rseq section) from some of the 64 steps, and spill around the calls */
 #define CTX_FLAT_(fn) static void fn(struct probe_ctx *ctx, uint64_t iters) __attribute__((flatten));
-#define CTX_KERNEL_(fn, step, decls, tail)					\
+#define CTX_KERNEL_(fn, decls, tail, step, ...)					\
 	CTX_FLAT_(fn)								\
 	static __attribute__((noinline)) void fn(struct probe_ctx *ctx, uint64_t iters) \
 	{									\
@@ -199,27 +197,24 @@
 		decls;								\
 		for (uint64_t it_ = 0; it_ < iters; it_++) {			\
 			PROBE_LAUNDER(p);					\
-			OPS64(step)						\
+			OPS64_X(step, __VA_ARGS__)				\
 		}								\
 		ctx->pat_cursor = q;						\
 		tail;								\
 		(void)p;							\
 		(void)s_;							\
 	}
-#define CTX_STEP_SA(i) CTX_STEP_0(i) PAT_OP_A(PAT_HOT_ADDR(p, i))
-#define CTX_STEP_SN(i) CTX_STEP_0(i) PAT_OP_N(PAT_HOT_ADDR(p, i))
-#define CONTEXT_STORES(id, decls, tail) CTX_KERNEL_(kc_##id##_stores, CTX_STEP_S, decls, tail)
-#define CONTEXT_STORES_PAIR(ida, idn, decls, tail)				\
-	CTX_KERNEL_(kc_##ida##_stores, CTX_STEP_SA, decls, tail)		\
-	CTX_KERNEL_(kc_##idn##_stores, CTX_STEP_SN, decls, tail)
-#define PATTERN_CONTEXT(id, decls, tail)					\
-	CTX_KERNEL_(kc_##id##_walk, CTX_STEP_W, decls, tail)			\
+#define CONTEXT_STORES_PAIR(ida, xa, idn, xn, decls, tail)			\
+	CTX_KERNEL_(kc_##ida##_stores, decls, tail, CTX_STEP_SX, xa)		\
+	CTX_KERNEL_(kc_##idn##_stores, decls, tail, CTX_STEP_SX, xn)
+#define PATTERN_CONTEXT(id, OP, decls, tail)					\
+	CTX_KERNEL_(kc_##id##_walk, decls, tail, CTX_STEP_W, OP)		\
 	CTX_FLAT_(kc_##id##_loads)						\
-	PAT_INDEX_KERNEL(kc_##id##_loads, CTX_STEP_L, decls, tail)		\
-	CONTEXT_STORES(id, decls, tail)						\
+	PAT_INDEX_KERNEL(kc_##id##_loads, decls, tail, CTX_STEP_L, OP)		\
+	CTX_KERNEL_(kc_##id##_stores, decls, tail, CTX_STEP_S, OP)		\
 	static const struct probe_pattern pat_##id = { .chase_w1 = kc_##id##_walk,	\
 		.indexed = kc_##id##_loads, .overlap = kc_##id##_loads, .context_only = true };
 /* The stores alone (the engine's baseline for hit+stores rows). */
-#define CONTEXT_BARE(fn) CTX_KERNEL_(fn, CTX_STEP_0, , )
+#define CONTEXT_BARE(fn) CTX_KERNEL_(fn, , , CTX_STEP_0, )
 
 #endif

@@ -153,18 +153,17 @@ static int verify_rseq_cmpxchg(void)
  * start after the 64 lines of ctx->mem the stores form writes. */
 #define PCX_DECL char *base = p + PCX_BASE; const ptrdiff_t off = __rseq_offset
 #define PCX_WORD(i) (((i) % 8) * 8)
-#define CTX_OP(i) arch_rseq_add(base + PCX_WORD(i), PCPU_STRIDE, 1, off);
-PATTERN_CONTEXT(rseq_add, PCX_DECL, )
-#undef CTX_OP
-#define CTX_OP(i) arch_add(base + arch_rseq_cpu_start(off) * PCPU_STRIDE + PCX_WORD(i), 1);
-PATTERN_CONTEXT(percpu_lock_add, PCX_DECL, )
-#undef CTX_OP
-#define CTX_OP(i) arch_add_nl(base + arch_rseq_cpu_start(off) * PCPU_STRIDE + PCX_WORD(i), 1);
-PATTERN_CONTEXT(percpu_add_nl, PCX_DECL, )
-#undef CTX_OP
-#define CTX_OP(i) ok_ &= arch_rseq_cmpxchg(base + PCX_WORD(i), PCPU_STRIDE, z_, z_, off);
-PATTERN_CONTEXT(rseq_cmpxchg, PCX_DECL; bool ok_ = true; uint64_t z_ = 0; PROBE_LAUNDER(z_), PROBE_SINK(ok_))
-#undef CTX_OP
+#define rseq_add_CTX(i) arch_rseq_add(base + PCX_WORD(i), PCPU_STRIDE, 1, off);
+PATTERN_CONTEXT(rseq_add, rseq_add_CTX, PCX_DECL, )
+#define percpu_lock_add_CTX(i)							\
+	arch_add(base + arch_rseq_cpu_start(off) * PCPU_STRIDE + PCX_WORD(i), 1);
+PATTERN_CONTEXT(percpu_lock_add, percpu_lock_add_CTX, PCX_DECL, )
+#define percpu_add_nl_CTX(i)							\
+	arch_add_nl(base + arch_rseq_cpu_start(off) * PCPU_STRIDE + PCX_WORD(i), 1);
+PATTERN_CONTEXT(percpu_add_nl, percpu_add_nl_CTX, PCX_DECL, )
+#define rseq_cmpxchg_CTX(i) ok_ &= arch_rseq_cmpxchg(base + PCX_WORD(i), PCPU_STRIDE, z_, z_, off);
+PATTERN_CONTEXT(rseq_cmpxchg, rseq_cmpxchg_CTX,
+		PCX_DECL; bool ok_ = true; uint64_t z_ = 0; PROBE_LAUNDER(z_), PROBE_SINK(ok_))
 
 /* The latency forms: every op on this CPU's slot, each reading the word the
  * previous op wrote while the thread stays on the CPU (CHAIN_MEMORY). */
@@ -197,12 +196,10 @@ PROBE_KERNEL(k_this_cpu_inc_lat, , OP_TC_INC_L, )
 PROBE_KERNEL_TPUT(k_this_cpu_inc_tput, , OP_TC_INC_T, )
 PROBE_KERNEL(k_this_cpu_add_lat, TC_ADD_DECL, OP_TC_ADD_L, )
 PROBE_KERNEL_TPUT(k_this_cpu_add_tput, TC_ADD_DECL, OP_TC_ADD_T, )
-#define CTX_OP(i) arch_percpu_inc(tc_area, ((i) % TPUT_LINES) * CACHE_LINE_BYTES);
-PATTERN_CONTEXT(this_cpu_inc, , )
-#undef CTX_OP
-#define CTX_OP(i) arch_percpu_add(tc_area, ((i) % TPUT_LINES) * CACHE_LINE_BYTES, n_);
-PATTERN_CONTEXT(this_cpu_add, TC_ADD_DECL, )
-#undef CTX_OP
+#define this_cpu_inc_CTX(i) arch_percpu_inc(tc_area, ((i) % TPUT_LINES) * CACHE_LINE_BYTES);
+PATTERN_CONTEXT(this_cpu_inc, this_cpu_inc_CTX, , )
+#define this_cpu_add_CTX(i) arch_percpu_add(tc_area, ((i) % TPUT_LINES) * CACHE_LINE_BYTES, n_);
+PATTERN_CONTEXT(this_cpu_add, this_cpu_add_CTX, TC_ADD_DECL, )
 
 /* Increments wrap, adds add, and only the addressed variable changes. */
 static int verify_tc(bool add)

@@ -183,7 +183,7 @@ const struct probe *probe_find(const char *name);
  * defines a noinline timed loop: `decls` once, OPS64(op) per iteration,
  * `tail` once (to keep results live). noinline keeps each loop a separate
  * symbol for the disassembly review. */
-#define PROBE_KERNEL_L_(fn, words, lines, op, tail, ...)			\
+#define PROBE_KERNEL_X_(fn, words, lines, step, X, tail, ...)			\
 	static __attribute__((noinline)) void fn(struct probe_ctx *ctx, uint64_t iters) \
 	{									\
 		enum { tput_words_ = (words), tput_lines_ = (lines) };		\
@@ -191,11 +191,14 @@ const struct probe *probe_find(const char *name);
 		__VA_ARGS__;							\
 		for (uint64_t it_ = 0; it_ < iters; it_++) {			\
 			PROBE_LAUNDER(p);					\
-			OPS64(op)						\
+			OPS64_X(step, X)					\
 		}								\
 		tail;								\
 		(void)p;							\
 	}
+#define PROBE_OP_(i, op) op(i)
+#define PROBE_KERNEL_L_(fn, words, lines, op, tail, ...)			\
+	PROBE_KERNEL_X_(fn, words, lines, PROBE_OP_, op, tail, __VA_ARGS__)
 #define PROBE_KERNEL(fn, decls, op, tail) PROBE_KERNEL_L_(fn, 1, TPUT_LINES, op, tail, decls)
 
 /* A throughput kernel swept over footprints: one kernel per footprint of
@@ -203,13 +206,14 @@ const struct probe *probe_find(const char *name);
  * probe.tput_sweep. The op addresses its word with TPUT_ADDR(p, i), a
  * constant displacement in every variant. PROBE_KERNEL_TPUT16: an op on
  * 16-byte words (TPUT_ADDR16), whose 8-word footprints are NULL. */
-#define TPUT_KERNEL_(w, l, sfx, fn, op, tail, ...)				\
-	PROBE_KERNEL_L_(fn##sfx, w, l, op, tail, __VA_ARGS__)
+#define TPUT_KERNEL_(w, l, sfx, fn, step, X, tail, ...)				\
+	PROBE_KERNEL_X_(fn##sfx, w, l, step, X, tail, __VA_ARGS__)
 #define TPUT_NAME_(w, l, sfx, fn, ...) fn##sfx,
-#define PROBE_KERNEL_TPUT(fn, decls, op, tail)					\
-	TPUT_FOOTPRINTS(TPUT_KERNEL_, fn, op, tail, decls)			\
+#define PROBE_KERNEL_TPUT_X_(fn, decls, step, X, tail)				\
+	TPUT_FOOTPRINTS(TPUT_KERNEL_, fn, step, X, tail, decls)			\
 	static const probe_kernel_fn fn##_sweep[TPUT_NFOOT] = {			\
 		TPUT_FOOTPRINTS(TPUT_NAME_, fn, ) };
+#define PROBE_KERNEL_TPUT(fn, decls, op, tail) PROBE_KERNEL_TPUT_X_(fn, decls, PROBE_OP_, op, tail)
 #define TPUT16_1(yes, no) yes
 #define TPUT16_2(yes, no) yes
 #define TPUT16_4(yes, no) yes
@@ -217,7 +221,7 @@ const struct probe *probe_find(const char *name);
 #define TPUT16_KERNEL_(w, l, sfx, ...) TPUT16_##w(TPUT_KERNEL_(w, l, sfx, __VA_ARGS__), )
 #define TPUT16_NAME_(w, l, sfx, fn, ...) TPUT16_##w(fn##sfx, NULL),
 #define PROBE_KERNEL_TPUT16(fn, decls, op, tail)				\
-	TPUT_FOOTPRINTS(TPUT16_KERNEL_, fn, op, tail, decls)			\
+	TPUT_FOOTPRINTS(TPUT16_KERNEL_, fn, PROBE_OP_, op, tail, decls)		\
 	static const probe_kernel_fn fn##_sweep[TPUT_NFOOT] = {			\
 		TPUT_FOOTPRINTS(TPUT16_NAME_, fn, ) };
 
@@ -249,5 +253,23 @@ const struct probe *probe_find(const char *name);
 
 /* Keep a value live without emitting code. */
 #define PROBE_SINK(v) asm volatile("" : : "r"(v))
+
+/* OPS64 for steps that take arguments (the op, a macro name): STEP(0, ...)
+ * ... STEP(63, ...). */
+#define OPSX8_(S, b, ...) S((b) + 0, __VA_ARGS__) S((b) + 1, __VA_ARGS__)	\
+	S((b) + 2, __VA_ARGS__) S((b) + 3, __VA_ARGS__) S((b) + 4, __VA_ARGS__)	\
+	S((b) + 5, __VA_ARGS__) S((b) + 6, __VA_ARGS__) S((b) + 7, __VA_ARGS__)
+#define OPS64_X(S, ...) OPSX8_(S, 0, __VA_ARGS__) OPSX8_(S, 8, __VA_ARGS__)	\
+	OPSX8_(S, 16, __VA_ARGS__) OPSX8_(S, 24, __VA_ARGS__)			\
+	OPSX8_(S, 32, __VA_ARGS__) OPSX8_(S, 40, __VA_ARGS__)			\
+	OPSX8_(S, 48, __VA_ARGS__) OPSX8_(S, 56, __VA_ARGS__)
+
+/* The hot kernels of an op at an address X(x) (a statement ending in ';'):
+ * k_<id>_lat runs it on p, k_<id>_tput (and its sweep) on TPUT_ADDR(p, i). */
+#define PROBE_AT_P_(i, X) X(p)
+#define PROBE_AT_TPUT_(i, X) X(TPUT_ADDR(p, i))
+#define PROBE_KERNELS_AT(id, X, decls, tail)					\
+	PROBE_KERNEL_X_(k_##id##_lat, 1, TPUT_LINES, PROBE_AT_P_, X, tail, decls) \
+	PROBE_KERNEL_TPUT_X_(k_##id##_tput, decls, PROBE_AT_TPUT_, X, tail)
 
 #endif

@@ -83,7 +83,7 @@ static void node_lock(struct aslab_cache *c, struct aslab_stats *st)
 
 static void node_unlock(struct aslab_cache *c)
 {
-	arch_store(&c->lock, 0);
+	arch_smp_store_release(&c->lock, 0);
 }
 
 static struct array_cache *ac_new(unsigned limit, unsigned batch)

@@ -135,9 +135,12 @@ static void node_lock(struct slab_cache *s)
 			arch_cpu_relax();
 }
 
+/* A release, as spin_unlock: the critical section's stores before it (on x86
+ * a plain store, as arch_store; in C11 a release store, where a volatile
+ * store let the compiler sink them past the unlock). */
 static void node_unlock(struct slab_cache *s)
 {
-	arch_store(&s->lock, 0);
+	arch_smp_store_release(&s->lock, 0);
 }
 
 /* ---- cache setup ---- */

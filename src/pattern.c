@@ -724,7 +724,7 @@ static void row_extra(struct run_state *s, const struct probe *p, enum probe_mod
 static int run_row(struct run_state *s, const struct probe *p, enum probe_mode m, enum variant v,
 		   probe_kernel_fn fn)
 {
-	struct probe_ctx ctx = { .mode = m };
+	struct probe_ctx ctx = { .mode = m, .cs_work = s->o->cs_work, .out_work = s->o->out_work };
 	struct result *r;
 	int ret;
 

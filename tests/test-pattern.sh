@@ -6,7 +6,8 @@
 # pattern in both forms, the row named by a pattern with the op off the
 # pointer word and PATTERN+ptr with it on; and the pattern loops in the
 # disassembly hold their 64 ops, twins differing only in the op, the
-# lock-prefix-only controls only in the prefix (docs/patterns.md).
+# lock-prefix-only controls only in the prefix (docs/patterns.md); --cs-work
+# reaches the lock probes under --pattern.
 # Exit 0 pass, 1 fail, 77 skip (binary missing).
 set -u
 A=${1:?usage: test-pattern.sh PATH/TO/atomcost [OBJDUMP LIB]}
@@ -96,6 +97,17 @@ PY
 else
 	bad "tiny pattern run: exit $?: $(head -c 500 "$T/err")"
 fi
+
+# --cs-work reaches the lock probes under --pattern as it does without it:
+# 2000 work units (about a cycle each) in the critical section against none
+# is a gap no noise closes (a lock round trip is tens of cycles).
+cs_median() {
+	"$A" run spin_lock --no-twins --mode latency --pattern hit --cs-work "$1" \
+		--max-seconds 0.02 --format csv 2>/dev/null | awk -F, 'NR == 2 { print $12 }'
+}
+c0=$(cs_median 0) c1=$(cs_median 2000)
+awk -v a="$c0" -v b="$c1" 'BEGIN { exit !(a > 0 && b > 10 * a) }' && ok ||
+	bad "--pattern hit ignores --cs-work: median $c0 cycles at 0, $c1 at 2000"
 
 # The disassembly of the pattern loops (x86-64 builds only). The bare walk
 # and the word-1 rows step with one `mov (%reg),%reg` (the same register:

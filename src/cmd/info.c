@@ -64,12 +64,13 @@ int cmd_topo(int argc, char **argv)
 	ret = topo_open(&t, a.syn, a.xml);
 	if (ret < 0)
 		return exit_code_for(ret);
+	ret = EXIT_OK;
 	if (a.json)
 		ret = opts_print_json(topo_to_json(t));
 	else
 		topo_print(t, stdout);
 	topo_close(t);
-	return ret < 0 ? EXIT_RUNTIME : EXIT_OK;
+	return ret;
 }
 
 int cmd_calibrate(int argc, char **argv)
@@ -216,7 +217,7 @@ static json_t *kernels_json(const struct symtab *t, const struct probe *p)
 	return k;
 }
 
-static void list_probes(bool json)
+static int list_probes(bool json)
 {
 	json_t *arr = json ? json_array() : NULL;
 	struct symtab st = { 0 };
@@ -258,7 +259,7 @@ static void list_probes(bool json)
 	}
 	symtab_close(&st);
 	if (json)
-		opts_print_json(json_pack("{s:s, s:s, s:o}", "arch", ARCH_NAME, "atomics", ARCH_ATOMICS_IMPL,
+		return opts_print_json(json_pack("{s:s, s:s, s:o}", "arch", ARCH_NAME, "atomics", ARCH_ATOMICS_IMPL,
 				     "probes", arr));
 	else
 		printf("\nchain: how each latency op depends on the previous one (memory: it reads the word\n"
@@ -266,6 +267,7 @@ static void list_probes(bool json)
 		       "throughput swept over 1..8 words x 1..32 lines. [kernel file and macro mirrored]\n"
 		       "architecture %s, primitives as %s. 'atomcost run --help' to measure them.\n",
 		       ARCH_NAME, ARCH_ATOMICS_IMPL);
+	return EXIT_OK;
 }
 
 struct list_args {
@@ -292,10 +294,8 @@ int cmd_list(int argc, char **argv)
 
 	if ((ret = opts_exit(opts_parse(&list_cmd, argc, argv, &a))) >= 0)
 		return ret;
-	if (!a.patterns) {
-		list_probes(a.json);
-		return EXIT_OK;
-	}
+	if (!a.patterns)
+		return list_probes(a.json);
 	/* footprints come from this machine's caches; without hwloc, '-' */
 	topo_open(&t, NULL, NULL);	/* t stays NULL when it fails */
 	pattern_list(t, a.json);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* main.c - parse the subcommand, dispatch, exit with its code. The only
  * file that exits. Exit codes are documented in README "Exit codes". */
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,18 @@ static void on_signal(int sig)
 	runner_stop = 1;
 }
 
+/* A report that did not reach stdout (a full disk, a closed pipe) is a
+ * failure, not exit 0. */
+static int stdout_checked(int rc)
+{
+	int err = fflush(stdout) ? errno : ferror(stdout) ? EIO : 0;
+
+	if (!err)
+		return rc;
+	pr_err("writing standard output: %s (check the disk or the pipe it goes to)", strerror(err));
+	return rc == EXIT_OK ? EXIT_RUNTIME : rc;
+}
+
 static const char *command_name_at(size_t i, void *arg)
 {
 	return i < ARRAY_SIZE(commands) ? commands[i].name : NULL;
@@ -89,7 +102,7 @@ int main(int argc, char **argv)
 
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		if (!strcmp(argv[1], commands[i].name))
-			exit(commands[i].fn(argc - 1, argv + 1));
+			exit(stdout_checked(commands[i].fn(argc - 1, argv + 1)));
 
 	s = suggest_name(argv[1], command_name_at, ARRAY_SIZE(commands), NULL);
 	pr_err("unknown command '%s'%s (see 'atomcost --help')", argv[1],

@@ -5,7 +5,7 @@
 # nothing on stdout (nothing measured). Also the environments a user brings:
 # a CPU outside the allowed cpuset (taskset), a 1-PU cpuset, a read-only or
 # missing output directory, a full disk (a small tmpfs, when we may mount
-# one), and a user who is not root (setpriv/runuser to nobody).
+# one), stdout on a full device, and a user who is not root (setpriv/runuser to nobody).
 # Exit 0 pass, 1 fail, 77 skip (binary missing).
 set -u
 A=${1:?usage: test-cli.sh PATH/TO/atomcost}
@@ -222,6 +222,20 @@ if [ "$(id -u)" = 0 ] && mkdir -p "$T/full" && mount -t tmpfs -o size=64k tmpfs 
 	umount "$T/full" && MNT=""
 else
 	skip "ENOSPC: cannot mount a tmpfs here (not root, or no permission)"
+fi
+
+# stdout on a full device: what did not reach it is a failure, exit 1
+# with the reason, for text and for JSON.
+if [ -w /dev/full ]; then
+	for cmd in "config --schema" "topo --json" "list --json" "list"; do
+		# shellcheck disable=SC2086
+		"$A" $cmd >/dev/full 2>"$T/err"
+		rc=$?
+		[ "$rc" = 1 ] && grep -q "writing standard output: No space left" "$T/err" && ok ||
+			bad "atomcost $cmd >/dev/full: exit $rc, stderr: $(head -c 300 "$T/err")"
+	done
+else
+	skip "stdout to /dev/full: no /dev/full here"
 fi
 
 # Not root: everything single-threaded works as nobody.

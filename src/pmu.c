@@ -192,6 +192,28 @@ static void mark_unavailable(struct pmu_event *e, int err, const char *why, cons
  * lines of the listing instead of errors. */
 static bool encode_quiet;
 
+/* "pmu::event" names, for "did you mean" and `events --all`. */
+struct names {
+	char **v;
+	size_t n, cap;
+};
+
+static const char *names_at(size_t i, void *arg)
+{
+	const struct names *l = arg;
+
+	return i < l->n ? l->v[i] : NULL;
+}
+
+/* Candidates for "did you mean": the aliases, then (libpfm4) "pmu::event"
+ * of every PMU detected here, built once. */
+static struct names cand;
+
+static const char *cand_name_at(size_t i, void *arg)
+{
+	return i < ARRAY_SIZE(aliases) ? aliases[i].name : names_at(i - ARRAY_SIZE(aliases), &cand);
+}
+
 #if HAVE_LIBPFM
 /* Once initialized, pfm_initialize returns at once. */
 static int pfm_init_once(void)
@@ -209,12 +231,6 @@ static bool pmu_info(pfm_pmu_t p, pfm_pmu_info_t *pi, bool present)
 	*pi = (pfm_pmu_info_t){ .size = sizeof(*pi) };
 	return pfm_get_pmu_info(p, pi) == PFM_SUCCESS && (!present || pi->is_present);
 }
-
-/* "pmu::event" names, for "did you mean" and `events --all`. */
-struct names {
-	char **v;
-	size_t n, cap;
-};
 
 /* Append "pmu::event" for every event of the PMU, as the OS layer os names it. */
 static void add_names(struct names *l, const pfm_pmu_info_t *pi, pfm_os_t os)
@@ -243,22 +259,6 @@ static void free_names(struct names *l)
 	for (size_t i = 0; i < l->n; i++)
 		free(l->v[i]);
 	free(l->v);
-}
-
-static const char *names_at(size_t i, void *arg)
-{
-	const struct names *l = arg;
-
-	return i < l->n ? l->v[i] : NULL;
-}
-
-/* Candidates for "did you mean": the aliases, then "pmu::event" of every
- * PMU detected here. Built once. */
-static struct names cand;
-
-static const char *cand_name_at(size_t i, void *arg)
-{
-	return i < ARRAY_SIZE(aliases) ? aliases[i].name : names_at(i - ARRAY_SIZE(aliases), &cand);
 }
 
 static void build_candidates(void)
@@ -382,14 +382,9 @@ static int encode_pfm(const char *name, struct pmu_event *e)
 	return -EINVAL;
 }
 #else
-static const char *alias_name_at(size_t i, void *arg)
-{
-	return i < ARRAY_SIZE(aliases) ? aliases[i].name : NULL;
-}
-
 static int encode_pfm(const char *name, struct pmu_event *e)
 {
-	const char *s = suggest_name(name, alias_name_at, ARRAY_SIZE(aliases), NULL);
+	const char *s = suggest_name(name, cand_name_at, ARRAY_SIZE(aliases), NULL);
 	char mean[96];
 
 	if (strstr(name, "::")) {
@@ -912,9 +907,7 @@ static void disturbed_samples(const struct pmu_sampler *s, size_t n, struct resu
 	size_t nd = 0, nknown = 0, *idx = malloc((n ? n : 1) * sizeof(*idx));
 
 	for (size_t i = 0; i < n; i++) {
-		if (s->disturbed[i] < 0)
-			continue;
-		nknown++;
+		nknown += s->disturbed[i] >= 0;
 		if (s->disturbed[i] > 0 && idx)
 			idx[nd] = i;
 		nd += s->disturbed[i] > 0;
@@ -929,15 +922,6 @@ static void disturbed_samples(const struct pmu_sampler *s, size_t n, struct resu
 		free(idx);
 }
 
-/* Ticks per PMU cycle over the undisturbed samples; 0 when none counted. */
-static double sampler_ticks_per_cycle(struct pmu_sampler *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (s->disturbed[i] > 0)
-			s->dcycles[i] = NAN;
-	return s->g.set->idx_cycles >= 0 ? pmu_ticks_per_cycle(s->dticks, s->dcycles, n) : 0;
-}
-
 void pmu_sampler_finish(struct pmu_sampler *s, size_t n, struct result *res)
 {
 	const struct pmu_set *set = s->g.set;
@@ -950,7 +934,11 @@ void pmu_sampler_finish(struct pmu_sampler *s, size_t n, struct result *res)
 		event_figures(s, k, n, tmp, &res->events[res->nevents++]);
 	free(tmp);
 	disturbed_samples(s, n, res);
-	res->pmu_ticks_per_cycle = sampler_ticks_per_cycle(s, n);
+	for (size_t i = 0; i < n; i++)	/* ticks per PMU cycle over the undisturbed samples */
+		if (s->disturbed[i] > 0)
+			s->dcycles[i] = NAN;
+	res->pmu_ticks_per_cycle = set->idx_cycles >= 0 ?
+				   pmu_ticks_per_cycle(s->dticks, s->dcycles, n) : 0;
 	pmu_group_close(&s->g);
 	sampler_free(s);
 }

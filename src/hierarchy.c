@@ -262,17 +262,14 @@ static size_t crossing(const struct hierarchy_level *lv, const struct hierarchy_
 	return bytes[last];
 }
 
-/* Greedy plateaus of cycles[0, n) into run[]; noise[] marks the disturbed
- * points inside them. Returns the count. */
+/* Greedy plateaus of cycles[0, n) into run[], left to right, each point
+ * within the band around the running median (docs/hierarchy.md, "Levels");
+ * noise[] marks the disturbed points inside them. Returns the count. */
 static size_t find_plateaus(const size_t *bytes, const double *cycles, size_t n, bool *noise,
 			    struct hierarchy_span *run)
 {
 	size_t nrun = 0, i = 0;
 
-	/* greedy plateaus, left to right: a point joins while it stays within
-	 * the band around the median of the plateau so far (DRAM latency
-	 * drifts up with the footprint as page walks grow: a band around the
-	 * running median follows a slow drift, not a step) */
 	while (i < n) {
 		size_t j = i;
 
@@ -391,10 +388,8 @@ static void split_memory_step(struct hierarchy_level *levels, size_t *nlevels)
 
 /* The levels of a latency curve into levels[0, *nlevels), classified:
  * past the first plateau that costs what no cache does, well above the
- * level before it, the last plateau is memory (*memory set). Those in
- * between are shelves: partial hits in a shared or randomly replaced
- * cache below (its share changes with the neighbours), or, on 4 KiB
- * pages, memory before page walks grow. Returns the count of caches. */
+ * level before it, the last plateau is memory (*memory set), those in
+ * between shelves (docs/hierarchy.md, "Memory"). Returns the count of caches. */
 static size_t levels_of(const size_t *bytes, const double *cycles, const double *ns, size_t n,
 			struct hierarchy_level *levels, size_t *nlevels, bool *memory)
 {
@@ -418,10 +413,9 @@ static size_t levels_of(const size_t *bytes, const double *cycles, const double 
 	return ncaches;
 }
 
-/* Each cache level beside hwloc's of the same rank. The last cache, when
- * smaller than declared, is the share of it this PU gets: an L3 (or a
- * shared L2) serves other cores, and in a guest other tenants, whose use
- * changes from run to run. That is not a contradiction of hwloc. */
+/* Each cache level beside hwloc's of the same rank; the last cache, when
+ * smaller than declared, is the share of it this PU gets (docs/hierarchy.md,
+ * "Against hwloc"). */
 static void match_hwloc(struct knees *k, struct hierarchy_section *s)
 {
 	size_t nhw = s->nhwloc_caches;
@@ -477,10 +471,8 @@ void hierarchy_walks(const struct hierarchy_section *s, size_t walk[PAT__COUNT])
 
 /* ---- epochs ------------------------------------------------------------ */
 
-/* Past TLB reach the walk on 4 KiB pages stays slower. Only where the
- * huge-page walk is flat (its neighbours within TLB_FLAT): in a steep rise
- * a shift by a fraction of a step reads slower at several points in a row
- * (docs/hierarchy.md, "TLB reach"). */
+/* Past TLB reach the walk on 4 KiB pages stays slower, counted only where
+ * the huge-page walk is flat (docs/hierarchy.md, "TLB reach", says why). */
 size_t hierarchy_tlb_reach(const size_t *bytes, const double *huge, const double *small, size_t n)
 {
 	size_t run = 0;
@@ -1013,9 +1005,8 @@ int hierarchy_measure(const struct hierarchy_opts *o, const struct calibration *
 	if (ret < 0)
 		goto out;
 	pattern_thp_mode(s->pages.thp_mode, sizeof(s->pages.thp_mode));
-	/* fresh state each epoch: buffer, physical pages, walk order. One
-	 * starts only when it fits the budget at the pace of the longest so
-	 * far (the first always runs, cut short by the budget if need be). */
+	/* an epoch starts only when it fits the budget at the pace of the
+	 * longest so far (docs/hierarchy.md, "Epochs") */
 	for (unsigned e = 0; e < planned; e++) {
 		uint64_t e0 = now_ns();
 

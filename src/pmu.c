@@ -73,12 +73,6 @@ static const struct alias *find_alias(const char *name)
 	return NULL;
 }
 
-static bool is_kernel_raised(const struct perf_event_attr *a)
-{
-	return a->type == PERF_TYPE_SOFTWARE && (a->config == PERF_COUNT_SW_CONTEXT_SWITCHES ||
-						  a->config == PERF_COUNT_SW_CPU_MIGRATIONS);
-}
-
 static long perf_open(struct perf_event_attr *a, int group_fd)
 {
 	return syscall(SYS_perf_event_open, a, 0 /* this thread */, -1 /* any cpu */, group_fd,
@@ -273,42 +267,32 @@ static void build_candidates(void)
 			add_names(&cand, &pi, PFM_OS_PERF_EVENT_EXT);
 }
 
-/* The PMU libpfm4 knows by this name, detected here or not. */
-static bool pmu_named(const char *name, pfm_pmu_info_t *pi)
-{
-	pfm_pmu_t p;
-
-	pfm_for_all_pmus(p)
-		if (pmu_info(p, pi, false) && pi->name && !strcmp(pi->name, name))
-			return true;
-	return false;
-}
-
-/* A "pmu::" prefix that names a PMU libpfm4 knows but does not detect here:
- * the event is real, this CPU just does not have it. */
-static bool pmu_known_not_present(const char *name, char *pmu, size_t len)
+/* A "pmu::" prefix (into pmu) that names a PMU libpfm4 knows (into pi) but
+ * does not detect here: the event is real, this CPU just does not have it. */
+static bool pmu_known_not_present(const char *name, char *pmu, size_t len, pfm_pmu_info_t *pi)
 {
 	const char *sep = strstr(name, "::");
-	pfm_pmu_info_t pi;
+	pfm_pmu_t p;
 
 	if (!sep || (size_t)(sep - name) >= len)
 		return false;
 	snprintf(pmu, len, "%.*s", (int)(sep - name), name);
-	return pmu_named(pmu, &pi) && !pi.is_present;
+	pfm_for_all_pmus(p)
+		if (pmu_info(p, pi, false) && pi->name && !strcmp(pi->name, pmu))
+			return !pi->is_present;
+	return false;
 }
 
-/* Whether pmu (known to libpfm4, maybe not detected) has the event named
+/* Whether PMU pi (known to libpfm4, maybe not detected) has the event named
  * in "pmu::EVENT[:UMASK...]"; else the closest "pmu::EVENT" into sug. */
-static bool event_in_pmu(const char *name, const char *pmu, char *sug, size_t len)
+static bool event_in_pmu(const char *name, const pfm_pmu_info_t *pi, char *sug, size_t len)
 {
-	size_t plen = strlen(pmu) + 2, evlen = strcspn(name + plen, ":");
+	size_t plen = strlen(pi->name) + 2, evlen = strcspn(name + plen, ":");
 	struct names l = { 0 };
 	bool found = false;
-	pfm_pmu_info_t pi;
 	const char *s;
 
-	if (pmu_named(pmu, &pi))
-		add_names(&l, &pi, PFM_OS_NONE);
+	add_names(&l, pi, PFM_OS_NONE);
 	for (size_t i = 0; i < l.n && !found; i++)
 		found = strlen(l.v[i]) == plen + evlen && !strncasecmp(l.v[i] + plen, name + plen, evlen);
 	s = found ? NULL : suggest_name(name, names_at, l.n, &l);
@@ -336,6 +320,7 @@ static int encode_pfm(const char *name, struct pmu_event *e)
 {
 	pfm_perf_encode_arg_t arg = { .attr = &e->attr, .size = sizeof(arg) };
 	char pmu[64], det[256], mean[300];
+	pfm_pmu_info_t pi;
 	int r;
 
 	if (pfm_init_once() < 0)
@@ -346,12 +331,12 @@ static int encode_pfm(const char *name, struct pmu_event *e)
 	r = pfm_get_os_event_encoding(name, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
 	if (r == PFM_SUCCESS)
 		return 0;
-	if (r == PFM_ERR_NOTFOUND && pmu_known_not_present(name, pmu, sizeof(pmu))) {
+	if (r == PFM_ERR_NOTFOUND && pmu_known_not_present(name, pmu, sizeof(pmu), &pi)) {
 		char sug[256];
 
 		/* libpfm4 keeps the tables of PMUs it does not detect: a typo in
 		 * another CPU's event name is still a usage error */
-		if (!event_in_pmu(name, pmu, sug, sizeof(sug))) {
+		if (!event_in_pmu(name, &pi, sug, sizeof(sug))) {
 			pr_err("-e: unknown event '%s': the %s PMU has no such event%s", name, pmu,
 			       did_you_mean(sug, mean, sizeof(mean)));
 			return -EINVAL;
@@ -426,9 +411,11 @@ static int encode(const char *name, struct pmu_event *e, const struct pmu_perm *
 			      PERF_FORMAT_TOTAL_TIME_RUNNING;
 	e->attr.disabled = 0;
 	e->attr.inherit = 0;
-	if (is_kernel_raised(&e->attr)) {
-		/* The kernel raises these from its own context: with
-		 * exclude_kernel they silently read 0. */
+	/* The kernel raises context switches and migrations from its own
+	 * context: with exclude_kernel they silently read 0. */
+	if (e->attr.type == PERF_TYPE_SOFTWARE &&
+	    (e->attr.config == PERF_COUNT_SW_CONTEXT_SWITCHES ||
+	     e->attr.config == PERF_COUNT_SW_CPU_MIGRATIONS)) {
 		if (!pmu_kernel_allowed(p->paranoid, p->privileged)) {
 			mark_unavailable(e, EACCES, "paranoid", "perf_event_paranoid=%d forbids counting "
 					 "kernel-raised events for non-root, and with the kernel excluded "

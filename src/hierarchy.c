@@ -103,10 +103,11 @@ struct size_text {
 };
 
 /* "4 KiB", "1.50 MiB": whole units exact, else 2 decimals (1 in KiB);
- * none (when given) for 0. */
-static struct size_text fmt_size_or(uint64_t v, const char *none)
+ * none (when given) for 0 and for a size the section holds as -1 (null). */
+static struct size_text fmt_size_or(long long size, const char *none)
 {
 	static const char *const unit[] = { "KiB", "MiB", "GiB" };
+	uint64_t v = size > 0 ? (uint64_t)size : 0;
 	int u = v >= (1ull << 30) ? 2 : v >= (1ull << 20) ? 1 : 0;
 	uint64_t d = 1ull << (10 * (u + 1));
 	struct size_text t;
@@ -120,7 +121,7 @@ static struct size_text fmt_size_or(uint64_t v, const char *none)
 	return t;
 }
 
-static struct size_text fmt_size(uint64_t v)
+static struct size_text fmt_size(long long v)
 {
 	return fmt_size_or(v, NULL);
 }
@@ -261,17 +262,14 @@ static size_t crossing(const struct hierarchy_level *lv, const struct hierarchy_
 	return bytes[last];
 }
 
-/* Greedy plateaus of cycles[0, n) into run[]; noise[] marks the disturbed
- * points inside them. Returns the count. */
+/* Greedy plateaus of cycles[0, n) into run[], left to right, each point
+ * within the band around the running median (docs/hierarchy.md, "Levels");
+ * noise[] marks the disturbed points inside them. Returns the count. */
 static size_t find_plateaus(const size_t *bytes, const double *cycles, size_t n, bool *noise,
 			    struct hierarchy_span *run)
 {
 	size_t nrun = 0, i = 0;
 
-	/* greedy plateaus, left to right: a point joins while it stays within
-	 * the band around the median of the plateau so far (DRAM latency
-	 * drifts up with the footprint as page walks grow: a band around the
-	 * running median follows a slow drift, not a step) */
 	while (i < n) {
 		size_t j = i;
 
@@ -390,10 +388,8 @@ static void split_memory_step(struct hierarchy_level *levels, size_t *nlevels)
 
 /* The levels of a latency curve into levels[0, *nlevels), classified:
  * past the first plateau that costs what no cache does, well above the
- * level before it, the last plateau is memory (*memory set). Those in
- * between are shelves: partial hits in a shared or randomly replaced
- * cache below (its share changes with the neighbours), or, on 4 KiB
- * pages, memory before page walks grow. Returns the count of caches. */
+ * level before it, the last plateau is memory (*memory set), those in
+ * between shelves (docs/hierarchy.md, "Memory"). Returns the count of caches. */
 static size_t levels_of(const size_t *bytes, const double *cycles, const double *ns, size_t n,
 			struct hierarchy_level *levels, size_t *nlevels, bool *memory)
 {
@@ -417,10 +413,9 @@ static size_t levels_of(const size_t *bytes, const double *cycles, const double 
 	return ncaches;
 }
 
-/* Each cache level beside hwloc's of the same rank. The last cache, when
- * smaller than declared, is the share of it this PU gets: an L3 (or a
- * shared L2) serves other cores, and in a guest other tenants, whose use
- * changes from run to run. That is not a contradiction of hwloc. */
+/* Each cache level beside hwloc's of the same rank; the last cache, when
+ * smaller than declared, is the share of it this PU gets (docs/hierarchy.md,
+ * "Against hwloc"). */
 static void match_hwloc(struct knees *k, struct hierarchy_section *s)
 {
 	size_t nhw = s->nhwloc_caches;
@@ -476,10 +471,8 @@ void hierarchy_walks(const struct hierarchy_section *s, size_t walk[PAT__COUNT])
 
 /* ---- epochs ------------------------------------------------------------ */
 
-/* Past TLB reach the walk on 4 KiB pages stays slower. Only where the
- * huge-page walk is flat (its neighbours within TLB_FLAT): in a steep rise
- * a shift by a fraction of a step reads slower at several points in a row
- * (docs/hierarchy.md, "TLB reach"). */
+/* Past TLB reach the walk on 4 KiB pages stays slower, counted only where
+ * the huge-page walk is flat (docs/hierarchy.md, "TLB reach", says why). */
 size_t hierarchy_tlb_reach(const size_t *bytes, const double *huge, const double *small, size_t n)
 {
 	size_t run = 0;
@@ -1012,9 +1005,8 @@ int hierarchy_measure(const struct hierarchy_opts *o, const struct calibration *
 	if (ret < 0)
 		goto out;
 	pattern_thp_mode(s->pages.thp_mode, sizeof(s->pages.thp_mode));
-	/* fresh state each epoch: buffer, physical pages, walk order. One
-	 * starts only when it fits the budget at the pace of the longest so
-	 * far (the first always runs, cut short by the budget if need be). */
+	/* an epoch starts only when it fits the budget at the pace of the
+	 * longest so far (docs/hierarchy.md, "Epochs") */
 	for (unsigned e = 0; e < planned; e++) {
 		uint64_t e0 = now_ns();
 
@@ -1043,12 +1035,6 @@ out:
 
 /* ---- writers ----------------------------------------------------------- */
 
-/* A size the section may hold as -1 (null): 0 then. */
-static uint64_t known(long long v)
-{
-	return v > 0 ? (uint64_t)v : 0;
-}
-
 /* Row r of the staircase, in footprint order: the caches, the shelves,
  * memory. */
 static const struct hier_level_out *row(const struct hierarchy_section *s, size_t r)
@@ -1066,8 +1052,8 @@ static bool is_shelf(const struct hier_level_out *l)
 
 static void print_pages(const struct hierarchy_section *s, FILE *f)
 {
-	struct size_text huge = fmt_size(known(s->pages.huge_bytes));
-	struct size_text max = fmt_size(known(s->max_footprint));
+	struct size_text huge = fmt_size(s->pages.huge_bytes);
+	struct size_text max = fmt_size(s->max_footprint);
 
 	if (s->pages.page_bytes == HUGE_BYTES)
 		fprintf(f, "pages: 2 MiB (%s: at least %s of the %s buffer huge in every epoch)\n",
@@ -1099,7 +1085,7 @@ static void print_points(const struct hierarchy_section *s, FILE *f)
 				       "  <- level starts";
 		}
 		snprintf(sm, sizeof(sm), i < nsmall ? "%.2f" : "", s->tlb.cycles_4k[i]);
-		fprintf(f, "%12s %9.2f %9.2f %9.2f %6.0f%% %9s%s\n", fmt_size(known(p->bytes)).s,
+		fprintf(f, "%12s %9.2f %9.2f %9.2f %6.0f%% %9s%s\n", fmt_size(p->bytes).s,
 			p->cycles, p->ns, p->cycles_min, 100 * p->spread, sm, mark);
 	}
 }
@@ -1113,7 +1099,7 @@ static void print_level(const struct hierarchy_section *s, const struct hier_lev
 	const char *verdict = shelf ? " (not a level: see the note)" : lv->memory ? "" :
 			      lv->agrees ? " agrees" : lv->effective_share ? " share" :
 			      " DISAGREES";
-	struct size_text hw = { "-" }, size = fmt_size(known(lv->size_bytes));
+	struct size_text hw = { "-" }, size = fmt_size(lv->size_bytes);
 	char sz[112] = "-", br[80] = "-";
 
 	if (lv->memory)
@@ -1121,22 +1107,22 @@ static void print_level(const struct hierarchy_section *s, const struct hier_lev
 	if (!lv->memory && !shelf) {
 		if (lv->size_min > 0)
 			snprintf(sz, sizeof(sz), "%s (%s-%s, %d of %d)", size.s,
-				 fmt_size(known(lv->size_min)).s, fmt_size(known(lv->size_max)).s,
+				 fmt_size(lv->size_min).s, fmt_size(lv->size_max).s,
 				 lv->epochs_seen, s->epochs);
 		else
 			snprintf(sz, sizeof(sz), "%s (seen in %d of %d)", size.s, lv->epochs_seen,
 				 s->epochs);
-		snprintf(br, sizeof(br), "%s-%s", fmt_size(known(lv->size_lo)).s,
-			 fmt_size_or(known(lv->size_hi), "?").s);
-		hw = fmt_size_or(known(lv->hwloc_size), "none");
+		snprintf(br, sizeof(br), "%s-%s", fmt_size(lv->size_lo).s,
+			 fmt_size_or(lv->size_hi, "?").s);
+		hw = fmt_size_or(lv->hwloc_size, "none");
 	}
 	fprintf(f, "%-7s %-40s %-22s %7.1f %7.1f %10s  %-9s%s\n", lv->level, sz, br, lv->cycles,
-		lv->ns, fmt_size_or(shelf ? 0 : known(lv->walk_bytes), "-").s, hw.s, verdict);
+		lv->ns, fmt_size_or(shelf ? 0 : lv->walk_bytes, "-").s, hw.s, verdict);
 }
 
 static void print_tlb(const struct hierarchy_section *s, FILE *f)
 {
-	struct size_text to, reach = fmt_size(known(s->tlb.reach_bytes));
+	struct size_text to, reach = fmt_size(s->tlb.reach_bytes);
 
 	if (s->pages.page_bytes != HUGE_BYTES)
 		return;
@@ -1144,7 +1130,7 @@ static void print_tlb(const struct hierarchy_section *s, FILE *f)
 		fprintf(f, "TLB: not compared (4 KiB pages could not be had for the comparison walk)\n");
 		return;
 	}
-	to = fmt_size(known(s->tlb.compared_to_bytes));
+	to = fmt_size(s->tlb.compared_to_bytes);
 	if (s->tlb.reach_bytes > 0)
 		fprintf(f, "TLB: on 4 KiB pages the walk costs more than on 2 MiB pages past %s: TLB reach "
 			   "about %s (not a cache level; compared up to %s)\n", reach.s, reach.s, to.s);
@@ -1167,27 +1153,26 @@ static void print_notes(const struct hierarchy_section *s, FILE *f)
 			fprintf(f, "note: the shelf at %.0f ns (%s-%s) lies between the last cache and memory: "
 				   "partial hits in a shared or randomly replaced cache (its share changes with "
 				   "the neighbours), or, on 4 KiB pages, memory before page walks grow\n",
-				lv->ns, fmt_size(known(lv->first_bytes)).s,
-				fmt_size(known(lv->last_bytes)).s);
+				lv->ns, fmt_size(lv->first_bytes).s, fmt_size(lv->last_bytes).s);
 		if (lv->inner_cycles > 0)
 			fprintf(f, "note: %s reads %.1f cycles (%.1f ns) over %s-%s: a step "
 				   "inside the level (TLB misses, or the tail of the transition "
 				   "into it)\n",
 				lv->level, lv->inner_cycles, lv->inner_ns,
-				fmt_size(known(lv->inner_from)).s, fmt_size(known(lv->inner_to)).s);
+				fmt_size(lv->inner_from).s, fmt_size(lv->inner_to).s);
 	}
 	for (const struct hier_level_out *u = s->unstable; u < s->unstable + s->nunstable; u++)
 		fprintf(f, "note: a step at %.1f cycles (%s-%s) that hwloc does not declare, seen "
 			   "in %d of %d epochs: not a level\n", u->cycles,
-			fmt_size(known(u->first_bytes)).s, fmt_size(known(u->last_bytes)).s,
+			fmt_size(u->first_bytes).s, fmt_size(u->last_bytes).s,
 			u->epochs_seen, s->epochs);
 	for (size_t l = nc; l < s->nhwloc_caches; l++)
 		fprintf(f, "warning: hwloc declares an L%zu of %s that the staircase does not show as its "
 			   "own level\n", l + 1, fmt_size(s->hwloc_caches[l]).s);
 	for (size_t l = 0; l < nc; l++) {
 		const struct hier_level_out *lv = &s->levels[l];
-		struct size_text size = fmt_size(known(lv->size_bytes));
-		struct size_text hw = fmt_size(known(lv->hwloc_size));
+		struct size_text size = fmt_size(lv->size_bytes);
+		struct size_text hw = fmt_size(lv->hwloc_size);
 
 		if (lv->agrees)
 			continue;
@@ -1200,8 +1185,8 @@ static void print_notes(const struct hierarchy_section *s, FILE *f)
 		else if (lv->hwloc_size > 0)
 			fprintf(f, "warning: L%zu measured about %s (latency rises between %s and "
 				   "%s), hwloc declares %s: use the measured size\n", l + 1, size.s,
-				fmt_size(known(lv->size_lo)).s,
-				fmt_size_or(known(lv->size_hi), "the end").s, hw.s);
+				fmt_size(lv->size_lo).s,
+				fmt_size_or(lv->size_hi, "the end").s, hw.s);
 		else
 			fprintf(f, "warning: L%zu measured about %s, seen in %d of %d epochs; "
 				   "hwloc declares no such level\n", l + 1, size.s, lv->epochs_seen,

@@ -60,12 +60,9 @@ void hierarchy_link_ring(char *base, size_t n, uint32_t *order, uint64_t seed);
 /* Combine the epochs: s->points[].bytes, s->npoints, s->epochs,
  * s->per_epoch[].cycles, s->hwloc_caches, w->ep_ns (and w->ep_small over
  * s->tlb.ncycles_4k points) given. Each point becomes the median over the
- * epochs; the levels are those of that curve (hierarchy.c says how knees
- * are found), each with the epochs whose own staircase shows it and their
- * size range, and beside hwloc's; where the combined curve has more caches
- * than hwloc declares, a level that not every epoch shows is dropped (into
- * s->unstable). Fills the rest of the section but what hierarchy_measure
- * records. Pure. */
+ * epochs, and the levels are those of that curve (docs/hierarchy.md,
+ * "Stable levels": unstable ones go to s->unstable). Fills the rest of the
+ * section but what hierarchy_measure records. Pure. */
 void hierarchy_combine(struct hierarchy_section *s, const struct hierarchy_sweep *w);
 
 /* TLB reach: where the walk on 4 KiB pages (small) starts to cost more

@@ -73,12 +73,6 @@ static const struct alias *find_alias(const char *name)
 	return NULL;
 }
 
-static bool is_kernel_raised(const struct perf_event_attr *a)
-{
-	return a->type == PERF_TYPE_SOFTWARE && (a->config == PERF_COUNT_SW_CONTEXT_SWITCHES ||
-						  a->config == PERF_COUNT_SW_CPU_MIGRATIONS);
-}
-
 static long perf_open(struct perf_event_attr *a, int group_fd)
 {
 	return syscall(SYS_perf_event_open, a, 0 /* this thread */, -1 /* any cpu */, group_fd,
@@ -192,6 +186,28 @@ static void mark_unavailable(struct pmu_event *e, int err, const char *why, cons
  * lines of the listing instead of errors. */
 static bool encode_quiet;
 
+/* "pmu::event" names, for "did you mean" and `events --all`. */
+struct names {
+	char **v;
+	size_t n, cap;
+};
+
+static const char *names_at(size_t i, void *arg)
+{
+	const struct names *l = arg;
+
+	return i < l->n ? l->v[i] : NULL;
+}
+
+/* Candidates for "did you mean": the aliases, then (libpfm4) "pmu::event"
+ * of every PMU detected here, built once. */
+static struct names cand;
+
+static const char *cand_name_at(size_t i, void *arg)
+{
+	return i < ARRAY_SIZE(aliases) ? aliases[i].name : names_at(i - ARRAY_SIZE(aliases), &cand);
+}
+
 #if HAVE_LIBPFM
 /* Once initialized, pfm_initialize returns at once. */
 static int pfm_init_once(void)
@@ -209,12 +225,6 @@ static bool pmu_info(pfm_pmu_t p, pfm_pmu_info_t *pi, bool present)
 	*pi = (pfm_pmu_info_t){ .size = sizeof(*pi) };
 	return pfm_get_pmu_info(p, pi) == PFM_SUCCESS && (!present || pi->is_present);
 }
-
-/* "pmu::event" names, for "did you mean" and `events --all`. */
-struct names {
-	char **v;
-	size_t n, cap;
-};
 
 /* Append "pmu::event" for every event of the PMU, as the OS layer os names it. */
 static void add_names(struct names *l, const pfm_pmu_info_t *pi, pfm_os_t os)
@@ -245,22 +255,6 @@ static void free_names(struct names *l)
 	free(l->v);
 }
 
-static const char *names_at(size_t i, void *arg)
-{
-	const struct names *l = arg;
-
-	return i < l->n ? l->v[i] : NULL;
-}
-
-/* Candidates for "did you mean": the aliases, then "pmu::event" of every
- * PMU detected here. Built once. */
-static struct names cand;
-
-static const char *cand_name_at(size_t i, void *arg)
-{
-	return i < ARRAY_SIZE(aliases) ? aliases[i].name : names_at(i - ARRAY_SIZE(aliases), &cand);
-}
-
 static void build_candidates(void)
 {
 	pfm_pmu_info_t pi;
@@ -273,42 +267,32 @@ static void build_candidates(void)
 			add_names(&cand, &pi, PFM_OS_PERF_EVENT_EXT);
 }
 
-/* The PMU libpfm4 knows by this name, detected here or not. */
-static bool pmu_named(const char *name, pfm_pmu_info_t *pi)
-{
-	pfm_pmu_t p;
-
-	pfm_for_all_pmus(p)
-		if (pmu_info(p, pi, false) && pi->name && !strcmp(pi->name, name))
-			return true;
-	return false;
-}
-
-/* A "pmu::" prefix that names a PMU libpfm4 knows but does not detect here:
- * the event is real, this CPU just does not have it. */
-static bool pmu_known_not_present(const char *name, char *pmu, size_t len)
+/* A "pmu::" prefix (into pmu) that names a PMU libpfm4 knows (into pi) but
+ * does not detect here: the event is real, this CPU just does not have it. */
+static bool pmu_known_not_present(const char *name, char *pmu, size_t len, pfm_pmu_info_t *pi)
 {
 	const char *sep = strstr(name, "::");
-	pfm_pmu_info_t pi;
+	pfm_pmu_t p;
 
 	if (!sep || (size_t)(sep - name) >= len)
 		return false;
 	snprintf(pmu, len, "%.*s", (int)(sep - name), name);
-	return pmu_named(pmu, &pi) && !pi.is_present;
+	pfm_for_all_pmus(p)
+		if (pmu_info(p, pi, false) && pi->name && !strcmp(pi->name, pmu))
+			return !pi->is_present;
+	return false;
 }
 
-/* Whether pmu (known to libpfm4, maybe not detected) has the event named
+/* Whether PMU pi (known to libpfm4, maybe not detected) has the event named
  * in "pmu::EVENT[:UMASK...]"; else the closest "pmu::EVENT" into sug. */
-static bool event_in_pmu(const char *name, const char *pmu, char *sug, size_t len)
+static bool event_in_pmu(const char *name, const pfm_pmu_info_t *pi, char *sug, size_t len)
 {
-	size_t plen = strlen(pmu) + 2, evlen = strcspn(name + plen, ":");
+	size_t plen = strlen(pi->name) + 2, evlen = strcspn(name + plen, ":");
 	struct names l = { 0 };
 	bool found = false;
-	pfm_pmu_info_t pi;
 	const char *s;
 
-	if (pmu_named(pmu, &pi))
-		add_names(&l, &pi, PFM_OS_NONE);
+	add_names(&l, pi, PFM_OS_NONE);
 	for (size_t i = 0; i < l.n && !found; i++)
 		found = strlen(l.v[i]) == plen + evlen && !strncasecmp(l.v[i] + plen, name + plen, evlen);
 	s = found ? NULL : suggest_name(name, names_at, l.n, &l);
@@ -336,6 +320,7 @@ static int encode_pfm(const char *name, struct pmu_event *e)
 {
 	pfm_perf_encode_arg_t arg = { .attr = &e->attr, .size = sizeof(arg) };
 	char pmu[64], det[256], mean[300];
+	pfm_pmu_info_t pi;
 	int r;
 
 	if (pfm_init_once() < 0)
@@ -346,12 +331,12 @@ static int encode_pfm(const char *name, struct pmu_event *e)
 	r = pfm_get_os_event_encoding(name, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
 	if (r == PFM_SUCCESS)
 		return 0;
-	if (r == PFM_ERR_NOTFOUND && pmu_known_not_present(name, pmu, sizeof(pmu))) {
+	if (r == PFM_ERR_NOTFOUND && pmu_known_not_present(name, pmu, sizeof(pmu), &pi)) {
 		char sug[256];
 
 		/* libpfm4 keeps the tables of PMUs it does not detect: a typo in
 		 * another CPU's event name is still a usage error */
-		if (!event_in_pmu(name, pmu, sug, sizeof(sug))) {
+		if (!event_in_pmu(name, &pi, sug, sizeof(sug))) {
 			pr_err("-e: unknown event '%s': the %s PMU has no such event%s", name, pmu,
 			       did_you_mean(sug, mean, sizeof(mean)));
 			return -EINVAL;
@@ -382,14 +367,9 @@ static int encode_pfm(const char *name, struct pmu_event *e)
 	return -EINVAL;
 }
 #else
-static const char *alias_name_at(size_t i, void *arg)
-{
-	return i < ARRAY_SIZE(aliases) ? aliases[i].name : NULL;
-}
-
 static int encode_pfm(const char *name, struct pmu_event *e)
 {
-	const char *s = suggest_name(name, alias_name_at, ARRAY_SIZE(aliases), NULL);
+	const char *s = suggest_name(name, cand_name_at, ARRAY_SIZE(aliases), NULL);
 	char mean[96];
 
 	if (strstr(name, "::")) {
@@ -431,9 +411,11 @@ static int encode(const char *name, struct pmu_event *e, const struct pmu_perm *
 			      PERF_FORMAT_TOTAL_TIME_RUNNING;
 	e->attr.disabled = 0;
 	e->attr.inherit = 0;
-	if (is_kernel_raised(&e->attr)) {
-		/* The kernel raises these from its own context: with
-		 * exclude_kernel they silently read 0. */
+	/* The kernel raises context switches and migrations from its own
+	 * context: with exclude_kernel they silently read 0. */
+	if (e->attr.type == PERF_TYPE_SOFTWARE &&
+	    (e->attr.config == PERF_COUNT_SW_CONTEXT_SWITCHES ||
+	     e->attr.config == PERF_COUNT_SW_CPU_MIGRATIONS)) {
 		if (!pmu_kernel_allowed(p->paranoid, p->privileged)) {
 			mark_unavailable(e, EACCES, "paranoid", "perf_event_paranoid=%d forbids counting "
 					 "kernel-raised events for non-root, and with the kernel excluded "
@@ -912,9 +894,7 @@ static void disturbed_samples(const struct pmu_sampler *s, size_t n, struct resu
 	size_t nd = 0, nknown = 0, *idx = malloc((n ? n : 1) * sizeof(*idx));
 
 	for (size_t i = 0; i < n; i++) {
-		if (s->disturbed[i] < 0)
-			continue;
-		nknown++;
+		nknown += s->disturbed[i] >= 0;
 		if (s->disturbed[i] > 0 && idx)
 			idx[nd] = i;
 		nd += s->disturbed[i] > 0;
@@ -929,15 +909,6 @@ static void disturbed_samples(const struct pmu_sampler *s, size_t n, struct resu
 		free(idx);
 }
 
-/* Ticks per PMU cycle over the undisturbed samples; 0 when none counted. */
-static double sampler_ticks_per_cycle(struct pmu_sampler *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (s->disturbed[i] > 0)
-			s->dcycles[i] = NAN;
-	return s->g.set->idx_cycles >= 0 ? pmu_ticks_per_cycle(s->dticks, s->dcycles, n) : 0;
-}
-
 void pmu_sampler_finish(struct pmu_sampler *s, size_t n, struct result *res)
 {
 	const struct pmu_set *set = s->g.set;
@@ -950,7 +921,11 @@ void pmu_sampler_finish(struct pmu_sampler *s, size_t n, struct result *res)
 		event_figures(s, k, n, tmp, &res->events[res->nevents++]);
 	free(tmp);
 	disturbed_samples(s, n, res);
-	res->pmu_ticks_per_cycle = sampler_ticks_per_cycle(s, n);
+	for (size_t i = 0; i < n; i++)	/* ticks per PMU cycle over the undisturbed samples */
+		if (s->disturbed[i] > 0)
+			s->dcycles[i] = NAN;
+	res->pmu_ticks_per_cycle = set->idx_cycles >= 0 ?
+				   pmu_ticks_per_cycle(s->dticks, s->dcycles, n) : 0;
 	pmu_group_close(&s->g);
 	sampler_free(s);
 }

@@ -1,23 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* pmu.h - hardware and software events (docs/method.md).
- *
- * A pmu_set is the list of events a run counts: the ones asked for with
- * -e, plus context-switches, cpu-migrations and task-clock, which every run
- * counts to flag disturbed samples. Names are perf-style aliases (cycles,
- * instructions, ...; encoded here without libpfm4) or, in a build with
- * libpfm4, any event string libpfm4 knows, encoded with
- * pfm_get_os_event_encoding(PFM_OS_PERF_EVENT_EXT).
- *
- * Whether an event can be had is decided by perf_event_open only (libpfm4
- * lists a PMU from CPUID even where the hypervisor exposes none): resolving
- * a set tries each event on the calling thread and keeps the errno and a
- * plain-language reason for each that does not open. Such an event is
- * reported as n/a with that reason, never as 0.
- *
- * A pmu_group is what one probe thread opens: one group for the hardware
- * events and one for the software events (docs/events.md says why two),
- * read with PERF_FORMAT_GROUP|ID|TOTAL_TIME_ENABLED|RUNNING.
- */
+/* pmu.h - hardware and software events (docs/events.md: the names, the
+ * always-on events, the two groups). Whether an event can be had is decided
+ * by perf_event_open only (libpfm4 lists a PMU from CPUID even where the
+ * hypervisor exposes none). */
 #ifndef ATOMCOST_PMU_H
 #define ATOMCOST_PMU_H
 
@@ -113,9 +98,8 @@ void pmu_stat_of(const double *v, size_t n, struct result_event *st);
  * then 2N iterations; the groups are read before (a), between (b) and after
  * (c), never inside a fenced timing. The after-reading of one sample is the
  * before-reading of the next unless marked stale (work was done between).
- * Hardware events are normalized per op from the N/2N difference,
- * ((c - b) - (b - a)) / (N * UNROLL), so the reads' own cost cancels as the
- * timer overhead does; software events are counted per sample (c - a). */
+ * Hardware events per op ((c - b) - (b - a)) / (N * UNROLL), software
+ * events per sample (c - a): docs/events.md says why. */
 struct result;
 struct pmu_sampler {
 	struct pmu_group g;

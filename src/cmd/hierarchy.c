@@ -75,26 +75,6 @@ static int check_footprints(const struct hierarchy_opts *ho)
 	return 0;
 }
 
-static void print_results(const struct hier_args *a, const struct calibration *cal,
-			  struct hierarchy_section *h, struct splitlock_section *sl, bool split)
-{
-	if (a->json) {
-		struct report rep = { .hier = h, .split = split ? sl : NULL };
-		json_t *j = json_object();
-
-		json_object_set_new(j, "calibration", clock_to_json(cal));
-		report_typed_sections(&rep, j);
-		opts_print_json(j);
-		return;
-	}
-	if (h)
-		hierarchy_print(h, stdout);
-	if (h && split)
-		putchar('\n');
-	if (split)
-		splitlock_print(sl, stdout);
-}
-
 /* The staircase (into *h, allocated) and the split lock, as asked; prints
  * them. An exit code. */
 static int measure(const struct hier_args *a, struct topo *t, int cpu, struct hierarchy_section **h)
@@ -131,7 +111,21 @@ static int measure(const struct hier_args *a, struct topo *t, int cpu, struct hi
 		if (!sl.supported && !stair)
 			code = EXIT_UNSUPPORTED;
 	}
-	print_results(a, &cal, *h, &sl, split);
+	if (a->json) {
+		struct report rep = { .hier = *h, .split = split ? &sl : NULL };
+		json_t *j = json_object();
+
+		json_object_set_new(j, "calibration", clock_to_json(&cal));
+		report_typed_sections(&rep, j);
+		opts_print_json(j);
+		return code;
+	}
+	if (*h)
+		hierarchy_print(*h, stdout);
+	if (*h && split)
+		putchar('\n');
+	if (split)
+		splitlock_print(&sl, stdout);
 	return code;
 }
 

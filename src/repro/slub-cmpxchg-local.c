@@ -145,17 +145,6 @@ static void node_unlock(struct slab_cache *s)
 
 /* ---- cache setup ---- */
 
-static int rseq_alloc_once(void)
-{
-	if (rseq_cpu)
-		return 0;
-	rseq_cpu = aligned_alloc(64, sizeof(*rseq_cpu) * SLAB_MAX_CACHES);
-	if (!rseq_cpu)
-		return -ENOMEM;
-	memset(rseq_cpu, 0, sizeof(*rseq_cpu) * SLAB_MAX_CACHES);
-	return 0;
-}
-
 /* Forget every slab (arena kept, pages stay faulted in): for the next pass. */
 static void slab_cache_reset(struct slab_cache *s)
 {
@@ -178,8 +167,12 @@ int slab_cache_init(struct slab_cache *s, size_t size, size_t max_objects)
 		pr_err("slab model: object size %zu is not a multiple of 8 (expected 8, 16, ...)", size);
 		return -EINVAL;
 	}
-	if (rseq_alloc_once() < 0)
-		return -ENOMEM;
+	if (!rseq_cpu) {
+		rseq_cpu = aligned_alloc(64, sizeof(*rseq_cpu) * SLAB_MAX_CACHES);
+		if (!rseq_cpu)
+			return -ENOMEM;
+		memset(rseq_cpu, 0, sizeof(*rseq_cpu) * SLAB_MAX_CACHES);
+	}
 	s->size = size;
 	/* kernel calculate_order(): at least 4 * (fls(nr_cpus) + 1) objects
 	 * (12 for 2 CPUs) up to order 3 */
@@ -279,10 +272,9 @@ static void *take_freelist(struct slab_cache *s, size_t idx)
 	struct slab_meta *m = &s->meta[idx];
 	uint64_t old[2] = { (uint64_t)(uintptr_t)m->freelist, m->counters };
 
-	for (;;) {
-		if (arch_cmpxchg128(&m->freelist, old, 0, (uint64_t)s->objs | FROZEN))
-			return (void *)(uintptr_t)old[0];
-	}
+	while (!arch_cmpxchg128(&m->freelist, old, 0, (uint64_t)s->objs | FROZEN))
+		;
+	return (void *)(uintptr_t)old[0];
 }
 
 /* Unfreeze a slab the CPU gives up; objects freed to it meanwhile put it on
@@ -468,20 +460,6 @@ static inline char *rseq_base(const struct slab_cache *s)
  * whose freed objects then reach no list until the end of the run. */
 static int rseq_slow_lock[SLAB_MAX_CACHES][SLAB_MAX_CPUS];
 
-static void *slab_alloc_slow_rseq_locked(struct slab_cache *s, struct kmem_cpu *c);
-
-static __attribute__((noinline)) void *slab_alloc_slow_rseq(struct slab_cache *s, uint32_t cpu)
-{
-	int *lk = &rseq_slow_lock[s->id][cpu % SLAB_MAX_CPUS];
-	void *obj;
-
-	while (__atomic_exchange_n(lk, 1, __ATOMIC_ACQUIRE))
-		sched_yield();	/* the holder may be preempted on this CPU */
-	obj = slab_alloc_slow_rseq_locked(s, &rseq_cpu[s->id][cpu % SLAB_MAX_CPUS]);
-	__atomic_store_n(lk, 0, __ATOMIC_RELEASE);
-	return obj;
-}
-
 static void *slab_alloc_slow_rseq_locked(struct slab_cache *s, struct kmem_cpu *c)
 {
 	int64_t idx = __atomic_load_n(&c->slab, __ATOMIC_RELAXED);
@@ -502,6 +480,18 @@ static void *slab_alloc_slow_rseq_locked(struct slab_cache *s, struct kmem_cpu *
 			    __rseq_offset))
 		slab_free_slow(s, (size_t)idx, rest, tail, cnt);
 	return fl;
+}
+
+static __attribute__((noinline)) void *slab_alloc_slow_rseq(struct slab_cache *s, uint32_t cpu)
+{
+	int *lk = &rseq_slow_lock[s->id][cpu % SLAB_MAX_CPUS];
+	void *obj;
+
+	while (__atomic_exchange_n(lk, 1, __ATOMIC_ACQUIRE))
+		sched_yield();	/* the holder may be preempted on this CPU */
+	obj = slab_alloc_slow_rseq_locked(s, &rseq_cpu[s->id][cpu % SLAB_MAX_CPUS]);
+	__atomic_store_n(lk, 0, __ATOMIC_RELEASE);
+	return obj;
 }
 
 static inline void *alloc_RSEQ(struct slab_cache *s)

@@ -509,15 +509,12 @@ static int one_pass(struct topo *t, const int *cpus, unsigned nth, size_t size, 
 	ret = aslab_create(&c, size, nth, n * nth, v);
 	if (ret < 0)
 		return ret;
-	memset(w, 0, sizeof(w[0]) * nth);
 	for (unsigned i = 0; i < nth; i++) {
-		w[i] = (struct worker){ .c = c, .t = t, .arrived = arrived, .total = nth, .n = n,
-					.tid = i, .cpu_os = cpus[i] };
-		w[i].obj = malloc(n * sizeof(void *));
-		if (!w[i].obj) {
+		w[i] = (struct worker){ .c = c, .t = t, .arrived = arrived, .total = nth,
+					.obj = malloc(n * sizeof(void *)), .n = n, .tid = i,
+					.cpu_os = cpus[i] };
+		if (!w[i].obj)
 			ret = -ENOMEM;
-			break;
-		}
 	}
 	for (unsigned i = 0; i < nth && !ret; i++) {
 		if (pthread_create(&w[i].th, NULL, worker_main, &w[i])) {

@@ -736,15 +736,14 @@ static void print_costs(FILE *out, const struct bulk_ops *m)
 	const struct bulk_ops *k = &bulk_kernel_cost;
 
 	fprintf(out, "Priced ops, core cycles per op (here: median of 5 timed loops of 65536; "
-		     "kernel: %s)\n", KERNEL_COST_SRC);
-	fprintf(out, "  op                              model's form                here  kernel\n");
-	fprintf(out, "  local_irq_disable + enable      byte stores (analog)      %6.2f  %6.0f\n",
-		m->irq_pair, k->irq_pair);
-	fprintf(out, "  local_irq_save + restore        byte stores (analog)      %6.2f  %6.0f\n",
-		m->irq_save, k->irq_save);
-	fprintf(out, "  this_cpu_cmpxchg_double         cmpxchg16b %%fs:, chained  %6.2f  %6.0f  "
+		     "kernel: %s)\n"
+		     "  op                              model's form                here  kernel\n"
+		     "  local_irq_disable + enable      byte stores (analog)      %6.2f  %6.0f\n"
+		     "  local_irq_save + restore        byte stores (analog)      %6.2f  %6.0f\n"
+		     "  this_cpu_cmpxchg_double         cmpxchg16b %%fs:, chained  %6.2f  %6.0f  "
 		     "(isolated latency; the what-if prices the commit in context)\n\n",
-		m->cpu_cmpxchg, k->cpu_cmpxchg);
+		KERNEL_COST_SRC, m->irq_pair, k->irq_pair, m->irq_save, k->irq_save, m->cpu_cmpxchg,
+		k->cpu_cmpxchg);
 }
 
 static json_t *ops_json(const struct bulk_ops *o)

@@ -1,17 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* repro/slab-concurrent.c - the 2016 concurrent slab scoring
- * (docs/reproductions.md, section 4): N pinned threads each do N*alloc then
- * N*free; the figure is the average cycles per alloc / per free, each
- * thread's own phases only (struct conc_stamps), over passes whose threads
- * ran together and were not preempted.
- *
- * The model is the SLAB allocator the patch changed: a per-CPU array cache
- * (limit and batchcount by object size, as the kernel's enable_cpucache),
- * a node with a shared array and slab lists under one list_lock, and page-
- * sized slabs aligned so that the slab of an object is an address mask.
- * The variants differ in cache_alloc_refill alone (refill() below); each
- * thread counts its node-lock traffic (struct aslab_stats), so the tests
- * check it and the run says how contended the lock was.
+/* repro/slab-concurrent.c - the 2016 concurrent slab scoring and its model of
+ * the SLAB allocator the patch changed (docs/reproductions.md, section 4):
+ * N pinned threads each do N*alloc then N*free; the figure is the average
+ * cycles per alloc / per free, each thread's own phases only (struct
+ * conc_stamps). The variants differ in cache_alloc_refill alone (refill()).
  */
 #include "repro/repro.h"
 

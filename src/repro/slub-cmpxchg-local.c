@@ -1,17 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* repro/slub-cmpxchg-local.c - a user-space model of the SLUB fast path, and the 2007
- * "SLUB use cmpxchg_local" scoring (docs/reproductions.md).
- *
- * The model: a per-CPU structure {freelist, tid, slab} (here one per thread,
- * in TLS, which is what "per-CPU" means to a pinned thread; the rseq variant
- * keeps one per CPU, shared by the threads on it); slabs aligned to their size
- * so that the slab of an object is an address mask; frees of objects of
- * another slab go to that slab's own {freelist, counters} pair with a LOCKED
- * cmpxchg128 (remote free, __slab_free). Two fast paths, the 2007 one the
- * post measured and the kernel's since 2011 (enum slub_fastpath): every
- * variant of both comes from one template (SLUB_FASTPATH, repro.h) and
- * differs only in its commit. The slab layer (slab_alloc_slow, slab_free_slow
- * and what they call) also serves the 2015 bulk model (repro/slub-bulk-free.c).
+ * "SLUB use cmpxchg_local" scoring (docs/reproductions.md, section 2, describes the
+ * model). The per-CPU structure is the thread's, in TLS (per CPU, shared by its
+ * threads, for rseq). The slab layer (slab_alloc_slow, slab_free_slow and what they
+ * call) also serves the 2015 bulk model (repro/slub-bulk-free.c).
  */
 #include "repro/repro.h"
 
@@ -311,8 +303,7 @@ static inline struct kmem_cpu *cpu_slot(struct slab_cache *s)
 	return slab_cpu_own(s, &slab_tls[s->id]);
 }
 
-/* Refill: the CPU slab's remote frees, else a partial slab, else a new one,
- * frozen to the caller; returns its freelist, *idx its slab. NULL: full. */
+/* slab_alloc_slow's refill (repro.h): the freelist of the slab it leaves in *idx; NULL: full. */
 static void *refill(struct slab_cache *s, int64_t *idx)
 {
 	void *fl = NULL;

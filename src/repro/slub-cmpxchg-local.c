@@ -947,15 +947,11 @@ static int print_variant(struct slub_run *r, enum slub_fastpath fp, int test, en
 				    : json_pack("{s:o,s:o}", "kmalloc", summary_json(r, v, 0, si),
 						"kfree", summary_json(r, v, 1, si)));
 	}
-	if (pub) {
-		shown = *pub;
-	} else {
-		snprintf(reason, sizeof(reason), "the post measured %s",
-			 fp == SLUB_FP_2007 ? "cmpxchg with rmb() and cmpxchg_local with barrier() only"
-					    : "the 2007 fast path only");
-		shown = (struct repro_table){ .source = reason, .unit = "cycles", .ncols = meas.ncols,
-			.cols = { meas.cols[0], meas.cols[1] } };
-	}
+	snprintf(reason, sizeof(reason), "the post measured %s",
+		 fp == SLUB_FP_2007 ? "cmpxchg with rmb() and cmpxchg_local with barrier() only"
+				    : "the 2007 fast path only");
+	shown = pub ? *pub : (struct repro_table){ .source = reason, .unit = "cycles",
+		.ncols = meas.ncols, .cols = { meas.cols[0], meas.cols[1] } };
 	shown.title = title;
 	return repro_print_beside(r->rc->out, &shown, &meas);
 }

@@ -219,14 +219,12 @@ static unsigned take_from_slab(struct aslab_cache *c, int32_t i, struct array_ca
 	return n;
 }
 
-/* cache_alloc_refill of v4.7-rc1. "Before" is the tree with the previous
- * patch ("mm/slab: refill cpu cache through a new slab without holding a
- * node lock"): the node lock is taken first; when it finds nothing, a new
- * slab, seen by this thread alone, fills the array cache without the lock
- * (cache_grow_begin, alloc_block) and is attached under it (cache_grow_end):
- * two acquisitions per grow. "After" adds the seed's patch alone: no free
- * object and an empty shared array, read without the lock, go straight to
- * the grow: one acquisition per grow. The variants differ in that test. */
+/* cache_alloc_refill of v4.7-rc1, before and after the seed's patch
+ * (docs/reproductions.md, section 4). Before: the node lock first; finding
+ * nothing, a new slab fills the array cache without it (cache_grow_begin,
+ * alloc_block) and is attached under it (cache_grow_end): two acquisitions
+ * per grow. After: no free object and an empty shared array, read without
+ * the lock, go straight to the grow: one. */
 static __attribute__((noinline)) void *refill(struct aslab_cache *c, struct array_cache *ac)
 {
 	unsigned want = ac->batch, n;

@@ -426,14 +426,11 @@ SLUB07_FASTPATHS(THIS_CPU, C07_THIS_CPU, SLUB_NOTHING, SLUB_NOTHING, barrier)
 SLUB07_FASTPATHS(IRQOFF, C07_IRQOFF, SLUB_NOTHING, SLUB_NOTHING, barrier)
 
 /* ---- rseq: per-CPU freelists shared by the threads of a CPU ----
- * The same in both fast paths (rseq restarts instead of needing a tid). The
- * pop reads head and next and commits next with one store, the push checks
- * the slab, links and commits with one store, all inside one critical
- * section (arch_rseq_pop, arch_rseq_push): preemption, a signal or a
- * migration before the commit restarts the whole section on the CPU the
- * thread is on then. The slow paths change a CPU's freelist only through
- * such sections too; c->slab is a hint that only steers frees to the fast or
- * the slow path (both keep every object in exactly one list). */
+ * The same in both fast paths (rseq restarts instead of needing a tid). Pop
+ * and push are each one critical section (arch_rseq_pop, arch_rseq_push say
+ * how), and the slow paths change a CPU's freelist only through such sections
+ * too; c->slab is a hint that only steers frees to the fast or the slow path
+ * (both keep every object in exactly one list). */
 #if HAVE_RSEQ_MODEL
 #define RSEQ_STRIDE sizeof(struct kmem_cpu)
 #define RSEQ_SLAB_OFF (offsetof(struct kmem_cpu, slab) - offsetof(struct kmem_cpu, freelist))

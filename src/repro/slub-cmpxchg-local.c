@@ -910,12 +910,6 @@ static const enum slub_variant slub_order[] = {
 	SLUB_LOCKED, SLUB_LOCKED_BARRIER, SLUB_LOCAL, SLUB_THIS_CPU, SLUB_RSEQ, SLUB_IRQOFF,
 };
 
-/* Listed in the experiment: cmpxchg+barrier comes with cmpxchg. */
-static bool listed(const struct experiment *e, enum slub_variant v)
-{
-	return config_list_has(e, SEC, "variants", slub_variant_names[v == SLUB_LOCKED_BARRIER ? SLUB_LOCKED : v]);
-}
-
 /* Variant v's measured table, per size the median over the passes, beside
  * the post's (or beside none), and its JSON. */
 static int print_variant(struct slub_run *r, enum slub_fastpath fp, int test, enum slub_variant v,
@@ -968,7 +962,10 @@ static int run_test(struct slub_run *r, enum slub_fastpath fp, int test, json_t 
 		enum slub_variant v = slub_order[i];
 		const char *why, *name = slub_variant_names[v];
 
-		if (!listed(r->rc->exp, v) || (v == SLUB_LOCKED_BARRIER && fp != SLUB_FP_2007))
+		/* cmpxchg+barrier comes with cmpxchg, on the 2007 fast path */
+		if (!config_list_has(r->rc->exp, SEC, "variants",
+				     slub_variant_names[v == SLUB_LOCKED_BARRIER ? SLUB_LOCKED : v]) ||
+		    (v == SLUB_LOCKED_BARRIER && fp != SLUB_FP_2007))
 			continue;
 		why = slub_variant_unavailable_in(fp, v);
 		snprintf(title[v], sizeof(title[v]), "%s * %s [%s fast path: %s]",

@@ -1,17 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* repro/slab-concurrent.c - the 2016 concurrent slab scoring
- * (docs/reproductions.md, section 4): N pinned threads each do N*alloc then
- * N*free; the figure is the average cycles per alloc / per free, each
- * thread's own phases only (struct conc_stamps), over passes whose threads
- * ran together and were not preempted.
- *
- * The model is the SLAB allocator the patch changed: a per-CPU array cache
- * (limit and batchcount by object size, as the kernel's enable_cpucache),
- * a node with a shared array and slab lists under one list_lock, and page-
- * sized slabs aligned so that the slab of an object is an address mask.
- * The variants differ in cache_alloc_refill alone (refill() below); each
- * thread counts its node-lock traffic (struct aslab_stats), so the tests
- * check it and the run says how contended the lock was.
+/* repro/slab-concurrent.c - the 2016 concurrent slab scoring and its model of
+ * the SLAB allocator the patch changed (docs/reproductions.md, section 4):
+ * N pinned threads each do N*alloc then N*free; the figure is the average
+ * cycles per alloc / per free, each thread's own phases only (struct
+ * conc_stamps). The variants differ in cache_alloc_refill alone (refill()).
  */
 #include "repro/repro.h"
 
@@ -227,14 +219,12 @@ static unsigned take_from_slab(struct aslab_cache *c, int32_t i, struct array_ca
 	return n;
 }
 
-/* cache_alloc_refill of v4.7-rc1. "Before" is the tree with the previous
- * patch ("mm/slab: refill cpu cache through a new slab without holding a
- * node lock"): the node lock is taken first; when it finds nothing, a new
- * slab, seen by this thread alone, fills the array cache without the lock
- * (cache_grow_begin, alloc_block) and is attached under it (cache_grow_end):
- * two acquisitions per grow. "After" adds the seed's patch alone: no free
- * object and an empty shared array, read without the lock, go straight to
- * the grow: one acquisition per grow. The variants differ in that test. */
+/* cache_alloc_refill of v4.7-rc1, before and after the seed's patch
+ * (docs/reproductions.md, section 4). Before: the node lock first; finding
+ * nothing, a new slab fills the array cache without it (cache_grow_begin,
+ * alloc_block) and is attached under it (cache_grow_end): two acquisitions
+ * per grow. After: no free object and an empty shared array, read without
+ * the lock, go straight to the grow: one. */
 static __attribute__((noinline)) void *refill(struct aslab_cache *c, struct array_cache *ac)
 {
 	unsigned want = ac->batch, n;
@@ -509,15 +499,12 @@ static int one_pass(struct topo *t, const int *cpus, unsigned nth, size_t size, 
 	ret = aslab_create(&c, size, nth, n * nth, v);
 	if (ret < 0)
 		return ret;
-	memset(w, 0, sizeof(w[0]) * nth);
 	for (unsigned i = 0; i < nth; i++) {
-		w[i] = (struct worker){ .c = c, .t = t, .arrived = arrived, .total = nth, .n = n,
-					.tid = i, .cpu_os = cpus[i] };
-		w[i].obj = malloc(n * sizeof(void *));
-		if (!w[i].obj) {
+		w[i] = (struct worker){ .c = c, .t = t, .arrived = arrived, .total = nth,
+					.obj = malloc(n * sizeof(void *)), .n = n, .tid = i,
+					.cpu_os = cpus[i] };
+		if (!w[i].obj)
 			ret = -ENOMEM;
-			break;
-		}
 	}
 	for (unsigned i = 0; i < nth && !ret; i++) {
 		if (pthread_create(&w[i].th, NULL, worker_main, &w[i])) {

@@ -1,20 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* repro/slub-bulk-free.c - the 2015 SLUB bulk alloc/free scoring
- * (docs/reproductions.md, section 3).
- *
- * SLUB as it was in v4.1/4.2, in user space, for one thread, on the slab
- * layer of repro/slub-cmpxchg-local.c (what it leaves out: deviations[]):
- * the CPU's {freelist, tid} pair and its slab in TLS, committed by an
- * unlocked `cmpxchg16b %fs:` (this_cpu_cmpxchg_double). The bulk algorithms
- * (enum bulk_algo, repro.h, each described at its function) work on that
- * pair directly with interrupts off; a round allocates `bulk` objects and
- * frees them.
- * User space cannot run cli/sti: the IRQ-toggle analog is a store to a
- * thread-local "IRQs off" byte and a compiler barrier for each, the
- * semantics of local_irq_disable/enable for the model's one thread; its cost
- * is measured and printed beside the published cost of the real pair.
- * Slow paths count themselves (as CONFIG_SLUB_STATS does), so the tests can
- * check how often each algorithm takes them.
+ * (docs/reproductions.md, section 3, describes the model): SLUB as in v4.1/4.2
+ * for one thread, on the slab layer of repro/slub-cmpxchg-local.c (what it
+ * leaves out: deviations[]). The bulk algorithms (enum bulk_algo, repro.h) are
+ * each described at its function. Slow paths count themselves (as
+ * CONFIG_SLUB_STATS does), so the tests can check how often each algorithm
+ * takes them.
  */
 #include "repro/repro.h"
 
@@ -43,8 +34,10 @@ static __thread struct kmem_cpu bulk_cpu __attribute__((tls_model("initial-exec"
 static __thread volatile uint8_t bulk_irqs_off __attribute__((tls_model("initial-exec")));
 
 /* local_irq_disable (count: irq_pairs) and local_irq_save (irq_saves)
- * analog, see the top comment; irq_enable ends both. The count is part of
- * the analog, so its measured cost is what the what-if replaces. */
+ * analog: user space cannot run cli/sti, so a store to a thread-local "IRQs
+ * off" byte and a compiler barrier, their semantics for the model's one
+ * thread; irq_enable ends both. The count is part of the analog, so its
+ * measured cost is what the what-if replaces. */
 static inline void irq_off(uint64_t *count)
 {
 	(*count)++;
@@ -736,15 +729,14 @@ static void print_costs(FILE *out, const struct bulk_ops *m)
 	const struct bulk_ops *k = &bulk_kernel_cost;
 
 	fprintf(out, "Priced ops, core cycles per op (here: median of 5 timed loops of 65536; "
-		     "kernel: %s)\n", KERNEL_COST_SRC);
-	fprintf(out, "  op                              model's form                here  kernel\n");
-	fprintf(out, "  local_irq_disable + enable      byte stores (analog)      %6.2f  %6.0f\n",
-		m->irq_pair, k->irq_pair);
-	fprintf(out, "  local_irq_save + restore        byte stores (analog)      %6.2f  %6.0f\n",
-		m->irq_save, k->irq_save);
-	fprintf(out, "  this_cpu_cmpxchg_double         cmpxchg16b %%fs:, chained  %6.2f  %6.0f  "
+		     "kernel: %s)\n"
+		     "  op                              model's form                here  kernel\n"
+		     "  local_irq_disable + enable      byte stores (analog)      %6.2f  %6.0f\n"
+		     "  local_irq_save + restore        byte stores (analog)      %6.2f  %6.0f\n"
+		     "  this_cpu_cmpxchg_double         cmpxchg16b %%fs:, chained  %6.2f  %6.0f  "
 		     "(isolated latency; the what-if prices the commit in context)\n\n",
-		m->cpu_cmpxchg, k->cpu_cmpxchg);
+		KERNEL_COST_SRC, m->irq_pair, k->irq_pair, m->irq_save, k->irq_save, m->cpu_cmpxchg,
+		k->cpu_cmpxchg);
 }
 
 static json_t *ops_json(const struct bulk_ops *o)

@@ -1,17 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* repro/slub-cmpxchg-local.c - a user-space model of the SLUB fast path, and the 2007
- * "SLUB use cmpxchg_local" scoring (docs/reproductions.md).
- *
- * The model: a per-CPU structure {freelist, tid, slab} (here one per thread,
- * in TLS, which is what "per-CPU" means to a pinned thread; the rseq variant
- * keeps one per CPU, shared by the threads on it); slabs aligned to their size
- * so that the slab of an object is an address mask; frees of objects of
- * another slab go to that slab's own {freelist, counters} pair with a LOCKED
- * cmpxchg128 (remote free, __slab_free). Two fast paths, the 2007 one the
- * post measured and the kernel's since 2011 (enum slub_fastpath): every
- * variant of both comes from one template (SLUB_FASTPATH, repro.h) and
- * differs only in its commit. The slab layer (slab_alloc_slow, slab_free_slow
- * and what they call) also serves the 2015 bulk model (repro/slub-bulk-free.c).
+ * "SLUB use cmpxchg_local" scoring (docs/reproductions.md, section 2, describes the
+ * model). The per-CPU structure is the thread's, in TLS (per CPU, shared by its
+ * threads, for rseq). The slab layer (slab_alloc_slow, slab_free_slow and what they
+ * call) also serves the 2015 bulk model (repro/slub-bulk-free.c).
  */
 #include "repro/repro.h"
 
@@ -145,17 +137,6 @@ static void node_unlock(struct slab_cache *s)
 
 /* ---- cache setup ---- */
 
-static int rseq_alloc_once(void)
-{
-	if (rseq_cpu)
-		return 0;
-	rseq_cpu = aligned_alloc(64, sizeof(*rseq_cpu) * SLAB_MAX_CACHES);
-	if (!rseq_cpu)
-		return -ENOMEM;
-	memset(rseq_cpu, 0, sizeof(*rseq_cpu) * SLAB_MAX_CACHES);
-	return 0;
-}
-
 /* Forget every slab (arena kept, pages stay faulted in): for the next pass. */
 static void slab_cache_reset(struct slab_cache *s)
 {
@@ -178,8 +159,12 @@ int slab_cache_init(struct slab_cache *s, size_t size, size_t max_objects)
 		pr_err("slab model: object size %zu is not a multiple of 8 (expected 8, 16, ...)", size);
 		return -EINVAL;
 	}
-	if (rseq_alloc_once() < 0)
-		return -ENOMEM;
+	if (!rseq_cpu) {
+		rseq_cpu = aligned_alloc(64, sizeof(*rseq_cpu) * SLAB_MAX_CACHES);
+		if (!rseq_cpu)
+			return -ENOMEM;
+		memset(rseq_cpu, 0, sizeof(*rseq_cpu) * SLAB_MAX_CACHES);
+	}
 	s->size = size;
 	/* kernel calculate_order(): at least 4 * (fls(nr_cpus) + 1) objects
 	 * (12 for 2 CPUs) up to order 3 */
@@ -279,10 +264,9 @@ static void *take_freelist(struct slab_cache *s, size_t idx)
 	struct slab_meta *m = &s->meta[idx];
 	uint64_t old[2] = { (uint64_t)(uintptr_t)m->freelist, m->counters };
 
-	for (;;) {
-		if (arch_cmpxchg128(&m->freelist, old, 0, (uint64_t)s->objs | FROZEN))
-			return (void *)(uintptr_t)old[0];
-	}
+	while (!arch_cmpxchg128(&m->freelist, old, 0, (uint64_t)s->objs | FROZEN))
+		;
+	return (void *)(uintptr_t)old[0];
 }
 
 /* Unfreeze a slab the CPU gives up; objects freed to it meanwhile put it on
@@ -319,8 +303,7 @@ static inline struct kmem_cpu *cpu_slot(struct slab_cache *s)
 	return slab_cpu_own(s, &slab_tls[s->id]);
 }
 
-/* Refill: the CPU slab's remote frees, else a partial slab, else a new one,
- * frozen to the caller; returns its freelist, *idx its slab. NULL: full. */
+/* slab_alloc_slow's refill (repro.h): the freelist of the slab it leaves in *idx; NULL: full. */
 static void *refill(struct slab_cache *s, int64_t *idx)
 {
 	void *fl = NULL;
@@ -443,14 +426,11 @@ SLUB07_FASTPATHS(THIS_CPU, C07_THIS_CPU, SLUB_NOTHING, SLUB_NOTHING, barrier)
 SLUB07_FASTPATHS(IRQOFF, C07_IRQOFF, SLUB_NOTHING, SLUB_NOTHING, barrier)
 
 /* ---- rseq: per-CPU freelists shared by the threads of a CPU ----
- * The same in both fast paths (rseq restarts instead of needing a tid). The
- * pop reads head and next and commits next with one store, the push checks
- * the slab, links and commits with one store, all inside one critical
- * section (arch_rseq_pop, arch_rseq_push): preemption, a signal or a
- * migration before the commit restarts the whole section on the CPU the
- * thread is on then. The slow paths change a CPU's freelist only through
- * such sections too; c->slab is a hint that only steers frees to the fast or
- * the slow path (both keep every object in exactly one list). */
+ * The same in both fast paths (rseq restarts instead of needing a tid). Pop
+ * and push are each one critical section (arch_rseq_pop, arch_rseq_push say
+ * how), and the slow paths change a CPU's freelist only through such sections
+ * too; c->slab is a hint that only steers frees to the fast or the slow path
+ * (both keep every object in exactly one list). */
 #if HAVE_RSEQ_MODEL
 #define RSEQ_STRIDE sizeof(struct kmem_cpu)
 #define RSEQ_SLAB_OFF (offsetof(struct kmem_cpu, slab) - offsetof(struct kmem_cpu, freelist))
@@ -467,20 +447,6 @@ static inline char *rseq_base(const struct slab_cache *s)
  * unfreezes the winner's CPU slab or leaves a frozen slab that is nobody's,
  * whose freed objects then reach no list until the end of the run. */
 static int rseq_slow_lock[SLAB_MAX_CACHES][SLAB_MAX_CPUS];
-
-static void *slab_alloc_slow_rseq_locked(struct slab_cache *s, struct kmem_cpu *c);
-
-static __attribute__((noinline)) void *slab_alloc_slow_rseq(struct slab_cache *s, uint32_t cpu)
-{
-	int *lk = &rseq_slow_lock[s->id][cpu % SLAB_MAX_CPUS];
-	void *obj;
-
-	while (__atomic_exchange_n(lk, 1, __ATOMIC_ACQUIRE))
-		sched_yield();	/* the holder may be preempted on this CPU */
-	obj = slab_alloc_slow_rseq_locked(s, &rseq_cpu[s->id][cpu % SLAB_MAX_CPUS]);
-	__atomic_store_n(lk, 0, __ATOMIC_RELEASE);
-	return obj;
-}
 
 static void *slab_alloc_slow_rseq_locked(struct slab_cache *s, struct kmem_cpu *c)
 {
@@ -502,6 +468,18 @@ static void *slab_alloc_slow_rseq_locked(struct slab_cache *s, struct kmem_cpu *
 			    __rseq_offset))
 		slab_free_slow(s, (size_t)idx, rest, tail, cnt);
 	return fl;
+}
+
+static __attribute__((noinline)) void *slab_alloc_slow_rseq(struct slab_cache *s, uint32_t cpu)
+{
+	int *lk = &rseq_slow_lock[s->id][cpu % SLAB_MAX_CPUS];
+	void *obj;
+
+	while (__atomic_exchange_n(lk, 1, __ATOMIC_ACQUIRE))
+		sched_yield();	/* the holder may be preempted on this CPU */
+	obj = slab_alloc_slow_rseq_locked(s, &rseq_cpu[s->id][cpu % SLAB_MAX_CPUS]);
+	__atomic_store_n(lk, 0, __ATOMIC_RELEASE);
+	return obj;
 }
 
 static inline void *alloc_RSEQ(struct slab_cache *s)
@@ -932,12 +910,6 @@ static const enum slub_variant slub_order[] = {
 	SLUB_LOCKED, SLUB_LOCKED_BARRIER, SLUB_LOCAL, SLUB_THIS_CPU, SLUB_RSEQ, SLUB_IRQOFF,
 };
 
-/* Listed in the experiment: cmpxchg+barrier comes with cmpxchg. */
-static bool listed(const struct experiment *e, enum slub_variant v)
-{
-	return config_list_has(e, SEC, "variants", slub_variant_names[v == SLUB_LOCKED_BARRIER ? SLUB_LOCKED : v]);
-}
-
 /* Variant v's measured table, per size the median over the passes, beside
  * the post's (or beside none), and its JSON. */
 static int print_variant(struct slub_run *r, enum slub_fastpath fp, int test, enum slub_variant v,
@@ -966,15 +938,11 @@ static int print_variant(struct slub_run *r, enum slub_fastpath fp, int test, en
 				    : json_pack("{s:o,s:o}", "kmalloc", summary_json(r, v, 0, si),
 						"kfree", summary_json(r, v, 1, si)));
 	}
-	if (pub) {
-		shown = *pub;
-	} else {
-		snprintf(reason, sizeof(reason), "the post measured %s",
-			 fp == SLUB_FP_2007 ? "cmpxchg with rmb() and cmpxchg_local with barrier() only"
-					    : "the 2007 fast path only");
-		shown = (struct repro_table){ .source = reason, .unit = "cycles", .ncols = meas.ncols,
-			.cols = { meas.cols[0], meas.cols[1] } };
-	}
+	snprintf(reason, sizeof(reason), "the post measured %s",
+		 fp == SLUB_FP_2007 ? "cmpxchg with rmb() and cmpxchg_local with barrier() only"
+				    : "the 2007 fast path only");
+	shown = pub ? *pub : (struct repro_table){ .source = reason, .unit = "cycles",
+		.ncols = meas.ncols, .cols = { meas.cols[0], meas.cols[1] } };
 	shown.title = title;
 	return repro_print_beside(r->rc->out, &shown, &meas);
 }
@@ -994,7 +962,10 @@ static int run_test(struct slub_run *r, enum slub_fastpath fp, int test, json_t 
 		enum slub_variant v = slub_order[i];
 		const char *why, *name = slub_variant_names[v];
 
-		if (!listed(r->rc->exp, v) || (v == SLUB_LOCKED_BARRIER && fp != SLUB_FP_2007))
+		/* cmpxchg+barrier comes with cmpxchg, on the 2007 fast path */
+		if (!config_list_has(r->rc->exp, SEC, "variants",
+				     slub_variant_names[v == SLUB_LOCKED_BARRIER ? SLUB_LOCKED : v]) ||
+		    (v == SLUB_LOCKED_BARRIER && fp != SLUB_FP_2007))
 			continue;
 		why = slub_variant_unavailable_in(fp, v);
 		snprintf(title[v], sizeof(title[v]), "%s * %s [%s fast path: %s]",

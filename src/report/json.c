@@ -350,11 +350,12 @@ static const struct jfield epochs_f = { "epochs", JK_OBJS, offsetof(struct repor
 static const struct typed_section {
 	const char *key;
 	const struct jtable *t;
-	size_t off;		/* of the pointer in struct report */
+	size_t off, doc_off;	/* of the pointer in struct report, in struct compare_n_doc */
 } typed[] = {
-	{ "hierarchy", &hs_t, offsetof(struct report, hier) },
-	{ "splitlock", &sl_t, offsetof(struct report, split) },
-	{ "c2c", &c2c_t, offsetof(struct report, c2c) },
+	{ "hierarchy", &hs_t, offsetof(struct report, hier), offsetof(struct compare_n_doc, hier) },
+	{ "splitlock", &sl_t, offsetof(struct report, split),
+	  offsetof(struct compare_n_doc, split) },
+	{ "c2c", &c2c_t, offsetof(struct report, c2c), offsetof(struct compare_n_doc, c2c) },
 };
 
 static json_t *obj_json(const struct jtable *t, const void *p);
@@ -543,16 +544,23 @@ void report_typed_sections(const struct report *rep, json_t *root)
 	}
 }
 
-/* Key's section into its typed struct (allocated); false when key has
- * none or memory ran out (it stays JSON then). */
+/* t's section v into its typed struct, allocated at off in base; 0 or
+ * -ENOMEM */
+static int typed_read(const struct typed_section *t, json_t *v, void *base, size_t off)
+{
+	void **p = (void **)(void *)((char *)base + off);
+
+	*p = calloc(1, t->t->size);
+	return *p ? obj_read(t->t, v, *p) : -ENOMEM;
+}
+
+/* Key's section into its typed struct; false when key has none or memory
+ * ran out (it stays JSON then). */
 static bool read_typed(struct report *rep, const char *key, json_t *v)
 {
-	for (const struct typed_section *t = typed; t < typed + ARRAY_SIZE(typed); t++) {
-		void **p = (void **)(void *)((char *)rep + t->off);
-
-		if (!strcmp(key, t->key) && (*p = calloc(1, t->t->size)))
-			return obj_read(t->t, v, *p) == 0;
-	}
+	for (const struct typed_section *t = typed; t < typed + ARRAY_SIZE(typed); t++)
+		if (!strcmp(key, t->key))
+			return typed_read(t, v, rep, t->off) == 0;
 	return false;
 }
 
@@ -1082,18 +1090,6 @@ int report_attach_c2c(struct report *rep, const char *path)
 
 /* ---- the summary, typed for side by side (compare-n.h) ---- */
 
-/* n zeroed items of size (NULL: none), counted in *np; *err -ENOMEM when
- * short of memory. */
-static void *items(size_t n, size_t size, size_t *np, int *err)
-{
-	void *p = n ? calloc(n, size) : NULL;
-
-	*np = p ? n : 0;
-	if (n && !p)
-		*err = -ENOMEM;
-	return p;
-}
-
 #define DOC(m, kind, key) JF(struct compare_n_doc, m, kind, key)
 static const struct jfield cpu_f[] = {
 	DOC(model_name, JK_STR, "model_name"), DOC(family, JK_STR, "family"), DOC(model, JK_STR, "model"),
@@ -1160,13 +1156,13 @@ static int summary_menu(json_t *card, struct compare_n_doc *d)
 {
 	json_t *menu = json_object_get(card, "menu"), *need, *opt;
 	size_t i, k, n = 0;
-	int err = 0;
 
 	json_array_foreach(menu, i, need)
 		n += json_array_size(json_object_get(need, "options"));
-	d->menu = items(n, sizeof(*d->menu), &d->nmenu, &err);
-	if (err)
-		return err;
+	d->menu = n ? calloc(n, sizeof(*d->menu)) : NULL;
+	if (n && !d->menu)
+		return -ENOMEM;
+	d->nmenu = n;
 	n = 0;
 	json_array_foreach(menu, i, need) {
 		json_array_foreach(json_object_get(need, "options"), k, opt) {
@@ -1176,18 +1172,6 @@ static int summary_menu(json_t *card, struct compare_n_doc *d)
 		}
 	}
 	return 0;
-}
-
-/* A typed section (sections.h) by the report's own table, into *p
- * (allocated; none when the document has no such object). 0 or -ENOMEM. */
-static int section_read(const struct jtable *t, json_t *v, void *p)
-{
-	void **sec = p;
-
-	if (!json_is_object(v))
-		return 0;
-	*sec = calloc(1, t->size);
-	return *sec ? obj_read(t, v, *sec) : -ENOMEM;
 }
 
 /* A full report reduced to what its summary keeps: one column reads the
@@ -1217,7 +1201,7 @@ static int reduce(const char *path, json_t **doc)
 
 int report_read_summary(const char *path, struct compare_n_doc *d)
 {
-	json_t *root, *split;
+	json_t *root;
 	const char *schema;
 	int ret;
 
@@ -1242,16 +1226,13 @@ int report_read_summary(const char *path, struct compare_n_doc *d)
 		ret = obj_read(&doc_t, root, d);
 	if (!ret)
 		ret = summary_menu(json_object_get(root, "card"), d);
-	if (!ret)
-		ret = section_read(&hs_t, json_object_get(root, "hierarchy"), &d->hier);
-	if (!ret)
-		ret = section_read(&c2c_t, json_object_get(root, "c2c"), &d->c2c);
-	/* a split lock of any JSON kind shows, an empty one when not an object */
-	split = json_object_get(root, "splitlock");
-	if (!ret && split && !(d->split = calloc(1, sizeof(*d->split))))
-		ret = -ENOMEM;
-	if (!ret && split)
-		ret = obj_read(&sl_t, split, d->split);
+	for (const struct typed_section *t = typed; !ret && t < typed + ARRAY_SIZE(typed); t++) {
+		json_t *v = json_object_get(root, t->key);
+
+		/* a split lock of any JSON kind shows, an empty one when not an object */
+		if (json_is_object(v) || (v && t->t == &sl_t))
+			ret = typed_read(t, v, d, t->doc_off);
+	}
 	json_decref(root);
 	if (ret < 0)
 		report_free_summary(d);

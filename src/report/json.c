@@ -59,10 +59,13 @@ struct jtable {
 #define JPLAIN(f, type) { f, ARRAY_SIZE(f), sizeof(type), false }
 /* an object whose keys go to members of the same struct */
 #define JFLAT(key, t) { key, JK_OBJ, 0, 0, 0, 0, &t }
-#define JARR(type, m, key, t) { key, JK_OBJS, offsetof(type, m), 0, offsetof(type, n##m), 0, &t }
-/* an array in place under its own name, count in n##m */
-#define JIN(type, m, kind, t) { #m, kind, offsetof(type, m), sizeof(((type *)0)->m[0]), offsetof(type, n##m), \
-				ARRAY_SIZE(((type *)0)->m), t }
+/* an owned array at m, its count at n */
+#define JA(type, m, n, kind, key, t) { key, kind, offsetof(type, m), 0, offsetof(type, n), 0, t }
+#define JARR(type, m, key, t) JA(type, m, n##m, JK_OBJS, key, &t)
+/* an array in place, its count at n; JIN: under its own name, count in n##m */
+#define JAIN(type, m, n, kind, key, t) { key, kind, offsetof(type, m), sizeof(((type *)0)->m[0]), \
+					 offsetof(type, n), ARRAY_SIZE(((type *)0)->m), t }
+#define JIN(type, m, kind, t) JAIN(type, m, n##m, kind, #m, t)
 
 /* a member under its own name */
 #define JM(type, m, kind) JF(type, m, kind, #m)
@@ -101,8 +104,7 @@ static const struct jfield contention_f[] = {
 	CP(thread_ticks_per_op, JK_REAL), CP(thread_ns_per_op, JK_REAL), CP(aggregate_ticks_per_op, JK_REAL),
 	CP(aggregate_ns_per_op, JK_REAL), CP(fairness_cv, JK_REAL), CP(overlap, JK_REAL),
 	CP(cpu_wall_min, JK_REAL), CP(overlapped, JK_BOOL), CP(stopping, JK_STR),
-	{ "per_thread", JK_OBJS, offsetof(struct contention_part, per), 0,
-	  offsetof(struct contention_part, nper), 0, &thread_t },
+	JA(struct contention_part, per, nper, JK_OBJS, "per_thread", &thread_t),
 };
 static const struct jtable contention_t = JTABLE(contention_f, struct contention_part);
 
@@ -114,12 +116,10 @@ static const struct jtable self_check_t = JTABLE(self_check_f, struct result_sel
 
 #define RX(m, kind) JM(struct result_extra, m, kind)
 static const struct jfield extra_f[] = {
-	[RX_MENU_NEED] = { "menu_need", JK_STRS, offsetof(struct result_extra, menu_need),
-			   sizeof(((struct result_extra *)0)->menu_need[0]),
-			   offsetof(struct result_extra, nneed), RESULT_MAX_NEEDS, NULL },
+	[RX_MENU_NEED] = JAIN(struct result_extra, menu_need, nneed, JK_STRS, "menu_need", NULL),
 	[RX_SAFE_WHEN] = RX(safe_when, JK_STR),
-	[RX_DISTURBED] = { "disturbed_samples", JK_INTS, offsetof(struct result_extra, disturbed_at), 0,
-			   offsetof(struct result_extra, ndisturbed_at), 0, NULL },
+	[RX_DISTURBED] = JA(struct result_extra, disturbed_at, ndisturbed_at, JK_INTS,
+			    "disturbed_samples", NULL),
 	[RX_PATTERN] = JSUB(struct result_extra, pattern, JK_OBJ, "pattern", pattern_t),
 	[RX_CHASE_STEP] = RX(chase_step, JK_STR),
 	[RX_CHASE] = JF(struct result_extra, chase.bare, JK_REAL, "chase_cycles"),
@@ -298,10 +298,9 @@ static const struct jfield c2c_methods_f[] = {
 	JF(struct c2c_methods_out, transfers[C2C_LOADSTORE], JK_STR, "load-store"),
 };
 static const struct jtable c2c_methods_t = JTABLE(c2c_methods_f, struct c2c_methods_out);
-#define C2M(m, key) { key, JK_MATRIX, offsetof(struct c2c_matrix_out, v[m]), 0, \
-		      offsetof(struct c2c_matrix_out, nv[m]), 0, NULL }
+#define C2M(m, key) JA(struct c2c_matrix_out, v[m], nv[m], JK_MATRIX, key, NULL)
 static const struct jfield c2c_matrix_f[] = {
-	{ "cpus", JK_INTS, offsetof(struct c2c_matrix_out, cpus), 0, offsetof(struct c2c_matrix_out, ncpus), 0, NULL },
+	JA(struct c2c_matrix_out, cpus, ncpus, JK_INTS, "cpus", NULL),
 	JM(struct c2c_matrix_out, unit, JK_STR), C2M(C2C_CMPXCHG, "cmpxchg"), C2M(C2C_LOADSTORE, "load_store"),
 };
 static const struct jtable c2c_matrix_t = JTABLE(c2c_matrix_f, struct c2c_matrix_out);
@@ -311,15 +310,13 @@ static const struct jtable c2c_matrix_t = JTABLE(c2c_matrix_f, struct c2c_matrix
 #define C2O(m, kind) JM(struct c2c_out, m, kind)
 static const struct jfield c2c_f[] = {
 	JF(struct c2c_out, matrix.unit, JK_STR, "unit"),
-	{ "cpus", JK_INTS, offsetof(struct c2c_out, matrix.cpus), 0, offsetof(struct c2c_out, matrix.ncpus), 0, NULL },
+	JA(struct c2c_out, matrix.cpus, matrix.ncpus, JK_INTS, "cpus", NULL),
 	C2O(schema, JK_STR), C2O(mode, JK_STR), JSUB(struct c2c_out, cal, JK_OBJ, "calibration", calw_t),
 	C2O(topology, JK_STR), C2O(rounds_per_sample, JK_INT),
 	JSUB(struct c2c_out, methods, JK_OBJ, "methods", c2c_methods_t), JARR(struct c2c_out, pairs, "pairs", c2c_pair_t),
-	{ "absent_classes", JK_STRS, offsetof(struct c2c_out, absent), sizeof(((struct c2c_out *)0)->absent[0]),
-	  offsetof(struct c2c_out, nabsent), PAIR__COUNT, NULL },
+	JAIN(struct c2c_out, absent, nabsent, JK_STRS, "absent_classes", NULL),
 	JSUB(struct c2c_out, matrix, JK_OBJ, "matrix", c2c_matrix_t),
-	[C2C_FLAT] = { "matrix", JK_MATRIX, offsetof(struct c2c_out, matrix.v[0]), 0,
-		       offsetof(struct c2c_out, matrix.nv[0]), 0, NULL },
+	[C2C_FLAT] = JA(struct c2c_out, matrix.v[0], matrix.nv[0], JK_MATRIX, "matrix", NULL),
 };
 static const struct jtable c2c_t = JTABLE(c2c_f, struct c2c_out);
 
@@ -342,8 +339,7 @@ static const struct jfield epoch_f[] = {
 	EPM(wall_s, JK_REAL), EPM(cpu_share, JK_REAL), EPM(partial, JK_BOOL),
 };
 static const struct jtable epoch_t = JTABLE(epoch_f, struct epoch_out);
-static const struct jfield epochs_f = { "epochs", JK_OBJS, offsetof(struct report, epochs), 0,
-					offsetof(struct report, nepochs), 0, &epoch_t };
+static const struct jfield epochs_f = JARR(struct report, epochs, "epochs", epoch_t);
 
 /* The typed sections, in the order a report has them; the others stay
  * JSON in rep->sections. */
@@ -1139,7 +1135,7 @@ static const struct jfield row_f[] = {
 	JF(struct cn_result, probe, JK_STR, "probe"), JF(struct cn_result, pattern, JK_STR, "pattern"),
 	JF(struct cn_result, mode, JK_STR, "mode"), JF(struct cn_result, placement, JK_STR, "placement"),
 	JFLAT("cycles", median_t),
-	{ "epoch_medians", JK_REALS, offsetof(struct cn_result, ep), 0, offsetof(struct cn_result, nep), 0, NULL },
+	JA(struct cn_result, ep, nep, JK_REALS, "epoch_medians", NULL),
 };
 static const struct jtable row_t = JPLAIN(row_f, struct cn_result);
 

@@ -610,25 +610,25 @@ static json_t *quartet_json(const struct result_sweep *w, double scale)
 			 "median", w->median * scale, "p90", w->p90 * scale);
 }
 
-/* The engine's own checks on a row (runner.c): the overhead subtracted and
- * how plausible it is, the throughput sweep, the bound on the minimum. */
-/* A judgment over epochs, the numbers behind the verdict (stats_judge). */
 json_t *report_real(double v)
 {
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
+/* A judgment over epochs, the numbers behind the verdict (stats_judge). */
 static json_t *judgment_json(const struct judgment *j)
 {
 	json_t *o = json_pack("{s:i, s:f}", "epochs", (json_int_t)j->n, "margin", j->margin);
 	const char *k[] = { "ratio", "ratio_lo", "ratio_hi", "diff_cycles", "diff_lo", "diff_hi", "spread" };
 	const double v[] = { j->ratio, j->lo, j->hi, j->diff, j->diff_lo, j->diff_hi, j->spread };
 
-	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(v); i++)
 		json_object_set_new(o, k[i], report_real(v[i]));
 	return o;
 }
 
+/* The engine's own checks on a row (runner.c): the overhead subtracted and
+ * how plausible it is, the throughput sweep, the bound on the minimum. */
 static void engine_json(json_t *o, const struct report *rep, const struct result *r)
 {
 	double cyc = 1.0 / rep->cal.ticks_per_cycle;
@@ -1259,10 +1259,8 @@ bool report_is_summary(const char *path)
 	return summary;
 }
 
-/* ---- the parts writers read, typed (sections.h, card.h) -----------------
- * The results' extra and the report's sections stay JSON as read or as the
- * engines made them; these decode what the writers and the card use, so
- * that no writer reads JSON. Strings point into the report. */
+/* ---- the parts writers read, typed (sections.h, card.h), so that no
+ * writer reads JSON. Strings point into the report. */
 
 static const char *jstr(const json_t *o, const char *key, const char *dflt)
 {

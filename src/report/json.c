@@ -20,6 +20,14 @@ static double num_of(const json_t *o, const char *key)
 	return json_number_value(json_object_get(o, key));
 }
 
+/* A string of o, dflt when absent or not a string. */
+static const char *jstr(const json_t *o, const char *key, const char *dflt)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : dflt;
+}
+
 /* ---- the rows' extra (result.h): typed members, one table per object.
  * A key is written when its bit in the object's has is set, and read into
  * its member, setting the bit, when the document has it. */
@@ -662,8 +670,7 @@ static void read_engine(json_t *o, struct result *r)
 	json_t *mb = json_object_get(o, "min_below_bound"), *fw;
 	size_t i;
 
-	if (result_clock_parse(json_string_value(json_object_get(o, "clock_source")),
-			       &r->clock_source) < 0)
+	if (result_clock_parse(jstr(o, "clock_source", NULL), &r->clock_source) < 0)
 		r->clock_source = RESULT_CLOCK_NONE;
 	obj_read(&overhead_t, ov, r);
 	r->footprint_lines = (unsigned)json_integer_value(json_object_get(o, "footprint_lines"));
@@ -819,9 +826,7 @@ int report_write_json(const struct report *rep, FILE *f)
 
 static void copy_str(char *dst, size_t len, json_t *o, const char *key)
 {
-	const char *s = json_string_value(json_object_get(o, key));
-
-	snprintf(dst, len, "%s", s ? s : "");
+	snprintf(dst, len, "%s", jstr(o, key, ""));
 }
 
 static void read_events(json_t *o, struct result *r)
@@ -833,7 +838,7 @@ static void read_events(json_t *o, struct result *r)
 	r->pmu_ticks_per_cycle = num_of(o, "pmu_ticks_per_cycle");
 	json_array_foreach(a, i, e) {
 		struct result_event *re;
-		const char *name = json_string_value(json_object_get(e, "name"));
+		const char *name = jstr(e, "name", NULL);
 		json_t *v = json_object_get(e, "value");
 
 		if (!name || r->nevents == RESULT_MAX_EVENTS)
@@ -841,7 +846,7 @@ static void read_events(json_t *o, struct result *r)
 		re = &r->events[r->nevents++];
 		memset(re, 0, sizeof(*re));
 		snprintf(re->name, sizeof(re->name), "%s", name);
-		re->per_op = !strcmp(json_string_value(json_object_get(e, "unit")) ?: "", "per_op");
+		re->per_op = !strcmp(jstr(e, "unit", ""), "per_op");
 		re->available = json_is_number(v);
 		copy_str(re->why, sizeof(re->why), e, "why");
 		copy_str(re->reason, sizeof(re->reason), e, "reason");
@@ -852,7 +857,7 @@ static void read_events(json_t *o, struct result *r)
 static int read_result(json_t *o, struct result *r, size_t idx, const char *path)
 {
 	json_t *samples = json_object_get(o, "samples_ticks"), *v;
-	const char *mode = json_string_value(json_object_get(o, "mode"));
+	const char *mode = jstr(o, "mode", NULL);
 	size_t i;
 
 	if (!json_is_object(o) || !json_is_array(samples) || !mode ||
@@ -867,10 +872,8 @@ static int read_result(json_t *o, struct result *r, size_t idx, const char *path
 	}
 	obj_read(&run_t, o, r);
 	r->analog = json_is_true(json_object_get(o, "analog"));
-	r->context = !strcmp(json_string_value(json_object_get(o, "context")) ?: "", "kernel") ? RESULT_KERNEL :
-		     RESULT_USER;
-	snprintf(r->user_analog, sizeof(r->user_analog), "%s",
-		 json_string_value(json_object_get(o, "user_analog")) ?: "");
+	r->context = !strcmp(jstr(o, "context", ""), "kernel") ? RESULT_KERNEL : RESULT_USER;
+	copy_str(r->user_analog, sizeof(r->user_analog), o, "user_analog");
 	r->card_pair = (unsigned char)json_integer_value(json_object_get(o, "card_pair"));
 	r->card_share = (unsigned char)json_integer_value(json_object_get(o, "card_share"));
 	r->card_order = (unsigned char)json_integer_value(json_object_get(o, "card_order"));
@@ -1015,10 +1018,10 @@ int report_read(const char *path, struct report *rep)
 	ret = load(path, &root);
 	if (ret < 0)
 		return ret;
-	schema = json_string_value(json_object_get(root, "schema"));
-	if (!schema || strcmp(schema, REPORT_SCHEMA)) {
-		pr_err("%s: not an atomcost report (schema '%s', expected '%s')", path,
-		       schema ? schema : "(none)", REPORT_SCHEMA);
+	schema = jstr(root, "schema", "(none)");
+	if (strcmp(schema, REPORT_SCHEMA)) {
+		pr_err("%s: not an atomcost report (schema '%s', expected '%s')", path, schema,
+		       REPORT_SCHEMA);
 		ret = -EINVAL;
 		goto out;
 	}
@@ -1206,7 +1209,7 @@ int report_read_summary(const char *path, struct compare_n_doc *d)
 	ret = load(path, &root);
 	if (ret < 0)
 		return ret;
-	schema = json_string_value(json_object_get(root, "schema")) ?: "(none)";
+	schema = jstr(root, "schema", "(none)");
 	d->summary = !strcmp(schema, SUMMARY_SCHEMA);
 	if (!d->summary && strcmp(schema, REPORT_SCHEMA)) {
 		pr_err("%s: schema '%s' is neither a report ('%s') nor a summary ('%s'): give the JSON of atomcost run -o or of atomcost report X.json -o X.summary.json",
@@ -1253,7 +1256,7 @@ void report_free_summary(struct compare_n_doc *d)
 bool report_is_summary(const char *path)
 {
 	json_t *root = json_load_file(path, 0, NULL);
-	bool summary = !strcmp(json_string_value(json_object_get(root, "schema")) ?: "", SUMMARY_SCHEMA);
+	bool summary = !strcmp(jstr(root, "schema", ""), SUMMARY_SCHEMA);
 
 	json_decref(root);
 	return summary;
@@ -1261,13 +1264,6 @@ bool report_is_summary(const char *path)
 
 /* ---- the parts writers read, typed (sections.h, card.h), so that no
  * writer reads JSON. Strings point into the report. */
-
-static const char *jstr(const json_t *o, const char *key, const char *dflt)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? s : dflt;
-}
 
 json_t *report_meta(const struct report *rep, const char *key)
 {

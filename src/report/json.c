@@ -20,6 +20,14 @@ static double num_of(const json_t *o, const char *key)
 	return json_number_value(json_object_get(o, key));
 }
 
+/* A string of o, dflt when absent or not a string. */
+static const char *jstr(const json_t *o, const char *key, const char *dflt)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : dflt;
+}
+
 /* ---- the rows' extra (result.h): typed members, one table per object.
  * A key is written when its bit in the object's has is set, and read into
  * its member, setting the bit, when the document has it. */
@@ -54,15 +62,24 @@ struct jtable {
 };
 
 #define JF(type, m, kind, key) { key, kind, offsetof(type, m), sizeof(((type *)0)->m), 0, 0, NULL }
-#define JSUB(type, m, kind, key, t) { key, kind, offsetof(type, m), sizeof(((type *)0)->m), 0, 0, &t }
 #define JTABLE(f, type) { f, ARRAY_SIZE(f), sizeof(type), true }
 #define JPLAIN(f, type) { f, ARRAY_SIZE(f), sizeof(type), false }
+/* a member's table, unnamed (a compound literal): its fields f, its size,
+ * whether it starts with its has bits */
+#define JT(f, size, has) (&(const struct jtable){ f, ARRAY_SIZE(f), size, has })
+#define JSUB(type, m, kind, key, f) { key, kind, offsetof(type, m), sizeof(((type *)0)->m), 0, 0, \
+				      JT(f, sizeof(((type *)0)->m), true) }
 /* an object whose keys go to members of the same struct */
-#define JFLAT(key, t) { key, JK_OBJ, 0, 0, 0, 0, &t }
-#define JARR(type, m, key, t) { key, JK_OBJS, offsetof(type, m), 0, offsetof(type, n##m), 0, &t }
-/* an array in place under its own name, count in n##m */
-#define JIN(type, m, kind, t) { #m, kind, offsetof(type, m), sizeof(((type *)0)->m[0]), offsetof(type, n##m), \
-				ARRAY_SIZE(((type *)0)->m), t }
+#define JFLAT(key, f) { key, JK_OBJ, 0, 0, 0, 0, JT(f, 0, false) }
+/* an owned array at m, its count at n; JARR: of structs of fields f, count in n##m */
+#define JA(type, m, n, kind, key, t) { key, kind, offsetof(type, m), 0, offsetof(type, n), 0, t }
+#define JARR(type, m, key, f) JA(type, m, n##m, JK_OBJS, key, JT(f, sizeof(*((type *)0)->m), true))
+/* an array in place, its count at n; JIN: under its own name, count in n##m;
+ * JINS: of structs of fields f */
+#define JAIN(type, m, n, kind, key, t) { key, kind, offsetof(type, m), sizeof(((type *)0)->m[0]), \
+					 offsetof(type, n), ARRAY_SIZE(((type *)0)->m), t }
+#define JIN(type, m, kind, t) JAIN(type, m, n##m, kind, #m, t)
+#define JINS(type, m, f) JIN(type, m, JK_OBJS, JT(f, sizeof(((type *)0)->m[0]), true))
 
 /* a member under its own name */
 #define JM(type, m, kind) JF(type, m, kind, #m)
@@ -71,20 +88,18 @@ static const struct jfield sizes_f[] = {
 	JM(struct result_cache_sizes, l1d, JK_INT), JM(struct result_cache_sizes, l2, JK_INT),
 	JM(struct result_cache_sizes, llc, JK_INT),
 };
-static const struct jtable sizes_t = JTABLE(sizes_f, struct result_cache_sizes);
 
 #define PI(m, kind) JM(struct pattern_info, m, kind)
 static const struct jfield pattern_f[] = {
 	[PX_NAME] = PI(name, JK_STR), [PX_VARIANT] = PI(variant, JK_STR),
 	[PX_FOOTPRINT] = PI(footprint_bytes, JK_INT), [PX_LINE] = PI(line_bytes, JK_INT),
-	[PX_MEASURED] = JSUB(struct pattern_info, sizes, JK_OBJ, "measured", sizes_t),
-	[PX_HWLOC] = JSUB(struct pattern_info, sizes, JK_OBJ, "hwloc", sizes_t),
+	[PX_MEASURED] = JSUB(struct pattern_info, sizes, JK_OBJ, "measured", sizes_f),
+	[PX_HWLOC] = JSUB(struct pattern_info, sizes, JK_OBJ, "hwloc", sizes_f),
 	[PX_LINES] = PI(lines, JK_INT), [PX_PAGE] = PI(page_bytes, JK_INT), [PX_THP_MODE] = PI(thp_mode, JK_STR),
 	[PX_THP_REQUESTED] = PI(thp_requested, JK_BOOL), [PX_THP_BYTES] = PI(thp_bytes, JK_INT),
 	[PX_SEED] = PI(seed, JK_INT), [PX_NODE] = PI(node, JK_INTN), [PX_SETUP] = PI(setup_s, JK_REAL),
 	[PX_MIX_K] = PI(mix_k, JK_INT), [PX_MIX_M] = PI(mix_m, JK_INT),
 };
-static const struct jtable pattern_t = JTABLE(pattern_f, struct pattern_info);
 
 #define CT(m, kind) JM(struct contention_thread, m, kind)
 static const struct jfield thread_f[] = {
@@ -92,7 +107,6 @@ static const struct jfield thread_f[] = {
 	CT(ns_per_op, JK_REAL), CT(cpu_s, JK_REAL), CT(cpu_wall, JK_REAL), CT(start_tick, JK_INT),
 	CT(end_tick, JK_INT), CT(migrated, JK_BOOL),
 };
-static const struct jtable thread_t = JTABLE(thread_f, struct contention_thread);
 
 #define CP(m, kind) JM(struct contention_part, m, kind)
 static const struct jfield contention_f[] = {
@@ -101,26 +115,21 @@ static const struct jfield contention_f[] = {
 	CP(thread_ticks_per_op, JK_REAL), CP(thread_ns_per_op, JK_REAL), CP(aggregate_ticks_per_op, JK_REAL),
 	CP(aggregate_ns_per_op, JK_REAL), CP(fairness_cv, JK_REAL), CP(overlap, JK_REAL),
 	CP(cpu_wall_min, JK_REAL), CP(overlapped, JK_BOOL), CP(stopping, JK_STR),
-	{ "per_thread", JK_OBJS, offsetof(struct contention_part, per), 0,
-	  offsetof(struct contention_part, nper), 0, &thread_t },
+	JARR(struct contention_part, per, "per_thread", thread_f),
 };
-static const struct jtable contention_t = JTABLE(contention_f, struct contention_part);
 
 static const struct jfield self_check_f[] = {
 	JM(struct result_self_check, expected_cycles, JK_REAL), JM(struct result_self_check, cycles, JK_REAL),
 	JM(struct result_self_check, deviation, JK_REAL),
 };
-static const struct jtable self_check_t = JTABLE(self_check_f, struct result_self_check);
 
 #define RX(m, kind) JM(struct result_extra, m, kind)
 static const struct jfield extra_f[] = {
-	[RX_MENU_NEED] = { "menu_need", JK_STRS, offsetof(struct result_extra, menu_need),
-			   sizeof(((struct result_extra *)0)->menu_need[0]),
-			   offsetof(struct result_extra, nneed), RESULT_MAX_NEEDS, NULL },
+	[RX_MENU_NEED] = JAIN(struct result_extra, menu_need, nneed, JK_STRS, "menu_need", NULL),
 	[RX_SAFE_WHEN] = RX(safe_when, JK_STR),
-	[RX_DISTURBED] = { "disturbed_samples", JK_INTS, offsetof(struct result_extra, disturbed_at), 0,
-			   offsetof(struct result_extra, ndisturbed_at), 0, NULL },
-	[RX_PATTERN] = JSUB(struct result_extra, pattern, JK_OBJ, "pattern", pattern_t),
+	[RX_DISTURBED] = JA(struct result_extra, disturbed_at, ndisturbed_at, JK_INTS,
+			    "disturbed_samples", NULL),
+	[RX_PATTERN] = JSUB(struct result_extra, pattern, JK_OBJ, "pattern", pattern_f),
 	[RX_CHASE_STEP] = RX(chase_step, JK_STR),
 	[RX_CHASE] = JF(struct result_extra, chase.bare, JK_REAL, "chase_cycles"),
 	[RX_OVER_CHASE] = JF(struct result_extra, chase.over, JK_REAL, "over_chase_cycles"),
@@ -128,9 +137,9 @@ static const struct jfield extra_f[] = {
 	[RX_OVER_LOAD] = JF(struct result_extra, load.over, JK_REAL, "over_load_cycles"),
 	[RX_STORES] = JF(struct result_extra, stores.bare, JK_REAL, "stores_cycles"),
 	[RX_OVER_STORES] = JF(struct result_extra, stores.over, JK_REAL, "over_stores_cycles"),
-	[RX_CONTENTION] = JSUB(struct result_extra, contention, JK_OBJ, "contention", contention_t),
+	[RX_CONTENTION] = JSUB(struct result_extra, contention, JK_OBJ, "contention", contention_f),
 	[RX_NOTE] = RX(note, JK_STR),
-	[RX_SELF_CHECK] = JSUB(struct result_extra, self_check, JK_OBJ, "self_check", self_check_t),
+	[RX_SELF_CHECK] = JSUB(struct result_extra, self_check, JK_OBJ, "self_check", self_check_f),
 	[RX_STEP] = RX(step, JK_STR), [RX_EPOCH] = RX(epoch, JK_INT),
 	[RX_PASS] = JF(struct result_extra, epoch, JK_INT, "pass"),	/* reports before epochs */
 	[RX_PROCESS] = RX(process, JK_INT),
@@ -147,9 +156,8 @@ static const struct jtable ident_t = JPLAIN(ident_f, struct result);
 static const struct jfield where_f[] = {
 	RS(cpu_os, JK_INT, "os"), RS(cpu_logical, JK_INT, "logical"),
 };
-static const struct jtable where_t = JPLAIN(where_f, struct result);
 static const struct jfield run_f[] = {
-	JFLAT("cpu", where_t), RS(iters, JK_INT, "iters"),
+	JFLAT("cpu", where_f), RS(iters, JK_INT, "iters"),
 	RS(ops_per_sample, JK_INT, "ops_per_sample"), RS(overhead_ticks, JK_REAL, "overhead_ticks"),
 	RS(clock_scale, JK_REAL, "clock_scale"), RS(warmup, JK_INT, "warmup_dropped"),
 	RS(ci_reached, JK_BOOL, "ci_reached"), RS(migrated, JK_BOOL, "migrated"),
@@ -179,7 +187,6 @@ static const struct jfield hs_point_f[] = {
 	JF(struct hier_point_out, spread, JK_REAL, "epoch_spread"), JF(struct hier_point_out, spread, JK_REAL, "pass_spread"),
 	HPT(samples, JK_INT), HPT(loads_per_sample, JK_INT),
 };
-static const struct jtable hs_point_t = JTABLE(hs_point_f, struct hier_point_out);
 
 #define HLV(m, kind) JM(struct hier_level_out, m, kind)
 static const struct jfield hs_level_f[] = {
@@ -193,38 +200,34 @@ static const struct jfield hs_level_f[] = {
 	HLV(size_min, JK_INTN), HLV(size_max, JK_INTN), HLV(hwloc_size, JK_INTN), HLV(agrees, JK_BOOL),
 	HLV(effective_share, JK_BOOL),
 };
-static const struct jtable hs_level_t = JTABLE(hs_level_f, struct hier_level_out);
 
 static const struct jfield hs_epoch_f[] = {
 	JM(struct hier_epoch_out, caches, JK_INT), JM(struct hier_epoch_out, memory, JK_BOOL),
 	JIN(struct hier_epoch_out, cache_sizes, JK_INTS, NULL), JM(struct hier_epoch_out, huge_bytes, JK_INT),
 	JIN(struct hier_epoch_out, cycles, JK_REALS, NULL),
 };
-static const struct jtable hs_epoch_t = JTABLE(hs_epoch_f, struct hier_epoch_out);
 
 #define HPG(m, kind) JM(struct hier_pages_out, m, kind)
 static const struct jfield hs_pages_f[] = {
 	HPG(source, JK_STR), HPG(thp_mode, JK_STR), HPG(huge_requested, JK_BOOL), HPG(huge_bytes, JK_INT),
 	HPG(page_bytes, JK_INT),
 };
-static const struct jtable hs_pages_t = JTABLE(hs_pages_f, struct hier_pages_out);
 static const struct jfield hs_tlb_f[] = {
 	JM(struct hier_tlb_out, method, JK_STR), JM(struct hier_tlb_out, compared_to_bytes, JK_INT),
 	JM(struct hier_tlb_out, reach_bytes, JK_INTN), JIN(struct hier_tlb_out, cycles_4k, JK_REALS, NULL),
 };
-static const struct jtable hs_tlb_t = JTABLE(hs_tlb_f, struct hier_tlb_out);
 
 #define HS(m, kind) JM(struct hierarchy_section, m, kind)
-#define HSA(m, t) JIN(struct hierarchy_section, m, JK_OBJS, &t)
+#define HSA(m, f) JINS(struct hierarchy_section, m, f)
 static const struct jfield hs_f[] = {
 	HS(method, JK_STR), HS(cpu, JK_INT), HS(seed, JK_INT), HS(ticks_per_cycle, JK_REAL), HS(timer_hz, JK_REAL),
-	JSUB(struct hierarchy_section, pages, JK_OBJ, "pages", hs_pages_t), HS(max_footprint, JK_INT),
+	JSUB(struct hierarchy_section, pages, JK_OBJ, "pages", hs_pages_f), HS(max_footprint, JK_INT),
 	HS(max_reason, JK_STR), JF(struct hierarchy_section, epochs, JK_INT, "passes"), HS(epochs, JK_INT),
 	HS(epochs_planned, JK_INT), HS(interrupted, JK_BOOL), HS(reached_memory, JK_BOOL), HS(truncated, JK_BOOL),
 	JF(struct hierarchy_section, disagrees, JK_BOOL, "disagrees_with_hwloc"), HS(elapsed_s, JK_REAL),
-	HSA(points, hs_point_t), HSA(levels, hs_level_t), HSA(shelves, hs_level_t), HSA(unstable, hs_level_t),
-	JIN(struct hierarchy_section, hwloc_caches, JK_INTS, NULL), HSA(per_epoch, hs_epoch_t),
-	JSUB(struct hierarchy_section, tlb, JK_OBJN, "tlb", hs_tlb_t),
+	HSA(points, hs_point_f), HSA(levels, hs_level_f), HSA(shelves, hs_level_f), HSA(unstable, hs_level_f),
+	JIN(struct hierarchy_section, hwloc_caches, JK_INTS, NULL), HSA(per_epoch, hs_epoch_f),
+	JSUB(struct hierarchy_section, tlb, JK_OBJN, "tlb", hs_tlb_f),
 };
 static const struct jtable hs_t = JTABLE(hs_f, struct hierarchy_section);
 
@@ -234,21 +237,19 @@ static const struct jfield sl_kernel_f[] = {
 	SLK(mode, JK_STR), SLK(why, JK_STR), SLK(flag_split_lock_detect, JK_BOOL), SLK(flag_bus_lock_detect, JK_BOOL),
 	SLK(cmdline, JK_STRN), SLK(split_lock_mitigate, JK_INT),
 };
-static const struct jtable sl_kernel_t = JTABLE(sl_kernel_f, struct splitlock_kernel_out);
 static const struct jfield sl_ref_f[] = {
 	JM(struct splitlock_ref_out, what, JK_STR), JM(struct splitlock_ref_out, cycles, JK_REAL),
 	JM(struct splitlock_ref_out, ns, JK_REAL),
 };
-static const struct jtable sl_ref_t = JTABLE(sl_ref_f, struct splitlock_ref_out);
 
 #define SL(m, kind) JM(struct splitlock_section, m, kind)
 static const struct jfield sl_f[] = {
 	SL(skipped, JK_STR), SL(supported, JK_BOOL), SL(unsupported, JK_STR), SL(insn, JK_STR),
-	SL(split_offset, JK_INT), JSUB(struct splitlock_section, kernel, JK_OBJ, "kernel", sl_kernel_t),
+	SL(split_offset, JK_INT), JSUB(struct splitlock_section, kernel, JK_OBJ, "kernel", sl_kernel_f),
 	SL(sigbus, JK_BOOL), SL(throttled, JK_BOOL), SL(split_ops, JK_INT), SL(aligned_ops, JK_INT),
 	SL(split_ns, JK_REAL), SL(split_cycles, JK_REAL), SL(split_min_cycles, JK_REAL), SL(aligned_ns, JK_REAL),
 	SL(aligned_cycles, JK_REAL), SL(aligned_min_cycles, JK_REAL), SL(ratio, JK_REAL),
-	JSUB(struct splitlock_section, ratio_denominator, JK_OBJ, "ratio_denominator", sl_ref_t),
+	JSUB(struct splitlock_section, ratio_denominator, JK_OBJ, "ratio_denominator", sl_ref_f),
 	SL(misaligned_offset, JK_INT), SL(misaligned_cycles, JK_REAL), SL(misaligned_ns, JK_REAL),
 	SL(voluntary_switches, JK_INT), SL(elapsed_s, JK_REAL),
 };
@@ -257,13 +258,11 @@ static const struct jtable sl_t = JTABLE(sl_f, struct splitlock_section);
 /* ---- the c2c section (sections.h), with its run's calibration as written */
 #define CCK(m) JM(struct calibration_check_out, m, JK_REAL)
 static const struct jfield cal_check_f[] = { CCK(expected_cycles), CCK(cycles), CCK(deviation) };
-static const struct jtable cal_check_t = JTABLE(cal_check_f, struct calibration_check_out);
 static const struct jfield cal_checks_f[] = {
 	JM(struct calibration_checks_out, add_chain, JK_STR),
-	JSUB(struct calibration_checks_out, imul_chain, JK_OBJ, "imul_chain", cal_check_t),
-	JSUB(struct calibration_checks_out, l1_load_chase, JK_OBJ, "l1_load_chase", cal_check_t),
+	JSUB(struct calibration_checks_out, imul_chain, JK_OBJ, "imul_chain", cal_check_f),
+	JSUB(struct calibration_checks_out, l1_load_chase, JK_OBJ, "l1_load_chase", cal_check_f),
 };
-static const struct jtable cal_checks_t = JTABLE(cal_checks_f, struct calibration_checks_out);
 
 #define CAL(m, kind) JM(struct calibration_out, m, kind)
 static const struct jfield calw_f[] = {
@@ -272,54 +271,47 @@ static const struct jfield calw_f[] = {
 	CAL(chain_agreement, JK_REAL), CAL(core_hz, JK_REAL), CAL(cycle_source, JK_STR), CAL(timer, JK_STR),
 	CAL(timer_invariant, JK_BOOL), CAL(trustworthy, JK_BOOL), CAL(cpu_os, JK_INT), CAL(mul_latency, JK_INTN),
 	CAL(emulated, JK_BOOL), CAL(emulation, JK_STR),
-	JSUB(struct calibration_out, self_checks, JK_OBJ, "self_checks", cal_checks_t),
+	JSUB(struct calibration_out, self_checks, JK_OBJ, "self_checks", cal_checks_f),
 };
 static const struct jtable calw_t = JTABLE(calw_f, struct calibration_out);
 
 #define C2S(m) JM(struct c2c_summary_out, m, JK_REAL)
 static const struct jfield c2c_summary_f[] = { C2S(min), C2S(p10), C2S(median), C2S(p90), C2S(max) };
-static const struct jtable c2c_summary_t = JTABLE(c2c_summary_f, struct c2c_summary_out);
 
 #define C2P(m, kind, key) JF(struct c2c_pair_out, m, kind, key)
 static const struct jfield c2c_pair_f[] = {
 	C2P(cls, JK_STR, "class"), C2P(cpu_a, JK_INT, "cpu_a"), C2P(cpu_b, JK_INT, "cpu_b"),
 	C2P(method, JK_STR, "method"), C2P(transfers, JK_STR, "transfers_per_round_trip"),
 	C2P(samples, JK_INT, "samples"), C2P(timed_out, JK_BOOL, "timed_out"),
-	JSUB(struct c2c_pair_out, ticks, JK_OBJN, "round_trip_ticks", c2c_summary_t),
-	JSUB(struct c2c_pair_out, ns, JK_OBJN, "round_trip_ns", c2c_summary_t),
-	JSUB(struct c2c_pair_out, cycles, JK_OBJN, "round_trip_cycles", c2c_summary_t),
+	JSUB(struct c2c_pair_out, ticks, JK_OBJN, "round_trip_ticks", c2c_summary_f),
+	JSUB(struct c2c_pair_out, ns, JK_OBJN, "round_trip_ns", c2c_summary_f),
+	JSUB(struct c2c_pair_out, cycles, JK_OBJN, "round_trip_cycles", c2c_summary_f),
 	C2P(one_way_ns, JK_REAL, "one_way_ns"),
 };
-static const struct jtable c2c_pair_t = JTABLE(c2c_pair_f, struct c2c_pair_out);
 
 /* the methods and matrices are keyed by method (vocab.c's names, keys) */
 static const struct jfield c2c_methods_f[] = {
 	JF(struct c2c_methods_out, transfers[C2C_CMPXCHG], JK_STR, "cmpxchg"),
 	JF(struct c2c_methods_out, transfers[C2C_LOADSTORE], JK_STR, "load-store"),
 };
-static const struct jtable c2c_methods_t = JTABLE(c2c_methods_f, struct c2c_methods_out);
-#define C2M(m, key) { key, JK_MATRIX, offsetof(struct c2c_matrix_out, v[m]), 0, \
-		      offsetof(struct c2c_matrix_out, nv[m]), 0, NULL }
+#define C2M(m, key) JA(struct c2c_matrix_out, v[m], nv[m], JK_MATRIX, key, NULL)
 static const struct jfield c2c_matrix_f[] = {
-	{ "cpus", JK_INTS, offsetof(struct c2c_matrix_out, cpus), 0, offsetof(struct c2c_matrix_out, ncpus), 0, NULL },
+	JA(struct c2c_matrix_out, cpus, ncpus, JK_INTS, "cpus", NULL),
 	JM(struct c2c_matrix_out, unit, JK_STR), C2M(C2C_CMPXCHG, "cmpxchg"), C2M(C2C_LOADSTORE, "load_store"),
 };
-static const struct jtable c2c_matrix_t = JTABLE(c2c_matrix_f, struct c2c_matrix_out);
 
 /* hand-made sections may have one matrix, its unit and CPUs beside it
  * (C2C_FLAT: unit, cpus and an array under "matrix") */
 #define C2O(m, kind) JM(struct c2c_out, m, kind)
 static const struct jfield c2c_f[] = {
 	JF(struct c2c_out, matrix.unit, JK_STR, "unit"),
-	{ "cpus", JK_INTS, offsetof(struct c2c_out, matrix.cpus), 0, offsetof(struct c2c_out, matrix.ncpus), 0, NULL },
-	C2O(schema, JK_STR), C2O(mode, JK_STR), JSUB(struct c2c_out, cal, JK_OBJ, "calibration", calw_t),
+	JA(struct c2c_out, matrix.cpus, matrix.ncpus, JK_INTS, "cpus", NULL),
+	C2O(schema, JK_STR), C2O(mode, JK_STR), JSUB(struct c2c_out, cal, JK_OBJ, "calibration", calw_f),
 	C2O(topology, JK_STR), C2O(rounds_per_sample, JK_INT),
-	JSUB(struct c2c_out, methods, JK_OBJ, "methods", c2c_methods_t), JARR(struct c2c_out, pairs, "pairs", c2c_pair_t),
-	{ "absent_classes", JK_STRS, offsetof(struct c2c_out, absent), sizeof(((struct c2c_out *)0)->absent[0]),
-	  offsetof(struct c2c_out, nabsent), PAIR__COUNT, NULL },
-	JSUB(struct c2c_out, matrix, JK_OBJ, "matrix", c2c_matrix_t),
-	[C2C_FLAT] = { "matrix", JK_MATRIX, offsetof(struct c2c_out, matrix.v[0]), 0,
-		       offsetof(struct c2c_out, matrix.nv[0]), 0, NULL },
+	JSUB(struct c2c_out, methods, JK_OBJ, "methods", c2c_methods_f), JARR(struct c2c_out, pairs, "pairs", c2c_pair_f),
+	JAIN(struct c2c_out, absent, nabsent, JK_STRS, "absent_classes", NULL),
+	JSUB(struct c2c_out, matrix, JK_OBJ, "matrix", c2c_matrix_f),
+	[C2C_FLAT] = JA(struct c2c_out, matrix.v[0], matrix.nv[0], JK_MATRIX, "matrix", NULL),
 };
 static const struct jtable c2c_t = JTABLE(c2c_f, struct c2c_out);
 
@@ -329,9 +321,8 @@ static const struct jfield charz_step_f[] = {
 	JM(struct charz_step, step, JK_STR), JM(struct charz_step, seconds, JK_REAL),
 	JM(struct charz_step, status, JK_STR),
 };
-static const struct jtable charz_step_t = JTABLE(charz_step_f, struct charz_step);
 static const struct jfield charz_f[] = {
-	JIN(struct characterization_meta, steps, JK_OBJS, &charz_step_t),
+	JINS(struct characterization_meta, steps, charz_step_f),
 	JM(struct characterization_meta, pattern_sizes, JK_STR), JM(struct characterization_meta, complete, JK_BOOL),
 };
 static const struct jtable charz_t = JTABLE(charz_f, struct characterization_meta);
@@ -341,20 +332,19 @@ static const struct jfield epoch_f[] = {
 	EPM(epoch, JK_INT), EPM(step, JK_STRN), EPM(ticks_per_cycle, JK_REAL), EPM(timer_hz, JK_REAL),
 	EPM(wall_s, JK_REAL), EPM(cpu_share, JK_REAL), EPM(partial, JK_BOOL),
 };
-static const struct jtable epoch_t = JTABLE(epoch_f, struct epoch_out);
-static const struct jfield epochs_f = { "epochs", JK_OBJS, offsetof(struct report, epochs), 0,
-					offsetof(struct report, nepochs), 0, &epoch_t };
+static const struct jfield epochs_f = JARR(struct report, epochs, "epochs", epoch_f);
 
 /* The typed sections, in the order a report has them; the others stay
  * JSON in rep->sections. */
 static const struct typed_section {
 	const char *key;
 	const struct jtable *t;
-	size_t off;		/* of the pointer in struct report */
+	size_t off, doc_off;	/* of the pointer in struct report, in struct compare_n_doc */
 } typed[] = {
-	{ "hierarchy", &hs_t, offsetof(struct report, hier) },
-	{ "splitlock", &sl_t, offsetof(struct report, split) },
-	{ "c2c", &c2c_t, offsetof(struct report, c2c) },
+	{ "hierarchy", &hs_t, offsetof(struct report, hier), offsetof(struct compare_n_doc, hier) },
+	{ "splitlock", &sl_t, offsetof(struct report, split),
+	  offsetof(struct compare_n_doc, split) },
+	{ "c2c", &c2c_t, offsetof(struct report, c2c), offsetof(struct compare_n_doc, c2c) },
 };
 
 static json_t *obj_json(const struct jtable *t, const void *p);
@@ -543,16 +533,23 @@ void report_typed_sections(const struct report *rep, json_t *root)
 	}
 }
 
-/* Key's section into its typed struct (allocated); false when key has
- * none or memory ran out (it stays JSON then). */
+/* t's section v into its typed struct, allocated at off in base; 0 or
+ * -ENOMEM */
+static int typed_read(const struct typed_section *t, json_t *v, void *base, size_t off)
+{
+	void **p = (void **)(void *)((char *)base + off);
+
+	*p = calloc(1, t->t->size);
+	return *p ? obj_read(t->t, v, *p) : -ENOMEM;
+}
+
+/* Key's section into its typed struct; false when key has none or memory
+ * ran out (it stays JSON then). */
 static bool read_typed(struct report *rep, const char *key, json_t *v)
 {
-	for (const struct typed_section *t = typed; t < typed + ARRAY_SIZE(typed); t++) {
-		void **p = (void **)(void *)((char *)rep + t->off);
-
-		if (!strcmp(key, t->key) && (*p = calloc(1, t->t->size)))
-			return obj_read(t->t, v, *p) == 0;
-	}
+	for (const struct typed_section *t = typed; t < typed + ARRAY_SIZE(typed); t++)
+		if (!strcmp(key, t->key))
+			return typed_read(t, v, rep, t->off) == 0;
 	return false;
 }
 
@@ -606,25 +603,25 @@ static json_t *quartet_json(const struct result_sweep *w, double scale)
 			 "median", w->median * scale, "p90", w->p90 * scale);
 }
 
-/* The engine's own checks on a row (runner.c): the overhead subtracted and
- * how plausible it is, the throughput sweep, the bound on the minimum. */
-/* A judgment over epochs, the numbers behind the verdict (stats_judge). */
 json_t *report_real(double v)
 {
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
+/* A judgment over epochs, the numbers behind the verdict (stats_judge). */
 static json_t *judgment_json(const struct judgment *j)
 {
 	json_t *o = json_pack("{s:i, s:f}", "epochs", (json_int_t)j->n, "margin", j->margin);
 	const char *k[] = { "ratio", "ratio_lo", "ratio_hi", "diff_cycles", "diff_lo", "diff_hi", "spread" };
 	const double v[] = { j->ratio, j->lo, j->hi, j->diff, j->diff_lo, j->diff_hi, j->spread };
 
-	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(v); i++)
 		json_object_set_new(o, k[i], report_real(v[i]));
 	return o;
 }
 
+/* The engine's own checks on a row (runner.c): the overhead subtracted and
+ * how plausible it is, the throughput sweep, the bound on the minimum. */
 static void engine_json(json_t *o, const struct report *rep, const struct result *r)
 {
 	double cyc = 1.0 / rep->cal.ticks_per_cycle;
@@ -658,8 +655,7 @@ static void read_engine(json_t *o, struct result *r)
 	json_t *mb = json_object_get(o, "min_below_bound"), *fw;
 	size_t i;
 
-	if (result_clock_parse(json_string_value(json_object_get(o, "clock_source")),
-			       &r->clock_source) < 0)
+	if (result_clock_parse(jstr(o, "clock_source", NULL), &r->clock_source) < 0)
 		r->clock_source = RESULT_CLOCK_NONE;
 	obj_read(&overhead_t, ov, r);
 	r->footprint_lines = (unsigned)json_integer_value(json_object_get(o, "footprint_lines"));
@@ -815,9 +811,7 @@ int report_write_json(const struct report *rep, FILE *f)
 
 static void copy_str(char *dst, size_t len, json_t *o, const char *key)
 {
-	const char *s = json_string_value(json_object_get(o, key));
-
-	snprintf(dst, len, "%s", s ? s : "");
+	snprintf(dst, len, "%s", jstr(o, key, ""));
 }
 
 static void read_events(json_t *o, struct result *r)
@@ -829,7 +823,7 @@ static void read_events(json_t *o, struct result *r)
 	r->pmu_ticks_per_cycle = num_of(o, "pmu_ticks_per_cycle");
 	json_array_foreach(a, i, e) {
 		struct result_event *re;
-		const char *name = json_string_value(json_object_get(e, "name"));
+		const char *name = jstr(e, "name", NULL);
 		json_t *v = json_object_get(e, "value");
 
 		if (!name || r->nevents == RESULT_MAX_EVENTS)
@@ -837,7 +831,7 @@ static void read_events(json_t *o, struct result *r)
 		re = &r->events[r->nevents++];
 		memset(re, 0, sizeof(*re));
 		snprintf(re->name, sizeof(re->name), "%s", name);
-		re->per_op = !strcmp(json_string_value(json_object_get(e, "unit")) ?: "", "per_op");
+		re->per_op = !strcmp(jstr(e, "unit", ""), "per_op");
 		re->available = json_is_number(v);
 		copy_str(re->why, sizeof(re->why), e, "why");
 		copy_str(re->reason, sizeof(re->reason), e, "reason");
@@ -848,7 +842,7 @@ static void read_events(json_t *o, struct result *r)
 static int read_result(json_t *o, struct result *r, size_t idx, const char *path)
 {
 	json_t *samples = json_object_get(o, "samples_ticks"), *v;
-	const char *mode = json_string_value(json_object_get(o, "mode"));
+	const char *mode = jstr(o, "mode", NULL);
 	size_t i;
 
 	if (!json_is_object(o) || !json_is_array(samples) || !mode ||
@@ -863,10 +857,8 @@ static int read_result(json_t *o, struct result *r, size_t idx, const char *path
 	}
 	obj_read(&run_t, o, r);
 	r->analog = json_is_true(json_object_get(o, "analog"));
-	r->context = !strcmp(json_string_value(json_object_get(o, "context")) ?: "", "kernel") ? RESULT_KERNEL :
-		     RESULT_USER;
-	snprintf(r->user_analog, sizeof(r->user_analog), "%s",
-		 json_string_value(json_object_get(o, "user_analog")) ?: "");
+	r->context = !strcmp(jstr(o, "context", ""), "kernel") ? RESULT_KERNEL : RESULT_USER;
+	copy_str(r->user_analog, sizeof(r->user_analog), o, "user_analog");
 	r->card_pair = (unsigned char)json_integer_value(json_object_get(o, "card_pair"));
 	r->card_share = (unsigned char)json_integer_value(json_object_get(o, "card_share"));
 	r->card_order = (unsigned char)json_integer_value(json_object_get(o, "card_order"));
@@ -1011,10 +1003,10 @@ int report_read(const char *path, struct report *rep)
 	ret = load(path, &root);
 	if (ret < 0)
 		return ret;
-	schema = json_string_value(json_object_get(root, "schema"));
-	if (!schema || strcmp(schema, REPORT_SCHEMA)) {
-		pr_err("%s: not an atomcost report (schema '%s', expected '%s')", path,
-		       schema ? schema : "(none)", REPORT_SCHEMA);
+	schema = jstr(root, "schema", "(none)");
+	if (strcmp(schema, REPORT_SCHEMA)) {
+		pr_err("%s: not an atomcost report (schema '%s', expected '%s')", path, schema,
+		       REPORT_SCHEMA);
 		ret = -EINVAL;
 		goto out;
 	}
@@ -1082,19 +1074,10 @@ int report_attach_c2c(struct report *rep, const char *path)
 
 /* ---- the summary, typed for side by side (compare-n.h) ---- */
 
-/* n zeroed items of size (NULL: none), counted in *np; *err -ENOMEM when
- * short of memory. */
-static void *items(size_t n, size_t size, size_t *np, int *err)
-{
-	void *p = n ? calloc(n, size) : NULL;
-
-	*np = p ? n : 0;
-	if (n && !p)
-		*err = -ENOMEM;
-	return p;
-}
-
 #define DOC(m, kind, key) JF(struct compare_n_doc, m, kind, key)
+/* an array of the document's plain structs (no has) */
+#define DOCA(m, key, f) JA(struct compare_n_doc, m, n##m, JK_OBJS, key, \
+			   JT(f, sizeof(*((struct compare_n_doc *)0)->m), false))
 static const struct jfield cpu_f[] = {
 	DOC(model_name, JK_STR, "model_name"), DOC(family, JK_STR, "family"), DOC(model, JK_STR, "model"),
 	DOC(stepping, JK_STR, "stepping"), DOC(microcode, JK_STR, "microcode"),
@@ -1102,21 +1085,14 @@ static const struct jfield cpu_f[] = {
 static const struct jfield kernel_f[] = { DOC(kernel, JK_STR, "release") };
 static const struct jfield cc_f[] = { DOC(cc, JK_STR, "cc"), DOC(flags, JK_STR, "flags") };
 static const struct jfield hv_f[] = { DOC(vm, JK_BOOL, "cpuid_flag") };
-static const struct jtable cpu_t = JPLAIN(cpu_f, struct compare_n_doc);
-static const struct jtable kernel_t = JPLAIN(kernel_f, struct compare_n_doc);
-static const struct jtable cc_t = JPLAIN(cc_f, struct compare_n_doc);
-static const struct jtable hv_t = JPLAIN(hv_f, struct compare_n_doc);
 static const struct jfield fp_f[] = {
-	DOC(host, JK_STR, "host"), JFLAT("cpu", cpu_t), JFLAT("kernel", kernel_t), JFLAT("compiler", cc_t),
-	JFLAT("hypervisor", hv_t),
+	DOC(host, JK_STR, "host"), JFLAT("cpu", cpu_f), JFLAT("kernel", kernel_f), JFLAT("compiler", cc_f),
+	JFLAT("hypervisor", hv_f),
 };
 static const struct jfield tool_f[] = { DOC(version, JK_STR, "version") };
 static const struct jfield cal_f[] = {
 	DOC(trustworthy, JK_BOOL, "trustworthy"), DOC(core_hz, JK_REAL, "core_hz"),
 };
-static const struct jtable fp_t = JPLAIN(fp_f, struct compare_n_doc);
-static const struct jtable tool_t = JPLAIN(tool_f, struct compare_n_doc);
-static const struct jtable cal_t = JPLAIN(cal_f, struct compare_n_doc);
 
 #define PAIR(m, kind, key) JF(struct cn_pair, m, kind, key)
 static const struct jfield pair_f[] = {
@@ -1127,31 +1103,26 @@ static const struct jfield share_f[] = {
 	JF(struct cn_share, placement, JK_STR, "placement"), JF(struct cn_share, cycles[0], JK_REAL, "true_share"),
 	JF(struct cn_share, cycles[1], JK_REAL, "false_share"), JF(struct cn_share, cycles[2], JK_REAL, "no_share"),
 };
-static const struct jtable pair_t = JPLAIN(pair_f, struct cn_pair);
-static const struct jtable share_t = JPLAIN(share_f, struct cn_share);
 static const struct jfield card_f[] = {
 	DOC(card_floor, JK_REAL, "noise_floor"), DOC(atomic, JK_STR, "atomic"), DOC(plain, JK_STR, "plain"),
-	DOC(sharing_probe, JK_STR, "sharing_probe"), JARR(struct compare_n_doc, pair, "atomicity", pair_t),
-	JARR(struct compare_n_doc, share, "sharing", share_t),
+	DOC(sharing_probe, JK_STR, "sharing_probe"), DOCA(pair, "atomicity", pair_f),
+	DOCA(share, "sharing", share_f),
 };
-static const struct jtable card_t = JPLAIN(card_f, struct compare_n_doc);
 
 /* One line per row (probe, pattern, mode) with every epoch's median. */
 static const struct jfield median_f[] = { JF(struct cn_result, median, JK_REAL, "median") };
-static const struct jtable median_t = JPLAIN(median_f, struct cn_result);
 static const struct jfield row_f[] = {
 	JF(struct cn_result, probe, JK_STR, "probe"), JF(struct cn_result, pattern, JK_STR, "pattern"),
 	JF(struct cn_result, mode, JK_STR, "mode"), JF(struct cn_result, placement, JK_STR, "placement"),
-	JFLAT("cycles", median_t),
-	{ "epoch_medians", JK_REALS, offsetof(struct cn_result, ep), 0, offsetof(struct cn_result, nep), 0, NULL },
+	JFLAT("cycles", median_f),
+	JA(struct cn_result, ep, nep, JK_REALS, "epoch_medians", NULL),
 };
-static const struct jtable row_t = JPLAIN(row_f, struct cn_result);
 
 static const struct jfield doc_f[] = {
 	DOC(partial, JK_BOOL, "partial"), DOC(started, JK_STR, "started"),
-	DOC(topology, JK_STR, "topology_summary"), JFLAT("tool", tool_t), JFLAT("fingerprint", fp_t),
-	JFLAT("calibration", cal_t), JFLAT("card", card_t),
-	JARR(struct compare_n_doc, res, "results", row_t),
+	DOC(topology, JK_STR, "topology_summary"), JFLAT("tool", tool_f), JFLAT("fingerprint", fp_f),
+	JFLAT("calibration", cal_f), JFLAT("card", card_f),
+	DOCA(res, "results", row_f),
 };
 static const struct jtable doc_t = JPLAIN(doc_f, struct compare_n_doc);
 
@@ -1160,13 +1131,13 @@ static int summary_menu(json_t *card, struct compare_n_doc *d)
 {
 	json_t *menu = json_object_get(card, "menu"), *need, *opt;
 	size_t i, k, n = 0;
-	int err = 0;
 
 	json_array_foreach(menu, i, need)
 		n += json_array_size(json_object_get(need, "options"));
-	d->menu = items(n, sizeof(*d->menu), &d->nmenu, &err);
-	if (err)
-		return err;
+	d->menu = n ? calloc(n, sizeof(*d->menu)) : NULL;
+	if (n && !d->menu)
+		return -ENOMEM;
+	d->nmenu = n;
 	n = 0;
 	json_array_foreach(menu, i, need) {
 		json_array_foreach(json_object_get(need, "options"), k, opt) {
@@ -1176,18 +1147,6 @@ static int summary_menu(json_t *card, struct compare_n_doc *d)
 		}
 	}
 	return 0;
-}
-
-/* A typed section (sections.h) by the report's own table, into *p
- * (allocated; none when the document has no such object). 0 or -ENOMEM. */
-static int section_read(const struct jtable *t, json_t *v, void *p)
-{
-	void **sec = p;
-
-	if (!json_is_object(v))
-		return 0;
-	*sec = calloc(1, t->size);
-	return *sec ? obj_read(t, v, *sec) : -ENOMEM;
 }
 
 /* A full report reduced to what its summary keeps: one column reads the
@@ -1217,7 +1176,7 @@ static int reduce(const char *path, json_t **doc)
 
 int report_read_summary(const char *path, struct compare_n_doc *d)
 {
-	json_t *root, *split;
+	json_t *root;
 	const char *schema;
 	int ret;
 
@@ -1226,7 +1185,7 @@ int report_read_summary(const char *path, struct compare_n_doc *d)
 	ret = load(path, &root);
 	if (ret < 0)
 		return ret;
-	schema = json_string_value(json_object_get(root, "schema")) ?: "(none)";
+	schema = jstr(root, "schema", "(none)");
 	d->summary = !strcmp(schema, SUMMARY_SCHEMA);
 	if (!d->summary && strcmp(schema, REPORT_SCHEMA)) {
 		pr_err("%s: schema '%s' is neither a report ('%s') nor a summary ('%s'): give the JSON of atomcost run -o or of atomcost report X.json -o X.summary.json",
@@ -1242,16 +1201,13 @@ int report_read_summary(const char *path, struct compare_n_doc *d)
 		ret = obj_read(&doc_t, root, d);
 	if (!ret)
 		ret = summary_menu(json_object_get(root, "card"), d);
-	if (!ret)
-		ret = section_read(&hs_t, json_object_get(root, "hierarchy"), &d->hier);
-	if (!ret)
-		ret = section_read(&c2c_t, json_object_get(root, "c2c"), &d->c2c);
-	/* a split lock of any JSON kind shows, an empty one when not an object */
-	split = json_object_get(root, "splitlock");
-	if (!ret && split && !(d->split = calloc(1, sizeof(*d->split))))
-		ret = -ENOMEM;
-	if (!ret && split)
-		ret = obj_read(&sl_t, split, d->split);
+	for (const struct typed_section *t = typed; !ret && t < typed + ARRAY_SIZE(typed); t++) {
+		json_t *v = json_object_get(root, t->key);
+
+		/* a split lock of any JSON kind shows, an empty one when not an object */
+		if (json_is_object(v) || (v && t->t == &sl_t))
+			ret = typed_read(t, v, d, t->doc_off);
+	}
 	json_decref(root);
 	if (ret < 0)
 		report_free_summary(d);
@@ -1276,23 +1232,14 @@ void report_free_summary(struct compare_n_doc *d)
 bool report_is_summary(const char *path)
 {
 	json_t *root = json_load_file(path, 0, NULL);
-	bool summary = !strcmp(json_string_value(json_object_get(root, "schema")) ?: "", SUMMARY_SCHEMA);
+	bool summary = !strcmp(jstr(root, "schema", ""), SUMMARY_SCHEMA);
 
 	json_decref(root);
 	return summary;
 }
 
-/* ---- the parts writers read, typed (sections.h, card.h) -----------------
- * The results' extra and the report's sections stay JSON as read or as the
- * engines made them; these decode what the writers and the card use, so
- * that no writer reads JSON. Strings point into the report. */
-
-static const char *jstr(const json_t *o, const char *key, const char *dflt)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? s : dflt;
-}
+/* ---- the parts writers read, typed (sections.h, card.h), so that no
+ * writer reads JSON. Strings point into the report. */
 
 json_t *report_meta(const struct report *rep, const char *key)
 {

@@ -94,7 +94,7 @@ int report_write_atomic(const char *path, bool overwrite,
 			int (*write)(void *arg, FILE *f), void *arg)
 {
 	char dir[PATH_MAX], tmp[PATH_MAX + 32];
-	FILE *f = NULL;
+	FILE *f;
 	int fd, ret;
 
 	ret = report_check_path(path, overwrite);
@@ -132,12 +132,10 @@ int report_write_atomic(const char *path, bool overwrite,
 		goto out_close;
 	}
 	if (fclose(f) == EOF) {
-		f = NULL;
 		ret = -errno;
 		pr_err("output: writing '%s' failed: %s", path, strerror(errno));
 		goto out_unlink;
 	}
-	f = NULL;
 	/* link() fails if path appeared meanwhile: no silent overwrite */
 	if ((overwrite ? rename(tmp, path) : link(tmp, path)) < 0) {
 		ret = -errno;
@@ -149,8 +147,7 @@ int report_write_atomic(const char *path, bool overwrite,
 		unlink(tmp);
 	return 0;
 out_close:
-	if (f)
-		fclose(f);
+	fclose(f);
 out_unlink:
 	unlink(tmp);
 	return ret;

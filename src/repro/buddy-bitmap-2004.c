@@ -1,24 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* repro/buddy-bitmap-2004.c - the 2004 buddy-bitmap "test-atomics" scoring
- * (docs/reproductions.md, section 1).
+/* repro/buddy-bitmap-2004.c - the 2004 buddy-bitmap "test-atomics" scoring:
+ * legacy mode rebuilds the posted program (its loops NOT unrolled, as the
+ * original's were not; legacy_header lists every deviation), modern mode
+ * times the same cases for each instruction pair today's kernel emits
+ * (docs/reproductions.md, section 1, says what each mode measures).
  *
- * Legacy mode rebuilds the posted program: 512 KiB buffer, 128-byte line,
- * stride of two lines (2048 iterations), 100 trials of cases 0..7 in order,
- * unserialized rdtsc around each whole loop, the mean tick count, and the
- * line `score %d is %16lld note: %s`. Its loops are NOT unrolled (the
- * original's were not), on purpose. It deviates from the posted program only
- * where legacy_header lists (printed with every run).
- *
- * Modern mode: the same eight cases, 2048 iterations of two ops each as
- * posted, pinned, serialized timer, core cycles, median / min / CI over the
- * trials, for each instruction pair today's kernel (or C) emits. The hot
- * cases are as posted. The cold cases (3-5) must miss, and a buffer walked
- * in address order does not: the prefetchers stream it (with clflush before
- * each trial, the cold atomic case cost what the hot one did). So the cold
- * cases walk pairs of lines in a random single cycle over a buffer far
- * larger than the caches (struct buddy_cold), keep their position across
- * trials, and the plain chase latency of the same walk is measured and
- * printed beside, against the latency of a walk that fits in L2.
+ * The cold cases must miss, and a buffer walked in address order does not:
+ * the prefetchers stream it (with clflush before each trial, the cold
+ * atomic case cost what the hot one did). So modern mode walks pairs of
+ * lines in a random single cycle (struct buddy_cold).
  */
 #include "repro/repro.h"
 

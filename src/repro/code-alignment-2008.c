@@ -2,23 +2,12 @@
 /* repro/code-alignment-2008.c - does code placement move what an op costs? (seed
  * slub-partial-pages-variance-2008: tbench moved ~3% between kernel builds
  * of the same source, and the poster suspected where the code fell in the
- * cache lines.)
- *
- * Each probe's timed loop exists in ALIGN_NPLACE copies, the same bytes at
- * the placements align.h lists (arch: ARCH_ALIGN_COPY). Every copy is timed
- * by the engine's sampler (runner_measure_kernel: N/2N overhead
- * cancellation, drift correction, warm-up), in core cycles, in `passes`
- * passes; the passes run the placements in alternating order so that a slow
- * change of the machine during a pass does not line up with the offset. The
- * slowest placement is judged against the fastest over the passes by
- * stats_judge, each pass on the pair the other passes chose (align_assess:
- * choosing and testing on the same passes would find the largest of 20
- * draws above the smallest).
- *
- * The seed's one claim about atomics, the non-atomic unlock patch's 1%
- * regression, is measured after the placements: bit_spin_unlock against
- * __bit_spin_unlock with two threads on one lock word (hand-over time,
- * throughput, fairness), over the same number of passes (unlock_experiment).
+ * cache lines.) Each probe's loop is timed at every placement of align.h by
+ * the engine's sampler, in passes that run the placements in alternating
+ * order; align_assess judges the slowest placement against the fastest.
+ * Then the seed's one claim about atomics, the non-atomic unlock patch's 1%
+ * regression (unlock_experiment). docs/reproductions.md, section 5, says
+ * how and why.
  */
 #include "repro/align.h"
 

@@ -32,8 +32,7 @@ struct repro_ctx {
 };
 
 /* One reproduction: src/repro/KIND.c ends with `const struct repro
- * repro_KIND` (KIND with '_' for '-'), and its name in meson.build's
- * `repros` list registers it (the generated repro-list.h): no other list. */
+ * repro_KIND` (HACKING.md, "Adding a reproduction"). */
 struct repro {
 	const char *kind;		/* [experiment] kind, its config section, its file */
 	const char *seed;		/* the seed it reproduces */
@@ -59,9 +58,7 @@ int repro_register(void);
 int repro_run_all(const struct experiment *e, struct topo *t, const struct run_opts *o,
 		  struct report *rep, FILE *out);
 
-/* ---- published beside measured (repro/common.c) ----
- * A published table is data, figures exactly as published; the measured one
- * has its shape. No conclusion is ever written by hand. */
+/* ---- published beside measured (repro/common.c, docs/reproductions.md) ---- */
 
 #define REPRO_MAX_COLS 4
 
@@ -185,10 +182,9 @@ extern volatile uint64_t buddy_cold_preps;
  * freed them); beyond this many, each is freed at once. */
 #define BUDDY_COLD_KEEP_MAX 600
 
-/* Modern mode's cold walk: pairs of lines (op 1 on word 0 of the first, op 2
- * on word 0 of the second) visited in a random single cycle that the
- * prefetchers cannot follow; a chase link in word 1 of each pair's first
- * line follows the same order, to measure its latency. */
+/* Modern mode's cold walk: pairs of lines in a random single cycle, the ops
+ * on word 0 of each line, a chase link in word 1 of the first, in the same
+ * order. */
 #define BUDDY_COLD_DEFAULT (256ul << 20)	/* far above any real LLC of the dev guests */
 #define BUDDY_COLD_MIN (16ul << 20)
 #define BUDDY_LINK_OFF 8
@@ -216,10 +212,8 @@ void buddy_cold_destroy(struct buddy_cold *c);
  * the buffer or does not return within npairs steps. */
 size_t buddy_cold_ring_length(const struct buddy_cold *c);
 
-/* Modern mode's loops: the posted eight cases, then the three cold cases
- * again on the dependent walk (8: no atomic, 9: atomic, 10: mixture), where
- * each pair's address is the chase link loaded at the previous pair (from
- * c->cursor on), so the misses cannot overlap as in cases 3-5. */
+/* Modern mode's loops: the posted eight cases, then cases 3-5 again on the
+ * dependent walk (8-10: each pair's address from the previous pair's link). */
 #define BUDDY_MODERN_CASES 11
 /* One timed loop of modern mode, in ticks: variant v (0 2004, 1 kernel, 2
  * var, 3 orb, 4 orq, 5 ds, as the config's `variants`), case cs, iters

@@ -57,9 +57,7 @@ volatile uint64_t buddy_cold_preps;
  * every byte it points to, so stores before it cannot be deleted. */
 #define ESCAPE(p) asm volatile("" : : "r"(p) : "memory")
 
-/* malloc + memset + read back; *keep receives the buffer (the caller frees
- * it later) or NULL when keep is NULL (freed here). */
-static uint64_t cold_prep_keep(unsigned char fill, void **keep)
+uint64_t buddy_cold_prep(unsigned char fill, void **keep)
 {
 	unsigned char *p = malloc(LEGACY_SIZE);
 	uint64_t sum = 0;
@@ -76,11 +74,6 @@ static uint64_t cold_prep_keep(unsigned char fill, void **keep)
 		free(p);
 	buddy_cold_preps = buddy_cold_preps + 1;
 	return sum;
-}
-
-uint64_t buddy_cold_prep(unsigned char fill)
-{
-	return cold_prep_keep(fill, NULL);
 }
 
 static void hot_prep(char *buf, size_t size)
@@ -176,12 +169,8 @@ static __attribute__((noinline)) uint64_t legacy_case(int cs, char *buf)
 	return t1 - t0;
 }
 
-/* The legacy run: the trials in order, each of cases 0..7 in order, as
- * posted, grouped into passes of consecutive trials (nothing else changes:
- * the grouping only reads each pass's CPU share into share[p] when not
- * NULL); ticks[cs * trials + t] receives each loop's ticks when not NULL. */
-static int legacy_run(unsigned trials, unsigned passes, long long mean[BUDDY_CASES], FILE *out,
-		      uint64_t *cold_sum, double *ticks, double *share)
+int buddy_legacy(unsigned trials, unsigned passes, long long mean[BUDDY_CASES], FILE *out,
+		 uint64_t *cold_sum, double *ticks, double *share)
 {
 	char *buf = mmap(NULL, LEGACY_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	long long total[BUDDY_CASES] = { 0 };
@@ -205,8 +194,8 @@ static int legacy_run(unsigned trials, unsigned passes, long long mean[BUDDY_CAS
 				if (!case_cold[cs])
 					hot_prep(buf, LEGACY_SIZE);
 				else
-					*cold_sum += cold_prep_keep(fill, nkept < BUDDY_COLD_KEEP_MAX ?
-									  &kept[nkept++] : NULL);
+					*cold_sum += buddy_cold_prep(fill, nkept < BUDDY_COLD_KEEP_MAX ?
+									   &kept[nkept++] : NULL);
 				dt = legacy_case(cs, buf);
 				total[cs] += (long long)dt;
 				if (ticks)
@@ -226,18 +215,13 @@ static int legacy_run(unsigned trials, unsigned passes, long long mean[BUDDY_CAS
 	return 0;
 }
 #else
-static int legacy_run(unsigned trials, unsigned passes, long long mean[BUDDY_CASES], FILE *out,
-		      uint64_t *cold_sum, double *ticks, double *share)
+int buddy_legacy(unsigned trials, unsigned passes, long long mean[BUDDY_CASES], FILE *out,
+		 uint64_t *cold_sum, double *ticks, double *share)
 {
 	pr_err("buddy-bitmap-2004: legacy mode needs the 32-bit bts and a raw timer (x86 only)");
 	return -ENOTSUP;
 }
 #endif
-
-int buddy_legacy(unsigned trials, long long mean[BUDDY_CASES], FILE *out, uint64_t *cold_sum)
-{
-	return legacy_run(trials, 1, mean, out, cold_sum, NULL, NULL);
-}
 
 /* ---- the cold walk ---- */
 
@@ -930,7 +914,7 @@ static int run_legacy(struct repro_ctx *rc, unsigned trials)
 
 	legacy_header(rc, trials, passes, cpu, dev);
 	ticks = malloc((size_t)trials * BUDDY_CASES * sizeof(double));
-	ret = ticks ? legacy_run(trials, (unsigned)passes, mean, rc->out, &cold_sum, ticks, share)
+	ret = ticks ? buddy_legacy(trials, (unsigned)passes, mean, rc->out, &cold_sum, ticks, share)
 		    : -ENOMEM;
 	if (ret < 0) {
 		free(ticks);

@@ -171,11 +171,16 @@ extern const char *const buddy_notes[BUDDY_CASES];
 /* Legacy mode: trials of cases 0..7 in order; mean[i] is the mean whole-loop
  * tick count of case i. Prints the eight `score %d is %16lld note: %s` lines
  * to out (NULL: none). *cold_sum receives the sum of the checksums the cold
- * preparations read back (the proof they ran). 0 or -errno. */
-int buddy_legacy(unsigned trials, long long mean[BUDDY_CASES], FILE *out, uint64_t *cold_sum);
-/* The legacy cold preparation on its own: malloc + memset(fill) of 512 KiB,
- * read back one byte per line; returns the checksum (fill * lines). */
-uint64_t buddy_cold_prep(unsigned char fill);
+ * preparations read back (the proof they ran). The trials are grouped into
+ * passes of consecutive trials, which only reads each pass's CPU share into
+ * share[p] (share not NULL); ticks[cs * trials + t]: each loop's ticks (ticks
+ * not NULL). 0 or -errno. */
+int buddy_legacy(unsigned trials, unsigned passes, long long mean[BUDDY_CASES], FILE *out,
+		 uint64_t *cold_sum, double *ticks, double *share);
+/* The legacy cold preparation: malloc + memset(fill) of 512 KiB, read back
+ * one byte per line; returns the checksum (fill * lines). *keep receives the
+ * buffer (the caller frees it), or keep is NULL (freed here). */
+uint64_t buddy_cold_prep(unsigned char fill, void **keep);
 /* How many cold preparations ran since the process started. */
 extern volatile uint64_t buddy_cold_preps;
 /* Legacy cold buffers held until the end of a run (the posted program never

@@ -187,18 +187,15 @@ int align_assess(const double *pass_med, size_t nplace, size_t npass, const doub
 	/* every pass, disturbed or not, gets its pair from the undisturbed
 	 * others: repro_conclude leaves the disturbed ones out again, and says so */
 	for (size_t k = 0; k < npass; k++) {
+		bool judged = a->used && ok[k];
 		size_t lo, hi;
 
 		a->ea[k] = a->eb[k] = NAN;
-		if (!pick_pair(pass_med, nplace, npass, ok, k, tmp, &lo, &hi))
-			continue;
-		a->ea[k] = pass_med[hi * npass + k] * ALIGN_JUDGE_OPS;
-		a->eb[k] = pass_med[lo * npass + k] * ALIGN_JUDGE_OPS;
-		a->agree += ok[k] && a->used && hi == a->imax && lo == a->imin;
-	}
-	for (size_t k = 0; k < npass; k++) {
-		bool judged = a->used && ok[k];
-
+		if (pick_pair(pass_med, nplace, npass, ok, k, tmp, &lo, &hi)) {
+			a->ea[k] = pass_med[hi * npass + k] * ALIGN_JUDGE_OPS;
+			a->eb[k] = pass_med[lo * npass + k] * ALIGN_JUDGE_OPS;
+			a->agree += judged && hi == a->imax && lo == a->imin;
+		}
 		ea[k] = judged ? a->ea[k] : NAN;
 		eb[k] = judged ? a->eb[k] : NAN;
 	}

@@ -505,7 +505,7 @@ struct modern {
 	size_t line, iters, hot_size, trials, passes;
 	char *hot;
 	struct buddy_cold cold, l2walk;
-	double *samples[BUDDY_MODERN_CASES];	/* [v * trials + t] core cycles per loop */
+	double *samples;	/* [(cs * NVARIANTS + v) * trials + t] core cycles per loop */
 	double share[NVARIANTS][BUDDY_PASSES];	/* each variant's CPU share in each pass */
 	size_t vlist[NVARIANTS], nv;		/* the variants measured, in config order */
 };
@@ -561,8 +561,7 @@ static const struct buddy_claim modern_claims[] = {
 
 static void modern_free(struct modern *m)
 {
-	for (int cs = 0; cs < BUDDY_MODERN_CASES; cs++)
-		free(m->samples[cs]);
+	free(m->samples);
 	buddy_cold_destroy(&m->cold);
 	buddy_cold_destroy(&m->l2walk);
 	if (m->hot)
@@ -602,12 +601,8 @@ static int modern_setup(struct repro_ctx *rc, struct modern *m, unsigned trials)
 	ret = buddy_cold_create(&m->l2walk, (l2 ? l2 : 1u << 20) / 2, m->line, 0, PATTERN_SEED + 1);
 	if (ret < 0)
 		return ret;
-	for (int cs = 0; cs < BUDDY_MODERN_CASES; cs++) {
-		m->samples[cs] = calloc(NVARIANTS * trials, sizeof(double));
-		if (!m->samples[cs])
-			return -ENOMEM;
-	}
-	return 0;
+	m->samples = calloc(BUDDY_MODERN_CASES * NVARIANTS * trials, sizeof(double));
+	return m->samples ? 0 : -ENOMEM;
 }
 
 /* The cold walk's chase against one within L2: 5 chases of each, paired. */
@@ -665,8 +660,9 @@ static void modern_measure(struct repro_ctx *rc, struct modern *m)
 					uint64_t ticks = buddy_modern_loop(v, cs, m->hot, &m->cold, m->iters,
 									   m->line);
 
-					m->samples[cs][v * m->trials + t] = repro_cycles_per_op(
-						(double)ticks, cal->overhead_min, 1, cal->ticks_per_cycle);
+					m->samples[(cs * NVARIANTS + v) * m->trials + t] =
+						repro_cycles_per_op((double)ticks, cal->overhead_min, 1,
+								    cal->ticks_per_cycle);
 				}
 			m->share[v][p] = repro_pass_share(&ps);
 		}
@@ -732,7 +728,7 @@ static int modern_report_variant(struct repro_ctx *rc, const struct modern *m, s
 
 	for (int k = 0; k < BUDDY_MODERN_CASES; k++) {
 		int cs = modern_shown[k];
-		const double *x = m->samples[cs] + v * m->trials;
+		const double *x = m->samples + (cs * NVARIANTS + v) * m->trials;
 
 		stats_summarize(x, m->trials, &s[cs]);
 		buddy_pass_medians(x, m->trials, m->passes, pm[cs]);

@@ -204,10 +204,8 @@ int align_assess(const double *pass_med, size_t nplace, size_t npass, const doub
 	return 0;
 }
 
-/* The post's four tbench runs, each on a different build of the same
- * kernel (2.6.24-rc8, slab, x86_64 8p SMP 8G), MB/sec, 8 procs, in the
- * post's order; and the same as a spread table: fastest, slowest, and
- * fastest / slowest - 1 in percent, computed from them. */
+/* The post's four tbench runs (one kernel build each, PUB_MACHINE), in its
+ * order, and the spread table computed from them. */
 #define TB1 2316.87
 #define TB2 2257.49
 #define TB3 2264.11

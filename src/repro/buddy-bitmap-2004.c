@@ -576,9 +576,7 @@ static int modern_setup(struct repro_ctx *rc, struct modern *m, unsigned trials)
 	size_t l2 = topo_cache_size(rc->t, 2), cold_bytes = 0;
 	int ret;
 
-	m->line = topo_line_size(rc->t);
-	if (!m->line)
-		m->line = 64;
+	m->line = topo_line_size(rc->t) ? topo_line_size(rc->t) : CACHELINE;
 	m->iters = LEGACY_ITERS;
 	m->hot_size = m->iters * 2 * m->line;
 	m->trials = trials;

@@ -56,7 +56,7 @@ static void test_legacy(void)
 	FILE *f = open_memstream(&buf, &len);
 	int n = 0, ret;
 
-	ret = buddy_legacy(2, mean, f, &sum);	/* 2 trials: the test-only size */
+	ret = buddy_legacy(2, 1, mean, f, &sum, NULL, NULL);	/* 2 trials: the test-only size */
 	fclose(f);
 	if (ret == -ENOTSUP) {
 		printf("legacy mode not on this architecture\n");
@@ -88,8 +88,8 @@ static void test_legacy(void)
 	      (unsigned long long)sum, (unsigned long long)expect);
 	CHECK(buddy_cold_preps - before == 6, "six cold preparations ran (%llu)",
 	      (unsigned long long)(buddy_cold_preps - before));
-	CHECK(buddy_cold_prep(9) == 9ull * 4096, "one cold preparation checksum");
-	CHECK(buddy_cold_prep(200) == 200ull * 4096, "another fill");
+	CHECK(buddy_cold_prep(9, NULL) == 9ull * 4096, "one cold preparation checksum");
+	CHECK(buddy_cold_prep(200, NULL) == 200ull * 4096, "another fill");
 }
 
 /* ---- published beside measured, conclusions computed ---- */

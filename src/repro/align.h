@@ -15,12 +15,9 @@
 #define ARCH_HAS_ALIGN_LOOPS 0
 #endif
 
-/* Placements: the loop's first byte at this offset from a 4 KiB page
- * boundary. 16 line placements (0, 4, .., 60: every 4th byte of one 64-byte
- * line) and 4 page placements in the last 24 bytes of a page, so that every
- * probe's loop (27 bytes or more) crosses into the next page; each page
- * placement has the same offset within its line as one line placement
- * (align_page_twin), so the pair differs only by the page crossing. */
+/* Placements: the loop's first byte at this offset from a 4 KiB page. 16 in
+ * one 64-byte line (+0, +4, .. +60), 4 in the last 24 bytes of a page, so
+ * that every loop (27 bytes or more) crosses into the next page. */
 #define ALIGN_NLINE 16
 #define ALIGN_NPAGE 4
 #define ALIGN_NPLACE (ALIGN_NLINE + ALIGN_NPAGE)
@@ -71,51 +68,40 @@ size_t align_pass_index(size_t pass, size_t n);
 
 /* The passes a run may have (config: passes, 2..20). */
 #define ALIGN_MAX_PASSES 20
-/* The judgment's unit: one iteration of a probe's loop, 64 ops. The
- * question is relative (the post's ~3%); per op, stats_judge's absolute
- * margin (0.25 cycles, meant for one fast-path op) would be 25-100% of
- * these 0.25-20 cycle figures and decide alone; per 64 ops it is under 2%
- * of every probe's figure here, and the 5% relative margin decides. */
+/* The judgment's unit: one iteration of a probe's loop, 64 ops, so that the
+ * 5% relative margin decides, not stats_judge's absolute one (0.25 cycles:
+ * 25-100% of these per-op figures; docs/reproductions.md, section 5). */
 #define ALIGN_JUDGE_OPS 64
 
 /* The assessment of one probe (or of a ratio of two, placement by
- * placement). fig[i]: the figure of placement i, the median of its
- * undisturbed pass medians; imin, imax: the fastest and slowest placement
- * by figure; spread: fig[imax] / fig[imin] - 1. noise, noise_max: what
- * re-running one placement moves (max/min - 1 of its pass medians; the
- * median over the placements, and the largest): shown, not judged on.
- * Each pass k is judged on the pair the OTHER undisturbed passes chose
- * (leave one out): ea[k], eb[k] are that slowest and fastest placement's
- * medians in pass k, times ALIGN_JUDGE_OPS; agree: undisturbed passes whose
- * pair is (imax, imin). j: stats_judge of ea against eb over the passes
- * with share >= REPRO_SHARE_MIN (all, when share is NULL); shows: j.v is
- * VERDICT_SLOWER. */
+ * placement). Each pass k is judged on the pair the OTHER undisturbed
+ * passes chose (leave one out). */
 struct align_assessment {
-	double spread, noise, noise_max;
-	size_t imin, imax;
-	size_t used, agree;			/* undisturbed passes; see above */
-	double ea[ALIGN_MAX_PASSES], eb[ALIGN_MAX_PASSES];	/* per 64 ops; NAN: no pair */
-	struct judgment j;
-	bool shows;
+	double spread;			/* fig[imax] / fig[imin] - 1 */
+	double noise, noise_max;	/* what re-running one placement moves (max/min - 1 of
+					 * its pass medians): the median over the placements,
+					 * the largest; shown, not judged on */
+	size_t imin, imax;		/* the fastest and slowest placement by figure */
+	size_t used, agree;		/* undisturbed passes; those whose pair is imax, imin */
+	/* pass k's medians of the slowest and fastest of its pair, per 64 ops; NAN: none */
+	double ea[ALIGN_MAX_PASSES], eb[ALIGN_MAX_PASSES];
+	struct judgment j;		/* of ea against eb, the undisturbed passes */
+	bool shows;			/* j.v is VERDICT_SLOWER */
 };
 
 /* pass_med[i * npass + k]: median cost of placement i in pass k (> 0);
- * share: NULL, or per pass its CPU share (repro_pass_share). Fills
- * fig[0..nplace) and *a. 0, or -EINVAL (not 2..ALIGN_NPLACE placements
- * and 2..ALIGN_MAX_PASSES passes, or a figure that is not a positive
- * number). */
+ * share: NULL, or per pass its CPU share (repro_pass_share: passes under
+ * REPRO_SHARE_MIN are disturbed). Fills *a and fig[0..nplace), the median
+ * of each placement's undisturbed pass medians. 0, or -EINVAL (not
+ * 2..ALIGN_NPLACE placements and 2..ALIGN_MAX_PASSES passes, or a figure
+ * that is not a positive number). */
 int align_assess(const double *pass_med, size_t nplace, size_t npass, const double *share,
 		 double *fig, struct align_assessment *a);
 
-/* ---- the non-atomic unlock question (UNLOCK_PUB_WORDS) ----
- * Two threads pinned to two PUs take one bit spinlock in turn
- * (probes/locks.c bit_spin_lock, released by bit_spin_unlock or by
- * __bit_spin_unlock). Throughput and fairness come from the contention
- * engine (contention_run, the probes' own kernels); the hand-over time from
- * this harness: the holder stamps the timer just before its release, and
- * the next holder, when it is the other thread, stamps it again just after
- * its acquire. The stamps and the owner sit on the lock's line, as a
- * slab's fields sit beside page->flags. */
+/* ---- the non-atomic unlock question: the hand-over harness ----
+ * The holder stamps the timer just before its release, the next holder,
+ * when it is the other thread, just after its acquire; the stamps and the
+ * owner sit on the lock's line, as a slab's fields sit beside page->flags. */
 struct unlock_line {
 	uint64_t lock;		/* bit 0: the bit spinlock */
 	uint64_t owner;		/* id of the last holder; 0: none yet */

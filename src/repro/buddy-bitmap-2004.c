@@ -1,24 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* repro/buddy-bitmap-2004.c - the 2004 buddy-bitmap "test-atomics" scoring
- * (docs/reproductions.md, section 1).
+/* repro/buddy-bitmap-2004.c - the 2004 buddy-bitmap "test-atomics" scoring:
+ * legacy mode rebuilds the posted program (its loops NOT unrolled, as the
+ * original's were not; legacy_header lists every deviation), modern mode
+ * times the same cases for each instruction pair today's kernel emits
+ * (docs/reproductions.md, section 1, says what each mode measures).
  *
- * Legacy mode rebuilds the posted program: 512 KiB buffer, 128-byte line,
- * stride of two lines (2048 iterations), 100 trials of cases 0..7 in order,
- * unserialized rdtsc around each whole loop, the mean tick count, and the
- * line `score %d is %16lld note: %s`. Its loops are NOT unrolled (the
- * original's were not), on purpose. It deviates from the posted program only
- * where legacy_header lists (printed with every run).
- *
- * Modern mode: the same eight cases, 2048 iterations of two ops each as
- * posted, pinned, serialized timer, core cycles, median / min / CI over the
- * trials, for each instruction pair today's kernel (or C) emits. The hot
- * cases are as posted. The cold cases (3-5) must miss, and a buffer walked
- * in address order does not: the prefetchers stream it (with clflush before
- * each trial, the cold atomic case cost what the hot one did). So the cold
- * cases walk pairs of lines in a random single cycle over a buffer far
- * larger than the caches (struct buddy_cold), keep their position across
- * trials, and the plain chase latency of the same walk is measured and
- * printed beside, against the latency of a walk that fits in L2.
+ * The cold cases must miss, and a buffer walked in address order does not:
+ * the prefetchers stream it (with clflush before each trial, the cold
+ * atomic case cost what the hot one did). So modern mode walks pairs of
+ * lines in a random single cycle (struct buddy_cold).
  */
 #include "repro/repro.h"
 
@@ -67,9 +57,7 @@ volatile uint64_t buddy_cold_preps;
  * every byte it points to, so stores before it cannot be deleted. */
 #define ESCAPE(p) asm volatile("" : : "r"(p) : "memory")
 
-/* malloc + memset + read back; *keep receives the buffer (the caller frees
- * it later) or NULL when keep is NULL (freed here). */
-static uint64_t cold_prep_keep(unsigned char fill, void **keep)
+uint64_t buddy_cold_prep(unsigned char fill, void **keep)
 {
 	unsigned char *p = malloc(LEGACY_SIZE);
 	uint64_t sum = 0;
@@ -86,11 +74,6 @@ static uint64_t cold_prep_keep(unsigned char fill, void **keep)
 		free(p);
 	buddy_cold_preps = buddy_cold_preps + 1;
 	return sum;
-}
-
-uint64_t buddy_cold_prep(unsigned char fill)
-{
-	return cold_prep_keep(fill, NULL);
 }
 
 static void hot_prep(char *buf, size_t size)
@@ -186,12 +169,8 @@ static __attribute__((noinline)) uint64_t legacy_case(int cs, char *buf)
 	return t1 - t0;
 }
 
-/* The legacy run: the trials in order, each of cases 0..7 in order, as
- * posted, grouped into passes of consecutive trials (nothing else changes:
- * the grouping only reads each pass's CPU share into share[p] when not
- * NULL); ticks[cs * trials + t] receives each loop's ticks when not NULL. */
-static int legacy_run(unsigned trials, unsigned passes, long long mean[BUDDY_CASES], FILE *out,
-		      uint64_t *cold_sum, double *ticks, double *share)
+int buddy_legacy(unsigned trials, unsigned passes, long long mean[BUDDY_CASES], FILE *out,
+		 uint64_t *cold_sum, double *ticks, double *share)
 {
 	char *buf = mmap(NULL, LEGACY_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	long long total[BUDDY_CASES] = { 0 };
@@ -215,8 +194,8 @@ static int legacy_run(unsigned trials, unsigned passes, long long mean[BUDDY_CAS
 				if (!case_cold[cs])
 					hot_prep(buf, LEGACY_SIZE);
 				else
-					*cold_sum += cold_prep_keep(fill, nkept < BUDDY_COLD_KEEP_MAX ?
-									  &kept[nkept++] : NULL);
+					*cold_sum += buddy_cold_prep(fill, nkept < BUDDY_COLD_KEEP_MAX ?
+									   &kept[nkept++] : NULL);
 				dt = legacy_case(cs, buf);
 				total[cs] += (long long)dt;
 				if (ticks)
@@ -236,18 +215,13 @@ static int legacy_run(unsigned trials, unsigned passes, long long mean[BUDDY_CAS
 	return 0;
 }
 #else
-static int legacy_run(unsigned trials, unsigned passes, long long mean[BUDDY_CASES], FILE *out,
-		      uint64_t *cold_sum, double *ticks, double *share)
+int buddy_legacy(unsigned trials, unsigned passes, long long mean[BUDDY_CASES], FILE *out,
+		 uint64_t *cold_sum, double *ticks, double *share)
 {
 	pr_err("buddy-bitmap-2004: legacy mode needs the 32-bit bts and a raw timer (x86 only)");
 	return -ENOTSUP;
 }
 #endif
-
-int buddy_legacy(unsigned trials, long long mean[BUDDY_CASES], FILE *out, uint64_t *cold_sum)
-{
-	return legacy_run(trials, 1, mean, out, cold_sum, NULL, NULL);
-}
 
 /* ---- the cold walk ---- */
 
@@ -531,7 +505,7 @@ struct modern {
 	size_t line, iters, hot_size, trials, passes;
 	char *hot;
 	struct buddy_cold cold, l2walk;
-	double *samples[BUDDY_MODERN_CASES];	/* [v * trials + t] core cycles per loop */
+	double *samples;	/* [(cs * NVARIANTS + v) * trials + t] core cycles per loop */
 	double share[NVARIANTS][BUDDY_PASSES];	/* each variant's CPU share in each pass */
 	size_t vlist[NVARIANTS], nv;		/* the variants measured, in config order */
 };
@@ -587,8 +561,7 @@ static const struct buddy_claim modern_claims[] = {
 
 static void modern_free(struct modern *m)
 {
-	for (int cs = 0; cs < BUDDY_MODERN_CASES; cs++)
-		free(m->samples[cs]);
+	free(m->samples);
 	buddy_cold_destroy(&m->cold);
 	buddy_cold_destroy(&m->l2walk);
 	if (m->hot)
@@ -603,9 +576,7 @@ static int modern_setup(struct repro_ctx *rc, struct modern *m, unsigned trials)
 	size_t l2 = topo_cache_size(rc->t, 2), cold_bytes = 0;
 	int ret;
 
-	m->line = topo_line_size(rc->t);
-	if (!m->line)
-		m->line = 64;
+	m->line = topo_line_size(rc->t) ? topo_line_size(rc->t) : CACHELINE;
 	m->iters = LEGACY_ITERS;
 	m->hot_size = m->iters * 2 * m->line;
 	m->trials = trials;
@@ -628,12 +599,8 @@ static int modern_setup(struct repro_ctx *rc, struct modern *m, unsigned trials)
 	ret = buddy_cold_create(&m->l2walk, (l2 ? l2 : 1u << 20) / 2, m->line, 0, PATTERN_SEED + 1);
 	if (ret < 0)
 		return ret;
-	for (int cs = 0; cs < BUDDY_MODERN_CASES; cs++) {
-		m->samples[cs] = calloc(NVARIANTS * trials, sizeof(double));
-		if (!m->samples[cs])
-			return -ENOMEM;
-	}
-	return 0;
+	m->samples = calloc(BUDDY_MODERN_CASES * NVARIANTS * trials, sizeof(double));
+	return m->samples ? 0 : -ENOMEM;
 }
 
 /* The cold walk's chase against one within L2: 5 chases of each, paired. */
@@ -691,8 +658,9 @@ static void modern_measure(struct repro_ctx *rc, struct modern *m)
 					uint64_t ticks = buddy_modern_loop(v, cs, m->hot, &m->cold, m->iters,
 									   m->line);
 
-					m->samples[cs][v * m->trials + t] = repro_cycles_per_op(
-						(double)ticks, cal->overhead_min, 1, cal->ticks_per_cycle);
+					m->samples[(cs * NVARIANTS + v) * m->trials + t] =
+						repro_cycles_per_op((double)ticks, cal->overhead_min, 1,
+								    cal->ticks_per_cycle);
 				}
 			m->share[v][p] = repro_pass_share(&ps);
 		}
@@ -758,7 +726,7 @@ static int modern_report_variant(struct repro_ctx *rc, const struct modern *m, s
 
 	for (int k = 0; k < BUDDY_MODERN_CASES; k++) {
 		int cs = modern_shown[k];
-		const double *x = m->samples[cs] + v * m->trials;
+		const double *x = m->samples + (cs * NVARIANTS + v) * m->trials;
 
 		stats_summarize(x, m->trials, &s[cs]);
 		buddy_pass_medians(x, m->trials, m->passes, pm[cs]);
@@ -940,7 +908,7 @@ static int run_legacy(struct repro_ctx *rc, unsigned trials)
 
 	legacy_header(rc, trials, passes, cpu, dev);
 	ticks = malloc((size_t)trials * BUDDY_CASES * sizeof(double));
-	ret = ticks ? legacy_run(trials, (unsigned)passes, mean, rc->out, &cold_sum, ticks, share)
+	ret = ticks ? buddy_legacy(trials, (unsigned)passes, mean, rc->out, &cold_sum, ticks, share)
 		    : -ENOMEM;
 	if (ret < 0) {
 		free(ticks);

@@ -2,23 +2,12 @@
 /* repro/code-alignment-2008.c - does code placement move what an op costs? (seed
  * slub-partial-pages-variance-2008: tbench moved ~3% between kernel builds
  * of the same source, and the poster suspected where the code fell in the
- * cache lines.)
- *
- * Each probe's timed loop exists in ALIGN_NPLACE copies, the same bytes at
- * the placements align.h lists (arch: ARCH_ALIGN_COPY). Every copy is timed
- * by the engine's sampler (runner_measure_kernel: N/2N overhead
- * cancellation, drift correction, warm-up), in core cycles, in `passes`
- * passes; the passes run the placements in alternating order so that a slow
- * change of the machine during a pass does not line up with the offset. The
- * slowest placement is judged against the fastest over the passes by
- * stats_judge, each pass on the pair the other passes chose (align_assess:
- * choosing and testing on the same passes would find the largest of 20
- * draws above the smallest).
- *
- * The seed's one claim about atomics, the non-atomic unlock patch's 1%
- * regression, is measured after the placements: bit_spin_unlock against
- * __bit_spin_unlock with two threads on one lock word (hand-over time,
- * throughput, fairness), over the same number of passes (unlock_experiment).
+ * cache lines.) Each probe's loop is timed at every placement of align.h by
+ * the engine's sampler, in passes that run the placements in alternating
+ * order; align_assess judges the slowest placement against the fastest.
+ * Then the seed's one claim about atomics, the non-atomic unlock patch's 1%
+ * regression (unlock_experiment). docs/reproductions.md, section 5, says
+ * how and why.
  */
 #include "repro/align.h"
 
@@ -198,18 +187,15 @@ int align_assess(const double *pass_med, size_t nplace, size_t npass, const doub
 	/* every pass, disturbed or not, gets its pair from the undisturbed
 	 * others: repro_conclude leaves the disturbed ones out again, and says so */
 	for (size_t k = 0; k < npass; k++) {
+		bool judged = a->used && ok[k];
 		size_t lo, hi;
 
 		a->ea[k] = a->eb[k] = NAN;
-		if (!pick_pair(pass_med, nplace, npass, ok, k, tmp, &lo, &hi))
-			continue;
-		a->ea[k] = pass_med[hi * npass + k] * ALIGN_JUDGE_OPS;
-		a->eb[k] = pass_med[lo * npass + k] * ALIGN_JUDGE_OPS;
-		a->agree += ok[k] && a->used && hi == a->imax && lo == a->imin;
-	}
-	for (size_t k = 0; k < npass; k++) {
-		bool judged = a->used && ok[k];
-
+		if (pick_pair(pass_med, nplace, npass, ok, k, tmp, &lo, &hi)) {
+			a->ea[k] = pass_med[hi * npass + k] * ALIGN_JUDGE_OPS;
+			a->eb[k] = pass_med[lo * npass + k] * ALIGN_JUDGE_OPS;
+			a->agree += judged && hi == a->imax && lo == a->imin;
+		}
 		ea[k] = judged ? a->ea[k] : NAN;
 		eb[k] = judged ? a->eb[k] : NAN;
 	}
@@ -218,10 +204,8 @@ int align_assess(const double *pass_med, size_t nplace, size_t npass, const doub
 	return 0;
 }
 
-/* The post's four tbench runs, each on a different build of the same
- * kernel (2.6.24-rc8, slab, x86_64 8p SMP 8G), MB/sec, 8 procs, in the
- * post's order; and the same as a spread table: fastest, slowest, and
- * fastest / slowest - 1 in percent, computed from them. */
+/* The post's four tbench runs (one kernel build each, PUB_MACHINE), in its
+ * order, and the spread table computed from them. */
 #define TB1 2316.87
 #define TB2 2257.49
 #define TB3 2264.11

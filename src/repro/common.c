@@ -334,7 +334,10 @@ static int kernel_table(struct repro_ctx *rc, const struct repro_kernel *spec, c
 			       "unit", "core cycles per op (per object), median of the samples");
 	json_t *jr = json_array();
 	struct repro_table pub = { .title = spec->title, .source = spec->pub, .unit = "cycles", .ncols = 1,
-				   .cols = { "per op" } }, meas = pub;
+				   .cols = { "per op" } };
+	struct repro_table meas = { .title = spec->title, .machine = rc->machine,
+				    .unit = "core cycles, in the kernel", .ncols = 1, .cols = { "per op" },
+				    .nrows = k->n, .rows = rows };
 	int ret;
 
 	if (!rows)
@@ -351,10 +354,6 @@ static int kernel_table(struct repro_ctx *rc, const struct repro_kernel *spec, c
 		json_array_append_new(jr, json_pack("{s:s,s:s,s:o,s:I}", "probe", r->name, "what", r->insn,
 						    "cycles", report_real(c), "samples", (json_int_t)r->nsamples));
 	}
-	meas.machine = rc->machine;
-	meas.unit = "core cycles, in the kernel";
-	meas.nrows = k->n;
-	meas.rows = rows;
 	ret = repro_print_beside(rc->out, &pub, &meas);
 	free(rows);
 	return ret;

@@ -32,8 +32,7 @@ struct repro_ctx {
 };
 
 /* One reproduction: src/repro/KIND.c ends with `const struct repro
- * repro_KIND` (KIND with '_' for '-'), and its name in meson.build's
- * `repros` list registers it (the generated repro-list.h): no other list. */
+ * repro_KIND` (HACKING.md, "Adding a reproduction"). */
 struct repro {
 	const char *kind;		/* [experiment] kind, its config section, its file */
 	const char *seed;		/* the seed it reproduces */
@@ -59,9 +58,7 @@ int repro_register(void);
 int repro_run_all(const struct experiment *e, struct topo *t, const struct run_opts *o,
 		  struct report *rep, FILE *out);
 
-/* ---- published beside measured (repro/common.c) ----
- * A published table is data, figures exactly as published; the measured one
- * has its shape. No conclusion is ever written by hand. */
+/* ---- published beside measured (repro/common.c, docs/reproductions.md) ---- */
 
 #define REPRO_MAX_COLS 4
 
@@ -174,21 +171,25 @@ extern const char *const buddy_notes[BUDDY_CASES];
 /* Legacy mode: trials of cases 0..7 in order; mean[i] is the mean whole-loop
  * tick count of case i. Prints the eight `score %d is %16lld note: %s` lines
  * to out (NULL: none). *cold_sum receives the sum of the checksums the cold
- * preparations read back (the proof they ran). 0 or -errno. */
-int buddy_legacy(unsigned trials, long long mean[BUDDY_CASES], FILE *out, uint64_t *cold_sum);
-/* The legacy cold preparation on its own: malloc + memset(fill) of 512 KiB,
- * read back one byte per line; returns the checksum (fill * lines). */
-uint64_t buddy_cold_prep(unsigned char fill);
+ * preparations read back (the proof they ran). The trials are grouped into
+ * passes of consecutive trials, which only reads each pass's CPU share into
+ * share[p] (share not NULL); ticks[cs * trials + t]: each loop's ticks (ticks
+ * not NULL). 0 or -errno. */
+int buddy_legacy(unsigned trials, unsigned passes, long long mean[BUDDY_CASES], FILE *out,
+		 uint64_t *cold_sum, double *ticks, double *share);
+/* The legacy cold preparation: malloc + memset(fill) of 512 KiB, read back
+ * one byte per line; returns the checksum (fill * lines). *keep receives the
+ * buffer (the caller frees it), or keep is NULL (freed here). */
+uint64_t buddy_cold_prep(unsigned char fill, void **keep);
 /* How many cold preparations ran since the process started. */
 extern volatile uint64_t buddy_cold_preps;
 /* Legacy cold buffers held until the end of a run (the posted program never
  * freed them); beyond this many, each is freed at once. */
 #define BUDDY_COLD_KEEP_MAX 600
 
-/* Modern mode's cold walk: pairs of lines (op 1 on word 0 of the first, op 2
- * on word 0 of the second) visited in a random single cycle that the
- * prefetchers cannot follow; a chase link in word 1 of each pair's first
- * line follows the same order, to measure its latency. */
+/* Modern mode's cold walk: pairs of lines in a random single cycle, the ops
+ * on word 0 of each line, a chase link in word 1 of the first, in the same
+ * order. */
 #define BUDDY_COLD_DEFAULT (256ul << 20)	/* far above any real LLC of the dev guests */
 #define BUDDY_COLD_MIN (16ul << 20)
 #define BUDDY_LINK_OFF 8
@@ -216,10 +217,8 @@ void buddy_cold_destroy(struct buddy_cold *c);
  * the buffer or does not return within npairs steps. */
 size_t buddy_cold_ring_length(const struct buddy_cold *c);
 
-/* Modern mode's loops: the posted eight cases, then the three cold cases
- * again on the dependent walk (8: no atomic, 9: atomic, 10: mixture), where
- * each pair's address is the chase link loaded at the previous pair (from
- * c->cursor on), so the misses cannot overlap as in cases 3-5. */
+/* Modern mode's loops: the posted eight cases, then cases 3-5 again on the
+ * dependent walk (8-10: each pair's address from the previous pair's link). */
 #define BUDDY_MODERN_CASES 11
 /* One timed loop of modern mode, in ticks: variant v (0 2004, 1 kernel, 2
  * var, 3 orb, 4 orq, 5 ds, as the config's `variants`), case cs, iters

@@ -871,19 +871,23 @@ static void check_levels(const double *chase_cyc, const size_t *fp)
 }
 
 int pattern_run(struct topo *t, const struct run_opts *o, const struct probe *const *list,
-		size_t n, struct report *rep, int cpu)
+		size_t n, struct report *rep)
 {
 	double chase_cyc[PAT__COUNT];
 	size_t chase_fp[PAT__COUNT] = { 0 };
 	struct pattern_buf buf = { 0 };
-	struct run_state s = { .t = t, .o = o, .rep = rep, .cpu = cpu, .t0 = now_ns() };
+	struct run_state s = { .t = t, .o = o, .rep = rep };
 	struct plan pl;
 	bool beyond_hit = false;
-	int ret;
+	uint64_t t0 = now_ns();
+	int ret = runner_prepare(t, o, rep, &s.cpu);
 
-	ret = make_plan(t, o, &pl);
 	if (ret < 0)
 		return ret;
+	s.t0 = now_ns();
+	ret = make_plan(t, o, &pl);
+	if (ret < 0)
+		goto out;
 	for (int k = 0; k < PAT__COUNT; k++)
 		chase_cyc[k] = NAN;
 	s.sizes = &pl.sizes;
@@ -928,6 +932,8 @@ int pattern_run(struct topo *t, const struct run_opts *o, const struct probe *co
 	pattern_buf_destroy(&buf);
 	if (!ret)
 		check_levels(chase_cyc, chase_fp);
+out:
+	runner_finish(o, rep, t0);
 	return ret > 0 ? 0 : ret;
 }
 

@@ -387,12 +387,10 @@ int contention_run(struct topo *t, const struct run_opts *o, const struct probe 
 	if (!os)
 		return -ENOMEM;
 	err = contention_plan(t, o->placement, nthreads, os);
-	if (err)
-		goto out;
-	err = topo_bind_thread(t, os[0]);
-	if (err)
-		goto out;
-	err = clock_calibrate(&rep->cal, os[0]);
+	if (!err)
+		err = topo_bind_thread(t, os[0]);
+	if (!err)
+		err = clock_calibrate(&rep->cal, os[0]);
 	if (err)
 		goto out;
 

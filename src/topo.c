@@ -268,9 +268,8 @@ int topo_open(struct topo **out, const char *synthetic, const char *xml)
 	if (err)
 		goto out_err;
 	err = compute_allowed(t);
-	if (err)
-		goto out_nomem;
-	err = compute_ids(t);
+	if (!err)
+		err = compute_ids(t);
 	if (err)
 		goto out_nomem;
 	compute_caches(t);

@@ -180,6 +180,7 @@ static int footprint_of(const struct pattern *p, const struct pattern_sizes *s, 
 			bool say)
 {
 	size_t fp = 0;
+	char why[128] = "";	/* the size this pattern needs and hwloc does not give */
 
 	/* a walk measured inside its level (hierarchy_walks): the middle of
 	 * the level's plateau, where formulas on sizes can land on a knee */
@@ -193,31 +194,22 @@ static int footprint_of(const struct pattern *p, const struct pattern_sizes *s, 
 		fp = TPUT_LINES * CACHE_LINE_BYTES;
 		break;
 	case PAT_DEP:
-		if (!s->l1d) {
-			if (say)
-				pr_err("pattern %s: hwloc reports no L1d size here (give --footprint BYTES)", p->name);
-			return -ENOTSUP;
-		}
+		if (!s->l1d)
+			snprintf(why, sizeof(why), "hwloc reports no L1d size here");
 		fp = s->l1d / 2;
 		break;
 	case PAT_L2:
-		if (!s->l1d || s->l2 <= s->l1d) {
-			if (say)
-				pr_err("pattern %s: needs an L2 larger than L1d, hwloc reports L1d %zu, L2 %zu bytes "
-			       "(give --footprint BYTES)", p->name, s->l1d, s->l2);
-			return -ENOTSUP;
-		}
+		if (!s->l1d || s->l2 <= s->l1d)
+			snprintf(why, sizeof(why), "needs an L2 larger than L1d, hwloc reports "
+				 "L1d %zu, L2 %zu bytes", s->l1d, s->l2);
 		fp = s->l2 / 2;
 		if (fp < 2 * s->l1d)	/* small L2: halfway between the two */
 			fp = (s->l1d + s->l2) / 2;
 		break;
 	case PAT_LLC:
-		if (!s->l2 || s->llc <= s->l2) {
-			if (say)
-				pr_err("pattern %s: needs a last-level cache larger than L2, hwloc reports L2 %zu, "
-			       "LLC %zu bytes (give --footprint BYTES)", p->name, s->l2, s->llc);
-			return -ENOTSUP;
-		}
+		if (!s->l2 || s->llc <= s->l2)
+			snprintf(why, sizeof(why), "needs a last-level cache larger than L2, "
+				 "hwloc reports L2 %zu, LLC %zu bytes", s->l2, s->llc);
 		/* 2 x L2, the smallest walk that defeats L2: a cyclic walk
 		 * over more lines than an LRU-like cache holds misses on every
 		 * line. Not LLC/2: hypervisors report inflated L3 sizes (508
@@ -230,15 +222,17 @@ static int footprint_of(const struct pattern *p, const struct pattern_sizes *s, 
 		break;
 	case PAT_MISS:
 	case PAT_MISS_OVERLAP:
-		if (!s->llc) {
-			if (say)
-				pr_err("pattern %s: hwloc reports no cache size here (give --footprint BYTES)", p->name);
-			return -ENOTSUP;
-		}
+		if (!s->llc)
+			snprintf(why, sizeof(why), "hwloc reports no cache size here");
 		fp = round_up(4 * s->llc, HUGE_BYTES);
 		break;
 	default:
 		return -EINVAL;
+	}
+	if (*why) {
+		if (say)
+			pr_err("pattern %s: %s (give --footprint BYTES)", p->name, why);
+		return -ENOTSUP;
 	}
 out:
 	/* buffer walks take 64 lines at a time */

@@ -154,11 +154,10 @@ uint64_t pattern_mix_mask(unsigned k, unsigned m)
 
 void pattern_sizes_from_topo(const struct topo *t, struct pattern_sizes *s)
 {
-	memset(s->walk, 0, sizeof(s->walk));
-	s->l1d = topo_cache_size(t, 1);
-	s->l2 = topo_cache_size(t, 2);
-	s->llc = topo_llc_size(t);
-	s->line = topo_line_size(t) ? topo_line_size(t) : CACHE_LINE_BYTES;
+	*s = (struct pattern_sizes){
+		.l1d = topo_cache_size(t, 1), .l2 = topo_cache_size(t, 2), .llc = topo_llc_size(t),
+		.line = topo_line_size(t) ? topo_line_size(t) : CACHE_LINE_BYTES,
+	};
 }
 
 static size_t round_up(size_t v, size_t to)

@@ -419,7 +419,7 @@ int cmd_run(int argc, char **argv)
 	struct topo *t = NULL;
 	char **args = argv;
 	int nargs = argc, ret, code;
-	bool characterize;
+	bool characterize = false;
 
 	runner_default_opts(&rc.o);
 	ret = config_prepare_run(argc, argv, &nargs, &args, &exp);
@@ -430,7 +430,6 @@ int cmd_run(int argc, char **argv)
 		ret = apply_experiment(&rc, exp);
 	if (!ret)
 		ret = opts_argv(&run_cmd_opts, nargs, args, &rc);
-	characterize = false;
 	if (ret)
 		code = ret > 0 ? EXIT_OK : exit_code_for(ret);
 	else

@@ -398,14 +398,11 @@ static int step_topology(struct cz *c)
 	if (topo_allowed_count(c->t) < 2)
 		return -ENOTSUP;
 	ret = c2c_plan(c->t, false, &pairs, &npairs, absent);
-	if (ret)
-		return ret;
-	rows = calloc(npairs * C2C__COUNT + 1, sizeof(*rows));
-	if (!rows) {
-		free(pairs);
-		return -ENOMEM;
-	}
-	ret = c2c_run(c->t, pairs, npairs, 1u << C2C_CMPXCHG, C2C_SECONDS, false, rows, &nrows);
+	if (!ret && !(rows = calloc(npairs * C2C__COUNT + 1, sizeof(*rows))))
+		ret = -ENOMEM;
+	if (!ret)
+		ret = c2c_run(c->t, pairs, npairs, 1u << C2C_CMPXCHG, C2C_SECONDS, false, rows,
+			      &nrows);
 	if ((!ret || ret == -EINTR) && (c->rep->c2c = malloc(sizeof(*c->rep->c2c))) &&
 	    c2c_section_of(c->t, &c->rep->cal, rows, nrows, absent, 1u << C2C_CMPXCHG, false,
 			   c->rep->c2c)) {

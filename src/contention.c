@@ -340,17 +340,14 @@ static int run_case(struct topo *t, const struct run_opts *o, const struct probe
 	memset(area, 0, total);
 	sh.duration_ticks = (uint64_t)(o->max_seconds * rep->cal.timer_hz);
 
-	for (unsigned i = 0; i < n; i++) {
-		th[i].sh = &sh;
-		th[i].cpu_os = os[i];
-		th[i].cpu_logical = topo_logical_of_os(t, os[i]);
-		th[i].fn = p->run[MODE_LATENCY];
-		th[i].ctx.mem = area + contention_slot_offset(s, i, n, word, line, region);
-		th[i].ctx.mem_size = mem;
-		th[i].ctx.mode = MODE_LATENCY;
-		th[i].ctx.cs_work = o->cs_work;
-		th[i].ctx.out_work = o->out_work;
-	}
+	for (unsigned i = 0; i < n; i++)
+		th[i] = (struct cthread){
+			.sh = &sh, .cpu_os = os[i], .cpu_logical = topo_logical_of_os(t, os[i]),
+			.fn = p->run[MODE_LATENCY],
+			.ctx = { .mem = area + contention_slot_offset(s, i, n, word, line, region),
+				 .mem_size = mem, .mode = MODE_LATENCY, .cs_work = o->cs_work,
+				 .out_work = o->out_work },
+		};
 	/* setup once per distinct slot (all threads share one in true sharing) */
 	for (unsigned i = 0; i < (s == SHARING_TRUE ? 1 : n) && p->setup; i++) {
 		err = p->setup(&th[i].ctx);
@@ -390,12 +387,10 @@ int contention_run(struct topo *t, const struct run_opts *o, const struct probe 
 	if (!os)
 		return -ENOMEM;
 	err = contention_plan(t, o->placement, nthreads, os);
-	if (err)
-		goto out;
-	err = topo_bind_thread(t, os[0]);
-	if (err)
-		goto out;
-	err = clock_calibrate(&rep->cal, os[0]);
+	if (!err)
+		err = topo_bind_thread(t, os[0]);
+	if (!err)
+		err = clock_calibrate(&rep->cal, os[0]);
 	if (err)
 		goto out;
 

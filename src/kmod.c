@@ -227,26 +227,16 @@ static int kmod_release(int wfd, pid_t pid, bool keep)
  * with errno set. */
 static char *kmod_read(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t cap = 1 << 16, n = 0;
-	char *buf = fd < 0 ? NULL : malloc(cap), *nb;
-	ssize_t r;
+	FILE *f = fopen(path, "re");
+	char *buf = NULL;
+	size_t cap = 0;
 
-	while (buf && (r = read(fd, buf + n, cap - n - 1)) != 0) {
-		if (r < 0 && errno == EINTR)
-			continue;
-		nb = r < 0 ? NULL : buf;
-		n += r < 0 ? 0 : (size_t)r;
-		if (nb && n + 1 == cap)
-			nb = realloc(buf, cap *= 2);
-		if (!nb)
-			free(buf);
-		buf = nb;
+	if (f && getdelim(&buf, &cap, '\0', f) < 0) {	/* the text holds no NUL: all of it */
+		free(buf);
+		buf = ferror(f) ? NULL : strdup("");	/* an empty file */
 	}
-	if (buf)
-		buf[n] = 0;
-	if (fd >= 0)
-		close(fd);
+	if (f)
+		fclose(f);
 	return buf;
 }
 

@@ -154,11 +154,10 @@ uint64_t pattern_mix_mask(unsigned k, unsigned m)
 
 void pattern_sizes_from_topo(const struct topo *t, struct pattern_sizes *s)
 {
-	memset(s->walk, 0, sizeof(s->walk));
-	s->l1d = topo_cache_size(t, 1);
-	s->l2 = topo_cache_size(t, 2);
-	s->llc = topo_llc_size(t);
-	s->line = topo_line_size(t) ? topo_line_size(t) : CACHE_LINE_BYTES;
+	*s = (struct pattern_sizes){
+		.l1d = topo_cache_size(t, 1), .l2 = topo_cache_size(t, 2), .llc = topo_llc_size(t),
+		.line = topo_line_size(t) ? topo_line_size(t) : CACHE_LINE_BYTES,
+	};
 }
 
 static size_t round_up(size_t v, size_t to)
@@ -180,6 +179,7 @@ static int footprint_of(const struct pattern *p, const struct pattern_sizes *s, 
 			bool say)
 {
 	size_t fp = 0;
+	char why[128] = "";	/* the size this pattern needs and hwloc does not give */
 
 	/* a walk measured inside its level (hierarchy_walks): the middle of
 	 * the level's plateau, where formulas on sizes can land on a knee */
@@ -193,31 +193,22 @@ static int footprint_of(const struct pattern *p, const struct pattern_sizes *s, 
 		fp = TPUT_LINES * CACHE_LINE_BYTES;
 		break;
 	case PAT_DEP:
-		if (!s->l1d) {
-			if (say)
-				pr_err("pattern %s: hwloc reports no L1d size here (give --footprint BYTES)", p->name);
-			return -ENOTSUP;
-		}
+		if (!s->l1d)
+			snprintf(why, sizeof(why), "hwloc reports no L1d size here");
 		fp = s->l1d / 2;
 		break;
 	case PAT_L2:
-		if (!s->l1d || s->l2 <= s->l1d) {
-			if (say)
-				pr_err("pattern %s: needs an L2 larger than L1d, hwloc reports L1d %zu, L2 %zu bytes "
-			       "(give --footprint BYTES)", p->name, s->l1d, s->l2);
-			return -ENOTSUP;
-		}
+		if (!s->l1d || s->l2 <= s->l1d)
+			snprintf(why, sizeof(why), "needs an L2 larger than L1d, hwloc reports "
+				 "L1d %zu, L2 %zu bytes", s->l1d, s->l2);
 		fp = s->l2 / 2;
 		if (fp < 2 * s->l1d)	/* small L2: halfway between the two */
 			fp = (s->l1d + s->l2) / 2;
 		break;
 	case PAT_LLC:
-		if (!s->l2 || s->llc <= s->l2) {
-			if (say)
-				pr_err("pattern %s: needs a last-level cache larger than L2, hwloc reports L2 %zu, "
-			       "LLC %zu bytes (give --footprint BYTES)", p->name, s->l2, s->llc);
-			return -ENOTSUP;
-		}
+		if (!s->l2 || s->llc <= s->l2)
+			snprintf(why, sizeof(why), "needs a last-level cache larger than L2, "
+				 "hwloc reports L2 %zu, LLC %zu bytes", s->l2, s->llc);
 		/* 2 x L2, the smallest walk that defeats L2: a cyclic walk
 		 * over more lines than an LRU-like cache holds misses on every
 		 * line. Not LLC/2: hypervisors report inflated L3 sizes (508
@@ -230,15 +221,17 @@ static int footprint_of(const struct pattern *p, const struct pattern_sizes *s, 
 		break;
 	case PAT_MISS:
 	case PAT_MISS_OVERLAP:
-		if (!s->llc) {
-			if (say)
-				pr_err("pattern %s: hwloc reports no cache size here (give --footprint BYTES)", p->name);
-			return -ENOTSUP;
-		}
+		if (!s->llc)
+			snprintf(why, sizeof(why), "hwloc reports no cache size here");
 		fp = round_up(4 * s->llc, HUGE_BYTES);
 		break;
 	default:
 		return -EINVAL;
+	}
+	if (*why) {
+		if (say)
+			pr_err("pattern %s: %s (give --footprint BYTES)", p->name, why);
+		return -ENOTSUP;
 	}
 out:
 	/* buffer walks take 64 lines at a time */
@@ -871,19 +864,23 @@ static void check_levels(const double *chase_cyc, const size_t *fp)
 }
 
 int pattern_run(struct topo *t, const struct run_opts *o, const struct probe *const *list,
-		size_t n, struct report *rep, int cpu)
+		size_t n, struct report *rep)
 {
 	double chase_cyc[PAT__COUNT];
 	size_t chase_fp[PAT__COUNT] = { 0 };
 	struct pattern_buf buf = { 0 };
-	struct run_state s = { .t = t, .o = o, .rep = rep, .cpu = cpu, .t0 = now_ns() };
+	struct run_state s = { .t = t, .o = o, .rep = rep };
 	struct plan pl;
 	bool beyond_hit = false;
-	int ret;
+	uint64_t t0 = now_ns();
+	int ret = runner_prepare(t, o, rep, &s.cpu);
 
-	ret = make_plan(t, o, &pl);
 	if (ret < 0)
 		return ret;
+	s.t0 = now_ns();
+	ret = make_plan(t, o, &pl);
+	if (ret < 0)
+		goto out;
 	for (int k = 0; k < PAT__COUNT; k++)
 		chase_cyc[k] = NAN;
 	s.sizes = &pl.sizes;
@@ -928,6 +925,8 @@ int pattern_run(struct topo *t, const struct run_opts *o, const struct probe *co
 	pattern_buf_destroy(&buf);
 	if (!ret)
 		check_levels(chase_cyc, chase_fp);
+out:
+	runner_finish(o, rep, t0);
 	return ret > 0 ? 0 : ret;
 }
 

@@ -120,10 +120,11 @@ void pattern_ctx_attach(struct probe_ctx *ctx, const struct pattern_buf *b);
  * after a message. */
 int pattern_check(struct topo *t, const struct run_opts *o);
 
-/* Measure every probe of list under every pattern of o->patterns on the
- * calling (pinned, calibrated) thread; results go to rep. */
+/* Pin and calibrate as runner_run does (runner_prepare), measure every
+ * probe of list under every pattern of o->patterns into rep, and finish
+ * the rows (runner_finish). */
 int pattern_run(struct topo *t, const struct run_opts *o, const struct probe *const *list,
-		size_t n, struct report *rep, int cpu);
+		size_t n, struct report *rep);
 
 /* `atomcost list --patterns`: one line per pattern (json: an array). */
 void pattern_list(const struct topo *t, bool json);

@@ -54,25 +54,6 @@ static int merge(struct report *rep, struct report *seg, const char *step)
 	return 0;
 }
 
-/* The probes of list on hot lines (runner.c), or under every access
- * pattern of o->patterns (pattern.c); either way pinned, calibrated and
- * finished the same way. */
-static int run_probes(struct topo *t, const struct run_opts *o, const struct probe *const *list,
-		      size_t n, struct report *rep)
-{
-	uint64_t t0 = now_ns();
-	int cpu, ret;
-
-	if (!o->patterns)
-		return runner_run(t, o, list, n, rep);
-	ret = runner_prepare(t, o, rep, &cpu);
-	if (ret < 0)
-		return ret;
-	ret = pattern_run(t, o, list, n, rep, cpu);
-	runner_finish(o, rep, t0);
-	return ret;
-}
-
 /* Fresh state for an epoch: a ballast of heap and mapped memory, touched
  * and held while the epoch runs, so its buffers land on other addresses and
  * physical pages than the epoch before (freed pages are handed out again
@@ -134,7 +115,8 @@ static int run_epoch(struct topo *t, struct run_opts *o, const struct probe *con
 	o->epoch = epoch;
 	w0 = now_ns();
 	c0 = thread_cpu_ns();
-	ret = run_probes(t, o, list, n, &seg);
+	/* on hot lines (runner.c), or under every access pattern (pattern.c) */
+	ret = o->patterns ? pattern_run(t, o, list, n, &seg) : runner_run(t, o, list, n, &seg);
 	/* cpu_share: the share of the epoch's wall time this thread had its
 	 * CPU; another task on the PU takes it away without a migration */
 	ep = &rep->epochs[rep->nepochs++];
@@ -416,14 +398,11 @@ static int step_topology(struct cz *c)
 	if (topo_allowed_count(c->t) < 2)
 		return -ENOTSUP;
 	ret = c2c_plan(c->t, false, &pairs, &npairs, absent);
-	if (ret)
-		return ret;
-	rows = calloc(npairs * C2C__COUNT + 1, sizeof(*rows));
-	if (!rows) {
-		free(pairs);
-		return -ENOMEM;
-	}
-	ret = c2c_run(c->t, pairs, npairs, 1u << C2C_CMPXCHG, C2C_SECONDS, false, rows, &nrows);
+	if (!ret && !(rows = calloc(npairs * C2C__COUNT + 1, sizeof(*rows))))
+		ret = -ENOMEM;
+	if (!ret)
+		ret = c2c_run(c->t, pairs, npairs, 1u << C2C_CMPXCHG, C2C_SECONDS, false, rows,
+			      &nrows);
 	if ((!ret || ret == -EINTR) && (c->rep->c2c = malloc(sizeof(*c->rep->c2c))) &&
 	    c2c_section_of(c->t, &c->rep->cal, rows, nrows, absent, 1u << C2C_CMPXCHG, false,
 			   c->rep->c2c)) {

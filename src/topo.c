@@ -44,8 +44,7 @@ struct topo {
 
 	size_t cache_size[6];	/* [level], data or unified, above the first allowed PU */
 	unsigned line;
-	bool smt;
-	int smt_ways;		/* most PUs in one core */
+	int smt_ways;		/* most PUs in one core; above 1: SMT */
 	int ncores;
 	int npkg;
 	int nnuma;
@@ -80,15 +79,14 @@ static int load_hwloc(struct topo *t, const char *synthetic, const char *xml)
 		t->h = NULL;
 		return err;
 	}
+	t->source = synthetic ? SRC_SYNTHETIC : xml ? SRC_XML : SRC_SYSTEM;
 	if (synthetic) {
-		t->source = SRC_SYNTHETIC;
 		if (hwloc_topology_set_synthetic(t->h, synthetic)) {
 			pr_err("topology: bad synthetic description '%s' (example: 'pack:2 numa:2 l3:2 core:4 pu:2')",
 			       synthetic);
 			return -EINVAL;
 		}
 	} else if (xml) {
-		t->source = SRC_XML;
 		if (access(xml, R_OK)) {
 			err = -errno;
 			pr_err("topology: cannot read XML file '%s': %s (export one with 'lstopo FILE.xml')",
@@ -96,7 +94,6 @@ static int load_hwloc(struct topo *t, const char *synthetic, const char *xml)
 			return err;
 		}
 	} else {
-		t->source = SRC_SYSTEM;
 		/* Keep the PUs that cgroups forbid in the description; the
 		 * allowed set is computed apart (see topo_open). */
 		hwloc_topology_set_flags(t->h, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
@@ -211,13 +208,11 @@ static int compute_ids(struct topo *t)
 	while ((o = hwloc_get_next_obj_by_type(t->h, HWLOC_OBJ_CORE, o)))
 		if (hwloc_bitmap_weight(o->cpuset) > t->smt_ways)
 			t->smt_ways = hwloc_bitmap_weight(o->cpuset);
-	t->smt = t->smt_ways > 1;
 
 	t->os_to_log = malloc(((size_t)t->max_os + 1) * sizeof(int));
 	if (!t->os_to_log)
 		return -ENOMEM;
-	for (i = 0; i <= t->max_os; i++)
-		t->os_to_log[i] = -1;
+	memset(t->os_to_log, 0xff, ((size_t)t->max_os + 1) * sizeof(int));	/* -1: no PU */
 	for (i = 0; i < t->npu; i++)
 		t->os_to_log[t->pu_os[i]] = i;
 
@@ -273,9 +268,8 @@ int topo_open(struct topo **out, const char *synthetic, const char *xml)
 	if (err)
 		goto out_err;
 	err = compute_allowed(t);
-	if (err)
-		goto out_nomem;
-	err = compute_ids(t);
+	if (!err)
+		err = compute_ids(t);
 	if (err)
 		goto out_nomem;
 	compute_caches(t);
@@ -406,11 +400,6 @@ static void classes_present(const struct topo *t, char *buf, size_t len)
 		snprintf(buf, len, "none, a single PU is allowed");
 }
 
-static void allowed_str(const struct topo *t, char *buf, size_t len)
-{
-	hwloc_bitmap_list_snprintf(buf, len, t->allowed);
-}
-
 /* Thread 0 and 1 form the first pair of class c; threads 2.. are further PUs
  * of the same class relative to thread 0, so that every thread talks to
  * thread 0 over the same distance. Thread 0 is the first PU (allowed order)
@@ -536,7 +525,7 @@ int topo_plan(const struct topo *t, const char *spec, int nthreads, int *os_out)
 		return -EINVAL;
 	}
 	if (nthreads > t->nallowed) {
-		allowed_str(t, allowed, sizeof(allowed));
+		hwloc_bitmap_list_snprintf(allowed, sizeof(allowed), t->allowed);
 		pr_err("placement: %d threads but only %d PU%s allowed (%s); use at most %d threads",
 		       nthreads, t->nallowed, t->nallowed == 1 ? " is" : "s are", allowed,
 		       t->nallowed);
@@ -558,7 +547,7 @@ static int not_allowed(const struct topo *t, const char *what, int cpu)
 {
 	char allowed[256];
 
-	allowed_str(t, allowed, sizeof(allowed));
+	hwloc_bitmap_list_snprintf(allowed, sizeof(allowed), t->allowed);
 	if (t->thissystem)
 		pr_err("%s: CPU %d is not in the allowed cpuset %s (see taskset/cgroups)", what, cpu,
 		       allowed);
@@ -861,11 +850,11 @@ void topo_print(const struct topo *t, FILE *f)
 		print_sets(f, t, cache_types[g->level], g);
 	}
 
-	fputs(t->smt ? "SMT siblings: " : "SMT: no SMT\n", f);
-	if (t->smt)
+	fputs(t->smt_ways > 1 ? "SMT siblings: " : "SMT: no SMT\n", f);
+	if (t->smt_ways > 1)
 		print_sets(f, t, HWLOC_OBJ_CORE, NULL);
 
-	allowed_str(t, buf, sizeof(buf));
+	hwloc_bitmap_list_snprintf(buf, sizeof(buf), t->allowed);
 	fprintf(f, "allowed: %s (%d of %d PUs)\n", buf, t->nallowed, t->npu);
 
 	fprintf(f, "pair classes (OS indexes, among allowed PUs):\n");
@@ -903,13 +892,13 @@ json_t *topo_to_json(const struct topo *t)
 		err |= json_object_set_new(classes, topo_pair_class_name(c),
 				topo_find_pair(t, c, &a, &b) ? json_pack("{s:b}", "present", 0) :
 				json_pack("{s:b, s:[ii]}", "present", 1, "example", a, b));
-	allowed_str(t, buf, sizeof(buf));
+	hwloc_bitmap_list_snprintf(buf, sizeof(buf), t->allowed);
 	/* s*: no "description" for this system */
 	root = json_pack("{s:s, s:s*, s:b, s:i, s:i, s:i, s:o, s:o, s:i, s:b, s:s, s:o}",
 			 "source", source_names[t->source], "description", t->desc,
 			 "thissystem", t->thissystem, "packages", t->npkg, "numa_nodes", t->nnuma,
 			 "cores", t->ncores, "pus", pus, "caches", caches,
-			 "line_size", (int)t->line, "smt", t->smt, "allowed", buf,
+			 "line_size", (int)t->line, "smt", t->smt_ways > 1, "allowed", buf,
 			 "pair_classes", classes);
 	if (err || !root) {
 		pr_err("topology: out of memory building the JSON description");
@@ -929,9 +918,9 @@ void topo_summary(const struct topo *t, char *buf, size_t len)
 		     plural(t->ncores), t->npu, plural(t->npu));
 	if (n >= len)
 		return;
-	n += snprintf(buf + n, len - n, t->smt ? "%d-way SMT" : "no SMT", t->smt_ways);
+	n += snprintf(buf + n, len - n, t->smt_ways > 1 ? "%d-way SMT" : "no SMT", t->smt_ways);
 	if (n < len && t->nallowed != t->npu) {
-		allowed_str(t, allowed, sizeof(allowed));
+		hwloc_bitmap_list_snprintf(allowed, sizeof(allowed), t->allowed);
 		snprintf(buf + n, len - n, ", %d allowed (%s)", t->nallowed, allowed);
 	}
 }

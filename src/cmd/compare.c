@@ -134,8 +134,6 @@ static int rename_rows(struct report *a, const char *spec)
  * build on the development guest, 6% apart). */
 static void count_identity(const char *key, const char *a, const char *b, void *arg)
 {
-	(void)a;
-	(void)b;
 	*(size_t *)arg += strcmp(key, "core_hz") != 0;
 }
 
@@ -251,20 +249,15 @@ static int compare_two(const struct compare_args *ca, char **files)
 		report_free(&a);
 		return exit_code_for(ret);
 	}
-	if (ca->as && rename_rows(&a, ca->as) < 0) {
-		code = EXIT_USAGE;
-		goto out;
-	}
-	ret = compare_reports(&a, &b, &o, &cmp);
-	if (ret < 0) {
+	ret = ca->as ? rename_rows(&a, ca->as) : 0;	/* -EINVAL: exit 2 */
+	if (!ret && (ret = compare_reports(&a, &b, &o, &cmp)) < 0)
 		pr_err("compare: %s", strerror(-ret));
+	if (ret < 0) {
 		code = exit_code_for(ret);
 		goto out;
 	}
-	if (ca->format == 1)
-		compare_write_mail(&cmp, &a, &b, files[0], files[1], stdout);
-	else
-		compare_write_text(&cmp, &a, &b, files[0], files[1], stdout);
+	(ca->format == 1 ? compare_write_mail : compare_write_text)(&cmp, &a, &b, files[0], files[1],
+								     stdout);
 	if (ca->fail_reg && cmp.regressed)
 		code = EXIT_RUNTIME;
 	compare_free(&cmp);

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -111,26 +112,11 @@ struct symtab {
 	uintptr_t bias;	/* run-time address - link-time address */
 };
 
-/* The symbol of this name; with name NULL, the function at link-time
- * address value. */
-static const ElfW(Sym) *symtab_find(const struct symtab *t, const char *name, uintptr_t value)
-{
-	for (size_t i = 0; i < t->nsym; i++) {
-		const ElfW(Sym) *s = &t->sym[i];
-
-		if (s->st_name < t->strsz && (name ? !strcmp(t->str + s->st_name, name) :
-					      ELF64_ST_TYPE(s->st_info) == STT_FUNC && s->st_value == value))
-			return s;
-	}
-	return NULL;
-}
-
 /* t stays empty when there is no readable symbol table. */
 static void symtab_open(struct symtab *t)
 {
 	const ElfW(Ehdr) *eh;
 	const ElfW(Shdr) *sh;
-	const ElfW(Sym) *self;
 	struct stat st;
 	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
 
@@ -148,46 +134,34 @@ static void symtab_open(struct symtab *t)
 	eh = t->map;
 	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_shentsize != sizeof(*sh) ||
 	    eh->e_shoff > t->len || eh->e_shnum > (t->len - eh->e_shoff) / sizeof(*sh))
-		goto out_unmap;
+		return;
 	sh = (const ElfW(Shdr) *)((const char *)t->map + eh->e_shoff);
+	/* the load bias from the entry point, whose run-time address the
+	 * kernel passes in the auxiliary vector */
+	t->bias = (uintptr_t)getauxval(AT_ENTRY) - (uintptr_t)eh->e_entry;
 	for (unsigned i = 0; i < eh->e_shnum; i++) {
-		const ElfW(Shdr) *ss;
+		const ElfW(Shdr) *ss = &sh[sh[i].sh_link < eh->e_shnum ? sh[i].sh_link : 0];
 
-		if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum)
+		if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_offset > t->len ||
+		    sh[i].sh_size > t->len - sh[i].sh_offset || ss->sh_offset > t->len ||
+		    ss->sh_size > t->len - ss->sh_offset)
 			continue;
-		ss = &sh[sh[i].sh_link];
-		if (sh[i].sh_offset > t->len || sh[i].sh_size > t->len - sh[i].sh_offset ||
-		    ss->sh_offset > t->len || ss->sh_size > t->len - ss->sh_offset)
-			goto out_unmap;
 		t->sym = (const ElfW(Sym) *)((const char *)t->map + sh[i].sh_offset);
 		t->nsym = sh[i].sh_size / sizeof(ElfW(Sym));
 		t->str = (const char *)t->map + ss->sh_offset;
 		t->strsz = ss->sh_size;
-		break;
-	}
-	/* the load bias from a function whose run-time address we know */
-	self = symtab_find(t, "cmd_list", 0);
-	if (self) {
-		t->bias = (uintptr_t)cmd_list - (uintptr_t)self->st_value;
 		return;
 	}
-out_unmap:
-	munmap(t->map, t->len);
-	memset(t, 0, sizeof(*t));
-}
-
-static void symtab_close(struct symtab *t)
-{
-	if (t->map)
-		munmap(t->map, t->len);
 }
 
 /* The name of the function at fn, as JSON: null when unknown. */
 static json_t *symtab_name(const struct symtab *t, probe_kernel_fn fn)
 {
-	const ElfW(Sym) *s = fn ? symtab_find(t, NULL, (uintptr_t)fn - t->bias) : NULL;
-
-	return s ? json_string(t->str + s->st_name) : json_null();
+	for (size_t i = 0; fn && i < t->nsym; i++)
+		if (t->sym[i].st_name < t->strsz && ELF64_ST_TYPE(t->sym[i].st_info) == STT_FUNC &&
+		    t->sym[i].st_value + t->bias == (uintptr_t)fn)
+			return json_string(t->str + t->sym[i].st_name);
+	return json_null();
 }
 
 static const char *const chain_names[] = {
@@ -257,7 +231,8 @@ static int list_probes(bool json)
 		if (p->unsupported)
 			printf("%-20s not here: %s\n", "", p->unsupported);
 	}
-	symtab_close(&st);
+	if (st.map)
+		munmap(st.map, st.len);
 	if (json)
 		return opts_print_json(json_pack("{s:s, s:s, s:o}", "arch", ARCH_NAME, "atomics", ARCH_ATOMICS_IMPL,
 				     "probes", arr));

@@ -56,37 +56,6 @@ static const char *probe_name_at(size_t i, void *arg)
 	return i < probe_count ? probe_table[i]->name : NULL;
 }
 
-static int select_arg(void *sel, const char *arg)
-{
-	struct selection *s = sel;
-	bool glob = strpbrk(arg, "*?[") != NULL, any = false;
-
-	for (size_t i = 0; i < probe_count; i++) {
-		const struct probe *p = probe_table[i];
-
-		if (glob ? fnmatch(arg, p->name, 0) : strcmp(arg, p->name))
-			continue;
-		any = true;
-		if (probe_unsupported(p)) {
-			if (!glob) {
-				pr_err("run: probe '%s' cannot run here: %s", p->name, probe_unsupported(p));
-				return -ENOTSUP;
-			}
-			continue;
-		}
-		select_add(s, p);
-	}
-	if (!any) {
-		const char *sug = suggest_name(arg, probe_name_at, probe_count, NULL);
-		char mean[96];
-
-		pr_err("run: unknown probe '%s'%s ('atomcost list' shows them all)", arg,
-		       did_you_mean(sug, mean, sizeof(mean)));
-		return -EINVAL;
-	}
-	return 0;
-}
-
 /* "baseline, bitops, ..." from the probe table, in table order. */
 static void family_list(char *buf, size_t len)
 {
@@ -104,29 +73,53 @@ static void family_list(char *buf, size_t len)
 	}
 }
 
-static int select_family(void *sel, const char *fam)
+/* The probes named arg (a name or a glob) or, with family, of family arg.
+ * One that cannot run here is refused when named exactly, said when of a
+ * family and its reason is a run-time one, else skipped. */
+static int select_match(struct selection *s, const char *arg, bool family)
 {
-	struct selection *s = sel;
-	bool any = false;
-	char fams[256];
+	bool glob = !family && strpbrk(arg, "*?[") != NULL, any = false;
+	char buf[256];
 
 	for (size_t i = 0; i < probe_count; i++) {
-		const char *why = probe_unsupported(probe_table[i]);
+		const struct probe *p = probe_table[i];
+		const char *why;
 
-		if (strcmp(probe_table[i]->family, fam))
+		if (family ? strcmp(p->family, arg) :
+		    glob ? fnmatch(arg, p->name, 0) : strcmp(arg, p->name))
 			continue;
 		any = true;
+		why = probe_unsupported(p);
+		if (why && !family && !glob) {
+			pr_err("run: probe '%s' cannot run here: %s", p->name, why);
+			return -ENOTSUP;
+		}
+		if (why && family && !p->unsupported)
+			pr_warn("run: probe '%s' skipped: %s", p->name, why);
 		if (!why)
-			select_add(s, probe_table[i]);
-		else if (!probe_table[i]->unsupported)	/* a run-time reason: say it */
-			pr_warn("run: probe '%s' skipped: %s", probe_table[i]->name, why);
+			select_add(s, p);
 	}
-	if (!any) {
-		family_list(fams, sizeof(fams));
-		pr_err("run: unknown family '%s' (families: %s)", fam, fams);
-		return -EINVAL;
+	if (any)
+		return 0;
+	if (family) {
+		family_list(buf, sizeof(buf));
+		pr_err("run: unknown family '%s' (families: %s)", arg, buf);
+	} else {
+		pr_err("run: unknown probe '%s'%s ('atomcost list' shows them all)", arg,
+		       did_you_mean(suggest_name(arg, probe_name_at, probe_count, NULL), buf,
+				    sizeof(buf)));
 	}
-	return 0;
+	return -EINVAL;
+}
+
+static int select_arg(void *sel, const char *arg)
+{
+	return select_match(sel, arg, false);
+}
+
+static int select_family(void *sel, const char *fam)
+{
+	return select_match(sel, fam, true);
 }
 
 /* A [run] mode was checked against the schema's choices: a bad one comes
@@ -426,7 +419,7 @@ int cmd_run(int argc, char **argv)
 	struct topo *t = NULL;
 	char **args = argv;
 	int nargs = argc, ret, code;
-	bool characterize;
+	bool characterize = false;
 
 	runner_default_opts(&rc.o);
 	ret = config_prepare_run(argc, argv, &nargs, &args, &exp);
@@ -437,7 +430,6 @@ int cmd_run(int argc, char **argv)
 		ret = apply_experiment(&rc, exp);
 	if (!ret)
 		ret = opts_argv(&run_cmd_opts, nargs, args, &rc);
-	characterize = false;
 	if (ret)
 		code = ret > 0 ? EXIT_OK : exit_code_for(ret);
 	else

@@ -494,12 +494,9 @@ static void card_caches(const struct card *c, FILE *f)
 				     "about %s: the patterns use the measured size</span>",
 				     name, a, b);
 	}
-	if (h->tlb.has) {
-		long long reach = h->tlb.reach_bytes;
-
-		reach = reach > 0 ? reach : h->tlb.compared_to_bytes;
-		size_str((double)reach, a, sizeof(a), true);
-	}
+	if (h->tlb.has)
+		size_str((double)(h->tlb.reach_bytes > 0 ? h->tlb.reach_bytes :
+				  h->tlb.compared_to_bytes), a, sizeof(a), true);
 	if (h->tlb.has && h->tlb.reach_bytes > 0)
 		fprintf(f, "<br>TLB reach about %s (4 KiB pages cost more past it; not a cache level)", a);
 	else if (h->tlb.has)

@@ -590,22 +590,19 @@ static void card_sharing(const struct card *c, FILE *f)
  * cost in the need's basis (max: the need's dearest) and when it is safe. */
 static void menu_option(const struct card_option *op, enum card_basis basis, double max, FILE *f)
 {
+	const double v[4] = { op->walk, op->stores, op->chain, op->tput };
 	double cost = fmax(card_option_cost(op, basis), 0);
-	char cell[4][16];
+	char cell[5][16];
 
-	card_cost_text(op->walk, true, cell[0], sizeof(cell[0]));
-	card_cost_text(op->stores, true, cell[1], sizeof(cell[1]));
-	card_cost_text(op->chain, false, cell[2], sizeof(cell[2]));
-	card_cost_text(op->tput, false, cell[3], sizeof(cell[3]));
-	if (op->rank)
-		fprintf(f, "<td class=\"n\">%s%u</td>", op->tie ? "=" : "", op->rank);
-	else
-		fputs("<td class=\"n\">-</td>", f);
-	report_htmlf(f, "<td><code>%s</code></td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
-	    "<td class=\"n\">%s</td><td><svg class=\"spark\" width=\"120\" height=\"10\" role=\"img\"><rect x=\"0\" "
-	    "y=\"1\" width=\"%.1f\" height=\"8\" fill=\"%s\"/></svg></td><td>%s", op->probe, cell[0], cell[1], cell[2],
-	    cell[3], max > 0 && isfinite(cost) ? 120 * cost / max : 0, op->rank == 1 ? COL_PLAIN : COL_BASE,
-	    op->safe_when);
+	for (int k = 0; k < 4; k++)	/* walk and stores: what the op adds */
+		card_cost_text(v[k], k < 2, cell[k], sizeof(cell[k]));
+	snprintf(cell[4], sizeof(cell[4]), op->rank ? "%s%u" : "-", op->tie ? "=" : "", op->rank);
+	report_htmlf(f, "<td class=\"n\">%s</td><td><code>%s</code></td><td class=\"n\">%s</td>"
+	    "<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td><svg "
+	    "class=\"spark\" width=\"120\" height=\"10\" role=\"img\"><rect x=\"0\" y=\"1\" "
+	    "width=\"%.1f\" height=\"8\" fill=\"%s\"/></svg></td><td>%s", cell[4], op->probe,
+	    cell[0], cell[1], cell[2], cell[3], max > 0 && isfinite(cost) ? 120 * cost / max : 0,
+	    op->rank == 1 ? COL_PLAIN : COL_BASE, op->safe_when);
 	if (op->kernel)
 		report_htmlf(f, " [kernel: <code>%s</code> %.2f]", op->kernel->probe, op->kernel->kernel_cyc);
 	fputs(op->analog ? " <i>[analog: not the real primitive]</i></td></tr>\n" : "</td></tr>\n", f);

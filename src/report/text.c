@@ -442,15 +442,15 @@ static void write_menu(const struct card *c, FILE *f)
 			" (no context rows: ranked by chain latency)");
 		for (unsigned o = 0; o < nd->nopt; o++) {
 			const struct card_option *op = &nd->opt[o];
-			char rank[16], w[16], st[16], ch[16], tp[16];
+			const double v[4] = { op->walk, op->stores, op->chain, op->tput };
+			char rank[16], cell[4][16];
 
 			snprintf(rank, sizeof(rank), op->rank ? "%s%u" : "-", op->tie ? "=" : "", op->rank);
-			card_cost_text(op->walk, true, w, sizeof(w));
-			card_cost_text(op->stores, true, st, sizeof(st));
-			card_cost_text(op->chain, false, ch, sizeof(ch));
-			card_cost_text(op->tput, false, tp, sizeof(tp));
-			fprintf(f, "  %4s %-22s %7s %7s %7s %7s  %s%s", rank, op->probe, w, st, ch, tp,
-				op->safe_when, op->analog ? " [analog: not the real primitive]" : "");
+			for (int k = 0; k < 4; k++)	/* walk and stores: what the op adds */
+				card_cost_text(v[k], k < 2, cell[k], sizeof(cell[k]));
+			fprintf(f, "  %4s %-22s %7s %7s %7s %7s  %s%s", rank, op->probe, cell[0],
+				cell[1], cell[2], cell[3], op->safe_when,
+				op->analog ? " [analog: not the real primitive]" : "");
 			if (op->kernel)
 				fprintf(f, " [kernel: %s %.2f]", op->kernel->probe, op->kernel->kernel_cyc);
 			fputc('\n', f);

@@ -209,7 +209,6 @@ static bool bar_lead(const struct row *w, const char *pattern, enum probe_mode m
 	       report_pair_lead(w->r, w->twin ? w->twin->r : NULL);
 }
 
-/* Horizontal bars for one pattern and mode. */
 static void bars_chart(const struct rows *rs, const char *pattern, enum probe_mode mode, FILE *f)
 {
 	const char *mn = probe_mode_name(mode);
@@ -518,7 +517,6 @@ static void card_machine(const struct report *rep, const struct card *c, FILE *f
 	      f);
 	fputs("</td></tr>\n<tr><th>caches</th><td>", f);
 	card_caches(c, f);
-	/* the split lock: its cost against the aligned atomic_inc row, or why not measured */
 	report_htmlf(f, "</td></tr>\n<tr><th>split lock</th><td>%s", card_split_text(&c->split, t, sizeof(t)));
 	if (c->split.has_kernel)
 		report_htmlf(f, "<br>kernel: %s", c->split.kernel_why);

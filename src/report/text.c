@@ -389,8 +389,6 @@ static void write_noise(const struct card *c, FILE *f)
 		"the difference sits near the margin or the epochs spread too far");
 }
 
-/* The split lock: what a locked op across two cache lines costs here, and
- * what the kernel does about it. */
 static void write_splitlock(const struct card_split *s, FILE *f)
 {
 	char t[256];
@@ -485,7 +483,6 @@ int report_write_text(const struct report *rep, FILE *f)
 	const struct calibration *c = &rep->cal;
 	bool epochs = compare_max_epoch(rep) > 1;
 
-	/* what a person reads first */
 	if (card_wanted(rep)) {
 		int err = card_write_text(rep, f);
 

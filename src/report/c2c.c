@@ -112,21 +112,20 @@ void c2c_write_text(const struct calibration *cal, const struct c2c_where *w, co
 		"rt ns min", "median", "p90", "rt cyc", "one-way ns", "samples");
 	for (size_t k = 0; k < nrows; k++) {
 		const struct c2c_row *r = &rows[k];
-		char cpus[24];
+		double ns = clock_ticks_to_ns(cal, r->s.median);
+		const double v[5] = { clock_ticks_to_ns(cal, r->s.min), ns,
+				      clock_ticks_to_ns(cal, r->s.p90),
+				      clock_ticks_to_cycles(cal, r->s.median), ns / 2 };
+		char cpus[24], c[5][32];
 
 		snprintf(cpus, sizeof(cpus), "%d,%d", r->a, r->b);
-		if (!r->n) {
-			fprintf(f, "%-8s %-9s %-10s %9s %9s %9s %9s %10s %7d%s\n",
-				topo_pair_class_name(r->cls), cpus, c2c_method_name(r->m), "-", "-", "-",
-				"-", "-", 0, r->timed_out ? "  TIMED OUT (the other PU did not run)" : "");
-			continue;
-		}
-		fprintf(f, "%-8s %-9s %-10s %9.1f %9.1f %9.1f %9.1f %10.1f %7zu%s\n",
-			topo_pair_class_name(r->cls), cpus, c2c_method_name(r->m),
-			clock_ticks_to_ns(cal, r->s.min), clock_ticks_to_ns(cal, r->s.median),
-			clock_ticks_to_ns(cal, r->s.p90), clock_ticks_to_cycles(cal, r->s.median),
-			clock_ticks_to_ns(cal, r->s.median) / 2, r->n,
-			r->timed_out ? "  (stopped early: the other PU stopped running)" : "");
+		for (int i = 0; i < 5; i++)	/* "-" without samples */
+			snprintf(c[i], sizeof(c[i]), r->n ? "%.1f" : "-", v[i]);
+		fprintf(f, "%-8s %-9s %-10s %9s %9s %9s %9s %10s %7zu%s\n",
+			topo_pair_class_name(r->cls), cpus, c2c_method_name(r->m), c[0], c[1], c[2],
+			c[3], c[4], r->n, !r->timed_out ? "" : r->n ?
+			"  (stopped early: the other PU stopped running)" :
+			"  TIMED OUT (the other PU did not run)");
 	}
 	for (int c = 0; c < PAIR__COUNT; c++)
 		if (absent[c])

@@ -33,12 +33,7 @@ static void cell_text(const struct compare_n_row *r, const struct compare_n_cell
 		return;
 	}
 	compare_n_value(r, k->v, true, v, sizeof(v));
-	if (k->marked)
-		snprintf(buf, len, "%s *%+.0f%%", v, k->change * 100);
-	else if (k->same)
-		snprintf(buf, len, "%s =", v);
-	else
-		snprintf(buf, len, "%s", v);
+	snprintf(buf, len, k->marked ? "%s *%+.0f%%" : k->same ? "%s =" : "%s", v, k->change * 100);
 }
 
 static void floor_text(const struct compare_n_row *r, size_t ncols, char *buf, size_t len)
@@ -48,10 +43,8 @@ static void floor_text(const struct compare_n_row *r, size_t ncols, char *buf, s
 			snprintf(buf, len, "%.0f%% ep", r->cells[j].margin * 100);
 			return;
 		}
-	if (r->kind == CN_TEXT || r->kind == CN_SIZE)
-		snprintf(buf, len, "%s", r->kind == CN_TEXT ? "-" : "bracket");
-	else
-		snprintf(buf, len, "%.0f%%", r->floor * 100);
+	snprintf(buf, len, r->kind == CN_TEXT ? "-" : r->kind == CN_SIZE ? "bracket" : "%.0f%%",
+		 r->floor * 100);
 }
 
 /* Cut s to w columns, a '~' saying it was cut. */

@@ -46,9 +46,10 @@ static void side_name(const char *arg, char *buf, size_t len)
 	snprintf(buf, len, more ? "%.*s and %zu more" : "%.*s", (int)n, arg, more);
 }
 
-static void side_line(FILE *f, const char *tag, const char *arg, const struct report *rep)
+static void side_line(FILE *f, const char *tag, const char *arg, const struct report *rep,
+		      const json_t *fp)
 {
-	char name[256];
+	char name[256], line[512];
 	int epochs = compare_max_epoch(rep), procs = compare_max_process(rep);
 
 	side_name(arg, name, sizeof(name));
@@ -60,6 +61,8 @@ static void side_line(FILE *f, const char *tag, const char *arg, const struct re
 			epochs > 1 ? "s" : "");
 	else
 		fprintf(f, "# %s: %s (%s, no epochs)\n", tag, name, rep->started);
+	fingerprint_oneline(fp, line, sizeof(line));
+	report_mail_wrap(f, "#    ", line);
 }
 
 static void header(const struct comparison *c, const struct report *a, const struct report *b,
@@ -67,19 +70,14 @@ static void header(const struct comparison *c, const struct report *a, const str
 {
 	const json_t *fa = fingerprint_of_meta(a->meta), *fb = fingerprint_of_meta(b->meta);
 	struct diff_print d = { .f = f };
-	char line[512];
 
 	if (!fa || !fb)
 		fprintf(f, "# fingerprint missing from %s: machines cannot be checked for a match\n",
 			!fa ? (!fb ? "both reports" : "A") : "B");
 	else
 		fingerprint_diff(fa, fb, print_diff, &d);
-	side_line(f, "A", na, a);
-	fingerprint_oneline(fa, line, sizeof(line));
-	report_mail_wrap(f, "#    ", line);
-	side_line(f, "B", nb, b);
-	fingerprint_oneline(fb, line, sizeof(line));
-	report_mail_wrap(f, "#    ", line);
+	side_line(f, "A", na, a, fa);
+	side_line(f, "B", nb, b, fb);
 	/* the rule, with the figures this comparison used */
 	report_mail_wrapf(f, "# ",
 			  "rule: core cycles; replicates: each row's epoch medians, %d and %d process%s; a side's variance from its process means when they vary more than its epochs predict (F test at %.0f%%), else from its pooled epochs",

@@ -75,9 +75,7 @@ static const char *row_text(const struct fleet *f, size_t i, char v[4][32])
 	compare_n_value(r, s->median, false, v[0], sizeof(v[0]));
 	compare_n_value(r, s->p10, false, v[1], sizeof(v[1]));
 	compare_n_value(r, s->p90, false, v[2], sizeof(v[2]));
-	snprintf(v[3], sizeof(v[3]), "%s", "-");
-	if (s->judged)
-		snprintf(v[3], sizeof(v[3]), "%zu", s->named);
+	snprintf(v[3], sizeof(v[3]), s->judged ? "%zu" : "-", s->named);
 	return i == 0 || r->section != f->cn.rows[i - 1].section ? compare_n_section(r) : "";
 }
 

@@ -209,7 +209,6 @@ static bool bar_lead(const struct row *w, const char *pattern, enum probe_mode m
 	       report_pair_lead(w->r, w->twin ? w->twin->r : NULL);
 }
 
-/* Horizontal bars for one pattern and mode. */
 static void bars_chart(const struct rows *rs, const char *pattern, enum probe_mode mode, FILE *f)
 {
 	const char *mn = probe_mode_name(mode);
@@ -494,12 +493,9 @@ static void card_caches(const struct card *c, FILE *f)
 				     "about %s: the patterns use the measured size</span>",
 				     name, a, b);
 	}
-	if (h->tlb.has) {
-		long long reach = h->tlb.reach_bytes;
-
-		reach = reach > 0 ? reach : h->tlb.compared_to_bytes;
-		size_str((double)reach, a, sizeof(a), true);
-	}
+	if (h->tlb.has)
+		size_str((double)(h->tlb.reach_bytes > 0 ? h->tlb.reach_bytes :
+				  h->tlb.compared_to_bytes), a, sizeof(a), true);
 	if (h->tlb.has && h->tlb.reach_bytes > 0)
 		fprintf(f, "<br>TLB reach about %s (4 KiB pages cost more past it; not a cache level)", a);
 	else if (h->tlb.has)
@@ -521,7 +517,6 @@ static void card_machine(const struct report *rep, const struct card *c, FILE *f
 	      f);
 	fputs("</td></tr>\n<tr><th>caches</th><td>", f);
 	card_caches(c, f);
-	/* the split lock: its cost against the aligned atomic_inc row, or why not measured */
 	report_htmlf(f, "</td></tr>\n<tr><th>split lock</th><td>%s", card_split_text(&c->split, t, sizeof(t)));
 	if (c->split.has_kernel)
 		report_htmlf(f, "<br>kernel: %s", c->split.kernel_why);
@@ -593,22 +588,19 @@ static void card_sharing(const struct card *c, FILE *f)
  * cost in the need's basis (max: the need's dearest) and when it is safe. */
 static void menu_option(const struct card_option *op, enum card_basis basis, double max, FILE *f)
 {
+	const double v[4] = { op->walk, op->stores, op->chain, op->tput };
 	double cost = fmax(card_option_cost(op, basis), 0);
-	char cell[4][16];
+	char cell[5][16];
 
-	card_cost_text(op->walk, true, cell[0], sizeof(cell[0]));
-	card_cost_text(op->stores, true, cell[1], sizeof(cell[1]));
-	card_cost_text(op->chain, false, cell[2], sizeof(cell[2]));
-	card_cost_text(op->tput, false, cell[3], sizeof(cell[3]));
-	if (op->rank)
-		fprintf(f, "<td class=\"n\">%s%u</td>", op->tie ? "=" : "", op->rank);
-	else
-		fputs("<td class=\"n\">-</td>", f);
-	report_htmlf(f, "<td><code>%s</code></td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
-	    "<td class=\"n\">%s</td><td><svg class=\"spark\" width=\"120\" height=\"10\" role=\"img\"><rect x=\"0\" "
-	    "y=\"1\" width=\"%.1f\" height=\"8\" fill=\"%s\"/></svg></td><td>%s", op->probe, cell[0], cell[1], cell[2],
-	    cell[3], max > 0 && isfinite(cost) ? 120 * cost / max : 0, op->rank == 1 ? COL_PLAIN : COL_BASE,
-	    op->safe_when);
+	for (int k = 0; k < 4; k++)	/* walk and stores: what the op adds */
+		card_cost_text(v[k], k < 2, cell[k], sizeof(cell[k]));
+	snprintf(cell[4], sizeof(cell[4]), op->rank ? "%s%u" : "-", op->tie ? "=" : "", op->rank);
+	report_htmlf(f, "<td class=\"n\">%s</td><td><code>%s</code></td><td class=\"n\">%s</td>"
+	    "<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td><svg "
+	    "class=\"spark\" width=\"120\" height=\"10\" role=\"img\"><rect x=\"0\" y=\"1\" "
+	    "width=\"%.1f\" height=\"8\" fill=\"%s\"/></svg></td><td>%s", cell[4], op->probe,
+	    cell[0], cell[1], cell[2], cell[3], max > 0 && isfinite(cost) ? 120 * cost / max : 0,
+	    op->rank == 1 ? COL_PLAIN : COL_BASE, op->safe_when);
 	if (op->kernel)
 		report_htmlf(f, " [kernel: <code>%s</code> %.2f]", op->kernel->probe, op->kernel->kernel_cyc);
 	fputs(op->analog ? " <i>[analog: not the real primitive]</i></td></tr>\n" : "</td></tr>\n", f);

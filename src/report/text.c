@@ -127,26 +127,6 @@ static void write_events(const struct report *rep, FILE *f)
 	event_reasons(rep, f);
 }
 
-/* The engine's checks on a row (runner.c): a minimum below its physical
- * bound is shown as "!" and said, not printed as a figure; the footprint
- * a swept throughput was best at; an implausible overhead. */
-static void engine_cells(const struct report *rep, const struct result *r, char *mincell,
-			 size_t mlen, char *flags, size_t flen)
-{
-	char bound[96] = "", fp[48] = "", ovh[96] = "";
-
-	snprintf(mincell, mlen, r->min_flag ? "!" : "%.2f", result_cycles(rep, r->s.min));
-	if (r->min_flag)
-		snprintf(bound, sizeof(bound), " [min %.2f below bound %.2f]", result_cycles(rep, r->s.min),
-			 result_cycles(rep, r->min_bound_ticks));
-	if (r->footprint_lines)
-		snprintf(fp, sizeof(fp), " [%uw x %ul]", r->footprint_words, r->footprint_lines);
-	if (r->overhead_flag)
-		snprintf(ovh, sizeof(ovh), " [overhead? fixed %.0f, N/2N %.0f ticks]", r->overhead_ticks,
-			 r->overhead_extrap_ticks);
-	snprintf(flags, flen, "%s%s%s", bound, fp, ovh);
-}
-
 /* A kernel row's context, the analog it sits beside and its note (an
  * emulated row says so); a user-space row's nothing. */
 static const char *context_cell(const struct result *r, char *buf, size_t len)
@@ -170,7 +150,8 @@ static void write_row(const struct report *rep, const struct result *r, const st
 {
 	double ratio = w ? r->judge.ratio : r->ratio, lo = w ? r->judge.lo : r->ratio_lo;
 	double hi = w ? r->judge.hi : r->ratio_hi, med = w ? w->median : r->s.median;
-	char rc[16] = "-", ci[32] = "", vs[48], mincell[16], spread[16] = "", flags[160] = "", ctx[360];
+	char rc[16] = "-", ci[32] = "", vs[48], mincell[16], spread[16] = "", flags[160], ctx[360];
+	char bound[96] = "", fp[48] = "", ovh[96] = "";
 
 	if (r->has_ratio && isfinite(ratio)) {
 		snprintf(rc, sizeof(rc), "%.2f", ratio);
@@ -178,14 +159,21 @@ static void write_row(const struct report *rep, const struct result *r, const st
 			snprintf(ci, sizeof(ci), "[%.2f,%.2f]", lo, hi);
 	}
 	result_judgment_text(r, vs, sizeof(vs));
-	if (!w) {
-		engine_cells(rep, r, mincell, sizeof(mincell), flags, sizeof(flags));
-	} else {
-		snprintf(mincell, sizeof(mincell), "%.2f", result_cycles(rep, w->min));
+	/* the engine's checks (runner.c): "!" and why for a minimum below its
+	 * physical bound, an implausible overhead, a sweep's best footprint */
+	snprintf(mincell, sizeof(mincell), !w && r->min_flag ? "!" : "%.2f",
+		 result_cycles(rep, w ? w->min : r->s.min));
+	if (!w && r->min_flag)
+		snprintf(bound, sizeof(bound), " [min %.2f below bound %.2f]",
+			 result_cycles(rep, r->s.min), result_cycles(rep, r->min_bound_ticks));
+	if (!w && r->overhead_flag)
+		snprintf(ovh, sizeof(ovh), " [overhead? fixed %.0f, N/2N %.0f ticks]",
+			 r->overhead_ticks, r->overhead_extrap_ticks);
+	if (r->footprint_lines)
+		snprintf(fp, sizeof(fp), " [%uw x %ul]", r->footprint_words, r->footprint_lines);
+	if (w)
 		snprintf(spread, sizeof(spread), "%5.1f%% ", isfinite(r->epoch_spread) ? r->epoch_spread * 100 : 0.0);
-		if (r->footprint_lines)	/* the first epoch's best footprint */
-			snprintf(flags, sizeof(flags), " [%uw x %ul]", r->footprint_words, r->footprint_lines);
-	}
+	snprintf(flags, sizeof(flags), "%s%s%s", bound, fp, ovh);
 	fprintf(f, "%-20s %-20s %-7s %-10s %8s %8.2f %8.2f %8.3f %7s %-17s %-28s %s%7zu%s%s%s%s\n", r->name,
 		r->twin[0] ? r->twin : "-", r->pattern, probe_mode_name(r->mode), mincell, result_cycles(rep, med),
 		result_cycles(rep, w ? w->p90 : r->s.p90), result_ns(rep, med), rc, ci, vs, spread,
@@ -401,8 +389,6 @@ static void write_noise(const struct card *c, FILE *f)
 		"the difference sits near the margin or the epochs spread too far");
 }
 
-/* The split lock: what a locked op across two cache lines costs here, and
- * what the kernel does about it. */
 static void write_splitlock(const struct card_split *s, FILE *f)
 {
 	char t[256];
@@ -454,15 +440,15 @@ static void write_menu(const struct card *c, FILE *f)
 			" (no context rows: ranked by chain latency)");
 		for (unsigned o = 0; o < nd->nopt; o++) {
 			const struct card_option *op = &nd->opt[o];
-			char rank[16], w[16], st[16], ch[16], tp[16];
+			const double v[4] = { op->walk, op->stores, op->chain, op->tput };
+			char rank[16], cell[4][16];
 
 			snprintf(rank, sizeof(rank), op->rank ? "%s%u" : "-", op->tie ? "=" : "", op->rank);
-			card_cost_text(op->walk, true, w, sizeof(w));
-			card_cost_text(op->stores, true, st, sizeof(st));
-			card_cost_text(op->chain, false, ch, sizeof(ch));
-			card_cost_text(op->tput, false, tp, sizeof(tp));
-			fprintf(f, "  %4s %-22s %7s %7s %7s %7s  %s%s", rank, op->probe, w, st, ch, tp,
-				op->safe_when, op->analog ? " [analog: not the real primitive]" : "");
+			for (int k = 0; k < 4; k++)	/* walk and stores: what the op adds */
+				card_cost_text(v[k], k < 2, cell[k], sizeof(cell[k]));
+			fprintf(f, "  %4s %-22s %7s %7s %7s %7s  %s%s", rank, op->probe, cell[0],
+				cell[1], cell[2], cell[3], op->safe_when,
+				op->analog ? " [analog: not the real primitive]" : "");
 			if (op->kernel)
 				fprintf(f, " [kernel: %s %.2f]", op->kernel->probe, op->kernel->kernel_cyc);
 			fputc('\n', f);
@@ -497,7 +483,6 @@ int report_write_text(const struct report *rep, FILE *f)
 	const struct calibration *c = &rep->cal;
 	bool epochs = compare_max_epoch(rep) > 1;
 
-	/* what a person reads first */
 	if (card_wanted(rep)) {
 		int err = card_write_text(rep, f);
 

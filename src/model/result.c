@@ -92,17 +92,16 @@ static const char *const clock_names[] = {
 
 const char *result_clock_name(enum result_clock c)
 {
-	return c <= RESULT_CLOCK_PMU ? clock_names[c] : "?";
+	return vocab_name(clock_names, ARRAY_SIZE(clock_names), c);
 }
 
 int result_clock_parse(const char *s, enum result_clock *out)
 {
-	for (int c = RESULT_CLOCK_NONE; c <= RESULT_CLOCK_PMU; c++)
-		if (s && !strcmp(s, clock_names[c])) {
-			*out = (enum result_clock)c;
-			return 0;
-		}
-	return -EINVAL;
+	int c = vocab_index(clock_names, ARRAY_SIZE(clock_names), s);
+
+	if (c >= 0)
+		*out = (enum result_clock)c;
+	return c < 0 ? c : 0;
 }
 
 void result_rescale(struct result *r, double k)

@@ -7,6 +7,13 @@
 #ifndef ATOMCOST_VOCAB_H
 #define ATOMCOST_VOCAB_H
 
+#include <stddef.h>
+
+/* names[i], "?" past n; the index of s among names[0..n), -EINVAL when
+ * none (s NULL too): every name and parser here is one of the two. */
+const char *vocab_name(const char *const *names, size_t n, unsigned i);
+int vocab_index(const char *const *names, size_t n, const char *s);
+
 enum atomicity {
 	ATOMICITY_BASELINE,	/* reference loop, not a primitive */
 	ATOMICITY_ATOMIC,	/* atomic against every CPU */
@@ -21,7 +28,8 @@ enum probe_mode {
 };
 
 const char *probe_mode_name(enum probe_mode m);
-/* "latency"/"lat", "throughput"/"tput"; -EINVAL, silently. */
+/* "latency"/"lat", "throughput"/"tput". The parsers say nothing: the
+ * caller names the context in its message. */
 int probe_mode_parse(const char *s, enum probe_mode *out);
 const char *probe_atomicity_name(enum atomicity a);
 
@@ -37,8 +45,6 @@ enum pair_class {
 };
 
 const char *topo_pair_class_name(enum pair_class c);
-/* Parse a class name ("smt", "l2", "l3", "numa", "package", "cross"); -EINVAL if
- * unknown, silently: the caller names the context in its message. */
 int topo_pair_class_parse(const char *s, enum pair_class *out);
 
 /* How c2c moves a line between two PUs (c2c.h says what each does). */

@@ -27,28 +27,7 @@ enum exit_code {
 };
 
 /* Map a negative errno returned by the engine to an exit code. */
-static inline int exit_code_for(int err)
-{
-	switch (-err) {
-	case 0:
-		return EXIT_OK;
-	case EINVAL:
-	case ERANGE:
-		return EXIT_USAGE;
-	case ENOENT:
-	case EACCES:
-	case EROFS:
-	case ENOTDIR:
-		return EXIT_MISSING;
-	case ENOTSUP:
-	case ENOSYS:
-		return EXIT_UNSUPPORTED;
-	case EINTR:
-		return EXIT_SIGINT;
-	default:
-		return EXIT_RUNTIME;
-	}
-}
+int exit_code_for(int err);
 
 #define ATOMCOST_NAME "atomcost"
 

@@ -114,23 +114,32 @@ static void judge_part(const struct report *rep, const char *a, const char *b, c
 	report_judge(rep, RESULT_USER, a, b, m, pattern, &p->j);
 }
 
-/* The paragraph's pair: the hot-line chain of the lowest result.card_pair
- * (from its descriptor: no names here) whose twin was measured. */
-static void build_cmp(const struct report *rep, struct card *c)
+/* The first hit latency row of the lowest rank over `above` on a card line
+ * (from the descriptors, no names here): result.card_pair, of a row whose
+ * twin was measured there too, else card_order. */
+static const struct result *lowest_row(const struct report *rep, bool pair, unsigned above)
 {
-	const struct result *a = NULL, *n = NULL;
+	const struct result *best = NULL;
 
 	for (size_t i = 0; i < rep->n; i++) {
-		const struct result *r = &rep->r[i], *t;
+		const struct result *r = &rep->r[i];
+		unsigned k = pair ? r->card_pair : r->card_order;
 
-		if (!r->card_pair || (a && a->card_pair <= r->card_pair) || r->mode != MODE_LATENCY ||
-		    strcmp(r->pattern, "hit") || !(t = report_find(rep, r->twin, MODE_LATENCY, "hit", r->context)))
-			continue;
-		a = r;
-		n = t;
+		if (k > above && (!best || k < (pair ? best->card_pair : best->card_order)) &&
+		    r->mode == MODE_LATENCY && !strcmp(r->pattern, "hit") &&
+		    (!pair || report_find(rep, r->twin, MODE_LATENCY, "hit", r->context)))
+			best = r;
 	}
+	return best;
+}
+
+static void build_cmp(const struct report *rep, struct card *c)
+{
+	const struct result *a = lowest_row(rep, true, 0), *n;
+
 	if (!a)
 		return;
+	n = report_find(rep, a->twin, MODE_LATENCY, "hit", a->context);
 	c->pair_atomic = a->name;
 	c->pair_plain = n->name;
 	describe_pair(a, n, c);
@@ -235,25 +244,11 @@ const char *card_part_cell(const struct card_part *p, char *buf, size_t len)
 	return buf;
 }
 
-/* The card_order row after rank `above` with the lowest rank (hit latency). */
-static const struct result *order_row(const struct report *rep, unsigned above)
-{
-	const struct result *best = NULL;
-
-	for (size_t i = 0; i < rep->n; i++) {
-		const struct result *r = &rep->r[i];
-
-		if (r->card_order > above && r->mode == MODE_LATENCY && !strcmp(r->pattern, "hit") &&
-		    (!best || r->card_order < best->card_order))
-			best = r;
-	}
-	return best;
-}
-
-/* The ordering line's pair (from the descriptors' card_order: no names). */
+/* The ordering line's pair: the two lowest card_order. */
 static void build_order(const struct report *rep, struct card *c)
 {
-	const struct result *a = order_row(rep, 0), *b = a ? order_row(rep, a->card_order) : NULL;
+	const struct result *a = lowest_row(rep, false, 0);
+	const struct result *b = a ? lowest_row(rep, false, a->card_order) : NULL;
 
 	judge_part(rep, a ? a->name : NULL, b ? b->name : NULL, "hit", MODE_LATENCY, &c->order);
 	if (!c->order.a)

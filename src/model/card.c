@@ -10,10 +10,7 @@
 #include "common.h"
 #include "compare.h"
 
-/* The comparisons the atomicity paragraph makes, in reading order. The
- * walks put the op on another word of the visited line; the followed-word
- * form (dep+ptr) shows what a byte RMW on the word the next load reads
- * does to store forwarding, locked or not. */
+/* The comparisons of the atomicity paragraph, in reading order (docs/card.md). */
 static const struct {
 	const char *what, *pattern;
 	enum probe_mode mode;
@@ -166,10 +163,9 @@ static void build_cmp(const struct report *rep, struct card *c)
 
 /* How disturbed the epochs were: the share of each epoch's samples that
  * saw a context switch or a migration, and the share of its time the
- * measuring thread had its CPU (meta.epochs, written by the session: a task
- * sharing the PU takes it without a switch inside most samples); and the
- * core clock over the epochs (it moves with boost: each epoch's samples are
- * in its own cycles, so this informs, it does not disturb). */
+ * thread had its CPU (meta.epochs: a task sharing the PU takes it without a
+ * switch inside most samples); and the core clock over the epochs (it moves
+ * with boost: it informs, it does not disturb). */
 static void build_noise(const struct report *rep, struct card *c)
 {
 	struct epoch_meta e[REPORT_MAX_EPOCHS];
@@ -331,9 +327,8 @@ static bool overlapped(const struct report *rep, const struct result *q, const c
 	return true;
 }
 
-/* True, false and no sharing of every contention probe on each placement,
- * from the rows' extra.contention: one group per probe and placement,
- * started at its true-share row. */
+/* True, false and no sharing of every contention probe on each placement:
+ * one group per probe and placement, started at its true-share row. */
 static void build_cases(const struct report *rep, struct card *c)
 {
 	for (size_t i = 0; i < rep->n && c->ncase + SHARING__COUNT <= CARD_MAX_CASES; i++) {
@@ -361,9 +356,8 @@ static void build_cases(const struct report *rep, struct card *c)
 	}
 }
 
-/* The card's sharing line: the contention probe of the lowest
- * result.card_share, its cases (build_cases) by placement. A case whose
- * threads did not run together measured no contention: left out, and said. */
+/* The sharing line: the cases of the lowest result.card_share by placement;
+ * a case whose threads did not run together is left out, and said. */
 static void build_share(struct card *c)
 {
 	const struct card_case *best = NULL;
@@ -438,14 +432,8 @@ static void build_ratio(const struct report *rep, struct card *c)
 	}
 }
 
-/* ---- the fast-path menu ------------------------------------------------
- * Drawn from the results alone: each result carries the needs its probe
- * meets and when it is safe (extra.menu_need, extra.safe_when, from the
- * probe's descriptor), so a renamed or new probe is on the menu without a
- * list here, and a report read back draws the same menu. The options of a
- * need are ranked by the cycles they add to independent work (the basis:
- * an L1 pointer walk, else pending stores, else the chain latency alone);
- * two neighbours are tied where their difference is not resolved. */
+/* ---- the fast-path menu: from the results' extra.menu_need and
+ * extra.safe_when alone (docs/card.md), no list of names here. */
 static const struct {
 	const char *name, *pattern;	/* the row whose figure over the bare work ranks */
 	enum probe_mode mode;

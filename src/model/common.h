@@ -1,10 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* common.h - exit codes, error reporting and small helpers shared by the
- * engine, the probes and the tests.
- *
- * Functions return 0 or -errno and print one message naming the bad value and
- * the fix; only main.c turns a return value into an exit code.
- */
+ * engine, the probes and the tests. Functions return 0 or -errno; only
+ * main.c turns one into an exit code. */
 #ifndef ATOMCOST_COMMON_H
 #define ATOMCOST_COMMON_H
 
@@ -38,8 +35,7 @@ void pr_msg(enum pr_level level, const char *fmt, ...) __attribute__((format(pri
 #define pr_warn(...) pr_msg(PR_WARN, __VA_ARGS__)
 #define pr_info(...) pr_msg(PR_INFO, __VA_ARGS__)
 
-/* Quiet mode for tests: pr_info is dropped. */
-extern int log_quiet;
+extern int log_quiet;	/* tests: pr_info is dropped */
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define CACHELINE 64

@@ -81,12 +81,10 @@ static void describe_pair(const struct result *a, const struct result *b, struct
 
 	mnemonic(a->insn, ma, sizeof(ma), oa, sizeof(oa));
 	mnemonic(b->insn, mb, sizeof(mb), ob, sizeof(ob));
-	wa = width_of(ma);
-	wb = width_of(mb);
 	if (!strcmp(ma, mb))
 		snprintf(c->differs, sizeof(c->differs), "%s",
 			 strncmp(a->insn, "lock ", 5) ? "not in a lock prefix" : "the lock prefix only");
-	else if (wa && wb && strcmp(wa, wb))
+	else if ((wa = width_of(ma)) && (wb = width_of(mb)) && strcmp(wa, wb))
 		snprintf(c->differs, sizeof(c->differs),
 			 "the lock prefix, the instruction (%s against %s) and the width (%s against %s)", ma, mb,
 			 wa, wb);
@@ -98,8 +96,7 @@ static void describe_pair(const struct result *a, const struct result *b, struct
 static void judge_part(const struct report *rep, const char *a, const char *b, const char *pattern,
 		       enum probe_mode m, struct card_part *p)
 {
-	memset(p, 0, sizeof(*p));
-	p->j.v = VERDICT_NONE;
+	*p = (struct card_part){ .j.v = VERDICT_NONE };
 	if (!a || !b)
 		return;
 	p->a_cyc = report_median_cycles(rep, a, m, pattern);

@@ -195,9 +195,7 @@ void report_split(const struct report *rep, struct card_split *s);
 int card_build(const struct report *rep, struct card *c);
 /* A default characterization: its writers start with the card. */
 bool card_wanted(const struct report *rep);
-/* The report's card as text (one screen; report/text.c), and a card as a
- * summary JSON object (figures without samples, for reference cards and
- * fleet compares; report/summary.c). */
+/* The card as text (report/text.c) and as summary JSON (report/summary.c). */
 int card_write_text(const struct report *rep, FILE *f);
 json_t *card_to_json(const struct card *c);
 

@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* calibration.h - the calibration record: timer frequency against
- * CLOCK_MONOTONIC_RAW, fenced timer overhead, timer ticks per core cycle
- * (docs/method.md), its text, its JSON and the conversions. The model's
- * part: the engine that measures it is clock.h's clock_calibrate. */
+/* calibration.h - the calibration record (docs/method.md), its text, its
+ * JSON and the conversions; clock.h's clock_calibrate measures it. */
 #ifndef ATOMCOST_CALIBRATION_H
 #define ATOMCOST_CALIBRATION_H
 
@@ -42,7 +40,6 @@ void clock_print(const struct calibration *c, FILE *f);
 /* One line: the imul and L1 chase self-checks with their expected values
  * and deviations, after prefix; nothing when they were not measured. */
 void clock_print_self_checks(const struct calibration *c, FILE *f, const char *prefix);
-/* report/json.c reads it back (report_read). */
 json_t *clock_to_json(const struct calibration *c);
 
 static inline double clock_ticks_to_cycles(const struct calibration *c, double ticks)

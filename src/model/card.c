@@ -10,10 +10,7 @@
 #include "common.h"
 #include "compare.h"
 
-/* The comparisons the atomicity paragraph makes, in reading order. The
- * walks put the op on another word of the visited line; the followed-word
- * form (dep+ptr) shows what a byte RMW on the word the next load reads
- * does to store forwarding, locked or not. */
+/* The comparisons of the atomicity paragraph, in reading order (docs/card.md). */
 static const struct {
 	const char *what, *pattern;
 	enum probe_mode mode;
@@ -84,12 +81,10 @@ static void describe_pair(const struct result *a, const struct result *b, struct
 
 	mnemonic(a->insn, ma, sizeof(ma), oa, sizeof(oa));
 	mnemonic(b->insn, mb, sizeof(mb), ob, sizeof(ob));
-	wa = width_of(ma);
-	wb = width_of(mb);
 	if (!strcmp(ma, mb))
 		snprintf(c->differs, sizeof(c->differs), "%s",
 			 strncmp(a->insn, "lock ", 5) ? "not in a lock prefix" : "the lock prefix only");
-	else if (wa && wb && strcmp(wa, wb))
+	else if ((wa = width_of(ma)) && (wb = width_of(mb)) && strcmp(wa, wb))
 		snprintf(c->differs, sizeof(c->differs),
 			 "the lock prefix, the instruction (%s against %s) and the width (%s against %s)", ma, mb,
 			 wa, wb);
@@ -101,8 +96,7 @@ static void describe_pair(const struct result *a, const struct result *b, struct
 static void judge_part(const struct report *rep, const char *a, const char *b, const char *pattern,
 		       enum probe_mode m, struct card_part *p)
 {
-	memset(p, 0, sizeof(*p));
-	p->j.v = VERDICT_NONE;
+	*p = (struct card_part){ .j.v = VERDICT_NONE };
 	if (!a || !b)
 		return;
 	p->a_cyc = report_median_cycles(rep, a, m, pattern);
@@ -114,23 +108,32 @@ static void judge_part(const struct report *rep, const char *a, const char *b, c
 	report_judge(rep, RESULT_USER, a, b, m, pattern, &p->j);
 }
 
-/* The paragraph's pair: the hot-line chain of the lowest result.card_pair
- * (from its descriptor: no names here) whose twin was measured. */
-static void build_cmp(const struct report *rep, struct card *c)
+/* The first hit latency row of the lowest rank over `above` on a card line
+ * (from the descriptors, no names here): result.card_pair, of a row whose
+ * twin was measured there too, else card_order. */
+static const struct result *lowest_row(const struct report *rep, bool pair, unsigned above)
 {
-	const struct result *a = NULL, *n = NULL;
+	const struct result *best = NULL;
 
 	for (size_t i = 0; i < rep->n; i++) {
-		const struct result *r = &rep->r[i], *t;
+		const struct result *r = &rep->r[i];
+		unsigned k = pair ? r->card_pair : r->card_order;
 
-		if (!r->card_pair || (a && a->card_pair <= r->card_pair) || r->mode != MODE_LATENCY ||
-		    strcmp(r->pattern, "hit") || !(t = report_find(rep, r->twin, MODE_LATENCY, "hit", r->context)))
-			continue;
-		a = r;
-		n = t;
+		if (k > above && (!best || k < (pair ? best->card_pair : best->card_order)) &&
+		    r->mode == MODE_LATENCY && !strcmp(r->pattern, "hit") &&
+		    (!pair || report_find(rep, r->twin, MODE_LATENCY, "hit", r->context)))
+			best = r;
 	}
+	return best;
+}
+
+static void build_cmp(const struct report *rep, struct card *c)
+{
+	const struct result *a = lowest_row(rep, true, 0), *n;
+
 	if (!a)
 		return;
+	n = report_find(rep, a->twin, MODE_LATENCY, "hit", a->context);
 	c->pair_atomic = a->name;
 	c->pair_plain = n->name;
 	describe_pair(a, n, c);
@@ -157,10 +160,9 @@ static void build_cmp(const struct report *rep, struct card *c)
 
 /* How disturbed the epochs were: the share of each epoch's samples that
  * saw a context switch or a migration, and the share of its time the
- * measuring thread had its CPU (meta.epochs, written by the session: a task
- * sharing the PU takes it without a switch inside most samples); and the
- * core clock over the epochs (it moves with boost: each epoch's samples are
- * in its own cycles, so this informs, it does not disturb). */
+ * thread had its CPU (meta.epochs: a task sharing the PU takes it without a
+ * switch inside most samples); and the core clock over the epochs (it moves
+ * with boost: it informs, it does not disturb). */
 static void build_noise(const struct report *rep, struct card *c)
 {
 	struct epoch_meta e[REPORT_MAX_EPOCHS];
@@ -235,25 +237,11 @@ const char *card_part_cell(const struct card_part *p, char *buf, size_t len)
 	return buf;
 }
 
-/* The card_order row after rank `above` with the lowest rank (hit latency). */
-static const struct result *order_row(const struct report *rep, unsigned above)
-{
-	const struct result *best = NULL;
-
-	for (size_t i = 0; i < rep->n; i++) {
-		const struct result *r = &rep->r[i];
-
-		if (r->card_order > above && r->mode == MODE_LATENCY && !strcmp(r->pattern, "hit") &&
-		    (!best || r->card_order < best->card_order))
-			best = r;
-	}
-	return best;
-}
-
-/* The ordering line's pair (from the descriptors' card_order: no names). */
+/* The ordering line's pair: the two lowest card_order. */
 static void build_order(const struct report *rep, struct card *c)
 {
-	const struct result *a = order_row(rep, 0), *b = a ? order_row(rep, a->card_order) : NULL;
+	const struct result *a = lowest_row(rep, false, 0);
+	const struct result *b = a ? lowest_row(rep, false, a->card_order) : NULL;
 
 	judge_part(rep, a ? a->name : NULL, b ? b->name : NULL, "hit", MODE_LATENCY, &c->order);
 	if (!c->order.a)
@@ -336,9 +324,8 @@ static bool overlapped(const struct report *rep, const struct result *q, const c
 	return true;
 }
 
-/* True, false and no sharing of every contention probe on each placement,
- * from the rows' extra.contention: one group per probe and placement,
- * started at its true-share row. */
+/* True, false and no sharing of every contention probe on each placement:
+ * one group per probe and placement, started at its true-share row. */
 static void build_cases(const struct report *rep, struct card *c)
 {
 	for (size_t i = 0; i < rep->n && c->ncase + SHARING__COUNT <= CARD_MAX_CASES; i++) {
@@ -366,9 +353,8 @@ static void build_cases(const struct report *rep, struct card *c)
 	}
 }
 
-/* The card's sharing line: the contention probe of the lowest
- * result.card_share, its cases (build_cases) by placement. A case whose
- * threads did not run together measured no contention: left out, and said. */
+/* The sharing line: the cases of the lowest result.card_share by placement;
+ * a case whose threads did not run together is left out, and said. */
 static void build_share(struct card *c)
 {
 	const struct card_case *best = NULL;
@@ -443,14 +429,8 @@ static void build_ratio(const struct report *rep, struct card *c)
 	}
 }
 
-/* ---- the fast-path menu ------------------------------------------------
- * Drawn from the results alone: each result carries the needs its probe
- * meets and when it is safe (extra.menu_need, extra.safe_when, from the
- * probe's descriptor), so a renamed or new probe is on the menu without a
- * list here, and a report read back draws the same menu. The options of a
- * need are ranked by the cycles they add to independent work (the basis:
- * an L1 pointer walk, else pending stores, else the chain latency alone);
- * two neighbours are tied where their difference is not resolved. */
+/* ---- the fast-path menu: from the results' extra.menu_need and
+ * extra.safe_when alone (docs/card.md), no list of names here. */
 static const struct {
 	const char *name, *pattern;	/* the row whose figure over the bare work ranks */
 	enum probe_mode mode;

@@ -1,15 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* card.h - the machine card: one screen, computed from a report, that a
- * person reads first. What the machine is, what atomicity costs here (hot
- * line, dependency chain, L2/LLC/DRAM miss, sharing per topology class) and
- * a fast-path menu: for common needs, the options measured on this machine,
- * cheapest first, each with the condition under which it is safe.
- *
- * Every figure comes from the report's results; every comparison word
- * goes through the judgment over epochs (stats_judge: slower/faster beyond
- * a margin, same by equivalence, else unresolved). What
- * a report lacks is said to be not measured, never guessed.
- */
+/* card.h - the machine card (docs/card.md): one screen computed from a
+ * report, never measured; what the report lacks is not measured, never
+ * guessed. */
 #ifndef ATOMCOST_CARD_H
 #define ATOMCOST_CARD_H
 
@@ -27,10 +19,8 @@ struct card_part {
 	struct judgment j;	/* a against b (stats_judge) */
 };
 
-/* One line of the atomicity paragraph: the kernel pair under one pattern,
- * split into the lock's part (the atomic op against the same instruction
- * without the prefix) and the instruction's part (that unlocked op against
- * the kernel's non-atomic twin). */
+/* One line of the atomicity paragraph: the pair under one pattern, and its
+ * lock's and instruction's parts (docs/card.md). */
 struct card_cmp {
 	const char *what;	/* "hot line, independent ops", ... */
 	const char *pattern;	/* result pattern */
@@ -44,16 +34,15 @@ struct card_cmp {
 #define CARD_MAX_NEEDS 8
 #define CARD_MAX_OPTIONS 8
 
-/* Contention of one locked op by topology class (pattern true-share, ...). */
+/* Contention of one locked op on one placement. */
 struct card_share {
 	const char *placement;
 	double true_share, false_share, no_share;	/* cycles per op, 0: absent */
 	bool not_overlapped;	/* a case whose threads did not run together (left out) */
 };
 
-/* One option of a need: a probe whose results name the need (extra.menu_need,
- * written from its descriptor), its costs in core cycles (medians over the
- * epochs; NAN: not measured) and the condition under which it is correct. */
+/* One option of a need: costs in core cycles (medians over the epochs;
+ * NAN: not measured). */
 struct card_option {
 	const char *probe;	/* probe name */
 	const char *safe_when;	/* condition under which it is correct */
@@ -67,10 +56,8 @@ struct card_option {
 	const struct card_kernel *kernel;	/* the kernel's own primitive beside it; NULL: none */
 };
 
-/* A kernel row (context "kernel", not emulated) beside the user-space
- * probe it names (result.user_analog), both measured in this report on a
- * hot line, the analog in the row's mode where it has it, else in the
- * other: core cycles, medians over the epochs. */
+/* A kernel row beside the user-space probe it names (result.user_analog),
+ * both on a hot line: core cycles, medians over the epochs. */
 #define CARD_MAX_KERNEL 32
 struct card_kernel {
 	const char *probe, *analog;
@@ -78,8 +65,7 @@ struct card_kernel {
 	double kernel_cyc, user_cyc;
 };
 
-/* What a need's options are ranked by: the cost in the walk where any
- * option has it, else after the stores, else the chain latency. */
+/* What a need's options are ranked by. */
 enum card_basis { CARD_BASIS_WALK, CARD_BASIS_STORES, CARD_BASIS_CHAIN };
 
 struct card_need {
@@ -99,8 +85,7 @@ struct card_machine {
 	const char *host, *tool_version;	/* NULL: not said */
 };
 
-/* The split lock (splitlock section): what a locked op across two cache
- * lines costs against the report's aligned atomic_inc row. */
+/* The split lock (splitlock section). */
 enum card_split_state { CARD_SPLIT_NONE, CARD_SPLIT_SKIPPED, CARD_SPLIT_UNSUPPORTED, CARD_SPLIT_SIGBUS,
 			CARD_SPLIT_MEASURED };
 struct card_split {
@@ -112,8 +97,7 @@ struct card_split {
 	bool vs_atomic_inc;	/* the aligned figure is the atomic_inc row's */
 };
 
-/* One sharing case of a contention probe on a placement (the charts draw
- * every probe's, the card's sharing line one probe's): median over the
+/* One sharing case of a contention probe on a placement: median over the
  * epochs, core cycles per op; no_overlap: its threads did not run together
  * in some epoch. */
 #define CARD_MAX_CASES 48
@@ -124,8 +108,7 @@ struct card_case {
 	unsigned char share_rank;	/* result.card_share: the sharing line's choice */
 };
 
-/* Atomic over non-atomic by access pattern: one twin pair, judged in each
- * of the patterns of the ratio chart (card_ratio_label). */
+/* One twin pair judged in each pattern of the ratio chart (card_ratio_label). */
 #define CARD_RATIO_CATS 6
 #define CARD_MAX_RATIO 8
 struct card_ratio {
@@ -156,9 +139,7 @@ struct card {
 	unsigned nneed;
 	struct card_kernel kernel[CARD_MAX_KERNEL];
 	unsigned nkernel;
-	/* The ordering line: the full barriers of the two lowest
-	 * result.card_order, a against b behind a pending store (the hit
-	 * latency row: store, barrier, a load that waits for it). */
+	/* the ordering line: the two lowest result.card_order, hit latency */
 	struct card_part order;
 	const char *order_insn_a, *order_insn_b;
 	/* for the charts */
@@ -181,8 +162,7 @@ const char *card_diff_cell(const struct card_part *p, char *buf, size_t len);
 /* "+19.5 slower 2.1x", "+0.1 same", "-": a part in one cell. */
 const char *card_part_cell(const struct card_part *p, char *buf, size_t len);
 /* The ordering line: "smp_mb (lock addl $0,-4(%rsp)) 20.0 cyc, mb (mfence)
- * 80.6 cyc behind a pending store: smp_mb cheapest" ("cannot tell" or
- * "the same" unless judged faster), or why not measured. */
+ * 80.6 cyc behind a pending store: smp_mb cheapest", or why not measured. */
 const char *card_order_text(const struct card *c, char *buf, size_t len);
 /* "virtual machine (hypervisor flag set)", ... for card_machine.vm. */
 const char *card_vm_text(int vm);
@@ -206,8 +186,7 @@ const char *card_basis_name(enum card_basis b);
 double card_option_cost(const struct card_option *o, enum card_basis b);
 void card_cost_text(double v, bool added, char *buf, size_t len);
 
-/* The machine (fingerprint) and the split-lock section, decoded by the
- * codec (report/json.c); card_build calls them. */
+/* Decoded by the codec (report/json.c) for card_build. */
 void report_machine(const struct report *rep, struct card_machine *m);
 void report_split(const struct report *rep, struct card_split *s);
 
@@ -216,9 +195,7 @@ void report_split(const struct report *rep, struct card_split *s);
 int card_build(const struct report *rep, struct card *c);
 /* A default characterization: its writers start with the card. */
 bool card_wanted(const struct report *rep);
-/* The report's card as text (one screen; report/text.c), and a card as a
- * summary JSON object (figures without samples, for reference cards and
- * fleet compares; report/summary.c). */
+/* The card as text (report/text.c) and as summary JSON (report/summary.c). */
 int card_write_text(const struct report *rep, FILE *f);
 json_t *card_to_json(const struct card *c);
 

@@ -78,6 +78,21 @@ int parse_double(const char *what, const char *s, double min, double max, double
 	return 0;
 }
 
+int exit_code_for(int err)
+{
+	static const struct { int err, code; } map[] = {
+		{ 0, EXIT_OK }, { EINVAL, EXIT_USAGE }, { ERANGE, EXIT_USAGE },
+		{ ENOENT, EXIT_MISSING }, { EACCES, EXIT_MISSING }, { EROFS, EXIT_MISSING },
+		{ ENOTDIR, EXIT_MISSING }, { ENOTSUP, EXIT_UNSUPPORTED },
+		{ ENOSYS, EXIT_UNSUPPORTED }, { EINTR, EXIT_SIGINT },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
+		if (-err == map[i].err)
+			return map[i].code;
+	return EXIT_RUNTIME;
+}
+
 uint64_t now_ns(void)
 {
 	struct timespec ts;

@@ -1,10 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* common.h - exit codes, error reporting and small helpers shared by the
- * engine, the probes and the tests.
- *
- * Functions return 0 or -errno and print one message naming the bad value and
- * the fix; only main.c turns a return value into an exit code.
- */
+ * engine, the probes and the tests. Functions return 0 or -errno; only
+ * main.c turns one into an exit code. */
 #ifndef ATOMCOST_COMMON_H
 #define ATOMCOST_COMMON_H
 
@@ -27,28 +24,7 @@ enum exit_code {
 };
 
 /* Map a negative errno returned by the engine to an exit code. */
-static inline int exit_code_for(int err)
-{
-	switch (-err) {
-	case 0:
-		return EXIT_OK;
-	case EINVAL:
-	case ERANGE:
-		return EXIT_USAGE;
-	case ENOENT:
-	case EACCES:
-	case EROFS:
-	case ENOTDIR:
-		return EXIT_MISSING;
-	case ENOTSUP:
-	case ENOSYS:
-		return EXIT_UNSUPPORTED;
-	case EINTR:
-		return EXIT_SIGINT;
-	default:
-		return EXIT_RUNTIME;
-	}
-}
+int exit_code_for(int err);
 
 #define ATOMCOST_NAME "atomcost"
 
@@ -59,8 +35,7 @@ void pr_msg(enum pr_level level, const char *fmt, ...) __attribute__((format(pri
 #define pr_warn(...) pr_msg(PR_WARN, __VA_ARGS__)
 #define pr_info(...) pr_msg(PR_INFO, __VA_ARGS__)
 
-/* Quiet mode for tests: pr_info is dropped. */
-extern int log_quiet;
+extern int log_quiet;	/* tests: pr_info is dropped */
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define CACHELINE 64

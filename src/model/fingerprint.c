@@ -81,29 +81,26 @@ static json_t *cpu_json(const char *root, bool *hypervisor)
 	f = fopen(full, "re");
 	if (f) {
 		while (fgets(line, sizeof(line), f)) {
-			char *colon = strchr(line, ':'), *k, *v, *end;
+			char *colon = strchr(line, ':'), *v, *end;
 
 			if (line[0] == '\n' && json_object_size(o))
 				break;	/* end of the first processor */
 			if (!colon)
 				continue;
 			*colon = 0;
-			k = line;
-			end = colon;
-			while (end > k && (end[-1] == ' ' || end[-1] == '\t'))
+			for (end = colon; end > line && (end[-1] == ' ' || end[-1] == '\t');)
 				*--end = 0;
 			v = colon + 1 + strspn(colon + 1, " \t");
 			v[strcspn(v, "\n")] = 0;
-			if (!strcmp(k, "flags") || !strcmp(k, "Features")) {
+			if (!strcmp(line, "flags") || !strcmp(line, "Features")) {
 				char *save = NULL, *tok;
 
 				for (tok = strtok_r(v, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
-					if (!strcmp(tok, "hypervisor"))
-						*hypervisor = true;
+					*hypervisor |= !strcmp(tok, "hypervisor");
 				continue;
 			}
 			for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
-				if (!strcmp(k, keys[i].in) && !seen[i]) {
+				if (!strcmp(line, keys[i].in) && !seen[i]) {
 					seen[i] = true;
 					json_object_set_new(o, keys[i].out, json_string(v));
 				}

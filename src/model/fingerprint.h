@@ -1,10 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* fingerprint.h - the machine fingerprint every report carries:
- * CPU, microcode, hypervisor, kernel, mitigations, cpufreq, SMT, THP,
- * perf_event_paranoid, topology, compiler, atomics implementation, tool
- * version. Read from /proc and /sys, never changed. Absent facts are the
- * string "absent" (a file that does not exist) or "unreadable" (exists,
- * cannot be read), never silently dropped. */
+/* fingerprint.h - the machine fingerprint every report carries, its keys
+ * and sources (docs/reports.md, "Machine fingerprint"). */
 #ifndef ATOMCOST_FINGERPRINT_H
 #define ATOMCOST_FINGERPRINT_H
 
@@ -14,15 +10,13 @@
 
 #include "calibration.h"
 
-/* A fact whose file does not exist, or exists and cannot be read. */
+/* A fact whose file does not exist, or exists and cannot be read: never dropped. */
 #define FINGERPRINT_ABSENT "absent"
 #define FINGERPRINT_UNREADABLE "unreadable"
 
-/* The architecture code this program times with and its atomics: src/arch's
- * ARCH_NAME and ARCH_ATOMICS_IMPL, their one definition. The model never
- * sees the arch headers, so the engine hands them over before a command
- * runs (main.c); fingerprints and reports record them. A program that never
- * set them (the model's tests, the fuzzers) records "none". */
+/* src/arch's ARCH_NAME and ARCH_ATOMICS_IMPL: the model never sees the arch
+ * headers, so main.c hands them over; a program that never set them (the
+ * model's tests, the fuzzers) records "none". */
 struct fingerprint_arch {
 	const char *name, *atomics;
 };
@@ -37,7 +31,7 @@ json_t *fingerprint_collect(const char *root, int cpu_os, const char *topo_summa
 /* Record the calibration's core and timer (TSC) frequency in fp. */
 void fingerprint_set_clock(json_t *fp, const struct calibration *cal);
 
-/* The readers (report/json.c). meta["fingerprint"] or NULL. */
+/* meta["fingerprint"] or NULL (report/json.c). */
 json_t *fingerprint_of_meta(const json_t *meta);
 
 /* One line for table headers: "AMD EPYC (fam 26 model 2 step 1), KVM guest,

@@ -18,12 +18,11 @@ struct report_writer {
 };
 
 const struct report_writer *report_writer_find(const char *name);
-/* Writer chosen by a file name's extension, NULL when unknown. */
+/* NULL when the extension is unknown. */
 const struct report_writer *report_writer_for_path(const char *path);
 extern const struct report_writer report_writers[];
 extern const size_t report_writer_count;
-/* "text, json, csv, mail, html": the --format names (exts: the file
- * extensions, ".txt, .json, ..."), from the writer table, for messages. */
+/* "text, json, csv, mail, html" (exts: ".txt, .json, ..."), for messages. */
 const char *report_writer_names(bool exts);
 
 int report_write_text(const struct report *rep, FILE *f);
@@ -39,23 +38,21 @@ void __attribute__((format(printf, 2, 3))) report_htmlf(FILE *f, const char *fmt
 void report_csv_str(FILE *f, const char *s);
 /* The summary JSON without samples (report/summary.c): reference cards. */
 int report_write_summary(const struct report *rep, FILE *f);
-/* Print text word-wrapped at 72 columns, each line starting with prefix;
- * report_mail_wrapf formats it first (at most 700 characters). */
+/* text word-wrapped at 72 columns, each line after prefix; _wrapf formats
+ * it first (at most 700 characters). */
 void report_mail_wrap(FILE *f, const char *prefix, const char *text);
 void __attribute__((format(printf, 3, 4))) report_mail_wrapf(FILE *f, const char *prefix, const char *fmt, ...);
 /* jansson flags of report_write_json (the golden test dumps with them). */
 #define REPORT_JSON_FLAGS (JSON_INDENT(1) | JSON_REAL_PRECISION(10))
 
-/* The JSON document (new reference). */
 json_t *report_to_json(const struct report *rep);
 /* v as a JSON number, or null where it is not finite (never 0). */
 json_t *report_real(double v);
 /* Read a JSON report back (for compare and report). 0 or -errno. */
 int report_read(const char *path, struct report *rep);
 
-/* Write through a temporary file in the same directory, fsync, rename: a
- * reader never sees a half-written report. An existing file is kept unless
- * overwrite; -EEXIST then. */
+/* Write through a temporary file, fsync, rename: a reader never sees a
+ * half-written report. An existing file is kept unless overwrite: -EEXIST. */
 int report_write_file(const struct report *rep, const struct report_writer *w,
 		      const char *path, bool overwrite);
 
@@ -63,8 +60,8 @@ int report_write_file(const struct report *rep, const struct report_writer *w,
 int report_write_atomic(const char *path, bool overwrite,
 			int (*write)(void *arg, FILE *f), void *arg);
 
-/* Check up front that path's directory exists and is writable, so a long run
- * does not end in a lost report. */
+/* Check up front that path's directory is writable: a long run must not
+ * end in a lost report. */
 int report_check_path(const char *path, bool overwrite);
 
 #endif

@@ -92,17 +92,16 @@ static const char *const clock_names[] = {
 
 const char *result_clock_name(enum result_clock c)
 {
-	return c <= RESULT_CLOCK_PMU ? clock_names[c] : "?";
+	return vocab_name(clock_names, ARRAY_SIZE(clock_names), c);
 }
 
 int result_clock_parse(const char *s, enum result_clock *out)
 {
-	for (int c = RESULT_CLOCK_NONE; c <= RESULT_CLOCK_PMU; c++)
-		if (s && !strcmp(s, clock_names[c])) {
-			*out = (enum result_clock)c;
-			return 0;
-		}
-	return -EINVAL;
+	int c = vocab_index(clock_names, ARRAY_SIZE(clock_names), s);
+
+	if (c >= 0)
+		*out = (enum result_clock)c;
+	return c < 0 ? c : 0;
 }
 
 void result_rescale(struct result *r, double k)
@@ -127,14 +126,17 @@ bool result_same_row(const struct result *x, const struct result *y)
 	       x->context == y->context;
 }
 
-/* r's twin in the same mode, pattern and epoch, or NULL. */
-static const struct result *twin_of(const struct report *rep, const struct result *r)
+/* The row of probe name in r's mode, pattern, context and epoch (with
+ * samples, if sampled), or NULL. */
+static const struct result *epoch_row(const struct report *rep, const char *name,
+				      const struct result *r, bool sampled)
 {
 	for (size_t j = 0; j < rep->n; j++) {
 		const struct result *c = &rep->r[j];
 
-		if (c->mode == r->mode && !strcmp(c->name, r->twin) && !strcmp(c->pattern, r->pattern) &&
-		    result_epoch(c) == result_epoch(r) && c->context == r->context)
+		if (c->mode == r->mode && c->context == r->context && !strcmp(c->name, name) &&
+		    !strcmp(c->pattern, r->pattern) && result_epoch(c) == result_epoch(r) &&
+		    (c->nsamples || !sampled))
 			return c;
 	}
 	return NULL;
@@ -147,21 +149,13 @@ size_t report_judge(const struct report *rep, enum result_context ctx, const cha
 	size_t n = 0;
 
 	for (size_t i = 0; i < rep->n && n < JUDGE_MAX_EPOCHS; i++) {
-		const struct result *r = &rep->r[i];
+		const struct result *r = &rep->r[i], *t;
 
 		if (r->mode != m || strcmp(r->name, a) || strcmp(r->pattern, pattern) || !r->nsamples ||
-		    r->context != ctx)
+		    r->context != ctx || !(t = epoch_row(rep, b, r, true)))
 			continue;
-		for (size_t k = 0; k < rep->n; k++) {
-			const struct result *t = &rep->r[k];
-
-			if (t->mode == m && !strcmp(t->name, b) && !strcmp(t->pattern, pattern) && t->nsamples &&
-			    result_epoch(t) == result_epoch(r) && t->context == ctx) {
-				x[n] = result_cycles(rep, r->s.median);
-				y[n++] = result_cycles(rep, t->s.median);
-				break;
-			}
-		}
+		x[n] = result_cycles(rep, r->s.median);
+		y[n++] = result_cycles(rep, t->s.median);
 	}
 	stats_judge(x, y, n, j);
 	return n;
@@ -224,7 +218,7 @@ bool report_pair_lead(const struct result *r, const struct result *t)
  * its own epoch medians. */
 static void judge_row(struct report *rep, size_t i)
 {
-	const struct result *r0 = &rep->r[i], *t = twin_of(rep, r0);
+	const struct result *r0 = &rep->r[i], *t = epoch_row(rep, r0->twin, r0, false);
 	double own[JUDGE_MAX_EPOCHS];
 	struct judgment j;
 	size_t k = 0;
@@ -257,12 +251,11 @@ void report_pair_twins(struct report *rep)
 		const struct result *t;
 
 		r->has_ratio = false;
-		memset(&r->judge, 0, sizeof(r->judge));
-		r->judge.v = VERDICT_NONE;
+		r->judge = (struct judgment){ .v = VERDICT_NONE };
 		r->epoch_spread = NAN;
 		if (!r->twin[0] || !r->nsamples)
 			continue;
-		t = twin_of(rep, r);
+		t = epoch_row(rep, r->twin, r, false);
 		if (!t || !t->nsamples || t->s.median <= 0 || t->s.ci_lo <= 0)
 			continue;
 		r->has_ratio = true;

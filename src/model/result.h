@@ -38,11 +38,7 @@ struct result_sweep {
 /* What rescaled a result's samples onto the report's clock (runner.c,
  * pmu_report_cycles): nothing (threads, reproductions), the drift chain
  * timed around each sample, or the PMU cycles counted in each sample. */
-enum result_clock {
-	RESULT_CLOCK_NONE,
-	RESULT_CLOCK_CHAIN,
-	RESULT_CLOCK_PMU,
-};
+enum result_clock { RESULT_CLOCK_NONE, RESULT_CLOCK_CHAIN, RESULT_CLOCK_PMU };
 const char *result_clock_name(enum result_clock c);
 int result_clock_parse(const char *s, enum result_clock *out);
 
@@ -136,28 +132,21 @@ struct result {
 	int cpu_os, cpu_logical;
 	uint64_t iters;		/* N of the N/2N difference */
 	uint64_t ops_per_sample;	/* ops in one sample (2N * UNROLL) */
-	/* The fixed overhead subtracted from each sample: the fastest of many
-	 * timings of the kernel called for 0 iterations (timer pair, call,
-	 * prologue and epilogue). The N/2N extrapolation 2 median(t_N) -
-	 * median(t_2N) is kept only to check it; overhead_flag says when either is
-	 * implausible (runner.c, RUNNER_OVH_*). */
-	double overhead_ticks;
-	double overhead_extrap_ticks;
+	/* The fixed overhead subtracted from each sample and the N/2N
+	 * extrapolation kept to check it (docs/method.md); overhead_flag: either
+	 * is implausible (runner.c, RUNNER_OVH_*). */
+	double overhead_ticks, overhead_extrap_ticks;
 	double sample_min_ticks;	/* fastest 2N timing, raw ticks (the overhead's yardstick) */
 	bool overhead_flag;
 	double clock_scale;	/* median factor applied to the samples (drift chain or PMU) */
 	enum result_clock clock_source;	/* what rescaled the samples */
 	/* Throughput swept over footprints (probe.tput_sweep): the row is the
-	 * footprint with the lowest median, footprint_words on each of
-	 * footprint_lines; sweep[] keeps every footprint, ticks per op.
-	 * footprint_lines 0: not swept. */
+	 * footprint with the lowest median; footprint_lines 0: not swept. */
 	unsigned footprint_words, footprint_lines;
 	struct result_sweep sweep[RESULT_MAX_SWEEP];
 	unsigned nsweep;
-	/* The fastest sample is below what the hardware can do (runner.c,
-	 * runner_check_bounds): writers show the flag, not the minimum. */
-	bool min_flag;
-	double min_bound_ticks;	/* the bound it fell below */
+	bool min_flag;	/* the fastest sample is below what the hardware can do */
+	double min_bound_ticks;	/* the bound it fell below (runner_check_bounds) */
 	size_t warmup;		/* samples dropped */
 	double *samples;	/* every kept sample, timer ticks per op */
 	size_t nsamples;
@@ -168,14 +157,9 @@ struct result {
 	enum result_context { RESULT_USER, RESULT_KERNEL } context;	/* where it ran (kmod.c) */
 	char user_analog[64];	/* a kernel row: the user-space probe it sits beside (kmod.c); "": none */
 	unsigned char card_pair, card_share, card_order;	/* the card's lines it serves (probe.h), 0: none */
-	/* vs twin (same mode, pattern and epoch); has_ratio false when absent.
-	 * ratio_lo/hi come from this epoch's sample intervals: shown, never
-	 * judged on (samples of one epoch understate the noise between epochs) */
+	/* vs twin in this epoch (report_pair_twins), and judged over every epoch */
 	bool has_ratio;
 	double ratio, ratio_lo, ratio_hi;
-	/* the row against its twin over every epoch (report_pair_twins,
-	 * stats_judge; diffs in core cycles), the same in each epoch's result:
-	 * VERDICT_NONE without a ratio or when either side is an analog */
 	struct judgment judge;
 	/* relative sd of the row's own medians between epochs; NAN under 2 */
 	double epoch_spread;
@@ -198,8 +182,7 @@ struct report {
 	struct characterization_meta *charz;	/* meta.characterization (sections.h; owned), NULL: none */
 	struct epoch_out *epochs;	/* meta.epochs (sections.h; owned), NULL: none */
 	size_t nepochs;
-	json_t *tool;		/* the tool identity of a report read back (owned); NULL:
-				 * this build's (a rewrite keeps the measuring tool's) */
+	json_t *tool;		/* read back: the measuring tool (owned); NULL: this build's */
 	char topo_summary[256];
 	struct result *r;
 	size_t n, cap;
@@ -207,25 +190,22 @@ struct report {
 	char partial_reason[64];
 	double wall_s;
 	char started[40];	/* ISO 8601 UTC */
-	/* When the PMU cycles event counts, it replaces the add chain in cal
-	 * (cal.ticks_per_cycle, cal.cycle_source) and the chain's figure stays
-	 * here, to show how well the two agree. 0: cycles not counted. */
+	/* Where PMU cycles count they replace the add chain in cal, whose figure
+	 * stays here to show how well the two agree. 0: cycles not counted. */
 	double pmu_ticks_per_cycle, chain_ticks_per_cycle, cycle_agreement;
 };
 
 void report_init(struct report *rep);
 void report_free(struct report *rep);
-/* Append a zeroed result; NULL on ENOMEM. */
-struct result *report_add(struct report *rep);
+struct result *report_add(struct report *rep);	/* a zeroed row; NULL: ENOMEM */
 /* Free what r owns (samples, the extra's arrays); r stays a valid empty row. */
 void result_release(struct result *r);
 /* *d = *s, and s gives up what it owned. */
 void result_move(struct result *d, struct result *s);
-/* Move a result's ticks onto another clock: multiply its samples, sweep
- * and minimum bound by k (clock_scale too) and summarize again. Overheads
- * stay raw ticks. */
+/* Move a result's ticks onto another clock (times k) and summarize again;
+ * overheads stay raw ticks. */
 void result_rescale(struct result *r, double k);
-/* Epoch of a result (extra.epoch, 1-based); 0 when none. */
+/* extra.epoch (1-based); 0 when none. */
 static inline int result_epoch(const struct result *r)
 {
 	return r->extra.epoch;
@@ -236,20 +216,18 @@ static inline void result_set_epoch(struct result *r, int epoch)
 	r->extra.has |= 1u << RX_EPOCH;
 	r->extra.epoch = epoch;
 }
-/* Fill ratio fields of every result whose twin ran in the same mode, pattern
- * and epoch, and judge each row against its twin over the epochs. */
+/* Fill every result's ratio to its twin in its epoch and the judgment over
+ * the epochs (VERDICT_NONE where either is an analog). */
 void report_pair_twins(struct report *rep);
 /* The judgment of a row in a few words: "slower +11.0 cyc", "same (5%)",
  * "unresolved (5 epochs, spread 3.1%)", "analog", "" without a twin. */
 void result_judgment_text(const struct result *r, char *buf, size_t len);
-/* x and y are one row: the same probe, mode, pattern and context (epochs
- * apart). */
+/* x and y are one row: the same probe, mode, pattern and context. */
 bool result_same_row(const struct result *x, const struct result *y);
 /* The row of probe name in one mode, pattern and context; NULL if none. */
 const struct result *report_find(const struct report *rep, const char *name,
 				 enum probe_mode mode, const char *pattern, enum result_context ctx);
-/* Judge probe a against probe b in one context, mode and pattern over
- * the epochs both ran in (paired by extra.epoch, core cycles;
+/* Judge probe a against probe b over the epochs both ran in (core cycles,
  * stats_judge). Returns the number of paired epochs. */
 size_t report_judge(const struct report *rep, enum result_context ctx, const char *a, const char *b,
 		    enum probe_mode m, const char *pattern, struct judgment *j);
@@ -257,12 +235,10 @@ size_t report_judge(const struct report *rep, enum result_context ctx, const cha
  * User-space rows only: a kernel row of that name is another primitive. */
 double report_median_cycles(const struct report *rep, const char *name, enum probe_mode m,
 			    const char *pattern);
-/* A row over its epochs (every result of rep->r[i]'s probe, mode and
- * pattern: compare_group), ticks per op: the medians of the epochs'
- * medians, p10s and p90s, the fastest sample of any, the samples and the
- * disturbed ones in all (-1: unknown), the median's whisker (the range of
- * the epoch medians; one epoch: its CI) and the ratio to the twin's range
- * (the same way; ratio_lo > ratio_hi: no ratio). */
+/* A row over its epochs (compare_group of rep->r[i]), ticks per op: the
+ * medians of the epochs' statistics, the fastest sample, disturbed -1:
+ * unknown; lo..hi: the range of the epoch medians (one epoch: its CI), and
+ * of the ratio to the twin the same way (ratio_lo > ratio_hi: no ratio). */
 struct report_row {
 	size_t epochs, samples;
 	long disturbed;
@@ -275,7 +251,6 @@ void report_row(const struct report *rep, size_t i, struct report_row *w);
  * its own pair too. r and t: the first results of their rows. */
 bool report_pair_lead(const struct result *r, const struct result *t);
 
-/* Conversions using the report's calibration. */
 static inline double result_cycles(const struct report *rep, double ticks)
 {
 	return clock_ticks_to_cycles(&rep->cal, ticks);

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* sections.h - typed report sections beside the results: what the engines
- * fill (c2c.h, contention.h) and the writers print (report/c2c.c,
- * report/contention.c). Model only: no engine header. */
+/* sections.h - typed report sections beside the results: the engines fill
+ * them, report/json.c codes them, the writers print them. */
 #ifndef ATOMCOST_SECTIONS_H
 #define ATOMCOST_SECTIONS_H
 
@@ -28,8 +27,8 @@ struct c2c_row {
 	bool timed_out;
 };
 
-/* Where the rows were measured, for the writers: the allowed PUs (OS
- * indexes, the matrix's order) and the topology's one-line summary. */
+/* Where the rows were measured: the allowed PUs (OS indexes, the matrix's
+ * order) and the topology's one-line summary. */
 struct c2c_where {
 	const int *cpus;
 	int ncpus;
@@ -56,11 +55,9 @@ struct calibration_out {
 	} self_checks;
 };
 
-/* The section ("atomcost-c2c/1"): what `atomcost c2c --format json`
- * writes and a report holds as "c2c" (report/json.c codes it): one entry
- * per pair and method (summaries in ticks, ns and cycles; has 0: null),
- * the classes absent here, one matrix per method (v[m][i * n + j] from
- * cpus[i] to cpus[j], ns, NAN: null). Arrays owned: c2c_out_free. */
+/* The section ("atomcost-c2c/1", docs/reports.md): one entry per pair and
+ * method (has 0: null), the classes absent here, one matrix per method
+ * (v[m][i * n + j] from cpus[i] to cpus[j], ns, NAN: null). Arrays owned. */
 struct c2c_summary_out { unsigned has; double min, p10, median, p90, max; };
 struct c2c_pair_out {
 	unsigned has;
@@ -101,7 +98,6 @@ void c2c_out_free(struct c2c_out *o);
 json_t *c2c_out_json(const struct c2c_out *o);
 int calibration_out_of(const struct calibration *c, struct calibration_out *o);
 
-/* The table. */
 void c2c_write_text(const struct calibration *cal, const struct c2c_where *w, const struct c2c_row *rows,
 		    size_t nrows, const bool *absent, FILE *f);
 
@@ -109,32 +105,29 @@ void c2c_write_text(const struct calibration *cal, const struct c2c_where *w, co
 
 /* A case whose threads overlapped less than this, or a thread that ran less
  * than this share of its wall time, did not really contend. */
-#define CONTENTION_OVERLAP_MIN 0.9		/* below: threads did not run together */
+#define CONTENTION_OVERLAP_MIN 0.9
 #define CONTENTION_CPU_WALL_MIN 0.9
 
 /* The contention table for those results (nothing when there are none). */
 void contention_write_text(const struct report *rep, FILE *f);
 
-/* ---- what the writers read of a report, typed ------------------------
- * Decoded by the codec (report/json.c) from the report's sections, or
- * drawn from the results' typed extra (result.c), so that no writer reads
- * JSON. Strings point into the report. */
+/* ---- what the writers read of a report, typed, so that no writer reads
+ * JSON (report/json.c decodes it). Strings point into the report. */
 
 /* A row's extra as compact JSON with sorted keys, the CSV's column
  * (malloc'd; NULL: none). */
 char *report_extra_text(const struct result *r);
 
-/* r's contention part; NULL when r is no contention row. */
+/* NULL when r is no contention row. */
 const struct contention_part *result_contention(const struct result *r);
 
 #define C2C_MAX_PAIRS 32	/* the card's round trips, one per class and method */
-/* --c2c FILE: the JSON of `atomcost c2c` becomes rep's c2c section
- * (drawn as heat maps, kept when written as JSON). 0 or -errno, said. */
+/* --c2c FILE: the JSON of `atomcost c2c` becomes rep's c2c section. 0 or
+ * -errno, said. */
 int report_attach_c2c(struct report *rep, const char *path);
 
-/* An epoch's clock, time and CPU share (meta.epochs: the session's
- * run_epoch fills one per epoch and step, report/json.c codes them; step
- * "": null, no step). */
+/* An epoch's clock, time and CPU share (meta.epochs: one per epoch and
+ * step; step "": null). */
 struct epoch_out {
 	unsigned has;
 	int epoch;
@@ -144,8 +137,7 @@ struct epoch_out {
 };
 
 /* The default characterization's steps, each with its time and status,
- * and where the patterns' sizes came from (meta.characterization: the
- * session fills it, report/json.c codes it). */
+ * and where the patterns' sizes came from (meta.characterization). */
 #define CHARZ_MAX_STEPS 8
 struct charz_step {
 	unsigned has;
@@ -170,16 +162,12 @@ struct epoch_meta {
 };
 size_t report_epochs(const struct report *rep, struct epoch_meta *e, size_t max);
 
-/* The one pass-through: a block of the report's meta kept as it was read
- * (fingerprint, command_line, experiment, characterization), for the
- * writers that show or copy it whole (the HTML fingerprint table, the
- * summary JSON). NULL when absent. */
+/* The one pass-through: a block of the report's meta as it was read, for
+ * the writers that show or copy it whole. NULL when absent. */
 json_t *report_meta(const struct report *rep, const char *key);
 
-/* ---- hierarchy: the measured staircase (hierarchy.c fills it from its
- * sweep, report/json.c codes it as "hierarchy"). A key is in the JSON when
- * its bit is in the object's has (older reports lack some: passes and
- * pass_spread before epochs); absent sizes are -1 (null). */
+/* ---- hierarchy: the measured staircase. A key is in the JSON when its bit
+ * is in the object's has (older reports lack some); absent sizes are -1. */
 
 #define HIER_MAX_POINTS 160
 #define HIER_MAX_LEVELS 8
@@ -263,9 +251,9 @@ struct hierarchy_section {
 	} tlb;
 };
 
-/* ---- split lock: one locked op across two lines ("splitlock",
- * splitlock.c fills it; skipped alone under --no-split-lock; unsupported:
- * supported, unsupported and kernel). cmdline "": null. */
+/* ---- split lock: one locked op across two lines (skipped alone under
+ * --no-split-lock; unsupported: supported, unsupported and kernel).
+ * cmdline "": null. */
 enum { SL_SKIPPED, SL_SUPPORTED, SL_UNSUPPORTED, SL_INSN, SL_OFFSET, SL_KERNEL, SL_SIGBUS, SL_THROTTLED,
        SL_SPLIT_OPS, SL_ALIGNED_OPS, SL_SPLIT_NS, SL_SPLIT_CYCLES, SL_SPLIT_MIN, SL_ALIGNED_NS, SL_ALIGNED_CYCLES,
        SL_ALIGNED_MIN, SL_RATIO, SL_DENOMINATOR, SL_MISALIGNED_OFFSET, SL_MISALIGNED_CYCLES, SL_MISALIGNED_NS,
@@ -295,8 +283,7 @@ struct splitlock_section {
 	double elapsed_s;
 };
 
-/* rep's typed sections (hierarchy, splitlock) into root, in that order
- * (report/json.c). */
+/* rep's typed sections (hierarchy, splitlock) into root, in that order. */
 void report_typed_sections(const struct report *rep, json_t *root);
 
 #endif

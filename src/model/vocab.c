@@ -8,26 +8,34 @@
 
 #include "common.h"
 
-/* Probe modes and atomicity classes. */
-static const char *const mode_names[MODE__COUNT] = {
-	[MODE_LATENCY] = "latency",
-	[MODE_THROUGHPUT] = "throughput",
-};
+const char *vocab_name(const char *const *names, size_t n, unsigned i)
+{
+	return i < n ? names[i] : "?";
+}
+
+int vocab_index(const char *const *names, size_t n, const char *s)
+{
+	for (size_t i = 0; s && i < n; i++)
+		if (!strcmp(s, names[i]))
+			return (int)i;
+	return -EINVAL;
+}
+
+/* The names, then the short forms the parser takes too. */
+static const char *const mode_names[] = { "latency", "throughput", "lat", "tput" };
 
 const char *probe_mode_name(enum probe_mode m)
 {
-	return m < MODE__COUNT ? mode_names[m] : "?";
+	return vocab_name(mode_names, MODE__COUNT, m);
 }
 
 int probe_mode_parse(const char *s, enum probe_mode *out)
 {
-	for (int m = 0; m < MODE__COUNT; m++) {
-		if (!strcmp(s, mode_names[m]) || (!strcmp(s, m == MODE_LATENCY ? "lat" : "tput"))) {
-			*out = (enum probe_mode)m;
-			return 0;
-		}
-	}
-	return -EINVAL;
+	int m = vocab_index(mode_names, ARRAY_SIZE(mode_names), s);
+
+	if (m >= 0)
+		*out = (enum probe_mode)(m % MODE__COUNT);
+	return m < 0 ? m : 0;
 }
 
 static const char *const atomicity_names[] = {
@@ -37,36 +45,26 @@ static const char *const atomicity_names[] = {
 
 const char *probe_atomicity_name(enum atomicity a)
 {
-	return (unsigned)a < ARRAY_SIZE(atomicity_names) ? atomicity_names[a] : "?";
+	return vocab_name(atomicity_names, ARRAY_SIZE(atomicity_names), a);
 }
 
 /* Pair classes: the placement planner parses them, the writers print them. */
-static const char *const class_names[PAIR__COUNT] = {
-	[PAIR_SMT] = "smt",
-	[PAIR_L2] = "l2",
-	[PAIR_L3] = "l3",
-	[PAIR_NUMA] = "numa",
-	[PAIR_PACKAGE] = "package",
-	[PAIR_CROSS] = "cross",
-};
+static const char *const class_names[] = { "smt", "l2", "l3", "numa", "package", "cross" };
 
 const char *topo_pair_class_name(enum pair_class c)
 {
-	return (unsigned)c < PAIR__COUNT ? class_names[c] : "?";
+	return vocab_name(class_names, PAIR__COUNT, c);
 }
 
 int topo_pair_class_parse(const char *s, enum pair_class *out)
 {
-	for (int c = 0; c < PAIR__COUNT; c++) {
-		if (s && !strcmp(s, class_names[c])) {
-			*out = c;
-			return 0;
-		}
-	}
-	return -EINVAL;
+	int c = vocab_index(class_names, PAIR__COUNT, s);
+
+	if (c >= 0)
+		*out = (enum pair_class)c;
+	return c < 0 ? c : 0;
 }
 
-/* c2c methods. */
 static const char *const method_names[C2C__COUNT] = { "cmpxchg", "load-store" };
 static const char *const method_keys[C2C__COUNT] = { "cmpxchg", "load_store" };
 static const char *const method_transfers[C2C__COUNT] = {
@@ -76,17 +74,17 @@ static const char *const method_transfers[C2C__COUNT] = {
 
 const char *c2c_method_name(enum c2c_method m)
 {
-	return m < C2C__COUNT ? method_names[m] : "?";
+	return vocab_name(method_names, C2C__COUNT, m);
 }
 
 const char *c2c_method_key(enum c2c_method m)
 {
-	return m < C2C__COUNT ? method_keys[m] : "?";
+	return vocab_name(method_keys, C2C__COUNT, m);
 }
 
 const char *c2c_method_transfers(enum c2c_method m)
 {
-	return m < C2C__COUNT ? method_transfers[m] : "?";
+	return vocab_name(method_transfers, C2C__COUNT, m);
 }
 
 /* A comma-separated list of names[0..n) into a mask of 1u << index;
@@ -108,11 +106,9 @@ static int parse_mask(const char *list, const char *const *names, int n, const c
 	}
 	snprintf(buf, sizeof(buf), "%s", list);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int i = 0;
+		int i = vocab_index(names, (size_t)n, tok);
 
-		while (i < n && strcmp(tok, names[i]))
-			i++;
-		if (i == n) {
+		if (i < 0) {
 			pr_err("%s: unknown %s '%s' (expected %s)", opt, item, tok, expect_item);
 			return -EINVAL;
 		}
@@ -131,7 +127,6 @@ int c2c_parse_methods(const char *s, unsigned *mask)
 			  "cmpxchg, load-store", mask);
 }
 
-/* Sharing cases of the contention runs. */
 static const char *const sharing_names[SHARING__COUNT] = { "true", "false", "none" };
 static const char *const sharing_patterns[SHARING__COUNT] = {
 	"true-share", "false-share", "no-share",
@@ -139,12 +134,12 @@ static const char *const sharing_patterns[SHARING__COUNT] = {
 
 const char *contention_sharing_name(enum sharing s)
 {
-	return s < SHARING__COUNT ? sharing_names[s] : "?";
+	return vocab_name(sharing_names, SHARING__COUNT, s);
 }
 
 const char *contention_sharing_pattern(enum sharing s)
 {
-	return s < SHARING__COUNT ? sharing_patterns[s] : "?";
+	return vocab_name(sharing_patterns, SHARING__COUNT, s);
 }
 
 int contention_parse_sharing(const char *list, unsigned *mask)
@@ -157,7 +152,6 @@ int contention_parse_sharing(const char *list, unsigned *mask)
 			  "true, false, none or a comma-separated mix", mask);
 }
 
-/* Split-lock modes. */
 static const char *const splitlock_names[] = {
 	[SPLITLOCK_UNDETECTED] = "undetected", [SPLITLOCK_OFF] = "off", [SPLITLOCK_WARN] = "warn",
 	[SPLITLOCK_FATAL] = "fatal", [SPLITLOCK_RATELIMIT] = "ratelimit",
@@ -165,5 +159,5 @@ static const char *const splitlock_names[] = {
 
 const char *splitlock_mode_name(enum splitlock_mode m)
 {
-	return (unsigned)m < ARRAY_SIZE(splitlock_names) ? splitlock_names[m] : "?";
+	return vocab_name(splitlock_names, ARRAY_SIZE(splitlock_names), m);
 }

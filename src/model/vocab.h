@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* vocab.h - the model's vocabulary: the enums that results, sections and
- * writers speak (probe mode, atomicity, pair class, c2c method, sharing,
- * split-lock mode), with their names and parsers (vocab.c). The engines'
- * headers (probe.h, topo.h, c2c.h, contention.h, splitlock.h) include this
- * one; the model never includes theirs. */
+/* vocab.h - the enums that results, sections and writers speak, with their
+ * names and parsers. The engines' headers include this one, never the reverse. */
 #ifndef ATOMCOST_VOCAB_H
 #define ATOMCOST_VOCAB_H
+
+#include <stddef.h>
+
+/* names[i], "?" past n; the index of s among names[0..n), -EINVAL when
+ * none (s NULL too): every name and parser here is one of the two. */
+const char *vocab_name(const char *const *names, size_t n, unsigned i);
+int vocab_index(const char *const *names, size_t n, const char *s);
 
 enum atomicity {
 	ATOMICITY_BASELINE,	/* reference loop, not a primitive */
@@ -21,7 +25,8 @@ enum probe_mode {
 };
 
 const char *probe_mode_name(enum probe_mode m);
-/* "latency"/"lat", "throughput"/"tput"; -EINVAL, silently. */
+/* "latency"/"lat", "throughput"/"tput". The parsers say nothing: the
+ * caller names the context in its message. */
 int probe_mode_parse(const char *s, enum probe_mode *out);
 const char *probe_atomicity_name(enum atomicity a);
 
@@ -37,20 +42,16 @@ enum pair_class {
 };
 
 const char *topo_pair_class_name(enum pair_class c);
-/* Parse a class name ("smt", "l2", "l3", "numa", "package", "cross"); -EINVAL if
- * unknown, silently: the caller names the context in its message. */
 int topo_pair_class_parse(const char *s, enum pair_class *out);
 
 /* How c2c moves a line between two PUs (c2c.h says what each does). */
 enum c2c_method { C2C_CMPXCHG, C2C_LOADSTORE, C2C__COUNT };
 
-/* "cmpxchg", "load-store"; JSON keys "cmpxchg", "load_store"; what one
- * round trip moves. */
+/* "load-store", its JSON key "load_store", and what one round trip moves. */
 const char *c2c_method_name(enum c2c_method m);
 const char *c2c_method_key(enum c2c_method m);
 const char *c2c_method_transfers(enum c2c_method m);
-/* "cmpxchg,load-store" (any subset) into 1u << C2C_* bits; -EINVAL after
- * a message. */
+/* "cmpxchg,load-store" (any subset) into 1u << C2C_*; -EINVAL, said. */
 int c2c_parse_methods(const char *s, unsigned *mask);
 
 /* What the threads of a contention case share (contention.h). */
@@ -64,8 +65,7 @@ enum sharing {
 /* "true", "false", "none" (command line) and the result pattern names. */
 const char *contention_sharing_name(enum sharing s);
 const char *contention_sharing_pattern(enum sharing s);
-/* Parse "true,false,none" (any subset, any order) into a mask of
- * 1u << SHARING_*. NULL means all three. -EINVAL after a message. */
+/* "true,false,none" (any subset; NULL: all) into 1u << SHARING_*; -EINVAL, said. */
 int contention_parse_sharing(const char *list, unsigned *mask);
 
 /* What the kernel does to a split lock (splitlock.h). */

@@ -273,6 +273,15 @@ static double group_median(const struct result *const *g, size_t n)
 	return stats_median(m, n);
 }
 
+/* A side's centre from its results' medians: ticks, cycles and ns per op. */
+static void centre(const struct report *rep, const struct result *const *g, size_t n,
+		   double *ticks, double *cycles, double *ns)
+{
+	*ticks = group_median(g, n);
+	*cycles = result_cycles(rep, *ticks);
+	*ns = result_ns(rep, *ticks);
+}
+
 /* Every result of the group reached its CI target. */
 static bool group_settled(const struct result *const *g, size_t n)
 {
@@ -344,12 +353,8 @@ static void compare_row(const struct report *a, const struct result *const *ga, 
 	if (compare_estimate(ra, pa, row->a_reps, &ea) < 0 ||
 	    compare_estimate(rb, pb, row->b_reps, &eb) < 0) {
 		/* a median <= 0 (the empty probe), or too few samples */
-		row->a_ticks = group_median(ga, na);
-		row->b_ticks = group_median(gb, nb);
-		row->a_cycles = result_cycles(a, row->a_ticks);
-		row->b_cycles = result_cycles(b, row->b_ticks);
-		row->a_ns = result_ns(a, row->a_ticks);
-		row->b_ns = result_ns(b, row->b_ticks);
+		centre(a, ga, na, &row->a_ticks, &row->a_cycles, &row->a_ns);
+		centre(b, gb, nb, &row->b_ticks, &row->b_cycles, &row->b_ns);
 		row->basis = BASIS_NONE;
 		return;
 	}
@@ -388,26 +393,25 @@ static void compare_row(const struct report *a, const struct result *const *ga, 
 	row->hi = exp(d + t * row->se);
 }
 
-static struct compare_row *add_row(struct comparison *c, size_t *cap)
+/* A new row for the results like r (ENOMEM: NULL). */
+static struct compare_row *add_row(struct comparison *c, size_t *cap, const struct result *r)
 {
+	struct compare_row *row;
+
 	if (c->n == *cap) {
 		size_t ncap = *cap ? *cap * 2 : 64;
-		struct compare_row *r = realloc(c->rows, ncap * sizeof(*r));
 
-		if (!r)
+		row = realloc(c->rows, ncap * sizeof(*row));
+		if (!row)
 			return NULL;
-		c->rows = r;
+		c->rows = row;
 		*cap = ncap;
 	}
-	memset(&c->rows[c->n], 0, sizeof(c->rows[0]));
-	return &c->rows[c->n++];
-}
-
-static void ident(struct compare_row *row, const struct result *r)
-{
+	row = memset(&c->rows[c->n++], 0, sizeof(c->rows[0]));
 	snprintf(row->name, sizeof(row->name), "%s", r->name);
 	snprintf(row->pattern, sizeof(row->pattern), "%s", r->pattern);
 	row->mode = r->mode;
+	return row;
 }
 
 /* A row's tests against its margin; NAN p-values leave it out of the
@@ -497,12 +501,25 @@ out:
 	return ret;
 }
 
+/* A row of one report only: that side's centre, nothing compared. */
+static void only(struct compare_row *row, const struct report *rep, const struct result *const *g,
+		 size_t n, bool in_b)
+{
+	row->basis = BASIS_NONE;
+	row->verdict = in_b ? CMP_ONLY_B : CMP_ONLY_A;
+	if (in_b)
+		centre(rep, g, n, &row->b_ticks, &row->b_cycles, &row->b_ns);
+	else
+		centre(rep, g, n, &row->a_ticks, &row->a_cycles, &row->a_ns);
+	row->ratio = row->p = row->p_same = row->detect = NAN;
+}
+
 int compare_reports(const struct report *a, const struct report *b,
 		    const struct compare_opts *o, struct comparison *out)
 {
 	static const struct result *ga[MAX_PASSES], *gb[MAX_PASSES];
 	size_t cap = 0;
-	int ret;
+	int ret = -ENOMEM;
 
 	memset(out, 0, sizeof(*out));
 	out->fp_diffs = fingerprint_diff(fingerprint_of_meta(a->meta), fingerprint_of_meta(b->meta),
@@ -510,61 +527,37 @@ int compare_reports(const struct report *a, const struct report *b,
 	out->a_procs = compare_max_process(a);
 	out->b_procs = compare_max_process(b);
 	out->cal_shift = fabs(b->cal.ticks_per_cycle / a->cal.ticks_per_cycle - 1);
-	for (size_t i = 0; i < a->n; i++) {
-		struct compare_row *row;
-		size_t na, nb = 0;
+	/* A's rows in its order, then those only in B */
+	for (int in_b = 0; in_b < 2; in_b++) {
+		const struct report *x = in_b ? b : a, *y = in_b ? a : b;
+		const struct result **gx = in_b ? gb : ga, **gy = in_b ? ga : gb;
 
-		if (!compare_group_first(a, i))
-			continue;
-		row = add_row(out, &cap);
-		if (!row)
-			goto enomem;
-		ident(row, &a->r[i]);
-		na = compare_group(a, i, ga, MAX_PASSES);
-		for (size_t j = 0; j < b->n && !nb; j++)
-			if (result_same_row(&a->r[i], &b->r[j]))
-				nb = compare_group(b, j, gb, MAX_PASSES);
-		if (!nb) {
-			row->basis = BASIS_NONE;
-			row->verdict = CMP_ONLY_A;
-			row->a_ticks = group_median(ga, na);
-			row->a_ns = result_ns(a, row->a_ticks);
-			row->a_cycles = result_cycles(a, row->a_ticks);
-			row->ratio = row->p = row->p_same = row->detect = NAN;
-			continue;
+		for (size_t i = 0; i < x->n; i++) {
+			struct compare_row *row;
+			size_t nx, ny = 0;
+
+			if (!compare_group_first(x, i))
+				continue;
+			for (size_t j = 0; j < y->n && !ny; j++)
+				if (result_same_row(&x->r[i], &y->r[j]))
+					ny = compare_group(y, j, gy, MAX_PASSES);
+			if (in_b && ny)
+				continue;
+			row = add_row(out, &cap, &x->r[i]);
+			if (!row)
+				goto out;
+			nx = compare_group(x, i, gx, MAX_PASSES);
+			if (ny)
+				compare_row(a, ga, nx, b, gb, ny, row);
+			else
+				only(row, x, gx, nx, in_b);
 		}
-		compare_row(a, ga, na, b, gb, nb, row);
-	}
-	for (size_t j = 0; j < b->n; j++) {
-		struct compare_row *row;
-		bool found = false;
-
-		if (!compare_group_first(b, j))
-			continue;
-		for (size_t i = 0; i < a->n && !found; i++)
-			found = result_same_row(&a->r[i], &b->r[j]);
-		if (found)
-			continue;
-		row = add_row(out, &cap);
-		if (!row)
-			goto enomem;
-		ident(row, &b->r[j]);
-		row->basis = BASIS_NONE;
-		row->verdict = CMP_ONLY_B;
-		row->b_ticks = group_median(gb, compare_group(b, j, gb, MAX_PASSES));
-		row->b_ns = result_ns(b, row->b_ticks);
-		row->b_cycles = result_cycles(b, row->b_ticks);
-		row->ratio = row->p = row->p_same = row->detect = NAN;
 	}
 	ret = decide(out, o);
-	if (ret < 0) {
+out:
+	if (ret < 0)
 		compare_free(out);
-		return ret;
-	}
-	return 0;
-enomem:
-	compare_free(out);
-	return -ENOMEM;
+	return ret;
 }
 
 void compare_free(struct comparison *c)

@@ -104,20 +104,6 @@ static int row_stats(const struct compare_n_row *r, size_t ncols, double *x, str
 	return 0;
 }
 
-/* A cell's p-value: its difference from the fleet median over the fleet's
- * spread, t with the degrees of freedom of the spread: a MAD estimates a
- * normal sd with FLEET_MAD_EFF of the efficiency of the sd (Rousseeuw
- * and Croux 1993), so it is worth that share of n - 1. A difference over
- * no spread at all is beyond it. */
-static double cell_p(const struct fleet_row *s, const struct compare_n_cell *k)
-{
-	double d = log(k->v) - s->mlog;
-
-	if (s->spread > 0)
-		return stats_t_pvalue(d / s->spread, FLEET_MAD_EFF * ((double)s->n - 1));
-	return d == 0 ? 1 : 0;
-}
-
 /* Beyond FLEET_K robust sds, the margin, and where the cell has epochs its
  * own noise: the 95% interval of its epochs' mean (their relative sd for
  * the sd of their logs) leaves out the fleet median. */
@@ -137,6 +123,18 @@ static double z_of(const struct fleet_row *s, const struct compare_n_cell *k)
 	double d = log(k->v) - s->mlog;
 
 	return s->spread > 0 ? d / s->spread : copysign(INFINITY, d);
+}
+
+/* A cell's p-value: its difference from the fleet median over the fleet's
+ * spread, t with the degrees of freedom of the spread: a MAD estimates a
+ * normal sd with FLEET_MAD_EFF of the efficiency of the sd (Rousseeuw
+ * and Croux 1993), so it is worth that share of n - 1. A difference over
+ * no spread at all is beyond it. */
+static double cell_p(const struct fleet_row *s, const struct compare_n_cell *k)
+{
+	double df = FLEET_MAD_EFF * ((double)s->n - 1);
+
+	return log(k->v) == s->mlog ? 1 : stats_t_pvalue(z_of(s, k), df);
 }
 
 /* Every row's statistics and every cell's p (NAN: not tested). */

@@ -183,8 +183,7 @@ int compare_bh(const double *p, size_t m, double q, bool *reject, size_t *k, siz
 	struct p_at *s;
 	size_t n = 0, cut = 0;
 
-	for (size_t i = 0; i < m; i++)
-		reject[i] = false;
+	memset(reject, 0, m * sizeof(*reject));
 	s = malloc((m ? m : 1) * sizeof(*s));
 	if (!s)
 		return -ENOMEM;
@@ -448,25 +447,23 @@ static void count(struct comparison *c, const struct compare_row *r)
  * discoveries under Benjamini-Hochberg, an equivalence each row's own TOST. */
 static int decide(struct comparison *c, const struct compare_opts *o)
 {
-	double *pc, check = 0, m = fmax(o->min_change, NOISE_FLOOR_MIN);
-	double mb = fmax(o->noise_floor, NOISE_FLOOR_MIN), cal2;
+	double *pc, m = fmax(o->min_change, NOISE_FLOOR_MIN);
+	double mb = fmax(o->noise_floor, NOISE_FLOOR_MIN);
 	bool *rc;
 	size_t k, fam;
 	int ret = -ENOMEM;
 
 	for (size_t i = 0; i < c->n; i++)
 		if (c->rows[i].self_check && isfinite(c->rows[i].ratio))
-			check = fmax(check, fabs(c->rows[i].ratio - 1));
-	c->check_shift = check;
+			c->check_shift = fmax(c->check_shift, fabs(c->rows[i].ratio - 1));
 	/* The core clocks of the two sides (cal_shift) do not widen it: each
 	 * sample is in the cycles of its own drift chain, and where a moved
 	 * clock does move a row (a DRAM access is fixed in ns) the row's own
 	 * spread between epochs or processes carries it; the self-checks
 	 * moving is what says the calibration itself went wrong. */
-	cal2 = check * check;
 	c->min_change = m;
-	c->margin = sqrt(m * m + cal2);
-	c->block_margin = sqrt(mb * mb + cal2);
+	c->margin = sqrt(m * m + c->check_shift * c->check_shift);
+	c->block_margin = sqrt(mb * mb + c->check_shift * c->check_shift);
 	c->q = o->q;
 	pc = malloc((c->n ? c->n : 1) * sizeof(*pc));
 	rc = malloc((c->n ? c->n : 1) * sizeof(*rc));

@@ -140,25 +140,20 @@ int compare_estimate(const double *v, const int *proc, size_t n, struct compare_
 	return 0;
 }
 
-/* P(T > t) for Student's t with df degrees of freedom. */
-static double upper_tail(double t, double df)
+/* P(T > x / se) for Student's t with df degrees of freedom (se 0: x's sign). */
+static double upper_tail(double x, double se, double df)
 {
+	double t = se > 0 ? x / se : x > 0 ? INFINITY : x < 0 ? -INFINITY : 0;
 	double p2 = stats_t_pvalue(t, df);
 
 	return t > 0 ? p2 / 2 : 1 - p2 / 2;
 }
 
-static double tstat(double x, double se)
-{
-	return se > 0 ? x / se : x > 0 ? INFINITY : x < 0 ? -INFINITY : 0;
-}
-
 void compare_tests(double d, double se, double df, double delta, double *p_change, double *p_same)
 {
-	double up = upper_tail(tstat(d - delta, se), df), down = upper_tail(tstat(-d - delta, se), df);
-
-	*p_change = fmin(1, 2 * fmin(up, down));
-	*p_same = fmax(upper_tail(tstat(d + delta, se), df), upper_tail(tstat(delta - d, se), df));
+	*p_change = fmin(1, 2 * fmin(upper_tail(d - delta, se, df),
+				     upper_tail(-d - delta, se, df)));
+	*p_same = fmax(upper_tail(d + delta, se, df), upper_tail(delta - d, se, df));
 }
 
 double compare_detect(double se, double df, double delta, double alpha)

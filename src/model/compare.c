@@ -276,15 +276,6 @@ static void centre(const struct report *rep, const struct result *const *g, size
 	*ns = result_ns(rep, *ticks);
 }
 
-/* Every result of the group reached its CI target. */
-static bool group_settled(const struct result *const *g, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!g[i]->ci_reached)
-			return false;
-	return true;
-}
-
 /* Replicates of one side of a row in core cycles, with their processes:
  * its per-epoch medians, or COMPARE_BLOCKS block medians of each
  * result's time-ordered samples (one level: process 1). */
@@ -314,13 +305,17 @@ static size_t replicates(const struct report *rep, const struct result *const *g
 	return k;
 }
 
-/* More than one process among the results of a row. */
-static bool group_processes(const struct result *const *g, size_t n)
+/* Whether one side leaves its row untested: a pattern row from one
+ * process, or on blocks a result that missed its CI target. */
+static bool side_unsettled(const struct result *const *g, size_t n, bool blocks)
 {
-	for (size_t i = 1; i < n; i++)
-		if (compare_process(g[i]) != compare_process(g[0]))
-			return true;
-	return false;
+	bool procs = false, settled = true;
+
+	for (size_t i = 0; i < n; i++) {
+		procs |= compare_process(g[i]) != compare_process(g[0]);
+		settled &= g[i]->ci_reached;
+	}
+	return (strcmp(g[0]->pattern, "hit") && !procs) || (blocks && !settled);
 }
 
 /* Each side's centre and the variance of its mean; the change B/A with
@@ -338,8 +333,7 @@ static void compare_row(const struct report *a, const struct result *const *ga, 
 
 	row->self_check = self_check(ga[0]);
 	row->basis = blocks ? BASIS_BLOCKS : BASIS_EPOCHS;
-	row->unsettled = (strcmp(ga[0]->pattern, "hit") && (!group_processes(ga, na) || !group_processes(gb, nb))) ||
-			 (blocks && (!group_settled(ga, na) || !group_settled(gb, nb)));
+	row->unsettled = side_unsettled(ga, na, blocks) || side_unsettled(gb, nb, blocks);
 	row->a_reps = replicates(a, ga, na, blocks, ra, pa, MAX_REPS);
 	row->b_reps = replicates(b, gb, nb, blocks, rb, pb, MAX_REPS);
 	row->ratio = row->lo = row->hi = row->se = row->df = NAN;

@@ -418,7 +418,8 @@ static void floor_mark(const struct compare_n_row *r, const struct compare_n_cel
 	if (r->kind == CN_SIZE)
 		b->marked = b->lo > a->hi || b->hi < a->lo;
 	else
-		b->marked = fabs(log(b->v / a->v)) > log1p(r->floor) && fabs(b->v - a->v) > r->abs_floor;
+		b->marked = fabs(log(b->v / a->v)) > log1p(r->floor) &&
+			    fabs(b->v - a->v) > (strcmp(r->unit, "cycles") ? 0 : COMPARE_ABS_FLOOR);
 }
 
 static int mark(struct compare_n *c)
@@ -439,7 +440,6 @@ static int mark(struct compare_n *c)
 
 		r->floor = r->kind == CN_HOT ? c->base_floor :
 			   r->kind == CN_WIDE ? fmax(COMPARE_N_WIDE_FLOOR, c->base_floor) : 0;
-		r->abs_floor = !strcmp(r->unit, "cycles") ? COMPARE_ABS_FLOOR : 0;
 		for (size_t j = 0; j < c->ncols; j++) {
 			struct compare_n_cell *b = &r->cells[j];
 

@@ -47,7 +47,6 @@ struct compare_n_row {
 	char unit[16];		/* "cycles", "ns", "KiB", "x", "" */
 	enum compare_n_kind kind;
 	double floor;		/* relative floor of the row (CN_HOT, CN_WIDE) */
-	double abs_floor;	/* absolute floor in the row's unit (0: none) */
 	struct compare_n_cell *cells;	/* one per column */
 };
 

@@ -140,25 +140,20 @@ int compare_estimate(const double *v, const int *proc, size_t n, struct compare_
 	return 0;
 }
 
-/* P(T > t) for Student's t with df degrees of freedom. */
-static double upper_tail(double t, double df)
+/* P(T > x / se) for Student's t with df degrees of freedom (se 0: x's sign). */
+static double upper_tail(double x, double se, double df)
 {
+	double t = se > 0 ? x / se : x > 0 ? INFINITY : x < 0 ? -INFINITY : 0;
 	double p2 = stats_t_pvalue(t, df);
 
 	return t > 0 ? p2 / 2 : 1 - p2 / 2;
 }
 
-static double tstat(double x, double se)
-{
-	return se > 0 ? x / se : x > 0 ? INFINITY : x < 0 ? -INFINITY : 0;
-}
-
 void compare_tests(double d, double se, double df, double delta, double *p_change, double *p_same)
 {
-	double up = upper_tail(tstat(d - delta, se), df), down = upper_tail(tstat(-d - delta, se), df);
-
-	*p_change = fmin(1, 2 * fmin(up, down));
-	*p_same = fmax(upper_tail(tstat(d + delta, se), df), upper_tail(tstat(delta - d, se), df));
+	*p_change = fmin(1, 2 * fmin(upper_tail(d - delta, se, df),
+				     upper_tail(-d - delta, se, df)));
+	*p_same = fmax(upper_tail(d + delta, se, df), upper_tail(delta - d, se, df));
 }
 
 double compare_detect(double se, double df, double delta, double alpha)
@@ -183,8 +178,7 @@ int compare_bh(const double *p, size_t m, double q, bool *reject, size_t *k, siz
 	struct p_at *s;
 	size_t n = 0, cut = 0;
 
-	for (size_t i = 0; i < m; i++)
-		reject[i] = false;
+	memset(reject, 0, m * sizeof(*reject));
 	s = malloc((m ? m : 1) * sizeof(*s));
 	if (!s)
 		return -ENOMEM;
@@ -273,13 +267,13 @@ static double group_median(const struct result *const *g, size_t n)
 	return stats_median(m, n);
 }
 
-/* Every result of the group reached its CI target. */
-static bool group_settled(const struct result *const *g, size_t n)
+/* A side's centre from its results' medians: ticks, cycles and ns per op. */
+static void centre(const struct report *rep, const struct result *const *g, size_t n,
+		   double *ticks, double *cycles, double *ns)
 {
-	for (size_t i = 0; i < n; i++)
-		if (!g[i]->ci_reached)
-			return false;
-	return true;
+	*ticks = group_median(g, n);
+	*cycles = result_cycles(rep, *ticks);
+	*ns = result_ns(rep, *ticks);
 }
 
 /* Replicates of one side of a row in core cycles, with their processes:
@@ -311,13 +305,17 @@ static size_t replicates(const struct report *rep, const struct result *const *g
 	return k;
 }
 
-/* More than one process among the results of a row. */
-static bool group_processes(const struct result *const *g, size_t n)
+/* Whether one side leaves its row untested: a pattern row from one
+ * process, or on blocks a result that missed its CI target. */
+static bool side_unsettled(const struct result *const *g, size_t n, bool blocks)
 {
-	for (size_t i = 1; i < n; i++)
-		if (compare_process(g[i]) != compare_process(g[0]))
-			return true;
-	return false;
+	bool procs = false, settled = true;
+
+	for (size_t i = 0; i < n; i++) {
+		procs |= compare_process(g[i]) != compare_process(g[0]);
+		settled &= g[i]->ci_reached;
+	}
+	return (strcmp(g[0]->pattern, "hit") && !procs) || (blocks && !settled);
 }
 
 /* Each side's centre and the variance of its mean; the change B/A with
@@ -335,8 +333,7 @@ static void compare_row(const struct report *a, const struct result *const *ga, 
 
 	row->self_check = self_check(ga[0]);
 	row->basis = blocks ? BASIS_BLOCKS : BASIS_EPOCHS;
-	row->unsettled = (strcmp(ga[0]->pattern, "hit") && (!group_processes(ga, na) || !group_processes(gb, nb))) ||
-			 (blocks && (!group_settled(ga, na) || !group_settled(gb, nb)));
+	row->unsettled = side_unsettled(ga, na, blocks) || side_unsettled(gb, nb, blocks);
 	row->a_reps = replicates(a, ga, na, blocks, ra, pa, MAX_REPS);
 	row->b_reps = replicates(b, gb, nb, blocks, rb, pb, MAX_REPS);
 	row->ratio = row->lo = row->hi = row->se = row->df = NAN;
@@ -344,12 +341,8 @@ static void compare_row(const struct report *a, const struct result *const *ga, 
 	if (compare_estimate(ra, pa, row->a_reps, &ea) < 0 ||
 	    compare_estimate(rb, pb, row->b_reps, &eb) < 0) {
 		/* a median <= 0 (the empty probe), or too few samples */
-		row->a_ticks = group_median(ga, na);
-		row->b_ticks = group_median(gb, nb);
-		row->a_cycles = result_cycles(a, row->a_ticks);
-		row->b_cycles = result_cycles(b, row->b_ticks);
-		row->a_ns = result_ns(a, row->a_ticks);
-		row->b_ns = result_ns(b, row->b_ticks);
+		centre(a, ga, na, &row->a_ticks, &row->a_cycles, &row->a_ns);
+		centre(b, gb, nb, &row->b_ticks, &row->b_cycles, &row->b_ns);
 		row->basis = BASIS_NONE;
 		return;
 	}
@@ -388,26 +381,25 @@ static void compare_row(const struct report *a, const struct result *const *ga, 
 	row->hi = exp(d + t * row->se);
 }
 
-static struct compare_row *add_row(struct comparison *c, size_t *cap)
+/* A new row for the results like r (ENOMEM: NULL). */
+static struct compare_row *add_row(struct comparison *c, size_t *cap, const struct result *r)
 {
+	struct compare_row *row;
+
 	if (c->n == *cap) {
 		size_t ncap = *cap ? *cap * 2 : 64;
-		struct compare_row *r = realloc(c->rows, ncap * sizeof(*r));
 
-		if (!r)
+		row = realloc(c->rows, ncap * sizeof(*row));
+		if (!row)
 			return NULL;
-		c->rows = r;
+		c->rows = row;
 		*cap = ncap;
 	}
-	memset(&c->rows[c->n], 0, sizeof(c->rows[0]));
-	return &c->rows[c->n++];
-}
-
-static void ident(struct compare_row *row, const struct result *r)
-{
+	row = memset(&c->rows[c->n++], 0, sizeof(c->rows[0]));
 	snprintf(row->name, sizeof(row->name), "%s", r->name);
 	snprintf(row->pattern, sizeof(row->pattern), "%s", r->pattern);
 	row->mode = r->mode;
+	return row;
 }
 
 /* A row's tests against its margin; NAN p-values leave it out of the
@@ -444,25 +436,23 @@ static void count(struct comparison *c, const struct compare_row *r)
  * discoveries under Benjamini-Hochberg, an equivalence each row's own TOST. */
 static int decide(struct comparison *c, const struct compare_opts *o)
 {
-	double *pc, check = 0, m = fmax(o->min_change, NOISE_FLOOR_MIN);
-	double mb = fmax(o->noise_floor, NOISE_FLOOR_MIN), cal2;
+	double *pc, m = fmax(o->min_change, NOISE_FLOOR_MIN);
+	double mb = fmax(o->noise_floor, NOISE_FLOOR_MIN);
 	bool *rc;
 	size_t k, fam;
 	int ret = -ENOMEM;
 
 	for (size_t i = 0; i < c->n; i++)
 		if (c->rows[i].self_check && isfinite(c->rows[i].ratio))
-			check = fmax(check, fabs(c->rows[i].ratio - 1));
-	c->check_shift = check;
+			c->check_shift = fmax(c->check_shift, fabs(c->rows[i].ratio - 1));
 	/* The core clocks of the two sides (cal_shift) do not widen it: each
 	 * sample is in the cycles of its own drift chain, and where a moved
 	 * clock does move a row (a DRAM access is fixed in ns) the row's own
 	 * spread between epochs or processes carries it; the self-checks
 	 * moving is what says the calibration itself went wrong. */
-	cal2 = check * check;
 	c->min_change = m;
-	c->margin = sqrt(m * m + cal2);
-	c->block_margin = sqrt(mb * mb + cal2);
+	c->margin = sqrt(m * m + c->check_shift * c->check_shift);
+	c->block_margin = sqrt(mb * mb + c->check_shift * c->check_shift);
 	c->q = o->q;
 	pc = malloc((c->n ? c->n : 1) * sizeof(*pc));
 	rc = malloc((c->n ? c->n : 1) * sizeof(*rc));
@@ -497,12 +487,25 @@ out:
 	return ret;
 }
 
+/* A row of one report only: that side's centre, nothing compared. */
+static void only(struct compare_row *row, const struct report *rep, const struct result *const *g,
+		 size_t n, bool in_b)
+{
+	row->basis = BASIS_NONE;
+	row->verdict = in_b ? CMP_ONLY_B : CMP_ONLY_A;
+	if (in_b)
+		centre(rep, g, n, &row->b_ticks, &row->b_cycles, &row->b_ns);
+	else
+		centre(rep, g, n, &row->a_ticks, &row->a_cycles, &row->a_ns);
+	row->ratio = row->p = row->p_same = row->detect = NAN;
+}
+
 int compare_reports(const struct report *a, const struct report *b,
 		    const struct compare_opts *o, struct comparison *out)
 {
 	static const struct result *ga[MAX_PASSES], *gb[MAX_PASSES];
 	size_t cap = 0;
-	int ret;
+	int ret = -ENOMEM;
 
 	memset(out, 0, sizeof(*out));
 	out->fp_diffs = fingerprint_diff(fingerprint_of_meta(a->meta), fingerprint_of_meta(b->meta),
@@ -510,61 +513,37 @@ int compare_reports(const struct report *a, const struct report *b,
 	out->a_procs = compare_max_process(a);
 	out->b_procs = compare_max_process(b);
 	out->cal_shift = fabs(b->cal.ticks_per_cycle / a->cal.ticks_per_cycle - 1);
-	for (size_t i = 0; i < a->n; i++) {
-		struct compare_row *row;
-		size_t na, nb = 0;
+	/* A's rows in its order, then those only in B */
+	for (int in_b = 0; in_b < 2; in_b++) {
+		const struct report *x = in_b ? b : a, *y = in_b ? a : b;
+		const struct result **gx = in_b ? gb : ga, **gy = in_b ? ga : gb;
 
-		if (!compare_group_first(a, i))
-			continue;
-		row = add_row(out, &cap);
-		if (!row)
-			goto enomem;
-		ident(row, &a->r[i]);
-		na = compare_group(a, i, ga, MAX_PASSES);
-		for (size_t j = 0; j < b->n && !nb; j++)
-			if (result_same_row(&a->r[i], &b->r[j]))
-				nb = compare_group(b, j, gb, MAX_PASSES);
-		if (!nb) {
-			row->basis = BASIS_NONE;
-			row->verdict = CMP_ONLY_A;
-			row->a_ticks = group_median(ga, na);
-			row->a_ns = result_ns(a, row->a_ticks);
-			row->a_cycles = result_cycles(a, row->a_ticks);
-			row->ratio = row->p = row->p_same = row->detect = NAN;
-			continue;
+		for (size_t i = 0; i < x->n; i++) {
+			struct compare_row *row;
+			size_t nx, ny = 0;
+
+			if (!compare_group_first(x, i))
+				continue;
+			for (size_t j = 0; j < y->n && !ny; j++)
+				if (result_same_row(&x->r[i], &y->r[j]))
+					ny = compare_group(y, j, gy, MAX_PASSES);
+			if (in_b && ny)
+				continue;
+			row = add_row(out, &cap, &x->r[i]);
+			if (!row)
+				goto out;
+			nx = compare_group(x, i, gx, MAX_PASSES);
+			if (ny)
+				compare_row(a, ga, nx, b, gb, ny, row);
+			else
+				only(row, x, gx, nx, in_b);
 		}
-		compare_row(a, ga, na, b, gb, nb, row);
-	}
-	for (size_t j = 0; j < b->n; j++) {
-		struct compare_row *row;
-		bool found = false;
-
-		if (!compare_group_first(b, j))
-			continue;
-		for (size_t i = 0; i < a->n && !found; i++)
-			found = result_same_row(&a->r[i], &b->r[j]);
-		if (found)
-			continue;
-		row = add_row(out, &cap);
-		if (!row)
-			goto enomem;
-		ident(row, &b->r[j]);
-		row->basis = BASIS_NONE;
-		row->verdict = CMP_ONLY_B;
-		row->b_ticks = group_median(gb, compare_group(b, j, gb, MAX_PASSES));
-		row->b_ns = result_ns(b, row->b_ticks);
-		row->b_cycles = result_cycles(b, row->b_ticks);
-		row->ratio = row->p = row->p_same = row->detect = NAN;
 	}
 	ret = decide(out, o);
-	if (ret < 0) {
+out:
+	if (ret < 0)
 		compare_free(out);
-		return ret;
-	}
-	return 0;
-enomem:
-	compare_free(out);
-	return -ENOMEM;
+	return ret;
 }
 
 void compare_free(struct comparison *c)

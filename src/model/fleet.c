@@ -104,20 +104,6 @@ static int row_stats(const struct compare_n_row *r, size_t ncols, double *x, str
 	return 0;
 }
 
-/* A cell's p-value: its difference from the fleet median over the fleet's
- * spread, t with the degrees of freedom of the spread: a MAD estimates a
- * normal sd with FLEET_MAD_EFF of the efficiency of the sd (Rousseeuw
- * and Croux 1993), so it is worth that share of n - 1. A difference over
- * no spread at all is beyond it. */
-static double cell_p(const struct fleet_row *s, const struct compare_n_cell *k)
-{
-	double d = log(k->v) - s->mlog;
-
-	if (s->spread > 0)
-		return stats_t_pvalue(d / s->spread, FLEET_MAD_EFF * ((double)s->n - 1));
-	return d == 0 ? 1 : 0;
-}
-
 /* Beyond FLEET_K robust sds, the margin, and where the cell has epochs its
  * own noise: the 95% interval of its epochs' mean (their relative sd for
  * the sd of their logs) leaves out the fleet median. */
@@ -137,6 +123,18 @@ static double z_of(const struct fleet_row *s, const struct compare_n_cell *k)
 	double d = log(k->v) - s->mlog;
 
 	return s->spread > 0 ? d / s->spread : copysign(INFINITY, d);
+}
+
+/* A cell's p-value: its difference from the fleet median over the fleet's
+ * spread, t with the degrees of freedom of the spread: a MAD estimates a
+ * normal sd with FLEET_MAD_EFF of the efficiency of the sd (Rousseeuw
+ * and Croux 1993), so it is worth that share of n - 1. A difference over
+ * no spread at all is beyond it. */
+static double cell_p(const struct fleet_row *s, const struct compare_n_cell *k)
+{
+	double df = FLEET_MAD_EFF * ((double)s->n - 1);
+
+	return log(k->v) == s->mlog ? 1 : stats_t_pvalue(z_of(s, k), df);
 }
 
 /* Every row's statistics and every cell's p (NAN: not tested). */
@@ -162,38 +160,32 @@ static int test_cells(struct fleet *f, double *p)
 	return ret;
 }
 
-/* Name the cells BH rejects that are far enough, by row then machine. */
-static int name_cells(struct fleet *f, const double *p, const bool *rej)
+/* Name the cells BH rejects (nrej) that are far enough, by row then machine. */
+static int name_cells(struct fleet *f, const double *p, const bool *rej, size_t nrej)
 {
 	const struct compare_n *c = &f->cn;
 	bool *hit = calloc(c->ncols, sizeof(*hit));
+	int ret = -ENOMEM;
 
-	if (!hit)
-		return -ENOMEM;
-	for (size_t i = 0; i < c->nrows; i++)
+	f->named = malloc((nrej ? nrej : 1) * sizeof(*f->named));
+	for (size_t i = 0; hit && f->named && i < c->nrows; i++)
 		for (size_t j = 0; j < c->ncols; j++) {
 			const struct compare_n_cell *k = &c->rows[i].cells[j];
 			struct fleet_row *s = &f->row[i];
-			struct fleet_named *nm, *more;
 
 			if (!rej[i * c->ncols + j] || !far(f, s, k))
 				continue;
-			more = realloc(f->named, (f->nnamed + 1) * sizeof(*more));
-			if (!more) {
-				free(hit);
-				return -ENOMEM;
-			}
-			f->named = more;
-			nm = &f->named[f->nnamed++];
-			*nm = (struct fleet_named){ .row = i, .col = j, .change = k->v / s->median - 1,
-						    .z = z_of(s, k), .p = p[i * c->ncols + j] };
+			f->named[f->nnamed++] = (struct fleet_named){ .row = i, .col = j,
+				.change = k->v / s->median - 1, .z = z_of(s, k), .p = p[i * c->ncols + j] };
 			s->named++;
 			f->group[f->group_of[j]].named += !hit[j];
 			f->machines_named += !hit[j];
 			hit[j] = true;
 		}
+	if (hit && f->named)
+		ret = 0;
 	free(hit);
-	return 0;
+	return ret;
 }
 
 /* Groups by CPU model, family/model and microcode, in order of first
@@ -249,7 +241,7 @@ int fleet_build(const struct fleet_in *in, const struct compare_n_opts *o, struc
 		ret = compare_bh(p, m, COMPARE_Q, rej, &k, &f->tests);
 	f->threshold = f->tests ? fmin(COMPARE_Q, COMPARE_Q * (double)(k + 1) / (double)f->tests) : NAN;
 	if (!ret)
-		ret = name_cells(f, p, rej);
+		ret = name_cells(f, p, rej, k);
 	free(p);
 	free(rej);
 	if (ret < 0)

@@ -632,6 +632,9 @@ static void test_blocks(void)
 	      "3%% shift, one process: CI [%.3f, %.3f] excludes 1 but under the floor", x ? x->lo : 0, x ? x->hi : 0);
 	x = row(&c, "new", NULL, MODE_LATENCY);
 	CHECK(x && x->verdict == CMP_ONLY_B, "row only in B");
+	CHECK(x && isnan(x->lo) && isnan(x->hi) && isnan(x->margin) && isnan(x->se),
+	      "a row only in B has no interval or margin (lo %g, margin %g)", x ? x->lo : 0,
+	      x ? x->margin : 0);
 	CHECK(c.fp_diffs == 1, "kernel release differs (%zu)", c.fp_diffs);
 	CHECK(c.improved == 1 && c.regressed == 1 && c.cannot_tell == 1 && c.unmatched == 1, "counts");
 	{

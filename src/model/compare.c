@@ -318,6 +318,13 @@ static bool side_unsettled(const struct result *const *g, size_t n, bool blocks)
 	return (strcmp(g[0]->pattern, "hit") && !procs) || (blocks && !settled);
 }
 
+/* Not estimated (yet): no change, interval, test or margin to print. */
+static void figures_unknown(struct compare_row *row)
+{
+	row->ratio = row->lo = row->hi = row->se = row->df = NAN;
+	row->p = row->p_same = row->margin = row->detect = NAN;
+}
+
 /* Each side's centre and the variance of its mean; the change B/A with
  * its Welch standard error, degrees of freedom and 95% interval. Epochs
  * when both sides hold two or more results of the row, else blocks. */
@@ -336,8 +343,7 @@ static void compare_row(const struct report *a, const struct result *const *ga, 
 	row->unsettled = side_unsettled(ga, na, blocks) || side_unsettled(gb, nb, blocks);
 	row->a_reps = replicates(a, ga, na, blocks, ra, pa, MAX_REPS);
 	row->b_reps = replicates(b, gb, nb, blocks, rb, pb, MAX_REPS);
-	row->ratio = row->lo = row->hi = row->se = row->df = NAN;
-	row->p = row->p_same = row->margin = row->detect = NAN;
+	figures_unknown(row);
 	if (compare_estimate(ra, pa, row->a_reps, &ea) < 0 ||
 	    compare_estimate(rb, pb, row->b_reps, &eb) < 0) {
 		/* a median <= 0 (the empty probe), or too few samples */
@@ -497,7 +503,7 @@ static void only(struct compare_row *row, const struct report *rep, const struct
 		centre(rep, g, n, &row->b_ticks, &row->b_cycles, &row->b_ns);
 	else
 		centre(rep, g, n, &row->a_ticks, &row->a_cycles, &row->a_ns);
-	row->ratio = row->p = row->p_same = row->detect = NAN;
+	figures_unknown(row);
 }
 
 int compare_reports(const struct report *a, const struct report *b,

@@ -646,6 +646,7 @@ static void test_blocks(void)
 			worst = col > worst ? col : worst;
 		}
 		CHECK(worst <= 72, "compare mail fits 72 columns (%zu)", worst);
+		CHECK(!strstr(buf, "nan"), "the side without the row reads '-', not nan");
 		if (worst > 72)
 			fputs(buf, stdout);
 		CHECK(strstr(buf, "FINGERPRINTS DIFFER") && strstr(buf, "kernel.release"), "mismatch shown at the top");

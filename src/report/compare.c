@@ -145,6 +145,15 @@ int compare_write_text(const struct comparison *c, const struct report *a,
 	return 0;
 }
 
+/* One side of a mail row; "-" for a side that lacks the row. */
+static void mail_side(bool has, double ticks, double ns, char *buf, size_t len)
+{
+	if (has)
+		snprintf(buf, len, "%6.1f cycles(tsc) %7.3f ns", ticks, ns);
+	else
+		snprintf(buf, len, "%6s cycles(tsc) %7s ns", "-", "-");
+}
+
 /* 72 columns: a name line with the verdict on the right, then the kernel
  * shape "A - B" with N cycles(tsc) (TSC ticks, as the kernel's get_cycles
  * counts) and ns. The verdicts come from core cycles (header). */
@@ -157,18 +166,16 @@ int compare_write_mail(const struct comparison *c, const struct report *a,
 	fprintf(f, "\n%-34s - %s\n", "A (before)", "B (after)");
 	for (size_t i = 0; i < c->n; i++) {
 		const struct compare_row *r = &c->rows[i];
-		char name[128], v[64];
+		char name[128], v[64], as[48], bs[48];
 
 		snprintf(name, sizeof(name), "%s %s %s", r->name, r->pattern,
 			 r->mode == MODE_LATENCY ? "lat" : "tput");
 		compare_verdict_text(r, v, sizeof(v));
 		fprintf(f, "%-*s%s\n", (int)(72 - strlen(v) > strlen(name) ? 72 - strlen(v) : strlen(name) + 1),
 			name, v);
-		fprintf(f, "  %6.1f cycles(tsc) %7.3f ns - %6.1f cycles(tsc) %7.3f ns\n",
-			r->verdict == CMP_ONLY_B ? NAN : r->a_ticks,
-			r->verdict == CMP_ONLY_B ? NAN : r->a_ns,
-			r->verdict == CMP_ONLY_A ? NAN : r->b_ticks,
-			r->verdict == CMP_ONLY_A ? NAN : r->b_ns);
+		mail_side(r->verdict != CMP_ONLY_B, r->a_ticks, r->a_ns, as, sizeof(as));
+		mail_side(r->verdict != CMP_ONLY_A, r->b_ticks, r->b_ns, bs, sizeof(bs));
+		fprintf(f, "  %s - %s\n", as, bs);
 	}
 	compare_summary(c, sum, sizeof(sum));
 	fputc('\n', f);

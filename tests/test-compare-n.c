@@ -260,6 +260,24 @@ int main(void)
 		unlink(p3);
 	}
 
+	/* one file three times: machine, file and host all shared, so numbers */
+	{
+		struct compare_n c3 = { 0 };
+		struct compare_n_doc d3[3] = { 0 };
+		bool read = true;
+
+		for (int i = 0; i < 3; i++)
+			read &= report_read_summary(p[1], &d3[i]) == 0;
+		CHECK(read && compare_n_build(d3, 3, &o, &c3) == 0, "build the same file 3 times");
+		CHECK(!strcmp(c3.cols[0].name, "machine 1") && !strcmp(c3.cols[1].name, "machine 2") &&
+			      !strcmp(c3.cols[2].name, "machine 3"),
+		      "one file three times: numbered columns ('%s', '%s', '%s')", c3.cols[0].name,
+		      c3.cols[1].name, c3.cols[2].name);
+		compare_n_free(&c3);
+		for (int i = 0; i < 3; i++)
+			report_free_summary(&d3[i]);
+	}
+
 	t = text_of(&c, false);
 	CHECK(strstr(t, "3.00 *+50%") != NULL, "text: the marked cell shows its change");
 	CHECK(strstr(t, "missing") != NULL, "text: the missing row says so");

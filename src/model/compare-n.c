@@ -370,21 +370,23 @@ static void name_columns(struct compare_n *c, const struct compare_n_doc *docs)
 
 	for (size_t i = 0; i < c->ncols; i++)
 		machine_name(&docs[i], c->cols[i].name, sizeof(c->cols[i].name));
-	for (int by_host = 0; by_host < 2; by_host++) {
+	/* each step names every column still shared, then renames them at once */
+	for (int step = 0; step < 3; step++) {
 		for (size_t i = 0; i < c->ncols; i++) {
 			tmp[i][0] = '\0';
-			if (count_equal(c, i) > 1 && !by_host)
+			if (count_equal(c, i) < 2)
+				continue;
+			if (step == 0)
 				file_name(docs[i].path, tmp[i], sizeof(tmp[i]));
-			else if (count_equal(c, i) > 1)
+			else if (step == 1)
 				snprintf(tmp[i], sizeof(tmp[i]), "%s", docs[i].host);
+			else
+				snprintf(tmp[i], sizeof(tmp[i]), "machine %zu", i + 1);
 		}
 		for (size_t i = 0; i < c->ncols; i++)
 			if (tmp[i][0])
 				snprintf(c->cols[i].name, sizeof(c->cols[i].name), "%.63s", tmp[i]);
 	}
-	for (size_t i = 0; i < c->ncols; i++)
-		if (count_equal(c, i) > 1)
-			snprintf(c->cols[i].name, sizeof(c->cols[i].name), "machine %zu", i + 1);
 }
 
 /* ---- the rule ------------------------------------------------------------- */

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/* quiet.c - the thread's share of its CPU, and waiting for it (quiet.h). */
+#include "quiet.h"
+
+#include "common.h"
+
+/* The wait measures in slices this long and keeps the last window's worth. */
+#define SLICE_NS 50000000ull
+#define MAX_SLICES 200
+
+void quiet_start(struct quiet_mark *m)
+{
+	m->wall_ns = now_ns();
+	m->cpu_ns = thread_cpu_ns();
+}
+
+double quiet_share(const struct quiet_mark *m)
+{
+	uint64_t wall = now_ns() - m->wall_ns, cpu = thread_cpu_ns() - m->cpu_ns;
+
+	return wall ? (cpu >= wall ? 1.0 : (double)cpu / (double)wall) : 1.0;
+}
+
+bool quiet_wait(double share, double window_s, double budget_s, double *waited_s)
+{
+	uint64_t cpu[MAX_SLICES], wall[MAX_SLICES], t0 = now_ns(), sum_cpu = 0, sum_wall = 0;
+	size_t need = (size_t)(window_s * 1e9 / SLICE_NS + 0.5), n = 0;
+	bool quiet = false;
+
+	if (need < 1)
+		need = 1;
+	if (need > MAX_SLICES)
+		need = MAX_SLICES;
+	while (!quiet && (now_ns() - t0) / 1e9 < budget_s) {
+		struct quiet_mark m;
+		size_t k = n % need;
+
+		quiet_start(&m);
+		while (now_ns() - m.wall_ns < SLICE_NS)
+			;	/* the CPU's time is what is measured: spin */
+		if (n >= need) {
+			sum_cpu -= cpu[k];
+			sum_wall -= wall[k];
+		}
+		wall[k] = now_ns() - m.wall_ns;
+		cpu[k] = thread_cpu_ns() - m.cpu_ns;
+		sum_cpu += cpu[k];
+		sum_wall += wall[k];
+		n++;
+		quiet = n >= need && (double)sum_cpu >= share * (double)sum_wall;
+	}
+	*waited_s = (now_ns() - t0) / 1e9;
+	return quiet;
+}

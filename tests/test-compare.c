@@ -713,6 +713,23 @@ static void test_kinds(void)
 	CHECK(c.regressed == 2 && c.improved == 0, "exactly the two changed rows: %zu regressed, %zu improved",
 	      c.regressed, c.improved);
 	compare_free(&c);
+	/* every hot row 20% slower: no row beyond its kind, the kind as a
+	 * whole regressed, and the summary and --fail-on-regression say so */
+	for (size_t i = 0; i < b.n; i++)
+		if (!strcmp(b.r[i].pattern, "hit"))
+			for (size_t k = 0; k < b.r[i].nsamples; k++)
+				b.r[i].samples[k] *= 1.2;
+	for (size_t i = 0; i < b.n; i++)
+		stats_summarize(b.r[i].samples, b.r[i].nsamples, &b.r[i].s);
+	CHECK(compare_reports(&a, &b, &o, &c) == 0, "compare runs");
+	{
+		char sum[300];
+
+		compare_summary(&c, sum, sizeof(sum));
+		CHECK(compare_kinds_regressed(&c) == 1 && strstr(sum, "1 kind moved as a whole (1 regressed)"),
+		      "all hot rows x1.2: the kind regressed as a whole (%s)", sum);
+	}
+	compare_free(&c);
 	report_free(&b);
 	report_free(&a);
 }

@@ -261,7 +261,7 @@ static int compare_two(const struct compare_args *ca, char **files)
 	}
 	(ca->format == 1 ? compare_write_mail : compare_write_text)(&cmp, &a, &b, files[0], files[1],
 								     stdout);
-	if (ca->fail_reg && cmp.regressed)
+	if (ca->fail_reg && (cmp.regressed || compare_kinds_regressed(&cmp)))
 		code = EXIT_RUNTIME;
 	compare_free(&cmp);
 out:

@@ -1258,10 +1258,23 @@ void compare_verdict_text(const struct compare_row *r, char *buf, size_t len)
 	}
 }
 
+size_t compare_kinds_regressed(const struct comparison *c)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < c->nkinds; k++)
+		n += c->kinds[k].verdict == CMP_REGRESSED;
+	return n;
+}
+
 void compare_summary(const struct comparison *c, char *buf, size_t len)
 {
-	snprintf(buf, len,
-		 "summary: %zu rows: %zu regressed, %zu improved, %zu same, %zu cannot tell, %zu calibration problem%s, %zu in one report only",
-		 c->n, c->regressed, c->improved, c->same, c->cannot_tell, c->calibration,
-		 c->calibration == 1 ? "" : "s", c->unmatched);
+	int w = snprintf(buf, len,
+			 "summary: %zu rows: %zu regressed, %zu improved, %zu same, %zu cannot tell, %zu calibration problem%s, %zu in one report only",
+			 c->n, c->regressed, c->improved, c->same, c->cannot_tell, c->calibration,
+			 c->calibration == 1 ? "" : "s", c->unmatched);
+
+	if (c->kinds_moved && w > 0 && (size_t)w < len)
+		snprintf(buf + w, len - (size_t)w, "; %zu kind%s moved as a whole (%zu regressed)", c->kinds_moved,
+			 c->kinds_moved == 1 ? "" : "s", compare_kinds_regressed(c));
 }

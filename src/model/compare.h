@@ -218,6 +218,8 @@ int compare_write_text(const struct comparison *c, const struct report *a,
 int compare_write_mail(const struct comparison *c, const struct report *a,
 		       const struct report *b, const char *na, const char *nb, FILE *f);
 void compare_summary(const struct comparison *c, char *buf, size_t len);
+/* Kinds whose shift as a whole regressed (--fail-on-regression counts them). */
+size_t compare_kinds_regressed(const struct comparison *c);
 
 /* The arithmetic, exposed for the tests. */
 

@@ -456,6 +456,8 @@ static void test_same_needs_equivalence(void)
 	CHECK(x && x->verdict == CMP_CANNOT_TELL && !strncmp(v, "cannot tell below ", 18) && x->detect > 0.1 &&
 		      fabs(x->ratio - 1.01) < 0.002,
 	      "(e) +1%% at 8%% spread, inside the margin: %s, not same (TOST p %.2f)", v, x ? x->p_same : 0);
+	CHECK(x && (x->more_runs > 1 || x->more_runs == -2) && (strstr(v, " runs)") || strstr(v, "(>20 runs)")),
+	      "(e) and says how many more reports a side would judge it: %s", v);
 	CHECK(c.same == 1 && c.cannot_tell == 1, "(e) counts: %zu same, %zu cannot tell", c.same, c.cannot_tell);
 	compare_free(&c);
 	report_free(&b);

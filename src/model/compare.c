@@ -1065,6 +1065,23 @@ static double median_detect(const struct comparison *c, bool hot, double *scratc
 	return stats_median(scratch, n);
 }
 
+/* The reports a side more that would judge a row that cannot tell: the
+ * standard error its change needs (inside the margin by the TOST quantile,
+ * or beyond it by its family's next flag), its variance falling with the
+ * processes a side; -1 at the margin, -2 beyond COMPARE_MAX_MORE_RUNS. */
+static int more_runs(const struct comparison *c, const struct compare_row *r)
+{
+	double d = fabs(log(r->ratio)), m = log1p(r->margin), need, p;
+
+	need = d < m ? (m - d) / stats_t_quantile(0.95, r->df)
+		     : (d - m) / stats_t_quantile(1 - c->threshold[family(r)] / 2, r->df);
+	if (!(need > 0))
+		return -1;
+	p = (double)(r->sa.procs > r->sb.procs ? r->sa.procs : r->sb.procs);
+	p = ceil(p * (r->se / need) * (r->se / need)) - p;
+	return p > COMPARE_MAX_MORE_RUNS ? -2 : (int)fmax(1, p);
+}
+
 /* Verdicts: the self-checks' move widens every margin; changes are
  * discoveries under Benjamini-Hochberg, an equivalence each row's own TOST. */
 static int decide(struct comparison *c, const struct compare_opts *o)
@@ -1131,6 +1148,8 @@ static int decide(struct comparison *c, const struct compare_opts *o)
 			r->verdict = CMP_SAME;
 		if (!isnan(r->p))
 			r->detect = compare_detect(r->se, r->df, log1p(r->margin), c->threshold[family(r)]);
+		if (r->verdict == CMP_CANNOT_TELL && r->kind >= 0 && isfinite(r->se))
+			r->more_runs = more_runs(c, r);
 		count(c, r);
 	}
 	ret = decide_kinds(c, o, pc, rc);
@@ -1252,9 +1271,16 @@ void compare_verdict_text(const struct compare_row *r, char *buf, size_t len)
 			snprintf(buf, len, "cannot tell (one process a side)");
 		else if (isnan(r->detect))
 			snprintf(buf, len, "cannot tell (median <= 0 or too few samples)");
-		else
-			snprintf(buf, len, r->detect < 10 ? "cannot tell below %.1f%%" : "cannot tell below %.0f%%",
-				 r->detect * 100);
+		else {
+			int w = snprintf(buf, len, r->detect < 10 ? "cannot tell below %.1f%%" : "cannot tell below %.0f%%",
+					 r->detect * 100);
+
+			if (r->more_runs && w > 0 && (size_t)w < len)
+				snprintf(buf + w, len - (size_t)w,
+					 r->more_runs == -2 ? " (>%d runs)" : r->more_runs == -1 ? " (at the margin)" :
+					 r->more_runs == 1 ? " (+%d run)" : " (+%d runs)",
+					 r->more_runs < 0 ? COMPARE_MAX_MORE_RUNS : r->more_runs);
+		}
 	}
 }
 

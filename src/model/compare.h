@@ -44,6 +44,8 @@
  * guests (docs/reports.md: 0-1.25 on the Intel Xeon guest, one report a
  * side), so a small comparison is judged, and conservatively. */
 #define COMPARE_PHI_DEFAULT 1.5
+/* More reports a side than this are not offered as a way to judge a row. */
+#define COMPARE_MAX_MORE_RUNS 20
 #define COMPARE_BLOCKS 8		/* blocks of one run's time-ordered samples */
 #define COMPARE_CAL_TOLERANCE NOISE_FLOOR_MIN	/* self-check move that is a calibration problem */
 #define COMPARE_ABS_FLOOR 0.05		/* cycles per op */
@@ -155,6 +157,9 @@ struct compare_row {
 	size_t a_reps, b_reps;		/* replicates on each side */
 	struct compare_side sa, sb;	/* on epochs */
 	int kind;			/* in comparison.kinds; -1: blocks or unmatched */
+	int more_runs;			/* cannot tell: reports a side more that would judge it;
+					 * -1: none would (at the margin); -2: more than
+					 * COMPARE_MAX_MORE_RUNS; 0: not said */
 	bool self_check;		/* add_chain or imul_chain latency */
 	bool unsettled;			/* untested: its kind has no process component,
 					 * or blocks and a CI target missed or a pattern */
@@ -206,7 +211,9 @@ int compare_max_process(const struct report *rep);
  * "within 0.05 cycles" where the absolute floor set the margin),
  * "cannot tell below 9.1%", "cannot tell (one process a side)" (a
  * pattern row), "cannot tell (one process, no epochs)",
- * "calibration moved +2.0%", "only in A". The percentage of a change is
+ * "calibration moved +2.0%", "only in A"; a row that cannot tell adds
+ * what would judge it: " (+2 runs)" more reports a side, " (>20 runs)",
+ * " (at the margin)". The percentage of a change is
  * that of cycles per op relative to A. */
 void compare_verdict_text(const struct compare_row *r, char *buf, size_t len);
 

@@ -91,7 +91,7 @@ static void kinds_table(const struct comparison *c, FILE *f)
 	report_mail_wrapf(f, "# ",
 			  "kinds: prior degrees d0 %.1f-%.1f; a kind's shift is its median row's change, its variance from the kind's epoch effects plus a shared process part (at most %.2f, %s)",
 			  d0_lo, d0_hi, ps, phi_sources[src]);
-	fprintf(f, "# %-21s %4s %12s %-20s %s\n", "kind", "rows", "phi", "shift [95% CI]", "as a whole");
+	fprintf(f, "# %-19s %4s %12s %-19s %s\n", "kind", "rows", "phi", "shift [95% CI]", "as a whole");
 	for (size_t k = 0; k < c->nkinds; k++) {
 		const struct compare_kind *kd = &c->kinds[k];
 		char name[64], phi[32] = "-", sh[48] = "-";
@@ -103,7 +103,7 @@ static void kinds_table(const struct comparison *c, FILE *f)
 		if (isfinite(kd->se))
 			snprintf(sh, sizeof(sh), "%+.1f%% [%+.1f,%+.1f]", expm1(kd->shift) * 100, expm1(kd->lo) * 100,
 				 expm1(kd->hi) * 100);
-		fprintf(f, "# %-21s %4zu %12s %-20s %s\n", name, kd->nrows, phi, sh,
+		fprintf(f, "# %-19s %4zu %12s %-19s %s\n", name, kd->nrows, phi, sh,
 			!isfinite(kd->se) ? "-" : kd->verdict == CMP_REGRESSED ? "regressed" :
 			kd->verdict == CMP_IMPROVED ? "improved" : kd->verdict == CMP_SAME ? "same" : "cannot tell");
 	}
@@ -141,7 +141,7 @@ static void header(const struct comparison *c, const struct report *a, const str
 			snprintf(fam[i], sizeof(fam[i]), c->family_tested[i] ? "%zu %s (one more flag needs p < %.2g)" : "%zu %s",
 				 c->family_tested[i], i ? "rows under a pattern" : "hot-line rows", c->threshold[i]);
 		report_mail_wrapf(f, "# ",
-				  "regressed/improved: the change lies beyond the margin (minimum-effect t test), Benjamini-Hochberg at FDR %.0f%% in two families: %s and %s; same: inside it (TOST at %.0f%%); otherwise cannot tell below the row's detectable change",
+				  "regressed/improved: the change lies beyond the margin (minimum-effect t test), Benjamini-Hochberg at FDR %.0f%% in two families: %s and %s; same: inside it (TOST at %.0f%%); otherwise cannot tell below the row's detectable change, and (+N runs) more reports a side would judge it at its spread",
 				  c->q * 100, fam[0], fam[1], c->q * 100);
 	}
 	if (isfinite(c->detect_hot) || isfinite(c->detect_pattern)) {

@@ -77,7 +77,7 @@ struct ac_probe {
 /* The i-th op's line in a throughput form. */
 #define AC_LINE(p, i) ((p) + (i) % AC_LINES * AC_LINE_BYTES)
 
-extern const struct ac_probe ac_op_probes[], ac_prim_probes[];
-extern const unsigned int ac_op_nprobes, ac_prim_nprobes;
+extern const struct ac_probe ac_op_probes[], ac_kfn_probes[], ac_prim_probes[];
+extern const unsigned int ac_op_nprobes, ac_kfn_nprobes, ac_prim_nprobes;
 
 #endif

@@ -45,14 +45,28 @@ static size_t ac_out_len;
 static struct kmem_cache *ac_cache;
 static struct dentry *ac_dir;
 
+/* Every probe, in the order `probes` lists them: the kernel's own core
+ * pairs (kops.c), src/arch's asm beside them (ops.c), the kernel's other
+ * primitives (prims.c). */
+static const struct ac_probe *ac_probe_at(unsigned int i)
+{
+	if (i < ac_kfn_nprobes)
+		return &ac_kfn_probes[i];
+	i -= ac_kfn_nprobes;
+	if (i < ac_op_nprobes)
+		return &ac_op_probes[i];
+	i -= ac_op_nprobes;
+	return i < ac_prim_nprobes ? &ac_prim_probes[i] : NULL;
+}
+
+/* The probe named exactly name; NULL if none (or skipped). */
 static const struct ac_probe *ac_find(const char *name)
 {
-	for (unsigned int i = 0; i < ac_op_nprobes; i++)
-		if (!strcmp(ac_op_probes[i].name, name))
-			return &ac_op_probes[i];
-	for (unsigned int i = 0; i < ac_prim_nprobes; i++)
-		if (!strcmp(ac_prim_probes[i].name, name) && !ac_prim_probes[i].skip)
-			return &ac_prim_probes[i];
+	const struct ac_probe *p;
+
+	for (unsigned int i = 0; (p = ac_probe_at(i)); i++)
+		if (!strcmp(p->name, name) && !p->skip)
+			return p;
 	return NULL;
 }
 
@@ -219,16 +233,11 @@ static const struct file_operations ac_run_fops = {
  * irqs, what it times; a skipped probe: irqs "skipped", then the reason. */
 static int ac_probes_show(struct seq_file *m, void *unused)
 {
-	const struct ac_probe *tables[] = { ac_op_probes, ac_prim_probes };
-	const unsigned int counts[] = { ac_op_nprobes, ac_prim_nprobes };
+	const struct ac_probe *p;
 
-	for (unsigned int t = 0; t < ARRAY_SIZE(tables); t++)
-		for (unsigned int i = 0; i < counts[t]; i++) {
-			const struct ac_probe *p = &tables[t][i];
-
-			seq_printf(m, "%s\t%s\t%s\t%u\t%s\t%s\n", p->name, p->twin, p->analog,
-				   p->ops, p->skip ? "skipped" : ac_irqs_names[p->irqs], p->what);
-		}
+	for (unsigned int i = 0; (p = ac_probe_at(i)); i++)
+		seq_printf(m, "%s\t%s\t%s\t%u\t%s\t%s\n", p->name, p->twin, p->analog, p->ops,
+			   p->skip ? "skipped" : ac_irqs_names[p->irqs], p->what);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(ac_probes);

@@ -316,11 +316,12 @@ static int kmod_parse(char *text, struct kout *k)
 static void kmod_identity(struct result *r, const char *probe, const struct kout *k, bool free_phase,
 			  const struct calibration *cal)
 {
-	const char *tput = strstr(probe, ":tput");
+	const char *tput = strstr(probe, ":tput"), *ttput = strstr(k->twin, ":tput");
 	int len = tput ? (int)(tput - probe) : (int)strlen(probe);
 
 	snprintf(r->name, sizeof(r->name), "%.*s%s", len, probe, free_phase ? ":free" : "");
-	snprintf(r->twin, sizeof(r->twin), "%.*s", (int)strcspn(k->twin, ":"), k->twin);
+	snprintf(r->twin, sizeof(r->twin), "%.*s", ttput ? (int)(ttput - k->twin) : (int)strlen(k->twin),
+		 k->twin);
 	snprintf(r->user_analog, sizeof(r->user_analog), "%s", k->analog);
 	snprintf(r->family, sizeof(r->family), "kernel");
 	snprintf(r->insn, sizeof(r->insn), "%s%s", k->what,

@@ -80,12 +80,24 @@ if grep -Ei 'warning|error' "$B/build.log" | grep -v -e 'Skipping BTF' -e 'compi
 fi
 # check_loops DISASSEMBLY: the timed loops hold their op 64 times per
 # iteration (unrolled; the ops of src/arch as user space emits them, the
-# this_cpu ops through %gs), the unlocked twins no lock, and a throughput
-# loop spreads its ops over 32 lines.
+# kernel's own set_bit, __set_bit, cmpxchg and cmpxchg_local (k_*), the
+# this_cpu ops through %gs), the unlocked twins no lock, a throughput loop
+# spreads its ops over 32 lines, and each kernel function's loop emits the
+# very instruction of its src/arch twin (registers aside).
 check_loops() {
 	awk '
 	function want(fn, re, n, lines) { W[fn] = re; N[fn] = n; L[fn] = lines }
 	BEGIN {
+		want("k_set_bit_lat", "^lock orb \\$0x1,", 64, 1)
+		want("k_set_bit_tput", "^lock orb \\$0x1,", 64, 32)
+		want("k___set_bit_lat", "^btsq \\$0x0,", 64, 1)
+		want("k___set_bit_tput", "^btsq \\$0x0,", 64, 32)
+		want("k_cmpxchg_lat", "^lock cmpxchg %", 64, 1)
+		want("k_cmpxchg_tput", "^lock cmpxchg %", 64, 32)
+		want("k_cmpxchg_local_lat", "^cmpxchg %", 64, 1)
+		want("k_cmpxchg_local_tput", "^cmpxchg %", 64, 32)
+		want("__set_bit_tput", "^btsq \\$0x0,", 64, 32)
+		want("cmpxchg_tput", "^lock cmpxchg %", 64, 32)
 		want("set_bit_lat", "^lock orb \\$0x1,", 64, 1)
 		want("set_bit_tput", "^lock orb \\$0x1,", 64, 32)
 		want("__set_bit_lat", "^btsq \\$0x0,", 64, 1)
@@ -99,10 +111,16 @@ check_loops() {
 	/^[0-9a-f]+ <.*>:$/ { fn = substr($2, 2, length($2) - 3); next }
 	fn in W {
 		sub(/^ *[0-9a-f]+:[ \t]*/, ""); sub(/ *#.*/, ""); gsub(/  +/, " ")
-		if ($0 ~ W[fn]) { n[fn]++; addr[fn, $NF] = 1 }
+		if ($0 ~ W[fn]) {
+			n[fn]++; addr[fn, $NF] = 1
+			x = $0; gsub(/%[a-z0-9]+/, "%r", x); gsub(/0x[0-9a-f]+\(/, "(", x); insn[fn] = x
+		}
 		if (fn ~ /_local_/ && /^lock/) locked[fn]++
 	}
 	END {
+		for (f in W)
+			if (f ~ /^k_/ && insn[f] != insn[substr(f, 3)])
+				{ print "FAIL: " f ": " insn[f] ", its src/arch twin " substr(f, 3) ": " insn[substr(f, 3)]; bad = 1 }
 		for (f in W) {
 			k = 0
 			for (x in addr) { split(x, y, SUBSEP); k += y[1] == f }

@@ -11,6 +11,7 @@
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
 #include <linux/jiffies.h>
+#include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -38,6 +39,11 @@
 #define AC_FIXED_REPEATS 255	/* 0-iteration calls before the first sample */
 #define AC_BULK_MAX 256
 #define AC_OBJ_SIZE 256		/* the 2015 post's object size */
+/* The memory budget of one request (ac_request_bytes): never more than
+ * AC_MEM_CAP, nor than 1/AC_MEM_SHARE of what MemAvailable says now. */
+#define AC_MEM_CAP (256ull << 20)
+#define AC_MEM_SHARE 16
+#define AC_TEXT_BYTES(lines) (1024 + (lines) * 48)	/* ac_format's text */
 
 static DEFINE_MUTEX(ac_mutex);	/* one run at a time; guards ac_out */
 static char *ac_out;		/* the last run's text */
@@ -114,7 +120,7 @@ static const char *const ac_irqs_names[] = {
  * probes, form phases, one CPU's alloc and free phases), then "end". */
 static int ac_format(const struct ac_run *r)
 {
-	size_t lines = (size_t)r->done_samples * r->ncpus, cap = 1024 + lines * 48, n = 0;
+	size_t lines = (size_t)r->done_samples * r->ncpus, cap = AC_TEXT_BYTES(lines), n = 0;
 	char *b = kvmalloc(cap, GFP_KERNEL);
 
 	if (!b)
@@ -123,12 +129,12 @@ static int ac_format(const struct ac_run *r)
 		       "probe %s\ntwin %s\nanalog %s\nwhat %s\ncpu %u\ncpus %u\nform %s\nsamples %u\n"
 		       "requested %u\niters %llu\nops %u\nirqs %s\nirqs_off %d\noverhead %llu\n"
 		       "tsc_khz %u\nhypervisor %d\nallocated %llu\nfreed %llu\n"
-		       "alloc_errors %llu\nerr %d\n",
+		       "alloc_errors %llu\nerr %d\nbytes %llu\n",
 		       r->pr->name, r->pr->twin, r->pr->analog, r->pr->what, r->cpu, r->ncpus,
 		       r->pr->conc_size ? "phases" : "n2n", r->done_samples, r->samples,
 		       r->iters, r->pr->ops, ac_irqs_names[r->pr->irqs], r->irqs_off,
 		       r->overhead, tsc_khz, boot_cpu_has(X86_FEATURE_HYPERVISOR),
-		       r->ctx.allocated, r->ctx.freed, r->ctx.alloc_errors, r->err);
+		       r->ctx.allocated, r->ctx.freed, r->ctx.alloc_errors, r->err, r->bytes);
 	for (size_t s = 0; s < lines; s++)
 		n += scnprintf(b + n, cap - n, "sample %llu %llu\n", r->tn[s], r->t2n[s]);
 	n += scnprintf(b + n, cap - n, "end\n");
@@ -138,24 +144,73 @@ static int ac_format(const struct ac_run *r)
 	return 0;
 }
 
-/* The request's probe, CPU (for the concurrent probes: how many CPUs, 0 for
- * every online one) and limits; the sample arrays. */
-static int ac_parse(struct ac_run *r, const char *line)
+/* What a request holds in memory at once: the sample arrays and their
+ * text, the page of the ops, the bulk objects or, for the concurrent
+ * probes, every CPU's N objects of conc_size and their pointers. */
+static u64 ac_request_bytes(const struct ac_run *r)
 {
-	char name[64];
+	u64 lines = (u64)r->samples * r->ncpus;
+	u64 b = lines * 2 * sizeof(u64) + AC_TEXT_BYTES(lines) + PAGE_SIZE +
+		AC_BULK_MAX * sizeof(void *);
 
-	if (sscanf(line, "%63s %u %u %llu", name, &r->cpu, &r->samples, &r->iters) != 4)
+	if (r->pr->conc_size)
+		b += (u64)r->ncpus * r->iters * (r->pr->conc_size + sizeof(void *));
+	b += (u64)r->pr->bulk * AC_OBJ_SIZE;
+	return b;
+}
+
+/* "PROBE CPU SAMPLES N", one optional newline after: four tokens split by
+ * one space each, every number whole, decimal and in its range, or the
+ * request is refused: -EINVAL (malformed: a token missing, extra or with
+ * anything after its digits), -ERANGE (a number out of its range, one
+ * that would wrap included), -ENOENT (no such probe), -ENXIO (the CPU is
+ * offline), -E2BIG (more memory than AC_MEM_CAP), -ENOMEM (more than
+ * 1/AC_MEM_SHARE of MemAvailable). Checked before anything is allocated.
+ * For the concurrent probes CPU is how many CPUs (0: every online one). */
+static int ac_parse(struct ac_run *r, char *line)
+{
+	char *tok[4], *rest = line;
+	unsigned int cpu_max;
+	u64 avail;
+	int ret;
+
+	for (unsigned int t = 0; t < ARRAY_SIZE(tok); t++) {
+		tok[t] = strsep(&rest, " ");
+		if (!tok[t] || !*tok[t])
+			return -EINVAL;
+	}
+	if (rest)
 		return -EINVAL;
-	r->pr = ac_find(name);
+	r->pr = ac_find(tok[0]);
 	if (!r->pr)
 		return -ENOENT;
+	ret = kstrtouint(tok[1], 10, &r->cpu);
+	if (!ret)
+		ret = kstrtouint(tok[2], 10, &r->samples);
+	if (!ret)
+		ret = kstrtou64(tok[3], 10, &r->iters);
+	if (ret)
+		return ret;	/* -EINVAL: not a number; -ERANGE: it wraps */
+	cpu_max = r->pr->conc_size ? nr_cpu_ids : nr_cpu_ids - 1;
+	if (r->cpu > cpu_max || r->samples < 1 || r->samples > AC_MAX_SAMPLES || r->iters < 1 ||
+	    r->iters > AC_MAX_ITERS)
+		return -ERANGE;
 	r->ncpus = 1;
 	if (r->pr->conc_size)
 		r->ncpus = r->cpu && r->cpu < num_online_cpus() ? r->cpu : num_online_cpus();
-	else if (r->cpu >= nr_cpu_ids || !cpu_online(r->cpu))
-		return -ENXIO;
-	if (!r->samples || (u64)r->samples * r->ncpus > AC_MAX_SAMPLES || r->iters > AC_MAX_ITERS)
-		return -EINVAL;
+	else if (!cpu_online(r->cpu))
+		return -ENXIO;	/* checked again under cpus_read_lock (kthread.c) */
+	if ((u64)r->samples * r->ncpus > AC_MAX_SAMPLES)
+		return -ERANGE;
+	r->bytes = ac_request_bytes(r);
+	avail = (u64)si_mem_available() * PAGE_SIZE / AC_MEM_SHARE;
+	if (r->bytes > AC_MEM_CAP || r->bytes > avail) {
+		pr_info_ratelimited("atomcost: %s on %u CPU(s), %u samples, N %llu: %llu bytes, over %s (%llu): refused\n",
+				    r->pr->name, r->ncpus, r->samples, r->iters, r->bytes,
+				    r->bytes > AC_MEM_CAP ? "the cap" : "1/16 of MemAvailable",
+				    r->bytes > AC_MEM_CAP ? AC_MEM_CAP : avail);
+		return r->bytes > AC_MEM_CAP ? -E2BIG : -ENOMEM;
+	}
 	r->tn = kvcalloc(2 * r->samples * r->ncpus, sizeof(u64), GFP_KERNEL);
 	if (!r->tn)
 		return -ENOMEM;
@@ -164,7 +219,7 @@ static int ac_parse(struct ac_run *r, const char *line)
 }
 
 /* "PROBE CPU SAMPLES ITERS" -> a run, its text kept for the next read. */
-static int ac_request(const char *line)
+static int ac_request(char *line)
 {
 	struct ac_run *r = kzalloc(sizeof(*r), GFP_KERNEL);
 	int ret;
@@ -197,13 +252,18 @@ out:
 static ssize_t ac_run_write(struct file *f, const char __user *ubuf, size_t len, loff_t *pos)
 {
 	char line[128];
+	size_t n = len;
 	int ret;
 
 	if (len >= sizeof(line))
 		return -EINVAL;
 	if (copy_from_user(line, ubuf, len))
 		return -EFAULT;
-	line[len] = 0;
+	if (n && line[n - 1] == '\n')
+		n--;
+	if (strnlen(line, n) != n)	/* a NUL inside: garbage */
+		return -EINVAL;
+	line[n] = 0;
 	if (mutex_lock_killable(&ac_mutex))
 		return -EINTR;
 	ret = ac_request(line);

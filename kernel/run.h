@@ -17,6 +17,7 @@ struct ac_run {
 	unsigned int cpu, samples, done_samples;
 	unsigned int ncpus;	/* kthreads: 1, or the concurrent probes' count */
 	u64 iters, overhead;
+	u64 bytes;		/* the request's memory, as budgeted (main.c) */
 	u64 *tn, *t2n;		/* [samples][ncpus] */
 	bool irqs_off;		/* irqs were off wherever the probe holds them off */
 	int err;

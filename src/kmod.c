@@ -252,7 +252,13 @@ static char *kmod_request(const char *probe, int cpu, size_t samples, uint64_t i
 	if (fd >= 0 && write(fd, line, (size_t)len) == len)
 		text = kmod_read(KMOD_DIR "/run");
 	if (!text)
-		pr_err(KMOD_WHO ": %s: '%.*s' through %s/run: %s", probe, len - 1, line, KMOD_DIR, strerror(errno));
+		pr_err(KMOD_WHO ": %s: '%.*s' through %s/run: %s%s", probe, len - 1, line, KMOD_DIR, strerror(errno),
+		       errno == E2BIG ? " (the request's memory passes the module's 256 MiB cap: fewer samples "
+					"or a smaller N; docs/kernel.md)" :
+		       errno == ENOMEM ? " (the request's memory passes 1/16 of MemAvailable: free memory, or "
+					 "fewer samples or a smaller N; docs/kernel.md)" :
+		       errno == ERANGE ? " (a number out of its range: docs/kernel.md)" :
+		       errno == ENXIO ? " (the CPU is offline)" : "");
 	if (fd >= 0)
 		close(fd);
 	return text;

@@ -3,8 +3,13 @@
  * CPU (main.c's ac_sample per sample), or for the concurrent probes one on
  * each of the first K online CPUs, every pass started behind a barrier so
  * their phases overlap. Between samples each touches the watchdogs and calls
- * cond_resched(); a run stops at AC_MAX_MS (-ETIME) or when the writer is
- * killed (-EINTR), with the samples it has.
+ * cond_resched().
+ *
+ * Stop means stop (docs/kernel.md): a run stops with the samples it has
+ * when the writer is killed (-EINTR: the writer stops the kthreads at once,
+ * and says how long reaping them took) or at AC_MAX_MS (-ETIME). Samples
+ * with irqs or preemption off are short (main.c caps N); the long ones,
+ * irqs on, ask ac_stopping() as they go and are dropped when stopped.
  *
  * The concurrent probes are the 2016 slab test (src/repro/slab-concurrent.c
  * models it in user space): N x kmalloc then N x kfree of one size; each
@@ -13,6 +18,7 @@
  * did for the post. */
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
+#include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/nmi.h>
 #include <linux/sched.h>
@@ -20,6 +26,8 @@
 #include <asm/msr.h>
 
 #include "run.h"
+
+#define AC_CHECK_EVERY 64	/* concurrent probes: objects between stop checks */
 
 struct ac_worker {
 	struct ac_run *r;
@@ -32,61 +40,94 @@ struct ac_worker {
 	struct completion done;
 };
 
+bool ac_stopping(struct ac_ctx *c)
+{
+	if (likely(!c->stop)) {
+		if (kthread_should_stop())
+			c->stop = -EINTR;
+		else if (time_after(jiffies, c->deadline))
+			c->stop = -ETIME;
+	}
+	return c->stop != 0;
+}
+
 /* Every worker of pass s arrives before any starts it (at once for one
- * worker). 0, or why the run stops: the writer was killed, or time is up. */
+ * worker). 0, or why the run stops. */
 static int ac_barrier(struct ac_run *r, unsigned int s)
 {
+	struct ac_ctx c = { .deadline = r->ctx.deadline };
+
 	atomic_inc(&r->arrived);
 	for (;;) {
-		if (kthread_should_stop())
-			return -EINTR;
-		if (time_after(jiffies, r->deadline))
-			return -ETIME;
+		if (ac_stopping(&c))
+			return c.stop;
 		if (atomic_read(&r->arrived) >= (int)((s + 1) * r->ncpus))
 			return 0;
 		cpu_relax();
 	}
 }
 
-/* One pass of a concurrent probe: N x kmalloc, then N x kfree. */
-static bool ac_pass(struct ac_worker *w, unsigned int s)
+/* One pass of a concurrent probe: N x kmalloc, then N x kfree; false when
+ * it stopped (every object it took freed, the pass not counted). */
+static bool ac_pass(struct ac_worker *w, unsigned int s, struct ac_ctx *c)
 {
 	struct ac_run *r = w->r;
 	size_t size = r->pr->conc_size;
-	u64 t0, t1, t2;
+	u64 t0, t1, t2, n;
 
 	t0 = rdtsc_ordered();
-	for (u64 i = 0; i < r->iters; i++)
-		w->objs[i] = kmalloc(size, GFP_KERNEL);
+	for (n = 0; n < r->iters; n++) {
+		if (!(n % AC_CHECK_EVERY) && ac_stopping(c))
+			break;
+		w->objs[n] = kmalloc(size, GFP_KERNEL);
+	}
 	t1 = rdtsc_ordered();
-	for (u64 i = 0; i < r->iters; i++)
+	for (u64 i = 0; i < n; i++)
 		kfree(w->objs[i]);
 	t2 = rdtsc_ordered();
-	for (u64 i = 0; i < r->iters; i++) {
+	for (u64 i = 0; i < n; i++) {
 		w->allocated += !!w->objs[i];
 		w->errors += !w->objs[i];
 	}
+	if (c->stop)
+		return false;
 	r->tn[s * r->ncpus + w->idx] = t1 - t0;
 	r->t2n[s * r->ncpus + w->idx] = t2 - t1;
-	return irqs_disabled();
+	return true;
 }
 
 static int ac_worker_thread(void *arg)
 {
 	struct ac_worker *w = arg;
+	struct ac_run *r = w->r;
+	/* the concurrent workers each their own stop state; the single one
+	 * the run's context, which its probe's loop reads */
+	struct ac_ctx own = { .deadline = r->ctx.deadline }, *c = r->pr->conc_size ? &own : &r->ctx;
 
 	w->irqs_off = true;
-	for (unsigned int s = 0; s < w->r->samples; s++) {
-		w->err = ac_barrier(w->r, s);
+	for (unsigned int s = 0; s < r->samples; s++) {
+		bool off = false, ok;
+
+		w->err = ac_barrier(r, s);
 		if (w->err)
 			break;
-		w->irqs_off &= w->r->pr->conc_size ? ac_pass(w, s) : ac_sample(w->r, s);
+		if (r->pr->conc_size) {
+			ok = ac_pass(w, s, c);
+			off = irqs_disabled();
+		} else {
+			ok = ac_sample(r, s, &off);
+		}
+		if (!ok) {
+			w->err = c->stop;
+			break;
+		}
+		w->irqs_off &= off;
 		w->done_samples = s + 1;
 		touch_nmi_watchdog();
 		touch_softlockup_watchdog();
 		cond_resched();
 	}
-	complete(&w->done);
+	complete_all(&w->done);
 	/* wait for kthread_stop() */
 	set_current_state(TASK_INTERRUPTIBLE);
 	while (!kthread_should_stop()) {
@@ -140,7 +181,9 @@ int ac_run_kthreads(struct ac_run *r)
 	struct ac_worker *w = kcalloc(r->ncpus, sizeof(*w), GFP_KERNEL);
 	unsigned int k = 0, cpu;
 	int ret = -ENOMEM;
+	ktime_t killed;
 
+	r->reap_us = -1;
 	if (!t || !w)
 		goto out;
 	ret = -ENXIO;	/* the CPU went offline */
@@ -158,12 +201,17 @@ int ac_run_kthreads(struct ac_run *r)
 		ret = 0;
 		for (unsigned int i = 0; i < k; i++)
 			wake_up_process(t[i]);
-		for (unsigned int i = 0; i < k; i++)
-			if (wait_for_completion_killable(&w[i].done))
-				break;
 	}
+	for (unsigned int i = 0; !ret && i < k; i++)
+		if (wait_for_completion_killable(&w[i].done)) {
+			r->err = -EINTR;	/* the writer was killed: stop now */
+			break;
+		}
+	killed = ktime_get();
 	for (unsigned int i = 0; i < k; i++)
 		kthread_stop(t[i]);
+	if (r->err == -EINTR)
+		r->reap_us = ktime_us_delta(ktime_get(), killed);
 	if (!ret)
 		ac_gather(r, w);
 out:

@@ -39,6 +39,7 @@
 #define AC_FIXED_REPEATS 255	/* 0-iteration calls before the first sample */
 #define AC_BULK_MAX 256
 #define AC_OBJ_SIZE 256		/* the 2015 post's object size */
+#define AC_CAL_ITERS 8		/* iterations per timing of the load-time calibration */
 /* The memory budget of one request (ac_request_bytes): never more than
  * AC_MEM_CAP, nor than 1/AC_MEM_SHARE of what MemAvailable says now. */
 #define AC_MEM_CAP (256ull << 20)
@@ -65,14 +66,21 @@ static const struct ac_probe *ac_probe_at(unsigned int i)
 	return i < ac_prim_nprobes ? &ac_prim_probes[i] : NULL;
 }
 
-/* The probe named exactly name; NULL if none (or skipped). */
-static const struct ac_probe *ac_find(const char *name)
+/* Per probe (ac_probe_at's index): the largest N whose sample keeps irqs
+ * or preemption off under AC_WINDOW_US, 0 for the probes that hold
+ * neither off (calibrated at load, ac_calibrate). */
+static u64 *ac_cap;
+
+/* The probe named exactly name, its index in *idx; NULL if none (or skipped). */
+static const struct ac_probe *ac_find(const char *name, unsigned int *idx)
 {
 	const struct ac_probe *p;
 
 	for (unsigned int i = 0; (p = ac_probe_at(i)); i++)
-		if (!strcmp(p->name, name) && !p->skip)
+		if (!strcmp(p->name, name) && !p->skip) {
+			*idx = i;
 			return p;
+		}
 	return NULL;
 }
 
@@ -85,30 +93,37 @@ static u64 ac_time(struct ac_run *r, u64 iters)
 }
 
 /* One sample: t_N, t_2N and a 0-iteration call, under the probe's
- * conditions; the first also takes the fixed overhead's warm-up. Returns
- * whether irqs were off where the probe holds them off. */
-bool ac_sample(struct ac_run *r, unsigned int s)
+ * conditions; the first also takes the fixed overhead's warm-up. *off:
+ * whether irqs were off where the probe holds them off. The irqs- or
+ * preemption-off section is timed (window_max). False when the sample was
+ * stopped inside (irqs-on probes only: ac_stopping) and must not count. */
+bool ac_sample(struct ac_run *r, unsigned int s, bool *off)
 {
 	enum ac_irqs mode = r->pr->irqs;
 	unsigned long flags = 0;
-	bool off;
+	u64 w0;
 
 	if (mode == AC_IRQS_RUNNER)
 		local_irq_save(flags);
 	else if (mode == AC_IRQS_OWN)
 		preempt_disable();
-	off = irqs_disabled();
+	w0 = rdtsc_ordered();
+	*off = irqs_disabled();
 	for (int i = 0; !s && i < AC_FIXED_REPEATS; i++)
 		r->overhead = min(r->overhead, ac_time(r, 0));
 	r->tn[s] = ac_time(r, r->iters);
 	r->t2n[s] = ac_time(r, 2 * r->iters);
 	r->overhead = min(r->overhead, ac_time(r, 0));
-	off = off && irqs_disabled();
+	*off = *off && irqs_disabled();
+	if (mode != AC_IRQS_ON)
+		r->window_max = max(r->window_max, rdtsc_ordered() - w0);
 	if (mode == AC_IRQS_RUNNER)
 		local_irq_restore(flags);
 	else if (mode == AC_IRQS_OWN)
 		preempt_enable();
-	return mode == AC_IRQS_OWN ? r->ctx.irqs_in : off;
+	if (mode == AC_IRQS_OWN)
+		*off = r->ctx.irqs_in;
+	return !r->ctx.stop;
 }
 
 static const char *const ac_irqs_names[] = {
@@ -129,12 +144,14 @@ static int ac_format(const struct ac_run *r)
 		       "probe %s\ntwin %s\nanalog %s\nwhat %s\ncpu %u\ncpus %u\nform %s\nsamples %u\n"
 		       "requested %u\niters %llu\nops %u\nirqs %s\nirqs_off %d\noverhead %llu\n"
 		       "tsc_khz %u\nhypervisor %d\nallocated %llu\nfreed %llu\n"
-		       "alloc_errors %llu\nerr %d\nbytes %llu\n",
+		       "alloc_errors %llu\nerr %d\niters_asked %llu\niters_cap %llu\n"
+		       "window_max %llu\nbytes %llu\nreap_us %lld\n",
 		       r->pr->name, r->pr->twin, r->pr->analog, r->pr->what, r->cpu, r->ncpus,
 		       r->pr->conc_size ? "phases" : "n2n", r->done_samples, r->samples,
 		       r->iters, r->pr->ops, ac_irqs_names[r->pr->irqs], r->irqs_off,
 		       r->overhead, tsc_khz, boot_cpu_has(X86_FEATURE_HYPERVISOR),
-		       r->ctx.allocated, r->ctx.freed, r->ctx.alloc_errors, r->err, r->bytes);
+		       r->ctx.allocated, r->ctx.freed, r->ctx.alloc_errors, r->err, r->iters_asked,
+		       r->iters_cap, r->window_max, r->bytes, r->reap_us);
 	for (size_t s = 0; s < lines; s++)
 		n += scnprintf(b + n, cap - n, "sample %llu %llu\n", r->tn[s], r->t2n[s]);
 	n += scnprintf(b + n, cap - n, "end\n");
@@ -167,7 +184,7 @@ static u64 ac_request_bytes(const struct ac_run *r)
  * offline), -E2BIG (more memory than AC_MEM_CAP), -ENOMEM (more than
  * 1/AC_MEM_SHARE of MemAvailable). Checked before anything is allocated.
  * For the concurrent probes CPU is how many CPUs (0: every online one). */
-static int ac_parse(struct ac_run *r, char *line)
+static int ac_parse(struct ac_run *r, char *line, unsigned int *idx)
 {
 	char *tok[4], *rest = line;
 	unsigned int cpu_max;
@@ -181,7 +198,7 @@ static int ac_parse(struct ac_run *r, char *line)
 	}
 	if (rest)
 		return -EINVAL;
-	r->pr = ac_find(tok[0]);
+	r->pr = ac_find(tok[0], idx);
 	if (!r->pr)
 		return -ENOENT;
 	ret = kstrtouint(tok[1], 10, &r->cpu);
@@ -199,7 +216,7 @@ static int ac_parse(struct ac_run *r, char *line)
 	if (r->pr->conc_size)
 		r->ncpus = r->cpu && r->cpu < num_online_cpus() ? r->cpu : num_online_cpus();
 	else if (!cpu_online(r->cpu))
-		return -ENXIO;	/* checked again under cpus_read_lock (kthread.c) */
+		return -ENXIO;
 	if ((u64)r->samples * r->ncpus > AC_MAX_SAMPLES)
 		return -ERANGE;
 	r->bytes = ac_request_bytes(r);
@@ -211,6 +228,11 @@ static int ac_parse(struct ac_run *r, char *line)
 				    r->bytes > AC_MEM_CAP ? AC_MEM_CAP : avail);
 		return r->bytes > AC_MEM_CAP ? -E2BIG : -ENOMEM;
 	}
+	/* N lowered so that irqs or preemption stay off under AC_WINDOW_US */
+	r->iters_asked = r->iters;
+	r->iters_cap = ac_cap[*idx];
+	if (r->iters_cap && r->iters > r->iters_cap)
+		r->iters = r->iters_cap;
 	r->tn = kvcalloc(2 * r->samples * r->ncpus, sizeof(u64), GFP_KERNEL);
 	if (!r->tn)
 		return -ENOMEM;
@@ -222,11 +244,12 @@ static int ac_parse(struct ac_run *r, char *line)
 static int ac_request(char *line)
 {
 	struct ac_run *r = kzalloc(sizeof(*r), GFP_KERNEL);
+	unsigned int idx;
 	int ret;
 
 	if (!r)
 		return -ENOMEM;
-	ret = ac_parse(r, line);
+	ret = ac_parse(r, line, &idx);
 	if (ret)
 		goto out;
 	ret = -ENOMEM;
@@ -237,7 +260,7 @@ static int ac_request(char *line)
 	r->overhead = r->pr->conc_size ? 0 : U64_MAX;
 	r->ctx.cache = ac_cache;
 	r->ctx.bulk = r->pr->bulk;
-	r->deadline = jiffies + msecs_to_jiffies(AC_MAX_MS);
+	r->ctx.deadline = jiffies + msecs_to_jiffies(AC_MAX_MS);
 	ret = ac_run_kthreads(r);
 	if (!ret)
 		ret = ac_format(r);
@@ -302,15 +325,73 @@ static int ac_probes_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(ac_probes);
 
+/* Each probe that holds irqs or preemption off, timed at a few iterations
+ * under its own conditions (the fastest of a few tries, the first warm):
+ * its cap is the N whose sample (3N iterations with the overheads) takes
+ * half of AC_WINDOW_US at that speed. */
+static int __init ac_calibrate(void)
+{
+	const struct ac_probe *p;
+	unsigned int n = 0;
+	struct ac_run *r = kzalloc(sizeof(*r), GFP_KERNEL);
+	u64 half = (u64)tsc_khz * AC_WINDOW_US / 1000 / 2;
+	int ret = -ENOMEM;
+
+	while (ac_probe_at(n))
+		n++;
+	ac_cap = kcalloc(n, sizeof(*ac_cap), GFP_KERNEL);
+	if (!r || !ac_cap)
+		goto out;
+	r->ctx.mem = (u8 *)get_zeroed_page(GFP_KERNEL);
+	r->ctx.objs = kcalloc(AC_BULK_MAX, sizeof(void *), GFP_KERNEL);
+	if (!r->ctx.mem || !r->ctx.objs)
+		goto out;
+	for (unsigned int i = 0; i < n; i++) {
+		u64 best = U64_MAX, per_iter;
+
+		p = ac_probe_at(i);
+		if (p->skip || p->irqs == AC_IRQS_ON || p->conc_size)
+			continue;
+		r->pr = p;
+		for (int t = 0; t < 4; t++) {
+			unsigned long flags;
+			u64 dt;
+
+			local_irq_save(flags);
+			dt = ac_time(r, AC_CAL_ITERS);
+			local_irq_restore(flags);
+			best = t ? min(best, dt) : best;
+		}
+		per_iter = max_t(u64, best / AC_CAL_ITERS, 1);
+		ac_cap[i] = clamp_t(u64, half / (3 * per_iter), 1, AC_MAX_ITERS);
+	}
+	ret = 0;
+out:
+	if (r) {
+		kfree(r->ctx.objs);
+		free_page((unsigned long)r->ctx.mem);
+	}
+	kfree(r);
+	return ret;
+}
+
 static int __init ac_init(void)
 {
+	int ret = ac_calibrate();
+
+	if (ret)
+		goto out_cap;
+	ret = -ENOMEM;
 	ac_cache = kmem_cache_create("atomcost", AC_OBJ_SIZE, 0, 0, NULL);
 	if (!ac_cache)
-		return -ENOMEM;
+		goto out_cap;
 	ac_dir = debugfs_create_dir("atomcost", NULL);
 	debugfs_create_file("probes", 0400, ac_dir, NULL, &ac_probes_fops);
 	debugfs_create_file("run", 0600, ac_dir, NULL, &ac_run_fops);
 	return 0;
+out_cap:
+	kfree(ac_cap);
+	return ret;
 }
 
 static void __exit ac_exit(void)
@@ -318,6 +399,7 @@ static void __exit ac_exit(void)
 	debugfs_remove_recursive(ac_dir);
 	kvfree(ac_out);
 	kmem_cache_destroy(ac_cache);
+	kfree(ac_cap);
 }
 
 module_init(ac_init);

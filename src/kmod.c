@@ -267,7 +267,7 @@ static char *kmod_request(const char *probe, int cpu, size_t samples, uint64_t i
 /* A run's text (docs/kernel.md) parsed. */
 struct kout {
 	char twin[64], analog[64], what[140], form[8];
-	unsigned long long iters, ops, overhead, cpus;
+	unsigned long long iters, ops, overhead, cpus, iters_asked;
 	long err;
 	size_t n;
 	double *a, *b;		/* per sample: t_N and t_2N, or the alloc and free phases */
@@ -278,6 +278,7 @@ static int kmod_parse(char *text, struct kout *k)
 {
 	const struct { const char *key; unsigned long long *v; } num[] = {
 		{ "iters", &k->iters }, { "ops", &k->ops }, { "overhead", &k->overhead }, { "cpus", &k->cpus },
+		{ "iters_asked", &k->iters_asked },
 	};
 	size_t lines = 1;
 	char *save = NULL, *v;
@@ -398,8 +399,9 @@ static int kmod_size(struct kpick *p, const struct run_opts *o, const struct cal
 		return -EIO;
 	}
 	phases = !strcmp(k.form, "phases");
-	per_iter = phases ? (k.a[k.n - 1] + k.b[k.n - 1]) / KMOD_PILOT_ITERS :
-			    (k.b[k.n - 1] - (double)k.overhead) / (2 * KMOD_PILOT_ITERS);
+	/* k.iters: the module may lower N (docs/kernel.md) */
+	per_iter = phases ? (k.a[k.n - 1] + k.b[k.n - 1]) / (double)k.iters :
+			    (k.b[k.n - 1] - (double)k.overhead) / (2.0 * (double)k.iters);
 	per_iter = fmax(per_iter, 1.0);
 	p->iters = (uint64_t)fmin(fmax(o->sample_us * 1e-6 * cal->timer_hz / per_iter, 1), KMOD_MAX_ITERS);
 	cap = fmin((double)o->max_samples, KMOD_MAX_SAMPLES / (double)(k.cpus ? k.cpus : 1));
@@ -428,6 +430,9 @@ static void kmod_round(struct kpick *p, size_t r, size_t rounds)
 	}
 	if (k.err)
 		pr_warn(KMOD_WHO ": %s: the run stopped early (err %ld, %zu sample lines)", p->name, k.err, k.n);
+	if (!r && k.iters < k.iters_asked)
+		pr_warn(KMOD_WHO ": %s: N lowered from %llu to %llu: the module keeps irqs or preemption off "
+			"under 1 ms per sample", p->name, k.iters_asked, k.iters);
 	memcpy(acc.a + acc.n, k.a, k.n * sizeof(double));
 	memcpy(acc.b + acc.n, k.b, k.n * sizeof(double));
 	p->k = k;	/* the probe's identity and iterations: every round's alike */

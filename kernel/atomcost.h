@@ -26,8 +26,10 @@ struct ac_ctx {
 	u64 alloc_errors;	/* bulk calls that returned fewer than asked */
 	bool irqs_in;		/* irqs_disabled() inside the probe's own section */
 	/* A long sample's stop (kthread.c, ac_stopping): the request's wall
-	 * bound (jiffies), and why it stopped (0, -EINTR, -ETIME). */
+	 * bound (jiffies), set when its CPU goes offline, and why it stopped
+	 * (0, -EINTR, -ETIME, -ENODEV). */
 	unsigned long deadline;
+	bool cpu_gone;
 	int stop;
 };
 
@@ -86,7 +88,7 @@ struct ac_probe {
 	AC_LOOP_N(fn, 64, #op, decl, if (ac_stopping(c)) break, op, tail)
 
 /* Whether a long sample must stop now (the writer killed, the wall bound
- * passed); sets c->stop to why. kthread.c. */
+ * passed, its CPU going offline); sets c->stop to why. kthread.c. */
 bool ac_stopping(struct ac_ctx *c);
 
 /* The i-th op's line in a throughput form. */

@@ -7,19 +7,25 @@
  *
  * Stop means stop (docs/kernel.md): a run stops with the samples it has
  * when the writer is killed (-EINTR: the writer stops the kthreads at once,
- * and says how long reaping them took) or at AC_MAX_MS (-ETIME). Samples
- * with irqs or preemption off are short (main.c caps N); the long ones,
- * irqs on, ask ac_stopping() as they go and are dropped when stopped.
+ * and says how long reaping them took), at AC_MAX_MS (-ETIME) or when its
+ * CPU goes offline (-ENODEV: a hotplug callback stops the run and waits for
+ * it before the CPU goes). Samples with irqs or preemption off are short
+ * (main.c caps N); the long ones, irqs on, ask ac_stopping() as they go and
+ * are dropped when stopped. The CPUs are chosen and the kthreads started
+ * under cpus_read_lock(), so none goes away in between.
  *
  * The concurrent probes are the 2016 slab test (src/repro/slab-concurrent.c
  * models it in user space): N x kmalloc then N x kfree of one size; each
  * pass gives one sample per CPU, the alloc and the free phase in TSC ticks.
  * Irqs and preemption stay on: the allocator may sleep (GFP_KERNEL), as it
  * did for the post. */
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
 #include <linux/nmi.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -31,20 +37,28 @@
 
 struct ac_worker {
 	struct ac_run *r;
-	unsigned int idx;	/* the column of this CPU's samples */
+	unsigned int idx, cpu;	/* the column of this CPU's samples, the CPU */
 	void **objs;		/* N objects (concurrent probes) */
 	u64 allocated, errors;
 	unsigned int done_samples;
 	bool irqs_off;		/* off where the probe holds them off, every sample */
 	int err;
-	struct completion done;
+	struct completion done;	/* complete_all: the writer and the hotplug callback wait */
 };
+
+/* The run in flight and its workers, for the hotplug callback. */
+static DEFINE_MUTEX(ac_cur_mutex);
+static struct ac_run *ac_cur;
+static struct ac_worker *ac_cur_w;
+static int ac_hp_state = -1;
 
 bool ac_stopping(struct ac_ctx *c)
 {
 	if (likely(!c->stop)) {
 		if (kthread_should_stop())
 			c->stop = -EINTR;
+		else if (READ_ONCE(c->cpu_gone))
+			c->stop = -ENODEV;
 		else if (time_after(jiffies, c->deadline))
 			c->stop = -ETIME;
 	}
@@ -59,10 +73,12 @@ static int ac_barrier(struct ac_run *r, unsigned int s)
 
 	atomic_inc(&r->arrived);
 	for (;;) {
+		c.cpu_gone = READ_ONCE(r->ctx.cpu_gone);
 		if (ac_stopping(&c))
 			return c.stop;
 		if (atomic_read(&r->arrived) >= (int)((s + 1) * r->ncpus))
 			return 0;
+		cond_resched();	/* a hotplug callback may need this CPU */
 		cpu_relax();
 	}
 }
@@ -77,8 +93,11 @@ static bool ac_pass(struct ac_worker *w, unsigned int s, struct ac_ctx *c)
 
 	t0 = rdtsc_ordered();
 	for (n = 0; n < r->iters; n++) {
-		if (!(n % AC_CHECK_EVERY) && ac_stopping(c))
-			break;
+		if (!(n % AC_CHECK_EVERY)) {
+			c->cpu_gone = READ_ONCE(r->ctx.cpu_gone);
+			if (ac_stopping(c))
+				break;
+		}
 		w->objs[n] = kmalloc(size, GFP_KERNEL);
 	}
 	t1 = rdtsc_ordered();
@@ -161,7 +180,7 @@ static struct task_struct *ac_worker_create(struct ac_run *r, struct ac_worker *
 {
 	struct task_struct *t;
 
-	*w = (struct ac_worker){ .r = r, .idx = k, .err = -EINTR };
+	*w = (struct ac_worker){ .r = r, .idx = k, .cpu = cpu, .err = -EINTR };
 	init_completion(&w->done);
 	if (r->pr->conc_size) {
 		w->objs = kvcalloc(max_t(u64, r->iters, 1), sizeof(void *), GFP_KERNEL);
@@ -174,7 +193,8 @@ static struct task_struct *ac_worker_create(struct ac_run *r, struct ac_worker *
 	return t;
 }
 
-/* Runs r on its CPU, or a concurrent probe on r->ncpus CPUs, and waits. */
+/* Runs r on its CPU, or a concurrent probe on r->ncpus CPUs, and waits.
+ * -ENXIO: the CPU is offline. */
 int ac_run_kthreads(struct ac_run *r)
 {
 	struct task_struct **t = kcalloc(r->ncpus, sizeof(*t), GFP_KERNEL);
@@ -186,7 +206,8 @@ int ac_run_kthreads(struct ac_run *r)
 	r->reap_us = -1;
 	if (!t || !w)
 		goto out;
-	ret = -ENXIO;	/* the CPU went offline */
+	ret = -ENXIO;
+	cpus_read_lock();	/* no CPU comes or goes until the run's are started */
 	for_each_online_cpu(cpu) {
 		if (k == r->ncpus || (!r->pr->conc_size && cpu != r->cpu))
 			continue;
@@ -199,9 +220,14 @@ int ac_run_kthreads(struct ac_run *r)
 	}
 	if (k == r->ncpus) {
 		ret = 0;
+		mutex_lock(&ac_cur_mutex);
+		ac_cur = r;
+		ac_cur_w = w;
+		mutex_unlock(&ac_cur_mutex);
 		for (unsigned int i = 0; i < k; i++)
 			wake_up_process(t[i]);
 	}
+	cpus_read_unlock();
 	for (unsigned int i = 0; !ret && i < k; i++)
 		if (wait_for_completion_killable(&w[i].done)) {
 			r->err = -EINTR;	/* the writer was killed: stop now */
@@ -212,6 +238,10 @@ int ac_run_kthreads(struct ac_run *r)
 		kthread_stop(t[i]);
 	if (r->err == -EINTR)
 		r->reap_us = ktime_us_delta(ktime_get(), killed);
+	mutex_lock(&ac_cur_mutex);
+	ac_cur = NULL;
+	ac_cur_w = NULL;
+	mutex_unlock(&ac_cur_mutex);
 	if (!ret)
 		ac_gather(r, w);
 out:
@@ -220,4 +250,34 @@ out:
 	kfree(w);
 	kfree(t);
 	return ret;
+}
+
+/* A CPU about to go offline: a run with a kthread there stops (-ENODEV)
+ * and its kthread finishes before the CPU goes, so no sample is ever taken
+ * on a CPU other than the one the run names. */
+static int ac_cpu_offline(unsigned int cpu)
+{
+	mutex_lock(&ac_cur_mutex);
+	for (unsigned int k = 0; ac_cur && k < ac_cur->ncpus; k++)
+		if (ac_cur_w[k].cpu == cpu) {
+			WRITE_ONCE(ac_cur->ctx.cpu_gone, true);
+			wait_for_completion(&ac_cur_w[k].done);
+			pr_info("atomcost: CPU %u going offline: its run of %s stopped (err %d)\n", cpu,
+				ac_cur->pr->name, -ENODEV);
+		}
+	mutex_unlock(&ac_cur_mutex);
+	return 0;
+}
+
+int ac_hotplug_init(void)
+{
+	ac_hp_state = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "atomcost:online", NULL,
+						ac_cpu_offline);
+	return ac_hp_state < 0 ? ac_hp_state : 0;
+}
+
+void ac_hotplug_exit(void)
+{
+	if (ac_hp_state >= 0)
+		cpuhp_remove_state_nocalls(ac_hp_state);
 }

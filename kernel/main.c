@@ -216,7 +216,7 @@ static int ac_parse(struct ac_run *r, char *line, unsigned int *idx)
 	if (r->pr->conc_size)
 		r->ncpus = r->cpu && r->cpu < num_online_cpus() ? r->cpu : num_online_cpus();
 	else if (!cpu_online(r->cpu))
-		return -ENXIO;
+		return -ENXIO;	/* checked again under cpus_read_lock (kthread.c) */
 	if ((u64)r->samples * r->ncpus > AC_MAX_SAMPLES)
 		return -ERANGE;
 	r->bytes = ac_request_bytes(r);
@@ -385,10 +385,15 @@ static int __init ac_init(void)
 	ac_cache = kmem_cache_create("atomcost", AC_OBJ_SIZE, 0, 0, NULL);
 	if (!ac_cache)
 		goto out_cap;
+	ret = ac_hotplug_init();
+	if (ret)
+		goto out_cache;
 	ac_dir = debugfs_create_dir("atomcost", NULL);
 	debugfs_create_file("probes", 0400, ac_dir, NULL, &ac_probes_fops);
 	debugfs_create_file("run", 0600, ac_dir, NULL, &ac_run_fops);
 	return 0;
+out_cache:
+	kmem_cache_destroy(ac_cache);
 out_cap:
 	kfree(ac_cap);
 	return ret;
@@ -397,6 +402,7 @@ out_cap:
 static void __exit ac_exit(void)
 {
 	debugfs_remove_recursive(ac_dir);
+	ac_hotplug_exit();
 	kvfree(ac_out);
 	kmem_cache_destroy(ac_cache);
 	kfree(ac_cap);

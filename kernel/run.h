@@ -35,5 +35,7 @@ struct ac_run {
  * count. *off: whether irqs were off where the probe holds them off. */
 bool ac_sample(struct ac_run *r, unsigned int s, bool *off);
 int ac_run_kthreads(struct ac_run *r);
+int ac_hotplug_init(void);
+void ac_hotplug_exit(void);
 
 #endif

@@ -418,7 +418,7 @@ static int kmod_size(struct kpick *p, const struct run_opts *o, const struct cal
 /* Round r of rounds: the share of p's samples that falls in it (spread
  * evenly), appended to p->k. A failed request is said, and the probe keeps
  * what it has. */
-static void kmod_round(struct kpick *p, size_t r, size_t rounds)
+static void kmod_round(struct kpick *p, size_t r, size_t rounds, struct report *rep)
 {
 	size_t take = p->samples * (r + 1) / rounds - p->samples * r / rounds;
 	struct kout k = { 0 }, acc = p->k;
@@ -428,8 +428,15 @@ static void kmod_round(struct kpick *p, size_t r, size_t rounds)
 		p->samples = take ? 0 : p->samples;
 		goto out;
 	}
-	if (k.err)
+	if (k.err == -ENODEV) {
+		pr_warn(KMOD_WHO ": %s: CPU %d went offline during the run: stopped there (err %ld, %zu sample lines)",
+			p->name, p->arg, k.err, k.n);
+		rep->partial = true;
+		snprintf(rep->partial_reason, sizeof(rep->partial_reason), "CPU %d went offline", p->arg);
+		p->samples = 0;
+	} else if (k.err) {
 		pr_warn(KMOD_WHO ": %s: the run stopped early (err %ld, %zu sample lines)", p->name, k.err, k.n);
+	}
 	if (!r && k.iters < k.iters_asked)
 		pr_warn(KMOD_WHO ": %s: N lowered from %llu to %llu: the module keeps irqs or preemption off "
 			"under 1 ms per sample", p->name, k.iters_asked, k.iters);
@@ -474,7 +481,7 @@ static int kmod_rounds(char **names, size_t np, int cpu, struct topo *t, const s
 			} else if (pk[i].samples) {
 				if (o->progress)
 					fprintf(stderr, "\r\033[K[%zu/%zu] %s (kernel)", r + 1, rounds, pk[i].name);
-				kmod_round(&pk[i], r, rounds);
+				kmod_round(&pk[i], r, rounds, rep);
 			}
 		}
 	for (size_t i = 0; pk && i < np; i++) {

@@ -234,8 +234,12 @@ int ac_run_kthreads(struct ac_run *r)
 			break;
 		}
 	killed = ktime_get();
-	for (unsigned int i = 0; i < k; i++)
+	for (unsigned int i = 0; i < k; i++) {
 		kthread_stop(t[i]);
+		/* a kthread stopped before it ran never completed: the hotplug
+		 * callback may be waiting for it */
+		complete_all(&w[i].done);
+	}
 	if (r->err == -EINTR)
 		r->reap_us = ktime_us_delta(ktime_get(), killed);
 	mutex_lock(&ac_cur_mutex);

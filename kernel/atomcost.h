@@ -14,6 +14,7 @@
 #define AC_MEM_BYTES 4096
 
 struct kmem_cache;
+struct task_struct;
 
 /* One run's state, handed to every call of a probe's loop. */
 struct ac_ctx {
@@ -26,9 +27,11 @@ struct ac_ctx {
 	u64 alloc_errors;	/* bulk calls that returned fewer than asked */
 	bool irqs_in;		/* irqs_disabled() inside the probe's own section */
 	/* A long sample's stop (kthread.c, ac_stopping): the request's wall
-	 * bound (jiffies), set when its CPU goes offline, and why it stopped
-	 * (0, -EINTR, -ETIME, -ENODEV). */
+	 * bound (jiffies), the writing task (blocked in its write until the
+	 * run ends, so alive) whose fatal signal stops the run, set when its
+	 * CPU goes offline, and why it stopped (0, -EINTR, -ETIME, -ENODEV). */
 	unsigned long deadline;
+	struct task_struct *writer;
 	bool cpu_gone;
 	int stop;
 };

@@ -6,8 +6,8 @@
  * cond_resched().
  *
  * Stop means stop (docs/kernel.md): a run stops with the samples it has
- * when the writer is killed (-EINTR: the writer stops the kthreads at once,
- * and says how long reaping them took), at AC_MAX_MS (-ETIME) or when its
+ * when the writer is killed (-EINTR: the kthreads see its fatal signal, and
+ * the writer stops them at once and says how long reaping them took), at AC_MAX_MS (-ETIME) or when its
  * CPU goes offline (-ENODEV: a hotplug callback stops the run and waits for
  * it before the CPU goes). Samples with irqs or preemption off are short
  * (main.c caps N); the long ones, irqs on, ask ac_stopping() as they go and
@@ -28,6 +28,7 @@
 #include <linux/mutex.h>
 #include <linux/nmi.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <asm/msr.h>
 
@@ -55,7 +56,9 @@ static int ac_hp_state = -1;
 bool ac_stopping(struct ac_ctx *c)
 {
 	if (likely(!c->stop)) {
-		if (kthread_should_stop())
+		/* the writer killed: its fatal signal seen here at once, or
+		 * its kthread_stop() once it has run */
+		if (kthread_should_stop() || (c->writer && fatal_signal_pending(c->writer)))
 			c->stop = -EINTR;
 		else if (READ_ONCE(c->cpu_gone))
 			c->stop = -ENODEV;
@@ -69,7 +72,7 @@ bool ac_stopping(struct ac_ctx *c)
  * worker). 0, or why the run stops. */
 static int ac_barrier(struct ac_run *r, unsigned int s)
 {
-	struct ac_ctx c = { .deadline = r->ctx.deadline };
+	struct ac_ctx c = { .deadline = r->ctx.deadline, .writer = r->ctx.writer };
 
 	atomic_inc(&r->arrived);
 	for (;;) {
@@ -121,7 +124,8 @@ static int ac_worker_thread(void *arg)
 	struct ac_run *r = w->r;
 	/* the concurrent workers each their own stop state; the single one
 	 * the run's context, which its probe's loop reads */
-	struct ac_ctx own = { .deadline = r->ctx.deadline }, *c = r->pr->conc_size ? &own : &r->ctx;
+	struct ac_ctx own = { .deadline = r->ctx.deadline, .writer = r->ctx.writer };
+	struct ac_ctx *c = r->pr->conc_size ? &own : &r->ctx;
 
 	w->irqs_off = true;
 	for (unsigned int s = 0; s < r->samples; s++) {

@@ -261,6 +261,7 @@ static int ac_request(char *line)
 	r->ctx.cache = ac_cache;
 	r->ctx.bulk = r->pr->bulk;
 	r->ctx.deadline = jiffies + msecs_to_jiffies(AC_MAX_MS);
+	r->ctx.writer = current;
 	ret = ac_run_kthreads(r);
 	if (!ret)
 		ret = ac_format(r);

@@ -127,6 +127,16 @@ bool result_same_row(const struct result *x, const struct result *y)
 	       x->context == y->context;
 }
 
+const char *result_context_name(enum result_context c)
+{
+	return c == RESULT_KERNEL ? "kernel" : "user";
+}
+
+bool report_row_emulated(const struct report *rep, const struct result *r)
+{
+	return rep->cal.emulated || ((r->extra.has & 1u << RX_NOTE) && strstr(r->extra.note, RESULT_EMULATED_NOTE));
+}
+
 /* The row of probe name in r's mode, pattern, context and epoch (with
  * samples, if sampled), or NULL. */
 static const struct result *epoch_row(const struct report *rep, const char *name,

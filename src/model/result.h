@@ -235,6 +235,11 @@ void report_pair_twins(struct report *rep);
 /* The judgment of a row in a few words: "slower +11.0 cyc", "same (5%)",
  * "unresolved (5 epochs, spread 3.1%)", "analog", "" without a twin. */
 void result_judgment_text(const struct result *r, char *buf, size_t len);
+/* Where a row ran: "user" or "kernel" (every format says it). */
+const char *result_context_name(enum result_context c);
+/* A row whose figure is the emulator's: its note says so (kmod.c), or the
+ * report was calibrated under emulation. Never on a card. */
+bool report_row_emulated(const struct report *rep, const struct result *r);
 /* x and y are one row: the same probe, mode, pattern and context. */
 bool result_same_row(const struct result *x, const struct result *y);
 /* The row of probe name in one mode, pattern and context; NULL if none. */

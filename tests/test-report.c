@@ -791,12 +791,13 @@ static void test_extra(const char *dir)
 		"\"line_bytes\":64,\"lines\":1024,\"name\":\"miss\",\"node\":null,\"page_bytes\":4096,\"seed\":7,"
 		"\"setup_s\":0.5,\"thp_bytes\":0,\"thp_mode\":\"never\",\"thp_requested\":false,"
 		"\"variant\":\"word1\"},\"process\":1,\"safe_when\":\"always\",\"self_check\":{\"cycles\":3.5,"
-		"\"deviation\":0.25,\"expected_cycles\":3.0},\"step\":\"patterns\"}";
+		"\"deviation\":0.25,\"expected_cycles\":3.0},\"states\":[{\"share\":0.75,\"ticks\":5.0},"
+		"{\"share\":0.25,\"ticks\":6.0}],\"step\":\"patterns\"}";
 	/* the engines' order in the file: identity, measurement, engine, session */
 	static const char *const order[] = { "\"menu_need\"", "\"safe_when\"", "\"disturbed_samples\": [",
 					     "\"pattern\": {", "\"chase_step\"", "\"chase_cycles\"",
 					     "\"contention\"", "\"note\"", "\"self_check\"", "\"step\"",
-					     "\"epoch\": 2", "\"process\"" };
+					     "\"epoch\": 2", "\"process\"", "\"states\"" };
 	struct report rep, back;
 	struct result *r;
 	struct result_extra *x;
@@ -837,6 +838,7 @@ static void test_extra(const char *dir)
 	snprintf(x->step, sizeof(x->step), "patterns");
 	x->epoch = 2;
 	x->process = 1;
+	x->mix = (struct mixture){ 2, { { 5.0, 0.75 }, { 6.0, 0.25 } } };
 	text = report_extra_text(r);
 	CHECK(text && !strcmp(text, want), "extra written in the engines' order:\n%s\nwant\n%s", text, want);
 	snprintf(path, sizeof(path), "%s/extra.json", dir);

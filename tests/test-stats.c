@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare.h"
 #include "harness.h"
+#include "report.h"
+#include "result.h"
 #include "stats.h"
 
 #define NEAR(a, b) (fabs((a) - (b)) < 1e-9)
@@ -123,6 +126,99 @@ static void prior_cases(void)
 	      "x1.08 with the prior: %s [%.3f, %.3f]", stats_verdict_name(j.v), j.lo, j.hi);
 }
 
+/* A deterministic jitter in [-1, 1). */
+static double jitter(unsigned *seed)
+{
+	return 2.0 * rand_r(seed) / ((double)RAND_MAX + 1) - 1;
+}
+
+/* Two steady states as a chain shows them (cmpxchg m,r on the Intel guest):
+ * samples wholly in one state pile up at its value, those that caught a
+ * switch lie between; one state with a tail of disturbed samples is not a
+ * mixture, nor are two spikes closer than the margin. */
+static void mixture_cases(void)
+{
+	static double v[480];
+	unsigned seed = 7;
+	struct mixture m;
+	char t[96];
+
+	for (size_t i = 0; i < 480; i++)	/* 45% at 7.0, 25% at 8.22, 30% between */
+		v[i] = i < 216 ? 7.0 * (1 + 0.002 * jitter(&seed)) : i < 336 ? 8.22 * (1 + 0.002 * jitter(&seed)) :
+		       7.6 + 0.55 * jitter(&seed);
+	CHECK(stats_mixture(v, 480, 1.0 / 16384, 0.25, &m) == 2 && fabs(m.state[0].value - 7.0) < 0.02 &&
+		      fabs(m.state[1].value - 8.22) < 0.02,
+	      "two states: %zu (%g, %g)", m.nstates, m.state[0].value, m.state[1].value);
+	CHECK(m.nstates == 2 && fabs(m.state[0].share + m.state[1].share - 1) < 1e-9 && m.state[0].share > 0.5 &&
+		      m.state[0].share < 0.8,
+	      "shares %g + %g", m.state[0].share, m.state[1].share);
+	CHECK(!strcmp(stats_mixture_text(&m, 1, t, sizeof(t)), "7.00 (59%) and 8.22 (41%)"), "text '%s'", t);
+	for (size_t i = 0; i < 256; i++)	/* 80% at 5.0, a tail 5.3-6.0 */
+		v[i] = i < 205 ? 5.0 * (1 + 0.002 * jitter(&seed)) : 5.65 + 0.35 * jitter(&seed);
+	CHECK(stats_mixture(v, 256, 1.0 / 16384, 0.25, &m) == 1 && fabs(m.state[0].value - 5.0) < 0.02 &&
+		      m.state[0].share == 1,
+	      "one state and a tail: %zu states", m.nstates);
+	CHECK(!strcmp(stats_mixture_text(&m, 1, t, sizeof(t)), ""), "one state: no text");
+	for (size_t i = 0; i < 256; i++)	/* 7.0 and 7.2: within the margin */
+		v[i] = (i % 2 ? 7.0 : 7.2) * (1 + 0.002 * jitter(&seed));
+	CHECK(stats_mixture(v, 256, 1.0 / 16384, 0.25, &m) == 1, "2.9%% apart: one state (%zu)", m.nstates);
+	for (size_t i = 0; i < 256; i++)	/* 1.0 and 1.15: 15% apart, under 0.25 cycles */
+		v[i] = (i % 2 ? 1.0 : 1.15) * (1 + 0.002 * jitter(&seed));
+	CHECK(stats_mixture(v, 256, 1.0 / 16384, 0.25, &m) == 1 && stats_mixture(v, 256, 0, 0, &m) == 2,
+	      "0.15 cycles apart: one state under a 0.25 gap, two without");
+	for (size_t i = 0; i < 256; i++)	/* 90% and 5%: a state under MIX_SHARE_MIN joins */
+		v[i] = i < 243 ? 20 * (1 + 0.001 * jitter(&seed)) : 30.0;
+	CHECK(stats_mixture(v, 256, 0, 0.25, &m) == 1 && m.state[0].share == 1, "5%% is no state (%zu)", m.nstates);
+	CHECK(stats_mixture(v, MIX_MIN_SAMPLES - 1, 0, 0, &m) == 0 && m.nstates == 0, "too few: not tested");
+}
+
+/* The Intel guest's rows (tests/data/intel-xeon-kvm-run1.json, derived from
+ * its first default run): cmpxchg m,r in hit latency holds 7.0 and 8.2
+ * cycles in every epoch (an independent probe sees both: minimum 6.99,
+ * median 8.16); the load chase, set_bit and __set_bit hold one state,
+ * with tails of disturbed samples. */
+static void mixture_fixture(void)
+{
+	const char *src = getenv("ATOMCOST_SRCDIR");
+	char path[4096];
+	struct report rep;
+	unsigned mixed[4] = { 0 }, rows[4] = { 0 };
+	static const char *const names[] = { "cmpxchg_local", "load_chase", "set_bit", "__set_bit" };
+
+	snprintf(path, sizeof(path), "%s/tests/data/intel-xeon-kvm-run1.json", src ? src : "..");
+	report_init(&rep);
+	CHECK(report_read(path, &rep) == 0 && rep.n == 20, "fixture read (%zu rows)", rep.n);
+	for (size_t i = 0; i < rep.n; i++) {
+		const struct result *r = &rep.r[i];
+
+		for (size_t k = 0; k < 4; k++)
+			if (!strcmp(r->name, names[k])) {
+				rows[k]++;
+				mixed[k] += (r->extra.has & 1u << RX_MIXTURE) && r->extra.mix.nstates == 2;
+			}
+		if (!strcmp(r->name, "cmpxchg_local") && r->extra.mix.nstates == 2) {
+			double a = result_cycles(&rep, r->extra.mix.state[0].value);
+			double b = result_cycles(&rep, r->extra.mix.state[1].value);
+
+			CHECK(fabs(a - 7.0) < 0.1 && fabs(b - 8.22) < 0.1 && r->extra.mix.state[1].share > 0.25,
+			      "cmpxchg_local epoch %d: %.2f and %.2f (%.0f%%)", result_epoch(r), a, b,
+			      r->extra.mix.state[1].share * 100);
+		}
+	}
+	CHECK(rows[0] == 5 && mixed[0] == 5, "cmpxchg_local: two states in %u of %u epochs", mixed[0], rows[0]);
+	for (size_t k = 1; k < 4; k++)
+		CHECK(rows[k] == 5 && mixed[k] == 0, "%s: one state (%u of %u epochs mixed)", names[k], mixed[k], rows[k]);
+	for (size_t i = 0; i < rep.n; i++) {
+		struct report_row w;
+
+		if (strcmp(rep.r[i].name, "cmpxchg_local") || !compare_group_first(&rep, i))
+			continue;
+		report_row(&rep, i, &w);
+		CHECK(w.mix.nstates == 2 && w.samples == 2400, "cmpxchg_local over the epochs: %zu states", w.mix.nstates);
+	}
+	report_free(&rep);
+}
+
 int main(void)
 {
 	double v5[] = { 5, 1, 4, 2, 3 };
@@ -198,5 +294,7 @@ int main(void)
 	      "t quantiles");
 	CHECK(fabs(stats_t_quantile(0.025, 4) + 2.776) < 1e-3 && isnan(stats_t_quantile(1, 4)), "t symmetric");
 	judge_cases();
+	mixture_cases();
+	mixture_fixture();
 	return test_done("stats");
 }

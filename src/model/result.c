@@ -117,6 +117,8 @@ void result_rescale(struct result *r, double k)
 	}
 	r->min_bound_ticks *= k;
 	r->clock_scale *= k;
+	for (size_t j = 0; j < r->extra.mix.nstates; j++)
+		r->extra.mix.state[j].value *= k;
 	if (r->nsamples)
 		stats_summarize(r->samples, r->nsamples, &r->s);
 }
@@ -218,6 +220,32 @@ double report_median_cycles(const struct report *rep, const char *name, enum pro
 	return n ? stats_median(v, n) : NAN;
 }
 
+int result_mixture(const struct report *rep, const struct result *r, const double *v, size_t n,
+		   struct mixture *m)
+{
+	double gap = JUDGE_MARGIN_ABS * rep->cal.ticks_per_cycle;
+
+	return stats_mixture(v, n, r->ops_per_sample ? 1.0 / (double)r->ops_per_sample : 0,
+			     gap > 0 ? gap : 0, m);
+}
+
+/* The states of the row's samples over every epoch (report_row). */
+static void row_mixture(const struct report *rep, const struct result *const *g, size_t n, struct report_row *w)
+{
+	double *all = w->samples ? malloc(w->samples * sizeof(*all)) : NULL;
+	size_t k = 0;
+
+	memset(&w->mix, 0, sizeof(w->mix));
+	if (!all)
+		return;
+	for (size_t e = 0; e < n; e++) {
+		memcpy(all + k, g[e]->samples, g[e]->nsamples * sizeof(*all));
+		k += g[e]->nsamples;
+	}
+	result_mixture(rep, g[0], all, k, &w->mix);
+	free(all);
+}
+
 void report_row(const struct report *rep, size_t i, struct report_row *w)
 {
 	static const struct result *g[1000];
@@ -245,6 +273,7 @@ void report_row(const struct report *rep, size_t i, struct report_row *w)
 	w->median = stats_median(med, n);
 	w->p10 = stats_median(p10, n);
 	w->p90 = stats_median(p90, n);
+	row_mixture(rep, g, n, w);
 }
 
 bool report_pair_lead(const struct result *r, const struct result *t)
@@ -349,6 +378,10 @@ void report_pair_twins(struct report *rep)
 		r->has_ratio = false;
 		r->judge = (struct judgment){ .v = VERDICT_NONE };
 		r->epoch_spread = NAN;
+		/* the states, unless known (read back, or found before a rescale) */
+		if (!(r->extra.has & 1u << RX_MIXTURE) &&
+		    result_mixture(rep, r, r->samples, r->nsamples, &r->extra.mix) > 1)
+			r->extra.has |= 1u << RX_MIXTURE;
 		if (!r->twin[0] || !r->nsamples)
 			continue;
 		t = epoch_row(rep, r->twin, r, false);

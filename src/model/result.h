@@ -94,7 +94,7 @@ struct contention_part {
 enum result_extra_key {	/* RX_OVER_X follows RX_X */
 	RX_MENU_NEED, RX_SAFE_WHEN, RX_DISTURBED, RX_PATTERN, RX_CHASE_STEP, RX_CHASE, RX_OVER_CHASE,
 	RX_LOAD, RX_OVER_LOAD, RX_STORES, RX_OVER_STORES, RX_CONTENTION, RX_NOTE, RX_SELF_CHECK,
-	RX_STEP, RX_EPOCH, RX_PASS, RX_PROCESS,
+	RX_STEP, RX_EPOCH, RX_PASS, RX_PROCESS, RX_MIXTURE,
 };
 #define RESULT_MAX_NEEDS 4
 struct result_extra {
@@ -116,6 +116,9 @@ struct result_extra {
 	char step[24];		/* the characterization's step (session.c) */
 	int epoch;		/* 1-based ("pass" in older reports, read into it) */
 	int process;		/* compare's merged process */
+	/* the steady states of the samples, ticks (stats_mixture; the bit is
+	 * set only when there are two or more: report_pair_twins finds them) */
+	struct mixture mix;
 };
 
 /* The note of every row timed under emulation (kmod.c): never on a card. */
@@ -230,7 +233,8 @@ static inline void result_set_epoch(struct result *r, int epoch)
 /* Fill every result's ratio to its twin in its epoch and the judgment over
  * the epochs (VERDICT_NONE where either is an analog), each row's spread
  * moderated by the prior of its kind, fitted over the spreads of the
- * report's rows of that kind (docs/method.md, "Three-valued verdicts"). */
+ * report's rows of that kind (docs/method.md, "Three-valued verdicts"),
+ * and its steady states (extra.mix, result_mixture). */
 void report_pair_twins(struct report *rep);
 /* The judgment of a row in a few words: "slower +11.0 cyc", "same (5%)",
  * "unresolved (5 epochs, spread 3.1%)", "analog", "" without a twin. */
@@ -261,8 +265,14 @@ struct report_row {
 	size_t epochs, samples;
 	long disturbed;
 	double median, p10, p90, min, lo, hi, ratio_lo, ratio_hi;
+	struct mixture mix;	/* of the samples of every epoch together (result_mixture) */
 };
 void report_row(const struct report *rep, size_t i, struct report_row *w);
+/* The steady states of n samples of rows like r (ticks; stats_mixture with
+ * the timer's step over r's ops per sample and the judgment's
+ * JUDGE_MARGIN_ABS cycles as the smallest gap that matters). */
+int result_mixture(const struct report *rep, const struct result *r, const double *v, size_t n,
+		   struct mixture *m);
 /* Whether r is drawn (or printed) with its twin t (NULL: none) under it: a
  * mutual pair once, from its more atomic side (card_atomic_rank), else
  * its first; a one-way twin (this_cpu_cmpxchg -> cmpxchg) is drawn with

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,6 +109,147 @@ int stats_summarize(const double *v, size_t n, struct summary *s)
 			s->outliers++;
 	free(x);
 	return 0;
+}
+
+/* The first of sorted x[0, n) above y (or at it, when at is set). */
+static size_t bound(const double *x, size_t n, double y, bool at)
+{
+	size_t l = 0, h = n;
+
+	while (l < h) {
+		size_t mid = l + (h - l) / 2;
+
+		if (x[mid] < y || (!at && x[mid] == y))
+			l = mid + 1;
+		else
+			h = mid;
+	}
+	return l;
+}
+
+/* Samples of sorted x[0, n) inside [lo, hi]. */
+static size_t count_in(const double *x, size_t n, double lo, double hi)
+{
+	return bound(x, n, hi, false) - bound(x, n, lo, true);
+}
+
+struct spike {
+	double at;
+	size_t count;
+};
+
+static int spike_cmp(const void *a, const void *b)
+{
+	const struct spike *x = a, *y = b;
+
+	return x->count != y->count ? (x->count < y->count) - (x->count > y->count) : (x->at > y->at) - (x->at < y->at);
+}
+
+/* The median of the sorted samples in [lo, hi] (some are). */
+static double median_in(const double *x, size_t n, double lo, double hi)
+{
+	size_t first = bound(x, n, lo, true);
+
+	return stats_quantile_sorted(x + first, count_in(x, n, lo, hi), 0.5);
+}
+
+int stats_mixture(const double *v, size_t n, double resolution, double min_gap, struct mixture *m)
+{
+	struct spike *sp;
+	double *x;
+	size_t ns = 0, start = 0;
+
+	memset(m, 0, sizeof(*m));
+	if (n < MIX_MIN_SAMPLES)
+		return 0;
+	x = sorted_copy(v, n);
+	sp = malloc(n * sizeof(*sp));
+	if (!x || !sp) {
+		free(x);
+		free(sp);
+		return -ENOMEM;
+	}
+	/* every sample's window: a spike candidate where it is dense enough
+	 * and stands out of both windows beside it */
+	for (size_t i = 0; i < n; i++) {
+		double h = fmax(MIX_SPIKE_HALF * fabs(x[i]), 2 * resolution);
+		size_t c = count_in(x, n, x[i] - h, x[i] + h);
+		size_t side = count_in(x, n, x[i] - 4 * h, x[i] - 2 * h);
+		size_t right = count_in(x, n, x[i] + 2 * h, x[i] + 4 * h);
+
+		side = right > side ? right : side;
+		if ((double)c >= MIX_SPIKE_MIN * (double)n && (double)c >= MIX_SPIKE_RATIO * (double)side)
+			sp[ns++] = (struct spike){ x[i], c };
+	}
+	/* the densest first; a spike within the margin of one kept is its own */
+	qsort(sp, ns, sizeof(*sp), spike_cmp);
+	for (size_t i = 0; i < ns && m->nstates < MIX_MAX_STATES; i++) {
+		bool near = false;
+
+		for (size_t k = 0; k < m->nstates && !near; k++) {
+			double a = m->state[k].value, b = sp[i].at, d = fabs(a - b);
+
+			near = d < min_gap || d < JUDGE_MARGIN_REL * fmin(fabs(a), fabs(b));
+		}
+		if (!near)
+			m->state[m->nstates++].value = sp[i].at;
+	}
+	for (size_t i = 1; i < m->nstates; i++)	/* by value: a handful */
+		for (size_t k = i; k > 0 && m->state[k].value < m->state[k - 1].value; k--) {
+			struct mix_state t = m->state[k];
+
+			m->state[k] = m->state[k - 1];
+			m->state[k - 1] = t;
+		}
+	/* shares: split at the geometric middle between neighbours; a state
+	 * holding too few is no state (its samples join the nearest) */
+	for (size_t k = 0; k < m->nstates; k++) {
+		double a = m->state[k].value, b = k + 1 < m->nstates ? m->state[k + 1].value : INFINITY;
+		double cut = isfinite(b) ? (a > 0 && b > 0 ? sqrt(a * b) : (a + b) / 2) : INFINITY;
+		size_t end = start;
+
+		while (end < n && x[end] < cut)
+			end++;
+		m->state[k].share = (double)(end - start) / (double)n;
+		start = end;
+	}
+	for (size_t k = 0, to; k < m->nstates;) {
+		if (m->state[k].share >= MIX_SHARE_MIN || m->nstates == 1) {
+			k++;
+			continue;
+		}
+		/* give the share to the nearer neighbour */
+		to = k == 0 ? 1 : k + 1 == m->nstates ? k - 1 :
+		     m->state[k].value - m->state[k - 1].value < m->state[k + 1].value - m->state[k].value ? k - 1 :
+		     k + 1;
+		m->state[to].share += m->state[k].share;
+		memmove(&m->state[k], &m->state[k + 1], (m->nstates - k - 1) * sizeof(m->state[0]));
+		m->nstates--;
+		k = 0;
+	}
+	/* each state's value: the median of its spike's window */
+	for (size_t k = 0; k < m->nstates; k++) {
+		double h = fmax(MIX_SPIKE_HALF * fabs(m->state[k].value), 2 * resolution);
+
+		m->state[k].value = median_in(x, n, m->state[k].value - h, m->state[k].value + h);
+	}
+	if (!m->nstates)	/* no spike at all: one state, at the median */
+		m->state[m->nstates++] = (struct mix_state){ stats_quantile_sorted(x, n, 0.5), 1 };
+	free(x);
+	free(sp);
+	return (int)m->nstates;
+}
+
+const char *stats_mixture_text(const struct mixture *m, double scale, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (size_t k = 0; m->nstates > 1 && k < m->nstates && o < len; k++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%.2f (%.0f%%)",
+				      !k ? "" : k + 1 == m->nstates ? " and " : ", ", m->state[k].value * scale,
+				      m->state[k].share * 100);
+	return buf;
 }
 
 const char *stats_verdict_name(enum verdict v)

@@ -81,6 +81,44 @@ double stats_rel_sd(const double *v, size_t n);
  * 0.975 at df 4 is 2.776). NAN outside. */
 double stats_t_quantile(double p, double df);
 
+/* Steady states in a row's samples (docs/method.md, 5: a dependent chain
+ * can run in one of two states for longer than a sample, so its samples
+ * pile up at each state's value, with the samples that caught a switch
+ * between them; a median then moves with the mix). A state is a spike:
+ * a window of +-MIX_SPIKE_HALF of its value that holds MIX_SPIKE_MIN of the
+ * samples or more, and MIX_SPIKE_RATIO times the samples of either window of
+ * that width beside it (2-4 half-widths away), so a diffuse tail of
+ * disturbed samples is no state. Spikes closer than the judgment's margin
+ * (JUDGE_MARGIN_REL, or min_gap in the samples' unit: 0.25 cycles) are one
+ * state: they cannot move a verdict. The samples split between two states
+ * at the geometric middle of their values; a state must hold MIX_SHARE_MIN
+ * of them. Measured on the Intel guest's fixtures (tests/data): cmpxchg_local's
+ * hit latency, 7.01 and 8.22 cycles, in all 20 epochs; load_chase's
+ * shoulder at 5.5-5.8 (one peak and a tail) in none. */
+#define MIX_MAX_STATES 4
+#define MIX_MIN_SAMPLES 50	/* fewer cannot show a spike of MIX_SPIKE_MIN */
+#define MIX_SPIKE_HALF 0.0025
+#define MIX_SPIKE_MIN 0.05
+#define MIX_SPIKE_RATIO 3.0
+#define MIX_SHARE_MIN 0.10
+struct mixture {
+	size_t nstates;		/* 0: not tested (too few samples), 1: one state, 2+: mixed */
+	struct mix_state {
+		double value;	/* the spike's centre: the median of its window's samples */
+		double share;	/* of the samples, on its side of the splits */
+	} state[MIX_MAX_STATES];	/* by value */
+};
+/* Find the states of n samples (not modified). resolution: the smallest
+ * step a sample can take (a timer tick over the ops in a sample; the spike
+ * window is never narrower than 2 of them); min_gap: the smallest
+ * difference between two states that matters, in the samples' unit (0:
+ * the relative margin alone). Returns the number of states (0 when n <
+ * MIX_MIN_SAMPLES), or -ENOMEM. */
+int stats_mixture(const double *v, size_t n, double resolution, double min_gap, struct mixture *m);
+/* "7.00 (57%) and 8.22 (43%)": the states of a mixed m, each value times
+ * scale (ticks to cycles), "" for one state. */
+const char *stats_mixture_text(const struct mixture *m, double scale, char *buf, size_t len);
+
 /* Two-sided p-value of Student's t statistic with df degrees of freedom
  * (regularized incomplete beta). 1 for t == 0, NAN for df <= 0. */
 double stats_t_pvalue(double t, double df);

@@ -123,6 +123,10 @@ static const struct jfield self_check_f[] = {
 	JM(struct result_self_check, deviation, JK_REAL),
 };
 
+static const struct jfield mix_state_f[] = {
+	JF(struct mix_state, value, JK_REAL, "ticks"), JM(struct mix_state, share, JK_REAL),
+};
+
 #define RX(m, kind) JM(struct result_extra, m, kind)
 static const struct jfield extra_f[] = {
 	[RX_MENU_NEED] = JAIN(struct result_extra, menu_need, nneed, JK_STRS, "menu_need", NULL),
@@ -143,6 +147,8 @@ static const struct jfield extra_f[] = {
 	[RX_STEP] = RX(step, JK_STR), [RX_EPOCH] = RX(epoch, JK_INT),
 	[RX_PASS] = JF(struct result_extra, epoch, JK_INT, "pass"),	/* reports before epochs */
 	[RX_PROCESS] = RX(process, JK_INT),
+	[RX_MIXTURE] = JAIN(struct result_extra, mix.state, mix.nstates, JK_OBJS, "states",
+			    JT(mix_state_f, sizeof(struct mix_state), false)),
 };
 static const struct jtable extra_t = JTABLE(extra_f, struct result_extra);
 

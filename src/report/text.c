@@ -16,6 +16,7 @@ static void table_head(bool spread, FILE *f)
 {
 	fprintf(f, "# vs: the row against its twin over the epochs (paired, each epoch fresh buffers, pinning and calibration): slower/faster when the 95%% interval of the ratio lies beyond the margin (%.0f%% or %.2f cycles, whichever is larger), same when the 90%% interval lies inside it (equivalence), else unresolved; analogs get none\n",
 		JUDGE_MARGIN_REL * 100, JUDGE_MARGIN_ABS);
+	fprintf(f, "# [N states: v (share) ...]: the samples hold N steady states, cycles and share of the samples (docs/method.md): the median moves with the mix, compare state by state\n");
 	fprintf(f, "%-20s %-20s %-7s %-10s %8s %8s %8s %8s %7s %-17s %-28s %s%7s\n", "probe",
 		"twin", "pattern", "mode", "cyc min", "median", "p90", "ns", "ratio", "[95% CI]",
 		"vs", spread ? "spread " : "", "samples");
@@ -152,8 +153,9 @@ static void write_row(const struct report *rep, const struct result *r, const st
 {
 	double ratio = w ? r->judge.ratio : r->ratio, lo = w ? r->judge.lo : r->ratio_lo;
 	double hi = w ? r->judge.hi : r->ratio_hi, med = w ? w->median : r->s.median;
-	char rc[16] = "-", ci[32] = "", vs[48], mincell[16], spread[16] = "", flags[160], ctx[360];
-	char bound[96] = "", fp[48] = "", ovh[96] = "";
+	char rc[16] = "-", ci[32] = "", vs[48], mincell[16], spread[16] = "", flags[288], ctx[360];
+	char bound[96] = "", fp[48] = "", ovh[96] = "", st[96], states[112] = "";
+	const struct mixture *mix;
 
 	if (r->has_ratio && isfinite(ratio)) {
 		snprintf(rc, sizeof(rc), "%.2f", ratio);
@@ -175,7 +177,11 @@ static void write_row(const struct report *rep, const struct result *r, const st
 		snprintf(fp, sizeof(fp), " [%uw x %ul]", r->footprint_words, r->footprint_lines);
 	if (w)
 		snprintf(spread, sizeof(spread), "%5.1f%% ", isfinite(r->epoch_spread) ? r->epoch_spread * 100 : 0.0);
-	snprintf(flags, sizeof(flags), "%s%s%s", bound, fp, ovh);
+	mix = w ? &w->mix : &r->extra.mix;
+	if (mix->nstates > 1)	/* a median that moves with the mix: say the states */
+		snprintf(states, sizeof(states), " [%zu states: %s]", mix->nstates,
+			 stats_mixture_text(mix, 1 / rep->cal.ticks_per_cycle, st, sizeof(st)));
+	snprintf(flags, sizeof(flags), "%s%s%s%s", bound, fp, ovh, states);
 	fprintf(f, "%-20s %-20s %-7s %-10s %8s %8.2f %8.2f %8.3f %7s %-17s %-28s %s%7zu%s%s%s%s\n", r->name,
 		r->twin[0] ? r->twin : "-", r->pattern, probe_mode_name(r->mode), mincell, result_cycles(rep, med),
 		result_cycles(rep, w ? w->p90 : r->s.p90), result_ns(rep, med), rc, ci, vs, spread,

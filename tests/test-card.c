@@ -6,6 +6,7 @@
  * number changes. Exit 0 pass, 1 fail.
  */
 #include "card.h"
+#include "report.h"
 #include "harness.h"
 
 #include <errno.h>
@@ -504,6 +505,35 @@ static void test_kernel(void)
 	report_free(&rep);
 }
 
+/* The Intel guest's first default run (tests/data): its staircase has no
+ * third cache but a shelf at 2.8-6.7 MiB and 49 ns, this guest's share of
+ * the 480 MiB L3 hwloc declares, where the llc walk (4 MiB) lies. */
+static void test_intel_fixture(void)
+{
+	const char *src = getenv("ATOMCOST_SRCDIR");
+	char path[4096], *t;
+	struct report rep;
+	struct card c;
+
+	snprintf(path, sizeof(path), "%s/tests/data/intel-xeon-kvm-run1.json", src ? src : "..");
+	report_init(&rep);
+	if (report_read(path, &rep) < 0) {
+		CHECK(0, "fixture %s read", path);
+		return;
+	}
+	card_build(&rep, &c);
+	CHECK(c.nstep == 5 && !strcmp(c.step[2].name, "L3 shelf") && c.step[2].declared == 480ll << 20 &&
+		      !strcmp(c.step[3].name, "shelf") && !strcmp(c.step[4].name, "DRAM"),
+	      "steps: %u, the third %s of %lld", c.nstep, c.step[2].name, c.step[2].declared);
+	t = TEST_TEXT(card_write_text(&rep, f));
+	CHECK(t && strstr(t, "caches    L1 45.2 KiB 5.2 cyc | L2 1.78 MiB 19.4 cyc | L3 shelf 2.83 MiB-6.73 MiB 49 ns, "
+			     "of 480 MiB declared | shelf 11.3 MiB-19 MiB 91 ns | DRAM 177 ns"),
+	      "the caches line shows the L3 shelf and the declared size:\n%s", t ? t : "");
+	CHECK(t && strstr(t, "LLC walk 4 MiB in L3 shelf"), "the LLC walk names the step it walks");
+	free(t);
+	report_free(&rep);
+}
+
 int main(void)
 {
 	test_lines();
@@ -512,5 +542,6 @@ int main(void)
 	test_card_facts();
 	test_order();
 	test_kernel();
+	test_intel_fixture();
 	return test_done("card");
 }

@@ -187,10 +187,12 @@ static void mixture_fixture(void)
 
 	snprintf(path, sizeof(path), "%s/tests/data/intel-xeon-kvm-run1.json", src ? src : "..");
 	report_init(&rep);
-	CHECK(report_read(path, &rep) == 0 && rep.n == 20, "fixture read (%zu rows)", rep.n);
+	CHECK(report_read(path, &rep) == 0 && rep.n >= 20, "fixture read (%zu rows)", rep.n);
 	for (size_t i = 0; i < rep.n; i++) {
 		const struct result *r = &rep.r[i];
 
+		if (strcmp(r->pattern, "hit"))
+			continue;
 		for (size_t k = 0; k < 4; k++)
 			if (!strcmp(r->name, names[k])) {
 				rows[k]++;
@@ -211,7 +213,8 @@ static void mixture_fixture(void)
 	for (size_t i = 0; i < rep.n; i++) {
 		struct report_row w;
 
-		if (strcmp(rep.r[i].name, "cmpxchg_local") || !compare_group_first(&rep, i))
+		if (strcmp(rep.r[i].name, "cmpxchg_local") || strcmp(rep.r[i].pattern, "hit") ||
+		    !compare_group_first(&rep, i))
 			continue;
 		report_row(&rep, i, &w);
 		CHECK(w.mix.nstates == 2 && w.samples == 2400, "cmpxchg_local over the epochs: %zu states", w.mix.nstates);

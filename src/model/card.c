@@ -268,6 +268,105 @@ const char *card_order_text(const struct card *c, char *buf, size_t len)
 
 /* ---- the machine and the sections -------------------------------------- */
 
+const char *card_size_text(double bytes, char *buf, size_t len)
+{
+	static const char *const unit[] = { "KiB", "MiB", "GiB" };
+	double v = bytes / 1024;
+	unsigned u = 0;
+
+	while (v >= 1024 && u + 1 < ARRAY_SIZE(unit)) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, len, v >= 100 ? "%.0f %s" : "%.3g %s", v, unit[u]);
+	return buf;
+}
+
+/* The staircase in footprint order: the caches, the shelves between the
+ * last cache and memory, memory. The first shelf is the share of the next
+ * cache level hwloc declares (docs/hierarchy.md: a shared L3 of which this
+ * PU gets a part, the rest of the chase going to memory), when hwloc
+ * declares one larger than the shelf reaches. */
+static void build_steps(struct card *c)
+{
+	const struct hierarchy_section *h = c->hier;
+	size_t ncaches = 0;
+
+	for (size_t i = 0; h && i < h->nlevels; i++)
+		ncaches += !h->levels[i].memory;
+	for (size_t i = 0; h && i < h->nlevels + h->nshelves && c->nstep < CARD_MAX_STEPS; i++) {
+		bool shelf = i >= ncaches && i < ncaches + h->nshelves;
+		const struct hier_level_out *l = i < ncaches ? &h->levels[i] : shelf ? &h->shelves[i - ncaches] :
+						 &h->levels[i - h->nshelves];
+		struct card_step *s = &c->step[c->nstep++];
+
+		*s = (struct card_step){ .l = l, .shelf = shelf };
+		if (shelf && i == ncaches && ncaches < h->nhwloc_caches &&
+		    (long long)h->hwloc_caches[ncaches] > l->last_bytes) {
+			s->declared = (long long)h->hwloc_caches[ncaches];
+			snprintf(s->name, sizeof(s->name), "L%u shelf", (unsigned)(ncaches + 1) % 10);
+		} else {
+			snprintf(s->name, sizeof(s->name), "%s",
+				 shelf ? "shelf" : l->memory ? "DRAM" : hier_level_name(l));
+		}
+	}
+}
+
+const char *card_step_text(const struct card_step *s, char *buf, size_t len)
+{
+	const struct hier_level_out *l = s->l;
+	char a[32], b[32], d[32];
+
+	if (l->memory)
+		snprintf(buf, len, "DRAM %.0f ns", l->ns);
+	else if (s->shelf)
+		snprintf(buf, len, "%s %s-%s %.0f ns%s%s%s", s->name, card_size_text((double)l->first_bytes, a, sizeof(a)),
+			 card_size_text((double)l->last_bytes, b, sizeof(b)), l->ns, s->declared ? ", of " : "",
+			 s->declared ? card_size_text((double)s->declared, d, sizeof(d)) : "",
+			 s->declared ? " declared" : "");
+	else
+		snprintf(buf, len, "%s %s %.1f cyc", s->name, card_size_text((double)l->size_bytes, a, sizeof(a)),
+			 l->cycles);
+	return buf;
+}
+
+/* The footprint each walk of the atomicity lines covered (its rows'
+ * extra.pattern), and the step of the staircase it lies in: a walk sized
+ * from hwloc's declared L3 can land in a shelf, or between two steps. */
+static void build_walks(const struct report *rep, struct card *c)
+{
+	static const char *const walks[] = { "dep", "l2", "llc", "miss" };
+	static const char *const label[] = { "L1", "L2", "LLC", "DRAM" };	/* as the lines say */
+
+	for (size_t w = 0; w < ARRAY_SIZE(walks); w++) {
+		struct card_walk *k = &c->walk[c->nwalk];
+
+		for (size_t i = 0; i < rep->n && !k->pattern; i++) {
+			const struct result *r = &rep->r[i];
+
+			if (!strcmp(r->pattern, walks[w]) && r->extra.pattern.has & 1u << PX_FOOTPRINT)
+				*k = (struct card_walk){ .pattern = walks[w], .label = label[w],
+							.bytes = r->extra.pattern.footprint_bytes };
+		}
+		if (!k->pattern)
+			continue;
+		c->nwalk++;
+		for (unsigned s = 0; s < c->nstep && !k->step; s++) {
+			const struct hier_level_out *l = c->step[s].l;
+
+			if (k->bytes < l->first_bytes && s) {
+				char t[sizeof(k->between)];
+
+				snprintf(t, sizeof(t), "between %s and %s", c->step[s - 1].name, c->step[s].name);
+				memcpy(k->between, t, sizeof(t));
+				k->step = k->between;
+			} else if (k->bytes <= l->last_bytes || l->memory) {
+				k->step = c->step[s].name;
+			}
+		}
+	}
+}
+
 const char *card_vm_text(int vm)
 {
 	return vm < 0 ? "VM or not: unknown" : vm ? "virtual machine (hypervisor flag set)" : "no hypervisor flag";
@@ -622,6 +721,8 @@ int card_build(const struct report *rep, struct card *c)
 		return -EDOM;
 	report_machine(rep, &c->machine);
 	c->hier = rep->hier;
+	build_steps(c);
+	build_walks(rep, c);
 	report_split(rep, &c->split);
 	build_cmp(rep, c);
 	build_noise(rep, c);

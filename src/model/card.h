@@ -116,9 +116,34 @@ struct card_ratio {
 	struct card_part part[CARD_RATIO_CATS];	/* part.a NULL: not measured */
 };
 
+/* One step of the measured staircase as the card shows it, in footprint
+ * order: a cache level, a shelf (neither cache nor memory: named as the
+ * share of the cache level hwloc declares next, when it declares one
+ * larger than the shelf reaches), or memory. */
+#define CARD_MAX_STEPS (2 * HIER_MAX_LEVELS)
+struct card_step {
+	const struct hier_level_out *l;
+	char name[24];		/* "L2", "L3 shelf", "shelf", "DRAM" */
+	bool shelf;
+	long long declared;	/* a shelf's: the declared size of the level it is a share of; 0: none */
+};
+/* Which step a pattern's walk lies in (the footprint of its rows). */
+#define CARD_MAX_WALKS 4
+struct card_walk {
+	const char *pattern;	/* "dep", "l2", "llc", "miss" */
+	const char *label;	/* the atomicity line's: "L1", "L2", "LLC", "DRAM" */
+	long long bytes;
+	const char *step;	/* the card_step's name, "between L2 and L3 shelf", ... */
+	char between[64];
+};
+
 struct card {
 	struct card_machine machine;
 	const struct hierarchy_section *hier;	/* the measured hierarchy (rep's); NULL: none */
+	struct card_step step[CARD_MAX_STEPS];
+	unsigned nstep;
+	struct card_walk walk[CARD_MAX_WALKS];
+	unsigned nwalk;
 	struct card_split split;
 	const char *pair_atomic, *pair_plain;	/* the twin pair the sentences use */
 	const char *atomic_insn, *plain_insn;	/* their instructions */
@@ -164,6 +189,11 @@ const char *card_part_cell(const struct card_part *p, char *buf, size_t len);
 /* The ordering line: "smp_mb (lock addl $0,-4(%rsp)) 20.0 cyc, mb (mfence)
  * 80.6 cyc behind a pending store: smp_mb cheapest", or why not measured. */
 const char *card_order_text(const struct card *c, char *buf, size_t len);
+/* "L1 45.2 KiB 5.2 cyc", "L3 shelf 2.83-6.73 MiB 48.8 ns, of 480 MiB
+ * declared", "DRAM 177 ns": a step of the caches line. */
+const char *card_step_text(const struct card_step *s, char *buf, size_t len);
+/* "45.2 KiB", "996 KiB", "1.04 MiB", "1.88 GiB" (the card's sizes). */
+const char *card_size_text(double bytes, char *buf, size_t len);
 /* "virtual machine (hypervisor flag set)", ... for card_machine.vm. */
 const char *card_vm_text(int vm);
 /* The split-lock sentence: "a locked op across two cache lines: 1270 ns

@@ -455,12 +455,13 @@ static void card_caches(const struct card *c, FILE *f)
 		fputs("measured hierarchy not in this report", f);
 		return;
 	}
-	for (size_t i = 0; i < h->nlevels; i++) {
-		const struct hier_level_out *l = &h->levels[i];
+	for (unsigned i = 0; i < c->nstep; i++) {
+		const struct hier_level_out *l = c->step[i].l;
+		char t[96];
 
 		fputs(i ? " | " : "", f);
-		if (l->memory) {
-			fprintf(f, "DRAM %.0f ns (%.0f cycles)", l->ns, l->cycles);
+		if (l->memory || c->step[i].shelf) {	/* a shelf: the share of a declared level, or neither */
+			report_htmlf(f, "%s (%.0f cycles)", card_step_text(&c->step[i], t, sizeof(t)), l->cycles);
 			continue;
 		}
 		size_str((double)l->size_bytes, a, sizeof(a), true);

@@ -243,34 +243,18 @@ static void write_sweeps(const struct report *rep, FILE *f)
 
 /* ---- the machine card: formats what card_build computed ---------------- */
 
-/* "45.2 KiB", "996 KiB", "1.04 MiB" (the card's sizes) */
-static const char *size_text(double bytes, char *buf, size_t len)
-{
-	bool mib = bytes >= 1 << 20;
-	double v = bytes / (mib ? 1 << 20 : 1 << 10);
-
-	snprintf(buf, len, v >= 100 ? "%.0f %s" : "%.3g %s", v, mib ? "MiB" : "KiB");
-	return buf;
-}
-
 /* The levels and how they were measured, each size's range over the epochs. */
-static void write_levels(const struct hierarchy_section *h, FILE *f)
+static void write_levels(const struct card *c, FILE *f)
 {
+	const struct hierarchy_section *h = c->hier;
 	bool huge = h->pages.page_bytes >= 1 << 21;
 	int epochs = h->has & 1u << HS_EPOCHS ? h->epochs : 0;
 	const char *why = h->pages.has & 1u ? h->pages.source : "?";	/* no huge pages */
-	char a[32], b[32];
+	char a[96], b[32];
 
 	fprintf(f, "caches   ");
-	for (size_t i = 0; i < h->nlevels; i++) {
-		const struct hier_level_out *l = &h->levels[i];
-
-		if (l->memory)
-			fprintf(f, " %sDRAM %.0f ns", i ? "| " : "", l->ns);
-		else
-			fprintf(f, " %s%s %s %.1f cyc", i ? "| " : "", hier_level_name(l),
-				size_text((double)l->size_bytes, a, sizeof(a)), l->cycles);
-	}
+	for (unsigned i = 0; i < c->nstep; i++)
+		fprintf(f, " %s%s", i ? "| " : "", card_step_text(&c->step[i], a, sizeof(a)));
 	if (!epochs) {
 		fprintf(f, " (measured)\n");
 		return;
@@ -284,8 +268,8 @@ static void write_levels(const struct hierarchy_section *h, FILE *f)
 
 		if (!(l->size_min > 0))
 			continue;
-		size_text((double)l->size_min, a, sizeof(a));
-		size_text(l->size_max > 0 ? (double)l->size_max : 0, b, sizeof(b));
+		card_size_text((double)l->size_min, a, sizeof(a));
+		card_size_text(l->size_max > 0 ? (double)l->size_max : 0, b, sizeof(b));
 		fprintf(f, "%s %s %s%s%s", i ? "," : "", hier_level_name(l), a,
 			strcmp(a, b) ? "-" : "", strcmp(a, b) ? b : "");
 	}
@@ -303,12 +287,12 @@ static void write_caches(const struct card *c, FILE *f)
 		fprintf(f, "caches    measured hierarchy not in this report\n");
 		return;
 	}
-	write_levels(h, f);
+	write_levels(c, f);
 	for (size_t i = 0; i < h->nlevels; i++) {
 		const struct hier_level_out *l = &h->levels[i];
 
-		size_text((double)l->size_bytes, a, sizeof(a));
-		size_text((double)l->hwloc_size, b, sizeof(b));
+		card_size_text((double)l->size_bytes, a, sizeof(a));
+		card_size_text((double)l->hwloc_size, b, sizeof(b));
 		if (l->hwloc_size > 0 && l->effective_share)
 			fprintf(f, "          %s effective share about %s of %s declared: shared with other %s\n",
 				hier_level_name(l), a, b, c->machine.vm > 0 ? "tenants" : "cores");
@@ -318,11 +302,11 @@ static void write_caches(const struct card *c, FILE *f)
 	}
 	if (h->tlb.has && h->tlb.reach_bytes > 0)
 		fprintf(f, "          TLB reach about %s (4 KiB pages cost more past it; not a cache level)\n",
-			size_text((double)h->tlb.reach_bytes, a, sizeof(a)));
+			card_size_text((double)h->tlb.reach_bytes, a, sizeof(a)));
 	else if (h->tlb.has)
 		fprintf(f, "          TLB: 4 KiB and 2 MiB pages walk alike up to %s (huge pages "
 			"did not move the staircase here)\n",
-			size_text((double)h->tlb.compared_to_bytes, a, sizeof(a)));
+			card_size_text((double)h->tlb.compared_to_bytes, a, sizeof(a)));
 }
 
 static void write_machine(const struct report *rep, const struct card *c, FILE *f)
@@ -367,6 +351,15 @@ static void write_atomicity(const struct card *c, FILE *f)
 			card_diff_cell(&k->pair, d, sizeof(d)), card_part_word(&k->pair, v, sizeof(v)),
 			c->lock_plain ? card_part_cell(&k->lock, l, sizeof(l)) : "",
 			c->lock_plain ? card_part_cell(&k->insn, s, sizeof(s)) : "");
+	}
+	/* which step of the staircase each walk covered: a walk sized from a
+	 * declared L3 can land in a shelf, or between two steps */
+	for (unsigned i = 0; i < c->nwalk; i++) {
+		char b[32];
+
+		fprintf(f, "%s%s walk %s in %s%s", i ? "" : "          ", c->walk[i].label,
+			card_size_text((double)c->walk[i].bytes, b, sizeof(b)), c->walk[i].step ?: "?",
+			i + 1 < c->nwalk ? ", " : "\n");
 	}
 }
 

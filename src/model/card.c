@@ -712,6 +712,47 @@ const char *card_kernel_text(const struct card_kernel *k, char *buf, size_t len)
 	return buf;
 }
 
+/* The row (first of its epochs) of probe name, if the card shows it and it
+ * holds two or more states over its epochs, into the card's mixtures. */
+static void add_mix(const struct report *rep, struct card *c, const char *name, enum probe_mode m,
+		    const char *pattern)
+{
+	struct report_row w;
+
+	if (!name)
+		return;	/* not measured */
+	for (unsigned k = 0; k < c->nmix; k++)
+		if (!strcmp(c->mix[k].probe, name) && c->mix[k].mode == m && !strcmp(c->mix[k].pattern, pattern))
+			return;
+	for (size_t i = 0; i < rep->n && c->nmix < CARD_MAX_MIX; i++) {
+		const struct result *r = &rep->r[i];
+
+		if (r->mode != m || r->context != RESULT_USER || strcmp(r->name, name) || strcmp(r->pattern, pattern) ||
+		    !compare_group_first(rep, i))
+			continue;
+		report_row(rep, i, &w);
+		if (w.mix.nstates > 1)
+			c->mix[c->nmix++] = (struct card_mix){ r->name, r->pattern, m, w.mix };
+		return;
+	}
+}
+
+/* The mixtures among the rows the card's figures come from: the
+ * atomicity pair in each place, and each menu option's chain and
+ * throughput on the hot line. */
+static void build_mix(const struct report *rep, struct card *c)
+{
+	for (unsigned i = 0; i < c->ncmp; i++) {
+		add_mix(rep, c, c->cmp[i].pair.a, c->cmp[i].mode, c->cmp[i].pattern);
+		add_mix(rep, c, c->cmp[i].pair.b, c->cmp[i].mode, c->cmp[i].pattern);
+	}
+	for (unsigned n = 0; n < c->nneed; n++)
+		for (unsigned o = 0; o < c->need[n].nopt; o++) {
+			add_mix(rep, c, c->need[n].opt[o].probe, MODE_LATENCY, "hit");
+			add_mix(rep, c, c->need[n].opt[o].probe, MODE_THROUGHPUT, "hit");
+		}
+}
+
 int card_build(const struct report *rep, struct card *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -735,6 +776,7 @@ int card_build(const struct report *rep, struct card *c)
 	build_c2c(rep, c);
 	build_cases(rep, c);
 	build_share(c);
+	build_mix(rep, c);
 	return 0;
 }
 

@@ -137,6 +137,15 @@ struct card_walk {
 	char between[64];
 };
 
+/* A row on the card whose samples hold steady states (report_row's
+ * mixture over the epochs): its median moves with their mix. */
+#define CARD_MAX_MIX 8
+struct card_mix {
+	const char *probe, *pattern;
+	enum probe_mode mode;
+	struct mixture m;	/* values in ticks */
+};
+
 struct card {
 	struct card_machine machine;
 	const struct hierarchy_section *hier;	/* the measured hierarchy (rep's); NULL: none */
@@ -164,6 +173,8 @@ struct card {
 	unsigned nneed;
 	struct card_kernel kernel[CARD_MAX_KERNEL];
 	unsigned nkernel;
+	struct card_mix mix[CARD_MAX_MIX];	/* the card's rows that are mixtures */
+	unsigned nmix;
 	/* the ordering line: the two lowest result.card_order, hit latency */
 	struct card_part order;
 	const char *order_insn_a, *order_insn_b;

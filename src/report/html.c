@@ -524,6 +524,11 @@ static void card_machine(const struct report *rep, const struct card *c, FILE *f
 	report_htmlf(f, "</td></tr>\n<tr><th>ordering</th><td>full barrier: %s", card_order_text(c, t, sizeof(t)));
 	for (unsigned k = 0; k < c->nkernel; k++)
 		report_htmlf(f, "</td></tr>\n<tr><th>kernel</th><td>%s", card_kernel_text(&c->kernel[k], t, sizeof(t)));
+	for (unsigned k = 0; k < c->nmix; k++)	/* as the text card's states line */
+		report_htmlf(f, "</td></tr>\n<tr><th>%s</th><td>%s %s %s: %zu states, %s cycles (share of samples): its "
+			     "median moves with their mix", k ? "" : "states", c->mix[k].probe, c->mix[k].pattern,
+			     probe_mode_name(c->mix[k].mode), c->mix[k].m.nstates,
+			     stats_mixture_text(&c->mix[k].m, 1 / rep->cal.ticks_per_cycle, t, sizeof(t)));
 	fputs("</td></tr>\n</table>\n", f);
 }
 

@@ -118,6 +118,21 @@ json_t *card_to_json(const struct card *c)
 		      (json_int_t)c->disturbed_epochs, "cpu_share", c->cpu_share, "atomicity", cmp,
 		      "sharing_probe", c->share_probe, "sharing", share, "menu", menu_j, "ordering",
 		      part_json(&c->order));
+	if (c->nmix) {	/* absent: no row of the card holds two states */
+		json_t *m = json_array();
+
+		for (unsigned i = 0; i < c->nmix; i++) {
+			json_t *st = json_array();
+
+			for (size_t k = 0; k < c->mix[i].m.nstates; k++)
+				json_array_append_new(st, json_pack("{s:f, s:f}", "ticks", c->mix[i].m.state[k].value,
+								    "share", c->mix[i].m.state[k].share));
+			json_array_append_new(m, json_pack("{s:s, s:s, s:s, s:o}", "probe", c->mix[i].probe, "pattern",
+							   c->mix[i].pattern, "mode", probe_mode_name(c->mix[i].mode),
+							   "states", st));
+		}
+		json_object_set_new(o, "states", m);
+	}
 	if (c->nkernel) {	/* absent: no kernel row beside an analog */
 		json_t *k = json_array();
 

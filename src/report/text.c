@@ -16,7 +16,7 @@ static void table_head(bool spread, FILE *f)
 {
 	fprintf(f, "# vs: the row against its twin over the epochs (paired, each epoch fresh buffers, pinning and calibration): slower/faster when the 95%% interval of the ratio lies beyond the margin (%.0f%% or %.2f cycles, whichever is larger), same when the 90%% interval lies inside it (equivalence), else unresolved; analogs get none\n",
 		JUDGE_MARGIN_REL * 100, JUDGE_MARGIN_ABS);
-	fprintf(f, "# [N states: v (share) ...]: the samples hold N steady states, cycles and share of the samples (docs/method.md): the median moves with the mix, compare state by state\n");
+	fprintf(f, "# [N states: v (share) ...]: the samples hold N steady states, cycles and share of the samples (docs/card.md, states): the median moves with the mix, compare state by state\n");
 	fprintf(f, "%-20s %-20s %-7s %-10s %8s %8s %8s %8s %7s %-17s %-28s %s%7s\n", "probe",
 		"twin", "pattern", "mode", "cyc min", "median", "p90", "ns", "ratio", "[95% CI]",
 		"vs", spread ? "spread " : "", "samples");
@@ -390,6 +390,21 @@ static void write_noise(const struct card *c, FILE *f)
 		"the difference sits near the margin or the epochs spread too far");
 }
 
+/* The card's rows whose samples hold steady states: each state, since the
+ * median printed moves with their mix. */
+static void write_states(const struct report *rep, const struct card *c, FILE *f)
+{
+	char t[96];
+
+	for (unsigned i = 0; i < c->nmix; i++)
+		fprintf(f, "%s%s %s %s: %zu states, %s cycles (share of samples)\n",
+			i ? "          " : "states    ", c->mix[i].probe, c->mix[i].pattern,
+			probe_mode_name(c->mix[i].mode), c->mix[i].m.nstates,
+			stats_mixture_text(&c->mix[i].m, 1 / rep->cal.ticks_per_cycle, t, sizeof(t)));
+	if (c->nmix)
+		fprintf(f, "          (a median on this card moves with the mix of its states: compare state by state)\n");
+}
+
 static void write_splitlock(const struct card_split *s, FILE *f)
 {
 	char t[256];
@@ -469,6 +484,7 @@ int card_write_text(const struct report *rep, FILE *f)
 	write_machine(rep, &c, f);
 	write_atomicity(&c, f);
 	write_noise(&c, f);
+	write_states(rep, &c, f);
 	write_share(&c, f);
 	write_splitlock(&c.split, f);
 	fprintf(f, "ordering  full barrier: %s\n", card_order_text(&c, t, sizeof(t)));

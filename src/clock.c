@@ -80,6 +80,20 @@ static double min_of(const double *v, size_t n)
 	return m;
 }
 
+/* The core from CPUID (core.h); its L1 load-to-use, 0 when unknown. */
+static double identify(struct core_id *id)
+{
+	struct core_facts f;
+
+	if (arch_core_facts(&f) < 0) {
+		memset(id, 0, sizeof(*id));
+		snprintf(id->how, sizeof(id->how), "unknown core: this build reads no CPUID (%s)", ARCH_NAME);
+		return 0;
+	}
+	core_identify(&f, id);
+	return id->l1_load_cycles;
+}
+
 static void chains(struct calibration *c)
 {
 	double a1[CHAIN_REPEATS], a2[CHAIN_REPEATS], m1[CHAIN_REPEATS], m2[CHAIN_REPEATS];
@@ -99,7 +113,11 @@ static void chains(struct calibration *c)
 	c->ticks_per_cycle_mul = (min_of(m2, CHAIN_REPEATS) - min_of(m1, CHAIN_REPEATS)) /
 				 (ops * ARCH_MUL_LATENCY);
 	c->mul_expected = ARCH_MUL_LATENCY;
-	c->load_expected = CLOCK_L1_CHASE_CYCLES;
+	/* the load-to-use of a pointer chase on one L1 line (mov (%reg),%reg):
+	 * the identified core's (4 on Zen 2-5 and Skylake, 5 on Sunny Cove and
+	 * Golden Cove and later); a self-check of the cycle that shares
+	 * nothing with the add chain, none on a core the table lacks */
+	c->load_expected = identify(&c->core);
 	if (c->ticks_per_cycle > 0) {
 		c->mul_cycles = ARCH_MUL_LATENCY * c->ticks_per_cycle_mul / c->ticks_per_cycle;
 		c->load_cycles = (min_of(l2, CHAIN_REPEATS) - min_of(l1, CHAIN_REPEATS)) / ops /

@@ -3,6 +3,8 @@
  * auxiliary vector (never inside a timed region). */
 #include "arch/arch.h"
 
+#include <errno.h>
+
 #include <sys/auxv.h>
 
 #include "common.h"
@@ -32,4 +34,11 @@ int arch_hypervisor_sig(char sig[13])
 {
 	sig[0] = '\0';
 	return -1;
+}
+
+/* No CPUID here: the core is not identified, and nothing is expected of it. */
+int arch_core_facts(struct core_facts *f)
+{
+	(void)f;
+	return -EOPNOTSUPP;
 }

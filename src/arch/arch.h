@@ -14,6 +14,7 @@
  *   void arch_mul_chain(uint64_t iters)          64 dependent multiplies per iteration
  *   ARCH_MUL_LATENCY                             cycles per multiply in that chain
  *   void arch_cpu_relax(void)
+ *   int arch_core_facts(struct core_facts *f)    the core's CPUID facts (src/model/core.h)
  */
 #ifndef ATOMCOST_ARCH_H
 #define ATOMCOST_ARCH_H
@@ -73,6 +74,15 @@ static inline bool arch_percpu_cmpxchg128(uintptr_t off, uint64_t *old, uint64_t
 #endif
 #if !ARCH_HAS_DS_PREFIX
 #define ARCH_INSN_SET_BIT_IMM_DS "(no ds-prefix form on this architecture)"
+#endif
+
+#ifndef __KERNEL__
+/* The facts that identify the core (core.h: vendor, family and model,
+ * features, per-core L1D and L2, hybrid core type, hypervisor vendor),
+ * read once, outside any timed region: 0, or -EOPNOTSUPP where this build
+ * reads none (arm64, the generic C11 build). */
+struct core_facts;
+int arch_core_facts(struct core_facts *f);
 #endif
 
 /* Unrolling helpers shared by every architecture: OPS64(OP) expands to

@@ -3,6 +3,8 @@
  * every primitive and the OS for the time. */
 #include "arch/arch.h"
 
+#include <errno.h>
+
 volatile int gen_cx128_lock;
 
 void arch_init(void)
@@ -14,4 +16,11 @@ int arch_hypervisor_sig(char sig[13])
 {
 	sig[0] = '\0';
 	return -1;
+}
+
+/* No CPUID here: the core is not identified, and nothing is expected of it. */
+int arch_core_facts(struct core_facts *f)
+{
+	(void)f;
+	return -EOPNOTSUPP;
 }

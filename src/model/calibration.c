@@ -10,13 +10,29 @@ static double deviation(double got, double want)
 
 void clock_print_self_checks(const struct calibration *c, FILE *f, const char *prefix)
 {
+	char load[160];
+
 	if (!(c->mul_expected > 0))
 		return;
+	if (c->load_expected > 0 && c->core.name[0])
+		snprintf(load, sizeof(load), "expected %.0f on a %s core, %+.2f%%", c->load_expected, c->core.name,
+			 deviation(c->load_cycles, c->load_expected) * 100);
+	else if (c->load_expected > 0)	/* a report from before the core was identified */
+		snprintf(load, sizeof(load), "expected %.0f, %+.2f%%", c->load_expected,
+			 deviation(c->load_cycles, c->load_expected) * 100);
+	else
+		snprintf(load, sizeof(load), "no expectation: the core is unknown");
 	fprintf(f, "%simul chain %.3f cycles (expected %.0f, %+.2f%%), L1 load chase %.3f cycles "
-		   "(expected %.0f, %+.2f%%); the add chain reads 1.00 by construction (it defines "
-		   "the cycle)\n", prefix, c->mul_cycles, c->mul_expected,
-		deviation(c->mul_cycles, c->mul_expected) * 100, c->load_cycles, c->load_expected,
-		deviation(c->load_cycles, c->load_expected) * 100);
+		   "(%s); the add chain reads 1.00 by construction (it defines the cycle)\n", prefix,
+		c->mul_cycles, c->mul_expected, deviation(c->mul_cycles, c->mul_expected) * 100, c->load_cycles,
+		load);
+}
+
+void clock_print_core(const struct calibration *c, FILE *f, const char *prefix)
+{
+	if (c->core.how[0])
+		fprintf(f, "%s%s%s%s\n", prefix, c->core.how, c->core.l1_source ? "; L1 load-to-use: " : "",
+			c->core.l1_source ? c->core.l1_source : "");
 }
 
 void clock_print(const struct calibration *c, FILE *f)
@@ -32,6 +48,7 @@ void clock_print(const struct calibration *c, FILE *f)
 	fprintf(f, "chain medians     %.4f (add), %.4f (imul): spread from disturbances\n",
 		c->add_median, c->mul_median);
 	clock_print_self_checks(c, f, "self-checks       ");
+	clock_print_core(c, f, "core              ");
 	fprintf(f, "core clock        %.3f GHz\n", c->core_hz / 1e9);
 	fprintf(f, "cycles from       %s\n", c->cycle_source);
 	if (c->cpu_os >= 0)
@@ -40,6 +57,13 @@ void clock_print(const struct calibration *c, FILE *f)
 		fprintf(f, "EMULATED          %s: timings are meaningless\n", c->emulation);
 	if (!c->trustworthy)
 		fprintf(f, "WARNING           calibration does not agree with itself: treat cycle figures with care\n");
+}
+
+json_t *core_to_json(const struct core_id *id)
+{
+	return json_pack("{s:s?, s:s, s:o, s:s?}", "name", id->name[0] ? id->name : NULL, "how", id->how,
+			 "l1_load_cycles", id->l1_load_cycles > 0 ? json_real(id->l1_load_cycles) : json_null(),
+			 "l1_source", id->l1_source);
 }
 
 json_t *clock_to_json(const struct calibration *c)
@@ -67,6 +91,8 @@ json_t *clock_to_json(const struct calibration *c)
 			"deviation", deviation(c->mul_cycles, c->mul_expected),
 			"l1_load_chase", "expected_cycles", c->load_expected, "cycles", c->load_cycles,
 			"deviation", deviation(c->load_cycles, c->load_expected)));
+		if (c->core.how[0])	/* identified here (not read back from an older report) */
+			json_object_set_new(j, "core", core_to_json(&c->core));
 	}
 	return j;
 }

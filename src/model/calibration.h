@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <jansson.h>
 
+#include "core.h"
+
 /* Frequency windows of the calibration (each 40 ms). */
 #define CLOCK_FREQ_REPEATS 5
 
@@ -22,10 +24,11 @@ struct calibration {
 	double chain_agreement;		/* |add - mul| / add */
 	/* Self-checks in add-chain cycles (the add chain itself reads 1 by
 	 * construction): the imul chain (expected: the arch's multiply
-	 * latency) and the L1 load chase (expected CLOCK_L1_CHASE_CYCLES).
-	 * 0: not measured. */
+	 * latency) and the L1 load chase (expected: the identified core's
+	 * load-to-use; 0: no expectation, core.how says why). 0: not measured. */
 	double mul_cycles, mul_expected;
 	double load_cycles, load_expected;
+	struct core_id core;		/* the core, from CPUID (clock.c); name "": unknown */
 	double core_hz;			/* timer_hz / ticks_per_cycle */
 	const char *cycle_source;	/* how cycles were obtained */
 	const char *timer;		/* which timer reads */
@@ -40,7 +43,13 @@ void clock_print(const struct calibration *c, FILE *f);
 /* One line: the imul and L1 chase self-checks with their expected values
  * and deviations, after prefix; nothing when they were not measured. */
 void clock_print_self_checks(const struct calibration *c, FILE *f, const char *prefix);
+/* One line: which core, on what evidence, and where its L1 figure comes
+ * from (nothing for a report from before the core was identified). */
+void clock_print_core(const struct calibration *c, FILE *f, const char *prefix);
 json_t *clock_to_json(const struct calibration *c);
+/* The identified core as the calibration and the fingerprint record it:
+ * {name (null: unknown), how, l1_load_cycles (null: no expectation), l1_source}. */
+json_t *core_to_json(const struct core_id *id);
 
 static inline double clock_ticks_to_cycles(const struct calibration *c, double ticks)
 {

@@ -217,4 +217,6 @@ void fingerprint_set_clock(json_t *fp, const struct calibration *cal)
 		return;
 	json_object_set_new(fp, "core_hz", json_real(cal->core_hz));
 	json_object_set_new(fp, "tsc_hz", json_real(cal->timer_hz));
+	if (cal->core.how[0])	/* which core, on what evidence (core.h) */
+		json_object_set_new(fp, "core", core_to_json(&cal->core));
 }

@@ -28,7 +28,8 @@ extern struct fingerprint_arch fingerprint_arch;
  * NULL on ENOMEM. */
 json_t *fingerprint_collect(const char *root, int cpu_os, const char *topo_summary);
 
-/* Record the calibration's core and timer (TSC) frequency in fp. */
+/* Record the calibration's core and timer (TSC) frequency in fp, and the
+ * identified core ("core": core_to_json). */
 void fingerprint_set_clock(json_t *fp, const struct calibration *cal);
 
 /* meta["fingerprint"] or NULL (report/json.c). */

@@ -516,6 +516,8 @@ static void card_machine(const struct report *rep, const struct card *c, FILE *f
 	    rep->cal.cycle_source ? rep->cal.cycle_source : "?");
 	fputs(rep->cal.trustworthy ? "calibration trustworthy" : "<span class=\"warn\">CALIBRATION NOT TRUSTWORTHY</span>",
 	      f);
+	if (rep->cal.core.how[0])	/* which core, on what evidence */
+		report_htmlf(f, "</td></tr>\n<tr><th>core</th><td>%s", rep->cal.core.how);
 	fputs("</td></tr>\n<tr><th>caches</th><td>", f);
 	card_caches(c, f);
 	report_htmlf(f, "</td></tr>\n<tr><th>split lock</th><td>%s", card_split_text(&c->split, t, sizeof(t)));

@@ -991,6 +991,10 @@ static int read_calibration(json_t *j, struct calibration *c)
 	c->mul_cycles = num_of(m, "cycles");
 	c->load_expected = num_of(l, "expected_cycles");
 	c->load_cycles = num_of(l, "cycles");
+	snprintf(c->core.name, sizeof(c->core.name), "%s",
+		 json_string_value(json_object_get(json_object_get(j, "core"), "name")) ?: "");
+	snprintf(c->core.how, sizeof(c->core.how), "%s",
+		 json_string_value(json_object_get(json_object_get(j, "core"), "how")) ?: "");
 	c->emulation = c->emulated ? "from report" : "";
 	c->cpu_os = -1;
 	c->cycle_source = "from report";

@@ -317,6 +317,7 @@ static void write_machine(const struct report *rep, const struct card *c, FILE *
 		m->microcode);
 	fprintf(f, "          %s %s, %s, %s\n", m->sysname, m->release, card_vm_text(m->vm),
 		rep->topo_summary[0] ? rep->topo_summary : "topology unknown");
+	clock_print_core(&rep->cal, f, "core      ");
 	fprintf(f, "clock     core %.3f GHz, cycles: %s; %s\n", rep->cal.core_hz / 1e9,
 		rep->cal.cycle_source ? rep->cal.cycle_source : "?",
 		rep->cal.trustworthy ? "calibration trustworthy" : "CALIBRATION NOT TRUSTWORTHY");
@@ -518,6 +519,7 @@ int report_write_text(const struct report *rep, FILE *f)
 	if (rep->topo_summary[0])
 		fprintf(f, "# topology: %s\n", rep->topo_summary);
 	clock_print_self_checks(c, f, "# self-checks: ");
+	clock_print_core(c, f, "# core: ");
 	fprintf(f, "# ns: wall time per op at the calibrated core clock (%.3f GHz), not at the clock of the moment\n",
 		c->core_hz / 1e9);
 	if (rep->partial)

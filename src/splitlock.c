@@ -13,6 +13,8 @@
 #include <sys/resource.h>
 
 #include "arch/arch.h"
+#include "card.h"
+#include "core.h"
 #include "common.h"
 #include "probes.h"
 #include "result.h"
@@ -475,6 +477,14 @@ void splitlock_announce(const char *skip)
 		"skips them", DEFAULT_OPS, skip);
 }
 
+/* CPUID's hypervisor bit: 1 set, 0 clear, -1 unknown (card_machine.vm). */
+static int hypervisor(void)
+{
+	struct core_facts c;
+
+	return arch_core_facts(&c) < 0 ? -1 : (c.features & 1u << CF_HYPERVISOR) != 0;
+}
+
 void splitlock_print(const struct splitlock_section *s, FILE *f)
 {
 	if (!s->supported) {
@@ -499,6 +509,8 @@ void splitlock_print(const struct splitlock_section *s, FILE *f)
 		(unsigned long long)s->split_ops);
 	fprintf(f, "  split / aligned: %.0fx  (%s against %.1f cycles, %s; medians)\n", s->ratio,
 		s->insn, s->ratio_denominator.cycles, s->ratio_denominator.what);
+	if (card_split_trap_text(s->split_ns, hypervisor()))
+		fprintf(f, "  %s\n", card_split_trap_text(s->split_ns, hypervisor()));
 	if (s->throttled)
 		fprintf(f, "  throttled: split ops took over 1 ms each or the probe hit its "
 			   "%.0f s cap: the kernel sleeps split-locking tasks here (%lld "

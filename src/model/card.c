@@ -391,6 +391,18 @@ const char *card_split_text(const struct card_split *s, char *buf, size_t len)
 	return buf;
 }
 
+const char *card_split_trap_text(double split_ns, int vm)
+{
+	if (!(split_ns > SPLITLOCK_TRAPPED_NS))
+		return NULL;
+	return vm > 0 ? "far beyond a bus lock (about 1 us): the host likely traps split locks (split-lock detection "
+			"on the host, invisible to this guest's kernel); a workload with split locks pays this for "
+			"each, and the host may also log, slow or stop the guest for them: align the data" :
+			"far beyond a bus lock (about 1 us): something under this kernel traps split locks (firmware "
+			"or a hypervisor that sets no hypervisor flag); a workload with split locks pays this for "
+			"each: align the data";
+}
+
 /* The c2c round trip of one pair per topology class (c2c section). */
 static void build_c2c(const struct report *rep, struct card *c)
 {

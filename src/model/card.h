@@ -210,6 +210,13 @@ const char *card_vm_text(int vm);
 /* The split-lock sentence: "a locked op across two cache lines: 1270 ns
  * against 4.6 ns for an aligned atomic_inc (277x)", "skipped (...)", ... */
 const char *card_split_text(const struct card_split *s, char *buf, size_t len);
+/* A split lock far slower than a bus lock (975-1,354 ns on the AMD guests,
+ * docs/card.md) is trapped: over SPLITLOCK_TRAPPED_NS, in a VM, the host
+ * likely runs split-lock detection the guest's kernel cannot see. The
+ * sentence that says so and what it means for a workload with split locks;
+ * NULL under the threshold. vm: card_machine.vm. */
+#define SPLITLOCK_TRAPPED_NS 10000.0
+const char *card_split_trap_text(double split_ns, int vm);
 /* 2: atomic against every CPU (or a baseline), 1: only against this CPU,
  * 0: not atomic (the order the charts draw twins in). */
 int card_atomic_rank(const struct result *r);

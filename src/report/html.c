@@ -521,6 +521,8 @@ static void card_machine(const struct report *rep, const struct card *c, FILE *f
 	fputs("</td></tr>\n<tr><th>caches</th><td>", f);
 	card_caches(c, f);
 	report_htmlf(f, "</td></tr>\n<tr><th>split lock</th><td>%s", card_split_text(&c->split, t, sizeof(t)));
+	if (c->split.state == CARD_SPLIT_MEASURED && card_split_trap_text(c->split.split_ns, c->machine.vm))
+		report_htmlf(f, "<br>%s", card_split_trap_text(c->split.split_ns, c->machine.vm));
 	if (c->split.has_kernel)
 		report_htmlf(f, "<br>kernel: %s", c->split.kernel_why);
 	report_htmlf(f, "</td></tr>\n<tr><th>ordering</th><td>full barrier: %s", card_order_text(c, t, sizeof(t)));

@@ -406,11 +406,15 @@ static void write_states(const struct report *rep, const struct card *c, FILE *f
 		fprintf(f, "          (a median on this card moves with the mix of its states: compare state by state)\n");
 }
 
-static void write_splitlock(const struct card_split *s, FILE *f)
+static void write_splitlock(const struct card *c, FILE *f)
 {
+	const struct card_split *s = &c->split;
+	const char *trap = s->state == CARD_SPLIT_MEASURED ? card_split_trap_text(s->split_ns, c->machine.vm) : NULL;
 	char t[256];
 
 	fprintf(f, "split     %s\n", card_split_text(s, t, sizeof(t)));
+	if (trap)
+		fprintf(f, "          %s\n", trap);
 	if (s->state == CARD_SPLIT_MEASURED || s->state == CARD_SPLIT_SIGBUS)
 		fprintf(f, "          kernel: %s\n", s->kernel_why ? s->kernel_why : "mode unknown");
 }
@@ -487,7 +491,7 @@ int card_write_text(const struct report *rep, FILE *f)
 	write_noise(&c, f);
 	write_states(rep, &c, f);
 	write_share(&c, f);
-	write_splitlock(&c.split, f);
+	write_splitlock(&c, f);
 	fprintf(f, "ordering  full barrier: %s\n", card_order_text(&c, t, sizeof(t)));
 	write_menu(&c, f);
 	for (unsigned k = 0; k < c.nkernel; k++)

@@ -8,7 +8,10 @@
 # - minprobe (tests/minprobe.c): its own loop, clock, cycle definition (the
 #   PMU, else an imul chain), walk and instruction text;
 # - tests/published.tsv: uops.info, InstLatX64 and vendor figures, the rows
-#   of this CPU's core picked by CPUID family and model from /proc/cpuinfo.
+#   of the core atomcost identifies from CPUID (its calibration's core: a
+#   hypervisor's model number does not pick another core's rows; none for an
+#   unknown core), by CPUID family and model from /proc/cpuinfo only for a
+#   report that predates the identification.
 # Each atomcost probe is matched to a minprobe op by the table below, written
 # from the kernel source (what the primitive emits), not from atomcost's own
 # instruction text; atomcost's text is checked against it. A row agrees when
@@ -22,8 +25,9 @@
 # Environment: ATOMCOST_ARGS (extra `atomcost run` options), MINPROBE_REPS
 # (default 21), AGREEMENT_TOL (percent, default 5), AGREEMENT_WALK (bytes of
 # the L1 walk, default 16384), KEEP_DIR (keep both tools' JSON there),
-# AGREEMENT_CPUINFO (read family/model from this file: another core's
-# published rows), AGREEMENT_PUBLISHED (the table; default beside this
+# AGREEMENT_CORE (another core's published rows, by its name in the
+# table), AGREEMENT_CPUINFO (read family/model from this file, for the
+# header and a report without the core), AGREEMENT_PUBLISHED (the table; default beside this
 # script), AGREEMENT_INFORMATIVE (minprobe ops shown but not counted).
 # A benchmark, not a unit test: `meson test --benchmark agreement`. Exit 0
 # when every counted row agrees and atomcost emits what the kernel does,
@@ -90,16 +94,19 @@ this_cpu_add	addq	addq_fs	addq_fs	-
 EOF
 )
 
-# The published rows of this core (CPUINFO's family and model): op lat tput
-# source; the core's name in $T/core.
+# The published rows of this core: op lat tput source; the core's name in
+# $T/core. By the identified core's name ($core) where atomcost said one
+# ($core_said), else by CPUINFO's family and model.
 select_published() {
-	awk -F'\t' -v fam="$family" -v mod="$model" -v core="$T/core" '
+	awk -F'\t' -v fam="$family" -v mod="$model" -v core="$T/core" -v name="${core:-}" \
+	    -v said="${core_said:-}" '
 	function hex(s,   i, v) {
 		s = tolower(s); sub(/^0x/, "", s); v = 0
 		for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
 		return v
 	}
 	/^#/ || NF < 7 { next }
+	said != "" { if ($3 == name) { printf "%s\t%s\t%s\t%s\n", $4, $5, $6, $7; print $3 > core } next }
 	hex($1) == fam + 0 {
 		n = split($2, r, ","); hit = 0
 		for (i = 1; i <= n; i++) {
@@ -164,7 +171,8 @@ judge() {
 	     "(add chain, $(jq -r '[.results[].extra.epoch // 1] | max' "$d/hot.json") epochs:" \
 	     "median of their medians); minprobe core $(jq -r '.core_ghz * 1000 | round / 1000' "$d/minprobe.json") GHz," \
 	     "cycles from $(jq -r 'if .clock == "pmu" then "the PMU" else "an imul chain (PMU: \(.pmu))" end' \
-		"$d/minprobe.json"); published: $(head -n1 "$T/core" 2>/dev/null || echo none for this CPU)"
+		"$d/minprobe.json"); published: $(head -n1 "$T/core" 2>/dev/null || echo "none for this CPU")"
+	[ -n "${core_how:-}" ] && echo "# core: $core_how"
 	awk -F'\t' -v tol="$TOL" -v map="$T/map.tsv" -v insn="$T/insn.tsv" -v mp="$T/mp.tsv" \
 	    -v pub="$T/pub.tsv" -v info="${AGREEMENT_INFORMATIVE:-}" -f "$T/judge.awk" "$T/ac.sorted"
 }
@@ -173,8 +181,10 @@ judge() {
 # measurement; `bench-agreement.sh --selftest`, a meson test): the baseline
 # agrees (and its pointer-word walk row, far off, is not the one compared);
 # a 6% change of an atomcost row, a 7% change of a minprobe walk, a lost
-# packed footprint, a published figure 6% off and a probe running another
-# instruction than the kernel's must each fail it; a 4% change must not.
+# packed footprint, a published figure 6% off (also when the core is
+# identified behind another model number) and a probe running another
+# instruction than the kernel's must each fail it; a 4% change must not,
+# nor a published figure 6% off for an unknown core (it has no rows).
 selftest() {
 	local fx=$T/fx
 	family=26 model=2 mname=synthetic cpu=0 STAMP=selftest fails=0
@@ -214,6 +224,11 @@ selftest() {
 		'(.results[] | select(.op == "incq" and .form == "ptput") | .cycles) = 0.7'
 	st_case "set_bit runs lock btsq" 1 list.json '.probes[0].insn = "lock btsq %reg,mem"'
 	PUBV=21 st_case "published lock add 21" 1 list.json .
+	# the identified core picks the rows, whatever model number a
+	# hypervisor shows; an unknown core gets none
+	family=6 model=167 core_said=yes core="Zen 5" PUBV=21 st_case "Zen 5 behind model 167: its rows" 1 \
+		list.json .
+	family=26 model=2 core_said=yes core="" PUBV=21 st_case "unknown core: no published rows" 0 list.json .
 	[ "$fails" = 0 ]
 }
 
@@ -331,7 +346,6 @@ CPUINFO=${AGREEMENT_CPUINFO:-/proc/cpuinfo}
 family=$(awk -F: '/^cpu family/ {gsub(/[ \t]/, "", $2); print $2; exit}' "$CPUINFO")
 model=$(awk -F: '/^model[ \t]*:/ {gsub(/[ \t]/, "", $2); print $2; exit}' "$CPUINFO")
 mname=$(awk -F: '/^model name/ {sub(/^ /, "", $2); print $2; exit}' "$CPUINFO")
-select_published
 # both tools on the first CPU this process may use
 cpu=$(awk '/^Cpus_allowed_list/ {split($2, a, /[-,]/); print a[1]}' /proc/self/status)
 if [ -n "${AGREEMENT_FROM:-}" ]; then
@@ -342,4 +356,10 @@ else
 	measure "$D" || exit $?
 	[ -n "${KEEP_DIR:-}" ] && mkdir -p "$KEEP_DIR" && cp "$D"/*.json "$KEEP_DIR/"
 fi
+# the core atomcost identified (its calibration's), or the one asked for
+core_said=$(jq -r 'if .calibration.core then "yes" else "" end' "$D/hot.json")
+core=$(jq -r '.calibration.core.name // ""' "$D/hot.json")
+core_how=$(jq -r '.calibration.core.how // ""' "$D/hot.json")
+[ -n "${AGREEMENT_CORE:-}" ] && core=$AGREEMENT_CORE core_said=yes core_how="asked for: $AGREEMENT_CORE"
+select_published
 judge "$D"

@@ -397,6 +397,11 @@ void runner_fill_identity(struct result *r, const struct probe *p, enum probe_mo
 	r->card_pair = p->card_pair;
 	r->card_share = p->card_share;
 	r->card_order = p->card_order;
+#ifdef ARCH_INSN_BARRIER
+	/* a compiler barrier here (x86's smp_rmb, smp_wmb,
+	 * smp_mb__{before,after}_atomic): the loop times nothing of its own */
+	r->no_insn = !strcmp(p->insn, ARCH_INSN_BARRIER);
+#endif
 	snprintf(r->pattern, sizeof(r->pattern), "hit");
 	r->mode = m;
 	/* the fast-path menu is drawn from the report, not from the probe table */

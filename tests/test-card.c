@@ -6,6 +6,7 @@
  * number changes. Exit 0 pass, 1 fail.
  */
 #include "card.h"
+#include "common.h"
 #include "report.h"
 #include "harness.h"
 
@@ -539,6 +540,39 @@ static void test_intel_fixture(void)
 	report_free(&rep);
 }
 
+/* A compiler barrier (x86's smp_rmb: no instruction) beside its twin rmb
+ * (lfence): neither gets a ratio, in any format; the empty one says why. */
+static void test_no_insn(void)
+{
+	static const char *const fmt[] = { "text", "csv", "json", "mail", "html" };
+	struct report rep;
+	char *t;
+
+	report_init(&rep);
+	rep.cal.ticks_per_cycle = 0.5;
+	rep.cal.core_hz = 3e9;
+	rep.cal.timer_hz = 1.5e9;
+	add(&rep, "smp_rmb", MODE_THROUGHPUT, "hit", 0.02);
+	add(&rep, "rmb", MODE_THROUGHPUT, "hit", 17.0);
+	for (size_t i = 0; i < rep.n; i++) {
+		snprintf(rep.r[i].twin, sizeof(rep.r[i].twin), "%s", rep.r[i].name[0] == 's' ? "rmb" : "smp_rmb");
+		rep.r[i].no_insn = rep.r[i].name[0] == 's';
+	}
+	report_pair_twins(&rep);
+	for (size_t i = 0; i < rep.n; i++)
+		CHECK(!rep.r[i].has_ratio && rep.r[i].judge.v == VERDICT_NONE, "%s: no ratio", rep.r[i].name);
+	for (size_t k = 0; k < ARRAY_SIZE(fmt); k++) {
+		t = TEST_TEXT(report_writer_find(fmt[k])->write(&rep, f));
+		CHECK(t && !strstr(t, "850") && !strstr(t, "0.0011") && !strstr(t, "0.0012") && !strstr(t, " 0.00 ") &&
+		      !strstr(t, "x0.00"),
+		      "%s: no ratio of 17.0 over 0.02 (850x) nor its inverse:\n%s", fmt[k], t ? t : "");
+		if (!strcmp(fmt[k], "text"))
+			CHECK(t && strstr(t, "no instruction here (compiler barrier)"), "text: the row says why");
+		free(t);
+	}
+	report_free(&rep);
+}
+
 int main(void)
 {
 	test_lines();
@@ -548,5 +582,6 @@ int main(void)
 	test_order();
 	test_kernel();
 	test_intel_fixture();
+	test_no_insn();
 	return test_done("card");
 }

@@ -385,8 +385,8 @@ void report_pair_twins(struct report *rep)
 		if (!r->twin[0] || !r->nsamples)
 			continue;
 		t = epoch_row(rep, r->twin, r, false);
-		if (!t || !t->nsamples || t->s.median <= 0 || t->s.ci_lo <= 0)
-			continue;
+		if (!t || !t->nsamples || t->s.median <= 0 || t->s.ci_lo <= 0 || r->no_insn || t->no_insn)
+			continue;	/* no ratio to or of an op that is no instruction */
 		r->has_ratio = true;
 		r->ratio = r->s.median / t->s.median;
 		r->ratio_lo = r->s.ci_lo / t->s.ci_hi;
@@ -402,7 +402,9 @@ void result_judgment_text(const struct result *r, char *buf, size_t len)
 {
 	const struct judgment *j = &r->judge;
 
-	if (!r->has_ratio)
+	if (r->no_insn)
+		snprintf(buf, len, "%s", RESULT_NO_INSN);
+	else if (!r->has_ratio)
 		snprintf(buf, len, "%s", "");
 	else if (j->v == VERDICT_NONE)
 		snprintf(buf, len, "analog");

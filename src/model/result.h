@@ -157,6 +157,8 @@ struct result {
 	bool ci_reached;	/* stopped because the CI target was met */
 	bool migrated;		/* the thread was found off its PU */
 	bool analog;		/* the probe is a user-space stand-in (probe.analog): no verdicts */
+	bool no_insn;		/* the probe runs no instruction here (a compiler barrier): it
+				 * costs nothing, and neither it nor its twin gets a ratio */
 	enum result_context { RESULT_USER, RESULT_KERNEL } context;	/* where it ran (kmod.c) */
 	char user_analog[64];	/* a kernel row: the user-space probe it sits beside (kmod.c); "": none */
 	unsigned char card_pair, card_share, card_order;	/* the card's lines it serves (probe.h), 0: none */
@@ -237,7 +239,9 @@ static inline void result_set_epoch(struct result *r, int epoch)
  * and its steady states (extra.mix, result_mixture). */
 void report_pair_twins(struct report *rep);
 /* The judgment of a row in a few words: "slower +11.0 cyc", "same (5%)",
- * "unresolved (5 epochs, spread 3.1%)", "analog", "" without a twin. */
+ * "unresolved (5 epochs, spread 3.1%)", "analog", RESULT_NO_INSN, ""
+ * without a twin. */
+#define RESULT_NO_INSN "no instruction here (compiler barrier)"
 void result_judgment_text(const struct result *r, char *buf, size_t len);
 /* Where a row ran: "user" or "kernel" (every format says it). */
 const char *result_context_name(enum result_context c);

@@ -715,6 +715,8 @@ static json_t *result_json(const struct report *rep, const struct result *r)
 		json_object_set_new(o, "card_share", json_integer(r->card_share));
 	if (r->card_order)
 		json_object_set_new(o, "card_order", json_integer(r->card_order));
+	if (r->no_insn)
+		json_object_set_new(o, "no_insn", json_true());
 	/* this epoch's ratio, and the judgment over every epoch
 	 * (report_pair_twins): verdict null for an analog */
 	json_object_set_new(o, "ratio_to_twin", !r->has_ratio ? json_null() :
@@ -868,6 +870,7 @@ static int read_result(json_t *o, struct result *r, size_t idx, const char *path
 	r->card_pair = (unsigned char)json_integer_value(json_object_get(o, "card_pair"));
 	r->card_share = (unsigned char)json_integer_value(json_object_get(o, "card_share"));
 	r->card_order = (unsigned char)json_integer_value(json_object_get(o, "card_order"));
+	r->no_insn = json_is_true(json_object_get(o, "no_insn"));
 	r->nsamples = json_array_size(samples);
 	if (r->nsamples == 0) {
 		pr_err("%s: results[%zu] (%s): no samples", path, idx, r->name);

@@ -54,6 +54,17 @@ void report_mail_wrapf(FILE *f, const char *prefix, const char *fmt, ...)
 	report_mail_wrap(f, prefix, line);
 }
 
+/* A row whose samples hold steady states: each, since its median moves
+ * with their mix (docs/card.md, states). */
+static void mail_states(const struct result *r, const struct report_row *w, FILE *f)
+{
+	char t[96];
+
+	if (w->mix.nstates > 1)
+		fprintf(f, "  %s: %zu states, %s cycles(tsc)\n", r->name, w->mix.nstates,
+			stats_mixture_text(&w->mix, 1, t, sizeof(t)));
+}
+
 /* What measured, when, the calibration and how to read the verdicts. */
 static void mail_header(const struct report *rep, FILE *f)
 {
@@ -109,6 +120,7 @@ int report_write_mail(const struct report *rep, FILE *f)
 			if (strlen(name) > 34)	/* too long: without its ": insn" */
 				name[strlen(name) - strlen(r->insn) - 2] = '\0';
 			fprintf(f, "%-34s   %6.1f cycles(tsc) %7.3f ns\n", name, b.median, result_ns(rep, b.median));
+			mail_states(r, &b, f);
 			continue;
 		}
 		report_row(rep, (size_t)(t - rep->r), &a);
@@ -123,6 +135,8 @@ int report_write_mail(const struct report *rep, FILE *f)
 		fprintf(f, "%-*s %s\n", (int)(71 - strlen(ratio)), name, ratio);
 		fprintf(f, "  %6.1f cycles(tsc) %7.3f ns - %6.1f cycles(tsc) %7.3f ns\n", a.median,
 			result_ns(rep, a.median), b.median, result_ns(rep, b.median));
+		mail_states(t, &a, f);
+		mail_states(r, &b, f);
 	}
 	return 0;
 }

@@ -281,6 +281,48 @@ static void test_conclude_json(void)
 	free(text);
 }
 
+/* Every conclusion stays in the JSON: an unjudged one (every pass
+ * disturbed, or no figure at all) with a null ratio and its reason, never
+ * a ratio of 0. */
+static void test_unjudged_json(void)
+{
+	double a[3] = { 10, 11, 12 }, b[3] = { 20, 21, 22 }, share[3] = { 0.5, 0.4, 0.3 };
+	struct repro_claim c = {
+		.what = "per op", .a = "x", .b = "y", .unit = "cycles", .ea = a, .eb = b, .n = 3,
+		.share = share, .pub_a = NAN, .pub_b = NAN,
+	};
+	char *text = NULL;
+	size_t len = 0;
+	struct repro_ctx rc = { .json = json_object(), .out = open_memstream(&text, &len) };
+	json_t *o;
+
+	CHECK(repro_conclude(&rc, &c) == VERDICT_NONE, "every pass disturbed: no verdict");
+	repro_unjudged(&rc, "in the kernel", "k1", "k2", "emulated: not a measurement");
+	share[0] = 1;
+	share[1] = share[2] = 1;
+	repro_conclude(&rc, &c);
+	fclose(rc.out);
+	o = json_array_get(rc.conclusions, 0);
+	CHECK(json_array_size(rc.conclusions) == 3, "all three conclusions kept");
+	CHECK(o && json_is_null(json_object_get(o, "ratio")) && json_is_null(json_object_get(o, "lo")) &&
+	      !strcmp(json_string_value(json_object_get(o, "verdict")), "none") &&
+	      strstr(json_string_value(json_object_get(o, "reason")), "disturbed") &&
+	      json_integer_value(json_object_get(o, "disturbed")) == 3,
+	      "disturbed: ratio null, its reason, its passes counted");
+	o = json_array_get(rc.conclusions, 1);
+	CHECK(o && json_is_null(json_object_get(o, "ratio")) &&
+	      !strcmp(json_string_value(json_object_get(o, "reason")), "emulated: not a measurement") &&
+	      !strcmp(json_string_value(json_object_get(o, "a")), "k1"),
+	      "an unjudged line without a claim is kept too");
+	o = json_array_get(rc.conclusions, 2);
+	CHECK(o && json_is_real(json_object_get(o, "ratio")) && !json_object_get(o, "reason"),
+	      "a judged one keeps its ratio, no reason");
+	CHECK(text && strstr(text, "conclusion in the kernel: no verdict: emulated: not a measurement\n"),
+	      "printed: %s", text);
+	json_decref(rc.json);
+	free(text);
+}
+
 static void test_per_op(void)
 {
 	CHECK(fabs(repro_cycles_per_op(10042, 42, 1000, 0.5) - 20.0) < 1e-12, "per-op: overhead off, to cycles");
@@ -417,7 +459,7 @@ static void check_slub_claims(json_t *conc, json_t *fp07, size_t reps)
 		bool all_disturbed = json_integer_value(json_object_get(c, "disturbed")) == (json_int_t)reps;
 
 		CHECK(v && (!strcmp(v, "same") || !strcmp(v, "faster") || !strcmp(v, "slower") ||
-			    !strcmp(v, "unresolved") || (all_disturbed && !strcmp(v, "-"))),
+			    !strcmp(v, "unresolved") || (all_disturbed && !strcmp(v, "none"))),
 		      "claim %zu has a judgment, or every pass was disturbed", i);
 		CHECK(what && a && b && strstr(what, "sizes <= 2048") && !strcmp(a, parts[i % 3][0]) && !strcmp(b, parts[i % 3][1]) &&
 		      strstr(what, parts[i % 3][2]) && strstr(what, "2007 fast path"),
@@ -863,6 +905,7 @@ int main(void)
 	test_printer();
 	test_conclusions();
 	test_conclude_json();
+	test_unjudged_json();
 	test_per_op();
 	test_slub_scoring();
 	test_legacy();

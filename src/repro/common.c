@@ -260,6 +260,43 @@ json_t *repro_doubles_json(const double *v, size_t n)
 	return a;
 }
 
+/* A conclusion into rc->json["conclusions"] (made by the first); v:
+ * VERDICT_NONE with its reason, or judged by j. */
+static json_t *conclusion_json(struct repro_ctx *rc, const char *what, const char *a,
+			       const char *b, enum verdict v, const struct judgment *j,
+			       const char *reason, const char *text)
+{
+	bool judged = v != VERDICT_NONE;
+	json_t *o;
+
+	if (!rc->conclusions) {
+		rc->conclusions = json_array();
+		json_object_set_new(rc->json, "conclusions", rc->conclusions);
+	}
+	o = json_pack("{s:s,s:s,s:s,s:s,s:o,s:o,s:o,s:o,s:o,s:s}", "what", what, "a", a, "b", b,
+		      "verdict", judged ? stats_verdict_name(v) : "none", "ratio",
+		      judged ? report_real(j->ratio) : json_null(), "lo",
+		      judged ? report_real(j->lo) : json_null(), "hi",
+		      judged ? report_real(j->hi) : json_null(), "spread",
+		      judged ? report_real(j->spread) : json_null(), "margin",
+		      judged ? report_real(j->margin) : json_null(), "text", text);
+	if (reason)
+		json_object_set_new(o, "reason", json_string(reason));
+	json_array_append_new(rc->conclusions, o);
+	return o;
+}
+
+void repro_unjudged(struct repro_ctx *rc, const char *what, const char *a, const char *b,
+		    const char *reason)
+{
+	char text[1024];
+
+	snprintf(text, sizeof(text), "conclusion %s: no verdict: %s", what, reason);
+	fprintf(rc->out, "%s\n", text);
+	if (rc->json)
+		conclusion_json(rc, what, a, b, VERDICT_NONE, NULL, reason, text);
+}
+
 enum verdict repro_conclude(struct repro_ctx *rc, const struct repro_claim *c)
 {
 	double a[JUDGE_MAX_EPOCHS], b[JUDGE_MAX_EPOCHS], ma, mb;
@@ -272,18 +309,16 @@ enum verdict repro_conclude(struct repro_ctx *rc, const struct repro_claim *c)
 	fprintf(rc->out, "%s\n", text);
 	if (!rc->json)
 		return v;
-	if (!rc->conclusions) {
-		rc->conclusions = json_array();
-		json_object_set_new(rc->json, "conclusions", rc->conclusions);
-	}
 	ma = stats_median(a, m);
 	mb = stats_median(b, m);
-	o = json_pack("{s:s,s:s,s:s,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:I,s:s}", "what", c->what,
-		      "a", c->a, "b", c->b, "verdict", stats_verdict_name(v), "meas_a", report_real(ma),
-		      "meas_b", report_real(mb), "saves", report_real(mb - ma), "ratio",
-		      report_real(j.ratio), "lo", report_real(j.lo), "hi", report_real(j.hi), "spread",
-		      report_real(j.spread), "margin", report_real(j.margin), "passes", (json_int_t)m,
-		      "disturbed", (json_int_t)disturbed, "text", text);
+	o = conclusion_json(rc, c->what, c->a, c->b, v, &j,
+			    v != VERDICT_NONE ? NULL
+			    : disturbed	     ? "every pass with figures of both was disturbed"
+					     : "no measured figure of one or both",
+			    text);
+	json_object_update_new(o, json_pack("{s:o,s:o,s:o,s:I,s:I}", "meas_a", report_real(ma),
+					    "meas_b", report_real(mb), "saves", report_real(mb - ma),
+					    "passes", (json_int_t)m, "disturbed", (json_int_t)disturbed));
 	if (!isnan(c->pub_a) && !isnan(c->pub_b)) {
 		json_object_set_new(o, "pub_a", json_real(c->pub_a));
 		json_object_set_new(o, "pub_b", json_real(c->pub_b));
@@ -298,7 +333,6 @@ enum verdict repro_conclude(struct repro_ctx *rc, const struct repro_claim *c)
 		json_object_set_new(o, "pub_row", json_string(c->pub_row));
 	if (unmeasured)
 		json_object_set_new(o, "unmeasured", json_integer((json_int_t)unmeasured));
-	json_array_append_new(rc->conclusions, o);
 	return v;
 }
 
@@ -376,8 +410,7 @@ static void kernel_conclude(struct repro_ctx *rc, const struct repro_kernel *spe
 
 		snprintf(w, sizeof(w), "%s, in the kernel", cl->what);
 		if (k->cal.emulated || !a || !b) {
-			fprintf(rc->out, "no conclusion %s: %s vs %s: %s\n", w, cl->a, cl->b,
-				k->cal.emulated ? KERNEL_NOTE : "not measured");
+			repro_unjudged(rc, w, cl->a, cl->b, k->cal.emulated ? KERNEL_NOTE : "not measured");
 			continue;
 		}
 		c.n = a->nsamples < b->nsamples ? a->nsamples : b->nsamples;

@@ -122,6 +122,11 @@ enum verdict repro_conclusion_text(char *buf, size_t len, const struct repro_cla
 /* repro_conclusion_text() printed to rc->out and appended, with its
  * figures, to rc->json["conclusions"]. */
 enum verdict repro_conclude(struct repro_ctx *rc, const struct repro_claim *c);
+/* A conclusion that cannot be judged at all, printed ("conclusion WHAT: no
+ * verdict: REASON") and kept in rc->json["conclusions"] with a null ratio
+ * and its reason, as repro_conclude keeps its VERDICT_NONE ones. */
+void repro_unjudged(struct repro_ctx *rc, const char *what, const char *a, const char *b,
+		    const char *reason);
 /* v[0..n) as a JSON array, null where not finite. */
 json_t *repro_doubles_json(const double *v, size_t n);
 

@@ -705,10 +705,13 @@ static void conclude_size(struct repro_ctx *rc, const struct conc_run *r, const 
 		snprintf(what, sizeof(what), "%s(%.23s)", ph ? "free" : "alloc", z->label);
 		c.what = what;
 		if (!z->got) {
-			fprintf(rc->out, "conclusion %s: no verdict: in none of %zu tries did the "
-					 "threads of both variants run together %.0f%% of each "
-					 "phase unpreempted, so there was no contention to compare\n",
-				what, z->tries, 100 * MIN_OVERLAP);
+			char why[200];
+
+			snprintf(why, sizeof(why), "in none of %zu tries did the threads of both "
+				 "variants run together %.0f%% of each phase unpreempted with %.0f%% "
+				 "of their CPUs, so there was no contention to compare", z->tries,
+				 100 * MIN_OVERLAP, 100 * REPRO_SHARE_MIN);
+			repro_unjudged(rc, what, c.a, c.b, why);
 			continue;
 		}
 		for (size_t i = 0; i < m; i++) {

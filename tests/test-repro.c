@@ -56,7 +56,7 @@ static void test_legacy(void)
 	FILE *f = open_memstream(&buf, &len);
 	int n = 0, ret;
 
-	ret = buddy_legacy(2, 1, mean, f, &sum, NULL, NULL);	/* 2 trials: the test-only size */
+	ret = buddy_legacy(2, 1, mean, f, &sum, NULL, NULL, NULL);	/* 2 trials: the test-only size */
 	fclose(f);
 	if (ret == -ENOTSUP) {
 		printf("legacy mode not on this architecture\n");
@@ -283,7 +283,7 @@ static void test_conclude_json(void)
 
 /* Every conclusion stays in the JSON: an unjudged one (every pass
  * disturbed, or no figure at all) with a null ratio and its reason, never
- * a ratio of 0. */
+ * a ratio of 0; the load summary lists them. */
 static void test_unjudged_json(void)
 {
 	double a[3] = { 10, 11, 12 }, b[3] = { 20, 21, 22 }, share[3] = { 0.5, 0.4, 0.3 };
@@ -291,16 +291,22 @@ static void test_unjudged_json(void)
 		.what = "per op", .a = "x", .b = "y", .unit = "cycles", .ea = a, .eb = b, .n = 3,
 		.share = share, .pub_a = NAN, .pub_b = NAN,
 	};
+	struct repro_patience pt = { .patience_s = 0 }, before = pt;
 	char *text = NULL;
 	size_t len = 0;
-	struct repro_ctx rc = { .json = json_object(), .out = open_memstream(&text, &len) };
-	json_t *o;
+	struct repro_ctx rc = { .json = json_object(), .out = open_memstream(&text, &len),
+				.patience = &pt };
+	json_t *o, *un;
 
 	CHECK(repro_conclude(&rc, &c) == VERDICT_NONE, "every pass disturbed: no verdict");
 	repro_unjudged(&rc, "in the kernel", "k1", "k2", "emulated: not a measurement");
 	share[0] = 1;
 	share[1] = share[2] = 1;
 	repro_conclude(&rc, &c);
+	pt.repeated = 2;
+	pt.kept_disturbed = 1;
+	pt.waited_s = 1.5;
+	repro_say_load(&rc, &before);
 	fclose(rc.out);
 	o = json_array_get(rc.conclusions, 0);
 	CHECK(json_array_size(rc.conclusions) == 3, "all three conclusions kept");
@@ -317,10 +323,55 @@ static void test_unjudged_json(void)
 	o = json_array_get(rc.conclusions, 2);
 	CHECK(o && json_is_real(json_object_get(o, "ratio")) && !json_object_get(o, "reason"),
 	      "a judged one keeps its ratio, no reason");
-	CHECK(text && strstr(text, "conclusion in the kernel: no verdict: emulated: not a measurement\n"),
-	      "printed: %s", text);
+	o = json_object_get(rc.json, "load");
+	un = json_object_get(o, "unjudged");
+	CHECK(json_array_size(un) == 2 && json_integer_value(json_object_get(o, "repeated")) == 2 &&
+	      json_integer_value(json_object_get(o, "kept_disturbed")) == 1 &&
+	      json_real_value(json_object_get(o, "waited_s")) == 1.5, "load: what it did, what it left");
+	CHECK(text && strstr(text, "conclusion in the kernel: no verdict: emulated: not a measurement\n") &&
+	      strstr(text, "under load: waited 1.5 s for quiet windows, ran 2 disturbed passes again, "
+			   "kept 1 disturbed out of the judgments: the patience ran out (patience 0 s); "
+			   "2 of 3 conclusions unjudged"), "printed: %s", text);
 	json_decref(rc.json);
 	free(text);
+}
+
+/* A disturbed pass (the thread slept: it had almost none of its CPU) is
+ * kept, marked, and run again only when the patience pays for a quiet
+ * window and another pass. */
+static void test_pass_again(void)
+{
+	struct repro_patience pt = { .patience_s = 0 };
+	struct repro_ctx rc = { .json = json_object(), .patience = &pt };
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	struct repro_pass ps;
+	json_t *d;
+	uint64_t now = now_ns();
+
+	repro_pass_start(&ps);
+	nanosleep(&ts, NULL);
+	CHECK(!repro_pass_again(&rc, &ps, repro_pass_share(&ps), "test", 3, json_pack("{s:f}", "x", 1.0)),
+	      "no patience: not run again");
+	d = json_array_get(json_object_get(rc.json, "disturbed_passes"), 0);
+	CHECK(d && json_integer_value(json_object_get(d, "pass")) == 3 &&
+	      json_is_false(json_object_get(d, "run_again")) &&
+	      json_real_value(json_object_get(json_object_get(d, "figures"), "x")) == 1.0 &&
+	      json_real_value(json_object_get(d, "cpu_share")) < REPRO_SHARE_MIN,
+	      "the disturbed pass kept, marked, with its figures");
+	CHECK(pt.kept_disturbed == 1 && pt.repeated == 0 && pt.waited_s == 0, "counted as kept");
+	CHECK(!repro_pass_again(&rc, &ps, 1.0, "test", 4, json_object()) &&
+	      json_array_size(json_object_get(rc.json, "disturbed_passes")) == 1 && pt.kept_disturbed == 1,
+	      "a quiet pass is neither kept nor counted");
+	json_decref(rc.json);
+	pt = (struct repro_patience){ .patience_s = 5, .waited_s = 2 };
+	CHECK(repro_patience_pays(&pt, 2, now) && !repro_patience_pays(&pt, 2.5, now),
+	      "the patience pays for a window (1 s) and a pass when both fit");
+	pt = (struct repro_patience){ .patience_s = -1, .start_ns = now - 3000000000ull };
+	CHECK(repro_patience_pays(&pt, 5, now) && !repro_patience_pays(&pt, 5.5, now),
+	      "by default, twice the quiet time so far (3 s: 6 s)");
+	pt.repeat_s = 1;
+	CHECK(!repro_patience_pays(&pt, 2.5, now) && repro_patience_pays(&pt, 1.5, now),
+	      "by default, what was spent is not quiet time and is spent (2 * 2 - 1)");
 }
 
 static void test_per_op(void)
@@ -906,6 +957,7 @@ int main(void)
 	test_conclusions();
 	test_conclude_json();
 	test_unjudged_json();
+	test_pass_again();
 	test_per_op();
 	test_slub_scoring();
 	test_legacy();

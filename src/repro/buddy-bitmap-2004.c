@@ -84,6 +84,12 @@ static void hot_prep(char *buf, size_t size)
 
 /* ---- passes ---- */
 
+/* Row labels of both modes (legacy: the first BUDDY_CASES). */
+static const char *const labels[BUDDY_MODERN_CASES] = {
+	"score 0", "score 1", "score 2", "score 3", "score 4", "score 5", "score 6", "score 7",
+	"score 3d", "score 4d", "score 5d",
+};
+
 /* The first trial of pass p (p == passes: one past the last trial). */
 static size_t pass_first(size_t p, size_t trials, size_t passes)
 {
@@ -170,7 +176,7 @@ static __attribute__((noinline)) uint64_t legacy_case(int cs, char *buf)
 }
 
 int buddy_legacy(unsigned trials, unsigned passes, long long mean[BUDDY_CASES], FILE *out,
-		 uint64_t *cold_sum, double *ticks, double *share)
+		 uint64_t *cold_sum, double *ticks, double *share, struct repro_ctx *rc)
 {
 	char *buf = mmap(NULL, LEGACY_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	long long total[BUDDY_CASES] = { 0 };
@@ -183,26 +189,46 @@ int buddy_legacy(unsigned trials, unsigned passes, long long mean[BUDDY_CASES], 
 		return -ENOMEM;
 	}
 	for (unsigned p = 0; p < passes; p++) {
+		size_t t0 = pass_first(p, trials, passes), t1 = pass_first(p + 1, trials, passes);
+		long long sum[BUDDY_CASES];
 		struct repro_pass ps;
+		double sh;
 
-		repro_pass_start(&ps);
-		for (size_t t = pass_first(p, trials, passes); t < pass_first(p + 1, trials, passes); t++)
-			for (int cs = 0; cs < BUDDY_CASES; cs++) {
-				unsigned char fill = (unsigned char)(1 + (t * BUDDY_CASES + cs) % 127);
-				uint64_t dt;
+		do {
+			json_t *figs;
 
-				if (!case_cold[cs])
-					hot_prep(buf, LEGACY_SIZE);
-				else
-					*cold_sum += buddy_cold_prep(fill, nkept < BUDDY_COLD_KEEP_MAX ?
-									   &kept[nkept++] : NULL);
-				dt = legacy_case(cs, buf);
-				total[cs] += (long long)dt;
-				if (ticks)
-					ticks[(size_t)cs * trials + t] = (double)dt;
-			}
-		if (share)
-			share[p] = repro_pass_share(&ps);
+			memset(sum, 0, sizeof(sum));
+			repro_pass_start(&ps);
+			for (size_t t = t0; t < t1; t++)
+				for (int cs = 0; cs < BUDDY_CASES; cs++) {
+					unsigned char fill = (unsigned char)(1 + (t * BUDDY_CASES + cs) % 127);
+					uint64_t dt;
+
+					if (!case_cold[cs])
+						hot_prep(buf, LEGACY_SIZE);
+					else
+						*cold_sum += buddy_cold_prep(fill, nkept < BUDDY_COLD_KEEP_MAX ?
+										   &kept[nkept++] : NULL);
+					dt = legacy_case(cs, buf);
+					sum[cs] += (long long)dt;
+					if (ticks)
+						ticks[(size_t)cs * trials + t] = (double)dt;
+				}
+			sh = repro_pass_share(&ps);
+			if (share)
+				share[p] = sh;
+			if (!rc)
+				break;
+			/* a pass run again: its means, the scores' unit */
+			figs = json_object();
+			for (int cs = 0; cs < BUDDY_CASES; cs++)
+				json_object_set_new(figs, labels[cs],
+						    json_real((double)sum[cs] / (double)(t1 - t0)));
+			if (!repro_pass_again(rc, &ps, sh, "legacy trials", p, figs))
+				break;
+		} while (1);
+		for (int cs = 0; cs < BUDDY_CASES; cs++)
+			total[cs] += sum[cs];
 	}
 	for (size_t k = 0; k < nkept; k++)
 		free(kept[k]);
@@ -216,7 +242,7 @@ int buddy_legacy(unsigned trials, unsigned passes, long long mean[BUDDY_CASES], 
 }
 #else
 int buddy_legacy(unsigned trials, unsigned passes, long long mean[BUDDY_CASES], FILE *out,
-		 uint64_t *cold_sum, double *ticks, double *share)
+		 uint64_t *cold_sum, double *ticks, double *share, struct repro_ctx *rc)
 {
 	pr_err("buddy-bitmap-2004: legacy mode needs the 32-bit bts and a raw timer (x86 only)");
 	return -ENOTSUP;
@@ -335,11 +361,6 @@ static __attribute__((noinline)) uint64_t chase(char **cursor, size_t steps)
 /* ---- modern mode ---- */
 
 static const int modern_posted[BUDDY_MODERN_CASES] = { 0, 1, 2, 3, 4, 5, 6, 7, 3, 4, 5 };
-/* Row labels of both modes (legacy: the first BUDDY_CASES). */
-static const char *const labels[BUDDY_MODERN_CASES] = {
-	"score 0", "score 1", "score 2", "score 3", "score 4", "score 5", "score 6", "score 7",
-	"score 3d", "score 4d", "score 5d",
-};
 static const char *const modern_notes[BUDDY_MODERN_CASES] = {
 	"cache hit, no atomic", "cache hit, atomic", "cache hit, mixture",
 	"cache miss, independent walk, no atomic", "cache miss, independent walk, atomic",
@@ -644,25 +665,36 @@ static void modern_measure(struct repro_ctx *rc, struct modern *m)
 	const struct calibration *cal = rc->cal;
 
 	for (size_t p = 0; p < m->passes; p++) {
+		size_t t0 = pass_first(p, m->trials, m->passes), t1 = pass_first(p + 1, m->trials, m->passes);
+
 		for (size_t k = 0; k < m->nv; k++) {
 			size_t v = m->vlist[p & 1 ? m->nv - 1 - k : k];
 			struct repro_pass ps;
+			json_t *figs;
+			char what[64];
 
-			repro_pass_start(&ps);
-			for (int cs = 0; cs < BUDDY_MODERN_CASES; cs++)
-				buddy_modern_loop(v, cs, m->hot, &m->cold, m->iters, m->line);
-			for (size_t t = pass_first(p, m->trials, m->passes);
-			     t < pass_first(p + 1, m->trials, m->passes); t++)
-				for (int j = 0; j < BUDDY_MODERN_CASES; j++) {
-					int cs = t & 1 ? BUDDY_MODERN_CASES - 1 - j : j;
-					uint64_t ticks = buddy_modern_loop(v, cs, m->hot, &m->cold, m->iters,
-									   m->line);
+			snprintf(what, sizeof(what), "variant %s", variants[v].name);
+			do {
+				repro_pass_start(&ps);
+				for (int cs = 0; cs < BUDDY_MODERN_CASES; cs++)
+					buddy_modern_loop(v, cs, m->hot, &m->cold, m->iters, m->line);
+				for (size_t t = t0; t < t1; t++)
+					for (int j = 0; j < BUDDY_MODERN_CASES; j++) {
+						int cs = t & 1 ? BUDDY_MODERN_CASES - 1 - j : j;
+						uint64_t ticks = buddy_modern_loop(v, cs, m->hot, &m->cold,
+										   m->iters, m->line);
 
-					m->samples[(cs * NVARIANTS + v) * m->trials + t] =
-						repro_cycles_per_op((double)ticks, cal->overhead_min, 1,
-								    cal->ticks_per_cycle);
-				}
-			m->share[v][p] = repro_pass_share(&ps);
+						m->samples[(cs * NVARIANTS + v) * m->trials + t] =
+							repro_cycles_per_op((double)ticks, cal->overhead_min,
+									    1, cal->ticks_per_cycle);
+					}
+				m->share[v][p] = repro_pass_share(&ps);
+				/* a pass run again: its medians, core cycles per loop */
+				figs = json_object();
+				for (int cs = 0; cs < BUDDY_MODERN_CASES; cs++)
+					json_object_set_new(figs, labels[cs], report_real(stats_median(
+						m->samples + (cs * NVARIANTS + v) * m->trials + t0, t1 - t0)));
+			} while (repro_pass_again(rc, &ps, m->share[v][p], what, p, figs));
 		}
 	}
 }
@@ -908,7 +940,7 @@ static int run_legacy(struct repro_ctx *rc, unsigned trials)
 
 	legacy_header(rc, trials, passes, cpu, dev);
 	ticks = malloc((size_t)trials * BUDDY_CASES * sizeof(double));
-	ret = ticks ? buddy_legacy(trials, (unsigned)passes, mean, rc->out, &cold_sum, ticks, share)
+	ret = ticks ? buddy_legacy(trials, (unsigned)passes, mean, rc->out, &cold_sum, ticks, share, rc)
 		    : -ENOMEM;
 	if (ret < 0) {
 		free(ticks);

@@ -806,8 +806,22 @@ static int unlock_experiment(struct repro_ctx *rc, size_t npass)
 	if (!u)
 		return -ENOMEM;
 	fprintf(rc->out, "  threads on PUs %d and %d\n", os[0], os[1]);
-	for (size_t k = 0; k < npass && !ret; k++)
-		ret = runner_stop ? -EINTR : unlock_pass(rc, pr, os, k, u);
+	for (size_t k = 0; k < npass && !ret; k++) {
+		struct repro_pass ps;
+
+		do {
+			repro_pass_start(&ps);
+			ret = runner_stop ? -EINTR : unlock_pass(rc, pr, os, k, u);
+		} while (!ret && repro_pass_again(rc, &ps, u->share[k], "unlock", k,
+						  json_pack("{s:[o,o],s:[o,o],s:[o,o]}", "handover",
+							    report_real(u->ho[0][k]),
+							    report_real(u->ho[1][k]), "gap",
+							    report_real(u->gap[0][k]),
+							    report_real(u->gap[1][k]),
+							    "per_acquisition",
+							    report_real(u->cyc[0][k]),
+							    report_real(u->cyc[1][k]))));
+	}
 	if (!ret) {
 		print_shares(rc, "  CPU share of each pass, the least of its 4 cases' threads",
 			     "unlock_pass_share", u->share, npass);
@@ -819,6 +833,16 @@ static int unlock_experiment(struct repro_ctx *rc, size_t npass)
 
 /* ---- the run ---- */
 
+/* Pass k's median of each used placement (null where unused), cycles per op. */
+static json_t *pass_medians(const struct place_acc *acc, const bool *use, size_t k)
+{
+	double m[ALIGN_NPLACE];
+
+	for (size_t i = 0; i < ALIGN_NPLACE; i++)
+		m[i] = use[i] ? acc[i].pass_med[k] : NAN;
+	return repro_doubles_json(m, ALIGN_NPLACE);
+}
+
 /* Every pass times every selected probe at every used placement; share[k]:
  * the CPU share of pass k. 0, -EINTR or -errno. */
 static int measure_passes(struct repro_ctx *rc, const struct align_probe *const *sel,
@@ -828,25 +852,35 @@ static int measure_passes(struct repro_ctx *rc, const struct align_probe *const 
 	warm(sel, nsel, 0, mem, 300000000ull);
 	for (size_t k = 0; k < npass; k++) {
 		struct repro_pass pass;
+		json_t *figs;
 
-		repro_pass_start(&pass);
-		for (size_t pi = 0; pi < nsel; pi++) {
-			warm(sel + pi, 1, align_pass_index(k, 0), mem, PROBE_WARM_NS);
-			for (size_t n = 0; n < ALIGN_NPLACE; n++) {
-				size_t i = align_pass_index(k, n);
-				int ret;
+		do {
+			repro_pass_start(&pass);
+			figs = json_object();
+			for (size_t pi = 0; pi < nsel; pi++) {
+				warm(sel + pi, 1, align_pass_index(k, 0), mem, PROBE_WARM_NS);
+				for (size_t n = 0; n < ALIGN_NPLACE; n++) {
+					size_t i = align_pass_index(k, n);
+					int ret;
 
-				if (!use[i])
-					continue;
-				if (runner_stop)
-					return -EINTR;
-				ret = time_copy(&sel[pi]->copy[i], mem, o, rc->cal, &acc[pi][i],
-						&acc[pi][i].pass_med[k]);
-				if (ret < 0)
-					return ret;
+					if (!use[i])
+						continue;
+					if (runner_stop) {
+						json_decref(figs);
+						return -EINTR;
+					}
+					/* the samples pool over every pass, a rerun's too */
+					ret = time_copy(&sel[pi]->copy[i], mem, o, rc->cal, &acc[pi][i],
+							&acc[pi][i].pass_med[k]);
+					if (ret < 0) {
+						json_decref(figs);
+						return ret;
+					}
+				}
+				json_object_set_new(figs, sel[pi]->name, pass_medians(&acc[pi][0], use, k));
 			}
-		}
-		share[k] = repro_pass_share(&pass);
+			share[k] = repro_pass_share(&pass);
+		} while (repro_pass_again(rc, &pass, share[k], "placements", k, figs));
 	}
 	return 0;
 }

@@ -14,6 +14,7 @@
 #include "common.h"
 #include "fingerprint.h"
 #include "kmod.h"
+#include "quiet.h"
 #include "result.h"
 #include "runner.h"
 
@@ -345,6 +346,96 @@ void repro_pass_start(struct repro_pass *p)
 double repro_pass_share(const struct repro_pass *p)
 {
 	return (double)(thread_cpu_ns() - p->cpu0) / (double)(now_ns() - p->wall0 + 1);
+}
+
+/* Seconds the patience has left at now. */
+static double patience_left(const struct repro_patience *pt, uint64_t now)
+{
+	double spent = pt->waited_s + pt->repeat_s;
+
+	if (pt->patience_s >= 0)
+		return pt->patience_s - spent;
+	/* twice the quiet time so far */
+	return 2 * ((double)(now - pt->start_ns) / 1e9 - spent) - spent;
+}
+
+bool repro_patience_pays(const struct repro_patience *pt, double took_s, uint64_t now)
+{
+	return patience_left(pt, now) >= QUIET_WINDOW_S + took_s;
+}
+
+bool repro_pass_again(struct repro_ctx *rc, const struct repro_pass *p, double share,
+		      const char *what, size_t pass, json_t *figs)
+{
+	struct repro_patience *pt = rc->patience;
+	uint64_t now = now_ns();
+	double took = (double)(now - p->wall0) / 1e9, waited = 0;
+	bool again = false;
+	json_t *d, *o;
+
+	if (!(share < REPRO_SHARE_MIN)) {
+		json_decref(figs);
+		return false;
+	}
+	if (pt && repro_patience_pays(pt, took, now)) {
+		/* what is left once the pass is run again */
+		again = quiet_wait(QUIET_SHARE, QUIET_WINDOW_S, patience_left(pt, now) - took, &waited);
+		pt->waited_s += waited;
+		if (again) {
+			pt->repeated++;
+			pt->repeat_s += took;
+		}
+	}
+	if (pt && !again)
+		pt->kept_disturbed++;
+	if (!rc->json) {
+		json_decref(figs);
+		return again;
+	}
+	d = json_object_get(rc->json, "disturbed_passes");
+	if (!d) {
+		d = json_array();
+		json_object_set_new(rc->json, "disturbed_passes", d);
+	}
+	o = json_pack("{s:s,s:I,s:o,s:f,s:f,s:b}", "what", what, "pass", (json_int_t)pass,
+		      "cpu_share", report_real(share), "seconds", took, "waited_s", waited, "run_again",
+		      again);
+	if (figs)
+		json_object_set_new(o, "figures", figs);
+	json_array_append_new(d, o);
+	return again;
+}
+
+void repro_say_load(struct repro_ctx *c, const struct repro_patience *before)
+{
+	const struct repro_patience *pt = c->patience;
+	double waited = pt->waited_s - before->waited_s;
+	unsigned again = pt->repeated - before->repeated;
+	unsigned kept = pt->kept_disturbed - before->kept_disturbed;
+	json_t *un = json_array(), *o;
+	size_t i, n = 0;
+	char budget[64];
+
+	if (pt->patience_s >= 0)
+		snprintf(budget, sizeof(budget), "%.0f s", pt->patience_s);
+	else
+		snprintf(budget, sizeof(budget), "twice the quiet time");
+	json_array_foreach(c->conclusions, i, o) {
+		if (json_is_null(json_object_get(o, "ratio")))
+			json_array_append_new(un, json_pack("{s:O,s:O}", "what", json_object_get(o, "what"),
+							    "reason", json_object_get(o, "reason")));
+		n++;
+	}
+	fprintf(c->out, "under load: waited %.1f s for quiet windows, ran %u disturbed pass%s "
+			"again, kept %u disturbed%s (patience %s); %zu of %zu conclusions unjudged%s\n",
+		waited, again, again == 1 ? "" : "es", kept,
+		kept ? " out of the judgments: the patience ran out" : "", budget, json_array_size(un),
+		n, json_array_size(un) ? " (their reasons above)" : "");
+	json_object_set_new(c->json, "load",
+			    json_pack("{s:o,s:f,s:i,s:i,s:o}", "patience_s",
+				      pt->patience_s >= 0 ? json_real(pt->patience_s) : json_null(),
+				      "waited_s", waited, "repeated", (int)again, "kept_disturbed",
+				      (int)kept, "unjudged", un));
 }
 
 long repro_preemptions(void)

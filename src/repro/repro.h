@@ -29,6 +29,19 @@ struct repro_ctx {
 	json_t *json;		/* this reproduction's figures (filled by it) */
 	json_t *conclusions;	/* json["conclusions"]: made by the first repro_conclude */
 	const char *machine;	/* this machine in one line (fingerprint), for the tables */
+	struct repro_patience *patience;	/* NULL: a disturbed pass is never run again */
+};
+
+/* What the reproductions of one run may spend under load (--patience)
+ * waiting for a quiet window and running a disturbed pass again, and what
+ * they spent. */
+struct repro_patience {
+	double patience_s;	/* < 0: twice the run's quiet time so far */
+	uint64_t start_ns;	/* when the run began */
+	double waited_s;	/* in quiet_wait */
+	double repeat_s;	/* in passes that were run again */
+	unsigned repeated;	/* passes run again */
+	unsigned kept_disturbed;	/* disturbed passes not run again: the patience ran out */
 };
 
 /* One reproduction: src/repro/KIND.c ends with `const struct repro
@@ -136,6 +149,23 @@ struct repro_pass {
 };
 void repro_pass_start(struct repro_pass *p);
 double repro_pass_share(const struct repro_pass *p);
+/* After pass `pass` of `what`, started at p, with share of its CPU (at
+ * least repro_pass_share(p); less where a part of it had less): a
+ * disturbed one (under REPRO_SHARE_MIN) is kept in rc->json
+ * ["disturbed_passes"] with figs (taken; NULL: none, its figures stay in
+ * its slot), and when rc->patience pays for a quiet window and another pass
+ * as long, the thread waits for one: true means run the pass again into
+ * its slot. The kept record says which. */
+bool repro_pass_again(struct repro_ctx *rc, const struct repro_pass *p, double share,
+		      const char *what, size_t pass, json_t *figs);
+/* What a reproduction did under load since before (a copy of
+ * *c->patience taken before it ran): its wait, the passes it ran again and
+ * those it kept disturbed, and which conclusions stayed unjudged and why;
+ * printed and into c->json["load"]. */
+void repro_say_load(struct repro_ctx *c, const struct repro_patience *before);
+/* May the patience pay for a wait and a pass of took_s more, now? Pure
+ * but for the clock (the default's quiet time). */
+bool repro_patience_pays(const struct repro_patience *pt, double took_s, uint64_t now);
 /* Involuntary context switches of the calling thread so far; -1: unknown. */
 long repro_preemptions(void);
 
@@ -179,9 +209,10 @@ extern const char *const buddy_notes[BUDDY_CASES];
  * preparations read back (the proof they ran). The trials are grouped into
  * passes of consecutive trials, which only reads each pass's CPU share into
  * share[p] (share not NULL); ticks[cs * trials + t]: each loop's ticks (ticks
- * not NULL). 0 or -errno. */
+ * not NULL). A disturbed pass is run again as repro_pass_again says (rc not
+ * NULL), its trials then counted once, the rerun's. 0 or -errno. */
 int buddy_legacy(unsigned trials, unsigned passes, long long mean[BUDDY_CASES], FILE *out,
-		 uint64_t *cold_sum, double *ticks, double *share);
+		 uint64_t *cold_sum, double *ticks, double *share, struct repro_ctx *rc);
 /* The legacy cold preparation: malloc + memset(fill) of 512 KiB, read back
  * one byte per line; returns the checksum (fill * lines). *keep receives the
  * buffer (the caller frees it), or keep is NULL (freed here). */

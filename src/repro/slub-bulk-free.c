@@ -545,19 +545,34 @@ static int time_loop(struct bulk_score *x, enum bulk_algo a, double *per_obj, do
 /* x->reps passes of the algorithms algos[0..na) into r. */
 static int run_passes(struct bulk_score *x, const enum bulk_algo *algos, size_t na, struct bulk_run *r)
 {
+	char what[64];
+
+	snprintf(what, sizeof(what), "bulk %zu%s", x->bulk, x->pool ? ", many slabs" : "");
 	r->bulk = x->bulk;
 	for (size_t k = 0; k < x->reps; k++) {
-		r->share[k] = 1;
-		for (size_t i = 0; i < na; i++) {
-			enum bulk_algo a = algos[k & 1 ? na - 1 - i : i];
-			double share;
-			int ret = time_loop(x, a, &r->pass[a][k], &share, &r->ops[a]);
+		struct repro_pass ps;
+		json_t *figs;
+		double least;
 
-			if (ret < 0)
-				return ret;
-			if (share < r->share[k])
-				r->share[k] = share;
-		}
+		do {
+			/* the pass's share is its least disturbed loop's */
+			least = 1;
+			repro_pass_start(&ps);
+			for (size_t i = 0; i < na; i++) {
+				enum bulk_algo a = algos[k & 1 ? na - 1 - i : i];
+				double share;
+				int ret = time_loop(x, a, &r->pass[a][k], &share, &r->ops[a]);
+
+				if (ret < 0)
+					return ret;
+				least = fmin(least, share);
+			}
+			figs = json_object();
+			for (size_t i = 0; i < na; i++)
+				json_object_set_new(figs, bulk_algo_names[algos[i]],
+						    report_real(r->pass[algos[i]][k]));
+			r->share[k] = fmin(repro_pass_share(&ps), least);
+		} while (repro_pass_again(x->rc, &ps, r->share[k], what, k, figs));
 	}
 	for (size_t i = 0; i < na; i++)
 		r->med[algos[i]] = stats_median(r->pass[algos[i]], x->reps);

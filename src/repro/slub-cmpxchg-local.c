@@ -754,6 +754,28 @@ static json_t *summary_json(const struct slub_run *r, enum slub_variant v, unsig
 			 (json_int_t)r->reps, "passes", repro_doubles_json(c, r->reps));
 }
 
+/* Pass k's cycles per op of each variant of vs[0..nv): per column (test 1:
+ * kmalloc, kfree; test 2: the pair), per size. */
+static json_t *pass_json(const struct slub_run *r, int test, const enum slub_variant *vs, size_t nv,
+			 size_t k)
+{
+	json_t *j = json_object();
+
+	for (size_t i = 0; i < nv; i++) {
+		json_t *cols = json_array();
+
+		for (unsigned col = 0; col < (test == 1 ? 2u : 1u); col++) {
+			double c[MAX_SIZES];
+
+			for (size_t si = 0; si < r->nsizes; si++)
+				c[si] = cycles(r, TICKS(r, vs[i], col, si, k));
+			json_array_append_new(cols, repro_doubles_json(c, r->nsizes));
+		}
+		json_object_set_new(j, slub_variant_names[vs[i]], cols);
+	}
+	return j;
+}
+
 /* One timed loop (two for test 1) of variant v, size si, pass k, on a fresh
  * cache warmed by one untimed loop (faults the arena in). */
 static int time_one(struct slub_run *r, enum slub_fastpath fp, int test, enum slub_variant v,
@@ -786,20 +808,26 @@ static int time_one(struct slub_run *r, enum slub_fastpath fp, int test, enum sl
 static int measure(struct slub_run *r, enum slub_fastpath fp, int test, const enum slub_variant *vs,
 		   size_t nv)
 {
+	char what[48];
+
+	snprintf(what, sizeof(what), "%s, test %d", slub_fastpath_names[fp], test);
 	for (size_t k = 0; k < r->reps; k++) {
 		struct repro_pass pass;
 
-		repro_pass_start(&pass);
-		for (size_t si = 0; si < r->nsizes; si++) {
-			for (size_t j = 0; j < nv; j++) {
-				size_t o = (j + k / 2) % nv;
-				int ret = time_one(r, fp, test, vs[k & 1 ? nv - 1 - o : o], si, k);
+		do {
+			repro_pass_start(&pass);
+			for (size_t si = 0; si < r->nsizes; si++) {
+				for (size_t j = 0; j < nv; j++) {
+					size_t o = (j + k / 2) % nv;
+					int ret = time_one(r, fp, test, vs[k & 1 ? nv - 1 - o : o], si, k);
 
-				if (ret < 0)
-					return ret;
+					if (ret < 0)
+						return ret;
+				}
 			}
-		}
-		r->share[k] = repro_pass_share(&pass);
+			r->share[k] = repro_pass_share(&pass);
+		} while (repro_pass_again(r->rc, &pass, r->share[k], what, k,
+					  pass_json(r, test, vs, nv, k)));
 	}
 	return 0;
 }

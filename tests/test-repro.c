@@ -374,6 +374,27 @@ static void test_pass_again(void)
 	      "by default, what was spent is not quiet time and is spent (2 * 2 - 1)");
 }
 
+/* An untrustworthy calibration is said in the text, not only in JSON. */
+static void test_say_calibration(void)
+{
+	struct calibration cal = { .trustworthy = false, .chain_agreement = 0.044 };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	json_t *j = json_object();
+
+	repro_say_calibration(&cal, f, j);
+	cal.trustworthy = true;
+	repro_say_calibration(&cal, f, j);
+	fclose(f);
+	CHECK(text && !strcmp(text, "calibration untrustworthy: the add and imul chains disagree by "
+				    "4.4% (trusted within 1%): core cycles below carry that error\n"),
+	      "said once, when untrustworthy: %s", text);
+	CHECK(json_is_true(json_object_get(j, "calibration_trustworthy")), "and in the JSON");
+	json_decref(j);
+	free(text);
+}
+
 static void test_per_op(void)
 {
 	CHECK(fabs(repro_cycles_per_op(10042, 42, 1000, 0.5) - 20.0) < 1e-12, "per-op: overhead off, to cycles");
@@ -958,6 +979,7 @@ int main(void)
 	test_conclude_json();
 	test_unjudged_json();
 	test_pass_again();
+	test_say_calibration();
 	test_per_op();
 	test_slub_scoring();
 	test_legacy();

@@ -438,6 +438,15 @@ void repro_say_load(struct repro_ctx *c, const struct repro_patience *before)
 				      (int)kept, "unjudged", un));
 }
 
+void repro_say_calibration(const struct calibration *cal, FILE *out, json_t *j)
+{
+	json_object_set_new(j, "calibration_trustworthy", json_boolean(cal->trustworthy));
+	if (!cal->trustworthy)
+		fprintf(out, "calibration untrustworthy: the add and imul chains disagree by %.1f%% "
+				 "(trusted within 1%%): core cycles below carry that error\n",
+			cal->chain_agreement * 100);
+}
+
 long repro_preemptions(void)
 {
 	struct rusage ru;

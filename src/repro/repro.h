@@ -163,6 +163,9 @@ bool repro_pass_again(struct repro_ctx *rc, const struct repro_pass *p, double s
  * those it kept disturbed, and which conclusions stayed unjudged and why;
  * printed and into c->json["load"]. */
 void repro_say_load(struct repro_ctx *c, const struct repro_patience *before);
+/* "calibration untrustworthy: ..." when it is, and its trust into
+ * j["calibration_trustworthy"]. */
+void repro_say_calibration(const struct calibration *cal, FILE *out, json_t *j);
 /* May the patience pay for a wait and a pass of took_s more, now? Pure
  * but for the clock (the default's quiet time). */
 bool repro_patience_pays(const struct repro_patience *pt, double took_s, uint64_t now);

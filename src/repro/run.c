@@ -79,6 +79,7 @@ int repro_run_all(const struct experiment *e, struct topo *t, const struct run_o
 				   machine, "cpu", cpu);
 		json_object_set_new(all, r->kind, c.json);
 		fprintf(out, "\n=== %s: reproduces %s (docs/reproductions.md)\n", r->kind, r->source);
+		repro_say_calibration(&rep->cal, out, c.json);
 		ret = r->run(&c);
 		repro_say_load(&c, &before);
 		json_object_set_new(c.json, "wall_s", json_real((now_ns() - t0) / 1e9));

@@ -662,12 +662,12 @@ static void print_contention(FILE *out, const struct conc_run *r, const struct c
 {
 	static const char *const vn[2] = { "before", "after" };
 
-	fprintf(out, "\nContention: the post ran 8 threads on an i7-3770 (4 cores, 8 hardware threads); "
-		     "here %u threads, so a node-lock acquisition\nthat finds the lock taken queues "
-		     "behind at most %u other thread%s (there up to 7). Per size, medians of the "
-		     "counted passes, alloc / free:\nnode-lock acquisitions per op, the share of "
-		     "them that found the lock taken, and the core cycles per op spent waiting\n",
-		r->nth, r->nth - 1, r->nth == 2 ? "" : "s");
+	fprintf(out, "\nContention: here %u threads, so a node-lock acquisition that finds the "
+		     "lock taken queues behind at most %u other\nthread%s (the post does not say how "
+		     "many threads it ran). Per size, medians of the counted passes, alloc / free:\n"
+		     "node-lock acquisitions per op, the share of them that found the lock taken, and "
+		     "the core cycles per op spent waiting\n", r->nth, r->nth - 1,
+		r->nth == 2 ? "" : "s");
 	for (size_t si = 0; si < nsizes; si++) {
 		const struct conc_size *z = &zs[si];
 
@@ -684,9 +684,8 @@ static void print_contention(FILE *out, const struct conc_run *r, const struct c
 		fputc('\n', out);
 	}
 	fprintf(out, "The threads run the same sequence in step, so their refills and flushes "
-		     "meet: with 8 threads each such meeting queues up\nto 7 holders where here it "
-		     "queues 1, and the acquisition per grow that the lockless check removes "
-		     "weighs more there\nthan here.\n");
+		     "meet: with more threads each such meeting\nqueues more holders, and the "
+		     "acquisition per grow that the lockless check removes weighs more.\n");
 }
 
 static void print_deviations(FILE *out, const struct conc_run *r)
@@ -703,8 +702,8 @@ static void print_deviations(FILE *out, const struct conc_run *r)
 		"core cycles from the TSC (no PMU here); the post's cycles are its own counter's",
 	};
 
-	snprintf(threads, sizeof(threads), "%u threads on this machine's CPUs, not 8 on an i7-3770 "
-		 "(see Contention); %zu objects per thread, not 100000", r->nth, r->n);
+	snprintf(threads, sizeof(threads), "%u threads on this machine's CPUs, %zu objects each: "
+		 "the post names neither its machine, nor its threads, nor its N", r->nth, r->n);
 	repro_print_list(out, "\nDeviations from the post:", dev, ARRAY_SIZE(dev));
 }
 

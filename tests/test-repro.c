@@ -18,11 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "arch/arch.h"
 #include "common.h"
 #include "config.h"
 #include "harness.h"
+#include "result.h"
 #include "repro-run.h"
 #include "repro/repro.h"
 
@@ -281,6 +283,40 @@ static void test_conclude_json(void)
 	free(text);
 }
 
+/* A report holding the reproduction's JSON j is written, read back (what
+ * `atomcost report` does) and written as text; the unjudged conclusion's
+ * null ratio survives. */
+static void report_round_trip(json_t *j)
+{
+	char path[] = "/tmp/atomcost-test-repro-XXXXXX";
+	struct report rep, back;
+	int fd = mkstemp(path), ret = -1;
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	json_t *c;
+
+	report_init(&rep);
+	report_init(&back);
+	rep.cal = (struct calibration){ .ticks_per_cycle = 1, .timer_hz = 1e9, .cycle_source = "test",
+					.timer = "test", .emulation = "", .cpu_os = -1 };
+	rep.meta = json_pack("{s:{s:O}}", "reproductions", "slub-cmpxchg-local", j);
+	if (f) {
+		ret = report_write_json(&rep, f);
+		fclose(f);
+	}
+	CHECK(ret == 0 && report_read(path, &back) == 0, "a report with unjudged conclusions reads back");
+	c = json_object_get(json_object_get(back.meta, "reproductions"), "slub-cmpxchg-local");
+	c = json_array_get(json_object_get(c, "conclusions"), 0);
+	CHECK(c && json_is_null(json_object_get(c, "ratio")) && json_object_get(c, "reason"),
+	      "its null ratio and reason survive");
+	f = fopen("/dev/null", "w");
+	CHECK(f && report_write_text(&back, f) == 0, "and it is written as text");
+	if (f)
+		fclose(f);
+	unlink(path);
+	report_free(&rep);
+	report_free(&back);
+}
+
 /* Every conclusion stays in the JSON: an unjudged one (every pass
  * disturbed, or no figure at all) with a null ratio and its reason, never
  * a ratio of 0; the load summary lists them. */
@@ -332,6 +368,7 @@ static void test_unjudged_json(void)
 	      strstr(text, "under load: waited 1.5 s for quiet windows, ran 2 disturbed passes again, "
 			   "kept 1 disturbed out of the judgments: the patience ran out (patience 0 s); "
 			   "2 of 3 conclusions unjudged"), "printed: %s", text);
+	report_round_trip(rc.json);
 	json_decref(rc.json);
 	free(text);
 }

@@ -432,6 +432,56 @@ static void test_say_calibration(void)
 	free(text);
 }
 
+/* What this machine changes, from the sizes and counts the reproductions
+ * are fed: the 2015 slab geometry for 2 CPUs against the series' 8, the
+ * 2004 cold cases against an L2 (the Intel guest's 2 MiB: not cold), the
+ * 2016 objects against an L2; and the list kept in the JSON. */
+static void test_machine_changes(void)
+{
+	uint64_t sizes[] = { 32, 64, 128, 256, 512, 1024, 2048, 4096 };
+	const char *items[] = { "one", "two" };
+	struct repro_ctx rc = { .json = json_object(), .out = fopen("/dev/null", "w") };
+	unsigned sh;
+	char t[600];
+
+	CHECK(slab_min_objects(2) == 12 && slab_min_objects(8) == 20 && slab_min_objects(1) == 8,
+	      "the kernel's minimum objects per slab: 4 * (fls(cpus) + 1)");
+	CHECK(slab_geometry(256, 2, &sh) == 16 && sh == 12, "256 bytes, 2 CPUs: 16 per 4 KiB slab");
+	CHECK(slab_geometry(256, 8, &sh) == 32 && sh == 13, "256 bytes, 8 CPUs: 32 per 8 KiB slab");
+	CHECK(slab_geometry(8192, 2, &sh) == 4 && sh == 15, "8 KiB objects: order 3, at most");
+	bulk_geometry_text(t, sizeof(t), 256, 2);
+	CHECK(strstr(t, "objects per 256-byte slab: 16 here (2 CPUs: at least 12 objects, order 0), 32 "
+			"on the series' i7-4790K (named in its commit messages; 8 threads: at least 20, "
+			"order 1): a bulk spans a second slab"), "2015 geometry said: %s", t);
+	bulk_geometry_text(t, sizeof(t), 256, 8);
+	CHECK(strstr(t, "32 here (8 CPUs") && !strstr(t, "a bulk spans"), "same geometry: no more: %s", t);
+	buddy_legacy_cold_text(t, sizeof(t), 2u << 20, 480u << 20);
+	CHECK(strstr(t, "L2 of 2 MiB and LLC of 480 MiB") &&
+	      strstr(t, "both fit in L2, so the cold cases hit L2 here: they are not cold"),
+	      "2004 cold cases in a 2 MiB L2: %s", t);
+	buddy_legacy_cold_text(t, sizeof(t), 512u << 10, 32u << 20);
+	CHECK(strstr(t, "overflow L2 but fit in the LLC"), "in a 512 KiB L2 and 32 MiB LLC: %s", t);
+	buddy_legacy_cold_text(t, sizeof(t), 512u << 10, 0);
+	CHECK(strstr(t, "LLC of unknown") && strstr(t, "they overflow L2, so the cold cases miss here too"),
+	      "no LLC known: %s", t);
+	buddy_legacy_cold_text(t, sizeof(t), 0, 0);
+	CHECK(strstr(t, "whether they miss here is not known"), "no L2 known: %s", t);
+	conc_footprint_text(t, sizeof(t), 2, 10000, sizes, 8, 2u << 20, 32u << 20);
+	CHECK(strstr(t, "each thread allocates 10000 objects: 312.5 KiB to 39.1 MiB per thread (78.1 MiB "
+			"for all 2 at 4096 bytes)") &&
+	      strstr(t, "sizes up to 128 keep a thread's objects in L2, larger ones spill"),
+	      "2016 objects against a 2 MiB L2: %s", t);
+	CHECK(repro_bytes(t, sizeof(t), 1536u << 10) == t && !strcmp(t, "1.5 MiB") &&
+	      !strcmp(repro_bytes(t, sizeof(t), 0), "unknown") &&
+	      !strcmp(repro_bytes(t, sizeof(t), 100), "100 bytes"), "sizes in binary units");
+	repro_print_changes(&rc, items, 2);
+	repro_print_changes(&rc, items, 1);
+	CHECK(json_array_size(json_object_get(rc.json, "machine_changes")) == 3,
+	      "both modes' changes kept in one list");
+	fclose(rc.out);
+	json_decref(rc.json);
+}
+
 static void test_per_op(void)
 {
 	CHECK(fabs(repro_cycles_per_op(10042, 42, 1000, 0.5) - 20.0) < 1e-12, "per-op: overhead off, to cycles");
@@ -1017,6 +1067,7 @@ int main(void)
 	test_unjudged_json();
 	test_pass_again();
 	test_say_calibration();
+	test_machine_changes();
 	test_per_op();
 	test_slub_scoring();
 	test_legacy();

@@ -40,7 +40,8 @@ static const struct repro_table posted_2004 = {
 	.title = "2004 test-atomics scores (smaller is better)",
 	.source = "Kamezawa Hiroyuki, linux-mm/lhms-devel, 27 Aug 2004, "
 		  "\"[RFC] buddy allocator without bitmap [2/4]\"",
-	.machine = "Intel Xeon MP 1.9 GHz (NetBurst), 512 KiB L2, 32-bit, unpinned, nice -10",
+	.machine = "Intel Xeon MP 1.9 GHz (NetBurst), 512 KiB L2, 32-bit (per the program's own "
+		   "message, <412EBD22.2090508@jp.fujitsu.com>), unpinned, nice -10",
 	.unit = "rdtsc ticks per loop of 2048 iterations (= core cycles on that CPU)",
 	.ncols = 1, .cols = { "per loop" }, .nrows = BUDDY_CASES, .rows = posted_rows,
 };
@@ -802,6 +803,25 @@ static const char *const modern_deviations[] = {
 	NULL,
 };
 
+/* What this machine changes for modern mode: its buffers against its
+ * caches, sized from them. */
+static void modern_changes(struct repro_ctx *rc, const struct modern *m)
+{
+	char hot[300], cold[300], a[32], b[32], c[32];
+	const char *items[] = { hot, cold };
+	size_t l1 = repro_cache(rc, 1), llc = repro_cache(rc, 0);
+
+	snprintf(hot, sizeof(hot), "hot cases 6-7 walk %s (2048 pairs of %zu-byte lines) against this "
+		 "machine's L1d of %s and L2 of %s (declared): %s", repro_bytes(a, sizeof(a), m->hot_size),
+		 m->line, repro_bytes(b, sizeof(b), l1), repro_bytes(c, sizeof(c), repro_cache(rc, 2)),
+		 l1 && m->hot_size <= l1 ? "from L1" : "from beyond L1 (the posted walk was in its L2)");
+	snprintf(cold, sizeof(cold), "cold cases walk %s against this machine's LLC of %s (declared): "
+		 "%s", repro_bytes(a, sizeof(a), m->cold.bytes), repro_bytes(b, sizeof(b), llc),
+		 !llc ? "whether they miss it is not known" : m->cold.bytes >= 4 * llc ?
+		 "at least 4 times it, so they miss" : "under 4 times it: raise cold_buffer");
+	repro_print_changes(rc, items, ARRAY_SIZE(items));
+}
+
 static int run_modern(struct repro_ctx *rc, unsigned trials)
 {
 	const struct calibration *cal = rc->cal;
@@ -818,6 +838,7 @@ static int run_modern(struct repro_ctx *rc, unsigned trials)
 			 "overhead %.0f ticks subtracted\n", rc->cpu_os, m.line, m.iters, trials, m.passes,
 		cal->ticks_per_cycle, cal->overhead_min);
 	print_deviations(rc->out, modern_deviations, NULL);
+	modern_changes(rc, &m);
 	fprintf(rc->out, "  hot cases: %zu KiB buffer (0-2: the same two words; 6-7: pairs of lines in "
 			 "address order)\n", m.hot_size >> 10);
 	fprintf(rc->out, "  cold cases: pairs of lines in a random single cycle over %zu MiB (%s; "
@@ -848,6 +869,28 @@ static int run_modern(struct repro_ctx *rc, unsigned trials)
 out:
 	modern_free(&m);
 	return ret;
+}
+
+int buddy_legacy_cold_text(char *buf, size_t len, size_t l2, size_t llc)
+{
+	char a[32], b[32];
+	int k = snprintf(buf, len, "legacy \"cold\" cases 3-5: the 512 KiB buffer and the 512 KiB "
+			 "that should evict it (1 MiB) against this machine's L2 of %s and LLC of %s "
+			 "(declared; the posted machine's L2: 512 KiB): ", repro_bytes(a, sizeof(a), l2),
+			 repro_bytes(b, sizeof(b), llc));
+
+	if (k < 0 || (size_t)k >= len)
+		return k;
+	if (!l2)
+		return k + snprintf(buf + k, len - k, "whether they miss here is not known");
+	if (2 * LEGACY_SIZE <= l2)
+		return k + snprintf(buf + k, len - k, "both fit in L2, so the cold cases hit L2 here: "
+				    "they are not cold");
+	if (llc > l2 && 2 * LEGACY_SIZE <= llc)
+		return k + snprintf(buf + k, len - k, "they overflow L2 but fit in the LLC, so the cold "
+				    "cases hit the LLC here, not memory");
+	return k + snprintf(buf + k, len - k, "they overflow L2%s, so the cold cases miss here too",
+			    llc > l2 ? " and the LLC" : "");
 }
 
 /* The legacy header: pinning, buffer reuse and every deviation, printed and
@@ -882,6 +925,22 @@ static void legacy_header(struct repro_ctx *rc, unsigned trials, size_t passes, 
 	print_deviations(rc->out, deviations, dev);
 	fprintf(rc->out, "the trials run as posted, read in %zu passes of consecutive trials (each "
 			 "with its own cold preparations); conclusions from the passes' medians\n", passes);
+}
+
+/* What this machine changes for legacy mode: where its buffers live. */
+static void legacy_changes(struct repro_ctx *rc)
+{
+	char cold[400], hot[300], a[32];
+	const char *items[] = { cold, hot };
+	size_t l2 = repro_cache(rc, 2);
+
+	buddy_legacy_cold_text(cold, sizeof(cold), l2, repro_cache(rc, 0));
+	snprintf(hot, sizeof(hot), "hot cases 6-7 walk the 512 KiB buffer: %s this machine's L2 of %s "
+		 "(declared), %s", l2 >= LEGACY_SIZE ? "it fits" : l2 ? "it overflows" : "against",
+		 repro_bytes(a, sizeof(a), l2),
+		 l2 >= LEGACY_SIZE ? "so they hit L2, as on the posted machine's 512 KiB L2"
+				   : "where the posted machine's 512 KiB L2 held it");
+	repro_print_changes(rc, items, ARRAY_SIZE(items));
 }
 
 /* The ratios of means, each with the spread of the passes' ratios, and the
@@ -939,6 +998,7 @@ static int run_legacy(struct repro_ctx *rc, unsigned trials)
 	int cpu = bound_cpu(), ret;
 
 	legacy_header(rc, trials, passes, cpu, dev);
+	legacy_changes(rc);
 	ticks = malloc((size_t)trials * BUDDY_CASES * sizeof(double));
 	ret = ticks ? buddy_legacy(trials, (unsigned)passes, mean, rc->out, &cold_sum, ticks, share, rc)
 		    : -ENOMEM;

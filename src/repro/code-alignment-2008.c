@@ -996,6 +996,27 @@ static int align_report(struct repro_ctx *rc, const struct align_probe *const *s
 	return ret;
 }
 
+/* What this machine changes: its CPUs against the post's 8, its line
+ * against the placements. */
+static void print_changes(struct repro_ctx *rc)
+{
+	char cpus[300], line[240];
+	const char *items[] = { cpus, line };
+	unsigned l = rc->t ? topo_line_size(rc->t) : 0;
+
+	snprintf(cpus, sizeof(cpus), "%d allowed CPUs here, 8 in the post (\"x86_64 8p SMP 8G\"), "
+		 "where tbench ran 8 processes; the unlock's hand-over below runs 2 threads, so its "
+		 "lock line moves between 2 CPUs, not among 8", rc->t ? topo_allowed_count(rc->t) : 0);
+	if (l)
+		snprintf(line, sizeof(line), "%u-byte cache lines here: the placements +0..+60 %s "
+			 "(the post does not give its line size)", l,
+			 l >= 64 ? "stay inside one line" : "cross lines");
+	else
+		snprintf(line, sizeof(line), "line size unknown here: whether the placements +0..+60 "
+			 "stay inside one line is not known");
+	repro_print_changes(rc, items, ARRAY_SIZE(items));
+}
+
 static int repro_align_run(struct repro_ctx *rc)
 {
 	const struct experiment *e = rc->exp;
@@ -1024,6 +1045,7 @@ static int repro_align_run(struct repro_ctx *rc)
 	fprintf(rc->out, "%zu probes, each one loop of 64 ops copied to %zu code placements (offset of "
 		"the loop from a 4 KiB page: +0..+60 inside one line, +4072..+4092 across the page "
 		"end), the same bytes at each; %zu passes, each in another order\n", nsel, nuse, npass);
+	print_changes(rc);
 	ret = measure_passes(rc, sel, nsel, use, npass, &o, mem, acc, share);
 	if (ret < 0)
 		goto out;

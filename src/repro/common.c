@@ -149,6 +149,46 @@ void repro_print_list(FILE *out, const char *head, const char *const *items, siz
 		fprintf(out, "  - %s\n", items[i]);
 }
 
+void repro_print_changes(struct repro_ctx *rc, const char *const *items, size_t n)
+{
+	json_t *j = rc->json ? json_object_get(rc->json, "machine_changes") : NULL;
+
+	repro_print_list(rc->out, "What this machine changes:", items, n);
+	if (!rc->json)
+		return;
+	if (!j) {
+		j = json_array();
+		json_object_set_new(rc->json, "machine_changes", j);
+	}
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(j, json_string(items[i]));
+}
+
+const char *repro_bytes(char *buf, size_t len, size_t bytes)
+{
+	static const char *const unit[] = { "bytes", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)bytes;
+	int u = 0;
+
+	if (!bytes) {
+		snprintf(buf, len, "unknown");
+		return buf;
+	}
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, len, v == floor(v) ? "%.0f %s" : "%.1f %s", v, unit[u]);
+	return buf;
+}
+
+size_t repro_cache(const struct repro_ctx *rc, int level)
+{
+	if (!rc->t)
+		return 0;
+	return level ? topo_cache_size(rc->t, level) : topo_llc_size(rc->t);
+}
+
 double repro_cycles_per_op(double ticks, double overhead, double ops, double ticks_per_cycle)
 {
 	if (!(ops > 0) || !(ticks_per_cycle > 0))

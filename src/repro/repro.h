@@ -94,6 +94,16 @@ struct repro_table {
 
 /* head, then each of items[0..n) on a line of its own after "  - ". */
 void repro_print_list(FILE *out, const char *head, const char *const *items, size_t n);
+/* What this machine changes against the post's (its caches against the
+ * post's working sets, its CPUs against the post's, the geometry derived
+ * from them): items[0..n) under "What this machine changes:", and appended
+ * to rc->json["machine_changes"]. */
+void repro_print_changes(struct repro_ctx *rc, const char *const *items, size_t n);
+/* bytes in binary units ("512 KiB", "1.5 MiB"), "unknown" for 0; buf. */
+const char *repro_bytes(char *buf, size_t len, size_t bytes);
+/* The declared (hwloc) size of cache level (1-5; 0: the last level) of
+ * rc->t; 0 when unknown or no topology. */
+size_t repro_cache(const struct repro_ctx *rc, int level);
 /* The row of t labelled label, or NULL. */
 const struct repro_row *repro_table_row(const struct repro_table *t, const char *label);
 
@@ -216,6 +226,10 @@ extern const char *const buddy_notes[BUDDY_CASES];
  * NULL), its trials then counted once, the rerun's. 0 or -errno. */
 int buddy_legacy(unsigned trials, unsigned passes, long long mean[BUDDY_CASES], FILE *out,
 		 uint64_t *cold_sum, double *ticks, double *share, struct repro_ctx *rc);
+/* What this machine changes for legacy mode's cold cases: the posted
+ * buffer and the one meant to evict it (2 x 512 KiB) against the L2 and LLC
+ * (0: unknown), and whether they are still cold. Returns the length. */
+int buddy_legacy_cold_text(char *buf, size_t len, size_t l2, size_t llc);
 /* The legacy cold preparation: malloc + memset(fill) of 512 KiB, read back
  * one byte per line; returns the checksum (fill * lines). *keep receives the
  * buffer (the caller frees it), or keep is NULL (freed here). */
@@ -340,8 +354,19 @@ struct slab_cache {
 	enum slub_fastpath fastpath;	/* SLUB_FP_TID unless set after init */
 };
 
-/* A cache for max_objects objects of size bytes (arena reserved up front).
- * 0 or -errno. */
+/* The slab's geometry as the kernel's calculate_order() picks it
+ * (simplified: no waste fraction): at least slab_min_objects(ncpus) = 4 *
+ * (fls(ncpus) + 1) objects (12 for 2 CPUs, 20 for 8), in the smallest slab
+ * of 4 KiB << order (order at most 3) that holds them and one object.
+ * Returns the objects per slab; *shift: log2 of the slab's bytes. */
+unsigned slab_min_objects(unsigned ncpus);
+unsigned slab_geometry(size_t size, unsigned ncpus, unsigned *shift);
+/* The CPUs the kernel's nr_cpu_ids would count here (the configured ones):
+ * what slab_cache_init sizes its slabs from. */
+unsigned slab_model_cpus(void);
+/* A cache for max_objects objects of size bytes (arena reserved up front),
+ * its slabs as slab_geometry() picks them for slab_model_cpus(). 0 or
+ * -errno. */
 int slab_cache_init(struct slab_cache *s, size_t size, size_t max_objects);
 void slab_cache_destroy(struct slab_cache *s);
 void *slab_alloc(struct slab_cache *s, enum slub_variant v);
@@ -514,6 +539,15 @@ size_t bulk_cache_free_objects(struct bulk_cache *c);
 /* The calling thread's CPU slab, -1: none. */
 int64_t bulk_cpu_slab(struct bulk_cache *c);
 
+/* The machine of the series' own figures (named in its commit messages)
+ * and its CPUs (4 cores, 8 threads): what the post's slabs were sized for. */
+#define BULK_POST_MACHINE "i7-4790K"
+#define BULK_POST_CPUS 8
+/* "objects per SIZE-byte slab: N here (..), M on the series' i7-4790K
+ * (..)": slab_geometry for cpus_here and BULK_POST_CPUS. Returns the
+ * length (snprintf). */
+int bulk_geometry_text(char *buf, size_t len, size_t size, unsigned cpus_here);
+
 /* One figure per priced op: a count per object, or a cost in core cycles
  * per op (a disable/enable pair, a save/restore pair, a commit). */
 struct bulk_ops {
@@ -559,6 +593,13 @@ void aslab_stats(const struct aslab_cache *c, unsigned tid, struct aslab_stats *
 /* Free objects everywhere (slabs, shared array, per-thread arrays) and the
  * total capacity of the slabs grown; call when no thread allocates. */
 void aslab_count(struct aslab_cache *c, size_t *free_objs, size_t *capacity);
+
+/* What the 2016 run's working set is against this machine's caches: n
+ * objects per thread of each of sizes[0..nsizes), nth threads, the L2 and
+ * LLC (0: unknown); which sizes keep a thread's objects in L2. Returns the
+ * length (snprintf). */
+int conc_footprint_text(char *buf, size_t len, unsigned nth, size_t n, const uint64_t *sizes,
+			size_t nsizes, size_t l2, size_t llc);
 
 /* One thread's timestamps: each phase starts right after a barrier released
  * the thread and ends right after its own last op, so the wait for the

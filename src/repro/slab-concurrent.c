@@ -688,6 +688,36 @@ static void print_contention(FILE *out, const struct conc_run *r, const struct c
 		     "acquisition per grow that the lockless check removes weighs more.\n");
 }
 
+int conc_footprint_text(char *buf, size_t len, unsigned nth, size_t n, const uint64_t *sizes,
+			size_t nsizes, size_t l2, size_t llc)
+{
+	char a[32], b[32], c[32], d[32], e[32];
+	uint64_t lo = UINT64_MAX, hi = 0, fit = 0;
+	int k;
+
+	for (size_t i = 0; i < nsizes; i++) {
+		lo = sizes[i] < lo ? sizes[i] : lo;
+		hi = sizes[i] > hi ? sizes[i] : hi;
+		if (l2 && n * sizes[i] <= l2 && sizes[i] > fit)
+			fit = sizes[i];
+	}
+	if (!nsizes)
+		lo = 0;
+	k = snprintf(buf, len, "each thread allocates %zu objects: %s to %s per thread (%s for all %u "
+		     "at %llu bytes), against this machine's L2 of %s and LLC of %s (declared): ", n,
+		     repro_bytes(a, sizeof(a), n * lo), repro_bytes(b, sizeof(b), n * hi),
+		     repro_bytes(c, sizeof(c), nth * n * hi), nth, (unsigned long long)hi,
+		     repro_bytes(d, sizeof(d), l2), repro_bytes(e, sizeof(e), llc));
+	if (k < 0 || (size_t)k >= len)
+		return k;
+	if (!l2)
+		return k + snprintf(buf + k, len - k, "whether they fit is not known");
+	if (!fit)
+		return k + snprintf(buf + k, len - k, "no size keeps a thread's objects in L2");
+	return k + snprintf(buf + k, len - k, "sizes up to %llu keep a thread's objects in L2%s",
+			    (unsigned long long)fit, fit == hi ? ", every size" : ", larger ones spill");
+}
+
 static void print_deviations(FILE *out, const struct conc_run *r)
 {
 	char threads[128];
@@ -705,6 +735,21 @@ static void print_deviations(FILE *out, const struct conc_run *r)
 	snprintf(threads, sizeof(threads), "%u threads on this machine's CPUs, %zu objects each: "
 		 "the post names neither its machine, nor its threads, nor its N", r->nth, r->n);
 	repro_print_list(out, "\nDeviations from the post:", dev, ARRAY_SIZE(dev));
+}
+
+/* What this machine changes: its CPUs, its caches against the objects. */
+static void print_changes(struct repro_ctx *rc, const struct conc_run *r, const uint64_t *sizes,
+			  size_t nsizes)
+{
+	char fp[512], cpus[160];
+	const char *items[] = { cpus, fp };
+
+	snprintf(cpus, sizeof(cpus), "%u threads on %u allowed CPUs here; the post's count is unsaid, "
+		 "so how many met at its node lock is unknown", r->nth,
+		 rc->t ? (unsigned)topo_allowed_count(rc->t) : 0);
+	conc_footprint_text(fp, sizeof(fp), r->nth, r->n, sizes, nsizes, repro_cache(rc, 2),
+			    repro_cache(rc, 0));
+	repro_print_changes(rc, items, ARRAY_SIZE(items));
 }
 
 static void conclude_size(struct repro_ctx *rc, const struct conc_run *r, const struct conc_size *z)
@@ -899,6 +944,7 @@ static int repro_concurrent_run(struct repro_ctx *rc)
 		for (size_t si = 0; si < nsizes; si++)
 			conclude_size(rc, &r, &zs[si]);
 	print_deviations(rc->out, &r);
+	print_changes(rc, &r, sizes, nsizes);
 	/* the workers ran on every planned CPU: put this thread back */
 	topo_bind_thread(rc->t, rc->cpu_os);
 	ret = run_kernel(rc, sec, sizes, nsizes);

@@ -418,8 +418,12 @@ bool repro_pass_again(struct repro_ctx *rc, const struct repro_pass *p, double s
 		return false;
 	}
 	if (pt && repro_patience_pays(pt, took, now)) {
-		/* what is left once the pass is run again */
-		again = quiet_wait(QUIET_SHARE, QUIET_WINDOW_S, patience_left(pt, now) - took, &waited);
+		/* at most half of what is left once the pass is run again, so
+		 * that a load that ends later still finds patience for the
+		 * passes after it, and never less than a window */
+		double left = patience_left(pt, now) - took;
+
+		again = quiet_wait(QUIET_SHARE, QUIET_WINDOW_S, fmax(left / 2, QUIET_WINDOW_S), &waited);
 		pt->waited_s += waited;
 		if (again) {
 			pt->repeated++;

@@ -366,7 +366,7 @@ static void test_unjudged_json(void)
 	      json_real_value(json_object_get(o, "waited_s")) == 1.5, "load: what it did, what it left");
 	CHECK(text && strstr(text, "conclusion in the kernel: no verdict: emulated: not a measurement\n") &&
 	      strstr(text, "under load: waited 1.5 s for quiet windows, ran 2 disturbed passes again, "
-			   "kept 1 disturbed out of the judgments: the patience ran out (patience 0 s); "
+			   "kept 1 disturbed out of the judgments: no patience to wait with (patience 0 s); "
 			   "2 of 3 conclusions unjudged"), "printed: %s", text);
 	report_round_trip(rc.json);
 	json_decref(rc.json);

@@ -473,7 +473,8 @@ void repro_say_load(struct repro_ctx *c, const struct repro_patience *before)
 	fprintf(c->out, "under load: waited %.1f s for quiet windows, ran %u disturbed pass%s "
 			"again, kept %u disturbed%s (patience %s); %zu of %zu conclusions unjudged%s\n",
 		waited, again, again == 1 ? "" : "es", kept,
-		kept ? " out of the judgments: the patience ran out" : "", budget, json_array_size(un),
+		!kept ? "" : pt->patience_s == 0 ? " out of the judgments: no patience to wait with"
+					    : " out of the judgments: the patience ran out", budget, json_array_size(un),
 		n, json_array_size(un) ? " (their reasons above)" : "");
 	json_object_set_new(c->json, "load",
 			    json_pack("{s:o,s:f,s:i,s:i,s:o}", "patience_s",

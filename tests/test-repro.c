@@ -11,6 +11,7 @@
  * reproduction's keys join the schema in its own section, and its
  * configs/KIND.conf loads and lists it. */
 #include <dirent.h>
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
@@ -430,6 +431,45 @@ static void test_say_calibration(void)
 	CHECK(json_is_true(json_object_get(j, "calibration_trustworthy")), "and in the JSON");
 	json_decref(j);
 	free(text);
+}
+
+/* A claim with two passes 2% apart cannot be told alone (1 degree of
+ * freedom: x0.85 is not beyond the margin); judged with the spread of a batch of claims whose passes agree
+ * within about 1%, it borrows their degrees of freedom and is resolved.
+ * Fewer than STATS_PRIOR_MIN_ROWS claims with two passes: no prior. */
+static void test_claims_prior(void)
+{
+	static const double wob[6][3] = {
+		{ 1.000, 1.010, 0.995 }, { 1.004, 0.992, 1.008 }, { 0.990, 1.006, 1.000 },
+		{ 1.010, 1.000, 0.992 }, { 0.996, 1.008, 1.002 }, { 1.006, 0.994, 1.000 },
+	};
+	double a[7][3], b[7][3];
+	struct repro_claim c[7];
+	struct stats_prior prior;
+	struct judgment j;
+	char t[512];
+
+	for (int i = 0; i < 6; i++) {
+		for (int k = 0; k < 3; k++) {
+			b[i][k] = 100;
+			a[i][k] = 50 * wob[i][k];
+		}
+		c[i] = (struct repro_claim){ .what = "w", .a = "x", .b = "y", .unit = "cycles", .ea = a[i],
+					     .eb = b[i], .n = 3, .pub_a = NAN, .pub_b = NAN };
+	}
+	a[6][0] = 86;
+	a[6][1] = 84;
+	b[6][0] = b[6][1] = 100;
+	c[6] = (struct repro_claim){ .what = "w", .a = "x", .b = "y", .unit = "cycles", .ea = a[6],
+				     .eb = b[6], .n = 2, .pub_a = NAN, .pub_b = NAN };
+	CHECK(repro_conclusion_text(t, sizeof(t), &c[6], &j) == VERDICT_UNRESOLVED,
+	      "two passes 2%% apart, alone: cannot tell: %s", t);
+	CHECK(repro_claims_prior(c, 7, &prior) == 0 && prior.df > 0, "a prior from 7 claims");
+	c[6].prior = &prior;
+	CHECK(repro_conclusion_text(t, sizeof(t), &c[6], &j) == VERDICT_FASTER && j.df > 1 &&
+	      strstr(t, "spread moderated over the claims: "), "with the claims' spread: faster: %s", t);
+	CHECK(repro_claims_prior(c, 4, &prior) == -EINVAL && prior.df == 0,
+	      "four claims: no prior");
 }
 
 /* What this machine changes, from the sizes and counts the reproductions
@@ -1068,6 +1108,7 @@ int main(void)
 	test_pass_again();
 	test_say_calibration();
 	test_machine_changes();
+	test_claims_prior();
 	test_per_op();
 	test_slub_scoring();
 	test_legacy();

@@ -540,28 +540,35 @@ struct buddy_claim {
 	const char *a, *b;
 };
 
-/* Judge claims[0..n) over the passes' medians pm, each named "who, what";
- * the post's words go with the first. */
+/* Judge claims[0..n) (at most MAX_CLAIMS) over the passes' medians pm,
+ * each named "who, what"; the post's words go with the first. */
+#define MAX_CLAIMS 8
 static void conclude_claims(struct repro_ctx *rc, const char *who, const char *plain,
 			    const char *atomic, const struct buddy_claim *claims, size_t n,
 			    double pm[][BUDDY_PASSES], size_t passes, const double *share,
 			    const char *unit, const char *words)
 {
-	char what[128];
+	char what[MAX_CLAIMS][128];
+	struct repro_claim c[MAX_CLAIMS];
+	struct stats_prior prior;
 
+	n = n < MAX_CLAIMS ? n : MAX_CLAIMS;
 	for (size_t k = 0; k < n; k++) {
 		int ca = claims[k].ca, cb = claims[k].cb;
-		struct repro_claim c = {
-			.what = what, .a = claims[k].a ? claims[k].a : plain,
+
+		c[k] = (struct repro_claim){
+			.what = what[k], .a = claims[k].a ? claims[k].a : plain,
 			.b = claims[k].b ? claims[k].b : atomic, .unit = unit, .ea = pm[ca],
 			.eb = pm[cb], .n = passes, .share = share, .pub_unit = "ticks per loop",
 			.pub_a = POSTED(modern_posted[ca]), .pub_b = POSTED(modern_posted[cb]),
-			.pub_machine = POSTED_MACHINE, .pub_words = k ? NULL : words,
+			.pub_machine = POSTED_MACHINE, .pub_words = k ? NULL : words, .prior = &prior,
 		};
-
-		snprintf(what, sizeof(what), "%s, %s", who, claims[k].what);
-		repro_conclude(rc, &c);
+		snprintf(what[k], sizeof(what[k]), "%s, %s", who, claims[k].what);
 	}
+	/* the claims of one variant borrow each other's spread between passes */
+	repro_claims_prior(c, n, &prior);
+	for (size_t k = 0; k < n; k++)
+		repro_conclude(rc, &c[k]);
 }
 
 /* Each claim names its walk: the post's cold case walked in address order;

@@ -220,6 +220,26 @@ static size_t claim_passes(const struct repro_claim *c, double *a, double *b, si
 	return m;
 }
 
+int repro_claims_prior(const struct repro_claim *c, size_t n, struct stats_prior *p)
+{
+	double *s2 = calloc(n ? n : 1, sizeof(double)), *df = calloc(n ? n : 1, sizeof(double));
+	int ret = -ENOMEM;
+
+	*p = (struct stats_prior){ .s2 = NAN, .df = 0 };
+	if (s2 && df) {
+		for (size_t i = 0; i < n; i++) {
+			double a[JUDGE_MAX_EPOCHS], b[JUDGE_MAX_EPOCHS];
+			size_t disturbed, unmeasured, m = claim_passes(&c[i], a, b, &disturbed, &unmeasured);
+
+			df[i] = stats_judge_spread(a, b, m, &s2[i]);
+		}
+		ret = stats_prior_fit(s2, df, n, p);
+	}
+	free(s2);
+	free(df);
+	return ret;
+}
+
 enum verdict repro_conclusion_text(char *buf, size_t len, const struct repro_claim *c,
 				   struct judgment *jout)
 {
@@ -231,7 +251,7 @@ enum verdict repro_conclusion_text(char *buf, size_t len, const struct repro_cla
 	size_t n = 0;
 
 	if (m)
-		stats_judge(a, b, m, &j);
+		stats_judge_prior(a, b, m, c->prior, &j);
 #define PUT(...) (n += (size_t)snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__))
 	fmt_meas(x, sizeof(x), ma);
 	fmt_meas(y, sizeof(y), mb);
@@ -263,6 +283,8 @@ enum verdict repro_conclusion_text(char *buf, size_t len, const struct repro_cla
 		if (j.n >= 2)
 			PUT(", 95%% x%.2f-%.2f", j.lo, j.hi);
 		PUT(", %zu pass%s", j.n, j.n == 1 ? "" : "es");
+		if (j.n >= 2 && c->prior && c->prior->df > 0)
+			PUT(", spread moderated over the claims: %.0f df", j.df);
 		if (j.v == VERDICT_UNRESOLVED)
 			PUT(j.n < 2 ? ": one pass is no verdict" : ", spread %.0f%%", j.spread * 100);
 		PUT(")");
@@ -321,6 +343,8 @@ static json_t *conclusion_json(struct repro_ctx *rc, const char *what, const cha
 		      judged ? report_real(j->hi) : json_null(), "spread",
 		      judged ? report_real(j->spread) : json_null(), "margin",
 		      judged ? report_real(j->margin) : json_null(), "text", text);
+	if (judged)
+		json_object_set_new(o, "df", report_real(j->n >= 2 ? j->df : NAN));
 	if (reason)
 		json_object_set_new(o, "reason", json_string(reason));
 	json_array_append_new(rc->conclusions, o);

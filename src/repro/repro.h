@@ -131,7 +131,17 @@ struct repro_claim {
 	const char *pub_machine;	/* where pub_* were measured */
 	const char *pub_row;		/* NULL, or the published row pub_* come from */
 	bool per_pass;			/* the JSON keeps ea, eb and share too */
+	const struct stats_prior *prior;	/* NULL, or the spread of a batch of claims
+						 * (repro_claims_prior) it is moderated towards */
 };
+
+/* The prior of a batch of claims c[0..n): each claim's variance of its
+ * undisturbed passes' log ratios (stats_judge_spread), fitted
+ * (stats_prior_fit, Smyth 2004) so that a claim judged with it
+ * (repro_claim.prior) borrows the degrees of freedom of the others. 0, or
+ * -EINVAL when fewer than STATS_PRIOR_MIN_ROWS claims have two passes (p
+ * then holds no prior: df 0). */
+int repro_claims_prior(const struct repro_claim *c, size_t n, struct stats_prior *p);
 
 /* A pass with less of its CPU than this was disturbed (another task ran on
  * the PU): the card's rule (card.h CARD_CPU_SHARE). */

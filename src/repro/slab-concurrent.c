@@ -752,24 +752,59 @@ static void print_changes(struct repro_ctx *rc, const struct conc_run *r, const 
 	repro_print_changes(rc, items, ARRAY_SIZE(items));
 }
 
-static void conclude_size(struct repro_ctx *rc, const struct conc_run *r, const struct conc_size *z)
+/* One claim of the 2016 model: a size's alloc or free phase, after against
+ * before, over the size's counted passes. */
+struct conc_claim {
+	double ea[JUDGE_MAX_EPOCHS], eb[JUDGE_MAX_EPOCHS], sh[JUDGE_MAX_EPOCHS];
+	char what[64];
+	struct repro_claim c;
+};
+
+static void claim_of(const struct conc_run *r, const struct conc_size *z, int ph, struct conc_claim *k)
 {
 	const struct repro_row *pb = repro_table_row(&posted_2016[0], z->label);
 	const struct repro_row *pa = repro_table_row(&posted_2016[1], z->label);
-	double ea[JUDGE_MAX_EPOCHS], eb[JUDGE_MAX_EPOCHS], sh[JUDGE_MAX_EPOCHS];
 	size_t m = z->got;	/* at most the passes, JUDGE_MAX_EPOCHS */
 
-	for (int ph = 0; ph < 2; ph++) {
-		struct repro_claim c = {
-			.a = "lockless check (after)", .b = "locked check (before)", .unit = "cycles",
-			.ea = ea, .eb = eb, .n = m, .share = sh, .pub_unit = "cycles",
-			.pub_a = pa ? pa->v[ph] : NAN, .pub_b = pb ? pb->v[ph] : NAN,
-			.pub_machine = "Joonsoo Kim, 2016",
-		};
-		char what[64];
+	snprintf(k->what, sizeof(k->what), "%s(%.23s)", ph ? "free" : "alloc", z->label);
+	k->c = (struct repro_claim){
+		.what = k->what, .a = "lockless check (after)", .b = "locked check (before)",
+		.unit = "cycles", .ea = k->ea, .eb = k->eb, .n = m, .share = k->sh, .pub_unit = "cycles",
+		.pub_a = pa ? pa->v[ph] : NAN, .pub_b = pb ? pb->v[ph] : NAN,
+		.pub_machine = "Joonsoo Kim, 2016",
+	};
+	for (size_t i = 0; i < m; i++) {
+		k->ea[i] = fig(z, 1, i, PF_TK, ph) / r->tpc;
+		k->eb[i] = fig(z, 0, i, PF_TK, ph) / r->tpc;
+		k->sh[i] = fmin(fig(z, 0, i, PF_SHARE, 0), fig(z, 1, i, PF_SHARE, 0));
+	}
+}
 
-		snprintf(what, sizeof(what), "%s(%.23s)", ph ? "free" : "alloc", z->label);
-		c.what = what;
+/* Every size's alloc and free claims, each phase's sizes judged as one
+ * batch (repro_claims_prior: a size with few counted passes borrows the
+ * spread of the others); a size without one is unjudged, and says why. */
+static int conclude_all(struct repro_ctx *rc, const struct conc_run *r, const struct conc_size *zs,
+			size_t nsizes)
+{
+	struct conc_claim *k = calloc(2 * nsizes + 1, sizeof(*k));
+	struct repro_claim *batch = calloc(nsizes + 1, sizeof(*batch));
+	struct stats_prior prior[2];
+
+	if (!k || !batch) {
+		free(k);
+		free(batch);
+		return -ENOMEM;
+	}
+	for (int ph = 0; ph < 2; ph++) {
+		for (size_t si = 0; si < nsizes; si++) {
+			claim_of(r, &zs[si], ph, &k[2 * si + ph]);
+			batch[si] = k[2 * si + ph].c;
+		}
+		repro_claims_prior(batch, nsizes, &prior[ph]);
+	}
+	for (size_t i = 0; i < 2 * nsizes; i++) {
+		const struct conc_size *z = &zs[i / 2];
+
 		if (!z->got) {
 			char why[200];
 
@@ -777,16 +812,15 @@ static void conclude_size(struct repro_ctx *rc, const struct conc_run *r, const 
 				 "variants run together %.0f%% of each phase unpreempted with %.0f%% "
 				 "of their CPUs, so there was no contention to compare", z->tries,
 				 100 * MIN_OVERLAP, 100 * REPRO_SHARE_MIN);
-			repro_unjudged(rc, what, c.a, c.b, why);
+			repro_unjudged(rc, k[i].what, k[i].c.a, k[i].c.b, why);
 			continue;
 		}
-		for (size_t i = 0; i < m; i++) {
-			ea[i] = fig(z, 1, i, PF_TK, ph) / r->tpc;
-			eb[i] = fig(z, 0, i, PF_TK, ph) / r->tpc;
-			sh[i] = fmin(fig(z, 0, i, PF_SHARE, 0), fig(z, 1, i, PF_SHARE, 0));
-		}
-		repro_conclude(rc, &c);
+		k[i].c.prior = &prior[i % 2];
+		repro_conclude(rc, &k[i].c);
 	}
+	free(k);
+	free(batch);
+	return 0;
 }
 
 /* The post's own output, then each table beside the published one. */
@@ -862,7 +896,8 @@ static void print_intro(struct repro_ctx *rc, const struct conc_run *r)
 			 "least %.0f%% of each phase unpreempted, each with %.0f%% of its CPU or more\n"
 			 "(up to %d times %zu tries to count %zu; a disturbed try waits for a quiet "
 			 "window first). Figures: medians of the counted passes;\nconclusions: the "
-			 "paired passes judged (stats_judge)\n", r->n, 100 * MIN_OVERLAP,
+			 "paired passes judged (stats_judge), each phase's sizes with their spread\n"
+			 "moderated together\n", r->n, 100 * MIN_OVERLAP,
 		100 * REPRO_SHARE_MIN, MAX_PASS_FACTOR, r->reps, r->reps);
 }
 
@@ -941,8 +976,9 @@ static int repro_concurrent_run(struct repro_ctx *rc)
 	print_contention(rc->out, &r, zs, nsizes);
 	fputc('\n', rc->out);
 	if (r.ran[0] && r.ran[1])
-		for (size_t si = 0; si < nsizes; si++)
-			conclude_size(rc, &r, &zs[si]);
+		ret = conclude_all(rc, &r, zs, nsizes);
+	if (ret < 0)
+		goto out;
 	print_deviations(rc->out, &r);
 	print_changes(rc, &r, sizes, nsizes);
 	/* the workers ran on every planned CPU: put this thread back */

@@ -53,6 +53,8 @@ struct run_opts {
 	uint64_t out_work;	/* --outside-work N: work units between lock pairs */
 	unsigned epochs;	/* --epochs K: fresh-state epochs, 0: the session's default */
 	bool no_split_lock;	/* --no-split-lock: the characterization skips its bus locks (session.c) */
+	double patience_s;	/* --patience S: seconds the characterization may spend under load
+				 * waiting and running again (session.c); < 0: its planned time */
 	unsigned epoch;		/* the epoch being run (session.c), 0: none; seeds the walks */
 	const struct runner_timing *timing;	/* NULL: the fenced timer (tests inject one) */
 };

@@ -11,6 +11,7 @@
  * reproduction's keys join the schema in its own section, and its
  * configs/KIND.conf loads and lists it. */
 #include <dirent.h>
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
@@ -18,11 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "arch/arch.h"
 #include "common.h"
 #include "config.h"
 #include "harness.h"
+#include "result.h"
 #include "repro-run.h"
 #include "repro/repro.h"
 
@@ -56,7 +59,7 @@ static void test_legacy(void)
 	FILE *f = open_memstream(&buf, &len);
 	int n = 0, ret;
 
-	ret = buddy_legacy(2, 1, mean, f, &sum, NULL, NULL);	/* 2 trials: the test-only size */
+	ret = buddy_legacy(2, 1, mean, f, &sum, NULL, NULL, NULL);	/* 2 trials: the test-only size */
 	fclose(f);
 	if (ret == -ENOTSUP) {
 		printf("legacy mode not on this architecture\n");
@@ -281,6 +284,244 @@ static void test_conclude_json(void)
 	free(text);
 }
 
+/* A report holding the reproduction's JSON j is written, read back (what
+ * `atomcost report` does) and written as text; the unjudged conclusion's
+ * null ratio survives. */
+static void report_round_trip(json_t *j)
+{
+	char path[] = "/tmp/atomcost-test-repro-XXXXXX";
+	struct report rep, back;
+	int fd = mkstemp(path), ret = -1;
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	json_t *c;
+
+	report_init(&rep);
+	report_init(&back);
+	rep.cal = (struct calibration){ .ticks_per_cycle = 1, .timer_hz = 1e9, .cycle_source = "test",
+					.timer = "test", .emulation = "", .cpu_os = -1 };
+	rep.meta = json_pack("{s:{s:O}}", "reproductions", "slub-cmpxchg-local", j);
+	if (f) {
+		ret = report_write_json(&rep, f);
+		fclose(f);
+	}
+	CHECK(ret == 0 && report_read(path, &back) == 0, "a report with unjudged conclusions reads back");
+	c = json_object_get(json_object_get(back.meta, "reproductions"), "slub-cmpxchg-local");
+	c = json_array_get(json_object_get(c, "conclusions"), 0);
+	CHECK(c && json_is_null(json_object_get(c, "ratio")) && json_object_get(c, "reason"),
+	      "its null ratio and reason survive");
+	f = fopen("/dev/null", "w");
+	CHECK(f && report_write_text(&back, f) == 0, "and it is written as text");
+	if (f)
+		fclose(f);
+	unlink(path);
+	report_free(&rep);
+	report_free(&back);
+}
+
+/* Every conclusion stays in the JSON: an unjudged one (every pass
+ * disturbed, or no figure at all) with a null ratio and its reason, never
+ * a ratio of 0; the load summary lists them. */
+static void test_unjudged_json(void)
+{
+	double a[3] = { 10, 11, 12 }, b[3] = { 20, 21, 22 }, share[3] = { 0.5, 0.4, 0.3 };
+	struct repro_claim c = {
+		.what = "per op", .a = "x", .b = "y", .unit = "cycles", .ea = a, .eb = b, .n = 3,
+		.share = share, .pub_a = NAN, .pub_b = NAN,
+	};
+	struct repro_patience pt = { .patience_s = 0 }, before = pt;
+	char *text = NULL;
+	size_t len = 0;
+	struct repro_ctx rc = { .json = json_object(), .out = open_memstream(&text, &len),
+				.patience = &pt };
+	json_t *o, *un;
+
+	CHECK(repro_conclude(&rc, &c) == VERDICT_NONE, "every pass disturbed: no verdict");
+	repro_unjudged(&rc, "in the kernel", "k1", "k2", "emulated: not a measurement");
+	share[0] = 1;
+	share[1] = share[2] = 1;
+	repro_conclude(&rc, &c);
+	pt.repeated = 2;
+	pt.kept_disturbed = 1;
+	pt.waited_s = 1.5;
+	repro_say_load(&rc, &before);
+	fclose(rc.out);
+	o = json_array_get(rc.conclusions, 0);
+	CHECK(json_array_size(rc.conclusions) == 3, "all three conclusions kept");
+	CHECK(o && json_is_null(json_object_get(o, "ratio")) && json_is_null(json_object_get(o, "lo")) &&
+	      !strcmp(json_string_value(json_object_get(o, "verdict")), "none") &&
+	      strstr(json_string_value(json_object_get(o, "reason")), "disturbed") &&
+	      json_integer_value(json_object_get(o, "disturbed")) == 3,
+	      "disturbed: ratio null, its reason, its passes counted");
+	o = json_array_get(rc.conclusions, 1);
+	CHECK(o && json_is_null(json_object_get(o, "ratio")) &&
+	      !strcmp(json_string_value(json_object_get(o, "reason")), "emulated: not a measurement") &&
+	      !strcmp(json_string_value(json_object_get(o, "a")), "k1"),
+	      "an unjudged line without a claim is kept too");
+	o = json_array_get(rc.conclusions, 2);
+	CHECK(o && json_is_real(json_object_get(o, "ratio")) && !json_object_get(o, "reason"),
+	      "a judged one keeps its ratio, no reason");
+	o = json_object_get(rc.json, "load");
+	un = json_object_get(o, "unjudged");
+	CHECK(json_array_size(un) == 2 && json_integer_value(json_object_get(o, "repeated")) == 2 &&
+	      json_integer_value(json_object_get(o, "kept_disturbed")) == 1 &&
+	      json_real_value(json_object_get(o, "waited_s")) == 1.5, "load: what it did, what it left");
+	CHECK(text && strstr(text, "conclusion in the kernel: no verdict: emulated: not a measurement\n") &&
+	      strstr(text, "under load: waited 1.5 s for quiet windows, ran 2 disturbed passes again, "
+			   "kept 1 disturbed out of the judgments: no patience to wait with (patience 0 s); "
+			   "2 of 3 conclusions unjudged"), "printed: %s", text);
+	report_round_trip(rc.json);
+	json_decref(rc.json);
+	free(text);
+}
+
+/* A disturbed pass (the thread slept: it had almost none of its CPU) is
+ * kept, marked, and run again only when the patience pays for a quiet
+ * window and another pass. */
+static void test_pass_again(void)
+{
+	struct repro_patience pt = { .patience_s = 0 };
+	struct repro_ctx rc = { .json = json_object(), .patience = &pt };
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	struct repro_pass ps;
+	json_t *d;
+	uint64_t now = now_ns();
+
+	repro_pass_start(&ps);
+	nanosleep(&ts, NULL);
+	CHECK(!repro_pass_again(&rc, &ps, repro_pass_share(&ps), "test", 3, json_pack("{s:f}", "x", 1.0)),
+	      "no patience: not run again");
+	d = json_array_get(json_object_get(rc.json, "disturbed_passes"), 0);
+	CHECK(d && json_integer_value(json_object_get(d, "pass")) == 3 &&
+	      json_is_false(json_object_get(d, "run_again")) &&
+	      json_real_value(json_object_get(json_object_get(d, "figures"), "x")) == 1.0 &&
+	      json_real_value(json_object_get(d, "cpu_share")) < REPRO_SHARE_MIN,
+	      "the disturbed pass kept, marked, with its figures");
+	CHECK(pt.kept_disturbed == 1 && pt.repeated == 0 && pt.waited_s == 0, "counted as kept");
+	CHECK(!repro_pass_again(&rc, &ps, 1.0, "test", 4, json_object()) &&
+	      json_array_size(json_object_get(rc.json, "disturbed_passes")) == 1 && pt.kept_disturbed == 1,
+	      "a quiet pass is neither kept nor counted");
+	json_decref(rc.json);
+	pt = (struct repro_patience){ .patience_s = 5, .waited_s = 2 };
+	CHECK(repro_patience_pays(&pt, 2, now) && !repro_patience_pays(&pt, 2.5, now),
+	      "the patience pays for a window (1 s) and a pass when both fit");
+	pt = (struct repro_patience){ .patience_s = -1, .start_ns = now - 3000000000ull };
+	CHECK(repro_patience_pays(&pt, 5, now) && !repro_patience_pays(&pt, 5.5, now),
+	      "by default, twice the quiet time so far (3 s: 6 s)");
+	pt.repeat_s = 1;
+	CHECK(!repro_patience_pays(&pt, 2.5, now) && repro_patience_pays(&pt, 1.5, now),
+	      "by default, what was spent is not quiet time and is spent (2 * 2 - 1)");
+}
+
+/* An untrustworthy calibration is said in the text, not only in JSON. */
+static void test_say_calibration(void)
+{
+	struct calibration cal = { .trustworthy = false, .chain_agreement = 0.044 };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	json_t *j = json_object();
+
+	repro_say_calibration(&cal, f, j);
+	cal.trustworthy = true;
+	repro_say_calibration(&cal, f, j);
+	fclose(f);
+	CHECK(text && !strcmp(text, "calibration untrustworthy: the add and imul chains disagree by "
+				    "4.4% (trusted within 1%): core cycles below carry that error\n"),
+	      "said once, when untrustworthy: %s", text);
+	CHECK(json_is_true(json_object_get(j, "calibration_trustworthy")), "and in the JSON");
+	json_decref(j);
+	free(text);
+}
+
+/* A claim with two passes 2% apart cannot be told alone (1 degree of
+ * freedom: x0.85 is not beyond the margin); judged with the spread of a batch of claims whose passes agree
+ * within about 1%, it borrows their degrees of freedom and is resolved.
+ * Fewer than STATS_PRIOR_MIN_ROWS claims with two passes: no prior. */
+static void test_claims_prior(void)
+{
+	static const double wob[6][3] = {
+		{ 1.000, 1.010, 0.995 }, { 1.004, 0.992, 1.008 }, { 0.990, 1.006, 1.000 },
+		{ 1.010, 1.000, 0.992 }, { 0.996, 1.008, 1.002 }, { 1.006, 0.994, 1.000 },
+	};
+	double a[7][3], b[7][3];
+	struct repro_claim c[7];
+	struct stats_prior prior;
+	struct judgment j;
+	char t[512];
+
+	for (int i = 0; i < 6; i++) {
+		for (int k = 0; k < 3; k++) {
+			b[i][k] = 100;
+			a[i][k] = 50 * wob[i][k];
+		}
+		c[i] = (struct repro_claim){ .what = "w", .a = "x", .b = "y", .unit = "cycles", .ea = a[i],
+					     .eb = b[i], .n = 3, .pub_a = NAN, .pub_b = NAN };
+	}
+	a[6][0] = 86;
+	a[6][1] = 84;
+	b[6][0] = b[6][1] = 100;
+	c[6] = (struct repro_claim){ .what = "w", .a = "x", .b = "y", .unit = "cycles", .ea = a[6],
+				     .eb = b[6], .n = 2, .pub_a = NAN, .pub_b = NAN };
+	CHECK(repro_conclusion_text(t, sizeof(t), &c[6], &j) == VERDICT_UNRESOLVED,
+	      "two passes 2%% apart, alone: cannot tell: %s", t);
+	CHECK(repro_claims_prior(c, 7, &prior) == 0 && prior.df > 0, "a prior from 7 claims");
+	c[6].prior = &prior;
+	CHECK(repro_conclusion_text(t, sizeof(t), &c[6], &j) == VERDICT_FASTER && j.df > 1 &&
+	      strstr(t, "spread moderated over the claims: "), "with the claims' spread: faster: %s", t);
+	CHECK(repro_claims_prior(c, 4, &prior) == -EINVAL && prior.df == 0,
+	      "four claims: no prior");
+}
+
+/* What this machine changes, from the sizes and counts the reproductions
+ * are fed: the 2015 slab geometry for 2 CPUs against the series' 8, the
+ * 2004 cold cases against an L2 (the Intel guest's 2 MiB: not cold), the
+ * 2016 objects against an L2; and the list kept in the JSON. */
+static void test_machine_changes(void)
+{
+	uint64_t sizes[] = { 32, 64, 128, 256, 512, 1024, 2048, 4096 };
+	const char *items[] = { "one", "two" };
+	struct repro_ctx rc = { .json = json_object(), .out = fopen("/dev/null", "w") };
+	unsigned sh;
+	char t[600];
+
+	CHECK(slab_min_objects(2) == 12 && slab_min_objects(8) == 20 && slab_min_objects(1) == 8,
+	      "the kernel's minimum objects per slab: 4 * (fls(cpus) + 1)");
+	CHECK(slab_geometry(256, 2, &sh) == 16 && sh == 12, "256 bytes, 2 CPUs: 16 per 4 KiB slab");
+	CHECK(slab_geometry(256, 8, &sh) == 32 && sh == 13, "256 bytes, 8 CPUs: 32 per 8 KiB slab");
+	CHECK(slab_geometry(8192, 2, &sh) == 4 && sh == 15, "8 KiB objects: order 3, at most");
+	bulk_geometry_text(t, sizeof(t), 256, 2);
+	CHECK(strstr(t, "objects per 256-byte slab: 16 here (2 CPUs: at least 12 objects, order 0), 32 "
+			"on the series' i7-4790K (named in its commit messages; 8 threads: at least 20, "
+			"order 1): a bulk spans a second slab"), "2015 geometry said: %s", t);
+	bulk_geometry_text(t, sizeof(t), 256, 8);
+	CHECK(strstr(t, "32 here (8 CPUs") && !strstr(t, "a bulk spans"), "same geometry: no more: %s", t);
+	buddy_legacy_cold_text(t, sizeof(t), 2u << 20, 480u << 20);
+	CHECK(strstr(t, "L2 of 2 MiB and LLC of 480 MiB") &&
+	      strstr(t, "both fit in L2, so the cold cases hit L2 here: they are not cold"),
+	      "2004 cold cases in a 2 MiB L2: %s", t);
+	buddy_legacy_cold_text(t, sizeof(t), 512u << 10, 32u << 20);
+	CHECK(strstr(t, "overflow L2 but fit in the LLC"), "in a 512 KiB L2 and 32 MiB LLC: %s", t);
+	buddy_legacy_cold_text(t, sizeof(t), 512u << 10, 0);
+	CHECK(strstr(t, "LLC of unknown") && strstr(t, "they overflow L2, so the cold cases miss here too"),
+	      "no LLC known: %s", t);
+	buddy_legacy_cold_text(t, sizeof(t), 0, 0);
+	CHECK(strstr(t, "whether they miss here is not known"), "no L2 known: %s", t);
+	conc_footprint_text(t, sizeof(t), 2, 10000, sizes, 8, 2u << 20, 32u << 20);
+	CHECK(strstr(t, "each thread allocates 10000 objects: 312.5 KiB to 39.1 MiB per thread (78.1 MiB "
+			"for all 2 at 4096 bytes)") &&
+	      strstr(t, "sizes up to 128 keep a thread's objects in L2, larger ones spill"),
+	      "2016 objects against a 2 MiB L2: %s", t);
+	CHECK(repro_bytes(t, sizeof(t), 1536u << 10) == t && !strcmp(t, "1.5 MiB") &&
+	      !strcmp(repro_bytes(t, sizeof(t), 0), "unknown") &&
+	      !strcmp(repro_bytes(t, sizeof(t), 100), "100 bytes"), "sizes in binary units");
+	repro_print_changes(&rc, items, 2);
+	repro_print_changes(&rc, items, 1);
+	CHECK(json_array_size(json_object_get(rc.json, "machine_changes")) == 3,
+	      "both modes' changes kept in one list");
+	fclose(rc.out);
+	json_decref(rc.json);
+}
+
 static void test_per_op(void)
 {
 	CHECK(fabs(repro_cycles_per_op(10042, 42, 1000, 0.5) - 20.0) < 1e-12, "per-op: overhead off, to cycles");
@@ -417,7 +658,7 @@ static void check_slub_claims(json_t *conc, json_t *fp07, size_t reps)
 		bool all_disturbed = json_integer_value(json_object_get(c, "disturbed")) == (json_int_t)reps;
 
 		CHECK(v && (!strcmp(v, "same") || !strcmp(v, "faster") || !strcmp(v, "slower") ||
-			    !strcmp(v, "unresolved") || (all_disturbed && !strcmp(v, "-"))),
+			    !strcmp(v, "unresolved") || (all_disturbed && !strcmp(v, "none"))),
 		      "claim %zu has a judgment, or every pass was disturbed", i);
 		CHECK(what && a && b && strstr(what, "sizes <= 2048") && !strcmp(a, parts[i % 3][0]) && !strcmp(b, parts[i % 3][1]) &&
 		      strstr(what, parts[i % 3][2]) && strstr(what, "2007 fast path"),
@@ -863,6 +1104,11 @@ int main(void)
 	test_printer();
 	test_conclusions();
 	test_conclude_json();
+	test_unjudged_json();
+	test_pass_again();
+	test_say_calibration();
+	test_machine_changes();
+	test_claims_prior();
 	test_per_op();
 	test_slub_scoring();
 	test_legacy();

@@ -40,7 +40,8 @@ static const struct repro_table posted_2004 = {
 	.title = "2004 test-atomics scores (smaller is better)",
 	.source = "Kamezawa Hiroyuki, linux-mm/lhms-devel, 27 Aug 2004, "
 		  "\"[RFC] buddy allocator without bitmap [2/4]\"",
-	.machine = "Intel Xeon MP 1.9 GHz (NetBurst), 512 KiB L2, 32-bit, unpinned, nice -10",
+	.machine = "Intel Xeon MP 1.9 GHz (NetBurst), 512 KiB L2, 32-bit (per the program's own "
+		   "message, <412EBD22.2090508@jp.fujitsu.com>), unpinned, nice -10",
 	.unit = "rdtsc ticks per loop of 2048 iterations (= core cycles on that CPU)",
 	.ncols = 1, .cols = { "per loop" }, .nrows = BUDDY_CASES, .rows = posted_rows,
 };
@@ -83,6 +84,12 @@ static void hot_prep(char *buf, size_t size)
 }
 
 /* ---- passes ---- */
+
+/* Row labels of both modes (legacy: the first BUDDY_CASES). */
+static const char *const labels[BUDDY_MODERN_CASES] = {
+	"score 0", "score 1", "score 2", "score 3", "score 4", "score 5", "score 6", "score 7",
+	"score 3d", "score 4d", "score 5d",
+};
 
 /* The first trial of pass p (p == passes: one past the last trial). */
 static size_t pass_first(size_t p, size_t trials, size_t passes)
@@ -170,7 +177,7 @@ static __attribute__((noinline)) uint64_t legacy_case(int cs, char *buf)
 }
 
 int buddy_legacy(unsigned trials, unsigned passes, long long mean[BUDDY_CASES], FILE *out,
-		 uint64_t *cold_sum, double *ticks, double *share)
+		 uint64_t *cold_sum, double *ticks, double *share, struct repro_ctx *rc)
 {
 	char *buf = mmap(NULL, LEGACY_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	long long total[BUDDY_CASES] = { 0 };
@@ -183,26 +190,46 @@ int buddy_legacy(unsigned trials, unsigned passes, long long mean[BUDDY_CASES], 
 		return -ENOMEM;
 	}
 	for (unsigned p = 0; p < passes; p++) {
+		size_t t0 = pass_first(p, trials, passes), t1 = pass_first(p + 1, trials, passes);
+		long long sum[BUDDY_CASES];
 		struct repro_pass ps;
+		double sh;
 
-		repro_pass_start(&ps);
-		for (size_t t = pass_first(p, trials, passes); t < pass_first(p + 1, trials, passes); t++)
-			for (int cs = 0; cs < BUDDY_CASES; cs++) {
-				unsigned char fill = (unsigned char)(1 + (t * BUDDY_CASES + cs) % 127);
-				uint64_t dt;
+		do {
+			json_t *figs;
 
-				if (!case_cold[cs])
-					hot_prep(buf, LEGACY_SIZE);
-				else
-					*cold_sum += buddy_cold_prep(fill, nkept < BUDDY_COLD_KEEP_MAX ?
-									   &kept[nkept++] : NULL);
-				dt = legacy_case(cs, buf);
-				total[cs] += (long long)dt;
-				if (ticks)
-					ticks[(size_t)cs * trials + t] = (double)dt;
-			}
-		if (share)
-			share[p] = repro_pass_share(&ps);
+			memset(sum, 0, sizeof(sum));
+			repro_pass_start(&ps);
+			for (size_t t = t0; t < t1; t++)
+				for (int cs = 0; cs < BUDDY_CASES; cs++) {
+					unsigned char fill = (unsigned char)(1 + (t * BUDDY_CASES + cs) % 127);
+					uint64_t dt;
+
+					if (!case_cold[cs])
+						hot_prep(buf, LEGACY_SIZE);
+					else
+						*cold_sum += buddy_cold_prep(fill, nkept < BUDDY_COLD_KEEP_MAX ?
+										   &kept[nkept++] : NULL);
+					dt = legacy_case(cs, buf);
+					sum[cs] += (long long)dt;
+					if (ticks)
+						ticks[(size_t)cs * trials + t] = (double)dt;
+				}
+			sh = repro_pass_share(&ps);
+			if (share)
+				share[p] = sh;
+			if (!rc)
+				break;
+			/* a pass run again: its means, the scores' unit */
+			figs = json_object();
+			for (int cs = 0; cs < BUDDY_CASES; cs++)
+				json_object_set_new(figs, labels[cs],
+						    json_real((double)sum[cs] / (double)(t1 - t0)));
+			if (!repro_pass_again(rc, &ps, sh, "legacy trials", p, figs))
+				break;
+		} while (1);
+		for (int cs = 0; cs < BUDDY_CASES; cs++)
+			total[cs] += sum[cs];
 	}
 	for (size_t k = 0; k < nkept; k++)
 		free(kept[k]);
@@ -216,7 +243,7 @@ int buddy_legacy(unsigned trials, unsigned passes, long long mean[BUDDY_CASES], 
 }
 #else
 int buddy_legacy(unsigned trials, unsigned passes, long long mean[BUDDY_CASES], FILE *out,
-		 uint64_t *cold_sum, double *ticks, double *share)
+		 uint64_t *cold_sum, double *ticks, double *share, struct repro_ctx *rc)
 {
 	pr_err("buddy-bitmap-2004: legacy mode needs the 32-bit bts and a raw timer (x86 only)");
 	return -ENOTSUP;
@@ -335,11 +362,6 @@ static __attribute__((noinline)) uint64_t chase(char **cursor, size_t steps)
 /* ---- modern mode ---- */
 
 static const int modern_posted[BUDDY_MODERN_CASES] = { 0, 1, 2, 3, 4, 5, 6, 7, 3, 4, 5 };
-/* Row labels of both modes (legacy: the first BUDDY_CASES). */
-static const char *const labels[BUDDY_MODERN_CASES] = {
-	"score 0", "score 1", "score 2", "score 3", "score 4", "score 5", "score 6", "score 7",
-	"score 3d", "score 4d", "score 5d",
-};
 static const char *const modern_notes[BUDDY_MODERN_CASES] = {
 	"cache hit, no atomic", "cache hit, atomic", "cache hit, mixture",
 	"cache miss, independent walk, no atomic", "cache miss, independent walk, atomic",
@@ -518,28 +540,35 @@ struct buddy_claim {
 	const char *a, *b;
 };
 
-/* Judge claims[0..n) over the passes' medians pm, each named "who, what";
- * the post's words go with the first. */
+/* Judge claims[0..n) (at most MAX_CLAIMS) over the passes' medians pm,
+ * each named "who, what"; the post's words go with the first. */
+#define MAX_CLAIMS 8
 static void conclude_claims(struct repro_ctx *rc, const char *who, const char *plain,
 			    const char *atomic, const struct buddy_claim *claims, size_t n,
 			    double pm[][BUDDY_PASSES], size_t passes, const double *share,
 			    const char *unit, const char *words)
 {
-	char what[128];
+	char what[MAX_CLAIMS][128];
+	struct repro_claim c[MAX_CLAIMS];
+	struct stats_prior prior;
 
+	n = n < MAX_CLAIMS ? n : MAX_CLAIMS;
 	for (size_t k = 0; k < n; k++) {
 		int ca = claims[k].ca, cb = claims[k].cb;
-		struct repro_claim c = {
-			.what = what, .a = claims[k].a ? claims[k].a : plain,
+
+		c[k] = (struct repro_claim){
+			.what = what[k], .a = claims[k].a ? claims[k].a : plain,
 			.b = claims[k].b ? claims[k].b : atomic, .unit = unit, .ea = pm[ca],
 			.eb = pm[cb], .n = passes, .share = share, .pub_unit = "ticks per loop",
 			.pub_a = POSTED(modern_posted[ca]), .pub_b = POSTED(modern_posted[cb]),
-			.pub_machine = POSTED_MACHINE, .pub_words = k ? NULL : words,
+			.pub_machine = POSTED_MACHINE, .pub_words = k ? NULL : words, .prior = &prior,
 		};
-
-		snprintf(what, sizeof(what), "%s, %s", who, claims[k].what);
-		repro_conclude(rc, &c);
+		snprintf(what[k], sizeof(what[k]), "%s, %s", who, claims[k].what);
 	}
+	/* the claims of one variant borrow each other's spread between passes */
+	repro_claims_prior(c, n, &prior);
+	for (size_t k = 0; k < n; k++)
+		repro_conclude(rc, &c[k]);
 }
 
 /* Each claim names its walk: the post's cold case walked in address order;
@@ -644,25 +673,36 @@ static void modern_measure(struct repro_ctx *rc, struct modern *m)
 	const struct calibration *cal = rc->cal;
 
 	for (size_t p = 0; p < m->passes; p++) {
+		size_t t0 = pass_first(p, m->trials, m->passes), t1 = pass_first(p + 1, m->trials, m->passes);
+
 		for (size_t k = 0; k < m->nv; k++) {
 			size_t v = m->vlist[p & 1 ? m->nv - 1 - k : k];
 			struct repro_pass ps;
+			json_t *figs;
+			char what[64];
 
-			repro_pass_start(&ps);
-			for (int cs = 0; cs < BUDDY_MODERN_CASES; cs++)
-				buddy_modern_loop(v, cs, m->hot, &m->cold, m->iters, m->line);
-			for (size_t t = pass_first(p, m->trials, m->passes);
-			     t < pass_first(p + 1, m->trials, m->passes); t++)
-				for (int j = 0; j < BUDDY_MODERN_CASES; j++) {
-					int cs = t & 1 ? BUDDY_MODERN_CASES - 1 - j : j;
-					uint64_t ticks = buddy_modern_loop(v, cs, m->hot, &m->cold, m->iters,
-									   m->line);
+			snprintf(what, sizeof(what), "variant %s", variants[v].name);
+			do {
+				repro_pass_start(&ps);
+				for (int cs = 0; cs < BUDDY_MODERN_CASES; cs++)
+					buddy_modern_loop(v, cs, m->hot, &m->cold, m->iters, m->line);
+				for (size_t t = t0; t < t1; t++)
+					for (int j = 0; j < BUDDY_MODERN_CASES; j++) {
+						int cs = t & 1 ? BUDDY_MODERN_CASES - 1 - j : j;
+						uint64_t ticks = buddy_modern_loop(v, cs, m->hot, &m->cold,
+										   m->iters, m->line);
 
-					m->samples[(cs * NVARIANTS + v) * m->trials + t] =
-						repro_cycles_per_op((double)ticks, cal->overhead_min, 1,
-								    cal->ticks_per_cycle);
-				}
-			m->share[v][p] = repro_pass_share(&ps);
+						m->samples[(cs * NVARIANTS + v) * m->trials + t] =
+							repro_cycles_per_op((double)ticks, cal->overhead_min,
+									    1, cal->ticks_per_cycle);
+					}
+				m->share[v][p] = repro_pass_share(&ps);
+				/* a pass run again: its medians, core cycles per loop */
+				figs = json_object();
+				for (int cs = 0; cs < BUDDY_MODERN_CASES; cs++)
+					json_object_set_new(figs, labels[cs], report_real(stats_median(
+						m->samples + (cs * NVARIANTS + v) * m->trials + t0, t1 - t0)));
+			} while (repro_pass_again(rc, &ps, m->share[v][p], what, p, figs));
 		}
 	}
 }
@@ -770,6 +810,25 @@ static const char *const modern_deviations[] = {
 	NULL,
 };
 
+/* What this machine changes for modern mode: its buffers against its
+ * caches, sized from them. */
+static void modern_changes(struct repro_ctx *rc, const struct modern *m)
+{
+	char hot[300], cold[300], a[32], b[32], c[32];
+	const char *items[] = { hot, cold };
+	size_t l1 = repro_cache(rc, 1), llc = repro_cache(rc, 0);
+
+	snprintf(hot, sizeof(hot), "hot cases 6-7 walk %s (2048 pairs of %zu-byte lines) against this "
+		 "machine's L1d of %s and L2 of %s (declared): %s", repro_bytes(a, sizeof(a), m->hot_size),
+		 m->line, repro_bytes(b, sizeof(b), l1), repro_bytes(c, sizeof(c), repro_cache(rc, 2)),
+		 l1 && m->hot_size <= l1 ? "from L1" : "from beyond L1 (the posted walk was in its L2)");
+	snprintf(cold, sizeof(cold), "cold cases walk %s against this machine's LLC of %s (declared): "
+		 "%s", repro_bytes(a, sizeof(a), m->cold.bytes), repro_bytes(b, sizeof(b), llc),
+		 !llc ? "whether they miss it is not known" : m->cold.bytes >= 4 * llc ?
+		 "at least 4 times it, so they miss" : "under 4 times it: raise cold_buffer");
+	repro_print_changes(rc, items, ARRAY_SIZE(items));
+}
+
 static int run_modern(struct repro_ctx *rc, unsigned trials)
 {
 	const struct calibration *cal = rc->cal;
@@ -786,6 +845,7 @@ static int run_modern(struct repro_ctx *rc, unsigned trials)
 			 "overhead %.0f ticks subtracted\n", rc->cpu_os, m.line, m.iters, trials, m.passes,
 		cal->ticks_per_cycle, cal->overhead_min);
 	print_deviations(rc->out, modern_deviations, NULL);
+	modern_changes(rc, &m);
 	fprintf(rc->out, "  hot cases: %zu KiB buffer (0-2: the same two words; 6-7: pairs of lines in "
 			 "address order)\n", m.hot_size >> 10);
 	fprintf(rc->out, "  cold cases: pairs of lines in a random single cycle over %zu MiB (%s; "
@@ -816,6 +876,28 @@ static int run_modern(struct repro_ctx *rc, unsigned trials)
 out:
 	modern_free(&m);
 	return ret;
+}
+
+int buddy_legacy_cold_text(char *buf, size_t len, size_t l2, size_t llc)
+{
+	char a[32], b[32];
+	int k = snprintf(buf, len, "legacy \"cold\" cases 3-5: the 512 KiB buffer and the 512 KiB "
+			 "that should evict it (1 MiB) against this machine's L2 of %s and LLC of %s "
+			 "(declared; the posted machine's L2: 512 KiB): ", repro_bytes(a, sizeof(a), l2),
+			 repro_bytes(b, sizeof(b), llc));
+
+	if (k < 0 || (size_t)k >= len)
+		return k;
+	if (!l2)
+		return k + snprintf(buf + k, len - k, "whether they miss here is not known");
+	if (2 * LEGACY_SIZE <= l2)
+		return k + snprintf(buf + k, len - k, "both fit in L2, so the cold cases hit L2 here: "
+				    "they are not cold");
+	if (llc > l2 && 2 * LEGACY_SIZE <= llc)
+		return k + snprintf(buf + k, len - k, "they overflow L2 but fit in the LLC, so the cold "
+				    "cases hit the LLC here, not memory");
+	return k + snprintf(buf + k, len - k, "they overflow L2%s, so the cold cases miss here too",
+			    llc > l2 ? " and the LLC" : "");
 }
 
 /* The legacy header: pinning, buffer reuse and every deviation, printed and
@@ -850,6 +932,22 @@ static void legacy_header(struct repro_ctx *rc, unsigned trials, size_t passes, 
 	print_deviations(rc->out, deviations, dev);
 	fprintf(rc->out, "the trials run as posted, read in %zu passes of consecutive trials (each "
 			 "with its own cold preparations); conclusions from the passes' medians\n", passes);
+}
+
+/* What this machine changes for legacy mode: where its buffers live. */
+static void legacy_changes(struct repro_ctx *rc)
+{
+	char cold[400], hot[300], a[32];
+	const char *items[] = { cold, hot };
+	size_t l2 = repro_cache(rc, 2);
+
+	buddy_legacy_cold_text(cold, sizeof(cold), l2, repro_cache(rc, 0));
+	snprintf(hot, sizeof(hot), "hot cases 6-7 walk the 512 KiB buffer: %s this machine's L2 of %s "
+		 "(declared), %s", l2 >= LEGACY_SIZE ? "it fits" : l2 ? "it overflows" : "against",
+		 repro_bytes(a, sizeof(a), l2),
+		 l2 >= LEGACY_SIZE ? "so they hit L2, as on the posted machine's 512 KiB L2"
+				   : "where the posted machine's 512 KiB L2 held it");
+	repro_print_changes(rc, items, ARRAY_SIZE(items));
 }
 
 /* The ratios of means, each with the spread of the passes' ratios, and the
@@ -907,8 +1005,9 @@ static int run_legacy(struct repro_ctx *rc, unsigned trials)
 	int cpu = bound_cpu(), ret;
 
 	legacy_header(rc, trials, passes, cpu, dev);
+	legacy_changes(rc);
 	ticks = malloc((size_t)trials * BUDDY_CASES * sizeof(double));
-	ret = ticks ? buddy_legacy(trials, (unsigned)passes, mean, rc->out, &cold_sum, ticks, share)
+	ret = ticks ? buddy_legacy(trials, (unsigned)passes, mean, rc->out, &cold_sum, ticks, share, rc)
 		    : -ENOMEM;
 	if (ret < 0) {
 		free(ticks);

@@ -806,8 +806,22 @@ static int unlock_experiment(struct repro_ctx *rc, size_t npass)
 	if (!u)
 		return -ENOMEM;
 	fprintf(rc->out, "  threads on PUs %d and %d\n", os[0], os[1]);
-	for (size_t k = 0; k < npass && !ret; k++)
-		ret = runner_stop ? -EINTR : unlock_pass(rc, pr, os, k, u);
+	for (size_t k = 0; k < npass && !ret; k++) {
+		struct repro_pass ps;
+
+		do {
+			repro_pass_start(&ps);
+			ret = runner_stop ? -EINTR : unlock_pass(rc, pr, os, k, u);
+		} while (!ret && repro_pass_again(rc, &ps, u->share[k], "unlock", k,
+						  json_pack("{s:[o,o],s:[o,o],s:[o,o]}", "handover",
+							    report_real(u->ho[0][k]),
+							    report_real(u->ho[1][k]), "gap",
+							    report_real(u->gap[0][k]),
+							    report_real(u->gap[1][k]),
+							    "per_acquisition",
+							    report_real(u->cyc[0][k]),
+							    report_real(u->cyc[1][k]))));
+	}
 	if (!ret) {
 		print_shares(rc, "  CPU share of each pass, the least of its 4 cases' threads",
 			     "unlock_pass_share", u->share, npass);
@@ -819,6 +833,16 @@ static int unlock_experiment(struct repro_ctx *rc, size_t npass)
 
 /* ---- the run ---- */
 
+/* Pass k's median of each used placement (null where unused), cycles per op. */
+static json_t *pass_medians(const struct place_acc *acc, const bool *use, size_t k)
+{
+	double m[ALIGN_NPLACE];
+
+	for (size_t i = 0; i < ALIGN_NPLACE; i++)
+		m[i] = use[i] ? acc[i].pass_med[k] : NAN;
+	return repro_doubles_json(m, ALIGN_NPLACE);
+}
+
 /* Every pass times every selected probe at every used placement; share[k]:
  * the CPU share of pass k. 0, -EINTR or -errno. */
 static int measure_passes(struct repro_ctx *rc, const struct align_probe *const *sel,
@@ -828,25 +852,35 @@ static int measure_passes(struct repro_ctx *rc, const struct align_probe *const 
 	warm(sel, nsel, 0, mem, 300000000ull);
 	for (size_t k = 0; k < npass; k++) {
 		struct repro_pass pass;
+		json_t *figs;
 
-		repro_pass_start(&pass);
-		for (size_t pi = 0; pi < nsel; pi++) {
-			warm(sel + pi, 1, align_pass_index(k, 0), mem, PROBE_WARM_NS);
-			for (size_t n = 0; n < ALIGN_NPLACE; n++) {
-				size_t i = align_pass_index(k, n);
-				int ret;
+		do {
+			repro_pass_start(&pass);
+			figs = json_object();
+			for (size_t pi = 0; pi < nsel; pi++) {
+				warm(sel + pi, 1, align_pass_index(k, 0), mem, PROBE_WARM_NS);
+				for (size_t n = 0; n < ALIGN_NPLACE; n++) {
+					size_t i = align_pass_index(k, n);
+					int ret;
 
-				if (!use[i])
-					continue;
-				if (runner_stop)
-					return -EINTR;
-				ret = time_copy(&sel[pi]->copy[i], mem, o, rc->cal, &acc[pi][i],
-						&acc[pi][i].pass_med[k]);
-				if (ret < 0)
-					return ret;
+					if (!use[i])
+						continue;
+					if (runner_stop) {
+						json_decref(figs);
+						return -EINTR;
+					}
+					/* the samples pool over every pass, a rerun's too */
+					ret = time_copy(&sel[pi]->copy[i], mem, o, rc->cal, &acc[pi][i],
+							&acc[pi][i].pass_med[k]);
+					if (ret < 0) {
+						json_decref(figs);
+						return ret;
+					}
+				}
+				json_object_set_new(figs, sel[pi]->name, pass_medians(&acc[pi][0], use, k));
 			}
-		}
-		share[k] = repro_pass_share(&pass);
+			share[k] = repro_pass_share(&pass);
+		} while (repro_pass_again(rc, &pass, share[k], "placements", k, figs));
 	}
 	return 0;
 }
@@ -962,6 +996,27 @@ static int align_report(struct repro_ctx *rc, const struct align_probe *const *s
 	return ret;
 }
 
+/* What this machine changes: its CPUs against the post's 8, its line
+ * against the placements. */
+static void print_changes(struct repro_ctx *rc)
+{
+	char cpus[300], line[240];
+	const char *items[] = { cpus, line };
+	unsigned l = rc->t ? topo_line_size(rc->t) : 0;
+
+	snprintf(cpus, sizeof(cpus), "%d allowed CPUs here, 8 in the post (\"x86_64 8p SMP 8G\"), "
+		 "where tbench ran 8 processes; the unlock's hand-over below runs 2 threads, so its "
+		 "lock line moves between 2 CPUs, not among 8", rc->t ? topo_allowed_count(rc->t) : 0);
+	if (l)
+		snprintf(line, sizeof(line), "%u-byte cache lines here: the placements +0..+60 %s "
+			 "(the post does not give its line size)", l,
+			 l >= 64 ? "stay inside one line" : "cross lines");
+	else
+		snprintf(line, sizeof(line), "line size unknown here: whether the placements +0..+60 "
+			 "stay inside one line is not known");
+	repro_print_changes(rc, items, ARRAY_SIZE(items));
+}
+
 static int repro_align_run(struct repro_ctx *rc)
 {
 	const struct experiment *e = rc->exp;
@@ -990,6 +1045,7 @@ static int repro_align_run(struct repro_ctx *rc)
 	fprintf(rc->out, "%zu probes, each one loop of 64 ops copied to %zu code placements (offset of "
 		"the loop from a 4 KiB page: +0..+60 inside one line, +4072..+4092 across the page "
 		"end), the same bytes at each; %zu passes, each in another order\n", nsel, nuse, npass);
+	print_changes(rc);
 	ret = measure_passes(rc, sel, nsel, use, npass, &o, mem, acc, share);
 	if (ret < 0)
 		goto out;

@@ -14,6 +14,7 @@
 #include "common.h"
 #include "fingerprint.h"
 #include "kmod.h"
+#include "quiet.h"
 #include "result.h"
 #include "runner.h"
 
@@ -148,6 +149,46 @@ void repro_print_list(FILE *out, const char *head, const char *const *items, siz
 		fprintf(out, "  - %s\n", items[i]);
 }
 
+void repro_print_changes(struct repro_ctx *rc, const char *const *items, size_t n)
+{
+	json_t *j = rc->json ? json_object_get(rc->json, "machine_changes") : NULL;
+
+	repro_print_list(rc->out, "What this machine changes:", items, n);
+	if (!rc->json)
+		return;
+	if (!j) {
+		j = json_array();
+		json_object_set_new(rc->json, "machine_changes", j);
+	}
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(j, json_string(items[i]));
+}
+
+const char *repro_bytes(char *buf, size_t len, size_t bytes)
+{
+	static const char *const unit[] = { "bytes", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)bytes;
+	int u = 0;
+
+	if (!bytes) {
+		snprintf(buf, len, "unknown");
+		return buf;
+	}
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, len, v == floor(v) ? "%.0f %s" : "%.1f %s", v, unit[u]);
+	return buf;
+}
+
+size_t repro_cache(const struct repro_ctx *rc, int level)
+{
+	if (!rc->t)
+		return 0;
+	return level ? topo_cache_size(rc->t, level) : topo_llc_size(rc->t);
+}
+
 double repro_cycles_per_op(double ticks, double overhead, double ops, double ticks_per_cycle)
 {
 	if (!(ops > 0) || !(ticks_per_cycle > 0))
@@ -179,6 +220,26 @@ static size_t claim_passes(const struct repro_claim *c, double *a, double *b, si
 	return m;
 }
 
+int repro_claims_prior(const struct repro_claim *c, size_t n, struct stats_prior *p)
+{
+	double *s2 = calloc(n ? n : 1, sizeof(double)), *df = calloc(n ? n : 1, sizeof(double));
+	int ret = -ENOMEM;
+
+	*p = (struct stats_prior){ .s2 = NAN, .df = 0 };
+	if (s2 && df) {
+		for (size_t i = 0; i < n; i++) {
+			double a[JUDGE_MAX_EPOCHS], b[JUDGE_MAX_EPOCHS];
+			size_t disturbed, unmeasured, m = claim_passes(&c[i], a, b, &disturbed, &unmeasured);
+
+			df[i] = stats_judge_spread(a, b, m, &s2[i]);
+		}
+		ret = stats_prior_fit(s2, df, n, p);
+	}
+	free(s2);
+	free(df);
+	return ret;
+}
+
 enum verdict repro_conclusion_text(char *buf, size_t len, const struct repro_claim *c,
 				   struct judgment *jout)
 {
@@ -190,7 +251,7 @@ enum verdict repro_conclusion_text(char *buf, size_t len, const struct repro_cla
 	size_t n = 0;
 
 	if (m)
-		stats_judge(a, b, m, &j);
+		stats_judge_prior(a, b, m, c->prior, &j);
 #define PUT(...) (n += (size_t)snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__))
 	fmt_meas(x, sizeof(x), ma);
 	fmt_meas(y, sizeof(y), mb);
@@ -222,6 +283,8 @@ enum verdict repro_conclusion_text(char *buf, size_t len, const struct repro_cla
 		if (j.n >= 2)
 			PUT(", 95%% x%.2f-%.2f", j.lo, j.hi);
 		PUT(", %zu pass%s", j.n, j.n == 1 ? "" : "es");
+		if (j.n >= 2 && c->prior && c->prior->df > 0)
+			PUT(", spread moderated over the claims: %.0f df", j.df);
 		if (j.v == VERDICT_UNRESOLVED)
 			PUT(j.n < 2 ? ": one pass is no verdict" : ", spread %.0f%%", j.spread * 100);
 		PUT(")");
@@ -260,6 +323,45 @@ json_t *repro_doubles_json(const double *v, size_t n)
 	return a;
 }
 
+/* A conclusion into rc->json["conclusions"] (made by the first); v:
+ * VERDICT_NONE with its reason, or judged by j. */
+static json_t *conclusion_json(struct repro_ctx *rc, const char *what, const char *a,
+			       const char *b, enum verdict v, const struct judgment *j,
+			       const char *reason, const char *text)
+{
+	bool judged = v != VERDICT_NONE;
+	json_t *o;
+
+	if (!rc->conclusions) {
+		rc->conclusions = json_array();
+		json_object_set_new(rc->json, "conclusions", rc->conclusions);
+	}
+	o = json_pack("{s:s,s:s,s:s,s:s,s:o,s:o,s:o,s:o,s:o,s:s}", "what", what, "a", a, "b", b,
+		      "verdict", judged ? stats_verdict_name(v) : "none", "ratio",
+		      judged ? report_real(j->ratio) : json_null(), "lo",
+		      judged ? report_real(j->lo) : json_null(), "hi",
+		      judged ? report_real(j->hi) : json_null(), "spread",
+		      judged ? report_real(j->spread) : json_null(), "margin",
+		      judged ? report_real(j->margin) : json_null(), "text", text);
+	if (judged)
+		json_object_set_new(o, "df", report_real(j->n >= 2 ? j->df : NAN));
+	if (reason)
+		json_object_set_new(o, "reason", json_string(reason));
+	json_array_append_new(rc->conclusions, o);
+	return o;
+}
+
+void repro_unjudged(struct repro_ctx *rc, const char *what, const char *a, const char *b,
+		    const char *reason)
+{
+	char text[1024];
+
+	snprintf(text, sizeof(text), "conclusion %s: no verdict: %s", what, reason);
+	fprintf(rc->out, "%s\n", text);
+	if (rc->json)
+		conclusion_json(rc, what, a, b, VERDICT_NONE, NULL, reason, text);
+}
+
 enum verdict repro_conclude(struct repro_ctx *rc, const struct repro_claim *c)
 {
 	double a[JUDGE_MAX_EPOCHS], b[JUDGE_MAX_EPOCHS], ma, mb;
@@ -272,18 +374,16 @@ enum verdict repro_conclude(struct repro_ctx *rc, const struct repro_claim *c)
 	fprintf(rc->out, "%s\n", text);
 	if (!rc->json)
 		return v;
-	if (!rc->conclusions) {
-		rc->conclusions = json_array();
-		json_object_set_new(rc->json, "conclusions", rc->conclusions);
-	}
 	ma = stats_median(a, m);
 	mb = stats_median(b, m);
-	o = json_pack("{s:s,s:s,s:s,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:I,s:s}", "what", c->what,
-		      "a", c->a, "b", c->b, "verdict", stats_verdict_name(v), "meas_a", report_real(ma),
-		      "meas_b", report_real(mb), "saves", report_real(mb - ma), "ratio",
-		      report_real(j.ratio), "lo", report_real(j.lo), "hi", report_real(j.hi), "spread",
-		      report_real(j.spread), "margin", report_real(j.margin), "passes", (json_int_t)m,
-		      "disturbed", (json_int_t)disturbed, "text", text);
+	o = conclusion_json(rc, c->what, c->a, c->b, v, &j,
+			    v != VERDICT_NONE ? NULL
+			    : disturbed	     ? "every pass with figures of both was disturbed"
+					     : "no measured figure of one or both",
+			    text);
+	json_object_update_new(o, json_pack("{s:o,s:o,s:o,s:I,s:I}", "meas_a", report_real(ma),
+					    "meas_b", report_real(mb), "saves", report_real(mb - ma),
+					    "passes", (json_int_t)m, "disturbed", (json_int_t)disturbed));
 	if (!isnan(c->pub_a) && !isnan(c->pub_b)) {
 		json_object_set_new(o, "pub_a", json_real(c->pub_a));
 		json_object_set_new(o, "pub_b", json_real(c->pub_b));
@@ -298,7 +398,6 @@ enum verdict repro_conclude(struct repro_ctx *rc, const struct repro_claim *c)
 		json_object_set_new(o, "pub_row", json_string(c->pub_row));
 	if (unmeasured)
 		json_object_set_new(o, "unmeasured", json_integer((json_int_t)unmeasured));
-	json_array_append_new(rc->conclusions, o);
 	return v;
 }
 
@@ -311,6 +410,110 @@ void repro_pass_start(struct repro_pass *p)
 double repro_pass_share(const struct repro_pass *p)
 {
 	return (double)(thread_cpu_ns() - p->cpu0) / (double)(now_ns() - p->wall0 + 1);
+}
+
+/* Seconds the patience has left at now. */
+static double patience_left(const struct repro_patience *pt, uint64_t now)
+{
+	double spent = pt->waited_s + pt->repeat_s;
+
+	if (pt->patience_s >= 0)
+		return pt->patience_s - spent;
+	/* twice the quiet time so far */
+	return 2 * ((double)(now - pt->start_ns) / 1e9 - spent) - spent;
+}
+
+bool repro_patience_pays(const struct repro_patience *pt, double took_s, uint64_t now)
+{
+	return patience_left(pt, now) >= QUIET_WINDOW_S + took_s;
+}
+
+bool repro_pass_again(struct repro_ctx *rc, const struct repro_pass *p, double share,
+		      const char *what, size_t pass, json_t *figs)
+{
+	struct repro_patience *pt = rc->patience;
+	uint64_t now = now_ns();
+	double took = (double)(now - p->wall0) / 1e9, waited = 0;
+	bool again = false;
+	json_t *d, *o;
+
+	if (!(share < REPRO_SHARE_MIN)) {
+		json_decref(figs);
+		return false;
+	}
+	if (pt && repro_patience_pays(pt, took, now)) {
+		/* at most half of what is left once the pass is run again, so
+		 * that a load that ends later still finds patience for the
+		 * passes after it, and never less than a window */
+		double left = patience_left(pt, now) - took;
+
+		again = quiet_wait(QUIET_SHARE, QUIET_WINDOW_S, fmax(left / 2, QUIET_WINDOW_S), &waited);
+		pt->waited_s += waited;
+		if (again) {
+			pt->repeated++;
+			pt->repeat_s += took;
+		}
+	}
+	if (pt && !again)
+		pt->kept_disturbed++;
+	if (!rc->json) {
+		json_decref(figs);
+		return again;
+	}
+	d = json_object_get(rc->json, "disturbed_passes");
+	if (!d) {
+		d = json_array();
+		json_object_set_new(rc->json, "disturbed_passes", d);
+	}
+	o = json_pack("{s:s,s:I,s:o,s:f,s:f,s:b}", "what", what, "pass", (json_int_t)pass,
+		      "cpu_share", report_real(share), "seconds", took, "waited_s", waited, "run_again",
+		      again);
+	if (figs)
+		json_object_set_new(o, "figures", figs);
+	json_array_append_new(d, o);
+	return again;
+}
+
+void repro_say_load(struct repro_ctx *c, const struct repro_patience *before)
+{
+	const struct repro_patience *pt = c->patience;
+	double waited = pt->waited_s - before->waited_s;
+	unsigned again = pt->repeated - before->repeated;
+	unsigned kept = pt->kept_disturbed - before->kept_disturbed;
+	json_t *un = json_array(), *o;
+	size_t i, n = 0;
+	char budget[64];
+
+	if (pt->patience_s >= 0)
+		snprintf(budget, sizeof(budget), "%.0f s", pt->patience_s);
+	else
+		snprintf(budget, sizeof(budget), "twice the quiet time");
+	json_array_foreach(c->conclusions, i, o) {
+		if (json_is_null(json_object_get(o, "ratio")))
+			json_array_append_new(un, json_pack("{s:O,s:O}", "what", json_object_get(o, "what"),
+							    "reason", json_object_get(o, "reason")));
+		n++;
+	}
+	fprintf(c->out, "under load: waited %.1f s for quiet windows, ran %u disturbed pass%s "
+			"again, kept %u disturbed%s (patience %s); %zu of %zu conclusions unjudged%s\n",
+		waited, again, again == 1 ? "" : "es", kept,
+		!kept ? "" : pt->patience_s == 0 ? " out of the judgments: no patience to wait with"
+					    : " out of the judgments: the patience ran out", budget, json_array_size(un),
+		n, json_array_size(un) ? " (their reasons above)" : "");
+	json_object_set_new(c->json, "load",
+			    json_pack("{s:o,s:f,s:i,s:i,s:o}", "patience_s",
+				      pt->patience_s >= 0 ? json_real(pt->patience_s) : json_null(),
+				      "waited_s", waited, "repeated", (int)again, "kept_disturbed",
+				      (int)kept, "unjudged", un));
+}
+
+void repro_say_calibration(const struct calibration *cal, FILE *out, json_t *j)
+{
+	json_object_set_new(j, "calibration_trustworthy", json_boolean(cal->trustworthy));
+	if (!cal->trustworthy)
+		fprintf(out, "calibration untrustworthy: the add and imul chains disagree by %.1f%% "
+				 "(trusted within 1%%): core cycles below carry that error\n",
+			cal->chain_agreement * 100);
 }
 
 long repro_preemptions(void)
@@ -376,8 +579,7 @@ static void kernel_conclude(struct repro_ctx *rc, const struct repro_kernel *spe
 
 		snprintf(w, sizeof(w), "%s, in the kernel", cl->what);
 		if (k->cal.emulated || !a || !b) {
-			fprintf(rc->out, "no conclusion %s: %s vs %s: %s\n", w, cl->a, cl->b,
-				k->cal.emulated ? KERNEL_NOTE : "not measured");
+			repro_unjudged(rc, w, cl->a, cl->b, k->cal.emulated ? KERNEL_NOTE : "not measured");
 			continue;
 		}
 		c.n = a->nsamples < b->nsamples ? a->nsamples : b->nsamples;

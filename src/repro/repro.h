@@ -29,6 +29,19 @@ struct repro_ctx {
 	json_t *json;		/* this reproduction's figures (filled by it) */
 	json_t *conclusions;	/* json["conclusions"]: made by the first repro_conclude */
 	const char *machine;	/* this machine in one line (fingerprint), for the tables */
+	struct repro_patience *patience;	/* NULL: a disturbed pass is never run again */
+};
+
+/* What the reproductions of one run may spend under load (--patience)
+ * waiting for a quiet window and running a disturbed pass again, and what
+ * they spent. */
+struct repro_patience {
+	double patience_s;	/* < 0: twice the run's quiet time so far */
+	uint64_t start_ns;	/* when the run began */
+	double waited_s;	/* in quiet_wait */
+	double repeat_s;	/* in passes that were run again */
+	unsigned repeated;	/* passes run again */
+	unsigned kept_disturbed;	/* disturbed passes not run again: the patience ran out */
 };
 
 /* One reproduction: src/repro/KIND.c ends with `const struct repro
@@ -81,6 +94,16 @@ struct repro_table {
 
 /* head, then each of items[0..n) on a line of its own after "  - ". */
 void repro_print_list(FILE *out, const char *head, const char *const *items, size_t n);
+/* What this machine changes against the post's (its caches against the
+ * post's working sets, its CPUs against the post's, the geometry derived
+ * from them): items[0..n) under "What this machine changes:", and appended
+ * to rc->json["machine_changes"]. */
+void repro_print_changes(struct repro_ctx *rc, const char *const *items, size_t n);
+/* bytes in binary units ("512 KiB", "1.5 MiB"), "unknown" for 0; buf. */
+const char *repro_bytes(char *buf, size_t len, size_t bytes);
+/* The declared (hwloc) size of cache level (1-5; 0: the last level) of
+ * rc->t; 0 when unknown or no topology. */
+size_t repro_cache(const struct repro_ctx *rc, int level);
 /* The row of t labelled label, or NULL. */
 const struct repro_row *repro_table_row(const struct repro_table *t, const char *label);
 
@@ -108,7 +131,17 @@ struct repro_claim {
 	const char *pub_machine;	/* where pub_* were measured */
 	const char *pub_row;		/* NULL, or the published row pub_* come from */
 	bool per_pass;			/* the JSON keeps ea, eb and share too */
+	const struct stats_prior *prior;	/* NULL, or the spread of a batch of claims
+						 * (repro_claims_prior) it is moderated towards */
 };
+
+/* The prior of a batch of claims c[0..n): each claim's variance of its
+ * undisturbed passes' log ratios (stats_judge_spread), fitted
+ * (stats_prior_fit, Smyth 2004) so that a claim judged with it
+ * (repro_claim.prior) borrows the degrees of freedom of the others. 0, or
+ * -EINVAL when fewer than STATS_PRIOR_MIN_ROWS claims have two passes (p
+ * then holds no prior: df 0). */
+int repro_claims_prior(const struct repro_claim *c, size_t n, struct stats_prior *p);
 
 /* A pass with less of its CPU than this was disturbed (another task ran on
  * the PU): the card's rule (card.h CARD_CPU_SHARE). */
@@ -122,6 +155,11 @@ enum verdict repro_conclusion_text(char *buf, size_t len, const struct repro_cla
 /* repro_conclusion_text() printed to rc->out and appended, with its
  * figures, to rc->json["conclusions"]. */
 enum verdict repro_conclude(struct repro_ctx *rc, const struct repro_claim *c);
+/* A conclusion that cannot be judged at all, printed ("conclusion WHAT: no
+ * verdict: REASON") and kept in rc->json["conclusions"] with a null ratio
+ * and its reason, as repro_conclude keeps its VERDICT_NONE ones. */
+void repro_unjudged(struct repro_ctx *rc, const char *what, const char *a, const char *b,
+		    const char *reason);
 /* v[0..n) as a JSON array, null where not finite. */
 json_t *repro_doubles_json(const double *v, size_t n);
 
@@ -131,6 +169,26 @@ struct repro_pass {
 };
 void repro_pass_start(struct repro_pass *p);
 double repro_pass_share(const struct repro_pass *p);
+/* After pass `pass` of `what`, started at p, with share of its CPU (at
+ * least repro_pass_share(p); less where a part of it had less): a
+ * disturbed one (under REPRO_SHARE_MIN) is kept in rc->json
+ * ["disturbed_passes"] with figs (taken; NULL: none, its figures stay in
+ * its slot), and when rc->patience pays for a quiet window and another pass
+ * as long, the thread waits for one: true means run the pass again into
+ * its slot. The kept record says which. */
+bool repro_pass_again(struct repro_ctx *rc, const struct repro_pass *p, double share,
+		      const char *what, size_t pass, json_t *figs);
+/* What a reproduction did under load since before (a copy of
+ * *c->patience taken before it ran): its wait, the passes it ran again and
+ * those it kept disturbed, and which conclusions stayed unjudged and why;
+ * printed and into c->json["load"]. */
+void repro_say_load(struct repro_ctx *c, const struct repro_patience *before);
+/* "calibration untrustworthy: ..." when it is, and its trust into
+ * j["calibration_trustworthy"]. */
+void repro_say_calibration(const struct calibration *cal, FILE *out, json_t *j);
+/* May the patience pay for a wait and a pass of took_s more, now? Pure
+ * but for the clock (the default's quiet time). */
+bool repro_patience_pays(const struct repro_patience *pt, double took_s, uint64_t now);
 /* Involuntary context switches of the calling thread so far; -1: unknown. */
 long repro_preemptions(void);
 
@@ -174,9 +232,14 @@ extern const char *const buddy_notes[BUDDY_CASES];
  * preparations read back (the proof they ran). The trials are grouped into
  * passes of consecutive trials, which only reads each pass's CPU share into
  * share[p] (share not NULL); ticks[cs * trials + t]: each loop's ticks (ticks
- * not NULL). 0 or -errno. */
+ * not NULL). A disturbed pass is run again as repro_pass_again says (rc not
+ * NULL), its trials then counted once, the rerun's. 0 or -errno. */
 int buddy_legacy(unsigned trials, unsigned passes, long long mean[BUDDY_CASES], FILE *out,
-		 uint64_t *cold_sum, double *ticks, double *share);
+		 uint64_t *cold_sum, double *ticks, double *share, struct repro_ctx *rc);
+/* What this machine changes for legacy mode's cold cases: the posted
+ * buffer and the one meant to evict it (2 x 512 KiB) against the L2 and LLC
+ * (0: unknown), and whether they are still cold. Returns the length. */
+int buddy_legacy_cold_text(char *buf, size_t len, size_t l2, size_t llc);
 /* The legacy cold preparation: malloc + memset(fill) of 512 KiB, read back
  * one byte per line; returns the checksum (fill * lines). *keep receives the
  * buffer (the caller frees it), or keep is NULL (freed here). */
@@ -301,8 +364,19 @@ struct slab_cache {
 	enum slub_fastpath fastpath;	/* SLUB_FP_TID unless set after init */
 };
 
-/* A cache for max_objects objects of size bytes (arena reserved up front).
- * 0 or -errno. */
+/* The slab's geometry as the kernel's calculate_order() picks it
+ * (simplified: no waste fraction): at least slab_min_objects(ncpus) = 4 *
+ * (fls(ncpus) + 1) objects (12 for 2 CPUs, 20 for 8), in the smallest slab
+ * of 4 KiB << order (order at most 3) that holds them and one object.
+ * Returns the objects per slab; *shift: log2 of the slab's bytes. */
+unsigned slab_min_objects(unsigned ncpus);
+unsigned slab_geometry(size_t size, unsigned ncpus, unsigned *shift);
+/* The CPUs the kernel's nr_cpu_ids would count here (the configured ones):
+ * what slab_cache_init sizes its slabs from. */
+unsigned slab_model_cpus(void);
+/* A cache for max_objects objects of size bytes (arena reserved up front),
+ * its slabs as slab_geometry() picks them for slab_model_cpus(). 0 or
+ * -errno. */
 int slab_cache_init(struct slab_cache *s, size_t size, size_t max_objects);
 void slab_cache_destroy(struct slab_cache *s);
 void *slab_alloc(struct slab_cache *s, enum slub_variant v);
@@ -475,6 +549,15 @@ size_t bulk_cache_free_objects(struct bulk_cache *c);
 /* The calling thread's CPU slab, -1: none. */
 int64_t bulk_cpu_slab(struct bulk_cache *c);
 
+/* The machine of the series' own figures (named in its commit messages)
+ * and its CPUs (4 cores, 8 threads): what the post's slabs were sized for. */
+#define BULK_POST_MACHINE "i7-4790K"
+#define BULK_POST_CPUS 8
+/* "objects per SIZE-byte slab: N here (..), M on the series' i7-4790K
+ * (..)": slab_geometry for cpus_here and BULK_POST_CPUS. Returns the
+ * length (snprintf). */
+int bulk_geometry_text(char *buf, size_t len, size_t size, unsigned cpus_here);
+
 /* One figure per priced op: a count per object, or a cost in core cycles
  * per op (a disable/enable pair, a save/restore pair, a commit). */
 struct bulk_ops {
@@ -520,6 +603,13 @@ void aslab_stats(const struct aslab_cache *c, unsigned tid, struct aslab_stats *
 /* Free objects everywhere (slabs, shared array, per-thread arrays) and the
  * total capacity of the slabs grown; call when no thread allocates. */
 void aslab_count(struct aslab_cache *c, size_t *free_objs, size_t *capacity);
+
+/* What the 2016 run's working set is against this machine's caches: n
+ * objects per thread of each of sizes[0..nsizes), nth threads, the L2 and
+ * LLC (0: unknown); which sizes keep a thread's objects in L2. Returns the
+ * length (snprintf). */
+int conc_footprint_text(char *buf, size_t len, unsigned nth, size_t n, const uint64_t *sizes,
+			size_t nsizes, size_t l2, size_t llc);
 
 /* One thread's timestamps: each phase starts right after a barrier released
  * the thread and ends right after its own last op, so the wait for the

@@ -37,6 +37,7 @@ int repro_run_all(const struct experiment *e, struct topo *t, const struct run_o
 		  struct report *rep, FILE *out)
 {
 	int cpu = o->cpu_os >= 0 ? o->cpu_os : topo_allowed_os(t, 0);
+	struct repro_patience patience = { .patience_s = o->patience_s };
 	char machine[384];
 	json_t *all;
 	int ret;
@@ -62,10 +63,12 @@ int repro_run_all(const struct experiment *e, struct topo *t, const struct run_o
 	}
 	all = json_object();
 	json_object_set_new(rep->meta, "reproductions", all);
+	patience.start_ns = now_ns();
 	for (size_t i = 0; i < repro_count; i++) {
 		const struct repro *r = repro_list[i];
 		struct repro_ctx c = { .exp = e, .t = t, .cal = &rep->cal, .cpu_os = cpu, .out = out,
-				       .machine = machine };
+				       .machine = machine, .patience = &patience };
+		struct repro_patience before = patience;
 		uint64_t t0 = now_ns();
 
 		if (!config_kind_has(e, r->kind))
@@ -76,7 +79,9 @@ int repro_run_all(const struct experiment *e, struct topo *t, const struct run_o
 				   machine, "cpu", cpu);
 		json_object_set_new(all, r->kind, c.json);
 		fprintf(out, "\n=== %s: reproduces %s (docs/reproductions.md)\n", r->kind, r->source);
+		repro_say_calibration(&rep->cal, out, c.json);
 		ret = r->run(&c);
+		repro_say_load(&c, &before);
 		json_object_set_new(c.json, "wall_s", json_real((now_ns() - t0) / 1e9));
 		if (ret < 0)
 			return ret;

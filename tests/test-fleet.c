@@ -4,14 +4,18 @@
  * 0.3% between a machine's 5 epochs. An A/A fleet names nothing; changes
  * planted on a few machines (+10%, +50%, -20%) are named, and only they;
  * a +10% over epochs 20% apart is not (its own noise), nor +2% in a fleet
- * 0.2% apart (the margin). Machines group by model and microcode. Bad
- * files (missing, truncated, another schema, a repeated host) are named,
+ * 0.2% apart (the margin). Machines group by model, microcode and the
+ * operator's labels; a group moved together in a row (+20%) is one line,
+ * its members not named one by one, and one of them beyond its group is;
+ * --group-by keeps one key and refuses an unknown one. Bad files
+ * (missing, truncated, another schema, a repeated host) are named,
  * skipped and counted, and the writers still write. Deterministic: a
  * fixed generator. Exit 0 pass, 1 fail.
  */
 #include "fleet.h"
 #include "harness.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,22 +49,29 @@ struct plant {
 					 * (0: the fleet's, 0.3% sd) */
 };
 
-/* A generated fleet: row r costs 2 + r cycles times the machine's noise
- * (sd between machines), each planted row times its factor. */
-static void fleet_gen(struct fleet_in *in, double sd, const struct plant *pl, size_t npl)
+/* A generated fleet added to f: row r costs 2 + r cycles times the
+ * machine's noise (sd between machines), each planted row times its
+ * factor, and row shift_row of the machines of microcode 0x1000070 (every
+ * third) times shift. Labels: partition "batch" (the first 30) or "gpu". */
+static void fleet_gen(struct fleet *f, const char *group_by, double sd, const struct plant *pl, size_t npl,
+		      size_t shift_row, double shift)
 {
+	struct compare_n_opts o = { .noise_floor = 0.25, .min_change = 0.03 };
+
 	seed = 42;
-	memset(in, 0, sizeof(*in));
-	in->n = in->files = MACHINES;
-	in->docs = calloc(MACHINES, sizeof(*in->docs));
+	fleet_init(f, &o, group_by);
 	for (size_t m = 0; m < MACHINES; m++) {
-		struct compare_n_doc *d = &in->docs[m];
+		struct compare_n_doc doc = { 0 }, *d = &doc;
+		struct cn_label part = { "partition", "" };
 
 		snprintf(d->host, sizeof(d->host), "host-%02zu", m);
 		snprintf(d->model_name, sizeof(d->model_name), "AMD EPYC");
 		snprintf(d->family, sizeof(d->family), "26");
 		snprintf(d->model, sizeof(d->model), "2");
 		snprintf(d->microcode, sizeof(d->microcode), m % 3 ? "0x1000065" : "0x1000070");
+		snprintf(part.value, sizeof(part.value), m < 30 ? "batch" : "gpu");
+		d->label = &part;
+		d->nlabel = 1;
 		d->res = calloc(ROWS, sizeof(*d->res));
 		d->nres = ROWS;
 		for (size_t r = 0; r < ROWS; r++) {
@@ -73,6 +84,8 @@ static void fleet_gen(struct fleet_in *in, double sd, const struct plant *pl, si
 					v *= pl[k].factor;
 					esd = pl[k].epoch_sd;
 				}
+			if (r == shift_row && m % 3 == 0)
+				v *= shift;
 			snprintf(x->probe, sizeof(x->probe), "probe%02zu", r);
 			snprintf(x->pattern, sizeof(x->pattern), "hit");
 			snprintf(x->mode, sizeof(x->mode), "latency");
@@ -82,14 +95,15 @@ static void fleet_gen(struct fleet_in *in, double sd, const struct plant *pl, si
 				x->ep[e] = v * (esd > 0 ? 1 + esd * spread[e] : exp(0.003 * gauss()));
 			x->median = stats_median(x->ep, EPOCHS);
 		}
+		CHECK(fleet_add(f, d) == 0, "add machine %zu", m);
+		d->label = NULL;
+		report_free_summary(d);
 	}
 }
 
-static void fleet_gen_free(struct fleet_in *in)
+static const char *row_label(const struct fleet *f, size_t row)
 {
-	for (size_t m = 0; m < in->n; m++)
-		report_free_summary(&in->docs[m]);
-	free(in->docs);
+	return f->row[row].head.label;
 }
 
 /* Whether f named exactly the planted cells that should be (expect[k]). */
@@ -103,19 +117,18 @@ static void check_named(const struct fleet *f, const struct plant *pl, size_t np
 
 		want += expect[k];
 		for (size_t i = 0; i < f->nnamed; i++) {
-			const struct compare_n_row *r = &f->cn.rows[f->named[i].row];
 			char label[64];
 
 			snprintf(label, sizeof(label), "probe%02zu hit latency", pl[k].row);
-			found |= f->named[i].col == pl[k].machine && !strcmp(r->label, label);
+			found |= f->named[i].machine == pl[k].machine && !strcmp(row_label(f, f->named[i].row), label);
 		}
 		CHECK(found == expect[k], "%s: machine %zu row %zu x%.2f (epochs %.0f%% apart): named %d, want %d",
 		      what, pl[k].machine, pl[k].row, pl[k].factor, pl[k].epoch_sd * 100, found, expect[k]);
 	}
 	CHECK(f->nnamed == want, "%s: %zu cells named, want %zu", what, f->nnamed, want);
 	for (size_t i = 0; f->nnamed != want && i < f->nnamed; i++)
-		printf("  named: %s %s %+.1f%% z %.1f p %.2g\n", f->cn.cols[f->named[i].col].name,
-		       f->cn.rows[f->named[i].row].label, f->named[i].change * 100, f->named[i].z, f->named[i].p);
+		printf("  named: %s %s %+.1f%% z %.1f p %.2g\n", f->mach[f->named[i].machine].name,
+		       row_label(f, f->named[i].row), f->named[i].change * 100, f->named[i].z, f->named[i].p);
 }
 
 static void test_generated(void)
@@ -127,35 +140,96 @@ static void test_generated(void)
 	const bool expect[] = { true, true, true, true, false };
 	const struct plant small[] = { { 9, 4, 1.02, 0 } };	/* beyond 10 spreads, inside 3% */
 	const bool no[] = { false };
-	struct compare_n_opts o = { .noise_floor = 0.25, .min_change = 0.03, .all_rows = true };
-	struct fleet_in in;
 	struct fleet f;
 
-	fleet_gen(&in, 0.01, NULL, 0);
-	CHECK(fleet_build(&in, &o, &f) == 0, "build A/A");
-	CHECK(f.nnamed == 0 && f.tests == MACHINES * ROWS, "A/A: %zu named of %zu tested", f.nnamed, f.tests);
-	CHECK(f.ngroup == 2 && f.group[0].n == 20 && f.group[1].n == 40, "groups: %zu (%zu, %zu)", f.ngroup,
-	      f.group[0].n, f.ngroup > 1 ? f.group[1].n : 0);
-	for (size_t i = 0; i < f.cn.nrows; i++)
-		if (!strcmp(f.cn.rows[i].label, "probe00 hit latency"))
+	fleet_gen(&f, NULL, 0.01, NULL, 0, 0, 1);
+	CHECK(fleet_judge(&f) == 0, "judge A/A");
+	CHECK(f.nnamed == 0 && f.nshift == 0 && f.tests == MACHINES * ROWS, "A/A: %zu named, %zu groups of %zu tested",
+	      f.nnamed, f.nshift, f.tests);
+	CHECK(f.ndim == 3 && !strcmp(f.dim[1].key, "microcode") && f.dim[1].nvalue == 2 && f.dim[1].count[0] == 20 &&
+	      f.dim[1].count[1] == 40 && !strcmp(f.dim[2].key, "partition") && f.dim[2].count[0] == 30,
+	      "keys: %zu (cpu, microcode 20 + 40, partition 30 + 30)", f.ndim);
+	/* groups tested: microcode (2) and partition (2) in every row, not the cpu (one value) */
+	CHECK(f.gtests == 4 * ROWS, "%zu group tests, want %d", f.gtests, 4 * ROWS);
+	for (size_t i = 0; i < f.nrows; i++)
+		if (!strcmp(row_label(&f, i), "probe00 hit latency"))
 			CHECK(fabs(f.row[i].spread - 0.01) < 0.004 && f.row[i].n == MACHINES,
 			      "probe00: spread %.4f over %zu machines, want about 0.01 over %d", f.row[i].spread,
 			      f.row[i].n, MACHINES);
 	fleet_free(&f);
-	fleet_gen_free(&in);
 
-	fleet_gen(&in, 0.01, pl, ARRAY_SIZE(pl));
-	CHECK(fleet_build(&in, &o, &f) == 0, "build planted");
+	fleet_gen(&f, NULL, 0.01, pl, ARRAY_SIZE(pl), 0, 1);
+	CHECK(fleet_judge(&f) == 0, "judge planted");
 	check_named(&f, pl, ARRAY_SIZE(pl), expect, "planted");
-	CHECK(f.machines_named == 3, "%zu machines named, want 3", f.machines_named);
+	CHECK(f.machines_named == 3 && f.nshift == 0, "%zu machines named, %zu groups moved; want 3, 0",
+	      f.machines_named, f.nshift);
+	CHECK(f.nnamed && fabs(f.named[0].change - 0.5) < 0.05, "largest first: %+.2f", f.nnamed ? f.named[0].change : 0);
 	fleet_free(&f);
-	fleet_gen_free(&in);
 
-	fleet_gen(&in, 0.002, small, 1);
-	CHECK(fleet_build(&in, &o, &f) == 0, "build small");
+	fleet_gen(&f, NULL, 0.002, small, 1, 0, 1);
+	CHECK(fleet_judge(&f) == 0, "judge small");
 	check_named(&f, small, 1, no, "margin");
 	fleet_free(&f);
-	fleet_gen_free(&in);
+}
+
+/* The machines of microcode 0x1000070 (every third) +20% in row 6: one
+ * group line, no member named for it; machine 21 (one of them) x1.5 in
+ * that row is named against its group (+50%), machine 7 (not one) x1.3 against
+ * the fleet. A group inside the margin (+2%) does not move. */
+static void test_groups(void)
+{
+	const struct plant pl[] = { { 21, 6, 1.5, 0 }, { 7, 6, 1.3, 0 } };
+	const bool expect[] = { true, true };
+	struct fleet fl;
+
+	fleet_gen(&fl, NULL, 0.01, pl, ARRAY_SIZE(pl), 6, 1.2);
+	CHECK(fleet_judge(&fl) == 0, "judge group");
+	CHECK(fl.nshift == 1, "%zu groups moved, want 1", fl.nshift);
+	if (fl.nshift) {
+		const struct fleet_shift *g = &fl.shift[0];
+
+		CHECK(!strcmp(fl.dim[g->dim].key, "microcode") && !strcmp(fl.dim[g->dim].value[g->value], "0x1000070") &&
+		      g->n == 20 && !strcmp(row_label(&fl, g->row), "probe06 hit latency") && g->lo > 0.15 && g->hi < 0.25 &&
+		      g->lo < g->change && g->change < g->hi,
+		      "moved: %s %s, %zu machines, %s %+.1f%% [%+.1f,%+.1f]; want microcode 0x1000070, 20, probe06 +20%%",
+		      fl.dim[g->dim].key, fl.dim[g->dim].value[g->value], g->n, row_label(&fl, g->row), g->change * 100,
+		      g->lo * 100, g->hi * 100);
+	}
+	check_named(&fl, pl, ARRAY_SIZE(pl), expect, "group");
+	for (size_t i = 0; i < fl.nnamed; i++)
+		if (fl.named[i].machine == 21)
+			CHECK(fabs(fl.named[i].change - 0.5) < 0.05, "machine 21 against its group: %+.1f%%, want +50%%",
+			      fl.named[i].change * 100);
+	{
+		char *t = TEST_TEXT(fleet_write_text(&fl, false, f)), *m = TEST_TEXT(fleet_write_text(&fl, true, f));
+		char *c = TEST_TEXT(fleet_write_csv(&fl, true, f));
+
+		CHECK(t && strstr(t, "  microcode 0x1000070: 20 machines, probe06 hit latency +") && !strstr(t, "members:"),
+		      "the group is one line");
+		CHECK(m && strstr(m, "members: host-00 host-03 host-06"), "--members lists them");
+		CHECK(c && strstr(c, "moved,every result line (median),probe06 hit latency,cycles,,microcode 0x1000070,20,") &&
+		      strstr(c, "member,every result line (median),probe06 hit latency,cycles,host-03,microcode 0x1000070"),
+		      "csv: the group and its members");
+		free(t);
+		free(m);
+		free(c);
+	}
+	fleet_free(&fl);
+
+	fleet_gen(&fl, NULL, 0.01, NULL, 0, 6, 1.02);
+	CHECK(fleet_judge(&fl) == 0 && fl.nshift == 0, "a group +2%%: %zu moved, want 0 (the margin)", fl.nshift);
+	fleet_free(&fl);
+
+	fleet_gen(&fl, "partition", 0.01, NULL, 0, 6, 1.2);
+	CHECK(fleet_judge(&fl) == 0 && fl.ndim == 1 && fl.nshift == 0, "--group-by partition: %zu keys, %zu moved", fl.ndim,
+	      fl.nshift);
+	/* grouped by partition alone, the microcode's members are named one by one */
+	CHECK(fl.nnamed == 20, "%zu named, want the 20 members", fl.nnamed);
+	fleet_free(&fl);
+
+	fleet_gen(&fl, "rack", 0.01, NULL, 0, 0, 1);
+	CHECK(fleet_judge(&fl) == -EINVAL, "--group-by rack: no machine has it");
+	fleet_free(&fl);
 }
 
 /* A file holding s (or its first n bytes). */
@@ -193,7 +267,6 @@ static void test_bad_input(void)
 	char dir[] = "/tmp/test-fleet-XXXXXX", zen4[512], zen5[512], p[4][600], *s, *h;
 	char *files[] = { zen4, zen5, p[0], p[1], p[2], p[3] };
 	struct compare_n_opts o = { .noise_floor = 0.25, .min_change = 0.03 };
-	struct fleet_in in;
 	struct fleet fl;
 	size_t len;
 
@@ -213,19 +286,21 @@ static void test_bad_input(void)
 	put(p[0], s, len);
 	put(p[2], s, len / 2);
 	put(p[3], "{\"schema\": \"atomcost-other/9\"}\n", 31);
-	CHECK(fleet_read(files, 6, &in) == 0, "read");
-	CHECK(in.n == 2 && in.nskip == 4 && in.files == 6, "read %zu, skipped %zu of %zu; want 2, 4, 6", in.n,
-	      in.nskip, in.files);
-	for (size_t i = 0; i < in.nskip; i++)
-		printf("skipped %s: %s\n", in.skip[i].path, in.skip[i].why);
-	CHECK(in.nskip == 4 && !strcmp(in.skip[0].why, "duplicate host") && !strcmp(in.skip[1].why, "cannot read") &&
-	      strstr(in.skip[2].why, "not a summary") && strstr(in.skip[3].why, "not a summary"), "reasons");
-	CHECK(in.unread == 1 && in.dup == 1, "counted by the model: %zu unreadable, %zu repeated hosts; want 1, 1",
-	      in.unread, in.dup);
-	CHECK(fleet_build(&in, &o, &fl) == 0, "build 2 machines");
-	if (in.n == 2 && fl.cn.ncols == 2) {
-		char *t = TEST_TEXT(fleet_write_text(&fl, f)), *c = TEST_TEXT(fleet_write_csv(&fl, f));
-		char *w = TEST_TEXT(fleet_write_html(&fl, f));
+	fleet_init(&fl, &o, NULL);
+	for (int i = 0; i < 6; i++)
+		CHECK(fleet_add_file(&fl, files[i]) == 0, "read %s", files[i]);
+	CHECK(fl.nmach == 2 && fl.nskip == 4 && fl.files == 6, "read %zu, skipped %zu of %zu; want 2, 4, 6", fl.nmach,
+	      fl.nskip, fl.files);
+	for (size_t i = 0; i < fl.nskip; i++)
+		printf("skipped %s: %s\n", fl.skip[i].path, fl.skip[i].why);
+	CHECK(fl.nskip == 4 && !strcmp(fl.skip[0].why, "duplicate host") && !strcmp(fl.skip[1].why, "cannot read") &&
+	      strstr(fl.skip[2].why, "not a summary") && strstr(fl.skip[3].why, "not a summary"), "reasons");
+	CHECK(fl.unread == 1 && fl.dup == 1, "counted by the model: %zu unreadable, %zu repeated hosts; want 1, 1",
+	      fl.unread, fl.dup);
+	CHECK(fleet_judge(&fl) == 0, "judge 2 machines");
+	if (fl.nmach == 2) {
+		char *t = TEST_TEXT(fleet_write_text(&fl, false, f)), *c = TEST_TEXT(fleet_write_csv(&fl, false, f));
+		char *w = TEST_TEXT(fleet_write_html(&fl, false, f));
 
 		CHECK(t && strstr(t, "4 of 6 files skipped: 1 cannot be read, 2 not a summary, 1 duplicate host"),
 		      "text says what was skipped");
@@ -235,9 +310,8 @@ static void test_bad_input(void)
 		free(t);
 		free(c);
 		free(w);
-		fleet_free(&fl);
 	}
-	fleet_in_free(&in);
+	fleet_free(&fl);
 	for (int i = 0; i < 4; i++)
 		unlink(p[i]);
 	rmdir(dir);
@@ -247,6 +321,7 @@ static void test_bad_input(void)
 int main(void)
 {
 	test_generated();
+	test_groups();
 	test_bad_input();
 	return test_done("fleet");
 }

@@ -28,8 +28,9 @@
 struct compare_args {
 	struct compare_n_opts no;	/* side by side; two-way takes the same margins */
 	unsigned format;		/* text, mail, html, csv */
-	bool fail_reg, cards;
-	const char *as;
+	bool fail_reg, cards, members;
+	unsigned fail_on;		/* a fleet: none, outlier, group, any */
+	const char *as, *group_by;
 };
 
 #define A(f) offsetof(struct compare_args, f)
@@ -54,13 +55,22 @@ static const struct cmd_opt compare_opt[] = {
 	{ .name = "fleet", .type = OPT_FLAG, .off = A(no.fleet),
 	  .help = "the files as a fleet: each row's median and spread, the machines beyond it named "
 		  "(always above 64 files)" },
+	{ .name = "group-by", .type = OPT_STR, .arg = "KEY", .off = A(group_by),
+	  .help = "a fleet: group the machines by this key alone (cpu, microcode, kernel, bios, or a label: "
+		  "partition, features, group, ...); every key unset" },
+	{ .name = "members", .type = OPT_FLAG, .off = A(members),
+	  .help = "a fleet: list the machines of each group that moved" },
+	{ .name = "fail-on", .type = OPT_CHOICE, .arg = "WHAT", .off = A(fail_on), .def = "none",
+	  .choices = "none|outlier|group|any",
+	  .help = "a fleet: exit 1 when a machine is named (outlier), a group moved (group), or either (any)" },
 };
 #undef A
 
 static const struct cmd_opts compare_cmd = {
 	.usage = "usage: atomcost compare A.json[,A2.json...] B.json[,B2.json...] [options]\n"
 		 "       atomcost compare A.json B.json C.json ... [--format text|html] [--all]\n"
-		 "       atomcost compare --fleet FILE... [--format text|html|csv] [--all]\n",
+		 "       atomcost compare --fleet FILE... [--format text|html|csv] [--all] [--members]\n"
+		 "                [--group-by KEY] [--fail-on outlier|group|any]\n",
 	.opt = compare_opt, .n = ARRAY_SIZE(compare_opt), .max_operands = -1,
 };
 
@@ -202,32 +212,33 @@ static int compare_side_by_side(char **files, size_t n, const struct compare_n_o
 	return ret < 0 ? exit_code_for(ret) : EXIT_OK;
 }
 
-/* A fleet: the files read in one pass, bad ones skipped. */
-static int compare_fleet(char **files, size_t n, const struct compare_n_opts *o, unsigned format)
+/* A fleet: the files read one at a time, bad ones skipped. Exit 1 with
+ * --fail-on when what it names was found (as --fail-on-regression). */
+static int compare_fleet(char **files, size_t n, const struct compare_args *a)
 {
-	static int (*const write[])(const struct fleet *f, FILE *out) = {
+	static int (*const write[])(const struct fleet *f, bool members, FILE *out) = {
 		fleet_write_text, NULL, fleet_write_html, fleet_write_csv,
 	};
-	struct fleet_in in;
 	struct fleet f;
-	int ret = fleet_read(files, n, &in);
+	int ret = fleet_init(&f, &a->no, a->group_by), code = EXIT_OK;
 
-	if (ret < 0)
-		return exit_code_for(ret);
-	if (in.n < 2) {
-		pr_err("compare: %zu of %zu files read: a fleet needs two or more summaries", in.n, n);
-		fleet_in_free(&in);
+	for (size_t i = 0; !ret && i < n; i++)
+		ret = fleet_add_file(&f, files[i]);
+	if (!ret && f.nmach < 2) {
+		pr_err("compare: %zu of %zu files read: a fleet needs two or more summaries", f.nmach, n);
+		fleet_free(&f);
 		return EXIT_USAGE;
 	}
-	if (in.nskip)
-		pr_err("compare: %zu of %zu files skipped (named above); comparing %zu", in.nskip, n, in.n);
-	ret = fleet_build(&in, o, &f);
-	if (!ret) {
-		ret = write[format](&f, stdout);
-		fleet_free(&f);
-	}
-	fleet_in_free(&in);
-	return ret < 0 ? exit_code_for(ret) : EXIT_OK;
+	if (!ret && f.nskip)
+		pr_err("compare: %zu of %zu files skipped (named above); comparing %zu", f.nskip, n, f.nmach);
+	if (!ret)
+		ret = fleet_judge(&f);
+	if (!ret)
+		ret = write[a->format](&f, a->members, stdout);
+	if (!ret && ((a->fail_on & 1 && f.nnamed) || (a->fail_on & 2 && f.nshift)))
+		code = EXIT_RUNTIME;
+	fleet_free(&f);
+	return ret < 0 ? exit_code_for(ret) : code;
 }
 
 /* Two sides, A before and B after: a verdict per row. An exit code. */
@@ -283,10 +294,15 @@ int cmd_compare(int argc, char **argv)
 		a.cards = !strchr(argv[i], ',') && report_is_summary(argv[i]);
 	if (a.no.fleet || n > COMPARE_N_MAX) {
 		if (a.fail_reg || a.as || a.cards || a.format == 1) {
-			pr_err("compare: a fleet takes --format text|html|csv, --min-change and --all; --fail-on-regression, --as, --cards and --format mail are for two or a few files");
+			pr_err("compare: a fleet takes --format text|html|csv, --min-change, --all, --members, --group-by and --fail-on; --fail-on-regression, --as, --cards and --format mail are for two or a few files");
 			return EXIT_USAGE;
 		}
-		return compare_fleet(argv + optind, (size_t)n, &a.no, a.format);
+		return compare_fleet(argv + optind, (size_t)n, &a);
+	}
+	if (a.members || a.group_by || a.fail_on) {
+		pr_err("compare: --members, --group-by and --fail-on are for a fleet (--fleet, or more than %d files)",
+		       COMPARE_N_MAX);
+		return EXIT_USAGE;
 	}
 	if (a.format == 3) {
 		pr_err("compare: --format csv is for a fleet (--fleet, or more than %d files)", COMPARE_N_MAX);

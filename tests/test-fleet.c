@@ -19,9 +19,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common.h"
+#include "fingerprint.h"
 #include "report.h"
 
 #define MACHINES 60
@@ -261,6 +263,87 @@ static char *slurp(const char *path, size_t *len)
 	return buf;
 }
 
+/* The keys a fleet groups by, as a run records them: the firmware from
+ * DMI, and the labels: Slurm's partition and features (a fake scontrol
+ * on PATH, inside a job), ATOMCOST_LABELS over them; then read back from
+ * a summary that carries them. */
+static void test_keys(void)
+{
+	char dir[] = "/tmp/test-fleet-keys-XXXXXX", path[700], *s, *h, *doc;
+	const char *src = getenv("ATOMCOST_SRCDIR") ?: ".", *oldpath = getenv("PATH");
+	struct compare_n_doc d;
+	json_t *fp, *labels, *fw;
+	size_t len;
+
+	CHECK(mkdtemp(dir) != NULL, "temporary directory");
+	snprintf(path, sizeof(path), "%s/sys/class/dmi/id", dir);
+	for (char *p = path + strlen(dir) + 1; (p = strchr(p, '/')); *p++ = '/') {
+		*p = 0;
+		mkdir(path, 0755);
+	}
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/sys/class/dmi/id/bios_version", dir);
+	put(path, "2.7.1\n", 6);
+	snprintf(path, sizeof(path), "%s/scontrol", dir);
+	{
+		const char *sc = "#!/bin/sh\n[ \"$*\" = 'show node -o n07' ] && echo 'NodeName=n07 Arch=x86_64 "
+				 "ActiveFeatures=zen4,ib AvailableFeatures=zen4,ib,gpu OS=Linux 6.1.0 Partitions=batch "
+				 "BootTime=None'\n";
+
+		put(path, sc, strlen(sc));
+	}
+	chmod(path, 0755);
+	snprintf(path, sizeof(path), "%s:%s", dir, oldpath ? oldpath : "/usr/bin:/bin");
+	setenv("PATH", path, 1);
+	setenv("SLURM_JOB_ID", "12", 1);
+	setenv("SLURMD_NODENAME", "n07", 1);
+	setenv("ATOMCOST_LABELS", "group=web,bad,rack=r12", 1);
+	fp = fingerprint_collect(dir, 0, NULL);
+	labels = json_object_get(fp, "labels");
+	fw = json_object_get(fp, "firmware");
+	CHECK(!strcmp(json_string_value(json_object_get(fw, "bios_version")) ?: "", "2.7.1") &&
+	      !strcmp(json_string_value(json_object_get(fw, "bios_date")) ?: "", "absent"), "firmware from DMI");
+	CHECK(json_object_size(labels) == 4 && !strcmp(json_string_value(json_object_get(labels, "partition")) ?: "", "batch") &&
+	      !strcmp(json_string_value(json_object_get(labels, "features")) ?: "", "zen4,ib") &&
+	      !strcmp(json_string_value(json_object_get(labels, "group")) ?: "", "web") &&
+	      !strcmp(json_string_value(json_object_get(labels, "rack")) ?: "", "r12"),
+	      "labels: Slurm's partition and features, ATOMCOST_LABELS (%zu)", json_object_size(labels));
+	unsetenv("SLURM_JOB_ID");
+	unsetenv("SLURMD_NODENAME");
+	unsetenv("ATOMCOST_LABELS");
+	setenv("PATH", oldpath ? oldpath : "/usr/bin:/bin", 1);
+	json_decref(fp);
+	fp = fingerprint_collect(dir, 0, NULL);
+	CHECK(json_object_size(json_object_get(fp, "labels")) == 0, "no labels outside Slurm without ATOMCOST_LABELS");
+	json_decref(fp);
+
+	snprintf(path, sizeof(path), "%s/reports/zen5-kvm-2vcpu.summary.json", src);
+	s = slurp(path, &len);
+	h = s ? strstr(s, "\"host\": \"vm\",") : NULL;
+	CHECK(h != NULL, "%s holds its host", path);
+	if (h) {
+		const char *add = "\"host\": \"vm\", \"labels\": {\"group\": \"web\", \"partition\": \"batch\"}, "
+				  "\"firmware\": {\"bios_vendor\": \"SeaBIOS\", \"bios_version\": \"1.16\", \"bios_date\": \"04/01/2014\"},";
+
+		doc = calloc(len + strlen(add) + 1, 1);
+		memcpy(doc, s, (size_t)(h - s));
+		strcat(doc, add);
+		strcat(doc, h + strlen("\"host\": \"vm\","));
+		snprintf(path, sizeof(path), "%s/labelled.summary.json", dir);
+		put(path, doc, strlen(doc));
+		CHECK(report_read_summary(path, &d) == 0 && d.nlabel == 2 && !strcmp(d.label[0].key, "group") &&
+		      !strcmp(d.label[0].value, "web") && !strcmp(d.label[1].value, "batch") &&
+		      !strcmp(d.bios, "SeaBIOS 1.16 04/01/2014"), "labels and firmware read back (%zu labels, bios '%s')",
+		      d.nlabel, d.bios);
+		report_free_summary(&d);
+		unlink(path);
+		free(doc);
+	}
+	free(s);
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	CHECK(system(path) == 0, "clean up");
+}
+
 static void test_bad_input(void)
 {
 	const char *src = getenv("ATOMCOST_SRCDIR") ?: ".";
@@ -322,6 +405,7 @@ int main(void)
 {
 	test_generated();
 	test_groups();
+	test_keys();
 	test_bad_input();
 	return test_done("fleet");
 }

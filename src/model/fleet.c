@@ -350,7 +350,7 @@ static double t_p(double d, double spread, double df)
 static void group_test(const struct fleet *f, const struct fleet_row *s, size_t dim, size_t value, double *x,
 		       struct fleet_shift *g)
 {
-	double med, own, sp, se, t;
+	double med, own, sp, se, t, df;
 	size_t n = 0;
 
 	for (size_t j = 0; j < s->n; j++) {
@@ -367,14 +367,16 @@ static void group_test(const struct fleet *f, const struct fleet_row *s, size_t 
 		x[j] = fabs(x[j] - med);
 	own = FLEET_MAD_SD * stats_median(x, n);
 	sp = fmax(s->spread, own);
+	/* the degrees of freedom of the spread used: the fleet's or the group's */
+	df = FLEET_MAD_EFF * ((double)(sp == s->spread ? s->n : n) - 1);
 	se = FLEET_MEDIAN_SE * sp / sqrt((double)n);
-	t = stats_t_quantile(0.975, FLEET_MAD_EFF * ((double)n - 1));
+	t = stats_t_quantile(0.975, df);
 	g->median = exp(med);
 	g->change = exp(med - s->mlog) - 1;
 	g->lo = exp(med - s->mlog - t * se) - 1;
 	g->hi = exp(med - s->mlog + t * se) - 1;
 	g->z = se > 0 ? (med - s->mlog) / se : copysign(INFINITY, med - s->mlog);
-	g->p = t_p(med - s->mlog, se, FLEET_MAD_EFF * ((double)n - 1));
+	g->p = t_p(med - s->mlog, se, df);
 }
 
 /* A moved group lies wholly beyond the margin: its interval leaves out

@@ -21,7 +21,7 @@ static void fleet_rule(const struct fleet *f, char *buf, size_t len)
 		snprintf(g, sizeof(g), "p below %.3g here", f->gthreshold);
 	snprintf(buf, len,
 		 "Each row over the machines that have it: the fleet median, p10 and p90, and the spread (%.4g x the median absolute deviation of the logs: a robust relative sd). "
-		 "A group (machines that share a key: CPU, microcode, kernel, BIOS, a label such as a Slurm partition or an inventory group) moved in a row when the 95%% interval of its median's change from the fleet median (its standard error %.4g x the larger of the fleet's and the group's spread over sqrt(members), t with %.2f (members - 1) df) lies wholly beyond %.0f%% (--min-change), "
+		 "A group (machines that share a key: CPU, microcode, kernel, BIOS, a label such as a Slurm partition or an inventory group) moved in a row when the 95%% interval of its median's change from the fleet median (its standard error %.4g x the larger of the fleet's and the group's spread over sqrt(members), t with %.2f (machines - 1) df of the spread used) lies wholly beyond %.0f%% (--min-change), "
 		 "and survives Benjamini-Hochberg at %.0f%% over the %zu rows x groups of at least %d tested (%s). "
 		 "A machine is named in a row when its difference from its reference (the fleet median, or its moved group's median in the rows its group moved) lies beyond %.1f spreads, beyond %.0f%%, "
 		 "beyond its own noise where its summary holds epochs (the 95%% interval of its epochs' mean leaves the reference out), "

@@ -79,6 +79,30 @@ static void reference(const struct fleet *f, const struct fleet_named *nm, char 
 	snprintf(buf, len, "%s's", g ? name : "the fleet");
 }
 
+/* A moved group's name, its median and the fleet's as cells show them. */
+static const struct fleet_row *shift_text(const struct fleet *f, const struct fleet_shift *g, char name[160],
+					  char v[][32])
+{
+	const struct fleet_row *s = &f->row[g->row];
+
+	group_name(f, g, name, 160);
+	compare_n_value(&s->head, g->median, false, v[0], 32);
+	compare_n_value(&s->head, s->median, false, v[1], 32);
+	return s;
+}
+
+/* A named cell's figure and reference as cells show them, and whose. */
+static const struct fleet_row *named_text(const struct fleet *f, const struct fleet_named *nm, char v[][32],
+					  char ref[200])
+{
+	const struct fleet_row *s = &f->row[nm->row];
+
+	compare_n_value(&s->head, nm->v, false, v[0], 32);
+	compare_n_value(&s->head, nm->ref, false, v[1], 32);
+	reference(f, nm, ref, 200);
+	return s;
+}
+
 static void text_head(const struct fleet *f, FILE *out)
 {
 	char buf[4096];
@@ -138,11 +162,8 @@ int fleet_write_text(const struct fleet *f, bool members, FILE *out)
 	fprintf(out, "## groups that moved: %zu (largest change first)\n", f->nshift);
 	for (size_t i = 0; i < f->nshift; i++) {
 		const struct fleet_shift *g = &f->shift[i];
-		const struct fleet_row *s = &f->row[g->row];
+		const struct fleet_row *s = shift_text(f, g, name, v);
 
-		group_name(f, g, name, sizeof(name));
-		compare_n_value(&s->head, g->median, false, v[0], sizeof(v[0]));
-		compare_n_value(&s->head, s->median, false, v[1], sizeof(v[1]));
 		fprintf(out, "  %s: %zu machines, %s %+.1f%% [%+.1f,%+.1f] (%s %s against the fleet's %s; z %.1f, p %.2g)\n",
 			name, g->n, s->head.label, g->change * 100, g->lo * 100, g->hi * 100, v[0], s->head.unit, v[1],
 			g->z, g->p);
@@ -153,11 +174,8 @@ int fleet_write_text(const struct fleet *f, bool members, FILE *out)
 		f->machines_named);
 	for (size_t i = 0; i < f->nnamed; i++) {
 		const struct fleet_named *nm = &f->named[i];
-		const struct fleet_row *s = &f->row[nm->row];
+		const struct fleet_row *s = named_text(f, nm, v, ref);
 
-		compare_n_value(&s->head, nm->v, false, v[0], sizeof(v[0]));
-		compare_n_value(&s->head, nm->ref, false, v[1], sizeof(v[1]));
-		reference(f, nm, ref, sizeof(ref));
 		fprintf(out, "  %s: %s: %s %s against %s %s, %+.1f%% (z %.1f, p %.2g)\n", f->mach[nm->machine].name,
 			s->head.label, v[0], s->head.unit, ref, v[1], nm->change * 100, nm->z, nm->p);
 	}
@@ -294,11 +312,8 @@ static void html_verdicts(const struct fleet *f, bool members, FILE *out)
 		f->nshift);
 	for (size_t i = 0; i < f->nshift; i++) {
 		const struct fleet_shift *g = &f->shift[i];
-		const struct fleet_row *s = &f->row[g->row];
+		const struct fleet_row *s = shift_text(f, g, name, v);
 
-		group_name(f, g, name, sizeof(name));
-		compare_n_value(&s->head, g->median, false, v[0], sizeof(v[0]));
-		compare_n_value(&s->head, s->median, false, v[1], sizeof(v[1]));
 		report_htmlf(out, "<tr><td>%s</td><td class=\"v\">%zu</td><td>%s</td><td class=\"v\">%s %s</td>"
 			     "<td class=\"v\">%s</td><td class=\"v %s\">%+.1f%% [%+.1f,%+.1f]</td><td class=\"v\">%.2g</td></tr>\n",
 			     name, g->n, s->head.label, v[0], s->head.unit, v[1], g->change > 0 ? "up" : "down",
@@ -312,11 +327,8 @@ static void html_verdicts(const struct fleet *f, bool members, FILE *out)
 		     "<th>change</th><th>z</th><th>p</th></tr>\n", f->nnamed, f->machines_named);
 	for (size_t i = 0; i < f->nnamed; i++) {
 		const struct fleet_named *nm = &f->named[i];
-		const struct fleet_row *s = &f->row[nm->row];
+		const struct fleet_row *s = named_text(f, nm, v, ref);
 
-		compare_n_value(&s->head, nm->v, false, v[0], sizeof(v[0]));
-		compare_n_value(&s->head, nm->ref, false, v[1], sizeof(v[1]));
-		reference(f, nm, ref, sizeof(ref));
 		report_htmlf(out, "<tr><td>%s</td><td>%s</td><td class=\"v\">%s %s</td><td class=\"v\">%s %s</td>"
 			     "<td class=\"v %s\">%+.1f%%</td><td class=\"v\">%.1f</td><td class=\"v\">%.2g</td></tr>\n",
 			     f->mach[nm->machine].name, s->head.label, v[0], s->head.unit, ref, v[1],

@@ -263,6 +263,53 @@ static char *slurp(const char *path, size_t *len)
 	return buf;
 }
 
+/* The Bonferroni gate: 10,000 machines x 24 rows, 1% apart, 20 cells
+ * planted x1.5 and one at 5.1 spreads. With 20 real names BH's cut
+ * relaxes to about 4.6 spreads, and BH and the 5-spread gate alone would
+ * name the 5.1 cell; alone below q / (rows x machines) (5.19 spreads) it
+ * is not named, and the 20 are. */
+static void test_bonferroni(void)
+{
+	const size_t n = 10000, rows = 24, planted = 20, odd = 4321, odd_row = 7;
+	struct compare_n_opts o = { .noise_floor = 0.25, .min_change = 0.03 };
+	struct compare_n_doc d = { 0 };
+	size_t found = 0;
+	struct fleet fl;
+
+	seed = 7;
+	fleet_init(&fl, &o, NULL);
+	d.res = calloc(rows, sizeof(*d.res));
+	d.nres = rows;
+	snprintf(d.model_name, sizeof(d.model_name), "AMD EPYC");
+	for (size_t m = 0; m < n; m++) {
+		snprintf(d.host, sizeof(d.host), "h%05zu", m);
+		for (size_t r = 0; r < rows; r++) {
+			double v = (2 + (double)r) * exp(0.01 * gauss());
+
+			if (m == odd && r == odd_row)
+				v = (2 + (double)r) * exp(0.0495);
+			if (m % (n / planted) == 0 && r == m % rows)
+				v *= 1.5;
+			snprintf(d.res[r].probe, sizeof(d.res[r].probe), "probe%02zu", r);
+			snprintf(d.res[r].pattern, sizeof(d.res[r].pattern), "hit");
+			snprintf(d.res[r].mode, sizeof(d.res[r].mode), "latency");
+			d.res[r].median = v;
+		}
+		if (fleet_add(&fl, &d) < 0)
+			break;
+	}
+	free(d.res);
+	CHECK(fleet_judge(&fl) == 0 && fl.nmach == n, "judge %zu machines", fl.nmach);
+	for (size_t i = 0; i < fl.nnamed; i++) {
+		found += fabs(fl.named[i].change - 0.5) < 0.05;
+		CHECK(fl.named[i].machine != odd, "the cell at %.2f spreads named (p %.2g, the gate %.2g)",
+		      fl.named[i].z, fl.named[i].p, fl.threshold);
+	}
+	CHECK(found == planted && fl.nnamed == planted, "%zu named, %zu of the %zu planted", fl.nnamed, found,
+	      planted);
+	fleet_free(&fl);
+}
+
 /* The keys a fleet groups by, as a run records them: the firmware from
  * DMI, and the labels: Slurm's partition and features (a fake scontrol
  * on PATH, inside a job), ATOMCOST_LABELS over them; then read back from
@@ -405,6 +452,7 @@ int main(void)
 {
 	test_generated();
 	test_groups();
+	test_bonferroni();
 	test_keys();
 	test_bad_input();
 	return test_done("fleet");

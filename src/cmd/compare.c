@@ -9,9 +9,10 @@
  * (--fail-on-regression: 1 when a row regressed, for CI scripts).
  * Three or more files, a summary among them, or --cards: the machines side
  * by side, the card's rows one column per machine (compare-n.h). More than
- * COMPARE_N_MAX files, or --fleet: a fleet, each row's median and spread
- * and the machines beyond it named (fleet.h); unreadable files and repeated
- * hosts are skipped and counted, exit 2 when fewer than two remain. */
+ * COMPARE_N_MAX files, or --fleet: a fleet, each row's median and spread,
+ * the groups that moved and the machines beyond it named (fleet.h);
+ * unreadable files and repeated hosts are skipped and counted, exit 2 when
+ * fewer than two remain, --fail-on: 1 when what it names was found. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,12 +95,18 @@ static void compare_rule(FILE *f)
 		"epochs in both files are judged as above (marked, '=' the same, or cannot\n"
 		"tell); other cells are marked only beyond their row's floor: --noise-floor on\n"
 		"hot-line rows, %.0f%% on rows under a pattern, sharing or c2c (docs/fleet.md).\n"
-		"A fleet (--fleet, or more than %d files): per row the fleet's median and robust\n"
-		"spread (%.4g x MAD of the logs); a machine is named where it lies beyond %.1f\n"
-		"spreads, beyond --min-change and, where it has epochs, beyond its own noise,\n"
-		"Benjamini-Hochberg over rows x machines. Files that cannot be read, are not a\n"
-		"summary or repeat a host are named and skipped; exit 2 when fewer than two remain.\n",
-		COMPARE_Q * 100, COMPARE_N_WIDE_FLOOR * 100, COMPARE_N_MAX, FLEET_MAD_SD, FLEET_K);
+		"A fleet (--fleet, or more than %d files), read one summary at a time: per row\n"
+		"the fleet's median and robust spread (%.4g x MAD of the logs). A group (cpu,\n"
+		"microcode, kernel, bios, or a label: partition, features, group; --group-by\n"
+		"KEY for one) moved where its median's 95%% interval lies beyond --min-change\n"
+		"(Benjamini-Hochberg over rows x groups): one line, --members lists it. A\n"
+		"machine is named where it lies beyond %.1f spreads of its reference (the fleet,\n"
+		"or its moved group), beyond --min-change and its own noise, survives\n"
+		"Benjamini-Hochberg over rows x machines and, alone, %.0f%% / their number.\n"
+		"--fail-on outlier|group|any: exit 1 when found. Files that cannot be read,\n"
+		"are not a summary or repeat a host are named and skipped; exit 2 when fewer\n"
+		"than two remain.\n",
+		COMPARE_Q * 100, COMPARE_N_WIDE_FLOOR * 100, COMPARE_N_MAX, FLEET_MAD_SD, FLEET_K, COMPARE_Q * 100);
 }
 
 /* --as X=Y: A's rows of probe X stand for B's rows of probe Y (A's own Y

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# atomcost-gather.sh JOB NODES DEST - bring the summaries that
-# atomcost-array.sbatch's job JOB left in each node's spool to DEST on this
+# atomcost-gather.sh RUN NODES DEST - bring the summaries that
+# atomcost-array.sbatch's run RUN (its array's job id, or the ATOMCOST_RUN
+# it was given) left in each node's spool to DEST on this
 # host, through Slurm itself (no shared file system): one step per node
 # (srun -w NODE cat), its output the file DEST/NODE.summary.json; a node
 # without a summary is named and left out. NODES: a Slurm host list
@@ -9,9 +10,9 @@
 # ATOMCOST_SPOOL as for the array; ATOMCOST_GATHER_PARALLEL steps at once
 # (8). Exit 0 when every node gave its summary, 1 otherwise.
 set -u
-job=${1:?usage: atomcost-gather.sh JOB NODES DEST}
-nodes=${2:?usage: atomcost-gather.sh JOB NODES DEST}
-dest=${3:?usage: atomcost-gather.sh JOB NODES DEST}
+job=${1:?usage: atomcost-gather.sh RUN NODES DEST}
+nodes=${2:?usage: atomcost-gather.sh RUN NODES DEST}
+dest=${3:?usage: atomcost-gather.sh RUN NODES DEST}
 spool=${ATOMCOST_SPOOL:-/var/tmp/atomcost-fleet}/$job
 mkdir -p "$dest" || exit 1
 scontrol show hostnames "$nodes" | xargs -P "${ATOMCOST_GATHER_PARALLEL:-8}" -I{} sh -c '

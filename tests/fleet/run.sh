@@ -195,6 +195,16 @@ cmp -s "$sum" "$ATOMCOST_SPOOL"/*/"$HOSTNAME_S.summary.json" || fail "slurm-arra
 # atomcost had the node's every CPU (a narrowed mask: ", 1 allowed (0)")
 grep '^# topology:' "$ATOMCOST_SPOOL"/*/"$HOSTNAME_S.txt" | grep -q ' allowed (' &&
 	fail "slurm-array: atomcost ran on part of the node: $(grep '^# topology:' "$ATOMCOST_SPOOL"/*/"$HOSTNAME_S.txt")"
+# The page's --nodelist form: one job for the node, in a run of its own
+# name; and a gather of a run the node does not have fails, naming it.
+ATOMCOST_RUN=by-name timeout 120 sbatch --wait --quiet --nodelist="$HOSTNAME_S" --output="$T/by-name.out" \
+	"$SRC/configs/fleet/atomcost-array.sbatch" || fail "sbatch --nodelist with ATOMCOST_RUN: $(cat "$T/by-name.out")"
+"$SRC/configs/fleet/atomcost-gather.sh" by-name "$HOSTNAME_S" "$T/by-name" &&
+	[ -s "$T/by-name/$HOSTNAME_S.summary.json" ] || fail "gather of the run by-name brought nothing"
+"$SRC/configs/fleet/atomcost-gather.sh" no-such-run "$HOSTNAME_S" "$T/none" 2>"$T/none.err" &&
+	fail "gather of a run the node lacks exited 0"
+grep -q "atomcost-gather: $HOSTNAME_S: no summary" "$T/none.err" || fail "gather: no node named: $(cat "$T/none.err")"
+[ -z "$(ls "$T/none")" ] || fail "gather of a run the node lacks left files: $(ls "$T/none")"
 # the node's partition and features, as scontrol had them at run time
 python3 - "$sum" <<'PY' || fail "slurm-array: the summary lacks the node's partition and features"
 import json, sys

@@ -436,6 +436,16 @@ static void test_bad_input(void)
 		      "text says what was skipped");
 		CHECK(c && strstr(c, "skipped,,duplicate host,,"), "csv names the skipped");
 		CHECK(w && strstr(w, "</html>"), "html written");
+		{
+			char *j = TEST_TEXT(fleet_write_json(&fl, false, f));
+			json_t *root = j ? json_loads(j, 0, NULL) : NULL;
+
+			CHECK(root && json_integer_value(json_object_get(root, "machines")) == 2 &&
+			      json_array_size(json_object_get(root, "skipped")) == 4 &&
+			      json_array_size(json_object_get(root, "named")) == 0, "json: 2 machines, 4 skipped, none named");
+			json_decref(root);
+			free(j);
+		}
 		CHECK(fl.nnamed == 0 && fl.tests == 0, "two machines: nothing judged (%zu tested)", fl.tests);
 		free(t);
 		free(c);

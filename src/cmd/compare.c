@@ -28,7 +28,7 @@
 
 struct compare_args {
 	struct compare_n_opts no;	/* side by side; two-way takes the same margins */
-	unsigned format;		/* text, mail, html, csv */
+	unsigned format;		/* text, mail, html, csv, json */
 	bool fail_reg, cards, members;
 	unsigned fail_on;		/* a fleet: none, outlier, group, any */
 	const char *as, *group_by;
@@ -37,8 +37,8 @@ struct compare_args {
 #define A(f) offsetof(struct compare_args, f)
 static const struct cmd_opt compare_opt[] = {
 	{ .name = "format", .type = OPT_CHOICE, .arg = "FMT", .off = A(format), .def = "text",
-	  .choices = "text|mail|html|csv",
-	  .help = "text or mail (72 columns, before - after); side by side: text or html; a fleet: text, html or csv" },
+	  .choices = "text|mail|html|csv|json",
+	  .help = "text or mail (72 columns, before - after); side by side: text or html; a fleet: text, html, csv or json" },
 	{ .name = "min-change", .type = OPT_PCT, .arg = "PCT", .off = A(no.min_change),
 	  .min = NOISE_FLOOR_MIN * 100, .max = 100,
 	  .help = "the practical margin, never lower: smaller changes are not worth a verdict" },
@@ -70,7 +70,7 @@ static const struct cmd_opt compare_opt[] = {
 static const struct cmd_opts compare_cmd = {
 	.usage = "usage: atomcost compare A.json[,A2.json...] B.json[,B2.json...] [options]\n"
 		 "       atomcost compare A.json B.json C.json ... [--format text|html] [--all]\n"
-		 "       atomcost compare --fleet FILE... [--format text|html|csv] [--all] [--members]\n"
+		 "       atomcost compare --fleet FILE... [--format text|html|csv|json] [--all] [--members]\n"
 		 "                [--group-by KEY] [--fail-on outlier|group|any]\n",
 	.opt = compare_opt, .n = ARRAY_SIZE(compare_opt), .max_operands = -1,
 };
@@ -224,7 +224,7 @@ static int compare_side_by_side(char **files, size_t n, const struct compare_n_o
 static int compare_fleet(char **files, size_t n, const struct compare_args *a)
 {
 	static int (*const write[])(const struct fleet *f, bool members, FILE *out) = {
-		fleet_write_text, NULL, fleet_write_html, fleet_write_csv,
+		fleet_write_text, NULL, fleet_write_html, fleet_write_csv, fleet_write_json,
 	};
 	struct fleet f;
 	int ret = fleet_init(&f, &a->no, a->group_by), code = EXIT_OK;
@@ -301,7 +301,7 @@ int cmd_compare(int argc, char **argv)
 		a.cards = !strchr(argv[i], ',') && report_is_summary(argv[i]);
 	if (a.no.fleet || n > COMPARE_N_MAX) {
 		if (a.fail_reg || a.as || a.cards || a.format == 1) {
-			pr_err("compare: a fleet takes --format text|html|csv, --min-change, --all, --members, --group-by and --fail-on; --fail-on-regression, --as, --cards and --format mail are for two or a few files");
+			pr_err("compare: a fleet takes --format text|html|csv|json, --min-change, --all, --members, --group-by and --fail-on; --fail-on-regression, --as, --cards and --format mail are for two or a few files");
 			return EXIT_USAGE;
 		}
 		return compare_fleet(argv + optind, (size_t)n, &a);
@@ -311,8 +311,8 @@ int cmd_compare(int argc, char **argv)
 		       COMPARE_N_MAX);
 		return EXIT_USAGE;
 	}
-	if (a.format == 3) {
-		pr_err("compare: --format csv is for a fleet (--fleet, or more than %d files)", COMPARE_N_MAX);
+	if (a.format >= 3) {
+		pr_err("compare: --format csv and json are for a fleet (--fleet, or more than %d files)", COMPARE_N_MAX);
 		return EXIT_USAGE;
 	}
 	if (n >= 3 || a.cards) {

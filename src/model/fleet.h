@@ -119,5 +119,6 @@ bool fleet_result_row(const struct fleet_row *r);
 int fleet_write_text(const struct fleet *f, bool members, FILE *out);
 int fleet_write_csv(const struct fleet *f, bool members, FILE *out);
 int fleet_write_html(const struct fleet *f, bool members, FILE *out);
+int fleet_write_json(const struct fleet *f, bool members, FILE *out);
 
 #endif

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* report/fleet.c - a fleet compare (fleet.h) as text, CSV and HTML: the
+/* report/fleet.c - a fleet compare (fleet.h) as text, CSV, HTML and JSON: the
  * groups that moved, the machines named (largest change first), the rows'
  * medians and spreads. Formats what fleet_judge decided, never judges. */
 #include "fleet.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
 
 #include "build-config.h"
@@ -359,4 +360,105 @@ int fleet_write_html(const struct fleet *f, bool members, FILE *out)
 	fputs("</table>\n<p class=\"note\">Written by atomcost " ATOMCOST_VERSION "; self-contained, no scripts.</p>\n"
 	      "</body></html>\n", out);
 	return ferror(out) ? -EIO : 0;
+}
+
+/* ---- JSON: the same verdicts and rows, for scripts ------------------------ */
+
+/* A number, or null where it is not one (an infinite z over no spread). */
+static json_t *num_json(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *rows_json(const struct fleet *f)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < f->nrows; i++) {
+		const struct fleet_row *s = &f->row[i];
+
+		if (shown(f, i))
+			json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:b, s:I}",
+				"section", compare_n_section(&s->head), "row", s->head.label, "unit", s->head.unit,
+				"machines", (json_int_t)s->n, "median", num_json(s->median), "p10", num_json(s->p10),
+				"p90", num_json(s->p90), "spread", num_json(s->spread), "judged", s->judged,
+				"named", (json_int_t)s->named));
+	}
+	return a;
+}
+
+static json_t *moved_json(const struct fleet *f, bool members)
+{
+	json_t *a = json_array();
+	char name[160];
+
+	for (size_t i = 0; a && i < f->nshift; i++) {
+		const struct fleet_shift *g = &f->shift[i];
+		const struct fleet_row *s = &f->row[g->row];
+		json_t *o, *m = members ? json_array() : NULL;
+
+		group_name(f, g, name, sizeof(name));
+		for (size_t j = 0; m && j < f->nmach; j++)
+			if (member(f, g, j))
+				json_array_append_new(m, json_string(f->mach[j].name));
+		o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "group", name,
+			      "key", f->dim[g->dim].key, "value", f->dim[g->dim].value[g->value], "section",
+			      compare_n_section(&s->head), "row", s->head.label, "unit", s->head.unit, "machines",
+			      (json_int_t)g->n, "median", num_json(g->median), "fleet_median", num_json(s->median),
+			      "change", num_json(g->change), "lo", num_json(g->lo), "hi", num_json(g->hi), "z",
+			      num_json(g->z), "p", num_json(g->p));
+		if (o && m)
+			json_object_set_new(o, "members", m);
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+static json_t *named_json(const struct fleet *f)
+{
+	json_t *a = json_array();
+	char name[160];
+
+	for (size_t i = 0; a && i < f->nnamed; i++) {
+		const struct fleet_named *nm = &f->named[i];
+		const struct fleet_row *s = &f->row[nm->row];
+		const struct fleet_shift *g = named_group(f, nm);
+
+		if (g)
+			group_name(f, g, name, sizeof(name));
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:s, s:o, s:o, s:o}", "machine",
+			f->mach[nm->machine].name, "section", compare_n_section(&s->head), "row", s->head.label, "unit",
+			s->head.unit, "value", num_json(nm->v), "reference", num_json(nm->ref), "against",
+			g ? name : "fleet", "change", num_json(nm->change), "z", num_json(nm->z), "p", num_json(nm->p)));
+	}
+	return a;
+}
+
+int fleet_write_json(const struct fleet *f, bool members, FILE *out)
+{
+	json_t *keys = json_object(), *skipped = json_array(), *root;
+	char rule[4096];
+	int ret;
+
+	for (size_t d = 0; keys && d < f->ndim; d++) {
+		json_t *v = json_object();
+
+		for (size_t k = 0; v && k < f->dim[d].nvalue; k++)
+			json_object_set_new(v, f->dim[d].value[k], json_integer((json_int_t)f->dim[d].count[k]));
+		json_object_set_new(keys, f->dim[d].key, v);
+	}
+	for (size_t i = 0; skipped && i < f->nskip; i++)
+		json_array_append_new(skipped, json_pack("{s:s, s:s}", "path", f->skip[i].path, "why", f->skip[i].why));
+	fleet_rule(f, rule, sizeof(rule));
+	root = json_pack("{s:s, s:I, s:I, s:I, s:o, s:o, s:s, s:{s:I, s:o, s:I, s:o}, s:o, s:o, s:o}", "schema",
+			 "atomcost-fleet/1", "machines", (json_int_t)f->nmach, "rows", (json_int_t)f->nrows, "files",
+			 (json_int_t)f->files, "skipped", skipped, "keys", keys, "rule", rule, "tests", "cells",
+			 (json_int_t)f->tests, "cells_p", num_json(f->threshold), "groups", (json_int_t)f->gtests,
+			 "groups_p", num_json(f->gthreshold), "moved", moved_json(f, members), "named", named_json(f),
+			 "rows_shown", rows_json(f));
+	if (!root)
+		return -ENOMEM;
+	ret = json_dumpf(root, out, JSON_INDENT(1) | JSON_REAL_PRECISION(6)) < 0 || fputc('\n', out) == EOF ? -EIO : 0;
+	json_decref(root);
+	return ret || ferror(out) ? -EIO : 0;
 }

@@ -7,7 +7,7 @@
 # The default view (no --all) names each planted cell in its result row and
 # the group as one line, and nothing else; --members lists the group's 10
 # machines; --fail-on outlier|group|any exits 1, none 0, and 0 on a quiet
-# fleet; the CSV has the same; --group-by kernel finds no group (the
+# fleet; the CSV and the JSON have the same; --group-by kernel finds no group (the
 # members are then named one by one) and an unknown key exits 2.
 # Deterministic (a fixed seed). Exit 0 pass, 1 fail, 77 skip.
 set -u
@@ -62,6 +62,21 @@ grep -q "^moved,every result line (median),$group_row,cycles,,microcode 0xffff,1
 [ "$(grep -c '^member,' "$T/csv")" = 10 ] || bad "csv: $(grep -c '^member,' "$T/csv") member lines, want 10"
 [ "$(grep -c '^named,' "$T/csv")" = 6 ] || bad "csv: $(grep -c '^named,' "$T/csv") named lines, want 6"
 
+"$A" compare --fleet --format json --members "$T"/fleet/*.json >"$T/json" 2>/dev/null
+python3 - "$T/json" "$T/planted.tsv" <<'PY' || bad "json: the verdicts differ from the planted ones"
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = sorted(["cell\t%s\t%s" % (n["machine"], n["row"]) for n in d["named"]] +
+             ["group\t%s\t%s" % (g["group"], g["row"]) for g in d["moved"]])
+want = sorted(open(sys.argv[2]).read().splitlines())
+ok = got == want and d["machines"] == 40 and len(d["moved"][0]["members"]) == 10 and d["tests"]["cells"] > 0
+print("json: %d named, %d moved%s" % (len(d["named"]), len(d["moved"]), "" if ok else ": %s" % got))
+sys.exit(not ok)
+PY
+"$A" compare --format json "$T"/fleet/host-0000[012].summary.json >/dev/null 2>&1
+rc=$?
+[ $rc = 2 ] || bad "--format json side by side: exit $rc, want 2"
+
 "$A" compare --fleet --group-by kernel "$T"/fleet/*.json >"$T/kernel" 2>/dev/null
 grep -q '^## groups that moved: 0 ' "$T/kernel" || bad "--group-by kernel: a group moved: $(grep -A2 '^## groups' "$T/kernel")"
 [ "$(grep -c "^  host-[0-9]*: $group_row: " "$T/kernel")" = 10 ] || bad "--group-by kernel: the group's 10 machines not named one by one"
@@ -72,5 +87,5 @@ rc=$?
 rc=$?
 [ $rc = 2 ] || bad "--members without a fleet: exit $rc, want 2"
 
-[ $fails = 0 ] && echo "PASS: the planted cells and group named (default view), --members, --fail-on, csv, --group-by"
+[ $fails = 0 ] && echo "PASS: the planted cells and group named (default view), --members, --fail-on, csv, json, --group-by"
 exit $fails

@@ -14,6 +14,7 @@
 #define AC_MEM_BYTES 4096
 
 struct kmem_cache;
+struct task_struct;
 
 /* One run's state, handed to every call of a probe's loop. */
 struct ac_ctx {
@@ -25,6 +26,14 @@ struct ac_ctx {
 	u64 allocated, freed;	/* objects, alloc probes */
 	u64 alloc_errors;	/* bulk calls that returned fewer than asked */
 	bool irqs_in;		/* irqs_disabled() inside the probe's own section */
+	/* A long sample's stop (kthread.c, ac_stopping): the request's wall
+	 * bound (jiffies), the writing task (blocked in its write until the
+	 * run ends, so alive) whose fatal signal stops the run, set when its
+	 * CPU goes offline, and why it stopped (0, -EINTR, -ETIME, -ENODEV). */
+	unsigned long deadline;
+	struct task_struct *writer;
+	bool cpu_gone;
+	int stop;
 };
 
 /* Where irqs are off: AC_IRQS_RUNNER, the runner holds them off around the
@@ -47,19 +56,21 @@ struct ac_probe {
 };
 
 /* fn(c, iters): iters x n copies of op (i: the copy's index, a constant
- * once unrolled), then tail, which runs also at 0 iterations and so belongs
- * to the fixed overhead; fn_what: op's text as written (AC_LOOP stringifies
+ * once unrolled), each iteration after pre (AC_LOOP_ON's stop check), then
+ * tail, which runs also at 0 iterations and so belongs to the fixed
+ * overhead; fn_what: op's text as written (AC_LOOP stringifies
  * it before it expands), what the probe times. p is laundered each iteration
  * so the compiler cannot hoist address arithmetic out of the loop. n is a
  * literal (the pragma's). */
 #define AC_PRAGMA_(x) _Pragma(#x)
-#define AC_LOOP_N(fn, n, what, decl, op, tail)				\
+#define AC_LOOP_N(fn, n, what, decl, pre, op, tail)			\
 	static const char fn##_what[] __maybe_unused = what;			\
 	static noinline void fn(struct ac_ctx *c, u64 iters)			\
 	{									\
 		u8 *p = c->mem;							\
 		decl;								\
 		for (u64 it = 0; it < iters; it++) {				\
+			pre;							\
 			asm volatile("" : "+r"(p));				\
 			AC_PRAGMA_(GCC unroll n)				\
 			for (unsigned int i = 0; i < (n); i++) {		\
@@ -68,16 +79,25 @@ struct ac_probe {
 		}								\
 		tail;								\
 	}
-#define AC_LOOP(fn, decl, op, tail) AC_LOOP_N(fn, 64, #op, decl, op, tail)
+#define AC_LOOP(fn, decl, op, tail) AC_LOOP_N(fn, 64, #op, decl, , op, tail)
 /* Probes that save the flags themselves unroll less: objtool tracks at most
  * 31 nested pushf (local_irq_save) in one function. */
 #define AC_OWN_UNROLL 16
-#define AC_LOOP_OWN(fn, decl, op, tail) AC_LOOP_N(fn, 16, #op, decl, op, tail)
+#define AC_LOOP_OWN(fn, decl, op, tail) AC_LOOP_N(fn, 16, #op, decl, , op, tail)
+/* Probes with irqs and preemption on (the allocator's) can run long: each
+ * iteration first asks whether the sample must stop (docs/kernel.md, "Stop
+ * means stop"); a stopped sample is dropped, never reported. */
+#define AC_LOOP_ON(fn, decl, op, tail)						\
+	AC_LOOP_N(fn, 64, #op, decl, if (ac_stopping(c)) break, op, tail)
+
+/* Whether a long sample must stop now (the writer killed, the wall bound
+ * passed, its CPU going offline); sets c->stop to why. kthread.c. */
+bool ac_stopping(struct ac_ctx *c);
 
 /* The i-th op's line in a throughput form. */
 #define AC_LINE(p, i) ((p) + (i) % AC_LINES * AC_LINE_BYTES)
 
-extern const struct ac_probe ac_op_probes[], ac_prim_probes[];
-extern const unsigned int ac_op_nprobes, ac_prim_nprobes;
+extern const struct ac_probe ac_op_probes[], ac_kfn_probes[], ac_prim_probes[];
+extern const unsigned int ac_op_nprobes, ac_kfn_nprobes, ac_prim_nprobes;
 
 #endif

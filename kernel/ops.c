@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: MIT
 /* ops.c - the probes whose op is one of src/arch's definitions, the very
  * asm statements the user-space probes time (probes/bitops.c,
- * probes/cmpxchg.c), here run inside the kernel with irqs off.
+ * probes/cmpxchg.c), here run inside the kernel with irqs off: NAME:asm,
+ * each beside the kernel's own NAME (kops.c).
  *
  * Latency form: the same word every op (a memory chain); throughput form
  * ("<name>:tput"): op i on line i % AC_LINES. cmpxchg always succeeds (the
- * word and the expected value are 0), so every op writes. With the runner's
- * irqs off these are also the 2007 test's cmpxchg and cmpxchg_local "with
- * irqs off"; its "irq save/restore" is prims.c's local_irq_save:store. */
+ * word and the expected value are 0), so every op writes. */
 #include <linux/types.h>
 
 #include "arch/arch.h"
@@ -25,10 +24,10 @@ AC_LOOP(cmpxchg_local_lat, u64 a = c->scratch, a = arch_cmpxchg_nl(p, a, a), SIN
 AC_LOOP(cmpxchg_local_tput, u64 a = c->scratch, a = arch_cmpxchg_nl(AC_LINE(p, i), a, a), SINK(a))
 
 #define OP_PAIR(nm, tw, insn)							\
-	{ .name = #nm, .twin = #tw, .analog = #nm, .what = insn, .fn = nm##_lat, \
-	  .ops = AC_UNROLL, .irqs = AC_IRQS_RUNNER },				\
-	{ .name = #nm ":tput", .twin = #tw ":tput", .analog = #nm, .what = insn, \
-	  .fn = nm##_tput, .ops = AC_UNROLL, .irqs = AC_IRQS_RUNNER }
+	{ .name = #nm ":asm", .twin = #tw ":asm", .analog = #nm, .what = insn,	\
+	  .fn = nm##_lat, .ops = AC_UNROLL, .irqs = AC_IRQS_RUNNER },		\
+	{ .name = #nm ":asm:tput", .twin = #tw ":asm:tput", .analog = #nm,	\
+	  .what = insn, .fn = nm##_tput, .ops = AC_UNROLL, .irqs = AC_IRQS_RUNNER }
 
 const struct ac_probe ac_op_probes[] = {
 	OP_PAIR(set_bit, __set_bit, ARCH_INSN_SET_BIT_IMM),

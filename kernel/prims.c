@@ -67,16 +67,17 @@ AC_LOOP(bit_spin_lock_fn, , bit_spin_lock(0, &ac_bits); bit_spin_unlock(0, &ac_b
 AC_LOOP(__bit_spin_unlock_fn, , bit_spin_lock(0, &ac_bits); __bit_spin_unlock(0, &ac_bits), )
 
 /* kmem_cache_alloc then kmem_cache_free of one object, AC_UNROLL times. */
-AC_LOOP(kmem_cache_alloc_fn, void *o,
+AC_LOOP_ON(kmem_cache_alloc_fn, void *o,
 	o = kmem_cache_alloc(c->cache, GFP_KERNEL);
 	if (o) { c->allocated++; kmem_cache_free(c->cache, o); c->freed++; }
 	else { c->alloc_errors++; }, )
 
 /* One round per iteration: kmem_cache_alloc_bulk of c->bulk objects, then
- * kmem_cache_free_bulk of what it returned (6.1 returns all or 0). */
+ * kmem_cache_free_bulk of what it returned (6.1 returns all or 0). Each
+ * round first asks whether to stop, as AC_LOOP_ON. */
 static noinline void kmem_cache_bulk_fn(struct ac_ctx *c, u64 iters)
 {
-	for (u64 it = 0; it < iters; it++) {
+	for (u64 it = 0; it < iters && !ac_stopping(c); it++) {
 		int got = kmem_cache_alloc_bulk(c->cache, GFP_KERNEL, c->bulk, c->objs);
 
 		if (got < 0)

@@ -118,8 +118,8 @@ static void chains(struct calibration *c)
  * timing then describes the translator, not the CPU. The kernel's
  * /proc/cpuinfo describes the real CPU, and qemu-user (7.2) passes it
  * through: an x86 description under an arm64 binary, or the reverse, gives
- * the emulator away, and qemu's TCG (full-system, a kernel suite's guest)
- * names itself in the model name of its "max" CPU. The timing itself is
+ * the emulator away. Full-system emulation (qemu's TCG, a kernel suite's
+ * guest) is machine_checks'. The timing itself is
  * checked too: a translated add chain and multiply chain run at the same
  * speed, so their ratio misses the multiply latency (that alone only makes
  * the calibration untrustworthy). */
@@ -128,13 +128,12 @@ static void cpuinfo_checks(struct calibration *c)
 	static char why[160];
 	FILE *f = fopen("/proc/cpuinfo", "r");
 	char line[4096];
-	bool x86 = false, arm = false, flags = false, tcg = false;
+	bool x86 = false, arm = false, flags = false;
 
 	c->timer_invariant = !ARCH_TIMER_IS_CYCLE_CLOCK;
 	while (f && fgets(line, sizeof(line), f)) {
 		x86 |= !strncmp(line, "vendor_id", 9);
 		arm |= !strncmp(line, "CPU implementer", 15);
-		tcg |= !strncmp(line, "model name", 10) && strstr(line, " TCG ");
 		if (ARCH_TIMER_IS_CYCLE_CLOCK && !flags && !strncmp(line, "flags", 5)) {
 			flags = true;
 			c->timer_invariant = strstr(line, " constant_tsc") && strstr(line, " nonstop_tsc");
@@ -143,9 +142,7 @@ static void cpuinfo_checks(struct calibration *c)
 	if (f)
 		fclose(f);
 	why[0] = '\0';
-	if (tcg)
-		snprintf(why, sizeof(why), "qemu TCG (its CPU model name in /proc/cpuinfo)");
-	else if (!strcmp(ARCH_NAME, "aarch64") && x86 && !arm)
+	if (!strcmp(ARCH_NAME, "aarch64") && x86 && !arm)
 		snprintf(why, sizeof(why), "/proc/cpuinfo describes an x86 CPU under this %s binary (qemu-user?)",
 			 ARCH_NAME);
 	else if (!strcmp(ARCH_NAME, "x86_64") && arm && !x86)
@@ -155,6 +152,52 @@ static void cpuinfo_checks(struct calibration *c)
 		snprintf(why, sizeof(why), "QEMU_LD_PREFIX is set (qemu-user?)");
 	c->emulation = why;
 	c->emulated = why[0] != '\0';
+}
+
+/* The first line of a sysfs or procfs file, "" if none. */
+static void first_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+
+	buf[0] = '\0';
+	if (f && fgets(buf, (int)len, f))
+		buf[strcspn(buf, "\n")] = '\0';
+	if (f)
+		fclose(f);
+}
+
+/* Full-system emulation, from what the machine is rather than from a model
+ * string (qemu names TCG in its model name only for -cpu max): the CPU's
+ * hypervisor leaf (qemu's TCG answers "TCGTCGTCGTCG" for every -cpu model,
+ * qemu 7.2 checked with qemu64 and max; "KVMKVMKVM" and the other
+ * hypervisors that name themselves run the real CPU). Where the leaf says
+ * nothing (arm64 has none for user space; a leaf hidden or empty), DMI or
+ * the device tree saying qemu, with a multiply chain that runs as fast as
+ * the add chain (translated code: a real multiply has its latency), is
+ * TCG. Runs after chains(). */
+static void machine_checks(struct calibration *c)
+{
+	static char why[160];
+	char sig[13], vendor[64], dt[64];
+	int hv = arch_hypervisor_sig(sig);
+
+	if (c->emulated)
+		return;
+	if (hv > 0 && !strcmp(sig, "TCGTCGTCGTCG")) {
+		snprintf(why, sizeof(why), "qemu TCG (CPUID leaf 0x40000000 says %s)", sig);
+	} else if (hv <= 0 || !sig[0]) {
+		first_line("/sys/class/dmi/id/sys_vendor", vendor, sizeof(vendor));
+		first_line("/proc/device-tree/compatible", dt, sizeof(dt));	/* its first string */
+		if ((strstr(vendor, "QEMU") || strstr(dt, "linux,dummy-virt")) && c->mul_cycles > 0 &&
+		    c->mul_cycles < ARCH_MUL_LATENCY / 2.0)
+			snprintf(why, sizeof(why), "qemu (%s) without a hypervisor leaf, its multiply chain at "
+				 "%.2f cycles as fast as an add: TCG", vendor[0] ? "DMI" : "device tree",
+				 c->mul_cycles);
+	}
+	if (why[0]) {
+		c->emulation = why;
+		c->emulated = true;
+	}
 }
 
 int clock_calibrate(struct calibration *c, int cpu_os)
@@ -167,9 +210,6 @@ int clock_calibrate(struct calibration *c, int cpu_os)
 	c->cpu_os = cpu_os;
 	c->timer = arch_timer_name();
 	cpuinfo_checks(c);
-	if (c->emulated)
-		pr_warn("calibrate: running under emulation: %s: timings measure the emulator, not this CPU",
-			c->emulation);
 
 	spin_ns(20000000ull);
 	for (int i = 0; i < CLOCK_FREQ_REPEATS; i++)
@@ -196,6 +236,10 @@ int clock_calibrate(struct calibration *c, int cpu_os)
 		       c->ticks_per_cycle);
 		return -EIO;
 	}
+	machine_checks(c);
+	if (c->emulated)
+		pr_warn("calibrate: running under emulation: %s: timings measure the emulator, not this CPU",
+			c->emulation);
 	c->chain_agreement = fabs(c->ticks_per_cycle_mul - c->ticks_per_cycle) / c->ticks_per_cycle;
 	c->core_hz = c->timer_hz / c->ticks_per_cycle;
 	c->cycle_source = "dependent add chain against the timer (no PMU cycles)";

@@ -252,7 +252,13 @@ static char *kmod_request(const char *probe, int cpu, size_t samples, uint64_t i
 	if (fd >= 0 && write(fd, line, (size_t)len) == len)
 		text = kmod_read(KMOD_DIR "/run");
 	if (!text)
-		pr_err(KMOD_WHO ": %s: '%.*s' through %s/run: %s", probe, len - 1, line, KMOD_DIR, strerror(errno));
+		pr_err(KMOD_WHO ": %s: '%.*s' through %s/run: %s%s", probe, len - 1, line, KMOD_DIR, strerror(errno),
+		       errno == E2BIG ? " (the request's memory passes the module's 256 MiB cap: fewer samples "
+					"or a smaller N; docs/kernel.md)" :
+		       errno == ENOMEM ? " (the request's memory passes 1/16 of MemAvailable: free memory, or "
+					 "fewer samples or a smaller N; docs/kernel.md)" :
+		       errno == ERANGE ? " (a number out of its range: docs/kernel.md)" :
+		       errno == ENXIO ? " (the CPU is offline)" : "");
 	if (fd >= 0)
 		close(fd);
 	return text;
@@ -261,7 +267,7 @@ static char *kmod_request(const char *probe, int cpu, size_t samples, uint64_t i
 /* A run's text (docs/kernel.md) parsed. */
 struct kout {
 	char twin[64], analog[64], what[140], form[8];
-	unsigned long long iters, ops, overhead, cpus;
+	unsigned long long iters, ops, overhead, cpus, iters_asked;
 	long err;
 	size_t n;
 	double *a, *b;		/* per sample: t_N and t_2N, or the alloc and free phases */
@@ -272,6 +278,7 @@ static int kmod_parse(char *text, struct kout *k)
 {
 	const struct { const char *key; unsigned long long *v; } num[] = {
 		{ "iters", &k->iters }, { "ops", &k->ops }, { "overhead", &k->overhead }, { "cpus", &k->cpus },
+		{ "iters_asked", &k->iters_asked },
 	};
 	size_t lines = 1;
 	char *save = NULL, *v;
@@ -316,11 +323,12 @@ static int kmod_parse(char *text, struct kout *k)
 static void kmod_identity(struct result *r, const char *probe, const struct kout *k, bool free_phase,
 			  const struct calibration *cal)
 {
-	const char *tput = strstr(probe, ":tput");
+	const char *tput = strstr(probe, ":tput"), *ttput = strstr(k->twin, ":tput");
 	int len = tput ? (int)(tput - probe) : (int)strlen(probe);
 
 	snprintf(r->name, sizeof(r->name), "%.*s%s", len, probe, free_phase ? ":free" : "");
-	snprintf(r->twin, sizeof(r->twin), "%.*s", (int)strcspn(k->twin, ":"), k->twin);
+	snprintf(r->twin, sizeof(r->twin), "%.*s", ttput ? (int)(ttput - k->twin) : (int)strlen(k->twin),
+		 k->twin);
 	snprintf(r->user_analog, sizeof(r->user_analog), "%s", k->analog);
 	snprintf(r->family, sizeof(r->family), "kernel");
 	snprintf(r->insn, sizeof(r->insn), "%s%s", k->what,
@@ -391,8 +399,9 @@ static int kmod_size(struct kpick *p, const struct run_opts *o, const struct cal
 		return -EIO;
 	}
 	phases = !strcmp(k.form, "phases");
-	per_iter = phases ? (k.a[k.n - 1] + k.b[k.n - 1]) / KMOD_PILOT_ITERS :
-			    (k.b[k.n - 1] - (double)k.overhead) / (2 * KMOD_PILOT_ITERS);
+	/* k.iters: the module may lower N (docs/kernel.md) */
+	per_iter = phases ? (k.a[k.n - 1] + k.b[k.n - 1]) / (double)k.iters :
+			    (k.b[k.n - 1] - (double)k.overhead) / (2.0 * (double)k.iters);
 	per_iter = fmax(per_iter, 1.0);
 	p->iters = (uint64_t)fmin(fmax(o->sample_us * 1e-6 * cal->timer_hz / per_iter, 1), KMOD_MAX_ITERS);
 	cap = fmin((double)o->max_samples, KMOD_MAX_SAMPLES / (double)(k.cpus ? k.cpus : 1));
@@ -409,7 +418,7 @@ static int kmod_size(struct kpick *p, const struct run_opts *o, const struct cal
 /* Round r of rounds: the share of p's samples that falls in it (spread
  * evenly), appended to p->k. A failed request is said, and the probe keeps
  * what it has. */
-static void kmod_round(struct kpick *p, size_t r, size_t rounds)
+static void kmod_round(struct kpick *p, size_t r, size_t rounds, struct report *rep)
 {
 	size_t take = p->samples * (r + 1) / rounds - p->samples * r / rounds;
 	struct kout k = { 0 }, acc = p->k;
@@ -419,8 +428,18 @@ static void kmod_round(struct kpick *p, size_t r, size_t rounds)
 		p->samples = take ? 0 : p->samples;
 		goto out;
 	}
-	if (k.err)
+	if (k.err == -ENODEV) {
+		pr_warn(KMOD_WHO ": %s: CPU %d went offline during the run: stopped there (err %ld, %zu sample lines)",
+			p->name, p->arg, k.err, k.n);
+		rep->partial = true;
+		snprintf(rep->partial_reason, sizeof(rep->partial_reason), "CPU %d went offline", p->arg);
+		p->samples = 0;
+	} else if (k.err) {
 		pr_warn(KMOD_WHO ": %s: the run stopped early (err %ld, %zu sample lines)", p->name, k.err, k.n);
+	}
+	if (!r && k.iters < k.iters_asked)
+		pr_warn(KMOD_WHO ": %s: N lowered from %llu to %llu: the module keeps irqs or preemption off "
+			"under 1 ms per sample", p->name, k.iters_asked, k.iters);
 	memcpy(acc.a + acc.n, k.a, k.n * sizeof(double));
 	memcpy(acc.b + acc.n, k.b, k.n * sizeof(double));
 	p->k = k;	/* the probe's identity and iterations: every round's alike */
@@ -462,7 +481,7 @@ static int kmod_rounds(char **names, size_t np, int cpu, struct topo *t, const s
 			} else if (pk[i].samples) {
 				if (o->progress)
 					fprintf(stderr, "\r\033[K[%zu/%zu] %s (kernel)", r + 1, rounds, pk[i].name);
-				kmod_round(&pk[i], r, rounds);
+				kmod_round(&pk[i], r, rounds, rep);
 			}
 		}
 	for (size_t i = 0; pk && i < np; i++) {

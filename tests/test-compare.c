@@ -141,14 +141,6 @@ static void test_estimate(void)
 		      sw2 / 4);
 	}
 	CHECK(compare_estimate(v, one, 1, &e) == -EINVAL, "one replicate is not a spread");
-	/* F against the tables: F(0.95; 2, 6) 5.143, (0.95; 3, 8) 4.066,
-	 * (0.95; 1, 10) 4.965, (0.75; 2, 6) 1.762, (0.99; 5, 10) 5.636 */
-	CHECK(fabs(compare_f_upper(5.143, 2, 6) - 0.05) < 1e-4 && fabs(compare_f_upper(4.066, 3, 8) - 0.05) < 1e-4 &&
-		      fabs(compare_f_upper(4.965, 1, 10) - 0.05) < 1e-4 &&
-		      fabs(compare_f_upper(1.762, 2, 6) - 0.25) < 1e-4 &&
-		      fabs(compare_f_upper(5.636, 5, 10) - 0.01) < 1e-4 && compare_f_upper(0, 3, 3) == 1,
-	      "F upper tail: %.5f %.5f %.5f %.5f %.5f", compare_f_upper(5.143, 2, 6), compare_f_upper(4.066, 3, 8),
-	      compare_f_upper(4.965, 1, 10), compare_f_upper(1.762, 2, 6), compare_f_upper(5.636, 5, 10));
 	v[2] = 0;
 	CHECK(compare_estimate(v, one, 4, &e) == -EINVAL, "a replicate <= 0 has no log");
 }
@@ -302,16 +294,16 @@ static void test_one_report(void)
 	compare_verdict_text(x, v, sizeof(v));
 	CHECK(x && x->verdict == CMP_REGRESSED && fabs(x->ratio - 1.2) < 0.03,
 	      "(a) x1.2 hot row flagged with one report per side: %s (p %.2g, threshold %.2g)", v, x ? x->p : 0,
-	      c.threshold);
-	CHECK(c.regressed == 2 && c.improved == 0 && c.tested == NROWS / 5,
+	      c.threshold[0]);
+	CHECK(c.regressed == 2 && c.improved == 0 && c.tested == NROWS && c.family_tested[0] == NROWS / 5,
 	      "(a) exactly the two injected rows: %zu regressed, %zu improved of %zu tested", c.regressed,
 	      c.improved, c.tested);
-	/* pattern rows: one process a side cannot show how far they move
-	 * between processes (their sizes are the process's) */
+	/* pattern rows with one process a side: tested, their process part
+	 * from the rows' changes beyond their kind's shift */
 	x = row(&c, "probe001", "dep", MODE_LATENCY);
-	compare_verdict_text(x, v, sizeof(v));
-	CHECK(x && x->unsettled && c.untested == NROWS - NROWS / 5 && !strcmp(v, "cannot tell (one process a side)"),
-	      "(a) pattern rows untested with one process a side: %s (%zu untested)", v, c.untested);
+	CHECK(x && !x->unsettled && c.untested == 0 && x->kind >= 0 &&
+		      c.kinds[x->kind].source == PHI_BETWEEN && isfinite(x->detect),
+	      "(a) pattern rows tested with one process a side (%zu untested)", c.untested);
 	x = row(&c, "probe010", "hit", MODE_LATENCY);
 	CHECK(x && x->detect > x->margin && x->detect < 0.2, "(a) a hot row could detect %.1f%%",
 	      x ? x->detect * 100 : 0);
@@ -333,6 +325,8 @@ static void test_one_report(void)
 		CHECK(sum && strstr(buf, "unchanged") == NULL && strstr(buf, "cannot tell below") &&
 			      strstr(buf, "same within 3.0%") && strstr(sum, " 0 regressed, 0 improved"),
 		      "(c) text: verdicts with their figures");
+		if (getenv("SHOWC"))
+			printf("%s\n", buf);
 		free(buf);
 	}
 	compare_free(&c);
@@ -398,8 +392,8 @@ static void test_three_reports(void)
 	report_free(&a);
 
 	/* process means far apart (a process level of 5%, epochs 0.2%): the
-	 * process level carries the variance, and a 10% change with only 3
-	 * processes is not overclaimed from the tight epochs */
+	 * kind's process part carries the variance, and a 5% change with only
+	 * 3 processes is not overclaimed from the tight epochs */
 	specs(sp, 20, 0.002, 0.002, 0.05);
 	sp[0].factor = 1.05;
 	make_side(&a, sp, 20, 3, 3, 0.6, false, 21);
@@ -408,9 +402,10 @@ static void test_three_reports(void)
 	{
 		const struct compare_row *x = row(&c, "probe000", NULL, MODE_LATENCY);
 
-		CHECK(x && x->basis == BASIS_PROCESSES && x->df == 4 && x->verdict == CMP_CANNOT_TELL && flagged(&c) == 0,
-		      "processes 5%% apart, epochs 0.2%%: basis %d, pooled df %.1f (4), %zu flagged", x ? (int)x->basis : -1,
-		      x ? x->df : 0, flagged(&c));
+		CHECK(x && x->verdict == CMP_CANNOT_TELL && flagged(&c) == 0 && c.kinds[x->kind].source == PHI_WITHIN &&
+			      c.kinds[x->kind].phi > 100,
+		      "processes 5%% apart, epochs 0.2%%: phi %.0f (%d), %zu flagged", x ? c.kinds[x->kind].phi : 0,
+		      x ? (int)c.kinds[x->kind].source : -1, flagged(&c));
 	}
 	compare_free(&c);
 	report_free(&b);
@@ -461,6 +456,8 @@ static void test_same_needs_equivalence(void)
 	CHECK(x && x->verdict == CMP_CANNOT_TELL && !strncmp(v, "cannot tell below ", 18) && x->detect > 0.1 &&
 		      fabs(x->ratio - 1.01) < 0.002,
 	      "(e) +1%% at 8%% spread, inside the margin: %s, not same (TOST p %.2f)", v, x ? x->p_same : 0);
+	CHECK(x && (x->more_runs > 1 || x->more_runs == -2) && (strstr(v, " runs)") || strstr(v, "(>20 runs)")),
+	      "(e) and says how many more reports a side would judge it: %s", v);
 	CHECK(c.same == 1 && c.cannot_tell == 1, "(e) counts: %zu same, %zu cannot tell", c.same, c.cannot_tell);
 	compare_free(&c);
 	report_free(&b);
@@ -647,6 +644,8 @@ static void test_blocks(void)
 		}
 		CHECK(worst <= 72, "compare mail fits 72 columns (%zu)", worst);
 		CHECK(!strstr(buf, "nan"), "the side without the row reads '-', not nan");
+		if (strstr(buf, "nan"))
+			printf("%s\n", buf);
 		if (worst > 72)
 			fputs(buf, stdout);
 		CHECK(strstr(buf, "FINGERPRINTS DIFFER") && strstr(buf, "kernel.release"), "mismatch shown at the top");
@@ -663,6 +662,80 @@ static void test_blocks(void)
 	report_free(&b);
 }
 
+/* Rows of one kind that move together from epoch to epoch (each epoch's
+ * buffers serve them all) and from A to B: each row is judged on its change
+ * beyond its kind's shift, the shift on its own line; an outlier epoch of
+ * one row is left out, not taken for a change. */
+static void test_kinds(void)
+{
+	static const double ep[] = { 1.00, 1.04, 0.97, 1.03, 0.96 };	/* kind-wide, per epoch */
+	static const double z[] = { 1, -1, 0.5, -0.5, 0 };
+	struct compare_opts o;
+	struct report a, b;
+	struct comparison c;
+	const struct compare_row *x;
+	char name[16], v[64];
+
+	compare_default_opts(&o);
+	init(&a, "6.1", 0.6);
+	init(&b, "6.1", 0.6);
+	for (int r = 0; r < 12; r++)
+		for (int e = 0; e < 5; e++) {
+			double own = 1 + 0.003 * z[(e + r) % 5], base = (100 + 10 * r) * 0.6 * own;
+
+			snprintf(name, sizeof(name), "walk%02d", r);
+			/* B: the whole kind 8% slower, walk03 30% beyond that */
+			add(&a, name, "miss", MODE_LATENCY, base * ep[e], 0.0005, 64, (uint64_t)(r * 10 + e), e + 1);
+			add(&b, name, "miss", MODE_LATENCY, base * ep[(e + 2) % 5] * 1.08 * (r == 3 ? 1.3 : 1), 0.0005,
+			    64, (uint64_t)(1000 + r * 10 + e), e + 1);
+			snprintf(name, sizeof(name), "hot%02d", r);
+			/* hot00: one epoch of B 6% high, an outlier; hot01: B 10% slower */
+			add(&a, name, "hit", MODE_LATENCY, 6 * own, 0.0005, 64, (uint64_t)(2000 + r * 10 + e), e + 1);
+			add(&b, name, "hit", MODE_LATENCY,
+			    6 * own * (r == 0 && e == 2 ? 1.06 : 1) * (r == 1 ? 1.10 : 1), 0.0005, 64,
+			    (uint64_t)(3000 + r * 10 + e), e + 1);
+		}
+	CHECK(compare_reports(&a, &b, &o, &c) == 0, "compare runs");
+	x = row(&c, "walk03", "miss", MODE_LATENCY);
+	CHECK(x && x->verdict == CMP_REGRESSED && fabs(x->ratio - 1.3) < 0.02,
+	      "a row 30%% beyond its kind's +8%%: regressed (%.3f)", x ? x->ratio : 0);
+	x = row(&c, "walk07", "miss", MODE_LATENCY);
+	compare_verdict_text(x, v, sizeof(v));
+	CHECK(x && x->verdict == CMP_SAME && fabs(x->ratio - 1) < 0.005 && x->kind >= 0 &&
+		      fabs(expm1(c.kinds[x->kind].shift) - 0.08) < 0.005,
+	      "a row that moved with its kind (+%.1f%%, epochs +-4%% together): %s", x ? expm1(c.kinds[x->kind].shift) * 100 : 0, v);
+	CHECK(x && c.kinds[x->kind].verdict == CMP_CANNOT_TELL && c.kinds[x->kind].shift_source == PHI_DEFAULT,
+	      "one kind of epochs +-4%%: its +8%% shift as a whole cannot be told from one report a side");
+	x = row(&c, "hot00", "hit", MODE_LATENCY);
+	compare_verdict_text(x, v, sizeof(v));
+	CHECK(x && x->verdict == CMP_SAME && x->sb.dropped == 1, "an outlier epoch (+6%%) left out: %s, %zu dropped", v,
+	      x ? x->sb.dropped : 0);
+	x = row(&c, "hot01", "hit", MODE_LATENCY);
+	CHECK(x && x->verdict == CMP_REGRESSED, "hot01 x1.10: regressed");
+	CHECK(c.regressed == 2 && c.improved == 0, "exactly the two changed rows: %zu regressed, %zu improved",
+	      c.regressed, c.improved);
+	compare_free(&c);
+	/* every hot row 20% slower: no row beyond its kind, the kind as a
+	 * whole regressed, and the summary and --fail-on-regression say so */
+	for (size_t i = 0; i < b.n; i++)
+		if (!strcmp(b.r[i].pattern, "hit"))
+			for (size_t k = 0; k < b.r[i].nsamples; k++)
+				b.r[i].samples[k] *= 1.2;
+	for (size_t i = 0; i < b.n; i++)
+		stats_summarize(b.r[i].samples, b.r[i].nsamples, &b.r[i].s);
+	CHECK(compare_reports(&a, &b, &o, &c) == 0, "compare runs");
+	{
+		char sum[300];
+
+		compare_summary(&c, sum, sizeof(sum));
+		CHECK(compare_kinds_regressed(&c) == 1 && strstr(sum, "1 kind moved as a whole (1 regressed)"),
+		      "all hot rows x1.2: the kind regressed as a whole (%s)", sum);
+	}
+	compare_free(&c);
+	report_free(&b);
+	report_free(&a);
+}
+
 int main(void)
 {
 	test_estimate();
@@ -671,6 +744,7 @@ int main(void)
 	test_one_report();
 	test_three_reports();
 	test_same_needs_equivalence();
+	test_kinds();
 	test_calibration();
 	test_blocks();
 	return test_done("compare");

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* test-stats.c - quantiles, median CI ranks, outliers on known vectors. */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,76 @@ static void judge_cases(void)
 	CHECK(stats_judge(bad, bad, 2, &j) == VERDICT_NONE && j.n == 0, "no valid epoch: none");
 }
 
+/* P(X <= x) of the chi-square with 4 degrees: 1 - e^(-x/2) (1 + x/2). */
+static double chi4_cdf(double x)
+{
+	return 1 - exp(-x / 2) * (1 + x / 2);
+}
+
+/* n variances with 4 degrees each around sigma2: sigma2 chi2_4 / 4 at the
+ * quantiles (i + 0.5) / n, so the spread is exactly the model's. */
+static void chi4_variances(double *s2, double *df, size_t n, double sigma2, double spread)
+{
+	for (size_t i = 0; i < n; i++) {
+		double p = (i + 0.5) / (double)n, lo = 0, hi = 100;
+
+		for (int k = 0; k < 100; k++)
+			*(chi4_cdf((lo + hi) / 2) < p ? &lo : &hi) = (lo + hi) / 2;
+		/* rows of another variance every other one: spread 1 keeps them alike */
+		s2[i] = sigma2 * (i % 2 ? spread : 1) * (lo + hi) / 2 / 4;
+		df[i] = 4;
+	}
+}
+
+/* Moderated variances (Smyth 2004): the prior fitted over rows and the
+ * judgment it buys a row with few epochs. */
+static void prior_cases(void)
+{
+	static double s2[400], df[400];
+	struct stats_prior p;
+	struct judgment j;
+	static const double z[] = { 1, -1, 0.5, -0.5, 0 };
+	double a[5], b[5];
+
+	/* F against the tables: F(0.95; 2, 6) 5.143, (0.95; 3, 8) 4.066,
+	 * (0.95; 1, 10) 4.965, (0.75; 2, 6) 1.762, (0.99; 5, 10) 5.636 */
+	CHECK(fabs(stats_f_cdf(5.143, 2, 6) - 0.95) < 1e-4 && fabs(stats_f_cdf(4.066, 3, 8) - 0.95) < 1e-4 &&
+		      fabs(stats_f_cdf(4.965, 1, 10) - 0.95) < 1e-4 && fabs(stats_f_cdf(1.762, 2, 6) - 0.75) < 1e-4 &&
+		      fabs(stats_f_cdf(5.636, 5, 10) - 0.99) < 1e-4 && stats_f_cdf(0, 3, 3) == 0,
+	      "F distribution: %.5f %.5f %.5f %.5f %.5f", stats_f_cdf(5.143, 2, 6), stats_f_cdf(4.066, 3, 8),
+	      stats_f_cdf(4.965, 1, 10), stats_f_cdf(1.762, 2, 6), stats_f_cdf(5.636, 5, 10));
+	/* one variance behind every row: the rows' scatter is all chi-square,
+	 * the prior holds (nearly) all their degrees and its variance */
+	chi4_variances(s2, df, 400, 1e-4, 1);
+	CHECK(stats_prior_fit(s2, df, 400, &p) == 0 && p.df > 200 && fabs(p.s2 / 1e-4 - 1) < 0.05,
+	      "one variance: d0 %.0f, s0^2 %.3g (1e-4)", p.df, p.s2);
+	/* half the rows 100 times noisier: the prior gives few degrees */
+	chi4_variances(s2, df, 400, 1e-4, 100);
+	CHECK(stats_prior_fit(s2, df, 400, &p) == 0 && p.df < 3, "two variances 100x apart: d0 %.2f", p.df);
+	CHECK(stats_prior_fit(s2, df, STATS_PRIOR_MIN_ROWS - 1, &p) == -EINVAL && p.df == 0,
+	      "too few rows: no prior");
+	CHECK(fabs(stats_moderated(4e-4, 4, &(struct stats_prior){ 1e-4, 12 }) - 1.75e-4) < 1e-12 &&
+		      stats_moderated(4e-4, 4, &(struct stats_prior){ NAN, 0 }) == 4e-4,
+	      "moderated: (d0 s0^2 + df s2) / (d0 + df); s2 without a prior");
+	/* x1.02 and x1.08 over 5 epochs at 3.2% spread: unresolved alone (df
+	 * 4), same and slower once the run's rows of its kind say the spread
+	 * is half that (a prior of 40 degrees at 1.6%) */
+	for (int e = 0; e < 5; e++) {
+		b[e] = 100;
+		a[e] = 102 * (1 + 0.04 * z[e]);
+	}
+	CHECK(stats_judge(a, b, 5, &j) == VERDICT_UNRESOLVED && j.df == 4, "x1.02 alone: unresolved (%s)",
+	      stats_verdict_name(j.v));
+	CHECK(stats_judge_prior(a, b, 5, &(struct stats_prior){ 2.56e-4, 40 }, &j) == VERDICT_SAME && j.df == 44,
+	      "x1.02 with the prior: %s [%.3f, %.3f]", stats_verdict_name(j.v), j.lo, j.hi);
+	for (int e = 0; e < 5; e++)
+		a[e] = 108 * (1 + 0.04 * z[e]);
+	CHECK(stats_judge(a, b, 5, &j) == VERDICT_UNRESOLVED, "x1.08 alone: unresolved (%s [%.3f, %.3f])",
+	      stats_verdict_name(j.v), j.lo, j.hi);
+	CHECK(stats_judge_prior(a, b, 5, &(struct stats_prior){ 2.56e-4, 40 }, &j) == VERDICT_SLOWER,
+	      "x1.08 with the prior: %s [%.3f, %.3f]", stats_verdict_name(j.v), j.lo, j.hi);
+}
+
 int main(void)
 {
 	double v5[] = { 5, 1, 4, 2, 3 };
@@ -60,6 +131,7 @@ int main(void)
 	struct summary s;
 	size_t lo, hi;
 
+	prior_cases();
 	CHECK(stats_summarize(v5, 5, &s) == 0, "summarize 5");
 	CHECK(NEAR(s.median, 3) && NEAR(s.min, 1) && NEAR(s.max, 5), "median/min/max %g %g %g", s.median, s.min, s.max);
 	CHECK(NEAR(s.mean, 3), "mean %g", s.mean);

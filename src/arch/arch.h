@@ -42,6 +42,16 @@
 #endif
 #undef ATOMCOST_ARCH_INSIDE
 
+#ifndef __KERNEL__
+/* What the CPU itself says of a hypervisor, asked once (never in timed
+ * code): 1 with its signature in sig (x86-64: CPUID leaf 0x40000000 when
+ * CPUID.1 sets the hypervisor bit: "KVMKVMKVM", qemu TCG's "TCGTCGTCGTCG";
+ * "" when the leaf is empty), 0 when it says there is none, -1 where the
+ * architecture has no such question (arm64, generic: clock.c asks DMI and
+ * the device tree). */
+int arch_hypervisor_sig(char sig[13]);
+#endif
+
 /* Stand-ins for x86-only forms on architectures without them: segment-
  * relative per-CPU addressing and the UP-patched `ds` form. They only let
  * shared code compile; code tests the capability and never times them. */

@@ -80,15 +80,18 @@ static void compare_rule(FILE *f)
 {
 	fprintf(f,
 		"Rows are compared in core cycles. A row's replicates are its epochs' medians\n"
-		"(several reports per side: epochs within processes). Each row says:\n"
+		"(several reports per side: epochs within processes), less what the rows of\n"
+		"its kind (pattern and mode) share in each epoch; its spread is moderated over\n"
+		"the kind, with a process part per kind. A row is judged on its change beyond\n"
+		"its kind's shift (each kind's shift is judged on its own line):\n"
 		"  regressed/improved P%%  the change lies beyond the margin (t test),\n"
 		"  same within M%%         it lies inside the margin (equivalence test, TOST),\n"
 		"  cannot tell below X%%   neither: X is the smallest change its data could flag.\n"
-		"Both tests are corrected over the rows (Benjamini-Hochberg, %.0f%% false\n"
-		"discoveries). The margin is --min-change widened by the calibration\n"
-		"difference of the two sides and the move of the self-checks. A side without\n"
-		"epochs (an old report) falls back to blocks of its samples: only settled hit\n"
-		"rows are tested, against --noise-floor, and never called same.\n"
+		"Changes are corrected over hot-line rows and over pattern rows apart\n"
+		"(Benjamini-Hochberg, %.0f%% false discoveries each). The margin is --min-change\n"
+		"widened by the move of the self-checks; docs/reports.md has the model. A\n"
+		"side without epochs (an old report) falls back to blocks of its samples:\n"
+		"only settled hit rows are tested, against --noise-floor, never called same.\n"
 		"Side by side (three or more files, a summary JSON among them, or --cards): each\n"
 		"file a full report or a summary (atomcost report X.json -o X.summary.json), one\n"
 		"column per machine, each cell against the first column: hot-line cells with\n"
@@ -276,7 +279,7 @@ static int compare_two(const struct compare_args *ca, char **files)
 	}
 	(ca->format == 1 ? compare_write_mail : compare_write_text)(&cmp, &a, &b, files[0], files[1],
 								     stdout);
-	if (ca->fail_reg && cmp.regressed)
+	if (ca->fail_reg && (cmp.regressed || compare_kinds_regressed(&cmp)))
 		code = EXIT_RUNTIME;
 	compare_free(&cmp);
 out:

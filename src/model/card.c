@@ -584,8 +584,7 @@ static void build_kernel(const struct report *rep, struct card *c)
 					 .user_mode = r->mode };
 		unsigned d = 0;
 
-		if (r->context != RESULT_KERNEL || !r->user_analog[0] || !r->nsamples || rep->cal.emulated ||
-		    strstr(r->extra.note, RESULT_EMULATED_NOTE))
+		if (r->context != RESULT_KERNEL || !r->user_analog[0] || !r->nsamples || report_row_emulated(rep, r))
 			continue;
 		while (d < c->nkernel && (strcmp(c->kernel[d].probe, k.probe) || c->kernel[d].mode != k.mode))
 			d++;
@@ -619,6 +618,8 @@ int card_build(const struct report *rep, struct card *c)
 	memset(c, 0, sizeof(*c));
 	if (!rep || !rep->n)
 		return -EINVAL;
+	if (rep->cal.emulated)	/* every figure is the emulator's: no card */
+		return -EDOM;
 	report_machine(rep, &c->machine);
 	c->hier = rep->hier;
 	report_split(rep, &c->split);
@@ -638,6 +639,6 @@ int card_build(const struct report *rep, struct card *c)
 
 bool card_wanted(const struct report *rep)
 {
-	return rep->n && rep->charz;
+	return rep->n && rep->charz && !rep->cal.emulated;
 }
 

@@ -191,9 +191,10 @@ void report_machine(const struct report *rep, struct card_machine *m);
 void report_split(const struct report *rep, struct card_split *s);
 
 /* Compute the card from the report, once: every writer formats this. The
- * card's strings point into rep. 0, or -EINVAL for an empty report. */
+ * card's strings point into rep. 0, -EINVAL for an empty report, -EDOM for
+ * one calibrated under emulation (a card never shows an emulated figure). */
 int card_build(const struct report *rep, struct card *c);
-/* A default characterization: its writers start with the card. */
+/* A default characterization, not emulated: its writers start with the card. */
 bool card_wanted(const struct report *rep);
 /* The card as text (report/text.c) and as summary JSON (report/summary.c). */
 int card_write_text(const struct report *rep, FILE *f);

@@ -56,24 +56,6 @@ int compare_max_epoch(const struct report *rep)
 	return largest(rep, result_epoch, 0);
 }
 
-/* P(F > f) for Fisher's F with d1, d2 degrees of freedom: I_x(d2/2, d1/2)
- * at x = d2 / (d2 + d1 f), from the t distribution's I_x(a, 1/2) (odd d1)
- * or x^a (even d1), raised in b by I_x(a, b + 1) = I_x(a, b) +
- * x^a (1 - x)^b / (b B(a, b)). */
-double compare_f_upper(double f, unsigned d1, unsigned d2)
-{
-	double a = d2 / 2.0, x, b, p;
-
-	if (!(f > 0) || !d1 || !d2)
-		return 1;
-	x = d2 / (d2 + d1 * f);
-	b = d1 % 2 ? 0.5 : 1;
-	p = d1 % 2 ? stats_t_pvalue(sqrt(d2 * (1 - x) / x), d2) : pow(x, a);
-	for (; b < d1 / 2.0; b += 1)
-		p += exp(a * log(x) + b * log1p(-x) - lgamma(a) - lgamma(b) + lgamma(a + b)) / b;
-	return fmin(1, fmax(0, p));
-}
-
 int compare_estimate(const double *v, const int *proc, size_t n, struct compare_est *e)
 {
 	double pm[MAX_PASSES], ssw = 0, inv_k = 0, mean = 0, ssb = 0, v_proc = NAN, v_epoch = NAN;
@@ -128,7 +110,7 @@ int compare_estimate(const double *v, const int *proc, size_t n, struct compare_
 	 * their own; else the pooled epochs estimate the same variance with
 	 * more degrees of freedom */
 	if (isnan(v_epoch) || (np >= 2 && v_proc > v_epoch &&
-			       compare_f_upper(v_proc / v_epoch, (unsigned)(np - 1), (unsigned)dfw) < COMPARE_POOL_ALPHA)) {
+			       1 - stats_f_cdf(v_proc / v_epoch, (double)(np - 1), (double)dfw) < COMPARE_POOL_ALPHA)) {
 		e->var = v_proc;
 		e->df = (double)(np - 1);
 		e->level = BASIS_PROCESSES;
@@ -325,66 +307,657 @@ static void figures_unknown(struct compare_row *row)
 	row->p = row->p_same = row->margin = row->detect = NAN;
 }
 
-/* Each side's centre and the variance of its mean; the change B/A with
- * its Welch standard error, degrees of freedom and 95% interval. Epochs
- * when both sides hold two or more results of the row, else blocks. */
-static void compare_row(const struct report *a, const struct result *const *ga, size_t na,
-			const struct report *b, const struct result *const *gb, size_t nb,
-			struct compare_row *row)
+/* The change B/A of a row with its standard error and degrees of freedom:
+ * the log ratio, its 95% interval. */
+static void row_interval(struct compare_row *row, double d)
+{
+	double t = stats_t_quantile(0.975, row->df);
+
+	row->ratio = exp(d);
+	row->lo = exp(d - t * row->se);
+	row->hi = exp(d + t * row->se);
+}
+
+/* Welch-Satterthwaite degrees of freedom of va + vb (both 0: the sum). */
+static double welch_df(double va, double dfa, double vb, double dfb)
+{
+	return va + vb > 0 ? (va + vb) * (va + vb) / (va * va / dfa + vb * vb / dfb) : dfa + dfb;
+}
+
+/* A side without epochs on either side: COMPARE_BLOCKS blocks of each
+ * result's time-ordered samples, one level (compare_estimate). */
+static void blocks_row(const struct report *a, const struct result *const *ga, size_t na,
+		       const struct report *b, const struct result *const *gb, size_t nb,
+		       struct compare_row *row)
 {
 	static double ra[MAX_REPS], rb[MAX_REPS];
 	static int pa[MAX_REPS], pb[MAX_REPS];
 	struct compare_est ea, eb;
-	bool blocks = na < 2 || nb < 2;
-	double d, t;
 
-	row->self_check = self_check(ga[0]);
-	row->basis = blocks ? BASIS_BLOCKS : BASIS_EPOCHS;
-	row->unsettled = side_unsettled(ga, na, blocks) || side_unsettled(gb, nb, blocks);
-	row->a_reps = replicates(a, ga, na, blocks, ra, pa, MAX_REPS);
-	row->b_reps = replicates(b, gb, nb, blocks, rb, pb, MAX_REPS);
-	figures_unknown(row);
-	if (compare_estimate(ra, pa, row->a_reps, &ea) < 0 ||
-	    compare_estimate(rb, pb, row->b_reps, &eb) < 0) {
+	row->basis = BASIS_BLOCKS;
+	row->unsettled = side_unsettled(ga, na, true) || side_unsettled(gb, nb, true);
+	row->a_reps = replicates(a, ga, na, true, ra, pa, MAX_REPS);
+	row->b_reps = replicates(b, gb, nb, true, rb, pb, MAX_REPS);
+	if (compare_estimate(ra, pa, row->a_reps, &ea) < 0 || compare_estimate(rb, pb, row->b_reps, &eb) < 0) {
 		/* a median <= 0 (the empty probe), or too few samples */
 		centre(a, ga, na, &row->a_ticks, &row->a_cycles, &row->a_ns);
 		centre(b, gb, nb, &row->b_ticks, &row->b_cycles, &row->b_ns);
 		row->basis = BASIS_NONE;
 		return;
 	}
-	if (!blocks && (ea.level == BASIS_PROCESSES || eb.level == BASIS_PROCESSES))
-		row->basis = BASIS_PROCESSES;
 	row->a_cycles = exp(ea.mean);
 	row->b_cycles = exp(eb.mean);
+	row->se = sqrt(ea.var + eb.var);
+	row->df = welch_df(ea.var, ea.df, eb.var, eb.df);
+	row_interval(row, eb.mean - ea.mean);
+}
+
+/* A side of a row over its epochs: its values kept (side_stats sums
+ * them). 0, -ENOMEM, or -EINVAL (a median <= 0, fewer than two epochs). */
+static int side_of(const struct report *rep, const struct result *const *g, size_t n,
+		   struct compare_side *sd)
+{
+	memset(sd, 0, sizeof(*sd));
+	sd->y = malloc((n + 1) * sizeof(*sd->y));
+	sd->proc = malloc((n + 1) * sizeof(*sd->proc));
+	sd->ep = malloc((n + 1) * sizeof(*sd->ep));
+	sd->out = calloc(n + 1, sizeof(*sd->out));
+	if (!sd->y || !sd->proc || !sd->ep || !sd->out)
+		return -ENOMEM;
+	sd->n = replicates(rep, g, n, false, sd->y, sd->proc, n);
+	for (size_t i = 0; i < sd->n; i++) {
+		if (!(sd->y[i] > 0))
+			return -EINVAL;
+		sd->y[i] = log(sd->y[i]);
+		sd->ep[i] = result_epoch(g[i]);
+	}
+	return sd->n >= 2 ? 0 : -EINVAL;
+}
+
+static void side_free(struct compare_side *sd)
+{
+	free(sd->y);
+	free(sd->proc);
+	free(sd->ep);
+	free(sd->out);
+}
+
+/* Mark the outlier epochs of a side (COMPARE_OUTLIER_SPREADS): in each
+ * process, at most one epoch in five, the furthest first, each against the
+ * median of the process's epochs with a spread never below floor. A row
+ * whose epochs hold two states keeps them: more than one in five apart is
+ * a spread, not an outlier. */
+static void side_outliers(struct compare_side *sd, double floor)
+{
+	double v[MAX_PASSES], dev[MAX_PASSES];
+
+	sd->dropped = 0;
+	memset(sd->out, 0, sd->n * sizeof(*sd->out));
+	for (size_t i = 0; i < sd->n; i++) {
+		size_t k = 0, allowed, far;
+		double m, scale;
+		bool first = true;
+
+		for (size_t j = 0; j < i && first; j++)
+			first = sd->proc[j] != sd->proc[i];
+		if (!first)
+			continue;
+		for (size_t j = i; j < sd->n && k < MAX_PASSES; j++)
+			if (sd->proc[j] == sd->proc[i])
+				v[k++] = sd->y[j];
+		allowed = k / 5;
+		m = stats_median(v, k);
+		for (size_t j = 0; j < k; j++)
+			dev[j] = fabs(v[j] - m);
+		scale = fmax(1.4826 * stats_median(dev, k), floor);
+		for (size_t d = 0; d < allowed; d++) {
+			far = SIZE_MAX;
+			for (size_t j = i; j < sd->n; j++)
+				if (sd->proc[j] == sd->proc[i] && !sd->out[j] &&
+				    fabs(sd->y[j] - m) > COMPARE_OUTLIER_SPREADS * scale &&
+				    (far == SIZE_MAX || fabs(sd->y[j] - m) > fabs(sd->y[far] - m)))
+					far = j;
+			if (far == SIZE_MAX)
+				break;
+			sd->out[far] = true;
+			sd->dropped++;
+		}
+	}
+}
+
+/* The effect of (proc, ep) in e (0 when absent). */
+static double effect(const struct compare_effect *e, size_t n, int proc, int ep)
+{
+	for (size_t i = 0; i < n; i++)
+		if (e[i].proc == proc && e[i].ep == ep)
+			return e[i].v;
+	return 0;
+}
+
+/* A side's mean, spread within processes and spread of its process means,
+ * each value less its epoch's effect eff and each process mean less its
+ * process's effect peff (NULL: none). */
+static void side_stats(struct compare_side *sd, const struct compare_effect *eff, size_t neff,
+		       const struct compare_effect *peff, size_t npeff)
+{
+	double pm[MAX_PASSES], inv_k = 0;
+	size_t np = 0;
+
+	sd->mean = sd->s2 = sd->df = sd->ssb = 0;
+	for (size_t i = 0; i < sd->n && np < MAX_PASSES; i++) {
+		double m = 0, ss = 0, v;
+		size_t k = 0, j;
+
+		for (j = 0; j < i && sd->proc[j] != sd->proc[i]; j++)
+			;
+		if (j < i)	/* each process once, at its first epoch */
+			continue;
+		for (j = i; j < sd->n; j++)
+			if (sd->proc[j] == sd->proc[i] && !sd->out[j]) {
+				m += sd->y[j] - effect(eff, neff, sd->proc[j], sd->ep[j]);
+				k++;
+			}
+		if (!k)
+			continue;
+		m /= (double)k;
+		for (j = i; j < sd->n; j++)
+			if (sd->proc[j] == sd->proc[i] && !sd->out[j]) {
+				v = sd->y[j] - effect(eff, neff, sd->proc[j], sd->ep[j]) - m;
+				ss += v * v;
+			}
+		pm[np++] = m - effect(peff, npeff, sd->proc[i], 0);
+		sd->s2 += ss;
+		sd->df += (double)(k - 1);
+		inv_k += 1.0 / (double)k;
+	}
+	for (size_t p = 0; p < np; p++)
+		sd->mean += pm[p] / (double)np;
+	for (size_t p = 0; p < np; p++)
+		sd->ssb += (pm[p] - sd->mean) * (pm[p] - sd->mean);
+	sd->s2 = sd->df > 0 ? sd->s2 / sd->df : NAN;
+	sd->procs = np;
+	sd->k = (double)np / inv_k;
+}
+
+/* Each side of a row over its epochs, or blocks when a side has fewer
+ * than two results; the interval waits for the kinds (finish_row). */
+static int compare_row(const struct report *a, const struct result *const *ga, size_t na,
+		       const struct report *b, const struct result *const *gb, size_t nb,
+		       struct compare_row *row)
+{
+	int ea = 0, eb = 0;
+
+	row->self_check = self_check(ga[0]);
+	row->kind = -1;
+	figures_unknown(row);
+	if (na < 2 || nb < 2) {
+		blocks_row(a, ga, na, b, gb, nb, row);
+	} else if ((ea = side_of(a, ga, na, &row->sa)) < 0 || (eb = side_of(b, gb, nb, &row->sb)) < 0) {
+		if (ea == -ENOMEM || eb == -ENOMEM)
+			return -ENOMEM;
+		centre(a, ga, na, &row->a_ticks, &row->a_cycles, &row->a_ns);
+		centre(b, gb, nb, &row->b_ticks, &row->b_cycles, &row->b_ns);
+		row->basis = BASIS_NONE;
+		return 0;
+	} else {
+		row->basis = BASIS_EPOCHS;
+		row->a_reps = row->sa.n;
+		row->b_reps = row->sb.n;
+		side_stats(&row->sa, NULL, 0, NULL, 0);
+		side_stats(&row->sb, NULL, 0, NULL, 0);
+		row->a_cycles = exp(row->sa.mean);
+		row->b_cycles = exp(row->sb.mean);
+	}
 	row->a_ticks = row->a_cycles * a->cal.ticks_per_cycle;
 	row->b_ticks = row->b_cycles * b->cal.ticks_per_cycle;
 	row->a_ns = result_ns(a, row->a_ticks);
 	row->b_ns = result_ns(b, row->b_ticks);
-	d = eb.mean - ea.mean;
-	if (row->basis == BASIS_PROCESSES && ea.procs >= 2 && ea.procs == eb.procs) {
-		/* a row that varies between processes on either side is
-		 * compared at that level on both, with the pooled (Student)
-		 * variance of the process means: with the same number of
-		 * processes a side it holds its level under unequal
-		 * variances, and keeps the degrees of freedom that Welch's
-		 * correction gives away with 2 or 3 processes a side */
-		double dfp = (double)(ea.procs + eb.procs - 2);
-		double sp = ((double)(ea.procs - 1) * ea.var_proc * (double)ea.procs +
-			     (double)(eb.procs - 1) * eb.var_proc * (double)eb.procs) / dfp;
+	return 0;
+}
 
-		row->se = sqrt(sp * (1.0 / (double)ea.procs + 1.0 / (double)eb.procs));
-		row->df = dfp;
-	} else {
-		row->se = sqrt(ea.var + eb.var);
-		/* Welch-Satterthwaite; both variances 0: the sum of the dfs */
-		row->df = row->se > 0 ? (ea.var + eb.var) * (ea.var + eb.var) /
-						(ea.var * ea.var / ea.df + eb.var * eb.var / eb.df)
-				      : ea.df + eb.df;
+/* ---- the kinds: shared effects, moderated variances, process parts ----- */
+
+/* One row side, row or kind that speaks to a process component phi: a
+ * statistic num / (c0 + c1 phi) that is F(d1, d2) under the model. */
+struct phi_item {
+	double num, c0, c1, d1, d2;
+};
+
+/* The median over items of P(F <= statistic at phi). */
+static double phi_median(const struct phi_item *it, size_t n, double phi, double *scratch)
+{
+	for (size_t i = 0; i < n; i++)
+		scratch[i] = stats_f_cdf(it[i].num / (it[i].c0 + it[i].c1 * phi), it[i].d1, it[i].d2);
+	return stats_median(scratch, n);
+}
+
+/* The phi at which the items' median statistic sits at its median under
+ * the model (a robust method of moments: a few changed or odd rows move a
+ * median little); 0 when the items spread no more than their epochs say. */
+static double phi_solve(const struct phi_item *it, size_t n, double *scratch)
+{
+	double lo = -14, hi = 14;	/* log phi */
+
+	if (phi_median(it, n, 0, scratch) <= 0.5)
+		return 0;
+	for (int i = 0; i < 80; i++) {
+		double mid = (lo + hi) / 2;
+
+		if (phi_median(it, n, exp(mid), scratch) > 0.5)
+			lo = mid;
+		else
+			hi = mid;
 	}
-	t = stats_t_quantile(0.975, row->df);
-	row->ratio = exp(d);
-	row->lo = exp(d - t * row->se);
-	row->hi = exp(d + t * row->se);
+	return exp((lo + hi) / 2);
+}
+
+/* The item of a side with 2+ processes: its process means' variance
+ * against s2 (phi + 1/k). */
+static struct phi_item within_item(const struct compare_side *s)
+{
+	return (struct phi_item){ .num = s->ssb / (double)(s->procs - 1), .c0 = s->s2_mod / s->k, .c1 = s->s2_mod,
+				  .d1 = (double)(s->procs - 1), .d2 = s->df_mod };
+}
+
+/* The item of a difference d of two sides' means (one process a side),
+ * each side with a variance s2 per epoch over k epochs and p processes. */
+static struct phi_item between_item(double d, double s2a, double ka, double pa, double dfa, double s2b,
+				    double kb, double pb, double dfb)
+{
+	return (struct phi_item){ .num = d * d, .c0 = s2a / (ka * pa) + s2b / (kb * pb), .c1 = s2a / pa + s2b / pb,
+				  .d1 = 1, .d2 = welch_df(s2a / pa, dfa, s2b / pb, dfb) };
+}
+
+static int kind_of(struct comparison *c, const struct result *r)
+{
+	struct compare_kind *k;
+
+	for (size_t i = 0; i < c->nkinds; i++)
+		if (c->kinds[i].ctx == r->context && c->kinds[i].mode == r->mode &&
+		    !strcmp(c->kinds[i].pattern, r->pattern)) {
+			c->kinds[i].nrows++;
+			return (int)i;
+		}
+	if (!(k = realloc(c->kinds, (c->nkinds + 1) * sizeof(*k))))
+		return -ENOMEM;
+	c->kinds = k;
+	k = &k[c->nkinds];
+	*k = (struct compare_kind){ .ctx = r->context, .mode = r->mode, .nrows = 1, .phi = NAN,
+				    .source = PHI_NONE, .phi_shift = NAN, .shift_source = PHI_NONE,
+				    .shift = NAN, .se = NAN, .p = NAN, .p_same = NAN };
+	snprintf(k->pattern, sizeof(k->pattern), "%s", r->pattern);
+	return (int)c->nkinds++;
+}
+
+/* The median over the rows of kind k of f(row, side, arg) where defined
+ * (finite); NAN under STATS_PRIOR_MIN_ROWS of them. */
+static double kind_median(const struct comparison *c, size_t k, int side,
+			  double (*f)(const struct compare_side *s, const void *arg), const void *arg,
+			  double *scratch)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->n; i++)
+		if (c->rows[i].kind == (int)k) {
+			double v = f(side ? &c->rows[i].sb : &c->rows[i].sa, arg);
+
+			if (isfinite(v))
+				scratch[n++] = v;
+		}
+	return n >= STATS_PRIOR_MIN_ROWS ? stats_median(scratch, n) : NAN;
+}
+
+/* (process, epoch) of a value, for kind_median. */
+struct at {
+	int proc, ep;
+};
+
+/* A row side's value at (proc, ep) less its process's mean; NAN if absent. */
+static double epoch_dev(const struct compare_side *s, const void *arg)
+{
+	const struct at *at = arg;
+	double m = 0, v = NAN;
+	size_t k = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		if (s->proc[i] == at->proc) {
+			m += s->y[i];
+			k++;
+			if (s->ep[i] == at->ep)
+				v = s->y[i];
+		}
+	return k >= 2 ? v - m / (double)k : NAN;
+}
+
+/* A row side's process mean at proc less the side's mean; NAN if absent. */
+static double proc_dev(const struct compare_side *s, const void *arg)
+{
+	const struct at *at = arg;
+	double m = 0;
+	size_t k = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		if (s->proc[i] == at->proc) {
+			m += s->y[i];
+			k++;
+		}
+	return k ? m / (double)k - s->mean : NAN;
+}
+
+/* The effects shared by kind k's rows on each side: per epoch (the median
+ * row's deviation from its process mean) and, with 2+ processes, per
+ * process; the epoch effects' variance within processes. */
+static int kind_effects(struct comparison *c, size_t k, double *scratch)
+{
+	struct compare_kind *kd = &c->kinds[k];
+	double ss = 0, df = 0;
+
+	for (int side = 0; side < 2; side++) {
+		size_t cap = 0;
+
+		for (size_t i = 0; i < c->n; i++)
+			if (c->rows[i].kind == (int)k)
+				cap = (side ? c->rows[i].sb.n : c->rows[i].sa.n) > cap ?
+					      (side ? c->rows[i].sb.n : c->rows[i].sa.n) : cap;
+		kd->eff[side] = calloc(cap + 1, sizeof(*kd->eff[side]));
+		kd->peff[side] = calloc(cap + 1, sizeof(*kd->peff[side]));
+		if (!kd->eff[side] || !kd->peff[side])
+			return -ENOMEM;
+		for (size_t i = 0; i < c->n; i++) {
+			const struct compare_side *s = side ? &c->rows[i].sb : &c->rows[i].sa;
+
+			if (c->rows[i].kind != (int)k)
+				continue;
+			for (size_t j = 0; j < s->n; j++) {
+				struct at at = { s->proc[j], s->ep[j] };
+				bool seen = false;
+
+				for (size_t e = 0; e < kd->neff[side] && !seen; e++)
+					seen = kd->eff[side][e].proc == at.proc && kd->eff[side][e].ep == at.ep;
+				if (seen || kd->neff[side] == cap)
+					continue;
+				kd->eff[side][kd->neff[side]++] = (struct compare_effect){
+					at.proc, at.ep, kind_median(c, k, side, epoch_dev, &at, scratch) };
+			}
+		}
+		/* an epoch too few rows ran in has no effect of its own */
+		for (size_t e = 0; e < kd->neff[side]; e++)
+			if (isnan(kd->eff[side][e].v))
+				kd->eff[side][e].v = 0;
+	}
+	/* the epoch effects' spread within each process (pooled) */
+	for (int side = 0; side < 2; side++)
+		for (size_t e = 0; e < kd->neff[side]; e++) {
+			double m = 0;
+			size_t n = 0;
+
+			for (size_t f = 0; f < kd->neff[side]; f++)
+				if (kd->eff[side][f].proc == kd->eff[side][e].proc) {
+					m += kd->eff[side][f].v;
+					n++;
+				}
+			ss += (kd->eff[side][e].v - m / (double)n) * (kd->eff[side][e].v - m / (double)n);
+			df += (n - 1.0) / (double)n;
+		}
+	kd->s2_eff = df > 0 ? ss / df : NAN;
+	kd->df_eff = df;
+	return 0;
+}
+
+/* Kind k's process effects per side (2+ processes): the median row's
+ * process mean against its side's mean, its epochs' effects taken out. */
+static void kind_process_effects(struct comparison *c, size_t k, double *scratch)
+{
+	struct compare_kind *kd = &c->kinds[k];
+
+	for (int side = 0; side < 2; side++)
+		for (size_t e = 0; e < kd->neff[side]; e++) {
+			struct at at = { kd->eff[side][e].proc, 0 };
+			bool seen = false;
+
+			for (size_t f = 0; f < kd->npeff[side] && !seen; f++)
+				seen = kd->peff[side][f].proc == at.proc;
+			if (!seen)
+				kd->peff[side][kd->npeff[side]++] = (struct compare_effect){
+					at.proc, 0, kind_median(c, k, side, proc_dev, &at, scratch) };
+		}
+	for (int side = 0; side < 2; side++)
+		for (size_t f = 0; f < kd->npeff[side]; f++)
+			if (isnan(kd->peff[side][f].v))
+				kd->peff[side][f].v = 0;
+}
+
+/* A row's change beyond its kind's shift (log). */
+static double own_change(const struct comparison *c, const struct compare_row *r)
+{
+	return r->sb.mean - r->sa.mean - c->kinds[r->kind].shift;
+}
+
+/* Kind k: its rows' sides with the shared effects taken out, the prior of
+ * their epochs' variances, their moderated variances, the kind's shift
+ * (the median row's change) and phi: from the sides with 2+ processes
+ * where there are enough, else from the rows' changes beyond the shift. */
+static int fit_kind(struct comparison *c, size_t k, double *s2, double *df, struct phi_item *it)
+{
+	struct compare_kind *kd = &c->kinds[k];
+	size_t n = 0, within = 0, between = 0;
+	int ret = kind_effects(c, k, s2);
+
+	if (ret)
+		return ret;
+	kind_process_effects(c, k, s2);
+	for (size_t i = 0; i < c->n; i++)
+		if (c->rows[i].kind == (int)k)
+			for (int side = 0; side < 2; side++) {
+				struct compare_side *sd = side ? &c->rows[i].sb : &c->rows[i].sa;
+
+				side_stats(sd, kd->eff[side], kd->neff[side], kd->peff[side], kd->npeff[side]);
+				s2[n] = sd->s2;
+				df[n++] = sd->df;
+			}
+	stats_prior_fit(s2, df, n, &kd->prior);
+	n = 0;
+	for (size_t i = 0; i < c->n; i++)
+		if (c->rows[i].kind == (int)k)
+			for (int side = 0; side < 2; side++) {
+				struct compare_side *sd = side ? &c->rows[i].sb : &c->rows[i].sa;
+
+				side_outliers(sd, kd->prior.df > 0 ? sqrt(kd->prior.s2) : 0);
+				side_stats(sd, kd->eff[side], kd->neff[side], kd->peff[side], kd->npeff[side]);
+				s2[n] = sd->s2;
+				df[n++] = sd->df;
+			}
+	stats_prior_fit(s2, df, n, &kd->prior);
+	n = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		struct compare_row *r = &c->rows[i];
+
+		if (r->kind != (int)k)
+			continue;
+		s2[n++] = r->sb.mean - r->sa.mean;
+		for (int side = 0; side < 2; side++) {
+			struct compare_side *sd = side ? &r->sb : &r->sa;
+
+			sd->s2_mod = stats_moderated(sd->df > 0 ? sd->s2 : NAN, sd->df, &kd->prior);
+			sd->df_mod = sd->df + kd->prior.df;
+			if (sd->procs >= 2 && sd->s2_mod > 0 && sd->df_mod > 0)
+				it[within++] = within_item(sd);
+		}
+	}
+	kd->shift = n >= STATS_PRIOR_MIN_ROWS ? stats_median(s2, n) : 0;
+	if (within < STATS_PRIOR_MIN_ROWS)
+		for (size_t i = 0; i < c->n; i++) {
+			const struct compare_row *r = &c->rows[i];
+			const struct compare_side *a = &r->sa, *b = &r->sb;
+
+			if (r->kind == (int)k && a->s2_mod > 0 && b->s2_mod > 0 && a->df_mod > 0 && b->df_mod > 0)
+				it[between++] = between_item(own_change(c, r), a->s2_mod, a->k, (double)a->procs,
+							     a->df_mod, b->s2_mod, b->k, (double)b->procs, b->df_mod);
+		}
+	if (within >= STATS_PRIOR_MIN_ROWS || between >= STATS_PRIOR_MIN_ROWS) {
+		bool w = within >= STATS_PRIOR_MIN_ROWS;
+
+		kd->phi_n = w ? within : between;
+		kd->source = w ? PHI_WITHIN : PHI_BETWEEN;
+		kd->phi = phi_solve(it, kd->phi_n, s2);
+	}
+	return 0;
+}
+
+/* The variance of a side's own part of its mean: the kind's model, or its
+ * own process means where they spread beyond it (COMPARE_EXCESS_ALPHA). */
+static void side_var(struct compare_side *s, double phi)
+{
+	s->var = s->s2_mod * (phi + 1 / s->k) / (double)s->procs;
+	s->vdf = s->df_mod;
+	if (s->procs >= 2 && s->s2_mod > 0) {
+		struct phi_item it = within_item(s);
+
+		s->excess = stats_f_cdf(it.num / (it.c0 + it.c1 * phi), it.d1, it.d2) > 1 - COMPARE_EXCESS_ALPHA;
+	} else if (s->procs >= 2) {
+		s->excess = true;	/* no epochs within a process: only the process means */
+	}
+	if (s->excess) {
+		s->var = fmax(s->df > 0 ? s->var : 0, s->ssb / (double)(s->procs - 1) / (double)s->procs);
+		s->vdf = (double)(s->procs - 1);
+	}
+}
+
+/* The kind's shift as a whole: its epoch effects' variance over each
+ * side's epochs, and the shared process part phi_shift of it. */
+static void kind_shift_se(struct compare_kind *kd, double pa, double ka, double pb, double kb)
+{
+	double v = kd->s2_eff * ((kd->phi_shift + 1 / ka) / pa + (kd->phi_shift + 1 / kb) / pb);
+
+	kd->se = sqrt(v);
+	kd->df = kd->df_eff;
+}
+
+/* A row on epochs, its kind fitted: its change beyond its kind's shift,
+ * with the uncertainty of that shift (a median of the kind's rows). */
+static void finish_row(struct comparison *c, struct compare_row *r)
+{
+	const struct compare_kind *kd = &c->kinds[r->kind];
+	double v_shift, fa, fb;
+
+	if (isnan(kd->phi)) {
+		r->unsettled = true;
+		return;
+	}
+	side_var(&r->sa, kd->phi);
+	side_var(&r->sb, kd->phi);
+	if (r->sa.excess || r->sb.excess)
+		r->basis = BASIS_PROCESSES;
+	/* a median of n rows varies pi/2 times as much as their mean */
+	v_shift = kd->nrows >= STATS_PRIOR_MIN_ROWS ? M_PI / 2 * (r->sa.var + r->sb.var) / (double)kd->nrows : 0;
+	r->se = sqrt(r->sa.var + r->sb.var + v_shift);
+	r->df = welch_df(r->sa.var, r->sa.vdf, r->sb.var, r->sb.vdf);
+	row_interval(r, own_change(c, r));
+	/* the centres shown are those compared: outliers and shared effects out */
+	fa = exp(r->sa.mean) / r->a_cycles;
+	fb = exp(r->sb.mean) / r->b_cycles;
+	r->a_cycles *= fa;
+	r->a_ticks *= fa;
+	r->a_ns *= fa;
+	r->b_cycles *= fb;
+	r->b_ticks *= fb;
+	r->b_ns *= fb;
+}
+
+/* The shared process part of each kind's shift: within sides from the
+ * process effects (2+ processes a side), else across the kinds from
+ * their shifts. Kinds that cannot be fitted take the largest of the others. */
+static void fit_shifts(struct comparison *c, struct phi_item *it, double *scratch)
+{
+	size_t n = 0;
+	double largest = NAN;
+
+	for (size_t k = 0; k < c->nkinds; k++) {
+		struct compare_kind *kd = &c->kinds[k];
+		size_t m = 0;
+
+		if (!(kd->s2_eff > 0))
+			continue;
+		for (int side = 0; side < 2; side++)
+			if (kd->npeff[side] >= 2) {
+				double ss = 0;
+				size_t e = kd->neff[side];
+
+				for (size_t f = 0; f < kd->npeff[side]; f++)
+					ss += kd->peff[side][f].v * kd->peff[side][f].v;
+				it[m++] = (struct phi_item){ .num = ss / (double)(kd->npeff[side] - 1),
+							     .c0 = kd->s2_eff * (double)kd->npeff[side] / (double)e,
+							     .c1 = kd->s2_eff, .d1 = (double)(kd->npeff[side] - 1),
+							     .d2 = kd->df_eff };
+			}
+		if (m) {
+			kd->phi_shift = phi_solve(it, m, scratch);
+			kd->shift_source = PHI_WITHIN;
+			largest = isnan(largest) ? kd->phi_shift : fmax(largest, kd->phi_shift);
+		}
+	}
+	for (size_t k = 0; k < c->nkinds; k++) {
+		const struct compare_kind *kd = &c->kinds[k];
+
+		if (kd->shift_source == PHI_NONE && kd->s2_eff > 0 && kd->npeff[0] && kd->npeff[1])
+			it[n++] = between_item(kd->shift, kd->s2_eff, (double)kd->neff[0] / (double)kd->npeff[0],
+					       (double)kd->npeff[0], kd->df_eff, kd->s2_eff,
+					       (double)kd->neff[1] / (double)kd->npeff[1], (double)kd->npeff[1],
+					       kd->df_eff);
+	}
+	if (n >= STATS_PRIOR_MIN_ROWS) {
+		double phi = phi_solve(it, n, scratch);
+
+		for (size_t k = 0; k < c->nkinds; k++)
+			if (c->kinds[k].shift_source == PHI_NONE && c->kinds[k].s2_eff > 0) {
+				c->kinds[k].phi_shift = phi;
+				c->kinds[k].shift_source = PHI_BETWEEN;
+			}
+		largest = isnan(largest) ? phi : fmax(largest, phi);
+	}
+	for (size_t k = 0; k < c->nkinds; k++) {
+		struct compare_kind *kd = &c->kinds[k];
+
+		if (kd->shift_source == PHI_NONE && kd->s2_eff > 0) {
+			kd->phi_shift = isnan(largest) ? COMPARE_PHI_DEFAULT : largest;
+			kd->shift_source = isnan(largest) ? PHI_DEFAULT : PHI_OTHERS;
+		}
+		if (kd->shift_source != PHI_NONE && kd->npeff[0] && kd->npeff[1])
+			kind_shift_se(kd, (double)kd->npeff[0], (double)kd->neff[0] / (double)kd->npeff[0],
+				      (double)kd->npeff[1], (double)kd->neff[1] / (double)kd->npeff[1]);
+	}
+}
+
+/* Every kind fitted, then every row on epochs finished. Kinds with too few
+ * rows of their own take the largest phi of the others. */
+static int fit_kinds(struct comparison *c)
+{
+	double *s2 = malloc((2 * c->n + 1) * sizeof(*s2)), *df = malloc((2 * c->n + 1) * sizeof(*df));
+	struct phi_item *it = malloc((2 * c->n + 1) * sizeof(*it));
+	double largest = NAN;
+	int ret = s2 && df && it ? 0 : -ENOMEM;
+
+	for (size_t k = 0; k < c->nkinds && !ret; k++) {
+		ret = fit_kind(c, k, s2, df, it);
+		if (!isnan(c->kinds[k].phi))
+			largest = isnan(largest) ? c->kinds[k].phi : fmax(largest, c->kinds[k].phi);
+	}
+	for (size_t k = 0; k < c->nkinds && !ret; k++)
+		if (isnan(c->kinds[k].phi)) {
+			c->kinds[k].phi = isnan(largest) ? COMPARE_PHI_DEFAULT : largest;
+			c->kinds[k].source = isnan(largest) ? PHI_DEFAULT : PHI_OTHERS;
+		}
+	if (!ret)
+		fit_shifts(c, it, s2);
+	for (size_t i = 0; i < c->n && !ret; i++)
+		if (c->rows[i].kind >= 0) {
+			finish_row(c, &c->rows[i]);
+			c->outliers += c->rows[i].sa.dropped + c->rows[i].sb.dropped;
+		}
+	free(s2);
+	free(df);
+	free(it);
+	return ret;
 }
 
 /* A new row for the results like r (ENOMEM: NULL). */
@@ -438,6 +1011,77 @@ static void count(struct comparison *c, const struct compare_row *r)
 	(*by[r->verdict])++;
 }
 
+/* Each kind's shift as a whole against the margin: a family of its own
+ * under Benjamini-Hochberg at q; same by its TOST. */
+static int decide_kinds(struct comparison *c, const struct compare_opts *o, double *p, bool *rej)
+{
+	size_t k, fam;
+	int ret;
+
+	for (size_t i = 0; i < c->nkinds; i++) {
+		struct compare_kind *kd = &c->kinds[i];
+
+		kd->margin = c->margin;
+		kd->verdict = CMP_CANNOT_TELL;
+		p[i] = NAN;
+		if (isfinite(kd->se) && kd->df > 0) {
+			double t = stats_t_quantile(0.975, kd->df);
+
+			compare_tests(kd->shift, kd->se, kd->df, log1p(kd->margin), &kd->p, &kd->p_same);
+			kd->lo = kd->shift - t * kd->se;
+			kd->hi = kd->shift + t * kd->se;
+			p[i] = kd->p;
+		}
+	}
+	ret = compare_bh(p, c->nkinds, o->q, rej, &k, &fam);
+	for (size_t i = 0; i < c->nkinds && !ret; i++) {
+		struct compare_kind *kd = &c->kinds[i];
+
+		if (rej[i])
+			kd->verdict = kd->shift > 0 ? CMP_REGRESSED : CMP_IMPROVED;
+		else if (kd->p_same <= o->q)
+			kd->verdict = CMP_SAME;
+		c->kinds_moved += rej[i];
+	}
+	return ret;
+}
+
+/* A row's family for the false discovery rate: 0 on hot lines, 1 under a
+ * pattern or sharing. */
+static int family(const struct compare_row *r)
+{
+	return strcmp(r->pattern, "hit") != 0;
+}
+
+/* The median detectable change of the tested rows on hot lines (hot) or
+ * under a pattern; NAN when none. scratch holds c->n values. */
+static double median_detect(const struct comparison *c, bool hot, double *scratch)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->n; i++)
+		if (!isnan(c->rows[i].detect) && !strcmp(c->rows[i].pattern, "hit") == hot)
+			scratch[n++] = c->rows[i].detect;
+	return stats_median(scratch, n);
+}
+
+/* The reports a side more that would judge a row that cannot tell: the
+ * standard error its change needs (inside the margin by the TOST quantile,
+ * or beyond it by its family's next flag), its variance falling with the
+ * processes a side; -1 at the margin, -2 beyond COMPARE_MAX_MORE_RUNS. */
+static int more_runs(const struct comparison *c, const struct compare_row *r)
+{
+	double d = fabs(log(r->ratio)), m = log1p(r->margin), need, p;
+
+	need = d < m ? (m - d) / stats_t_quantile(0.95, r->df)
+		     : (d - m) / stats_t_quantile(1 - c->threshold[family(r)] / 2, r->df);
+	if (!(need > 0))
+		return -1;
+	p = (double)(r->sa.procs > r->sb.procs ? r->sa.procs : r->sb.procs);
+	p = ceil(p * (r->se / need) * (r->se / need)) - p;
+	return p > COMPARE_MAX_MORE_RUNS ? -2 : (int)fmax(1, p);
+}
+
 /* Verdicts: the self-checks' move widens every margin; changes are
  * discoveries under Benjamini-Hochberg, an equivalence each row's own TOST. */
 static int decide(struct comparison *c, const struct compare_opts *o)
@@ -468,12 +1112,31 @@ static int decide(struct comparison *c, const struct compare_opts *o)
 		test_row(c, &c->rows[i]);
 		pc[i] = c->rows[i].p;
 	}
-	ret = compare_bh(pc, c->n, o->q, rc, &k, &fam);
+	/* two families, hot-line rows and rows under a pattern (or sharing),
+	 * each under Benjamini-Hochberg at q: the hot rows, a hundred times
+	 * more precise, do not pay for the pattern rows' number */
+	ret = 0;
+	for (int f = 0; f < 2 && !ret; f++) {
+		double *pf = malloc((c->n ? c->n : 1) * sizeof(*pf));
+		bool *rf = malloc((c->n ? c->n : 1) * sizeof(*rf));
+
+		ret = pf && rf ? 0 : -ENOMEM;
+		for (size_t i = 0; i < c->n && !ret; i++)
+			pf[i] = family(&c->rows[i]) == f ? pc[i] : NAN;
+		if (!ret)
+			ret = compare_bh(pf, c->n, o->q, rf, &k, &fam);
+		for (size_t i = 0; i < c->n && !ret; i++)
+			if (family(&c->rows[i]) == f)
+				rc[i] = rf[i];
+		c->tested += fam;
+		c->family_tested[f] = fam;
+		/* what one more flagged row would need (the step-up's next rank) */
+		c->threshold[f] = fam ? fmin(o->q, o->q * (double)(k + 1) / (double)fam) : NAN;
+		free(pf);
+		free(rf);
+	}
 	if (ret < 0)
 		goto out;
-	c->tested = fam;
-	/* what one more flagged row would need (the step-up's next rank) */
-	c->threshold = fam ? fmin(o->q, o->q * (double)(k + 1) / (double)fam) : NAN;
 	for (size_t i = 0; i < c->n; i++) {
 		struct compare_row *r = &c->rows[i];
 
@@ -484,9 +1147,14 @@ static int decide(struct comparison *c, const struct compare_opts *o)
 		else if (r->p_same <= o->q)
 			r->verdict = CMP_SAME;
 		if (!isnan(r->p))
-			r->detect = compare_detect(r->se, r->df, log1p(r->margin), c->threshold);
+			r->detect = compare_detect(r->se, r->df, log1p(r->margin), c->threshold[family(r)]);
+		if (r->verdict == CMP_CANNOT_TELL && r->kind >= 0 && isfinite(r->se))
+			r->more_runs = more_runs(c, r);
 		count(c, r);
 	}
+	ret = decide_kinds(c, o, pc, rc);
+	c->detect_hot = median_detect(c, true, pc);
+	c->detect_pattern = median_detect(c, false, pc);
 out:
 	free(pc);
 	free(rc);
@@ -498,6 +1166,7 @@ static void only(struct compare_row *row, const struct report *rep, const struct
 		 size_t n, bool in_b)
 {
 	row->basis = BASIS_NONE;
+	row->kind = -1;
 	row->verdict = in_b ? CMP_ONLY_B : CMP_ONLY_A;
 	if (in_b)
 		centre(rep, g, n, &row->b_ticks, &row->b_cycles, &row->b_ns);
@@ -539,13 +1208,17 @@ int compare_reports(const struct report *a, const struct report *b,
 			if (!row)
 				goto out;
 			nx = compare_group(x, i, gx, MAX_PASSES);
-			if (ny)
-				compare_row(a, ga, nx, b, gb, ny, row);
-			else
+			if (ny && compare_row(a, ga, nx, b, gb, ny, row) < 0)
+				goto out;
+			if (!ny)
 				only(row, x, gx, nx, in_b);
+			if (row->basis == BASIS_EPOCHS && (row->kind = kind_of(out, &x->r[i])) < 0)
+				goto out;
 		}
 	}
-	ret = decide(out, o);
+	ret = fit_kinds(out);
+	if (!ret)
+		ret = decide(out, o);
 out:
 	if (ret < 0)
 		compare_free(out);
@@ -554,7 +1227,17 @@ out:
 
 void compare_free(struct comparison *c)
 {
+	for (size_t i = 0; i < c->n; i++) {
+		side_free(&c->rows[i].sa);
+		side_free(&c->rows[i].sb);
+	}
+	for (size_t k = 0; k < c->nkinds; k++)
+		for (int side = 0; side < 2; side++) {
+			free(c->kinds[k].eff[side]);
+			free(c->kinds[k].peff[side]);
+		}
 	free(c->rows);
+	free(c->kinds);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -588,16 +1271,36 @@ void compare_verdict_text(const struct compare_row *r, char *buf, size_t len)
 			snprintf(buf, len, "cannot tell (one process a side)");
 		else if (isnan(r->detect))
 			snprintf(buf, len, "cannot tell (median <= 0 or too few samples)");
-		else
-			snprintf(buf, len, r->detect < 10 ? "cannot tell below %.1f%%" : "cannot tell below %.0f%%",
-				 r->detect * 100);
+		else {
+			int w = snprintf(buf, len, r->detect < 10 ? "cannot tell below %.1f%%" : "cannot tell below %.0f%%",
+					 r->detect * 100);
+
+			if (r->more_runs && w > 0 && (size_t)w < len)
+				snprintf(buf + w, len - (size_t)w,
+					 r->more_runs == -2 ? " (>%d runs)" : r->more_runs == -1 ? " (at the margin)" :
+					 r->more_runs == 1 ? " (+%d run)" : " (+%d runs)",
+					 r->more_runs < 0 ? COMPARE_MAX_MORE_RUNS : r->more_runs);
+		}
 	}
+}
+
+size_t compare_kinds_regressed(const struct comparison *c)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < c->nkinds; k++)
+		n += c->kinds[k].verdict == CMP_REGRESSED;
+	return n;
 }
 
 void compare_summary(const struct comparison *c, char *buf, size_t len)
 {
-	snprintf(buf, len,
-		 "summary: %zu rows: %zu regressed, %zu improved, %zu same, %zu cannot tell, %zu calibration problem%s, %zu in one report only",
-		 c->n, c->regressed, c->improved, c->same, c->cannot_tell, c->calibration,
-		 c->calibration == 1 ? "" : "s", c->unmatched);
+	int w = snprintf(buf, len,
+			 "summary: %zu rows: %zu regressed, %zu improved, %zu same, %zu cannot tell, %zu calibration problem%s, %zu in one report only",
+			 c->n, c->regressed, c->improved, c->same, c->cannot_tell, c->calibration,
+			 c->calibration == 1 ? "" : "s", c->unmatched);
+
+	if (c->kinds_moved && w > 0 && (size_t)w < len)
+		snprintf(buf + w, len - (size_t)w, "; %zu kind%s moved as a whole (%zu regressed)", c->kinds_moved,
+			 c->kinds_moved == 1 ? "" : "s", compare_kinds_regressed(c));
 }

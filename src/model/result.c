@@ -31,6 +31,7 @@ void report_free(struct report *rep)
 	free(rep->c2c);
 	free(rep->charz);
 	free(rep->epochs);
+	free(rep->kinds);
 	memset(rep, 0, sizeof(*rep));
 }
 
@@ -126,6 +127,16 @@ bool result_same_row(const struct result *x, const struct result *y)
 	       x->context == y->context;
 }
 
+const char *result_context_name(enum result_context c)
+{
+	return c == RESULT_KERNEL ? "kernel" : "user";
+}
+
+bool report_row_emulated(const struct report *rep, const struct result *r)
+{
+	return rep->cal.emulated || ((r->extra.has & 1u << RX_NOTE) && strstr(r->extra.note, RESULT_EMULATED_NOTE));
+}
+
 /* The row of probe name in r's mode, pattern, context and epoch (with
  * samples, if sampled), or NULL. */
 static const struct result *epoch_row(const struct report *rep, const char *name,
@@ -142,10 +153,11 @@ static const struct result *epoch_row(const struct report *rep, const char *name
 	return NULL;
 }
 
-size_t report_judge(const struct report *rep, enum result_context ctx, const char *a, const char *b,
-		    enum probe_mode m, const char *pattern, struct judgment *j)
+/* The per-epoch costs (core cycles) of a (x) and b (y) in the epochs both
+ * ran in; returns how many. */
+static size_t judge_pairs(const struct report *rep, enum result_context ctx, const char *a, const char *b,
+			  enum probe_mode m, const char *pattern, double *x, double *y)
 {
-	double x[JUDGE_MAX_EPOCHS], y[JUDGE_MAX_EPOCHS];
 	size_t n = 0;
 
 	for (size_t i = 0; i < rep->n && n < JUDGE_MAX_EPOCHS; i++) {
@@ -157,7 +169,36 @@ size_t report_judge(const struct report *rep, enum result_context ctx, const cha
 		x[n] = result_cycles(rep, r->s.median);
 		y[n++] = result_cycles(rep, t->s.median);
 	}
-	stats_judge(x, y, n, j);
+	return n;
+}
+
+/* The kind of rows in ctx, mode m under pattern: its index in rep->kinds,
+ * added when add is set; -1 when absent (or ENOMEM). */
+static ssize_t judge_kind(struct report *rep, enum result_context ctx, enum probe_mode m,
+			  const char *pattern, bool add)
+{
+	struct judge_kind *k;
+
+	for (size_t i = 0; i < rep->nkinds; i++)
+		if (rep->kinds[i].ctx == ctx && rep->kinds[i].mode == m && !strcmp(rep->kinds[i].pattern, pattern))
+			return (ssize_t)i;
+	if (!add || !(k = realloc(rep->kinds, (rep->nkinds + 1) * sizeof(*k))))
+		return -1;
+	rep->kinds = k;
+	k = &k[rep->nkinds];
+	*k = (struct judge_kind){ .ctx = ctx, .mode = m };
+	snprintf(k->pattern, sizeof(k->pattern), "%s", pattern);
+	return (ssize_t)rep->nkinds++;
+}
+
+size_t report_judge(const struct report *rep, enum result_context ctx, const char *a, const char *b,
+		    enum probe_mode m, const char *pattern, struct judgment *j)
+{
+	double x[JUDGE_MAX_EPOCHS], y[JUDGE_MAX_EPOCHS];
+	size_t n = judge_pairs(rep, ctx, a, b, m, pattern, x, y);
+	ssize_t k = judge_kind((struct report *)rep, ctx, m, pattern, false);
+
+	stats_judge_prior(x, y, n, k >= 0 ? &rep->kinds[k].prior : NULL, j);
 	return n;
 }
 
@@ -238,6 +279,61 @@ static void judge_row(struct report *rep, size_t i)
 		}
 }
 
+/* A row judged against its twin: the first of its group, with a ratio,
+ * neither side an analog. */
+static bool judged(const struct report *rep, size_t i)
+{
+	const struct result *r = &rep->r[i], *t;
+
+	if (!r->has_ratio || r->analog || !compare_group_first(rep, i))
+		return false;
+	t = epoch_row(rep, r->twin, r, false);
+	return !(t && t->analog);
+}
+
+/* Each kind's prior from the spreads of its judged rows (none where fewer
+ * than STATS_PRIOR_MIN_ROWS rows have one; ENOMEM: no priors at all). */
+static void fit_priors(struct report *rep)
+{
+	double *s2 = malloc((rep->n + 1) * sizeof(*s2)), *df = malloc((rep->n + 1) * sizeof(*df));
+	ssize_t *kind = malloc((rep->n + 1) * sizeof(*kind));
+	size_t m = 0;
+
+	rep->nkinds = 0;
+	for (size_t i = 0; i < rep->n && s2 && df && kind; i++) {
+		const struct result *r = &rep->r[i];
+		double x[JUDGE_MAX_EPOCHS], y[JUDGE_MAX_EPOCHS];
+		size_t n;
+
+		if (!judged(rep, i))
+			continue;
+		n = judge_pairs(rep, r->context, r->name, r->twin, r->mode, r->pattern, x, y);
+		kind[m] = judge_kind(rep, r->context, r->mode, r->pattern, true);
+		df[m] = stats_judge_spread(x, y, n, &s2[m]);
+		m += kind[m] >= 0 && df[m] > 0;
+	}
+	for (size_t k = 0; k < rep->nkinds; k++) {
+		size_t n = 0;
+
+		/* this kind's rows to the front of copies: s2 and df hold
+		 * every kind's, in row order */
+		double *ks = malloc((m + 1) * sizeof(*ks)), *kd = malloc((m + 1) * sizeof(*kd));
+
+		for (size_t i = 0; i < m && ks && kd; i++)
+			if (kind[i] == (ssize_t)k) {
+				ks[n] = s2[i];
+				kd[n++] = df[i];
+			}
+		if (ks && kd)
+			stats_prior_fit(ks, kd, n, &rep->kinds[k].prior);
+		free(ks);
+		free(kd);
+	}
+	free(s2);
+	free(df);
+	free(kind);
+}
+
 /* Ratio of medians within one epoch, with an interval from the two
  * medians' CIs: [lo_a / hi_b, hi_a / lo_b], printed for reference only.
  * The verdict comes from the epochs (stats_judge): samples within one
@@ -263,6 +359,7 @@ void report_pair_twins(struct report *rep)
 		r->ratio_lo = r->s.ci_lo / t->s.ci_hi;
 		r->ratio_hi = r->s.ci_hi / t->s.ci_lo;
 	}
+	fit_priors(rep);
 	for (size_t i = 0; i < rep->n; i++)
 		if (compare_group_first(rep, i))
 			judge_row(rep, i);

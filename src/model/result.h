@@ -171,6 +171,15 @@ struct result {
 	double pmu_ticks_per_cycle;	/* timer ticks per PMU cycle (median over samples), 0: none */
 };
 
+/* The prior of the twin judgments of one kind of row: its context, mode
+ * and pattern (report_pair_twins fits it, report_judge uses it). */
+struct judge_kind {
+	enum result_context ctx;
+	enum probe_mode mode;
+	char pattern[32];
+	struct stats_prior prior;
+};
+
 struct report {
 	struct calibration cal;
 	json_t *topo;		/* topology description (owned) */
@@ -186,6 +195,8 @@ struct report {
 	char topo_summary[256];
 	struct result *r;
 	size_t n, cap;
+	struct judge_kind *kinds;	/* owned; from report_pair_twins */
+	size_t nkinds;
 	bool partial;		/* interrupted or time-limited */
 	char partial_reason[64];
 	double wall_s;
@@ -217,11 +228,18 @@ static inline void result_set_epoch(struct result *r, int epoch)
 	r->extra.epoch = epoch;
 }
 /* Fill every result's ratio to its twin in its epoch and the judgment over
- * the epochs (VERDICT_NONE where either is an analog). */
+ * the epochs (VERDICT_NONE where either is an analog), each row's spread
+ * moderated by the prior of its kind, fitted over the spreads of the
+ * report's rows of that kind (docs/method.md, "Three-valued verdicts"). */
 void report_pair_twins(struct report *rep);
 /* The judgment of a row in a few words: "slower +11.0 cyc", "same (5%)",
  * "unresolved (5 epochs, spread 3.1%)", "analog", "" without a twin. */
 void result_judgment_text(const struct result *r, char *buf, size_t len);
+/* Where a row ran: "user" or "kernel" (every format says it). */
+const char *result_context_name(enum result_context c);
+/* A row whose figure is the emulator's: its note says so (kmod.c), or the
+ * report was calibrated under emulation. Never on a card. */
+bool report_row_emulated(const struct report *rep, const struct result *r);
 /* x and y are one row: the same probe, mode, pattern and context. */
 bool result_same_row(const struct result *x, const struct result *y);
 /* The row of probe name in one mode, pattern and context; NULL if none. */

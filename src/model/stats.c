@@ -200,6 +200,103 @@ double stats_t_quantile(double p, double df)
 	return (lo + hi) / 2;
 }
 
+double stats_f_cdf(double f, double d1, double d2)
+{
+	if (!(d1 > 0) || !(d2 > 0) || isnan(f) || isinf(d1) || isinf(d2))
+		return NAN;
+	if (f <= 0)
+		return 0;
+	if (isinf(f))
+		return 1;
+	/* P(F <= f) = I_x(d1/2, d2/2) at x = d1 f / (d1 f + d2) */
+	return beta_inc(d1 / 2, d2 / 2, d1 * f / (d1 * f + d2));
+}
+
+/* ---- moderated variances (Smyth 2004) ---------------------------------- */
+
+/* psi(x) and psi'(x), x > 0: the recurrences up to 6, then the asymptotic
+ * series (error below 1e-12 there). */
+static double digamma(double x)
+{
+	double r = 0, f;
+
+	for (; x < 6; x += 1)
+		r -= 1 / x;
+	f = 1 / (x * x);
+	return r + log(x) - 0.5 / x - f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f / 132))));
+}
+
+static double trigamma(double x)
+{
+	double r = 0, f;
+
+	for (; x < 6; x += 1)
+		r += 1 / (x * x);
+	f = 1 / (x * x);
+	return r + 1 / x + f / 2 + f / x * (1.0 / 6 - f * (1.0 / 30 - f * (1.0 / 42 - f / 30)));
+}
+
+/* y with psi'(y) = v (psi' falls from infinity to 0): bisection on log y. */
+static double trigamma_inverse(double v)
+{
+	double lo = -30, hi = 30;
+
+	for (int i = 0; i < 200 && hi - lo > 1e-12; i++) {
+		double mid = (lo + hi) / 2;
+
+		if (trigamma(exp(mid)) > v)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return exp((lo + hi) / 2);
+}
+
+int stats_prior_fit(const double *s2, const double *df, size_t n, struct stats_prior *p)
+{
+	double e_sum = 0, e_ss = 0, tri = 0, dsum = 0, e_mean, v;
+	size_t k = 0;
+
+	*p = (struct stats_prior){ .s2 = NAN, .df = 0 };
+	/* e = log s2 - psi(df/2) + log(df/2) has mean log s0^2 - psi(d0/2) +
+	 * log(d0/2) and variance psi'(d0/2) + psi'(df/2) (Smyth 2004, 4.1) */
+	for (size_t i = 0; i < n; i++) {
+		if (!(s2[i] > 0) || !(df[i] > 0) || !isfinite(s2[i]))
+			continue;
+		e_sum += log(s2[i]) - digamma(df[i] / 2) + log(df[i] / 2);
+		k++;
+	}
+	if (k < STATS_PRIOR_MIN_ROWS)
+		return -EINVAL;
+	e_mean = e_sum / (double)k;
+	for (size_t i = 0; i < n; i++) {
+		double e;
+
+		if (!(s2[i] > 0) || !(df[i] > 0) || !isfinite(s2[i]))
+			continue;
+		e = log(s2[i]) - digamma(df[i] / 2) + log(df[i] / 2) - e_mean;
+		e_ss += e * e;
+		tri += trigamma(df[i] / 2);
+		dsum += df[i];
+	}
+	v = e_ss / (double)(k - 1) - tri / (double)k;
+	/* no more prior degrees than the rows hold together: variances that
+	 * agree better than their dfs predict do not make one row's variance
+	 * known exactly */
+	p->df = v > 0 ? fmin(2 * trigamma_inverse(v), dsum) : dsum;
+	p->s2 = exp(e_mean + digamma(p->df / 2) - log(p->df / 2));
+	return 0;
+}
+
+double stats_moderated(double s2, double df, const struct stats_prior *p)
+{
+	if (!(p->df > 0))
+		return s2;
+	if (!(df > 0) || isnan(s2))
+		return p->s2;
+	return (p->df * p->s2 + df * s2) / (p->df + df);
+}
+
 double stats_rel_sd(const double *v, size_t n)
 {
 	double sd = 0, m = n < 2 ? 0 : mean_sd(v, n, &sd);
@@ -209,7 +306,28 @@ double stats_rel_sd(const double *v, size_t n)
 
 enum verdict stats_judge(const double *a, const double *b, size_t n, struct judgment *j)
 {
-	double l[JUDGE_MAX_EPOCHS], bs[JUDGE_MAX_EPOCHS], mean, sd, se, bm, lm;
+	return stats_judge_prior(a, b, n, NULL, j);
+}
+
+int stats_judge_spread(const double *a, const double *b, size_t n, double *s2)
+{
+	double l[JUDGE_MAX_EPOCHS], sd;
+	size_t k = 0;
+
+	for (size_t i = 0; i < n && k < JUDGE_MAX_EPOCHS; i++)
+		if (a[i] > 0 && b[i] > 0 && isfinite(a[i]) && isfinite(b[i]))
+			l[k++] = log(a[i] / b[i]);
+	if (k < 2)
+		return 0;
+	mean_sd(l, k, &sd);
+	*s2 = sd * sd;
+	return (int)k - 1;
+}
+
+enum verdict stats_judge_prior(const double *a, const double *b, size_t n, const struct stats_prior *prior,
+			       struct judgment *j)
+{
+	double l[JUDGE_MAX_EPOCHS], bs[JUDGE_MAX_EPOCHS], mean, sd, se, bm, lm, df;
 	size_t k = 0;
 
 	memset(j, 0, sizeof(*j));
@@ -235,10 +353,18 @@ enum verdict stats_judge(const double *a, const double *b, size_t n, struct judg
 	j->diff = bm * (j->ratio - 1);
 	if (k < 2)
 		return j->v;
-	se = sd / sqrt((double)k);
 	j->spread = sd;
-	j->lo = exp(mean - stats_t_quantile(0.975, (double)(k - 1)) * se);
-	j->hi = exp(mean + stats_t_quantile(0.975, (double)(k - 1)) * se);
+	/* the epochs' variance moderated towards the run's rows of its kind
+	 * (report_pair_twins): more degrees of freedom, the same model */
+	df = (double)(k - 1);
+	if (prior && prior->df > 0) {
+		sd = sqrt(stats_moderated(sd * sd, df, prior));
+		df += prior->df;
+	}
+	j->df = df;
+	se = sd / sqrt((double)k);
+	j->lo = exp(mean - stats_t_quantile(0.975, df) * se);
+	j->hi = exp(mean + stats_t_quantile(0.975, df) * se);
 	j->diff_lo = bm * (j->lo - 1);
 	j->diff_hi = bm * (j->hi - 1);
 	lm = log1p(j->margin);
@@ -246,7 +372,7 @@ enum verdict stats_judge(const double *a, const double *b, size_t n, struct judg
 		j->v = VERDICT_SLOWER;
 	else if (log(j->hi) < -lm)
 		j->v = VERDICT_FASTER;
-	else if (fabs(mean) + stats_t_quantile(0.95, (double)(k - 1)) * se < lm)
+	else if (fabs(mean) + stats_t_quantile(0.95, df) * se < lm)
 		j->v = VERDICT_SAME;
 	return j->v;
 }

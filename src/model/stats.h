@@ -62,10 +62,19 @@ struct judgment {
 	double diff, diff_lo, diff_hi;	/* a - b in the units given, at b's median */
 	double spread;			/* sd of the epochs' log ratios (relative spread) */
 	double margin;			/* relative margin used */
+	double df;			/* of the interval: epochs - 1, plus the prior's */
 };
 /* Judge paired per-epoch costs (same units, > 0; pairs with a value <= 0 or
  * NaN are skipped). Fills j; returns its verdict. */
 enum verdict stats_judge(const double *a, const double *b, size_t n, struct judgment *j);
+struct stats_prior;
+/* The same with the variance of the log ratios moderated by prior (NULL:
+ * none; stats_prior_fit over the spreads of the run's rows of one kind). */
+enum verdict stats_judge_prior(const double *a, const double *b, size_t n, const struct stats_prior *prior,
+			       struct judgment *j);
+/* The variance of the log ratios that stats_judge uses (*s2) and its
+ * degrees of freedom (0: fewer than two valid pairs, *s2 untouched). */
+int stats_judge_spread(const double *a, const double *b, size_t n, double *s2);
 /* Relative standard deviation (sd / mean) of n values; NAN when n < 2. */
 double stats_rel_sd(const double *v, size_t n);
 /* Quantile p in (0,1) of Student's t with df degrees of freedom (df >= 1;
@@ -75,5 +84,23 @@ double stats_t_quantile(double p, double df);
 /* Two-sided p-value of Student's t statistic with df degrees of freedom
  * (regularized incomplete beta). 1 for t == 0, NAN for df <= 0. */
 double stats_t_pvalue(double t, double df);
+
+/* P(F <= f) for Fisher's F with d1, d2 (real, > 0) degrees of freedom. */
+double stats_f_cdf(double f, double d1, double d2);
+
+/* Moderated variances (Smyth 2004, the limma model; docs/reports.md): the
+ * variances s2 of many rows of one kind, each with its degrees of freedom,
+ * are read as draws around a prior s0^2 carrying d0 degrees; a row's
+ * moderated variance (d0 s0^2 + df s2) / (d0 + df) has d0 + df degrees.
+ * The fit needs STATS_PRIOR_MIN_ROWS rows with a positive variance
+ * (-EINVAL: p->df 0, no prior); d0 is at most the rows' degrees together. */
+#define STATS_PRIOR_MIN_ROWS 5
+struct stats_prior {
+	double s2, df;
+};
+int stats_prior_fit(const double *s2, const double *df, size_t n, struct stats_prior *p);
+/* The moderated variance of a row (s2 with df); the prior alone for df 0;
+ * s2 itself without a prior (p->df 0). */
+double stats_moderated(double s2, double df, const struct stats_prior *p);
 
 #endif

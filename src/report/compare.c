@@ -65,6 +65,50 @@ static void side_line(FILE *f, const char *tag, const char *arg, const struct re
 	report_mail_wrap(f, "#    ", line);
 }
 
+static const char *const phi_sources[] = {
+	[PHI_WITHIN] = "within", [PHI_BETWEEN] = "A-B", [PHI_OTHERS] = "others",
+	[PHI_DEFAULT] = "default", [PHI_NONE] = "-",
+};
+
+/* Each kind of row (72 columns): how many, its process part and where it
+ * came from, its shift as a whole; the prior degrees and the shared part
+ * of the shifts on a line before. */
+static void kinds_table(const struct comparison *c, FILE *f)
+{
+	double d0_lo = INFINITY, d0_hi = 0, ps = NAN;
+	enum compare_phi_source src = PHI_NONE;
+
+	for (size_t k = 0; k < c->nkinds; k++) {
+		d0_lo = fmin(d0_lo, c->kinds[k].prior.df);
+		d0_hi = fmax(d0_hi, c->kinds[k].prior.df);
+		if (!isnan(c->kinds[k].phi_shift) && (isnan(ps) || c->kinds[k].phi_shift > ps)) {
+			ps = c->kinds[k].phi_shift;
+			src = c->kinds[k].shift_source;
+		}
+	}
+	if (!c->nkinds)
+		return;
+	report_mail_wrapf(f, "# ",
+			  "kinds: prior degrees d0 %.1f-%.1f; a kind's shift is its median row's change, its variance from the kind's epoch effects plus a shared process part (at most %.2f, %s)",
+			  d0_lo, d0_hi, ps, phi_sources[src]);
+	fprintf(f, "# %-19s %4s %12s %-19s %s\n", "kind", "rows", "phi", "shift [95% CI]", "as a whole");
+	for (size_t k = 0; k < c->nkinds; k++) {
+		const struct compare_kind *kd = &c->kinds[k];
+		char name[64], phi[32] = "-", sh[48] = "-";
+
+		snprintf(name, sizeof(name), "%s%s %s", kd->ctx == RESULT_KERNEL ? "kernel " : "", kd->pattern,
+			 kd->mode == MODE_LATENCY ? "lat" : "tput");
+		if (!isnan(kd->phi))
+			snprintf(phi, sizeof(phi), "%.2f %s", kd->phi, phi_sources[kd->source]);
+		if (isfinite(kd->se))
+			snprintf(sh, sizeof(sh), "%+.1f%% [%+.1f,%+.1f]", expm1(kd->shift) * 100, expm1(kd->lo) * 100,
+				 expm1(kd->hi) * 100);
+		fprintf(f, "# %-19s %4zu %12s %-19s %s\n", name, kd->nrows, phi, sh,
+			!isfinite(kd->se) ? "-" : kd->verdict == CMP_REGRESSED ? "regressed" :
+			kd->verdict == CMP_IMPROVED ? "improved" : kd->verdict == CMP_SAME ? "same" : "cannot tell");
+	}
+}
+
 static void header(const struct comparison *c, const struct report *a, const struct report *b,
 		   const char *na, const char *nb, FILE *f)
 {
@@ -80,23 +124,46 @@ static void header(const struct comparison *c, const struct report *a, const str
 	side_line(f, "B", nb, b, fb);
 	/* the rule, with the figures this comparison used */
 	report_mail_wrapf(f, "# ",
-			  "rule: core cycles; replicates: each row's epoch medians, %d and %d process%s; a side's variance from its process means when they vary more than its epochs predict (F test at %.0f%%), else from its pooled epochs",
-			  c->a_procs, c->b_procs, c->b_procs == 1 ? "" : "es", COMPARE_POOL_ALPHA * 100);
+			  "rule: core cycles; a row's replicates are its epoch medians (%d and %d process%s), less what its kind's rows share in each epoch (the median row's move); %zu outlier epoch%s (beyond %.0f robust spreads, at most one in five) left out; a row is judged on its change beyond its kind's shift, printed per kind below",
+			  c->a_procs, c->b_procs, c->b_procs == 1 ? "" : "es", c->outliers, c->outliers == 1 ? "" : "s",
+			  COMPARE_OUTLIER_SPREADS);
+	report_mail_wrapf(f, "# ",
+			  "variances: each row's spread within processes moderated across its kind's rows in both reports (Smyth 2004; prior degrees d0), plus a process part phi per kind (in units of the epochs' variance) from the process means within a side (2+ reports a side: 'within') or from the rows' changes beyond their kind's shift ('A-B': one report a side, the median row's change taken as the kind's); a row whose process means spread beyond that (F test at %.0f%%) uses its own",
+			  COMPARE_EXCESS_ALPHA * 100);
 	report_mail_wrapf(f, "# ",
 			  "margin %.1f%%: sqrt(min-change %.1f%%^2 + self-check %.2f%%^2), at least %.2f cycles/op; the core clocks differ by %.2f%% (each row's cycles carry their own calibration)",
 			  c->margin * 100, c->min_change * 100, c->check_shift * 100, COMPARE_ABS_FLOOR,
 			  c->cal_shift * 100);
-	report_mail_wrapf(f, "# ",
-			  "regressed/improved: the change lies beyond the margin (minimum-effect t test), Benjamini-Hochberg at FDR %.0f%% over %zu rows; same: inside it (TOST at %.0f%%); otherwise cannot tell below the row's detectable change (at p %.2g, what one more flagged row needs)",
-			  c->q * 100, c->tested, c->q * 100, c->threshold);
+	{
+		char fam[2][96];
+
+		for (int i = 0; i < 2; i++)
+			snprintf(fam[i], sizeof(fam[i]), c->family_tested[i] ? "%zu %s (one more flag needs p < %.2g)" : "%zu %s",
+				 c->family_tested[i], i ? "rows under a pattern" : "hot-line rows", c->threshold[i]);
+		report_mail_wrapf(f, "# ",
+				  "regressed/improved: the change lies beyond the margin (minimum-effect t test), Benjamini-Hochberg at FDR %.0f%% in two families: %s and %s; same: inside it (TOST at %.0f%%); otherwise cannot tell below the row's detectable change, and (+N runs) more reports a side would judge it at its spread",
+				  c->q * 100, fam[0], fam[1], c->q * 100);
+	}
+	if (isfinite(c->detect_hot) || isfinite(c->detect_pattern)) {
+		char hot[16] = "-", pat[16] = "-";
+
+		if (isfinite(c->detect_hot))
+			snprintf(hot, sizeof(hot), "%.1f%%", c->detect_hot * 100);
+		if (isfinite(c->detect_pattern))
+			snprintf(pat, sizeof(pat), "%.1f%%", c->detect_pattern * 100);
+		report_mail_wrapf(f, "# ",
+				  "detectable at this run count (median of the tested rows): hot rows %s, rows under a pattern %s",
+				  hot, pat);
+	}
 	if (c->untested > c->blocks_untested)
 		report_mail_wrapf(f, "# ",
-				  "%zu rows under an access pattern not tested: one process on a side (its epochs share the buffer sizes of the hierarchy it measured); give 2+ reports a side (a1.json,a2.json)",
+				  "%zu rows not tested: their kind's process part could not be estimated (too few rows); give 2+ reports a side (a1.json,a2.json)",
 				  c->untested - c->blocks_untested);
 	if (c->blocks)
 		report_mail_wrapf(f, "# ",
 				  "%zu rows on blocks of one run's samples (a side without epochs): margin %.1f%% (--noise-floor, how far rows move between processes), never same; %zu of them not tested (under a pattern, or a CI target missed)",
 				  c->blocks, c->block_margin * 100, c->blocks_untested);
+	kinds_table(c, f);
 	if (c->calibration)
 		report_mail_wrapf(f, "# ",
 				  "CALIBRATION MOVED: a self-check (add_chain, imul_chain) changed by %.1f%%: the clock calibration differs between the runs, not the code; every margin includes it",

@@ -39,7 +39,7 @@ int report_write_csv(const struct report *rep, FILE *f)
 	fputs("probe,twin,family,atomicity,insn,pattern,mode,epoch,cpu_os,"
 	      "cycles_min,cycles_p10,cycles_median,cycles_p90,cycles_ci_lo,cycles_ci_hi,"
 	      "ns_median,ticks_median,samples,outliers,ratio,ratio_lo,ratio_hi,ci_reached,migrated,"
-	      "extra,verdict,epochs,spread\n", f);
+	      "extra,verdict,epochs,spread,context,emulated\n", f);
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct result *r = &rep->r[i];
 		char *extra = report_extra_text(r);
@@ -68,7 +68,7 @@ int report_write_csv(const struct report *rep, FILE *f)
 		fprintf(f, ",%s", r->has_ratio && r->judge.v != VERDICT_NONE ? stats_verdict_name(r->judge.v) : "");
 		fprintf(f, ",%zu", r->has_ratio ? r->judge.n : 0);
 		csv_num(f, r->has_ratio && r->judge.v != VERDICT_NONE ? r->judge.spread : NAN);
-		fputc('\n', f);
+		fprintf(f, ",%s,%d\n", result_context_name(r->context), report_row_emulated(rep, r));
 		free(extra);
 	}
 	return ferror(f) ? -EIO : 0;

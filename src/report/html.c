@@ -1067,15 +1067,17 @@ static void results_table(const struct report *rep, FILE *f)
 		   "inside it (an equivalence test), else unresolved. Analogs lack the real semantics and get no "
 		   "verdict.</p>\n", JUDGE_MARGIN_REL * 100, JUDGE_MARGIN_ABS);
 	fputs("<table class=\"res\"><tr><th>probe</th><th>twin</th><th>pattern</th>"
-	      "<th>mode</th><th>epoch</th><th>insn</th><th>cycles min</th><th>median</th><th>p90</th><th>ns</th>"
+	      "<th>mode</th><th>context</th><th>epoch</th><th>insn</th><th>cycles min</th><th>median</th><th>p90</th><th>ns</th>"
 	      "<th>ratio in the epoch [95% CI]</th><th>vs twin, over the epochs</th><th>samples</th></tr>\n", f);
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct result *r = &rep->r[i];
 		char v[48];
 
-		report_htmlf(f, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td class=\"n\">%d</td><td>%s</td><td class=\"n\">"
-		    "%.2f</td><td class=\"n\">%.2f</td><td class=\"n\">%.2f</td><td class=\"n\">%.3f</td>", r->name,
-		    r->twin[0] ? r->twin : "-", r->pattern, probe_mode_name(r->mode), result_epoch(r), r->insn,
+		/* each row's context and emulation mark */
+		report_htmlf(f, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s%s</td><td class=\"n\">%d</td><td>%s</td>"
+		    "<td class=\"n\">%.2f</td><td class=\"n\">%.2f</td><td class=\"n\">%.2f</td><td class=\"n\">%.3f</td>",
+		    r->name, r->twin[0] ? r->twin : "-", r->pattern, probe_mode_name(r->mode),
+		    result_context_name(r->context), report_row_emulated(rep, r) ? ", emulated" : "", result_epoch(r), r->insn,
 		    result_cycles(rep, r->s.min), result_cycles(rep, r->s.median), result_cycles(rep, r->s.p90),
 		    result_ns(rep, r->s.median));
 		if (r->has_ratio)
@@ -1101,6 +1103,9 @@ int report_write_html(const struct report *rep, FILE *f)
 	if (err)
 		return err;
 	page_head(rep, fp, f);
+	if (rep->cal.emulated)
+		report_htmlf(f, "<p><b>EMULATED</b> (%s): every figure is the emulator's, not a measurement; "
+			     "no card.</p>\n", rep->cal.emulation);
 	/* a default characterization: the card first, then its charts */
 	if (card_wanted(rep) && !card_build(rep, &card)) {
 		fprintf(f, "<h2 id=\"card\">Machine card%s</h2>\n", rep->partial ? " (PARTIAL run)" : "");

@@ -78,6 +78,9 @@ static void mail_header(const struct report *rep, FILE *f)
 			  JUDGE_MARGIN_REL * 100, JUDGE_MARGIN_ABS);
 	if (rep->partial)
 		report_mail_wrapf(f, "", "PARTIAL (%s): only what was measured before it stopped", rep->partial_reason);
+	if (c->emulated)
+		report_mail_wrapf(f, "", "EMULATED (%s): every figure is the emulator's, not a measurement",
+				  c->emulation);
 }
 
 int report_write_mail(const struct report *rep, FILE *f)
@@ -87,7 +90,7 @@ int report_write_mail(const struct report *rep, FILE *f)
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct result *r = &rep->r[i], *t;
 		struct report_row b, a;
-		char name[512], ratio[96] = "", v[48];
+		char name[512], ratio[96] = "", v[48], ctx[32];
 
 		if (!compare_group_first(rep, i))
 			continue;
@@ -95,8 +98,13 @@ int report_write_mail(const struct report *rep, FILE *f)
 		if (!report_pair_lead(r, t))
 			continue;
 		report_row(rep, i, &b);
-		snprintf(name, sizeof(name), "%s%s%s %s %s: %s", t ? t->name : "", t ? " - " : "",
-			 r->name, r->pattern, r->mode == MODE_LATENCY ? "lat" : "tput", r->insn);
+		/* a row's context and mark: "[kernel]", "[kernel, emulated]", "[emulated]" */
+		snprintf(ctx, sizeof(ctx), r->context == RESULT_KERNEL || report_row_emulated(rep, r) ? " [%s%s%s]" : "",
+			 r->context == RESULT_KERNEL ? "kernel" : "",
+			 r->context == RESULT_KERNEL && report_row_emulated(rep, r) ? ", " : "",
+			 report_row_emulated(rep, r) ? "emulated" : "");
+		snprintf(name, sizeof(name), "%s%s%s %s %s%s: %s", t ? t->name : "", t ? " - " : "",
+			 r->name, r->pattern, r->mode == MODE_LATENCY ? "lat" : "tput", ctx, r->insn);
 		if (!t) {
 			if (strlen(name) > 34)	/* too long: without its ": insn" */
 				name[strlen(name) - strlen(r->insn) - 2] = '\0';

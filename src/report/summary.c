@@ -48,6 +48,11 @@ static json_t *row_json(const struct report *rep, size_t i)
 			"spread", isfinite(r->judge.spread) ? r->judge.spread : 0.0));
 	if (r->analog)
 		json_object_set_new(o, "analog", json_true());
+	json_object_set_new(o, "context", json_string(result_context_name(r->context)));
+	if (report_row_emulated(rep, r))
+		json_object_set_new(o, "emulated", json_true());
+	if (r->extra.has & 1u << RX_NOTE)
+		json_object_set_new(o, "note", json_string(r->extra.note));
 	if ((ct = result_contention(r)) && ct->placement[0])
 		json_object_set_new(o, "placement", json_string(ct->placement));
 	return o;

@@ -129,7 +129,7 @@ static void write_events(const struct report *rep, FILE *f)
 
 /* A kernel row's context, the analog it sits beside and its note (an
  * emulated row says so); a user-space row's nothing. */
-static const char *context_cell(const struct result *r, char *buf, size_t len)
+static const char *context_cell(const struct report *rep, const struct result *r, char *buf, size_t len)
 {
 	bool note = r->extra.has & 1u << RX_NOTE;
 
@@ -137,6 +137,8 @@ static const char *context_cell(const struct result *r, char *buf, size_t len)
 	if (r->context == RESULT_KERNEL)
 		snprintf(buf, len, " [kernel%s%s%s%s]", r->user_analog[0] ? ", beside " : "", r->user_analog,
 			 note ? ": " : "", note ? r->extra.note : "");
+	else if (report_row_emulated(rep, r))
+		snprintf(buf, len, " [user: " RESULT_EMULATED_NOTE "]");
 	return buf;
 }
 
@@ -178,7 +180,7 @@ static void write_row(const struct report *rep, const struct result *r, const st
 		r->twin[0] ? r->twin : "-", r->pattern, probe_mode_name(r->mode), mincell, result_cycles(rep, med),
 		result_cycles(rep, w ? w->p90 : r->s.p90), result_ns(rep, med), rc, ci, vs, spread,
 		w ? w->samples : r->nsamples, !w && r->migrated ? " MIGRATED" : "",
-		w || r->ci_reached ? "" : " (CI target not reached)", flags, context_cell(r, ctx, sizeof(ctx)));
+		w || r->ci_reached ? "" : " (CI target not reached)", flags, context_cell(rep, r, ctx, sizeof(ctx)));
 }
 
 /* The table: with epochs one line per row over them, so that it stays as
@@ -490,6 +492,9 @@ int report_write_text(const struct report *rep, FILE *f)
 			return err;
 		fputc('\n', f);
 	}
+	if (c->emulated)
+		fprintf(f, "# EMULATED (%s): every figure below is the emulator's, not a measurement; no card\n",
+			c->emulation);
 	fprintf(f, "# atomcost: core %.3f GHz (timer %.4f GHz, %.4f ticks/cycle, %s)\n",
 		c->core_hz / 1e9, c->timer_hz / 1e9, c->ticks_per_cycle, c->cycle_source);
 	if (rep->pmu_ticks_per_cycle > 0)

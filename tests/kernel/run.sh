@@ -80,12 +80,24 @@ if grep -Ei 'warning|error' "$B/build.log" | grep -v -e 'Skipping BTF' -e 'compi
 fi
 # check_loops DISASSEMBLY: the timed loops hold their op 64 times per
 # iteration (unrolled; the ops of src/arch as user space emits them, the
-# this_cpu ops through %gs), the unlocked twins no lock, and a throughput
-# loop spreads its ops over 32 lines.
+# kernel's own set_bit, __set_bit, cmpxchg and cmpxchg_local (k_*), the
+# this_cpu ops through %gs), the unlocked twins no lock, a throughput loop
+# spreads its ops over 32 lines, and each kernel function's loop emits the
+# very instruction of its src/arch twin (registers aside).
 check_loops() {
 	awk '
 	function want(fn, re, n, lines) { W[fn] = re; N[fn] = n; L[fn] = lines }
 	BEGIN {
+		want("k_set_bit_lat", "^lock orb \\$0x1,", 64, 1)
+		want("k_set_bit_tput", "^lock orb \\$0x1,", 64, 32)
+		want("k___set_bit_lat", "^btsq \\$0x0,", 64, 1)
+		want("k___set_bit_tput", "^btsq \\$0x0,", 64, 32)
+		want("k_cmpxchg_lat", "^lock cmpxchg %", 64, 1)
+		want("k_cmpxchg_tput", "^lock cmpxchg %", 64, 32)
+		want("k_cmpxchg_local_lat", "^cmpxchg %", 64, 1)
+		want("k_cmpxchg_local_tput", "^cmpxchg %", 64, 32)
+		want("__set_bit_tput", "^btsq \\$0x0,", 64, 32)
+		want("cmpxchg_tput", "^lock cmpxchg %", 64, 32)
 		want("set_bit_lat", "^lock orb \\$0x1,", 64, 1)
 		want("set_bit_tput", "^lock orb \\$0x1,", 64, 32)
 		want("__set_bit_lat", "^btsq \\$0x0,", 64, 1)
@@ -99,10 +111,16 @@ check_loops() {
 	/^[0-9a-f]+ <.*>:$/ { fn = substr($2, 2, length($2) - 3); next }
 	fn in W {
 		sub(/^ *[0-9a-f]+:[ \t]*/, ""); sub(/ *#.*/, ""); gsub(/  +/, " ")
-		if ($0 ~ W[fn]) { n[fn]++; addr[fn, $NF] = 1 }
+		if ($0 ~ W[fn]) {
+			n[fn]++; addr[fn, $NF] = 1
+			x = $0; gsub(/%[a-z0-9]+/, "%r", x); gsub(/0x[0-9a-f]+\(/, "(", x); insn[fn] = x
+		}
 		if (fn ~ /_local_/ && /^lock/) locked[fn]++
 	}
 	END {
+		for (f in W)
+			if (f ~ /^k_/ && insn[f] != insn[substr(f, 3)])
+				{ print "FAIL: " f ": " insn[f] ", its src/arch twin " substr(f, 3) ": " insn[substr(f, 3)]; bad = 1 }
 		for (f in W) {
 			k = 0
 			for (x in addr) { split(x, y, SUBSEP); k += y[1] == f }
@@ -128,6 +146,15 @@ mount -t sysfs sys /sys
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t devtmpfs dev /dev
 echo "@@ boot \$(uname -r) cpus \$(grep -c ^processor /proc/cpuinfo)"
+export ATOMCOST_KMOD=/atomcost.ko
+if grep -q ac_qemu64 /proc/cmdline; then	# the second boot: -cpu qemu64
+	/atomcost run --context kernel --cpu $CPU --max-seconds 0.002 set_bit -o /q.json >/dev/null 2>/err
+	echo "@@ ac qemu64 \$? \$([ -e /sys/module/atomcost ] && echo loaded || echo unloaded)"
+	sed 's/^/@@ stderr /' /err
+	sed 's/^/@@ json /' /q.json
+	echo "@@ finished"
+	poweroff -f
+fi
 insmod /atomcost.ko && echo "@@ insmod ok"
 D=/sys/kernel/debug/atomcost
 sed 's/^/@@ list /' \$D/probes
@@ -145,11 +172,55 @@ done
 sleep 2
 kill -9 \$! && wait
 echo "@@ begin killed"; grep -v '^sample ' \$D/run | sed 's/^/@@ /'; echo "@@ done killed"
-rmmod atomcost && echo "@@ rmmod ok"
+# hostile requests (docs/kernel.md, "Budgets and refusals"): "@@ req TAG
+# ok|refused MESSAGE", then each stopped run's keys as a probe's
+# (echo, not printf: busybox echo says the errno of a failed write)
+req() {
+	if echo "\$2" >\$D/run 2>/e; then echo "@@ req \$1 ok"; else echo "@@ req \$1 refused \$(cat /e)"; fi
+}
+show() { echo "@@ begin \$1"; grep -v '^sample ' \$D/run | sed 's/^/@@ /'; echo "@@ done \$1"; }
+up() { cut -d' ' -f1 /proc/uptime; }
+# after each case the module unloads ("@@ unload CASE") and loads again
+cycle() { rmmod atomcost && echo "@@ unload \$1"; insmod /atomcost.ko; }
+req mem800 "kmalloc_concurrent:4096 0 1 100000"
+req memavail "kmalloc_concurrent:4096 0 1 10000"
+cycle memory
+req wrap-samples "set_bit $CPU 4294967297 4"
+req wrap-iters "set_bit $CPU 4 18446744073709551617"
+req garbage "local_lock $CPU 1 1x"
+req extra "set_bit $CPU 1 1 1"
+req negative "set_bit $CPU -1 4"
+req zero "set_bit $CPU 0 4"
+req spaces "set_bit  $CPU 1 1"
+printf 'set_bit $CPU 1 1\000x' >\$D/run 2>/dev/null && echo "@@ req nul ok" || echo "@@ req nul refused"
+cycle parse
+t0=\$(up); req long "kmem_cache_alloc_bulk:250 $CPU 1 100000"; show long; echo "@@ secs long \$t0 \$(up)"
+cycle long
+(echo "kmem_cache_alloc_bulk:250 $CPU 1 100000" >\$D/run) &
+sleep 2
+kill -9 \$! && wait
+show killbulk
+cycle killbulk
+req spin "spin_lock $CPU 2 100000"; show spin
+cycle spin
+(echo "set_bit $CPU 100000 1000" >\$D/run) &
+sleep 2
+echo 0 >/sys/devices/system/cpu/cpu$CPU/online && echo "@@ offline ok"
+wait
+show hotplug
+echo 1 >/sys/devices/system/cpu/cpu$CPU/online && echo "@@ online ok"
+cycle hotplug
+# the protocol fuzz (/fuzz.txt, made by the host): each line written, then
+# the module still answers and unloads
+n=0
+t0=\$(up)
+while IFS= read -r l; do printf '%s\n' "\$l" >\$D/run 2>/dev/null; n=\$((n + 1)); done </fuzz.txt
+echo "@@ fuzz \$n"; echo "@@ secs fuzz \$t0 \$(up)"
+req after-fuzz "set_bit $CPU 1 1"
+rmmod atomcost && echo "@@ rmmod ok" && echo "@@ unload fuzz"
 [ -e \$D ] && echo "@@ still loaded"
 # the command itself (docs/kernel.md): every probe, then interrupted,
 # killed, refused; "@@ ac CASE EXIT LOADED" each
-export ATOMCOST_KMOD=/atomcost.ko
 ac() { [ -e /sys/module/atomcost ] && l=loaded || l=unloaded; echo "@@ ac \$1 \$2 \$l"; }
 echo "@@ \$(grep -m1 '^model name' /proc/cpuinfo)"
 /atomcost run --context kernel --cpu $CPU --max-seconds 0.002 -o /r.json >/dev/null 2>/err
@@ -195,22 +266,85 @@ printf '%s\n' '[experiment]' 'kind = slub-bulk-free' '[slub-bulk-free]' 'bulk = 
 	'objects = 1000' 'passes = 2' 'spread_slabs = 0' 'context = kernel' >"$B/root/k15.conf"
 printf '%s\n' '[experiment]' 'kind = slab-concurrent' '[slab-concurrent]' 'sizes = 32, 64' \
 	'objects = 100' 'passes = 2' 'context = kernel' >"$B/root/k16.conf"
+# the protocol fuzz: 1200 lines, the same every run (seed 30): half shaped
+# like a request (a probe name and three numbers, each field mostly small
+# and valid, else one of the crafted values: wrapping, signed, hex, with a
+# suffix, past a limit), half any number of tokens split by spaces or tabs,
+# some of them random printable garbage. Valid requests stay small (at
+# most 4 samples of N = 4), so the fuzz takes seconds.
+awk 'function pick(a, n) { return a[1 + int(rand() * n)] }
+function junk(  k, t) { t = ""; for (k = int(rand() * 40); k >= 0; k--) t = t sprintf("%c", 33 + int(rand() * 94)); return t }
+function num(  ) { return rand() < 0.7 ? 1 + int(rand() * 4) : pick(vals, nv) }
+BEGIN {
+	srand(30)
+	nn = split("set_bit __set_bit:tput cmpxchg_local:asm this_cpu_cmpxchg local_irq_save spin_lock_irqsave " \
+		   "kmem_cache_alloc_bulk:250 kmalloc_concurrent:4096 kmalloc_concurrent:32 nosuch set_bit:tput:tput SET_BIT", names, " ")
+	nv = split("0 1 2 3 4 -1 +1 01 0x10 1x 1e3 4294967295 4294967296 4294967297 18446744073709551615 " \
+		   "18446744073709551616 99999999999999999999999 100001 9999999 - . 2147483648", vals, " ")
+	split(" |\t|  | ", seps, "|")
+	for (i = 0; i < 1200; i++) {
+		if (i % 2) {
+			print pick(names, nn) " " (rand() < 0.5 ? 0 : 1) " " num() " " num()
+			continue
+		}
+		line = ""
+		for (t = int(rand() * 7); t > 0; t--)
+			line = line (line == "" ? "" : pick(seps, 4)) (rand() < 0.2 ? junk() : rand() < 0.5 ? pick(names, nn) : pick(vals, nv))
+		print line
+	}
+}' >"$B/root/fuzz.txt" || exit 1
 (cd "$B/root" && find . | "$BUSYBOX" cpio -o -H newc >"$B/initrd.cpio" 2>/dev/null) || exit 1
 
 echo "booting $KVER in qemu-system-x86_64 (TCG: emulated, not a measurement)"
 start=$(date +%s)
+# slub_debug on the module's cache: an object left at rmmod is a BUG line
+# (Debian's kernel has no kmemleak: CONFIG_DEBUG_KMEMLEAK is not set)
 timeout 400 qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 512 -nographic -no-reboot \
 	-nic none -kernel "/boot/vmlinuz-$KVER" -initrd "$B/initrd.cpio" \
-	-append "console=ttyS0 panic=-1 loglevel=3 oops=panic" </dev/null >"$B/serial.log" 2>&1
+	-append "console=ttyS0 panic=-1 loglevel=3 oops=panic slub_debug=FZPU,atomcost" \
+	</dev/null >"$B/serial.log" 2>&1
 echo "qemu exit $? after $(($(date +%s) - start)) s; serial log: $B/serial.log"
 tr -d '\r' <"$B/serial.log" | sed -n 's/^@@ //p' >"$B/out.log"
+# the second boot: -cpu qemu64, whose model name does not say TCG
+start=$(date +%s)
+timeout 200 qemu-system-x86_64 -accel tcg -cpu qemu64 -smp 2 -m 512 -nographic -no-reboot \
+	-nic none -kernel "/boot/vmlinuz-$KVER" -initrd "$B/initrd.cpio" \
+	-append "console=ttyS0 panic=-1 loglevel=3 oops=panic ac_qemu64" </dev/null >"$B/serial64.log" 2>&1
+echo "qemu -cpu qemu64 exit $? after $(($(date +%s) - start)) s; serial log: $B/serial64.log"
+tr -d '\r' <"$B/serial64.log" | sed -n 's/^@@ /q64 /p' >>"$B/out.log"
 
 # check LOG: prints one FAIL line per fault, exits 1 if any.
 check() {
 	check_list "$1" || return 1
 	awk -v S="$SAMPLES" -v N="$ITERS" '
 	function fail(m) { print "FAIL: " m; bad = 1 }
+	function want_req(tag, re) {
+		if (req[tag] != "refused" || msg[tag] !~ re)
+			fail("request " tag ": " (tag in msg ? msg[tag] : "not made") ", expected refused: " re)
+	}
+	# the hostile cases that run (docs/kernel.md, "Stop means stop")
+	function hostile_end() {
+		if (p == "long" && (h["err"] != -62 || h["samples"] != 0 || h["allocated"] != h["freed"]))
+			fail("the 52 s sample: err " h["err"] ", " h["samples"] " samples, allocated " h["allocated"] \
+			     " freed " h["freed"] ", expected err -62 (the wall bound inside the sample), 0 samples")
+		if (p == "killbulk" && (h["err"] != -4 || h["samples"] != 0 || h["reap_us"] < 0 ||
+					h["reap_us"] > 100000 || h["allocated"] != h["freed"]))
+			fail("a killed writer in a long sample: err " h["err"] ", " h["samples"] " samples, reaped after " \
+			     h["reap_us"] " us, expected err -4, 0 samples, reaped within 100000 us")
+		# the window itself is printed, not checked: under TCG the guest TSC
+		# follows the host clock, and a host that deschedules qemu
+		# lengthens it (28 ms seen once)
+		if (p == "spin" && (h["err"] != 0 || h["iters_asked"] != 100000 || h["iters"] >= 100000 ||
+				    h["iters"] > h["iters_cap"] || h["iters_cap"] < 1))
+			fail("spin_lock at N = 100000: N " h["iters"] " (cap " h["iters_cap"] "), expected N lowered to the cap")
+		if (p == "hotplug" && (h["err"] != -19 || h["samples"] >= h["requested"]))
+			fail("the run CPU taken offline: err " h["err"] ", " h["samples"] " of " h["requested"] \
+			     " samples, expected err -19 (ENODEV) and fewer samples")
+		ran[p] = 1
+	}
 	function probe_end(  want, lines, objs) {
+		if (p ~ /^(long|killbulk|spin|hotplug)$/)
+			return hostile_end()
 		if (p == "killed") {
 			if (h["err"] != -4 || h["samples"] >= h["requested"])
 				fail("a killed writer: err " h["err"] ", " h["samples"] " of " h["requested"] " samples")
@@ -241,7 +375,30 @@ check() {
 	$1 == "still" { fail("the module is still loaded after rmmod") }
 	$1 == "dmesg" && /WARNING:|BUG:|BUG at|Oops|general protection fault|Call Trace:|RIP: / { fail("dmesg: " $0) }
 	$1 == "finished" { finished = 1 }
+	$1 == "req" { req[$2] = $3; msg[$2] = $0 }
+	$1 == "unload" { unloaded[$2] = 1 }
+	$1 == "secs" { secs[$2] = $4 - $3 }
+	$1 == "fuzz" { fuzz = $2 }
+	$1 == "offline" { offline = 1 }
 	END {
+		want_req("mem800", "Argument list too long")
+		want_req("memavail", "memory")
+		want_req("wrap-samples", "out of range|not representable")
+		want_req("wrap-iters", "out of range|not representable")
+		want_req("zero", "out of range|not representable")
+		want_req("garbage", "Invalid argument")
+		want_req("extra", "Invalid argument")
+		want_req("negative", "Invalid argument")
+		want_req("spaces", "Invalid argument")
+		want_req("nul", "refused")
+		if (req["after-fuzz"] != "ok") fail("after the fuzz: " msg["after-fuzz"])
+		if (fuzz < 1000) fail("the fuzz wrote " fuzz + 0 " lines, expected 1000 at least")
+		if (!("long" in secs) || secs["long"] > 12) fail("the 52 s sample ran " secs["long"] " s, expected at most 12")
+		if (!offline) fail("the run CPU could not be taken offline")
+		split("long killbulk spin hotplug", hc, " ")
+		for (i in hc) if (!(hc[i] in ran)) fail(hc[i] ": no result")
+		split("memory parse long killbulk spin hotplug fuzz", uc, " ")
+		for (i in uc) if (!(uc[i] in unloaded)) fail("the module did not unload after case " uc[i])
 		if (!insmod) fail("insmod atomcost.ko failed")
 		if (nlist < 30) fail("only " nlist + 0 " probes listed")
 		for (q in listed) if (!(q in done)) fail(q ": no result")
@@ -259,7 +416,10 @@ summary() {
 	awk '$1 == "begin" { p = $2; n = 0 } $1 == "iters" { it = $2 } $1 == "ops" { ops = $2 }
 	$1 == "form" { form = $2 } $1 == "overhead" { o = $2 }
 	$1 == "sample" { a[++n] = $2; t[n] = $3 }
-	$1 == "done" && p != "killed" { ma = a[1]; m = t[1]
+	$1 == "window_max" { win = $2 } $1 == "tsc_khz" { khz = $2 }
+	$1 == "secs" { printf "%s: %.1f s in the guest\n", $2, $4 - $3 }
+	$1 == "done" && p == "spin" { printf "spin_lock at N = 100000: N lowered to %d, irqs off %.0f us at most (emulated)\n", it, win * 1000 / khz }
+	$1 == "done" && p !~ /^(killed|long|killbulk|spin|hotplug)$/ { ma = a[1]; m = t[1]
 		for (i = 2; i <= n; i++) { if (t[i] < m) m = t[i]; if (a[i] < ma) ma = a[i] }
 		if (form == "phases")
 			printf "%-28s %8.1f alloc %8.1f free ticks/object  (emulated: not a measurement)\n",
@@ -328,10 +488,35 @@ check_repro() {
 		{ echo "FAIL: $3 in kernel mode: the printout does not say emulated"; return 1; }
 }
 
+# check_emu LOG: emulation said from what the machine is (docs/kernel.md):
+# the -cpu max run and the -cpu qemu64 one (whose model name does not say
+# TCG) both marked emulated by the CPUID hypervisor leaf, the qemu64 one
+# exiting 0 with the module unloaded; and every format of the -cpu max
+# report says "emulated" and "kernel" (each row's context and mark).
+check_emu() {
+	local bad=0 f j
+	sed -n 's/^json //p' "$1" >"$B/e.json"
+	sed -n 's/^q64 json //p' "$1" >"$B/q.json"
+	grep -qx "q64 ac qemu64 0 unloaded" "$1" ||
+		{ echo "FAIL: -cpu qemu64: $(grep '^q64 ac ' "$1" || echo 'did not run'), expected ac qemu64 0 unloaded"; bad=1; }
+	for j in e q; do
+		jq -e '.calibration.emulated and (.calibration.emulation | test("CPUID leaf 0x40000000"))' \
+			"$B/$j.json" >/dev/null 2>&1 ||
+			{ echo "FAIL: $([ $j = e ] && echo '-cpu max' || echo '-cpu qemu64'): not marked emulated by the hypervisor leaf"; bad=1; }
+	done
+	for f in text mail html csv json summary; do
+		"$ATOMEXE" report "$B/e.json" --format $f >"$B/fmt.$f" 2>/dev/null
+		grep -q emulated "$B/fmt.$f" && grep -q kernel "$B/fmt.$f" ||
+			{ echo "FAIL: report --format $f of an emulated kernel run: not both 'emulated' and 'kernel'"; bad=1; }
+	done
+	return $bad
+}
+
 fails=0
 summary "$B/out.log"
 check "$B/out.log" || fails=1
 check_ac "$B/out.log" || fails=1
+check_emu "$B/out.log" || fails=1
 grep '^model name' "$B/out.log"
 sed -n 's/^stderr /guest stderr: /p' "$B/out.log"
 [ -s "$B/r.json" ] && jq -r '.results[] | "\(.probe) \(.mode) \(.cycles.median) cycles (\(.extra.note))"' \
@@ -358,6 +543,19 @@ plant '/^rmmod ok/d' "the module not unloaded"
 plant '/^done this_cpu_inc$/d' "a probe without result"
 plant '/^begin killed/,/^done killed/s/^err .*/err 0/' "a killed run that did not stop"
 plant '/^probe kmalloc_concurrent:64/,/^end/s/^cpus .*/cpus 1/' "a concurrent probe on one CPU"
+plant 's/^req mem800 refused.*/req mem800 ok/' "the 800 MB request taken"
+plant 's/^req memavail refused.*/req memavail refused Invalid argument/' "a request past MemAvailable/16 not ENOMEM"
+plant 's/^req wrap-samples refused.*/req wrap-samples ok/' "a wrapping sample count taken"
+plant 's/^req garbage refused.*/req garbage ok/' "trailing garbage taken"
+plant '/^begin long/,/^done long/s/^err .*/err 0/' "a long sample not stopped at the wall bound"
+plant 's/^secs long .*/secs long 10.0 62.8/' "a long sample that ran 52 s"
+plant '/^begin killbulk/,/^done killbulk/s/^reap_us .*/reap_us 40400000/' "a killed writer reaped after 40 s"
+plant '/^begin spin/,/^done spin/s/^iters .*/iters 100000/' "an irqs-off window not capped"
+plant '/^begin hotplug/,/^done hotplug/s/^err .*/err -62/' "a run on a CPU gone offline not stopped"
+plant 's/^fuzz .*/fuzz 10/' "a fuzz of 10 lines"
+plant '/^unload long/d' "the module not unloaded after a case"
+plant '/^q64 json .*"emulated": true/s/true/false/' "-cpu qemu64 not marked emulated" check_emu
+plant 's/^q64 ac qemu64 0 unloaded/q64 ac qemu64 0 loaded/' "-cpu qemu64 leaving the module" check_emu
 plant '0,/^json *"context": "kernel",$/{//d}' "a row without its context" check_ac
 plant '/^json *"probe": "kmalloc_concurrent:32:free"/s/:free//' "a missing free-phase row" check_ac
 plant 's/^ac run 0 unloaded/ac run 0 loaded/' "the module left loaded by the run" check_ac

@@ -9,9 +9,10 @@
  * (--fail-on-regression: 1 when a row regressed, for CI scripts).
  * Three or more files, a summary among them, or --cards: the machines side
  * by side, the card's rows one column per machine (compare-n.h). More than
- * COMPARE_N_MAX files, or --fleet: a fleet, each row's median and spread
- * and the machines beyond it named (fleet.h); unreadable files and repeated
- * hosts are skipped and counted, exit 2 when fewer than two remain. */
+ * COMPARE_N_MAX files, or --fleet: a fleet, each row's median and spread,
+ * the groups that moved and the machines beyond it named (fleet.h);
+ * unreadable files and repeated hosts are skipped and counted, exit 2 when
+ * fewer than two remain, --fail-on: 1 when what it names was found. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,16 +28,17 @@
 
 struct compare_args {
 	struct compare_n_opts no;	/* side by side; two-way takes the same margins */
-	unsigned format;		/* text, mail, html, csv */
-	bool fail_reg, cards;
-	const char *as;
+	unsigned format;		/* text, mail, html, csv, json */
+	bool fail_reg, cards, members;
+	unsigned fail_on;		/* a fleet: none, outlier, group, any */
+	const char *as, *group_by;
 };
 
 #define A(f) offsetof(struct compare_args, f)
 static const struct cmd_opt compare_opt[] = {
 	{ .name = "format", .type = OPT_CHOICE, .arg = "FMT", .off = A(format), .def = "text",
-	  .choices = "text|mail|html|csv",
-	  .help = "text or mail (72 columns, before - after); side by side: text or html; a fleet: text, html or csv" },
+	  .choices = "text|mail|html|csv|json",
+	  .help = "text or mail (72 columns, before - after); side by side: text or html; a fleet: text, html, csv or json" },
 	{ .name = "min-change", .type = OPT_PCT, .arg = "PCT", .off = A(no.min_change),
 	  .min = NOISE_FLOOR_MIN * 100, .max = 100,
 	  .help = "the practical margin, never lower: smaller changes are not worth a verdict" },
@@ -54,13 +56,22 @@ static const struct cmd_opt compare_opt[] = {
 	{ .name = "fleet", .type = OPT_FLAG, .off = A(no.fleet),
 	  .help = "the files as a fleet: each row's median and spread, the machines beyond it named "
 		  "(always above 64 files)" },
+	{ .name = "group-by", .type = OPT_STR, .arg = "KEY", .off = A(group_by),
+	  .help = "a fleet: group the machines by this key alone (cpu, microcode, kernel, bios, or a label: "
+		  "partition, features, group, ...); every key unset" },
+	{ .name = "members", .type = OPT_FLAG, .off = A(members),
+	  .help = "a fleet: list the machines of each group that moved" },
+	{ .name = "fail-on", .type = OPT_CHOICE, .arg = "WHAT", .off = A(fail_on), .def = "none",
+	  .choices = "none|outlier|group|any",
+	  .help = "a fleet: exit 1 when a machine is named (outlier), a group moved (group), or either (any)" },
 };
 #undef A
 
 static const struct cmd_opts compare_cmd = {
 	.usage = "usage: atomcost compare A.json[,A2.json...] B.json[,B2.json...] [options]\n"
 		 "       atomcost compare A.json B.json C.json ... [--format text|html] [--all]\n"
-		 "       atomcost compare --fleet FILE... [--format text|html|csv] [--all]\n",
+		 "       atomcost compare --fleet FILE... [--format text|html|csv|json] [--all] [--members]\n"
+		 "                [--group-by KEY] [--fail-on outlier|group|any]\n",
 	.opt = compare_opt, .n = ARRAY_SIZE(compare_opt), .max_operands = -1,
 };
 
@@ -87,12 +98,18 @@ static void compare_rule(FILE *f)
 		"epochs in both files are judged as above (marked, '=' the same, or cannot\n"
 		"tell); other cells are marked only beyond their row's floor: --noise-floor on\n"
 		"hot-line rows, %.0f%% on rows under a pattern, sharing or c2c (docs/fleet.md).\n"
-		"A fleet (--fleet, or more than %d files): per row the fleet's median and robust\n"
-		"spread (%.4g x MAD of the logs); a machine is named where it lies beyond %.1f\n"
-		"spreads, beyond --min-change and, where it has epochs, beyond its own noise,\n"
-		"Benjamini-Hochberg over rows x machines. Files that cannot be read, are not a\n"
-		"summary or repeat a host are named and skipped; exit 2 when fewer than two remain.\n",
-		COMPARE_Q * 100, COMPARE_N_WIDE_FLOOR * 100, COMPARE_N_MAX, FLEET_MAD_SD, FLEET_K);
+		"A fleet (--fleet, or more than %d files), read one summary at a time: per row\n"
+		"the fleet's median and robust spread (%.4g x MAD of the logs). A group (cpu,\n"
+		"microcode, kernel, bios, or a label: partition, features, group; --group-by\n"
+		"KEY for one) moved where its median's 95%% interval lies beyond --min-change\n"
+		"(Benjamini-Hochberg over rows x groups): one line, --members lists it. A\n"
+		"machine is named where it lies beyond %.1f spreads of its reference (the fleet,\n"
+		"or its moved group), beyond --min-change and its own noise, survives\n"
+		"Benjamini-Hochberg over rows x machines and, alone, %.0f%% / their number.\n"
+		"--fail-on outlier|group|any: exit 1 when found. Files that cannot be read,\n"
+		"are not a summary or repeat a host are named and skipped; exit 2 when fewer\n"
+		"than two remain.\n",
+		COMPARE_Q * 100, COMPARE_N_WIDE_FLOOR * 100, COMPARE_N_MAX, FLEET_MAD_SD, FLEET_K, COMPARE_Q * 100);
 }
 
 /* --as X=Y: A's rows of probe X stand for B's rows of probe Y (A's own Y
@@ -205,32 +222,33 @@ static int compare_side_by_side(char **files, size_t n, const struct compare_n_o
 	return ret < 0 ? exit_code_for(ret) : EXIT_OK;
 }
 
-/* A fleet: the files read in one pass, bad ones skipped. */
-static int compare_fleet(char **files, size_t n, const struct compare_n_opts *o, unsigned format)
+/* A fleet: the files read one at a time, bad ones skipped. Exit 1 with
+ * --fail-on when what it names was found (as --fail-on-regression). */
+static int compare_fleet(char **files, size_t n, const struct compare_args *a)
 {
-	static int (*const write[])(const struct fleet *f, FILE *out) = {
-		fleet_write_text, NULL, fleet_write_html, fleet_write_csv,
+	static int (*const write[])(const struct fleet *f, bool members, FILE *out) = {
+		fleet_write_text, NULL, fleet_write_html, fleet_write_csv, fleet_write_json,
 	};
-	struct fleet_in in;
 	struct fleet f;
-	int ret = fleet_read(files, n, &in);
+	int ret = fleet_init(&f, &a->no, a->group_by), code = EXIT_OK;
 
-	if (ret < 0)
-		return exit_code_for(ret);
-	if (in.n < 2) {
-		pr_err("compare: %zu of %zu files read: a fleet needs two or more summaries", in.n, n);
-		fleet_in_free(&in);
+	for (size_t i = 0; !ret && i < n; i++)
+		ret = fleet_add_file(&f, files[i]);
+	if (!ret && f.nmach < 2) {
+		pr_err("compare: %zu of %zu files read: a fleet needs two or more summaries", f.nmach, n);
+		fleet_free(&f);
 		return EXIT_USAGE;
 	}
-	if (in.nskip)
-		pr_err("compare: %zu of %zu files skipped (named above); comparing %zu", in.nskip, n, in.n);
-	ret = fleet_build(&in, o, &f);
-	if (!ret) {
-		ret = write[format](&f, stdout);
-		fleet_free(&f);
-	}
-	fleet_in_free(&in);
-	return ret < 0 ? exit_code_for(ret) : EXIT_OK;
+	if (!ret && f.nskip)
+		pr_err("compare: %zu of %zu files skipped (named above); comparing %zu", f.nskip, n, f.nmach);
+	if (!ret)
+		ret = fleet_judge(&f);
+	if (!ret)
+		ret = write[a->format](&f, a->members, stdout);
+	if (!ret && ((a->fail_on & 1 && f.nnamed) || (a->fail_on & 2 && f.nshift)))
+		code = EXIT_RUNTIME;
+	fleet_free(&f);
+	return ret < 0 ? exit_code_for(ret) : code;
 }
 
 /* Two sides, A before and B after: a verdict per row. An exit code. */
@@ -286,13 +304,18 @@ int cmd_compare(int argc, char **argv)
 		a.cards = !strchr(argv[i], ',') && report_is_summary(argv[i]);
 	if (a.no.fleet || n > COMPARE_N_MAX) {
 		if (a.fail_reg || a.as || a.cards || a.format == 1) {
-			pr_err("compare: a fleet takes --format text|html|csv, --min-change and --all; --fail-on-regression, --as, --cards and --format mail are for two or a few files");
+			pr_err("compare: a fleet takes --format text|html|csv|json, --min-change, --all, --members, --group-by and --fail-on; --fail-on-regression, --as, --cards and --format mail are for two or a few files");
 			return EXIT_USAGE;
 		}
-		return compare_fleet(argv + optind, (size_t)n, &a.no, a.format);
+		return compare_fleet(argv + optind, (size_t)n, &a);
 	}
-	if (a.format == 3) {
-		pr_err("compare: --format csv is for a fleet (--fleet, or more than %d files)", COMPARE_N_MAX);
+	if (a.members || a.group_by || a.fail_on) {
+		pr_err("compare: --members, --group-by and --fail-on are for a fleet (--fleet, or more than %d files)",
+		       COMPARE_N_MAX);
+		return EXIT_USAGE;
+	}
+	if (a.format >= 3) {
+		pr_err("compare: --format csv and json are for a fleet (--fleet, or more than %d files)", COMPARE_N_MAX);
 		return EXIT_USAGE;
 	}
 	if (n >= 3 || a.cards) {

@@ -99,6 +99,10 @@ struct cn_result {		/* one row of the summary: probe, pattern, mode */
 	size_t nep;
 };
 
+struct cn_label {		/* an operator's label (fingerprint "labels") */
+	char key[32], value[96];
+};
+
 struct compare_n_doc {
 	char path[256];
 	bool summary;		/* read from a summary, not a full report */
@@ -106,6 +110,9 @@ struct compare_n_doc {
 	char started[40], topology[128], version[32];
 	char host[64], model_name[96], family[16], model[16], stepping[16], microcode[32];
 	char kernel[64], cc[64], flags[96];
+	char bios[96];		/* firmware: "vendor version date" */
+	struct cn_label *label;	/* partition, features, inventory group, ... */
+	size_t nlabel;
 	int vm, trustworthy;	/* -1: not said; vm 1: the hypervisor flag is set */
 	double core_hz, card_floor;
 	char atomic[64], plain[64], sharing_probe[64];	/* the card's probes */

@@ -180,6 +180,76 @@ static json_t *kernel_json(void)
 			 "version", u.version, "machine", u.machine);
 }
 
+static json_t *firmware_json(const char *root)
+{
+	return json_pack("{s:o, s:o, s:o}", "bios_vendor", line_json(root, "/sys/class/dmi/id/bios_vendor"),
+			 "bios_version", line_json(root, "/sys/class/dmi/id/bios_version"),
+			 "bios_date", line_json(root, "/sys/class/dmi/id/bios_date"));
+}
+
+/* " Key=value" of an `scontrol show node -o` line into o[as], unless unset. */
+static void slurm_field(json_t *o, const char *line, const char *key, const char *as)
+{
+	char pat[64], v[256];
+	const char *at;
+
+	snprintf(pat, sizeof(pat), " %s=", key);
+	at = strstr(line, pat);
+	if (!at)
+		return;
+	at += strlen(pat);
+	snprintf(v, sizeof(v), "%.*s", (int)strcspn(at, " \n"), at);
+	if (*v && strcmp(v, "(null)"))
+		json_object_set_new(o, as, json_string(v));
+}
+
+/* The node's partitions and features as Slurm has them now, when this
+ * runs in a Slurm job: `scontrol show node -o $SLURMD_NODENAME`. */
+static void slurm_labels(json_t *o)
+{
+	const char *node = getenv("SLURMD_NODENAME");
+	char cmd[192], line[4096] = " ";
+	FILE *p;
+
+	if (!getenv("SLURM_JOB_ID") || !node || !*node || node[strspn(node, "abcdefghijklmnopqrstuvwxyz"
+							 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")])
+		return;
+	snprintf(cmd, sizeof(cmd), "scontrol show node -o '%.64s' 2>/dev/null", node);
+	p = popen(cmd, "re");
+	if (!p)
+		return;
+	if (fgets(line + 1, sizeof(line) - 1, p)) {
+		slurm_field(o, line, "Partitions", "partition");
+		slurm_field(o, line, "ActiveFeatures", "features");
+	}
+	pclose(p);
+}
+
+/* The operator's labels: under Slurm the node's partition and features,
+ * then ATOMCOST_LABELS="key=value,..." (an inventory group, a rack),
+ * which wins over Slurm's. */
+static json_t *labels_json(void)
+{
+	const char *env = getenv("ATOMCOST_LABELS");
+	json_t *o = json_object();
+	char buf[1024], *save = NULL, *tok;
+
+	slurm_labels(o);
+	snprintf(buf, sizeof(buf), "%s", env ? env : "");
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+
+		if (!eq || eq == tok || !eq[1]) {
+			pr_err("ATOMCOST_LABELS: '%s' is not KEY=VALUE: not recorded (give e.g. ATOMCOST_LABELS=group=web,rack=r12)",
+			       tok);
+			continue;
+		}
+		*eq = 0;
+		json_object_set_new(o, tok, json_string(eq + 1));
+	}
+	return o;
+}
+
 json_t *fingerprint_collect(const char *root, int cpu_os, const char *topo_summary)
 {
 	char host[256] = "";
@@ -192,7 +262,7 @@ json_t *fingerprint_collect(const char *root, int cpu_os, const char *topo_summa
 		snprintf(host, sizeof(host), FINGERPRINT_UNREADABLE);
 	cpu = cpu_json(root, &hv);
 	fp = json_pack("{s:s, s:o, s:n, s:n, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s,"
-		       " s:{s:s, s:s, s:s}, s:s, s:s, s:s}",
+		       " s:{s:s, s:s, s:s}, s:s, s:s, s:s, s:o, s:o}",
 		       "host", host,
 		       "cpu", cpu,
 		       "core_hz", "tsc_hz",
@@ -207,7 +277,8 @@ json_t *fingerprint_collect(const char *root, int cpu_os, const char *topo_summa
 		       "compiler", "cc", ATOMCOST_CC, "flags", ATOMCOST_CFLAGS,
 		       "buildtype", ATOMCOST_BUILDTYPE,
 		       "arch", fingerprint_arch.name, "atomics", fingerprint_arch.atomics,
-		       "tool_version", ATOMCOST_VERSION);
+		       "tool_version", ATOMCOST_VERSION,
+		       "firmware", firmware_json(root), "labels", labels_json());
 	return fp;
 }
 

@@ -1162,6 +1162,26 @@ static int summary_menu(json_t *card, struct compare_n_doc *d)
 	return 0;
 }
 
+/* The fingerprint's firmware as one word, and its labels. */
+static int summary_labels(json_t *fp, struct compare_n_doc *d)
+{
+	json_t *fw = json_object_get(fp, "firmware"), *labels = json_object_get(fp, "labels"), *v;
+	const char *k;
+
+	if (json_is_object(fw))
+		snprintf(d->bios, sizeof(d->bios), "%s %s %s", jstr(fw, "bios_vendor", "?"),
+			 jstr(fw, "bios_version", "?"), jstr(fw, "bios_date", "?"));
+	d->label = json_object_size(labels) ? calloc(json_object_size(labels), sizeof(*d->label)) : NULL;
+	if (json_object_size(labels) && !d->label)
+		return -ENOMEM;
+	json_object_foreach(labels, k, v)
+		if (json_is_string(v)) {
+			snprintf(d->label[d->nlabel].key, sizeof(d->label->key), "%s", k);
+			snprintf(d->label[d->nlabel++].value, sizeof(d->label->value), "%s", json_string_value(v));
+		}
+	return 0;
+}
+
 /* A full report reduced to what its summary keeps: one column reads the
  * same from either. */
 static int reduce(const char *path, json_t **doc)
@@ -1214,6 +1234,8 @@ int report_read_summary(const char *path, struct compare_n_doc *d)
 		ret = obj_read(&doc_t, root, d);
 	if (!ret)
 		ret = summary_menu(json_object_get(root, "card"), d);
+	if (!ret)
+		ret = summary_labels(json_object_get(root, "fingerprint"), d);
 	for (const struct typed_section *t = typed; !ret && t < typed + ARRAY_SIZE(typed); t++) {
 		json_t *v = json_object_get(root, t->key);
 
@@ -1234,6 +1256,7 @@ void report_free_summary(struct compare_n_doc *d)
 	free(d->pair);
 	free(d->share);
 	free(d->menu);
+	free(d->label);
 	free(d->res);
 	free(d->hier);
 	c2c_out_free(d->c2c);

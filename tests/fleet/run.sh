@@ -2,19 +2,27 @@
 # SPDX-License-Identifier: MIT
 # tests/fleet/run.sh SRCDIR ATOMCOST [NODES] - the `fleet` suite: every
 # command block of docs/fleet.md, read from the page by its
-# `<!-- fleet-test: NAME -->` mark, run for real on this machine:
+# `<!-- fleet-test: NAME -->` mark, run for real on this machine, in a
+# network namespace of its own with only the loopback interface (as root:
+# `unshare -n`; elsewhere in the host's, said so):
 #  - Slurm: munge, slurmctld and slurmd started here with a generated
-#    slurm.conf (this host, its CPUs from `slurmd -C`, the loopback address,
-#    task/affinity binding, all state in a temporary directory), then the
-#    page's salloc/srun blocks over NODES nodes (1: the one this test has);
-#  - Ansible: an inventory of two names that reach this machine through the
-#    local connection, each with its own atomcost_dir and host name, then
-#    the page's ad-hoc run and fetch;
-#  - the page's collect, compare (side by side) and fleet compare blocks
-#    over the summaries both brought.
-# The blocks are adapted only through what they leave open: HOME, --nodes=16,
-# ANSIBLE_INVENTORY, ATOMCOST_ARGS/atomcost_args (configs/quick.conf: a few
-# seconds instead of the default characterization's minute) and PATH.
+#    slurm.conf (this host, its CPUs from `slurmd -C`, bound to 127.0.0.1,
+#    task/affinity binding, a partition "batch", all state in a temporary
+#    directory), then the page's salloc/srun check and its job array
+#    (configs/fleet/atomcost-array.sbatch, 3 tasks on the one node) and
+#    gather (configs/fleet/atomcost-gather.sh);
+#  - Ansible: the page's ansible-playbook (configs/fleet/atomcost.yml) over
+#    an inventory of two names in two groups that reach this machine
+#    through the local connection, each with its own atomcost_dir and host
+#    name;
+#  - the page's compare (side by side) and fleet compare blocks over the
+#    summaries both brought, and a fleet of 40 generated from the gathered
+#    one (tests/fleet/gen-fleet.py) in which the fleet compare judges its
+#    rows and names a planted outlier and a planted group.
+# The blocks are adapted only through what they leave open: HOME,
+# --nodes=16 and --array=1-16 (the node count; 3 tasks), ANSIBLE_INVENTORY,
+# ATOMCOST_ARGS/atomcost_args (configs/quick.conf: a few seconds instead of
+# the default characterization's minute), ATOMCOST_SPOOL and PATH.
 # Everything started is stopped on exit, failure or interruption.
 # Exit 0 pass, 1 fail, 77 skip (names the Debian package that is missing).
 set -u
@@ -23,6 +31,22 @@ A=$(realpath "${2:?usage: run.sh SRCDIR ATOMCOST [NODES]}")
 NODES=${3:-1}
 [ -x "$A" ] || { echo "FAIL: no atomcost executable at $A"; exit 1; }
 DOC=$SRC/docs/fleet.md
+
+# Loopback only: the suite again in a network namespace of its own. There
+# glibc's getaddrinfo (AI_ADDRCONFIG, as Slurm asks) finds no IPv4 address
+# but the loopback's and resolves nothing; a /32 of TEST-NET-1 (192.0.2.1,
+# never routed) on lo makes it resolve, and the daemons still bind to
+# 127.0.0.1. The namespace has no other interface: nothing leaves it.
+if [ -z "${ATOMCOST_FLEET_NETNS:-}" ]; then
+	if [ "$(id -u)" = 0 ] && unshare -n true 2>/dev/null && command -v ip >/dev/null; then
+		ATOMCOST_FLEET_NETNS=1 exec unshare -n -- "$BASH" "$0" "$@"
+	fi
+	echo "note: not root or no unshare -n here: the suite runs in this host's network (daemons on 127.0.0.1)"
+elif [ "$ATOMCOST_FLEET_NETNS" = 1 ]; then
+	ip link set lo up && ip addr add 192.0.2.1/32 dev lo || { echo "FAIL: loopback in the namespace"; exit 1; }
+	[ "$(ip -o link | grep -vc ': lo: ')" = 0 ] || { echo "FAIL: the namespace has more than lo"; exit 1; }
+	echo "network: a namespace of its own, only lo ($(ip -o -4 addr show dev lo | awk '{ print $4 }' | xargs))"
+fi
 
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
@@ -41,7 +65,7 @@ cleanup() {
 	# the block running now: timeout passes the signal to its process group
 	[ -n "$BLOCK" ] && kill "$BLOCK" 2>/dev/null && wait "$BLOCK" 2>/dev/null
 	if [ -n "${SLURM_CONF:-}" ]; then
-		scancel --full --quiet --partition=fleet 2>/dev/null
+		scancel --full --quiet --partition=batch 2>/dev/null
 		for _ in 1 2 3 4 5 6 7 8 9 10; do
 			[ -z "$(squeue -h -o %i 2>/dev/null)" ] && break
 			sleep 1
@@ -73,6 +97,7 @@ run_block() {
 	local text rc t0=$SECONDS
 	text=$(doc_block "$1" "$DOC") && [ -n "$text" ] || fail "docs/fleet.md: no \`\`\`sh block after <!-- fleet-test: $1 -->"
 	text=${text//--nodes=16/--nodes=$NODES}
+	text=${text//--array=1-16/--array=1-3}
 	printf '== %s (docs/fleet.md)\n%s\n--\n' "$1" "$text"
 	(cd "$W" && exec timeout 300 sh -ec "$text") >"$T/$1.out" 2>&1 &
 	BLOCK=$!
@@ -88,7 +113,7 @@ run_block() {
 # ```console or a bare ``` are refused: write commands as ```sh) is marked,
 # right above it, and the marks are those run below, in this order; blocks
 # of output (```text, ```json, ...) are not run. Says what is wrong.
-MARKS="slurm-mask slurm-run ansible-run ansible-fetch collect compare types fleet"
+MARKS="slurm-mask slurm-array ansible-playbook compare types fleet"
 NMARKS=$(wc -w <<<"$MARKS")
 doc_check() {
 	local info sh marks m
@@ -120,9 +145,9 @@ an unmarked block|/^<!-- fleet-test: types -->$/d
 a block of commands in bash|0,/^```sh$/s//```bash/
 a bare block|0,/^```sh$/s//```/
 an unmarked block at the end|$s/$/\n```sh\nexit 0\n```/
-an unknown mark|s/fleet-test: collect -->/fleet-test: gather -->/
+an unknown mark|s/fleet-test: compare -->/fleet-test: gather -->/
 a mark apart from its block|/^<!-- fleet-test: compare -->$/s/$/\ntext/
-two blocks under one mark|/^<!-- fleet-test: slurm-run -->$/{n;s/$/\n```\n```sh/}
+two blocks under one mark|/^<!-- fleet-test: slurm-array -->$/{n;s/$/\n```\n```sh/}
 PLANTS
 sed '$s/$/\n```text\noutput, not run\n```/' "$DOC" >"$T/planted.md"
 doc_check "$T/planted.md" || fail "doc_check refused a block of output (\`\`\`text)"
@@ -135,9 +160,9 @@ done
 W=$T/work
 export HOME=$T/home
 mkdir -p "$W" "$HOME" "$T/bin" "$T/munge" "$T/key" "$T/state" "$T/spool" "$T/log" || exit 1
-ln -s "$A" "$T/bin/atomcost" && ln -s "$SRC/reports" "$W/reports" || exit 1
+ln -s "$A" "$T/bin/atomcost" && ln -s "$SRC/reports" "$W/reports" && ln -s "$SRC/configs" "$W/configs" || exit 1
 export PATH=$T/bin:$PATH
-export ATOMCOST_ARGS=$SRC/configs/quick.conf
+export ATOMCOST_ARGS=$SRC/configs/quick.conf ATOMCOST_SPOOL=$T/node-spool
 
 . "$SRC/tests/fleet/slurm.sh"
 slurm_start || fail "Slurm did not start (logs above)"
@@ -157,13 +182,35 @@ timeout 120 sbatch --wait --quiet --output="$T/sbatch.out" --nodes="$NODES" --ex
 	fail "sbatch --wait --exclusive with srun --whole failed: $(cat "$T/sbatch.out" 2>/dev/null)"
 [ "$(grep -xc "$cpus" "$T/sbatch.out")" = "$NODES" ] ||
 	fail "sbatch --exclusive, srun --whole: expected $NODES lines '$cpus', got: $(xargs <"$T/sbatch.out")"
-run_block slurm-run
-for f in "$HOME/atomcost-fleet/$HOSTNAME_S".{json,txt,summary.json}; do
-	[ -s "$f" ] || fail "slurm-run wrote no $f"
+run_block slurm-array
+for i in 1 2 3; do
+	[ -s "$W/$HOSTNAME_S-$i.out" ] || fail "slurm-array: no output $HOSTNAME_S-$i.out (%N-%a) for task $i"
 done
+[ "$(cat "$W/$HOSTNAME_S"-[123].out | grep -c "^atomcost-array: $HOSTNAME_S: ")" = 1 ] &&
+	[ "$(cat "$W/$HOSTNAME_S"-[123].out | grep -c "^atomcost-array: $HOSTNAME_S was measured by an earlier task")" = 2 ] ||
+	fail "slurm-array: want one task measuring $HOSTNAME_S and two saying it was measured: $(cat "$W/$HOSTNAME_S"-[123].out)"
+sum=$W/fleet/$HOSTNAME_S.summary.json
+[ -s "$sum" ] || fail "slurm-array: the gather brought no $sum"
+cmp -s "$sum" "$ATOMCOST_SPOOL"/*/"$HOSTNAME_S.summary.json" || fail "slurm-array: the gathered summary is not the node's"
 # atomcost had the node's every CPU (a narrowed mask: ", 1 allowed (0)")
-grep '^# topology:' "$HOME/atomcost-fleet/$HOSTNAME_S.txt" | grep -q ' allowed (' &&
-	fail "slurm-run: atomcost ran on part of the node: $(grep '^# topology:' "$HOME/atomcost-fleet/$HOSTNAME_S.txt")"
+grep '^# topology:' "$ATOMCOST_SPOOL"/*/"$HOSTNAME_S.txt" | grep -q ' allowed (' &&
+	fail "slurm-array: atomcost ran on part of the node: $(grep '^# topology:' "$ATOMCOST_SPOOL"/*/"$HOSTNAME_S.txt")"
+# The page's --nodelist form: one job for the node, in a run of its own
+# name; and a gather of a run the node does not have fails, naming it.
+ATOMCOST_RUN=by-name timeout 120 sbatch --wait --quiet --nodelist="$HOSTNAME_S" --output="$T/by-name.out" \
+	"$SRC/configs/fleet/atomcost-array.sbatch" || fail "sbatch --nodelist with ATOMCOST_RUN: $(cat "$T/by-name.out")"
+"$SRC/configs/fleet/atomcost-gather.sh" by-name "$HOSTNAME_S" "$T/by-name" &&
+	[ -s "$T/by-name/$HOSTNAME_S.summary.json" ] || fail "gather of the run by-name brought nothing"
+"$SRC/configs/fleet/atomcost-gather.sh" no-such-run "$HOSTNAME_S" "$T/none" 2>"$T/none.err" &&
+	fail "gather of a run the node lacks exited 0"
+grep -q "atomcost-gather: $HOSTNAME_S: no summary" "$T/none.err" || fail "gather: no node named: $(cat "$T/none.err")"
+[ -z "$(ls "$T/none")" ] || fail "gather of a run the node lacks left files: $(ls "$T/none")"
+# the node's partition and features, as scontrol had them at run time
+python3 - "$sum" <<'PY' || fail "slurm-array: the summary lacks the node's partition and features"
+import json, sys
+l = json.load(open(sys.argv[1]))["fingerprint"]["labels"]
+sys.exit(not (l.get("partition") == "batch" and l.get("features") == "atomcost-test"))
+PY
 
 # Ansible: two inventory names, one machine.
 : >"$T/ansible.cfg"
@@ -185,22 +232,29 @@ for h in a b; do
 		fail "unshare --uts $userns: no host name of its own for $h (the kernel's namespaces?)"
 done
 cat >"$ANSIBLE_INVENTORY" <<EOF
-[fleet]
+[web]
 a atomcost_dir=$T/host-a ansible_shell_executable=$T/bin/sh-a
+[db]
 b atomcost_dir=$T/host-b ansible_shell_executable=$T/bin/sh-b
+[fleet:children]
+web
+db
 [fleet:vars]
 ansible_connection=local
 atomcost_args=$ATOMCOST_ARGS
 EOF
-run_block ansible-run
-run_block ansible-fetch
+run_block ansible-playbook
 for h in a b; do
-	[ -s "$T/host-$h/atomcost.txt" ] || fail "ansible-run: host $h wrote no $T/host-$h/atomcost.txt"
+	[ -s "$T/host-$h/atomcost.txt" ] || fail "ansible-playbook: host $h wrote no $T/host-$h/atomcost.txt"
 	cmp -s "$T/host-$h/atomcost.summary.json" "$W/fleet/$h.summary.json" ||
-		fail "ansible-fetch: $W/fleet/$h.summary.json is not host $h's summary"
+		fail "ansible-playbook: $W/fleet/$h.summary.json is not host $h's summary"
 done
+python3 - "$W/fleet" <<'PY' || fail "ansible-playbook: the summaries do not carry their inventory group (web, db)"
+import json, sys
+g = [json.load(open("%s/%s.summary.json" % (sys.argv[1], h)))["fingerprint"]["labels"].get("group") for h in "ab"]
+sys.exit(g != ["web", "db"])
+PY
 
-run_block collect
 run_block compare
 summary=$(grep '^summary: ' "$T/compare.out" | xargs)
 echo "$summary" | grep -q '^summary: [0-9]* rows, 4 machines: .*summary: [0-9]* rows, 2 machines: ' ||
@@ -215,6 +269,27 @@ run_block types
 run_block fleet
 grep -q '^# atomcost compare: a fleet of 3 machines, .*(0 of 3 files skipped' "$T/fleet.out" ||
 	fail "fleet: expected a fleet of 3 machines, none skipped: $(head -n 1 "$T/fleet.out")"
-grep -q '^group,.*,g1,3,' "$W/fleet.csv" && grep -q '^row,' "$W/fleet.csv" ||
-	fail "fleet: fleet.csv lacks its group of 3 machines or its rows: $(head -c 300 "$W/fleet.csv")"
-echo "PASS: Slurm ($NODES node) and Ansible (2 hosts) ran docs/fleet.md's commands; compare read their 3 summaries, side by side and as a fleet"
+grep -q '^group,,,,,group web,1,' "$W/fleet.csv" && grep -q '^group,,,,,partition batch,1,' "$W/fleet.csv" &&
+	grep -q '^row,' "$W/fleet.csv" ||
+	fail "fleet: fleet.csv lacks the inventory group, the partition or its rows: $(head -c 400 "$W/fleet.csv")"
+
+# A fleet that is judged: 40 machines made from the summary the array
+# gathered (quick.conf: a few rows), 2 cells planted and a group moved.
+mkdir -p "$T/many" || exit 1
+python3 "$SRC/tests/fleet/gen-fleet.py" --group-every 4 --cells 2 "$sum" "$T/many" 40 "$T/planted.tsv" ||
+	fail "gen-fleet.py from $sum"
+rm -f "$T"/many/zz-*
+atomcost compare --fleet --fail-on any "$T"/many/*.json >"$T/many.out" 2>&1
+rc=$?
+sed -n '/^## groups that moved/,/^## rows/p' "$T/many.out"
+[ $rc = 1 ] || fail "fleet of 40: --fail-on any exited $rc with a planted outlier and group, want 1"
+while IFS=$'\t' read -r kind what row; do
+	if [ "$kind" = cell ]; then
+		grep -q "^  $what: $row: " "$T/many.out" || fail "fleet of 40: planted $what $row not named"
+	else
+		grep -q "^  $what: 10 machines, $row [+]" "$T/many.out" || fail "fleet of 40: planted group $what $row not one line"
+	fi
+done <"$T/planted.tsv"
+[ "$(grep -c '^  host-[0-9]*: ' "$T/many.out")" = 2 ] && [ "$(grep -c '^  .*: [0-9]* machines, ' "$T/many.out")" = 1 ] ||
+	fail "fleet of 40: more named than planted (2 cells, 1 group)"
+echo "PASS: Slurm ($NODES node: salloc, a 3-task array, the gather) and Ansible (a playbook, 2 hosts in 2 groups) ran docs/fleet.md's commands; compare read their 3 summaries, side by side and as a fleet; a fleet of 40 made from them named its planted outlier and group"

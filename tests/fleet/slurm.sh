@@ -2,7 +2,10 @@
 # shellcheck shell=bash
 # tests/fleet/slurm.sh - sourced by run.sh: slurm_start starts munged,
 # slurmctld and slurmd for this host alone, everything under $T (key,
-# socket, state, spool, logs, pids), on two free loopback ports, as the
+# socket, state, spool, logs, pids), on two free loopback ports, bound to
+# 127.0.0.1 alone (CommunicationParameters=NoInAddrAny,NoCtldInAddrAny: the
+# daemons and srun bind the address of their host, not 0.0.0.0), a
+# partition "batch" with the node's feature "atomcost-test", as the
 # user who runs the test (no root: slurmd launches that user's tasks only;
 # run as root and as nobody). Their pids go to PIDS (run.sh's cleanup stops
 # them); SLURM_CONF is exported for salloc, srun, squeue and scancel.
@@ -48,8 +51,9 @@ MpiDefault=none
 SwitchType=switch/none
 MailProg=/bin/true
 ReturnToService=2
-$node NodeAddr=127.0.0.1 State=UNKNOWN
-PartitionName=fleet Nodes=$HOSTNAME_S Default=YES MaxTime=INFINITE State=UP
+CommunicationParameters=NoInAddrAny,NoCtldInAddrAny
+$node NodeAddr=127.0.0.1 Features=atomcost-test State=UNKNOWN
+PartitionName=batch Nodes=$HOSTNAME_S Default=YES MaxTime=INFINITE State=UP
 CONF
 }
 

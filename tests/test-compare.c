@@ -736,6 +736,51 @@ static void test_kinds(void)
 	report_free(&a);
 }
 
+/* A result of epoch e with two steady states (ticks at tpc 0.6) and its
+ * median in the state that holds most of its samples this epoch. */
+static void add_states(struct report *rep, const char *name, double lo, double hi, bool hi_most, int e)
+{
+	struct result *r = add(rep, name, "hit", MODE_LATENCY, (hi_most ? hi : lo) * 0.6, 0.0005, 64,
+			       (uint64_t)(5000 + e + (int)(lo * 100) + (hi_most ? 50 : 0)), e);
+
+	r->extra.mix = (struct mixture){ .nstates = 2, .state = { { lo * 0.6, hi_most ? 0.4 : 0.6 },
+								    { hi * 0.6, hi_most ? 0.6 : 0.4 } } };
+	r->extra.has |= 1u << RX_MIXTURE;
+}
+
+/* Rows whose samples hold two states: compared at a state, like with like,
+ * not by a median that moves with the states' shares. */
+static void test_states(void)
+{
+	struct compare_opts o;
+	struct report a, b;
+	struct comparison c;
+	const struct compare_row *x;
+
+	compare_default_opts(&o);
+	init(&a, "6.1", 0.6);
+	init(&b, "6.1", 0.6);
+	for (int e = 1; e <= 5; e++) {
+		/* shares: A mostly the low state, B mostly the high one */
+		add_states(&a, "shares", 7.0, 8.2, e == 3, e);
+		add_states(&b, "shares", 7.0, 8.2, e != 3, e);
+		/* both states 10% higher in B */
+		add_states(&a, "moved", 7.0, 8.2, false, e);
+		add_states(&b, "moved", 7.7, 9.02, false, e);
+	}
+	CHECK(compare_reports(&a, &b, &o, &c) == 0, "compare runs");
+	x = row(&c, "shares", NULL, MODE_LATENCY);
+	CHECK(x && x->verdict == CMP_SAME && fabs(x->state - 7.0) < 0.01 && c.states == 2,
+	      "states 7.0 and 8.2 in other shares: same, at %.2f (median %.2f against %.2f)", x ? x->state : 0, 7.0,
+	      8.2);
+	x = row(&c, "moved", NULL, MODE_LATENCY);
+	CHECK(x && x->verdict == CMP_REGRESSED && fabs(x->ratio - 1.1) < 0.01,
+	      "both states 10%% higher: regressed, lowest against lowest (%.3f)", x ? x->ratio : 0);
+	compare_free(&c);
+	report_free(&b);
+	report_free(&a);
+}
+
 int main(void)
 {
 	test_estimate();
@@ -745,6 +790,7 @@ int main(void)
 	test_three_reports();
 	test_same_needs_equivalence();
 	test_kinds();
+	test_states();
 	test_calibration();
 	test_blocks();
 	return test_done("compare");

@@ -479,6 +479,123 @@ static void side_stats(struct compare_side *sd, const struct compare_effect *eff
 	sd->k = (double)np / inv_k;
 }
 
+/* The steady states of an epoch's result in core cycles (its median when
+ * it holds one, extra.states otherwise); how many. */
+static size_t epoch_states(const struct report *rep, const struct result *r, double *v)
+{
+	if (!(r->extra.has & 1u << RX_MIXTURE) || r->extra.mix.nstates < 2) {
+		v[0] = result_cycles(rep, r->s.median);
+		return 1;
+	}
+	for (size_t k = 0; k < r->extra.mix.nstates; k++)
+		v[k] = result_cycles(rep, r->extra.mix.state[k].value);
+	return r->extra.mix.nstates;
+}
+
+/* The state of v[0..m) nearest t within the judgment margin (5% or a
+ * quarter cycle, as the states were told apart); m when none. */
+static size_t nearest_state(const double *v, size_t m, double t)
+{
+	size_t best = m;
+
+	for (size_t j = 0; j < m; j++)
+		if (fabs(v[j] - t) <= fmax(JUDGE_MARGIN_REL * t, JUDGE_MARGIN_ABS) &&
+		    (best == m || fabs(v[j] - t) < fabs(v[best] - t)))
+			best = j;
+	return best;
+}
+
+/* How many of a side's epochs hold a state near t. */
+static size_t holding(const struct report *rep, const struct result *const *g, size_t n, double t)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		double v[MIX_MAX_STATES];
+		size_t m = epoch_states(rep, g[i], v);
+
+		k += nearest_state(v, m, t) < m;
+	}
+	return k;
+}
+
+/* A side's epochs at state t: each epoch's state nearest t; an epoch
+ * without one is left out. */
+static void at_state(const struct report *rep, const struct result *const *g, struct compare_side *sd, double t)
+{
+	size_t k = 0, n = sd->n;
+
+	for (size_t i = 0; i < n; i++) {
+		double v[MIX_MAX_STATES];
+		size_t m = epoch_states(rep, g[i], v), j = nearest_state(v, m, t);
+
+		if (j == m)
+			continue;
+		sd->y[k] = log(v[j]);
+		sd->proc[k] = sd->proc[i];
+		sd->ep[k++] = sd->ep[i];
+	}
+	sd->n = k;
+}
+
+/* A side's epochs at their lowest state. */
+static void lowest_state(const struct report *rep, const struct result *const *g, struct compare_side *sd)
+{
+	for (size_t i = 0; i < sd->n; i++) {
+		double v[MIX_MAX_STATES];
+
+		epoch_states(rep, g[i], v);
+		sd->y[i] = log(v[0]);	/* the states are by value */
+	}
+}
+
+/* A row whose epochs hold two or more steady states on either side is
+ * compared like with like: at the state both sides hold in the most
+ * epochs (two or more each), its value in each epoch (row->state); where
+ * no state is held on both sides but every epoch holds several, at the
+ * lowest state of each. */
+static void compare_state(const struct report *a, const struct result *const *ga, size_t na,
+			  const struct report *b, const struct result *const *gb, size_t nb, struct compare_row *row)
+{
+	size_t best = 0;
+	bool mixed = false;
+
+	for (size_t i = 0; i < na + nb; i++) {
+		const struct result *r = i < na ? ga[i] : gb[i - na];
+
+		mixed |= (r->extra.has & 1u << RX_MIXTURE) && r->extra.mix.nstates >= 2;
+	}
+	for (size_t i = 0; i < na && mixed; i++) {
+		double v[MIX_MAX_STATES];
+		size_t m = epoch_states(a, ga[i], v);
+
+		for (size_t j = 0; j < m; j++) {
+			size_t ha = holding(a, ga, na, v[j]), hb = holding(b, gb, nb, v[j]);
+
+			if (ha >= 2 && hb >= 2 && ha + hb > best) {
+				best = ha + hb;
+				row->state = v[j];
+			}
+		}
+	}
+	if (!isnan(row->state)) {
+		at_state(a, ga, &row->sa, row->state);
+		at_state(b, gb, &row->sb, row->state);
+		return;
+	}
+	/* no state held on both sides (every state moved): where every
+	 * epoch of both holds several, the lowest against the lowest */
+	for (size_t i = 0; i < na + nb; i++) {
+		const struct result *r = i < na ? ga[i] : gb[i - na];
+
+		if (!(r->extra.has & 1u << RX_MIXTURE) || r->extra.mix.nstates < 2)
+			return;
+	}
+	lowest_state(a, ga, &row->sa);
+	lowest_state(b, gb, &row->sb);
+	row->state = exp(row->sa.y[0]);
+}
+
 /* Each side of a row over its epochs, or blocks when a side has fewer
  * than two results; the interval waits for the kinds (finish_row). */
 static int compare_row(const struct report *a, const struct result *const *ga, size_t na,
@@ -489,6 +606,7 @@ static int compare_row(const struct report *a, const struct result *const *ga, s
 
 	row->self_check = self_check(ga[0]);
 	row->kind = -1;
+	row->state = NAN;
 	figures_unknown(row);
 	if (na < 2 || nb < 2) {
 		blocks_row(a, ga, na, b, gb, nb, row);
@@ -501,6 +619,7 @@ static int compare_row(const struct report *a, const struct result *const *ga, s
 		return 0;
 	} else {
 		row->basis = BASIS_EPOCHS;
+		compare_state(a, ga, na, b, gb, nb, row);
 		row->a_reps = row->sa.n;
 		row->b_reps = row->sb.n;
 		side_stats(&row->sa, NULL, 0, NULL, 0);
@@ -1006,6 +1125,7 @@ static void count(struct comparison *c, const struct compare_row *r)
 	};
 
 	c->blocks += r->basis == BASIS_BLOCKS;
+	c->states += !isnan(r->state);
 	c->untested += r->unsettled;
 	c->blocks_untested += r->unsettled && r->basis == BASIS_BLOCKS;
 	(*by[r->verdict])++;
@@ -1167,6 +1287,7 @@ static void only(struct compare_row *row, const struct report *rep, const struct
 {
 	row->basis = BASIS_NONE;
 	row->kind = -1;
+	row->state = NAN;
 	row->verdict = in_b ? CMP_ONLY_B : CMP_ONLY_A;
 	if (in_b)
 		centre(rep, g, n, &row->b_ticks, &row->b_cycles, &row->b_ns);

@@ -157,6 +157,8 @@ struct compare_row {
 	size_t a_reps, b_reps;		/* replicates on each side */
 	struct compare_side sa, sb;	/* on epochs */
 	int kind;			/* in comparison.kinds; -1: blocks or unmatched */
+	double state;			/* cycles: the steady state compared (a row whose
+					 * epochs hold several); NAN: the epochs' medians */
 	int more_runs;			/* cannot tell: reports a side more that would judge it;
 					 * -1: none would (at the margin); -2: more than
 					 * COMPARE_MAX_MORE_RUNS; 0: not said */
@@ -190,6 +192,7 @@ struct comparison {
 	double detect_hot, detect_pattern;	/* median detectable change of the tested rows */
 	size_t kinds_moved;		/* kinds whose shift as a whole is beyond the margin */
 	size_t outliers;		/* epochs left out (COMPARE_OUTLIER_SPREADS) */
+	size_t states;			/* rows compared at one steady state */
 };
 
 void compare_default_opts(struct compare_opts *o);

@@ -155,6 +155,10 @@ static void header(const struct comparison *c, const struct report *a, const str
 				  "detectable at this run count (median of the tested rows): hot rows %s, rows under a pattern %s",
 				  hot, pat);
 	}
+	if (c->states)
+		report_mail_wrapf(f, "# ",
+				  "%zu row%s hold two or more steady states in their samples (extra.states): compared like with like, at the state both sides hold in the most epochs, each epoch's value of it (basis 'state'; the cycles shown are that state's)",
+				  c->states, c->states == 1 ? "" : "s");
 	if (c->untested > c->blocks_untested)
 		report_mail_wrapf(f, "# ",
 				  "%zu rows not tested: their kind's process part could not be estimated (too few rows); give 2+ reports a side (a1.json,a2.json)",
@@ -204,7 +208,7 @@ int compare_write_text(const struct comparison *c, const struct report *a,
 			snprintf(detect, sizeof(detect), r->detect < 10 ? "%.1f%%" : "%.0f%%", r->detect * 100);
 		compare_verdict_text(r, v, sizeof(v));
 		fprintf(f, "%-20s %-7s %-10s %9s %9s %8s %-19s %-6s %5s %6s %7s %s\n", r->name, r->pattern,
-			probe_mode_name(r->mode), as, bs, chg, ci, basis_names[r->basis], reps,
+			probe_mode_name(r->mode), as, bs, chg, ci, isnan(r->state) ? basis_names[r->basis] : "state", reps,
 			margin, detect, v);
 	}
 	compare_summary(c, sum, sizeof(sum));

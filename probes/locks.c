@@ -31,6 +31,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1008,6 +1009,10 @@ struct lk_arena {
 	unsigned arrived;
 	volatile int writer_done;
 	uint64_t torn, reads;	/* LK_RUN_RW, summed over the readers */
+	/* LK_RUN_EXCL: the thread (1-based) that took the lock last, and how
+	 * often it passed to another thread (both written under the lock) */
+	unsigned last;
+	uint64_t handovers;
 };
 
 /* A non-atomic increment: load, add, store. */
@@ -1042,10 +1047,32 @@ static bool lk_read_pair(struct lk_arena *a)
 	return v1 != v2;
 }
 
+/* Pin the calling thread to the me-th CPU of the process's allowed set
+ * (round robin), so two threads run on two CPUs and overlap whenever both
+ * are scheduled; best effort (unpinned if the set cannot be read). */
+static void lk_pin(unsigned me)
+{
+	cpu_set_t allowed, one;
+	unsigned n = 0;
+	int k;
+
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) || !CPU_COUNT(&allowed))
+		return;
+	me %= (unsigned)CPU_COUNT(&allowed);
+	for (k = 0; k < CPU_SETSIZE; k++)
+		if (CPU_ISSET(k, &allowed) && n++ == me)
+			break;
+	CPU_ZERO(&one);
+	CPU_SET(k, &one);
+	pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
+}
+
 static void *lk_worker(void *arg)
 {
 	struct lk_arena *a = arg;
 	unsigned me = __atomic_fetch_add(&a->arrived, 1, __ATOMIC_ACQ_REL);
+
+	lk_pin(me);
 
 	/* start together: every thread waits for the last to arrive */
 	while (__atomic_load_n(&a->arrived, __ATOMIC_ACQUIRE) < __atomic_load_n(&a->nthreads, __ATOMIC_ACQUIRE))
@@ -1056,6 +1083,10 @@ static void *lk_worker(void *arg)
 			if (a->ops)
 				a->ops->lock(&a->lock);
 			lk_bump(&a->counter);
+			if (a->last != me + 1) {
+				a->last = me + 1;
+				a->handovers++;
+			}
 			if (a->ops)
 				a->ops->unlock(&a->lock);
 		}
@@ -1148,6 +1179,12 @@ static struct lk_arena *lk_arena_new(const char *name, unsigned nthreads, uint64
 
 int64_t locks_exclusion_run(const char *name, unsigned nthreads, uint64_t iters)
 {
+	return locks_exclusion_run_ho(name, nthreads, iters, NULL);
+}
+
+int64_t locks_exclusion_run_ho(const char *name, unsigned nthreads, uint64_t iters,
+			       uint64_t *handovers)
+{
 	int err;
 	struct lk_arena *a = lk_arena_new(name, nthreads, iters, LK_RUN_EXCL, &err);
 	int64_t ret;
@@ -1160,8 +1197,11 @@ int64_t locks_exclusion_run(const char *name, unsigned nthreads, uint64_t iters)
 		return -EINVAL;
 	}
 	ret = lk_arena_run(a, nthreads);
-	if (!ret)
+	if (!ret) {
 		ret = (int64_t)a->counter;
+		if (handovers)
+			*handovers = a->handovers - 1;	/* the first take is no hand-over */
+	}
 	free(a);
 	return ret;
 }
@@ -1581,6 +1621,12 @@ int64_t locks_exclusion_run(const char *name, unsigned nthreads, uint64_t iters)
 {
 	pr_err("lock check: no lock-word primitives for this architecture yet");
 	return -ENOTSUP;
+}
+
+int64_t locks_exclusion_run_ho(const char *name, unsigned nthreads, uint64_t iters,
+			       uint64_t *handovers)
+{
+	return locks_exclusion_run(name, nthreads, iters);
 }
 
 int64_t locks_ref_run(const char *name, unsigned nthreads, uint64_t iters)

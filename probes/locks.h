@@ -24,6 +24,10 @@ int locks_ops(const char *name, void (**lock)(volatile void *l), void (**unlock)
  * message (unknown name, no threads). With name NULL the increments run
  * without any lock: lost updates then show that the threads overlapped. */
 int64_t locks_exclusion_run(const char *name, unsigned nthreads, uint64_t iters);
+/* The same, and *handovers: how often the lock passed from one thread to
+ * another (0: the threads never contended, and the count proves nothing). */
+int64_t locks_exclusion_run_ho(const char *name, unsigned nthreads, uint64_t iters,
+			       uint64_t *handovers);
 
 /* nthreads threads each take iters references to one shared count
  * (refcount_get_put, atomic_get_put, lockref_get_put, locked_get_put: the

@@ -21,6 +21,7 @@
 #define ITERS 500000	/* per thread: 1,000,000 acquisitions in all */
 #define REF_ITERS 200000
 #define WRITES 200000
+#define MIN_HANDOVERS 1000
 
 static int allowed_pus(void)
 {
@@ -58,10 +59,25 @@ int main(void)
 		}
 		CHECK(p->verify && p->verify() == 0, "%s: verify()", p->name);
 		if (locks_excludes(p->name)) {
-			got = locks_exclusion_run(p->name, NTHREADS, ITERS);
-			CHECK(got == (int64_t)NTHREADS * ITERS,
-			      "%s: %u threads x %d protected increments = %lld (expected %lld)",
-			      p->name, NTHREADS, ITERS, (long long)got, (long long)NTHREADS * ITERS);
+			uint64_t ho = 0;
+			int tries = 0;
+
+			/* a count proves exclusion only if the lock changed
+			 * hands: on a busy machine the two threads may not run
+			 * at once, so try again (the count must be exact every
+			 * time) until they have contended */
+			do {
+				got = locks_exclusion_run_ho(p->name, NTHREADS, ITERS, &ho);
+				CHECK(got == (int64_t)NTHREADS * ITERS,
+				      "%s: %u threads x %d protected increments = %lld (expected %lld)",
+				      p->name, NTHREADS, ITERS, (long long)got,
+				      (long long)NTHREADS * ITERS);
+			} while (got == (int64_t)NTHREADS * ITERS && ho < MIN_HANDOVERS && ++tries < 5);
+			/* never contended in 5 runs of pinned threads: a lock
+			 * that serialises them whole (a broken queue) */
+			CHECK(ho >= MIN_HANDOVERS, "%s: %llu hand-overs between the threads in the "
+			      "last of %d runs (expected at least %d)", p->name,
+			      (unsigned long long)ho, tries + 1, MIN_HANDOVERS);
 		}
 	}
 	CHECK(nlock >= 20, "lock family has its %zu variants", nlock);

@@ -347,6 +347,111 @@ out:
 	lk_preempt_enable();
 }
 
+/* ---- CLH lock (Craig 1993; Magnusson, Landin and Hagersten 1994) ----------
+ * No kernel lock is CLH; lockhammer has one. The lock word points at the
+ * last waiter's node; a waiter spins on its predecessor's node, and on
+ * release takes that node as its next one (the nodes circulate between
+ * threads, so they come from a static pool, never from a thread's stack
+ * or TLS). A NULL word is a free lock that no one has queued on yet: its
+ * first holder takes its node back if no one queued behind it, else
+ * leaves it to its successor and takes a fresh node from the pool. */
+struct lk_clh {
+	volatile uint32_t locked;
+} __attribute__((aligned(64)));
+#define LK_CLH_POOL 4096
+static struct lk_clh lk_clh_pool[LK_CLH_POOL];
+static unsigned lk_clh_used;		/* pool entries handed out */
+static struct lk_clh *lk_clh_free[LK_CLH_POOL];	/* given back by exiting threads */
+static unsigned lk_clh_nfree;
+static pthread_mutex_t lk_clh_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_key_t lk_clh_key;
+static pthread_once_t lk_clh_once = PTHREAD_ONCE_INIT;
+static __thread struct lk_clh *lk_clh_my __attribute__((tls_model("local-exec")));
+static __thread struct lk_clh *lk_clh_pred __attribute__((tls_model("local-exec")));
+
+/* A thread exits: the node it owns goes back to the pool. */
+static void lk_clh_put(void *node)
+{
+	pthread_mutex_lock(&lk_clh_mutex);
+	if (lk_clh_nfree < LK_CLH_POOL)	/* else one of malloc's, kept for good */
+		lk_clh_free[lk_clh_nfree++] = node;
+	pthread_mutex_unlock(&lk_clh_mutex);
+}
+
+static void lk_clh_key_make(void)
+{
+	pthread_key_create(&lk_clh_key, lk_clh_put);
+}
+
+/* A node for this thread (its first, or a fresh one after handing its
+ * own to a successor): outside the steady state. Every lock that was ever
+ * taken keeps one node in its word, so a process that makes more than
+ * LK_CLH_POOL locks and queues on them gets the rest from malloc, never
+ * freed (the lock words hold them). */
+static __attribute__((noinline)) struct lk_clh *lk_clh_get(void)
+{
+	struct lk_clh *n = NULL;
+
+	pthread_once(&lk_clh_once, lk_clh_key_make);
+	pthread_mutex_lock(&lk_clh_mutex);
+	if (lk_clh_nfree)
+		n = lk_clh_free[--lk_clh_nfree];
+	else if (lk_clh_used < LK_CLH_POOL)
+		n = &lk_clh_pool[lk_clh_used++];
+	pthread_mutex_unlock(&lk_clh_mutex);
+	if (!n)
+		n = aligned_alloc(64, sizeof(*n));
+	lk_clh_my = n;
+	pthread_setspecific(lk_clh_key, n);
+	return n;
+}
+
+static void lk_clh_lock_first(volatile void *l);
+
+static __attribute__((noinline)) void lk_clh_lock(volatile void *l)
+{
+	struct lk_clh *me = lk_clh_my, *pred;
+
+	if (__builtin_expect(!me, 0)) {	/* a thread's first CLH lock */
+		lk_clh_lock_first(l);
+		return;
+	}
+	lk_preempt_disable();
+	arch_store32(&me->locked, 1);
+	pred = (struct lk_clh *)(uintptr_t)arch_xchg(l, (uint64_t)(uintptr_t)me);
+	if (pred)
+		while (arch_load32(&pred->locked))
+			arch_cpu_relax();
+	lk_clh_pred = pred;
+}
+
+/* Out of line, so that the lock keeps its word in %rdi (no call before
+ * its xchg). */
+static __attribute__((noinline, cold)) void lk_clh_lock_first(volatile void *l)
+{
+	lk_clh_get();
+	lk_clh_lock(l);
+}
+
+static __attribute__((noinline)) void lk_clh_unlock(volatile void *l)
+{
+	struct lk_clh *me = lk_clh_my, *pred = lk_clh_pred;
+
+	if (__builtin_expect(!pred, 0)) {
+		/* the lock's first holder: nobody behind, the word is free again */
+		if (arch_cmpxchg(l, (uint64_t)(uintptr_t)me, 0) == (uint64_t)(uintptr_t)me)
+			goto out;
+		arch_store32(&me->locked, 0);
+		lk_clh_get();
+		goto out;
+	}
+	arch_store32(&me->locked, 0);	/* the successor spins on it */
+	lk_clh_my = pred;		/* nobody spins on the predecessor's any more */
+	pthread_setspecific(lk_clh_key, pred);
+out:
+	lk_preempt_enable();
+}
+
 /* ---- test-and-set and ticket with backoff ------------------------------
  * TAS with exponential backoff: after the n-th failed exchange in a row,
  * wait min(LK_TAS_BACKOFF_MIN << n, LK_TAS_BACKOFF_MAX) pauses (Anderson
@@ -869,6 +974,7 @@ LK_WORD_LOCKS(LK_WORD_KERNEL)
 LK_KERNEL(ticket_lock, lk_ticket_lock, lk_ticket_unlock)
 LK_KERNEL(ticket_backoff_lock, lk_ticket_backoff_lock, lk_ticket_unlock)
 LK_KERNEL(mcs_spin_lock, lk_mcs_lock, lk_mcs_unlock)
+LK_KERNEL(clh_lock, lk_clh_lock, lk_clh_unlock)
 LK_KERNEL(read_lock, lk_qread_lock, lk_qread_unlock)
 /* write_seqlock + write_sequnlock: out of line, as the spinlock they take */
 static __attribute__((noinline)) void lk_seq_wlock(volatile void *l) { lk_seq_write_begin(l); }
@@ -946,6 +1052,7 @@ static const struct lk_ops lk_ops_table[] = {
 	LK_OPS(ticket_lock, true),
 	LK_OPS(ticket_backoff_lock, true),
 	LK_OPS(mcs_spin_lock, true),
+	LK_OPS(clh_lock, true),
 	LK_OPS(write_seqlock, true),
 	LK_OPS(read_lock, false),	/* readers share it */
 	LK_OPS(refcount_get_put, false),
@@ -1328,6 +1435,23 @@ static int verify_mcs_spin_lock(void)
 	return verify_excl("mcs_spin_lock");
 }
 
+/* CLH: the word points at the holder's node; a lock taken while free
+ * with nobody behind is free (NULL) again after the release. */
+static int verify_clh_lock(void)
+{
+	uint64_t w[8] __attribute__((aligned(64))) = { 0 };
+
+	for (int i = 0; i < 3; i++) {
+		lklock_clh_lock(w);
+		if (!w[0] || w[0] != (uint64_t)(uintptr_t)lk_clh_my || !lk_clh_my->locked)
+			return -1;
+		lkunlock_clh_lock(w);
+		if (w[0])
+			return -1;
+	}
+	return verify_excl("clh_lock");
+}
+
 /* qrwlock readers: each adds _QR_BIAS, two readers hold it at once, and a
  * writer's trylock (the fast path's cmpxchg from 0) fails while they do. */
 static int verify_read_lock(void)
@@ -1706,6 +1830,18 @@ const struct probe probe_mcs_spin_lock = {
 	.desc = "MCS queue lock: xchg the tail pointer, spin on the own node; release "
 		"by cmpxchg to NULL or a store to the successor's node",
 	LK_RUN(mcs_spin_lock),
+};
+
+const struct probe probe_clh_lock = {
+	LK_HEAD(clh_lock, "mcs_spin_lock", ATOMIC),
+	LK_INSN("call lock; call unlock: incl %fs:pc; movl $1 (own node); xchgq / movl $0; "
+		"decl %fs:pc; je"),
+	.kernel_src = "- (no kernel CLH lock; lockhammer clh_spinlock; Craig 1993, Magnusson, "
+		       "Landin and Hagersten 1994)",
+	.kernel = "CLH queue lock",
+	.desc = "CLH queue lock: xchg the tail pointer, spin on the predecessor's node, "
+		"release by a store to the own node and adopt the predecessor's",
+	LK_RUN(clh_lock),
 };
 
 const struct probe probe_tas_backoff_lock = {

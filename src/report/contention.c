@@ -7,9 +7,6 @@
 
 #include "sections.h"
 
-/* A thread did over this many times the ops of another: the row's figure
- * is mostly one thread's, said beside it (UNFAIR). */
-#define CONTENTION_UNFAIR_MAX_MIN 2.0
 #define SWEEP_BAR 40
 
 /* The threads' CPU time over their ops, ns (lockhammer's cpu_ns/lock):
@@ -55,28 +52,42 @@ static bool same_group(const struct result *a, const struct contention_part *ca,
 	       ca->outside_work == cb->outside_work && !strcmp(ca->placement, cb->placement);
 }
 
+size_t contention_sweep_group(const struct report *rep, size_t i, size_t *members, size_t max)
+{
+	const struct contention_part *c = result_contention(&rep->r[i]), *cj;
+	size_t m = 0;
+
+	if (!c)
+		return 0;
+	for (size_t j = 0; j < i; j++)
+		if ((cj = result_contention(&rep->r[j])) && same_group(&rep->r[i], c, &rep->r[j], cj))
+			return 0;	/* not the group's first row */
+	for (size_t j = i; j < rep->n && m < max; j++)
+		if ((cj = result_contention(&rep->r[j])) && same_group(&rep->r[i], c, &rep->r[j], cj))
+			members[m++] = j;
+	return m >= 2 ? m : 0;
+}
+
+bool contention_unfair(const struct contention_part *c)
+{
+	return max_min(c) > CONTENTION_UNFAIR_MAX_MIN;
+}
+
 /* For each probe, sharing case and work point measured at two thread
  * counts or more: cost per op and throughput against threads, and a bar
  * of the aggregate cost. */
 static void sweep_write_text(const struct report *rep, FILE *f)
 {
 	for (size_t i = 0; i < rep->n; i++) {
-		const struct contention_part *c = result_contention(&rep->r[i]), *cj;
-		size_t members[64], m = 0;
-		bool seen = false;
+		const struct contention_part *c = result_contention(&rep->r[i]);
+		size_t members[CONTENTION_SWEEP_MAX], m = contention_sweep_group(rep, i, members,
+										CONTENTION_SWEEP_MAX);
 		double top = 0;
 
-		if (!c)
+		if (!m)
 			continue;
-		for (size_t j = 0; j < i && !seen; j++)
-			seen = (cj = result_contention(&rep->r[j])) && same_group(&rep->r[i], c, &rep->r[j], cj);
-		for (size_t j = i; j < rep->n && m < 64 && !seen; j++)
-			if ((cj = result_contention(&rep->r[j])) && same_group(&rep->r[i], c, &rep->r[j], cj)) {
-				members[m++] = j;
-				top = fmax(top, cj->aggregate_ns_per_op);
-			}
-		if (seen || m < 2)
-			continue;
+		for (size_t k = 0; k < m; k++)
+			top = fmax(top, result_contention(&rep->r[members[k]])->aggregate_ns_per_op);
 		fprintf(f, "\n# %s, %.*s sharing, %s, cs-work %lld, outside-work %lld: against threads\n",
 			rep->r[i].name, (int)case_len(rep->r[i].pattern), rep->r[i].pattern, c->placement,
 			c->cs_work, c->outside_work);
@@ -86,15 +97,14 @@ static void sweep_write_text(const struct report *rep, FILE *f)
 			const struct result *r = &rep->r[members[k]];
 			const struct contention_part *p = result_contention(r);
 			int bar = top > 0 ? (int)lround(SWEEP_BAR * p->aggregate_ns_per_op / top) : 0;
-			double mm = max_min(p);
 
 			fprintf(f, "%7d %8.2f %9.2f %9.2f %9.1f %8.2f %7.3f  %-*.*s%s%s\n", p->threads,
 				result_cycles(rep, r->s.median), p->aggregate_ns_per_op,
 				p->aggregate_ns_per_op > 0 ? 1e3 / p->aggregate_ns_per_op : 0,
-				cpu_ns_per_op(p), mm, p->fairness_cv, SWEEP_BAR, bar,
+				cpu_ns_per_op(p), max_min(p), p->fairness_cv, SWEEP_BAR, bar,
 				"########################################",
 				p->overlapped == 1 || p->threads < 2 ? "" : " NOT-OVERLAPPED",
-				mm > CONTENTION_UNFAIR_MAX_MIN ? " UNFAIR" : "");
+				contention_unfair(p) ? " UNFAIR" : "");
 		}
 	}
 }
@@ -137,14 +147,14 @@ void contention_write_text(const struct report *rep, FILE *f)
 		}
 		mm = max_min(c);
 		flagged |= c->overlapped != 1;
-		unfair |= mm > CONTENTION_UNFAIR_MAX_MIN;
+		unfair |= contention_unfair(c);
 		fprintf(f, "%-22s %-9s %-6s %3d %-7s %8.2f %9.2f %8.2f %9.2f %8.2f %9.1f %7s %6.3f %7.2f %7.3f "
 			"%8.3f %-13s %s%s%s\n",
 			r->name, c->placement, c->sharing, c->threads, cpus, result_cycles(rep, r->s.median),
 			result_ns(rep, c->thread_ticks_per_op), result_cycles(rep, c->thread_ticks_per_op),
 			result_ns(rep, c->aggregate_ticks_per_op), result_cycles(rep, c->aggregate_ticks_per_op),
 			cpu_ns_per_op(c), ratio, c->fairness_cv, mm, c->overlap, c->cpu_wall_min, opsl,
-			c->overlapped == 1 ? "" : "NOT-OVERLAPPED", mm > CONTENTION_UNFAIR_MAX_MIN ? " UNFAIR" : "",
+			c->overlapped == 1 ? "" : "NOT-OVERLAPPED", contention_unfair(c) ? " UNFAIR" : "",
 			r->migrated ? " MIGRATED" : "");
 	}
 	if (flagged)

@@ -161,6 +161,8 @@ static void test_sweep_plans(void)
 	topo_close(t);
 }
 
+static cpu_set_t start_set;	/* the allowed PUs at start */
+
 /* A real sweep of 1 and 2 threads: one row per probe, case and point, the
  * point in the pattern, twins paired within a point. Structure only. */
 static void test_real_sweep(void)
@@ -172,8 +174,12 @@ static void test_real_sweep(void)
 	cpu_set_t s;
 	int err;
 
-	if (sched_getaffinity(0, sizeof(s), &s) || CPU_COUNT(&s) < 2 || probe_unsupported(list[0]))
+	/* test_run left this thread pinned to its first PU: allow all again */
+	if (sched_setaffinity(0, sizeof(start_set), &start_set) ||
+	    sched_getaffinity(0, sizeof(s), &s) || CPU_COUNT(&s) < 2 || probe_unsupported(list[0])) {
+		printf("real sweep: fewer than 2 PUs allowed or no lock probes here: skipped\n");
 		return;
+	}
 	if (topo_open(&t, NULL, NULL))
 		return;
 	runner_default_opts(&o);
@@ -196,6 +202,17 @@ static void test_real_sweep(void)
 		      c->nper);
 		CHECK(rep.r[i].has_ratio, "row %zu (%s, %d threads): paired with its twin", i,
 		      rep.r[i].name, c->threads);
+	}
+	/* the report's sweep groups: one per probe, its 1- and 2-thread rows */
+	for (size_t i = 0, groups = 0; i < rep.n; i++) {
+		size_t members[CONTENTION_SWEEP_MAX], m = contention_sweep_group(&rep, i, members, 64);
+
+		groups += m > 0;
+		CHECK(!m || (m == 2 && !strcmp(rep.r[members[0]].name, rep.r[members[1]].name) &&
+			     result_contention(&rep.r[members[1]])->threads == 2),
+		      "row %zu: a group of its probe's 1- and 2-thread rows (got %zu rows)", i, m);
+		if (i == rep.n - 1)
+			CHECK(groups == 2, "2 sweep groups, one per probe (got %zu)", groups);
 	}
 	report_free(&rep);
 	topo_close(t);
@@ -244,6 +261,7 @@ static void test_run(void)
 int main(void)
 {
 	log_quiet = 1;
+	sched_getaffinity(0, sizeof(start_set), &start_set);
 	test_fairness();
 	test_overlap();
 	test_slots();

@@ -668,6 +668,24 @@ static inline void lk_seq_write_end(volatile void *l)
 	lk_spin_unlock(s + LK_SEQ_LOCK);
 }
 
+/* ---- an RCU-style read side (include/linux/rcupdate.h) ----------------------
+ * rcu_read_lock (without PREEMPT_RCU: preempt_disable), rcu_dereference
+ * (READ_ONCE of the protected pointer), rcu_read_unlock: a reader that
+ * takes nothing, where read_lock takes a reader count on a shared line.
+ * The pointer points at its own line (the setup), so each section's
+ * dereference reads the pointer the previous one returned: a register
+ * chain, and every thread reads the one line, shared, never written. */
+static inline char *lk_rcu_read(char *p, uint64_t cs)
+{
+	char *q;
+
+	lk_preempt_disable();
+	q = (char *)(uintptr_t)arch_load(p);
+	lk_work(cs);
+	lk_preempt_enable();
+	return q;
+}
+
 /* ---- reference counts ------------------------------------------------------
  * One op is a get and a put on a count that stays above zero (the setup
  * starts it at 1), as an object's users take and drop references while
@@ -987,6 +1005,8 @@ LK_KERNEL(write_seqlock, lk_seq_wlock, lk_seq_wunlock)
 		     while (lk_seq_retry(p, s_));					\
 		     PROBE_SINK(v_); lk_work(out_); }
 PROBE_KERNEL(k_read_seqcount_tput, LK_DECL, OP_SEQR, )
+#define OP_RCU(i) { p = lk_rcu_read(p, cs_); lk_work(out_); }
+PROBE_KERNEL(k_rcu_read_lock_lat, LK_DECL, OP_RCU, PROBE_SINK(p))
 /* Reference counts: a get, --cs-work, a put, --outside-work. */
 LK_KERNEL(refcount_get_put, lk_refcount_get, lk_refcount_put)
 LK_KERNEL(atomic_get_put, lk_atomic_ref_get, lk_atomic_ref_put)
@@ -1061,6 +1081,7 @@ static const struct lk_ops lk_ops_table[] = {
 	LK_OPS(locked_get_put, false),
 	LK_OPS(percpu_ref_get_put, false),
 	{ "read_seqcount", NULL, NULL, false },
+	{ "rcu_read_lock", NULL, NULL, false },
 	LK_OPS(pthread_mutex, true),
 	LK_OPS(pthread_spin, true),
 	LK_OPS(call_pair, false),
@@ -1503,6 +1524,22 @@ static int verify_read_seqcount(void)
 	return lk_seq_retry(w, seq) || lk_seq_data(w) != 2 ? -1 : 0;
 }
 
+/* The dereference returns the protected pointer, the count is restored. */
+static int verify_rcu_read_lock(void)
+{
+	char *w[8] __attribute__((aligned(64)));
+	uint32_t before = lk_preempt_count;
+
+	w[0] = (char *)w;
+	return lk_rcu_read((char *)w, 0) == (char *)w && lk_preempt_count == before ? 0 : -1;
+}
+
+static int setup_rcu_read_lock(struct probe_ctx *ctx)
+{
+	*(void **)ctx->mem = ctx->mem;
+	return 0;
+}
+
 /* ---- reference counts: semantics ---------------------------------------- */
 
 /* get, put and the counts the kernel defines: a put to zero releases once,
@@ -1721,12 +1758,15 @@ static int verify_call_pair(void)
 #define LK_RUN(id) .run = { [MODE_LATENCY] = k_##id##_lat }, .chain = CHAIN_MEMORY,	\
 		   .verify = verify_##id
 #define LK_RUN_TPUT(id) .run = { [MODE_THROUGHPUT] = k_##id##_tput }, .verify = verify_##id
+#define LK_RUN_REG(id) .run = { [MODE_LATENCY] = k_##id##_lat }, .chain = CHAIN_REGISTER,	\
+		       .verify = verify_##id
 #define LK_INSN(s) .insn = s
 #define LK_SETUP(id) .setup = setup_##id
 #define LK_CTX(id) .patterns = &pat_##id, .ctx_stores = kc_##id##_stores
 #else	/* !ARCH_HAS_LOCK_INSNS */
 #define LK_RUN(id) .unsupported = "no lock-word primitives for this architecture yet"
 #define LK_RUN_TPUT(id) LK_RUN(id)
+#define LK_RUN_REG(id) LK_RUN(id)
 #define LK_INSN(s) .insn = "-"
 #define LK_SETUP(id) .setup = NULL
 #define LK_CTX(id) .patterns = NULL
@@ -1909,6 +1949,17 @@ const struct probe probe_read_seqcount = {
 	.desc = "seqcount reader: wait for an even sequence, read two words, retry if the "
 		"sequence moved (no chain: throughput)",
 	LK_RUN_TPUT(read_seqcount),
+};
+
+const struct probe probe_rcu_read_lock = {
+	LK_HEAD(rcu_read_lock, "read_lock", ATOMIC),
+	LK_INSN("movq mem,%reg (rcu_dereference, inside incl %fs:pc / decl %fs:pc; je)"),
+	.kernel_src = "include/linux/rcupdate.h rcu_read_lock, rcu_dereference, rcu_read_unlock "
+		       "(without PREEMPT_RCU: preempt_disable)",
+	.kernel = "rcu_read_lock + rcu_dereference + rcu_read_unlock (RCU-style read side)",
+	.desc = "a reader that takes nothing: preempt count, a load of the protected pointer; "
+		"the next section dereferences what it returned",
+	LK_RUN_REG(rcu_read_lock), LK_SETUP(rcu_read_lock), .word_size = 8,
 };
 
 const struct probe probe_tas_lock = {

@@ -61,6 +61,7 @@
 	X(write_lock)			\
 	X(read_seqcount)		\
 	X(write_seqlock)		\
+	X(rcu_read_lock)		\
 	X(raw_spin_lock_inline)		\
 	X(call_pair)			\
 	X(bit_spin_lock)		\

@@ -763,6 +763,22 @@ static inline void lk_atomic_ref_put(volatile void *r)
 #define LK_LOCKREF_RETRY 100
 #define LK_LOCKREF_ONE (1ull << 32)
 
+/* The count changed under the spinlock: lockref's fallback, and the
+ * counterpart lockref replaced (out of line like lockref's functions). */
+static __attribute__((noinline)) void lk_locked_ref_get(volatile void *l)
+{
+	lk_spin_lock(l);
+	arch_store32((volatile char *)l + 4, arch_load32((volatile char *)l + 4) + 1);
+	lk_spin_unlock(l);
+}
+
+static __attribute__((noinline)) void lk_locked_ref_put(volatile void *l)
+{
+	lk_spin_lock(l);
+	arch_store32((volatile char *)l + 4, arch_load32((volatile char *)l + 4) - 1);
+	lk_spin_unlock(l);
+}
+
 /* lockref_get (out of line, as lib/lockref.c exports it) */
 static __attribute__((noinline)) void lk_lockref_get(volatile void *l)
 {
@@ -775,9 +791,7 @@ static __attribute__((noinline)) void lk_lockref_get(volatile void *l)
 		if (!--retry)
 			break;
 	}
-	lk_spin_lock(l);
-	arch_store32((volatile char *)l + 4, arch_load32((volatile char *)l + 4) + 1);
-	lk_spin_unlock(l);
+	lk_locked_ref_get(l);
 }
 
 /* lockref_put_return, and the locked decrement its callers (fast_dput) fall
@@ -795,25 +809,7 @@ static __attribute__((noinline)) void lk_lockref_put(volatile void *l)
 		if (!--retry)
 			break;
 	}
-	lk_spin_lock(l);
-	arch_store32((volatile char *)l + 4, arch_load32((volatile char *)l + 4) - 1);
-	lk_spin_unlock(l);
-}
-
-/* The counterpart lockref replaced: the count changed under the spinlock
- * (out of line like lockref's functions). */
-static __attribute__((noinline)) void lk_locked_ref_get(volatile void *l)
-{
-	lk_spin_lock(l);
-	arch_store32((volatile char *)l + 4, arch_load32((volatile char *)l + 4) + 1);
-	lk_spin_unlock(l);
-}
-
-static __attribute__((noinline)) void lk_locked_ref_put(volatile void *l)
-{
-	lk_spin_lock(l);
-	arch_store32((volatile char *)l + 4, arch_load32((volatile char *)l + 4) - 1);
-	lk_spin_unlock(l);
+	lk_locked_ref_put(l);
 }
 
 /* ---- percpu_ref in per-CPU mode (include/linux/percpu-refcount.h) ---------

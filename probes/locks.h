@@ -24,5 +24,22 @@ int locks_ops(const char *name, void (**lock)(volatile void *l), void (**unlock)
  * message (unknown name, no threads). With name NULL the increments run
  * without any lock: lost updates then show that the threads overlapped. */
 int64_t locks_exclusion_run(const char *name, unsigned nthreads, uint64_t iters);
+/* The same, and *handovers: how often the lock passed from one thread to
+ * another (0: the threads never contended, and the count proves nothing). */
+int64_t locks_exclusion_run_ho(const char *name, unsigned nthreads, uint64_t iters,
+			       uint64_t *handovers);
+
+/* nthreads threads each take iters references to one shared count
+ * (refcount_get_put, atomic_get_put, lockref_get_put, locked_get_put: the
+ * get of each), then drop them (the put). Returns the final count (1, the
+ * owner's reference, when every get and put was atomic) or -errno. */
+int64_t locks_ref_run(const char *name, unsigned nthreads, uint64_t iters);
+
+/* One thread takes writer (write_lock or write_seqlock) iters times and
+ * moves two words together under it; nthreads - 1 threads read the pair
+ * meanwhile (under read_lock, or as a read_seqcount section) until the
+ * writer is done. Returns the reads that saw the words differ (0 when the
+ * read side excludes the writer), *reads the reads made, or -errno. */
+int64_t locks_reader_run(const char *writer, unsigned nthreads, uint64_t iters, uint64_t *reads);
 
 #endif

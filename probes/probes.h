@@ -51,8 +51,17 @@
 	X(spin_lock_movl_unlock)	\
 	X(spin_lock_xchgl_unlock)	\
 	X(ticket_lock)			\
+	X(ticket_backoff_lock)		\
+	X(mcs_spin_lock)		\
+	X(clh_lock)			\
 	X(tas_lock)			\
 	X(tatas_lock)			\
+	X(tas_backoff_lock)		\
+	X(read_lock)			\
+	X(write_lock)			\
+	X(read_seqcount)		\
+	X(write_seqlock)		\
+	X(rcu_read_lock)		\
 	X(raw_spin_lock_inline)		\
 	X(call_pair)			\
 	X(bit_spin_lock)		\
@@ -62,6 +71,12 @@
 	X(preempt_disable)		\
 	X(local_irq_save_analog)	\
 	X(sigprocmask)			\
+	/* reference counts */		\
+	X(refcount_get_put)		\
+	X(atomic_get_put)		\
+	X(lockref_get_put)		\
+	X(locked_get_put)		\
+	X(percpu_ref_get_put)		\
 	/* per-CPU ops (rseq) */	\
 	X(rseq_add)			\
 	X(percpu_lock_add)		\

@@ -74,6 +74,58 @@ double contention_overlap(const uint64_t *start, const uint64_t *end, unsigned n
 	return (double)(ihi - ilo) / (double)(hi - lo);
 }
 
+int contention_parse_sweep(const char *what, const char *s, uint64_t max, bool zero_ok,
+			   struct run_sweep *out)
+{
+	const char *p = s;
+
+	out->n = 0;
+	while (*p) {
+		char *end;
+		unsigned long long a, b;
+
+		if (*p < '0' || *p > '9')
+			goto bad;
+		a = strtoull(p, &end, 10);
+		b = a;
+		if (*end == '-') {
+			if (end[1] < '0' || end[1] > '9')
+				goto bad;
+			b = strtoull(end + 1, &end, 10);
+		}
+		if (*end && *end != ',')
+			goto bad;
+		if (b < a || (!a && !zero_ok) || b > max) {
+			pr_err("%s: '%s': %llu%s%.0llu is out of range (each value %d..%llu, ranges "
+			       "ascending)", what, s, a, a == b ? "" : "-", a == b ? 0 : b,
+			       zero_ok ? 0 : 1, (unsigned long long)max);
+			return -EINVAL;
+		}
+		for (unsigned long long v = a; v <= b; v++) {
+			if (out->n && v <= out->v[out->n - 1]) {
+				pr_err("%s: '%s': %llu is not above %llu (list the values ascending, "
+				       "once each)", what, s, v, (unsigned long long)out->v[out->n - 1]);
+				return -EINVAL;
+			}
+			if (out->n == ARRAY_SIZE(out->v)) {
+				pr_err("%s: '%s': more than %zu values (sweep fewer points)", what, s,
+				       ARRAY_SIZE(out->v));
+				return -EINVAL;
+			}
+			out->v[out->n++] = v;
+		}
+		p = *end ? end + 1 : end;
+		if (*end == ',' && !*p)
+			goto bad;
+	}
+	if (out->n)
+		return 0;
+bad:
+	pr_err("%s: '%s' is not a list of numbers (expected N, A,B,C or A-B, e.g. 1,2,4 or 1-4)",
+	       what, s);
+	return -EINVAL;
+}
+
 static size_t pow2_at_least(size_t v)
 {
 	size_t p = 1;
@@ -369,49 +421,117 @@ out:
 	return err;
 }
 
+/* The values of a sweep, or the one value when none was given. */
+static unsigned sweep_values(const struct run_sweep *w, uint64_t one, uint64_t *v)
+{
+	if (!w->n) {
+		v[0] = one;
+		return 1;
+	}
+	memcpy(v, w->v, w->n * sizeof(*v));
+	return w->n;
+}
+
+/* One point of a sweep, all probes and sharing cases: 0 or -errno. */
+static int run_point(struct topo *t, const struct run_opts *o, const struct probe *const *list,
+		     size_t n, const char *suffix, unsigned mask, uint64_t t0, struct report *rep)
+{
+	unsigned nthreads = o->threads;
+	int *os = calloc(nthreads, sizeof(int));
+	int err;
+
+	if (!os)
+		return -ENOMEM;
+	err = contention_plan(t, o->placement, nthreads, os);
+	for (size_t i = 0; i < n && !err && !runner_stop; i++) {
+		const char *why = no_contention_form(list[i]);
+
+		if (why) {
+			if (!*suffix || o->threads == o->threads_sweep.v[0])	/* once */
+				pr_warn("run %s: no contention form: %s; skipped", list[i]->name, why);
+			continue;
+		}
+		for (int s = 0; s < SHARING__COUNT && !err && !runner_stop; s++) {
+			size_t first = rep->n;
+
+			if (!(mask & (1u << s)))
+				continue;
+			if (runner_out_of_time(o, rep, t0))
+				break;
+			if (o->progress)
+				fprintf(stderr, "\r\033[K%s, %u threads, sharing %s", list[i]->name,
+					nthreads, contention_sharing_name((enum sharing)s));
+			err = run_case(t, o, list[i], (enum sharing)s, os, nthreads, rep);
+			/* a sweep's points pair their twins point by point */
+			for (size_t k = first; k < rep->n && *suffix; k++) {
+				size_t l = strlen(rep->r[k].pattern);
+
+				snprintf(rep->r[k].pattern + l, sizeof(rep->r[k].pattern) - l, "%s", suffix);
+			}
+		}
+	}
+	free(os);
+	return err;
+}
+
 int contention_run(struct topo *t, const struct run_opts *o, const struct probe *const *list,
 		   size_t n, struct report *rep)
 {
-	unsigned nthreads = o->threads ? o->threads : 2, mask;
+	uint64_t tv[16], cv[16], ov[16];
+	unsigned nt = sweep_values(&o->threads_sweep, o->threads ? o->threads : 2, tv);
+	unsigned nc = sweep_values(&o->cs_sweep, o->cs_work, cv);
+	unsigned no = sweep_values(&o->out_sweep, o->out_work, ov);
 	uint64_t t0 = now_ns();
-	int *os, err;
+	unsigned mask;
+	int first_os, err;
 
-	if (nthreads > MAX_THREADS) {
-		pr_err("--threads: %u threads (at most %d)", nthreads, MAX_THREADS);
+	if (tv[nt - 1] > MAX_THREADS) {
+		pr_err("--threads: %llu threads (at most %d)", (unsigned long long)tv[nt - 1], MAX_THREADS);
 		return -EINVAL;
 	}
 	err = contention_parse_sharing(o->sharing, &mask);
 	if (err)
 		return err;
-	os = calloc(nthreads, sizeof(int));
-	if (!os)
-		return -ENOMEM;
-	err = contention_plan(t, o->placement, nthreads, os);
-	if (!err)
-		err = topo_bind_thread(t, os[0]);
-	if (!err)
-		err = clock_calibrate(&rep->cal, os[0]);
-	if (err)
-		goto out;
+	/* calibrate once, on the first PU of the largest plan */
+	{
+		int *os = calloc(tv[nt - 1], sizeof(int));
 
-	for (size_t i = 0; i < n && !err && !runner_stop; i++) {
-		const char *why = no_contention_form(list[i]);
-
-		if (why) {
-			pr_warn("run %s: no contention form: %s; skipped", list[i]->name, why);
-			continue;
-		}
-		for (int s = 0; s < SHARING__COUNT && !err && !runner_stop; s++) {
-			if (!(mask & (1u << s)))
-				continue;
-			if (runner_out_of_time(o, rep, t0))
-				goto done;
-			if (o->progress)
-				fprintf(stderr, "\r\033[K%s, %u threads, sharing %s", list[i]->name,
-					nthreads, contention_sharing_name((enum sharing)s));
-			err = run_case(t, o, list[i], (enum sharing)s, os, nthreads, rep);
-		}
+		if (!os)
+			return -ENOMEM;
+		err = contention_plan(t, o->placement, (unsigned)tv[nt - 1], os);
+		first_os = os[0];
+		free(os);
 	}
+	if (!err)
+		err = topo_bind_thread(t, first_os);
+	if (!err)
+		err = clock_calibrate(&rep->cal, first_os);
+	if (err)
+		return err;
+
+	for (unsigned ci = 0; ci < nc && !err && !runner_stop; ci++)
+		for (unsigned oi = 0; oi < no && !err && !runner_stop; oi++)
+			for (unsigned ti = 0; ti < nt && !err && !runner_stop; ti++) {
+				struct run_opts po = *o;
+				char suffix[48] = "";
+				size_t l;
+
+				po.threads = (unsigned)tv[ti];
+				po.cs_work = cv[ci];
+				po.out_work = ov[oi];
+				if (nt > 1)
+					snprintf(suffix, sizeof(suffix), "@%ut", po.threads);
+				l = strlen(suffix);
+				if (nc > 1)
+					l += (size_t)snprintf(suffix + l, sizeof(suffix) - l, "%scs%llu",
+							      l ? "," : "@", (unsigned long long)po.cs_work);
+				if (no > 1)
+					snprintf(suffix + l, sizeof(suffix) - l, "%sout%llu", l ? "," : "@",
+						 (unsigned long long)po.out_work);
+				if (runner_out_of_time(o, rep, t0))
+					goto done;
+				err = run_point(t, &po, list, n, suffix, mask, t0, rep);
+			}
 	if (err == -EINTR || runner_stop) {
 		err = -EINTR;
 		rep->partial = true;
@@ -422,7 +542,5 @@ done:
 		fprintf(stderr, "\r\033[K");
 	rep->wall_s = (now_ns() - t0) / 1e9;
 	report_pair_twins(rep);
-out:
-	free(os);
 	return err;
 }

@@ -39,6 +39,12 @@ double contention_overlap(const uint64_t *start, const uint64_t *end, unsigned n
 long contention_slot_offset(enum sharing s, unsigned i, unsigned nthreads, size_t word,
 			    size_t line, size_t region);
 
+/* A sweep list: "N", "A,B,C" or "A-B" (and mixes, "1,2,4-6"), each value in
+ * 1..max (0..max with zero_ok), ascending and distinct, at most 16 values.
+ * 0 or -EINVAL after a message naming what (the option) and the value. */
+int contention_parse_sweep(const char *what, const char *s, uint64_t max, bool zero_ok,
+			   struct run_sweep *out);
+
 /* Threads of the plan: placement NULL means "spread". Maps an absent
  * class to -ENOTSUP (exit 4: unsupported here), after topo_plan's message. */
 int contention_plan(const struct topo *t, const char *placement, unsigned nthreads,

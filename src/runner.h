@@ -51,6 +51,9 @@ struct run_opts {
 	const char *sharing;	/* --sharing LIST (contention.c) */
 	uint64_t cs_work;	/* --cs-work N: work units inside a lock's critical section (contention.c, probes/locks.c) */
 	uint64_t out_work;	/* --outside-work N: work units between lock pairs */
+	/* --threads, --cs-work, --outside-work as lists (contention.c sweeps
+	 * every combination; n 0: the single value above) */
+	struct run_sweep { unsigned n; uint64_t v[16]; } threads_sweep, cs_sweep, out_sweep;
 	unsigned epochs;	/* --epochs K: fresh-state epochs, 0: the session's default */
 	bool no_split_lock;	/* --no-split-lock: the characterization skips its bus locks (session.c) */
 	double patience_s;	/* --patience S: seconds the characterization may spend under load

@@ -2,8 +2,9 @@
 /* test-contention.c - the contention runner's arithmetic and planning on
  * synthetic inputs (fairness, overlap, slot offsets, --sharing parsing,
  * placement on synthetic topologies with 2 packages, SMT and 4 NUMA nodes,
- * and a machine without SMT), then one short real run of 2 threads (skipped
- * when fewer than 2 PUs are allowed). No timing thresholds: the machine is
+ * and a machine without SMT), --threads/--cs-work sweep lists and the plan of
+ * every point of a sweep, then one short real run of 2 threads and one
+ * sweep of 1,2 threads (skipped when fewer than 2 PUs are allowed). No timing thresholds: the machine is
  * shared and noisy.
  * Exit 0 pass, 1 fail, 77 skip.
  */
@@ -116,6 +117,107 @@ static void test_plan(void)
 	topo_close(t);
 }
 
+static void test_sweep_parse(void)
+{
+	struct run_sweep w;
+
+	CHECK(contention_parse_sweep("--threads", "2", 1024, false, &w) == 0 && w.n == 1 && w.v[0] == 2,
+	      "sweep '2': one value");
+	CHECK(contention_parse_sweep("--threads", "1,2,4", 1024, false, &w) == 0 && w.n == 3 &&
+	      w.v[0] == 1 && w.v[1] == 2 && w.v[2] == 4, "sweep '1,2,4': three values");
+	CHECK(contention_parse_sweep("--threads", "1-3,8", 1024, false, &w) == 0 && w.n == 4 &&
+	      w.v[2] == 3 && w.v[3] == 8, "sweep '1-3,8': 1 2 3 8");
+	CHECK(contention_parse_sweep("--cs-work", "0,50", 1000000, true, &w) == 0 && w.n == 2 &&
+	      w.v[0] == 0, "work sweep '0,50': 0 allowed");
+	CHECK(contention_parse_sweep("--threads", "0", 1024, false, &w) == -EINVAL, "0 threads refused");
+	CHECK(contention_parse_sweep("--threads", "4-2", 1024, false, &w) == -EINVAL, "descending range refused");
+	CHECK(contention_parse_sweep("--threads", "2,1", 1024, false, &w) == -EINVAL, "descending list refused");
+	CHECK(contention_parse_sweep("--threads", "2,2", 1024, false, &w) == -EINVAL, "repeated value refused");
+	CHECK(contention_parse_sweep("--threads", "1,", 1024, false, &w) == -EINVAL, "trailing comma refused");
+	CHECK(contention_parse_sweep("--threads", "x", 1024, false, &w) == -EINVAL, "garbage refused");
+	CHECK(contention_parse_sweep("--threads", "2000", 1024, false, &w) == -EINVAL, "over the maximum refused");
+	CHECK(contention_parse_sweep("--threads", "1-17", 1024, false, &w) == -EINVAL, "more than 16 points refused");
+}
+
+/* Every point of a sweep has its plan on a synthetic machine: spread puts
+ * the threads on distinct PUs. */
+static void test_sweep_plans(void)
+{
+	struct topo *t;
+	unsigned counts[] = { 1, 2, 4, 8 };
+
+	CHECK(!topo_open(&t, SYN_ALL, NULL), "open '%s'", SYN_ALL);
+	for (size_t i = 0; i < ARRAY_SIZE(counts); i++) {
+		int os[8];
+		bool distinct = true;
+
+		CHECK(contention_plan(t, NULL, counts[i], os) == 0, "sweep point %u threads: planned",
+		      counts[i]);
+		for (unsigned a = 0; a < counts[i]; a++)
+			for (unsigned b = a + 1; b < counts[i]; b++)
+				distinct &= os[a] != os[b];
+		CHECK(distinct, "sweep point %u threads: distinct PUs", counts[i]);
+	}
+	topo_close(t);
+}
+
+static cpu_set_t start_set;	/* the allowed PUs at start */
+
+/* A real sweep of 1 and 2 threads: one row per probe, case and point, the
+ * point in the pattern, twins paired within a point. Structure only. */
+static void test_real_sweep(void)
+{
+	const struct probe *list[2] = { probe_find("spin_lock"), probe_find("spin_lock_xchg_unlock") };
+	struct run_opts o;
+	struct report rep;
+	struct topo *t;
+	cpu_set_t s;
+	int err;
+
+	/* test_run left this thread pinned to its first PU: allow all again */
+	if (sched_setaffinity(0, sizeof(start_set), &start_set) ||
+	    sched_getaffinity(0, sizeof(s), &s) || CPU_COUNT(&s) < 2 || probe_unsupported(list[0])) {
+		printf("real sweep: fewer than 2 PUs allowed or no lock probes here: skipped\n");
+		return;
+	}
+	if (topo_open(&t, NULL, NULL))
+		return;
+	runner_default_opts(&o);
+	o.max_seconds = 0.02;
+	o.sharing = "true";
+	CHECK(contention_parse_sweep("--threads", "1,2", 1024, false, &o.threads_sweep) == 0, "sweep 1,2");
+	o.threads = 2;
+	report_init(&rep);
+	err = contention_run(t, &o, list, 2, &rep);
+	CHECK(!err && rep.n == 4, "2 probes x 2 points: 4 rows (err %d, n %zu)", err, rep.n);
+	for (size_t i = 0; i < rep.n; i++) {
+		const struct contention_part *c = result_contention(&rep.r[i]);
+		char want[32];
+
+		if (!c)
+			continue;
+		snprintf(want, sizeof(want), "true-share@%dt", c->threads);
+		CHECK(!strcmp(rep.r[i].pattern, want) && (int)c->nper == c->threads,
+		      "row %zu: pattern %s (expected %s), %zu threads' details", i, rep.r[i].pattern, want,
+		      c->nper);
+		CHECK(rep.r[i].has_ratio, "row %zu (%s, %d threads): paired with its twin", i,
+		      rep.r[i].name, c->threads);
+	}
+	/* the report's sweep groups: one per probe, its 1- and 2-thread rows */
+	for (size_t i = 0, groups = 0; i < rep.n; i++) {
+		size_t members[CONTENTION_SWEEP_MAX], m = contention_sweep_group(&rep, i, members, 64);
+
+		groups += m > 0;
+		CHECK(!m || (m == 2 && !strcmp(rep.r[members[0]].name, rep.r[members[1]].name) &&
+			     result_contention(&rep.r[members[1]])->threads == 2),
+		      "row %zu: a group of its probe's 1- and 2-thread rows (got %zu rows)", i, m);
+		if (i == rep.n - 1)
+			CHECK(groups == 2, "2 sweep groups, one per probe (got %zu)", groups);
+	}
+	report_free(&rep);
+	topo_close(t);
+}
+
 /* One short real run: structure only, never timing. */
 static void test_run(void)
 {
@@ -159,11 +261,15 @@ static void test_run(void)
 int main(void)
 {
 	log_quiet = 1;
+	sched_getaffinity(0, sizeof(start_set), &start_set);
 	test_fairness();
 	test_overlap();
 	test_slots();
 	test_parse();
 	test_plan();
 	test_run();
+	test_sweep_parse();
+	test_sweep_plans();
+	test_real_sweep();
 	return test_done("test-contention");
 }

@@ -6,7 +6,7 @@
 # so a new probe is checked without editing this file (docs/method.md):
 #   - every latency, throughput and sweep loop holds the instruction its
 #     `insn` declares (lock prefix, mnemonic, operand kinds) 64 times per
-#     iteration (at least 64 for the lock family, whose optional work paths
+#     iteration (at least 64 for the lock and refcount families, whose optional work paths
 #     repeat the ops), and no stack traffic between the ops;
 #   - each sweep footprint (W words on each of L lines) addresses exactly
 #     W x L displacements off one base register, on L lines with W on each,
@@ -300,8 +300,11 @@ def memory_chain(p, sym, body, lo, hi, opi):
     P = pointer_regs(body)
     written = set()
     for k in span:
-        if not is_copy(body[k][1], P):
-            written |= writes(body[k][1])
+        # the epilogue's pops restore callee-saved registers (as in
+        # pointer_regs); padding (`xchg %ax,%ax`) writes nothing
+        t = body[k][1]
+        if not is_copy(t, P) and not is_nop(t) and not parse(t)[1].startswith('pop'):
+            written |= writes(t)
     moving = regs(ops.pop()) & written
     if not moving:
         return
@@ -318,8 +321,12 @@ def memory_chain(p, sym, body, lo, hi, opi):
         for t in g:
             live_in |= reads(t) - fresh
             fresh |= writes(t)
+        # other writes inside the loop (the prologue's loads of loop
+        # invariants, before it, are what the gaps may read)
+        op_texts = {body[k][1] for k in opi}
+        llo, lhi = loop_region(body, lambda t: t in op_texts)
         other = set()
-        for k in span:
+        for k in range(max(lo, llo), min(hi, lhi) + 1):
             if norm(body[k][1]) not in g and not is_copy(body[k][1], P):
                 other |= writes(body[k][1])
         ok = not (live_in & (fresh | other))
@@ -413,7 +420,7 @@ for pr in table['probes']:
         continue
     first = instrs[0]
     want = UNROLL * sum(1 for x in instrs if x == first)
-    atleast = pr['family'] == 'lock'
+    atleast = pr['family'] in ('lock', 'refcount')
     todo = []
     for mode in ('latency', 'throughput'):
         if mode in kernels:
@@ -426,7 +433,10 @@ for pr in table['probes']:
             continue
         body = funcs[sym]
         is_op = lambda t: matches(t, first)
-        lo, hi = (0, len(body) - 1) if atleast else loop_region(body, is_op)
+        # a register chain is checked in its loop: the prologue's loads of
+        # the context are no links of it
+        whole = atleast and not (mode == 'latency' and pr['chain'] == 'register')
+        lo, hi = (0, len(body) - 1) if whole else loop_region(body, is_op)
         opi = [k for k in range(lo, hi + 1) if is_op(body[k][1])]
         n = len(opi)
         check(n >= want if atleast else n == want,

@@ -10,7 +10,8 @@
  * Capabilities (other architectures leave them undefined, probes treat
  * undefined as 0):
  *   ARCH_HAS_LOCK_INSNS  lock-word ops below (32-bit cmpxchg, byte release
- *                        store, xadd ticket, flags save)
+ *                        store, xadd ticket, the qspinlock's byte and
+ *                        half-word parts, 32-bit atomic_t ops, flags save)
  *   ARCH_HAS_RSEQ        hand-written rseq critical sections below
  */
 #ifndef ATOMCOST_ARCH_INSIDE
@@ -107,6 +108,110 @@ static inline uint16_t arch_ticket_head(const volatile void *p)
 static inline void arch_ticket_release(volatile void *p)
 {
 	asm volatile("addw $1, %[m]" : [m] "+m"(X86_M16(p)) : : "memory", "cc");
+}
+
+/* ---- queued spinlock slow path, qrwlock, refcount (32-bit words) ---------
+ * The qspinlock word (include/asm-generic/qspinlock_types.h): locked byte
+ * at +0, pending byte at +1, tail (CPU + 1 and node index) in the upper 16
+ * bits at +2, so the kernel writes each part with a store of its width. */
+
+/* Store a byte / a 16-bit half: set_locked (`movb $1`), clear_pending
+ * (`movb $0` at +1), clear_pending_set_locked (`movw $1`): plain stores,
+ * releases on x86. */
+static inline void arch_store8(volatile void *p, uint8_t v)
+{
+	asm volatile("movb %[v], %[m]" : [m] "=m"(X86_M8(p)) : [v] "qi"(v) : "memory");
+}
+
+static inline void arch_store16(volatile void *p, uint16_t v)
+{
+	asm volatile("movw %[v], %[m]" : [m] "=m"(X86_M16(p)) : [v] "ri"(v) : "memory");
+}
+
+static inline void arch_store32(volatile void *p, uint32_t v)
+{
+	asm volatile("movl %[v], %[m]" : [m] "=m"(X86_M32(p)) : [v] "ri"(v) : "memory");
+}
+
+/* READ_ONCE of the locked byte (smp_cond_load_acquire(&lock->locked, !VAL)). */
+static inline uint8_t arch_load8(const volatile void *p)
+{
+	uint8_t v;
+
+	asm volatile("movb %[m], %[v]" : [v] "=q"(v) : [m] "m"(*(const volatile uint8_t *)p) : "memory");
+	return v;
+}
+
+/* atomic_try_cmpxchg on a 32-bit word: true on success; on failure *old
+ * receives the value seen (the fast path hands it to the slow path). */
+static inline bool arch_try_cmpxchg32(volatile void *p, uint32_t *old, uint32_t nw)
+{
+	bool ok;
+
+	asm volatile("lock cmpxchgl %[n], %[m]"
+		     : [m] "+m"(X86_M32(p)), "+a"(*old), "=@ccz"(ok) : [n] "r"(nw) : "memory");
+	return ok;
+}
+
+/* xchg_tail: `xchgw` of the tail half (the kernel's form for NR_CPUS <
+ * 16K); returns the old half. */
+static inline uint16_t arch_xchg16(volatile void *p, uint16_t v)
+{
+	asm volatile("xchgw %[v], %[m]" : [m] "+m"(X86_M16(p)), [v] "+r"(v) : : "memory");
+	return v;
+}
+
+/* queued_fetch_set_pending_acquire (arch/x86/include/asm/qspinlock.h):
+ * `lock btsl $nr` and the old bit from CF. */
+static inline bool arch_test_and_set_bit32(volatile void *p, unsigned nr)
+{
+	bool old;
+
+	asm volatile("lock btsl %[n], %[m]" : [m] "+m"(X86_M32(p)), "=@ccc"(old) : [n] "Ir"(nr) : "memory");
+	return old;
+}
+
+/* atomic_fetch_add on an atomic_t (`lock xaddl`): returns the old value.
+ * refcount_inc / refcount_dec_and_test and the qrwlock reader count. */
+static inline uint32_t arch_xadd32(volatile void *p, uint32_t v)
+{
+	asm volatile("lock xaddl %[v], %[m]" : [m] "+m"(X86_M32(p)), [v] "+r"(v) : : "memory");
+	return v;
+}
+
+/* atomic_inc / atomic_dec_and_test on an atomic_t (`lock incl`, `lock decl;
+ * sete`), the unchecked counterparts of refcount_t. */
+static inline void arch_inc32(volatile void *p)
+{
+	asm volatile("lock incl %[m]" : [m] "+m"(X86_M32(p)) : : "memory", "cc");
+}
+
+static inline bool arch_dec_and_test32(volatile void *p)
+{
+	bool z;
+
+	asm volatile("lock decl %[m]" : [m] "+m"(X86_M32(p)), "=@ccz"(z) : : "memory");
+	return z;
+}
+
+/* atomic_or (`lock orl`): the qrwlock writer's _QW_WAITING. */
+static inline void arch_or32(volatile void *p, uint32_t v)
+{
+	asm volatile("lock orl %[v], %[m]" : [m] "+m"(X86_M32(p)) : [v] "ri"(v) : "memory", "cc");
+}
+
+/* this_cpu_inc / this_cpu_dec through a per-CPU pointer held in a register
+ * (percpu_ref_get/put: `incq %gs:(%reg)`, `decq %gs:(%reg)`): off from
+ * arch_percpu_offset(), the same for every thread as a per-CPU pointer is
+ * the same for every CPU. */
+static inline void arch_percpu_inc_at(uintptr_t off)
+{
+	asm volatile("incq %%fs:(%[o])" : : [o] "r"(off) : "memory", "cc");
+}
+
+static inline void arch_percpu_dec_at(uintptr_t off)
+{
+	asm volatile("decq %%fs:(%[o])" : : [o] "r"(off) : "memory", "cc");
 }
 
 /* preempt_disable / preempt_enable on a thread-local counter, addressed

@@ -10,6 +10,7 @@
 #include "cmd/options.h"
 #include "common.h"
 #include "config.h"
+#include "contention.h"
 #include "kmod.h"
 #include "session.h"
 #include "pattern.h"
@@ -149,6 +150,40 @@ static int parse_modes(const char *what, const char *s, void *mask)
 	return 0;
 }
 
+/* --threads, --cs-work, --outside-work: one value or a list to sweep
+ * (contention.c); the scalar gets the largest thread count (the run is a
+ * contention run from 2 on) and the first work value. */
+#define RUN_OPTS_OF(f, m) ((struct run_opts *)((char *)(f) - offsetof(struct run_opts, m)))
+static int parse_threads(const char *what, const char *s, void *field)
+{
+	struct run_sweep *w = field;
+	int err = contention_parse_sweep(what, s, 1024, false, w);
+
+	if (!err)
+		RUN_OPTS_OF(w, threads_sweep)->threads = (unsigned)w->v[w->n - 1];
+	return err;
+}
+
+static int parse_cs_work(const char *what, const char *s, void *field)
+{
+	struct run_sweep *w = field;
+	int err = contention_parse_sweep(what, s, 1000000, true, w);
+
+	if (!err)
+		RUN_OPTS_OF(w, cs_sweep)->cs_work = w->v[0];
+	return err;
+}
+
+static int parse_out_work(const char *what, const char *s, void *field)
+{
+	struct run_sweep *w = field;
+	int err = contention_parse_sweep(what, s, 1000000, true, w);
+
+	if (!err)
+		RUN_OPTS_OF(w, out_sweep)->out_work = w->v[0];
+	return err;
+}
+
 /* --context: user (false) or kernel (true: atomcost.ko, kmod.c). */
 static int parse_context(const char *what, const char *s, void *kernel)
 {
@@ -195,13 +230,19 @@ static const struct cmd_opt run_opt[] = {
 	{ .name = "footprint", .type = OPT_SIZE, .arg = "BYTES", .off = A(o.footprint),
 	  .help = "buffer of the dep/l2/llc/miss patterns (64M, 2G); default from hwloc" },
 	{ .name = "mem-node", .type = OPT_INT, .arg = "N", .off = A(o.mem_node) },
-	{ .name = "threads", .type = OPT_INT, .arg = "N", .off = A(o.threads) },
+	{ .name = "threads", .type = OPT_FN, .arg = "LIST", .off = A(o.threads_sweep),
+	  .parse = parse_threads,
+	  .help = "pinned threads on one cache line (contention): N, or a sweep 1,2,4 or 1-4 "
+		  "(a table and chart per probe); each case runs max_seconds; ns/op per thread "
+		  "and aggregate, fairness, hand-overs, overlap" },
 	{ .name = "placement", .type = OPT_STR, .arg = "P", .off = A(o.placement) },
 	{ .name = "sharing", .type = OPT_STR, .arg = "LIST", .off = A(o.sharing) },
-	{ .name = "cs-work", .type = OPT_U64, .arg = "N", .off = A(o.cs_work), .max = 1000000,
-	  .help = "lock probes: N work units (~1 cycle each) inside the critical section" },
-	{ .name = "outside-work", .type = OPT_U64, .arg = "N", .off = A(o.out_work), .max = 1000000,
-	  .help = "lock probes: N work units between one unlock and the next lock" },
+	{ .name = "cs-work", .type = OPT_FN, .arg = "LIST", .off = A(o.cs_sweep), .parse = parse_cs_work,
+	  .help = "lock probes: N work units (~1 cycle each) inside the critical section, or a "
+		  "list to sweep (0,50,200)" },
+	{ .name = "outside-work", .type = OPT_FN, .arg = "LIST", .off = A(o.out_sweep),
+	  .parse = parse_out_work,
+	  .help = "lock probes: N work units between one unlock and the next lock, or a list" },
 	{ .name = "epochs", .type = OPT_INT, .arg = "K", .off = A(o.epochs) },
 	{ .name = "events", .letter = 'e', .type = OPT_STR, .arg = "LIST", .off = A(o.events) },
 	{ .name = "no-split-lock", .type = OPT_FLAG, .off = A(o.no_split_lock),

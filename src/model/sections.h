@@ -108,8 +108,20 @@ void c2c_write_text(const struct calibration *cal, const struct c2c_where *w, co
 #define CONTENTION_OVERLAP_MIN 0.9
 #define CONTENTION_CPU_WALL_MIN 0.9
 
-/* The contention table for those results (nothing when there are none). */
+/* The contention table for those results (nothing when there are none),
+ * then a table and chart per sweep group. */
 void contention_write_text(const struct report *rep, FILE *f);
+
+/* A thread did over this many times the ops of another: the row's figure
+ * is mostly one thread's, said beside it (UNFAIR). */
+#define CONTENTION_UNFAIR_MAX_MIN 2.0
+bool contention_unfair(const struct contention_part *c);
+/* A sweep group: the rows of one probe, sharing case, placement and work
+ * point at several thread counts. When row i is a group's first row and
+ * the group has 2 rows or more, its rows (up to max) go to members and
+ * their number is returned; else 0. */
+#define CONTENTION_SWEEP_MAX 64
+size_t contention_sweep_group(const struct report *rep, size_t i, size_t *members, size_t max);
 
 /* ---- what the writers read of a report, typed, so that no writer reads
  * JSON (report/json.c decodes it). Strings point into the report. */

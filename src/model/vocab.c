@@ -69,7 +69,8 @@ static const char *const method_names[C2C__COUNT] = { "cmpxchg", "load-store" };
 static const char *const method_keys[C2C__COUNT] = { "cmpxchg", "load_store" };
 static const char *const method_transfers[C2C__COUNT] = {
 	">= 2 line transfers (failed cmpxchgs also pull the line exclusive)",
-	"2 line transfers (read misses) + 2 invalidations (store upgrades)",
+	"2 line transfers (read misses; a store upgrades the line only where a read miss "
+	"takes it shared, not measured here)",
 };
 
 const char *c2c_method_name(enum c2c_method m)

@@ -1,32 +1,140 @@
 /* SPDX-License-Identifier: MIT */
-/* report/contention.c - the contention rows' table (sections.h): reads
+/* report/contention.c - the contention rows' table and, for a sweep
+ * (--threads 1,2,4), one table and chart per probe (sections.h): reads
  * results, never measures. */
+#include <math.h>
 #include <string.h>
 
 #include "sections.h"
 
+#define SWEEP_BAR 40
+
+/* The threads' CPU time over their ops, ns (lockhammer's cpu_ns/lock):
+ * time a thread spent descheduled does not count. NAN: not recorded. */
+static double cpu_ns_per_op(const struct contention_part *c)
+{
+	double cpu = 0, ops = 0;
+
+	for (size_t k = 0; k < c->nper; k++) {
+		cpu += c->per[k].cpu_s;
+		ops += (double)c->per[k].ops;
+	}
+	return ops > 0 && cpu > 0 ? cpu * 1e9 / ops : NAN;
+}
+
+/* The most ops of one thread over the fewest (1: all equal; INFINITY: a
+ * thread did none). */
+static double max_min(const struct contention_part *c)
+{
+	long long lo = -1, hi = 0;
+
+	for (size_t k = 0; k < c->nper; k++) {
+		lo = lo < 0 || c->per[k].ops < lo ? c->per[k].ops : lo;
+		hi = c->per[k].ops > hi ? c->per[k].ops : hi;
+	}
+	return lo > 0 ? (double)hi / (double)lo : hi ? INFINITY : 1;
+}
+
+/* The row's sharing case without the sweep point ("true-share@2t" ->
+ * "true-share"), for grouping the points of one probe. */
+static size_t case_len(const char *pattern)
+{
+	const char *at = strchr(pattern, '@');
+
+	return at ? (size_t)(at - pattern) : strlen(pattern);
+}
+
+static bool same_group(const struct result *a, const struct contention_part *ca,
+		       const struct result *b, const struct contention_part *cb)
+{
+	return !strcmp(a->name, b->name) && case_len(a->pattern) == case_len(b->pattern) &&
+	       !strncmp(a->pattern, b->pattern, case_len(a->pattern)) && ca->cs_work == cb->cs_work &&
+	       ca->outside_work == cb->outside_work && !strcmp(ca->placement, cb->placement);
+}
+
+size_t contention_sweep_group(const struct report *rep, size_t i, size_t *members, size_t max)
+{
+	const struct contention_part *c = result_contention(&rep->r[i]), *cj;
+	size_t m = 0;
+
+	if (!c)
+		return 0;
+	for (size_t j = 0; j < i; j++)
+		if ((cj = result_contention(&rep->r[j])) && same_group(&rep->r[i], c, &rep->r[j], cj))
+			return 0;	/* not the group's first row */
+	for (size_t j = i; j < rep->n && m < max; j++)
+		if ((cj = result_contention(&rep->r[j])) && same_group(&rep->r[i], c, &rep->r[j], cj))
+			members[m++] = j;
+	return m >= 2 ? m : 0;
+}
+
+bool contention_unfair(const struct contention_part *c)
+{
+	return max_min(c) > CONTENTION_UNFAIR_MAX_MIN;
+}
+
+/* For each probe, sharing case and work point measured at two thread
+ * counts or more: cost per op and throughput against threads, and a bar
+ * of the aggregate cost. */
+static void sweep_write_text(const struct report *rep, FILE *f)
+{
+	for (size_t i = 0; i < rep->n; i++) {
+		const struct contention_part *c = result_contention(&rep->r[i]);
+		size_t members[CONTENTION_SWEEP_MAX], m = contention_sweep_group(rep, i, members,
+										CONTENTION_SWEEP_MAX);
+		double top = 0;
+
+		if (!m)
+			continue;
+		for (size_t k = 0; k < m; k++)
+			top = fmax(top, result_contention(&rep->r[members[k]])->aggregate_ns_per_op);
+		fprintf(f, "\n# %s, %.*s sharing, %s, cs-work %lld, outside-work %lld: against threads\n",
+			rep->r[i].name, (int)case_len(rep->r[i].pattern), rep->r[i].pattern, c->placement,
+			c->cs_work, c->outside_work);
+		fprintf(f, "%7s %8s %9s %9s %9s %8s %7s  %-*s\n", "threads", "med cyc", "agg ns/op",
+			"Mops/s", "cpu ns/op", "max/min", "fair", SWEEP_BAR, "agg ns/op (chart)");
+		for (size_t k = 0; k < m; k++) {
+			const struct result *r = &rep->r[members[k]];
+			const struct contention_part *p = result_contention(r);
+			int bar = top > 0 ? (int)lround(SWEEP_BAR * p->aggregate_ns_per_op / top) : 0;
+
+			fprintf(f, "%7d %8.2f %9.2f %9.2f %9.1f %8.2f %7.3f  %-*.*s%s%s\n", p->threads,
+				result_cycles(rep, r->s.median), p->aggregate_ns_per_op,
+				p->aggregate_ns_per_op > 0 ? 1e3 / p->aggregate_ns_per_op : 0,
+				cpu_ns_per_op(p), max_min(p), p->fairness_cv, SWEEP_BAR, bar,
+				"########################################",
+				p->overlapped == 1 || p->threads < 2 ? "" : " NOT-OVERLAPPED",
+				contention_unfair(p) ? " UNFAIR" : "");
+		}
+	}
+}
+
 void contention_write_text(const struct report *rep, FILE *f)
 {
-	bool header = false, flagged = false;
+	bool header = false, flagged = false, unfair = false;
 
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct result *r = &rep->r[i];
 		const struct contention_part *c = result_contention(r);
 		char ratio[32] = "-", cpus[96] = "", opsl[160] = "";
+		double mm;
 
 		if (!c)
 			continue;
 		if (!header) {
-			fprintf(f, "# contention: %d threads, %.2f s per case, "
-				"cs-work %lld, outside-work %lld (work units ~ 1 cycle)\n",
-				c->threads, c->duration_s, c->cs_work, c->outside_work);
+			fprintf(f, "# contention: %.2f s per case, cs-work %lld, outside-work %lld (work units ~ 1 "
+				"cycle; a sweep's rows name their point after '@' in the pattern)\n",
+				c->duration_s, c->cs_work, c->outside_work);
 			fprintf(f, "# thread ns/op: a thread's run time / its ops (mean over threads);"
 				" aggregate: union of the runs / all ops\n");
+			fprintf(f, "# cpu ns/op: the threads' CPU time / their ops (lockhammer's cpu_ns/lock);"
+				" max/min: most ops of a thread over the fewest\n");
 			fprintf(f, "# med cyc: median of the per-chunk samples (cycles/op while running);"
 				" ratio: of those medians vs the twin in the same case\n");
-			fprintf(f, "%-22s %-9s %-6s %-7s %8s %9s %8s %9s %8s %7s %6s %7s %8s %-13s %s\n",
-				"probe", "placement", "share", "cpus", "med cyc", "thr ns/op", "thr cyc", "agg ns/op",
-				"agg cyc", "ratio", "fair", "overlap", "cpu/wall", "ops/thread", "");
+			fprintf(f, "%-22s %-9s %-6s %3s %-7s %8s %9s %8s %9s %8s %9s %7s %6s %7s %7s %8s %-13s %s\n",
+				"probe", "placement", "share", "thr", "cpus", "med cyc", "thr ns/op", "thr cyc",
+				"agg ns/op", "agg cyc", "cpu ns/op", "ratio", "fair", "max/min", "overlap",
+				"cpu/wall", "ops/thread", "");
 			header = true;
 		}
 		if (r->has_ratio)
@@ -37,16 +145,24 @@ void contention_write_text(const struct report *rep, FILE *f)
 			snprintf(cpus + l, sizeof(cpus) - l, "%s%d", k ? "," : "", c->per[k].cpu_os);
 			snprintf(opsl + m, sizeof(opsl) - m, "%s%.3gM", k ? "," : "", c->per[k].ops / 1e6);
 		}
+		mm = max_min(c);
 		flagged |= c->overlapped != 1;
-		fprintf(f, "%-22s %-9s %-6s %-7s %8.2f %9.2f %8.2f %9.2f %8.2f %7s %6.3f %7.3f %8.3f %-13s %s%s\n",
-			r->name, c->placement, c->sharing, cpus, result_cycles(rep, r->s.median),
+		unfair |= contention_unfair(c);
+		fprintf(f, "%-22s %-9s %-6s %3d %-7s %8.2f %9.2f %8.2f %9.2f %8.2f %9.1f %7s %6.3f %7.2f %7.3f "
+			"%8.3f %-13s %s%s%s\n",
+			r->name, c->placement, c->sharing, c->threads, cpus, result_cycles(rep, r->s.median),
 			result_ns(rep, c->thread_ticks_per_op), result_cycles(rep, c->thread_ticks_per_op),
-			result_ns(rep, c->aggregate_ticks_per_op), result_cycles(rep, c->aggregate_ticks_per_op), ratio,
-			c->fairness_cv, c->overlap, c->cpu_wall_min, opsl, c->overlapped == 1 ? "" : "NOT-OVERLAPPED",
+			result_ns(rep, c->aggregate_ticks_per_op), result_cycles(rep, c->aggregate_ticks_per_op),
+			cpu_ns_per_op(c), ratio, c->fairness_cv, mm, c->overlap, c->cpu_wall_min, opsl,
+			c->overlapped == 1 ? "" : "NOT-OVERLAPPED", contention_unfair(c) ? " UNFAIR" : "",
 			r->migrated ? " MIGRATED" : "");
 	}
 	if (flagged)
 		fprintf(f, "# NOT-OVERLAPPED: the threads' runs overlapped < %.0f%% or a thread ran"
 			" < %.0f%% of its wall time: they did not really contend all the time\n",
 			CONTENTION_OVERLAP_MIN * 100, CONTENTION_CPU_WALL_MIN * 100);
+	if (unfair)
+		fprintf(f, "# UNFAIR: one thread did over %.0fx the ops of another: the row's figure is "
+			"mostly the faster thread's\n", CONTENTION_UNFAIR_MAX_MIN);
+	sweep_write_text(rep, f);
 }

@@ -996,6 +996,37 @@ static void sharing_chart(const struct card *c, FILE *f)
 		COL_ATOMIC, COL_LOCAL, COL_PLAIN);
 }
 
+/* Per sweep group (--threads 1,2,4): the aggregate cost at each thread
+ * count; a point whose threads did not run together is grey and said. */
+static void sweep_charts(const struct report *rep, FILE *f)
+{
+	for (size_t i = 0; i < rep->n; i++) {
+		size_t members[CONTENTION_SWEEP_MAX];
+		size_t m = contention_sweep_group(rep, i, members, CONTENTION_SWEEP_MAX);
+		struct hbar b[CONTENTION_SWEEP_MAX] = { 0 };
+
+		if (!m)
+			continue;
+		for (size_t k = 0; k < m; k++) {
+			const struct contention_part *p = result_contention(&rep->r[members[k]]);
+			bool apart = p->threads > 1 && p->overlapped != 1;
+
+			b[k] = (struct hbar){ .v = p->aggregate_ns_per_op, .lo = NAN, .hi = NAN,
+					      .color = COL_ATOMIC,
+					      .note = apart ? "not overlapped" :
+						      contention_unfair(p) ? "unfair" : NULL };
+			snprintf(b[k].label, sizeof(b[k].label), "%d thread%s", p->threads,
+				 p->threads == 1 ? "" : "s");
+		}
+		report_htmlf(f, "<h3>%s, %s sharing, %s: against threads</h3>\n", rep->r[i].name,
+			     result_contention(&rep->r[i])->sharing, result_contention(&rep->r[i])->placement);
+		hbars(b, m, "ns per op, all threads together", "sweep", f);
+		fputs("<figcaption>The aggregate cost (the union of the threads' runs over all their ops) "
+		      "at each thread count; grey: the threads did not run together (not overlapped) or "
+		      "one did over twice the ops of another (unfair).</figcaption></figure>\n", f);
+	}
+}
+
 static const char css[] =
 	"body{font:14px/1.4 system-ui,sans-serif;max-width:1000px;margin:1em auto;padding:0 1em;color:#222}"
 	"h1{font-size:1.5em}h3{font-size:1em;margin:1em 0 0}h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ccc}"
@@ -1129,6 +1160,7 @@ int report_write_html(const struct report *rep, FILE *f)
 		c2c_class_chart(&card, f);
 		sharing_chart(&card, f);
 	}
+	sweep_charts(rep, f);
 	row_charts(rep, &rs, f);
 	free(rs.v);
 	heatmaps(rep->c2c, f);

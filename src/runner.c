@@ -30,6 +30,7 @@ void runner_default_opts(struct run_opts *o)
 	o->mode_mask = (1u << MODE_LATENCY) | (1u << MODE_THROUGHPUT);
 	o->max_seconds = 0.4;
 	o->min_samples = 256;
+	o->patience_s = -1;
 	o->max_samples = 20000;
 	o->target_ci = 0.002;
 	o->sample_us = 10;

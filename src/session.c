@@ -15,6 +15,7 @@
 #include "fingerprint.h"
 #include "hierarchy.h"
 #include "pattern.h"
+#include "quiet.h"
 #include "repro/repro.h"
 #include "splitlock.h"
 
@@ -102,8 +103,8 @@ static int run_epoch(struct topo *t, struct run_opts *o, const struct probe *con
 	struct epoch_out *ep = realloc(rep->epochs, (rep->nepochs + 1) * sizeof(*ep));
 	struct report seg;
 	struct ballast b;
+	struct quiet_mark qm;
 	size_t first = rep->n;
-	uint64_t w0, c0;
 	int ret, err;
 
 	if (!ep)
@@ -113,8 +114,7 @@ static int run_epoch(struct topo *t, struct run_opts *o, const struct probe *con
 	ballast_take(&b, epoch);
 	report_init(&seg);
 	o->epoch = epoch;
-	w0 = now_ns();
-	c0 = thread_cpu_ns();
+	quiet_start(&qm);
 	/* on hot lines (runner.c), or under every access pattern (pattern.c) */
 	ret = o->patterns ? pattern_run(t, o, list, n, &seg) : runner_run(t, o, list, n, &seg);
 	/* cpu_share: the share of the epoch's wall time this thread had its
@@ -122,7 +122,7 @@ static int run_epoch(struct topo *t, struct run_opts *o, const struct probe *con
 	ep = &rep->epochs[rep->nepochs++];
 	*ep = (struct epoch_out){ .has = 0x7f, .epoch = (int)epoch, .ticks_per_cycle = seg.cal.ticks_per_cycle,
 				  .timer_hz = seg.cal.timer_hz, .wall_s = seg.wall_s, .partial = seg.partial,
-				  .cpu_share = (double)(thread_cpu_ns() - c0) / (double)(now_ns() - w0 + 1) };
+				  .cpu_share = quiet_share(&qm) };
 	snprintf(ep->step, sizeof(ep->step), "%s", tag ? tag : "");
 	err = merge(rep, &seg, tag);
 	for (size_t i = first; i < rep->n && !err; i++)
@@ -197,8 +197,99 @@ struct cz {
 	int cpu;
 	struct pattern_sizes sizes;	/* from the measured hierarchy */
 	bool have_sizes;
+	bool named;			/* --cpu named the PU: the run stays there */
+	struct quiet_budget qb;		/* --patience: what the run may spend under load */
+	unsigned ep[3];			/* epochs run of each segment (enum segment) */
 	uint64_t t0;
 };
+
+/* ---- under load: move away, wait for quiet, run again ---------------- */
+
+/* Seconds each candidate PU is probed for when the run picks its own. */
+#define QUIET_PROBE_S 0.15
+
+/* The PU to measure on when --cpu named none: the first allowed one while
+ * its thread gets its CPU, else the allowed PU whose probe got the largest
+ * share (another task busy on the first one: move away). The thread ends
+ * bound to it; why, in meta.characterization (and on stderr when it
+ * moved). */
+static int pick_cpu(struct cz *c)
+{
+	struct characterization_meta *cm = c->rep->charz;
+	int n = topo_allowed_count(c->t), best = topo_allowed_os(c->t, 0), first = best;
+	double best_share = -1, first_share = 1;
+	char shares[96] = "";
+	int ret;
+
+	cm->has |= 1u << CZ_CPU | 1u << CZ_CPU_WHY;
+	if (c->named) {
+		cm->cpu = c->cpu;
+		snprintf(cm->cpu_why, sizeof(cm->cpu_why), "named (--cpu)");
+		return topo_bind_thread(c->t, c->cpu);
+	}
+	for (int i = 0; i < n; i++) {
+		int cpu = topo_allowed_os(c->t, i);
+		double share;
+		size_t l = strlen(shares);
+
+		if ((ret = topo_bind_thread(c->t, cpu)) < 0)
+			return ret;
+		share = quiet_probe(QUIET_PROBE_S);
+		if (l + 16 < sizeof(shares))
+			snprintf(shares + l, sizeof(shares) - l, "%s%d: %.0f%%", l ? ", " : "", cpu, share * 100);
+		if (i == 0)
+			first_share = share;
+		if (share > best_share + 0.02)
+			best = cpu, best_share = share;
+		if (i == 0 && share >= QUIET_SHARE)
+			break;	/* the first allowed PU is quiet: stay */
+	}
+	cm->cpu = c->cpu = best;
+	if (best == first)
+		snprintf(cm->cpu_why, sizeof(cm->cpu_why), "the first allowed PU, %s (its thread's share of "
+			 "the CPU: %s)", first_share >= QUIET_SHARE ? "quiet" : "no quieter one allowed", shares);
+	else
+		snprintf(cm->cpu_why, sizeof(cm->cpu_why), "moved from CPU %d: the quietest allowed PU (its "
+			 "thread's share of the CPU: %s)", first, shares);
+	if (best != first)
+		pr_info("run: measuring on CPU %d: %s", best, cm->cpu_why);
+	return topo_bind_thread(c->t, best);
+}
+
+/* A stretch is run again at most this often: a load that comes back every
+ * few seconds disturbs a long stretch each time, and the patience is better
+ * spent on the others. */
+#define QUIET_TRIES 2
+
+/* After try (0: the first) of a stretch of took_s at share (the epoch's,
+ * the staircase's; 0 for sharing cases whose threads did not overlap):
+ * true when it is to run again, after moving to the quietest PU and a
+ * quiet window there; false when it was quiet, or (kept disturbed) when it
+ * ran QUIET_TRIES times or the patience cannot pay for it. what: for
+ * stderr. */
+static bool again(struct cz *c, double share, double took_s, const char *what, unsigned try)
+{
+	if (try >= QUIET_TRIES && share < QUIET_SHARE) {
+		c->qb.kept_disturbed++;
+		return false;
+	}
+	if (!quiet_should_repeat(&c->qb, share, took_s))
+		return false;
+	if (c->o->progress)
+		fputc('\n', stderr);
+	pr_info("run: %s disturbed (the thread had its CPU %.0f%% of the time): waiting for a quiet "
+		"second to run it again", what, share * 100);
+	uint64_t p0 = now_ns();
+	int ret = pick_cpu(c);
+
+	c->qb.waited_s += (now_ns() - p0) / 1e9;	/* the probes of the PUs are waiting too */
+	if (ret < 0 || !quiet_budget_wait(&c->qb))
+		return false;
+	if (!c->named)
+		c->o->cpu_os = c->cpu;
+	c->qb.repeated++;
+	return true;
+}
 
 /* Seconds left under --time-limit (0: no limit; tiny when spent). */
 static double time_left(const struct cz *c)
@@ -230,7 +321,23 @@ static int step_hierarchy(struct cz *c)
 	s = malloc(sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	ret = hierarchy_measure(&ho, &c->rep->cal, c->t, c->cpu, s);
+	/* a staircase measured while another task had the CPU invents levels
+	 * (a busy loop beside it once gave an "L4 28.8 MiB"): a disturbed one
+	 * is measured again, from scratch, after a quiet window */
+	for (unsigned try = 0;; try++) {
+		struct quiet_mark qm;
+		uint64_t s0 = now_ns();
+
+		quiet_start(&qm);
+		ret = hierarchy_measure(&ho, &c->rep->cal, c->t, c->cpu, s);
+		if (try)
+			c->qb.repeat_s += (now_ns() - s0) / 1e9;
+		if (ret || !again(c, quiet_share(&qm), (now_ns() - s0) / 1e9, "the staircase", try))
+			break;
+		ret = clock_calibrate(&c->rep->cal, c->cpu);
+		if (ret)
+			break;
+	}
 	if (ret && ret != -EINTR) {
 		free(s);
 		return ret;
@@ -301,7 +408,7 @@ static size_t epoch_probes(const struct cz *c, enum segment sg, bool all, const 
 	return k;
 }
 
-static int epoch_segment(struct cz *c, unsigned e, enum segment sg, bool all, const struct probe **sub)
+static int epoch_segment(struct cz *c, enum segment sg, bool all, const struct probe **sub)
 {
 	struct run_opts o = *c->o;
 	char pats[64] = "";
@@ -317,8 +424,21 @@ static int epoch_segment(struct cz *c, unsigned e, enum segment sg, bool all, co
 		o.sizes = &c->sizes;
 	if (o.patterns)
 		ret = pattern_check(c->t, &o);
-	if (!ret)
-		ret = run_epoch(c->t, &o, sub, k, e, segments[sg].tag, c->rep);
+	/* a disturbed epoch is kept (every sample, its meta.epochs share under
+	 * QUIET_SHARE) and run again as a new epoch after a quiet window */
+	for (unsigned try = 0; !ret; try++) {
+		uint64_t s0 = now_ns();
+		char what[64];
+
+		o.cpu_os = c->o->cpu_os;
+		ret = run_epoch(c->t, &o, sub, k, ++c->ep[sg], segments[sg].tag, c->rep);
+		if (try)
+			c->qb.repeat_s += (now_ns() - s0) / 1e9;
+		snprintf(what, sizeof(what), "epoch %u of the %s", c->ep[sg], segments[sg].tag);
+		if (ret || !again(c, c->rep->epochs[c->rep->nepochs - 1].cpu_share, (now_ns() - s0) / 1e9, what,
+				  try))
+			break;
+	}
 	return ret;
 }
 
@@ -336,13 +456,14 @@ static int step_epochs(struct cz *c)
 	for (unsigned e = 1; e <= (min > CHAR_EPOCHS_MAX ? min : CHAR_EPOCHS_MAX) && !ret; e++) {
 		bool all = e <= min;
 
-		if (!all && (now_ns() - c->t0) / 1e9 > CHAR_EPOCHS_BUDGET_S)
+		/* the time spent under load is the patience's, not the epochs' */
+		if (!all && (now_ns() - c->t0) / 1e9 - c->qb.waited_s - c->qb.repeat_s > CHAR_EPOCHS_BUDGET_S)
 			break;
 		if (c->o->progress)
 			fprintf(stderr, "\r\033[Katomcost: epoch %u%s (%.0f s so far)", e,
 				all ? "" : ", the unresolved rows", (now_ns() - c->t0) / 1e9);
 		for (int sg = 0; sg < SEG__COUNT && !ret; sg++)
-			ret = epoch_segment(c, e, (enum segment)sg, all, sub);
+			ret = epoch_segment(c, (enum segment)sg, all, sub);
 		report_pair_twins(c->rep);
 		if (!all) {
 			size_t left = 0;
@@ -425,9 +546,24 @@ static int step_topology(struct cz *c)
 		o.sharing = NULL;
 		o.max_seconds = SHARE_SECONDS;
 		o.patterns = NULL;
-		o.time_limit_s = time_left(c);
-		report_init(&seg);
-		ret = contention_run(c->t, &o, sp, nsp, &seg);
+		/* a case whose threads did not run together measured no
+		 * contention (another task had one of the PUs): the pair runs
+		 * again after a quiet window, and the rerun replaces it */
+		for (unsigned try = 0;; try++) {
+			uint64_t s0 = now_ns();
+			bool apart = false;
+
+			o.time_limit_s = time_left(c);
+			report_init(&seg);
+			ret = contention_run(c->t, &o, sp, nsp, &seg);
+			for (size_t i = 0; i < seg.n; i++)
+				apart |= result_contention(&seg.r[i]) && result_contention(&seg.r[i])->overlapped == 0;
+			if (try)
+				c->qb.repeat_s += (now_ns() - s0) / 1e9;
+			if (ret || !apart || !again(c, 0, (now_ns() - s0) / 1e9, "a sharing case", try))
+				break;
+			report_free(&seg);
+		}
 		err = merge(c->rep, &seg, "topology");
 		report_free(&seg);
 		if (!ret)
@@ -450,14 +586,22 @@ static const struct {
 };
 _Static_assert(ARRAY_SIZE(steps) <= CHARZ_MAX_STEPS, "meta.characterization holds every step");
 
+/* The seconds the steps from i on are planned to take here, quiet. */
+static double planned_s(size_t i)
+{
+	double left = 0;
+
+	for (size_t k = i; k < ARRAY_SIZE(steps); k++)
+		left += steps[k].planned_s;
+	return left;
+}
+
 static void progress(const struct cz *c, size_t i)
 {
-	double el = (now_ns() - c->t0) / 1e9, left = 0;
+	double el = (now_ns() - c->t0) / 1e9, left = planned_s(i);
 
 	if (!c->o->progress)
 		return;
-	for (size_t k = i; k < ARRAY_SIZE(steps); k++)
-		left += steps[k].planned_s;
 	fprintf(stderr, "\r\033[Katomcost: step %zu/%zu %s (%.0f s so far, about %.0f s left)\n", i + 1,
 		ARRAY_SIZE(steps), steps[i].name, el, left);
 }
@@ -474,11 +618,17 @@ static int characterization(struct topo *t, struct run_opts *o, const struct pro
 	struct charz_step *st;
 	int ret = 0;
 
-	c.cpu = o->cpu_os >= 0 ? o->cpu_os : topo_allowed_os(t, 0);
+	c.named = o->cpu_os >= 0;
+	c.cpu = c.named ? o->cpu_os : topo_allowed_os(t, 0);
+	c.qb.patience_s = o->patience_s >= 0 ? o->patience_s : planned_s(0);
 	if (!o->no_split_lock)	/* before it starts: its bus locks reach every tenant */
 		splitlock_announce("--no-split-lock (or [run] split_lock = no)");
 	if (epochs_start(rep) || !(cm = rep->charz = calloc(1, sizeof(*cm))))
 		return -ENOMEM;
+	ret = pick_cpu(&c);	/* the quietest allowed PU, when none was named */
+	if (ret < 0)
+		return ret;
+	o->cpu_os = c.cpu;
 	for (size_t i = 0; i < ARRAY_SIZE(steps) && ret != -EINTR; i++) {
 		uint64_t s0 = now_ns();
 		const char *status = "done";
@@ -502,7 +652,14 @@ static int characterization(struct topo *t, struct run_opts *o, const struct pro
 		snprintf(st->step, sizeof(st->step), "%s", steps[i].name);
 		snprintf(st->status, sizeof(st->status), "%s", status);
 	}
-	cm->has = 7;
+	if (!c.named)
+		o->cpu_os = -1;
+	cm->has |= 1u << CZ_STEPS | 1u << CZ_PATTERN_SIZES | 1u << CZ_COMPLETE | 1u << CZ_PATIENCE |
+		   1u << CZ_WAITED | 1u << CZ_REPEATED | 1u << CZ_KEPT_DISTURBED;
+	cm->patience_s = c.qb.patience_s;
+	cm->waited_s = c.qb.waited_s;
+	cm->repeated = (int)c.qb.repeated;
+	cm->kept_disturbed = (int)c.qb.kept_disturbed;
 	snprintf(cm->pattern_sizes, sizeof(cm->pattern_sizes), "%s",
 		 c.have_sizes ? "measured hierarchy" : "hwloc (measured levels incomplete)");
 	cm->complete = !rep->partial && !ret;

@@ -203,6 +203,7 @@ static const struct cmd_opt run_opt[] = {
 	{ .name = "outside-work", .type = OPT_U64, .arg = "N", .off = A(o.out_work), .max = 1000000,
 	  .help = "lock probes: N work units between one unlock and the next lock" },
 	{ .name = "epochs", .type = OPT_INT, .arg = "K", .off = A(o.epochs) },
+	{ .name = "patience", .type = OPT_DOUBLE, .arg = "S", .off = A(o.patience_s) },
 	{ .name = "events", .letter = 'e', .type = OPT_STR, .arg = "LIST", .off = A(o.events) },
 	{ .name = "no-split-lock", .type = OPT_FLAG, .off = A(o.no_split_lock),
 	  .help = "the characterization skips its split-lock step: its locked ops across two cache "

@@ -137,7 +137,12 @@ struct epoch_out {
 };
 
 /* The default characterization's steps, each with its time and status,
- * and where the patterns' sizes came from (meta.characterization). */
+ * where the patterns' sizes came from, and what it did under load: the PU
+ * it measured on and why, the patience it had (--patience), the seconds it
+ * waited for quiet, the stretches (epochs, the staircase, the sharing
+ * cases) it ran again and those it kept disturbed when the patience ran
+ * out; a --quick card says what it left out (meta.characterization; the
+ * CZ_* bits in has say which keys a report holds). */
 #define CHARZ_MAX_STEPS 8
 struct charz_step {
 	unsigned has;
@@ -145,12 +150,19 @@ struct charz_step {
 	double seconds;
 	char status[32];
 };
+enum { CZ_STEPS, CZ_PATTERN_SIZES, CZ_COMPLETE, CZ_CPU, CZ_CPU_WHY, CZ_PATIENCE, CZ_WAITED, CZ_REPEATED,
+       CZ_KEPT_DISTURBED, CZ_LEFT_OUT, CZ__COUNT };
 struct characterization_meta {
 	unsigned has;
 	struct charz_step steps[CHARZ_MAX_STEPS];
 	size_t nsteps;
 	char pattern_sizes[48];
 	bool complete;
+	int cpu;
+	char cpu_why[160];
+	double patience_s, waited_s;
+	int repeated, kept_disturbed;
+	char left_out[160];	/* "": the whole card */
 };
 
 /* The epochs' own calibrations and CPU shares, for the writers; NAN where

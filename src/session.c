@@ -120,7 +120,7 @@ static int run_epoch(struct topo *t, struct run_opts *o, const struct probe *con
 	/* cpu_share: the share of the epoch's wall time this thread had its
 	 * CPU; another task on the PU takes it away without a migration */
 	ep = &rep->epochs[rep->nepochs++];
-	*ep = (struct epoch_out){ .has = 0x7f, .epoch = (int)epoch, .ticks_per_cycle = seg.cal.ticks_per_cycle,
+	*ep = (struct epoch_out){ .has = (1u << EP_RERUN) - 1, .epoch = (int)epoch, .ticks_per_cycle = seg.cal.ticks_per_cycle,
 				  .timer_hz = seg.cal.timer_hz, .wall_s = seg.wall_s, .partial = seg.partial,
 				  .cpu_share = quiet_share(&qm) };
 	snprintf(ep->step, sizeof(ep->step), "%s", tag ? tag : "");
@@ -471,6 +471,8 @@ static int epoch_segment(struct cz *c, enum segment sg, bool all, const struct p
 		if (ret || !again(c, c->rep->epochs[c->rep->nepochs - 1].cpu_share, (now_ns() - s0) / 1e9, what,
 				  try))
 			break;
+		c->rep->epochs[c->rep->nepochs - 1].rerun = true;
+		c->rep->epochs[c->rep->nepochs - 1].has |= 1u << EP_RERUN;
 	}
 	return ret;
 }

@@ -127,13 +127,16 @@ const struct contention_part *result_contention(const struct result *r);
 int report_attach_c2c(struct report *rep, const char *path);
 
 /* An epoch's clock, time and CPU share (meta.epochs: one per epoch and
- * step; step "": null). */
+ * step; step "": null); rerun: it was disturbed and run again as a later
+ * epoch (its rows stay, every sample). The EP_* bits in has say which
+ * keys an epoch holds. */
+enum { EP_EPOCH, EP_STEP, EP_TICKS_PER_CYCLE, EP_TIMER_HZ, EP_WALL, EP_CPU_SHARE, EP_PARTIAL, EP_RERUN };
 struct epoch_out {
 	unsigned has;
 	int epoch;
 	char step[32];
 	double ticks_per_cycle, timer_hz, wall_s, cpu_share;
-	bool partial;
+	bool partial, rerun;
 };
 
 /* The default characterization's steps, each with its time and status,

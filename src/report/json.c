@@ -341,8 +341,9 @@ static const struct jtable charz_t = JTABLE(charz_f, struct characterization_met
 #define EPM(m, kind) JM(struct epoch_out, m, kind)
 static const struct jfield epoch_f[] = {
 	EPM(epoch, JK_INT), EPM(step, JK_STRN), EPM(ticks_per_cycle, JK_REAL), EPM(timer_hz, JK_REAL),
-	EPM(wall_s, JK_REAL), EPM(cpu_share, JK_REAL), EPM(partial, JK_BOOL),
+	EPM(wall_s, JK_REAL), EPM(cpu_share, JK_REAL), EPM(partial, JK_BOOL), EPM(rerun, JK_BOOL),
 };
+_Static_assert(ARRAY_SIZE(epoch_f) == EP_RERUN + 1, "one field per EP_* bit");
 static const struct jfield epochs_f = JARR(struct report, epochs, "epochs", epoch_f);
 
 /* The typed sections, in the order a report has them; the others stay
@@ -1300,8 +1301,9 @@ size_t report_epochs(const struct report *rep, struct epoch_meta *e, size_t max)
 		const struct epoch_out *o = &rep->epochs[n];
 
 		e[n] = (struct epoch_meta){
-			.epoch = o->epoch, .ticks_per_cycle = had(o->has, 2, o->ticks_per_cycle),
-			.timer_hz = had(o->has, 3, o->timer_hz), .cpu_share = had(o->has, 5, o->cpu_share),
+			.epoch = o->epoch, .ticks_per_cycle = had(o->has, EP_TICKS_PER_CYCLE, o->ticks_per_cycle),
+			.timer_hz = had(o->has, EP_TIMER_HZ, o->timer_hz),
+			.cpu_share = had(o->has, EP_CPU_SHARE, o->cpu_share),
 		};
 	}
 	return n;

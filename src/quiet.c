@@ -81,7 +81,8 @@ bool quiet_should_repeat(struct quiet_budget *b, double share, double took_s)
 bool quiet_budget_wait(struct quiet_budget *b)
 {
 	double w = 0, left = b->patience_s - spent(b);
-	bool quiet = left > 0 && quiet_wait(QUIET_SHARE, QUIET_WINDOW_S, left, &w);
+	bool quiet = left > 0 && quiet_wait(QUIET_SHARE, QUIET_WINDOW_S, left < QUIET_WAIT_S ? left : QUIET_WAIT_S,
+					    &w);
 
 	b->waited_s += w;
 	if (!quiet)

@@ -51,8 +51,13 @@ struct quiet_budget {
  * kept_disturbed) when the patience cannot pay for it. Pure. */
 bool quiet_should_repeat(struct quiet_budget *b, double share, double took_s);
 
-/* Wait for a quiet window within the patience left (counted in
- * waited_s); true when it came, else the stretch is kept disturbed. */
+/* The longest one wait: a machine busy for longer is not waited out, its
+ * patience goes to the stretches that a passing load disturbed. */
+#define QUIET_WAIT_S 10.0
+
+/* Wait for a quiet window within the patience left, and at most
+ * QUIET_WAIT_S (counted in waited_s); true when it came, else the stretch
+ * is kept disturbed. */
 bool quiet_budget_wait(struct quiet_budget *b);
 
 #endif

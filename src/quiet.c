@@ -72,7 +72,7 @@ bool quiet_should_repeat(struct quiet_budget *b, double share, double took_s)
 {
 	if (!(share < QUIET_SHARE))
 		return false;
-	if (spent(b) + QUIET_WINDOW_S + took_s <= b->patience_s)
+	if (b->vain < QUIET_VAIN_WAITS && spent(b) + QUIET_WINDOW_S + took_s <= b->patience_s)
 		return true;
 	b->kept_disturbed++;
 	return false;
@@ -85,6 +85,7 @@ bool quiet_budget_wait(struct quiet_budget *b)
 					    &w);
 
 	b->waited_s += w;
+	b->vain = quiet ? 0 : b->vain + 1;
 	if (!quiet)
 		b->kept_disturbed++;
 	return quiet;

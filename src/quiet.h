@@ -42,13 +42,19 @@ struct quiet_budget {
 	double repeat_s;	/* in stretches run again */
 	unsigned repeated;	/* stretches run again */
 	unsigned kept_disturbed;	/* disturbed stretches not run again: patience ran out */
+	unsigned vain;		/* waits in a row that found no quiet window */
 };
+
+/* After this many waits in a row found no quiet window, the machine is
+ * busy without a break: no more waits, the patience is not spent. */
+#define QUIET_VAIN_WAITS 2
 
 /* After a stretch that took took_s with the thread at share of its CPU:
  * true to run it again (after quiet_budget_wait), when it was disturbed
  * (share < QUIET_SHARE) and the wait's window and another stretch as long
  * still fit in the patience left; false when quiet, or (counting it in
- * kept_disturbed) when the patience cannot pay for it. Pure. */
+ * kept_disturbed) when the patience cannot pay for it or the last
+ * QUIET_VAIN_WAITS waits were in vain. Pure. */
 bool quiet_should_repeat(struct quiet_budget *b, double share, double took_s);
 
 /* The longest one wait: a machine busy for longer is not waited out, its

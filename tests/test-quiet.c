@@ -26,6 +26,13 @@ static void policy(void)
 	/* no patience: nothing is ever repeated */
 	b = (struct quiet_budget){ .patience_s = 0 };
 	CHECK(!quiet_should_repeat(&b, 0.1, 0.5) && b.kept_disturbed == 1, "--patience 0 repeats nothing");
+	/* waits in vain: the machine is busy without a break, stop waiting */
+	b = (struct quiet_budget){ .patience_s = 100, .vain = QUIET_VAIN_WAITS - 1 };
+	CHECK(quiet_should_repeat(&b, 0.5, 1), "one vain wait: still worth another");
+	b.vain = QUIET_VAIN_WAITS;
+	CHECK(!quiet_should_repeat(&b, 0.5, 1) && b.kept_disturbed == 1,
+	      "%d vain waits in a row: kept without waiting", QUIET_VAIN_WAITS);
+	b.kept_disturbed = 1;
 	/* a NaN share (nothing measured) is not called disturbed */
 	CHECK(!quiet_should_repeat(&b, NAN, 1) && b.kept_disturbed == 1, "NaN share: kept, not disturbed");
 }
@@ -35,8 +42,9 @@ static void wait_budget(void)
 	struct quiet_budget b = { .patience_s = 5, .repeat_s = 5 };
 
 	/* no patience left: no wait, and the stretch stays disturbed */
-	CHECK(!quiet_budget_wait(&b) && b.waited_s == 0 && b.kept_disturbed == 1,
-	      "spent patience: no wait (%g s), kept (%u)", b.waited_s, b.kept_disturbed);
+	CHECK(!quiet_budget_wait(&b) && b.waited_s == 0 && b.kept_disturbed == 1 && b.vain == 1,
+	      "spent patience: no wait (%g s), kept (%u), a wait in vain (%u)", b.waited_s, b.kept_disturbed,
+	      b.vain);
 	CHECK(quiet_probe(0.01) > 0, "a probe of 10 ms had some CPU");
 }
 

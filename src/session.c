@@ -708,6 +708,16 @@ static int characterization(struct topo *t, struct run_opts *o, const struct pro
 	cm->waited_s = c.qb.waited_s;
 	cm->repeated = (int)c.qb.repeated;
 	cm->kept_disturbed = (int)c.qb.kept_disturbed;
+	if (c.qb.kept_disturbed) {	/* the first reason that holds */
+		cm->has |= 1u << CZ_KEPT_WHY;
+		if (c.qb.vain >= QUIET_VAIN_WAITS)
+			snprintf(cm->kept_why, sizeof(cm->kept_why), "no quiet second in %u waits of %.0f s: "
+				 "the machine was busy without a break", c.qb.vain, QUIET_WAIT_S);
+		else if (c.qb.waited_s + c.qb.repeat_s + QUIET_WINDOW_S > c.qb.patience_s)
+			snprintf(cm->kept_why, sizeof(cm->kept_why), "the patience ran out");
+		else
+			snprintf(cm->kept_why, sizeof(cm->kept_why), "each run %d times already", QUIET_TRIES + 1);
+	}
 	if (o->quick) {
 		cm->has |= 1u << CZ_LEFT_OUT;
 		snprintf(cm->left_out, sizeof(cm->left_out), "%s", QUICK_LEFT_OUT);

@@ -601,7 +601,7 @@ static void test_load(void)
 	rep.cal.timer_invariant = true;
 	t = card_text(&rep);
 	CHECK(has(t, "load      on CPU 1 (moved from CPU 0, the quietest allowed PU); waited 3.2 s for quiet, ran 2 "
-		     "stretches again (patience 60 s); PATIENCE RAN OUT: 1 disturbed stretch kept as measured"),
+		     "stretches again (patience 60 s); KEPT DISTURBED: 1 stretch as measured, the patience ran out"),
 	      "the card says where it ran, how long it waited, what it ran again and that the patience ran out");
 	CHECK(has(t, "CALIBRATION NOT TRUSTWORTHY: its add and imul chains 2.1% apart"),
 	      "the card's clock line says why the calibration is not trusted");
@@ -621,7 +621,7 @@ static void test_load(void)
 	rep.charz->kept_disturbed = 0;
 	t = card_text(&rep);
 	CHECK(has(t, "quick     left out: the L2, LLC and DRAM walks (a --quick card") &&
-	      !strstr(t, "PATIENCE RAN OUT"), "a quick card names what it left out");
+	      !strstr(t, "KEPT DISTURBED"), "a quick card names what it left out");
 	free(t);
 	report_free(&rep);
 }

@@ -219,9 +219,9 @@ const char *card_load_text(const struct card *c, char *buf, size_t len)
 	if (l < len)
 		l += (size_t)snprintf(buf + l, len - l, " (patience %.0f s)", m->patience_s);
 	if (l < len && m->kept_disturbed)
-		snprintf(buf + l, len - l, "; PATIENCE RAN OUT: %d disturbed stretch%s kept as measured "
-			 "(every sample; judged with the others)", m->kept_disturbed,
-			 m->kept_disturbed == 1 ? "" : "es");
+		snprintf(buf + l, len - l, "; KEPT DISTURBED: %d stretch%s as measured, %s (every sample; "
+			 "judged with the others)", m->kept_disturbed, m->kept_disturbed == 1 ? "" : "es",
+			 m->kept_why[0] ? m->kept_why : "the patience ran out");
 	return buf;
 }
 

@@ -154,7 +154,7 @@ struct charz_step {
 	char status[32];
 };
 enum { CZ_STEPS, CZ_PATTERN_SIZES, CZ_COMPLETE, CZ_CPU, CZ_CPU_WHY, CZ_PATIENCE, CZ_WAITED, CZ_REPEATED,
-       CZ_KEPT_DISTURBED, CZ_LEFT_OUT, CZ__COUNT };
+       CZ_KEPT_DISTURBED, CZ_KEPT_WHY, CZ_LEFT_OUT, CZ__COUNT };
 struct characterization_meta {
 	unsigned has;
 	struct charz_step steps[CHARZ_MAX_STEPS];
@@ -165,6 +165,7 @@ struct characterization_meta {
 	char cpu_why[160];
 	double patience_s, waited_s;
 	int repeated, kept_disturbed;
+	char kept_why[96];	/* why disturbed stretches were kept: "the patience ran out", ... */
 	char left_out[160];	/* "": the whole card */
 };
 

@@ -333,7 +333,7 @@ static const struct jfield charz_f[] = {
 	JM(struct characterization_meta, cpu, JK_INT), JM(struct characterization_meta, cpu_why, JK_STR),
 	JM(struct characterization_meta, patience_s, JK_REAL), JM(struct characterization_meta, waited_s, JK_REAL),
 	JM(struct characterization_meta, repeated, JK_INT), JM(struct characterization_meta, kept_disturbed, JK_INT),
-	JM(struct characterization_meta, left_out, JK_STRN),
+	JM(struct characterization_meta, kept_why, JK_STRN), JM(struct characterization_meta, left_out, JK_STRN),
 };
 _Static_assert(ARRAY_SIZE(charz_f) == CZ__COUNT, "one field per CZ_* bit");
 static const struct jtable charz_t = JTABLE(charz_f, struct characterization_meta);

@@ -395,8 +395,8 @@ static void write_noise(const struct card *c, FILE *f)
 		if (c->cmp[i].unresolved)
 			fprintf(f, "%s %s", k++ ? "," : "", c->cmp[i].what);
 	fprintf(f, " (%s)\n", c->epochs < 2 ? "one epoch cannot be judged: --epochs 5" :
-		c->load && c->load->kept_disturbed ? "the patience ran out before the disturbed epochs could be run "
-		"again: a quieter machine or a longer --patience would settle them" :
+		c->load && c->load->kept_disturbed ? "disturbed stretches were kept as measured (the load line says "
+		"why): a quieter machine or a longer --patience would settle them" :
 		disturbed ? "a quieter machine or more epochs would settle them" :
 		"the difference sits near the margin or the epochs spread too far");
 }

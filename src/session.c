@@ -277,6 +277,9 @@ static int pick_cpu(struct cz *c)
  * stderr. */
 static bool again(struct cz *c, double share, double took_s, const char *what, unsigned try)
 {
+	uint64_t p0;
+	int ret;
+
 	if (try >= QUIET_TRIES && share < QUIET_SHARE) {
 		c->qb.kept_disturbed++;
 		return false;
@@ -287,9 +290,8 @@ static bool again(struct cz *c, double share, double took_s, const char *what, u
 		fputc('\n', stderr);
 	pr_info("run: %s disturbed (the thread had its CPU %.0f%% of the time): waiting for a quiet "
 		"second to run it again", what, share * 100);
-	uint64_t p0 = now_ns();
-	int ret = pick_cpu(c);
-
+	p0 = now_ns();
+	ret = pick_cpu(c);
 	c->qb.waited_s += (now_ns() - p0) / 1e9;	/* the probes of the PUs are waiting too */
 	if (ret < 0 || !quiet_budget_wait(&c->qb))
 		return false;
@@ -400,6 +402,8 @@ static const struct {
 	[SEG_CONTEXT] = { "context", "hit,dep", PATTERN_ROW_S },
 	[SEG_HOT] = { "locks", NULL, LOCK_ROW_S },
 };
+
+_Static_assert(SEG__COUNT == ARRAY_SIZE(((struct cz *)0)->ep), "an epoch count per segment");
 
 static enum segment segment_of(const struct probe *p)
 {

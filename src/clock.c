@@ -218,16 +218,17 @@ static void machine_checks(struct calibration *c)
 	}
 }
 
-int clock_calibrate(struct calibration *c, int cpu_os)
+/* A calibration whose chains disagree (or whose timer windows spread) is
+ * measured again, up to this many times in all, and the most consistent
+ * kept: under load another task's time lands in one chain and not the
+ * other (the add and imul chains were 1.2-4.4% apart in 8 of 17 reports of
+ * a busy machine). Emulation and a variable timer do not go away. */
+#define CLOCK_TRIES 3
+
+static int calibrate_once(struct calibration *c)
 {
 	double hz[CLOCK_FREQ_REPEATS], ovh[OVERHEAD_REPEATS];
 	struct summary s;
-
-	memset(c, 0, sizeof(*c));
-	arch_init();
-	c->cpu_os = cpu_os;
-	c->timer = arch_timer_name();
-	cpuinfo_checks(c);
 
 	spin_ns(20000000ull);
 	for (int i = 0; i < CLOCK_FREQ_REPEATS; i++)
@@ -255,13 +256,34 @@ int clock_calibrate(struct calibration *c, int cpu_os)
 		return -EIO;
 	}
 	machine_checks(c);
-	if (c->emulated)
-		pr_warn("calibrate: running under emulation: %s: timings measure the emulator, not this CPU",
-			c->emulation);
 	c->chain_agreement = fabs(c->ticks_per_cycle_mul - c->ticks_per_cycle) / c->ticks_per_cycle;
 	c->core_hz = c->timer_hz / c->ticks_per_cycle;
 	c->cycle_source = "dependent add chain against the timer (no PMU cycles)";
 	c->trustworthy = c->chain_agreement < 0.01 && c->timer_hz_spread < 0.01 && c->timer_invariant &&
 			 !c->emulated;
 	return 0;
+}
+
+int clock_calibrate(struct calibration *c, int cpu_os)
+{
+	struct calibration best;
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	arch_init();
+	c->cpu_os = cpu_os;
+	c->timer = arch_timer_name();
+	cpuinfo_checks(c);
+	ret = calibrate_once(c);
+	for (int i = 1; !ret && i < CLOCK_TRIES && !c->trustworthy && c->timer_invariant && !c->emulated; i++) {
+		best = *c;
+		ret = calibrate_once(c);
+		if (!ret && fmax(c->chain_agreement, c->timer_hz_spread) > fmax(best.chain_agreement,
+										    best.timer_hz_spread))
+			*c = best;
+	}
+	if (!ret && c->emulated)
+		pr_warn("calibrate: running under emulation: %s: timings measure the emulator, not this CPU",
+			c->emulation);
+	return ret;
 }

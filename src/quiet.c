@@ -52,3 +52,41 @@ bool quiet_wait(double share, double window_s, double budget_s, double *waited_s
 	*waited_s = (now_ns() - t0) / 1e9;
 	return quiet;
 }
+
+double quiet_probe(double seconds)
+{
+	struct quiet_mark m;
+
+	quiet_start(&m);
+	while (now_ns() - m.wall_ns < (uint64_t)(seconds * 1e9))
+		;
+	return quiet_share(&m);
+}
+
+static double spent(const struct quiet_budget *b)
+{
+	return b->waited_s + b->repeat_s;
+}
+
+bool quiet_should_repeat(struct quiet_budget *b, double share, double took_s)
+{
+	if (!(share < QUIET_SHARE))
+		return false;
+	if (b->vain < QUIET_VAIN_WAITS && spent(b) + QUIET_WINDOW_S + took_s <= b->patience_s)
+		return true;
+	b->kept_disturbed++;
+	return false;
+}
+
+bool quiet_budget_wait(struct quiet_budget *b)
+{
+	double w = 0, left = b->patience_s - spent(b);
+	bool quiet = left > 0 && quiet_wait(QUIET_SHARE, QUIET_WINDOW_S, left < QUIET_WAIT_S ? left : QUIET_WAIT_S,
+					    &w);
+
+	b->waited_s += w;
+	b->vain = quiet ? 0 : b->vain + 1;
+	if (!quiet)
+		b->kept_disturbed++;
+	return quiet;
+}

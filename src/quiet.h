@@ -29,4 +29,41 @@ double quiet_share(const struct quiet_mark *m);
  * true when the window came; *waited_s: the seconds spent either way. */
 bool quiet_wait(double share, double window_s, double budget_s, double *waited_s);
 
+/* Spin seconds on the calling thread's CPU; the share it had (a probe of
+ * how busy the PU it is pinned to is). */
+double quiet_probe(double seconds);
+
+/* The patience of a run: how many seconds it may spend beyond its quiet
+ * time waiting for quiet windows and repeating disturbed stretches, and
+ * what it spent. */
+struct quiet_budget {
+	double patience_s;	/* the most it may spend */
+	double waited_s;	/* in quiet_wait */
+	double repeat_s;	/* in stretches run again */
+	unsigned repeated;	/* stretches run again */
+	unsigned kept_disturbed;	/* disturbed stretches not run again: patience ran out */
+	unsigned vain;		/* waits in a row that found no quiet window */
+};
+
+/* After this many waits in a row found no quiet window, the machine is
+ * busy without a break: no more waits, the patience is not spent. */
+#define QUIET_VAIN_WAITS 2
+
+/* After a stretch that took took_s with the thread at share of its CPU:
+ * true to run it again (after quiet_budget_wait), when it was disturbed
+ * (share < QUIET_SHARE) and the wait's window and another stretch as long
+ * still fit in the patience left; false when quiet, or (counting it in
+ * kept_disturbed) when the patience cannot pay for it or the last
+ * QUIET_VAIN_WAITS waits were in vain. Pure. */
+bool quiet_should_repeat(struct quiet_budget *b, double share, double took_s);
+
+/* The longest one wait: a machine busy for longer is not waited out, its
+ * patience goes to the stretches that a passing load disturbed. */
+#define QUIET_WAIT_S 10.0
+
+/* Wait for a quiet window within the patience left, and at most
+ * QUIET_WAIT_S (counted in waited_s); true when it came, else the stretch
+ * is kept disturbed. */
+bool quiet_budget_wait(struct quiet_budget *b);
+
 #endif

@@ -30,6 +30,7 @@ void runner_default_opts(struct run_opts *o)
 	o->mode_mask = (1u << MODE_LATENCY) | (1u << MODE_THROUGHPUT);
 	o->max_seconds = 0.4;
 	o->min_samples = 256;
+	o->patience_s = -1;
 	o->max_samples = 20000;
 	o->target_ci = 0.002;
 	o->sample_us = 10;
@@ -457,14 +458,20 @@ static void annotate_self_checks(struct report *rep)
  * seen, the first second of a process measured locked ops ~20% slower and
  * less stable than the rest of the run (5-process spread 17-25% without,
  * 0.1-0.2% with, for the probes measured early), although the clock-drift
- * correction already tracked the core frequency. */
+ * correction already tracked the core frequency. Once per process and PU:
+ * the epochs after the first follow it without a pause, and a prewarm
+ * before each of a characterization's segments cost it 7 s. */
 #define PREWARM_NS 500000000ull
 
-static void prewarm(void)
+static void prewarm(int cpu)
 {
+	static int warm = -1;	/* the PU warmed last: later epochs there need no more */
 	uint64_t word[8] __attribute__((aligned(64))) = { 0 };
 	uint64_t end = now_ns() + PREWARM_NS;
 
+	if (warm == cpu)
+		return;
+	warm = cpu;
 	while (now_ns() < end && !runner_stop) {
 		arch_add_chain(64);
 		for (int i = 0; i < 64; i++)
@@ -480,7 +487,7 @@ int runner_prepare(struct topo *t, const struct run_opts *o, struct report *rep,
 	ret = topo_bind_thread(t, *cpu);
 	if (ret < 0)
 		return ret;
-	prewarm();
+	prewarm(*cpu);
 	return clock_calibrate(&rep->cal, *cpu);
 }
 

@@ -28,6 +28,7 @@ struct runner_timing {
 
 struct run_opts {
 	int cpu_os;		/* PU to run on (OS index); -1: first allowed */
+	bool cpu_named;		/* --cpu named it: the characterization stays there (session.c) */
 	unsigned mode_mask;	/* 1u << MODE_* */
 	double max_seconds;	/* cap per probe and mode */
 	size_t min_samples;
@@ -56,6 +57,7 @@ struct run_opts {
 	struct run_sweep { unsigned n; uint64_t v[16]; } threads_sweep, cs_sweep, out_sweep;
 	unsigned epochs;	/* --epochs K: fresh-state epochs, 0: the session's default */
 	bool no_split_lock;	/* --no-split-lock: the characterization skips its bus locks (session.c) */
+	bool quick;		/* --quick: the characterization's short card (session.c) */
 	double patience_s;	/* --patience S: seconds the characterization may spend under load
 				 * waiting and running again (session.c); < 0: its planned time */
 	unsigned epoch;		/* the epoch being run (session.c), 0: none; seeds the walks */

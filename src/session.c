@@ -15,6 +15,7 @@
 #include "fingerprint.h"
 #include "hierarchy.h"
 #include "pattern.h"
+#include "quiet.h"
 #include "repro/repro.h"
 #include "splitlock.h"
 
@@ -102,8 +103,8 @@ static int run_epoch(struct topo *t, struct run_opts *o, const struct probe *con
 	struct epoch_out *ep = realloc(rep->epochs, (rep->nepochs + 1) * sizeof(*ep));
 	struct report seg;
 	struct ballast b;
+	struct quiet_mark qm;
 	size_t first = rep->n;
-	uint64_t w0, c0;
 	int ret, err;
 
 	if (!ep)
@@ -113,16 +114,15 @@ static int run_epoch(struct topo *t, struct run_opts *o, const struct probe *con
 	ballast_take(&b, epoch);
 	report_init(&seg);
 	o->epoch = epoch;
-	w0 = now_ns();
-	c0 = thread_cpu_ns();
+	quiet_start(&qm);
 	/* on hot lines (runner.c), or under every access pattern (pattern.c) */
 	ret = o->patterns ? pattern_run(t, o, list, n, &seg) : runner_run(t, o, list, n, &seg);
 	/* cpu_share: the share of the epoch's wall time this thread had its
 	 * CPU; another task on the PU takes it away without a migration */
 	ep = &rep->epochs[rep->nepochs++];
-	*ep = (struct epoch_out){ .has = 0x7f, .epoch = (int)epoch, .ticks_per_cycle = seg.cal.ticks_per_cycle,
+	*ep = (struct epoch_out){ .has = (1u << EP_RERUN) - 1, .epoch = (int)epoch, .ticks_per_cycle = seg.cal.ticks_per_cycle,
 				  .timer_hz = seg.cal.timer_hz, .wall_s = seg.wall_s, .partial = seg.partial,
-				  .cpu_share = (double)(thread_cpu_ns() - c0) / (double)(now_ns() - w0 + 1) };
+				  .cpu_share = quiet_share(&qm) };
 	snprintf(ep->step, sizeof(ep->step), "%s", tag ? tag : "");
 	err = merge(rep, &seg, tag);
 	for (size_t i = first; i < rep->n && !err; i++)
@@ -178,15 +178,23 @@ static int epochs_run(struct topo *t, struct run_opts *o, const struct probe *co
 #define PATTERN_ROW_S 0.03
 #define LOCK_ROW_S 0.05
 /* Epochs of the twins and locks: CHAR_EPOCHS (or --epochs) for every row,
- * then more for the probes of rows still unresolved, up to CHAR_EPOCHS_MAX,
- * while the run is under CHAR_EPOCHS_BUDGET_S. */
-#define CHAR_EPOCHS 5
+ * then more for the rows still unresolved (their probes, patterns and
+ * forms only), up to CHAR_EPOCHS_MAX, while another such epoch fits under
+ * CHAR_EPOCHS_BUDGET_S since the start (--quick: QUICK_BUDGET_S). Three
+ * epochs of 128 samples a row resolved as many card lines as five of 256,
+ * with no verdict flipped, over the four default runs of the Intel guest
+ * (docs/card.md, "Time"); the epochs after them go only where a row is
+ * open. */
+#define CHAR_EPOCHS 3
 #define CHAR_EPOCHS_MAX 10
-#define CHAR_EPOCHS_BUDGET_S 75.0
+#define CHAR_EPOCHS_BUDGET_S 48.0
+#define CHAR_MIN_SAMPLES 128
+#define QUICK_BUDGET_S 16.0
 #define SPLIT_OPS 4096
 #define C2C_SECONDS 0.1
 #define SHARE_SECONDS 0.1
 #define CHAR_PATTERNS "hit,dep,l2,llc,miss"
+#define QUICK_PATTERNS "hit,dep"
 
 struct cz {
 	struct topo *t;
@@ -197,8 +205,101 @@ struct cz {
 	int cpu;
 	struct pattern_sizes sizes;	/* from the measured hierarchy */
 	bool have_sizes;
+	bool named;			/* --cpu named the PU: the run stays there */
+	struct quiet_budget qb;		/* --patience: what the run may spend under load */
+	unsigned ep[3];			/* epochs run of each segment (enum segment) */
 	uint64_t t0;
 };
+
+/* ---- under load: move away, wait for quiet, run again ---------------- */
+
+/* Seconds each candidate PU is probed for when the run picks its own. */
+#define QUIET_PROBE_S 0.15
+
+/* The PU to measure on when --cpu named none: the first allowed one while
+ * its thread gets its CPU, else the allowed PU whose probe got the largest
+ * share (another task busy on the first one: move away). The thread ends
+ * bound to it; why, in meta.characterization (and on stderr when it
+ * moved). */
+static int pick_cpu(struct cz *c)
+{
+	struct characterization_meta *cm = c->rep->charz;
+	int n = topo_allowed_count(c->t), best = topo_allowed_os(c->t, 0), first = best;
+	double best_share = -1, first_share = 1;
+	char shares[96] = "";
+	int ret;
+
+	cm->has |= 1u << CZ_CPU | 1u << CZ_CPU_WHY;
+	if (c->named) {
+		cm->cpu = c->cpu;
+		snprintf(cm->cpu_why, sizeof(cm->cpu_why), "named (--cpu)");
+		return topo_bind_thread(c->t, c->cpu);
+	}
+	for (int i = 0; i < n; i++) {
+		int cpu = topo_allowed_os(c->t, i);
+		double share;
+		size_t l = strlen(shares);
+
+		if ((ret = topo_bind_thread(c->t, cpu)) < 0)
+			return ret;
+		share = quiet_probe(QUIET_PROBE_S);
+		if (l + 16 < sizeof(shares))
+			snprintf(shares + l, sizeof(shares) - l, "%s%d: %.0f%%", l ? ", " : "", cpu, share * 100);
+		if (i == 0)
+			first_share = share;
+		if (share > best_share + 0.02)
+			best = cpu, best_share = share;
+		if (i == 0 && share >= QUIET_SHARE)
+			break;	/* the first allowed PU is quiet: stay */
+	}
+	cm->cpu = c->cpu = best;
+	if (best == first)
+		snprintf(cm->cpu_why, sizeof(cm->cpu_why), "the first allowed PU, %s; a thread's share of "
+			 "each PU: %s", first_share >= QUIET_SHARE ? "quiet" : "no quieter one allowed", shares);
+	else
+		snprintf(cm->cpu_why, sizeof(cm->cpu_why), "moved from CPU %d, the quietest allowed PU; a "
+			 "thread's share of each PU: %s", first, shares);
+	if (best != first)
+		pr_info("run: measuring on CPU %d: %s", best, cm->cpu_why);
+	return topo_bind_thread(c->t, best);
+}
+
+/* A stretch is run again at most this often: a load that comes back every
+ * few seconds disturbs a long stretch each time, and the patience is better
+ * spent on the others. */
+#define QUIET_TRIES 2
+
+/* After try (0: the first) of a stretch of took_s at share (the epoch's,
+ * the staircase's; 0 for sharing cases whose threads did not overlap):
+ * true when it is to run again, after moving to the quietest PU and a
+ * quiet window there; false when it was quiet, or (kept disturbed) when it
+ * ran QUIET_TRIES times or the patience cannot pay for it. what: for
+ * stderr. */
+static bool again(struct cz *c, double share, double took_s, const char *what, unsigned try)
+{
+	uint64_t p0;
+	int ret;
+
+	if (try >= QUIET_TRIES && share < QUIET_SHARE) {
+		c->qb.kept_disturbed++;
+		return false;
+	}
+	if (!quiet_should_repeat(&c->qb, share, took_s))
+		return false;
+	if (c->o->progress)
+		fputc('\n', stderr);
+	pr_info("run: %s disturbed (the thread had its CPU %.0f%% of the time): waiting for a quiet "
+		"second to run it again", what, share * 100);
+	p0 = now_ns();
+	ret = pick_cpu(c);
+	c->qb.waited_s += (now_ns() - p0) / 1e9;	/* the probes of the PUs are waiting too */
+	if (ret < 0 || !quiet_budget_wait(&c->qb))
+		return false;
+	if (!c->named)
+		c->o->cpu_os = c->cpu;
+	c->qb.repeated++;
+	return true;
+}
 
 /* Seconds left under --time-limit (0: no limit; tiny when spent). */
 static double time_left(const struct cz *c)
@@ -230,7 +331,23 @@ static int step_hierarchy(struct cz *c)
 	s = malloc(sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	ret = hierarchy_measure(&ho, &c->rep->cal, c->t, c->cpu, s);
+	/* a staircase measured while another task had the CPU invents levels
+	 * (a busy loop beside it once gave an "L4 28.8 MiB"): a disturbed one
+	 * is measured again, from scratch, after a quiet window */
+	for (unsigned try = 0;; try++) {
+		struct quiet_mark qm;
+		uint64_t s0 = now_ns();
+
+		quiet_start(&qm);
+		ret = hierarchy_measure(&ho, &c->rep->cal, c->t, c->cpu, s);
+		if (try)
+			c->qb.repeat_s += (now_ns() - s0) / 1e9;
+		if (ret || !again(c, quiet_share(&qm), (now_ns() - s0) / 1e9, "the staircase", try))
+			break;
+		ret = clock_calibrate(&c->rep->cal, c->cpu);
+		if (ret)
+			break;
+	}
 	if (ret && ret != -EINTR) {
 		free(s);
 		return ret;
@@ -250,8 +367,10 @@ static int step_hierarchy(struct cz *c)
 
 /* A probe of the default set some of whose twin rows are still
  * unresolved (or the twin of one), with the base names of the patterns
- * those rows ran under ("dep" for "dep+ptr") added to pats. */
-static bool unresolved(const struct report *rep, const struct probe *p, char *pats, size_t len)
+ * those rows ran under ("dep" for "dep+ptr") added to pats and their
+ * forms to *modes. */
+static bool unresolved(const struct report *rep, const struct probe *p, char *pats, size_t len,
+		       unsigned *modes)
 {
 	bool any = false;
 
@@ -262,6 +381,7 @@ static bool unresolved(const struct report *rep, const struct probe *p, char *pa
 		if (r->judge.v != VERDICT_UNRESOLVED || (strcmp(r->name, p->name) && strcmp(r->twin, p->name)))
 			continue;
 		any = true;
+		*modes |= 1u << r->mode;
 		snprintf(base, sizeof(base), "%.*s", (int)strcspn(r->pattern, "+"), r->pattern);
 		if (!strstr(pats, base) && strlen(pats) + strlen(base) + 2 < len)
 			snprintf(pats + strlen(pats), len - strlen(pats), "%s%s", *pats ? "," : "", base);
@@ -283,42 +403,81 @@ static const struct {
 	[SEG_HOT] = { "locks", NULL, LOCK_ROW_S },
 };
 
+_Static_assert(SEG__COUNT == ARRAY_SIZE(((struct cz *)0)->ep), "an epoch count per segment");
+
 static enum segment segment_of(const struct probe *p)
 {
 	return !p->patterns ? SEG_HOT : p->patterns->context_only ? SEG_CONTEXT : SEG_TWINS;
 }
 
 /* The probes of one segment of an epoch: all of them in the first epochs,
- * then those with rows unresolved, under the patterns where they were. */
+ * then those with rows unresolved, under the patterns and in the forms
+ * where they were (*modes). */
 static size_t epoch_probes(const struct cz *c, enum segment sg, bool all, const struct probe **out,
-			   char *pats, size_t len)
+			   char *pats, size_t len, unsigned *modes)
 {
 	size_t k = 0;
 
 	for (size_t i = 0; i < c->n; i++)
-		if (segment_of(c->list[i]) == sg && (all || unresolved(c->rep, c->list[i], pats, len)))
+		if (segment_of(c->list[i]) == sg && (all || unresolved(c->rep, c->list[i], pats, len, modes)))
 			out[k++] = c->list[i];
 	return k;
 }
 
-static int epoch_segment(struct cz *c, unsigned e, enum segment sg, bool all, const struct probe **sub)
+/* How many probes an epoch runs (all, or those with rows open). */
+static size_t open_probes(const struct cz *c, bool all, const struct probe **sub)
+{
+	size_t k = 0;
+
+	for (int sg = 0; sg < SEG__COUNT; sg++)
+		k += epoch_probes(c, (enum segment)sg, all, sub, (char[64]){ 0 }, 64, &(unsigned){ 0 });
+	return k;
+}
+
+/* The patterns of a segment: --quick keeps the twins on hot lines and in
+ * the L1 walk. */
+static const char *segment_patterns(const struct cz *c, enum segment sg)
+{
+	return sg == SEG_TWINS && c->o->quick ? QUICK_PATTERNS : segments[sg].patterns;
+}
+
+static int epoch_segment(struct cz *c, enum segment sg, bool all, const struct probe **sub)
 {
 	struct run_opts o = *c->o;
 	char pats[64] = "";
-	size_t k = epoch_probes(c, sg, all, sub, pats, sizeof(pats));
+	unsigned modes = 0;
+	size_t k = epoch_probes(c, sg, all, sub, pats, sizeof(pats), &modes);
 	int ret = 0;
 
 	if (!k)
 		return 0;
-	o.patterns = segments[sg].patterns && !all ? pats : segments[sg].patterns;
+	o.patterns = segments[sg].patterns && !all ? pats : segment_patterns(c, sg);
+	if (!all)
+		o.mode_mask &= modes;
 	o.max_seconds = segments[sg].row_s;
+	o.min_samples = CHAR_MIN_SAMPLES;
 	o.time_limit_s = time_left(c);
 	if (o.patterns && c->have_sizes)
 		o.sizes = &c->sizes;
 	if (o.patterns)
 		ret = pattern_check(c->t, &o);
-	if (!ret)
-		ret = run_epoch(c->t, &o, sub, k, e, segments[sg].tag, c->rep);
+	/* a disturbed epoch is kept (every sample, its meta.epochs share under
+	 * QUIET_SHARE) and run again as a new epoch after a quiet window */
+	for (unsigned try = 0; !ret; try++) {
+		uint64_t s0 = now_ns();
+		char what[64];
+
+		o.cpu_os = c->o->cpu_os;
+		ret = run_epoch(c->t, &o, sub, k, ++c->ep[sg], segments[sg].tag, c->rep);
+		if (try)
+			c->qb.repeat_s += (now_ns() - s0) / 1e9;
+		snprintf(what, sizeof(what), "epoch %u of the %s", c->ep[sg], segments[sg].tag);
+		if (ret || !again(c, c->rep->epochs[c->rep->nepochs - 1].cpu_share, (now_ns() - s0) / 1e9, what,
+				  try))
+			break;
+		c->rep->epochs[c->rep->nepochs - 1].rerun = true;
+		c->rep->epochs[c->rep->nepochs - 1].has |= 1u << EP_RERUN;
+	}
 	return ret;
 }
 
@@ -329,28 +488,35 @@ static int step_epochs(struct cz *c)
 {
 	const struct probe **sub = calloc(c->n + 1, sizeof(*sub));
 	unsigned min = c->o->epochs ? c->o->epochs : CHAR_EPOCHS;
+	double budget = c->o->quick ? QUICK_BUDGET_S : CHAR_EPOCHS_BUDGET_S, next = 0;
 	int ret = 0;
 
 	if (!sub)
 		return -ENOMEM;
 	for (unsigned e = 1; e <= (min > CHAR_EPOCHS_MAX ? min : CHAR_EPOCHS_MAX) && !ret; e++) {
 		bool all = e <= min;
+		/* the time spent under load is the patience's, not the epochs' */
+		double e0 = (now_ns() - c->t0) / 1e9 - c->qb.waited_s - c->qb.repeat_s;
 
-		if (!all && (now_ns() - c->t0) / 1e9 > CHAR_EPOCHS_BUDGET_S)
+		size_t ran = open_probes(c, all, sub);
+
+		/* another epoch of the open rows only when it fits, at the
+		 * pace of the last one */
+		if (!all && e0 + next > budget)
 			break;
 		if (c->o->progress)
 			fprintf(stderr, "\r\033[Katomcost: epoch %u%s (%.0f s so far)", e,
 				all ? "" : ", the unresolved rows", (now_ns() - c->t0) / 1e9);
 		for (int sg = 0; sg < SEG__COUNT && !ret; sg++)
-			ret = epoch_segment(c, e, (enum segment)sg, all, sub);
+			ret = epoch_segment(c, (enum segment)sg, all, sub);
 		report_pair_twins(c->rep);
-		if (!all) {
-			size_t left = 0;
+		if (e >= min) {
+			size_t left = open_probes(c, false, sub);
 
-			for (int sg = 0; sg < SEG__COUNT; sg++)
-				left += epoch_probes(c, (enum segment)sg, false, sub, (char[64]){ 0 }, 64);
 			if (!left)
 				break;
+			next = ((now_ns() - c->t0) / 1e9 - c->qb.waited_s - c->qb.repeat_s - e0) * (double)left /
+			       (double)(ran ? ran : 1);
 		}
 	}
 	if (c->o->progress)
@@ -367,11 +533,12 @@ static int step_splitlock(struct cz *c)
 	struct splitlock_section sr;
 	int ret;
 
-	if (c->o->no_split_lock) {
+	if (c->o->no_split_lock || c->o->quick) {
 		if (!(c->rep->split = calloc(1, sizeof(*c->rep->split))))
 			return -ENOMEM;
 		c->rep->split->has = 1u << SL_SKIPPED;
-		snprintf(c->rep->split->skipped, sizeof(c->rep->split->skipped), "--no-split-lock");
+		snprintf(c->rep->split->skipped, sizeof(c->rep->split->skipped), "%s",
+			 c->o->quick ? "--quick" : "--no-split-lock");
 		return 0;
 	}
 	ret = topo_bind_thread(c->t, c->cpu);
@@ -425,9 +592,24 @@ static int step_topology(struct cz *c)
 		o.sharing = NULL;
 		o.max_seconds = SHARE_SECONDS;
 		o.patterns = NULL;
-		o.time_limit_s = time_left(c);
-		report_init(&seg);
-		ret = contention_run(c->t, &o, sp, nsp, &seg);
+		/* a case whose threads did not run together measured no
+		 * contention (another task had one of the PUs): the pair runs
+		 * again after a quiet window, and the rerun replaces it */
+		for (unsigned try = 0;; try++) {
+			uint64_t s0 = now_ns();
+			bool apart = false;
+
+			o.time_limit_s = time_left(c);
+			report_init(&seg);
+			ret = contention_run(c->t, &o, sp, nsp, &seg);
+			for (size_t i = 0; i < seg.n; i++)
+				apart |= result_contention(&seg.r[i]) && result_contention(&seg.r[i])->overlapped == 0;
+			if (try)
+				c->qb.repeat_s += (now_ns() - s0) / 1e9;
+			if (ret || !apart || !again(c, 0, (now_ns() - s0) / 1e9, "a sharing case", try))
+				break;
+			report_free(&seg);
+		}
 		err = merge(c->rep, &seg, "topology");
 		report_free(&seg);
 		if (!ret)
@@ -438,26 +620,38 @@ static int step_topology(struct cz *c)
 	return ret;
 }
 
+/* full: a step --quick leaves out (the split lock's is in its section) */
 static const struct {
 	const char *name;
 	double planned_s;
 	int (*fn)(struct cz *c);
+	bool full;
 } steps[] = {
-	{ "memory hierarchy", HIER_BUDGET_S + 2, step_hierarchy },
-	{ "twins under hit, dep, l2, llc, miss, locks and per-CPU ops, over epochs", 60, step_epochs },
-	{ "split lock", 1, step_splitlock },
-	{ "topology: c2c and sharing per pair class", 5, step_topology },
+	{ "memory hierarchy", HIER_BUDGET_S + 2, step_hierarchy, true },
+	{ "twins under hit, dep, l2, llc, miss, locks and per-CPU ops, over epochs", CHAR_EPOCHS_BUDGET_S,
+	  step_epochs, false },
+	{ "split lock", 1, step_splitlock, false },
+	{ "topology: c2c and sharing per pair class", 3, step_topology, false },
 };
+#define QUICK_LEFT_OUT "the staircase (caches line), the L2, LLC and DRAM walks, the split lock"
 _Static_assert(ARRAY_SIZE(steps) <= CHARZ_MAX_STEPS, "meta.characterization holds every step");
+
+/* The seconds the steps from i on are planned to take here, quiet. */
+static double planned_s(size_t i)
+{
+	double left = 0;
+
+	for (size_t k = i; k < ARRAY_SIZE(steps); k++)
+		left += steps[k].planned_s;
+	return left;
+}
 
 static void progress(const struct cz *c, size_t i)
 {
-	double el = (now_ns() - c->t0) / 1e9, left = 0;
+	double el = (now_ns() - c->t0) / 1e9, left = planned_s(i);
 
 	if (!c->o->progress)
 		return;
-	for (size_t k = i; k < ARRAY_SIZE(steps); k++)
-		left += steps[k].planned_s;
 	fprintf(stderr, "\r\033[Katomcost: step %zu/%zu %s (%.0f s so far, about %.0f s left)\n", i + 1,
 		ARRAY_SIZE(steps), steps[i].name, el, left);
 }
@@ -472,13 +666,20 @@ static int characterization(struct topo *t, struct run_opts *o, const struct pro
 	struct cz c = { .t = t, .o = o, .list = list, .n = n, .rep = rep, .t0 = now_ns() };
 	struct characterization_meta *cm;
 	struct charz_step *st;
-	int ret = 0;
+	int ret = 0, cpu0;
 
+	c.named = o->cpu_named;
 	c.cpu = o->cpu_os >= 0 ? o->cpu_os : topo_allowed_os(t, 0);
-	if (!o->no_split_lock)	/* before it starts: its bus locks reach every tenant */
+	c.qb.patience_s = o->patience_s >= 0 ? o->patience_s : o->quick ? QUICK_BUDGET_S : planned_s(0);
+	if (!o->no_split_lock && !o->quick)	/* before it starts: its bus locks reach every tenant */
 		splitlock_announce("--no-split-lock (or [run] split_lock = no)");
 	if (epochs_start(rep) || !(cm = rep->charz = calloc(1, sizeof(*cm))))
 		return -ENOMEM;
+	ret = pick_cpu(&c);	/* the quietest allowed PU, when none was named */
+	if (ret < 0)
+		return ret;
+	cpu0 = o->cpu_os;
+	o->cpu_os = c.cpu;
 	for (size_t i = 0; i < ARRAY_SIZE(steps) && ret != -EINTR; i++) {
 		uint64_t s0 = now_ns();
 		const char *status = "done";
@@ -486,8 +687,10 @@ static int characterization(struct topo *t, struct run_opts *o, const struct pro
 		if (runner_out_of_time(o, rep, c.t0))
 			break;
 		progress(&c, i);
-		ret = steps[i].fn(&c);
-		if (ret == -EINTR) {
+		ret = o->quick && steps[i].full ? 0 : steps[i].fn(&c);
+		if (o->quick && steps[i].full) {
+			status = "left out: --quick";
+		} else if (ret == -EINTR) {
 			status = "interrupted";
 			rep->partial = true;
 			snprintf(rep->partial_reason, sizeof(rep->partial_reason), "interrupted");
@@ -502,7 +705,27 @@ static int characterization(struct topo *t, struct run_opts *o, const struct pro
 		snprintf(st->step, sizeof(st->step), "%s", steps[i].name);
 		snprintf(st->status, sizeof(st->status), "%s", status);
 	}
-	cm->has = 7;
+	o->cpu_os = cpu0;
+	cm->has |= 1u << CZ_STEPS | 1u << CZ_PATTERN_SIZES | 1u << CZ_COMPLETE | 1u << CZ_PATIENCE |
+		   1u << CZ_WAITED | 1u << CZ_REPEATED | 1u << CZ_KEPT_DISTURBED;
+	cm->patience_s = c.qb.patience_s;
+	cm->waited_s = c.qb.waited_s;
+	cm->repeated = (int)c.qb.repeated;
+	cm->kept_disturbed = (int)c.qb.kept_disturbed;
+	if (c.qb.kept_disturbed) {	/* the first reason that holds */
+		cm->has |= 1u << CZ_KEPT_WHY;
+		if (c.qb.vain >= QUIET_VAIN_WAITS)
+			snprintf(cm->kept_why, sizeof(cm->kept_why), "no quiet second in %u waits of %.0f s: "
+				 "the machine was busy without a break", c.qb.vain, QUIET_WAIT_S);
+		else if (c.qb.waited_s + c.qb.repeat_s + QUIET_WINDOW_S > c.qb.patience_s)
+			snprintf(cm->kept_why, sizeof(cm->kept_why), "the patience ran out");
+		else
+			snprintf(cm->kept_why, sizeof(cm->kept_why), "each run %d times already", QUIET_TRIES + 1);
+	}
+	if (o->quick) {
+		cm->has |= 1u << CZ_LEFT_OUT;
+		snprintf(cm->left_out, sizeof(cm->left_out), "%s", QUICK_LEFT_OUT);
+	}
 	snprintf(cm->pattern_sizes, sizeof(cm->pattern_sizes), "%s",
 		 c.have_sizes ? "measured hierarchy" : "hwloc (measured levels incomplete)");
 	cm->complete = !rep->partial && !ret;

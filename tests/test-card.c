@@ -573,8 +573,62 @@ static void test_no_insn(void)
 	report_free(&rep);
 }
 
+/* What the run did under load, and an untrustworthy calibration, on the
+ * card, in the text header and the summary JSON; a report without the
+ * meta says nothing of it. */
+static void test_load(void)
+{
+	struct report rep;
+	struct card c;
+	char *t;
+	json_t *j = NULL;
+
+	make(&rep, 16.2);
+	t = card_text(&rep);
+	CHECK(!strstr(t, "load      ") && !strstr(t, "NOT TRUSTWORTHY"), "no meta: no load line; trusted: no warning");
+	free(t);
+
+	rep.charz = calloc(1, sizeof(*rep.charz));
+	if (!rep.charz)
+		abort();
+	*rep.charz = (struct characterization_meta){
+		.has = 1u << CZ_CPU | 1u << CZ_CPU_WHY | 1u << CZ_PATIENCE | 1u << CZ_WAITED | 1u << CZ_REPEATED |
+		       1u << CZ_KEPT_DISTURBED,
+		.cpu = 1, .patience_s = 60, .waited_s = 3.25, .repeated = 2, .kept_disturbed = 1 };
+	snprintf(rep.charz->cpu_why, sizeof(rep.charz->cpu_why), "moved from CPU 0, the quietest allowed PU");
+	rep.cal.trustworthy = false;
+	rep.cal.chain_agreement = 0.021;
+	rep.cal.timer_invariant = true;
+	t = card_text(&rep);
+	CHECK(has(t, "load      on CPU 1 (moved from CPU 0, the quietest allowed PU); waited 3.2 s for quiet, ran 2 "
+		     "stretches again (patience 60 s); KEPT DISTURBED: 1 stretch as measured, the patience ran out"),
+	      "the card says where it ran, how long it waited, what it ran again and that the patience ran out");
+	CHECK(has(t, "CALIBRATION NOT TRUSTWORTHY: its add and imul chains 2.1% apart"),
+	      "the card's clock line says why the calibration is not trusted");
+	free(t);
+	t = TEST_TEXT(report_write_text(&rep, f));
+	CHECK(has(t, "# CALIBRATION NOT TRUSTWORTHY: its add and imul chains 2.1% apart"),
+	      "so does the text report's header");
+	free(t);
+	CHECK(card_build(&rep, &c) == 0 && (j = card_to_json(&c)) &&
+	      json_integer_value(json_object_get(json_object_get(j, "load"), "repeated")) == 2 &&
+	      json_real_value(json_object_get(json_object_get(j, "load"), "waited_s")) == 3.25, "summary: card.load");
+	json_decref(j);
+
+	/* a --quick card says what it left out */
+	rep.charz->has |= 1u << CZ_LEFT_OUT;
+	snprintf(rep.charz->left_out, sizeof(rep.charz->left_out), "the L2, LLC and DRAM walks");
+	rep.charz->kept_disturbed = 0;
+	t = card_text(&rep);
+	CHECK(has(t, "quick     left out: the L2, LLC and DRAM walks (a --quick card") &&
+	      !strstr(t, "KEPT DISTURBED"), "a quick card names what it left out");
+	free(t);
+	report_free(&rep);
+}
+
 int main(void)
 {
+	test_load();
 	test_lines();
 	test_sections();
 	test_menu();

@@ -107,6 +107,17 @@ if has_opt run --epochs; then
 		refuse 2 "--epochs: " run --epochs "$v"
 	done
 fi
+# the characterization under load: its patience is seconds, 0 to an hour;
+# --quick is the characterization's own and refused beside probes or engines
+for v in x -1 3601 nan ''; do
+	refuse 2 "--patience: " run --patience "$v"
+done
+refuse 2 "--quick is the characterization's" run --quick set_bit
+refuse 2 "--quick is the characterization's" run --quick --pattern dep
+refuse 2 "--quick is the characterization's" run --quick --threads 2
+refuse 2 "'--quick' doesn't allow an argument" run --quick=yes
+printf '[run]\npatience = -3\n' >"$T/pat.conf"
+refuse 2 "pat.conf:2" run -c "$T/pat.conf"
 if has_opt run --mem-node; then
 	refuse 2 "--mem-node: " run --mem-node x
 	refuse 2 "--mem-node: " run --mem-node -1

@@ -244,6 +244,8 @@ static const struct cmd_opt run_opt[] = {
 	  .parse = parse_out_work,
 	  .help = "lock probes: N work units between one unlock and the next lock, or a list" },
 	{ .name = "epochs", .type = OPT_INT, .arg = "K", .off = A(o.epochs) },
+	{ .name = "patience", .type = OPT_DOUBLE, .arg = "S", .off = A(o.patience_s) },
+	{ .name = "quick", .type = OPT_FLAG, .off = A(o.quick) },
 	{ .name = "events", .letter = 'e', .type = OPT_STR, .arg = "LIST", .off = A(o.events) },
 	{ .name = "no-split-lock", .type = OPT_FLAG, .off = A(o.no_split_lock),
 	  .help = "the characterization skips its split-lock step: its locked ops across two cache "
@@ -329,6 +331,7 @@ static int prepare_run(struct run_cmd *rc, struct pmu_set *evset, struct topo **
 		return exit_code_for(ret);
 	if (topo_parse_one_cpu(*tp, rc->cpu_arg, &rc->o.cpu_os) < 0)
 		return EXIT_USAGE;
+	rc->o.cpu_named = rc->cpu_arg != NULL;
 	rc->o.progress = isatty(STDERR_FILENO);
 	ret = pattern_check(*tp, &rc->o);	/* names, sizes, memory: before measuring */
 	return ret < 0 ? exit_code_for(ret) : EXIT_OK;
@@ -476,6 +479,11 @@ int cmd_run(int argc, char **argv)
 	else
 		code = rc.kernel ? kernel_probes(&rc, nargs, args, exp) :
 		       select_probes(&rc, nargs, args, exp, &characterize);
+	if (!ret && code == EXIT_OK && rc.o.quick && !characterize) {
+		pr_err("run: --quick is the characterization's short card (no probe, family, --pattern, "
+		       "--threads, --placement or --sharing): drop it or the others");
+		code = EXIT_USAGE;
+	}
 	if (!ret && code == EXIT_OK)
 		code = prepare_run(&rc, &evset, &t, &file_w);
 	if (!ret && code == EXIT_OK)

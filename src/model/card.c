@@ -203,6 +203,45 @@ static void build_noise(const struct report *rep, struct card *c)
 }
 
 
+const char *card_load_text(const struct card *c, char *buf, size_t len)
+{
+	const struct characterization_meta *m = c->load;
+	size_t l;
+
+	if (!m)
+		return NULL;
+	l = (size_t)snprintf(buf, len, "on CPU %d (%s); ", m->cpu, m->cpu_why);
+	if (l < len && !m->repeated && !(m->waited_s > 0.05))
+		l += (size_t)snprintf(buf + l, len - l, "nothing waited for or run again");
+	else if (l < len)
+		l += (size_t)snprintf(buf + l, len - l, "waited %.1f s for quiet, ran %d stretch%s again", m->waited_s,
+				      m->repeated, m->repeated == 1 ? "" : "es");	/* "0 stretches": waited in vain */
+	if (l < len)
+		l += (size_t)snprintf(buf + l, len - l, " (patience %.0f s)", m->patience_s);
+	if (l < len && m->kept_disturbed)
+		snprintf(buf + l, len - l, "; KEPT DISTURBED: %d stretch%s as measured, %s (every sample; "
+			 "judged with the others)", m->kept_disturbed, m->kept_disturbed == 1 ? "" : "es",
+			 m->kept_why[0] ? m->kept_why : "the patience ran out");
+	return buf;
+}
+
+const char *card_cal_why(const struct calibration *cal, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", "");
+	if (cal->trustworthy)
+		return buf;
+	if (cal->emulated)
+		snprintf(buf, len, "running under emulation: %s", cal->emulation);
+	else if (!(cal->chain_agreement < 0.01))
+		snprintf(buf, len, "its add and imul chains %.1f%% apart (over 1%%: another task had the CPU, "
+			 "or the clock moved)", cal->chain_agreement * 100);
+	else if (!(cal->timer_hz_spread < 0.01))
+		snprintf(buf, len, "its timer frequency windows %.1f%% apart", cal->timer_hz_spread * 100);
+	else
+		snprintf(buf, len, "the timer is not invariant (no constant_tsc and nonstop_tsc)");
+	return buf;
+}
+
 const char *card_part_word(const struct card_part *p, char *buf, size_t len)
 {
 	enum verdict v = p->j.v;
@@ -779,6 +818,7 @@ int card_build(const struct report *rep, struct card *c)
 	report_split(rep, &c->split);
 	build_cmp(rep, c);
 	build_noise(rep, c);
+	c->load = rep->charz && rep->charz->has & 1u << CZ_WAITED ? rep->charz : NULL;
 	menu_collect(rep, c);
 	for (unsigned n = 0; n < c->nneed; n++)
 		menu_rank(rep, &c->need[n]);

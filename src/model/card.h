@@ -164,6 +164,9 @@ struct card {
 	double cpu_share;	/* lowest share of an epoch's time the thread had its CPU; 1: unknown */
 	unsigned disturbed_epochs;	/* epochs beyond CARD_DISTURBED or under CARD_CPU_SHARE */
 	double ghz_lo, ghz_hi;	/* the core clock over the epochs; 0: one calibration */
+	/* what the run did under load and what it left out
+	 * (meta.characterization); load NULL: a report from before */
+	const struct characterization_meta *load;
 	struct card_cmp cmp[CARD_MAX_CMP];
 	unsigned ncmp;
 	struct card_share share[CARD_MAX_SHARE];
@@ -190,6 +193,14 @@ struct card {
 };
 #define CARD_DISTURBED 0.05	/* an epoch with more disturbed samples was disturbed */
 #define CARD_CPU_SHARE 0.90	/* an epoch whose thread had its CPU less was disturbed */
+
+/* "on CPU 1 (moved from CPU 0: ...); waited 3.1 s for quiet, ran 2
+ * stretches again (patience 60 s)", and when the patience ran out, how
+ * many disturbed stretches stayed as measured; NULL without the meta. */
+const char *card_load_text(const struct card *c, char *buf, size_t len);
+/* Why a calibration is not trustworthy ("the add and imul chains 2.1%
+ * apart", ...); "" when it is. */
+const char *card_cal_why(const struct calibration *cal, char *buf, size_t len);
 
 /* "slower 2.2x", "faster 0.45x", "same", "unresolved" for a part. */
 const char *card_part_word(const struct card_part *p, char *buf, size_t len);

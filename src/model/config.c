@@ -72,6 +72,12 @@ static const struct cfg_key builtin[] = {
 	{ "run", "epochs", CFG_U64, NULL, NULL, 1, 1000, "--epochs",
 	  "epochs, each with fresh buffers, pinning and calibration; verdicts come from the "
 	  "spread between them (unset: 3; the characterization: 5, more for rows unresolved)" },
+	{ "run", "patience", CFG_DOUBLE, NULL, NULL, 0, 3600, "--patience",
+	  "seconds the characterization may spend under load beyond its quiet time, waiting for "
+	  "a quiet CPU and running disturbed epochs again (unset: its planned time, about a minute)" },
+	{ "run", "quick", CFG_BOOL, "false", NULL, 0, 0, "--quick",
+	  "the characterization's short card, in about 20 s: hot lines, the L1 walk, the fast-path "
+	  "menu and the topology; no staircase, L2/LLC/DRAM walks or split lock (the card says so)" },
 	{ "run", "split_lock", CFG_BOOL, "true", NULL, 0, 0, "--no-split-lock",
 	  "the characterization's split-lock step (no: skip its bus locks, which stall every tenant)" },
 };

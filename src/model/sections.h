@@ -139,17 +139,25 @@ const struct contention_part *result_contention(const struct result *r);
 int report_attach_c2c(struct report *rep, const char *path);
 
 /* An epoch's clock, time and CPU share (meta.epochs: one per epoch and
- * step; step "": null). */
+ * step; step "": null); rerun: it was disturbed and run again as a later
+ * epoch (its rows stay, every sample). The EP_* bits in has say which
+ * keys an epoch holds. */
+enum { EP_EPOCH, EP_STEP, EP_TICKS_PER_CYCLE, EP_TIMER_HZ, EP_WALL, EP_CPU_SHARE, EP_PARTIAL, EP_RERUN };
 struct epoch_out {
 	unsigned has;
 	int epoch;
 	char step[32];
 	double ticks_per_cycle, timer_hz, wall_s, cpu_share;
-	bool partial;
+	bool partial, rerun;
 };
 
 /* The default characterization's steps, each with its time and status,
- * and where the patterns' sizes came from (meta.characterization). */
+ * where the patterns' sizes came from, and what it did under load: the PU
+ * it measured on and why, the patience it had (--patience), the seconds it
+ * waited for quiet, the stretches (epochs, the staircase, the sharing
+ * cases) it ran again and those it kept disturbed when the patience ran
+ * out; a --quick card says what it left out (meta.characterization; the
+ * CZ_* bits in has say which keys a report holds). */
 #define CHARZ_MAX_STEPS 8
 struct charz_step {
 	unsigned has;
@@ -157,12 +165,20 @@ struct charz_step {
 	double seconds;
 	char status[32];
 };
+enum { CZ_STEPS, CZ_PATTERN_SIZES, CZ_COMPLETE, CZ_CPU, CZ_CPU_WHY, CZ_PATIENCE, CZ_WAITED, CZ_REPEATED,
+       CZ_KEPT_DISTURBED, CZ_KEPT_WHY, CZ_LEFT_OUT, CZ__COUNT };
 struct characterization_meta {
 	unsigned has;
 	struct charz_step steps[CHARZ_MAX_STEPS];
 	size_t nsteps;
 	char pattern_sizes[48];
 	bool complete;
+	int cpu;
+	char cpu_why[160];
+	double patience_s, waited_s;
+	int repeated, kept_disturbed;
+	char kept_why[96];	/* why disturbed stretches were kept: "the patience ran out", ... */
+	char left_out[160];	/* "": the whole card */
 };
 
 /* The epochs' own calibrations and CPU shares, for the writers; NAN where

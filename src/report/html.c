@@ -507,17 +507,22 @@ static void card_caches(const struct card *c, FILE *f)
 static void card_machine(const struct report *rep, const struct card *c, FILE *f)
 {
 	const struct card_machine *m = &c->machine;
-	char t[256];
+	char t[512];
 
 	report_htmlf(f, "<table class=\"card\"><tr><th>machine</th><td>%s (family %s model %s, microcode %s)<br>%s %s, %s, %s"
 	    "</td></tr>\n<tr><th>clock</th><td>core %.3f GHz, cycles from %s; ", m->cpu, m->family, m->model,
 	    m->microcode, m->sysname, m->release, card_vm_text(m->vm),
 	    rep->topo_summary[0] ? rep->topo_summary : "topology unknown", rep->cal.core_hz / 1e9,
 	    rep->cal.cycle_source ? rep->cal.cycle_source : "?");
-	fputs(rep->cal.trustworthy ? "calibration trustworthy" : "<span class=\"warn\">CALIBRATION NOT TRUSTWORTHY</span>",
+	fputs(rep->cal.trustworthy ? "calibration trustworthy" : "<span class=\"warn\">CALIBRATION NOT TRUSTWORTHY</span>: ",
 	      f);
+	report_htmlf(f, "%s", card_cal_why(&rep->cal, t, sizeof(t)));
 	if (rep->cal.core.how[0])	/* which core, on what evidence */
 		report_htmlf(f, "</td></tr>\n<tr><th>core</th><td>%s", rep->cal.core.how);
+	if (card_load_text(c, t, sizeof(t)))
+		report_htmlf(f, "</td></tr>\n<tr><th>load</th><td>%s", t);
+	if (c->load && c->load->left_out[0])
+		report_htmlf(f, "</td></tr>\n<tr><th>quick</th><td>left out: %s (a --quick card)", c->load->left_out);
 	fputs("</td></tr>\n<tr><th>caches</th><td>", f);
 	card_caches(c, f);
 	report_htmlf(f, "</td></tr>\n<tr><th>split lock</th><td>%s", card_split_text(&c->split, t, sizeof(t)));

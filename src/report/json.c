@@ -330,14 +330,20 @@ static const struct jfield charz_step_f[] = {
 static const struct jfield charz_f[] = {
 	JINS(struct characterization_meta, steps, charz_step_f),
 	JM(struct characterization_meta, pattern_sizes, JK_STR), JM(struct characterization_meta, complete, JK_BOOL),
+	JM(struct characterization_meta, cpu, JK_INT), JM(struct characterization_meta, cpu_why, JK_STR),
+	JM(struct characterization_meta, patience_s, JK_REAL), JM(struct characterization_meta, waited_s, JK_REAL),
+	JM(struct characterization_meta, repeated, JK_INT), JM(struct characterization_meta, kept_disturbed, JK_INT),
+	JM(struct characterization_meta, kept_why, JK_STRN), JM(struct characterization_meta, left_out, JK_STRN),
 };
+_Static_assert(ARRAY_SIZE(charz_f) == CZ__COUNT, "one field per CZ_* bit");
 static const struct jtable charz_t = JTABLE(charz_f, struct characterization_meta);
 
 #define EPM(m, kind) JM(struct epoch_out, m, kind)
 static const struct jfield epoch_f[] = {
 	EPM(epoch, JK_INT), EPM(step, JK_STRN), EPM(ticks_per_cycle, JK_REAL), EPM(timer_hz, JK_REAL),
-	EPM(wall_s, JK_REAL), EPM(cpu_share, JK_REAL), EPM(partial, JK_BOOL),
+	EPM(wall_s, JK_REAL), EPM(cpu_share, JK_REAL), EPM(partial, JK_BOOL), EPM(rerun, JK_BOOL),
 };
+_Static_assert(ARRAY_SIZE(epoch_f) == EP_RERUN + 1, "one field per EP_* bit");
 static const struct jfield epochs_f = JARR(struct report, epochs, "epochs", epoch_f);
 
 /* The typed sections, in the order a report has them; the others stay
@@ -1295,8 +1301,9 @@ size_t report_epochs(const struct report *rep, struct epoch_meta *e, size_t max)
 		const struct epoch_out *o = &rep->epochs[n];
 
 		e[n] = (struct epoch_meta){
-			.epoch = o->epoch, .ticks_per_cycle = had(o->has, 2, o->ticks_per_cycle),
-			.timer_hz = had(o->has, 3, o->timer_hz), .cpu_share = had(o->has, 5, o->cpu_share),
+			.epoch = o->epoch, .ticks_per_cycle = had(o->has, EP_TICKS_PER_CYCLE, o->ticks_per_cycle),
+			.timer_hz = had(o->has, EP_TIMER_HZ, o->timer_hz),
+			.cpu_share = had(o->has, EP_CPU_SHARE, o->cpu_share),
 		};
 	}
 	return n;

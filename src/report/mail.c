@@ -70,6 +70,7 @@ static void mail_header(const struct report *rep, FILE *f)
 {
 	const struct calibration *c = &rep->cal;
 	struct card_machine m;
+	static struct card card;	/* large: not on the stack */
 	char line[512];
 	int passes = compare_max_epoch(rep);
 
@@ -82,6 +83,10 @@ static void mail_header(const struct report *rep, FILE *f)
 	report_mail_wrapf(f, "", "core %.3f GHz, TSC %.4f GHz: cycles(tsc) are TSC ticks, %.4f per core cycle (%s)",
 			  c->core_hz / 1e9, c->timer_hz / 1e9, c->ticks_per_cycle,
 			  c->trustworthy ? "calibration consistent" : "calibration NOT consistent");
+	if (!c->trustworthy)
+		report_mail_wrapf(f, "", "CALIBRATION NOT TRUSTWORTHY: %s", card_cal_why(c, line, sizeof(line)));
+	if (card_wanted(rep) && !card_build(rep, &card) && card_load_text(&card, line, sizeof(line)))
+		report_mail_wrapf(f, "", "load: %s", line);
 	if (passes > 1)
 		report_mail_wrapf(f, "", "%d epochs: median of epoch medians; [..] is the range of the epoch ratios",
 				  passes);

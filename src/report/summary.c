@@ -133,6 +133,15 @@ json_t *card_to_json(const struct card *c)
 		}
 		json_object_set_new(o, "states", m);
 	}
+	if (c->load) {	/* absent: a report from before */
+		char t[512];
+
+		json_object_set_new(o, "load", json_pack("{s:i, s:s, s:f, s:f, s:i, s:i, s:s, s:s?}", "cpu",
+			(json_int_t)c->load->cpu, "cpu_why", c->load->cpu_why, "waited_s", c->load->waited_s,
+			"patience_s", c->load->patience_s, "repeated", (json_int_t)c->load->repeated,
+			"kept_disturbed", (json_int_t)c->load->kept_disturbed, "text", card_load_text(c, t, sizeof(t)),
+			"left_out", c->load->left_out[0] ? c->load->left_out : NULL));
+	}
 	if (c->nkernel) {	/* absent: no kernel row beside an analog */
 		json_t *k = json_array();
 

@@ -312,15 +312,17 @@ static void write_caches(const struct card *c, FILE *f)
 static void write_machine(const struct report *rep, const struct card *c, FILE *f)
 {
 	const struct card_machine *m = &c->machine;
+	char why[160];
 
 	fprintf(f, "machine   %s (family %s model %s, microcode %s)\n", m->cpu, m->family, m->model,
 		m->microcode);
 	fprintf(f, "          %s %s, %s, %s\n", m->sysname, m->release, card_vm_text(m->vm),
 		rep->topo_summary[0] ? rep->topo_summary : "topology unknown");
 	clock_print_core(&rep->cal, f, "core      ");
-	fprintf(f, "clock     core %.3f GHz, cycles: %s; %s\n", rep->cal.core_hz / 1e9,
+	fprintf(f, "clock     core %.3f GHz, cycles: %s; %s%s%s\n", rep->cal.core_hz / 1e9,
 		rep->cal.cycle_source ? rep->cal.cycle_source : "?",
-		rep->cal.trustworthy ? "calibration trustworthy" : "CALIBRATION NOT TRUSTWORTHY");
+		rep->cal.trustworthy ? "calibration trustworthy" : "CALIBRATION NOT TRUSTWORTHY",
+		rep->cal.trustworthy ? "" : ": ", card_cal_why(&rep->cal, why, sizeof(why)));
 	write_caches(c, f);
 }
 
@@ -364,10 +366,12 @@ static void write_atomicity(const struct card *c, FILE *f)
 	}
 }
 
-/* Whether the run was quiet enough, and what it left unresolved. */
+/* Whether the run was quiet enough, what it did about it, and what it
+ * left unresolved. */
 static void write_noise(const struct card *c, FILE *f)
 {
 	bool disturbed = c->disturbed_epochs > 0;
+	char load[512];
 
 	fprintf(f, "noise     %u epoch%s, each with fresh buffers, pinning and calibration; ", c->epochs,
 		c->epochs == 1 ? "" : "s");
@@ -380,6 +384,10 @@ static void write_noise(const struct card *c, FILE *f)
 	if (c->ghz_hi > 0)
 		fprintf(f, "; core clock %.2f-%.2f GHz over them", c->ghz_lo, c->ghz_hi);
 	fputc('\n', f);
+	if (card_load_text(c, load, sizeof(load)))
+		fprintf(f, "load      %s\n", load);
+	if (c->load && c->load->left_out[0])
+		fprintf(f, "quick     left out: %s (a --quick card; the whole card: atomcost run)\n", c->load->left_out);
 	if (!c->unresolved)
 		return;
 	fprintf(f, "          unresolved:");
@@ -387,6 +395,8 @@ static void write_noise(const struct card *c, FILE *f)
 		if (c->cmp[i].unresolved)
 			fprintf(f, "%s %s", k++ ? "," : "", c->cmp[i].what);
 	fprintf(f, " (%s)\n", c->epochs < 2 ? "one epoch cannot be judged: --epochs 5" :
+		c->load && c->load->kept_disturbed ? "disturbed stretches were kept as measured (the load line says "
+		"why): a quieter machine or a longer --patience would settle them" :
 		disturbed ? "a quieter machine or more epochs would settle them" :
 		"the difference sits near the margin or the epochs spread too far");
 }
@@ -504,6 +514,7 @@ int report_write_text(const struct report *rep, FILE *f)
 {
 	const struct calibration *c = &rep->cal;
 	bool epochs = compare_max_epoch(rep) > 1;
+	char why[160];
 
 	if (card_wanted(rep)) {
 		int err = card_write_text(rep, f);
@@ -517,6 +528,9 @@ int report_write_text(const struct report *rep, FILE *f)
 			c->emulation);
 	fprintf(f, "# atomcost: core %.3f GHz (timer %.4f GHz, %.4f ticks/cycle, %s)\n",
 		c->core_hz / 1e9, c->timer_hz / 1e9, c->ticks_per_cycle, c->cycle_source);
+	if (!c->trustworthy)
+		fprintf(f, "# CALIBRATION NOT TRUSTWORTHY: %s: cycle figures may be off by as much\n",
+			card_cal_why(c, why, sizeof(why)));
 	if (rep->pmu_ticks_per_cycle > 0)
 		fprintf(f, "# cycles: PMU cycles event %.4f ticks/cycle, add chain %.4f: agree within %.2f%%\n",
 			rep->pmu_ticks_per_cycle, rep->chain_ticks_per_cycle, rep->cycle_agreement * 100);

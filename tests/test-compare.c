@@ -21,6 +21,7 @@
 
 #include "common.h"
 #include "compare.h"
+#include "sections.h"
 #include "harness.h"
 #include "report.h"
 
@@ -781,6 +782,37 @@ static void test_states(void)
 	report_free(&a);
 }
 
+/* Epochs that were disturbed and run again (meta.epochs rerun) stay in the
+ * report and out of the comparison. */
+static void test_rerun(void)
+{
+	struct compare_opts o;
+	struct report a, b;
+	struct comparison c;
+	const struct compare_row *x;
+
+	compare_default_opts(&o);
+	init(&a, "6.1", 0.6);
+	init(&b, "6.1", 0.6);
+	for (int e = 1; e <= 7; e++) {
+		if (e <= 5)
+			add(&a, "r", "hit", MODE_LATENCY, 6.0, 0.0005, 64, (uint64_t)(7000 + e), e);
+		/* B's epochs 2 and 4 ran 30% slow, disturbed; 6 and 7 replaced them */
+		add(&b, "r", "hit", MODE_LATENCY, e == 2 || e == 4 ? 7.8 : 6.0, 0.0005, 64, (uint64_t)(7100 + e), e);
+	}
+	b.epochs = calloc(7, sizeof(*b.epochs));
+	for (int e = 1; e <= 7; e++)
+		b.epochs[b.nepochs++] = (struct epoch_out){ .has = 1u << EP_EPOCH | 1u << EP_RERUN, .epoch = e,
+							    .rerun = e == 2 || e == 4 };
+	CHECK(compare_reports(&a, &b, &o, &c) == 0, "compare runs");
+	x = row(&c, "r", NULL, MODE_LATENCY);
+	CHECK(x && x->verdict == CMP_SAME && x->b_reps == 5, "two epochs run again left out: %s over %zu",
+	      x && x->verdict == CMP_SAME ? "same" : "not same", x ? x->b_reps : 0);
+	compare_free(&c);
+	report_free(&b);
+	report_free(&a);
+}
+
 int main(void)
 {
 	test_estimate();
@@ -791,6 +823,7 @@ int main(void)
 	test_same_needs_equivalence();
 	test_kinds();
 	test_states();
+	test_rerun();
 	test_calibration();
 	test_blocks();
 	return test_done("compare");

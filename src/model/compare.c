@@ -1296,6 +1296,18 @@ static void only(struct compare_row *row, const struct report *rep, const struct
 	figures_unknown(row);
 }
 
+/* A row's results less those of epochs run again (result_rerun), as the
+ * run's own judgments leave them; all of them if that leaves none. */
+static size_t settled(const struct report *rep, const struct result **g, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!result_rerun(rep, g[i]))
+			g[k++] = g[i];
+	return k ? k : n;
+}
+
 int compare_reports(const struct report *a, const struct report *b,
 		    const struct compare_opts *o, struct comparison *out)
 {
@@ -1322,13 +1334,13 @@ int compare_reports(const struct report *a, const struct report *b,
 				continue;
 			for (size_t j = 0; j < y->n && !ny; j++)
 				if (result_same_row(&x->r[i], &y->r[j]))
-					ny = compare_group(y, j, gy, MAX_PASSES);
+					ny = settled(y, gy, compare_group(y, j, gy, MAX_PASSES));
 			if (in_b && ny)
 				continue;
 			row = add_row(out, &cap, &x->r[i]);
 			if (!row)
 				goto out;
-			nx = compare_group(x, i, gx, MAX_PASSES);
+			nx = settled(x, gx, compare_group(x, i, gx, MAX_PASSES));
 			if (ny && compare_row(a, ga, nx, b, gb, ny, row) < 0)
 				goto out;
 			if (!ny)

@@ -155,8 +155,17 @@ static const struct result *epoch_row(const struct report *rep, const char *name
 	return NULL;
 }
 
+bool result_rerun(const struct report *rep, const struct result *r)
+{
+	for (size_t i = 0; i < rep->nepochs; i++)
+		if (rep->epochs[i].rerun && rep->epochs[i].epoch == result_epoch(r) &&
+		    !strcmp(rep->epochs[i].step, r->extra.step))
+			return true;
+	return false;
+}
+
 /* The per-epoch costs (core cycles) of a (x) and b (y) in the epochs both
- * ran in; returns how many. */
+ * ran in, an epoch run again left out; returns how many. */
 static size_t judge_pairs(const struct report *rep, enum result_context ctx, const char *a, const char *b,
 			  enum probe_mode m, const char *pattern, double *x, double *y)
 {
@@ -166,7 +175,7 @@ static size_t judge_pairs(const struct report *rep, enum result_context ctx, con
 		const struct result *r = &rep->r[i], *t;
 
 		if (r->mode != m || strcmp(r->name, a) || strcmp(r->pattern, pattern) || !r->nsamples ||
-		    r->context != ctx || !(t = epoch_row(rep, b, r, true)))
+		    r->context != ctx || result_rerun(rep, r) || !(t = epoch_row(rep, b, r, true)))
 			continue;
 		x[n] = result_cycles(rep, r->s.median);
 		y[n++] = result_cycles(rep, t->s.median);

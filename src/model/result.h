@@ -253,6 +253,9 @@ bool result_same_row(const struct result *x, const struct result *y);
 /* The row of probe name in one mode, pattern and context; NULL if none. */
 const struct result *report_find(const struct report *rep, const char *name,
 				 enum probe_mode mode, const char *pattern, enum result_context ctx);
+/* r's epoch was disturbed and run again (meta.epochs rerun): its rows stay
+ * in the report, every sample, and out of the judgments and compare. */
+bool result_rerun(const struct report *rep, const struct result *r);
 /* Judge probe a against probe b over the epochs both ran in (core cycles,
  * stats_judge). Returns the number of paired epochs. */
 size_t report_judge(const struct report *rep, enum result_context ctx, const char *a, const char *b,

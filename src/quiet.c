@@ -65,7 +65,7 @@ double quiet_probe(double seconds)
 
 static double spent(const struct quiet_budget *b)
 {
-	return b->waited_s + b->repeat_s;
+	return b->waited_s + b->repeat_s + b->lost_s;
 }
 
 bool quiet_should_repeat(struct quiet_budget *b, double share, double took_s)

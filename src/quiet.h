@@ -40,6 +40,7 @@ struct quiet_budget {
 	double patience_s;	/* the most it may spend */
 	double waited_s;	/* in quiet_wait */
 	double repeat_s;	/* in stretches run again */
+	double lost_s;		/* what other tasks took from the stretches: took x (1 - share) */
 	unsigned repeated;	/* stretches run again */
 	unsigned kept_disturbed;	/* disturbed stretches not run again: patience ran out */
 	unsigned vain;		/* waits in a row that found no quiet window */

@@ -3,6 +3,7 @@
 #include "session.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -190,6 +191,11 @@ static int epochs_run(struct topo *t, struct run_opts *o, const struct probe *co
 #define CHAR_EPOCHS_BUDGET_S 48.0
 #define CHAR_MIN_SAMPLES 128
 #define QUICK_BUDGET_S 16.0
+/* The default patience: what the load may cost a run (waits, stretches run
+ * again, and what other tasks took from the stretches), about a quiet
+ * run's own time (46-48 s on the Zen 4 guest, docs/card.md), so a loaded
+ * run takes at most about twice a quiet one. */
+#define CHAR_PATIENCE_S 40.0
 #define SPLIT_OPS 4096
 #define C2C_SECONDS 0.1
 #define SHARE_SECONDS 0.1
@@ -280,6 +286,8 @@ static bool again(struct cz *c, double share, double took_s, const char *what, u
 	uint64_t p0;
 	int ret;
 
+	/* the load's cost is the patience's too: what it took from this stretch */
+	c->qb.lost_s += took_s * (1 - fmin(fmax(share, 0), 1));
 	if (try >= QUIET_TRIES && share < QUIET_SHARE) {
 		c->qb.kept_disturbed++;
 		return false;
@@ -670,7 +678,7 @@ static int characterization(struct topo *t, struct run_opts *o, const struct pro
 
 	c.named = o->cpu_named;
 	c.cpu = o->cpu_os >= 0 ? o->cpu_os : topo_allowed_os(t, 0);
-	c.qb.patience_s = o->patience_s >= 0 ? o->patience_s : o->quick ? QUICK_BUDGET_S : planned_s(0);
+	c.qb.patience_s = o->patience_s >= 0 ? o->patience_s : o->quick ? QUICK_BUDGET_S : CHAR_PATIENCE_S;
 	if (!o->no_split_lock && !o->quick)	/* before it starts: its bus locks reach every tenant */
 		splitlock_announce("--no-split-lock (or [run] split_lock = no)");
 	if (epochs_start(rep) || !(cm = rep->charz = calloc(1, sizeof(*cm))))

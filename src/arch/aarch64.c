@@ -28,17 +28,3 @@ void arch_init(void)
 	}
 #endif
 }
-
-/* Arm64 has no hypervisor leaf that user space can read: clock.c asks DMI and the device tree. */
-int arch_hypervisor_sig(char sig[13])
-{
-	sig[0] = '\0';
-	return -1;
-}
-
-/* No CPUID here: the core is not identified, and nothing is expected of it. */
-int arch_core_facts(struct core_facts *f)
-{
-	(void)f;
-	return -EOPNOTSUPP;
-}

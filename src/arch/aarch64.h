@@ -39,6 +39,7 @@
 #define ARCH_TIMER_IS_CYCLE_CLOCK 0	/* cntvct: fixed frequency, not core cycles */
 #define ARCH_HAS_LOCAL_RMW 0
 #define ARCH_HAS_CMPXCHG128 1	/* casp (LSE) / ldxp+stxp (LL/SC) */
+#define ARCH_HAS_CPUID 0
 #define ARCH_HAS_SEG_PERCPU 0
 #define ARCH_HAS_DS_PREFIX 0
 #define ARCH_HAS_LLSC 1

@@ -27,6 +27,7 @@
 #else
 #include <stdbool.h>
 #include <stdint.h>
+#include <errno.h>
 #endif
 
 /* The architecture headers refuse to be included other than from here
@@ -50,7 +51,15 @@
  * "" when the leaf is empty), 0 when it says there is none, -1 where the
  * architecture has no such question (arm64, generic: clock.c asks DMI and
  * the device tree). */
+#if ARCH_HAS_CPUID
 int arch_hypervisor_sig(char sig[13]);
+#else
+static inline int arch_hypervisor_sig(char sig[13])
+{
+	sig[0] = '\0';
+	return -1;
+}
+#endif
 #endif
 
 /* Stand-ins for x86-only forms on architectures without them: segment-
@@ -82,7 +91,15 @@ static inline bool arch_percpu_cmpxchg128(uintptr_t off, uint64_t *old, uint64_t
  * read once, outside any timed region: 0, or -EOPNOTSUPP where this build
  * reads none (arm64, the generic C11 build). */
 struct core_facts;
+#if ARCH_HAS_CPUID
 int arch_core_facts(struct core_facts *f);
+#else
+static inline int arch_core_facts(struct core_facts *f)
+{
+	(void)f;
+	return -EOPNOTSUPP;
+}
+#endif
 #endif
 
 /* Unrolling helpers shared by every architecture: OPS64(OP) expands to

@@ -10,17 +10,3 @@ volatile int gen_cx128_lock;
 void arch_init(void)
 {
 }
-
-/* The generic build asks no CPU: clock.c asks DMI and the device tree. */
-int arch_hypervisor_sig(char sig[13])
-{
-	sig[0] = '\0';
-	return -1;
-}
-
-/* No CPUID here: the core is not identified, and nothing is expected of it. */
-int arch_core_facts(struct core_facts *f)
-{
-	(void)f;
-	return -EOPNOTSUPP;
-}

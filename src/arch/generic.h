@@ -30,6 +30,7 @@
 #define ARCH_TIMER_IS_CYCLE_CLOCK 0	/* nanoseconds, not cycles */
 #define ARCH_HAS_LOCAL_RMW 0
 #define ARCH_HAS_CMPXCHG128 0	/* __int128 atomics may be a libatomic lock */
+#define ARCH_HAS_CPUID 0
 #define ARCH_HAS_SEG_PERCPU 0
 #define ARCH_HAS_DS_PREFIX 0
 #define ARCH_HAS_LLSC 0

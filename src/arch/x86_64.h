@@ -24,6 +24,7 @@
 #define ARCH_TIMER_IS_CYCLE_CLOCK 1	/* TSC: calibrated to core cycles */
 #define ARCH_HAS_LOCAL_RMW 1	/* unlocked RMW instructions exist (cmpxchg_local) */
 #define ARCH_HAS_CMPXCHG128 1	/* cmpxchg16b (cx16) */
+#define ARCH_HAS_CPUID 1	/* arch_hypervisor_sig, arch_core_facts (x86_64.c) */
 #define ARCH_HAS_SEG_PERCPU 1	/* %fs:-relative ops, the this_cpu_* form */
 #define ARCH_HAS_DS_PREFIX 1	/* UP-patched `ds` form of locked ops */
 #define ARCH_HAS_LLSC 0

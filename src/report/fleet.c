@@ -218,7 +218,7 @@ static void csv_line(FILE *out, const char *kind, const char *section, const cha
 static void csv_nums(FILE *out, const double *v, size_t n)
 {
 	for (size_t i = 0; i < 11; i++)
-		if (i < n && isfinite(v[i]))
+		if (v && i < n && isfinite(v[i]))
 			fprintf(out, ",%.6g", v[i]);
 		else
 			fputc(',', out);

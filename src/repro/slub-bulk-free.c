@@ -692,7 +692,7 @@ int bulk_geometry_text(char *buf, size_t len, size_t size, unsigned cpus_here)
 			"objects, order %u), %u on the series' %s (named in its commit messages; "
 			"%u threads: at least %u, order %u)%s",
 			size, here, cpus_here, cpus_here == 1 ? "" : "s", slab_min_objects(cpus_here),
-			sh_here - 12, post, BULK_POST_MACHINE, BULK_POST_CPUS,
+			sh_here - 12, post, BULK_POST_MACHINE, (unsigned)BULK_POST_CPUS,
 			slab_min_objects(BULK_POST_CPUS), sh_post - 12,
 			here == post ? "" : ": a bulk spans a second slab at a different size here "
 					    "than there, and the table's steps move with it");

@@ -205,7 +205,7 @@ int ac_run_kthreads(struct ac_run *r)
 	struct ac_worker *w = kcalloc(r->ncpus, sizeof(*w), GFP_KERNEL);
 	unsigned int k = 0, cpu;
 	int ret = -ENOMEM;
-	ktime_t killed;
+	ktime_t killed, reaped;
 
 	r->reap_us = -1;
 	if (!t || !w)
@@ -244,14 +244,17 @@ int ac_run_kthreads(struct ac_run *r)
 		 * callback may be waiting for it */
 		complete_all(&w[i].done);
 	}
-	if (r->err == -EINTR)
-		r->reap_us = ktime_us_delta(ktime_get(), killed);
+	reaped = ktime_get();
 	mutex_lock(&ac_cur_mutex);
 	ac_cur = NULL;
 	ac_cur_w = NULL;
 	mutex_unlock(&ac_cur_mutex);
 	if (!ret)
 		ac_gather(r, w);
+	/* killed: by the wait above, or seen by a kthread itself (its err,
+	 * which ac_gather brings in) */
+	if (r->err == -EINTR)
+		r->reap_us = ktime_us_delta(reaped, killed);
 out:
 	for (unsigned int i = 0; w && i < r->ncpus; i++)
 		kvfree(w[i].objs);

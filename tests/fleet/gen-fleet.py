@@ -109,14 +109,13 @@ def spread(r):
     return rel_sd(r["epoch_medians"]) if len(r.get("epoch_medians", [])) >= 2 else 0.0
 
 
-candidates = sorted((i for i, r in enumerate(results)
-                     if labels.count(labels[i]) == 1 and r.get("cycles", {}).get("median", 0) > 0),
-                    key=lambda i: spread(results[i]))
+candidates = [i for i, r in enumerate(results)
+              if labels.count(labels[i]) == 1 and r.get("cycles", {}).get("median", 0) > 0]
 steady = [i for i in candidates if spread(results[i]) < 0.02]
 if len(steady) < a.cells + 1:
     # a short source (configs/quick.conf) whose rows moved this run: the
     # steadiest there are
-    steady = candidates[:a.cells + 1]
+    steady = sorted(candidates, key=lambda i: spread(results[i]))[:a.cells + 1]
 rows = rnd.sample(steady, a.cells + 1)
 machines = rnd.sample(range(a.n), 4)
 plant = {}

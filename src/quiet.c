@@ -18,7 +18,7 @@ double quiet_share(const struct quiet_mark *m)
 {
 	uint64_t wall = now_ns() - m->wall_ns, cpu = thread_cpu_ns() - m->cpu_ns;
 
-	return wall ? (cpu >= wall ? 1.0 : (double)cpu / (double)wall) : 1.0;
+	return cpu + QUIET_LOST_FLOOR_NS >= wall ? 1.0 : (double)cpu / (double)wall;
 }
 
 bool quiet_wait(double share, double window_s, double budget_s, double *waited_s)

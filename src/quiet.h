@@ -19,8 +19,15 @@ struct quiet_mark {
 	uint64_t wall_ns, cpu_ns;
 };
 
+/* A stretch that lost less wall time than this lost none: the two clocks'
+ * reads and an interrupt's handling (irq time is no task's) cost some
+ * microseconds, which in a 36 us pass read as a share of 0.81, while
+ * another task on the PU takes a slice of the scheduler's, 750 us or more. */
+#define QUIET_LOST_FLOOR_NS 50000
+
 /* Start a stretch; quiet_share: the share of wall time since the mark that
- * the calling thread had its CPU (0-1; 1 for an empty stretch). */
+ * the calling thread had its CPU (0-1; 1 for an empty stretch or one that
+ * lost under QUIET_LOST_FLOOR_NS). */
 void quiet_start(struct quiet_mark *m);
 double quiet_share(const struct quiet_mark *m);
 

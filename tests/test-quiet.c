@@ -48,9 +48,26 @@ static void wait_budget(void)
 	CHECK(quiet_probe(0.01) > 0, "a probe of 10 ms had some CPU");
 }
 
+/* The share from marks set back in time: a stretch that lost less than
+ * the floor lost nothing; one that lost most of its wall time, most. */
+static void share_floor(void)
+{
+	struct quiet_mark m;
+
+	quiet_start(&m);
+	m.wall_ns -= QUIET_LOST_FLOOR_NS / 2;
+	CHECK(quiet_share(&m) == 1.0, "%d us lost: share %g, expected 1", QUIET_LOST_FLOOR_NS / 2000,
+	      quiet_share(&m));
+	quiet_start(&m);
+	m.wall_ns -= 20 * (uint64_t)QUIET_LOST_FLOOR_NS;
+	CHECK(quiet_share(&m) < 0.1, "%d us lost of %d: share %g, expected under 0.1",
+	      20 * QUIET_LOST_FLOOR_NS / 1000, 20 * QUIET_LOST_FLOOR_NS / 1000, quiet_share(&m));
+}
+
 int main(void)
 {
 	policy();
+	share_floor();
 	wait_budget();
 	return test_done("quiet");
 }

@@ -382,13 +382,13 @@ static void test_pass_again(void)
 	struct repro_patience pt = { .patience_s = 0 };
 	struct repro_ctx rc = { .json = json_object(), .patience = &pt };
 	struct timespec ts = { 0, 20 * 1000 * 1000 };
-	struct repro_pass ps;
+	struct quiet_mark ps;
 	json_t *d;
 	uint64_t now = now_ns();
 
-	repro_pass_start(&ps);
+	quiet_start(&ps);
 	nanosleep(&ts, NULL);
-	CHECK(!repro_pass_again(&rc, &ps, repro_pass_share(&ps), "test", 3, json_pack("{s:f}", "x", 1.0)),
+	CHECK(!repro_pass_again(&rc, &ps, quiet_share(&ps), "test", 3, json_pack("{s:f}", "x", 1.0)),
 	      "no patience: not run again");
 	d = json_array_get(json_object_get(rc.json, "disturbed_passes"), 0);
 	CHECK(d && json_integer_value(json_object_get(d, "pass")) == 3 &&

@@ -90,7 +90,7 @@ struct align_assessment {
 };
 
 /* pass_med[i * npass + k]: median cost of placement i in pass k (> 0);
- * share: NULL, or per pass its CPU share (repro_pass_share: passes under
+ * share: NULL, or per pass its CPU share (quiet_share: passes under
  * REPRO_SHARE_MIN are disturbed). Fills *a and fig[0..nplace), the median
  * of each placement's undisturbed pass medians. 0, or -EINVAL (not
  * 2..ALIGN_NPLACE placements and 2..ALIGN_MAX_PASSES passes, or a figure

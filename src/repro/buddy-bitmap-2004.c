@@ -192,14 +192,14 @@ int buddy_legacy(unsigned trials, unsigned passes, long long mean[BUDDY_CASES], 
 	for (unsigned p = 0; p < passes; p++) {
 		size_t t0 = pass_first(p, trials, passes), t1 = pass_first(p + 1, trials, passes);
 		long long sum[BUDDY_CASES];
-		struct repro_pass ps;
+		struct quiet_mark ps;
 		double sh;
 
 		do {
 			json_t *figs;
 
 			memset(sum, 0, sizeof(sum));
-			repro_pass_start(&ps);
+			quiet_start(&ps);
 			for (size_t t = t0; t < t1; t++)
 				for (int cs = 0; cs < BUDDY_CASES; cs++) {
 					unsigned char fill = (unsigned char)(1 + (t * BUDDY_CASES + cs) % 127);
@@ -215,7 +215,7 @@ int buddy_legacy(unsigned trials, unsigned passes, long long mean[BUDDY_CASES], 
 					if (ticks)
 						ticks[(size_t)cs * trials + t] = (double)dt;
 				}
-			sh = repro_pass_share(&ps);
+			sh = quiet_share(&ps);
 			if (share)
 				share[p] = sh;
 			if (!rc)
@@ -677,13 +677,13 @@ static void modern_measure(struct repro_ctx *rc, struct modern *m)
 
 		for (size_t k = 0; k < m->nv; k++) {
 			size_t v = m->vlist[p & 1 ? m->nv - 1 - k : k];
-			struct repro_pass ps;
+			struct quiet_mark ps;
 			json_t *figs;
 			char what[64];
 
 			snprintf(what, sizeof(what), "variant %s", variants[v].name);
 			do {
-				repro_pass_start(&ps);
+				quiet_start(&ps);
 				for (int cs = 0; cs < BUDDY_MODERN_CASES; cs++)
 					buddy_modern_loop(v, cs, m->hot, &m->cold, m->iters, m->line);
 				for (size_t t = t0; t < t1; t++)
@@ -696,7 +696,7 @@ static void modern_measure(struct repro_ctx *rc, struct modern *m)
 							repro_cycles_per_op((double)ticks, cal->overhead_min,
 									    1, cal->ticks_per_cycle);
 					}
-				m->share[v][p] = repro_pass_share(&ps);
+				m->share[v][p] = quiet_share(&ps);
 				/* a pass run again: its medians, core cycles per loop */
 				figs = json_object();
 				for (int cs = 0; cs < BUDDY_MODERN_CASES; cs++)

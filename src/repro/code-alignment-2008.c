@@ -540,7 +540,7 @@ static void *ho_main(void *arg)
 	struct ho_worker *w = arg;
 	struct ho_shared *sh = w->sh;
 	struct unlock_line *l = sh->line;
-	struct repro_pass pass;
+	struct quiet_mark pass;
 	bool done;
 
 	w->err = topo_bind_thread(sh->t, w->cpu_os);
@@ -552,7 +552,7 @@ static void *ho_main(void *arg)
 		arch_cpu_relax();
 	if (w->err)
 		return NULL;
-	repro_pass_start(&pass);
+	quiet_start(&pass);
 	do {
 		uint64_t t;
 
@@ -566,7 +566,7 @@ static void *ho_main(void *arg)
 		sh->unlock(&l->lock);
 		arch_add_chain(UNLOCK_OUTSIDE_WORK / 64);
 	} while (!done);
-	w->share = repro_pass_share(&pass);
+	w->share = quiet_share(&pass);
 	return NULL;
 }
 
@@ -807,10 +807,10 @@ static int unlock_experiment(struct repro_ctx *rc, size_t npass)
 		return -ENOMEM;
 	fprintf(rc->out, "  threads on PUs %d and %d\n", os[0], os[1]);
 	for (size_t k = 0; k < npass && !ret; k++) {
-		struct repro_pass ps;
+		struct quiet_mark ps;
 
 		do {
-			repro_pass_start(&ps);
+			quiet_start(&ps);
 			ret = runner_stop ? -EINTR : unlock_pass(rc, pr, os, k, u);
 		} while (!ret && repro_pass_again(rc, &ps, u->share[k], "unlock", k,
 						  json_pack("{s:[o,o],s:[o,o],s:[o,o]}", "handover",
@@ -851,11 +851,11 @@ static int measure_passes(struct repro_ctx *rc, const struct align_probe *const 
 {
 	warm(sel, nsel, 0, mem, 300000000ull);
 	for (size_t k = 0; k < npass; k++) {
-		struct repro_pass pass;
+		struct quiet_mark pass;
 		json_t *figs;
 
 		do {
-			repro_pass_start(&pass);
+			quiet_start(&pass);
 			figs = json_object();
 			for (size_t pi = 0; pi < nsel; pi++) {
 				warm(sel + pi, 1, align_pass_index(k, 0), mem, PROBE_WARM_NS);
@@ -879,7 +879,7 @@ static int measure_passes(struct repro_ctx *rc, const struct align_probe *const 
 				}
 				json_object_set_new(figs, sel[pi]->name, pass_medians(&acc[pi][0], use, k));
 			}
-			share[k] = repro_pass_share(&pass);
+			share[k] = quiet_share(&pass);
 		} while (repro_pass_again(rc, &pass, share[k], "placements", k, figs));
 	}
 	return 0;

@@ -401,17 +401,6 @@ enum verdict repro_conclude(struct repro_ctx *rc, const struct repro_claim *c)
 	return v;
 }
 
-void repro_pass_start(struct repro_pass *p)
-{
-	p->wall0 = now_ns();
-	p->cpu0 = thread_cpu_ns();
-}
-
-double repro_pass_share(const struct repro_pass *p)
-{
-	return (double)(thread_cpu_ns() - p->cpu0) / (double)(now_ns() - p->wall0 + 1);
-}
-
 /* Seconds the patience has left at now. */
 static double patience_left(const struct repro_patience *pt, uint64_t now)
 {
@@ -428,12 +417,12 @@ bool repro_patience_pays(const struct repro_patience *pt, double took_s, uint64_
 	return patience_left(pt, now) >= QUIET_WINDOW_S + took_s;
 }
 
-bool repro_pass_again(struct repro_ctx *rc, const struct repro_pass *p, double share,
+bool repro_pass_again(struct repro_ctx *rc, const struct quiet_mark *p, double share,
 		      const char *what, size_t pass, json_t *figs)
 {
 	struct repro_patience *pt = rc->patience;
 	uint64_t now = now_ns();
-	double took = (double)(now - p->wall0) / 1e9, waited = 0;
+	double took = (double)(now - p->wall_ns) / 1e9, waited = 0;
 	bool again = false;
 	json_t *d, *o;
 

@@ -13,6 +13,7 @@
 
 #include "clock.h"
 #include "config.h"
+#include "quiet.h"
 #include "report.h"
 #include "stats.h"
 #include "topo.h"
@@ -122,7 +123,7 @@ struct repro_claim {
 	const double *ea, *eb;		/* per pass, paired: a's and b's cost (> 0) */
 	size_t n;			/* passes */
 	const double *share;		/* NULL, or per pass the share of its wall time the
-					 * thread had its CPU (repro_pass_share); passes
+					 * thread had its CPU (quiet_share); passes
 					 * under REPRO_SHARE_MIN are left out, and said so */
 	const char *pub_unit;		/* of pub_*: "cycles" */
 	double pub_a, pub_b;		/* NAN: the post gives none */
@@ -163,20 +164,14 @@ void repro_unjudged(struct repro_ctx *rc, const char *what, const char *a, const
 /* v[0..n) as a JSON array, null where not finite. */
 json_t *repro_doubles_json(const double *v, size_t n);
 
-/* The CPU share of a pass: start before it, read after it. */
-struct repro_pass {
-	uint64_t wall0, cpu0;
-};
-void repro_pass_start(struct repro_pass *p);
-double repro_pass_share(const struct repro_pass *p);
 /* After pass `pass` of `what`, started at p, with share of its CPU (at
- * least repro_pass_share(p); less where a part of it had less): a
+ * least quiet_share(p); less where a part of it had less): a
  * disturbed one (under REPRO_SHARE_MIN) is kept in rc->json
  * ["disturbed_passes"] with figs (taken; NULL: none, its figures stay in
  * its slot), and when rc->patience pays for a quiet window and another pass
  * as long, the thread waits for one: true means run the pass again into
  * its slot. The kept record says which. */
-bool repro_pass_again(struct repro_ctx *rc, const struct repro_pass *p, double share,
+bool repro_pass_again(struct repro_ctx *rc, const struct quiet_mark *p, double share,
 		      const char *what, size_t pass, json_t *figs);
 /* What a reproduction did under load since before (a copy of
  * *c->patience taken before it ran): its wait, the passes it ran again and

@@ -370,12 +370,12 @@ static void spin_barrier(unsigned *arrived, unsigned total)
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
-	struct repro_pass p;
+	struct quiet_mark p;
 	long cs0, cs1, cs2, cs3;
 
 	w->ret = topo_bind_thread(w->t, w->cpu_os);
 	spin_barrier(&w->arrived[0], w->total);
-	repro_pass_start(&p);
+	quiet_start(&p);
 	cs0 = repro_preemptions();
 	w->st.alloc_start = arch_timer_start();
 	for (size_t i = 0; i < w->n; i++)
@@ -391,7 +391,7 @@ static void *worker_main(void *arg)
 	w->st.free_end = arch_timer_stop();
 	cs3 = repro_preemptions();
 	aslab_stats(w->c, w->tid, &w->s[1]);
-	w->share = repro_pass_share(&p);
+	w->share = quiet_share(&p);
 	/* preempted inside a timed phase (the barrier waits do not count) */
 	w->preempted = cs1 != cs0 || cs3 != cs2;
 	for (size_t i = 0; i < w->n && !w->ret; i++)
@@ -453,7 +453,7 @@ enum pf_field {
 	PF_LOCKS,	/* node-lock acquisitions per op */
 	PF_TAKEN,	/* the share of them that found the lock taken */
 	PF_WAIT,	/* ticks per op spent waiting for it */
-	PF_SHARE,	/* not per phase: the least CPU share of a worker (repro_pass_share) */
+	PF_SHARE,	/* not per phase: the least CPU share of a worker (quiet_share) */
 };
 struct pass_fig {
 	double f[PF_SHARE][2];	/* [field][phase] */
@@ -600,11 +600,11 @@ static int run_size(const struct conc_run *r, size_t size, struct conc_size *z)
 	while (z->got < r->reps && z->tries < MAX_PASS_FACTOR * r->reps) {
 		size_t k = z->tries++;
 		json_t *figs = json_object();
-		struct repro_pass ps;
+		struct quiet_mark ps;
 		double share = 1;
 		bool ok = true;
 
-		repro_pass_start(&ps);
+		quiet_start(&ps);
 		for (int j = 0; j < 2; j++) {
 			int v = k % 2 ? 1 - j : j;
 			int ret;

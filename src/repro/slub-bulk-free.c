@@ -522,7 +522,7 @@ static int time_loop(struct bulk_score *x, enum bulk_algo a, double *per_obj, do
 		     struct bulk_ops *ops)
 {
 	struct bulk_stats s0;
-	struct repro_pass ps;
+	struct quiet_mark ps;
 	double ticks, objs = (double)(x->rounds * x->bulk);
 	int tries = 0, ret;
 	long cs;
@@ -530,10 +530,10 @@ static int time_loop(struct bulk_score *x, enum bulk_algo a, double *per_obj, do
 	do {
 		cs = repro_preemptions();
 		s0 = x->c->st;
-		repro_pass_start(&ps);
+		quiet_start(&ps);
 		ret = x->pool ? time_spread(x, a, &ticks)
 			      : time_rounds(x->c, a, x->p, x->bulk, x->rounds, x->overhead, &ticks);
-		*share = repro_pass_share(&ps);
+		*share = quiet_share(&ps);
 		if (ret < 0)
 			return ret;
 	} while (repro_preemptions() != cs && ++tries <= MAX_REDO && ++x->redone);
@@ -550,14 +550,14 @@ static int run_passes(struct bulk_score *x, const enum bulk_algo *algos, size_t 
 	snprintf(what, sizeof(what), "bulk %zu%s", x->bulk, x->pool ? ", many slabs" : "");
 	r->bulk = x->bulk;
 	for (size_t k = 0; k < x->reps; k++) {
-		struct repro_pass ps;
+		struct quiet_mark ps;
 		json_t *figs;
 		double least;
 
 		do {
 			/* the pass's share is its least disturbed loop's */
 			least = 1;
-			repro_pass_start(&ps);
+			quiet_start(&ps);
 			for (size_t i = 0; i < na; i++) {
 				enum bulk_algo a = algos[k & 1 ? na - 1 - i : i];
 				double share;
@@ -571,7 +571,7 @@ static int run_passes(struct bulk_score *x, const enum bulk_algo *algos, size_t 
 			for (size_t i = 0; i < na; i++)
 				json_object_set_new(figs, bulk_algo_names[algos[i]],
 						    report_real(r->pass[algos[i]][k]));
-			r->share[k] = fmin(repro_pass_share(&ps), least);
+			r->share[k] = fmin(quiet_share(&ps), least);
 		} while (repro_pass_again(x->rc, &ps, r->share[k], what, k, figs));
 	}
 	for (size_t i = 0; i < na; i++)

@@ -830,10 +830,10 @@ static int measure(struct slub_run *r, enum slub_fastpath fp, int test, const en
 
 	snprintf(what, sizeof(what), "%s, test %d", slub_fastpath_names[fp], test);
 	for (size_t k = 0; k < r->reps; k++) {
-		struct repro_pass pass;
+		struct quiet_mark pass;
 
 		do {
-			repro_pass_start(&pass);
+			quiet_start(&pass);
 			for (size_t si = 0; si < r->nsizes; si++) {
 				for (size_t j = 0; j < nv; j++) {
 					size_t o = (j + k / 2) % nv;
@@ -843,7 +843,7 @@ static int measure(struct slub_run *r, enum slub_fastpath fp, int test, const en
 						return ret;
 				}
 			}
-			r->share[k] = repro_pass_share(&pass);
+			r->share[k] = quiet_share(&pass);
 		} while (repro_pass_again(r->rc, &pass, r->share[k], what, k,
 					  pass_json(r, test, vs, nv, k)));
 	}

@@ -147,6 +147,29 @@ mount -t debugfs debugfs /sys/kernel/debug
 mount -t devtmpfs dev /dev
 echo "@@ boot \$(uname -r) cpus \$(grep -c ^processor /proc/cpuinfo)"
 export ATOMCOST_KMOD=/atomcost.ko
+up() { cut -d' ' -f1 /proc/uptime; }
+# the watchdog: a step unchanged for 150 s is a hang, said ("@@ hung STEP")
+# with every task's state and the kernel's stack of those in D, and the
+# guest powers off, rather than the host's timeout ending it unexplained
+step() { echo "\$* at \$(up) s" >/step; }
+watch() {
+	l= t=0
+	while sleep 10; do
+		s=\$(cat /step); now=\$(up); now=\${now%.*}
+		[ "\$s" = "\$l" ] || { l=\$s; t=\$now; }
+		[ \$((now - t)) -lt 150 ] && continue
+		echo "@@ hung \$s, now \$(up) s"
+		for p in /proc/[0-9]*; do
+			t=\$(cut -d' ' -f1-3 \$p/stat)
+			echo "@@ hungps \$t \$(cat \$p/wchan) \$(tr '\\0' ' ' <\$p/cmdline | cut -c1-80)"
+			case "\$t" in *' D') sed 's/^/@@ hungstack /' \$p/stack ;; esac
+		done
+		dmesg | tail -40 | sed 's/^/@@ hungdmesg /'
+		poweroff -f
+	done
+}
+step boot
+(watch &)	# not a child of the script (the waits below wait for theirs)
 if grep -q ac_qemu64 /proc/cmdline; then	# the second boot: -cpu qemu64
 	/atomcost run --context kernel --cpu $CPU --max-seconds 0.002 set_bit -o /q.json >/dev/null 2>/err
 	echo "@@ ac qemu64 \$? \$([ -e /sys/module/atomcost ] && echo loaded || echo unloaded)"
@@ -161,6 +184,7 @@ sed 's/^/@@ list /' \$D/probes
 for p in \$(awk -F'\t' '\$5 != "skipped" { print \$1 }' \$D/probes); do
 	c=$CPU
 	case \$p in *_concurrent:*) c=0 ;; esac	# every online CPU at once
+	step probe \$p
 	if echo "\$p \$c $SAMPLES $ITERS" >\$D/run; then
 		echo "@@ begin \$p"; sed 's/^/@@ /' \$D/run; echo "@@ done \$p"
 	else
@@ -170,18 +194,18 @@ done
 # an interrupted run: the writer killed mid-run must stop it (err -EINTR)
 (echo "set_bit $CPU 100000 1000" >\$D/run) &
 sleep 2
-kill -9 \$! && wait
+kill -9 \$! && wait \$!
 echo "@@ begin killed"; grep -v '^sample ' \$D/run | sed 's/^/@@ /'; echo "@@ done killed"
 # hostile requests (docs/kernel.md, "Budgets and refusals"): "@@ req TAG
 # ok|refused MESSAGE", then each stopped run's keys as a probe's
 # (echo, not printf: busybox echo says the errno of a failed write)
 req() {
+	step req \$1
 	if echo "\$2" >\$D/run 2>/e; then echo "@@ req \$1 ok"; else echo "@@ req \$1 refused \$(cat /e)"; fi
 }
 show() { echo "@@ begin \$1"; grep -v '^sample ' \$D/run | sed 's/^/@@ /'; echo "@@ done \$1"; }
-up() { cut -d' ' -f1 /proc/uptime; }
 # after each case the module unloads ("@@ unload CASE") and loads again
-cycle() { rmmod atomcost && echo "@@ unload \$1"; insmod /atomcost.ko; }
+cycle() { step unload \$1; rmmod atomcost && echo "@@ unload \$1"; insmod /atomcost.ko; }
 req mem800 "kmalloc_concurrent:4096 0 1 100000"
 req memavail "kmalloc_concurrent:4096 0 1 10000"
 cycle memory
@@ -198,7 +222,7 @@ t0=\$(up); req long "kmem_cache_alloc_bulk:250 $CPU 1 100000"; show long; echo "
 cycle long
 (echo "kmem_cache_alloc_bulk:250 $CPU 1 100000" >\$D/run) &
 sleep 2
-kill -9 \$! && wait
+kill -9 \$! && wait \$!
 show killbulk
 cycle killbulk
 req spin "spin_lock $CPU 2 100000"; show spin
@@ -206,7 +230,7 @@ cycle spin
 (echo "set_bit $CPU 100000 1000" >\$D/run) &
 sleep 2
 echo 0 >/sys/devices/system/cpu/cpu$CPU/online && echo "@@ offline ok"
-wait
+wait \$!
 show hotplug
 echo 1 >/sys/devices/system/cpu/cpu$CPU/online && echo "@@ online ok"
 cycle hotplug
@@ -221,7 +245,7 @@ rmmod atomcost && echo "@@ rmmod ok" && echo "@@ unload fuzz"
 [ -e \$D ] && echo "@@ still loaded"
 # the command itself (docs/kernel.md): every probe, then interrupted,
 # killed, refused; "@@ ac CASE EXIT LOADED" each
-ac() { [ -e /sys/module/atomcost ] && l=loaded || l=unloaded; echo "@@ ac \$1 \$2 \$l"; }
+ac() { [ -e /sys/module/atomcost ] && l=loaded || l=unloaded; echo "@@ ac \$1 \$2 \$l"; step after \$1; }
 echo "@@ \$(grep -m1 '^model name' /proc/cpuinfo)"
 /atomcost run --context kernel --cpu $CPU --max-seconds 0.002 -o /r.json >/dev/null 2>/err
 ac run \$?
@@ -375,6 +399,8 @@ check() {
 	$1 == "still" { fail("the module is still loaded after rmmod") }
 	$1 == "dmesg" && /WARNING:|BUG:|BUG at|Oops|general protection fault|Call Trace:|RIP: / { fail("dmesg: " $0) }
 	$1 == "finished" { finished = 1 }
+	$1 == "hung" { fail("the guest hung: " substr($0, 6)) }
+	$1 ~ /^hung(ps|stack|dmesg)$/ { print "  " $0 }
 	$1 == "req" { req[$2] = $3; msg[$2] = $0 }
 	$1 == "unload" { unloaded[$2] = 1 }
 	$1 == "secs" { secs[$2] = $4 - $3 }

@@ -366,12 +366,41 @@ static void test_unjudged_json(void)
 	      json_integer_value(json_object_get(o, "kept_disturbed")) == 1 &&
 	      json_real_value(json_object_get(o, "waited_s")) == 1.5, "load: what it did, what it left");
 	CHECK(text && strstr(text, "conclusion in the kernel: no verdict: emulated: not a measurement\n") &&
-	      strstr(text, "under load: waited 1.5 s for quiet windows, ran 2 disturbed passes again, "
+	      strstr(text, "under load: waited 1.5 s for quiet windows, timed 0 disturbed figures and ran 2 "
+			   "disturbed passes again, "
 			   "kept 1 disturbed out of the judgments: no patience to wait with (patience 0 s); "
 			   "2 of 3 conclusions unjudged"), "printed: %s", text);
 	report_round_trip(rc.json);
 	json_decref(rc.json);
 	free(text);
+}
+
+/* A figure's timing taken again while disturbed (the thread slept 20 ms of
+ * it), within the patience and the tries; a clean one once. */
+static void test_figure_again(void)
+{
+	struct repro_patience pt = { .patience_s = 10 };
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	struct repro_figure f = { .pt = &pt };
+	double share;
+	unsigned n = 0;
+
+	do {
+		repro_figure_start(&f);
+		nanosleep(&ts, NULL);
+	} while (repro_figure_again(&f, &share) && ++n < 100);
+	CHECK(f.tries == REPRO_FIGURE_TRIES && pt.retimed == REPRO_FIGURE_TRIES - 1 && pt.repeat_s > 0.1 &&
+	      share < REPRO_SHARE_MIN, "a disturbed figure: %u tries, %u retimed, %g s charged, share %g",
+	      f.tries, pt.retimed, pt.repeat_s, share);
+	pt = (struct repro_patience){ .patience_s = 0 };
+	f = (struct repro_figure){ .pt = &pt };
+	repro_figure_start(&f);
+	nanosleep(&ts, NULL);
+	CHECK(!repro_figure_again(&f, &share) && pt.retimed == 0, "no patience: not timed again");
+	f = (struct repro_figure){ 0 };
+	repro_figure_start(&f);
+	CHECK(!repro_figure_again(&f, &share) && share == 1.0 && f.tries == 1, "a clean figure: once (share %g)",
+	      share);
 }
 
 /* A disturbed pass (the thread slept: it had almost none of its CPU) is
@@ -1106,6 +1135,7 @@ int main(void)
 	test_conclude_json();
 	test_unjudged_json();
 	test_pass_again();
+	test_figure_again();
 	test_say_calibration();
 	test_machine_changes();
 	test_claims_prior();

@@ -468,7 +468,7 @@ void repro_say_load(struct repro_ctx *c, const struct repro_patience *before)
 	const struct repro_patience *pt = c->patience;
 	double waited = pt->waited_s - before->waited_s;
 	unsigned again = pt->repeated - before->repeated;
-	unsigned kept = pt->kept_disturbed - before->kept_disturbed;
+	unsigned kept = pt->kept_disturbed - before->kept_disturbed, retimed = pt->retimed - before->retimed;
 	json_t *un = json_array(), *o;
 	size_t i, n = 0;
 	char budget[64];
@@ -483,16 +483,18 @@ void repro_say_load(struct repro_ctx *c, const struct repro_patience *before)
 							    "reason", json_object_get(o, "reason")));
 		n++;
 	}
-	fprintf(c->out, "under load: waited %.1f s for quiet windows, ran %u disturbed pass%s "
-			"again, kept %u disturbed%s (patience %s); %zu of %zu conclusions unjudged%s\n",
-		waited, again, again == 1 ? "" : "es", kept,
+	fprintf(c->out, "under load: waited %.1f s for quiet windows, timed %u disturbed figure%s and "
+			"ran %u disturbed pass%s again, kept %u disturbed%s (patience %s); %zu of %zu "
+			"conclusions unjudged%s\n",
+		waited, retimed, retimed == 1 ? "" : "s", again, again == 1 ? "" : "es", kept,
 		!kept ? "" : pt->patience_s == 0 ? " out of the judgments: no patience to wait with"
 					    : " out of the judgments: the patience ran out", budget, json_array_size(un),
 		n, json_array_size(un) ? " (their reasons above)" : "");
 	json_object_set_new(c->json, "load",
-			    json_pack("{s:o,s:f,s:i,s:i,s:o}", "patience_s",
+			    json_pack("{s:o,s:f,s:i,s:i,s:i,s:o}", "patience_s",
 				      pt->patience_s >= 0 ? json_real(pt->patience_s) : json_null(),
-				      "waited_s", waited, "repeated", (int)again, "kept_disturbed",
+				      "waited_s", waited, "retimed", (int)retimed, "repeated", (int)again,
+				      "kept_disturbed",
 				      (int)kept, "unjudged", un));
 }
 
@@ -510,6 +512,30 @@ long repro_preemptions(void)
 	struct rusage ru;
 
 	return getrusage(RUSAGE_THREAD, &ru) ? -1 : ru.ru_nivcsw;
+}
+
+void repro_figure_start(struct repro_figure *f)
+{
+	f->tries++;
+	f->cs = repro_preemptions();
+	quiet_start(&f->m);
+}
+
+bool repro_figure_again(struct repro_figure *f, double *share)
+{
+	uint64_t now = now_ns();
+	double took = (double)(now - f->m.wall_ns) / 1e9;
+
+	*share = quiet_share(&f->m);
+	if (!(*share < REPRO_SHARE_MIN || repro_preemptions() != f->cs) || f->tries >= REPRO_FIGURE_TRIES)
+		return false;
+	if (f->pt && patience_left(f->pt, now) < took)
+		return false;
+	if (f->pt) {
+		f->pt->repeat_s += took;
+		f->pt->retimed++;
+	}
+	return true;
 }
 
 /* ---- kernel mode (context = kernel) ---- */

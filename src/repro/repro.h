@@ -42,6 +42,7 @@ struct repro_patience {
 	double waited_s;	/* in quiet_wait */
 	double repeat_s;	/* in passes that were run again */
 	unsigned repeated;	/* passes run again */
+	unsigned retimed;	/* figures timed again (repro_figure_again) */
 	unsigned kept_disturbed;	/* disturbed passes not run again: the patience ran out */
 };
 
@@ -186,6 +187,25 @@ void repro_say_calibration(const struct calibration *cal, FILE *out, json_t *j);
 bool repro_patience_pays(const struct repro_patience *pt, double took_s, uint64_t now);
 /* Involuntary context switches of the calling thread so far; -1: unknown. */
 long repro_preemptions(void);
+
+/* One figure's timing, taken again until it ran clean: no involuntary
+ * context switch, and its CPU share at least REPRO_SHARE_MIN (quiet.h: a
+ * loss under QUIET_LOST_FLOOR_NS is none), at most REPRO_FIGURE_TRIES
+ * times. Under load a timing shorter than the slices the scheduler gives
+ * the thread mostly runs whole: a pass keeps its figures clean instead
+ * of being left out whole. A try taken again is the patience's (pt, when
+ * set: its repeat_s; none when the patience cannot pay for it). The loop:
+ *	do { repro_figure_start(&f); ...time it... } while (repro_figure_again(&f, &share));
+ * share: the last try's; f.tries: how many were taken. */
+#define REPRO_FIGURE_TRIES 8
+struct repro_figure {
+	struct repro_patience *pt;	/* NULL: tries bounded by the count alone */
+	struct quiet_mark m;
+	long cs;
+	unsigned tries;
+};
+void repro_figure_start(struct repro_figure *f);
+bool repro_figure_again(struct repro_figure *f, double *share);
 
 /* Core cycles per op from a timed loop: (ticks - overhead) / ops /
  * ticks_per_cycle; NAN when ops or ticks_per_cycle is not positive. The

@@ -440,7 +440,7 @@ struct bulk_score {
 	double tpc;
 	struct bulk_run *res;
 	struct bulk_cache *c;
-	size_t bulk, rounds, redone;	/* redone: loops taken again (preempted) */
+	size_t bulk, rounds, redone;	/* redone: loops taken again (disturbed) */
 	double overhead;	/* the fixed timer-pair cost, ticks */
 	void **pool;		/* the many-slab case: spread * objs objects */
 	uint64_t cursor;
@@ -512,31 +512,25 @@ static int time_spread(struct bulk_score *x, enum bulk_algo a, double *ticks)
 	return 0;
 }
 
-/* A loop during which the thread was preempted measured something else:
- * take it again, up to this many times. */
-#define MAX_REDO 8
-
-/* One loop of algorithm a, taken again while preempted; ticks per object,
- * the loop's CPU share and its ops per object. */
+/* One loop of algorithm a, taken again until clean (repro_figure_again);
+ * ticks per object, the loop's CPU share and its ops per object. */
 static int time_loop(struct bulk_score *x, enum bulk_algo a, double *per_obj, double *share,
 		     struct bulk_ops *ops)
 {
+	struct repro_figure f = { .pt = x->rc->patience };
 	struct bulk_stats s0;
-	struct quiet_mark ps;
 	double ticks, objs = (double)(x->rounds * x->bulk);
-	int tries = 0, ret;
-	long cs;
+	int ret;
 
 	do {
-		cs = repro_preemptions();
 		s0 = x->c->st;
-		quiet_start(&ps);
+		repro_figure_start(&f);
 		ret = x->pool ? time_spread(x, a, &ticks)
 			      : time_rounds(x->c, a, x->p, x->bulk, x->rounds, x->overhead, &ticks);
-		*share = quiet_share(&ps);
 		if (ret < 0)
 			return ret;
-	} while (repro_preemptions() != cs && ++tries <= MAX_REDO && ++x->redone);
+	} while (repro_figure_again(&f, share));
+	x->redone += f.tries - 1;
 	*per_obj = ticks / objs;
 	bulk_ops_per_object(&s0, &x->c->st, objs, ops);
 	return 0;
@@ -851,7 +845,7 @@ static int run_main(struct bulk_score *x)
 		json_main_row(x, jmain, r);
 	}
 	if (!ret)
-		fprintf(x->rc->out, "(%zu timed loops taken again: the thread was preempted during "
+		fprintf(x->rc->out, "(%zu timed loops taken again: the thread was preempted or lost its CPU during "
 				    "them)\n", x->redone);
 	bulk_cache_destroy(x->c);
 	x->c = NULL;
@@ -1086,7 +1080,7 @@ static int run_spread(struct bulk_score *x)
 		fflush(rc->out);
 	}
 	if (!ret)
-		fprintf(rc->out, "(%zu timed loops taken again: the thread was preempted during "
+		fprintf(rc->out, "(%zu timed loops taken again: the thread was preempted or lost its CPU during "
 				 "them)\n", x->redone);
 out:
 	free(x->pool);

@@ -319,16 +319,33 @@ BEGIN {
 }' >"$B/root/fuzz.txt" || exit 1
 (cd "$B/root" && find . | "$BUSYBOX" cpio -o -H newc >"$B/initrd.cpio" 2>/dev/null) || exit 1
 
-echo "booting $KVER in qemu-system-x86_64 (TCG: emulated, not a measurement)"
-start=$(date +%s)
-# slub_debug on the module's cache: an object left at rmmod is a BUG line
-# (Debian's kernel has no kmemleak: CONFIG_DEBUG_KMEMLEAK is not set)
-timeout 400 qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 512 -nographic -no-reboot \
-	-nic none -kernel "/boot/vmlinuz-$KVER" -initrd "$B/initrd.cpio" \
-	-append "console=ttyS0 panic=-1 loglevel=3 oops=panic slub_debug=FZPU,atomcost" \
-	</dev/null >"$B/serial.log" 2>&1
-echo "qemu exit $? after $(($(date +%s) - start)) s; serial log: $B/serial.log"
-tr -d '\r' <"$B/serial.log" | sed -n 's/^@@ //p' >"$B/out.log"
+# boot LOG: the guest once, its serial console into LOG, the "@@ " lines
+# into out.log. slub_debug on the module's cache: an object left at rmmod
+# is a BUG line (Debian's kernel has no kmemleak: CONFIG_DEBUG_KMEMLEAK is
+# not set).
+boot() {
+	local start=$(date +%s)
+
+	echo "booting $KVER in qemu-system-x86_64 (TCG: emulated, not a measurement)"
+	timeout 300 qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 512 -nographic -no-reboot \
+		-nic none -kernel "/boot/vmlinuz-$KVER" -initrd "$B/initrd.cpio" \
+		-append "console=ttyS0 panic=-1 loglevel=3 oops=panic slub_debug=FZPU,atomcost" \
+		</dev/null >"$1" 2>&1
+	echo "qemu exit $? after $(($(date +%s) - start)) s; serial log: $1"
+	tr -d '\r' <"$1" | sed -n 's/^@@ //p' >"$B/out.log"
+}
+# A guest that stopped short (its watchdog's "hung", or qemu's timeout)
+# boots once more, and the first one's end is printed: under TCG the
+# guest stopped twice in about fifteen boots, at different steps (in the
+# 2015 reproduction, in the lockdown case), the cause not yet known: the
+# watchdog's report says where the next one stops. The second boot is
+# checked as the first.
+boot "$B/serial.log"
+if ! grep -qx finished "$B/out.log"; then
+	echo "WARNING: the guest stopped short; its last lines and the watchdog's report:"
+	grep -v '^\(sample\|list\|json\|k[0-9]* json\) ' "$B/out.log" | tail -60 | sed 's/^/  first boot: /'
+	boot "$B/serial-again.log"
+fi
 # the second boot: -cpu qemu64, whose model name does not say TCG
 start=$(date +%s)
 timeout 200 qemu-system-x86_64 -accel tcg -cpu qemu64 -smp 2 -m 512 -nographic -no-reboot \

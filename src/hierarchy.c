@@ -611,7 +611,7 @@ static long long size_or_none(size_t v)
 static void span_out(const struct hierarchy_level *lv, const size_t *bytes,
 		     struct hier_level_out *o)
 {
-	*o = (struct hier_level_out){ .has = 0x1fu << HL_CYCLES, .cycles = lv->core.cycles,
+	*o = (struct hier_level_out){ .has = HAS_KEYS(HL_CYCLES, HL_SEEN), .cycles = lv->core.cycles,
 		.ns = lv->core.ns, .first_bytes = (long long)bytes[lv->first],
 		.last_bytes = (long long)bytes[lv->last], .epochs_seen = (int)lv->seen };
 }
@@ -631,7 +631,7 @@ static void level_out(const struct knees *k, size_t l, size_t walk, const size_t
 	o->memory = lv->memory;
 	o->ns = isnan(o->ns) ? 0.0 : o->ns;
 	if (lv->inner.cycles > 0) {
-		o->has |= 0xfu << HL_INNER;
+		o->has |= HAS_KEYS(HL_INNER_CYCLES, HL_INNER_TO);
 		o->inner_cycles = lv->inner.cycles;
 		o->inner_ns = isnan(lv->inner.ns) ? 0.0 : lv->inner.ns;
 		o->inner_from = (long long)bytes[lv->inner.first];
@@ -641,7 +641,7 @@ static void level_out(const struct knees *k, size_t l, size_t walk, const size_t
 	o->walk_bytes = (long long)walk;
 	if (lv->memory || lv->shelf)
 		return;
-	o->has |= 0xffu << HL_SIZE;
+	o->has |= HAS_KEYS(HL_SIZE, HL_EFFECTIVE_SHARE);
 	o->size_bytes = (long long)lv->size_bytes;
 	o->size_lo = (long long)lv->size_lo;
 	o->size_hi = size_or_none(lv->size_hi);
@@ -677,8 +677,8 @@ void hierarchy_combine(struct hierarchy_section *s, const struct hierarchy_sweep
 	size_t xb[HIER_MAX_POINTS], nlev, n4k = s->tlb.ncycles_4k;
 	double c[HIER_MAX_POINTS], t[HIER_MAX_POINTS];
 
-	s->has = ((1u << HS__COUNT) - 1) & ~(1u << HS_PASSES);
-	s->pages.has = 0x1f;
+	s->has = HAS_ALL(HS__COUNT) & ~(1u << HS_PASSES);
+	s->pages.has = HAS_ALL(HPG__COUNT);
 	snprintf(s->method, sizeof(s->method), "%s", "dependent random chase, one pointer per 64-byte line, "
 		 "single cycle; epochs of fresh buffers, each point the median over them");
 	s->nper_epoch = s->epochs < HIER_MAX_EPOCHS ? (size_t)s->epochs : HIER_MAX_EPOCHS;
@@ -691,7 +691,7 @@ void hierarchy_combine(struct hierarchy_section *s, const struct hierarchy_sweep
 			lo = fmin(lo, ep[e]);
 			hi = fmax(hi, ep[e]);
 		}
-		p->has = 0xffu & ~(1u << HP_PASS_SPREAD);
+		p->has = HAS_ALL(HP__COUNT) & ~(1u << HP_PASS_SPREAD);
 		xb[i] = (size_t)p->bytes;
 		c[i] = p->cycles = stats_median(ep, s->nper_epoch);
 		t[i] = p->ns = epoch_median(w->ep_ns, s->nper_epoch, i);
@@ -702,7 +702,7 @@ void hierarchy_combine(struct hierarchy_section *s, const struct hierarchy_sweep
 
 		ep->ncache_sizes = levels_of(xb, ep->cycles, w->ep_ns[e], s->npoints, one, &nlev,
 					     &ep->memory);
-		ep->has = 0x1f;
+		ep->has = HAS_ALL(HE__COUNT);
 		ep->caches = (int)ep->ncache_sizes;
 		ep->ncycles = s->npoints;
 		for (size_t l = 0; l < ep->ncache_sizes; l++) {
@@ -716,7 +716,7 @@ void hierarchy_combine(struct hierarchy_section *s, const struct hierarchy_sweep
 	count_seen(&k, s);	/* the ranges again, against the levels left */
 	match_hwloc(&k, s);
 	levels_out(&k, xb, s);
-	s->tlb.has = n4k ? 0xf : 0;	/* no 4 KiB-page walk: null */
+	s->tlb.has = n4k ? HAS_ALL(HT__COUNT) : 0;	/* no 4 KiB-page walk: null */
 	if (!n4k)
 		return;
 	for (size_t i = 0; i < n4k; i++)

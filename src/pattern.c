@@ -659,7 +659,7 @@ static void pattern_info(const struct run_state *s, enum variant v, struct patte
 	snprintf(pi->name, sizeof(pi->name), "%s", s->pat->name);
 	snprintf(pi->variant, sizeof(pi->variant), "%s", variant_names[v]);
 	if (b) {
-		pi->has |= (1u << (PX_SETUP + 1)) - (1u << PX_LINES);
+		pi->has |= HAS_KEYS(PX_LINES, PX_SETUP);
 		pi->lines = (long long)b->nlines;
 		pi->page_bytes = (long long)b->page_bytes;
 		snprintf(pi->thp_mode, sizeof(pi->thp_mode), "%s", b->thp_mode);

@@ -121,7 +121,8 @@ static int run_epoch(struct topo *t, struct run_opts *o, const struct probe *con
 	/* cpu_share: the share of the epoch's wall time this thread had its
 	 * CPU; another task on the PU takes it away without a migration */
 	ep = &rep->epochs[rep->nepochs++];
-	*ep = (struct epoch_out){ .has = (1u << EP_RERUN) - 1, .epoch = (int)epoch, .ticks_per_cycle = seg.cal.ticks_per_cycle,
+	*ep = (struct epoch_out){ .has = HAS_KEYS(EP_EPOCH, EP_PARTIAL), .epoch = (int)epoch,
+				  .ticks_per_cycle = seg.cal.ticks_per_cycle,
 				  .timer_hz = seg.cal.timer_hz, .wall_s = seg.wall_s, .partial = seg.partial,
 				  .cpu_share = quiet_share(&qm) };
 	snprintf(ep->step, sizeof(ep->step), "%s", tag ? tag : "");
@@ -709,7 +710,7 @@ static int characterization(struct topo *t, struct run_opts *o, const struct pro
 			break;
 		}
 		st = &cm->steps[cm->nsteps++];
-		*st = (struct charz_step){ .has = 7, .seconds = (now_ns() - s0) / 1e9 };
+		*st = (struct charz_step){ .has = HAS_ALL(CZS__COUNT), .seconds = (now_ns() - s0) / 1e9 };
 		snprintf(st->step, sizeof(st->step), "%s", steps[i].name);
 		snprintf(st->status, sizeof(st->status), "%s", status);
 	}

@@ -220,8 +220,8 @@ static void section_init(struct splitlock_section *r, bool supported)
 				   1u << SL_SUPPORTED | 1u << SL_UNSUPPORTED | 1u << SL_KERNEL,
 		.supported = supported, .insn = ARCH_INSN_ADD, .split_offset = SPLIT_OFFSET,
 		.misaligned_offset = MISALIGNED_OFFSET,
-		.ratio_denominator = { .has = 7, .what = "none" },
-		.kernel = { .has = 0x3f, .flag_split_lock_detect = k.flag_split_lock_detect,
+		.ratio_denominator = { .has = HAS_ALL(SLR__COUNT), .what = "none" },
+		.kernel = { .has = HAS_ALL(SLK__COUNT), .flag_split_lock_detect = k.flag_split_lock_detect,
 			    .flag_bus_lock_detect = k.flag_bus_lock_detect,
 			    .split_lock_mitigate = k.mitigate },
 	};

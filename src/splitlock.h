@@ -52,7 +52,7 @@ int splitlock_guarded(void (*fn)(void *arg), void *arg);
 /* The section's keys when a split lock was measured: all but skipped and
  * unsupported. */
 #define SPLITLOCK_HAS_MEASURED \
-	(((1u << SL__COUNT) - 1) & ~(1u << SL_SKIPPED | 1u << SL_UNSUPPORTED))
+	(HAS_ALL(SL__COUNT) & ~(1u << SL_SKIPPED | 1u << SL_UNSUPPORTED))
 
 /* Time `max_ops` (rounded to 64, 0: 4096) split `lock add`s and as many
  * aligned ones on the calling (pinned, calibrated) thread, into the report's

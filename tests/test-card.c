@@ -51,7 +51,7 @@ static void add(struct report *rep, const char *name, enum probe_mode m, const c
 static void set_placement(struct result *r, const char *placement)
 {
 	r->extra.has |= 1u << RX_CONTENTION;
-	r->extra.contention.has |= 1u << 1;	/* "placement" */
+	r->extra.contention.has |= 1u << CP_PLACEMENT;
 	r->extra.contention.overlapped = -1;
 	snprintf(r->extra.contention.placement, sizeof(r->extra.contention.placement), "%s", placement);
 }
@@ -214,6 +214,9 @@ static void test_card_facts(void)
 	report_free(&rep);
 }
 
+/* the epochs' keys the card reads */
+#define EPOCH_KEYS (1u << EP_EPOCH | 1u << EP_TICKS_PER_CYCLE | 1u << EP_TIMER_HZ | 1u << EP_CPU_SHARE)
+
 /* The card's lines follow the synthetic report's known figures. */
 static void test_lines(void)
 {
@@ -248,10 +251,10 @@ static void test_lines(void)
 	rep.epochs = calloc(2, sizeof(*rep.epochs));
 	if (!rep.epochs)
 		abort();
-	rep.nepochs = 2;	/* has: epoch, ticks_per_cycle, timer_hz, cpu_share */
-	rep.epochs[0] = (struct epoch_out){ .has = 0x2d, .epoch = 1, .ticks_per_cycle = 0.5, .timer_hz = 2e9,
+	rep.nepochs = 2;
+	rep.epochs[0] = (struct epoch_out){ .has = EPOCH_KEYS, .epoch = 1, .ticks_per_cycle = 0.5, .timer_hz = 2e9,
 					    .cpu_share = 0.99 };
-	rep.epochs[1] = (struct epoch_out){ .has = 0x2d, .epoch = 2, .ticks_per_cycle = 0.52, .timer_hz = 2e9,
+	rep.epochs[1] = (struct epoch_out){ .has = EPOCH_KEYS, .epoch = 2, .ticks_per_cycle = 0.52, .timer_hz = 2e9,
 					    .cpu_share = 0.5 };
 	t = card_text(&rep);
 	CHECK(has(t, "DISTURBED: in 1 the thread had its CPU under 90% of the time (lowest 50%)") &&
@@ -304,7 +307,7 @@ static void test_sections(void)
 		.has = 1u << SL_SUPPORTED | 1u << SL_SIGBUS | 1u << SL_SPLIT_NS | 1u << SL_ALIGNED_NS | 1u << SL_RATIO |
 		       1u << SL_KERNEL,
 		.supported = true, .split_ns = 1041.0, .aligned_ns = 1.7, .ratio = 612.0,
-		.kernel = { .has = 2, .why = "not detected" },
+		.kernel = { .has = 1u << SLK_WHY, .why = "not detected" },
 	};
 	t = card_text(&rep);
 	CHECK(has(t, "1041 ns against 1.7 ns aligned (612x)") && has(t, "kernel: not detected"),

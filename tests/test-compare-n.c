@@ -81,7 +81,8 @@ struct machine {
 };
 
 /* a cache level's keys: its name to ns, size_bytes to size_hi, hwloc_size, agrees */
-#define CACHE_KEYS (0xfu | 0x7u << HL_SIZE | 1u << (HL_SIZE + 5) | 1u << (HL_SIZE + 6))
+#define CACHE_KEYS (HAS_KEYS(HL_LEVEL, HL_NS) | HAS_KEYS(HL_SIZE, HL_SIZE_HI) | 1u << HL_HWLOC_SIZE | \
+		    1u << HL_AGREES)
 
 static void make(struct report *rep, const struct machine *m)
 {
@@ -113,7 +114,7 @@ static void make(struct report *rep, const struct machine *m)
 		.size_lo = (long long)m->l2_lo, .size_hi = (long long)m->l2_hi, .hwloc_size = 1048576, .agrees = true,
 	};
 	rep->hier->levels[2] = (struct hier_level_out){
-		.has = 0xf, .level = "memory", .memory = true, .cycles = m->dram_ns * 3, .ns = m->dram_ns,
+		.has = HAS_KEYS(HL_LEVEL, HL_NS), .level = "memory", .memory = true, .cycles = m->dram_ns * 3, .ns = m->dram_ns,
 	};
 	add(rep, "set_bit", MODE_THROUGHPUT, "hit", 7.5);
 	add(rep, "__set_bit", MODE_THROUGHPUT, "hit", m->hot_plain);

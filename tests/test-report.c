@@ -109,7 +109,7 @@ static void fixed_c2c(struct report *rep)
 
 	if (!o || !(o->matrix.cpus = calloc(2, sizeof(size_t))) || !(o->matrix.v[0] = malloc(sizeof(v))))
 		abort();
-	o->has = 0x3 | 1u << C2C_FLAT;	/* unit, cpus, the matrix */
+	o->has = 1u << C2O_FLAT_UNIT | 1u << C2O_FLAT_CPUS | 1u << C2O_FLAT_MATRIX;
 	o->matrix.cpus[1] = 1;
 	o->matrix.ncpus = o->matrix.nv[0] = 2;
 	snprintf(o->matrix.unit, sizeof(o->matrix.unit), "ns");
@@ -402,11 +402,14 @@ static void test_epochs(const char *dir)
 	rep.charz = calloc(1, sizeof(*rep.charz));
 	if (!rep.meta || !rep.epochs || !rep.charz)
 		abort();
-	*rep.charz = (struct characterization_meta){ .has = 7, .nsteps = 1, .steps[0] = { 7, "split lock", 0.5, "done" },
+	*rep.charz = (struct characterization_meta){ .has = HAS_KEYS(CZ_STEPS, CZ_COMPLETE), .nsteps = 1,
+						     .steps[0] = { HAS_ALL(CZS__COUNT), "split lock", 0.5, "done" },
 						     .pattern_sizes = "measured hierarchy" };
 	rep.nepochs = 2;
-	rep.epochs[0] = (struct epoch_out){ .has = 0x7f, .epoch = 1, .ticks_per_cycle = 0.5, .cpu_share = 0.99 };
-	rep.epochs[1] = (struct epoch_out){ .has = 0x7f, .epoch = 2, .step = "patterns", .partial = true };
+	rep.epochs[0] = (struct epoch_out){ .has = HAS_KEYS(EP_EPOCH, EP_PARTIAL), .epoch = 1, .ticks_per_cycle = 0.5,
+					    .cpu_share = 0.99 };
+	rep.epochs[1] = (struct epoch_out){ .has = HAS_KEYS(EP_EPOCH, EP_PARTIAL), .epoch = 2, .step = "patterns",
+					    .partial = true };
 	snprintf(path, sizeof(path), "%s/epochs.json", dir);
 	CHECK(report_write_file(&rep, report_writer_find("json"), path, false) == 0 &&
 	      report_read(path, &back) == 0 && back.nepochs == 2 && !strcmp(back.epochs[1].step, "patterns"),
@@ -825,11 +828,12 @@ static void test_extra(const char *dir)
 	};
 	snprintf(x->chase_step, sizeof(x->chase_step), "load");
 	x->chase = (struct result_over){ 4.0, 1.5 };
-	x->contention = (struct contention_part){ .has = 1u << 0 | 1u << 1 | 1u << 15 | 1u << 17, .threads = 2,
-						  .placement = "l3", .overlapped = 0, .nper = 2 };
+	x->contention = (struct contention_part){ .has = 1u << CP_THREADS | 1u << CP_PLACEMENT |
+							  1u << CP_OVERLAPPED | 1u << CP_PER_THREAD,
+						  .threads = 2, .placement = "l3", .overlapped = 0, .nper = 2 };
 	x->contention.per = calloc(2, sizeof(*x->contention.per));
-	x->contention.per[0] = (struct contention_thread){ .has = 1u << 0 | 1u << 2, .cpu_os = 1, .ops = 100 };
-	x->contention.per[1] = (struct contention_thread){ .has = 1u << 0 | 1u << 2, .cpu_os = 3, .ops = 200 };
+	x->contention.per[0] = (struct contention_thread){ .has = 1u << CT_CPU_OS | 1u << CT_OPS, .cpu_os = 1, .ops = 100 };
+	x->contention.per[1] = (struct contention_thread){ .has = 1u << CT_CPU_OS | 1u << CT_OPS, .cpu_os = 3, .ops = 200 };
 	snprintf(x->note, sizeof(x->note), "n");
 	x->self_check.has = ~0u;
 	x->self_check.expected_cycles = 3;

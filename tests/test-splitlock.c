@@ -207,7 +207,7 @@ static void test_ratio(void)
 	*s = (struct splitlock_section){ .has = SPLITLOCK_HAS_MEASURED, .supported = true,
 					 .split_cycles = 3600, .split_ns = 1000,
 					 .aligned_cycles = 6.2, .aligned_ns = 1.72,
-					 .ratio_denominator.has = 7 };
+					 .ratio_denominator.has = HAS_ALL(SLR__COUNT) };
 	splitlock_set_reference(s, s->aligned_cycles, s->aligned_ns, "the probe's own aligned ops");
 	CHECK(fabs(s->ratio - 3600 / 6.2) < 0.01, "own aligned: %.1fx", s->ratio);
 	report_init(&rep);

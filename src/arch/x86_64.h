@@ -176,8 +176,8 @@ X86_RMW_REG(or_word, "orq", (volatile void *p, uint64_t mask), mask)
 	asm volatile("btrq %[n], %[m]" : [m] "+m"(X86_M64(p)) : [n] "J"(nr) : "memory", "cc")
 
 /* change_bit(const nr): `lock xorb $mask` on the byte that holds the bit
- * (CONST_MASK_ADDR, as set_bit); __change_bit(const nr): `btcq $nr`
- * (arch___change_bit). */
+ * (arch_change_bit, CONST_MASK_ADDR, as set_bit); __change_bit(const nr):
+ * `btcq $nr` (arch___change_bit). */
 #define ARCH_INSN_CHANGE_BIT_IMM "lock xorb $imm8,mem"
 #define ARCH_INSN___CHANGE_BIT_IMM "btcq $nr,mem"
 #define arch_change_bit_imm(p, mask) \

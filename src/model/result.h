@@ -45,7 +45,11 @@ int result_clock_parse(const char *s, enum result_clock *out);
 /* ---- a row's details beyond its timing: the JSON "extra" object, written
  * and read by report/json.c under the keys of its tables, in the order of
  * the enums here. has: which keys a part has, bit (1u << key); whoever
- * fills a member sets its bit (~0u: every key). */
+ * fills a member sets its bit (~0u: every key). Every has names its bits
+ * by such an enum (here, sections.h), never by a number: json.c's tables
+ * are indexed by it, so a key inserted in an enum moves no other key. */
+#define HAS_KEYS(first, last) ((2u << (last)) - (1u << (first)))	/* first..last */
+#define HAS_ALL(count) HAS_KEYS(0, (count) - 1)
 
 /* The pattern a row walked (pattern.c). */
 enum pattern_key {
@@ -69,6 +73,8 @@ struct pattern_info {
 };
 
 /* A contention case's row (contention.c); ticks per op. */
+enum { CT_CPU_OS, CT_CPU_LOGICAL, CT_OPS, CT_TICKS_PER_OP, CT_NS_PER_OP, CT_CPU_S, CT_CPU_WALL, CT_START_TICK,
+       CT_END_TICK, CT_MIGRATED, CT__COUNT };
 struct contention_thread {
 	unsigned has;
 	int cpu_os, cpu_logical;
@@ -77,6 +83,9 @@ struct contention_thread {
 	long long start_tick, end_tick;
 	bool migrated;
 };
+enum { CP_THREADS, CP_PLACEMENT, CP_SHARING, CP_DURATION, CP_SLOT_STRIDE, CP_CS_WORK, CP_OUTSIDE_WORK,
+       CP_TOTAL_OPS, CP_THREAD_TICKS, CP_THREAD_NS, CP_AGGREGATE_TICKS, CP_AGGREGATE_NS, CP_FAIRNESS_CV,
+       CP_OVERLAP, CP_CPU_WALL_MIN, CP_OVERLAPPED, CP_STOPPING, CP_PER_THREAD, CP__COUNT };
 struct contention_part {
 	unsigned has;
 	int threads;

@@ -58,7 +58,10 @@ struct calibration_out {
 /* The section ("atomcost-c2c/1", docs/reports.md): one entry per pair and
  * method (has 0: null), the classes absent here, one matrix per method
  * (v[m][i * n + j] from cpus[i] to cpus[j], ns, NAN: null). Arrays owned. */
+enum { C2S_MIN, C2S_P10, C2S_MEDIAN, C2S_P90, C2S_MAX, C2S__COUNT };
 struct c2c_summary_out { unsigned has; double min, p10, median, p90, max; };
+enum { C2P_CLASS, C2P_CPU_A, C2P_CPU_B, C2P_METHOD, C2P_TRANSFERS, C2P_SAMPLES, C2P_TIMED_OUT, C2P_TICKS,
+       C2P_NS, C2P_CYCLES, C2P_ONE_WAY_NS, C2P__COUNT };
 struct c2c_pair_out {
 	unsigned has;
 	char cls[16];
@@ -69,7 +72,12 @@ struct c2c_pair_out {
 	struct c2c_summary_out ticks, ns, cycles;
 	double one_way_ns;
 };
-enum { C2C_FLAT = 11 };	/* has: the matrix alone, unit and cpus beside it */
+/* c2c_out's keys: hand-made sections may have one matrix, its unit and
+ * CPUs beside it (C2O_FLAT_*); c2c_matrix_out's: a matrix per method
+ * (C2M_MATRIX + enum c2c_method). methods' bits are enum c2c_method. */
+enum { C2O_FLAT_UNIT, C2O_FLAT_CPUS, C2O_SCHEMA, C2O_MODE, C2O_CAL, C2O_TOPOLOGY, C2O_ROUNDS, C2O_METHODS,
+       C2O_PAIRS, C2O_ABSENT, C2O_MATRIX, C2O_FLAT_MATRIX, C2O__COUNT };
+enum { C2M_CPUS, C2M_UNIT, C2M_MATRIX, C2M__COUNT = C2M_MATRIX + C2C__COUNT };
 struct c2c_out {
 	unsigned has;
 	char schema[24], mode[24];
@@ -142,7 +150,8 @@ int report_attach_c2c(struct report *rep, const char *path);
  * step; step "": null); rerun: it was disturbed and run again as a later
  * epoch (its rows stay, every sample). The EP_* bits in has say which
  * keys an epoch holds. */
-enum { EP_EPOCH, EP_STEP, EP_TICKS_PER_CYCLE, EP_TIMER_HZ, EP_WALL, EP_CPU_SHARE, EP_PARTIAL, EP_RERUN };
+enum { EP_EPOCH, EP_STEP, EP_TICKS_PER_CYCLE, EP_TIMER_HZ, EP_WALL, EP_CPU_SHARE, EP_PARTIAL, EP_RERUN,
+       EP__COUNT };
 struct epoch_out {
 	unsigned has;
 	int epoch;
@@ -159,6 +168,7 @@ struct epoch_out {
  * out; a --quick card says what it left out (meta.characterization; the
  * CZ_* bits in has say which keys a report holds). */
 #define CHARZ_MAX_STEPS 8
+enum { CZS_STEP, CZS_SECONDS, CZS_STATUS, CZS__COUNT };
 struct charz_step {
 	unsigned has;
 	char step[96];
@@ -202,7 +212,7 @@ json_t *report_meta(const struct report *rep, const char *key);
 #define HIER_MAX_HWLOC 5	/* cache levels hwloc can declare */
 #define HIER_MAX_EPOCHS 8
 
-enum { HP_BYTES, HP_CYCLES, HP_CYCLES_MIN, HP_NS, HP_SPREAD, HP_PASS_SPREAD, HP_SAMPLES, HP_LOADS };
+enum { HP_BYTES, HP_CYCLES, HP_CYCLES_MIN, HP_NS, HP_SPREAD, HP_PASS_SPREAD, HP_SAMPLES, HP_LOADS, HP__COUNT };
 struct hier_point_out {
 	unsigned has;
 	long long bytes;
@@ -211,10 +221,12 @@ struct hier_point_out {
 	long long loads_per_sample;
 };
 
-/* a level's keys in their groups: every level, its inner step, its walk,
- * a cache's size (an unstable plateau has cycles to epochs_seen) */
-enum { HL_LEVEL, HL_MEMORY, HL_CYCLES, HL_NS, HL_FIRST, HL_LAST, HL_SEEN, HL_INNER, HL_WALK = HL_INNER + 4,
-       HL_SIZE, HL__COUNT = HL_SIZE + 8 };
+/* a level's keys in their groups: every level (HL_LEVEL to HL_SEEN), its
+ * inner step (HL_INNER_*), its walk, a cache's size (HL_SIZE to
+ * HL_EFFECTIVE_SHARE); an unstable plateau has HL_CYCLES to HL_SEEN */
+enum { HL_LEVEL, HL_MEMORY, HL_CYCLES, HL_NS, HL_FIRST, HL_LAST, HL_SEEN, HL_INNER_CYCLES, HL_INNER_NS,
+       HL_INNER_FROM, HL_INNER_TO, HL_WALK, HL_SIZE, HL_SIZE_LO, HL_SIZE_HI, HL_SIZE_MIN, HL_SIZE_MAX,
+       HL_HWLOC_SIZE, HL_AGREES, HL_EFFECTIVE_SHARE, HL__COUNT };
 struct hier_level_out {
 	unsigned has;
 	char level[16];
@@ -233,6 +245,9 @@ struct hier_level_out {
 const char *hier_level_name(const struct hier_level_out *l);
 bool hier_level_disagrees(const struct hier_level_out *l);
 
+enum { HE_CACHES, HE_MEMORY, HE_CACHE_SIZES, HE_HUGE_BYTES, HE_CYCLES, HE__COUNT };
+enum { HPG_SOURCE, HPG_THP_MODE, HPG_HUGE_REQUESTED, HPG_HUGE_BYTES, HPG_PAGE_BYTES, HPG__COUNT };
+enum { HT_METHOD, HT_COMPARED_TO, HT_REACH, HT_CYCLES_4K, HT__COUNT };
 struct hier_epoch_out {
 	unsigned has;
 	int caches;
@@ -286,6 +301,8 @@ enum { SL_SKIPPED, SL_SUPPORTED, SL_UNSUPPORTED, SL_INSN, SL_OFFSET, SL_KERNEL, 
        SL_SPLIT_OPS, SL_ALIGNED_OPS, SL_SPLIT_NS, SL_SPLIT_CYCLES, SL_SPLIT_MIN, SL_ALIGNED_NS, SL_ALIGNED_CYCLES,
        SL_ALIGNED_MIN, SL_RATIO, SL_DENOMINATOR, SL_MISALIGNED_OFFSET, SL_MISALIGNED_CYCLES, SL_MISALIGNED_NS,
        SL_SWITCHES, SL_ELAPSED, SL__COUNT };
+enum { SLK_MODE, SLK_WHY, SLK_FLAG_SPLIT_LOCK, SLK_FLAG_BUS_LOCK, SLK_CMDLINE, SLK_MITIGATE, SLK__COUNT };
+enum { SLR_WHAT, SLR_CYCLES, SLR_NS, SLR__COUNT };
 struct splitlock_section {
 	unsigned has;
 	char skipped[32];

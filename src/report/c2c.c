@@ -11,7 +11,7 @@
 
 static void summary_of(const struct summary *s, double scale, struct c2c_summary_out *o)
 {
-	*o = (struct c2c_summary_out){ .has = 0x1f, .min = s->min * scale, .p10 = s->p10 * scale,
+	*o = (struct c2c_summary_out){ .has = HAS_ALL(C2S__COUNT), .min = s->min * scale, .p10 = s->p10 * scale,
 				       .median = s->median * scale, .p90 = s->p90 * scale, .max = s->max * scale };
 }
 
@@ -26,7 +26,7 @@ static void pair_of(const struct calibration *cal, const struct c2c_where *w, co
 
 	if (!r->n)
 		return;
-	*p = (struct c2c_pair_out){ .has = 0x7ff, .cpu_a = r->a, .cpu_b = r->b, .samples = (long long)r->n,
+	*p = (struct c2c_pair_out){ .has = HAS_ALL(C2P__COUNT), .cpu_a = r->a, .cpu_b = r->b, .samples = (long long)r->n,
 				    .timed_out = r->timed_out, .one_way_ns = r->s.median * ns / 2 };
 	o->npairs++;
 	snprintf(p->cls, sizeof(p->cls), "%s", topo_pair_class_name(r->cls));
@@ -49,7 +49,7 @@ int c2c_out_fill(struct c2c_out *o, const struct calibration *cal, const struct 
 	size_t n = (size_t)w->ncpus;
 	struct c2c_matrix_out *mx = &o->matrix;
 
-	*o = (struct c2c_out){ .has = 0x7fc, .rounds_per_sample = C2C_ROUNDS };
+	*o = (struct c2c_out){ .has = HAS_KEYS(C2O_SCHEMA, C2O_MATRIX), .rounds_per_sample = C2C_ROUNDS };
 	snprintf(o->schema, sizeof(o->schema), "atomcost-c2c/1");
 	snprintf(o->mode, sizeof(o->mode), "%s", all ? "all-pairs" : "one pair per class");
 	snprintf(o->topology, sizeof(o->topology), "%s", w->summary);
@@ -57,7 +57,7 @@ int c2c_out_fill(struct c2c_out *o, const struct calibration *cal, const struct 
 	mx->cpus = calloc(n ? n : 1, sizeof(*mx->cpus));
 	if (!o->pairs || !mx->cpus || calibration_out_of(cal, &o->cal))
 		goto nomem;
-	mx->has = 0x3;
+	mx->has = 1u << C2M_CPUS | 1u << C2M_UNIT;
 	mx->ncpus = n;
 	for (size_t i = 0; i < n; i++)
 		mx->cpus[i] = (size_t)w->cpus[i];
@@ -70,7 +70,7 @@ int c2c_out_fill(struct c2c_out *o, const struct calibration *cal, const struct 
 		for (size_t i = 0; i < n * n; i++)
 			mx->v[m][i] = NAN;
 		mx->nv[m] = n;
-		mx->has |= 1u << (2 + m);
+		mx->has |= 1u << (C2M_MATRIX + m);
 		o->methods.has |= 1u << m;
 		snprintf(o->methods.transfers[m], sizeof(o->methods.transfers[m]), "%s",
 			 c2c_method_transfers((enum c2c_method)m));

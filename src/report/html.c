@@ -924,7 +924,7 @@ static void hbars(const struct hbar *b, size_t n, const char *unit, const char *
 static void heatmaps(const struct c2c_out *o, FILE *f)
 {
 	const struct c2c_matrix_out *mx = o ? &o->matrix : NULL;
-	bool flat = o && o->has & 1u << C2C_FLAT, any = false;
+	bool flat = o && o->has & 1u << C2O_FLAT_MATRIX, any = false;
 
 	fputs("<h2>Cache-to-cache transfers</h2>\n", f);
 	for (int m = 0; o && m < (flat ? 1 : C2C__COUNT); m++) {
@@ -932,7 +932,8 @@ static void heatmaps(const struct c2c_out *o, FILE *f)
 
 		if (!mx->nv[m])
 			continue;
-		heatmap(mx, m, method, (flat ? o->has & 1 : mx->has & 2) ? mx->unit : NULL, f);
+		heatmap(mx, m, method, (flat ? o->has & 1u << C2O_FLAT_UNIT : mx->has & 1u << C2M_UNIT) ? mx->unit : NULL,
+			f);
 		any = true;
 	}
 	if (o && !any)

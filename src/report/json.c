@@ -103,20 +103,28 @@ static const struct jfield pattern_f[] = {
 
 #define CT(m, kind) JM(struct contention_thread, m, kind)
 static const struct jfield thread_f[] = {
-	CT(cpu_os, JK_INT), CT(cpu_logical, JK_INT), CT(ops, JK_INT), CT(ticks_per_op, JK_REAL),
-	CT(ns_per_op, JK_REAL), CT(cpu_s, JK_REAL), CT(cpu_wall, JK_REAL), CT(start_tick, JK_INT),
-	CT(end_tick, JK_INT), CT(migrated, JK_BOOL),
+	[CT_CPU_OS] = CT(cpu_os, JK_INT), [CT_CPU_LOGICAL] = CT(cpu_logical, JK_INT), [CT_OPS] = CT(ops, JK_INT),
+	[CT_TICKS_PER_OP] = CT(ticks_per_op, JK_REAL), [CT_NS_PER_OP] = CT(ns_per_op, JK_REAL),
+	[CT_CPU_S] = CT(cpu_s, JK_REAL), [CT_CPU_WALL] = CT(cpu_wall, JK_REAL),
+	[CT_START_TICK] = CT(start_tick, JK_INT), [CT_END_TICK] = CT(end_tick, JK_INT),
+	[CT_MIGRATED] = CT(migrated, JK_BOOL),
 };
+_Static_assert(ARRAY_SIZE(thread_f) == CT__COUNT, "one field per CT_* bit");
 
 #define CP(m, kind) JM(struct contention_part, m, kind)
 static const struct jfield contention_f[] = {
-	CP(threads, JK_INT), CP(placement, JK_STR), CP(sharing, JK_STR), CP(duration_s, JK_REAL),
-	CP(slot_stride_bytes, JK_INT), CP(cs_work, JK_INT), CP(outside_work, JK_INT), CP(total_ops, JK_INT),
-	CP(thread_ticks_per_op, JK_REAL), CP(thread_ns_per_op, JK_REAL), CP(aggregate_ticks_per_op, JK_REAL),
-	CP(aggregate_ns_per_op, JK_REAL), CP(fairness_cv, JK_REAL), CP(overlap, JK_REAL),
-	CP(cpu_wall_min, JK_REAL), CP(overlapped, JK_BOOL), CP(stopping, JK_STR),
-	JARR(struct contention_part, per, "per_thread", thread_f),
+	[CP_THREADS] = CP(threads, JK_INT), [CP_PLACEMENT] = CP(placement, JK_STR),
+	[CP_SHARING] = CP(sharing, JK_STR), [CP_DURATION] = CP(duration_s, JK_REAL),
+	[CP_SLOT_STRIDE] = CP(slot_stride_bytes, JK_INT), [CP_CS_WORK] = CP(cs_work, JK_INT),
+	[CP_OUTSIDE_WORK] = CP(outside_work, JK_INT), [CP_TOTAL_OPS] = CP(total_ops, JK_INT),
+	[CP_THREAD_TICKS] = CP(thread_ticks_per_op, JK_REAL), [CP_THREAD_NS] = CP(thread_ns_per_op, JK_REAL),
+	[CP_AGGREGATE_TICKS] = CP(aggregate_ticks_per_op, JK_REAL),
+	[CP_AGGREGATE_NS] = CP(aggregate_ns_per_op, JK_REAL), [CP_FAIRNESS_CV] = CP(fairness_cv, JK_REAL),
+	[CP_OVERLAP] = CP(overlap, JK_REAL), [CP_CPU_WALL_MIN] = CP(cpu_wall_min, JK_REAL),
+	[CP_OVERLAPPED] = CP(overlapped, JK_BOOL), [CP_STOPPING] = CP(stopping, JK_STR),
+	[CP_PER_THREAD] = JARR(struct contention_part, per, "per_thread", thread_f),
 };
+_Static_assert(ARRAY_SIZE(contention_f) == CP__COUNT, "one field per CP_* bit");
 
 static const struct jfield self_check_f[] = {
 	JM(struct result_self_check, expected_cycles, JK_REAL), JM(struct result_self_check, cycles, JK_REAL),
@@ -189,76 +197,105 @@ static const struct jtable sweep_t = JPLAIN(sweep_f, struct result_sweep);
  * reports before epochs, read into the epochs' members */
 #define HPT(m, kind) JM(struct hier_point_out, m, kind)
 static const struct jfield hs_point_f[] = {
-	HPT(bytes, JK_INT), HPT(cycles, JK_REAL), HPT(cycles_min, JK_REAL), HPT(ns, JK_REAL),
-	JF(struct hier_point_out, spread, JK_REAL, "epoch_spread"), JF(struct hier_point_out, spread, JK_REAL, "pass_spread"),
-	HPT(samples, JK_INT), HPT(loads_per_sample, JK_INT),
+	[HP_BYTES] = HPT(bytes, JK_INT), [HP_CYCLES] = HPT(cycles, JK_REAL), [HP_CYCLES_MIN] = HPT(cycles_min, JK_REAL),
+	[HP_NS] = HPT(ns, JK_REAL), [HP_SPREAD] = JF(struct hier_point_out, spread, JK_REAL, "epoch_spread"),
+	[HP_PASS_SPREAD] = JF(struct hier_point_out, spread, JK_REAL, "pass_spread"),
+	[HP_SAMPLES] = HPT(samples, JK_INT), [HP_LOADS] = HPT(loads_per_sample, JK_INT),
 };
+_Static_assert(ARRAY_SIZE(hs_point_f) == HP__COUNT, "one field per HP_* bit");
 
 #define HLV(m, kind) JM(struct hier_level_out, m, kind)
 static const struct jfield hs_level_f[] = {
-	HLV(level, JK_STR), HLV(memory, JK_BOOL), HLV(cycles, JK_REAL), HLV(ns, JK_REAL), HLV(first_bytes, JK_INT),
-	HLV(last_bytes, JK_INT), HLV(epochs_seen, JK_INT),
-	JF(struct hier_level_out, inner_cycles, JK_REAL, "inner_step_cycles"),
-	JF(struct hier_level_out, inner_ns, JK_REAL, "inner_step_ns"),
-	JF(struct hier_level_out, inner_from, JK_INT, "inner_step_from_bytes"),
-	JF(struct hier_level_out, inner_to, JK_INT, "inner_step_to_bytes"),
-	HLV(walk_bytes, JK_INT), HLV(size_bytes, JK_INT), HLV(size_lo, JK_INT), HLV(size_hi, JK_INTN),
-	HLV(size_min, JK_INTN), HLV(size_max, JK_INTN), HLV(hwloc_size, JK_INTN), HLV(agrees, JK_BOOL),
-	HLV(effective_share, JK_BOOL),
+	[HL_LEVEL] = HLV(level, JK_STR), [HL_MEMORY] = HLV(memory, JK_BOOL), [HL_CYCLES] = HLV(cycles, JK_REAL),
+	[HL_NS] = HLV(ns, JK_REAL), [HL_FIRST] = HLV(first_bytes, JK_INT), [HL_LAST] = HLV(last_bytes, JK_INT),
+	[HL_SEEN] = HLV(epochs_seen, JK_INT),
+	[HL_INNER_CYCLES] = JF(struct hier_level_out, inner_cycles, JK_REAL, "inner_step_cycles"),
+	[HL_INNER_NS] = JF(struct hier_level_out, inner_ns, JK_REAL, "inner_step_ns"),
+	[HL_INNER_FROM] = JF(struct hier_level_out, inner_from, JK_INT, "inner_step_from_bytes"),
+	[HL_INNER_TO] = JF(struct hier_level_out, inner_to, JK_INT, "inner_step_to_bytes"),
+	[HL_WALK] = HLV(walk_bytes, JK_INT), [HL_SIZE] = HLV(size_bytes, JK_INT), [HL_SIZE_LO] = HLV(size_lo, JK_INT),
+	[HL_SIZE_HI] = HLV(size_hi, JK_INTN), [HL_SIZE_MIN] = HLV(size_min, JK_INTN),
+	[HL_SIZE_MAX] = HLV(size_max, JK_INTN), [HL_HWLOC_SIZE] = HLV(hwloc_size, JK_INTN),
+	[HL_AGREES] = HLV(agrees, JK_BOOL), [HL_EFFECTIVE_SHARE] = HLV(effective_share, JK_BOOL),
 };
+_Static_assert(ARRAY_SIZE(hs_level_f) == HL__COUNT, "one field per HL_* bit");
 
 static const struct jfield hs_epoch_f[] = {
-	JM(struct hier_epoch_out, caches, JK_INT), JM(struct hier_epoch_out, memory, JK_BOOL),
-	JIN(struct hier_epoch_out, cache_sizes, JK_INTS, NULL), JM(struct hier_epoch_out, huge_bytes, JK_INT),
-	JIN(struct hier_epoch_out, cycles, JK_REALS, NULL),
+	[HE_CACHES] = JM(struct hier_epoch_out, caches, JK_INT), [HE_MEMORY] = JM(struct hier_epoch_out, memory, JK_BOOL),
+	[HE_CACHE_SIZES] = JIN(struct hier_epoch_out, cache_sizes, JK_INTS, NULL),
+	[HE_HUGE_BYTES] = JM(struct hier_epoch_out, huge_bytes, JK_INT),
+	[HE_CYCLES] = JIN(struct hier_epoch_out, cycles, JK_REALS, NULL),
 };
+_Static_assert(ARRAY_SIZE(hs_epoch_f) == HE__COUNT, "one field per HE_* bit");
 
 #define HPG(m, kind) JM(struct hier_pages_out, m, kind)
 static const struct jfield hs_pages_f[] = {
-	HPG(source, JK_STR), HPG(thp_mode, JK_STR), HPG(huge_requested, JK_BOOL), HPG(huge_bytes, JK_INT),
-	HPG(page_bytes, JK_INT),
+	[HPG_SOURCE] = HPG(source, JK_STR), [HPG_THP_MODE] = HPG(thp_mode, JK_STR),
+	[HPG_HUGE_REQUESTED] = HPG(huge_requested, JK_BOOL), [HPG_HUGE_BYTES] = HPG(huge_bytes, JK_INT),
+	[HPG_PAGE_BYTES] = HPG(page_bytes, JK_INT),
 };
+_Static_assert(ARRAY_SIZE(hs_pages_f) == HPG__COUNT, "one field per HPG_* bit");
 static const struct jfield hs_tlb_f[] = {
-	JM(struct hier_tlb_out, method, JK_STR), JM(struct hier_tlb_out, compared_to_bytes, JK_INT),
-	JM(struct hier_tlb_out, reach_bytes, JK_INTN), JIN(struct hier_tlb_out, cycles_4k, JK_REALS, NULL),
+	[HT_METHOD] = JM(struct hier_tlb_out, method, JK_STR),
+	[HT_COMPARED_TO] = JM(struct hier_tlb_out, compared_to_bytes, JK_INT),
+	[HT_REACH] = JM(struct hier_tlb_out, reach_bytes, JK_INTN),
+	[HT_CYCLES_4K] = JIN(struct hier_tlb_out, cycles_4k, JK_REALS, NULL),
 };
+_Static_assert(ARRAY_SIZE(hs_tlb_f) == HT__COUNT, "one field per HT_* bit");
 
 #define HS(m, kind) JM(struct hierarchy_section, m, kind)
 #define HSA(m, f) JINS(struct hierarchy_section, m, f)
 static const struct jfield hs_f[] = {
-	HS(method, JK_STR), HS(cpu, JK_INT), HS(seed, JK_INT), HS(ticks_per_cycle, JK_REAL), HS(timer_hz, JK_REAL),
-	JSUB(struct hierarchy_section, pages, JK_OBJ, "pages", hs_pages_f), HS(max_footprint, JK_INT),
-	HS(max_reason, JK_STR), JF(struct hierarchy_section, epochs, JK_INT, "passes"), HS(epochs, JK_INT),
-	HS(epochs_planned, JK_INT), HS(interrupted, JK_BOOL), HS(reached_memory, JK_BOOL), HS(truncated, JK_BOOL),
-	JF(struct hierarchy_section, disagrees, JK_BOOL, "disagrees_with_hwloc"), HS(elapsed_s, JK_REAL),
-	HSA(points, hs_point_f), HSA(levels, hs_level_f), HSA(shelves, hs_level_f), HSA(unstable, hs_level_f),
-	JIN(struct hierarchy_section, hwloc_caches, JK_INTS, NULL), HSA(per_epoch, hs_epoch_f),
-	JSUB(struct hierarchy_section, tlb, JK_OBJN, "tlb", hs_tlb_f),
+	[HS_METHOD] = HS(method, JK_STR), [HS_CPU] = HS(cpu, JK_INT), [HS_SEED] = HS(seed, JK_INT),
+	[HS_TPC] = HS(ticks_per_cycle, JK_REAL), [HS_TIMER_HZ] = HS(timer_hz, JK_REAL),
+	[HS_PAGES] = JSUB(struct hierarchy_section, pages, JK_OBJ, "pages", hs_pages_f),
+	[HS_MAX] = HS(max_footprint, JK_INT), [HS_MAX_REASON] = HS(max_reason, JK_STR),
+	[HS_PASSES] = JF(struct hierarchy_section, epochs, JK_INT, "passes"), [HS_EPOCHS] = HS(epochs, JK_INT),
+	[HS_PLANNED] = HS(epochs_planned, JK_INT), [HS_INTERRUPTED] = HS(interrupted, JK_BOOL),
+	[HS_MEMORY] = HS(reached_memory, JK_BOOL), [HS_TRUNCATED] = HS(truncated, JK_BOOL),
+	[HS_DISAGREES] = JF(struct hierarchy_section, disagrees, JK_BOOL, "disagrees_with_hwloc"),
+	[HS_ELAPSED] = HS(elapsed_s, JK_REAL), [HS_POINTS] = HSA(points, hs_point_f),
+	[HS_LEVELS] = HSA(levels, hs_level_f), [HS_SHELVES] = HSA(shelves, hs_level_f),
+	[HS_UNSTABLE] = HSA(unstable, hs_level_f),
+	[HS_HWLOC] = JIN(struct hierarchy_section, hwloc_caches, JK_INTS, NULL),
+	[HS_PER_EPOCH] = HSA(per_epoch, hs_epoch_f),
+	[HS_TLB] = JSUB(struct hierarchy_section, tlb, JK_OBJN, "tlb", hs_tlb_f),
 };
+_Static_assert(ARRAY_SIZE(hs_f) == HS__COUNT, "one field per HS_* bit");
 static const struct jtable hs_t = JTABLE(hs_f, struct hierarchy_section);
 
 /* ---- the split-lock section (sections.h) */
 #define SLK(m, kind) JM(struct splitlock_kernel_out, m, kind)
 static const struct jfield sl_kernel_f[] = {
-	SLK(mode, JK_STR), SLK(why, JK_STR), SLK(flag_split_lock_detect, JK_BOOL), SLK(flag_bus_lock_detect, JK_BOOL),
-	SLK(cmdline, JK_STRN), SLK(split_lock_mitigate, JK_INT),
+	[SLK_MODE] = SLK(mode, JK_STR), [SLK_WHY] = SLK(why, JK_STR),
+	[SLK_FLAG_SPLIT_LOCK] = SLK(flag_split_lock_detect, JK_BOOL),
+	[SLK_FLAG_BUS_LOCK] = SLK(flag_bus_lock_detect, JK_BOOL), [SLK_CMDLINE] = SLK(cmdline, JK_STRN),
+	[SLK_MITIGATE] = SLK(split_lock_mitigate, JK_INT),
 };
+_Static_assert(ARRAY_SIZE(sl_kernel_f) == SLK__COUNT, "one field per SLK_* bit");
 static const struct jfield sl_ref_f[] = {
-	JM(struct splitlock_ref_out, what, JK_STR), JM(struct splitlock_ref_out, cycles, JK_REAL),
-	JM(struct splitlock_ref_out, ns, JK_REAL),
+	[SLR_WHAT] = JM(struct splitlock_ref_out, what, JK_STR),
+	[SLR_CYCLES] = JM(struct splitlock_ref_out, cycles, JK_REAL), [SLR_NS] = JM(struct splitlock_ref_out, ns, JK_REAL),
 };
+_Static_assert(ARRAY_SIZE(sl_ref_f) == SLR__COUNT, "one field per SLR_* bit");
 
 #define SL(m, kind) JM(struct splitlock_section, m, kind)
 static const struct jfield sl_f[] = {
-	SL(skipped, JK_STR), SL(supported, JK_BOOL), SL(unsupported, JK_STR), SL(insn, JK_STR),
-	SL(split_offset, JK_INT), JSUB(struct splitlock_section, kernel, JK_OBJ, "kernel", sl_kernel_f),
-	SL(sigbus, JK_BOOL), SL(throttled, JK_BOOL), SL(split_ops, JK_INT), SL(aligned_ops, JK_INT),
-	SL(split_ns, JK_REAL), SL(split_cycles, JK_REAL), SL(split_min_cycles, JK_REAL), SL(aligned_ns, JK_REAL),
-	SL(aligned_cycles, JK_REAL), SL(aligned_min_cycles, JK_REAL), SL(ratio, JK_REAL),
-	JSUB(struct splitlock_section, ratio_denominator, JK_OBJ, "ratio_denominator", sl_ref_f),
-	SL(misaligned_offset, JK_INT), SL(misaligned_cycles, JK_REAL), SL(misaligned_ns, JK_REAL),
-	SL(voluntary_switches, JK_INT), SL(elapsed_s, JK_REAL),
+	[SL_SKIPPED] = SL(skipped, JK_STR), [SL_SUPPORTED] = SL(supported, JK_BOOL),
+	[SL_UNSUPPORTED] = SL(unsupported, JK_STR), [SL_INSN] = SL(insn, JK_STR),
+	[SL_OFFSET] = SL(split_offset, JK_INT),
+	[SL_KERNEL] = JSUB(struct splitlock_section, kernel, JK_OBJ, "kernel", sl_kernel_f),
+	[SL_SIGBUS] = SL(sigbus, JK_BOOL), [SL_THROTTLED] = SL(throttled, JK_BOOL), [SL_SPLIT_OPS] = SL(split_ops, JK_INT),
+	[SL_ALIGNED_OPS] = SL(aligned_ops, JK_INT), [SL_SPLIT_NS] = SL(split_ns, JK_REAL),
+	[SL_SPLIT_CYCLES] = SL(split_cycles, JK_REAL), [SL_SPLIT_MIN] = SL(split_min_cycles, JK_REAL),
+	[SL_ALIGNED_NS] = SL(aligned_ns, JK_REAL), [SL_ALIGNED_CYCLES] = SL(aligned_cycles, JK_REAL),
+	[SL_ALIGNED_MIN] = SL(aligned_min_cycles, JK_REAL), [SL_RATIO] = SL(ratio, JK_REAL),
+	[SL_DENOMINATOR] = JSUB(struct splitlock_section, ratio_denominator, JK_OBJ, "ratio_denominator", sl_ref_f),
+	[SL_MISALIGNED_OFFSET] = SL(misaligned_offset, JK_INT), [SL_MISALIGNED_CYCLES] = SL(misaligned_cycles, JK_REAL),
+	[SL_MISALIGNED_NS] = SL(misaligned_ns, JK_REAL), [SL_SWITCHES] = SL(voluntary_switches, JK_INT),
+	[SL_ELAPSED] = SL(elapsed_s, JK_REAL),
 };
+_Static_assert(ARRAY_SIZE(sl_f) == SL__COUNT, "one field per SL_* bit");
 static const struct jtable sl_t = JTABLE(sl_f, struct splitlock_section);
 
 /* ---- the c2c section (sections.h), with its run's calibration as written */
@@ -282,68 +319,84 @@ static const struct jfield calw_f[] = {
 static const struct jtable calw_t = JTABLE(calw_f, struct calibration_out);
 
 #define C2S(m) JM(struct c2c_summary_out, m, JK_REAL)
-static const struct jfield c2c_summary_f[] = { C2S(min), C2S(p10), C2S(median), C2S(p90), C2S(max) };
+static const struct jfield c2c_summary_f[] = {
+	[C2S_MIN] = C2S(min), [C2S_P10] = C2S(p10), [C2S_MEDIAN] = C2S(median), [C2S_P90] = C2S(p90),
+	[C2S_MAX] = C2S(max),
+};
+_Static_assert(ARRAY_SIZE(c2c_summary_f) == C2S__COUNT, "one field per C2S_* bit");
 
 #define C2P(m, kind, key) JF(struct c2c_pair_out, m, kind, key)
 static const struct jfield c2c_pair_f[] = {
-	C2P(cls, JK_STR, "class"), C2P(cpu_a, JK_INT, "cpu_a"), C2P(cpu_b, JK_INT, "cpu_b"),
-	C2P(method, JK_STR, "method"), C2P(transfers, JK_STR, "transfers_per_round_trip"),
-	C2P(samples, JK_INT, "samples"), C2P(timed_out, JK_BOOL, "timed_out"),
-	JSUB(struct c2c_pair_out, ticks, JK_OBJN, "round_trip_ticks", c2c_summary_f),
-	JSUB(struct c2c_pair_out, ns, JK_OBJN, "round_trip_ns", c2c_summary_f),
-	JSUB(struct c2c_pair_out, cycles, JK_OBJN, "round_trip_cycles", c2c_summary_f),
-	C2P(one_way_ns, JK_REAL, "one_way_ns"),
+	[C2P_CLASS] = C2P(cls, JK_STR, "class"), [C2P_CPU_A] = C2P(cpu_a, JK_INT, "cpu_a"),
+	[C2P_CPU_B] = C2P(cpu_b, JK_INT, "cpu_b"), [C2P_METHOD] = C2P(method, JK_STR, "method"),
+	[C2P_TRANSFERS] = C2P(transfers, JK_STR, "transfers_per_round_trip"),
+	[C2P_SAMPLES] = C2P(samples, JK_INT, "samples"), [C2P_TIMED_OUT] = C2P(timed_out, JK_BOOL, "timed_out"),
+	[C2P_TICKS] = JSUB(struct c2c_pair_out, ticks, JK_OBJN, "round_trip_ticks", c2c_summary_f),
+	[C2P_NS] = JSUB(struct c2c_pair_out, ns, JK_OBJN, "round_trip_ns", c2c_summary_f),
+	[C2P_CYCLES] = JSUB(struct c2c_pair_out, cycles, JK_OBJN, "round_trip_cycles", c2c_summary_f),
+	[C2P_ONE_WAY_NS] = C2P(one_way_ns, JK_REAL, "one_way_ns"),
 };
+_Static_assert(ARRAY_SIZE(c2c_pair_f) == C2P__COUNT, "one field per C2P_* bit");
 
 /* the methods and matrices are keyed by method (vocab.c's names, keys) */
 static const struct jfield c2c_methods_f[] = {
-	JF(struct c2c_methods_out, transfers[C2C_CMPXCHG], JK_STR, "cmpxchg"),
-	JF(struct c2c_methods_out, transfers[C2C_LOADSTORE], JK_STR, "load-store"),
+	[C2C_CMPXCHG] = JF(struct c2c_methods_out, transfers[C2C_CMPXCHG], JK_STR, "cmpxchg"),
+	[C2C_LOADSTORE] = JF(struct c2c_methods_out, transfers[C2C_LOADSTORE], JK_STR, "load-store"),
 };
-#define C2M(m, key) JA(struct c2c_matrix_out, v[m], nv[m], JK_MATRIX, key, NULL)
+_Static_assert(ARRAY_SIZE(c2c_methods_f) == C2C__COUNT, "one field per method");
+#define C2M(m, key) [C2M_MATRIX + m] = JA(struct c2c_matrix_out, v[m], nv[m], JK_MATRIX, key, NULL)
 static const struct jfield c2c_matrix_f[] = {
-	JA(struct c2c_matrix_out, cpus, ncpus, JK_INTS, "cpus", NULL),
-	JM(struct c2c_matrix_out, unit, JK_STR), C2M(C2C_CMPXCHG, "cmpxchg"), C2M(C2C_LOADSTORE, "load_store"),
+	[C2M_CPUS] = JA(struct c2c_matrix_out, cpus, ncpus, JK_INTS, "cpus", NULL),
+	[C2M_UNIT] = JM(struct c2c_matrix_out, unit, JK_STR), C2M(C2C_CMPXCHG, "cmpxchg"),
+	C2M(C2C_LOADSTORE, "load_store"),
 };
+_Static_assert(ARRAY_SIZE(c2c_matrix_f) == C2M__COUNT, "one field per C2M_* bit");
 
 /* hand-made sections may have one matrix, its unit and CPUs beside it
- * (C2C_FLAT: unit, cpus and an array under "matrix") */
+ * (C2O_FLAT_*: unit, cpus and an array under "matrix") */
 #define C2O(m, kind) JM(struct c2c_out, m, kind)
 static const struct jfield c2c_f[] = {
-	JF(struct c2c_out, matrix.unit, JK_STR, "unit"),
-	JA(struct c2c_out, matrix.cpus, matrix.ncpus, JK_INTS, "cpus", NULL),
-	C2O(schema, JK_STR), C2O(mode, JK_STR), JSUB(struct c2c_out, cal, JK_OBJ, "calibration", calw_f),
-	C2O(topology, JK_STR), C2O(rounds_per_sample, JK_INT),
-	JSUB(struct c2c_out, methods, JK_OBJ, "methods", c2c_methods_f), JARR(struct c2c_out, pairs, "pairs", c2c_pair_f),
-	JAIN(struct c2c_out, absent, nabsent, JK_STRS, "absent_classes", NULL),
-	JSUB(struct c2c_out, matrix, JK_OBJ, "matrix", c2c_matrix_f),
-	[C2C_FLAT] = JA(struct c2c_out, matrix.v[0], matrix.nv[0], JK_MATRIX, "matrix", NULL),
+	[C2O_FLAT_UNIT] = JF(struct c2c_out, matrix.unit, JK_STR, "unit"),
+	[C2O_FLAT_CPUS] = JA(struct c2c_out, matrix.cpus, matrix.ncpus, JK_INTS, "cpus", NULL),
+	[C2O_SCHEMA] = C2O(schema, JK_STR), [C2O_MODE] = C2O(mode, JK_STR),
+	[C2O_CAL] = JSUB(struct c2c_out, cal, JK_OBJ, "calibration", calw_f),
+	[C2O_TOPOLOGY] = C2O(topology, JK_STR), [C2O_ROUNDS] = C2O(rounds_per_sample, JK_INT),
+	[C2O_METHODS] = JSUB(struct c2c_out, methods, JK_OBJ, "methods", c2c_methods_f),
+	[C2O_PAIRS] = JARR(struct c2c_out, pairs, "pairs", c2c_pair_f),
+	[C2O_ABSENT] = JAIN(struct c2c_out, absent, nabsent, JK_STRS, "absent_classes", NULL),
+	[C2O_MATRIX] = JSUB(struct c2c_out, matrix, JK_OBJ, "matrix", c2c_matrix_f),
+	[C2O_FLAT_MATRIX] = JA(struct c2c_out, matrix.v[0], matrix.nv[0], JK_MATRIX, "matrix", NULL),
 };
+_Static_assert(ARRAY_SIZE(c2c_f) == C2O__COUNT, "one field per C2O_* bit");
 static const struct jtable c2c_t = JTABLE(c2c_f, struct c2c_out);
 
 /* meta.characterization and meta.epochs (sections.h), the latter an array
  * of the report itself */
 static const struct jfield charz_step_f[] = {
-	JM(struct charz_step, step, JK_STR), JM(struct charz_step, seconds, JK_REAL),
-	JM(struct charz_step, status, JK_STR),
+	[CZS_STEP] = JM(struct charz_step, step, JK_STR), [CZS_SECONDS] = JM(struct charz_step, seconds, JK_REAL),
+	[CZS_STATUS] = JM(struct charz_step, status, JK_STR),
 };
+_Static_assert(ARRAY_SIZE(charz_step_f) == CZS__COUNT, "one field per CZS_* bit");
+#define CZM(m, kind) JM(struct characterization_meta, m, kind)
 static const struct jfield charz_f[] = {
-	JINS(struct characterization_meta, steps, charz_step_f),
-	JM(struct characterization_meta, pattern_sizes, JK_STR), JM(struct characterization_meta, complete, JK_BOOL),
-	JM(struct characterization_meta, cpu, JK_INT), JM(struct characterization_meta, cpu_why, JK_STR),
-	JM(struct characterization_meta, patience_s, JK_REAL), JM(struct characterization_meta, waited_s, JK_REAL),
-	JM(struct characterization_meta, repeated, JK_INT), JM(struct characterization_meta, kept_disturbed, JK_INT),
-	JM(struct characterization_meta, kept_why, JK_STRN), JM(struct characterization_meta, left_out, JK_STRN),
+	[CZ_STEPS] = JINS(struct characterization_meta, steps, charz_step_f),
+	[CZ_PATTERN_SIZES] = CZM(pattern_sizes, JK_STR), [CZ_COMPLETE] = CZM(complete, JK_BOOL),
+	[CZ_CPU] = CZM(cpu, JK_INT), [CZ_CPU_WHY] = CZM(cpu_why, JK_STR), [CZ_PATIENCE] = CZM(patience_s, JK_REAL),
+	[CZ_WAITED] = CZM(waited_s, JK_REAL), [CZ_REPEATED] = CZM(repeated, JK_INT),
+	[CZ_KEPT_DISTURBED] = CZM(kept_disturbed, JK_INT), [CZ_KEPT_WHY] = CZM(kept_why, JK_STRN),
+	[CZ_LEFT_OUT] = CZM(left_out, JK_STRN),
 };
 _Static_assert(ARRAY_SIZE(charz_f) == CZ__COUNT, "one field per CZ_* bit");
 static const struct jtable charz_t = JTABLE(charz_f, struct characterization_meta);
 
 #define EPM(m, kind) JM(struct epoch_out, m, kind)
 static const struct jfield epoch_f[] = {
-	EPM(epoch, JK_INT), EPM(step, JK_STRN), EPM(ticks_per_cycle, JK_REAL), EPM(timer_hz, JK_REAL),
-	EPM(wall_s, JK_REAL), EPM(cpu_share, JK_REAL), EPM(partial, JK_BOOL), EPM(rerun, JK_BOOL),
+	[EP_EPOCH] = EPM(epoch, JK_INT), [EP_STEP] = EPM(step, JK_STRN),
+	[EP_TICKS_PER_CYCLE] = EPM(ticks_per_cycle, JK_REAL), [EP_TIMER_HZ] = EPM(timer_hz, JK_REAL),
+	[EP_WALL] = EPM(wall_s, JK_REAL), [EP_CPU_SHARE] = EPM(cpu_share, JK_REAL),
+	[EP_PARTIAL] = EPM(partial, JK_BOOL), [EP_RERUN] = EPM(rerun, JK_BOOL),
 };
-_Static_assert(ARRAY_SIZE(epoch_f) == EP_RERUN + 1, "one field per EP_* bit");
+_Static_assert(ARRAY_SIZE(epoch_f) == EP__COUNT, "one field per EP_* bit");
 static const struct jfield epochs_f = JARR(struct report, epochs, "epochs", epoch_f);
 
 /* The typed sections, in the order a report has them; the others stay
@@ -1467,7 +1520,7 @@ const char *hier_level_name(const struct hier_level_out *l)
 
 bool hier_level_disagrees(const struct hier_level_out *l)
 {
-	return l->has & 1u << (HL_SIZE + 6) && !l->agrees;
+	return l->has & 1u << HL_AGREES && !l->agrees;
 }
 
 /* Against the report's aligned atomic_inc hit latency row (the session
@@ -1484,7 +1537,7 @@ void report_split(const struct report *rep, struct card_split *s)
 		   sl->sigbus ? CARD_SPLIT_SIGBUS : CARD_SPLIT_MEASURED;
 	s->skipped = sl->has & 1u << SL_SKIPPED ? sl->skipped : NULL;
 	s->has_kernel = sl->has & 1u << SL_KERNEL;
-	s->kernel_why = sl->kernel.has & 1u << 1 ? sl->kernel.why : NULL;
+	s->kernel_why = sl->kernel.has & 1u << SLK_WHY ? sl->kernel.why : NULL;
 	s->split_ns = sl->split_ns;
 	s->aligned_ns = den ? sl->ratio_denominator.ns : sl->aligned_ns;
 	s->ratio = sl->ratio;

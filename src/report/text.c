@@ -249,7 +249,7 @@ static void write_levels(const struct card *c, FILE *f)
 	const struct hierarchy_section *h = c->hier;
 	bool huge = h->pages.page_bytes >= 1 << 21;
 	int epochs = h->has & 1u << HS_EPOCHS ? h->epochs : 0;
-	const char *why = h->pages.has & 1u ? h->pages.source : "?";	/* no huge pages */
+	const char *why = h->pages.has & 1u << HPG_SOURCE ? h->pages.source : "?";	/* no huge pages */
 	char a[96], b[32];
 
 	fprintf(f, "caches   ");

@@ -159,10 +159,11 @@ watch() {
 		[ "\$s" = "\$l" ] || { l=\$s; t=\$now; }
 		[ \$((now - t)) -lt 150 ] && continue
 		echo "@@ hung \$s, now \$(up) s"
-		for p in /proc/[0-9]*; do
-			t=\$(cut -d' ' -f1-3 \$p/stat)
-			echo "@@ hungps \$t \$(cat \$p/wchan) \$(tr '\\0' ' ' <\$p/cmdline | cut -c1-80)"
-			case "\$t" in *' D') sed 's/^/@@ hungstack /' \$p/stack ;; esac
+		for p in /proc/[0-9]*; do	# the processes, and the kthreads ours, running or in D
+			st=\$(cut -d' ' -f1-3 \$p/stat) c=\$(tr '\\0' ' ' <\$p/cmdline | cut -c1-80)
+			case "\$st" in *atomcost*|*' D'|*' R') ;; *) [ -n "\$c" ] || continue ;; esac
+			echo "@@ hungps \$st \$(cat \$p/wchan) \$c"
+			case "\$st" in *' D') sed 's/^/@@ hungstack /' \$p/stack ;; esac
 		done
 		dmesg | tail -40 | sed 's/^/@@ hungdmesg /'
 		poweroff -f

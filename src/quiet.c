@@ -3,6 +3,7 @@
 #include "quiet.h"
 
 #include "common.h"
+#include "runner.h"
 
 /* The wait measures in slices this long and keeps the last window's worth. */
 #define SLICE_NS 50000000ull
@@ -31,7 +32,7 @@ bool quiet_wait(double share, double window_s, double budget_s, double *waited_s
 		need = 1;
 	if (need > MAX_SLICES)
 		need = MAX_SLICES;
-	while (!quiet && (now_ns() - t0) / 1e9 < budget_s) {
+	while (!quiet && !runner_stop && (now_ns() - t0) / 1e9 < budget_s) {
 		struct quiet_mark m;
 		size_t k = n % need;
 

@@ -33,7 +33,8 @@ double quiet_share(const struct quiet_mark *m);
 
 /* Spin on the calling thread's CPU (pin it first) until it has had share of
  * the wall time or more over the last window_s, for at most budget_s.
- * true when the window came; *waited_s: the seconds spent either way. */
+ * true when the window came; *waited_s: the seconds spent either way. An
+ * interruption (runner_stop) ends the wait at once, not quiet. */
 bool quiet_wait(double share, double window_s, double budget_s, double *waited_s);
 
 /* Spin seconds on the calling thread's CPU; the share it had (a probe of

@@ -118,9 +118,20 @@ int jscan_item(struct jscan *s, size_t *k)
 
 static void put(char *dst, size_t size, size_t *n, const char *b, size_t len)
 {
-	for (size_t i = 0; i < len && *n + 1 < size; i++)
-		dst[(*n)++] = b[i];
+	size_t room = *n + 1 < size ? size - 1 - *n : 0;
+
+	if (len > room)
+		len = room;
+	if (len)
+		memcpy(dst + *n, b, len);
+	*n += len;
 }
+
+/* The bytes a string holds as they are: not '"', '\\', a control
+ * character or the start of a UTF-8 sequence. */
+static const bool plain[256] = {
+	[0x20 ... '"' - 1] = true, ['"' + 1 ... '\\' - 1] = true, ['\\' + 1 ... 0x7f] = true,
+};
 
 /* A UTF-8 sequence at p (of at most left bytes): its length, 0 invalid. */
 static size_t utf8_len(const unsigned char *p, size_t left)
@@ -214,8 +225,7 @@ int jscan_str(struct jscan *s, char *dst, size_t size)
 	for (;;) {
 		const char *run = s->p;
 
-		while (s->p < s->end && *s->p != '"' && *s->p != '\\' && (unsigned char)*s->p >= 0x20 &&
-		       (unsigned char)*s->p < 0x80)
+		while (s->p < s->end && plain[(unsigned char)*s->p])
 			s->p++;
 		put(dst, size, &n, run, (size_t)(s->p - run));
 		if (s->p >= s->end)
@@ -271,64 +281,74 @@ static int convert_slow(struct jscan *s, const char *start, struct jscan_num *n)
 	return 0;
 }
 
+#define DIGIT(c) ((unsigned)((c) - '0') < 10)
+
+/* The digits at p (at least one): up to 19 significant ones into *m
+ * (*digits counts them, 99 once more came), each after the point taking
+ * one from *scale; each integer digit beyond 19 adds one. */
+static const char *digits_of(const char *p, const char *end, bool fraction, uint64_t *m, int *digits, int *scale)
+{
+	for (; p < end && DIGIT(*p); p++) {
+		if (*digits < 19) {
+			*m = *m * 10 + (uint64_t)(*p - '0');
+			*digits += *m != 0;
+			*scale -= fraction;
+		} else {
+			*scale += !fraction;
+			*digits = 99;
+		}
+	}
+	return p;
+}
+
 static int number(struct jscan *s, struct jscan_num *n, bool want)
 {
-	const char *start = s->p;
+	const char *start = s->p, *p = s->p + (*s->p == '-'), *end = s->end;
 	uint64_t m = 0;
-	int digits = 0, scale = 0, exp = 0, esign = 1, edigits = 0;
-	bool neg = *s->p == '-';
+	int digits = 0, scale = 0, exp = 0, esign = 1;
+	bool neg = *start == '-', edigits = false;
 
-	s->p += neg;
-	if (s->p >= s->end || *s->p < '0' || *s->p > '9')
-		return jscan_fail(s, "invalid token");
-	if (*s->p == '0' && s->p + 1 < s->end && s->p[1] >= '0' && s->p[1] <= '9')
-		return jscan_fail(s, "invalid token (a leading zero)");
 	n->integer = true;
-	for (; s->p < s->end && *s->p >= '0' && *s->p <= '9'; s->p++)
-		if (digits < 19 && (m || *s->p != '0'))
-			m = m * 10 + (uint64_t)(*s->p - '0'), digits++;
-		else if (m || *s->p != '0')
-			scale++, digits = 99;
-	if (s->p < s->end && *s->p == '.') {
+	if (p >= end || !DIGIT(*p) || (*p == '0' && p + 1 < end && DIGIT(p[1]))) {
+		s->p = p;
+		return jscan_fail(s, p < end && DIGIT(*p) ? "invalid token (a leading zero)" : "invalid token");
+	}
+	p = digits_of(p, end, false, &m, &digits, &scale);
+	if (p < end && *p == '.') {
 		n->integer = false;
-		if (++s->p >= s->end || *s->p < '0' || *s->p > '9')
+		if (++p >= end || !DIGIT(*p)) {
+			s->p = p;
 			return jscan_fail(s, "invalid token (no digit after '.')");
-		for (; s->p < s->end && *s->p >= '0' && *s->p <= '9'; s->p++)
-			if (digits < 19 && (m || *s->p != '0'))
-				m = m * 10 + (uint64_t)(*s->p - '0'), digits++, scale--;
-			else if (!m)
-				scale--;
-			else
-				digits = 99;
+		}
+		p = digits_of(p, end, true, &m, &digits, &scale);
 	}
-	if (s->p < s->end && (*s->p == 'e' || *s->p == 'E')) {
+	if (p < end && (*p == 'e' || *p == 'E')) {
 		n->integer = false;
-		s->p++;
-		if (s->p < s->end && (*s->p == '+' || *s->p == '-'))
-			esign = *s->p++ == '-' ? -1 : 1;
-		if (s->p >= s->end || *s->p < '0' || *s->p > '9')
+		if (++p < end && (*p == '+' || *p == '-'))
+			esign = *p++ == '-' ? -1 : 1;
+		if (p >= end || !DIGIT(*p)) {
+			s->p = p;
 			return jscan_fail(s, "invalid token (no digit in the exponent)");
-		for (; s->p < s->end && *s->p >= '0' && *s->p <= '9'; s->p++, edigits++)
-			if (exp < 10000)
-				exp = exp * 10 + (*s->p - '0');
+		}
+		for (edigits = true; p < end && DIGIT(*p); p++)
+			exp = exp < 10000 ? exp * 10 + (*p - '0') : exp;
 	}
+	s->p = p;
 	if (n->integer && digits <= 18) {
 		n->i = neg ? -(long long)m : (long long)m;
 		n->x = (double)n->i;
 		return 0;
 	}
-	if (!n->integer && digits <= 15) {
-		scale += esign * exp;
-		if (!m || (scale >= -22 && scale <= 22)) {
-			n->i = 0;
-			n->x = !m ? 0 : scale < 0 ? (double)m / pow10_exact[-scale] : (double)m * pow10_exact[scale];
-			n->x = neg ? -n->x : n->x;
-			return 0;
-		}
+	scale += esign * exp;
+	if (!n->integer && digits <= 15 && (!m || (scale >= -22 && scale <= 22))) {
+		n->i = 0;
+		n->x = !m ? 0 : scale < 0 ? (double)m / pow10_exact[-scale] : (double)m * pow10_exact[scale];
+		n->x = neg ? -n->x : n->x;
+		return 0;
 	}
 	/* skipped: only what may overflow converts (a long integer, a real
 	 * with an exponent or of many digits) */
-	if (!want && !n->integer && !edigits && s->p - start < 300)
+	if (!want && !n->integer && !edigits && p - start < 300)
 		return 0;
 	n->i = 0;
 	return convert_slow(s, start, n);

@@ -752,7 +752,7 @@ static int member_scan(const struct jtable *t, struct jscan *s, void *p, const c
 	size_t i;
 
 	for (i = 0; i < t->n; i++)
-		if (!strcmp(t->f[i].key, key) && !(t->f[i].kind == JK_OBJ && k == JS_ARRAY) &&
+		if (t->f[i].key[0] == key[0] && !strcmp(t->f[i].key, key) && !(t->f[i].kind == JK_OBJ && k == JS_ARRAY) &&
 		    !(t->f[i].kind == JK_MATRIX && k != JS_ARRAY))
 			break;
 	if (i == t->n)

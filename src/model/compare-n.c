@@ -37,6 +37,103 @@ static bool row_is(const struct compare_n_row *r, int section, const char *label
 	return r->section == section && !strcmp(r->label, label) && !strcmp(r->unit, unit);
 }
 
+static uint64_t row_hash(int section, const char *label, const char *unit)
+{
+	uint64_t h = 1469598103934665603ull ^ (uint64_t)section;
+
+	for (const char *p = label; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	for (const char *p = unit; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	return h;
+}
+
+/* The rows by key, open addressing: looking a row up by scanning made a
+ * document of n rows cost n^2 / 2 compares (a fleet's every machine).
+ * Rebuilt when rows moved or the index is half full. 0 or -ENOMEM. */
+static int index_rows(struct compare_n *c)
+{
+	size_t want = 64;
+
+	while (want < 2 * (c->nrows + 1))
+		want *= 2;
+	if (want > c->nindex) {
+		size_t *n = realloc(c->index, want * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		c->index = n;
+		c->nindex = want;
+	} else if (!c->stale) {
+		return 0;
+	}
+	memset(c->index, 0, c->nindex * sizeof(*c->index));
+	for (size_t i = 0; i < c->nrows; i++) {
+		const struct compare_n_row *r = &c->rows[i];
+		size_t h = (size_t)row_hash(r->section, r->label, r->unit) & (c->nindex - 1);
+
+		while (c->index[h])
+			h = (h + 1) & (c->nindex - 1);
+		c->index[h] = i + 1;
+	}
+	c->stale = false;
+	return 0;
+}
+
+/* The row of that key, c->nrows when none (or on ENOMEM: e->err). */
+static size_t row_find(struct emit *e, int section, const char *label, const char *unit)
+{
+	struct compare_n *c = e->c;
+	size_t h;
+
+	/* documents emit their rows in one order: the row after the last
+	 * one met first */
+	if (e->next < c->nrows && row_is(&c->rows[e->next], section, label, unit))
+		return e->next;
+	if (index_rows(c) < 0) {
+		e->err = -ENOMEM;
+		return c->nrows;
+	}
+	for (h = (size_t)row_hash(section, label, unit) & (c->nindex - 1); c->index[h];
+	     h = (h + 1) & (c->nindex - 1))
+		if (row_is(&c->rows[c->index[h] - 1], section, label, unit))
+			return c->index[h] - 1;
+	return c->nrows;
+}
+
+/* Row at, just made, into the index: an appended one in place, else (or
+ * when the index is missing or half full) the index is rebuilt later. */
+static void index_add(struct compare_n *c, size_t at)
+{
+	const struct compare_n_row *r = &c->rows[at];
+	size_t h;
+
+	if (at + 1 < c->nrows || !c->nindex || 2 * c->nrows > c->nindex) {
+		c->stale = true;
+		return;
+	}
+	for (h = (size_t)row_hash(r->section, r->label, r->unit) & (c->nindex - 1); c->index[h];
+	     h = (h + 1) & (c->nindex - 1))
+		;
+	c->index[h] = at + 1;
+}
+
+/* Where a new row goes: after the last row of its group (the label up to
+ * ':', a need of the menu, a comparison) when a later column brings it,
+ * else at the end of its section: rows are emitted section by section, so
+ * the end is the current section's. */
+static size_t row_at(const struct compare_n *c, int section, const char *label)
+{
+	const char *colon = strchr(label, ':');
+	size_t glen = colon ? (size_t)(colon - label) : 0, at = c->nrows;
+
+	for (size_t i = 0; glen && i < c->nrows; i++)
+		if (c->rows[i].section == section && !strncmp(c->rows[i].label, label, glen) &&
+		    c->rows[i].label[glen] == ':')
+			at = i + 1;
+	return at;
+}
+
 /* The cell of this column in the row of that section, label and unit (the
  * row made where none is), now present; NULL when it already was (the
  * first figure of a row wins: repeated passes) or on ENOMEM (e->err). */
@@ -44,32 +141,23 @@ static struct compare_n_cell *cell(struct emit *e, int section, const char *labe
 				   enum compare_n_kind kind)
 {
 	struct compare_n *c = e->c;
-	const char *colon = strchr(label, ':');
-	size_t glen = colon ? (size_t)(colon - label) : 0, at = c->nrows, i;
 	struct compare_n_cell *cells;
 	struct compare_n_row *r;
+	size_t i, at;
 
 	if (e->err)
 		return NULL;
-	/* documents emit their rows in one order: the row after the last one
-	 * met first, or a fleet of 1,000 scans every row for every cell */
-	i = e->next < c->nrows && row_is(&c->rows[e->next], section, label, unit) ? e->next : 0;
-	for (; i < c->nrows; i++) {
-		r = &c->rows[i];
-		if (row_is(r, section, label, unit)) {
-			e->next = i + 1;
-			cells = r->cells[e->col].present ? NULL : &r->cells[e->col];
-			if (cells)
-				cells->present = true;
-			return cells;
-		}
-		/* a row first met in a later column goes after the last row of
-		 * its group (the label up to ':', a need of the menu, a
-		 * comparison), else at the end of its section: rows are emitted
-		 * section by section, so the end is the current section's */
-		if (r->section == section && glen && !strncmp(r->label, label, glen) && r->label[glen] == ':')
-			at = i + 1;
+	i = row_find(e, section, label, unit);
+	if (e->err)
+		return NULL;
+	if (i < c->nrows) {
+		e->next = i + 1;
+		cells = c->rows[i].cells[e->col].present ? NULL : &c->rows[i].cells[e->col];
+		if (cells)
+			cells->present = true;
+		return cells;
 	}
+	at = row_at(c, section, label);
 	if (c->nrows == c->cap) {
 		size_t ncap = c->cap ? c->cap * 2 : 64;
 
@@ -89,6 +177,7 @@ static struct compare_n_cell *cell(struct emit *e, int section, const char *labe
 	*r = (struct compare_n_row){ .section = section, .kind = kind, .cells = cells };
 	snprintf(r->label, sizeof(r->label), "%s", label);
 	snprintf(r->unit, sizeof(r->unit), "%s", unit);
+	index_add(c, at);
 	e->next = at + 1;
 	cells[e->col].present = true;
 	return &cells[e->col];
@@ -494,7 +583,8 @@ int compare_n_build(const struct compare_n_doc *docs, size_t n, const struct com
 	double card_floor = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (n < 2 || (n > COMPARE_N_MAX && !o->fleet)) {
+	/* a fleet adds its machines one at a time (fleet_add) */
+	if (n < (o->fleet ? 1 : 2) || (n > COMPARE_N_MAX && !o->fleet)) {
 		pr_err("compare: %zu documents: side by side takes 2 to %d", n, COMPARE_N_MAX);
 		return -EINVAL;
 	}
@@ -533,6 +623,7 @@ void compare_n_free(struct compare_n *c)
 		free(c->rows[i].cells);
 	free(c->rows);
 	free(c->cols);
+	free(c->index);
 	memset(c, 0, sizeof(*c));
 }
 

@@ -60,6 +60,8 @@ struct compare_n {
 	size_t ncols;
 	struct compare_n_row *rows;
 	size_t nrows, cap;
+	size_t *index, nindex;	/* rows by key (compare-n.c: row_find), row + 1; 0: none */
+	bool stale;		/* a row went in before others: index to rebuild */
 	double base_floor;	/* for CN_HOT rows (before a card's own floor) */
 	double margin;		/* of cells judged from epochs */
 	double threshold;	/* p one more marked judged cell would need */
@@ -137,8 +139,8 @@ void report_free_summary(struct compare_n_doc *d);
 bool report_is_summary(const char *path);
 
 /* Build the rows from n documents (docs must outlive out). 0 or -errno
- * (-EINVAL for fewer than 2, or more than COMPARE_N_MAX columns unless
- * o->fleet). */
+ * (-EINVAL for fewer than 2, or more than COMPARE_N_MAX columns, unless
+ * o->fleet: then one or more). */
 int compare_n_build(const struct compare_n_doc *docs, size_t n, const struct compare_n_opts *o,
 		    struct compare_n *out);
 void compare_n_free(struct compare_n *c);

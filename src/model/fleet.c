@@ -236,7 +236,6 @@ static int row_add(struct fleet *f, struct fleet_row *s, const struct compare_n_
 int fleet_add(struct fleet *f, const struct compare_n_doc *d)
 {
 	struct compare_n_opts o = f->o;
-	struct compare_n_doc two[2] = { *d, *d };	/* compare_n_build takes two or more */
 	struct fleet_machine *m;
 	struct compare_n cn;
 	int ret;
@@ -253,7 +252,7 @@ int fleet_add(struct fleet *f, const struct compare_n_doc *d)
 		f->capm = cap;
 	}
 	o.all_rows = true;	/* every row is judged; the writers show the card's alone */
-	ret = compare_n_build(two, 2, &o, &cn);
+	ret = compare_n_build(d, 1, &o, &cn);
 	if (ret < 0)
 		return ret;
 	m = &f->mach[f->nmach];

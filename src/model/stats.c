@@ -54,14 +54,59 @@ static double mean_sd(const double *v, size_t n, double *sd)
 	return m;
 }
 
+/* The k-th smallest of x[0..n) (0-based, k < n), x reordered so that
+ * x[k] holds it and none after it is smaller (Hoare's selection): a
+ * median in O(n), where a fleet's 10,000 machines sorted for each row,
+ * group and key were a third of its compare. */
+static double select_kth(double *x, size_t n, size_t k)
+{
+	ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, at = (ptrdiff_t)k;
+
+	while (lo < hi) {
+		double pivot = x[lo + (hi - lo) / 2], t;
+		ptrdiff_t i = lo, j = hi;
+
+		while (i <= j) {
+			while (x[i] < pivot)
+				i++;
+			while (x[j] > pivot)
+				j--;
+			if (i <= j) {
+				t = x[i];
+				x[i++] = x[j];
+				x[j--] = t;
+			}
+		}
+		if (at <= j)
+			hi = j;
+		else if (at >= i)
+			lo = i;
+		else
+			break;
+	}
+	return x[k];
+}
+
 double stats_median(const double *v, size_t n)
 {
-	double *s = n ? sorted_copy(v, n) : NULL, m;
+	double buf[64], *x = n <= 64 ? buf : malloc(n * sizeof(*x)), m, next;
+	double h = (double)(n - 1) * 0.5;
+	size_t i = (n - 1) / 2;
 
-	if (!s)
+	if (!n || !x)
 		return NAN;
-	m = stats_quantile_sorted(s, n, 0.5);
-	free(s);
+	memcpy(x, v, n * sizeof(*x));
+	m = select_kth(x, n, i);
+	/* stats_quantile_sorted's interpolation, with the next order
+	 * statistic: the least of those after the median */
+	if (i + 1 < n) {
+		next = x[i + 1];
+		for (size_t j = i + 2; j < n; j++)
+			next = x[j] < next ? x[j] : next;
+		m += (h - (double)i) * (next - m);
+	}
+	if (x != buf)
+		free(x);
 	return m;
 }
 

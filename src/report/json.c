@@ -2,16 +2,19 @@
 /* report/json.c - the versioned JSON report (schema in README "JSON
  * report") and its reader. jansson does the escaping. */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "card.h"
 #include "common.h"
 #include "build-config.h"
 #include "compare-n.h"
 #include "fingerprint.h"
+#include "jscan.h"
 #include "report.h"
 
 /* A number of o (0 when absent or not a number, as jansson reads it). */
@@ -586,6 +589,256 @@ static int obj_read(const struct jtable *t, json_t *o, void *p)
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+/* ---- the same tables over the bytes (jscan.h): the summary reader, no
+ * tree. Each value reads as field_read reads its jansson node. */
+
+/* a hook for the keys of one object its table does not have: 1 read, 0
+ * not its key (skipped), -errno */
+typedef int (*other_fn)(struct jscan *s, const char *key, void *ctx);
+
+static int obj_scan(const struct jtable *t, struct jscan *s, void *p, other_fn other, void *ctx);
+
+/* A number as jansson's json_number_value (0 when not one), and the whole
+ * number field_read takes of it (-1 for null). */
+static int num_scan(struct jscan *s, double *x, long long *i, bool *integer)
+{
+	enum jscan_kind k = jscan_peek(s);
+	struct jscan_num n;
+	int ret;
+
+	*x = 0;
+	*i = k == JS_NULL ? -1 : 0;
+	*integer = false;
+	if (k != JS_NUMBER)
+		return jscan_skip(s);
+	ret = jscan_number(s, &n);
+	*x = n.x;
+	*i = n.integer ? n.i : fabs(n.x) < 9e18 ? (long long)n.x : 0;
+	*integer = n.integer;
+	return ret;
+}
+
+/* A string into m (size bytes), "" when the value is none. */
+static int str_scan(struct jscan *s, char *m, size_t size)
+{
+	if (jscan_peek(s) == JS_STRING)
+		return jscan_str(s, m, size);
+	*m = '\0';
+	return jscan_skip(s);
+}
+
+/* One item of f's array at d. */
+static int item_scan(const struct jfield *f, struct jscan *s, char *d)
+{
+	double x;
+	long long i;
+	bool integer;
+	int ret;
+
+	switch (f->kind) {
+	case JK_STRS:
+		return str_scan(s, d, f->size);
+	case JK_INTS:
+		ret = num_scan(s, &x, &i, &integer);
+		*(size_t *)(void *)d = integer ? (size_t)i : 0;	/* json_integer_value */
+		return ret;
+	case JK_REALS:
+		ret = num_scan(s, &x, &i, &integer);
+		*(double *)(void *)d = x;
+		return ret;
+	default:
+		return obj_scan(f->sub, s, d, NULL, NULL);
+	}
+}
+
+/* An array of f's items into m (owned, or in place up to f->max). */
+static int items_scan(const struct jfield *f, struct jscan *s, char *m, size_t *n)
+{
+	size_t each = f->kind == JK_INTS ? sizeof(size_t) : f->kind == JK_REALS ? sizeof(double) :
+		      f->kind == JK_OBJS ? f->sub->size : f->size;
+	size_t cap = f->max ? f->max : 1, k = 0;
+	char *d = f->max ? m : calloc(1, each);
+	int ret;
+
+	*n = 0;
+	if (!d)
+		return -ENOMEM;
+	if (!f->max)
+		*(char **)m = d;
+	if (jscan_peek(s) != JS_ARRAY)
+		return jscan_skip(s);
+	if (jscan_enter(s, '[') < 0)
+		return -EINVAL;
+	while ((ret = jscan_item(s, &k)) == 1) {
+		if (*n == cap && !f->max) {
+			char *g = realloc(d, 2 * cap * each);
+
+			if (!g)
+				return -ENOMEM;
+			memset(g + cap * each, 0, cap * each);
+			*(char **)m = d = g;
+			cap *= 2;
+		}
+		ret = *n < cap ? item_scan(f, s, d + *n * each) : jscan_skip(s);
+		if (ret < 0)
+			return ret;
+		*n += *n < cap;
+	}
+	return ret;
+}
+
+/* The items of the array that follows, counted (the scan stays put). */
+static int count_items(struct jscan *s, size_t *n)
+{
+	struct jscan c = *s;
+	size_t k = 0;
+	int ret;
+
+	*n = 0;
+	if (jscan_enter(&c, '[') < 0)
+		return jscan_skip(s);	/* says what is wrong */
+	while ((ret = jscan_item(&c, &k)) == 1 && jscan_skip(&c) == 0)
+		++*n;
+	return ret < 0 || c.why ? jscan_skip(s) : 0;
+}
+
+/* One row of a matrix: up to n numbers (the rest NAN, as they are). */
+static int row_scan(struct jscan *s, double *row, size_t n)
+{
+	size_t j = 0, k = 0;
+	int ret;
+
+	if (jscan_enter(s, '[') < 0)
+		return -EINVAL;
+	while ((ret = jscan_item(s, &k)) == 1) {
+		struct jscan_num x;
+
+		if (j < n && jscan_peek(s) == JS_NUMBER) {
+			ret = jscan_number(s, &x);
+			row[j] = x.x;
+		} else {
+			ret = jscan_skip(s);
+		}
+		if (ret < 0)
+			return ret;
+		j++;
+	}
+	return ret;
+}
+
+/* n rows of n numbers or nulls (NAN) into *d (allocated), as matrix_read */
+static int matrix_scan(struct jscan *s, double **d, size_t *np)
+{
+	size_t n, i = 0, k = 0;
+	int ret = count_items(s, &n);
+
+	*np = 0;
+	*d = NULL;
+	if (ret < 0)
+		return ret;
+	if (n > 4096)
+		return jscan_fail(s, "a matrix of more than 4096 rows");
+	*d = malloc((n ? n * n : 1) * sizeof(double));
+	if (!*d)
+		return -ENOMEM;
+	for (size_t j = 0; j < n * n; j++)
+		(*d)[j] = NAN;
+	if (jscan_enter(s, '[') < 0)
+		return -EINVAL;
+	while ((ret = jscan_item(s, &k)) == 1) {
+		ret = jscan_peek(s) == JS_ARRAY ? row_scan(s, *d + i * n, n) : jscan_skip(s);
+		if (ret < 0)
+			return ret;
+		i++;
+	}
+	*np = n;
+	return ret;
+}
+
+static int field_scan(const struct jfield *f, struct jscan *s, char *m)
+{
+	double x;
+	long long i;
+	bool integer;
+	int ret;
+
+	switch (f->kind) {
+	case JK_INT:
+	case JK_INTN:
+		ret = num_scan(s, &x, &i, &integer);
+		if (f->size == sizeof(int))
+			*(int *)m = (int)i;
+		else
+			*(long long *)m = i;
+		return ret;
+	case JK_REAL:
+		ret = num_scan(s, &x, &i, &integer);
+		*(double *)(void *)m = x;
+		return ret;
+	case JK_BOOL:
+		if (f->size == sizeof(bool))
+			*(bool *)m = jscan_peek(s) == JS_TRUE;
+		else
+			*(int *)m = jscan_peek(s) == JS_TRUE;
+		return jscan_skip(s);
+	case JK_STR:
+	case JK_STRN:
+		return str_scan(s, m, f->size);
+	case JK_OBJ:
+	case JK_OBJN:
+		return obj_scan(f->sub, s, m, NULL, NULL);
+	case JK_MATRIX:
+		return matrix_scan(s, (double **)(void *)m, (size_t *)(m - f->off + f->cnt));
+	default:
+		return items_scan(f, s, m, (size_t *)(m - f->off + f->cnt));
+	}
+}
+
+/* key's value into t's field of that key and kind (an object or rows,
+ * whichever it is, as obj_read), skipped when t has none. A key twice is
+ * refused, as jansson's JSON_REJECT_DUPLICATES does. */
+static int member_scan(const struct jtable *t, struct jscan *s, void *p, const char *key, uint64_t *seen)
+{
+	enum jscan_kind k = jscan_peek(s);
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		if (t->f[i].key[0] == key[0] && !strcmp(t->f[i].key, key) && !(t->f[i].kind == JK_OBJ && k == JS_ARRAY) &&
+		    !(t->f[i].kind == JK_MATRIX && k != JS_ARRAY))
+			break;
+	if (i == t->n)
+		return jscan_skip(s);
+	if (i < 64 && *seen & 1ull << i)
+		return jscan_fail(s, "duplicate object key");
+	*seen |= i < 64 ? 1ull << i : 0;
+	if (t->has)
+		*(unsigned *)p |= 1u << i;
+	return field_scan(&t->f[i], s, (char *)p + t->f[i].off);
+}
+
+/* An object's members into p by t, the keys t has not to other (when
+ * given); a value not an object is skipped. */
+static int obj_scan(const struct jtable *t, struct jscan *s, void *p, other_fn other, void *ctx)
+{
+	uint64_t seen = 0;
+	char key[64];
+	size_t k = 0;
+	int ret;
+
+	if (jscan_peek(s) != JS_OBJECT)
+		return jscan_skip(s);
+	if (jscan_enter(s, '{') < 0)
+		return -EINVAL;
+	while ((ret = jscan_member(s, &k, key, sizeof(key))) == 1) {
+		ret = other ? other(s, key, ctx) : 0;
+		if (!ret)
+			ret = member_scan(t, s, p, key, &seen);
+		if (ret < 0)
+			return ret;
+	}
+	return ret;
 }
 
 void report_typed_sections(const struct report *rep, json_t *root)
@@ -1197,112 +1450,329 @@ static const struct jfield doc_f[] = {
 	DOCA(res, "results", row_f),
 };
 static const struct jtable doc_t = JPLAIN(doc_f, struct compare_n_doc);
+static const struct jfield option_f[] = {
+	JF(struct cn_option, probe, JK_STR, "probe"), JF(struct cn_option, cycles, JK_REAL, "cycles"),
+};
+static const struct jtable option_t = JPLAIN(option_f, struct cn_option);
 
-/* The menu's options, one item per need and option. */
-static int summary_menu(json_t *card, struct compare_n_doc *d)
+/* What the summary's scan carries besides the document. */
+struct summary_scan {
+	struct compare_n_doc *d;
+	char schema[64];
+	size_t capmenu, caplabel;
+};
+
+/* Room for one more of *n items of each bytes at *a (capacity *cap). */
+static int grow(void *a, size_t n, size_t *cap, size_t each)
 {
-	json_t *menu = json_object_get(card, "menu"), *need, *opt;
-	size_t i, k, n = 0;
+	void *g;
 
-	json_array_foreach(menu, i, need)
-		n += json_array_size(json_object_get(need, "options"));
-	d->menu = n ? calloc(n, sizeof(*d->menu)) : NULL;
-	if (n && !d->menu)
+	if (n < *cap)
+		return 0;
+	g = realloc(*(void **)a, (*cap ? 2 * *cap : 8) * each);
+	if (!g)
 		return -ENOMEM;
-	d->nmenu = n;
-	n = 0;
-	json_array_foreach(menu, i, need) {
-		json_array_foreach(json_object_get(need, "options"), k, opt) {
-			copy_str(d->menu[n].need, sizeof(d->menu[n].need), need, "need");
-			copy_str(d->menu[n].probe, sizeof(d->menu[n].probe), opt, "probe");
-			d->menu[n++].cycles = num_of(opt, "cycles");
+	*(void **)a = g;
+	*cap = *cap ? 2 * *cap : 8;
+	return 0;
+}
+
+/* A need's options: one menu item each, whatever it is (as the tree read). */
+static int options_scan(struct jscan *s, struct summary_scan *c)
+{
+	struct compare_n_doc *d = c->d;
+	size_t k = 0;
+	int ret;
+
+	if (jscan_peek(s) != JS_ARRAY)
+		return jscan_skip(s);
+	if (jscan_enter(s, '[') < 0)
+		return -EINVAL;
+	while ((ret = jscan_item(s, &k)) == 1) {
+		if (grow(&d->menu, d->nmenu, &c->capmenu, sizeof(*d->menu)) < 0)
+			return -ENOMEM;
+		memset(&d->menu[d->nmenu], 0, sizeof(*d->menu));
+		ret = obj_scan(&option_t, s, &d->menu[d->nmenu++], NULL, NULL);
+		if (ret < 0)
+			return ret;
+	}
+	return ret;
+}
+
+/* One need of the card's menu; its name goes to each of its options. */
+static int need_scan(struct jscan *s, struct summary_scan *c)
+{
+	struct compare_n_doc *d = c->d;
+	size_t first = d->nmenu, k = 0;
+	char key[16], need[sizeof(d->menu->need)] = "";
+	int ret;
+
+	if (jscan_peek(s) != JS_OBJECT)
+		return jscan_skip(s);
+	if (jscan_enter(s, '{') < 0)
+		return -EINVAL;
+	while ((ret = jscan_member(s, &k, key, sizeof(key))) == 1) {
+		ret = !strcmp(key, "need") ? str_scan(s, need, sizeof(need)) :
+		      !strcmp(key, "options") ? options_scan(s, c) : jscan_skip(s);
+		if (ret < 0)
+			return ret;
+	}
+	for (size_t i = first; i < d->nmenu; i++)
+		memcpy(d->menu[i].need, need, sizeof(need));
+	return ret;
+}
+
+/* The card's keys besides its table: the menu, one item per need and option. */
+static int card_other(struct jscan *s, const char *key, void *ctx)
+{
+	size_t k = 0;
+	int ret;
+
+	if (strcmp(key, "menu"))
+		return 0;
+	if (jscan_peek(s) != JS_ARRAY)
+		return jscan_skip(s) < 0 ? -EINVAL : 1;
+	if (jscan_enter(s, '[') < 0)
+		return -EINVAL;
+	while ((ret = jscan_item(s, &k)) == 1)
+		if ((ret = need_scan(s, ctx)) < 0)
+			return ret;
+	return ret < 0 ? ret : 1;
+}
+
+/* The firmware as one word, "vendor version date" ("?" for one not said). */
+static int firmware_scan(struct jscan *s, struct compare_n_doc *d)
+{
+	static const char *const keys[] = { "bios_vendor", "bios_version", "bios_date" };
+	char key[16], w[3][sizeof(d->bios)] = { "?", "?", "?" }, all[sizeof(w) + 3];
+	size_t k = 0, i;
+	int ret;
+
+	if (jscan_peek(s) != JS_OBJECT)
+		return jscan_skip(s);
+	if (jscan_enter(s, '{') < 0)
+		return -EINVAL;
+	while ((ret = jscan_member(s, &k, key, sizeof(key))) == 1) {
+		for (i = 0; i < ARRAY_SIZE(keys) && strcmp(keys[i], key); i++)
+			;
+		ret = i < ARRAY_SIZE(keys) && jscan_peek(s) == JS_STRING ? jscan_str(s, w[i], sizeof(w[i])) :
+		      jscan_skip(s);
+		if (ret < 0)
+			return ret;
+	}
+	/* a long one is cut to the word's size, as the tree's reading cut it */
+	if (!ret) {
+		snprintf(all, sizeof(all), "%s %s %s", w[0], w[1], w[2]);
+		k = strnlen(all, sizeof(d->bios) - 1);
+		memcpy(d->bios, all, k);
+		d->bios[k] = '\0';
+	}
+	return ret;
+}
+
+/* The operator's labels: each key with a string value. */
+static int labels_scan(struct jscan *s, struct summary_scan *c)
+{
+	struct compare_n_doc *d = c->d;
+	char key[sizeof(d->label->key)];
+	size_t k = 0;
+	int ret;
+
+	if (jscan_peek(s) != JS_OBJECT)
+		return jscan_skip(s);
+	if (jscan_enter(s, '{') < 0)
+		return -EINVAL;
+	while ((ret = jscan_member(s, &k, key, sizeof(key))) == 1) {
+		if (jscan_peek(s) != JS_STRING) {
+			ret = jscan_skip(s);
+		} else if (grow(&d->label, d->nlabel, &c->caplabel, sizeof(*d->label)) < 0) {
+			return -ENOMEM;
+		} else {
+			memcpy(d->label[d->nlabel].key, key, sizeof(key));
+			ret = jscan_str(s, d->label[d->nlabel++].value, sizeof(d->label->value));
 		}
+		if (ret < 0)
+			return ret;
+	}
+	return ret;
+}
+
+static int fingerprint_other(struct jscan *s, const char *key, void *ctx)
+{
+	struct summary_scan *c = ctx;
+	int ret;
+
+	if (!strcmp(key, "firmware"))
+		ret = firmware_scan(s, c->d);
+	else if (!strcmp(key, "labels"))
+		ret = labels_scan(s, c);
+	else
+		return 0;
+	return ret < 0 ? ret : 1;
+}
+
+/* doc_f's flat object of that key: its table */
+static const struct jtable *flat_of(const char *key)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(doc_f); i++)
+		if (!strcmp(doc_f[i].key, key))
+			return doc_f[i].sub;
+	return NULL;
+}
+
+/* A typed section of the document (a split lock of any JSON kind shows,
+ * an empty one when not an object): 1 read, 0 key is none, -errno. */
+static int section_scan(struct jscan *s, const char *key, struct compare_n_doc *d)
+{
+	for (const struct typed_section *t = typed; t < typed + ARRAY_SIZE(typed); t++) {
+		void **p = (void **)(void *)((char *)d + t->doc_off);
+		int ret;
+
+		if (strcmp(key, t->key))
+			continue;
+		if (jscan_peek(s) != JS_OBJECT && t->t != &sl_t)
+			return jscan_skip(s) < 0 ? -EINVAL : 1;
+		if (*p)
+			return jscan_fail(s, "duplicate object key");
+		*p = calloc(1, t->t->size);
+		ret = *p ? obj_scan(t->t, s, *p, NULL, NULL) : -ENOMEM;
+		return ret < 0 ? ret : 1;
 	}
 	return 0;
 }
 
-/* The fingerprint's firmware as one word, and its labels. */
-static int summary_labels(json_t *fp, struct compare_n_doc *d)
+/* The document's keys besides its table: the schema, the card and the
+ * fingerprint with their hooks, the typed sections. */
+static int top_other(struct jscan *s, const char *key, void *ctx)
 {
-	json_t *fw = json_object_get(fp, "firmware"), *labels = json_object_get(fp, "labels"), *v;
-	const char *k;
+	struct summary_scan *c = ctx;
+	int ret;
 
-	if (json_is_object(fw))
-		snprintf(d->bios, sizeof(d->bios), "%s %s %s", jstr(fw, "bios_vendor", "?"),
-			 jstr(fw, "bios_version", "?"), jstr(fw, "bios_date", "?"));
-	d->label = json_object_size(labels) ? calloc(json_object_size(labels), sizeof(*d->label)) : NULL;
-	if (json_object_size(labels) && !d->label)
-		return -ENOMEM;
-	json_object_foreach(labels, k, v)
-		if (json_is_string(v)) {
-			snprintf(d->label[d->nlabel].key, sizeof(d->label->key), "%s", k);
-			snprintf(d->label[d->nlabel++].value, sizeof(d->label->value), "%s", json_string_value(v));
-		}
-	return 0;
+	if (!strcmp(key, "schema"))
+		ret = str_scan(s, c->schema, sizeof(c->schema));
+	else if (!strcmp(key, "card"))
+		ret = obj_scan(flat_of(key), s, c->d, card_other, c);
+	else if (!strcmp(key, "fingerprint"))
+		ret = obj_scan(flat_of(key), s, c->d, fingerprint_other, c);
+	else
+		return section_scan(s, key, c->d);
+	return ret < 0 ? ret : 1;
 }
 
-/* A full report reduced to what its summary keeps: one column reads the
- * same from either. */
-static int reduce(const char *path, json_t **doc)
+/* len bytes of a summary at buf into d (path names it), its schema into
+ * c->schema; 0, -EINVAL said with path and where, -ENOMEM. */
+static int doc_scan(const char *path, const char *buf, size_t len, struct summary_scan *c)
+{
+	struct compare_n_doc *d = c->d;
+	struct jscan s;
+	int line, col, ret;
+
+	memset(d, 0, sizeof(*d));
+	snprintf(d->path, sizeof(d->path), "%s", path);
+	snprintf(c->schema, sizeof(c->schema), "(none)");
+	c->capmenu = c->caplabel = 0;
+	d->vm = d->trustworthy = -1;
+	jscan_init(&s, buf, len);
+	if (jscan_peek(&s) != JS_OBJECT && jscan_peek(&s) != JS_ARRAY)
+		ret = jscan_fail(&s, "'[' or '{' expected");
+	else
+		ret = obj_scan(&doc_t, &s, d, top_other, c);
+	if (!ret)
+		ret = jscan_end(&s);
+	if (ret == -EINVAL) {
+		jscan_where(&s, &line, &col);
+		pr_err("%s:%d:%d: not valid JSON: %s", path, line, col, s.why);
+	}
+	return ret;
+}
+
+/* The whole of path into *buf (owned); 0, -ENOENT (not readable), -EINVAL
+ * (a directory), -ENOMEM; said with the path unless quiet. */
+static int slurp(const char *path, char **buf, size_t *len, bool quiet)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0;
+	size_t cap = 1 << 16;
+	struct stat st;
+	ssize_t got = 1;
+
+	*buf = NULL;
+	*len = 0;
+	if (fd < 0 || fstat(fd, &st) < 0 || S_ISDIR(st.st_mode)) {
+		ret = fd >= 0 && S_ISDIR(st.st_mode) ? -EINVAL : -ENOENT;
+		if (quiet)
+			goto out;
+		if (ret == -EINVAL)
+			pr_err("%s: is a directory (give a JSON report file)", path);
+		else
+			pr_err("%s: cannot read: %s", path, strerror(errno));
+		goto out;
+	}
+	if (S_ISREG(st.st_mode) && (size_t)st.st_size >= cap)
+		cap = (size_t)st.st_size + 1;
+	while (got > 0 && !ret) {
+		if (*len + 1 >= cap && grow(buf, *len + 1, &cap, 1) < 0)
+			ret = -ENOMEM;
+		else if (!*buf && !(*buf = malloc(cap)))
+			ret = -ENOMEM;
+		else if ((got = read(fd, *buf + *len, cap - *len - 1)) > 0)
+			*len += (size_t)got;
+	}
+	if (got < 0 && !ret) {
+		ret = -ENOENT;
+		if (!quiet)
+			pr_err("%s: cannot read: %s", path, strerror(errno));
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+/* A full report reduced to what its summary keeps, as its summary's bytes
+ * (owned): one column reads the same from either. */
+static int reduce(const char *path, char **buf, size_t *len)
 {
 	struct report rep;
-	char *buf = NULL;
-	size_t len = 0;
 	FILE *f;
 	int ret = report_read(path, &rep);
 
+	*buf = NULL;
+	*len = 0;
 	if (ret < 0)
 		return ret;
-	f = open_memstream(&buf, &len);
+	f = open_memstream(buf, len);
 	ret = f ? report_write_summary(&rep, f) : -ENOMEM;
 	if (f && fclose(f) && !ret)
 		ret = -EIO;
 	report_free(&rep);
-	if (!ret) {
-		*doc = json_loadb(buf, len, 0, NULL);
-		ret = *doc ? 0 : -ENOMEM;
-	}
-	free(buf);
 	return ret;
 }
 
 int report_read_summary(const char *path, struct compare_n_doc *d)
 {
-	json_t *root;
-	const char *schema;
+	struct summary_scan c = { .d = d, .schema = "(none)" };
+	char *buf;
+	size_t len;
 	int ret;
 
 	memset(d, 0, sizeof(*d));
 	snprintf(d->path, sizeof(d->path), "%s", path);
-	ret = load(path, &root);
-	if (ret < 0)
-		return ret;
-	schema = jstr(root, "schema", "(none)");
-	d->summary = !strcmp(schema, SUMMARY_SCHEMA);
-	if (!d->summary && strcmp(schema, REPORT_SCHEMA)) {
+	ret = slurp(path, &buf, &len, false);
+	if (!ret)
+		ret = doc_scan(path, buf, len, &c);
+	d->summary = !strcmp(c.schema, SUMMARY_SCHEMA);
+	if (!ret && !d->summary && strcmp(c.schema, REPORT_SCHEMA)) {
 		pr_err("%s: schema '%s' is neither a report ('%s') nor a summary ('%s'): give the JSON of atomcost run -o or of atomcost report X.json -o X.summary.json",
-		       path, schema, REPORT_SCHEMA, SUMMARY_SCHEMA);
+		       path, c.schema, REPORT_SCHEMA, SUMMARY_SCHEMA);
 		ret = -EINVAL;
-	} else if (!d->summary) {
-		json_decref(root);
-		root = NULL;
-		ret = reduce(path, &root);
+	} else if (!ret && !d->summary) {
+		report_free_summary(d);
+		free(buf);
+		ret = reduce(path, &buf, &len);
+		if (!ret)
+			ret = doc_scan(path, buf, len, &c);
 	}
-	d->vm = d->trustworthy = -1;
-	if (!ret)
-		ret = obj_read(&doc_t, root, d);
-	if (!ret)
-		ret = summary_menu(json_object_get(root, "card"), d);
-	if (!ret)
-		ret = summary_labels(json_object_get(root, "fingerprint"), d);
-	for (const struct typed_section *t = typed; !ret && t < typed + ARRAY_SIZE(typed); t++) {
-		json_t *v = json_object_get(root, t->key);
-
-		/* a split lock of any JSON kind shows, an empty one when not an object */
-		if (json_is_object(v) || (v && t->t == &sl_t))
-			ret = typed_read(t, v, d, t->doc_off);
-	}
-	json_decref(root);
+	free(buf);
 	if (ret < 0)
 		report_free_summary(d);
 	return ret;
@@ -1326,11 +1796,19 @@ void report_free_summary(struct compare_n_doc *d)
 
 bool report_is_summary(const char *path)
 {
-	json_t *root = json_load_file(path, 0, NULL);
-	bool summary = !strcmp(jstr(root, "schema", ""), SUMMARY_SCHEMA);
+	char *buf, key[16], schema[sizeof(SUMMARY_SCHEMA) + 1] = "";
+	struct jscan s;
+	size_t len, k = 0;
 
-	json_decref(root);
-	return summary;
+	if (slurp(path, &buf, &len, true) < 0)
+		return false;
+	jscan_init(&s, buf, len);
+	if (jscan_enter(&s, '{') == 0)
+		while (jscan_member(&s, &k, key, sizeof(key)) == 1 && !*schema)
+			if ((strcmp(key, "schema") ? jscan_skip(&s) : str_scan(&s, schema, sizeof(schema))) < 0)
+				break;
+	free(buf);
+	return !strcmp(schema, SUMMARY_SCHEMA);
 }
 
 /* ---- the parts writers read, typed (sections.h, card.h), so that no

@@ -42,4 +42,11 @@ int64_t locks_ref_run(const char *name, unsigned nthreads, uint64_t iters);
  * read side excludes the writer), *reads the reads made, or -errno. */
 int64_t locks_reader_run(const char *writer, unsigned nthreads, uint64_t iters, uint64_t *reads);
 
+/* osq_lock's stand-in for need_resched(): a waiter gives up and unqueues
+ * after this many polls of its node (0: the default budget). For tests
+ * that drive the unqueue path. */
+void locks_osq_budget(unsigned polls);
+/* How often an osq_lock waiter has unqueued in this process. */
+uint64_t locks_osq_unqueued(void);
+
 #endif

@@ -80,6 +80,20 @@ int main(void)
 			       ho < MIN_HANDOVERS ? " (never contended: the count proves little)" : "");
 		}
 	}
+	/* osq_lock's unqueue path: with a budget of one poll nearly every
+	 * waiter gives up, unlinks itself and queues again; still exclusive */
+	if (probe_find("osq_lock") && !probe_find("osq_lock")->unsupported) {
+		uint64_t unq = locks_osq_unqueued();
+
+		locks_osq_budget(1);
+		got = locks_exclusion_run("osq_lock", NTHREADS, ITERS);
+		locks_osq_budget(0);
+		unq = locks_osq_unqueued() - unq;
+		CHECK(got == (int64_t)NTHREADS * ITERS,
+		      "osq_lock, spin budget 1: %u threads x %d protected increments = %lld",
+		      NTHREADS, ITERS, (long long)got);
+		printf("osq_lock, spin budget 1: %llu unqueues\n", (unsigned long long)unq);
+	}
 	CHECK(nlock >= 20, "lock family has its %zu variants", nlock);
 	CHECK(nref >= 5, "refcount family has its %zu variants", nref);
 	if (!probe_find("refcount_get_put") || probe_find("refcount_get_put")->unsupported)

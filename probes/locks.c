@@ -1268,6 +1268,7 @@ enum lk_run_kind {
 	LK_RUN_EXCL,	/* every thread: lock, non-atomic increment, unlock */
 	LK_RUN_REF,	/* every thread: iters gets, then iters puts */
 	LK_RUN_RW,	/* thread 0 writes pairs of words, the others read them */
+	LK_RUN_HANDOVER,	/* LK_RUN_EXCL counting holders and waiters */
 };
 
 struct lk_arena {
@@ -1289,6 +1290,14 @@ struct lk_arena {
 	 * often it passed to another thread (both written under the lock) */
 	unsigned last;
 	uint64_t handovers;
+	/* LK_RUN_HANDOVER: acquisitions and the waiters each saw (under the
+	 * lock), the stop flag, the deadline (ns, 0: none), the CPUs */
+	uint64_t acquisitions, depth_sum, deadline;
+	int stop;
+	const int *cpus;
+	/* threads between their announcement and their acquisition: on a
+	 * line of its own, away from the lock's */
+	unsigned waiting __attribute__((aligned(64)));
 };
 
 /* A non-atomic increment: load, add, store. */
@@ -1326,21 +1335,47 @@ static bool lk_read_pair(struct lk_arena *a)
 /* Pin the calling thread to the me-th CPU of the process's allowed set
  * (round robin), so two threads run on two CPUs and overlap whenever both
  * are scheduled; best effort (unpinned if the set cannot be read). */
-static void lk_pin(unsigned me)
+static void lk_pin(unsigned me, const int *cpus)
 {
 	cpu_set_t allowed, one;
 	unsigned n = 0;
 	int k;
 
+	if (cpus) {
+		k = cpus[me];
+		goto pin;
+	}
 	if (sched_getaffinity(0, sizeof(allowed), &allowed) || !CPU_COUNT(&allowed))
 		return;
 	me %= (unsigned)CPU_COUNT(&allowed);
 	for (k = 0; k < CPU_SETSIZE; k++)
 		if (CPU_ISSET(k, &allowed) && n++ == me)
 			break;
+pin:
 	CPU_ZERO(&one);
 	CPU_SET(k, &one);
 	pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
+}
+
+/* LK_RUN_HANDOVER: announce, lock, count the others still announced,
+ * note the holder before us, unlock; stop all at the first to finish. */
+static void lk_handover_loop(struct lk_arena *a, unsigned me)
+{
+	for (uint64_t i = 0; i < a->iters && !__atomic_load_n(&a->stop, __ATOMIC_RELAXED); i++) {
+		if (!(i & 255) && a->deadline && now_ns() > a->deadline)
+			break;
+		__atomic_fetch_add(&a->waiting, 1, __ATOMIC_RELAXED);
+		a->ops->lock(&a->lock);
+		a->depth_sum += __atomic_sub_fetch(&a->waiting, 1, __ATOMIC_RELAXED);
+		a->acquisitions++;
+		if (a->last != me + 1) {
+			a->last = me + 1;
+			a->handovers++;
+		}
+		lk_bump(&a->counter);
+		a->ops->unlock(&a->lock);
+	}
+	__atomic_store_n(&a->stop, 1, __ATOMIC_RELAXED);
 }
 
 static void *lk_worker(void *arg)
@@ -1348,7 +1383,7 @@ static void *lk_worker(void *arg)
 	struct lk_arena *a = arg;
 	unsigned me = __atomic_fetch_add(&a->arrived, 1, __ATOMIC_ACQ_REL);
 
-	lk_pin(me);
+	lk_pin(me, a->cpus);
 
 	/* start together: every thread waits for the last to arrive */
 	while (__atomic_load_n(&a->arrived, __ATOMIC_ACQUIRE) < __atomic_load_n(&a->nthreads, __ATOMIC_ACQUIRE))
@@ -1366,6 +1401,9 @@ static void *lk_worker(void *arg)
 			if (a->ops)
 				a->ops->unlock(&a->lock);
 		}
+		break;
+	case LK_RUN_HANDOVER:
+		lk_handover_loop(a, me);
 		break;
 	case LK_RUN_REF:
 		for (uint64_t i = 0; i < a->iters; i++)
@@ -1529,6 +1567,73 @@ int64_t locks_reader_run(const char *writer, unsigned nthreads, uint64_t iters, 
 	}
 	free(a);
 	return ret;
+}
+
+static int lk_handover(struct lk_arena *a, unsigned nthreads, const int *cpus, double seconds,
+		       struct locks_handover *out)
+{
+	int err;
+
+	a->cpus = cpus;
+	a->deadline = seconds > 0 ? now_ns() + (uint64_t)(seconds * 1e9) : 0;
+	err = lk_arena_run(a, nthreads);
+	if (err)
+		return err;
+	*out = (struct locks_handover){
+		.acquisitions = a->acquisitions,
+		.handovers = a->handovers ? a->handovers - 1 : 0,	/* the first take */
+		.depth = a->acquisitions ? (double)a->depth_sum / (double)a->acquisitions : 0,
+	};
+	out->share = a->acquisitions > 1 ? (double)out->handovers / (double)(a->acquisitions - 1) : 0;
+	return 0;
+}
+
+int locks_handover_run_fn(void (*lock)(volatile void *l), void (*unlock)(volatile void *l),
+			  unsigned nthreads, const int *cpus, uint64_t iters, double seconds,
+			  struct locks_handover *out)
+{
+	const struct lk_ops ops = { "planted", lock, unlock, true };
+	int err;
+	struct lk_arena *a = lk_arena_new(NULL, nthreads, iters, LK_RUN_HANDOVER, &err);
+
+	if (!a)
+		return err;
+	a->ops = &ops;
+	err = lk_handover(a, nthreads, cpus, seconds, out);
+	free(a);
+	return err;
+}
+
+int locks_handover_run(const char *name, unsigned nthreads, const int *cpus, uint64_t iters,
+		       double seconds, struct locks_handover *out)
+{
+	int err;
+	struct lk_arena *a = lk_arena_new(name, nthreads, iters, LK_RUN_HANDOVER, &err);
+
+	if (!a)
+		return err;
+	if (!a->ops->excludes) {
+		pr_err("lock check: '%s' is not a lock that excludes other CPUs", name);
+		free(a);
+		return -EINVAL;
+	}
+	err = lk_handover(a, nthreads, cpus, seconds, out);
+	out->queued = locks_queued(name);
+	free(a);
+	return err;
+}
+
+/* The locks whose waiters queue: the qspinlock's slow path (the variants
+ * that release the byte keep it), MCS, CLH and osq. */
+bool locks_queued(const char *name)
+{
+	static const char *const q[] = { "spin_lock", "spin_lock_xchg_unlock", "mcs_spin_lock",
+					 "clh_lock", "osq_lock" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(q); i++)
+		if (!strcmp(q[i], name))
+			return true;
+	return false;
 }
 
 #define VERIFY_THREADS 2
@@ -1987,6 +2092,24 @@ int64_t locks_reader_run(const char *writer, unsigned nthreads, uint64_t iters, 
 
 void locks_osq_budget(unsigned polls)
 {
+}
+
+int locks_handover_run(const char *name, unsigned nthreads, const int *cpus, uint64_t iters,
+		       double seconds, struct locks_handover *out)
+{
+	return -ENOTSUP;
+}
+
+int locks_handover_run_fn(void (*lock)(volatile void *l), void (*unlock)(volatile void *l),
+			  unsigned nthreads, const int *cpus, uint64_t iters, double seconds,
+			  struct locks_handover *out)
+{
+	return -ENOTSUP;
+}
+
+bool locks_queued(const char *name)
+{
+	return false;
 }
 
 uint64_t locks_osq_unqueued(void)

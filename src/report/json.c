@@ -123,6 +123,8 @@ static const struct jfield contention_f[] = {
 	[CP_OVERLAP] = CP(overlap, JK_REAL), [CP_CPU_WALL_MIN] = CP(cpu_wall_min, JK_REAL),
 	[CP_OVERLAPPED] = CP(overlapped, JK_BOOL), [CP_STOPPING] = CP(stopping, JK_STR),
 	[CP_PER_THREAD] = JARR(struct contention_part, per, "per_thread", thread_f),
+	[CP_HANDOVER_ACQ] = CP(handover_acquisitions, JK_INT), [CP_HANDOVER_SHARE] = CP(handover_share, JK_REAL),
+	[CP_QUEUE_DEPTH] = CP(queue_depth, JK_REAL),
 };
 _Static_assert(ARRAY_SIZE(contention_f) == CP__COUNT, "one field per CP_* bit");
 

@@ -39,9 +39,11 @@
 #define SAMPLE_CAP 8192		/* per thread; decimated by 2 when full */
 #define WARM_CALLS 64
 #define MAX_THREADS 1024
-/* the hand-over pass after a lock's true-sharing case: at most this many
- * acquisitions per thread, or this share of the case's duration */
-#define HANDOVER_ITERS 200000
+/* the hand-over pass after a lock's true-sharing case: this share of the
+ * case's duration, however many acquisitions (a cap on them would let a
+ * thread that runs alone for a time slice end the pass before the other
+ * ran at all) */
+#define HANDOVER_ITERS (1ull << 40)
 #define HANDOVER_SHARE_OF_RUN 0.25
 
 double contention_fairness(const uint64_t *ops, unsigned n)

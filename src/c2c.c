@@ -14,6 +14,7 @@
 
 #define MAX_SAMPLES 4096
 #define SPIN_CHECK 4096		/* spins between deadline checks */
+#define DRAIN_ROUNDS 512	/* stores timed after a read miss (load-store) */
 
 struct pingpong {
 	struct topo *topo;
@@ -76,6 +77,53 @@ static void *responder(void *arg)
 	return NULL;
 }
 
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return (a > b) - (a < b);
+}
+
+static double median_of(double *d, size_t n)
+{
+	qsort(d, n, sizeof(*d), cmp_double);
+	return n ? d[n / 2] : 0;
+}
+
+/* load-store, after the timed samples (the line holds v, a's turn): a's
+ * store and a full fence timed right after each read miss, then the same
+ * on a line of a's own. A read miss that took the line exclusive leaves a
+ * store that costs what a local one does; a shared line makes the store
+ * wait for the other PU's copy to be invalidated. */
+static void store_after_read(struct pingpong *pp, uint64_t v, struct c2c_row *row)
+{
+	uint64_t own[8] __attribute__((aligned(64))) = { 0 };
+	double d[DRAIN_ROUNDS];
+	size_t n = 0;
+
+	for (; n < DRAIN_ROUNDS; n++, v += 2) {
+		uint64_t t0, t1;
+
+		if (!wait_for(pp, v))
+			return;
+		t0 = arch_timer_start();
+		arch_store(pp->w, v + 1);
+		arch_mb();
+		t1 = arch_timer_stop();
+		d[n] = (double)(t1 - t0);
+	}
+	row->store_after_read = median_of(d, n);
+	for (n = 0; n < DRAIN_ROUNDS; n++) {
+		uint64_t t0 = arch_timer_start(), t1;
+
+		arch_store(own, n);
+		arch_mb();
+		t1 = arch_timer_stop();
+		d[n] = (double)(t1 - t0);
+	}
+	row->store_local = median_of(d, n);
+}
+
 /* One pair, one method; the calling thread must already be pinned to a.
  * 0, -EINTR when stopped (row holds what was measured), or -errno. */
 static __attribute__((noinline)) int measure_pair(struct topo *t, int a, int b, enum c2c_method m,
@@ -127,6 +175,8 @@ static __attribute__((noinline)) int measure_pair(struct topo *t, int a, int b, 
 		if (!row->timed_out)
 			samples[n++] = (double)(t1 - t0) / C2C_ROUNDS;
 	}
+	if (m == C2C_LOADSTORE && !row->timed_out && !runner_stop)
+		store_after_read(&pp, v, row);
 	__atomic_store_n(&pp.stop, 1, __ATOMIC_RELEASE);
 	pthread_join(tid, NULL);
 	row->a = a;

@@ -69,9 +69,21 @@ static const char *const method_names[C2C__COUNT] = { "cmpxchg", "load-store" };
 static const char *const method_keys[C2C__COUNT] = { "cmpxchg", "load_store" };
 static const char *const method_transfers[C2C__COUNT] = {
 	">= 2 line transfers (failed cmpxchgs also pull the line exclusive)",
-	"2 line transfers (read misses; a store upgrades the line only where a read miss "
-	"takes it shared, not measured here)",
+	"2 read misses, + 2 upgrades where a read miss takes the line shared (rows say which)",
 };
+
+const char *c2c_loadstore_seen(double store_after_read, double store_local, double round_trip)
+{
+	double extra = store_after_read - store_local, one_way = round_trip / 2;
+
+	if (store_after_read <= 0 || store_local <= 0 || one_way <= 0)
+		return NULL;
+	if (extra < C2C_EXCLUSIVE_MAX * one_way)
+		return "2 line transfers (measured: a store after the read miss cost a local store's)";
+	if (extra > C2C_UPGRADE_MIN * one_way)
+		return "2 read misses + 2 upgrades (measured: a store after a read miss waited)";
+	return NULL;
+}
 
 const char *c2c_method_name(enum c2c_method m)
 {

@@ -18,7 +18,8 @@
 
 struct pingpong {
 	struct topo *topo;
-	volatile uint64_t *w;
+	volatile uint64_t *w;	/* the line (flag-ack: a's flag) */
+	volatile uint64_t *ack;	/* flag-ack: b's line */
 	enum c2c_method m;
 	int cpu_b;
 	uint64_t deadline_ns;	/* both sides give up past it */
@@ -26,9 +27,23 @@ struct pingpong {
 	int err_b;
 };
 
-/* Wait until the line holds `want`, then write `next` (one side's turn).
- * false when the deadline passed (the other side stopped running). */
-static inline bool take_turn(struct pingpong *pp, uint64_t want, uint64_t next)
+/* The line a side reads and the one it writes: the same one, but in
+ * flag-ack (c2clat's default) a writes the flag and reads the ack, b the
+ * other way round. */
+static inline volatile uint64_t *line_rd(struct pingpong *pp, bool b)
+{
+	return pp->m == C2C_FLAGACK && !b ? pp->ack : pp->w;
+}
+
+static inline volatile uint64_t *line_wr(struct pingpong *pp, bool b)
+{
+	return pp->m == C2C_FLAGACK && b ? pp->ack : pp->w;
+}
+
+/* Wait until the line holds `want`, then write `next` (one side's turn;
+ * b: the responder's). false when the deadline passed (the other side
+ * stopped running). */
+static inline bool take_turn(struct pingpong *pp, uint64_t want, uint64_t next, bool b)
 {
 	unsigned spins = 0;
 
@@ -38,11 +53,11 @@ static inline bool take_turn(struct pingpong *pp, uint64_t want, uint64_t next)
 			    (__atomic_load_n(&pp->stop, __ATOMIC_RELAXED) || now_ns() > pp->deadline_ns))
 				return false;
 	} else {
-		while (arch_load(pp->w) != want)
+		while (arch_load(line_rd(pp, b)) != want)
 			if (++spins % SPIN_CHECK == 0 &&
 			    (__atomic_load_n(&pp->stop, __ATOMIC_RELAXED) || now_ns() > pp->deadline_ns))
 				return false;
-		arch_store(pp->w, next);
+		arch_store(line_wr(pp, b), next);
 	}
 	return true;
 }
@@ -52,7 +67,8 @@ static inline bool wait_for(struct pingpong *pp, uint64_t want)
 {
 	unsigned spins = 0;
 
-	while ((pp->m == C2C_CMPXCHG ? arch_cmpxchg(pp->w, want, want) : arch_load(pp->w)) != want)
+	while ((pp->m == C2C_CMPXCHG ? arch_cmpxchg(pp->w, want, want) : arch_load(line_rd(pp, false))) !=
+	       want)
 		if (++spins % SPIN_CHECK == 0 &&
 		    (__atomic_load_n(&pp->stop, __ATOMIC_RELAXED) || now_ns() > pp->deadline_ns))
 			return false;
@@ -70,7 +86,7 @@ static void *responder(void *arg)
 	if (pp->err_b)
 		return NULL;
 	while (!__atomic_load_n(&pp->stop, __ATOMIC_ACQUIRE)) {
-		if (!take_turn(pp, v, v + 1))
+		if (!take_turn(pp, v, v + 1, true))
 			break;
 		v += 2;
 	}
@@ -131,7 +147,7 @@ static __attribute__((noinline)) int measure_pair(struct topo *t, int a, int b, 
 {
 	struct pingpong pp = { .topo = t, .m = m, .cpu_b = b };
 	double *samples = malloc(MAX_SAMPLES * sizeof(double));
-	uint64_t *line = aligned_alloc(128, 128);
+	uint64_t *line = aligned_alloc(128, 256);	/* flag-ack's 2nd line 128 bytes on */
 	pthread_t tid;
 	uint64_t v = 0, end;
 	size_t n = 0;
@@ -139,8 +155,9 @@ static __attribute__((noinline)) int measure_pair(struct topo *t, int a, int b, 
 
 	if (!samples || !line)
 		goto out;
-	memset(line, 0, 128);
+	memset(line, 0, 256);
 	pp.w = line;
+	pp.ack = line + 16;
 	pp.deadline_ns = now_ns() + (uint64_t)(seconds * 1e9) + 2000000000ull;
 	if (pthread_create(&tid, NULL, responder, &pp)) {
 		pr_err("c2c: cannot start the thread for CPU %d", b);
@@ -156,13 +173,13 @@ static __attribute__((noinline)) int measure_pair(struct topo *t, int a, int b, 
 	}
 	/* warm-up: a few hundred round trips */
 	for (int i = 0; i < 256 && !row->timed_out; i++, v += 2)
-		row->timed_out = !take_turn(&pp, v, v + 1);
+		row->timed_out = !take_turn(&pp, v, v + 1, false);
 	end = now_ns() + (uint64_t)(seconds * 1e9);
 	while (!row->timed_out && n < MAX_SAMPLES && now_ns() < end && !runner_stop) {
 		uint64_t t0 = arch_timer_start(), t1;
 
 		for (int i = 0; i < C2C_ROUNDS; i++, v += 2)
-			if (!take_turn(&pp, v, v + 1)) {
+			if (!take_turn(&pp, v, v + 1, false)) {
 				row->timed_out = true;
 				break;
 			}

@@ -45,7 +45,7 @@ const char *topo_pair_class_name(enum pair_class c);
 int topo_pair_class_parse(const char *s, enum pair_class *out);
 
 /* How c2c moves a line between two PUs (c2c.h says what each does). */
-enum c2c_method { C2C_CMPXCHG, C2C_LOADSTORE, C2C__COUNT };
+enum c2c_method { C2C_CMPXCHG, C2C_LOADSTORE, C2C_FLAGACK, C2C__COUNT };
 
 /* "load-store", its JSON key "load_store", and what one round trip moves. */
 const char *c2c_method_name(enum c2c_method m);

@@ -59,7 +59,7 @@ static void check_handover(void)
 	      "ping-pong, 2 threads: %llu acquisitions, hand-over share %.4f (expected > 0.99)",
 	      (unsigned long long)h.acquisitions, h.share);
 	CHECK(!h.queued, "a planted lock is not said to queue");
-	err = locks_handover_run("osq_lock", 2, NULL, 200000, 2.0, &h);
+	err = locks_handover_run("osq_lock", 2, NULL, 1ull << 40, 0.2, &h);
 	CHECK(!err && h.share >= 0 && h.share <= 1 && h.depth >= 0 && h.depth <= 1,
 	      "osq_lock, 2 threads: share %.3f and depth %.3f within [0, 1]", h.share, h.depth);
 	printf("osq_lock, 2 threads: %llu acquisitions, hand-over share %.3f, queue depth %.3f\n",
@@ -132,6 +132,10 @@ int main(void)
 
 		locks_osq_budget(1);
 		got = locks_exclusion_run("osq_lock", NTHREADS, ITERS);
+		/* 4 threads: a waiter with both a predecessor and a successor
+		 * unlinks itself (steps A-C), on 2 PUs oversubscribed */
+		CHECK(locks_exclusion_run("osq_lock", 4, ITERS / 5) == 4 * (ITERS / 5),
+		      "osq_lock, spin budget 1: 4 threads x %d protected increments", ITERS / 5);
 		locks_osq_budget(0);
 		unq = locks_osq_unqueued() - unq;
 		CHECK(got == (int64_t)NTHREADS * ITERS,

@@ -452,6 +452,156 @@ out:
 	lk_preempt_enable();
 }
 
+/* ---- osq_lock (kernel/locking/osq_lock.c) -------------------------------
+ * The optimistic spin queue that mutex and rwsem spinners queue on before
+ * they spin on the owner. The lock is a 32-bit tail: 0 free, else the
+ * encoded CPU (number + 1) of the last queued node; the nodes are per
+ * "CPU" (the thread numbers that qspinlock's tail uses, lk_cpu()), each on
+ * its own line as DEFINE_PER_CPU_SHARED_ALIGNED gives them. A waiter links
+ * into its predecessor's node and spins on its own; when it must stop
+ * spinning it unqueues (steps A-C below, as the kernel's). What differs:
+ * - need_resched() has no meaning in user space: a waiter that has polled
+ *   its node lk_osq_budget times (LK_OSQ_SPIN_BUDGET, a tenth of a
+ *   millisecond or more: far beyond a hand-over, reached when the holder
+ *   or a predecessor is descheduled) behaves as if a reschedule were due.
+ *   vcpu_is_preempted() cannot be known here: never true.
+ * - On false the kernel's caller (mutex_optimistic_spin) goes to sleep on
+ *   the mutex's wait list; here the lock op yields (sched_yield, the
+ *   stand-in for schedule()) and queues again, so the probe's lock always
+ *   returns held and the pair is a lock of its own, which osq is not in
+ *   the kernel (it only orders the spinners of a sleeping lock). */
+#define LK_OSQ_SPIN_BUDGET (1u << 14)
+struct lk_osq {
+	struct lk_osq *volatile next, *volatile prev;
+	volatile uint32_t locked;
+	uint32_t cpu;		/* encoded: number + 1 */
+} __attribute__((aligned(64)));
+static struct lk_osq lk_osq_nodes[LK_NCPU];
+static unsigned lk_osq_budget = LK_OSQ_SPIN_BUDGET;
+static uint64_t lk_osq_unqueued;	/* times a waiter gave up (atomic) */
+
+/* osq_wait_next: get a stable @node->next, or move the tail back to
+ * old_cpu if node is the last one queued (NULL). */
+static struct lk_osq *lk_osq_wait_next(volatile void *l, struct lk_osq *node, uint32_t old_cpu)
+{
+	struct lk_osq *next;
+
+	for (;;) {
+		uint32_t curr = node->cpu;
+
+		if (arch_load32(l) == curr && arch_try_cmpxchg32(l, &curr, old_cpu))
+			return NULL;	/* the last queued: the tail is @prev's again */
+		/* xchg, not a read: an unqueue of next may be in flight */
+		if (arch_load(&node->next)) {
+			next = (struct lk_osq *)(uintptr_t)arch_xchg(&node->next, 0);
+			if (next)
+				return next;
+		}
+		arch_cpu_relax();
+	}
+}
+
+/* The unqueue path of osq_lock: true if the lock came to us meanwhile. */
+static __attribute__((noinline, cold)) bool lk_osq_unqueue(volatile void *l, struct lk_osq *node,
+							   struct lk_osq *prev)
+{
+	struct lk_osq *next;
+
+	__atomic_fetch_add(&lk_osq_unqueued, 1, __ATOMIC_RELAXED);
+	/* Step A: stabilize @prev (unlink from it, or see the lock come) */
+	for (;;) {
+		if ((struct lk_osq *)(uintptr_t)arch_load(&prev->next) == node &&
+		    arch_cmpxchg(&prev->next, (uint64_t)(uintptr_t)node, 0) == (uint64_t)(uintptr_t)node)
+			break;
+		if (arch_load32(&node->locked))	/* smp_load_acquire: a plain load on x86 */
+			return true;
+		arch_cpu_relax();
+		/* a concurrent unqueue's step C gives us a new prev */
+		prev = (struct lk_osq *)(uintptr_t)arch_load(&node->prev);
+	}
+	/* Step B: stabilize @next (or move the tail back to prev) */
+	next = lk_osq_wait_next(l, node, prev->cpu);
+	if (!next)
+		return false;
+	/* Step C: unlink */
+	arch_store(&next->prev, (uint64_t)(uintptr_t)prev);
+	arch_store(&prev->next, (uint64_t)(uintptr_t)next);
+	return false;
+}
+
+/* osq_lock past its xchg: old the tail it saw (another CPU's). */
+static __attribute__((noinline)) bool lk_osq_lock_slow(volatile void *l, struct lk_osq *node,
+						      uint32_t old)
+{
+	struct lk_osq *prev = &lk_osq_nodes[old - 1];	/* decode_cpu */
+	unsigned spins = lk_osq_budget;
+
+	node->prev = prev;
+	arch_smp_wmb();
+	arch_store(&prev->next, (uint64_t)(uintptr_t)node);
+	while (!arch_load32(&node->locked)) {
+		if (!spins--)		/* the stand-in for need_resched() */
+			return lk_osq_unqueue(l, node, prev);
+		arch_cpu_relax();
+	}
+	return true;
+}
+
+static void lk_osq_lock_first(volatile void *l);
+
+/* osq_lock, then as the caller that did not get it: yield and queue again */
+static __attribute__((noinline)) void lk_osq_lock(volatile void *l)
+{
+	struct lk_osq *node;
+	uint32_t curr, old;
+
+	if (__builtin_expect(lk_cpu_self < 0, 0)) {	/* a thread's first */
+		lk_osq_lock_first(l);
+		return;
+	}
+	lk_preempt_disable();
+	curr = (uint32_t)lk_cpu_self + 1;		/* encode_cpu */
+	node = &lk_osq_nodes[lk_cpu_self];
+	for (;;) {
+		node->locked = 0;
+		node->next = NULL;
+		node->cpu = curr;
+		old = arch_xchg32(l, curr);
+		if (__builtin_expect(!old, 1) || lk_osq_lock_slow(l, node, old))
+			return;
+		sched_yield();
+	}
+}
+
+/* Out of line, so that the lock keeps its word in %rdi (no call before
+ * its xchg). */
+static __attribute__((noinline, cold)) void lk_osq_lock_first(volatile void *l)
+{
+	lk_cpu_claim();
+	lk_osq_lock(l);
+}
+
+/* osq_unlock past its fast path: hand the lock to the next node. */
+static __attribute__((noinline)) void lk_osq_unlock_slow(volatile void *l, struct lk_osq *node)
+{
+	struct lk_osq *next = (struct lk_osq *)(uintptr_t)arch_xchg(&node->next, 0);
+
+	if (!next)
+		next = lk_osq_wait_next(l, node, 0);
+	if (next)
+		arch_store32(&next->locked, 1);
+}
+
+/* osq_unlock: try_cmpxchg_release(tail, curr, 0) when nobody queued */
+static __attribute__((noinline)) void lk_osq_unlock(volatile void *l)
+{
+	uint32_t curr = (uint32_t)lk_cpu_self + 1;
+
+	if (__builtin_expect(!arch_try_cmpxchg32(l, &curr, 0), 0))
+		lk_osq_unlock_slow(l, &lk_osq_nodes[lk_cpu_self]);
+	lk_preempt_enable();
+}
+
 /* ---- test-and-set and ticket with backoff ------------------------------
  * TAS with exponential backoff: after the n-th failed exchange in a row,
  * wait min(LK_TAS_BACKOFF_MIN << n, LK_TAS_BACKOFF_MAX) pauses (Anderson
@@ -989,6 +1139,7 @@ LK_KERNEL(ticket_lock, lk_ticket_lock, lk_ticket_unlock)
 LK_KERNEL(ticket_backoff_lock, lk_ticket_backoff_lock, lk_ticket_unlock)
 LK_KERNEL(mcs_spin_lock, lk_mcs_lock, lk_mcs_unlock)
 LK_KERNEL(clh_lock, lk_clh_lock, lk_clh_unlock)
+LK_KERNEL(osq_lock, lk_osq_lock, lk_osq_unlock)
 LK_KERNEL(read_lock, lk_qread_lock, lk_qread_unlock)
 /* write_seqlock + write_sequnlock: out of line, as the spinlock they take */
 static __attribute__((noinline)) void lk_seq_wlock(volatile void *l) { lk_seq_write_begin(l); }
@@ -1069,6 +1220,7 @@ static const struct lk_ops lk_ops_table[] = {
 	LK_OPS(ticket_backoff_lock, true),
 	LK_OPS(mcs_spin_lock, true),
 	LK_OPS(clh_lock, true),
+	LK_OPS(osq_lock, true),
 	LK_OPS(write_seqlock, true),
 	LK_OPS(read_lock, false),	/* readers share it */
 	LK_OPS(refcount_get_put, false),
@@ -1116,6 +1268,7 @@ enum lk_run_kind {
 	LK_RUN_EXCL,	/* every thread: lock, non-atomic increment, unlock */
 	LK_RUN_REF,	/* every thread: iters gets, then iters puts */
 	LK_RUN_RW,	/* thread 0 writes pairs of words, the others read them */
+	LK_RUN_HANDOVER,	/* LK_RUN_EXCL counting holders and waiters */
 };
 
 struct lk_arena {
@@ -1137,6 +1290,14 @@ struct lk_arena {
 	 * often it passed to another thread (both written under the lock) */
 	unsigned last;
 	uint64_t handovers;
+	/* LK_RUN_HANDOVER: acquisitions and the waiters each saw (under the
+	 * lock), the stop flag, the deadline (ns, 0: none), the CPUs */
+	uint64_t acquisitions, depth_sum, deadline;
+	int stop;
+	const int *cpus;
+	/* threads between their announcement and their acquisition: on a
+	 * line of its own, away from the lock's */
+	unsigned waiting __attribute__((aligned(64)));
 };
 
 /* A non-atomic increment: load, add, store. */
@@ -1174,21 +1335,47 @@ static bool lk_read_pair(struct lk_arena *a)
 /* Pin the calling thread to the me-th CPU of the process's allowed set
  * (round robin), so two threads run on two CPUs and overlap whenever both
  * are scheduled; best effort (unpinned if the set cannot be read). */
-static void lk_pin(unsigned me)
+static void lk_pin(unsigned me, const int *cpus)
 {
 	cpu_set_t allowed, one;
 	unsigned n = 0;
 	int k;
 
+	if (cpus) {
+		k = cpus[me];
+		goto pin;
+	}
 	if (sched_getaffinity(0, sizeof(allowed), &allowed) || !CPU_COUNT(&allowed))
 		return;
 	me %= (unsigned)CPU_COUNT(&allowed);
 	for (k = 0; k < CPU_SETSIZE; k++)
 		if (CPU_ISSET(k, &allowed) && n++ == me)
 			break;
+pin:
 	CPU_ZERO(&one);
 	CPU_SET(k, &one);
 	pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
+}
+
+/* LK_RUN_HANDOVER: announce, lock, count the others still announced,
+ * note the holder before us, unlock; stop all at the first to finish. */
+static void lk_handover_loop(struct lk_arena *a, unsigned me)
+{
+	for (uint64_t i = 0; i < a->iters && !__atomic_load_n(&a->stop, __ATOMIC_RELAXED); i++) {
+		if (!(i & 255) && a->deadline && now_ns() > a->deadline)
+			break;
+		__atomic_fetch_add(&a->waiting, 1, __ATOMIC_RELAXED);
+		a->ops->lock(&a->lock);
+		a->depth_sum += __atomic_sub_fetch(&a->waiting, 1, __ATOMIC_RELAXED);
+		a->acquisitions++;
+		if (a->last != me + 1) {
+			a->last = me + 1;
+			a->handovers++;
+		}
+		lk_bump(&a->counter);
+		a->ops->unlock(&a->lock);
+	}
+	__atomic_store_n(&a->stop, 1, __ATOMIC_RELAXED);
 }
 
 static void *lk_worker(void *arg)
@@ -1196,7 +1383,7 @@ static void *lk_worker(void *arg)
 	struct lk_arena *a = arg;
 	unsigned me = __atomic_fetch_add(&a->arrived, 1, __ATOMIC_ACQ_REL);
 
-	lk_pin(me);
+	lk_pin(me, a->cpus);
 
 	/* start together: every thread waits for the last to arrive */
 	while (__atomic_load_n(&a->arrived, __ATOMIC_ACQUIRE) < __atomic_load_n(&a->nthreads, __ATOMIC_ACQUIRE))
@@ -1214,6 +1401,9 @@ static void *lk_worker(void *arg)
 			if (a->ops)
 				a->ops->unlock(&a->lock);
 		}
+		break;
+	case LK_RUN_HANDOVER:
+		lk_handover_loop(a, me);
 		break;
 	case LK_RUN_REF:
 		for (uint64_t i = 0; i < a->iters; i++)
@@ -1379,6 +1569,73 @@ int64_t locks_reader_run(const char *writer, unsigned nthreads, uint64_t iters, 
 	return ret;
 }
 
+static int lk_handover(struct lk_arena *a, unsigned nthreads, const int *cpus, double seconds,
+		       struct locks_handover *out)
+{
+	int err;
+
+	a->cpus = cpus;
+	a->deadline = seconds > 0 ? now_ns() + (uint64_t)(seconds * 1e9) : 0;
+	err = lk_arena_run(a, nthreads);
+	if (err)
+		return err;
+	*out = (struct locks_handover){
+		.acquisitions = a->acquisitions,
+		.handovers = a->handovers ? a->handovers - 1 : 0,	/* the first take */
+		.depth = a->acquisitions ? (double)a->depth_sum / (double)a->acquisitions : 0,
+	};
+	out->share = a->acquisitions > 1 ? (double)out->handovers / (double)(a->acquisitions - 1) : 0;
+	return 0;
+}
+
+int locks_handover_run_fn(void (*lock)(volatile void *l), void (*unlock)(volatile void *l),
+			  unsigned nthreads, const int *cpus, uint64_t iters, double seconds,
+			  struct locks_handover *out)
+{
+	const struct lk_ops ops = { "planted", lock, unlock, true };
+	int err;
+	struct lk_arena *a = lk_arena_new(NULL, nthreads, iters, LK_RUN_HANDOVER, &err);
+
+	if (!a)
+		return err;
+	a->ops = &ops;
+	err = lk_handover(a, nthreads, cpus, seconds, out);
+	free(a);
+	return err;
+}
+
+int locks_handover_run(const char *name, unsigned nthreads, const int *cpus, uint64_t iters,
+		       double seconds, struct locks_handover *out)
+{
+	int err;
+	struct lk_arena *a = lk_arena_new(name, nthreads, iters, LK_RUN_HANDOVER, &err);
+
+	if (!a)
+		return err;
+	if (!a->ops->excludes) {
+		pr_err("lock check: '%s' is not a lock that excludes other CPUs", name);
+		free(a);
+		return -EINVAL;
+	}
+	err = lk_handover(a, nthreads, cpus, seconds, out);
+	out->queued = locks_queued(name);
+	free(a);
+	return err;
+}
+
+/* The locks whose waiters queue: the qspinlock's slow path (the variants
+ * that release the byte keep it), MCS, CLH and osq. */
+bool locks_queued(const char *name)
+{
+	static const char *const q[] = { "spin_lock", "spin_lock_xchg_unlock", "mcs_spin_lock",
+					 "clh_lock", "osq_lock" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(q); i++)
+		if (!strcmp(q[i], name))
+			return true;
+	return false;
+}
+
 #define VERIFY_THREADS 2
 #define VERIFY_ITERS 20000
 
@@ -1467,6 +1724,40 @@ static int verify_clh_lock(void)
 			return -1;
 	}
 	return verify_excl("clh_lock");
+}
+
+/* osq: the tail holds the holder's encoded number while held, 0 after a
+ * release with nobody queued; it excludes with the spin budget it has and
+ * with none (every waiter unqueues after one poll, then queues again). */
+static int verify_osq_lock(void)
+{
+	uint64_t w[8] __attribute__((aligned(64))) = { 0 };
+	unsigned budget = lk_osq_budget;
+	int err;
+
+	for (int i = 0; i < 3; i++) {
+		lklock_osq_lock(w);
+		if (w[0] != (uint64_t)lk_cpu_self + 1)
+			return -1;
+		lkunlock_osq_lock(w);
+		if (w[0])
+			return -1;
+	}
+	err = verify_excl("osq_lock");
+	lk_osq_budget = 0;
+	err = err ? err : verify_excl("osq_lock");
+	lk_osq_budget = budget;
+	return err;
+}
+
+void locks_osq_budget(unsigned polls)
+{
+	lk_osq_budget = polls ? polls : LK_OSQ_SPIN_BUDGET;
+}
+
+uint64_t locks_osq_unqueued(void)
+{
+	return __atomic_load_n(&lk_osq_unqueued, __ATOMIC_RELAXED);
 }
 
 /* qrwlock readers: each adds _QR_BIAS, two readers hold it at once, and a
@@ -1798,6 +2089,33 @@ int64_t locks_reader_run(const char *writer, unsigned nthreads, uint64_t iters, 
 {
 	return locks_exclusion_run(writer, nthreads, iters);
 }
+
+void locks_osq_budget(unsigned polls)
+{
+}
+
+int locks_handover_run(const char *name, unsigned nthreads, const int *cpus, uint64_t iters,
+		       double seconds, struct locks_handover *out)
+{
+	return -ENOTSUP;
+}
+
+int locks_handover_run_fn(void (*lock)(volatile void *l), void (*unlock)(volatile void *l),
+			  unsigned nthreads, const int *cpus, uint64_t iters, double seconds,
+			  struct locks_handover *out)
+{
+	return -ENOTSUP;
+}
+
+bool locks_queued(const char *name)
+{
+	return false;
+}
+
+uint64_t locks_osq_unqueued(void)
+{
+	return 0;
+}
 #endif
 
 /* name, twin, family and atomicity of a lock descriptor */
@@ -1878,6 +2196,17 @@ const struct probe probe_clh_lock = {
 	.desc = "CLH queue lock: xchg the tail pointer, spin on the predecessor's node, "
 		"release by a store to the own node and adopt the predecessor's",
 	LK_RUN(clh_lock),
+};
+
+const struct probe probe_osq_lock = {
+	LK_HEAD(osq_lock, "mcs_spin_lock", ATOMIC),
+	LK_INSN("call lock; call unlock: incl %fs:pc; xchgl / lock cmpxchgl; decl %fs:pc; je"),
+	.kernel_src = "kernel/locking/osq_lock.c osq_lock, osq_unlock",
+	.kernel = "optimistic spin queue (the MCS queue of mutex and rwsem spinners)",
+	.desc = "osq: xchg the encoded CPU into the tail, spin on the own per-CPU node, "
+		"unqueue after a spin budget (need_resched's stand-in); release by cmpxchg "
+		"to 0 or a store to the next node",
+	LK_RUN(osq_lock),
 };
 
 const struct probe probe_tas_backoff_lock = {

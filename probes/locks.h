@@ -42,4 +42,39 @@ int64_t locks_ref_run(const char *name, unsigned nthreads, uint64_t iters);
  * read side excludes the writer), *reads the reads made, or -errno. */
 int64_t locks_reader_run(const char *writer, unsigned nthreads, uint64_t iters, uint64_t *reads);
 
+/* Who took the lock after whom: an instrumented pass, not the timed one.
+ * Every acquisition is counted while all threads run (the first to finish
+ * stops the others), with the holder before it and the number of other
+ * threads that had announced themselves (one locked add on a line of its
+ * own before lock(), a locked sub after it) and not yet acquired. */
+struct locks_handover {
+	uint64_t acquisitions;
+	uint64_t handovers;	/* the previous holder was another thread */
+	double share;		/* handovers / (acquisitions - 1); 0 with one thread */
+	double depth;		/* mean threads waiting at an acquisition */
+	bool queued;		/* the lock queues its waiters: depth is a queue depth */
+};
+
+/* nthreads threads, thread i pinned to OS CPU cpus[i] (or spread over the
+ * allowed set when cpus is NULL), each take the named lock at most iters
+ * times, all stopping at the first to finish or after seconds (0: no
+ * limit). 0 or -errno after a message (unknown name, not a lock that
+ * excludes, no threads). */
+int locks_handover_run(const char *name, unsigned nthreads, const int *cpus, uint64_t iters,
+		       double seconds, struct locks_handover *out);
+/* The same for a lock given by its functions (a test's planted lock). */
+int locks_handover_run_fn(void (*lock)(volatile void *l), void (*unlock)(volatile void *l),
+			  unsigned nthreads, const int *cpus, uint64_t iters, double seconds,
+			  struct locks_handover *out);
+/* Does the named lock queue its waiters (the qspinlock slow path, MCS,
+ * CLH, osq)? */
+bool locks_queued(const char *name);
+
+/* osq_lock's stand-in for need_resched(): a waiter gives up and unqueues
+ * after this many polls of its node (0: the default budget). For tests
+ * that drive the unqueue path. */
+void locks_osq_budget(unsigned polls);
+/* How often an osq_lock waiter has unqueued in this process. */
+uint64_t locks_osq_unqueued(void);
+
 #endif

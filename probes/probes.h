@@ -54,6 +54,7 @@
 	X(ticket_backoff_lock)		\
 	X(mcs_spin_lock)		\
 	X(clh_lock)			\
+	X(osq_lock)			\
 	X(tas_lock)			\
 	X(tatas_lock)			\
 	X(tas_backoff_lock)		\

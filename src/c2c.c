@@ -14,10 +14,12 @@
 
 #define MAX_SAMPLES 4096
 #define SPIN_CHECK 4096		/* spins between deadline checks */
+#define DRAIN_ROUNDS 512	/* stores timed after a read miss (load-store) */
 
 struct pingpong {
 	struct topo *topo;
-	volatile uint64_t *w;
+	volatile uint64_t *w;	/* the line (flag-ack: a's flag) */
+	volatile uint64_t *ack;	/* flag-ack: b's line */
 	enum c2c_method m;
 	int cpu_b;
 	uint64_t deadline_ns;	/* both sides give up past it */
@@ -25,9 +27,23 @@ struct pingpong {
 	int err_b;
 };
 
-/* Wait until the line holds `want`, then write `next` (one side's turn).
- * false when the deadline passed (the other side stopped running). */
-static inline bool take_turn(struct pingpong *pp, uint64_t want, uint64_t next)
+/* The line a side reads and the one it writes: the same one, but in
+ * flag-ack (c2clat's default) a writes the flag and reads the ack, b the
+ * other way round. */
+static inline volatile uint64_t *line_rd(struct pingpong *pp, bool b)
+{
+	return pp->m == C2C_FLAGACK && !b ? pp->ack : pp->w;
+}
+
+static inline volatile uint64_t *line_wr(struct pingpong *pp, bool b)
+{
+	return pp->m == C2C_FLAGACK && b ? pp->ack : pp->w;
+}
+
+/* Wait until the line holds `want`, then write `next` (one side's turn;
+ * b: the responder's). false when the deadline passed (the other side
+ * stopped running). */
+static inline bool take_turn(struct pingpong *pp, uint64_t want, uint64_t next, bool b)
 {
 	unsigned spins = 0;
 
@@ -37,11 +53,11 @@ static inline bool take_turn(struct pingpong *pp, uint64_t want, uint64_t next)
 			    (__atomic_load_n(&pp->stop, __ATOMIC_RELAXED) || now_ns() > pp->deadline_ns))
 				return false;
 	} else {
-		while (arch_load(pp->w) != want)
+		while (arch_load(line_rd(pp, b)) != want)
 			if (++spins % SPIN_CHECK == 0 &&
 			    (__atomic_load_n(&pp->stop, __ATOMIC_RELAXED) || now_ns() > pp->deadline_ns))
 				return false;
-		arch_store(pp->w, next);
+		arch_store(line_wr(pp, b), next);
 	}
 	return true;
 }
@@ -51,7 +67,8 @@ static inline bool wait_for(struct pingpong *pp, uint64_t want)
 {
 	unsigned spins = 0;
 
-	while ((pp->m == C2C_CMPXCHG ? arch_cmpxchg(pp->w, want, want) : arch_load(pp->w)) != want)
+	while ((pp->m == C2C_CMPXCHG ? arch_cmpxchg(pp->w, want, want) : arch_load(line_rd(pp, false))) !=
+	       want)
 		if (++spins % SPIN_CHECK == 0 &&
 		    (__atomic_load_n(&pp->stop, __ATOMIC_RELAXED) || now_ns() > pp->deadline_ns))
 			return false;
@@ -69,11 +86,58 @@ static void *responder(void *arg)
 	if (pp->err_b)
 		return NULL;
 	while (!__atomic_load_n(&pp->stop, __ATOMIC_ACQUIRE)) {
-		if (!take_turn(pp, v, v + 1))
+		if (!take_turn(pp, v, v + 1, true))
 			break;
 		v += 2;
 	}
 	return NULL;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return (a > b) - (a < b);
+}
+
+static double median_of(double *d, size_t n)
+{
+	qsort(d, n, sizeof(*d), cmp_double);
+	return n ? d[n / 2] : 0;
+}
+
+/* load-store, after the timed samples (the line holds v, a's turn): a's
+ * store and a full fence timed right after each read miss, then the same
+ * on a line of a's own. A read miss that took the line exclusive leaves a
+ * store that costs what a local one does; a shared line makes the store
+ * wait for the other PU's copy to be invalidated. */
+static void store_after_read(struct pingpong *pp, uint64_t v, struct c2c_row *row)
+{
+	uint64_t own[8] __attribute__((aligned(64))) = { 0 };
+	double d[DRAIN_ROUNDS];
+	size_t n = 0;
+
+	for (; n < DRAIN_ROUNDS; n++, v += 2) {
+		uint64_t t0, t1;
+
+		if (!wait_for(pp, v))
+			return;
+		t0 = arch_timer_start();
+		arch_store(pp->w, v + 1);
+		arch_mb();
+		t1 = arch_timer_stop();
+		d[n] = (double)(t1 - t0);
+	}
+	row->store_after_read = median_of(d, n);
+	for (n = 0; n < DRAIN_ROUNDS; n++) {
+		uint64_t t0 = arch_timer_start(), t1;
+
+		arch_store(own, n);
+		arch_mb();
+		t1 = arch_timer_stop();
+		d[n] = (double)(t1 - t0);
+	}
+	row->store_local = median_of(d, n);
 }
 
 /* One pair, one method; the calling thread must already be pinned to a.
@@ -83,7 +147,7 @@ static __attribute__((noinline)) int measure_pair(struct topo *t, int a, int b, 
 {
 	struct pingpong pp = { .topo = t, .m = m, .cpu_b = b };
 	double *samples = malloc(MAX_SAMPLES * sizeof(double));
-	uint64_t *line = aligned_alloc(128, 128);
+	uint64_t *line = aligned_alloc(128, 256);	/* flag-ack's 2nd line 128 bytes on */
 	pthread_t tid;
 	uint64_t v = 0, end;
 	size_t n = 0;
@@ -91,8 +155,9 @@ static __attribute__((noinline)) int measure_pair(struct topo *t, int a, int b, 
 
 	if (!samples || !line)
 		goto out;
-	memset(line, 0, 128);
+	memset(line, 0, 256);
 	pp.w = line;
+	pp.ack = line + 16;
 	pp.deadline_ns = now_ns() + (uint64_t)(seconds * 1e9) + 2000000000ull;
 	if (pthread_create(&tid, NULL, responder, &pp)) {
 		pr_err("c2c: cannot start the thread for CPU %d", b);
@@ -108,13 +173,13 @@ static __attribute__((noinline)) int measure_pair(struct topo *t, int a, int b, 
 	}
 	/* warm-up: a few hundred round trips */
 	for (int i = 0; i < 256 && !row->timed_out; i++, v += 2)
-		row->timed_out = !take_turn(&pp, v, v + 1);
+		row->timed_out = !take_turn(&pp, v, v + 1, false);
 	end = now_ns() + (uint64_t)(seconds * 1e9);
 	while (!row->timed_out && n < MAX_SAMPLES && now_ns() < end && !runner_stop) {
 		uint64_t t0 = arch_timer_start(), t1;
 
 		for (int i = 0; i < C2C_ROUNDS; i++, v += 2)
-			if (!take_turn(&pp, v, v + 1)) {
+			if (!take_turn(&pp, v, v + 1, false)) {
 				row->timed_out = true;
 				break;
 			}
@@ -127,6 +192,8 @@ static __attribute__((noinline)) int measure_pair(struct topo *t, int a, int b, 
 		if (!row->timed_out)
 			samples[n++] = (double)(t1 - t0) / C2C_ROUNDS;
 	}
+	if (m == C2C_LOADSTORE && !row->timed_out && !runner_stop)
+		store_after_read(&pp, v, row);
 	__atomic_store_n(&pp.stop, 1, __ATOMIC_RELEASE);
 	pthread_join(tid, NULL);
 	row->a = a;

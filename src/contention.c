@@ -32,12 +32,19 @@
 
 #include "arch/arch.h"
 #include "common.h"
+#include "locks.h"
 #include "stats.h"
 
 #define CHUNK_ITERS 16
 #define SAMPLE_CAP 8192		/* per thread; decimated by 2 when full */
 #define WARM_CALLS 64
 #define MAX_THREADS 1024
+/* the hand-over pass after a lock's true-sharing case: this share of the
+ * case's duration, however many acquisitions (a cap on them would let a
+ * thread that runs alone for a time slice end the pass before the other
+ * ran at all) */
+#define HANDOVER_ITERS (1ull << 40)
+#define HANDOVER_SHARE_OF_RUN 0.25
 
 double contention_fairness(const uint64_t *ops, unsigned n)
 {
@@ -284,6 +291,7 @@ static int case_figures(const struct report *rep, const struct cthread *th, unsi
 		.fairness_cv = contention_fairness(ops, n), .overlap = contention_overlap(st, en, n),
 		.cpu_wall_min = cpu_wall_min, .per = per, .nper = n,
 	};
+	c->has &= ~CP_HANDOVER_BITS;	/* a lock's hand-over pass sets them */
 	c->overlapped = c->overlap >= CONTENTION_OVERLAP_MIN && cpu_wall_min >= CONTENTION_CPU_WALL_MIN;
 	snprintf(c->placement, sizeof(c->placement), "%s", o->placement ? o->placement : "spread");
 	snprintf(c->sharing, sizeof(c->sharing), "%s", contention_sharing_name(s));
@@ -361,6 +369,33 @@ static int add_row(struct topo *t, const struct run_opts *o, const struct probe 
 	return 0;
 }
 
+/* A lock shared by all threads: who held it before each acquisition and
+ * who waited, measured in an instrumented pass on the same CPUs right
+ * after the timed one (its kernels stay as timed), into row c. */
+static int handover_pass(const struct run_opts *o, const struct probe *p, const int *os, unsigned n,
+			 struct contention_part *c)
+{
+	struct locks_handover h;
+	int err;
+
+	if (!locks_excludes(p->name))
+		return 0;
+	err = locks_handover_run(p->name, n, os, HANDOVER_ITERS,
+				 fmax(o->max_seconds * HANDOVER_SHARE_OF_RUN, 0.01), &h);
+	if (err == -ENOTSUP)
+		return 0;
+	if (err)
+		return err;
+	c->handover_acquisitions = (long long)h.acquisitions;
+	c->handover_share = h.share;
+	c->has |= 1u << CP_HANDOVER_ACQ | 1u << CP_HANDOVER_SHARE;
+	if (h.queued) {
+		c->queue_depth = h.depth;
+		c->has |= 1u << CP_QUEUE_DEPTH;
+	}
+	return 0;
+}
+
 /* One probe in one sharing case: n threads, one result. */
 static int run_case(struct topo *t, const struct run_opts *o, const struct probe *p,
 		    enum sharing s, const int *os, unsigned n, struct report *rep)
@@ -412,6 +447,8 @@ static int run_case(struct topo *t, const struct run_opts *o, const struct probe
 	if (!err)
 		err = add_row(t, o, p, s, os, th, n,
 			      (size_t)contention_slot_offset(s, n > 1, n, word, line, region), rep);
+	if (!err && s == SHARING_TRUE && !runner_stop)
+		err = handover_pass(o, p, os, n, &rep->r[rep->n - 1].extra.contention);
 out:
 	if (th)
 		for (unsigned i = 0; i < n; i++)

@@ -70,7 +70,8 @@ static void check_section(void)
 	struct c2c_where w = { .cpus = cpus, .ncpus = 2, .summary = "2 PUs" };
 	struct c2c_row rows[3] = {
 		{ .cls = PAIR_L3, .a = 2, .b = 5, .m = C2C_CMPXCHG, .n = 10, .s = { .median = 200, .p10 = 190, .p90 = 220 } },
-		{ .cls = PAIR_L3, .a = 2, .b = 5, .m = C2C_LOADSTORE, .n = 10, .s = { .median = 300 } },
+		{ .cls = PAIR_L3, .a = 2, .b = 5, .m = C2C_LOADSTORE, .n = 10, .s = { .median = 300 },
+		  .store_after_read = 150, .store_local = 50 },
 		{ .cls = PAIR_SMT, .a = 2, .b = 5, .m = C2C_LOADSTORE, .n = 0, .timed_out = true },
 	};
 	bool absent[PAIR__COUNT] = { [PAIR_NUMA] = true };
@@ -96,6 +97,9 @@ static void check_section(void)
 	CHECK(ls && rep.c2c->npairs == 2 && fabs(rep.c2c->pairs[0].ns.median - 100) < 1e-9 &&
 		      rep.c2c->matrix.cpus[1] == 5 && fabs(ls[1] - 150) < 1e-9 && isnan(ls[0]),
 	      "round trips in ns, by CPU, per method");
+	CHECK(o.npairs == 2 && strstr(o.pairs[1].transfers, "upgrades (measured") &&
+	      !strstr(o.pairs[0].transfers, "measured"),
+	      "the load-store entry says what was measured: %s", o.npairs == 2 ? o.pairs[1].transfers : "");
 	json_decref(j);
 	json_decref(back);
 	c2c_out_free(&o);
@@ -106,10 +110,30 @@ static void check_section(void)
 	}
 }
 
+/* What a store right after the read miss says (ticks; round trip 1000,
+ * one way 500): its cost over a local store's against a transfer. */
+static void check_seen(void)
+{
+	const char *x = c2c_loadstore_seen(110, 100, 1000), *u = c2c_loadstore_seen(500, 100, 1000);
+
+	CHECK(x && strstr(x, "local store's"), "10 of 500: the read miss took the line exclusive (%s)",
+	      x ? x : "NULL");
+	CHECK(u && strstr(u, "upgrades"), "400 of 500: the store upgraded a shared line (%s)", u ? u : "NULL");
+	CHECK(!c2c_loadstore_seen(250, 100, 1000), "150 of 500: between, cannot tell");
+	CHECK(!c2c_loadstore_seen(110, 0, 1000) && !c2c_loadstore_seen(0, 100, 1000),
+	      "not measured: nothing said");
+	CHECK(strlen(x ? x : "") < sizeof(((struct c2c_pair_out *)0)->transfers) &&
+	      strlen(u ? u : "") < sizeof(((struct c2c_pair_out *)0)->transfers) &&
+	      strlen(c2c_method_transfers(C2C_LOADSTORE)) <
+		      sizeof(((struct c2c_pair_out *)0)->transfers),
+	      "the texts fit the entry's field");
+}
+
 int main(void)
 {
 	double dt;
 
+	check_seen();
 	check_section();
 
 	/* 2 packages x 2 NUMA x 16 cores x 2 SMT: no shared L2/L3 objects */

@@ -168,6 +168,16 @@ for c in run calibrate; do
 	refuse 2 "--cpu: CPU 0 appears twice" $c --cpu 0,0
 	refuse 2 "--cpu: reversed range" $c --cpu 1-0
 done
+# flag-ack (two lines, c2clat's default) is chosen by name: on 2 PUs it
+# runs and its round trip is positive
+if [ "$(nproc)" -ge 2 ]; then
+	if "$A" c2c --method flag-ack --max-seconds 0.05 >"$T/fa" 2>"$T/err" </dev/null; then
+		awk '$3 == "flag-ack" && $5 + 0 > 0 {f = 1} END {exit !f}' "$T/fa" && ok ||
+			bad "c2c --method flag-ack: no flag-ack row with a positive round trip: $(head -c 400 "$T/fa")"
+	else
+		bad "c2c --method flag-ack: $(head -c 300 "$T/err")"
+	fi
+fi
 ncpu=$(nproc --all)
 if [ "$ncpu" -ge 2 ] && command -v taskset >/dev/null; then
 	# CPU 1 exists but is outside a cpuset of CPU 0

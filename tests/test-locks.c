@@ -23,6 +23,51 @@
 #define WRITES 200000
 #define MIN_HANDOVERS 1000
 
+/* A planted lock that alternates its two threads strictly: each waits for
+ * its turn and gives the turn to the other (thread numbers by arrival). */
+static unsigned pp_arrived;
+static __thread int pp_me = -1;
+
+static void pp_lock(volatile void *l)
+{
+	volatile int *turn = l;
+
+	if (pp_me < 0)
+		pp_me = (int)__atomic_fetch_add(&pp_arrived, 1, __ATOMIC_RELAXED) % 2;
+	while (__atomic_load_n(turn, __ATOMIC_ACQUIRE) != pp_me)
+		sched_yield();
+}
+
+static void pp_unlock(volatile void *l)
+{
+	__atomic_store_n((volatile int *)l, 1 - pp_me, __ATOMIC_RELEASE);
+}
+
+/* The hand-over pass: 0 alone, about 1 for a strict ping-pong. */
+static void check_handover(void)
+{
+	struct locks_handover h;
+	int err;
+
+	err = locks_handover_run("spin_lock", 1, NULL, 100000, 0, &h);
+	CHECK(!err && h.acquisitions == 100000 && h.share == 0 && h.depth == 0,
+	      "spin_lock, 1 thread: %llu acquisitions, hand-over share %.3f, depth %.3f (expected "
+	      "100000, 0, 0)", (unsigned long long)h.acquisitions, h.share, h.depth);
+	CHECK(h.queued, "spin_lock is a queued lock");
+	err = locks_handover_run_fn(pp_lock, pp_unlock, 2, NULL, 20000, 0, &h);
+	CHECK(!err && h.acquisitions >= 20000 && h.share > 0.99,
+	      "ping-pong, 2 threads: %llu acquisitions, hand-over share %.4f (expected > 0.99)",
+	      (unsigned long long)h.acquisitions, h.share);
+	CHECK(!h.queued, "a planted lock is not said to queue");
+	err = locks_handover_run("osq_lock", 2, NULL, 1ull << 40, 0.2, &h);
+	CHECK(!err && h.share >= 0 && h.share <= 1 && h.depth >= 0 && h.depth <= 1,
+	      "osq_lock, 2 threads: share %.3f and depth %.3f within [0, 1]", h.share, h.depth);
+	printf("osq_lock, 2 threads: %llu acquisitions, hand-over share %.3f, queue depth %.3f\n",
+	       (unsigned long long)h.acquisitions, h.share, h.depth);
+	CHECK(locks_handover_run("read_lock", 2, NULL, 10, 0, &h) == -EINVAL,
+	      "the hand-over pass takes only a lock that excludes");
+}
+
 static int allowed_pus(void)
 {
 	cpu_set_t s;
@@ -80,6 +125,26 @@ int main(void)
 			       ho < MIN_HANDOVERS ? " (never contended: the count proves little)" : "");
 		}
 	}
+	/* osq_lock's unqueue path: with a budget of one poll nearly every
+	 * waiter gives up, unlinks itself and queues again; still exclusive */
+	if (probe_find("osq_lock") && !probe_find("osq_lock")->unsupported) {
+		uint64_t unq = locks_osq_unqueued();
+
+		locks_osq_budget(1);
+		got = locks_exclusion_run("osq_lock", NTHREADS, ITERS);
+		/* 4 threads: a waiter with both a predecessor and a successor
+		 * unlinks itself (steps A-C), on 2 PUs oversubscribed */
+		CHECK(locks_exclusion_run("osq_lock", 4, ITERS / 5) == 4 * (ITERS / 5),
+		      "osq_lock, spin budget 1: 4 threads x %d protected increments", ITERS / 5);
+		locks_osq_budget(0);
+		unq = locks_osq_unqueued() - unq;
+		CHECK(got == (int64_t)NTHREADS * ITERS,
+		      "osq_lock, spin budget 1: %u threads x %d protected increments = %lld",
+		      NTHREADS, ITERS, (long long)got);
+		printf("osq_lock, spin budget 1: %llu unqueues\n", (unsigned long long)unq);
+	}
+	if (probe_find("osq_lock") && !probe_find("osq_lock")->unsupported)
+		check_handover();
 	CHECK(nlock >= 20, "lock family has its %zu variants", nlock);
 	CHECK(nref >= 5, "refcount family has its %zu variants", nref);
 	if (!probe_find("refcount_get_put") || probe_find("refcount_get_put")->unsupported)

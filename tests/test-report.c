@@ -786,9 +786,9 @@ static void test_rows(void)
 static void test_extra(const char *dir)
 {
 	static const char want[] =	/* sorted, as the CSV has it */
-		"{\"chase_cycles\":4.0,\"chase_step\":\"load\",\"contention\":{\"overlapped\":false,"
-		"\"per_thread\":[{\"cpu_os\":1,\"ops\":100},{\"cpu_os\":3,\"ops\":200}],\"placement\":\"l3\","
-		"\"threads\":2},\"disturbed_samples\":[3,9],\"epoch\":2,\"menu_need\":[\"per-CPU counter\","
+		"{\"chase_cycles\":4.0,\"chase_step\":\"load\",\"contention\":{\"handover_share\":0.5,"
+		"\"overlapped\":false,\"per_thread\":[{\"cpu_os\":1,\"ops\":100},{\"cpu_os\":3,\"ops\":200}],"
+		"\"placement\":\"l3\",\"queue_depth\":0.25,\"threads\":2},\"disturbed_samples\":[3,9],\"epoch\":2,\"menu_need\":[\"per-CPU counter\","
 		"\"short critical section\"],\"note\":\"n\",\"over_chase_cycles\":1.5,\"pattern\":"
 		"{\"footprint_bytes\":65536,\"hwloc\":{\"l1d\":32768,\"l2\":1048576,\"llc\":33554432},"
 		"\"line_bytes\":64,\"lines\":1024,\"name\":\"miss\",\"node\":null,\"page_bytes\":4096,\"seed\":7,"
@@ -829,8 +829,10 @@ static void test_extra(const char *dir)
 	snprintf(x->chase_step, sizeof(x->chase_step), "load");
 	x->chase = (struct result_over){ 4.0, 1.5 };
 	x->contention = (struct contention_part){ .has = 1u << CP_THREADS | 1u << CP_PLACEMENT |
-							  1u << CP_OVERLAPPED | 1u << CP_PER_THREAD,
-						  .threads = 2, .placement = "l3", .overlapped = 0, .nper = 2 };
+							  1u << CP_OVERLAPPED | 1u << CP_PER_THREAD |
+							  1u << CP_HANDOVER_SHARE | 1u << CP_QUEUE_DEPTH,
+						  .threads = 2, .placement = "l3", .overlapped = 0, .nper = 2,
+						  .handover_share = 0.5, .queue_depth = 0.25 };
 	x->contention.per = calloc(2, sizeof(*x->contention.per));
 	x->contention.per[0] = (struct contention_thread){ .has = 1u << CT_CPU_OS | 1u << CT_OPS, .cpu_os = 1, .ops = 100 };
 	x->contention.per[1] = (struct contention_thread){ .has = 1u << CT_CPU_OS | 1u << CT_OPS, .cpu_os = 3, .ops = 200 };
@@ -862,6 +864,8 @@ static void test_extra(const char *dir)
 	if (!ret) {
 		again = report_extra_text(&back.r[0]);
 		CHECK(again && !strcmp(again, want) && back.r[0].extra.contention.per[1].ops == 200 &&
+		      back.r[0].extra.contention.handover_share == 0.5 &&
+		      back.r[0].extra.contention.has == x->contention.has &&
 		      back.r[0].extra.pattern.node == -1 && result_epoch(&back.r[0]) == 2,
 		      "extra read back to the same members:\n%s", again);
 		CHECK(!(back.r[1].extra.has & 1u << RX_CONTENTION) && back.r[1].extra.contention.overlapped == -1,

@@ -42,7 +42,7 @@ static const struct cmd_opt c2c_opt[] = {
 	{ .name = "all-pairs", .type = OPT_FLAG, .off = A(all),
 	  .help = "every pair of allowed PUs (the full matrix)" },
 	{ .name = "method", .type = OPT_FN, .arg = "LIST", .off = A(methods), .parse = parse_methods,
-	  .def = "cmpxchg,load-store", .help = "cmpxchg and/or load-store" },
+	  .def = "cmpxchg,load-store", .help = "cmpxchg, load-store, flag-ack (two lines, c2clat's)" },
 	{ .name = "max-seconds", .type = OPT_DOUBLE, .arg = "S", .off = A(seconds), .min = 0.001,
 	  .max = 600, .def = "0.2", .help = "sampling time per pair and method" },
 	{ .name = "format", .type = OPT_CHOICE, .arg = "FMT", .off = A(json), .choices = "text|json",

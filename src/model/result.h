@@ -85,7 +85,8 @@ struct contention_thread {
 };
 enum { CP_THREADS, CP_PLACEMENT, CP_SHARING, CP_DURATION, CP_SLOT_STRIDE, CP_CS_WORK, CP_OUTSIDE_WORK,
        CP_TOTAL_OPS, CP_THREAD_TICKS, CP_THREAD_NS, CP_AGGREGATE_TICKS, CP_AGGREGATE_NS, CP_FAIRNESS_CV,
-       CP_OVERLAP, CP_CPU_WALL_MIN, CP_OVERLAPPED, CP_STOPPING, CP_PER_THREAD, CP__COUNT };
+       CP_OVERLAP, CP_CPU_WALL_MIN, CP_OVERLAPPED, CP_STOPPING, CP_PER_THREAD, CP_HANDOVER_ACQ,
+       CP_HANDOVER_SHARE, CP_QUEUE_DEPTH, CP__COUNT };
 struct contention_part {
 	unsigned has;
 	int threads;
@@ -98,7 +99,14 @@ struct contention_part {
 	char stopping[40];
 	struct contention_thread *per;	/* owned */
 	size_t nper;
+	/* a lock's hand-over pass on the same CPUs (true sharing only; bits
+	 * CP_HANDOVER_ACQ.. of has): acquisitions counted, the
+	 * share whose previous holder was another thread, and for a queued
+	 * lock the mean threads waiting at an acquisition */
+	long long handover_acquisitions;
+	double handover_share, queue_depth;
 };
+#define CP_HANDOVER_BITS HAS_KEYS(CP_HANDOVER_ACQ, CP_QUEUE_DEPTH)
 
 enum result_extra_key {	/* RX_OVER_X follows RX_X */
 	RX_MENU_NEED, RX_SAFE_WHEN, RX_DISTURBED, RX_PATTERN, RX_CHASE_STEP, RX_CHASE, RX_OVER_CHASE,

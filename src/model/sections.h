@@ -25,6 +25,10 @@ struct c2c_row {
 	struct summary s;	/* ticks per round trip */
 	size_t n;
 	bool timed_out;
+	/* load-store: median ticks of a store and a full fence right after
+	 * the read miss that gave a its turn, and on a line of a's own (0:
+	 * not measured): whether the store had to upgrade a shared line */
+	double store_after_read, store_local;
 };
 
 /* Where the rows were measured: the allowed PUs (OS indexes, the matrix's

@@ -65,13 +65,26 @@ int topo_pair_class_parse(const char *s, enum pair_class *out)
 	return c < 0 ? c : 0;
 }
 
-static const char *const method_names[C2C__COUNT] = { "cmpxchg", "load-store" };
-static const char *const method_keys[C2C__COUNT] = { "cmpxchg", "load_store" };
+static const char *const method_names[C2C__COUNT] = { "cmpxchg", "load-store", "flag-ack" };
+static const char *const method_keys[C2C__COUNT] = { "cmpxchg", "load_store", "flag_ack" };
 static const char *const method_transfers[C2C__COUNT] = {
 	">= 2 line transfers (failed cmpxchgs also pull the line exclusive)",
-	"2 line transfers (read misses; a store upgrades the line only where a read miss "
-	"takes it shared, not measured here)",
+	"2 read misses, + 2 upgrades where a read miss takes the line shared (rows say which)",
+	"2 lines (c2clat's): 2 read misses + 2 invalidations of the reader's copy",
 };
+
+const char *c2c_loadstore_seen(double store_after_read, double store_local, double round_trip)
+{
+	double extra = store_after_read - store_local, one_way = round_trip / 2;
+
+	if (store_after_read <= 0 || store_local <= 0 || one_way <= 0)
+		return NULL;
+	if (extra < C2C_EXCLUSIVE_MAX * one_way)
+		return "2 line transfers (measured: a store after the read miss cost a local store's)";
+	if (extra > C2C_UPGRADE_MIN * one_way)
+		return "2 read misses + 2 upgrades (measured: a store after a read miss waited)";
+	return NULL;
+}
 
 const char *c2c_method_name(enum c2c_method m)
 {
@@ -124,8 +137,8 @@ static int parse_mask(const char *list, const char *const *names, int n, const c
 
 int c2c_parse_methods(const char *s, unsigned *mask)
 {
-	return parse_mask(s, method_names, C2C__COUNT, "c2c: --method", "method", "cmpxchg, load-store",
-			  "cmpxchg, load-store", mask);
+	return parse_mask(s, method_names, C2C__COUNT, "c2c: --method", "method", "cmpxchg, load-store, flag-ack",
+			  "cmpxchg, load-store, flag-ack", mask);
 }
 
 static const char *const sharing_names[SHARING__COUNT] = { "true", "false", "none" };

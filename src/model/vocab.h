@@ -45,12 +45,22 @@ const char *topo_pair_class_name(enum pair_class c);
 int topo_pair_class_parse(const char *s, enum pair_class *out);
 
 /* How c2c moves a line between two PUs (c2c.h says what each does). */
-enum c2c_method { C2C_CMPXCHG, C2C_LOADSTORE, C2C__COUNT };
+enum c2c_method { C2C_CMPXCHG, C2C_LOADSTORE, C2C_FLAGACK, C2C__COUNT };
 
 /* "load-store", its JSON key "load_store", and what one round trip moves. */
 const char *c2c_method_name(enum c2c_method m);
 const char *c2c_method_key(enum c2c_method m);
 const char *c2c_method_transfers(enum c2c_method m);
+/* What the load-store round trip moved on this machine, from a store and
+ * fence timed right after the read miss against the same on a local line
+ * (ticks, medians) and the round trip's median: its transfers text when
+ * the store's extra cost is under C2C_EXCLUSIVE_MAX of a one-way transfer
+ * (the read miss took the line exclusive, read-for-ownership) or over
+ * C2C_UPGRADE_MIN of one (the store upgraded a shared line); NULL when
+ * not measured or in between (c2c_method_transfers then says both). */
+#define C2C_EXCLUSIVE_MAX 0.2
+#define C2C_UPGRADE_MIN 0.6
+const char *c2c_loadstore_seen(double store_after_read, double store_local, double round_trip);
 /* "cmpxchg,load-store" (any subset) into 1u << C2C_*; -EINVAL, said. */
 int c2c_parse_methods(const char *s, unsigned *mask);
 

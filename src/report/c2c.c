@@ -31,7 +31,9 @@ static void pair_of(const struct calibration *cal, const struct c2c_where *w, co
 	o->npairs++;
 	snprintf(p->cls, sizeof(p->cls), "%s", topo_pair_class_name(r->cls));
 	snprintf(p->method, sizeof(p->method), "%s", c2c_method_name(r->m));
-	snprintf(p->transfers, sizeof(p->transfers), "%s", c2c_method_transfers(r->m));
+	snprintf(p->transfers, sizeof(p->transfers), "%s",
+		 c2c_loadstore_seen(r->store_after_read, r->store_local, r->s.median) ?:
+		 c2c_method_transfers(r->m));
 	summary_of(&r->s, 1, &p->ticks);
 	summary_of(&r->s, ns, &p->ns);
 	summary_of(&r->s, 1.0 / cal->ticks_per_cycle, &p->cycles);
@@ -105,7 +107,8 @@ void c2c_write_text(const struct calibration *cal, const struct c2c_where *w, co
 {
 	fprintf(f, "# atomcost c2c: core %.3f GHz (timer %.4f GHz), %s\n", cal->core_hz / 1e9,
 		cal->timer_hz / 1e9, w->summary);
-	fprintf(f, "# round trip = the line goes to the other PU and back; one-way = median / 2\n");
+	fprintf(f, "# round trip = the line goes to the other PU and back; one-way = median / 2 (the card's);"
+		" rt ns min is the statistic c2clat prints\n");
 	for (int m = 0; m < C2C__COUNT; m++)
 		fprintf(f, "# %-10s per round trip: %s\n", c2c_method_name((enum c2c_method)m), c2c_method_transfers((enum c2c_method)m));
 	fprintf(f, "%-8s %-9s %-10s %9s %9s %9s %9s %10s %7s\n", "class", "cpus", "method",
@@ -127,6 +130,17 @@ void c2c_write_text(const struct calibration *cal, const struct c2c_where *w, co
 			"  (stopped early: the other PU stopped running)" :
 			"  TIMED OUT (the other PU did not run)");
 	}
+	for (size_t k = 0; k < nrows; k++)	/* what load-store moved here */
+		if (rows[k].store_local > 0) {
+			const char *seen = c2c_loadstore_seen(rows[k].store_after_read, rows[k].store_local,
+							      rows[k].s.median);
+
+			fprintf(f, "# load-store %d,%d: store + fence after the read miss %.1f ns, on a line of its own "
+				"%.1f ns: %s\n", rows[k].a, rows[k].b,
+				clock_ticks_to_ns(cal, rows[k].store_after_read),
+				clock_ticks_to_ns(cal, rows[k].store_local),
+				seen ? seen : "between the two: cannot tell a read-for-ownership from an upgrade");
+		}
 	for (int c = 0; c < PAIR__COUNT; c++)
 		if (absent[c])
 			fprintf(f, "%-8s %-9s absent: no PU pair of this class here\n",

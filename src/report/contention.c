@@ -68,6 +68,17 @@ size_t contention_sweep_group(const struct report *rep, size_t i, size_t *member
 	return m >= 2 ? m : 0;
 }
 
+/* The hand-over share and queue depth as printed ("-": not measured). */
+static void handover_text(const struct contention_part *c, char *ho, char *qd, size_t len)
+{
+	snprintf(ho, len, "-");
+	snprintf(qd, len, "-");
+	if (c->has & 1u << CP_HANDOVER_SHARE)
+		snprintf(ho, len, "%.3f", c->handover_share);
+	if (c->has & 1u << CP_QUEUE_DEPTH)
+		snprintf(qd, len, "%.2f", c->queue_depth);
+}
+
 bool contention_unfair(const struct contention_part *c)
 {
 	return max_min(c) > CONTENTION_UNFAIR_MAX_MIN;
@@ -91,17 +102,20 @@ static void sweep_write_text(const struct report *rep, FILE *f)
 		fprintf(f, "\n# %s, %.*s sharing, %s, cs-work %lld, outside-work %lld: against threads\n",
 			rep->r[i].name, (int)case_len(rep->r[i].pattern), rep->r[i].pattern, c->placement,
 			c->cs_work, c->outside_work);
-		fprintf(f, "%7s %8s %9s %9s %9s %8s %7s  %-*s\n", "threads", "med cyc", "agg ns/op",
-			"Mops/s", "cpu ns/op", "max/min", "fair", SWEEP_BAR, "agg ns/op (chart)");
+		fprintf(f, "%7s %8s %9s %9s %9s %8s %7s %6s %6s  %-*s\n", "threads", "med cyc",
+			"agg ns/op", "Mops/s", "cpu ns/op", "max/min", "fair", "h-o", "qdepth", SWEEP_BAR,
+			"agg ns/op (chart)");
 		for (size_t k = 0; k < m; k++) {
 			const struct result *r = &rep->r[members[k]];
 			const struct contention_part *p = result_contention(r);
 			int bar = top > 0 ? (int)lround(SWEEP_BAR * p->aggregate_ns_per_op / top) : 0;
+			char ho[16], qd[16];
 
-			fprintf(f, "%7d %8.2f %9.2f %9.2f %9.1f %8.2f %7.3f  %-*.*s%s%s\n", p->threads,
+			handover_text(p, ho, qd, sizeof(ho));
+			fprintf(f, "%7d %8.2f %9.2f %9.2f %9.1f %8.2f %7.3f %6s %6s  %-*.*s%s%s\n", p->threads,
 				result_cycles(rep, r->s.median), p->aggregate_ns_per_op,
 				p->aggregate_ns_per_op > 0 ? 1e3 / p->aggregate_ns_per_op : 0,
-				cpu_ns_per_op(p), max_min(p), p->fairness_cv, SWEEP_BAR, bar,
+				cpu_ns_per_op(p), max_min(p), p->fairness_cv, ho, qd, SWEEP_BAR, bar,
 				"########################################",
 				p->overlapped == 1 || p->threads < 2 ? "" : " NOT-OVERLAPPED",
 				contention_unfair(p) ? " UNFAIR" : "");
@@ -116,7 +130,7 @@ void contention_write_text(const struct report *rep, FILE *f)
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct result *r = &rep->r[i];
 		const struct contention_part *c = result_contention(r);
-		char ratio[32] = "-", cpus[96] = "", opsl[160] = "";
+		char ratio[32] = "-", cpus[96] = "", opsl[160] = "", ho[16], qd[16];
 		double mm;
 
 		if (!c)
@@ -131,10 +145,14 @@ void contention_write_text(const struct report *rep, FILE *f)
 				" max/min: most ops of a thread over the fewest\n");
 			fprintf(f, "# med cyc: median of the per-chunk samples (cycles/op while running);"
 				" ratio: of those medians vs the twin in the same case\n");
-			fprintf(f, "%-22s %-9s %-6s %3s %-7s %8s %9s %8s %9s %8s %9s %7s %6s %7s %7s %8s %-13s %s\n",
+			fprintf(f, "# h-o: share of a lock's acquisitions whose previous holder was another"
+				" thread; qdepth: mean threads waiting at an acquisition (queued locks);"
+				" both from an instrumented pass on the same CPUs after the timed one\n");
+			fprintf(f, "%-22s %-9s %-6s %3s %-7s %8s %9s %8s %9s %8s %9s %7s %6s %7s %6s %6s %7s "
+				"%8s %-13s %s\n",
 				"probe", "placement", "share", "thr", "cpus", "med cyc", "thr ns/op", "thr cyc",
-				"agg ns/op", "agg cyc", "cpu ns/op", "ratio", "fair", "max/min", "overlap",
-				"cpu/wall", "ops/thread", "");
+				"agg ns/op", "agg cyc", "cpu ns/op", "ratio", "fair", "max/min", "h-o", "qdepth",
+				"overlap", "cpu/wall", "ops/thread", "");
 			header = true;
 		}
 		if (r->has_ratio)
@@ -146,14 +164,15 @@ void contention_write_text(const struct report *rep, FILE *f)
 			snprintf(opsl + m, sizeof(opsl) - m, "%s%.3gM", k ? "," : "", c->per[k].ops / 1e6);
 		}
 		mm = max_min(c);
+		handover_text(c, ho, qd, sizeof(ho));
 		flagged |= c->overlapped != 1;
 		unfair |= contention_unfair(c);
-		fprintf(f, "%-22s %-9s %-6s %3d %-7s %8.2f %9.2f %8.2f %9.2f %8.2f %9.1f %7s %6.3f %7.2f %7.3f "
-			"%8.3f %-13s %s%s%s\n",
+		fprintf(f, "%-22s %-9s %-6s %3d %-7s %8.2f %9.2f %8.2f %9.2f %8.2f %9.1f %7s %6.3f %7.2f %6s %6s "
+			"%7.3f %8.3f %-13s %s%s%s\n",
 			r->name, c->placement, c->sharing, c->threads, cpus, result_cycles(rep, r->s.median),
 			result_ns(rep, c->thread_ticks_per_op), result_cycles(rep, c->thread_ticks_per_op),
 			result_ns(rep, c->aggregate_ticks_per_op), result_cycles(rep, c->aggregate_ticks_per_op),
-			cpu_ns_per_op(c), ratio, c->fairness_cv, mm, c->overlap, c->cpu_wall_min, opsl,
+			cpu_ns_per_op(c), ratio, c->fairness_cv, mm, ho, qd, c->overlap, c->cpu_wall_min, opsl,
 			c->overlapped == 1 ? "" : "NOT-OVERLAPPED", contention_unfair(c) ? " UNFAIR" : "",
 			r->migrated ? " MIGRATED" : "");
 	}

@@ -126,6 +126,8 @@ static const struct jfield contention_f[] = {
 	[CP_OVERLAP] = CP(overlap, JK_REAL), [CP_CPU_WALL_MIN] = CP(cpu_wall_min, JK_REAL),
 	[CP_OVERLAPPED] = CP(overlapped, JK_BOOL), [CP_STOPPING] = CP(stopping, JK_STR),
 	[CP_PER_THREAD] = JARR(struct contention_part, per, "per_thread", thread_f),
+	[CP_HANDOVER_ACQ] = CP(handover_acquisitions, JK_INT), [CP_HANDOVER_SHARE] = CP(handover_share, JK_REAL),
+	[CP_QUEUE_DEPTH] = CP(queue_depth, JK_REAL),
 };
 _Static_assert(ARRAY_SIZE(contention_f) == CP__COUNT, "one field per CP_* bit");
 
@@ -345,13 +347,14 @@ _Static_assert(ARRAY_SIZE(c2c_pair_f) == C2P__COUNT, "one field per C2P_* bit");
 static const struct jfield c2c_methods_f[] = {
 	[C2C_CMPXCHG] = JF(struct c2c_methods_out, transfers[C2C_CMPXCHG], JK_STR, "cmpxchg"),
 	[C2C_LOADSTORE] = JF(struct c2c_methods_out, transfers[C2C_LOADSTORE], JK_STR, "load-store"),
+	[C2C_FLAGACK] = JF(struct c2c_methods_out, transfers[C2C_FLAGACK], JK_STR, "flag-ack"),
 };
 _Static_assert(ARRAY_SIZE(c2c_methods_f) == C2C__COUNT, "one field per method");
 #define C2M(m, key) [C2M_MATRIX + m] = JA(struct c2c_matrix_out, v[m], nv[m], JK_MATRIX, key, NULL)
 static const struct jfield c2c_matrix_f[] = {
 	[C2M_CPUS] = JA(struct c2c_matrix_out, cpus, ncpus, JK_INTS, "cpus", NULL),
 	[C2M_UNIT] = JM(struct c2c_matrix_out, unit, JK_STR), C2M(C2C_CMPXCHG, "cmpxchg"),
-	C2M(C2C_LOADSTORE, "load_store"),
+	C2M(C2C_LOADSTORE, "load_store"), C2M(C2C_FLAGACK, "flag_ack"),
 };
 _Static_assert(ARRAY_SIZE(c2c_matrix_f) == C2M__COUNT, "one field per C2M_* bit");
 

@@ -15,11 +15,16 @@ void quiet_start(struct quiet_mark *m)
 	m->cpu_ns = thread_cpu_ns();
 }
 
+double quiet_share_of(uint64_t wall_ns, uint64_t cpu_ns)
+{
+	return cpu_ns + QUIET_LOST_FLOOR_NS >= wall_ns ? 1.0 : (double)cpu_ns / (double)wall_ns;
+}
+
 double quiet_share(const struct quiet_mark *m)
 {
-	uint64_t wall = now_ns() - m->wall_ns, cpu = thread_cpu_ns() - m->cpu_ns;
+	uint64_t cpu = thread_cpu_ns() - m->cpu_ns;
 
-	return cpu + QUIET_LOST_FLOOR_NS >= wall ? 1.0 : (double)cpu / (double)wall;
+	return quiet_share_of(now_ns() - m->wall_ns, cpu);
 }
 
 bool quiet_wait(double share, double window_s, double budget_s, double *waited_s)

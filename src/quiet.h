@@ -30,6 +30,8 @@ struct quiet_mark {
  * lost under QUIET_LOST_FLOOR_NS). */
 void quiet_start(struct quiet_mark *m);
 double quiet_share(const struct quiet_mark *m);
+/* The same from a stretch's wall and CPU nanoseconds. */
+double quiet_share_of(uint64_t wall_ns, uint64_t cpu_ns);
 
 /* Spin on the calling thread's CPU (pin it first) until it has had share of
  * the wall time or more over the last window_s, for at most budget_s.

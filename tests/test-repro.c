@@ -384,6 +384,7 @@ static void test_figure_again(void)
 	struct repro_figure f = { .pt = &pt };
 	double share;
 	unsigned n = 0;
+	bool again;
 
 	do {
 		repro_figure_start(&f);
@@ -397,10 +398,12 @@ static void test_figure_again(void)
 	repro_figure_start(&f);
 	nanosleep(&ts, NULL);
 	CHECK(!repro_figure_again(&f, &share) && pt.retimed == 0, "no patience: not timed again");
+	/* the live clocks under an emulator may lose more than the floor
+	 * between two calls: a clean try is one with its share */
 	f = (struct repro_figure){ 0 };
 	repro_figure_start(&f);
-	CHECK(!repro_figure_again(&f, &share) && share == 1.0 && f.tries == 1, "a clean figure: once (share %g)",
-	      share);
+	again = repro_figure_again(&f, &share);
+	CHECK(f.tries == 1 && (!again || share < REPRO_SHARE_MIN), "a clean figure: once (share %g)", share);
 }
 
 /* A disturbed pass (the thread slept: it had almost none of its CPU) is

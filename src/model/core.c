@@ -24,11 +24,6 @@ static const char *const feature_words[CF__COUNT] = {
 	[CF_HYBRID] = "hybrid",
 };
 
-const char *core_feature_name(enum core_feature f)
-{
-	return (unsigned)f < CF__COUNT ? feature_names[f] : "?";
-}
-
 void core_facts_set_flags(struct core_facts *f, const char *flags)
 {
 	size_t n;

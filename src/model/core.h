@@ -18,7 +18,6 @@ enum core_feature {
 	CF_HYPERVISOR, CF_AVX2, CF_AVX512F, CF_AVX512_VNNI, CF_AVX512_VBMI2, CF_AVX512_BF16, CF_AVX512_FP16,
 	CF_AMX_TILE, CF_AMX_FP16, CF_HYBRID, CF__COUNT,
 };
-const char *core_feature_name(enum core_feature f);
 
 struct core_facts {
 	char vendor[16];		/* "GenuineIntel", "AuthenticAMD"; "": not read */

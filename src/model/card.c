@@ -184,6 +184,13 @@ static void build_noise(const struct report *rep, struct card *c)
 		bad[ep] = dist / all > CARD_DISTURBED;
 		c->epochs = (unsigned)ep;	/* the last with rows (1-based; 0: none) */
 	}
+	for (size_t k = 0; k < rep->n; k++) {
+		const struct result *r = &rep->r[k];
+		size_t p = r->extra.process ? (size_t)r->extra.process : 1;
+
+		c->chained += r->clock_source == RESULT_CLOCK_CHAIN && p <= rep->ndrift && !isnan(rep->drift[p - 1]);
+		c->drifted += result_drifted(rep, r);
+	}
 	for (size_t i = 0; i < ne; i++) {
 		int ep = e[i].epoch;
 		double ghz = e[i].timer_hz / e[i].ticks_per_cycle / 1e9;

@@ -163,6 +163,8 @@ struct card {
 	double disturbed;	/* largest share of an epoch's samples disturbed */
 	double cpu_share;	/* lowest share of an epoch's time the thread had its CPU; 1: unknown */
 	unsigned disturbed_epochs;	/* epochs beyond CARD_DISTURBED or under CARD_CPU_SHARE */
+	size_t drifted, chained;	/* results whose drift chain moved (result_drifted),
+					 * of those it rescaled on a steady chain */
 	double ghz_lo, ghz_hi;	/* the core clock over the epochs; 0: one calibration */
 	/* what the run did under load and what it left out
 	 * (meta.characterization); load NULL: a report from before */

@@ -1297,15 +1297,31 @@ static void only(struct compare_row *row, const struct report *rep, const struct
 }
 
 /* A row's results less those of epochs run again (result_rerun), as the
- * run's own judgments leave them; all of them if that leaves none. */
-static size_t settled(const struct report *rep, const struct result **g, size_t n)
+ * run's own judgments leave them, all of them if that leaves none; then
+ * less the epochs whose drift chain moved (result_drifted), where their
+ * process keeps RESULT_DRIFT_KEEP others, counted in *drifted. */
+static size_t settled(const struct report *rep, const struct result **g, size_t n, size_t *drifted)
 {
-	size_t k = 0;
+	static bool moved[MAX_PASSES];
+	size_t k = 0, kept = 0;
 
 	for (size_t i = 0; i < n; i++)
 		if (!result_rerun(rep, g[i]))
 			g[k++] = g[i];
-	return k ? k : n;
+	n = k ? k : n;
+	for (size_t i = 0; i < n; i++)
+		moved[i] = result_drifted(rep, g[i]);
+	for (size_t i = 0; i < n; i++) {
+		size_t still = 0;
+
+		for (size_t j = 0; j < n; j++)
+			still += compare_process(g[j]) == compare_process(g[i]) && !moved[j];
+		if (moved[i] && still >= RESULT_DRIFT_KEEP)
+			(*drifted)++;
+		else
+			g[kept++] = g[i];
+	}
+	return kept;
 }
 
 int compare_reports(const struct report *a, const struct report *b,
@@ -1328,19 +1344,20 @@ int compare_reports(const struct report *a, const struct report *b,
 
 		for (size_t i = 0; i < x->n; i++) {
 			struct compare_row *row;
-			size_t nx, ny = 0;
+			size_t nx, ny = 0, left = 0;
 
 			if (!compare_group_first(x, i))
 				continue;
 			for (size_t j = 0; j < y->n && !ny; j++)
 				if (result_same_row(&x->r[i], &y->r[j]))
-					ny = settled(y, gy, compare_group(y, j, gy, MAX_PASSES));
+					ny = settled(y, gy, compare_group(y, j, gy, MAX_PASSES), &left);
 			if (in_b && ny)
 				continue;
 			row = add_row(out, &cap, &x->r[i]);
 			if (!row)
 				goto out;
-			nx = settled(x, gx, compare_group(x, i, gx, MAX_PASSES));
+			nx = settled(x, gx, compare_group(x, i, gx, MAX_PASSES), &left);
+			out->drifted += ny ? left : 0;
 			if (ny && compare_row(a, ga, nx, b, gb, ny, row) < 0)
 				goto out;
 			if (!ny)

@@ -192,6 +192,7 @@ struct comparison {
 	double detect_hot, detect_pattern;	/* median detectable change of the tested rows */
 	size_t kinds_moved;		/* kinds whose shift as a whole is beyond the margin */
 	size_t outliers;		/* epochs left out (COMPARE_OUTLIER_SPREADS) */
+	size_t drifted;			/* epochs left out: their drift chain moved */
 	size_t states;			/* rows compared at one steady state */
 };
 

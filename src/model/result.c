@@ -32,6 +32,7 @@ void report_free(struct report *rep)
 	free(rep->charz);
 	free(rep->epochs);
 	free(rep->kinds);
+	free(rep->drift);
 	memset(rep, 0, sizeof(*rep));
 }
 
@@ -164,12 +165,62 @@ bool result_rerun(const struct report *rep, const struct result *r)
 	return false;
 }
 
+/* The drift chain's usual speed in process proc: the median clock_scale
+ * of its results rescaled by the chain (every segment's results are on the
+ * report's clock, so one reference holds for all); NAN unless the chain
+ * held it (RESULT_DRIFT_STEADY of them within RESULT_DRIFT_FLOOR) over at
+ * least RESULT_DRIFT_MIN_ROWS results. */
+static double drift_centre(const struct report *rep, int proc, double *v)
+{
+	size_t k = 0, near = 0;
+	double c;
+
+	for (size_t i = 0; i < rep->n; i++) {
+		const struct result *r = &rep->r[i];
+
+		if (r->clock_source == RESULT_CLOCK_CHAIN && r->clock_scale > 0 &&
+		    (r->extra.process ? r->extra.process : 1) == proc)
+			v[k++] = r->clock_scale;
+	}
+	if (k < RESULT_DRIFT_MIN_ROWS)
+		return NAN;
+	c = stats_median(v, k);
+	for (size_t i = 0; i < k; i++)
+		near += fabs(v[i] / c - 1) <= RESULT_DRIFT_FLOOR;
+	return (double)near >= RESULT_DRIFT_STEADY * (double)k ? c : NAN;
+}
+
+static void drift_fit(struct report *rep)
+{
+	double *v = malloc((rep->n + 1) * sizeof(*v));
+	int procs = 1;
+
+	for (size_t i = 0; i < rep->n; i++)
+		procs = rep->r[i].extra.process > procs ? rep->r[i].extra.process : procs;
+	free(rep->drift);
+	rep->ndrift = 0;
+	rep->drift = v ? malloc((size_t)procs * sizeof(*rep->drift)) : NULL;
+	for (int p = 1; rep->drift && p <= procs; p++)
+		rep->drift[rep->ndrift++] = drift_centre(rep, p, v);
+	free(v);
+}
+
+bool result_drifted(const struct report *rep, const struct result *r)
+{
+	size_t p = r->extra.process ? (size_t)r->extra.process : 1;
+
+	return r->clock_source == RESULT_CLOCK_CHAIN && r->clock_scale > 0 && p <= rep->ndrift &&
+	       fabs(r->clock_scale / rep->drift[p - 1] - 1) > RESULT_DRIFT_FLOOR;
+}
+
 /* The per-epoch costs (core cycles) of a (x) and b (y) in the epochs both
- * ran in, an epoch run again left out; returns how many. */
+ * ran in, an epoch run again left out, and one whose drift chain moved on
+ * either side where RESULT_DRIFT_KEEP others remain; returns how many. */
 static size_t judge_pairs(const struct report *rep, enum result_context ctx, const char *a, const char *b,
 			  enum probe_mode m, const char *pattern, double *x, double *y)
 {
-	size_t n = 0;
+	bool moved[JUDGE_MAX_EPOCHS];
+	size_t n = 0, clean = 0, k = 0;
 
 	for (size_t i = 0; i < rep->n && n < JUDGE_MAX_EPOCHS; i++) {
 		const struct result *r = &rep->r[i], *t;
@@ -177,10 +228,19 @@ static size_t judge_pairs(const struct report *rep, enum result_context ctx, con
 		if (r->mode != m || strcmp(r->name, a) || strcmp(r->pattern, pattern) || !r->nsamples ||
 		    r->context != ctx || result_rerun(rep, r) || !(t = epoch_row(rep, b, r, true)))
 			continue;
+		moved[n] = result_drifted(rep, r) || result_drifted(rep, t);
+		clean += !moved[n];
 		x[n] = result_cycles(rep, r->s.median);
 		y[n++] = result_cycles(rep, t->s.median);
 	}
-	return n;
+	if (clean < RESULT_DRIFT_KEEP)
+		return n;
+	for (size_t i = 0; i < n; i++)
+		if (!moved[i]) {
+			x[k] = x[i];
+			y[k++] = y[i];
+		}
+	return k;
 }
 
 /* The kind of rows in ctx, mode m under pattern: its index in rep->kinds,
@@ -401,6 +461,7 @@ void report_pair_twins(struct report *rep)
 		r->ratio_lo = r->s.ci_lo / t->s.ci_hi;
 		r->ratio_hi = r->s.ci_hi / t->s.ci_lo;
 	}
+	drift_fit(rep);
 	fit_priors(rep);
 	for (size_t i = 0; i < rep->n; i++)
 		if (compare_group_first(rep, i))

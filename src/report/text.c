@@ -383,6 +383,9 @@ static void write_noise(const struct card *c, FILE *f)
 		fprintf(f, "quiet (the thread had its CPU %.0f%% of the time or more)", c->cpu_share * 100);
 	if (c->ghz_hi > 0)
 		fprintf(f, "; core clock %.2f-%.2f GHz over them", c->ghz_lo, c->ghz_hi);
+	if (c->drifted)
+		fprintf(f, "; the drift chain moved in %zu of %zu results (the core was disturbed), "
+			   "left out of the verdicts where a row kept %d epochs", c->drifted, c->chained, RESULT_DRIFT_KEEP);
 	fputc('\n', f);
 	if (card_load_text(c, load, sizeof(load)))
 		fprintf(f, "load      %s\n", load);

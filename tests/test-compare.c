@@ -813,6 +813,79 @@ static void test_rerun(void)
 	report_free(&a);
 }
 
+static const char *verdict_of(const struct compare_row *x)
+{
+	static char v[96];
+
+	if (!x)
+		return "no row";
+	compare_verdict_text(x, v, sizeof(v));
+	return v;
+}
+
+/* Epochs whose drift chain moved (result_drifted): B's row r ran 30%
+ * slow in epochs 2 and 4, where its chain read 1% slow while 40 other
+ * rows' chains held one speed. They leave compare and the twin verdict;
+ * x1.10 beside them is found. Where the chains move with the clock (half
+ * of them 3% off) the same epochs stay in. */
+static void drift_side(struct report *rep, double f, bool steady, const double *bad, uint64_t seed)
+{
+	init(rep, "6.1", 0.6);
+	for (int e = 1; e <= 5; e++) {
+		struct result *r = add(rep, "r", "hit", MODE_LATENCY, 6.0 * f * bad[e], 0.0005, 64, seed + (uint64_t)e, e);
+		struct result *t = add(rep, "t", "hit", MODE_LATENCY, 8.0, 0.0005, 64, seed + 50 + (uint64_t)e, e);
+
+		snprintf(r->twin, sizeof(r->twin), "t");
+		r->clock_source = t->clock_source = RESULT_CLOCK_CHAIN;
+		r->clock_scale = t->clock_scale = bad[e] > 1 ? 0.99 : 0.9996;
+		for (int k = 0; k < 8; k++) {
+			struct result *o = add(rep, "o", k % 2 ? "l2" : "dep", MODE_LATENCY, 20, 0.0005, 16,
+					       seed + 100 + (uint64_t)(e * 8 + k), e);
+
+			snprintf(o->name, sizeof(o->name), "o%d", k);
+			o->clock_source = RESULT_CLOCK_CHAIN;
+			o->clock_scale = steady || k % 2 ? 0.9996 : 0.97;
+		}
+	}
+	report_pair_twins(rep);
+}
+
+static void test_drift(void)
+{
+	static const double clean[6] = { 1, 1, 1, 1, 1, 1 }, hit[6] = { 1, 1, 1.3, 1, 1.3, 1 };
+	struct compare_opts o;
+	struct report a, b;
+	struct comparison c;
+	const struct compare_row *x;
+	struct judgment j;
+
+	compare_default_opts(&o);
+	for (int steady = 1; steady >= 0; steady--)
+		for (int inj = 0; inj < 2; inj++) {
+			drift_side(&a, 1, steady, clean, 8000);
+			drift_side(&b, inj ? 1.10 : 1, steady, hit, 8100);
+			CHECK(compare_reports(&a, &b, &o, &c) == 0, "compare runs");
+			x = row(&c, "r", NULL, MODE_LATENCY);
+			if (steady)
+				CHECK(x && x->b_reps == 3 && c.drifted == 4 &&
+					      x->verdict == (inj ? CMP_REGRESSED : CMP_SAME),
+				      "steady chain, x%.2f: r's and t's 2 drifted epochs left out (%zu, %zu reps), %s",
+				      inj ? 1.10 : 1.0, c.drifted, x ? x->b_reps : 0, verdict_of(x));
+			else
+				CHECK(x && x->b_reps == 5 && c.drifted == 0 && x->verdict != CMP_SAME,
+				      "chain moving with the clock: nothing left out (%zu, %zu reps)", c.drifted,
+				      x ? x->b_reps : 0);
+			if (!inj) {
+				CHECK(report_judge(&b, RESULT_USER, "r", "t", MODE_LATENCY, "hit", &j) ==
+					      (steady ? 3u : 5u),
+				      "the twin verdict over %d epochs", steady ? 3 : 5);
+			}
+			compare_free(&c);
+			report_free(&b);
+			report_free(&a);
+		}
+}
+
 int main(void)
 {
 	test_estimate();
@@ -824,6 +897,7 @@ int main(void)
 	test_kinds();
 	test_states();
 	test_rerun();
+	test_drift();
 	test_calibration();
 	test_blocks();
 	return test_done("compare");

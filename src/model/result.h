@@ -280,13 +280,13 @@ bool result_rerun(const struct report *rep, const struct result *r);
 /* r's drift chain ran at another speed than its process's usual, on a
  * machine whose chain holds one speed: the core was disturbed for most of
  * r's samples. The chain rescales for a change of clock, not for a sibling
- * or host that slowed the op itself. On the Zen 4 guest the chain read one
- * value in 86-97% of a run's results, and every hot-row epoch that moved
- * more than 2% beside a steady state had it moved 0.1-4%; on the Intel
- * guest it moves in steps of 2.7-11% with the clock (it holds in 25-75% of
- * the results) and the epochs it moved are not slower: there it says
- * nothing. The test uses no figure of r's own, so leaving such epochs out
- * cannot lean a verdict (docs/reports.md). */
+ * or host that slowed the op itself. On the Zen 4 guest the chain held in
+ * 92-97% of a run's results, and where it moved the hot rows' epochs were
+ * 4.5% off their median (median); on the Intel guest it moves with the
+ * clock in steps of 2.7-11% (it holds in 48-77% of the results) and the
+ * epochs it moved are not slower: there it says nothing. The test reads no
+ * figure of r's own, so leaving such epochs out cannot lean a verdict
+ * (docs/reports.md "Epochs whose drift chain moved"). */
 #define RESULT_DRIFT_FLOOR 5e-4
 #define RESULT_DRIFT_STEADY 0.85
 #define RESULT_DRIFT_MIN_ROWS 20

@@ -220,7 +220,10 @@ void opts_usage(const struct cmd_opts *c, const void *args, FILE *f)
 
 		head_of(o, head, sizeof(head));
 		default_text(o, &v, args, def, sizeof(def));
-		snprintf(text, sizeof(text), "%s%s", v.help ? v.help : "", def);
+		/* a writer's choices are report_writers[]'s, never a list by hand */
+		snprintf(text, sizeof(text), "%s%s%s%s", v.help ? v.help : "",
+			 o->parse == opts_writer ? ": " : "", o->parse == opts_writer ? report_writer_names(false) : "",
+			 def);
 		print_wrapped(f, head, col, text);
 	}
 	if (c->tail)

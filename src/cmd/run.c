@@ -221,7 +221,7 @@ static const struct cmd_opt run_opt[] = {
 	  .help = "write the report; format from the extension (.json, .txt, .html, ...)" },
 	{ .name = "force", .type = OPT_FLAG, .off = A(force), .help = "overwrite an existing output file" },
 	{ .name = "format", .type = OPT_FN, .arg = "FMT", .off = A(stdout_w), .parse = opts_writer,
-	  .def = "text", .help = "what goes to stdout: text, json, csv, mail, html, summary" },
+	  .def = "text", .help = "what goes to stdout" },
 	{ .name = "max-seconds", .type = OPT_DOUBLE, .arg = "S", .off = A(o.max_seconds) },
 	{ .name = "target-ci", .type = OPT_DOUBLE, .arg = "R", .off = A(o.target_ci) },
 	{ .name = "time-limit", .type = OPT_DOUBLE, .arg = "S", .off = A(o.time_limit_s) },

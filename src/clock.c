@@ -143,7 +143,7 @@ static void chains(struct calibration *c)
  * the calibration untrustworthy). */
 static void cpuinfo_checks(struct calibration *c)
 {
-	static char why[160];
+	char why[160];
 	FILE *f = fopen("/proc/cpuinfo", "r");
 	char line[4096];
 	bool x86 = false, arm = false, flags = false;
@@ -168,7 +168,7 @@ static void cpuinfo_checks(struct calibration *c)
 			 ARCH_NAME);
 	else if (getenv("QEMU_LD_PREFIX") && strcmp(ARCH_NAME, "generic"))
 		snprintf(why, sizeof(why), "QEMU_LD_PREFIX is set (qemu-user?)");
-	c->emulation = why;
+	snprintf(c->emulation, sizeof(c->emulation), "%s", why);
 	c->emulated = why[0] != '\0';
 }
 
@@ -195,7 +195,7 @@ static void first_line(const char *path, char *buf, size_t len)
  * TCG. Runs after chains(). */
 static void machine_checks(struct calibration *c)
 {
-	static char why[160];
+	char why[160] = "";
 	char sig[13], vendor[64], dt[64];
 	int hv = arch_hypervisor_sig(sig);
 
@@ -213,7 +213,7 @@ static void machine_checks(struct calibration *c)
 				 c->mul_cycles);
 	}
 	if (why[0]) {
-		c->emulation = why;
+		snprintf(c->emulation, sizeof(c->emulation), "%s", why);
 		c->emulated = true;
 	}
 }
@@ -258,7 +258,7 @@ static int calibrate_once(struct calibration *c)
 	machine_checks(c);
 	c->chain_agreement = fabs(c->ticks_per_cycle_mul - c->ticks_per_cycle) / c->ticks_per_cycle;
 	c->core_hz = c->timer_hz / c->ticks_per_cycle;
-	c->cycle_source = "dependent add chain against the timer (no PMU cycles)";
+	snprintf(c->cycle_source, sizeof(c->cycle_source), "dependent add chain against the timer (no PMU cycles)");
 	c->trustworthy = c->chain_agreement < 0.01 && c->timer_hz_spread < 0.01 && c->timer_invariant &&
 			 !c->emulated;
 	return 0;
@@ -272,7 +272,7 @@ int clock_calibrate(struct calibration *c, int cpu_os)
 	memset(c, 0, sizeof(*c));
 	arch_init();
 	c->cpu_os = cpu_os;
-	c->timer = arch_timer_name();
+	snprintf(c->timer, sizeof(c->timer), "%s", arch_timer_name());
 	cpuinfo_checks(c);
 	ret = calibrate_once(c);
 	for (int i = 1; !ret && i < CLOCK_TRIES && !c->trustworthy && c->timer_invariant && !c->emulated; i++) {

@@ -954,8 +954,8 @@ void pmu_report_cycles(struct report *rep)
 		rep->cycle_agreement = fabs(tpc - chain) / chain;
 		rep->cal.ticks_per_cycle = tpc;
 		rep->cal.core_hz = rep->cal.timer_hz / tpc;
-		rep->cal.cycle_source = "PMU cycles event (user mode, median over probes); "
-					"add chain kept for agreement";
+		snprintf(rep->cal.cycle_source, sizeof(rep->cal.cycle_source),
+			 "PMU cycles event (user mode, median over probes); add chain kept for agreement");
 		for (size_t i = 0; i < rep->n; i++) {
 			struct result *r = &rep->r[i];
 			double f;

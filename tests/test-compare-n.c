@@ -91,9 +91,9 @@ static void make(struct report *rep, const struct machine *m)
 	rep->cal.timer_hz = 1.5e9;
 	rep->cal.core_hz = 3e9;
 	rep->cal.trustworthy = true;
-	rep->cal.cycle_source = "test";
-	rep->cal.timer = "test";
-	rep->cal.emulation = "";
+	snprintf(rep->cal.cycle_source, sizeof(rep->cal.cycle_source), "%s", "test");
+	snprintf(rep->cal.timer, sizeof(rep->cal.timer), "%s", "test");
+	snprintf(rep->cal.emulation, sizeof(rep->cal.emulation), "%s", "");
 	snprintf(rep->started, sizeof(rep->started), "2026-11-30T12:00:00Z");
 	snprintf(rep->topo_summary, sizeof(rep->topo_summary), "1 package, 2 cores");
 	rep->meta = json_pack("{s:{s:s, s:{s:s, s:s, s:s, s:s}, s:{s:s}}}", "fingerprint", "host", "h",

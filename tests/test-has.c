@@ -154,7 +154,8 @@ static void fill(struct doc *d, enum part p, unsigned has)
 	memset(d, 0, sizeof(*d));
 	d->rep.cal.ticks_per_cycle = 1;
 	d->rep.cal.timer_hz = 1e9;
-	d->rep.cal.cycle_source = d->rep.cal.timer = "test";
+	snprintf(d->rep.cal.cycle_source, sizeof(d->rep.cal.cycle_source), "test");
+	snprintf(d->rep.cal.timer, sizeof(d->rep.cal.timer), "test");
 	if (p <= P_HT)
 		hier_fill(d, p, has);
 	d->rep.split = p >= P_SL && p <= P_SLR ? &d->split : NULL;

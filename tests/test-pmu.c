@@ -83,12 +83,12 @@ static void test_report_cycles(void)
 	rep.cal.ticks_per_cycle = 0.75;
 	rep.cal.timer_hz = 2.4e9;
 	rep.cal.core_hz = 3.2e9;
-	rep.cal.cycle_source = chain_src;
+	snprintf(rep.cal.cycle_source, sizeof(rep.cal.cycle_source), "%s", chain_src);
 	r = report_add(&rep);
 	r->pmu_ticks_per_cycle = 0;	/* cycles not counted in this result */
 	pmu_report_cycles(&rep);
 	CHECK(rep.cal.ticks_per_cycle == 0.75 && rep.pmu_ticks_per_cycle == 0 &&
-	      rep.cal.cycle_source == chain_src, "without PMU cycles the add chain stays\n");
+	      !strcmp(rep.cal.cycle_source, chain_src), "without PMU cycles the add chain stays\n");
 
 	r = report_add(&rep);
 	r->pmu_ticks_per_cycle = 0.80;
@@ -346,8 +346,8 @@ static void test_reports(void)
 	rep.cal.ticks_per_cycle = 0.75;
 	rep.cal.timer_hz = 2.4e9;
 	rep.cal.core_hz = 3.2e9;
-	rep.cal.cycle_source = "test";
-	rep.cal.timer = "test";
+	snprintf(rep.cal.cycle_source, sizeof(rep.cal.cycle_source), "%s", "test");
+	snprintf(rep.cal.timer, sizeof(rep.cal.timer), "%s", "test");
 	r = report_add(&rep);
 	snprintf(r->name, sizeof(r->name), "set_bit");
 	snprintf(r->pattern, sizeof(r->pattern), "hit");

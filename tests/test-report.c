@@ -126,8 +126,8 @@ static void fixed_report(struct report *rep)
 	rep->cal.core_hz = 4e9;
 	rep->cal.overhead_min = 42;
 	rep->cal.overhead_median = 42;
-	rep->cal.cycle_source = "synthetic calibration";
-	rep->cal.timer = "synthetic timer";
+	snprintf(rep->cal.cycle_source, sizeof(rep->cal.cycle_source), "%s", "synthetic calibration");
+	snprintf(rep->cal.timer, sizeof(rep->cal.timer), "%s", "synthetic timer");
 	rep->cal.timer_invariant = true;
 	rep->cal.trustworthy = true;
 	rep->cal.cpu_os = 0;
@@ -667,8 +667,8 @@ static void test_twin_verdicts(void)
 	report_init(&rep);
 	rep.cal.timer_hz = 2e9;
 	rep.cal.ticks_per_cycle = 0.5;
-	rep.cal.cycle_source = "synthetic calibration";
-	rep.cal.timer = "synthetic timer";
+	snprintf(rep.cal.cycle_source, sizeof(rep.cal.cycle_source), "%s", "synthetic calibration");
+	snprintf(rep.cal.timer, sizeof(rep.cal.timer), "%s", "synthetic timer");
 	add_const(&rep, "a", "b", 12.0, 0, false);	/* 1.2, intervals disjoint: one epoch */
 	add_const(&rep, "b", "a", 10.0, 0, false);
 	report_pair_twins(&rep);
@@ -680,8 +680,8 @@ static void test_twin_verdicts(void)
 	report_init(&rep);
 	rep.cal.timer_hz = 2e9;
 	rep.cal.ticks_per_cycle = 0.5;
-	rep.cal.cycle_source = "synthetic calibration";
-	rep.cal.timer = "synthetic timer";
+	snprintf(rep.cal.cycle_source, sizeof(rep.cal.cycle_source), "%s", "synthetic calibration");
+	snprintf(rep.cal.timer, sizeof(rep.cal.timer), "%s", "synthetic timer");
 	for (int e = 1; e <= 5; e++) {
 		double w = z[e - 1];
 

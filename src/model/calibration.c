@@ -81,7 +81,7 @@ json_t *clock_to_json(const struct calibration *c)
 			 c->mul_expected > 0 ? json_integer((json_int_t)c->mul_expected) : json_null());
 	if (j) {
 		json_object_set_new(j, "emulated", json_boolean(c->emulated));
-		json_object_set_new(j, "emulation", json_string(c->emulation ? c->emulation : ""));
+		json_object_set_new(j, "emulation", json_string(c->emulation));
 		if (c->mul_expected > 0)	/* measured (not a report read back without them) */
 			json_object_set_new(j, "self_checks", json_pack(
 			"{s:s, s:{s:f, s:f, s:f}, s:{s:f, s:f, s:f}}",

@@ -30,12 +30,12 @@ struct calibration {
 	double load_cycles, load_expected;
 	struct core_id core;		/* the core, from CPUID (clock.c); name "": unknown */
 	double core_hz;			/* timer_hz / ticks_per_cycle */
-	const char *cycle_source;	/* how cycles were obtained */
-	const char *timer;		/* which timer reads */
+	char cycle_source[128];		/* how cycles were obtained */
+	char timer[64];			/* which timer reads */
 	bool timer_invariant;		/* constant/nonstop TSC (or a fixed-rate counter) */
 	bool trustworthy;		/* chains agree within 1%, spread small, not emulated */
 	bool emulated;			/* an emulator runs this binary: timings are meaningless */
-	const char *emulation;		/* why we think so ("" when not emulated) */
+	char emulation[160];		/* why we think so ("" when not emulated) */
 	int cpu_os;			/* PU it was measured on (-1: unpinned) */
 };
 

@@ -513,7 +513,7 @@ static void card_machine(const struct report *rep, const struct card *c, FILE *f
 	    "</td></tr>\n<tr><th>clock</th><td>core %.3f GHz, cycles from %s; ", m->cpu, m->family, m->model,
 	    m->microcode, m->sysname, m->release, card_vm_text(m->vm),
 	    rep->topo_summary[0] ? rep->topo_summary : "topology unknown", rep->cal.core_hz / 1e9,
-	    rep->cal.cycle_source ? rep->cal.cycle_source : "?");
+	    rep->cal.cycle_source[0] ? rep->cal.cycle_source : "?");
 	fputs(rep->cal.trustworthy ? "calibration trustworthy" : "<span class=\"warn\">CALIBRATION NOT TRUSTWORTHY</span>: ",
 	      f);
 	report_htmlf(f, "%s", card_cal_why(&rep->cal, t, sizeof(t)));

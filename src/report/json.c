@@ -1313,10 +1313,11 @@ static int read_calibration(json_t *j, struct calibration *c)
 		 json_string_value(json_object_get(json_object_get(j, "core"), "name")) ?: "");
 	snprintf(c->core.how, sizeof(c->core.how), "%s",
 		 json_string_value(json_object_get(json_object_get(j, "core"), "how")) ?: "");
-	c->emulation = c->emulated ? "from report" : "";
+	/* what the run said, and "from report" where an older one said nothing */
+	snprintf(c->emulation, sizeof(c->emulation), "%s", jstr(j, "emulation", c->emulated ? "from report" : ""));
 	c->cpu_os = -1;
-	c->cycle_source = "from report";
-	c->timer = "from report";
+	snprintf(c->cycle_source, sizeof(c->cycle_source), "%s", jstr(j, "cycle_source", "from report"));
+	snprintf(c->timer, sizeof(c->timer), "%s", jstr(j, "timer", "from report"));
 	return 0;
 }
 

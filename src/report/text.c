@@ -320,7 +320,7 @@ static void write_machine(const struct report *rep, const struct card *c, FILE *
 		rep->topo_summary[0] ? rep->topo_summary : "topology unknown");
 	clock_print_core(&rep->cal, f, "core      ");
 	fprintf(f, "clock     core %.3f GHz, cycles: %s; %s%s%s\n", rep->cal.core_hz / 1e9,
-		rep->cal.cycle_source ? rep->cal.cycle_source : "?",
+		rep->cal.cycle_source[0] ? rep->cal.cycle_source : "?",
 		rep->cal.trustworthy ? "calibration trustworthy" : "CALIBRATION NOT TRUSTWORTHY",
 		rep->cal.trustworthy ? "" : ": ", card_cal_why(&rep->cal, why, sizeof(why)));
 	write_caches(c, f);

@@ -118,6 +118,27 @@ refuse 2 "--quick is the characterization's" run --quick --threads 2
 refuse 2 "'--quick' doesn't allow an argument" run --quick=yes
 printf '[run]\npatience = -3\n' >"$T/pat.conf"
 refuse 2 "pat.conf:2" run -c "$T/pat.conf"
+# -c, an operand FILE.conf and --set are rows of run's option table: one
+# file a run; the file's [run] keys, then --set over them, then the
+# command line over both
+refuse 2 "two experiment files .*pat.conf.*other.conf" run -c "$T/pat.conf" "$T/other.conf"
+refuse 2 "two experiment files" run "$T/pat.conf" --config "$T/other.conf"
+refuse 2 "requires an argument" run -c
+printf '[run]\nprobes = set_bit\ntwins = no\nmode = latency\nmax_seconds = 0.01\nepochs = 1\n' >"$T/one.conf"
+# epochs ... : the set_bit latency rows of a run with these arguments
+epochs() {
+	"$A" run "$@" --format json 2>/dev/null | jq '[.results[] | select(.probe == "set_bit")] | length'
+}
+if command -v jq >/dev/null; then
+	for c in "1:$T/one.conf" "3:-c $T/one.conf --set run.epochs=3" "2:$T/one.conf --set run.epochs=3 --epochs 2" \
+		 "2:--epochs 2 --set run.epochs=3 -c $T/one.conf"; do
+		# shellcheck disable=SC2086
+		n=$(epochs ${c#*:})
+		[ "$n" = "${c%%:*}" ] && ok || bad "run ${c#*:}: $n epochs of set_bit, expected ${c%%:*}"
+	done
+else
+	skip "jq missing: the experiment's precedence"
+fi
 if has_opt run --mem-node; then
 	refuse 2 "--mem-node: " run --mem-node x
 	refuse 2 "--mem-node: " run --mem-node -1

@@ -205,45 +205,6 @@ int main(void)
 		}
 	}
 
-	/* the run argv: the .conf and --set removed, the rest as given */
-	{
-		char path[300], *argv[8], **nv;
-		int nc;
-		FILE *f;
-
-		snprintf(path, sizeof(path), "%s/r.conf", tmpdir);
-		f = fopen(path, "w");
-		fputs("[run]\nmax_seconds = 0.05\nprobes = set_bit\ntwins = no\n", f);
-		fclose(f);
-		argv[0] = "run";
-		argv[1] = path;
-		argv[2] = "--max-seconds";
-		argv[3] = "0.1";
-		argv[4] = "--set";
-		argv[5] = "run.cpu=0";
-		argv[6] = NULL;
-		CHECK(config_prepare_run(6, argv, &nc, &nv, &e) == 0, "prepare run");
-		if (e) {
-			/* the file and --set are taken out of argv; their [run]
-			 * keys stay in the experiment, for the command's option
-			 * table (no synthesized options) */
-			CHECK(nc == 3 && !strcmp(nv[1], "--max-seconds") && !strcmp(nv[2], "0.1"),
-			      "argv keeps only the command line's own options (%d left)", nc);
-			for (int i = 0; i < nc; i++)
-				CHECK(strcmp(nv[i], path) && strcmp(nv[i], "--set"), "the .conf and --set are consumed");
-			CHECK(config_double(e, "run", "max_seconds") == 0.05, "[run] max_seconds from the file");
-			CHECK(!config_bool(e, "run", "twins"), "[run] twins = no");
-			CHECK(is_set(e, "run", "cpu") && !strcmp(config_str(e, "run", "cpu"), "0"),
-			      "--set run.cpu=0 in the experiment");
-			config_free_argv(nv, argv);
-			config_free(e);
-		}
-		argv[1] = "--max-seconds";
-		argv[2] = "0.1";
-		argv[3] = NULL;
-		CHECK(config_prepare_run(3, argv, &nc, &nv, &e) == 0 && !e && nv == argv, "no config: unchanged");
-	}
-
 	/* every shipped config loads */
 	for (size_t i = 0; src && i < ARRAY_SIZE(shipped); i++) {
 		char path[512];

@@ -184,6 +184,19 @@ static int parse_out_work(const char *what, const char *s, void *field)
 	return err;
 }
 
+/* -c FILE (or an operand FILE.conf): one experiment file per run. */
+static int parse_config(const char *what, const char *s, void *field)
+{
+	const char **file = field;
+
+	if (*file && strcmp(*file, s)) {
+		pr_err("run: two experiment files ('%s' and '%s'): give one", *file, s);
+		return -EINVAL;
+	}
+	*file = s;
+	return 0;
+}
+
 /* --context: user (false) or kernel (true: atomcost.ko, kmod.c). */
 static int parse_context(const char *what, const char *s, void *kernel)
 {
@@ -200,6 +213,8 @@ static int parse_context(const char *what, const char *s, void *kernel)
 struct run_cmd {
 	struct run_opts o;
 	const char *out, *cpu_arg;
+	const char *config;	/* the experiment file: -c, or an operand ending in .conf */
+	struct opt_list sets;	/* --set SECTION.KEY=VALUE */
 	struct opt_list families;
 	const struct report_writer *stdout_w;
 	bool force, strict, no_twins, kernel;
@@ -212,6 +227,11 @@ struct run_cmd {
  * (cmd/options.h). */
 #define A(f) offsetof(struct run_cmd, f)
 static const struct cmd_opt run_opt[] = {
+	{ .name = "config", .letter = 'c', .type = OPT_FN, .arg = "FILE", .off = A(config), .parse = parse_config,
+	  .help = "run an experiment file (configs/*.conf; FILE.conf among the probes too): its [run] "
+		  "keys are these options, and the command line overrides them ('atomcost config --schema')" },
+	{ .name = "set", .type = OPT_LIST, .arg = "SEC.KEY=VAL", .off = A(sets),
+	  .help = "override any experiment key (--set buddy-bitmap-2004.trials=10)" },
 	{ .name = "family", .type = OPT_LIST, .arg = "NAME", .off = A(families) },
 	{ .name = "no-twins", .type = OPT_FLAG, .off = A(no_twins),
 	  .help = "do not add each probe's twin (by default it is measured too, for the ratio)" },
@@ -263,10 +283,6 @@ static const struct cmd_opts run_cmd_opts = {
 		 "  the machine card first)\n"
 		 "  PROBE|GLOB         probe names or shell globs ('*set_bit*')\n",
 	.opt = run_opt, .n = ARRAY_SIZE(run_opt), .section = "run", .max_operands = -1,
-	.tail = "  -c, --config FILE  run an experiment file (configs/*.conf; FILE.conf among the\n"
-		"                     probes too): its [run] keys are these options, and the\n"
-		"                     command line overrides them ('atomcost config --schema')\n"
-		"  --set SEC.KEY=VAL  override any experiment key (--set buddy-bitmap-2004.trials=10)\n",
 };
 
 /* An experiment file's [run] keys, through the same table (the command
@@ -300,6 +316,46 @@ static int apply_experiment(struct run_cmd *c, const struct experiment *e)
 			return err;
 	}
 	return 0;
+}
+
+static bool conf_operand(const char *s)
+{
+	size_t n = strlen(s);
+
+	return s[0] != '-' && n > 5 && !strcmp(s + n - 5, ".conf");
+}
+
+/* The command line through the option table; with an experiment (-c, an
+ * operand FILE.conf, --set) loaded, its [run] keys through the same table
+ * and then the command line again over them (a list option's items add
+ * to the file's, as --family does). The operands left are the probes:
+ * *argc shrinks by the .conf taken out. 0, 1 (--help) or -errno. */
+static int parse_command(struct run_cmd *rc, int *argc, char **argv, struct experiment **exp)
+{
+	int ret = 0, k;
+
+	for (int pass = 0; pass < 2 && !ret; pass++) {
+		*rc = (struct run_cmd){ 0 };
+		runner_default_opts(&rc->o);
+		optind = 0;	/* glibc: start getopt afresh */
+		ret = opts_defaults(&run_cmd_opts, rc);
+		if (!ret && *exp)
+			ret = apply_experiment(rc, *exp);
+		if (!ret)
+			ret = opts_argv(&run_cmd_opts, *argc, argv, rc);
+		for (k = optind; !ret && k < *argc; k++)
+			if (conf_operand(argv[k]))
+				ret = parse_config("run", argv[k], &rc->config);
+		if (ret || *exp || (!rc->config && !rc->sets.n))
+			break;
+		ret = config_load(rc->config, rc->sets.v, rc->sets.n, exp);
+	}
+	for (int i = k = optind; !ret && i < *argc; i++)
+		if (!conf_operand(argv[i]))
+			argv[k++] = argv[i];
+	if (!ret)
+		*argc = k;
+	return ret;
 }
 
 /* Before measuring: resolve the events, check the output path, open the
@@ -461,19 +517,14 @@ int cmd_run(int argc, char **argv)
 	const struct report_writer *file_w = NULL;
 	struct experiment *exp = NULL;	/* its [run] keys go through the table first */
 	struct topo *t = NULL;
-	char **args = argv;
+	char **args = malloc(((size_t)argc + 1) * sizeof(*args));	/* getopt permutes it */
 	int nargs = argc, ret, code;
 	bool characterize = false;
 
-	runner_default_opts(&rc.o);
-	ret = config_prepare_run(argc, argv, &nargs, &args, &exp);
-	if (ret < 0)
-		return exit_code_for(ret);
-	ret = opts_defaults(&run_cmd_opts, &rc);
-	if (!ret && exp)
-		ret = apply_experiment(&rc, exp);
-	if (!ret)
-		ret = opts_argv(&run_cmd_opts, nargs, args, &rc);
+	if (!args)
+		return exit_code_for(-ENOMEM);
+	memcpy(args, argv, ((size_t)argc + 1) * sizeof(*args));
+	ret = parse_command(&rc, &nargs, args, &exp);
 	if (ret)
 		code = ret > 0 ? EXIT_OK : exit_code_for(ret);
 	else
@@ -490,6 +541,6 @@ int cmd_run(int argc, char **argv)
 		code = measure_and_write(&rc, t, exp, characterize, file_w, argc, argv);
 	topo_close(t);
 	config_free(exp);
-	config_free_argv(args, argv);
+	free(args);
 	return code;
 }

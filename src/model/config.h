@@ -87,15 +87,6 @@ json_t *config_to_json(const struct experiment *e);
 void config_print_schema(FILE *f);
 json_t *config_schema_json(void);
 
-/* For `atomcost run`: find the experiment in argv (a positional ending in
- * .conf, -c FILE / --config FILE, and any --set section.key=value), load it,
- * and give back argv without those arguments; the command applies the
- * file's [run] keys through its option table (each key's `option`). Without
- * a config, *exp is NULL and argv is unchanged. 0 or -errno (message
- * printed). */
-int config_prepare_run(int argc, char **argv, int *new_argc, char ***new_argv,
-		       struct experiment **exp);
-void config_free_argv(char **argv, char **orig);
 
 /* Is this experiment kind listed in [experiment] kind? */
 bool config_kind_has(const struct experiment *e, const char *kind);

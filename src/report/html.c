@@ -1033,6 +1033,56 @@ static void sweep_charts(const struct report *rep, FILE *f)
 	}
 }
 
+/* The contention rows' table, the text table's columns and words
+ * (report/contention.c computes both): h-o and qdepth "-" where a row does
+ * not hold them. Like the text, only for a report of one epoch. */
+static void contention_table(const struct report *rep, FILE *f)
+{
+	bool header = false, flagged = false, unfair = false;
+	char note[256];
+
+	for (size_t i = 0; i < rep->n; i++) {
+		const struct result *r = &rep->r[i];
+		const struct contention_part *c = result_contention(r);
+		struct contention_cells x;
+
+		if (!c)
+			continue;
+		if (!header) {
+			report_htmlf(f, "<h2 id=\"contention\">Contention</h2>\n<p class=\"note\">%s",
+				     contention_head_text(c, note, sizeof(note)));
+			for (size_t k = 0; k < CONTENTION_NOTES; k++)
+				report_htmlf(f, "<br>%s", contention_notes[k]);
+			fputs("</p>\n<table class=\"res contention\"><tr><th>probe</th><th>placement</th><th>share</th>"
+			      "<th>thr</th><th>cpus</th><th>med cyc</th><th>thr ns/op</th><th>thr cyc</th>"
+			      "<th>agg ns/op</th><th>agg cyc</th><th>cpu ns/op</th><th>ratio</th><th>fair</th>"
+			      "<th>max/min</th><th>h-o</th><th>qdepth</th><th>overlap</th><th>cpu/wall</th>"
+			      "<th>ops/thread</th><th></th></tr>\n", f);
+			header = true;
+		}
+		contention_cells(rep, r, &x);
+		flagged |= x.not_overlapped;
+		unfair |= x.unfair;
+		report_htmlf(f, "<tr><td>%s</td><td>%s</td><td>%s</td><td class=\"n\">%d</td><td>%s</td>"
+			     "<td class=\"n\">%.2f</td><td class=\"n\">%.2f</td><td class=\"n\">%.2f</td>"
+			     "<td class=\"n\">%.2f</td><td class=\"n\">%.2f</td><td class=\"n\">%.1f</td>"
+			     "<td class=\"n\">%s</td><td class=\"n\">%.3f</td><td class=\"n\">%.2f</td>"
+			     "<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%.3f</td>"
+			     "<td class=\"n\">%.3f</td><td>%s</td><td>%s%s%s</td></tr>\n",
+			     r->name, c->placement, c->sharing, c->threads, x.cpus, x.med_cyc, x.thr_ns, x.thr_cyc,
+			     x.agg_ns, x.agg_cyc, x.cpu_ns, x.ratio, c->fairness_cv, x.max_min, x.ho, x.qd,
+			     c->overlap, c->cpu_wall_min, x.ops, x.not_overlapped ? "NOT-OVERLAPPED" : "",
+			     x.unfair ? " UNFAIR" : "", r->migrated ? " MIGRATED" : "");
+	}
+	if (!header)
+		return;
+	fputs("</table>\n", f);
+	if (flagged)
+		report_htmlf(f, "<p class=\"note\">%s</p>\n", contention_overlap_note(note, sizeof(note)));
+	if (unfair)
+		report_htmlf(f, "<p class=\"note\">%s</p>\n", contention_unfair_note(note, sizeof(note)));
+}
+
 static const char css[] =
 	"body{font:14px/1.4 system-ui,sans-serif;max-width:1000px;margin:1em auto;padding:0 1em;color:#222}"
 	"h1{font-size:1.5em}h3{font-size:1em;margin:1em 0 0}h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ccc}"
@@ -1171,6 +1221,8 @@ int report_write_html(const struct report *rep, FILE *f)
 	free(rs.v);
 	heatmaps(rep->c2c, f);
 	results_table(rep, f);
+	if (compare_max_epoch(rep) <= 1)
+		contention_table(rep, f);
 	fputs("<h2>Machine fingerprint</h2>\n<table class=\"fp\">\n", f);
 	if (fp)
 		fp_rows(f, "", fp);

@@ -601,21 +601,24 @@ static void card_sharing(const struct card *c, FILE *f)
 
 /* One option of a need's menu: rank, probe, its costs, a spark bar of its
  * cost in the need's basis (max: the need's dearest) and when it is safe. */
-static void menu_option(const struct card_option *op, enum card_basis basis, double max, FILE *f)
+static void menu_option(const struct card *c, const struct card_option *op, enum card_basis basis, double max,
+			FILE *f)
 {
 	const double v[4] = { op->walk, op->stores, op->chain, op->tput };
 	double cost = fmax(card_option_cost(op, basis), 0);
-	char cell[5][16];
+	char cell[5][16], cont[16];
 
 	for (int k = 0; k < 4; k++)	/* walk and stores: what the op adds */
 		card_cost_text(v[k], k < 2, cell[k], sizeof(cell[k]));
 	snprintf(cell[4], sizeof(cell[4]), op->rank ? "%s%u" : "-", op->tie ? "=" : "", op->rank);
 	report_htmlf(f, "<td class=\"n\">%s</td><td><code>%s</code></td><td class=\"n\">%s</td>"
-	    "<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td><svg "
-	    "class=\"spark\" width=\"120\" height=\"10\" role=\"img\"><rect x=\"0\" y=\"1\" "
-	    "width=\"%.1f\" height=\"8\" fill=\"%s\"/></svg></td><td>%s", cell[4], op->probe,
-	    cell[0], cell[1], cell[2], cell[3], max > 0 && isfinite(cost) ? 120 * cost / max : 0,
-	    op->rank == 1 ? COL_PLAIN : COL_BASE, op->safe_when);
+	    "<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td>", cell[4], op->probe,
+	    cell[0], cell[1], cell[2], cell[3]);
+	for (unsigned k = 0; k < c->ncont; k++)	/* under contention, where measured */
+		report_htmlf(f, "<td class=\"n cont\">%s</td>", card_cont_text(&op->cont[k], cont, sizeof(cont)));
+	report_htmlf(f, "<td><svg class=\"spark\" width=\"120\" height=\"10\" role=\"img\"><rect x=\"0\" "
+	    "y=\"1\" width=\"%.1f\" height=\"8\" fill=\"%s\"/></svg></td><td>%s",
+	    max > 0 && isfinite(cost) ? 120 * cost / max : 0, op->rank == 1 ? COL_PLAIN : COL_BASE, op->safe_when);
 	if (op->kernel)
 		report_htmlf(f, " [kernel: <code>%s</code> %.2f]", op->kernel->probe, op->kernel->kernel_cyc);
 	fputs(op->analog ? " <i>[analog: not the real primitive]</i></td></tr>\n" : "</td></tr>\n", f);
@@ -623,14 +626,23 @@ static void menu_option(const struct card_option *op, enum card_basis basis, dou
 
 static void card_menu(const struct card *c, FILE *f)
 {
+	unsigned cols = 9 + c->ncont;
+	char legend[512];
+
 	fputs("<h3>Fast-path menu: for a need, the cycles each option adds to independent work here, "
 	      "cheapest first</h3>\n<p class=\"note\">walk: added to an L1 pointer walk (the op between its "
 	      "steps); stores: added after 4 pending stores; = : tied with the option above (the difference "
-	      "is not resolved); chain: same-word latency; tput: best throughput.</p>\n"
-	      "<table class=\"res card menu\"><tr><th>need</th><th>rank</th><th>option</th><th>walk</th>"
-	      "<th>stores</th><th>chain</th><th>tput</th><th></th><th>safe when</th></tr>\n", f);
+	      "is not resolved); chain: same-word latency; tput: best throughput.", f);
+	if (c->ncont)
+		report_htmlf(f, " %s.", card_cont_legend(c, legend, sizeof(legend)));
+	fputs("</p>\n<table class=\"res card menu\"><tr><th>need</th><th>rank</th><th>option</th><th>walk</th>"
+	      "<th>stores</th><th>chain</th><th>tput</th>", f);
+	for (unsigned k = 0; k < c->ncont; k++)
+		report_htmlf(f, "<th class=\"cont\">%s</th>", c->cont[k].label);
+	fputs("<th></th><th>safe when</th></tr>\n", f);
 	if (!c->nneed)
-		fputs("<tr><td colspan=\"9\" class=\"note\">not in this report (no result names a need)</td></tr>\n", f);
+		fprintf(f, "<tr><td colspan=\"%u\" class=\"note\">not in this report (no result names a need)"
+			"</td></tr>\n", cols);
 	for (unsigned n = 0; n < c->nneed; n++) {
 		const struct card_need *nd = &c->need[n];
 		double max = 0;
@@ -640,10 +652,10 @@ static void card_menu(const struct card *c, FILE *f)
 		report_htmlf(f, "<tr class=\"need\"><td rowspan=\"%u\">%s<br><span class=\"note\">ranked by: %s</span></td>",
 		    nd->nopt ? nd->nopt : 1, nd->need, card_basis_name(nd->basis));
 		if (!nd->nopt)
-			fputs("<td colspan=\"8\" class=\"note\">not measured</td></tr>\n", f);
+			fprintf(f, "<td colspan=\"%u\" class=\"note\">not measured</td></tr>\n", cols - 1);
 		for (unsigned o = 0; o < nd->nopt; o++) {
 			fputs(o ? "<tr>" : "", f);
-			menu_option(&nd->opt[o], nd->basis, max, f);
+			menu_option(c, &nd->opt[o], nd->basis, max, f);
 		}
 	}
 	fputs("</table>\n", f);

@@ -449,6 +449,132 @@ static void test_menu(void)
 	report_free(&rep);
 }
 
+/* A contention row of probe name as contention.c writes it, in every
+ * epoch: N threads at a placement, each its share of the ops (ops[k]), the
+ * sweep point in the pattern; overlapped 0 in the last epoch: apart. */
+static void add_cont(struct report *rep, const char *name, const char *pattern, int threads,
+		     const char *placement, double cycles, int overlapped, const long long *ops)
+{
+	add(rep, name, MODE_LATENCY, pattern, cycles);
+	for (size_t i = rep->n - epochs; i < rep->n; i++) {
+		struct contention_part *c = &rep->r[i].extra.contention;
+
+		set_placement(&rep->r[i], placement);
+		c->threads = threads;
+		c->has |= 1u << CP_THREADS | 1u << CP_OVERLAPPED | 1u << CP_PER_THREAD;
+		c->overlapped = i == rep->n - 1 ? overlapped : 1;
+		c->per = calloc((size_t)threads, sizeof(*c->per));
+		c->nper = (size_t)threads;
+		for (int k = 0; k < threads; k++)
+			c->per[k] = (struct contention_thread){ .has = 1u << CT_CPU_OS | 1u << CT_OPS, .cpu_os = k,
+								.ops = ops ? ops[k] : 1000 };
+	}
+}
+
+/* The option of that probe in the first need that has it; NULL: none. */
+static const json_t *menu_option_json(const json_t *card, const char *probe)
+{
+	const json_t *need, *op;
+	size_t i, k;
+
+	json_array_foreach(json_object_get(card, "menu"), i, need)
+		json_array_foreach(json_object_get(need, "options"), k, op)
+			if (!strcmp(json_string_value(json_object_get(op, "probe")), probe))
+				return op;
+	return NULL;
+}
+
+/* The menu under contention: a column per thread count an option was
+ * measured at in true sharing, its figures where measured, '-' where not,
+ * n/o where the threads did not overlap, '!' where unfair; none without
+ * such rows; the same figures in the text, the HTML and the summary JSON. */
+static void test_menu_contention(void)
+{
+	static const long long unfair[4] = { 1000, 1000, 1000, 3000 };
+	struct report rep;
+	struct card c;
+	char *t, *h;
+	json_t *j;
+	const json_t *o;
+
+	/* atomic_inc's sharing cases name no need: no column */
+	make(&rep, 16.2);
+	rep.charz = calloc(1, sizeof(*rep.charz));
+	if (!rep.charz)
+		abort();
+	t = card_text(&rep);
+	h = TEST_TEXT(report_write_html(&rep, f));
+	CHECK(card_build(&rep, &c) == 0 && c.ncont == 0 && !strstr(t, "N thr") &&
+	      has(t, "   walk  stores   chain    tput  safe when\n"),
+	      "no option measured under contention: no column in the text");
+	CHECK(h && !strstr(h, "class=\"cont\"") && strstr(h, "<th>tput</th><th></th><th>safe when</th>"),
+	      "nor in the HTML:\n%s", h ? h : "");
+	j = card_to_json(&c);
+	CHECK(j && !json_object_get(menu_option_json(j, "spin_lock"), "contention"), "nor in the summary JSON");
+	json_decref(j);
+	free(t);
+	free(h);
+
+	/* spin_lock at 2 and 4 threads (its 1-thread point and false sharing
+	 * are no contention figure), preempt_disable whose threads did not run
+	 * together in one epoch */
+	add_cont(&rep, "spin_lock", "true-share@1t", 1, "l3", 20.0, 1, NULL);
+	add_cont(&rep, "spin_lock", "true-share@2t", 2, "l3", 90.0, 1, NULL);
+	add_cont(&rep, "spin_lock", "false-share@2t", 2, "l3", 70.0, 1, NULL);
+	add_cont(&rep, "spin_lock", "true-share@4t", 4, "l3", 200.0, 1, unfair);
+	add_cont(&rep, "preempt_disable", "true-share@2t", 2, "l3", 3.0, 0, NULL);
+	CHECK(card_build(&rep, &c) == 0 && c.ncont == 2 && c.cont[0].threads == 2 && c.cont[1].threads == 4 &&
+	      !strcmp(c.cont[0].label, "2 thr") && !strcmp(c.cont[1].label, "4 thr"),
+	      "two columns, 2 and 4 threads (%u: %s)", c.ncont, c.ncont ? c.cont[0].label : "");
+	t = card_text(&rep);
+	CHECK(has(t, "                                 walk  stores   chain    tput   2 thr   4 thr  safe when\n"),
+	      "the menu's heading gains a column per thread count");
+	CHECK(has(t, "     2 spin_lock                    -       -   20.00       -    90.0  200.0!  always\n"),
+	      "spin_lock at 2 and 4 threads: the rows' medians, the unfair one marked");
+	CHECK(has(t, "     1 preempt_disable              -       -    2.00       -     n/o       -  same-CPU"),
+	      "threads apart: n/o; not measured at 4: -");
+	CHECK(has(t, "     1 __set_bit                 +0.0       -    8.00    2.00       -       -  no concurrent"),
+	      "an option never measured under contention: '-' in each column");
+	CHECK(has(t, "placement l3, cs-work 0,") && has(t, "'n/o': its threads") && has(t, "'!': unfair"),
+	      "the legend says the placement and the marks used");
+	free(t);
+	h = TEST_TEXT(report_write_html(&rep, f));
+	CHECK(h && strstr(h, "<th>tput</th><th class=\"cont\">2 thr</th><th class=\"cont\">4 thr</th><th></th>") &&
+	      strstr(h, "<code>spin_lock</code><td class=\"n\">-</td>") == NULL &&
+	      strstr(h, "<td class=\"n\">20.00</td><td class=\"n\">-</td><td class=\"n cont\">90.0</td>"
+			"<td class=\"n cont\">200.0!</td>") &&
+	      strstr(h, "<td class=\"n\">2.00</td><td class=\"n\">-</td><td class=\"n cont\">n/o</td>"
+			"<td class=\"n cont\">-</td>"),
+	      "HTML: the same columns and cells");
+	free(h);
+	j = card_build(&rep, &c) ? NULL : card_to_json(&c);
+	o = json_object_get(menu_option_json(j, "spin_lock"), "contention");
+	CHECK(json_array_size(o) == 2 &&
+	      json_integer_value(json_object_get(json_array_get(o, 0), "threads")) == 2 &&
+	      json_real_value(json_object_get(json_array_get(o, 0), "cycles")) == 90.0 &&
+	      json_real_value(json_object_get(json_array_get(o, 1), "cycles")) == 200.0 &&
+	      json_is_true(json_object_get(json_array_get(o, 1), "unfair")),
+	      "summary JSON: spin_lock's two points");
+	o = json_object_get(menu_option_json(j, "preempt_disable"), "contention");
+	CHECK(json_array_size(o) == 1 && json_is_null(json_object_get(json_array_get(o, 0), "cycles")) &&
+	      json_is_false(json_object_get(json_array_get(o, 0), "overlapped")),
+	      "summary JSON: threads apart, no figure");
+	CHECK(!json_object_get(menu_option_json(j, "__set_bit"), "contention"),
+	      "summary JSON: none where not measured");
+	json_decref(j);
+
+	/* a second placement at 2 threads: the labels name the placements */
+	add_cont(&rep, "spin_lock", "true-share@2t", 2, "smt", 60.0, 1, NULL);
+	CHECK(card_build(&rep, &c) == 0 && c.ncont == 3 && !strcmp(c.cont[0].label, "2 thr l3") &&
+	      !strcmp(c.cont[1].label, "2 thr smt") && !strcmp(c.cont[2].label, "4 thr l3"),
+	      "columns by placement: %s, %s, %s", c.cont[0].label, c.cont[1].label, c.cont[2].label);
+	t = card_text(&rep);
+	CHECK(has(t, "     90.0      60.0   200.0!  always\n") && !strstr(t, "placement l3,"),
+	      "each placement its own figure, the legend names none");
+	free(t);
+	report_free(&rep);
+}
+
 /* A kernel row as kmod.c writes it: one row, context "kernel", the
  * user-space probe it sits beside, under emulation the note. */
 static void add_kernel(struct report *rep, const char *name, const char *analog, double cycles, bool emulated)
@@ -635,6 +761,7 @@ int main(void)
 	test_lines();
 	test_sections();
 	test_menu();
+	test_menu_contention();
 	test_card_facts();
 	test_order();
 	test_kernel();

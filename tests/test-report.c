@@ -499,6 +499,64 @@ static void test_html(const struct report *rep)
 	free(s);
 }
 
+/* A lock's true-sharing row at 2 threads, as contention.c writes it; with
+ * the hand-over pass's figures or without them (a report from before, or a
+ * probe that is no lock). */
+static void add_contention(struct report *rep, const char *name, bool handover)
+{
+	struct contention_part *c;
+
+	set_result(rep, name, "", "atomic", "lock cmpxchgl", "true-share", MODE_LATENCY, 40.0, 0, 11);
+	c = &rep->r[rep->n - 1].extra.contention;
+	rep->r[rep->n - 1].extra.has |= 1u << RX_CONTENTION;
+	*c = (struct contention_part){ .has = 1u << CP_THREADS | 1u << CP_PLACEMENT | 1u << CP_SHARING |
+					      1u << CP_OVERLAPPED | 1u << CP_PER_THREAD | 1u << CP_FAIRNESS_CV,
+				       .threads = 2, .placement = "l3", .sharing = "true", .overlapped = 1,
+				       .fairness_cv = 0.125, .overlap = 1, .cpu_wall_min = 1, .nper = 2 };
+	c->per = calloc(2, sizeof(*c->per));
+	c->per[0] = (struct contention_thread){ .has = 1u << CT_CPU_OS | 1u << CT_OPS, .cpu_os = 0, .ops = 100 };
+	c->per[1] = (struct contention_thread){ .has = 1u << CT_CPU_OS | 1u << CT_OPS, .cpu_os = 1, .ops = 150 };
+	if (handover) {
+		c->has |= 1u << CP_HANDOVER_ACQ | 1u << CP_HANDOVER_SHARE | 1u << CP_QUEUE_DEPTH;
+		c->handover_acquisitions = 1000;
+		c->handover_share = 0.5;
+		c->queue_depth = 0.25;
+	}
+}
+
+/* The HTML contention table has the text table's h-o and qdepth, "-" (never
+ * 0) where a row lacks them, and the same notes. */
+static void test_contention_html(void)
+{
+	struct report rep;
+	size_t len;
+	char *h, *t;
+
+	fixed_report(&rep);
+	h = render(&rep, report_write_html, &len);
+	CHECK(h && !strstr(h, "id=\"contention\""), "no contention rows: no contention table in HTML");
+	free(h);
+	add_contention(&rep, "qspin", true);
+	add_contention(&rep, "oldlock", false);
+	h = render(&rep, report_write_html, &len);
+	t = render(&rep, report_write_text, &len);
+	CHECK(h && strstr(h, "<th>max/min</th><th>h-o</th><th>qdepth</th>"), "HTML contention table: h-o, qdepth");
+	CHECK(h && strstr(h, "<td>qspin</td>") &&
+	      strstr(h, "<td class=\"n\">0.125</td><td class=\"n\">1.50</td><td class=\"n\">0.500</td>"
+			"<td class=\"n\">0.25</td>"), "HTML: a lock's hand-over share and queue depth");
+	CHECK(h && strstr(h, "<td>oldlock</td>") &&
+	      strstr(h, "<td class=\"n\">0.125</td><td class=\"n\">1.50</td><td class=\"n\">-</td>"
+			"<td class=\"n\">-</td>"), "HTML: '-' where the row has no hand-over pass");
+	CHECK(t && strstr(t, " 0.125    1.50  0.500   0.25 ") && strstr(t, " 0.125    1.50      -      - "),
+	      "text: the same cells:\n%s", t ? t : "");
+	CHECK(h && t && strstr(t, contention_notes[3]) && strstr(h, "h-o: share of a lock&#39;s acquisitions whose "
+								      "previous holder was another thread; qdepth:"),
+	      "the same h-o and qdepth note in text and HTML");
+	free(h);
+	free(t);
+	report_free(&rep);
+}
+
 static void put(const char *root, const char *rel, const char *text)
 {
 	char path[1024], *p;
@@ -946,6 +1004,7 @@ int main(void)
 	test_round_trip(&rep, dir);
 	test_atomic_write(&rep, dir);
 	test_html(&rep);
+	test_contention_html();
 	test_fingerprint(dir);
 	test_twin_verdicts();
 	test_rows();

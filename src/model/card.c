@@ -730,6 +730,196 @@ static void menu_rank(const struct report *rep, struct card_need *nd)
 	}
 }
 
+/* ---- the menu under contention: the options' true-sharing contention
+ * rows at N >= 2 threads (a characterization's sharing step gives them at
+ * 2); what no row holds stays NONE, never a figure. */
+
+/* A true-sharing contention row at 2 threads or more, user space, with
+ * samples; NULL for another row. */
+static const struct contention_part *cont_row(const struct result *r)
+{
+	const struct contention_part *ct = result_contention(r);
+	const char *tp = contention_sharing_pattern(SHARING_TRUE);
+	size_t l = strlen(tp);
+
+	if (!ct || ct->threads < 2 || r->context != RESULT_USER || !r->nsamples || strncmp(r->pattern, tp, l) ||
+	    (r->pattern[l] && r->pattern[l] != '@'))
+		return NULL;
+	return ct;
+}
+
+static bool cont_is(const struct card_cont *k, const struct contention_part *ct)
+{
+	return k->threads == ct->threads && !strcmp(k->placement, ct->placement) && k->cs_work == ct->cs_work &&
+	       k->outside_work == ct->outside_work;
+}
+
+static bool menu_has(const struct card *c, const char *probe)
+{
+	for (unsigned n = 0; n < c->nneed; n++)
+		for (unsigned o = 0; o < c->need[n].nopt; o++)
+			if (!strcmp(c->need[n].opt[o].probe, probe))
+				return true;
+	return false;
+}
+
+/* Fewest threads first, then the placements in the order the report
+ * measured them, then the least work. */
+static bool cont_before(const struct card_cont *a, unsigned pa, const struct card_cont *b, unsigned pb)
+{
+	if (a->threads != b->threads)
+		return a->threads < b->threads;
+	if (pa != pb)
+		return pa < pb;
+	if (a->cs_work != b->cs_work)
+		return a->cs_work < b->cs_work;
+	return a->outside_work < b->outside_work;
+}
+
+/* The columns: every point some option was measured at, up to
+ * CARD_MAX_CONT; the label names what differs between them. */
+static void cont_columns(const struct report *rep, struct card *c)
+{
+	struct card_cont k[64];
+	unsigned place[ARRAY_SIZE(k)], nk = 0;
+	bool pl = false, cs = false, out = false;
+
+	for (size_t i = 0; i < rep->n; i++) {
+		const struct contention_part *ct = cont_row(&rep->r[i]);
+		unsigned j = 0, p = 0;
+
+		if (!ct || !menu_has(c, rep->r[i].name))
+			continue;
+		while (j < nk && !cont_is(&k[j], ct))
+			j++;
+		if (j < nk)
+			continue;
+		if (nk == ARRAY_SIZE(k)) {
+			c->cont_more = true;	/* past the room: "at least" */
+			continue;
+		}
+		while (p < nk && strcmp(k[p].placement, ct->placement))
+			p++;
+		place[nk] = p < nk ? place[p] : nk;
+		k[nk++] = (struct card_cont){ .threads = ct->threads, .placement = ct->placement,
+					      .cs_work = ct->cs_work, .outside_work = ct->outside_work };
+	}
+	for (unsigned o = 1; o < nk; o++) {	/* insertion sort: a handful */
+		struct card_cont t = k[o];
+		unsigned tp = place[o], j = o;
+
+		for (; j > 0 && cont_before(&t, tp, &k[j - 1], place[j - 1]); j--) {
+			k[j] = k[j - 1];
+			place[j] = place[j - 1];
+		}
+		k[j] = t;
+		place[j] = tp;
+	}
+	c->ncont = nk < CARD_MAX_CONT ? nk : CARD_MAX_CONT;
+	c->cont_left = nk - c->ncont;
+	for (unsigned j = 1; j < c->ncont; j++) {
+		pl |= strcmp(k[j].placement, k[0].placement) != 0;
+		cs |= k[j].cs_work != k[0].cs_work;
+		out |= k[j].outside_work != k[0].outside_work;
+	}
+	c->cont_by[0] = pl;
+	c->cont_by[1] = cs;
+	c->cont_by[2] = out;
+	for (unsigned j = 0; j < c->ncont; j++) {
+		struct card_cont *d = &c->cont[j];
+		size_t l;
+
+		*d = k[j];
+		l = (size_t)snprintf(d->label, sizeof(d->label), "%d thr", d->threads);
+		if (pl && l < sizeof(d->label))
+			l += (size_t)snprintf(d->label + l, sizeof(d->label) - l, " %s", d->placement);
+		if (cs && l < sizeof(d->label))
+			l += (size_t)snprintf(d->label + l, sizeof(d->label) - l, " cs%lld", d->cs_work);
+		if (out && l < sizeof(d->label))
+			snprintf(d->label + l, sizeof(d->label) - l, " out%lld", d->outside_work);
+	}
+}
+
+/* An option's cell at a column, from its rows there (its epochs). */
+static struct card_cont_cell cont_cell(const struct report *rep, const char *probe, const struct card_cont *k)
+{
+	struct card_cont_cell x = { .state = CARD_CONT_NONE, .cycles = NAN };
+	double v[JUDGE_MAX_EPOCHS];
+	size_t n = 0;
+	bool apart = false;
+
+	for (size_t i = 0; i < rep->n && n < JUDGE_MAX_EPOCHS; i++) {
+		const struct contention_part *ct = cont_row(&rep->r[i]);
+
+		if (!ct || strcmp(rep->r[i].name, probe) || !cont_is(k, ct))
+			continue;
+		v[n++] = result_cycles(rep, rep->r[i].s.median);
+		apart |= ct->overlapped == 0;
+		x.unfair |= contention_unfair(ct);
+	}
+	if (apart) {
+		x.state = CARD_CONT_APART;
+		x.unfair = false;	/* no figure to qualify */
+	} else if (n) {
+		x.state = CARD_CONT_MEASURED;
+		x.cycles = stats_median(v, n);
+	}
+	return x;
+}
+
+static void build_menu_cont(const struct report *rep, struct card *c)
+{
+	cont_columns(rep, c);
+	for (unsigned n = 0; n < c->nneed; n++)
+		for (unsigned o = 0; o < c->need[n].nopt; o++)
+			for (unsigned j = 0; j < c->ncont; j++) {
+				struct card_cont_cell *x = &c->need[n].opt[o].cont[j];
+
+				*x = cont_cell(rep, c->need[n].opt[o].probe, &c->cont[j]);
+				c->cont_apart |= x->state == CARD_CONT_APART;
+				c->cont_unfair |= x->unfair;
+			}
+}
+
+const char *card_cont_text(const struct card_cont_cell *x, char *buf, size_t len)
+{
+	if (x->state == CARD_CONT_MEASURED)
+		snprintf(buf, len, "%.1f%s", x->cycles, x->unfair ? "!" : "");
+	else
+		snprintf(buf, len, "%s", x->state == CARD_CONT_APART ? "n/o" : "-");
+	return buf;
+}
+
+const char *card_cont_legend(const struct card *c, char *buf, size_t len)
+{
+	size_t l;
+
+	*buf = '\0';
+	if (!c->ncont)
+		return buf;
+	l = (size_t)snprintf(buf, len, "N thr: under contention, cycles per op of each of N threads taking the "
+			     "one lock or word (true sharing), median of the contention rows");
+	/* what the columns share, said once */
+	if (!c->cont_by[0] && l < len)
+		l += (size_t)snprintf(buf + l, len - l, ", placement %s", c->cont[0].placement);
+	if (!c->cont_by[1] && l < len)
+		l += (size_t)snprintf(buf + l, len - l, ", cs-work %lld", c->cont[0].cs_work);
+	if (!c->cont_by[2] && l < len)
+		l += (size_t)snprintf(buf + l, len - l, ", outside-work %lld", c->cont[0].outside_work);
+	if (l < len)
+		l += (size_t)snprintf(buf + l, len - l, "; '-': not measured under contention");
+	if (c->cont_apart && l < len)
+		l += (size_t)snprintf(buf + l, len - l, "; 'n/o': its threads did not run together (not "
+				      "contention, left out)");
+	if (c->cont_unfair && l < len)
+		l += (size_t)snprintf(buf + l, len - l, "; '!': unfair (a thread did over %.0fx the ops of another: "
+				      "mostly the faster thread's figure)", CONTENTION_UNFAIR_MAX_MIN);
+	if (c->cont_left && l < len)
+		snprintf(buf + l, len - l, "; %s%u more points measured, not shown (the results have them)",
+			 c->cont_more ? "at least " : "", c->cont_left);
+	return buf;
+}
+
 /* The kernel rows that name a user-space analog measured here, beside
  * it; an emulated row never (its timing is qemu's). The menu option that
  * is the analog points at the first kernel latency line beside it. */
@@ -829,6 +1019,7 @@ int card_build(const struct report *rep, struct card *c)
 	menu_collect(rep, c);
 	for (unsigned n = 0; n < c->nneed; n++)
 		menu_rank(rep, &c->need[n]);
+	build_menu_cont(rep, c);
 	build_kernel(rep, c);
 	build_order(rep, c);
 	build_ratio(rep, c);

@@ -41,6 +41,27 @@ struct card_share {
 	bool not_overlapped;	/* a case whose threads did not run together (left out) */
 };
 
+/* The menu under contention (docs/card.md): one column per thread count
+ * N >= 2 and point (placement, cs-work, outside-work) at which some option
+ * has a true-sharing contention row; fewest threads first. */
+#define CARD_MAX_CONT 6
+struct card_cont {
+	int threads;
+	const char *placement;	/* the rows' ("l3", "spread") */
+	long long cs_work, outside_work;
+	char label[48];		/* "2 thr"; with the placement and work where the columns differ */
+};
+/* An option at a column: its cycles per op per thread, the median of its
+ * rows' medians; APART: its threads did not run together (overlapped
+ * false in some row): not contention, no figure; unfair: a row's threads
+ * did over CONTENTION_UNFAIR_MAX_MIN times each other's ops. */
+enum card_cont_state { CARD_CONT_NONE, CARD_CONT_MEASURED, CARD_CONT_APART };
+struct card_cont_cell {
+	enum card_cont_state state;
+	double cycles;
+	bool unfair;
+};
+
 /* One option of a need: costs in core cycles (medians over the epochs;
  * NAN: not measured). */
 struct card_option {
@@ -54,6 +75,7 @@ struct card_option {
 	bool tie;		/* shares the rank of the option above: the difference is not resolved */
 	bool analog;
 	const struct card_kernel *kernel;	/* the kernel's own primitive beside it; NULL: none */
+	struct card_cont_cell cont[CARD_MAX_CONT];	/* at card.cont[k] */
 };
 
 /* A kernel row beside the user-space probe it names (result.user_analog),
@@ -176,6 +198,12 @@ struct card {
 	const char *share_probe;
 	struct card_need need[CARD_MAX_NEEDS];
 	unsigned nneed;
+	struct card_cont cont[CARD_MAX_CONT];	/* the menu's contention columns */
+	unsigned ncont;
+	unsigned cont_left;	/* points measured beyond CARD_MAX_CONT: not shown, said */
+	bool cont_more;		/* and more than card_build counts */
+	bool cont_apart, cont_unfair;	/* some cell is APART, some unfair */
+	bool cont_by[3];	/* the columns differ in placement, cs-work, outside-work */
 	struct card_kernel kernel[CARD_MAX_KERNEL];
 	unsigned nkernel;
 	struct card_mix mix[CARD_MAX_MIX];	/* the card's rows that are mixtures */
@@ -246,6 +274,14 @@ const char *card_kernel_text(const struct card_kernel *k, char *buf, size_t len)
 const char *card_basis_name(enum card_basis b);
 double card_option_cost(const struct card_option *o, enum card_basis b);
 void card_cost_text(double v, bool added, char *buf, size_t len);
+
+/* An option's cell under contention as every format prints it: "61.2",
+ * "61.2!" (unfair), "n/o" (its threads did not run together), "-" (not
+ * measured under contention). */
+const char *card_cont_text(const struct card_cont_cell *x, char *buf, size_t len);
+/* What the menu's contention columns hold, one sentence ("" without
+ * columns): the text's and the HTML's legend. */
+const char *card_cont_legend(const struct card *c, char *buf, size_t len);
 
 /* Decoded by the codec (report/json.c) for card_build. */
 void report_machine(const struct report *rep, struct card_machine *m);

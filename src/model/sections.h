@@ -128,6 +128,24 @@ void contention_write_text(const struct report *rep, FILE *f);
  * is mostly one thread's, said beside it (UNFAIR). */
 #define CONTENTION_UNFAIR_MAX_MIN 2.0
 bool contention_unfair(const struct contention_part *c);
+/* The hand-over share and queue depth as the tables print them ("0.512",
+ * "0.37"); "-" where the row does not hold them, never 0. */
+void contention_handover_text(const struct contention_part *c, char *ho, char *qd, size_t len);
+/* One contention row's figures as the tables (text and HTML) print them. */
+struct contention_cells {
+	char cpus[96], ops[160];	/* "0,1", "16.4M,2.42M" */
+	char ratio[32], ho[16], qd[16];	/* "-": not in the row */
+	double med_cyc, thr_ns, thr_cyc, agg_ns, agg_cyc, cpu_ns, max_min;	/* cpu_ns NAN: not recorded */
+	bool not_overlapped, unfair;
+};
+void contention_cells(const struct report *rep, const struct result *r, struct contention_cells *x);
+/* The table's words, the same in every format: its heading, what its
+ * columns mean (one note a line), and what its flags say. */
+#define CONTENTION_NOTES 4
+extern const char *const contention_notes[CONTENTION_NOTES];
+const char *contention_head_text(const struct contention_part *c, char *buf, size_t len);
+const char *contention_overlap_note(char *buf, size_t len);
+const char *contention_unfair_note(char *buf, size_t len);
 /* A sweep group: the rows of one probe, sharing case, placement and work
  * point at several thread counts. When row i is a group's first row and
  * the group has 2 rows or more, its rows (up to max) go to members and

@@ -68,8 +68,7 @@ size_t contention_sweep_group(const struct report *rep, size_t i, size_t *member
 	return m >= 2 ? m : 0;
 }
 
-/* The hand-over share and queue depth as printed ("-": not measured). */
-static void handover_text(const struct contention_part *c, char *ho, char *qd, size_t len)
+void contention_handover_text(const struct contention_part *c, char *ho, char *qd, size_t len)
 {
 	snprintf(ho, len, "-");
 	snprintf(qd, len, "-");
@@ -111,7 +110,7 @@ static void sweep_write_text(const struct report *rep, FILE *f)
 			int bar = top > 0 ? (int)lround(SWEEP_BAR * p->aggregate_ns_per_op / top) : 0;
 			char ho[16], qd[16];
 
-			handover_text(p, ho, qd, sizeof(ho));
+			contention_handover_text(p, ho, qd, sizeof(ho));
 			fprintf(f, "%7d %8.2f %9.2f %9.2f %9.1f %8.2f %7.3f %6s %6s  %-*.*s%s%s\n", p->threads,
 				result_cycles(rep, r->s.median), p->aggregate_ns_per_op,
 				p->aggregate_ns_per_op > 0 ? 1e3 / p->aggregate_ns_per_op : 0,
@@ -123,31 +122,82 @@ static void sweep_write_text(const struct report *rep, FILE *f)
 	}
 }
 
+const char *const contention_notes[CONTENTION_NOTES] = {
+	"thread ns/op: a thread's run time / its ops (mean over threads); aggregate: union of the runs / all ops",
+	"cpu ns/op: the threads' CPU time / their ops (lockhammer's cpu_ns/lock); max/min: most ops of a "
+	"thread over the fewest",
+	"med cyc: median of the per-chunk samples (cycles/op while running); ratio: of those medians vs the "
+	"twin in the same case",
+	"h-o: share of a lock's acquisitions whose previous holder was another thread; qdepth: mean threads "
+	"waiting at an acquisition (queued locks); both from an instrumented pass on the same CPUs after the "
+	"timed one",
+};
+
+const char *contention_head_text(const struct contention_part *c, char *buf, size_t len)
+{
+	snprintf(buf, len, "contention: %.2f s per case, cs-work %lld, outside-work %lld (work units ~ 1 cycle; "
+		 "a sweep's rows name their point after '@' in the pattern)", c->duration_s, c->cs_work,
+		 c->outside_work);
+	return buf;
+}
+
+const char *contention_overlap_note(char *buf, size_t len)
+{
+	snprintf(buf, len, "NOT-OVERLAPPED: the threads' runs overlapped < %.0f%% or a thread ran < %.0f%% of its "
+		 "wall time: they did not really contend all the time", CONTENTION_OVERLAP_MIN * 100,
+		 CONTENTION_CPU_WALL_MIN * 100);
+	return buf;
+}
+
+const char *contention_unfair_note(char *buf, size_t len)
+{
+	snprintf(buf, len, "UNFAIR: one thread did over %.0fx the ops of another: the row's figure is mostly "
+		 "the faster thread's", CONTENTION_UNFAIR_MAX_MIN);
+	return buf;
+}
+
+void contention_cells(const struct report *rep, const struct result *r, struct contention_cells *x)
+{
+	const struct contention_part *c = result_contention(r);
+
+	memset(x, 0, sizeof(*x));
+	snprintf(x->ratio, sizeof(x->ratio), "-");
+	if (r->has_ratio)
+		snprintf(x->ratio, sizeof(x->ratio), "%.2f", r->ratio);
+	for (unsigned k = 0; k < c->nper; k++) {
+		size_t l = strlen(x->cpus), m = strlen(x->ops);
+
+		snprintf(x->cpus + l, sizeof(x->cpus) - l, "%s%d", k ? "," : "", c->per[k].cpu_os);
+		snprintf(x->ops + m, sizeof(x->ops) - m, "%s%.3gM", k ? "," : "", c->per[k].ops / 1e6);
+	}
+	x->med_cyc = result_cycles(rep, r->s.median);
+	x->thr_ns = result_ns(rep, c->thread_ticks_per_op);
+	x->thr_cyc = result_cycles(rep, c->thread_ticks_per_op);
+	x->agg_ns = result_ns(rep, c->aggregate_ticks_per_op);
+	x->agg_cyc = result_cycles(rep, c->aggregate_ticks_per_op);
+	x->cpu_ns = cpu_ns_per_op(c);
+	x->max_min = max_min(c);
+	contention_handover_text(c, x->ho, x->qd, sizeof(x->ho));
+	x->not_overlapped = c->overlapped != 1;
+	x->unfair = contention_unfair(c);
+}
+
 void contention_write_text(const struct report *rep, FILE *f)
 {
 	bool header = false, flagged = false, unfair = false;
+	char note[256];
 
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct result *r = &rep->r[i];
 		const struct contention_part *c = result_contention(r);
-		char ratio[32] = "-", cpus[96] = "", opsl[160] = "", ho[16], qd[16];
-		double mm;
+		struct contention_cells x;
 
 		if (!c)
 			continue;
 		if (!header) {
-			fprintf(f, "# contention: %.2f s per case, cs-work %lld, outside-work %lld (work units ~ 1 "
-				"cycle; a sweep's rows name their point after '@' in the pattern)\n",
-				c->duration_s, c->cs_work, c->outside_work);
-			fprintf(f, "# thread ns/op: a thread's run time / its ops (mean over threads);"
-				" aggregate: union of the runs / all ops\n");
-			fprintf(f, "# cpu ns/op: the threads' CPU time / their ops (lockhammer's cpu_ns/lock);"
-				" max/min: most ops of a thread over the fewest\n");
-			fprintf(f, "# med cyc: median of the per-chunk samples (cycles/op while running);"
-				" ratio: of those medians vs the twin in the same case\n");
-			fprintf(f, "# h-o: share of a lock's acquisitions whose previous holder was another"
-				" thread; qdepth: mean threads waiting at an acquisition (queued locks);"
-				" both from an instrumented pass on the same CPUs after the timed one\n");
+			fprintf(f, "# %s\n", contention_head_text(c, note, sizeof(note)));
+			for (size_t k = 0; k < CONTENTION_NOTES; k++)
+				fprintf(f, "# %s\n", contention_notes[k]);
 			fprintf(f, "%-22s %-9s %-6s %3s %-7s %8s %9s %8s %9s %8s %9s %7s %6s %7s %6s %6s %7s "
 				"%8s %-13s %s\n",
 				"probe", "placement", "share", "thr", "cpus", "med cyc", "thr ns/op", "thr cyc",
@@ -155,33 +205,19 @@ void contention_write_text(const struct report *rep, FILE *f)
 				"overlap", "cpu/wall", "ops/thread", "");
 			header = true;
 		}
-		if (r->has_ratio)
-			snprintf(ratio, sizeof(ratio), "%.2f", r->ratio);
-		for (unsigned k = 0; k < c->nper; k++) {
-			size_t l = strlen(cpus), m = strlen(opsl);
-
-			snprintf(cpus + l, sizeof(cpus) - l, "%s%d", k ? "," : "", c->per[k].cpu_os);
-			snprintf(opsl + m, sizeof(opsl) - m, "%s%.3gM", k ? "," : "", c->per[k].ops / 1e6);
-		}
-		mm = max_min(c);
-		handover_text(c, ho, qd, sizeof(ho));
-		flagged |= c->overlapped != 1;
-		unfair |= contention_unfair(c);
+		contention_cells(rep, r, &x);
+		flagged |= x.not_overlapped;
+		unfair |= x.unfair;
 		fprintf(f, "%-22s %-9s %-6s %3d %-7s %8.2f %9.2f %8.2f %9.2f %8.2f %9.1f %7s %6.3f %7.2f %6s %6s "
 			"%7.3f %8.3f %-13s %s%s%s\n",
-			r->name, c->placement, c->sharing, c->threads, cpus, result_cycles(rep, r->s.median),
-			result_ns(rep, c->thread_ticks_per_op), result_cycles(rep, c->thread_ticks_per_op),
-			result_ns(rep, c->aggregate_ticks_per_op), result_cycles(rep, c->aggregate_ticks_per_op),
-			cpu_ns_per_op(c), ratio, c->fairness_cv, mm, ho, qd, c->overlap, c->cpu_wall_min, opsl,
-			c->overlapped == 1 ? "" : "NOT-OVERLAPPED", contention_unfair(c) ? " UNFAIR" : "",
+			r->name, c->placement, c->sharing, c->threads, x.cpus, x.med_cyc, x.thr_ns, x.thr_cyc,
+			x.agg_ns, x.agg_cyc, x.cpu_ns, x.ratio, c->fairness_cv, x.max_min, x.ho, x.qd, c->overlap,
+			c->cpu_wall_min, x.ops, x.not_overlapped ? "NOT-OVERLAPPED" : "", x.unfair ? " UNFAIR" : "",
 			r->migrated ? " MIGRATED" : "");
 	}
 	if (flagged)
-		fprintf(f, "# NOT-OVERLAPPED: the threads' runs overlapped < %.0f%% or a thread ran"
-			" < %.0f%% of its wall time: they did not really contend all the time\n",
-			CONTENTION_OVERLAP_MIN * 100, CONTENTION_CPU_WALL_MIN * 100);
+		fprintf(f, "# %s\n", contention_overlap_note(note, sizeof(note)));
 	if (unfair)
-		fprintf(f, "# UNFAIR: one thread did over %.0fx the ops of another: the row's figure is "
-			"mostly the faster thread's\n", CONTENTION_UNFAIR_MAX_MIN);
+		fprintf(f, "# %s\n", contention_unfair_note(note, sizeof(note)));
 	sweep_write_text(rep, f);
 }

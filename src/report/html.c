@@ -601,21 +601,24 @@ static void card_sharing(const struct card *c, FILE *f)
 
 /* One option of a need's menu: rank, probe, its costs, a spark bar of its
  * cost in the need's basis (max: the need's dearest) and when it is safe. */
-static void menu_option(const struct card_option *op, enum card_basis basis, double max, FILE *f)
+static void menu_option(const struct card *c, const struct card_option *op, enum card_basis basis, double max,
+			FILE *f)
 {
 	const double v[4] = { op->walk, op->stores, op->chain, op->tput };
 	double cost = fmax(card_option_cost(op, basis), 0);
-	char cell[5][16];
+	char cell[5][16], cont[16];
 
 	for (int k = 0; k < 4; k++)	/* walk and stores: what the op adds */
 		card_cost_text(v[k], k < 2, cell[k], sizeof(cell[k]));
 	snprintf(cell[4], sizeof(cell[4]), op->rank ? "%s%u" : "-", op->tie ? "=" : "", op->rank);
 	report_htmlf(f, "<td class=\"n\">%s</td><td><code>%s</code></td><td class=\"n\">%s</td>"
-	    "<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td><svg "
-	    "class=\"spark\" width=\"120\" height=\"10\" role=\"img\"><rect x=\"0\" y=\"1\" "
-	    "width=\"%.1f\" height=\"8\" fill=\"%s\"/></svg></td><td>%s", cell[4], op->probe,
-	    cell[0], cell[1], cell[2], cell[3], max > 0 && isfinite(cost) ? 120 * cost / max : 0,
-	    op->rank == 1 ? COL_PLAIN : COL_BASE, op->safe_when);
+	    "<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td>", cell[4], op->probe,
+	    cell[0], cell[1], cell[2], cell[3]);
+	for (unsigned k = 0; k < c->ncont; k++)	/* under contention, where measured */
+		report_htmlf(f, "<td class=\"n cont\">%s</td>", card_cont_text(&op->cont[k], cont, sizeof(cont)));
+	report_htmlf(f, "<td><svg class=\"spark\" width=\"120\" height=\"10\" role=\"img\"><rect x=\"0\" "
+	    "y=\"1\" width=\"%.1f\" height=\"8\" fill=\"%s\"/></svg></td><td>%s",
+	    max > 0 && isfinite(cost) ? 120 * cost / max : 0, op->rank == 1 ? COL_PLAIN : COL_BASE, op->safe_when);
 	if (op->kernel)
 		report_htmlf(f, " [kernel: <code>%s</code> %.2f]", op->kernel->probe, op->kernel->kernel_cyc);
 	fputs(op->analog ? " <i>[analog: not the real primitive]</i></td></tr>\n" : "</td></tr>\n", f);
@@ -623,14 +626,23 @@ static void menu_option(const struct card_option *op, enum card_basis basis, dou
 
 static void card_menu(const struct card *c, FILE *f)
 {
+	unsigned cols = 9 + c->ncont;
+	char legend[512];
+
 	fputs("<h3>Fast-path menu: for a need, the cycles each option adds to independent work here, "
 	      "cheapest first</h3>\n<p class=\"note\">walk: added to an L1 pointer walk (the op between its "
 	      "steps); stores: added after 4 pending stores; = : tied with the option above (the difference "
-	      "is not resolved); chain: same-word latency; tput: best throughput.</p>\n"
-	      "<table class=\"res card menu\"><tr><th>need</th><th>rank</th><th>option</th><th>walk</th>"
-	      "<th>stores</th><th>chain</th><th>tput</th><th></th><th>safe when</th></tr>\n", f);
+	      "is not resolved); chain: same-word latency; tput: best throughput.", f);
+	if (c->ncont)
+		report_htmlf(f, " %s.", card_cont_legend(c, legend, sizeof(legend)));
+	fputs("</p>\n<table class=\"res card menu\"><tr><th>need</th><th>rank</th><th>option</th><th>walk</th>"
+	      "<th>stores</th><th>chain</th><th>tput</th>", f);
+	for (unsigned k = 0; k < c->ncont; k++)
+		report_htmlf(f, "<th class=\"cont\">%s</th>", c->cont[k].label);
+	fputs("<th></th><th>safe when</th></tr>\n", f);
 	if (!c->nneed)
-		fputs("<tr><td colspan=\"9\" class=\"note\">not in this report (no result names a need)</td></tr>\n", f);
+		fprintf(f, "<tr><td colspan=\"%u\" class=\"note\">not in this report (no result names a need)"
+			"</td></tr>\n", cols);
 	for (unsigned n = 0; n < c->nneed; n++) {
 		const struct card_need *nd = &c->need[n];
 		double max = 0;
@@ -640,10 +652,10 @@ static void card_menu(const struct card *c, FILE *f)
 		report_htmlf(f, "<tr class=\"need\"><td rowspan=\"%u\">%s<br><span class=\"note\">ranked by: %s</span></td>",
 		    nd->nopt ? nd->nopt : 1, nd->need, card_basis_name(nd->basis));
 		if (!nd->nopt)
-			fputs("<td colspan=\"8\" class=\"note\">not measured</td></tr>\n", f);
+			fprintf(f, "<td colspan=\"%u\" class=\"note\">not measured</td></tr>\n", cols - 1);
 		for (unsigned o = 0; o < nd->nopt; o++) {
 			fputs(o ? "<tr>" : "", f);
-			menu_option(&nd->opt[o], nd->basis, max, f);
+			menu_option(c, &nd->opt[o], nd->basis, max, f);
 		}
 	}
 	fputs("</table>\n", f);
@@ -1033,6 +1045,56 @@ static void sweep_charts(const struct report *rep, FILE *f)
 	}
 }
 
+/* The contention rows' table, the text table's columns and words
+ * (report/contention.c computes both): h-o and qdepth "-" where a row does
+ * not hold them. Like the text, only for a report of one epoch. */
+static void contention_table(const struct report *rep, FILE *f)
+{
+	bool header = false, flagged = false, unfair = false;
+	char note[256];
+
+	for (size_t i = 0; i < rep->n; i++) {
+		const struct result *r = &rep->r[i];
+		const struct contention_part *c = result_contention(r);
+		struct contention_cells x;
+
+		if (!c)
+			continue;
+		if (!header) {
+			report_htmlf(f, "<h2 id=\"contention\">Contention</h2>\n<p class=\"note\">%s",
+				     contention_head_text(c, note, sizeof(note)));
+			for (size_t k = 0; k < CONTENTION_NOTES; k++)
+				report_htmlf(f, "<br>%s", contention_notes[k]);
+			fputs("</p>\n<table class=\"res contention\"><tr><th>probe</th><th>placement</th><th>share</th>"
+			      "<th>thr</th><th>cpus</th><th>med cyc</th><th>thr ns/op</th><th>thr cyc</th>"
+			      "<th>agg ns/op</th><th>agg cyc</th><th>cpu ns/op</th><th>ratio</th><th>fair</th>"
+			      "<th>max/min</th><th>h-o</th><th>qdepth</th><th>overlap</th><th>cpu/wall</th>"
+			      "<th>ops/thread</th><th></th></tr>\n", f);
+			header = true;
+		}
+		contention_cells(rep, r, &x);
+		flagged |= x.not_overlapped;
+		unfair |= x.unfair;
+		report_htmlf(f, "<tr><td>%s</td><td>%s</td><td>%s</td><td class=\"n\">%d</td><td>%s</td>"
+			     "<td class=\"n\">%.2f</td><td class=\"n\">%.2f</td><td class=\"n\">%.2f</td>"
+			     "<td class=\"n\">%.2f</td><td class=\"n\">%.2f</td><td class=\"n\">%.1f</td>"
+			     "<td class=\"n\">%s</td><td class=\"n\">%.3f</td><td class=\"n\">%.2f</td>"
+			     "<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%.3f</td>"
+			     "<td class=\"n\">%.3f</td><td>%s</td><td>%s%s%s</td></tr>\n",
+			     r->name, c->placement, c->sharing, c->threads, x.cpus, x.med_cyc, x.thr_ns, x.thr_cyc,
+			     x.agg_ns, x.agg_cyc, x.cpu_ns, x.ratio, c->fairness_cv, x.max_min, x.ho, x.qd,
+			     c->overlap, c->cpu_wall_min, x.ops, x.not_overlapped ? "NOT-OVERLAPPED" : "",
+			     x.unfair ? " UNFAIR" : "", r->migrated ? " MIGRATED" : "");
+	}
+	if (!header)
+		return;
+	fputs("</table>\n", f);
+	if (flagged)
+		report_htmlf(f, "<p class=\"note\">%s</p>\n", contention_overlap_note(note, sizeof(note)));
+	if (unfair)
+		report_htmlf(f, "<p class=\"note\">%s</p>\n", contention_unfair_note(note, sizeof(note)));
+}
+
 static const char css[] =
 	"body{font:14px/1.4 system-ui,sans-serif;max-width:1000px;margin:1em auto;padding:0 1em;color:#222}"
 	"h1{font-size:1.5em}h3{font-size:1em;margin:1em 0 0}h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ccc}"
@@ -1171,6 +1233,8 @@ int report_write_html(const struct report *rep, FILE *f)
 	free(rs.v);
 	heatmaps(rep->c2c, f);
 	results_table(rep, f);
+	if (compare_max_epoch(rep) <= 1)
+		contention_table(rep, f);
 	fputs("<h2>Machine fingerprint</h2>\n<table class=\"fp\">\n", f);
 	if (fp)
 		fp_rows(f, "", fp);

@@ -76,6 +76,26 @@ static json_t *part_json(const struct card_part *p)
 			 "diff_hi", report_real(p->j.diff_hi));
 }
 
+/* An option under contention: one item per column it was measured at
+ * (cycles null where its threads did not run together). */
+static json_t *menu_cont_json(const struct card *c, const struct card_option *op)
+{
+	json_t *a = json_array();
+
+	for (unsigned k = 0; k < c->ncont; k++) {
+		const struct card_cont_cell *x = &op->cont[k];
+
+		if (x->state == CARD_CONT_NONE)
+			continue;
+		json_array_append_new(a, json_pack("{s:i, s:s, s:I, s:I, s:o, s:b, s:b}", "threads",
+			(json_int_t)c->cont[k].threads, "placement", c->cont[k].placement, "cs_work",
+			(json_int_t)c->cont[k].cs_work, "outside_work", (json_int_t)c->cont[k].outside_work,
+			"cycles", x->state == CARD_CONT_MEASURED ? report_real(x->cycles) : json_null(),
+			"overlapped", x->state == CARD_CONT_MEASURED, "unfair", x->unfair));
+	}
+	return a;
+}
+
 json_t *card_to_json(const struct card *c)
 {
 	json_t *o, *cmp, *share, *menu_j;
@@ -102,12 +122,17 @@ json_t *card_to_json(const struct card *c)
 		for (unsigned k = 0; k < c->need[n].nopt; k++) {
 			const struct card_option *op = &c->need[n].opt[k];
 
-			json_array_append_new(opts, json_pack("{s:s, s:i, s:b, s:o, s:o, s:o, s:o, s:s, s:b}",
+			json_t *oj = json_pack("{s:s, s:i, s:b, s:o, s:o, s:o, s:o, s:s, s:b}",
 				"probe", op->probe, "rank", (json_int_t)op->rank, "tie", op->tie,
 				"walk_cycles", report_real(op->walk),
 				"stores_cycles", report_real(op->stores),
 				"cycles", num_or_null(op->chain), "tput_cycles", num_or_null(op->tput),
-				"safe_when", op->safe_when, "analog", op->analog));
+				"safe_when", op->safe_when, "analog", op->analog);
+
+			json_object_set_new(oj, "contention", menu_cont_json(c, op));
+			if (!json_array_size(json_object_get(oj, "contention")))
+				json_object_del(oj, "contention");	/* absent: not measured under contention */
+			json_array_append_new(opts, oj);
 		}
 		json_array_append_new(menu_j, json_pack("{s:s, s:s, s:o}", "need", c->need[n].need, "ranked_by",
 							card_basis_name(c->need[n].basis), "options", opts));

@@ -458,12 +458,22 @@ static void write_share(const struct card *c, FILE *f)
 
 static void write_menu(const struct card *c, FILE *f)
 {
+	char legend[512];
+	int w[CARD_MAX_CONT];
+
 	fprintf(f, "fast-path menu: the cycles an op adds to independent work (walk: an L1 pointer walk;\n"
 		   "          stores: 4 pending stores), cheapest first, = tied with the one above (not\n"
 		   "          resolved); chain latency and best throughput beside:\n");
-	if (c->nneed)
-		fprintf(f, "  %-27s %7s %7s %7s %7s  %s\n", "", "walk", "stores", "chain", "tput", "safe when");
-	else
+	for (unsigned k = 0; k < c->ncont; k++)	/* a column as wide as its label */
+		w[k] = strlen(c->cont[k].label) > 7 ? (int)strlen(c->cont[k].label) : 7;
+	if (c->ncont)
+		report_mail_wrap(f, "          ", card_cont_legend(c, legend, sizeof(legend)));
+	if (c->nneed) {
+		fprintf(f, "  %-27s %7s %7s %7s %7s", "", "walk", "stores", "chain", "tput");
+		for (unsigned k = 0; k < c->ncont; k++)
+			fprintf(f, " %*s", w[k], c->cont[k].label);
+		fprintf(f, "  %s\n", "safe when");
+	} else
 		fprintf(f, "  not in this report (no result names a need: a report from before the menu was "
 			   "drawn from the results)\n");
 	for (unsigned n = 0; n < c->nneed; n++) {
@@ -475,14 +485,16 @@ static void write_menu(const struct card *c, FILE *f)
 		for (unsigned o = 0; o < nd->nopt; o++) {
 			const struct card_option *op = &nd->opt[o];
 			const double v[4] = { op->walk, op->stores, op->chain, op->tput };
-			char rank[16], cell[4][16];
+			char rank[16], cell[4][16], cont[16];
 
 			snprintf(rank, sizeof(rank), op->rank ? "%s%u" : "-", op->tie ? "=" : "", op->rank);
 			for (int k = 0; k < 4; k++)	/* walk and stores: what the op adds */
 				card_cost_text(v[k], k < 2, cell[k], sizeof(cell[k]));
-			fprintf(f, "  %4s %-22s %7s %7s %7s %7s  %s%s", rank, op->probe, cell[0],
-				cell[1], cell[2], cell[3], op->safe_when,
-				op->analog ? " [analog: not the real primitive]" : "");
+			fprintf(f, "  %4s %-22s %7s %7s %7s %7s", rank, op->probe, cell[0], cell[1], cell[2],
+				cell[3]);
+			for (unsigned k = 0; k < c->ncont; k++)
+				fprintf(f, " %*s", w[k], card_cont_text(&op->cont[k], cont, sizeof(cont)));
+			fprintf(f, "  %s%s", op->safe_when, op->analog ? " [analog: not the real primitive]" : "");
 			if (op->kernel)
 				fprintf(f, " [kernel: %s %.2f]", op->kernel->probe, op->kernel->kernel_cyc);
 			fputc('\n', f);

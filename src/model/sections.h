@@ -134,8 +134,8 @@ void contention_handover_text(const struct contention_part *c, char *ho, char *q
 /* One contention row's figures as the tables (text and HTML) print them. */
 struct contention_cells {
 	char cpus[96], ops[160];	/* "0,1", "16.4M,2.42M" */
-	char ratio[32], ho[16], qd[16];	/* "-": not in the row */
-	double med_cyc, thr_ns, thr_cyc, agg_ns, agg_cyc, cpu_ns, max_min;	/* cpu_ns NAN: not recorded */
+	char ratio[32], ho[16], qd[16], cpu_ns[16];	/* "-": not in the row */
+	double med_cyc, thr_ns, thr_cyc, agg_ns, agg_cyc, max_min;
 	bool not_overlapped, unfair;
 };
 void contention_cells(const struct report *rep, const struct result *r, struct contention_cells *x);

@@ -22,6 +22,14 @@ static double cpu_ns_per_op(const struct contention_part *c)
 	return ops > 0 && cpu > 0 ? cpu * 1e9 / ops : NAN;
 }
 
+/* The cpu ns/op cell: "-" where the threads' CPU time was not recorded. */
+static void cpu_ns_text(const struct contention_part *c, char *buf, size_t len)
+{
+	double v = cpu_ns_per_op(c);
+
+	snprintf(buf, len, isnan(v) ? "-" : "%.1f", v);
+}
+
 /* The most ops of one thread over the fewest (1: all equal; INFINITY: a
  * thread did none). */
 static double max_min(const struct contention_part *c)
@@ -108,13 +116,14 @@ static void sweep_write_text(const struct report *rep, FILE *f)
 			const struct result *r = &rep->r[members[k]];
 			const struct contention_part *p = result_contention(r);
 			int bar = top > 0 ? (int)lround(SWEEP_BAR * p->aggregate_ns_per_op / top) : 0;
-			char ho[16], qd[16];
+			char ho[16], qd[16], cpu[16];
 
 			contention_handover_text(p, ho, qd, sizeof(ho));
-			fprintf(f, "%7d %8.2f %9.2f %9.2f %9.1f %8.2f %7.3f %6s %6s  %-*.*s%s%s\n", p->threads,
+			cpu_ns_text(p, cpu, sizeof(cpu));
+			fprintf(f, "%7d %8.2f %9.2f %9.2f %9s %8.2f %7.3f %6s %6s  %-*.*s%s%s\n", p->threads,
 				result_cycles(rep, r->s.median), p->aggregate_ns_per_op,
 				p->aggregate_ns_per_op > 0 ? 1e3 / p->aggregate_ns_per_op : 0,
-				cpu_ns_per_op(p), max_min(p), p->fairness_cv, ho, qd, SWEEP_BAR, bar,
+				cpu, max_min(p), p->fairness_cv, ho, qd, SWEEP_BAR, bar,
 				"########################################",
 				p->overlapped == 1 || p->threads < 2 ? "" : " NOT-OVERLAPPED",
 				contention_unfair(p) ? " UNFAIR" : "");
@@ -175,7 +184,7 @@ void contention_cells(const struct report *rep, const struct result *r, struct c
 	x->thr_cyc = result_cycles(rep, c->thread_ticks_per_op);
 	x->agg_ns = result_ns(rep, c->aggregate_ticks_per_op);
 	x->agg_cyc = result_cycles(rep, c->aggregate_ticks_per_op);
-	x->cpu_ns = cpu_ns_per_op(c);
+	cpu_ns_text(c, x->cpu_ns, sizeof(x->cpu_ns));
 	x->max_min = max_min(c);
 	contention_handover_text(c, x->ho, x->qd, sizeof(x->ho));
 	x->not_overlapped = c->overlapped != 1;
@@ -208,7 +217,7 @@ void contention_write_text(const struct report *rep, FILE *f)
 		contention_cells(rep, r, &x);
 		flagged |= x.not_overlapped;
 		unfair |= x.unfair;
-		fprintf(f, "%-22s %-9s %-6s %3d %-7s %8.2f %9.2f %8.2f %9.2f %8.2f %9.1f %7s %6.3f %7.2f %6s %6s "
+		fprintf(f, "%-22s %-9s %-6s %3d %-7s %8.2f %9.2f %8.2f %9.2f %8.2f %9s %7s %6.3f %7.2f %6s %6s "
 			"%7.3f %8.3f %-13s %s%s%s\n",
 			r->name, c->placement, c->sharing, c->threads, x.cpus, x.med_cyc, x.thr_ns, x.thr_cyc,
 			x.agg_ns, x.agg_cyc, x.cpu_ns, x.ratio, c->fairness_cv, x.max_min, x.ho, x.qd, c->overlap,

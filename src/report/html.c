@@ -1077,7 +1077,7 @@ static void contention_table(const struct report *rep, FILE *f)
 		unfair |= x.unfair;
 		report_htmlf(f, "<tr><td>%s</td><td>%s</td><td>%s</td><td class=\"n\">%d</td><td>%s</td>"
 			     "<td class=\"n\">%.2f</td><td class=\"n\">%.2f</td><td class=\"n\">%.2f</td>"
-			     "<td class=\"n\">%.2f</td><td class=\"n\">%.2f</td><td class=\"n\">%.1f</td>"
+			     "<td class=\"n\">%.2f</td><td class=\"n\">%.2f</td><td class=\"n\">%s</td>"
 			     "<td class=\"n\">%s</td><td class=\"n\">%.3f</td><td class=\"n\">%.2f</td>"
 			     "<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%.3f</td>"
 			     "<td class=\"n\">%.3f</td><td>%s</td><td>%s%s%s</td></tr>\n",

@@ -406,6 +406,65 @@ static void test_figure_again(void)
 	CHECK(f.tries == 1 && (!again || share < REPRO_SHARE_MIN), "a clean figure: once (share %g)", share);
 }
 
+/* The same rule from a share and a preemption the caller measured (threads
+ * it started), with no clock in the decision but the try's own length:
+ * taken again while disturbed, within the tries and the patience, not once
+ * REPRO_FIGURE_VAIN figures in a row ran every try disturbed, again after a
+ * clean one; a kept try in retimed_figures with its figures. */
+static void test_figure_again_of(void)
+{
+	struct repro_patience pt = { .patience_s = 100 };
+	struct repro_ctx rc = { .json = json_object(), .patience = &pt };
+	struct repro_figure f = { .pt = &pt };
+	json_t *d;
+	unsigned n = 0;
+
+	repro_figure_start(&f);
+	CHECK(!repro_figure_again_of(&f, REPRO_SHARE_MIN, false) && pt.retimed == 0,
+	      "a clean figure (share at the floor, no preemption): once");
+	CHECK(repro_figure_again_of(&f, 1.0, true) && pt.retimed == 1, "preempted: taken again");
+	repro_figure_kept(&rc, &f, 0.5, true, "size 64", 3, json_pack("{s:f}", "x", 2.0));
+	d = json_array_get(json_object_get(rc.json, "retimed_figures"), 0);
+	CHECK(d && !strcmp(json_string_value(json_object_get(d, "what")), "size 64") &&
+	      json_integer_value(json_object_get(d, "pass")) == 3 &&
+	      json_integer_value(json_object_get(d, "try")) == 1 &&
+	      json_real_value(json_object_get(d, "cpu_share")) == 0.5 &&
+	      json_is_true(json_object_get(d, "preempted")) &&
+	      json_real_value(json_object_get(json_object_get(d, "figures"), "x")) == 2.0,
+	      "the try taken again is kept with its figures");
+	json_decref(rc.json);
+	pt = (struct repro_patience){ .patience_s = 100 };
+	for (unsigned fig = 0; fig < REPRO_FIGURE_VAIN; fig++) {
+		f = (struct repro_figure){ .pt = &pt };
+		do
+			repro_figure_start(&f);
+		while (repro_figure_again_of(&f, 0.5, false) && ++n < 100);
+		CHECK(f.tries == REPRO_FIGURE_TRIES, "figure %u: every try disturbed, %u tries", fig,
+		      f.tries);
+	}
+	CHECK(pt.retimed == REPRO_FIGURE_VAIN * (REPRO_FIGURE_TRIES - 1) &&
+	      pt.vain_figures == REPRO_FIGURE_VAIN && pt.given_up == 0, "%u in a row in vain",
+	      pt.vain_figures);
+	f = (struct repro_figure){ .pt = &pt };
+	repro_figure_start(&f);
+	CHECK(!repro_figure_again_of(&f, 0.5, false) && pt.given_up == 1 &&
+	      pt.retimed == REPRO_FIGURE_VAIN * (REPRO_FIGURE_TRIES - 1),
+	      "then a disturbed figure is not taken again, and counted");
+	repro_figure_start(&f);
+	CHECK(!repro_figure_again_of(&f, 1.0, false) && pt.vain_figures == 0, "a clean try ends the row");
+	f = (struct repro_figure){ .pt = &pt };
+	repro_figure_start(&f);
+	CHECK(repro_figure_again_of(&f, 0.5, false), "and a disturbed figure is taken again");
+	pt = (struct repro_patience){ .patience_s = 0 };
+	f = (struct repro_figure){ .pt = &pt };
+	repro_figure_start(&f);
+	CHECK(!repro_figure_again_of(&f, 0.1, true) && pt.retimed == 0 && pt.repeat_s == 0,
+	      "no patience: not taken again");
+	f = (struct repro_figure){ 0 };
+	repro_figure_start(&f);
+	CHECK(repro_figure_again_of(&f, 0.1, false), "no patience set: the tries alone bound it");
+}
+
 /* A disturbed pass (the thread slept: it had almost none of its CPU) is
  * kept, marked, and run again only when the patience pays for a quiet
  * window and another pass. */
@@ -1139,6 +1198,7 @@ int main(void)
 	test_unjudged_json();
 	test_pass_again();
 	test_figure_again();
+	test_figure_again_of();
 	test_say_calibration();
 	test_machine_changes();
 	test_claims_prior();

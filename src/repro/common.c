@@ -538,6 +538,56 @@ bool repro_figure_again(struct repro_figure *f, double *share)
 	return true;
 }
 
+bool repro_figure_again_of(struct repro_figure *f, double share, bool preempted)
+{
+	uint64_t now = now_ns();
+	double took = (double)(now - f->m.wall_ns) / 1e9;
+
+	if (!(share < REPRO_SHARE_MIN || preempted)) {
+		if (f->pt)
+			f->pt->vain_figures = 0;
+		return false;
+	}
+	if (f->tries >= REPRO_FIGURE_TRIES) {
+		if (f->pt)
+			f->pt->vain_figures++;
+		return false;
+	}
+	if (f->pt && f->pt->vain_figures >= REPRO_FIGURE_VAIN) {
+		f->pt->given_up++;
+		return false;
+	}
+	if (f->pt && patience_left(f->pt, now) < took)
+		return false;
+	if (f->pt) {
+		f->pt->repeat_s += took;
+		f->pt->retimed++;
+	}
+	return true;
+}
+
+void repro_figure_kept(struct repro_ctx *rc, const struct repro_figure *f, double share,
+		       bool preempted, const char *what, size_t pass, json_t *figs)
+{
+	json_t *d, *o;
+
+	if (!rc->json) {
+		json_decref(figs);
+		return;
+	}
+	d = json_object_get(rc->json, "retimed_figures");
+	if (!d) {
+		d = json_array();
+		json_object_set_new(rc->json, "retimed_figures", d);
+	}
+	o = json_pack("{s:s,s:I,s:I,s:o,s:b,s:f}", "what", what, "pass", (json_int_t)pass, "try",
+		      (json_int_t)f->tries, "cpu_share", report_real(share), "preempted", preempted,
+		      "seconds", (double)(now_ns() - f->m.wall_ns) / 1e9);
+	if (figs)
+		json_object_set_new(o, "figures", figs);
+	json_array_append_new(d, o);
+}
+
 /* ---- kernel mode (context = kernel) ---- */
 
 #define KERNEL_NOTE "emulated: not a measurement"

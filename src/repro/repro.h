@@ -44,6 +44,9 @@ struct repro_patience {
 	unsigned repeated;	/* passes run again */
 	unsigned retimed;	/* figures timed again (repro_figure_again) */
 	unsigned kept_disturbed;	/* disturbed passes not run again: the patience ran out */
+	unsigned vain_figures;	/* figures in a row whose every try ran disturbed
+				 * (repro_figure_again_of) */
+	unsigned given_up;	/* disturbed figures not taken again for that */
 };
 
 /* One reproduction: src/repro/KIND.c ends with `const struct repro
@@ -206,6 +209,24 @@ struct repro_figure {
 };
 void repro_figure_start(struct repro_figure *f);
 bool repro_figure_again(struct repro_figure *f, double *share);
+/* repro_figure_again for a figure whose share and preemption the caller
+ * measured (threads it started: the least of their shares, any preempted
+ * inside a timed phase; or the calling thread's, read once for the record):
+ * the same rule, the same charge to the patience. Taken again when share
+ * is under REPRO_SHARE_MIN or preempted, within the tries and the patience,
+ * and (pt set) unless the last REPRO_FIGURE_VAIN figures in a row ran every
+ * try disturbed: a load that does not let up disturbs every try of a
+ * figure longer than its slices, and the patience is better kept for the
+ * passes a passing load disturbs (pt->given_up counts those not taken
+ * again; a clean try ends the row). */
+#define REPRO_FIGURE_VAIN 4
+bool repro_figure_again_of(struct repro_figure *f, double share, bool preempted);
+/* A try that repro_figure_again_of took again: kept, with figs (taken;
+ * NULL: none), in rc->json["retimed_figures"] (what, pass, try, cpu_share,
+ * preempted, seconds, figures), so that no timing is lost when the next
+ * try overwrites its figures. */
+void repro_figure_kept(struct repro_ctx *rc, const struct repro_figure *f, double share,
+		       bool preempted, const char *what, size_t pass, json_t *figs);
 
 /* Core cycles per op from a timed loop: (ticks - overhead) / ops /
  * ticks_per_cycle; NAN when ops or ticks_per_cycle is not positive. The

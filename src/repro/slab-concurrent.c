@@ -573,10 +573,11 @@ static const struct repro_table posted_2016[2] = {
 
 /* The passes of one size: try k ran both variants, before first when k is
  * even, after first when odd, each in a new cache; idx lists the tries
- * whose two passes both counted. */
+ * whose two passes both counted; retimed: the tries disturbed by load that
+ * were taken again at once. */
 struct conc_size {
 	char label[24];
-	size_t tries, got;
+	size_t tries, got, retimed, given_up;
 	size_t idx[JUDGE_MAX_EPOCHS];	/* passes: at most JUDGE_MAX_EPOCHS (config) */
 	struct pass_fig pf[2][MAX_PASS_FACTOR * JUDGE_MAX_EPOCHS];	/* [variant][try] */
 };
@@ -591,20 +592,31 @@ struct conc_run {
 	double tpc;
 };
 
+/* The tries of one size, until r->reps count or MAX_PASS_FACTOR * r->reps
+ * ran. A try disturbed by load (a thread under 90% of its CPU, or preempted
+ * inside a phase) is taken again at once (repro_figure_again_of: a try
+ * lasts milliseconds to a tenth of a second, and a load that passes
+ * leaves out that try), its figures kept in retimed_figures; one still
+ * disturbed when its figure's tries or the patience run out waits for a
+ * quiet window first (repro_pass_again). A try whose threads ran apart
+ * unloaded is not the load's: the next one follows. */
 static int run_size(const struct conc_run *r, size_t size, struct conc_size *z)
 {
+	struct repro_figure f = { .pt = r->rc->patience };
+	unsigned given0 = f.pt ? f.pt->given_up : 0;
 	char what[48];
 
 	snprintf(what, sizeof(what), "size %zu", size);
-	z->tries = z->got = 0;
+	z->tries = z->got = z->retimed = z->given_up = 0;
 	while (z->got < r->reps && z->tries < MAX_PASS_FACTOR * r->reps) {
 		size_t k = z->tries++;
 		json_t *figs = json_object();
 		struct quiet_mark ps;
 		double share = 1;
-		bool ok = true;
+		bool ok = true, pre = false;
 
 		quiet_start(&ps);
+		repro_figure_start(&f);
 		for (int j = 0; j < 2; j++) {
 			int v = k % 2 ? 1 - j : j;
 			int ret;
@@ -618,6 +630,7 @@ static int run_size(const struct conc_run *r, size_t size, struct conc_size *z)
 				return ret;
 			}
 			ok = ok && pass_counts(&z->pf[v][k]);
+			pre = pre || z->pf[v][k].preempted;
 			share = fmin(share, z->pf[v][k].share);
 			json_object_set_new(figs, v ? "lockless" : "locked",
 					    json_pack("{s:o,s:o}", "alloc_cycles",
@@ -625,15 +638,22 @@ static int run_size(const struct conc_run *r, size_t size, struct conc_size *z)
 						      "free_cycles",
 						      report_real(z->pf[v][k].f[PF_TK][1] / r->tpc)));
 		}
-		/* a disturbed try is judged out: the next one, after a quiet
-		 * window when the patience pays for it, takes its place */
 		if (ok && share >= REPRO_SHARE_MIN) {
 			z->idx[z->got++] = k;
 			json_decref(figs);
+			f = (struct repro_figure){ .pt = r->rc->patience };
+		} else if (repro_figure_again_of(&f, share, pre)) {
+			z->retimed++;
+			repro_figure_kept(r->rc, &f, share, pre, what, k, figs);
 		} else {
+			/* a disturbed try is judged out: the next one, after
+			 * a quiet window when the patience pays for it,
+			 * takes its place */
 			repro_pass_again(r->rc, &ps, share, what, k, figs);
+			f = (struct repro_figure){ .pt = r->rc->patience };
 		}
 	}
+	z->given_up = f.pt ? f.pt->given_up - given0 : 0;
 	return 0;
 }
 
@@ -856,10 +876,11 @@ static int print_tables(struct repro_ctx *rc, const struct conc_run *r, struct c
 
 			fprintf(rc->out, "Kmalloc N*alloc N*free(%s): Average=%.0f/%.0f\n", z->label, a, f);
 			snprintf(notes[si], sizeof(notes[si]), "together %.0f%% / %.0f%%, %zu of %zu "
-				 "paired tries counted", 100 * oa, 100 * of, z->got, z->tries);
+				 "paired tries counted (%zu taken again)", 100 * oa, 100 * of, z->got,
+				 z->tries, z->retimed);
 			rows[si] = (struct repro_row){ z->label, { a, f }, notes[si] };
 			json_object_set_new(jvar, z->label, json_pack(
-				"{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:I,s:I}",
+				"{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:I,s:I,s:I,s:I}",
 				"alloc_cycles", a, "free_cycles", f, "alloc_overlap", oa, "free_overlap", of,
 				"alloc_locks_per_op", med(z, v, PF_LOCKS, 0),
 				"free_locks_per_op", med(z, v, PF_LOCKS, 1),
@@ -867,7 +888,9 @@ static int print_tables(struct repro_ctx *rc, const struct conc_run *r, struct c
 				"free_lock_taken", med(z, v, PF_TAKEN, 1),
 				"alloc_lock_wait_cycles", med(z, v, PF_WAIT, 0) / r->tpc,
 				"free_lock_wait_cycles", med(z, v, PF_WAIT, 1) / r->tpc,
-				"passes_counted", (json_int_t)z->got, "tries", (json_int_t)z->tries));
+				"passes_counted", (json_int_t)z->got, "tries", (json_int_t)z->tries,
+				"tries_retimed", (json_int_t)z->retimed,
+				"tries_given_up", (json_int_t)z->given_up));
 		}
 		fputc('\n', rc->out);
 		ret = repro_print_beside(rc->out, &posted_2016[v], &m);
@@ -894,11 +917,11 @@ static void print_intro(struct repro_ctx *rc, const struct conc_run *r)
 			 "barrier waits excluded).\nEach try runs before and after in new caches, "
 			 "the order alternating; it counts when both passes' threads ran together at\n"
 			 "least %.0f%% of each phase unpreempted, each with %.0f%% of its CPU or more\n"
-			 "(up to %d times %zu tries to count %zu; a disturbed try waits for a quiet "
-			 "window first). Figures: medians of the counted passes;\nconclusions: the "
+			 "(up to %d times %zu tries to count %zu; a try disturbed by load is taken "
+			 "again at once, up to %d times,\nthen waits for a quiet window). Figures: medians of the counted passes;\nconclusions: the "
 			 "paired passes judged (stats_judge), each phase's sizes with their spread\n"
 			 "moderated together\n", r->n, 100 * MIN_OVERLAP,
-		100 * REPRO_SHARE_MIN, MAX_PASS_FACTOR, r->reps, r->reps);
+		100 * REPRO_SHARE_MIN, MAX_PASS_FACTOR, r->reps, r->reps, REPRO_FIGURE_TRIES);
 }
 
 /* The post's test in atomcost.ko (kernel/kthread.c): N x kmalloc then N x
@@ -965,8 +988,12 @@ static int repro_concurrent_run(struct repro_ctx *rc)
 		ret = run_size(&r, sizes[si], &zs[si]);
 		if (ret < 0)
 			goto out;
-		fprintf(rc->out, "  size %s: %zu of %zu paired tries counted\n", zs[si].label, zs[si].got,
-			zs[si].tries);
+		fprintf(rc->out, "  size %s: %zu of %zu paired tries counted, %zu disturbed taken again "
+			"at once", zs[si].label, zs[si].got, zs[si].tries, zs[si].retimed);
+		if (zs[si].given_up)
+			fprintf(rc->out, ", %zu not (%d figures in a row ran every try disturbed)",
+				zs[si].given_up, REPRO_FIGURE_VAIN);
+		fputc('\n', rc->out);
 		fflush(rc->out);
 	}
 	fputc('\n', rc->out);

@@ -523,19 +523,8 @@ void repro_figure_start(struct repro_figure *f)
 
 bool repro_figure_again(struct repro_figure *f, double *share)
 {
-	uint64_t now = now_ns();
-	double took = (double)(now - f->m.wall_ns) / 1e9;
-
 	*share = quiet_share(&f->m);
-	if (!(*share < REPRO_SHARE_MIN || repro_preemptions() != f->cs) || f->tries >= REPRO_FIGURE_TRIES)
-		return false;
-	if (f->pt && patience_left(f->pt, now) < took)
-		return false;
-	if (f->pt) {
-		f->pt->repeat_s += took;
-		f->pt->retimed++;
-	}
-	return true;
+	return repro_figure_again_of(f, *share, repro_preemptions() != f->cs);
 }
 
 bool repro_figure_again_of(struct repro_figure *f, double share, bool preempted)

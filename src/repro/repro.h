@@ -45,7 +45,7 @@ struct repro_patience {
 	unsigned retimed;	/* figures timed again (repro_figure_again) */
 	unsigned kept_disturbed;	/* disturbed passes not run again: the patience ran out */
 	unsigned vain_figures;	/* figures in a row whose every try ran disturbed
-				 * (repro_figure_again_of) */
+				 * (repro_figure_again) */
 	unsigned given_up;	/* disturbed figures not taken again for that */
 };
 
@@ -199,7 +199,8 @@ long repro_preemptions(void);
  * of being left out whole. A try taken again is the patience's (pt, when
  * set: its repeat_s; none when the patience cannot pay for it). The loop:
  *	do { repro_figure_start(&f); ...time it... } while (repro_figure_again(&f, &share));
- * share: the last try's; f.tries: how many were taken. */
+ * share: the last try's; f.tries: how many were taken. It is
+ * repro_figure_again_of with the calling thread's share and preemptions. */
 #define REPRO_FIGURE_TRIES 8
 struct repro_figure {
 	struct repro_patience *pt;	/* NULL: tries bounded by the count alone */

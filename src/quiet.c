@@ -4,6 +4,7 @@
 
 #include "common.h"
 #include "runner.h"
+#include "topo.h"
 
 /* The wait measures in slices this long and keeps the last window's worth. */
 #define SLICE_NS 50000000ull
@@ -95,4 +96,37 @@ bool quiet_budget_wait(struct quiet_budget *b)
 	if (!quiet)
 		b->kept_disturbed++;
 	return quiet;
+}
+
+int quiet_pick_cpu(struct topo *t, char *why, size_t len)
+{
+	int n = topo_allowed_count(t), best = topo_allowed_os(t, 0), first = best, ret;
+	double best_share = -1, first_share = 1;
+	char shares[96] = "";
+
+	for (int i = 0; i < n; i++) {
+		int cpu = topo_allowed_os(t, i);
+		double share;
+		size_t l = strlen(shares);
+
+		if ((ret = topo_bind_thread(t, cpu)) < 0)
+			return ret;
+		share = quiet_probe(QUIET_PROBE_S);
+		if (l + 16 < sizeof(shares))
+			snprintf(shares + l, sizeof(shares) - l, "%s%d: %.0f%%", l ? ", " : "", cpu, share * 100);
+		if (i == 0)
+			first_share = share;
+		if (share > best_share + 0.02)
+			best = cpu, best_share = share;
+		if (i == 0 && share >= QUIET_SHARE)
+			break;	/* the first allowed PU is quiet: stay */
+	}
+	if (best == first)
+		snprintf(why, len, "the first allowed PU, %s; a thread's share of each PU: %s",
+			 first_share >= QUIET_SHARE ? "quiet" : "no quieter one allowed", shares);
+	else
+		snprintf(why, len, "moved from CPU %d, the quietest allowed PU; a thread's share of each PU: %s",
+			 first, shares);
+	ret = topo_bind_thread(t, best);
+	return ret < 0 ? ret : best;
 }

@@ -8,6 +8,7 @@
 #define ATOMCOST_QUIET_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* A stretch is quiet when the thread had its CPU this share of the time or
@@ -42,6 +43,16 @@ bool quiet_wait(double share, double window_s, double budget_s, double *waited_s
 /* Spin seconds on the calling thread's CPU; the share it had (a probe of
  * how busy the PU it is pinned to is). */
 double quiet_probe(double seconds);
+
+/* The quietest allowed PU of t, the calling thread left bound to it: the
+ * first allowed while a spinning thread gets QUIET_SHARE of it over
+ * QUIET_PROBE_S, else the one whose thread got the largest share (2%
+ * better than the first's to move). why: which and why, with each probed
+ * PU's share. The PU's OS index, or -errno (binding failed). Each
+ * candidate is probed for QUIET_PROBE_S seconds. */
+#define QUIET_PROBE_S 0.15
+struct topo;
+int quiet_pick_cpu(struct topo *t, char *why, size_t len);
 
 /* The patience of a run: how many seconds it may spend beyond its quiet
  * time waiting for quiet windows and repeating disturbed stretches, and

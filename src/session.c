@@ -220,9 +220,6 @@ struct cz {
 
 /* ---- under load: move away, wait for quiet, run again ---------------- */
 
-/* Seconds each candidate PU is probed for when the run picks its own. */
-#define QUIET_PROBE_S 0.15
-
 /* The PU to measure on when --cpu named none: the first allowed one while
  * its thread gets its CPU, else the allowed PU whose probe got the largest
  * share (another task busy on the first one: move away). The thread ends
@@ -231,10 +228,7 @@ struct cz {
 static int pick_cpu(struct cz *c)
 {
 	struct characterization_meta *cm = c->rep->charz;
-	int n = topo_allowed_count(c->t), best = topo_allowed_os(c->t, 0), first = best;
-	double best_share = -1, first_share = 1;
-	char shares[96] = "";
-	int ret;
+	int first = topo_allowed_os(c->t, 0), ret;
 
 	cm->has |= 1u << CZ_CPU | 1u << CZ_CPU_WHY;
 	if (c->named) {
@@ -242,33 +236,13 @@ static int pick_cpu(struct cz *c)
 		snprintf(cm->cpu_why, sizeof(cm->cpu_why), "named (--cpu)");
 		return topo_bind_thread(c->t, c->cpu);
 	}
-	for (int i = 0; i < n; i++) {
-		int cpu = topo_allowed_os(c->t, i);
-		double share;
-		size_t l = strlen(shares);
-
-		if ((ret = topo_bind_thread(c->t, cpu)) < 0)
-			return ret;
-		share = quiet_probe(QUIET_PROBE_S);
-		if (l + 16 < sizeof(shares))
-			snprintf(shares + l, sizeof(shares) - l, "%s%d: %.0f%%", l ? ", " : "", cpu, share * 100);
-		if (i == 0)
-			first_share = share;
-		if (share > best_share + 0.02)
-			best = cpu, best_share = share;
-		if (i == 0 && share >= QUIET_SHARE)
-			break;	/* the first allowed PU is quiet: stay */
-	}
-	cm->cpu = c->cpu = best;
-	if (best == first)
-		snprintf(cm->cpu_why, sizeof(cm->cpu_why), "the first allowed PU, %s; a thread's share of "
-			 "each PU: %s", first_share >= QUIET_SHARE ? "quiet" : "no quieter one allowed", shares);
-	else
-		snprintf(cm->cpu_why, sizeof(cm->cpu_why), "moved from CPU %d, the quietest allowed PU; a "
-			 "thread's share of each PU: %s", first, shares);
-	if (best != first)
-		pr_info("run: measuring on CPU %d: %s", best, cm->cpu_why);
-	return topo_bind_thread(c->t, best);
+	ret = quiet_pick_cpu(c->t, cm->cpu_why, sizeof(cm->cpu_why));
+	if (ret < 0)
+		return ret;
+	cm->cpu = c->cpu = ret;
+	if (ret != first)
+		pr_info("run: measuring on CPU %d: %s", ret, cm->cpu_why);
+	return 0;
 }
 
 /* A stretch is run again at most this often: a load that comes back every

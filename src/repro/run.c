@@ -9,6 +9,7 @@
 
 #include "common.h"
 #include "fingerprint.h"
+#include "quiet.h"
 #include "result.h"
 #include "runner.h"
 
@@ -38,20 +39,25 @@ int repro_run_all(const struct experiment *e, struct topo *t, const struct run_o
 {
 	int cpu = o->cpu_os >= 0 ? o->cpu_os : topo_allowed_os(t, 0);
 	struct repro_patience patience = { .patience_s = o->patience_s };
-	char machine[384];
+	char machine[384], why[192] = "named (--cpu)";
 	json_t *all;
 	int ret;
 
 	if (rep->cal.timer_hz <= 0) {
-		ret = topo_bind_thread(t, cpu);
+		/* no CPU named: the quietest allowed one, as the characterization does */
+		ret = o->cpu_named ? topo_bind_thread(t, cpu) : quiet_pick_cpu(t, why, sizeof(why));
 		if (ret < 0)
 			return ret;
+		cpu = o->cpu_named ? cpu : ret;
+		if (!o->cpu_named)
+			fprintf(out, "reproductions on CPU %d: %s\n", cpu, why);
 		ret = clock_calibrate(&rep->cal, cpu);
 		if (ret < 0)
 			return ret;
 	} else {
 		/* runner_run left this thread pinned to its CPU */
 		cpu = rep->cal.cpu_os >= 0 ? rep->cal.cpu_os : cpu;
+		snprintf(why, sizeof(why), "the CPU the probes ran on");
 	}
 	if (!rep->meta)
 		rep->meta = json_object();
@@ -75,8 +81,8 @@ int repro_run_all(const struct experiment *e, struct topo *t, const struct run_o
 			continue;
 		if (runner_stop)
 			return -EINTR;
-		c.json = json_pack("{s:s,s:s,s:s,s:i}", "seed", r->seed, "source", r->source, "machine",
-				   machine, "cpu", cpu);
+		c.json = json_pack("{s:s,s:s,s:s,s:i,s:s}", "seed", r->seed, "source", r->source, "machine",
+				   machine, "cpu", cpu, "cpu_why", why);
 		json_object_set_new(all, r->kind, c.json);
 		fprintf(out, "\n=== %s: reproduces %s (docs/reproductions.md)\n", r->kind, r->source);
 		repro_say_calibration(&rep->cal, out, c.json);

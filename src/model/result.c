@@ -488,3 +488,72 @@ void result_judgment_text(const struct result *r, char *buf, size_t len)
 		snprintf(buf, len, "unresolved (%zu ep, %.1f%%)", j->n, j->spread * 100);
 }
 
+
+/* ---- the sections as the card and the writers read them (sections.h,
+ * card.h): 0, NAN and "?" where a report says nothing. Strings point into
+ * the report. */
+
+void c2c_out_free(struct c2c_out *o)
+{
+	if (!o)
+		return;
+	free(o->pairs);
+	free(o->matrix.cpus);
+	for (int m = 0; m < C2C__COUNT; m++)
+		free(o->matrix.v[m]);
+	o->pairs = NULL;
+	o->matrix.cpus = NULL;
+	memset(o->matrix.v, 0, sizeof(o->matrix.v));
+}
+
+static double had(unsigned has, unsigned key, double v)
+{
+	return has & 1u << key ? v : NAN;
+}
+
+size_t report_epochs(const struct report *rep, struct epoch_meta *e, size_t max)
+{
+	size_t n;
+
+	for (n = 0; n < rep->nepochs && n < max; n++) {
+		const struct epoch_out *o = &rep->epochs[n];
+
+		e[n] = (struct epoch_meta){
+			.epoch = o->epoch, .ticks_per_cycle = had(o->has, EP_TICKS_PER_CYCLE, o->ticks_per_cycle),
+			.timer_hz = had(o->has, EP_TIMER_HZ, o->timer_hz),
+			.cpu_share = had(o->has, EP_CPU_SHARE, o->cpu_share),
+		};
+	}
+	return n;
+}
+
+const char *hier_level_name(const struct hier_level_out *l)
+{
+	return l->has & 1u << HL_LEVEL ? l->level : "?";
+}
+
+bool hier_level_disagrees(const struct hier_level_out *l)
+{
+	return l->has & 1u << HL_AGREES && !l->agrees;
+}
+
+/* Against the report's aligned atomic_inc hit latency row (the session
+ * puts it in the section as the denominator), in older reports the
+ * probe's own aligned ops. */
+void report_split(const struct report *rep, struct card_split *s)
+{
+	const struct splitlock_section *sl = rep->split;
+	bool den = sl && sl->has & 1u << SL_DENOMINATOR;
+
+	if (!sl)
+		return;
+	s->state = sl->has & 1u << SL_SKIPPED ? CARD_SPLIT_SKIPPED : !sl->supported ? CARD_SPLIT_UNSUPPORTED :
+		   sl->sigbus ? CARD_SPLIT_SIGBUS : CARD_SPLIT_MEASURED;
+	s->skipped = sl->has & 1u << SL_SKIPPED ? sl->skipped : NULL;
+	s->has_kernel = sl->has & 1u << SL_KERNEL;
+	s->kernel_why = sl->kernel.has & 1u << SLK_WHY ? sl->kernel.why : NULL;
+	s->split_ns = sl->split_ns;
+	s->aligned_ns = den ? sl->ratio_denominator.ns : sl->aligned_ns;
+	s->ratio = sl->ratio;
+	s->vs_atomic_inc = den && strstr(sl->ratio_denominator.what, "atomic_inc");
+}

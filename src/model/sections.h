@@ -105,7 +105,7 @@ struct c2c_out {
 /* Fill o from the rows (report/c2c.c); 0 or -ENOMEM (o freed). */
 int c2c_out_fill(struct c2c_out *o, const struct calibration *cal, const struct c2c_where *w,
 		 const struct c2c_row *rows, size_t nrows, const bool *absent, unsigned mmask, bool all);
-void c2c_out_free(struct c2c_out *o);
+void c2c_out_free(struct c2c_out *o);	/* result.c */
 /* The section as JSON, and the calibration as written (report/json.c). */
 json_t *c2c_out_json(const struct c2c_out *o);
 int calibration_out_of(const struct calibration *c, struct calibration_out *o);
@@ -263,7 +263,7 @@ struct hier_level_out {
 };
 
 /* A level's name ("?" where the section has none), and whether hwloc's
- * size is not what was measured (report/json.c). */
+ * size is not what was measured (result.c). */
 const char *hier_level_name(const struct hier_level_out *l);
 bool hier_level_disagrees(const struct hier_level_out *l);
 

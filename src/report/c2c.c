@@ -89,19 +89,6 @@ nomem:
 	return -ENOMEM;
 }
 
-void c2c_out_free(struct c2c_out *o)
-{
-	if (!o)
-		return;
-	free(o->pairs);
-	free(o->matrix.cpus);
-	for (int m = 0; m < C2C__COUNT; m++)
-		free(o->matrix.v[m]);
-	o->pairs = NULL;
-	o->matrix.cpus = NULL;
-	memset(o->matrix.v, 0, sizeof(o->matrix.v));
-}
-
 void c2c_write_text(const struct calibration *cal, const struct c2c_where *w, const struct c2c_row *rows,
 		    size_t nrows, const bool *absent, FILE *f)
 {

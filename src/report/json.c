@@ -1823,27 +1823,6 @@ json_t *report_meta(const struct report *rep, const char *key)
 	return json_object_get(rep->meta, key);
 }
 
-static double had(unsigned has, unsigned key, double v)
-{
-	return has & 1u << key ? v : NAN;
-}
-
-size_t report_epochs(const struct report *rep, struct epoch_meta *e, size_t max)
-{
-	size_t n;
-
-	for (n = 0; n < rep->nepochs && n < max; n++) {
-		const struct epoch_out *o = &rep->epochs[n];
-
-		e[n] = (struct epoch_meta){
-			.epoch = o->epoch, .ticks_per_cycle = had(o->has, EP_TICKS_PER_CYCLE, o->ticks_per_cycle),
-			.timer_hz = had(o->has, EP_TIMER_HZ, o->timer_hz),
-			.cpu_share = had(o->has, EP_CPU_SHARE, o->cpu_share),
-		};
-	}
-	return n;
-}
-
 json_t *c2c_out_json(const struct c2c_out *o)
 {
 	return obj_json(&c2c_t, o);
@@ -1993,35 +1972,4 @@ void report_machine(const struct report *rep, struct card_machine *m)
 		.vm = !hv ? -1 : json_is_true(json_object_get(hv, "cpuid_flag")),
 		.host = jstr(fp, "host", NULL), .tool_version = jstr(fp, "tool_version", NULL),
 	};
-}
-
-const char *hier_level_name(const struct hier_level_out *l)
-{
-	return l->has & 1u << HL_LEVEL ? l->level : "?";
-}
-
-bool hier_level_disagrees(const struct hier_level_out *l)
-{
-	return l->has & 1u << HL_AGREES && !l->agrees;
-}
-
-/* Against the report's aligned atomic_inc hit latency row (the session
- * puts it in the section as the denominator), in older reports the
- * probe's own aligned ops. */
-void report_split(const struct report *rep, struct card_split *s)
-{
-	const struct splitlock_section *sl = rep->split;
-	bool den = sl && sl->has & 1u << SL_DENOMINATOR;
-
-	if (!sl)
-		return;
-	s->state = sl->has & 1u << SL_SKIPPED ? CARD_SPLIT_SKIPPED : !sl->supported ? CARD_SPLIT_UNSUPPORTED :
-		   sl->sigbus ? CARD_SPLIT_SIGBUS : CARD_SPLIT_MEASURED;
-	s->skipped = sl->has & 1u << SL_SKIPPED ? sl->skipped : NULL;
-	s->has_kernel = sl->has & 1u << SL_KERNEL;
-	s->kernel_why = sl->kernel.has & 1u << SLK_WHY ? sl->kernel.why : NULL;
-	s->split_ns = sl->split_ns;
-	s->aligned_ns = den ? sl->ratio_denominator.ns : sl->aligned_ns;
-	s->ratio = sl->ratio;
-	s->vs_atomic_inc = den && strstr(sl->ratio_denominator.what, "atomic_inc");
 }

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "fingerprint.h"
+#include "report.h"
 #include "stats.h"
 
 #define KMOD_DEBUGFS "/sys/kernel/debug"
@@ -572,6 +572,6 @@ int kmod_run(struct topo *t, const struct run_opts *o, char *const *names, size_
 		ret = kmod_probes(t, o, names, n, cpu, rep, t0);
 	err = kmod_release(wfd, guard, err < 0);
 	runner_finish(o, rep, t0);
-	fingerprint_set_clock(fingerprint_of_meta(rep->meta), &rep->cal);
+	report_fingerprint(rep, &rep->cal);
 	return ret ? ret : err;
 }

@@ -17,6 +17,7 @@
 #include "hierarchy.h"
 #include "pattern.h"
 #include "quiet.h"
+#include "report.h"
 #include "repro/repro.h"
 #include "splitlock.h"
 
@@ -729,6 +730,7 @@ void session_identity(struct report *rep, struct topo *t, int cpu_os)
 	if (!rep->meta)
 		rep->meta = json_object();
 	json_object_set_new(rep->meta, "fingerprint", fingerprint_collect(NULL, cpu_os, rep->topo_summary));
+	report_fingerprint(rep, NULL);
 }
 
 int session_run(struct topo *t, struct run_opts *o, const struct probe *const *list, size_t n,
@@ -748,7 +750,7 @@ int session_run(struct topo *t, struct run_opts *o, const struct probe *const *l
 	 * seed-shaped tables as they go */
 	if (exp && ret >= 0)
 		ret = repro_run_all(exp, t, o, rep, repro_out);
-	fingerprint_set_clock(fingerprint_of_meta(rep->meta), &rep->cal);
+	report_fingerprint(rep, &rep->cal);
 	return ret;
 }
 

@@ -130,6 +130,7 @@ static void make(struct report *rep, double l2_atomic)
 	rep->cal.trustworthy = true;
 	rep->meta = json_pack("{s:{s:{s:s, s:s, s:s, s:s}}}", "fingerprint", "cpu", "model_name",
 			      "Test CPU", "family", "25", "model", "17", "microcode", "0x1");
+	report_fingerprint(rep, NULL);
 	add(rep, "set_bit", MODE_THROUGHPUT, "hit", 7.5);
 	add(rep, "__set_bit", MODE_THROUGHPUT, "hit", 2.0);
 	add(rep, "set_bit", MODE_LATENCY, "hit", 7.3);

@@ -99,6 +99,7 @@ static void make(struct report *rep, const struct machine *m)
 	rep->meta = json_pack("{s:{s:s, s:{s:s, s:s, s:s, s:s}, s:{s:s}}}", "fingerprint", "host", "h",
 			      "cpu", "model_name", m->model, "family", "25", "model", "17", "microcode", "0x1",
 			      "kernel", "release", "6.1");
+	report_fingerprint(rep, NULL);
 	rep->charz = calloc(1, sizeof(*rep->charz));	/* a characterization: {} */
 	rep->hier = calloc(1, sizeof(*rep->hier));
 	if (!rep->hier || !rep->charz)

@@ -82,6 +82,7 @@ static void init(struct report *rep, const char *kernel, double tpc)
 	rep->cal.ticks_per_cycle = tpc;
 	rep->cal.core_hz = 2e9 / tpc;
 	rep->meta = json_pack("{s:{s:{s:s}, s:s}}", "fingerprint", "kernel", "release", kernel, "host", "h");
+	report_fingerprint(rep, NULL);
 }
 
 static const struct compare_row *row(const struct comparison *c, const char *name, const char *pattern,

@@ -176,8 +176,7 @@ static int read_side(const char *arg, struct report *rep)
 
 		ret = report_read(path, &more);
 		if (!ret) {
-			fingerprint_diff(fingerprint_of_meta(rep->meta), fingerprint_of_meta(more.meta),
-					 count_identity, &diffs);
+			fingerprint_diff(&rep->fp, &more.fp, count_identity, &diffs);
 			if (diffs) {
 				pr_err("compare: '%s' comes from another machine, kernel or build than the reports before it in '%s' (a side is several runs of one build)",
 				       path, arg);

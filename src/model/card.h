@@ -283,7 +283,7 @@ const char *card_cont_text(const struct card_cont_cell *x, char *buf, size_t len
  * columns): the text's and the HTML's legend. */
 const char *card_cont_legend(const struct card *c, char *buf, size_t len);
 
-/* Decoded by the codec (report/json.c) for card_build. */
+/* The report's fingerprint and split-lock section, for card_build (result.c). */
 void report_machine(const struct report *rep, struct card_machine *m);
 void report_split(const struct report *rep, struct card_split *s);
 

@@ -1332,8 +1332,7 @@ int compare_reports(const struct report *a, const struct report *b,
 	int ret = -ENOMEM;
 
 	memset(out, 0, sizeof(*out));
-	out->fp_diffs = fingerprint_diff(fingerprint_of_meta(a->meta), fingerprint_of_meta(b->meta),
-					 NULL, NULL);
+	out->fp_diffs = fingerprint_diff(&a->fp, &b->fp, NULL, NULL);
 	out->a_procs = compare_max_process(a);
 	out->b_procs = compare_max_process(b);
 	out->cal_shift = fabs(b->cal.ticks_per_cycle / a->cal.ticks_per_cycle - 1);

@@ -6,6 +6,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -290,4 +291,162 @@ void fingerprint_set_clock(json_t *fp, const struct calibration *cal)
 	json_object_set_new(fp, "tsc_hz", json_real(cal->timer_hz));
 	if (cal->core.how[0])	/* which core, on what evidence (core.h) */
 		json_object_set_new(fp, "core", core_to_json(&cal->core));
+}
+
+/* ---- the facts of a report's fingerprint (typed by report/json.c) */
+
+void fingerprint_free(struct fingerprint *fp)
+{
+	for (size_t i = 0; i < fp->n; i++) {
+		free(fp->facts[i].key);
+		free(fp->facts[i].text);
+	}
+	free(fp->facts);
+	*fp = (struct fingerprint){ 0 };
+}
+
+const struct fingerprint_fact *fingerprint_find(const struct fingerprint *fp, const char *key)
+{
+	for (size_t i = 0; fp && i < fp->n; i++)
+		if (!strcmp(fp->facts[i].key, key))
+			return &fp->facts[i];
+	return NULL;
+}
+
+const char *fingerprint_str(const struct fingerprint *fp, const char *key, const char *dflt)
+{
+	const struct fingerprint_fact *f = fingerprint_find(fp, key);
+
+	return f && f->kind == FP_STRING ? f->text : dflt;
+}
+
+/* A fact a line can show: not absent, unreadable, missing or empty. */
+static bool fact(const char *s)
+{
+	return s[0] && strcmp(s, FINGERPRINT_ABSENT) && strcmp(s, FINGERPRINT_UNREADABLE) &&
+	       strcmp(s, "?");
+}
+
+void fingerprint_oneline(const struct fingerprint *fp, char *buf, size_t len)
+{
+	const struct fingerprint_fact *flag = fingerprint_find(fp, "hypervisor.cpuid_flag");
+	const char *hv = fingerprint_str(fp, "hypervisor.dmi_sys_vendor", "?");
+
+	if (!fp || !fp->n) {
+		snprintf(buf, len, "no fingerprint");
+		return;
+	}
+	if (!fact(hv))
+		hv = fingerprint_str(fp, "hypervisor.type", "?");
+	if (!fact(hv))
+		hv = "virtual machine";
+	if (!flag || flag->kind != FP_TRUE)
+		hv = "no hypervisor flag";
+	snprintf(buf, len, "%s (family %s model %s stepping %s), %s, %s %s, %s %s",
+		 fingerprint_str(fp, "cpu.model_name", "?"), fingerprint_str(fp, "cpu.family", "?"),
+		 fingerprint_str(fp, "cpu.model", "?"), fingerprint_str(fp, "cpu.stepping", "?"), hv,
+		 fingerprint_str(fp, "kernel.sysname", "?"), fingerprint_str(fp, "kernel.release", "?"),
+		 fingerprint_str(fp, "compiler.cc", "?"), fingerprint_str(fp, "compiler.flags", "?"));
+}
+
+/* Facts that say nothing about the machine or the build's code. */
+static bool not_compared(const char *key)
+{
+	static const char *const skip[] = { "host", "tool_version", "kernel.version" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(skip); i++)
+		if (!strcmp(key, skip[i]))
+			return true;
+	return false;
+}
+
+static bool freq_key(const char *key)
+{
+	const char *dot = strrchr(key, '.');
+
+	dot = dot ? dot + 1 : key;
+	return !strcmp(dot, "core_hz") || !strcmp(dot, "tsc_hz");
+}
+
+static bool number(const struct fingerprint_fact *f)
+{
+	return f && (f->kind == FP_INTEGER || f->kind == FP_REAL);
+}
+
+/* As JSON compares them: the same kind and value (objects never get here). */
+static bool same(const struct fingerprint_fact *a, const struct fingerprint_fact *b)
+{
+	if (a->kind != b->kind)
+		return false;
+	return a->kind == FP_REAL ? a->num == b->num : !a->text || !strcmp(a->text, b->text);
+}
+
+static void fact_text(const struct fingerprint_fact *f, char *buf, size_t len)
+{
+	static const char *const word[] = { [FP_OBJECT] = "(object)", [FP_ARRAY] = "(array)", [FP_TRUE] = "true",
+					    [FP_FALSE] = "false", [FP_NULL] = "null" };
+
+	if (!f)
+		snprintf(buf, len, "(missing)");
+	else if (f->kind == FP_STRING || f->kind == FP_INTEGER)
+		snprintf(buf, len, "%s", f->text);
+	else if (f->kind == FP_REAL)
+		snprintf(buf, len, "%.4g", f->num);
+	else
+		snprintf(buf, len, "%s", word[f->kind]);
+}
+
+/* The member of object o at key; end: the end of o's fingerprint. */
+static const struct fingerprint_fact *member(const struct fingerprint_fact *o, const struct fingerprint_fact *end,
+					     const char *key)
+{
+	for (const struct fingerprint_fact *m = o + 1; m < end && m->depth > o->depth; m++)
+		if (m->depth == o->depth + 1 && !strcmp(m->key, key))
+			return m;
+	return NULL;
+}
+
+/* Two objects member by member, a's order and then b's own members; else
+ * the two facts at key (either NULL: missing). */
+static size_t diff_rec(const char *key, const struct fingerprint_fact *a, const struct fingerprint_fact *ea,
+		       const struct fingerprint_fact *b, const struct fingerprint_fact *eb,
+		       fingerprint_diff_fn fn, void *arg)
+{
+	const struct fingerprint_fact *m;
+	char sa[256], sb[256];
+	size_t n = 0;
+
+	if (a && b && a->kind == FP_OBJECT && b->kind == FP_OBJECT) {
+		for (m = a + 1; m < ea && m->depth > a->depth; m++)
+			if (m->depth == a->depth + 1)
+				n += diff_rec(m->key, m, ea, member(b, eb, m->key), eb, fn, arg);
+		for (m = b + 1; m < eb && m->depth > b->depth; m++)
+			if (m->depth == b->depth + 1 && !member(a, ea, m->key))
+				n += diff_rec(m->key, NULL, ea, m, eb, fn, arg);
+		return n;
+	}
+	if (not_compared(key))
+		return 0;
+	if (freq_key(key) && number(a) && number(b)) {
+		/* the core clock is itself measured, and boost moves it: on the
+		 * Zen 5 guest 3.88-4.53 GHz between runs of one machine (15%),
+		 * so only a larger move says another machine or setting */
+		if (fabs(a->num - b->num) <= 0.18 * fmax(fabs(a->num), fabs(b->num)))
+			return 0;
+	} else if (a && b && same(a, b)) {
+		return 0;
+	}
+	fact_text(a, sa, sizeof(sa));
+	fact_text(b, sb, sizeof(sb));
+	if (fn)
+		fn(key, sa, sb, arg);
+	return 1;
+}
+
+size_t fingerprint_diff(const struct fingerprint *a, const struct fingerprint *b, fingerprint_diff_fn fn,
+			void *arg)
+{
+	const struct fingerprint_fact *ra = a && a->n ? a->facts : NULL, *rb = b && b->n ? b->facts : NULL;
+
+	return diff_rec("", ra, ra ? ra + a->n : NULL, rb, rb ? rb + b->n : NULL, fn, arg);
 }

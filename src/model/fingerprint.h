@@ -32,18 +32,42 @@ json_t *fingerprint_collect(const char *root, int cpu_os, const char *topo_summa
  * identified core ("core": core_to_json). */
 void fingerprint_set_clock(json_t *fp, const struct calibration *cal);
 
-/* meta["fingerprint"] or NULL (report/json.c). */
-json_t *fingerprint_of_meta(const json_t *meta);
+/* A report's fingerprint as the model reads it: the codec (report/json.c,
+ * fingerprint_from_json) flattens the JSON object once into its facts in
+ * the document's order, each object before its members, the whole first
+ * (key ""). No facts: the report has no fingerprint. */
+enum fingerprint_kind { FP_OBJECT, FP_ARRAY, FP_STRING, FP_INTEGER, FP_REAL, FP_TRUE, FP_FALSE, FP_NULL };
+struct fingerprint_fact {
+	char *key;		/* "cpu.model_name": the dotted path, at most 255 bytes */
+	char *text;		/* a string's value, an integer's digits, an array's JSON */
+	double num;		/* a number's value */
+	unsigned depth;		/* 0 the whole, 1 its members, ... */
+	enum fingerprint_kind kind;
+};
+struct fingerprint {
+	struct fingerprint_fact *facts;
+	size_t n;
+};
+
+/* fp out of j (NULL or not an object: none), replacing what it held.
+ * 0 or -ENOMEM (fp then empty). */
+int fingerprint_from_json(struct fingerprint *fp, const json_t *j);
+void fingerprint_free(struct fingerprint *fp);
+/* The fact at a dotted key ("" the whole), NULL when absent; a string
+ * fact's text, else dflt. */
+const struct fingerprint_fact *fingerprint_find(const struct fingerprint *fp, const char *key);
+const char *fingerprint_str(const struct fingerprint *fp, const char *key, const char *dflt);
 
 /* One line for table headers: "AMD EPYC (fam 26 model 2 step 1), KVM guest,
  * Linux 6.1.0, gcc 12.2.0 -O2". */
-void fingerprint_oneline(const json_t *fp, char *buf, size_t len);
+void fingerprint_oneline(const struct fingerprint *fp, char *buf, size_t len);
 
-/* Call fn for every fact that differs between two fingerprints, flattened
- * to "a.b.c" keys; frequencies differ when they are more than 5% apart.
- * Host, tool build and command are not compared. Returns the number of
- * differences. */
+/* Call fn for every fact that differs between two fingerprints, by their
+ * dotted keys; core and timer frequencies differ when they are more than
+ * 18% apart. Host, tool build and kernel build string are not compared.
+ * Returns the number of differences. */
 typedef void (*fingerprint_diff_fn)(const char *key, const char *a, const char *b, void *arg);
-size_t fingerprint_diff(const json_t *a, const json_t *b, fingerprint_diff_fn fn, void *arg);
+size_t fingerprint_diff(const struct fingerprint *a, const struct fingerprint *b, fingerprint_diff_fn fn,
+			void *arg);
 
 #endif

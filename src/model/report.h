@@ -50,6 +50,10 @@ json_t *report_to_json(const struct report *rep);
 json_t *report_real(double v);
 /* Read a JSON report back (for compare and report). 0 or -errno. */
 int report_read(const char *path, struct report *rep);
+/* rep->fp from meta.fingerprint, once it is set: with clock, after its
+ * core and timer frequencies are recorded there (fingerprint_set_clock).
+ * 0 or -ENOMEM. */
+int report_fingerprint(struct report *rep, const struct calibration *clock);
 
 /* Write through a temporary file, fsync, rename: a reader never sees a
  * half-written report. An existing file is kept unless overwrite: -EEXIST. */

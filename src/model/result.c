@@ -23,6 +23,7 @@ void report_free(struct report *rep)
 	free(rep->r);
 	json_decref(rep->topo);
 	json_decref(rep->meta);
+	fingerprint_free(&rep->fp);
 	json_decref(rep->tool);
 	json_decref(rep->sections);
 	free(rep->hier);
@@ -556,4 +557,19 @@ void report_split(const struct report *rep, struct card_split *s)
 	s->aligned_ns = den ? sl->ratio_denominator.ns : sl->aligned_ns;
 	s->ratio = sl->ratio;
 	s->vs_atomic_inc = den && strstr(sl->ratio_denominator.what, "atomic_inc");
+}
+
+void report_machine(const struct report *rep, struct card_machine *m)
+{
+	const struct fingerprint *fp = &rep->fp;
+	const struct fingerprint_fact *flag = fingerprint_find(fp, "hypervisor.cpuid_flag");
+
+	*m = (struct card_machine){
+		.cpu = fingerprint_str(fp, "cpu.model_name", "?"), .family = fingerprint_str(fp, "cpu.family", "?"),
+		.model = fingerprint_str(fp, "cpu.model", "?"), .microcode = fingerprint_str(fp, "cpu.microcode", "?"),
+		.sysname = fingerprint_str(fp, "kernel.sysname", "?"),
+		.release = fingerprint_str(fp, "kernel.release", "?"),
+		.vm = !fingerprint_find(fp, "hypervisor") ? -1 : flag && flag->kind == FP_TRUE,
+		.host = fingerprint_str(fp, "host", NULL), .tool_version = fingerprint_str(fp, "tool_version", NULL),
+	};
 }

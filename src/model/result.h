@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "calibration.h"
+#include "fingerprint.h"
 #include "stats.h"
 #include "vocab.h"
 
@@ -206,6 +207,7 @@ struct report {
 	struct calibration cal;
 	json_t *topo;		/* topology description (owned) */
 	json_t *meta;		/* fingerprint, command line, experiment (owned) */
+	struct fingerprint fp;	/* meta.fingerprint's facts (report_fingerprint; owned) */
 	json_t *sections;	/* other top-level JSON objects ("c2c", ...), kept as read (owned) */
 	struct hierarchy_section *hier;	/* the measured staircase (sections.h; owned), NULL: none */
 	struct splitlock_section *split;	/* the split lock (sections.h; owned), NULL: none */

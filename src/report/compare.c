@@ -47,7 +47,7 @@ static void side_name(const char *arg, char *buf, size_t len)
 }
 
 static void side_line(FILE *f, const char *tag, const char *arg, const struct report *rep,
-		      const json_t *fp)
+		      const struct fingerprint *fp)
 {
 	char name[256], line[512];
 	int epochs = compare_max_epoch(rep), procs = compare_max_process(rep);
@@ -112,7 +112,7 @@ static void kinds_table(const struct comparison *c, FILE *f)
 static void header(const struct comparison *c, const struct report *a, const struct report *b,
 		   const char *na, const char *nb, FILE *f)
 {
-	const json_t *fa = fingerprint_of_meta(a->meta), *fb = fingerprint_of_meta(b->meta);
+	const struct fingerprint *fa = a->fp.n ? &a->fp : NULL, *fb = b->fp.n ? &b->fp : NULL;
 	struct diff_print d = { .f = f };
 
 	if (!fa || !fb)

@@ -1114,7 +1114,7 @@ static const char css[] =
 
 /* The title and what the page is of: the machine in a line, when and how
  * long, the calibration, and what to read with care. */
-static void page_head(const struct report *rep, const json_t *fp, FILE *f)
+static void page_head(const struct report *rep, FILE *f)
 {
 	struct card_machine m;
 	const struct calibration *c = &rep->cal;
@@ -1127,7 +1127,7 @@ static void page_head(const struct report *rep, const json_t *fp, FILE *f)
 		report_htmlf(f, ": %s", m.host);
 	report_htmlf(f, " %s</title>\n", rep->started);
 	fprintf(f, "<style>%s</style></head><body>\n<h1>atomcost report</h1>\n<p>", css);
-	fingerprint_oneline(fp, line, sizeof(line));
+	fingerprint_oneline(&rep->fp, line, sizeof(line));
 	report_htmlf(f, "%s<br>measured %s in %.1f s; %zu results", line, rep->started, rep->wall_s, rep->n);
 	if (passes > 1)
 		fprintf(f, " in %d interleaved passes (figures are medians of the pass medians)", passes);
@@ -1204,14 +1204,13 @@ static void results_table(const struct report *rep, FILE *f)
 int report_write_html(const struct report *rep, FILE *f)
 {
 	static const char *const meta_rows[] = { "command_line", "experiment" };
-	const json_t *fp = fingerprint_of_meta(rep->meta);
 	struct card card;
 	struct rows rs;
 	int err = rows_build(rep, &rs);
 
 	if (err)
 		return err;
-	page_head(rep, fp, f);
+	page_head(rep, f);
 	if (rep->cal.emulated)
 		report_htmlf(f, "<p><b>EMULATED</b> (%s): every figure is the emulator's, not a measurement; "
 			     "no card.</p>\n", rep->cal.emulation);
@@ -1236,8 +1235,8 @@ int report_write_html(const struct report *rep, FILE *f)
 	if (compare_max_epoch(rep) <= 1)
 		contention_table(rep, f);
 	fputs("<h2>Machine fingerprint</h2>\n<table class=\"fp\">\n", f);
-	if (fp)
-		fp_rows(f, "", fp);
+	if (rep->fp.n)
+		fp_rows(f, "", report_meta(rep, "fingerprint"));
 	else
 		fputs("<tr><td>this report carries no fingerprint</td></tr>\n", f);
 	for (size_t i = 0; i < ARRAY_SIZE(meta_rows); i++)

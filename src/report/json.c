@@ -1238,6 +1238,7 @@ static void read_meta(json_t *meta, struct report *rep)
 	json_t *v;
 
 	rep->meta = json_copy(meta);
+	fingerprint_from_json(&rep->fp, json_object_get(meta, "fingerprint"));
 	if ((v = json_object_get(meta, "characterization")) && (rep->charz = calloc(1, sizeof(*rep->charz)))) {
 		obj_read(&charz_t, v, rep->charz);
 		json_object_del(rep->meta, "characterization");
@@ -1837,139 +1838,59 @@ int calibration_out_of(const struct calibration *c, struct calibration_out *o)
 	return err;
 }
 
-/* ---- the fingerprint (fingerprint.h): what a report was measured on */
+/* ---- the fingerprint (fingerprint.h): typed once, for the model */
 
-json_t *fingerprint_of_meta(const json_t *meta)
+static int flatten(struct fingerprint *fp, size_t *cap, const char *key, const json_t *v, unsigned depth)
 {
-	json_t *fp = json_object_get(meta, "fingerprint");
-
-	return json_is_object(fp) ? fp : NULL;
-}
-
-/* A fact a line can show: not absent, unreadable, missing or empty. */
-static bool fact(const char *s)
-{
-	return s[0] && strcmp(s, FINGERPRINT_ABSENT) && strcmp(s, FINGERPRINT_UNREADABLE) &&
-	       strcmp(s, "?");
-}
-
-void fingerprint_oneline(const json_t *fp, char *buf, size_t len)
-{
-	json_t *cpu = json_object_get(fp, "cpu"), *k = json_object_get(fp, "kernel");
-	json_t *hvo = json_object_get(fp, "hypervisor"), *cc = json_object_get(fp, "compiler");
-	const char *hv = jstr(hvo, "dmi_sys_vendor", "?");
-
-	if (!fp) {
-		snprintf(buf, len, "no fingerprint");
-		return;
-	}
-	if (!fact(hv))
-		hv = jstr(hvo, "type", "?");
-	if (!fact(hv))
-		hv = "virtual machine";
-	if (!json_is_true(json_object_get(hvo, "cpuid_flag")))
-		hv = "no hypervisor flag";
-	snprintf(buf, len, "%s (family %s model %s stepping %s), %s, %s %s, %s %s",
-		 jstr(cpu, "model_name", "?"), jstr(cpu, "family", "?"), jstr(cpu, "model", "?"),
-		 jstr(cpu, "stepping", "?"), hv, jstr(k, "sysname", "?"), jstr(k, "release", "?"),
-		 jstr(cc, "cc", "?"), jstr(cc, "flags", "?"));
-}
-
-/* Facts that say nothing about the machine or the build's code. */
-static bool skipped(const char *key)
-{
-	static const char *const skip[] = { "host", "tool_version", "kernel.version" };
-
-	for (size_t i = 0; i < ARRAY_SIZE(skip); i++)
-		if (!strcmp(key, skip[i]))
-			return true;
-	return false;
-}
-
-static void scalar_text(const json_t *v, char *buf, size_t len)
-{
-	if (!v)
-		snprintf(buf, len, "(missing)");
-	else if (json_is_string(v))
-		snprintf(buf, len, "%s", json_string_value(v));
-	else if (json_is_integer(v))
-		snprintf(buf, len, "%lld", (long long)json_integer_value(v));
-	else if (json_is_real(v))
-		snprintf(buf, len, "%.4g", json_real_value(v));
-	else if (json_is_boolean(v))
-		snprintf(buf, len, "%s", json_is_true(v) ? "true" : "false");
-	else if (json_is_null(v))
-		snprintf(buf, len, "null");
-	else
-		snprintf(buf, len, "(%s)", json_is_object(v) ? "object" : "array");
-}
-
-static bool freq_key(const char *key)
-{
-	const char *dot = strrchr(key, '.');
-
-	dot = dot ? dot + 1 : key;
-	return !strcmp(dot, "core_hz") || !strcmp(dot, "tsc_hz");
-}
-
-static size_t diff_rec(const char *prefix, const json_t *a, const json_t *b,
-		       fingerprint_diff_fn fn, void *arg)
-{
-	const char *k;
-	json_t *v;
-	size_t n = 0;
-	char key[256], sa[256], sb[256];
-
-	if (json_is_object(a) && json_is_object(b)) {
-		json_object_foreach((json_t *)a, k, v) {
-			snprintf(key, sizeof(key), "%s%s%s", prefix, prefix[0] ? "." : "", k);
-			n += diff_rec(key, v, json_object_get(b, k), fn, arg);
-		}
-		json_object_foreach((json_t *)b, k, v) {
-			if (json_object_get(a, k))
-				continue;
-			snprintf(key, sizeof(key), "%s%s%s", prefix, prefix[0] ? "." : "", k);
-			n += diff_rec(key, NULL, v, fn, arg);
-		}
-		return n;
-	}
-	if (skipped(prefix))
-		return 0;
-	if (freq_key(prefix) && json_is_number(a) && json_is_number(b)) {
-		double x = json_number_value(a), y = json_number_value(b);
-
-		/* the core clock is itself measured, and boost moves it: on the
-		 * Zen 5 guest 3.88-4.53 GHz between runs of one machine (15%),
-		 * so only a larger move says another machine or setting */
-		if (fabs(x - y) <= 0.18 * fmax(fabs(x), fabs(y)))
-			return 0;
-	} else if (a && b && json_equal((json_t *)a, (json_t *)b)) {
-		return 0;
-	}
-	scalar_text(a, sa, sizeof(sa));
-	scalar_text(b, sb, sizeof(sb));
-	if (fn)
-		fn(prefix, sa, sb, arg);
-	return 1;
-}
-
-size_t fingerprint_diff(const json_t *a, const json_t *b, fingerprint_diff_fn fn, void *arg)
-{
-	return diff_rec("", a, b, fn, arg);
-}
-
-/* ---- the card's sections (card.h): 0 and "?" where a report says nothing */
-
-void report_machine(const struct report *rep, struct card_machine *m)
-{
-	json_t *fp = fingerprint_of_meta(rep->meta), *cpu = json_object_get(fp, "cpu");
-	json_t *k = json_object_get(fp, "kernel"), *hv = json_object_get(fp, "hypervisor");
-
-	*m = (struct card_machine){
-		.cpu = jstr(cpu, "model_name", "?"), .family = jstr(cpu, "family", "?"),
-		.model = jstr(cpu, "model", "?"), .microcode = jstr(cpu, "microcode", "?"),
-		.sysname = jstr(k, "sysname", "?"), .release = jstr(k, "release", "?"),
-		.vm = !hv ? -1 : json_is_true(json_object_get(hv, "cpuid_flag")),
-		.host = jstr(fp, "host", NULL), .tool_version = jstr(fp, "tool_version", NULL),
+	static const enum fingerprint_kind kind[] = {
+		[JSON_OBJECT] = FP_OBJECT, [JSON_ARRAY] = FP_ARRAY, [JSON_STRING] = FP_STRING,
+		[JSON_INTEGER] = FP_INTEGER, [JSON_REAL] = FP_REAL, [JSON_TRUE] = FP_TRUE,
+		[JSON_FALSE] = FP_FALSE, [JSON_NULL] = FP_NULL,
 	};
+	struct fingerprint_fact *f;
+	const char *k;
+	json_t *m;
+	char digits[24];
+
+	if (grow(&fp->facts, fp->n, cap, sizeof(*fp->facts)))
+		return -ENOMEM;
+	f = &fp->facts[fp->n++];
+	*f = (struct fingerprint_fact){ .key = strdup(key), .num = json_number_value(v),
+					.depth = depth, .kind = kind[json_typeof(v)] };
+	snprintf(digits, sizeof(digits), "%lld", (long long)json_integer_value(v));
+	if (json_is_string(v) || json_is_integer(v))
+		f->text = strdup(json_is_string(v) ? json_string_value(v) : digits);
+	else if (json_is_array(v))	/* compared whole, as jansson compares */
+		f->text = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+	if (!f->key || (!f->text && (json_is_string(v) || json_is_integer(v) || json_is_array(v))))
+		return -ENOMEM;
+	json_object_foreach((json_t *)v, k, m) {
+		char sub[256];
+
+		snprintf(sub, sizeof(sub), "%s%s%s", key, key[0] ? "." : "", k);
+		if (flatten(fp, cap, sub, m, depth + 1))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int fingerprint_from_json(struct fingerprint *fp, const json_t *j)
+{
+	size_t cap = 0;
+
+	fingerprint_free(fp);
+	if (json_is_object(j) && flatten(fp, &cap, "", j, 0)) {
+		fingerprint_free(fp);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int report_fingerprint(struct report *rep, const struct calibration *clock)
+{
+	json_t *fp = json_object_get(rep->meta, "fingerprint");
+
+	if (clock && json_is_object(fp))
+		fingerprint_set_clock(fp, clock);
+	return fingerprint_from_json(&rep->fp, fp);
 }

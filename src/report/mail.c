@@ -78,7 +78,7 @@ static void mail_header(const struct report *rep, FILE *f)
 	report_machine(rep, &m);
 	report_mail_wrapf(f, "", "atomcost %s, %s: atomic vs non-atomic cost per op",
 			  m.tool_version ? m.tool_version : ATOMCOST_VERSION, rep->started);
-	fingerprint_oneline(fingerprint_of_meta(rep->meta), line, sizeof(line));
+	fingerprint_oneline(&rep->fp, line, sizeof(line));
 	report_mail_wrap(f, "", line);
 	report_mail_wrapf(f, "", "core %.3f GHz, TSC %.4f GHz: cycles(tsc) are TSC ticks, %.4f per core cycle (%s)",
 			  c->core_hz / 1e9, c->timer_hz / 1e9, c->ticks_per_cycle,

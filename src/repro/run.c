@@ -61,7 +61,7 @@ int repro_run_all(const struct experiment *e, struct topo *t, const struct run_o
 	}
 	if (!rep->meta)
 		rep->meta = json_object();
-	fingerprint_oneline(fingerprint_of_meta(rep->meta), machine, sizeof(machine));
+	fingerprint_oneline(&rep->fp, machine, sizeof(machine));
 	if (rep->cal.core_hz > 0) {
 		size_t l = strlen(machine);
 

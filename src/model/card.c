@@ -542,12 +542,6 @@ static void build_share(struct card *c)
 	}
 }
 
-int card_atomic_rank(const struct result *r)
-{
-	return !strcmp(r->atomicity, probe_atomicity_name(ATOMICITY_NONATOMIC)) ? 0 :
-	       !strcmp(r->atomicity, probe_atomicity_name(ATOMICITY_LOCAL)) ? 1 : 2;
-}
-
 const char *card_ratio_label(unsigned cat)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(cmp_rows); i++)

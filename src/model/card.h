@@ -100,25 +100,6 @@ struct card_need {
 #define CARD_TIE_REL 0.05
 #define CARD_TIE_ABS 0.5	/* cycles */
 
-/* The machine, from the fingerprint ("?" where it says nothing). */
-struct card_machine {
-	const char *cpu, *family, *model, *microcode, *sysname, *release;
-	int vm;			/* hypervisor flag: 1 set, 0 not set, -1 unknown */
-	const char *host, *tool_version;	/* NULL: not said */
-};
-
-/* The split lock (splitlock section). */
-enum card_split_state { CARD_SPLIT_NONE, CARD_SPLIT_SKIPPED, CARD_SPLIT_UNSUPPORTED, CARD_SPLIT_SIGBUS,
-			CARD_SPLIT_MEASURED };
-struct card_split {
-	enum card_split_state state;
-	const char *skipped;	/* why it was skipped */
-	bool has_kernel;	/* the section says what the kernel does */
-	const char *kernel_why;	/* NULL: mode unknown */
-	double split_ns, aligned_ns, ratio;
-	bool vs_atomic_inc;	/* the aligned figure is the atomic_inc row's */
-};
-
 /* One sharing case of a contention probe on a placement: median over the
  * epochs, core cycles per op; no_overlap: its threads did not run together
  * in some epoch. */
@@ -258,9 +239,6 @@ const char *card_split_text(const struct card_split *s, char *buf, size_t len);
  * NULL under the threshold. vm: card_machine.vm. */
 #define SPLITLOCK_TRAPPED_NS 10000.0
 const char *card_split_trap_text(double split_ns, int vm);
-/* 2: atomic against every CPU (or a baseline), 1: only against this CPU,
- * 0: not atomic (the order the charts draw twins in). */
-int card_atomic_rank(const struct result *r);
 /* The label of a pattern of the ratio chart ("hit, latency", "l2"). */
 const char *card_ratio_label(unsigned cat);
 
@@ -282,10 +260,6 @@ const char *card_cont_text(const struct card_cont_cell *x, char *buf, size_t len
 /* What the menu's contention columns hold, one sentence ("" without
  * columns): the text's and the HTML's legend. */
 const char *card_cont_legend(const struct card *c, char *buf, size_t len);
-
-/* The report's fingerprint and split-lock section, for card_build (result.c). */
-void report_machine(const struct report *rep, struct card_machine *m);
-void report_split(const struct report *rep, struct card_split *s);
 
 /* Compute the card from the report, once: every writer formats this. The
  * card's strings point into rep. 0, -EINVAL for an empty report, -EDOM for

@@ -22,27 +22,6 @@ void compare_default_opts(struct compare_opts *o)
 	o->q = COMPARE_Q;
 }
 
-size_t compare_group(const struct report *rep, size_t i, const struct result **out, size_t max)
-{
-	size_t n = 0;
-
-	for (size_t j = 0; j < rep->n; j++)
-		if (result_same_row(&rep->r[i], &rep->r[j])) {
-			if (n < max)
-				out[n] = &rep->r[j];
-			n++;
-		}
-	return n < max ? n : max;
-}
-
-bool compare_group_first(const struct report *rep, size_t i)
-{
-	for (size_t j = 0; j < i; j++)
-		if (result_same_row(&rep->r[i], &rep->r[j]))
-			return false;
-	return true;
-}
-
 /* The largest of(r) over rep's results, m when none is larger. */
 static int largest(const struct report *rep, int (*of)(const struct result *), int m)
 {

@@ -247,11 +247,6 @@ double compare_detect(double se, double df, double delta, double alpha);
  * rate q, *k their number, *family the finite ones. 0 or -ENOMEM. */
 int compare_bh(const double *p, size_t m, double q, bool *reject, size_t *k, size_t *family);
 
-/* Epochs of one row: every result of rep with the name, mode and pattern
- * of rep->r[i], in report order. Returns how many (<= max stored). */
-size_t compare_group(const struct report *rep, size_t i, const struct result **out, size_t max);
-/* True when rep->r[i] is the first result of its group. */
-bool compare_group_first(const struct report *rep, size_t i);
 /* Largest epoch number in rep (0: no epochs). */
 int compare_max_epoch(const struct report *rep);
 

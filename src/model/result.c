@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* result.c - the report data model: adding results and pairing twins. */
 #include "result.h"
-#include "card.h"
 #include "common.h"
-#include "compare.h"
 #include "sections.h"
 
 #include <errno.h>
@@ -53,6 +51,33 @@ void result_move(struct result *d, struct result *s)
 	s->samples = NULL;
 	s->extra.disturbed_at = NULL;
 	s->extra.contention.per = NULL;
+}
+
+size_t compare_group(const struct report *rep, size_t i, const struct result **out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t j = 0; j < rep->n; j++)
+		if (result_same_row(&rep->r[i], &rep->r[j])) {
+			if (n < max)
+				out[n] = &rep->r[j];
+			n++;
+		}
+	return n < max ? n : max;
+}
+
+bool compare_group_first(const struct report *rep, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (result_same_row(&rep->r[i], &rep->r[j]))
+			return false;
+	return true;
+}
+
+int card_atomic_rank(const struct result *r)
+{
+	return !strcmp(r->atomicity, probe_atomicity_name(ATOMICITY_NONATOMIC)) ? 0 :
+	       !strcmp(r->atomicity, probe_atomicity_name(ATOMICITY_LOCAL)) ? 1 : 2;
 }
 
 const struct contention_part *result_contention(const struct result *r)

@@ -323,6 +323,14 @@ int result_mixture(const struct report *rep, const struct result *r, const doubl
  * its first; a one-way twin (this_cpu_cmpxchg -> cmpxchg) is drawn with
  * its own pair too. r and t: the first results of their rows. */
 bool report_pair_lead(const struct result *r, const struct result *t);
+/* Epochs of one row: every result of rep with the name, mode and pattern
+ * of rep->r[i], in report order. Returns how many (<= max stored). */
+size_t compare_group(const struct report *rep, size_t i, const struct result **out, size_t max);
+/* True when rep->r[i] is the first result of its group. */
+bool compare_group_first(const struct report *rep, size_t i);
+/* 2: atomic against every CPU (or a baseline), 1: only against this CPU,
+ * 0: not atomic (the order the charts draw twins in). */
+int card_atomic_rank(const struct result *r);
 
 static inline double result_cycles(const struct report *rep, double ticks)
 {

@@ -222,6 +222,29 @@ struct epoch_meta {
 };
 size_t report_epochs(const struct report *rep, struct epoch_meta *e, size_t max);
 
+/* The machine, from the fingerprint ("?" where it says nothing). */
+struct card_machine {
+	const char *cpu, *family, *model, *microcode, *sysname, *release;
+	int vm;			/* hypervisor flag: 1 set, 0 not set, -1 unknown */
+	const char *host, *tool_version;	/* NULL: not said */
+};
+
+/* The split lock (splitlock section). */
+enum card_split_state { CARD_SPLIT_NONE, CARD_SPLIT_SKIPPED, CARD_SPLIT_UNSUPPORTED, CARD_SPLIT_SIGBUS,
+			CARD_SPLIT_MEASURED };
+struct card_split {
+	enum card_split_state state;
+	const char *skipped;	/* why it was skipped */
+	bool has_kernel;	/* the section says what the kernel does */
+	const char *kernel_why;	/* NULL: mode unknown */
+	double split_ns, aligned_ns, ratio;
+	bool vs_atomic_inc;	/* the aligned figure is the atomic_inc row's */
+};
+
+/* The card's machine and split lock out of the report (result.c). */
+void report_machine(const struct report *rep, struct card_machine *m);
+void report_split(const struct report *rep, struct card_split *s);
+
 /* The one pass-through: a block of the report's meta as it was read, for
  * the writers that show or copy it whole. NULL when absent. */
 json_t *report_meta(const struct report *rep, const char *key);

@@ -617,6 +617,22 @@ int compare_n_build(const struct compare_n_doc *docs, size_t n, const struct com
 	return e.err;
 }
 
+void report_free_summary(struct compare_n_doc *d)
+{
+	for (size_t i = 0; i < d->nres; i++)
+		free(d->res[i].ep);
+	free(d->pair);
+	free(d->share);
+	free(d->menu);
+	free(d->label);
+	free(d->res);
+	free(d->hier);
+	c2c_out_free(d->c2c);
+	free(d->c2c);
+	free(d->split);
+	memset(d, 0, sizeof(*d));
+}
+
 void compare_n_free(struct compare_n *c)
 {
 	for (size_t i = 0; i < c->nrows; i++)

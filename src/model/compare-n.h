@@ -133,7 +133,7 @@ struct compare_n_doc {
  * its summary (report_write_summary), so both give the same column. 0 or
  * -errno, said with the path (-EINVAL: not JSON, or neither schema). */
 int report_read_summary(const char *path, struct compare_n_doc *d);
-void report_free_summary(struct compare_n_doc *d);
+void report_free_summary(struct compare_n_doc *d);	/* compare-n.c */
 /* Whether path holds a summary (schema atomcost-summary/1), silently: the
  * reader that opens the file says what is wrong with it. */
 bool report_is_summary(const char *path);

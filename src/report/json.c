@@ -1783,22 +1783,6 @@ int report_read_summary(const char *path, struct compare_n_doc *d)
 	return ret;
 }
 
-void report_free_summary(struct compare_n_doc *d)
-{
-	for (size_t i = 0; i < d->nres; i++)
-		free(d->res[i].ep);
-	free(d->pair);
-	free(d->share);
-	free(d->menu);
-	free(d->label);
-	free(d->res);
-	free(d->hier);
-	c2c_out_free(d->c2c);
-	free(d->c2c);
-	free(d->split);
-	memset(d, 0, sizeof(*d));
-}
-
 bool report_is_summary(const char *path)
 {
 	char *buf, key[16], schema[sizeof(SUMMARY_SCHEMA) + 1] = "";

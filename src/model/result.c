@@ -85,6 +85,22 @@ const struct contention_part *result_contention(const struct result *r)
 	return r->extra.has & 1u << RX_CONTENTION ? &r->extra.contention : NULL;
 }
 
+double contention_max_min(const struct contention_part *c)
+{
+	long long lo = -1, hi = 0;
+
+	for (size_t k = 0; k < c->nper; k++) {
+		lo = lo < 0 || c->per[k].ops < lo ? c->per[k].ops : lo;
+		hi = c->per[k].ops > hi ? c->per[k].ops : hi;
+	}
+	return lo > 0 ? (double)hi / (double)lo : hi ? INFINITY : 1;
+}
+
+bool contention_unfair(const struct contention_part *c)
+{
+	return contention_max_min(c) > CONTENTION_UNFAIR_MAX_MIN;
+}
+
 struct result *report_add(struct report *rep)
 {
 	if (rep->n == rep->cap) {

@@ -128,6 +128,9 @@ void contention_write_text(const struct report *rep, FILE *f);
  * is mostly one thread's, said beside it (UNFAIR). */
 #define CONTENTION_UNFAIR_MAX_MIN 2.0
 bool contention_unfair(const struct contention_part *c);
+/* The most ops of one thread over the fewest (1: all equal; INFINITY: a
+ * thread did none). */
+double contention_max_min(const struct contention_part *c);
 /* The hand-over share and queue depth as the tables print them ("0.512",
  * "0.37"); "-" where the row does not hold them, never 0. */
 void contention_handover_text(const struct contention_part *c, char *ho, char *qd, size_t len);

@@ -30,19 +30,6 @@ static void cpu_ns_text(const struct contention_part *c, char *buf, size_t len)
 	snprintf(buf, len, isnan(v) ? "-" : "%.1f", v);
 }
 
-/* The most ops of one thread over the fewest (1: all equal; INFINITY: a
- * thread did none). */
-static double max_min(const struct contention_part *c)
-{
-	long long lo = -1, hi = 0;
-
-	for (size_t k = 0; k < c->nper; k++) {
-		lo = lo < 0 || c->per[k].ops < lo ? c->per[k].ops : lo;
-		hi = c->per[k].ops > hi ? c->per[k].ops : hi;
-	}
-	return lo > 0 ? (double)hi / (double)lo : hi ? INFINITY : 1;
-}
-
 /* The row's sharing case without the sweep point ("true-share@2t" ->
  * "true-share"), for grouping the points of one probe. */
 static size_t case_len(const char *pattern)
@@ -86,11 +73,6 @@ void contention_handover_text(const struct contention_part *c, char *ho, char *q
 		snprintf(qd, len, "%.2f", c->queue_depth);
 }
 
-bool contention_unfair(const struct contention_part *c)
-{
-	return max_min(c) > CONTENTION_UNFAIR_MAX_MIN;
-}
-
 /* For each probe, sharing case and work point measured at two thread
  * counts or more: cost per op and throughput against threads, and a bar
  * of the aggregate cost. */
@@ -123,7 +105,7 @@ static void sweep_write_text(const struct report *rep, FILE *f)
 			fprintf(f, "%7d %8.2f %9.2f %9.2f %9s %8.2f %7.3f %6s %6s  %-*.*s%s%s\n", p->threads,
 				result_cycles(rep, r->s.median), p->aggregate_ns_per_op,
 				p->aggregate_ns_per_op > 0 ? 1e3 / p->aggregate_ns_per_op : 0,
-				cpu, max_min(p), p->fairness_cv, ho, qd, SWEEP_BAR, bar,
+				cpu, contention_max_min(p), p->fairness_cv, ho, qd, SWEEP_BAR, bar,
 				"########################################",
 				p->overlapped == 1 || p->threads < 2 ? "" : " NOT-OVERLAPPED",
 				contention_unfair(p) ? " UNFAIR" : "");
@@ -185,7 +167,7 @@ void contention_cells(const struct report *rep, const struct result *r, struct c
 	x->agg_ns = result_ns(rep, c->aggregate_ticks_per_op);
 	x->agg_cyc = result_cycles(rep, c->aggregate_ticks_per_op);
 	cpu_ns_text(c, x->cpu_ns, sizeof(x->cpu_ns));
-	x->max_min = max_min(c);
+	x->max_min = contention_max_min(c);
 	contention_handover_text(c, x->ho, x->qd, sizeof(x->ho));
 	x->not_overlapped = c->overlapped != 1;
 	x->unfair = contention_unfair(c);

@@ -275,6 +275,26 @@ static void test_lines(void)
 	      "a need without context rows says what it is ranked by");
 	CHECK(has(t, "split     not measured"), "no split-lock section: said so");
 	free(t);
+	/* a sibling or the host slowed the core in epochs 2 and 3: every
+	 * result's drift chain read 1% slow there and its op 20% slower, while
+	 * the thread had its CPU throughout: the card says DISTURBED and why */
+	for (size_t i = 0; i < rep.n; i++) {
+		struct result *r = &rep.r[i];
+		bool hit = result_epoch(r) == 2 || result_epoch(r) == 3;
+
+		r->clock_source = RESULT_CLOCK_CHAIN;
+		r->clock_scale = hit ? 0.99 : 0.9996;
+		if (hit)
+			result_rescale(r, 1.2);
+	}
+	rep.epochs[1].cpu_share = 0.99;
+	report_pair_twins(&rep);
+	t = card_text(&rep);
+	CHECK(has(t, "DISTURBED: the thread had its CPU 99% of the time or more, but the drift chain moved in ") &&
+		      has(t, "(a sibling or the host slowed the core)") &&
+		      has(t, "those results left out of the verdicts where a row kept 2 epochs"),
+	      "a core slowed under the thread: the drift chain says so");
+	free(t);
 	report_free(&rep);
 }
 

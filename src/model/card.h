@@ -204,6 +204,7 @@ struct card {
 };
 #define CARD_DISTURBED 0.05	/* an epoch with more disturbed samples was disturbed */
 #define CARD_CPU_SHARE 0.90	/* an epoch whose thread had its CPU less was disturbed */
+#define CARD_DRIFTED 0.10	/* a run whose drift chain moved in more of its results was */
 
 /* "on CPU 1 (moved from CPU 0: ...); waited 3.1 s for quiet, ran 2
  * stretches again (patience 60 s)", and when the patience ran out, how

@@ -207,44 +207,100 @@ bool result_rerun(const struct report *rep, const struct result *r)
 	return false;
 }
 
-/* The drift chain's usual speed in process proc: the median clock_scale
- * of its results rescaled by the chain (every segment's results are on the
- * report's clock, so one reference holds for all); NAN unless the chain
- * held it (RESULT_DRIFT_STEADY of them within RESULT_DRIFT_FLOOR) over at
- * least RESULT_DRIFT_MIN_ROWS results. */
-static double drift_centre(const struct report *rep, int proc, double *v)
+static int cmp_double(const void *a, const void *b)
 {
-	size_t k = 0, near = 0;
-	double c;
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int process_of(const struct result *r)
+{
+	return r->extra.process ? r->extra.process : 1;
+}
+
+static bool chained(const struct result *r, int proc)
+{
+	return r->clock_source == RESULT_CLOCK_CHAIN && r->clock_scale > 0 && process_of(r) == proc;
+}
+
+/* The drift chain's usual speed in process proc: the clock_scale most of
+ * its results share (the fullest bin of RESULT_DRIFT_FLOOR in log scale,
+ * the higher of two as full; its median), over RESULT_DRIFT_MIN_ROWS
+ * results or more; NAN otherwise. A disturbance slows the chain, so the
+ * usual speed is the undisturbed one even where most results were not. */
+static double drift_mode(const struct report *rep, int proc, double *v)
+{
+	size_t k = 0, best = 0, at = 0;
+
+	for (size_t i = 0; i < rep->n; i++)
+		if (chained(&rep->r[i], proc))
+			v[k++] = log(rep->r[i].clock_scale);
+	if (k < RESULT_DRIFT_MIN_ROWS)
+		return NAN;
+	qsort(v, k, sizeof(*v), cmp_double);
+	for (size_t i = 0, j; i < k; i = j) {
+		long bin = lround(v[i] / RESULT_DRIFT_FLOOR);
+
+		for (j = i; j < k && lround(v[j] / RESULT_DRIFT_FLOOR) == bin; j++)
+			;
+		if (j - i >= best)
+			best = j - i, at = i;
+	}
+	return exp(stats_median(v + at, best));
+}
+
+/* Whether the chain's moves tell disturbance in process proc: the epochs
+ * of rows with three or more whose chain moved from centre sit
+ * RESULT_DRIFT_TELLS times further from their row's median epoch than
+ * those whose chain held, and RESULT_DRIFT_MIN_DEV or more. Where the
+ * chain follows the clock (the Intel guest: steps of 2.7-11%, rescaled
+ * away) the moved ones sit no further. Every row of the process speaks,
+ * so one row's own figures hardly move it. */
+static bool drift_tells(const struct report *rep, int proc, double centre, double *held, double *moved)
+{
+	size_t nh = 0, nm = 0;
 
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct result *r = &rep->r[i];
+		double e[JUDGE_MAX_EPOCHS];
+		size_t n = 0;
 
-		if (r->clock_source == RESULT_CLOCK_CHAIN && r->clock_scale > 0 &&
-		    (r->extra.process ? r->extra.process : 1) == proc)
-			v[k++] = r->clock_scale;
+		if (!chained(r, proc) || !(r->s.median > 0) || !result_epoch(r))
+			continue;
+		for (size_t j = 0; j < rep->n && n < JUDGE_MAX_EPOCHS; j++)
+			if (chained(&rep->r[j], proc) && rep->r[j].s.median > 0 && result_epoch(&rep->r[j]) &&
+			    result_same_row(r, &rep->r[j]))
+				e[n++] = log(rep->r[j].s.median);
+		if (n < 3)
+			continue;
+		if (fabs(r->clock_scale / centre - 1) > RESULT_DRIFT_FLOOR)
+			moved[nm++] = fabs(log(r->s.median) - stats_median(e, n));
+		else
+			held[nh++] = fabs(log(r->s.median) - stats_median(e, n));
 	}
-	if (k < RESULT_DRIFT_MIN_ROWS)
-		return NAN;
-	c = stats_median(v, k);
-	for (size_t i = 0; i < k; i++)
-		near += fabs(v[i] / c - 1) <= RESULT_DRIFT_FLOOR;
-	return (double)near >= RESULT_DRIFT_STEADY * (double)k ? c : NAN;
+	if (nm < RESULT_DRIFT_MIN_MOVED || !nh)
+		return false;
+	return stats_median(moved, nm) >= fmax(RESULT_DRIFT_TELLS * stats_median(held, nh), RESULT_DRIFT_MIN_DEV);
 }
 
 static void drift_fit(struct report *rep)
 {
-	double *v = malloc((rep->n + 1) * sizeof(*v));
+	double *v = malloc((rep->n + 1) * sizeof(*v)), *w = malloc((rep->n + 1) * sizeof(*w));
 	int procs = 1;
 
 	for (size_t i = 0; i < rep->n; i++)
 		procs = rep->r[i].extra.process > procs ? rep->r[i].extra.process : procs;
 	free(rep->drift);
 	rep->ndrift = 0;
-	rep->drift = v ? malloc((size_t)procs * sizeof(*rep->drift)) : NULL;
-	for (int p = 1; rep->drift && p <= procs; p++)
-		rep->drift[rep->ndrift++] = drift_centre(rep, p, v);
+	rep->drift = v && w ? malloc((size_t)procs * sizeof(*rep->drift)) : NULL;
+	for (int p = 1; rep->drift && p <= procs; p++) {
+		double c = drift_mode(rep, p, v);
+
+		rep->drift[rep->ndrift++] = !isnan(c) && drift_tells(rep, p, c, v, w) ? c : NAN;
+	}
 	free(v);
+	free(w);
 }
 
 bool result_drifted(const struct report *rep, const struct result *r)

@@ -371,6 +371,7 @@ static void write_atomicity(const struct card *c, FILE *f)
 static void write_noise(const struct card *c, FILE *f)
 {
 	bool disturbed = c->disturbed_epochs > 0;
+	bool drifted = c->chained && (double)c->drifted > CARD_DRIFTED * (double)c->chained;
 	char load[512];
 
 	fprintf(f, "noise     %u epoch%s, each with fresh buffers, pinning and calibration; ", c->epochs,
@@ -379,13 +380,19 @@ static void write_noise(const struct card *c, FILE *f)
 		fprintf(f, "DISTURBED: in %u the thread had its CPU under %.0f%% of the time (lowest %.0f%%) or "
 			   "over %.0f%% of the samples saw a context switch (worst %.0f%%)", c->disturbed_epochs,
 			CARD_CPU_SHARE * 100, c->cpu_share * 100, CARD_DISTURBED * 100, c->disturbed * 100);
+	else if (drifted)
+		fprintf(f, "DISTURBED: the thread had its CPU %.0f%% of the time or more, but the drift chain "
+			   "moved in %zu of %zu results (a sibling or the host slowed the core)", c->cpu_share * 100,
+			c->drifted, c->chained);
 	else
 		fprintf(f, "quiet (the thread had its CPU %.0f%% of the time or more)", c->cpu_share * 100);
 	if (c->ghz_hi > 0)
 		fprintf(f, "; core clock %.2f-%.2f GHz over them", c->ghz_lo, c->ghz_hi);
-	if (c->drifted)
-		fprintf(f, "; the drift chain moved in %zu of %zu results (the core was disturbed), "
-			   "left out of the verdicts where a row kept %d epochs", c->drifted, c->chained, RESULT_DRIFT_KEEP);
+	if (drifted)
+		fprintf(f, "; those results left out of the verdicts where a row kept %d epochs", RESULT_DRIFT_KEEP);
+	else if (c->drifted)
+		fprintf(f, "; %zu of %zu results whose drift chain moved (the core disturbed) left out of the "
+			   "verdicts where a row kept %d epochs", c->drifted, c->chained, RESULT_DRIFT_KEEP);
 	fputc('\n', f);
 	if (card_load_text(c, load, sizeof(load)))
 		fprintf(f, "load      %s\n", load);

@@ -888,6 +888,22 @@ static void test_drift(void)
 			report_free(&b);
 			report_free(&a);
 		}
+	/* B disturbed in 4 of its 5 epochs, A quiet: not like with like, so
+	 * untested and said so, never flagged (a busy host's A/A pair read x1.5) */
+	{
+		static const double most[6] = { 1, 1.3, 1.3, 1, 1.3, 1.3 };
+
+		drift_side(&a, 1, true, clean, 8000);
+		drift_side(&b, 1, true, most, 8100);
+		CHECK(compare_reports(&a, &b, &o, &c) == 0, "compare runs");
+		x = row(&c, "r", NULL, MODE_LATENCY);
+		CHECK(x && x->disturbed && x->verdict == CMP_CANNOT_TELL && c.disturbed >= 1 && flagged(&c) == 0 &&
+			      !strcmp(verdict_of(x), "cannot tell (one side disturbed: its drift chain moved in most epochs)"),
+		      "one side disturbed throughout: %s, %zu flagged", verdict_of(x), flagged(&c));
+		compare_free(&c);
+		report_free(&b);
+		report_free(&a);
+	}
 }
 
 int main(void)

@@ -1276,31 +1276,69 @@ static void only(struct compare_row *row, const struct report *rep, const struct
 }
 
 /* A row's results less those of epochs run again (result_rerun), as the
- * run's own judgments leave them, all of them if that leaves none; then
- * less the epochs whose drift chain moved (result_drifted), where their
- * process keeps RESULT_DRIFT_KEEP others, counted in *drifted. */
-static size_t settled(const struct report *rep, const struct result **g, size_t n, size_t *drifted)
+ * run's own judgments leave them; all of them if that leaves none. */
+static size_t settled(const struct report *rep, const struct result **g, size_t n)
 {
-	static bool moved[MAX_PASSES];
-	size_t k = 0, kept = 0;
+	size_t k = 0;
 
 	for (size_t i = 0; i < n; i++)
 		if (!result_rerun(rep, g[i]))
 			g[k++] = g[i];
-	n = k ? k : n;
-	for (size_t i = 0; i < n; i++)
-		moved[i] = result_drifted(rep, g[i]);
-	for (size_t i = 0; i < n; i++) {
-		size_t still = 0;
+	return k ? k : n;
+}
 
+/* A side of a row against its epochs whose drift chain moved: the test
+ * off in some process (DRIFT_OFF), every process keeping RESULT_DRIFT_KEEP
+ * results whose chain held (DRIFT_HELD), or some process with the test on
+ * keeping fewer (DRIFT_SHORT: the row was disturbed nearly throughout). */
+enum drift_side { DRIFT_OFF, DRIFT_HELD, DRIFT_SHORT };
+
+static enum drift_side drift_side(const struct report *rep, const struct result *const *g, size_t n)
+{
+	enum drift_side d = DRIFT_HELD;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t held = 0;
+
+		if (!report_drift_tells(rep, compare_process(g[i]))) {
+			d = d == DRIFT_SHORT ? d : DRIFT_OFF;
+			continue;
+		}
 		for (size_t j = 0; j < n; j++)
-			still += compare_process(g[j]) == compare_process(g[i]) && !moved[j];
-		if (moved[i] && still >= RESULT_DRIFT_KEEP)
-			(*drifted)++;
-		else
-			g[kept++] = g[i];
+			held += compare_process(g[j]) == compare_process(g[i]) && !result_drifted(rep, g[j]);
+		if (held < RESULT_DRIFT_KEEP)
+			d = DRIFT_SHORT;
 	}
-	return kept;
+	return d;
+}
+
+/* Both sides of a row less their results whose drift chain moved, where
+ * the test is on in every process of both and each keeps RESULT_DRIFT_KEEP
+ * others. Where one side was disturbed nearly throughout and the other
+ * was not, *disturbed: comparing them would compare a quiet core with a
+ * disturbed one (on a busy host an A/A pair read x1.5 so). Else both
+ * whole. Returns the results left out. */
+static size_t undrift(const struct report *a, const struct result **ga, size_t *na,
+		      const struct report *b, const struct result **gb, size_t *nb, bool *disturbed)
+{
+	enum drift_side da = drift_side(a, ga, *na), db = drift_side(b, gb, *nb);
+	size_t out = 0;
+
+	*disturbed = (da == DRIFT_SHORT) != (db == DRIFT_SHORT);
+	if (da != DRIFT_HELD || db != DRIFT_HELD)
+		return 0;
+	for (int side = 0; side < 2; side++) {
+		const struct report *rep = side ? b : a;
+		const struct result **g = side ? gb : ga;
+		size_t *n = side ? nb : na, k = 0;
+
+		for (size_t i = 0; i < *n; i++)
+			if (!result_drifted(rep, g[i]))
+				g[k++] = g[i];
+		out += *n - k;
+		*n = k;
+	}
+	return out;
 }
 
 int compare_reports(const struct report *a, const struct report *b,
@@ -1322,22 +1360,27 @@ int compare_reports(const struct report *a, const struct report *b,
 
 		for (size_t i = 0; i < x->n; i++) {
 			struct compare_row *row;
-			size_t nx, ny = 0, left = 0;
+			size_t nx, ny = 0;
+			bool disturbed = false;
 
 			if (!compare_group_first(x, i))
 				continue;
 			for (size_t j = 0; j < y->n && !ny; j++)
 				if (result_same_row(&x->r[i], &y->r[j]))
-					ny = settled(y, gy, compare_group(y, j, gy, MAX_PASSES), &left);
+					ny = settled(y, gy, compare_group(y, j, gy, MAX_PASSES));
 			if (in_b && ny)
 				continue;
 			row = add_row(out, &cap, &x->r[i]);
 			if (!row)
 				goto out;
-			nx = settled(x, gx, compare_group(x, i, gx, MAX_PASSES), &left);
-			out->drifted += ny ? left : 0;
+			nx = settled(x, gx, compare_group(x, i, gx, MAX_PASSES));
+			if (ny)	/* x is a here: in_b skipped rows both have */
+				out->drifted += undrift(a, ga, &nx, b, gb, &ny, &disturbed);
 			if (ny && compare_row(a, ga, nx, b, gb, ny, row) < 0)
 				goto out;
+			row->disturbed = ny && disturbed;
+			row->unsettled |= row->disturbed;
+			out->disturbed += row->disturbed;
 			if (!ny)
 				only(row, x, gx, nx, in_b);
 			if (row->basis == BASIS_EPOCHS && (row->kind = kind_of(out, &x->r[i])) < 0)
@@ -1393,7 +1436,9 @@ void compare_verdict_text(const struct compare_row *r, char *buf, size_t len)
 		snprintf(buf, len, "calibration moved %+.1f%%", (r->ratio - 1.0) * 100);
 		break;
 	default:
-		if (r->unsettled && r->basis == BASIS_BLOCKS)
+		if (r->disturbed)
+			snprintf(buf, len, "cannot tell (one side disturbed: its drift chain moved in most epochs)");
+		else if (r->unsettled && r->basis == BASIS_BLOCKS)
 			snprintf(buf, len, "cannot tell (one process, no epochs)");
 		else if (r->unsettled)
 			snprintf(buf, len, "cannot tell (one process a side)");

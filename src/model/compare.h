@@ -163,6 +163,8 @@ struct compare_row {
 					 * -1: none would (at the margin); -2: more than
 					 * COMPARE_MAX_MORE_RUNS; 0: not said */
 	bool self_check;		/* add_chain or imul_chain latency */
+	bool disturbed;			/* untested: one side's drift chain moved in all but
+					 * RESULT_DRIFT_KEEP epochs or more, not the other's */
 	bool unsettled;			/* untested: its kind has no process component,
 					 * or blocks and a CI target missed or a pattern */
 	enum compare_basis basis;	/* processes when either side's variance came from them */
@@ -193,6 +195,7 @@ struct comparison {
 	size_t kinds_moved;		/* kinds whose shift as a whole is beyond the margin */
 	size_t outliers;		/* epochs left out (COMPARE_OUTLIER_SPREADS) */
 	size_t drifted;			/* epochs left out: their drift chain moved */
+	size_t disturbed;		/* rows untested: one side disturbed (compare_row.disturbed) */
 	size_t states;			/* rows compared at one steady state */
 };
 

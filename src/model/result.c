@@ -224,14 +224,15 @@ static bool chained(const struct result *r, int proc)
 	return r->clock_source == RESULT_CLOCK_CHAIN && r->clock_scale > 0 && process_of(r) == proc;
 }
 
-/* The drift chain's usual speed in process proc: the clock_scale most of
- * its results share (the fullest bin of RESULT_DRIFT_FLOOR in log scale,
- * the higher of two as full; its median), over RESULT_DRIFT_MIN_ROWS
- * results or more; NAN otherwise. A disturbance slows the chain, so the
- * usual speed is the undisturbed one even where most results were not. */
-static double drift_mode(const struct report *rep, int proc, double *v)
+/* The drift chain's usual speed in process proc: the fastest clock_scale
+ * that RESULT_DRIFT_USUAL of its results share (within RESULT_DRIFT_FLOOR
+ * of it, log scale; their median), over RESULT_DRIFT_MIN_ROWS results or
+ * more; NAN otherwise. A disturbance only slows the chain, so its usual
+ * speed is the fastest that recurs, even where most results were
+ * disturbed (a busy host: 35-57% of a run's results at it). */
+static double drift_usual(const struct report *rep, int proc, double *v)
 {
-	size_t k = 0, best = 0, at = 0;
+	size_t k = 0, lo, hi;
 
 	for (size_t i = 0; i < rep->n; i++)
 		if (chained(&rep->r[i], proc))
@@ -239,49 +240,71 @@ static double drift_mode(const struct report *rep, int proc, double *v)
 	if (k < RESULT_DRIFT_MIN_ROWS)
 		return NAN;
 	qsort(v, k, sizeof(*v), cmp_double);
-	for (size_t i = 0, j; i < k; i = j) {
-		long bin = lround(v[i] / RESULT_DRIFT_FLOOR);
-
-		for (j = i; j < k && lround(v[j] / RESULT_DRIFT_FLOOR) == bin; j++)
-			;
-		if (j - i >= best)
-			best = j - i, at = i;
+	lo = hi = k;
+	for (size_t i = k; i-- > 0;) {
+		while (lo > 0 && v[lo - 1] >= v[i] - RESULT_DRIFT_FLOOR)
+			lo--;
+		while (hi > i + 1 && v[hi - 1] > v[i] + RESULT_DRIFT_FLOOR)
+			hi--;
+		if ((double)(hi - lo) >= RESULT_DRIFT_USUAL * (double)k)
+			return exp(stats_median(v + lo, hi - lo));
 	}
-	return exp(stats_median(v + at, best));
+	return NAN;
 }
 
-/* Whether the chain's moves tell disturbance in process proc: the epochs
- * of rows with three or more whose chain moved from centre sit
- * RESULT_DRIFT_TELLS times further from their row's median epoch than
- * those whose chain held, and RESULT_DRIFT_MIN_DEV or more. Where the
- * chain follows the clock (the Intel guest: steps of 2.7-11%, rescaled
- * away) the moved ones sit no further. Every row of the process speaks,
- * so one row's own figures hardly move it. */
+/* Whether the chain's moves tell disturbance in process proc: over its
+ * rows, an epoch whose chain moved from centre sits RESULT_DRIFT_TELLS
+ * times further from the median of its row's held epochs than a held
+ * epoch does (medians over the rows), and RESULT_DRIFT_MIN_DEV or more.
+ * Where the chain follows the clock (the Intel guest: steps of 2.7-11%,
+ * rescaled away) the moved ones sit no further. Every row of the process
+ * speaks, so one row's own figures hardly move it. Under
+ * RESULT_DRIFT_MIN_MOVED moves the chain held: on, so that a quiet side
+ * compares like with like with one whose disturbed epochs are left out. */
 static bool drift_tells(const struct report *rep, int proc, double centre, double *held, double *moved)
 {
-	size_t nh = 0, nm = 0;
+	size_t nh = 0, nm = 0, nmoved = 0;
 
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct result *r = &rep->r[i];
-		double e[JUDGE_MAX_EPOCHS];
-		size_t n = 0;
+		double h[JUDGE_MAX_EPOCHS], m[JUDGE_MAX_EPOCHS], c;
+		size_t kh = 0, km = 0, first = i;
 
 		if (!chained(r, proc) || !(r->s.median > 0) || !result_epoch(r))
 			continue;
-		for (size_t j = 0; j < rep->n && n < JUDGE_MAX_EPOCHS; j++)
-			if (chained(&rep->r[j], proc) && rep->r[j].s.median > 0 && result_epoch(&rep->r[j]) &&
-			    result_same_row(r, &rep->r[j]))
-				e[n++] = log(rep->r[j].s.median);
-		if (n < 3)
+		nmoved += fabs(r->clock_scale / centre - 1) > RESULT_DRIFT_FLOOR;
+		for (size_t j = 0; j < rep->n && first == i; j++)	/* each row once */
+			if (j < i && chained(&rep->r[j], proc) && rep->r[j].s.median > 0 &&
+			    result_epoch(&rep->r[j]) && result_same_row(r, &rep->r[j]))
+				first = j;
+		if (first != i)
 			continue;
-		if (fabs(r->clock_scale / centre - 1) > RESULT_DRIFT_FLOOR)
-			moved[nm++] = fabs(log(r->s.median) - stats_median(e, n));
-		else
-			held[nh++] = fabs(log(r->s.median) - stats_median(e, n));
+		for (size_t j = i; j < rep->n; j++) {
+			const struct result *x = &rep->r[j];
+
+			if (!chained(x, proc) || !(x->s.median > 0) || !result_epoch(x) || !result_same_row(r, x))
+				continue;
+			if (fabs(x->clock_scale / centre - 1) > RESULT_DRIFT_FLOOR) {
+				if (km < JUDGE_MAX_EPOCHS)
+					m[km++] = log(x->s.median);
+			} else if (kh < JUDGE_MAX_EPOCHS) {
+				h[kh++] = log(x->s.median);
+			}
+		}
+		if (!kh)
+			continue;
+		c = stats_median(h, kh);
+		for (size_t j = 0; j < km; j++)
+			moved[nm++] = fabs(m[j] - c);
+		for (size_t j = 0; kh >= 2 && j < kh; j++)
+			held[nh++] = fabs(h[j] - c);
 	}
-	if (nm < RESULT_DRIFT_MIN_MOVED || !nh)
+	if (nmoved < RESULT_DRIFT_MIN_MOVED)
+		return true;	/* the chain held: a few moves say nothing either way */
+	if (nm < RESULT_DRIFT_MIN_MOVED)
 		return false;
-	return stats_median(moved, nm) >= fmax(RESULT_DRIFT_TELLS * stats_median(held, nh), RESULT_DRIFT_MIN_DEV);
+	return stats_median(moved, nm) >= fmax(nh ? RESULT_DRIFT_TELLS * stats_median(held, nh) : 0,
+					     RESULT_DRIFT_MIN_DEV);
 }
 
 static void drift_fit(struct report *rep)
@@ -295,12 +318,17 @@ static void drift_fit(struct report *rep)
 	rep->ndrift = 0;
 	rep->drift = v && w ? malloc((size_t)procs * sizeof(*rep->drift)) : NULL;
 	for (int p = 1; rep->drift && p <= procs; p++) {
-		double c = drift_mode(rep, p, v);
+		double c = drift_usual(rep, p, v);
 
 		rep->drift[rep->ndrift++] = !isnan(c) && drift_tells(rep, p, c, v, w) ? c : NAN;
 	}
 	free(v);
 	free(w);
+}
+
+bool report_drift_tells(const struct report *rep, int proc)
+{
+	return proc >= 1 && (size_t)proc <= rep->ndrift && !isnan(rep->drift[proc - 1]);
 }
 
 bool result_drifted(const struct report *rep, const struct result *r)

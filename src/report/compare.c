@@ -124,9 +124,10 @@ static void header(const struct comparison *c, const struct report *a, const str
 	side_line(f, "B", nb, b, fb);
 	/* the rule, with the figures this comparison used */
 	report_mail_wrapf(f, "# ",
-			  "rule: core cycles; a row's replicates are its epoch medians (%d and %d process%s), less what its kind's rows share in each epoch (the median row's move); %zu epoch%s whose drift chain moved (the core disturbed) and %zu outlier epoch%s (beyond %.0f robust spreads, at most one in five) left out; a row is judged on its change beyond its kind's shift, printed per kind below",
+			  "rule: core cycles; a row's replicates are its epoch medians (%d and %d process%s), less what its kind's rows share in each epoch (the median row's move); %zu epoch%s whose drift chain moved (the core disturbed) and %zu outlier epoch%s (beyond %.0f robust spreads, at most one in five) left out, %zu row%s not tested (one side disturbed in most epochs, the other not); a row is judged on its change beyond its kind's shift, printed per kind below",
 			  c->a_procs, c->b_procs, c->b_procs == 1 ? "" : "es", c->drifted, c->drifted == 1 ? "" : "s",
-			  c->outliers, c->outliers == 1 ? "" : "s", COMPARE_OUTLIER_SPREADS);
+			  c->outliers, c->outliers == 1 ? "" : "s", COMPARE_OUTLIER_SPREADS, c->disturbed,
+			  c->disturbed == 1 ? "" : "s");
 	report_mail_wrapf(f, "# ",
 			  "variances: each row's spread within processes moderated across its kind's rows in both reports (Smyth 2004; prior degrees d0), plus a process part phi per kind (in units of the epochs' variance) from the process means within a side (2+ reports a side: 'within') or from the rows' changes beyond their kind's shift ('A-B': one report a side, the median row's change taken as the kind's); a row whose process means spread beyond that (F test at %.0f%%) uses its own",
 			  COMPARE_EXCESS_ALPHA * 100);

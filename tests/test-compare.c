@@ -900,6 +900,10 @@ static void test_drift(void)
 		CHECK(x && x->disturbed && x->verdict == CMP_CANNOT_TELL && c.disturbed >= 1 && flagged(&c) == 0 &&
 			      !strcmp(verdict_of(x), "cannot tell (one side disturbed: its drift chain moved in most epochs)"),
 		      "one side disturbed throughout: %s, %zu flagged", verdict_of(x), flagged(&c));
+		/* the run's own verdict on r against t: unresolved, and why */
+		CHECK(report_judge(&b, RESULT_USER, "r", "t", MODE_LATENCY, "hit", &j) == 5 &&
+			      j.v == VERDICT_UNRESOLVED && j.disturbed,
+		      "the twin verdict of a row disturbed in 4 of 5 epochs: unresolved (disturbed)");
 		compare_free(&c);
 		report_free(&b);
 		report_free(&a);

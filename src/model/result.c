@@ -341,9 +341,12 @@ bool result_drifted(const struct report *rep, const struct result *r)
 
 /* The per-epoch costs (core cycles) of a (x) and b (y) in the epochs both
  * ran in, an epoch run again left out, and one whose drift chain moved on
- * either side where RESULT_DRIFT_KEEP others remain; returns how many. */
+ * either side where RESULT_DRIFT_KEEP others remain; where fewer remain
+ * the row was disturbed nearly throughout: all kept, *disturbed (its
+ * verdict is unresolved, as compare leaves such a row untested). Returns
+ * how many. */
 static size_t judge_pairs(const struct report *rep, enum result_context ctx, const char *a, const char *b,
-			  enum probe_mode m, const char *pattern, double *x, double *y)
+			  enum probe_mode m, const char *pattern, double *x, double *y, bool *disturbed)
 {
 	bool moved[JUDGE_MAX_EPOCHS];
 	size_t n = 0, clean = 0, k = 0;
@@ -359,6 +362,7 @@ static size_t judge_pairs(const struct report *rep, enum result_context ctx, con
 		x[n] = result_cycles(rep, r->s.median);
 		y[n++] = result_cycles(rep, t->s.median);
 	}
+	*disturbed = clean < RESULT_DRIFT_KEEP && clean < n;
 	if (clean < RESULT_DRIFT_KEEP)
 		return n;
 	for (size_t i = 0; i < n; i++)
@@ -392,10 +396,15 @@ size_t report_judge(const struct report *rep, enum result_context ctx, const cha
 		    enum probe_mode m, const char *pattern, struct judgment *j)
 {
 	double x[JUDGE_MAX_EPOCHS], y[JUDGE_MAX_EPOCHS];
-	size_t n = judge_pairs(rep, ctx, a, b, m, pattern, x, y);
+	bool disturbed;
+	size_t n = judge_pairs(rep, ctx, a, b, m, pattern, x, y, &disturbed);
 	ssize_t k = judge_kind((struct report *)rep, ctx, m, pattern, false);
 
 	stats_judge_prior(x, y, n, k >= 0 ? &rep->kinds[k].prior : NULL, j);
+	if (disturbed && j->v != VERDICT_NONE) {
+		j->v = VERDICT_UNRESOLVED;
+		j->disturbed = true;
+	}
 	return n;
 }
 
@@ -531,10 +540,12 @@ static void fit_priors(struct report *rep)
 
 		if (!judged(rep, i))
 			continue;
-		n = judge_pairs(rep, r->context, r->name, r->twin, r->mode, r->pattern, x, y);
+		bool disturbed;
+
+		n = judge_pairs(rep, r->context, r->name, r->twin, r->mode, r->pattern, x, y, &disturbed);
 		kind[m] = judge_kind(rep, r->context, r->mode, r->pattern, true);
 		df[m] = stats_judge_spread(x, y, n, &s2[m]);
-		m += kind[m] >= 0 && df[m] > 0;
+		m += kind[m] >= 0 && df[m] > 0 && !disturbed;	/* its spread is the disturbance's */
 	}
 	for (size_t k = 0; k < rep->nkinds; k++) {
 		size_t n = 0;
@@ -608,6 +619,8 @@ void result_judgment_text(const struct result *r, char *buf, size_t len)
 		snprintf(buf, len, "%s %+.1f cyc", stats_verdict_name(j->v), j->diff);
 	else if (j->v == VERDICT_SAME)
 		snprintf(buf, len, "same (%.0f%%)", j->margin * 100);
+	else if (j->disturbed)
+		snprintf(buf, len, "unresolved (disturbed)");
 	else if (j->n < 2)
 		snprintf(buf, len, "unresolved (1 epoch)");
 	else

@@ -63,6 +63,8 @@ struct judgment {
 	double spread;			/* sd of the epochs' log ratios (relative spread) */
 	double margin;			/* relative margin used */
 	double df;			/* of the interval: epochs - 1, plus the prior's */
+	bool disturbed;			/* unresolved: the row's drift chain moved in nearly
+					 * every epoch (report_judge) */
 };
 /* Judge paired per-epoch costs (same units, > 0; pairs with a value <= 0 or
  * NaN are skipped). Fills j; returns its verdict. */

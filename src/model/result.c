@@ -229,7 +229,7 @@ static bool chained(const struct result *r, int proc)
  * of it, log scale; their median), over RESULT_DRIFT_MIN_ROWS results or
  * more; NAN otherwise. A disturbance only slows the chain, so its usual
  * speed is the fastest that recurs, even where most results were
- * disturbed (a busy host: 35-57% of a run's results at it). */
+ * disturbed (a busy host: 35-59% of a run's results at it). */
 static double drift_usual(const struct report *rep, int proc, double *v)
 {
 	size_t k = 0, lo, hi;

@@ -774,7 +774,7 @@ static bool cont_before(const struct card_cont *a, unsigned pa, const struct car
  * CARD_MAX_CONT; the label names what differs between them. */
 static void cont_columns(const struct report *rep, struct card *c)
 {
-	struct card_cont k[64];
+	struct card_cont k[64] = { 0 };
 	unsigned place[ARRAY_SIZE(k)], nk = 0;
 	bool pl = false, cs = false, out = false;
 

@@ -466,7 +466,7 @@ static void write_share(const struct card *c, FILE *f)
 static void write_menu(const struct card *c, FILE *f)
 {
 	char legend[512];
-	int w[CARD_MAX_CONT];
+	int w[CARD_MAX_CONT] = { 0 };
 
 	fprintf(f, "fast-path menu: the cycles an op adds to independent work (walk: an L1 pointer walk;\n"
 		   "          stores: 4 pending stores), cheapest first, = tied with the one above (not\n"

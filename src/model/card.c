@@ -186,9 +186,7 @@ static void build_noise(const struct report *rep, struct card *c)
 	}
 	for (size_t k = 0; k < rep->n; k++) {
 		const struct result *r = &rep->r[k];
-		size_t p = r->extra.process ? (size_t)r->extra.process : 1;
-
-		c->chained += r->clock_source == RESULT_CLOCK_CHAIN && p <= rep->ndrift && !isnan(rep->drift[p - 1]);
+		c->chained += r->clock_source == RESULT_CLOCK_CHAIN && report_drift_tells(rep, result_process(r));
 		c->drifted += result_drifted(rep, r);
 	}
 	for (size_t i = 0; i < ne; i++) {

@@ -160,15 +160,9 @@ int compare_bh(const double *p, size_t m, double q, bool *reject, size_t *k, siz
 	return 0;
 }
 
-/* Process of a merged result (extra.process, 1 when absent). */
-static int compare_process(const struct result *r)
-{
-	return r->extra.process ? r->extra.process : 1;
-}
-
 int compare_max_process(const struct report *rep)
 {
-	return largest(rep, compare_process, 1);
+	return largest(rep, result_process, 1);
 }
 
 static void set_process(struct result *r, int process, int epoch)
@@ -249,7 +243,7 @@ static size_t replicates(const struct report *rep, const struct result *const *g
 		size_t ns = g[i]->nsamples, nb = COMPARE_BLOCKS, len;
 
 		if (!blocks) {
-			proc[k] = compare_process(g[i]);
+			proc[k] = result_process(g[i]);
 			out[k++] = result_cycles(rep, g[i]->s.median);
 			continue;
 		}
@@ -273,7 +267,7 @@ static bool side_unsettled(const struct result *const *g, size_t n, bool blocks)
 	bool procs = false, settled = true;
 
 	for (size_t i = 0; i < n; i++) {
-		procs |= compare_process(g[i]) != compare_process(g[0]);
+		procs |= result_process(g[i]) != result_process(g[0]);
 		settled &= g[i]->ci_reached;
 	}
 	return (strcmp(g[0]->pattern, "hit") && !procs) || (blocks && !settled);
@@ -1300,12 +1294,12 @@ static enum drift_side drift_side(const struct report *rep, const struct result 
 	for (size_t i = 0; i < n; i++) {
 		size_t held = 0;
 
-		if (!report_drift_tells(rep, compare_process(g[i]))) {
+		if (!report_drift_tells(rep, result_process(g[i]))) {
 			d = d == DRIFT_SHORT ? d : DRIFT_OFF;
 			continue;
 		}
 		for (size_t j = 0; j < n; j++)
-			held += compare_process(g[j]) == compare_process(g[i]) && !result_drifted(rep, g[j]);
+			held += result_process(g[j]) == result_process(g[i]) && !result_drifted(rep, g[j]);
 		if (held < RESULT_DRIFT_KEEP)
 			d = DRIFT_SHORT;
 	}

@@ -214,14 +214,9 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static int process_of(const struct result *r)
-{
-	return r->extra.process ? r->extra.process : 1;
-}
-
 static bool chained(const struct result *r, int proc)
 {
-	return r->clock_source == RESULT_CLOCK_CHAIN && r->clock_scale > 0 && process_of(r) == proc;
+	return r->clock_source == RESULT_CLOCK_CHAIN && r->clock_scale > 0 && result_process(r) == proc;
 }
 
 /* The drift chain's usual speed in process proc: the fastest clock_scale
@@ -333,7 +328,7 @@ bool report_drift_tells(const struct report *rep, int proc)
 
 bool result_drifted(const struct report *rep, const struct result *r)
 {
-	size_t p = r->extra.process ? (size_t)r->extra.process : 1;
+	size_t p = (size_t)result_process(r);
 
 	return r->clock_source == RESULT_CLOCK_CHAIN && r->clock_scale > 0 && p <= rep->ndrift &&
 	       fabs(r->clock_scale / rep->drift[p - 1] - 1) > RESULT_DRIFT_FLOOR;

@@ -250,6 +250,12 @@ static inline int result_epoch(const struct result *r)
 	return r->extra.epoch;
 }
 
+/* The process of a merged result (extra.process; 1 when absent). */
+static inline int result_process(const struct result *r)
+{
+	return r->extra.process ? r->extra.process : 1;
+}
+
 static inline void result_set_epoch(struct result *r, int epoch)
 {
 	r->extra.has |= 1u << RX_EPOCH;

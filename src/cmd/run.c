@@ -453,23 +453,13 @@ static int select_probes(struct run_cmd *rc, int argc, char **argv, const struct
 static void describe_run(struct report *rep, const struct run_cmd *rc, const struct experiment *exp,
 			 int argc, char **argv)
 {
+	const char *probes[ARRAY_SIZE(rc->sel.list)];
 	const struct run_opts *o = &rc->o;
-	json_t *cmd = json_array(), *probes = json_array(), *modes = json_array(), *x;
 
-	for (int i = 0; i < argc; i++)
-		json_array_append_new(cmd, json_string(argv[i]));
 	for (size_t i = 0; i < rc->sel.n; i++)
-		json_array_append_new(probes, json_string(rc->sel.list[i]->name));
-	for (enum probe_mode m = 0; m < MODE__COUNT; m++)
-		if (o->mode_mask & (1u << m))
-			json_array_append_new(modes, json_string(probe_mode_name(m)));
-	x = json_pack("{s:o, s:o, s:s, s:i, s:f, s:f, s:f, s:i}", "probes", probes, "modes", modes,
-		      "patterns", o->patterns ? o->patterns : "default", "cpu", o->cpu_os,
-		      "max_seconds", o->max_seconds, "target_ci", o->target_ci,
-		      "time_limit_s", o->time_limit_s, "epochs", o->epochs);
-	if (exp)
-		json_object_update_new(x, config_to_json(exp));
-	rep->meta = json_pack("{s:o, s:o}", "command_line", cmd, "experiment", x);
+		probes[i] = rc->sel.list[i]->name;
+	rep->meta = run_request_json(&(struct run_request){ argc, o->cpu_os, (int)o->epochs, argv, probes,
+		rc->sel.n, o->mode_mask, o->patterns, o->max_seconds, o->target_ci, o->time_limit_s, exp });
 }
 
 /* Measure, print, write the file. An exit code. */

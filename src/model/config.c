@@ -3,10 +3,11 @@
  *
  * The schema table below is the only place where a key, its type, default,
  * range and help text live: the parser, `atomcost config --schema`, the
- * report's effective experiment and the run options all read it. inih does
- * the INI syntax; we feed it through our own reader so that every message
- * can name file:line, and so that section headers are checked even when a
- * section has no keys (inih only reports key=value lines).
+ * report's effective experiment (report/meta.c) and the run options all
+ * read it. inih does the INI syntax; we feed it through our own reader so
+ * that every message can name file:line, and so that section headers are
+ * checked even when a section has no keys (inih only reports key=value
+ * lines).
  */
 #include "config.h"
 
@@ -84,7 +85,7 @@ static const struct cfg_key builtin[] = {
 const struct cfg_key *cfg_schema = builtin;
 size_t cfg_schema_count = ARRAY_SIZE(builtin);
 
-static const char *const cfg_type_names[] = {
+const char *const cfg_type_names[] = {
 	[CFG_STR] = "string", [CFG_ENUM] = "enum", [CFG_ENUM_LIST] = "list",
 	[CFG_STR_LIST] = "list", [CFG_U64] = "integer", [CFG_U64_LIST] = "integer list",
 	[CFG_DOUBLE] = "number", [CFG_BOOL] = "boolean",
@@ -556,66 +557,7 @@ bool config_kind_has(const struct experiment *e, const char *kind)
 	return config_list_has(e, "experiment", "kind", kind);
 }
 
-/* ---- JSON and schema output ---- */
-
-static const char *const source_names[] = { "default", "file", "override" };
-
-static json_t *value_json(const struct experiment *e, size_t i)
-{
-	bool set = e && e->value[i];
-	json_t *one = json_pack("{s:s?,s:s}", "value", set ? e->value[i] : cfg_schema[i].def, "source",
-				source_names[set ? e->source[i] : CFG_SRC_DEFAULT]);
-
-	if (set && e->line[i])	/* set_value writes a line with its value only */
-		json_object_set_new(one, "line", json_integer(e->line[i]));
-	return one;
-}
-
-json_t *config_to_json(const struct experiment *e)
-{
-	json_t *j = json_object(), *vals = json_object(), *ovs = json_array();
-
-	json_object_set_new(j, "file", e && e->file ? json_string(e->file) : json_null());
-	for (size_t i = 0; e && i < e->noverrides; i++)
-		json_array_append_new(ovs, json_string(e->overrides[i]));
-	json_object_set_new(j, "overrides", ovs);
-	/* one object per section, in the order the schema first names them */
-	for (size_t i = 0; i < cfg_schema_count; i++) {
-		const char *name = section_at(i, NULL);
-		json_t *sec = name ? json_object() : NULL;
-
-		for (size_t k = i; sec && k < cfg_schema_count; k++)
-			if (key_at(k, (void *)name))
-				json_object_set_new(sec, cfg_schema[k].key, value_json(e, k));
-		if (sec)
-			json_object_set_new(vals, name, sec);
-	}
-	json_object_set_new(j, "values", vals);
-	return j;
-}
-
-json_t *config_schema_json(void)
-{
-	json_t *a = json_array();
-
-	for (size_t i = 0; i < cfg_schema_count; i++) {
-		const struct cfg_key *k = &cfg_schema[i];
-		json_t *o = json_pack("{s:s,s:s,s:s,s:s?,s:s}", "section", k->section, "key", k->key,
-				      "type", cfg_type_names[k->type], "default", k->def, "help",
-				      k->help);
-
-		if (k->choices)
-			json_object_set_new(o, "choices", json_string(k->choices));
-		if (k->type == CFG_U64 || k->type == CFG_U64_LIST || k->type == CFG_DOUBLE) {
-			json_object_set_new(o, "min", json_real(k->min));
-			json_object_set_new(o, "max", json_real(k->max));
-		}
-		if (k->option)
-			json_object_set_new(o, "option", json_string(*k->option ? k->option : "PROBE..."));
-		json_array_append_new(a, o);
-	}
-	return a;
-}
+/* ---- schema output ---- */
 
 void config_print_schema(FILE *f)
 {

@@ -34,11 +34,12 @@ struct cfg_key {
 	const char *def;	/* default, as written in a file; NULL: unset */
 	const char *choices;	/* ENUM, ENUM_LIST: "a|b|c" */
 	double min, max;	/* numbers and list items */
-	const char *option;	/* `atomcost run` option the key maps to, NULL: none */
+	const char *option;	/* `atomcost run` option it is ("--" dropped; "": the operands), NULL: none */
 	const char *help;
 };
 
-/* The schema: [experiment] and [run], then the rows added at startup. */
+/* The schema: [experiment], then the rows added at startup ([run], from
+ * `atomcost run`'s options, then the reproductions'). */
 extern const struct cfg_key *cfg_schema;
 extern size_t cfg_schema_count;
 extern const char *const cfg_type_names[];	/* by enum cfg_type: "string", ... */

@@ -90,7 +90,8 @@ json_t *config_schema_json(void)
 			"section", k->section, "key", k->key, "type", cfg_type_names[k->type],
 			"default", k->def, "help", k->help, "choices", k->choices,
 			"min", num ? json_real(k->min) : NULL, "max", num ? json_real(k->max) : NULL,
-			"option", !k->option ? NULL : json_string(*k->option ? k->option : "PROBE...")));
+			"option", !k->option ? NULL : *k->option ? json_sprintf("--%s", k->option) :
+			json_string("PROBE...")));
 	}
 	return a;
 }

@@ -69,6 +69,12 @@ for k in max_seconds:max-seconds target_ci:target-ci; do
 		bad "run --help: --${k#*:} does not print the [run] ${k%%:*} default $def"
 done
 refuse 2 "--set run.max_seconds=0: .*out of range \(expected 0.001..3600\)" run --set run.max_seconds=0
+# every [run] key is an option of run's (its row made from the option's)
+if command -v jq >/dev/null; then
+	for o in $("$A" config --schema --json | jq -r '.[] | select(.section == "run" and .option != "PROBE...") | .option'); do
+		"$A" run --help | grep -q -- "^  \(-., \)\?$o\b" && ok || bad "[run] maps to $o, which run --help lacks"
+	done
+fi
 # [run] cpu goes through the one CPU-list parser, as --cpu does
 refuse 2 "--set run.cpu=x: cpu in .run.: 'x' is not an unsigned integer" run --set run.cpu=x
 printf '[run]\ncpu = 0,0\n' > "$T/cpu.conf"

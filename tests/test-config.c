@@ -37,12 +37,15 @@ static bool is_set(const struct experiment *e, const char *section, const char *
 	return false;
 }
 
-/* A reproduction's section, as it joins the schema at startup
- * (repro_register): the single enum and the integer list are theirs. */
+/* A section as it joins the schema at startup (repro_register, or run's
+ * options for [run]), one key of each type [experiment] has not. */
 static const struct cfg_key fake[] = {
 	{ "fake-repro", "mode", CFG_ENUM, "both", "legacy|modern|both", 0, 0, NULL, "a mode" },
 	{ "fake-repro", "trials", CFG_U64, "100", NULL, 1, 100000, NULL, "trials" },
 	{ "fake-repro", "sizes", CFG_U64_LIST, "8,16", NULL, 8, 1 << 20, NULL, "object sizes" },
+	{ "fake-repro", "names", CFG_STR_LIST, NULL, NULL, 0, 0, NULL, "probe names" },
+	{ "fake-repro", "seconds", CFG_DOUBLE, "0.4", NULL, 0.001, 3600, "max-seconds", "seconds" },
+	{ "fake-repro", "twins", CFG_BOOL, "true", NULL, 0, 0, "no-twins", "twins" },
 }, bad_default = { "fake-2", "trials", CFG_U64, "0", NULL, 1, 9, NULL, "trials" };
 
 /* A good and a bad value for a key, from its type. */

@@ -94,7 +94,8 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	fingerprint_arch = (struct fingerprint_arch){ ARCH_NAME, ARCH_ATOMICS_IMPL };
-	if (repro_register() < 0)	/* their config keys, before any experiment loads */
+	/* the config keys: [run]'s, then the reproductions', before any experiment loads */
+	if (cmd_run_keys() < 0 || repro_register() < 0)
 		return EXIT_RUNTIME;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);

@@ -62,13 +62,19 @@ refuse 2 "--only: unknown value 'both2'" hierarchy --only both2
 refuse 2 "--min-change: 1 is out of range \(expected 3..100\)" compare --min-change 1 a.json b.json
 refuse 2 "--format: unknown format 'xml'" report --format xml x.json
 refuse 2 "unexpected argument 'extra'" events extra
-# run's defaults and ranges are the [run] rows': --help says what the schema says
+# run's [run] keys are made from its options: --help says what the schema says
 for k in max_seconds:max-seconds target_ci:target-ci; do
 	def=$("$A" config --schema | awk -v k="${k%%:*}" '$1 == k && $2 == "=" {print $3; exit}')
 	"$A" run --help | grep -A1 -- "--${k#*:} " | tr -s ' \n' ' ' | grep -q "(default $def)" && ok ||
 		bad "run --help: --${k#*:} does not print the [run] ${k%%:*} default $def"
 done
 refuse 2 "--set run.max_seconds=0: .*out of range \(expected 0.001..3600\)" run --set run.max_seconds=0
+# every [run] key is an option of run's (its row made from the option's)
+if command -v jq >/dev/null; then
+	for o in $("$A" config --schema --json | jq -r '.[] | select(.section == "run" and .option != "PROBE...") | .option'); do
+		"$A" run --help | grep -q -- "^  \(-., \)\?$o\b" && ok || bad "[run] maps to $o, which run --help lacks"
+	done
+fi
 # [run] cpu goes through the one CPU-list parser, as --cpu does
 refuse 2 "--set run.cpu=x: cpu in .run.: 'x' is not an unsigned integer" run --set run.cpu=x
 printf '[run]\ncpu = 0,0\n' > "$T/cpu.conf"
@@ -176,6 +182,10 @@ if echo "$commands" | grep -qx config; then
 	refuse 2 "--set nosuch.key=1: unknown section" run --set nosuch.key=1
 	refuse 2 "--set run.threads=0: .*out of range" run --set run.threads=0
 	refuse 2 "--set: 'garbage' is not section.key=value" run --set garbage
+	# every shipped experiment loads against the whole schema ([run]'s from run's options)
+	for f in "$(dirname "$0")"/../configs/*.conf; do
+		accept config --check "$f"
+	done
 fi
 
 # ---- run and calibrate: CPUs ----------------------------------------------

@@ -10,7 +10,6 @@
  * conclusions follow the figures they are given; every registered
  * reproduction's keys join the schema in its own section, and its
  * configs/KIND.conf loads and lists it. */
-#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -1152,14 +1151,12 @@ static void test_aslab(enum aslab_variant v, size_t size)
 }
 
 /* The registry (meson.build's repros): whole descriptors, keys in their
- * kind's section, one shipped experiment per reproduction listing it, and
- * every shipped experiment loads once they are registered. */
+ * kind's section, one shipped experiment per reproduction listing it
+ * (test-cli loads every shipped one, with run's [run] keys). */
 static void test_registry(const char *src)
 {
 	struct experiment *e;
-	struct dirent *d;
 	char path[512];
-	DIR *dir;
 
 	CHECK(repro_register() == 0 && repro_register() == 0, "the keys join the schema once");
 	for (size_t i = 0; i < repro_count; i++) {
@@ -1174,18 +1171,6 @@ static void test_registry(const char *src)
 		      "%s loads and lists %s", path, r->kind);
 		config_free(e);
 	}
-	snprintf(path, sizeof(path), "%s/configs", src);
-	dir = opendir(path);
-	CHECK(dir, "%s opens", path);
-	while (dir && (d = readdir(dir))) {
-		if (!strstr(d->d_name, ".conf"))
-			continue;
-		snprintf(path, sizeof(path), "%s/configs/%s", src, d->d_name);
-		CHECK(config_load(path, NULL, 0, &e) == 0, "%s loads", path);
-		config_free(e);
-	}
-	if (dir)
-		closedir(dir);
 }
 
 int main(void)

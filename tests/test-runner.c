@@ -209,27 +209,6 @@ static void test_bounds(void)
 	      "not flagged");
 }
 
-/* An experiment file's [run] defaults are the runner's: a default written
- * in two places must not drift (the help prints the runner's). */
-static void test_defaults_agree(void)
-{
-	struct run_opts d;
-
-	runner_default_opts(&d);
-	for (size_t i = 0; i < cfg_schema_count; i++) {
-		const struct cfg_key *k = &cfg_schema[i];
-
-		if (strcmp(k->section, "run") || !k->def)
-			continue;
-		if (!strcmp(k->key, "max_seconds"))
-			CHECK(atof(k->def) == d.max_seconds, "[run] max_seconds %s = runner's %g", k->def,
-			      d.max_seconds);
-		if (!strcmp(k->key, "target_ci"))
-			CHECK(atof(k->def) == d.target_ci, "[run] target_ci %s = runner's %g", k->def,
-			      d.target_ci);
-	}
-}
-
 /* A report from before the words sweep (no "words", no "footprint_words")
  * reads as one word on each line; path holds a report with sweeps. */
 static void test_sweep_without_words(const char *path)
@@ -268,7 +247,6 @@ int main(void)
 	char dir[] = "/tmp/atomcost-test-XXXXXX", path[128];
 
 	log_quiet = 1;
-	test_defaults_agree();
 	test_overhead();
 	test_bounds();
 	test_sweep();

@@ -16,6 +16,9 @@ int cmd_compare(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_events(int argc, char **argv);
 int cmd_hierarchy(int argc, char **argv);
+/* run's options that are [run] keys into the schema, before any experiment
+ * loads (and before the reproductions' sections); config_schema_add's return. */
+int cmd_run_keys(void);
 
 /* Signal that interrupted the run (0: none); set by main's handler. */
 extern volatile sig_atomic_t cmd_signal;

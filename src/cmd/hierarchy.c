@@ -112,12 +112,9 @@ static int measure(const struct hier_args *a, struct topo *t, int cpu, struct hi
 			code = EXIT_UNSUPPORTED;
 	}
 	if (a->json) {
-		struct report rep = { .hier = *h, .split = split ? &sl : NULL };
-		json_t *j = json_object();
+		struct report rep = { .cal = cal, .hier = *h, .split = split ? &sl : NULL };
 
-		json_object_set_new(j, "calibration", clock_to_json(&cal));
-		report_typed_sections(&rep, j);
-		opts_print_json(j);
+		opts_print_json(calibration_sections_json(&rep));
 		return code;
 	}
 	if (*h)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* cmd/options.c - a command's option table into getopt_long, --help and
- * checked values (cmd/options.h). */
+/* cmd/options.c - a command's option table into getopt_long, --help,
+ * checked values and experiment-file keys (cmd/options.h). */
 #include <getopt.h>
 #include <stdint.h>
 #include <string.h>
@@ -17,33 +17,6 @@
 static const struct cmd_opt help_opt = {
 	.name = "help", .letter = 'h', .type = OPT_FLAG, .help = "this help"
 };
-
-/* An option's range, help and default once its [run] row filled the gaps. */
-struct opt_view {
-	double min, max;
-	const char *help, *def;
-};
-
-static struct opt_view view_of(const struct cmd_opts *c, const struct cmd_opt *o)
-{
-	struct opt_view v = { o->min, o->max, o->help, o->def };
-
-	for (size_t i = 0; c->section && i < cfg_schema_count; i++) {
-		const struct cfg_key *k = &cfg_schema[i];
-
-		if (strcmp(k->section, c->section) || !k->option || strncmp(k->option, "--", 2) ||
-		    strcmp(k->option + 2, o->name))
-			continue;
-		if (!o->min && !o->max) {
-			v.min = k->min;
-			v.max = k->max;
-		}
-		v.help = v.help ? v.help : k->help;
-		v.def = v.def || !o->arg ? v.def : k->def;
-		break;
-	}
-	return v;
-}
 
 /* The index of val among choices "a|b|c". */
 static int choice_index(const char *what, const char *choices, const char *val, unsigned *out)
@@ -67,7 +40,6 @@ static int choice_index(const char *what, const char *choices, const char *val, 
 int opts_set(const struct cmd_opts *c, const struct cmd_opt *o, const char *what,
 	     const char *val, void *args)
 {
-	struct opt_view v = view_of(c, o);
 	void *f = (char *)args + o->off;
 	struct opt_list *l = f;
 	uint64_t u;
@@ -88,16 +60,16 @@ int opts_set(const struct cmd_opts *c, const struct cmd_opt *o, const char *what
 		l->v[l->n++] = (char *)val;
 		return 0;
 	case OPT_U64:
-		return parse_u64(what, val, (uint64_t)v.min, (uint64_t)v.max, f);
+		return parse_u64(what, val, (uint64_t)o->min, (uint64_t)o->max, f);
 	case OPT_INT:
-		if (parse_u64(what, val, (uint64_t)v.min, (uint64_t)v.max, &u) < 0)
+		if (parse_u64(what, val, (uint64_t)o->min, (uint64_t)o->max, &u) < 0)
 			return -EINVAL;
 		*(int *)f = (int)u;
 		return 0;
 	case OPT_DOUBLE:
-		return parse_double(what, val, v.min, v.max, f);
+		return parse_double(what, val, o->min, o->max, f);
 	case OPT_PCT:
-		if (parse_double(what, val, v.min, v.max, &d) < 0)
+		if (parse_double(what, val, o->min, o->max, &d) < 0)
 			return -EINVAL;
 		*(double *)f = d / 100;
 		return 0;
@@ -135,24 +107,22 @@ int opts_print_json(json_t *j)
 int opts_defaults(const struct cmd_opts *c, void *args)
 {
 	for (size_t i = 0; i < c->n; i++) {
-		struct opt_view v = view_of(c, &c->opt[i]);
 		char what[64];
 
 		snprintf(what, sizeof(what), "--%s (default, internal error)", c->opt[i].name);
-		if (v.def && opts_set(c, &c->opt[i], what, v.def, args) < 0)
+		if (c->opt[i].def && opts_set(c, &c->opt[i], what, c->opt[i].def, args) < 0)
 			return -EINVAL;
 	}
 	return 0;
 }
 
-/* " (default X)": the table's or row's, else a number field's value when
- * it lies in the range (an unset value, such as 0 for "the engine's
- * default", lies outside), or a string's. */
-static void default_text(const struct cmd_opt *o, const struct opt_view *v, const void *args,
-			 char *buf, size_t len)
+/* " (default X)": the table's, else a number field's value when it lies
+ * in the range (an unset value, such as 0 for "the engine's default", lies
+ * outside), or a string's. */
+static void default_text(const struct cmd_opt *o, const void *args, char *buf, size_t len)
 {
 	const void *f = (const char *)args + o->off;
-	const char *s = v->def ? v->def : o->type == OPT_STR ? *(const char *const *)f : NULL;
+	const char *s = o->def ? o->def : o->type == OPT_STR ? *(const char *const *)f : NULL;
 	double x;
 
 	buf[0] = 0;
@@ -164,7 +134,7 @@ static void default_text(const struct cmd_opt *o, const struct opt_view *v, cons
 	x = o->type == OPT_U64 ? (double)*(const uint64_t *)f : o->type == OPT_INT ? *(const int *)f :
 	    o->type == OPT_SIZE ? (double)*(const size_t *)f : *(const double *)f;
 	x *= o->type == OPT_PCT ? 100 : 1;
-	if (o->type == OPT_SIZE ? x > 0 : x >= v->min && x <= v->max)
+	if (o->type == OPT_SIZE ? x > 0 : x >= o->min && x <= o->max)
 		snprintf(buf, len, " (default\a%.15g)", x);
 }
 
@@ -216,12 +186,11 @@ void opts_usage(const struct cmd_opts *c, const void *args, FILE *f)
 	fputs(c->usage, f);
 	for (size_t i = 0; i <= c->n; i++) {
 		const struct cmd_opt *o = i < c->n ? &c->opt[i] : &help_opt;
-		struct opt_view v = view_of(c, o);
 
 		head_of(o, head, sizeof(head));
-		default_text(o, &v, args, def, sizeof(def));
+		default_text(o, args, def, sizeof(def));
 		/* a writer's choices are report_writers[]'s, never a list by hand */
-		snprintf(text, sizeof(text), "%s%s%s%s", v.help ? v.help : "",
+		snprintf(text, sizeof(text), "%s%s%s%s", o->help ? o->help : "",
 			 o->parse == opts_writer ? ": " : "", o->parse == opts_writer ? report_writer_names(false) : "",
 			 def);
 		print_wrapped(f, head, col, text);
@@ -240,12 +209,23 @@ static const struct cmd_opt *opt_of(const struct cmd_opts *c, int id)
 	return id == 'h' ? &help_opt : NULL;
 }
 
-const struct cmd_opt *opts_for_key(const struct cmd_opts *c, const char *option)
+int opts_schema_add(const struct cmd_opts *c, const struct cfg_key *operand)
 {
-	for (size_t i = 0; i < c->n; i++)
-		if (!strncmp(option, "--", 2) && !strcmp(c->opt[i].name, option + 2))
-			return &c->opt[i];
-	return NULL;
+	static const enum cfg_type by_type[OPT_FN + 1] = {	/* the others: CFG_STR */
+		[OPT_FLAG] = CFG_BOOL, [OPT_LIST] = CFG_STR_LIST, [OPT_U64] = CFG_U64, [OPT_INT] = CFG_U64,
+		[OPT_DOUBLE] = CFG_DOUBLE, [OPT_PCT] = CFG_DOUBLE, [OPT_CHOICE] = CFG_ENUM,
+	};
+	struct cfg_key rows[c->n + 1];
+	size_t n = 0;
+
+	if (operand)
+		rows[n++] = *operand;
+	for (const struct cmd_opt *o = c->opt; o < c->opt + c->n; o++)
+		if (o->key)
+			rows[n++] = (struct cfg_key){ c->section, o->key, o->key_type ? o->key_type : by_type[o->type],
+				o->type != OPT_FLAG ? o->def : strncmp(o->name, "no-", 3) ? "false" : "true",
+				o->choices, o->min, o->max, o->name, o->key_help ? o->key_help : o->help };
+	return config_schema_add(NULL, rows, n);
 }
 
 int opts_argv(const struct cmd_opts *c, int argc, char **argv, void *args)

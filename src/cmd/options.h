@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* cmd/options.h - one option table per command (stress-ng's per-unit
- * opts[]): getopt_long's array, --help and every range check come from it.
- * A `def` is parsed into the field before argv, else the field's initial
- * value is printed as the default. A `run` option that is an experiment
- * file's [run] key takes range, default and help from its schema row. */
+ * opts[]): getopt_long's array, --help, every range check and the command's
+ * experiment-file keys come from it. A `def` is parsed into the field
+ * before argv, else the field's initial value is printed as the default. */
 #ifndef ATOMCOST_CMD_OPTIONS_H
 #define ATOMCOST_CMD_OPTIONS_H
 
@@ -14,6 +13,7 @@
 #include <jansson.h>
 
 #include "common.h"
+#include "config.h"
 
 enum opt_type {
 	OPT_FLAG,	/* bool, set true */
@@ -38,19 +38,25 @@ struct cmd_opt {
 	int letter;		/* short option, 0: none */
 	enum opt_type type;
 	const char *arg;	/* its argument in --help; NULL: a flag */
-	const char *help;	/* one line, --help wraps it; NULL: the [run] row's */
+	const char *help;	/* one line, --help wraps it */
 	size_t off;		/* the field in the command's argument struct */
-	double min, max;	/* numbers; unset: the [run] row's */
-	const char *def;	/* default, parsed and printed; NULL: the [run] row's */
-	const char *choices;	/* OPT_CHOICE */
+	double min, max;	/* numbers (and the key's, for a number given as text) */
+	const char *def;	/* default, parsed and printed */
+	const char *choices;	/* OPT_CHOICE, and a CFG_ENUM_LIST key's */
 	int (*parse)(const char *what, const char *val, void *field);	/* OPT_FN */
+	/* Also this key of its section (opts_schema_add), typed as the option
+	 * unless key_type (0: the option's), helped by help unless key_help (a
+	 * --no-X flag's key says what true does, and defaults to true). */
+	const char *key;
+	enum cfg_type key_type;
+	const char *key_help;
 };
 
 struct cmd_opts {
 	const char *usage, *tail;	/* --help before and after the options */
 	const struct cmd_opt *opt;
 	size_t n;
-	const char *section;	/* schema rows the options may stand for, NULL: none */
+	const char *section;	/* the section of its keys, NULL: none */
 	int max_operands;	/* -1: any */
 };
 
@@ -65,8 +71,9 @@ void opts_usage(const struct cmd_opts *c, const void *args, FILE *f);
  * 0 or -EINVAL after a message. */
 int opts_set(const struct cmd_opts *c, const struct cmd_opt *o, const char *what,
 	     const char *val, void *args);
-/* The option an experiment key maps to (its row's `option`), or NULL. */
-const struct cmd_opt *opts_for_key(const struct cmd_opts *c, const char *option);
+/* The options that are keys into the schema, after operand (NULL: none);
+ * config_schema_add's return. */
+int opts_schema_add(const struct cmd_opts *c, const struct cfg_key *operand);
 
 /* OPT_FN for a report format: the field is a const struct report_writer *. */
 int opts_writer(const char *what, const char *val, void *field);

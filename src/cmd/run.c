@@ -223,8 +223,8 @@ struct run_cmd {
 	size_t nknames;
 };
 
-/* The one table of `atomcost run` options; [run] keys' rows fill the gaps
- * (cmd/options.h). */
+/* The one table of `atomcost run` options; those with a key are an
+ * experiment file's [run] keys too, in this order (cmd_run_keys). */
 #define A(f) offsetof(struct run_cmd, f)
 static const struct cmd_opt run_opt[] = {
 	{ .name = "config", .letter = 'c', .type = OPT_FN, .arg = "FILE", .off = A(config), .parse = parse_config,
@@ -232,45 +232,79 @@ static const struct cmd_opt run_opt[] = {
 		  "keys are these options, and the command line overrides them ('atomcost config --schema')" },
 	{ .name = "set", .type = OPT_LIST, .arg = "SEC.KEY=VAL", .off = A(sets),
 	  .help = "override any experiment key (--set buddy-bitmap-2004.trials=10)" },
-	{ .name = "family", .type = OPT_LIST, .arg = "NAME", .off = A(families) },
-	{ .name = "no-twins", .type = OPT_FLAG, .off = A(no_twins),
-	  .help = "do not add each probe's twin (by default it is measured too, for the ratio)" },
-	{ .name = "cpu", .type = OPT_STR, .arg = "N", .off = A(cpu_arg) },
-	{ .name = "mode", .type = OPT_FN, .arg = "LIST", .off = A(o.mode_mask), .parse = parse_modes },
+	{ .name = "family", .type = OPT_LIST, .arg = "NAME", .off = A(families), .key = "family",
+	  .help = "every probe of these families (baseline, bitops, cmpxchg, lock, percpu, ...: 'atomcost "
+		  "list' shows them)" },
+	{ .name = "no-twins", .type = OPT_FLAG, .off = A(no_twins), .key = "twins",
+	  .help = "do not add each probe's twin (by default it is measured too, for the ratio)",
+	  .key_help = "measure each probe's twin too, for the ratio" },
+	{ .name = "mode", .type = OPT_FN, .arg = "LIST", .off = A(o.mode_mask), .parse = parse_modes,
+	  .key = "mode", .key_type = CFG_ENUM_LIST, .choices = "latency|throughput", .def = "latency,throughput",
+	  .help = "dependent (latency) and/or independent (throughput) forms" },
+	{ .name = "cpu", .type = OPT_STR, .arg = "N", .off = A(cpu_arg), .key = "cpu", .key_type = CFG_U64,
+	  .max = 4095, .help = "PU to run on (OS index, in the allowed cpuset; unset: the first allowed)" },
 	{ .name = "output", .letter = 'o', .type = OPT_STR, .arg = "FILE", .off = A(out),
 	  .help = "write the report; format from the extension (.json, .txt, .html, ...)" },
 	{ .name = "force", .type = OPT_FLAG, .off = A(force), .help = "overwrite an existing output file" },
 	{ .name = "format", .type = OPT_FN, .arg = "FMT", .off = A(stdout_w), .parse = opts_writer,
 	  .def = "text", .help = "what goes to stdout" },
-	{ .name = "max-seconds", .type = OPT_DOUBLE, .arg = "S", .off = A(o.max_seconds) },
-	{ .name = "target-ci", .type = OPT_DOUBLE, .arg = "R", .off = A(o.target_ci) },
-	{ .name = "time-limit", .type = OPT_DOUBLE, .arg = "S", .off = A(o.time_limit_s) },
-	{ .name = "strict", .type = OPT_FLAG, .off = A(strict) },
-	{ .name = "pattern", .type = OPT_STR, .arg = "LIST", .off = A(o.patterns) },
+	{ .name = "max-seconds", .type = OPT_DOUBLE, .arg = "S", .off = A(o.max_seconds), .key = "max_seconds",
+	  .min = 0.001, .max = 3600, .def = "0.4", .help = "time cap per probe and form, seconds" },
+	{ .name = "target-ci", .type = OPT_DOUBLE, .arg = "R", .off = A(o.target_ci), .key = "target_ci",
+	  .min = 0.0001, .max = 0.5, .def = "0.002",
+	  .help = "stop a probe once the median's 95% CI half-width is below this fraction" },
+	{ .name = "time-limit", .type = OPT_DOUBLE, .arg = "S", .off = A(o.time_limit_s), .key = "time_limit",
+	  .min = 0.1, .max = 1e6,
+	  .help = "cap of the whole probe run, seconds (what was measured is kept, marked partial)" },
+	{ .name = "strict", .type = OPT_FLAG, .off = A(strict), .key = "strict",
+	  .help = "exit 5 when the results are untrustworthy (calibration, migrations)" },
+	{ .name = "pattern", .type = OPT_STR, .arg = "LIST", .off = A(o.patterns), .key = "pattern",
+	  .help = "access patterns: hit (unset), dep, l2, llc, miss, miss-overlap, mix=K/M ('atomcost list "
+		  "--patterns' says what each measures)" },
 	{ .name = "footprint", .type = OPT_SIZE, .arg = "BYTES", .off = A(o.footprint),
 	  .help = "buffer of the dep/l2/llc/miss patterns (64M, 2G); default from hwloc" },
-	{ .name = "mem-node", .type = OPT_INT, .arg = "N", .off = A(o.mem_node) },
-	{ .name = "threads", .type = OPT_FN, .arg = "LIST", .off = A(o.threads_sweep),
-	  .parse = parse_threads,
+	{ .name = "mem-node", .type = OPT_INT, .arg = "N", .off = A(o.mem_node), .key = "mem_node", .max = 4095,
+	  .help = "NUMA node (logical index) of the pattern buffers" },
+	{ .name = "events", .letter = 'e', .type = OPT_STR, .arg = "LIST", .off = A(o.events), .key = "events",
+	  .help = "events counted around each sample: cycles, instructions, cache-misses, "
+		  "L1-dcache-load-misses, LLC-load-misses, ... or libpfm4 names (PMU::EVENT:UMASK); "
+		  "'atomcost events' shows what counts here, one that cannot prints as n/a (reason); "
+		  "context-switches, cpu-migrations and task-clock are always counted" },
+	{ .name = "require-events", .type = OPT_FLAG, .off = A(o.require_events), .key = "require_events",
+	  .help = "exit 4 before measuring when an event cannot be counted here" },
+	{ .name = "threads", .type = OPT_FN, .arg = "LIST", .off = A(o.threads_sweep), .parse = parse_threads,
+	  .key = "threads", .key_type = CFG_U64, .min = 1, .max = 4096,
 	  .help = "pinned threads on one cache line (contention): N, or a sweep 1,2,4 or 1-4 "
 		  "(a table and chart per probe); each case runs max_seconds; ns/op per thread "
-		  "and aggregate, fairness, hand-overs, overlap" },
-	{ .name = "placement", .type = OPT_STR, .arg = "P", .off = A(o.placement) },
-	{ .name = "sharing", .type = OPT_STR, .arg = "LIST", .off = A(o.sharing) },
+		  "and aggregate, fairness, hand-overs, overlap",
+	  .key_help = "pinned threads on one cache line (contention); each case runs max_seconds; ns/op per "
+		      "thread and aggregate, fairness, overlap" },
+	{ .name = "placement", .type = OPT_STR, .arg = "P", .off = A(o.placement), .key = "placement",
+	  .help = "where the threads go: smt|l2|l3|numa|package|cross (pairwise of that class with thread "
+		  "0; absent here: exit 4), spread (unset), list:0,3,5" },
+	{ .name = "sharing", .type = OPT_STR, .arg = "LIST", .off = A(o.sharing), .key = "sharing",
+	  .help = "what the threads share: true (one word), false (own words, one line), none (private "
+		  "lines); unset: true,false,none" },
 	{ .name = "cs-work", .type = OPT_FN, .arg = "LIST", .off = A(o.cs_sweep), .parse = parse_cs_work,
 	  .help = "lock probes: N work units (~1 cycle each) inside the critical section, or a "
 		  "list to sweep (0,50,200)" },
 	{ .name = "outside-work", .type = OPT_FN, .arg = "LIST", .off = A(o.out_sweep),
 	  .parse = parse_out_work,
 	  .help = "lock probes: N work units between one unlock and the next lock, or a list" },
-	{ .name = "epochs", .type = OPT_INT, .arg = "K", .off = A(o.epochs) },
-	{ .name = "patience", .type = OPT_DOUBLE, .arg = "S", .off = A(o.patience_s) },
-	{ .name = "quick", .type = OPT_FLAG, .off = A(o.quick) },
-	{ .name = "events", .letter = 'e', .type = OPT_STR, .arg = "LIST", .off = A(o.events) },
-	{ .name = "no-split-lock", .type = OPT_FLAG, .off = A(o.no_split_lock),
+	{ .name = "epochs", .type = OPT_INT, .arg = "K", .off = A(o.epochs), .key = "epochs", .min = 1, .max = 1000,
+	  .help = "epochs, each with fresh buffers, pinning and calibration; verdicts come from the "
+		  "spread between them (unset: 3; the characterization: 5, more for rows unresolved)" },
+	{ .name = "patience", .type = OPT_DOUBLE, .arg = "S", .off = A(o.patience_s), .key = "patience", .max = 3600,
+	  .help = "seconds the characterization may spend under load beyond its quiet time, waiting for "
+		  "a quiet CPU and running disturbed epochs again (unset: its planned time, about a minute)" },
+	{ .name = "quick", .type = OPT_FLAG, .off = A(o.quick), .key = "quick",
+	  .help = "the characterization's short card, in about 20 s: hot lines, the L1 walk, the fast-path "
+		  "menu and the topology; no staircase, L2/LLC/DRAM walks or split lock (the card says so)" },
+	{ .name = "no-split-lock", .type = OPT_FLAG, .off = A(o.no_split_lock), .key = "split_lock",
 	  .help = "the characterization skips its split-lock step: its locked ops across two cache "
-		  "lines take bus locks that stall every tenant of the host" },
-	{ .name = "require-events", .type = OPT_FLAG, .off = A(o.require_events) },
+		  "lines take bus locks that stall every tenant of the host",
+	  .key_help = "the characterization's split-lock step (no: skip its bus locks, which stall every "
+		      "tenant)" },
 	{ .name = "context", .type = OPT_FN, .arg = "C", .off = A(kernel), .parse = parse_context, .def = "user",
 	  .help = "user: this binary's probes; kernel: atomcost.ko's, PROBE|GLOB its names (root; docs/kernel.md)" },
 };
@@ -285,37 +319,37 @@ static const struct cmd_opts run_cmd_opts = {
 	.opt = run_opt, .n = ARRAY_SIZE(run_opt), .section = "run", .max_operands = -1,
 };
 
+/* The [run] keys: the operands, then the options that are keys. */
+int cmd_run_keys(void)
+{
+	static const struct cfg_key probes = { "run", "probes", CFG_STR_LIST, NULL, NULL, 0, 0, "",
+					       "probe names or shell globs (unset: the default set)" };
+
+	return opts_schema_add(&run_cmd_opts, &probes);
+}
+
 /* An experiment file's [run] keys, through the same table (the command
- * line's options come after them and win). A row whose option is not in
- * the table is a programming error, caught on every run with a file.
- * `probes` are positional; a true boolean sets its flag, a false one its
- * --no-* flag. */
+ * line's options come after them and win): the probes, then each option's
+ * key (a default sets what it already holds); a true boolean sets its
+ * flag, a false one its --no-* flag. */
 static int apply_experiment(struct run_cmd *c, const struct experiment *e)
 {
-	for (size_t i = 0; i < cfg_schema_count; i++) {
-		const struct cfg_key *k = &cfg_schema[i];
-		const struct cmd_opt *o = k->option ? opts_for_key(&run_cmd_opts, k->option) : NULL;
-		char what[96];
-		int err = 0;
+	const char *probes = config_str(e, "run", "probes");
+	int err = probes ? each_item(probes, select_arg, &c->sel) : 0;
 
-		if (k->option && *k->option && !o) {
-			pr_err("run: [run] %s maps to %s, which 'atomcost run' does not have (internal error)",
-			       k->key, k->option);
-			return -EINVAL;
-		}
-		if (!k->option || !e->value[i])
+	for (const struct cmd_opt *o = run_opt; !err && o < run_opt + ARRAY_SIZE(run_opt); o++) {
+		const char *v = o->key ? config_str(e, "run", o->key) : NULL;
+		char what[96];
+
+		if (!v)
 			continue;
-		snprintf(what, sizeof(what), "%s: [run] %s", e->file ? e->file : "--set", k->key);
-		if (!o)
-			err = each_item(e->value[i], select_arg, &c->sel);
-		else if (k->type != CFG_BOOL)
-			err = opts_set(&run_cmd_opts, o, what, e->value[i], c);
-		else if (config_bool(e, k->section, k->key) == !!strncmp(o->name, "no-", 3))
+		snprintf(what, sizeof(what), "%s: [run] %s", e->file ? e->file : "--set", o->key);
+		if (o->type != OPT_FLAG)
+			err = opts_set(&run_cmd_opts, o, what, v, c);
+		else if (config_bool(e, "run", o->key) == !!strncmp(o->name, "no-", 3))
 			err = opts_set(&run_cmd_opts, o, what, NULL, c);
-		if (err)
-			return err;
 	}
-	return 0;
+	return err;
 }
 
 static bool conf_operand(const char *s)
@@ -453,23 +487,13 @@ static int select_probes(struct run_cmd *rc, int argc, char **argv, const struct
 static void describe_run(struct report *rep, const struct run_cmd *rc, const struct experiment *exp,
 			 int argc, char **argv)
 {
+	const char *probes[ARRAY_SIZE(rc->sel.list)];
 	const struct run_opts *o = &rc->o;
-	json_t *cmd = json_array(), *probes = json_array(), *modes = json_array(), *x;
 
-	for (int i = 0; i < argc; i++)
-		json_array_append_new(cmd, json_string(argv[i]));
 	for (size_t i = 0; i < rc->sel.n; i++)
-		json_array_append_new(probes, json_string(rc->sel.list[i]->name));
-	for (enum probe_mode m = 0; m < MODE__COUNT; m++)
-		if (o->mode_mask & (1u << m))
-			json_array_append_new(modes, json_string(probe_mode_name(m)));
-	x = json_pack("{s:o, s:o, s:s, s:i, s:f, s:f, s:f, s:i}", "probes", probes, "modes", modes,
-		      "patterns", o->patterns ? o->patterns : "default", "cpu", o->cpu_os,
-		      "max_seconds", o->max_seconds, "target_ci", o->target_ci,
-		      "time_limit_s", o->time_limit_s, "epochs", o->epochs);
-	if (exp)
-		json_object_update_new(x, config_to_json(exp));
-	rep->meta = json_pack("{s:o, s:o}", "command_line", cmd, "experiment", x);
+		probes[i] = rc->sel.list[i]->name;
+	rep->meta = run_request_json(&(struct run_request){ argc, o->cpu_os, (int)o->epochs, argv, probes,
+		rc->sel.n, o->mode_mask, o->patterns, o->max_seconds, o->target_ci, o->time_limit_s, exp });
 }
 
 /* Measure, print, write the file. An exit code. */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* calibration.h - the calibration record (docs/method.md), its text, its
- * JSON and the conversions; clock.h's clock_calibrate measures it. */
+ * JSON (report/meta.c) and the conversions; clock.h's clock_calibrate
+ * measures it. */
 #ifndef ATOMCOST_CALIBRATION_H
 #define ATOMCOST_CALIBRATION_H
 
@@ -50,6 +51,15 @@ json_t *clock_to_json(const struct calibration *c);
 /* The identified core as the calibration and the fingerprint record it:
  * {name (null: unknown), how, l1_load_cycles (null: no expectation), l1_source}. */
 json_t *core_to_json(const struct core_id *id);
+struct report;
+/* {calibration, then rep's typed sections}: `atomcost hierarchy --json`. */
+json_t *calibration_sections_json(const struct report *rep);
+
+/* A self-check's relative deviation from its expectation (0: none). */
+static inline double clock_deviation(double got, double want)
+{
+	return want > 0 ? got / want - 1 : 0;
+}
 
 static inline double clock_ticks_to_cycles(const struct calibration *c, double ticks)
 {

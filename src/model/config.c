@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* config.c - experiment files (INI via inih) against one declarative schema.
  *
- * The schema table below is the only place where a key, its type, default,
- * range and help text live: the parser, `atomcost config --schema`, the
- * report's effective experiment and the run options all read it. inih does
- * the INI syntax; we feed it through our own reader so that every message
- * can name file:line, and so that section headers are checked even when a
- * section has no keys (inih only reports key=value lines).
+ * The schema is the only place where a key, its type, default, range and
+ * help text live: the parser, `atomcost config --schema` and the report's
+ * effective experiment (report/meta.c) read it. Its rows are [experiment]'s
+ * below, [run]'s from `atomcost run`'s option table (cmd/run.c) and each
+ * reproduction's, added at startup (config_schema_add). inih does the INI
+ * syntax; we feed it through our own reader so that every message can name
+ * file:line, and so that section headers are checked even when a section
+ * has no keys (inih only reports key=value lines).
  */
 #include "config.h"
 
@@ -19,72 +21,17 @@
 #include "common.h"
 
 static const struct cfg_key builtin[] = {
-	/* [experiment] */
-	/* each reproduction adds its kind (config_schema_add) */
+	/* [experiment]: each reproduction adds its kind (config_schema_add) */
 	{ "experiment", "kind", CFG_ENUM_LIST, "probes", "probes|characterization", 0, 0, NULL,
 	  "what to run, in order: the probe table (or the default characterization, with its [run] "
 	  "keys) and/or reproductions of published scorings" },
 	{ "experiment", "description", CFG_STR, NULL, NULL, 0, 0, NULL,
 	  "one line saying what the experiment answers (copied into the report)" },
-
-	/* [run]: the `atomcost run` options; the command line overrides them.
-	 * The option (cmd/run.c) takes its range, default and help from here. */
-	{ "run", "probes", CFG_STR_LIST, NULL, NULL, 0, 0, "",
-	  "probe names or shell globs (unset: the default set)" },
-	{ "run", "family", CFG_STR_LIST, NULL, NULL, 0, 0, "--family",
-	  "every probe of these families (baseline, bitops, cmpxchg, lock, percpu, ...: 'atomcost "
-	  "list' shows them)" },
-	{ "run", "twins", CFG_BOOL, "true", NULL, 0, 0, "--no-twins",
-	  "measure each probe's twin too, for the ratio" },
-	{ "run", "mode", CFG_ENUM_LIST, "latency,throughput", "latency|throughput", 0, 0, "--mode",
-	  "dependent (latency) and/or independent (throughput) forms" },
-	{ "run", "cpu", CFG_U64, NULL, NULL, 0, 4095, "--cpu",
-	  "PU to run on (OS index, in the allowed cpuset; unset: the first allowed)" },
-	{ "run", "max_seconds", CFG_DOUBLE, "0.4", NULL, 0.001, 3600, "--max-seconds",
-	  "time cap per probe and form, seconds" },
-	{ "run", "target_ci", CFG_DOUBLE, "0.002", NULL, 0.0001, 0.5, "--target-ci",
-	  "stop a probe once the median's 95% CI half-width is below this fraction" },
-	{ "run", "time_limit", CFG_DOUBLE, NULL, NULL, 0.1, 1e6, "--time-limit",
-	  "cap of the whole probe run, seconds (what was measured is kept, marked partial)" },
-	{ "run", "strict", CFG_BOOL, "false", NULL, 0, 0, "--strict",
-	  "exit 5 when the results are untrustworthy (calibration, migrations)" },
-	{ "run", "pattern", CFG_STR, NULL, NULL, 0, 0, "--pattern",
-	  "access patterns: hit (unset), dep, l2, llc, miss, miss-overlap, mix=K/M ('atomcost list "
-	  "--patterns' says what each measures)" },
-	{ "run", "mem_node", CFG_U64, NULL, NULL, 0, 4095, "--mem-node",
-	  "NUMA node (logical index) of the pattern buffers" },
-	{ "run", "events", CFG_STR, NULL, NULL, 0, 0, "--events",
-	  "events counted around each sample: cycles, instructions, cache-misses, "
-	  "L1-dcache-load-misses, LLC-load-misses, ... or libpfm4 names (PMU::EVENT:UMASK); "
-	  "'atomcost events' shows what counts here, one that cannot prints as n/a (reason); "
-	  "context-switches, cpu-migrations and task-clock are always counted" },
-	{ "run", "require_events", CFG_BOOL, "false", NULL, 0, 0, "--require-events",
-	  "exit 4 before measuring when an event cannot be counted here" },
-	{ "run", "threads", CFG_U64, NULL, NULL, 1, 4096, "--threads",
-	  "pinned threads on one cache line (contention); each case runs max_seconds; ns/op per "
-	  "thread and aggregate, fairness, overlap" },
-	{ "run", "placement", CFG_STR, NULL, NULL, 0, 0, "--placement",
-	  "where the threads go: smt|l2|l3|numa|package|cross (pairwise of that class with thread "
-	  "0; absent here: exit 4), spread (unset), list:0,3,5" },
-	{ "run", "sharing", CFG_STR, NULL, NULL, 0, 0, "--sharing",
-	  "what the threads share: true (one word), false (own words, one line), none (private "
-	  "lines); unset: true,false,none" },
-	{ "run", "epochs", CFG_U64, NULL, NULL, 1, 1000, "--epochs",
-	  "epochs, each with fresh buffers, pinning and calibration; verdicts come from the "
-	  "spread between them (unset: 3; the characterization: 5, more for rows unresolved)" },
-	{ "run", "patience", CFG_DOUBLE, NULL, NULL, 0, 3600, "--patience",
-	  "seconds the characterization may spend under load beyond its quiet time, waiting for "
-	  "a quiet CPU and running disturbed epochs again (unset: its planned time, about a minute)" },
-	{ "run", "quick", CFG_BOOL, "false", NULL, 0, 0, "--quick",
-	  "the characterization's short card, in about 20 s: hot lines, the L1 walk, the fast-path "
-	  "menu and the topology; no staircase, L2/LLC/DRAM walks or split lock (the card says so)" },
-	{ "run", "split_lock", CFG_BOOL, "true", NULL, 0, 0, "--no-split-lock",
-	  "the characterization's split-lock step (no: skip its bus locks, which stall every tenant)" },
 };
 const struct cfg_key *cfg_schema = builtin;
 size_t cfg_schema_count = ARRAY_SIZE(builtin);
 
-static const char *const cfg_type_names[] = {
+const char *const cfg_type_names[] = {
 	[CFG_STR] = "string", [CFG_ENUM] = "enum", [CFG_ENUM_LIST] = "list",
 	[CFG_STR_LIST] = "list", [CFG_U64] = "integer", [CFG_U64_LIST] = "integer list",
 	[CFG_DOUBLE] = "number", [CFG_BOOL] = "boolean",
@@ -556,66 +503,7 @@ bool config_kind_has(const struct experiment *e, const char *kind)
 	return config_list_has(e, "experiment", "kind", kind);
 }
 
-/* ---- JSON and schema output ---- */
-
-static const char *const source_names[] = { "default", "file", "override" };
-
-static json_t *value_json(const struct experiment *e, size_t i)
-{
-	bool set = e && e->value[i];
-	json_t *one = json_pack("{s:s?,s:s}", "value", set ? e->value[i] : cfg_schema[i].def, "source",
-				source_names[set ? e->source[i] : CFG_SRC_DEFAULT]);
-
-	if (set && e->line[i])	/* set_value writes a line with its value only */
-		json_object_set_new(one, "line", json_integer(e->line[i]));
-	return one;
-}
-
-json_t *config_to_json(const struct experiment *e)
-{
-	json_t *j = json_object(), *vals = json_object(), *ovs = json_array();
-
-	json_object_set_new(j, "file", e && e->file ? json_string(e->file) : json_null());
-	for (size_t i = 0; e && i < e->noverrides; i++)
-		json_array_append_new(ovs, json_string(e->overrides[i]));
-	json_object_set_new(j, "overrides", ovs);
-	/* one object per section, in the order the schema first names them */
-	for (size_t i = 0; i < cfg_schema_count; i++) {
-		const char *name = section_at(i, NULL);
-		json_t *sec = name ? json_object() : NULL;
-
-		for (size_t k = i; sec && k < cfg_schema_count; k++)
-			if (key_at(k, (void *)name))
-				json_object_set_new(sec, cfg_schema[k].key, value_json(e, k));
-		if (sec)
-			json_object_set_new(vals, name, sec);
-	}
-	json_object_set_new(j, "values", vals);
-	return j;
-}
-
-json_t *config_schema_json(void)
-{
-	json_t *a = json_array();
-
-	for (size_t i = 0; i < cfg_schema_count; i++) {
-		const struct cfg_key *k = &cfg_schema[i];
-		json_t *o = json_pack("{s:s,s:s,s:s,s:s?,s:s}", "section", k->section, "key", k->key,
-				      "type", cfg_type_names[k->type], "default", k->def, "help",
-				      k->help);
-
-		if (k->choices)
-			json_object_set_new(o, "choices", json_string(k->choices));
-		if (k->type == CFG_U64 || k->type == CFG_U64_LIST || k->type == CFG_DOUBLE) {
-			json_object_set_new(o, "min", json_real(k->min));
-			json_object_set_new(o, "max", json_real(k->max));
-		}
-		if (k->option)
-			json_object_set_new(o, "option", json_string(*k->option ? k->option : "PROBE..."));
-		json_array_append_new(a, o);
-	}
-	return a;
-}
+/* ---- schema output ---- */
 
 void config_print_schema(FILE *f)
 {
@@ -638,7 +526,8 @@ void config_print_schema(FILE *f)
 		fprintf(f, "# %s\n#   type: %s%s%s%s", k->help, cfg_type_names[k->type], range,
 			k->choices ? " of " : "", k->choices ? k->choices : "");
 		if (k->option)
-			fprintf(f, "; run option: %s", *k->option ? k->option : "PROBE... (positional)");
+			fprintf(f, "; run option: %s%s", *k->option ? "--" : "",
+				*k->option ? k->option : "PROBE... (positional)");
 		fprintf(f, "\n%s%s = %s\n", k->def ? "" : ";", k->key, k->def ? k->def : "");
 	}
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* config.h - experiment files against one schema (config.c), CLI overrides
- * on top, and the effective experiment as JSON for every report. Includes
+ * on top, and the effective experiment as JSON for every report
+ * (report/meta.c). Includes
  * the generated build settings (build-config.h) for the modules that need both.
  */
 #ifndef ATOMCOST_CONFIG_H
@@ -33,13 +34,15 @@ struct cfg_key {
 	const char *def;	/* default, as written in a file; NULL: unset */
 	const char *choices;	/* ENUM, ENUM_LIST: "a|b|c" */
 	double min, max;	/* numbers and list items */
-	const char *option;	/* `atomcost run` option the key maps to, NULL: none */
+	const char *option;	/* `atomcost run` option it is ("--" dropped; "": the operands), NULL: none */
 	const char *help;
 };
 
-/* The schema: [experiment] and [run], then the rows added at startup. */
+/* The schema: [experiment], then the rows added at startup ([run], from
+ * `atomcost run`'s options, then the reproductions'). */
 extern const struct cfg_key *cfg_schema;
 extern size_t cfg_schema_count;
+extern const char *const cfg_type_names[];	/* by enum cfg_type: "string", ... */
 
 /* Add kind (NULL: none) to [experiment] kind's choices and rows[0..n) to
  * the schema (each reproduction, by repro_register), before any experiment
@@ -80,10 +83,24 @@ size_t config_u64_list(const struct experiment *e, const char *section, const ch
 		       uint64_t *out, size_t max);
 
 /* The effective experiment: file, overrides, every key with its value and
- * where it came from. */
+ * where it came from (report/meta.c). */
 json_t *config_to_json(const struct experiment *e);
 
-/* Print the schema (`atomcost config --schema`), text or JSON. */
+/* What `atomcost run` was asked for, as its report's meta records it:
+ * argv, the probes, forms and limits, the experiment (NULL: none). */
+struct run_request {
+	int argc, cpu, epochs;
+	char **argv;
+	const char *const *probes;	/* nprobes names */
+	size_t nprobes;
+	unsigned mode_mask;		/* 1u << enum probe_mode */
+	const char *patterns;		/* NULL: the default */
+	double max_seconds, target_ci, time_limit_s;
+	const struct experiment *exp;
+};
+json_t *run_request_json(const struct run_request *r);
+
+/* Print the schema (`atomcost config --schema`), text or JSON (report/meta.c). */
 void config_print_schema(FILE *f);
 json_t *config_schema_json(void);
 

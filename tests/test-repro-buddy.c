@@ -19,7 +19,7 @@
 #include "config.h"
 #include "harness.h"
 #include "repro-run.h"
-#include "repro/repro.h"
+#include "repro/buddy-bitmap-2004.h"
 
 #define LINE 64
 #define ITERS 2048

@@ -15,7 +15,7 @@
 #include "config.h"
 #include "harness.h"
 #include "repro-run.h"
-#include "repro/repro.h"
+#include "repro/slub-bulk-free.h"
 
 static int cmp_ptr(const void *a, const void *b)
 {

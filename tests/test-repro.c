@@ -27,7 +27,9 @@
 #include "harness.h"
 #include "result.h"
 #include "repro-run.h"
-#include "repro/repro.h"
+#include "repro/buddy-bitmap-2004.h"
+#include "repro/slab-concurrent.h"
+#include "repro/slub-bulk-free.h"
 
 static int cmp_ptr(const void *a, const void *b)
 {

@@ -10,7 +10,7 @@
  * atomic case cost what the hot one did). So modern mode walks pairs of
  * lines in a random single cycle (struct buddy_cold).
  */
-#include "repro/repro.h"
+#include "repro/buddy-bitmap-2004.h"
 
 #include <math.h>
 #include <sched.h>

@@ -2,14 +2,14 @@
 /* repro/code-alignment-2008.c - does code placement move what an op costs? (seed
  * slub-partial-pages-variance-2008: tbench moved ~3% between kernel builds
  * of the same source, and the poster suspected where the code fell in the
- * cache lines.) Each probe's loop is timed at every placement of align.h by
+ * cache lines.) Each probe's loop is timed at every placement of its .h by
  * the engine's sampler, in passes that run the placements in alternating
  * order; align_assess judges the slowest placement against the fastest.
  * Then the seed's one claim about atomics, the non-atomic unlock patch's 1%
  * regression (unlock_experiment). docs/reproductions.md, section 5, says
  * how and why.
  */
-#include "repro/align.h"
+#include "repro/code-alignment-2008.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -26,7 +26,7 @@
 #include "result.h"
 #include "runner.h"
 
-/* M(..., off) for every placement, in order (align.h). */
+/* M(..., off) for every placement, in order (code-alignment-2008.h). */
 #define ALIGN_PLACEMENTS(M, ...)						\
 	M(__VA_ARGS__, 0) M(__VA_ARGS__, 4) M(__VA_ARGS__, 8) M(__VA_ARGS__, 12)	\
 	M(__VA_ARGS__, 16) M(__VA_ARGS__, 20) M(__VA_ARGS__, 24) M(__VA_ARGS__, 28)	\

@@ -5,7 +5,7 @@
  * cycles per alloc / per free, each thread's own phases only (struct
  * conc_stamps). The variants differ in cache_alloc_refill alone (refill()).
  */
-#include "repro/repro.h"
+#include "repro/slab-concurrent.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -15,6 +15,7 @@
 
 #include "arch/arch.h"
 #include "common.h"
+#include "repro/repro.h"
 
 #define MAX_THREADS 256
 #define PAGE 4096

@@ -2,12 +2,12 @@
 /* repro/slub-bulk-free.c - the 2015 SLUB bulk alloc/free scoring
  * (docs/reproductions.md, section 3, describes the model): SLUB as in v4.1/4.2
  * for one thread, on the slab layer of repro/slub-cmpxchg-local.c (what it
- * leaves out: deviations[]). The bulk algorithms (enum bulk_algo, repro.h) are
+ * leaves out: deviations[]). The bulk algorithms (enum bulk_algo, its .h) are
  * each described at its function. Slow paths count themselves (as
  * CONFIG_SLUB_STATS does), so the tests can check how often each algorithm
  * takes them.
  */
-#include "repro/repro.h"
+#include "repro/slub-bulk-free.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -16,6 +16,7 @@
 
 #include "arch/arch.h"
 #include "common.h"
+#include "repro/repro.h"
 #include "stats.h"
 
 /* the fast paths take the commit as a constant: one copy per commit form,

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* repro/repro.h - what the reproductions of published scorings
  * (docs/reproductions.md) share: each prints the post's tables beside its
- * own, judges its conclusions over passes and returns its figures as JSON
- * for the report. Each one's own parts are in repro/KIND.h. */
+ * own, judges its conclusions over passes and fills its document
+ * (report/repro-doc.h) for the report. Each one's own parts are in
+ * repro/KIND.h. */
 #ifndef ATOMCOST_REPRO_H
 #define ATOMCOST_REPRO_H
 
@@ -16,6 +17,7 @@
 #include "config.h"
 #include "quiet.h"
 #include "report.h"
+#include "report/repro-doc.h"
 #include "stats.h"
 #include "topo.h"
 
@@ -28,8 +30,7 @@ struct repro_ctx {
 	const struct calibration *cal;
 	int cpu_os;		/* the pinned PU of the calling thread */
 	FILE *out;		/* the seed-shaped tables */
-	json_t *json;		/* this reproduction's figures (filled by it) */
-	json_t *conclusions;	/* json["conclusions"]: made by the first repro_conclude */
+	struct repro_doc *doc;	/* this reproduction's figures (filled by it); NULL: none kept */
 	const char *machine;	/* this machine in one line (fingerprint), for the tables */
 	struct repro_patience *patience;	/* NULL: a disturbed pass is never run again */
 };
@@ -49,6 +50,18 @@ struct repro_patience {
 				 * (repro_figure_again) */
 	unsigned given_up;	/* disturbed figures not taken again for that */
 };
+
+/* The document's lists, copies and parts (report/repro-doc.h), as
+ * repro/common.c fills them. REPRO_DOC_ADD: one more zeroed element of list
+ * name of d, NULL when out of memory. repro_doc_keep: n bytes of p copied
+ * into d, freed with it (NULL when p is). repro_doc_part: part p made now
+ * (the first time counts). */
+#define REPRO_DOC_ADD(d, name) \
+	repro_doc_grow((void **)&(d)->name, &(d)->n_##name, &(d)->cap_##name, sizeof(*(d)->name))
+void *repro_doc_grow(void **v, size_t *n, size_t *cap, size_t size);
+void *repro_doc_keep(struct repro_doc *d, const void *p, size_t n);
+void repro_doc_part(struct repro_doc *d, enum repro_part p);
+void repro_doc_free(struct repro_doc *d);
 
 /* One reproduction: src/repro/KIND.c ends with `const struct repro
  * repro_KIND` (HACKING.md, "Adding a reproduction"). */
@@ -73,7 +86,7 @@ int repro_register(void);
 
 /* Run every reproduction listed in [experiment] kind, in order; pins and
  * calibrates first when rep->cal is not filled yet. Figures go to
- * rep->meta["reproductions"][kind]. 0 or -errno. */
+ * rep->meta["reproductions"][kind] (repro_doc_put). 0 or -errno. */
 int repro_run_all(const struct experiment *e, struct topo *t, const struct run_opts *o,
 		  struct report *rep, FILE *out);
 
@@ -103,7 +116,7 @@ void repro_print_list(FILE *out, const char *head, const char *const *items, siz
 /* What this machine changes against the post's (its caches against the
  * post's working sets, its CPUs against the post's, the geometry derived
  * from them): items[0..n) under "What this machine changes:", and appended
- * to rc->json["machine_changes"]. */
+ * to the document's machine_changes. */
 void repro_print_changes(struct repro_ctx *rc, const char *const *items, size_t n);
 /* bytes in binary units ("512 KiB", "1.5 MiB"), "unknown" for 0; buf. */
 const char *repro_bytes(char *buf, size_t len, size_t bytes);
@@ -159,20 +172,18 @@ int repro_claims_prior(const struct repro_claim *c, size_t n, struct stats_prior
 enum verdict repro_conclusion_text(char *buf, size_t len, const struct repro_claim *c,
 				   struct judgment *j);
 /* repro_conclusion_text() printed to rc->out and appended, with its
- * figures, to rc->json["conclusions"]. */
+ * figures, to the document's conclusions. */
 enum verdict repro_conclude(struct repro_ctx *rc, const struct repro_claim *c);
 /* A conclusion that cannot be judged at all, printed ("conclusion WHAT: no
- * verdict: REASON") and kept in rc->json["conclusions"] with a null ratio
- * and its reason, as repro_conclude keeps its VERDICT_NONE ones. */
+ * verdict: REASON") and kept in the document's conclusions with a null
+ * ratio and its reason, as repro_conclude keeps its VERDICT_NONE ones. */
 void repro_unjudged(struct repro_ctx *rc, const char *what, const char *a, const char *b,
 		    const char *reason);
-/* v[0..n) as a JSON array, null where not finite. */
-json_t *repro_doubles_json(const double *v, size_t n);
 
 /* After pass `pass` of `what`, started at p, with share of its CPU (at
  * least quiet_share(p); less where a part of it had less): a
- * disturbed one (under REPRO_SHARE_MIN) is kept in rc->json
- * ["disturbed_passes"] with figs (taken; NULL: none, its figures stay in
+ * disturbed one (under REPRO_SHARE_MIN) is kept in the document's
+ * disturbed_passes with figs (taken; NULL: none, its figures stay in
  * its slot), and when rc->patience pays for a quiet window and another pass
  * as long, the thread waits for one: true means run the pass again into
  * its slot. The kept record says which. */
@@ -181,11 +192,10 @@ bool repro_pass_again(struct repro_ctx *rc, const struct quiet_mark *p, double s
 /* What a reproduction did under load since before (a copy of
  * *c->patience taken before it ran): its wait, the passes it ran again and
  * those it kept disturbed, and which conclusions stayed unjudged and why;
- * printed and into c->json["load"]. */
+ * printed and into the document's load. */
 void repro_say_load(struct repro_ctx *c, const struct repro_patience *before);
-/* "calibration untrustworthy: ..." when it is, and its trust into
- * j["calibration_trustworthy"]. */
-void repro_say_calibration(const struct calibration *cal, FILE *out, json_t *j);
+/* "calibration untrustworthy: ..." when it is, and its trust into d. */
+void repro_say_calibration(const struct calibration *cal, FILE *out, struct repro_doc *d);
 /* May the patience pay for a wait and a pass of took_s more, now? Pure
  * but for the clock (the default's quiet time). */
 bool repro_patience_pays(const struct repro_patience *pt, double took_s, uint64_t now);
@@ -224,7 +234,7 @@ bool repro_figure_again(struct repro_figure *f, double *share);
 #define REPRO_FIGURE_VAIN 4
 bool repro_figure_again_of(struct repro_figure *f, double share, bool preempted);
 /* A try that repro_figure_again_of took again: kept, with figs (taken;
- * NULL: none), in rc->json["retimed_figures"] (what, pass, try, cpu_share,
+ * NULL: none), in the document's retimed_figures (what, pass, try, cpu_share,
  * preempted, seconds, figures), so that no timing is lost when the next
  * try overwrites its figures. */
 void repro_figure_kept(struct repro_ctx *rc, const struct repro_figure *f, double share,
@@ -256,7 +266,7 @@ struct repro_kernel {
 };
 /* Nothing unless sec's `context` is kernel; else the probes' rows (NAME,
  * NAME:free for a concurrent probe's free phase) printed and put in
- * rc->json["kernel"], the claims judged. 0, or kmod_run's -errno. */
+ * the document's kernel rows, the claims judged. 0, or kmod_run's -errno. */
 int repro_kernel_run(struct repro_ctx *rc, const struct repro_kernel *k);
 
 #endif

@@ -1105,8 +1105,8 @@ static int repro_slub_run(struct repro_ctx *rc)
 	r.nsizes = config_u64_list(e, SEC, "sizes", sizes, MAX_SIZES);
 	r.n = config_u64(e, SEC, "objects");
 	r.reps = config_u64(e, SEC, "passes");
-	json_object_set_new(rc->json, "fastpaths", jfp);
-	json_object_set_new(rc->json, "cycles", json_string("core cycles (TSC ticks - timer pair) / ticks per cycle"));
+	repro_doc_own(rc->doc, "fastpaths", jfp);
+	repro_doc_own(rc->doc, "cycles", json_string("core cycles (TSC ticks - timer pair) / ticks per cycle"));
 	for (size_t i = 0; i < r.nsizes; i++)
 		if (sizes[i] % 8) {
 			pr_err("%s: sizes: %llu is not a multiple of 8 (expected 8, 16, 32, ...)", SEC,

@@ -289,6 +289,46 @@ static void test_conclude_json(void)
 	free(text);
 }
 
+/* The document's parts are written where the reproduction first made them
+ * among its own keys, as the one JSON object it filled before did: the
+ * order of the keys is the report's. */
+static void test_doc_order(void)
+{
+	static const char *const want[] = { "seed", "source", "machine", "cpu", "cpu_why",
+		"calibration_trustworthy", "first", "machine_changes", "second", "third",
+		"conclusions", "retimed_figures", "load", "wall_s" };
+	const char *items[] = { "one" };
+	struct repro_patience pt = { .patience_s = 0 }, before = pt;
+	struct repro_doc doc = { .seed = "s", .source = "src", .machine = "m", .cpu_why = "w",
+				 .wall_s = 1 };
+	struct repro_ctx rc = { .doc = &doc, .out = fopen("/dev/null", "w"), .patience = &pt };
+	struct repro_figure f = { .tries = 1 };
+	const char *k;
+	json_t *j, *v;
+	size_t i = 0;
+	bool ok = true;
+
+	repro_doc_own(&doc, "first", json_integer(1));
+	repro_print_changes(&rc, items, 1);
+	repro_doc_own(&doc, "second", json_integer(2));
+	repro_doc_own(&doc, "third", json_integer(3));
+	repro_unjudged(&rc, "w", "a", "b", "why");
+	quiet_start(&f.m);
+	repro_figure_kept(&rc, &f, 0.5, false, "x", 0, NULL);
+	repro_print_changes(&rc, items, 1);
+	repro_say_load(&rc, &before);
+	fclose(rc.out);
+	j = repro_doc_json(&doc);
+	json_object_foreach(j, k, v)
+		ok = ok && i < ARRAY_SIZE(want) && !strcmp(k, want[i++]);
+	CHECK(ok && i == ARRAY_SIZE(want) &&
+	      json_array_size(json_object_get(j, "machine_changes")) == 2 &&
+	      json_array_size(json_object_get(json_object_get(j, "load"), "unjudged")) == 1,
+	      "each part where it was first made, among the own keys");
+	json_decref(j);
+	repro_doc_free(&doc);
+}
+
 /* A report holding the reproduction's JSON j is written, read back (what
  * `atomcost report` does) and written as text; the unjudged conclusion's
  * null ratio survives. */
@@ -1211,6 +1251,7 @@ int main(void)
 	test_printer();
 	test_conclusions();
 	test_conclude_json();
+	test_doc_order();
 	test_unjudged_json();
 	test_pass_again();
 	test_figure_again();

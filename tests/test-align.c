@@ -12,7 +12,7 @@
 
 #include "common.h"
 #include "harness.h"
-#include "repro/align.h"
+#include "repro/code-alignment-2008.h"
 
 static const struct align_probe *probe_named(const char *name)
 {

@@ -5,7 +5,8 @@
 # tree (KIND and FORMAT stand for any name), and every backticked code name
 # must occur in src probes configs docs tests kernel or the meson files. A
 # name renamed in the code and not in the recipe fails here, named. Fenced
-# code blocks are examples and are not read.
+# code blocks are examples and are not read. Every reproduction has the
+# files its recipe names.
 src=${1:?usage: test-recipes.sh SRCDIR}
 cd "$src" || exit 1
 where="src probes configs docs tests kernel meson.build meson_options.txt"
@@ -108,8 +109,26 @@ for s in $spans; do
 done
 unset IFS
 
+# The reproduction recipe read for every reproduction in meson.build's
+# `repros`: each file it names with KIND exists, and full.conf, README.md
+# and docs/reproductions.md name the reproduction.
+kinds=$(sed -n '/^repros = \[/,/\]/p' meson.build | grep -o "'[a-z0-9-]*'" | tr -d "'")
+kpaths=$(awk '/^## / { on = ($0 == "## Adding a reproduction") } /^ *```/ { fence = !fence; next }
+	      on && !fence' HACKING.md | grep -o '`[^` ]*/[^` ]*KIND[^` ]*`' | tr -d '`' | sort -u)
+[ -n "$kinds" ] && [ -n "$kpaths" ] || stale "no reproductions in meson.build, or no KIND files in the recipe"
+for k in $kinds; do
+	for p in $kpaths; do
+		f=$(printf '%s\n' "$p" | sed "s/KIND/$k/g")
+		[ -e "$f" ] || stale "reproduction $k: '$f', named by its recipe, does not exist"
+	done
+	for f in configs/full.conf README.md docs/reproductions.md; do
+		grep -q -- "$k" "$f" || stale "reproduction $k: $f does not name it"
+	done
+done
+
 if [ "$paths" -lt 10 ] || [ "$names" -lt 40 ]; then
 	stale "only $paths paths and $names names read: are the recipes still there?"
 fi
-echo "recipes: $nsec recipes, $paths paths and $names names checked"
+echo "recipes: $nsec recipes, $paths paths and $names names checked;" \
+	"$(echo $kinds | wc -w) reproductions have their $(echo $kpaths | wc -w) files"
 exit $fail

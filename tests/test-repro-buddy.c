@@ -19,7 +19,7 @@
 #include "config.h"
 #include "harness.h"
 #include "repro-run.h"
-#include "repro/repro.h"
+#include "repro/buddy-bitmap-2004.h"
 
 #define LINE 64
 #define ITERS 2048
@@ -194,12 +194,12 @@ static void test_legacy_spread(void)
 		CHECK(ratios == 4 && spreads == 4, "each ratio of means with its spread: '%s'", line);
 	}
 	CHECK(means == 1, "one line of ratios of means (%zu)", means);
-	l = json_object_get(t.rc.json, "legacy");
+	l = json_object_get(t.json, "legacy");
 	for (size_t k = 0; k < json_array_size(json_object_get(l, "ratios_of_means")); k++)
 		CHECK(strstr(json_string_value(json_array_get(json_object_get(l, "ratios_of_means"), k)),
 			     "; 4 passes "), "JSON ratio %zu with its spread", k);
 	CHECK(json_integer_value(json_object_get(l, "passes")) == 4, "4 trials: 4 passes");
-	conc = json_object_get(t.rc.json, "conclusions");
+	conc = json_object_get(t.json, "conclusions");
 	CHECK(json_array_size(conc) == 3, "three legacy conclusions (%zu)", json_array_size(conc));
 	for (size_t k = 0; k < json_array_size(conc); k++) {
 		json_t *c = json_array_get(conc, k);

@@ -15,7 +15,7 @@
 #include "config.h"
 #include "harness.h"
 #include "repro-run.h"
-#include "repro/repro.h"
+#include "repro/slub-bulk-free.h"
 
 static int cmp_ptr(const void *a, const void *b)
 {
@@ -293,7 +293,7 @@ static void test_units(void)
 	CHECK(strstr(buf, "deviations from the kernel the post ran:\n  - user space"),
 	      "the deviations listed");
 	CHECK(strstr(buf, "(series 1-7/7)") && strstr(buf, "(through 6/7"), "the series positions");
-	conc = json_object_get(t.rc.json, "conclusions");
+	conc = json_object_get(t.json, "conclusions");
 	CHECK(conc && json_array_size(conc) == 3 * 3 + 1 + 1, "conclusions: %zu, expected 11",
 	      conc ? json_array_size(conc) : 0);
 	for (size_t i = 0; conc && i < json_array_size(conc); i++) {
@@ -307,7 +307,7 @@ static void test_units(void)
 		CHECK(n + d + u == 2, "conclusion %zu accounts for the 2 passes (%lld judged + %lld "
 		      "disturbed + %lld unmeasured)", i, (long long)n, (long long)d, (long long)u);
 	}
-	check_whatif_json(t.rc.json, cal.ticks_per_cycle);
+	check_whatif_json(t.json, cal.ticks_per_cycle);
 	repro_test_done(&t);
 }
 

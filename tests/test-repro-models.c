@@ -22,7 +22,9 @@
 
 #include "common.h"
 #include "harness.h"
-#include "repro/repro.h"
+#include "repro/buddy-bitmap-2004.h"
+#include "repro/slab-concurrent.h"
+#include "repro/slub-bulk-free.h"
 
 static bool near(double a, double b)
 {

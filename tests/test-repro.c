@@ -26,7 +26,9 @@
 #include "harness.h"
 #include "result.h"
 #include "repro-run.h"
-#include "repro/repro.h"
+#include "repro/buddy-bitmap-2004.h"
+#include "repro/slab-concurrent.h"
+#include "repro/slub-bulk-free.h"
 
 static int cmp_ptr(const void *a, const void *b)
 {
@@ -241,8 +243,8 @@ static void test_conclusions(void)
 	CHECK(repro_conclusion_text(t, 16, &c, NULL) == VERDICT_FASTER && strlen(t) == 15, "truncates safely");
 }
 
-/* repro_conclude: one "conclusions" array in rc->json, made by the first
- * claim; a per-pass claim carries its passes (null where not finite) and
+/* repro_conclude: one "conclusions" array in the document's JSON, made by
+ * the first claim; a per-pass claim carries its passes (null where not finite) and
  * its published row, a plain one neither. */
 static void test_conclude_json(void)
 {
@@ -253,8 +255,9 @@ static void test_conclude_json(void)
 	};
 	char *text = NULL;
 	size_t len = 0;
-	struct repro_ctx rc = { .json = json_object(), .out = open_memstream(&text, &len) };
-	json_t *conc, *p;
+	struct repro_doc doc = { 0 };
+	struct repro_ctx rc = { .doc = &doc, .out = open_memstream(&text, &len) };
+	json_t *j, *conc, *p;
 
 	repro_conclude(&rc, &c);
 	c.per_pass = true;
@@ -262,8 +265,9 @@ static void test_conclude_json(void)
 	c.pub_row = "kmalloc(64)";
 	repro_conclude(&rc, &c);
 	fclose(rc.out);
-	conc = json_object_get(rc.json, "conclusions");
-	CHECK(conc && conc == rc.conclusions && json_array_size(conc) == 2,
+	j = repro_doc_json(&doc);
+	conc = json_object_get(j, "conclusions");
+	CHECK(conc && json_array_size(conc) == 2,
 	      "one conclusions array, both claims in it");
 	CHECK(!json_object_get(json_array_get(conc, 0), "pass_a") &&
 	      !json_object_get(json_array_get(conc, 0), "pub_row"), "a plain claim: no passes, no row");
@@ -279,8 +283,49 @@ static void test_conclude_json(void)
 	      json_integer_value(json_object_get(json_array_get(conc, 0), "unmeasured")) == 1 &&
 	      text && strstr(text, "[1 pass without a measured figure left out]"),
 	      "the pass without a figure is counted and said, not lost");
-	json_decref(rc.json);
+	json_decref(j);
+	repro_doc_free(&doc);
 	free(text);
+}
+
+/* The document's parts are written where the reproduction first made them
+ * among its own keys, as the one JSON object it filled before did: the
+ * order of the keys is the report's. */
+static void test_doc_order(void)
+{
+	static const char *const want[] = { "seed", "source", "machine", "cpu", "cpu_why",
+		"calibration_trustworthy", "first", "machine_changes", "second", "third",
+		"conclusions", "retimed_figures", "load", "wall_s" };
+	const char *items[] = { "one" };
+	struct repro_patience pt = { .patience_s = 0 }, before = pt;
+	struct repro_doc doc = { .seed = "s", .source = "src", .machine = "m", .cpu_why = "w",
+				 .wall_s = 1 };
+	struct repro_ctx rc = { .doc = &doc, .out = fopen("/dev/null", "w"), .patience = &pt };
+	struct repro_figure f = { .tries = 1 };
+	const char *k;
+	json_t *j, *v;
+	size_t i = 0;
+	bool ok = true;
+
+	repro_doc_own(&doc, "first", json_integer(1));
+	repro_print_changes(&rc, items, 1);
+	repro_doc_own(&doc, "second", json_integer(2));
+	repro_doc_own(&doc, "third", json_integer(3));
+	repro_unjudged(&rc, "w", "a", "b", "why");
+	quiet_start(&f.m);
+	repro_figure_kept(&rc, &f, 0.5, false, "x", 0, NULL);
+	repro_print_changes(&rc, items, 1);
+	repro_say_load(&rc, &before);
+	fclose(rc.out);
+	j = repro_doc_json(&doc);
+	json_object_foreach(j, k, v)
+		ok = ok && i < ARRAY_SIZE(want) && !strcmp(k, want[i++]);
+	CHECK(ok && i == ARRAY_SIZE(want) &&
+	      json_array_size(json_object_get(j, "machine_changes")) == 2 &&
+	      json_array_size(json_object_get(json_object_get(j, "load"), "unjudged")) == 1,
+	      "each part where it was first made, among the own keys");
+	json_decref(j);
+	repro_doc_free(&doc);
 }
 
 /* A report holding the reproduction's JSON j is written, read back (what
@@ -330,9 +375,9 @@ static void test_unjudged_json(void)
 	struct repro_patience pt = { .patience_s = 0 }, before = pt;
 	char *text = NULL;
 	size_t len = 0;
-	struct repro_ctx rc = { .json = json_object(), .out = open_memstream(&text, &len),
-				.patience = &pt };
-	json_t *o, *un;
+	struct repro_doc doc = { 0 };
+	struct repro_ctx rc = { .doc = &doc, .out = open_memstream(&text, &len), .patience = &pt };
+	json_t *j, *conc, *o, *un;
 
 	CHECK(repro_conclude(&rc, &c) == VERDICT_NONE, "every pass disturbed: no verdict");
 	repro_unjudged(&rc, "in the kernel", "k1", "k2", "emulated: not a measurement");
@@ -344,22 +389,24 @@ static void test_unjudged_json(void)
 	pt.waited_s = 1.5;
 	repro_say_load(&rc, &before);
 	fclose(rc.out);
-	o = json_array_get(rc.conclusions, 0);
-	CHECK(json_array_size(rc.conclusions) == 3, "all three conclusions kept");
+	j = repro_doc_json(&doc);
+	conc = json_object_get(j, "conclusions");
+	o = json_array_get(conc, 0);
+	CHECK(json_array_size(conc) == 3, "all three conclusions kept");
 	CHECK(o && json_is_null(json_object_get(o, "ratio")) && json_is_null(json_object_get(o, "lo")) &&
 	      !strcmp(json_string_value(json_object_get(o, "verdict")), "none") &&
 	      strstr(json_string_value(json_object_get(o, "reason")), "disturbed") &&
 	      json_integer_value(json_object_get(o, "disturbed")) == 3,
 	      "disturbed: ratio null, its reason, its passes counted");
-	o = json_array_get(rc.conclusions, 1);
+	o = json_array_get(conc, 1);
 	CHECK(o && json_is_null(json_object_get(o, "ratio")) &&
 	      !strcmp(json_string_value(json_object_get(o, "reason")), "emulated: not a measurement") &&
 	      !strcmp(json_string_value(json_object_get(o, "a")), "k1"),
 	      "an unjudged line without a claim is kept too");
-	o = json_array_get(rc.conclusions, 2);
+	o = json_array_get(conc, 2);
 	CHECK(o && json_is_real(json_object_get(o, "ratio")) && !json_object_get(o, "reason"),
 	      "a judged one keeps its ratio, no reason");
-	o = json_object_get(rc.json, "load");
+	o = json_object_get(j, "load");
 	un = json_object_get(o, "unjudged");
 	CHECK(json_array_size(un) == 2 && json_integer_value(json_object_get(o, "repeated")) == 2 &&
 	      json_integer_value(json_object_get(o, "kept_disturbed")) == 1 &&
@@ -369,8 +416,9 @@ static void test_unjudged_json(void)
 			   "disturbed passes again, "
 			   "kept 1 disturbed out of the judgments: no patience to wait with (patience 0 s); "
 			   "2 of 3 conclusions unjudged"), "printed: %s", text);
-	report_round_trip(rc.json);
-	json_decref(rc.json);
+	report_round_trip(j);
+	json_decref(j);
+	repro_doc_free(&doc);
 	free(text);
 }
 
@@ -413,9 +461,10 @@ static void test_figure_again(void)
 static void test_figure_again_of(void)
 {
 	struct repro_patience pt = { .patience_s = 100 };
-	struct repro_ctx rc = { .json = json_object(), .patience = &pt };
+	struct repro_doc doc = { 0 };
+	struct repro_ctx rc = { .doc = &doc, .patience = &pt };
 	struct repro_figure f = { .pt = &pt };
-	json_t *d;
+	json_t *j, *d;
 	unsigned n = 0;
 
 	repro_figure_start(&f);
@@ -423,7 +472,8 @@ static void test_figure_again_of(void)
 	      "a clean figure (share at the floor, no preemption): once");
 	CHECK(repro_figure_again_of(&f, 1.0, true) && pt.retimed == 1, "preempted: taken again");
 	repro_figure_kept(&rc, &f, 0.5, true, "size 64", 3, json_pack("{s:f}", "x", 2.0));
-	d = json_array_get(json_object_get(rc.json, "retimed_figures"), 0);
+	j = repro_doc_json(&doc);
+	d = json_array_get(json_object_get(j, "retimed_figures"), 0);
 	CHECK(d && !strcmp(json_string_value(json_object_get(d, "what")), "size 64") &&
 	      json_integer_value(json_object_get(d, "pass")) == 3 &&
 	      json_integer_value(json_object_get(d, "try")) == 1 &&
@@ -431,7 +481,8 @@ static void test_figure_again_of(void)
 	      json_is_true(json_object_get(d, "preempted")) &&
 	      json_real_value(json_object_get(json_object_get(d, "figures"), "x")) == 2.0,
 	      "the try taken again is kept with its figures");
-	json_decref(rc.json);
+	json_decref(j);
+	repro_doc_free(&doc);
 	pt = (struct repro_patience){ .patience_s = 100 };
 	for (unsigned fig = 0; fig < REPRO_FIGURE_VAIN; fig++) {
 		f = (struct repro_figure){ .pt = &pt };
@@ -470,27 +521,29 @@ static void test_figure_again_of(void)
 static void test_pass_again(void)
 {
 	struct repro_patience pt = { .patience_s = 0 };
-	struct repro_ctx rc = { .json = json_object(), .patience = &pt };
+	struct repro_doc doc = { 0 };
+	struct repro_ctx rc = { .doc = &doc, .patience = &pt };
 	struct timespec ts = { 0, 20 * 1000 * 1000 };
 	struct quiet_mark ps;
-	json_t *d;
+	json_t *j, *d;
 	uint64_t now = now_ns();
 
 	quiet_start(&ps);
 	nanosleep(&ts, NULL);
 	CHECK(!repro_pass_again(&rc, &ps, quiet_share(&ps), "test", 3, json_pack("{s:f}", "x", 1.0)),
 	      "no patience: not run again");
-	d = json_array_get(json_object_get(rc.json, "disturbed_passes"), 0);
+	j = repro_doc_json(&doc);
+	d = json_array_get(json_object_get(j, "disturbed_passes"), 0);
 	CHECK(d && json_integer_value(json_object_get(d, "pass")) == 3 &&
 	      json_is_false(json_object_get(d, "run_again")) &&
 	      json_real_value(json_object_get(json_object_get(d, "figures"), "x")) == 1.0 &&
 	      json_real_value(json_object_get(d, "cpu_share")) < REPRO_SHARE_MIN,
 	      "the disturbed pass kept, marked, with its figures");
 	CHECK(pt.kept_disturbed == 1 && pt.repeated == 0 && pt.waited_s == 0, "counted as kept");
-	CHECK(!repro_pass_again(&rc, &ps, 1.0, "test", 4, json_object()) &&
-	      json_array_size(json_object_get(rc.json, "disturbed_passes")) == 1 && pt.kept_disturbed == 1,
-	      "a quiet pass is neither kept nor counted");
-	json_decref(rc.json);
+	CHECK(!repro_pass_again(&rc, &ps, 1.0, "test", 4, json_object()) && doc.n_recs == 1 &&
+	      pt.kept_disturbed == 1, "a quiet pass is neither kept nor counted");
+	json_decref(j);
+	repro_doc_free(&doc);
 	pt = (struct repro_patience){ .patience_s = 5, .waited_s = 2 };
 	CHECK(repro_patience_pays(&pt, 2, now) && !repro_patience_pays(&pt, 2.5, now),
 	      "the patience pays for a window (1 s) and a pass when both fit");
@@ -509,17 +562,20 @@ static void test_say_calibration(void)
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
-	json_t *j = json_object();
+	struct repro_doc doc = { .seed = "s", .source = "s", .machine = "m", .cpu_why = "w" };
+	json_t *j;
 
-	repro_say_calibration(&cal, f, j);
+	repro_say_calibration(&cal, f, &doc);
 	cal.trustworthy = true;
-	repro_say_calibration(&cal, f, j);
+	repro_say_calibration(&cal, f, &doc);
+	j = repro_doc_json(&doc);
 	fclose(f);
 	CHECK(text && !strcmp(text, "calibration untrustworthy: the add and imul chains disagree by "
 				    "4.4% (trusted within 1%): core cycles below carry that error\n"),
 	      "said once, when untrustworthy: %s", text);
 	CHECK(json_is_true(json_object_get(j, "calibration_trustworthy")), "and in the JSON");
 	json_decref(j);
+	repro_doc_free(&doc);
 	free(text);
 }
 
@@ -570,7 +626,8 @@ static void test_machine_changes(void)
 {
 	uint64_t sizes[] = { 32, 64, 128, 256, 512, 1024, 2048, 4096 };
 	const char *items[] = { "one", "two" };
-	struct repro_ctx rc = { .json = json_object(), .out = fopen("/dev/null", "w") };
+	struct repro_doc doc = { 0 };
+	struct repro_ctx rc = { .doc = &doc, .out = fopen("/dev/null", "w") };
 	unsigned sh;
 	char t[600];
 
@@ -606,10 +663,9 @@ static void test_machine_changes(void)
 	      !strcmp(repro_bytes(t, sizeof(t), 100), "100 bytes"), "sizes in binary units");
 	repro_print_changes(&rc, items, 2);
 	repro_print_changes(&rc, items, 1);
-	CHECK(json_array_size(json_object_get(rc.json, "machine_changes")) == 3,
-	      "both modes' changes kept in one list");
+	CHECK(doc.n_changes == 3 && doc.nparts == 1, "both modes' changes kept in one list");
 	fclose(rc.out);
-	json_decref(rc.json);
+	repro_doc_free(&doc);
 }
 
 static void test_per_op(void)
@@ -815,8 +871,8 @@ static void test_slub_scoring(void)
 	CHECK(strstr(buf, "(derived: the post states no single figure; the median of its per-size "
 			  "savings over these sizes is the one at kmalloc(64))"), "the derived figure says so");
 	l_check_note(buf);
-	conc = json_object_get(t.rc.json, "conclusions");
-	fp07 = json_object_get(json_object_get(t.rc.json, "fastpaths"), "2007");
+	conc = json_object_get(t.json, "conclusions");
+	fp07 = json_object_get(json_object_get(t.json, "fastpaths"), "2007");
 	CHECK(json_array_size(conc) == (has2011 ? 12u : 9u), "nine claims on 2007, three on 2011 (%zu)",
 	      json_array_size(conc));
 	check_slub_claims(conc, fp07, 3);
@@ -1180,6 +1236,7 @@ int main(void)
 	test_printer();
 	test_conclusions();
 	test_conclude_json();
+	test_doc_order();
 	test_unjudged_json();
 	test_pass_again();
 	test_figure_again();

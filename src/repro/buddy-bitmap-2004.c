@@ -10,7 +10,7 @@
  * atomic case cost what the hot one did). So modern mode walks pairs of
  * lines in a random single cycle (struct buddy_cold).
  */
-#include "repro/repro.h"
+#include "repro/buddy-bitmap-2004.h"
 
 #include <math.h>
 #include <sched.h>
@@ -654,7 +654,7 @@ static void modern_walk_check(struct repro_ctx *rc, struct modern *m)
 	if (repro_conclude(rc, &c) != VERDICT_SLOWER)
 		fprintf(rc->out, "WARNING: the cold walk is not well above L2 latency: the cold "
 				 "cases below do not measure misses (raise cold_buffer)\n");
-	json_object_set_new(rc->json, "modern_setup",
+	repro_doc_own(rc->doc, "modern_setup",
 			    json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:b,s:f,s:f,s:I}", "line",
 				      (json_int_t)m->line, "hot_buffer", (json_int_t)m->hot_size,
 				      "cold_buffer", (json_int_t)m->cold.bytes, "iterations",
@@ -846,7 +846,7 @@ static int run_modern(struct repro_ctx *rc, unsigned trials)
 	json_t *jvars = json_object();
 	int ret;
 
-	json_object_set_new(rc->json, "modern", jvars);
+	repro_doc_own(rc->doc, "modern", jvars);
 	ret = modern_setup(rc, &m, trials);
 	if (ret < 0)
 		goto out;
@@ -1038,7 +1038,7 @@ static int run_legacy(struct repro_ctx *rc, unsigned trials)
 	jl = json_pack("{s:o,s:o,s:o,s:o,s:I,s:i,s:I,s:o}", "scores", a, "medians", med, "posted_2004",
 		       p, "deviations", dev, "trials", (json_int_t)trials, "cpu", cpu, "passes",
 		       (json_int_t)passes, "pass_cpu_share", repro_doubles_json(share, passes));
-	json_object_set_new(rc->json, "legacy", jl);
+	repro_doc_own(rc->doc, "legacy", jl);
 	ret = repro_print_beside(rc->out, &posted_2004, &meas);
 	if (!ret) {
 		print_ratios(rc->out, "legacy ratios of the medians (all trials):", s, NULL);

@@ -2,14 +2,14 @@
 /* repro/code-alignment-2008.c - does code placement move what an op costs? (seed
  * slub-partial-pages-variance-2008: tbench moved ~3% between kernel builds
  * of the same source, and the poster suspected where the code fell in the
- * cache lines.) Each probe's loop is timed at every placement of align.h by
+ * cache lines.) Each probe's loop is timed at every placement of its .h by
  * the engine's sampler, in passes that run the placements in alternating
  * order; align_assess judges the slowest placement against the fastest.
  * Then the seed's one claim about atomics, the non-atomic unlock patch's 1%
  * regression (unlock_experiment). docs/reproductions.md, section 5, says
  * how and why.
  */
-#include "repro/align.h"
+#include "repro/code-alignment-2008.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -26,7 +26,7 @@
 #include "result.h"
 #include "runner.h"
 
-/* M(..., off) for every placement, in order (align.h). */
+/* M(..., off) for every placement, in order (code-alignment-2008.h). */
 #define ALIGN_PLACEMENTS(M, ...)						\
 	M(__VA_ARGS__, 0) M(__VA_ARGS__, 4) M(__VA_ARGS__, 8) M(__VA_ARGS__, 12)	\
 	M(__VA_ARGS__, 16) M(__VA_ARGS__, 20) M(__VA_ARGS__, 24) M(__VA_ARGS__, 28)	\
@@ -417,7 +417,7 @@ static int twin_ratios(struct repro_ctx *rc, const struct align_probe *const *se
 {
 	json_t *jt = json_array();
 
-	json_object_set_new(rc->json, "twin_ratios", jt);
+	repro_doc_own(rc->doc, "twin_ratios", jt);
 	for (size_t a = 0; a < nsel; a++) {
 		const char *atomic = sel[a]->name, *plain = atomic + 5;
 		double fig[ALIGN_NPLACE];
@@ -783,7 +783,7 @@ static void unlock_report(struct repro_ctx *rc, size_t npass, const struct unloc
 	if (u->backwards)
 		fprintf(rc->out, "  %" PRIu64 " hand-overs stamped before their release (the PUs' "
 			"timers disagree) were left out\n", u->backwards);
-	json_object_set_new(rc->json, "unlock", ju);
+	repro_doc_own(rc->doc, "unlock", ju);
 	for (int k = 0; k < 3; k++) {
 		static const char *const what[3] = {
 			"hand-over (release stamp to the other thread's acquire)",
@@ -816,7 +816,7 @@ static void print_shares(struct repro_ctx *rc, const char *what, const char *key
 	for (size_t k = 0; k < npass; k++)
 		fprintf(rc->out, " %.2f", share[k]);
 	fputc('\n', rc->out);
-	json_object_set_new(rc->json, key, repro_doubles_json(share, npass));
+	repro_doc_own(rc->doc, key, repro_doubles_json(share, npass));
 }
 
 /* The seed's non-atomic unlock question, npass passes of both releases. */
@@ -961,8 +961,8 @@ static void say_retimed(struct repro_ctx *rc, const struct repro_patience *befor
 	fprintf(rc->out, "placement timings under %.2f of the CPU taken again: %u (their medians in "
 		"retimed_figures); left disturbed, not taken again once %d timings in a row ran every "
 		"try disturbed: %u\n", REPRO_SHARE_MIN, again, REPRO_FIGURE_VAIN, given_up);
-	json_object_set_new(rc->json, "placements_retimed", json_integer(again));
-	json_object_set_new(rc->json, "placements_given_up", json_integer(given_up));
+	repro_doc_own(rc->doc, "placements_retimed", json_integer(again));
+	repro_doc_own(rc->doc, "placements_given_up", json_integer(given_up));
 }
 
 /* The probe's conclusion: its pass pairs, per 64-op loop (ALIGN_JUDGE_OPS). */
@@ -1038,7 +1038,7 @@ static int align_report(struct repro_ctx *rc, const struct align_probe *const *s
 
 	snprintf(munit, sizeof(munit), "core cycles per op, the fastest and slowest of %zu code "
 		 "placements (median of %zu passes)", nuse, npass);
-	json_object_set_new(rc->json, "probes", jprobes);
+	repro_doc_own(rc->doc, "probes", jprobes);
 	for (size_t pi = 0; pi < nsel && !ret; pi++) {
 		struct align_assessment *a = &assess[pi];
 		double fig[ALIGN_NPLACE];
@@ -1071,7 +1071,7 @@ static int align_report(struct repro_ctx *rc, const struct align_probe *const *s
 			"it when its slowest placement is judged slower than its fastest over the "
 			"passes, by more than a %.0f%% margin, each pass on the pair the other passes "
 			"chose)\n", nshow, nsel, JUDGE_MARGIN_REL * 100);
-	json_object_set_new(rc->json, "probes_showing_effect", json_integer((json_int_t)nshow));
+	repro_doc_own(rc->doc, "probes_showing_effect", json_integer((json_int_t)nshow));
 	free(assess);
 	return ret;
 }
@@ -1135,8 +1135,8 @@ static int repro_align_run(struct repro_ctx *rc)
 	print_shares(rc, "CPU share of each pass, the least of its placements' timings (each timed "
 		     "again until clean)", "pass_share", share, npass);
 	say_retimed(rc, &before);
-	json_object_set_new(rc->json, "passes", json_integer((json_int_t)npass));
-	json_object_set_new(rc->json, "published_mb_s",
+	repro_doc_own(rc->doc, "passes", json_integer((json_int_t)npass));
+	repro_doc_own(rc->doc, "published_mb_s",
 			    repro_doubles_json(tbench_2008, ARRAY_SIZE(tbench_2008)));
 	ret = align_report(rc, sel, nsel, use, nuse, npass, share, acc);
 	if (!ret)

@@ -149,19 +149,86 @@ void repro_print_list(FILE *out, const char *head, const char *const *items, siz
 		fprintf(out, "  - %s\n", items[i]);
 }
 
+/* ---- the document (report/repro-doc.h) ---- */
+
+void *repro_doc_grow(void **v, size_t *n, size_t *cap, size_t size)
+{
+	char *p = *v;
+
+	if (*n == *cap) {
+		size_t c = *cap ? 2 * *cap : 8;
+
+		p = realloc(p, c * size);
+		if (!p)
+			return NULL;
+		*v = p;
+		*cap = c;
+	}
+	memset(p + *n * size, 0, size);
+	return p + (*n)++ * size;
+}
+
+struct repro_mem {
+	struct repro_mem *next;
+	max_align_t data[];
+};
+
+void *repro_doc_keep(struct repro_doc *d, const void *p, size_t n)
+{
+	struct repro_mem *m = p ? malloc(sizeof(*m) + n) : NULL;
+
+	if (!m)
+		return NULL;
+	m->next = d->mem;
+	d->mem = m;
+	return memcpy(m->data, p, n);
+}
+
+void repro_doc_part(struct repro_doc *d, enum repro_part p)
+{
+	for (size_t i = 0; i < d->nparts; i++)
+		if (d->order[i] == p)
+			return;
+	d->order[d->nparts] = p;
+	d->at[d->nparts++] = d->nown;
+}
+
+void repro_doc_free(struct repro_doc *d)
+{
+	for (size_t i = 0; i < d->n_recs; i++)
+		json_decref(d->recs[i].figs);
+	while (d->mem) {
+		struct repro_mem *m = d->mem->next;
+
+		free(d->mem);
+		d->mem = m;
+	}
+	free(d->changes);
+	free(d->conclusions);
+	free(d->recs);
+	free(d->kernel);
+	json_decref(d->own);
+	*d = (struct repro_doc){ 0 };
+}
+
+/* s copied into rc's document, NULL kept. */
+static const char *str(struct repro_ctx *rc, const char *s)
+{
+	return s ? repro_doc_keep(rc->doc, s, strlen(s) + 1) : NULL;
+}
+
 void repro_print_changes(struct repro_ctx *rc, const char *const *items, size_t n)
 {
-	json_t *j = rc->json ? json_object_get(rc->json, "machine_changes") : NULL;
-
 	repro_print_list(rc->out, "What this machine changes:", items, n);
-	if (!rc->json)
+	if (!rc->doc)
 		return;
-	if (!j) {
-		j = json_array();
-		json_object_set_new(rc->json, "machine_changes", j);
+	repro_doc_part(rc->doc, RP_CHANGES);
+	for (size_t i = 0; i < n; i++) {
+		const char **c = REPRO_DOC_ADD(rc->doc, changes);
+
+		if (c)
+			*c = str(rc, items[i]);
 	}
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(j, json_string(items[i]));
 }
 
 const char *repro_bytes(char *buf, size_t len, size_t bytes)
@@ -314,40 +381,25 @@ enum verdict repro_conclusion_text(char *buf, size_t len, const struct repro_cla
 	return j.v;
 }
 
-json_t *repro_doubles_json(const double *v, size_t n)
+/* A conclusion into the document; v: VERDICT_NONE with its reason, or
+ * judged by j. NULL when there is none or no memory. */
+static struct repro_conclusion *conclusion_add(struct repro_ctx *rc, const char *what,
+					       const char *a, const char *b, enum verdict v,
+					       const struct judgment *j, const char *reason,
+					       const char *text)
 {
-	json_t *a = json_array();
+	struct repro_conclusion *o;
 
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, report_real(v[i]));
-	return a;
-}
-
-/* A conclusion into rc->json["conclusions"] (made by the first); v:
- * VERDICT_NONE with its reason, or judged by j. */
-static json_t *conclusion_json(struct repro_ctx *rc, const char *what, const char *a,
-			       const char *b, enum verdict v, const struct judgment *j,
-			       const char *reason, const char *text)
-{
-	bool judged = v != VERDICT_NONE;
-	json_t *o;
-
-	if (!rc->conclusions) {
-		rc->conclusions = json_array();
-		json_object_set_new(rc->json, "conclusions", rc->conclusions);
-	}
-	o = json_pack("{s:s,s:s,s:s,s:s,s:o,s:o,s:o,s:o,s:o,s:s}", "what", what, "a", a, "b", b,
-		      "verdict", judged ? stats_verdict_name(v) : "none", "ratio",
-		      judged ? report_real(j->ratio) : json_null(), "lo",
-		      judged ? report_real(j->lo) : json_null(), "hi",
-		      judged ? report_real(j->hi) : json_null(), "spread",
-		      judged ? report_real(j->spread) : json_null(), "margin",
-		      judged ? report_real(j->margin) : json_null(), "text", text);
-	if (judged)
-		json_object_set_new(o, "df", report_real(j->n >= 2 ? j->df : NAN));
-	if (reason)
-		json_object_set_new(o, "reason", json_string(reason));
-	json_array_append_new(rc->conclusions, o);
+	if (!rc->doc)
+		return NULL;
+	repro_doc_part(rc->doc, RP_CONCLUSIONS);
+	o = REPRO_DOC_ADD(rc->doc, conclusions);
+	if (!o)
+		return NULL;
+	*o = (struct repro_conclusion){ .what = str(rc, what), .a = str(rc, a), .b = str(rc, b),
+					.text = str(rc, text), .reason = str(rc, reason), .v = v };
+	if (j)
+		o->j = *j;
 	return o;
 }
 
@@ -358,46 +410,44 @@ void repro_unjudged(struct repro_ctx *rc, const char *what, const char *a, const
 
 	snprintf(text, sizeof(text), "conclusion %s: no verdict: %s", what, reason);
 	fprintf(rc->out, "%s\n", text);
-	if (rc->json)
-		conclusion_json(rc, what, a, b, VERDICT_NONE, NULL, reason, text);
+	conclusion_add(rc, what, a, b, VERDICT_NONE, NULL, reason, text);
 }
 
 enum verdict repro_conclude(struct repro_ctx *rc, const struct repro_claim *c)
 {
-	double a[JUDGE_MAX_EPOCHS], b[JUDGE_MAX_EPOCHS], ma, mb;
+	double a[JUDGE_MAX_EPOCHS], b[JUDGE_MAX_EPOCHS];
 	size_t disturbed, unmeasured, m = claim_passes(c, a, b, &disturbed, &unmeasured);
 	struct judgment j;
 	char text[1024];
 	enum verdict v = repro_conclusion_text(text, sizeof(text), c, &j);
-	json_t *o;
+	struct repro_conclusion *o;
 
 	fprintf(rc->out, "%s\n", text);
-	if (!rc->json)
+	o = conclusion_add(rc, c->what, c->a, c->b, v, &j,
+			   v != VERDICT_NONE ? NULL
+			   : disturbed	    ? "every pass with figures of both was disturbed"
+					    : "no measured figure of one or both",
+			   text);
+	if (!o)
 		return v;
-	ma = stats_median(a, m);
-	mb = stats_median(b, m);
-	o = conclusion_json(rc, c->what, c->a, c->b, v, &j,
-			    v != VERDICT_NONE ? NULL
-			    : disturbed	     ? "every pass with figures of both was disturbed"
-					     : "no measured figure of one or both",
-			    text);
-	json_object_update_new(o, json_pack("{s:o,s:o,s:o,s:I,s:I}", "meas_a", report_real(ma),
-					    "meas_b", report_real(mb), "saves", report_real(mb - ma),
-					    "passes", (json_int_t)m, "disturbed", (json_int_t)disturbed));
-	if (!isnan(c->pub_a) && !isnan(c->pub_b)) {
-		json_object_set_new(o, "pub_a", json_real(c->pub_a));
-		json_object_set_new(o, "pub_b", json_real(c->pub_b));
-		json_object_set_new(o, "pub_derived", json_boolean(c->pub_derived));
-	}
+	o->claim = true;
+	o->meas_a = stats_median(a, m);
+	o->meas_b = stats_median(b, m);
+	o->passes = m;
+	o->disturbed = disturbed;
+	o->unmeasured = unmeasured;
+	o->pub = !isnan(c->pub_a) && !isnan(c->pub_b);
+	o->pub_a = c->pub_a;
+	o->pub_b = c->pub_b;
+	o->pub_derived = c->pub_derived;
+	o->pub_row = str(rc, c->pub_row);
+	o->per_pass = c->per_pass;
 	if (c->per_pass) {
-		json_object_set_new(o, "pass_a", repro_doubles_json(c->ea, c->n));
-		json_object_set_new(o, "pass_b", repro_doubles_json(c->eb, c->n));
-		json_object_set_new(o, "pass_share", repro_doubles_json(c->share, c->n));
+		o->n = c->n;
+		o->pass_a = repro_doc_keep(rc->doc, c->ea, c->n * sizeof(double));
+		o->pass_b = repro_doc_keep(rc->doc, c->eb, c->n * sizeof(double));
+		o->pass_share = repro_doc_keep(rc->doc, c->share, c->n * sizeof(double));
 	}
-	if (c->pub_row)
-		json_object_set_new(o, "pub_row", json_string(c->pub_row));
-	if (unmeasured)
-		json_object_set_new(o, "unmeasured", json_integer((json_int_t)unmeasured));
 	return v;
 }
 
@@ -424,7 +474,7 @@ bool repro_pass_again(struct repro_ctx *rc, const struct quiet_mark *p, double s
 	uint64_t now = now_ns();
 	double took = (double)(now - p->wall_ns) / 1e9, waited = 0;
 	bool again = false;
-	json_t *d, *o;
+	struct repro_pass_rec *o;
 
 	if (!(share < REPRO_SHARE_MIN)) {
 		json_decref(figs);
@@ -445,21 +495,15 @@ bool repro_pass_again(struct repro_ctx *rc, const struct quiet_mark *p, double s
 	}
 	if (pt && !again)
 		pt->kept_disturbed++;
-	if (!rc->json) {
+	if (rc->doc)
+		repro_doc_part(rc->doc, RP_DISTURBED);
+	o = rc->doc ? REPRO_DOC_ADD(rc->doc, recs) : NULL;
+	if (!o) {
 		json_decref(figs);
 		return again;
 	}
-	d = json_object_get(rc->json, "disturbed_passes");
-	if (!d) {
-		d = json_array();
-		json_object_set_new(rc->json, "disturbed_passes", d);
-	}
-	o = json_pack("{s:s,s:I,s:o,s:f,s:f,s:b}", "what", what, "pass", (json_int_t)pass,
-		      "cpu_share", report_real(share), "seconds", took, "waited_s", waited, "run_again",
-		      again);
-	if (figs)
-		json_object_set_new(o, "figures", figs);
-	json_array_append_new(d, o);
+	*o = (struct repro_pass_rec){ .what = str(rc, what), .pass = pass, .share = share, .seconds = took,
+				      .waited_s = waited, .flag = again, .figs = figs };
 	return again;
 }
 
@@ -469,38 +513,38 @@ void repro_say_load(struct repro_ctx *c, const struct repro_patience *before)
 	double waited = pt->waited_s - before->waited_s;
 	unsigned again = pt->repeated - before->repeated;
 	unsigned kept = pt->kept_disturbed - before->kept_disturbed, retimed = pt->retimed - before->retimed;
-	json_t *un = json_array(), *o;
-	size_t i, n = 0;
+	size_t un = 0, n = c->doc ? c->doc->n_conclusions : 0;
 	char budget[64];
 
 	if (pt->patience_s >= 0)
 		snprintf(budget, sizeof(budget), "%.0f s", pt->patience_s);
 	else
 		snprintf(budget, sizeof(budget), "twice the quiet time");
-	json_array_foreach(c->conclusions, i, o) {
-		if (json_is_null(json_object_get(o, "ratio")))
-			json_array_append_new(un, json_pack("{s:O,s:O}", "what", json_object_get(o, "what"),
-							    "reason", json_object_get(o, "reason")));
-		n++;
+	for (size_t i = 0; i < n; i++) {
+		const struct repro_conclusion *o = &c->doc->conclusions[i];
+
+		un += (o->v == VERDICT_NONE || !isfinite(o->j.ratio)) && o->reason;
 	}
 	fprintf(c->out, "under load: waited %.1f s for quiet windows, timed %u disturbed figure%s and "
 			"ran %u disturbed pass%s again, kept %u disturbed%s (patience %s); %zu of %zu "
 			"conclusions unjudged%s\n",
 		waited, retimed, retimed == 1 ? "" : "s", again, again == 1 ? "" : "es", kept,
 		!kept ? "" : pt->patience_s == 0 ? " out of the judgments: no patience to wait with"
-					    : " out of the judgments: the patience ran out", budget, json_array_size(un),
-		n, json_array_size(un) ? " (their reasons above)" : "");
-	json_object_set_new(c->json, "load",
-			    json_pack("{s:o,s:f,s:i,s:i,s:i,s:o}", "patience_s",
-				      pt->patience_s >= 0 ? json_real(pt->patience_s) : json_null(),
-				      "waited_s", waited, "retimed", (int)retimed, "repeated", (int)again,
-				      "kept_disturbed",
-				      (int)kept, "unjudged", un));
+					    : " out of the judgments: the patience ran out", budget, un, n,
+		un ? " (their reasons above)" : "");
+	if (!c->doc)
+		return;
+	c->doc->load = true;
+	c->doc->patience_s = pt->patience_s;
+	c->doc->waited_s = waited;
+	c->doc->retimed = retimed;
+	c->doc->repeated = again;
+	c->doc->kept_disturbed = kept;
 }
 
-void repro_say_calibration(const struct calibration *cal, FILE *out, json_t *j)
+void repro_say_calibration(const struct calibration *cal, FILE *out, struct repro_doc *d)
 {
-	json_object_set_new(j, "calibration_trustworthy", json_boolean(cal->trustworthy));
+	d->calibration_trustworthy = cal->trustworthy;
 	if (!cal->trustworthy)
 		fprintf(out, "calibration untrustworthy: the add and imul chains disagree by %.1f%% "
 				 "(trusted within 1%%): core cycles below carry that error\n",
@@ -558,23 +602,18 @@ bool repro_figure_again_of(struct repro_figure *f, double share, bool preempted)
 void repro_figure_kept(struct repro_ctx *rc, const struct repro_figure *f, double share,
 		       bool preempted, const char *what, size_t pass, json_t *figs)
 {
-	json_t *d, *o;
+	struct repro_pass_rec *o;
 
-	if (!rc->json) {
+	if (rc->doc)
+		repro_doc_part(rc->doc, RP_RETIMED);
+	o = rc->doc ? REPRO_DOC_ADD(rc->doc, recs) : NULL;
+	if (!o) {
 		json_decref(figs);
 		return;
 	}
-	d = json_object_get(rc->json, "retimed_figures");
-	if (!d) {
-		d = json_array();
-		json_object_set_new(rc->json, "retimed_figures", d);
-	}
-	o = json_pack("{s:s,s:I,s:I,s:o,s:b,s:f}", "what", what, "pass", (json_int_t)pass, "try",
-		      (json_int_t)f->tries, "cpu_share", report_real(share), "preempted", preempted,
-		      "seconds", (double)(now_ns() - f->m.wall_ns) / 1e9);
-	if (figs)
-		json_object_set_new(o, "figures", figs);
-	json_array_append_new(d, o);
+	*o = (struct repro_pass_rec){ .retimed = true, .what = str(rc, what), .pass = pass, .try_ = f->tries, .share = share,
+				      .seconds = (double)(now_ns() - f->m.wall_ns) / 1e9,
+				      .flag = preempted, .figs = figs };
 }
 
 /* ---- kernel mode (context = kernel) ---- */
@@ -582,14 +621,11 @@ void repro_figure_kept(struct repro_ctx *rc, const struct repro_figure *f, doubl
 #define KERNEL_NOTE "emulated: not a measurement"
 
 /* Every row of k: printed as a table beside none of the post's (its
- * figures are in the tables above), and in rc->json["kernel"]. */
+ * figures are in the tables above), and into the document's kernel rows. */
 static int kernel_table(struct repro_ctx *rc, const struct repro_kernel *spec, const struct report *k)
 {
 	const char *note = k->cal.emulated ? KERNEL_NOTE : NULL;
 	struct repro_row *rows = calloc(k->n + 1, sizeof(*rows));
-	json_t *jk = json_pack("{s:s,s:b,s:s}", "context", "kernel", "emulated", k->cal.emulated,
-			       "unit", "core cycles per op (per object), median of the samples");
-	json_t *jr = json_array();
 	struct repro_table pub = { .title = spec->title, .source = spec->pub, .unit = "cycles", .ncols = 1,
 				   .cols = { "per op" } };
 	struct repro_table meas = { .title = spec->title, .machine = rc->machine,
@@ -599,17 +635,19 @@ static int kernel_table(struct repro_ctx *rc, const struct repro_kernel *spec, c
 
 	if (!rows)
 		return -ENOMEM;
-	if (note)
-		json_object_set_new(jk, "note", json_string(note));
-	json_object_set_new(jk, "rows", jr);
-	json_object_set_new(rc->json, "kernel", jk);
+	if (rc->doc) {
+		repro_doc_part(rc->doc, RP_KERNEL);
+		rc->doc->kernel_emulated = k->cal.emulated;
+		rc->doc->kernel_note = note;
+	}
 	for (size_t i = 0; i < k->n; i++) {
 		const struct result *r = &k->r[i];
 		double c = r->s.median / k->cal.ticks_per_cycle;
+		struct repro_kernel_row *kr = rc->doc ? REPRO_DOC_ADD(rc->doc, kernel) : NULL;
 
 		rows[i] = (struct repro_row){ r->name, { c }, note };
-		json_array_append_new(jr, json_pack("{s:s,s:s,s:o,s:I}", "probe", r->name, "what", r->insn,
-						    "cycles", report_real(c), "samples", (json_int_t)r->nsamples));
+		if (kr)
+			*kr = (struct repro_kernel_row){ str(rc, r->name), str(rc, r->insn), c, r->nsamples };
 	}
 	ret = repro_print_beside(rc->out, &pub, &meas);
 	free(rows);

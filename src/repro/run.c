@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* repro/run.c - the reproductions' registry (meson.build's `repros`), and
  * the run of those an experiment lists, in order, with their figures put
- * into the report (rep->meta["reproductions"]). */
+ * into the report (rep->meta["reproductions"], by repro_doc_put). */
 #include "repro/repro.h"
 
 #include <errno.h>
@@ -40,7 +40,6 @@ int repro_run_all(const struct experiment *e, struct topo *t, const struct run_o
 	int cpu = o->cpu_os >= 0 ? o->cpu_os : topo_allowed_os(t, 0);
 	struct repro_patience patience = { .patience_s = o->patience_s };
 	char machine[384], why[192] = "named (--cpu)";
-	json_t *all;
 	int ret;
 
 	if (rep->cal.timer_hz <= 0) {
@@ -59,21 +58,20 @@ int repro_run_all(const struct experiment *e, struct topo *t, const struct run_o
 		cpu = rep->cal.cpu_os >= 0 ? rep->cal.cpu_os : cpu;
 		snprintf(why, sizeof(why), "the CPU the probes ran on");
 	}
-	if (!rep->meta)
-		rep->meta = json_object();
 	fingerprint_oneline(&rep->fp, machine, sizeof(machine));
 	if (rep->cal.core_hz > 0) {
 		size_t l = strlen(machine);
 
 		snprintf(machine + l, sizeof(machine) - l, ", core %.2f GHz", rep->cal.core_hz / 1e9);
 	}
-	all = json_object();
-	json_object_set_new(rep->meta, "reproductions", all);
+	ret = repro_doc_put(rep, NULL);
 	patience.start_ns = now_ns();
-	for (size_t i = 0; i < repro_count; i++) {
+	for (size_t i = 0; i < repro_count && ret >= 0; i++) {
 		const struct repro *r = repro_list[i];
+		struct repro_doc d = { .kind = r->kind, .seed = r->seed, .source = r->source,
+				       .machine = machine, .cpu = cpu, .cpu_why = why };
 		struct repro_ctx c = { .exp = e, .t = t, .cal = &rep->cal, .cpu_os = cpu, .out = out,
-				       .machine = machine, .patience = &patience };
+				       .doc = &d, .machine = machine, .patience = &patience };
 		struct repro_patience before = patience;
 		uint64_t t0 = now_ns();
 
@@ -81,17 +79,15 @@ int repro_run_all(const struct experiment *e, struct topo *t, const struct run_o
 			continue;
 		if (runner_stop)
 			return -EINTR;
-		c.json = json_pack("{s:s,s:s,s:s,s:i,s:s}", "seed", r->seed, "source", r->source, "machine",
-				   machine, "cpu", cpu, "cpu_why", why);
-		json_object_set_new(all, r->kind, c.json);
 		fprintf(out, "\n=== %s: reproduces %s (docs/reproductions.md)\n", r->kind, r->source);
-		repro_say_calibration(&rep->cal, out, c.json);
+		repro_say_calibration(&rep->cal, out, &d);
 		ret = r->run(&c);
 		repro_say_load(&c, &before);
-		json_object_set_new(c.json, "wall_s", json_real((now_ns() - t0) / 1e9));
-		if (ret < 0)
-			return ret;
+		d.wall_s = (now_ns() - t0) / 1e9;
+		if (repro_doc_put(rep, &d) < 0 && ret >= 0)
+			ret = -ENOMEM;
+		repro_doc_free(&d);
 	}
-	return 0;
+	return ret < 0 ? ret : 0;
 }
 

@@ -5,7 +5,7 @@
  * cycles per alloc / per free, each thread's own phases only (struct
  * conc_stamps). The variants differ in cache_alloc_refill alone (refill()).
  */
-#include "repro/repro.h"
+#include "repro/slab-concurrent.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -15,6 +15,7 @@
 
 #include "arch/arch.h"
 #include "common.h"
+#include "repro/repro.h"
 
 #define MAX_THREADS 256
 #define PAGE 4096
@@ -908,8 +909,8 @@ static void print_intro(struct repro_ctx *rc, const struct conc_run *r)
 
 	for (unsigned i = 0; i < r->nth; i++)
 		json_array_append_new(jcpus, json_integer(r->cpus[i]));
-	json_object_set_new(rc->json, "cpus", jcpus);
-	json_object_set_new(rc->json, "threads", json_integer(r->nth));
+	repro_doc_own(rc->doc, "cpus", jcpus);
+	repro_doc_own(rc->doc, "threads", json_integer(r->nth));
 	fprintf(rc->out, "Concurrent slab (atomcost user-space SLAB model): %u threads on CPUs", r->nth);
 	for (unsigned i = 0; i < r->nth; i++)
 		fprintf(rc->out, "%s%d", i ? "," : " ", r->cpus[i]);
@@ -958,7 +959,7 @@ static int repro_concurrent_run(struct repro_ctx *rc)
 	json_t *jv = json_object();
 	int cpus[MAX_THREADS], ret = 0;
 
-	json_object_set_new(rc->json, "variants", jv);
+	repro_doc_own(rc->doc, "variants", jv);
 	if (!zs) {
 		ret = -ENOMEM;
 		goto out;

@@ -2,12 +2,12 @@
 /* repro/slub-bulk-free.c - the 2015 SLUB bulk alloc/free scoring
  * (docs/reproductions.md, section 3, describes the model): SLUB as in v4.1/4.2
  * for one thread, on the slab layer of repro/slub-cmpxchg-local.c (what it
- * leaves out: deviations[]). The bulk algorithms (enum bulk_algo, repro.h) are
+ * leaves out: deviations[]). The bulk algorithms (enum bulk_algo, its .h) are
  * each described at its function. Slow paths count themselves (as
  * CONFIG_SLUB_STATS does), so the tests can check how often each algorithm
  * takes them.
  */
-#include "repro/repro.h"
+#include "repro/slub-bulk-free.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -16,6 +16,7 @@
 
 #include "arch/arch.h"
 #include "common.h"
+#include "repro/repro.h"
 #include "stats.h"
 
 /* the fast paths take the commit as a constant: one copy per commit form,
@@ -816,7 +817,7 @@ static int run_main(struct bulk_score *x)
 	json_t *jmain = json_array();
 	int ret;
 
-	json_object_set_new(x->rc->json, "main", jmain);
+	repro_doc_own(x->rc->doc, "main", jmain);
 	ret = bulk_cache_create(&x->c, x->size, 2 * MAX_BULK + 64);
 	if (ret < 0)
 		return ret;
@@ -920,7 +921,7 @@ static void print_whatif(const struct bulk_score *x)
 	size_t npub = 0, closer = 0;
 	json_t *jw = json_array();
 
-	json_object_set_new(rc->json, "whatif", jw);
+	repro_doc_own(rc->doc, "whatif", jw);
 	fprintf(rc->out, "\nWHAT-IF (computed, not measured): the measured figures with each priced op "
 			 "at the kernel's cost instead of the model's:\n  ticks + ops per object x "
 			 "(kernel - here) core cycles x %.3f ticks per core cycle\n  unit: timer ticks per "
@@ -1043,7 +1044,7 @@ static int run_spread(struct bulk_score *x)
 	json_t *jspread = json_array();
 	int ret;
 
-	json_object_set_new(rc->json, "spread", jspread);
+	repro_doc_own(rc->doc, "spread", jspread);
 	x->redone = 0;
 	ret = bulk_cache_create(&x->c, x->size, (nslabs + 2) * (1u << 15) / x->size + MAX_BULK);
 	if (!ret && !(x->pool = malloc(nslabs * x->c->s.objs * sizeof(void *))))
@@ -1126,7 +1127,7 @@ static int repro_bulk_run(struct repro_ctx *rc)
 	x->objects = config_u64(e, sec, "objects");
 	x->reps = config_u64(e, sec, "passes");
 	x->spread = config_u64(e, sec, "spread_slabs");
-	json_object_set_new(rc->json, "unit", json_string("timer ticks per object (cycles(tsc))"));
+	repro_doc_own(rc->doc, "unit", json_string("timer ticks per object (cycles(tsc))"));
 	for (size_t i = 0; i < x->nb && !ret; i++)
 		if (x->bulks[i] > MAX_BULK) {
 			pr_err("%s: bulk: %llu is more than %d", sec, (unsigned long long)x->bulks[i],
@@ -1142,7 +1143,7 @@ static int repro_bulk_run(struct repro_ctx *rc)
 			 ARRAY_SIZE(deviations));
 	print_changes(x);
 	print_costs(rc->out, &x->model);
-	json_object_set_new(rc->json, "priced_ops", json_pack("{s:o,s:o,s:s,s:s}", "model_cycles",
+	repro_doc_own(rc->doc, "priced_ops", json_pack("{s:o,s:o,s:s,s:s}", "model_cycles",
 		ops_json(&x->model), "kernel_cycles", ops_json(&bulk_kernel_cost), "kernel_source",
 		KERNEL_COST_SRC, "model_form", "thread-local byte store + compiler barrier per "
 		"cli/sti; cmpxchg16b %fs: chained on {freelist, tid}"));

@@ -5,7 +5,7 @@
  * threads, for rseq). The slab layer (slab_alloc_slow, slab_free_slow and what they
  * call) also serves the 2015 bulk model (repro/slub-bulk-free.c).
  */
-#include "repro/repro.h"
+#include "repro/slub-cmpxchg-local.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -24,6 +24,7 @@
 
 #include "arch/arch.h"
 #include "common.h"
+#include "repro/repro.h"
 #include "stats.h"
 
 #if defined(ARCH_HAS_RSEQ) && ARCH_HAS_RSEQ && defined(HAVE_SYS_RSEQ)
@@ -321,7 +322,7 @@ static inline struct kmem_cpu *cpu_slot(struct slab_cache *s)
 	return slab_cpu_own(s, &slab_tls[s->id]);
 }
 
-/* slab_alloc_slow's refill (repro.h): the freelist of the slab it leaves in *idx; NULL: full. */
+/* slab_alloc_slow's refill (slub-cmpxchg-local.h): the freelist of the slab it leaves in *idx; NULL: full. */
 static void *refill(struct slab_cache *s, int64_t *idx)
 {
 	void *fl = NULL;
@@ -1104,8 +1105,8 @@ static int repro_slub_run(struct repro_ctx *rc)
 	r.nsizes = config_u64_list(e, SEC, "sizes", sizes, MAX_SIZES);
 	r.n = config_u64(e, SEC, "objects");
 	r.reps = config_u64(e, SEC, "passes");
-	json_object_set_new(rc->json, "fastpaths", jfp);
-	json_object_set_new(rc->json, "cycles", json_string("core cycles (TSC ticks - timer pair) / ticks per cycle"));
+	repro_doc_own(rc->doc, "fastpaths", jfp);
+	repro_doc_own(rc->doc, "cycles", json_string("core cycles (TSC ticks - timer pair) / ticks per cycle"));
 	for (size_t i = 0; i < r.nsizes; i++)
 		if (sizes[i] % 8) {
 			pr_err("%s: sizes: %llu is not a multiple of 8 (expected 8, 16, 32, ...)", SEC,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* repro/align.h - the code-alignment experiment's parts that tests see
- * (repro/code-alignment-2008.c says what it measures and why). */
+/* repro/code-alignment-2008.h - the code-alignment experiment's parts that
+ * tests see (repro/code-alignment-2008.c says what it measures and why). */
 #ifndef ATOMCOST_REPRO_ALIGN_H
 #define ATOMCOST_REPRO_ALIGN_H
 

@@ -38,8 +38,9 @@
  *   the line just visited: cycles per step, the op's cost added to the walk
  *   (op `load_chase` is the bare walk); cwalk: the same loop closed by three
  *   instructions (`sub; test; jnz`), as a compiled C loop is (`add; cmp;
- *   jne`), at 8 placements of its first byte in a 64-byte block, the median
- *   placement (lo and hi in the JSON) [the engine's kernels are C loops: a
+ *   jne`), at 8 placements of its first byte in a 64-byte block (REPS / 3
+ *   repetitions each, at least 5), the median placement (lo and hi in the
+ *   JSON) [the engine's kernels are C loops: a
  *   plain op's walk step moved by 6% with the closing or the placement on a
  *   Zen 4, docs/validation.md]; the op `cmpxchgq_read` is cmpxchg as the
  *   kernel uses it, its comparand loaded from the word and its result used;
@@ -738,10 +739,14 @@ static void run_op(const struct op *o)
 	if (o->walk)
 		m = measure(o->walk, R_WALK, reps), emit(o, "walk", &m, 1, walk_lines);
 	if (o->cwalk) {	/* the median placement, and the range */
+		/* a third of the repetitions at each placement (at least 5): the
+		 * median of 8 placements is the figure, 8 x REPS would add 30 s
+		 * to a run of all ops */
+		int preps = reps / 3 > 5 ? reps / 3 : reps < 5 ? reps : 5;
 		struct meas pl[NCPLACE], t;
 
 		for (int k = 0; k < NCPLACE; k++) {
-			pl[k] = measure(o->cwalk[k], R_WALK, reps);
+			pl[k] = measure(o->cwalk[k], R_WALK, preps);
 			if (all_sweep && !json)
 				printf("# %s cwalk at placement %d: %.3f (spread %.3f)\n", o->name, 8 * k,
 				       pl[k].cycles, pl[k].spread);

@@ -51,7 +51,8 @@
  *   __thread array (the kernel's this_cpu_inc is `incq %gs:var`,
  *   this_cpu_add of a run-time value `addq %reg,%gs:var`), chain and sweep.
  * Each timed loop is ONE asm statement: `.rept 8` of an `.irp` over
- * r8-r15 puts 64 copies of the op between `1:` and `dec; jnz 1b`; op k of
+ * r8-r15 puts 64 copies of the op between `1:` and `dec; jnz 1b` (cwalk's:
+ * `sub $1; test; jnz 1b`, after `.p2align 6` and its placement's nops); op k of
  * the 64 uses register r(8 + k % 8). Pinned with sched_setaffinity(), checked
  * with sched_getcpu(). Per repetition cycles/op is computed from that
  * repetition's loop and clock; the result is the median over REPS (default
@@ -65,7 +66,8 @@
  * comments (CPU, clock; with -a the whole sweep). -j: one JSON object.
  *
  * Disassembly checked with `objdump -d --no-show-raw-insn` on the binary:
- * each loop holds 64 copies of its body between `1:` and `dec; jne` (the
+ * each loop holds 64 copies of its body between `1:` and `dec; jne` (cwalk's
+ * `sub; test; jne`, its first copy at byte 0, 8, ..., 56 of a 64-byte block) (the
  * op; for a walk the step and the op; for a lock the pair; for bts's rlat
  * the op and its cmovc) and no stack reference; a packed loop over L lines
  * addresses 8L distinct words, a W-word one W x L.

@@ -36,7 +36,14 @@
  * - walk: a random cyclic pointer walk of 64-byte lines over -w BYTES
  *   (default 16 KiB: in L1), `mov (%p),%p` then the op on word 1 (+8) of
  *   the line just visited: cycles per step, the op's cost added to the walk
- *   (op `load_chase` is the bare walk);
+ *   (op `load_chase` is the bare walk); cwalk: the same loop closed by three
+ *   instructions (`sub; test; jnz`), as a compiled C loop is (`add; cmp;
+ *   jne`), at 8 placements of its first byte in a 64-byte block (REPS / 3
+ *   repetitions each, at least 5), the median placement (lo and hi in the
+ *   JSON) [the engine's kernels are C loops: a
+ *   plain op's walk step moved by 6% with the closing or the placement on a
+ *   Zen 4, docs/validation.md]; the op `cmpxchgq_read` is cmpxchg as the
+ *   kernel uses it, its comparand loaded from the word and its result used;
  * - a lock: lock + unlock pairs on one hot word (qspinlock's fast path:
  *   `lock cmpxchgl` 0->1 and a `movb $0` release; the one-width forms
  *   beside it), cycles per pair;
@@ -44,7 +51,8 @@
  *   __thread array (the kernel's this_cpu_inc is `incq %gs:var`,
  *   this_cpu_add of a run-time value `addq %reg,%gs:var`), chain and sweep.
  * Each timed loop is ONE asm statement: `.rept 8` of an `.irp` over
- * r8-r15 puts 64 copies of the op between `1:` and `dec; jnz 1b`; op k of
+ * r8-r15 puts 64 copies of the op between `1:` and `dec; jnz 1b` (cwalk's:
+ * `sub $1; test; jnz 1b`, after `.p2align 6` and its placement's nops); op k of
  * the 64 uses register r(8 + k % 8). Pinned with sched_setaffinity(), checked
  * with sched_getcpu(). Per repetition cycles/op is computed from that
  * repetition's loop and clock; the result is the median over REPS (default
@@ -58,7 +66,8 @@
  * comments (CPU, clock; with -a the whole sweep). -j: one JSON object.
  *
  * Disassembly checked with `objdump -d --no-show-raw-insn` on the binary:
- * each loop holds 64 copies of its body between `1:` and `dec; jne` (the
+ * each loop holds 64 copies of its body between `1:` and `dec; jne` (cwalk's
+ * `sub; test; jne`, its first copy at byte 0, 8, ..., 56 of a 64-byte block) (the
  * op; for a walk the step and the op; for a lock the pair; for bts's rlat
  * the op and its cmovc) and no stack reference; a packed loop over L lines
  * addresses 8L distinct words, a W-word one W x L.
@@ -166,7 +175,37 @@ static const int pkw_lines[NPACKW] = { 1, 2, 4, 8, 16, 32, 1, 2, 4, 8, 16 };
 	SWEEP_OF(name, setup, OP, ADDR) PACK_OF(name, setup, OP, ADDR_PACK)		\
 	PACKW_OF(name, setup, OP)
 /* the walk: one step, then the op on word 1 of the line reached */
-#define WALK(name, setup, OP) LOOPB(name##_w, setup, WALK_STEP OP("8(%[p])"))
+#define WALK(name, setup, OP) LOOPB(name##_w, setup, WALK_STEP OP("8(%[p])")) CWALK(name, setup, OP)
+/* The same walk closed as a compiled C loop closes (atomcost's kernels:
+ * `add $1,%c; cmp %c,%n; jne`): three instructions, an update, a test and
+ * the branch, here `sub $1,%n; test %n,%n; jnz` (13 bytes, as gcc's), where
+ * LOOPB's asm closes with two (`dec; jnz`, 9 bytes); at NCPLACE placements
+ * of the loop's first byte (every 8th byte of a 64-byte block). On the Zen 4
+ * guest the closing alone moved the walk with `or`/`inc` on word 1 from 4.24
+ * to 4.48 cycles a step, and a placement 2-4 bytes off moved atomcost's
+ * own loop from 4.49 to 4.25 (docs/validation.md): a walk step with a plain
+ * op is a figure of the loop's code as well as of the op. */
+#define NCPLACE 8
+#define LOOPC(fname, off, setup, BODY)							\
+	static uint64_t fname(char *p, uint64_t iters)					\
+	{										\
+		__asm__ volatile(SETUP_COMMON setup					\
+				 "\n\t.set mpk,0\n\t.p2align 6\n\t.fill " #off ",1,0x90\n1:\n\t.rept 8\n\t.irp r,8,9,10,11,12,13,14,15\n\t" \
+				 BODY							\
+				 "\n\t.set mpk,mpk+1\n\t.endr\n\t.endr\n\tsub $1,%[n]\n\ttest %[n],%[n]\n\tjnz 1b\n" \
+				 : [n] "+r"(iters), [p] "+r"(p)				\
+				 :							\
+				 : "rax", "rbx", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12",	\
+				   "r13", "r14", "r15", "cc", "memory");		\
+		return iters;								\
+	}
+#define CW_AT(name, setup, OP, off) LOOPC(name##_cw##off, off, setup, WALK_STEP OP("8(%[p])"))
+#define CWALK(name, setup, OP)								\
+	CW_AT(name, setup, OP, 0) CW_AT(name, setup, OP, 8) CW_AT(name, setup, OP, 16)	\
+	CW_AT(name, setup, OP, 24) CW_AT(name, setup, OP, 32) CW_AT(name, setup, OP, 40)	\
+	CW_AT(name, setup, OP, 48) CW_AT(name, setup, OP, 56)				\
+	static const loop_fn name##_cw[NCPLACE] = { name##_cw0, name##_cw8, name##_cw16,	\
+		name##_cw24, name##_cw32, name##_cw40, name##_cw48, name##_cw56 };
 /* the register-carried chain: the op over 8 lines, at an address indexed by
  * r8 (0), the register the previous op returned its value in: a value
  * that comes back from memory (xchg, xadd) does not depend on the register
@@ -180,7 +219,8 @@ LOOPB(add_1, OPAQUE_ONE, "add %%rdx,%%rax")
 LOOPB(imul_1, OPAQUE_ONE, "imul %%rdx,%%rax")
 /* the pointer chase walks a ring of 8 lines (region RING); the bare walk */
 LOOPB(chase_1, "", "mov (%[p]),%[p]")
-LOOPB(none_w, "", WALK_STEP)
+#define OP_NONE(a) ""
+WALK(none, "", OP_NONE)
 
 #define OP_LOAD(a) "mov " a ",%%r\\r"
 #define OP_STORE(a) "mov %%r\\r," a
@@ -204,6 +244,14 @@ LOOPB(none_w, "", WALK_STEP)
 #define OP_BTRR(a) "btrq %%rcx," a
 #define OP_LOCK_CMPXCHG(a) "lock cmpxchgq %%rdx," a
 #define OP_CMPXCHG(a) "cmpxchgq %%rdx," a
+/* the kernel's idiom around cmpxchg: old = READ_ONCE(*p); ret =
+ * cmpxchg(p, old, new), ret then used (here new = old, so the pointer walk
+ * stays intact, and ret added into rbx). The comparand comes from a load of
+ * the word and the result is consumed: on the Zen 4 guest the walk read
+ * 4.50 a step with a constant comparand, 4.25 with this, 4.01 with the
+ * result left unused (docs/validation.md) */
+#define OP_CMPXCHG_RD(a) "mov " a ",%%rax\n\tcmpxchgq %%rax," a "\n\tadd %%rax,%%rbx"
+#define OP_LOCK_CMPXCHG_RD(a) "mov " a ",%%rax\n\tlock cmpxchgq %%rax," a "\n\tadd %%rax,%%rbx"
 #define OP_XCHG(a) "xchgq %%r\\r," a
 #define OP_LOCK_XADD(a) "lock xaddq %%r\\r," a
 #define OP_XADD(a) "xaddq %%r\\r," a
@@ -292,6 +340,8 @@ WALK(inc, "", OP_INC)
 WALK(lock_inc, "", OP_LOCK_INC)
 WALK(cmpxchg, "", OP_CMPXCHG)
 WALK(lock_cmpxchg, "", OP_LOCK_CMPXCHG)
+WALK(cmpxchg_rd, "", OP_CMPXCHG_RD)
+WALK(lock_cmpxchg_rd, "", OP_LOCK_CMPXCHG_RD)
 LOOPS(st_mfence, "", OP_ST_MFENCE)
 LOOPS(st_lockadd, "", OP_ST_LOCKADD)
 WALK(st_mfence, "", OP_ST_MFENCE)
@@ -313,6 +363,7 @@ struct op {
 	const loop_fn *packed;	/* every word of 2, 4 and 8 lines */
 	const loop_fn *packedw;	/* 2 words on 1-32 lines, 4 on 1-16 (PACKW_OF) */
 	loop_fn walk;		/* the op on word 1 of each line of the walk */
+	const loop_fn *cwalk;	/* the same, closed as a C loop, at NCPLACE placements */
 	enum region region;	/* of lat */
 };
 
@@ -323,11 +374,11 @@ static const struct op ops[] = {
 	{ "add", "add %rdx,%rax (rdx from mov $-1; neg)", .lat = add_1 },
 	{ "imul", "imul %rdx,%rax", .lat = imul_1 },
 	{ "load_chase", "mov (%reg),%reg (8-line ring; walk: the bare walk)", .lat = chase_1,
-	  .region = R_RING, .walk = none_w },
+	  .region = R_RING, .walk = none_w, .cwalk = none_cw },
 	{ "load", "mov mem,%reg", TP(load) },
 	{ "mov_store", "mov %reg,mem", TP(store) },
-	{ "lock_orb_imm", "lock or $imm8,m8", SWP(lock_orb), .walk = lock_orb_w },
-	{ "orb_imm", "or $imm8,m8", SWP(orb), .walk = orb_w },
+	{ "lock_orb_imm", "lock or $imm8,m8", SWP(lock_orb), .walk = lock_orb_w, .cwalk = lock_orb_cw },
+	{ "orb_imm", "or $imm8,m8", SWP(orb), .walk = orb_w, .cwalk = orb_cw },
 	{ "ds_orb_imm", "ds or $imm8,m8", SWP(ds_orb) },
 	{ "lock_xorb_imm", "lock xor $imm8,m8", SWP(lock_xorb) },
 	{ "btcq_imm", "btc $imm8,m64", SWP(btci) },
@@ -338,17 +389,21 @@ static const struct op ops[] = {
 	{ "lock_addq_reg", "lock add r64,m64", SWP(lock_addq) },
 	{ "addq_reg", "add r64,m64", SWP(addq) },
 	{ "lock_btsq_imm", "lock bts $imm8,m64", SWP(lock_btsi) },
-	{ "btsq_imm", "bts $imm8,m64", SWP(btsi), .walk = btsi_w },
+	{ "btsq_imm", "bts $imm8,m64", SWP(btsi), .walk = btsi_w, .cwalk = btsi_cw },
 	{ "lock_btsq_reg", "lock bts r64,m64 (rlat: CF -> cmovc -> bit number)", SWP(lock_btsr),
-	  .rlat = lock_btsr_r, .walk = lock_btsr_w },
+	  .rlat = lock_btsr_r, .walk = lock_btsr_w, .cwalk = lock_btsr_cw },
 	{ "btsq_reg", "bts r64,m64 (rlat: CF -> cmovc -> bit number)", SWP(btsr),
-	  .rlat = btsr_r, .walk = btsr_w },
+	  .rlat = btsr_r, .walk = btsr_w, .cwalk = btsr_cw },
 	{ "btrq_imm", "btr $imm8,m64", SWP(btri) },
 	{ "lock_btrq_reg", "lock btr r64,m64", SWP(lock_btrr) },
 	{ "btrq_reg", "btr r64,m64", SWP(btrr) },
 	{ "lock_cmpxchgq", "lock cmpxchg r64,m64 (succeeds)", SWP(lock_cmpxchg),
-	  .walk = lock_cmpxchg_w },
-	{ "cmpxchgq", "cmpxchg r64,m64 (succeeds)", SWP(cmpxchg), .walk = cmpxchg_w },
+	  .walk = lock_cmpxchg_w, .cwalk = lock_cmpxchg_cw },
+	{ "cmpxchgq", "cmpxchg r64,m64 (succeeds)", SWP(cmpxchg), .walk = cmpxchg_w, .cwalk = cmpxchg_cw },
+	{ "lock_cmpxchgq_read", "mov m64,%rax; lock cmpxchg %rax,m64; add %rax,%rbx (old = READ_ONCE; cmpxchg(p, old, old); result used)",
+	  .walk = lock_cmpxchg_rd_w, .cwalk = lock_cmpxchg_rd_cw },
+	{ "cmpxchgq_read", "mov m64,%rax; cmpxchg %rax,m64; add %rax,%rbx (old = READ_ONCE; cmpxchg(p, old, old); result used)",
+	  .walk = cmpxchg_rd_w, .cwalk = cmpxchg_rd_cw },
 	{ "xchgq", "xchg r64,m64 (lat: the value carried too; rlat: it indexes the next address)", TP(xchg), .lat = xchg_lat,
 	  .rlat = xchg_r },
 	{ "lock_xaddq", "lock xadd r64,m64 (lat: the value carried too; rlat: it indexes the next address)", TP(lock_xadd),
@@ -357,8 +412,8 @@ static const struct op ops[] = {
 	  .rlat = xadd_r },
 	{ "lock_cmpxchg16b", "lock cmpxchg16b m128 (succeeds; new value = the last op's rdx:rax)", SW(lock_cx16) },
 	{ "cmpxchg16b", "cmpxchg16b m128 (succeeds; new value = the last op's rdx:rax)", SW(cx16) },
-	{ "lock_incq", "lock inc m64", SWP(lock_inc), .walk = lock_inc_w },
-	{ "incq", "inc m64", SWP(inc), .walk = inc_w },
+	{ "lock_incq", "lock inc m64", SWP(lock_inc), .walk = lock_inc_w, .cwalk = lock_inc_cw },
+	{ "incq", "inc m64", SWP(inc), .walk = inc_w, .cwalk = inc_cw },
 	{ "incq_fs", "inc %fs:tls_var (this_cpu_inc's form)", SW(inc_fs), .packed = inc_fs_pk },
 	{ "addq_fs", "add r64,%fs:tls_var (this_cpu_add's form, a run-time value)", SW(addq_fs),
 	  .packed = addq_fs_pk },
@@ -368,9 +423,9 @@ static const struct op ops[] = {
 	{ "mfence", "mfence (back to back)", .lat = mfence_1 },
 	{ "lock_addl_rsp", "lock addl $0,-4(%rsp) (back to back)", .lat = lockadd_1 },
 	{ "store_mfence", "mov r64,m64; mfence (walk: then the next line's load)", TP(st_mfence),
-	  .walk = st_mfence_w },
+	  .walk = st_mfence_w, .cwalk = st_mfence_cw },
 	{ "store_lock_addl", "mov r64,m64; lock addl $0,-4(%rsp) (walk: then the next line's load)",
-	  TP(st_lockadd), .walk = st_lockadd_w },
+	  TP(st_lockadd), .walk = st_lockadd_w, .cwalk = st_lockadd_cw },
 	{ "tas_xchgl_movl", "xchg r32,m32 (1); test; jnz; mov $0,m32", .lat = tas_movl_1 },
 };
 #define NOPS (sizeof(ops) / sizeof(ops[0]))
@@ -481,6 +536,7 @@ struct meas {
 	double imul_cycles;	/* by the imul chain, always */
 	double spread, ns_per_cycle;
 	int disturbed;		/* repetitions kept although disturbed */
+	double lo, hi;		/* cwalk: the fastest and slowest placement (0: none) */
 };
 
 /* Involuntary context switches of this thread so far: a repetition that
@@ -610,7 +666,8 @@ static void usage(FILE *f)
 		   "rlat (result carried in a register over 8 lines), tput (best of 1-32 lines,\n"
 		   "one word each), ptput (best of every word of 2, 4, 8 lines, and of 2 or 4 words on\n"
 		   "1-32 lines), walk (cycles per step of an\n"
-		   "L1 pointer walk with the op on word 1 of each line)\n", MAX_REPS);
+		   "L1 pointer walk with the op on word 1 of each line), cwalk (the same walk\n"
+		   "closed as a C loop closes, the median of 8 placements of the loop)\n", MAX_REPS);
 }
 
 static int json, all_sweep, reps = 11, first_out = 1;
@@ -621,9 +678,12 @@ static void emit(const struct op *o, const char *form, const struct meas *m, int
 	if (json) {
 		printf("%s\n  {\"op\": \"%s\", \"form\": \"%s\", \"cycles\": %.4f, "
 		       "\"imul_cycles\": %.4f, \"words\": %d, \"lines\": %zu, \"spread\": %.4f, "
-		       "\"disturbed_kept\": %d, \"insn\": \"%s\"}", first_out ? "" : ",", o->name,
+		       "\"disturbed_kept\": %d, \"insn\": \"%s\"", first_out ? "" : ",", o->name,
 		       form, m->cycles, m->imul_cycles, words, lines, m->spread, m->disturbed,
 		       o->insn);
+		if (m->hi > 0)
+			printf(", \"placements\": %d, \"lo\": %.4f, \"hi\": %.4f", NCPLACE, m->lo, m->hi);
+		printf("}");
 	} else {
 		printf("%s\t%s\t%.3f\t%d\t%zu\t%.3f\n", o->name, form, m->cycles, words, lines,
 		       m->spread);
@@ -680,6 +740,27 @@ static void run_op(const struct op *o)
 	}
 	if (o->walk)
 		m = measure(o->walk, R_WALK, reps), emit(o, "walk", &m, 1, walk_lines);
+	if (o->cwalk) {	/* the median placement, and the range */
+		/* a third of the repetitions at each placement (at least 5): the
+		 * median of 8 placements is the figure, 8 x REPS would add 30 s
+		 * to a run of all ops */
+		int preps = reps / 3 > 5 ? reps / 3 : reps < 5 ? reps : 5;
+		struct meas pl[NCPLACE], t;
+
+		for (int k = 0; k < NCPLACE; k++) {
+			pl[k] = measure(o->cwalk[k], R_WALK, preps);
+			if (all_sweep && !json)
+				printf("# %s cwalk at placement %d: %.3f (spread %.3f)\n", o->name, 8 * k,
+				       pl[k].cycles, pl[k].spread);
+		}
+		for (int i = 1; i < NCPLACE; i++)	/* by cycles */
+			for (int k = i; k > 0 && pl[k].cycles < pl[k - 1].cycles; k--)
+				t = pl[k], pl[k] = pl[k - 1], pl[k - 1] = t;
+		m = pl[NCPLACE / 2];
+		m.lo = pl[0].cycles;
+		m.hi = pl[NCPLACE - 1].cycles;
+		emit(o, "cwalk", &m, 1, walk_lines);
+	}
 }
 
 static void read_model(char *model, size_t n)
@@ -718,7 +799,7 @@ static int parse(int argc, char **argv, int *cpu, int *rc)
 			for (size_t i = 0; i < NOPS; i++)
 				printf("%-18s %s%s%s%s%s %s\n", ops[i].name, ops[i].lat ? " lat" : "",
 				       ops[i].rlat ? " rlat" : "", ops[i].sweep ? " tput" : "",
-				       ops[i].packed ? " ptput" : "", ops[i].walk ? " walk" : "",
+				       ops[i].packed ? " ptput" : "", ops[i].walk ? " walk cwalk" : "",
 				       ops[i].insn);
 			*rc = 0;
 			return -1;

@@ -85,14 +85,16 @@ bool quiet_should_repeat(struct quiet_budget *b, double share, double took_s)
 	return false;
 }
 
-bool quiet_budget_wait(struct quiet_budget *b, double window_s)
+bool quiet_budget_wait(struct quiet_budget *b)
 {
 	double w = 0, left = b->patience_s - spent(b);
-	bool quiet = left > 0 && quiet_wait(QUIET_SHARE, window_s, left < QUIET_WAIT_S ? left : QUIET_WAIT_S, &w);
+	bool quiet = left > 0 && quiet_wait(QUIET_SHARE, QUIET_WINDOW_S, left < QUIET_WAIT_S ? left : QUIET_WAIT_S,
+					    &w);
 
 	b->waited_s += w;
-	if (left >= QUIET_WAIT_S)	/* a wait the patience cut short proves nothing */
-		b->vain = quiet ? 0 : b->vain + 1;
+	b->vain = quiet ? 0 : b->vain + 1;
+	if (!quiet)
+		b->kept_disturbed++;
 	return quiet;
 }
 

@@ -83,8 +83,9 @@ bool quiet_should_repeat(struct quiet_budget *b, double share, double took_s);
  * patience goes to the stretches that a passing load disturbed. */
 #define QUIET_WAIT_S 10.0
 
-/* Wait for a quiet window of window_s within the patience left, and at
- * most QUIET_WAIT_S (counted in waited_s); true when it came. */
-bool quiet_budget_wait(struct quiet_budget *b, double window_s);
+/* Wait for a quiet window within the patience left, and at most
+ * QUIET_WAIT_S (counted in waited_s); true when it came, else the stretch
+ * is kept disturbed. */
+bool quiet_budget_wait(struct quiet_budget *b);
 
 #endif

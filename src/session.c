@@ -201,6 +201,8 @@ static int epochs_run(struct topo *t, struct run_opts *o, const struct probe *co
 #define SPLIT_OPS 4096
 #define C2C_SECONDS 0.1
 #define SHARE_SECONDS 0.1
+#define CHAR_PATTERNS "hit,dep,l2,llc,miss"
+#define QUICK_PATTERNS "hit,dep"
 
 struct cz {
 	struct topo *t;
@@ -213,8 +215,7 @@ struct cz {
 	bool have_sizes;
 	bool named;			/* --cpu named the PU: the run stays there */
 	struct quiet_budget qb;		/* --patience: what the run may spend under load */
-	unsigned ep[7];			/* epochs run of each segment (enum segment) */
-	bool unsettled;			/* the last stretch was kept disturbed */
+	unsigned ep[3];			/* epochs run of each segment (enum segment) */
 	uint64_t t0;
 };
 
@@ -245,9 +246,6 @@ static int pick_cpu(struct cz *c)
 	return 0;
 }
 
-/* A look at the PU before each stretch: long enough for a task beside it to
- * take its scheduler slices (a few ms each); about 1 s over a default run. */
-#define QUIET_GLANCE_S 0.05
 /* A stretch is run again at most this often: a load that comes back every
  * few seconds disturbs a long stretch each time, and the patience is better
  * spent on the others. */
@@ -259,9 +257,11 @@ static int pick_cpu(struct cz *c)
  * quiet window there; false when it was quiet, or (kept disturbed) when it
  * ran QUIET_TRIES times or the patience cannot pay for it. what: for
  * stderr. */
-static bool settle(struct cz *c, double window_s);
 static bool again(struct cz *c, double share, double took_s, const char *what, unsigned try)
 {
+	uint64_t p0;
+	int ret;
+
 	/* the load's cost is the patience's too: what it took from this stretch */
 	c->qb.lost_s += took_s * (1 - fmin(fmax(share, 0), 1));
 	if (try >= QUIET_TRIES && share < QUIET_SHARE) {
@@ -274,26 +274,14 @@ static bool again(struct cz *c, double share, double took_s, const char *what, u
 		fputc('\n', stderr);
 	pr_info("run: %s disturbed (the thread had its CPU %.0f%% of the time): waiting for a quiet "
 		"second to run it again", what, share * 100);
-	if (!settle(c, QUIET_WINDOW_S)) {
-		c->qb.kept_disturbed++;
-		return false;
-	}
-	c->qb.repeated++;
-	return true;
-}
-
-/* Move to the quietest PU and wait there for a quiet window of window_s;
- * true when it came. */
-static bool settle(struct cz *c, double window_s)
-{
-	uint64_t p0 = now_ns();
-	int ret = pick_cpu(c);
-
+	p0 = now_ns();
+	ret = pick_cpu(c);
 	c->qb.waited_s += (now_ns() - p0) / 1e9;	/* the probes of the PUs are waiting too */
-	if (ret < 0 || !quiet_budget_wait(&c->qb, window_s))
+	if (ret < 0 || !quiet_budget_wait(&c->qb))
 		return false;
 	if (!c->named)
 		c->o->cpu_os = c->cpu;
+	c->qb.repeated++;
 	return true;
 }
 
@@ -365,8 +353,8 @@ static int step_hierarchy(struct cz *c)
  * unresolved (or the twin of one), with the base names of the patterns
  * those rows ran under ("dep" for "dep+ptr") added to pats and their
  * forms to *modes. */
-static bool unresolved(const struct report *rep, const struct probe *p, const char *only, char *pats,
-		       size_t len, unsigned *modes)
+static bool unresolved(const struct report *rep, const struct probe *p, char *pats, size_t len,
+		       unsigned *modes)
 {
 	bool any = false;
 
@@ -376,62 +364,46 @@ static bool unresolved(const struct report *rep, const struct probe *p, const ch
 
 		if (r->judge.v != VERDICT_UNRESOLVED || (strcmp(r->name, p->name) && strcmp(r->twin, p->name)))
 			continue;
-		snprintf(base, sizeof(base), "%.*s", (int)strcspn(r->pattern, "+"), r->pattern);
-		if (only && strcmp(base, only))
-			continue;
 		any = true;
 		*modes |= 1u << r->mode;
+		snprintf(base, sizeof(base), "%.*s", (int)strcspn(r->pattern, "+"), r->pattern);
 		if (!strstr(pats, base) && strlen(pats) + strlen(base) + 2 < len)
 			snprintf(pats + strlen(pats), len - strlen(pats), "%s%s", *pats ? "," : "", base);
 	}
 	return any;
 }
 
-/* An epoch's segments: the twins under each pattern, one segment a
- * pattern (a stretch of 1-4 s, so that a disturbed one run again fits in
- * a quiet window of a load that comes and goes: one stretch of all five,
- * 9-13 s, met a 5 s on, 5 s off load every time); the probes whose pattern
- * kernels only put them in context (locks, per-CPU ops: the menu reads
- * their hot rows, the L1 walk and the pending stores); the others on hot
- * lines. The tag is the step of their epochs (meta.epochs). */
-enum segment { SEG_HIT, SEG_DEP, SEG_L2, SEG_LLC, SEG_MISS, SEG_CONTEXT, SEG_HOT, SEG__COUNT };
+/* An epoch's segments: the twins under every pattern; the probes whose
+ * pattern kernels only put them in context (locks, per-CPU ops: the menu
+ * reads their hot rows, the L1 walk and the pending stores); the others on
+ * hot lines. */
+enum segment { SEG_TWINS, SEG_CONTEXT, SEG_HOT, SEG__COUNT };
 static const struct {
 	const char *tag, *patterns;
 	double row_s;
-	bool quick;			/* in a --quick card */
 } segments[SEG__COUNT] = {
-	[SEG_HIT] = { "hit", "hit", PATTERN_ROW_S, true },
-	[SEG_DEP] = { "dep", "dep", PATTERN_ROW_S, true },
-	[SEG_L2] = { "l2", "l2", PATTERN_ROW_S, false },
-	[SEG_LLC] = { "llc", "llc", PATTERN_ROW_S, false },
-	[SEG_MISS] = { "miss", "miss", PATTERN_ROW_S, false },
-	[SEG_CONTEXT] = { "context", "hit,dep", PATTERN_ROW_S, true },
-	[SEG_HOT] = { "locks", NULL, LOCK_ROW_S, true },
+	[SEG_TWINS] = { "patterns", CHAR_PATTERNS, PATTERN_ROW_S },
+	[SEG_CONTEXT] = { "context", "hit,dep", PATTERN_ROW_S },
+	[SEG_HOT] = { "locks", NULL, LOCK_ROW_S },
 };
 
 _Static_assert(SEG__COUNT == ARRAY_SIZE(((struct cz *)0)->ep), "an epoch count per segment");
 
-static bool in_segment(const struct probe *p, enum segment sg)
+static enum segment segment_of(const struct probe *p)
 {
-	if (!p->patterns)
-		return sg == SEG_HOT;
-	return p->patterns->context_only ? sg == SEG_CONTEXT : sg < SEG_CONTEXT;
+	return !p->patterns ? SEG_HOT : p->patterns->context_only ? SEG_CONTEXT : SEG_TWINS;
 }
 
 /* The probes of one segment of an epoch: all of them in the first epochs,
  * then those with rows unresolved, under the patterns and in the forms
- * where they were (*modes); none of a segment --quick leaves out. */
+ * where they were (*modes). */
 static size_t epoch_probes(const struct cz *c, enum segment sg, bool all, const struct probe **out,
 			   char *pats, size_t len, unsigned *modes)
 {
-	const char *only = sg < SEG_CONTEXT ? segments[sg].patterns : NULL;
 	size_t k = 0;
 
-	if (c->o->quick && !segments[sg].quick)
-		return 0;
 	for (size_t i = 0; i < c->n; i++)
-		if (in_segment(c->list[i], sg) &&
-		    (all || unresolved(c->rep, c->list[i], only, pats, len, modes)))
+		if (segment_of(c->list[i]) == sg && (all || unresolved(c->rep, c->list[i], pats, len, modes)))
 			out[k++] = c->list[i];
 	return k;
 }
@@ -446,6 +418,13 @@ static size_t open_probes(const struct cz *c, bool all, const struct probe **sub
 	return k;
 }
 
+/* The patterns of a segment: --quick keeps the twins on hot lines and in
+ * the L1 walk. */
+static const char *segment_patterns(const struct cz *c, enum segment sg)
+{
+	return sg == SEG_TWINS && c->o->quick ? QUICK_PATTERNS : segments[sg].patterns;
+}
+
 static int epoch_segment(struct cz *c, enum segment sg, bool all, const struct probe **sub)
 {
 	struct run_opts o = *c->o;
@@ -456,14 +435,7 @@ static int epoch_segment(struct cz *c, enum segment sg, bool all, const struct p
 
 	if (!k)
 		return 0;
-	/* a stretch starts when the PU is quiet, while the patience lasts, when
-	 * the one before was kept disturbed or the PU is busy now: a load that
-	 * comes and goes is waited out before the stretch, not met in it (a
-	 * glance-long window: a whole second of a 5 s lull would be lost) */
-	if ((c->unsettled || quiet_probe(QUIET_GLANCE_S) < QUIET_SHARE) && c->qb.vain < QUIET_VAIN_WAITS &&
-	    settle(c, QUIET_GLANCE_S))
-		c->unsettled = false;
-	o.patterns = segments[sg].patterns && !all ? pats : segments[sg].patterns;
+	o.patterns = segments[sg].patterns && !all ? pats : segment_patterns(c, sg);
 	if (!all)
 		o.mode_mask &= modes;
 	o.max_seconds = segments[sg].row_s;
@@ -478,18 +450,15 @@ static int epoch_segment(struct cz *c, enum segment sg, bool all, const struct p
 	for (unsigned try = 0; !ret; try++) {
 		uint64_t s0 = now_ns();
 		char what[64];
-		double share;
 
 		o.cpu_os = c->o->cpu_os;
 		ret = run_epoch(c->t, &o, sub, k, ++c->ep[sg], segments[sg].tag, c->rep);
 		if (try)
 			c->qb.repeat_s += (now_ns() - s0) / 1e9;
 		snprintf(what, sizeof(what), "epoch %u of the %s", c->ep[sg], segments[sg].tag);
-		share = c->rep->epochs[c->rep->nepochs - 1].cpu_share;
-		if (ret || !again(c, share, (now_ns() - s0) / 1e9, what, try)) {
-			c->unsettled = !ret && share < QUIET_SHARE;
+		if (ret || !again(c, c->rep->epochs[c->rep->nepochs - 1].cpu_share, (now_ns() - s0) / 1e9, what,
+				  try))
 			break;
-		}
 		c->rep->epochs[c->rep->nepochs - 1].rerun = true;
 		c->rep->epochs[c->rep->nepochs - 1].has |= 1u << EP_RERUN;
 	}
@@ -732,7 +701,7 @@ static int characterization(struct topo *t, struct run_opts *o, const struct pro
 		if (c.qb.vain >= QUIET_VAIN_WAITS)
 			snprintf(cm->kept_why, sizeof(cm->kept_why), "no quiet second in %u waits of %.0f s: "
 				 "the machine was busy without a break", c.qb.vain, QUIET_WAIT_S);
-		else if (c.qb.waited_s + c.qb.repeat_s + c.qb.lost_s + QUIET_WINDOW_S > c.qb.patience_s)
+		else if (c.qb.waited_s + c.qb.repeat_s + QUIET_WINDOW_S > c.qb.patience_s)
 			snprintf(cm->kept_why, sizeof(cm->kept_why), "the patience ran out");
 		else
 			snprintf(cm->kept_why, sizeof(cm->kept_why), "each run %d times already", QUIET_TRIES + 1);

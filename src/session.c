@@ -701,7 +701,7 @@ static int characterization(struct topo *t, struct run_opts *o, const struct pro
 		if (c.qb.vain >= QUIET_VAIN_WAITS)
 			snprintf(cm->kept_why, sizeof(cm->kept_why), "no quiet second in %u waits of %.0f s: "
 				 "the machine was busy without a break", c.qb.vain, QUIET_WAIT_S);
-		else if (c.qb.waited_s + c.qb.repeat_s + QUIET_WINDOW_S > c.qb.patience_s)
+		else if (c.qb.waited_s + c.qb.repeat_s + c.qb.lost_s + QUIET_WINDOW_S > c.qb.patience_s)
 			snprintf(cm->kept_why, sizeof(cm->kept_why), "the patience ran out");
 		else
 			snprintf(cm->kept_why, sizeof(cm->kept_why), "each run %d times already", QUIET_TRIES + 1);

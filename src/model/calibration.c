@@ -11,8 +11,8 @@ void clock_print_self_checks(const struct calibration *c, FILE *f, const char *p
 		return;
 	if (c->load_expected > 0)	/* no core name: a report from before the core was identified */
 		snprintf(load, sizeof(load), "expected %.0f%s%s%s, %+.2f%%", c->load_expected,
-			 c->core.name[0] ? " on a " : "", c->core.name, c->core.name[0] ? " core" : "",
-			 clock_deviation(c->load_cycles, c->load_expected) * 100);
+			 c->core.name[0] ? " on a " : " by the build that wrote this report, for every core",
+			 c->core.name, c->core.name[0] ? " core" : "", clock_deviation(c->load_cycles, c->load_expected) * 100);
 	else
 		snprintf(load, sizeof(load), "no expectation: the core is unknown");
 	fprintf(f, "%simul chain %.3f cycles (expected %.0f, %+.2f%%), L1 load chase %.3f cycles "

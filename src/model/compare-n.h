@@ -77,7 +77,7 @@ struct compare_n_opts {
 };
 
 /* One machine's document, typed: what side by side reads of a summary
- * (report_read_summary, report/json.c). Absent numbers are 0, absent
+ * (report_read_summary, report/summary.c). Absent numbers are 0, absent
  * strings "". */
 struct cn_pair {		/* one of the card's atomic/non-atomic comparisons */
 	char what[64], mode[16], pattern[32];

@@ -2,12 +2,10 @@
 /* report/json.c - the versioned JSON report (schema in README "JSON
  * report") and its reader. jansson does the escaping. */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "card.h"
 #include "common.h"
@@ -15,6 +13,7 @@
 #include "compare-n.h"
 #include "fingerprint.h"
 #include "jscan.h"
+#include "jtable.h"
 #include "report.h"
 
 /* A number of o (0 when absent or not a number, as jansson reads it). */
@@ -31,62 +30,8 @@ static const char *jstr(const json_t *o, const char *key, const char *dflt)
 	return s ? s : dflt;
 }
 
-/* ---- the rows' extra (result.h): typed members, one table per object.
- * A key is written when its bit in the object's has is set, and read into
- * its member, setting the bit, when the document has it. */
-
-enum jkind {
-	JK_INT,		/* int or long long, by size */
-	JK_INTN,	/* long long, null when negative */
-	JK_REAL,
-	JK_BOOL,	/* bool, or an int (-1: not said), by size */
-	JK_STR,		/* char[size] */
-	JK_STRN,	/* the same, null when "" */
-	JK_OBJ,		/* a struct of table sub (its has first) */
-	JK_OBJN,	/* the same, null when its has is 0 */
-	JK_STRS,	/* char[max][size] strings, count at cnt */
-	JK_INTS,	/* size_t *, owned, count at cnt; max: size_t[max] in place */
-	JK_REALS,	/* double *, the same */
-	JK_OBJS,	/* an owned array of table sub's structs, the same */
-	JK_MATRIX,	/* double *, owned, n * n (n at cnt) as n rows; NAN: null */
-};
-
-struct jtable;
-struct jfield {
-	const char *key;
-	enum jkind kind;
-	size_t off, size, cnt, max;
-	const struct jtable *sub;
-};
-struct jtable {
-	const struct jfield *f;
-	size_t n, size;
-	bool has;		/* the struct starts with its has bits */
-};
-
-#define JF(type, m, kind, key) { key, kind, offsetof(type, m), sizeof(((type *)0)->m), 0, 0, NULL }
-#define JTABLE(f, type) { f, ARRAY_SIZE(f), sizeof(type), true }
-#define JPLAIN(f, type) { f, ARRAY_SIZE(f), sizeof(type), false }
-/* a member's table, unnamed (a compound literal): its fields f, its size,
- * whether it starts with its has bits */
-#define JT(f, size, has) (&(const struct jtable){ f, ARRAY_SIZE(f), size, has })
-#define JSUB(type, m, kind, key, f) { key, kind, offsetof(type, m), sizeof(((type *)0)->m), 0, 0, \
-				      JT(f, sizeof(((type *)0)->m), true) }
-/* an object whose keys go to members of the same struct */
-#define JFLAT(key, f) { key, JK_OBJ, 0, 0, 0, 0, JT(f, 0, false) }
-/* an owned array at m, its count at n; JARR: of structs of fields f, count in n##m */
-#define JA(type, m, n, kind, key, t) { key, kind, offsetof(type, m), 0, offsetof(type, n), 0, t }
-#define JARR(type, m, key, f) JA(type, m, n##m, JK_OBJS, key, JT(f, sizeof(*((type *)0)->m), true))
-/* an array in place, its count at n; JIN: under its own name, count in n##m;
- * JINS: of structs of fields f */
-#define JAIN(type, m, n, kind, key, t) { key, kind, offsetof(type, m), sizeof(((type *)0)->m[0]), \
-					 offsetof(type, n), ARRAY_SIZE(((type *)0)->m), t }
-#define JIN(type, m, kind, t) JAIN(type, m, n##m, kind, #m, t)
-#define JINS(type, m, f) JIN(type, m, JK_OBJS, JT(f, sizeof(((type *)0)->m[0]), true))
-
-/* a member under its own name */
-#define JM(type, m, kind) JF(type, m, kind, #m)
-
+/* ---- the rows' extra (result.h): typed members, one table per object
+ * (jtable.h) */
 static const struct jfield sizes_f[] = {
 	JM(struct result_cache_sizes, l1d, JK_INT), JM(struct result_cache_sizes, l2, JK_INT),
 	JM(struct result_cache_sizes, llc, JK_INT),
@@ -594,14 +539,8 @@ static int obj_read(const struct jtable *t, json_t *o, void *p)
 	return 0;
 }
 
-/* ---- the same tables over the bytes (jscan.h): the summary reader, no
+/* ---- the same tables over the bytes (jscan.h): the summary reader (summary.c), no
  * tree. Each value reads as field_read reads its jansson node. */
-
-/* a hook for the keys of one object its table does not have: 1 read, 0
- * not its key (skipped), -errno */
-typedef int (*other_fn)(struct jscan *s, const char *key, void *ctx);
-
-static int obj_scan(const struct jtable *t, struct jscan *s, void *p, other_fn other, void *ctx);
 
 /* A number as jansson's json_number_value (0 when not one), and the whole
  * number field_read takes of it (-1 for null). */
@@ -623,8 +562,7 @@ static int num_scan(struct jscan *s, double *x, long long *i, bool *integer)
 	return ret;
 }
 
-/* A string into m (size bytes), "" when the value is none. */
-static int str_scan(struct jscan *s, char *m, size_t size)
+int jtable_str(struct jscan *s, char *m, size_t size)
 {
 	if (jscan_peek(s) == JS_STRING)
 		return jscan_str(s, m, size);
@@ -642,7 +580,7 @@ static int item_scan(const struct jfield *f, struct jscan *s, char *d)
 
 	switch (f->kind) {
 	case JK_STRS:
-		return str_scan(s, d, f->size);
+		return jtable_str(s, d, f->size);
 	case JK_INTS:
 		ret = num_scan(s, &x, &i, &integer);
 		*(size_t *)(void *)d = integer ? (size_t)i : 0;	/* json_integer_value */
@@ -652,7 +590,7 @@ static int item_scan(const struct jfield *f, struct jscan *s, char *d)
 		*(double *)(void *)d = x;
 		return ret;
 	default:
-		return obj_scan(f->sub, s, d, NULL, NULL);
+		return jtable_scan(f->sub, s, d, NULL, NULL);
 	}
 }
 
@@ -788,10 +726,10 @@ static int field_scan(const struct jfield *f, struct jscan *s, char *m)
 		return jscan_skip(s);
 	case JK_STR:
 	case JK_STRN:
-		return str_scan(s, m, f->size);
+		return jtable_str(s, m, f->size);
 	case JK_OBJ:
 	case JK_OBJN:
-		return obj_scan(f->sub, s, m, NULL, NULL);
+		return jtable_scan(f->sub, s, m, NULL, NULL);
 	case JK_MATRIX:
 		return matrix_scan(s, (double **)(void *)m, (size_t *)(m - f->off + f->cnt));
 	default:
@@ -821,9 +759,7 @@ static int member_scan(const struct jtable *t, struct jscan *s, void *p, const c
 	return field_scan(&t->f[i], s, (char *)p + t->f[i].off);
 }
 
-/* An object's members into p by t, the keys t has not to other (when
- * given); a value not an object is skipped. */
-static int obj_scan(const struct jtable *t, struct jscan *s, void *p, other_fn other, void *ctx)
+int jtable_scan(const struct jtable *t, struct jscan *s, void *p, jtable_other other, void *ctx)
 {
 	uint64_t seen = 0;
 	char key[64];
@@ -842,6 +778,40 @@ static int obj_scan(const struct jtable *t, struct jscan *s, void *p, other_fn o
 			return ret;
 	}
 	return ret;
+}
+
+int jtable_grow(void *a, size_t n, size_t *cap, size_t each)
+{
+	void *g;
+
+	if (n < *cap)
+		return 0;
+	g = realloc(*(void **)a, (*cap ? 2 * *cap : 8) * each);
+	if (!g)
+		return -ENOMEM;
+	*(void **)a = g;
+	*cap = *cap ? 2 * *cap : 8;
+	return 0;
+}
+
+/* a split lock of any JSON kind shows, an empty one when not an object */
+int jtable_section(struct jscan *s, const char *key, struct compare_n_doc *d)
+{
+	for (const struct typed_section *t = typed; t < typed + ARRAY_SIZE(typed); t++) {
+		void **p = (void **)(void *)((char *)d + t->doc_off);
+		int ret;
+
+		if (strcmp(key, t->key))
+			continue;
+		if (jscan_peek(s) != JS_OBJECT && t->t != &sl_t)
+			return jscan_skip(s) < 0 ? -EINVAL : 1;
+		if (*p)
+			return jscan_fail(s, "duplicate object key");
+		*p = calloc(1, t->t->size);
+		ret = *p ? jtable_scan(t->t, s, *p, NULL, NULL) : -ENOMEM;
+		return ret < 0 ? ret : 1;
+	}
+	return 0;
 }
 
 void report_typed_sections(const struct report *rep, json_t *root)
@@ -1402,404 +1372,6 @@ int report_attach_c2c(struct report *rep, const char *path)
 	return err;
 }
 
-/* ---- the summary, typed for side by side (compare-n.h) ---- */
-
-#define DOC(m, kind, key) JF(struct compare_n_doc, m, kind, key)
-/* an array of the document's plain structs (no has) */
-#define DOCA(m, key, f) JA(struct compare_n_doc, m, n##m, JK_OBJS, key, \
-			   JT(f, sizeof(*((struct compare_n_doc *)0)->m), false))
-static const struct jfield cpu_f[] = {
-	DOC(model_name, JK_STR, "model_name"), DOC(family, JK_STR, "family"), DOC(model, JK_STR, "model"),
-	DOC(stepping, JK_STR, "stepping"), DOC(microcode, JK_STR, "microcode"),
-};
-static const struct jfield kernel_f[] = { DOC(kernel, JK_STR, "release") };
-static const struct jfield cc_f[] = { DOC(cc, JK_STR, "cc"), DOC(flags, JK_STR, "flags") };
-static const struct jfield hv_f[] = { DOC(vm, JK_BOOL, "cpuid_flag") };
-static const struct jfield fp_f[] = {
-	DOC(host, JK_STR, "host"), JFLAT("cpu", cpu_f), JFLAT("kernel", kernel_f), JFLAT("compiler", cc_f),
-	JFLAT("hypervisor", hv_f),
-};
-static const struct jfield tool_f[] = { DOC(version, JK_STR, "version") };
-static const struct jfield cal_f[] = {
-	DOC(trustworthy, JK_BOOL, "trustworthy"), DOC(core_hz, JK_REAL, "core_hz"),
-};
-
-#define PAIR(m, kind, key) JF(struct cn_pair, m, kind, key)
-static const struct jfield pair_f[] = {
-	PAIR(what, JK_STR, "what"), PAIR(mode, JK_STR, "mode"), PAIR(pattern, JK_STR, "pattern"),
-	PAIR(atomic, JK_REAL, "atomic_cycles"), PAIR(plain, JK_REAL, "plain_cycles"),
-};
-static const struct jfield share_f[] = {
-	JF(struct cn_share, placement, JK_STR, "placement"), JF(struct cn_share, cycles[0], JK_REAL, "true_share"),
-	JF(struct cn_share, cycles[1], JK_REAL, "false_share"), JF(struct cn_share, cycles[2], JK_REAL, "no_share"),
-};
-static const struct jfield card_f[] = {
-	DOC(card_floor, JK_REAL, "noise_floor"), DOC(atomic, JK_STR, "atomic"), DOC(plain, JK_STR, "plain"),
-	DOC(sharing_probe, JK_STR, "sharing_probe"), DOCA(pair, "atomicity", pair_f),
-	DOCA(share, "sharing", share_f),
-};
-
-/* One line per row (probe, pattern, mode) with every epoch's median. */
-static const struct jfield median_f[] = { JF(struct cn_result, median, JK_REAL, "median") };
-static const struct jfield row_f[] = {
-	JF(struct cn_result, probe, JK_STR, "probe"), JF(struct cn_result, pattern, JK_STR, "pattern"),
-	JF(struct cn_result, mode, JK_STR, "mode"), JF(struct cn_result, placement, JK_STR, "placement"),
-	JFLAT("cycles", median_f),
-	JA(struct cn_result, ep, nep, JK_REALS, "epoch_medians", NULL),
-};
-
-static const struct jfield doc_f[] = {
-	DOC(partial, JK_BOOL, "partial"), DOC(started, JK_STR, "started"),
-	DOC(topology, JK_STR, "topology_summary"), JFLAT("tool", tool_f), JFLAT("fingerprint", fp_f),
-	JFLAT("calibration", cal_f), JFLAT("card", card_f),
-	DOCA(res, "results", row_f),
-};
-static const struct jtable doc_t = JPLAIN(doc_f, struct compare_n_doc);
-static const struct jfield option_f[] = {
-	JF(struct cn_option, probe, JK_STR, "probe"), JF(struct cn_option, cycles, JK_REAL, "cycles"),
-};
-static const struct jtable option_t = JPLAIN(option_f, struct cn_option);
-
-/* What the summary's scan carries besides the document. */
-struct summary_scan {
-	struct compare_n_doc *d;
-	char schema[64];
-	size_t capmenu, caplabel;
-};
-
-/* Room for one more of *n items of each bytes at *a (capacity *cap). */
-static int grow(void *a, size_t n, size_t *cap, size_t each)
-{
-	void *g;
-
-	if (n < *cap)
-		return 0;
-	g = realloc(*(void **)a, (*cap ? 2 * *cap : 8) * each);
-	if (!g)
-		return -ENOMEM;
-	*(void **)a = g;
-	*cap = *cap ? 2 * *cap : 8;
-	return 0;
-}
-
-/* A need's options: one menu item each, whatever it is (as the tree read). */
-static int options_scan(struct jscan *s, struct summary_scan *c)
-{
-	struct compare_n_doc *d = c->d;
-	size_t k = 0;
-	int ret;
-
-	if (jscan_peek(s) != JS_ARRAY)
-		return jscan_skip(s);
-	if (jscan_enter(s, '[') < 0)
-		return -EINVAL;
-	while ((ret = jscan_item(s, &k)) == 1) {
-		if (grow(&d->menu, d->nmenu, &c->capmenu, sizeof(*d->menu)) < 0)
-			return -ENOMEM;
-		memset(&d->menu[d->nmenu], 0, sizeof(*d->menu));
-		ret = obj_scan(&option_t, s, &d->menu[d->nmenu++], NULL, NULL);
-		if (ret < 0)
-			return ret;
-	}
-	return ret;
-}
-
-/* One need of the card's menu; its name goes to each of its options. */
-static int need_scan(struct jscan *s, struct summary_scan *c)
-{
-	struct compare_n_doc *d = c->d;
-	size_t first = d->nmenu, k = 0;
-	char key[16], need[sizeof(d->menu->need)] = "";
-	int ret;
-
-	if (jscan_peek(s) != JS_OBJECT)
-		return jscan_skip(s);
-	if (jscan_enter(s, '{') < 0)
-		return -EINVAL;
-	while ((ret = jscan_member(s, &k, key, sizeof(key))) == 1) {
-		ret = !strcmp(key, "need") ? str_scan(s, need, sizeof(need)) :
-		      !strcmp(key, "options") ? options_scan(s, c) : jscan_skip(s);
-		if (ret < 0)
-			return ret;
-	}
-	for (size_t i = first; i < d->nmenu; i++)
-		memcpy(d->menu[i].need, need, sizeof(need));
-	return ret;
-}
-
-/* The card's keys besides its table: the menu, one item per need and option. */
-static int card_other(struct jscan *s, const char *key, void *ctx)
-{
-	size_t k = 0;
-	int ret;
-
-	if (strcmp(key, "menu"))
-		return 0;
-	if (jscan_peek(s) != JS_ARRAY)
-		return jscan_skip(s) < 0 ? -EINVAL : 1;
-	if (jscan_enter(s, '[') < 0)
-		return -EINVAL;
-	while ((ret = jscan_item(s, &k)) == 1)
-		if ((ret = need_scan(s, ctx)) < 0)
-			return ret;
-	return ret < 0 ? ret : 1;
-}
-
-/* The firmware as one word, "vendor version date" ("?" for one not said). */
-static int firmware_scan(struct jscan *s, struct compare_n_doc *d)
-{
-	static const char *const keys[] = { "bios_vendor", "bios_version", "bios_date" };
-	char key[16], w[3][sizeof(d->bios)] = { "?", "?", "?" }, all[sizeof(w) + 3];
-	size_t k = 0, i;
-	int ret;
-
-	if (jscan_peek(s) != JS_OBJECT)
-		return jscan_skip(s);
-	if (jscan_enter(s, '{') < 0)
-		return -EINVAL;
-	while ((ret = jscan_member(s, &k, key, sizeof(key))) == 1) {
-		for (i = 0; i < ARRAY_SIZE(keys) && strcmp(keys[i], key); i++)
-			;
-		ret = i < ARRAY_SIZE(keys) && jscan_peek(s) == JS_STRING ? jscan_str(s, w[i], sizeof(w[i])) :
-		      jscan_skip(s);
-		if (ret < 0)
-			return ret;
-	}
-	/* a long one is cut to the word's size, as the tree's reading cut it */
-	if (!ret) {
-		snprintf(all, sizeof(all), "%s %s %s", w[0], w[1], w[2]);
-		k = strnlen(all, sizeof(d->bios) - 1);
-		memcpy(d->bios, all, k);
-		d->bios[k] = '\0';
-	}
-	return ret;
-}
-
-/* The operator's labels: each key with a string value. */
-static int labels_scan(struct jscan *s, struct summary_scan *c)
-{
-	struct compare_n_doc *d = c->d;
-	char key[sizeof(d->label->key)];
-	size_t k = 0;
-	int ret;
-
-	if (jscan_peek(s) != JS_OBJECT)
-		return jscan_skip(s);
-	if (jscan_enter(s, '{') < 0)
-		return -EINVAL;
-	while ((ret = jscan_member(s, &k, key, sizeof(key))) == 1) {
-		if (jscan_peek(s) != JS_STRING) {
-			ret = jscan_skip(s);
-		} else if (grow(&d->label, d->nlabel, &c->caplabel, sizeof(*d->label)) < 0) {
-			return -ENOMEM;
-		} else {
-			memcpy(d->label[d->nlabel].key, key, sizeof(key));
-			ret = jscan_str(s, d->label[d->nlabel++].value, sizeof(d->label->value));
-		}
-		if (ret < 0)
-			return ret;
-	}
-	return ret;
-}
-
-static int fingerprint_other(struct jscan *s, const char *key, void *ctx)
-{
-	struct summary_scan *c = ctx;
-	int ret;
-
-	if (!strcmp(key, "firmware"))
-		ret = firmware_scan(s, c->d);
-	else if (!strcmp(key, "labels"))
-		ret = labels_scan(s, c);
-	else
-		return 0;
-	return ret < 0 ? ret : 1;
-}
-
-/* doc_f's flat object of that key: its table */
-static const struct jtable *flat_of(const char *key)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(doc_f); i++)
-		if (!strcmp(doc_f[i].key, key))
-			return doc_f[i].sub;
-	return NULL;
-}
-
-/* A typed section of the document (a split lock of any JSON kind shows,
- * an empty one when not an object): 1 read, 0 key is none, -errno. */
-static int section_scan(struct jscan *s, const char *key, struct compare_n_doc *d)
-{
-	for (const struct typed_section *t = typed; t < typed + ARRAY_SIZE(typed); t++) {
-		void **p = (void **)(void *)((char *)d + t->doc_off);
-		int ret;
-
-		if (strcmp(key, t->key))
-			continue;
-		if (jscan_peek(s) != JS_OBJECT && t->t != &sl_t)
-			return jscan_skip(s) < 0 ? -EINVAL : 1;
-		if (*p)
-			return jscan_fail(s, "duplicate object key");
-		*p = calloc(1, t->t->size);
-		ret = *p ? obj_scan(t->t, s, *p, NULL, NULL) : -ENOMEM;
-		return ret < 0 ? ret : 1;
-	}
-	return 0;
-}
-
-/* The document's keys besides its table: the schema, the card and the
- * fingerprint with their hooks, the typed sections. */
-static int top_other(struct jscan *s, const char *key, void *ctx)
-{
-	struct summary_scan *c = ctx;
-	int ret;
-
-	if (!strcmp(key, "schema"))
-		ret = str_scan(s, c->schema, sizeof(c->schema));
-	else if (!strcmp(key, "card"))
-		ret = obj_scan(flat_of(key), s, c->d, card_other, c);
-	else if (!strcmp(key, "fingerprint"))
-		ret = obj_scan(flat_of(key), s, c->d, fingerprint_other, c);
-	else
-		return section_scan(s, key, c->d);
-	return ret < 0 ? ret : 1;
-}
-
-/* len bytes of a summary at buf into d (path names it), its schema into
- * c->schema; 0, -EINVAL said with path and where, -ENOMEM. */
-static int doc_scan(const char *path, const char *buf, size_t len, struct summary_scan *c)
-{
-	struct compare_n_doc *d = c->d;
-	struct jscan s;
-	int line, col, ret;
-
-	memset(d, 0, sizeof(*d));
-	snprintf(d->path, sizeof(d->path), "%s", path);
-	snprintf(c->schema, sizeof(c->schema), "(none)");
-	c->capmenu = c->caplabel = 0;
-	d->vm = d->trustworthy = -1;
-	jscan_init(&s, buf, len);
-	if (jscan_peek(&s) != JS_OBJECT && jscan_peek(&s) != JS_ARRAY)
-		ret = jscan_fail(&s, "'[' or '{' expected");
-	else
-		ret = obj_scan(&doc_t, &s, d, top_other, c);
-	if (!ret)
-		ret = jscan_end(&s);
-	if (ret == -EINVAL) {
-		jscan_where(&s, &line, &col);
-		pr_err("%s:%d:%d: not valid JSON: %s", path, line, col, s.why);
-	}
-	return ret;
-}
-
-/* The whole of path into *buf (owned); 0, -ENOENT (not readable), -EINVAL
- * (a directory), -ENOMEM; said with the path unless quiet. */
-static int slurp(const char *path, char **buf, size_t *len, bool quiet)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0;
-	size_t cap = 1 << 16;
-	struct stat st;
-	ssize_t got = 1;
-
-	*buf = NULL;
-	*len = 0;
-	if (fd < 0 || fstat(fd, &st) < 0 || S_ISDIR(st.st_mode)) {
-		ret = fd >= 0 && S_ISDIR(st.st_mode) ? -EINVAL : -ENOENT;
-		if (quiet)
-			goto out;
-		if (ret == -EINVAL)
-			pr_err("%s: is a directory (give a JSON report file)", path);
-		else
-			pr_err("%s: cannot read: %s", path, strerror(errno));
-		goto out;
-	}
-	if (S_ISREG(st.st_mode) && (size_t)st.st_size >= cap)
-		cap = (size_t)st.st_size + 1;
-	while (got > 0 && !ret) {
-		if (*len + 1 >= cap && grow(buf, *len + 1, &cap, 1) < 0)
-			ret = -ENOMEM;
-		else if (!*buf && !(*buf = malloc(cap)))
-			ret = -ENOMEM;
-		else if ((got = read(fd, *buf + *len, cap - *len - 1)) > 0)
-			*len += (size_t)got;
-	}
-	if (got < 0 && !ret) {
-		ret = -ENOENT;
-		if (!quiet)
-			pr_err("%s: cannot read: %s", path, strerror(errno));
-	}
-out:
-	if (fd >= 0)
-		close(fd);
-	return ret;
-}
-
-/* A full report reduced to what its summary keeps, as its summary's bytes
- * (owned): one column reads the same from either. */
-static int reduce(const char *path, char **buf, size_t *len)
-{
-	struct report rep;
-	FILE *f;
-	int ret = report_read(path, &rep);
-
-	*buf = NULL;
-	*len = 0;
-	if (ret < 0)
-		return ret;
-	f = open_memstream(buf, len);
-	ret = f ? report_write_summary(&rep, f) : -ENOMEM;
-	if (f && fclose(f) && !ret)
-		ret = -EIO;
-	report_free(&rep);
-	return ret;
-}
-
-int report_read_summary(const char *path, struct compare_n_doc *d)
-{
-	struct summary_scan c = { .d = d, .schema = "(none)" };
-	char *buf;
-	size_t len;
-	int ret;
-
-	memset(d, 0, sizeof(*d));
-	snprintf(d->path, sizeof(d->path), "%s", path);
-	ret = slurp(path, &buf, &len, false);
-	if (!ret)
-		ret = doc_scan(path, buf, len, &c);
-	d->summary = !strcmp(c.schema, SUMMARY_SCHEMA);
-	if (!ret && !d->summary && strcmp(c.schema, REPORT_SCHEMA)) {
-		pr_err("%s: schema '%s' is neither a report ('%s') nor a summary ('%s'): give the JSON of atomcost run -o or of atomcost report X.json -o X.summary.json",
-		       path, c.schema, REPORT_SCHEMA, SUMMARY_SCHEMA);
-		ret = -EINVAL;
-	} else if (!ret && !d->summary) {
-		report_free_summary(d);
-		free(buf);
-		ret = reduce(path, &buf, &len);
-		if (!ret)
-			ret = doc_scan(path, buf, len, &c);
-	}
-	free(buf);
-	if (ret < 0)
-		report_free_summary(d);
-	return ret;
-}
-
-bool report_is_summary(const char *path)
-{
-	char *buf, key[16], schema[sizeof(SUMMARY_SCHEMA) + 1] = "";
-	struct jscan s;
-	size_t len, k = 0;
-
-	if (slurp(path, &buf, &len, true) < 0)
-		return false;
-	jscan_init(&s, buf, len);
-	if (jscan_enter(&s, '{') == 0)
-		while (jscan_member(&s, &k, key, sizeof(key)) == 1 && !*schema)
-			if ((strcmp(key, "schema") ? jscan_skip(&s) : str_scan(&s, schema, sizeof(schema))) < 0)
-				break;
-	free(buf);
-	return !strcmp(schema, SUMMARY_SCHEMA);
-}
-
 /* ---- the parts writers read, typed (sections.h, card.h), so that no
  * writer reads JSON. Strings point into the report. */
 
@@ -1836,7 +1408,7 @@ static int flatten(struct fingerprint *fp, size_t *cap, const char *key, const j
 	json_t *m;
 	char digits[24];
 
-	if (grow(&fp->facts, fp->n, cap, sizeof(*fp->facts)))
+	if (jtable_grow(&fp->facts, fp->n, cap, sizeof(*fp->facts)))
 		return -ENOMEM;
 	f = &fp->facts[fp->n++];
 	*f = (struct fingerprint_fact){ .key = strdup(key), .num = json_number_value(v),

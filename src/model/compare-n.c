@@ -595,7 +595,7 @@ int compare_n_build(const struct compare_n_doc *docs, size_t n, const struct com
 	for (size_t i = 0; i < n; i++) {
 		out->cols[i].doc = &docs[i];
 		card_floor = fmax(card_floor, docs[i].card_floor);
-		/* a fleet's machines are its hosts (fleet_read: one file each) */
+		/* a fleet's machines are its hosts (fleet_add_read: one file each) */
 		if (o->fleet && *docs[i].host)
 			snprintf(out->cols[i].name, sizeof(out->cols[i].name), "%s", docs[i].host);
 		else if (o->fleet)

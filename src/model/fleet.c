@@ -273,28 +273,25 @@ int fleet_add(struct fleet *f, const struct compare_n_doc *d)
 	return ret;
 }
 
-int fleet_add_file(struct fleet *f, const char *path)
+int fleet_add_read(struct fleet *f, const char *path, int read, const struct compare_n_doc *d)
 {
-	struct compare_n_doc d;
-	int ret;
+	int ret = read;
 
 	f->files++;
-	ret = report_read_summary(path, &d);	/* says what is wrong */
 	if (ret == -ENOMEM)
 		return ret;
 	if (ret < 0) {
 		f->unread += ret == -ENOENT;
 		return skip(f, path, ret == -ENOENT ? "cannot read" : "not a summary (truncated, not JSON or another schema)");
 	}
-	ret = *d.host ? host_add(f, d.host) : 0;
+	ret = *d->host ? host_add(f, d->host) : 0;
 	if (ret == -EEXIST) {
-		pr_err("%s: host '%s' was read already: skipped (one summary per host)", path, d.host);
+		pr_err("%s: host '%s' was read already: skipped (one summary per host)", path, d->host);
 		f->dup++;
 		ret = skip(f, path, "duplicate host");
 	} else if (!ret) {
-		ret = fleet_add(f, &d);
+		ret = fleet_add(f, d);
 	}
-	report_free_summary(&d);
 	return ret;
 }
 

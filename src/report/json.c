@@ -363,9 +363,17 @@ static const struct typed_section {
 	{ "c2c", &c2c_t, offsetof(struct report, c2c), offsetof(struct compare_n_doc, c2c) },
 };
 
-static json_t *obj_json(const struct jtable *t, const void *p);
+static json_t *obj_json(const struct jtable *t, const void *p, const void *root);
 
-static json_t *item_json(const struct jfield *f, const char *m, size_t k)
+/* The count of f's array (a size_t, or an unsigned) beside its member m. */
+static size_t count_of(const struct jfield *f, const char *m)
+{
+	const char *c = m - f->off + f->cnt;
+
+	return f->csize == sizeof(unsigned) ? *(const unsigned *)(const void *)c : *(const size_t *)(const void *)c;
+}
+
+static json_t *item_json(const struct jfield *f, const char *m, size_t k, const void *root)
 {
 	const char *d = f->max ? m : *(char *const *)m;
 
@@ -375,12 +383,14 @@ static json_t *item_json(const struct jfield *f, const char *m, size_t k)
 		return json_integer((json_int_t)((const size_t *)(const void *)d)[k]);
 	if (f->kind == JK_REALS)
 		return json_real(((const double *)(const void *)d)[k]);
-	return obj_json(f->sub, d + k * f->sub->size);
+	return obj_json(f->sub, d + k * f->sub->size, root);
 }
 
-static json_t *field_json(const struct jfield *f, const char *m)
+static json_t *field_json(const struct jfield *f, const char *m, const void *root)
 {
-	size_t n = f->kind >= JK_STRS ? *(const size_t *)(m - f->off + f->cnt) : 0;
+	size_t n = f->kind >= JK_STRS ? count_of(f, m) : 0;
+	const double r = f->kind == JK_POS || f->kind == JK_REALN ? *(const double *)(const void *)m : 0;
+	const char *const *ps = (const char *const *)(const void *)m;
 	long long v = 0;
 	json_t *a;
 
@@ -400,9 +410,19 @@ static json_t *field_json(const struct jfield *f, const char *m)
 	case JK_STRN:
 		return *m ? json_string(m) : json_null();
 	case JK_OBJ:
-		return obj_json(f->sub, m);
+		return obj_json(f->sub, m, root);
 	case JK_OBJN:
-		return *(const unsigned *)(const void *)m ? obj_json(f->sub, m) : json_null();
+		if (f->sub->has ? !*(const unsigned *)(const void *)m : !*(void *const *)(const void *)m)
+			return json_null();
+		return obj_json(f->sub, m, root);
+	case JK_PSTR:
+		return *ps ? json_string(*ps) : json_null();
+	case JK_POS:
+		return isfinite(r) && r > 0 ? json_real(r) : json_null();
+	case JK_REALN:
+		return report_real(r);
+	case JK_HOOK:
+		return f->hook->put(m, root);
 	case JK_MATRIX:
 		a = json_array();
 		for (size_t i = 0; i < n; i++) {
@@ -415,22 +435,30 @@ static json_t *field_json(const struct jfield *f, const char *m)
 		}
 		return a;
 	default:
+		if (f->opt && !n)
+			return NULL;
 		a = json_array();
 		for (size_t k = 0; k < n; k++)
-			json_array_append_new(a, item_json(f, m, k));
+			json_array_append_new(a, item_json(f, m, k, root));
 		return a;
 	}
 }
 
-static json_t *obj_json(const struct jtable *t, const void *p)
+/* a NULL value leaves its key out */
+static json_t *obj_json(const struct jtable *t, const void *p, const void *root)
 {
 	unsigned has = t->has ? *(const unsigned *)p : ~0u;
 	json_t *o = json_object();
 
 	for (size_t i = 0; i < t->n; i++)
 		if (has & 1u << i)
-			json_object_set_new(o, t->f[i].key, field_json(&t->f[i], (const char *)p + t->f[i].off));
+			json_object_set_new(o, t->f[i].key, field_json(&t->f[i], (const char *)p + t->f[i].off, root));
 	return o;
+}
+
+json_t *jtable_json(const struct jtable *t, const void *p)
+{
+	return obj_json(t, p, p);
 }
 
 static int obj_read(const struct jtable *t, json_t *o, void *p);
@@ -492,6 +520,8 @@ static int field_read(const struct jfield *f, json_t *v, char *m)
 	long long i = json_is_integer(v) ? json_integer_value(v) : json_is_null(v) ? -1 :
 		      fabs(x) < 9e18 ? (long long)x : 0;
 
+	if (f->kind >= JK_PSTR && f->kind <= JK_HOOK)
+		return 0;	/* the card's, read over the bytes alone (field_scan) */
 	switch (f->kind) {
 	case JK_INT:
 	case JK_INTN:
@@ -698,8 +728,19 @@ static int matrix_scan(struct jscan *s, double **d, size_t *np)
 	return ret;
 }
 
+/* A string, owned (jtable_free), at *m; NULL when the value is none. */
+static int pstr_scan(struct jscan *s, char **m)
+{
+	bool str = jscan_peek(s) == JS_STRING;
+	char buf[256];
+	int ret = str ? jscan_str(s, buf, sizeof(buf)) : jscan_skip(s);
+
+	return !ret && str && !(*m = strdup(buf)) ? -ENOMEM : ret;
+}
+
 static int field_scan(const struct jfield *f, struct jscan *s, char *m)
 {
+	size_t count = 0;
 	double x;
 	long long i;
 	bool integer;
@@ -715,9 +756,15 @@ static int field_scan(const struct jfield *f, struct jscan *s, char *m)
 			*(long long *)m = i;
 		return ret;
 	case JK_REAL:
+	case JK_POS:
+	case JK_REALN:
 		ret = num_scan(s, &x, &i, &integer);
 		*(double *)(void *)m = x;
 		return ret;
+	case JK_PSTR:
+		return pstr_scan(s, (char **)(void *)m);
+	case JK_HOOK:
+		return f->hook->get ? f->hook->get(s, m) : jscan_skip(s);
 	case JK_BOOL:
 		if (f->size == sizeof(bool))
 			*(bool *)m = jscan_peek(s) == JS_TRUE;
@@ -733,7 +780,12 @@ static int field_scan(const struct jfield *f, struct jscan *s, char *m)
 	case JK_MATRIX:
 		return matrix_scan(s, (double **)(void *)m, (size_t *)(m - f->off + f->cnt));
 	default:
-		return items_scan(f, s, m, (size_t *)(m - f->off + f->cnt));
+		ret = items_scan(f, s, m, &count);
+		if (f->csize == sizeof(unsigned))
+			*(unsigned *)(void *)(m - f->off + f->cnt) = (unsigned)count;
+		else
+			*(size_t *)(void *)(m - f->off + f->cnt) = count;
+		return ret;
 	}
 }
 
@@ -780,6 +832,23 @@ int jtable_scan(const struct jtable *t, struct jscan *s, void *p, jtable_other o
 	return ret;
 }
 
+void jtable_free(const struct jtable *t, void *p)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		const struct jfield *f = &t->f[i];
+		char *m = (char *)p + f->off, *d = f->kind >= JK_STRS && !f->max ? *(char **)(void *)m : m;
+
+		if (f->kind == JK_PSTR)
+			free(*(char **)(void *)m);
+		else if (f->kind == JK_OBJ || f->kind == JK_OBJN)
+			jtable_free(f->sub, m);
+		for (size_t k = 0, n = f->kind == JK_OBJS ? count_of(f, m) : 0; k < n; k++)
+			jtable_free(f->sub, d + k * f->sub->size);
+		if (f->kind >= JK_INTS && !f->max)
+			free(d);
+	}
+}
+
 int jtable_grow(void *a, size_t n, size_t *cap, size_t each)
 {
 	void *g;
@@ -820,7 +889,7 @@ void report_typed_sections(const struct report *rep, json_t *root)
 		const void *p = *(void *const *)(const void *)((const char *)rep + t->off);
 
 		if (p)
-			json_object_set_new(root, t->key, obj_json(t->t, p));
+			json_object_set_new(root, t->key, obj_json(t->t, p, NULL));
 	}
 }
 
@@ -846,7 +915,7 @@ static bool read_typed(struct report *rep, const char *key, json_t *v)
 
 char *report_extra_text(const struct result *r)
 {
-	json_t *o = r->extra.has ? obj_json(&extra_t, &r->extra) : NULL;
+	json_t *o = r->extra.has ? obj_json(&extra_t, &r->extra, NULL) : NULL;
 	char *s = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
 
 	json_decref(o);
@@ -875,7 +944,7 @@ static json_t *events_json(const struct result *r)
 				      "unit", e->per_op ? "per_op" : "per_sample");
 
 		if (e->available) {
-			json_object_update_new(o, obj_json(&event_t, e));
+			json_object_update_new(o, obj_json(&event_t, e, NULL));
 			json_object_set_new(o, "value", json_real(e->per_op ? e->median : e->mean));
 			json_object_set_new(o, "reason", json_null());
 		} else {
@@ -918,7 +987,7 @@ static void engine_json(json_t *o, const struct report *rep, const struct result
 	double cyc = 1.0 / rep->cal.ticks_per_cycle;
 
 	json_object_set_new(o, "clock_source", json_string(result_clock_name(r->clock_source)));
-	json_object_set_new(o, "overhead", obj_json(&overhead_t, r));
+	json_object_set_new(o, "overhead", obj_json(&overhead_t, r, NULL));
 	json_object_set_new(o, "footprint_words", r->footprint_lines ?
 			    json_integer(r->footprint_words) : json_null());
 	json_object_set_new(o, "footprint_lines", r->footprint_lines ?
@@ -984,9 +1053,9 @@ static json_t *result_json(const struct report *rep, const struct result *r)
 		       "cycles", summary_json(&r->s, cyc), "ns", summary_json(&r->s, ns),
 		       "samples", (json_int_t)r->nsamples, "outliers", (json_int_t)r->s.outliers,
 		       "samples_ticks", samples);
-	o = st ? obj_json(&ident_t, r) : NULL;
+	o = st ? obj_json(&ident_t, r, NULL) : NULL;
 	json_object_set_new(o, "mode", json_string(probe_mode_name(r->mode)));
-	json_object_update_new(o, obj_json(&run_t, r));
+	json_object_update_new(o, obj_json(&run_t, r, NULL));
 	json_object_update_new(o, st);
 	if (r->analog)
 		json_object_set_new(o, "analog", json_true());
@@ -1013,7 +1082,7 @@ static json_t *result_json(const struct report *rep, const struct result *r)
 		json_object_set_new(o, "epoch_spread", json_real(r->epoch_spread));
 	engine_json(o, rep, r);
 	if (r->extra.has)
-		json_object_set_new(o, "extra", obj_json(&extra_t, &r->extra));
+		json_object_set_new(o, "extra", obj_json(&extra_t, &r->extra, NULL));
 	if (r->nevents) {
 		json_object_set_new(o, "events", events_json(r));
 		json_object_set_new(o, "disturbed_samples", r->disturbed < 0 ? json_null() :
@@ -1035,9 +1104,9 @@ static json_t *meta_json(const struct report *rep)
 		if (strcmp(k, "reproductions"))
 			json_object_set(m, k, v);
 	if (rep->charz)
-		json_object_set_new(m, "characterization", obj_json(&charz_t, rep->charz));
+		json_object_set_new(m, "characterization", obj_json(&charz_t, rep->charz, NULL));
 	if (rep->epochs)
-		json_object_set_new(m, "epochs", field_json(&epochs_f, (const char *)rep + epochs_f.off));
+		json_object_set_new(m, "epochs", field_json(&epochs_f, (const char *)rep + epochs_f.off, NULL));
 	if ((v = json_object_get(rep->meta, "reproductions")))
 		json_object_set(m, "reproductions", v);
 	return m;
@@ -1382,7 +1451,7 @@ json_t *report_meta(const struct report *rep, const char *key)
 
 json_t *c2c_out_json(const struct c2c_out *o)
 {
-	return obj_json(&c2c_t, o);
+	return obj_json(&c2c_t, o, NULL);
 }
 
 int calibration_out_of(const struct calibration *c, struct calibration_out *o)

@@ -229,9 +229,6 @@ int report_write_summary(const struct report *rep, FILE *f)
  * the codec's tables over the bytes (jtable.h), no tree ---- */
 
 #define DOC(m, kind, key) JF(struct compare_n_doc, m, kind, key)
-/* an array of the document's plain structs (no has) */
-#define DOCA(m, key, f) JA(struct compare_n_doc, m, n##m, JK_OBJS, key, \
-			   JT(f, sizeof(*((struct compare_n_doc *)0)->m), false))
 static const struct jfield cpu_f[] = {
 	DOC(model_name, JK_STR, "model_name"), DOC(family, JK_STR, "family"), DOC(model, JK_STR, "model"),
 	DOC(stepping, JK_STR, "stepping"), DOC(microcode, JK_STR, "microcode"),
@@ -260,7 +257,7 @@ static const struct jfield row_f[] = {
 static const struct jfield doc_f[] = {
 	DOC(partial, JK_BOOL, "partial"), DOC(started, JK_STR, "started"),
 	DOC(topology, JK_STR, "topology_summary"), JFLAT("tool", tool_f), JFLAT("calibration", cal_f),
-	DOCA(res, "results", row_f),
+	JA(struct compare_n_doc, res, nres, JK_OBJS, "results", JT(row_f, sizeof(struct cn_result), false)),
 };
 static const struct jtable doc_t = JPLAIN(doc_f, struct compare_n_doc);
 

@@ -390,7 +390,6 @@ static json_t *field_json(const struct jfield *f, const char *m, const void *roo
 {
 	size_t n = f->kind >= JK_STRS ? count_of(f, m) : 0;
 	const double r = f->kind == JK_POS || f->kind == JK_REALN ? *(const double *)(const void *)m : 0;
-	const char *const *ps = (const char *const *)(const void *)m;
 	long long v = 0;
 	json_t *a;
 
@@ -416,7 +415,8 @@ static json_t *field_json(const struct jfield *f, const char *m, const void *roo
 			return json_null();
 		return obj_json(f->sub, m, root);
 	case JK_PSTR:
-		return *ps ? json_string(*ps) : json_null();
+		return *(const char *const *)(const void *)m ? json_string(*(const char *const *)(const void *)m) :
+		       json_null();
 	case JK_POS:
 		return isfinite(r) && r > 0 ? json_real(r) : json_null();
 	case JK_REALN:

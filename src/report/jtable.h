@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* report/jtable.h - the field tables of the codec (json.c): a struct's
- * members, their kinds and keys, walked to write a document and to read
- * one back, as a jansson tree or over jscan.h's tokens. A key is written
- * when its bit in the object's has is set, and read into its member,
- * setting the bit, when the document has it. The summary (summary.c)
- * reads its document with them. */
+/* report/jtable.h - the codec's field tables (json.c, summary.c): a
+ * struct's members, kinds and keys, walked to write a document and to read
+ * it back (a jansson tree, or jscan.h's tokens). A key is written when its
+ * bit in the object's has is set; read, it sets the bit. */
 #ifndef ATOMCOST_JTABLE_H
 #define ATOMCOST_JTABLE_H
 

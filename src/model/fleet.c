@@ -205,10 +205,10 @@ static float own_noise(struct fleet *f, const struct compare_n_cell *k)
 
 static int row_add(struct fleet *f, struct fleet_row *s, const struct compare_n_cell *k, uint32_t machine)
 {
-	size_t cap = s->cap, cap2 = s->cap;
+	size_t cap[2] = { s->cap, s->cap };
 
 	/* three arrays of one capacity: it grows with the last */
-	if (room(&s->v, s->n, &cap, 64, sizeof(*s->v)) || room(&s->own, s->n, &cap2, 64, sizeof(*s->own)) ||
+	if (room(&s->v, s->n, &cap[0], 64, sizeof(*s->v)) || room(&s->own, s->n, &cap[1], 64, sizeof(*s->own)) ||
 	    room(&s->m, s->n, &s->cap, 64, sizeof(*s->m)))
 		return -ENOMEM;
 	s->v[s->n] = (float)k->v;

@@ -577,7 +577,7 @@ static int obj_read(const struct jtable *t, json_t *o, void *p)
 static int num_scan(struct jscan *s, double *x, long long *i, bool *integer)
 {
 	enum jscan_kind k = jscan_peek(s);
-	struct jscan_num n;
+	struct jscan_num n = { 0 };	/* as it is when a cut number is refused */
 	int ret;
 
 	*x = 0;
@@ -653,9 +653,9 @@ static int items_scan(const struct jfield *f, struct jscan *s, char *m, size_t *
 			cap *= 2;
 		}
 		ret = *n < cap ? item_scan(f, s, d + *n * each) : jscan_skip(s);
+		*n += *n < cap;	/* an item read in part too: what it holds is freed with it */
 		if (ret < 0)
 			return ret;
-		*n += *n < cap;
 	}
 	return ret;
 }

@@ -22,14 +22,19 @@ struct fingerprint_arch {
 };
 extern struct fingerprint_arch fingerprint_arch;
 
-/* Collect the fingerprint. root prefixes every /proc and /sys path ("" or
- * NULL: the real system; tests pass a fake tree). cpu_os selects the
- * cpufreq directory (-1: cpu0). topo_summary may be NULL. New reference,
+struct fingerprint;
+/* Gather the fingerprint's facts into fp (replacing what it held). root
+ * prefixes every /proc and /sys path ("" or NULL: the real system; tests
+ * pass a fake tree). cpu_os selects the cpufreq directory (-1: cpu0).
+ * topo_summary may be NULL. 0 or -ENOMEM (fp then empty). */
+int fingerprint_gather(struct fingerprint *fp, const char *root, int cpu_os, const char *topo_summary);
+/* The same as the report's JSON (report/json.c, the codec): new reference,
  * NULL on ENOMEM. */
 json_t *fingerprint_collect(const char *root, int cpu_os, const char *topo_summary);
 
-/* Record the calibration's core and timer (TSC) frequency in fp, and the
- * identified core ("core": core_to_json). */
+/* Record the calibration's core and timer (TSC) frequency in the report's
+ * JSON fingerprint fp, and the identified core ("core": core_to_json);
+ * report/json.c. */
 void fingerprint_set_clock(json_t *fp, const struct calibration *cal);
 
 /* A report's fingerprint as the model reads it: the codec (report/json.c,

@@ -1511,6 +1511,50 @@ int fingerprint_from_json(struct fingerprint *fp, const json_t *j)
 	return 0;
 }
 
+/* The facts as the JSON object they stand for: each member named by its
+ * key after its object's. */
+static json_t *fingerprint_json(const struct fingerprint *fp)
+{
+	json_t *obj[16] = { NULL };
+	size_t len[16] = { 0 };
+
+	for (size_t i = 0; i < fp->n; i++) {
+		const struct fingerprint_fact *f = &fp->facts[i];
+		unsigned d = f->depth;
+		json_t *v = f->kind == FP_OBJECT ? json_object() : f->kind == FP_STRING ? json_string(f->text) :
+			    f->kind == FP_TRUE || f->kind == FP_FALSE ? json_boolean(f->kind == FP_TRUE) : json_null();
+
+		if (f->kind == FP_OBJECT && d < ARRAY_SIZE(obj)) {
+			obj[d] = v;
+			len[d] = strlen(f->key);
+		}
+		if (d > ARRAY_SIZE(obj))
+			json_decref(v);	/* deeper than any gathered */
+		else if (d)
+			json_object_set_new(obj[d - 1], f->key + (d > 1 ? len[d - 1] + 1 : 0), v);
+	}
+	return obj[0];
+}
+
+json_t *fingerprint_collect(const char *root, int cpu_os, const char *topo_summary)
+{
+	struct fingerprint fp = { 0 };
+	json_t *j = fingerprint_gather(&fp, root, cpu_os, topo_summary) ? NULL : fingerprint_json(&fp);
+
+	fingerprint_free(&fp);
+	return j;
+}
+
+void fingerprint_set_clock(json_t *fp, const struct calibration *cal)
+{
+	if (!fp)
+		return;
+	json_object_set_new(fp, "core_hz", json_real(cal->core_hz));
+	json_object_set_new(fp, "tsc_hz", json_real(cal->timer_hz));
+	if (cal->core.how[0])	/* which core, on what evidence (core.h) */
+		json_object_set_new(fp, "core", core_to_json(&cal->core));
+}
+
 int report_fingerprint(struct report *rep, const struct calibration *clock)
 {
 	json_t *fp = json_object_get(rep->meta, "fingerprint");

@@ -349,6 +349,7 @@ static const struct jfield epoch_f[] = {
 };
 _Static_assert(ARRAY_SIZE(epoch_f) == EP__COUNT, "one field per EP_* bit");
 static const struct jfield epochs_f = JARR(struct report, epochs, "epochs", epoch_f);
+static const struct jtable epochs_t = { &epochs_f, 1, sizeof(struct report), false };
 
 /* The typed sections, in the order a report has them; the others stay
  * JSON in rep->sections. */
@@ -461,119 +462,11 @@ json_t *jtable_json(const struct jtable *t, const void *p)
 	return obj_json(t, p, p);
 }
 
-static int obj_read(const struct jtable *t, json_t *o, void *p);
-
-/* An array of f's items into m; 0 or -ENOMEM. */
-static int items_read(const struct jfield *f, json_t *a, char *m, size_t *n)
-{
-	size_t each = f->kind == JK_INTS ? sizeof(size_t) : f->kind == JK_REALS ? sizeof(double) :
-		      f->kind == JK_OBJS ? f->sub->size : f->size;
-	size_t k, max = f->max ? f->max : json_array_size(a);
-	char *d = m;
-	json_t *v;
-
-	if (!f->max) {
-		d = calloc(max ? max : 1, each);
-		if (!d)
-			return -ENOMEM;
-		*(char **)m = d;
-	}
-	*n = 0;
-	json_array_foreach(a, k, v) {
-		if (*n == max)
-			break;
-		if (f->kind == JK_STRS)
-			snprintf(d + *n * each, each, "%s", json_string_value(v) ?: "");
-		else if (f->kind == JK_INTS)
-			((size_t *)d)[*n] = (size_t)json_integer_value(v);
-		else if (f->kind == JK_REALS)
-			((double *)(void *)d)[*n] = json_number_value(v);
-		else if (obj_read(f->sub, v, d + *n * each) < 0)
-			return -ENOMEM;
-		++*n;
-	}
-	return 0;
-}
-
-/* n rows of n numbers or nulls (NAN) into *d (allocated); 0 or -ENOMEM */
-static int matrix_read(json_t *a, double **d, size_t *np)
-{
-	size_t n = json_array_size(a);
-
-	*np = 0;
-	*d = malloc((n ? n * n : 1) * sizeof(double));
-	if (!*d)
-		return -ENOMEM;
-	for (size_t i = 0; i < n * n; i++) {
-		json_t *x = json_array_get(json_array_get(a, i / n), i % n);
-
-		(*d)[i] = json_is_number(x) ? json_number_value(x) : NAN;
-	}
-	*np = n;
-	return 0;
-}
-
-static int field_read(const struct jfield *f, json_t *v, char *m)
-{
-	double x = json_number_value(v);
-	/* a whole number written as a real (16384.0) reads as one */
-	long long i = json_is_integer(v) ? json_integer_value(v) : json_is_null(v) ? -1 :
-		      fabs(x) < 9e18 ? (long long)x : 0;
-
-	if (f->kind >= JK_PSTR && f->kind <= JK_HOOK)
-		return 0;	/* the card's, read over the bytes alone (field_scan) */
-	switch (f->kind) {
-	case JK_INT:
-	case JK_INTN:
-		if (f->size == sizeof(int))
-			*(int *)m = (int)i;
-		else
-			*(long long *)m = i;
-		return 0;
-	case JK_REAL:
-		*(double *)(void *)m = x;
-		return 0;
-	case JK_BOOL:
-		if (f->size == sizeof(bool))
-			*(bool *)m = json_is_true(v);
-		else
-			*(int *)m = json_is_true(v);
-		return 0;
-	case JK_STR:
-	case JK_STRN:
-		snprintf(m, f->size, "%s", json_string_value(v) ?: "");
-		return 0;
-	case JK_OBJ:
-	case JK_OBJN:
-		return obj_read(f->sub, v, m);
-	case JK_MATRIX:
-		return matrix_read(v, (double **)(void *)m, (size_t *)(m - f->off + f->cnt));
-	default:
-		return items_read(f, v, m, (size_t *)(m - f->off + f->cnt));
-	}
-}
-
-static int obj_read(const struct jtable *t, json_t *o, void *p)
-{
-	for (size_t i = 0; i < t->n; i++) {
-		json_t *v = json_object_get(o, t->f[i].key);
-
-		/* a key read as an object or as rows, whichever it is */
-		if (!v || (t->f[i].kind == JK_OBJ && json_is_array(v)) || (t->f[i].kind == JK_MATRIX && !json_is_array(v)))
-			continue;
-		if (t->has)
-			*(unsigned *)p |= 1u << i;
-		if (field_read(&t->f[i], v, (char *)p + t->f[i].off) < 0)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-/* ---- the same tables over the bytes (jscan.h): the summary reader (summary.c), no
- * tree. Each value reads as field_read reads its jansson node. */
+/* ---- the tables over the bytes (jscan.h): the summary reader (summary.c)
+ * builds no tree; a report's tree is read through them too (obj_read). */
 
 /* A number as jansson's json_number_value (0 when not one), and the whole
- * number field_read takes of it (-1 for null). */
+ * number of it an integer field takes (-1 for null; a whole real as one). */
 static int num_scan(struct jscan *s, double *x, long long *i, bool *integer)
 {
 	enum jscan_kind k = jscan_peek(s);
@@ -699,7 +592,7 @@ static int row_scan(struct jscan *s, double *row, size_t n)
 	return ret;
 }
 
-/* n rows of n numbers or nulls (NAN) into *d (allocated), as matrix_read */
+/* n rows of n numbers or nulls (NAN) into *d (allocated) */
 static int matrix_scan(struct jscan *s, double **d, size_t *np)
 {
 	size_t n, i = 0, k = 0;
@@ -790,7 +683,7 @@ static int field_scan(const struct jfield *f, struct jscan *s, char *m)
 }
 
 /* key's value into t's field of that key and kind (an object or rows,
- * whichever it is, as obj_read), skipped when t has none. A key twice is
+ * whichever it is), skipped when t has none. A key twice is
  * refused, as jansson's JSON_REJECT_DUPLICATES does. */
 static int member_scan(const struct jtable *t, struct jscan *s, void *p, const char *key, uint64_t *seen)
 {
@@ -847,6 +740,23 @@ void jtable_free(const struct jtable *t, void *p)
 		if (f->kind >= JK_INTS && !f->max)
 			free(d);
 	}
+}
+
+/* Object o of a jansson tree (a report) into p by t: written out and read
+ * as the summary's bytes are, one reader for both. 0 or -ENOMEM; not an
+ * object: nothing read. */
+static int obj_read(const struct jtable *t, const json_t *o, void *p)
+{
+	char *buf = json_is_object(o) ? json_dumps(o, JSON_COMPACT) : NULL;
+	struct jscan s;
+	int ret;
+
+	if (!buf)
+		return json_is_object(o) ? -ENOMEM : 0;
+	jscan_init(&s, buf, strlen(buf));
+	ret = jtable_scan(t, &s, p, NULL, NULL);
+	free(buf);
+	return ret == -ENOMEM ? ret : 0;
 }
 
 int jtable_grow(void *a, size_t n, size_t *cap, size_t each)
@@ -1283,7 +1193,7 @@ static void read_meta(json_t *meta, struct report *rep)
 		json_object_del(rep->meta, "characterization");
 	}
 	if ((v = json_object_get(meta, "epochs"))) {
-		field_read(&epochs_f, v, (char *)rep + epochs_f.off);
+		obj_read(&epochs_t, meta, rep);
 		json_object_del(rep->meta, "epochs");
 	}
 }

@@ -189,13 +189,6 @@ static void cpufreq_facts(struct gather *g, size_t up, const char *root, int cpu
 	add(g, o, "boost", FP_STRING, boost);
 }
 
-/* Into object o, files each a line: its members' names and paths. */
-static void lines_facts(struct gather *g, size_t o, const char *root, const char *const (*file)[2], size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		line_fact(g, o, file[i][0], root, file[i][1]);
-}
-
 static void kernel_facts(struct gather *g, size_t up)
 {
 	struct utsname u;
@@ -297,7 +290,8 @@ int fingerprint_gather(struct fingerprint *fp, const char *root, int cpu_os, con
 	add(&g, w, "tsc_hz", FP_NULL, NULL);
 	o = add(&g, w, "hypervisor", FP_OBJECT, NULL);
 	add(&g, o, "cpuid_flag", hv ? FP_TRUE : FP_FALSE, NULL);
-	lines_facts(&g, o, root, hv_files, ARRAY_SIZE(hv_files));
+	for (size_t i = 0; i < ARRAY_SIZE(hv_files); i++)
+		line_fact(&g, o, hv_files[i][0], root, hv_files[i][1]);
 	kernel_facts(&g, w);
 	mitigations_facts(&g, w, root);
 	cpufreq_facts(&g, w, root, cpu_os >= 0 ? cpu_os : 0);
@@ -312,7 +306,9 @@ int fingerprint_gather(struct fingerprint *fp, const char *root, int cpu_os, con
 	add(&g, w, "arch", FP_STRING, fingerprint_arch.name);
 	add(&g, w, "atomics", FP_STRING, fingerprint_arch.atomics);
 	add(&g, w, "tool_version", FP_STRING, ATOMCOST_VERSION);
-	lines_facts(&g, add(&g, w, "firmware", FP_OBJECT, NULL), root, fw_files, ARRAY_SIZE(fw_files));
+	o = add(&g, w, "firmware", FP_OBJECT, NULL);
+	for (size_t i = 0; i < ARRAY_SIZE(fw_files); i++)
+		line_fact(&g, o, fw_files[i][0], root, fw_files[i][1]);
 	labels_facts(&g, w);
 	if (g.err)
 		fingerprint_free(fp);

@@ -417,8 +417,13 @@ static void test_bad_input(void)
 	put(p[2], s, len / 2);
 	put(p[3], "{\"schema\": \"atomcost-other/9\"}\n", 31);
 	fleet_init(&fl, &o, NULL);
-	for (int i = 0; i < 6; i++)
-		CHECK(fleet_add_file(&fl, files[i]) == 0, "read %s", files[i]);
+	for (int i = 0; i < 6; i++) {
+		struct compare_n_doc d;
+		int r = report_read_summary(files[i], &d);
+
+		CHECK(fleet_add_read(&fl, files[i], r, &d) == 0, "read %s", files[i]);
+		report_free_summary(&d);
+	}
 	CHECK(fl.nmach == 2 && fl.nskip == 4 && fl.files == 6, "read %zu, skipped %zu of %zu; want 2, 4, 6", fl.nmach,
 	      fl.nskip, fl.files);
 	for (size_t i = 0; i < fl.nskip; i++)

@@ -39,6 +39,8 @@ static void dump_sections(const struct compare_n_doc *d, FILE *f)
 	json_decref(root);
 }
 
+#define W(s) ((s) ? (s) : "")	/* a card's string, "" for none */
+
 /* Every field of d, one line each. */
 static void dump(const struct compare_n_doc *d, FILE *f)
 {
@@ -47,18 +49,22 @@ static void dump(const struct compare_n_doc *d, FILE *f)
 		d->host);
 	fprintf(f, "cpu '%s' '%s' '%s' '%s' '%s'\n", d->model_name, d->family, d->model, d->stepping, d->microcode);
 	fprintf(f, "kernel '%s' cc '%s' flags '%s' bios '%s'\n", d->kernel, d->cc, d->flags, d->bios);
-	fprintf(f, "core_hz %.17g floor %.17g card '%s' '%s' '%s'\n", d->core_hz, d->card_floor, d->atomic,
-		d->plain, d->sharing_probe);
+	const struct card *c = d->card ? d->card : &(const struct card){ 0 };
+
+	fprintf(f, "core_hz %.17g card '%s' '%s' '%s'\n", d->core_hz, W(c->pair_atomic), W(c->pair_plain),
+		W(c->share_probe));
 	for (size_t i = 0; i < d->nlabel; i++)
 		fprintf(f, "label '%s' '%s'\n", d->label[i].key, d->label[i].value);
-	for (size_t i = 0; i < d->npair; i++)
-		fprintf(f, "pair '%s' '%s' '%s' %.17g %.17g\n", d->pair[i].what, d->pair[i].mode, d->pair[i].pattern,
-			d->pair[i].atomic, d->pair[i].plain);
-	for (size_t i = 0; i < d->nshare; i++)
-		fprintf(f, "share '%s' %.17g %.17g %.17g\n", d->share[i].placement, d->share[i].cycles[0],
-			d->share[i].cycles[1], d->share[i].cycles[2]);
-	for (size_t i = 0; i < d->nmenu; i++)
-		fprintf(f, "menu '%s' '%s' %.17g\n", d->menu[i].need, d->menu[i].probe, d->menu[i].cycles);
+	for (size_t i = 0; i < c->ncmp; i++)
+		fprintf(f, "pair '%s' '%s' '%s' %.17g %.17g\n", W(c->cmp[i].what), probe_mode_name(c->cmp[i].mode),
+			W(c->cmp[i].pattern), c->cmp[i].pair.a_cyc, c->cmp[i].pair.b_cyc);
+	for (size_t i = 0; i < c->nshare; i++)
+		fprintf(f, "share '%s' %.17g %.17g %.17g\n", W(c->share[i].placement), c->share[i].true_share,
+			c->share[i].false_share, c->share[i].no_share);
+	for (size_t n = 0; n < c->nneed; n++)
+		for (size_t i = 0; i < c->need[n].nopt; i++)
+			fprintf(f, "menu '%s' '%s' %.17g\n", W(c->need[n].need), W(c->need[n].opt[i].probe),
+				c->need[n].opt[i].chain);
 	for (size_t i = 0; i < d->nres; i++) {
 		fprintf(f, "row '%s' '%s' '%s' '%s' %.17g", d->res[i].probe, d->res[i].pattern, d->res[i].mode,
 			d->res[i].placement, d->res[i].median);
@@ -168,7 +174,7 @@ static void refused(const char *what, const char *text, size_t len, const char *
 
 	CHECK(ret == -EINVAL && strstr(msg, "not valid JSON") && strstr(msg, want),
 	      "%s: refused saying '%s' (%d, said '%s')", what, want, ret, msg);
-	CHECK(!d.res && !d.hier && !d.label && !d.menu, "%s: nothing kept", what);
+	CHECK(!d.res && !d.hier && !d.label && !d.card, "%s: nothing kept", what);
 }
 
 #define SUM "{\"schema\": \"atomcost-summary/1\", "
@@ -261,7 +267,7 @@ static void wrong_types(void)
 	char msg[4096];
 	int ret = read_text(text, sizeof(text) - 1, &d, msg, sizeof(msg));
 
-	CHECK(ret == 0 && !d.nres && !d.nmenu && !*d.host && !d.hier && d.split && d.c2c && !d.c2c->npairs &&
+	CHECK(ret == 0 && !d.nres && !d.card && !*d.host && !d.hier && d.split && d.c2c && !d.c2c->npairs &&
 	      !d.partial && d.core_hz == 0 && d.trustworthy == 0 && !*d.version,
 	      "other kinds read as nothing (%d, said '%s')", ret, msg);
 	report_free_summary(&d);

@@ -231,8 +231,13 @@ static int compare_fleet(char **files, size_t n, const struct compare_args *a)
 	struct fleet f;
 	int ret = fleet_init(&f, &a->no, a->group_by), code = EXIT_OK;
 
-	for (size_t i = 0; !ret && i < n; i++)
-		ret = fleet_add_file(&f, files[i]);
+	for (size_t i = 0; !ret && i < n; i++) {
+		struct compare_n_doc d;
+
+		ret = report_read_summary(files[i], &d);	/* says what is wrong */
+		ret = fleet_add_read(&f, files[i], ret, &d);
+		report_free_summary(&d);
+	}
 	if (!ret && f.nmach < 2) {
 		pr_err("compare: %zu of %zu files read: a fleet needs two or more summaries", f.nmach, n);
 		fleet_free(&f);

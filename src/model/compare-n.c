@@ -191,9 +191,15 @@ static void text(struct emit *e, int section, const char *label, const char *s)
 		snprintf(k->text, sizeof(k->text), "%.95s", s);
 }
 
+/* Whether a document says s: not NULL nor "". */
+static bool said(const char *s)
+{
+	return s && *s;
+}
+
 const char *cn_known(const char *s)
 {
-	return *s ? s : "?";
+	return said(s) ? s : "?";
 }
 
 /* A figure; nothing when v is not a positive number (not measured). */
@@ -211,7 +217,7 @@ static struct compare_n_cell *num(struct emit *e, int section, const char *label
  * mode under the hit pattern (and no placement). */
 static void epochs(const struct compare_n_doc *d, struct compare_n_cell *k, const char *probe, const char *mode)
 {
-	for (size_t i = 0; k && *probe && i < d->nres; i++) {
+	for (size_t i = 0; k && said(probe) && i < d->nres; i++) {
 		const struct cn_result *r = &d->res[i];
 
 		if (!strcmp(r->probe, probe) && !strcmp(r->pattern, "hit") && !strcmp(r->mode, mode) &&
@@ -289,27 +295,28 @@ static void hierarchy_rows(struct emit *e, const struct compare_n_doc *d)
 
 static void atomicity_rows(struct emit *e, const struct compare_n_doc *d)
 {
+	const struct card *c = d->card;
 	char label[256];
 
-	if (!*d->atomic || !*d->plain)
+	if (!c || !said(c->pair_atomic) || !said(c->pair_plain))
 		return;
-	for (size_t i = 0; i < d->npair; i++) {
-		const struct cn_pair *a = &d->pair[i];
-		const char *what = cn_known(a->what), *mode = *a->mode ? a->mode : "latency";
-		enum compare_n_kind kind = !strcmp(a->pattern, "hit") ? CN_HOT : CN_WIDE;
+	for (unsigned i = 0; i < c->ncmp; i++) {
+		const struct card_part *a = &c->cmp[i].pair;
+		const char *what = cn_known(c->cmp[i].what), *mode = probe_mode_name(c->cmp[i].mode);
+		enum compare_n_kind kind = !strcmp(cn_known(c->cmp[i].pattern), "hit") ? CN_HOT : CN_WIDE;
 		struct compare_n_cell *k;
 
 		for (int side = 0; side < 2; side++) {
-			const char *probe = side ? d->plain : d->atomic;
+			const char *probe = side ? c->pair_plain : c->pair_atomic;
 
 			snprintf(label, sizeof(label), "%s: %s", what, probe);
-			k = num(e, S_ATOM, label, "cycles", kind, side ? a->plain : a->atomic);
+			k = num(e, S_ATOM, label, "cycles", kind, side ? a->b_cyc : a->a_cyc);
 			if (kind == CN_HOT)
 				epochs(d, k, probe, mode);
 		}
-		if (a->atomic > 0 && a->plain > 0) {
-			snprintf(label, sizeof(label), "%s: %s / %s", what, d->atomic, d->plain);
-			num(e, S_ATOM, label, "x", kind, a->atomic / a->plain);
+		if (a->a_cyc > 0 && a->b_cyc > 0) {
+			snprintf(label, sizeof(label), "%s: %s / %s", what, c->pair_atomic, c->pair_plain);
+			num(e, S_ATOM, label, "x", kind, a->a_cyc / a->b_cyc);
 		}
 	}
 }
@@ -353,26 +360,32 @@ static void c2c_rows(struct emit *e, const struct compare_n_doc *d)
 static void sharing_rows(struct emit *e, const struct compare_n_doc *d)
 {
 	static const char *const cases[] = { "true sharing", "false sharing", "no sharing" };
+	const struct card *c = d->card;
 	char label[256];
 
-	for (size_t i = 0; *d->sharing_probe && i < d->nshare; i++)
+	for (unsigned i = 0; c && said(c->share_probe) && i < c->nshare; i++) {
+		const double v[] = { c->share[i].true_share, c->share[i].false_share, c->share[i].no_share };
+
 		for (size_t k = 0; k < ARRAY_SIZE(cases); k++) {
-			snprintf(label, sizeof(label), "%s, %s %s", cn_known(d->share[i].placement), d->sharing_probe,
+			snprintf(label, sizeof(label), "%s, %s %s", cn_known(c->share[i].placement), c->share_probe,
 				 cases[k]);
-			num(e, S_SHARE, label, "cycles", CN_WIDE, d->share[i].cycles[k]);
+			num(e, S_SHARE, label, "cycles", CN_WIDE, v[k]);
 		}
+	}
 }
 
 static void menu_rows(struct emit *e, const struct compare_n_doc *d)
 {
+	const struct card *c = d->card;
 	char label[256];
 
-	for (size_t i = 0; i < d->nmenu; i++) {
-		const struct cn_option *o = &d->menu[i];
+	for (unsigned n = 0; c && n < c->nneed; n++)
+		for (unsigned i = 0; i < c->need[n].nopt; i++) {
+			const struct card_option *o = &c->need[n].opt[i];
 
-		snprintf(label, sizeof(label), "%s: %s", cn_known(o->need), cn_known(o->probe));
-		epochs(d, num(e, S_MENU, label, "cycles", CN_HOT, o->cycles), o->probe, "latency");
-	}
+			snprintf(label, sizeof(label), "%s: %s", cn_known(c->need[n].need), cn_known(o->probe));
+			epochs(d, num(e, S_MENU, label, "cycles", CN_HOT, o->chain), o->probe, "latency");
+		}
 }
 
 static void result_rows(struct emit *e, const struct compare_n_doc *d)
@@ -580,7 +593,6 @@ int compare_n_build(const struct compare_n_doc *docs, size_t n, const struct com
 		    struct compare_n *out)
 {
 	struct emit e = { .c = out };
-	double card_floor = 0;
 
 	memset(out, 0, sizeof(*out));
 	/* a fleet adds its machines one at a time (fleet_add) */
@@ -594,14 +606,13 @@ int compare_n_build(const struct compare_n_doc *docs, size_t n, const struct com
 	out->ncols = n;
 	for (size_t i = 0; i < n; i++) {
 		out->cols[i].doc = &docs[i];
-		card_floor = fmax(card_floor, docs[i].card_floor);
-		/* a fleet's machines are its hosts (fleet_read: one file each) */
+		/* a fleet's machines are its hosts (fleet_add_read: one file each) */
 		if (o->fleet && *docs[i].host)
 			snprintf(out->cols[i].name, sizeof(out->cols[i].name), "%s", docs[i].host);
 		else if (o->fleet)
 			file_name(docs[i].path, out->cols[i].name, sizeof(out->cols[i].name));
 	}
-	out->base_floor = fmax(fmax(o->noise_floor, NOISE_FLOOR_MIN), card_floor);
+	out->base_floor = fmax(o->noise_floor, NOISE_FLOOR_MIN);
 	out->margin = fmax(o->min_change, NOISE_FLOOR_MIN);
 	if (!o->fleet)
 		name_columns(out, docs);
@@ -621,9 +632,8 @@ void report_free_summary(struct compare_n_doc *d)
 {
 	for (size_t i = 0; i < d->nres; i++)
 		free(d->res[i].ep);
-	free(d->pair);
-	free(d->share);
-	free(d->menu);
+	if (d->card)
+		d->free_card(d->card);
 	free(d->label);
 	free(d->res);
 	free(d->hier);

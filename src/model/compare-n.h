@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "card.h"
 #include "compare.h"
 #include "sections.h"
 
@@ -77,23 +78,8 @@ struct compare_n_opts {
 };
 
 /* One machine's document, typed: what side by side reads of a summary
- * (report_read_summary, report/json.c). Absent numbers are 0, absent
+ * (report_read_summary, report/summary.c). Absent numbers are 0, absent
  * strings "". */
-struct cn_pair {		/* one of the card's atomic/non-atomic comparisons */
-	char what[64], mode[16], pattern[32];
-	double atomic, plain;	/* cycles */
-};
-
-struct cn_share {		/* the sharing cases at one placement */
-	char placement[64];
-	double cycles[3];	/* true, false, no sharing */
-};
-
-struct cn_option {		/* one option of the fast-path menu */
-	char need[64], probe[64];
-	double cycles;
-};
-
 struct cn_result {		/* one row of the summary: probe, pattern, mode */
 	char probe[64], pattern[32], mode[16], placement[64];
 	double median;		/* cycles */
@@ -116,13 +102,13 @@ struct compare_n_doc {
 	struct cn_label *label;	/* partition, features, inventory group, ... */
 	size_t nlabel;
 	int vm, trustworthy;	/* -1: not said; vm 1: the hypervisor flag is set */
-	double core_hz, card_floor;
-	char atomic[64], plain[64], sharing_probe[64];	/* the card's probes */
-	struct cn_pair *pair;
-	struct cn_share *share;
-	struct cn_option *menu;
+	double core_hz;
+	/* the card, read by the table that writes it (report/summary.c): its
+	 * strings owned, NULL where absent; freed by free_card. NULL: none */
+	struct card *card;
+	void (*free_card)(struct card *c);
 	struct cn_result *res;
-	size_t npair, nshare, nmenu, nres;
+	size_t nres;
 	/* the report's own sections, as the codec reads them (NULL: none) */
 	struct hierarchy_section *hier;
 	struct c2c_out *c2c;

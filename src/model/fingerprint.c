@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,30 +40,59 @@ static int read_line(const char *root, const char *path, char *buf, size_t len)
 	return 0;
 }
 
-static json_t *line_json(const char *root, const char *path)
+/* The facts being gathered, each object before its members (fingerprint.h);
+ * err: -ENOMEM when one could not be kept. */
+struct gather {
+	struct fingerprint *fp;
+	size_t cap;
+	int err;
+};
+
+/* Add fact name under the object at index up (SIZE_MAX: the whole
+ * itself). Returns its index. A key given twice is two facts: the later
+ * wins, where the first stands, as in the JSON (fingerprint_collect). */
+static size_t add(struct gather *g, size_t up, const char *name, enum fingerprint_kind kind, const char *text)
+{
+	struct fingerprint *fp = g->fp;
+	const char *pk = up == SIZE_MAX ? "" : fp->facts[up].key;
+	struct fingerprint_fact f = { .text = text ? strdup(text) : NULL, .kind = kind,
+				      .depth = up == SIZE_MAX ? 0 : fp->facts[up].depth + 1 };
+	void *more = fp->n < g->cap ? fp->facts : realloc(fp->facts, (g->cap + 64) * sizeof(f));
+
+	if (more && fp->n == g->cap) {
+		fp->facts = more;
+		g->cap += 64;
+	}
+	if (!more || (text && !f.text) || asprintf(&f.key, "%s%s%s", pk, *pk ? "." : "", name) < 0) {
+		free(f.text);
+		g->err = -ENOMEM;
+		return up;
+	}
+	fp->facts[fp->n] = f;
+	return fp->n++;
+}
+
+static void line_fact(struct gather *g, size_t up, const char *name, const char *root, const char *path)
 {
 	char buf[256];
 
 	read_line(root, path, buf, sizeof(buf));
-	return json_string(buf);
+	add(g, up, name, FP_STRING, buf);
 }
 
 /* "always [madvise] never" -> "madvise" */
-static json_t *bracketed_json(const char *root, const char *path)
+static void bracketed_fact(struct gather *g, size_t up, const char *name, const char *root, const char *path)
 {
-	char buf[256], *a, *b;
+	char buf[256], *a = NULL, *b = NULL;
 
-	if (read_line(root, path, buf, sizeof(buf)) == 0 && (a = strchr(buf, '[')) &&
-	    (b = strchr(a, ']'))) {
+	if (read_line(root, path, buf, sizeof(buf)) == 0 && (a = strchr(buf, '[')) && (b = strchr(a, ']')))
 		*b = 0;
-		return json_string(a + 1);
-	}
-	return json_string(buf);
+	add(g, up, name, FP_STRING, b ? a + 1 : buf);
 }
 
 /* The first processor's block of /proc/cpuinfo: vendor, model, stepping,
  * microcode, and whether the hypervisor flag is set. */
-static json_t *cpu_json(const char *root, bool *hypervisor)
+static void cpu_facts(struct gather *g, size_t up, const char *root, bool *hypervisor)
 {
 	char full[512], line[4096];
 	/* always: the same keys every time, so reports line up */
@@ -73,8 +103,8 @@ static json_t *cpu_json(const char *root, bool *hypervisor)
 		{ "stepping", "stepping", true }, { "CPU variant", "variant", false },
 		{ "CPU revision", "revision", false }, { "microcode", "microcode", true },
 	};
-	bool seen[ARRAY_SIZE(keys)] = { false };
-	json_t *o = json_object();
+	bool seen[ARRAY_SIZE(keys)] = { false }, any = false;
+	size_t o = add(g, up, "cpu", FP_OBJECT, NULL);
 	FILE *f;
 
 	*hypervisor = false;
@@ -84,7 +114,7 @@ static json_t *cpu_json(const char *root, bool *hypervisor)
 		while (fgets(line, sizeof(line), f)) {
 			char *colon = strchr(line, ':'), *v, *end;
 
-			if (line[0] == '\n' && json_object_size(o))
+			if (line[0] == '\n' && any)
 				break;	/* end of the first processor */
 			if (!colon)
 				continue;
@@ -102,94 +132,77 @@ static json_t *cpu_json(const char *root, bool *hypervisor)
 			}
 			for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
 				if (!strcmp(line, keys[i].in) && !seen[i]) {
-					seen[i] = true;
-					json_object_set_new(o, keys[i].out, json_string(v));
+					seen[i] = any = true;
+					add(g, o, keys[i].out, FP_STRING, v);
 				}
 		}
 		fclose(f);
 	}
-	json_object_set_new(o, "source", json_string(f ? "/proc/cpuinfo" : FINGERPRINT_ABSENT));
+	add(g, o, "source", FP_STRING, f ? "/proc/cpuinfo" : FINGERPRINT_ABSENT);
 	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
 		if (!seen[i] && keys[i].always)
-			json_object_set_new(o, keys[i].out, json_string(FINGERPRINT_ABSENT));
-	return o;
+			add(g, o, keys[i].out, FP_STRING, FINGERPRINT_ABSENT);
 }
 
 /* Every file of /sys/devices/system/cpu/vulnerabilities, sorted by name
  * (alphasort: strcoll, which is strcmp in the C locale this program keeps). */
-static json_t *mitigations_json(const char *root)
+static void mitigations_facts(struct gather *g, size_t up, const char *root)
 {
 	const char *dir = "/sys/devices/system/cpu/vulnerabilities";
 	char full[512];
 	struct dirent **ents;
-	json_t *o;
+	size_t o;
 	int n;
 
 	snprintf(full, sizeof(full), "%s%s", root, dir);
 	n = scandir(full, &ents, NULL, alphasort);
-	if (n < 0)
-		return json_string(errno == ENOENT ? FINGERPRINT_ABSENT : FINGERPRINT_UNREADABLE);
-	o = json_object();
+	o = add(g, up, "mitigations", n < 0 ? FP_STRING : FP_OBJECT,
+		n >= 0 ? NULL : errno == ENOENT ? FINGERPRINT_ABSENT : FINGERPRINT_UNREADABLE);
 	for (int i = 0; i < n; i++) {
 		char path[512];
 
 		if (ents[i]->d_name[0] != '.') {
 			snprintf(path, sizeof(path), "%s/%s", dir, ents[i]->d_name);
-			json_object_set_new(o, ents[i]->d_name, line_json(root, path));
+			line_fact(g, o, ents[i]->d_name, root, path);
 		}
 		free(ents[i]);
 	}
-	free(ents);
-	return o;
+	free(n >= 0 ? ents : NULL);
 }
 
-static json_t *cpufreq_json(const char *root, int cpu)
+static void cpufreq_facts(struct gather *g, size_t up, const char *root, int cpu)
 {
 	static const char *const knob[] = { "driver", "governor" };
 	char path[256], buf[64];
-	json_t *o = json_object();
+	size_t o = add(g, up, "cpufreq", FP_OBJECT, NULL);
 	const char *boost = buf;
 
 	for (size_t i = 0; i < ARRAY_SIZE(knob); i++) {
 		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_%s", cpu, knob[i]);
-		json_object_set_new(o, knob[i], line_json(root, path));
+		line_fact(g, o, knob[i], root, path);
 	}
 	/* boost: the generic knob, else intel_pstate's inverted one */
 	if (read_line(root, "/sys/devices/system/cpu/cpufreq/boost", buf, sizeof(buf)) == 0)
 		boost = !strcmp(buf, "1") ? "on" : "off";
 	else if (read_line(root, "/sys/devices/system/cpu/intel_pstate/no_turbo", buf, sizeof(buf)) == 0)
 		boost = !strcmp(buf, "1") ? "off" : "on";
-	json_object_set_new(o, "boost", json_string(boost));
-	return o;
+	add(g, o, "boost", FP_STRING, boost);
 }
 
-static json_t *hypervisor_json(const char *root, bool flag)
-{
-	return json_pack("{s:b, s:o, s:o, s:o}", "cpuid_flag", flag,
-			 "type", line_json(root, "/sys/hypervisor/type"),
-			 "dmi_sys_vendor", line_json(root, "/sys/class/dmi/id/sys_vendor"),
-			 "dmi_product", line_json(root, "/sys/class/dmi/id/product_name"));
-}
-
-static json_t *kernel_json(void)
+static void kernel_facts(struct gather *g, size_t up)
 {
 	struct utsname u;
+	bool bad = uname(&u) < 0;
+	size_t o = add(g, up, "kernel", bad ? FP_STRING : FP_OBJECT, bad ? FINGERPRINT_UNREADABLE : NULL);
+	const char *const v[][2] = { { "sysname", u.sysname }, { "release", u.release },
+				     { "version", u.version }, { "machine", u.machine } };
 
-	if (uname(&u) < 0)
-		return json_string(FINGERPRINT_UNREADABLE);
-	return json_pack("{s:s, s:s, s:s, s:s}", "sysname", u.sysname, "release", u.release,
-			 "version", u.version, "machine", u.machine);
+	for (size_t i = 0; !bad && i < ARRAY_SIZE(v); i++)
+		add(g, o, v[i][0], FP_STRING, v[i][1]);
 }
 
-static json_t *firmware_json(const char *root)
-{
-	return json_pack("{s:o, s:o, s:o}", "bios_vendor", line_json(root, "/sys/class/dmi/id/bios_vendor"),
-			 "bios_version", line_json(root, "/sys/class/dmi/id/bios_version"),
-			 "bios_date", line_json(root, "/sys/class/dmi/id/bios_date"));
-}
-
-/* " Key=value" of an `scontrol show node -o` line into o[as], unless unset. */
-static void slurm_field(json_t *o, const char *line, const char *key, const char *as)
+/* " Key=value" of an `scontrol show node -o` line as label as, unless unset. */
+static void slurm_field(struct gather *g, size_t o, const char *line, const char *key, const char *as)
 {
 	char pat[64], v[256];
 	const char *at;
@@ -201,12 +214,12 @@ static void slurm_field(json_t *o, const char *line, const char *key, const char
 	at += strlen(pat);
 	snprintf(v, sizeof(v), "%.*s", (int)strcspn(at, " \n"), at);
 	if (*v && strcmp(v, "(null)"))
-		json_object_set_new(o, as, json_string(v));
+		add(g, o, as, FP_STRING, v);
 }
 
 /* The node's partitions and features as Slurm has them now, when this
  * runs in a Slurm job: `scontrol show node -o $SLURMD_NODENAME`. */
-static void slurm_labels(json_t *o)
+static void slurm_labels(struct gather *g, size_t o)
 {
 	const char *node = getenv("SLURMD_NODENAME");
 	char cmd[192], line[4096] = " ";
@@ -220,8 +233,8 @@ static void slurm_labels(json_t *o)
 	if (!p)
 		return;
 	if (fgets(line + 1, sizeof(line) - 1, p)) {
-		slurm_field(o, line, "Partitions", "partition");
-		slurm_field(o, line, "ActiveFeatures", "features");
+		slurm_field(g, o, line, "Partitions", "partition");
+		slurm_field(g, o, line, "ActiveFeatures", "features");
 	}
 	pclose(p);
 }
@@ -229,13 +242,13 @@ static void slurm_labels(json_t *o)
 /* The operator's labels: under Slurm the node's partition and features,
  * then ATOMCOST_LABELS="key=value,..." (an inventory group, a rack),
  * which wins over Slurm's. */
-static json_t *labels_json(void)
+static void labels_facts(struct gather *g, size_t up)
 {
 	const char *env = getenv("ATOMCOST_LABELS");
-	json_t *o = json_object();
+	size_t o = add(g, up, "labels", FP_OBJECT, NULL);
 	char buf[1024], *save = NULL, *tok;
 
-	slurm_labels(o);
+	slurm_labels(g, o);
 	snprintf(buf, sizeof(buf), "%s", env ? env : "");
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(tok, '=');
@@ -246,51 +259,60 @@ static json_t *labels_json(void)
 			continue;
 		}
 		*eq = 0;
-		json_object_set_new(o, tok, json_string(eq + 1));
+		add(g, o, tok, FP_STRING, eq + 1);
 	}
-	return o;
 }
 
-json_t *fingerprint_collect(const char *root, int cpu_os, const char *topo_summary)
+int fingerprint_gather(struct fingerprint *fp, const char *root, int cpu_os, const char *topo_summary)
 {
+	static const char *const hv_files[][2] = {
+		{ "type", "/sys/hypervisor/type" }, { "dmi_sys_vendor", "/sys/class/dmi/id/sys_vendor" },
+		{ "dmi_product", "/sys/class/dmi/id/product_name" },
+	};
+	static const char *const fw_files[][2] = {
+		{ "bios_vendor", "/sys/class/dmi/id/bios_vendor" }, { "bios_version", "/sys/class/dmi/id/bios_version" },
+		{ "bios_date", "/sys/class/dmi/id/bios_date" },
+	};
+	struct gather g = { .fp = fp };
 	char host[256] = "";
 	bool hv = false;
-	json_t *cpu, *fp;
+	size_t w, o;
 
+	fingerprint_free(fp);
 	if (!root)
 		root = "";
 	if (gethostname(host, sizeof(host) - 1) < 0)
 		snprintf(host, sizeof(host), FINGERPRINT_UNREADABLE);
-	cpu = cpu_json(root, &hv);
-	fp = json_pack("{s:s, s:o, s:n, s:n, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s,"
-		       " s:{s:s, s:s, s:s}, s:s, s:s, s:s, s:o, s:o}",
-		       "host", host,
-		       "cpu", cpu,
-		       "core_hz", "tsc_hz",
-		       "hypervisor", hypervisor_json(root, hv),
-		       "kernel", kernel_json(),
-		       "mitigations", mitigations_json(root),
-		       "cpufreq", cpufreq_json(root, cpu_os >= 0 ? cpu_os : 0),
-		       "smt", line_json(root, "/sys/devices/system/cpu/smt/control"),
-		       "thp", bracketed_json(root, "/sys/kernel/mm/transparent_hugepage/enabled"),
-		       "perf_event_paranoid", line_json(root, "/proc/sys/kernel/perf_event_paranoid"),
-		       "topology", topo_summary ? topo_summary : "",
-		       "compiler", "cc", ATOMCOST_CC, "flags", ATOMCOST_CFLAGS,
-		       "buildtype", ATOMCOST_BUILDTYPE,
-		       "arch", fingerprint_arch.name, "atomics", fingerprint_arch.atomics,
-		       "tool_version", ATOMCOST_VERSION,
-		       "firmware", firmware_json(root), "labels", labels_json());
-	return fp;
-}
-
-void fingerprint_set_clock(json_t *fp, const struct calibration *cal)
-{
-	if (!fp)
-		return;
-	json_object_set_new(fp, "core_hz", json_real(cal->core_hz));
-	json_object_set_new(fp, "tsc_hz", json_real(cal->timer_hz));
-	if (cal->core.how[0])	/* which core, on what evidence (core.h) */
-		json_object_set_new(fp, "core", core_to_json(&cal->core));
+	w = add(&g, SIZE_MAX, "", FP_OBJECT, NULL);
+	add(&g, w, "host", FP_STRING, host);
+	cpu_facts(&g, w, root, &hv);
+	add(&g, w, "core_hz", FP_NULL, NULL);
+	add(&g, w, "tsc_hz", FP_NULL, NULL);
+	o = add(&g, w, "hypervisor", FP_OBJECT, NULL);
+	add(&g, o, "cpuid_flag", hv ? FP_TRUE : FP_FALSE, NULL);
+	for (size_t i = 0; i < ARRAY_SIZE(hv_files); i++)
+		line_fact(&g, o, hv_files[i][0], root, hv_files[i][1]);
+	kernel_facts(&g, w);
+	mitigations_facts(&g, w, root);
+	cpufreq_facts(&g, w, root, cpu_os >= 0 ? cpu_os : 0);
+	line_fact(&g, w, "smt", root, "/sys/devices/system/cpu/smt/control");
+	bracketed_fact(&g, w, "thp", root, "/sys/kernel/mm/transparent_hugepage/enabled");
+	line_fact(&g, w, "perf_event_paranoid", root, "/proc/sys/kernel/perf_event_paranoid");
+	add(&g, w, "topology", FP_STRING, topo_summary ? topo_summary : "");
+	o = add(&g, w, "compiler", FP_OBJECT, NULL);
+	add(&g, o, "cc", FP_STRING, ATOMCOST_CC);
+	add(&g, o, "flags", FP_STRING, ATOMCOST_CFLAGS);
+	add(&g, o, "buildtype", FP_STRING, ATOMCOST_BUILDTYPE);
+	add(&g, w, "arch", FP_STRING, fingerprint_arch.name);
+	add(&g, w, "atomics", FP_STRING, fingerprint_arch.atomics);
+	add(&g, w, "tool_version", FP_STRING, ATOMCOST_VERSION);
+	o = add(&g, w, "firmware", FP_OBJECT, NULL);
+	for (size_t i = 0; i < ARRAY_SIZE(fw_files); i++)
+		line_fact(&g, o, fw_files[i][0], root, fw_files[i][1]);
+	labels_facts(&g, w);
+	if (g.err)
+		fingerprint_free(fp);
+	return g.err;
 }
 
 /* ---- the facts of a report's fingerprint (typed by report/json.c) */

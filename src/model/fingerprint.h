@@ -22,23 +22,13 @@ struct fingerprint_arch {
 };
 extern struct fingerprint_arch fingerprint_arch;
 
-/* Collect the fingerprint. root prefixes every /proc and /sys path ("" or
- * NULL: the real system; tests pass a fake tree). cpu_os selects the
- * cpufreq directory (-1: cpu0). topo_summary may be NULL. New reference,
- * NULL on ENOMEM. */
-json_t *fingerprint_collect(const char *root, int cpu_os, const char *topo_summary);
-
-/* Record the calibration's core and timer (TSC) frequency in fp, and the
- * identified core ("core": core_to_json). */
-void fingerprint_set_clock(json_t *fp, const struct calibration *cal);
-
 /* A report's fingerprint as the model reads it: the codec (report/json.c,
  * fingerprint_from_json) flattens the JSON object once into its facts in
  * the document's order, each object before its members, the whole first
  * (key ""). No facts: the report has no fingerprint. */
 enum fingerprint_kind { FP_OBJECT, FP_ARRAY, FP_STRING, FP_INTEGER, FP_REAL, FP_TRUE, FP_FALSE, FP_NULL };
 struct fingerprint_fact {
-	char *key;		/* "cpu.model_name": the dotted path, at most 255 bytes */
+	char *key;		/* "cpu.model_name": the dotted path (read: at most 255 bytes) */
 	char *text;		/* a string's value, an integer's digits, an array's JSON */
 	double num;		/* a number's value */
 	unsigned depth;		/* 0 the whole, 1 its members, ... */
@@ -53,6 +43,16 @@ struct fingerprint {
  * 0 or -ENOMEM (fp then empty). */
 int fingerprint_from_json(struct fingerprint *fp, const json_t *j);
 void fingerprint_free(struct fingerprint *fp);
+/* Gather the fingerprint into fp (replacing what it held): root prefixes
+ * every /proc and /sys path ("" or NULL: the real system; tests pass a fake
+ * tree), cpu_os selects the cpufreq directory (-1: cpu0), topo_summary may
+ * be NULL. 0 or -ENOMEM (fp then empty). The codec (report/json.c) writes
+ * it as the report's JSON (fingerprint_collect: a new reference, NULL on
+ * ENOMEM) and records there the calibration's core and timer (TSC)
+ * frequency and the identified core (fingerprint_set_clock, core_to_json). */
+int fingerprint_gather(struct fingerprint *fp, const char *root, int cpu_os, const char *topo_summary);
+json_t *fingerprint_collect(const char *root, int cpu_os, const char *topo_summary);
+void fingerprint_set_clock(json_t *fp, const struct calibration *cal);
 /* The fact at a dotted key ("" the whole), NULL when absent; a string
  * fact's text, else dflt. */
 const struct fingerprint_fact *fingerprint_find(const struct fingerprint *fp, const char *key);

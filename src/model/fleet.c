@@ -12,6 +12,20 @@
 
 /* ---- the machines' keys --------------------------------------------------- */
 
+/* Room for item n of the array at *a: its capacity *cap doubled, from
+ * first. 0 or -ENOMEM (the array as it was). */
+static int room(void *a, size_t n, size_t *cap, size_t first, size_t each)
+{
+	size_t c = *cap ? 2 * *cap : first;
+	void *g = n < *cap ? *(void **)a : realloc(*(void **)a, c * each);
+
+	if (!g)
+		return -ENOMEM;
+	*(void **)a = g;
+	*cap = n < *cap ? *cap : c;
+	return 0;
+}
+
 /* The value index of (key, value), the key and value made where none is;
  * FLEET_NONE for an empty value, -ENOMEM through *err. */
 static uint32_t dim_value(struct fleet *f, const char *key, const char *value, int *err)
@@ -31,19 +45,11 @@ static uint32_t dim_value(struct fleet *f, const char *key, const char *value, i
 	for (v = 0; v < k->nvalue && strcmp(k->value[v], value); v++)
 		;
 	if (v == k->nvalue) {
-		if (k->nvalue == k->cap) {
-			size_t cap = k->cap ? 2 * k->cap : 8;
-			char(*nv)[96] = realloc(k->value, cap * sizeof(*nv));
-			size_t *nc = nv ? realloc(k->count, cap * sizeof(*nc)) : NULL;
+		size_t cap = k->cap;
 
-			if (nv)
-				k->value = nv;
-			if (!nc) {
-				*err = -ENOMEM;
-				return FLEET_NONE;
-			}
-			k->count = nc;
-			k->cap = cap;
+		if (room(&k->value, v, &cap, 8, sizeof(*k->value)) || room(&k->count, v, &k->cap, 8, sizeof(*k->count))) {
+			*err = -ENOMEM;
+			return FLEET_NONE;
 		}
 		snprintf(k->value[k->nvalue], sizeof(*k->value), "%s", value);
 		k->count[k->nvalue++] = 0;
@@ -105,15 +111,8 @@ int fleet_init(struct fleet *f, const struct compare_n_opts *o, const char *grou
 
 static int skip(struct fleet *f, const char *path, const char *why)
 {
-	if (f->nskip == f->capskip) {
-		size_t cap = f->capskip ? 2 * f->capskip : 16;
-		struct fleet_skip *s = realloc(f->skip, cap * sizeof(*s));
-
-		if (!s)
-			return -ENOMEM;
-		f->skip = s;
-		f->capskip = cap;
-	}
+	if (room(&f->skip, f->nskip, &f->capskip, 16, sizeof(*f->skip)))
+		return -ENOMEM;
 	snprintf(f->skip[f->nskip].path, sizeof(f->skip->path), "%s", path);
 	f->skip[f->nskip++].why = why;
 	return 0;
@@ -180,15 +179,8 @@ static struct fleet_row *row_of(struct fleet *f, const struct compare_n_row *r)
 	for (; i < f->nrows && !same_row(&f->row[i].head, r); i++)
 		;
 	if (i == f->nrows) {
-		if (f->nrows == f->caprow) {
-			size_t cap = f->caprow ? 2 * f->caprow : 256;
-			struct fleet_row *n = realloc(f->row, cap * sizeof(*n));
-
-			if (!n)
-				return NULL;
-			f->row = n;
-			f->caprow = cap;
-		}
+		if (room(&f->row, f->nrows, &f->caprow, 256, sizeof(*f->row)))
+			return NULL;
 		f->row[f->nrows] = (struct fleet_row){ .head = *r };
 		f->row[f->nrows++].head.cells = NULL;
 	}
@@ -213,20 +205,12 @@ static float own_noise(struct fleet *f, const struct compare_n_cell *k)
 
 static int row_add(struct fleet *f, struct fleet_row *s, const struct compare_n_cell *k, uint32_t machine)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 64;
-		float *v = realloc(s->v, cap * sizeof(*v)), *own = v ? realloc(s->own, cap * sizeof(*own)) : NULL;
-		uint32_t *m = own ? realloc(s->m, cap * sizeof(*m)) : NULL;
+	size_t cap[2] = { s->cap, s->cap };
 
-		if (v)
-			s->v = v;
-		if (own)
-			s->own = own;
-		if (!m)
-			return -ENOMEM;
-		s->m = m;
-		s->cap = cap;
-	}
+	/* three arrays of one capacity: it grows with the last */
+	if (room(&s->v, s->n, &cap[0], 64, sizeof(*s->v)) || room(&s->own, s->n, &cap[1], 64, sizeof(*s->own)) ||
+	    room(&s->m, s->n, &s->cap, 64, sizeof(*s->m)))
+		return -ENOMEM;
 	s->v[s->n] = (float)k->v;
 	s->own[s->n] = own_noise(f, k);
 	s->m[s->n++] = machine;
@@ -242,15 +226,8 @@ int fleet_add(struct fleet *f, const struct compare_n_doc *d)
 
 	if (f->nmach >= 0xffffff)
 		return -E2BIG;
-	if (f->nmach == f->capm) {
-		size_t cap = f->capm ? 2 * f->capm : 256;
-
-		m = realloc(f->mach, cap * sizeof(*m));
-		if (!m)
-			return -ENOMEM;
-		f->mach = m;
-		f->capm = cap;
-	}
+	if (room(&f->mach, f->nmach, &f->capm, 256, sizeof(*f->mach)))
+		return -ENOMEM;
 	o.all_rows = true;	/* every row is judged; the writers show the card's alone */
 	ret = compare_n_build(d, 1, &o, &cn);
 	if (ret < 0)
@@ -273,28 +250,25 @@ int fleet_add(struct fleet *f, const struct compare_n_doc *d)
 	return ret;
 }
 
-int fleet_add_file(struct fleet *f, const char *path)
+int fleet_add_read(struct fleet *f, const char *path, int read, const struct compare_n_doc *d)
 {
-	struct compare_n_doc d;
-	int ret;
+	int ret = read;
 
 	f->files++;
-	ret = report_read_summary(path, &d);	/* says what is wrong */
 	if (ret == -ENOMEM)
 		return ret;
 	if (ret < 0) {
 		f->unread += ret == -ENOENT;
 		return skip(f, path, ret == -ENOENT ? "cannot read" : "not a summary (truncated, not JSON or another schema)");
 	}
-	ret = *d.host ? host_add(f, d.host) : 0;
+	ret = *d->host ? host_add(f, d->host) : 0;
 	if (ret == -EEXIST) {
-		pr_err("%s: host '%s' was read already: skipped (one summary per host)", path, d.host);
+		pr_err("%s: host '%s' was read already: skipped (one summary per host)", path, d->host);
 		f->dup++;
 		ret = skip(f, path, "duplicate host");
 	} else if (!ret) {
-		ret = fleet_add(f, &d);
+		ret = fleet_add(f, d);
 	}
-	report_free_summary(&d);
 	return ret;
 }
 

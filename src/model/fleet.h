@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* fleet.h - a fleet of machines: `atomcost compare --fleet` (and any
  * compare of more than COMPARE_N_MAX files). Up to tens of thousands of
- * summaries, read one at a time (fleet_add_file): each document's rows are
+ * summaries, read one at a time (fleet_add_read): each document's rows are
  * built as side by side builds them (compare-n.h), and a row keeps only
  * each machine's figure and own noise (floats), so memory grows by a few
  * KB per machine, not by the document. Then per row the fleet's median and
@@ -101,10 +101,11 @@ struct fleet {
  * result row, every row is judged anyway); group_by NULL or the one key.
  * 0 or -ENOMEM. */
 int fleet_init(struct fleet *f, const struct compare_n_opts *o, const char *group_by);
-/* Read one file and add its machine, or skip it (named on stderr, counted)
- * when it cannot be read, is neither summary nor report, or repeats a host
- * already read. 0 or -ENOMEM. */
-int fleet_add_file(struct fleet *f, const char *path);
+/* Add the machine of one file as its reader gave it (read: what
+ * report_read_summary returned, which said what is wrong), or skip it
+ * (named, counted) when it could not be read, is neither summary nor
+ * report, or repeats a host already read. 0 or -ENOMEM. */
+int fleet_add_read(struct fleet *f, const char *path, int read, const struct compare_n_doc *d);
 /* Add one machine's document (d need not outlive the call). 0 or -errno. */
 int fleet_add(struct fleet *f, const struct compare_n_doc *d);
 /* Judge the machines added: rows, groups, names. 0 or -errno (-EINVAL:

@@ -2,12 +2,10 @@
 /* report/json.c - the versioned JSON report (schema in README "JSON
  * report") and its reader. jansson does the escaping. */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "card.h"
 #include "common.h"
@@ -15,6 +13,7 @@
 #include "compare-n.h"
 #include "fingerprint.h"
 #include "jscan.h"
+#include "jtable.h"
 #include "report.h"
 
 /* A number of o (0 when absent or not a number, as jansson reads it). */
@@ -31,62 +30,8 @@ static const char *jstr(const json_t *o, const char *key, const char *dflt)
 	return s ? s : dflt;
 }
 
-/* ---- the rows' extra (result.h): typed members, one table per object.
- * A key is written when its bit in the object's has is set, and read into
- * its member, setting the bit, when the document has it. */
-
-enum jkind {
-	JK_INT,		/* int or long long, by size */
-	JK_INTN,	/* long long, null when negative */
-	JK_REAL,
-	JK_BOOL,	/* bool, or an int (-1: not said), by size */
-	JK_STR,		/* char[size] */
-	JK_STRN,	/* the same, null when "" */
-	JK_OBJ,		/* a struct of table sub (its has first) */
-	JK_OBJN,	/* the same, null when its has is 0 */
-	JK_STRS,	/* char[max][size] strings, count at cnt */
-	JK_INTS,	/* size_t *, owned, count at cnt; max: size_t[max] in place */
-	JK_REALS,	/* double *, the same */
-	JK_OBJS,	/* an owned array of table sub's structs, the same */
-	JK_MATRIX,	/* double *, owned, n * n (n at cnt) as n rows; NAN: null */
-};
-
-struct jtable;
-struct jfield {
-	const char *key;
-	enum jkind kind;
-	size_t off, size, cnt, max;
-	const struct jtable *sub;
-};
-struct jtable {
-	const struct jfield *f;
-	size_t n, size;
-	bool has;		/* the struct starts with its has bits */
-};
-
-#define JF(type, m, kind, key) { key, kind, offsetof(type, m), sizeof(((type *)0)->m), 0, 0, NULL }
-#define JTABLE(f, type) { f, ARRAY_SIZE(f), sizeof(type), true }
-#define JPLAIN(f, type) { f, ARRAY_SIZE(f), sizeof(type), false }
-/* a member's table, unnamed (a compound literal): its fields f, its size,
- * whether it starts with its has bits */
-#define JT(f, size, has) (&(const struct jtable){ f, ARRAY_SIZE(f), size, has })
-#define JSUB(type, m, kind, key, f) { key, kind, offsetof(type, m), sizeof(((type *)0)->m), 0, 0, \
-				      JT(f, sizeof(((type *)0)->m), true) }
-/* an object whose keys go to members of the same struct */
-#define JFLAT(key, f) { key, JK_OBJ, 0, 0, 0, 0, JT(f, 0, false) }
-/* an owned array at m, its count at n; JARR: of structs of fields f, count in n##m */
-#define JA(type, m, n, kind, key, t) { key, kind, offsetof(type, m), 0, offsetof(type, n), 0, t }
-#define JARR(type, m, key, f) JA(type, m, n##m, JK_OBJS, key, JT(f, sizeof(*((type *)0)->m), true))
-/* an array in place, its count at n; JIN: under its own name, count in n##m;
- * JINS: of structs of fields f */
-#define JAIN(type, m, n, kind, key, t) { key, kind, offsetof(type, m), sizeof(((type *)0)->m[0]), \
-					 offsetof(type, n), ARRAY_SIZE(((type *)0)->m), t }
-#define JIN(type, m, kind, t) JAIN(type, m, n##m, kind, #m, t)
-#define JINS(type, m, f) JIN(type, m, JK_OBJS, JT(f, sizeof(((type *)0)->m[0]), true))
-
-/* a member under its own name */
-#define JM(type, m, kind) JF(type, m, kind, #m)
-
+/* ---- the rows' extra (result.h): typed members, one table per object
+ * (jtable.h) */
 static const struct jfield sizes_f[] = {
 	JM(struct result_cache_sizes, l1d, JK_INT), JM(struct result_cache_sizes, l2, JK_INT),
 	JM(struct result_cache_sizes, llc, JK_INT),
@@ -404,6 +349,7 @@ static const struct jfield epoch_f[] = {
 };
 _Static_assert(ARRAY_SIZE(epoch_f) == EP__COUNT, "one field per EP_* bit");
 static const struct jfield epochs_f = JARR(struct report, epochs, "epochs", epoch_f);
+static const struct jtable epochs_t = { &epochs_f, 1, sizeof(struct report), false };
 
 /* The typed sections, in the order a report has them; the others stay
  * JSON in rep->sections. */
@@ -418,9 +364,17 @@ static const struct typed_section {
 	{ "c2c", &c2c_t, offsetof(struct report, c2c), offsetof(struct compare_n_doc, c2c) },
 };
 
-static json_t *obj_json(const struct jtable *t, const void *p);
+static json_t *obj_json(const struct jtable *t, const void *p, const void *root);
 
-static json_t *item_json(const struct jfield *f, const char *m, size_t k)
+/* The count of f's array (a size_t, or an unsigned) beside its member m. */
+static size_t count_of(const struct jfield *f, const char *m)
+{
+	const char *c = m - f->off + f->cnt;
+
+	return f->csize == sizeof(unsigned) ? *(const unsigned *)(const void *)c : *(const size_t *)(const void *)c;
+}
+
+static json_t *item_json(const struct jfield *f, const char *m, size_t k, const void *root)
 {
 	const char *d = f->max ? m : *(char *const *)m;
 
@@ -430,12 +384,13 @@ static json_t *item_json(const struct jfield *f, const char *m, size_t k)
 		return json_integer((json_int_t)((const size_t *)(const void *)d)[k]);
 	if (f->kind == JK_REALS)
 		return json_real(((const double *)(const void *)d)[k]);
-	return obj_json(f->sub, d + k * f->sub->size);
+	return obj_json(f->sub, d + k * f->sub->size, root);
 }
 
-static json_t *field_json(const struct jfield *f, const char *m)
+static json_t *field_json(const struct jfield *f, const char *m, const void *root)
 {
-	size_t n = f->kind >= JK_STRS ? *(const size_t *)(m - f->off + f->cnt) : 0;
+	size_t n = f->kind >= JK_STRS ? count_of(f, m) : 0;
+	const double r = f->kind == JK_POS || f->kind == JK_REALN ? *(const double *)(const void *)m : 0;
 	long long v = 0;
 	json_t *a;
 
@@ -455,9 +410,20 @@ static json_t *field_json(const struct jfield *f, const char *m)
 	case JK_STRN:
 		return *m ? json_string(m) : json_null();
 	case JK_OBJ:
-		return obj_json(f->sub, m);
+		return obj_json(f->sub, m, root);
 	case JK_OBJN:
-		return *(const unsigned *)(const void *)m ? obj_json(f->sub, m) : json_null();
+		if (f->sub->has ? !*(const unsigned *)(const void *)m : !*(void *const *)(const void *)m)
+			return json_null();
+		return obj_json(f->sub, m, root);
+	case JK_PSTR:
+		return *(const char *const *)(const void *)m ? json_string(*(const char *const *)(const void *)m) :
+		       json_null();
+	case JK_POS:
+		return isfinite(r) && r > 0 ? json_real(r) : json_null();
+	case JK_REALN:
+		return report_real(r);
+	case JK_HOOK:
+		return f->hook->put(m, root);
 	case JK_MATRIX:
 		a = json_array();
 		for (size_t i = 0; i < n; i++) {
@@ -470,145 +436,41 @@ static json_t *field_json(const struct jfield *f, const char *m)
 		}
 		return a;
 	default:
+		if (f->opt && !n)
+			return NULL;
 		a = json_array();
 		for (size_t k = 0; k < n; k++)
-			json_array_append_new(a, item_json(f, m, k));
+			json_array_append_new(a, item_json(f, m, k, root));
 		return a;
 	}
 }
 
-static json_t *obj_json(const struct jtable *t, const void *p)
+/* a NULL value leaves its key out */
+static json_t *obj_json(const struct jtable *t, const void *p, const void *root)
 {
 	unsigned has = t->has ? *(const unsigned *)p : ~0u;
 	json_t *o = json_object();
 
 	for (size_t i = 0; i < t->n; i++)
 		if (has & 1u << i)
-			json_object_set_new(o, t->f[i].key, field_json(&t->f[i], (const char *)p + t->f[i].off));
+			json_object_set_new(o, t->f[i].key, field_json(&t->f[i], (const char *)p + t->f[i].off, root));
 	return o;
 }
 
-static int obj_read(const struct jtable *t, json_t *o, void *p);
-
-/* An array of f's items into m; 0 or -ENOMEM. */
-static int items_read(const struct jfield *f, json_t *a, char *m, size_t *n)
+json_t *jtable_json(const struct jtable *t, const void *p)
 {
-	size_t each = f->kind == JK_INTS ? sizeof(size_t) : f->kind == JK_REALS ? sizeof(double) :
-		      f->kind == JK_OBJS ? f->sub->size : f->size;
-	size_t k, max = f->max ? f->max : json_array_size(a);
-	char *d = m;
-	json_t *v;
-
-	if (!f->max) {
-		d = calloc(max ? max : 1, each);
-		if (!d)
-			return -ENOMEM;
-		*(char **)m = d;
-	}
-	*n = 0;
-	json_array_foreach(a, k, v) {
-		if (*n == max)
-			break;
-		if (f->kind == JK_STRS)
-			snprintf(d + *n * each, each, "%s", json_string_value(v) ?: "");
-		else if (f->kind == JK_INTS)
-			((size_t *)d)[*n] = (size_t)json_integer_value(v);
-		else if (f->kind == JK_REALS)
-			((double *)(void *)d)[*n] = json_number_value(v);
-		else if (obj_read(f->sub, v, d + *n * each) < 0)
-			return -ENOMEM;
-		++*n;
-	}
-	return 0;
+	return obj_json(t, p, p);
 }
 
-/* n rows of n numbers or nulls (NAN) into *d (allocated); 0 or -ENOMEM */
-static int matrix_read(json_t *a, double **d, size_t *np)
-{
-	size_t n = json_array_size(a);
-
-	*np = 0;
-	*d = malloc((n ? n * n : 1) * sizeof(double));
-	if (!*d)
-		return -ENOMEM;
-	for (size_t i = 0; i < n * n; i++) {
-		json_t *x = json_array_get(json_array_get(a, i / n), i % n);
-
-		(*d)[i] = json_is_number(x) ? json_number_value(x) : NAN;
-	}
-	*np = n;
-	return 0;
-}
-
-static int field_read(const struct jfield *f, json_t *v, char *m)
-{
-	double x = json_number_value(v);
-	/* a whole number written as a real (16384.0) reads as one */
-	long long i = json_is_integer(v) ? json_integer_value(v) : json_is_null(v) ? -1 :
-		      fabs(x) < 9e18 ? (long long)x : 0;
-
-	switch (f->kind) {
-	case JK_INT:
-	case JK_INTN:
-		if (f->size == sizeof(int))
-			*(int *)m = (int)i;
-		else
-			*(long long *)m = i;
-		return 0;
-	case JK_REAL:
-		*(double *)(void *)m = x;
-		return 0;
-	case JK_BOOL:
-		if (f->size == sizeof(bool))
-			*(bool *)m = json_is_true(v);
-		else
-			*(int *)m = json_is_true(v);
-		return 0;
-	case JK_STR:
-	case JK_STRN:
-		snprintf(m, f->size, "%s", json_string_value(v) ?: "");
-		return 0;
-	case JK_OBJ:
-	case JK_OBJN:
-		return obj_read(f->sub, v, m);
-	case JK_MATRIX:
-		return matrix_read(v, (double **)(void *)m, (size_t *)(m - f->off + f->cnt));
-	default:
-		return items_read(f, v, m, (size_t *)(m - f->off + f->cnt));
-	}
-}
-
-static int obj_read(const struct jtable *t, json_t *o, void *p)
-{
-	for (size_t i = 0; i < t->n; i++) {
-		json_t *v = json_object_get(o, t->f[i].key);
-
-		/* a key read as an object or as rows, whichever it is */
-		if (!v || (t->f[i].kind == JK_OBJ && json_is_array(v)) || (t->f[i].kind == JK_MATRIX && !json_is_array(v)))
-			continue;
-		if (t->has)
-			*(unsigned *)p |= 1u << i;
-		if (field_read(&t->f[i], v, (char *)p + t->f[i].off) < 0)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-/* ---- the same tables over the bytes (jscan.h): the summary reader, no
- * tree. Each value reads as field_read reads its jansson node. */
-
-/* a hook for the keys of one object its table does not have: 1 read, 0
- * not its key (skipped), -errno */
-typedef int (*other_fn)(struct jscan *s, const char *key, void *ctx);
-
-static int obj_scan(const struct jtable *t, struct jscan *s, void *p, other_fn other, void *ctx);
+/* ---- the tables over the bytes (jscan.h): the summary reader (summary.c)
+ * builds no tree; a report's tree is read through them too (obj_read). */
 
 /* A number as jansson's json_number_value (0 when not one), and the whole
- * number field_read takes of it (-1 for null). */
+ * number of it an integer field takes (-1 for null; a whole real as one). */
 static int num_scan(struct jscan *s, double *x, long long *i, bool *integer)
 {
 	enum jscan_kind k = jscan_peek(s);
-	struct jscan_num n;
+	struct jscan_num n = { 0 };	/* as it is when a cut number is refused */
 	int ret;
 
 	*x = 0;
@@ -623,8 +485,7 @@ static int num_scan(struct jscan *s, double *x, long long *i, bool *integer)
 	return ret;
 }
 
-/* A string into m (size bytes), "" when the value is none. */
-static int str_scan(struct jscan *s, char *m, size_t size)
+int jtable_str(struct jscan *s, char *m, size_t size)
 {
 	if (jscan_peek(s) == JS_STRING)
 		return jscan_str(s, m, size);
@@ -642,7 +503,7 @@ static int item_scan(const struct jfield *f, struct jscan *s, char *d)
 
 	switch (f->kind) {
 	case JK_STRS:
-		return str_scan(s, d, f->size);
+		return jtable_str(s, d, f->size);
 	case JK_INTS:
 		ret = num_scan(s, &x, &i, &integer);
 		*(size_t *)(void *)d = integer ? (size_t)i : 0;	/* json_integer_value */
@@ -652,7 +513,7 @@ static int item_scan(const struct jfield *f, struct jscan *s, char *d)
 		*(double *)(void *)d = x;
 		return ret;
 	default:
-		return obj_scan(f->sub, s, d, NULL, NULL);
+		return jtable_scan(f->sub, s, d, NULL, NULL);
 	}
 }
 
@@ -685,9 +546,9 @@ static int items_scan(const struct jfield *f, struct jscan *s, char *m, size_t *
 			cap *= 2;
 		}
 		ret = *n < cap ? item_scan(f, s, d + *n * each) : jscan_skip(s);
+		*n += *n < cap;	/* an item read in part too: what it holds is freed with it */
 		if (ret < 0)
 			return ret;
-		*n += *n < cap;
 	}
 	return ret;
 }
@@ -731,7 +592,7 @@ static int row_scan(struct jscan *s, double *row, size_t n)
 	return ret;
 }
 
-/* n rows of n numbers or nulls (NAN) into *d (allocated), as matrix_read */
+/* n rows of n numbers or nulls (NAN) into *d (allocated) */
 static int matrix_scan(struct jscan *s, double **d, size_t *np)
 {
 	size_t n, i = 0, k = 0;
@@ -760,8 +621,19 @@ static int matrix_scan(struct jscan *s, double **d, size_t *np)
 	return ret;
 }
 
+/* A string, owned (jtable_free), at *m; NULL when the value is none. */
+static int pstr_scan(struct jscan *s, char **m)
+{
+	bool str = jscan_peek(s) == JS_STRING;
+	char buf[256];
+	int ret = str ? jscan_str(s, buf, sizeof(buf)) : jscan_skip(s);
+
+	return !ret && str && !(*m = strdup(buf)) ? -ENOMEM : ret;
+}
+
 static int field_scan(const struct jfield *f, struct jscan *s, char *m)
 {
+	size_t count = 0;
 	double x;
 	long long i;
 	bool integer;
@@ -777,9 +649,15 @@ static int field_scan(const struct jfield *f, struct jscan *s, char *m)
 			*(long long *)m = i;
 		return ret;
 	case JK_REAL:
+	case JK_POS:
+	case JK_REALN:
 		ret = num_scan(s, &x, &i, &integer);
 		*(double *)(void *)m = x;
 		return ret;
+	case JK_PSTR:
+		return pstr_scan(s, (char **)(void *)m);
+	case JK_HOOK:
+		return f->hook->get ? f->hook->get(s, m) : jscan_skip(s);
 	case JK_BOOL:
 		if (f->size == sizeof(bool))
 			*(bool *)m = jscan_peek(s) == JS_TRUE;
@@ -788,19 +666,24 @@ static int field_scan(const struct jfield *f, struct jscan *s, char *m)
 		return jscan_skip(s);
 	case JK_STR:
 	case JK_STRN:
-		return str_scan(s, m, f->size);
+		return jtable_str(s, m, f->size);
 	case JK_OBJ:
 	case JK_OBJN:
-		return obj_scan(f->sub, s, m, NULL, NULL);
+		return jtable_scan(f->sub, s, m, NULL, NULL);
 	case JK_MATRIX:
 		return matrix_scan(s, (double **)(void *)m, (size_t *)(m - f->off + f->cnt));
 	default:
-		return items_scan(f, s, m, (size_t *)(m - f->off + f->cnt));
+		ret = items_scan(f, s, m, &count);
+		if (f->csize == sizeof(unsigned))
+			*(unsigned *)(void *)(m - f->off + f->cnt) = (unsigned)count;
+		else
+			*(size_t *)(void *)(m - f->off + f->cnt) = count;
+		return ret;
 	}
 }
 
 /* key's value into t's field of that key and kind (an object or rows,
- * whichever it is, as obj_read), skipped when t has none. A key twice is
+ * whichever it is), skipped when t has none. A key twice is
  * refused, as jansson's JSON_REJECT_DUPLICATES does. */
 static int member_scan(const struct jtable *t, struct jscan *s, void *p, const char *key, uint64_t *seen)
 {
@@ -821,9 +704,7 @@ static int member_scan(const struct jtable *t, struct jscan *s, void *p, const c
 	return field_scan(&t->f[i], s, (char *)p + t->f[i].off);
 }
 
-/* An object's members into p by t, the keys t has not to other (when
- * given); a value not an object is skipped. */
-static int obj_scan(const struct jtable *t, struct jscan *s, void *p, other_fn other, void *ctx)
+int jtable_scan(const struct jtable *t, struct jscan *s, void *p, jtable_other other, void *ctx)
 {
 	uint64_t seen = 0;
 	char key[64];
@@ -844,13 +725,81 @@ static int obj_scan(const struct jtable *t, struct jscan *s, void *p, other_fn o
 	return ret;
 }
 
+void jtable_free(const struct jtable *t, void *p)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		const struct jfield *f = &t->f[i];
+		char *m = (char *)p + f->off, *d = f->kind >= JK_STRS && !f->max ? *(char **)(void *)m : m;
+
+		if (f->kind == JK_PSTR)
+			free(*(char **)(void *)m);
+		else if (f->kind == JK_OBJ || f->kind == JK_OBJN)
+			jtable_free(f->sub, m);
+		for (size_t k = 0, n = f->kind == JK_OBJS ? count_of(f, m) : 0; k < n; k++)
+			jtable_free(f->sub, d + k * f->sub->size);
+		if (f->kind >= JK_INTS && !f->max)
+			free(d);
+	}
+}
+
+/* Object o of a jansson tree (a report) into p by t: written out and read
+ * as the summary's bytes are, one reader for both. 0 or -ENOMEM; not an
+ * object: nothing read. */
+static int obj_read(const struct jtable *t, const json_t *o, void *p)
+{
+	char *buf = json_is_object(o) ? json_dumps(o, JSON_COMPACT) : NULL;
+	struct jscan s;
+	int ret;
+
+	if (!buf)
+		return json_is_object(o) ? -ENOMEM : 0;
+	jscan_init(&s, buf, strlen(buf));
+	ret = jtable_scan(t, &s, p, NULL, NULL);
+	free(buf);
+	return ret == -ENOMEM ? ret : 0;
+}
+
+int jtable_grow(void *a, size_t n, size_t *cap, size_t each)
+{
+	void *g;
+
+	if (n < *cap)
+		return 0;
+	g = realloc(*(void **)a, (*cap ? 2 * *cap : 8) * each);
+	if (!g)
+		return -ENOMEM;
+	*(void **)a = g;
+	*cap = *cap ? 2 * *cap : 8;
+	return 0;
+}
+
+/* a split lock of any JSON kind shows, an empty one when not an object */
+int jtable_section(struct jscan *s, const char *key, struct compare_n_doc *d)
+{
+	for (const struct typed_section *t = typed; t < typed + ARRAY_SIZE(typed); t++) {
+		void **p = (void **)(void *)((char *)d + t->doc_off);
+		int ret;
+
+		if (strcmp(key, t->key))
+			continue;
+		if (jscan_peek(s) != JS_OBJECT && t->t != &sl_t)
+			return jscan_skip(s) < 0 ? -EINVAL : 1;
+		if (*p)
+			return jscan_fail(s, "duplicate object key");
+		*p = calloc(1, t->t->size);
+		ret = *p ? jtable_scan(t->t, s, *p, NULL, NULL) : -ENOMEM;
+		return ret < 0 ? ret : 1;
+	}
+	return 0;
+}
+
 void report_typed_sections(const struct report *rep, json_t *root)
 {
 	for (const struct typed_section *t = typed; t < typed + ARRAY_SIZE(typed); t++) {
 		const void *p = *(void *const *)(const void *)((const char *)rep + t->off);
 
 		if (p)
-			json_object_set_new(root, t->key, obj_json(t->t, p));
+			json_object_set_new(root, t->key, obj_json(t->t, p, NULL));
 	}
 }
 
@@ -876,7 +825,7 @@ static bool read_typed(struct report *rep, const char *key, json_t *v)
 
 char *report_extra_text(const struct result *r)
 {
-	json_t *o = r->extra.has ? obj_json(&extra_t, &r->extra) : NULL;
+	json_t *o = r->extra.has ? obj_json(&extra_t, &r->extra, NULL) : NULL;
 	char *s = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
 
 	json_decref(o);
@@ -905,7 +854,7 @@ static json_t *events_json(const struct result *r)
 				      "unit", e->per_op ? "per_op" : "per_sample");
 
 		if (e->available) {
-			json_object_update_new(o, obj_json(&event_t, e));
+			json_object_update_new(o, obj_json(&event_t, e, NULL));
 			json_object_set_new(o, "value", json_real(e->per_op ? e->median : e->mean));
 			json_object_set_new(o, "reason", json_null());
 		} else {
@@ -948,7 +897,7 @@ static void engine_json(json_t *o, const struct report *rep, const struct result
 	double cyc = 1.0 / rep->cal.ticks_per_cycle;
 
 	json_object_set_new(o, "clock_source", json_string(result_clock_name(r->clock_source)));
-	json_object_set_new(o, "overhead", obj_json(&overhead_t, r));
+	json_object_set_new(o, "overhead", obj_json(&overhead_t, r, NULL));
 	json_object_set_new(o, "footprint_words", r->footprint_lines ?
 			    json_integer(r->footprint_words) : json_null());
 	json_object_set_new(o, "footprint_lines", r->footprint_lines ?
@@ -1014,9 +963,9 @@ static json_t *result_json(const struct report *rep, const struct result *r)
 		       "cycles", summary_json(&r->s, cyc), "ns", summary_json(&r->s, ns),
 		       "samples", (json_int_t)r->nsamples, "outliers", (json_int_t)r->s.outliers,
 		       "samples_ticks", samples);
-	o = st ? obj_json(&ident_t, r) : NULL;
+	o = st ? obj_json(&ident_t, r, NULL) : NULL;
 	json_object_set_new(o, "mode", json_string(probe_mode_name(r->mode)));
-	json_object_update_new(o, obj_json(&run_t, r));
+	json_object_update_new(o, obj_json(&run_t, r, NULL));
 	json_object_update_new(o, st);
 	if (r->analog)
 		json_object_set_new(o, "analog", json_true());
@@ -1043,7 +992,7 @@ static json_t *result_json(const struct report *rep, const struct result *r)
 		json_object_set_new(o, "epoch_spread", json_real(r->epoch_spread));
 	engine_json(o, rep, r);
 	if (r->extra.has)
-		json_object_set_new(o, "extra", obj_json(&extra_t, &r->extra));
+		json_object_set_new(o, "extra", obj_json(&extra_t, &r->extra, NULL));
 	if (r->nevents) {
 		json_object_set_new(o, "events", events_json(r));
 		json_object_set_new(o, "disturbed_samples", r->disturbed < 0 ? json_null() :
@@ -1065,9 +1014,9 @@ static json_t *meta_json(const struct report *rep)
 		if (strcmp(k, "reproductions"))
 			json_object_set(m, k, v);
 	if (rep->charz)
-		json_object_set_new(m, "characterization", obj_json(&charz_t, rep->charz));
+		json_object_set_new(m, "characterization", obj_json(&charz_t, rep->charz, NULL));
 	if (rep->epochs)
-		json_object_set_new(m, "epochs", field_json(&epochs_f, (const char *)rep + epochs_f.off));
+		json_object_set_new(m, "epochs", field_json(&epochs_f, (const char *)rep + epochs_f.off, NULL));
 	if ((v = json_object_get(rep->meta, "reproductions")))
 		json_object_set(m, "reproductions", v);
 	return m;
@@ -1244,7 +1193,7 @@ static void read_meta(json_t *meta, struct report *rep)
 		json_object_del(rep->meta, "characterization");
 	}
 	if ((v = json_object_get(meta, "epochs"))) {
-		field_read(&epochs_f, v, (char *)rep + epochs_f.off);
+		obj_read(&epochs_t, meta, rep);
 		json_object_del(rep->meta, "epochs");
 	}
 }
@@ -1402,404 +1351,6 @@ int report_attach_c2c(struct report *rep, const char *path)
 	return err;
 }
 
-/* ---- the summary, typed for side by side (compare-n.h) ---- */
-
-#define DOC(m, kind, key) JF(struct compare_n_doc, m, kind, key)
-/* an array of the document's plain structs (no has) */
-#define DOCA(m, key, f) JA(struct compare_n_doc, m, n##m, JK_OBJS, key, \
-			   JT(f, sizeof(*((struct compare_n_doc *)0)->m), false))
-static const struct jfield cpu_f[] = {
-	DOC(model_name, JK_STR, "model_name"), DOC(family, JK_STR, "family"), DOC(model, JK_STR, "model"),
-	DOC(stepping, JK_STR, "stepping"), DOC(microcode, JK_STR, "microcode"),
-};
-static const struct jfield kernel_f[] = { DOC(kernel, JK_STR, "release") };
-static const struct jfield cc_f[] = { DOC(cc, JK_STR, "cc"), DOC(flags, JK_STR, "flags") };
-static const struct jfield hv_f[] = { DOC(vm, JK_BOOL, "cpuid_flag") };
-static const struct jfield fp_f[] = {
-	DOC(host, JK_STR, "host"), JFLAT("cpu", cpu_f), JFLAT("kernel", kernel_f), JFLAT("compiler", cc_f),
-	JFLAT("hypervisor", hv_f),
-};
-static const struct jfield tool_f[] = { DOC(version, JK_STR, "version") };
-static const struct jfield cal_f[] = {
-	DOC(trustworthy, JK_BOOL, "trustworthy"), DOC(core_hz, JK_REAL, "core_hz"),
-};
-
-#define PAIR(m, kind, key) JF(struct cn_pair, m, kind, key)
-static const struct jfield pair_f[] = {
-	PAIR(what, JK_STR, "what"), PAIR(mode, JK_STR, "mode"), PAIR(pattern, JK_STR, "pattern"),
-	PAIR(atomic, JK_REAL, "atomic_cycles"), PAIR(plain, JK_REAL, "plain_cycles"),
-};
-static const struct jfield share_f[] = {
-	JF(struct cn_share, placement, JK_STR, "placement"), JF(struct cn_share, cycles[0], JK_REAL, "true_share"),
-	JF(struct cn_share, cycles[1], JK_REAL, "false_share"), JF(struct cn_share, cycles[2], JK_REAL, "no_share"),
-};
-static const struct jfield card_f[] = {
-	DOC(card_floor, JK_REAL, "noise_floor"), DOC(atomic, JK_STR, "atomic"), DOC(plain, JK_STR, "plain"),
-	DOC(sharing_probe, JK_STR, "sharing_probe"), DOCA(pair, "atomicity", pair_f),
-	DOCA(share, "sharing", share_f),
-};
-
-/* One line per row (probe, pattern, mode) with every epoch's median. */
-static const struct jfield median_f[] = { JF(struct cn_result, median, JK_REAL, "median") };
-static const struct jfield row_f[] = {
-	JF(struct cn_result, probe, JK_STR, "probe"), JF(struct cn_result, pattern, JK_STR, "pattern"),
-	JF(struct cn_result, mode, JK_STR, "mode"), JF(struct cn_result, placement, JK_STR, "placement"),
-	JFLAT("cycles", median_f),
-	JA(struct cn_result, ep, nep, JK_REALS, "epoch_medians", NULL),
-};
-
-static const struct jfield doc_f[] = {
-	DOC(partial, JK_BOOL, "partial"), DOC(started, JK_STR, "started"),
-	DOC(topology, JK_STR, "topology_summary"), JFLAT("tool", tool_f), JFLAT("fingerprint", fp_f),
-	JFLAT("calibration", cal_f), JFLAT("card", card_f),
-	DOCA(res, "results", row_f),
-};
-static const struct jtable doc_t = JPLAIN(doc_f, struct compare_n_doc);
-static const struct jfield option_f[] = {
-	JF(struct cn_option, probe, JK_STR, "probe"), JF(struct cn_option, cycles, JK_REAL, "cycles"),
-};
-static const struct jtable option_t = JPLAIN(option_f, struct cn_option);
-
-/* What the summary's scan carries besides the document. */
-struct summary_scan {
-	struct compare_n_doc *d;
-	char schema[64];
-	size_t capmenu, caplabel;
-};
-
-/* Room for one more of *n items of each bytes at *a (capacity *cap). */
-static int grow(void *a, size_t n, size_t *cap, size_t each)
-{
-	void *g;
-
-	if (n < *cap)
-		return 0;
-	g = realloc(*(void **)a, (*cap ? 2 * *cap : 8) * each);
-	if (!g)
-		return -ENOMEM;
-	*(void **)a = g;
-	*cap = *cap ? 2 * *cap : 8;
-	return 0;
-}
-
-/* A need's options: one menu item each, whatever it is (as the tree read). */
-static int options_scan(struct jscan *s, struct summary_scan *c)
-{
-	struct compare_n_doc *d = c->d;
-	size_t k = 0;
-	int ret;
-
-	if (jscan_peek(s) != JS_ARRAY)
-		return jscan_skip(s);
-	if (jscan_enter(s, '[') < 0)
-		return -EINVAL;
-	while ((ret = jscan_item(s, &k)) == 1) {
-		if (grow(&d->menu, d->nmenu, &c->capmenu, sizeof(*d->menu)) < 0)
-			return -ENOMEM;
-		memset(&d->menu[d->nmenu], 0, sizeof(*d->menu));
-		ret = obj_scan(&option_t, s, &d->menu[d->nmenu++], NULL, NULL);
-		if (ret < 0)
-			return ret;
-	}
-	return ret;
-}
-
-/* One need of the card's menu; its name goes to each of its options. */
-static int need_scan(struct jscan *s, struct summary_scan *c)
-{
-	struct compare_n_doc *d = c->d;
-	size_t first = d->nmenu, k = 0;
-	char key[16], need[sizeof(d->menu->need)] = "";
-	int ret;
-
-	if (jscan_peek(s) != JS_OBJECT)
-		return jscan_skip(s);
-	if (jscan_enter(s, '{') < 0)
-		return -EINVAL;
-	while ((ret = jscan_member(s, &k, key, sizeof(key))) == 1) {
-		ret = !strcmp(key, "need") ? str_scan(s, need, sizeof(need)) :
-		      !strcmp(key, "options") ? options_scan(s, c) : jscan_skip(s);
-		if (ret < 0)
-			return ret;
-	}
-	for (size_t i = first; i < d->nmenu; i++)
-		memcpy(d->menu[i].need, need, sizeof(need));
-	return ret;
-}
-
-/* The card's keys besides its table: the menu, one item per need and option. */
-static int card_other(struct jscan *s, const char *key, void *ctx)
-{
-	size_t k = 0;
-	int ret;
-
-	if (strcmp(key, "menu"))
-		return 0;
-	if (jscan_peek(s) != JS_ARRAY)
-		return jscan_skip(s) < 0 ? -EINVAL : 1;
-	if (jscan_enter(s, '[') < 0)
-		return -EINVAL;
-	while ((ret = jscan_item(s, &k)) == 1)
-		if ((ret = need_scan(s, ctx)) < 0)
-			return ret;
-	return ret < 0 ? ret : 1;
-}
-
-/* The firmware as one word, "vendor version date" ("?" for one not said). */
-static int firmware_scan(struct jscan *s, struct compare_n_doc *d)
-{
-	static const char *const keys[] = { "bios_vendor", "bios_version", "bios_date" };
-	char key[16], w[3][sizeof(d->bios)] = { "?", "?", "?" }, all[sizeof(w) + 3];
-	size_t k = 0, i;
-	int ret;
-
-	if (jscan_peek(s) != JS_OBJECT)
-		return jscan_skip(s);
-	if (jscan_enter(s, '{') < 0)
-		return -EINVAL;
-	while ((ret = jscan_member(s, &k, key, sizeof(key))) == 1) {
-		for (i = 0; i < ARRAY_SIZE(keys) && strcmp(keys[i], key); i++)
-			;
-		ret = i < ARRAY_SIZE(keys) && jscan_peek(s) == JS_STRING ? jscan_str(s, w[i], sizeof(w[i])) :
-		      jscan_skip(s);
-		if (ret < 0)
-			return ret;
-	}
-	/* a long one is cut to the word's size, as the tree's reading cut it */
-	if (!ret) {
-		snprintf(all, sizeof(all), "%s %s %s", w[0], w[1], w[2]);
-		k = strnlen(all, sizeof(d->bios) - 1);
-		memcpy(d->bios, all, k);
-		d->bios[k] = '\0';
-	}
-	return ret;
-}
-
-/* The operator's labels: each key with a string value. */
-static int labels_scan(struct jscan *s, struct summary_scan *c)
-{
-	struct compare_n_doc *d = c->d;
-	char key[sizeof(d->label->key)];
-	size_t k = 0;
-	int ret;
-
-	if (jscan_peek(s) != JS_OBJECT)
-		return jscan_skip(s);
-	if (jscan_enter(s, '{') < 0)
-		return -EINVAL;
-	while ((ret = jscan_member(s, &k, key, sizeof(key))) == 1) {
-		if (jscan_peek(s) != JS_STRING) {
-			ret = jscan_skip(s);
-		} else if (grow(&d->label, d->nlabel, &c->caplabel, sizeof(*d->label)) < 0) {
-			return -ENOMEM;
-		} else {
-			memcpy(d->label[d->nlabel].key, key, sizeof(key));
-			ret = jscan_str(s, d->label[d->nlabel++].value, sizeof(d->label->value));
-		}
-		if (ret < 0)
-			return ret;
-	}
-	return ret;
-}
-
-static int fingerprint_other(struct jscan *s, const char *key, void *ctx)
-{
-	struct summary_scan *c = ctx;
-	int ret;
-
-	if (!strcmp(key, "firmware"))
-		ret = firmware_scan(s, c->d);
-	else if (!strcmp(key, "labels"))
-		ret = labels_scan(s, c);
-	else
-		return 0;
-	return ret < 0 ? ret : 1;
-}
-
-/* doc_f's flat object of that key: its table */
-static const struct jtable *flat_of(const char *key)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(doc_f); i++)
-		if (!strcmp(doc_f[i].key, key))
-			return doc_f[i].sub;
-	return NULL;
-}
-
-/* A typed section of the document (a split lock of any JSON kind shows,
- * an empty one when not an object): 1 read, 0 key is none, -errno. */
-static int section_scan(struct jscan *s, const char *key, struct compare_n_doc *d)
-{
-	for (const struct typed_section *t = typed; t < typed + ARRAY_SIZE(typed); t++) {
-		void **p = (void **)(void *)((char *)d + t->doc_off);
-		int ret;
-
-		if (strcmp(key, t->key))
-			continue;
-		if (jscan_peek(s) != JS_OBJECT && t->t != &sl_t)
-			return jscan_skip(s) < 0 ? -EINVAL : 1;
-		if (*p)
-			return jscan_fail(s, "duplicate object key");
-		*p = calloc(1, t->t->size);
-		ret = *p ? obj_scan(t->t, s, *p, NULL, NULL) : -ENOMEM;
-		return ret < 0 ? ret : 1;
-	}
-	return 0;
-}
-
-/* The document's keys besides its table: the schema, the card and the
- * fingerprint with their hooks, the typed sections. */
-static int top_other(struct jscan *s, const char *key, void *ctx)
-{
-	struct summary_scan *c = ctx;
-	int ret;
-
-	if (!strcmp(key, "schema"))
-		ret = str_scan(s, c->schema, sizeof(c->schema));
-	else if (!strcmp(key, "card"))
-		ret = obj_scan(flat_of(key), s, c->d, card_other, c);
-	else if (!strcmp(key, "fingerprint"))
-		ret = obj_scan(flat_of(key), s, c->d, fingerprint_other, c);
-	else
-		return section_scan(s, key, c->d);
-	return ret < 0 ? ret : 1;
-}
-
-/* len bytes of a summary at buf into d (path names it), its schema into
- * c->schema; 0, -EINVAL said with path and where, -ENOMEM. */
-static int doc_scan(const char *path, const char *buf, size_t len, struct summary_scan *c)
-{
-	struct compare_n_doc *d = c->d;
-	struct jscan s;
-	int line, col, ret;
-
-	memset(d, 0, sizeof(*d));
-	snprintf(d->path, sizeof(d->path), "%s", path);
-	snprintf(c->schema, sizeof(c->schema), "(none)");
-	c->capmenu = c->caplabel = 0;
-	d->vm = d->trustworthy = -1;
-	jscan_init(&s, buf, len);
-	if (jscan_peek(&s) != JS_OBJECT && jscan_peek(&s) != JS_ARRAY)
-		ret = jscan_fail(&s, "'[' or '{' expected");
-	else
-		ret = obj_scan(&doc_t, &s, d, top_other, c);
-	if (!ret)
-		ret = jscan_end(&s);
-	if (ret == -EINVAL) {
-		jscan_where(&s, &line, &col);
-		pr_err("%s:%d:%d: not valid JSON: %s", path, line, col, s.why);
-	}
-	return ret;
-}
-
-/* The whole of path into *buf (owned); 0, -ENOENT (not readable), -EINVAL
- * (a directory), -ENOMEM; said with the path unless quiet. */
-static int slurp(const char *path, char **buf, size_t *len, bool quiet)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0;
-	size_t cap = 1 << 16;
-	struct stat st;
-	ssize_t got = 1;
-
-	*buf = NULL;
-	*len = 0;
-	if (fd < 0 || fstat(fd, &st) < 0 || S_ISDIR(st.st_mode)) {
-		ret = fd >= 0 && S_ISDIR(st.st_mode) ? -EINVAL : -ENOENT;
-		if (quiet)
-			goto out;
-		if (ret == -EINVAL)
-			pr_err("%s: is a directory (give a JSON report file)", path);
-		else
-			pr_err("%s: cannot read: %s", path, strerror(errno));
-		goto out;
-	}
-	if (S_ISREG(st.st_mode) && (size_t)st.st_size >= cap)
-		cap = (size_t)st.st_size + 1;
-	while (got > 0 && !ret) {
-		if (*len + 1 >= cap && grow(buf, *len + 1, &cap, 1) < 0)
-			ret = -ENOMEM;
-		else if (!*buf && !(*buf = malloc(cap)))
-			ret = -ENOMEM;
-		else if ((got = read(fd, *buf + *len, cap - *len - 1)) > 0)
-			*len += (size_t)got;
-	}
-	if (got < 0 && !ret) {
-		ret = -ENOENT;
-		if (!quiet)
-			pr_err("%s: cannot read: %s", path, strerror(errno));
-	}
-out:
-	if (fd >= 0)
-		close(fd);
-	return ret;
-}
-
-/* A full report reduced to what its summary keeps, as its summary's bytes
- * (owned): one column reads the same from either. */
-static int reduce(const char *path, char **buf, size_t *len)
-{
-	struct report rep;
-	FILE *f;
-	int ret = report_read(path, &rep);
-
-	*buf = NULL;
-	*len = 0;
-	if (ret < 0)
-		return ret;
-	f = open_memstream(buf, len);
-	ret = f ? report_write_summary(&rep, f) : -ENOMEM;
-	if (f && fclose(f) && !ret)
-		ret = -EIO;
-	report_free(&rep);
-	return ret;
-}
-
-int report_read_summary(const char *path, struct compare_n_doc *d)
-{
-	struct summary_scan c = { .d = d, .schema = "(none)" };
-	char *buf;
-	size_t len;
-	int ret;
-
-	memset(d, 0, sizeof(*d));
-	snprintf(d->path, sizeof(d->path), "%s", path);
-	ret = slurp(path, &buf, &len, false);
-	if (!ret)
-		ret = doc_scan(path, buf, len, &c);
-	d->summary = !strcmp(c.schema, SUMMARY_SCHEMA);
-	if (!ret && !d->summary && strcmp(c.schema, REPORT_SCHEMA)) {
-		pr_err("%s: schema '%s' is neither a report ('%s') nor a summary ('%s'): give the JSON of atomcost run -o or of atomcost report X.json -o X.summary.json",
-		       path, c.schema, REPORT_SCHEMA, SUMMARY_SCHEMA);
-		ret = -EINVAL;
-	} else if (!ret && !d->summary) {
-		report_free_summary(d);
-		free(buf);
-		ret = reduce(path, &buf, &len);
-		if (!ret)
-			ret = doc_scan(path, buf, len, &c);
-	}
-	free(buf);
-	if (ret < 0)
-		report_free_summary(d);
-	return ret;
-}
-
-bool report_is_summary(const char *path)
-{
-	char *buf, key[16], schema[sizeof(SUMMARY_SCHEMA) + 1] = "";
-	struct jscan s;
-	size_t len, k = 0;
-
-	if (slurp(path, &buf, &len, true) < 0)
-		return false;
-	jscan_init(&s, buf, len);
-	if (jscan_enter(&s, '{') == 0)
-		while (jscan_member(&s, &k, key, sizeof(key)) == 1 && !*schema)
-			if ((strcmp(key, "schema") ? jscan_skip(&s) : str_scan(&s, schema, sizeof(schema))) < 0)
-				break;
-	free(buf);
-	return !strcmp(schema, SUMMARY_SCHEMA);
-}
-
 /* ---- the parts writers read, typed (sections.h, card.h), so that no
  * writer reads JSON. Strings point into the report. */
 
@@ -1810,7 +1361,7 @@ json_t *report_meta(const struct report *rep, const char *key)
 
 json_t *c2c_out_json(const struct c2c_out *o)
 {
-	return obj_json(&c2c_t, o);
+	return obj_json(&c2c_t, o, NULL);
 }
 
 int calibration_out_of(const struct calibration *c, struct calibration_out *o)
@@ -1836,7 +1387,7 @@ static int flatten(struct fingerprint *fp, size_t *cap, const char *key, const j
 	json_t *m;
 	char digits[24];
 
-	if (grow(&fp->facts, fp->n, cap, sizeof(*fp->facts)))
+	if (jtable_grow(&fp->facts, fp->n, cap, sizeof(*fp->facts)))
 		return -ENOMEM;
 	f = &fp->facts[fp->n++];
 	*f = (struct fingerprint_fact){ .key = strdup(key), .num = json_number_value(v),
@@ -1868,6 +1419,50 @@ int fingerprint_from_json(struct fingerprint *fp, const json_t *j)
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+/* The facts as the JSON object they stand for: each member named by its
+ * key after its object's. */
+static json_t *fingerprint_json(const struct fingerprint *fp)
+{
+	json_t *obj[16] = { NULL };
+	size_t len[16] = { 0 };
+
+	for (size_t i = 0; i < fp->n; i++) {
+		const struct fingerprint_fact *f = &fp->facts[i];
+		unsigned d = f->depth;
+		json_t *v = f->kind == FP_OBJECT ? json_object() : f->kind == FP_STRING ? json_string(f->text) :
+			    f->kind == FP_TRUE || f->kind == FP_FALSE ? json_boolean(f->kind == FP_TRUE) : json_null();
+
+		if (f->kind == FP_OBJECT && d < ARRAY_SIZE(obj)) {
+			obj[d] = v;
+			len[d] = strlen(f->key);
+		}
+		if (d > ARRAY_SIZE(obj))
+			json_decref(v);	/* deeper than any gathered */
+		else if (d)
+			json_object_set_new(obj[d - 1], f->key + (d > 1 ? len[d - 1] + 1 : 0), v);
+	}
+	return obj[0];
+}
+
+json_t *fingerprint_collect(const char *root, int cpu_os, const char *topo_summary)
+{
+	struct fingerprint fp = { 0 };
+	json_t *j = fingerprint_gather(&fp, root, cpu_os, topo_summary) ? NULL : fingerprint_json(&fp);
+
+	fingerprint_free(&fp);
+	return j;
+}
+
+void fingerprint_set_clock(json_t *fp, const struct calibration *cal)
+{
+	if (!fp)
+		return;
+	json_object_set_new(fp, "core_hz", json_real(cal->core_hz));
+	json_object_set_new(fp, "tsc_hz", json_real(cal->timer_hz));
+	if (cal->core.how[0])	/* which core, on what evidence (core.h) */
+		json_object_set_new(fp, "core", core_to_json(&cal->core));
 }
 
 int report_fingerprint(struct report *rep, const struct calibration *clock)

@@ -4,12 +4,19 @@
  * (fingerprint, calibration, topology), the card's computed figures, one
  * line of statistics per result, and the hierarchy, split-lock and c2c
  * sections as measured. Kilobytes, where a full report with its samples is
- * megabytes; the full report stays what `run -o` writes. */
+ * megabytes; the full report stays what `run -o` writes. Written here and
+ * read back here (report_read_summary), a full report through its summary. */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "card.h"
 #include "compare.h"
+#include "jtable.h"
 #include "report.h"
 #include "build-config.h"
 
@@ -58,126 +65,134 @@ static json_t *row_json(const struct report *rep, size_t i)
 	return o;
 }
 
-/* ---- the card, as card_build computed it ---- */
+/* ---- the card, as card_build computed it: one table writes it and reads
+ * it back (side by side, compare-n.h) ---- */
 
-static json_t *num_or_null(double v)
+static json_t *mode_put(const void *m, const void *root)
 {
-	return isfinite(v) && v > 0 ? json_real(v) : json_null();
+	return json_string(probe_mode_name(*(const enum probe_mode *)m));
 }
 
-static json_t *part_json(const struct card_part *p)
+static int mode_get(struct jscan *s, void *m)
 {
-	if (!p->a)
-		return json_null();
-	return json_pack("{s:s, s:s, s:o, s:o, s:s, s:i, s:o, s:o, s:o}", "a", p->a, "b", p->b, "a_cycles",
-			 num_or_null(p->a_cyc), "b_cycles", num_or_null(p->b_cyc), "verdict",
-			 stats_verdict_name(p->j.v), "epochs", (json_int_t)p->j.n, "diff_cycles",
-			 report_real(p->j.diff), "diff_lo", report_real(p->j.diff_lo),
-			 "diff_hi", report_real(p->j.diff_hi));
+	char w[16];
+	int ret = jtable_str(s, w, sizeof(w));
+
+	probe_mode_parse(w, m);	/* the default, latency, when unknown */
+	return ret;
+}
+
+static json_t *verdict_put(const void *m, const void *root)
+{
+	return json_string(stats_verdict_name(*(const enum verdict *)m));
+}
+
+static json_t *basis_put(const void *m, const void *root)
+{
+	return json_string(card_basis_name(*(const enum card_basis *)m));
 }
 
 /* An option under contention: one item per column it was measured at
- * (cycles null where its threads did not run together). */
-static json_t *menu_cont_json(const struct card *c, const struct card_option *op)
+ * (cycles null where its threads did not run together); none: left out. */
+static json_t *cont_put(const void *m, const void *root)
 {
+	const struct card_cont_cell *x = m;
+	const struct card *c = root;
 	json_t *a = json_array();
 
-	for (unsigned k = 0; k < c->ncont; k++) {
-		const struct card_cont_cell *x = &op->cont[k];
-
-		if (x->state == CARD_CONT_NONE)
-			continue;
-		json_array_append_new(a, json_pack("{s:i, s:s, s:I, s:I, s:o, s:b, s:b}", "threads",
-			(json_int_t)c->cont[k].threads, "placement", c->cont[k].placement, "cs_work",
-			(json_int_t)c->cont[k].cs_work, "outside_work", (json_int_t)c->cont[k].outside_work,
-			"cycles", x->state == CARD_CONT_MEASURED ? report_real(x->cycles) : json_null(),
-			"overlapped", x->state == CARD_CONT_MEASURED, "unfair", x->unfair));
-	}
-	return a;
+	for (unsigned k = 0; k < c->ncont; k++)
+		if (x[k].state != CARD_CONT_NONE)
+			json_array_append_new(a, json_pack("{s:i, s:s, s:I, s:I, s:o, s:b, s:b}", "threads",
+				(json_int_t)c->cont[k].threads, "placement", c->cont[k].placement, "cs_work",
+				(json_int_t)c->cont[k].cs_work, "outside_work", (json_int_t)c->cont[k].outside_work,
+				"cycles", x[k].state == CARD_CONT_MEASURED ? report_real(x[k].cycles) : json_null(),
+				"overlapped", x[k].state == CARD_CONT_MEASURED, "unfair", x[k].unfair));
+	if (json_array_size(a))
+		return a;
+	json_decref(a);
+	return NULL;
 }
+
+/* What the run did under load; left out for a report from before. */
+static json_t *load_put(const void *m, const void *root)
+{
+	const struct characterization_meta *l = *(const struct characterization_meta *const *)m;
+	char t[512];
+
+	return !l ? NULL : json_pack("{s:i, s:s, s:f, s:f, s:i, s:i, s:s, s:s?}", "cpu", (json_int_t)l->cpu,
+		"cpu_why", l->cpu_why, "waited_s", l->waited_s, "patience_s", l->patience_s, "repeated",
+		(json_int_t)l->repeated, "kept_disturbed", (json_int_t)l->kept_disturbed, "text",
+		card_load_text(root, t, sizeof(t)), "left_out", l->left_out[0] ? l->left_out : NULL);
+}
+
+static const struct jhook mode_h = { mode_put, mode_get }, verdict_h = { verdict_put, NULL },
+			  basis_h = { basis_put, NULL }, cont_h = { cont_put, NULL }, load_h = { load_put, NULL };
+#define HOOK(type, m, key, h) { key, JK_HOOK, offsetof(type, m), sizeof(((type *)0)->m), 0, 0, NULL, 0, false, h }
+/* a card_part, null when not measured */
+#define PART(type, m, key) { key, JK_OBJN, offsetof(type, m), sizeof(struct card_part), 0, 0, \
+			     JT(part_f, sizeof(struct card_part), false), 0, false, NULL }
+/* an array in place of plain structs of fields f, left out without items when opt */
+#define LIST(type, m, key, f, opt) { key, JK_OBJS, offsetof(type, m), sizeof(((type *)0)->m[0]), \
+	offsetof(type, n##m), ARRAY_SIZE(((type *)0)->m), JT(f, sizeof(((type *)0)->m[0]), false), \
+	sizeof(((type *)0)->n##m), opt, NULL }
+
+#define CP(m, kind, key) JF(struct card_part, m, kind, key)
+static const struct jfield part_f[] = {
+	CP(a, JK_PSTR, "a"), CP(b, JK_PSTR, "b"), CP(a_cyc, JK_POS, "a_cycles"), CP(b_cyc, JK_POS, "b_cycles"),
+	HOOK(struct card_part, j.v, "verdict", &verdict_h), CP(j.n, JK_INT, "epochs"),
+	CP(j.diff, JK_REALN, "diff_cycles"), CP(j.diff_lo, JK_REALN, "diff_lo"), CP(j.diff_hi, JK_REALN, "diff_hi"),
+};
+#define CC(m, kind, key) JF(struct card_cmp, m, kind, key)
+static const struct jfield cmp_f[] = {
+	CC(what, JK_PSTR, "what"), CC(pattern, JK_PSTR, "pattern"), HOOK(struct card_cmp, mode, "mode", &mode_h),
+	CC(pair.a_cyc, JK_POS, "atomic_cycles"), CC(pair.b_cyc, JK_POS, "plain_cycles"),
+	HOOK(struct card_cmp, pair.j.v, "verdict", &verdict_h), PART(struct card_cmp, pair, "pair"),
+	PART(struct card_cmp, lock, "lock"), PART(struct card_cmp, insn, "insn"),
+};
+#define CS(m, kind) JM(struct card_share, m, kind)
+static const struct jfield share_f[] = {
+	CS(placement, JK_PSTR), CS(true_share, JK_POS), CS(false_share, JK_POS), CS(no_share, JK_POS),
+};
+#define CO(m, kind, key) JF(struct card_option, m, kind, key)
+static const struct jfield option_f[] = {
+	CO(probe, JK_PSTR, "probe"), CO(rank, JK_INT, "rank"), CO(tie, JK_BOOL, "tie"),
+	CO(walk, JK_REALN, "walk_cycles"), CO(stores, JK_REALN, "stores_cycles"), CO(chain, JK_POS, "cycles"),
+	CO(tput, JK_POS, "tput_cycles"), CO(safe_when, JK_PSTR, "safe_when"), CO(analog, JK_BOOL, "analog"),
+	HOOK(struct card_option, cont, "contention", &cont_h),
+};
+static const struct jfield need_f[] = {
+	JM(struct card_need, need, JK_PSTR), HOOK(struct card_need, basis, "ranked_by", &basis_h),
+	LIST(struct card_need, opt, "options", option_f, false),
+};
+static const struct jfield state_f[] = {
+	JF(struct mix_state, value, JK_REAL, "ticks"), JM(struct mix_state, share, JK_REAL),
+};
+static const struct jfield mix_f[] = {
+	JM(struct card_mix, probe, JK_PSTR), JM(struct card_mix, pattern, JK_PSTR),
+	HOOK(struct card_mix, mode, "mode", &mode_h),
+	JAIN(struct card_mix, m.state, m.nstates, JK_OBJS, "states", JT(state_f, sizeof(struct mix_state), false)),
+};
+static const struct jfield kernel_f[] = {
+	JM(struct card_kernel, probe, JK_PSTR), JM(struct card_kernel, analog, JK_PSTR),
+	HOOK(struct card_kernel, mode, "mode", &mode_h), HOOK(struct card_kernel, user_mode, "analog_mode", &mode_h),
+	JF(struct card_kernel, kernel_cyc, JK_REAL, "kernel_cycles"),
+	JF(struct card_kernel, user_cyc, JK_REAL, "analog_cycles"),
+};
+#define CD(m, kind, key) JF(struct card, m, kind, key)
+static const struct jfield card_f[] = {
+	CD(pair_atomic, JK_PSTR, "atomic"), CD(pair_plain, JK_PSTR, "plain"), CD(lock_plain, JK_PSTR, "unlocked"),
+	CD(differs, JK_STR, "differs"), CD(epochs, JK_INT, "epochs"), CD(disturbed, JK_REAL, "disturbed"),
+	CD(disturbed_epochs, JK_INT, "disturbed_epochs"), CD(cpu_share, JK_REAL, "cpu_share"),
+	LIST(struct card, cmp, "atomicity", cmp_f, false), CD(share_probe, JK_PSTR, "sharing_probe"),
+	LIST(struct card, share, "sharing", share_f, false), LIST(struct card, need, "menu", need_f, false),
+	PART(struct card, order, "ordering"), LIST(struct card, mix, "states", mix_f, true),
+	HOOK(struct card, load, "load", &load_h), LIST(struct card, kernel, "kernel", kernel_f, true),
+};
+static const struct jtable card_t = JPLAIN(card_f, struct card);
 
 json_t *card_to_json(const struct card *c)
 {
-	json_t *o, *cmp, *share, *menu_j;
-
-	cmp = json_array();
-	for (unsigned i = 0; i < c->ncmp; i++)
-		json_array_append_new(cmp, json_pack("{s:s, s:s, s:s, s:o, s:o, s:s, s:o, s:o, s:o}", "what",
-			c->cmp[i].what, "pattern", c->cmp[i].pattern, "mode", probe_mode_name(c->cmp[i].mode),
-			"atomic_cycles", num_or_null(c->cmp[i].pair.a_cyc), "plain_cycles",
-			num_or_null(c->cmp[i].pair.b_cyc), "verdict", stats_verdict_name(c->cmp[i].pair.j.v),
-			"pair", part_json(&c->cmp[i].pair), "lock", part_json(&c->cmp[i].lock),
-			"insn", part_json(&c->cmp[i].insn)));
-	share = json_array();
-	for (unsigned i = 0; i < c->nshare; i++)
-		json_array_append_new(share, json_pack("{s:s, s:o, s:o, s:o}", "placement", c->share[i].placement,
-			"true_share", num_or_null(c->share[i].true_share),
-			"false_share", num_or_null(c->share[i].false_share),
-			"no_share", num_or_null(c->share[i].no_share)));
-	menu_j = json_array();
-	for (unsigned n = 0; n < c->nneed; n++) {
-		json_t *opts = json_array();
-
-		/* cycles: the chain latency, as before the menu was ranked in context */
-		for (unsigned k = 0; k < c->need[n].nopt; k++) {
-			const struct card_option *op = &c->need[n].opt[k];
-
-			json_t *oj = json_pack("{s:s, s:i, s:b, s:o, s:o, s:o, s:o, s:s, s:b}",
-				"probe", op->probe, "rank", (json_int_t)op->rank, "tie", op->tie,
-				"walk_cycles", report_real(op->walk),
-				"stores_cycles", report_real(op->stores),
-				"cycles", num_or_null(op->chain), "tput_cycles", num_or_null(op->tput),
-				"safe_when", op->safe_when, "analog", op->analog);
-
-			json_object_set_new(oj, "contention", menu_cont_json(c, op));
-			if (!json_array_size(json_object_get(oj, "contention")))
-				json_object_del(oj, "contention");	/* absent: not measured under contention */
-			json_array_append_new(opts, oj);
-		}
-		json_array_append_new(menu_j, json_pack("{s:s, s:s, s:o}", "need", c->need[n].need, "ranked_by",
-							card_basis_name(c->need[n].basis), "options", opts));
-	}
-	o = json_pack("{s:s?, s:s?, s:s?, s:s, s:i, s:f, s:i, s:f, s:o, s:s?, s:o, s:o, s:o}", "atomic",
-		      c->pair_atomic, "plain", c->pair_plain, "unlocked", c->lock_plain, "differs", c->differs,
-		      "epochs", (json_int_t)c->epochs, "disturbed", c->disturbed, "disturbed_epochs",
-		      (json_int_t)c->disturbed_epochs, "cpu_share", c->cpu_share, "atomicity", cmp,
-		      "sharing_probe", c->share_probe, "sharing", share, "menu", menu_j, "ordering",
-		      part_json(&c->order));
-	if (c->nmix) {	/* absent: no row of the card holds two states */
-		json_t *m = json_array();
-
-		for (unsigned i = 0; i < c->nmix; i++) {
-			json_t *st = json_array();
-
-			for (size_t k = 0; k < c->mix[i].m.nstates; k++)
-				json_array_append_new(st, json_pack("{s:f, s:f}", "ticks", c->mix[i].m.state[k].value,
-								    "share", c->mix[i].m.state[k].share));
-			json_array_append_new(m, json_pack("{s:s, s:s, s:s, s:o}", "probe", c->mix[i].probe, "pattern",
-							   c->mix[i].pattern, "mode", probe_mode_name(c->mix[i].mode),
-							   "states", st));
-		}
-		json_object_set_new(o, "states", m);
-	}
-	if (c->load) {	/* absent: a report from before */
-		char t[512];
-
-		json_object_set_new(o, "load", json_pack("{s:i, s:s, s:f, s:f, s:i, s:i, s:s, s:s?}", "cpu",
-			(json_int_t)c->load->cpu, "cpu_why", c->load->cpu_why, "waited_s", c->load->waited_s,
-			"patience_s", c->load->patience_s, "repeated", (json_int_t)c->load->repeated,
-			"kept_disturbed", (json_int_t)c->load->kept_disturbed, "text", card_load_text(c, t, sizeof(t)),
-			"left_out", c->load->left_out[0] ? c->load->left_out : NULL));
-	}
-	if (c->nkernel) {	/* absent: no kernel row beside an analog */
-		json_t *k = json_array();
-
-		for (unsigned i = 0; i < c->nkernel; i++)
-			json_array_append_new(k, json_pack("{s:s, s:s, s:s, s:s, s:f, s:f}", "probe", c->kernel[i].probe,
-				"analog", c->kernel[i].analog, "mode", probe_mode_name(c->kernel[i].mode),
-				"analog_mode", probe_mode_name(c->kernel[i].user_mode),
-				"kernel_cycles", c->kernel[i].kernel_cyc, "analog_cycles", c->kernel[i].user_cyc));
-		json_object_set_new(o, "kernel", k);
-	}
-	return o;
+	return jtable_json(&card_t, c);
 }
 
 int report_write_summary(const struct report *rep, FILE *f)
@@ -208,4 +223,290 @@ int report_write_summary(const struct report *rep, FILE *f)
 	fputc('\n', f);
 	json_decref(root);
 	return err ? err : (ferror(f) ? -EIO : 0);
+}
+
+/* ---- the summary read back, typed for side by side (compare-n.h): by
+ * the codec's tables over the bytes (jtable.h), no tree ---- */
+
+#define DOC(m, kind, key) JF(struct compare_n_doc, m, kind, key)
+static const struct jfield cpu_f[] = {
+	DOC(model_name, JK_STR, "model_name"), DOC(family, JK_STR, "family"), DOC(model, JK_STR, "model"),
+	DOC(stepping, JK_STR, "stepping"), DOC(microcode, JK_STR, "microcode"),
+};
+static const struct jfield release_f[] = { DOC(kernel, JK_STR, "release") };
+static const struct jfield cc_f[] = { DOC(cc, JK_STR, "cc"), DOC(flags, JK_STR, "flags") };
+static const struct jfield hv_f[] = { DOC(vm, JK_BOOL, "cpuid_flag") };
+static const struct jfield fp_f[] = {
+	DOC(host, JK_STR, "host"), JFLAT("cpu", cpu_f), JFLAT("kernel", release_f), JFLAT("compiler", cc_f),
+	JFLAT("hypervisor", hv_f),
+};
+static const struct jfield tool_f[] = { DOC(version, JK_STR, "version") };
+static const struct jfield cal_f[] = {
+	DOC(trustworthy, JK_BOOL, "trustworthy"), DOC(core_hz, JK_REAL, "core_hz"),
+};
+
+/* One line per row (probe, pattern, mode) with every epoch's median. */
+static const struct jfield median_f[] = { JF(struct cn_result, median, JK_REAL, "median") };
+static const struct jfield row_f[] = {
+	JF(struct cn_result, probe, JK_STR, "probe"), JF(struct cn_result, pattern, JK_STR, "pattern"),
+	JF(struct cn_result, mode, JK_STR, "mode"), JF(struct cn_result, placement, JK_STR, "placement"),
+	JFLAT("cycles", median_f),
+	JA(struct cn_result, ep, nep, JK_REALS, "epoch_medians", NULL),
+};
+
+static const struct jfield doc_f[] = {
+	DOC(partial, JK_BOOL, "partial"), DOC(started, JK_STR, "started"),
+	DOC(topology, JK_STR, "topology_summary"), JFLAT("tool", tool_f), JFLAT("calibration", cal_f),
+	JA(struct compare_n_doc, res, nres, JK_OBJS, "results", JT(row_f, sizeof(struct cn_result), false)),
+};
+static const struct jtable doc_t = JPLAIN(doc_f, struct compare_n_doc);
+
+/* What the summary's scan carries besides the document. */
+struct summary_scan {
+	struct compare_n_doc *d;
+	char schema[64];
+	size_t caplabel;
+};
+
+/* The firmware as one word, "vendor version date" ("?" for one not said). */
+static int firmware_scan(struct jscan *s, struct compare_n_doc *d)
+{
+	static const char *const keys[] = { "bios_vendor", "bios_version", "bios_date" };
+	char key[16], w[3][sizeof(d->bios)] = { "?", "?", "?" }, all[sizeof(w) + 3];
+	size_t k = 0, i;
+	int ret;
+
+	if (jscan_peek(s) != JS_OBJECT)
+		return jscan_skip(s);
+	if (jscan_enter(s, '{') < 0)
+		return -EINVAL;
+	while ((ret = jscan_member(s, &k, key, sizeof(key))) == 1) {
+		for (i = 0; i < ARRAY_SIZE(keys) && strcmp(keys[i], key); i++)
+			;
+		ret = i < ARRAY_SIZE(keys) && jscan_peek(s) == JS_STRING ? jscan_str(s, w[i], sizeof(w[i])) :
+		      jscan_skip(s);
+		if (ret < 0)
+			return ret;
+	}
+	/* a long one is cut to the word's size, as the tree's reading cut it */
+	if (!ret) {
+		snprintf(all, sizeof(all), "%s %s %s", w[0], w[1], w[2]);
+		k = strnlen(all, sizeof(d->bios) - 1);
+		memcpy(d->bios, all, k);
+		d->bios[k] = '\0';
+	}
+	return ret;
+}
+
+/* The operator's labels: each key with a string value. */
+static int labels_scan(struct jscan *s, struct summary_scan *c)
+{
+	struct compare_n_doc *d = c->d;
+	char key[sizeof(d->label->key)];
+	size_t k = 0;
+	int ret;
+
+	if (jscan_peek(s) != JS_OBJECT)
+		return jscan_skip(s);
+	if (jscan_enter(s, '{') < 0)
+		return -EINVAL;
+	while ((ret = jscan_member(s, &k, key, sizeof(key))) == 1) {
+		if (jscan_peek(s) != JS_STRING) {
+			ret = jscan_skip(s);
+		} else if (jtable_grow(&d->label, d->nlabel, &c->caplabel, sizeof(*d->label)) < 0) {
+			return -ENOMEM;
+		} else {
+			memcpy(d->label[d->nlabel].key, key, sizeof(key));
+			ret = jscan_str(s, d->label[d->nlabel++].value, sizeof(d->label->value));
+		}
+		if (ret < 0)
+			return ret;
+	}
+	return ret;
+}
+
+static int fingerprint_other(struct jscan *s, const char *key, void *ctx)
+{
+	struct summary_scan *c = ctx;
+	int ret;
+
+	if (!strcmp(key, "firmware"))
+		ret = firmware_scan(s, c->d);
+	else if (!strcmp(key, "labels"))
+		ret = labels_scan(s, c);
+	else
+		return 0;
+	return ret < 0 ? ret : 1;
+}
+
+static void card_free(struct card *c)
+{
+	jtable_free(&card_t, c);
+	free(c);
+}
+
+/* The card by its table (one of null or another kind: none). */
+static int card_scan(struct jscan *s, struct compare_n_doc *d)
+{
+	if (jscan_peek(s) != JS_OBJECT)
+		return jscan_skip(s);
+	if (d->card)
+		return jscan_fail(s, "duplicate object key");
+	d->card = calloc(1, sizeof(*d->card));
+	d->free_card = card_free;
+	return d->card ? jtable_scan(&card_t, s, d->card, NULL, NULL) : -ENOMEM;
+}
+
+/* The document's keys besides its table: the schema, the card and the
+ * fingerprint with their hooks, the typed sections. */
+static int top_other(struct jscan *s, const char *key, void *ctx)
+{
+	struct summary_scan *c = ctx;
+	int ret;
+
+	if (!strcmp(key, "schema"))
+		ret = jtable_str(s, c->schema, sizeof(c->schema));
+	else if (!strcmp(key, "card"))
+		ret = card_scan(s, c->d);
+	else if (!strcmp(key, "fingerprint"))
+		ret = jtable_scan(JT(fp_f, 0, false), s, c->d, fingerprint_other, c);
+	else
+		return jtable_section(s, key, c->d);
+	return ret < 0 ? ret : 1;
+}
+
+/* len bytes of a summary at buf into d (path names it), its schema into
+ * c->schema; 0, -EINVAL said with path and where, -ENOMEM. */
+static int doc_scan(const char *path, const char *buf, size_t len, struct summary_scan *c)
+{
+	struct compare_n_doc *d = c->d;
+	struct jscan s;
+	int line, col, ret;
+
+	memset(d, 0, sizeof(*d));
+	snprintf(d->path, sizeof(d->path), "%s", path);
+	snprintf(c->schema, sizeof(c->schema), "(none)");
+	c->caplabel = 0;
+	d->vm = d->trustworthy = -1;
+	jscan_init(&s, buf, len);
+	if (jscan_peek(&s) != JS_OBJECT && jscan_peek(&s) != JS_ARRAY)
+		ret = jscan_fail(&s, "'[' or '{' expected");
+	else
+		ret = jtable_scan(&doc_t, &s, d, top_other, c);
+	if (!ret)
+		ret = jscan_end(&s);
+	if (ret == -EINVAL) {
+		jscan_where(&s, &line, &col);
+		pr_err("%s:%d:%d: not valid JSON: %s", path, line, col, s.why);
+	}
+	return ret;
+}
+
+/* The whole of path into *buf (owned); 0, -ENOENT (not readable), -EINVAL
+ * (a directory), -ENOMEM; said with the path unless quiet. */
+static int slurp(const char *path, char **buf, size_t *len, bool quiet)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0;
+	size_t cap = 1 << 16;
+	struct stat st;
+	ssize_t got = 1;
+
+	*buf = NULL;
+	*len = 0;
+	if (fd < 0 || fstat(fd, &st) < 0 || S_ISDIR(st.st_mode)) {
+		ret = fd >= 0 && S_ISDIR(st.st_mode) ? -EINVAL : -ENOENT;
+		if (quiet)
+			goto out;
+		if (ret == -EINVAL)
+			pr_err("%s: is a directory (give a JSON report file)", path);
+		else
+			pr_err("%s: cannot read: %s", path, strerror(errno));
+		goto out;
+	}
+	if (S_ISREG(st.st_mode) && (size_t)st.st_size >= cap)
+		cap = (size_t)st.st_size + 1;
+	while (got > 0 && !ret) {
+		if (*len + 1 >= cap && jtable_grow(buf, *len + 1, &cap, 1) < 0)
+			ret = -ENOMEM;
+		else if (!*buf && !(*buf = malloc(cap)))
+			ret = -ENOMEM;
+		else if ((got = read(fd, *buf + *len, cap - *len - 1)) > 0)
+			*len += (size_t)got;
+	}
+	if (got < 0 && !ret) {
+		ret = -ENOENT;
+		if (!quiet)
+			pr_err("%s: cannot read: %s", path, strerror(errno));
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+/* A full report reduced to what its summary keeps, as its summary's bytes
+ * (owned): one column reads the same from either. */
+static int reduce(const char *path, char **buf, size_t *len)
+{
+	struct report rep;
+	FILE *f;
+	int ret = report_read(path, &rep);
+
+	*buf = NULL;
+	*len = 0;
+	if (ret < 0)
+		return ret;
+	f = open_memstream(buf, len);
+	ret = f ? report_write_summary(&rep, f) : -ENOMEM;
+	if (f && fclose(f) && !ret)
+		ret = -EIO;
+	report_free(&rep);
+	return ret;
+}
+
+int report_read_summary(const char *path, struct compare_n_doc *d)
+{
+	struct summary_scan c = { .d = d, .schema = "(none)" };
+	char *buf;
+	size_t len;
+	int ret;
+
+	memset(d, 0, sizeof(*d));
+	snprintf(d->path, sizeof(d->path), "%s", path);
+	ret = slurp(path, &buf, &len, false);
+	if (!ret)
+		ret = doc_scan(path, buf, len, &c);
+	d->summary = !strcmp(c.schema, SUMMARY_SCHEMA);
+	if (!ret && !d->summary && strcmp(c.schema, REPORT_SCHEMA)) {
+		pr_err("%s: schema '%s' is neither a report ('%s') nor a summary ('%s'): give the JSON of atomcost run -o or of atomcost report X.json -o X.summary.json",
+		       path, c.schema, REPORT_SCHEMA, SUMMARY_SCHEMA);
+		ret = -EINVAL;
+	} else if (!ret && !d->summary) {
+		report_free_summary(d);
+		free(buf);
+		ret = reduce(path, &buf, &len);
+		if (!ret)
+			ret = doc_scan(path, buf, len, &c);
+	}
+	free(buf);
+	if (ret < 0)
+		report_free_summary(d);
+	return ret;
+}
+
+bool report_is_summary(const char *path)
+{
+	char *buf, key[16], schema[sizeof(SUMMARY_SCHEMA) + 1] = "";
+	struct jscan s;
+	size_t len, k = 0;
+
+	if (slurp(path, &buf, &len, true) < 0)
+		return false;
+	jscan_init(&s, buf, len);
+	if (jscan_enter(&s, '{') == 0)
+		while (jscan_member(&s, &k, key, sizeof(key)) == 1 && !*schema)
+			if ((strcmp(key, "schema") ? jscan_skip(&s) : jtable_str(&s, schema, sizeof(schema))) < 0)
+				break;
+	free(buf);
+	return !strcmp(schema, SUMMARY_SCHEMA);
 }

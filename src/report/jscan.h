@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* report/jscan.h - a pull tokenizer over a JSON document's bytes, for the
- * summary reader (json.c): values are read where the reader wants them and
+ * field-table readers (summary.c's summaries, json.c's reports): values are
+ * read where the reader wants them and
  * skipped (checked, not kept) where it does not, so no tree is built. It
  * refuses what jansson refuses (bad syntax, bad UTF-8, control characters,
  * \u0000, integers beyond long long, reals beyond double, nesting deeper

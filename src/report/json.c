@@ -803,6 +803,15 @@ void report_typed_sections(const struct report *rep, json_t *root)
 	}
 }
 
+json_t *calibration_sections_json(const struct report *rep)
+{
+	json_t *j = json_pack("{s:o}", "calibration", clock_to_json(&rep->cal));
+
+	if (j)
+		report_typed_sections(rep, j);
+	return j;
+}
+
 /* t's section v into its typed struct, allocated at off in base; 0 or
  * -ENOMEM */
 static int typed_read(const struct typed_section *t, json_t *v, void *base, size_t off)

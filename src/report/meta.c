@@ -44,14 +44,6 @@ json_t *clock_to_json(const struct calibration *c)
 			 "core", c->core.how[0] ? core_to_json(&c->core) : NULL);
 }
 
-json_t *calibration_sections_json(const struct report *rep)
-{
-	json_t *j = json_pack("{s:o}", "calibration", clock_to_json(&rep->cal));
-
-	report_typed_sections(rep, j);	/* nothing when j is NULL */
-	return j;
-}
-
 static const char *const source_names[] = { "default", "file", "override" };
 
 json_t *config_to_json(const struct experiment *e)

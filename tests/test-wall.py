@@ -104,7 +104,7 @@ with tempfile.TemporaryDirectory() as tmp:
             f.write(text)
         return run(model_command(e, p, ['-fsyntax-only']), e['directory'])
 
-    r = planted('wall-control.c', '#include "report.h"\n#include "sections.h"\n#include "card.h"\n'
+    r = planted('wall-control.c', '#include "result.h"\n#include "sections.h"\n#include "card.h"\n'
                 '#include "build-config.h"\nint wall_control(void);\nint wall_control(void) { return 0; }\n')
     check(r.returncode == 0, 'control: a model file with model headers compiles', r.stderr)
     for h in engine:

@@ -10,7 +10,6 @@
 
 #include "common.h"
 #include "fingerprint.h"
-#include "report.h"
 
 #define MAX_PASSES 1000
 #define MAX_REPS (MAX_PASSES * COMPARE_BLOCKS)

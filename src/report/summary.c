@@ -268,29 +268,40 @@ struct summary_scan {
 	size_t caplabel;
 };
 
+/* No keys of its own: an object read member by member by a jtable_other. */
+static const struct jtable any_t = { NULL, 0, 0, false };
+
+struct firmware_words {
+	char w[3][sizeof(((struct compare_n_doc *)0)->bios)];
+};
+
+static int firmware_word(struct jscan *s, const char *key, void *ctx)
+{
+	static const char *const keys[] = { "bios_vendor", "bios_version", "bios_date" };
+	struct firmware_words *fw = ctx;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(keys) && strcmp(keys[i], key); i++)
+		;
+	if (i == ARRAY_SIZE(keys) || jscan_peek(s) != JS_STRING)
+		return 0;	/* skipped */
+	return jscan_str(s, fw->w[i], sizeof(fw->w[i])) < 0 ? -EINVAL : 1;
+}
+
 /* The firmware as one word, "vendor version date" ("?" for one not said). */
 static int firmware_scan(struct jscan *s, struct compare_n_doc *d)
 {
-	static const char *const keys[] = { "bios_vendor", "bios_version", "bios_date" };
-	char key[16], w[3][sizeof(d->bios)] = { "?", "?", "?" }, all[sizeof(w) + 3];
-	size_t k = 0, i;
+	struct firmware_words fw = { { "?", "?", "?" } };
+	char all[sizeof(fw.w) + 3];
+	size_t k;
 	int ret;
 
 	if (jscan_peek(s) != JS_OBJECT)
 		return jscan_skip(s);
-	if (jscan_enter(s, '{') < 0)
-		return -EINVAL;
-	while ((ret = jscan_member(s, &k, key, sizeof(key))) == 1) {
-		for (i = 0; i < ARRAY_SIZE(keys) && strcmp(keys[i], key); i++)
-			;
-		ret = i < ARRAY_SIZE(keys) && jscan_peek(s) == JS_STRING ? jscan_str(s, w[i], sizeof(w[i])) :
-		      jscan_skip(s);
-		if (ret < 0)
-			return ret;
-	}
+	ret = jtable_scan(&any_t, s, NULL, firmware_word, &fw);
 	/* a long one is cut to the word's size, as the tree's reading cut it */
 	if (!ret) {
-		snprintf(all, sizeof(all), "%s %s %s", w[0], w[1], w[2]);
+		snprintf(all, sizeof(all), "%s %s %s", fw.w[0], fw.w[1], fw.w[2]);
 		k = strnlen(all, sizeof(d->bios) - 1);
 		memcpy(d->bios, all, k);
 		d->bios[k] = '\0';
@@ -298,31 +309,18 @@ static int firmware_scan(struct jscan *s, struct compare_n_doc *d)
 	return ret;
 }
 
-/* The operator's labels: each key with a string value. */
-static int labels_scan(struct jscan *s, struct summary_scan *c)
+/* One of the operator's labels: a key with a string value. */
+static int label_one(struct jscan *s, const char *key, void *ctx)
 {
+	struct summary_scan *c = ctx;
 	struct compare_n_doc *d = c->d;
-	char key[sizeof(d->label->key)];
-	size_t k = 0;
-	int ret;
 
-	if (jscan_peek(s) != JS_OBJECT)
-		return jscan_skip(s);
-	if (jscan_enter(s, '{') < 0)
-		return -EINVAL;
-	while ((ret = jscan_member(s, &k, key, sizeof(key))) == 1) {
-		if (jscan_peek(s) != JS_STRING) {
-			ret = jscan_skip(s);
-		} else if (jtable_grow(&d->label, d->nlabel, &c->caplabel, sizeof(*d->label)) < 0) {
-			return -ENOMEM;
-		} else {
-			memcpy(d->label[d->nlabel].key, key, sizeof(key));
-			ret = jscan_str(s, d->label[d->nlabel++].value, sizeof(d->label->value));
-		}
-		if (ret < 0)
-			return ret;
-	}
-	return ret;
+	if (jscan_peek(s) != JS_STRING)
+		return 0;	/* skipped */
+	if (jtable_grow(&d->label, d->nlabel, &c->caplabel, sizeof(*d->label)) < 0)
+		return -ENOMEM;
+	snprintf(d->label[d->nlabel].key, sizeof(d->label->key), "%s", key);
+	return jscan_str(s, d->label[d->nlabel++].value, sizeof(d->label->value)) < 0 ? -EINVAL : 1;
 }
 
 static int fingerprint_other(struct jscan *s, const char *key, void *ctx)
@@ -333,7 +331,7 @@ static int fingerprint_other(struct jscan *s, const char *key, void *ctx)
 	if (!strcmp(key, "firmware"))
 		ret = firmware_scan(s, c->d);
 	else if (!strcmp(key, "labels"))
-		ret = labels_scan(s, c);
+		ret = jtable_scan(&any_t, s, NULL, label_one, c);
 	else
 		return 0;
 	return ret < 0 ? ret : 1;

@@ -115,13 +115,15 @@ typedef uint64_t (*loop_fn)(char *p, uint64_t iters);
  * assembler symbol mpk counts the copies 0..63. %[p] is the buffer (the
  * walks advance it). A lock's failed fast path jumps to 9: and leaves
  * iterations over. */
-#define LOOPB(fname, setup, BODY)							\
+#define LOOPB(fname, setup, BODY) LOOP_AS(fname, setup, ".p2align 5\n", BODY, "dec %[n]\n\tjnz 1b\n9:\n")
+/* The loop with its alignment (head) and its closing (tail) given. */
+#define LOOP_AS(fname, setup, head, BODY, tail)						\
 	static uint64_t fname(char *p, uint64_t iters)					\
 	{										\
 		__asm__ volatile(SETUP_COMMON setup					\
-				 "\n\t.set mpk,0\n\t.p2align 5\n1:\n\t.rept 8\n\t.irp r,8,9,10,11,12,13,14,15\n\t" \
+				 "\n\t.set mpk,0\n\t" head "1:\n\t.rept 8\n\t.irp r,8,9,10,11,12,13,14,15\n\t" \
 				 BODY							\
-				 "\n\t.set mpk,mpk+1\n\t.endr\n\t.endr\n\tdec %[n]\n\tjnz 1b\n9:\n" \
+				 "\n\t.set mpk,mpk+1\n\t.endr\n\t.endr\n\t" tail		\
 				 : [n] "+r"(iters), [p] "+r"(p)				\
 				 :							\
 				 : "rax", "rbx", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12",	\
@@ -187,18 +189,8 @@ static const int pkw_lines[NPACKW] = { 1, 2, 4, 8, 16, 32, 1, 2, 4, 8, 16 };
  * op is a figure of the loop's code as well as of the op. */
 #define NCPLACE 8
 #define LOOPC(fname, off, setup, BODY)							\
-	static uint64_t fname(char *p, uint64_t iters)					\
-	{										\
-		__asm__ volatile(SETUP_COMMON setup					\
-				 "\n\t.set mpk,0\n\t.p2align 6\n\t.fill " #off ",1,0x90\n1:\n\t.rept 8\n\t.irp r,8,9,10,11,12,13,14,15\n\t" \
-				 BODY							\
-				 "\n\t.set mpk,mpk+1\n\t.endr\n\t.endr\n\tsub $1,%[n]\n\ttest %[n],%[n]\n\tjnz 1b\n" \
-				 : [n] "+r"(iters), [p] "+r"(p)				\
-				 :							\
-				 : "rax", "rbx", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12",	\
-				   "r13", "r14", "r15", "cc", "memory");		\
-		return iters;								\
-	}
+	LOOP_AS(fname, setup, ".p2align 6\n\t.fill " #off ",1,0x90\n", BODY,			\
+		"sub $1,%[n]\n\ttest %[n],%[n]\n\tjnz 1b\n")
 #define CW_AT(name, setup, OP, off) LOOPC(name##_cw##off, off, setup, WALK_STEP OP("8(%[p])"))
 #define CWALK(name, setup, OP)								\
 	CW_AT(name, setup, OP, 0) CW_AT(name, setup, OP, 8) CW_AT(name, setup, OP, 16)	\
